@@ -1,0 +1,130 @@
+"""The on-disk envelope shared by save files and the store's index.
+
+A file is one strict-JSON object ending in ``"}\\n"``::
+
+    {"format": "pibench-save", "format_version": 1, "checksum": "sha256:<hex>",
+     "tagged": false, "save": {...}}
+
+The checksum is SHA-256 over ``"<format>/<format_version>\\n"`` followed by the canonical
+text of the payload (:func:`saves.values.canonical_json`), so it does not depend on key order
+or spacing but any change of a value is caught. Reading checks, in this order, and refuses
+with a :class:`SaveCorruptError` whose ``kind`` says which check failed:
+
+1. ``truncated`` -- empty, or not valid JSON and missing the final ``"}\\n"`` (the write was
+   cut short);
+2. ``corrupt`` -- not UTF-8 or not valid JSON although complete;
+3. ``not-a-save`` -- valid JSON but not this kind of pibench file;
+4. ``future-version`` -- written by a newer pibench (``format_version`` above ours);
+5. ``tampered`` -- the checksum does not match (edited by hand, or damaged on disk).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from saves.errors import SaveCorruptError
+from saves.values import canonical_json
+
+SAVE_FORMAT = "pibench-save"
+"""``format`` marker of a save file (a store blob or an exported save)."""
+
+INDEX_FORMAT = "pibench-store"
+"""``format`` marker of the store's index file."""
+
+FORMAT_VERSION = 1
+"""Version of both file layouts; bump it when their shape changes (and keep reading old ones)."""
+
+_WHAT = {SAVE_FORMAT: "save file", INDEX_FORMAT: "save-store index"}
+
+
+def checksum(fmt: str, version: int, payload_text: str) -> str:
+    """SHA-256 checksum of a payload's canonical text, prefixed ``"sha256:"``.
+
+    Args:
+        fmt: the file's ``format`` marker.
+        version: the file's ``format_version``.
+        payload_text: canonical JSON text of the payload.
+
+    Returns:
+        ``"sha256:" + hex digest``.
+    """
+    h = hashlib.sha256(f"{fmt}/{version}\n".encode())
+    h.update(payload_text.encode("utf-8"))
+    return "sha256:" + h.hexdigest()
+
+
+def encode_envelope(fmt: str, key: str, payload_text: str, *, tagged: bool) -> tuple[bytes, str]:
+    """Build a file's bytes around a payload already serialised canonically.
+
+    Args:
+        fmt: ``SAVE_FORMAT`` or ``INDEX_FORMAT``.
+        key: the payload's key in the envelope (``"save"`` or ``"tables"``).
+        payload_text: canonical JSON text of the payload.
+        tagged: whether the payload holds tagged values (see :mod:`saves.values`).
+
+    Returns:
+        ``(file bytes, checksum)``.
+    """
+    digest = checksum(fmt, FORMAT_VERSION, payload_text)
+    head = json.dumps({"format": fmt, "format_version": FORMAT_VERSION, "checksum": digest,
+                       "tagged": tagged}, separators=(",", ":"))
+    text = head[:-1] + f',"{key}":' + payload_text + "}\n"
+    return text.encode("utf-8"), digest
+
+
+def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]:
+    """Parse and verify a file written by :func:`encode_envelope`.
+
+    Args:
+        raw: the file's bytes.
+        fmt: the expected ``format`` marker.
+        key: the payload's key.
+        path: the file's path, for messages.
+
+    Returns:
+        The envelope dict (payload still tagged; see :func:`saves.values.from_doc`).
+
+    Raises:
+        SaveCorruptError: with ``kind`` truncated, corrupt, not-a-save, future-version or
+            tampered.
+    """
+    what = _WHAT.get(fmt, "file")
+    if not raw.strip():
+        raise SaveCorruptError("truncated", path, f"the {what} is empty (a write was cut short)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        env = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        if not raw.endswith(b"}\n"):
+            raise SaveCorruptError("truncated", path, f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)") from None
+        detail = f" ({exc.msg}, line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not valid JSON{detail}") from None
+    if not isinstance(env, dict) or env.get("format") != fmt:
+        found = env.get("format") if isinstance(env, dict) else None
+        hint = f" (it is a {_WHAT[found]})" if found in _WHAT else ""
+        raise SaveCorruptError("not-a-save", path, f"this is not a pibench {what}{hint}")
+    version = env.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: bad format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise SaveCorruptError(
+            "future-version", path,
+            f"the {what} comes from a newer pibench (format version {version}; this pibench reads "
+            f"versions up to {FORMAT_VERSION}); upgrade pibench to open it")
+    if key not in env or not isinstance(env.get("checksum"), str):
+        raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: its {key!r} or 'checksum' field is missing")
+    try:
+        actual = checksum(fmt, version, canonical_json(env[key]))
+    except (TypeError, ValueError):
+        actual = "unverifiable"
+    if actual != env["checksum"]:
+        raise SaveCorruptError(
+            "tampered", path,
+            f"the {what} fails its checksum: it was changed after pibench wrote it "
+            "(edited by hand or damaged on disk)")
+    return env

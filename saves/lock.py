@@ -1,0 +1,145 @@
+"""An inter-process write lock for the save store.
+
+The lock is an OS advisory lock (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows)
+held on ``<store>/.lock``. The kernel drops it the moment its holder dies, so a lock left
+behind by a killed process (even ``kill -9``) is recovered at once: the next writer simply
+gets it, and overwrites the dead holder's pid in the file. The file also records the
+holder's pid, host and start time, only to make the "busy" message useful.
+
+A second writer polls for up to ``timeout`` seconds, then fails with
+:class:`StoreLockedError` naming the holder. The lock is not re-entrant across
+:class:`FileLock` objects; one :class:`FileLock` may be entered recursively.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from saves.errors import StoreLockedError
+
+try:  # POSIX
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except (BlockingIOError, PermissionError):
+            return False
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # pragma: no cover - Windows
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+DEFAULT_TIMEOUT = 5.0
+"""Seconds a second writer waits for the lock before giving up."""
+
+
+class FileLock:
+    """Exclusive lock on a file, usable as a context manager.
+
+    Args:
+        path: the lock file (created if missing, never deleted).
+        timeout: seconds to wait for a busy lock (0 = fail at once).
+        poll: seconds between attempts.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], timeout: float = DEFAULT_TIMEOUT, poll: float = 0.02) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self.poll = poll
+        self._fd: int | None = None
+        self._depth = 0
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now."""
+        return self._fd is not None
+
+    def acquire(self) -> None:
+        """Take the lock, waiting up to ``timeout`` seconds.
+
+        Raises:
+            StoreLockedError: another process held it for the whole wait.
+        """
+        if self._fd is not None:
+            self._depth += 1
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.timeout
+        try:
+            while not _try_lock(fd):
+                if time.monotonic() >= deadline:
+                    raise StoreLockedError(self._busy_message())
+                time.sleep(self.poll)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        self._depth = 1
+        self._record_holder(fd)
+
+    def release(self) -> None:
+        """Release the lock (the outermost release of a nested acquire)."""
+        if self._fd is None:
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            _unlock(fd)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> FileLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def _record_holder(self, fd: int) -> None:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        info = f"{os.getpid()} {socket.gethostname()} {stamp}\n".encode()
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, info)
+        except OSError:
+            pass  # the note is only for messages
+
+    def holder(self) -> str:
+        """A description of the last recorded holder, e.g. ``"pid 123 on host since ..."``."""
+        try:
+            text = self.path.read_text(errors="replace").strip()
+        except OSError:
+            text = ""
+        parts = text.split(" ", 2)
+        if len(parts) == 3:
+            return f"pid {parts[0]} on {parts[1]}, since {parts[2]}"
+        return "an unknown process"
+
+    def _busy_message(self) -> str:
+        return (f"the save store {self.path.parent} is busy: another pibench process ({self.holder()}) "
+                f"is writing to it and did not finish within {self.timeout:g} s. Wait for it to "
+                "finish or close it, or use a different store with --saves DIR")

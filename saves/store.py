@@ -1,0 +1,714 @@
+"""The save store: named snapshots of careers, written crash-safely, read back exactly.
+
+Layout of a store folder (see :mod:`saves.paths` for where it is)::
+
+    index.json        tinydb database (AtomicJSONStorage): one document per save
+    index.json.bak    the previous good index, used with a warning if index.json is damaged
+    .lock             the write lock (saves.lock)
+    blobs/<id>.json   one self-contained save file per save (the same format as an export)
+
+A save file holds everything needed to resume: the format version, the scenario (name,
+description, full ``WorldConfig`` dict), the seed, the month, the full world state (RNG
+states, action log and the agent's memory notes included), the world digest at save time,
+the save's name, career, kind, created/updated times, and a checksum over all of it.
+
+Writes take the store lock, write the new save file under a fresh name, then update the
+index, then delete files no index references any more; a crash at any point leaves the
+previous save intact and loadable. If both index copies are unusable the index is rebuilt
+from the save files themselves (with a warning).
+
+Autosaves: ``autosave(career, world)`` writes ``"<career>@m<MM>"`` (kind ``"autosave"``) and
+keeps the last ``keep`` of that career; ``resolve(career)`` / ``load(career)`` return the most
+recently written of the save named ``career`` and that career's autosaves, so
+``--save NAME`` during play and ``--load NAME`` later resume where the career left off.
+
+Saves hold hidden state: only the front ends' own process may open the store; agent code
+never receives a path or a handle to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tinydb import Query, TinyDB
+
+from saves import values
+from saves.codec import FORMAT_VERSION, SAVE_FORMAT, decode_envelope, encode_envelope
+from saves.errors import (
+    SaveCorruptError,
+    SaveError,
+    SaveExistsError,
+    SaveNotFoundError,
+    StoreWarning,
+)
+from saves.lock import DEFAULT_TIMEOUT, FileLock
+from saves.paths import default_store_dir
+from saves.storage import AtomicJSONStorage, atomic_write, remove_stale_temps
+
+if TYPE_CHECKING:  # pragma: no cover
+    from world.engine import World
+
+INDEX_NAME = "index.json"
+BLOB_DIR = "blobs"
+LOCK_NAME = ".lock"
+TABLE = "saves"
+KINDS = ("manual", "autosave", "import")
+DEFAULT_KEEP = 3
+"""Autosaves kept per career."""
+MAX_NAME = 120
+"""Longest save name, in characters."""
+
+try:
+    from importlib.metadata import version as _pkg_version
+
+    PIBENCH_VERSION = _pkg_version("pibench")
+except Exception:  # pragma: no cover - running from a bare checkout
+    PIBENCH_VERSION = "0+unknown"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def check_name(name: str) -> str:
+    """Validate a save name.
+
+    Args:
+        name: any non-empty text without control characters or surrounding blanks, at most
+            ``MAX_NAME`` characters (unicode is welcome).
+
+    Returns:
+        The name.
+
+    Raises:
+        SaveError: the name is unusable; the message says why.
+    """
+    if not isinstance(name, str) or not name:
+        raise SaveError("a save name must be a non-empty text")
+    if name != name.strip():
+        raise SaveError(f"save name {name!r} must not start or end with blanks")
+    if len(name) > MAX_NAME:
+        raise SaveError(f"save name is {len(name)} characters long; at most {MAX_NAME} are allowed")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise SaveError(f"save name {name!r} must not contain control characters")
+    return name
+
+
+def autosave_name(career: str, month: int, finished: bool = False) -> str:
+    """The name of a career's autosave at ``month`` (e.g. ``"mylab@m07"``, ``"mylab@m60-end"``)."""
+    return f"{career}@m{month:02d}" + ("-end" if finished else "")
+
+
+@dataclass(frozen=True)
+class SaveInfo:
+    """What the store knows about one save without opening its file (the index entry).
+
+    Attributes:
+        name: the save's name.
+        career: the career it belongs to (defaults to the name of its first save).
+        kind: ``"manual"``, ``"autosave"`` or ``"import"``.
+        scenario: scenario name.
+        seed: the world seed.
+        month: the month the career was in (1..horizon).
+        months: the horizon (months).
+        finished: whether the career had ended (horizon or collapse).
+        collapsed: whether it ended by collapse.
+        created: ISO-8601 UTC time the name was first saved.
+        updated: ISO-8601 UTC time of the latest write.
+        size: bytes of the save file.
+        checksum: ``"sha256:..."`` of the save.
+        digest: the world digest at save time.
+        file: the save file's name inside ``blobs/``.
+        seq: write order within the store (larger = later).
+        format_version: the save file's format version.
+    """
+
+    name: str
+    career: str
+    kind: str
+    scenario: str
+    seed: int
+    month: int
+    months: int | None
+    finished: bool
+    collapsed: bool
+    created: str
+    updated: str
+    size: int
+    checksum: str
+    digest: str
+    file: str
+    seq: int = 0
+    format_version: int = FORMAT_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of every attribute."""
+        return asdict(self)
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> SaveInfo:
+        """Build from an index document (unknown keys are ignored)."""
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in doc.items() if k in names})
+
+    @property
+    def status(self) -> str:
+        """``"collapsed"``, ``"finished"`` or ``"in progress"``."""
+        return "collapsed" if self.collapsed else "finished" if self.finished else "in progress"
+
+
+@dataclass
+class SaveRecord:
+    """A verified save, read back in full.
+
+    Attributes:
+        info: the index entry.
+        scenario: ``{"name", "description", "config"}`` (config = ``WorldConfig.to_dict()``).
+        state: the world state exactly as ``World.to_state()`` returned it.
+        meta: every metadata field of the save file.
+    """
+
+    info: SaveInfo
+    scenario: dict[str, Any]
+    state: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def world(self) -> World:
+        """Rebuild the world and prove it is the one that was saved.
+
+        Returns:
+            ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
+
+        Raises:
+            SaveCorruptError: ``kind="mismatch"`` when the rebuilt world differs from the
+                saved one (the save comes from an incompatible version of the rules).
+        """
+        from world.engine import World
+
+        world = World.from_state(self.state)
+        digest = world.digest()
+        if self.info.digest and digest != self.info.digest:
+            raise SaveCorruptError(
+                "mismatch", self.info.file,
+                f"save {self.info.name!r} does not rebuild the world it recorded (digest "
+                f"{digest[:12]} != {self.info.digest[:12]}); it was probably written by an "
+                "incompatible version of pibench's rules")
+        return world
+
+
+def describe_world(world: Any, scenario: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Extract ``(meta, state)`` from a live world for saving.
+
+    Args:
+        world: a ``world.engine.World`` (anything with ``to_state``, ``digest``, ``month``,
+            ``finished``, ``collapsed``, ``config`` and ``seed``).
+        scenario: a ``scenarios.Scenario``, a scenario name, or ``None`` (then ``"custom"``).
+
+    Returns:
+        The save's metadata (scenario, seed, month, status, digest) and the world state.
+    """
+    state = world.to_state()
+    config = getattr(world, "config", None) or getattr(scenario, "config", None)
+    config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
+    if scenario is None:
+        scen_name, description = "custom", ""
+    elif isinstance(scenario, str):
+        scen_name, description = scenario, ""
+    else:
+        scen_name, description = scenario.name, getattr(scenario, "description", "")
+    seed = getattr(world, "seed", None)
+    if seed is None:
+        seed = getattr(scenario, "seed", 0)
+    meta = {
+        "scenario": {"name": scen_name, "description": description, "config": config_dict},
+        "seed": int(seed),
+        "month": int(world.month),
+        "months": config_dict.get("months"),
+        "finished": bool(world.finished),
+        "collapsed": bool(getattr(world, "collapsed", False)),
+        "digest": str(world.digest()),
+    }
+    return meta, state
+
+
+class SaveStore:
+    """A folder of saves (see the module docstring for its layout and guarantees).
+
+    Args:
+        path: the store folder; ``None`` = ``$PIBENCH_HOME/saves`` or the user data dir
+            (:func:`saves.paths.default_store_dir`). Created on the first write.
+        lock_timeout: seconds a write waits for another process's lock (MECHANICS-free;
+            a TUI and a headless run may share a store).
+
+    Attributes:
+        warnings: messages about recovered damage (backup index used, index rebuilt, bad
+            save files skipped); front ends should show them. Each is also issued as a
+            :class:`~saves.errors.StoreWarning`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.path = default_store_dir(path)
+        self.index_path = self.path / INDEX_NAME
+        self.blob_dir = self.path / BLOB_DIR
+        self.lock = FileLock(self.path / LOCK_NAME, timeout=lock_timeout)
+        self.warnings: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"SaveStore({str(self.path)!r})"
+
+    # -- plumbing ----------------------------------------------------------------------------
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            warnings.warn(message, StoreWarning, stacklevel=3)
+
+    def _db(self) -> TinyDB:
+        return TinyDB(self.index_path, storage=AtomicJSONStorage, warn=self._warn)
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        """Hold the lock, and yield the index table (rebuilt first if unreadable)."""
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with self.lock:
+            if self.lock._depth == 1:
+                self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+                remove_stale_temps(self.path)
+                remove_stale_temps(self.blob_dir)
+            db = self._db()
+            try:
+                try:
+                    db.storage.read()
+                except SaveCorruptError as exc:
+                    if exc.kind == "future-version":
+                        raise
+                    self._rebuild(db, exc)
+                yield db.table(TABLE, cache_size=0)
+            finally:
+                db.close()
+
+    def _docs(self) -> list[dict[str, Any]]:
+        """Index documents, read without the lock (files are replaced atomically)."""
+        if not self.index_path.exists() and not self.index_path.with_name(INDEX_NAME + ".bak").exists():
+            return []
+        db = self._db()
+        try:
+            return [dict(d) for d in db.table(TABLE, cache_size=0).all()]
+        except SaveCorruptError as exc:
+            if exc.kind == "future-version":
+                raise
+            self._warn(f"warning: {exc.args[0]}. Listing the save files directly; "
+                       "the index will be rebuilt at the next write.")
+            return [doc for doc, _ in self._scan_blobs()]
+        finally:
+            db.close()
+
+    def _blob_path(self, file: str) -> Path:
+        return self.blob_dir / file
+
+    # -- reading -----------------------------------------------------------------------------
+    def list(self, career: str | None = None, kind: str | None = None) -> list[SaveInfo]:
+        """Every save, oldest write first.
+
+        Args:
+            career: only this career's saves.
+            kind: only saves of this kind (``"manual"``, ``"autosave"``, ``"import"``).
+
+        Returns:
+            Index entries sorted by write order.
+
+        Raises:
+            SaveCorruptError: the index comes from a newer pibench.
+        """
+        infos = [SaveInfo.from_doc(d) for d in self._docs()]
+        infos = [i for i in infos if (career is None or i.career == career) and (kind is None or i.kind == kind)]
+        return sorted(infos, key=lambda i: (i.seq, i.updated, i.name))
+
+    def names(self) -> list[str]:
+        """Names of every save, sorted."""
+        return sorted(i.name for i in self.list())
+
+    def exists(self, name: str) -> bool:
+        """Whether a save is called exactly ``name``."""
+        return any(i.name == name for i in self.list())
+
+    def resolve(self, name: str) -> SaveInfo:
+        """Find the save ``name`` refers to.
+
+        ``name`` may be a save's exact name or a career: of the save named ``name`` and that
+        career's autosaves, the most recently written wins.
+
+        Raises:
+            SaveNotFoundError: nothing matches; the message lists what exists.
+        """
+        infos = self.list()
+        matches = [i for i in infos if i.name == name or (i.career == name and i.kind == "autosave")]
+        if not matches:
+            known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
+            raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+        return max(matches, key=lambda i: (i.seq, i.updated))
+
+    def info(self, name: str) -> SaveInfo:
+        """The index entry :meth:`resolve` finds for ``name``."""
+        return self.resolve(name)
+
+    def load(self, name: str) -> SaveRecord:
+        """Read and verify a save completely.
+
+        Args:
+            name: a save name or a career (see :meth:`resolve`).
+
+        Returns:
+            The verified record. Nothing is returned half-way: any problem raises.
+
+        Raises:
+            SaveNotFoundError: no such save.
+            SaveCorruptError: the file is missing, truncated, corrupt, tampered or from a
+                newer format version (``kind`` says which).
+        """
+        info = self.resolve(name)
+        path = self._blob_path(info.file)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            info = self.resolve(name)  # a concurrent write may have moved it on
+            path = self._blob_path(info.file)
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:
+                raise SaveCorruptError("unreadable", str(path), f"the file of save {info.name!r} is missing") from None
+        record = read_save_bytes(raw, str(path))
+        if record.meta.get("checksum") != info.checksum:
+            raise SaveCorruptError(
+                "mismatch", str(path),
+                f"the file of save {info.name!r} is not the one the store recorded (checksum differs)")
+        record.info = info
+        return record
+
+    def load_world(self, name: str) -> tuple[World, SaveRecord]:
+        """Load a save and rebuild its world (digest verified, see :meth:`SaveRecord.world`).
+
+        Returns:
+            ``(world, record)``.
+        """
+        record = self.load(name)
+        return record.world(), record
+
+    def file_of(self, name: str) -> Path:
+        """Path of the save file of ``name`` (see :meth:`resolve`)."""
+        return self._blob_path(self.resolve(name).file)
+
+    # -- writing -----------------------------------------------------------------------------
+    def save(self, name: str, world: Any, *, scenario: Any = None, career: str | None = None,
+             kind: str = "manual", overwrite: bool = True) -> SaveInfo:
+        """Save a live world under ``name``.
+
+        Args:
+            name: the save's name (see :func:`check_name`).
+            world: the ``World`` to snapshot; it is not modified.
+            scenario: a ``Scenario`` or scenario name (recorded with the save).
+            career: the career it belongs to (default: kept from an earlier save of this
+                name, else the name).
+            kind: ``"manual"``, ``"autosave"`` or ``"import"``.
+            overwrite: replace an existing save of that name (else raise).
+
+        Returns:
+            The new index entry.
+
+        Raises:
+            SaveValueError: a value in the state cannot be saved; nothing was written.
+            SaveExistsError: ``overwrite`` is false and the name is taken.
+            StoreLockedError: another process kept the store busy.
+        """
+        meta, state = describe_world(world, scenario)
+        return self.save_state(name, meta, state, career=career, kind=kind, overwrite=overwrite)
+
+    def save_state(self, name: str, meta: dict[str, Any], state: Any, *, career: str | None = None,
+                   kind: str = "manual", overwrite: bool = True, created: str | None = None) -> SaveInfo:
+        """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
+
+        The state is normalised and serialised before the lock is taken or any file is
+        touched. See :meth:`save` for the arguments and errors.
+        """
+        check_name(name)
+        if kind not in KINDS:
+            raise SaveError(f"unknown save kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+        encoded = values.encode(state)  # the expensive part: before the lock and any file
+        with self._writing() as table:
+            info = self._put(table, name, meta, encoded, career=career, kind=kind,
+                             overwrite=overwrite, created=created)
+            self._collect_garbage(table)
+        return info
+
+    def _put(self, table: Any, name: str, meta: dict[str, Any], encoded: tuple[Any, bool, str], *,
+             career: str | None, kind: str, overwrite: bool, created: str | None) -> SaveInfo:
+        """Write one save file and its index entry; the caller holds the lock."""
+        _, state_tagged, state_text = encoded
+        existing = table.get(Query().name == name)
+        if existing is not None and not overwrite:
+            raise SaveExistsError(f"a save called {name!r} exists already; choose another name or overwrite it")
+        now = _now()
+        full_meta = dict(meta)
+        full_meta.update({
+            "name": name,
+            "career": career or (existing or {}).get("career") or name,
+            "kind": kind,
+            "created": created or (existing or {}).get("created") or now,
+            "updated": now,
+            "pibench_version": PIBENCH_VERSION,
+        })
+        _, meta_tagged, meta_text = values.encode(full_meta)
+        # Canonical text of {"meta": ..., "state": ...}: keys sorted, no spaces.
+        payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
+        blob, digest = encode_envelope(SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged)
+        file = f"{hashlib.sha256(name.encode()).hexdigest()[:12]}-{digest[7:23]}.json"
+        atomic_write(self._blob_path(file), blob)
+        seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
+        doc = _index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
+        table.upsert(doc, Query().name == name)
+        return SaveInfo.from_doc(doc)
+
+    def autosave(self, career: str, world: Any, *, scenario: Any = None, keep: int = DEFAULT_KEEP) -> SaveInfo:
+        """Write the career's autosave for the world's current month and prune old ones.
+
+        Args:
+            career: the career (the ``--save NAME`` given by the player).
+            world: the live world.
+            scenario: the scenario (recorded with the save).
+            keep: how many autosaves of this career to keep (the most recent ones; >= 1).
+
+        Returns:
+            The new autosave's index entry (named by :func:`autosave_name`).
+        """
+        check_name(career)
+        keep = max(1, int(keep))
+        meta, state = describe_world(world, scenario)
+        name = autosave_name(career, meta["month"], meta["finished"])
+        encoded = values.encode(state)
+        with self._writing() as table:
+            info = self._put(table, name, meta, encoded, career=career, kind="autosave",
+                             overwrite=True, created=None)
+            ours = [SaveInfo.from_doc(d) for d in table.all()]
+            ours = sorted((i for i in ours if i.career == career and i.kind == "autosave"),
+                          key=lambda i: (i.seq, i.updated), reverse=True)
+            for old in ours[keep:]:
+                table.remove(Query().name == old.name)
+            self._collect_garbage(table)
+        return info
+
+    def delete(self, name: str) -> SaveInfo:
+        """Delete the save called exactly ``name`` (careers are not expanded here).
+
+        Returns:
+            The deleted entry.
+
+        Raises:
+            SaveNotFoundError: no save has that exact name.
+        """
+        with self._writing() as table:
+            doc = table.get(Query().name == name)
+            if doc is None:
+                known = ", ".join(sorted(d["name"] for d in table.all())[:20]) or "none yet"
+                raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+            table.remove(Query().name == name)
+            self._collect_garbage(table)
+        return SaveInfo.from_doc(doc)
+
+    def export(self, name: str, dest: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Copy a verified save to a self-contained file (readable by :meth:`import_file`).
+
+        Args:
+            name: a save name or career.
+            dest: the file to write (atomically).
+            overwrite: replace ``dest`` if it exists.
+
+        Returns:
+            The written path.
+
+        Raises:
+            SaveExistsError: ``dest`` exists and ``overwrite`` is false.
+            SaveCorruptError: the save fails verification (nothing is exported).
+        """
+        dest = Path(dest).expanduser()
+        if dest.exists() and not overwrite:
+            raise SaveExistsError(f"{dest} exists already; remove it or ask to overwrite it")
+        info = self.resolve(name)
+        self.load(name)  # verify before exporting
+        raw = self._blob_path(info.file).read_bytes()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(dest, raw)
+        return dest
+
+    def import_file(self, src: str | os.PathLike[str], *, name: str | None = None, overwrite: bool = False) -> SaveInfo:
+        """Add an exported save file to the store, after verifying it completely.
+
+        Args:
+            src: the file.
+            name: store it under this name (default: the name inside the file).
+            overwrite: replace an existing save of that name.
+
+        Returns:
+            The new index entry (kind ``"import"``; created time kept from the file).
+
+        Raises:
+            SaveCorruptError: the file is truncated, corrupt, tampered or from the future.
+            SaveExistsError: the name is taken and ``overwrite`` is false.
+        """
+        src = Path(src).expanduser()
+        try:
+            raw = src.read_bytes()
+        except OSError as exc:
+            raise SaveError(f"cannot read {src}: {exc.strerror}") from None
+        record = read_save_bytes(raw, str(src))
+        meta = {k: record.meta[k] for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
+                if k in record.meta}
+        new_name = name or record.meta.get("name") or src.stem
+        career = record.meta.get("career") if name is None else None
+        return self.save_state(new_name, meta, record.state, career=career, kind="import",
+                               overwrite=overwrite, created=record.meta.get("created"))
+
+    def repair(self) -> list[SaveInfo]:
+        """Rebuild the index from the save files (drops entries whose file is unusable).
+
+        Returns:
+            The saves in the rebuilt index.
+        """
+        with self._writing() as table:
+            self._rebuild_into(table)
+        return self.list()
+
+    # -- maintenance -------------------------------------------------------------------------
+    def _scan_blobs(self) -> list[tuple[dict[str, Any], Path]]:
+        """Index documents recovered from the save files (latest write per name)."""
+        best: dict[str, tuple[dict[str, Any], Path]] = {}
+        try:
+            files = sorted(p for p in self.blob_dir.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+        except OSError:
+            return []
+        for p in files:
+            try:
+                raw = p.read_bytes()
+                rec = read_save_bytes(raw, str(p))
+            except (SaveError, OSError) as exc:
+                self._warn(f"warning: skipping unusable save file {p.name}: {exc}")
+                continue
+            doc = _index_doc(rec.meta, size=len(raw), checksum=rec.meta["checksum"], file=p.name, seq=0)
+            old = best.get(doc["name"])
+            if old is None or doc["updated"] > old[0]["updated"]:
+                best[doc["name"]] = (doc, p)
+        ordered = sorted(best.values(), key=lambda t: t[0]["updated"])
+        for seq, (doc, _) in enumerate(ordered, start=1):
+            doc["seq"] = seq
+        return ordered
+
+    def _rebuild(self, db: TinyDB, exc: SaveCorruptError) -> None:
+        self._warn(f"warning: {exc.args[0]}. Rebuilding the index of {self.path} from the save files.")
+        db.drop_tables()
+        self._rebuild_into(db.table(TABLE, cache_size=0))
+
+    def _rebuild_into(self, table: Any) -> None:
+        table.truncate()
+        docs = [doc for doc, _ in self._scan_blobs()]
+        if docs:
+            table.insert_multiple(docs)
+
+    def _collect_garbage(self, table: Any) -> None:
+        """Delete save files referenced by neither the index nor its backup."""
+        keep = {d.get("file") for d in table.all()}
+        try:
+            bak = AtomicJSONStorage(self.index_path.with_name(INDEX_NAME + ".bak"))._load(
+                self.index_path.with_name(INDEX_NAME + ".bak"))
+            keep |= {d.get("file") for d in (bak or {}).get(TABLE, {}).values()}
+        except SaveError:
+            pass
+        try:
+            files = list(self.blob_dir.iterdir())
+        except OSError:
+            return
+        for p in files:
+            if p.suffix == ".json" and not p.name.startswith(".") and p.name not in keep:
+                try:
+                    p.unlink()
+                except OSError:
+                    pass
+
+
+def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq: int) -> dict[str, Any]:
+    return {
+        "name": meta["name"],
+        "career": meta.get("career") or meta["name"],
+        "kind": meta.get("kind", "manual"),
+        "scenario": (meta.get("scenario") or {}).get("name", "custom"),
+        "seed": meta.get("seed", 0),
+        "month": meta.get("month", 0),
+        "months": meta.get("months"),
+        "finished": bool(meta.get("finished")),
+        "collapsed": bool(meta.get("collapsed")),
+        "created": meta.get("created", ""),
+        "updated": meta.get("updated", ""),
+        "size": size,
+        "checksum": checksum,
+        "digest": meta.get("digest", ""),
+        "file": file,
+        "seq": seq,
+        "format_version": FORMAT_VERSION,
+    }
+
+
+def read_save_bytes(raw: bytes, path: str) -> SaveRecord:
+    """Parse and verify a save file's bytes (a store blob or an exported save).
+
+    Args:
+        raw: the file's contents.
+        path: its path, for messages.
+
+    Returns:
+        The record; ``meta["checksum"]`` holds the file's checksum.
+
+    Raises:
+        SaveCorruptError: truncated, corrupt, not-a-save, future-version or tampered.
+    """
+    env = decode_envelope(raw, SAVE_FORMAT, "save", path)
+    body = env["save"]
+    if env.get("tagged"):
+        try:
+            body = values.from_doc(body)
+        except ValueError as exc:
+            raise SaveCorruptError("corrupt", path, f"the save file is corrupt: {exc}") from None
+    if not (isinstance(body, dict) and isinstance(body.get("meta"), dict) and "state" in body
+            and isinstance(body["meta"].get("name"), str)):
+        raise SaveCorruptError("corrupt", path, "the save file is corrupt: its 'meta' or 'state' part is missing")
+    meta = dict(body["meta"])
+    meta["checksum"] = env["checksum"]
+    meta["format_version"] = env["format_version"]
+    info = SaveInfo.from_doc(_index_doc(meta, size=len(raw), checksum=env["checksum"], file=Path(path).name, seq=0))
+    scenario = meta.get("scenario") or {}
+    return SaveRecord(info=info, scenario=scenario, state=body["state"], meta=meta)
+
+
+def read_save_file(path: str | os.PathLike[str]) -> SaveRecord:
+    """Read and verify a save file outside any store (e.g. an export).
+
+    Raises:
+        SaveCorruptError: see :func:`read_save_bytes`.
+        SaveError: the file cannot be read.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise SaveError(f"cannot read {p}: {exc.strerror}") from None
+    return read_save_bytes(raw, str(p))
+
+
+def dumps_info(info: SaveInfo) -> str:
+    """One-line JSON of an index entry (for ``--json`` listings)."""
+    return json.dumps(info.to_dict(), ensure_ascii=False, sort_keys=True)
