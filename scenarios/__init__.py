@@ -1,0 +1,36 @@
+"""Scenarios: TOML files that pick the seed, horizon, start budget and any world parameter.
+
+``load_scenario("short-12")`` or ``load_scenario("my.toml", seed=7)`` returns a
+:class:`Scenario` (name, description, seed, full ``WorldConfig``). The bundled files live
+beside this module; see ``docs/saves.md`` for the file format.
+"""
+
+from __future__ import annotations
+
+from scenarios.loader import (
+    BUNDLED_ORDER,
+    DEFAULT_SCENARIO,
+    DEFAULT_SEED,
+    Scenario,
+    ScenarioError,
+    bundled_names,
+    list_scenarios,
+    load_scenario,
+    parse_scenario,
+    read_scenario_file,
+    read_scenario_text,
+)
+
+__all__ = [
+    "BUNDLED_ORDER",
+    "DEFAULT_SCENARIO",
+    "DEFAULT_SEED",
+    "Scenario",
+    "ScenarioError",
+    "bundled_names",
+    "list_scenarios",
+    "load_scenario",
+    "parse_scenario",
+    "read_scenario_file",
+    "read_scenario_text",
+]
