@@ -1,0 +1,487 @@
+"""Every parameter of the world, with its unit and the MECHANICS.md section it comes from.
+
+A scenario is a :class:`WorldConfig` plus a seed. Nothing in the rules hard-codes a number
+that lives here (MECHANICS.md, Decisions §2).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+TOPICS: tuple[str, ...] = (
+    "sparse_models",
+    "ai4science",
+    "embodied",
+    "reasoning",
+    "alignment",
+    "data_systems",
+    "theory",
+    "neuro_ai",
+)
+"""Topic names in their fixed order (MECHANICS.md §4)."""
+
+POOLS: tuple[str, ...] = ("elite", "international", "nontraditional", "local")
+"""Applicant pools in table order (MECHANICS.md §5)."""
+
+VENUES: tuple[str, ...] = ("NAIC", "CLAR", "W-SHOP", "JMR")
+"""Venues in table order (MECHANICS.md §7)."""
+
+AGENCIES: tuple[str, ...] = ("BSF", "AMP", "TIF", "FEL")
+"""Funding agencies in table order (MECHANICS.md §9)."""
+
+
+def _p(default: Any, unit: str, section: str, lo: float | None = None, hi: float | None = None):
+    """A scalar parameter with its unit, MECHANICS section and valid range (inclusive)."""
+    return field(default=default, metadata={"unit": unit, "section": section, "min": lo, "max": hi})
+
+
+def _t(factory, unit: str, section: str):
+    """A table-valued parameter (a dict of dicts or of numbers)."""
+    return field(default_factory=factory, metadata={"unit": unit, "section": section, "min": None, "max": None})
+
+
+def _initial_hotness() -> dict[str, float]:
+    return {
+        "sparse_models": 1.6,
+        "ai4science": 1.2,
+        "embodied": 0.8,
+        "reasoning": 2.2,
+        "alignment": 1.0,
+        "data_systems": 0.7,
+        "theory": 0.5,
+        "neuro_ai": 0.9,
+    }
+
+
+def _pools() -> dict[str, dict[str, float]]:
+    # ability mean, ability sd, transcript noise, letter bias, letter noise,
+    # accept base, accept per reputation point, volume lambda
+    rows = {
+        "elite": (0.68, 0.10, 0.05, 0.02, 0.08, 0.35, 0.05, 2.0),
+        "international": (0.62, 0.14, 0.10, 0.12, 0.15, 0.60, 0.03, 3.5),
+        "nontraditional": (0.55, 0.20, 0.18, -0.05, 0.12, 0.75, 0.02, 2.5),
+        "local": (0.50, 0.10, 0.06, 0.00, 0.06, 0.85, 0.01, 2.0),
+    }
+    keys = ("ability_mean", "ability_sd", "transcript_noise", "letter_bias", "letter_noise",
+            "accept_base", "accept_per_rep", "volume")
+    return {pool: dict(zip(keys, vals)) for pool, vals in rows.items()}
+
+
+def _tiers() -> dict[str, dict[str, float]]:
+    return {
+        "1": {"work": 6.0, "p_infeasible": 0.03, "base_quality": 1.2},
+        "2": {"work": 14.0, "p_infeasible": 0.10, "base_quality": 2.6},
+        "3": {"work": 28.0, "p_infeasible": 0.28, "base_quality": 3.6},
+    }
+
+
+def _venues() -> dict[str, dict[str, Any]]:
+    return {
+        "NAIC": {"kind": "top conference", "deadlines": [3, 9], "delay": 3, "bar": 6.3,
+                 "visibility": 3.0, "half_life": 30.0, "reputation": 0.50, "conference": True},
+        "CLAR": {"kind": "mid conference", "deadlines": [0, 6], "delay": 3, "bar": 4.6,
+                 "visibility": 1.2, "half_life": 30.0, "reputation": 0.15, "conference": True},
+        "W-SHOP": {"kind": "workshop", "deadlines": [], "delay": 1, "bar": 2.6,
+                   "visibility": 0.4, "half_life": 30.0, "reputation": 0.03, "conference": False},
+        "JMR": {"kind": "journal", "deadlines": [], "delay": 7, "bar": 5.6,
+                "visibility": 2.0, "half_life": 40.0, "reputation": 0.35, "conference": False},
+    }
+
+
+def _agencies() -> dict[str, dict[str, Any]]:
+    return {
+        "BSF": {"call_months": [2, 8, 14, 20, 26, 32, 38, 44, 50, 56], "rolling": False,
+                "award": 360000.0, "duration": 36, "bar": 1.15, "delay": 5, "max_concurrent": 2,
+                "once": False, "reputation": 0.25},
+        "AMP": {"call_months": [5, 14, 26, 38, 50], "rolling": False,
+                "award": 850000.0, "duration": 24, "bar": 1.45, "delay": 6, "max_concurrent": 1,
+                "once": False, "reputation": 0.40},
+        "TIF": {"call_months": [], "rolling": True,
+                "award": 90000.0, "duration": 12, "bar": 0.92, "delay": 2, "max_concurrent": 2,
+                "once": False, "reputation": 0.05},
+        "FEL": {"call_months": [9, 21, 33], "rolling": False,
+                "award": 150000.0, "duration": 24, "bar": 1.35, "delay": 4, "max_concurrent": 1,
+                "once": True, "reputation": 0.50},
+    }
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    """Every rule parameter of the world (MECHANICS.md, Decisions §2).
+
+    Scalars carry ``metadata`` with ``unit``, ``section`` and an inclusive ``min``/``max``
+    used by :meth:`validate` and the scenario loader. Table fields are dicts keyed by topic,
+    pool, tier (as a string ``"1".."3"``), venue or agency.
+    """
+
+    # --- §1 time, §2 money -------------------------------------------------------------
+    months: int = _p(60, "months", "§1", 1, 240)
+    start_budget: float = _p(600_000.0, "USD", "§2", 0, 1e9)
+    pay_phd: float = _p(3_200.0, "USD/month", "§2", 0, 1e6)
+    pay_postdoc: float = _p(6_500.0, "USD/month", "§2", 0, 1e6)
+    pay_ra: float = _p(1_800.0, "USD/month", "§2", 0, 1e6)
+    pay_manager: float = _p(4_500.0, "USD/month", "§2", 0, 1e6)
+    compute_unit_cost: float = _p(1.0, "USD/unit", "§2", 0, 1e3)
+    award_overhead: float = _p(600.0, "USD/award-month", "§2", 0, 1e6)
+    proposal_fee: float = _p(500.0, "USD", "§2", 0, 1e6)
+    talk_travel_cost: float = _p(1_500.0, "USD", "§2", 0, 1e6)
+    conference_cost: float = _p(2_500.0, "USD", "§2", 0, 1e6)
+    postdoc_search_fee: float = _p(1_000.0, "USD", "§2", 0, 1e6)
+
+    # --- §3 attention ------------------------------------------------------------------
+    unlimited_attention: bool = _p(False, "switch", "§17 ablation")
+    attention_base: float = _p(100.0, "hours/month", "§3", 0, 1e7)
+    attention_unlimited_base: float = _p(1e6, "hours/month", "§17 ablation", 0, 1e9)
+    oversight_per_researcher: float = _p(4.0, "hours/month", "§3", 0, 100)
+    oversight_manager_relief: float = _p(2.0, "hours/month per manager", "§3", 0, 100)
+    oversight_min_per_researcher: float = _p(1.0, "hours/month", "§3", 0, 100)
+    oversight_per_ra: float = _p(1.5, "hours/month", "§3", 0, 100)
+    service_tax_hours: float = _p(12.0, "hours", "§3", 0, 100)
+    service_tax_month: int = _p(7, "month of year (m mod 12)", "§3", 0, 11)
+    attention_floor: float = _p(30.0, "hours/month", "§3", 0, 1e7)
+    mentoring_max: float = _p(40.0, "hours/month per person", "§3", 0, 1000)
+    interview_hours: float = _p(3.0, "hours", "§3", 0, 100)
+    proposal_min_hours: float = _p(5.0, "hours", "§3/§9", 0, 100)
+    talk_hours: float = _p(8.0, "hours", "§3", 0, 100)
+    review_hours: float = _p(6.0, "hours", "§3", 0, 100)
+    crisis_hours: float = _p(10.0, "hours", "§3", 0, 100)
+    conference_hours: float = _p(15.0, "hours", "§3", 0, 100)
+    collab_hours: float = _p(6.0, "hours/month", "§3", 0, 100)
+    collab_months: int = _p(3, "months", "§3/§11", 1, 24)
+
+    # --- §4 field ----------------------------------------------------------------------
+    frozen_field: bool = _p(False, "switch", "Decisions §4")
+    initial_hotness: dict = _t(_initial_hotness, "hotness", "§4")
+    hot_drift_sd: float = _p(0.015, "log-hotness/month", "§4", 0, 10)
+    hot_reversion: float = _p(0.06, "fraction/month", "§4", 0, 1)
+    hot_noise_sd: float = _p(0.10, "log-hotness/month", "§4", 0, 10)
+    boom_p: float = _p(0.02, "probability/month", "§4", 0, 1)
+    bust_p: float = _p(0.015, "probability/month", "§4", 0, 1)
+    boom_log_mean_factor: float = _p(2.2, "factor", "§4", 0.01, 100)
+    boom_log_sd: float = _p(0.3, "log units", "§4", 0, 10)
+    bust_low: float = _p(0.35, "factor", "§4", 0.001, 1)
+    bust_high: float = _p(0.6, "factor", "§4", 0.001, 1)
+    hot_min: float = _p(0.25, "hotness", "§4", 0.001, 100)
+    hot_max: float = _p(6.0, "hotness", "§4", 0.001, 100)
+    trajectory_padding: int = _p(8, "months", "§4", 0, 120)
+    crowd_initial_factor: float = _p(0.8, "factor", "§4", 0, 10)
+    crowd_initial_min: float = _p(0.4, "crowding", "§4", 0, 10)
+    crowd_rate: float = _p(0.12, "fraction/month", "§4", 0, 1)
+    crowd_noise_sd: float = _p(0.03, "crowding", "§4", 0, 10)
+    crowd_min: float = _p(0.2, "crowding", "§4", 0, 10)
+    climate_amplitude: float = _p(0.18, "climate", "§4", 0, 10)
+    climate_period: float = _p(30.0, "months", "§4", 1, 1000)
+    climate_rate: float = _p(0.25, "fraction/month", "§4", 0, 1)
+    climate_noise_sd: float = _p(0.05, "climate", "§4", 0, 10)
+    climate_min: float = _p(0.6, "climate", "§4", 0, 10)
+    climate_max: float = _p(1.4, "climate", "§4", 0, 10)
+    shock_p: float = _p(0.05, "probability/month", "§4", 0, 1)
+    shock_up: float = _p(1.3, "multiplier", "§4", 0, 100)
+    shock_down: float = _p(0.7, "multiplier", "§4", 0, 100)
+    shock_months: int = _p(4, "months", "§4", 1, 120)
+    news_rate: float = _p(1.2, "items per unit hotness", "§4", 0, 100)
+    word_surging: float = _p(1.6, "hotness", "§4", 0, 100)
+    word_gaining: float = _p(1.2, "hotness", "§4", 0, 100)
+    word_steady: float = _p(0.8, "hotness", "§4", 0, 100)
+    preprint_rate: float = _p(6.0, "preprints per unit crowding", "§4", 0, 1000)
+    conference_report_rate: float = _p(4.0, "papers per unit hotness", "§4", 0, 1000)
+    conference_report_lag: int = _p(3, "months", "§4", 0, 24)
+    funding_news_lag: int = _p(2, "months", "§4", 0, 24)
+    funding_news_noise_sd: float = _p(0.05, "fraction", "§4", 0, 10)
+    funding_word_up: float = _p(1.05, "climate", "§4", 0, 10)
+    funding_word_down: float = _p(0.95, "climate", "§4", 0, 10)
+
+    # --- §5 people ---------------------------------------------------------------------
+    pools: dict = _t(_pools, "per-pool table", "§5")
+    pool_candidates: int = _p(12, "candidates per pool", "§5", 0, 100)
+    pool_max_revealed: int = _p(12, "candidates per pool", "§5", 0, 100)
+    pool_reputation_volume: float = _p(0.25, "per reputation point", "§5", 0, 10)
+    pool_boost: float = _p(1.15, "factor", "§5", 0, 10)
+    ability_min: float = _p(0.15, "ability", "§5", 0, 1)
+    ability_max: float = _p(0.95, "ability", "§5", 0, 1)
+    interview_noise_sd: float = _p(0.07, "score", "§5", 0, 1)
+    alumni_lift: float = _p(0.012, "ability per alum", "§5", 0, 1)
+    alumni_lift_cap: float = _p(0.06, "ability", "§5", 0, 1)
+    offer_p_min: float = _p(0.05, "probability", "§5", 0, 1)
+    offer_p_max: float = _p(0.95, "probability", "§5", 0, 1)
+    researcher_cap: int = _p(12, "researchers", "§5", 0, 1000)
+    phd_skill_base: float = _p(0.35, "skill", "§5", 0, 2)
+    phd_skill_per_ability: float = _p(0.30, "skill per ability", "§5", 0, 2)
+    initial_morale: float = _p(0.75, "morale", "§5", 0, 1)
+    skill_growth: float = _p(0.012, "skill/month", "§5", 0, 1)
+    skill_mentor_gain: float = _p(1.2, "factor", "§5", 0, 10)
+    skill_mentor_hours: float = _p(8.0, "hours", "§5", 0.001, 1000)
+    skill_cap: float = _p(1.2, "skill", "§5", 0, 10)
+    morale_target: float = _p(0.70, "morale", "§5", 0, 1)
+    morale_reversion: float = _p(0.06, "fraction/month", "§5", 0, 1)
+    overload_projects: int = _p(2, "projects", "§5", 0, 100)
+    overload_impulse: float = _p(-0.10, "morale", "§5", -1, 1)
+    neglect_hours: float = _p(2.0, "hours", "§5", 0, 100)
+    neglect_impulse: float = _p(-0.08, "morale", "§5", -1, 1)
+    runway_stress_months: float = _p(6.0, "months", "§5", 0, 1000)
+    runway_stress_impulse: float = _p(-0.10, "morale", "§5", -1, 1)
+    peer_morale_rate: float = _p(0.05, "fraction", "§5", 0, 1)
+    peer_morale_default: float = _p(0.7, "morale", "§5", 0, 1)
+    impulse_accept_first: float = _p(0.35, "morale", "§5/§7", -1, 1)
+    impulse_accept_other: float = _p(0.25, "morale", "§5/§7", -1, 1)
+    impulse_reject: float = _p(-0.18, "morale / resilience", "§5/§7", -1, 1)
+    impulse_killed: float = _p(-0.15, "morale / resilience", "§5/§6", -1, 1)
+    impulse_scooped: float = _p(-0.20, "morale / resilience", "§5/§6", -1, 1)
+    impulse_crisis_supported: float = _p(0.05, "morale", "§5/§11", -1, 1)
+    impulse_crisis_ignored: float = _p(-0.35, "morale / resilience", "§5/§11", -1, 1)
+    report_noise_sd: float = _p(0.15, "report quality", "§5", 0, 10)
+    sentiment_noise_sd: float = _p(0.18, "sentiment", "§5", 0, 10)
+    sentiment_min_hours: float = _p(1.0, "hours", "§5", 0, 100)
+    quit_p_max: float = _p(0.25, "probability/month", "§5", 0, 1)
+    quit_center: float = _p(0.35, "morale", "§5", 0, 1)
+    quit_scale: float = _p(0.07, "morale", "§5", 0.0001, 10)
+    graduation_month: int = _p(5, "month of year (m mod 12)", "§5", 0, 11)
+    graduation_min_months: int = _p(48, "months", "§5", 0, 1000)
+    graduation_min_papers: int = _p(2, "accepted papers", "§5", 0, 100)
+    graduation_reputation: float = _p(0.25, "reputation", "§5/§10", -10, 10)
+    alumni_citation_bonus: float = _p(0.005, "factor per alum", "§5/§8", 0, 1)
+    postdoc_fill_base: float = _p(0.45, "probability", "§5", 0, 1)
+    postdoc_fill_per_rep: float = _p(0.06, "probability per reputation point", "§5", 0, 1)
+    postdoc_fill_max: float = _p(0.85, "probability", "§5", 0, 1)
+    postdoc_search_months: int = _p(2, "months", "§5", 0, 24)
+    postdoc_contract_months: int = _p(24, "months", "§5", 1, 240)
+    postdoc_renewal_window: int = _p(3, "months", "§5", 0, 240)
+    postdoc_renewal_months: int = _p(12, "months", "§5", 1, 240)
+    postdoc_ability_mean: float = _p(0.74, "ability", "§5", 0, 1)
+    postdoc_ability_sd: float = _p(0.12, "ability", "§5", 0, 1)
+    postdoc_ability_min: float = _p(0.2, "ability", "§5", 0, 1)
+    postdoc_ability_max: float = _p(0.97, "ability", "§5", 0, 1)
+    postdoc_skill_base: float = _p(0.55, "skill", "§5", 0, 2)
+    postdoc_skill_per_ability: float = _p(0.35, "skill per ability", "§5", 0, 2)
+    ra_ability_low: float = _p(0.35, "ability", "§5", 0, 1)
+    ra_ability_high: float = _p(0.55, "ability", "§5", 0, 1)
+    ra_skill: float = _p(0.5, "skill", "§5", 0, 2)
+    ra_morale: float = _p(0.7, "morale", "§5", 0, 1)
+    manager_cap: int = _p(2, "managers", "§5", 0, 100)
+
+    # --- §6 projects -------------------------------------------------------------------
+    no_scooping: bool = _p(False, "switch", "§17 ablation")
+    tiers: dict = _t(_tiers, "per-tier table", "§6")
+    max_active_projects: int = _p(10, "projects", "§6", 0, 1000)
+    max_compute: float = _p(50_000.0, "units/month", "§6", 0, 1e9)
+    novelty_crowding: float = _p(0.06, "novelty per crowding", "§6", 0, 10)
+    novelty_min: float = _p(0.3, "novelty", "§6", 0, 10)
+    novelty_max: float = _p(1.3, "novelty", "§6", 0, 10)
+    novelty_bleed: float = _p(0.015, "novelty per crowding/month", "§6", 0, 10)
+    mentor_effect_hours: float = _p(6.0, "hours", "§6", 0.001, 1000)
+    progress_rate: float = _p(0.9, "work units", "§6", 0, 100)
+    progress_exponent: float = _p(0.9, "exponent", "§6", 0, 10)
+    compute_gain: float = _p(0.30, "factor", "§6", 0, 10)
+    compute_scale: float = _p(800.0, "units", "§6", 0.001, 1e9)
+    progress_noise_sd: float = _p(0.22, "fraction", "§6", 0, 10)
+    progress_noise_floor: float = _p(0.1, "fraction", "§6", 0, 10)
+    scoop_progress: float = _p(0.25, "fraction of work", "§6", 0, 1)
+    scoop_rate: float = _p(0.010, "probability per crowding", "§6", 0, 1)
+    scoop_factor: float = _p(0.45, "novelty factor", "§6", 0, 1)
+    deadend_progress: float = _p(0.6, "fraction of work", "§6", 0, 1)
+    salvage_p: float = _p(0.5, "probability", "§6", 0, 1)
+    salvage_q_low: float = _p(1.5, "quality", "§6", 0, 10)
+    salvage_q_high: float = _p(2.8, "quality", "§6", 0, 10)
+    quality_ka: float = _p(1.8, "quality per skill×ability", "§6", 0, 100)
+    quality_novelty: float = _p(0.9, "quality per novelty", "§6", 0, 100)
+    quality_novelty_center: float = _p(0.6, "novelty", "§6", 0, 10)
+    quality_compute: float = _p(0.35, "quality", "§6", 0, 100)
+    quality_noise_sd: float = _p(0.45, "quality", "§6", 0, 10)
+    breakthrough_p: float = _p(0.18, "probability", "§6", 0, 1)
+    breakthrough_bonus: float = _p(1.5, "quality", "§6", 0, 10)
+    quality_min: float = _p(0.5, "quality", "§6", 0, 10)
+    quality_max: float = _p(10.0, "quality", "§6", 0, 100)
+    unstaffed_ka: float = _p(0.2, "skill×ability", "§6", 0, 10)
+
+    # --- §7 papers -------------------------------------------------------------------
+    venues: dict = _t(_venues, "per-venue table", "§7")
+    polish_gain: float = _p(0.5, "quality", "§7", 0, 10)
+    polish_cap_hours: float = _p(12.0, "hours", "§7", 0.001, 1000)
+    review_hotness: float = _p(0.35, "score per hotness", "§7", 0, 10)
+    review_reputation: float = _p(0.15, "score per reputation point", "§7", 0, 10)
+    review_noise_sd: float = _p(0.5, "score", "§7", 0, 10)
+    reviewer_noise_sd: float = _p(0.35, "score", "§7", 0, 10)
+    reviewers: int = _p(3, "reviewers", "§7", 1, 20)
+    revise_gain: float = _p(0.35, "quality", "§7", 0, 10)
+    revise_cap_hours: float = _p(10.0, "hours", "§7", 0.001, 1000)
+    revise_decay: float = _p(0.8, "factor per revision", "§7", 0, 1)
+    collab_q_mean: float = _p(4.8, "quality", "§7", 0, 10)
+    collab_q_sd: float = _p(0.8, "quality", "§7", 0, 10)
+    collab_q_min: float = _p(1.0, "quality", "§7", 0, 10)
+    collab_q_max: float = _p(8.0, "quality", "§7", 0, 10)
+    collab_tier: int = _p(2, "tier", "§7", 1, 3)
+
+    # --- §8 citations, §12 score --------------------------------------------------------
+    citation_quality_slope: float = _p(0.42, "per quality point", "§8", 0, 10)
+    citation_quality_center: float = _p(5.0, "quality", "§8", 0, 10)
+    citation_ramp_months: float = _p(6.0, "months", "§8", 0.001, 120)
+    citation_decay_start: float = _p(6.0, "months", "§8", 0, 120)
+    citation_reputation: float = _p(0.08, "per reputation point", "§8", 0, 10)
+    collab_citation_factor: float = _p(0.5, "factor", "§8", 0, 10)
+    citation_reputation_gain: float = _p(0.04, "reputation per ln(1+citations)", "§8/§10", 0, 10)
+    projection_months: int = _p(36, "months", "§12", 0, 600)
+
+    # --- §9 grants ---------------------------------------------------------------------
+    agencies: dict = _t(_agencies, "per-agency table", "§9")
+    grant_hours_coef: float = _p(0.42, "quality", "§9", 0, 10)
+    grant_hours_ref: float = _p(25.0, "hours", "§9", 0.001, 1000)
+    grant_hours_exp: float = _p(0.7, "exponent", "§9", 0, 10)
+    grant_evidence_coef: float = _p(0.55, "quality", "§9", 0, 10)
+    grant_evidence_scale: float = _p(6.0, "evidence units", "§9", 0.001, 1000)
+    grant_evidence_draft_weight: float = _p(0.4, "weight", "§9", 0, 10)
+    grant_evidence_offtopic: float = _p(0.25, "factor", "§9", 0, 10)
+    grant_rep_coef: float = _p(0.06, "quality per reputation point", "§9", 0, 10)
+    grant_rep_cap: float = _p(0.35, "quality", "§9", 0, 10)
+    grant_pref_range: float = _p(0.6, "quality", "§9", 0, 10)
+    amp_hot_coef: float = _p(0.35, "quality per hotness", "§9", 0, 10)
+    amp_hot_lead: int = _p(6, "months", "§9", 0, 60)
+    amp_pref_coef: float = _p(0.5, "factor", "§9", 0, 10)
+    amp_tier3_bonus: float = _p(0.15, "quality", "§9", 0, 10)
+    grant_climate_coef: float = _p(0.25, "quality per climate", "§9", 0, 10)
+    grant_overcommit: float = _p(0.10, "quality per active award", "§9", 0, 10)
+    tif_hot_coef: float = _p(0.20, "quality per hotness", "§9", 0, 10)
+    tif_cooldown: int = _p(3, "months", "§9", 0, 60)
+    grant_noise_sd: float = _p(0.28, "quality", "§9", 0, 10)
+
+    # --- §10 reputation ----------------------------------------------------------------
+    reputation_start: float = _p(2.0, "reputation", "§10", 0, 10)
+    reputation_baseline: float = _p(2.0, "reputation (R0)", "§10", 0, 10)
+    reputation_decay: float = _p(0.01, "fraction/month", "§10", 0, 1)
+    reputation_max: float = _p(10.0, "reputation", "§10", 0, 100)
+    standing_rising: float = _p(2.5, "reputation", "§10", 0, 100)
+    standing_established: float = _p(4.0, "reputation", "§10", 0, 100)
+    standing_renowned: float = _p(6.0, "reputation", "§10", 0, 100)
+    rep_talk: float = _p(0.12, "reputation", "§10", -10, 10)
+    rep_conference: float = _p(0.06, "reputation", "§10", -10, 10)
+    rep_review_accept: float = _p(0.02, "reputation", "§10", -10, 10)
+    rep_review_decline: float = _p(-0.03, "reputation", "§10", -10, 10)
+
+    # --- §11 events --------------------------------------------------------------------
+    talk_p_base: float = _p(0.05, "probability/month", "§11", 0, 1)
+    talk_p_per_rep: float = _p(0.08, "probability per reputation point", "§11", 0, 1)
+    talk_p_max: float = _p(0.6, "probability/month", "§11", 0, 1)
+    review_p: float = _p(0.6, "probability/month", "§11", 0, 1)
+    crisis_p: float = _p(0.02, "probability/month per researcher", "§11", 0, 1)
+    collab_p_per_rep: float = _p(0.05, "probability per reputation point", "§11", 0, 1)
+    collab_p_max: float = _p(0.5, "probability/month", "§11", 0, 1)
+    talk_expiry: int = _p(2, "months", "§11", 0, 24)
+    review_expiry: int = _p(2, "months", "§11", 0, 24)
+    collab_expiry: int = _p(1, "months", "§11", 0, 24)
+    conference_gap: int = _p(5, "months", "§11", 0, 120)
+    intel_noise_sd: float = _p(0.5, "hotness", "§11", 0, 10)
+    intel_very_hot: float = _p(2.0, "hotness", "§11", 0, 100)
+    intel_hot: float = _p(1.3, "hotness", "§11", 0, 100)
+    intel_warm: float = _p(0.8, "hotness", "§11", 0, 100)
+
+    # --- harness (§16) -----------------------------------------------------------------
+    memory_max_chars: int = _p(6_000, "characters", "§16", 0, 10_000_000)
+    query_max_rows: int = _p(2_000, "rows", "§14", 1, 1_000_000)
+
+    # ------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Return every parameter as plain JSON-able data (tables deep-copied)."""
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "WorldConfig":
+        """Build a config from (possibly partial) data; tables merge into the defaults.
+
+        Raises:
+            ValueError: an unknown key, a wrong type or an out-of-range value; the message
+                names the key and, for unknown keys, lists the valid ones.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"config must be a table of parameters, got {type(data).__name__}")
+        base = cls()
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in names:
+                raise ValueError(
+                    f"unknown world parameter {key!r}; valid parameters: {', '.join(sorted(names))}"
+                )
+            default = getattr(base, key)
+            if isinstance(default, dict):
+                values[key] = _merge_table(key, default, value)
+            else:
+                values[key] = _coerce_scalar(key, default, value)
+        cfg = dataclasses.replace(base, **values)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        """Check every scalar against its range and the few cross-field rules.
+
+        Raises:
+            ValueError: naming the parameter, its value and the valid range.
+        """
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, dict):
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"world parameter {f.name!r} must be a finite number, got {value!r}")
+            lo, hi = f.metadata.get("min"), f.metadata.get("max")
+            if lo is not None and value < lo:
+                raise ValueError(f"world parameter {f.name!r} = {value!r} is below its minimum {lo} ({f.metadata['unit']})")
+            if hi is not None and value > hi:
+                raise ValueError(f"world parameter {f.name!r} = {value!r} is above its maximum {hi} ({f.metadata['unit']})")
+        if set(self.initial_hotness) != set(TOPICS):
+            raise ValueError(f"initial_hotness must give exactly the topics {', '.join(TOPICS)}")
+        for k, h in self.initial_hotness.items():
+            if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
+                raise ValueError(f"initial_hotness[{k!r}] must be a positive number, got {h!r}")
+
+    def hotness0(self) -> list[float]:
+        """Initial hotness in topic order (MECHANICS.md §4)."""
+        return [float(self.initial_hotness[t]) for t in TOPICS]
+
+
+def _coerce_scalar(key: str, default: Any, value: Any) -> Any:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"world parameter {key!r} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"world parameter {key!r} must be an integer, got {value!r}")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"world parameter {key!r} must be a number, got {value!r}")
+        return float(value)
+    raise ValueError(f"world parameter {key!r} cannot be set")
+
+
+def _merge_table(key: str, default: dict, value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"world parameter {key!r} must be a table, got {value!r}")
+    merged = copy.deepcopy(default)
+    for sub, v in value.items():
+        sub = str(sub)
+        if sub not in merged:
+            raise ValueError(
+                f"unknown key {sub!r} in world table {key!r}; valid keys: {', '.join(sorted(merged))}"
+            )
+        old = merged[sub]
+        if isinstance(old, dict):
+            if not isinstance(v, dict):
+                raise ValueError(f"{key}.{sub} must be a table, got {v!r}")
+            for k2, v2 in v.items():
+                if k2 not in old:
+                    raise ValueError(
+                        f"unknown key {k2!r} in {key}.{sub}; valid keys: {', '.join(sorted(old))}"
+                    )
+                if isinstance(old[k2], list):
+                    if not isinstance(v2, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v2):
+                        raise ValueError(f"{key}.{sub}.{k2} must be a list of integers, got {v2!r}")
+                    old[k2] = list(v2)
+                else:
+                    old[k2] = _coerce_scalar(f"{key}.{sub}.{k2}", old[k2], v2)
+        else:
+            merged[sub] = _coerce_scalar(f"{key}.{sub}", old, v)
+    return merged

@@ -1,0 +1,277 @@
+"""The World: owns the state and runs the month tick in the documented order (MECHANICS §1)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+
+from . import events as events_mod
+from . import field as field_mod
+from . import grants as grants_mod
+from . import papers as papers_mod
+from . import people as people_mod
+from . import projects as projects_mod
+from . import scoring
+from .config import TOPICS, WorldConfig
+from .rng import Rng
+from .state import State
+
+STATE_FORMAT = 1
+"""Version of the :meth:`World.to_state` layout."""
+
+
+class SimulationOver(Exception):
+    """Raised by :meth:`World.next_month` after the horizon or a collapse."""
+
+
+class World:
+    """A career in progress: config + seed + state + random streams.
+
+    Args:
+        config: the world's parameters (a scenario's ``WorldConfig``).
+        seed: the scenario seed (int).
+
+    Construction follows §1: climate phase φ, agency preferences, the hotness trajectory,
+    the grant calls, then month 1 is opened without a field step.
+    """
+
+    def __init__(self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict | None = None) -> None:
+        self.cfg = config if config is not None else WorldConfig()
+        self.seed = int(seed)
+        self.dirty: set[tuple[str, str]] = set()
+        self.version = 0  # bumped on every change; the observable mirror syncs on change
+        self.month_citations = 0
+        self._observer = None
+        if _restore is not None:
+            self.rng = Rng.from_state(_restore["rng"])
+            self.s = State.from_dict(_restore["state"])
+            return
+        self.cfg.validate()
+        self.rng = Rng(self.seed)
+        s = self.s = State()
+        s.budget = float(self.cfg.start_budget)
+        s.reputation = float(self.cfg.reputation_start)
+        s.phi = float(self.rng.stream("field").uniform(0.0, 2.0 * math.pi))
+        s.agency_prefs = grants_mod.draw_preferences(self)
+        s.trajectory = field_mod.build_trajectory(self)
+        grants_mod.schedule_calls(self)
+        cfg = self.cfg
+        s.crowding = [max(cfg.crowd_initial_min, cfg.crowd_initial_factor * h) for h in cfg.hotness0()]
+        s.climate = 1.0
+        s.compute_mult = 1.0
+        s.eval_log = {"months": [], "projects": {}, "hires": [], "quits": [], "topics": []}
+        self.open_month(1)
+
+    # ------------------------------------------------------------------ small helpers
+    @property
+    def month(self) -> int:
+        """The current month (1-based)."""
+        return self.s.month
+
+    @property
+    def finished(self) -> bool:
+        """True after the horizon or a collapse."""
+        return self.s.finished
+
+    @property
+    def collapsed(self) -> bool:
+        """True if the budget ended a month below zero."""
+        return self.s.collapsed
+
+    def spend(self, amount: float, category: str, note: str) -> None:
+        """Book a signed cash movement (USD; outflows negative) in the ledger (§2)."""
+        amount = float(amount)
+        self.s.budget += amount
+        self.s.ledger.append([self.s.month, category, round(amount, 2), note])
+
+    def add_news(self, kind: str, topic: str | None, text: str) -> None:
+        """Append a news item dated this month (§4)."""
+        self.s.news.append([self.s.month, kind, topic, text])
+
+    def reputation_impulse(self, source: str, value: float) -> None:
+        """Collect a reputation impulse applied at this month's update (§10)."""
+        self.s.rep_impulses.append([source, float(value)])
+
+    def eval_event(self, kind: str, person_id: str) -> None:
+        """Record a hire or a quit in the hidden evaluation log (§17)."""
+        key = "hires" if kind == "hire" else "quits"
+        self.s.eval_log.setdefault(key, []).append([self.s.month, person_id])
+
+    def remove_from_projects(self, person_id: str) -> None:
+        """Remove a person from every active project (progress kept)."""
+        for pj in self.s.projects.values():
+            if pj.status == "active" and person_id in pj.members:
+                pj.members = [x for x in pj.members if x != person_id]
+
+    def burn_rate(self) -> float:
+        """Estimated monthly burn in USD (§2): pay + compute + overhead − installments."""
+        s, cfg = self.s, self.cfg
+        m = s.month
+        burn = sum(p.stipend for p in s.people.values() if p.status == "active")
+        burn += sum(pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active")
+        for a in grants_mod.active_awards(self, m):
+            burn += cfg.award_overhead - a.monthly
+        return burn
+
+    def runway(self) -> float | None:
+        """Months of cash at the current burn; ``None`` when burn ≤ 0 (§2)."""
+        burn = self.burn_rate()
+        return self.s.budget / burn if burn > 0 else None
+
+    def standing(self) -> str:
+        """Public standing word for the current reputation (§10)."""
+        r, cfg = self.s.reputation, self.cfg
+        if r < cfg.standing_rising:
+            return "unknown"
+        if r < cfg.standing_established:
+            return "rising"
+        if r < cfg.standing_renowned:
+            return "established"
+        return "renowned"
+
+    # ------------------------------------------------------------------ month open / tick
+    def open_month(self, m: int) -> None:
+        """Open month ``m`` (§1): observables, events, applicant pool, reservations, rescale."""
+        s = self.s
+        s.month = m
+        s.oneoff_used = 0.0
+        field_mod.generate_observables(self, m)
+        events_mod.generate_events(self, m)
+        if m % 12 == 1:
+            people_mod.generate_pool(self, m)
+        for row in s.collab_reservations:
+            if row[0] == m:
+                s.oneoff_used += self.cfg.collab_hours
+        s.collab_reservations = [row for row in s.collab_reservations if row[0] > m]
+        people_mod.rescale_mentoring(self)
+        self.version += 1
+
+    def money_step(self, m: int) -> None:
+        """Tick step 1: pay, compute, grant installments and overhead (§2)."""
+        s, cfg = self.s, self.cfg
+        pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
+        for p in s.people.values():
+            if p.status == "active":
+                self.spend(-pay[p.role], "stipend", p.id)
+        for pj in s.projects.values():
+            if pj.status == "active" and pj.compute > 0:
+                self.spend(-pj.compute * cfg.compute_unit_cost * s.compute_mult, "compute", pj.id)
+        for a in grants_mod.active_awards(self, m):
+            self.spend(a.monthly, "grant_income", a.id)
+            self.spend(-cfg.award_overhead, "overhead", a.id)
+
+    def reputation_step(self) -> None:
+        """Tick step 10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10) (§10)."""
+        s, cfg = self.s, self.cfg
+        total = sum(v for _, v in s.rep_impulses)
+        s.reputation = min(cfg.reputation_max, max(0.0, s.reputation + total - cfg.reputation_decay * (s.reputation - cfg.reputation_baseline)))
+        s.rep_impulses = []
+
+    def record_month(self, m: int, pool: float, used: float) -> None:
+        """Tick step 11: the visible monthly stats and the hidden evaluation log (§12, §17)."""
+        s = self.s
+        researchers = people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
+        s.lab_monthly.append({
+            "month": m,
+            "budget": round(s.budget, 2),
+            "reputation_standing": self.standing(),
+            "students": len(researchers),
+            "active_projects": sum(1 for pj in s.projects.values() if pj.status == "active"),
+            "publications": sum(1 for p in s.publications.values() if p.published_month <= m),
+            "citations_total": scoring.earned(self),
+            "citations_month": self.month_citations,
+            "attention_used": round(used, 2),
+            "attention_pool": round(pool, 2),
+        })
+        self.s.eval_log.setdefault("months", []).append({
+            "month": m,
+            "pool": pool,
+            "used": used,
+            "mentoring": self._mentoring_snapshot,
+            "hotness": list(field_mod.hotness(self, m)),
+            "reputation": s.reputation,
+            "budget": s.budget,
+        })
+
+    def next_month(self) -> None:
+        """Run the tick of the current month and open the next (§1, steps 1-14).
+
+        Raises:
+            SimulationOver: the career already ended (horizon or collapse).
+        """
+        s, cfg = self.s, self.cfg
+        if s.finished:
+            raise SimulationOver("simulation is over")
+        m = s.month
+        pool = people_mod.attention_pool(self)
+        used = people_mod.mentoring_reserved(self) + s.oneoff_used
+        self._mentoring_snapshot = [
+            [p.id, p.mentoring, p.ability, p.growth, p.independence, p.role]
+            for p in people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
+        ]
+        self.month_citations = 0
+        self.money_step(m)                          # 1
+        people_mod.apply_dismissals(self, m)        # Decisions §1: after this month's pay
+        projects_mod.projects_step(self, m)         # 2
+        papers_mod.decisions_step(self, m)          # 3
+        papers_mod.citations_step(self, m)          # 4
+        grants_mod.grant_decisions_step(self, m)    # 5
+        events_mod.expiry_step(self, m)             # 6
+        people_mod.researcher_step(self, m)         # 7
+        if m % 12 == 3:                             # 8
+            people_mod.resolve_offers(self, m)
+        if m % 12 == 4:
+            people_mod.phd_arrivals(self, m)
+        people_mod.resolve_postings(self, m)        # 9
+        self.reputation_step()                      # 10
+        self.record_month(m, pool, used)            # 11
+        self.version += 1
+        for pub in s.publications.values():
+            self.dirty.add(("publications", pub.id))
+        if s.budget < 0:                            # 12
+            s.collapsed = True
+            s.collapse_month = m
+            s.finished = True
+            return
+        if m >= cfg.months:                         # 13
+            s.finished = True
+            return
+        field_mod.field_step(self, m + 1)           # 14
+        self.open_month(m + 1)
+
+    # ------------------------------------------------------------------ persistence
+    def to_state(self) -> dict:
+        """The whole world as JSON-able data (config, seed, RNG streams, state)."""
+        return {
+            "format": STATE_FORMAT,
+            "config": self.cfg.to_dict(),
+            "seed": self.seed,
+            "rng": self.rng.to_state(),
+            "state": self.s.to_dict(),
+        }
+
+    @classmethod
+    def from_state(cls, data: dict) -> "World":
+        """Rebuild a world from :meth:`to_state` output; it continues exactly as the original.
+
+        Raises:
+            ValueError: the data is not a world state of a known format.
+        """
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise ValueError(f"not a pibench world state of format {STATE_FORMAT}")
+        cfg = WorldConfig.from_dict(data["config"])
+        return cls(cfg, int(data["seed"]), _restore=data)
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of :meth:`to_state` (a fingerprint of the world)."""
+        blob = json.dumps(self.to_state(), sort_keys=True, separators=(",", ":"), allow_nan=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def summary(self) -> dict:
+        """End-of-career summary (§12)."""
+        return scoring.summary(self)
+
+    def hotness_now(self) -> dict[str, float]:
+        """True hotness this month by topic (hidden; for the oracle and the end screen only)."""
+        return dict(zip(TOPICS, field_mod.hotness(self, self.s.month)))

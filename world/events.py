@@ -1,0 +1,95 @@
+"""Events: invited talks, review requests, student crises, collaboration offers (MECHANICS §11)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .config import TOPICS
+from .field import hotness
+from .people import RESEARCHER_ROLES, active_people, season_year
+from .projects import collaboration_draft
+from .state import Event
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "invited_talk": ("accept", "decline"),
+    "review_request": ("accept", "decline"),
+    "student_crisis": ("support", "accept", "ignore", "decline"),
+    "collaboration_offer": ("accept", "decline"),
+}
+"""Valid answers per event kind (§11)."""
+
+
+def _new_event(w: "World", kind: str, m: int, respond_by: int, details: dict) -> Event:
+    s = w.s
+    eid = s.next_id("E")
+    ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)
+    s.events[eid] = ev
+    return ev
+
+
+def generate_events(w: "World", m: int) -> None:
+    """Events at the open of month ``m`` (keyed by month; crises by person × month) (§11)."""
+    cfg, s = w.cfg, w.s
+    r = s.reputation
+    gen = w.rng.keyed("events", m)
+    u_talk, u_review, u_collab, u_topic = (float(x) for x in gen.random(4))
+    p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - 2.0) + cfg.talk_p_base)
+    if u_talk < p_talk:
+        _new_event(w, "invited_talk", m, m + cfg.talk_expiry,
+                   {"hours": cfg.talk_hours, "cost_usd": cfg.talk_travel_cost,
+                    "text": "An invitation to give a talk about the lab's work."})
+    if u_review < cfg.review_p:
+        _new_event(w, "review_request", m, m + cfg.review_expiry,
+                   {"hours": cfg.review_hours, "text": "A journal asks you to review a manuscript."})
+    p_collab = min(cfg.collab_p_max, cfg.collab_p_per_rep * max(0.0, r - 2.0))
+    if u_collab < p_collab:
+        h = hotness(w, m)
+        total = sum(h)
+        acc = 0.0
+        topic = TOPICS[-1]
+        for k, hk in enumerate(h):
+            acc += hk / total
+            if u_topic < acc:
+                topic = TOPICS[k]
+                break
+        _new_event(w, "collaboration_offer", m, m + cfg.collab_expiry,
+                   {"topic": topic, "hours_per_month": cfg.collab_hours, "months": cfg.collab_months,
+                    "text": f"A group elsewhere invites you to co-author a paper on {topic}."})
+    for p in active_people(w, RESEARCHER_ROLES):
+        if float(w.rng.keyed("crisis", p.id, m).random()) < cfg.crisis_p:
+            _new_event(w, "student_crisis", m, m,
+                       {"student_id": p.id, "name": p.name, "hours": cfg.crisis_hours,
+                        "text": f"{p.name} is struggling and asks to talk."})
+
+
+def boost_next_season(w: "World") -> None:
+    """An accepted talk or a conference trip boosts next season-year's pool (§5, §11)."""
+    y = season_year(w.s.month) + 1
+    if y not in w.s.boosted_years:
+        w.s.boosted_years.append(y)
+
+
+def expiry_step(w: "World", m: int) -> None:
+    """Tick step 6: expire unanswered events, auto-ignore crises, deliver collaboration drafts (§11)."""
+    cfg, s = w.cfg, w.s
+    for ev in s.events.values():
+        if ev.status != "pending" or ev.respond_by > m:
+            continue
+        if ev.kind == "student_crisis":
+            ev.status = "ignored"
+            p = s.people.get(ev.details["student_id"])
+            if p is not None and p.status == "active":
+                p.impulse += cfg.impulse_crisis_ignored / p.resilience
+        else:
+            ev.status = "expired"
+            if ev.kind == "review_request":
+                w.reputation_impulse("review expired", cfg.rep_review_decline)
+    due = [row for row in s.collab_deliveries if row[0] == m]
+    if due:
+        s.collab_deliveries = [row for row in s.collab_deliveries if row[0] != m]
+        for _, eid, topic in due:
+            d = collaboration_draft(w, eid, topic)
+            w.add_news("lab", topic, f"Collaboration draft {d.id} on {topic} arrived.")

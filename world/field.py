@@ -1,0 +1,152 @@
+"""Field dynamics: hotness, crowding, funding climate, compute shocks, observables (MECHANICS §4).
+
+All functions take the :class:`world.engine.World` (``w``) and mutate ``w.s`` (the state).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .config import TOPICS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+
+def build_trajectory(w: "World") -> list[list[float]]:
+    """Precompute hotness for indices 0..months+padding from stream ``field_traj`` (§4).
+
+    Returns:
+        A list of rows, one per month index, each a list of hotness per topic (``TOPICS``
+        order). Index 0 holds the initial values. Under ``frozen_field`` every row equals
+        the initial values and no draw is made (Decisions §4).
+    """
+    cfg = w.cfg
+    h0 = cfg.hotness0()
+    n = cfg.months + cfg.trajectory_padding + 1
+    if cfg.frozen_field:
+        return [list(h0) for _ in range(n)]
+    gen = w.rng.stream("field_traj")
+    lo, hi = math.log(cfg.hot_min), math.log(cfg.hot_max)
+    x = [math.log(h) for h in h0]
+    mu = list(x)
+    rows = [list(h0)]
+    boom_mean = math.log(cfg.boom_log_mean_factor)
+    for _ in range(1, n):
+        row = []
+        for k in range(len(TOPICS)):
+            mu[k] += float(gen.normal(0.0, cfg.hot_drift_sd))
+            xk = x[k] + cfg.hot_reversion * (mu[k] - x[k]) + float(gen.normal(0.0, cfg.hot_noise_sd))
+            u = float(gen.random())
+            if u < cfg.boom_p:
+                xk += float(gen.normal(boom_mean, cfg.boom_log_sd))
+            elif u < cfg.boom_p + cfg.bust_p:
+                xk += math.log(float(gen.uniform(cfg.bust_low, cfg.bust_high)))
+            xk = min(hi, max(lo, xk))
+            x[k] = xk
+            row.append(math.exp(xk))
+        rows.append(row)
+    return rows
+
+
+def hotness(w: "World", month: int) -> list[float]:
+    """True hotness per topic in month ``month`` (clamped to the precomputed range)."""
+    traj = w.s.trajectory
+    return traj[max(0, min(month, len(traj) - 1))]
+
+
+def climate_target(w: "World", month: int) -> float:
+    """Funding-climate target 1 + A sin(2πm/P + φ) (§4)."""
+    cfg = w.cfg
+    return 1.0 + cfg.climate_amplitude * math.sin(2.0 * math.pi * month / cfg.climate_period + w.s.phi)
+
+
+def field_step(w: "World", m: int) -> None:
+    """The field step that opens month ``m`` ≥ 2: crowding, climate, compute shocks (§4)."""
+    cfg, s = w.cfg, w.s
+    h = hotness(w, m)
+    if not cfg.frozen_field:
+        gen = w.rng.stream("crowd")
+        s.crowding = [
+            max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + float(gen.normal(0.0, cfg.crowd_noise_sd)))
+            for k, c in enumerate(s.crowding)
+        ]
+    gen = w.rng.stream("climate")
+    target = climate_target(w, m)
+    s.climate = min(cfg.climate_max, max(cfg.climate_min,
+                    s.climate + cfg.climate_rate * (target - s.climate) + float(gen.normal(0.0, cfg.climate_noise_sd))))
+    if s.shock_until < m:
+        gen = w.rng.stream("shock")
+        if float(gen.random()) < cfg.shock_p:
+            up = float(gen.random()) < 0.5
+            s.compute_mult = cfg.shock_up if up else cfg.shock_down
+            s.shock_until = m + cfg.shock_months - 1
+            word = "surged" if up else "dropped"
+            pct = round(abs(s.compute_mult - 1.0) * 100)
+            w.add_news("compute", None, f"Compute prices {word} ~{pct}%, for a few months.")
+        else:
+            s.compute_mult = 1.0
+
+
+def magnitude_word(w: "World", h: float) -> str:
+    """The news magnitude word for true hotness ``h`` (§4)."""
+    cfg = w.cfg
+    if h >= cfg.word_surging:
+        return "surging"
+    if h >= cfg.word_gaining:
+        return "gaining steam"
+    if h >= cfg.word_steady:
+        return "steady"
+    return "quiet"
+
+
+def generate_observables(w: "World", m: int) -> None:
+    """News, preprint feed, conference reports and funding news at the open of month ``m`` (§4).
+
+    News, preprints and funding news use one generator keyed by ``("observables", m)``;
+    conference reports are keyed by ``(venue, m, topic)``.
+    """
+    cfg, s = w.cfg, w.s
+    h = hotness(w, m)
+    gen = w.rng.keyed("observables", m)
+    counts = [int(gen.poisson(cfg.news_rate * hk)) for hk in h]
+    preprints = [int(gen.poisson(cfg.preprint_rate * c)) for c in s.crowding]
+    funding_noise = float(gen.normal(1.0, cfg.funding_news_noise_sd))
+    for k, topic in enumerate(TOPICS):
+        n = counts[k]
+        if n > 0:
+            word = magnitude_word(w, h[k])
+            items = "item" if n == 1 else "items"
+            w.add_news("field", topic, f"{n} {items} on {topic} this month; the area is {word}.")
+    for k, topic in enumerate(TOPICS):
+        s.preprints.append([m, topic, preprints[k]])
+    for venue in ("NAIC", "CLAR"):
+        if (m % 12) in cfg.venues[venue]["deadlines"]:
+            lagged = hotness(w, max(1, m - cfg.conference_report_lag))
+            for k, topic in enumerate(TOPICS):
+                g = w.rng.keyed("conference_report", venue, m, topic)
+                s.conference_reports.append([m, venue, topic, int(g.poisson(cfg.conference_report_rate * lagged[k]))])
+    if m % 3 == 0 and m > 2:
+        value = climate_target(w, m - cfg.funding_news_lag) * funding_noise
+        mood = "expanding" if value > cfg.funding_word_up else ("tightening" if value < cfg.funding_word_down else "flat")
+        w.add_news("funding", None, f"Funding outlook {mood} (index {value:.2f}).")
+
+
+def conference_intel(w: "World", m: int) -> dict[str, str]:
+    """Hallway intel from attending a conference in month ``m``: a bucket per topic (§11)."""
+    cfg = w.cfg
+    h = hotness(w, m)
+    gen = w.rng.keyed("conference_intel", m)
+    out = {}
+    for k, topic in enumerate(TOPICS):
+        v = h[k] + float(gen.normal(0.0, cfg.intel_noise_sd))
+        if v > cfg.intel_very_hot:
+            out[topic] = "very hot"
+        elif v > cfg.intel_hot:
+            out[topic] = "hot"
+        elif v > cfg.intel_warm:
+            out[topic] = "warm"
+        else:
+            out[topic] = "quiet"
+    return out

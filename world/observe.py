@@ -1,0 +1,277 @@
+"""The observable database: an SQLite mirror of what the PI may see (MECHANICS §14).
+
+The mirror lives in a private in-memory database with two connections: a writer that this
+module keeps current *incrementally* (append-only logs by position, entities by the ids
+that are live now, were live at the last sync, or were marked dirty), and a read-only
+reader for agents (``PRAGMA query_only``, an authorizer that allows reads only, no
+extension loading, an instruction budget against runaway queries). The mirror syncs before
+a query only when the world changed since the last one. Nothing hidden is ever written:
+no ability, quality, novelty, feasibility, hotness, crowding, climate, preferences, morale
+or numeric reputation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .config import TOPICS, VENUES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+SCHEMA: dict[str, list[str]] = {
+    "students": ["id", "name", "role", "status", "arrived_month", "left_month", "stipend", "mentoring_hours",
+                 "papers_accepted", "first_author_accepted", "contract_end"],
+    "student_reports": ["student_id", "month", "report_quality", "meeting_sentiment"],
+    "applicants": ["id", "season_year", "pool", "name", "transcript", "letter", "interview", "status"],
+    "projects": ["id", "topic", "tier", "status", "started_month", "ended_month", "progress_pct", "monthly_compute",
+                 "members", "draft_id", "scooped_times"],
+    "drafts": ["id", "project_id", "topic", "tier", "status", "created_month", "authors", "polish_hours", "revisions",
+               "salvage", "collab"],
+    "submissions": ["id", "draft_id", "venue", "status", "submitted_month", "decision_month", "reviewer_scores"],
+    "publications": ["id", "draft_id", "venue", "topic", "tier", "published_month", "citations", "authors", "collab"],
+    "citations_monthly": ["publication_id", "month", "citations"],
+    "grant_calls": ["id", "agency", "award", "duration_months", "open_month", "close_month"],
+    "proposals": ["id", "call_id", "agency", "topic", "status", "hours", "submitted_month", "decision_month", "attached"],
+    "awards": ["id", "agency", "total", "monthly", "start_month", "end_month"],
+    "ledger": ["month", "category", "amount", "note"],
+    "news": ["month", "kind", "topic", "text"],
+    "preprint_feed": ["month", "topic", "preprint_count"],
+    "conference_reports": ["month", "venue", "topic", "accepted_papers"],
+    "events": ["id", "kind", "month", "respond_by", "status", "details"],
+    "lab_monthly": ["month", "budget", "reputation_standing", "students", "active_projects", "publications",
+                    "citations_total", "attention_used"],
+    "venues": ["name", "kind", "deadlines", "decision_delay"],
+    "topics": ["name"],
+}
+"""The 19 tables and their columns (§14)."""
+
+_KEYED = {"students", "applicants", "projects", "drafts", "submissions", "publications", "grant_calls", "proposals",
+          "awards", "events"}
+_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+_MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work; longer queries are interrupted
+_counter = itertools.count(1)
+_observers: "weakref.WeakKeyDictionary[World, Observer]" = weakref.WeakKeyDictionary()
+
+
+def observer_for(w: "World") -> "Observer":
+    """The observable mirror of ``w`` (created on first use)."""
+    obs = _observers.get(w)
+    if obs is None:
+        obs = Observer(w)
+        _observers[w] = obs
+    return obs
+
+
+def _j(x: Any) -> str:
+    return json.dumps(x)
+
+
+class Observer:
+    """Keeps the SQLite mirror of one world and answers read-only queries.
+
+    Args:
+        w: the world to mirror.
+    """
+
+    def __init__(self, w: "World") -> None:
+        self._w = weakref.ref(w)
+        uri = f"file:pibench_obs_{next(_counter)}_{id(self)}?mode=memory&cache=shared"
+        self.writer = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.reader = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.reader.execute("PRAGMA query_only = ON")
+        self.reader.execute("PRAGMA read_uncommitted = ON")
+        self.reader.set_authorizer(self._authorize)
+        for table, cols in SCHEMA.items():
+            pk = " PRIMARY KEY" if table in _KEYED else ""
+            defs = ", ".join(f"{c}{pk if i == 0 else ''}" for i, c in enumerate(cols))
+            self.writer.execute(f"CREATE TABLE {table} ({defs})")
+        self.writer.executemany("INSERT INTO topics VALUES (?)", [(t,) for t in TOPICS])
+        cfg = w.cfg
+        self.writer.executemany("INSERT INTO venues VALUES (?, ?, ?, ?)", [
+            (v, cfg.venues[v]["kind"], _j([d if d else 12 for d in cfg.venues[v]["deadlines"]]), cfg.venues[v]["delay"])
+            for v in VENUES])
+        self.writer.commit()
+        self._pos: dict[str, int] = {t: 0 for t in ("ledger", "news", "preprint_feed", "conference_reports",
+                                                    "citations_monthly", "lab_monthly", "student_reports")}
+        self._live: dict[str, set[str]] = {t: set() for t in _KEYED}
+        self._seen_month = 0
+        self._version = -1
+        self.syncs = 0
+
+    @staticmethod
+    def _authorize(action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
+        if action in _READ_ACTIONS:
+            return sqlite3.SQLITE_OK
+        return sqlite3.SQLITE_DENY
+
+    # ------------------------------------------------------------------ sync
+    def sync(self) -> None:
+        """Bring the mirror up to date with the world (no-op if nothing changed)."""
+        w = self._w()
+        if w is None or (w.version == self._version and not w.dirty):
+            return
+        s = w.s
+        cur = self.writer.cursor()
+        m = s.month
+        # append-only logs
+        self._append(cur, "ledger", s.ledger, lambda r: r)
+        self._append(cur, "news", s.news, lambda r: r)
+        self._append(cur, "preprint_feed", s.preprints, lambda r: r)
+        self._append(cur, "conference_reports", s.conference_reports, lambda r: r)
+        self._append(cur, "citations_monthly", s.citations_monthly, lambda r: r)
+        self._append(cur, "student_reports", s.student_reports, lambda r: r)
+        self._append(cur, "lab_monthly", s.lab_monthly, lambda r: [
+            r["month"], r["budget"], r["reputation_standing"], r["students"], r["active_projects"],
+            r["publications"], r["citations_total"], r["attention_used"]])
+        dirty: dict[str, set[str]] = {}
+        for table, eid in w.dirty:
+            dirty.setdefault(table, set()).add(eid)
+        w.dirty.clear()
+        month_changed = m != self._seen_month
+        self._upsert(cur, "students", s.people, lambda p: p.status == "active", dirty, self._student_row)
+        y = (m - 1) // 12
+        self._upsert(cur, "applicants", s.applicants,
+                     lambda a: a.season_year >= y - 1 and a.status in ("pending", "offered", "accepted"), dirty, self._applicant_row)
+        self._upsert(cur, "projects", s.projects, lambda p: p.status == "active", dirty, self._project_row)
+        self._upsert(cur, "drafts", s.drafts, lambda d: d.status != "accepted", dirty, self._draft_row)
+        self._upsert(cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, self._submission_row)
+        self._upsert(cur, "proposals", s.proposals, lambda p: p.status == "pending", dirty, self._proposal_row)
+        self._upsert(cur, "events", s.events, lambda e: e.status == "pending", dirty, self._event_row)
+        if month_changed:
+            pubs = [p for p in s.publications.values() if p.published_month <= m]
+            cur.executemany("INSERT OR REPLACE INTO publications VALUES (?,?,?,?,?,?,?,?,?)", [self._publication_row(p) for p in pubs])
+            calls = [c for c in s.calls.values() if c.open_month <= m]
+            cur.executemany("INSERT OR REPLACE INTO grant_calls VALUES (?,?,?,?,?,?)", [self._call_row(w, c) for c in calls])
+        elif "publications" in dirty:
+            pubs = [s.publications[i] for i in dirty["publications"] if i in s.publications and s.publications[i].published_month <= m]
+            cur.executemany("INSERT OR REPLACE INTO publications VALUES (?,?,?,?,?,?,?,?,?)", [self._publication_row(p) for p in pubs])
+        n_awards = self._pos.get("awards", 0)
+        if len(s.awards) > n_awards:
+            rows = list(s.awards.values())[n_awards:]
+            cur.executemany("INSERT OR REPLACE INTO awards VALUES (?,?,?,?,?,?)",
+                            [(a.id, a.agency, a.total, round(a.monthly, 2), a.start_month, a.end_month) for a in rows])
+            self._pos["awards"] = len(s.awards)
+        self.writer.commit()
+        self._seen_month = m
+        self._version = w.version
+        self.syncs += 1
+
+    def _append(self, cur: sqlite3.Cursor, table: str, rows: list, conv) -> None:
+        start = self._pos[table]
+        if len(rows) > start:
+            ncol = len(SCHEMA[table])
+            cur.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * ncol)})", [conv(r) for r in rows[start:]])
+            self._pos[table] = len(rows)
+
+    def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict, is_live, dirty: dict, row) -> None:
+        live_now = {eid for eid, e in entities.items() if is_live(e)}
+        ids = live_now | self._live[table] | dirty.get(table, set())
+        if ids:
+            ncol = len(SCHEMA[table])
+            order = [eid for eid in entities if eid in ids]
+            cur.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})",
+                            [row(entities[eid]) for eid in order])
+        self._live[table] = live_now
+
+    # ------------------------------------------------------------------ rows
+    @staticmethod
+    def _student_row(p) -> tuple:
+        return (p.id, p.name, p.role, p.status, p.arrived_month, p.left_month, p.stipend, p.mentoring,
+                p.papers_accepted, p.first_author_accepted, p.contract_end)
+
+    @staticmethod
+    def _applicant_row(a) -> tuple:
+        return (a.id, a.season_year, a.pool, a.name, a.transcript, a.letter,
+                a.interview_score if a.interviewed else None, a.status)
+
+    @staticmethod
+    def _project_row(pj) -> tuple:
+        return (pj.id, pj.topic, pj.tier, pj.status, pj.started_month, pj.ended_month,
+                round(min(100.0, 100.0 * pj.progress / pj.work), 1), pj.compute, _j(pj.members), pj.draft_id, pj.scoops)
+
+    @staticmethod
+    def _draft_row(d) -> tuple:
+        return (d.id, d.project_id, d.topic, d.tier, d.status, d.created_month, _j(d.authors), d.polish_hours,
+                d.revisions, int(d.salvage), int(d.collab))
+
+    @staticmethod
+    def _submission_row(x) -> tuple:
+        return (x.id, x.draft_id, x.venue, x.status, x.submitted_month,
+                x.decided_month if x.decided_month is not None else x.decision_month,
+                _j(x.reviewer_scores) if x.reviewer_scores is not None else None)
+
+    @staticmethod
+    def _publication_row(p) -> tuple:
+        return (p.id, p.draft_id, p.venue, p.topic, p.tier, p.published_month, p.citations, _j(p.authors), int(p.collab))
+
+    @staticmethod
+    def _call_row(w: "World", c) -> tuple:
+        a = w.cfg.agencies[c.agency]
+        return (c.id, c.agency, a["award"], a["duration"], c.open_month, c.close_month)
+
+    @staticmethod
+    def _proposal_row(p) -> tuple:
+        return (p.id, p.call_id, p.agency, p.topic, p.status, p.hours, p.submitted_month, p.decision_month, _j(p.attached))
+
+    @staticmethod
+    def _event_row(e) -> tuple:
+        return (e.id, e.kind, e.month, e.respond_by, e.status, _j(e.details))
+
+    # ------------------------------------------------------------------ query
+    def query(self, sql: Any) -> list[dict]:
+        """One read-only SELECT/WITH statement → list of row dicts (see :meth:`Api.query`).
+
+        Raises:
+            ActionError: ``sql_error`` naming what was wrong.
+        """
+        from .api import ActionError
+
+        if not isinstance(sql, str):
+            raise ActionError("sql_error", f"query() takes an SQL string, got {type(sql).__name__}")
+        head = sql.strip().lower()
+        if not (head.startswith("select") or head.startswith("with")):
+            raise ActionError("sql_error", "only SELECT queries are allowed (one SELECT or WITH statement; no PRAGMA, ATTACH or writes)")
+        if not sqlite3.complete_statement(sql.strip() if sql.strip().endswith(";") else sql.strip() + ";"):
+            raise ActionError("sql_error", "SQL error: incomplete statement")
+        self.sync()
+        w = self._w()
+        limit = w.cfg.query_max_rows if w is not None else 2000
+        steps = [0]
+
+        def progress() -> int:
+            steps[0] += 1
+            return 1 if steps[0] * 1000 > _MAX_VM_STEPS else 0
+
+        self.reader.set_progress_handler(progress, 1000)
+        try:
+            cur = self.reader.execute(sql)
+            cols = [d[0] for d in cur.description] if cur.description else []
+            rows = cur.fetchmany(limit + 1)
+            extra = 0
+            if len(rows) > limit:
+                extra = 1 + sum(1 for _ in itertools.islice(cur, 100_000))
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise ActionError("sql_error", "SQL error: the query ran too long and was stopped; add a LIMIT or simplify it") from None
+            if "not authorized" in str(exc) or "prohibited" in str(exc):
+                raise ActionError("sql_error", "SQL error: only reading the observable tables is allowed (no PRAGMA, ATTACH or writes)") from None
+            raise ActionError("sql_error", f"SQL error: {exc}") from None
+        except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError) as exc:
+            raise ActionError("sql_error", f"SQL error: {exc}") from None
+        finally:
+            self.reader.set_progress_handler(None, 0)
+        out = [dict(zip(cols, r)) for r in rows[:limit]]
+        if extra:
+            total = limit + extra
+            more = "+" if extra > 100_000 else ""
+            out.append({"_truncated": f"showing {limit} of {total}{more} rows; use LIMIT/OFFSET or aggregate"})
+        return out
+
+    def tables(self) -> dict[str, list[str]]:
+        """Table name → column names."""
+        return {t: list(c) for t, c in SCHEMA.items()}

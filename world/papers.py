@@ -1,0 +1,124 @@
+"""Papers, review and citations (MECHANICS §7, §8)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .config import TOPICS
+from .field import hotness
+from .state import Publication
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+    from .state import Draft
+
+
+def q_eff(w: "World", d: "Draft") -> float:
+    """Effective quality q + 0.5 × min(polish, 12)/12 (§7)."""
+    return d.q_eff(w.cfg.polish_gain, w.cfg.polish_cap_hours)
+
+
+def review(w: "World", d: "Draft", venue: str, submitted_month: int, m: int) -> tuple[float, list[float]]:
+    """Review score and reviewer scores for a decision in month ``m`` (§7).
+
+    Keyed by (draft, venue, submission month): score = q_eff + 0.35(H − 1) + 0.15(R − 2) +
+    N(0, 0.5); reviewer_i = score + z_i − mean(z), rounded to 0.1.
+    """
+    cfg = w.cfg
+    gen = w.rng.keyed("review", d.id, venue, submitted_month)
+    noise = float(gen.normal(0.0, cfg.review_noise_sd))
+    z = [float(x) for x in gen.normal(0.0, cfg.reviewer_noise_sd, size=cfg.reviewers)]
+    h = hotness(w, m)[TOPICS.index(d.topic)]
+    score = q_eff(w, d) + cfg.review_hotness * (h - 1.0) + cfg.review_reputation * (w.s.reputation - cfg.reputation_baseline) + noise
+    zbar = sum(z) / len(z)
+    reviewers = [round(score + zi - zbar, 1) for zi in z]
+    return score, reviewers
+
+
+def publication_month(w: "World", venue: str, decision_month: int) -> int:
+    """Conference: decision + months to the venue's next deadline (12 if 0) + 1; else decision (§7)."""
+    v = w.cfg.venues[venue]
+    if not v["conference"]:
+        return decision_month
+    deadlines = v["deadlines"]
+    gap = min(((dl - decision_month) % 12) for dl in deadlines)
+    if gap == 0:
+        gap = 12
+    return decision_month + gap + 1
+
+
+def decisions_step(w: "World", m: int) -> None:
+    """Tick step 3: review decisions due this month (§7)."""
+    cfg, s = w.cfg, w.s
+    for sub in list(s.submissions.values()):
+        if sub.status != "under_review" or sub.decision_month != m:
+            continue
+        d = s.drafts[sub.draft_id]
+        score, reviewers = review(w, d, sub.venue, sub.submitted_month, m)
+        sub.score = score
+        sub.reviewer_scores = reviewers
+        sub.decided_month = m
+        venue = cfg.venues[sub.venue]
+        if score >= venue["bar"]:
+            sub.status = "accept"
+            d.status = "accepted"
+            pid = s.next_id("P")
+            s.publications[pid] = Publication(
+                id=pid, draft_id=d.id, venue=sub.venue, topic=d.topic, tier=d.tier, q=q_eff(w, d),
+                authors=list(d.authors), collab=d.collab, accepted_month=m,
+                published_month=publication_month(w, sub.venue, m),
+            )
+            w.reputation_impulse(f"accept {sub.venue}", venue["reputation"])
+            for i, aid in enumerate(d.authors):
+                p = s.people.get(aid)
+                if p is None:
+                    continue
+                p.papers_accepted += 1
+                if i == 0:
+                    p.first_author_accepted += 1
+                p.impulse += cfg.impulse_accept_first if i == 0 else cfg.impulse_accept_other
+                w.dirty.add(("students", aid))
+        else:
+            sub.status = "reject"
+            d.status = "available"
+            if sub.venue not in d.rejected_venues:
+                d.rejected_venues.append(sub.venue)
+            for aid in d.authors:
+                p = s.people.get(aid)
+                if p is not None and p.status == "active":
+                    p.impulse += cfg.impulse_reject / p.resilience
+
+
+def citation_rate(w: "World", pub: Publication, month: int, h: float, reputation: float, alumni: int) -> float:
+    """Expected citations λ of ``pub`` in ``month`` (§8), given hotness, R and alumni."""
+    cfg = w.cfg
+    age = month - pub.published_month
+    ramp = min(1.0, (age + 1) / cfg.citation_ramp_months)
+    half_life = cfg.venues[pub.venue]["half_life"]
+    decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / half_life)
+    lam = (cfg.venues[pub.venue]["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
+           * h * ramp * decay * (1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline))
+           * (1.0 + cfg.alumni_citation_bonus * alumni))
+    if pub.collab:
+        lam *= cfg.collab_citation_factor
+    return max(0.0, lam)
+
+
+def citations_step(w: "World", m: int) -> None:
+    """Tick step 4: Poisson citations for every publication published by month ``m`` (§8)."""
+    cfg, s = w.cfg, w.s
+    h = hotness(w, m)
+    total = 0
+    for pub in s.publications.values():
+        if pub.published_month > m:
+            continue
+        lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], s.reputation, s.alumni)
+        n = int(w.rng.keyed("citations", pub.id, m).poisson(lam)) if lam > 0 else 0
+        if n:
+            pub.citations += n
+            total += n
+            s.citations_monthly.append([pub.id, m, n])
+    w.month_citations = total
+    if total:
+        w.reputation_impulse("citations", cfg.citation_reputation_gain * math.log1p(total))

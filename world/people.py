@@ -1,0 +1,326 @@
+"""People: applicant pools, offers, PhD students, postdocs, staff, attention (MECHANICS §3, §5)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .config import POOLS
+from .state import Applicant, Person
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+_FIRST = (
+    "Ada", "Bo", "Chen", "Dara", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena",
+    "Mira", "Nico", "Oya", "Pavel", "Qi", "Rosa", "Sami", "Tomas", "Uma", "Vera", "Wen", "Xavi",
+    "Yara", "Zeno", "Amir", "Bea", "Caio", "Dev", "Esme", "Femi", "Gita", "Hugo", "Ines", "Jonas",
+)
+_LAST = (
+    "Abara", "Berg", "Costa", "Dahl", "Ekwueme", "Fischer", "Garcia", "Hoang", "Ito", "Jensen",
+    "Kaur", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quispe", "Rossi", "Sato",
+    "Tanaka", "Usman", "Varga", "Weber", "Xu", "Yilmaz", "Zhou", "Alvarez", "Banerjee", "Cohen",
+    "Dubois", "Eriksen", "Farouk", "Gupta", "Haddad", "Ivanova", "Kowalski",
+)
+
+RESEARCHER_ROLES = ("phd", "postdoc")
+
+
+def _name(gen) -> str:
+    return f"{_FIRST[int(gen.integers(len(_FIRST)))]} {_LAST[int(gen.integers(len(_LAST)))]}"
+
+
+def season_year(month: int) -> int:
+    """Season year y (0-based) of month m: months 12y+1..12y+12 (§5)."""
+    return (month - 1) // 12
+
+
+def in_offer_season(month: int) -> bool:
+    """Offers are allowed while m mod 12 ∈ {1, 2, 3} (§5)."""
+    return month % 12 in (1, 2, 3)
+
+
+# ---------------------------------------------------------------------------------- counts
+def active_people(w: "World", roles: tuple[str, ...] | None = None) -> list[Person]:
+    """Active lab members in creation order, optionally of the given roles."""
+    return [p for p in w.s.people.values() if p.status == "active" and (roles is None or p.role in roles)]
+
+
+def researcher_commitments(w: "World") -> int:
+    """Researchers counted against the cap of 12 (Decisions §1).
+
+    Active PhD students and postdocs + outstanding offers + accepted PhDs not yet arrived +
+    unresolved postdoc postings.
+    """
+    s = w.s
+    n = len(active_people(w, RESEARCHER_ROLES))
+    n += sum(1 for a in s.applicants.values() if a.status in ("offered", "accepted"))
+    n += sum(1 for p in s.postings.values() if p.status == "open")
+    return n
+
+
+# ---------------------------------------------------------------------------------- attention
+def oversight_tax(w: "World") -> float:
+    """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
+    cfg = w.cfg
+    researchers = ras = managers = 0
+    for p in w.s.people.values():
+        if p.status != "active":
+            continue
+        if p.role in RESEARCHER_ROLES:
+            researchers += 1
+        elif p.role == "ra":
+            ras += 1
+        elif p.role == "manager":
+            managers += 1
+    per = max(cfg.oversight_min_per_researcher, cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers)
+    return per * researchers + cfg.oversight_per_ra * ras
+
+
+def attention_pool(w: "World") -> float:
+    """Hours available this month: base − oversight − service tax, floored (§3)."""
+    cfg = w.cfg
+    if cfg.unlimited_attention:
+        return cfg.attention_unlimited_base - oversight_tax(w)
+    pool = cfg.attention_base - oversight_tax(w)
+    if w.s.month % 12 == cfg.service_tax_month:
+        pool -= cfg.service_tax_hours
+    return max(cfg.attention_floor, pool)
+
+
+def mentoring_reserved(w: "World") -> float:
+    """Σ standing mentoring hours of active people (§3)."""
+    return sum(p.mentoring for p in w.s.people.values() if p.status == "active")
+
+
+def attention_left(w: "World") -> float:
+    """Pool − mentoring − one-off hours used this month (may be negative after a hire) (§3)."""
+    return attention_pool(w) - mentoring_reserved(w) - w.s.oneoff_used
+
+
+def rescale_mentoring(w: "World") -> None:
+    """At month open: shrink every mentoring allocation if the total no longer fits (§3)."""
+    total = mentoring_reserved(w)
+    available = attention_pool(w) - w.s.oneoff_used
+    if total > available and total > 0:
+        factor = max(0.0, available) / total
+        for p in active_people(w):
+            if p.mentoring:
+                p.mentoring = round(p.mentoring * factor, 2)
+
+
+# ---------------------------------------------------------------------------------- pools
+def generate_pool(w: "World", m: int) -> None:
+    """Generate the applicant pool at the open of month 12y+1 (§5).
+
+    Every pool always draws its 12 candidates from the generator keyed by the year, so
+    reputation changes only how many are revealed (keyed by year×pool), never who exists.
+    """
+    cfg, s = w.cfg, w.s
+    y = season_year(m)
+    lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
+    gen = w.rng.keyed("applicants", y)
+    candidates: dict[str, list[dict]] = {}
+    for pool in POOLS:
+        pp = cfg.pools[pool]
+        rows = []
+        for _ in range(cfg.pool_candidates):
+            a = min(cfg.ability_max, max(cfg.ability_min, float(gen.normal(pp["ability_mean"] + lift, pp["ability_sd"]))))
+            row = {
+                "ability": a,
+                "speed": float(gen.normal(1.0, 0.15)),
+                "resilience": float(gen.uniform(0.4, 1.0)),
+                "independence": float(gen.uniform(0.3, 1.0)),
+                "growth": max(0.3, float(gen.normal(1.0, 0.3))),
+                "transcript": round(min(1.0, max(0.0, a + float(gen.normal(0.0, pp["transcript_noise"])))), 2),
+                "letter": round(min(1.0, max(0.0, a + pp["letter_bias"] + float(gen.normal(0.0, pp["letter_noise"])))), 2),
+                "interview_score": round(min(1.0, max(0.0, a + float(gen.normal(0.0, cfg.interview_noise_sd)))), 2),
+                "name": _name(gen),
+                "pool": pool,
+            }
+            rows.append(row)
+        candidates[pool] = rows
+    boost = cfg.pool_boost if y in s.boosted_years else 1.0
+    revealed: list[dict] = []
+    for pool in POOLS:
+        lam = cfg.pools[pool]["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - 2.0)) * boost
+        n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
+        revealed.extend(candidates[pool][:n])
+    order = list(w.rng.keyed("shuffle", y).permutation(len(revealed))) if revealed else []
+    for idx in order:
+        row = revealed[int(idx)]
+        aid = s.next_id("APP")
+        s.applicants[aid] = Applicant(id=aid, season_year=y, **row)
+
+
+def resolve_offers(w: "World", m: int) -> None:
+    """Tick of m ≡ 3: offered candidates accept or decline; pending ones expire (§5)."""
+    cfg, s = w.cfg, w.s
+    y = season_year(m)
+    for a in s.applicants.values():
+        if a.season_year != y:
+            continue
+        if a.status == "offered":
+            pp = cfg.pools[a.pool]
+            p = min(cfg.offer_p_max, max(cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - 2.0)))
+            a.status = "accepted" if float(w.rng.keyed("offer", a.id).random()) < p else "declined"
+        elif a.status == "pending":
+            a.status = "expired"
+
+
+def phd_arrivals(w: "World", m: int) -> None:
+    """Tick of m ≡ 4: accepted candidates join as PhD students arriving in month m+1 (§5)."""
+    cfg, s = w.cfg, w.s
+    y = season_year(m)
+    for a in s.applicants.values():
+        if a.season_year == y and a.status == "accepted":
+            pid = s.next_id("S")
+            s.people[pid] = Person(
+                id=pid, name=a.name, role="phd", arrived_month=m + 1, ability=a.ability, speed=a.speed,
+                resilience=a.resilience, independence=a.independence, growth=a.growth,
+                skill=cfg.phd_skill_base + cfg.phd_skill_per_ability * a.ability, morale=cfg.initial_morale,
+                stipend=cfg.pay_phd, pool=a.pool, applicant_id=a.id,
+            )
+            a.status = "joined"
+            w.eval_event("hire", pid)
+            w.add_news("lab", None, f"{a.name} joined the lab as a PhD student.")
+
+
+# ---------------------------------------------------------------------------------- postdocs
+def resolve_postings(w: "World", m: int) -> None:
+    """Postdoc searches due at this tick (posting month + 2) fill or fail (§5)."""
+    cfg, s = w.cfg, w.s
+    for post in s.postings.values():
+        if post.status != "open" or post.resolve_month != m:
+            continue
+        if len(active_people(w, RESEARCHER_ROLES)) >= cfg.researcher_cap:
+            post.status = "paused"
+            w.add_news("lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost.")
+            continue
+        p = min(cfg.postdoc_fill_max, cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - 2.0))
+        gen = w.rng.keyed("posting", post.id)
+        u = float(gen.random())
+        a = min(cfg.postdoc_ability_max, max(cfg.postdoc_ability_min, float(gen.normal(cfg.postdoc_ability_mean, cfg.postdoc_ability_sd))))
+        speed = float(gen.normal(1.05, 0.12))
+        resilience = float(gen.uniform(0.5, 1.0))
+        independence = float(gen.uniform(0.6, 1.0))
+        growth = max(0.3, float(gen.normal(0.8, 0.2)))
+        name = _name(gen)
+        if u >= p:
+            post.status = "unfilled"
+            w.add_news("lab", None, f"Postdoc search {post.id} ended without a hire.")
+            continue
+        pid = s.next_id("PD")
+        s.people[pid] = Person(
+            id=pid, name=name, role="postdoc", arrived_month=m, ability=a, speed=speed,
+            resilience=resilience, independence=independence, growth=growth,
+            skill=cfg.postdoc_skill_base + cfg.postdoc_skill_per_ability * a, morale=cfg.initial_morale,
+            stipend=cfg.pay_postdoc, contract_end=m + cfg.postdoc_contract_months,
+        )
+        post.status = "filled"
+        post.person_id = pid
+        w.eval_event("hire", pid)
+        w.add_news("lab", None, f"Postdoc search {post.id} filled: {name} ({pid}) joins on a {cfg.postdoc_contract_months}-month contract.")
+
+
+# ---------------------------------------------------------------------------------- staff
+def hire_staff(w: "World", role: str) -> Person:
+    """Hire an RA or a lab manager now (keyed by the hire counter) (§5)."""
+    cfg, s = w.cfg, w.s
+    s.hire_counter += 1
+    gen = w.rng.keyed("hire", s.hire_counter)
+    if role == "ra":
+        pid = s.next_id("RA")
+        ability = float(gen.uniform(cfg.ra_ability_low, cfg.ra_ability_high))
+        speed = float(gen.normal(0.9, 0.1))
+        name = _name(gen)
+        person = Person(id=pid, name=name, role="ra", arrived_month=s.month, ability=ability, speed=speed,
+                        resilience=0.8, independence=0.9, growth=0.0, skill=cfg.ra_skill, morale=cfg.ra_morale,
+                        stipend=cfg.pay_ra)
+    else:
+        pid = s.next_id("MGR")
+        name = _name(gen)
+        person = Person(id=pid, name=name, role="manager", arrived_month=s.month, ability=0.0, speed=1.0,
+                        resilience=1.0, independence=1.0, growth=0.0, skill=0.0, morale=0.7,
+                        stipend=cfg.pay_manager)
+    s.people[pid] = person
+    return person
+
+
+def apply_dismissals(w: "World", m: int) -> None:
+    """Dismissals take effect at the tick, after this month's pay (Decisions §1)."""
+    for p in w.s.people.values():
+        if p.status == "active" and p.dismiss_at_tick:
+            p.status = "dismissed"
+            p.left_month = m
+            p.mentoring = 0.0
+            w.remove_from_projects(p.id)
+
+
+# ---------------------------------------------------------------------------------- monthly step
+def quit_probability(cfg, morale: float) -> float:
+    """Monthly quit hazard min(0.25, 0.5 σ(−(morale − 0.35)/0.07)) (§5)."""
+    z = -(morale - cfg.quit_center) / cfg.quit_scale
+    sig = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+    return min(cfg.quit_p_max, 0.5 * sig)
+
+
+def researcher_step(w: "World", m: int) -> None:
+    """Skill growth, morale, monthly report, quit, contract end, graduation (§5, tick step 7)."""
+    cfg, s = w.cfg, w.s
+    researchers = active_people(w, RESEARCHER_ROLES)
+    mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
+    burn = w.burn_rate()
+    stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)
+    memberships: dict[str, int] = {}
+    for pj in s.projects.values():
+        if pj.status == "active":
+            for pid in pj.members:
+                memberships[pid] = memberships.get(pid, 0) + 1
+    for p in active_people(w):
+        if p.role not in RESEARCHER_ROLES:
+            p.impulse = 0.0
+    for p in researchers:
+        n_proj = memberships.get(p.id, 0)
+        if n_proj >= 1:
+            p.skill = min(cfg.skill_cap, p.skill + cfg.skill_growth * p.growth * (1.0 + cfg.skill_mentor_gain * min(p.mentoring, cfg.skill_mentor_hours) / cfg.skill_mentor_hours))
+        impulse = p.impulse
+        if n_proj > cfg.overload_projects:
+            impulse += cfg.overload_impulse
+        if p.mentoring < cfg.neglect_hours:
+            impulse += cfg.neglect_impulse * (1.0 - p.independence)
+        if stress:
+            impulse += cfg.runway_stress_impulse
+        impulse += cfg.peer_morale_rate * (mean_morale - p.morale)
+        p.impulse = 0.0
+        p.morale = min(1.0, max(0.0, p.morale + cfg.morale_reversion * (cfg.morale_target - p.morale) + impulse))
+        gen = w.rng.keyed("person_month", p.id, m)
+        report_noise = float(gen.normal(0.0, cfg.report_noise_sd))
+        sentiment_noise = float(gen.normal(0.0, cfg.sentiment_noise_sd))
+        u_quit = float(gen.random())
+        report = round(max(0.0, p.skill * p.ability * (0.6 + 0.4 * p.morale) + report_noise), 2)
+        sentiment = round(min(1.0, max(0.0, p.morale + sentiment_noise)), 2) if p.mentoring >= cfg.sentiment_min_hours else None
+        s.student_reports.append([p.id, m, report, sentiment])
+        if u_quit < quit_probability(cfg, p.morale):
+            p.status = "quit"
+            p.left_month = m
+            p.mentoring = 0.0
+            w.remove_from_projects(p.id)
+            w.eval_event("quit", p.id)
+            w.add_news("lab", None, f"{p.name} ({p.id}) quit the lab.")
+            continue
+        if p.role == "postdoc" and p.contract_end is not None and m >= p.contract_end:
+            p.status = "contract_ended"
+            p.left_month = m
+            p.mentoring = 0.0
+            w.remove_from_projects(p.id)
+            continue
+        if (p.role == "phd" and m % 12 == cfg.graduation_month and m - p.arrived_month >= cfg.graduation_min_months
+                and p.papers_accepted >= cfg.graduation_min_papers):
+            p.status = "graduated"
+            p.left_month = m
+            p.mentoring = 0.0
+            w.remove_from_projects(p.id)
+            w.reputation_impulse("graduation", cfg.graduation_reputation)
+            s.alumni += 1
+            w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")

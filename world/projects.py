@@ -1,0 +1,185 @@
+"""Projects: start, monthly progress, scooping, dead ends, completion into drafts (MECHANICS §6)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .config import TOPICS
+from .field import hotness
+from .state import Draft, Project
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+
+def effectiveness(cfg, person, n_projects: int) -> float:
+    """Member effectiveness e_i (§6).
+
+    speed × skill × (0.5 + 0.5 morale) × (ι + (1 − ι) min(mentor h, 6)/6) / max(1, n_i).
+    """
+    mentor = min(person.mentoring, cfg.mentor_effect_hours) / cfg.mentor_effect_hours
+    e = person.speed * person.skill * (0.5 + 0.5 * person.morale) * (person.independence + (1.0 - person.independence) * mentor)
+    return e / max(1, n_projects)
+
+
+def progress_increment(cfg, effort: float, units: float, noise: float) -> float:
+    """0.9 E^0.9 (1 + 0.30 ln(1 + units/800)) max(0.1, noise) for E > 0 (§6); ``noise`` ~ N(1, 0.22)."""
+    if effort <= 0:
+        return 0.0
+    return (cfg.progress_rate * effort ** cfg.progress_exponent
+            * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
+            * max(cfg.progress_noise_floor, noise))
+
+
+def start_project(w: "World", topic: str, tier: int, members: list[str], compute: float) -> Project:
+    """Create an active project; feasibility and novelty keyed by the project id (§6).
+
+    Arguments are assumed valid (the API validates them).
+    """
+    cfg, s = w.cfg, w.s
+    m = s.month
+    k = TOPICS.index(topic)
+    busy = {pid for pj in s.projects.values() if pj.status == "active" for pid in pj.members}
+    idle = sum(1 for p in s.people.values() if p.status == "active" and p.role in ("phd", "postdoc") and p.id not in busy)
+    pid = s.next_id("PJ")
+    gen = w.rng.keyed("project", pid)
+    feasible = float(gen.random()) >= cfg.tiers[str(tier)]["p_infeasible"]
+    novelty = min(cfg.novelty_max, max(cfg.novelty_min, float(gen.normal(1.0, 0.1)) - cfg.novelty_crowding * (s.crowding[k] - 1.0)))
+    pj = Project(id=pid, topic=topic, tier=int(tier), members=list(members), compute=float(compute), started_month=m,
+                 work=float(cfg.tiers[str(tier)]["work"]), feasible=feasible, novelty=novelty)
+    s.projects[pid] = pj
+    h_now = hotness(w, m)[k]
+    future = [hotness(w, mm)[k] for mm in range(m + 1, m + 13)]
+    s.eval_log.setdefault("projects", {})[pid] = {
+        "tier": int(tier), "topic": topic, "start": m, "end": None, "status": "active",
+        "h_start": h_now, "h_next12": sum(future) / len(future),
+        "runway": s.budget / max(1.0, w.burn_rate()), "idle": idle, "feasible": feasible,
+        "scoops": 0, "paper": None,
+    }
+    return pj
+
+
+def _member_impulse(w: "World", pj: Project, value: float) -> None:
+    """Queue ``value``/ρ for every active member of ``pj``."""
+    for pid in pj.members:
+        p = w.s.people.get(pid)
+        if p is not None and p.status == "active":
+            p.impulse += value / p.resilience
+
+
+def end_project(w: "World", pj: Project, status: str) -> None:
+    """Mark a project ended with ``status`` (completed, deadend, killed)."""
+    pj.status = status
+    pj.ended_month = w.s.month
+    rec = w.s.eval_log.get("projects", {}).get(pj.id)
+    if rec is not None:
+        rec["status"] = status
+        rec["end"] = w.s.month
+
+
+def kill_project(w: "World", pj: Project) -> None:
+    """Kill: no draft; −0.15/ρ to active members (§6)."""
+    _member_impulse(w, pj, w.cfg.impulse_killed)
+    end_project(w, pj, "killed")
+
+
+def _new_draft(w: "World", pj: Project | None, topic: str, tier: int, q: float, authors: list[str],
+               salvage: bool = False, collab: bool = False) -> Draft:
+    s = w.s
+    did = s.next_id("D")
+    d = Draft(id=did, project_id=pj.id if pj else None, topic=topic, tier=int(tier), q=float(q), created_month=s.month,
+              authors=list(authors), salvage=salvage, collab=collab)
+    s.drafts[did] = d
+    if pj is not None:
+        pj.draft_id = did
+        rec = s.eval_log.get("projects", {}).get(pj.id)
+        if rec is not None:
+            rec["paper"] = did
+    return d
+
+
+def draft_quality(w: "World", pj: Project) -> float:
+    """Latent draft quality at completion, keyed by the project (§6)."""
+    cfg = w.cfg
+    ka = pj.ka_sum / pj.ka_weight if pj.ka_weight > 0 else cfg.unstaffed_ka
+    avg_compute = pj.compute_sum / pj.ticks if pj.ticks else 0.0
+    gen = w.rng.keyed("quality", pj.id)
+    noise = float(gen.normal(0.0, cfg.quality_noise_sd))
+    breakthrough = float(gen.random()) < cfg.breakthrough_p
+    q = (cfg.tiers[str(pj.tier)]["base_quality"] + cfg.quality_ka * ka
+         + cfg.quality_novelty * (pj.novelty - cfg.quality_novelty_center)
+         + cfg.quality_compute * math.log1p(avg_compute / cfg.compute_scale) + noise)
+    if pj.tier == 3 and breakthrough:
+        q += cfg.breakthrough_bonus
+    return min(cfg.quality_max, max(cfg.quality_min, q))
+
+
+def projects_step(w: "World", m: int) -> None:
+    """Tick step 2: delayed scoop news, progress, bleed, scoops, dead ends, completions (§6)."""
+    cfg, s = w.cfg, w.s
+    due = [row for row in s.pending_scoop_news if row[0] == m]
+    if due:
+        s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
+        for _, pid, topic in due:
+            w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
+    memberships: dict[str, int] = {}
+    for pj in s.projects.values():
+        if pj.status == "active":
+            for pid in pj.members:
+                memberships[pid] = memberships.get(pid, 0) + 1
+    for pj in list(s.projects.values()):
+        if pj.status != "active":
+            continue
+        k = TOPICS.index(pj.topic)
+        members = [s.people[pid] for pid in pj.members if s.people[pid].status == "active"]
+        effort = 0.0
+        ka = []
+        for p in members:
+            effort += effectiveness(cfg, p, memberships.get(p.id, 1))
+            ka.append(p.skill * p.ability)
+        pj.ticks += 1
+        pj.compute_sum += pj.compute
+        if members:
+            weight = max(effort, 1e-6)
+            pj.ka_sum += weight * (sum(ka) / len(ka))
+            pj.ka_weight += weight
+        gen = w.rng.keyed("project_month", pj.id, m)
+        noise = float(gen.normal(1.0, cfg.progress_noise_sd))
+        u_scoop = float(gen.random())
+        if effort > 0:
+            pj.progress += progress_increment(cfg, effort, pj.compute, noise)
+        pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * s.crowding[k])
+        if (not cfg.no_scooping and pj.progress / pj.work >= cfg.scoop_progress
+                and u_scoop < cfg.scoop_rate * s.crowding[k]):
+            pj.novelty *= cfg.scoop_factor
+            pj.scoops += 1
+            rec = s.eval_log.get("projects", {}).get(pj.id)
+            if rec is not None:
+                rec["scoops"] += 1
+            _member_impulse(w, pj, cfg.impulse_scooped)
+            s.pending_scoop_news.append([m + 1, pj.id, pj.topic])
+        if not pj.feasible and pj.progress >= cfg.deadend_progress * pj.work:
+            _member_impulse(w, pj, cfg.impulse_killed)
+            end_project(w, pj, "deadend")
+            g = w.rng.keyed("salvage", pj.id)
+            if float(g.random()) < cfg.salvage_p:
+                q = float(g.uniform(cfg.salvage_q_low, cfg.salvage_q_high))
+                _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True)
+            continue
+        if pj.feasible and pj.progress >= pj.work:
+            q = draft_quality(w, pj)
+            end_project(w, pj, "completed")
+            _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
+
+
+def _authors(w: "World", pj: Project) -> list[str]:
+    """Members with role PhD/postdoc, in member-list order (§6)."""
+    return [pid for pid in pj.members if w.s.people[pid].role in ("phd", "postdoc")]
+
+
+def collaboration_draft(w: "World", event_id: str, topic: str) -> Draft:
+    """A collaboration draft delivered at the tick (§7, §11): no authors, tier 2, q keyed by event."""
+    cfg = w.cfg
+    q = min(cfg.collab_q_max, max(cfg.collab_q_min, float(w.rng.keyed("collab", event_id).normal(cfg.collab_q_mean, cfg.collab_q_sd))))
+    return _new_draft(w, None, topic, cfg.collab_tier, q, [], collab=True)

@@ -1,0 +1,80 @@
+"""Impact = citations earned + a deterministic 36-month projection (MECHANICS §12)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .config import TOPICS
+from .field import hotness
+from .papers import citation_rate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import World
+
+
+def earned(w: "World") -> int:
+    """Σ citations drawn so far over all publications."""
+    return sum(p.citations for p in w.s.publications.values())
+
+
+def projection(w: "World") -> float:
+    """Expected citations over months T+1..T+36 of papers published by T (§12).
+
+    T is the current month; hotness frozen at H(T), reputation and alumni frozen at their
+    current values. 0 after a collapse.
+    """
+    s, cfg = w.s, w.cfg
+    if s.collapsed:
+        return 0.0
+    t = s.month
+    h = hotness(w, t)
+    total = 0.0
+    for pub in s.publications.values():
+        if pub.published_month > t:
+            continue
+        hk = h[TOPICS.index(pub.topic)]
+        for tau in range(t + 1, t + cfg.projection_months + 1):
+            total += citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
+    return total
+
+
+def impact(w: "World") -> dict[str, float]:
+    """Impact split as ``{"total", "earned", "projection"}``, each rounded to 0.1 (§12)."""
+    e = earned(w)
+    p = projection(w)
+    return {"total": round(e + p, 1), "earned": float(e), "projection": round(p, 1)}
+
+
+def h_index(citations: list[int]) -> int:
+    """The h-index of a list of citation counts."""
+    h = 0
+    for i, c in enumerate(sorted(citations, reverse=True), start=1):
+        if c >= i:
+            h = i
+    return h
+
+
+def summary(w: "World") -> dict:
+    """The end-of-career summary of §12 (also valid mid-career)."""
+    s = w.s
+    pubs = [p for p in s.publications.values() if p.published_month <= s.month]
+    imp = impact(w)
+    return {
+        "seed": w.seed,
+        "months_survived": s.collapse_month if s.collapsed else (s.month if s.finished else s.month - 1),
+        "collapsed": s.collapsed,
+        "collapse_month": s.collapse_month,
+        "impact": imp["total"],
+        "citations": imp["earned"],
+        "projected": imp["projection"],
+        "h_index": h_index([p.citations for p in pubs]),
+        "publications": len(pubs),
+        "top_publications": sum(1 for p in pubs if p.venue == "NAIC"),
+        "grants_won": len(s.awards),
+        "grant_dollars": float(sum(a.total for a in s.awards.values())),
+        "students_graduated": sum(1 for p in s.people.values() if p.status == "graduated"),
+        "students_quit": sum(1 for p in s.people.values() if p.status == "quit"),
+        "hires": sum(1 for p in s.people.values() if p.role in ("phd", "postdoc")),
+        "final_budget": round(s.budget, 2),
+        "final_reputation": round(s.reputation, 3),
+    }

@@ -1,0 +1,353 @@
+"""The whole world as plain dataclasses that round-trip through JSON-able data.
+
+Every entity holds only str/int/float/bool/None and lists/dicts of those, so
+``to_dict``/``from_dict`` are shallow copies and a saved world is bit-identical after a
+load. Hidden values (ability, quality, feasibility, ...) live here next to visible ones;
+only :mod:`world.observe` and :mod:`world.api` decide what the PI may see.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+T = TypeVar("T", bound="Entity")
+
+
+class Entity:
+    """Mixin: shallow, JSON-able conversion of a flat dataclass."""
+
+    table: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as JSON-able data (lists and dicts deep-copied)."""
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+        """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``."""
+        return cls(**copy.deepcopy(data))
+
+
+@dataclass
+class Person(Entity):
+    """A lab member: PhD student, postdoc, research assistant or lab manager (MECHANICS §5).
+
+    Hidden traits: ability, speed, resilience, independence, growth, skill, morale (0..1
+    scales except speed and growth, which are multipliers around 1).
+    """
+
+    table: ClassVar[str] = "students"
+    id: str
+    name: str
+    role: str  # phd | postdoc | ra | manager
+    arrived_month: int
+    ability: float
+    speed: float
+    resilience: float
+    independence: float
+    growth: float
+    skill: float
+    morale: float
+    stipend: float  # USD/month
+    status: str = "active"  # active | quit | graduated | contract_ended | dismissed
+    left_month: int | None = None
+    pool: str | None = None
+    applicant_id: str | None = None
+    mentoring: float = 0.0  # standing hours/month
+    papers_accepted: int = 0
+    first_author_accepted: int = 0
+    contract_end: int | None = None
+    impulse: float = 0.0  # queued morale impulses for this month's researcher step
+    dismiss_at_tick: bool = False  # Decisions §1: dismissal takes effect at the next tick
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def researcher(self) -> bool:
+        return self.role in ("phd", "postdoc")
+
+
+@dataclass
+class Applicant(Entity):
+    """A PhD applicant of one season (MECHANICS §5)."""
+
+    table: ClassVar[str] = "applicants"
+    id: str
+    season_year: int
+    pool: str
+    name: str
+    ability: float
+    speed: float
+    resilience: float
+    independence: float
+    growth: float
+    transcript: float
+    letter: float
+    interview_score: float  # hidden until interviewed
+    interviewed: bool = False
+    status: str = "pending"  # pending | offered | accepted | declined | expired | joined
+
+
+@dataclass
+class Project(Entity):
+    """A research project (MECHANICS §6). ``progress`` and ``work`` are in work units."""
+
+    table: ClassVar[str] = "projects"
+    id: str
+    topic: str
+    tier: int
+    members: list
+    compute: float  # units/month
+    started_month: int
+    work: float
+    feasible: bool
+    novelty: float
+    status: str = "active"  # active | completed | deadend | killed
+    ended_month: int | None = None
+    progress: float = 0.0
+    ticks: int = 0
+    compute_sum: float = 0.0
+    ka_sum: float = 0.0  # effort-weighted sum of mean skill×ability
+    ka_weight: float = 0.0
+    scoops: int = 0
+    draft_id: str | None = None
+
+
+@dataclass
+class Draft(Entity):
+    """A paper draft (MECHANICS §6-7). ``q`` is the latent quality (hidden)."""
+
+    table: ClassVar[str] = "drafts"
+    id: str
+    project_id: str | None
+    topic: str
+    tier: int
+    q: float
+    created_month: int
+    authors: list
+    salvage: bool = False
+    collab: bool = False
+    status: str = "available"  # available | under_review | accepted
+    polish_hours: float = 0.0
+    revisions: int = 0
+    revised_month: int | None = None
+    rejected_venues: list = field(default_factory=list)
+
+    def q_eff(self, polish_gain: float, polish_cap: float) -> float:
+        """Effective quality q + gain × min(polish, cap)/cap (MECHANICS §7)."""
+        return self.q + polish_gain * min(self.polish_hours, polish_cap) / polish_cap
+
+
+@dataclass
+class Submission(Entity):
+    """A draft under review at a venue (MECHANICS §7)."""
+
+    table: ClassVar[str] = "submissions"
+    id: str
+    draft_id: str
+    venue: str
+    submitted_month: int
+    decision_month: int
+    status: str = "under_review"  # under_review | accept | reject | withdrawn
+    reviewer_scores: list | None = None
+    score: float | None = None  # hidden review score
+    decided_month: int | None = None
+
+
+@dataclass
+class Publication(Entity):
+    """An accepted paper; it earns citations from its publication month on (MECHANICS §7-8)."""
+
+    table: ClassVar[str] = "publications"
+    id: str
+    draft_id: str
+    venue: str
+    topic: str
+    tier: int
+    q: float
+    authors: list
+    collab: bool
+    accepted_month: int
+    published_month: int
+    citations: int = 0
+
+
+@dataclass
+class GrantCall(Entity):
+    """A funding call (MECHANICS §9). TIF's rolling call is open every month."""
+
+    table: ClassVar[str] = "grant_calls"
+    id: str
+    agency: str
+    open_month: int
+    close_month: int
+
+
+@dataclass
+class Proposal(Entity):
+    """A grant proposal with its frozen (hidden) quality (MECHANICS §9)."""
+
+    table: ClassVar[str] = "proposals"
+    id: str
+    call_id: str
+    agency: str
+    topic: str
+    hours: float
+    attached: list
+    quality: float
+    submitted_month: int
+    decision_month: int
+    status: str = "pending"  # pending | funded | rejected
+
+
+@dataclass
+class Award(Entity):
+    """A funded grant paying ``monthly`` USD from start to end month inclusive (MECHANICS §9)."""
+
+    table: ClassVar[str] = "awards"
+    id: str
+    agency: str
+    total: float
+    monthly: float
+    start_month: int
+    end_month: int
+    proposal_id: str
+
+
+@dataclass
+class Event(Entity):
+    """An event the PI may answer (MECHANICS §11)."""
+
+    table: ClassVar[str] = "events"
+    id: str
+    kind: str  # invited_talk | review_request | student_crisis | collaboration_offer
+    month: int
+    respond_by: int
+    details: dict
+    status: str = "pending"  # pending | accepted | declined | supported | ignored | expired
+    answered_month: int | None = None
+
+
+@dataclass
+class Posting(Entity):
+    """A postdoc search (MECHANICS §5)."""
+
+    table: ClassVar[str] = "postings"
+    id: str
+    month: int
+    resolve_month: int
+    status: str = "open"  # open | filled | unfilled | paused
+    person_id: str | None = None
+
+
+ENTITY_TYPES: dict[str, type[Entity]] = {
+    "people": Person,
+    "applicants": Applicant,
+    "projects": Project,
+    "drafts": Draft,
+    "submissions": Submission,
+    "publications": Publication,
+    "calls": GrantCall,
+    "proposals": Proposal,
+    "awards": Award,
+    "events": Event,
+    "postings": Posting,
+}
+"""Entity collections of :class:`State`, each a dict id → entity in creation order."""
+
+
+@dataclass
+class State:
+    """Everything that changes over a career, hidden values included.
+
+    Money in USD, time in months (1-based), attention in hours.
+    """
+
+    month: int = 1
+    finished: bool = False
+    collapsed: bool = False
+    collapse_month: int | None = None
+    budget: float = 0.0
+    reputation: float = 2.0
+    alumni: int = 0
+    oneoff_used: float = 0.0  # hours spent on one-off actions this month
+    # field (§4)
+    trajectory: list = field(default_factory=list)  # [index][topic] hotness, index 0 = initial
+    crowding: list = field(default_factory=list)  # per topic
+    climate: float = 1.0
+    phi: float = 0.0
+    agency_prefs: dict = field(default_factory=dict)  # agency -> [per topic]
+    compute_mult: float = 1.0
+    shock_until: int = 0  # last month of the running compute price shock (0 = none)
+    # entities
+    people: dict = field(default_factory=dict)
+    applicants: dict = field(default_factory=dict)
+    projects: dict = field(default_factory=dict)
+    drafts: dict = field(default_factory=dict)
+    submissions: dict = field(default_factory=dict)
+    publications: dict = field(default_factory=dict)
+    calls: dict = field(default_factory=dict)
+    proposals: dict = field(default_factory=dict)
+    awards: dict = field(default_factory=dict)
+    events: dict = field(default_factory=dict)
+    postings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)  # id prefix -> last number used
+    # logs visible to the PI (append-only)
+    ledger: list = field(default_factory=list)  # [month, category, amount, note]
+    news: list = field(default_factory=list)  # [month, kind, topic, text]
+    preprints: list = field(default_factory=list)  # [month, topic, count]
+    conference_reports: list = field(default_factory=list)  # [month, venue, topic, count]
+    citations_monthly: list = field(default_factory=list)  # [pub_id, month, count]
+    lab_monthly: list = field(default_factory=list)  # rows, see engine.record_month
+    # bookkeeping
+    rep_impulses: list = field(default_factory=list)  # [source, value] collected this month
+    pending_scoop_news: list = field(default_factory=list)  # [month_due, project_id, topic]
+    collab_reservations: list = field(default_factory=list)  # [month, event_id]
+    collab_deliveries: list = field(default_factory=list)  # [tick_month, event_id, topic]
+    boosted_years: list = field(default_factory=list)  # season years with a 1.15 pool boost
+    last_conference_month: int | None = None
+    last_tif_month: int | None = None
+    fel_funded: bool = False
+    hire_counter: int = 0
+    attention_used_month: float = 0.0  # hours used this month (for stats)
+    action_log: list = field(default_factory=list)  # [month, "ns.method", args, kwargs]
+    memory: str = ""  # the agent's notes (harness, §16)
+    eval_log: dict = field(default_factory=dict)  # hidden evaluation log (§17)
+    student_reports: list = field(default_factory=list)  # [person_id, month, report_quality, sentiment]
+
+    def next_id(self, prefix: str, width: int = 3) -> str:
+        """The next sequential id for ``prefix`` (``"PJ"`` → ``"PJ001"``) (MECHANICS §13)."""
+        n = self.counters.get(prefix, 0) + 1
+        self.counters[prefix] = n
+        return f"{prefix}{n:0{width}d}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able copy of the whole state."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name in ENTITY_TYPES:
+                out[f.name] = [e.to_dict() for e in value.values()]
+            else:
+                out[f.name] = copy.deepcopy(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "State":
+        """Inverse of :meth:`to_dict`."""
+        kwargs: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name in ENTITY_TYPES:
+                etype = ENTITY_TYPES[f.name]
+                kwargs[f.name] = {d["id"]: etype.from_dict(d) for d in value}
+            else:
+                kwargs[f.name] = copy.deepcopy(value)
+        return cls(**kwargs)
