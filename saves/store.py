@@ -210,14 +210,14 @@ def describe_world(world: Any, scenario: Any = None) -> tuple[dict[str, Any], di
 
     Args:
         world: a ``world.engine.World`` (anything with ``to_state``, ``digest``, ``month``,
-            ``finished``, ``collapsed``, ``config`` and ``seed``).
+            ``finished``, ``collapsed``, ``cfg`` or ``config``, and ``seed``).
         scenario: a ``scenarios.Scenario``, a scenario name, or ``None`` (then ``"custom"``).
 
     Returns:
         The save's metadata (scenario, seed, month, status, digest) and the world state.
     """
     state = world.to_state()
-    config = getattr(world, "config", None) or getattr(scenario, "config", None)
+    config = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
     config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
     if scenario is None:
         scen_name, description = "custom", ""

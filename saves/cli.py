@@ -1,0 +1,296 @@
+"""``pibench saves list|show|delete|export|import``: the command functions.
+
+For ``pibench_tui/cli.py`` (which owns the top-level parser), the contract is:
+
+``add_saves_parser(subparsers) -> argparse.ArgumentParser``
+    Adds the ``saves`` command and its five subcommands to an ``argparse`` subparsers
+    object; each subcommand sets ``args.func`` to one of the functions below. Options:
+    ``--saves DIR`` on ``saves`` and on every subcommand.
+
+Each command is ``cmd_<verb>(args, out=sys.stdout, err=sys.stderr) -> int`` and reads only
+these attributes of ``args`` (missing ones take the default shown):
+
+=============  ==============================================================
+``cmd_list``   ``saves`` (DIR or None), ``career`` (None), ``json`` (False)
+``cmd_show``   ``saves``, ``name``, ``json`` (False)
+``cmd_delete`` ``saves``, ``name``
+``cmd_export`` ``saves``, ``name``, ``file`` (path or ``"-"`` for stdout), ``force`` (False)
+``cmd_import`` ``saves``, ``file``, ``as_name`` (None), ``force`` (False)
+=============  ==============================================================
+
+Return value = exit status: 0 ok, 1 error (a one-line message on ``err``, starting with
+``error:``). Recovery warnings of the store (backup index used, ...) go to ``err`` too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from saves.errors import SaveError
+from saves.store import SaveInfo, SaveRecord, SaveStore
+
+__all__ = ["add_saves_parser", "cmd_delete", "cmd_export", "cmd_import", "cmd_list", "cmd_show"]
+
+
+def _store(args: argparse.Namespace) -> SaveStore:
+    return SaveStore(getattr(args, "saves", None))
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} kB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def _when(iso: str) -> str:
+    return iso[:16].replace("T", " ") if iso else "-"
+
+
+def _month(info: SaveInfo) -> str:
+    return f"{info.month}/{info.months}" if info.months else str(info.month)
+
+
+def _flush_warnings(store: SaveStore, err: TextIO) -> None:
+    for message in store.warnings:
+        print(message, file=err)
+    store.warnings.clear()
+
+
+def _fail(exc: Exception, store: SaveStore | None, err: TextIO) -> int:
+    if store is not None:
+        _flush_warnings(store, err)
+    print(f"error: {exc}", file=err)
+    return 1
+
+
+def _table(rows: list[list[str]], out: TextIO) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip(), file=out)
+
+
+def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """List the saves of a store, oldest write first.
+
+    Args:
+        args: ``saves``, ``career``, ``json`` (see the module docstring).
+        out: where the listing goes (default stdout).
+        err: where warnings and errors go (default stderr).
+
+    Returns:
+        Exit status (0 ok, 1 error).
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        infos = store.list(career=getattr(args, "career", None))
+    except SaveError as exc:
+        return _fail(exc, store, err)
+    _flush_warnings(store, err)
+    if getattr(args, "json", False):
+        json.dump([i.to_dict() for i in infos], out, ensure_ascii=False, indent=1)
+        print(file=out)
+        return 0
+    if not infos:
+        print(f"No saves in {store.path}.", file=out)
+        return 0
+    rows = [["NAME", "KIND", "SCENARIO", "SEED", "MONTH", "STATUS", "UPDATED (UTC)", "SIZE"]]
+    for i in infos:
+        rows.append([i.name, i.kind, i.scenario, str(i.seed), _month(i), i.status, _when(i.updated), _size(i.size)])
+    _table(rows, out)
+    print(f"{len(infos)} save{'s' if len(infos) != 1 else ''} in {store.path}", file=out)
+    return 0
+
+
+def _state_facts(record: SaveRecord) -> dict[str, Any]:
+    """Counts shown by ``show`` (action log length, memory notes length), if present."""
+    inner = record.state.get("state", record.state) if isinstance(record.state, dict) else {}
+    facts: dict[str, Any] = {}
+    if isinstance(inner, dict):
+        if isinstance(inner.get("action_log"), list):
+            facts["actions recorded"] = len(inner["action_log"])
+        if isinstance(inner.get("memory"), str):
+            facts["memory notes"] = f"{len(inner['memory'])} characters"
+    return facts
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Show one save's details and verify it completely (format, checksum).
+
+    Args:
+        args: ``saves``, ``name`` (a save name or a career), ``json``.
+        out: where the details go.
+        err: where warnings and errors go.
+
+    Returns:
+        0 when the save is intact, 1 when it is missing or fails verification.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        info = store.resolve(args.name)
+    except SaveError as exc:
+        return _fail(exc, store, err)
+    problem = None
+    record = None
+    try:
+        record = store.load(info.name)
+    except SaveError as exc:
+        problem = str(exc)
+    _flush_warnings(store, err)
+    scenario = (record.scenario if record else {}) or {}
+    details: dict[str, Any] = {
+        "name": info.name,
+        "career": info.career,
+        "kind": info.kind,
+        "scenario": info.scenario,
+        "description": scenario.get("description") or "-",
+        "seed": info.seed,
+        "month": _month(info),
+        "status": info.status,
+        "created": info.created,
+        "updated": info.updated,
+        "file": str(store.blob_dir / info.file),
+        "size": _size(info.size),
+        "format version": info.format_version,
+        "checksum": info.checksum,
+        "world digest": info.digest,
+    }
+    if record is not None:
+        details["pibench version"] = record.meta.get("pibench_version", "-")
+        details.update(_state_facts(record))
+    details["integrity"] = "ok" if problem is None else f"FAILED: {problem}"
+    if getattr(args, "json", False):
+        json.dump(details, out, ensure_ascii=False, indent=1)
+        print(file=out)
+    else:
+        width = max(len(k) for k in details)
+        for k, v in details.items():
+            print(f"{k.ljust(width)}  {v}", file=out)
+    if problem is not None:
+        print(f"error: {problem}", file=err)
+        return 1
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Delete the save called exactly ``args.name``.
+
+    Returns:
+        0 when deleted, 1 when no such save (or the store is busy).
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        info = store.delete(args.name)
+    except SaveError as exc:
+        return _fail(exc, store, err)
+    _flush_warnings(store, err)
+    print(f"Deleted save {info.name!r} (month {_month(info)}, {info.scenario}).", file=out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Write a save to a self-contained file (after verifying it).
+
+    ``args.file == "-"`` writes the file's bytes to stdout.
+
+    Returns:
+        0 when written, 1 on any error (nothing is written then).
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        if args.file == "-":
+            info = store.resolve(args.name)
+            store.load(info.name)
+            raw = store.file_of(info.name).read_bytes()
+            buf = getattr(out, "buffer", None)
+            if buf is not None:
+                buf.write(raw)
+                buf.flush()
+            else:
+                out.write(raw.decode("utf-8"))
+            _flush_warnings(store, err)
+            return 0
+        path = store.export(args.name, args.file, overwrite=getattr(args, "force", False))
+    except (SaveError, OSError) as exc:
+        return _fail(exc, store, err)
+    _flush_warnings(store, err)
+    print(f"Exported save {args.name!r} to {path}.", file=out)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Verify a save file and add it to the store.
+
+    Returns:
+        0 when imported, 1 when the file is bad (truncated, corrupt, tampered, future
+        version) or the name is taken without ``--force``.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        info = store.import_file(args.file, name=getattr(args, "as_name", None), overwrite=getattr(args, "force", False))
+    except (SaveError, OSError) as exc:
+        return _fail(exc, store, err)
+    _flush_warnings(store, err)
+    print(f"Imported save {info.name!r} (month {_month(info)}, {info.scenario}, seed {info.seed}).", file=out)
+    return 0
+
+
+def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``saves`` and its subcommands on an argparse subparsers object.
+
+    Args:
+        subparsers: the result of ``parser.add_subparsers()``.
+
+    Returns:
+        The ``saves`` parser (its subcommands set ``args.func``).
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS,
+                        help="the save store folder (default: $PIBENCH_HOME/saves or the user data folder)")
+    p = subparsers.add_parser("saves", parents=[common], help="list, show, delete, export and import saved careers",
+                              description="Manage saved careers.")
+    sub = p.add_subparsers(dest="saves_command", metavar="COMMAND", required=True)
+
+    s = sub.add_parser("list", parents=[common], help="list the saves", description="List the saves, oldest first.")
+    s.add_argument("--career", metavar="NAME", help="only this career's saves")
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("show", parents=[common], help="show and verify one save",
+                       description="Show a save's details and verify its checksum and format.")
+    s.add_argument("name", help="a save name, or a career name for its most recent save")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_show)
+
+    s = sub.add_parser("delete", parents=[common], help="delete one save", description="Delete the save with exactly this name.")
+    s.add_argument("name")
+    s.set_defaults(func=cmd_delete)
+
+    s = sub.add_parser("export", parents=[common], help="write a save to a file",
+                       description="Write a save to a self-contained file that 'pibench saves import' reads.")
+    s.add_argument("name", help="a save name, or a career name for its most recent save")
+    s.add_argument("file", help="the file to write ('-' for stdout)")
+    s.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("import", parents=[common], help="add a save file to the store",
+                       description="Verify an exported save file and add it to the store.")
+    s.add_argument("file")
+    s.add_argument("--as", dest="as_name", metavar="NAME", help="store it under this name")
+    s.add_argument("--force", action="store_true", help="replace an existing save of that name")
+    s.set_defaults(func=cmd_import)
+    return p
