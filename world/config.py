@@ -454,6 +454,10 @@ def _coerce_scalar(key: str, default: Any, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"world parameter {key!r} must be a number, got {value!r}")
         return float(value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise ValueError(f"world parameter {key!r} must be a string, got {value!r}")
+        return value
     raise ValueError(f"world parameter {key!r} cannot be set")
 
 
