@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .config import TOPICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,25 +30,23 @@ def build_trajectory(w: "World") -> list[list[float]]:
     if cfg.frozen_field:
         return [list(h0) for _ in range(n)]
     gen = w.rng.stream("field_traj")
+    nk = len(TOPICS)
     lo, hi = math.log(cfg.hot_min), math.log(cfg.hot_max)
-    x = [math.log(h) for h in h0]
-    mu = list(x)
+    x = np.log(np.array(h0, dtype=float))
+    mu = x.copy()
     rows = [list(h0)]
     boom_mean = math.log(cfg.boom_log_mean_factor)
     for _ in range(1, n):
-        row = []
-        for k in range(len(TOPICS)):
-            mu[k] += float(gen.normal(0.0, cfg.hot_drift_sd))
-            xk = x[k] + cfg.hot_reversion * (mu[k] - x[k]) + float(gen.normal(0.0, cfg.hot_noise_sd))
-            u = float(gen.random())
-            if u < cfg.boom_p:
-                xk += float(gen.normal(boom_mean, cfg.boom_log_sd))
-            elif u < cfg.boom_p + cfg.bust_p:
-                xk += math.log(float(gen.uniform(cfg.bust_low, cfg.bust_high)))
-            xk = min(hi, max(lo, xk))
-            x[k] = xk
-            row.append(math.exp(xk))
-        rows.append(row)
+        # One vector draw per quantity per month, in a fixed order (stream is agent-independent).
+        mu += gen.normal(0.0, cfg.hot_drift_sd, nk)
+        noise = gen.normal(0.0, cfg.hot_noise_sd, nk)
+        u = gen.random(nk)
+        boom = gen.normal(boom_mean, cfg.boom_log_sd, nk)
+        bust = np.log(gen.uniform(cfg.bust_low, cfg.bust_high, nk))
+        x = x + cfg.hot_reversion * (mu - x) + noise
+        x = x + np.where(u < cfg.boom_p, boom, np.where(u < cfg.boom_p + cfg.bust_p, bust, 0.0))
+        x = np.clip(x, lo, hi)
+        rows.append([float(v) for v in np.exp(x)])
     return rows
 
 

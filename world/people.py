@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .config import POOLS
 from .state import Applicant, Person
 
@@ -121,24 +123,29 @@ def generate_pool(w: "World", m: int) -> None:
     lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
     gen = w.rng.keyed("applicants", y)
     candidates: dict[str, list[dict]] = {}
+    n = cfg.pool_candidates
     for pool in POOLS:
         pp = cfg.pools[pool]
-        rows = []
-        for _ in range(cfg.pool_candidates):
-            a = min(cfg.ability_max, max(cfg.ability_min, float(gen.normal(pp["ability_mean"] + lift, pp["ability_sd"]))))
-            row = {
-                "ability": a,
-                "speed": float(gen.normal(1.0, 0.15)),
-                "resilience": float(gen.uniform(0.4, 1.0)),
-                "independence": float(gen.uniform(0.3, 1.0)),
-                "growth": max(0.3, float(gen.normal(1.0, 0.3))),
-                "transcript": round(min(1.0, max(0.0, a + float(gen.normal(0.0, pp["transcript_noise"])))), 2),
-                "letter": round(min(1.0, max(0.0, a + pp["letter_bias"] + float(gen.normal(0.0, pp["letter_noise"])))), 2),
-                "interview_score": round(min(1.0, max(0.0, a + float(gen.normal(0.0, cfg.interview_noise_sd)))), 2),
-                "name": _name(gen),
-                "pool": pool,
+        ability = np.clip(gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n), cfg.ability_min, cfg.ability_max)
+        speed = gen.normal(1.0, 0.15, n)
+        resilience = gen.uniform(0.4, 1.0, n)
+        independence = gen.uniform(0.3, 1.0, n)
+        growth = np.maximum(0.3, gen.normal(1.0, 0.3, n))
+        transcript = np.clip(ability + gen.normal(0.0, pp["transcript_noise"], n), 0.0, 1.0)
+        letter = np.clip(ability + pp["letter_bias"] + gen.normal(0.0, pp["letter_noise"], n), 0.0, 1.0)
+        interview = np.clip(ability + gen.normal(0.0, cfg.interview_noise_sd, n), 0.0, 1.0)
+        first = gen.integers(len(_FIRST), size=n)
+        last = gen.integers(len(_LAST), size=n)
+        rows = [
+            {
+                "ability": float(ability[i]), "speed": float(speed[i]), "resilience": float(resilience[i]),
+                "independence": float(independence[i]), "growth": float(growth[i]),
+                "transcript": round(float(transcript[i]), 2), "letter": round(float(letter[i]), 2),
+                "interview_score": round(float(interview[i]), 2),
+                "name": f"{_FIRST[int(first[i])]} {_LAST[int(last[i])]}", "pool": pool,
             }
-            rows.append(row)
+            for i in range(n)
+        ]
         candidates[pool] = rows
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     revealed: list[dict] = []
