@@ -6,8 +6,8 @@ A file is one strict-JSON object ending in ``"}\\n"``::
      "tagged": false, "save": {...}}
 
 The checksum is SHA-256 over ``"<format>/<format_version>\\n"`` followed by the canonical
-text of the payload (:func:`saves.values.canonical_json`), so it does not depend on key order
-or spacing but any change of a value is caught. Reading checks, in this order, and refuses
+text of the payload (:func:`saves.values.canonical_json`: compact, keys in their saved
+order), so reformatting a file is harmless but any change of a value is caught. Reading checks, in this order, and refuses
 with a :class:`SaveCorruptError` whose ``kind`` says which check failed:
 
 1. ``truncated`` -- empty, or not valid JSON and missing the final ``"}\\n"`` (the write was

@@ -10,6 +10,7 @@ Conversion policy (documented in ``docs/saves.md``):
   any size are fine (numpy RNG states hold 128-bit integers).
 * numpy scalars (``np.float64``, ``np.int32``, ``np.bool_`` ...) become the Python scalar
   of the same value; numpy arrays become (nested) lists.
+* dict keys keep their order (the world may iterate its dicts while drawing).
 * ``list`` and ``tuple`` become JSON arrays (a tuple comes back as a list, as with plain
   JSON).
 * **NaN and ±inf are kept exactly**: JSON has no literal for them, so each is written as the
@@ -126,14 +127,16 @@ def _numpy_default(value: Any) -> Any:
 
 
 def canonical_json(doc: Any) -> str:
-    """The canonical text of a normalised document (sorted keys, no spaces, UTF-8 text).
+    """The canonical text of a normalised document (no spaces, UTF-8 text, keys in order).
 
-    Checksums are computed over this text, so two equal documents always agree.
+    Keys keep their insertion order: the world may iterate its dicts, so a resumed career
+    must see them in the order they were saved. Reading a file and writing the parsed
+    document again gives the same text, which is what the checksum is computed over.
 
     Raises:
         ValueError, TypeError: ``doc`` is not normalised plain JSON.
     """
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def encode(value: Any) -> tuple[Any, bool, str]:
@@ -154,7 +157,7 @@ def encode(value: Any) -> tuple[Any, bool, str]:
         SaveValueError: a value that cannot be saved; the message names its path.
     """
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False,
                           allow_nan=False, default=_numpy_default)
         doc = json.loads(text)
         if doc == value and TAG not in text:

@@ -1,0 +1,21 @@
+"""Fixtures for the save-store tests: a store in a temporary folder and small fake worlds."""
+
+from __future__ import annotations
+
+import pytest
+from tests.saves.saves_fakeworld import FakeWorld
+
+from saves import SaveStore
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> SaveStore:
+    """An empty store in its own temporary folder (PIBENCH_HOME points elsewhere, unused)."""
+    monkeypatch.setenv("PIBENCH_HOME", str(tmp_path / "home"))
+    return SaveStore(tmp_path / "store", lock_timeout=1.0)
+
+
+@pytest.fixture
+def fake():
+    """Factory of fake worlds: ``fake(seed=1, month=1, size=10)``."""
+    return FakeWorld
