@@ -1,0 +1,975 @@
+"""The agent process of the headless sandbox (MECHANICS §16): policy check and executor.
+
+This file has two roles:
+
+* Imported by the parent (``pibench_tui.sandbox``), it provides the static policy
+  check (:func:`check_source`) so that refused code is answered without a round trip.
+* Run as a script by the parent (``python -S -s -P _sandbox_child.py``, clean
+  environment, working directory ``/``), it is the **agent process**: it executes
+  agent code with restricted builtins and reaches the world only through a small RPC
+  of API calls (namespace, method, args, kwargs) carrying JSON over its stdin/stdout
+  pipes. It never imports ``world`` (nor anything of ours) and holds no hidden state,
+  so even an escape from the policy check finds nothing to read but its own variables.
+
+Everything here is standard library only, imported before the OS limits are applied.
+
+Wire protocol: one JSON object per line (UTF-8), in both directions.
+
+parent -> child
+    ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int}``
+    ``{"t": "run", "code": str, "filename": str, "first_line": int}``
+    ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
+    "message": str}`` (the answer to a ``call``)
+child -> parent
+    ``{"t": "ready"}`` after ``init``
+    ``{"t": "call", "ns": str, "m": str, "a": list, "k": dict}`` (an API call)
+    ``{"t": "out", "s": str}`` (agent output, the head of the block's output)
+    ``{"t": "done", "error": null | {"type", "message", "line"}, "tail": str,
+    "omitted": int}`` (end of a block: the kept tail and how many characters were cut)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+import time as _time
+
+# --------------------------------------------------------------------------------------
+# The policy (shared with the parent)
+# --------------------------------------------------------------------------------------
+
+#: Pure standard modules agent code may import (MECHANICS §16, as decided for pibench).
+ALLOWED_MODULES: tuple[str, ...] = (
+    "math",
+    "statistics",
+    "random",
+    "json",
+    "collections",
+    "itertools",
+    "functools",
+    "re",
+    "heapq",
+    "bisect",
+)
+
+#: Public names left out of the module copies agent code gets: each reads or evaluates
+#: attributes by a caller-chosen name (``update_wrapper``/``wraps`` copy arbitrary
+#: attributes, ``singledispatch`` evaluates string annotations), so each could walk
+#: around the policy check.
+_MODULE_DENY: dict[str, frozenset[str]] = {
+    "functools": frozenset(
+        {
+            "update_wrapper",
+            "wraps",
+            "WRAPPER_ASSIGNMENTS",
+            "WRAPPER_UPDATES",
+            "singledispatch",
+            "singledispatchmethod",
+        }
+    ),
+}
+
+#: Names agent code may not mention at all (they are not in its builtins either).
+BLOCKED_NAMES: frozenset[str] = frozenset(
+    {
+        "open",
+        "exec",
+        "eval",
+        "compile",
+        "globals",
+        "vars",
+        "locals",
+        "breakpoint",
+        "setattr",
+        "delattr",
+        "input",
+    }
+)
+
+#: Attribute names of frames, code objects, generators, coroutines and tracebacks (and
+#: the Python 2 spellings of function internals): never readable, by any spelling.
+FRAME_ATTRS: frozenset[str] = frozenset(
+    {
+        "f_back",
+        "f_builtins",
+        "f_code",
+        "f_globals",
+        "f_locals",
+        "f_lasti",
+        "f_lineno",
+        "f_trace",
+        "f_trace_lines",
+        "f_trace_opcodes",
+        "func_globals",
+        "func_code",
+        "func_closure",
+        "func_defaults",
+        "im_func",
+        "im_self",
+        "im_class",
+        "mro",
+    }
+)
+_FRAME_PREFIXES: tuple[str, ...] = ("gi_", "cr_", "ag_", "tb_", "co_")
+
+#: Special methods agent classes may define (defining one reads nothing; the ones that
+#: could receive or forward hidden objects — ``__getattr__``, ``__setattr__``,
+#: ``__getattribute__``, ``__set_name__``, ``__init_subclass__``, ``__class_getitem__``,
+#: ``__reduce__`` ... — stay refused).
+SAFE_SPECIAL_METHODS: frozenset[str] = frozenset(
+    {
+        "__init__",
+        "__repr__",
+        "__str__",
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__hash__",
+        "__bool__",
+        "__len__",
+        "__iter__",
+        "__next__",
+        "__contains__",
+        "__getitem__",
+        "__setitem__",
+        "__delitem__",
+        "__call__",
+        "__add__",
+        "__radd__",
+        "__sub__",
+        "__rsub__",
+        "__mul__",
+        "__rmul__",
+        "__truediv__",
+        "__floordiv__",
+        "__mod__",
+        "__neg__",
+        "__abs__",
+        "__enter__",
+        "__exit__",
+    }
+)
+
+#: The largest agent source accepted per block, in characters.
+MAX_SOURCE_CHARS = 1_000_000
+
+
+class SandboxViolation(Exception):
+    """Agent code refused by the static policy check (MECHANICS §16).
+
+    Attributes:
+        message: What was refused and why, for the agent.
+        line: 1-based line number in the agent's text, or ``None``.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__")
+
+
+def attribute_refusal(name: str) -> str | None:
+    """Say why reading or writing the attribute ``name`` is refused, or ``None`` if allowed.
+
+    Args:
+        name: An attribute name as written in agent code (or given to ``getattr``).
+
+    Returns:
+        A message for the agent, or ``None`` when the attribute is allowed.
+    """
+    if not isinstance(name, str):
+        return "attribute names must be strings"
+    if name.startswith("_"):
+        kind = "special (dunder)" if _is_dunder(name) else "private"
+        return (
+            f"attribute {name!r} is not allowed: {kind} attributes are out of reach "
+            "in the sandbox"
+        )
+    if name in FRAME_ATTRS or name.startswith(_FRAME_PREFIXES):
+        return (
+            f"attribute {name!r} is not allowed: frame, code, generator and traceback "
+            "internals are out of reach in the sandbox"
+        )
+    return None
+
+
+def _format_fields_refusal(template: str) -> str | None:
+    """Check a literal ``str.format`` template: no private or internal attribute fields."""
+    import _string  # the C helper behind string.Formatter (stdlib)
+
+    def walk(text: str, depth: int) -> str | None:
+        if depth > 2:
+            return "format template nests too deeply"
+        try:
+            parsed = list(_string.formatter_parser(text))
+        except ValueError as exc:
+            return f"bad format template: {exc}"
+        for _literal, field, spec, _conv in parsed:
+            if field is None:
+                continue
+            try:
+                _first, rest = _string.formatter_field_name_split(field)
+                parts = list(rest)
+            except ValueError as exc:
+                return f"bad format field {field!r}: {exc}"
+            for is_attr, key in parts:
+                if is_attr:
+                    why = attribute_refusal(key)
+                    if why is not None:
+                        return f"format field {field!r}: {why}"
+            if spec:
+                why = walk(spec, depth + 1)
+                if why is not None:
+                    return why
+        return None
+
+    return walk(template, 0)
+
+
+class _PolicyChecker(ast.NodeVisitor):
+    """Walks an agent module and collects the first refusal."""
+
+    def __init__(self) -> None:
+        self.class_depth = 0
+
+    def refuse(self, node: ast.AST, message: str) -> None:
+        raise SandboxViolation(message, getattr(node, "lineno", None))
+
+    def check_name(self, node: ast.AST, name: str | None, what: str) -> None:
+        if name is None:
+            return
+        if _is_dunder(name):
+            self.refuse(node, f"{what} {name!r} is not allowed: names starting with '__' are reserved")
+
+    # names ----------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        self.check_name(node, node.id, "name")
+        if node.id in BLOCKED_NAMES:
+            self.refuse(node, f"{node.id}() is not available in the sandbox")
+        if node.id in ("getattr", "hasattr"):
+            # A bare mention (passing getattr around) could hide its attribute name.
+            self.refuse(node, f"{node.id} may only be called directly, with a literal attribute name")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("getattr", "hasattr"):
+            if len(node.args) < 2 or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                self.refuse(node, f"{func.id}(obj, 'name') needs a literal attribute name")
+            name_node = node.args[1]
+            if not (isinstance(name_node, ast.Constant) and isinstance(name_node.value, str)):
+                self.refuse(
+                    node,
+                    f"{func.id}() with a computed attribute name is not allowed; "
+                    "write the name as a string literal",
+                )
+            why = attribute_refusal(name_node.value)
+            if why is not None:
+                self.refuse(node, why)
+            for arg in node.args:
+                self.visit(arg)
+            return
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map"):
+            self.check_format(func)
+            self.visit(func.value)
+            for arg in node.args:
+                self.visit(arg)
+            for kw in node.keywords:
+                self.visit(kw)
+            return
+        self.generic_visit(node)
+
+    def check_format(self, node: ast.Attribute) -> None:
+        value = node.value
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            self.refuse(
+                node,
+                f".{node.attr}() is only allowed on a string literal (its fields can read "
+                "attributes); use an f-string",
+            )
+        why = _format_fields_refusal(value.value)
+        if why is not None:
+            self.refuse(node, why)
+
+    # attributes -----------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in ("format", "format_map"):
+            # Only a direct call on a literal is allowed (see visit_Call).
+            self.refuse(node, f".{node.attr} may only be called directly on a string literal")
+        if node.attr == "__init__" and self._is_super_call(node.value):
+            self.generic_visit(node)
+            return
+        why = attribute_refusal(node.attr)
+        if why is not None:
+            self.refuse(node, why)
+        self.generic_visit(node)
+
+    @staticmethod
+    def _is_super_call(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+            and not node.args
+            and not node.keywords
+        )
+
+    # imports --------------------------------------------------------------------------
+    def _refuse_import(self, node: ast.AST, name: str) -> None:
+        self.refuse(
+            node,
+            f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}",
+        )
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name not in ALLOWED_MODULES:
+                self._refuse_import(node, alias.name)
+            self.check_name(node, alias.asname, "name")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or node.module not in ALLOWED_MODULES:
+            self._refuse_import(node, "." * node.level + (node.module or ""))
+        for alias in node.names:
+            if alias.name != "*" and alias.name.startswith("_"):
+                self.refuse(node, f"cannot import private name {alias.name!r}")
+            self.check_name(node, alias.asname, "name")
+
+    # definitions ----------------------------------------------------------------------
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if _is_dunder(node.name):
+            if not (self.class_depth and node.name in SAFE_SPECIAL_METHODS):
+                self.refuse(
+                    node,
+                    f"defining {node.name!r} is not allowed; special methods allowed in "
+                    "classes: " + ", ".join(sorted(SAFE_SPECIAL_METHODS)),
+                )
+        saved = self.class_depth
+        self.class_depth = 0  # a nested function body is not a class body
+        self.generic_visit(node)
+        self.class_depth = saved
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        saved = self.class_depth
+        self.class_depth = 0
+        self.generic_visit(node)
+        self.class_depth = saved
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.check_name(node, node.name, "class name")
+        for kw in node.keywords:
+            if kw.arg == "metaclass":
+                self.refuse(node, "metaclasses are not allowed in the sandbox")
+        # Decorators, bases and keywords are evaluated outside the class body.
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(child)
+        self.class_depth += 1
+        for stmt in node.body:
+            self.visit(stmt)
+        self.class_depth -= 1
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.check_name(node, node.arg, "argument")
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        self.check_name(node, node.arg, "keyword argument")
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        for name in node.names:
+            self.check_name(node, name, "name")
+
+    visit_Nonlocal = visit_Global
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self.check_name(node, node.name, "name")
+        self.generic_visit(node)
+
+    # pattern matching reads attributes by keyword (``case C(__class__=x)``)
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:
+            why = attribute_refusal(attr)
+            if why is not None:
+                self.refuse(node, why)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        self.check_name(node, node.name, "name")
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        self.check_name(node, node.name, "name")
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self.check_name(node, node.rest, "name")
+        self.generic_visit(node)
+
+
+def check_tree(tree: ast.AST) -> None:
+    """Apply the sandbox policy (MECHANICS §16) to a parsed agent module.
+
+    Args:
+        tree: The module as returned by :func:`ast.parse`.
+
+    Raises:
+        SandboxViolation: At the first refused construct, with its line.
+    """
+    _PolicyChecker().visit(tree)
+
+
+def parse_agent_code(code: str, filename: str = "<stdin>", first_line: int = 1) -> ast.Module:
+    """Parse agent code, check it against the policy and shift its line numbers.
+
+    Args:
+        code: Agent Python source.
+        filename: Name shown in errors (``<stdin>`` for piped text).
+        first_line: Line number of the first line of ``code`` in the agent's text
+            (1-based), so errors point into the agent's own text.
+
+    Returns:
+        The checked module, with line numbers already shifted by ``first_line - 1``.
+
+    Raises:
+        SyntaxError: ``code`` is not valid Python (line numbers shifted).
+        SandboxViolation: ``code`` is valid but refused (line numbers shifted).
+    """
+    if len(code) > MAX_SOURCE_CHARS:
+        raise SandboxViolation(
+            f"block too long: {len(code):,} characters (limit {MAX_SOURCE_CHARS:,})", first_line
+        )
+    try:
+        tree = ast.parse(code, filename, "exec")
+    except SyntaxError as exc:
+        if exc.lineno is not None:
+            exc.lineno += first_line - 1
+        raise
+    except ValueError as exc:  # e.g. NUL bytes in the source
+        raise SyntaxError(str(exc), (filename, first_line, 0, "")) from None
+    except (MemoryError, RecursionError):
+        raise SyntaxError("code too deeply nested to parse", (filename, first_line, 0, "")) from None
+    if first_line != 1:
+        ast.increment_lineno(tree, first_line - 1)
+    try:
+        check_tree(tree)
+    except RecursionError:
+        raise SandboxViolation("code too deeply nested to check", first_line) from None
+    return tree
+
+
+def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> str | None:
+    """Return why agent code is refused (syntax or policy), or ``None`` if it may run.
+
+    Args:
+        code: Agent Python source.
+        filename: Name used for syntax errors.
+        first_line: Line of ``code``'s first line in the agent's text (1-based).
+
+    Returns:
+        ``None`` when the code passes; else a one-line message such as
+        ``"line 3: attribute '__class__' is not allowed: ..."``.
+    """
+    try:
+        parse_agent_code(code, filename, first_line)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: SyntaxError: {exc.msg}"
+    except SandboxViolation as exc:
+        return f"line {exc.line}: SandboxError: {exc.message}"
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# The agent process
+# --------------------------------------------------------------------------------------
+
+_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+_MAX_ARG_BYTES = 1_000_000
+
+
+class ActionError(Exception):
+    """A refused API call, as agent code sees it (MECHANICS §15).
+
+    Attributes:
+        code: Short machine-readable reason, e.g. ``"career_over"``.
+        message: The API's explanation, shown verbatim.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Channel:
+    """Line-delimited JSON over two file descriptors (the parent's pipes)."""
+
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.rfd = rfd
+        self.wfd = wfd
+        self.buf = b""
+
+    def send(self, msg: dict) -> None:
+        data = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        data += b"\n"
+        view = memoryview(data)
+        while view:
+            n = os.write(self.wfd, view)
+            view = view[n:]
+
+    def recv(self) -> dict:
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0:
+                line, self.buf = self.buf[:i], self.buf[i + 1 :]
+                return json.loads(line)
+            chunk = os.read(self.rfd, 1 << 16)
+            if not chunk:  # the parent is gone
+                os._exit(0)
+            self.buf += chunk
+
+
+class _OutputCap:
+    """Keeps a block's output within ``limit`` characters: the head streams to the parent
+    as it is printed, the tail is kept in a bounded buffer, the middle is only counted."""
+
+    def __init__(self, channel: _Channel, limit: int) -> None:
+        self.channel = channel
+        self.limit = max(0, int(limit))
+        self.head_limit = self.limit // 2 + self.limit % 2
+        self.tail_limit = self.limit // 2
+        self.reset()
+
+    def reset(self) -> None:
+        self.head_used = 0
+        self.pending: list[str] = []
+        self.pending_len = 0
+        self.tail = ""
+        self.tail_total = 0  # characters that went past the head
+        self.last_flush = _monotonic()
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        room = self.head_limit - self.head_used
+        if room > 0:
+            part = text[:room]
+            self.head_used += len(part)
+            self.pending.append(part)
+            self.pending_len += len(part)
+            text = text[room:]
+            if self.pending_len >= 8192 or _monotonic() - self.last_flush > 0.05:
+                self.flush()
+        if text:
+            self.tail_total += len(text)
+            if self.tail_limit:
+                self.tail += text
+                if len(self.tail) > 2 * self.tail_limit + 4096:
+                    self.tail = self.tail[-self.tail_limit :]
+
+    def flush(self) -> None:
+        if self.pending:
+            self.channel.send({"t": "out", "s": "".join(self.pending)})
+            self.pending = []
+            self.pending_len = 0
+        self.last_flush = _monotonic()
+
+    def finish(self) -> tuple[str, int]:
+        """Flush the head; return the kept tail and the number of characters cut."""
+        self.flush()
+        tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
+        omitted = self.tail_total - len(tail)
+        return tail, omitted
+
+
+_monotonic = _time.monotonic
+
+
+def _json_arg(value: object, what: str) -> object:
+    """Refuse a non-JSON-able value before it crosses the process boundary."""
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ActionError(
+            "bad_argument",
+            f"{what} must be JSON-able (str, int, float, bool, None, lists, dicts with "
+            f"string keys): {exc}",
+        ) from None
+    if len(text) > _MAX_ARG_BYTES:
+        raise ActionError(
+            "bad_argument", f"{what} too large: {len(text):,} bytes (limit {_MAX_ARG_BYTES:,})"
+        )
+    return value
+
+
+class _Runtime:
+    """The agent process's state: channel, API proxies, globals, output cap."""
+
+    def __init__(self, channel: _Channel, init: dict) -> None:
+        self.channel = channel
+        self.spec: dict = init.get("spec") or {}
+        self.out = _OutputCap(channel, int(init.get("max_output", 20_000)))
+        self.seed = int(init.get("seed", 0))
+        self.modules = _module_copies()
+        self.globals = self._make_globals()
+
+    # RPC ----------------------------------------------------------------------------
+    def call(self, ns: str, method: str, args: tuple, kwargs: dict) -> object:
+        args = list(args)
+        _json_arg(args, f"arguments of {ns}.{method}()")
+        _json_arg(kwargs, f"keyword arguments of {ns}.{method}()")
+        self.out.flush()
+        self.channel.send({"t": "call", "ns": ns, "m": method, "a": args, "k": kwargs})
+        reply = self.channel.recv()
+        if reply.get("t") != "ret":
+            raise RuntimeError("sandbox protocol error: expected a reply to an API call")
+        if reply.get("ok"):
+            return reply.get("v")
+        raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
+
+    # globals ------------------------------------------------------------------------
+    def _make_globals(self) -> dict:
+        rt = self
+        builtins_ns = _safe_builtins(self)
+        g: dict = {"__builtins__": builtins_ns, "__name__": "__agent__", "__doc__": None}
+        for ns, calls in self.spec.items():
+            g[ns] = _Namespace(rt, ns, calls)
+
+        def query(sql):
+            """Run one read-only SELECT/WITH statement on the observable database (≤ 200 rows)."""
+            return rt.call("query", "query", (sql,), {})
+
+        def read_memory():
+            """Return your notes (at most 6,000 characters)."""
+            return rt.call("memory", "read", (), {})
+
+        def write_memory(text):
+            """Replace your notes (cut to 6,000 characters with a notice)."""
+            return rt.call("memory", "write", (text,), {})
+
+        memory_calls = {
+            "read": {"params": [], "doc": "Return your notes (at most 6,000 characters).", "mutating": False},
+            "write": {
+                "params": [["text", {"required": True}]],
+                "doc": "Replace your notes (cut to 6,000 characters with a notice).",
+                "mutating": True,
+            },
+        }
+        g["query"] = query
+        g["memory"] = _Namespace(rt, "memory", memory_calls)
+        g["read_memory"] = read_memory
+        g["write_memory"] = write_memory
+        g["ActionError"] = ActionError
+        return g
+
+    # execution ------------------------------------------------------------------------
+    def run(self, msg: dict) -> None:
+        code = msg.get("code")
+        filename = str(msg.get("filename", "<stdin>"))
+        first_line = int(msg.get("first_line", 1))
+        self.out.reset()
+        error = None
+        try:
+            if not isinstance(code, str):
+                raise SandboxViolation("code must be a string", None)
+            tree = parse_agent_code(code, filename, first_line)
+            self._execute(tree, filename)
+        except SyntaxError as exc:
+            error = {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno}
+        except SandboxViolation as exc:
+            error = {"type": "SandboxError", "message": exc.message, "line": exc.line}
+        except BaseException as exc:  # agent code may raise anything, SystemExit included
+            error = _describe(exc, filename)
+        tail, omitted = self.out.finish()
+        self.channel.send({"t": "done", "error": error, "tail": tail, "omitted": omitted})
+
+    def _execute(self, tree: ast.Module, filename: str) -> None:
+        g = self.globals
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Expr):
+                expr = ast.Expression(stmt.value)
+                value = eval(compile(expr, filename, "eval"), g)  # noqa: S307 - checked code
+                if value is not None:
+                    self.out.write(repr(value) + "\n")
+            else:
+                module = ast.Module([stmt], type_ignores=[])
+                exec(compile(module, filename, "exec"), g)  # noqa: S102 - checked code
+
+
+def _describe(exc: BaseException, filename: str) -> dict:
+    """Type, message and agent-code line of an exception raised by agent code."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    try:
+        message = str(exc)
+    except BaseException:  # an agent-defined __str__ may fail
+        message = "<unprintable exception>"
+    if isinstance(exc, RecursionError):
+        message = message or "maximum recursion depth exceeded"
+    return {"type": type(exc).__name__, "message": message, "line": line}
+
+
+class _Call:
+    """One API call as agent code sees it: ``lab.dashboard(...)``."""
+
+    __slots__ = ("_rt", "_ns", "_name", "_spec")
+
+    def __init__(self, rt: _Runtime, ns: str, name: str, spec: dict) -> None:
+        object.__setattr__(self, "_rt", rt)
+        object.__setattr__(self, "_ns", ns)
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_spec", spec)
+
+    def __call__(self, *args, **kwargs):
+        return self._rt.call(self._ns, self._name, args, kwargs)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{self._ns}.{self._name} is read-only")
+
+    __delattr__ = __setattr__
+
+    def signature(self) -> str:
+        parts = []
+        for pname, default in self._spec.get("params", []):
+            if isinstance(default, dict) and default.get("required"):
+                parts.append(pname)
+            else:
+                parts.append(f"{pname}={default.get('default')!r}" if isinstance(default, dict) else pname)
+        return f"{self._ns}.{self._name}({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"<API call {self.signature()}>"
+
+    def help_text(self) -> str:
+        tag = " [changes the world]" if self._spec.get("mutating") else ""
+        doc = (self._spec.get("doc") or "").strip()
+        return f"{self.signature()}{tag}\n    {doc}" if doc else f"{self.signature()}{tag}"
+
+
+class _Namespace:
+    """An API namespace (``lab``, ``time`` ...): read-only, its attributes are its calls."""
+
+    __slots__ = ("_ns", "_calls")
+
+    def __init__(self, rt: _Runtime, ns: str, calls: dict) -> None:
+        object.__setattr__(self, "_ns", ns)
+        object.__setattr__(
+            self, "_calls", {name: _Call(rt, ns, name, spec) for name, spec in calls.items()}
+        )
+
+    def __getattr__(self, name):
+        calls = object.__getattribute__(self, "_calls")
+        if name in calls:
+            return calls[name]
+        ns = object.__getattribute__(self, "_ns")
+        raise AttributeError(f"{ns} has no call {name!r}; its calls: {', '.join(calls)}")
+
+    def __setattr__(self, name, value):
+        ns = object.__getattribute__(self, "_ns")
+        extra = " (the clock moves only through time.next_month())" if ns == "time" else ""
+        raise AttributeError(f"the API namespace {ns!r} is read-only{extra}")
+
+    __delattr__ = __setattr__
+
+    def __dir__(self):
+        return list(object.__getattribute__(self, "_calls"))
+
+    def __repr__(self) -> str:
+        calls = object.__getattribute__(self, "_calls")
+        ns = object.__getattribute__(self, "_ns")
+        return f"<API namespace {ns}: {', '.join(c + '()' for c in calls)}>"
+
+    def help_text(self) -> str:
+        calls = object.__getattribute__(self, "_calls")
+        return "\n".join(c.help_text() for c in calls.values())
+
+
+def _module_copies() -> dict:
+    """Read-only copies of the allowed modules: public functions, classes and constants,
+    no submodules (``json.codecs`` could open files, ``statistics.sys`` is ``sys``)."""
+    import importlib
+    import types
+
+    copies = {}
+    for name in ALLOWED_MODULES:
+        real = importlib.import_module(name)
+        copy = types.ModuleType(name, getattr(real, "__doc__", None))
+        deny = _MODULE_DENY.get(name, frozenset())
+        public = getattr(real, "__all__", None) or [k for k in vars(real) if not k.startswith("_")]
+        for key in public:
+            if key.startswith("_") or key in deny or not hasattr(real, key):
+                continue
+            value = getattr(real, key)
+            if isinstance(value, types.ModuleType):
+                continue
+            setattr(copy, key, value)
+        copies[name] = copy
+    return copies
+
+
+def _safe_builtins(rt: _Runtime) -> dict:
+    """The builtins agent code gets (MECHANICS §16): no I/O, no introspection, no eval."""
+    import builtins
+
+    allowed = (
+        "abs all any ascii bin bool bytearray bytes callable chr classmethod complex dict "
+        "divmod enumerate filter float format frozenset hash hex id int isinstance "
+        "issubclass iter len list map max min next object oct ord pow property range "
+        "repr reversed round set slice sorted staticmethod str sum super tuple zip "
+        "True False None Ellipsis NotImplemented"
+    ).split()
+    ns = {name: getattr(builtins, name) for name in allowed}
+    for name in dir(builtins):  # every exception and warning class
+        value = getattr(builtins, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            ns[name] = value
+    ns["__build_class__"] = builtins.__build_class__  # needed by ``class`` statements
+    modules = rt.modules
+
+    def safe_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level or name not in modules:
+            raise ImportError(
+                f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}"
+            )
+        return modules[name]
+
+    def safe_getattr(obj, name, *default):
+        why = attribute_refusal(name)
+        if why is not None:
+            raise AttributeError(why)
+        return getattr(obj, name, *default)
+
+    def safe_hasattr(obj, name):
+        why = attribute_refusal(name)
+        if why is not None:
+            raise AttributeError(why)
+        return hasattr(obj, name)
+
+    def safe_print(*args, sep=" ", end="\n", file=None, flush=False):
+        if file is not None:
+            raise TypeError("print(file=...) is not available in the sandbox")
+        if sep is None:
+            sep = " "
+        if end is None:
+            end = "\n"
+        if not isinstance(sep, str) or not isinstance(end, str):
+            raise TypeError("sep and end must be strings")
+        rt.out.write(sep.join(str(a) for a in args) + end)
+
+    def safe_help(obj=None):
+        if obj is None:
+            lines = ["API namespaces (call help(lab) etc. for details):"]
+            for ns_name in rt.spec:
+                lines.append(f"  {ns_name}: " + ", ".join(rt.spec[ns_name]))
+            lines.append("  query(sql), memory.read(), memory.write(text), read_memory(), write_memory(text)")
+            lines.append(f"  modules: {', '.join(ALLOWED_MODULES)}")
+            lines.append("  errors from the API raise ActionError (attributes .code, .message)")
+            rt.out.write("\n".join(lines) + "\n")
+        elif isinstance(obj, (_Namespace, _Call)):
+            rt.out.write(obj.help_text() + "\n")
+        else:
+            doc = None
+            if callable(obj) and not isinstance(obj, type(safe_help)):
+                doc = builtins.getattr(obj, "__doc__", None)
+            rt.out.write((doc or f"no help for {obj!r}") + "\n")
+
+    ns.update(
+        __import__=safe_import,
+        getattr=safe_getattr,
+        hasattr=safe_hasattr,
+        print=safe_print,
+        help=safe_help,
+    )
+    return ns
+
+
+def _apply_limits(memory_limit: int, keep_fds: int) -> None:
+    """OS-enforced limits for the agent process (MECHANICS §16): address space, no new
+    files (every descriptor above ``keep_fds`` is refused), no file writes, no core dumps,
+    no new processes."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the parent's wall clock still applies
+        return
+
+    def lower(which: int, value: int) -> None:
+        try:
+            soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+    if memory_limit > 0 and hasattr(resource, "RLIMIT_AS"):
+        lower(resource.RLIMIT_AS, memory_limit)
+    lower(resource.RLIMIT_CORE, 0)
+    lower(resource.RLIMIT_FSIZE, 0)
+    lower(resource.RLIMIT_NOFILE, keep_fds)
+    if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
+        lower(resource.RLIMIT_NPROC, 0)
+
+
+def _orphan_watchdog() -> None:
+    """Exit when the parent goes away, even if agent code is stuck in a loop."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            _time.sleep(0.25)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="pibench-watchdog", daemon=True).start()
+
+
+def _child_main() -> None:
+    # Keep the protocol on private descriptors; stray writes to fd 1 go to stderr.
+    rfd = os.dup(0)
+    wfd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    channel = _Channel(rfd, wfd)
+    init = channel.recv()
+    if init.get("t") != "init":
+        os._exit(3)
+    # Import everything agent code might need before files become unreachable.
+    import random
+
+    runtime = _Runtime(channel, init)
+    random.seed(runtime.seed)
+    sys.setrecursionlimit(1000)
+    _orphan_watchdog()
+    _apply_limits(int(init.get("memory_limit", 1 << 30)), max(rfd, wfd) + 1)
+    channel.send({"t": "ready"})
+    while True:
+        msg = channel.recv()
+        kind = msg.get("t")
+        if kind == "run":
+            runtime.run(msg)
+        elif kind == "exit":
+            os._exit(0)
+        else:
+            os._exit(4)
+
+
+if __name__ == "__main__":
+    _child_main()

@@ -1,0 +1,231 @@
+"""The ``pibench`` command: ``play | headless | run | saves | scenarios``.
+
+Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, ...),
+2 a usage error (argparse's convention). Every subcommand has ``--help``.
+
+Each subcommand imports its front end only when it runs: ``pibench headless`` never
+imports textual, and ``--help`` imports neither the world nor any UI library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from pibench_tui import __version__
+
+__all__ = ["build_parser", "main"]
+
+_DESCRIPTION = (
+    "pibench: run an academic research lab for 60 simulated months — a terminal game "
+    "and an agent benchmark."
+)
+
+_HEADLESS_EPILOG = """\
+modes:
+  console (default, stdin is a pipe or a file): the piped Python runs statement by
+  statement; bare expressions print their repr; errors name the type, message and
+  line and the next statement still runs; a career report is printed at EOF.
+  --jsonl: each input line is {"code": "..."}; each reply is one JSON line
+  {"ok", "stdout", "error", "truncated", "month", "done", "impact"}.
+  REPL (stdin is a terminal): history, tab completion, multi-line input, Ctrl-D ends.
+
+examples:
+  pibench headless --seed 101 < examples/agents/baseline.py
+  echo '{"code": "lab.dashboard()"}' | pibench headless --jsonl
+"""
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63-1, got {text!r}")
+    return value
+
+
+def _add_world_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--scenario",
+        metavar="NAME|PATH",
+        help="a bundled scenario (see `pibench scenarios`) or a .toml file (default: standard)",
+    )
+    p.add_argument("--seed", type=_seed, metavar="N", help="world seed (replaces the scenario's seed)")
+    p.add_argument("--save", metavar="NAME", help="save the career under NAME (autosave each month, and at the end)")
+    p.add_argument("--load", metavar="NAME", help="resume the save (or career) NAME")
+    p.add_argument(
+        "--saves",
+        metavar="DIR",
+        dest="saves_dir",
+        help="save store folder (default: $PIBENCH_HOME/saves or the user data dir)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pibench`` command (subcommands and their options)."""
+    parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"pibench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.")
+    _add_world_options(play)
+
+    from pibench_tui.sandbox import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
+
+    headless = sub.add_parser(
+        "headless",
+        help="play a career from stdin: agent Python, JSON lines, or a REPL",
+        description=(
+            "Play a career by sending Python to stdin. Agent code runs in a sandboxed "
+            "process and reaches the world only through the API (lab, recruit, students, "
+            "projects, papers, grants, field, events, time, query, memory)."
+        ),
+        epilog=_HEADLESS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_world_options(headless)
+    headless.add_argument("--jsonl", action="store_true", help="JSON-lines protocol for harnesses")
+    headless.add_argument(
+        "--block-timeout",
+        type=_positive_float,
+        default=DEFAULT_BLOCK_TIMEOUT,
+        metavar="S",
+        help=f"wall-clock limit per block in seconds (default {DEFAULT_BLOCK_TIMEOUT:g}); "
+        "the agent process is restarted when it is hit",
+    )
+    headless.add_argument(
+        "--max-output",
+        type=_positive_int,
+        default=DEFAULT_MAX_OUTPUT,
+        metavar="CHARS",
+        help=f"output cap per block in characters, head and tail kept (default {DEFAULT_MAX_OUTPUT:,})",
+    )
+    headless.add_argument(
+        "--memory-limit",
+        type=_non_negative_int,
+        default=DEFAULT_MEMORY_LIMIT >> 20,
+        metavar="MIB",
+        help=f"address-space limit of the agent process in MiB, 0 for none (default {DEFAULT_MEMORY_LIMIT >> 20})",
+    )
+
+    run = sub.add_parser("run", help="run scripted policies over seeds and scenarios", description="Run scripted policies over many seeds (not implemented yet).")
+    run.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    saves = sub.add_parser("saves", help="list, inspect, export and delete saves", description="Manage saves (not implemented yet).")
+    saves.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    scenarios = sub.add_parser("scenarios", help="list and show scenarios", description="List and show scenarios (not implemented yet).")
+    scenarios.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.load is not None and (args.scenario is not None or args.seed is not None):
+        print(
+            "pibench headless: error: --load resumes a saved career with its own scenario and "
+            "seed; do not combine it with --scenario or --seed",
+            file=sys.stderr,
+        )
+        return 2
+    from pibench_tui.headless import HeadlessOptions, main as headless_main
+
+    options = HeadlessOptions(
+        scenario=args.scenario,
+        seed=args.seed,
+        jsonl=args.jsonl,
+        block_timeout=args.block_timeout,
+        max_output=args.max_output,
+        memory_limit=args.memory_limit << 20,
+        save=args.save,
+        load=args.load,
+        saves_dir=args.saves_dir,
+    )
+    return headless_main(options)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("pibench_tui.app") is None:
+        print("pibench play: the terminal UI is not yet available; use `pibench headless`", file=sys.stderr)
+        return 1
+    from pibench_tui import app
+
+    return int(app.run_play(args) or 0)
+
+
+def _not_implemented(name: str) -> int:
+    print(f"pibench {name}: not implemented yet", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pibench`` command.
+
+    Args:
+        argv: Arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 ok, 1 runtime error, 2 usage error.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help / --version (0) and usage errors (2)
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "headless":
+            return _cmd_headless(args, parser)
+        if args.command == "play":
+            return _cmd_play(args)
+        return _not_implemented(args.command)
+    except KeyboardInterrupt:
+        print(f"pibench {args.command}: interrupted", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, without a traceback at exit.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
