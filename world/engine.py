@@ -80,10 +80,14 @@ class World:
         return self.s.collapsed
 
     def spend(self, amount: float, category: str, note: str) -> None:
-        """Book a signed cash movement (USD; outflows negative) in the ledger (§2)."""
-        amount = float(amount)
+        """Book a signed cash movement (USD; outflows negative) in the ledger (§2).
+
+        The amount is rounded to cents once and that same value moves the budget, so the
+        budget always equals the start budget plus the sum of the ledger.
+        """
+        amount = round(float(amount), 2)
         self.s.budget += amount
-        self.s.ledger.append([self.s.month, category, round(amount, 2), note])
+        self.s.ledger.append([self.s.month, category, amount, note])
 
     def add_news(self, kind: str, topic: str | None, text: str) -> None:
         """Append a news item dated this month (§4)."""
