@@ -56,6 +56,7 @@ class SaveCorruptError(SaveError):
         assert kind in self.KINDS, kind
         self.kind = kind
         self.path = path
+        self.detail = detail
         super().__init__(f"{detail} [{kind}: {path}]")
 
 

@@ -170,10 +170,10 @@ class AtomicJSONStorage(Storage):
             except SaveCorruptError as bak_err:
                 raise SaveCorruptError(
                     main_err.kind, str(self.path),
-                    f"{main_err.args[0]}; its backup is unusable too ({bak_err.args[0]})") from None
+                    f"{main_err.detail}; its backup is unusable too ({bak_err.detail})") from None
             if data is None:
                 raise
-            self._emit(f"warning: {main_err.args[0]}. Using the backup copy {self.backup.name}; "
+            self._emit(f"warning: {main_err.detail} ({self.path}). Using the backup copy {self.backup.name}; "
                        "the most recent change to the list of saves may be missing.")
             return data
         if data is None:

@@ -279,8 +279,8 @@ class SaveStore:
         """Hold the lock, and yield the index table (rebuilt first if unreadable)."""
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         with self.lock:
-            if self.lock._depth == 1:
-                self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+            self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+            if self.lock._depth == 1:  # outermost: nobody else is writing
                 remove_stale_temps(self.path)
                 remove_stale_temps(self.blob_dir)
             db = self._db()
@@ -305,7 +305,7 @@ class SaveStore:
         except SaveCorruptError as exc:
             if exc.kind == "future-version":
                 raise
-            self._warn(f"warning: {exc.args[0]}. Listing the save files directly; "
+            self._warn(f"warning: {exc.detail} ({exc.path}). Listing the save files directly; "
                        "the index will be rebuilt at the next write.")
             return [doc for doc, _ in self._scan_blobs()]
         finally:
@@ -610,7 +610,7 @@ class SaveStore:
         return ordered
 
     def _rebuild(self, db: TinyDB, exc: SaveCorruptError) -> None:
-        self._warn(f"warning: {exc.args[0]}. Rebuilding the index of {self.path} from the save files.")
+        self._warn(f"warning: {exc.detail} ({exc.path}). Rebuilding the index from the save files in {self.blob_dir}.")
         db.drop_tables()
         self._rebuild_into(db.table(TABLE, cache_size=0))
 

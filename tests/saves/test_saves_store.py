@@ -281,7 +281,8 @@ def test_index_and_backup_both_lost_are_rebuilt_from_the_save_files(store, fake)
     store.index_path.with_name("index.json.bak").write_bytes(b"garbage")
     with pytest.warns(StoreWarning, match="save files"):
         assert store.names() == ["a", "b"]
-    store.save("c", fake())
+    with pytest.warns(StoreWarning, match="Rebuilding"):
+        store.save("c", fake())
     assert SaveStore(store.path).names() == ["a", "b", "c"]
     assert store.load("a").info.month == 2
 

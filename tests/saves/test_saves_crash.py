@@ -1,0 +1,198 @@
+"""Crash safety and locking: writers killed with SIGKILL at random points never leave a
+half-written or unloadable store; a second writer waits briefly or fails clearly; the lock
+of a killed process is recovered at once."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from saves import SaveStore, StoreLockedError
+from saves.storage import atomic_write
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork and SIGKILL")
+
+
+class CheckedWorld:
+    """A world whose state carries a checksum of itself, so any mix-up shows on load."""
+
+    def __init__(self, k: int, rng: np.random.Generator) -> None:
+        payload = rng.normal(size=int(rng.integers(200, 3000))).tolist()
+        self.state = {"k": k, "payload": payload, "note": "ünïcödé ✓",
+                      "check": hashlib.sha256(repr(payload).encode()).hexdigest()}
+        self.month = k % 60 + 1
+        self.seed = k
+        self.finished = self.collapsed = False
+        self.cfg = None
+
+    def to_state(self) -> dict:
+        return self.state
+
+    def digest(self) -> str:
+        return self.state["check"]
+
+
+def _churn(path: str, seed: int, ready_w: int) -> None:
+    """Child body: write to the store as fast as possible until killed."""
+    rng = np.random.default_rng(seed)
+    store = SaveStore(path, lock_timeout=30)
+    os.write(ready_w, b"r")
+    k = 0
+    while True:
+        k += 1
+        w = CheckedWorld(k, rng)
+        op = rng.integers(0, 10)
+        name = f"slot-{rng.integers(0, 4)}"
+        if op < 5:
+            store.save(name, w)
+        elif op < 8:
+            store.autosave("career", w, keep=2)
+        elif op < 9 and name in store.names():
+            store.delete(name)
+        else:
+            store.save(f"ünï-{k % 3}", w)
+
+
+def _fork(target, *args) -> tuple[int, int]:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never return into pytest
+        code = 0
+        try:
+            os.close(r)
+            target(*args, w)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def _verify(path) -> int:
+    """Every listed save loads and is self-consistent; no recovery was needed."""
+    store = SaveStore(path, lock_timeout=0.5)
+    infos = store.list()
+    for info in infos:
+        rec = store.load(info.name)
+        st = rec.state
+        assert st["check"] == hashlib.sha256(repr(st["payload"]).encode()).hexdigest()
+        assert rec.info.digest == st["check"] and rec.info.name == info.name
+    assert store.warnings == []  # the main index was never damaged: no backup needed
+    # The killed writer's lock is free at once: this write must not wait.
+    t0 = time.monotonic()
+    store.save("probe", CheckedWorld(0, np.random.default_rng(0)))
+    store.delete("probe")
+    assert time.monotonic() - t0 < 0.5
+    assert not list(store.path.rglob("*.tmp"))  # leftovers were cleaned under the lock
+    return len(infos)
+
+
+def test_writers_killed_at_random_points_never_leave_a_broken_store(tmp_path):
+    """SIGKILL a busy writer 60 times at random moments; after each, the store is whole."""
+    rng = np.random.default_rng(2024)
+    path = tmp_path / "store"
+    seen = 0
+    for i in range(60):
+        pid, ready = _fork(_churn, str(path), i)
+        assert os.read(ready, 1) == b"r"
+        os.close(ready)
+        time.sleep(float(rng.uniform(0.0, 0.03)))
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status), "the writer died on its own: it hit an error"
+        seen += _verify(path)
+    assert seen > 0
+
+
+@pytest.mark.parametrize("stage", ["write", "fsync", "backup", "replace"])
+def test_a_crash_inside_an_atomic_write_leaves_the_old_file(tmp_path, monkeypatch, stage):
+    """Deterministic fault injection at each step of the write: the old file survives intact."""
+    target = tmp_path / "f.json"
+    target.write_bytes(b"old\n")
+
+    class Crash(BaseException):
+        pass
+
+    def boom(*a, **k):
+        raise Crash()
+
+    if stage == "write":
+        monkeypatch.setattr(os, "fdopen", boom)
+    elif stage == "fsync":
+        monkeypatch.setattr(os, "fsync", boom)
+    elif stage == "backup":
+        monkeypatch.setattr("saves.storage._keep_backup", boom)
+    else:
+        monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(Crash):
+        atomic_write(target, b"new\n", backup=tmp_path / "f.json.bak")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old\n"
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
+
+
+def _hold(path: str, seconds: float, ready_w: int) -> None:
+    store = SaveStore(path)
+    with store.lock:
+        os.write(ready_w, b"r")
+        time.sleep(seconds)
+
+
+def test_second_writer_fails_clearly_when_the_lock_stays_busy(tmp_path):
+    """A second writer waits `lock_timeout` seconds, then says who holds the store."""
+    path = tmp_path / "store"
+    SaveStore(path).save("a", CheckedWorld(1, np.random.default_rng(1)))
+    pid, ready = _fork(_hold, str(path), 30.0)
+    try:
+        assert os.read(ready, 1) == b"r"
+        store = SaveStore(path, lock_timeout=0.3)
+        t0 = time.monotonic()
+        with pytest.raises(StoreLockedError) as info:
+            store.save("b", CheckedWorld(2, np.random.default_rng(2)))
+        assert time.monotonic() - t0 >= 0.3
+        msg = str(info.value)
+        assert "busy" in msg and f"pid {pid}" in msg and "--saves" in msg
+        assert store.names() == ["a"]  # reading never needs the lock
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    # The holder was killed: its lock is recovered at once, and the pid in the file replaced.
+    t0 = time.monotonic()
+    store.save("b", CheckedWorld(2, np.random.default_rng(2)))
+    assert time.monotonic() - t0 < 0.3
+    assert store.names() == ["a", "b"]
+    assert (path / ".lock").read_text().split()[0] != str(pid)
+
+
+def test_second_writer_waits_briefly_for_a_short_write(tmp_path):
+    """If the other writer finishes within the timeout, the second one just proceeds."""
+    path = tmp_path / "store"
+    SaveStore(path).save("a", CheckedWorld(1, np.random.default_rng(1)))
+    pid, ready = _fork(_hold, str(path), 0.4)
+    try:
+        assert os.read(ready, 1) == b"r"
+        t0 = time.monotonic()
+        SaveStore(path, lock_timeout=5).save("b", CheckedWorld(2, np.random.default_rng(2)))
+        assert 0.2 < time.monotonic() - t0 < 5
+    finally:
+        os.waitpid(pid, 0)
+    assert SaveStore(path).names() == ["a", "b"]
+
+
+def test_lock_is_reentrant_within_one_store(tmp_path):
+    store = SaveStore(tmp_path / "s")
+    store.path.mkdir()
+    with store.lock:
+        store.save("x", CheckedWorld(1, np.random.default_rng(1)))  # takes it again inside
+    assert not store.lock.held
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
