@@ -142,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"address-space limit of the agent process in MiB, 0 for none (default {DEFAULT_MEMORY_LIMIT >> 20})",
     )
 
-    run = sub.add_parser("run", help="run scripted policies over seeds and scenarios", description="Run scripted policies over many seeds (not implemented yet).")
-    run.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    from pibench_tui.run_cmds import add_parsers as add_run_parsers  # run, compare, ablate, calibrate, tune
+
+    add_run_parsers(sub)
     saves = sub.add_parser("saves", help="list, inspect, export and delete saves", description="Manage saves (not implemented yet).")
     saves.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     scenarios = sub.add_parser("scenarios", help="list and show scenarios", description="List and show scenarios (not implemented yet).")

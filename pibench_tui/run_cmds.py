@@ -1,0 +1,447 @@
+"""``pibench run | compare | ablate | calibrate | tune``: evaluate scripted policies.
+
+The work is done by :mod:`world.runner` (pure, no UI); this module parses options, shows a
+rich progress bar on stderr while careers run, and prints tables on stdout. Nothing heavy
+is imported until a command runs (``add_parsers`` only builds argparse parsers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import statistics
+import sys
+from typing import Any, Callable
+
+__all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run", "cmd_tune"]
+
+TUNING_SEEDS = (1001, 1002)
+"""MECHANICS §17 tunes the baseline grid on these seeds only (never on 101-108)."""
+
+POLICY_HELP = "do-nothing, baseline, baseline-tuned, hire-max, ambitious, all-in, oracle"
+
+
+# ------------------------------------------------------------------ parsers
+def _seeds_arg(text: str) -> list[int]:
+    from world.runner import parse_seeds
+
+    try:
+        return parse_seeds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _jobs_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return n
+
+
+def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
+    p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides")
+    p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE",
+                   help=f"seeds as 101,102,103 or 1-200 or a mix (default {seeds_default})")
+    p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)")
+    p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the results as JSON")
+    p.add_argument("--csv", metavar="FILE", dest="csv_file", help="also write the per-seed rows as CSV")
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``run``, ``compare``, ``ablate``, ``calibrate`` and ``tune`` on ``sub``
+    (the ``add_subparsers`` object of the ``pibench`` parser)."""
+    p = sub.add_parser("run", help="run a scripted policy over seeds; per-seed table and statistics",
+                       description=f"Run a scripted policy over many seeds. Policies: {POLICY_HELP}.")
+    p.add_argument("policy", metavar="POLICY", help=POLICY_HELP)
+    _common(p, "101,102,103")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("compare", help="run several policies on the same seeds, side by side with paired ratios",
+                       description="Run policies on the same seeds; the paired ratio is (Impact_B + 1) / (Impact_A + 1) per seed against the first policy.")
+    p.add_argument("policies", nargs="+", metavar="POLICY", help=POLICY_HELP)
+    _common(p, "101,102,103")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("ablate", help="run a policy under the ablations of MECHANICS §17",
+                       description="Variants: default, horizon 12, horizon 30, frozen field, unlimited attention, no scooping.")
+    p.add_argument("--policy", default="baseline", help=f"the policy (default baseline; {POLICY_HELP})")
+    _common(p, "101-108")
+    p.set_defaults(func=cmd_ablate)
+
+    p = sub.add_parser("calibrate", help="the calibration report: the facts a benchmark user checks first",
+                       description="do-nothing, hire-max, baseline, all-in and oracle over the seeds.")
+    _common(p, "1-50")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("tune", help="run the baseline's 16-config grid on the tuning seeds 1001, 1002",
+                       description="Rank the 16 baseline configs by mean Impact on seeds 1001 and 1002 (only these: evaluation seeds stay held out).")
+    p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world)")
+    p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes")
+    p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the ranking as JSON")
+    p.set_defaults(func=cmd_tune)
+
+
+# ------------------------------------------------------------------ shared helpers
+class _Fail(Exception):
+    """A runtime error for the user (exit 1)."""
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    con = Console(stderr=stderr, highlight=False)
+    if not con.is_terminal:  # a pipe or a file: wide enough that no column is cut
+        con = Console(stderr=stderr, highlight=False, width=200)
+    return con
+
+
+def _config(args: argparse.Namespace):
+    from world.config import WorldConfig
+
+    name = getattr(args, "scenario", None)
+    if not name:
+        return WorldConfig(), "default"
+    from scenarios import ScenarioError, load_scenario
+
+    try:
+        sc = load_scenario(name)
+    except ScenarioError as exc:
+        raise _Fail(str(exc)) from None
+    return sc.config, sc.name
+
+
+def _check_policy(name: str) -> None:
+    from world.policies import ALL_NAMES
+
+    if name not in ALL_NAMES:
+        raise _Fail(f"unknown policy {name!r}; policies: {', '.join(ALL_NAMES)}")
+
+
+def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], jobs: int) -> dict[str, list[dict]]:
+    """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from world.runner import run_seeds
+
+    err = _console(stderr=True)
+    total = sum(len(j[3]) for j in jobs_list)
+    out: dict[str, list[dict]] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("careers", total=total)
+        for key, policy, cfg, seeds, bcfg in jobs_list:
+            bar.update(task, description=f"{key}")
+            out[key] = run_seeds(policy, seeds, cfg, jobs=jobs, progress=lambda _row: bar.advance(task), baseline_config=bcfg)
+    return out
+
+
+def _money(x: float) -> str:
+    return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
+
+
+def _num(x: float, nd: int = 1) -> str:
+    return f"{x:,.{nd}f}"
+
+
+def _write_csv(path: str, rows: list[dict], extra: dict[str, Any] | None = None) -> None:
+    """Write rows as CSV: the ``extra`` columns (e.g. ``policy``) first, then :data:`ROW_FIELDS`."""
+    from world.runner import ROW_FIELDS
+
+    fields = list(extra or {}) + list(ROW_FIELDS)
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    except OSError as exc:
+        raise _Fail(f"cannot write {path}: {exc}") from None
+
+
+def _write_json(path: str, data: Any) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+    except OSError as exc:
+        raise _Fail(f"cannot write {path}: {exc}") from None
+
+
+def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except _Fail as exc:
+            print(f"pibench {args.command}: error: {exc}", file=sys.stderr)
+            return 1
+
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+# ------------------------------------------------------------------ tables
+_COLS = (
+    ("impact", "Impact"), ("earned", "earned"), ("projection", "projection"), ("collapse_month", "collapse"),
+    ("papers", "papers"), ("top_papers", "top"), ("grant_dollars", "grant $"), ("hires", "hires"),
+    ("quits", "quits"), ("graduates", "grads"), ("final_budget", "final budget"),
+)
+
+
+def _cell(key: str, value: Any) -> str:
+    if key == "collapse_month":
+        return "—" if value is None else str(value)
+    if key in ("grant_dollars", "final_budget"):
+        return _money(value)
+    if key in ("impact", "earned", "projection"):
+        return _num(value)
+    if isinstance(value, float):
+        return _num(value, 2)
+    return str(value)
+
+
+def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
+    """The summary rows of the per-seed table: mean, median, geomean, std, collapses."""
+    from world.runner import summarize
+
+    s = summarize(rows)
+    out = []
+    for label, fn in (("mean", statistics.fmean), ("median", statistics.median),
+                      ("std", lambda xs: statistics.stdev(xs) if len(xs) > 1 else 0.0)):
+        cells = {}
+        for key, _ in _COLS:
+            if key == "collapse_month":
+                cells[key] = ""
+                continue
+            v = fn([float(r[key]) for r in rows])
+            cells[key] = _money(v) if key in ("grant_dollars", "final_budget") else _num(v, 1)
+        out.append((label, cells))
+    out.insert(2, ("geomean(I+1)", {"impact": _num(s["geomean"], 1)}))
+    out.append(("collapses", {"collapse_month": f"{s['collapses']}/{s['n']}"}))
+    return out
+
+
+def _per_seed_table(title: str, rows: list[dict]):
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    t.add_column("seed", justify="right")
+    for _, label in _COLS:
+        t.add_column(label, justify="right")
+    for r in rows:
+        t.add_row(str(r["seed"]), *[_cell(k, r[k]) for k, _ in _COLS])
+    t.add_section()
+    for label, cells in stat_rows(rows):
+        t.add_row(label, *[cells.get(k, "") for k, _ in _COLS])
+    return t
+
+
+# ------------------------------------------------------------------ commands
+@_handle
+def cmd_run(args: argparse.Namespace) -> int:
+    """``pibench run POLICY``: per-seed table, summary rows, optional JSON/CSV."""
+    from world.runner import summarize
+
+    _check_policy(args.policy)
+    cfg, scen = _config(args)
+    rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args.jobs)[args.policy]
+    con = _console()
+    con.print(_per_seed_table(f"{args.policy} on {scen} ({len(rows)} seeds)", rows))
+    errors = sum(r["errors"] for r in rows)
+    if errors:
+        con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
+    if args.json_file:
+        _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": rows,
+                                     "summary": summarize(rows)})
+    if args.csv_file:
+        _write_csv(args.csv_file, rows)
+    return 0
+
+
+@_handle
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``pibench compare A B ...``: Impact side by side and paired ratios against A."""
+    from rich.table import Table
+
+    from world.runner import paired_ratios, summarize
+
+    for p in args.policies:
+        _check_policy(p)
+    names = list(dict.fromkeys(args.policies))
+    cfg, scen = _config(args)
+    res = _run_many([(p, p, cfg, args.seeds, None) for p in names], args.jobs)
+    a = names[0]
+    t = Table(title=f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)", title_justify="left")
+    t.add_column("seed", justify="right")
+    for p in names:
+        t.add_column(p, justify="right")
+    for p in names[1:]:
+        t.add_column(f"{p}/{a}", justify="right")
+    ratios = {p: paired_ratios(res[a], res[p]) for p in names[1:]}
+    for i, seed in enumerate(args.seeds):
+        cells = []
+        for p in names:
+            r = res[p][i]
+            cells.append(_num(r["impact"]) + (f" (†{r['collapse_month']})" if r["collapse_month"] is not None else ""))
+        cells += [f"{ratios[p][i]:.2f}" for p in names[1:]]
+        t.add_row(str(seed), *cells)
+    t.add_section()
+    sums = {p: summarize(res[p]) for p in names}
+    for label, key in (("mean", "mean"), ("median", "median"), ("geomean", "geomean"), ("std", "std")):
+        cells = [_num(sums[p][key]) for p in names]
+        for p in names[1:]:
+            rs = ratios[p]
+            if key == "mean":
+                cells.append(f"{statistics.fmean(rs):.2f}")
+            elif key == "median":
+                cells.append(f"{statistics.median(rs):.2f}")
+            elif key == "geomean":
+                cells.append(f"{math.exp(statistics.fmean(math.log(x) for x in rs)):.2f}")
+            else:
+                cells.append(f"{statistics.stdev(rs):.2f}" if len(rs) > 1 else "0.00")
+        t.add_row(label, *cells)
+    t.add_row("collapses", *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
+              *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]])
+    _console().print(t)
+    if args.json_file:
+        _write_json(args.json_file, {"scenario": scen, "seeds": args.seeds, "policies": names,
+                                     "rows": res, "summary": sums, "paired_ratios": ratios})
+    if args.csv_file:
+        rows = [{"policy": p, **r} for p in names for r in res[p]]
+        _write_csv(args.csv_file, rows, {"policy": ""})
+    return 0
+
+
+@_handle
+def cmd_ablate(args: argparse.Namespace) -> int:
+    """``pibench ablate``: mean/median Impact, collapses, papers and grants per §17 variant."""
+    from rich.table import Table
+
+    from world.runner import ablation_configs, summarize
+
+    _check_policy(args.policy)
+    base, scen = _config(args)
+    variants = ablation_configs(base)
+    res = _run_many([(v, args.policy, cfg, args.seeds, None) for v, cfg in variants.items()], args.jobs)
+    t = Table(title=f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)", title_justify="left")
+    for col in ("variant", "mean Impact", "median Impact", "collapses", "mean papers", "mean grants", "mean grant $"):
+        t.add_column(col, justify="left" if col == "variant" else "right")
+    sums = {}
+    for v in variants:
+        s = sums[v] = summarize(res[v])
+        t.add_row(v, _num(s["mean"]), _num(s["median"]), f"{s['collapses']}/{s['n']}", _num(s["papers"], 2),
+                  _num(s["grants_won"], 2), _money(s["grant_dollars"]))
+    _console().print(t)
+    if args.json_file:
+        _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums})
+    if args.csv_file:
+        _write_csv(args.csv_file, [{"variant": v, **r} for v in variants for r in res[v]], {"variant": ""})
+    return 0
+
+
+def _quantiles(xs: list[float]) -> str:
+    xs = sorted(xs)
+    if len(xs) < 2:
+        return ", ".join(_num(x) for x in xs)
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return f"min {_num(xs[0])}, q1 {_num(q[0])}, median {_num(q[1])}, q3 {_num(q[2])}, max {_num(xs[-1])}"
+
+
+def calibration_report(res: dict[str, list[dict]]) -> list[str]:
+    """The lines of the calibration report from rows of do-nothing, hire-max, baseline,
+    all-in and oracle over the same seeds."""
+    from world.runner import paired_ratios, summarize
+
+    n = len(res["baseline"])
+    lines = []
+    dn = res["do-nothing"]
+    dsum = summarize(dn)
+    lines.append(f"do-nothing: collapses {dsum['collapses']}/{n}; Impact mean {_num(dsum['mean'])}, max {_num(max(r['impact'] for r in dn))}; "
+                 f"final budget {_money(statistics.fmean(r['final_budget'] for r in dn))} (mean)")
+    hm = res["hire-max"]
+    months = sorted(r["collapse_month"] for r in hm if r["collapse_month"] is not None)
+    hsum = summarize(hm)
+    if months:
+        lines.append(f"hire-max: collapses {len(months)}/{n}; collapse month min {months[0]}, median {statistics.median(months):g}, "
+                     f"max {months[-1]}; Impact mean {_num(hsum['mean'])}")
+    else:
+        lines.append(f"hire-max: collapses 0/{n}; Impact mean {_num(hsum['mean'])}")
+    b = res["baseline"]
+    bsum = summarize(b)
+    survived = [r for r in b if r["collapse_month"] is None]
+    bcm = sorted(r["collapse_month"] for r in b if r["collapse_month"] is not None)
+    lines.append(f"baseline: survival {len(survived)}/{n} ({100.0 * len(survived) / n:.0f}%)"
+                 + (f"; collapse months median {statistics.median(bcm):g} (min {bcm[0]}, max {bcm[-1]})" if bcm else ""))
+    if survived:
+        lines.append(f"baseline final budgets (survivors): {_quantiles([r['final_budget'] for r in survived]).replace('.0', '')}")
+    lines.append(f"baseline Impact: mean {_num(bsum['mean'])}, geomean(Impact+1) {_num(bsum['geomean'])}, std {_num(bsum['std'])}; {_quantiles([r['impact'] for r in b])}")
+    lines.append(f"baseline papers mean {_num(bsum['papers'], 2)}, top papers mean {_num(bsum['top_papers'], 2)}, grants mean {_num(bsum['grants_won'], 2)} ({_money(bsum['grant_dollars'])})")
+    a = res["all-in"]
+    asum = summarize(a)
+    cv = lambda s: s["std"] / s["mean"] if s["mean"] else float("nan")  # noqa: E731
+    lines.append(f"all-in: Impact mean {_num(asum['mean'])}, median {_num(asum['median'])}, std {_num(asum['std'])} "
+                 f"(CV {cv(asum):.2f} vs baseline CV {cv(bsum):.2f}), collapses {asum['collapses']}/{n}; {_quantiles([r['impact'] for r in a])}")
+    o = res["oracle"]
+    osum = summarize(o)
+    ratios = paired_ratios(b, o)
+    lines.append(f"oracle: Impact mean {_num(osum['mean'])}, median {_num(osum['median'])}, collapses {osum['collapses']}/{n}; "
+                 f"oracle/baseline mean ratio {osum['mean'] / bsum['mean'] if bsum['mean'] else float('nan'):.2f}, "
+                 f"paired (Impact+1) ratio geomean {math.exp(statistics.fmean(math.log(x) for x in ratios)):.2f}, "
+                 f"oracle better on {sum(1 for x in ratios if x > 1)}/{n} seeds")
+    return lines
+
+
+@_handle
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """``pibench calibrate``: the report a benchmark user checks first (see :func:`calibration_report`)."""
+    from world.runner import summarize
+
+    cfg, scen = _config(args)
+    policies = ["do-nothing", "hire-max", "baseline", "all-in", "oracle"]
+    res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args.jobs)
+    con = _console()
+    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
+    for line in calibration_report(res):
+        con.print("  " + line)
+    if args.json_file:
+        _write_json(args.json_file, {"scenario": scen, "seeds": args.seeds, "rows": res,
+                                     "summary": {p: summarize(res[p]) for p in policies}})
+    if args.csv_file:
+        _write_csv(args.csv_file, [{"policy": p, **r} for p in policies for r in res[p]], {"policy": ""})
+    return 0
+
+
+@_handle
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``pibench tune``: the 16-config grid on seeds 1001, 1002, ranked by mean Impact."""
+    from rich.table import Table
+
+    from world.policies import DEFAULT_CONFIG, TUNED_CONFIG, grid
+    from world.runner import summarize
+
+    cfg, scen = _config(args)
+    configs = grid()
+    res = _run_many([(c.label(), "baseline", cfg, list(TUNING_SEEDS), c) for c in configs], args.jobs)
+    ranked = sorted(configs, key=lambda c: (-summarize(res[c.label()])["mean"], configs.index(c)))
+    t = Table(title=f"baseline grid on {scen}, tuning seeds {', '.join(map(str, TUNING_SEEDS))}", title_justify="left")
+    for col in ("rank", "config", "mean Impact", *[f"seed {s}" for s in TUNING_SEEDS], "collapses", ""):
+        t.add_column(col, justify="left" if col in ("config", "") else "right")
+    for i, c in enumerate(ranked, 1):
+        rows = res[c.label()]
+        s = summarize(rows)
+        mark = " ".join(x for x, ok in (("default", c == DEFAULT_CONFIG), ("committed tuned", c == TUNED_CONFIG)) if ok)
+        t.add_row(str(i), c.label(), _num(s["mean"]), *[_num(r["impact"]) for r in rows], str(s["collapses"]), mark)
+    con = _console()
+    con.print(t)
+    best = ranked[0]
+    con.print(f"best: {best.label()}" + ("" if best == TUNED_CONFIG else f"  (differs from the committed TUNED_CONFIG: {TUNED_CONFIG.label()})"))
+    if args.json_file:
+        _write_json(args.json_file, {"scenario": scen, "seeds": list(TUNING_SEEDS),
+                                     "ranking": [{"config": c.label(), "mean": summarize(res[c.label()])["mean"],
+                                                  "impacts": [r["impact"] for r in res[c.label()]]} for c in ranked]})
+    return 0

@@ -1,0 +1,147 @@
+"""What every scripted policy shares: the :class:`Policy` shape and API-only helpers.
+
+A policy is a small class with a ``name``, a docstring and one method, :meth:`Policy.act`,
+called once a month with the agent API (MECHANICS §17). The runner advances the clock after
+``act`` returns (unless the policy already did). API-only policies see nothing but the
+namespaces an agent script sees (``lab, recruit, students, projects, papers, grants, field,
+events, time, query, memory``); they never touch ``api.world`` and never read a private
+attribute. Only :mod:`world.policies.oracle` is allowed past the API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api import ActionError
+
+VENUE_LADDER = ("NAIC", "CLAR", "W-SHOP")
+"""The conference-first ladder of the baseline and the ambitious policy (§17)."""
+
+
+class Policy:
+    """Base class of the scripted policies.
+
+    Attributes:
+        name: the policy's name on the command line (``baseline``, ``hire-max`` ...).
+        refused: ``[month, call, code]`` for every refused call the policy expected and
+            caught (see :meth:`attempt`); an unexpected refusal propagates to the runner.
+    """
+
+    name = "policy"
+
+    def __init__(self) -> None:
+        self.refused: list[list[Any]] = []
+
+    def act(self, api: Any) -> None:
+        """Take this month's decisions through ``api`` (the clock is advanced by the runner)."""
+
+    def attempt(self, api: Any, what: str, call: Any, *args: Any, expect: tuple[str, ...] = (), **kwargs: Any) -> Any:
+        """Make one API call whose refusal (an ``ActionError`` with a code in ``expect``) is
+        part of the policy ("accept every event", "propose to every call"); record it.
+
+        Returns:
+            The call's result, or ``None`` when it was refused as expected.
+
+        Raises:
+            ActionError: a refusal whose code is not in ``expect``.
+        """
+        try:
+            return call(*args, **kwargs)
+        except ActionError as exc:
+            if exc.code not in expect:
+                raise
+            self.refused.append([api.lab.dashboard()["month"], what, exc.code])
+            return None
+
+
+# ------------------------------------------------------------------ API-only helpers
+def news_counts(api: Any, n: int = 40, since_month: int | None = None) -> dict[str, int]:
+    """Field news items per topic among the last ``n`` news items (or since a month).
+
+    Counts items, not the mention counts inside them (§17).
+    """
+    counts: dict[str, int] = {}
+    for item in api.field.news(n):
+        if item["kind"] != "field" or item["topic"] is None:
+            continue
+        if since_month is not None and item["month"] < since_month:
+            continue
+        counts[item["topic"]] = counts.get(item["topic"], 0) + 1
+    return counts
+
+
+def hottest_topic(api: Any, fallback: str = "reasoning", n: int = 40, since_month: int | None = None) -> str:
+    """The topic with most ``field`` news items (ties: the fixed topic order), else ``fallback``."""
+    counts = news_counts(api, n, since_month)
+    if not counts:
+        return fallback
+    best = fallback
+    best_n = 0
+    for topic in api.field.topics():
+        c = counts.get(topic, 0)
+        if c > best_n:
+            best, best_n = topic, c
+    return best
+
+
+def idle_researchers(dash: dict) -> list[str]:
+    """Active PhD students and postdocs on no active project, in dashboard order."""
+    busy = set()
+    for pj in dash["active_projects"]:
+        busy.update(pj["members"])
+    return [p["id"] for p in dash["students"] if p["id"] not in busy]
+
+
+def set_even_mentoring(api: Any, hours_each: float) -> None:
+    """Give every active researcher ``hours_each`` standing hours, scaled down to what fits.
+
+    Only calls ``students.set_mentoring`` when something changes, and never asks for more
+    than the pool minus this month's one-off hours (so the call is never refused).
+    """
+    dash = api.lab.dashboard()
+    people = dash["students"]
+    if not people:
+        return
+    att = dash["attention"]
+    room = att["pool"] - att["oneoff_used"] - 0.02  # the dashboard rounds to 2 dp
+    h = hours_each
+    if h * len(people) > room:
+        h = max(0.0, int(100 * room / len(people)) / 100.0)
+    want = {p["id"]: h for p in people if abs(p["mentoring_hours"] - h) > 1e-9}
+    if want:
+        api.students.set_mentoring(want)
+
+
+def rejecting_venues(api: Any) -> dict[str, list[str]]:
+    """Draft id → venues that rejected it."""
+    out: dict[str, list[str]] = {}
+    for sub in api.papers.submissions():
+        if sub["status"] == "reject":
+            out.setdefault(sub["draft"], []).append(sub["venue"])
+    return out
+
+
+def can_propose(api: Any, call: dict, month: int) -> bool:
+    """True if a proposal to ``call`` passes the caps, FEL's once rule and TIF's cooldown (§9).
+
+    Also False when the lab already proposed to this call.
+    """
+    agency = call["agency"]
+    proposals = api.grants.proposals()
+    if any(p["call"] == call["id"] for p in proposals):
+        return False
+    if agency == "FEL" and any(p["agency"] == "FEL" and p["status"] == "funded" for p in proposals):
+        return False
+    live = sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)
+    live += sum(1 for p in proposals if p["agency"] == agency and p["status"] == "pending")
+    if live >= CAPS.get(agency, 1):
+        return False
+    if agency == "TIF":
+        last = [p["submitted_month"] for p in proposals if p["agency"] == "TIF"]
+        if last and month - max(last) < 3:
+            return False
+    return True
+
+
+CAPS = {"BSF": 2, "AMP": 1, "TIF": 2, "FEL": 1}
+"""Awards running plus proposals pending per agency (§9), as an agent reads them in the rules."""

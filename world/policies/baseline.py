@@ -1,0 +1,266 @@
+"""The rule-based baseline PI (MECHANICS §17), its 16-config grid, and the all-in policy.
+
+API only: everything here reads and acts through the agent API, exactly as the agent
+script ``examples/agents/baseline.py`` does (a test checks both give the same Impact).
+
+Where §17 leaves a detail open, the choice made here (and in the script):
+
+* "active members" are the active PhD students and postdocs on the dashboard; a missing
+  runway (burn ≤ 0) counts as 99 months.
+* Interviews cost 3 h each; if fewer hours are left than the 2·want + 2 interviews need,
+  only as many as fit are interviewed (never a refused call).
+* Mentoring min(5, 60/n) h each is scaled down to the hours that fit this month.
+* Idle researchers are paired in dashboard order; an odd one out starts a project alone.
+  The "hottest" topic breaks ties in the fixed topic order.
+* Polish (8 h, once, not salvage drafts) and the one 8 h revision happen only when the hours
+  are left; NAIC is tried only for tier ≥ 2 drafts that were never rejected anywhere.
+* A crisis is supported when 10 h are left, else left to the auto-ignore at the tick.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from .base import Policy, can_propose, hottest_topic, idle_researchers, rejecting_venues, set_even_mentoring
+
+
+@dataclass(frozen=True)
+class BaselineConfig:
+    """The baseline's knobs (MECHANICS §17 defaults).
+
+    Attributes:
+        target: researchers the PI wants in the lab.
+        max_hires: at most this many hires wanted per season.
+        interview: interview the short list before offering.
+        tier: project tier (1-3).
+        compute: compute units/month per project.
+        mentoring: standing mentoring hours per researcher (capped at 60/n).
+        mentoring_total: the 60 h of the min(5, 60/n) rule.
+        proposal_hours: hours per grant proposal.
+        polish_hours: hours of the one polish of a draft.
+        revise_hours: hours of the one revision after the first rejection.
+        topic_rule: "news" (most field items in the last 40 news items), "fixed" (always
+            ``fallback_topic``) or "news12" (most field items over the last 12 months; all-in).
+        fallback_topic: the topic when the news names none (and the "fixed" topic).
+        min_hire_runway: no hiring below this runway (months).
+        tif_runway: TIF proposals only at runway ≤ this (months).
+        event_hours: accept talks/reviews only with more than this many hours left.
+    """
+
+    target: int = 4
+    max_hires: int = 2
+    interview: bool = True
+    tier: int = 2
+    compute: float = 1500.0
+    mentoring: float = 5.0
+    mentoring_total: float = 60.0
+    proposal_hours: float = 25.0
+    polish_hours: float = 8.0
+    revise_hours: float = 8.0
+    topic_rule: str = "news"
+    fallback_topic: str = "reasoning"
+    min_hire_runway: float = 18.0
+    tif_runway: float = 24.0
+    event_hours: float = 20.0
+
+    def label(self) -> str:
+        """Short text for tables: ``target=4 interview=on tier=2 topic=news``."""
+        return f"target={self.target} interview={'on' if self.interview else 'off'} tier={self.tier} topic={self.topic_rule}"
+
+
+DEFAULT_CONFIG = BaselineConfig()
+"""The reference configuration of MECHANICS §17 (n = 4); every published baseline number uses it."""
+
+
+def grid() -> list[BaselineConfig]:
+    """The 16 configs of §17: target {4, 6} × interview {on, off} × tier {2, 3} × topic {news, fixed}."""
+    return [
+        dataclasses.replace(DEFAULT_CONFIG, target=t, interview=i, tier=tier, topic_rule=rule)
+        for t, i, tier, rule in itertools.product((4, 6), (True, False), (2, 3), ("news", "fixed"))
+    ]
+
+
+TUNED_CONFIG = BaselineConfig(target=6, interview=True, tier=2, topic_rule="news")
+"""Best mean Impact of :func:`grid` on the tuning seeds 1001, 1002 (``pibench tune``).
+
+Kept beside the default for reference only; the default stays the reference baseline.
+"""
+
+
+def _runway(dash: dict) -> float:
+    r = dash["runway_months"]
+    return 99.0 if r is None else float(r)
+
+
+class Baseline(Policy):
+    """The rule-based PI of MECHANICS §17: hire to a target, mentor evenly, pair idle
+    researchers on the news-hottest topic, polish and climb the venue ladder, propose to
+    every open call, support crises and accept what the hours allow."""
+
+    name = "baseline"
+
+    def __init__(self, config: BaselineConfig = DEFAULT_CONFIG) -> None:
+        super().__init__()
+        self.config = config
+
+    # -------------------------------------------------------------- the month
+    def act(self, api: Any) -> None:
+        """One month of §17's six rules, in order."""
+        cfg = self.config
+        dash = api.lab.dashboard()
+        m = dash["month"]
+        if m % 12 == 1:
+            self.hire(api, dash)
+        set_even_mentoring(api, min(cfg.mentoring, cfg.mentoring_total / max(1, len(dash["students"]))))
+        topic = self.topic(api, m)
+        self.start_projects(api, topic)
+        self.handle_drafts(api)
+        self.propose(api, topic)
+        self.answer_events(api)
+
+    def topic(self, api: Any, month: int) -> str:
+        """The topic of new projects and proposals under the configured rule."""
+        cfg = self.config
+        if cfg.topic_rule == "fixed":
+            return cfg.fallback_topic
+        if cfg.topic_rule == "news12":
+            return hottest_topic(api, cfg.fallback_topic, n=1000, since_month=month - 11)
+        return hottest_topic(api, cfg.fallback_topic, n=40)
+
+    def hire(self, api: Any, dash: dict) -> None:
+        """Rule 1 (month ≡ 1): rank, interview the short list, offer the top want + 1."""
+        cfg = self.config
+        n = len(dash["students"])
+        want = min(cfg.max_hires, max(0, cfg.target - n))
+        if _runway(dash) < cfg.min_hire_runway or want == 0:
+            return
+        apps = [a for a in api.recruit.applicants() if a["status"] == "pending"]
+        apps.sort(key=lambda a: -(a["transcript"] + a["letter"]))
+        if cfg.interview:
+            short = apps[: 2 * want + 2]
+            left = api.lab.attention()["left"]
+            fits = int((left + 1e-9) // 3)
+            new = [a for a in short if a["interview"] is None]
+            if len(new) > fits:
+                short = [a for a in short if a["interview"] is not None] + new[:fits]
+            if not short:
+                return
+            scores = api.recruit.interview([a["id"] for a in short])["interview_scores"]
+            short.sort(key=lambda a: -(0.6 * scores[a["id"]] + 0.25 * a["transcript"] + 0.15 * a["letter"]))
+            ranked = short
+        else:
+            ranked = apps
+        committed = n + sum(1 for a in api.recruit.applicants() if a["status"] == "offered")
+        for a in ranked[: want + 1]:
+            if committed >= 12:
+                break
+            api.recruit.offer(a["id"])
+            committed += 1
+
+    def start_projects(self, api: Any, topic: str) -> None:
+        """Rule 3: idle researchers, in pairs, start projects on the topic."""
+        cfg = self.config
+        dash = api.lab.dashboard()
+        idle = idle_researchers(dash)
+        active = len(dash["active_projects"])
+        for i in range(0, len(idle), 2):
+            if active >= 10:
+                break
+            api.projects.start(topic, cfg.tier, idle[i:i + 2], cfg.compute)
+            active += 1
+
+    def handle_drafts(self, api: Any) -> None:
+        """Rule 4: polish once, revise once after the first rejection, climb the venue ladder."""
+        cfg = self.config
+        dash = api.lab.dashboard()
+        open_confs = dash["venue_deadlines_this_month"]
+        rejected = rejecting_venues(api)
+        people = {p["id"] for p in dash["students"]}
+        for d in dash["available_drafts"]:
+            rej = rejected.get(d["id"], [])
+            if not d["salvage"] and d["polish_hours"] == 0 and api.lab.attention()["left"] >= cfg.polish_hours:
+                api.papers.polish(d["id"], cfg.polish_hours)
+            if rej and d["revisions"] == 0 and api.lab.attention()["left"] >= cfg.revise_hours:
+                authors = self._authors(api, d["id"])
+                if not authors or any(a in people for a in authors):
+                    api.papers.revise(d["id"], cfg.revise_hours)
+            if d["salvage"]:
+                ladder = ["W-SHOP"]
+            else:
+                ladder = (["NAIC"] if d["tier"] >= 2 and not rej else []) + ["CLAR", "W-SHOP"]
+            for venue in ladder:
+                if venue in rej:
+                    continue
+                if venue == "W-SHOP" or venue in open_confs:
+                    api.papers.submit(d["id"], venue)
+                    break
+
+    @staticmethod
+    def _authors(api: Any, draft_id: str) -> list[str]:
+        for d in api.papers.drafts():
+            if d["id"] == draft_id:
+                return d["authors"]
+        return []
+
+    def propose(self, api: Any, topic: str) -> None:
+        """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic, with evidence."""
+        cfg = self.config
+        dash = api.lab.dashboard()
+        m = dash["month"]
+        for call in dash["open_grant_calls"]:
+            if call["agency"] == "TIF" and _runway(dash) > cfg.tif_runway:
+                continue
+            if not can_propose(api, call, m):
+                continue
+            if api.lab.attention()["left"] < cfg.proposal_hours:
+                break
+            pubs = api.papers.publications()
+            same = [p["id"] for p in pubs if p["topic"] == topic]
+            if same:
+                attach = same[:4]
+            elif pubs:
+                attach = [p["id"] for p in pubs[:4]]
+            else:
+                attach = [d["id"] for d in api.lab.dashboard()["available_drafts"][:2]]
+            api.grants.propose(call["id"], topic, cfg.proposal_hours, attach)
+            dash = api.lab.dashboard()
+
+    def answer_events(self, api: Any) -> None:
+        """Rule 6: support crises, talks/reviews only with > 20 h left, accept collaborations."""
+        cfg = self.config
+        for ev in api.events.pending():
+            left = api.lab.attention()["left"]
+            kind = ev["kind"]
+            if kind == "student_crisis":
+                if left >= 10:
+                    api.events.respond(ev["id"], "support")
+            elif kind in ("invited_talk", "review_request"):
+                api.events.respond(ev["id"], "accept" if left > cfg.event_hours else "decline")
+            elif kind == "collaboration_offer":
+                dash = api.lab.dashboard()
+                if dash["students"] or dash["staff"]:
+                    api.events.respond(ev["id"], "accept")
+
+
+class AllIn(Baseline):
+    """All-in (ours; MECHANICS §17 notes the original never built it): every project and
+    proposal on the topic with the most field news items over the last 12 months, tier 3
+    only; otherwise the baseline's rules."""
+
+    name = "all-in"
+
+    def __init__(self, config: BaselineConfig | None = None) -> None:
+        base = config if config is not None else DEFAULT_CONFIG
+        super().__init__(dataclasses.replace(base, tier=3, topic_rule="news12"))
+
+
+class TunedBaseline(Baseline):
+    """The baseline with the config ``pibench tune`` picked on seeds 1001-1002 (for reference)."""
+
+    name = "baseline-tuned"
+
+    def __init__(self) -> None:
+        super().__init__(TUNED_CONFIG)

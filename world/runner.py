@@ -1,0 +1,267 @@
+"""Run scripted policies over many seeds and scenarios; the statistics of a run (MECHANICS §17).
+
+Pure stdlib + the world: no rich, no textual (the CLI in :mod:`pibench_tui.run_cmds` draws
+tables and progress bars). ``--jobs N`` runs seeds in worker processes; a career depends
+only on (policy, config, seed), so the rows are identical to a serial run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import statistics
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, Callable, Iterable
+
+from .api import ActionError, Api
+from .config import WorldConfig
+from .engine import World
+from .policies import ALL_NAMES, ORACLE, POLICIES, Baseline, Policy, make_policy
+
+NAMESPACE_NAMES = ("lab", "recruit", "students", "projects", "papers", "grants", "field", "events", "time")
+"""The names an agent script sees, besides ``query`` and ``memory``."""
+
+ROW_FIELDS = (
+    "seed", "impact", "earned", "projection", "collapse_month", "papers", "top_papers", "grant_dollars",
+    "grants_won", "hires", "quits", "graduates", "final_budget", "months", "refused", "errors",
+)
+"""Columns of a per-seed result row (also the CSV header)."""
+
+
+class AgentView:
+    """What an API-only policy receives: the namespaces, ``query`` and ``memory``, nothing else.
+
+    There is no ``world`` attribute: a policy that tries ``api.world`` fails loudly.
+    """
+
+    __slots__ = (*NAMESPACE_NAMES, "query", "memory")
+
+    def __init__(self, api: Api) -> None:
+        for name in NAMESPACE_NAMES:
+            object.__setattr__(self, name, getattr(api, name))
+        object.__setattr__(self, "query", api.query)
+        object.__setattr__(self, "memory", api.memory)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("the agent view is read-only")
+
+
+def build_policy(name: str, world: World, baseline_config: Any = None) -> Policy:
+    """A fresh policy by name; only the oracle receives the World.
+
+    Args:
+        name: a policy name.
+        world: the world (given to the oracle only).
+        baseline_config: a :class:`~world.policies.BaselineConfig` for ``baseline`` (grid runs).
+
+    Raises:
+        KeyError: unknown policy name.
+    """
+    if baseline_config is not None and name == "baseline":
+        return Baseline(baseline_config)
+    if name == ORACLE:
+        from .policies.oracle import Oracle
+
+        return Oracle(world)
+    return make_policy(name)
+
+
+def play(world: World, policy: Policy, api: Api | None = None) -> World:
+    """Play ``policy`` on ``world`` until the horizon or a collapse.
+
+    Each month calls ``policy.act`` (API-only policies get an :class:`AgentView`), then
+    advances the clock unless the policy already did. A refusal the policy did not expect is
+    counted in ``policy.errors`` and the month still ends.
+    """
+    api = api or Api(world)
+    view: Any = api if policy.name == ORACLE else AgentView(api)
+    policy.errors = []  # type: ignore[attr-defined]
+    while not world.s.finished:
+        month = world.s.month
+        try:
+            policy.act(view)
+        except ActionError as exc:
+            policy.errors.append([month, exc.code, exc.message])  # type: ignore[attr-defined]
+        if not world.s.finished and world.s.month == month:
+            api.time.next_month()
+    return world
+
+
+def result_row(world: World, policy: Policy | None = None) -> dict[str, Any]:
+    """One per-seed row (:data:`ROW_FIELDS`) from a finished world's summary (§12)."""
+    s = world.summary()
+    return {
+        "seed": world.seed,
+        "impact": s["impact"],
+        "earned": s["citations"],
+        "projection": s["projected"],
+        "collapse_month": s["collapse_month"],
+        "papers": s["publications"],
+        "top_papers": s["top_publications"],
+        "grant_dollars": s["grant_dollars"],
+        "grants_won": s["grants_won"],
+        "hires": s["hires"],
+        "quits": s["students_quit"],
+        "graduates": s["students_graduated"],
+        "final_budget": s["final_budget"],
+        "months": s["months_survived"],
+        "refused": len(policy.refused) if policy is not None else 0,
+        "errors": len(getattr(policy, "errors", [])) if policy is not None else 0,
+    }
+
+
+def run_career(policy: str, seed: int, config: WorldConfig | None = None, baseline_config: Any = None) -> dict[str, Any]:
+    """Play one career of the named policy and return its row.
+
+    Args:
+        policy: a name of :data:`world.policies.ALL_NAMES`.
+        seed: the world seed.
+        config: the world's parameters (default: ``WorldConfig()``).
+        baseline_config: for ``baseline`` only, a config other than the default.
+    """
+    cfg = dataclasses.replace(config) if config is not None else WorldConfig()
+    world = World(cfg, seed)
+    pol = build_policy(policy, world, baseline_config)
+    play(world, pol)
+    return result_row(world, pol)
+
+
+def _career_task(args: tuple[str, int, dict, Any]) -> dict[str, Any]:
+    policy, seed, cfg, bcfg = args
+    return run_career(policy, seed, WorldConfig.from_dict(cfg), bcfg)
+
+
+def run_seeds(
+    policy: str,
+    seeds: Iterable[int],
+    config: WorldConfig | None = None,
+    jobs: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    baseline_config: Any = None,
+) -> list[dict[str, Any]]:
+    """Rows for every seed, in the order of ``seeds``; identical whatever ``jobs`` is.
+
+    Args:
+        policy: a policy name.
+        seeds: the seeds.
+        config: the world's parameters (default ``WorldConfig()``).
+        jobs: worker processes (1 = in this process).
+        progress: called with each row as it finishes (completion order).
+        baseline_config: for ``baseline`` only, a config other than the default.
+
+    Raises:
+        KeyError: unknown policy name.
+    """
+    if policy not in ALL_NAMES:
+        raise KeyError(f"unknown policy {policy!r}; policies: {', '.join(ALL_NAMES)}")
+    seeds = [int(s) for s in seeds]
+    cfg = config if config is not None else WorldConfig()
+    if jobs <= 1 or len(seeds) <= 1:
+        rows = []
+        for seed in seeds:
+            row = run_career(policy, seed, cfg, baseline_config)
+            rows.append(row)
+            if progress:
+                progress(row)
+        return rows
+    cfg_dict = cfg.to_dict()
+    by_seed: dict[int, dict[str, Any]] = {}
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+        futures = {ex.submit(_career_task, (policy, seed, cfg_dict, baseline_config)): i for i, seed in enumerate(seeds)}
+        for fut in as_completed(futures):
+            row = fut.result()
+            by_seed[futures[fut]] = row
+            if progress:
+                progress(row)
+    return [by_seed[i] for i in range(len(seeds))]
+
+
+# ------------------------------------------------------------------ statistics
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Summary statistics of Impact over rows.
+
+    Returns:
+        ``n``, ``mean``, ``median``, ``geomean`` (geometric mean of Impact + 1, minus 1 is
+        NOT applied: it is the mean of Impact + 1 on a log scale, as reported), ``std``
+        (sample standard deviation, 0 for one row), ``collapses``, and the means of papers,
+        top papers, grants won and grant dollars.
+    """
+    n = len(rows)
+    if n == 0:
+        return {"n": 0, "mean": 0.0, "median": 0.0, "geomean": 0.0, "std": 0.0, "collapses": 0,
+                "papers": 0.0, "top_papers": 0.0, "grants_won": 0.0, "grant_dollars": 0.0}
+    imp = [float(r["impact"]) for r in rows]
+    return {
+        "n": n,
+        "mean": statistics.fmean(imp),
+        "median": statistics.median(imp),
+        "geomean": math.exp(statistics.fmean(math.log(x + 1.0) for x in imp)),
+        "std": statistics.stdev(imp) if n > 1 else 0.0,
+        "collapses": sum(1 for r in rows if r["collapse_month"] is not None),
+        "papers": statistics.fmean(r["papers"] for r in rows),
+        "top_papers": statistics.fmean(r["top_papers"] for r in rows),
+        "grants_won": statistics.fmean(r["grants_won"] for r in rows),
+        "grant_dollars": statistics.fmean(r["grant_dollars"] for r in rows),
+    }
+
+
+def paired_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[float]:
+    """Per seed (Impact_b + 1) / (Impact_a + 1), for rows of the same seeds in the same order.
+
+    Raises:
+        ValueError: the two lists are not over the same seeds.
+    """
+    if [r["seed"] for r in a] != [r["seed"] for r in b]:
+        raise ValueError("paired ratios need the same seeds in the same order")
+    return [(rb["impact"] + 1.0) / (ra["impact"] + 1.0) for ra, rb in zip(a, b)]
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"101,102,103"``, ``"1-200"`` or a mix (``"1-5,9"``) → a list of seeds, in order.
+
+    Raises:
+        ValueError: anything else (the message shows the accepted forms).
+    """
+    out: list[int] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part[1:]:
+                lo, hi = part.split("-", 1) if not part.startswith("-") else (part, "")
+                lo_i, hi_i = int(lo), int(hi)
+                if hi_i < lo_i:
+                    raise ValueError
+                out.extend(range(lo_i, hi_i + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise ValueError(f"bad seeds {text!r}: use a list like 101,102,103 or a range like 1-200") from None
+    if not out:
+        raise ValueError(f"bad seeds {text!r}: use a list like 101,102,103 or a range like 1-200")
+    if any(s < 0 for s in out):
+        raise ValueError(f"bad seeds {text!r}: seeds are non-negative integers")
+    return out
+
+
+def ablation_configs(base: WorldConfig | None = None) -> dict[str, WorldConfig]:
+    """The ablation variants of §17 over ``base``: default, horizon 12, horizon 30, frozen
+    field, unlimited attention, no scooping."""
+    base = base if base is not None else WorldConfig()
+    return {
+        "default": dataclasses.replace(base),
+        "horizon 12": dataclasses.replace(base, months=12),
+        "horizon 30": dataclasses.replace(base, months=30),
+        "frozen field": dataclasses.replace(base, frozen_field=True),
+        "unlimited attention": dataclasses.replace(base, unlimited_attention=True),
+        "no scooping": dataclasses.replace(base, no_scooping=True),
+    }
+
+
+__all__ = [
+    "ROW_FIELDS", "AgentView", "POLICIES", "ablation_configs", "build_policy", "paired_ratios", "parse_seeds",
+    "play", "result_row", "run_career", "run_seeds", "summarize",
+]
