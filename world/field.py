@@ -84,7 +84,8 @@ def field_step(w: "World", m: int) -> None:
             s.shock_until = m + cfg.shock_months - 1
             word = "surged" if up else "dropped"
             pct = round(abs(s.compute_mult - 1.0) * 100)
-            w.add_news("compute", None, f"Compute prices {word} ~{pct}%, for a few months.")
+            # dated m: the field step runs before month m is opened (s.month is still m − 1)
+            w.s.news.append([m, "compute", None, f"Compute prices {word} ~{pct}%, for a few months."])
         else:
             s.compute_mult = 1.0
 
