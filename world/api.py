@@ -125,7 +125,10 @@ def _num(value: Any, name: str, lo: float | None = None, hi: float | None = None
     """A finite real number in [lo, hi]; bools are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ActionError("bad_argument", f"{name} must be a number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:
+        v = math.inf
     if not math.isfinite(v):
         raise ActionError("bad_argument", f"{name} must be a finite number, got {value!r}")
     if lo is not None and v < lo:
@@ -883,7 +886,13 @@ class Api:
         kwargs = kwargs or {}
         if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
             raise ActionError("bad_argument", "args must be a list and kwargs a dict")
+        if not all(isinstance(k, str) for k in kwargs):
+            raise ActionError("bad_argument", "keyword argument names must be strings")
+        if not isinstance(namespace, str) or not isinstance(method, str):
+            raise ActionError("unknown_call", f"namespace and method must be strings; namespaces: {', '.join(API_CALLS)}, query, memory")
         if namespace == "query" and method in ("", "query"):
+            if len(args) + len(kwargs) != 1 or (kwargs and "sql" not in kwargs):
+                raise ActionError("bad_argument", "query takes exactly one argument: query(sql)")
             return self.query(*args, **kwargs)
         if namespace == "memory" and method in ("read", "write"):
             try:

@@ -99,6 +99,7 @@ class Observer:
         self._pos: dict[str, int] = {t: 0 for t in ("ledger", "news", "preprint_feed", "conference_reports",
                                                     "citations_monthly", "lab_monthly", "student_reports")}
         self._live: dict[str, set[str]] = {t: set() for t in _KEYED}
+        self._known: dict[str, int] = {t: 0 for t in _KEYED}  # entities mirrored so far (dicts only grow)
         self._seen_month = 0
         self._version = -1
         self.syncs = 0
@@ -171,6 +172,9 @@ class Observer:
     def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict, is_live, dirty: dict, row) -> None:
         live_now = {eid for eid, e in entities.items() if is_live(e)}
         ids = live_now | self._live[table] | dirty.get(table, set())
+        if len(entities) > self._known[table]:  # created since the last sync, maybe already not live
+            ids |= set(itertools.islice(entities, self._known[table], None))
+            self._known[table] = len(entities)
         if ids:
             ncol = len(SCHEMA[table])
             order = [eid for eid in entities if eid in ids]
@@ -233,6 +237,8 @@ class Observer:
 
         if not isinstance(sql, str):
             raise ActionError("sql_error", f"query() takes an SQL string, got {type(sql).__name__}")
+        if "\x00" in sql or any("\ud800" <= ch <= "\udfff" for ch in sql):
+            raise ActionError("sql_error", "SQL error: the query contains a NUL or an unpaired surrogate character")
         head = sql.strip().lower()
         if not (head.startswith("select") or head.startswith("with")):
             raise ActionError("sql_error", "only SELECT queries are allowed (one SELECT or WITH statement; no PRAGMA, ATTACH or writes)")
