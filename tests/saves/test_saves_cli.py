@@ -1,0 +1,110 @@
+"""``pibench saves list|show|delete|export|import`` (saves/cli.py): output, exit codes and
+the messages for bad files; plus one run of the real ``pibench`` command."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from saves import SaveStore
+from saves.cli import add_saves_parser, cmd_list
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="pibench")
+    add_saves_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    out, err = io.StringIO(), io.StringIO()
+    return args.func(args, out, err), out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def filled(store, fake):
+    store.save("Ada ✓", fake(seed=3, month=12), scenario="tutorial")
+    store.autosave("run", fake(month=5))
+    return store
+
+
+def test_list_table_and_json(filled):
+    code, out, err = run(["saves", "--saves", str(filled.path), "list"])
+    assert code == 0 and err == ""
+    assert "Ada ✓" in out and "run@m05" in out and "tutorial" in out and "12/60" in out and "2 saves" in out
+    code, out, _ = run(["saves", "list", "--saves", str(filled.path), "--json", "--career", "run"])
+    assert [d["name"] for d in json.loads(out)] == ["run@m05"]
+
+
+def test_list_of_an_empty_store(tmp_path):
+    code, out, _ = run(["saves", "--saves", str(tmp_path / "none"), "list"])
+    assert code == 0 and "No saves" in out
+
+
+def test_show_verifies_the_save(filled):
+    code, out, _ = run(["saves", "--saves", str(filled.path), "show", "Ada ✓"])
+    assert code == 0
+    assert "integrity         ok" in out and "seed              3" in out and "actions recorded  1" in out
+    filled.file_of("Ada ✓").write_bytes(filled.file_of("Ada ✓").read_bytes()[:100])
+    code, out, err = run(["saves", "--saves", str(filled.path), "show", "Ada ✓"])
+    assert code == 1 and "FAILED" in out and "truncated" in err
+
+
+def test_delete(filled):
+    code, out, _ = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
+    assert code == 0 and "Deleted" in out and filled.names() == ["run@m05"]
+    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
+    assert code == 1 and err.startswith("error: no save called")
+
+
+def test_export_import_and_refusals(filled, tmp_path):
+    f = tmp_path / "ada.json"
+    assert run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])[0] == 0
+    code, _, err = run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])
+    assert code == 1 and "exists already" in err
+    assert run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f), "--force"])[0] == 0
+    other = tmp_path / "other"
+    code, out, _ = run(["saves", "--saves", str(other), "import", str(f)])
+    assert code == 0 and "Imported save 'Ada ✓'" in out
+    code, _, err = run(["saves", "--saves", str(other), "import", str(f)])
+    assert code == 1 and "exists already" in err
+    assert run(["saves", "--saves", str(other), "import", str(f), "--as", "copy"])[0] == 0
+    env = json.loads(f.read_bytes())
+    env["save"]["state"]["seed"] = 4
+    f.write_text(json.dumps(env) + "\n")
+    code, _, err = run(["saves", "--saves", str(other), "import", str(f), "--as", "evil"])
+    assert code == 1 and "checksum" in err and "tampered" in err
+    code, _, err = run(["saves", "--saves", str(other), "import", str(tmp_path / "missing.json")])
+    assert code == 1 and "cannot read" in err
+
+
+def test_warnings_reach_stderr(filled, fake):
+    """A recovered index (backup used) is announced on stderr; the listing still works."""
+    filled.save("two", fake())
+    filled.index_path.write_bytes(b"{broken")
+    with pytest.warns(Warning):
+        code, out, err = run(["saves", "--saves", str(filled.path), "list"])
+    assert code == 0 and "backup" in err
+
+
+def test_pibench_home_is_used_without_saves_option(tmp_path, monkeypatch, fake):
+    monkeypatch.setenv("PIBENCH_HOME", str(tmp_path))
+    SaveStore().save("home", fake())
+    out = io.StringIO()
+    assert cmd_list(argparse.Namespace(), out, io.StringIO()) == 0
+    assert "home" in out.getvalue()
+
+
+def test_the_real_pibench_command_reaches_these_functions(filled):
+    """`pibench saves list` through the console script (wired by pibench_tui/cli.py)."""
+    env = dict(os.environ, PIBENCH_HOME=str(filled.path.parent / "unused"))
+    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "list"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Ada ✓" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "show", "zzz"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 1 and "no save called 'zzz'" in proc.stderr
