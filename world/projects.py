@@ -42,6 +42,7 @@ def start_project(w: "World", topic: str, tier: int, members: list[str], compute
     k = TOPICS.index(topic)
     busy = {pid for pj in s.projects.values() if pj.status == "active" for pid in pj.members}
     idle = sum(1 for p in s.people.values() if p.status == "active" and p.role in ("phd", "postdoc") and p.id not in busy)
+    runway = s.budget / max(1.0, w.burn_rate())  # the runway the PI saw, before this project's compute
     pid = s.next_id("PJ")
     gen = w.rng.keyed("project", pid)
     feasible = float(gen.random()) >= cfg.tiers[str(tier)]["p_infeasible"]
@@ -54,7 +55,7 @@ def start_project(w: "World", topic: str, tier: int, members: list[str], compute
     s.eval_log.setdefault("projects", {})[pid] = {
         "tier": int(tier), "topic": topic, "start": m, "end": None, "status": "active",
         "h_start": h_now, "h_next12": sum(future) / len(future),
-        "runway": s.budget / max(1.0, w.burn_rate()), "idle": idle, "feasible": feasible,
+        "runway": runway, "idle": idle, "feasible": feasible,
         "scoops": 0, "paper": None,
     }
     return pj
