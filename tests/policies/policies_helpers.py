@@ -1,0 +1,54 @@
+"""Shared helpers for the policy tests: an API-only proxy and an agent-script runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from world.api import API_CALLS, ActionError, Api
+from world.config import WorldConfig
+from world.engine import World
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENTS = ROOT / "examples" / "agents"
+
+
+class StrictNamespace:
+    """Exposes only the public calls of one API namespace: no ``_api``, no ``world``."""
+
+    def __init__(self, ns: object, name: str) -> None:
+        self._calls = {m: getattr(ns, m) for m in API_CALLS[name]}
+        self._name = name
+
+    def __getattr__(self, item: str):
+        calls = self.__dict__.get("_calls", {})
+        if item in calls:
+            return calls[item]
+        raise AttributeError(f"{self.__dict__.get('_name')}.{item} is not part of the public API")
+
+
+class StrictView:
+    """What an agent script sees, and nothing more: reaching ``world`` raises."""
+
+    def __init__(self, api: Api) -> None:
+        for name in API_CALLS:
+            object.__setattr__(self, name, StrictNamespace(getattr(api, name), name))
+        object.__setattr__(self, "query", api.query)
+        object.__setattr__(self, "memory", api.memory)
+
+    def __getattr__(self, item: str):
+        raise AttributeError(f"{item!r} is not part of the agent API")
+
+
+def script_globals(api: Api) -> dict:
+    """The globals an agent script gets in headless mode, bound to ``api`` in-process."""
+    g = {name: getattr(api, name) for name in API_CALLS}
+    g.update(query=api.query, memory=api.memory, ActionError=ActionError, __name__="__agent__")
+    return g
+
+
+def run_script(path: Path, seed: int, config: WorldConfig | None = None) -> World:
+    """Exec an agent script in-process against a fresh world; return the world."""
+    w = World(config or WorldConfig(), seed)
+    exec(compile(path.read_text(), str(path), "exec"), script_globals(Api(w)))
+    return w
+

@@ -1,0 +1,68 @@
+"""`pibench run | compare | ablate | calibrate | tune` end to end, in-process (issue 4)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from pibench_tui.cli import main
+from pibench_tui.run_cmds import TUNING_SEEDS
+from world.runner import run_seeds
+
+
+def test_run_prints_table_and_writes_json_and_csv(tmp_path, capsys):
+    """The JSON rows equal the runner's; the CSV has one row per seed; summary rows printed."""
+    jf, cf = tmp_path / "r.json", tmp_path / "r.csv"
+    assert main(["run", "baseline", "--seeds", "101,102", "--jobs", "2", "--json", str(jf), "--csv", str(cf)]) == 0
+    out = capsys.readouterr().out
+    for word in ("Impact", "mean", "median", "geomean", "std", "collapses", "101", "102"):
+        assert word in out
+    data = json.loads(jf.read_text())
+    assert data["rows"] == run_seeds("baseline", [101, 102])
+    rows = list(csv.DictReader(cf.open()))
+    assert [r["seed"] for r in rows] == ["101", "102"]
+
+
+def test_run_with_a_scenario(capsys):
+    assert main(["run", "do-nothing", "--scenario", "short-12", "--seeds", "1"]) == 0
+    assert "short-12" in capsys.readouterr().out
+
+
+def test_run_refuses_unknown_policy_and_bad_seeds(capsys):
+    assert main(["run", "nope", "--seeds", "1"]) == 1
+    assert "unknown policy" in capsys.readouterr().err
+    assert main(["run", "baseline", "--seeds", "x-y"]) == 2
+    assert main(["run", "baseline", "--scenario", "no-such-scenario", "--seeds", "1"]) == 1
+
+
+def test_compare_side_by_side_with_ratio(tmp_path, capsys):
+    jf = tmp_path / "c.json"
+    assert main(["compare", "do-nothing", "baseline", "--seeds", "101,102", "--json", str(jf)]) == 0
+    out = capsys.readouterr().out
+    assert "baseline/do-nothing" in out
+    data = json.loads(jf.read_text())
+    b = data["rows"]["baseline"]
+    assert data["paired_ratios"]["baseline"] == [r["impact"] + 1.0 for r in b]
+
+
+def test_ablate_lists_every_variant(capsys):
+    assert main(["ablate", "--seeds", "101"]) == 0
+    out = capsys.readouterr().out
+    for v in ("default", "horizon 12", "horizon 30", "frozen field", "unlimited attention", "no scooping"):
+        assert v in out
+
+
+def test_calibrate_reports_each_fact(capsys):
+    assert main(["calibrate", "--seeds", "1-2"]) == 0
+    out = capsys.readouterr().out
+    for word in ("do-nothing", "hire-max", "baseline: survival", "all-in", "oracle/baseline"):
+        assert word in out
+
+
+def test_tune_uses_only_the_tuning_seeds(tmp_path, capsys):
+    assert TUNING_SEEDS == (1001, 1002)
+    jf = tmp_path / "t.json"
+    assert main(["tune", "--json", str(jf)]) == 0
+    data = json.loads(jf.read_text())
+    assert data["seeds"] == [1001, 1002] and len(data["ranking"]) == 16
+    assert "default" in capsys.readouterr().out
