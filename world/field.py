@@ -79,7 +79,7 @@ def field_step(w: "World", m: int) -> None:
     if s.shock_until < m:
         gen = w.rng.stream("shock")
         if float(gen.random()) < cfg.shock_p:
-            up = float(gen.random()) < 0.5
+            up = float(gen.random()) < cfg.shock_up_p
             s.compute_mult = cfg.shock_up if up else cfg.shock_down
             s.shock_until = m + cfg.shock_months - 1
             word = "surged" if up else "dropped"

@@ -127,10 +127,10 @@ def generate_pool(w: "World", m: int) -> None:
     for pool in POOLS:
         pp = cfg.pools[pool]
         ability = np.clip(gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n), cfg.ability_min, cfg.ability_max)
-        speed = gen.normal(1.0, 0.15, n)
-        resilience = gen.uniform(0.4, 1.0, n)
-        independence = gen.uniform(0.3, 1.0, n)
-        growth = np.maximum(0.3, gen.normal(1.0, 0.3, n))
+        speed = gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n)
+        resilience = gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n)
+        independence = gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n)
+        growth = np.maximum(cfg.growth_min, gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n))
         transcript = np.clip(ability + gen.normal(0.0, pp["transcript_noise"], n), 0.0, 1.0)
         letter = np.clip(ability + pp["letter_bias"] + gen.normal(0.0, pp["letter_noise"], n), 0.0, 1.0)
         interview = np.clip(ability + gen.normal(0.0, cfg.interview_noise_sd, n), 0.0, 1.0)
@@ -150,7 +150,7 @@ def generate_pool(w: "World", m: int) -> None:
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     revealed: list[dict] = []
     for pool in POOLS:
-        lam = cfg.pools[pool]["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - 2.0)) * boost
+        lam = cfg.pools[pool]["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline)) * boost
         n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
         revealed.extend(candidates[pool][:n])
     order = list(w.rng.keyed("shuffle", y).permutation(len(revealed))) if revealed else []
@@ -169,7 +169,7 @@ def resolve_offers(w: "World", m: int) -> None:
             continue
         if a.status == "offered":
             pp = cfg.pools[a.pool]
-            p = min(cfg.offer_p_max, max(cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - 2.0)))
+            p = min(cfg.offer_p_max, max(cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - cfg.reputation_baseline)))
             a.status = "accepted" if float(w.rng.keyed("offer", a.id).random()) < p else "declined"
         elif a.status == "pending":
             a.status = "expired"
@@ -204,14 +204,14 @@ def resolve_postings(w: "World", m: int) -> None:
             post.status = "paused"
             w.add_news("lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost.")
             continue
-        p = min(cfg.postdoc_fill_max, cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - 2.0))
+        p = min(cfg.postdoc_fill_max, cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - cfg.reputation_baseline))
         gen = w.rng.keyed("posting", post.id)
         u = float(gen.random())
         a = min(cfg.postdoc_ability_max, max(cfg.postdoc_ability_min, float(gen.normal(cfg.postdoc_ability_mean, cfg.postdoc_ability_sd))))
-        speed = float(gen.normal(1.05, 0.12))
-        resilience = float(gen.uniform(0.5, 1.0))
-        independence = float(gen.uniform(0.6, 1.0))
-        growth = max(0.3, float(gen.normal(0.8, 0.2)))
+        speed = float(gen.normal(cfg.postdoc_speed_mean, cfg.postdoc_speed_sd))
+        resilience = float(gen.uniform(cfg.postdoc_resilience_low, cfg.postdoc_resilience_high))
+        independence = float(gen.uniform(cfg.postdoc_independence_low, cfg.postdoc_independence_high))
+        growth = max(cfg.growth_min, float(gen.normal(cfg.postdoc_growth_mean, cfg.postdoc_growth_sd)))
         name = _name(gen)
         if u >= p:
             post.status = "unfilled"
@@ -239,10 +239,10 @@ def hire_staff(w: "World", role: str) -> Person:
     if role == "ra":
         pid = s.next_id("RA")
         ability = float(gen.uniform(cfg.ra_ability_low, cfg.ra_ability_high))
-        speed = float(gen.normal(0.9, 0.1))
+        speed = float(gen.normal(cfg.ra_speed_mean, cfg.ra_speed_sd))
         name = _name(gen)
         person = Person(id=pid, name=name, role="ra", arrived_month=s.month, ability=ability, speed=speed,
-                        resilience=0.8, independence=0.9, growth=0.0, skill=cfg.ra_skill, morale=cfg.ra_morale,
+                        resilience=cfg.ra_resilience, independence=cfg.ra_independence, growth=0.0, skill=cfg.ra_skill, morale=cfg.ra_morale,
                         stipend=cfg.pay_ra)
     else:
         pid = s.next_id("MGR")

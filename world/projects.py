@@ -46,7 +46,7 @@ def start_project(w: "World", topic: str, tier: int, members: list[str], compute
     pid = s.next_id("PJ")
     gen = w.rng.keyed("project", pid)
     feasible = float(gen.random()) >= cfg.tiers[str(tier)]["p_infeasible"]
-    novelty = min(cfg.novelty_max, max(cfg.novelty_min, float(gen.normal(1.0, 0.1)) - cfg.novelty_crowding * (s.crowding[k] - 1.0)))
+    novelty = min(cfg.novelty_max, max(cfg.novelty_min, float(gen.normal(cfg.novelty_start_mean, cfg.novelty_start_sd)) - cfg.novelty_crowding * (s.crowding[k] - 1.0)))
     pj = Project(id=pid, topic=topic, tier=int(tier), members=list(members), compute=float(compute), started_month=m,
                  work=float(cfg.tiers[str(tier)]["work"]), feasible=feasible, novelty=novelty)
     s.projects[pid] = pj
