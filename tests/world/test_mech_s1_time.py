@@ -180,3 +180,19 @@ def test_s1_manager_hire_and_dismiss_buys_nothing_for_free():
     assert [r for r in w.s.ledger if r[3] == mgr] == [[1, "stipend", -4500.0, mgr]]
     assert w.s.budget == pytest.approx(start - 4500 - 2 * 3200)
     assert api.lab.attention()["pool"] == 92
+
+
+def test_s1_rescale_sees_this_tick_arrivals():
+    """§1/§3: PhDs joining at the tick of month 4 raise month 5's oversight before the rescale.
+
+    Three PhDs with 29 h each (87 h ≤ pool 88); one arrival → pool 84 → 29 × 84/87 = 28.0.
+    """
+    w = make_world()
+    people = [add_person(w, "phd", mentoring=29.0) for _ in range(3)]
+    app = next(iter(w.s.applicants.values()))
+    app.status = "accepted"
+    w.s.month = 4
+    w.s.budget = 1e9
+    w.next_month()
+    assert app.status == "joined" and w.s.month == 5
+    assert [p.mentoring for p in people] == [round(29.0 * 84 / 87, 2)] * 3
