@@ -344,12 +344,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _quantiles(xs: list[float]) -> str:
+def _quantiles(xs: list[float], fmt: Callable[[float], str] = _num) -> str:
     xs = sorted(xs)
     if len(xs) < 2:
-        return ", ".join(_num(x) for x in xs)
+        return ", ".join(fmt(x) for x in xs)
     q = statistics.quantiles(xs, n=4, method="inclusive")
-    return f"min {_num(xs[0])}, q1 {_num(q[0])}, median {_num(q[1])}, q3 {_num(q[2])}, max {_num(xs[-1])}"
+    return f"min {fmt(xs[0])}, q1 {fmt(q[0])}, median {fmt(q[1])}, q3 {fmt(q[2])}, max {fmt(xs[-1])}"
 
 
 def calibration_report(res: dict[str, list[dict]]) -> list[str]:
@@ -378,7 +378,7 @@ def calibration_report(res: dict[str, list[dict]]) -> list[str]:
     lines.append(f"baseline: survival {len(survived)}/{n} ({100.0 * len(survived) / n:.0f}%)"
                  + (f"; collapse months median {statistics.median(bcm):g} (min {bcm[0]}, max {bcm[-1]})" if bcm else ""))
     if survived:
-        lines.append(f"baseline final budgets (survivors): {_quantiles([r['final_budget'] for r in survived]).replace('.0', '')}")
+        lines.append(f"baseline final budgets (survivors): {_quantiles([r['final_budget'] for r in survived], _money)}")
     lines.append(f"baseline Impact: mean {_num(bsum['mean'])}, geomean(Impact+1) {_num(bsum['geomean'])}, std {_num(bsum['std'])}; {_quantiles([r['impact'] for r in b])}")
     lines.append(f"baseline papers mean {_num(bsum['papers'], 2)}, top papers mean {_num(bsum['top_papers'], 2)}, grants mean {_num(bsum['grants_won'], 2)} ({_money(bsum['grant_dollars'])})")
     a = res["all-in"]
