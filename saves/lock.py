@@ -120,9 +120,9 @@ class FileLock:
 
     def _record_holder(self, fd: int) -> None:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        info = f"{os.getpid()} {socket.gethostname()} {stamp}\n".encode()
+        # Fixed width, so no truncation is needed (ftruncate can be slow on some disks).
+        info = f"{os.getpid()} {socket.gethostname()} {stamp}".ljust(160)[:160].encode() + b"\n"
         try:
-            os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
             os.write(fd, info)
         except OSError:

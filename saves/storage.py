@@ -132,6 +132,7 @@ class AtomicJSONStorage(Storage):
         self._warned: set[str] = set()
         self._create_dirs = create_dirs
         self._main_good: bool | None = None  # None = not read yet
+        self._batch: list[Any] | None = None  # [tables or None, dirty] while batching
 
     # -- reading ---------------------------------------------------------------------------
     def _load(self, path: Path) -> dict[str, Any] | None:
@@ -149,6 +150,24 @@ class AtomicJSONStorage(Storage):
             raise SaveCorruptError("corrupt", str(path), "the save-store index is corrupt: its tables are malformed")
         return tables
 
+    def begin(self) -> None:
+        """Start a batch: reads and writes stay in memory until :meth:`commit`.
+
+        Every change made by one store operation (e.g. save + prune autosaves) then reaches
+        the disk in a single atomic write, or not at all if the operation fails.
+        """
+        self._batch = [self._read_disk(), False]
+
+    def commit(self) -> None:
+        """Write the batch's changes (if any) in one atomic write and end the batch."""
+        batch, self._batch = self._batch, None
+        if batch is not None and batch[1]:
+            self._write_disk(batch[0])
+
+    def rollback(self) -> None:
+        """Drop the batch's changes."""
+        self._batch = None
+
     def read(self) -> dict[str, dict[str, Any]] | None:
         """Return the database, falling back to the backup when the main file is damaged.
 
@@ -159,6 +178,11 @@ class AtomicJSONStorage(Storage):
             SaveCorruptError: a future-version index (never replaced by an old backup), or
                 both the main file and its backup are unusable.
         """
+        if self._batch is not None:
+            return self._batch[0]
+        return self._read_disk()
+
+    def _read_disk(self) -> dict[str, dict[str, Any]] | None:
         try:
             data = self._load(self.path)
         except SaveCorruptError as main_err:
@@ -193,6 +217,13 @@ class AtomicJSONStorage(Storage):
             SaveValueError: a value that cannot be saved (nothing was written).
             OSError: the disk refused (the old file is intact).
         """
+        if self._batch is not None:
+            values.encode(data)  # still fail at once on an unsaveable value
+            self._batch[0], self._batch[1] = data, True
+            return
+        self._write_disk(data)
+
+    def _write_disk(self, data: dict[str, dict[str, Any]]) -> None:
         _, tagged, text = values.encode(data)  # fail before touching any file
         blob, _ = encode_envelope(INDEX_FORMAT, "tables", text, tagged=tagged)
         if self._create_dirs:

@@ -284,15 +284,20 @@ class SaveStore:
                 remove_stale_temps(self.path)
                 remove_stale_temps(self.blob_dir)
             db = self._db()
+            storage = db.storage
             try:
                 try:
-                    db.storage.read()
+                    storage.begin()
                 except SaveCorruptError as exc:
                     if exc.kind == "future-version":
                         raise
+                    storage.rollback()
                     self._rebuild(db, exc)
+                    storage.begin()
                 yield db.table(TABLE, cache_size=0)
+                storage.commit()  # every index change of this operation in one atomic write
             finally:
+                storage.rollback()
                 db.close()
 
     def _docs(self) -> list[dict[str, Any]]:
@@ -621,14 +626,19 @@ class SaveStore:
             table.insert_multiple(docs)
 
     def _collect_garbage(self, table: Any) -> None:
-        """Delete save files referenced by neither the index nor its backup."""
+        """Delete save files that no index version may still need.
+
+        Kept: files of the pending index, of the index on disk (it becomes the backup when
+        this operation commits) and of the backup on disk, so falling back to the backup
+        always finds its saves.
+        """
         keep = {d.get("file") for d in table.all()}
-        try:
-            bak = AtomicJSONStorage(self.index_path.with_name(INDEX_NAME + ".bak"))._load(
-                self.index_path.with_name(INDEX_NAME + ".bak"))
-            keep |= {d.get("file") for d in (bak or {}).get(TABLE, {}).values()}
-        except SaveError:
-            pass
+        for path in (self.index_path, self.index_path.with_name(INDEX_NAME + ".bak")):
+            try:
+                tables = AtomicJSONStorage(path)._load(path)
+            except SaveError:
+                continue
+            keep |= {d.get("file") for d in (tables or {}).get(TABLE, {}).values()}
         try:
             files = list(self.blob_dir.iterdir())
         except OSError:

@@ -94,8 +94,8 @@ def test_missing_save_is_reported_with_the_existing_names(store, fake):
 
 
 def test_delete_removes_the_entry_and_its_file_eventually(store, fake):
-    """Deleting removes the save; files nothing refers to are collected (the backup index
-    keeps the previous version's file alive for one more write)."""
+    """Deleting removes the save; files nothing refers to are collected (the index on disk
+    and its backup keep the two previous versions' files alive)."""
     for n in ("a", "b", "c"):
         store.save(n, fake())
     store.delete("a")
@@ -103,8 +103,9 @@ def test_delete_removes_the_entry_and_its_file_eventually(store, fake):
     assert store.names() == ["c"]
     store.save("c", fake(month=2))
     store.save("c", fake(month=3))
+    store.save("c", fake(month=4))
     files = {p.name for p in store.blob_dir.iterdir()}
-    assert store.resolve("c").file in files and len(files) <= 2
+    assert store.resolve("c").file in files and len(files) == 3
 
 
 def test_empty_store_lists_nothing_and_creates_nothing(tmp_path):
@@ -262,6 +263,22 @@ def test_damaged_index_falls_back_to_the_backup_with_a_warning(store, fake):
     store.save("c", fake())  # the next write repairs the main file
     fresh = SaveStore(store.path)
     assert fresh.names() == ["a", "c"] and fresh.warnings == []
+
+
+def test_the_backup_index_always_finds_its_save_files(store, fake):
+    """After overwrites, deletes and autosaves, falling back to the backup index still
+    loads every save it lists (garbage collection keeps what the backup needs)."""
+    store.save("a", fake(month=1))
+    store.autosave("c", fake(month=1), keep=1)
+    store.save("a", fake(month=2))
+    store.autosave("c", fake(month=2), keep=1)
+    store.delete("a")
+    store.index_path.write_bytes(b"{")
+    with pytest.warns(StoreWarning):
+        infos = store.list()
+    assert [(i.name, i.month) for i in infos] == [("a", 2), ("c@m02", 2)]  # the index before the delete
+    for i in infos:
+        assert store.load(i.name).info.month == 2
 
 
 def test_tampered_index_is_detected_by_its_checksum(store, fake):

@@ -1,0 +1,111 @@
+"""Save-store benchmarks (issue 6): prints figures, asserts nothing.
+
+Run: ``python bench/saves.py [--repeat N] [--dir DIR]``. The "busy lab" is the ambitious
+policy (MECHANICS §17: hire to 8, every open call, every event) on seed 101 with a
+$100,000,000 start budget, so it never collapses and is still busy at month 60. Prints:
+
+* the save file size at month 60;
+* the median time to save it (``SaveStore.save``: state snapshot, JSON normalisation,
+  checksum, temp file + fsync + atomic replace, index update under the lock);
+* the median time to load it (``SaveStore.load_world``: read, verify format and checksum,
+  rebuild the World, check its digest) and to read it only (``SaveStore.load``);
+* the median time to resume at month 59 and play one month (load + policy + tick);
+* the median autosave cost per month over a whole career (``SaveStore.autosave``, keep 3).
+
+By default the store is a fresh temporary folder (on the same disk as ``$TMPDIR``); use
+``--dir`` to measure another disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from saves import SaveStore  # noqa: E402
+from world.api import Api  # noqa: E402
+from world.config import WorldConfig  # noqa: E402
+from world.engine import World  # noqa: E402
+from world.policies import make_policy  # noqa: E402
+
+POLICY = "ambitious"
+SEED = 101
+
+
+def busy_config() -> WorldConfig:
+    """The default world with money no object, so the busy lab lasts 60 months."""
+    return WorldConfig.from_dict({"start_budget": 100_000_000.0})
+
+
+def play_month(world: World, api: Api, policy) -> None:
+    m = world.month
+    policy.act(api)
+    if not world.finished and world.month == m:
+        api.time.next_month()
+
+
+def busy_career(until: int | None = None, store: SaveStore | None = None, autosave_times: list[float] | None = None) -> World:
+    """Play the busy lab to the opening of month ``until`` (or to the end)."""
+    world = World(busy_config(), SEED)
+    api = Api(world)
+    policy = make_policy(POLICY)
+    while not world.finished and (until is None or world.month < until):
+        play_month(world, api, policy)
+        if store is not None and autosave_times is not None:
+            t0 = time.perf_counter()
+            store.autosave("bench", world, scenario="busy", keep=3)
+            autosave_times.append(time.perf_counter() - t0)
+    return world
+
+
+def median(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=21, help="timings per figure (default 21)")
+    ap.add_argument("--dir", type=Path, default=None, help="store folder (default: a fresh temporary folder)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SaveStore(args.dir or Path(tmp) / "store")
+        world = busy_career()
+        people = len(Api(world).students.list())
+        print(f"busy lab: {POLICY} policy, seed {SEED}, month {world.month}, "
+              f"{'collapsed' if world.collapsed else 'not collapsed'}, {people} people ever hired")
+        info = store.save("busy-m60", world, scenario="busy")
+        print(f"save file at month 60:     {info.size / 1024:8.1f} kB")
+        t = median(lambda: store.save("busy-m60", world, scenario="busy"), args.repeat)
+        print(f"save (month 60):           {t * 1e3:8.2f} ms (median of {args.repeat})")
+        t = median(lambda: store.load_world("busy-m60"), args.repeat)
+        print(f"load + rebuild world:      {t * 1e3:8.2f} ms")
+        t = median(lambda: store.load("busy-m60"), args.repeat)
+        print(f"load (read + verify only): {t * 1e3:8.2f} ms")
+
+        store.save("busy-m59", busy_career(until=59), scenario="busy")
+
+        def resume_one_month() -> None:
+            w, _ = store.load_world("busy-m59")
+            play_month(w, Api(w), make_policy(POLICY))
+
+        t = median(resume_one_month, args.repeat)
+        print(f"resume at 59 + play month: {t * 1e3:8.2f} ms")
+
+        times: list[float] = []
+        busy_career(store=store, autosave_times=times)
+        print(f"autosave per month:        {statistics.median(times) * 1e3:8.2f} ms median, "
+              f"{sum(times) * 1e3:8.1f} ms over {len(times)} months")
+
+
+if __name__ == "__main__":
+    main()
