@@ -86,6 +86,7 @@ class Observer:
         self.reader.execute("PRAGMA query_only = ON")
         self.reader.execute("PRAGMA read_uncommitted = ON")
         self.reader.set_authorizer(self._authorize)
+        self.reader.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000_000)  # no giant strings/blobs from one call
         for table, cols in SCHEMA.items():
             pk = " PRIMARY KEY" if table in _KEYED else ""
             defs = ", ".join(f"{c}{pk if i == 0 else ''}" for i, c in enumerate(cols))

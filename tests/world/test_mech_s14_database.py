@@ -206,7 +206,8 @@ def test_s18_inv4_no_hidden_tokens_in_outputs_after_18_months():
     "CREATE TABLE t (x)", "DROP TABLE ledger", "select 1; select 2", "select 1; delete from ledger",
     "WITH x AS (SELECT 1) DELETE FROM ledger", "WITH x AS (SELECT 1) INSERT INTO topics VALUES ('y')",
     "SELECT load_extension('libc.so.6')", "select * from nosuchtable", "select", "", "   ", "VACUUM",
-    "select 1 -- ok\n; drop table ledger", "select \x00 1", "select '\ud800'", "REINDEX", "ANALYZE",
+    "select 1 -- ok\n; drop table ledger",
+    "select length(zeroblob(2000000000))", "select length(randomblob(500000000))", "select \x00 1", "select '\ud800'", "REINDEX", "ANALYZE",
 ])
 def test_s14_query_refuses_everything_but_one_select(sql):
     """§14/§15 query: one read-only SELECT/WITH only; anything else is a clear ``sql_error``
@@ -246,6 +247,8 @@ def test_s14_runaway_recursive_cte_is_stopped_and_rows_capped():
     rows = api.query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c")
     assert len(rows) == cap + 1 and "_truncated" in rows[-1]
     assert api.query("with t as (select name from topics) select count(*) n from t") == [{"n": 8}]
+    # no giant value from one function call (printf yields NULL past the length limit)
+    assert api.query("select length(printf('%.*c', 200000000, 'x')) n") == [{"n": None}]
 
 
 def test_s14_mirror_reflects_actions_within_the_month():
