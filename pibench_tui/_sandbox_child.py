@@ -34,6 +34,7 @@ import ast
 import json
 import os
 import sys
+import threading
 import time as _time
 
 # --------------------------------------------------------------------------------------
@@ -452,8 +453,7 @@ def parse_agent_code(code: str, filename: str = "<stdin>", first_line: int = 1) 
     try:
         tree = ast.parse(code, filename, "exec")
     except SyntaxError as exc:
-        if exc.lineno is not None:
-            exc.lineno += first_line - 1
+        exc.lineno = first_line if exc.lineno is None else exc.lineno + first_line - 1
         raise
     except ValueError as exc:  # e.g. NUL bytes in the source
         raise SyntaxError(str(exc), (filename, first_line, 0, "")) from None
@@ -518,14 +518,16 @@ class _Channel:
         self.rfd = rfd
         self.wfd = wfd
         self.buf = b""
+        self.lock = threading.Lock()
 
     def send(self, msg: dict) -> None:
         data = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         data += b"\n"
-        view = memoryview(data)
-        while view:
-            n = os.write(self.wfd, view)
-            view = view[n:]
+        with self.lock:  # the watchdog thread sends output too
+            view = memoryview(data)
+            while view:
+                n = os.write(self.wfd, view)
+                view = view[n:]
 
     def recv(self) -> dict:
         while True:
@@ -541,55 +543,73 @@ class _Channel:
 
 class _OutputCap:
     """Keeps a block's output within ``limit`` characters: the head streams to the parent
-    as it is printed, the tail is kept in a bounded buffer, the middle is only counted."""
+    as it is printed, the tail is kept in a bounded buffer, the middle is only counted.
+
+    The watchdog thread flushes pending head output every 0.1 s, so what a block printed
+    before it hung still reaches the parent when the block is killed.
+    """
 
     def __init__(self, channel: _Channel, limit: int) -> None:
         self.channel = channel
         self.limit = max(0, int(limit))
         self.head_limit = self.limit // 2 + self.limit % 2
         self.tail_limit = self.limit // 2
+        self.lock = threading.Lock()
         self.reset()
 
     def reset(self) -> None:
-        self.head_used = 0
-        self.pending: list[str] = []
-        self.pending_len = 0
-        self.tail = ""
-        self.tail_total = 0  # characters that went past the head
-        self.last_flush = _monotonic()
+        with self.lock:
+            self.head_used = 0
+            self.pending: list[str] = []
+            self.pending_len = 0
+            self.tail = ""
+            self.tail_total = 0  # characters that went past the head
+            self.last_flush = _monotonic()
 
     def write(self, text: str) -> None:
         if not text:
             return
-        room = self.head_limit - self.head_used
-        if room > 0:
-            part = text[:room]
-            self.head_used += len(part)
-            self.pending.append(part)
-            self.pending_len += len(part)
-            text = text[room:]
-            if self.pending_len >= 8192 or _monotonic() - self.last_flush > 0.05:
-                self.flush()
-        if text:
-            self.tail_total += len(text)
-            if self.tail_limit:
-                self.tail += text
-                if len(self.tail) > 2 * self.tail_limit + 4096:
-                    self.tail = self.tail[-self.tail_limit :]
+        with self.lock:
+            room = self.head_limit - self.head_used
+            if room > 0:
+                part = text[:room]
+                self.head_used += len(part)
+                self.pending.append(part)
+                self.pending_len += len(part)
+                text = text[room:]
+                if self.head_used >= self.head_limit or self.pending_len >= 8192:
+                    self._flush_locked()
+            if text:
+                self.tail_total += len(text)
+                if self.tail_limit:
+                    self.tail += text
+                    if len(self.tail) > 2 * self.tail_limit + 4096:
+                        self.tail = self.tail[-self.tail_limit :]
 
-    def flush(self) -> None:
+    def _flush_locked(self) -> None:
         if self.pending:
             self.channel.send({"t": "out", "s": "".join(self.pending)})
             self.pending = []
             self.pending_len = 0
         self.last_flush = _monotonic()
 
+    def flush(self) -> None:
+        with self.lock:
+            self._flush_locked()
+
+    def flush_if_stale(self, age: float) -> None:
+        """Flush pending output older than ``age`` seconds (called by the watchdog)."""
+        with self.lock:
+            if self.pending and _monotonic() - self.last_flush >= age:
+                self._flush_locked()
+
     def finish(self) -> tuple[str, int]:
         """Flush the head; return the kept tail and the number of characters cut."""
-        self.flush()
-        tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
-        omitted = self.tail_total - len(tail)
-        return tail, omitted
+        with self.lock:
+            self._flush_locked()
+            tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
+            omitted = self.tail_total - len(tail)
+            return tail, omitted
 
 
 _monotonic = _time.monotonic
@@ -620,6 +640,7 @@ class _Runtime:
         self.spec: dict = init.get("spec") or {}
         self.out = _OutputCap(channel, int(init.get("max_output", 20_000)))
         self.seed = int(init.get("seed", 0))
+        self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.modules = _module_copies()
         self.globals = self._make_globals()
 
@@ -690,6 +711,12 @@ class _Runtime:
             error = {"type": "SandboxError", "message": exc.message, "line": exc.line}
         except BaseException as exc:  # agent code may raise anything, SystemExit included
             error = _describe(exc, filename)
+            if error["type"] == "MemoryError" and not error["message"]:
+                error["message"] = (
+                    f"out of memory: the agent process may use at most {self.memory_mib:,} MiB"
+                    if self.memory_mib
+                    else "out of memory"
+                )
         tail, omitted = self.out.finish()
         self.channel.send({"t": "done", "error": error, "tail": tail, "omitted": omitted})
 
@@ -740,7 +767,8 @@ class _Call:
     def __setattr__(self, name, value):
         raise AttributeError(f"{self._ns}.{self._name} is read-only")
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name):
+        raise AttributeError(f"{self._ns}.{self._name} is read-only")
 
     def signature(self) -> str:
         parts = []
@@ -783,7 +811,8 @@ class _Namespace:
         extra = " (the clock moves only through time.next_month())" if ns == "time" else ""
         raise AttributeError(f"the API namespace {ns!r} is read-only{extra}")
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name):
+        self.__setattr__(name, None)
 
     def __dir__(self):
         return list(object.__getattribute__(self, "_calls"))
@@ -924,16 +953,19 @@ def _apply_limits(memory_limit: int, keep_fds: int) -> None:
         lower(resource.RLIMIT_NPROC, 0)
 
 
-def _orphan_watchdog() -> None:
-    """Exit when the parent goes away, even if agent code is stuck in a loop."""
-    import threading
-
+def _watchdog(runtime: _Runtime) -> None:
+    """A daemon thread: exits when the parent goes away (even if agent code is stuck in a
+    loop) and flushes pending output every 0.1 s."""
     parent = os.getppid()
 
     def watch() -> None:
         while True:
-            _time.sleep(0.25)
+            _time.sleep(0.1)
             if os.getppid() != parent:
+                os._exit(0)
+            try:
+                runtime.out.flush_if_stale(0.1)
+            except OSError:
                 os._exit(0)
 
     threading.Thread(target=watch, name="pibench-watchdog", daemon=True).start()
@@ -957,7 +989,7 @@ def _child_main() -> None:
     runtime = _Runtime(channel, init)
     random.seed(runtime.seed)
     sys.setrecursionlimit(1000)
-    _orphan_watchdog()
+    _watchdog(runtime)
     _apply_limits(int(init.get("memory_limit", 1 << 30)), max(rfd, wfd) + 1)
     channel.send({"t": "ready"})
     while True:

@@ -95,8 +95,21 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pibench`` command (subcommands and their options)."""
+def _command_of(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser of the ``pibench`` command (subcommands and their options).
+
+    Args:
+        argv: The arguments about to be parsed; only the subcommand named there gets its
+            full parser when that parser is costly to build (``saves``, ``scenarios``).
+    """
+    command = _command_of(argv)
     parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"pibench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -145,10 +158,20 @@ def build_parser() -> argparse.ArgumentParser:
     from pibench_tui.run_cmds import add_parsers as add_run_parsers  # run, compare, ablate, calibrate, tune
 
     add_run_parsers(sub)
-    saves = sub.add_parser("saves", help="list, inspect, export and delete saves", description="Manage saves (not implemented yet).")
-    saves.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    scenarios = sub.add_parser("scenarios", help="list and show scenarios", description="List and show scenarios (not implemented yet).")
-    scenarios.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    # ``saves`` and ``scenarios`` belong to their packages; their parsers (which import
+    # tinydb and the world) are built only when that command is asked for.
+    if command == "saves":
+        from saves.cli import add_saves_parser
+
+        add_saves_parser(sub)
+    else:
+        sub.add_parser("saves", help="list, show, delete, export and import saved careers", add_help=False)
+    if command == "scenarios":
+        from scenarios.cli import add_scenarios_parser
+
+        add_scenarios_parser(sub)
+    else:
+        sub.add_parser("scenarios", help="list and show scenarios (world rules, seed, horizon)", add_help=False)
     return parser
 
 
@@ -201,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status: 0 ok, 1 runtime error, 2 usage error.
     """
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help / --version (0) and usage errors (2)
@@ -214,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_headless(args, parser)
         if args.command == "play":
             return _cmd_play(args)
+        func = getattr(args, "func", None)
+        if func is not None:  # saves / scenarios subcommands
+            return int(func(args) or 0)
         return _not_implemented(args.command)
     except KeyboardInterrupt:
         print(f"pibench {args.command}: interrupted", file=sys.stderr)

@@ -278,11 +278,15 @@ _CONTINUES = re.compile(r"(else|elif|except|finally)\b")
 
 def _completeness(source: str) -> str:
     """``"complete"``, ``"incomplete"`` or ``"invalid"`` for a piece of Python source."""
+    if source.rstrip("\r\n").endswith("\\"):
+        return "incomplete"  # a backslash continuation (codeop calls it an error)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             code = codeop.compile_command(source, "<stdin>", "exec")
-        except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError):
+        except SyntaxError as exc:
+            return "incomplete" if "unexpected EOF" in str(exc.msg) else "invalid"
+        except (ValueError, OverflowError, MemoryError, RecursionError):
             return "invalid"
     return "incomplete" if code is None else "complete"
 

@@ -1,0 +1,111 @@
+"""The ``pibench`` command: --help everywhere, exit codes 0 ok / 1 runtime error / 2 usage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from pibench_tui.cli import build_parser, main
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["headless", "--help"], ["play", "--help"], ["run", "--help"], ["saves", "--help"], ["scenarios", "--help"]],
+)
+def test_every_subcommand_has_help(args, capsys):
+    """--help exits 0 and prints a usage line for the command and each subcommand."""
+    assert main(args) == 0
+    assert "usage: pibench" in capsys.readouterr().out
+
+
+def test_help_lists_every_subcommand(capsys):
+    """The top-level help names play, headless, run, saves and scenarios."""
+    main(["--help"])
+    out = capsys.readouterr().out
+    for name in ("play", "headless", "run", "saves", "scenarios"):
+        assert name in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["nonsense"],
+        ["headless", "--seed", "abc"],
+        ["headless", "--seed", "-4"],
+        ["headless", "--block-timeout", "0"],
+        ["headless", "--block-timeout", "nan"],
+        ["headless", "--max-output", "0"],
+        ["headless", "--memory-limit", "-1"],
+        ["headless", "--bogus"],
+        ["headless", "--load", "x", "--seed", "3"],
+        ["headless", "--load", "x", "--scenario", "standard"],
+    ],
+)
+def test_usage_errors_exit_2(args, capsys):
+    """Bad usage exits 2 with a message on stderr."""
+    assert main(args) == 2
+    assert capsys.readouterr().err
+
+
+def test_stub_subcommand_exits_1(capsys):
+    """`run` is not written yet: it says so and exits 1."""
+    assert main(["run"]) == 1
+    assert "not implemented yet" in capsys.readouterr().err
+
+
+def test_play_without_app_or_with_app_is_wired():
+    """`play` imports pibench_tui.app lazily: without it, it says so and exits 1."""
+    import importlib.util
+
+    if importlib.util.find_spec("pibench_tui.app") is None:
+        assert main(["play"]) == 1
+    else:  # the TUI exists: its parser at least accepts the world options
+        args = build_parser(["play"]).parse_args(["play", "--seed", "3"])
+        assert args.seed == 3
+
+
+def test_unknown_scenario_exits_1(pibench):
+    """A runtime error (unknown scenario) exits 1 and names the bundled scenarios."""
+    run = pibench(["headless", "--scenario", "no-such-scenario"])
+    assert run.returncode == 1
+    assert "standard" in run.stderr
+    assert run.stdout == ""
+
+
+def test_bad_scenario_file_exits_1(pibench, tmp_path):
+    """An invalid scenario file exits 1 with the loader's message."""
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\nmonths = -5\nbogus_key = 1\n')
+    run = pibench(["headless", "--scenario", str(path)])
+    assert run.returncode == 1
+    assert "bogus_key" in run.stderr
+
+
+def test_missing_save_exits_1(pibench, tmp_path):
+    """--load of a save that does not exist exits 1."""
+    run = pibench(["headless", "--load", "nothere", "--saves", str(tmp_path / "store")])
+    assert run.returncode == 1
+    assert "nothere" in run.stderr
+
+
+def test_python_dash_m_works(tmp_path):
+    """`python -m pibench_tui` is the same command."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "headless", "--seed", "5"],
+        input=b"1 + 1\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.decode().startswith("2\n")
+
+
+def test_scenario_and_seed_choose_the_world(pibench):
+    """--scenario short-12 sets a 12-month horizon; --seed is reported."""
+    run = pibench(["headless", "--scenario", "short-12", "--seed", "42"], "lab.dashboard()['months_total']\n")
+    assert run.returncode == 0
+    assert run.stdout.startswith("12\n")
+    assert run.report()["scenario"] == "short-12 (seed 42)"

@@ -1,0 +1,196 @@
+"""Console mode: piped Python runs statement by statement, errors do not stop the career."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from pibench_tui.headless import iter_statements
+
+
+def split(text: str) -> list[tuple[str, int]]:
+    return list(iter_statements(io.StringIO(text)))
+
+
+class TestStatementSplitting:
+    """iter_statements: a statement is complete at the next column-0 line or at EOF."""
+
+    def test_simple_statements(self):
+        assert split("a = 1\nb = 2\nprint(a)\n") == [("a = 1\n", 1), ("b = 2\n", 2), ("print(a)\n", 3)]
+
+    def test_blank_lines_inside_a_function_are_fine(self):
+        text = "def f():\n    x = 1\n\n\n    return x\nf()\n"
+        assert split(text) == [("def f():\n    x = 1\n\n\n    return x\n", 1), ("f()\n", 6)]
+
+    def test_else_elif_except_finally_continue_the_statement(self):
+        text = "if x:\n    a()\nelif y:\n    b()\nelse:\n    c()\ntry:\n    d()\nexcept E:\n    e()\nfinally:\n    f()\ng()\n"
+        parts = split(text)
+        assert [line for _, line in parts] == [1, 7, 13]
+
+    def test_brackets_strings_decorators_and_backslashes_span_column_0(self):
+        text = 'x = (1,\n2)\ns = """a\nb\n"""\n@dec\ndef f():\n    pass\ny = 1 + \\\n2\nz = 3\n'
+        assert [line for _, line in split(text)] == [1, 3, 6, 9, 11]
+
+    def test_comments_at_column_0_do_not_end_a_statement(self):
+        text = "def f():\n    x = 1\n# a comment\n    return x\nf()\n"
+        assert [line for _, line in split(text)] == [1, 5]
+
+    def test_a_syntax_error_does_not_swallow_the_rest(self):
+        text = "x = = 1\ny = 2\n"
+        assert split(text) == [("x = = 1\n", 1), ("y = 2\n", 2)]
+
+    def test_eof_without_newline_and_only_comments(self):
+        assert split("a = 1") == [("a = 1", 1)]
+        assert split("# only a comment\n\n") == []
+        assert split("") == []
+
+    def test_streams_lazily(self):
+        """A statement is yielded as soon as the next column-0 line arrives (a harness can
+        interleave), without reading to EOF."""
+        consumed = []
+
+        def lines():
+            for line in ["a = 1\n", "b = 2\n", "c = 3\n"]:
+                consumed.append(line)
+                yield line
+
+        gen = iter_statements(lines())
+        assert next(gen) == ("a = 1\n", 1)
+        assert len(consumed) == 2
+
+
+def test_expressions_print_their_repr_and_errors_continue(pibench):
+    """Bare expressions echo like the Python console; an error names type, message and
+    line in the piped text; the next statement still runs; exit 0 at EOF."""
+    script = (
+        "x = 20\n"            # 1
+        "x + 1\n"             # 2 -> 21
+        "None\n"              # 3 -> nothing
+        "'text'\n"            # 4 -> 'text'
+        "def f(n):\n"         # 5
+        "    if n > 2:\n"     # 6
+        "        raise ValueError('too big: %d' % n)\n"  # 7
+        "\n"                  # 8
+        "    return n\n"      # 9
+        "f(1)\n"              # 10 -> 1
+        "f(5)\n"              # 11 -> error raised on line 7
+        "undefined_name\n"    # 12 -> NameError line 12
+        "print('still running')\n"  # 13
+    )
+    run = pibench(["headless", "--seed", "3"], script)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[:4] == ["21", "'text'", "1", "Error on line 7: ValueError: too big: 5"]
+    assert lines[4] == "Error on line 12: NameError: name 'undefined_name' is not defined"
+    assert lines[5] == "still running"
+    assert "=== pibench career report ===" in run.stdout
+
+
+def test_syntax_and_sandbox_errors_report_the_piped_line(pibench):
+    """A syntax error or a refused construct is reported with the line in the piped text."""
+    run = pibench(["headless"], "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n")
+    assert run.returncode == 0
+    errors = run.errors()
+    assert errors[0].startswith("Error on line 6: SyntaxError:") or errors[0].startswith("Error on line 4: SyntaxError:")
+    assert errors[1].startswith("Error on line 7: SandboxError: import of 'os' is not allowed")
+    assert "after 1" in run.stdout
+
+
+def test_api_errors_are_action_errors_agent_code_can_catch(pibench):
+    """A refused API call raises ActionError with the API's message; agent code may catch it."""
+    script = (
+        "projects.start('no_such_topic', 1, [])\n"
+        "try:\n"
+        "    papers.polish('D999', 5)\n"
+        "except ActionError as e:\n"
+        "    print('caught', e.code, '|', e.message[:20])\n"
+    )
+    run = pibench(["headless"], script)
+    assert run.returncode == 0
+    assert run.errors()[0].startswith("Error on line 1: ActionError:")
+    assert "caught unknown_id |" in run.stdout or "caught bad_argument |" in run.stdout
+
+
+def test_empty_input_prints_the_report(pibench):
+    """EOF at once: the report for month 1 and exit 0."""
+    run = pibench(["headless", "--seed", "9"], "")
+    assert run.returncode == 0
+    report = run.report()
+    assert report["month reached"].startswith("1 of 60")
+    assert report["collapsed"] == "no"
+    assert report["Impact"] == "0.0 = 0.0 earned + 0.0 projection"
+    for key in ("publications", "grants won", "students", "state digest"):
+        assert key in report
+
+
+def test_garbage_input_never_crashes(pibench):
+    """Binary garbage, NUL bytes and stray text are reported as errors; exit 0 with a report."""
+    garbage = b"\x00\xff\xfe garbage ((( \n\x89PNG\r\n\x1a\n}}}\n\tindented\nprint('ok')\n"
+    run = pibench(["headless"], garbage)
+    assert run.returncode == 0, run.stderr
+    assert "ok" in run.stdout.splitlines()
+    assert "=== pibench career report ===" in run.stdout
+    assert "Traceback" not in run.stderr
+
+
+def test_whole_career_in_one_for_loop(pibench):
+    """A whole agent script (a loop over 60 months) runs; after the horizon, mutating calls
+    are refused with 'career over' and queries still work; the result is the same world as
+    the same actions in-process."""
+    script = (
+        "for month in range(60):\n"
+        "    result = time.next_month()\n"
+        "result['simulation_over']\n"
+        "time.next_month()\n"
+        "recruit.hire_ra()\n"
+        "len(query('select * from lab_monthly')) > 0\n"
+    )
+    run = pibench(["headless", "--seed", "101"], script)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "True"
+    assert lines[1].startswith("Error on line 4: ActionError: simulation is over")
+    assert lines[2].startswith("Error on line 5: ActionError: simulation is over")
+    assert lines[3] == "True"
+    report = run.report()
+    assert report["month reached"] == "60 of 60 (career finished at the horizon)"
+
+    from scenarios import load_scenario
+    from world.api import Api
+    from world.engine import World
+
+    scen = load_scenario(None, seed=101)
+    world = World(scen.config, scen.seed)
+    api = Api(world)
+    for _ in range(60):
+        api.time.next_month()
+    assert report["state digest"] == world.digest()
+
+
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_same_actions_same_world_in_every_mode(pibench, jsonl):
+    """Determinism across interfaces: the same actions through console mode, JSON-lines
+    mode and in-process give the same Impact and the same world digest."""
+    actions = ["recruit.hire_ra()", "time.next_month()", "time.next_month()", "lab.ledger(3)"]
+    from scenarios import load_scenario
+    from world.api import Api
+    from world.engine import World
+    from world.scoring import impact
+
+    scen = load_scenario(None, seed=7)
+    world = World(scen.config, scen.seed)
+    api = Api(world)
+    api.recruit.hire_ra()
+    api.time.next_month()
+    api.time.next_month()
+    if jsonl:
+        import json
+
+        run = pibench(["headless", "--seed", "7", "--jsonl"], "".join(json.dumps({"code": a}) + "\n" for a in actions))
+        last = run.replies()[-1]
+        assert last["month"] == world.month
+        assert last["impact"] == impact(world)
+    else:
+        run = pibench(["headless", "--seed", "7"], "\n".join(actions) + "\n")
+        assert run.report()["state digest"] == world.digest()

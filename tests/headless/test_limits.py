@@ -1,0 +1,125 @@
+"""OS-enforced limits: wall clock per block, memory, output cap (kept while printing)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+
+def lines(*codes: str) -> str:
+    return "".join(json.dumps({"code": c}) + "\n" for c in codes)
+
+
+def test_infinite_loop_is_stopped_and_the_career_continues(pibench):
+    """A block over the wall-clock limit is stopped; the agent process is restarted (the
+    reply says variables are gone); API calls completed before the kill are kept."""
+    started = time.monotonic()
+    run = pibench(
+        ["headless", "--jsonl", "--block-timeout", "1"],
+        lines(
+            "kept = 'yes'",
+            "time.next_month()\ntime.next_month()\nwhile True:\n    pass",
+            "kept",
+            "lab.dashboard()['month']",
+        ),
+    )
+    assert time.monotonic() - started < 30
+    before, stopped, lost, after = run.replies()
+    assert before["ok"]
+    assert stopped["ok"] is False
+    assert stopped["error"]["type"] == "BlockTimeout"
+    assert "restarted" in stopped["error"]["message"] and "2 API calls" in stopped["error"]["message"]
+    assert stopped["month"] == 3
+    assert lost["error"]["type"] == "NameError"
+    assert after["stdout"] == "3\n"
+
+
+def test_infinite_loop_of_api_calls_is_stopped(pibench):
+    """A loop that keeps calling the API (and swallows every exception) is stopped too."""
+    run = pibench(
+        ["headless", "--block-timeout", "1"],
+        "while True:\n    try:\n        lab.dashboard()\n    except:\n        pass\nprint('next statement runs')\n",
+    )
+    assert run.returncode == 0
+    assert run.errors()[0].startswith("Error on line 1: BlockTimeout:")
+    assert "next statement runs" in run.stdout
+
+
+def test_memory_bomb_is_contained(pibench):
+    """Allocations past the memory limit fail inside the agent process; the career goes on."""
+    run = pibench(
+        ["headless", "--jsonl", "--memory-limit", "256"],
+        lines(
+            "x = 'a' * (2 ** 40)",
+            "blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 2 ** 20))",
+            "blocks = None\n'alive'",
+        ),
+    )
+    first, second, third = run.replies()
+    assert first["error"]["type"] == "MemoryError"
+    assert second["error"]["type"] in ("MemoryError", "AgentProcessDied")
+    assert third["ok"] or third["error"]["type"] == "NameError"
+
+
+def test_output_flood_keeps_head_and_tail(pibench):
+    """Output past the cap keeps the head and the tail and says how much was cut."""
+    run = pibench(
+        ["headless", "--jsonl", "--max-output", "1000"],
+        lines("for i in range(100000):\n    print('line', i)"),
+    )
+    reply = run.replies()[0]
+    assert reply["ok"] and reply["truncated"]
+    out = reply["stdout"]
+    assert out.startswith("line 0\nline 1\n")
+    assert out.endswith("line 99999\n")
+    assert "characters of output cut here" in out
+    assert len(out) < 1200
+    total = sum(len(f"line {i}\n") for i in range(100000))
+    assert f"{total - 1000:,} characters" in out
+
+
+def test_output_flood_in_an_infinite_loop(pibench):
+    """An endless print loop is stopped by the clock; its output stays within the cap."""
+    run = pibench(
+        ["headless", "--jsonl", "--block-timeout", "1", "--max-output", "2000"],
+        lines("while True:\n    print('x' * 1000)", "'after'"),
+    )
+    flood, after = run.replies()
+    assert flood["error"]["type"] == "BlockTimeout"
+    assert flood["truncated"]
+    assert len(flood["stdout"]) < 2500
+    assert after["stdout"] == "'after'\n"
+
+
+def test_huge_single_print(pibench):
+    """One 50 MB print is cut to the cap (console mode, default cap 20,000)."""
+    run = pibench(["headless"], "print('y' * 50_000_000)\nprint('done')\n")
+    assert run.returncode == 0
+    assert "characters of output cut here" in run.stdout
+    assert len(run.stdout) < 22_000 + 2_000
+    assert "\ndone\n" in run.stdout
+
+
+def test_deep_recursion_is_an_error_not_a_crash(pibench):
+    """Runaway recursion raises RecursionError in agent code; the career goes on."""
+    run = pibench(["headless"], "def f(n):\n    return f(n + 1)\nf(0)\nprint('fine')\n")
+    assert run.errors()[0].startswith("Error on line 2: RecursionError")
+    assert "fine" in run.stdout
+
+
+def test_agent_raising_system_exit_does_not_end_the_session(pibench):
+    """SystemExit and KeyboardInterrupt raised by agent code are just errors."""
+    run = pibench(["headless"], "raise SystemExit(3)\nraise KeyboardInterrupt\nprint('still here')\n")
+    assert run.returncode == 0
+    assert run.errors()[0] == "Error on line 1: SystemExit: 3"
+    assert run.errors()[1].startswith("Error on line 2: KeyboardInterrupt")
+    assert "still here" in run.stdout
+
+
+def test_output_printed_before_a_hang_is_kept(pibench):
+    """What a block printed before it hung still shows up (the agent process flushes
+    output every 0.1 s), with the timeout error."""
+    run = pibench(["headless", "--jsonl", "--block-timeout", "1"], lines("print('progress so far')\nwhile True:\n    pass"))
+    reply = run.replies()[0]
+    assert reply["stdout"] == "progress so far\n"
+    assert reply["error"]["type"] == "BlockTimeout"

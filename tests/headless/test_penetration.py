@@ -1,0 +1,176 @@
+"""The sandbox penetration suite (issue 3, MECHANICS §16).
+
+Each attack runs through the real ``pibench headless`` command after the same short
+setup (an RA hired, one month played), then the session goes on. Every attack must be
+refused with a clear error of an expected type, leak nothing, leave the session running,
+and leave the world exactly as the setup alone leaves it (same state digest).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.headless.conftest import run_pibench
+
+SETUP = "r = recruit.hire_ra()\nd = time.next_month()\n"
+SETUP_LINES = SETUP.count("\n")
+ARGS = ["headless", "--seed", "7", "--block-timeout", "2", "--memory-limit", "512"]
+
+#: Text that must never appear in any output: hidden state, file contents, internals.
+LEAKS = ("agency_prefs", "trajectory", "root:x:0", "<module 'os'", "<module 'sys'", "eval_log", "hotness':")
+
+SANDBOX = ("SandboxError",)
+ACTION = ("ActionError",)
+ATTR = ("AttributeError",)
+NAME = ("NameError",)
+TIMEOUT = ("BlockTimeout",)
+MEMORY = ("MemoryError", "AgentProcessDied")
+
+# (id, agent code, error types accepted as a clear refusal)
+ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
+    # -- the object graph walk: literals -> classes -> object.__subclasses__ -> globals
+    ("subclasses-from-tuple", "().__class__.__bases__[0].__subclasses__()", SANDBOX),
+    ("subclasses-from-list-mro", "[].__class__.__mro__[-1].__subclasses__()", SANDBOX),
+    ("object-subclasses", "object.__subclasses__()", SANDBOX),
+    ("mro-without-dunders", "str.mro()", SANDBOX),
+    ("api-call-globals", "lab.dashboard.__globals__", SANDBOX),
+    ("lambda-globals-builtins", "(lambda: 0).__globals__['__builtins__']", SANDBOX),
+    ("bound-method-self", "print.__self__", SANDBOX),
+    ("call-func-globals", "lab.dashboard.__call__.__func__.__globals__", SANDBOX),
+    ("print-builtins", "print(__builtins__)", SANDBOX),
+    ("private-attribute", "lab._calls", SANDBOX),
+    ("hidden-world-attribute", "lab.w", ATTR),
+    ("hidden-world-attribute-2", "students.world", ATTR),
+    ("type-builtin", "type(lab)", NAME),
+    ("format-walk", "'{0.__class__.__base__}'.format(1)", SANDBOX),
+    ("format-walk-variable", "fmt = '{0.__globals__}'\nfmt.format(lab.dashboard)", SANDBOX),
+    ("match-class-attribute", "match 1:\n    case int(__class__=c):\n        print(c)", SANDBOX),
+    ("getattr-special-method", "class A:\n    def __getattr__(self, name):\n        return name", SANDBOX),
+    ("metaclass", "class M:\n    pass\nclass A(metaclass=M):\n    pass", SANDBOX),
+    ("functools-update-wrapper", "import functools\nfunctools.update_wrapper", ATTR),
+    ("json-codecs-submodule", "import json\njson.codecs.open('/etc/passwd').read()", ATTR),
+    ("statistics-sys", "import statistics\nstatistics.sys.modules['os']", ATTR),
+    # -- frames of generators, coroutines and tracebacks
+    ("generator-frame", "g = (i for i in [1])\ng.gi_frame.f_back.f_globals", SANDBOX),
+    ("traceback-frame", "try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__.tb_frame.f_globals", SANDBOX),
+    ("coroutine-frame", "async def f():\n    pass\nf().cr_frame", SANDBOX),
+    ("code-constants", "def f():\n    yield 1\nf().gi_code.co_consts", SANDBOX),
+    # -- attribute names built from strings
+    ("getattr-concatenated", "getattr((), '__cl' + 'ass__')", SANDBOX),
+    ("getattr-literal-dunder", "getattr(lab, '__dict__')", SANDBOX),
+    ("getattr-alias", "g = getattr\ng((), '__class__')", SANDBOX),
+    ("hasattr-private", "hasattr(lab, '_' + 'calls')", SANDBOX),
+    ("vars", "vars(lab)", SANDBOX),
+    ("dir", "dir(lab)", NAME),
+    ("globals", "globals()['__builtins__']", SANDBOX),
+    ("eval", "eval('1 + 1')", SANDBOX),
+    ("exec", "exec('import os')", SANDBOX),
+    ("compile", "compile('1', 'x', 'eval')", SANDBOX),
+    # -- imports
+    ("import-os", "import os\nos.system('id')", SANDBOX),
+    ("import-sys", "import sys", SANDBOX),
+    ("import-subprocess", "import subprocess", SANDBOX),
+    ("import-ctypes", "import ctypes", SANDBOX),
+    ("import-importlib", "import importlib\nimportlib.import_module('os')", SANDBOX),
+    ("dunder-import", "__import__('os')", SANDBOX),
+    ("from-os-import", "from os import path", SANDBOX),
+    ("import-world", "from world.engine import World", SANDBOX),
+    ("import-builtins", "import builtins", SANDBOX),
+    ("import-submodule", "import json.decoder", SANDBOX),
+    ("relative-import", "from . import engine", SANDBOX),
+    # -- files (the save store)
+    ("open-save-index", "open(SAVES + '/index.json').read()", SANDBOX),
+    ("open-passwd", "print(open('/etc/passwd').read())", SANDBOX),
+    ("json-load-open", "import json\njson.load(open(SAVES + '/index.json'))", SANDBOX),
+    ("import-pathlib", "import pathlib\npathlib.Path(SAVES).iterdir()", SANDBOX),
+    ("import-io", "import io\nio.open(SAVES + '/index.json')", SANDBOX),
+    # -- SQL
+    ("sql-attach-save", "query(f\"ATTACH DATABASE '{SAVES}/index.json' AS s\")", ACTION),
+    ("sql-attach-in-with", "query(\"WITH x AS (SELECT 1) SELECT * FROM x; ATTACH DATABASE ':memory:' AS y\")", ACTION),
+    ("sql-pragma", "query('PRAGMA table_info(ledger)')", ACTION),
+    ("sql-pragma-function", "query('SELECT * FROM pragma_database_list')", ACTION),
+    ("sql-stacked", "query('SELECT 1; DROP TABLE ledger')", ACTION),
+    ("sql-with-delete", "query('WITH x AS (SELECT 1) DELETE FROM ledger')", ACTION),
+    ("sql-update-score", "query('UPDATE lab_monthly SET citations_total = 1000000')", ACTION),
+    ("sql-insert-money", "query(\"INSERT INTO ledger VALUES (1, 'grant_income', 1e9, 'x')\")", ACTION),
+    ("sql-load-extension", "query(\"SELECT load_extension('/tmp/evil.so')\")", ACTION),
+    ("sql-readfile", "query(\"SELECT readfile('/etc/passwd')\")", ACTION),
+    # -- infinite loops, with and without API calls
+    ("loop-bare", "while True:\n    pass", TIMEOUT),
+    ("loop-api", "while True:\n    lab.dashboard()", TIMEOUT),
+    ("loop-bare-except", "while True:\n    try:\n        while True:\n            pass\n    except:\n        pass", TIMEOUT),
+    ("loop-huge-power", "10 ** 10 ** 10", TIMEOUT + MEMORY),
+    # -- memory bombs
+    ("memory-string", "'a' * 2 ** 40", MEMORY),
+    ("memory-list", "[0] * 2 ** 40", MEMORY),
+    ("memory-growth", "x = []\nwhile True:\n    x.append(bytearray(10 ** 8))", MEMORY),
+    # -- output floods
+    ("output-flood-loop", "while True:\n    print('x' * 100000)", TIMEOUT),
+    # -- mutating the score or the clock other than by time.next_month()
+    ("set-clock", "time.month = 60", ATTR),
+    ("replace-next-month", "time.next_month = lambda: None", ATTR),
+    ("delete-next-month", "del time.next_month", ATTR),
+    ("set-budget", "lab.budget = 10 ** 9", ATTR),
+    ("unknown-budget-call", "lab.set_budget(10 ** 9)", ATTR),
+    ("unknown-clock-call", "time.advance(12)", ATTR),
+    ("tag-api-call", "lab.dashboard.x = 1", ATTR),
+    ("nan-argument", "papers.polish('D1', float('nan'))", ACTION),
+    ("non-json-argument", "students.set_mentoring({1, 2})", ACTION),
+    ("negative-compute", "projects.start('reasoning', 1, [], monthly_compute=-10 ** 12)", ACTION),
+    ("huge-mentoring", "students.set_mentoring({'RA1': 10 ** 9})", ACTION),
+    ("raw-api-object", "api.call('time', 'next_month')", NAME),
+]
+
+
+def test_the_suite_is_big_enough():
+    """At least 30 attacks, covering every family named in the issue."""
+    assert len(ATTACKS) >= 30
+    assert len({a[0] for a in ATTACKS}) == len(ATTACKS)
+
+
+@pytest.fixture(scope="module")
+def saves_dir(tmp_path_factory):
+    """A save store holding a real save (hidden state included), for the file attacks."""
+    from saves import SaveStore
+    from scenarios import load_scenario
+    from world.engine import World
+
+    home = tmp_path_factory.mktemp("home")
+    scen = load_scenario(None, seed=7)
+    SaveStore(home / "saves").save("victim", World(scen.config, scen.seed), scenario=scen)
+    return home
+
+
+@pytest.fixture(scope="module")
+def control_digest(saves_dir):
+    """The world digest after the setup alone."""
+    run = run_pibench(ARGS, SETUP, home=saves_dir)
+    assert run.returncode == 0, run.stderr
+    assert run.errors() == []
+    return run.report()["state digest"]
+
+
+@pytest.mark.parametrize("attack_id,code,expected", ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_dir, control_digest):
+    """The attack is refused with a clear error, nothing leaks, the session goes on and the
+    world digest equals the control's."""
+    saves = str(saves_dir / "saves")
+    prelude = f"SAVES = {saves!r}\n"
+    script = prelude + SETUP + code + "\nprint('<<after>>')\n"
+    first_attack_line = 1 + SETUP_LINES + 1
+    run = run_pibench(ARGS, script, home=saves_dir)
+    assert run.returncode == 0, run.stderr
+    errors = run.errors()
+    assert errors, f"{attack_id}: not refused; output: {run.stdout[:500]}"
+    for i, line in enumerate(errors):
+        number = int(line.split("line ", 1)[1].split(":", 1)[0])
+        assert number >= first_attack_line, f"{attack_id}: the setup failed: {line}"
+        kind = line.split(": ", 2)[1]
+        # A refused first statement may leave later ones of the attack without a name.
+        allowed = expected if i == 0 else expected + NAME
+        assert kind in allowed, f"{attack_id}: unexpected error {line}"
+        assert len(line.split(": ", 2)[2]) >= 10, f"{attack_id}: error message not clear: {line}"
+    assert "<<after>>" in run.stdout, f"{attack_id}: the session did not go on"
+    for leak in LEAKS:
+        assert leak not in run.stdout, f"{attack_id}: leaked {leak!r}"
+    assert run.report()["state digest"] == control_digest, f"{attack_id}: the world changed"
