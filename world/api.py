@@ -70,23 +70,43 @@ def _call(mutating: bool) -> Callable:
     def deco(fn: Callable) -> Callable:
         sig = inspect.signature(fn)
 
+        names = [p.name for p in sig.parameters.values()][1:]
+        defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
+
+        def bind(self: "_Namespace", args: tuple, kwargs: dict) -> dict:
+            """Map call arguments to parameter names (a fast ``Signature.bind``)."""
+            if len(args) > len(names):
+                raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
+            out = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k not in names:
+                    raise TypeError(f"got an unexpected keyword argument {k!r}")
+                if k in out:
+                    raise TypeError(f"got multiple values for argument {k!r}")
+                out[k] = v
+            for k in names:
+                if k not in out:
+                    if k not in defaults:
+                        raise TypeError(f"missing a required argument: {k!r}")
+                    out[k] = defaults[k]
+            return out
+
         @functools.wraps(fn)
         def wrapper(self: "_Namespace", *args: Any, **kwargs: Any) -> Any:
             try:
-                bound = sig.bind(self, *args, **kwargs)
+                bound = bind(self, args, kwargs)
             except TypeError as exc:
                 raise ActionError("bad_argument", f"{self._name}.{fn.__name__}: {exc}; usage: {self._name}.{fn.__name__}{_usage(sig)}") from None
-            bound.apply_defaults()
             w = self._api.world
-            if mutating and w.s.finished:
+            if not mutating:
+                return fn(self, **bound)
+            if w.s.finished:
                 raise ActionError("career_over", _over_message(w))
             month = w.s.month
-            if mutating:
-                call_args = _jsonable({k: v for k, v in list(bound.arguments.items())[1:]})
-            result = fn(*bound.args, **bound.kwargs)
-            if mutating:
-                w.s.action_log.append([month, f"{self._name}.{fn.__name__}", call_args])
-                w.version += 1
+            call_args = _jsonable(bound)
+            result = fn(self, **bound)
+            w.s.action_log.append([month, f"{self._name}.{fn.__name__}", call_args])
+            w.version += 1
             return result
 
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
