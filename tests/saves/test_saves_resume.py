@@ -21,9 +21,10 @@ from world.policies import make_policy
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def resume_in_new_process(store: SaveStore, policy: str, names: list[str]) -> dict[str, dict[str, str]]:
+def resume_in_new_process(store: SaveStore, policy: str, names: list[str], *, once: bool = False) -> dict[str, dict[str, str]]:
+    flags = ["--once"] if once else []
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.saves.saves_resume_helper", str(store.path), policy, *names],
+        [sys.executable, "-m", "tests.saves.saves_resume_helper", *flags, str(store.path), policy, *names],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
@@ -76,7 +77,7 @@ def test_a_save_after_every_month_resumes_identically(tmp_path):
     store = SaveStore(tmp_path / "store")
     final, names = career_with_saves(store, "eval-101", 101, "baseline", set(), every_month=True)
     assert len(names) == 61
-    results = resume_in_new_process(store, "baseline", names)
+    results = resume_in_new_process(store, "baseline", names, once=True)  # double loads: tested above
     assert {r["final"] for r in results.values()} == {final}
 
 
