@@ -136,3 +136,34 @@ def test_save_load_save_is_byte_identical(tmp_path):
     second = store.save("b", again, scenario=scen)
     ra, rb = store.load("a"), store.load("b")
     assert ra.state == rb.state and first.digest == second.digest
+
+
+def test_a_save_that_does_not_rebuild_its_recorded_world_is_refused(tmp_path):
+    """If the rules changed since the save was written, loading says so instead of
+    silently resuming a different career."""
+    from saves import SaveCorruptError, describe_world
+
+    store = SaveStore(tmp_path / "store")
+    scen = load_scenario("short-12")
+    world = World(scen.config, scen.seed)
+    Api(world).time.next_month()
+    meta, state = describe_world(world, scen)
+    meta["digest"] = "0" * 64  # as if written by other rules
+    store.save_state("old-rules", meta, state)
+    assert store.load("old-rules").state == state  # the file itself is intact
+    with pytest.raises(SaveCorruptError) as info:
+        store.load_world("old-rules")
+    assert info.value.kind == "mismatch" and "incompatible" in str(info.value)
+
+
+def test_finished_and_collapsed_careers_are_saved_as_such(tmp_path):
+    store = SaveStore(tmp_path / "store")
+    scen = load_scenario("short-12")
+    world = World(scen.config, scen.seed)
+    api = Api(world)
+    while not world.finished:
+        api.time.next_month()
+    info = store.save("done", world, scenario=scen)
+    assert info.finished and info.status in ("finished", "collapsed") and info.month == world.month
+    again, _ = store.load_world("done")
+    assert again.finished and again.digest() == world.digest()
