@@ -380,10 +380,6 @@ def list_scenarios() -> list[Scenario]:
     return [_bundled(n) for n in bundled_names()]
 
 
-def _looks_like_path(ref: str) -> bool:
-    return ref.endswith(".toml") or "/" in ref or os.sep in ref or Path(ref).is_file()
-
-
 def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None = None) -> Scenario:
     """Resolve ``--scenario NAME|PATH`` (and ``--seed``) into a :class:`Scenario`.
 
@@ -401,15 +397,23 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
     """
     if ref is None:
         ref = DEFAULT_SCENARIO
-    if isinstance(ref, os.PathLike) or _looks_like_path(str(ref)):
-        scen = read_scenario_file(ref)
+    text = os.fspath(ref)
+    names = bundled_names()
+    explicit_path = isinstance(ref, os.PathLike) or text.endswith(".toml") or "/" in text or os.sep in text
+    if not explicit_path and text in names:
+        scen = _bundled(text)
+    elif explicit_path or Path(text).is_file():
+        try:
+            scen = read_scenario_file(text)
+        except ScenarioError as exc:
+            stem = Path(text).stem
+            if exc.problems == ["no such scenario file"] and stem in names:
+                raise ScenarioError(text, f"no such scenario file (the bundled scenario {stem!r} is used without '.toml')") from None
+            raise
     else:
-        names = bundled_names()
-        if ref not in names:
-            close = difflib.get_close_matches(str(ref), names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ScenarioError(
-                str(ref), f"unknown scenario{hint}; bundled scenarios: {', '.join(names)}; "
-                "or give the path of a .toml file")
-        scen = _bundled(str(ref))
+        close = difflib.get_close_matches(text, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ScenarioError(
+            text, f"unknown scenario{hint}; bundled scenarios: {', '.join(names)}; "
+            "or give the path of a .toml file")
     return scen.with_seed(seed)

@@ -129,6 +129,19 @@ def test_unknown_bundled_name_lists_the_bundled_ones():
     assert "did you mean 'standard'" in msg and "eval-101" in msg and "tutorial" in msg and ".toml" in msg
 
 
+def test_bundled_name_with_toml_suffix_gets_a_hint(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScenarioError, match="used without '.toml'"):
+        load_scenario("eval-101.toml")
+
+
+def test_bundled_names_win_over_a_same_named_file(tmp_path, monkeypatch):
+    (tmp_path / "standard").write_text('name = "impostor"\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_scenario("standard").name == "standard"
+    assert load_scenario("./standard").name == "impostor"
+
+
 def test_relative_path_and_pathlike(tmp_path, monkeypatch):
     (tmp_path / "s.toml").write_text('name = "s"\nmonths = 6\n')
     monkeypatch.chdir(tmp_path)
