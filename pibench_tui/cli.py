@@ -1,4 +1,4 @@
-"""The ``pibench`` command: ``play | headless | run | saves | scenarios``.
+"""The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | saves | scenarios``.
 
 Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, ...),
 2 a usage error (argparse's convention). Every subcommand has ``--help``.
@@ -95,6 +95,16 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: The policy commands of :mod:`pibench_tui.run_cmds` and their one-line help.
+RUN_COMMANDS = {
+    "run": "run a scripted policy over seeds; per-seed table and statistics",
+    "compare": "run several policies on the same seeds, side by side with paired ratios",
+    "ablate": "run a policy under the ablations of MECHANICS §17",
+    "calibrate": "the calibration report: the facts a benchmark user checks first",
+    "tune": "run the baseline's 16-config grid on the tuning seeds 1001, 1002",
+}
+
+
 def _command_of(argv: Sequence[str]) -> str | None:
     for arg in argv:
         if not arg.startswith("-"):
@@ -155,11 +165,16 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         help=f"address-space limit of the agent process in MiB, 0 for none (default {DEFAULT_MEMORY_LIMIT >> 20})",
     )
 
-    from pibench_tui.run_cmds import add_parsers as add_run_parsers  # run, compare, ablate, calibrate, tune
+    # The policy commands, ``saves`` and ``scenarios`` build parsers that import the world
+    # (numpy), tinydb or rich; they are built only when that command is asked for, so
+    # `pibench headless` starts its agent process before the world is imported.
+    if command in RUN_COMMANDS:
+        from pibench_tui.run_cmds import add_parsers as add_run_parsers
 
-    add_run_parsers(sub)
-    # ``saves`` and ``scenarios`` belong to their packages; their parsers (which import
-    # tinydb and the world) are built only when that command is asked for.
+        add_run_parsers(sub)
+    else:
+        for name, text in RUN_COMMANDS.items():
+            sub.add_parser(name, help=text, add_help=False)
     if command == "saves":
         from saves.cli import add_saves_parser
 

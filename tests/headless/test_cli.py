@@ -12,7 +12,16 @@ from pibench_tui.cli import build_parser, main
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["headless", "--help"], ["play", "--help"], ["run", "--help"], ["saves", "--help"], ["scenarios", "--help"]],
+    [
+        ["--help"],
+        ["headless", "--help"],
+        ["play", "--help"],
+        ["run", "--help"],
+        ["saves", "--help"],
+        ["saves", "list", "--help"],
+        ["scenarios", "--help"],
+        ["scenarios", "show", "--help"],
+    ],
 )
 def test_every_subcommand_has_help(args, capsys):
     """--help exits 0 and prints a usage line for the command and each subcommand."""
@@ -24,7 +33,7 @@ def test_help_lists_every_subcommand(capsys):
     """The top-level help names play, headless, run, saves and scenarios."""
     main(["--help"])
     out = capsys.readouterr().out
-    for name in ("play", "headless", "run", "saves", "scenarios"):
+    for name in ("play", "headless", "run", "compare", "ablate", "calibrate", "tune", "saves", "scenarios"):
         assert name in out
 
 
@@ -50,10 +59,11 @@ def test_usage_errors_exit_2(args, capsys):
     assert capsys.readouterr().err
 
 
-def test_stub_subcommand_exits_1(capsys):
-    """`run` is not written yet: it says so and exits 1."""
-    assert main(["run"]) == 1
-    assert "not implemented yet" in capsys.readouterr().err
+def test_policy_commands_are_wired(capsys):
+    """`run` (and the other policy commands) parse their own options: a missing policy is a
+    usage error."""
+    assert main(["run"]) == 2
+    assert main(["compare", "--help"]) == 0
 
 
 def test_play_without_app_or_with_app_is_wired():

@@ -1,0 +1,80 @@
+"""Start-up discipline: headless mode never imports textual (nor prompt-toolkit on a pipe),
+and the agent process runs on the standard library alone."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pibench_tui
+
+
+def test_headless_session_imports_no_ui_library():
+    """A whole headless session (console mode, in a fresh interpreter) leaves textual,
+    prompt_toolkit, rich and tinydb out of sys.modules."""
+    code = (
+        "import io, sys\n"
+        "from pibench_tui import cli\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(b\"lab.dashboard()['month']\\n\"))\n"
+        "rc = cli.main(['headless', '--seed', '3'])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'textual_plotext', 'prompt_toolkit', 'rich', 'tinydb'})\n"
+        "print('RC', rc, 'HEAVY', heavy)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1\n")
+    assert proc.stdout.splitlines()[-1] == "RC 0 HEAVY []"
+
+
+def test_help_imports_neither_world_nor_ui():
+    """`pibench headless --help` stays light: no world, no UI library."""
+    code = (
+        "import sys\n"
+        "from pibench_tui import cli\n"
+        "try:\n"
+        "    cli.main(['headless', '--help'])\n"
+        "finally:\n"
+        "    print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'world', 'numpy', 'textual', 'prompt_toolkit'}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[-1] == "LOADED []"
+
+
+def test_agent_process_imports_only_the_standard_library():
+    """The agent process script imports nothing but standard modules (never world, never
+    pibench_tui, never a third-party package)."""
+    child = Path(pibench_tui.__file__).with_name("_sandbox_child.py")
+    tree = ast.parse(child.read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0
+            imported.add(node.module.split(".")[0])
+    stdlib = set(sys.stdlib_module_names)
+    assert imported <= stdlib, imported - stdlib
+    assert "world" not in imported and "pibench_tui" not in imported
+
+
+def test_agent_process_starts_without_site_packages():
+    """The agent process runs with -S -s -P (no site-packages, no script directory on the
+    path) from /, in an environment of its own: it could not import world even if asked."""
+    from pibench_tui.sandbox import AgentProcess, _clean_env
+
+    proc = AgentProcess()
+    try:
+        args = proc.proc.args
+        assert args[1:5] == ["-S", "-s", "-P", "-B"]
+        assert set(_clean_env()) <= {"PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "LC_CTYPE"}
+    finally:
+        proc.close()
+    purelib = sysconfig.get_paths()["purelib"]
+    out = subprocess.run(
+        [sys.executable, "-S", "-s", "-P", "-c", "import sys; print(sys.path)"],
+        capture_output=True, text=True, cwd="/", env={}, timeout=30,
+    ).stdout
+    assert purelib not in out

@@ -1,0 +1,210 @@
+"""The sandbox in-process (a fake API handler): the policy check, the RPC, the caps."""
+
+from __future__ import annotations
+
+import pytest
+
+from pibench_tui.sandbox import Refusal, Sandbox, check_source, spec_from_api_calls
+
+SPEC = {
+    "lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating": False}},
+    "time": {"next_month": {"params": [], "doc": "Advance the clock.", "mutating": True}},
+    "papers": {"polish": {"params": [["draft_id", {"required": True}], ["hours", {"default": 5}]], "doc": "", "mutating": True}},
+}
+
+
+class FakeApi:
+    """Records calls; refuses unknown ones like the world's dispatcher."""
+
+    def __init__(self):
+        self.calls = []
+        self.month = 1
+
+    def __call__(self, ns, method, args, kwargs):
+        self.calls.append((ns, method, args, kwargs))
+        if (ns, method) == ("lab", "dashboard"):
+            return {"month": self.month, "budget": 600000}
+        if (ns, method) == ("time", "next_month"):
+            self.month += 1
+            return {"month": self.month}
+        if (ns, method) == ("papers", "polish"):
+            raise Refusal("unknown_id", f"no draft {args[0]!r}")
+        if ns == "boom":
+            raise RuntimeError("internal bug")
+        if ns == "query":
+            return [{"x": float("nan")}] if "nan" in args[0] else [{"x": 1}]
+        raise Refusal("unknown_call", f"no call {ns}.{method}")
+
+
+@pytest.fixture
+def api():
+    return FakeApi()
+
+
+@pytest.fixture
+def sandbox(api):
+    sb = Sandbox(api, SPEC, block_timeout=3, max_output=100, memory_limit=256 << 20, seed=1)
+    yield sb
+    sb.close()
+
+
+ALLOWED = [
+    "x = 1",
+    "import math, statistics, random, json, collections, itertools, functools, re, heapq, bisect",
+    "from collections import Counter, defaultdict",
+    "from math import *",
+    "class A:\n    def __init__(self):\n        self.v = 1\n    def __repr__(self):\n        return 'A'",
+    "class B(A):\n    def __init__(self):\n        super().__init__()",
+    "f'{x!r:>10}'",
+    "'{} and {name}'.format(1, name=2)",
+    "'{0[key]}'.format({'key': 1})",
+    "getattr(lab, 'dashboard')",
+    "hasattr(x, 'real')",
+    "try:\n    pass\nexcept:\n    pass",
+    "for _ in range(3):\n    pass",
+    "lambda a, *b, **c: a",
+    "match x:\n    case {'a': 1, **rest}:\n        pass\n    case [1, *others]:\n        pass",
+    "async def f():\n    await g()",
+]
+
+REFUSED = [
+    ("x.__class__", "attribute '__class__'"),
+    ("x._private", "private"),
+    ("__builtins__", "'__builtins__'"),
+    ("import os", "import of 'os'"),
+    ("from os import path", "import of 'os'"),
+    ("import json.decoder", "import of 'json.decoder'"),
+    ("from . import x", "import of '.'"),
+    ("from json import _default_encoder", "private name"),
+    ("open('f')", "open() is not available"),
+    ("eval('1')", "eval() is not available"),
+    ("exec('1')", "exec() is not available"),
+    ("compile('1', 'f', 'eval')", "compile() is not available"),
+    ("globals()", "globals() is not available"),
+    ("vars(x)", "vars() is not available"),
+    ("locals()", "locals() is not available"),
+    ("getattr(x, name)", "computed attribute name"),
+    ("getattr(x, '__dict__')", "'__dict__'"),
+    ("g = getattr", "called directly"),
+    ("getattr(x, *args)", "literal attribute name"),
+    ("g.gi_frame", "'gi_frame'"),
+    ("f.f_back", "'f_back'"),
+    ("tb.tb_frame", "'tb_frame'"),
+    ("c.co_code", "'co_code'"),
+    ("c.cr_frame", "'cr_frame'"),
+    ("str.mro()", "'mro'"),
+    ("s.format(x)", "string literal"),
+    ("f = '{}'.format", "called directly"),
+    ("'{0.__class__}'.format(x)", "'__class__'"),
+    ("'{0:{1.__class__}}'.format(x, y)", "'__class__'"),
+    ("case = 1\nmatch x:\n    case C(__class__=c):\n        pass", "'__class__'"),
+    ("class A:\n    def __getattribute__(self, n):\n        pass", "defining '__getattribute__'"),
+    ("def __init__(self):\n    pass", "defining '__init__'"),
+    ("class A(metaclass=M):\n    pass", "metaclasses"),
+    ("def f(__x):\n    pass", "argument '__x'"),
+    ("f(__x=1)", "keyword argument '__x'"),
+    ("global __name__", "'__name__'"),
+    ("try:\n    pass\nexcept E as __e:\n    pass", "'__e'"),
+]
+
+
+@pytest.mark.parametrize("code", ALLOWED)
+def test_policy_allows_ordinary_python(code):
+    """Ordinary agent Python passes the policy check."""
+    assert check_source(code) is None
+
+
+@pytest.mark.parametrize("code,why", REFUSED, ids=[c for c, _ in REFUSED])
+def test_policy_refuses(code, why):
+    """Each construct is refused with a message naming what was refused."""
+    message = check_source(code)
+    assert message is not None and why in message, message
+
+
+def test_policy_reports_the_line_in_the_agent_text():
+    """Refusals and syntax errors point at the line in the agent's own text."""
+    assert check_source("a = 1\nb = 2\nimport os\n", first_line=10).startswith("line 12: SandboxError")
+    assert check_source("a = 1\nb = (\n", first_line=5).startswith("line 6: SyntaxError")
+
+
+def test_round_trip_of_calls_errors_and_outputs(sandbox, api):
+    """API calls cross as JSON; refusals become ActionError with the API's message; agent
+    code can catch them; an internal bug is an internal_error, not a crash."""
+    r = sandbox.run("d = lab.dashboard()\nd['budget']")
+    assert r.ok and r.stdout == "600000\n" and r.calls == 1
+    r = sandbox.run("papers.polish('D9')")
+    assert r.error == {"type": "ActionError", "message": "no draft 'D9'", "line": 1}
+    r = sandbox.run("try:\n    papers.polish('D9')\nexcept ActionError as e:\n    print(e.code)")
+    assert r.ok and r.stdout == "unknown_id\n"
+    r = sandbox.run("boom.x()")
+    assert r.error["type"] == "NameError"  # no such namespace in the agent process
+    assert sandbox._serve({"t": "call", "ns": "boom", "m": "x", "a": [], "k": {}})["code"] == "internal_error"
+    r = sandbox.run("query('select nan')")
+    assert r.error["type"] == "ActionError" and "not JSON-able" in r.error["message"]
+
+
+def test_only_json_values_cross(sandbox, api):
+    """Non-JSON arguments (sets, functions, NaN, huge payloads) are refused before the call."""
+    for code in ("lab.dashboard({1})", "lab.dashboard(print)", "lab.dashboard(float('inf'))", "lab.dashboard('x' * 2_000_000)"):
+        r = sandbox.run(code)
+        assert r.error["type"] == "ActionError", code
+    assert api.calls == []
+
+
+def test_output_cap_keeps_head_and_tail_exactly(sandbox):
+    """With a 100-character cap: the first 50 and the last 50 characters, and the count."""
+    r = sandbox.run("print('a' * 60 + 'b' * 100 + 'c' * 39)")
+    assert r.truncated and r.omitted == 100
+    head, _, rest = r.stdout.partition("\n[... 100 characters of output cut here (limit 100 per block) ...]\n")
+    assert head == "a" * 50
+    assert rest == "b" * 10 + "c" * 39 + "\n"
+    r = sandbox.run("print('z' * 99)")
+    assert not r.truncated and r.stdout == "z" * 99 + "\n"
+
+
+def test_output_streams_to_the_sink(sandbox):
+    """on_output receives the head while the block runs, then the cut notice and the tail."""
+    pieces = []
+    r = sandbox.run("for i in range(30):\n    print(i)", on_output=pieces.append)
+    assert "".join(pieces) == r.stdout
+
+
+def test_timeout_restarts_and_forgets_variables(sandbox, api):
+    """A block over the limit is killed; completed calls are kept; variables are gone."""
+    sandbox.block_timeout = 0.5
+    assert sandbox.run("keep = 1").ok
+    r = sandbox.run("time.next_month()\nwhile True:\n    pass")
+    assert r.error["type"] == "BlockTimeout" and r.restarted and r.calls == 1
+    assert api.month == 2
+    assert sandbox.run("keep").error["type"] == "NameError"
+    assert sandbox.run("1 + 1").stdout == "2\n"
+
+
+def test_agent_random_is_seeded(api):
+    """The agent process's random module is seeded from the career seed at each start."""
+    outs = []
+    for _ in range(2):
+        with Sandbox(api, SPEC, seed=42) as sb:
+            outs.append(sb.run("import random\nrandom.random()").stdout)
+    assert outs[0] == outs[1]
+
+
+def test_namespaces_are_read_only_and_documented(sandbox):
+    """API objects cannot be changed; help() describes the calls."""
+    assert sandbox.run("time.next_month = 1").error["type"] == "AttributeError"
+    assert sandbox.run("lab.dashboard.doc = 1").error["type"] == "AttributeError"
+    r = sandbox.run("help(papers)")
+    assert "papers.polish(draft_id, hours=5) [changes the world]" in r.stdout
+    assert sandbox.run("help()").stdout.startswith("API namespaces")
+
+
+def test_spec_from_api_calls_marks_required_parameters():
+    """The spec sent to the agent process comes from the world's registry of calls."""
+    from world.api import API_CALLS, REQUIRED
+
+    spec = spec_from_api_calls(API_CALLS, REQUIRED)
+    assert set(spec) == set(API_CALLS)
+    start = dict(spec["projects"]["start"]["params"])
+    assert start["topic"] == {"required": True}
+    assert spec["time"]["next_month"]["mutating"] is True
+    assert spec["lab"]["dashboard"]["mutating"] is False
