@@ -77,7 +77,8 @@ def decisions_step(w: "World", m: int) -> None:
                 p.papers_accepted += 1
                 if i == 0:
                     p.first_author_accepted += 1
-                p.impulse += cfg.impulse_accept_first if i == 0 else cfg.impulse_accept_other
+                if p.status == "active":  # a departed author's morale no longer matters
+                    p.impulse += cfg.impulse_accept_first if i == 0 else cfg.impulse_accept_other
                 w.dirty.add(("students", aid))
         else:
             sub.status = "reject"
