@@ -98,8 +98,8 @@ def check_name(name: str) -> str:
         raise SaveError(f"save name {name!r} must not start or end with blanks")
     if len(name) > MAX_NAME:
         raise SaveError(f"save name is {len(name)} characters long; at most {MAX_NAME} are allowed")
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise SaveError(f"save name {name!r} must not contain control characters")
+    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
+        raise SaveError(f"save name {name!r} must not contain control characters or lone surrogates")
     return name
 
 

@@ -127,7 +127,10 @@ def _numpy_default(value: Any) -> Any:
 
 
 def canonical_json(doc: Any) -> str:
-    """The canonical text of a normalised document (no spaces, UTF-8 text, keys in order).
+    """The canonical text of a normalised document (no spaces, ASCII, keys in order).
+
+    Non-ASCII text is written as ``\\uXXXX`` escapes, so even a lone surrogate (which
+    agent notes might contain and UTF-8 cannot encode) is saved and read back exactly.
 
     Keys keep their insertion order: the world may iterate its dicts, so a resumed career
     must see them in the order they were saved. Reading a file and writing the parsed
@@ -136,7 +139,7 @@ def canonical_json(doc: Any) -> str:
     Raises:
         ValueError, TypeError: ``doc`` is not normalised plain JSON.
     """
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
 def encode(value: Any) -> tuple[Any, bool, str]:
@@ -157,7 +160,7 @@ def encode(value: Any) -> tuple[Any, bool, str]:
         SaveValueError: a value that cannot be saved; the message names its path.
     """
     try:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True,
                           allow_nan=False, default=_numpy_default)
         doc = json.loads(text)
         if doc == value and TAG not in text:

@@ -78,7 +78,7 @@ def test_overwrite_can_be_refused(store, fake):
         store.save("lab", fake(), overwrite=False)
 
 
-@pytest.mark.parametrize("name", ["", " lead", "tail ", "a\nb", "x" * 121])
+@pytest.mark.parametrize("name", ["", " lead", "tail ", "a\nb", "x" * 121, "half \ud800"])
 def test_bad_names_are_refused(store, fake, name):
     with pytest.raises(SaveError):
         store.save(name, fake())

@@ -53,8 +53,16 @@ def test_nan_and_infinities_come_back_exactly_and_the_text_stays_strict_json():
 
 
 def test_unicode_text_and_keys_survive():
-    """Names, notes and keys in any script are kept (the file is UTF-8)."""
+    """Names, notes and keys in any script are kept (escaped as \\uXXXX in the file)."""
     value = {"mémoire": "研究 notes ✓ — ünïcödé 🚀", "names": ["Zoë", "Ōkubo"], "": "empty key"}
+    assert roundtrip(value) == value
+
+
+def test_lone_surrogates_in_agent_notes_are_saved_exactly():
+    """Agent text may hold characters UTF-8 cannot encode; the ASCII-escaped file keeps them."""
+    value = {"memory": "half a pair: \ud800 and \udfff", "k\ud83d": 1}
+    doc, tagged, text = encode(value)
+    assert text.isascii()
     assert roundtrip(value) == value
 
 
