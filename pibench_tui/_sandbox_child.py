@@ -522,7 +522,10 @@ class _Channel:
 
     def send(self, msg: dict) -> None:
         data = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
-        data += b"\n"
+        self.send_raw(data + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        """Write one encoded message (ending in a newline)."""
         with self.lock:  # the watchdog thread sends output too
             view = memoryview(data)
             while view:
@@ -615,21 +618,23 @@ class _OutputCap:
 _monotonic = _time.monotonic
 
 
-def _json_arg(value: object, what: str) -> object:
-    """Refuse a non-JSON-able value before it crosses the process boundary."""
+def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
+    """Encode an API call for the parent; refuse arguments that are not plain JSON."""
+    msg = {"t": "call", "ns": ns, "m": method, "a": list(args), "k": kwargs}
     try:
-        text = json.dumps(value, allow_nan=False)
+        text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         raise ActionError(
             "bad_argument",
-            f"{what} must be JSON-able (str, int, float, bool, None, lists, dicts with "
-            f"string keys): {exc}",
+            f"arguments of {ns}.{method}() must be JSON-able (str, int, float, bool, None, "
+            f"lists, dicts with string keys; no NaN or infinity): {exc}",
         ) from None
     if len(text) > _MAX_ARG_BYTES:
         raise ActionError(
-            "bad_argument", f"{what} too large: {len(text):,} bytes (limit {_MAX_ARG_BYTES:,})"
+            "bad_argument",
+            f"arguments of {ns}.{method}() too large: {len(text):,} characters (limit {_MAX_ARG_BYTES:,})",
         )
-    return value
+    return text.encode("utf-8", "replace") + b"\n"
 
 
 class _Runtime:
@@ -646,11 +651,9 @@ class _Runtime:
 
     # RPC ----------------------------------------------------------------------------
     def call(self, ns: str, method: str, args: tuple, kwargs: dict) -> object:
-        args = list(args)
-        _json_arg(args, f"arguments of {ns}.{method}()")
-        _json_arg(kwargs, f"keyword arguments of {ns}.{method}()")
+        data = _encode_call(ns, method, args, kwargs)
         self.out.flush()
-        self.channel.send({"t": "call", "ns": ns, "m": method, "a": args, "k": kwargs})
+        self.channel.send_raw(data)
         reply = self.channel.recv()
         if reply.get("t") != "ret":
             raise RuntimeError("sandbox protocol error: expected a reply to an API call")

@@ -206,6 +206,7 @@ class AgentProcess:
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
         """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
+        # Encoding fails (TypeError/ValueError) before anything is written.
         data = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         view = memoryview(data.encode("utf-8", "replace") + b"\n")
         while view:
@@ -521,8 +522,8 @@ class Sandbox:
                     calls += 1
                     try:
                         proc.send(reply, deadline)
-                    except _Timeout:
-                        raise
+                    except (TypeError, ValueError) as exc:  # a result that is not plain JSON
+                        proc.send(_not_json_reply(msg, exc), deadline)
                     except _Gone:
                         pass  # the call is done; the EOF is seen on the next read
                 elif kind == "out":
@@ -624,17 +625,16 @@ class Sandbox:
                 "code": "internal_error",
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
-        reply = {"t": "ret", "ok": True, "v": value}
-        try:
-            json.dumps(reply, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            return {
-                "t": "ret",
-                "ok": False,
-                "code": "internal_error",
-                "message": f"{ns}.{method}() returned a value that is not JSON-able: {exc}",
-            }
-        return reply
+        return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+
+
+def _not_json_reply(msg: dict, exc: Exception) -> dict:
+    return {
+        "t": "ret",
+        "ok": False,
+        "code": "internal_error",
+        "message": f"{msg.get('ns')}.{msg.get('m')}() returned a value that is not JSON-able: {exc}",
+    }
 
 
 @contextmanager

@@ -1,0 +1,138 @@
+"""Benchmark headless mode and its sandbox; prints figures (no assertions).
+
+    python bench/headless.py [--quick]
+
+Figures (medians):
+
+* start-up of ``pibench headless --jsonl`` to its first reply (process start, world
+  built, agent process started, one trivial block answered);
+* round trip of a trivial block (``pass``) in JSON-lines mode;
+* round trip of a block making 100 API calls (``lab.attention()``, then ``lab.dashboard()``);
+* wall time of the baseline career (``examples/agents/baseline.py``, seed 101) through
+  headless console mode versus the same policy in-process; the ratio is the sandbox's cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pibench_command() -> list[str]:
+    script = Path(sys.executable).parent / "pibench"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "pibench_tui"]
+
+
+class JsonlSession:
+    """A running ``pibench headless --jsonl`` process."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            pibench_command() + ["headless", "--jsonl", "--seed", "101"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            bufsize=1,
+        )
+
+    def ask(self, code: str) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"code": code}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def timed(self, code: str) -> float:
+        t0 = time.perf_counter()
+        reply = self.ask(code)
+        elapsed = time.perf_counter() - t0
+        if not reply["ok"]:
+            raise RuntimeError(f"block failed: {reply['error']}")
+        return elapsed
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    opts = parser.parse_args()
+    starts, trivial, calls = (3, 50, 5) if opts.quick else (10, 300, 30)
+
+    home = tempfile.mkdtemp(prefix="pibench-bench-")
+    env = dict(os.environ, PIBENCH_HOME=home)
+    try:
+        print(f"pibench headless benchmark (python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+
+        times = []
+        for _ in range(starts):
+            s = JsonlSession(env)
+            s.ask("1")
+            times.append(time.perf_counter() - s.started)
+            s.close()
+        print(f"start-up to first reply (jsonl)        median {ms(statistics.median(times))}  (n={starts}, min {ms(min(times)).strip()})")
+
+        s = JsonlSession(env)
+        s.ask("1")
+        t = [s.timed("pass") for _ in range(trivial)]
+        print(f"trivial block round trip (jsonl)       median {ms(statistics.median(t))}  (n={trivial})")
+        t = [s.timed("for _ in range(100):\n    lab.attention()") for _ in range(calls)]
+        med = statistics.median(t)
+        print(f"block of 100 API calls (lab.attention) median {ms(med)}  ({med * 10:.3f} ms per call, n={calls})")
+        t = [s.timed("for _ in range(100):\n    lab.dashboard()") for _ in range(calls)]
+        med = statistics.median(t)
+        print(f"block of 100 API calls (lab.dashboard) median {ms(med)}  ({med * 10:.3f} ms per call, n={calls})")
+        s.close()
+
+        baseline = ROOT / "examples" / "agents" / "baseline.py"
+        if baseline.exists():
+            from world.runner import run_career
+
+            inproc = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                row = run_career("baseline", 101)
+                inproc.append(time.perf_counter() - t0)
+            headless = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                with open(baseline, "rb") as fh:
+                    proc = subprocess.run(pibench_command() + ["headless", "--seed", "101"], stdin=fh, capture_output=True, env=env)
+                headless.append(time.perf_counter() - t0)
+                if proc.returncode != 0:
+                    raise RuntimeError(proc.stderr.decode())
+            impact = next(
+                (line.split()[1] for line in proc.stdout.decode().splitlines() if line.startswith("Impact ")), "?"
+            )
+            hi, ip = statistics.median(headless), statistics.median(inproc)
+            print(f"baseline career, seed 101, in-process  median {ms(ip)}  (Impact {row.get('impact')})")
+            print(f"baseline career, seed 101, headless    median {ms(hi)}  (Impact {impact}; whole process, start-up included)")
+            print(f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x")
+        else:
+            print("baseline career: examples/agents/baseline.py not found; skipped")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
