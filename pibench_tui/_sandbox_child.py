@@ -195,6 +195,13 @@ def attribute_refusal(name: str) -> str | None:
             f"attribute {name!r} is not allowed: {kind} attributes are out of reach "
             "in the sandbox"
         )
+    if name in ("format", "format_map"):
+        # str.format walks attributes named in its template: only a direct call on a
+        # literal template is allowed (checked by the policy), never a fetched method.
+        return (
+            f"attribute {name!r} is only allowed as a direct call on a string literal; "
+            "use an f-string"
+        )
     if name in FRAME_ATTRS or name.startswith(_FRAME_PREFIXES):
         return (
             f"attribute {name!r} is not allowed: frame, code, generator and traceback "

@@ -44,6 +44,8 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("type-builtin", "type(lab)", NAME),
     ("format-walk", "'{0.__class__.__base__}'.format(1)", SANDBOX),
     ("format-walk-variable", "fmt = '{0.__globals__}'\nfmt.format(lab.dashboard)", SANDBOX),
+    ("format-via-getattr", "getattr('{0.__class__.__base__}', 'format')(1)", SANDBOX),
+    ("format-via-match", "match '{0.__globals__}':\n    case str(format=f):\n        print(f(lab.dashboard))", SANDBOX),
     ("match-class-attribute", "match 1:\n    case int(__class__=c):\n        print(c)", SANDBOX),
     ("getattr-special-method", "class A:\n    def __getattr__(self, name):\n        return name", SANDBOX),
     ("metaclass", "class M:\n    pass\nclass A(metaclass=M):\n    pass", SANDBOX),

@@ -94,6 +94,8 @@ REFUSED = [
     ("c.cr_frame", "'cr_frame'"),
     ("str.mro()", "'mro'"),
     ("s.format(x)", "string literal"),
+    ("getattr('{0.__class__}', 'format')(1)", "direct call on a string literal"),
+    ("match '{0.__class__}':\n    case str(format=f):\n        f(1)", "direct call on a string literal"),
     ("f = '{}'.format", "called directly"),
     ("'{0.__class__}'.format(x)", "'__class__'"),
     ("'{0:{1.__class__}}'.format(x, y)", "'__class__'"),
