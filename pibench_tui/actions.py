@@ -1,0 +1,442 @@
+"""Every API action the player can take from the keyboard, as data.
+
+Each :class:`ActionSpec` names its key, the panel it belongs to, the API call it makes,
+the form fields (built from what the API returns right now) and a check that says why
+the action is impossible before any form opens. The App turns these into bindings,
+command-palette entries, help text and :class:`~pibench_tui.screens.form.ActionForm`
+dialogs. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from world.config import TOPICS
+from world.events import ACTIONS as EVENT_ACTIONS
+
+from .tui_game import Game
+
+Options = list[tuple[str, Any]]
+
+
+@dataclass
+class Field:
+    """One input of a form.
+
+    Attributes:
+        name: the key in the values dict.
+        label: what the player reads.
+        kind: ``"choice"`` (one of ``options``), ``"multi"`` (several), ``"number"``.
+        options: ``[(label, value)]`` or a function of the form's current values giving them
+            (for a choice that depends on another, e.g. an event's answers).
+        default: the starting value.
+        lo, hi: bounds of a number (inclusive).
+        required: a choice/multi must be set, a number must be filled in.
+        hint: shown under the field.
+    """
+
+    name: str
+    label: str
+    kind: str = "choice"
+    options: Options | Callable[[dict], Options] = field(default_factory=list)
+    default: Any = None
+    lo: float | None = None
+    hi: float | None = None
+    required: bool = True
+    hint: str = ""
+
+
+@dataclass
+class ActionSpec:
+    """One keyboard action.
+
+    Attributes:
+        id: stable id (binding id, palette entry).
+        key: the key that opens it.
+        title: a short imperative ("Polish a draft").
+        tab: the panel it belongs to (its footer shows the key).
+        api: ``"namespace.method"`` it calls.
+        fields: builds the form's fields from the game (empty: a plain confirmation).
+        run: makes the API call from the validated values; returns the API's result.
+        unavailable: a reason the action cannot be taken now, or ``None``.
+        done: turns the result into the notification text.
+        summary: live line under the form (e.g. hours left while setting mentoring).
+    """
+
+    id: str
+    key: str
+    title: str
+    tab: str
+    api: str
+    fields: Callable[[Game], list[Field]]
+    run: Callable[[Game, dict], Any]
+    unavailable: Callable[[Game], str | None] = lambda g: None
+    done: Callable[[Any], str] = lambda r: "done"
+    summary: Callable[[Game, dict], str] | None = None
+    description: str = ""
+
+
+# ---------------------------------------------------------------------------- helpers
+def _money(x: float) -> str:
+    return f"${x:,.0f}"
+
+
+def _hours_left(g: Game) -> float:
+    return float(g.call("lab.attention")["left"])
+
+
+def _left_hint(g: Game) -> str:
+    a = g.call("lab.attention")
+    return f"{a['left']:g} h left this month (pool {a['pool']:g} h)"
+
+
+def _applicants(g: Game, status: tuple[str, ...] = ("pending",)) -> Options:
+    out = []
+    for a in g.call("recruit.applicants"):
+        if a["status"] in status:
+            iv = "—" if a["interview"] is None else f"{a['interview']:.2f}"
+            out.append((f"{a['id']} {a['name']} ({a['pool']}) T {a['transcript']:.2f} L {a['letter']:.2f} I {iv}", a["id"]))
+    return out
+
+
+def _people(g: Game, roles: tuple[str, ...] | None = None) -> Options:
+    rows = [r for r in g.call("students.list") if r["status"] == "active" and (roles is None or r["role"] in roles)]
+    return [(f"{r['id']} {r['name']} ({r['role']})", r["id"]) for r in rows]
+
+
+def _projects(g: Game) -> Options:
+    return [(f"{p['id']} {p['topic']} tier {p['tier']} · {p['progress_pct']:g}% · {p['monthly_compute']:,.0f} units", p["id"])
+            for p in g.call("projects.list") if p["status"] == "active"]
+
+
+def _drafts(g: Game, rejected_only: bool = False) -> Options:
+    rejected = {s["draft"] for s in g.call("papers.submissions") if s["status"] == "reject"}
+    out = []
+    for d in g.call("papers.drafts"):
+        if d["status"] != "available" or (rejected_only and d["id"] not in rejected):
+            continue
+        tag = " salvage" if d["salvage"] else " collab" if d["collab"] else ""
+        out.append((f"{d['id']} {d['topic']} tier {d['tier']}{tag} · polish {d['polish_hours']:g} h · rev {d['revisions']}", d["id"]))
+    return out
+
+
+def open_venues(g: Game) -> Options:
+    """Venues taking submissions this month, with their decision delay."""
+    dash = g.dashboard()
+    deadlines = set(dash["venue_deadlines_this_month"])
+    out = []
+    for v in g.query("select name, kind, decision_delay from venues"):
+        if v["kind"] in ("workshop", "journal") or v["name"] in deadlines:
+            out.append((f"{v['name']} ({v['kind']}, decision in {v['decision_delay']} months)", v["name"]))
+    return out
+
+
+def _topics() -> Options:
+    return [(t, t) for t in TOPICS]
+
+
+def _need(options: Options, what: str) -> str | None:
+    return None if options else what
+
+
+def _event_options(g: Game) -> Options:
+    out = []
+    for e in g.call("events.pending"):
+        out.append((f"{e['id']} {e['kind'].replace('_', ' ')} · {event_details(e)} · answer by month {e['respond_by_month']}", e["id"]))
+    return out
+
+
+def event_details(e: dict) -> str:
+    """A short text of an event's details."""
+    d = e.get("details") or {}
+    parts = []
+    for k, v in d.items():
+        if isinstance(v, (str, int, float)) and not k.startswith("_"):
+            parts.append(f"{k.replace('_', ' ')} {v}")
+    return ", ".join(parts) or "—"
+
+
+EVENT_COSTS = {
+    "invited_talk": "accept: 8 h, $1,500, reputation up; decline: nothing",
+    "review_request": "accept: 6 h; decline or letting it lapse costs a little standing",
+    "student_crisis": "support: 10 h, morale up; ignore: morale falls hard (unanswered = ignored)",
+    "collaboration_offer": "accept: 6 h in each of the next 3 months, a co-authored draft",
+}
+
+
+# ---------------------------------------------------------------------------- actions
+def _mentoring_fields(g: Game) -> list[Field]:
+    out = []
+    for r in g.call("students.list"):
+        if r["status"] == "active":
+            out.append(Field(f"h:{r['id']}", f"{r['id']} {r['name']} ({r['role']})", "number",
+                             default=r["mentoring_hours"], lo=0, hi=40, hint=""))
+    return out
+
+
+def _mentoring_summary(g: Game, values: dict) -> str:
+    a = g.call("lab.attention")
+    total = 0.0
+    for k, v in values.items():
+        if k.startswith("h:"):
+            try:
+                total += float(v or 0)
+            except (TypeError, ValueError):
+                pass
+    left = a["pool"] - a["oneoff_used"] - total
+    return (f"mentoring total {total:g} h · pool {a['pool']:g} h · used this month {a['oneoff_used']:g} h · "
+            f"left after this: {left:g} h")
+
+
+def _respond_actions(g: Game) -> Callable[[dict], Options]:
+    kinds = {e["id"]: e["kind"] for e in g.call("events.pending")}
+
+    def opts(values: dict) -> Options:
+        kind = kinds.get(values.get("event"))
+        if kind is None:
+            return []
+        acts = EVENT_ACTIONS.get(kind, ())
+        if kind == "student_crisis":
+            acts = ("support", "ignore")
+        return [(f"{a}", a) for a in acts]
+
+    return opts
+
+
+def _propose_fields(g: Game) -> list[Field]:
+    calls = g.call("grants.calls")
+    attach = [(f"{p['id']} {p['venue']} {p['topic']} ({p['citations']} cit.)", p["id"]) for p in g.call("papers.publications")]
+    pubs_drafts = {p.get("draft") for p in g.call("papers.publications")}
+    attach += [(f"{d['id']} draft {d['topic']} tier {d['tier']} ({d['status'].replace('_', ' ')})", d["id"])
+               for d in g.call("papers.drafts") if d["id"] not in pubs_drafts]
+    return [
+        Field("call", "Call", options=[(f"{c['id']} {c['agency']} {_money(c['award'])} over {c['duration_months']} months · "
+                                        f"apply by month {c['last_month_to_apply']} · decision after {c['decision_delay_months']}", c["id"])
+                                       for c in calls]),
+        Field("topic", "Topic", options=_topics(), default="reasoning"),
+        Field("hours", "Hours of writing (≥ 5; $500 admin fee)", "number", default=25, lo=5, hint=_left_hint(g)),
+        Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
+    ]
+
+
+def _start_fields(g: Game) -> list[Field]:
+    return [
+        Field("topic", "Topic", options=_topics(), default="reasoning"),
+        Field("tier", "Tier (1 small, 2 solid, 3 ambitious)", options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)], default=2),
+        Field("members", "Members (space to toggle)", "multi", options=_people(g)),
+        Field("compute", "Compute units per month ($1 each × price)", "number", default=1500, lo=0, hi=50000),
+    ]
+
+
+ACTIONS: list[ActionSpec] = [
+    # ---------------------------------------------------------------- people
+    ActionSpec(
+        "mentoring", "m", "Set mentoring hours", "people", "students.set_mentoring",
+        _mentoring_fields,
+        lambda g, v: g.call("students.set_mentoring", {k[2:]: float(x) for k, x in v.items() if k.startswith("h:")}),
+        lambda g: _need(_people(g), "nobody is in the lab yet: hire students, a postdoc or staff first"),
+        lambda r: f"mentoring set: {r['mentoring_total']:g} h a month in total",
+        _mentoring_summary,
+        "Standing monthly hours for every active person (0-40 h each).",
+    ),
+    ActionSpec(
+        "post_postdoc", "P", "Post a postdoc search", "people", "recruit.post_postdoc",
+        lambda g: [], lambda g, v: g.call("recruit.post_postdoc"),
+        done=lambda r: r.get("note", "search posted"),
+        description="$1,000; the search resolves two months later ($6,500/month if filled).",
+    ),
+    ActionSpec(
+        "renew_postdoc", "r", "Renew a postdoc", "people", "recruit.renew_postdoc",
+        lambda g: [Field("postdoc", "Postdoc", options=_people(g, ("postdoc",)))],
+        lambda g, v: g.call("recruit.renew_postdoc", v["postdoc"]),
+        lambda g: _need(_people(g, ("postdoc",)), "the lab has no active postdoc"),
+        lambda r: f"contract extended to month {r['new_contract_end']}",
+        description="Adds 12 months, within 3 months of the contract's end.",
+    ),
+    ActionSpec(
+        "hire_ra", "R", "Hire a research assistant", "people", "recruit.hire_ra",
+        lambda g: [], lambda g, v: g.call("recruit.hire_ra"),
+        done=lambda r: r.get("note", "hired"),
+        description="$1,800/month from now; adds effort, never an author; 1.5 h oversight.",
+    ),
+    ActionSpec(
+        "hire_manager", "M", "Hire a lab manager", "people", "recruit.hire_manager",
+        lambda g: [], lambda g, v: g.call("recruit.hire_manager"),
+        done=lambda r: r.get("note", "hired"),
+        description="$4,500/month; 2 h less oversight per researcher each; at most 2.",
+    ),
+    ActionSpec(
+        "dismiss", "X", "Dismiss an RA or manager", "people", "recruit.dismiss",
+        lambda g: [Field("staff", "Staff member", options=_people(g, ("ra", "manager")))],
+        lambda g, v: g.call("recruit.dismiss", v["staff"]),
+        lambda g: _need(_people(g, ("ra", "manager")), "the lab has no RA or lab manager"),
+        lambda r: r.get("note", "dismissed"),
+        description="They leave at the end of this month (still paid for it).",
+    ),
+    # ---------------------------------------------------------------- recruiting
+    ActionSpec(
+        "interview", "i", "Interview applicants", "applicants", "recruit.interview",
+        lambda g: [Field("ids", "Applicants (space to toggle; 3 h per new candidate)", "multi",
+                         options=_applicants(g, ("pending", "offered")), hint=_left_hint(g))],
+        lambda g, v: g.call("recruit.interview", list(v["ids"])),
+        lambda g: None if g.call("recruit.applicants") else "no applicants: the recruiting season runs in months 1-3 of each year",
+        lambda r: "interview scores: " + ", ".join(f"{k} {v:.2f}" for k, v in r["interview_scores"].items()),
+    ),
+    ActionSpec(
+        "offer", "o", "Make a PhD offer", "applicants", "recruit.offer",
+        lambda g: [Field("applicant", "Applicant", options=_applicants(g))],
+        lambda g, v: g.call("recruit.offer", v["applicant"]),
+        lambda g: None if _applicants(g) else "no pending applicants: offers are possible in months 1-3 of each year",
+        lambda r: r.get("note", "offer sent"),
+    ),
+    # ---------------------------------------------------------------- projects
+    ActionSpec(
+        "start_project", "s", "Start a project", "projects", "projects.start",
+        _start_fields,
+        lambda g, v: g.call("projects.start", v["topic"], int(v["tier"]), list(v["members"]), float(v["compute"])),
+        lambda g: _need(_people(g), "nobody is in the lab to staff a project"),
+        lambda r: f"started {r['project_id']}: {r['est_months_note']}",
+    ),
+    ActionSpec(
+        "set_compute", "c", "Set a project's compute", "projects", "projects.set_compute",
+        lambda g: [Field("project", "Project", options=_projects(g)),
+                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=50000)],
+        lambda g, v: g.call("projects.set_compute", v["project"], float(v["compute"])),
+        lambda g: _need(_projects(g), "no active project"),
+        lambda r: f"compute set to {r['monthly_compute']:,.0f} units/month",
+    ),
+    ActionSpec(
+        "assign", "a", "Assign someone to a project", "projects", "projects.assign",
+        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_people(g))],
+        lambda g, v: g.call("projects.assign", v["project"], v["person"]),
+        lambda g: _need(_projects(g), "no active project"),
+        lambda r: "members now " + ", ".join(r["members"]),
+    ),
+    ActionSpec(
+        "unassign", "u", "Take someone off a project", "projects", "projects.unassign",
+        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_people(g))],
+        lambda g, v: g.call("projects.unassign", v["project"], v["person"]),
+        lambda g: _need(_projects(g), "no active project"),
+        lambda r: "members now " + (", ".join(r["members"]) or "nobody"),
+    ),
+    ActionSpec(
+        "kill_project", "k", "Kill a project", "projects", "projects.kill",
+        lambda g: [Field("project", "Project", options=_projects(g))],
+        lambda g, v: g.call("projects.kill", v["project"]),
+        lambda g: _need(_projects(g), "no active project"),
+        lambda r: "project stopped",
+        description="No draft; its members' morale suffers.",
+    ),
+    # ---------------------------------------------------------------- papers
+    ActionSpec(
+        "polish", "p", "Polish a draft", "papers", "papers.polish",
+        lambda g: [Field("draft", "Draft", options=_drafts(g)),
+                   Field("hours", "Hours (gains stop at 12 h in total)", "number", default=8, lo=0, hint=_left_hint(g))],
+        lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
+        lambda g: _need(_drafts(g), "no available draft to polish"),
+        lambda r: f"{r['note']}: {r['total_polish_hours']:g} h of polish in total",
+    ),
+    ActionSpec(
+        "submit", "b", "Submit a draft", "papers", "papers.submit",
+        lambda g: [Field("draft", "Draft", options=_drafts(g)), Field("venue", "Venue (open this month)", options=open_venues(g))],
+        lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
+        lambda g: _need(_drafts(g), "no available draft to submit"),
+        lambda r: f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}",
+    ),
+    ActionSpec(
+        "revise", "v", "Revise a rejected draft", "papers", "papers.revise",
+        lambda g: [Field("draft", "Rejected draft", options=_drafts(g, rejected_only=True)),
+                   Field("hours", "Hours (gains stop at 10 h)", "number", default=8, lo=0, hint=_left_hint(g))],
+        lambda g, v: g.call("papers.revise", v["draft"], float(v["hours"])),
+        lambda g: _need(_drafts(g, rejected_only=True), "no available draft has been rejected yet"),
+        lambda r: f"revision {r['revisions']}: {r['note']}",
+    ),
+    ActionSpec(
+        "withdraw", "w", "Withdraw a submission", "papers", "papers.withdraw",
+        lambda g: [Field("submission", "Submission", options=[
+            (f"{s['id']} {s['draft']} at {s['venue']} · decision month {s['decision_expected_month']}", s["id"])
+            for s in g.call("papers.submissions") if s["status"] == "under_review"])],
+        lambda g, v: g.call("papers.withdraw", v["submission"]),
+        lambda g: None if any(s["status"] == "under_review" for s in g.call("papers.submissions")) else "nothing is under review",
+        lambda r: "withdrawn; the draft is available again",
+    ),
+    # ---------------------------------------------------------------- grants, field, events
+    ActionSpec(
+        "propose", "g", "Write a grant proposal", "grants", "grants.propose",
+        _propose_fields,
+        lambda g, v: g.call("grants.propose", v["call"], v["topic"], float(v["hours"]), list(v.get("attach") or [])),
+        lambda g: None if g.call("grants.calls") else "no grant call is open this month",
+        lambda r: f"proposal {r['proposal_id']} sent; decision expected in month {r['decision_expected_month']}",
+    ),
+    ActionSpec(
+        "conference", "f", "Attend a conference", "field", "field.attend_conference",
+        lambda g: [], lambda g, v: g.call("field.attend_conference"),
+        done=lambda r: "hallway talk: " + ", ".join(f"{k} {v}" for k, v in r["hallway_intel"].items()),
+        description="15 h and $2,500, at most once every 5 months; you hear which topics are hot.",
+    ),
+    ActionSpec(
+        "respond", "e", "Answer an event", "events", "events.respond",
+        lambda g: [Field("event", "Event", options=_event_options(g)),
+                   Field("action", "Answer", options=_respond_actions(g))],
+        lambda g, v: g.call("events.respond", v["event"], v["action"]),
+        lambda g: None if g.call("events.pending") else "no event is waiting for an answer",
+        lambda r: f"{r['event']}: {r['action']}",
+    ),
+]
+
+ACTIONS_BY_ID: dict[str, ActionSpec] = {a.id: a for a in ACTIONS}
+"""action id → spec."""
+
+SHORT: dict[str, str] = {
+    "mentoring": "Mentoring", "post_postdoc": "Postdoc search", "renew_postdoc": "Renew", "hire_ra": "Hire RA",
+    "hire_manager": "Hire manager", "dismiss": "Dismiss", "interview": "Interview", "offer": "Offer",
+    "start_project": "Start", "set_compute": "Compute", "assign": "Assign", "unassign": "Unassign",
+    "kill_project": "Kill", "polish": "Polish", "submit": "Submit", "revise": "Revise", "withdraw": "Withdraw",
+    "propose": "Propose", "conference": "Conference", "respond": "Answer",
+}
+"""Footer labels of the actions."""
+
+
+def validate(fields: list[Field], values: dict) -> tuple[dict, list[str]]:
+    """Check a form's raw values against its fields.
+
+    Returns:
+        ``(clean values, problems)``: numbers as floats, choices as chosen; one message per
+        problem (empty when the form may be sent).
+    """
+    clean: dict = {}
+    problems: list[str] = []
+    for f in fields:
+        v = values.get(f.name)
+        if f.kind == "number":
+            text = "" if v is None else str(v).strip()
+            if not text:
+                if f.required:
+                    problems.append(f"{f.label}: enter a number")
+                continue
+            try:
+                x = float(text)
+            except ValueError:
+                problems.append(f"{f.label}: {text!r} is not a number")
+                continue
+            if x != x or x in (float("inf"), float("-inf")):
+                problems.append(f"{f.label}: enter a finite number")
+            elif f.lo is not None and x < f.lo:
+                problems.append(f"{f.label}: at least {f.lo:g}")
+            elif f.hi is not None and x > f.hi:
+                problems.append(f"{f.label}: at most {f.hi:g}")
+            else:
+                clean[f.name] = x
+        elif f.kind == "multi":
+            chosen = list(v or [])
+            if f.required and not chosen:
+                problems.append(f"{f.label.split(' (')[0]}: choose at least one")
+            clean[f.name] = chosen
+        else:
+            if v is None:
+                if f.required:
+                    problems.append(f"{f.label.split(' (')[0]}: choose one")
+                continue
+            clean[f.name] = v
+    return clean, problems

@@ -1,0 +1,465 @@
+"""The Textual app: play a whole career at the keyboard (``pibench play``).
+
+The app renders what the agent API returns and acts only through it. Advancing a month
+runs in a thread worker (group ``"sim"``); a second ``next month`` cannot start while one
+runs. The hidden state is read only by the end screen, after the career is over.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+from typing import Any, Iterable
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Container
+from textual.events import Resize
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Static, TabbedContent
+
+from .actions import ACTIONS, ACTIONS_BY_ID
+from .screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
+from .screens.digest import DigestScreen
+from .screens.end import EndScreen
+from .screens.form import ActionForm
+from .screens.help import HelpScreen
+from .tui_game import ActionError, Digest, Game
+from .widgets.console import ConsolePanel
+from .widgets.header import LabHeader
+from .widgets.panels import (
+    ApplicantsPanel,
+    EventsPanel,
+    FieldPanel,
+    GrantsPanel,
+    LedgerPanel,
+    Panel,
+    PapersPanel,
+    PeoplePanel,
+    ProjectsPanel,
+)
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+"""Below this terminal size the app shows a message instead of the panels."""
+
+TABS: list[tuple[str, str]] = [
+    ("people", "1 Lab"), ("applicants", "2 Applicants"), ("projects", "3 Projects"), ("papers", "4 Papers"),
+    ("grants", "5 Grants"), ("field", "6 Field"), ("events", "7 Events"), ("ledger", "8 Ledger"), ("console", "9 Console"),
+]
+"""Panel ids and tab titles, in order (keys 1-9)."""
+
+NOT_A_TERMINAL = ("pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
+                  "a script or a program, use `pibench headless` (see `pibench headless --help`).")
+
+_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game"}
+
+
+class PibenchApp(App[int]):
+    """The pibench TUI over one :class:`~pibench_tui.tui_game.Game`.
+
+    Args:
+        game: the career to play.
+        store: a ``saves.SaveStore`` (``None``: opened on first save/load from ``saves_dir``).
+        saves_dir: folder of the save store (``None``: the default location).
+        career: autosave under this career name after every month (``--save NAME``).
+        test_mode: no cursor blink, no animations (tests, snapshots, benchmarks).
+        show_digest: show the monthly digest after each month.
+        run_baseline: run the baseline policy for the end screen.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "pibench"
+    BINDINGS = [
+        Binding("n", "next_month", "Next month", id="next_month", tooltip="Close this month (asks first)"),
+        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        Binding("f1", "help", "Help", id="help-f1", show=False),
+        Binding("colon", "console", "Console", id="console", key_display=":"),
+        Binding("ctrl+s", "save", "Save", id="save"),
+        Binding("q", "quit_game", "Quit", id="quit"),
+        Binding("ctrl+q", "quit_game", "Quit", id="quit-hard", show=False, priority=True),
+        Binding("l", "load", "Load", id="load", show=False),
+        *[Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False) for i, (tab, title) in enumerate(TABS)],
+        *[Binding(a.key, f"act('{a.id}')", a.title, id=a.id, show=False) for a in ACTIONS],
+    ]
+
+    def __init__(self, game: Game, *, store: Any = None, saves_dir: str | None = None, career: str | None = None,
+                 test_mode: bool = False, show_digest: bool = True, run_baseline: bool = True) -> None:
+        super().__init__()
+        self.game = game
+        self.store = store
+        self.saves_dir = saves_dir
+        self.career = career
+        self.test_mode = test_mode
+        self.show_digest = show_digest
+        self.run_baseline = run_baseline
+        self.busy = False
+        self.months_advanced = 0
+        if test_mode:
+            self.animation_level = "none"
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def blink(self) -> bool:
+        """Cursor blink (off in tests)."""
+        return not self.test_mode
+
+    @property
+    def header(self) -> LabHeader:
+        """The always-visible header."""
+        return self.query_one("#header", LabHeader)
+
+    @property
+    def tabs(self) -> TabbedContent:
+        """The panels."""
+        return self.query_one("#tabs", TabbedContent)
+
+    @property
+    def console_panel(self) -> ConsolePanel:
+        """The console panel."""
+        return self.query_one("#console", ConsolePanel)
+
+    def panels(self) -> list[Panel]:
+        """Every panel, in tab order."""
+        return list(self.query(Panel))
+
+    def compose(self) -> ComposeResult:
+        yield LabHeader(id="header")
+        with Container(id="main"):
+            with TabbedContent(id="tabs", initial="people"):
+                yield PeoplePanel("1 Lab")
+                yield ApplicantsPanel("2 Applicants")
+                yield ProjectsPanel("3 Projects")
+                yield PapersPanel("4 Papers")
+                yield GrantsPanel("5 Grants")
+                yield FieldPanel("6 Field")
+                yield EventsPanel("7 Events")
+                yield LedgerPanel("8 Ledger")
+                yield ConsolePanel("9 Console", blink=self.blink)
+        yield Static(f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
+                     "Enlarge the window (or press q to quit).", id="too-small")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.console_panel.show(self.game)
+        self.refresh_view()
+        self.query_one("#people", Panel).focus_main()
+        self._check_size(self.size.width, self.size.height)
+        if self.game.finished:
+            self.call_after_refresh(self.show_end)
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
+        numbered = width >= 100  # at 80 columns the numbered titles do not fit; keys 1-9 still work
+        try:
+            for tab, title in TABS:
+                self.tabs.get_tab(tab).label = title if numbered else title[2:]
+        except Exception:  # noqa: BLE001 - before the tabs exist
+            pass
+
+    # ------------------------------------------------------------------ refresh
+    def refresh_view(self, everything: bool = False) -> None:
+        """Redraw the header and the visible panel from the API; the others when shown."""
+        game = self.game
+        self.refresh_header()
+        active = self.tabs.active
+        for panel in self.panels():
+            if everything or panel.id == active:
+                panel.show(game)
+                panel.stale = False
+            else:
+                panel.stale = True
+
+    def refresh_header(self) -> None:
+        """Redraw the header from ``lab.dashboard()`` and the publications."""
+        game = self.game
+        dash = game.dashboard()
+        citations = sum(p["citations"] for p in game.call("papers.publications"))
+        self.header.show(dash, citations, busy=self.busy, scenario=f"{game.scenario_name} · seed {game.world.seed}")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane
+        if isinstance(pane, Panel):
+            if pane.stale:
+                pane.show(self.game)
+                pane.stale = False
+            pane.focus_main()
+
+    @on(ConsolePanel.BlockFinished)
+    def _console_done(self) -> None:
+        self.refresh_view()
+        if self.game.finished and not isinstance(self.screen, EndScreen):
+            self.show_end()
+
+    # ------------------------------------------------------------------ bindings
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _GAME_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        if action in ("act", "next_month", "tab", "console", "load") and isinstance(self.screen, EndScreen):
+            return False
+        if action == "next_month" and (self.busy or self.game.finished):
+            return None
+        return True
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, ModalScreen):
+            return
+        yield SystemCommand("Next month", "Close this month (key n)", self.action_next_month)
+        yield SystemCommand("Save", "Save the career (ctrl+s)", self.action_save)
+        yield SystemCommand("Load", "Resume a save (key l)", self.action_load)
+        yield SystemCommand("Help", "Rules and keys (key ?)", self.action_help)
+        for a in ACTIONS:
+            yield SystemCommand(a.title, f"{a.api} — key {a.key}" + (f" — {a.description}" if a.description else ""),
+                                partial(self.action_act, a.id))
+        for i, (tab, title) in enumerate(TABS):
+            yield SystemCommand(f"Show {title[2:]}", f"Panel {i + 1}", partial(self.action_tab, tab))
+
+    def action_tab(self, tab: str) -> None:
+        """Show a panel."""
+        if isinstance(self.screen, EndScreen):
+            return
+        self.tabs.active = tab
+        pane = self.query_one(f"#{tab}", Panel)
+        if pane.stale:
+            pane.show(self.game)
+            pane.stale = False
+        pane.focus_main()
+
+    def action_console(self) -> None:
+        """Open the console panel."""
+        self.action_tab("console")
+
+    def action_help(self) -> None:
+        """Rules and keys."""
+        self.push_screen(HelpScreen())
+
+    # ------------------------------------------------------------------ actions
+    def action_act(self, action_id: str) -> None:
+        """Open the form of an API action (after checking it is possible at all)."""
+        spec = ACTIONS_BY_ID[action_id]
+        if self.busy:
+            self.notify("a month is being closed; wait a moment", severity="warning")
+            return
+        if self.game.finished:
+            self.notify("the career is over: only reading works now", severity="warning")
+            return
+        reason = spec.unavailable(self.game)
+        if reason:
+            self.notify(reason, title=spec.title, severity="warning", markup=False)
+            return
+        self.push_screen(ActionForm(spec, self.game, blink=self.blink), partial(self._apply, spec))
+
+    def _apply(self, spec: Any, values: dict | None) -> None:
+        if values is None:
+            return
+        try:
+            result = spec.run(self.game, values)
+        except ActionError as exc:
+            self.notify(exc.message, title=f"{spec.api} refused", severity="error", markup=False, timeout=8)
+            return
+        if spec.id == "conference":
+            self.game.intel.append({"month": self.game.world.month, "intel": result["hallway_intel"]})
+        self.notify(spec.done(result), title=spec.title, markup=False)
+        self.refresh_view()
+
+    # ------------------------------------------------------------------ the clock
+    def action_next_month(self) -> None:
+        """Confirm, then close the month in a worker."""
+        if self.busy:
+            self.notify("the month is already being closed", severity="warning")
+            return
+        if self.game.finished:
+            self.show_end()
+            return
+        self.push_screen(ConfirmNextMonth(self.game.dashboard()), self._confirmed)
+
+    def _confirmed(self, ok: bool | None) -> None:
+        if ok:
+            self.start_month()
+
+    def start_month(self) -> bool:
+        """Start closing the month (no confirmation); False if one is already running."""
+        if self.busy or self.game.finished:
+            return False
+        self.busy = True
+        self.refresh_header()
+        self._advance()
+        return True
+
+    @work(thread=True, exclusive=True, group="sim", exit_on_error=False)
+    def _advance(self) -> None:
+        try:
+            digest = self.game.next_month()
+        except Exception as exc:  # noqa: BLE001 - report, keep the app alive
+            self.call_from_thread(self._advance_failed, exc)
+            return
+        note = None
+        if self.career:
+            try:
+                self._store().autosave(self.career, self.game.world, scenario=self.game.scenario)
+                self.game.saved_version = self.game.world.version
+            except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
+                note = f"autosave failed: {exc}"
+        self.call_from_thread(self._month_done, digest, note)
+
+    def _advance_failed(self, exc: Exception) -> None:
+        self.busy = False
+        self.notify(getattr(exc, "message", None) or str(exc), title="next month failed", severity="error", markup=False)
+        self.refresh_view()
+
+    def _month_done(self, digest: Digest, note: str | None = None) -> None:
+        self.busy = False
+        self.months_advanced += 1
+        self.refresh_view()
+        if note:
+            self.notify(note, severity="warning", markup=False)
+        if digest.finished:
+            if self.show_digest:
+                self.push_screen(DigestScreen(digest), lambda _: self.show_end())
+            else:
+                self.show_end()
+        elif self.show_digest:
+            self.push_screen(DigestScreen(digest))
+
+    def show_end(self) -> None:
+        """The end screen (only once the career is over)."""
+        if not self.game.finished or isinstance(self.screen, EndScreen):
+            return
+        self.push_screen(EndScreen(self.game, run_baseline_now=self.run_baseline))
+
+    # ------------------------------------------------------------------ saves
+    def _store(self) -> Any:
+        if self.store is None:
+            from saves import SaveStore
+
+            self.store = SaveStore(self.saves_dir)
+        return self.store
+
+    def action_save(self) -> None:
+        """Ask for a name and save the career."""
+        if isinstance(self.screen, ModalScreen):
+            return
+        if self.busy:
+            self.notify("a month is being closed; save in a moment", severity="warning")
+            return
+        store = self._store()
+        default = self.game.save_name or self.career or f"{self.game.scenario_name}-{self.game.world.seed}"
+        self.push_screen(SaveDialog(default, str(store.path), blink=self.blink), self._save_named)
+
+    def _save_named(self, name: str | None, then_quit: bool = False) -> None:
+        if not name:
+            return
+        try:
+            info = self.game.save(name, self._store())
+        except Exception as exc:  # noqa: BLE001 - SaveError, OS errors: tell the player
+            self.notify(str(exc), title="save failed", severity="error", markup=False, timeout=10)
+            return
+        self.notify(f"saved as {info.name!r} (month {info.month})", title="Saved", markup=False)
+        if then_quit:
+            self.exit(0)
+
+    def action_load(self) -> None:
+        """Pick a save and resume it (replaces the current career)."""
+        if self.busy:
+            return
+        try:
+            saves = self._store().list()
+        except Exception as exc:  # noqa: BLE001
+            self.notify(str(exc), title="cannot read saves", severity="error", markup=False)
+            return
+        if not saves:
+            self.notify(f"no saves in {self._store().path}", severity="warning", markup=False)
+            return
+        self.push_screen(LoadDialog(saves), self._load_named)
+
+    def _load_named(self, name: str | None) -> None:
+        if not name:
+            return
+        try:
+            world, record = self._store().load_world(name)
+        except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
+            self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
+            return
+        self.game = Game(world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name)
+        self.console_panel.bind_game(self.game)
+        self.refresh_view(everything=True)
+        self.notify(f"resumed {record.info.name!r} at month {world.month}", title="Loaded", markup=False)
+        if self.game.finished:
+            self.show_end()
+
+    # ------------------------------------------------------------------ quitting
+    def action_quit_game(self) -> None:
+        """Quit; offer to save first when there are unsaved months."""
+        if isinstance(self.screen, ModalScreen):
+            return
+        if not self.game.unsaved:
+            self.exit(0)
+            return
+        self.push_screen(QuitDialog(True), self._quit_answer)
+
+    def _quit_answer(self, what: str | None) -> None:
+        if what == "quit":
+            self.exit(0)
+        elif what == "save":
+            default = self.game.save_name or self.career or f"{self.game.scenario_name}-{self.game.world.seed}"
+            self.push_screen(SaveDialog(default, str(self._store().path), blink=self.blink),
+                             partial(self._save_named, then_quit=True))
+
+    def on_unmount(self) -> None:
+        try:
+            self.console_panel.close_sandbox()
+        except Exception:  # noqa: BLE001 - shutting down
+            pass
+
+
+def make_app(*, scenario: str | None = None, seed: int | None = None, load: str | None = None, saves_dir: str | None = None,
+             save: str | None = None, world: Any = None, store: Any = None, test_mode: bool = False,
+             show_digest: bool = True, run_baseline: bool = True) -> PibenchApp:
+    """Build the app for a new career (scenario + seed), a save (``load``), or a given world.
+
+    Raises:
+        scenarios.ScenarioError: unknown or invalid scenario, bad seed.
+        saves.SaveError: the save cannot be found or read.
+    """
+    if world is not None:
+        game = Game(world, scenario=scenario)
+    elif load is not None:
+        if store is None:
+            from saves import SaveStore
+
+            store = SaveStore(saves_dir)
+        w, record = store.load_world(load)
+        game = Game(w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name)
+    else:
+        from scenarios import load_scenario
+        from world.engine import World
+
+        scen = load_scenario(scenario, seed=seed)
+        game = Game(World(scen.config, scen.seed), scenario=scen)
+    return PibenchApp(game, store=store, saves_dir=saves_dir, career=save, test_mode=test_mode,
+                      show_digest=show_digest, run_baseline=run_baseline)
+
+
+def run_play(args: Any) -> int:
+    """``pibench play [--scenario S] [--seed N] [--load SAVE] [--save NAME] [--saves DIR]``.
+
+    Returns:
+        The exit code: 0, or 1 when stdin/stdout is not a terminal or the world cannot be built.
+    """
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print(f"pibench play: {NOT_A_TERMINAL}", file=sys.stderr)
+        return 1
+    try:
+        app = make_app(scenario=getattr(args, "scenario", None), seed=getattr(args, "seed", None),
+                       load=getattr(args, "load", None), saves_dir=getattr(args, "saves_dir", None),
+                       save=getattr(args, "save", None))
+    except Exception as exc:  # noqa: BLE001 - ScenarioError / SaveError: their messages say what is wrong
+        print(f"pibench play: {exc}", file=sys.stderr)
+        return 1
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,176 @@
+"""The end screen: Impact explained, and — only now — the hidden state revealed.
+
+This is the one place in the UI that reads the world's hidden state (``world.s``), and it
+is only ever shown after the career is over (horizon or collapse).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, Static
+
+from ..tui_game import Game
+from ..widgets.plots import LinePlot
+
+
+def paper_projection(world: Any) -> dict[str, float]:
+    """Expected citations of each published paper over the projection window (§12)."""
+    from world.config import TOPICS
+    from world.field import hotness
+    from world.papers import citation_rate
+
+    s, cfg = world.s, world.cfg
+    out: dict[str, float] = {}
+    if s.collapsed:
+        return {pid: 0.0 for pid in s.publications}
+    t = s.month
+    h = hotness(world, t)
+    for pub in s.publications.values():
+        if pub.published_month > t:
+            continue
+        hk = h[TOPICS.index(pub.topic)]
+        out[pub.id] = sum(citation_rate(world, pub, tau, hk, s.reputation, s.alumni)
+                          for tau in range(t + 1, t + cfg.projection_months + 1))
+    return out
+
+
+def run_baseline(world: Any) -> dict:
+    """Play the baseline policy on the same scenario (config and seed); return its summary."""
+    from world.config import WorldConfig
+    from world.engine import World
+    from world.policies import Baseline
+    from world.runner import play
+
+    twin = World(WorldConfig.from_dict(world.cfg.to_dict()), world.seed)
+    play(twin, Baseline())
+    return twin.summary()
+
+
+class EndScreen(Screen[None]):
+    """Impact (earned + projection), the papers that carried it, the curves, the reveal,
+    and the baseline policy on the same scenario (computed in a worker)."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back to the lab (read-only)", id="end-back"),
+        Binding("ctrl+s", "app.save", "Save", id="end-save", priority=True),
+        Binding("q", "app.quit_game", "Quit", id="end-quit"),
+    ]
+
+    def __init__(self, game: Game, *, run_baseline_now: bool = True) -> None:
+        super().__init__()
+        self.game = game
+        self.run_baseline_now = run_baseline_now
+        self.baseline: dict | None = None
+
+    def compose(self) -> ComposeResult:
+        from world.scoring import impact
+
+        w = self.game.world
+        imp = impact(w)
+        summ = w.summary()
+        how = (f"[b red]The lab collapsed in month {summ['collapse_month']}[/]: only citations already earned count."
+               if w.collapsed else f"The career reached the horizon (month {w.month}).")
+        with VerticalScroll(id="end-body"):
+            yield Label(f"Career over — Impact {imp['total']:,.1f}", id="end-title")
+            yield Static(
+                f"{how}\nImpact [b]{imp['total']:,.1f}[/] = [b]{imp['earned']:,.0f}[/] citations earned + "
+                f"[b]{imp['projection']:,.1f}[/] projected over the next {w.cfg.projection_months} months.\n"
+                f"{summ['publications']} publications ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
+                f"{summ['grants_won']} grants (${summ['grant_dollars']:,.0f}) · {summ['hires']} researchers hired, "
+                f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}",
+                id="end-impact")
+            yield Static("Baseline policy on the same scenario: running…", id="end-baseline")
+            yield Label("Papers that carried it", classes="section")
+            yield DataTable(id="end-papers", cursor_type="row", zebra_stripes=True)
+            with Horizontal(id="end-plots"):
+                yield LinePlot(id="end-budget", classes="plot")
+                yield LinePlot(id="end-citations", classes="plot")
+            yield Label("Revealed: the people you hired (true values)", classes="section")
+            yield DataTable(id="end-people", cursor_type="row", zebra_stripes=True)
+            yield Label("Revealed: topic hotness over the career", classes="section")
+            yield LinePlot(id="end-hotness", classes="plot tall")
+            yield DataTable(id="end-topics", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from world.config import TOPICS
+
+        w = self.game.world
+        s = w.s
+        proj = paper_projection(w)
+        t = self.query_one("#end-papers", DataTable)
+        t.add_columns("ID", "Venue", "Topic", "Tier", "Published", "Earned", "Projected", "Share", "True quality")
+        pubs = [p for p in s.publications.values() if p.published_month <= s.month]
+        total = sum(p.citations + proj.get(p.id, 0.0) for p in pubs) or 1.0
+        for p in sorted(pubs, key=lambda p: -(p.citations + proj.get(p.id, 0.0))):
+            v = p.citations + proj.get(p.id, 0.0)
+            t.add_row(p.id, p.venue, p.topic, str(p.tier), str(p.published_month), str(p.citations), f"{proj.get(p.id, 0.0):.1f}",
+                      f"{100 * v / total:.0f}%", f"{p.q:.2f}")
+        if not pubs:
+            t.add_row("—", "no publication", "", "", "", "", "", "", "")
+        months = self.game.query("select month, budget, citations_total from lab_monthly order by month")
+        xs = [r["month"] for r in months]
+        self.query_one("#end-budget", LinePlot).show("Budget ($k)", {"budget": (xs, [r["budget"] / 1000 for r in months])})
+        per, prev = [], 0
+        for r in months:
+            per.append(r["citations_total"] - prev)
+            prev = r["citations_total"]
+        self.query_one("#end-citations", LinePlot).show("Citations per month", {"citations": (xs, per)})
+        pt = self.query_one("#end-people", DataTable)
+        pt.add_columns("ID", "Name", "Role", "Pool", "Status", "Transcript", "Letter", "Interview", "Ability", "Skill", "Morale",
+                       "Independence", "Growth")
+        for p in s.people.values():
+            a = s.applicants.get(p.applicant_id) if p.applicant_id else None
+            pt.add_row(p.id, p.name, p.role, p.pool or "—", p.status,
+                       f"{a.transcript:.2f}" if a else "—", f"{a.letter:.2f}" if a else "—",
+                       f"{a.interview_score:.2f}" if a else "—",
+                       Text(f"{p.ability:.2f}", style="bold"), f"{p.skill:.2f}", f"{p.morale:.2f}", f"{p.independence:.2f}",
+                       f"{p.growth:.2f}")
+        if not s.people:
+            pt.add_row("—", "nobody was hired", *[""] * 11)
+        traj = s.trajectory
+        last = min(len(traj) - 1, w.cfg.months)
+        series = {topic: (list(range(1, last + 1)), [traj[m][k] for m in range(1, last + 1)]) for k, topic in enumerate(TOPICS)}
+        self.query_one("#end-hotness", LinePlot).show("True hotness by topic", series)
+        tt = self.query_one("#end-topics", DataTable)
+        tt.add_columns("Topic", "Start", "Mean", "Peak", "End", "Your papers")
+        for k, topic in enumerate(TOPICS):
+            vals = [traj[m][k] for m in range(1, last + 1)]
+            n = sum(1 for p in pubs if p.topic == topic)
+            tt.add_row(topic, f"{vals[0]:.2f}", f"{sum(vals) / len(vals):.2f}", f"{max(vals):.2f}", f"{vals[-1]:.2f}", str(n))
+        if self.run_baseline_now:
+            self.compute_baseline()
+
+    @work(thread=True, exclusive=True, group="baseline", exit_on_error=False)
+    def compute_baseline(self) -> None:
+        """Run the baseline policy on the same scenario, off the UI thread."""
+        try:
+            result: dict | str = run_baseline(self.game.world)
+        except Exception as exc:  # noqa: BLE001 - show, never crash the end screen
+            result = f"could not run the baseline policy: {type(exc).__name__}: {exc}"
+        self.app.call_from_thread(self.show_baseline, result)
+
+    def show_baseline(self, result: dict | str) -> None:
+        """Put the baseline's result on screen."""
+        box = self.query_one("#end-baseline", Static)
+        if isinstance(result, str):
+            box.update(Text(result))
+            return
+        self.baseline = result
+        mine = self.game.world.summary()["impact"]
+        state = f"collapsed in month {result['collapse_month']}" if result["collapsed"] else "reached the horizon"
+        verdict = "you beat it" if mine > result["impact"] else "it beat you" if mine < result["impact"] else "a tie"
+        box.update(f"Baseline policy on the same scenario: Impact [b]{result['impact']:,.1f}[/] "
+                   f"({result['citations']:,.0f} earned + {result['projected']:,.1f} projected), {result['publications']} publications, "
+                   f"{result['grants_won']} grants, {state} — {verdict}.")
+
+    def action_back(self) -> None:
+        """Return to the panels (every action is refused now: the career is over)."""
+        self.app.pop_screen()

@@ -1,0 +1,175 @@
+"""One form for every API action: fields built from the API, validated before the call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static
+
+from ..actions import ActionSpec, Field, validate
+from ..tui_game import Game
+
+
+class ActionForm(ModalScreen[dict | None]):
+    """A dialog for one :class:`~pibench_tui.actions.ActionSpec`.
+
+    Dismisses with the validated values (``{}`` for a plain confirmation), or ``None``
+    when cancelled. Enter in a number field or ``ctrl+o`` sends; ``escape`` cancels.
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="form-cancel"),
+        Binding("ctrl+o", "send", "OK", id="form-send", priority=True),
+    ]
+
+    def __init__(self, spec: ActionSpec, game: Game, *, blink: bool = True) -> None:
+        super().__init__()
+        self.spec = spec
+        self.game = game
+        self.fields: list[Field] = spec.fields(game)
+        self.blink = blink
+        self._values: dict[str, Any] = {}
+        for f in self.fields:
+            self._values[f.name] = self._initial(f)
+
+    # ------------------------------------------------------------------ building
+    def _options(self, f: Field) -> list[tuple[str, Any]]:
+        return f.options(self._values) if callable(f.options) else list(f.options)
+
+    def _initial(self, f: Field) -> Any:
+        if f.kind == "number":
+            return "" if f.default is None else f"{f.default:g}" if isinstance(f.default, (int, float)) else str(f.default)
+        if f.kind == "multi":
+            return list(f.default or [])
+        opts = self._options(f)
+        values = [v for _, v in opts]
+        if f.default in values:
+            return f.default
+        return values[0] if values else None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="form-box"):
+            yield Label(self.spec.title, id="form-title")
+            yield Static(f"[dim]{self.spec.api}[/]" + (f" — {self.spec.description}" if self.spec.description else ""),
+                         id="form-desc")
+            for i, f in enumerate(self.fields):
+                yield Label(f.label, classes="form-label")
+                yield self._widget(i, f)
+                if f.hint:
+                    yield Static(f.hint, classes="form-hint")
+            yield Static("", id="form-summary")
+            yield Static("", id="form-problems")
+            if not self.fields:
+                yield Static("Press [b]enter[/] to confirm, [b]escape[/] to cancel.", classes="form-hint")
+            with Horizontal(id="form-buttons"):
+                yield Button("OK (ctrl+o)", variant="primary", id="form-ok")
+                yield Button("Cancel (esc)", id="form-cancel")
+
+    def _widget(self, i: int, f: Field) -> Any:
+        wid = f"field-{i}"
+        if f.kind == "number":
+            return Input(self._values[f.name], type="number", id=wid, classes="form-input")
+        if f.kind == "multi":
+            opts = self._options(f)
+            chosen = set(self._values[f.name])
+            return SelectionList(*[(label, value, value in chosen) for label, value in opts], id=wid, classes="form-multi")
+        opts = self._options(f)
+        return Select([(label, value) for label, value in opts], value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
+                      prompt=f"choose ({len(opts)} options)" if opts else "nothing to choose", id=wid, classes="form-select")
+
+    def on_mount(self) -> None:
+        for inp in self.query(Input):
+            inp.cursor_blink = self.blink
+        for sl in self.query(SelectionList):
+            if sl.option_count:
+                sl.highlighted = 0
+        if self.fields:
+            self.query_one("#field-0").focus()
+        else:
+            self.query_one("#form-ok", Button).focus()
+        self.query_one("#form-summary", Static).display = False
+        self.query_one("#form-problems", Static).display = False
+        self._update_summary()
+
+    # ------------------------------------------------------------------ values
+    def _field_of(self, widget_id: str | None) -> Field | None:
+        if not widget_id or not widget_id.startswith("field-"):
+            return None
+        return self.fields[int(widget_id.split("-", 1)[1])]
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        f = self._field_of(event.select.id)
+        if f is None:
+            return
+        self._values[f.name] = None if event.value is Select.NULL else event.value
+        for i, g in enumerate(self.fields):  # refresh choices that depend on this one
+            if g is not f and callable(g.options) and g.kind == "choice":
+                opts = self._options(g)
+                sel = self.query_one(f"#field-{i}", Select)
+                sel.set_options(opts)
+                self._values[g.name] = opts[0][1] if opts else None
+                if opts:
+                    sel.value = opts[0][1]
+        self._update_summary()
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        f = self._field_of(event.input.id)
+        if f is not None:
+            self._values[f.name] = event.value
+            self._update_summary()
+
+    @on(SelectionList.SelectedChanged)
+    def _multi_changed(self, event: SelectionList.SelectedChanged) -> None:
+        f = self._field_of(event.selection_list.id)
+        if f is not None:
+            self._values[f.name] = list(event.selection_list.selected)
+            self._update_summary()
+
+    def _update_summary(self) -> None:
+        if self.spec.summary is not None:
+            try:
+                text = self.spec.summary(self.game, self._values)
+            except Exception as exc:  # noqa: BLE001 - a summary must never break the form
+                text = str(exc)
+            box = self.query_one("#form-summary", Static)
+            box.update(text)
+            box.display = bool(text)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The form's raw values (strings for numbers)."""
+        return dict(self._values)
+
+    # ------------------------------------------------------------------ sending
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_send()
+
+    @on(Button.Pressed, "#form-ok")
+    def _ok(self) -> None:
+        self.action_send()
+
+    @on(Button.Pressed, "#form-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+    def action_send(self) -> None:
+        """Validate and, if all is well, dismiss with the clean values."""
+        clean, problems = validate(self.fields, self._values)
+        if problems:
+            box = self.query_one("#form-problems", Static)
+            box.update("[b red]" + "\n".join(problems) + "[/]")
+            box.display = True
+            return
+        self.dismiss(clean)
+
+    def action_cancel(self) -> None:
+        """Close without acting."""
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Widgets of the pibench TUI: header, panels, plots, console."""

@@ -1,0 +1,129 @@
+"""The console panel: Python against the same sandboxed API as headless mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input, RichLog, Static
+
+from ..tui_game import Game
+from .panels import Panel
+
+BANNER = ("Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
+          "query(sql), memory. Example: lab.dashboard()['budget']. A line ending in ':' starts a block; an empty "
+          "line runs it. Runs in the same sandbox as `pibench headless`.")
+
+
+class ConsolePanel(Panel):
+    """A log and an input line; each block runs in the sandbox, then the panels refresh."""
+
+    TAB = "console"
+    BINDINGS = [Binding("ctrl+l", "clear", "Clear log", id="console-clear")]
+
+    class BlockFinished(Message):
+        """A console block ran (the world may have changed)."""
+
+    def __init__(self, title: str, *, blink: bool = True) -> None:
+        super().__init__(title)
+        self.game: Game | None = None
+        self.sandbox: Any = None
+        self.buffer: list[str] = []
+        self.blink = blink
+        self.running = False
+        self.blocks = 0
+
+    def compose(self) -> ComposeResult:
+        yield RichLog(id="console-log", wrap=True, markup=False, highlight=False)
+        yield Static(">>>", id="console-prompt")
+        inp = Input(placeholder="python — e.g. lab.attention()", id="console-input")
+        inp.cursor_blink = self.blink
+        yield inp
+
+    def on_mount(self) -> None:
+        self.query_one(RichLog).write(Text(BANNER, style="dim"))
+
+    def show(self, game: Game) -> None:
+        self.game = game
+
+    def focus_main(self) -> None:
+        self.query_one("#console-input", Input).focus()
+
+    def action_clear(self) -> None:
+        """Empty the log."""
+        self.query_one(RichLog).clear()
+
+    def bind_game(self, game: Game) -> None:
+        """Use another career (after a load): the sandbox is restarted."""
+        self.game = game
+        self.close_sandbox()
+
+    def close_sandbox(self) -> None:
+        """Stop the agent process, if any."""
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+    @on(Input.Submitted, "#console-input")
+    def _line(self, event: Input.Submitted) -> None:
+        from ..headless import repl_input_complete
+
+        event.input.value = ""
+        self.buffer.append(event.value)
+        log = self.query_one(RichLog)
+        log.write(Text(("... " if len(self.buffer) > 1 else ">>> ") + event.value, style="bold"))
+        text = "\n".join(self.buffer)
+        if not repl_input_complete(text + "\n"):
+            self.query_one("#console-prompt", Static).update("...")
+            return
+        self.buffer = []
+        self.query_one("#console-prompt", Static).update(">>>")
+        if text.strip():
+            self.run_code(text)
+
+    def run_code(self, code: str) -> None:
+        """Run a block in the sandbox (a worker thread); output goes to the log."""
+        if self.running:
+            self.app.notify("the console is still running the previous block", severity="warning")
+            return
+        if getattr(self.app, "busy", False):
+            self.app.notify("a month is being closed; try again in a moment", severity="warning")
+            return
+        self.running = True
+        self._run(code)
+
+    @work(thread=True, exclusive=True, group="console", exit_on_error=False)
+    def _run(self, code: str) -> None:
+        game = self.game
+        try:
+            if self.sandbox is None:
+                from world.api import API_CALLS, REQUIRED
+
+                from ..sandbox import Sandbox, spec_from_api_calls
+
+                def handler(ns: str, method: str, args: list, kwargs: dict) -> Any:
+                    with game.lock:
+                        return game.api.call(ns, method, args, kwargs)
+
+                self.sandbox = Sandbox(handler, spec_from_api_calls(API_CALLS, REQUIRED), seed=game.world.seed)
+            self.blocks += 1
+            result = self.sandbox.run(code, filename=f"<console {self.blocks}>")
+            out = result.stdout
+            err = result.error
+        except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the game
+            out, err = "", {"type": type(exc).__name__, "message": str(exc), "line": None}
+        self.app.call_from_thread(self._finished, out, err)
+
+    def _finished(self, out: str, err: dict | None) -> None:
+        log = self.query_one(RichLog)
+        if out:
+            log.write(Text(out.rstrip("\n")))
+        if err:
+            where = f" (line {err['line']})" if err.get("line") else ""
+            log.write(Text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
+        self.running = False
+        self.post_message(self.BlockFinished())

@@ -1,0 +1,311 @@
+"""The panels (tab panes) of the main screen. Each renders API results only."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Label, Static, TabPane
+
+from ..actions import ACTIONS, EVENT_COSTS, SHORT, event_details
+from ..tui_game import Game, parse_json_list
+from .plots import LinePlot
+
+
+def panel_bindings(tab: str) -> list[Binding]:
+    """Footer bindings of a panel: its actions' keys (they call the App's dispatcher)."""
+    fixed = [
+        Binding("n", "app.next_month", "Next month", id=f"{tab}-next-month"),
+        Binding("question_mark", "app.help", "Help", id=f"{tab}-help", key_display="?"),
+        Binding("colon", "app.console", "Console", id=f"{tab}-console", key_display=":"),
+        Binding("ctrl+s", "app.save", "Save", id=f"{tab}-save"),
+        Binding("q", "app.quit_game", "Quit", id=f"{tab}-quit"),
+    ]
+    return fixed + [Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=f"{tab}-{a.id}", tooltip=a.title)
+                    for a in ACTIONS if a.tab == tab]
+
+
+def _t(x: object) -> Text:
+    return Text("" if x is None else str(x))
+
+
+def _num(x: float | None, fmt: str = "{:.2f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def _fill(table: DataTable, rows: list[list]) -> None:
+    """Replace a table's rows, keeping the cursor row where it was."""
+    row = table.cursor_row
+    table.clear()
+    for r in rows:
+        table.add_row(*[c if isinstance(c, Text) else _t(c) for c in r])
+    if rows:
+        table.move_cursor(row=min(row, len(rows) - 1), animate=False)
+
+
+def _table(id: str, *columns: str) -> DataTable:
+    t = DataTable(id=id, cursor_type="row", zebra_stripes=True)
+    t.add_columns(*columns)
+    return t
+
+
+class Panel(TabPane):
+    """A tab of the main screen; ``show(game)`` redraws it from the API."""
+
+    TAB = ""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(title, id=self.TAB)
+        self.stale = True
+
+    def show(self, game: Game) -> None:  # pragma: no cover - overridden
+        """Redraw from the API."""
+
+    def focus_main(self) -> None:
+        """Focus the panel's first table (so its keys show in the footer)."""
+        tables = self.query(DataTable)
+        if tables:
+            tables.first().focus()
+
+
+class PeoplePanel(Panel):
+    """Students & staff: role, pool, months in lab, projects, mentoring, reports, pay."""
+
+    TAB = "people"
+    BINDINGS = panel_bindings("people")
+
+    def compose(self) -> ComposeResult:
+        yield _table("people-table", "ID", "Name", "Role", "Pool", "Months", "Projects", "Mentor h", "Report", "Mood",
+                     "Pay/mo", "Papers", "Contract")
+        yield Static("", id="people-summary", classes="panel-note")
+
+    def show(self, game: Game) -> None:
+        dash = game.dashboard()
+        pools = {r["id"]: r["pool"] for r in game.query(
+            "select s.id as id, a.pool as pool from students s join applicants a on a.name = s.name where s.role = 'phd'")}
+        on = {}
+        for p in dash["active_projects"]:
+            for m in p["members"]:
+                on.setdefault(m, []).append(p["id"])
+        rows = []
+        for s in dash["students"]:
+            rows.append([s["id"], s["name"], s["role"], pools.get(s["id"], "—"), s["months_in"], ", ".join(on.get(s["id"], [])) or "idle",
+                         f"{s['mentoring_hours']:g}", _num(s["last_report_quality"]), _num(s["last_meeting_sentiment"]),
+                         f"${s['stipend']:,.0f}", s["papers_accepted"], s["contract_end"] or "—"])
+        everyone = {r["id"]: r for r in game.call("students.list")}
+        for s in dash["staff"]:
+            r = everyone.get(s["id"], {})
+            role = s["role"] + (" (leaving)" if s.get("leaving_at_month_end") else "")
+            rows.append([s["id"], s["name"], role, "—", r.get("months_in", "—"), ", ".join(on.get(s["id"], [])) or "—",
+                         f"{r.get('mentoring_hours', 0):g}", "—", "—", f"${s['monthly_cost']:,.0f}", "—", "—"])
+        _fill(self.query_one("#people-table", DataTable), rows)
+        gone = [r for r in everyone.values() if r["status"] != "active"]
+        att = dash["attention"]
+        note = (f"Attention: pool {att['pool']:g} h = {att['base']:g} base − {att['oversight_tax']:g} oversight"
+                f"{' − service duty' if any(n.startswith('Service') for n in dash['notes']) else ''}; mentoring {att['mentoring_reserved']:g} h, "
+                f"one-off used {att['oneoff_used']:g} h, left {att['left']:g} h.")
+        if not rows:
+            note = "Nobody in the lab yet. Recruit PhD students in months 1-3 (panel 2), post a postdoc search (P), or hire an RA (R).\n" + note
+        if gone:
+            note += "\nFormer members: " + ", ".join(f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:])
+        self.query_one("#people-summary", Static).update(Text(note))
+
+
+class ApplicantsPanel(Panel):
+    """This season's applicants: pool, transcript, letter, interview score if interviewed."""
+
+    TAB = "applicants"
+    BINDINGS = panel_bindings("applicants")
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="applicants-note", classes="panel-note")
+        yield _table("applicants-table", "ID", "Name", "Pool", "Transcript", "Letter", "Interview", "Status")
+
+    def show(self, game: Game) -> None:
+        dash = game.dashboard()
+        apps = game.call("recruit.applicants")
+        rows = [[a["id"], a["name"], a["pool"], f"{a['transcript']:.2f}", f"{a['letter']:.2f}", _num(a["interview"]), a["status"]]
+                for a in apps]
+        _fill(self.query_one("#applicants-table", DataTable), rows)
+        m = dash["month"]
+        if apps:
+            note = (f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
+                    f"{m + (3 - m % 12) % 12 + 2}. Interview (i, 3 h each), offer (o). Signals are noisy; letters from some pools run high.")
+        else:
+            nxt = m + ((1 - m) % 12)
+            past = game.query("select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status")
+            note = f"No applicants now: the next recruiting season opens in month {nxt}."
+            if past:
+                note += " Past offers: " + ", ".join(f"{r['n']} {r['status']}" for r in past) + "."
+        self.query_one("#applicants-note", Static).update(Text(note))
+
+
+class ProjectsPanel(Panel):
+    """Projects: topic, tier, members, progress, compute, status."""
+
+    TAB = "projects"
+    BINDINGS = panel_bindings("projects")
+
+    def compose(self) -> ComposeResult:
+        yield _table("projects-table", "ID", "Topic", "Tier", "Status", "Progress", "Members", "Compute", "Started", "Ended", "Draft", "Scooped")
+        yield Static("", id="projects-note", classes="panel-note")
+
+    def show(self, game: Game) -> None:
+        rows = game.call("projects.list")
+        rows.sort(key=lambda p: (p["status"] != "active", -p["started_month"]))
+        _fill(self.query_one("#projects-table", DataTable), [
+            [p["id"], p["topic"], p["tier"], p["status"], f"{p['progress_pct']:g}%", ", ".join(p["members"]) or "nobody",
+             f"{p['monthly_compute']:,.0f}", p["started_month"], p.get("ended_month") or "—", p["draft"] or "—", p.get("scooped_times", 0)]
+            for p in rows])
+        active = sum(1 for p in rows if p["status"] == "active")
+        self.query_one("#projects-note", Static).update(Text(
+            f"{active} active of at most 10. Tier 1/2/3 ≈ 6/14/28 units of work; compute costs $1 a unit × the price multiplier."
+            if rows else "No projects yet: start one with s (topic, tier, members, compute)."))
+
+
+class PapersPanel(Panel):
+    """Drafts & submissions & publications (draft quality stays hidden)."""
+
+    TAB = "papers"
+    BINDINGS = panel_bindings("papers")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Label("Drafts", classes="section")
+            yield _table("drafts-table", "ID", "Topic", "Tier", "Status", "Polish h", "Revisions", "Created", "Authors", "Kind")
+            yield Label("Submissions", classes="section")
+            yield _table("subs-table", "ID", "Draft", "Venue", "Status", "Submitted", "Decision", "Reviewer scores")
+            yield Label("Publications", classes="section")
+            yield _table("pubs-table", "ID", "Venue", "Topic", "Tier", "Published", "Citations", "Authors")
+
+    def show(self, game: Game) -> None:
+        drafts = game.call("papers.drafts")
+        drafts.sort(key=lambda d: (d["status"] != "available", d["status"] != "under_review", -d["created_month"]))
+        _fill(self.query_one("#drafts-table", DataTable), [
+            [d["id"], d["topic"], d["tier"], d["status"].replace("_", " "), f"{d['polish_hours']:g}", d["revisions"], d["created_month"],
+             ", ".join(d["authors"]) or "—", "salvage" if d["salvage"] else "collab" if d["collab"] else ""] for d in drafts])
+        subs = game.call("papers.submissions")
+        subs.sort(key=lambda s: (s["status"] != "under_review", -s["submitted_month"]))
+        _fill(self.query_one("#subs-table", DataTable), [
+            [s["id"], s["draft"], s["venue"], s["status"].replace("_", " "), s["submitted_month"],
+             s["decision_month"] or f"~{s['decision_expected_month']}",
+             ", ".join(f"{x:.1f}" for x in (s["reviewer_scores"] or [])) or "—"] for s in subs])
+        pubs = game.call("papers.publications")
+        pubs.sort(key=lambda p: -p["citations"])
+        _fill(self.query_one("#pubs-table", DataTable), [
+            [p["id"], p["venue"], p["topic"], p["tier"], p["published_month"], p["citations"], ", ".join(p["authors"]) or "collab"]
+            for p in pubs])
+
+
+class GrantsPanel(Panel):
+    """Open calls with deadlines, proposals pending, awards with months left."""
+
+    TAB = "grants"
+    BINDINGS = panel_bindings("grants")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Label("Open calls", classes="section")
+            yield _table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after")
+            yield Label("Proposals", classes="section")
+            yield _table("proposals-table", "ID", "Call", "Agency", "Topic", "Hours", "Status", "Sent", "Decision")
+            yield Label("Awards", classes="section")
+            yield _table("awards-table", "ID", "Agency", "Total", "Monthly", "Start", "End", "Months left")
+
+    def show(self, game: Game) -> None:
+        m = game.dashboard()["month"]
+        _fill(self.query_one("#calls-table", DataTable), [
+            [c["id"], c["agency"], f"${c['award']:,.0f}", c["duration_months"], c["last_month_to_apply"], f"{c['decision_delay_months']} mo"]
+            for c in game.call("grants.calls")])
+        props = game.call("grants.proposals")
+        props.sort(key=lambda p: (p["status"] != "pending", -p["submitted_month"]))
+        _fill(self.query_one("#proposals-table", DataTable), [
+            [p["id"], p["call"], p["agency"], p["topic"], f"{p['hours']:g}", p["status"], p["submitted_month"], p["decision_month"]]
+            for p in props])
+        _fill(self.query_one("#awards-table", DataTable), [
+            [a["id"], a["agency"], f"${a['total']:,.0f}", f"${a['monthly']:,.0f}", a["start_month"], a["end_month"],
+             max(0, a["end_month"] - max(m, a["start_month"]) + 1)] for a in game.call("grants.awards")])
+
+
+class FieldPanel(Panel):
+    """News feed, preprint counts per topic over time, conference reports, hallway intel."""
+
+    TAB = "field"
+    BINDINGS = panel_bindings("field")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield _table("news-table", "Month", "Kind", "Topic", "News")
+            yield LinePlot(id="preprint-plot", classes="plot")
+            yield Static("", id="intel", classes="panel-note")
+            yield Label("Conference reports (accepted papers per topic)", classes="section")
+            yield _table("conf-table", "Month", "Venue", "Topic", "Accepted")
+
+    def show(self, game: Game) -> None:
+        news = game.call("field.news", 60)
+        _fill(self.query_one("#news-table", DataTable), [[n["month"], n["kind"], n["topic"] or "", n["text"]] for n in reversed(news)])
+        rows = game.call("field.preprints", 100_000)
+        series: dict[str, tuple[list, list]] = {}
+        for r in rows:
+            xs, ys = series.setdefault(r["topic"], ([], []))
+            xs.append(r["month"])
+            ys.append(r["preprint_count"])
+        self.query_one("#preprint-plot", LinePlot).show("Preprints per topic per month", series)
+        intel = game.intel[-1] if game.intel else None
+        self.query_one("#intel", Static).update(Text(
+            f"Hallway talk at the conference in month {intel['month']}: " + ", ".join(f"{k} {v}" for k, v in intel["intel"].items())
+            if intel else "Attend a conference (f: 15 h, $2,500, once every 5 months) to hear which topics are hot."))
+        _fill(self.query_one("#conf-table", DataTable), [[r["month"], r["venue"], r["topic"], r["accepted_papers"]]
+                                                         for r in reversed(game.call("field.conference_report"))])
+
+
+class EventsPanel(Panel):
+    """Pending events with what each answer costs; recently answered ones below."""
+
+    TAB = "events"
+    BINDINGS = panel_bindings("events")
+
+    def compose(self) -> ComposeResult:
+        yield _table("events-table", "ID", "Kind", "Arrived", "Answer by", "Details", "Answers")
+        yield Label("Earlier events", classes="section")
+        yield _table("past-events-table", "ID", "Kind", "Month", "Status")
+
+    def show(self, game: Game) -> None:
+        pend = game.call("events.pending")
+        _fill(self.query_one("#events-table", DataTable), [
+            [e["id"], e["kind"].replace("_", " "), e["arrived_month"], e["respond_by_month"], event_details(e), EVENT_COSTS.get(e["kind"], "")]
+            for e in pend])
+        past = game.query("select id, kind, month, status from events where status != 'pending' order by month desc, id desc limit 40")
+        _fill(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["month"], r["status"]] for r in past])
+
+
+class LedgerPanel(Panel):
+    """Budget and citation curves, and the ledger."""
+
+    TAB = "ledger"
+    BINDINGS = panel_bindings("ledger")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            with Horizontal(id="ledger-plots"):
+                yield LinePlot(id="budget-plot", classes="plot")
+                yield LinePlot(id="citations-plot", classes="plot")
+            yield _table("ledger-table", "Month", "Category", "Amount", "Note")
+
+    def show(self, game: Game) -> None:
+        months = game.query("select month, budget, citations_total from lab_monthly order by month")
+        xs = [r["month"] for r in months]
+        self.query_one("#budget-plot", LinePlot).show("Budget ($k) at month end", {"budget": (xs, [r["budget"] / 1000 for r in months])})
+        per, prev = [], 0
+        for r in months:
+            per.append(r["citations_total"] - prev)
+            prev = r["citations_total"]
+        self.query_one("#citations-plot", LinePlot).show("Citations per month", {"citations": (xs, per)})
+        rows = game.call("lab.ledger", 300)
+        _fill(self.query_one("#ledger-table", DataTable), [
+            [r["month"], r["category"], Text(f"{r['amount']:+,.0f}", style="green" if r["amount"] > 0 else "red"), r["note"]]
+            for r in reversed(rows)])
+
+    def focus_main(self) -> None:
+        self.query_one("#ledger-table", DataTable).focus()

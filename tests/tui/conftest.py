@@ -1,0 +1,53 @@
+"""Shared helpers for the TUI tests: build the app on a fixed world, drive it, record toasts."""
+
+from __future__ import annotations
+
+import pytest
+
+from pibench_tui.app import PibenchApp, make_app
+from scenarios import load_scenario
+from world.engine import World
+
+
+def new_world(scenario: str = "standard", seed: int | None = None) -> World:
+    """A fresh world of a bundled scenario."""
+    sc = load_scenario(scenario, seed=seed)
+    return World(sc.config, sc.seed)
+
+
+def build(world: World | None = None, tmp_path=None, **kw) -> PibenchApp:
+    """The app in test mode (no blink, no animation), baseline off unless asked."""
+    kw.setdefault("run_baseline", False)
+    app = make_app(world=world or new_world(), scenario="standard", saves_dir=str(tmp_path / "saves") if tmp_path else None,
+                   test_mode=True, **kw)
+    app.toasts = []  # type: ignore[attr-defined]
+    original = app.notify
+
+    def notify(message, *args, **kwargs):
+        app.toasts.append((str(message), kwargs.get("severity", "information")))  # type: ignore[attr-defined]
+        return original(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return app
+
+
+async def settle(pilot, app: PibenchApp, limit: float = 10.0) -> None:
+    """Wait until no month is being closed and the screen has refreshed."""
+    waited = 0.0
+    await pilot.pause()
+    while app.busy and waited < limit:
+        await pilot.pause(0.02)
+        waited += 0.02
+    await pilot.pause()
+
+
+async def press(pilot, *keys: str) -> None:
+    """Press keys one at a time, letting screens mount in between."""
+    await pilot.press(*keys)
+    await pilot.pause()
+
+
+@pytest.fixture
+def world() -> World:
+    """The standard scenario's world (seed 1001)."""
+    return new_world()

@@ -1,0 +1,155 @@
+"""Every API action driven through the keyboard changes the world exactly as the API says."""
+
+from __future__ import annotations
+
+import pytest
+from world.api import Api
+
+from .conftest import build, new_world, press, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_staff_actions_hire_ra_manager_postdoc_and_dismiss(tmp_path):
+    """R, M, P open confirmations that hire an RA, a manager and post a postdoc search; X dismisses."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R", "enter", "M", "enter", "P", "enter")
+        people = {p["id"]: p for p in Api(app.game.world).students.list()}
+        assert people["RA001"]["role"] == "ra" and people["MGR001"]["role"] == "manager"
+        assert any(r["category"] == "recruiting" for r in app.game.call("lab.ledger", 50))
+        await press(pilot, "X", "ctrl+o")
+        dash = app.game.dashboard()
+        staff = {s["id"]: s for s in dash["staff"]}
+        assert staff["RA001"]["leaving_at_month_end"] is True
+        assert app.game.world.s.action_log[-1][1] == "recruit.dismiss"
+        await press(pilot, "r")  # no postdoc yet: told why, no form
+        assert "no active postdoc" in app.toasts[-1][0]
+        assert app.screen is app.screen_stack[0]
+
+
+async def test_interview_and_offer(tmp_path):
+    """i interviews the highlighted applicant (3 h); o offers the first pending one."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2", "i", "space", "down", "space", "ctrl+o")
+        apps = {a["id"]: a for a in app.game.call("recruit.applicants")}
+        interviewed = [a for a in apps.values() if a["interview"] is not None]
+        assert len(interviewed) == 2
+        assert app.game.call("lab.attention")["oneoff_used"] == 6
+        await press(pilot, "o", "ctrl+o")
+        assert sum(1 for a in app.game.call("recruit.applicants") if a["status"] == "offered") == 1
+
+
+async def test_mentoring_form_sets_hours_for_everyone(tmp_path):
+    """m shows one field per person; the value typed becomes their standing hours."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R", "enter", "R", "enter", "1", "m")
+        assert "left after this" in str(app.screen.query_one("#form-summary").render())
+        await press(pilot, "backspace", "4", "tab", "backspace", "6", "enter")
+        people = {p["id"]: p["mentoring_hours"] for p in app.game.call("students.list")}
+        assert people == {"RA001": 4.0, "RA002": 6.0}
+
+
+async def test_project_actions(tmp_path):
+    """s starts a project; a/u change members; c sets compute; k kills it."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space", "tab", "enter")
+        pj = app.game.call("projects.list")[0]
+        assert pj["members"] == ["RA001"] and pj["tier"] == 2 and pj["topic"] == "reasoning" and pj["monthly_compute"] == 1500
+        await press(pilot, "a", "tab", "enter", "down", "enter", "ctrl+o")
+        assert app.game.call("projects.list")[0]["members"] == ["RA001", "RA002"]
+        await press(pilot, "u", "ctrl+o")
+        assert app.game.call("projects.list")[0]["members"] == ["RA002"]
+        await press(pilot, "c", "tab", *["backspace"] * 4, "9", "0", "0", "enter")
+        assert app.game.call("projects.list")[0]["monthly_compute"] == 900
+        await press(pilot, "k", "ctrl+o")
+        assert app.game.call("projects.list")[0]["status"] == "killed"
+
+
+def _world_with_draft():
+    """Two RAs on a tier-1 project until its draft appears (month 8 on the standard seed)."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001", "RA002"], 1500)
+    api.students.set_mentoring({"RA001": 3, "RA002": 3})
+    while not api.lab.dashboard()["available_drafts"]:
+        api.time.next_month()
+    return w, api
+
+
+async def test_paper_actions_polish_submit_withdraw_revise(tmp_path):
+    """p polishes, b submits (only venues open this month), w withdraws, v revises a rejected draft."""
+    w, api = _world_with_draft()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "4", "p", "ctrl+o")
+        assert api.papers.drafts()[0]["polish_hours"] == 8
+        await press(pilot, "b")
+        await press(pilot, "ctrl+o")
+        sub = api.papers.submissions()[0]
+        assert sub["status"] == "under_review" and sub["venue"] == "W-SHOP"
+        await press(pilot, "w", "ctrl+o")
+        assert api.papers.submissions()[0]["status"] == "withdrawn"
+        await press(pilot, "v")
+        assert "rejected" in app.toasts[-1][0]
+    # month 9 is a NAIC deadline: the first venue offered is NAIC; a tier-1 RA paper is rejected.
+    api.time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "4", "b", "ctrl+o")
+        assert api.papers.submissions()[-1]["venue"] == "NAIC"
+    for _ in range(4):  # decided at the tick of month 12
+        api.time.next_month()
+    assert api.papers.submissions()[-1]["status"] == "reject"
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "4", "v", "ctrl+o")
+        assert api.papers.drafts()[0]["revisions"] == 1
+
+
+async def test_grant_conference_and_event_actions(tmp_path):
+    """g proposes to an open call ($500), f attends a conference ($2,500, intel), e answers an event."""
+    w = new_world()
+    api = Api(w)
+    api.time.next_month()  # month 2: a review request is waiting
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        budget = api.lab.dashboard()["budget"]
+        await press(pilot, "5", "g", "ctrl+o")
+        props = api.grants.proposals()
+        assert len(props) == 1 and props[0]["topic"] == "reasoning" and props[0]["hours"] == 25
+        assert api.lab.dashboard()["budget"] == budget - 500
+        await press(pilot, "6", "f", "enter")
+        assert app.game.intel and api.lab.dashboard()["budget"] == budget - 3000
+        ev = api.events.pending()[0]
+        await press(pilot, "7", "e", "ctrl+o")
+        assert ev["id"] not in {e["id"] for e in api.events.pending()}
+        assert w.s.events[ev["id"]].status == "accepted"
+
+
+async def test_refused_action_shows_the_api_message(tmp_path):
+    """A call the API refuses (a 200 h proposal in month 1, invariant 5) shows its message verbatim."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", "g", "tab", "tab", "end", "backspace", "backspace", "2", "0", "0", "enter")
+        msg, severity = app.toasts[-1]
+        assert severity == "error" and "needs 200 h" in msg
+        assert app.game.call("grants.proposals") == []
+
+
+async def test_form_validates_before_calling(tmp_path):
+    """A value out of range keeps the form open with the problem named; the world is untouched."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        log_len = len(app.game.world.s.action_log)
+        await press(pilot, "5", "g", "tab", "tab", "end", "backspace", "backspace", "3", "enter")
+        assert type(app.screen).__name__ == "ActionForm"
+        assert "at least 5" in str(app.screen.query_one("#form-problems").render())
+        assert len(app.game.world.s.action_log) == log_len
+        await press(pilot, "escape")
+        assert type(app.screen).__name__ == "Screen"

@@ -1,0 +1,143 @@
+"""The clock, the digest, help, console, saves, quitting, size and terminal checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from world.api import Api
+
+from pibench_tui import app as app_mod
+
+from .conftest import build, new_world, press, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_next_month_confirms_then_advances_and_shows_digest(tmp_path):
+    """n lists unused attention and unanswered events; escape stays; enter closes the month and
+    the digest follows; the header shows the new month."""
+    w = new_world()
+    Api(w).time.next_month()  # month 2 has a review request waiting
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n")
+        text = str(app.screen.query_one("#confirm-warnings").render())
+        assert "100 h of attention unused" in text and "E001 review request" in text
+        await press(pilot, "escape")
+        assert w.month == 2
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+        assert w.month == 3
+        assert type(app.screen).__name__ == "DigestScreen"
+        assert "Month 2 closed" in str(app.screen.query_one(".dialog-title").render())
+        await press(pilot, "enter")
+        assert "Month 3/60" in str(app.header.render())
+
+
+async def test_second_next_month_cannot_start_while_one_runs(tmp_path):
+    """While a month is being closed, another start is refused and n is disabled."""
+    app = build(tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.start_month() is True
+        assert app.start_month() is False
+        assert app.check_action("next_month", ()) is None
+        await settle(pilot, app)
+        assert app.game.world.month == 2
+
+
+async def test_help_and_command_palette_list_every_action(tmp_path):
+    """? shows the rules and every action's key; the palette offers every action."""
+    from pibench_tui.actions import ACTIONS
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await press(pilot, "escape")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {a.title for a in ACTIONS} <= titles and "Next month" in titles
+
+
+async def test_console_runs_code_in_the_sandbox_and_panels_refresh(tmp_path):
+    """: opens the console; code runs against the same API (in the sandbox) and the panels follow."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "colon")
+        await pilot.press(*"recruit.hire_ra()['staff_id']")
+        await press(pilot, "enter")
+        for _ in range(300):
+            await pilot.pause(0.05)
+            if not app.console_panel.running:
+                break
+        log = "\n".join(str(line.text) for line in app.console_panel.query_one("#console-log").lines)
+        assert "RA001" in log
+        assert app.game.world.s.people["RA001"].role == "ra"
+        assert "$1,800/mo" in str(app.header.render()) or "burn $1,800" in str(app.header.render())
+
+
+async def test_save_then_load_resumes_the_same_world(tmp_path):
+    """ctrl+s saves under the given name; l resumes it with the same digest."""
+    app = build(tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R", "enter", "n", "enter")
+        await settle(pilot, app)
+        digest = app.game.world.digest()
+        await press(pilot, "ctrl+s", "enter")
+        assert app.toasts[-1][0].startswith("saved as")
+        assert not app.game.unsaved
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+        assert app.game.world.month == 3
+        await press(pilot, "l", "enter")
+        assert app.game.world.month == 2 and app.game.world.digest() == digest
+
+
+async def test_quit_asks_to_save_when_there_are_unsaved_months(tmp_path):
+    """q with unsaved months asks (save / quit / stay); escape stays."""
+    app = build(tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+        await press(pilot, "q")
+        assert type(app.screen).__name__ == "QuitDialog"
+        await press(pilot, "escape")
+        assert app.is_running
+
+
+async def test_too_small_terminal_says_so(tmp_path):
+    """Below 80x24 the panels give way to a message naming the minimum size."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#too-small").display
+        assert "80×24" in str(app.query_one("#too-small").render())
+        assert not app.query_one("#main").display
+
+
+async def test_hidden_state_is_not_read_outside_the_end_screen():
+    """Only screens/end.py touches the world's hidden state (``world.s`` / ``.s.``)."""
+    root = Path(app_mod.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        if path.name in ("end.py", "_sandbox_child.py", "sandbox.py", "headless.py", "cli.py"):
+            continue
+        text = path.read_text()
+        text = text.replace("world.s.action_log", "")  # the public action log, for "unsaved"
+        for bad in ("world.s.", ".s.people", ".s.applicants", ".trajectory", ".ability", "hotness_now", "citation_rate"):
+            if bad in text:
+                offenders.append(f"{path.name}: {bad}")
+    assert offenders == []
+
+
+async def test_play_refuses_a_non_terminal_stdin():
+    """``pibench play`` with stdin from /dev/null exits 1 and points to ``pibench headless``."""
+    r = subprocess.run([sys.executable, "-m", "pibench_tui", "play"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1
+    assert "pibench headless" in r.stderr
+    code = app_mod.run_play(types.SimpleNamespace(scenario=None, seed=None, load=None, save=None, saves_dir=None))
+    assert code == 1
