@@ -261,6 +261,7 @@ class SaveStore:
         self.blob_dir = self.path / BLOB_DIR
         self.lock = FileLock(self.path / LOCK_NAME, timeout=lock_timeout)
         self.warnings: list[str] = []
+        self._in_write = False
 
     def __repr__(self) -> str:
         return f"SaveStore({str(self.path)!r})"
@@ -276,29 +277,46 @@ class SaveStore:
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        """Hold the lock, and yield the index table (rebuilt first if unreadable)."""
-        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with self.lock:
-            self.blob_dir.mkdir(exist_ok=True, mode=0o700)
-            if self.lock._depth == 1:  # outermost: nobody else is writing
-                remove_stale_temps(self.path)
-                remove_stale_temps(self.blob_dir)
-            db = self._db()
-            storage = db.storage
-            try:
+        """Hold the lock, and yield the index table (rebuilt first if unreadable).
+
+        Every index change made inside reaches the disk in one atomic write when the block
+        ends normally, and none if it raises. Not re-entrant (one write at a time).
+
+        Raises:
+            SaveError: the disk refused (permissions, no space); earlier saves are intact.
+        """
+        if self._in_write:
+            raise RuntimeError("SaveStore writes do not nest")
+        self._in_write = True
+        try:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with self.lock:
+                self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+                if self.lock._depth == 1:  # outermost holder: nobody else is writing
+                    remove_stale_temps(self.path)
+                    remove_stale_temps(self.blob_dir)
+                db = self._db()
+                storage = db.storage
                 try:
-                    storage.begin()
-                except SaveCorruptError as exc:
-                    if exc.kind == "future-version":
-                        raise
+                    try:
+                        storage.begin()
+                    except SaveCorruptError as exc:
+                        if exc.kind == "future-version":
+                            raise
+                        storage.rollback()
+                        self._rebuild(db, exc)
+                        storage.begin()
+                    yield db.table(TABLE, cache_size=0)
+                    storage.commit()  # every index change of this operation in one atomic write
+                finally:
                     storage.rollback()
-                    self._rebuild(db, exc)
-                    storage.begin()
-                yield db.table(TABLE, cache_size=0)
-                storage.commit()  # every index change of this operation in one atomic write
-            finally:
-                storage.rollback()
-                db.close()
+                    db.close()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise SaveError(f"cannot write to the save store {self.path}: {reason}; "
+                            "the saves already there are intact") from exc
+        finally:
+            self._in_write = False
 
     def _docs(self) -> list[dict[str, Any]]:
         """Index documents, read without the lock (files are replaced atomically)."""
@@ -548,8 +566,11 @@ class SaveStore:
         info = self.resolve(name)
         self.load(name)  # verify before exporting
         raw = self._blob_path(info.file).read_bytes()
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(dest, raw)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(dest, raw)
+        except OSError as exc:
+            raise SaveError(f"cannot write {dest}: {exc.strerror or exc}") from exc
         return dest
 
     def import_file(self, src: str | os.PathLike[str], *, name: str | None = None, overwrite: bool = False) -> SaveInfo:

@@ -250,6 +250,24 @@ def test_an_unsaveable_value_fails_before_any_file_is_touched(store, fake):
     assert folder_snapshot(store.path) == before
 
 
+def test_a_full_disk_is_a_clear_error_and_leaves_the_store_intact(store, fake, monkeypatch):
+    """OSError while writing (no space, read-only) becomes a SaveError; old saves load."""
+    import errno
+
+    store.save("lab", fake(month=3))
+    before = folder_snapshot(store.path)
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("saves.store.atomic_write", full)
+    with pytest.raises(SaveError, match="No space left on device"):
+        store.save("lab", fake(month=4))
+    monkeypatch.undo()
+    assert folder_snapshot(store.path) == before
+    assert store.load("lab").info.month == 3
+
+
 # -- a damaged index ----------------------------------------------------------------------------
 def test_damaged_index_falls_back_to_the_backup_with_a_warning(store, fake):
     store.save("a", fake())
