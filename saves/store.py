@@ -604,6 +604,10 @@ class SaveStore:
     def repair(self) -> list[SaveInfo]:
         """Rebuild the index from the save files (drops entries whose file is unusable).
 
+        The newest file of each name wins. Files are kept for two writes after a save is
+        overwritten or deleted (the backup index may need them), so a save deleted in the
+        last two writes can reappear: recovery errs on the side of keeping data.
+
         Returns:
             The saves in the rebuilt index.
         """
