@@ -7,14 +7,16 @@ gets it, and overwrites the dead holder's pid in the file. The file also records
 holder's pid, host and start time, only to make the "busy" message useful.
 
 A second writer polls for up to ``timeout`` seconds, then fails with
-:class:`StoreLockedError` naming the holder. The lock is not re-entrant across
-:class:`FileLock` objects; one :class:`FileLock` may be entered recursively.
+:class:`StoreLockedError` naming the holder. Within one process, threads sharing a
+:class:`FileLock` take turns (a TUI worker autosaving while the UI thread saves); the
+thread holding it may enter it again.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -69,47 +71,61 @@ class FileLock:
         self.poll = poll
         self._fd: int | None = None
         self._depth = 0
+        self._owner: int | None = None
+        self._threads = threading.Lock()
 
     @property
     def held(self) -> bool:
-        """Whether this object holds the lock now."""
-        return self._fd is not None
+        """Whether the calling thread holds the lock now."""
+        return self._owner == threading.get_ident()
 
     def acquire(self) -> None:
         """Take the lock, waiting up to ``timeout`` seconds.
 
         Raises:
-            StoreLockedError: another process held it for the whole wait.
+            StoreLockedError: another process (or thread) held it for the whole wait.
         """
-        if self._fd is not None:
+        me = threading.get_ident()
+        if self._owner == me:
             self._depth += 1
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.timeout
+        if not self._threads.acquire(timeout=max(0.0, self.timeout)):
+            raise StoreLockedError(
+                f"the save store {self.path.parent} is busy: another thread of this process is "
+                f"writing to it and did not finish within {self.timeout:g} s")
         try:
-            while not _try_lock(fd):
-                if time.monotonic() >= deadline:
-                    raise StoreLockedError(self._busy_message())
-                time.sleep(self.poll)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                while not _try_lock(fd):
+                    if time.monotonic() >= deadline:
+                        raise StoreLockedError(self._busy_message())
+                    time.sleep(self.poll)
+            except BaseException:
+                os.close(fd)
+                raise
         except BaseException:
-            os.close(fd)
+            self._threads.release()
             raise
         self._fd = fd
+        self._owner = me
         self._depth = 1
         self._record_holder(fd)
 
     def release(self) -> None:
         """Release the lock (the outermost release of a nested acquire)."""
-        if self._fd is None:
+        if self._fd is None or self._owner != threading.get_ident():
             return
         self._depth -= 1
         if self._depth > 0:
             return
         fd, self._fd = self._fd, None
+        self._owner = None
         try:
             _unlock(fd)
         finally:
             os.close(fd)
+            self._threads.release()
 
     def __enter__(self) -> FileLock:
         self.acquire()

@@ -285,38 +285,42 @@ class SaveStore:
         Raises:
             SaveError: the disk refused (permissions, no space); earlier saves are intact.
         """
-        if self._in_write:
-            raise RuntimeError("SaveStore writes do not nest")
-        self._in_write = True
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with self.lock:
-                self.blob_dir.mkdir(exist_ok=True, mode=0o700)
-                if self.lock._depth == 1:  # outermost holder: nobody else is writing
-                    remove_stale_temps(self.path)
-                    remove_stale_temps(self.blob_dir)
-                db = self._db()
-                storage = db.storage
+            with self.lock:  # other processes and other threads wait here
+                if self._in_write:
+                    raise RuntimeError("SaveStore writes do not nest")
+                self._in_write = True
                 try:
-                    try:
-                        storage.begin()
-                    except SaveCorruptError as exc:
-                        if exc.kind == "future-version":
-                            raise
-                        storage.rollback()
-                        self._rebuild(db, exc)
-                        storage.begin()
-                    yield db.table(TABLE, cache_size=0)
-                    storage.commit()  # every index change of this operation in one atomic write
+                    yield from self._write_session()
                 finally:
-                    storage.rollback()
-                    db.close()
+                    self._in_write = False
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise SaveError(f"cannot write to the save store {self.path}: {reason}; "
                             "the saves already there are intact") from exc
+
+    def _write_session(self) -> Iterator[Any]:
+        self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+        if self.lock._depth == 1:  # outermost holder: nobody else is writing
+            remove_stale_temps(self.path)
+            remove_stale_temps(self.blob_dir)
+        db = self._db()
+        storage = db.storage
+        try:
+            try:
+                storage.begin()
+            except SaveCorruptError as exc:
+                if exc.kind == "future-version":
+                    raise
+                storage.rollback()
+                self._rebuild(db, exc)
+                storage.begin()
+            yield db.table(TABLE, cache_size=0)
+            storage.commit()  # every index change of this operation in one atomic write
         finally:
-            self._in_write = False
+            storage.rollback()
+            db.close()
 
     def _docs(self) -> list[dict[str, Any]]:
         """Index documents, read without the lock (files are replaced atomically)."""

@@ -196,3 +196,31 @@ def test_lock_is_reentrant_within_one_store(tmp_path):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_threads_sharing_a_store_take_turns(tmp_path):
+    """A TUI worker autosaving while the UI thread saves: both succeed, nothing is lost."""
+    import threading
+
+    store = SaveStore(tmp_path / "s", lock_timeout=10)
+    errors: list[BaseException] = []
+
+    def work(tag: str) -> None:
+        rng = np.random.default_rng(len(tag))
+        try:
+            for i in range(15):
+                if tag == "auto":
+                    store.autosave("career", CheckedWorld(i, rng), keep=20)
+                else:
+                    store.save(f"{tag}-{i}", CheckedWorld(i, rng))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in ("auto", "ui", "other")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(store.list()) == 15 + 15 + 15
+    assert _verify(store.path) == 45
