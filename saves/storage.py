@@ -145,7 +145,10 @@ class AtomicJSONStorage(Storage):
         env = decode_envelope(raw, INDEX_FORMAT, "tables", str(path))
         tables = env["tables"]
         if env.get("tagged"):
-            tables = values.from_doc(tables)
+            try:
+                tables = values.from_doc(tables)
+            except ValueError as exc:
+                raise SaveCorruptError("corrupt", str(path), f"the save-store index is corrupt: {exc}") from None
         if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
             raise SaveCorruptError("corrupt", str(path), "the save-store index is corrupt: its tables are malformed")
         return tables
