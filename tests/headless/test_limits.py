@@ -123,3 +123,29 @@ def test_output_printed_before_a_hang_is_kept(pibench):
     reply = run.replies()[0]
     assert reply["stdout"] == "progress so far\n"
     assert reply["error"]["type"] == "BlockTimeout"
+
+
+def test_os_limits_hold_even_after_an_escape():
+    """The agent process's OS limits do not depend on the policy check: once applied, a
+    process cannot open any file and cannot allocate past the address-space limit."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pibench_tui._sandbox_child import _apply_limits\n"
+        "_apply_limits(256 << 20, 3)\n"
+        "try:\n"
+        "    open(sys.executable, 'rb')\n"
+        "    print('OPENED')\n"
+        "except OSError as exc:\n"
+        "    print('OPEN REFUSED', exc.errno)\n"
+        "try:\n"
+        "    bytearray(512 << 20)\n"
+        "    print('ALLOCATED')\n"
+        "except MemoryError:\n"
+        "    print('MEMORY REFUSED')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert "OPEN REFUSED" in proc.stdout, proc.stdout + proc.stderr
+    assert "MEMORY REFUSED" in proc.stdout or sys.platform == "darwin"
