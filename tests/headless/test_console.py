@@ -194,3 +194,27 @@ def test_same_actions_same_world_in_every_mode(pibench, jsonl):
     else:
         run = pibench(["headless", "--seed", "7"], "\n".join(actions) + "\n")
         assert run.report()["state digest"] == world.digest()
+
+
+def test_collapse_ends_the_career(pibench, tmp_path):
+    """A month that ends below zero collapses the lab: mutating calls are refused as
+    career over, queries still work, the report says collapsed and Impact keeps only what
+    was earned (projection 0)."""
+    scenario = tmp_path / "poor.toml"
+    scenario.write_text('name = "poor"\nstart_budget = 1000\n')
+    script = (
+        "recruit.hire_ra()['ok']\n"
+        "time.next_month()['collapsed']\n"
+        "recruit.hire_ra()\n"
+        "len(query('select * from ledger')) > 0\n"
+    )
+    run = pibench(["headless", "--scenario", str(scenario)], script)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[:2] == ["True", "True"]
+    assert lines[2].startswith("Error on line 3: ActionError: simulation is over: the lab collapsed in month 1")
+    assert lines[3] == "True"
+    report = run.report()
+    assert report["collapsed"] == "yes"
+    assert report["month reached"] == "1 of 60 (collapsed in month 1)"
+    assert report["Impact"].endswith("+ 0.0 projection")
