@@ -654,6 +654,7 @@ class _Runtime:
         self.seed = int(init.get("seed", 0))
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.modules = _module_copies()
+        self.agent_files: set[str] = set()  # file names of agent code run so far
         self.globals = self._make_globals()
 
     # RPC ----------------------------------------------------------------------------
@@ -714,13 +715,14 @@ class _Runtime:
             if not isinstance(code, str):
                 raise SandboxViolation("code must be a string", None)
             tree = parse_agent_code(code, filename, first_line)
+            self.agent_files.add(filename)
             self._execute(tree, filename)
         except SyntaxError as exc:
             error = {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno}
         except SandboxViolation as exc:
             error = {"type": "SandboxError", "message": exc.message, "line": exc.line}
         except BaseException as exc:  # agent code may raise anything, SystemExit included
-            error = _describe(exc, filename)
+            error = _describe(exc, self.agent_files)
             if error["type"] == "MemoryError" and not error["message"]:
                 error["message"] = (
                     f"out of memory: the agent process may use at most {self.memory_mib:,} MiB"
@@ -743,12 +745,13 @@ class _Runtime:
                 exec(compile(module, filename, "exec"), g)  # noqa: S102 - checked code
 
 
-def _describe(exc: BaseException, filename: str) -> dict:
-    """Type, message and agent-code line of an exception raised by agent code."""
+def _describe(exc: BaseException, agent_files: set[str]) -> dict:
+    """Type, message and agent-code line (the innermost frame of agent code) of an
+    exception raised by agent code."""
     line = None
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.startswith("<"):
+        if tb.tb_frame.f_code.co_filename in agent_files:
             line = tb.tb_lineno
         tb = tb.tb_next
     try:

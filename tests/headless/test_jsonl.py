@@ -104,3 +104,19 @@ def test_memory_notes(pibench):
     assert out[2] == "'plan: hire in month 1'\n"
     assert out[3].startswith("6000 cut to 6000")
     assert out[4] == "6000\n"
+
+
+def test_error_line_points_into_agent_code_not_library_code(pibench):
+    """An error raised inside library code (a namedtuple's generated constructor) or inside
+    an agent function defined in an earlier block points at the agent's own line."""
+    run = pibench(
+        ["headless", "--jsonl"],
+        lines(
+            "from collections import namedtuple\nP = namedtuple('P', 'x y')\n\nP(1)",
+            "def f():\n    return {}['missing']",
+            "f()",
+        ),
+    )
+    first, _, third = run.replies()
+    assert first["error"]["type"] == "TypeError" and first["error"]["line"] == 4
+    assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2}
