@@ -93,11 +93,10 @@ def main() -> None:
     print(f"do-nothing career: {median_time(do_nothing, args.repeat) * 1e3:8.2f} ms (median of {args.repeat})")
     print(f"busy career:       {median_time(busy, args.repeat) * 1e3:8.2f} ms")
     try:
-        from world.policies import get_policy  # type: ignore[attr-defined]
-        from world.runner import run_career  # type: ignore[import-not-found]
+        from world.runner import run_career
 
         def baseline(seed: int) -> None:
-            run_career(get_policy("baseline"), WorldConfig(), seed)
+            run_career("baseline", seed, WorldConfig())
 
         print(f"baseline career:   {median_time(baseline, args.repeat) * 1e3:8.2f} ms")
     except Exception as exc:  # the policies issue may not have landed

@@ -945,13 +945,16 @@ def replay(config: WorldConfig, seed: int, action_log: list) -> World:
 
 # ======================================================================== rows
 def _attention(w: World) -> dict:
+    oversight = people_mod.oversight_tax(w)
+    pool = people_mod.attention_pool(w, oversight)
+    mentoring = people_mod.mentoring_reserved(w)
     return {
         "base": w.cfg.attention_unlimited_base if w.cfg.unlimited_attention else w.cfg.attention_base,
-        "oversight_tax": round(people_mod.oversight_tax(w), 2),
-        "pool": round(people_mod.attention_pool(w), 2),
-        "mentoring_reserved": round(people_mod.mentoring_reserved(w), 2),
+        "oversight_tax": round(oversight, 2),
+        "pool": round(pool, 2),
+        "mentoring_reserved": round(mentoring, 2),
         "oneoff_used": round(w.s.oneoff_used, 2),
-        "left": round(people_mod.attention_left(w), 2),
+        "left": round(pool - mentoring - w.s.oneoff_used, 2),
     }
 
 
@@ -1021,7 +1024,7 @@ def _dashboard(w: World) -> dict:
     s, cfg = w.s, w.cfg
     m = s.month
     burn = w.burn_rate()
-    runway = w.runway()
+    runway = s.budget / burn if burn > 0 else None
     reports = _last_reports(w)
     students = []
     staff = []

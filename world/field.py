@@ -111,8 +111,8 @@ def generate_observables(w: "World", m: int) -> None:
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
     gen = w.rng.keyed("observables", m)
-    counts = [int(gen.poisson(cfg.news_rate * hk)) for hk in h]
-    preprints = [int(gen.poisson(cfg.preprint_rate * c)) for c in s.crowding]
+    counts = gen.poisson(cfg.news_rate * np.asarray(h)).tolist()
+    preprints = gen.poisson(cfg.preprint_rate * np.asarray(s.crowding)).tolist()
     funding_noise = float(gen.normal(1.0, cfg.funding_news_noise_sd))
     for k, topic in enumerate(TOPICS):
         n = counts[k]

@@ -79,12 +79,19 @@ def oversight_tax(w: "World") -> float:
     return per * researchers + cfg.oversight_per_ra * ras
 
 
-def attention_pool(w: "World") -> float:
-    """Hours available this month: base − oversight − service tax, floored (§3)."""
+def attention_pool(w: "World", oversight: float | None = None) -> float:
+    """Hours available this month: base − oversight − service tax, floored (§3).
+
+    Args:
+        w: the world.
+        oversight: the oversight tax if already computed (hours), else it is computed.
+    """
     cfg = w.cfg
+    if oversight is None:
+        oversight = oversight_tax(w)
     if cfg.unlimited_attention:
-        return cfg.attention_unlimited_base - oversight_tax(w)
-    pool = cfg.attention_base - oversight_tax(w)
+        return cfg.attention_unlimited_base - oversight
+    pool = cfg.attention_base - oversight
     if w.s.month % 12 == cfg.service_tax_month:
         pool -= cfg.service_tax_hours
     return max(cfg.attention_floor, pool)
