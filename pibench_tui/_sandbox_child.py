@@ -260,6 +260,8 @@ class _PolicyChecker(ast.NodeVisitor):
 
     # names ----------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "__name__" and isinstance(node.ctx, ast.Load):
+            return  # "__main__", for the `if __name__ == "__main__":` idiom of scripts
         self.check_name(node, node.id, "name")
         if node.id in BLOCKED_NAMES:
             self.refuse(node, f"{node.id}() is not available in the sandbox")
@@ -673,7 +675,7 @@ class _Runtime:
     def _make_globals(self) -> dict:
         rt = self
         builtins_ns = _safe_builtins(self)
-        g: dict = {"__builtins__": builtins_ns, "__name__": "__agent__", "__doc__": None}
+        g: dict = {"__builtins__": builtins_ns, "__name__": "__main__", "__doc__": None}
         for ns, calls in self.spec.items():
             g[ns] = _Namespace(rt, ns, calls)
 

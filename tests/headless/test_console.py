@@ -87,6 +87,24 @@ def test_expressions_print_their_repr_and_errors_continue(pibench):
     assert "=== pibench career report ===" in run.stdout
 
 
+def test_an_ordinary_script_with_a_main_guard_runs(pibench):
+    """A plain script (functions, a main() and the __main__ guard) runs as piped."""
+    script = (
+        "import math\n"
+        "\n"
+        "def main():\n"
+        "    for _ in range(3):\n"
+        "        time.next_month()\n"
+        "    print('month', lab.dashboard()['month'], math.floor(2.5))\n"
+        "\n"
+        "\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    run = pibench(["headless"], script)
+    assert run.stdout.startswith("month 4 2\n"), run.stdout
+
+
 def test_syntax_and_sandbox_errors_report_the_piped_line(pibench):
     """A syntax error or a refused construct is reported with the line in the piped text."""
     run = pibench(["headless"], "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n")

@@ -65,6 +65,7 @@ ALLOWED = [
     "lambda a, *b, **c: a",
     "match x:\n    case {'a': 1, **rest}:\n        pass\n    case [1, *others]:\n        pass",
     "async def f():\n    await g()",
+    "if __name__ == '__main__':\n    main()",
 ]
 
 REFUSED = [
@@ -106,6 +107,7 @@ REFUSED = [
     ("def f(__x):\n    pass", "argument '__x'"),
     ("f(__x=1)", "keyword argument '__x'"),
     ("global __name__", "'__name__'"),
+    ("__name__ = 'x'", "'__name__'"),
     ("try:\n    pass\nexcept E as __e:\n    pass", "'__e'"),
 ]
 
