@@ -346,6 +346,8 @@ class _PolicyChecker(ast.NodeVisitor):
             self.check_name(node, alias.asname, "name")
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module == "__future__" and not node.level:
+            return  # a compiler directive (scripts often start with one); harmless
         if node.level or node.module not in ALLOWED_MODULES:
             self._refuse_import(node, "." * node.level + (node.module or ""))
         for alias in node.names:
@@ -883,8 +885,16 @@ def _safe_builtins(rt: _Runtime) -> dict:
             ns[name] = value
     ns["__build_class__"] = builtins.__build_class__  # needed by ``class`` statements
     modules = rt.modules
+    import __future__ as real_future
+    import types
+
+    future = types.ModuleType("__future__")
+    for feature in real_future.all_feature_names:
+        setattr(future, feature, getattr(real_future, feature))
 
     def safe_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "__future__" and not level:
+            return future
         if level or name not in modules:
             raise ImportError(
                 f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}"

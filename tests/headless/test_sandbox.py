@@ -66,6 +66,7 @@ ALLOWED = [
     "match x:\n    case {'a': 1, **rest}:\n        pass\n    case [1, *others]:\n        pass",
     "async def f():\n    await g()",
     "if __name__ == '__main__':\n    main()",
+    "from __future__ import annotations",
 ]
 
 REFUSED = [
@@ -76,6 +77,7 @@ REFUSED = [
     ("from os import path", "import of 'os'"),
     ("import json.decoder", "import of 'json.decoder'"),
     ("from . import x", "import of '.'"),
+    ("import __future__", "import of '__future__'"),
     ("from json import _default_encoder", "private name"),
     ("open('f')", "open() is not available"),
     ("eval('1')", "eval() is not available"),
