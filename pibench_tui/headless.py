@@ -735,7 +735,7 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
 
     stdin = stdin if stdin is not None else _utf8_stdin()
     stdout = stdout if stdout is not None else _utf8_stdout()
-    mode = choose_mode(options.jsonl, sys.stdin if stdin is None else stdin, stdout)
+    mode = choose_mode(options.jsonl, stdin, stdout)
     try:
         process = AgentProcess()  # boots while the world is built
     except SandboxStartError as exc:

@@ -416,12 +416,14 @@ class Sandbox:
         self.restarts = 0
         self._process: AgentProcess | None = process
         self.closed = False
+        self.lost_state = False  # an idle agent process died: its variables are gone
 
     # agent process --------------------------------------------------------------------
     def _ready_process(self) -> AgentProcess:
         proc = self._process
         if proc is None or proc.proc.poll() is not None:
             if proc is not None:
+                self.lost_state = self.lost_state or proc.ready
                 proc.kill()
             proc = self._process = AgentProcess()
         if not proc.ready:
@@ -510,6 +512,12 @@ class Sandbox:
             return finish({"type": "SandboxError", "message": exc.message, "line": exc.line})
 
         proc = self._ready_process()
+        replaced, self.lost_state = self.lost_state, False
+        if replaced:
+            collector.add(
+                "[note: the agent process had stopped and was restarted; variables and "
+                "functions defined earlier are gone]\n"
+            )
         deadline = time.monotonic() + self.block_timeout
         calls = 0
         try:
@@ -522,7 +530,7 @@ class Sandbox:
                     calls += 1
                     try:
                         proc.send(reply, deadline)
-                    except (TypeError, ValueError) as exc:  # a result that is not plain JSON
+                    except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
                         proc.send(_not_json_reply(msg, exc), deadline)
                     except _Gone:
                         pass  # the call is done; the EOF is seen on the next read
@@ -539,7 +547,7 @@ class Sandbox:
                         raise _ProtocolError("bad done message")
                     collector.cut(omitted)
                     collector.add(tail)
-                    return finish(_clean_error(error), calls)
+                    return finish(_clean_error(error), calls, restarted=replaced)
                 else:
                     raise _ProtocolError(f"unexpected message {kind!r}")
         except _Timeout:

@@ -214,3 +214,15 @@ def test_spec_from_api_calls_marks_required_parameters():
     assert start["topic"] == {"required": True}
     assert spec["time"]["next_month"]["mutating"] is True
     assert spec["lab"]["dashboard"]["mutating"] is False
+
+
+def test_an_agent_process_that_died_while_idle_is_replaced_and_said_so(sandbox):
+    """If the agent process dies between blocks (killed from outside), the next block runs
+    in a fresh one and its output says that variables are gone."""
+    assert sandbox.run("x = 1").ok
+    sandbox._process.proc.kill()
+    sandbox._process.proc.wait()
+    r = sandbox.run("2 + 2")
+    assert r.ok and r.restarted
+    assert r.stdout.startswith("[note: the agent process had stopped")
+    assert r.stdout.endswith("4\n")
