@@ -350,6 +350,7 @@ class _Writer:
     def __call__(self, text: str) -> None:
         if text:
             self.out.write(text)
+            self.out.flush()  # output shows while a long block runs (few, large pieces)
             self.at_line_start = text.endswith("\n")
 
     def line(self, text: str) -> None:
