@@ -9,7 +9,8 @@ Figures (medians):
 * round trip of a trivial block (``pass``) in JSON-lines mode;
 * round trip of a block making 100 API calls (``lab.attention()``, then ``lab.dashboard()``);
 * wall time of the baseline career (``examples/agents/baseline.py``, seed 101) through
-  headless console mode versus the same policy in-process; the ratio is the sandbox's cost.
+  headless console mode (whole process) and as one JSON-lines block in a warm session,
+  versus the same policy in-process; the ratios are the sandbox's cost.
 """
 
 from __future__ import annotations
@@ -124,10 +125,24 @@ def main() -> None:
             impact = next(
                 (line.split()[1] for line in proc.stdout.decode().splitlines() if line.startswith("Impact ")), "?"
             )
+            # The same career as one JSON-lines block in a warm session: the sandbox's cost
+            # on the career itself, without the process start-up.
+            block = []
+            for _ in range(3):
+                sess = JsonlSession(env)
+                sess.ask("1")
+                t0 = time.perf_counter()
+                reply = sess.ask(baseline.read_text())
+                block.append(time.perf_counter() - t0)
+                sess.close()
+                if not reply["ok"] or not reply["done"]:
+                    raise RuntimeError(f"baseline block failed: {reply['error']}")
             hi, ip = statistics.median(headless), statistics.median(inproc)
             print(f"baseline career, seed 101, in-process  median {ms(ip)}  (Impact {row.get('impact')})")
             print(f"baseline career, seed 101, headless    median {ms(hi)}  (Impact {impact}; whole process, start-up included)")
-            print(f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x")
+            bl = statistics.median(block)
+            print(f"baseline career, seed 101, one jsonl block median {ms(bl)}  (warm session, start-up excluded)")
+            print(f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x whole process, {bl / ip:5.1f}x career only")
         else:
             print("baseline career: examples/agents/baseline.py not found; skipped")
     finally:

@@ -40,6 +40,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("print-builtins", "print(__builtins__)", SANDBOX),
     ("private-attribute", "lab._calls", SANDBOX),
     ("hidden-world-attribute", "lab.w", ATTR),
+    ("exception-object-walk", "try:\n    lab.dashboard.missing\nexcept AttributeError as e:\n    e.obj.__class__", SANDBOX),
     ("hidden-world-attribute-2", "students.world", ATTR),
     ("type-builtin", "type(lab)", NAME),
     ("format-walk", "'{0.__class__.__base__}'.format(1)", SANDBOX),
@@ -78,6 +79,8 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("from-os-import", "from os import path", SANDBOX),
     ("import-world", "from world.engine import World", SANDBOX),
     ("import-builtins", "import builtins", SANDBOX),
+    ("import-numpy-file-helpers", "import numpy\nnumpy.load(SAVES + '/index.json')", SANDBOX),
+    ("import-typing-eval", "import typing\ntyping.get_type_hints(lab)", SANDBOX),
     ("import-submodule", "import json.decoder", SANDBOX),
     ("relative-import", "from . import engine", SANDBOX),
     # -- files (the save store)
