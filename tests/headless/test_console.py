@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pibench_tui.headless import iter_statements
 
@@ -236,3 +238,24 @@ def test_collapse_ends_the_career(pibench, tmp_path):
     assert report["collapsed"] == "yes"
     assert report["month reached"] == "1 of 60 (collapsed in month 1)"
     assert report["Impact"].endswith("+ 0.0 projection")
+
+
+_LINES = st.sampled_from(
+    ["x = 1", "", "# note", "def f():", "    return 1", "    ", "if x:", "else:", "    pass", "y = (1,", "2)",
+     "'''", "print(x)", "@dec", "class A:", "x = = 1", "\tz = 3", "for i in range(2):", "elif y:", "\\"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, max_size=25))
+def test_splitting_loses_and_moves_nothing(lines):
+    """Property: the statements concatenate back to the piped text (when it holds any
+    code), and each statement's first line is its line in the text."""
+    text = "".join(line + "\n" for line in lines)
+    parts = split(text)
+    has_code = any(line.strip() and not line.strip().startswith("#") for line in lines)
+    assert "".join(source for source, _ in parts) == (text if has_code else "")
+    offset = 1
+    for source, first_line in parts:
+        assert first_line == offset
+        offset += source.count("\n")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pibench_tui.sandbox import Refusal, Sandbox, check_source, spec_from_api_calls
 
@@ -226,3 +228,15 @@ def test_an_agent_process_that_died_while_idle_is_replaced_and_said_so(sandbox):
     assert r.ok and r.restarted
     assert r.stdout.startswith("[note: the agent process had stopped")
     assert r.stdout.endswith("4\n")
+
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=200))
+def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
+    """Property: any text at all gives a BlockResult (usually an error), and the sandbox
+    still runs the next block."""
+    r = sandbox.run(code)
+    assert isinstance(r.ok, bool)
+    assert r.ok or r.error["type"]
+    assert sandbox.run("40 + 2").stdout == "42\n"
