@@ -133,8 +133,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "headless",
         help="play a career from stdin: agent Python, JSON lines, or a REPL",
         description=(
-            "Play a career by sending Python to stdin. Agent code runs in a sandboxed "
-            "process and reaches the world only through the API (lab, recruit, students, "
+            "Play a career by sending Python to stdin. Agent code runs in a sandboxed\n"
+            "process and reaches the world only through the API (lab, recruit, students,\n"
             "projects, papers, grants, field, events, time, query, memory)."
         ),
         epilog=_HEADLESS_EPILOG,
