@@ -36,7 +36,7 @@ def generate_events(w: "World", m: int) -> None:
     r = s.reputation
     gen = w.rng.keyed("events", m)
     u_talk, u_review, u_collab, u_topic = (float(x) for x in gen.random(4))
-    p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - 2.0) + cfg.talk_p_base)
+    p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - cfg.reputation_baseline) + cfg.talk_p_base)
     if u_talk < p_talk:
         _new_event(w, "invited_talk", m, m + cfg.talk_expiry,
                    {"hours": cfg.talk_hours, "cost_usd": cfg.talk_travel_cost,
@@ -44,7 +44,7 @@ def generate_events(w: "World", m: int) -> None:
     if u_review < cfg.review_p:
         _new_event(w, "review_request", m, m + cfg.review_expiry,
                    {"hours": cfg.review_hours, "text": "A journal asks you to review a manuscript."})
-    p_collab = min(cfg.collab_p_max, cfg.collab_p_per_rep * max(0.0, r - 2.0))
+    p_collab = min(cfg.collab_p_max, cfg.collab_p_per_rep * max(0.0, r - cfg.reputation_baseline))
     if u_collab < p_collab:
         h = hotness(w, m)
         total = sum(h)

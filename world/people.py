@@ -276,7 +276,7 @@ def quit_probability(cfg, morale: float) -> float:
     """Monthly quit hazard min(0.25, 0.5 σ(−(morale − 0.35)/0.07)) (§5)."""
     z = -(morale - cfg.quit_center) / cfg.quit_scale
     sig = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
-    return min(cfg.quit_p_max, 0.5 * sig)
+    return min(cfg.quit_p_max, cfg.quit_p_scale * sig)
 
 
 def researcher_step(w: "World", m: int) -> None:
@@ -312,7 +312,7 @@ def researcher_step(w: "World", m: int) -> None:
         report_noise = float(gen.normal(0.0, cfg.report_noise_sd))
         sentiment_noise = float(gen.normal(0.0, cfg.sentiment_noise_sd))
         u_quit = float(gen.random())
-        report = round(max(0.0, p.skill * p.ability * (0.6 + 0.4 * p.morale) + report_noise), 2)
+        report = round(max(0.0, p.skill * p.ability * (cfg.report_morale_base + cfg.report_morale_gain * p.morale) + report_noise), 2)
         sentiment = round(min(1.0, max(0.0, p.morale + sentiment_noise)), 2) if p.mentoring >= cfg.sentiment_min_hours else None
         s.student_reports.append([p.id, m, report, sentiment])
         if u_quit < quit_probability(cfg, p.morale):

@@ -19,7 +19,7 @@ def effectiveness(cfg, person, n_projects: int) -> float:
     speed × skill × (0.5 + 0.5 morale) × (ι + (1 − ι) min(mentor h, 6)/6) / max(1, n_i).
     """
     mentor = min(person.mentoring, cfg.mentor_effect_hours) / cfg.mentor_effect_hours
-    e = person.speed * person.skill * (0.5 + 0.5 * person.morale) * (person.independence + (1.0 - person.independence) * mentor)
+    e = person.speed * person.skill * (cfg.effect_morale_base + cfg.effect_morale_gain * person.morale) * (person.independence + (1.0 - person.independence) * mentor)
     return e / max(1, n_projects)
 
 
