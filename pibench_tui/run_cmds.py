@@ -327,7 +327,13 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     _check_policy(args.policy)
     base, scen = _config(args)
     variants = ablation_configs(base)
-    res = _run_many([(v, args.policy, cfg, args.seeds, None) for v, cfg in variants.items()], args.jobs)
+    jobs = [(v, args.policy, cfg, args.seeds, None) for v, cfg in variants.items()]
+    if args.policy != "ambitious":
+        # §17 also contrasts the ambitious policy at the normal 100 h pool and with unlimited attention.
+        extra = {"ambitious, 100 h": base, "ambitious, unlimited attention": variants["unlimited attention"]}
+        jobs += [(v, "ambitious", cfg, args.seeds, None) for v, cfg in extra.items()]
+        variants = {**variants, **extra}
+    res = _run_many(jobs, args.jobs)
     t = Table(title=f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)", title_justify="left")
     for col in ("variant", "mean Impact", "median Impact", "collapses", "mean papers", "mean grants", "mean grant $"):
         t.add_column(col, justify="left" if col == "variant" else "right")
