@@ -53,6 +53,20 @@ SCHEMA: dict[str, list[str]] = {
 _KEYED = {"students", "applicants", "projects", "drafts", "submissions", "publications", "grant_calls", "proposals",
           "awards", "events"}
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+ALLOWED_FUNCTIONS = frozenset("""
+abs avg count group_concat max min sum total string_agg
+coalesce ifnull iif nullif typeof likely unlikely likelihood
+length lower upper ltrim rtrim trim replace substr substring instr printf format quote char unicode
+hex glob like round sign random
+date time datetime julianday strftime unixepoch current_date current_time current_timestamp
+row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
+acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10 log2 mod pi pow power
+radians sin sinh sqrt tan tanh trunc
+json json_array json_array_length json_extract json_insert json_object json_patch json_quote json_remove
+json_replace json_set json_type json_valid json_group_array json_group_object -> ->>
+""".split())
+"""SQL functions an agent query may call; anything else (``fts3_tokenizer``, ``load_extension``,
+``sqlite_*`` introspection, ``randomblob``/``zeroblob`` ...) is refused by the authorizer."""
 _MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work; longer queries are interrupted
 _counter = itertools.count(1)
 _observers: "weakref.WeakKeyDictionary[World, Observer]" = weakref.WeakKeyDictionary()
@@ -85,6 +99,7 @@ class Observer:
         self.reader = sqlite3.connect(uri, uri=True, check_same_thread=False)
         self.reader.execute("PRAGMA query_only = ON")
         self.reader.execute("PRAGMA read_uncommitted = ON")
+        self._denied: str | None = None
         self.reader.set_authorizer(self._authorize)
         self.reader.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000_000)  # no giant strings/blobs from one call
         for table, cols in SCHEMA.items():
@@ -105,10 +120,15 @@ class Observer:
         self._version = -1
         self.syncs = 0
 
-    @staticmethod
-    def _authorize(action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
+    def _authorize(self, action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
+        if action == sqlite3.SQLITE_FUNCTION:
+            if str(arg2).lower() in ALLOWED_FUNCTIONS:
+                return sqlite3.SQLITE_OK
+            self._denied = f"the SQL function {arg2}() is not available"
+            return sqlite3.SQLITE_DENY
         if action in _READ_ACTIONS:
             return sqlite3.SQLITE_OK
+        self._denied = None
         return sqlite3.SQLITE_DENY
 
     # ------------------------------------------------------------------ sync
@@ -256,6 +276,7 @@ class Observer:
 
         self.reader.set_progress_handler(progress, 1000)
         try:
+            self._denied = None
             cur = self.reader.execute(sql)
             cols = [d[0] for d in cur.description] if cur.description else []
             rows = cur.fetchmany(limit + 1)
@@ -266,6 +287,9 @@ class Observer:
             if "interrupted" in str(exc):
                 raise ActionError("sql_error", "SQL error: the query ran too long and was stopped; add a LIMIT or simplify it") from None
             if "not authorized" in str(exc) or "prohibited" in str(exc):
+                if self._denied:
+                    raise ActionError("sql_error", f"SQL error: {self._denied}; use core SQL functions (aggregates, "
+                                      "string, math, date and json functions, window functions)") from None
                 raise ActionError("sql_error", "SQL error: only reading the observable tables is allowed (no PRAGMA, ATTACH or writes)") from None
             raise ActionError("sql_error", f"SQL error: {exc}") from None
         except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError) as exc:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from world.api import ActionError, Api
-from world.config import TOPICS, VENUES
+from world.config import TOPICS, VENUES, WorldConfig
 from world.engine import World
 from world.observe import observer_for
 
@@ -263,3 +263,30 @@ def test_s14_mirror_reflects_actions_within_the_month():
     api.grants.propose("TIF-rolling", "theory", 5)
     assert api.query("select id, status from proposals") == [{"id": "PR001", "status": "pending"}]
     assert api.query("select category, amount from ledger") == [{"category": "proposal", "amount": -500.0}]
+
+
+@pytest.mark.parametrize("sql", [
+    "select hex(fts3_tokenizer('simple'))",
+    "select fts3_tokenizer('simple', x'00')",
+    "select load_extension('libx')",
+    "select sqlite_version()",
+    "select sqlite_compileoption_get(0)",
+    "select randomblob(100000000)",
+    "select zeroblob(100000000)",
+    "select sum(amount) from ledger where month > (select length(sqlite_source_id()))",
+])
+def test_s14_query_refuses_functions_outside_the_allow_list(sql):
+    """Only core SQL functions may be called (no native pointers, no introspection, no blobs)."""
+    api = Api(World(WorldConfig(), 3))
+    with pytest.raises(ActionError) as err:
+        api.query(sql)
+    assert err.value.code == "sql_error"
+    assert "not available" in err.value.message
+
+
+def test_s14_query_allows_core_functions():
+    """Aggregates, string, math, date, json and window functions work."""
+    api = Api(World(WorldConfig(), 3))
+    rows = api.query("select upper(name) as u, row_number() over (order by name) as r, round(pi(), 2) as p, "
+                     "json_extract('{\"a\": 1}', '$.a') as j, length(name) as n from topics order by name limit 1")
+    assert rows == [{"u": "AI4SCIENCE", "r": 1, "p": 3.14, "j": 1, "n": 10}]
