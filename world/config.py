@@ -109,6 +109,19 @@ def _agencies() -> dict[str, dict[str, Any]]:
     }
 
 
+TABLE_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "pools": {"ability_mean": (0.0, 1.0), "ability_sd": (0.0, 1.0), "transcript_noise": (0.0, 1.0),
+              "letter_bias": (-1.0, 1.0), "letter_noise": (0.0, 1.0), "accept_base": (0.0, 1.0),
+              "accept_per_rep": (-1.0, 1.0), "volume": (0.0, 100.0)},
+    "tiers": {"work": (0.001, 1000.0), "p_infeasible": (0.0, 1.0), "base_quality": (-10.0, 20.0)},
+    "venues": {"deadlines": (0, 11), "delay": (0, 60), "bar": (-10.0, 20.0), "visibility": (0.0, 100.0),
+               "half_life": (0.001, 1000.0), "reputation": (-10.0, 10.0)},
+    "agencies": {"call_months": (1, 1000), "award": (0.0, 1e9), "duration": (1, 240), "bar": (-10.0, 10.0),
+                 "delay": (0, 60), "max_concurrent": (0, 100), "reputation": (-10.0, 10.0)},
+}
+"""Valid ranges (inclusive) of the numbers inside the table parameters; lists are checked item by item."""
+
+
 @dataclass(frozen=True)
 class WorldConfig:
     """Every rule parameter of the world (MECHANICS.md, Decisions §2).
@@ -464,6 +477,18 @@ class WorldConfig:
         for k, h in self.initial_hotness.items():
             if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
                 raise ValueError(f"initial_hotness[{k!r}] must be a positive number, got {h!r}")
+
+        for table, ranges in TABLE_RANGES.items():
+            for row_key, row in getattr(self, table).items():
+                for key, (lo, hi) in ranges.items():
+                    value = row.get(key)
+                    name = f"{table}.{row_key}.{key}"
+                    values = value if isinstance(value, list) else [value]
+                    for v in values:
+                        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                            raise ValueError(f"world parameter {name!r} must be a finite number, got {value!r}")
+                        if not lo <= v <= hi:
+                            raise ValueError(f"world parameter {name!r} = {value!r} must be between {lo:g} and {hi:g}")
 
     def hotness0(self) -> list[float]:
         """Initial hotness in topic order (MECHANICS.md §4)."""
