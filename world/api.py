@@ -128,6 +128,15 @@ def _over_message(w: World) -> str:
     return f"simulation is over: month {w.s.month} was the horizon; only reading calls and query() work"
 
 
+def _copy_plain(x: Any) -> Any:
+    """A deep copy of plain JSON-like data (dicts, lists, scalars), faster than ``copy.deepcopy``."""
+    if isinstance(x, dict):
+        return {k: _copy_plain(v) if isinstance(v, (dict, list)) else v for k, v in x.items()}
+    if isinstance(x, list):
+        return [_copy_plain(v) if isinstance(v, (dict, list)) else v for v in x]
+    return x
+
+
 def _jsonable(x: Any) -> Any:
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -250,7 +259,12 @@ class Lab(_Namespace):
     def dashboard(self) -> dict:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
-        return _dashboard(self._w)
+        w = self._w
+        key = (w.version, w.s.month, w.s.budget, w.s.oneoff_used, len(w.s.action_log))
+        cached = self._api._dashboard_cache
+        if cached is None or cached[0] != key:
+            cached = self._api._dashboard_cache = (key, _dashboard(w))
+        return _copy_plain(cached[1])
 
     @_call(mutating=False)
     def ledger(self, n: int = 20) -> list:
@@ -881,6 +895,7 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
+        self._dashboard_cache: tuple | None = None  # (world version key, dashboard) — reads between changes
 
     def query(self, sql: Any) -> list:
         """Run one read-only SELECT/WITH over the observable database (§14).
