@@ -350,9 +350,18 @@ class _PolicyChecker(ast.NodeVisitor):
             return  # a compiler directive (scripts often start with one); harmless
         if node.level or node.module not in ALLOWED_MODULES:
             self._refuse_import(node, "." * node.level + (node.module or ""))
+        public = module_public_names(node.module)
         for alias in node.names:
             if alias.name != "*" and alias.name.startswith("_"):
                 self.refuse(node, f"cannot import private name {alias.name!r}")
+            if alias.name != "*" and alias.name not in public:
+                # Never a submodule: ``from json import decoder`` would otherwise reach
+                # the real module through CPython's sys.modules fallback of IMPORT_FROM.
+                self.refuse(
+                    node,
+                    f"cannot import {alias.name!r} from {node.module!r}: the sandbox's "
+                    f"{node.module} has no such public name (submodules are not available)",
+                )
             self.check_name(node, alias.asname, "name")
 
     # definitions ----------------------------------------------------------------------
@@ -844,27 +853,71 @@ class _Namespace:
         return "\n".join(c.help_text() for c in calls.values())
 
 
+def sandbox_module_name(name: str) -> str:
+    """The ``__name__`` of the agent's copy of the allowed module ``name``.
+
+    It is never a prefix of a key of ``sys.modules``: when ``from X import Y`` does not
+    find ``Y`` on the copy, CPython's IMPORT_FROM looks up ``sys.modules[X.__name__ + "."
+    + Y]``, which with the real name would hand out the real submodule (``json.decoder``,
+    and from there ``re``, ``enum``, ``sys``).
+    """
+    return f"{name} (sandbox copy)"
+
+
+_COPIES: dict | None = None
+
+
+def module_public_names(name: str | None) -> frozenset[str]:
+    """Public names of the agent's copy of the allowed module ``name`` (empty if none)."""
+    copy = _module_copies().get(name or "")
+    if copy is None:
+        return frozenset()
+    return frozenset(k for k in vars(copy) if not k.startswith("_"))
+
+
 def _module_copies() -> dict:
     """Read-only copies of the allowed modules: public functions, classes and constants,
-    no submodules (``json.codecs`` could open files, ``statistics.sys`` is ``sys``)."""
+    no submodules (``json.codecs`` could open files, ``statistics.sys`` is ``sys``) and
+    nothing of ``sys``/``os``/``io``.
+
+    Built once per process; every copy is named by :func:`sandbox_module_name`.
+    """
+    global _COPIES
+    if _COPIES is not None:
+        return _COPIES
     import importlib
     import types
 
     copies = {}
     for name in ALLOWED_MODULES:
         real = importlib.import_module(name)
-        copy = types.ModuleType(name, getattr(real, "__doc__", None))
+        copy = types.ModuleType(sandbox_module_name(name), getattr(real, "__doc__", None))
         deny = _MODULE_DENY.get(name, frozenset())
         public = getattr(real, "__all__", None) or [k for k in vars(real) if not k.startswith("_")]
         for key in public:
             if key.startswith("_") or key in deny or not hasattr(real, key):
                 continue
             value = getattr(real, key)
-            if isinstance(value, types.ModuleType):
+            if isinstance(value, types.ModuleType) or _is_system_object(value):
                 continue
             setattr(copy, key, value)
         copies[name] = copy
+    _COPIES = copies
     return copies
+
+
+def _is_system_object(value: object) -> bool:
+    """Whether ``value`` is an object of ``sys``, ``os`` or ``io``, or one of the builtins
+    agent code may not have: never put in a module copy."""
+    import builtins
+    import io
+
+    if isinstance(value, (int, float, str, bytes, bool, type(None))):
+        return False
+    for mod in (sys, os, io):
+        if any(value is v for v in vars(mod).values()):
+            return True
+    return any(value is getattr(builtins, n, None) for n in (*BLOCKED_NAMES, "__import__", "getattr", "hasattr"))
 
 
 def _safe_builtins(rt: _Runtime) -> dict:
@@ -899,7 +952,12 @@ def _safe_builtins(rt: _Runtime) -> dict:
             raise ImportError(
                 f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}"
             )
-        return modules[name]
+        module = modules[name]
+        for item in fromlist or ():
+            # Only names the copy has: IMPORT_FROM must never fall back to sys.modules.
+            if item != "*" and (not isinstance(item, str) or item.startswith("_") or item not in vars(module)):
+                raise ImportError(f"cannot import {item!r} from {name!r} in the sandbox (no such public name)")
+        return module
 
     def safe_getattr(obj, name, *default):
         why = attribute_refusal(name)
@@ -951,10 +1009,56 @@ def _safe_builtins(rt: _Runtime) -> dict:
     return ns
 
 
+#: The unprivileged user and group the agent process becomes when started as root.
+NOBODY = 65534
+
+
+def _no_new_privs() -> bool:
+    """Set ``PR_SET_NO_NEW_PRIVS`` (Linux): no exec can ever gain privileges again.
+
+    Returns whether it took effect.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+    except Exception:  # noqa: BLE001 - no ctypes, no libc: the other layers still apply
+        return False
+    for name in [m for m in sys.modules if m in ("ctypes", "_ctypes") or m.startswith("ctypes.")]:
+        del sys.modules[name]  # leave nothing of ctypes importable by name
+    return ok
+
+
+def _drop_privileges() -> bool:
+    """When running as root: no supplementary groups, then group and user ``nobody``
+    (65534), which also clears every capability.
+
+    Returns whether privileges were dropped: ``False`` when not root (nothing to drop)
+    or when the system refuses (a user namespace without 65534 mapped); the other layers
+    still apply then.
+    """
+    if not hasattr(os, "setresuid") or (os.getuid() != 0 and os.geteuid() != 0):
+        return False
+    try:
+        os.setgroups([])
+    except OSError:
+        pass  # refused in some user namespaces; the gid/uid change still counts
+    try:
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+    except OSError:
+        return False
+    return os.getuid() != 0 and os.geteuid() != 0
+
+
 def _apply_limits(memory_limit: int, keep_fds: int) -> None:
     """OS-enforced limits for the agent process (MECHANICS §16): address space, no new
-    files (every descriptor above ``keep_fds`` is refused), no file writes, no core dumps,
-    no new processes."""
+    files (every descriptor number from ``keep_fds`` up is refused), no file writes, no
+    core dumps, no new processes or threads (effective once root was dropped by
+    :func:`_drop_privileges`: the kernel ignores ``RLIMIT_NPROC`` for root)."""
     try:
         import resource
     except ImportError:  # not POSIX: the parent's wall clock still applies
@@ -996,26 +1100,39 @@ def _watchdog(runtime: _Runtime) -> None:
     threading.Thread(target=watch, name="pibench-watchdog", daemon=True).start()
 
 
+def _setup_descriptors() -> tuple[int, int]:
+    """Keep the protocol on descriptors 0 (from the parent) and 1 (to the parent) and
+    stderr on 2 (``/dev/null`` unless debugging); close everything else. Exactly three
+    descriptors stay open and ``RLIMIT_NOFILE`` is 3: no spare slot, and no idle standard
+    stream that could be closed to make one for opening a file."""
+    os.closerange(3, 1 << 16)
+    sys.stdout = sys.stderr  # stray writes through sys.stdout must not reach the protocol
+    return 0, 1
+
+
 def _child_main() -> None:
-    # Keep the protocol on private descriptors; stray writes to fd 1 go to stderr.
-    rfd = os.dup(0)
-    wfd = os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
+    rfd, wfd = _setup_descriptors()
     channel = _Channel(rfd, wfd)
     init = channel.recv()
     if init.get("t") != "init":
         os._exit(3)
-    # Import everything agent code might need before files become unreachable.
+    # No exec may ever gain privileges: set first (ctypes is used here and nowhere else).
+    _no_new_privs()
+    # Import everything this process and agent code need while files are reachable:
+    # after the privilege drop the interpreter's own folder may be unreadable.
     import random
+
+    try:
+        import resource  # noqa: F401 - used by _apply_limits
+    except ImportError:  # not POSIX
+        pass
 
     runtime = _Runtime(channel, init)
     random.seed(runtime.seed)
     sys.setrecursionlimit(1000)
-    _watchdog(runtime)
-    _apply_limits(int(init.get("memory_limit", 1 << 30)), max(rfd, wfd) + 1)
+    _drop_privileges()
+    _watchdog(runtime)  # the last thread: none can start once RLIMIT_NPROC is 0
+    _apply_limits(int(init.get("memory_limit", 1 << 30)), 3)
     channel.send({"t": "ready"})
     while True:
         msg = channel.recv()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
+from pibench_tui.interrupts import Terminated, install_headless_handlers, signal_exit_code
 from pibench_tui.sandbox import (
     DEFAULT_BLOCK_TIMEOUT,
     DEFAULT_MAX_OUTPUT,
@@ -109,11 +110,10 @@ class HeadlessSession:
         self.store = None
         if options.save is not None:
             self.store = _open_store(options.saves_dir)
-            try:
-                from saves.store import check_name
-
-                check_name(options.save)
-            except Exception as exc:  # SaveError: a bad name
+            try:  # a valid name, a writable store, and no other career under that name
+                resuming = self.store.resolve(options.load).career if options.load is not None else None
+                self.store.check_new_career(options.save, resuming=resuming)
+            except Exception as exc:  # SaveError
                 raise HeadlessError(f"--save: {exc}") from exc
         self._saved_month: tuple[int, bool] | None = None
         self.blocks = 0
@@ -210,7 +210,7 @@ class HeadlessSession:
         else:
             state = "career in progress"
         lines = [
-            "=== pibench career report ===",
+            REPORT_HEADER,
             f"scenario        {getattr(self.scenario, 'name', 'custom')} (seed {w.seed})",
             f"month reached   {w.month} of {months} ({state})",
             f"collapsed       {'yes' if w.collapsed else 'no'}",
@@ -362,6 +362,57 @@ class _Writer:
         self.out.flush()
 
 
+#: Control characters shown as escapes in agent output: C0 except tab and newline, DEL, C1.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Agent output lines starting like pibench's own report get this prefix.
+AGENT_LINE_PREFIX = "[agent] "
+REPORT_HEADER = "=== pibench career report ==="
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    return {"\r": "\\r"}.get(match.group(), f"\\x{ord(match.group()):02x}")
+
+
+class _AgentOutput:
+    """Agent output on the console (console mode, REPL): control characters other than
+    newline and tab become visible escapes (``\x1b`` is shown as ``\\x1b``: no title
+    changes, screen clears or cursor tricks), and a line that starts like pibench's own
+    lines (``=== pibench``) is prefixed with ``[agent] ``, so the career report printed by
+    pibench cannot be faked."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self.write = write
+        self.at_line_start = True
+        self.held = ""  # the start of a line too short to tell yet
+
+    def __call__(self, text: str) -> None:
+        if not text:
+            return
+        text = _CONTROL.sub(_escape_control, self.held + text)
+        self.held = ""
+        out: list[str] = []
+        for piece in _LINES.findall(text):
+            if self.at_line_start:
+                if not piece.endswith("\n") and len(piece) < len("=== pibench") and "=== pibench".startswith(piece):
+                    self.held = piece  # maybe the start of "=== pibench": wait for more
+                    break
+                if piece.startswith("=== pibench"):
+                    piece = AGENT_LINE_PREFIX + piece
+            out.append(piece)
+            self.at_line_start = piece.endswith("\n")
+        if out:
+            self.write("".join(out))
+
+    def flush(self) -> None:
+        """Write what was held back (the block ended): prefixed, since the next block
+        could complete it to ``=== pibench``."""
+        if self.held:
+            held, self.held = self.held, ""
+            self.write(AGENT_LINE_PREFIX + held)
+            self.at_line_start = False
+
+
 def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
     """Console mode: run piped Python statement by statement, then print the report.
 
@@ -374,8 +425,10 @@ def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> in
         The exit status (0).
     """
     write = _Writer(stdout)
+    agent = _AgentOutput(write)
     for source, first_line in iter_statements(stdin):
-        result = session.run_block(source, filename="<stdin>", first_line=first_line, on_output=write)
+        result = session.run_block(source, filename="<stdin>", first_line=first_line, on_output=agent)
+        agent.flush()
         if result.error is not None:
             write.line(_format_error(result.error))
         write.flush()
@@ -666,6 +719,7 @@ def run_repl(
         output=output,
     )
     write = _Writer(stdout)
+    agent = _AgentOutput(write)
     write(
         "pibench headless REPL: the API is lab, recruit, students, projects, papers, grants, "
         "field, events, time, query(sql), memory; help() lists the calls.\n"
@@ -684,8 +738,10 @@ def run_repl(
             continue
         block += 1
         try:
-            result = session.run_block(text, filename=f"<input {block}>", on_output=write)
+            result = session.run_block(text, filename=f"<input {block}>", on_output=agent)
+            agent.flush()
         except KeyboardInterrupt:
+            agent.flush()
             write.line("Interrupted: the block was stopped and the agent process restarted (variables are gone).\n")
             write.flush()
             continue
@@ -743,6 +799,7 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1
     session = None
+    restore_signals = install_headless_handlers()
     try:
         session = HeadlessSession(options, process=process)
         session.sandbox.start()
@@ -754,11 +811,25 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
     except (HeadlessError, SandboxStartError) as exc:
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C, SIGTERM: save, then stop
+        return _interrupted(session, exc)
     finally:
+        restore_signals()
         if session is not None:
             session.close()
         else:
             process.close()
+
+
+def _interrupted(session: HeadlessSession | None, exc: BaseException) -> int:
+    """Write the final save (``--save``) after SIGINT/SIGTERM; the exit status."""
+    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    try:
+        saved = session.final_save() if session is not None else None
+    except HeadlessError as err:
+        saved = str(err)
+    print(f"pibench headless: {what}" + (f"; {saved}" if saved else ""), file=sys.stderr)
+    return signal_exit_code(exc)
 
 
 def _utf8_stdin() -> IO[str]:

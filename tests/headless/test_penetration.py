@@ -82,6 +82,32 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("import-numpy-file-helpers", "import numpy\nnumpy.load(SAVES + '/index.json')", SANDBOX),
     ("import-typing-eval", "import typing\ntyping.get_type_hints(lab)", SANDBOX),
     ("import-submodule", "import json.decoder", SANDBOX),
+    # -- the QA escape: IMPORT_FROM falls back to sys.modules["json.decoder"] for a name
+    #    the copy lacks; each step of the chain, on its own and chained
+    ("from-json-import-decoder", "from json import decoder\ndecoder", SANDBOX),
+    ("from-collections-import-abc", "from collections import abc\nabc.Mapping", SANDBOX),
+    ("from-re-import-enum", "from re import enum as e\ne.sys", SANDBOX),
+    ("from-random-import-os-alias", "from random import os", SANDBOX),
+    ("from-statistics-import-sys", "from statistics import sys", SANDBOX),
+    ("from-functools-import-missing", "from functools import nonexistent_name", SANDBOX),
+    ("json-decoder-attribute", "import json\njson.decoder.re.enum.sys", ATTR),
+    ("re-enum-sys", "import re\nre.enum.sys.modules['os']", ATTR),
+    ("collections-abc-attribute", "import collections\ncollections.abc", ATTR),
+    ("qa-chain-sys-os-builtins",
+     "from json import decoder\ns = decoder.re.enum.sys\nos = s.modules['os']\nbi = s.modules['builtins']\n"
+     "bi.eval('1+1')", SANDBOX),
+    ("qa-chain-os-system",
+     "from json import decoder\ndecoder.re.enum.sys.modules['os'].system('touch ' + MARK)", SANDBOX),
+    ("qa-chain-read-save-store",
+     "from collections import abc\nos = abc.sys.modules['os']\nos.close(0)\nos.close(1)\nos.close(2)\n"
+     "print(os.listdir(SAVES + '/blobs'))\n"
+     "print(abc.sys.modules['builtins'].open(SAVES + '/index.json').read())", SANDBOX),
+    ("qa-chain-fork", "from json import decoder\ndecoder.re.enum.sys.modules['os'].fork()", SANDBOX),
+    ("qa-chain-kill-parent",
+     "from json import decoder\nos = decoder.re.enum.sys.modules['os']\n"
+     "print('=== pibench career report ===\\nImpact          9999.0')\nos.kill(os.getppid(), 9)", SANDBOX),
+    ("qa-chain-shadow-world",
+     "from json import decoder\nil = decoder.re.enum.sys.modules['importlib']\nil.import_module('world.engine')", SANDBOX),
     ("relative-import", "from . import engine", SANDBOX),
     # -- files (the save store)
     ("open-save-index", "open(SAVES + '/index.json').read()", SANDBOX),
@@ -160,9 +186,10 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
     """The attack is refused with a clear error, nothing leaks, the session goes on and the
     world digest equals the control's."""
     saves = str(saves_dir / "saves")
-    prelude = f"SAVES = {saves!r}\n"
+    mark = saves_dir / f"pwned-{attack_id}"
+    prelude = f"SAVES = {saves!r}\nMARK = {str(mark)!r}\n"
     script = prelude + SETUP + code + "\nprint('<<after>>')\n"
-    first_attack_line = 1 + SETUP_LINES + 1
+    first_attack_line = 2 + SETUP_LINES + 1
     run = run_pibench(ARGS, script, home=saves_dir)
     assert run.returncode == 0, run.stderr
     errors = run.errors()
@@ -179,3 +206,7 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
     for leak in LEAKS:
         assert leak not in run.stdout, f"{attack_id}: leaked {leak!r}"
     assert run.report()["state digest"] == control_digest, f"{attack_id}: the world changed"
+    headers = [line for line in run.stdout.splitlines() if line.startswith("=== pibench")]
+    assert headers == ["=== pibench career report ==="], f"{attack_id}: a second report"
+    assert run.report()["Impact"].startswith("0.0 "), f"{attack_id}: a fake report"
+    assert not mark.exists(), f"{attack_id}: ran a shell command"
