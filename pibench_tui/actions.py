@@ -82,6 +82,11 @@ def _money(x: float) -> str:
     return f"${x:,.0f}"
 
 
+def plural(n: float, word: str) -> str:
+    """``"1 month"``, ``"2 months"``: a count with its noun in the right number."""
+    return f"{n:g} {word}" if n == 1 else f"{n:g} {word}s"
+
+
 def _hours_left(g: Game) -> float:
     return float(g.call("lab.attention")["left"])
 
@@ -128,7 +133,7 @@ def open_venues(g: Game) -> Options:
     out = []
     for v in g.query("select name, kind, decision_delay from venues"):
         if v["kind"] in ("workshop", "journal") or v["name"] in deadlines:
-            out.append((f"{v['name']} ({v['kind']}, decision in {v['decision_delay']} months)", v["name"]))
+            out.append((f"{v['name']} ({v['kind']}, decision in {plural(v['decision_delay'], 'month')})", v["name"]))
     return out
 
 
@@ -148,13 +153,23 @@ def _event_options(g: Game) -> Options:
 
 
 def event_details(e: dict) -> str:
-    """A short text of an event's details."""
+    """An event's details as a sentence for the player (its text, then what it asks of you)."""
     d = e.get("details") or {}
-    parts = []
-    for k, v in d.items():
-        if isinstance(v, (str, int, float)) and not k.startswith("_"):
-            parts.append(f"{k.replace('_', ' ')} {v}")
-    return ", ".join(parts) or "—"
+    text = str(d.get("text") or "").strip()
+    asks = []
+    if isinstance(d.get("hours_per_month"), (int, float)):
+        months = d.get("months")
+        asks.append(f"{d['hours_per_month']:g} h a month" + (f" for {plural(months, 'month')}" if isinstance(months, (int, float)) else ""))
+    elif isinstance(d.get("hours"), (int, float)):
+        asks.append(f"{d['hours']:g} h")
+    if isinstance(d.get("cost_usd"), (int, float)):
+        asks.append(_money(d["cost_usd"]))
+    shown = {"text", "hours", "hours_per_month", "months", "cost_usd", "student_id", "name", "topic"}
+    for k, v in d.items():  # anything else the API adds, as "key value"
+        if k not in shown and not k.startswith("_") and isinstance(v, (str, int, float)):
+            asks.append(f"{k.replace('_', ' ')} {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}")
+    out = text + (f" ({', '.join(asks)})" if asks else "")
+    return out or "—"
 
 
 EVENT_COSTS = {
@@ -211,8 +226,8 @@ def _propose_fields(g: Game) -> list[Field]:
     attach += [(f"{d['id']} draft {d['topic']} tier {d['tier']} ({d['status'].replace('_', ' ')})", d["id"])
                for d in g.call("papers.drafts") if d["id"] not in pubs_drafts]
     return [
-        Field("call", "Call", options=[(f"{c['id']} {c['agency']} {_money(c['award'])} over {c['duration_months']} months · "
-                                        f"apply by month {c['last_month_to_apply']} · decision after {c['decision_delay_months']}", c["id"])
+        Field("call", "Call", options=[(f"{c['id']} {c['agency']} {_money(c['award'])} over {plural(c['duration_months'], 'month')} · "
+                                        f"apply by month {c['last_month_to_apply']} · decision after {plural(c['decision_delay_months'], 'month')}", c["id"])
                                        for c in calls]),
         Field("topic", "Topic", options=_topics(), default="reasoning"),
         Field("hours", "Hours of writing (≥ 5; $500 admin fee)", "number", default=25, lo=5, hint=_left_hint(g)),
@@ -389,8 +404,8 @@ ACTIONS_BY_ID: dict[str, ActionSpec] = {a.id: a for a in ACTIONS}
 """action id → spec."""
 
 SHORT: dict[str, str] = {
-    "mentoring": "Mentoring", "post_postdoc": "Postdoc search", "renew_postdoc": "Renew", "hire_ra": "Hire RA",
-    "hire_manager": "Hire manager", "dismiss": "Dismiss", "interview": "Interview", "offer": "Offer",
+    "mentoring": "Mentoring", "post_postdoc": "Postdoc", "renew_postdoc": "Renew", "hire_ra": "Hire RA",
+    "hire_manager": "Manager", "dismiss": "Dismiss", "interview": "Interview", "offer": "Offer",
     "start_project": "Start", "set_compute": "Compute", "assign": "Assign", "unassign": "Unassign",
     "kill_project": "Kill", "polish": "Polish", "submit": "Submit", "revise": "Revise", "withdraw": "Withdraw",
     "propose": "Propose", "conference": "Conference", "respond": "Answer",

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container
+from textual import events
 from textual.events import Resize
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static, TabbedContent
@@ -48,6 +49,14 @@ TABS: list[tuple[str, str]] = [
     ("grants", "5 Grants"), ("field", "6 Field"), ("events", "7 Events"), ("ledger", "8 Ledger"), ("console", "9 Console"),
 ]
 """Panel ids and tab titles, in order (keys 1-9)."""
+
+TOO_SMALL = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
+             "Enlarge the window (or press q to quit).")
+TOO_SMALL_QUIT = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters.\n"
+                  "This career has unsaved months: enlarge the window to choose whether to save before quitting, "
+                  "or press q again to quit without saving.")
+QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
+"""The only keys that work while the terminal is too small."""
 
 NOT_A_TERMINAL = ("pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
                   "a script or a program, use `pibench headless` (see `pibench headless --help`).")
@@ -95,6 +104,7 @@ class PibenchApp(App[int]):
         self.run_baseline = run_baseline
         self.busy = False
         self.months_advanced = 0
+        self.quit_pending = False  # q pressed while too small, with unsaved months: ask once the size is back
         if test_mode:
             self.animation_level = "none"
 
@@ -136,9 +146,8 @@ class PibenchApp(App[int]):
                 yield EventsPanel("7 Events")
                 yield LedgerPanel("8 Ledger")
                 yield ConsolePanel("9 Console", blink=self.blink)
-        yield Static(f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
-                     "Enlarge the window (or press q to quit).", id="too-small")
-        yield Footer()
+        yield Static(TOO_SMALL, id="too-small")
+        yield Footer(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
         self.console_panel.show(self.game)
@@ -151,7 +160,13 @@ class PibenchApp(App[int]):
     def on_resize(self, event: Resize) -> None:
         self._check_size(event.size.width, event.size.height)
 
+    @property
+    def too_small(self) -> bool:
+        """The terminal is below the minimum size (only the message shows; keys are blocked)."""
+        return self.has_class("-too-small")
+
     def _check_size(self, width: int, height: int) -> None:
+        was_small = self.too_small
         self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
         numbered = width >= 100  # at 80 columns the numbered titles do not fit; keys 1-9 still work
         try:
@@ -159,6 +174,26 @@ class PibenchApp(App[int]):
                 self.tabs.get_tab(tab).label = title if numbered else title[2:]
         except Exception:  # noqa: BLE001 - before the tabs exist
             pass
+        if was_small and not self.too_small and self.quit_pending:
+            self.quit_pending = False
+            self.query_one("#too-small", Static).update(TOO_SMALL)
+            self.call_after_refresh(self._ask_quit)
+
+    async def on_event(self, event: events.Event) -> None:
+        # While the terminal is too small, no key reaches the hidden screens (not even a
+        # focused input): only quit works.
+        if isinstance(event, events.Key) and not event.is_forwarded and self.too_small:
+            if event.key in QUIT_KEYS:
+                self._quit_while_too_small()
+            return
+        await super().on_event(event)
+
+    def _quit_while_too_small(self) -> None:
+        if not self.game.unsaved or self.quit_pending:
+            self.exit(0)
+            return
+        self.quit_pending = True
+        self.query_one("#too-small", Static).update(TOO_SMALL_QUIT)
 
     # ------------------------------------------------------------------ refresh
     def refresh_view(self, everything: bool = False) -> None:
@@ -252,20 +287,21 @@ class PibenchApp(App[int]):
         if reason:
             self.notify(reason, title=spec.title, severity="warning", markup=False)
             return
-        self.push_screen(ActionForm(spec, self.game, blink=self.blink), partial(self._apply, spec))
+        self.push_screen(ActionForm(spec, self.game, blink=self.blink, apply=partial(self._apply, spec)))
 
-    def _apply(self, spec: Any, values: dict | None) -> None:
-        if values is None:
-            return
+    def _apply(self, spec: Any, values: dict) -> str | None:
+        """Make the form's API call; ``None`` when it was accepted, else the API's refusal
+        (also notified; the form stays open with it so the player can correct the values)."""
         try:
             result = spec.run(self.game, values)
         except ActionError as exc:
             self.notify(exc.message, title=f"{spec.api} refused", severity="error", markup=False, timeout=8)
-            return
+            return exc.message
         if spec.id == "conference":
             self.game.intel.append({"month": self.game.world.month, "intel": result["hallway_intel"]})
         self.notify(spec.done(result), title=spec.title, markup=False)
         self.refresh_view()
+        return None
 
     # ------------------------------------------------------------------ the clock
     def action_next_month(self) -> None:
@@ -276,18 +312,20 @@ class PibenchApp(App[int]):
         if self.game.finished:
             self.show_end()
             return
-        self.push_screen(ConfirmNextMonth(self.game.dashboard()), self._confirmed)
+        self.push_screen(ConfirmNextMonth(self.game.dashboard()))  # its enter calls start_month()
 
-    def _confirmed(self, ok: bool | None) -> None:
-        if ok:
-            self.start_month()
+    def _close_confirm(self) -> None:
+        """Take down the month-end confirmation (it stays up while the month closes)."""
+        if isinstance(self.screen, ConfirmNextMonth):
+            self.screen.dismiss(True)
 
     def start_month(self) -> bool:
         """Start closing the month (no confirmation); False if one is already running."""
         if self.busy or self.game.finished:
             return False
         self.busy = True
-        self.refresh_header()
+        if not isinstance(self.screen, ConfirmNextMonth):  # the dialog says "closing…"; no redraw under it
+            self.refresh_header()
         self._advance()
         return True
 
@@ -309,22 +347,31 @@ class PibenchApp(App[int]):
 
     def _advance_failed(self, exc: Exception) -> None:
         self.busy = False
+        self._close_confirm()
         self.notify(getattr(exc, "message", None) or str(exc), title="next month failed", severity="error", markup=False)
         self.refresh_view()
 
     def _month_done(self, digest: Digest, note: str | None = None) -> None:
         self.busy = False
         self.months_advanced += 1
-        self.refresh_view()
+        self._close_confirm()  # in the same step as the digest's push: one redraw, not two
         if note:
             self.notify(note, severity="warning", markup=False)
-        if digest.finished:
-            if self.show_digest:
-                self.push_screen(DigestScreen(digest), lambda _: self.show_end())
-            else:
+        if not self.show_digest:
+            self.refresh_view()
+            if digest.finished:
                 self.show_end()
-        elif self.show_digest:
-            self.push_screen(DigestScreen(digest))
+            return
+        # The digest covers the lab (opaque): redraw only the header now, the panels when it closes.
+        self.refresh_header()
+        for panel in self.panels():
+            panel.stale = True
+        self.push_screen(DigestScreen(digest), partial(self._digest_closed, digest.finished))
+
+    def _digest_closed(self, finished: bool, _: None = None) -> None:
+        self.refresh_view()
+        if finished:
+            self.show_end()
 
     def show_end(self) -> None:
         """The end screen (only once the career is over)."""
@@ -400,7 +447,13 @@ class PibenchApp(App[int]):
         if not self.game.unsaved:
             self.exit(0)
             return
-        self.push_screen(QuitDialog(True), self._quit_answer)
+        self._ask_quit()
+
+    def _ask_quit(self) -> None:
+        """The unsaved-months question (on top of whatever is showing)."""
+        if isinstance(self.screen, QuitDialog):
+            return
+        self.push_screen(QuitDialog(self.game.unsaved), self._quit_answer)
 
     def _quit_answer(self, what: str | None) -> None:
         if what == "quit":

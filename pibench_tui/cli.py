@@ -82,7 +82,7 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scenario",
         metavar="NAME|PATH",
-        help="a bundled scenario (see `pibench scenarios`) or a .toml file (default: standard)",
+        help="a bundled scenario (see `pibench scenarios list`) or a .toml file (default: standard)",
     )
     p.add_argument("--seed", type=_seed, metavar="N", help="world seed (replaces the scenario's seed)")
     p.add_argument("--save", metavar="NAME", help="save the career under NAME (autosave each month, and at the end)")
@@ -190,14 +190,22 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _load_conflict(command: str, args: argparse.Namespace) -> int | None:
+    """Exit code 2 (with a message) when ``--load`` is combined with ``--scenario``/``--seed``."""
     if args.load is not None and (args.scenario is not None or args.seed is not None):
         print(
-            "pibench headless: error: --load resumes a saved career with its own scenario and "
+            f"pibench {command}: error: --load resumes a saved career with its own scenario and "
             "seed; do not combine it with --scenario or --seed",
             file=sys.stderr,
         )
         return 2
+    return None
+
+
+def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    refused = _load_conflict("headless", args)
+    if refused is not None:
+        return refused
     from pibench_tui.headless import HeadlessOptions, main as headless_main
 
     options = HeadlessOptions(
@@ -216,6 +224,10 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def _cmd_play(args: argparse.Namespace) -> int:
     import importlib.util
+
+    refused = _load_conflict("play", args)
+    if refused is not None:
+        return refused
 
     if importlib.util.find_spec("pibench_tui.app") is None:
         print("pibench play: the terminal UI is not yet available; use `pibench headless`", file=sys.stderr)

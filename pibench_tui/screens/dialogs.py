@@ -15,7 +15,12 @@ from textual.widgets.option_list import Option
 
 
 class ConfirmNextMonth(ModalScreen[bool]):
-    """Ask before closing the month; list unused attention and unanswered events."""
+    """Ask before closing the month; list unused attention and unanswered events.
+
+    Confirming starts the month's close and the dialog stays up ("closing…") until the
+    digest replaces it in one step, so the lab underneath is not redrawn in between
+    (the App's ``_month_done`` dismisses it). Dismisses with ``False`` when cancelled.
+    """
 
     BINDINGS = [
         Binding("enter,y", "confirm", "Advance", id="confirm-advance"),
@@ -25,6 +30,7 @@ class ConfirmNextMonth(ModalScreen[bool]):
     def __init__(self, dashboard: dict) -> None:
         super().__init__()
         self.dash = dashboard
+        self.closing = False
 
     def warnings(self) -> list[str]:
         """Lines naming what this month leaves unused (all from the dashboard)."""
@@ -59,15 +65,22 @@ class ConfirmNextMonth(ModalScreen[bool]):
                 yield Static("\n".join(f"• {escape(x)}" for x in lines), id="confirm-warnings")
             else:
                 yield Static("Nothing left undone that the dashboard can see.", id="confirm-warnings")
-            yield Static("[b]enter[/]/[b]y[/] advance · [b]escape[/] stay", classes="form-hint")
+            yield Static("[b]enter[/]/[b]y[/] advance · [b]escape[/] stay", classes="form-hint", id="confirm-hint")
 
     def action_confirm(self) -> None:
-        """Close the month."""
-        self.dismiss(True)
+        """Close the month (the App dismisses this dialog when the month is closed)."""
+        if self.closing:
+            return
+        if not getattr(self.app, "start_month", lambda: False)():
+            self.dismiss(False)
+            return
+        self.closing = True
+        self.query_one("#confirm-hint", Static).update("closing the month…")
 
     def action_cancel(self) -> None:
-        """Stay in this month."""
-        self.dismiss(False)
+        """Stay in this month (once closing has started, the month closes anyway)."""
+        if not self.closing:
+            self.dismiss(False)
 
 
 class QuitDialog(ModalScreen[str]):

@@ -12,6 +12,11 @@ from textual.widgets import Label, Static
 from ..tui_game import Digest
 
 
+def offers_answered_month(month: int) -> int:
+    """The month at whose end this season's offers are answered (month 3 of the year, §5)."""
+    return month + (3 - month % 12) % 12
+
+
 def digest_lines(d: Digest) -> list[str]:
     """The digest as lines of Rich markup (everything comes from API results)."""
     out: list[str] = []
@@ -33,7 +38,11 @@ def digest_lines(d: Digest) -> list[str]:
         for r in d.grants] + [
         f"award {a['id']} {a['agency']}: ${a['total']:,.0f}, ${a['monthly']:,.0f}/month, months {a['start_month']}-{a['end_month']}"
         for a in d.awards])
-    section("Offers answered", [f"{r['name']} ({r['id']}): {r['status']}" for r in d.offers])
+    answered = [r for r in d.offers if r["status"] != "offered"]
+    waiting = [r for r in d.offers if r["status"] == "offered"]
+    section("Offers answered", [f"{r['name']} ({r['id']}): {r['status']}" for r in answered])
+    section("Offers waiting for an answer", [
+        f"{r['name']} ({r['id']}) · answers come at the end of month {offers_answered_month(d.new_month)}" for r in waiting])
     section("Arrivals", [f"{r['name']} ({r['id']}, {r['role']})" for r in d.arrivals])
     section("Departures", [f"{r['name']} ({r['id']}, {r['role']}): {r['status'].replace('_', ' ')}" for r in d.departures])
     section("Projects", [f"{r['id']} {r['topic']} tier {r['tier']}: {r['status']}" + (f" → draft {r['draft']}" if r.get('draft') else "")

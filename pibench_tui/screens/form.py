@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +14,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
 from ..actions import ActionSpec, Field, validate
 from ..tui_game import Game
+from ..widgets.checklist import CheckList
 
 
 class ActionForm(ModalScreen[dict | None]):
@@ -20,6 +22,15 @@ class ActionForm(ModalScreen[dict | None]):
 
     Dismisses with the validated values (``{}`` for a plain confirmation), or ``None``
     when cancelled. Enter in a number field or ``ctrl+o`` sends; ``escape`` cancels.
+
+    Args:
+        spec: the action.
+        game: the career (fields are built from its API).
+        blink: cursor blink (off in tests).
+        apply: called with the clean values when the form is sent; returns ``None`` when
+            the API accepted the call, or the API's refusal message. A refused call keeps
+            the form open, with the message shown under the fields, so the player can
+            correct the values (``None``: the form only validates and dismisses).
     """
 
     BINDINGS = [
@@ -27,9 +38,11 @@ class ActionForm(ModalScreen[dict | None]):
         Binding("ctrl+o", "send", "OK", id="form-send", priority=True),
     ]
 
-    def __init__(self, spec: ActionSpec, game: Game, *, blink: bool = True) -> None:
+    def __init__(self, spec: ActionSpec, game: Game, *, blink: bool = True,
+                 apply: Callable[[dict], str | None] | None = None) -> None:
         super().__init__()
         self.spec = spec
+        self.apply = apply
         self.game = game
         self.fields: list[Field] = spec.fields(game)
         self.blink = blink
@@ -77,7 +90,7 @@ class ActionForm(ModalScreen[dict | None]):
         if f.kind == "multi":
             opts = self._options(f)
             chosen = set(self._values[f.name])
-            return SelectionList(*[(label, value, value in chosen) for label, value in opts], id=wid, classes="form-multi")
+            return CheckList(*[(label, value, value in chosen) for label, value in opts], id=wid, classes="form-multi")
         opts = self._options(f)
         return Select([(label, value) for label, value in opts], value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
                       prompt=f"choose ({len(opts)} options)" if opts else "nothing to choose", id=wid, classes="form-select")
@@ -160,14 +173,27 @@ class ActionForm(ModalScreen[dict | None]):
     def _cancel(self) -> None:
         self.action_cancel()
 
+    def show_problems(self, lines: list[str]) -> None:
+        """Show problems under the fields (validation, or the API's refusal); ``[]`` hides them."""
+        box = self.query_one("#form-problems", Static)
+        box.update(Text("\n".join(lines), style="bold red"))
+        box.display = bool(lines)
+
     def action_send(self) -> None:
-        """Validate and, if all is well, dismiss with the clean values."""
+        """Validate, make the call, and dismiss when the API accepted it.
+
+        A validation problem or an API refusal keeps the form open with the message shown.
+        """
         clean, problems = validate(self.fields, self._values)
         if problems:
-            box = self.query_one("#form-problems", Static)
-            box.update("[b red]" + "\n".join(problems) + "[/]")
-            box.display = True
+            self.show_problems(problems)
             return
+        if self.apply is not None:
+            refusal = self.apply(clean)
+            if refusal is not None:
+                self.show_problems([f"{self.spec.api} refused: {refusal}",
+                                    "Change the values and send again, or press escape to cancel."])
+                return
         self.dismiss(clean)
 
     def action_cancel(self) -> None:

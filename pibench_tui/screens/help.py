@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
@@ -47,16 +47,38 @@ def keys_markdown() -> str:
     return "\n".join(rows)
 
 
-class HelpScreen(ModalScreen[None]):
-    """Rules and keys; escape closes."""
+KEYS_INTRO = ("**Keys.** Form dialogs: tab moves, space toggles, enter or ctrl+o sends, escape cancels; "
+              "a refused call keeps the form open with the reason. Console: escape clears the line, and on an "
+              "empty line it leaves the console (then 1-9 switch panels; `:` comes back). This help scrolls: "
+              "arrows, page up/down, space, home/end.")
 
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help-close")]
+
+class HelpScreen(ModalScreen[None]):
+    """Rules and keys, in a scrolling box that has focus; escape closes."""
+
+    BINDINGS = [
+        Binding("escape,question_mark,q", "close", "Close", id="help-close"),
+        Binding("space,j", "scroll('page_down')", "Page down", id="help-page-down", show=False),
+        Binding("k", "scroll('page_up')", "Page up", id="help-page-up", show=False),
+    ]
+
+    @property
+    def body(self) -> VerticalScroll:
+        """The scrolling box."""
+        return self.query_one("#help-scroll", VerticalScroll)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box", classes="dialog"):
-            yield Label("pibench — help", classes="dialog-title")
-            yield Markdown(RULES + "\n\n**Keys.** Form dialogs: tab moves, space toggles, enter or ctrl+o sends, escape cancels.\n\n"
-                           + keys_markdown(), id="help-text")
+            yield Label("pibench — help  [dim](↑↓ pgup pgdn space home end scroll · escape closes)[/]", classes="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Markdown(RULES + "\n\n" + KEYS_INTRO + "\n\n" + keys_markdown(), id="help-text")
+
+    def on_mount(self) -> None:
+        self.body.focus()
+
+    def action_scroll(self, how: str) -> None:
+        """Scroll the help a page (``page_down`` / ``page_up``)."""
+        getattr(self.body, f"action_{how}")()
 
     def action_close(self) -> None:
         """Back to the lab."""

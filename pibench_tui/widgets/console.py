@@ -16,14 +16,20 @@ from .panels import Panel
 
 BANNER = ("Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
           "query(sql), memory. Example: lab.dashboard()['budget']. A line ending in ':' starts a block; an empty "
-          "line runs it. Runs in the same sandbox as `pibench headless`.")
+          "line runs it. Runs in the same sandbox as `pibench headless`. Escape clears the line; on an empty line it "
+          "leaves the console (then 1-9 switch panels, : comes back).")
+"""The console's intro, shown above its log (a Static, so it survives ctrl+l and wraps with the panel)."""
 
 
 class ConsolePanel(Panel):
     """A log and an input line; each block runs in the sandbox, then the panels refresh."""
 
     TAB = "console"
-    BINDINGS = [Binding("ctrl+l", "clear", "Clear log", id="console-clear")]
+    BINDINGS = [
+        Binding("ctrl+l", "clear", "Clear log", id="console-clear"),
+        Binding("escape", "leave", "Clear / leave", id="console-leave",
+                tooltip="Clear the line; on an empty line, leave the console (1-9 then switch panels)"),
+    ]
 
     class BlockFinished(Message):
         """A console block ran (the world may have changed)."""
@@ -37,25 +43,43 @@ class ConsolePanel(Panel):
         self.running = False
         self.blocks = 0
 
+    @property
+    def input(self) -> Input:
+        """The input line."""
+        return self.query_one("#console-input", Input)
+
+    @property
+    def log_view(self) -> RichLog:
+        """The output log."""
+        return self.query_one("#console-log", RichLog)
+
     def compose(self) -> ComposeResult:
+        yield Static(BANNER, id="console-intro", markup=False)
         yield RichLog(id="console-log", wrap=True, markup=False, highlight=False)
         yield Static(">>>", id="console-prompt")
         inp = Input(placeholder="python — e.g. lab.attention()", id="console-input")
         inp.cursor_blink = self.blink
         yield inp
 
-    def on_mount(self) -> None:
-        self.query_one(RichLog).write(Text(BANNER, style="dim"))
-
     def show(self, game: Game) -> None:
         self.game = game
 
     def focus_main(self) -> None:
-        self.query_one("#console-input", Input).focus()
+        self.input.focus()
 
     def action_clear(self) -> None:
         """Empty the log."""
-        self.query_one(RichLog).clear()
+        self.log_view.clear()
+
+    def action_leave(self) -> None:
+        """Escape: clear the line (and an unfinished block); on an empty line, move the focus
+        to the log so the app's keys (1-9, n, q, ...) work again."""
+        if self.input.has_focus and (self.input.value or self.buffer):
+            self.input.value = ""
+            self.buffer = []
+            self.query_one("#console-prompt", Static).update(">>>")
+            return
+        self.log_view.focus()
 
     def bind_game(self, game: Game) -> None:
         """Use another career (after a load): the sandbox is restarted."""

@@ -35,7 +35,11 @@ def _num(x: float | None, fmt: str = "{:.2f}") -> str:
 
 
 def _fill(table: DataTable, rows: list[list]) -> None:
-    """Replace a table's rows, keeping the cursor row where it was."""
+    """Replace a table's rows, keeping the cursor row where it was (no-op when nothing changed:
+    refilling a DataTable costs a full re-measure of every row)."""
+    if getattr(table, "_shown_rows", None) == rows:
+        return
+    table._shown_rows = rows  # type: ignore[attr-defined]
     row = table.cursor_row
     table.clear()
     for r in rows:
@@ -112,6 +116,26 @@ class PeoplePanel(Panel):
         self.query_one("#people-summary", Static).update(Text(note))
 
 
+def past_offers_note(counts: dict[str, int]) -> str:
+    """What became of past seasons' applicants, from ``{status: count}`` of the applicants table.
+
+    ``expired`` applicants were never offered a place (their application lapsed at the end
+    of month 3); ``joined`` ones accepted and arrived.
+    """
+    accepted = counts.get("accepted", 0) + counts.get("joined", 0)
+    declined = counts.get("declined", 0)
+    made = accepted + declined
+    out = ""
+    if made:
+        out += f" Past offers: {made} made, {accepted} accepted, {declined} declined."
+    elif counts:
+        out += " No offers made in past seasons."
+    if counts.get("expired"):
+        n = counts["expired"]
+        out += f" {n} other applicant{'s' if n != 1 else ''} never received an offer."
+    return out
+
+
 class ApplicantsPanel(Panel):
     """This season's applicants: pool, transcript, letter, interview score if interviewed."""
 
@@ -134,10 +158,10 @@ class ApplicantsPanel(Panel):
                     f"{m + (3 - m % 12) % 12 + 2}. Interview (i, 3 h each), offer (o). Signals are noisy; letters from some pools run high.")
         else:
             nxt = m + ((1 - m) % 12)
-            past = game.query("select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status")
+            past = {r["status"]: r["n"] for r in game.query(
+                "select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status")}
             note = f"No applicants now: the next recruiting season opens in month {nxt}."
-            if past:
-                note += " Past offers: " + ", ".join(f"{r['n']} {r['status']}" for r in past) + "."
+            note += past_offers_note(past)
         self.query_one("#applicants-note", Static).update(Text(note))
 
 
@@ -280,6 +304,11 @@ class EventsPanel(Panel):
         _fill(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["month"], r["status"]] for r in past])
 
 
+LEDGER_ROWS = 150
+"""Ledger entries shown (the latest); ``query("select * from ledger")`` in the console has them all.
+Each DataTable row costs re-measuring on every refresh, so the month's close stays quick."""
+
+
 class LedgerPanel(Panel):
     """Budget and citation curves, and the ledger."""
 
@@ -291,6 +320,8 @@ class LedgerPanel(Panel):
             with Horizontal(id="ledger-plots"):
                 yield LinePlot(id="budget-plot", classes="plot")
                 yield LinePlot(id="citations-plot", classes="plot")
+            yield Label(f"Ledger: the latest {LEDGER_ROWS} entries (all of them: query('select * from ledger') in the console)",
+                        classes="section")
             yield _table("ledger-table", "Month", "Category", "Amount", "Note")
 
     def show(self, game: Game) -> None:
@@ -302,7 +333,7 @@ class LedgerPanel(Panel):
             per.append(r["citations_total"] - prev)
             prev = r["citations_total"]
         self.query_one("#citations-plot", LinePlot).show("Citations per month", {"citations": (xs, per)})
-        rows = game.call("lab.ledger", 300)
+        rows = game.call("lab.ledger", LEDGER_ROWS)
         _fill(self.query_one("#ledger-table", DataTable), [
             [r["month"], r["category"], Text(f"{r['amount']:+,.0f}", style="green" if r["amount"] > 0 else "red"), r["note"]]
             for r in reversed(rows)])

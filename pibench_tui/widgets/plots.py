@@ -2,24 +2,75 @@
 
 from __future__ import annotations
 
+import math
+
+from rich.console import RenderableType
+from rich.text import Text
 from textual_plotext import PlotextPlot
 
 
-class LinePlot(PlotextPlot):
-    """A titled line plot of one or more series over months."""
+def month_ticks(lo: int, hi: int, most: int = 8) -> list[int]:
+    """Whole-month ticks from ``lo`` to ``hi`` (at most ``most`` of them, on a round step).
 
-    def show(self, title: str, series: dict[str, tuple[list, list]], *, ylabel: str = "", marker: str = "braille") -> None:
+    Args:
+        lo, hi: first and last month shown.
+        most: the largest number of ticks.
+
+    Returns:
+        Increasing integer months; ``[lo]`` when ``lo == hi``.
+    """
+    if hi <= lo:
+        return [lo]
+    span = hi - lo
+    step = next((s for s in (1, 2, 3, 4, 6, 12, 24, 36, 60, 120) if span / s <= most - 1), math.ceil(span / (most - 1)))
+    first = math.ceil(lo / step) * step
+    return list(range(first, hi + 1, step))
+
+
+class LinePlot(PlotextPlot):
+    """A titled line plot of one or more series over months.
+
+    Months sit on whole-number ticks; with no data it shows the title and "no data yet"
+    instead of an empty set of axes.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.title = ""
+        self.empty = True
+        self.empty_note = "no data yet"
+
+    def show(self, title: str, series: dict[str, tuple[list, list]], *, ylabel: str = "", marker: str = "braille",
+             empty_note: str = "no data yet") -> None:
         """Replace the plot's data: ``series`` maps a label to ``(months, values)``."""
         plt = self.plt
         plt.clear_figure()
         plt.title(title)
+        self.title = title
+        self.empty_note = empty_note
         if ylabel:
             plt.ylabel(ylabel)
-        drawn = False
+        months: list[int] = []
+        values: list[float] = []
         for label, (xs, ys) in series.items():
             if xs:
                 plt.plot(xs, ys, label=label if len(series) > 1 else None, marker=marker)
-                drawn = True
-        if not drawn:
-            plt.plot([0], [0], marker=" ")
+                months.extend(int(x) for x in xs)
+                values.extend(float(y) for y in ys)
+        if values and min(values) == max(values):  # a flat line: not plotext's −1..1 around it
+            y = values[0]
+            plt.ylim(min(0.0, y), max(0.0, y) + 1.0)
+        self.empty = not months
+        if months:
+            lo, hi = min(months), max(months)
+            ticks = month_ticks(lo, hi)
+            plt.xticks(ticks, [str(t) for t in ticks])
+            if lo == hi:
+                plt.xlim(lo - 1, hi + 1)
         self.refresh()
+
+    def render(self) -> RenderableType:
+        if self.empty:
+            return Text.assemble((self.title, "bold"), "\n\n", (self.empty_note, "dim"),
+                                 justify="center")
+        return super().render()

@@ -51,3 +51,8 @@ async def press(pilot, *keys: str) -> None:
 def world() -> World:
     """The standard scenario's world (seed 1001)."""
     return new_world()
+
+
+def screen_text(app: PibenchApp) -> str:
+    """The text of what the active screen shows (one line per terminal row)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -1,0 +1,34 @@
+"""A multi-choice list whose ticked options show an ``X`` and unticked ones a blank box.
+
+Textual's :class:`~textual.widgets.SelectionList` draws the same ``X`` in every box and
+tells them apart by colour only; this one is readable without colour (monochrome
+terminals, colour-blind players, screen captures).
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.widgets import SelectionList
+from textual.widgets._toggle_button import ToggleButton
+from textual.widgets.option_list import OptionDoesNotExist
+
+CHECKED, UNCHECKED = "X", " "
+"""What the box holds for a ticked / an unticked option."""
+
+
+class CheckList(SelectionList):
+    """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        segments = list(strip)
+        if len(segments) < 3 or segments[1].text != ToggleButton.BUTTON_INNER:
+            return strip  # not a line with a box (e.g. a wrapped prompt's second line)
+        box = segments[1]
+        segments[1] = Segment(CHECKED if option.value in self.selected else UNCHECKED, box.style, box.control)
+        return Strip(segments, strip.cell_length)

@@ -1,0 +1,240 @@
+"""Findings of the first playtest (a new player's QA report), each with the test that would have caught it."""
+
+from __future__ import annotations
+
+import pytest
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Input
+from textual.widgets._footer import FooterKey
+from world.api import Api
+
+from pibench_tui.actions import ACTIONS_BY_ID, event_details, open_venues, plural
+from pibench_tui.cli import main as cli_main
+from pibench_tui.screens.digest import digest_lines
+from pibench_tui.tui_game import Game
+from pibench_tui.widgets.panels import past_offers_note
+from pibench_tui.widgets.plots import LinePlot, month_ticks
+
+from .conftest import build, new_world, press, screen_text, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+# ---------------------------------------------------------------------------- forms
+async def test_refused_call_keeps_the_form_open_with_the_reason(tmp_path):
+    """A proposal the API refuses (200 h of writing, 100 h left) leaves the form open with the API's
+    message under the fields and the typed value intact (and a notification); correcting it sends it."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", "g", "tab", "tab", "backspace", "backspace", "2", "0", "0", "ctrl+o")
+        assert type(app.screen).__name__ == "ActionForm"
+        problems = str(app.screen.query_one("#form-problems").render())
+        assert "grants.propose refused" in problems and "200 h" in problems
+        assert app.screen.values["hours"] == "200"
+        assert app.toasts[-1][1] == "error"
+        assert app.game.call("grants.proposals") == []
+        await press(pilot, "backspace", "ctrl+o")  # 20 h: accepted, the form closes
+        assert type(app.screen).__name__ == "Screen"
+        assert [p["hours"] for p in app.game.call("grants.proposals")] == [20]
+        await press(pilot, "g", "escape")  # escape still cancels
+        assert type(app.screen).__name__ == "Screen" and len(app.game.call("grants.proposals")) == 1
+
+
+async def test_multi_choice_shows_ticks_without_colour(tmp_path):
+    """In a checklist the ticked option's box holds an X and the others are blank."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space")
+        lines = [ln for ln in screen_text(app).splitlines() if "RA00" in ln]
+        assert any("▐X▌ RA001" in ln for ln in lines) and any("▐ ▌ RA002" in ln for ln in lines)
+
+
+# ---------------------------------------------------------------------------- help
+async def test_help_scrolls_from_the_keyboard(tmp_path):
+    """? opens the help with its scrolling box focused; page down, space and end reach the key table's end."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "question_mark")
+        body = app.screen.query_one("#help-scroll", VerticalScroll)
+        assert app.focused is body and body.max_scroll_y > 0
+        await press(pilot, "pagedown")
+        first = body.scroll_y
+        assert first > 0
+        await press(pilot, "space")
+        assert body.scroll_y > first or body.scroll_y == body.max_scroll_y
+        await press(pilot, "end")
+        await pilot.pause(0.1)
+        assert body.scroll_y == body.max_scroll_y
+        assert "Answer an event" in screen_text(app)  # the key table's last row
+
+
+# ---------------------------------------------------------------------------- offers
+async def test_digest_says_offers_are_waiting_until_they_are_answered():
+    """Offers made in month 1 are "waiting for an answer" in the digests of months 1-2 and
+    "answered" (accepted/declined) only at the end of month 3."""
+    game = Game(new_world())
+    first = game.call("recruit.applicants")[0]["id"]
+    game.call("recruit.offer", first)
+    text = "\n".join(digest_lines(game.next_month()))
+    assert "Offers answered" not in text
+    assert "Offers waiting for an answer" in text and "end of month 3" in text
+    game.next_month()
+    text = "\n".join(digest_lines(game.next_month()))
+    assert "Offers answered" in text and "waiting" not in text
+    assert any(w in text for w in (f"({first}): accepted", f"({first}): declined"))
+
+
+async def test_past_offers_count_only_offers_made(tmp_path):
+    """After a season with 2 offers, the Applicants panel counts 2 offers made and the other
+    applicants as never offered (not as expired offers)."""
+    assert past_offers_note({"accepted": 1, "joined": 0, "declined": 2, "expired": 6}) == (
+        " Past offers: 3 made, 1 accepted, 2 declined. 6 other applicants never received an offer.")
+    w = new_world()
+    api = Api(w)
+    ids = [a["id"] for a in api.recruit.applicants()]
+    api.recruit.offer(ids[0])
+    api.recruit.offer(ids[1])
+    for _ in range(4):
+        api.time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2")
+        note = str(app.query_one("#applicants-note").render())
+        assert "Past offers: 2 made" in note
+        assert f"{len(ids) - 2} other applicants never received an offer" in note
+        assert "expired" not in note
+
+
+# ---------------------------------------------------------------------------- console and size
+async def test_escape_leaves_the_console(tmp_path):
+    """In the console, escape clears a typed line; on an empty line it moves the focus out, so
+    digits switch panels again; the intro says so and keeps every word at 80x24."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "colon", "1", "+", "1")
+        inp = app.console_panel.input
+        assert inp.value == "1+1"
+        await press(pilot, "escape")
+        assert inp.value == "" and app.focused is inp
+        await press(pilot, "escape")
+        assert app.focused is not inp
+        await press(pilot, "2")
+        assert app.tabs.active == "applicants"
+        await press(pilot, "colon")
+        assert app.focused is inp
+        text = " ".join(screen_text(app).split())
+        assert "['budget']. A line ending in ':' starts a block" in text
+        assert "on an empty line it leaves the console" in text
+
+
+async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):
+    """While the terminal is too small, keys do nothing (no confirm, no panel switch, nothing typed
+    into the hidden console); q quits at once when nothing is unsaved."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "colon")
+        await pilot.resize_terminal(60, 15)
+        await pilot.pause()
+        assert app.too_small
+        await press(pilot, "x", "n", "2", "enter")
+        assert app.console_panel.input.value == ""
+        assert type(app.screen).__name__ == "Screen" and app.tabs.active == "console"
+        assert app.game.world.month == 1
+        await press(pilot, "q")
+    assert app.return_code == 0
+
+
+async def test_too_small_quit_with_unsaved_months_asks_once_the_size_is_back(tmp_path):
+    """q while too small with unsaved months does not quit silently: the message says so, and the
+    save-or-quit question opens when the window is large enough again."""
+    w = new_world()
+    Api(w).time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(60, 15)) as pilot:
+        await pilot.pause()
+        await press(pilot, "q")
+        assert app.is_running
+        assert "unsaved" in str(app.query_one("#too-small").render())
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "QuitDialog"
+        await press(pilot, "escape")
+        assert app.is_running and type(app.screen).__name__ == "Screen"
+
+
+# ---------------------------------------------------------------------------- CLI
+@pytest.mark.parametrize("flags", [["--scenario", "standard"], ["--seed", "5"]])
+async def test_play_refuses_load_with_scenario_or_seed(flags, capsys):
+    """``pibench play --load X`` with ``--scenario`` or ``--seed`` exits 2 and says why, like headless."""
+    assert cli_main(["play", "--load", "x", *flags]) == 2
+    err = capsys.readouterr().err
+    assert "pibench play: error: --load resumes a saved career" in err
+
+
+async def test_play_help_names_the_scenarios_list_command(capsys):
+    """``play --help`` points to ``pibench scenarios list`` (``pibench scenarios`` alone needs a subcommand)."""
+    assert cli_main(["play", "--help"]) == 0
+    assert "pibench scenarios list" in " ".join(capsys.readouterr().out.split())
+
+
+# ---------------------------------------------------------------------------- cosmetics
+async def test_footer_fits_120_columns_on_every_panel(tmp_path):
+    """At 120 columns every footer key of every panel is on screen, left of the palette hint."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key in "12345678":
+            await press(pilot, key)
+            keys = list(app.screen.query(FooterKey))
+            palette = [k for k in keys if k.description == "palette"]
+            limit = palette[0].region.x if palette else 120
+            assert all(k.region.right <= limit for k in keys if k not in palette), key
+
+
+async def test_empty_charts_say_no_data_and_months_are_whole_numbers(tmp_path):
+    """Before any month closes the ledger's charts say "no data yet" (no −1..1 axes); month ticks are integers."""
+    assert month_ticks(1, 1) == [1]
+    assert month_ticks(1, 4) == [1, 2, 3, 4]
+    assert all(isinstance(t, int) for t in month_ticks(1, 47)) and len(month_ticks(1, 47)) <= 8
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8")
+        plot = app.query_one("#budget-plot", LinePlot)
+        assert plot.empty and "no data yet" in str(plot.render())
+        assert "no data yet" in screen_text(app) and "-1.00" not in screen_text(app)
+
+
+async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
+    """"1 month" not "1 months"; an event's details are a sentence, not a dump of its fields."""
+    assert plural(1, "month") == "1 month" and plural(3, "month") == "3 months"
+    game = Game(new_world())
+    assert any("decision in 1 month)" in label for label, _ in open_venues(game))
+    assert not any("1 months" in label for f in ACTIONS_BY_ID["propose"].fields(game) if not callable(f.options)
+                   for label, _ in f.options)
+    w = new_world()
+    Api(w).time.next_month()  # month 2 has a review request waiting
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "7")
+        row = app.query_one("#events-table", DataTable).get_row_at(0)
+        assert str(row[4]) == "A journal asks you to review a manuscript. (6 h)"
+    assert event_details({"details": {"hours": 8.0, "cost_usd": 1500.0, "text": "A talk."}}) == "A talk. (8 h, $1,500)"
+
+
+# ---------------------------------------------------------------------------- month close
+async def test_month_close_replaces_the_confirmation_with_the_digest_and_then_refreshes_the_panel(tmp_path):
+    """Enter on the confirmation keeps it up ("closing…") until the digest replaces it; the panel
+    under the digest is redrawn when the digest closes (the ledger gains the month's pay)."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "8", "R", "enter")
+        table = app.query_one("#ledger-table", DataTable)
+        before = table.row_count
+        await press(pilot, "n")
+        await pilot.press("enter")
+        assert type(app.screen).__name__ in ("ConfirmNextMonth", "DigestScreen")
+        await settle(pilot, app)
+        assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "DigestScreen"]
+        await press(pilot, "enter")
+        assert table.row_count > before
+        assert not app.query_one("#budget-plot", LinePlot).empty
