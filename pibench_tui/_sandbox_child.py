@@ -466,6 +466,8 @@ def parse_agent_code(code: str, filename: str = "<stdin>", first_line: int = 1) 
         SyntaxError: ``code`` is not valid Python (line numbers shifted).
         SandboxViolation: ``code`` is valid but refused (line numbers shifted).
     """
+    if code.startswith("\ufeff"):
+        code = code[1:]  # a UTF-8 byte-order mark, as Python accepts in files
     if len(code) > MAX_SOURCE_CHARS:
         raise SandboxViolation(
             f"block too long: {len(code):,} characters (limit {MAX_SOURCE_CHARS:,})", first_line
@@ -667,6 +669,7 @@ class _Runtime:
         self.seed = int(init.get("seed", 0))
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.modules = _module_copies()
+        self.helps: dict[int, str] = {}  # help texts of our own functions, by id
         self.agent_files: set[str] = set()  # file names of agent code run so far
         self.globals = self._make_globals()
 
@@ -691,7 +694,7 @@ class _Runtime:
             g[ns] = _Namespace(rt, ns, calls)
 
         def query(sql):
-            """Run one read-only SELECT/WITH statement on the observable database (≤ 200 rows)."""
+            """Run one read-only SELECT/WITH statement on the observable database (at most 2,000 rows)."""
             return rt.call("query", "query", (sql,), {})
 
         def read_memory():
@@ -710,7 +713,18 @@ class _Runtime:
                 "mutating": True,
             },
         }
+        self.helps = {
+            id(query): "query(sql)\n    Run one read-only SELECT or WITH statement on the observable "
+            "database and return its rows as a list of dicts (at most 2,000 rows; a cut result ends "
+            "with a {'_truncated': ...} row). Refused SQL raises ActionError.\n"
+            "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")",
+            id(read_memory): "read_memory()\n    Return your notes (at most 6,000 characters); "
+            "the same as memory.read().",
+            id(write_memory): "write_memory(text)\n    Replace your notes (cut to 6,000 characters "
+            "with a notice); the same as memory.write(text). Notes are kept in saves.",
+        }
         g["query"] = query
+        self.help_targets.extend((query, read_memory, write_memory))
         g["memory"] = _Namespace(rt, "memory", memory_calls)
         g["read_memory"] = read_memory
         g["write_memory"] = write_memory
@@ -982,6 +996,9 @@ def _safe_builtins(rt: _Runtime) -> dict:
             raise TypeError("sep and end must be strings")
         rt.out.write(sep.join(str(a) for a in args) + end)
 
+    own: list = []  # query, read_memory, write_memory (filled by _make_globals)
+    rt.help_targets = own
+
     def safe_help(obj=None):
         if obj is None:
             lines = ["API namespaces (call help(lab) etc. for details):"]
@@ -993,11 +1010,18 @@ def _safe_builtins(rt: _Runtime) -> dict:
             rt.out.write("\n".join(lines) + "\n")
         elif isinstance(obj, (_Namespace, _Call)):
             rt.out.write(obj.help_text() + "\n")
+        elif any(obj is f for f in own):
+            rt.out.write(rt.helps[id(obj)] + "\n")
+        elif obj is safe_help:
+            rt.out.write("help(), help(namespace), help(call)\n    Describe the API: help() lists the "
+                         "namespaces and calls, help(lab) a namespace, help(lab.dashboard) one call.\n")
         else:
-            doc = None
-            if callable(obj) and not isinstance(obj, type(safe_help)):
-                doc = builtins.getattr(obj, "__doc__", None)
-            rt.out.write((doc or f"no help for {obj!r}") + "\n")
+            doc = builtins.getattr(obj, "__doc__", None) if callable(obj) else None
+            if not isinstance(doc, str) or not doc.strip():
+                name = builtins.getattr(obj, "__name__", None) if callable(obj) else None
+                what = name if isinstance(name, str) else f"{type(obj).__name__} objects"
+                doc = f"no help for {what}"
+            rt.out.write(doc.strip("\n") + "\n")
 
     ns.update(
         __import__=safe_import,

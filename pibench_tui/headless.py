@@ -124,6 +124,7 @@ class HeadlessSession:
             max_output=options.max_output,
             memory_limit=options.memory_limit,
             seed=self.world.seed,
+            month=lambda: self.world.month,
             process=process,
         )
 
@@ -154,10 +155,10 @@ class HeadlessSession:
             self.autosave()
 
     def status(self) -> dict[str, Any]:
-        """``{"month", "done", "impact": {"total", "earned", "projection"}}`` (MECHANICS §12)."""
-        from world.scoring import impact
-
-        return {"month": self.world.month, "done": self.world.finished, "impact": impact(self.world)}
+        """``{"month", "done", "impact": {"total", "earned", "projection"}}`` (MECHANICS §12),
+        as an agent may see it: until the career is over ``projection`` is ``None`` and
+        ``total`` equals ``earned`` (see :func:`public_impact`)."""
+        return {"month": self.world.month, "done": self.world.finished, "impact": public_impact(self.world)}
 
     def prompt_facts(self) -> dict[str, Any]:
         """Month, horizon, budget (dollars) and attention left (hours) for the REPL prompt."""
@@ -196,38 +197,81 @@ class HeadlessSession:
         return f"saved as {info.name!r} (month {info.month}) in {self.store.path}"
 
     # report ---------------------------------------------------------------------------
-    def report(self) -> str:
-        """The end-of-session report: month reached, collapse, Impact = earned + projection,
-        papers, grants, students (MECHANICS §12)."""
+    def report_data(self) -> dict[str, Any]:
+        """The end-of-session report as data (the JSON-lines ``end`` event; the console
+        report prints the same fields): scenario, seed, month reached, state, collapse,
+        Impact = earned + projection, papers, grants, students, final budget, digest
+        (MECHANICS §12). The session is over, so the whole Impact split is given."""
+        from world.scoring import impact
+
         w = self.world
         s = w.summary()
-        imp = self.status()["impact"]
-        months = w.cfg.months
         if w.collapsed:
             state = f"collapsed in month {s.get('collapse_month')}"
         elif w.finished:
             state = "career finished at the horizon"
         else:
             state = "career in progress"
+        return {
+            "scenario": getattr(self.scenario, "name", "custom"),
+            "seed": w.seed,
+            "month": w.month,
+            "months": w.cfg.months,
+            "state": state,
+            "done": w.finished,
+            "collapsed": bool(w.collapsed),
+            "impact": impact(w),
+            "publications": s.get("publications", 0),
+            "top_publications": s.get("top_publications", 0),
+            "h_index": s.get("h_index", 0),
+            "grants_won": s.get("grants_won", 0),
+            "grant_dollars": s.get("grant_dollars", 0),
+            "students_hired": s.get("hires", 0),
+            "students_graduated": s.get("students_graduated", 0),
+            "students_quit": s.get("students_quit", 0),
+            "final_budget": s.get("final_budget", 0),
+            "digest": w.digest(),
+        }
+
+    def report(self) -> str:
+        """The end-of-session report: month reached, collapse, Impact = earned + projection,
+        papers, grants, students (MECHANICS §12)."""
+        r = self.report_data()
+        imp = r["impact"]
         lines = [
             REPORT_HEADER,
-            f"scenario        {getattr(self.scenario, 'name', 'custom')} (seed {w.seed})",
-            f"month reached   {w.month} of {months} ({state})",
-            f"collapsed       {'yes' if w.collapsed else 'no'}",
+            f"scenario        {r['scenario']} (seed {r['seed']})",
+            f"month reached   {r['month']} of {r['months']} ({r['state']})",
+            f"collapsed       {'yes' if r['collapsed'] else 'no'}",
             f"Impact          {imp['total']:.1f} = {imp['earned']:.1f} earned + {imp['projection']:.1f} projection",
-            f"publications    {s.get('publications', 0)} ({s.get('top_publications', 0)} at NAIC), "
-            f"h-index {s.get('h_index', 0)}",
-            f"grants won      {s.get('grants_won', 0)} (${s.get('grant_dollars', 0):,.0f} face value)",
-            f"students        {s.get('hires', 0)} hired, {s.get('students_graduated', 0)} graduated, "
-            f"{s.get('students_quit', 0)} quit",
-            f"final budget    ${s.get('final_budget', 0):,.0f}",
-            f"state digest    {w.digest()}",
+            f"publications    {r['publications']} ({r['top_publications']} at NAIC), h-index {r['h_index']}",
+            f"grants won      {r['grants_won']} (${r['grant_dollars']:,.0f} face value)",
+            f"students        {r['students_hired']} hired, {r['students_graduated']} graduated, "
+            f"{r['students_quit']} quit",
+            f"final budget    ${r['final_budget']:,.0f}",
+            f"state digest    {r['digest']}",
         ]
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
         """Stop the agent process."""
         self.sandbox.close()
+
+
+def public_impact(world: Any) -> dict[str, Any]:
+    """Impact as agent-facing replies show it: ``{"total", "earned", "projection"}``.
+
+    Until the career is over ``projection`` is ``None`` and ``total`` equals ``earned``:
+    the projection is a deterministic function of hidden paper quality, topic hotness and
+    reputation, so its month-to-month changes would reveal them. After the horizon or a
+    collapse the full split is given (MECHANICS §12).
+    """
+    from world.scoring import impact
+
+    imp = impact(world)
+    if world.finished:
+        return imp
+    return {"total": imp["earned"], "earned": imp["earned"], "projection": None}
 
 
 def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
@@ -321,6 +365,8 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     lineno = 0
     for line in lines:
         lineno += 1
+        if lineno == 1 and line.startswith("\ufeff"):
+            line = line[1:]  # a UTF-8 byte-order mark, as Python accepts in files
         if has_code and _starts_statement(line) and not _CONTINUES.match(line):
             if _completeness("".join(buf)) != "incomplete":
                 yield "".join(buf), start
@@ -527,7 +573,12 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
                     reply = jsonl_reply(session, result)
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
         stdout.flush()
-    session.final_save()
+    saved = session.final_save()
+    end: dict[str, Any] = {"event": "end", "report": session.report_data()}
+    if saved:
+        end["saved"] = saved
+    stdout.write(json.dumps(end, ensure_ascii=True) + "\n")
+    stdout.flush()
     return 0
 
 
@@ -603,6 +654,7 @@ def make_completer(api_calls: dict | None = None) -> Any:
     calls: dict[str, dict[str, Any]] = {ns: dict(c) for ns, c in api_calls.items()}
     memory_calls = {"read": (), "write": (("text", REQUIRED),)}
     top = [*calls, "query", "memory", "read_memory", "write_memory", "help", "print", "ActionError"]
+    top_calls = {"query", "read_memory", "write_memory", "help", "print"}  # completed with "("
     values = {"topic": TOPICS, "venue": VENUES}
 
     def params_of(ns: str, method: str) -> tuple:
@@ -643,14 +695,16 @@ def make_completer(api_calls: dict | None = None) -> Any:
                     if name.startswith(word):
                         spec = calls.get(ns, {}).get(name)
                         doc = (getattr(spec, "doc", "") or "").split("\n")[0] if spec else ""
-                        yield Completion(name, -len(word), display=name + signature(ns, name), display_meta=doc[:60])
+                        yield Completion(
+                            name + "(", -len(word), display=name + signature(ns, name), display_meta=doc[:60]
+                        )
                 return
             plain = re.search(r"(\w+)$", before)
             if plain:
                 word = plain.group(1)
                 for name in top:
                     if name.startswith(word) and name != word:
-                        yield Completion(name, -len(word))
+                        yield Completion(name + "(" if name in top_calls else name, -len(word))
 
     return ApiCompleter()
 

@@ -53,6 +53,7 @@ __all__ = [
     "Sandbox",
     "SandboxStartError",
     "SandboxViolation",
+    "agent_random_seed",
     "check_source",
     "spec_from_api_calls",
 ]
@@ -391,8 +392,11 @@ class Sandbox:
         block_timeout: Wall-clock limit per block, in seconds (MECHANICS §16).
         max_output: Output cap per block, in characters.
         memory_limit: Address-space limit of the agent process, in bytes (0: none).
-        seed: Seeds the agent process's ``random`` module at every (re)start, so agent
-            scripts are reproducible unless they seed it themselves.
+        seed: The career seed. The agent process's ``random`` module is seeded at each
+            start from (this seed, the number of agent processes started before, the
+            month), see :func:`agent_random_seed`: reproducible, yet a restart after a
+            ``BlockTimeout`` does not repeat the same numbers.
+        month: Returns the world's month (for the seed); ``None``: always 0.
         process: An :class:`AgentProcess` started earlier, to adopt.
     """
 
@@ -405,6 +409,7 @@ class Sandbox:
         max_output: int = DEFAULT_MAX_OUTPUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         seed: int = 0,
+        month: Callable[[], int] | None = None,
         process: AgentProcess | None = None,
     ) -> None:
         self.handler = handler
@@ -413,7 +418,9 @@ class Sandbox:
         self.max_output = int(max_output)
         self.memory_limit = int(memory_limit)
         self.seed = int(seed)
+        self.month = month
         self.restarts = 0
+        self.starts = 0  # agent processes that completed the handshake
         self._process: AgentProcess | None = process
         self.closed = False
         self.lost_state = False  # an idle agent process died: its variables are gone
@@ -427,15 +434,17 @@ class Sandbox:
                 proc.kill()
             proc = self._process = AgentProcess()
         if not proc.ready:
+            month = int(self.month()) if self.month is not None else 0
             proc.handshake(
                 {
                     "t": "init",
                     "spec": self.spec,
                     "max_output": self.max_output,
-                    "seed": self.seed,
+                    "seed": agent_random_seed(self.seed, self.starts, month),
                     "memory_limit": self.memory_limit,
                 }
             )
+            self.starts += 1
         return proc
 
     def _restart(self) -> None:
@@ -634,6 +643,16 @@ class Sandbox:
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+
+
+def agent_random_seed(seed: int, start: int, month: int) -> int:
+    """The seed of the agent process's ``random`` for its ``start``-th start (0-based) in
+    ``month`` of the career with ``seed``: SHA-256 of ``"agent-random|seed|start|month"``
+    (64 bits)."""
+    import hashlib
+
+    digest = hashlib.sha256(f"agent-random|{seed}|{start}|{month}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def _not_json_reply(msg: dict, exc: Exception) -> dict:

@@ -34,8 +34,16 @@ class Run:
     stderr: str
 
     def replies(self) -> list[dict]:
-        """The JSON-lines replies (one per non-empty stdout line)."""
-        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+        """The JSON-lines replies (one per non-empty stdout line, the final ``end`` event
+        left out: see :meth:`end`)."""
+        lines = [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+        return [line for line in lines if "event" not in line]
+
+    def end(self) -> dict:
+        """The JSON-lines ``{"event": "end", "report": {...}}`` line (the last line)."""
+        last = json.loads(self.stdout.splitlines()[-1])
+        assert last.get("event") == "end", last
+        return last
 
     def report(self) -> dict[str, str]:
         """The console report's fields (``month reached``, ``Impact``, ``state digest`` ...)."""

@@ -210,7 +210,10 @@ def test_same_actions_same_world_in_every_mode(pibench, jsonl):
         run = pibench(["headless", "--seed", "7", "--jsonl"], "".join(json.dumps({"code": a}) + "\n" for a in actions))
         last = run.replies()[-1]
         assert last["month"] == world.month
-        assert last["impact"] == impact(world)
+        earned = impact(world)["earned"]
+        assert last["impact"] == {"total": earned, "earned": earned, "projection": None}
+        assert run.end()["report"]["digest"] == world.digest()
+        assert run.end()["report"]["impact"] == impact(world)
     else:
         run = pibench(["headless", "--seed", "7"], "\n".join(actions) + "\n")
         assert run.report()["state digest"] == world.digest()
@@ -259,3 +262,11 @@ def test_splitting_loses_and_moves_nothing(lines):
     for source, first_line in parts:
         assert first_line == offset
         offset += source.count("\n")
+
+
+def test_a_script_with_a_byte_order_mark_runs(pibench):
+    """Python accepts a UTF-8 BOM at the start of a file; so does console mode."""
+    run = pibench(["headless", "--seed", "3"], "\ufeffx = 20\nprint(x + 1)\n".encode("utf-8"))
+    assert run.returncode == 0, run.stderr
+    assert run.errors() == []
+    assert run.stdout.startswith("21\n")

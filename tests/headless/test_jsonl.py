@@ -29,7 +29,7 @@ def test_reply_shape_and_values(pibench):
 def test_replies_are_single_ascii_lines(pibench):
     """Newlines and non-ASCII text in output stay inside one ASCII reply line."""
     run = pibench(["headless", "--jsonl"], lines("print('a\\nb\\u2028c é')"))
-    assert run.stdout.count("\n") == 1
+    assert run.stdout.count("\n") == 2  # the reply and the end event
     assert run.stdout.isascii()
     assert run.replies()[0]["stdout"] == "a\nb\u2028c é\n"
 
@@ -120,3 +120,73 @@ def test_error_line_points_into_agent_code_not_library_code(pibench):
     first, _, third = run.replies()
     assert first["error"]["type"] == "TypeError" and first["error"]["line"] == 4
     assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2}
+
+
+def test_end_event_carries_the_report_and_digest(pibench):
+    """At EOF one last line {"event": "end", "report": {...}}: the console report's fields
+    and the state digest, equal to what console mode prints for the same actions."""
+    codes = ["recruit.hire_ra()", "time.next_month()"]
+    run = pibench(["headless", "--jsonl", "--seed", "5"], lines(*codes))
+    assert run.returncode == 0, run.stderr
+    end = run.end()
+    assert set(end) == {"event", "report"}
+    report = end["report"]
+    assert {"scenario", "seed", "month", "months", "state", "collapsed", "impact", "publications",
+            "h_index", "grants_won", "students_hired", "final_budget", "digest"} <= set(report)
+    assert report["month"] == 2 and report["seed"] == 5
+    assert set(report["impact"]) == {"total", "earned", "projection"}
+    console = pibench(["headless", "--seed", "5"], "\n".join(codes) + "\n").report()
+    assert console["state digest"] == report["digest"]
+    assert console["Impact"].startswith(f"{report['impact']['total']:.1f} = ")
+    empty = pibench(["headless", "--jsonl", "--seed", "5"], "")
+    assert empty.replies() == [] and empty.end()["report"]["month"] == 1
+
+
+def test_projection_is_hidden_until_the_career_is_over(pibench):
+    """Replies never carry the live projection (its changes would reveal hidden quality,
+    hotness and reputation): projection null and total = earned until done; then the
+    full split."""
+    run = pibench(
+        ["headless", "--jsonl", "--scenario", "short-12"],
+        lines("recruit.hire_ra()", "for _ in range(11):\n    time.next_month()", "time.next_month()"),
+    )
+    replies = run.replies()
+    for reply in replies[:2]:
+        assert reply["done"] is False
+        assert reply["impact"]["projection"] is None
+        assert reply["impact"]["total"] == reply["impact"]["earned"]
+    last = replies[-1]
+    assert last["done"] is True
+    assert isinstance(last["impact"]["projection"], float)
+    assert last["impact"] == run.end()["report"]["impact"]
+
+
+def test_agent_random_is_not_repeated_after_a_restart(pibench):
+    """random is seeded from (career seed, agent-process start, month): after a
+    BlockTimeout restart it does not repeat the numbers of the first process, and the
+    whole sequence is reproducible run to run."""
+    from pibench_tui.sandbox import agent_random_seed
+
+    codes = lines("import random\nrandom.random()", "while True:\n    pass", "import random\nrandom.random()")
+    run = pibench(["headless", "--jsonl", "--seed", "9", "--block-timeout", "1"], codes)
+    first, stopped, again = run.replies()
+    assert stopped["error"]["type"] == "BlockTimeout"
+    assert first["stdout"] != again["stdout"]
+    import random
+
+    assert first["stdout"] == f"{random.Random(agent_random_seed(9, 0, 1)).random()!r}\n"
+    assert again["stdout"] == f"{random.Random(agent_random_seed(9, 1, 1)).random()!r}\n"
+    assert agent_random_seed(9, 0, 1) != agent_random_seed(9, 0, 2) != agent_random_seed(10, 0, 2)
+
+
+def test_bom_help_and_clean_names(pibench):
+    """A block starting with a UTF-8 byte-order mark runs; help(query) and help(help) are
+    real help texts without internal names or addresses."""
+    run = pibench(["headless", "--jsonl"], lines("\ufeffx = 1\nx", "help(query)", "help(help)", "def f():\n    pass\nhelp(f)"))
+    bom, hq, hh, hf = run.replies()
+    assert bom["ok"] and bom["stdout"] == "1\n"
+    assert hq["stdout"].startswith("query(sql)\n") and "SELECT" in hq["stdout"]
+    assert hh["stdout"].startswith("help(")
+    for text in (hq["stdout"], hh["stdout"], hf["stdout"]):
+        assert "0x" not in text and "<locals>" not in text and "_Runtime" not in text and "safe_" not in text
+    assert hf["stdout"] == "no help for f\n"

@@ -90,15 +90,16 @@ def completions(text: str) -> list[str]:
 def test_completion_of_namespaces_calls_and_arguments():
     """Tab completes namespaces, their calls, argument names and topic/venue values."""
     assert "students" in completions("stu")
-    assert "dashboard" in completions("lab.da")
-    assert set(completions("time.")) == {"next_month"}
-    assert "ledger" in completions("lab.")
+    assert "dashboard(" in completions("lab.da")  # a call: Enter does not print <API call ...>
+    assert set(completions("time.")) == {"next_month("}
+    assert "ledger(" in completions("lab.")
+    assert "query(" in completions("que") and "help(" in completions("hel")
     assert completions("lab.ledger(") == ["n="]
     assert "topic=" in completions("projects.start(")
     assert "tier=" in completions("projects.start(topic='theory', t")
     assert "reasoning'" in completions("projects.start(topic='rea")
     assert "NAIC'" in completions("papers.submit('D1', venue='NA")
-    assert completions("memory.wr") == ["write"]
+    assert completions("memory.wr") == ["write("]
 
 
 def test_mode_choice_never_starts_prompt_toolkit_on_a_pipe():
