@@ -428,7 +428,7 @@ class PibenchApp(App[int]):
         if not name:
             return
         try:
-            world, record = self._store().load_world(name)
+            world, record = self._store().load_world(name, exact=True)  # the row picked, exactly
         except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
@@ -479,14 +479,15 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
         scenarios.ScenarioError: unknown or invalid scenario, bad seed.
         saves.SaveError: the save cannot be found or read.
     """
+    notes: list[str] = []
+    if (load is not None or save is not None) and store is None:
+        from saves import SaveStore
+
+        store = SaveStore(saves_dir, on_warning=notes.append)  # shown in the app, not under it
     if world is not None:
         game = Game(world, scenario=scenario)
     elif load is not None:
-        if store is None:
-            from saves import SaveStore
-
-            store = SaveStore(saves_dir)
-        w, record = store.load_world(load)
+        w, record = store.load_world(load)  # a damaged newest autosave: the previous one, with a note
         game = Game(w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name)
     else:
         from scenarios import load_scenario
@@ -494,8 +495,13 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
 
         scen = load_scenario(scenario, seed=seed)
         game = Game(World(scen.config, scen.seed), scenario=scen)
-    return PibenchApp(game, store=store, saves_dir=saves_dir, career=save, test_mode=test_mode,
-                      show_digest=show_digest, run_baseline=run_baseline)
+    if save is not None:  # a valid name, a writable store, and no other career under that name
+        store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
+    app = PibenchApp(game, store=store, saves_dir=saves_dir, career=save, test_mode=test_mode,
+                     show_digest=show_digest, run_baseline=run_baseline)
+    for note in notes:
+        app.call_later(app.notify, note, title="saves", severity="warning", markup=False, timeout=15)
+    return app
 
 
 def run_play(args: Any) -> int:
@@ -514,5 +520,12 @@ def run_play(args: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - ScenarioError / SaveError: their messages say what is wrong
         print(f"pibench play: {exc}", file=sys.stderr)
         return 1
-    app.run()
-    return int(app.return_code or 0)
+    from pibench_tui.interrupts import run_app_with_signals
+
+    def final_save() -> str | None:  # after SIGTERM/SIGINT, with --save NAME
+        if not app.career:
+            return None
+        info = app.game.save(app.career, app._store())
+        return f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
+
+    return run_app_with_signals(app, final_save)

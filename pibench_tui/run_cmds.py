@@ -44,9 +44,11 @@ def _jobs_arg(text: str) -> int:
 
 
 def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
+    from world.runner import MAX_SEEDS
+
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides")
     p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE",
-                   help=f"seeds as 101,102,103 or 1-200 or a mix (default {seeds_default})")
+                   help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default})")
     p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)")
     p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the results as JSON")
     p.add_argument("--csv", metavar="FILE", dest="csv_file", help="also write the per-seed rows as CSV")
@@ -140,6 +142,16 @@ def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], jobs: int) 
     return out
 
 
+def _print_table(title: str, table: Any) -> None:
+    """Print a table under a one-line title: a rich table title wraps to the table's width
+    (a narrow compare table made it four short lines) and is padded to the full width."""
+    from rich.text import Text
+
+    con = _console()
+    con.print(Text(title), soft_wrap=True)
+    con.print(table)
+
+
 def _money(x: float) -> str:
     return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
 
@@ -226,10 +238,10 @@ def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
-def _per_seed_table(title: str, rows: list[dict]):
+def _per_seed_table(rows: list[dict]):
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left")
+    t = Table()
     t.add_column("seed", justify="right")
     for _, label in _COLS:
         t.add_column(label, justify="right")
@@ -250,8 +262,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_policy(args.policy)
     cfg, scen = _config(args)
     rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args.jobs)[args.policy]
+    _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
-    con.print(_per_seed_table(f"{args.policy} on {scen} ({len(rows)} seeds)", rows))
     errors = sum(r["errors"] for r in rows)
     if errors:
         con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
@@ -270,13 +282,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     from world.runner import paired_ratios, summarize
 
+    names = list(dict.fromkeys(args.policies))
+    if len(names) < 2:
+        print("usage: pibench compare POLICY_A POLICY_B [POLICY ...] [--seeds ...]\n"
+              f"pibench compare: error: compare needs two or more different policies (got {', '.join(names)}); "
+              f"to evaluate one policy use `pibench run {names[0]}`", file=sys.stderr)
+        return 2
     for p in args.policies:
         _check_policy(p)
-    names = list(dict.fromkeys(args.policies))
     cfg, scen = _config(args)
     res = _run_many([(p, p, cfg, args.seeds, None) for p in names], args.jobs)
     a = names[0]
-    t = Table(title=f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)", title_justify="left")
+    title = f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)"
+    t = Table()
     t.add_column("seed", justify="right")
     for p in names:
         t.add_column(p, justify="right")
@@ -307,7 +325,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         t.add_row(label, *cells)
     t.add_row("collapses", *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
               *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]])
-    _console().print(t)
+    _print_table(title, t)
     if args.json_file:
         _write_json(args.json_file, {"scenario": scen, "seeds": args.seeds, "policies": names,
                                      "rows": res, "summary": sums, "paired_ratios": ratios})
@@ -334,7 +352,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         jobs += [(v, "ambitious", cfg, args.seeds, None) for v, cfg in extra.items()]
         variants = {**variants, **extra}
     res = _run_many(jobs, args.jobs)
-    t = Table(title=f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)", title_justify="left")
+    title = f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)"
+    t = Table()
     for col in ("variant", "mean Impact", "median Impact", "collapses", "mean papers", "mean grants", "mean grant $"):
         t.add_column(col, justify="left" if col == "variant" else "right")
     sums = {}
@@ -342,7 +361,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         s = sums[v] = summarize(res[v])
         t.add_row(v, _num(s["mean"]), _num(s["median"]), f"{s['collapses']}/{s['n']}", _num(s["papers"], 2),
                   _num(s["grants_won"], 2), _money(s["grant_dollars"]))
-    _console().print(t)
+    _print_table(title, t)
     if args.json_file:
         _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums})
     if args.csv_file:

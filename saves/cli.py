@@ -29,14 +29,15 @@ import json
 import sys
 from typing import Any, TextIO
 
-from saves.errors import SaveError
+from saves.errors import SaveError, SaveExistsError
 from saves.store import SaveInfo, SaveRecord, SaveStore
 
 __all__ = ["add_saves_parser", "cmd_delete", "cmd_export", "cmd_import", "cmd_list", "cmd_show"]
 
 
 def _store(args: argparse.Namespace) -> SaveStore:
-    return SaveStore(getattr(args, "saves", None))
+    # Warnings are collected and printed once by _flush_warnings (plain text, on ``err``).
+    return SaveStore(getattr(args, "saves", None), on_warning=None)
 
 
 def _size(n: int) -> str:
@@ -223,6 +224,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             _flush_warnings(store, err)
             return 0
         path = store.export(args.name, args.file, overwrite=getattr(args, "force", False))
+    except SaveExistsError as exc:
+        return _fail(SaveError(f"{exc}; use --force to overwrite it"), store, err)
     except (SaveError, OSError) as exc:
         return _fail(exc, store, err)
     _flush_warnings(store, err)
@@ -242,6 +245,9 @@ def cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     try:
         store = _store(args)
         info = store.import_file(args.file, name=getattr(args, "as_name", None), overwrite=getattr(args, "force", False))
+    except SaveExistsError as exc:
+        return _fail(SaveError(f"{exc}; use --as NAME to import it under another name, or --force to replace it"),
+                     store, err)
     except (SaveError, OSError) as exc:
         return _fail(exc, store, err)
     _flush_warnings(store, err)

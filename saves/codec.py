@@ -10,8 +10,8 @@ text of the payload (:func:`saves.values.canonical_json`: compact, keys in their
 order), so reformatting a file is harmless but any change of a value is caught. Reading checks, in this order, and refuses
 with a :class:`SaveCorruptError` whose ``kind`` says which check failed:
 
-1. ``truncated`` -- empty, or not valid JSON and missing the final ``"}\\n"`` (the write was
-   cut short);
+1. ``truncated`` -- empty, or not valid JSON that starts like a JSON object but lacks the
+   final ``"}\\n"`` (the write was cut short);
 2. ``corrupt`` -- not UTF-8 or not valid JSON although complete;
 3. ``not-a-save`` -- valid JSON but not this kind of pibench file;
 4. ``future-version`` -- written by a newer pibench (``format_version`` above ours);
@@ -100,7 +100,9 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
     try:
         env = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        if not raw.endswith(b"}\n"):
+        # Truncated = the start of a file like ours that stops early; anything else that
+        # does not parse (say "garbage", or a complete-looking file) is corrupt.
+        if text.lstrip().startswith("{") and not raw.endswith(b"}\n"):
             raise SaveCorruptError("truncated", path, f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)") from None
         detail = f" ({exc.msg}, line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not valid JSON{detail}") from None

@@ -31,8 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import warnings
-from collections.abc import Iterator
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -48,11 +50,10 @@ from saves.errors import (
     SaveError,
     SaveExistsError,
     SaveNotFoundError,
-    StoreWarning,
 )
 from saves.lock import DEFAULT_TIMEOUT, FileLock
 from saves.paths import default_store_dir
-from saves.storage import AtomicJSONStorage, atomic_write, remove_stale_temps
+from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
 
 if TYPE_CHECKING:  # pragma: no cover
     from world.engine import World
@@ -79,28 +80,57 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def check_name(name: str) -> str:
-    """Validate a save name.
+RESERVED_CHARS = '@/\\:*?"<>|'
+"""Characters a save name may not contain (``@`` is reserved for autosaves, the rest are
+path characters)."""
+
+VALID_NAMES = ("a save name may use letters, digits, spaces and punctuation other than "
+               + " ".join(RESERVED_CHARS) + f", at most {MAX_NAME} characters "
+               "('@' is reserved for autosaves such as NAME@m07)")
+"""What :func:`check_name` accepts, for messages."""
+
+_AUTOSAVE_NAME = re.compile(r"^(?P<career>.+)@m(?P<month>\d{2,})(?P<end>-end)?$")
+
+
+def check_name(name: str, *, autosave_ok: bool = False) -> str:
+    """Validate a save name given by the user.
 
     Args:
-        name: any non-empty text without control characters or surrounding blanks, at most
-            ``MAX_NAME`` characters (unicode is welcome).
+        name: any non-empty text without control characters, surrounding blanks or the
+            characters of :data:`RESERVED_CHARS`, at most ``MAX_NAME`` characters (unicode
+            is welcome).
+        autosave_ok: also accept an autosave's name (``CAREER@m07``, ``CAREER@m60-end``),
+            e.g. the name inside an exported autosave being imported.
 
     Returns:
         The name.
 
     Raises:
-        SaveError: the name is unusable; the message says why.
+        SaveError: the name is unusable; the message says why and what is valid.
     """
     if not isinstance(name, str) or not name:
-        raise SaveError("a save name must be a non-empty text")
+        raise SaveError(f"a save name must be a non-empty text; {VALID_NAMES}")
+    if autosave_ok:
+        m = _AUTOSAVE_NAME.match(name)
+        if m is not None:
+            check_name(m.group("career"))
+            return name
     if name != name.strip():
-        raise SaveError(f"save name {name!r} must not start or end with blanks")
+        raise SaveError(f"save name {name!r} must not start or end with blanks; {VALID_NAMES}")
     if len(name) > MAX_NAME:
-        raise SaveError(f"save name is {len(name)} characters long; at most {MAX_NAME} are allowed")
-    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
-        raise SaveError(f"save name {name!r} must not contain control characters or lone surrogates")
+        raise SaveError(f"save name is {len(name)} characters long; {VALID_NAMES}")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
+        raise SaveError(f"save name {name!r} contains a control character; {VALID_NAMES}")
+    bad = sorted({c for c in name if c in RESERVED_CHARS}, key=RESERVED_CHARS.index)
+    if bad:
+        raise SaveError(f"save name {name!r} contains {' '.join(repr(c) for c in bad)}; {VALID_NAMES}")
+    if set(name) == {"."}:
+        raise SaveError(f"save name {name!r} is only dots; {VALID_NAMES}")
     return name
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def autosave_name(career: str, month: int, finished: bool = False) -> str:
@@ -248,19 +278,23 @@ class SaveStore:
             (:func:`saves.paths.default_store_dir`). Created on the first write.
         lock_timeout: seconds a write waits for another process's lock (MECHANICS-free;
             a TUI and a headless run may share a store).
+        on_warning: called once with each warning's plain text as it happens (default:
+            print it on stderr); ``None`` only collects them in :attr:`warnings` (for front
+            ends that show them themselves).
 
     Attributes:
         warnings: messages about recovered damage (backup index used, index rebuilt, bad
-            save files skipped); front ends should show them. Each is also issued as a
-            :class:`~saves.errors.StoreWarning`.
+            save files skipped, a damaged autosave passed over on load); each appears once.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = DEFAULT_TIMEOUT,
+                 on_warning: Callable[[str], None] | None = _stderr) -> None:
         self.path = default_store_dir(path)
         self.index_path = self.path / INDEX_NAME
         self.blob_dir = self.path / BLOB_DIR
         self.lock = FileLock(self.path / LOCK_NAME, timeout=lock_timeout)
         self.warnings: list[str] = []
+        self.on_warning = on_warning
         self._in_write = False
 
     def __repr__(self) -> str:
@@ -270,7 +304,8 @@ class SaveStore:
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
-            warnings.warn(message, StoreWarning, stacklevel=3)
+            if self.on_warning is not None:
+                self.on_warning(message)
 
     def _db(self) -> TinyDB:
         return TinyDB(self.index_path, storage=AtomicJSONStorage, warn=self._warn)
@@ -367,31 +402,60 @@ class SaveStore:
         """Whether a save is called exactly ``name``."""
         return any(i.name == name for i in self.list())
 
-    def resolve(self, name: str) -> SaveInfo:
-        """Find the save ``name`` refers to.
+    def candidates(self, name: str) -> list[SaveInfo]:
+        """The saves ``name`` may refer to, most recently written first.
 
-        ``name`` may be a save's exact name or a career: of the save named ``name`` and that
-        career's autosaves, the most recently written wins.
+        They are the save called exactly ``name`` and the autosaves of the career ``name``.
+        When a save called ``name`` exists, only autosaves of the same world (scenario and
+        seed) count: a store written before careers were kept apart may hold two careers
+        under one name, and the named save must never be shadowed by the other one.
 
         Raises:
             SaveNotFoundError: nothing matches; the message lists what exists.
         """
         infos = self.list()
-        matches = [i for i in infos if i.name == name or (i.career == name and i.kind == "autosave")]
+        exact = next((i for i in infos if i.name == name), None)
+        matches = [i for i in infos if i.career == name and i.kind == "autosave" and i.name != name
+                   and (exact is None or (i.scenario, i.seed) == (exact.scenario, exact.seed))]
+        if exact is not None:
+            matches.append(exact)
         if not matches:
             known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
             raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
-        return max(matches, key=lambda i: (i.seq, i.updated))
+        return sorted(matches, key=lambda i: (i.seq, i.updated), reverse=True)
+
+    def resolve(self, name: str, *, exact: bool = False) -> SaveInfo:
+        """Find the save ``name`` refers to.
+
+        ``name`` may be a save's exact name or a career: of the save named ``name`` and that
+        career's autosaves (see :meth:`candidates`), the most recently written wins.
+
+        Args:
+            name: a save name or a career.
+            exact: only the save called exactly ``name`` (e.g. a row picked from a list).
+
+        Raises:
+            SaveNotFoundError: nothing matches; the message lists what exists.
+        """
+        if exact:
+            infos = self.list()
+            for i in infos:
+                if i.name == name:
+                    return i
+            known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
+            raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+        return self.candidates(name)[0]
 
     def info(self, name: str) -> SaveInfo:
         """The index entry :meth:`resolve` finds for ``name``."""
         return self.resolve(name)
 
-    def load(self, name: str) -> SaveRecord:
+    def load(self, name: str, *, exact: bool = False) -> SaveRecord:
         """Read and verify a save completely.
 
         Args:
             name: a save name or a career (see :meth:`resolve`).
+            exact: only the save called exactly ``name``.
 
         Returns:
             The verified record. Nothing is returned half-way: any problem raises.
@@ -401,17 +465,24 @@ class SaveStore:
             SaveCorruptError: the file is missing, truncated, corrupt, tampered or from a
                 newer format version (``kind`` says which).
         """
-        info = self.resolve(name)
+        info = self.resolve(name, exact=exact)
+        return self._load_info(info, lambda: self.resolve(name, exact=exact))
+
+    def _load_info(self, info: SaveInfo, again: Callable[[], SaveInfo] | None = None) -> SaveRecord:
         path = self._blob_path(info.file)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            info = self.resolve(name)  # a concurrent write may have moved it on
-            path = self._blob_path(info.file)
+            if again is not None:
+                info = again()  # a concurrent write may have moved it on
+                path = self._blob_path(info.file)
             try:
                 raw = path.read_bytes()
             except FileNotFoundError:
                 raise SaveCorruptError("unreadable", str(path), f"the file of save {info.name!r} is missing") from None
+        except OSError as exc:
+            raise SaveCorruptError("unreadable", str(path),
+                                   f"the file of save {info.name!r} cannot be read ({exc.strerror or exc})") from None
         record = read_save_bytes(raw, str(path))
         if record.meta.get("checksum") != info.checksum:
             raise SaveCorruptError(
@@ -420,18 +491,112 @@ class SaveStore:
         record.info = info
         return record
 
-    def load_world(self, name: str) -> tuple[World, SaveRecord]:
+    def load_world(self, name: str, *, exact: bool = False) -> tuple[World, SaveRecord]:
         """Load a save and rebuild its world (digest verified, see :meth:`SaveRecord.world`).
+
+        Without ``exact``, a damaged save (missing, truncated, corrupt, tampered file, or a
+        world that does not rebuild) is passed over for the next most recent of
+        :meth:`candidates`, with a warning naming what was skipped and why: keeping the last
+        few autosaves of a career is meant for exactly this recovery.
+
+        Args:
+            name: a save name or a career.
+            exact: load the save called exactly ``name`` or fail (no fallback).
 
         Returns:
             ``(world, record)``.
+
+        Raises:
+            SaveNotFoundError: no such save.
+            SaveCorruptError: no candidate loads; the message lists each one tried and why.
         """
-        record = self.load(name)
-        return record.world(), record
+        if exact:
+            record = self.load(name, exact=True)
+            return record.world(), record
+        tried: list[tuple[SaveInfo, SaveCorruptError]] = []
+        for info in self.candidates(name):
+            try:
+                record = self._load_info(info)
+                world = record.world()
+            except SaveCorruptError as exc:
+                tried.append((info, exc))
+                continue
+            if tried:
+                skipped = "; ".join(f"{i.name!r} (month {i.month}): {e.detail}" for i, e in tried)
+                self._warn(f"warning: skipped the damaged save{'s' if len(tried) > 1 else ''} {skipped}. "
+                           f"Loaded {info.name!r} (month {info.month}) instead.")
+            return world, record
+        if len(tried) == 1:
+            raise tried[0][1]
+        first = tried[0][1]
+        listing = "; ".join(f"{i.name!r} (month {i.month}): {e.detail}" for i, e in tried)
+        raise SaveCorruptError(first.kind, str(self.blob_dir),
+                               f"none of the saves of {name!r} could be loaded; tried {listing}")
 
     def file_of(self, name: str) -> Path:
         """Path of the save file of ``name`` (see :meth:`resolve`)."""
         return self._blob_path(self.resolve(name).file)
+
+    def check_usable(self) -> None:
+        """Make sure saves can be written here, before a long career relies on it.
+
+        Creates the store folder if needed, writes and removes a probe file, and reads the
+        index (a store written by a newer pibench is refused).
+
+        Raises:
+            SaveError: the folder cannot be created or written (say it is a file, or on a
+                read-only disk), or its index is from a newer pibench; the message says what
+                to do.
+        """
+        try:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not self.path.is_dir():
+                raise NotADirectoryError(20, "Not a directory")
+            self.blob_dir.mkdir(exist_ok=True, mode=0o700)
+            fd, probe = tempfile.mkstemp(prefix=".probe.", suffix=TMP_SUFFIX, dir=self.blob_dir)
+            try:
+                os.write(fd, b"probe")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+                os.unlink(probe)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise SaveError(f"the save store {self.path} cannot be written ({reason}); choose another "
+                            "folder with --saves DIR (or PIBENCH_HOME) or fix its permissions") from None
+        self.list()
+
+    def check_new_career(self, name: str, *, resuming: str | None = None) -> None:
+        """Check that ``--save NAME`` may be used: a valid name, a usable store, and no other
+        career already under that name.
+
+        Args:
+            name: the career name the front end will autosave and save under.
+            resuming: the career of the save being resumed (``--load``), if any; saving a
+                resumed career under its own career name is of course allowed.
+
+        Raises:
+            SaveError: the name is invalid, the store is unusable, or ``name`` already names
+                a save or a career other than the one being resumed; the message names that
+                career's scenario, seed and month and what to do instead.
+        """
+        check_name(name)
+        self.check_usable()
+        if resuming is not None and resuming == name:
+            return
+        taken = [i for i in self.list() if i.name == name or i.career == name]
+        if not taken:
+            return
+        newest = max(taken, key=lambda i: (i.seq, i.updated))
+        names = sorted(i.name for i in taken)
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        delete = f"`pibench saves delete {names[0]}`" + (
+            f" (and the same for {', '.join(names[1:6])}{', ...' if len(names) > 6 else ''})" if len(names) > 1 else "")
+        months = f"{newest.month}/{newest.months}" if newest.months else str(newest.month)
+        raise SaveError(
+            f"{name!r} already names a saved career (scenario {newest.scenario}, seed {newest.seed}, "
+            f"month {months}, {newest.status}; saves: {shown}). Starting a new career under it would mix "
+            f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}")
 
     # -- writing -----------------------------------------------------------------------------
     def save(self, name: str, world: Any, *, scenario: Any = None, career: str | None = None,
@@ -465,7 +630,11 @@ class SaveStore:
         The state is normalised and serialised before the lock is taken or any file is
         touched. See :meth:`save` for the arguments and errors.
         """
-        check_name(name)
+        try:
+            check_name(name, autosave_ok=kind == "import" and career is not None)
+        except SaveError:
+            if not self.exists(name):  # names from before the rules got stricter stay usable
+                raise
         if kind not in KINDS:
             raise SaveError(f"unknown save kind {kind!r}; valid kinds: {', '.join(KINDS)}")
         encoded = values.encode(state)  # the expensive part: before the lock and any file
@@ -481,7 +650,7 @@ class SaveStore:
         _, state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
         if existing is not None and not overwrite:
-            raise SaveExistsError(f"a save called {name!r} exists already; choose another name or overwrite it")
+            raise SaveExistsError(f"a save called {name!r} exists already")
         now = _now()
         full_meta = dict(meta)
         full_meta.update({
@@ -523,8 +692,11 @@ class SaveStore:
         with self._writing() as table:
             info = self._put(table, name, meta, encoded, career=career, kind="autosave",
                              overwrite=True, created=None)
+            # Only this career's autosaves, of this very world (a store from before careers
+            # were kept apart may hold another world under the same career name).
             ours = [SaveInfo.from_doc(d) for d in table.all()]
-            ours = sorted((i for i in ours if i.career == career and i.kind == "autosave"),
+            ours = sorted((i for i in ours if i.career == career and i.kind == "autosave"
+                           and (i.scenario, i.seed) == (info.scenario, info.seed)),
                           key=lambda i: (i.seq, i.updated), reverse=True)
             for old in ours[keep:]:
                 table.remove(Query().name == old.name)
@@ -566,7 +738,7 @@ class SaveStore:
         """
         dest = Path(dest).expanduser()
         if dest.exists() and not overwrite:
-            raise SaveExistsError(f"{dest} exists already; remove it or ask to overwrite it")
+            raise SaveExistsError(f"{dest} exists already")
         info = self.resolve(name)
         self.load(name)  # verify before exporting
         raw = self._blob_path(info.file).read_bytes()
@@ -639,6 +811,16 @@ class SaveStore:
             if old is None or doc["updated"] > old[0]["updated"]:
                 best[doc["name"]] = (doc, p)
         ordered = sorted(best.values(), key=lambda t: t[0]["updated"])
+        # Autosaves rotated out before the index was lost must not come back: keep the
+        # DEFAULT_KEEP most recent of each career (and world), as autosave() does.
+        kept: dict[tuple[Any, ...], int] = {}
+        for doc, p in reversed(list(ordered)):
+            if doc["kind"] != "autosave":
+                continue
+            group = (doc["career"], doc["scenario"], doc["seed"])
+            kept[group] = kept.get(group, 0) + 1
+            if kept[group] > DEFAULT_KEEP:
+                ordered.remove((doc, p))
         for seq, (doc, _) in enumerate(ordered, start=1):
             doc["seq"] = seq
         return ordered

@@ -218,28 +218,43 @@ def paired_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[floa
     return [(rb["impact"] + 1.0) / (ra["impact"] + 1.0) for ra, rb in zip(a, b)]
 
 
-def parse_seeds(text: str) -> list[int]:
+MAX_SEEDS = 100_000
+"""Most seeds one command runs (a career takes ~0.1 s; 100,000 are hours of work)."""
+
+
+def parse_seeds(text: str, max_seeds: int = MAX_SEEDS) -> list[int]:
     """``"101,102,103"``, ``"1-200"`` or a mix (``"1-5,9"``) → a list of seeds, in order.
 
+    Args:
+        text: the seeds.
+        max_seeds: refuse more seeds than this (checked before any list is built).
+
     Raises:
-        ValueError: anything else (the message shows the accepted forms).
+        ValueError: anything else, an empty item (``1,,2``), a range whose end is below its
+            start (``5-1``), or more than ``max_seeds`` seeds (the message says which).
     """
     out: list[int] = []
-    for part in str(text).split(","):
-        part = part.strip()
+    forms = "use a list like 101,102,103 or a range like 1-200"
+    parts = [part.strip() for part in str(text).split(",")]
+    if any(not part for part in parts) and any(parts):
+        raise ValueError(f"bad seeds {text!r}: an empty item between commas; {forms}")
+    for part in parts:
         if not part:
             continue
         try:
             if "-" in part[1:]:
                 lo, hi = part.split("-", 1) if not part.startswith("-") else (part, "")
                 lo_i, hi_i = int(lo), int(hi)
-                if hi_i < lo_i:
-                    raise ValueError
-                out.extend(range(lo_i, hi_i + 1))
             else:
-                out.append(int(part))
+                lo_i = hi_i = int(part)
         except ValueError:
-            raise ValueError(f"bad seeds {text!r}: use a list like 101,102,103 or a range like 1-200") from None
+            raise ValueError(f"bad seeds {text!r}: {forms}") from None
+        if hi_i < lo_i:
+            raise ValueError(f"bad seeds {text!r}: the range {part} ends below its start; write it as {hi_i}-{lo_i}")
+        if len(out) + (hi_i - lo_i + 1) > max_seeds:
+            raise ValueError(f"too many seeds in {text!r}: at most {max_seeds:,} per command "
+                             f"(this asks for {len(out) + hi_i - lo_i + 1:,}); split the work into several runs")
+        out.extend(range(lo_i, hi_i + 1))
     if not out:
         raise ValueError(f"bad seeds {text!r}: use a list like 101,102,103 or a range like 1-200")
     if any(s < 0 for s in out):

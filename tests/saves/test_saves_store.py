@@ -19,7 +19,6 @@ from saves import (
     SaveNotFoundError,
     SaveStore,
     SaveValueError,
-    StoreWarning,
     default_store_dir,
     read_save_file,
 )
@@ -273,8 +272,8 @@ def test_damaged_index_falls_back_to_the_backup_with_a_warning(store, fake):
     store.save("a", fake())
     store.save("b", fake())
     store.index_path.write_bytes(store.index_path.read_bytes()[:-40])
-    with pytest.warns(StoreWarning, match="backup"):
-        names = store.names()
+    names = store.names()
+    assert any("backup" in w for w in store.warnings)
     assert names == ["a"]  # the backup is one write behind
     assert any("backup" in w for w in store.warnings)
     assert store.load("a").state  # still loadable
@@ -292,8 +291,8 @@ def test_the_backup_index_always_finds_its_save_files(store, fake):
     store.autosave("c", fake(month=2), keep=1)
     store.delete("a")
     store.index_path.write_bytes(b"{")
-    with pytest.warns(StoreWarning):
-        infos = store.list()
+    infos = store.list()
+    assert store.warnings
     assert [(i.name, i.month) for i in infos] == [("a", 2), ("c@m02", 2)]  # the index before the delete
     for i in infos:
         assert store.load(i.name).info.month == 2
@@ -304,8 +303,8 @@ def test_tampered_index_is_detected_by_its_checksum(store, fake):
     store.save("b", fake())
     text = store.index_path.read_text().replace('"month":1', '"month":2')
     store.index_path.write_text(text)
-    with pytest.warns(StoreWarning, match="checksum"):
-        assert store.names() == ["a"]
+    assert store.names() == ["a"]
+    assert any("checksum" in w for w in store.warnings)
 
 
 def test_index_and_backup_both_lost_are_rebuilt_from_the_save_files(store, fake):
@@ -314,10 +313,10 @@ def test_index_and_backup_both_lost_are_rebuilt_from_the_save_files(store, fake)
         store.save(n, fake(month=2))
     store.index_path.write_bytes(b"{")
     store.index_path.with_name("index.json.bak").write_bytes(b"garbage")
-    with pytest.warns(StoreWarning, match="save files"):
-        assert store.names() == ["a", "b"]
-    with pytest.warns(StoreWarning, match="Rebuilding"):
-        store.save("c", fake())
+    assert store.names() == ["a", "b"]
+    assert any("save files" in w for w in store.warnings)
+    store.save("c", fake())
+    assert any("Rebuilding" in w for w in store.warnings)
     assert SaveStore(store.path).names() == ["a", "b", "c"]
     assert store.load("a").info.month == 2
 
