@@ -238,6 +238,36 @@ def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
+_AXES_LABELS = {
+    "mentoring_share": "mentoring to high-return researchers (share of hours)",
+    "mentoring_excess": "  … above a random allocation (roster-matched)",
+    "attrition": "attrition (quit PhDs / all PhDs)",
+    "risk_calibration": "risk calibration (tier when affordable − otherwise)",
+    "anticipation": "anticipation (topic hotness 12 months on − at start)",
+    "attention_utilization": "attention utilization (used / pool)",
+    "attention_at_ceiling": "months at the attention ceiling",
+    "actions_per_month": "actions per month",
+    "interviewed_offer_share": "offers made after an interview",
+    "grant_hit_rate": "grant hit rate",
+    "publications_per_student_year": "publications per student-year",
+    "topic_hotness_rank": "true-hotness rank of chosen topics (1 = hottest)",
+    "topic_herfindahl": "topic concentration (Herfindahl)",
+}
+
+
+def _axes_table(axes: dict):
+    """A two-column table of pooled capability axes (— where undefined)."""
+    from rich.table import Table
+
+    t = Table()
+    t.add_column("axis")
+    t.add_column("value", justify="right")
+    for key, label in _AXES_LABELS.items():
+        v = axes.get(key)
+        t.add_row(label, "—" if v is None else f"{v:.3f}")
+    return t
+
+
 def _per_seed_table(rows: list[dict]):
     from rich.table import Table
 
@@ -259,17 +289,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``pibench run POLICY``: per-seed table, summary rows, optional JSON/CSV."""
     from world.runner import summarize
 
+    from world.runner import pooled_axes
+
     _check_policy(args.policy)
     cfg, scen = _config(args)
     rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args.jobs)[args.policy]
     _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
+    _print_table("capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
+                 _axes_table(pooled_axes(rows)))
     errors = sum(r["errors"] for r in rows)
     if errors:
         con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
     if args.json_file:
         _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": rows,
-                                     "summary": summarize(rows)})
+                                     "summary": summarize(rows), "axes": pooled_axes(rows)})
     if args.csv_file:
         _write_csv(args.csv_file, rows)
     return 0

@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Iterable
 
 from .api import ActionError, Api
+from .axes import capability_axes, pool_axes
 from .config import WorldConfig
 from .engine import World
 from .policies import ALL_NAMES, ORACLE, POLICIES, Baseline, Policy, make_policy
@@ -108,6 +109,7 @@ def result_row(world: World, policy: Policy | None = None) -> dict[str, Any]:
         "months": s["months_survived"],
         "refused": len(policy.refused) if policy is not None else 0,
         "errors": len(getattr(policy, "errors", [])) if policy is not None else 0,
+        "axes": capability_axes(world),
     }
 
 
@@ -207,6 +209,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def pooled_axes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """The §17 capability axes pooled over the rows' careers (see :func:`world.axes.pool_axes`)."""
+    return pool_axes([r["axes"] for r in rows if r.get("axes")])
+
+
 def paired_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[float]:
     """Per seed (Impact_b + 1) / (Impact_a + 1), for rows of the same seeds in the same order.
 
@@ -278,5 +285,6 @@ def ablation_configs(base: WorldConfig | None = None) -> dict[str, WorldConfig]:
 
 __all__ = [
     "ROW_FIELDS", "AgentView", "POLICIES", "ablation_configs", "build_policy", "paired_ratios", "parse_seeds",
+    "pooled_axes",
     "play", "result_row", "run_career", "run_seeds", "summarize",
 ]

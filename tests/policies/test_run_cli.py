@@ -67,3 +67,13 @@ def test_tune_uses_only_the_tuning_seeds(tmp_path, capsys):
     data = json.loads(jf.read_text())
     assert data["seeds"] == [1001, 1002] and len(data["ranking"]) == 16
     assert "default" in capsys.readouterr().out
+
+
+def test_run_prints_the_capability_axes(capsys):
+    """`pibench run` ends with the §17 capability axes pooled over seeds; the baseline's even
+    mentoring shows no excess over a random allocation."""
+    assert main(["run", "baseline", "--seeds", "101"]) == 0
+    out = capsys.readouterr().out
+    assert "capability axes" in out and "grant hit rate" in out
+    line = next(ln for ln in out.splitlines() if "above a random allocation" in ln)
+    assert "0.000" in line
