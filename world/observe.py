@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +69,12 @@ json_replace json_set json_type json_valid json_group_array json_group_object ->
 """SQL functions an agent query may call; anything else (``fts3_tokenizer``, ``load_extension``,
 ``sqlite_*`` introspection, ``randomblob``/``zeroblob`` ...) is refused by the authorizer."""
 _MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work; longer queries are interrupted
+QUERY_SECONDS = 2.0
+"""Wall-clock bound of one query (seconds): expensive functions cost few VM steps each."""
+MAX_VALUE_BYTES = 1_000_000
+"""Largest single string or blob a query may build (SQLITE_LIMIT_LENGTH)."""
+MAX_RESULT_BYTES = 8_000_000
+"""Largest total result one query may return (approximate bytes of all cells)."""
 _counter = itertools.count(1)
 _observers: "weakref.WeakKeyDictionary[World, Observer]" = weakref.WeakKeyDictionary()
 
@@ -101,7 +108,7 @@ class Observer:
         self.reader.execute("PRAGMA read_uncommitted = ON")
         self._denied: str | None = None
         self.reader.set_authorizer(self._authorize)
-        self.reader.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 10_000_000)  # no giant strings/blobs from one call
+        self.reader.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # no giant strings/blobs from one call
         for table, cols in SCHEMA.items():
             pk = " PRIMARY KEY" if table in _KEYED else ""
             defs = ", ".join(f"{c}{pk if i == 0 else ''}" for i, c in enumerate(cols))
@@ -269,31 +276,44 @@ class Observer:
         w = self._w()
         limit = w.cfg.query_max_rows if w is not None else 2000
         steps = [0]
+        deadline = time.monotonic() + QUERY_SECONDS
 
         def progress() -> int:
             steps[0] += 1
-            return 1 if steps[0] * 1000 > _MAX_VM_STEPS else 0
+            return 1 if steps[0] * 100 > _MAX_VM_STEPS or time.monotonic() > deadline else 0
 
-        self.reader.set_progress_handler(progress, 1000)
+        self.reader.set_progress_handler(progress, 100)
         try:
             self._denied = None
             cur = self.reader.execute(sql)
             cols = [d[0] for d in cur.description] if cur.description else []
-            rows = cur.fetchmany(limit + 1)
+            rows: list[tuple] = []
+            size = 0
+            while len(rows) <= limit:
+                chunk = cur.fetchmany(min(200, limit + 1 - len(rows)))
+                if not chunk:
+                    break
+                for r in chunk:
+                    size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in r)
+                if size > MAX_RESULT_BYTES:
+                    raise ActionError("sql_error", f"SQL error: the result is larger than {MAX_RESULT_BYTES // 1_000_000} MB; "
+                                      "select fewer columns or rows, or aggregate")
+                rows.extend(chunk)
             extra = 0
             if len(rows) > limit:
                 extra = 1 + sum(1 for _ in itertools.islice(cur, 100_000))
         except sqlite3.OperationalError as exc:
             if "interrupted" in str(exc):
-                raise ActionError("sql_error", "SQL error: the query ran too long and was stopped; add a LIMIT or simplify it") from None
+                raise ActionError("sql_error", f"SQL error: the query ran too long (over {QUERY_SECONDS:g} s or too many steps) "
+                                  "and was stopped; add a LIMIT or simplify it") from None
             if "not authorized" in str(exc) or "prohibited" in str(exc):
                 if self._denied:
                     raise ActionError("sql_error", f"SQL error: {self._denied}; use core SQL functions (aggregates, "
                                       "string, math, date and json functions, window functions)") from None
                 raise ActionError("sql_error", "SQL error: only reading the observable tables is allowed (no PRAGMA, ATTACH or writes)") from None
             raise ActionError("sql_error", f"SQL error: {exc}") from None
-        except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError) as exc:
-            raise ActionError("sql_error", f"SQL error: {exc}") from None
+        except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError, MemoryError) as exc:
+            raise ActionError("sql_error", f"SQL error: {type(exc).__name__}: {exc}") from None
         finally:
             self.reader.set_progress_handler(None, 0)
         out = [dict(zip(cols, r)) for r in rows[:limit]]

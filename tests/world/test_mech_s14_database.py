@@ -290,3 +290,29 @@ def test_s14_query_allows_core_functions():
     rows = api.query("select upper(name) as u, row_number() over (order by name) as r, round(pi(), 2) as p, "
                      "json_extract('{\"a\": 1}', '$.a') as j, length(name) as n from topics order by name limit 1")
     assert rows == [{"u": "AI4SCIENCE", "r": 1, "p": 3.14, "j": 1, "n": 10}]
+
+
+def test_s14_expensive_functions_are_bounded_by_wall_clock():
+    """A query whose rows each call an expensive function (few VM steps, much time) is stopped
+    by the wall-clock bound, not left to run for minutes."""
+    import time
+
+    from world.observe import QUERY_SECONDS
+
+    api = Api(World(WorldConfig(), 3))
+    sql = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<100000) "
+           "SELECT count(*) AS n FROM c WHERE length(printf('%.*c', 999990 + x % 7, 'x')) > 0")
+    t0 = time.monotonic()
+    with pytest.raises(ActionError) as err:
+        api.query(sql)
+    assert "ran too long" in err.value.message
+    assert time.monotonic() - t0 < QUERY_SECONDS + 3.0
+
+
+def test_s14_result_size_is_capped_before_rows_are_built():
+    """Sixty 1 MB strings exceed the total-result cap and are refused with a clear message."""
+    api = Api(World(WorldConfig(), 3))
+    sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<60) SELECT printf('%.*c', 999999, 'x') FROM c"
+    with pytest.raises(ActionError) as err:
+        api.query(sql)
+    assert "larger than" in err.value.message
