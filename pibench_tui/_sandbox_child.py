@@ -17,15 +17,19 @@ Wire protocol: one JSON object per line (UTF-8), in both directions.
 
 parent -> child
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int}``
-    ``{"t": "run", "code": str, "filename": str, "first_line": int}``
+    ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}``
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
     "message": str}`` (the answer to a ``call``)
 child -> parent
     ``{"t": "ready"}`` after ``init``
     ``{"t": "call", "ns": str, "m": str, "a": list, "k": dict}`` (an API call)
     ``{"t": "out", "s": str}`` (agent output, the head of the block's output)
-    ``{"t": "done", "error": null | {"type", "message", "line"}, "tail": str,
-    "omitted": int}`` (end of a block: the kept tail and how many characters were cut)
+    ``{"t": "done", "id": int, "error": null | {"type", "message", "line"}, "tail": str,
+    "omitted": int}`` (end of a block: its id, the kept tail and how many characters
+    were cut)
+
+The protocol's JSON is encoded and decoded by private code (:func:`_json_encode`,
+:func:`_json_decode`), never by the ``json`` module agent code can import and patch.
 """
 
 from __future__ import annotations
@@ -533,6 +537,101 @@ class ActionError(Exception):
         self.message = message
 
 
+# The protocol's own JSON (MECHANICS §16). Agent code may import ``json`` and its
+# classes are the real ones: a patched ``json.JSONEncoder.encode`` or ``JSONDecoder.decode``
+# would otherwise let agent code write or read protocol messages. So the protocol never
+# uses the ``json`` module: it encodes with the private pure-Python encoder below (which
+# calls only methods of the built-in types, looked up on the types themselves, never on
+# the values) and decodes with the C scanner of ``_json`` built over a private context.
+# Agent code can reach neither.
+
+_JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)}
+_JSON_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+_JSON_MAX_DEPTH = 200
+_str_translate = str.translate
+_int_repr = int.__repr__
+_float_repr = float.__repr__
+_dict_items = dict.items
+_list_iter = list.__iter__
+_tuple_iter = tuple.__iter__
+_str_join = str.join
+_isinstance = isinstance
+
+
+def _json_str(s: str) -> str:
+    return '"' + _str_translate(s, _JSON_ESCAPES) + '"'
+
+
+def _json_encode(obj: object, depth: int = 0) -> str:
+    """Encode ``obj`` as compact JSON: dicts with string keys, lists and tuples, str,
+    int, float (never NaN or infinity), bool and None (subclasses read as their base
+    type). Raises ``TypeError``/``ValueError`` for anything else."""
+    if depth > _JSON_MAX_DEPTH:
+        raise ValueError("value nested too deeply")
+    if obj is None:
+        return "null"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    if _isinstance(obj, str):
+        return _json_str(obj)
+    if _isinstance(obj, int):
+        return _int_repr(obj)
+    if _isinstance(obj, float):
+        text = _float_repr(obj)
+        if text in ("nan", "inf", "-inf"):
+            raise ValueError(f"out of range float values are not JSON compliant: {text}")
+        return text
+    if _isinstance(obj, dict):
+        parts = []
+        for key, value in _dict_items(obj):
+            if not _isinstance(key, str):
+                raise TypeError(f"keys must be str, not {type(key).__name__}")
+            parts.append(_json_str(key) + ":" + _json_encode(value, depth + 1))
+        return "{" + _str_join(",", parts) + "}"
+    if _isinstance(obj, (list, tuple)):
+        items = _list_iter(obj) if _isinstance(obj, list) else _tuple_iter(obj)
+        return "[" + _str_join(",", [_json_encode(v, depth + 1) for v in items]) + "]"
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+class _JsonContext:
+    """The private settings of the protocol's decoder (read once by the C scanner)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> object:
+        raise ValueError(f"{name} is not allowed in the protocol")
+
+
+try:
+    from _json import make_scanner as _c_make_scanner
+
+    _json_scan = _c_make_scanner(_JsonContext())
+except ImportError:  # pragma: no cover - CPython always has _json
+    _json_scan = None
+
+
+def _json_decode(text: str) -> object:
+    """Decode one protocol message (NaN and infinity refused)."""
+    if _json_scan is None:  # pragma: no cover
+        return json.loads(text, parse_constant=_JsonContext.parse_constant)
+    try:
+        value, end = _json_scan(text, 0)
+    except StopIteration as exc:
+        raise ValueError("unreadable message") from exc
+    if text[end:].strip():
+        raise ValueError("extra data after the message")
+    return value
+
+
 class _Channel:
     """Line-delimited JSON over two file descriptors (the parent's pipes)."""
 
@@ -543,7 +642,7 @@ class _Channel:
         self.lock = threading.Lock()
 
     def send(self, msg: dict) -> None:
-        data = json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        data = _json_encode(msg).encode("utf-8", "replace")
         self.send_raw(data + b"\n")
 
     def send_raw(self, data: bytes) -> None:
@@ -559,7 +658,13 @@ class _Channel:
             i = self.buf.find(b"\n")
             if i >= 0:
                 line, self.buf = self.buf[:i], self.buf[i + 1 :]
-                return json.loads(line)
+                try:
+                    msg = _json_decode(line.decode("utf-8"))
+                except Exception:  # noqa: BLE001 - an unreadable message from the parent
+                    os._exit(5)
+                if type(msg) is not dict:
+                    os._exit(5)
+                return msg
             chunk = os.read(self.rfd, 1 << 16)
             if not chunk:  # the parent is gone
                 os._exit(0)
@@ -644,7 +749,7 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     """Encode an API call for the parent; refuse arguments that are not plain JSON."""
     msg = {"t": "call", "ns": ns, "m": method, "a": list(args), "k": kwargs}
     try:
-        text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _json_encode(msg)
     except (TypeError, ValueError, RecursionError) as exc:
         raise ActionError(
             "bad_argument",
@@ -736,6 +841,7 @@ class _Runtime:
         code = msg.get("code")
         filename = str(msg.get("filename", "<stdin>"))
         first_line = int(msg.get("first_line", 1))
+        block = msg.get("id")
         self.out.reset()
         error = None
         try:
@@ -757,7 +863,10 @@ class _Runtime:
                     else "out of memory"
                 )
         tail, omitted = self.out.finish()
-        self.channel.send({"t": "done", "error": error, "tail": tail, "omitted": omitted})
+        done = {"t": "done", "error": error, "tail": tail, "omitted": omitted}
+        if type(block) is int:
+            done["id"] = block
+        self.channel.send(done)
 
     def _execute(self, tree: ast.Module, filename: str) -> None:
         g = self.globals

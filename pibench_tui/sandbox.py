@@ -236,9 +236,9 @@ class AgentProcess:
                 line = bytes(self.buf[:i])
                 del self.buf[: i + 1]
                 try:
-                    msg = json.loads(line)
+                    msg = json.loads(line, parse_constant=_refuse_constant)
                 except (ValueError, RecursionError) as exc:
-                    raise _ProtocolError("unreadable message") from exc
+                    raise _ProtocolError(f"unreadable message: {exc}") from exc
                 if not isinstance(msg, dict):
                     raise _ProtocolError("message is not an object")
                 return msg
@@ -261,6 +261,23 @@ class AgentProcess:
                 raise _Gone()
             self.buf += chunk
 
+    def pending(self) -> bool:
+        """Whether the agent process sent anything not yet read (without waiting).
+
+        Between blocks an honest agent process is silent: anything pending is a protocol
+        violation. An end of file is not reported here (the next read sees it)."""
+        if self.buf:
+            return True
+        try:
+            readable, _, _ = select.select([self.rfd], [], [], 0)
+            if not readable:
+                return False
+            chunk = os.read(self.rfd, 1 << 16)
+        except (OSError, ValueError):
+            return False
+        self.buf += chunk
+        return bool(chunk)
+
     # life cycle -----------------------------------------------------------------------
     def handshake(self, init: dict, timeout: float = START_TIMEOUT) -> None:
         """Send the init message (API spec, limits) and wait for ``ready``."""
@@ -274,7 +291,7 @@ class AgentProcess:
                 f"the agent process did not start ({type(exc).__name__.strip('_')}; "
                 f"exit status {self.proc.poll()})"
             ) from exc
-        if msg.get("t") != "ready":
+        if msg != {"t": "ready"}:
             self.kill()
             raise SandboxStartError("the agent process answered the handshake wrongly")
         self.ready = True
@@ -424,6 +441,7 @@ class Sandbox:
         self._process: AgentProcess | None = process
         self.closed = False
         self.lost_state = False  # an idle agent process died: its variables are gone
+        self.blocks = 0  # blocks sent to agent processes (the id of each run message)
 
     # agent process --------------------------------------------------------------------
     def _ready_process(self) -> AgentProcess:
@@ -521,6 +539,22 @@ class Sandbox:
             return finish({"type": "SandboxError", "message": exc.message, "line": exc.line})
 
         proc = self._ready_process()
+        if proc.pending():
+            # Messages outside a block: the last block's process kept talking after its
+            # "done" (or forged one). Never read them as this block's answer.
+            self._restart()
+            return finish(
+                {
+                    "type": "SandboxError",
+                    "message": (
+                        "the agent process broke the sandbox protocol (it sent messages "
+                        "outside a block) and was restarted; variables and functions defined "
+                        "earlier are gone; this block was not run, send it again"
+                    ),
+                    "line": first_line,
+                },
+                restarted=True,
+            )
         replaced, self.lost_state = self.lost_state, False
         if replaced:
             collector.add(
@@ -529,12 +563,19 @@ class Sandbox:
             )
         deadline = time.monotonic() + self.block_timeout
         calls = 0
+        self.blocks += 1
+        block = self.blocks
         try:
-            proc.send({"t": "run", "code": code, "filename": filename, "first_line": first_line}, deadline)
+            proc.send(
+                {"t": "run", "id": block, "code": code, "filename": filename, "first_line": first_line},
+                deadline,
+            )
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
                 if kind == "call":
+                    if set(msg) != _CALL_KEYS:
+                        raise _ProtocolError("malformed call message")
                     reply = self._serve(msg)
                     calls += 1
                     try:
@@ -545,15 +586,22 @@ class Sandbox:
                         pass  # the call is done; the EOF is seen on the next read
                 elif kind == "out":
                     text = msg.get("s")
-                    if not isinstance(text, str):
-                        raise _ProtocolError("bad output message")
+                    if set(msg) != _OUT_KEYS or not isinstance(text, str):
+                        raise _ProtocolError("malformed output message")
                     collector.add(text)
                 elif kind == "done":
                     tail = msg.get("tail", "")
                     omitted = msg.get("omitted", 0)
                     error = msg.get("error")
-                    if not isinstance(tail, str) or not isinstance(omitted, int):
-                        raise _ProtocolError("bad done message")
+                    if (
+                        set(msg) != _DONE_KEYS
+                        or msg.get("id") != block
+                        or not isinstance(tail, str)
+                        or type(omitted) is not int
+                        or omitted < 0
+                        or not _valid_error(error)
+                    ):
+                        raise _ProtocolError("malformed or out-of-step end-of-block message")
                     collector.cut(omitted)
                     collector.add(tail)
                     return finish(_clean_error(error), calls, restarted=replaced)
@@ -614,7 +662,8 @@ class Sandbox:
             )
 
     def _serve(self, msg: dict) -> dict:
-        """Apply one API call completely, then build the reply (never raises)."""
+        """Apply one API call completely, then build the reply (raises only
+        :class:`_ProtocolError` for a malformed call message)."""
         ns, method, args, kwargs = msg.get("ns"), msg.get("m"), msg.get("a"), msg.get("k")
         if not (
             isinstance(ns, str)
@@ -623,7 +672,7 @@ class Sandbox:
             and isinstance(kwargs, dict)
             and all(isinstance(k, str) for k in kwargs)
         ):
-            return {"t": "ret", "ok": False, "code": "bad_call", "message": "malformed API call"}
+            raise _ProtocolError("malformed API call")
         try:
             with _sigint_deferred():
                 value = self.handler(ns, method, args, kwargs)
@@ -643,6 +692,30 @@ class Sandbox:
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+
+
+_CALL_KEYS = frozenset({"t", "ns", "m", "a", "k"})
+_OUT_KEYS = frozenset({"t", "s"})
+_DONE_KEYS = frozenset({"t", "id", "error", "tail", "omitted"})
+
+
+def _refuse_constant(name: str) -> object:
+    """``parse_constant`` of the protocol: NaN and infinity are never valid."""
+    raise ValueError(f"{name} is not valid in the protocol")
+
+
+def _valid_error(error: object) -> bool:
+    """Whether a block's error, as sent by the agent process, has the protocol's shape."""
+    if error is None:
+        return True
+    if not isinstance(error, dict) or set(error) != {"type", "message", "line"}:
+        return False
+    line = error["line"]
+    return (
+        isinstance(error["type"], str)
+        and isinstance(error["message"], str)
+        and (line is None or (type(line) is int))
+    )
 
 
 def agent_random_seed(seed: int, start: int, month: int) -> int:

@@ -210,3 +210,76 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
     assert headers == ["=== pibench career report ==="], f"{attack_id}: a second report"
     assert run.report()["Impact"].startswith("0.0 "), f"{attack_id}: a fake report"
     assert not mark.exists(), f"{attack_id}: ran a shell command"
+
+
+#: Agent code that patches every ``json`` hook the agent process might use for its own
+#: protocol (QA round 2, finding 4): a forged "done" for output containing FAKE, raw NaN
+#: in API calls, and intercepted replies.
+JSON_PATCHES = r'''
+import json
+orig_encode = json.JSONEncoder.encode
+orig_iterencode = json.JSONEncoder.iterencode
+orig_decode = json.JSONDecoder.decode
+FORGED = '{"t":"done","error":null,"tail":"forged done\\n","omitted":0}'
+def enc(self, o):
+    if isinstance(o, dict) and o.get('t') == 'out' and 'FAKE' in o.get('s', ''):
+        return FORGED
+    if isinstance(o, dict) and o.get('t') == 'call':
+        return '{"t":"call","ns":"lab","m":"dashboard","a":[NaN],"k":{"x":Infinity}}'
+    if isinstance(o, dict) and o.get('t') == 'done':
+        return FORGED + '\n' + FORGED
+    return orig_encode(self, o)
+def iterenc(self, o, _one_shot=False):
+    yield enc(self, o)
+def default(self, o):
+    return FORGED
+def dumps(*a, **k):
+    return FORGED
+def dec(self, s):
+    return {"t": "ret", "ok": True, "v": "forged reply"}
+json.JSONEncoder.encode = enc
+json.JSONEncoder.iterencode = iterenc
+json.JSONEncoder.default = default
+json.JSONDecoder.decode = dec
+json.JSONDecoder.raw_decode = dec
+json.dumps = dumps
+json.loads = dumps
+print('patched')
+'''
+
+
+def test_patched_json_cannot_forge_protocol_messages(saves_dir):
+    """Agent code patching json.JSONEncoder.encode/iterencode/default, json.dumps and the
+    decoder cannot forge or shift protocol messages: every block gets exactly its own
+    reply (a block that prints FAKE and then keeps working reports its real output), API
+    calls and their answers are real, and the world digest equals a run without the
+    patches."""
+    import json
+
+    blocks = [
+        "print('FAKE')\nn = sum(range(300000))\nprint(n)",
+        "lab.dashboard()['month']",
+        "r = recruit.hire_ra()\nprint('hired')",
+        "d = time.next_month()\nprint('next')",
+        "print('FAKE again')",
+        "print('last')",
+    ]
+    expected = ["FAKE\n44999850000\n", "1\n", "hired\n", "next\n", "FAKE again\n", "last\n"]
+
+    def session(codes):
+        stdin = "".join(json.dumps({"code": c}) + "\n" for c in codes)
+        return run_pibench(["headless", "--jsonl", "--seed", "7", "--block-timeout", "5"], stdin, home=saves_dir)
+
+    attacked = session([JSON_PATCHES, *blocks])
+    control = session(blocks)
+    assert attacked.returncode == 0, attacked.stderr
+    replies = attacked.replies()
+    assert len(replies) == 1 + len(blocks)  # one reply per block, no more, no fewer
+    assert replies[0]["ok"] is True and replies[0]["stdout"] == "patched\n"
+    for reply, want, plain in zip(replies[1:], expected, control.replies()):
+        assert reply["ok"] is True, reply
+        assert "forged" not in reply["stdout"], reply
+        assert reply["stdout"] == plain["stdout"]
+        assert reply["stdout"] == want
+    assert attacked.end()["report"]["digest"] == control.end()["report"]["digest"]
+    assert attacked.end()["report"]["month"] == 2

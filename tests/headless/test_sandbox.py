@@ -240,3 +240,58 @@ def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
     assert isinstance(r.ok, bool)
     assert r.ok or r.error["type"]
     assert sandbox.run("40 + 2").stdout == "42\n"
+
+
+FORGING_CHILD = r'''
+import json, os, sys
+def send(text):
+    os.write(1, (text + "\n").encode())
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["t"] == "init":
+        send('{"t":"ready"}')
+    elif msg["t"] == "exit":
+        break
+    elif msg["t"] == "run":
+        code, block = msg["code"], msg["id"]
+        done = '{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % block
+        if code == "nan":
+            send('{"t":"call","ns":"lab","m":"dashboard","a":[NaN],"k":{}}')
+        elif code == "twice":
+            send(done)
+            send(done)
+        elif code == "wrong_id":
+            send(done.replace('"id":%d' % block, '"id":%d' % (block + 7)))
+        elif code == "bad_error":
+            send(done.replace('"error":null', '"error":"oops"'))
+        elif code == "extra_key":
+            send('{"t":"out","s":"x","forged":1}')
+        else:
+            send(done)
+'''
+
+
+def test_parent_rejects_forged_protocol_messages(tmp_path, monkeypatch):
+    """Whatever the agent process sends: NaN/Infinity, a message outside a block, an
+    end-of-block message of another block, malformed messages are protocol violations:
+    the agent process is killed and restarted with a clear error; no API call is made."""
+    import pibench_tui.sandbox as sandbox_module
+
+    script = tmp_path / "forging_child.py"
+    script.write_text(FORGING_CHILD)
+    monkeypatch.setattr(sandbox_module, "CHILD_SCRIPT", script)
+    api = FakeApi()
+    with Sandbox(api, SPEC, block_timeout=5) as sb:
+        for code in ("nan", "wrong_id", "bad_error", "extra_key"):
+            result = sb.run(code)
+            assert not result.ok and result.restarted, code
+            assert result.error["type"] == "SandboxError" and "protocol" in result.error["message"], code
+        assert sb.run("fine").ok
+        assert sb.run("twice").ok  # its second "done" arrives outside any block
+        late = sb.run("fine")
+        assert not late.ok and late.restarted
+        # Usually seen before the block is sent ("outside a block ... not run"); if it
+        # arrives late, its block id does not match: a protocol violation either way.
+        assert late.error["type"] == "SandboxError" and "protocol" in late.error["message"]
+        assert sb.run("fine").ok
+    assert api.calls == []
