@@ -8,7 +8,10 @@ $100,000,000 start budget, so it never collapses and is still busy at month 60. 
 * the median time to save it (``SaveStore.save``: state snapshot, JSON normalisation,
   checksum, temp file + fsync + atomic replace, index update under the lock);
 * the median time to load it (``SaveStore.load_world``: read, verify format and checksum,
-  rebuild the World, check its digest) and to read it only (``SaveStore.load``);
+  rebuild the World, check its digest, replay its action log) and to read it only
+  (``SaveStore.load``);
+* the median time of the replay check alone (``saves.store.verify_replay``: what a load
+  adds so that a hand-edited save is refused as tampered);
 * the median time to resume at month 59 and play one month (load + policy + tick);
 * the median autosave cost per month over a whole career (``SaveStore.autosave``, keep 3).
 
@@ -28,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from saves import SaveStore  # noqa: E402
+from saves.store import verify_replay  # noqa: E402
 from world.api import Api  # noqa: E402
 from world.config import WorldConfig  # noqa: E402
 from world.engine import World  # noqa: E402
@@ -91,6 +95,8 @@ def main() -> None:
         print(f"load + rebuild world:      {t * 1e3:8.2f} ms")
         t = median(lambda: store.load("busy-m60"), args.repeat)
         print(f"load (read + verify only): {t * 1e3:8.2f} ms")
+        t = median(lambda: verify_replay(world, "busy-m60", "-"), args.repeat)
+        print(f"replay check (in load):    {t * 1e3:8.2f} ms ({len(world.s.action_log)} logged calls replayed)")
 
         store.save("busy-m59", busy_career(until=59), scenario="busy")
 

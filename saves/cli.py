@@ -30,7 +30,7 @@ import sys
 from typing import Any, TextIO
 
 from saves.errors import SaveError, SaveExistsError
-from saves.store import SaveInfo, SaveRecord, SaveStore
+from saves.store import SaveInfo, SaveRecord, SaveStore, is_world_state
 
 __all__ = ["add_saves_parser", "cmd_delete", "cmd_export", "cmd_import", "cmd_list", "cmd_show"]
 
@@ -121,8 +121,35 @@ def _state_facts(record: SaveRecord) -> dict[str, Any]:
     return facts
 
 
+def _scenario_seed(name: str, scenario: dict[str, Any]) -> int | None:
+    """The seed the scenario itself names: the bundled scenario of that name (when the save's
+    configuration is that scenario's), else the first "seed N" of its description."""
+    import re
+
+    try:
+        from scenarios import bundled_names, load_scenario
+
+        if name in bundled_names():
+            own = load_scenario(name)
+            if own.config.to_dict() == scenario.get("config"):
+                return int(own.seed)
+    except Exception:  # a scenario file that changed or vanished: fall back to the text
+        pass
+    m = re.search(r"\bseed (\d+)", str(scenario.get("description") or ""), re.IGNORECASE)
+    return int(m.group(1)) if m else None
+
+
+def _without_seed_sentences(text: str) -> str:
+    """The description minus the sentences that speak of a seed (they describe another one)."""
+    import re
+
+    kept = [t for t in re.split(r"(?<=[.;])\s+", text) if not re.search(r"\bseeds?\b", t, re.IGNORECASE)]
+    return " ".join(kept).rstrip(";").strip() or "-"
+
+
 def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Show one save's details and verify it completely (format, checksum).
+    """Show one save's details and verify it completely (format, checksum, and for a world
+    state its digest and a replay of its action log).
 
     Args:
         args: ``saves``, ``name`` (a save name or a career), ``json``.
@@ -141,19 +168,34 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         return _fail(exc, store, err)
     problem = None
     record = None
+    checked = "ok"
     try:
         record = store.load(info.name)
+        if is_world_state(record.state):
+            record.world()  # digest and replay of the action log, as a load does
+            checked = "ok (checksum, digest, replay of the action log)"
+        else:
+            checked = "ok (checksum only: not a pibench world state, so not replayed)"
     except SaveError as exc:
         problem = str(exc)
     _flush_warnings(store, err)
     scenario = (record.scenario if record else {}) or {}
+    description = scenario.get("description") or "-"
+    as_json = getattr(args, "json", False)
+    own_seed = _scenario_seed(info.scenario, scenario)
+    seed: Any = info.seed
+    if own_seed is not None and own_seed != info.seed:
+        # --seed replaced the scenario's seed: its description speaks of another world.
+        description = _without_seed_sentences(description)
+        if not as_json:
+            seed = f"{info.seed} (overridden; scenario {info.scenario} itself uses seed {own_seed})"
     details: dict[str, Any] = {
         "name": info.name,
         "career": info.career,
         "kind": info.kind,
         "scenario": info.scenario,
-        "description": scenario.get("description") or "-",
-        "seed": info.seed,
+        "description": description,
+        "seed": seed,
         "month": _month(info),
         "status": info.status,
         "created": info.created,
@@ -164,11 +206,14 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         "checksum": info.checksum,
         "world digest": info.digest,
     }
+    if as_json and own_seed is not None:
+        details["scenario seed"] = own_seed
+        details["seed overridden"] = own_seed != info.seed
     if record is not None:
         details["pibench version"] = record.meta.get("pibench_version", "-")
         details.update(_state_facts(record))
-    details["integrity"] = "ok" if problem is None else f"FAILED: {problem}"
-    if getattr(args, "json", False):
+    details["integrity"] = checked if problem is None else f"FAILED: {problem}"
+    if as_json:
         json.dump(details, out, ensure_ascii=False, indent=1)
         print(file=out)
     else:

@@ -129,6 +129,32 @@ def check_name(name: str, *, autosave_ok: bool = False) -> str:
     return name
 
 
+# Letters of other scripts that look like Latin ones (after casefolding): Cyrillic and Greek.
+_LOOKALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+    "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "һ": "h",
+    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g",
+    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "v",
+    "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
+})
+
+
+def name_key(name: str) -> str:
+    """The form under which two save names count as the same name.
+
+    NFKC (full-width and other compatibility forms become plain ones), casefold (``CAR1`` =
+    ``car1``), invisible format characters (zero-width spaces and joiners) dropped, and
+    Cyrillic and Greek letters that look like Latin ones mapped to them (``cаr1`` with a
+    Cyrillic ``а`` = ``car1``). Used only to refuse look-alike names; saves keep the name
+    exactly as typed.
+    """
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", text.translate(_LOOKALIKES))
+
+
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -213,18 +239,32 @@ class SaveRecord:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def world(self) -> World:
-        """Rebuild the world and prove it is the one that was saved.
+        """Rebuild the world and prove it is the one that was saved, and that it follows
+        from its own action log.
+
+        Two checks, in this order: the rebuilt world's digest equals the digest recorded at
+        save time (when one is recorded), and :func:`verify_replay` -- replaying the action
+        log from the seed gives the same world (the checksum only catches damage: anyone can
+        recompute it after editing a file, but nobody can make an edited state follow from
+        the rules).
 
         Returns:
             ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
 
         Raises:
-            SaveCorruptError: ``kind="mismatch"`` when the rebuilt world differs from the
-                saved one (the save comes from an incompatible version of the rules).
+            SaveCorruptError: ``kind="corrupt"`` when the state is not a usable world state;
+                ``kind="mismatch"`` when the rebuilt world differs from the recorded digest
+                (the save comes from an incompatible version of the rules);
+                ``kind="tampered"`` when the world does not follow from its own action log.
         """
         from world.engine import World
 
-        world = World.from_state(self.state)
+        try:
+            world = World.from_state(self.state)
+        except Exception as exc:  # a hand-made state: refuse, never half-load
+            raise SaveCorruptError(
+                "corrupt", self.info.file,
+                f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})") from None
         digest = world.digest()
         if self.info.digest and digest != self.info.digest:
             raise SaveCorruptError(
@@ -232,7 +272,52 @@ class SaveRecord:
                 f"save {self.info.name!r} does not rebuild the world it recorded (digest "
                 f"{digest[:12]} != {self.info.digest[:12]}); it was probably written by an "
                 "incompatible version of pibench's rules")
+        verify_replay(world, self.info.name, self.info.file, digest)
         return world
+
+
+TAMPERED = "tampered: the world does not follow from its own action log"
+"""How a save whose state was edited is refused (see :func:`verify_replay`)."""
+
+
+def is_world_state(state: Any) -> bool:
+    """Whether ``state`` claims to be a ``World.to_state()`` (rather than, say, a test's fake)."""
+    from world.engine import STATE_FORMAT
+
+    return isinstance(state, dict) and state.get("format") == STATE_FORMAT
+
+
+def verify_replay(world: World, name: str, path: str, digest: str | None = None) -> None:
+    """Prove that ``world`` follows from its own seed, config and action log.
+
+    ``world.api.replay(config, seed, action_log)`` is run and the agent's memory notes
+    (which the action log does not carry) are copied into the replayed world; its digest
+    must equal ``world.digest()``. This is what makes a hand-edited save (a changed budget
+    with the checksum recomputed and the digest blanked) fail: the checksum is a plain
+    SHA-256 that detects damage, not tampering. It costs one replay (about 25 ms for a
+    busy 60-month career; see ``bench/saves.py``).
+
+    ``digest`` is ``world.digest()`` when the caller has it already (saves computing it twice).
+
+    What it cannot catch: an edit of the config or seed themselves gives a different but
+    self-consistent world (``saves show`` prints both).
+
+    Raises:
+        SaveCorruptError: ``kind="tampered"`` when the replay raises or differs.
+    """
+    from world.api import replay
+    from world.config import WorldConfig
+
+    problem = ""
+    try:
+        twin = replay(WorldConfig.from_dict(world.cfg.to_dict()), world.seed, list(world.s.action_log))
+        twin.s.memory = world.s.memory
+        if twin.digest() != (digest or world.digest()):
+            problem = f"replaying its {len(world.s.action_log)} logged calls gives another world"
+    except Exception as exc:  # a forged log may be refused anywhere in the rules
+        problem = f"replaying its action log fails ({type(exc).__name__}: {exc})"
+    if problem:
+        raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
 
 
 def describe_world(world: Any, scenario: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -577,15 +662,19 @@ class SaveStore:
 
         Raises:
             SaveError: the name is invalid, the store is unusable, or ``name`` already names
-                a save or a career other than the one being resumed; the message names that
-                career's scenario, seed and month and what to do instead.
+                a save or a career other than the one being resumed, or looks like one
+                (same :func:`name_key`: ``CAR1`` or ``cаr1`` with a Cyrillic ``а`` next to
+                ``car1``); the message names that save, its scenario, seed and month and what
+                to do instead.
         """
         check_name(name)
         self.check_usable()
         if resuming is not None and resuming == name:
             return
-        taken = [i for i in self.list() if i.name == name or i.career == name]
+        infos = self.list()
+        taken = [i for i in infos if i.name == name or i.career == name]
         if not taken:
+            self._refuse_lookalike(name, infos)
             return
         newest = max(taken, key=lambda i: (i.seq, i.updated))
         names = sorted(i.name for i in taken)
@@ -597,6 +686,23 @@ class SaveStore:
             f"{name!r} already names a saved career (scenario {newest.scenario}, seed {newest.seed}, "
             f"month {months}, {newest.status}; saves: {shown}). Starting a new career under it would mix "
             f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}")
+
+    def _refuse_lookalike(self, name: str, infos: list[SaveInfo] | None = None) -> None:
+        """Refuse a new name that differs from an existing save or career only by case,
+        width, invisible characters or look-alike letters (see :func:`name_key`).
+
+        Raises:
+            SaveExistsError: the message names the existing save.
+        """
+        key = name_key(name)
+        for info in infos if infos is not None else self.list():
+            for existing in (info.career, info.name):
+                if existing != name and name_key(existing) == key:
+                    raise SaveExistsError(
+                        f"{name!r} looks like the existing save {existing!r} (scenario {info.scenario}, "
+                        f"seed {info.seed}, month {info.month}): names that differ only by case, width, "
+                        f"invisible characters or look-alike letters are one name. Use `--load {existing}` "
+                        "to resume it, or choose a clearly different name")
 
     # -- writing -----------------------------------------------------------------------------
     def save(self, name: str, world: Any, *, scenario: Any = None, career: str | None = None,
@@ -761,7 +867,8 @@ class SaveStore:
             The new index entry (kind ``"import"``; created time kept from the file).
 
         Raises:
-            SaveCorruptError: the file is truncated, corrupt, tampered or from the future.
+            SaveCorruptError: the file is truncated, corrupt, tampered (including a world
+                that does not follow from its own action log) or from the future.
             SaveExistsError: the name is taken and ``overwrite`` is false.
         """
         src = Path(src).expanduser()
@@ -770,10 +877,15 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot read {src}: {exc.strerror}") from None
         record = read_save_bytes(raw, str(src))
+        if is_world_state(record.state):
+            record.world()  # digest and replay: an edited save never enters the store
         meta = {k: record.meta[k] for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
                 if k in record.meta}
         new_name = name or record.meta.get("name") or src.stem
         career = record.meta.get("career") if name is None else None
+        if not self.exists(new_name):
+            auto = _AUTOSAVE_NAME.match(new_name)
+            self._refuse_lookalike(auto.group("career") if auto else new_name)
         return self.save_state(new_name, meta, record.state, career=career, kind="import",
                                overwrite=overwrite, created=record.meta.get("created"))
 
