@@ -352,6 +352,11 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     or cannot become valid by adding lines — or at EOF. Blank lines and comments never
     end a statement, so blank lines inside functions and loops are fine.
 
+    Splitting takes time linear in the text: a light scan of each line keeps the bracket
+    depth, any open string and a trailing backslash, and a column-0 line inside an open
+    bracket or string (which cannot end a statement) is compiled only when the pending
+    text has doubled since the last try (so a stray bracket is still noticed).
+
     Args:
         lines: The piped text, line by line (newlines kept).
 
@@ -360,23 +365,88 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
         the 1-based line number of its first line in the piped text.
     """
     buf: list[str] = []
+    size = 0  # characters in buf
+    tried = 0  # size of buf at the last compile try inside an open bracket or string
     start = 1
     has_code = False
     lineno = 0
+    lex = _LexState()
     for line in lines:
         lineno += 1
         if lineno == 1 and line.startswith("\ufeff"):
             line = line[1:]  # a UTF-8 byte-order mark, as Python accepts in files
         if has_code and _starts_statement(line) and not _CONTINUES.match(line):
-            if _completeness("".join(buf)) != "incomplete":
+            if lex.clear():
+                done = _completeness("".join(buf)) != "incomplete"
+            elif size >= 2 * tried:
+                tried = size
+                done = _completeness("".join(buf)) == "invalid"
+            else:
+                done = False
+            if done:
                 yield "".join(buf), start
-                buf, has_code = [], False
+                buf, has_code, size, tried = [], False, 0, 0
+                lex = _LexState()
         if not buf:
             start = lineno
         buf.append(line)
+        size += len(line)
+        lex.scan(line)
         has_code = has_code or _has_code(line)
     if has_code:
         yield "".join(buf), start
+
+
+class _LexState:
+    """Bracket depth, open string and trailing backslash after the lines scanned so far
+    (a light tokenizer: enough to know a statement cannot have ended)."""
+
+    __slots__ = ("depth", "quote", "backslash")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the open string's quote: ', ", ''' or """
+        self.backslash = False
+
+    def clear(self) -> bool:
+        """Whether a statement may end here (no open bracket, string or continuation)."""
+        return self.depth <= 0 and not self.quote and not self.backslash
+
+    def scan(self, line: str) -> None:
+        self.backslash = False
+        i, n = 0, len(line)
+        while i < n:
+            quote = self.quote
+            if quote:
+                while i < n:
+                    ch = line[i]
+                    if ch == "\\":
+                        i += 2
+                    elif line.startswith(quote, i):
+                        i += len(quote)
+                        self.quote = ""
+                        break
+                    elif ch == "\n" and len(quote) == 1:
+                        self.quote = ""  # an unterminated string: the compiler says so
+                        i += 1
+                        break
+                    else:
+                        i += 1
+                continue
+            ch = line[i]
+            if ch == "#":
+                return
+            if ch in "([{":
+                self.depth += 1
+            elif ch in ")]}":
+                self.depth -= 1
+            elif ch in "'\"":
+                self.quote = ch * 3 if line.startswith(ch * 3, i) else ch
+                i += len(self.quote)
+                continue
+            elif ch == "\\" and not line[i + 1 :].strip("\r\n"):
+                self.backslash = True
+            i += 1
 
 
 def _format_error(error: dict) -> str:
