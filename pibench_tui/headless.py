@@ -200,10 +200,12 @@ class HeadlessSession:
     def report_data(self) -> dict[str, Any]:
         """The end-of-session report as data (the JSON-lines ``end`` event; the console
         report prints the same fields): scenario, seed, month reached, state, collapse,
-        Impact = earned + projection, papers, grants, students, final budget, digest
-        (MECHANICS §12). The session is over, so the whole Impact split is given."""
-        from world.scoring import impact
+        Impact, papers, grants, students, final budget, digest (MECHANICS §12).
 
+        Impact is :func:`public_impact`: until the career is over (horizon or collapse)
+        only what was earned, with ``projection`` ``None`` (withheld): the session may end
+        mid-career and a harness may hand this report to the agent, so it must not carry
+        the projection replies withhold. After the career the full split."""
         w = self.world
         s = w.summary()
         if w.collapsed:
@@ -220,7 +222,7 @@ class HeadlessSession:
             "state": state,
             "done": w.finished,
             "collapsed": bool(w.collapsed),
-            "impact": impact(w),
+            "impact": public_impact(w),
             "publications": s.get("publications", 0),
             "top_publications": s.get("top_publications", 0),
             "h_index": s.get("h_index", 0),
@@ -234,16 +236,21 @@ class HeadlessSession:
         }
 
     def report(self) -> str:
-        """The end-of-session report: month reached, collapse, Impact = earned + projection,
-        papers, grants, students (MECHANICS §12)."""
+        """The end-of-session report: month reached, collapse, Impact (earned + projection
+        once the career is over; earned only before, the projection withheld), papers,
+        grants, students (MECHANICS §12)."""
         r = self.report_data()
         imp = r["impact"]
+        if imp["projection"] is None:
+            impact_line = f"{imp['earned']:.1f} earned so far (projection {PROJECTION_WITHHELD})"
+        else:
+            impact_line = f"{imp['total']:.1f} = {imp['earned']:.1f} earned + {imp['projection']:.1f} projection"
         lines = [
             REPORT_HEADER,
             f"scenario        {r['scenario']} (seed {r['seed']})",
             f"month reached   {r['month']} of {r['months']} ({r['state']})",
             f"collapsed       {'yes' if r['collapsed'] else 'no'}",
-            f"Impact          {imp['total']:.1f} = {imp['earned']:.1f} earned + {imp['projection']:.1f} projection",
+            f"Impact          {impact_line}",
             f"publications    {r['publications']} ({r['top_publications']} at NAIC), h-index {r['h_index']}",
             f"grants won      {r['grants_won']} (${r['grant_dollars']:,.0f} face value)",
             f"students        {r['students_hired']} hired, {r['students_graduated']} graduated, "
@@ -256,6 +263,10 @@ class HeadlessSession:
     def close(self) -> None:
         """Stop the agent process."""
         self.sandbox.close()
+
+
+#: How reports say the projection is not shown mid-career.
+PROJECTION_WITHHELD = "withheld until the career ends"
 
 
 def public_impact(world: Any) -> dict[str, Any]:

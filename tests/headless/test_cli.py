@@ -119,3 +119,18 @@ def test_scenario_and_seed_choose_the_world(pibench):
     assert run.returncode == 0
     assert run.stdout.startswith("12\n")
     assert run.report()["scenario"] == "short-12 (seed 42)"
+
+
+def test_docs_show_the_digest_the_baseline_prints(pibench):
+    """QA round 2, finding 8: the report example in docs/headless.md is what
+    `pibench headless --seed 101 < examples/agents/baseline.py` prints now."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = pibench(["headless", "--seed", "101"], (root / "examples/agents/baseline.py").read_text())
+    assert run.returncode == 0, run.stderr
+    report = run.report()
+    docs = (root / "docs/headless.md").read_text()
+    assert f"state digest    {report['state digest']}\n" in docs
+    assert f'"digest": "{report["state digest"]}"' in docs
+    assert f"Impact          {report['Impact']}\n" in docs

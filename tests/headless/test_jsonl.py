@@ -137,7 +137,8 @@ def test_end_event_carries_the_report_and_digest(pibench):
     assert set(report["impact"]) == {"total", "earned", "projection"}
     console = pibench(["headless", "--seed", "5"], "\n".join(codes) + "\n").report()
     assert console["state digest"] == report["digest"]
-    assert console["Impact"].startswith(f"{report['impact']['total']:.1f} = ")
+    assert report["impact"] == {"total": report["impact"]["earned"], "earned": report["impact"]["earned"], "projection": None}
+    assert console["Impact"] == f"{report['impact']['earned']:.1f} earned so far (projection withheld until the career ends)"
     empty = pibench(["headless", "--jsonl", "--seed", "5"], "")
     assert empty.replies() == [] and empty.end()["report"]["month"] == 1
 
@@ -159,6 +160,27 @@ def test_projection_is_hidden_until_the_career_is_over(pibench):
     assert last["done"] is True
     assert isinstance(last["impact"]["projection"], float)
     assert last["impact"] == run.end()["report"]["impact"]
+
+
+def test_session_end_reports_withhold_the_projection_mid_career(pibench):
+    """QA round 2, finding 6: a session that ends mid-career (one session per turn with
+    --save/--load) must not learn the projection from its report: the JSON-lines end
+    event has projection null and total = earned, the console report says the
+    projection is withheld; once the career is over both give the full split."""
+    codes = ["recruit.hire_ra()", "for _ in range(5):\n    time.next_month()"]
+    mid = pibench(["headless", "--jsonl", "--scenario", "short-12", "--save", "c1"], lines(*codes))
+    report = mid.end()["report"]
+    assert report["done"] is False and report["month"] == 6
+    assert report["impact"]["projection"] is None
+    assert report["impact"]["total"] == report["impact"]["earned"]
+    console = pibench(["headless", "--load", "c1", "--save", "c1"], "")
+    assert console.report()["Impact"].endswith("earned so far (projection withheld until the career ends)")
+    assert "projection" not in console.stdout.replace("projection withheld until the career ends", "")
+    done = pibench(["headless", "--load", "c1"], "for _ in range(7):\n    time.next_month()\n")
+    assert done.report()["month reached"].endswith("(career finished at the horizon)")
+    assert " earned + " in done.report()["Impact"] and done.report()["Impact"].endswith(" projection")
+    end = pibench(["headless", "--jsonl", "--load", "c1"], lines("for _ in range(7):\n    time.next_month()"))
+    assert isinstance(end.end()["report"]["impact"]["projection"], float)
 
 
 def test_agent_random_is_not_repeated_after_a_restart(pibench):
