@@ -395,8 +395,46 @@ class PibenchApp(App[int]):
             self.notify("a month is being closed; save in a moment", severity="warning")
             return
         store = self._store()
-        default = self.game.save_name or self.career or f"{self.game.scenario_name}-{self.game.world.seed}"
-        self.push_screen(SaveDialog(default, str(store.path), blink=self.blink), self._save_named)
+        self.push_screen(SaveDialog(self._default_save_name(), str(store.path), blink=self.blink,
+                                    check=self._save_conflict), self._save_named)
+
+    def _default_save_name(self) -> str:
+        """The name the save dialog offers: the save this career came from or was last saved
+        to, but never an autosave slot (``t1@m49``): then its career (``t1``)."""
+        from saves.store import SaveError, check_name
+
+        for name in (self.game.save_name, self.career, self.game.career):
+            if name:
+                try:
+                    return check_name(name)
+                except SaveError:
+                    continue
+        return f"{self.game.scenario_name}-{self.game.world.seed}"
+
+    def _save_conflict(self, name: str) -> str | None:
+        """Why ``name`` may not take this career's save (``None``: it may): an invalid name,
+        or a save or career of ANOTHER career under that name or a look-alike of it
+        (``saves.store.name_key``), which saving would silently overwrite."""
+        from saves.store import SaveError, check_name, name_key
+
+        try:
+            check_name(name)
+            infos = self._store().list()
+        except SaveError as exc:
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - unreadable store: the save itself will say
+            return str(exc)
+        mine = set(self.game.careers) | ({self.career} if self.career else set())
+        key = name_key(name)
+        for i in infos:
+            if i.career in mine:
+                continue
+            if name in (i.name, i.career) or key in (name_key(i.name), name_key(i.career)):
+                months = f"{i.month}/{i.months}" if i.months else str(i.month)
+                return (f"{name!r} already names a save of another career ({i.name!r}: scenario {i.scenario}, "
+                        f"seed {i.seed}, month {months}, {i.status}). Saving would overwrite it: choose another "
+                        f"name, or delete that save first (pibench saves delete {i.name}).")
+        return None
 
     def _save_named(self, name: str | None, then_quit: bool = False) -> None:
         if not name:
@@ -432,7 +470,8 @@ class PibenchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
-        self.game = Game(world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name)
+        self.game = Game(world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name,
+                         career=record.info.career)
         self.console_panel.bind_game(self.game)
         self.refresh_view(everything=True)
         self.notify(f"resumed {record.info.name!r} at month {world.month}", title="Loaded", markup=False)
@@ -459,8 +498,8 @@ class PibenchApp(App[int]):
         if what == "quit":
             self.exit(0)
         elif what == "save":
-            default = self.game.save_name or self.career or f"{self.game.scenario_name}-{self.game.world.seed}"
-            self.push_screen(SaveDialog(default, str(self._store().path), blink=self.blink),
+            self.push_screen(SaveDialog(self._default_save_name(), str(self._store().path), blink=self.blink,
+                                        check=self._save_conflict),
                              partial(self._save_named, then_quit=True))
 
     def on_unmount(self) -> None:
@@ -488,7 +527,7 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
         game = Game(world, scenario=scenario)
     elif load is not None:
         w, record = store.load_world(load)  # a damaged newest autosave: the previous one, with a note
-        game = Game(w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name)
+        game = Game(w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career)
     else:
         from scenarios import load_scenario
         from world.engine import World

@@ -73,13 +73,17 @@ class Game:
         world: the world (new or loaded).
         scenario: the ``scenarios.Scenario`` it came from (or ``None``: custom / loaded).
         save_name: the name of the save it was loaded from or last saved to.
+        career: the career of the save it was loaded from (``None``: a new career).
     """
 
-    def __init__(self, world: World, scenario: Any = None, save_name: str | None = None) -> None:
+    def __init__(self, world: World, scenario: Any = None, save_name: str | None = None,
+                 career: str | None = None) -> None:
         self.world = world
         self.api = Api(world)
         self.scenario = scenario
         self.save_name = save_name
+        self.career = career
+        self.careers: set[str] = {career} if career else set()  # careers this game was loaded from or saved as
         self.saved_version: int | None = world.version if save_name else None
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.digests: list[Digest] = []
@@ -194,6 +198,9 @@ class Game:
             info = store.save(name, self.world, scenario=self.scenario)
             self.save_name = name
             self.saved_version = self.world.version
+            self.careers.add(info.career)
+            if self.career is None:
+                self.career = info.career
             return info
 
 

@@ -1,0 +1,44 @@
+"""QA round 2 (TUI): in-game saves never overwrite another career, the save-and-quit name is
+the career's, console blocks wait for a blank line, panel keys stay on their panel, typing on
+the console panel goes to its line, publication labels, the grant call schedule."""
+
+from __future__ import annotations
+
+import pytest
+from saves import SaveStore
+from textual.widgets import Input, Static
+
+from tests.tui.conftest import build, new_world, press, settle
+
+
+@pytest.mark.asyncio
+async def test_ctrl_s_refuses_a_name_of_another_career(tmp_path):
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.save("t1b", new_world("tutorial"), scenario="tutorial")
+    app = build(new_world("short-12"), tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "ctrl+s")
+        inp = app.screen.query_one("#save-name", Input)
+        inp.value = "t1b"
+        await press(pilot, "enter")
+        assert app.screen.__class__.__name__ == "SaveDialog"  # kept open
+        assert "another career" in str(app.screen.query_one("#save-error", Static).render())
+        inp.value = "e1"
+        await press(pilot, "enter")
+        await settle(pilot, app)
+        assert app.screen.__class__.__name__ != "SaveDialog"
+    infos = {i.name: i for i in SaveStore(tmp_path / "saves", on_warning=None).list()}
+    assert infos["t1b"].scenario == "tutorial" and "e1" in infos
+    # saving again under its own name is fine
+    assert app._save_conflict("e1") is None
+
+
+def test_save_and_quit_offers_the_career_name_not_the_autosave(tmp_path):
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.autosave("t1", new_world("short-12"), scenario="short-12")
+    from pibench_tui.app import make_app
+
+    app = make_app(load="t1", saves_dir=str(store.path), test_mode=True, run_baseline=False)
+    assert app.game.save_name.startswith("t1@m")
+    assert app._default_save_name() == "t1"
+    assert app._save_conflict("t1") is None
