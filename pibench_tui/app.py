@@ -238,6 +238,14 @@ class PibenchApp(App[int]):
             return False
         if action == "next_month" and (self.busy or self.game.finished):
             return None
+        if action == "act" and parameters:  # a panel's action keys work on that panel only
+            spec = ACTIONS_BY_ID.get(str(parameters[0]))
+            try:
+                active = self.tabs.active
+            except Exception:  # noqa: BLE001 - before the tabs exist
+                return False
+            if spec is not None and spec.tab != active:
+                return False
         return True
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

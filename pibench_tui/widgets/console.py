@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -57,12 +57,26 @@ class ConsolePanel(Panel):
         yield Static(BANNER, id="console-intro", markup=False)
         yield RichLog(id="console-log", wrap=True, markup=False, highlight=False)
         yield Static(">>>", id="console-prompt")
-        inp = Input(placeholder="python — e.g. lab.attention()", id="console-input")
+        inp = Input(placeholder="python — e.g. lab.attention()", id="console-input", select_on_focus=False)
         inp.cursor_blink = self.blink
         yield inp
 
     def show(self, game: Game) -> None:
         self.game = game
+
+    def on_key(self, event: events.Key) -> None:
+        """While the console is shown but its line is not focused (after Escape), printable
+        keys go to the line instead of firing app keys (which could open a dialog that Enter
+        then confirms); only 1-9 (switch panels) and : keep their meaning."""
+        inp = self.input
+        if inp.has_focus or not event.is_printable or event.character is None:
+            return
+        if event.character in "123456789:":
+            return
+        event.stop()
+        event.prevent_default()
+        inp.focus()
+        inp.insert_text_at_cursor(event.character)
 
     def focus_main(self) -> None:
         self.input.focus()
@@ -101,7 +115,7 @@ class ConsolePanel(Panel):
         log = self.query_one(RichLog)
         log.write(Text(("... " if len(self.buffer) > 1 else ">>> ") + event.value, style="bold"))
         text = "\n".join(self.buffer)
-        if not repl_input_complete(text + "\n"):
+        if not repl_input_complete(text):  # a block waits for an empty line (its last line is then "")
             self.query_one("#console-prompt", Static).update("...")
             return
         self.buffer = []

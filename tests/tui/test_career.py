@@ -30,10 +30,10 @@ def plan(dash: dict) -> list[str]:
 
 
 KEYS = {
-    "hire_ra": ["R", "enter"],
-    "respond": ["e", "ctrl+o"],
-    "submit": ["b", "ctrl+o"],
-    "start": ["s", "tab", "tab", "space", "down", "space", "tab", "enter"],
+    "hire_ra": ["1", "R", "enter"],  # a panel's action keys work on that panel only
+    "respond": ["7", "e", "ctrl+o"],
+    "submit": ["4", "b", "ctrl+o"],
+    "start": ["3", "s", "tab", "tab", "space", "down", "space", "tab", "enter"],
 }
 
 

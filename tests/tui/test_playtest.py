@@ -227,7 +227,7 @@ async def test_month_close_replaces_the_confirmation_with_the_digest_and_then_re
     under the digest is redrawn when the digest closes (the ledger gains the month's pay)."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "8", "R", "enter")
+        await press(pilot, "1", "R", "enter", "8")
         table = app.query_one("#ledger-table", DataTable)
         before = table.row_count
         await press(pilot, "n")

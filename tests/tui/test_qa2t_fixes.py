@@ -42,3 +42,45 @@ def test_save_and_quit_offers_the_career_name_not_the_autosave(tmp_path):
     assert app.game.save_name.startswith("t1@m")
     assert app._default_save_name() == "t1"
     assert app._save_conflict("t1") is None
+
+
+async def _console_run(pilot, app, *lines: str) -> str:
+    for line in lines:
+        if line:
+            await pilot.press(*line)
+        await press(pilot, "enter")
+    for _ in range(300):
+        await pilot.pause(0.05)
+        if not app.console_panel.running:
+            break
+    await pilot.pause()
+    return "\n".join(str(x.text) for x in app.console_panel.query_one("#console-log").lines)
+
+
+@pytest.mark.asyncio
+async def test_console_block_waits_for_an_empty_line(tmp_path):
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "colon")
+        log = await _console_run(pilot, app, "for i in range(2):", "    print('a', i)", "    print('b', i)")
+        assert "a 0" not in log  # not run yet
+        log = await _console_run(pilot, app, "")
+        assert "a 0\nb 0\na 1\nb 1" in log and "SyntaxError" not in log
+
+
+@pytest.mark.asyncio
+async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_line(tmp_path):
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6", "R")  # R = hire an RA: a Lab panel key (its form takes only enter)
+        assert type(app.screen).__name__ == "Screen"
+        await press(pilot, "1", "R")
+        assert type(app.screen).__name__ == "ActionForm"
+        await press(pilot, "escape")
+        await press(pilot, "colon", "escape")
+        inp = app.console_panel.input
+        assert app.focused is not inp
+        await pilot.press(*"[(a['id'], e)")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "Screen"
+        assert inp.value == "[(a['id'], e)" and app.focused is inp
