@@ -218,7 +218,8 @@ class PapersPanel(Panel):
         pubs = game.call("papers.publications")
         pubs.sort(key=lambda p: -p["citations"])
         _fill(self.query_one("#pubs-table", DataTable), [
-            [p["id"], p["venue"], p["topic"], p["tier"], p["published_month"], p["citations"], ", ".join(p["authors"]) or "collab"]
+            [p["id"], p["venue"], p["topic"], p["tier"], p["published_month"], p["citations"],
+             ", ".join(p["authors"]) or ("collab" if p.get("collab") else "—")]
             for p in pubs])
 
 

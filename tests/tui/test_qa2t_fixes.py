@@ -84,3 +84,20 @@ async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_lin
         await pilot.pause()
         assert type(app.screen).__name__ == "Screen"
         assert inp.value == "[(a['id'], e)" and app.focused is inp
+
+
+@pytest.mark.asyncio
+async def test_publications_label_collab_only_when_it_is_one(tmp_path):
+    from textual.widgets import DataTable
+    from world.state import Publication
+
+    w = new_world()
+    for pid, collab in (("P001", False), ("P002", True)):
+        w.s.publications[pid] = Publication(id=pid, draft_id="D00" + pid[-1], venue="W-SHOP", topic="reasoning", tier=1,
+                                            q=0.5, authors=[], collab=collab, accepted_month=1, published_month=1)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "4")
+        table = app.query_one("#pubs-table", DataTable)
+        labels = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[-1]) for i in range(table.row_count)}
+        assert labels == {"P001": "—", "P002": "collab"}
