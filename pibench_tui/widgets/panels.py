@@ -223,6 +223,38 @@ class PapersPanel(Panel):
             for p in pubs])
 
 
+def call_schedule(game: Game, month: int) -> list[list]:
+    """Rows of the grant call schedule: the calls open now (``grants.calls()``), then the
+    upcoming ones of the scenario's published call months (the rules, MECHANICS §9)."""
+    cfg = game.world.cfg
+    rows = [[c["agency"], c["open_month"], c["last_month_to_apply"], f"${c['award']:,.0f}", c["duration_months"],
+             f"open now ({c['id']})"] for c in game.call("grants.calls")]
+    upcoming = []
+    for agency, a in cfg.agencies.items():
+        if a.get("rolling"):
+            continue
+        for om in a["call_months"]:
+            if month < om <= cfg.months:
+                upcoming.append([agency, om, min(cfg.months, om + 1), f"${a['award']:,.0f}", a["duration"], "upcoming"])
+    upcoming.sort(key=lambda r: (r[1], r[0]))
+    return rows + upcoming
+
+
+def grants_note(game: Game) -> str:
+    """The per-agency limits: running awards plus pending proposals, TIF's cooldown, FEL once."""
+    cfg = game.world.cfg
+    caps = ", ".join(f"{name} {a['max_concurrent']}" for name, a in cfg.agencies.items())
+    rolling = [name for name, a in cfg.agencies.items() if a.get("rolling")]
+    once = [name for name, a in cfg.agencies.items() if a.get("once")]
+    note = (f"Limit per agency of running awards plus pending proposals at once: {caps}. "
+            "A proposal costs $500 and at least 5 h (g).")
+    if rolling:
+        note += f" {', '.join(rolling)}: open every month, one proposal every {cfg.tif_cooldown} months."
+    if once:
+        note += f" {', '.join(once)} funds a lab only once."
+    return note
+
+
 class GrantsPanel(Panel):
     """Open calls with deadlines, proposals pending, awards with months left."""
 
@@ -233,6 +265,9 @@ class GrantsPanel(Panel):
         with VerticalScroll():
             yield Label("Open calls", classes="section")
             yield _table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after")
+            yield Static("", id="grants-note", classes="panel-note")
+            yield Label("Call schedule (open now and upcoming)", classes="section")
+            yield _table("schedule-table", "Agency", "Opens", "Last month to apply", "Award", "Months", "Status")
             yield Label("Proposals", classes="section")
             yield _table("proposals-table", "ID", "Call", "Agency", "Topic", "Hours", "Status", "Sent", "Decision")
             yield Label("Awards", classes="section")
@@ -243,6 +278,8 @@ class GrantsPanel(Panel):
         _fill(self.query_one("#calls-table", DataTable), [
             [c["id"], c["agency"], f"${c['award']:,.0f}", c["duration_months"], c["last_month_to_apply"], f"{c['decision_delay_months']} mo"]
             for c in game.call("grants.calls")])
+        _fill(self.query_one("#schedule-table", DataTable), call_schedule(game, m))
+        self.query_one("#grants-note", Static).update(Text(grants_note(game)))
         props = game.call("grants.proposals")
         props.sort(key=lambda p: (p["status"] != "pending", -p["submitted_month"]))
         _fill(self.query_one("#proposals-table", DataTable), [

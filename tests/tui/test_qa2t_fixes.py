@@ -101,3 +101,19 @@ async def test_publications_label_collab_only_when_it_is_one(tmp_path):
         table = app.query_one("#pubs-table", DataTable)
         labels = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[-1]) for i in range(table.row_count)}
         assert labels == {"P001": "—", "P002": "collab"}
+
+
+@pytest.mark.asyncio
+async def test_grants_panel_shows_the_call_schedule_and_the_limits(tmp_path):
+    from textual.widgets import DataTable
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5")
+        table = app.query_one("#schedule-table", DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert ["BSF", "2", "3"] == rows[0][:3] or any(r[:3] == ["BSF", "2", "3"] for r in rows)
+        assert any(r[:3] == ["FEL", "33", "34"] for r in rows) and any(r[:3] == ["AMP", "38", "39"] for r in rows)
+        assert any(r[0] == "TIF" and r[-1].startswith("open now") for r in rows)
+        note = str(app.query_one("#grants-note").render())
+        assert "running awards plus pending proposals" in note and "BSF 2" in note and "AMP 1" in note
