@@ -463,7 +463,7 @@ class Projects(_Namespace):
 
     @_call(mutating=False)
     def list(self) -> list:
-        """All projects ever: id, topic, tier, status, progress_pct, members, compute, start, draft."""
+        """All projects ever: id, topic, tier, status, progress_pct, members, monthly_compute, started_month, ended_month, draft, scooped_times."""
         return [_project_row(self._w, pj) for pj in self._w.s.projects.values()]
 
     @_call(mutating=True)
@@ -676,7 +676,8 @@ class Grants(_Namespace):
             elif x in s.drafts:
                 key = x
             else:
-                raise ActionError("unknown_id", f"attachment {x!r} is neither a draft nor a publication; drafts: {_listing(list(s.drafts))}")
+                raise ActionError("unknown_id", f"attachment {x!r} is neither a draft nor a publication; drafts: {_listing(list(s.drafts))}; "
+                                   f"publications: {_listing([p.id for p in s.publications.values() if p.published_month <= m])}")
             if key in papers_seen:
                 raise ActionError("bad_argument", f"attachment {x!r} is the same paper as {papers_seen[key]!r}; attach each paper once")
             papers_seen[key] = x

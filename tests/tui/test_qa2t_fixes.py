@@ -117,3 +117,19 @@ async def test_grants_panel_shows_the_call_schedule_and_the_limits(tmp_path):
         assert any(r[0] == "TIF" and r[-1].startswith("open now") for r in rows)
         note = str(app.query_one("#grants-note").render())
         assert "running awards plus pending proposals" in note and "BSF 2" in note and "AMP 1" in note
+
+
+def test_api_docs_name_the_real_project_keys_and_attachment_errors_list_publications():
+    from world.api import Api, ActionError
+    from world.state import Publication
+
+    w = new_world()
+    api = Api(w)
+    doc = type(api.projects).list.__doc__
+    assert "monthly_compute" in doc and "started_month" in doc and " compute," not in doc
+    w.s.publications["P001"] = Publication(id="P001", draft_id="D001", venue="W-SHOP", topic="reasoning", tier=1, q=0.5,
+                                           authors=[], collab=False, accepted_month=1, published_month=1)
+    call = api.grants.calls()[0]["id"]
+    with pytest.raises(ActionError) as exc:
+        api.grants.propose(call, "reasoning", 5, attach=["P008"])
+    assert "publications: P001" in str(exc.value)
