@@ -324,6 +324,16 @@ def _open_store(saves_dir: str | None) -> Any:
         raise HeadlessError(f"save store: {exc}") from exc
 
 
+def _finish_session(session: HeadlessSession, write: "_Writer") -> int:
+    """Print the career report and, with ``--save``, the final save's line; exit status 0."""
+    write.line(session.report())
+    saved = session.final_save()
+    if saved:
+        write.line(saved + "\n")
+    write.flush()
+    return 0
+
+
 # --------------------------------------------------------------------------------------
 # console mode
 # --------------------------------------------------------------------------------------
@@ -559,12 +569,7 @@ def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> in
         if result.error is not None:
             write.line(_format_error(result.error))
         write.flush()
-    write.line(session.report())
-    saved = session.final_save()
-    if saved:
-        write.line(saved + "\n")
-    write.flush()
-    return 0
+    return _finish_session(session, write)
 
 
 # --------------------------------------------------------------------------------------
@@ -883,12 +888,7 @@ def run_repl(
         if result.error is not None:
             write.line(_format_error(result.error))
         write.flush()
-    write.line(session.report())
-    saved = session.final_save()
-    if saved:
-        write.line(saved + "\n")
-    write.flush()
-    return 0
+    return _finish_session(session, write)
 
 
 # --------------------------------------------------------------------------------------
