@@ -9,7 +9,7 @@ from .base import (
     Policy,
     can_propose,
     hottest_topic,
-    idle_researchers,
+    start_idle_pairs,
     rejecting_venues,
     set_even_mentoring,
 )
@@ -43,14 +43,7 @@ class Ambitious(Policy):
             self.hire(api, dash)
         set_even_mentoring(api, self.mentoring)
         topic = hottest_topic(api, "reasoning", n=40)
-        dash = api.lab.dashboard()
-        idle = idle_researchers(dash)
-        active = len(dash["active_projects"])
-        for i in range(0, len(idle), 2):
-            if active >= 10:
-                break
-            api.projects.start(topic, self.tier, idle[i:i + 2], self.compute)
-            active += 1
+        start_idle_pairs(api, topic, self.tier, self.compute)
         self.submit_drafts(api)
         self.propose(api, topic)
         for ev in api.events.pending():

@@ -92,6 +92,19 @@ def idle_researchers(dash: dict) -> list[str]:
     return [p["id"] for p in dash["students"] if p["id"] not in busy]
 
 
+def start_idle_pairs(api: Any, topic: str, tier: int, compute: float, max_projects: int = 10) -> None:
+    """Idle researchers, in pairs (an odd one alone), start projects on ``topic`` until the lab
+    runs ``max_projects`` (MECHANICS §17, baseline rule 3; also the ambitious policy)."""
+    dash = api.lab.dashboard()
+    idle = idle_researchers(dash)
+    active = len(dash["active_projects"])
+    for i in range(0, len(idle), 2):
+        if active >= max_projects:
+            break
+        api.projects.start(topic, tier, idle[i:i + 2], compute)
+        active += 1
+
+
 def set_even_mentoring(api: Any, hours_each: float) -> None:
     """Give every active researcher ``hours_each`` standing hours, scaled down to what fits.
 

@@ -24,7 +24,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Policy, can_propose, hottest_topic, idle_researchers, rejecting_venues, set_even_mentoring
+from .base import Policy, can_propose, hottest_topic, rejecting_venues, set_even_mentoring, start_idle_pairs
 
 
 @dataclass(frozen=True)
@@ -162,15 +162,7 @@ class Baseline(Policy):
 
     def start_projects(self, api: Any, topic: str) -> None:
         """Rule 3: idle researchers, in pairs, start projects on the topic."""
-        cfg = self.config
-        dash = api.lab.dashboard()
-        idle = idle_researchers(dash)
-        active = len(dash["active_projects"])
-        for i in range(0, len(idle), 2):
-            if active >= 10:
-                break
-            api.projects.start(topic, cfg.tier, idle[i:i + 2], cfg.compute)
-            active += 1
+        start_idle_pairs(api, topic, self.config.tier, self.config.compute)
 
     def handle_drafts(self, api: Any) -> None:
         """Rule 4: polish once, revise once after the first rejection, climb the venue ladder."""
