@@ -238,6 +238,20 @@ class _Namespace:
                 f"used {w.s.oneoff_used:.2f} h)",
             )
 
+    @staticmethod
+    def _live(collection: dict, eid: Any, noun: str, status: str, adjective: str, *,
+              wrong_state_code: str = "unknown_id") -> Any:
+        """The entity ``eid`` of ``collection`` if its status is ``status``, else an ActionError
+        naming its actual state and listing the ids that are (e.g. "no such active project ...")."""
+        _str(eid, f"{noun} id")
+        e = collection.get(eid)
+        if e is None or e.status != status:
+            live = [x.id for x in collection.values() if x.status == status]
+            state = "" if e is None else f" (it is {e.status.replace('_', ' ')})"
+            raise ActionError("unknown_id" if e is None else wrong_state_code,
+                              f"no such {adjective} {noun} {eid!r}{state}; {adjective} {noun}s: {_listing(live)}")
+        return e
+
     def _person(self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None, what: str = "lab member"):
         w = self._w
         _str(pid, "id")
@@ -451,15 +465,8 @@ class Projects(_Namespace):
 
     _name = "projects"
 
-    def _project(self, project_id: Any, active: bool = True):
-        w = self._w
-        _str(project_id, "project id")
-        pj = w.s.projects.get(project_id)
-        if pj is None or (active and pj.status != "active"):
-            current = [x.id for x in w.s.projects.values() if x.status == "active"]
-            state = "" if pj is None else f" (it is {pj.status})"
-            raise ActionError("unknown_id", f"no such active project {project_id!r}{state}; active projects: {_listing(current)}")
-        return pj
+    def _project(self, project_id: Any):
+        return self._live(self._w.s.projects, project_id, "project", "active", "active")
 
     @_call(mutating=False)
     def list(self) -> list:
@@ -531,16 +538,8 @@ class Papers(_Namespace):
 
     _name = "papers"
 
-    def _draft(self, draft_id: Any, available: bool = True):
-        w = self._w
-        _str(draft_id, "draft id")
-        d = w.s.drafts.get(draft_id)
-        if d is None or (available and d.status != "available"):
-            avail = [x.id for x in w.s.drafts.values() if x.status == "available"]
-            state = "" if d is None else f" (it is {d.status.replace('_', ' ')})"
-            raise ActionError("unknown_id" if d is None else "not_allowed",
-                              f"no such available draft {draft_id!r}{state}; available drafts: {_listing(avail)}")
-        return d
+    def _draft(self, draft_id: Any):
+        return self._live(self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed")
 
     @_call(mutating=False)
     def drafts(self) -> list:
