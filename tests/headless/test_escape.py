@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pibench_tui import _sandbox_child as child
+from pibench_tui.sandbox import child
 from pibench_tui.sandbox import check_source
 from tests.headless.conftest import pibench_command
 

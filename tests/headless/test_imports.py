@@ -46,7 +46,7 @@ def test_help_imports_neither_world_nor_ui():
 def test_agent_process_imports_only_the_standard_library():
     """The agent process script imports nothing but standard modules (never world, never
     pibench_tui, never a third-party package)."""
-    child = Path(pibench_tui.__file__).with_name("_sandbox_child.py")
+    child = Path(pibench_tui.__file__).parent / "sandbox" / "child.py"
     tree = ast.parse(child.read_text())
     imported = set()
     for node in ast.walk(tree):

@@ -133,7 +133,7 @@ def test_os_limits_hold_even_after_an_escape():
 
     code = (
         "import sys\n"
-        "from pibench_tui._sandbox_child import _apply_limits\n"
+        "from pibench_tui.sandbox.child import _apply_limits\n"
         "_apply_limits(256 << 20, 3)\n"
         "try:\n"
         "    open(sys.executable, 'rb')\n"

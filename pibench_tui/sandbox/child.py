@@ -4,7 +4,7 @@ This file has two roles:
 
 * Imported by the parent (``pibench_tui.sandbox``), it provides the static policy
   check (:func:`check_source`) so that refused code is answered without a round trip.
-* Run as a script by the parent (``python -S -s -P _sandbox_child.py``, clean
+* Run as a script by the parent (``python -S -s -P sandbox/child.py``, clean
   environment, working directory ``/``), it is the **agent process**: it executes
   agent code with restricted builtins and reaches the world only through a small RPC
   of API calls (namespace, method, args, kwargs) carrying JSON over its stdin/stdout

@@ -17,15 +17,15 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import events as events_mod
-from . import field as field_mod
-from . import grants as grants_mod
-from . import people as people_mod
-from . import projects as projects_mod
-from . import scoring
-from .config import TOPICS, VENUES, WorldConfig
-from .engine import World
-from .state import Posting, Proposal, Submission
+from .. import events as events_mod
+from .. import field as field_mod
+from .. import grants as grants_mod
+from .. import people as people_mod
+from .. import projects as projects_mod
+from .. import scoring
+from ..config import TOPICS, VENUES, WorldConfig
+from ..engine import World
+from ..state import Posting, Proposal, Submission
 
 
 class ActionError(Exception):
@@ -907,7 +907,7 @@ class Api:
         Raises:
             ActionError: ``sql_error`` for anything but one SELECT/WITH statement.
         """
-        from .observe import observer_for
+        from ..observe import observer_for
 
         return observer_for(self.world).query(sql)
 

@@ -1,7 +1,7 @@
 """The agent sandbox, parent side (MECHANICS §16): run untrusted agent Python safely.
 
 Agent code never runs in this process. :class:`Sandbox` starts an **agent process**
-(``pibench_tui/_sandbox_child.py`` under ``python -S -s -P``, a clean environment,
+(``pibench_tui/sandbox/child.py`` under ``python -S -s -P``, a clean environment,
 working directory ``/``) that holds no world and imports nothing of ours. The agent
 process reaches the world only through a small RPC: it sends ``(namespace, method,
 args, kwargs)`` as JSON, this process validates the call, applies it to the world
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from pibench_tui._sandbox_child import (
+from pibench_tui.sandbox.child import (
     ALLOWED_MODULES,
     SandboxViolation,
     check_source,
@@ -58,7 +58,7 @@ __all__ = [
     "spec_from_api_calls",
 ]
 
-CHILD_SCRIPT = Path(__file__).with_name("_sandbox_child.py")
+CHILD_SCRIPT = Path(__file__).with_name("child.py")
 
 #: Default wall-clock limit per block, in seconds (MECHANICS §16; the issue's 10 s).
 DEFAULT_BLOCK_TIMEOUT = 10.0
