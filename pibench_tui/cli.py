@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
-from pibench_tui import __version__
 
 __all__ = ["build_parser", "main"]
 
@@ -112,6 +111,19 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed distribution's version, read only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "print the version and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        import pibench_tui
+
+        parser.exit(message=f"pibench {pibench_tui.__version__}\n")
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser of the ``pibench`` command (subcommands and their options).
 
@@ -121,7 +133,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """
     command = _command_of(argv)
     parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"pibench {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="print pibench's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.")
