@@ -14,15 +14,12 @@ from . import people as people_mod
 from . import projects as projects_mod
 from . import scoring
 from .config import TOPICS, WorldConfig
+from .errors import SimulationOver
 from .rng import Rng
 from .state import State
 
 STATE_FORMAT = 1
 """Version of the :meth:`World.to_state` layout."""
-
-
-class SimulationOver(Exception):
-    """Raised by :meth:`World.next_month` after the horizon or a collapse."""
 
 
 class World:

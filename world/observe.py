@@ -20,6 +20,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from .config import TOPICS, VENUES
+from .errors import ActionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -261,8 +262,6 @@ class Observer:
         Raises:
             ActionError: ``sql_error`` naming what was wrong.
         """
-        from .api import ActionError
-
         if not isinstance(sql, str):
             raise ActionError("sql_error", f"query() takes an SQL string, got {type(sql).__name__}")
         if "\x00" in sql or any("\ud800" <= ch <= "\udfff" for ch in sql):

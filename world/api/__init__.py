@@ -25,24 +25,9 @@ from .. import projects as projects_mod
 from .. import scoring
 from ..config import TOPICS, VENUES, WorldConfig
 from ..engine import World
+from ..errors import ActionError as ActionError  # re-exported: world.api.ActionError
+from ..errors import SimulationOver as SimulationOver  # re-exported
 from ..state import Posting, Proposal, Submission
-
-
-class ActionError(Exception):
-    """A refused API call. ``code`` is a stable short word; ``message`` says what to do.
-
-    Codes: ``unknown_call``, ``bad_argument``, ``unknown_id``, ``not_allowed``,
-    ``wrong_month``, ``no_attention``, ``cap_reached``, ``career_over``, ``sql_error``.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"ok": False, "error": code, "message": message}``."""
-        return {"ok": False, "error": self.code, "message": self.message}
 
 
 class _Required:
