@@ -1,0 +1,112 @@
+"""JSON-lines mode: one ``{"code": "..."}`` request per line, exactly one reply line each,
+then an ``end`` event carrying the report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import IO, Any
+
+from pibench_tui.headless.session import HeadlessSession
+from pibench_tui.sandbox import BlockResult
+
+#: Longest JSON-lines input line accepted, in characters.
+MAX_JSONL_LINE = 2_000_000
+
+
+
+def _read_bounded_lines(stream: IO[str], limit: int) -> Iterator[str | None]:
+    """Lines of ``stream``; ``None`` for a line longer than ``limit`` (skipped to its end)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith("\n"):
+            while True:  # discard the rest of the overlong line
+                more = stream.readline(1 << 20)
+                if not more or more.endswith("\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dict | None = None) -> dict:
+    """Build one JSON-lines reply: ``{"ok", "stdout", "error", "truncated", "month", "done",
+    "impact"}``."""
+    status = session.status()
+    if result is None:
+        return {
+            "ok": False,
+            "stdout": "",
+            "error": error,
+            "truncated": False,
+            "month": status["month"],
+            "done": status["done"],
+            "impact": status["impact"],
+        }
+    return {
+        "ok": result.ok,
+        "stdout": result.stdout,
+        "error": result.error,
+        "truncated": result.truncated,
+        "month": status["month"],
+        "done": status["done"],
+        "impact": status["impact"],
+    }
+
+
+def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
+    """JSON-lines mode: each line ``{"code": "..."}`` gets exactly one reply line.
+
+    Blank lines are ignored. A line that is not a JSON object with a string ``code`` gets
+    an ``ok: false`` reply with error type ``ProtocolError``; the session goes on.
+
+    Args:
+        session: The career.
+        stdin: Request lines.
+        stdout: Reply lines (ASCII JSON, one per request).
+
+    Returns:
+        The exit status (0).
+    """
+    lineno = 0
+    for line in _read_bounded_lines(stdin, MAX_JSONL_LINE):
+        lineno += 1
+        if line is not None and not line.strip():
+            continue
+        reply = None
+        if line is None:
+            reply = jsonl_reply(
+                session, None, _protocol_error(f"line {lineno} is longer than {MAX_JSONL_LINE:,} characters")
+            )
+        else:
+            try:
+                request = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                reply = jsonl_reply(session, None, _protocol_error(f"line {lineno} is not valid JSON: {exc}"))
+            else:
+                if not isinstance(request, dict) or not isinstance(request.get("code"), str):
+                    reply = jsonl_reply(
+                        session,
+                        None,
+                        _protocol_error(f'line {lineno}: expected an object like {{"code": "..."}} with a string "code"'),
+                    )
+                else:
+                    result = session.run_block(request["code"], filename=f"<block {session.blocks + 1}>")
+                    reply = jsonl_reply(session, result)
+        stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
+        stdout.flush()
+    saved = session.final_save()
+    end: dict[str, Any] = {"event": "end", "report": session.report_data()}
+    if saved:
+        end["saved"] = saved
+    stdout.write(json.dumps(end, ensure_ascii=True) + "\n")
+    stdout.flush()
+    return 0
+
+
+def _protocol_error(message: str) -> dict:
+    return {"type": "ProtocolError", "message": message, "line": None}
+
+

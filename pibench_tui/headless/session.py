@@ -1,0 +1,294 @@
+"""A headless session: one career behind the sandbox (the world, its API, the agent
+process, saves) and its end-of-session report (MECHANICS §12, §15-16)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pibench_tui.sandbox import (
+    DEFAULT_BLOCK_TIMEOUT,
+    DEFAULT_MAX_OUTPUT,
+    DEFAULT_MEMORY_LIMIT,
+    AgentProcess,
+    BlockResult,
+    Sandbox,
+    spec_from_api_calls,
+)
+
+#: The first line of pibench's own career report (console mode, REPL).
+REPORT_HEADER = "=== pibench career report ==="
+
+
+class HeadlessError(Exception):
+    """A problem that stops headless mode before it starts (bad scenario, bad save ...).
+
+    The command prints the message and exits with status 1.
+    """
+
+
+@dataclass(frozen=True)
+class HeadlessOptions:
+    """Everything ``pibench headless`` can be told.
+
+    Attributes:
+        scenario: Bundled scenario name or path of a ``.toml`` file; ``None`` = default.
+        seed: World seed replacing the scenario's; ``None`` keeps it.
+        jsonl: JSON-lines protocol instead of console mode.
+        block_timeout: Wall-clock limit per block, in seconds (MECHANICS §16).
+        max_output: Output cap per block, in characters.
+        memory_limit: Address-space limit of the agent process, in bytes (0 = none).
+        save: Career name to save under (autosave when the month changes, and at the end).
+        load: Save (or career) name to resume.
+        saves_dir: Folder of the save store (``None``: ``$PIBENCH_HOME`` or the user
+            data dir).
+    """
+
+    scenario: str | None = None
+    seed: int | None = None
+    jsonl: bool = False
+    block_timeout: float = DEFAULT_BLOCK_TIMEOUT
+    max_output: int = DEFAULT_MAX_OUTPUT
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+    save: str | None = None
+    load: str | None = None
+    saves_dir: str | None = None
+
+
+class HeadlessSession:
+    """One career behind the sandbox: the world, its API, the agent process, saves.
+
+    Args:
+        options: What to play and the sandbox's limits.
+        process: An agent process started earlier (so it boots while the world is built).
+
+    Raises:
+        HeadlessError: The scenario or the save cannot be used.
+        SandboxStartError: The agent process cannot be started.
+    """
+
+    def __init__(self, options: HeadlessOptions, *, process: AgentProcess | None = None) -> None:
+        from world.api import API_CALLS, REQUIRED, Api
+
+        self.options = options
+        self.world, self.scenario = _open_world(options)
+        self.api = Api(self.world)
+        self.store = None
+        if options.save is not None:
+            self.store = _open_store(options.saves_dir)
+            try:  # a valid name, a writable store, and no other career under that name
+                resuming = self.store.resolve(options.load).career if options.load is not None else None
+                self.store.check_new_career(options.save, resuming=resuming)
+            except Exception as exc:  # SaveError
+                raise HeadlessError(f"--save: {exc}") from exc
+        self._saved_month: tuple[int, bool] | None = None
+        self.blocks = 0
+        self.sandbox = Sandbox(
+            self.api.call,
+            spec_from_api_calls(API_CALLS, REQUIRED),
+            block_timeout=options.block_timeout,
+            max_output=options.max_output,
+            memory_limit=options.memory_limit,
+            seed=self.world.seed,
+            month=lambda: self.world.month,
+            process=process,
+        )
+
+    # running --------------------------------------------------------------------------
+    def run_block(
+        self,
+        code: str,
+        *,
+        filename: str = "<stdin>",
+        first_line: int = 1,
+        on_output: Callable[[str], None] | None = None,
+    ) -> BlockResult:
+        """Run one block of agent code and autosave if the month moved.
+
+        Args:
+            code: Agent Python source.
+            filename: Name of the agent's text in errors.
+            first_line: Line of the block's first line in the agent's text (1-based).
+            on_output: Receives output while the block runs.
+
+        Returns:
+            The sandbox's :class:`~pibench_tui.sandbox.BlockResult`.
+        """
+        self.blocks += 1
+        try:
+            return self.sandbox.run(code, filename=filename, first_line=first_line, on_output=on_output)
+        finally:
+            self.autosave()
+
+    def status(self) -> dict[str, Any]:
+        """``{"month", "done", "impact": {"total", "earned", "projection"}}`` (MECHANICS §12),
+        as an agent may see it: until the career is over ``projection`` is ``None`` and
+        ``total`` equals ``earned`` (see :func:`public_impact`)."""
+        return {"month": self.world.month, "done": self.world.finished, "impact": public_impact(self.world)}
+
+    def prompt_facts(self) -> dict[str, Any]:
+        """Month, horizon, budget (dollars) and attention left (hours) for the REPL prompt."""
+        dash = self.api.lab.dashboard()
+        return {
+            "month": dash.get("month"),
+            "months": dash.get("months_total"),
+            "budget": dash.get("budget"),
+            "left": (dash.get("attention") or {}).get("left"),
+            "finished": self.world.finished,
+        }
+
+    # saves ----------------------------------------------------------------------------
+    def autosave(self) -> None:
+        """Autosave the career (``--save NAME``) when its month changed since the last one."""
+        if self.store is None:
+            return
+        key = (self.world.month, self.world.finished)
+        if key == self._saved_month:
+            return
+        try:
+            self.store.autosave(self.options.save, self.world, scenario=self.scenario)
+        except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
+            print(f"pibench headless: warning: autosave failed: {exc}", file=sys.stderr)
+            return
+        self._saved_month = key
+
+    def final_save(self) -> str | None:
+        """Write the career's save ``NAME`` (``--save NAME``); return a line saying so."""
+        if self.store is None:
+            return None
+        try:
+            info = self.store.save(self.options.save, self.world, scenario=self.scenario, career=self.options.save)
+        except Exception as exc:  # noqa: BLE001 - SaveError and OS errors alike
+            raise HeadlessError(f"could not save {self.options.save!r}: {exc}") from exc
+        return f"saved as {info.name!r} (month {info.month}) in {self.store.path}"
+
+    # report ---------------------------------------------------------------------------
+    def report_data(self) -> dict[str, Any]:
+        """The end-of-session report as data (the JSON-lines ``end`` event; the console
+        report prints the same fields): scenario, seed, month reached, state, collapse,
+        Impact, papers, grants, students, final budget, digest (MECHANICS §12).
+
+        Impact is :func:`public_impact`: until the career is over (horizon or collapse)
+        only what was earned, with ``projection`` ``None`` (withheld): the session may end
+        mid-career and a harness may hand this report to the agent, so it must not carry
+        the projection replies withhold. After the career the full split."""
+        w = self.world
+        s = w.summary()
+        if w.collapsed:
+            state = f"collapsed in month {s.get('collapse_month')}"
+        elif w.finished:
+            state = "career finished at the horizon"
+        else:
+            state = "career in progress"
+        return {
+            "scenario": getattr(self.scenario, "name", "custom"),
+            "seed": w.seed,
+            "month": w.month,
+            "months": w.cfg.months,
+            "state": state,
+            "done": w.finished,
+            "collapsed": bool(w.collapsed),
+            "impact": public_impact(w),
+            "publications": s.get("publications", 0),
+            "top_publications": s.get("top_publications", 0),
+            "h_index": s.get("h_index", 0),
+            "grants_won": s.get("grants_won", 0),
+            "grant_dollars": s.get("grant_dollars", 0),
+            "students_hired": s.get("hires", 0),
+            "students_graduated": s.get("students_graduated", 0),
+            "students_quit": s.get("students_quit", 0),
+            "final_budget": s.get("final_budget", 0),
+            "digest": w.digest(),
+        }
+
+    def report(self) -> str:
+        """The end-of-session report: month reached, collapse, Impact (earned + projection
+        once the career is over; earned only before, the projection withheld), papers,
+        grants, students (MECHANICS §12)."""
+        r = self.report_data()
+        imp = r["impact"]
+        if imp["projection"] is None:
+            impact_line = f"{imp['earned']:.1f} earned so far (projection {PROJECTION_WITHHELD})"
+        else:
+            impact_line = f"{imp['total']:.1f} = {imp['earned']:.1f} earned + {imp['projection']:.1f} projection"
+        lines = [
+            REPORT_HEADER,
+            f"scenario        {r['scenario']} (seed {r['seed']})",
+            f"month reached   {r['month']} of {r['months']} ({r['state']})",
+            f"collapsed       {'yes' if r['collapsed'] else 'no'}",
+            f"Impact          {impact_line}",
+            f"publications    {r['publications']} ({r['top_publications']} at NAIC), h-index {r['h_index']}",
+            f"grants won      {r['grants_won']} (${r['grant_dollars']:,.0f} face value)",
+            f"students        {r['students_hired']} hired, {r['students_graduated']} graduated, "
+            f"{r['students_quit']} quit",
+            f"final budget    ${r['final_budget']:,.0f}",
+            f"state digest    {r['digest']}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def close(self) -> None:
+        """Stop the agent process."""
+        self.sandbox.close()
+
+
+#: How reports say the projection is not shown mid-career.
+PROJECTION_WITHHELD = "withheld until the career ends"
+
+
+def public_impact(world: Any) -> dict[str, Any]:
+    """Impact as agent-facing replies show it: ``{"total", "earned", "projection"}``.
+
+    Until the career is over ``projection`` is ``None`` and ``total`` equals ``earned``:
+    the projection is a deterministic function of hidden paper quality, topic hotness and
+    reputation, so its month-to-month changes would reveal them. After the horizon or a
+    collapse the full split is given (MECHANICS §12).
+    """
+    from world.scoring import impact
+
+    imp = impact(world)
+    if world.finished:
+        return imp
+    return {"total": imp["earned"], "earned": imp["earned"], "projection": None}
+
+
+def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
+    """Build the world from ``--load`` or ``--scenario``/``--seed``."""
+    if options.load is not None:
+        from saves import SaveError
+        from scenarios import Scenario
+
+        store = _open_store(options.saves_dir)
+        try:
+            world, record = store.load_world(options.load)
+        except (SaveError, ValueError, KeyError) as exc:
+            raise HeadlessError(f"--load {options.load}: {exc}") from exc
+        scen = record.scenario or {}
+        scenario = Scenario(
+            name=str(scen.get("name", "custom")),
+            description=str(scen.get("description", "")),
+            seed=world.seed,
+            config=world.cfg,
+            source="save",
+        )
+        return world, scenario
+    from scenarios import ScenarioError, load_scenario
+    from world.engine import World
+
+    try:
+        scenario = load_scenario(options.scenario, seed=options.seed)
+    except ScenarioError as exc:
+        raise HeadlessError(str(exc)) from exc
+    return World(scenario.config, scenario.seed), scenario
+
+
+def _open_store(saves_dir: str | None) -> Any:
+    from saves import SaveError, SaveStore
+
+    try:
+        return SaveStore(saves_dir)
+    except SaveError as exc:
+        raise HeadlessError(f"save store: {exc}") from exc
+
+
