@@ -121,19 +121,18 @@ def handle_drafts():
             ladder = ["W-SHOP"]
         else:
             ladder = (["NAIC"] if d["tier"] >= 2 and not rej else []) + ["CLAR", "W-SHOP"]
-        for venue in ladder:
-            if venue in rej:
-                continue
+        # the venues of the ladder that have not rejected the draft; W-SHOP again once all have
+        choices = [v for v in ladder if v not in rej] or ["W-SHOP"]
+        for venue in choices:
             if venue == "W-SHOP" or venue in open_confs:
                 papers.submit(d["id"], venue)
                 break
 
 
 def can_propose(call, month):
+    # only the grant rules refuse: a call already applied to gets another proposal when they allow
     agency = call["agency"]
     props = grants.proposals()
-    if any(p["call"] == call["id"] for p in props):
-        return False
     if agency == "FEL" and any(p["agency"] == "FEL" and p["status"] == "funded" for p in props):
         return False
     live = len([a for a in grants.awards() if a["agency"] == agency and a["end_month"] >= month])

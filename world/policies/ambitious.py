@@ -9,21 +9,25 @@ from .base import (
     Policy,
     can_propose,
     hottest_topic,
-    start_idle_pairs,
+    ladder_choice,
     rejecting_venues,
+    start_idle_pairs,
     set_even_mentoring,
 )
 
 
 class Ambitious(Policy):
-    """Ambitious (§17): hire to 8 researchers (interview the top want + 2, offer the top
-    want + 1), 6 h mentoring each, idle pairs on tier 3 at 2,500 compute on the news-hottest
-    topic, polish 10 h, submit NAIC → CLAR → W-SHOP skipping rejecting venues, propose to
-    every open call (25 h, the first 4 publications), accept every event.
+    """Ambitious (§17): hire to 8 researchers (rank by transcript + letter, no interviews;
+    offer the top want + 1, so one offer even when the lab is full), 6 h mentoring each, idle
+    pairs on tier 3 at 2,500 compute on the news-hottest topic, polish 10 h every month a
+    draft is available, submit NAIC → CLAR → W-SHOP skipping rejecting venues (W-SHOP again
+    once all three have rejected), propose to every open call every month (25 h, the first 4
+    publications), accept every event.
 
-    "Accept every event" and "every open call" are tried as written: a talk, review, crisis
-    or proposal refused for lack of hours is an expected refusal (recorded in ``refused``);
-    calls blocked by a cap, the FEL once rule or the TIF cooldown are skipped.
+    "Accept every event", "polish every month" and "every open call" are tried as written: a
+    talk, review, crisis, polish or proposal refused for lack of hours is an expected refusal
+    (recorded in ``refused``); calls blocked by a cap, the FEL once rule or the TIF cooldown
+    are skipped. Offers stop at the researcher cap (active researchers + outstanding offers).
     """
 
     name = "ambitious"
@@ -55,40 +59,28 @@ class Ambitious(Policy):
             self.attempt(api, f"events.respond {ev['kind']}", api.events.respond, ev["id"], action, expect=("no_attention",))
 
     def hire(self, api: Any, dash: dict) -> None:
-        """Months ≡ 1: interview the top want + 2 by transcript + letter, offer the top want + 1."""
+        """Months ≡ 1: offer the top want + 1 pending applicants by transcript + letter
+        (want = 8 − researchers, at least 0; no interviews)."""
         n = len(dash["students"])
         want = max(0, self.target - n)
-        if want == 0:
-            return
         apps = [a for a in api.recruit.applicants() if a["status"] == "pending"]
         apps.sort(key=lambda a: -(a["transcript"] + a["letter"]))
-        short = apps[: want + 2]
-        fits = int((api.lab.attention()["left"] + 1e-9) // 3)
-        new = [a for a in short if a["interview"] is None]
-        if len(new) > fits:
-            short = [a for a in short if a["interview"] is not None] + new[:fits]
-        if short:
-            scores = api.recruit.interview([a["id"] for a in short])["interview_scores"]
-            short.sort(key=lambda a: -(0.6 * scores[a["id"]] + 0.25 * a["transcript"] + 0.15 * a["letter"]))
-        committed = n
-        for a in short[: want + 1]:
+        committed = n + sum(1 for a in api.recruit.applicants() if a["status"] == "offered")
+        for a in apps[: want + 1]:
             if committed >= 12:
                 break
             api.recruit.offer(a["id"])
             committed += 1
 
     def submit_drafts(self, api: Any) -> None:
-        """Polish 10 h once, then the first open venue of NAIC → CLAR → W-SHOP not yet rejecting."""
+        """Polish 10 h (every month the draft is available), then the first open venue of
+        NAIC → CLAR → W-SHOP not yet rejecting it (W-SHOP again once all three have)."""
         dash = api.lab.dashboard()
         open_confs = dash["venue_deadlines_this_month"]
         rejected = rejecting_venues(api)
         for d in dash["available_drafts"]:
-            if d["polish_hours"] == 0:
-                self.attempt(api, "papers.polish", api.papers.polish, d["id"], self.polish_hours, expect=("no_attention",))
-            rej = rejected.get(d["id"], [])
-            for venue in VENUE_LADDER:
-                if venue in rej:
-                    continue
+            self.attempt(api, "papers.polish", api.papers.polish, d["id"], self.polish_hours, expect=("no_attention",))
+            for venue in ladder_choice(VENUE_LADDER, rejected.get(d["id"], [])):
                 if venue == "W-SHOP" or venue in open_confs:
                     api.papers.submit(d["id"], venue)
                     break

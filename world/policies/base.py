@@ -125,6 +125,13 @@ def set_even_mentoring(api: Any, hours_each: float) -> None:
         api.students.set_mentoring(want)
 
 
+def ladder_choice(ladder: list[str] | tuple[str, ...], rejected: list[str]) -> list[str]:
+    """The venues of ``ladder`` that have not rejected the draft, in order; when every one
+    of them has, ``["W-SHOP"]`` (MECHANICS §17: the ladder is never empty)."""
+    left = [v for v in ladder if v not in rejected]
+    return left or ["W-SHOP"]
+
+
 def rejecting_venues(api: Any) -> dict[str, list[str]]:
     """Draft id → venues that rejected it."""
     out: dict[str, list[str]] = {}
@@ -137,12 +144,13 @@ def rejecting_venues(api: Any) -> dict[str, list[str]]:
 def can_propose(api: Any, call: dict, month: int) -> bool:
     """True if a proposal to ``call`` passes the caps, FEL's once rule and TIF's cooldown (§9).
 
-    Also False when the lab already proposed to this call.
+    Only these §9 rules refuse (MECHANICS §17, baseline rule 5): a call the lab already
+    applied to gets another proposal whenever they allow (a two-month call in each of its
+    months, the rolling TIF call whenever its cool-down has passed). Attention is checked by
+    the caller.
     """
     agency = call["agency"]
     proposals = api.grants.proposals()
-    if any(p["call"] == call["id"] for p in proposals):
-        return False
     if agency == "FEL" and any(p["agency"] == "FEL" and p["status"] == "funded" for p in proposals):
         return False
     live = sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)

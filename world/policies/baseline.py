@@ -15,6 +15,9 @@ Where §17 leaves a detail open, the choice made here (and in the script):
 * Polish (8 h, once, not salvage drafts) and the one 8 h revision happen only when the hours
   are left; NAIC is tried only for tier ≥ 2 drafts that were never rejected anywhere.
 * A crisis is supported when 10 h are left, else left to the auto-ignore at the tick.
+* Hiring: want = 0 (enough researchers, or runway < 18) means no interviews and no offers
+  ("no hiring at runway < 18"); the "top want + 1" offers apply when want > 0.
+* Proposals stop for the month once fewer than 25 h are left.
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Policy, can_propose, hottest_topic, rejecting_venues, set_even_mentoring, start_idle_pairs
+from .base import (
+    Policy,
+    can_propose,
+    hottest_topic,
+    ladder_choice,
+    rejecting_venues,
+    set_even_mentoring,
+    start_idle_pairs,
+)
 
 
 @dataclass(frozen=True)
@@ -165,7 +176,8 @@ class Baseline(Policy):
         start_idle_pairs(api, topic, self.config.tier, self.config.compute)
 
     def handle_drafts(self, api: Any) -> None:
-        """Rule 4: polish once, revise once after the first rejection, climb the venue ladder."""
+        """Rule 4: polish once, revise once after the first rejection, climb the venue ladder
+        (W-SHOP again once every venue of the ladder has rejected the draft)."""
         cfg = self.config
         dash = api.lab.dashboard()
         open_confs = dash["venue_deadlines_this_month"]
@@ -183,9 +195,7 @@ class Baseline(Policy):
                 ladder = ["W-SHOP"]
             else:
                 ladder = (["NAIC"] if d["tier"] >= 2 and not rej else []) + ["CLAR", "W-SHOP"]
-            for venue in ladder:
-                if venue in rej:
-                    continue
+            for venue in ladder_choice(ladder, rej):
                 if venue == "W-SHOP" or venue in open_confs:
                     api.papers.submit(d["id"], venue)
                     break
@@ -198,7 +208,10 @@ class Baseline(Policy):
         return []
 
     def propose(self, api: Any, topic: str) -> None:
-        """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic, with evidence."""
+        """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic, with evidence.
+
+        Every month, including calls the lab already applied to: only the §9 rules (caps,
+        TIF cool-down, FEL once) and the hours left stop a proposal."""
         cfg = self.config
         dash = api.lab.dashboard()
         m = dash["month"]

@@ -27,8 +27,12 @@ class Oracle(Policy):
     Args:
         world: the World the policy may read (hidden state included).
 
-    Open details: "+2 when runway > 20 and < 7 researchers" is read as want = max(3 − n, 2);
-    the score uses hotness of the current month; an odd idle researcher works alone.
+    Open details: the expected score uses the draft topic's hotness of the current month; an
+    odd idle researcher works alone; "drop if < 2.3 after a rejection" skips the draft in any
+    month its expected score is below 2.3 (the score moves with hotness and reputation);
+    offers stop at the researcher cap (active researchers + outstanding offers); a talk or
+    review is accepted in a month with more than 15 h left and otherwise left pending (it
+    may still be accepted in a later month before it expires).
     """
 
     name = "oracle"
@@ -67,18 +71,7 @@ class Oracle(Policy):
         runway = 99.0 if dash["runway_months"] is None else float(dash["runway_months"])
         n = len(dash["students"])
         if m % 12 == 1:
-            want = max(0, 3 - n)
-            if runway > 20 and n < 7:
-                want = max(want, 2)
-            apps = [a for a in api.recruit.applicants() if a["status"] == "pending"]
-            good = sorted((a for a in apps if w.s.applicants[a["id"]].ability > 0.55),
-                          key=lambda a: -w.s.applicants[a["id"]].ability)
-            committed = n
-            for a in good[: want + 1] if want > 0 else []:
-                if committed >= w.cfg.researcher_cap:
-                    break
-                api.recruit.offer(a["id"])
-                committed += 1
+            self.hire(api, n, runway)
         managers = [p for p in dash["staff"] if p["role"] == "manager"]
         if not managers and n >= 5 and runway > 15:
             api.recruit.hire_manager()
@@ -110,8 +103,32 @@ class Oracle(Policy):
                 d = api.lab.dashboard()
                 if d["students"] or d["staff"]:
                     api.events.respond(ev["id"], "accept")
-            else:
-                api.events.respond(ev["id"], "accept" if left > 15 else "decline")
+            elif left > 15:
+                api.events.respond(ev["id"], "accept")
+
+    def want(self, n: int, runway: float) -> int:
+        """Hires wanted this season: 3 − n below 3 researchers, else 2 when runway > 20 and
+        n < 7, else 0."""
+        if n < 3:
+            return 3 - n
+        if runway > 20 and n < 7:
+            return 2
+        return 0
+
+    def hire(self, api: Any, n: int, runway: float) -> None:
+        """Month ≡ 1: the top want + 1 pending applicants by true ability (one even when
+        want = 0); offer to those among them with ability > 0.55."""
+        w = self.world
+        apps = [a for a in api.recruit.applicants() if a["status"] == "pending"]
+        apps.sort(key=lambda a: -w.s.applicants[a["id"]].ability)
+        committed = n + sum(1 for a in api.recruit.applicants() if a["status"] == "offered")
+        for a in apps[: self.want(n, runway) + 1]:
+            if w.s.applicants[a["id"]].ability <= 0.55:
+                continue
+            if committed >= w.cfg.researcher_cap:
+                break
+            api.recruit.offer(a["id"])
+            committed += 1
 
     def mentor(self, api: Any) -> None:
         """55 h shared out, least independent first: 6 h if ι < 0.7 else 3 h (fitted to the pool)."""
@@ -131,7 +148,8 @@ class Oracle(Policy):
             api.students.set_mentoring(want)
 
     def submit(self, api: Any, m: int) -> None:
-        """Polish to 12 h keeping 5 h spare, then the venue ladder by expected score."""
+        """Polish to 12 h keeping 5 h spare (only drafts that are not salvage and were never
+        rejected), then the venue ladder by expected score."""
         w = self.world
         dash = api.lab.dashboard()
         open_confs = dash["venue_deadlines_this_month"]
@@ -140,12 +158,12 @@ class Oracle(Policy):
             if sub["status"] == "reject":
                 rejected.setdefault(sub["draft"], []).append(sub["venue"])
         for d in dash["available_drafts"]:
-            need = 12.0 - d["polish_hours"]
-            h = min(need, api.lab.attention()["left"] - 5.0)
-            if h > 0:
-                api.papers.polish(d["id"], round(h, 2))
-            score = self.expected_score(d["id"], d["topic"], m)
             rej = rejected.get(d["id"], [])
+            if not d["salvage"] and not rej:
+                h = min(12.0 - d["polish_hours"], api.lab.attention()["left"] - 5.0)
+                if h > 0:
+                    api.papers.polish(d["id"], round(h, 2))
+            score = self.expected_score(d["id"], d["topic"], m)
             if rej and score < 2.3:
                 continue
             if score >= 6.1:
@@ -164,15 +182,15 @@ class Oracle(Policy):
                     break
 
     def _evidence(self, topic: str) -> list[str]:
+        """Among the top 4 publications by q, those on ``topic``; if none, all four; with no
+        publication, the top 2 drafts by q that are available or under review."""
         w = self.world
         m = w.s.month
-        pubs = [p for p in w.s.publications.values() if p.published_month <= m]
-        same = sorted((p for p in pubs if p.topic == topic), key=lambda p: -p.q)
-        if same:
-            return [p.id for p in same[:4]]
-        if pubs:
-            return [p.id for p in sorted(pubs, key=lambda p: -p.q)[:4]]
-        drafts = sorted((d for d in w.s.drafts.values() if d.status == "available"), key=lambda d: -papers_mod.q_eff(w, d))
+        top = sorted((p for p in w.s.publications.values() if p.published_month <= m), key=lambda p: -p.q)[:4]
+        if top:
+            same = [p.id for p in top if p.topic == topic]
+            return same or [p.id for p in top]
+        drafts = sorted((d for d in w.s.drafts.values() if d.status in ("available", "under_review")), key=lambda d: -d.q)
         return [d.id for d in drafts[:2]]
 
     def propose(self, api: Any, m: int, runway: float) -> None:
