@@ -87,7 +87,7 @@ def test_tif_gets_a_proposal_whenever_its_cooldown_allows():
     play(w, Ambitious())
     tif = sorted(p.submitted_month for p in w.s.proposals.values() if p.agency == "TIF")
     assert len(tif) >= 2, tif
-    assert all(b - a >= w.cfg.tif_cooldown for a, b in zip(tif, tif[1:]))
+    assert all(b - a >= w.cfg.tif_cooldown for a, b in zip(tif, tif[1:], strict=False))
 
 
 def _ladder_exhausted_resubmissions(w: World, ladder_of) -> tuple[int, list]:

@@ -11,8 +11,8 @@ from .base import (
     hottest_topic,
     ladder_choice,
     rejecting_venues,
-    start_idle_pairs,
     set_even_mentoring,
+    start_idle_pairs,
 )
 
 
@@ -58,7 +58,7 @@ class Ambitious(Policy):
                     continue
             self.attempt(api, f"events.respond {ev['kind']}", api.events.respond, ev["id"], action, expect=("no_attention",))
 
-    def hire(self, api: Any, dash: dict) -> None:
+    def hire(self, api: Any, dash: dict[str, Any]) -> None:
         """Months ≡ 1: offer the top want + 1 pending applicants by transcript + letter
         (want = 8 − researchers, at least 0; no interviews)."""
         n = len(dash["students"])

@@ -84,7 +84,7 @@ def hottest_topic(api: Any, fallback: str = "reasoning", n: int = 40, since_mont
     return best
 
 
-def idle_researchers(dash: dict) -> list[str]:
+def idle_researchers(dash: dict[str, Any]) -> list[str]:
     """Active PhD students and postdocs on no active project, in dashboard order."""
     busy = set()
     for pj in dash["active_projects"]:
@@ -141,7 +141,7 @@ def rejecting_venues(api: Any) -> dict[str, list[str]]:
     return out
 
 
-def can_propose(api: Any, call: dict, month: int) -> bool:
+def can_propose(api: Any, call: dict[str, Any], month: int) -> bool:
     """True if a proposal to ``call`` passes the caps, FEL's once rule and TIF's cooldown (§9).
 
     Only these §9 rules refuse (MECHANICS §17, baseline rule 5): a call the lab already

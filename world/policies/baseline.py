@@ -101,7 +101,7 @@ Kept beside the default for reference only; the default stays the reference base
 """
 
 
-def _runway(dash: dict) -> float:
+def _runway(dash: dict[str, Any]) -> float:
     r = dash["runway_months"]
     return 99.0 if r is None else float(r)
 
@@ -141,7 +141,7 @@ class Baseline(Policy):
             return hottest_topic(api, cfg.fallback_topic, n=1000, since_month=month - 11)
         return hottest_topic(api, cfg.fallback_topic, n=40)
 
-    def hire(self, api: Any, dash: dict) -> None:
+    def hire(self, api: Any, dash: dict[str, Any]) -> None:
         """Rule 1 (month ≡ 1): rank, interview the short list, offer the top want + 1."""
         cfg = self.config
         n = len(dash["students"])
@@ -204,7 +204,7 @@ class Baseline(Policy):
     def _authors(api: Any, draft_id: str) -> list[str]:
         for d in api.papers.drafts():
             if d["id"] == draft_id:
-                return d["authors"]
+                return list(d["authors"])
         return []
 
     def propose(self, api: Any, topic: str) -> None:

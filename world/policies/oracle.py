@@ -16,6 +16,7 @@ from .. import grants as grants_mod
 from .. import papers as papers_mod
 from ..config import TOPICS
 from ..engine import World
+from ..state import Person
 from .base import Policy, can_propose, idle_researchers
 
 
@@ -42,12 +43,13 @@ class Oracle(Policy):
         self.world = world
 
     # -------------------------------------------------------------- hidden reads
-    def _person(self, pid: str):
-        return self.world.s.people[pid]
+    def _person(self, pid: str) -> Person:
+        person: Person = self.world.s.people[pid]
+        return person
 
     def _hot(self, month: int) -> list[float]:
         traj = self.world.s.trajectory
-        return traj[max(0, min(month, len(traj) - 1))]
+        return list(traj[max(0, min(month, len(traj) - 1))])
 
     def best_topic(self, m: int) -> str:
         """The topic with the best mean true hotness over months m..m+18."""
