@@ -1,4 +1,4 @@
-"""The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | saves | scenarios``.
+"""The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | agent | replay | saves | scenarios``.
 
 Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, ...),
 2 a usage error (argparse's convention). Every subcommand has ``--help``.
@@ -193,6 +193,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         add_saves_parser(sub)
     else:
         sub.add_parser("saves", help="list, show, delete, export and import saved careers", add_help=False)
+    # LLM harness and reports (issue 11): parsers built only when asked for.
+    if command == "agent":
+        from pibench_tui.harness.cli import add_agent_parser
+
+        add_agent_parser(sub)
+    else:
+        sub.add_parser("agent", help="an LLM plays careers (OpenAI-compatible endpoint or a local command)", add_help=False)
+    if command == "replay":
+        from pibench_tui.harness.cli import add_replay_parser
+
+        add_replay_parser(sub)
+    else:
+        sub.add_parser("replay", help="re-simulate run directories and confirm their Impact and state digest", add_help=False)
     if command == "scenarios":
         from scenarios.cli import add_scenarios_parser
 

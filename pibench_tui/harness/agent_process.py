@@ -1,0 +1,51 @@
+"""The harness's one coupling to the sandbox: the same agent process as headless mode.
+
+Everything the harness needs from :mod:`pibench_tui.sandbox` goes through this module, so
+a change of the sandbox's interface is absorbed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pibench_tui.sandbox import (
+    ALLOWED_MODULES,
+    DEFAULT_MEMORY_LIMIT,
+    BlockResult,
+    Refusal,
+    Sandbox,
+    spec_from_api_calls,
+)
+
+__all__ = ["ALLOWED_MODULES", "DEFAULT_MEMORY_LIMIT", "BlockResult", "Refusal", "open_sandbox"]
+
+
+def open_sandbox(
+    handler: Callable[[str, str, list, dict], Any],
+    world: Any,
+    *,
+    block_timeout: float,
+    max_output: int,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+) -> Sandbox:
+    """A :class:`~pibench_tui.sandbox.Sandbox` over ``world``'s API, as headless mode builds it.
+
+    Args:
+        handler: ``handler(namespace, method, args, kwargs)`` applies one API call (the
+            harness wraps ``Api.call``).
+        world: The career's ``World`` (its seed and month seed the agent's ``random``).
+        block_timeout: Wall-clock limit per block, in seconds (MECHANICS §16: 20 s).
+        max_output: Output cap per block inside the sandbox, in characters.
+        memory_limit: Address-space limit of the agent process, in bytes.
+    """
+    from world.api import API_CALLS, REQUIRED
+
+    return Sandbox(
+        handler,
+        spec_from_api_calls(API_CALLS, REQUIRED),
+        block_timeout=block_timeout,
+        max_output=max_output,
+        memory_limit=memory_limit,
+        seed=world.seed,
+        month=lambda: world.month,
+    )

@@ -1,0 +1,336 @@
+"""Where replies come from: an OpenAI-compatible endpoint or a local command (MECHANICS §16).
+
+Both backends answer :meth:`Backend.complete` with a :class:`Completion` (the reply text,
+token usage, wall time, attempts and the errors met on the way) or raise
+:class:`LLMCallFailed` once the call has failed for good. Retries with exponential backoff
+(5 by default) are made here on rate limits (429), server errors (5xx), time-outs and lost
+connections; other errors (a bad request, a wrong key, an unreadable answer) fail at once
+and are recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+__all__ = [
+    "Backend",
+    "CommandBackend",
+    "Completion",
+    "LLMCallFailed",
+    "OpenAIBackend",
+    "RetryPolicy",
+]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How failed calls are retried.
+
+    Attributes:
+        retries: Retries after the first attempt (MECHANICS §16: 5).
+        base: First backoff, in seconds; doubled each retry.
+        cap: Longest backoff, in seconds (a ``Retry-After`` header is obeyed up to it).
+        timeout: Wall-clock limit of one attempt, in seconds.
+    """
+
+    retries: int = 5
+    base: float = 1.0
+    cap: float = 60.0
+    timeout: float = 300.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry ``attempt`` (1-based), with ±25 % jitter."""
+        if retry_after is not None and retry_after >= 0:
+            return min(self.cap, retry_after)
+        d = min(self.cap, self.base * (2 ** (attempt - 1)))
+        return d * (0.75 + 0.5 * random.random())
+
+
+@dataclass
+class Completion:
+    """One successful chat completion.
+
+    Attributes:
+        text: The reply.
+        prompt_tokens / completion_tokens: From the endpoint's usage (``None`` if it gave none).
+        seconds: Wall time of the whole call, retries and waits included.
+        attempts: Attempts made (1 = no retry).
+        errors: The retried errors, ``{"kind", "status", "message", "seconds"}`` each.
+        finish_reason: The endpoint's finish reason (``"length"`` = cut at max tokens).
+    """
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+    attempts: int = 1
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+class LLMCallFailed(Exception):
+    """A call failed for good (retries exhausted, or an error not worth retrying).
+
+    Attributes:
+        kind: ``rate_limit``, ``server_error``, ``timeout``, ``connection``,
+            ``bad_request``, ``auth``, ``bad_response``, ``command_failed`` ...
+        errors: Every attempt's error, the last one included.
+        seconds: Wall time spent on the call.
+        attempts: Attempts made.
+    """
+
+    def __init__(self, kind: str, message: str, errors: list[dict[str, Any]], seconds: float, attempts: int) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.errors = errors
+        self.seconds = seconds
+        self.attempts = attempts
+
+
+class _Attempt(Exception):
+    """One failed attempt: ``retryable`` decides whether another one is made."""
+
+    def __init__(self, kind: str, message: str, retryable: bool, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class Backend(Protocol):
+    """Anything that turns a conversation into a reply."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Reply to ``messages`` (``[{"role", "content"}, ...]``); raise :class:`LLMCallFailed`."""
+        ...  # pragma: no cover - protocol
+
+    def describe(self) -> dict[str, Any]:
+        """The backend's settings for ``result.json`` (never a key)."""
+        ...  # pragma: no cover - protocol
+
+
+def _with_retries(
+    attempt: Callable[[], Completion], policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep
+) -> Completion:
+    started = time.monotonic()
+    errors: list[dict[str, Any]] = []
+    n = 0
+    while True:
+        n += 1
+        t0 = time.monotonic()
+        try:
+            done = attempt()
+        except _Attempt as exc:
+            errors.append({"kind": exc.kind, "status": exc.status, "message": exc.message[:500],
+                           "seconds": round(time.monotonic() - t0, 3)})
+            if not exc.retryable or n > policy.retries:
+                raise LLMCallFailed(exc.kind, exc.message, errors, time.monotonic() - started, n) from None
+            sleep(policy.delay(n, exc.retry_after))
+            continue
+        done.seconds = time.monotonic() - started
+        done.attempts = n
+        done.errors = errors
+        return done
+
+
+class OpenAIBackend:
+    """Chat completions through the official ``openai`` client (extra ``llm``).
+
+    Args:
+        model: The model name sent to the endpoint.
+        base_url: The endpoint (``None``: OpenAI's); any OpenAI-compatible server works
+            (vLLM, Ollama, llama.cpp's server, hosted providers).
+        api_key_env: Environment variable holding the key. Without ``base_url`` the key
+            is required; with one, a missing key is sent as ``"none"`` (local servers).
+        temperature: Sampling temperature (MECHANICS §16: 0.4).
+        max_tokens: Most output tokens per reply (MECHANICS §16: 4,000).
+        policy: Retries, backoff and the per-attempt time-out.
+
+    Raises:
+        ValueError: The ``openai`` package is missing or the key is needed and unset.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.4,
+        max_tokens: int = 4000,
+        policy: RetryPolicy | None = None,
+    ) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise ValueError(
+                "the openai package is not installed; install the extra: pip install 'pibench[llm]'"
+            ) from None
+        key = os.environ.get(api_key_env)
+        if not key:
+            if base_url is None:
+                raise ValueError(f"no API key: set the environment variable {api_key_env} (or --api-key-env VAR)")
+            key = "none"
+        self.name = model
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.policy = policy or RetryPolicy()
+        self._openai = openai
+        self.client = openai.OpenAI(api_key=key, base_url=base_url, timeout=self.policy.timeout, max_retries=0)
+
+    def describe(self) -> dict[str, Any]:
+        """Backend settings (no key)."""
+        return {"backend": "openai", "model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "retries": self.policy.retries}
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """One chat completion, retried per the policy (see the module docstring)."""
+        return _with_retries(lambda: self._attempt(messages), self.policy)
+
+    def _attempt(self, messages: list[dict[str, str]]) -> Completion:
+        oa = self._openai
+        try:
+            resp = self.client.chat.completions.create(
+                model=self.model, messages=messages, temperature=self.temperature, max_tokens=self.max_tokens
+            )
+        except oa.RateLimitError as exc:
+            raise _Attempt("rate_limit", str(exc), True, 429, _retry_after(exc)) from None
+        except oa.APITimeoutError as exc:
+            raise _Attempt("timeout", str(exc) or "request timed out", True) from None
+        except oa.APIConnectionError as exc:
+            raise _Attempt("connection", str(exc) or "connection failed", True) from None
+        except oa.APIStatusError as exc:
+            status = int(getattr(exc, "status_code", 0) or 0)
+            if status >= 500 or status in (408, 409):
+                raise _Attempt("server_error", str(exc), True, status, _retry_after(exc)) from None
+            kind = "auth" if status in (401, 403) else "bad_request"
+            raise _Attempt(kind, str(exc), False, status) from None
+        except oa.APIError as exc:  # an answer the client could not read
+            raise _Attempt("bad_response", str(exc), False) from None
+        except (ValueError, TypeError, KeyError) as exc:  # garbage the client choked on
+            raise _Attempt("bad_response", f"{type(exc).__name__}: {exc}", False) from None
+        try:
+            choice = resp.choices[0]
+            text = choice.message.content or ""
+            finish = getattr(choice, "finish_reason", None)
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise _Attempt("bad_response", f"the answer has no message: {exc}", False) from None
+        usage = getattr(resp, "usage", None)
+        return Completion(
+            text=str(text),
+            prompt_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
+            completion_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
+            finish_reason=finish,
+        )
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        value = headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+class CommandBackend:
+    """Replies from a local executable: the request as JSON on its stdin, the reply on stdout.
+
+    The request is ``{"model", "messages", "temperature", "max_tokens"}``. The command
+    prints the reply as plain text, or a JSON object ``{"content": str, "usage":
+    {"prompt_tokens", "completion_tokens"}}`` to report tokens. A non-zero exit status or
+    a time-out is a failed attempt (retried like a server error).
+
+    Args:
+        command: The command line (split like a shell would, no shell involved).
+        model: The name recorded for the runs.
+        temperature / max_tokens: Passed on in the request.
+        policy: Retries, backoff and the per-attempt time-out.
+
+    Raises:
+        ValueError: An empty or unparsable command line.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        model: str = "command",
+        temperature: float = 0.4,
+        max_tokens: int = 4000,
+        policy: RetryPolicy | None = None,
+    ) -> None:
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ValueError(f"--command: cannot split {command!r}: {exc}") from None
+        if not argv:
+            raise ValueError("--command: empty command")
+        self.argv = argv
+        self.command = command
+        self.name = model
+        self.model = model
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.policy = policy or RetryPolicy()
+
+    def describe(self) -> dict[str, Any]:
+        """Backend settings."""
+        return {"backend": "command", "model": self.model, "command": self.command,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "retries": self.policy.retries}
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Run the command once per attempt (see the class docstring)."""
+        return _with_retries(lambda: self._attempt(messages), self.policy)
+
+    def _attempt(self, messages: list[dict[str, str]]) -> Completion:
+        request = json.dumps({"model": self.model, "messages": messages, "temperature": self.temperature,
+                              "max_tokens": self.max_tokens}, ensure_ascii=False)
+        try:
+            proc = subprocess.run(self.argv, input=request.encode("utf-8"), capture_output=True,
+                                  timeout=self.policy.timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True) from None
+        except OSError as exc:
+            raise _Attempt("command_failed", f"cannot run {self.argv[0]!r}: {exc}", False) from None
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip()[-400:]
+            raise _Attempt("command_failed", f"the command exited with status {proc.returncode}: {err}", True)
+        out = proc.stdout.decode("utf-8", "replace")
+        stripped = out.strip()
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(stripped)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and isinstance(data.get("content"), str):
+                usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+                return Completion(
+                    text=data["content"],
+                    prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+                    completion_tokens=_int_or_none(usage.get("completion_tokens")),
+                    finish_reason=data.get("finish_reason") if isinstance(data.get("finish_reason"), str) else None,
+                )
+        return Completion(text=out)

@@ -1,0 +1,195 @@
+"""``pibench agent`` and ``pibench replay``: parsers and commands (imported only when run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_agent_parser", "add_replay_parser", "cmd_agent", "cmd_replay"]
+
+_AGENT_EPILOG = """\
+The §16 contract: every month a fresh conversation (system prompt + month message with
+your notes, last month's report and the dashboard); at most --max-turns replies; the
+first ```python block of a reply runs in the same sandbox as `pibench headless`;
+time.next_month() ends the month (after the last turn it ends anyway).
+
+Each career writes OUT/LABEL/SCENARIO-SEED/ (transcript.jsonl, result.json,
+actions.jsonl, months.jsonl, integrity.json, eval.json). A killed run resumes at the
+last completed month when the same command is run again.
+
+examples:
+  pibench agent --model qwen2.5-coder --base-url http://localhost:11434/v1 --seeds 101-103
+  pibench agent --model gpt-4.1 --seeds 101-103 --jobs 3        # key in $OPENAI_API_KEY
+  pibench agent --model scripted --command 'python my_agent.py' --scenario short-12
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return v
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return v
+
+
+def _float_in(lo: float, hi: float, what: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (lo <= v <= hi):
+            raise argparse.ArgumentTypeError(f"{what} must be between {lo:g} and {hi:g}, got {text!r}")
+        return v
+
+    return parse
+
+
+def _seeds(text: str) -> Any:
+    try:
+        from pibench_tui.seeds import parse_seeds  # the shared parser, once it lands
+    except ImportError:
+        from world.runner import parse_seeds
+    try:
+        return parse_seeds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_agent_parser(sub: Any) -> None:
+    """Register ``agent`` on the ``pibench`` subparsers."""
+    p = sub.add_parser(
+        "agent",
+        help="an LLM plays careers (OpenAI-compatible endpoint or a local command)",
+        description="Let an LLM play careers under the harness contract of MECHANICS §16.",
+        epilog=_AGENT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--model", required=True, metavar="NAME", help="model name sent to the endpoint (and shown in reports)")
+    p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI's)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help="environment variable with the API key (default OPENAI_API_KEY)")
+    p.add_argument("--command", dest="backend_command", metavar="CMD", help="instead of an endpoint: a command that reads the request as JSON on stdin and prints the reply")
+    p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: standard)")
+    p.add_argument("--seeds", type=_seeds, metavar="LIST|RANGE", help="seeds as 101,102 or 101-103 (default: the scenario's seed)")
+    p.add_argument("--out", default="runs", metavar="DIR", help="output folder (default ./runs)")
+    p.add_argument("--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)")
+    p.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="careers played at the same time (default 1)")
+    p.add_argument("--max-turns", type=_positive_int, default=8, metavar="N", help="code turns per month (default 8)")
+    p.add_argument("--temperature", type=_float_in(0.0, 2.0, "--temperature"), default=0.4, metavar="T", help="sampling temperature (default 0.4)")
+    p.add_argument("--max-tokens", type=_positive_int, default=4000, metavar="N", help="output tokens per reply (default 4000)")
+    p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
+    p.add_argument("--block-timeout", type=_float_in(0.1, 3600.0, "--block-timeout"), default=20.0, metavar="S", help="wall-clock limit per code block in seconds (default 20)")
+    p.add_argument("--retries", type=_non_negative_int, default=5, metavar="N", help="retries of a failed LLM call (default 5)")
+    p.add_argument("--retry-base", type=_float_in(0.0, 600.0, "--retry-base"), default=1.0, metavar="S", help="first backoff in seconds, doubled per retry (default 1)")
+    p.add_argument("--request-timeout", type=_float_in(0.1, 3600.0, "--request-timeout"), default=300.0, metavar="S", help="time-out of one LLM request in seconds (default 300)")
+    p.set_defaults(func=cmd_agent)
+
+
+def add_replay_parser(sub: Any) -> None:
+    """Register ``replay`` on the ``pibench`` subparsers."""
+    p = sub.add_parser(
+        "replay",
+        help="re-simulate run directories and confirm their Impact and state digest",
+        description="Re-simulate each run's action log; confirm result.json's Impact and digest; "
+        "mark the result valid or invalid (exit status 1 if any is invalid).",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
+    p.set_defaults(func=cmd_replay)
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    """Run ``pibench agent``; exit status 0 when every career completed."""
+    from pibench_tui.harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
+    from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
+    from scenarios import ScenarioError, load_scenario
+
+    if args.backend_command is not None and args.base_url is not None:
+        print("pibench agent: error: --command and --base-url are two different backends; give one", file=sys.stderr)
+        return 2
+    try:
+        scen = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        print(f"pibench agent: {exc}", file=sys.stderr)
+        return 1
+    seeds = list(args.seeds) if args.seeds is not None else [scen.seed]
+    label = args.label or (args.model + ("-no-memory" if args.no_memory else ""))
+    settings = AgentSettings(
+        model=args.model,
+        label=label,
+        scenario=scen.name,
+        config=scen.config,
+        max_turns=args.max_turns,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        memory=not args.no_memory,
+        block_timeout=args.block_timeout,
+    )
+    policy = RetryPolicy(retries=args.retries, base=args.retry_base, timeout=args.request_timeout)
+
+    def make_backend():
+        if args.backend_command is not None:
+            return CommandBackend(args.backend_command, model=args.model, temperature=args.temperature,
+                                  max_tokens=args.max_tokens, policy=policy)
+        return OpenAIBackend(args.model, base_url=args.base_url, api_key_env=args.api_key_env,
+                             temperature=args.temperature, max_tokens=args.max_tokens, policy=policy)
+
+    try:
+        make_backend()  # fail early on a missing key, package or command line
+    except ValueError as exc:
+        print(f"pibench agent: {exc}", file=sys.stderr)
+        return 1
+    try:
+        results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs)
+    except (KeyboardInterrupt, CareerInterrupted):
+        print("pibench agent: interrupted; run the same command again to resume at the last completed month",
+              file=sys.stderr)
+        return 1
+    failed = 0
+    print(f"{'seed':>8}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
+    for seed, res in zip(seeds, results):
+        if isinstance(res, Exception):
+            failed += 1
+            print(f"{seed:>8}  error: {res}")
+            continue
+        state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
+        print(f"{seed:>8}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
+              f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}")
+    return 1 if failed else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Run ``pibench replay``; exit status 1 when any run does not replay."""
+    from pibench_tui.harness.replay import replay_run
+    from pibench_tui.harness.rundir import iter_run_dirs
+
+    dirs = []
+    for root in args.runs:
+        found = [d for d in iter_run_dirs(root) if (d / "result.json").is_file()]
+        if not found:
+            print(f"pibench replay: {root}: no completed run (no result.json) here", file=sys.stderr)
+            return 1
+        dirs.extend(found)
+    bad = 0
+    for d in dirs:
+        try:
+            verdict = replay_run(d)
+        except (OSError, ValueError) as exc:
+            print(f"INVALID  {d}: {exc}")
+            bad += 1
+            continue
+        print(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}")
+        bad += not verdict["valid"]
+    return 1 if bad else 0

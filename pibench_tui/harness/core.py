@@ -1,0 +1,348 @@
+"""The §16 month loop as an environment: the core of the harness and of ``pibench/Lab-v0``.
+
+:class:`LabCore` has the Gymnasium API (``reset`` / ``step``) without importing
+Gymnasium; :class:`pibench_tui.harness.gym_env.LabEnv` adds the spaces. The LLM harness
+(:mod:`pibench_tui.harness.loop`) is a thin loop over it, so any agent framework that
+drives the environment plays under exactly the same contract (MECHANICS §16, Decisions 11):
+
+* an observation is always the next message for the agent: a month opens with the
+  month message (header, notes, last month's report, dashboard JSON); a turn answers
+  with ``OUTPUT (turn t/N)`` and the block's output cut at 6,000 characters;
+* an action is the code of one turn; an empty action is a turn without code (a nudge);
+* the code runs in the same sandboxed agent process as headless mode, one per career,
+  whose namespace persists across turns and months;
+* at most ``max_turns`` turns a month: after the last one an un-advanced month advances;
+  a block may close the month once (``time.next_month()``); calls that would change the
+  world after that, in the same block, are refused;
+* reward = citations earned during the step; ``terminated`` = collapse, ``truncated`` =
+  the horizon.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pibench_tui.harness.agent_process import ALLOWED_MODULES, DEFAULT_MEMORY_LIMIT, BlockResult, Refusal, open_sandbox
+from pibench_tui.harness.integrity import IntegrityLog
+from pibench_tui.harness.prompt import (
+    OUTPUT_LIMIT,
+    api_cheatsheet,
+    cut_output,
+    month_message,
+    nudge_text,
+    system_prompt,
+    turn_output,
+)
+from pibench_tui.harness.rules import scenario_rules
+
+__all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore"]
+
+#: Turns per month (MECHANICS §16).
+DEFAULT_MAX_TURNS = 8
+#: Wall-clock limit per block in the harness, in seconds (MECHANICS §16).
+DEFAULT_BLOCK_TIMEOUT = 20.0
+
+NO_MEMORY_NOTE = "memory is switched off in this run (--no-memory): nothing was saved"
+
+
+class CareerOver(RuntimeError):
+    """``step`` was called after the career ended; call ``reset``."""
+
+
+def _error_text(error: dict | None) -> str:
+    if not error:
+        return ""
+    line = error.get("line")
+    where = f" (line {line})" if line is not None else ""
+    message = str(error.get("message") or "")[:2_000]
+    return f"\nError{where}: {error.get('type', 'Error')}: {message}".rstrip() + "\n"
+
+
+class LabCore:
+    """One career under the §16 contract, driven by ``reset`` and ``step``.
+
+    Args:
+        config: The world's ``WorldConfig`` (``None``: the default world).
+        seed: The default world seed for ``reset()`` without a seed.
+        max_turns: Code turns per month.
+        memory: ``False`` makes memory writes no-ops (the harness ablation of §16).
+        output_limit: Characters of output shown per turn (6,000).
+        block_timeout: Wall-clock limit per block, in seconds (20 s).
+        memory_limit: Address-space limit of the agent process, in bytes.
+    """
+
+    def __init__(
+        self,
+        config: Any = None,
+        *,
+        seed: int = 0,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        memory: bool = True,
+        output_limit: int = OUTPUT_LIMIT,
+        block_timeout: float = DEFAULT_BLOCK_TIMEOUT,
+        memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    ) -> None:
+        from world.api import API_CALLS, REQUIRED
+        from world.config import WorldConfig
+        from world.observe import SCHEMA
+
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+        self.config = config if config is not None else WorldConfig()
+        self.default_seed = int(seed)
+        self.max_turns = int(max_turns)
+        self.memory_enabled = bool(memory)
+        self.output_limit = int(output_limit)
+        self.block_timeout = float(block_timeout)
+        self.memory_limit = int(memory_limit)
+        self.rules = scenario_rules(self.config)
+        self.system_prompt = system_prompt(
+            self.rules,
+            api_cheatsheet(API_CALLS, REQUIRED, SCHEMA),
+            max_turns=self.max_turns,
+            output_limit=self.output_limit,
+            allowed_modules=tuple(ALLOWED_MODULES),
+            block_timeout=self.block_timeout,
+        )
+        self._mutating = {(ns, name) for ns, calls in API_CALLS.items() for name, c in calls.items() if c.mutating}
+        self.world: Any = None
+        self.api: Any = None
+        self.sandbox: Any = None
+        self.turn = 0
+        self.integrity = IntegrityLog()
+        self.last_result: BlockResult | None = None
+        self.closed_months: list[dict[str, Any]] = []
+        self._block_month: int | None = None
+        self._closed_in_block = False
+        self._turn_for_handler = 0
+
+    # ------------------------------------------------------------------ state
+    @property
+    def month(self) -> int:
+        """The world's current month (1-based)."""
+        return int(self.world.month)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the career is over (horizon or collapse)."""
+        return bool(self.world is not None and self.world.finished)
+
+    def observation(self) -> str:
+        """The month message of the current month (or the end text once the career is over)."""
+        w = self.world
+        if w.finished:
+            return self._end_text()
+        dash = self.api.lab.dashboard()
+        report = self.closed_months[-1]["report"] if self.closed_months else self._last_report()
+        return month_message(
+            month=w.month,
+            months=w.cfg.months,
+            label=str(dash.get("label", "")),
+            max_turns=self.max_turns,
+            memory=w.s.memory,
+            memory_limit=int(w.cfg.memory_max_chars),
+            dashboard=dash,
+            report=report,
+        )
+
+    def _end_text(self) -> str:
+        from world.scoring import impact
+
+        w = self.world
+        imp = impact(w)
+        how = f"the lab collapsed in month {w.s.collapse_month}" if w.collapsed else "the horizon was reached"
+        return (
+            f"=== The career is over: {how}. Impact {imp['total']:.1f} = {imp['earned']:.1f} citations earned + "
+            f"{imp['projection']:.1f} projected. ==="
+        )
+
+    def _last_report(self) -> dict | None:
+        from world.api import ActionError
+
+        try:
+            rep = self.api.call("time", "last_report")
+        except ActionError:
+            return None
+        return rep if isinstance(rep, dict) else None
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        """Start a career (or continue one from a saved world state).
+
+        Args:
+            seed: World seed; ``None`` keeps the last one (first: the constructor's).
+            options: ``{"state": World.to_state() dict}`` continues that world exactly
+                (a resumed run), with ``"last_close"`` (the last ``months.jsonl`` entry)
+                so the month message shows last month's report as it would have; the
+                agent process starts fresh either way.
+
+        Returns:
+            ``(month message, info)``; ``info`` has ``month`` and ``seed``.
+        """
+        from world.api import Api
+        from world.engine import World
+
+        self.close()
+        if seed is not None:
+            self.default_seed = int(seed)
+        state = (options or {}).get("state")
+        if state is not None:
+            world = World.from_state(state)
+            self.default_seed = int(world.seed)
+        else:
+            world = World(dataclasses.replace(self.config), self.default_seed)
+        self.world = world
+        self.api = Api(world)
+        self.turn = 0
+        self.integrity = IntegrityLog()
+        self.closed_months = []
+        last_close = (options or {}).get("last_close")
+        if state is not None and isinstance(last_close, dict):
+            self.closed_months.append(last_close)
+        self.last_result = None
+        self.sandbox = open_sandbox(
+            self._handle,
+            world,
+            block_timeout=self.block_timeout,
+            max_output=self.output_limit,
+            memory_limit=self.memory_limit,
+        )
+        return self.observation(), {"month": world.month, "seed": world.seed}
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        """Play one turn: run ``action`` (code; empty = a turn without code).
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``: the next message for
+            the agent; citations earned during the step; collapse; horizon; and ``info``
+            with ``month`` (the month the turn was played in), ``turn``, ``code_ran``,
+            ``ok``, ``error``, ``output`` (what the block printed, cut), ``integrity``
+            (kinds), ``advanced``, ``auto_advanced``, ``reports`` (reports of the months
+            closed by the step).
+
+        Raises:
+            CareerOver: The career already ended.
+        """
+        if self.world is None or self.world.finished:
+            raise CareerOver("the career is over; call reset() to start another")
+        from world.scoring import earned
+
+        month = self.world.month
+        before = earned(self.world)
+        n_closed = len(self.closed_months)
+        self.turn += 1
+        turn = self.turn
+        info: dict[str, Any] = {"month": month, "turn": turn, "code_ran": False, "ok": False, "error": None,
+                                "output": "", "integrity": [], "advanced": False, "auto_advanced": False}
+        code = action if isinstance(action, str) else ""
+        if code.strip():
+            self._block_month = month
+            self._closed_in_block = False
+            self._turn_for_handler = turn
+            try:
+                result = self.sandbox.run(code, filename=f"<turn {turn}>")
+            finally:
+                self._block_month = None
+            self.last_result = result
+            error = result.error
+            shown, _ = cut_output(result.stdout, self.output_limit, _error_text(error))
+            kinds = self.integrity.record_block(month, turn, error, result.truncated, result.restarted)
+            info.update(code_ran=True, ok=result.ok, error=error, output=shown, integrity=kinds)
+            reply = turn_output(turn, self.max_turns, shown)
+        else:
+            self.last_result = None
+            reply = nudge_text(turn, self.max_turns, unclosed=False)
+            info["output"] = reply
+        advanced = self.world.finished or self.world.month != month
+        if not advanced and turn >= self.max_turns:
+            self._tick()
+            info["auto_advanced"] = True
+            advanced = True
+        info["advanced"] = advanced
+        info["reports"] = [c["report"] for c in self.closed_months[n_closed:]]
+        if advanced:
+            self.turn = 0
+            obs = self.observation()
+        else:
+            obs = reply
+        reward = float(earned(self.world) - before)
+        return obs, reward, bool(self.world.collapsed), bool(self.world.finished and not self.world.collapsed), info
+
+    def advance(self) -> tuple[str, float, bool, bool, dict]:
+        """Close the current month without a turn (the harness's auto-advance after failed
+        LLM calls); same return value as :meth:`step`."""
+        if self.world is None or self.world.finished:
+            raise CareerOver("the career is over; call reset() to start another")
+        from world.scoring import earned
+
+        month = self.world.month
+        before = earned(self.world)
+        n_closed = len(self.closed_months)
+        self._tick()
+        self.turn = 0
+        info = {"month": month, "turn": 0, "code_ran": False, "ok": True, "error": None, "output": "",
+                "integrity": [], "advanced": True, "auto_advanced": True,
+                "reports": [c["report"] for c in self.closed_months[n_closed:]]}
+        reward = float(earned(self.world) - before)
+        return self.observation(), reward, bool(self.world.collapsed), bool(self.world.finished and not self.world.collapsed), info
+
+    def close(self) -> None:
+        """Stop the agent process."""
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+    # ------------------------------------------------------------------ internals
+    def _tick(self) -> dict:
+        """Advance the month from the harness (logged in the action log like an agent's call)."""
+        value = self.api.call("time", "next_month")
+        self._record_close(value)
+        return value
+
+    def _record_close(self, value: Any) -> None:
+        w = self.world
+        closed = w.month if w.finished else w.month - 1
+        report = value.get("report") if isinstance(value, dict) else None
+        if not isinstance(report, dict):
+            report = self._fallback_report(closed)
+        dashboard = self.api.lab.dashboard()
+        self.closed_months.append({"month": closed, "report": report, "dashboard": dashboard})
+
+    def _fallback_report(self, closed: int) -> dict:
+        """A minimal month report until ``MonthReport`` lands (Decisions 8): the facts a PI
+        sees on the books (citations and money), from the world's public records."""
+        from world.scoring import earned
+
+        w = self.world
+        return {
+            "month": closed,
+            "citations": {"earned": int(getattr(w, "month_citations", 0) or 0), "total": int(earned(w))},
+            "money": {"budget": round(w.s.budget)},
+            "collapsed": bool(w.collapsed),
+            "finished": bool(w.finished),
+        }
+
+    def _handle(self, ns: str, method: str, args: list, kwargs: dict) -> Any:
+        """Serve one API call of agent code (the sandbox's handler)."""
+        from world.api import ActionError
+
+        month = self._block_month
+        if month is not None and (self.world.finished or self.world.month != month):
+            if (ns, method) in self._mutating:
+                self.integrity.add("after_month_closed", month, self._turn_for_handler, f"{ns}.{method}")
+                raise Refusal(
+                    "month_closed",
+                    f"{ns}.{method}() refused: this block already ended month {month}; the next month "
+                    "starts with a new conversation after this block",
+                )
+        if ns == "memory" and method == "write" and not self.memory_enabled:
+            return {"ok": True, "chars": 0, "note": NO_MEMORY_NOTE}
+        try:
+            value = self.api.call(ns, method, args, kwargs)
+        except ActionError as exc:
+            self.integrity.refused_call(exc.code)
+            raise
+        if ns == "time" and method == "next_month":
+            self._record_close(value)
+        return value

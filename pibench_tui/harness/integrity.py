@@ -1,0 +1,138 @@
+"""The integrity audit of an agent run: what the agent tried that the sandbox refused.
+
+Every executed block's result (:class:`~pibench_tui.sandbox.BlockResult`) is sorted into
+one kind; the kinds in :data:`FLAG_KINDS` flag the run in ``pibench report`` (as an
+inspector flags a task whose agent poked at its harness). Python errors of the agent's own
+code and API refusals (game rules) are counted too but never flag a run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+__all__ = ["FLAG_KINDS", "IntegrityLog", "classify_block"]
+
+#: Kinds that flag a run: attempts on the sandbox, or the sandbox stopping the agent.
+FLAG_KINDS: tuple[str, ...] = (
+    "private_or_dunder",
+    "import_refused",
+    "policy_refusal",
+    "timeout",
+    "memory_kill",
+    "memory_error",
+    "output_flood",
+    "protocol_anomaly",
+)
+
+#: Counted, never flagging: calls refused because the block had already ended the month.
+BENIGN_KINDS: frozenset[str] = frozenset({"after_month_closed"})
+
+#: Incidents kept verbatim (the counts are always complete).
+MAX_INCIDENTS = 200
+
+
+def classify_block(error: dict | None, truncated: bool) -> list[str]:
+    """The integrity kinds of one block's result (empty for a clean block).
+
+    Args:
+        error: ``BlockResult.error``: ``None`` or ``{"type", "message", "line"}``; a
+            ``"code"`` key, when the sandbox gives one, names the kind directly.
+        truncated: Whether the block's output was cut (an output flood).
+    """
+    kinds: list[str] = []
+    if truncated:
+        kinds.append("output_flood")
+    if not error:
+        return kinds
+    code = error.get("code")
+    if isinstance(code, str) and code:
+        kinds.append(code)
+        return kinds
+    etype = str(error.get("type", ""))
+    msg = str(error.get("message", "")).lower()
+    if etype == "SandboxError":
+        if "protocol" in msg:
+            kinds.append("protocol_anomaly")
+        elif "dunder" in msg or "'__" in msg or "private" in msg or "reserved" in msg or "special method" in msg:
+            kinds.append("private_or_dunder")
+        elif "import" in msg:
+            kinds.append("import_refused")
+        else:
+            kinds.append("policy_refusal")
+    elif etype == "BlockTimeout":
+        kinds.append("timeout")
+    elif etype == "AgentProcessDied":
+        kinds.append("memory_kill")
+    elif etype == "MemoryError":
+        kinds.append("memory_error")
+    elif etype in ("ImportError", "ModuleNotFoundError") and ("not allowed" in msg or "sandbox" in msg):
+        kinds.append("import_refused")
+    elif etype == "AttributeError" and ("private" in msg or "dunder" in msg or "out of reach" in msg):
+        kinds.append("private_or_dunder")
+    return kinds
+
+
+class IntegrityLog:
+    """Counts and incidents of one career (written as ``integrity.json``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.python_errors: Counter[str] = Counter()
+        self.api_refusals: Counter[str] = Counter()
+        self.incidents: list[dict[str, Any]] = []
+        self.blocks = 0
+        self.restarts = 0
+
+    def record_block(self, month: int, turn: int, error: dict | None, truncated: bool, restarted: bool) -> list[str]:
+        """Record one executed block; return its integrity kinds."""
+        self.blocks += 1
+        if restarted:
+            self.restarts += 1
+        kinds = classify_block(error, truncated)
+        for kind in kinds:
+            self.add(kind, month, turn, (error or {}).get("message", "output cut") if kind != "output_flood" else "output cut")
+        if error and not kinds and error.get("type") not in ("ActionError",):
+            self.python_errors[str(error.get("type"))] += 1
+        return kinds
+
+    def add(self, kind: str, month: int, turn: int, message: str) -> None:
+        """Count one incident of ``kind`` (and keep its message while there is room)."""
+        self.counts[kind] += 1
+        if len(self.incidents) < MAX_INCIDENTS:
+            self.incidents.append({"month": month, "turn": turn, "kind": kind, "message": str(message)[:500]})
+
+    def refused_call(self, code: str) -> None:
+        """Count one API call refused by the game's rules (``ActionError`` code)."""
+        self.api_refusals[code] += 1
+
+    @property
+    def flags(self) -> int:
+        """Incidents of the flagging kinds."""
+        return sum(n for k, n in self.counts.items() if k not in BENIGN_KINDS)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``integrity.json``: ``flagged``, ``flags`` (count), ``by_kind``, ``api_refusals``,
+        ``python_errors``, ``blocks``, ``agent_restarts``, ``incidents`` (first 200)."""
+        return {
+            "flagged": self.flags > 0,
+            "flags": self.flags,
+            "by_kind": dict(sorted(self.counts.items())),
+            "api_refusals": dict(sorted(self.api_refusals.items())),
+            "python_errors": dict(sorted(self.python_errors.items())),
+            "blocks": self.blocks,
+            "agent_restarts": self.restarts,
+            "incidents": list(self.incidents),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IntegrityLog:
+        """Rebuild from :meth:`to_dict` output (a resumed run continues its audit)."""
+        log = cls()
+        log.counts.update(data.get("by_kind", {}))
+        log.api_refusals.update(data.get("api_refusals", {}))
+        log.python_errors.update(data.get("python_errors", {}))
+        log.incidents = list(data.get("incidents", []))
+        log.blocks = int(data.get("blocks", 0))
+        log.restarts = int(data.get("agent_restarts", 0))
+        return log

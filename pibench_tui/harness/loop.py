@@ -1,0 +1,504 @@
+"""``pibench agent``: an LLM plays careers under the §16 contract (Decisions 11).
+
+A thin loop over :class:`~pibench_tui.harness.core.LabCore` (the environment behind
+``pibench/Lab-v0``): every month a fresh conversation (system prompt + the month
+message); each reply's first fenced block is the turn's action; the observation is the
+next user message; the month closes when the agent calls ``time.next_month()``, after the
+last turn, or at once when the LLM call fails for good; after
+:data:`MAX_FAILED_CALLS` failed calls the rest of the career advances without the LLM.
+
+Everything is written to the run directory as it happens (:mod:`pibench_tui.harness.rundir`);
+a checkpoint at every month boundary lets the same command resume a killed run at the last
+completed month.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pibench_tui.harness.backends import Backend, LLMCallFailed
+from pibench_tui.harness.codeblock import find_code
+from pibench_tui.harness.core import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_TURNS, LabCore
+from pibench_tui.harness.integrity import IntegrityLog
+from pibench_tui.harness.prompt import nudge_text
+from pibench_tui.harness.rundir import (
+    RUN_FORMAT,
+    JsonlFile,
+    atomic_write_json,
+    atomic_write_text,
+    career_dir,
+    read_json,
+)
+
+__all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflict", "run_career", "run_careers"]
+
+#: Failed LLM calls after which the rest of the career auto-advances (MECHANICS §16).
+MAX_FAILED_CALLS = 8
+#: LLM errors kept verbatim in ``result.json`` (all are in the transcript).
+MAX_ERRORS_KEPT = 50
+CHECKPOINT_FORMAT = "pibench-agent-checkpoint/1"
+
+
+class RunConflict(Exception):
+    """The run directory holds a run started with other settings."""
+
+
+class CareerInterrupted(Exception):
+    """The career was stopped (Ctrl-C); the same command resumes it."""
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """What ``pibench agent`` was told (recorded in ``result.json`` and checked on resume).
+
+    Attributes:
+        model: Model name (as sent to the endpoint, and shown in reports).
+        label: Run label (the run directory's first level; default the model name).
+        scenario: Scenario name (for the run directory and reports).
+        config: The scenario's ``WorldConfig``.
+        max_turns: Code turns per month (§16: 8).
+        temperature: Sampling temperature (§16: 0.4).
+        max_tokens: Output tokens per reply (§16: 4,000).
+        memory: ``False``: memory writes are no-ops (the §16 ablation).
+        block_timeout: Wall-clock limit per block, in seconds (§16: 20).
+    """
+
+    model: str
+    label: str
+    scenario: str
+    config: Any
+    max_turns: int = DEFAULT_MAX_TURNS
+    temperature: float = 0.4
+    max_tokens: int = 4000
+    memory: bool = True
+    block_timeout: float = DEFAULT_BLOCK_TIMEOUT
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The settings that must match for a resume (the config by its hash)."""
+        cfg = json.dumps(self.config.to_dict(), sort_keys=True, separators=(",", ":"))
+        return {
+            "model": self.model,
+            "scenario": self.scenario,
+            "config_sha256": hashlib.sha256(cfg.encode()).hexdigest(),
+            "max_turns": self.max_turns,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "memory": self.memory,
+        }
+
+
+@dataclass
+class _Meter:
+    """Counters of one career (kept in the checkpoint)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usage_missing: int = 0
+    calls: int = 0
+    failed_calls: int = 0
+    attempts: int = 0
+    llm_seconds: float = 0.0
+    turns: int = 0
+    blocks: int = 0
+    nudges: int = 0
+    auto_advances: dict[str, int] = field(default_factory=lambda: {"turns_exhausted": 0, "llm_failed": 0, "llm_failures_exhausted": 0})
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    tokens_by_month: list[dict[str, Any]] = field(default_factory=list)
+    wall_s: float = 0.0
+    resumes: list[dict[str, Any]] = field(default_factory=list)
+    month_tokens: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> _Meter:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _version() -> str:
+    from pibench_tui import __version__
+
+    return __version__
+
+
+class _Career:
+    """One career in its run directory (see :func:`run_career`)."""
+
+    def __init__(self, settings: AgentSettings, backend: Backend, seed: int, path: Path,
+                 log: Callable[[str], None], stop: threading.Event | None) -> None:
+        self.settings = settings
+        self.backend = backend
+        self.seed = seed
+        self.path = path
+        self.log = log
+        self.stop = stop
+        self.meter = _Meter()
+        self.core = LabCore(settings.config, seed=seed, max_turns=settings.max_turns, memory=settings.memory,
+                            block_timeout=settings.block_timeout)
+        self.transcript = JsonlFile(path / "transcript.jsonl")
+        self.months = JsonlFile(path / "months.jsonl")
+        self.actions = JsonlFile(path / "actions.jsonl")
+        self.started = time.monotonic()
+
+    # ------------------------------------------------------------------ start / resume
+    def open(self) -> None:
+        ckpt_path = self.path / "checkpoint.json"
+        if ckpt_path.exists():
+            self._resume(read_json(ckpt_path))
+            return
+        lost = self.transcript.truncate(0)
+        self.months.truncate(0)
+        self.actions.truncate(0)
+        self.core.reset(seed=self.seed)
+        if lost:
+            self._note_resume(1, lost, "no month had been completed")
+        self.transcript.append({"event": "start", "model": self.settings.model, "seed": self.seed,
+                                "settings": self.settings.fingerprint(), "backend": self.backend.describe(),
+                                "pibench_version": _version()})
+        self.transcript.append({"event": "system", "content": self.core.system_prompt})
+        self._checkpoint()
+
+    def _resume(self, ckpt: dict[str, Any]) -> None:
+        if ckpt.get("format") != CHECKPOINT_FORMAT:
+            raise RunConflict(f"{self.path}/checkpoint.json: not a checkpoint of this pibench ({ckpt.get('format')!r})")
+        mine, theirs = self.settings.fingerprint(), ckpt.get("settings", {})
+        diff = [f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in mine if theirs.get(k) != mine[k]]
+        if diff:
+            raise RunConflict(
+                f"{self.path} holds a run started with other settings ({'; '.join(diff)}); "
+                "use another --out or --label, or the original settings to resume it"
+            )
+        counts = ckpt["lines"]
+        lost = self.transcript.truncate(counts["transcript"])
+        self.months.truncate(counts["months"])
+        self.actions.truncate(counts["actions"])
+        last_close = ckpt.get("last_close")
+        self.core.reset(seed=self.seed, options={"state": ckpt["world"], "last_close": last_close})
+        self.core.integrity = IntegrityLog.from_dict(ckpt.get("integrity", {}))
+        self.meter = _Meter.from_dict(ckpt.get("meter", {}))
+        if self.core.world.digest() != ckpt.get("digest"):
+            raise RunConflict(f"{self.path}/checkpoint.json: the saved world does not match its digest (damaged file)")
+        self._note_resume(self.core.month, lost, None)
+
+    def _note_resume(self, month: int, lost: list[dict[str, Any]], why: str | None) -> None:
+        turns = sum(1 for e in lost if e.get("event") == "llm")
+        ptok = sum(int(e.get("prompt_tokens") or 0) for e in lost if e.get("event") == "llm")
+        ctok = sum(int(e.get("completion_tokens") or 0) for e in lost if e.get("event") == "llm")
+        note = {
+            "event": "resume",
+            "month": month,
+            "lost_turns": turns,
+            "lost_prompt_tokens": ptok,
+            "lost_completion_tokens": ctok,
+            "lost": (
+                f"the turns of month {month} played before the interruption (replayed from the month's start) "
+                "and the agent's Python variables and functions; the world and the notes are as at the end of "
+                f"month {month - 1}" if month > 1 else "the turns played before the interruption"
+            ),
+        }
+        if why:
+            note["why"] = why
+        self.meter.resumes.append({k: v for k, v in note.items() if k != "event"})
+        self.transcript.append(note)
+        self.log(f"resuming at month {month}: lost {turns} turn(s) of that month and the agent's Python variables")
+
+    # ------------------------------------------------------------------ checkpoint
+    def _checkpoint(self) -> None:
+        for f in (self.transcript, self.months, self.actions):
+            f.sync()
+        w = self.core.world
+        self.meter.wall_s += time.monotonic() - self.started
+        self.started = time.monotonic()
+        atomic_write_text(self.path / "memory.txt", w.s.memory)
+        atomic_write_json(self.path / "integrity.json", self.core.integrity.to_dict())
+        atomic_write_json(
+            self.path / "checkpoint.json",
+            {
+                "format": CHECKPOINT_FORMAT,
+                "settings": self.settings.fingerprint(),
+                "month": w.month,
+                "digest": w.digest(),
+                "lines": {"transcript": self.transcript.lines, "months": self.months.lines, "actions": self.actions.lines},
+                "last_close": self.core.closed_months[-1] if self.core.closed_months else None,
+                "meter": self.meter.to_dict(),
+                "integrity": self.core.integrity.to_dict(),
+                "world": w.to_state(),
+            },
+            indent=None,
+        )
+
+    def _month_closed(self, month: int) -> None:
+        """Write the closed month (months.jsonl, new actions, tokens) and checkpoint."""
+        w = self.core.world
+        for entry in self.core.closed_months[-1:]:
+            self.months.append(entry)
+        log = w.s.action_log
+        for row in log[self.actions.lines:]:
+            self.actions.append(row)
+        tokens = dict(self.meter.month_tokens) or {"prompt": 0, "completion": 0, "calls": 0}
+        tokens["month"] = month
+        self.meter.tokens_by_month.append(tokens)
+        self.meter.month_tokens = {}
+        self.transcript.append({"event": "month_closed", "month": month, "tokens": tokens,
+                                "citations_earned": self.core.closed_months[-1]["report"].get("citations", {}).get("total")
+                                if self.core.closed_months else None})
+        self._checkpoint()
+
+    # ------------------------------------------------------------------ the loop
+    def play(self) -> None:
+        core = self.core
+        while not core.finished:
+            if self.stop is not None and self.stop.is_set():
+                raise CareerInterrupted("stopped")
+            month = core.month
+            if self.meter.failed_calls >= MAX_FAILED_CALLS:
+                core.advance()
+                self.meter.auto_advances["llm_failures_exhausted"] += 1
+                self.transcript.append({"event": "auto_advance", "month": month, "reason": "llm_failures_exhausted"})
+                self._month_closed(month)
+                continue
+            self._play_month(month)
+            self._month_closed(month)
+
+    def _play_month(self, month: int) -> None:
+        core = self.core
+        obs = core.observation()
+        messages = [{"role": "system", "content": core.system_prompt}, {"role": "user", "content": obs}]
+        self.transcript.append({"event": "user", "month": month, "turn": 0, "content": obs})
+        mt = self.meter.month_tokens
+        for key in ("prompt", "completion", "calls"):
+            mt.setdefault(key, 0)
+        while True:
+            if self.stop is not None and self.stop.is_set():
+                raise CareerInterrupted("stopped")
+            turn = core.turn + 1
+            try:
+                comp = self.backend.complete(messages)
+            except LLMCallFailed as exc:
+                self.meter.calls += 1
+                self.meter.failed_calls += 1
+                self.meter.attempts += exc.attempts
+                self.meter.llm_seconds += exc.seconds
+                mt["calls"] += 1
+                err = {"month": month, "turn": turn, "kind": exc.kind, "message": exc.message[:500], "attempts": exc.attempts}
+                if len(self.meter.errors) < MAX_ERRORS_KEPT:
+                    self.meter.errors.append(err)
+                self.transcript.append({"event": "llm_failed", **err, "errors": exc.errors, "seconds": round(exc.seconds, 3)})
+                core.advance()
+                self.meter.auto_advances["llm_failed"] += 1
+                self.transcript.append({"event": "auto_advance", "month": month, "reason": "llm_failed"})
+                self.log(f"month {month}: the LLM call failed ({exc.kind}: {exc.message[:120]}); month advanced "
+                         f"({self.meter.failed_calls}/{MAX_FAILED_CALLS} failed calls)")
+                return
+            self.meter.calls += 1
+            self.meter.attempts += comp.attempts
+            self.meter.llm_seconds += comp.seconds
+            self.meter.turns += 1
+            mt["calls"] += 1
+            if comp.prompt_tokens is None and comp.completion_tokens is None:
+                self.meter.usage_missing += 1
+            ptok, ctok = int(comp.prompt_tokens or 0), int(comp.completion_tokens or 0)
+            self.meter.prompt_tokens += ptok
+            self.meter.completion_tokens += ctok
+            mt["prompt"] += ptok
+            mt["completion"] += ctok
+            for e in comp.errors:
+                if len(self.meter.errors) < MAX_ERRORS_KEPT:
+                    self.meter.errors.append({"month": month, "turn": turn, "retried": True, **e})
+            self.transcript.append({"event": "llm", "month": month, "turn": turn, "reply": comp.text,
+                                    "prompt_tokens": comp.prompt_tokens, "completion_tokens": comp.completion_tokens,
+                                    "seconds": round(comp.seconds, 3), "attempts": comp.attempts,
+                                    "retried_errors": comp.errors, "finish_reason": comp.finish_reason})
+            block = find_code(comp.text)
+            obs, _reward, _term, _trunc, info = core.step(block.code or "")
+            if info["code_ran"]:
+                res = core.last_result
+                self.meter.blocks += 1
+                self.transcript.append({"event": "block", "month": month, "turn": turn, "code": block.code,
+                                        "output": info["output"], "ok": info["ok"], "error": info["error"],
+                                        "seconds": round(res.seconds, 3) if res else None,
+                                        "calls": res.calls if res else None,
+                                        "truncated": bool(res.truncated) if res else False,
+                                        "restarted": bool(res.restarted) if res else False,
+                                        "integrity": info["integrity"]})
+            else:
+                self.meter.nudges += 1
+                if block.unclosed and not info["advanced"]:
+                    obs = nudge_text(turn, core.max_turns, unclosed=True)
+                self.transcript.append({"event": "nudge", "month": month, "turn": turn, "unclosed": block.unclosed})
+            if info["advanced"]:
+                if info["auto_advanced"]:
+                    self.meter.auto_advances["turns_exhausted"] += 1
+                    self.transcript.append({"event": "auto_advance", "month": month, "reason": "turns_exhausted"})
+                return
+            messages.append({"role": "assistant", "content": comp.text})
+            messages.append({"role": "user", "content": obs})
+            self.transcript.append({"event": "user", "month": month, "turn": turn, "content": obs})
+
+    # ------------------------------------------------------------------ the end
+    def finish(self) -> dict[str, Any]:
+        from world.axes import capability_axes
+        from world.scoring import impact
+
+        w = self.core.world
+        self.meter.wall_s += time.monotonic() - self.started
+        self.started = time.monotonic()
+        atomic_write_json(self.path / "eval.json", {"eval_log": w.s.eval_log, "axes": capability_axes(w)}, indent=None)
+        integrity = self.core.integrity.to_dict()
+        atomic_write_json(self.path / "integrity.json", integrity)
+        s = w.summary()
+        m = self.meter
+        result = {
+            "format": RUN_FORMAT,
+            "kind": "agent",
+            "label": self.path.parent.name,
+            "model": self.settings.model,
+            "scenario": self.settings.scenario,
+            "config": w.cfg.to_dict(),
+            "seed": w.seed,
+            "seed_commitment": None,
+            "impact": impact(w),
+            "collapsed": bool(w.collapsed),
+            "collapse_month": s["collapse_month"],
+            "months_played": s["months_survived"],
+            "publications": s["publications"],
+            "top_publications": s["top_publications"],
+            "grants": s["grants_won"],
+            "grant_dollars": s["grant_dollars"],
+            "hires": s["hires"],
+            "quits": s["students_quit"],
+            "graduates": s["students_graduated"],
+            "final_budget": s["final_budget"],
+            "digest": w.digest(),
+            "memory_final": w.s.memory,
+            "pibench_version": _version(),
+            "wall_s": round(m.wall_s, 3),
+            "harness": {**self.settings.fingerprint(), "block_timeout": self.settings.block_timeout,
+                        "backend": self.backend.describe(), "max_failed_calls": MAX_FAILED_CALLS},
+            "tokens": {"prompt": m.prompt_tokens, "completion": m.completion_tokens,
+                       "total": m.prompt_tokens + m.completion_tokens, "calls_without_usage": m.usage_missing},
+            "tokens_by_month": m.tokens_by_month,
+            "llm": {"calls": m.calls, "failed_calls": m.failed_calls, "attempts": m.attempts,
+                    "seconds": round(m.llm_seconds, 3), "errors": m.errors},
+            "turns": m.turns,
+            "blocks": m.blocks,
+            "nudges": m.nudges,
+            "auto_advances": m.auto_advances,
+            "integrity": {"flagged": integrity["flagged"], "flags": integrity["flags"], "by_kind": integrity["by_kind"]},
+            "resumes": m.resumes,
+            "valid": None,
+        }
+        self.transcript.append({"event": "end", "impact": result["impact"], "digest": result["digest"]})
+        self.transcript.sync()
+        atomic_write_json(self.path / "result.json", result)
+        try:
+            (self.path / "checkpoint.json").unlink()
+        except FileNotFoundError:
+            pass
+        return result
+
+    def close(self) -> None:
+        self.core.close()
+        for f in (self.transcript, self.months, self.actions):
+            f.close()
+
+
+def run_career(
+    settings: AgentSettings,
+    backend: Backend,
+    seed: int,
+    out: str | Path,
+    *,
+    log: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+) -> dict[str, Any]:
+    """Play (or resume, or skip if complete) one career and return its ``result.json``.
+
+    Args:
+        settings: The harness settings.
+        backend: Where replies come from.
+        seed: The world seed.
+        out: The output folder (the run directory is ``out/<label>/<scenario>-<seed>``).
+        log: Receives progress lines (default: stderr).
+        stop: When set, the career stops at the next turn (:class:`CareerInterrupted`).
+
+    Raises:
+        RunConflict: The run directory holds a run with other settings.
+        CareerInterrupted: ``stop`` was set.
+        SandboxStartError: The agent process cannot start.
+    """
+    path = career_dir(out, settings.label, settings.scenario, seed)
+    prefix = f"[{settings.label} {settings.scenario} seed {seed}] "
+    emit = log or (lambda text: print(text, file=sys.stderr, flush=True))
+
+    def say(text: str) -> None:
+        emit(prefix + text)
+
+    done = path / "result.json"
+    if done.exists() and not (path / "checkpoint.json").exists():
+        say(f"already complete in {path} (delete it to play again)")
+        return read_json(done)
+    path.mkdir(parents=True, exist_ok=True)
+    career = _Career(settings, backend, seed, path, say, stop)
+    try:
+        career.open()
+        career.play()
+        result = career.finish()
+    finally:
+        career.close()
+    imp = result["impact"]
+    say(f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
+        f"{result['tokens']['total']:,} tokens, {result['llm']['calls']} calls -> {path}")
+    return result
+
+
+def run_careers(
+    settings: AgentSettings,
+    make_backend: Callable[[], Backend],
+    seeds: list[int],
+    out: str | Path,
+    *,
+    jobs: int = 1,
+    log: Callable[[str], None] | None = None,
+) -> list[dict[str, Any] | Exception]:
+    """Run every seed's career, ``jobs`` at a time (threads: the work is waiting for
+    replies; each career has its own world and agent process). Results in seed order;
+    a career that failed is represented by its exception. Ctrl-C stops every career at
+    its next turn; the same command resumes them."""
+    stop = threading.Event()
+    results: dict[int, Any] = {}
+    if jobs <= 1 or len(seeds) <= 1:
+        for i, seed in enumerate(seeds):
+            try:
+                results[i] = run_career(settings, make_backend(), seed, out, log=log, stop=stop)
+            except (RunConflict, LLMCallFailed, ValueError, OSError) as exc:
+                results[i] = exc
+        return [results[i] for i in range(len(seeds))]
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        futures = {ex.submit(run_career, settings, make_backend(), seed, out, log=log, stop=stop): i
+                   for i, seed in enumerate(seeds)}
+        try:
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=0.5)
+        except KeyboardInterrupt:
+            stop.set()
+            raise
+        for fut, i in futures.items():
+            try:
+                results[i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - reported per career
+                results[i] = exc
+    return [results[i] for i in range(len(seeds))]

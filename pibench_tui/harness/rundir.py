@@ -1,0 +1,179 @@
+"""The run directory: one career's artefacts, written so a kill at any moment loses at
+most the month in progress.
+
+Layout (shared with ``pibench run --save-runs``; read by ``pibench report`` and
+``pibench replay``): ``OUT/<label>/<scenario>-<seed or commitment prefix>/`` with
+
+* ``result.json`` — the career's result (written last, atomically: its presence means
+  the career is complete);
+* ``actions.jsonl`` — the world's action log, one entry per line;
+* ``months.jsonl`` — per closed month ``{"month", "report", "dashboard"}``;
+* agent runs: ``transcript.jsonl``, ``integrity.json``, ``memory.txt`` (the notes),
+  ``eval.json`` (after the career) and, while the career runs, ``checkpoint.json``: the
+  world state at the last completed month plus the line counts of the JSON-lines files
+  at that moment (lines past them belong to a month that was lost).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+__all__ = [
+    "RUN_FORMAT",
+    "JsonlFile",
+    "atomic_write_json",
+    "atomic_write_text",
+    "career_dir",
+    "is_run_dir",
+    "read_json",
+    "read_jsonl",
+    "safe_name",
+]
+
+#: ``result.json["format"]``.
+RUN_FORMAT = "pibench-run/1"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def safe_name(text: str) -> str:
+    """``text`` as one path component: runs of other characters become ``-``
+    (``"org/model:7b"`` -> ``"org-model-7b"``); never empty, never ``.``/``..``."""
+    name = _UNSAFE.sub("-", str(text)).strip("-.")
+    return name or "run"
+
+
+def career_dir(out: str | os.PathLike[str], label: str, scenario: str, seed: int | None, commitment: str | None = None) -> Path:
+    """``OUT/<label>/<scenario>-<seed or the commitment's first 12 hex digits>``."""
+    tail = str(seed) if seed is not None else f"sealed-{(commitment or 'unknown')[:12]}"
+    return Path(out) / safe_name(label) / f"{safe_name(scenario)}-{tail}"
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1) -> None:
+    """:func:`atomic_write_text` of ``data`` as JSON (NaN refused)."""
+    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a JSON file (``ValueError`` names the file when it is not valid JSON)."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[Any]:
+    """Every complete JSON line of ``path`` (a torn last line, from a kill, is ignored;
+    ``[]`` when the file does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break
+            line = line.strip()
+            if line:
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    break
+    return out
+
+
+def is_run_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds a run (a ``result.json`` or a ``checkpoint.json``)."""
+    p = Path(path)
+    return (p / "result.json").is_file() or (p / "checkpoint.json").is_file()
+
+
+def iter_run_dirs(root: str | os.PathLike[str]) -> Iterator[Path]:
+    """Run directories at or below ``root`` (sorted), completed or not."""
+    root = Path(root)
+    if is_run_dir(root):
+        yield root
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if "result.json" in filenames or "checkpoint.json" in filenames:
+            yield Path(dirpath)
+            dirnames[:] = []
+
+
+class JsonlFile:
+    """An append-only JSON-lines file whose committed length is known.
+
+    Lines are flushed as written; :meth:`sync` makes them durable. :meth:`truncate`
+    cuts the file back to ``n`` lines (the lines of a lost month) and returns them.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.lines = len(read_jsonl(self.path))
+        self._fh = None
+
+    def _open(self):
+        if self._fh is None:
+            self._fh = open(self.path, "a", encoding="utf-8")
+        return self._fh
+
+    def append(self, obj: Any) -> None:
+        """Write one JSON line (flushed to the OS)."""
+        fh = self._open()
+        fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n")
+        fh.flush()
+        self.lines += 1
+
+    def sync(self) -> None:
+        """Make the written lines durable (fsync)."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def truncate(self, n: int) -> list[Any]:
+        """Keep the first ``n`` complete lines; return the lines removed (parsed)."""
+        self.close()
+        rows = read_jsonl(self.path)
+        keep, lost = rows[:n], rows[n:]
+        text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n" for r in keep)
+        if self.path.exists() or keep:
+            atomic_write_text(self.path, text)
+        self.lines = len(keep)
+        return lost
+
+    def close(self) -> None:
+        """Close the file handle."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None

@@ -1,0 +1,159 @@
+"""Whole careers through `pibench agent`: the scripted baseline equals headless mode,
+resume equals an uninterrupted run, `pibench replay` confirms (and refuses tampering),
+--jobs, the command backend and the CLI's errors (issue 11)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pibench_tui.cli import main as pibench_main
+from pibench_tui.harness.rundir import read_jsonl
+from tests.harness.conftest import play
+from tests.harness.fakellm import FakeLLM, Reply
+from tests.harness.scripted_pi import BASELINE_SCRIPT, baseline_reply
+
+PI_SCRIPT = Path(__file__).with_name("scripted_pi.py")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pibench(*args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pibench_tui", *args], input=stdin, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def _headless_digest(scenario: str, seed: int) -> tuple[float, str]:
+    proc = _pibench("headless", "--scenario", scenario, "--seed", str(seed), stdin=BASELINE_SCRIPT.read_text())
+    assert proc.returncode == 0, proc.stderr
+    impact = float(proc.stdout.split("Impact          ")[1].split()[0])
+    digest = proc.stdout.split("state digest    ")[1].split()[0]
+    return impact, digest
+
+
+def test_scripted_baseline_replies_equal_the_same_code_piped_through_headless(out):
+    """The baseline written as replies (one per month) reaches the same Impact and world
+    digest as examples/agents/baseline.py piped through `pibench headless` (30 months),
+    and `pibench replay` confirms the run."""
+
+    def brain(req, i):
+        return Reply(baseline_reply())
+
+    with FakeLLM(brain) as srv:
+        res = play(srv, out, scenario="mid-30", seed=101)
+    impact, digest = _headless_digest("mid-30", 101)
+    assert res["impact"]["total"] == impact and impact > 0
+    assert res["digest"] == digest
+    assert res["publications"] > 0 and res["integrity"]["flags"] == 0
+    run = out / "fake" / "mid-30-101"
+    assert pibench_main(["replay", str(run)]) == 0
+    assert json.loads((run / "result.json").read_text())["valid"] is True
+    eval_log = json.loads((run / "eval.json").read_text())
+    assert eval_log["axes"]["axes"]["actions_per_month"] > 0
+
+
+def test_replay_marks_a_tampered_result_invalid(out):
+    """A result whose Impact or digest does not match its action log is marked invalid
+    (exit status 1); so is an action log cut short."""
+
+    def brain(req, i):
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        play(srv, out)
+    run = out / "fake" / "short-12-101"
+    res = json.loads((run / "result.json").read_text())
+    res["impact"]["total"] = 999.0
+    (run / "result.json").write_text(json.dumps(res))
+    assert pibench_main(["replay", str(out)]) == 1
+    assert json.loads((run / "result.json").read_text())["valid"] is False
+    res["impact"]["total"] = 0.0
+    (run / "result.json").write_text(json.dumps(res))
+    lines = (run / "actions.jsonl").read_text().splitlines()
+    (run / "actions.jsonl").write_text("\n".join(lines[:-2]) + "\n")
+    assert pibench_main(["replay", str(run)]) == 1
+    assert "stops in month" in json.loads((run / "result.json").read_text())["replay"]["message"]
+
+
+def _agent_cmd(out: Path, *extra: str) -> list[str]:
+    return ["agent", "--model", "scripted", "--command", f"{sys.executable} {PI_SCRIPT}", "--scenario", "mid-30",
+            "--seeds", "101", "--out", str(out), *extra]
+
+
+def test_a_killed_run_resumes_at_the_last_completed_month_and_equals_an_uninterrupted_one(tmp_path):
+    """`pibench agent` killed (SIGKILL) mid-career and started again with the same command
+    resumes at the last completed month, says what was lost, and ends with the same
+    Impact, digest and action log as a run never interrupted."""
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    proc = _pibench(*_agent_cmd(whole))
+    assert proc.returncode == 0, proc.stderr
+    run_k = killed / "scripted" / "mid-30-101"
+    child = subprocess.Popen([sys.executable, "-m", "pibench_tui", *_agent_cmd(killed)], cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if len(read_jsonl(run_k / "months.jsonl")) >= 5 and any(
+            e["event"] == "llm" and e["month"] == 6 for e in read_jsonl(run_k / "transcript.jsonl")
+        ):
+            break
+        time.sleep(0.02)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    assert not (run_k / "result.json").exists()
+    proc = _pibench(*_agent_cmd(killed))
+    assert proc.returncode == 0, proc.stderr
+    assert "resuming at month" in proc.stderr and "Python variables" in proc.stderr
+    a = json.loads((whole / "scripted" / "mid-30-101" / "result.json").read_text())
+    b = json.loads((run_k / "result.json").read_text())
+    assert (b["impact"], b["digest"]) == (a["impact"], a["digest"])
+    assert (run_k / "actions.jsonl").read_text() == (whole / "scripted" / "mid-30-101" / "actions.jsonl").read_text()
+    assert [m["month"] for m in read_jsonl(run_k / "months.jsonl")] == list(range(1, 31))
+    assert b["resumes"] and b["resumes"][0]["month"] >= 6
+    assert not (run_k / "checkpoint.json").exists()
+    # Run again: complete runs are kept, not replayed.
+    proc = _pibench(*_agent_cmd(killed))
+    assert proc.returncode == 0 and "already complete" in proc.stderr
+
+
+def test_resume_refuses_other_settings(tmp_path):
+    """A run directory holding a run with other settings is never mixed with a new one."""
+    out = tmp_path / "runs"
+    bad_cmd = f"{sys.executable} -c 'import sys; sys.exit(3)'"
+    rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out),
+                       "--retries", "0"])
+    assert rc == 0  # every call failed; the career auto-advanced to its end
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    assert res["llm"]["failed_calls"] == 8 and res["llm"]["errors"][0]["kind"] == "command_failed"
+    (out / "m" / "short-12-101" / "result.json").unlink()
+    (out / "m" / "short-12-101" / "checkpoint.json").write_text(json.dumps({"format": "pibench-agent-checkpoint/1",
+                                                                            "settings": {"max_turns": 3}}))
+    rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out)])
+    assert rc == 1
+
+
+def test_jobs_play_careers_concurrently_with_identical_results(out):
+    """--jobs 2 over two seeds gives the same results as one at a time."""
+    from pibench_tui.harness.backends import CommandBackend
+    from pibench_tui.harness.loop import run_careers
+    from tests.harness.conftest import settings_for
+
+    s = settings_for("short-12", model="cmd")
+    mk = lambda: CommandBackend(f"{sys.executable} {PI_SCRIPT}", model="cmd")  # noqa: E731
+    serial = run_careers(s, mk, [101, 102], out / "serial", log=lambda _t: None)
+    parallel = run_careers(s, mk, [101, 102], out / "parallel", jobs=2, log=lambda _t: None)
+    assert [r["digest"] for r in serial] == [r["digest"] for r in parallel]
+    assert serial[0]["digest"] != serial[1]["digest"]
+
+
+def test_cli_usage_errors(tmp_path, monkeypatch, capsys):
+    """Two backends at once is a usage error; a missing key without --base-url names the
+    variable to set."""
+    assert pibench_main(["agent", "--model", "m", "--command", "x", "--base-url", "http://h/v1"]) == 2
+    monkeypatch.delenv("PIBENCH_TEST_KEY", raising=False)
+    assert pibench_main(["agent", "--model", "m", "--api-key-env", "PIBENCH_TEST_KEY", "--out", str(tmp_path)]) == 1
+    assert "PIBENCH_TEST_KEY" in capsys.readouterr().err
+    assert pibench_main(["agent", "--model", "m", "--max-turns", "0"]) == 2

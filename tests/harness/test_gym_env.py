@@ -1,0 +1,45 @@
+"""`pibench/Lab-v0`: the harness contract as a Gymnasium environment (issue 11)."""
+
+from __future__ import annotations
+
+import gymnasium
+from gymnasium.utils.env_checker import check_env
+
+import pibench_tui.harness.gym_env  # noqa: F401 - registers pibench/Lab-v0
+from pibench_tui.harness.gym_env import ENV_ID
+
+
+def test_env_passes_the_gymnasium_checker():
+    """`gymnasium.make("pibench/Lab-v0")` passes `gymnasium.utils.env_checker.check_env`
+    (text spaces, seeded reset determinism, step determinism)."""
+    env = gymnasium.make(ENV_ID, scenario="short-12")
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
+
+
+def test_step_semantics_turns_reward_and_truncation():
+    """Observations are the agent's next messages; the last turn auto-advances; reward is
+    the citations earned in the step; the horizon truncates."""
+    env = gymnasium.make(ENV_ID, scenario="short-12", max_turns=2)
+    try:
+        obs, info = env.reset(seed=103)
+        assert obs.startswith("=== Month 1 of 12") and info == {"month": 1, "seed": 103}
+        obs, reward, term, trunc, info = env.step("total = 6 * 7\ntotal")
+        assert obs == "OUTPUT (turn 1/2)\n42\n" and reward == 0.0 and not (term or trunc)
+        obs, reward, term, trunc, info = env.step("")
+        assert info["auto_advanced"] and info["reports"][0]["month"] == 1
+        assert obs.startswith("=== Month 2 of 12")
+        obs, *_ = env.step("print(total)")  # the namespace persists across months
+        assert obs == "OUTPUT (turn 1/2)\n42\n"
+        rewards = 0.0
+        while True:
+            obs, reward, term, trunc, info = env.step("time.next_month()")
+            rewards += reward
+            if term or trunc:
+                break
+        assert trunc and not term and obs.startswith("=== The career is over")
+        assert rewards == float(env.unwrapped.core.world.summary()["citations"])
+    finally:
+        env.close()
