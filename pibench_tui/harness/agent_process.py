@@ -6,7 +6,8 @@ a change of the sandbox's interface is absorbed here.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pibench_tui.sandbox import (
     ALLOWED_MODULES,
@@ -21,7 +22,7 @@ __all__ = ["ALLOWED_MODULES", "DEFAULT_MEMORY_LIMIT", "BlockResult", "Refusal", 
 
 
 def open_sandbox(
-    handler: Callable[[str, str, list, dict], Any],
+    handler: Callable[[str, str, list[Any], dict[str, Any]], Any],
     world: Any,
     *,
     block_timeout: float,

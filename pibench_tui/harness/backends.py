@@ -16,8 +16,9 @@ import random
 import shlex
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 __all__ = [
     "Backend",
@@ -48,9 +49,9 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry ``attempt`` (1-based), with ±25 % jitter."""
         if retry_after is not None and retry_after >= 0:
-            return min(self.cap, retry_after)
+            return float(min(self.cap, retry_after))
         d = min(self.cap, self.base * (2 ** (attempt - 1)))
-        return d * (0.75 + 0.5 * random.random())
+        return float(d * (0.75 + 0.5 * random.random()))
 
 
 @dataclass
@@ -206,7 +207,8 @@ class OpenAIBackend:
         oa = self._openai
         try:
             resp = self.client.chat.completions.create(
-                model=self.model, messages=messages, temperature=self.temperature, max_tokens=self.max_tokens
+                model=self.model, messages=messages,  # type: ignore[arg-type]
+                temperature=self.temperature, max_tokens=self.max_tokens
             )
         except oa.RateLimitError as exc:
             raise _Attempt("rate_limit", str(exc), True, 429, _retry_after(exc)) from None
@@ -326,7 +328,8 @@ class CommandBackend:
             except ValueError:
                 data = None
             if isinstance(data, dict) and isinstance(data.get("content"), str):
-                usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+                raw = data.get("usage")
+                usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
                 return Completion(
                     text=data["content"],
                     prompt_tokens=_int_or_none(usage.get("prompt_tokens")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_agent_parser", "add_replay_parser", "cmd_agent", "cmd_replay"]
@@ -45,7 +46,7 @@ def _non_negative_int(text: str) -> int:
     return v
 
 
-def _float_in(lo: float, hi: float, what: str):
+def _float_in(lo: float, hi: float, what: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             v = float(text)
@@ -112,7 +113,7 @@ def add_replay_parser(sub: Any) -> None:
 
 def cmd_agent(args: argparse.Namespace) -> int:
     """Run ``pibench agent``; exit status 0 when every career completed."""
-    from pibench_tui.harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
+    from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RetryPolicy
     from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
     from scenarios import ScenarioError, load_scenario
 
@@ -139,7 +140,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     )
     policy = RetryPolicy(retries=args.retries, base=args.retry_base, timeout=args.request_timeout)
 
-    def make_backend():
+    def make_backend() -> Backend:
         if args.backend_command is not None:
             return CommandBackend(args.backend_command, model=args.model, temperature=args.temperature,
                                   max_tokens=args.max_tokens, policy=policy)
@@ -159,7 +160,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         return 1
     failed = 0
     print(f"{'seed':>8}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
-    for seed, res in zip(seeds, results):
+    for seed, res in zip(seeds, results, strict=True):
         if isinstance(res, Exception):
             failed += 1
             print(f"{seed:>8}  error: {res}")

@@ -50,7 +50,7 @@ class CareerOver(RuntimeError):
     """``step`` was called after the career ended; call ``reset``."""
 
 
-def _error_text(error: dict | None) -> str:
+def _error_text(error: dict[str, Any] | None) -> str:
     if not error:
         return ""
     line = error.get("line")
@@ -157,17 +157,17 @@ class LabCore:
             f"{imp['projection']:.1f} projected. ==="
         )
 
-    def _last_report(self) -> dict | None:
+    def _last_report(self) -> dict[str, Any] | None:
         from world.api import ActionError
 
         try:
             rep = self.api.call("time", "last_report")
         except ActionError:
             return None
-        return rep if isinstance(rep, dict) else None
+        return dict(rep) if isinstance(rep, dict) else None
 
     # ------------------------------------------------------------------ gym API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a career (or continue one from a saved world state).
 
         Args:
@@ -210,7 +210,7 @@ class LabCore:
         )
         return self.observation(), {"month": world.month, "seed": world.seed}
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one turn: run ``action`` (code; empty = a turn without code).
 
         Returns:
@@ -269,7 +269,7 @@ class LabCore:
         reward = float(earned(self.world) - before)
         return obs, reward, bool(self.world.collapsed), bool(self.world.finished and not self.world.collapsed), info
 
-    def advance(self) -> tuple[str, float, bool, bool, dict]:
+    def advance(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Close the current month without a turn (the harness's auto-advance after failed
         LLM calls); same return value as :meth:`step`."""
         if self.world is None or self.world.finished:
@@ -294,7 +294,7 @@ class LabCore:
             self.sandbox = None
 
     # ------------------------------------------------------------------ internals
-    def _tick(self) -> dict:
+    def _tick(self) -> Any:
         """Advance the month from the harness (logged in the action log like an agent's call)."""
         value = self.api.call("time", "next_month")
         self._record_close(value)
@@ -309,7 +309,7 @@ class LabCore:
         dashboard = self.api.lab.dashboard()
         self.closed_months.append({"month": closed, "report": report, "dashboard": dashboard})
 
-    def _fallback_report(self, closed: int) -> dict:
+    def _fallback_report(self, closed: int) -> dict[str, Any]:
         """A minimal month report until ``MonthReport`` lands (Decisions 8): the facts a PI
         sees on the books (citations and money), from the world's public records."""
         from world.scoring import earned
@@ -323,7 +323,7 @@ class LabCore:
             "finished": bool(w.finished),
         }
 
-    def _handle(self, ns: str, method: str, args: list, kwargs: dict) -> Any:
+    def _handle(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Serve one API call of agent code (the sandbox's handler)."""
         from world.api import ActionError
 

@@ -86,7 +86,7 @@ class LabEnv(gymnasium.Env):
         """The §16 system prompt of this scenario."""
         return self.core.system_prompt
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a career with world ``seed`` (``None``: the previous seed); see
         :meth:`LabCore.reset` for ``options``."""
         super().reset(seed=seed)
@@ -94,7 +94,7 @@ class LabEnv(gymnasium.Env):
         self._last_obs = obs
         return obs, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one turn (see :meth:`LabCore.step`)."""
         out = self.core.step(action)
         self._last_obs = out[0]

@@ -32,7 +32,7 @@ BENIGN_KINDS: frozenset[str] = frozenset({"after_month_closed"})
 MAX_INCIDENTS = 200
 
 
-def classify_block(error: dict | None, truncated: bool) -> list[str]:
+def classify_block(error: dict[str, Any] | None, truncated: bool) -> list[str]:
     """The integrity kinds of one block's result (empty for a clean block).
 
     Args:
@@ -84,7 +84,7 @@ class IntegrityLog:
         self.blocks = 0
         self.restarts = 0
 
-    def record_block(self, month: int, turn: int, error: dict | None, truncated: bool, restarted: bool) -> list[str]:
+    def record_block(self, month: int, turn: int, error: dict[str, Any] | None, truncated: bool, restarted: bool) -> list[str]:
         """Record one executed block; return its integrity kinds."""
         self.blocks += 1
         if restarted:

@@ -20,9 +20,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pibench_tui.harness.backends import Backend, LLMCallFailed
 from pibench_tui.harness.codeblock import find_code
@@ -447,7 +448,8 @@ def run_career(
     done = path / "result.json"
     if done.exists() and not (path / "checkpoint.json").exists():
         say(f"already complete in {path} (delete it to play again)")
-        return read_json(done)
+        done_result: dict[str, Any] = read_json(done)
+        return done_result
     path.mkdir(parents=True, exist_ok=True)
     career = _Career(settings, backend, seed, path, say, stop)
     try:

@@ -10,7 +10,8 @@ caps, costs): no formulas, no hidden parameters.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = [
     "OUTPUT_LIMIT",

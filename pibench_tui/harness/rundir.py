@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any
 
 __all__ = [
     "RUN_FORMAT",
@@ -141,9 +142,9 @@ class JsonlFile:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.lines = len(read_jsonl(self.path))
-        self._fh = None
+        self._fh: IO[str] | None = None
 
-    def _open(self):
+    def _open(self) -> IO[str]:
         if self._fh is None:
             self._fh = open(self.path, "a", encoding="utf-8")
         return self._fh
