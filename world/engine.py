@@ -15,6 +15,7 @@ from . import projects as projects_mod
 from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
+from .report import MonthReport, money_of_month
 from .rng import Rng
 from .state import State
 
@@ -40,9 +41,13 @@ class World:
         self.version = 0  # bumped on every change; the observable mirror syncs on change
         self.month_citations = 0
         self._observer = None
+        self.report: MonthReport | None = None  # the report being collected during a tick
+        self.last_report: MonthReport | None = None  # the report of the last closed month
         if _restore is not None:
             self.rng = Rng.from_state(_restore["rng"])
             self.s = State.from_dict(_restore["state"])
+            saved = _restore.get("last_report")
+            self.last_report = MonthReport.from_dict(saved) if saved else None
             return
         self.cfg.validate()
         self.rng = Rng(self.seed)
@@ -85,6 +90,16 @@ class World:
         amount = round(float(amount), 2)
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
+
+    def note_fact(self, kind: str, fact: dict) -> None:
+        """Append a public ``fact`` to list ``kind`` of the month report being collected.
+
+        Called by the subsystem modules as things happen during the tick (MECHANICS
+        Decisions 8); a no-op outside a tick (e.g. a step run on its own in a test).
+        """
+        rep = self.report
+        if rep is not None:
+            getattr(rep, kind).append(fact)
 
     def add_news(self, kind: str, topic: str | None, text: str) -> None:
         """Append a news item dated this month (§4)."""
@@ -195,8 +210,13 @@ class World:
             "budget": s.budget,
         })
 
-    def next_month(self) -> None:
+    def next_month(self) -> MonthReport:
         """Run the tick of the current month and open the next (§1, steps 1-14).
+
+        Returns:
+            The :class:`~world.report.MonthReport` of the month just closed (also kept as
+            :attr:`last_report`): the facts the subsystems noted during the tick and the
+            next month's opening, plus citations, money, headlines and the end flags.
 
         Raises:
             SimulationOver: the career already ended (horizon or collapse).
@@ -205,6 +225,8 @@ class World:
         if s.finished:
             raise SimulationOver("simulation is over")
         m = s.month
+        rep = self.report = MonthReport(month=m)
+        news_start = len(s.news)
         pool = people_mod.attention_pool(self)
         used = people_mod.mentoring_reserved(self) + s.oneoff_used
         self._mentoring_snapshot = [
@@ -212,6 +234,22 @@ class World:
             for p in people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
         ]
         self.month_citations = 0
+        try:
+            self._tick(m, pool, used)
+        finally:
+            self.report = None
+        rep.citations["earned"] = self.month_citations
+        rep.citations["total"] = s.lab_monthly[-1]["citations_total"]
+        rep.money = money_of_month(s.ledger, m, s.budget)
+        rep.headlines = [row[3] for row in s.news[news_start:]]
+        rep.collapsed = s.collapsed
+        rep.finished = s.finished
+        self.last_report = rep
+        return rep
+
+    def _tick(self, m: int, pool: float, used: float) -> None:
+        """The tick's steps 1-14 for month ``m`` (see :meth:`next_month`)."""
+        s, cfg = self.s, self.cfg
         self.money_step(m)                          # 1
         people_mod.apply_dismissals(self, m)        # Decisions §1: after this month's pay
         projects_mod.projects_step(self, m)         # 2
@@ -243,13 +281,15 @@ class World:
 
     # ------------------------------------------------------------------ persistence
     def to_state(self) -> dict:
-        """The whole world as JSON-able data (config, seed, RNG streams, state)."""
+        """The whole world as JSON-able data (config, seed, RNG streams, state), plus the
+        last month report under ``"last_report"`` (derived data, left out of :meth:`digest`)."""
         return {
             "format": STATE_FORMAT,
             "config": self.cfg.to_dict(),
             "seed": self.seed,
             "rng": self.rng.to_state(),
             "state": self.s.to_dict(),
+            "last_report": self.last_report.to_dict() if self.last_report is not None else None,
         }
 
     @classmethod
@@ -265,8 +305,11 @@ class World:
         return cls(cfg, int(data["seed"]), _restore=data)
 
     def digest(self) -> str:
-        """SHA-256 of the canonical JSON of :meth:`to_state` (a fingerprint of the world)."""
-        blob = json.dumps(self.to_state(), sort_keys=True, separators=(",", ":"), allow_nan=True)
+        """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a
+        fingerprint of the world; the report is derived from it and does not enter)."""
+        state = self.to_state()
+        state.pop("last_report", None)
+        blob = json.dumps(state, sort_keys=True, separators=(",", ":"), allow_nan=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def summary(self) -> dict:

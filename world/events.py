@@ -27,6 +27,9 @@ def _new_event(w: "World", kind: str, m: int, respond_by: int, details: dict) ->
     eid = s.next_id("E")
     ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)
     s.events[eid] = ev
+    if w.report is not None:
+        w.report.events["arrived"].append({"id": eid, "kind": kind, "month": m, "respond_by_month": respond_by,
+                                           "details": dict(details)})
     return ev
 
 
@@ -78,6 +81,9 @@ def expiry_step(w: "World", m: int) -> None:
     for ev in s.events.values():
         if ev.status != "pending" or ev.respond_by > m:
             continue
+        if w.report is not None:
+            w.report.events["expired"].append({"id": ev.id, "kind": ev.kind,
+                                               "status": "ignored" if ev.kind == "student_crisis" else "expired"})
         if ev.kind == "student_crisis":
             ev.status = "ignored"
             p = s.people.get(ev.details["student_id"])
@@ -93,3 +99,4 @@ def expiry_step(w: "World", m: int) -> None:
         for _, eid, topic in due:
             d = collaboration_draft(w, eid, topic)
             w.add_news("lab", topic, f"Collaboration draft {d.id} on {topic} arrived.")
+            w.note_fact("drafts_completed", {"project_id": None, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": True})

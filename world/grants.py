@@ -122,5 +122,9 @@ def grant_decisions_step(w: "World", m: int) -> None:
             if pr.agency == "FEL":
                 s.fel_funded = True
             w.reputation_impulse(f"grant {pr.agency}", a["reputation"])
+            w.note_fact("proposals", {"proposal_id": pr.id, "call_id": pr.call_id, "agency": pr.agency, "topic": pr.topic,
+                                      "outcome": "funded", "award_id": aid, "total": float(a["award"])})
         else:
             pr.status = "rejected"
+            w.note_fact("proposals", {"proposal_id": pr.id, "call_id": pr.call_id, "agency": pr.agency, "topic": pr.topic,
+                                      "outcome": "rejected", "award_id": None, "total": None})

@@ -60,6 +60,9 @@ def decisions_step(w: "World", m: int) -> None:
         sub.reviewer_scores = reviewers
         sub.decided_month = m
         venue = cfg.venues[sub.venue]
+        w.note_fact("decisions", {"submission_id": sub.id, "draft_id": d.id, "venue": sub.venue,
+                                  "outcome": "accept" if score >= venue["bar"] else "reject",
+                                  "reviewer_scores": list(reviewers)})
         if score >= venue["bar"]:
             sub.status = "accept"
             d.status = "accepted"
@@ -111,15 +114,22 @@ def citations_step(w: "World", m: int) -> None:
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
     total = 0
+    by_publication: dict[str, int] = {}
     for pub in s.publications.values():
         if pub.published_month > m:
             continue
+        if pub.published_month == m:
+            w.note_fact("publications", {"publication_id": pub.id, "draft_id": pub.draft_id, "venue": pub.venue,
+                                         "topic": pub.topic, "tier": pub.tier})
         lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], s.reputation, s.alumni)
         n = int(w.rng.keyed("citations", pub.id, m).poisson(lam)) if lam > 0 else 0
         if n:
             pub.citations += n
             total += n
             s.citations_monthly.append([pub.id, m, n])
+            by_publication[pub.id] = n
     w.month_citations = total
+    if w.report is not None:
+        w.report.citations["by_publication"] = by_publication
     if total:
         w.reputation_impulse("citations", cfg.citation_reputation_gain * math.log1p(total))

@@ -178,8 +178,10 @@ def resolve_offers(w: "World", m: int) -> None:
             pp = cfg.pools[a.pool]
             p = min(cfg.offer_p_max, max(cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - cfg.reputation_baseline)))
             a.status = "accepted" if float(w.rng.keyed("offer", a.id).random()) < p else "declined"
+            w.note_fact("offers", {"applicant_id": a.id, "name": a.name, "pool": a.pool, "outcome": a.status})
         elif a.status == "pending":
             a.status = "expired"
+            w.note_fact("offers", {"applicant_id": a.id, "name": a.name, "pool": a.pool, "outcome": "expired"})
 
 
 def phd_arrivals(w: "World", m: int) -> None:
@@ -197,6 +199,7 @@ def phd_arrivals(w: "World", m: int) -> None:
             )
             a.status = "joined"
             w.eval_event("hire", pid)
+            w.note_fact("arrivals", {"id": pid, "name": a.name, "role": "phd", "arrived_month": m + 1})
             w.add_news("lab", None, f"{a.name} joined the lab as a PhD student.")
 
 
@@ -209,6 +212,7 @@ def resolve_postings(w: "World", m: int) -> None:
             continue
         if len(active_people(w, RESEARCHER_ROLES)) >= cfg.researcher_cap:
             post.status = "paused"
+            w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "paused", "postdoc_id": None})
             w.add_news("lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost.")
             continue
         p = min(cfg.postdoc_fill_max, cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - cfg.reputation_baseline))
@@ -222,6 +226,7 @@ def resolve_postings(w: "World", m: int) -> None:
         name = _name(gen)
         if u >= p:
             post.status = "unfilled"
+            w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "unfilled", "postdoc_id": None})
             w.add_news("lab", None, f"Postdoc search {post.id} ended without a hire.")
             continue
         pid = s.next_id("PD")
@@ -234,6 +239,8 @@ def resolve_postings(w: "World", m: int) -> None:
         post.status = "filled"
         post.person_id = pid
         w.eval_event("hire", pid)
+        w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "filled", "postdoc_id": pid})
+        w.note_fact("arrivals", {"id": pid, "name": name, "role": "postdoc", "arrived_month": m})
         w.add_news("lab", None, f"Postdoc search {post.id} filled: {name} ({pid}) joins on a {cfg.postdoc_contract_months}-month contract.")
 
 
@@ -321,6 +328,7 @@ def researcher_step(w: "World", m: int) -> None:
             p.mentoring = 0.0
             w.remove_from_projects(p.id)
             w.eval_event("quit", p.id)
+            w.note_fact("quits", {"id": p.id, "name": p.name, "role": p.role})
             w.add_news("lab", None, f"{p.name} ({p.id}) quit the lab.")
             continue
         if p.role == "postdoc" and p.contract_end is not None and m >= p.contract_end:
@@ -328,6 +336,7 @@ def researcher_step(w: "World", m: int) -> None:
             p.left_month = m
             p.mentoring = 0.0
             w.remove_from_projects(p.id)
+            w.note_fact("contracts_ended", {"id": p.id, "name": p.name})
             continue
         if (p.role == "phd" and m % 12 == cfg.graduation_month and m - p.arrived_month >= cfg.graduation_min_months
                 and p.papers_accepted >= cfg.graduation_min_papers):
@@ -337,4 +346,5 @@ def researcher_step(w: "World", m: int) -> None:
             w.remove_from_projects(p.id)
             w.reputation_impulse("graduation", cfg.graduation_reputation)
             s.alumni += 1
+            w.note_fact("graduations", {"id": p.id, "name": p.name})
             w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")

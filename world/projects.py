@@ -124,6 +124,7 @@ def projects_step(w: "World", m: int) -> None:
         s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
         for _, pid, topic in due:
             w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
+            w.note_fact("scoops", {"project_id": pid, "topic": topic})
     memberships: dict[str, int] = {}
     for pj in s.projects.values():
         if pj.status == "active":
@@ -164,14 +165,17 @@ def projects_step(w: "World", m: int) -> None:
             _member_impulse(w, pj, cfg.impulse_killed)
             end_project(w, pj, "deadend")
             g = w.rng.keyed("salvage", pj.id)
+            salvage_id = None
             if float(g.random()) < cfg.salvage_p:
                 q = float(g.uniform(cfg.salvage_q_low, cfg.salvage_q_high))
-                _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True)
+                salvage_id = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True).id
+            w.note_fact("dead_ends", {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage_id})
             continue
         if pj.feasible and pj.progress >= pj.work:
             q = draft_quality(w, pj)
             end_project(w, pj, "completed")
-            _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
+            d = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
+            w.note_fact("drafts_completed", {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False})
 
 
 def _authors(w: "World", pj: Project) -> list[str]:

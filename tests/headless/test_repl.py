@@ -91,7 +91,7 @@ def test_completion_of_namespaces_calls_and_arguments():
     """Tab completes namespaces, their calls, argument names and topic/venue values."""
     assert "students" in completions("stu")
     assert "dashboard(" in completions("lab.da")  # a call: Enter does not print <API call ...>
-    assert set(completions("time.")) == {"next_month("}
+    assert set(completions("time.")) == {"next_month(", "last_report("}
     assert "ledger(" in completions("lab.")
     assert "query(" in completions("que") and "help(" in completions("hel")
     assert completions("lab.ledger(") == ["n="]

@@ -27,20 +27,21 @@ EXPECTED = {
     "field": {"news": (("n", 20),), "preprints": (("n_months", 3),), "conference_report": (), "attend_conference": (),
               "topics": ()},
     "events": {"pending": (), "respond": (("event_id", R), ("action", R))},
-    "time": {"next_month": ()},
+    "time": {"next_month": (), "last_report": ()},
 }
 READS = {("lab", "dashboard"), ("lab", "ledger"), ("lab", "attention"), ("recruit", "applicants"), ("students", "list"),
          ("students", "reports"), ("projects", "list"), ("papers", "drafts"), ("papers", "submissions"),
          ("papers", "publications"), ("grants", "calls"), ("grants", "proposals"), ("grants", "awards"),
          ("field", "news"), ("field", "preprints"), ("field", "conference_report"), ("field", "topics"),
-         ("events", "pending")}
+         ("events", "pending"), ("time", "last_report")}
 
 
 def test_s15_every_call_with_its_parameters():
-    """§15: the 39 engine calls (plus query), with the documented parameters and defaults."""
+    """§15: the 39 engine calls (plus query) and Decisions 8's ``time.last_report``, with the
+    documented parameters and defaults."""
     got = {ns: {m: spec.params for m, spec in calls.items()} for ns, calls in API_CALLS.items()}
     assert got == EXPECTED
-    assert sum(len(c) for c in got.values()) == 39
+    assert sum(len(c) for c in got.values()) == 39 + 1
     for ns, calls in API_CALLS.items():
         for m, spec in calls.items():
             assert spec.mutating == ((ns, m) not in READS), (ns, m)

@@ -805,12 +805,29 @@ class Time(_Namespace):
     @_call(mutating=True)
     def next_month(self) -> dict:
         """Close this month (the tick) and open the next; returns the new dashboard, or the
-        summary with ``simulation_over: True`` once the horizon or a collapse is reached."""
+        summary with ``simulation_over: True`` once the horizon or a collapse is reached,
+        plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w
-        w.next_month()
+        report = w.next_month().to_dict()
         if w.s.finished:
-            return {"simulation_over": True, **scoring.summary(w)}
-        return _dashboard(w)
+            return {"simulation_over": True, **scoring.summary(w), "report": report}
+        return {**_dashboard(w), "report": report}
+
+    @_call(mutating=False)
+    def last_report(self) -> dict:
+        """The report of the last closed month again (MECHANICS Decisions 8): month, label,
+        decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
+        drafts_completed, dead_ends, scoops, publications, proposals, citations
+        {earned, total, by_publication}, money {by_category, inflow, outflow, net, budget}
+        (USD), events {arrived, expired}, headlines, collapsed, finished.
+
+        Raises:
+            ActionError: ``no_report`` before the first month has been closed.
+        """
+        rep = self._w.last_report
+        if rep is None:
+            raise ActionError("no_report", f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}")
+        return rep.to_dict()
 
 
 class Memory:

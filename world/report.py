@@ -1,0 +1,161 @@
+"""The month report: what the PI learned in the month the tick closed (MECHANICS Decisions 8).
+
+:meth:`world.engine.World.next_month` opens a :class:`MonthReport` before the tick's first
+step; the subsystem modules append each fact as it happens (through
+:meth:`World.note_fact`), and the engine fills in the totals (citations, money, flags,
+headlines) once the tick and the opening of the next month are done. Nothing is diffed
+and nothing hidden is written: reviewer scores, outcomes, names, roles, topics, tiers,
+ledger amounts and news texts are all things a real PI learns; ability, quality,
+feasibility, novelty, hotness, morale, proposal quality and review scores are not.
+
+The report covers the tick that closes ``month`` *and* the opening of the next month (the
+events that arrived and the news written then), i.e. everything new on the PI's desk
+between one ``time.next_month()`` and the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+LIST_KINDS = (
+    "decisions", "offers", "postdoc_searches", "arrivals", "graduations", "quits", "contracts_ended",
+    "drafts_completed", "dead_ends", "scoops", "publications", "proposals", "headlines",
+)
+"""The report's list-valued keys, in order; :meth:`World.note_fact` appends to one of them."""
+
+
+def month_label(month: int) -> str:
+    """``"Y<year>M<month of year>"`` for a 1-based month (month 13 → ``"Y2M1"``)."""
+    return f"Y{(month - 1) // 12 + 1}M{(month - 1) % 12 + 1}"
+
+
+def _plain(x: Any) -> Any:
+    """A copy of plain JSON-like data (dicts, lists, scalars)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    return x
+
+
+@dataclass
+class MonthReport:
+    """What happened in the month ``month`` closed (all public facts; MECHANICS Decisions 8).
+
+    Attributes (each list holds plain dicts; money in USD):
+        month: the closed month (1-based); label: its ``Y#M#`` label.
+        decisions: ``{submission_id, draft_id, venue, outcome ("accept"/"reject"),
+            reviewer_scores}`` for each review decided at the tick (§7).
+        offers: ``{applicant_id, name, pool, outcome}``, outcome ``"accepted"``/``"declined"``
+            for offered applicants and ``"expired"`` for this season's applicants never
+            offered, at the tick of the month ≡ 3 (§5).
+        postdoc_searches: ``{posting_id, outcome ("filled"/"unfilled"/"paused"), postdoc_id}``
+            (``postdoc_id`` ``None`` unless filled) (§5).
+        arrivals: ``{id, name, role, arrived_month}``: a filled postdoc search (arrives now)
+            or an accepted PhD (created at the tick of month ≡ 4, arrives the next month).
+        graduations: ``{id, name}``; quits: ``{id, name, role}``; contracts_ended:
+            ``{id, name}`` (postdocs whose contract ran out) (§5).
+        drafts_completed: ``{project_id, draft_id, topic, tier, collab}``: completed
+            projects' drafts, and collaboration drafts (``project_id`` ``None``,
+            ``collab`` true) (§6, §11).
+        dead_ends: ``{project_id, topic, tier, salvage_draft_id}`` (the salvage draft's id,
+            or ``None``) (§6).
+        scoops: ``{project_id, topic}`` for each scoop *revealed* by this month's news (the
+            scoop itself happened a month earlier) (§6).
+        publications: ``{publication_id, draft_id, venue, topic, tier}`` for papers whose
+            publication month is ``month`` (journals: the decision month; conferences
+            later) (§7).
+        proposals: ``{proposal_id, call_id, agency, topic, outcome ("funded"/"rejected"),
+            award_id, total}`` (``award_id``/``total`` ``None`` when rejected) (§9).
+        citations: ``{earned, total, by_publication {publication_id: n}}``: citations drawn
+            this month, the lab's total after them, and the non-zero draws (§8).
+        money: ``{by_category {category: signed USD}, inflow, outflow, net, budget}`` over
+            every ledger row dated ``month`` (actions during the month and the tick);
+            ``inflow``/``outflow`` are non-negative sums, ``net = inflow − outflow``,
+            ``budget`` the cash after the tick (§2).
+        events: ``{arrived: [{id, kind, month, respond_by_month, details}], expired:
+            [{id, kind, status}]}``: events that opened with the next month, and events
+            that lapsed unanswered at the tick (crises are then ``"ignored"``) (§11).
+        headlines: news texts written during the tick and at the next month's opening
+            (§4, §6, §5).
+        collapsed: the budget ended the month below zero (the career is over); finished:
+            the career is over (collapse or horizon) (§1, §2).
+    """
+
+    month: int
+    label: str = ""
+    decisions: list = field(default_factory=list)
+    offers: list = field(default_factory=list)
+    postdoc_searches: list = field(default_factory=list)
+    arrivals: list = field(default_factory=list)
+    graduations: list = field(default_factory=list)
+    quits: list = field(default_factory=list)
+    contracts_ended: list = field(default_factory=list)
+    drafts_completed: list = field(default_factory=list)
+    dead_ends: list = field(default_factory=list)
+    scoops: list = field(default_factory=list)
+    publications: list = field(default_factory=list)
+    proposals: list = field(default_factory=list)
+    citations: dict = field(default_factory=lambda: {"earned": 0, "total": 0, "by_publication": {}})
+    money: dict = field(default_factory=lambda: {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0})
+    events: dict = field(default_factory=lambda: {"arrived": [], "expired": []})
+    headlines: list = field(default_factory=list)
+    collapsed: bool = False
+    finished: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = month_label(self.month)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as a fresh JSON-able dict with every key of the contract (lists may be empty)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "MonthReport":
+        """Inverse of :meth:`to_dict` (unknown keys are ignored; missing ones take defaults).
+
+        Raises:
+            ValueError: ``data`` is not a dict with an integer ``month``.
+        """
+        if not isinstance(data, dict) or not isinstance(data.get("month"), int):
+            raise ValueError("a month report needs a dict with an integer 'month'")
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: _plain(v) for k, v in data.items() if k in names})
+
+    def has_news(self) -> bool:
+        """True when anything but money and headlines happened."""
+        return any(getattr(self, k) for k in LIST_KINDS if k != "headlines") or bool(
+            self.citations["earned"] or self.events["arrived"] or self.events["expired"] or self.finished)
+
+
+def money_of_month(ledger: list, month: int, budget: float) -> dict[str, Any]:
+    """The ``money`` block over the ledger rows dated ``month`` (the ledger is append-only and
+    dated in order, so only its tail is read).
+
+    Args:
+        ledger: ``[month, category, amount (signed USD), note]`` rows.
+        month: the month to sum.
+        budget: the cash after the tick (USD).
+    """
+    by_category: dict[str, float] = {}
+    inflow = outflow = 0.0
+    for i in range(len(ledger) - 1, -1, -1):
+        row = ledger[i]
+        if row[0] != month:
+            if row[0] < month:
+                break
+            continue
+        amount = row[2]
+        by_category[row[1]] = by_category.get(row[1], 0.0) + amount
+        if amount >= 0:
+            inflow += amount
+        else:
+            outflow -= amount
+    ordered = {k: round(by_category[k], 2) for k in sorted(by_category)}
+    return {"by_category": ordered, "inflow": round(inflow, 2), "outflow": round(outflow, 2),
+            "net": round(inflow - outflow, 2), "budget": round(budget, 2)}
+
+
+__all__ = ["LIST_KINDS", "MonthReport", "money_of_month", "month_label"]
