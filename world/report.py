@@ -113,7 +113,7 @@ class MonthReport:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MonthReport":
+    def from_dict(cls, data: dict[str, Any]) -> MonthReport:
         """Inverse of :meth:`to_dict` (unknown keys are ignored; missing ones take defaults).
 
         Raises:

@@ -119,9 +119,20 @@ class _Students:
 students: _Students
 
 class _Time:
+    def last_report(self) -> builtins.dict[str, Any]:
+        """The report of the last closed month again (MECHANICS Decisions 8): month, label,
+        decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
+        drafts_completed, dead_ends, scoops, publications, proposals, citations
+        {earned, total, by_publication}, money {by_category, inflow, outflow, net, budget}
+        (USD), events {arrived, expired}, headlines, collapsed, finished.
+
+        Raises:
+            ActionError: ``no_report`` before the first month has been closed.
+        """
     def next_month(self) -> builtins.dict[str, Any]:
         """Close this month (the tick) and open the next; returns the new dashboard, or the
-        summary with ``simulation_over: True`` once the horizon or a collapse is reached.
+        summary with ``simulation_over: True`` once the horizon or a collapse is reached,
+        plus ``"report"``: what happened in the closed month (see ``time.last_report()``).
         """
 
 time: _Time

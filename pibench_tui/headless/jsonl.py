@@ -31,9 +31,11 @@ def _read_bounded_lines(stream: IO[str], limit: int) -> Iterator[str | None]:
         yield line
 
 
-def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dict | None = None) -> dict:
+def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dict | None = None,
+                report: Any = None) -> dict:
     """Build one JSON-lines reply: ``{"ok", "stdout", "error", "truncated", "month", "done",
-    "impact"}``."""
+    "impact", "month_report"}``; ``month_report`` is the month report (``time.last_report()``'s dict) of the
+    last month the block closed, or ``None`` when the block did not advance the month."""
     status = session.status()
     if result is None:
         return {
@@ -44,6 +46,7 @@ def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dic
             "month": status["month"],
             "done": status["done"],
             "impact": status["impact"],
+            "month_report": None,
         }
     return {
         "ok": result.ok,
@@ -53,6 +56,7 @@ def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dic
         "month": status["month"],
         "done": status["done"],
         "impact": status["impact"],
+        "month_report": report.to_dict() if report is not None else None,
     }
 
 
@@ -93,8 +97,10 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
                         _protocol_error(f'line {lineno}: expected an object like {{"code": "..."}} with a string "code"'),
                     )
                 else:
+                    before = session.world.last_report
                     result = session.run_block(request["code"], filename=f"<block {session.blocks + 1}>")
-                    reply = jsonl_reply(session, result)
+                    after = session.world.last_report
+                    reply = jsonl_reply(session, result, report=after if after is not before else None)
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
         stdout.flush()
     saved = session.final_save()

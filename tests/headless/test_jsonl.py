@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-REPLY_KEYS = {"ok", "stdout", "error", "truncated", "month", "done", "impact"}
+REPLY_KEYS = {"ok", "stdout", "error", "truncated", "month", "done", "impact", "month_report"}
 
 
 def lines(*codes: str) -> str:
@@ -24,6 +24,22 @@ def test_reply_shape_and_values(pibench):
     assert replies[0] == {**replies[0], "ok": True, "stdout": "42\n", "error": None, "truncated": False, "month": 1}
     assert replies[1]["stdout"] == "6\n"
     assert replies[2]["stdout"] == "2\n" and replies[2]["month"] == 2
+    assert replies[0]["month_report"] is None and replies[1]["month_report"] is None
+
+
+def test_a_block_that_advances_the_month_carries_its_month_report(pibench):
+    """MECHANICS Decisions 8: a reply carries the report of the last month its block closed
+    (the one ``time.last_report()`` returns in the agent process), else ``null``."""
+    run = pibench(["headless", "--jsonl", "--seed", "11"],
+                  lines("r = time.next_month()['report']\nprint(r['month'], r['label'])",
+                        "time.next_month(); time.next_month()\nprint(time.last_report() == time.last_report())",
+                        "print(time.last_report()['month'])"))
+    assert run.returncode == 0, run.stderr
+    first, second, third = run.replies()
+    assert first["stdout"] == "1 Y1M1\n" and first["month_report"]["month"] == 1
+    assert first["month_report"]["label"] == "Y1M1" and "money" in first["month_report"]
+    assert second["month"] == 4 and second["month_report"]["month"] == 3
+    assert third["stdout"] == "3\n" and third["month_report"] is None
 
 
 def test_replies_are_single_ascii_lines(pibench):
