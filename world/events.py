@@ -38,7 +38,7 @@ def generate_events(w: "World", m: int) -> None:
     cfg, s = w.cfg, w.s
     r = s.reputation
     gen = w.rng.keyed("events", m)
-    u_talk, u_review, u_collab, u_topic = (float(x) for x in gen.random(4))
+    u_talk, u_review, u_collab, u_topic = gen.random(4).tolist()
     p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - cfg.reputation_baseline) + cfg.talk_p_base)
     if u_talk < p_talk:
         _new_event(w, "invited_talk", m, m + cfg.talk_expiry,
@@ -61,8 +61,9 @@ def generate_events(w: "World", m: int) -> None:
         _new_event(w, "collaboration_offer", m, m + cfg.collab_expiry,
                    {"topic": topic, "hours_per_month": cfg.collab_hours, "months": cfg.collab_months,
                     "text": f"A group elsewhere invites you to co-author a paper on {topic}."})
+    keyed = w.rng.keyed
     for p in active_people(w, RESEARCHER_ROLES):
-        if float(w.rng.keyed("crisis", p.id, m).random()) < cfg.crisis_p:
+        if keyed("crisis", p.id, m).random() < cfg.crisis_p:
             _new_event(w, "student_crisis", m, m,
                        {"student_id": p.id, "name": p.name, "hours": cfg.crisis_hours,
                         "text": f"{p.name} is struggling and asks to talk."})

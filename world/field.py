@@ -46,7 +46,7 @@ def build_trajectory(w: "World") -> list[list[float]]:
         x = x + cfg.hot_reversion * (mu - x) + noise
         x = x + np.where(u < cfg.boom_p, boom, np.where(u < cfg.boom_p + cfg.bust_p, bust, 0.0))
         x = np.clip(x, lo, hi)
-        rows.append([float(v) for v in np.exp(x)])
+        rows.append(np.exp(x).tolist())
     return rows
 
 
@@ -68,8 +68,10 @@ def field_step(w: "World", m: int) -> None:
     h = hotness(w, m)
     if not cfg.frozen_field:
         gen = w.rng.stream("crowd")
+        # one vector draw equals the per-topic scalar draws in order (same sampler per element)
+        noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
         s.crowding = [
-            max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + float(gen.normal(0.0, cfg.crowd_noise_sd)))
+            max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + noise[k])
             for k, c in enumerate(s.crowding)
         ]
     gen = w.rng.stream("climate")
@@ -111,23 +113,30 @@ def generate_observables(w: "World", m: int) -> None:
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
     gen = w.rng.keyed("observables", m)
-    counts = gen.poisson(cfg.news_rate * np.asarray(h)).tolist()
-    preprints = gen.poisson(cfg.preprint_rate * np.asarray(s.crowding)).tolist()
+    # Scalar draws in topic order consume the stream exactly as one vector draw would
+    # (numpy fills a vector element by element with the same sampler) and cost less.
+    poisson = gen.poisson
+    rate = cfg.news_rate
+    counts = [int(poisson(rate * hk)) for hk in h]
+    rate = cfg.preprint_rate
+    preprints = [int(poisson(rate * c)) for c in s.crowding]
     funding_noise = float(gen.normal(1.0, cfg.funding_news_noise_sd))
+    news = s.news
     for k, topic in enumerate(TOPICS):
         n = counts[k]
         if n > 0:
             word = magnitude_word(w, h[k])
             items = "item" if n == 1 else "items"
-            w.add_news("field", topic, f"{n} {items} on {topic} this month; the area is {word}.")
-    for k, topic in enumerate(TOPICS):
-        s.preprints.append([m, topic, preprints[k]])
+            news.append([m, "field", topic, f"{n} {items} on {topic} this month; the area is {word}."])
+    s.preprints.extend([[m, topic, preprints[k]] for k, topic in enumerate(TOPICS)])
     for venue in ("NAIC", "CLAR"):
         if (m % 12) in cfg.venues[venue]["deadlines"]:
             lagged = hotness(w, max(1, m - cfg.conference_report_lag))
+            rate = cfg.conference_report_rate
+            keyed = w.rng.keyed
             for k, topic in enumerate(TOPICS):
-                g = w.rng.keyed("conference_report", venue, m, topic)
-                s.conference_reports.append([m, venue, topic, int(g.poisson(cfg.conference_report_rate * lagged[k]))])
+                g = keyed("conference_report", venue, m, topic)
+                s.conference_reports.append([m, venue, topic, int(g.poisson(rate * lagged[k]))])
     if m % 3 == 0 and m > 2:
         value = climate_target(w, m - cfg.funding_news_lag) * funding_noise
         mood = "expanding" if value > cfg.funding_word_up else ("tightening" if value < cfg.funding_word_down else "flat")

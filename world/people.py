@@ -141,19 +141,20 @@ def generate_pool(w: "World", m: int) -> None:
         transcript = np.clip(ability + gen.normal(0.0, pp["transcript_noise"], n), 0.0, 1.0)
         letter = np.clip(ability + pp["letter_bias"] + gen.normal(0.0, pp["letter_noise"], n), 0.0, 1.0)
         interview = np.clip(ability + gen.normal(0.0, cfg.interview_noise_sd, n), 0.0, 1.0)
-        first = gen.integers(len(_FIRST), size=n)
-        last = gen.integers(len(_LAST), size=n)
-        rows = [
+        first = gen.integers(len(_FIRST), size=n).tolist()
+        last = gen.integers(len(_LAST), size=n).tolist()
+        # whole arrays to Python floats at once (.tolist() gives the same values as float(a[i]))
+        candidates[pool] = [
             {
-                "ability": float(ability[i]), "speed": float(speed[i]), "resilience": float(resilience[i]),
-                "independence": float(independence[i]), "growth": float(growth[i]),
-                "transcript": round(float(transcript[i]), 2), "letter": round(float(letter[i]), 2),
-                "interview_score": round(float(interview[i]), 2),
-                "name": f"{_FIRST[int(first[i])]} {_LAST[int(last[i])]}", "pool": pool,
+                "ability": ab, "speed": sp, "resilience": re, "independence": ind, "growth": gr,
+                "transcript": round(tr, 2), "letter": round(le, 2), "interview_score": round(iv, 2),
+                "name": f"{_FIRST[fi]} {_LAST[la]}", "pool": pool,
             }
-            for i in range(n)
+            for ab, sp, re, ind, gr, tr, le, iv, fi, la in zip(
+                ability.tolist(), speed.tolist(), resilience.tolist(), independence.tolist(), growth.tolist(),
+                transcript.tolist(), letter.tolist(), interview.tolist(), first, last,
+            )
         ]
-        candidates[pool] = rows
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     revealed: list[dict] = []
     for pool in POOLS:
