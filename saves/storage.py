@@ -48,14 +48,18 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, backup: Path | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically and durably.
+def atomic_write(path: Path, data: bytes, *, backup: Path | None = None, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically and (by default) durably.
 
     Args:
         path: the file to write (its folder must exist).
         data: the complete new contents.
         backup: if given and ``path`` exists, the current file becomes ``backup`` first
             (hard link; copy where links are unsupported).
+        durable: ``fsync`` the file before the rename and the folder after it, so the new
+            version survives a power cut. ``False`` (autosaves) skips both: the replace is
+            still atomic, so a crash or kill leaves the old or the new file, but a power cut
+            may lose the newest version (loading then falls back to an older autosave).
 
     Raises:
         OSError: the disk refused; the old file is untouched and no temporary file is left.
@@ -66,7 +70,8 @@ def atomic_write(path: Path, data: bytes, *, backup: Path | None = None) -> None
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if backup is not None and path.exists():
             _keep_backup(path, backup)
         os.replace(tmp, path)
@@ -76,7 +81,8 @@ def atomic_write(path: Path, data: bytes, *, backup: Path | None = None) -> None
         except OSError:
             pass
         raise
-    fsync_dir(folder)
+    if durable:
+        fsync_dir(folder)
 
 
 def _keep_backup(path: Path, backup: Path) -> None:
@@ -133,6 +139,7 @@ class AtomicJSONStorage(Storage):
         self._create_dirs = create_dirs
         self._main_good: bool | None = None  # None = not read yet
         self._batch: list[Any] | None = None  # [tables or None, dirty] while batching
+        self.durable = True  # fsync index writes (see saves.storage.atomic_write)
 
     # -- reading ---------------------------------------------------------------------------
     def _load(self, path: Path) -> dict[str, Any] | None:
@@ -238,7 +245,7 @@ class AtomicJSONStorage(Storage):
                 self._main_good = False
         # Keep only a verified-good main file as the backup: a damaged one must not
         # overwrite the good backup we may just have recovered from.
-        atomic_write(self.path, blob, backup=self.backup if self._main_good else None)
+        atomic_write(self.path, blob, backup=self.backup if self._main_good else None, durable=self.durable)
         self._main_good = True
 
     def close(self) -> None:

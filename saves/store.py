@@ -320,20 +320,27 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
         raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
 
 
-def describe_world(world: Any, scenario: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """Extract ``(meta, state)`` from a live world for saving.
 
     Args:
         world: a ``world.engine.World`` (anything with ``to_state``, ``digest``, ``month``,
             ``finished``, ``collapsed``, ``cfg`` or ``config``, and ``seed``).
         scenario: a ``scenarios.Scenario``, a scenario name, or ``None`` (then ``"custom"``).
+        live: return the world's live state (``World.state_view()``, no copy) instead of a
+            copy, for a caller that serialises it at once and keeps nothing (the store's
+            own save paths); the world must not change in between.
 
     Returns:
         The save's metadata (scenario, seed, month, status, digest) and the world state.
     """
-    state = world.to_state()
+    view = getattr(world, "state_view", None) if live else None
+    state = view() if view is not None else world.to_state()
     config = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
-    config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
+    if view is not None and config is getattr(world, "cfg", None) and isinstance(state.get("config"), dict):
+        config_dict = state["config"]  # the live view's own copy-free config, serialised at once
+    else:
+        config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
     if scenario is None:
         scen_name, description = "custom", ""
     elif isinstance(scenario, str):
@@ -396,11 +403,13 @@ class SaveStore:
         return TinyDB(self.index_path, storage=AtomicJSONStorage, warn=self._warn)
 
     @contextmanager
-    def _writing(self) -> Iterator[Any]:
+    def _writing(self, durable: bool = True) -> Iterator[Any]:
         """Hold the lock, and yield the index table (rebuilt first if unreadable).
 
         Every index change made inside reaches the disk in one atomic write when the block
         ends normally, and none if it raises. Not re-entrant (one write at a time).
+        ``durable=False`` (autosaves) writes the index without ``fsync`` (see
+        :func:`saves.storage.atomic_write`).
 
         Raises:
             SaveError: the disk refused (permissions, no space); earlier saves are intact.
@@ -412,7 +421,7 @@ class SaveStore:
                     raise RuntimeError("SaveStore writes do not nest")
                 self._in_write = True
                 try:
-                    yield from self._write_session()
+                    yield from self._write_session(durable)
                 finally:
                     self._in_write = False
         except OSError as exc:
@@ -420,13 +429,14 @@ class SaveStore:
             raise SaveError(f"cannot write to the save store {self.path}: {reason}; "
                             "the saves already there are intact") from exc
 
-    def _write_session(self) -> Iterator[Any]:
+    def _write_session(self, durable: bool = True) -> Iterator[Any]:
         self.blob_dir.mkdir(exist_ok=True, mode=0o700)
         if self.lock._depth == 1:  # outermost holder: nobody else is writing
             remove_stale_temps(self.path)
             remove_stale_temps(self.blob_dir)
         db = self._db()
         storage = db.storage
+        storage.durable = durable
         try:
             try:
                 storage.begin()
@@ -726,7 +736,7 @@ class SaveStore:
             SaveExistsError: ``overwrite`` is false and the name is taken.
             StoreLockedError: another process kept the store busy.
         """
-        meta, state = describe_world(world, scenario)
+        meta, state = describe_world(world, scenario, live=True)  # serialised before returning
         return self.save_state(name, meta, state, career=career, kind=kind, overwrite=overwrite)
 
     def save_state(self, name: str, meta: dict[str, Any], state: Any, *, career: str | None = None,
@@ -751,7 +761,7 @@ class SaveStore:
         return info
 
     def _put(self, table: Any, name: str, meta: dict[str, Any], encoded: tuple[Any, bool, str], *,
-             career: str | None, kind: str, overwrite: bool, created: str | None) -> SaveInfo:
+             career: str | None, kind: str, overwrite: bool, created: str | None, durable: bool = True) -> SaveInfo:
         """Write one save file and its index entry; the caller holds the lock."""
         _, state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
@@ -772,7 +782,7 @@ class SaveStore:
         payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
         blob, digest = encode_envelope(SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged)
         file = f"{hashlib.sha256(name.encode()).hexdigest()[:12]}-{digest[7:23]}.json"
-        atomic_write(self._blob_path(file), blob)
+        atomic_write(self._blob_path(file), blob, durable=durable)
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
         doc = _index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
         table.upsert(doc, Query().name == name)
@@ -792,12 +802,13 @@ class SaveStore:
         """
         check_name(career)
         keep = max(1, int(keep))
-        meta, state = describe_world(world, scenario)
+        meta, state = describe_world(world, scenario, live=True)  # serialised right below
         name = autosave_name(career, meta["month"], meta["finished"])
         encoded = values.encode(state)
-        with self._writing() as table:
+        # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
+        with self._writing(durable=False) as table:
             info = self._put(table, name, meta, encoded, career=career, kind="autosave",
-                             overwrite=True, created=None)
+                             overwrite=True, created=None, durable=False)
             # Only this career's autosaves, of this very world (a store from before careers
             # were kept apart may hold another world under the same career name).
             ours = [SaveInfo.from_doc(d) for d in table.all()]

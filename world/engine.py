@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -292,6 +293,24 @@ class World:
             "last_report": self.last_report.to_dict() if self.last_report is not None else None,
         }
 
+    def state_view(self, *, report: bool = True) -> dict:
+        """:meth:`to_state` without copying the state's lists and dicts (the live ones).
+
+        For serialising at once (the digest, a save): never modify or keep the result.
+        ``report=False`` leaves out ``last_report`` (as :meth:`digest` does).
+        """
+        cfg = self.cfg
+        view = {
+            "format": STATE_FORMAT,
+            "config": {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)},
+            "seed": self.seed,
+            "rng": self.rng.to_state(),
+            "state": self.s.view(),
+        }
+        if report:
+            view["last_report"] = self.last_report.to_dict() if self.last_report is not None else None
+        return view
+
     @classmethod
     def from_state(cls, data: dict) -> "World":
         """Rebuild a world from :meth:`to_state` output; it continues exactly as the original.
@@ -307,9 +326,7 @@ class World:
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a
         fingerprint of the world; the report is derived from it and does not enter)."""
-        state = self.to_state()
-        state.pop("last_report", None)
-        blob = json.dumps(state, sort_keys=True, separators=(",", ":"), allow_nan=True)
+        blob = json.dumps(self.state_view(report=False), sort_keys=True, separators=(",", ":"), allow_nan=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def summary(self) -> dict:

@@ -15,20 +15,44 @@ from typing import Any, ClassVar, TypeVar
 
 T = TypeVar("T", bound="Entity")
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def copy_data(value: Any) -> Any:
+    """A deep copy of JSON-like data (lists, dicts, scalars), as ``copy.deepcopy`` gives.
+
+    Lists and dicts are rebuilt level by level; strings, numbers, booleans and ``None`` are
+    shared (they are immutable); anything else (a tuple, a numpy value) goes through
+    ``copy.deepcopy``. About ten times faster than ``copy.deepcopy`` on world state.
+    """
+    t = type(value)
+    if t is list:
+        return [x if type(x) in _ATOMS else copy_data(x) for x in value]
+    if t is dict:
+        return {k: (x if type(x) in _ATOMS else copy_data(x)) for k, x in value.items()}
+    if t in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
 
 class Entity:
     """Mixin: shallow, JSON-able conversion of a flat dataclass."""
 
     table: ClassVar[str] = ""
+    _names: ClassVar[tuple[str, ...]] = ()  # field names in order, filled per class below
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-able data (lists and dicts deep-copied)."""
-        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {name: copy_data(getattr(self, name)) for name in type(self)._names}
+
+    def view(self) -> dict[str, Any]:
+        """All fields by name, NOT copied: read it at once (for serialising), never keep it."""
+        return {name: getattr(self, name) for name in type(self)._names}
 
     @classmethod
     def from_dict(cls: type[T], data: dict[str, Any]) -> T:
         """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``."""
-        return cls(**copy.deepcopy(data))
+        return cls(**copy_data(data))
 
 
 @dataclass
@@ -260,6 +284,9 @@ ENTITY_TYPES: dict[str, type[Entity]] = {
 }
 """Entity collections of :class:`State`, each a dict id → entity in creation order."""
 
+for _etype in ENTITY_TYPES.values():
+    _etype._names = tuple(f.name for f in dataclasses.fields(_etype))
+
 
 @dataclass
 class State:
@@ -329,25 +356,37 @@ class State:
     def to_dict(self) -> dict[str, Any]:
         """JSON-able copy of the whole state."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name in ENTITY_TYPES:
-                out[f.name] = [e.to_dict() for e in value.values()]
+        for name in _STATE_NAMES:
+            value = getattr(self, name)
+            if name in ENTITY_TYPES:
+                out[name] = [e.to_dict() for e in value.values()]
             else:
-                out[f.name] = copy.deepcopy(value)
+                out[name] = copy_data(value)
+        return out
+
+    def view(self) -> dict[str, Any]:
+        """The same data as :meth:`to_dict` but NOT copied (lists and dicts are the live
+        ones): serialise or compare it at once and never modify or keep it."""
+        out: dict[str, Any] = {}
+        for name in _STATE_NAMES:
+            value = getattr(self, name)
+            out[name] = [e.view() for e in value.values()] if name in ENTITY_TYPES else value
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "State":
         """Inverse of :meth:`to_dict`."""
         kwargs: dict[str, Any] = {}
-        for f in dataclasses.fields(cls):
-            if f.name not in data:
+        for name in _STATE_NAMES:
+            if name not in data:
                 continue
-            value = data[f.name]
-            if f.name in ENTITY_TYPES:
-                etype = ENTITY_TYPES[f.name]
-                kwargs[f.name] = {d["id"]: etype.from_dict(d) for d in value}
+            value = data[name]
+            if name in ENTITY_TYPES:
+                etype = ENTITY_TYPES[name]
+                kwargs[name] = {d["id"]: etype.from_dict(d) for d in value}
             else:
-                kwargs[f.name] = copy.deepcopy(value)
+                kwargs[name] = copy_data(value)
         return cls(**kwargs)
+
+
+_STATE_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State))
