@@ -168,12 +168,13 @@ class World:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
         pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
+        spend = self.spend
         for p in s.people.values():
             if p.status == "active":
-                self.spend(-pay[p.role], "stipend", p.id)
+                spend(-pay[p.role], "stipend", p.id)
         for pj in s.projects.values():
             if pj.status == "active" and pj.compute > 0:
-                self.spend(-pj.compute * cfg.compute_unit_cost * s.compute_mult, "compute", pj.id)
+                spend(-pj.compute * cfg.compute_unit_cost * s.compute_mult, "compute", pj.id)
         for a in grants_mod.active_awards(self, m):
             self.spend(a.monthly, "grant_income", a.id)
             self.spend(-cfg.award_overhead, "overhead", a.id)

@@ -32,22 +32,35 @@ def build_trajectory(w: "World") -> list[list[float]]:
     gen = w.rng.stream("field_traj")
     nk = len(TOPICS)
     lo, hi = math.log(cfg.hot_min), math.log(cfg.hot_max)
-    x = np.log(np.array(h0, dtype=float))
-    mu = x.copy()
-    rows = [list(h0)]
     boom_mean = math.log(cfg.boom_log_mean_factor)
+    # One vector draw per quantity per month, in a fixed order (stream is agent-independent).
+    drift, noise, u, boom, bust = [], [], [], [], []
     for _ in range(1, n):
-        # One vector draw per quantity per month, in a fixed order (stream is agent-independent).
-        mu += gen.normal(0.0, cfg.hot_drift_sd, nk)
-        noise = gen.normal(0.0, cfg.hot_noise_sd, nk)
-        u = gen.random(nk)
-        boom = gen.normal(boom_mean, cfg.boom_log_sd, nk)
-        bust = np.log(gen.uniform(cfg.bust_low, cfg.bust_high, nk))
-        x = x + cfg.hot_reversion * (mu - x) + noise
-        x = x + np.where(u < cfg.boom_p, boom, np.where(u < cfg.boom_p + cfg.bust_p, bust, 0.0))
-        x = np.clip(x, lo, hi)
-        rows.append(np.exp(x).tolist())
-    return rows
+        drift.append(gen.normal(0.0, cfg.hot_drift_sd, nk))
+        noise.append(gen.normal(0.0, cfg.hot_noise_sd, nk).tolist())
+        u.append(gen.random(nk).tolist())
+        boom.append(gen.normal(boom_mean, cfg.boom_log_sd, nk).tolist())
+        bust.append(gen.uniform(cfg.bust_low, cfg.bust_high, nk))
+    if n <= 1:
+        return [list(h0)]
+    # Elementwise numpy (log, exp, running sums) over all months at once, and the recursion
+    # in plain floats: the same IEEE operations in the same order as month-by-month arrays.
+    x0 = np.log(np.array(h0, dtype=float))
+    mus = np.add.accumulate(np.vstack([x0[None, :], np.array(drift)]), axis=0)[1:].tolist()
+    busts = np.log(np.array(bust)).tolist()
+    rev, p_boom, p_jump = cfg.hot_reversion, cfg.boom_p, cfg.boom_p + cfg.bust_p
+    x = x0.tolist()
+    xs = []
+    for t in range(n - 1):
+        mu_t, no_t, u_t, bo_t, bu_t = mus[t], noise[t], u[t], boom[t], busts[t]
+        row = []
+        for k in range(nk):
+            v = x[k] + rev * (mu_t[k] - x[k]) + no_t[k]
+            v = v + (bo_t[k] if u_t[k] < p_boom else (bu_t[k] if u_t[k] < p_jump else 0.0))
+            row.append(min(hi, max(lo, v)))
+        xs.append(row)
+        x = row
+    return [list(h0)] + np.exp(np.array(xs)).tolist()
 
 
 def hotness(w: "World", month: int) -> list[float]:
@@ -121,13 +134,12 @@ def generate_observables(w: "World", m: int) -> None:
     rate = cfg.preprint_rate
     preprints = [int(poisson(rate * c)) for c in s.crowding]
     funding_noise = float(gen.normal(1.0, cfg.funding_news_noise_sd))
-    news = s.news
     for k, topic in enumerate(TOPICS):
         n = counts[k]
         if n > 0:
             word = magnitude_word(w, h[k])
             items = "item" if n == 1 else "items"
-            news.append([m, "field", topic, f"{n} {items} on {topic} this month; the area is {word}."])
+            w.add_news("field", topic, f"{n} {items} on {topic} this month; the area is {word}.")
     s.preprints.extend([[m, topic, preprints[k]] for k, topic in enumerate(TOPICS)])
     for venue in ("NAIC", "CLAR"):
         if (m % 12) in cfg.venues[venue]["deadlines"]:

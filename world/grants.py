@@ -37,7 +37,8 @@ def draw_preferences(w: "World") -> dict[str, list[float]]:
     """π_agency,topic ~ U(−0.6, 0.6) from stream ``grants``, agencies × topics in order (§9)."""
     gen = w.rng.stream("grants")
     r = w.cfg.grant_pref_range
-    return {agency: [float(gen.uniform(-r, r)) for _ in TOPICS] for agency in AGENCIES}
+    # one vector per agency: the same draws, in the same order, as one scalar per topic
+    return {agency: gen.uniform(-r, r, len(TOPICS)).tolist() for agency in AGENCIES}
 
 
 def sat(y: float) -> float:

@@ -115,14 +115,16 @@ def citations_step(w: "World", m: int) -> None:
     h = hotness(w, m)
     total = 0
     by_publication: dict[str, int] = {}
+    keyed = w.rng.keyed
+    reputation, alumni = s.reputation, s.alumni
     for pub in s.publications.values():
         if pub.published_month > m:
             continue
         if pub.published_month == m:
             w.note_fact("publications", {"publication_id": pub.id, "draft_id": pub.draft_id, "venue": pub.venue,
                                          "topic": pub.topic, "tier": pub.tier})
-        lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], s.reputation, s.alumni)
-        n = int(w.rng.keyed("citations", pub.id, m).poisson(lam)) if lam > 0 else 0
+        lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], reputation, alumni)
+        n = keyed("citations", pub.id, m).poisson(lam) if lam > 0 else 0  # a scalar draw is an int
         if n:
             pub.citations += n
             total += n

@@ -290,7 +290,13 @@ def quit_probability(cfg, morale: float) -> float:
 def researcher_step(w: "World", m: int) -> None:
     """Skill growth, morale, monthly report, quit, contract end, graduation (§5, tick step 7)."""
     cfg, s = w.cfg, w.s
-    researchers = active_people(w, RESEARCHER_ROLES)
+    researchers = []
+    for p in s.people.values():
+        if p.status == "active":
+            if p.role in RESEARCHER_ROLES:
+                researchers.append(p)
+            else:
+                p.impulse = 0.0
     mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
     burn = w.burn_rate()
     stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)
@@ -299,30 +305,34 @@ def researcher_step(w: "World", m: int) -> None:
         if pj.status == "active":
             for pid in pj.members:
                 memberships[pid] = memberships.get(pid, 0) + 1
-    for p in active_people(w):
-        if p.role not in RESEARCHER_ROLES:
-            p.impulse = 0.0
+    keyed = w.rng.keyed
+    reports = s.student_reports
+    skill_cap, skill_growth, mentor_gain, mentor_hours = cfg.skill_cap, cfg.skill_growth, cfg.skill_mentor_gain, cfg.skill_mentor_hours
+    overload, neglect_hours = cfg.overload_projects, cfg.neglect_hours
+    reversion, target, peer_rate = cfg.morale_reversion, cfg.morale_target, cfg.peer_morale_rate
+    report_sd, sentiment_sd, sentiment_min = cfg.report_noise_sd, cfg.sentiment_noise_sd, cfg.sentiment_min_hours
+    report_base, report_gain = cfg.report_morale_base, cfg.report_morale_gain
     for p in researchers:
         n_proj = memberships.get(p.id, 0)
         if n_proj >= 1:
-            p.skill = min(cfg.skill_cap, p.skill + cfg.skill_growth * p.growth * (1.0 + cfg.skill_mentor_gain * min(p.mentoring, cfg.skill_mentor_hours) / cfg.skill_mentor_hours))
+            p.skill = min(skill_cap, p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours))
         impulse = p.impulse
-        if n_proj > cfg.overload_projects:
+        if n_proj > overload:
             impulse += cfg.overload_impulse
-        if p.mentoring < cfg.neglect_hours:
+        if p.mentoring < neglect_hours:
             impulse += cfg.neglect_impulse * (1.0 - p.independence)
         if stress:
             impulse += cfg.runway_stress_impulse
-        impulse += cfg.peer_morale_rate * (mean_morale - p.morale)
+        impulse += peer_rate * (mean_morale - p.morale)
         p.impulse = 0.0
-        p.morale = min(1.0, max(0.0, p.morale + cfg.morale_reversion * (cfg.morale_target - p.morale) + impulse))
-        gen = w.rng.keyed("person_month", p.id, m)
-        report_noise = float(gen.normal(0.0, cfg.report_noise_sd))
-        sentiment_noise = float(gen.normal(0.0, cfg.sentiment_noise_sd))
-        u_quit = float(gen.random())
-        report = round(max(0.0, p.skill * p.ability * (cfg.report_morale_base + cfg.report_morale_gain * p.morale) + report_noise), 2)
-        sentiment = round(min(1.0, max(0.0, p.morale + sentiment_noise)), 2) if p.mentoring >= cfg.sentiment_min_hours else None
-        s.student_reports.append([p.id, m, report, sentiment])
+        p.morale = min(1.0, max(0.0, p.morale + reversion * (target - p.morale) + impulse))
+        gen = keyed("person_month", p.id, m)
+        report_noise = gen.normal(0.0, report_sd)  # scalar draws are Python floats
+        sentiment_noise = gen.normal(0.0, sentiment_sd)
+        u_quit = gen.random()
+        report = round(max(0.0, p.skill * p.ability * (report_base + report_gain * p.morale) + report_noise), 2)
+        sentiment = round(min(1.0, max(0.0, p.morale + sentiment_noise)), 2) if p.mentoring >= sentiment_min else None
+        reports.append([p.id, m, report, sentiment])
         if u_quit < quit_probability(cfg, p.morale):
             p.status = "quit"
             p.left_month = m

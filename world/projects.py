@@ -126,15 +126,16 @@ def projects_step(w: "World", m: int) -> None:
             w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
             w.note_fact("scoops", {"project_id": pid, "topic": topic})
     memberships: dict[str, int] = {}
-    for pj in s.projects.values():
-        if pj.status == "active":
-            for pid in pj.members:
-                memberships[pid] = memberships.get(pid, 0) + 1
-    for pj in list(s.projects.values()):
-        if pj.status != "active":
-            continue
+    active = [pj for pj in s.projects.values() if pj.status == "active"]
+    for pj in active:
+        for pid in pj.members:
+            memberships[pid] = memberships.get(pid, 0) + 1
+    people = s.people
+    keyed = w.rng.keyed
+    noise_sd = cfg.progress_noise_sd
+    for pj in active:  # a project ended in this loop is never one still to come
         k = TOPICS.index(pj.topic)
-        members = [s.people[pid] for pid in pj.members if s.people[pid].status == "active"]
+        members = [people[pid] for pid in pj.members if people[pid].status == "active"]
         effort = 0.0
         ka = []
         for p in members:
@@ -146,9 +147,9 @@ def projects_step(w: "World", m: int) -> None:
             weight = max(effort, 1e-6)
             pj.ka_sum += weight * (sum(ka) / len(ka))
             pj.ka_weight += weight
-        gen = w.rng.keyed("project_month", pj.id, m)
-        noise = float(gen.normal(1.0, cfg.progress_noise_sd))
-        u_scoop = float(gen.random())
+        gen = keyed("project_month", pj.id, m)
+        noise = gen.normal(1.0, noise_sd)  # scalar draws are Python floats
+        u_scoop = gen.random()
         if effort > 0:
             pj.progress += progress_increment(cfg, effort, pj.compute, noise)
         pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * s.crowding[k])
