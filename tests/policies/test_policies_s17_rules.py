@@ -248,3 +248,16 @@ def test_ambitious_hires_without_interviews_and_polishes_every_month():
             refused = sum(1 for r in pol.refused if r[0] == month and r[1] == "papers.polish")
             assert len(polished) + refused == len(drafts) and polished <= set(drafts), (seed, month)
         assert sum(len(d) for _, d in pol.available) > 0
+
+
+def test_tuned_config_is_the_grid_winner_on_the_tuning_seeds():
+    """TUNED_CONFIG is what `pibench tune` picks: the best mean Impact of the 16-config grid on
+    seeds 1001, 1002 (earliest config in grid order on a tie)."""
+    from pibench_tui.run_cmds import TUNING_SEEDS
+    from world.policies import TUNED_CONFIG, grid
+    from world.runner import run_seeds, summarize
+
+    configs = grid()
+    means = {c: summarize(run_seeds("baseline", TUNING_SEEDS, baseline_config=c))["mean"] for c in configs}
+    best = sorted(configs, key=lambda c: (-means[c], configs.index(c)))[0]
+    assert best == TUNED_CONFIG, (best.label(), TUNED_CONFIG.label())
