@@ -13,7 +13,8 @@ import json
 import math
 import statistics
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run", "cmd_tune"]
 
@@ -49,9 +50,17 @@ def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides")
     p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE",
                    help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default})")
+    _executor_args(p)
+    p.add_argument("--json", metavar="FILE", dest="json_file",
+                   help="also write the results as JSON (an interrupted sweep resumes from FILE.partial.jsonl)")
+    p.add_argument("--csv", metavar="FILE", dest="csv_file",
+                   help="also write the per-seed rows as CSV (resumable like --json)")
+
+
+def _executor_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)")
-    p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the results as JSON")
-    p.add_argument("--csv", metavar="FILE", dest="csv_file", help="also write the per-seed rows as CSV")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the careers on a Dask cluster (tcp://HOST:8786; needs pibench[cluster]); results identical to --jobs 1")
 
 
 def add_parsers(sub: Any) -> None:
@@ -61,6 +70,9 @@ def add_parsers(sub: Any) -> None:
                        description=f"Run a scripted policy over many seeds. Policies: {POLICY_HELP}.")
     p.add_argument("policy", metavar="POLICY", help=POLICY_HELP)
     _common(p, "101,102,103")
+    p.add_argument("--save-runs", metavar="DIR", dest="save_runs",
+                   help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/: result.json, "
+                        "actions.jsonl, months.jsonl) for pibench report, pibench replay and the replay viewer")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("compare", help="run several policies on the same seeds, side by side with paired ratios",
@@ -83,14 +95,19 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("tune", help="run the baseline's 16-config grid on the tuning seeds 1001, 1002",
                        description="Rank the 16 baseline configs by mean Impact on seeds 1001 and 1002 (only these: evaluation seeds stay held out).")
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world)")
-    p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes")
-    p.add_argument("--json", metavar="FILE", dest="json_file", help="also write the ranking as JSON")
+    _executor_args(p)
+    p.add_argument("--json", metavar="FILE", dest="json_file",
+                   help="also write the ranking as JSON (an interrupted run resumes from FILE.partial.jsonl)")
     p.set_defaults(func=cmd_tune)
 
 
 # ------------------------------------------------------------------ shared helpers
 class _Fail(Exception):
     """A runtime error for the user (exit 1)."""
+
+
+class _Usage(Exception):
+    """Options that do not go together (exit 2)."""
 
 
 def _console(stderr: bool = False):
@@ -124,22 +141,75 @@ def _check_policy(name: str) -> None:
         raise _Fail(f"unknown policy {name!r}; policies: {', '.join(ALL_NAMES)}")
 
 
-def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], jobs: int) -> dict[str, list[dict]]:
-    """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar."""
+class _Interrupted(Exception):
+    """Ctrl-C during a sweep (exit 130); the journal, if any, keeps what finished."""
+
+
+def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argparse.Namespace,
+              scenario: str = "default") -> dict[str, list[dict]]:
+    """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar.
+
+    Careers run on ``--cluster`` or ``--jobs`` (identical rows), stream into the progress bar
+    as they finish and, when ``--json``/``--csv`` is given, into the journal
+    ``FILE.partial.jsonl``: run the same command again after an interruption and the
+    finished careers are read back, not played again. The journal is removed by
+    :func:`_handle` once the command has written its files.
+    """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from world.runner import run_seeds
+    from .sweep import (
+        ExecutorError,
+        Group,
+        JournalError,
+        SweepJournal,
+        journal_path,
+        make_executor,
+        run_sweep,
+        sweep_settings,
+    )
 
+    cluster = getattr(args, "cluster", None)
+    if cluster and getattr(args, "jobs", 1) > 1:
+        raise _Usage("choose one of --jobs N (local processes) and --cluster ADDRESS (a Dask cluster)")
+    groups = [Group(key, policy, cfg, tuple(seeds), bcfg) for key, policy, cfg, seeds, bcfg in jobs_list]
+    save_runs = getattr(args, "save_runs", None)
+    out = getattr(args, "json_file", None) or getattr(args, "csv_file", None)
     err = _console(stderr=True)
-    total = sum(len(j[3]) for j in jobs_list)
-    out: dict[str, list[dict]] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("careers", total=total)
-        for key, policy, cfg, seeds, bcfg in jobs_list:
-            bar.update(task, description=f"{key}")
-            out[key] = run_seeds(policy, seeds, cfg, jobs=jobs, progress=lambda _row: bar.advance(task), baseline_config=bcfg)
-    return out
+    journal = None
+    if out:
+        settings = {**sweep_settings(args.command, scenario, groups), "save_runs": save_runs}
+        try:
+            journal = SweepJournal(journal_path(out), settings)
+        except JournalError as exc:
+            raise _Fail(str(exc)) from None
+        except OSError as exc:
+            raise _Fail(f"cannot write the sweep journal {journal_path(out)}: {exc}") from None
+        args._journal = journal
+        if journal.resumed:
+            err.print(f"resuming: {journal.resumed:,} finished career(s) read back from {journal.path}")
+    total = sum(len(g.seeds) for g in groups)
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err, transient=True, disable=not err.is_terminal) as bar:
+            task = bar.add_task("careers", total=total)
+
+            def progress(key: str, row: dict) -> None:
+                bar.update(task, description=key, advance=1)
+
+            return run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario)
+    except ExecutorError as exc:
+        raise _Fail(str(exc)) from None
+    except OSError as exc:
+        raise _Fail(f"cannot write the sweep's files: {exc}") from None
+    except KeyboardInterrupt:
+        if journal is not None:
+            journal.close()
+            raise _Interrupted(f"interrupted: {len(journal.rows):,} of {total:,} careers kept in {journal.path}; "
+                               "run the same command again to resume") from None
+        raise _Interrupted("interrupted (write --json or --csv to make a sweep resumable)") from None
+    finally:
+        if journal is not None:
+            journal.close()
 
 
 def _print_table(title: str, table: Any) -> None:
@@ -161,25 +231,31 @@ def _num(x: float, nd: int = 1) -> str:
 
 
 def _write_csv(path: str, rows: list[dict], extra: dict[str, Any] | None = None) -> None:
-    """Write rows as CSV: the ``extra`` columns (e.g. ``policy``) first, then :data:`ROW_FIELDS`."""
+    """Write rows as CSV (atomically): the ``extra`` columns (e.g. ``policy``) first, then
+    :data:`ROW_FIELDS`."""
+    import io
+
     from world.runner import ROW_FIELDS
 
     fields = list(extra or {}) + list(ROW_FIELDS)
-    try:
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-            w.writeheader()
-            for r in rows:
-                w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    except OSError as exc:
-        raise _Fail(f"cannot write {path}: {exc}") from None
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    _write_text(path, buf.getvalue())
 
 
 def _write_json(path: str, data: Any) -> None:
+    """Write ``data`` as indented JSON (atomically)."""
+    _write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def _write_text(path: str, text: str) -> None:
+    from .sweep import atomic_write_text
+
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
+        atomic_write_text(path, text)
     except OSError as exc:
         raise _Fail(f"cannot write {path}: {exc}") from None
 
@@ -187,10 +263,20 @@ def _write_json(path: str, data: Any) -> None:
 def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def wrapper(args: argparse.Namespace) -> int:
         try:
-            return fn(args)
+            code = fn(args)
         except _Fail as exc:
             print(f"pibench {args.command}: error: {exc}", file=sys.stderr)
             return 1
+        except _Usage as exc:
+            print(f"pibench {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+        except _Interrupted as exc:
+            print(f"pibench {args.command}: {exc}", file=sys.stderr)
+            return 130
+        journal = getattr(args, "_journal", None)
+        if code == 0 and journal is not None:
+            journal.finish()  # every file is written: nothing left to resume
+        return code
 
     wrapper.__doc__ = fn.__doc__
     wrapper.__name__ = fn.__name__
@@ -287,13 +373,11 @@ def _per_seed_table(rows: list[dict]):
 @_handle
 def cmd_run(args: argparse.Namespace) -> int:
     """``pibench run POLICY``: per-seed table, summary rows, optional JSON/CSV."""
-    from world.runner import summarize
-
-    from world.runner import pooled_axes
+    from world.runner import pooled_axes, summarize
 
     _check_policy(args.policy)
     cfg, scen = _config(args)
-    rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args.jobs)[args.policy]
+    rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen)[args.policy]
     _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
     _print_table("capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
@@ -325,7 +409,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for p in args.policies:
         _check_policy(p)
     cfg, scen = _config(args)
-    res = _run_many([(p, p, cfg, args.seeds, None) for p in names], args.jobs)
+    res = _run_many([(p, p, cfg, args.seeds, None) for p in names], args, scen)
     a = names[0]
     title = f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)"
     t = Table()
@@ -385,7 +469,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         extra = {"ambitious, 100 h": base, "ambitious, unlimited attention": variants["unlimited attention"]}
         jobs += [(v, "ambitious", cfg, args.seeds, None) for v, cfg in extra.items()]
         variants = {**variants, **extra}
-    res = _run_many(jobs, args.jobs)
+    res = _run_many(jobs, args, scen)
     title = f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)"
     t = Table()
     for col in ("variant", "mean Impact", "median Impact", "collapses", "mean papers", "mean grants", "mean grant $"):
@@ -462,7 +546,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     cfg, scen = _config(args)
     policies = ["do-nothing", "hire-max", "baseline", "all-in", "oracle"]
-    res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args.jobs)
+    res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args, scen)
     con = _console()
     con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
     for line in calibration_report(res):
@@ -485,7 +569,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     cfg, scen = _config(args)
     configs = grid()
-    res = _run_many([(c.label(), "baseline", cfg, list(TUNING_SEEDS), c) for c in configs], args.jobs)
+    res = _run_many([(c.label(), "baseline", cfg, list(TUNING_SEEDS), c) for c in configs], args, scen)
     ranked = sorted(configs, key=lambda c: (-summarize(res[c.label()])["mean"], configs.index(c)))
     t = Table(title=f"baseline grid on {scen}, tuning seeds {', '.join(map(str, TUNING_SEEDS))}", title_justify="left")
     for col in ("rank", "config", "mean Impact", *[f"seed {s}" for s in TUNING_SEEDS], "collapses", ""):

@@ -1,0 +1,105 @@
+"""Sweeps: many careers of scripted policies, streamed, resumable, local or on a cluster.
+
+``pibench run | compare | ablate | calibrate | tune`` describe their work as
+:class:`Group` s (a policy, world parameters, seeds) and hand them to :func:`run_sweep`,
+which
+
+* skips careers an interrupted run of the same sweep already finished (the
+  :class:`~pibench_tui.sweep.journal.SweepJournal` beside ``--json``/``--csv``),
+* runs the rest on an executor (:class:`LocalExecutor`: this process or ``--jobs N``
+  processes; :class:`DaskExecutor`: ``--cluster ADDRESS``), whose rows are identical,
+* streams each finished career to the journal, the progress callback and, with
+  ``--save-runs DIR``, its run directory,
+* returns the rows per group in seed order.
+
+Nothing here touches the world's rules: a career is :func:`world.runner.run_career` (or its
+recorded twin for run directories). No rich or textual import at module level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .executors import DaskExecutor, Executor, ExecutorError, Group, LocalExecutor, make_executor
+from .journal import JournalError, SweepJournal, atomic_write_text, fingerprint, journal_path, seeds_text
+
+__all__ = [
+    "DaskExecutor", "Executor", "ExecutorError", "Group", "JournalError", "LocalExecutor", "SweepJournal",
+    "atomic_write_text", "journal_path", "make_executor", "run_sweep", "sweep_settings",
+]
+
+
+def sweep_settings(command: str, scenario: str, groups: Sequence[Group]) -> dict[str, Any]:
+    """The settings a journal is checked against: the command, the scenario, and per group
+    its key, policy, world parameters (fingerprint), baseline config and seeds (fingerprint)."""
+    return {
+        "command": command,
+        "scenario": scenario,
+        "groups": [
+            {"key": g.key, "policy": g.policy, "config": fingerprint(g.config.to_dict()),
+             "baseline_config": dataclasses.asdict(g.baseline_config) if dataclasses.is_dataclass(g.baseline_config) and not isinstance(g.baseline_config, type) else None,
+             "seeds": fingerprint(list(g.seeds)), "seeds_text": seeds_text(list(g.seeds))}
+            for g in groups
+        ],
+    }
+
+
+def run_sweep(
+    groups: Sequence[Group],
+    executor: Executor | None = None,
+    journal: SweepJournal | None = None,
+    progress: Callable[[str, dict[str, Any]], None] | None = None,
+    save_runs: str | Path | None = None,
+    scenario: str = "default",
+) -> dict[str, list[dict[str, Any]]]:
+    """Every career of ``groups``; the rows per group key, in seed order.
+
+    Args:
+        groups: the work (keys must be unique).
+        executor: where careers run (default: this process).
+        journal: careers already in it are not played again; new ones are appended as they
+            finish.
+        progress: called with ``(key, row)`` for each career, resumed ones first.
+        save_runs: write one run directory per career under this folder (resumed careers
+            already have theirs: a directory is written before its journal line).
+        scenario: the scenario name (run directories' ``scenario``).
+
+    Raises:
+        ValueError: two groups share a key.
+        ExecutorError: the executor cannot run (its message says why).
+        KeyboardInterrupt: passed on; the journal keeps what finished.
+    """
+    keys = [g.key for g in groups]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"sweep groups need distinct keys, got {keys}")
+    executor = executor or LocalExecutor(1)
+    done: dict[tuple[str, int], dict[str, Any]] = {}
+    if journal is not None:
+        wanted = {(g.key, s) for g in groups for s in g.seeds}
+        done.update({k: r for k, r in journal.rows.items() if k in wanted})
+    todo = []
+    for g in groups:
+        for s in dict.fromkeys(g.seeds):
+            if (g.key, s) in done and progress is not None:
+                progress(g.key, done[(g.key, s)])
+        missing = tuple(s for s in dict.fromkeys(g.seeds) if (g.key, s) not in done)
+        if missing:
+            todo.append(dataclasses.replace(g, seeds=missing))
+
+    def emit(key: str, row: dict[str, Any], run: dict[str, Any] | None) -> None:
+        if save_runs is not None and run is not None:
+            from .runs import write_run
+
+            write_run(save_runs, key, scenario, run)
+        if journal is not None:
+            journal.append(key, row)
+        done[(key, int(row["seed"]))] = row
+        if progress is not None:
+            progress(key, row)
+
+    if todo:
+        executor.run(todo, emit, record=save_runs is not None)
+    return {g.key: [done[(g.key, s)] for s in g.seeds] for g in groups}

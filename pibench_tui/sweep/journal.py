@@ -1,0 +1,192 @@
+"""The sweep journal: finished careers written as they arrive, so an interrupted sweep resumes.
+
+A sweep that writes ``--json FILE`` (or ``--csv FILE``) keeps ``FILE.partial.jsonl`` while it
+runs: a header line with the sweep's settings, then one line per finished career
+(``{"key", "seed", "row"}``). Lines are appended and flushed as careers finish (and synced to
+disk at most every couple of seconds), so a kill loses at most the careers in flight and a
+torn last line is ignored. Run the same command again and the journaled careers are read
+back instead of recomputed; a journal written with other settings (seeds, scenario,
+policies, grid configs) is refused with a message saying what differs. When the sweep
+completes, the final files are written atomically and the journal is removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["JOURNAL_FORMAT", "JournalError", "SweepJournal", "atomic_write_text", "journal_path", "seeds_text"]
+
+JOURNAL_FORMAT = "pibench-sweep/1"
+"""The ``format`` of a journal's header line."""
+
+SYNC_EVERY_S = 2.0
+"""At most this many seconds of appended lines are only in the OS's buffers (a power cut,
+not a kill, can lose them)."""
+
+
+class JournalError(Exception):
+    """A journal that cannot be resumed: other settings, another format, or damaged."""
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a
+    half-written file (temporary file in the same folder, fsync, atomic replace).
+
+    Raises:
+        OSError: the folder is not writable (the temporary file is removed).
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def journal_path(out_file: str | os.PathLike[str]) -> Path:
+    """The journal kept beside an output file: ``FILE.partial.jsonl``."""
+    p = Path(out_file)
+    return p.with_name(p.name + ".partial.jsonl")
+
+
+def seeds_text(seeds: list[int] | tuple[int, ...]) -> str:
+    """A short description of a seed list for messages: ``1-200 (200 seeds)``, ``101, 102``."""
+    seeds = list(seeds)
+    if not seeds:
+        return "no seeds"
+    if len(seeds) <= 4:
+        return ", ".join(map(str, seeds))
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}-{seeds[-1]} ({len(seeds):,} seeds)"
+    return f"{seeds[0]}, {seeds[1]}, ... {seeds[-1]} ({len(seeds):,} seeds)"
+
+
+def fingerprint(data: Any) -> str:
+    """SHA-256 of ``data`` as canonical JSON (sorted keys): equal settings, equal fingerprints."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between two settings dicts, in words (for the refusal message)."""
+    out = []
+    if old.get("command") != new.get("command"):
+        out.append(f"command: {old.get('command')} there, {new.get('command')} now")
+    if old.get("scenario") != new.get("scenario"):
+        out.append(f"scenario: {old.get('scenario')} there, {new.get('scenario')} now")
+    og, ng = old.get("groups", []), new.get("groups", [])
+    okeys, nkeys = [g["key"] for g in og], [g["key"] for g in ng]
+    if okeys != nkeys:
+        out.append(f"policies/variants: {', '.join(okeys)} there, {', '.join(nkeys)} now")
+    else:
+        for a, b in zip(og, ng, strict=True):
+            for field, label in (("policy", "policy"), ("config", "world parameters"),
+                                 ("baseline_config", "baseline config"), ("seeds", "seeds")):
+                if a.get(field) != b.get(field):
+                    if field == "seeds":
+                        out.append(f"seeds of {a['key']}: {a.get('seeds_text')} there, {b.get('seeds_text')} now")
+                    else:
+                        out.append(f"{label} of {a['key']} differ")
+    return out or ["the settings differ"]
+
+
+class SweepJournal:
+    """The append-only journal of one sweep (see the module docstring).
+
+    Args:
+        path: the journal file (``FILE.partial.jsonl``, see :func:`journal_path`).
+        settings: the sweep's settings (JSON-able; compared with an existing journal's).
+
+    Attributes:
+        rows: ``{(key, seed): row}`` read back from an existing journal.
+
+    Raises:
+        JournalError: an existing journal of another sweep (the message names what differs
+            and how to start over) or one that is not a journal.
+        OSError: the journal cannot be read or created.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], settings: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.settings = settings
+        self.rows: dict[tuple[str, int], dict[str, Any]] = {}
+        self._fh: IO[str] | None = None
+        self._synced = time.monotonic()
+        if self.path.exists():
+            self._read()
+        else:
+            header = {"format": JOURNAL_FORMAT, "settings": settings}
+            atomic_write_text(self.path, json.dumps(header, separators=(",", ":")) + "\n")
+
+    @property
+    def resumed(self) -> int:
+        """How many careers were read back from an earlier, interrupted run."""
+        return len(self.rows)
+
+    def _read(self) -> None:
+        start_over = f"delete {self.path} to start the sweep over"
+        with open(self.path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+        good = 0
+        for i, line in enumerate(lines):
+            complete = line.endswith("\n")
+            try:
+                obj = json.loads(line) if complete else None
+            except ValueError:
+                obj = None
+            if obj is None:
+                if i == len(lines) - 1:
+                    break  # a torn last line: the career in flight when the sweep was killed
+                raise JournalError(f"{self.path} is damaged at line {i + 1} (not JSON); {start_over}")
+            if i == 0:
+                if not isinstance(obj, dict) or obj.get("format") != JOURNAL_FORMAT:
+                    raise JournalError(f"{self.path} is not a pibench sweep journal; {start_over}")
+                if obj.get("settings") != self.settings:
+                    diff = "; ".join(_differences(obj.get("settings") or {}, self.settings))
+                    raise JournalError(f"{self.path} holds an interrupted sweep with other settings ({diff}); "
+                                       f"run that sweep's command again to resume it, or {start_over}")
+            else:
+                try:
+                    self.rows[(str(obj["key"]), int(obj["seed"]))] = obj["row"]
+                except (KeyError, TypeError, ValueError):
+                    raise JournalError(f"{self.path} is damaged at line {i + 1} (not a career row); {start_over}") from None
+            good += len(line.encode("utf-8"))
+        if good == 0:
+            raise JournalError(f"{self.path} is empty or damaged; {start_over}")
+        if good != self.path.stat().st_size:  # cut the torn line so appends start on a fresh line
+            with open(self.path, "r+b") as fb:
+                fb.truncate(good)
+
+    def append(self, key: str, row: dict[str, Any]) -> None:
+        """Record one finished career (flushed now, synced to disk every couple of seconds)."""
+        if self._fh is None:
+            self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh.write(json.dumps({"key": key, "seed": row["seed"], "row": row}, separators=(",", ":")) + "\n")
+        self._fh.flush()
+        self.rows[(key, int(row["seed"]))] = row
+        now = time.monotonic()
+        if now - self._synced >= SYNC_EVERY_S:
+            os.fsync(self._fh.fileno())
+            self._synced = now
+
+    def close(self) -> None:
+        """Sync and close (the journal stays for a later resume)."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None
+
+    def finish(self) -> None:
+        """The sweep is complete and its files are written: remove the journal."""
+        self.close()
+        self.path.unlink(missing_ok=True)

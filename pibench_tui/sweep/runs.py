@@ -1,0 +1,121 @@
+"""Run directories of policy careers (``pibench run --save-runs DIR``).
+
+One directory per career, in the run-directory format shared with ``pibench agent``
+(read by ``pibench report``, ``pibench replay`` and the replay viewer):
+``DIR/<label>/<scenario>-<seed>/`` with ``actions.jsonl`` (the world's action log, enough
+for :func:`world.api.replay`), ``months.jsonl`` (per closed month the month report and the
+dashboard after the tick) and ``result.json`` (kind ``policy``; written last, so its presence
+means the directory is complete).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from world.config import WorldConfig
+
+from .journal import atomic_write_text
+
+__all__ = ["RUN_FORMAT", "career_dir", "recorded_career", "write_run"]
+
+RUN_FORMAT = "pibench-run/1"
+"""``result.json["format"]``."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def _safe(text: str) -> str:
+    name = _UNSAFE.sub("-", str(text)).strip("-.")
+    return name or "run"
+
+
+def career_dir(root: str | Path, label: str, scenario: str, seed: int) -> Path:
+    """``ROOT/<label>/<scenario>-<seed>`` (characters unsafe in a file name become ``-``)."""
+    return Path(root) / _safe(label) / f"{_safe(scenario)}-{seed}"
+
+
+def _month_report(api: Any, reply: Any) -> Any:
+    """The month report of the tick that just ran: from ``time.next_month()``'s reply, else
+    ``time.last_report()`` where the API has it, else ``None``."""
+    if isinstance(reply, dict) and "report" in reply:
+        return reply["report"]
+    last = getattr(api.time, "last_report", None)
+    if last is not None:
+        try:
+            return last()
+        except Exception:  # noqa: BLE001 - no report yet is not an error of the run
+            return None
+    return None
+
+
+def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Play one career as :func:`world.runner.play` does, recording what the PI saw.
+
+    Returns:
+        ``(row, run)``: the per-seed row of :func:`world.runner.result_row` (identical to an
+        unrecorded career's) and the run data ``{"result", "actions", "months"}``; the
+        result lacks ``label`` and ``scenario`` (the sweep fills them in).
+    """
+    from world.api import ActionError, Api
+    from world.engine import World
+    from world.runner import AgentView, build_policy, result_row
+
+    t0 = time.perf_counter()
+    world = World(dataclasses.replace(config), seed)
+    pol = build_policy(policy, world, baseline_config)
+    api = Api(world)
+    view: Any = api if policy == "oracle" else AgentView(api)
+    pol.errors = []  # type: ignore[attr-defined]
+    months: list[dict[str, Any]] = []
+    while not world.s.finished:
+        month = world.s.month
+        try:
+            pol.act(view)
+        except ActionError as exc:
+            pol.errors.append([month, exc.code, exc.message])  # type: ignore[attr-defined]
+        reply = None
+        if not world.s.finished and world.s.month == month:
+            reply = api.time.next_month()
+        months.append({"month": month, "report": _month_report(api, reply), "dashboard": api.lab.dashboard()})
+    row = result_row(world, pol)
+    s = world.summary()
+    from pibench_tui import _version
+
+    result = {
+        "format": RUN_FORMAT, "kind": "policy", "label": None, "policy": policy, "scenario": None,
+        "config": world.cfg.to_dict(), "seed": seed, "seed_commitment": None,
+        "impact": {"total": s["impact"], "earned": s["citations"], "projection": s["projected"]},
+        "collapsed": s["collapsed"], "collapse_month": s["collapse_month"], "months_played": s["months_survived"],
+        "publications": s["publications"], "grants": s["grants_won"], "hires": s["hires"], "quits": s["students_quit"],
+        "digest": world.digest(), "pibench_version": _version(), "wall_s": round(time.perf_counter() - t0, 3),
+        "baseline_config": dataclasses.asdict(baseline_config) if dataclasses.is_dataclass(baseline_config) and not isinstance(baseline_config, type) else None,
+        "summary": s, "refused": len(pol.refused), "errors": len(pol.errors),  # type: ignore[attr-defined]
+    }
+    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months": months}
+
+
+def _jsonl(rows: list[Any]) -> str:
+    return "".join(json.dumps(r, separators=(",", ":"), allow_nan=False) + "\n" for r in rows)
+
+
+def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) -> Path:
+    """Write one career's run directory (``result.json`` last, every file atomically).
+
+    Returns:
+        The directory.
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    result = {**run["result"], "label": label, "scenario": scenario}
+    d = career_dir(root, label, scenario, int(result["seed"]))
+    d.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(d / "actions.jsonl", _jsonl(run["actions"]))
+    atomic_write_text(d / "months.jsonl", _jsonl(run["months"]))
+    atomic_write_text(d / "result.json", json.dumps(result, indent=1, allow_nan=False) + "\n")
+    return d
