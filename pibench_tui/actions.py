@@ -116,7 +116,7 @@ def _projects(g: Game) -> Options:
 
 
 def _drafts(g: Game, rejected_only: bool = False) -> Options:
-    rejected = {s["draft"] for s in g.call("papers.submissions") if s["status"] == "reject"}
+    rejected = {s["draft_id"] for s in g.call("papers.submissions") if s["status"] == "reject"}
     out = []
     for d in g.call("papers.drafts"):
         if d["status"] != "available" or (rejected_only and d["id"] not in rejected):
@@ -222,7 +222,7 @@ def _respond_actions(g: Game) -> Callable[[dict], Options]:
 def _propose_fields(g: Game) -> list[Field]:
     calls = g.call("grants.calls")
     attach = [(f"{p['id']} {p['venue']} {p['topic']} ({p['citations']} cit.)", p["id"]) for p in g.call("papers.publications")]
-    pubs_drafts = {p.get("draft") for p in g.call("papers.publications")}
+    pubs_drafts = {p.get("draft_id") for p in g.call("papers.publications")}
     attach += [(f"{d['id']} draft {d['topic']} tier {d['tier']} ({d['status'].replace('_', ' ')})", d["id"])
                for d in g.call("papers.drafts") if d["id"] not in pubs_drafts]
     return [
@@ -370,7 +370,7 @@ ACTIONS: list[ActionSpec] = [
     ActionSpec(
         "withdraw", "w", "Withdraw a submission", "papers", "papers.withdraw",
         lambda g: [Field("submission", "Submission", options=[
-            (f"{s['id']} {s['draft']} at {s['venue']} · decision month {s['decision_expected_month']}", s["id"])
+            (f"{s['id']} {s['draft_id']} at {s['venue']} · decision month {s['decision_expected_month']}", s["id"])
             for s in g.call("papers.submissions") if s["status"] == "under_review"])],
         lambda g, v: g.call("papers.withdraw", v["submission"]),
         lambda g: None if any(s["status"] == "under_review" for s in g.call("papers.submissions")) else "nothing is under review",

@@ -35,7 +35,7 @@ class Digest:
         offers: applicants whose offer was answered ``[{id, name, status}]``.
         drafts: new drafts ``[{id, topic, tier, collab, salvage}]``.
         projects: projects that ended ``[{id, topic, tier, status}]``.
-        events: events that arrived ``[{id, kind, respond_by}]``.
+        events: events that arrived ``[{id, kind, arrived_month, respond_by_month, status}]``.
         expired: events that lapsed unanswered ``[{id, kind, status}]``.
         news: news items written during the tick and at the new month's open.
     """
@@ -177,7 +177,7 @@ class Game:
             for r in api.projects.list():
                 if before["projects"].get(r["id"]) == "active" and r["status"] != "active":
                     d.projects.append(r)
-            for r in api.query("select id, kind, month, respond_by, status from events"):
+            for r in api.query("select id, kind, arrived_month, respond_by_month, status from events"):
                 old = before["events"].get(r["id"])
                 if old is None:
                     d.events.append(r)

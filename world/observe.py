@@ -19,6 +19,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from . import views
 from .config import TOPICS, VENUES
 from .errors import ActionError
 
@@ -26,31 +27,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
 
 SCHEMA: dict[str, list[str]] = {
-    "students": ["id", "name", "role", "status", "arrived_month", "left_month", "stipend", "mentoring_hours",
-                 "papers_accepted", "first_author_accepted", "contract_end"],
+    "students": list(views.COLUMNS["students"]),
     "student_reports": ["student_id", "month", "report_quality", "meeting_sentiment"],
-    "applicants": ["id", "season_year", "pool", "name", "transcript", "letter", "interview", "status"],
-    "projects": ["id", "topic", "tier", "status", "started_month", "ended_month", "progress_pct", "monthly_compute",
-                 "members", "draft_id", "scooped_times"],
-    "drafts": ["id", "project_id", "topic", "tier", "status", "created_month", "authors", "polish_hours", "revisions",
-               "salvage", "collab"],
-    "submissions": ["id", "draft_id", "venue", "status", "submitted_month", "decision_month", "reviewer_scores"],
-    "publications": ["id", "draft_id", "venue", "topic", "tier", "published_month", "citations", "authors", "collab"],
+    "applicants": list(views.COLUMNS["applicants"]),
+    "projects": list(views.COLUMNS["projects"]),
+    "drafts": list(views.COLUMNS["drafts"]),
+    "submissions": list(views.COLUMNS["submissions"]),
+    "publications": list(views.COLUMNS["publications"]),
     "citations_monthly": ["publication_id", "month", "citations"],
-    "grant_calls": ["id", "agency", "award", "duration_months", "open_month", "close_month"],
-    "proposals": ["id", "call_id", "agency", "topic", "status", "hours", "submitted_month", "decision_month", "attached"],
-    "awards": ["id", "agency", "total", "monthly", "start_month", "end_month"],
+    "grant_calls": list(views.COLUMNS["grant_calls"]),
+    "proposals": list(views.COLUMNS["proposals"]),
+    "awards": list(views.COLUMNS["awards"]),
     "ledger": ["month", "category", "amount", "note"],
     "news": ["month", "kind", "topic", "text"],
     "preprint_feed": ["month", "topic", "preprint_count"],
     "conference_reports": ["month", "venue", "topic", "accepted_papers"],
-    "events": ["id", "kind", "month", "respond_by", "status", "details"],
+    "events": list(views.COLUMNS["events"]),
     "lab_monthly": ["month", "budget", "reputation_standing", "students", "active_projects", "publications",
                     "citations_total", "attention_used"],
     "venues": ["name", "kind", "deadlines", "decision_delay"],
     "topics": ["name"],
 }
-"""The 19 tables and their columns (§14)."""
+"""The 19 tables and their columns (§14); entity tables take their columns from :data:`world.views.COLUMNS`."""
 
 _KEYED = {"students", "applicants", "projects", "drafts", "submissions", "publications", "grant_calls", "proposals",
           "awards", "events"}
@@ -91,6 +89,11 @@ def observer_for(w: "World") -> "Observer":
 
 def _j(x: Any) -> str:
     return json.dumps(x)
+
+
+def _sql_row(table: str, row: dict[str, Any]) -> tuple:
+    """A :mod:`world.views` row as a tuple in :data:`SCHEMA` column order; lists and dicts as JSON text."""
+    return tuple(_j(v) if isinstance(v, (list, dict)) else v for v in (row[c] for c in SCHEMA[table]))
 
 
 class Observer:
@@ -163,28 +166,26 @@ class Observer:
             dirty.setdefault(table, set()).add(eid)
         w.dirty.clear()
         month_changed = m != self._seen_month
-        self._upsert(cur, "students", s.people, lambda p: p.status == "active", dirty, self._student_row)
+        self._upsert(cur, "students", s.people, lambda p: p.status == "active", dirty, lambda p: views.student_row(w, p))
         y = (m - 1) // 12
         self._upsert(cur, "applicants", s.applicants,
-                     lambda a: a.season_year >= y - 1 and a.status in ("pending", "offered", "accepted"), dirty, self._applicant_row)
-        self._upsert(cur, "projects", s.projects, lambda p: p.status == "active", dirty, self._project_row)
-        self._upsert(cur, "drafts", s.drafts, lambda d: d.status != "accepted", dirty, self._draft_row)
-        self._upsert(cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, self._submission_row)
-        self._upsert(cur, "proposals", s.proposals, lambda p: p.status == "pending", dirty, self._proposal_row)
-        self._upsert(cur, "events", s.events, lambda e: e.status == "pending", dirty, self._event_row)
+                     lambda a: a.season_year >= y - 1 and a.status in ("pending", "offered", "accepted"), dirty, views.applicant_row)
+        self._upsert(cur, "projects", s.projects, lambda p: p.status == "active", dirty, views.project_row)
+        self._upsert(cur, "drafts", s.drafts, lambda d: d.status != "accepted", dirty, views.draft_row)
+        self._upsert(cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, views.submission_row)
+        self._upsert(cur, "proposals", s.proposals, lambda p: p.status == "pending", dirty, views.proposal_row)
+        self._upsert(cur, "events", s.events, lambda e: e.status == "pending", dirty, views.event_row)
         if month_changed:
-            pubs = [p for p in s.publications.values() if p.published_month <= m]
-            cur.executemany("INSERT OR REPLACE INTO publications VALUES (?,?,?,?,?,?,?,?,?)", [self._publication_row(p) for p in pubs])
+            self._replace(cur, "publications", [views.publication_row(p) for p in views.published(w)])
             calls = [c for c in s.calls.values() if c.open_month <= m]
-            cur.executemany("INSERT OR REPLACE INTO grant_calls VALUES (?,?,?,?,?,?)", [self._call_row(w, c) for c in calls])
+            self._replace(cur, "grant_calls", [views.call_row(w, c) for c in calls])
         elif "publications" in dirty:
             pubs = [s.publications[i] for i in dirty["publications"] if i in s.publications and s.publications[i].published_month <= m]
-            cur.executemany("INSERT OR REPLACE INTO publications VALUES (?,?,?,?,?,?,?,?,?)", [self._publication_row(p) for p in pubs])
+            self._replace(cur, "publications", [views.publication_row(p) for p in pubs])
         n_awards = self._pos.get("awards", 0)
         if len(s.awards) > n_awards:
             rows = list(s.awards.values())[n_awards:]
-            cur.executemany("INSERT OR REPLACE INTO awards VALUES (?,?,?,?,?,?)",
-                            [(a.id, a.agency, a.total, round(a.monthly, 2), a.start_month, a.end_month) for a in rows])
+            self._replace(cur, "awards", [views.award_row(a) for a in rows])
             self._pos["awards"] = len(s.awards)
         self.writer.commit()
         self._seen_month = m
@@ -198,6 +199,13 @@ class Observer:
             cur.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * ncol)})", [conv(r) for r in rows[start:]])
             self._pos[table] = len(rows)
 
+    @staticmethod
+    def _replace(cur: sqlite3.Cursor, table: str, rows: list[dict[str, Any]]) -> None:
+        """INSERT OR REPLACE :mod:`world.views` rows into ``table``."""
+        if rows:
+            ncol = len(SCHEMA[table])
+            cur.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})", [_sql_row(table, r) for r in rows])
+
     def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict, is_live, dirty: dict, row) -> None:
         live_now = {eid for eid, e in entities.items() if is_live(e)}
         ids = live_now | self._live[table] | dirty.get(table, set())
@@ -205,55 +213,9 @@ class Observer:
             ids |= set(itertools.islice(entities, self._known[table], None))
             self._known[table] = len(entities)
         if ids:
-            ncol = len(SCHEMA[table])
             order = [eid for eid in entities if eid in ids]
-            cur.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})",
-                            [row(entities[eid]) for eid in order])
+            self._replace(cur, table, [row(entities[eid]) for eid in order])
         self._live[table] = live_now
-
-    # ------------------------------------------------------------------ rows
-    @staticmethod
-    def _student_row(p) -> tuple:
-        return (p.id, p.name, p.role, p.status, p.arrived_month, p.left_month, p.stipend, p.mentoring,
-                p.papers_accepted, p.first_author_accepted, p.contract_end)
-
-    @staticmethod
-    def _applicant_row(a) -> tuple:
-        return (a.id, a.season_year, a.pool, a.name, a.transcript, a.letter,
-                a.interview_score if a.interviewed else None, a.status)
-
-    @staticmethod
-    def _project_row(pj) -> tuple:
-        return (pj.id, pj.topic, pj.tier, pj.status, pj.started_month, pj.ended_month,
-                round(min(100.0, 100.0 * pj.progress / pj.work), 1), pj.compute, _j(pj.members), pj.draft_id, pj.scoops)
-
-    @staticmethod
-    def _draft_row(d) -> tuple:
-        return (d.id, d.project_id, d.topic, d.tier, d.status, d.created_month, _j(d.authors), d.polish_hours,
-                d.revisions, int(d.salvage), int(d.collab))
-
-    @staticmethod
-    def _submission_row(x) -> tuple:
-        return (x.id, x.draft_id, x.venue, x.status, x.submitted_month,
-                x.decided_month if x.decided_month is not None else x.decision_month,
-                _j(x.reviewer_scores) if x.reviewer_scores is not None else None)
-
-    @staticmethod
-    def _publication_row(p) -> tuple:
-        return (p.id, p.draft_id, p.venue, p.topic, p.tier, p.published_month, p.citations, _j(p.authors), int(p.collab))
-
-    @staticmethod
-    def _call_row(w: "World", c) -> tuple:
-        a = w.cfg.agencies[c.agency]
-        return (c.id, c.agency, a["award"], a["duration"], c.open_month, c.close_month)
-
-    @staticmethod
-    def _proposal_row(p) -> tuple:
-        return (p.id, p.call_id, p.agency, p.topic, p.status, p.hours, p.submitted_month, p.decision_month, _j(p.attached))
-
-    @staticmethod
-    def _event_row(e) -> tuple:
-        return (e.id, e.kind, e.month, e.respond_by, e.status, _j(e.details))
 
     # ------------------------------------------------------------------ query
     def query(self, sql: Any) -> list[dict]:

@@ -32,6 +32,11 @@ def progress_increment(cfg, effort: float, units: float, noise: float) -> float:
             * max(cfg.progress_noise_floor, noise))
 
 
+def progress_pct(pj: Project) -> float:
+    """The public progress of a project in percent of its tier's work, capped at 100, to 0.1 (§6, §15)."""
+    return round(min(100.0, 100.0 * pj.progress / pj.work), 1)
+
+
 def start_project(w: "World", topic: str, tier: int, members: list[str], compute: float) -> Project:
     """Create an active project; feasibility and novelty keyed by the project id (§6).
 

@@ -107,7 +107,7 @@ def handle_drafts():
     rejected = {}
     for sub in papers.submissions():
         if sub["status"] == "reject":
-            rejected.setdefault(sub["draft"], []).append(sub["venue"])
+            rejected.setdefault(sub["draft_id"], []).append(sub["venue"])
     people = set(p["id"] for p in dash["students"])
     for d in dash["available_drafts"]:
         rej = rejected.get(d["id"], [])

@@ -30,7 +30,7 @@ def digest_lines(d: Digest) -> list[str]:
             out.append(f"[b]{title}[/]")
             out.extend(f"  {r}" for r in rows)
     section("Decisions", [
-        f"{'[green]accepted[/]' if r['status'] == 'accept' else '[red]rejected[/]'} {r['draft']} at {r['venue']} "
+        f"{'[green]accepted[/]' if r['status'] == 'accept' else '[red]rejected[/]'} {r['draft_id']} at {r['venue']} "
         f"({r['id']}) · reviewer scores {', '.join(f'{x:.1f}' for x in (r['reviewer_scores'] or [])) or '—'}"
         for r in d.decisions])
     section("Grants", [
@@ -45,11 +45,11 @@ def digest_lines(d: Digest) -> list[str]:
         f"{r['name']} ({r['id']}) · answers come at the end of month {offers_answered_month(d.new_month)}" for r in waiting])
     section("Arrivals", [f"{r['name']} ({r['id']}, {r['role']})" for r in d.arrivals])
     section("Departures", [f"{r['name']} ({r['id']}, {r['role']}): {r['status'].replace('_', ' ')}" for r in d.departures])
-    section("Projects", [f"{r['id']} {r['topic']} tier {r['tier']}: {r['status']}" + (f" → draft {r['draft']}" if r.get('draft') else "")
+    section("Projects", [f"{r['id']} {r['topic']} tier {r['tier']}: {r['status']}" + (f" → draft {r['draft_id']}" if r.get('draft_id') else "")
                          for r in d.projects])
     section("New drafts", [f"{r['id']} {r['topic']} tier {r['tier']}" + (" (collaboration)" if r["collab"] else "")
                            + (" (salvage)" if r["salvage"] else "") for r in d.drafts])
-    section("Events", [f"new {r['id']} {r['kind'].replace('_', ' ')} · answer by month {r['respond_by']}" for r in d.events]
+    section("Events", [f"new {r['id']} {r['kind'].replace('_', ' ')} · answer by month {r['respond_by_month']}" for r in d.events]
             + [f"{r['id']} {r['kind'].replace('_', ' ')}: {r['status']}" for r in d.expired])
     section("News", [escape(f"m{r['month']} [{r['kind']}] {r['text']}") for r in d.news[-14:]])
     return out

@@ -180,7 +180,7 @@ class ProjectsPanel(Panel):
         rows.sort(key=lambda p: (p["status"] != "active", -p["started_month"]))
         _fill(self.query_one("#projects-table", DataTable), [
             [p["id"], p["topic"], p["tier"], p["status"], f"{p['progress_pct']:g}%", ", ".join(p["members"]) or "nobody",
-             f"{p['monthly_compute']:,.0f}", p["started_month"], p.get("ended_month") or "—", p["draft"] or "—", p.get("scooped_times", 0)]
+             f"{p['monthly_compute']:,.0f}", p["started_month"], p.get("ended_month") or "—", p["draft_id"] or "—", p.get("scooped_times", 0)]
             for p in rows])
         active = sum(1 for p in rows if p["status"] == "active")
         self.query_one("#projects-note", Static).update(Text(
@@ -212,7 +212,7 @@ class PapersPanel(Panel):
         subs = game.call("papers.submissions")
         subs.sort(key=lambda s: (s["status"] != "under_review", -s["submitted_month"]))
         _fill(self.query_one("#subs-table", DataTable), [
-            [s["id"], s["draft"], s["venue"], s["status"].replace("_", " "), s["submitted_month"],
+            [s["id"], s["draft_id"], s["venue"], s["status"].replace("_", " "), s["submitted_month"],
              s["decision_month"] or f"~{s['decision_expected_month']}",
              ", ".join(f"{x:.1f}" for x in (s["reviewer_scores"] or [])) or "—"] for s in subs])
         pubs = game.call("papers.publications")
@@ -283,7 +283,7 @@ class GrantsPanel(Panel):
         props = game.call("grants.proposals")
         props.sort(key=lambda p: (p["status"] != "pending", -p["submitted_month"]))
         _fill(self.query_one("#proposals-table", DataTable), [
-            [p["id"], p["call"], p["agency"], p["topic"], f"{p['hours']:g}", p["status"], p["submitted_month"], p["decision_month"]]
+            [p["id"], p["call_id"], p["agency"], p["topic"], f"{p['hours']:g}", p["status"], p["submitted_month"], p["decision_month"]]
             for p in props])
         _fill(self.query_one("#awards-table", DataTable), [
             [a["id"], a["agency"], f"${a['total']:,.0f}", f"${a['monthly']:,.0f}", a["start_month"], a["end_month"],
@@ -338,8 +338,8 @@ class EventsPanel(Panel):
         _fill(self.query_one("#events-table", DataTable), [
             [e["id"], e["kind"].replace("_", " "), e["arrived_month"], e["respond_by_month"], event_details(e), EVENT_COSTS.get(e["kind"], "")]
             for e in pend])
-        past = game.query("select id, kind, month, status from events where status != 'pending' order by month desc, id desc limit 40")
-        _fill(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["month"], r["status"]] for r in past])
+        past = game.query("select id, kind, arrived_month, status from events where status != 'pending' order by arrived_month desc, id desc limit 40")
+        _fill(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["arrived_month"], r["status"]] for r in past])
 
 
 LEDGER_ROWS = 150

@@ -65,7 +65,7 @@ def test_s15_result_shapes():
                      "last_report_quality", "last_meeting_sentiment", "contract_end"},
         "active_projects": {"id", "topic", "tier", "progress_pct", "members", "monthly_compute"},
         "available_drafts": {"id", "topic", "tier", "created", "salvage", "collab", "polish_hours", "revisions"},
-        "submissions_under_review": {"id", "draft", "venue", "decision_expected_month"},
+        "submissions_under_review": {"id", "draft_id", "venue", "decision_expected_month"},
         "proposals_pending": {"id", "agency", "topic", "decision_expected_month"},
         "active_awards": {"id", "agency", "monthly_income", "ends_month"},
         "pending_events": {"id", "kind", "respond_by_month", "details"},
@@ -82,19 +82,19 @@ def test_s15_result_shapes():
                             "papers_accepted", "first_author_accepted", "contract_end"}
     for row in api.projects.list():
         assert set(row) >= {"id", "topic", "tier", "status", "progress_pct", "members", "monthly_compute",
-                            "started_month", "draft"}
+                            "started_month", "draft_id"}
     for row in api.papers.drafts():
         assert set(row) >= {"id", "topic", "tier", "status", "created_month", "authors", "polish_hours", "revisions",
                             "salvage", "collab"}
     for row in api.papers.submissions():
-        assert set(row) >= {"id", "draft", "venue", "status", "submitted_month", "decision_month",
+        assert set(row) >= {"id", "draft_id", "venue", "status", "submitted_month", "decision_month",
                             "decision_expected_month", "reviewer_scores"}
         assert (row["decision_month"] is None) == (row["status"] == "under_review")
     for row in api.papers.publications():
         assert set(row) >= {"id", "venue", "topic", "tier", "published_month", "citations", "authors", "collab"}
         assert row["published_month"] <= w.s.month
     for row in api.grants.proposals():
-        assert set(row) >= {"id", "call", "agency", "topic", "status", "submitted_month", "decision_month"}
+        assert set(row) >= {"id", "call_id", "agency", "topic", "status", "submitted_month", "decision_month"}
     for row in api.grants.awards():
         assert set(row) >= {"id", "agency", "total", "monthly", "start_month", "end_month"}
     for row in api.field.news(5):

@@ -90,7 +90,7 @@ def test_s5_pool_ids_shuffled_visible_fields_and_hidden_interview():
     rows = api.recruit.applicants()
     assert {r["id"] for r in rows} == {a.id for a in apps}
     assert all(r["interview"] is None for r in rows)
-    assert set(rows[0]) == {"id", "name", "pool", "transcript", "letter", "interview", "status"}
+    assert set(rows[0]) == {"id", "season_year", "name", "pool", "transcript", "letter", "interview", "status"}
     got = api.recruit.interview(rows[0]["id"])["interview_scores"]
     assert got == {rows[0]["id"]: w.s.applicants[rows[0]["id"]].interview_score}
     assert api.recruit.applicants()[0]["interview"] == got[rows[0]["id"]]

@@ -137,7 +137,7 @@ def rejecting_venues(api: Any) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for sub in api.papers.submissions():
         if sub["status"] == "reject":
-            out.setdefault(sub["draft"], []).append(sub["venue"])
+            out.setdefault(sub["draft_id"], []).append(sub["venue"])
     return out
 
 

@@ -158,7 +158,7 @@ class Oracle(Policy):
         rejected: dict[str, list[str]] = {}
         for sub in api.papers.submissions():
             if sub["status"] == "reject":
-                rejected.setdefault(sub["draft"], []).append(sub["venue"])
+                rejected.setdefault(sub["draft_id"], []).append(sub["venue"])
         for d in dash["available_drafts"]:
             rej = rejected.get(d["id"], [])
             if not d["salvage"] and not rej:

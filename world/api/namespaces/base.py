@@ -1,0 +1,80 @@
+"""The base of every API namespace: lookups of live entities and attention checks (§3, §15)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ... import people as people_mod
+from ..checks import listing, string_id
+from ..registry import ActionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...engine import World
+    from ...state import Person
+    from .. import Api
+
+
+class Namespace:
+    """One API namespace over the :class:`~world.api.Api`'s world; subclasses set ``_name``."""
+
+    _name = ""
+
+    def __init__(self, api: "Api") -> None:
+        self._api = api
+
+    @property
+    def _w(self) -> "World":
+        return self._api.world
+
+    def _charge(self, hours: float, what: str) -> None:
+        """Charge one-off attention hours, refusing more than is left (§3)."""
+        w = self._w
+        if hours < 0:
+            raise ActionError("bad_argument", f"{what}: hours cannot be negative")
+        left = people_mod.attention_left(w)
+        if hours > left + 1e-9:
+            raise ActionError(
+                "no_attention",
+                f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
+                f"(pool {people_mod.attention_pool(w):.2f} h, mentoring {people_mod.mentoring_reserved(w):.2f} h, "
+                f"used {w.s.oneoff_used:.2f} h); lower mentoring or wait for next month",
+            )
+        w.s.oneoff_used += hours
+
+    def _check_hours(self, hours: float, what: str) -> None:
+        """Refuse (``no_attention``) unless ``hours`` of one-off attention are left this month (§3)."""
+        w = self._w
+        left = people_mod.attention_left(w)
+        if hours > left + 1e-9:
+            raise ActionError(
+                "no_attention",
+                f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
+                f"(pool {people_mod.attention_pool(w):.2f} h, mentoring {people_mod.mentoring_reserved(w):.2f} h, "
+                f"used {w.s.oneoff_used:.2f} h)",
+            )
+
+    @staticmethod
+    def _live(collection: dict, eid: Any, noun: str, status: str, adjective: str, *,
+              wrong_state_code: str = "unknown_id") -> Any:
+        """The entity ``eid`` of ``collection`` if its status is ``status``, else an ActionError
+        naming its actual state and listing the ids that are (e.g. "no such active project ...")."""
+        string_id(eid, f"{noun} id")
+        e = collection.get(eid)
+        if e is None or e.status != status:
+            live = [x.id for x in collection.values() if x.status == status]
+            state = "" if e is None else f" (it is {e.status.replace('_', ' ')})"
+            raise ActionError("unknown_id" if e is None else wrong_state_code,
+                              f"no such {adjective} {noun} {eid!r}{state}; {adjective} {noun}s: {listing(live)}")
+        return e
+
+    def _person(self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None,
+                what: str = "lab member") -> "Person":
+        """The lab member ``pid`` (active, of one of ``roles``), else ``unknown_id`` listing who is."""
+        w = self._w
+        string_id(pid, "id")
+        p = w.s.people.get(pid)
+        pool = [q for q in w.s.people.values() if (not active or q.status == "active") and (roles is None or q.role in roles)]
+        if p is None or (active and p.status != "active") or (roles is not None and p.role not in roles):
+            state = "" if p is None else f" ({p.role}, {p.status})"
+            raise ActionError("unknown_id", f"no such active {what} {pid!r}{state}; current: {listing([q.id for q in pool])}")
+        return p

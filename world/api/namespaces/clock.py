@@ -1,0 +1,42 @@
+"""The ``time`` namespace: the clock (MECHANICS §1, §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import scoring, views
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Time(Namespace):
+    """The clock (§1)."""
+
+    _name = "time"
+
+    @api_call(mutating=True)
+    def next_month(self) -> dict[str, Any]:
+        """Close this month (the tick) and open the next; returns the new dashboard, or the
+        summary with ``simulation_over: True`` once the horizon or a collapse is reached,
+        plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
+        w = self._w
+        report = w.next_month().to_dict()
+        if w.s.finished:
+            return {"simulation_over": True, **scoring.summary(w), "report": report}
+        return {**views.dashboard(w), "report": report}
+
+    @api_call(mutating=False)
+    def last_report(self) -> dict[str, Any]:
+        """The report of the last closed month again (MECHANICS Decisions 8): month, label,
+        decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
+        drafts_completed, dead_ends, scoops, publications, proposals, citations
+        {earned, total, by_publication}, money {by_category, inflow, outflow, net, budget}
+        (USD), events {arrived, expired}, headlines, collapsed, finished.
+
+        Raises:
+            ActionError: ``no_report`` before the first month has been closed.
+        """
+        rep = self._w.last_report
+        if rep is None:
+            raise ActionError("no_report", f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}")
+        return rep.to_dict()

@@ -1,0 +1,57 @@
+"""The ``field`` namespace: news, preprints, conference reports and trips (MECHANICS §4, §11, §15)."""
+
+from __future__ import annotations
+
+from ... import events as events_mod
+from ... import field as field_mod
+from ...config import TOPICS
+from .. import checks
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Field(Namespace):
+    """News, preprint feed, conference reports, conference trips (§4, §11)."""
+
+    _name = "field"
+
+    @api_call(mutating=False)
+    def news(self, n: int = 20) -> list:
+        """The last ``n`` news items: month, kind, topic, text."""
+        n = checks.integer(n, "n", 0, 100_000)
+        rows = self._w.s.news[-n:] if n else []
+        return [{"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in rows]
+
+    @api_call(mutating=False)
+    def preprints(self, n_months: int = 3) -> list:
+        """Preprint counts per topic for the last ``n_months`` months."""
+        w = self._w
+        n = checks.integer(n_months, "n_months", 0, 100_000)
+        lo = w.s.month - n
+        return [{"month": r[0], "topic": r[1], "preprint_count": r[2]} for r in w.s.preprints if r[0] > lo]
+
+    @api_call(mutating=False)
+    def conference_report(self) -> list:
+        """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
+        return [{"month": r[0], "venue": r[1], "topic": r[2], "accepted_papers": r[3]} for r in self._w.s.conference_reports[-32:]]
+
+    @api_call(mutating=True)
+    def attend_conference(self) -> dict:
+        """Attend a conference: 15 h, $2,500, at most once every 5 months; returns hallway intel."""
+        w = self._w
+        s, cfg = w.s, w.cfg
+        m = s.month
+        if s.last_conference_month is not None and m - s.last_conference_month < cfg.conference_gap:
+            raise ActionError("wrong_month", f"the last conference trip was in month {s.last_conference_month}; the next is possible in month {s.last_conference_month + cfg.conference_gap}")
+        self._check_hours(cfg.conference_hours, "a conference trip")
+        self._charge(cfg.conference_hours, "a conference trip")
+        w.spend(-cfg.conference_cost, "travel", "conference")
+        w.reputation_impulse("conference", cfg.rep_conference)
+        events_mod.boost_next_season(w)
+        s.last_conference_month = m
+        return {"ok": True, "hallway_intel": field_mod.conference_intel(w, m), "note": "you hear what people are excited about"}
+
+    @api_call(mutating=False)
+    def topics(self) -> list:
+        """The research topics, in their fixed order."""
+        return list(TOPICS)

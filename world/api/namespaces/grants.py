@@ -1,0 +1,87 @@
+"""The ``grants`` namespace: calls, proposals and awards (MECHANICS §9, §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import grants as grants_mod
+from ... import views
+from ...state import Proposal
+from .. import checks
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Grants(Namespace):
+    """Calls, proposals and awards (§9)."""
+
+    _name = "grants"
+
+    @api_call(mutating=False)
+    def calls(self) -> list:
+        """Calls open this month: id, agency, award (USD), duration_months, open_month, last_month_to_apply, decision_delay_months."""
+        w = self._w
+        return [views.call_row(w, c) for c in views.open_calls(w)]
+
+    @api_call(mutating=True)
+    def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict:
+        """Write a proposal to an open call: ≥ 5 h, $500, optional drafts/publications as evidence."""
+        w = self._w
+        s, cfg = w.s, w.cfg
+        m = s.month
+        checks.string_id(call_id, "call id")
+        c = s.calls.get(call_id)
+        if c is None or not (c.open_month <= m <= c.close_month):
+            open_ids = [x.id for x in s.calls.values() if x.open_month <= m <= x.close_month]
+            raise ActionError("unknown_id", f"no open call {call_id!r} this month; open calls: {checks.listing(open_ids)}")
+        topic = checks.topic(topic)
+        h = checks.num(hours, "hours", cfg.proposal_min_hours)
+        agency = c.agency
+        a = cfg.agencies[agency]
+        if a["once"] and s.fel_funded:
+            raise ActionError("not_allowed", f"{agency} funds a lab only once, and it already funded this lab")
+        live = sum(1 for x in s.awards.values() if x.agency == agency and x.end_month >= m)
+        live += sum(1 for x in s.proposals.values() if x.agency == agency and x.status == "pending")
+        if live >= a["max_concurrent"]:
+            raise ActionError("cap_reached", f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}")
+        if agency == "TIF" and s.last_tif_month is not None and m - s.last_tif_month < cfg.tif_cooldown:
+            raise ActionError("wrong_month", f"TIF accepts one proposal every {cfg.tif_cooldown} months; the next is possible in month {s.last_tif_month + cfg.tif_cooldown}")
+        if attach is None:
+            attach = []
+        if isinstance(attach, str):
+            attach = [attach]
+        if not isinstance(attach, (list, tuple)):
+            raise ActionError("bad_argument", f"attach must be a list of draft or publication ids, got {attach!r}")
+        papers_seen: dict[str, str] = {}
+        for x in attach:
+            checks.string_id(x, "attachment id")
+            if x in s.publications:
+                key = s.publications[x].draft_id
+            elif x in s.drafts:
+                key = x
+            else:
+                raise ActionError("unknown_id", f"attachment {x!r} is neither a draft nor a publication; drafts: {checks.listing(list(s.drafts))}; "
+                                   f"publications: {checks.listing([p.id for p in s.publications.values() if p.published_month <= m])}")
+            if key in papers_seen:
+                raise ActionError("bad_argument", f"attachment {x!r} is the same paper as {papers_seen[key]!r}; attach each paper once")
+            papers_seen[key] = x
+        self._check_hours(h, f"a proposal of {h:g} h")
+        quality = grants_mod.proposal_quality(w, agency, topic, h, list(attach))
+        self._charge(h, "proposal")
+        w.spend(-cfg.proposal_fee, "proposal", c.id)
+        pid = s.next_id("PR")
+        s.proposals[pid] = Proposal(id=pid, call_id=c.id, agency=agency, topic=topic, hours=h, attached=list(attach),
+                                    quality=quality, submitted_month=m, decision_month=m + int(a["delay"]))
+        if agency == "TIF":
+            s.last_tif_month = m
+        return {"ok": True, "proposal_id": pid, "decision_expected_month": m + int(a["delay"])}
+
+    @api_call(mutating=False)
+    def proposals(self) -> list:
+        """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
+        return [views.proposal_row(p) for p in self._w.s.proposals.values()]
+
+    @api_call(mutating=False)
+    def awards(self) -> list:
+        """All awards: id, agency, total (USD), monthly (USD), start_month, end_month."""
+        return [views.award_row(a) for a in self._w.s.awards.values()]

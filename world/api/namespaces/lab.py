@@ -1,0 +1,48 @@
+"""The ``lab`` namespace: dashboard, ledger and attention (MECHANICS §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import views
+from .. import checks
+from ..registry import api_call
+from .base import Namespace
+
+
+def _copy_plain(x: Any) -> Any:
+    """A deep copy of plain JSON-like data (dicts, lists, scalars), faster than ``copy.deepcopy``."""
+    if isinstance(x, dict):
+        return {k: _copy_plain(v) if isinstance(v, (dict, list)) else v for k, v in x.items()}
+    if isinstance(x, list):
+        return [_copy_plain(v) if isinstance(v, (dict, list)) else v for v in x]
+    return x
+
+
+class Lab(Namespace):
+    """The lab's dashboard, ledger and attention (MECHANICS §15 ``lab``)."""
+
+    _name = "lab"
+
+    @api_call(mutating=False)
+    def dashboard(self) -> dict:
+        """Everything on the PI's desk this month: budget, burn, runway, attention, people,
+        projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
+        w = self._w
+        key = (w.version, w.s.month, w.s.budget, w.s.oneoff_used, len(w.s.action_log))
+        cached = self._api._dashboard_cache
+        if cached is None or cached[0] != key:
+            cached = self._api._dashboard_cache = (key, views.dashboard(w))
+        return _copy_plain(cached[1])
+
+    @api_call(mutating=False)
+    def ledger(self, n: int = 20) -> list:
+        """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
+        n = checks.integer(n, "n", 0, 100_000)
+        rows = self._w.s.ledger[-n:] if n else []
+        return [{"month": r[0], "category": r[1], "amount": r[2], "note": r[3]} for r in rows]
+
+    @api_call(mutating=False)
+    def attention(self) -> dict:
+        """Hours this month: pool, mentoring_reserved, oneoff_used, left (§3)."""
+        return views.attention(self._w)

@@ -1,0 +1,97 @@
+"""The ``papers`` namespace: drafts, polish, submissions, revisions, publications (MECHANICS §7, §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import views
+from ...config import VENUES
+from ...state import Submission
+from .. import checks
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Papers(Namespace):
+    """Drafts, polish, submissions, revisions, publications (§7)."""
+
+    _name = "papers"
+
+    def _draft(self, draft_id: Any):
+        return self._live(self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed")
+
+    @api_call(mutating=False)
+    def drafts(self) -> list:
+        """All drafts: id, topic, tier, status, created_month, authors, polish_hours, revisions, salvage, collab."""
+        return [views.draft_row(d) for d in self._w.s.drafts.values()]
+
+    @api_call(mutating=True)
+    def polish(self, draft_id: Any, hours: Any) -> dict:
+        """Spend hours polishing an available draft (gains saturate at 12 h in total)."""
+        d = self._draft(draft_id)
+        h = checks.num(hours, "hours", 0.0)
+        self._charge(h, f"polishing {d.id}")
+        d.polish_hours += h
+        note = "polish beyond 12 h adds nothing" if d.polish_hours > self._w.cfg.polish_cap_hours else "polished"
+        return {"ok": True, "total_polish_hours": d.polish_hours, "note": note}
+
+    @api_call(mutating=True)
+    def submit(self, draft_id: Any, venue: Any) -> dict:
+        """Submit an available draft to a venue (conferences only in their deadline months)."""
+        w = self._w
+        d = self._draft(draft_id)
+        if not isinstance(venue, str) or venue not in VENUES:
+            raise ActionError("bad_argument", f"unknown venue {venue!r}; venues: {', '.join(VENUES)}")
+        v = w.cfg.venues[venue]
+        m = w.s.month
+        if v["conference"] and (m % 12) not in v["deadlines"]:
+            months = ", ".join(str(x if x else 12) for x in v["deadlines"])
+            open_now = [n for n in VENUES if not w.cfg.venues[n]["conference"] or (m % 12) in w.cfg.venues[n]["deadlines"]]
+            raise ActionError("wrong_month", f"{venue} takes submissions only in months {months} of each year; open this month: {', '.join(open_now)}")
+        sid = w.s.next_id("SUB")
+        w.s.submissions[sid] = Submission(id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(v["delay"]))
+        d.status = "under_review"
+        return {"ok": True, "submission_id": sid, "decision_expected_month": m + int(v["delay"])}
+
+    @api_call(mutating=True)
+    def revise(self, draft_id: Any, hours: Any) -> dict:
+        """Revise a rejected, available draft (once a month); gains shrink with each revision."""
+        w = self._w
+        d = self._draft(draft_id)
+        h = checks.num(hours, "hours", 0.0)
+        if not any(sub.draft_id == d.id and sub.status == "reject" for sub in w.s.submissions.values()):
+            raise ActionError("not_allowed", f"{d.id} has not been rejected yet; only rejected drafts can be revised")
+        if d.revised_month == w.s.month:
+            raise ActionError("not_allowed", f"{d.id} was already revised this month; revise again next month")
+        if d.authors and not any(w.s.people[a].status == "active" for a in d.authors):
+            raise ActionError("not_allowed", f"none of {d.id}'s authors is still in the lab")
+        self._charge(h, f"revising {d.id}")
+        cfg = w.cfg
+        d.q = min(cfg.quality_max, d.q + cfg.revise_gain * min(h, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay ** d.revisions)
+        d.revisions += 1
+        d.revised_month = w.s.month
+        return {"ok": True, "revisions": d.revisions, "note": "revised; gains beyond 10 h are lost and shrink with each revision"}
+
+    @api_call(mutating=True)
+    def withdraw(self, submission_id: Any) -> dict:
+        """Withdraw a submission under review; the draft becomes available again."""
+        w = self._w
+        checks.string_id(submission_id, "submission id")
+        sub = w.s.submissions.get(submission_id)
+        if sub is None or sub.status != "under_review":
+            live = [x.id for x in w.s.submissions.values() if x.status == "under_review"]
+            raise ActionError("unknown_id", f"no submission {submission_id!r} under review; under review: {checks.listing(live)}")
+        sub.status = "withdrawn"
+        sub.decided_month = w.s.month
+        w.s.drafts[sub.draft_id].status = "available"
+        return {"ok": True}
+
+    @api_call(mutating=False)
+    def submissions(self) -> list:
+        """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
+        return [views.submission_row(sub) for sub in self._w.s.submissions.values()]
+
+    @api_call(mutating=False)
+    def publications(self) -> list:
+        """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
+        return [views.publication_row(p) for p in views.published(self._w)]

@@ -1,0 +1,134 @@
+"""The ``recruit`` namespace: applicants, interviews, offers, postdocs, RAs, managers, dismissal (MECHANICS §5, §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import people as people_mod
+from ... import views
+from ...state import Posting
+from .. import checks
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Recruit(Namespace):
+    """Applicants, interviews, offers, postdocs, RAs, managers, dismissal (§5)."""
+
+    _name = "recruit"
+
+    @api_call(mutating=False)
+    def applicants(self) -> list:
+        """This season's pending/offered applicants (months ≡ 1-3 only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
+        w = self._w
+        m = w.s.month
+        if not people_mod.in_offer_season(m):
+            return []
+        y = people_mod.season_year(m)
+        return [views.applicant_row(a) for a in w.s.applicants.values()
+                if a.season_year == y and a.status in ("pending", "offered")]
+
+    def _season_applicant(self, aid: Any):
+        w = self._w
+        checks.string_id(aid, "applicant id")
+        y = people_mod.season_year(w.s.month)
+        a = w.s.applicants.get(aid)
+        if a is None or a.season_year != y:
+            current = [x.id for x in w.s.applicants.values() if x.season_year == y and x.status in ("pending", "offered")]
+            raise ActionError("unknown_id", f"no such applicant {aid!r} this season; current applicants: {checks.listing(current)}")
+        return a
+
+    def _require_season(self, what: str) -> None:
+        m = self._w.s.month
+        if not people_mod.in_offer_season(m):
+            nxt = m + ((1 - m) % 12)
+            raise ActionError("wrong_month", f"{what} is possible only in recruiting months (month of year 1-3); the next season opens in month {nxt}")
+
+    @api_call(mutating=True)
+    def interview(self, ids: Any) -> dict:
+        """Interview one applicant id or a list of ids: 3 h per new candidate, repeats free.
+
+        Returns ``{"interview_scores": {id: score}}``. All-or-nothing: if the hours for all
+        new candidates are not left, nobody is interviewed.
+        """
+        self._require_season("interviewing")
+        ids_list = [ids] if isinstance(ids, str) else ids
+        if not isinstance(ids_list, (list, tuple)) or not ids_list:
+            raise ActionError("bad_argument", f"ids must be an applicant id or a non-empty list of ids, got {ids!r}")
+        apps = []
+        for aid in ids_list:
+            a = self._season_applicant(aid)
+            if a not in apps:
+                apps.append(a)
+        new = [a for a in apps if not a.interviewed]
+        cost = self._w.cfg.interview_hours * len(new)
+        self._check_hours(cost, f"interviewing {len(new)} new candidate(s)")
+        self._charge(cost, "interviews")
+        for a in new:
+            a.interviewed = True
+        return {"interview_scores": {a.id: a.interview_score for a in apps}}
+
+    @api_call(mutating=True)
+    def offer(self, applicant_id: Any) -> dict:
+        """Make a PhD offer (months ≡ 1-3); resolved at the tick of month ≡ 3, arrival month ≡ 5."""
+        self._require_season("making offers")
+        w = self._w
+        a = self._season_applicant(applicant_id)
+        if a.status != "pending":
+            raise ActionError("not_allowed", f"applicant {a.id} is {a.status}, not pending; offer only to pending applicants")
+        used = people_mod.researcher_commitments(w)
+        if used >= w.cfg.researcher_cap:
+            raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap} (active researchers, outstanding offers, incoming students and open postdoc searches count)")
+        a.status = "offered"
+        y = people_mod.season_year(w.s.month)
+        return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + 3}, arrivals in month {12 * y + 5}"}
+
+    @api_call(mutating=True)
+    def post_postdoc(self) -> dict:
+        """Post a postdoc search ($1,000); it resolves at the tick two months later."""
+        w = self._w
+        if people_mod.researcher_commitments(w) >= w.cfg.researcher_cap:
+            raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap}; a postdoc search cannot be posted")
+        s = w.s
+        pid = s.next_id("PDsearch")
+        s.postings[pid] = Posting(id=pid, month=s.month, resolve_month=s.month + w.cfg.postdoc_search_months)
+        w.spend(-w.cfg.postdoc_search_fee, "recruiting", pid)
+        return {"ok": True, "search_id": pid, "note": f"search {pid} posted; result at the end of month {s.month + w.cfg.postdoc_search_months}"}
+
+    @api_call(mutating=True)
+    def renew_postdoc(self, postdoc_id: Any) -> dict:
+        """Extend an active postdoc's contract by 12 months (within 3 months of its end)."""
+        w = self._w
+        p = self._person(postdoc_id, roles=("postdoc",), what="postdoc")
+        if p.contract_end - w.s.month > w.cfg.postdoc_renewal_window:
+            raise ActionError("wrong_month", f"{p.id}'s contract ends in month {p.contract_end}; renewal opens in month {p.contract_end - w.cfg.postdoc_renewal_window}")
+        p.contract_end += w.cfg.postdoc_renewal_months
+        return {"ok": True, "new_contract_end": p.contract_end}
+
+    @api_call(mutating=True)
+    def hire_ra(self) -> dict:
+        """Hire a research assistant now ($1,800/month; never an author)."""
+        p = people_mod.hire_staff(self._w, "ra")
+        return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend, "note": f"{p.name} joins as a research assistant"}
+
+    @api_call(mutating=True)
+    def hire_manager(self) -> dict:
+        """Hire a lab manager now ($4,500/month; 2 h less oversight per researcher; at most 2)."""
+        w = self._w
+        n = len(people_mod.active_people(w, ("manager",)))
+        if n >= w.cfg.manager_cap:
+            raise ActionError("cap_reached", f"the lab already has {n} lab managers (at most {w.cfg.manager_cap})")
+        p = people_mod.hire_staff(w, "manager")
+        return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend,
+                "attention_relief_per_researcher": w.cfg.oversight_manager_relief,
+                "note": f"{p.name} joins as lab manager"}
+
+    @api_call(mutating=True)
+    def dismiss(self, staff_id: Any) -> dict:
+        """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
+        w = self._w
+        p = self._person(staff_id, roles=("ra", "manager"), what="RA or lab manager")
+        if p.dismiss_at_tick:
+            raise ActionError("not_allowed", f"{p.id} is already leaving at the end of this month")
+        p.dismiss_at_tick = True
+        return {"ok": True, "note": f"{p.name} leaves at the end of month {w.s.month} (this month is still paid and overseen)"}

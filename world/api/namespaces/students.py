@@ -1,0 +1,53 @@
+"""The ``students`` namespace: everyone ever in the lab, mentoring, monthly reports (MECHANICS §5, §15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import people as people_mod
+from ... import views
+from .. import checks
+from ..registry import ActionError, api_call
+from .base import Namespace
+
+
+class Students(Namespace):
+    """People ever in the lab, mentoring, monthly reports (§5)."""
+
+    _name = "students"
+
+    @api_call(mutating=False)
+    def list(self) -> list:
+        """Everyone ever in the lab, any role or status: id, name, role, status, arrived_month, left_month, months_in, stipend, mentoring_hours, papers_accepted, first_author_accepted, contract_end."""
+        w = self._w
+        return [views.student_row(w, p) for p in w.s.people.values()]
+
+    @api_call(mutating=True)
+    def set_mentoring(self, hours: Any) -> dict:
+        """Set standing monthly mentoring hours ``{id: h}`` (0-40 h each; others keep theirs)."""
+        w = self._w
+        if not isinstance(hours, dict) or not hours:
+            raise ActionError("bad_argument", f"hours must be a non-empty dict {{person_id: hours}}, got {hours!r}")
+        new: dict[str, float] = {}
+        for pid, h in hours.items():
+            p = self._person(pid)
+            new[p.id] = checks.num(h, f"mentoring hours for {p.id}", 0.0, w.cfg.mentoring_max)
+        total = sum(new.get(p.id, p.mentoring) for p in people_mod.active_people(w))
+        pool = people_mod.attention_pool(w)
+        if total + w.s.oneoff_used > pool + 1e-9:
+            raise ActionError("no_attention", f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h")
+        for pid, h in new.items():
+            w.s.people[pid].mentoring = h
+        return {"ok": True, "mentoring_total": round(total, 2)}
+
+    @api_call(mutating=False)
+    def reports(self, student_id: Any, n: int = 6) -> list:
+        """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
+        w = self._w
+        checks.string_id(student_id, "student id")
+        if student_id not in w.s.people:
+            raise ActionError("unknown_id", f"no such student {student_id!r}; students: {checks.listing(list(w.s.people))}")
+        n = checks.integer(n, "n", 0, 10_000)
+        rows = [r for r in w.s.student_reports if r[0] == student_id]
+        rows = rows[-n:] if n else []
+        return [{"month": r[1], "report_quality": r[2], "meeting_sentiment": r[3]} for r in rows]

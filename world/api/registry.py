@@ -1,0 +1,142 @@
+"""The call registry and argument binding of the agent API (MECHANICS §15).
+
+``ActionError`` lives in :mod:`world.errors` and is re-exported here. A namespace method becomes an API call with :func:`api_call`: its arguments are bound by
+name (a fast ``Signature.bind``), a mutating call is refused after the end of the career,
+and an accepted mutating call is appended to the world's action log as
+``[month, "namespace.method", kwargs]``. :func:`build_registry` turns the namespace classes
+into the registry (:class:`CallSpec` per call) every front end builds on.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import ActionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import World
+
+__all__ = ["REQUIRED", "ActionError", "CallSpec", "api_call", "build_registry", "jsonable", "over_message"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+"""Sentinel for a parameter without a default in :class:`CallSpec`."""
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One API call: its name, parameters ``((name, default or REQUIRED), ...)``, doc, kind."""
+
+    name: str
+    params: tuple
+    doc: str
+    mutating: bool
+
+
+def api_call(mutating: bool) -> Callable:
+    """Mark a namespace method as an API call; mutating calls are refused after the end and logged.
+
+    The decorated method's first parameter is the namespace (``self``); the namespace has
+    ``_name`` (its API name) and ``_api`` (the :class:`~world.api.Api`, whose ``world`` is
+    acted on). A mutating call that raises :class:`ActionError` is not logged.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        sig = inspect.signature(fn)
+
+        names = [p.name for p in sig.parameters.values()][1:]
+        defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
+
+        def bind(args: tuple, kwargs: dict) -> dict:
+            """Map call arguments to parameter names (a fast ``Signature.bind``)."""
+            if len(args) > len(names):
+                raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
+            out = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k not in names:
+                    raise TypeError(f"got an unexpected keyword argument {k!r}")
+                if k in out:
+                    raise TypeError(f"got multiple values for argument {k!r}")
+                out[k] = v
+            for k in names:
+                if k not in out:
+                    if k not in defaults:
+                        raise TypeError(f"missing a required argument: {k!r}")
+                    out[k] = defaults[k]
+            return out
+
+        @functools.wraps(fn)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = bind(args, kwargs)
+            except TypeError as exc:
+                raise ActionError("bad_argument", f"{self._name}.{fn.__name__}: {exc}; usage: {self._name}.{fn.__name__}{_usage(sig)}") from None
+            w = self._api.world
+            if not mutating:
+                return fn(self, **bound)
+            if w.s.finished:
+                raise ActionError("career_over", over_message(w))
+            month = w.s.month
+            call_args = jsonable(bound)
+            result = fn(self, **bound)
+            w.s.action_log.append([month, f"{self._name}.{fn.__name__}", call_args])
+            w.version += 1
+            return result
+
+        wrapper._api_mutating = mutating  # type: ignore[attr-defined]
+        wrapper._api_signature = sig  # type: ignore[attr-defined]
+        return wrapper
+
+    return deco
+
+
+def _usage(sig: inspect.Signature) -> str:
+    params = [p for p in sig.parameters.values() if p.name != "self"]
+    parts = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params]
+    return "(" + ", ".join(parts) + ")"
+
+
+def over_message(w: "World") -> str:
+    """The ``career_over`` message: why the career ended and what still works."""
+    if w.s.collapsed:
+        return f"simulation is over: the lab collapsed in month {w.s.collapse_month}; only reading calls and query() work"
+    return f"simulation is over: month {w.s.month} was the horizon; only reading calls and query() work"
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` as JSON-able plain data (tuples become lists, non-finite floats and other objects strings)."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, float):
+        return x if math.isfinite(x) else str(x)
+    if x is None or isinstance(x, (str, int, bool)):
+        return x
+    return repr(x)
+
+
+def build_registry(namespaces: dict[str, type]) -> dict[str, dict[str, CallSpec]]:
+    """namespace → method → :class:`CallSpec` for every :func:`api_call` method of the given classes."""
+    reg: dict[str, dict[str, CallSpec]] = {}
+    for ns, cls in namespaces.items():
+        calls = {}
+        for name, fn in vars(cls).items():
+            if name.startswith("_") or not hasattr(fn, "_api_mutating"):
+                continue
+            params = tuple(
+                (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
+                for p in fn._api_signature.parameters.values() if p.name != "self"
+            )
+            calls[name] = CallSpec(name=name, params=params, doc=inspect.getdoc(fn) or "", mutating=fn._api_mutating)
+        reg[ns] = calls
+    return reg
