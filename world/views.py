@@ -59,7 +59,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 
 
 # ------------------------------------------------------------------------------ entity rows
-def student_row(w: "World", p: "Person") -> dict[str, Any]:
+def student_row(w: World, p: Person) -> dict[str, Any]:
     """A lab member, any role or status (``students.list()``, table ``students``).
 
     ``months_in`` counts months in the lab up to now or up to leaving; ``stipend`` is the
@@ -74,27 +74,27 @@ def student_row(w: "World", p: "Person") -> dict[str, Any]:
     }
 
 
-def applicant_row(a: "Applicant") -> dict[str, Any]:
+def applicant_row(a: Applicant) -> dict[str, Any]:
     """An applicant (``recruit.applicants()``, table ``applicants``); ``interview`` is None until interviewed."""
     return {"id": a.id, "season_year": a.season_year, "pool": a.pool, "name": a.name, "transcript": a.transcript,
             "letter": a.letter, "interview": a.interview_score if a.interviewed else None, "status": a.status}
 
 
-def project_row(pj: "Project") -> dict[str, Any]:
+def project_row(pj: Project) -> dict[str, Any]:
     """A project (``projects.list()``, table ``projects``); ``draft_id`` is the draft it produced, if any."""
     return {"id": pj.id, "topic": pj.topic, "tier": pj.tier, "status": pj.status, "started_month": pj.started_month,
             "ended_month": pj.ended_month, "progress_pct": progress_pct(pj), "monthly_compute": pj.compute,
             "members": list(pj.members), "draft_id": pj.draft_id, "scooped_times": pj.scoops}
 
 
-def draft_row(d: "Draft") -> dict[str, Any]:
+def draft_row(d: Draft) -> dict[str, Any]:
     """A draft (``papers.drafts()``, table ``drafts``); ``project_id`` is None for a collaboration draft."""
     return {"id": d.id, "project_id": d.project_id, "topic": d.topic, "tier": d.tier, "status": d.status,
             "created_month": d.created_month, "authors": list(d.authors), "polish_hours": d.polish_hours,
             "revisions": d.revisions, "salvage": d.salvage, "collab": d.collab}
 
 
-def submission_row(sub: "Submission") -> dict[str, Any]:
+def submission_row(sub: Submission) -> dict[str, Any]:
     """A submission (``papers.submissions()``, table ``submissions``).
 
     ``decision_month`` is the month it was decided or withdrawn (None while under review);
@@ -106,59 +106,59 @@ def submission_row(sub: "Submission") -> dict[str, Any]:
             "reviewer_scores": list(sub.reviewer_scores) if sub.reviewer_scores is not None else None}
 
 
-def publication_row(p: "Publication") -> dict[str, Any]:
+def publication_row(p: Publication) -> dict[str, Any]:
     """A publication (``papers.publications()``, table ``publications``; published rows only)."""
     return {"id": p.id, "draft_id": p.draft_id, "venue": p.venue, "topic": p.topic, "tier": p.tier,
             "published_month": p.published_month, "citations": p.citations, "authors": list(p.authors),
             "collab": p.collab}
 
 
-def call_row(w: "World", c: "GrantCall") -> dict[str, Any]:
+def call_row(w: World, c: GrantCall) -> dict[str, Any]:
     """A grant call (``grants.calls()``, table ``grant_calls``): award in USD, duration and delay in months."""
     a = w.cfg.agencies[c.agency]
     return {"id": c.id, "agency": c.agency, "award": a["award"], "duration_months": a["duration"],
             "open_month": c.open_month, "last_month_to_apply": c.close_month, "decision_delay_months": a["delay"]}
 
 
-def proposal_row(p: "Proposal") -> dict[str, Any]:
+def proposal_row(p: Proposal) -> dict[str, Any]:
     """A proposal (``grants.proposals()``, table ``proposals``); ``hours`` of PI attention spent on it."""
     return {"id": p.id, "call_id": p.call_id, "agency": p.agency, "topic": p.topic, "status": p.status,
             "hours": p.hours, "submitted_month": p.submitted_month, "decision_month": p.decision_month,
             "attached": list(p.attached)}
 
 
-def award_row(a: "Award") -> dict[str, Any]:
+def award_row(a: Award) -> dict[str, Any]:
     """An award (``grants.awards()``, table ``awards``): total and monthly income in USD."""
     return {"id": a.id, "agency": a.agency, "total": a.total, "monthly": round(a.monthly, 2),
             "start_month": a.start_month, "end_month": a.end_month}
 
 
-def event_row(e: "Event") -> dict[str, Any]:
+def event_row(e: Event) -> dict[str, Any]:
     """An event (``events.pending()``, table ``events``); ``details`` is its public payload."""
     return {"id": e.id, "kind": e.kind, "status": e.status, "arrived_month": e.month,
             "respond_by_month": e.respond_by, "details": dict(e.details)}
 
 
 # ------------------------------------------------------------------------------ selections
-def open_calls(w: "World") -> list["GrantCall"]:
+def open_calls(w: World) -> list[GrantCall]:
     """Grant calls open this month, in creation order."""
     m = w.s.month
     return [c for c in w.s.calls.values() if c.open_month <= m <= c.close_month]
 
 
-def pending_events(w: "World") -> list["Event"]:
+def pending_events(w: World) -> list[Event]:
     """Events awaiting an answer, in arrival order."""
     return [e for e in w.s.events.values() if e.status == "pending"]
 
 
-def published(w: "World") -> list["Publication"]:
+def published(w: World) -> list[Publication]:
     """Publications out by this month (accepted papers appear in their publication month)."""
     m = w.s.month
     return [p for p in w.s.publications.values() if p.published_month <= m]
 
 
 # ------------------------------------------------------------------------------ dashboard
-def attention(w: "World") -> dict[str, Any]:
+def attention(w: World) -> dict[str, Any]:
     """This month's PI hours (§3): base, oversight_tax, pool, mentoring_reserved, oneoff_used, left."""
     oversight = people_mod.oversight_tax(w)
     pool = people_mod.attention_pool(w, oversight)
@@ -173,8 +173,8 @@ def attention(w: "World") -> dict[str, Any]:
     }
 
 
-def _last_reports(w: "World") -> dict[str, list]:
-    out: dict[str, list] = {}
+def _last_reports(w: World) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
     floor = w.s.month - 2
     for row in reversed(w.s.student_reports):
         if row[1] < floor:
@@ -183,7 +183,7 @@ def _last_reports(w: "World") -> dict[str, list]:
     return out
 
 
-def dashboard_notes(w: "World", deadlines: list[str]) -> list[str]:
+def dashboard_notes(w: World, deadlines: list[str]) -> list[str]:
     """The dashboard's notes: recruiting season, offer deadline, venue deadlines, compute price, service duty."""
     s, cfg = w.s, w.cfg
     m = s.month
@@ -201,13 +201,13 @@ def dashboard_notes(w: "World", deadlines: list[str]) -> list[str]:
     return notes
 
 
-def venue_deadlines(w: "World") -> list[str]:
+def venue_deadlines(w: World) -> list[str]:
     """Conferences whose submission deadline falls in this month."""
     cfg, m = w.cfg, w.s.month
     return [v for v in VENUES if cfg.venues[v]["conference"] and (m % 12) in cfg.venues[v]["deadlines"]]
 
 
-def dashboard(w: "World") -> dict[str, Any]:
+def dashboard(w: World) -> dict[str, Any]:
     """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller may keep."""
     s, cfg = w.s, w.cfg
     m = s.month

@@ -51,19 +51,19 @@ class _CheckedBaseline(Baseline):
         self.repeat_proposals = 0
 
     def propose(self, api: Any, topic: str) -> None:
-        before = {p["call"] for p in api.grants.proposals()}
+        before = {p["call_id"] for p in api.grants.proposals()}
         super().propose(api, topic)
         dash = api.lab.dashboard()
         runway = 99.0 if dash["runway_months"] is None else dash["runway_months"]
         if dash["attention"]["left"] < self.config.proposal_hours:
             return  # the hours refuse the rest (rule 5)
-        this_month = {p["call"] for p in api.grants.proposals() if p["submitted_month"] == self.world.s.month}
+        this_month = {p["call_id"] for p in api.grants.proposals() if p["submitted_month"] == self.world.s.month}
         for cid in _open_calls_the_rules_allow(self.world):
             if cid in this_month or (cid.startswith("TIF") and runway > self.config.tif_runway):
                 continue
             self.missed.append((self.world.s.month, cid))
         mine = [p for p in api.grants.proposals() if p["submitted_month"] == self.world.s.month]
-        self.repeat_proposals += sum(1 for p in mine if p["call"] in before)
+        self.repeat_proposals += sum(1 for p in mine if p["call_id"] in before)
 
 
 def test_baseline_proposes_to_every_open_call_every_month():

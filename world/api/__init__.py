@@ -20,6 +20,7 @@ from typing import Any
 
 from ..config import WorldConfig
 from ..engine import World
+from ..errors import ActionError, SimulationOver
 from .namespaces import (
     NAMESPACES,
     Events,
@@ -33,7 +34,6 @@ from .namespaces import (
     Students,
     Time,
 )
-from ..errors import ActionError, SimulationOver
 from .registry import REQUIRED, CallSpec, build_registry
 
 __all__ = ["API_CALLS", "NAMESPACES", "REQUIRED", "ActionError", "Api", "CallSpec", "SimulationOver", "replay"]
@@ -61,9 +61,9 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
-        self._dashboard_cache: tuple | None = None  # (world version key, dashboard) — reads between changes
+        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (world version key, dashboard) — reads between changes
 
-    def query(self, sql: Any) -> list:
+    def query(self, sql: Any) -> list[Any]:
         """Run one read-only SELECT/WITH over the observable database (§14).
 
         Returns:
@@ -77,7 +77,7 @@ class Api:
 
         return observer_for(self.world).query(sql)
 
-    def call(self, namespace: str, method: str, args: list | tuple = (), kwargs: dict | None = None) -> Any:
+    def call(self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
         """Dispatch ``namespace.method(*args, **kwargs)`` (also ``query`` and ``memory.*``).
 
         Raises:
@@ -108,7 +108,7 @@ class Api:
         return getattr(getattr(self, namespace), method)(*args, **kwargs)
 
 
-def replay(config: WorldConfig, seed: int, action_log: list) -> World:
+def replay(config: WorldConfig, seed: int, action_log: list[Any]) -> World:
     """Rebuild a career from its action log (``[month, "ns.method", kwargs]`` rows).
 
     Raises:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionError
 
@@ -37,12 +38,12 @@ class CallSpec:
     """One API call: its name, parameters ``((name, default or REQUIRED), ...)``, doc, kind."""
 
     name: str
-    params: tuple
+    params: tuple[tuple[str, Any], ...]
     doc: str
     mutating: bool
 
 
-def api_call(mutating: bool) -> Callable:
+def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a namespace method as an API call; mutating calls are refused after the end and logged.
 
     The decorated method's first parameter is the namespace (``self``); the namespace has
@@ -50,17 +51,17 @@ def api_call(mutating: bool) -> Callable:
     acted on). A mutating call that raises :class:`ActionError` is not logged.
     """
 
-    def deco(fn: Callable) -> Callable:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
 
         names = [p.name for p in sig.parameters.values()][1:]
         defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
 
-        def bind(args: tuple, kwargs: dict) -> dict:
+        def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
             """Map call arguments to parameter names (a fast ``Signature.bind``)."""
             if len(args) > len(names):
                 raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
-            out = dict(zip(names, args))
+            out = dict(zip(names, args, strict=False))
             for k, v in kwargs.items():
                 if k not in names:
                     raise TypeError(f"got an unexpected keyword argument {k!r}")
@@ -105,7 +106,7 @@ def _usage(sig: inspect.Signature) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def over_message(w: "World") -> str:
+def over_message(w: World) -> str:
     """The ``career_over`` message: why the career ended and what still works."""
     if w.s.collapsed:
         return f"simulation is over: the lab collapsed in month {w.s.collapse_month}; only reading calls and query() work"
@@ -125,7 +126,7 @@ def jsonable(x: Any) -> Any:
     return repr(x)
 
 
-def build_registry(namespaces: dict[str, type]) -> dict[str, dict[str, CallSpec]]:
+def build_registry(namespaces: dict[str, type[Any]]) -> dict[str, dict[str, CallSpec]]:
     """namespace → method → :class:`CallSpec` for every :func:`api_call` method of the given classes."""
     reg: dict[str, dict[str, CallSpec]] = {}
     for ns, cls in namespaces.items():

@@ -19,11 +19,11 @@ class Namespace:
 
     _name = ""
 
-    def __init__(self, api: "Api") -> None:
+    def __init__(self, api: Api) -> None:
         self._api = api
 
     @property
-    def _w(self) -> "World":
+    def _w(self) -> World:
         return self._api.world
 
     def _charge(self, hours: float, what: str) -> None:
@@ -54,7 +54,7 @@ class Namespace:
             )
 
     @staticmethod
-    def _live(collection: dict, eid: Any, noun: str, status: str, adjective: str, *,
+    def _live(collection: dict[str, Any], eid: Any, noun: str, status: str, adjective: str, *,
               wrong_state_code: str = "unknown_id") -> Any:
         """The entity ``eid`` of ``collection`` if its status is ``status``, else an ActionError
         naming its actual state and listing the ids that are (e.g. "no such active project ...")."""
@@ -68,11 +68,11 @@ class Namespace:
         return e
 
     def _person(self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None,
-                what: str = "lab member") -> "Person":
+                what: str = "lab member") -> Person:
         """The lab member ``pid`` (active, of one of ``roles``), else ``unknown_id`` listing who is."""
         w = self._w
         string_id(pid, "id")
-        p = w.s.people.get(pid)
+        p: Person | None = w.s.people.get(pid)
         pool = [q for q in w.s.people.values() if (not active or q.status == "active") and (roles is None or q.role in roles)]
         if p is None or (active and p.status != "active") or (roles is not None and p.role not in roles):
             state = "" if p is None else f" ({p.role}, {p.status})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import events as events_mod
 from ... import field as field_mod
 from ...config import TOPICS
@@ -16,14 +18,14 @@ class Field(Namespace):
     _name = "field"
 
     @api_call(mutating=False)
-    def news(self, n: int = 20) -> list:
+    def news(self, n: int = 20) -> list[Any]:
         """The last ``n`` news items: month, kind, topic, text."""
         n = checks.integer(n, "n", 0, 100_000)
         rows = self._w.s.news[-n:] if n else []
         return [{"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in rows]
 
     @api_call(mutating=False)
-    def preprints(self, n_months: int = 3) -> list:
+    def preprints(self, n_months: int = 3) -> list[Any]:
         """Preprint counts per topic for the last ``n_months`` months."""
         w = self._w
         n = checks.integer(n_months, "n_months", 0, 100_000)
@@ -31,12 +33,12 @@ class Field(Namespace):
         return [{"month": r[0], "topic": r[1], "preprint_count": r[2]} for r in w.s.preprints if r[0] > lo]
 
     @api_call(mutating=False)
-    def conference_report(self) -> list:
+    def conference_report(self) -> list[Any]:
         """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
         return [{"month": r[0], "venue": r[1], "topic": r[2], "accepted_papers": r[3]} for r in self._w.s.conference_reports[-32:]]
 
     @api_call(mutating=True)
-    def attend_conference(self) -> dict:
+    def attend_conference(self) -> dict[str, Any]:
         """Attend a conference: 15 h, $2,500, at most once every 5 months; returns hallway intel."""
         w = self._w
         s, cfg = w.s, w.cfg
@@ -52,6 +54,6 @@ class Field(Namespace):
         return {"ok": True, "hallway_intel": field_mod.conference_intel(w, m), "note": "you hear what people are excited about"}
 
     @api_call(mutating=False)
-    def topics(self) -> list:
+    def topics(self) -> list[Any]:
         """The research topics, in their fixed order."""
         return list(TOPICS)

@@ -18,13 +18,13 @@ class Grants(Namespace):
     _name = "grants"
 
     @api_call(mutating=False)
-    def calls(self) -> list:
+    def calls(self) -> list[Any]:
         """Calls open this month: id, agency, award (USD), duration_months, open_month, last_month_to_apply, decision_delay_months."""
         w = self._w
         return [views.call_row(w, c) for c in views.open_calls(w)]
 
     @api_call(mutating=True)
-    def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict:
+    def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict[str, Any]:
         """Write a proposal to an open call: ≥ 5 h, $500, optional drafts/publications as evidence."""
         w = self._w
         s, cfg = w.s, w.cfg
@@ -77,11 +77,11 @@ class Grants(Namespace):
         return {"ok": True, "proposal_id": pid, "decision_expected_month": m + int(a["delay"])}
 
     @api_call(mutating=False)
-    def proposals(self) -> list:
+    def proposals(self) -> list[Any]:
         """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
         return [views.proposal_row(p) for p in self._w.s.proposals.values()]
 
     @api_call(mutating=False)
-    def awards(self) -> list:
+    def awards(self) -> list[Any]:
         """All awards: id, agency, total (USD), monthly (USD), start_month, end_month."""
         return [views.award_row(a) for a in self._w.s.awards.values()]

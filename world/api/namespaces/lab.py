@@ -25,7 +25,7 @@ class Lab(Namespace):
     _name = "lab"
 
     @api_call(mutating=False)
-    def dashboard(self) -> dict:
+    def dashboard(self) -> dict[str, Any]:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
         w = self._w
@@ -33,16 +33,17 @@ class Lab(Namespace):
         cached = self._api._dashboard_cache
         if cached is None or cached[0] != key:
             cached = self._api._dashboard_cache = (key, views.dashboard(w))
-        return _copy_plain(cached[1])
+        out: dict[str, Any] = _copy_plain(cached[1])
+        return out
 
     @api_call(mutating=False)
-    def ledger(self, n: int = 20) -> list:
+    def ledger(self, n: int = 20) -> list[Any]:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
         n = checks.integer(n, "n", 0, 100_000)
         rows = self._w.s.ledger[-n:] if n else []
         return [{"month": r[0], "category": r[1], "amount": r[2], "note": r[3]} for r in rows]
 
     @api_call(mutating=False)
-    def attention(self) -> dict:
+    def attention(self) -> dict[str, Any]:
         """Hours this month: pool, mentoring_reserved, oneoff_used, left (§3)."""
         return views.attention(self._w)

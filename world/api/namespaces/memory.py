@@ -11,14 +11,14 @@ if TYPE_CHECKING:  # pragma: no cover
 class Memory:
     """The agent's own notes (§16): at most ``memory_max_chars`` characters."""
 
-    def __init__(self, api: "Api") -> None:
+    def __init__(self, api: Api) -> None:
         self._api = api
 
     def read(self) -> str:
         """The notes as last written ("" at first)."""
         return self._api.world.s.memory
 
-    def write(self, text: Any) -> dict:
+    def write(self, text: Any) -> dict[str, Any]:
         """Replace the notes with ``str(text)``; longer text is cut with a notice."""
         text = text if isinstance(text, str) else str(text)
         limit = self._api.world.cfg.memory_max_chars

@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import views
 from ...config import VENUES
-from ...state import Submission
+from ...state import Draft, Submission
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -17,16 +17,17 @@ class Papers(Namespace):
 
     _name = "papers"
 
-    def _draft(self, draft_id: Any):
-        return self._live(self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed")
+    def _draft(self, draft_id: Any) -> Draft:
+        d: Draft = self._live(self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed")
+        return d
 
     @api_call(mutating=False)
-    def drafts(self) -> list:
+    def drafts(self) -> list[Any]:
         """All drafts: id, topic, tier, status, created_month, authors, polish_hours, revisions, salvage, collab."""
         return [views.draft_row(d) for d in self._w.s.drafts.values()]
 
     @api_call(mutating=True)
-    def polish(self, draft_id: Any, hours: Any) -> dict:
+    def polish(self, draft_id: Any, hours: Any) -> dict[str, Any]:
         """Spend hours polishing an available draft (gains saturate at 12 h in total)."""
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
@@ -36,7 +37,7 @@ class Papers(Namespace):
         return {"ok": True, "total_polish_hours": d.polish_hours, "note": note}
 
     @api_call(mutating=True)
-    def submit(self, draft_id: Any, venue: Any) -> dict:
+    def submit(self, draft_id: Any, venue: Any) -> dict[str, Any]:
         """Submit an available draft to a venue (conferences only in their deadline months)."""
         w = self._w
         d = self._draft(draft_id)
@@ -54,7 +55,7 @@ class Papers(Namespace):
         return {"ok": True, "submission_id": sid, "decision_expected_month": m + int(v["delay"])}
 
     @api_call(mutating=True)
-    def revise(self, draft_id: Any, hours: Any) -> dict:
+    def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:
         """Revise a rejected, available draft (once a month); gains shrink with each revision."""
         w = self._w
         d = self._draft(draft_id)
@@ -73,7 +74,7 @@ class Papers(Namespace):
         return {"ok": True, "revisions": d.revisions, "note": "revised; gains beyond 10 h are lost and shrink with each revision"}
 
     @api_call(mutating=True)
-    def withdraw(self, submission_id: Any) -> dict:
+    def withdraw(self, submission_id: Any) -> dict[str, Any]:
         """Withdraw a submission under review; the draft becomes available again."""
         w = self._w
         checks.string_id(submission_id, "submission id")
@@ -87,11 +88,11 @@ class Papers(Namespace):
         return {"ok": True}
 
     @api_call(mutating=False)
-    def submissions(self) -> list:
+    def submissions(self) -> list[Any]:
         """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
         return [views.submission_row(sub) for sub in self._w.s.submissions.values()]
 
     @api_call(mutating=False)
-    def publications(self) -> list:
+    def publications(self) -> list[Any]:
         """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
         return [views.publication_row(p) for p in views.published(self._w)]

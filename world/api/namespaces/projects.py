@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import projects as projects_mod
 from ... import views
+from ...state import Project
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -16,16 +17,17 @@ class Projects(Namespace):
 
     _name = "projects"
 
-    def _project(self, project_id: Any):
-        return self._live(self._w.s.projects, project_id, "project", "active", "active")
+    def _project(self, project_id: Any) -> Project:
+        pj: Project = self._live(self._w.s.projects, project_id, "project", "active", "active")
+        return pj
 
     @api_call(mutating=False)
-    def list(self) -> list:
+    def list(self) -> list[Any]:
         """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
         return [views.project_row(pj) for pj in self._w.s.projects.values()]
 
     @api_call(mutating=True)
-    def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict:
+    def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
         """Start a project: topic, tier 1-3, member ids, compute units/month (0-50,000)."""
         w = self._w
         topic = checks.topic(topic)
@@ -52,14 +54,14 @@ class Projects(Namespace):
                 "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month"}
 
     @api_call(mutating=True)
-    def set_compute(self, project_id: Any, monthly_compute: Any) -> dict:
+    def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
         """Set a project's compute units/month (0-50,000), paid at the tick × price multiplier."""
         pj = self._project(project_id)
         pj.compute = checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute)
         return {"ok": True, "monthly_compute": pj.compute}
 
     @api_call(mutating=True)
-    def assign(self, project_id: Any, student_id: Any) -> dict:
+    def assign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
         """Add an active lab member to an active project (no duplicates)."""
         pj = self._project(project_id)
         p = self._person(student_id)
@@ -69,7 +71,7 @@ class Projects(Namespace):
         return {"ok": True, "members": list(pj.members)}
 
     @api_call(mutating=True)
-    def unassign(self, project_id: Any, student_id: Any) -> dict:
+    def unassign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
         """Remove a member from an active project (a non-member is ignored)."""
         pj = self._project(project_id)
         checks.string_id(student_id, "student id")
@@ -77,7 +79,7 @@ class Projects(Namespace):
         return {"ok": True, "members": list(pj.members)}
 
     @api_call(mutating=True)
-    def kill(self, project_id: Any) -> dict:
+    def kill(self, project_id: Any) -> dict[str, Any]:
         """Stop an active project: no draft, and its members' morale suffers."""
         pj = self._project(project_id)
         projects_mod.kill_project(self._w, pj)

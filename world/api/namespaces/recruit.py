@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import people as people_mod
 from ... import views
-from ...state import Posting
+from ...state import Applicant, Posting
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -18,7 +18,7 @@ class Recruit(Namespace):
     _name = "recruit"
 
     @api_call(mutating=False)
-    def applicants(self) -> list:
+    def applicants(self) -> list[Any]:
         """This season's pending/offered applicants (months ≡ 1-3 only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
         w = self._w
         m = w.s.month
@@ -28,11 +28,11 @@ class Recruit(Namespace):
         return [views.applicant_row(a) for a in w.s.applicants.values()
                 if a.season_year == y and a.status in ("pending", "offered")]
 
-    def _season_applicant(self, aid: Any):
+    def _season_applicant(self, aid: Any) -> Applicant:
         w = self._w
         checks.string_id(aid, "applicant id")
         y = people_mod.season_year(w.s.month)
-        a = w.s.applicants.get(aid)
+        a: Applicant | None = w.s.applicants.get(aid)
         if a is None or a.season_year != y:
             current = [x.id for x in w.s.applicants.values() if x.season_year == y and x.status in ("pending", "offered")]
             raise ActionError("unknown_id", f"no such applicant {aid!r} this season; current applicants: {checks.listing(current)}")
@@ -45,7 +45,7 @@ class Recruit(Namespace):
             raise ActionError("wrong_month", f"{what} is possible only in recruiting months (month of year 1-3); the next season opens in month {nxt}")
 
     @api_call(mutating=True)
-    def interview(self, ids: Any) -> dict:
+    def interview(self, ids: Any) -> dict[str, Any]:
         """Interview one applicant id or a list of ids: 3 h per new candidate, repeats free.
 
         Returns ``{"interview_scores": {id: score}}``. All-or-nothing: if the hours for all
@@ -69,7 +69,7 @@ class Recruit(Namespace):
         return {"interview_scores": {a.id: a.interview_score for a in apps}}
 
     @api_call(mutating=True)
-    def offer(self, applicant_id: Any) -> dict:
+    def offer(self, applicant_id: Any) -> dict[str, Any]:
         """Make a PhD offer (months ≡ 1-3); resolved at the tick of month ≡ 3, arrival month ≡ 5."""
         self._require_season("making offers")
         w = self._w
@@ -84,7 +84,7 @@ class Recruit(Namespace):
         return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + 3}, arrivals in month {12 * y + 5}"}
 
     @api_call(mutating=True)
-    def post_postdoc(self) -> dict:
+    def post_postdoc(self) -> dict[str, Any]:
         """Post a postdoc search ($1,000); it resolves at the tick two months later."""
         w = self._w
         if people_mod.researcher_commitments(w) >= w.cfg.researcher_cap:
@@ -96,23 +96,24 @@ class Recruit(Namespace):
         return {"ok": True, "search_id": pid, "note": f"search {pid} posted; result at the end of month {s.month + w.cfg.postdoc_search_months}"}
 
     @api_call(mutating=True)
-    def renew_postdoc(self, postdoc_id: Any) -> dict:
+    def renew_postdoc(self, postdoc_id: Any) -> dict[str, Any]:
         """Extend an active postdoc's contract by 12 months (within 3 months of its end)."""
         w = self._w
         p = self._person(postdoc_id, roles=("postdoc",), what="postdoc")
+        assert p.contract_end is not None  # every postdoc has a contract end
         if p.contract_end - w.s.month > w.cfg.postdoc_renewal_window:
             raise ActionError("wrong_month", f"{p.id}'s contract ends in month {p.contract_end}; renewal opens in month {p.contract_end - w.cfg.postdoc_renewal_window}")
         p.contract_end += w.cfg.postdoc_renewal_months
         return {"ok": True, "new_contract_end": p.contract_end}
 
     @api_call(mutating=True)
-    def hire_ra(self) -> dict:
+    def hire_ra(self) -> dict[str, Any]:
         """Hire a research assistant now ($1,800/month; never an author)."""
         p = people_mod.hire_staff(self._w, "ra")
         return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend, "note": f"{p.name} joins as a research assistant"}
 
     @api_call(mutating=True)
-    def hire_manager(self) -> dict:
+    def hire_manager(self) -> dict[str, Any]:
         """Hire a lab manager now ($4,500/month; 2 h less oversight per researcher; at most 2)."""
         w = self._w
         n = len(people_mod.active_people(w, ("manager",)))
@@ -124,7 +125,7 @@ class Recruit(Namespace):
                 "note": f"{p.name} joins as lab manager"}
 
     @api_call(mutating=True)
-    def dismiss(self, staff_id: Any) -> dict:
+    def dismiss(self, staff_id: Any) -> dict[str, Any]:
         """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
         w = self._w
         p = self._person(staff_id, roles=("ra", "manager"), what="RA or lab manager")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from ... import people as people_mod
@@ -17,13 +18,13 @@ class Students(Namespace):
     _name = "students"
 
     @api_call(mutating=False)
-    def list(self) -> list:
+    def list(self) -> list[Any]:
         """Everyone ever in the lab, any role or status: id, name, role, status, arrived_month, left_month, months_in, stipend, mentoring_hours, papers_accepted, first_author_accepted, contract_end."""
         w = self._w
         return [views.student_row(w, p) for p in w.s.people.values()]
 
     @api_call(mutating=True)
-    def set_mentoring(self, hours: Any) -> dict:
+    def set_mentoring(self, hours: Any) -> dict[str, Any]:
         """Set standing monthly mentoring hours ``{id: h}`` (0-40 h each; others keep theirs)."""
         w = self._w
         if not isinstance(hours, dict) or not hours:
@@ -41,7 +42,7 @@ class Students(Namespace):
         return {"ok": True, "mentoring_total": round(total, 2)}
 
     @api_call(mutating=False)
-    def reports(self, student_id: Any, n: int = 6) -> list:
+    def reports(self, student_id: Any, n: int = 6) -> builtins.list[Any]:
         """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
         w = self._w
         checks.string_id(student_id, "student id")
