@@ -5,121 +5,121 @@ import builtins
 from typing import Any
 
 class _Events:
-    def pending(self) -> builtins.list[Any]:
-        """Events awaiting an answer: id, kind, arrived_month, respond_by_month, details."""
-    def respond(self, event_id: Any, action: Any) -> builtins.dict[str, Any]:
+    def pending(self) -> Any:
+        """Events awaiting an answer: id, kind, status, arrived_month, respond_by_month, details."""
+    def respond(self, event_id: Any, action: Any) -> Any:
         """Answer a pending event: talk/review/collaboration accept|decline; crisis support|ignore."""
 
 events: _Events
 
 class _Field:
-    def attend_conference(self) -> builtins.dict[str, Any]:
+    def attend_conference(self) -> Any:
         """Attend a conference: 15 h, $2,500, at most once every 5 months; returns hallway intel."""
-    def conference_report(self) -> builtins.list[Any]:
+    def conference_report(self) -> Any:
         """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
-    def news(self, n: Any = 20) -> builtins.list[Any]:
+    def news(self, n: Any = 20) -> Any:
         """The last ``n`` news items: month, kind, topic, text."""
-    def preprints(self, n_months: Any = 3) -> builtins.list[Any]:
+    def preprints(self, n_months: Any = 3) -> Any:
         """Preprint counts per topic for the last ``n_months`` months."""
-    def topics(self) -> builtins.list[Any]:
+    def topics(self) -> Any:
         """The research topics, in their fixed order."""
 
 field: _Field
 
 class _Grants:
-    def awards(self) -> builtins.list[Any]:
+    def awards(self) -> Any:
         """All awards: id, agency, total (USD), monthly (USD), start_month, end_month."""
-    def calls(self) -> builtins.list[Any]:
-        """Calls open this month with award (USD), duration and deadline."""
-    def proposals(self) -> builtins.list[Any]:
-        """All proposals: id, call, agency, topic, status, submitted_month, decision_month."""
-    def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> builtins.dict[str, Any]:
+    def calls(self) -> Any:
+        """Calls open this month: id, agency, award (USD), duration_months, open_month, last_month_to_apply, decision_delay_months."""
+    def proposals(self) -> Any:
+        """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
+    def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> Any:
         """Write a proposal to an open call: ≥ 5 h, $500, optional drafts/publications as evidence."""
 
 grants: _Grants
 
 class _Lab:
-    def attention(self) -> builtins.dict[str, Any]:
+    def attention(self) -> Any:
         """Hours this month: pool, mentoring_reserved, oneoff_used, left (§3)."""
-    def dashboard(self) -> builtins.dict[str, Any]:
+    def dashboard(self) -> Any:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes.
         """
-    def ledger(self, n: Any = 20) -> builtins.list[Any]:
+    def ledger(self, n: Any = 20) -> Any:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
 
 lab: _Lab
 
 class _Papers:
-    def drafts(self) -> builtins.list[Any]:
+    def drafts(self) -> Any:
         """All drafts: id, topic, tier, status, created_month, authors, polish_hours, revisions, salvage, collab."""
-    def polish(self, draft_id: Any, hours: Any) -> builtins.dict[str, Any]:
+    def polish(self, draft_id: Any, hours: Any) -> Any:
         """Spend hours polishing an available draft (gains saturate at 12 h in total)."""
-    def publications(self) -> builtins.list[Any]:
-        """Published papers: id, venue, topic, tier, published_month, citations, authors, collab."""
-    def revise(self, draft_id: Any, hours: Any) -> builtins.dict[str, Any]:
+    def publications(self) -> Any:
+        """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
+    def revise(self, draft_id: Any, hours: Any) -> Any:
         """Revise a rejected, available draft (once a month); gains shrink with each revision."""
-    def submissions(self) -> builtins.list[Any]:
-        """All submissions: id, draft, venue, status, months, reviewer_scores."""
-    def submit(self, draft_id: Any, venue: Any) -> builtins.dict[str, Any]:
+    def submissions(self) -> Any:
+        """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
+    def submit(self, draft_id: Any, venue: Any) -> Any:
         """Submit an available draft to a venue (conferences only in their deadline months)."""
-    def withdraw(self, submission_id: Any) -> builtins.dict[str, Any]:
+    def withdraw(self, submission_id: Any) -> Any:
         """Withdraw a submission under review; the draft becomes available again."""
 
 papers: _Papers
 
 class _Projects:
-    def assign(self, project_id: Any, student_id: Any) -> builtins.dict[str, Any]:
+    def assign(self, project_id: Any, student_id: Any) -> Any:
         """Add an active lab member to an active project (no duplicates)."""
-    def kill(self, project_id: Any) -> builtins.dict[str, Any]:
+    def kill(self, project_id: Any) -> Any:
         """Stop an active project: no draft, and its members' morale suffers."""
-    def list(self) -> builtins.list[Any]:
-        """All projects ever: id, topic, tier, status, progress_pct, members, monthly_compute, started_month, ended_month, draft, scooped_times."""
-    def set_compute(self, project_id: Any, monthly_compute: Any) -> builtins.dict[str, Any]:
+    def list(self) -> Any:
+        """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
+    def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
         """Set a project's compute units/month (0-50,000), paid at the tick × price multiplier."""
-    def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> builtins.dict[str, Any]:
+    def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
         """Start a project: topic, tier 1-3, member ids, compute units/month (0-50,000)."""
-    def unassign(self, project_id: Any, student_id: Any) -> builtins.dict[str, Any]:
+    def unassign(self, project_id: Any, student_id: Any) -> Any:
         """Remove a member from an active project (a non-member is ignored)."""
 
 projects: _Projects
 
 class _Recruit:
-    def applicants(self) -> builtins.list[Any]:
-        """This season's pending/offered applicants (months ≡ 1-3 only, else [])."""
-    def dismiss(self, staff_id: Any) -> builtins.dict[str, Any]:
+    def applicants(self) -> Any:
+        """This season's pending/offered applicants (months ≡ 1-3 only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
+    def dismiss(self, staff_id: Any) -> Any:
         """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
-    def hire_manager(self) -> builtins.dict[str, Any]:
+    def hire_manager(self) -> Any:
         """Hire a lab manager now ($4,500/month; 2 h less oversight per researcher; at most 2)."""
-    def hire_ra(self) -> builtins.dict[str, Any]:
+    def hire_ra(self) -> Any:
         """Hire a research assistant now ($1,800/month; never an author)."""
-    def interview(self, ids: Any) -> builtins.dict[str, Any]:
+    def interview(self, ids: Any) -> Any:
         """Interview one applicant id or a list of ids: 3 h per new candidate, repeats free.
 
         Returns ``{"interview_scores": {id: score}}``. All-or-nothing: if the hours for all
         new candidates are not left, nobody is interviewed.
         """
-    def offer(self, applicant_id: Any) -> builtins.dict[str, Any]:
+    def offer(self, applicant_id: Any) -> Any:
         """Make a PhD offer (months ≡ 1-3); resolved at the tick of month ≡ 3, arrival month ≡ 5."""
-    def post_postdoc(self) -> builtins.dict[str, Any]:
+    def post_postdoc(self) -> Any:
         """Post a postdoc search ($1,000); it resolves at the tick two months later."""
-    def renew_postdoc(self, postdoc_id: Any) -> builtins.dict[str, Any]:
+    def renew_postdoc(self, postdoc_id: Any) -> Any:
         """Extend an active postdoc's contract by 12 months (within 3 months of its end)."""
 
 recruit: _Recruit
 
 class _Students:
-    def list(self) -> builtins.list[Any]:
-        """Everyone ever in the lab, any role or status."""
-    def reports(self, student_id: Any, n: Any = 6) -> builtins.list[Any]:
+    def list(self) -> Any:
+        """Everyone ever in the lab, any role or status: id, name, role, status, arrived_month, left_month, months_in, stipend, mentoring_hours, papers_accepted, first_author_accepted, contract_end."""
+    def reports(self, student_id: Any, n: Any = 6) -> Any:
         """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
-    def set_mentoring(self, hours: Any) -> builtins.dict[str, Any]:
+    def set_mentoring(self, hours: Any) -> Any:
         """Set standing monthly mentoring hours ``{id: h}`` (0-40 h each; others keep theirs)."""
 
 students: _Students
 
 class _Time:
-    def last_report(self) -> builtins.dict[str, Any]:
+    def last_report(self) -> Any:
         """The report of the last closed month again (MECHANICS Decisions 8): month, label,
         decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
         drafts_completed, dead_ends, scoops, publications, proposals, citations
@@ -129,7 +129,7 @@ class _Time:
         Raises:
             ActionError: ``no_report`` before the first month has been closed.
         """
-    def next_month(self) -> builtins.dict[str, Any]:
+    def next_month(self) -> Any:
         """Close this month (the tick) and open the next; returns the new dashboard, or the
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``).
