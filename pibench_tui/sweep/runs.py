@@ -12,31 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any
 
 from world.config import WorldConfig
 
-from .journal import atomic_write_text
+from ..harness.rundir import RUN_FORMAT, atomic_write_json, atomic_write_text, career_dir
 
-__all__ = ["RUN_FORMAT", "career_dir", "recorded_career", "write_run"]
-
-RUN_FORMAT = "pibench-run/1"
-"""``result.json["format"]``."""
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-
-
-def _safe(text: str) -> str:
-    name = _UNSAFE.sub("-", str(text)).strip("-.")
-    return name or "run"
-
-
-def career_dir(root: str | Path, label: str, scenario: str, seed: int) -> Path:
-    """``ROOT/<label>/<scenario>-<seed>`` (characters unsafe in a file name become ``-``)."""
-    return Path(root) / _safe(label) / f"{_safe(scenario)}-{seed}"
+__all__ = ["RUN_FORMAT", "recorded_career", "write_run"]
 
 
 def _month_report(api: Any, reply: Any) -> Any:
@@ -85,11 +69,12 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
     row = result_row(world, pol)
     s = world.summary()
     from pibench_tui import _version
+    from world.scoring import impact
 
     result = {
         "format": RUN_FORMAT, "kind": "policy", "label": None, "policy": policy, "scenario": None,
         "config": world.cfg.to_dict(), "seed": seed, "seed_commitment": None,
-        "impact": {"total": s["impact"], "earned": s["citations"], "projection": s["projected"]},
+        "impact": impact(world),
         "collapsed": s["collapsed"], "collapse_month": s["collapse_month"], "months_played": s["months_survived"],
         "publications": s["publications"], "grants": s["grants_won"], "hires": s["hires"], "quits": s["students_quit"],
         "digest": world.digest(), "pibench_version": _version(), "wall_s": round(time.perf_counter() - t0, 3),
@@ -117,5 +102,5 @@ def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) 
     d.mkdir(parents=True, exist_ok=True)
     atomic_write_text(d / "actions.jsonl", _jsonl(run["actions"]))
     atomic_write_text(d / "months.jsonl", _jsonl(run["months"]))
-    atomic_write_text(d / "result.json", json.dumps(result, indent=1, allow_nan=False) + "\n")
+    atomic_write_json(d / "result.json", result)
     return d

@@ -216,4 +216,9 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
         months = [json.loads(x) for x in (d / "months.jsonl").read_text().splitlines()]
         assert [m["month"] for m in months] == list(range(1, result["months_played"] + 1))
         assert all(set(m) == {"month", "report", "dashboard"} for m in months)
+        assert [m["report"]["month"] for m in months] == [m["month"] for m in months]
         assert months[0]["dashboard"]["month"] == 2
+        from pibench_tui.harness.replay import verify_run
+
+        verdict = verify_run(d)  # what `pibench replay` checks
+        assert verdict["valid"], verdict["message"]
