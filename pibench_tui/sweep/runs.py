@@ -42,8 +42,9 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
 
     Returns:
         ``(row, run)``: the per-seed row of :func:`world.runner.result_row` (identical to an
-        unrecorded career's) and the run data ``{"result", "actions", "months"}``; the
-        result lacks ``label`` and ``scenario`` (the sweep fills them in).
+        unrecorded career's) and the run data ``{"result", "actions", "months_jsonl"}`` (the
+        text of ``months.jsonl``); the result lacks ``label`` and ``scenario`` (the sweep
+        fills them in).
     """
     from world.api import ActionError, Api
     from world.engine import World
@@ -55,7 +56,7 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
     api = Api(world)
     view: Any = api if policy == "oracle" else AgentView(api)
     pol.errors = []  # type: ignore[attr-defined]
-    months: list[dict[str, Any]] = []
+    months: list[str] = []  # JSON lines, serialised at once (API results may be shared, cached objects)
     while not world.s.finished:
         month = world.s.month
         try:
@@ -65,7 +66,8 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
         reply = None
         if not world.s.finished and world.s.month == month:
             reply = api.time.next_month()
-        months.append({"month": month, "report": _month_report(api, reply), "dashboard": api.lab.dashboard()})
+        entry = {"month": month, "report": _month_report(api, reply), "dashboard": api.lab.dashboard()}
+        months.append(json.dumps(entry, separators=(",", ":"), allow_nan=False) + "\n")
     row = result_row(world, pol)
     s = world.summary()
     from pibench_tui import _version
@@ -81,7 +83,7 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
         "baseline_config": dataclasses.asdict(baseline_config) if dataclasses.is_dataclass(baseline_config) and not isinstance(baseline_config, type) else None,
         "summary": s, "refused": len(pol.refused), "errors": len(pol.errors),  # type: ignore[attr-defined]
     }
-    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months": months}
+    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months_jsonl": "".join(months)}
 
 
 def _jsonl(rows: list[Any]) -> str:
@@ -101,6 +103,6 @@ def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) 
     d = career_dir(root, label, scenario, int(result["seed"]))
     d.mkdir(parents=True, exist_ok=True)
     atomic_write_text(d / "actions.jsonl", _jsonl(run["actions"]))
-    atomic_write_text(d / "months.jsonl", _jsonl(run["months"]))
+    atomic_write_text(d / "months.jsonl", run["months_jsonl"])
     atomic_write_json(d / "result.json", result)
     return d

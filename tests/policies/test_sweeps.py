@@ -222,3 +222,11 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
 
         verdict = verify_run(d)  # what `pibench replay` checks
         assert verdict["valid"], verdict["message"]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "ablate", "calibrate", "tune"])
+def test_every_sweep_command_takes_cluster_and_jobs(command, capsys):
+    """`pibench run|compare|ablate|calibrate|tune --help` offers --cluster ADDRESS beside --jobs N."""
+    assert _cli([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--cluster ADDRESS" in out and "--jobs N" in out
