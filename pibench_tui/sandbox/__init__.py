@@ -22,21 +22,24 @@ Defence in depth:
   descriptors, no file writes, no new processes, no core dumps;
 * an output cap kept while printing (head and tail, the middle counted, never stored);
 * only JSON-able values cross the boundary, both ways.
+
+Modules: :mod:`~pibench_tui.sandbox.process` (the agent process and its pipes),
+:mod:`~pibench_tui.sandbox.protocol` (message shapes and checks),
+:mod:`~pibench_tui.sandbox.output` (the parent-side output cap), ``child.py`` (the agent
+process's own script). This module keeps :class:`Sandbox`, which runs blocks and serves calls.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import select
 import signal
-import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from pibench_tui.sandbox.child import (
     ALLOWED_MODULES,
@@ -44,9 +47,31 @@ from pibench_tui.sandbox.child import (
     check_source,
     parse_agent_code,
 )
+from pibench_tui.sandbox.output import OutputSink, _OutputCollector
+from pibench_tui.sandbox.process import CHILD_SCRIPT, START_TIMEOUT, AgentProcess, SandboxStartError
+from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
+from pibench_tui.sandbox.protocol import (
+    _CALL_KEYS,
+    _DONE_KEYS,
+    _OUT_KEYS,
+    MAX_MESSAGE_BYTES,
+    _calls_kept,
+    _clean_error,
+    _Gone,
+    _not_json_reply,
+    _ProtocolError,
+    _Timeout,
+    _valid_error,
+)
 
 __all__ = [
     "ALLOWED_MODULES",
+    "CHILD_SCRIPT",
+    "DEFAULT_BLOCK_TIMEOUT",
+    "DEFAULT_MAX_OUTPUT",
+    "DEFAULT_MEMORY_LIMIT",
+    "MAX_MESSAGE_BYTES",
+    "START_TIMEOUT",
     "AgentProcess",
     "BlockResult",
     "Refusal",
@@ -58,25 +83,14 @@ __all__ = [
     "spec_from_api_calls",
 ]
 
-CHILD_SCRIPT = Path(__file__).with_name("child.py")
-
 #: Default wall-clock limit per block, in seconds (MECHANICS §16; the issue's 10 s).
 DEFAULT_BLOCK_TIMEOUT = 10.0
 #: Default output cap per block, in characters.
 DEFAULT_MAX_OUTPUT = 20_000
 #: Default address-space limit of the agent process, in bytes (1 GiB).
 DEFAULT_MEMORY_LIMIT = 1 << 30
-#: Time allowed for an agent process to start and answer the handshake, in seconds.
-START_TIMEOUT = 30.0
-#: Largest message accepted from the agent process, in bytes.
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 Handler = Callable[[str, str, list, dict], Any]
-OutputSink = Callable[[str], None]
-
-
-class SandboxStartError(RuntimeError):
-    """The agent process could not be started (a broken Python installation, ...)."""
 
 
 class Refusal(Exception):
@@ -153,246 +167,6 @@ def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: ob
                 "mutating": bool(getattr(call, "mutating", False)),
             }
     return spec
-
-
-class _Timeout(Exception):
-    pass
-
-
-class _Gone(Exception):
-    pass
-
-
-class _ProtocolError(Exception):
-    pass
-
-
-def _clean_env() -> dict[str, str]:
-    """The agent process's whole environment: nothing of the caller's (API keys ...)."""
-    env = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-    if sys.platform == "darwin":  # pragma: no cover - locale for the interpreter
-        env["LC_CTYPE"] = "UTF-8"
-    return env
-
-
-class AgentProcess:
-    """One agent process and its two pipes (line-delimited JSON).
-
-    Starting is non-blocking: create it early (before the world is built) and hand it to
-    :class:`Sandbox` so the interpreter boots while the parent imports the world.
-    """
-
-    def __init__(self) -> None:
-        debug = bool(os.environ.get("PIBENCH_DEBUG_CHILD"))
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-s", "-P", "-B", str(CHILD_SCRIPT)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=None if debug else subprocess.DEVNULL,
-                env=_clean_env(),
-                cwd="/",
-                close_fds=True,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise SandboxStartError(f"cannot start the agent process: {exc}") from exc
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.wfd = self.proc.stdin.fileno()
-        self.rfd = self.proc.stdout.fileno()
-        os.set_blocking(self.wfd, False)
-        self.buf = bytearray()
-        self.ready = False
-
-    # transport ------------------------------------------------------------------------
-    def send(self, msg: dict, deadline: float) -> None:
-        """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
-        # Encoding fails (TypeError/ValueError) before anything is written.
-        data = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        view = memoryview(data.encode("utf-8", "replace") + b"\n")
-        while view:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout()
-            try:
-                _, writable, _ = select.select([], [self.wfd], [], remaining)
-            except (OSError, ValueError) as exc:
-                raise _Gone() from exc
-            if not writable:
-                continue
-            try:
-                n = os.write(self.wfd, view)
-            except BlockingIOError:
-                continue
-            except (BrokenPipeError, OSError) as exc:
-                raise _Gone() from exc
-            view = view[n:]
-
-    def recv(self, deadline: float) -> dict:
-        """Read one message; raise :class:`_Timeout`, :class:`_Gone` or :class:`_ProtocolError`."""
-        while True:
-            i = self.buf.find(b"\n")
-            if i >= 0:
-                line = bytes(self.buf[:i])
-                del self.buf[: i + 1]
-                try:
-                    msg = json.loads(line, parse_constant=_refuse_constant)
-                except (ValueError, RecursionError) as exc:
-                    raise _ProtocolError(f"unreadable message: {exc}") from exc
-                if not isinstance(msg, dict):
-                    raise _ProtocolError("message is not an object")
-                return msg
-            if len(self.buf) > MAX_MESSAGE_BYTES:
-                raise _ProtocolError("message too large")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout()
-            try:
-                readable, _, _ = select.select([self.rfd], [], [], remaining)
-            except (OSError, ValueError) as exc:
-                raise _Gone() from exc
-            if not readable:
-                continue
-            try:
-                chunk = os.read(self.rfd, 1 << 16)
-            except OSError as exc:
-                raise _Gone() from exc
-            if not chunk:
-                raise _Gone()
-            self.buf += chunk
-
-    def pending(self) -> bool:
-        """Whether the agent process sent anything not yet read (without waiting).
-
-        Between blocks an honest agent process is silent: anything pending is a protocol
-        violation. An end of file is not reported here (the next read sees it)."""
-        if self.buf:
-            return True
-        try:
-            readable, _, _ = select.select([self.rfd], [], [], 0)
-            if not readable:
-                return False
-            chunk = os.read(self.rfd, 1 << 16)
-        except (OSError, ValueError):
-            return False
-        self.buf += chunk
-        return bool(chunk)
-
-    # life cycle -----------------------------------------------------------------------
-    def handshake(self, init: dict, timeout: float = START_TIMEOUT) -> None:
-        """Send the init message (API spec, limits) and wait for ``ready``."""
-        deadline = time.monotonic() + timeout
-        try:
-            self.send(init, deadline)
-            msg = self.recv(deadline)
-        except (_Timeout, _Gone, _ProtocolError) as exc:
-            self.kill()
-            raise SandboxStartError(
-                f"the agent process did not start ({type(exc).__name__.strip('_')}; "
-                f"exit status {self.proc.poll()})"
-            ) from exc
-        if msg != {"t": "ready"}:
-            self.kill()
-            raise SandboxStartError("the agent process answered the handshake wrongly")
-        self.ready = True
-
-    def exit_description(self) -> str:
-        code = self.proc.poll()
-        if code is None:
-            return "still running"
-        if code < 0:
-            import signal
-
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit status {code}"
-
-    def kill(self) -> None:
-        """Kill the agent process (by its own pid) and reap it."""
-        if self.proc.poll() is None:
-            try:
-                self.proc.kill()
-            except OSError:
-                pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable process
-            pass
-        self._close_pipes()
-
-    def close(self) -> None:
-        """Ask the agent process to exit; kill it if it does not."""
-        if self.proc.poll() is None:
-            try:
-                self.send({"t": "exit"}, time.monotonic() + 0.5)
-                self.proc.wait(timeout=1.0)
-            except (_Timeout, _Gone, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-    def _close_pipes(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-
-
-class _OutputCollector:
-    """Parent-side output cap: the same head/tail rule, applied to what arrives, so a
-    misbehaving agent process still cannot flood this process."""
-
-    def __init__(self, limit: int, sink: OutputSink | None) -> None:
-        self.limit = max(0, limit)
-        self.head_limit = self.limit // 2 + self.limit % 2
-        self.tail_limit = self.limit // 2
-        self.sink = sink
-        self.head: list[str] = []
-        self.head_len = 0
-        self.tail = ""
-        self.tail_total = 0
-        self.reported_cut = 0
-
-    def add(self, text: str) -> None:
-        if not text:
-            return
-        room = self.head_limit - self.head_len
-        if room > 0:
-            part = text[:room]
-            self.head.append(part)
-            self.head_len += len(part)
-            if self.sink is not None:
-                self.sink(part)
-            text = text[room:]
-        if text:
-            self.tail_total += len(text)
-            if self.tail_limit:
-                self.tail += text
-                if len(self.tail) > 2 * self.tail_limit + 4096:
-                    self.tail = self.tail[-self.tail_limit :]
-
-    def cut(self, n: int) -> None:
-        self.reported_cut += max(0, n)
-
-    def finish(self, lost: bool = False) -> tuple[str, bool, int]:
-        """Emit the cut notice and the tail; return (full text, truncated, omitted)."""
-        tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
-        omitted = self.reported_cut + (self.tail_total - len(tail))
-        end = ""
-        if omitted:
-            end += (
-                f"\n[... {omitted:,} characters of output cut here "
-                f"(limit {self.limit:,} per block) ...]\n"
-            )
-        end += tail
-        if lost and self.head_len >= self.head_limit:
-            end += "\n[... output after this point was lost when the block was stopped ...]\n"
-        if end and self.sink is not None:
-            self.sink(end)
-        return "".join(self.head) + end, bool(omitted) or (lost and self.head_len >= self.head_limit), omitted
 
 
 class Sandbox:
@@ -694,30 +468,6 @@ class Sandbox:
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
 
 
-_CALL_KEYS = frozenset({"t", "ns", "m", "a", "k"})
-_OUT_KEYS = frozenset({"t", "s"})
-_DONE_KEYS = frozenset({"t", "id", "error", "tail", "omitted"})
-
-
-def _refuse_constant(name: str) -> object:
-    """``parse_constant`` of the protocol: NaN and infinity are never valid."""
-    raise ValueError(f"{name} is not valid in the protocol")
-
-
-def _valid_error(error: object) -> bool:
-    """Whether a block's error, as sent by the agent process, has the protocol's shape."""
-    if error is None:
-        return True
-    if not isinstance(error, dict) or set(error) != {"type", "message", "line"}:
-        return False
-    line = error["line"]
-    return (
-        isinstance(error["type"], str)
-        and isinstance(error["message"], str)
-        and (line is None or (type(line) is int))
-    )
-
-
 def agent_random_seed(seed: int, start: int, month: int) -> int:
     """The seed of the agent process's ``random`` for its ``start``-th start (0-based) in
     ``month`` of the career with ``seed``: SHA-256 of ``"agent-random|seed|start|month"``
@@ -726,15 +476,6 @@ def agent_random_seed(seed: int, start: int, month: int) -> int:
 
     digest = hashlib.sha256(f"agent-random|{seed}|{start}|{month}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def _not_json_reply(msg: dict, exc: Exception) -> dict:
-    return {
-        "t": "ret",
-        "ok": False,
-        "code": "internal_error",
-        "message": f"{msg.get('ns')}.{msg.get('m')}() returned a value that is not JSON-able: {exc}",
-    }
 
 
 @contextmanager
@@ -751,23 +492,3 @@ def _sigint_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _calls_kept(calls: int) -> str:
-    if calls == 0:
-        return "no API call had completed"
-    if calls == 1:
-        return "the 1 API call completed before that is kept"
-    return f"the {calls} API calls completed before that are kept"
-
-
-def _clean_error(error: object) -> dict | None:
-    """Normalise an error reported by the agent process to ``{type, message, line}``."""
-    if error is None:
-        return None
-    if not isinstance(error, dict):
-        return {"type": "Error", "message": str(error)[:2000], "line": None}
-    line = error.get("line")
-    return {
-        "type": str(error.get("type", "Error"))[:200],
-        "message": str(error.get("message", ""))[:20_000],
-        "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
-    }

@@ -1062,6 +1062,7 @@ def _safe_builtins(rt: _Runtime) -> dict:
     ns["__build_class__"] = builtins.__build_class__  # needed by ``class`` statements
     modules = rt.modules
     import __future__ as real_future
+
     import types
 
     future = types.ModuleType("__future__")

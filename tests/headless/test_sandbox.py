@@ -279,7 +279,7 @@ def test_parent_rejects_forged_protocol_messages(tmp_path, monkeypatch):
 
     script = tmp_path / "forging_child.py"
     script.write_text(FORGING_CHILD)
-    monkeypatch.setattr(sandbox_module, "CHILD_SCRIPT", script)
+    monkeypatch.setattr(sandbox_module.process, "CHILD_SCRIPT", script)
     api = FakeApi()
     with Sandbox(api, SPEC, block_timeout=5) as sb:
         for code in ("nan", "wrong_id", "bad_error", "extra_key"):

@@ -1,0 +1,63 @@
+"""The parent-side output cap of a block (head and tail kept, the middle counted)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+OutputSink = Callable[[str], None]
+
+
+class _OutputCollector:
+    """Parent-side output cap: the same head/tail rule, applied to what arrives, so a
+    misbehaving agent process still cannot flood this process."""
+
+    def __init__(self, limit: int, sink: OutputSink | None) -> None:
+        self.limit = max(0, limit)
+        self.head_limit = self.limit // 2 + self.limit % 2
+        self.tail_limit = self.limit // 2
+        self.sink = sink
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail = ""
+        self.tail_total = 0
+        self.reported_cut = 0
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        room = self.head_limit - self.head_len
+        if room > 0:
+            part = text[:room]
+            self.head.append(part)
+            self.head_len += len(part)
+            if self.sink is not None:
+                self.sink(part)
+            text = text[room:]
+        if text:
+            self.tail_total += len(text)
+            if self.tail_limit:
+                self.tail += text
+                if len(self.tail) > 2 * self.tail_limit + 4096:
+                    self.tail = self.tail[-self.tail_limit :]
+
+    def cut(self, n: int) -> None:
+        self.reported_cut += max(0, n)
+
+    def finish(self, lost: bool = False) -> tuple[str, bool, int]:
+        """Emit the cut notice and the tail; return (full text, truncated, omitted)."""
+        tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
+        omitted = self.reported_cut + (self.tail_total - len(tail))
+        end = ""
+        if omitted:
+            end += (
+                f"\n[... {omitted:,} characters of output cut here "
+                f"(limit {self.limit:,} per block) ...]\n"
+            )
+        end += tail
+        if lost and self.head_len >= self.head_limit:
+            end += "\n[... output after this point was lost when the block was stopped ...]\n"
+        if end and self.sink is not None:
+            self.sink(end)
+        return "".join(self.head) + end, bool(omitted) or (lost and self.head_len >= self.head_limit), omitted
+
+

@@ -1,0 +1,199 @@
+"""The agent process: starting it (a clean environment, ``python -S -s -P``), its two pipes
+and the line-delimited JSON transport over them, the handshake, and stopping it."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolError, _refuse_constant, _Timeout
+
+CHILD_SCRIPT = Path(__file__).with_name("child.py")
+
+#: Time allowed for an agent process to start and answer the handshake, in seconds.
+START_TIMEOUT = 30.0
+
+
+class SandboxStartError(RuntimeError):
+    """The agent process could not be started (a broken Python installation, ...)."""
+
+
+def _clean_env() -> dict[str, str]:
+    """The agent process's whole environment: nothing of the caller's (API keys ...)."""
+    env = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    if sys.platform == "darwin":  # pragma: no cover - locale for the interpreter
+        env["LC_CTYPE"] = "UTF-8"
+    return env
+
+
+class AgentProcess:
+    """One agent process and its two pipes (line-delimited JSON).
+
+    Starting is non-blocking: create it early (before the world is built) and hand it to
+    :class:`Sandbox` so the interpreter boots while the parent imports the world.
+    """
+
+    def __init__(self) -> None:
+        debug = bool(os.environ.get("PIBENCH_DEBUG_CHILD"))
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-S", "-s", "-P", "-B", str(CHILD_SCRIPT)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None if debug else subprocess.DEVNULL,
+                env=_clean_env(),
+                cwd="/",
+                close_fds=True,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise SandboxStartError(f"cannot start the agent process: {exc}") from exc
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.wfd = self.proc.stdin.fileno()
+        self.rfd = self.proc.stdout.fileno()
+        os.set_blocking(self.wfd, False)
+        self.buf = bytearray()
+        self.ready = False
+
+    # transport ------------------------------------------------------------------------
+    def send(self, msg: dict, deadline: float) -> None:
+        """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
+        # Encoding fails (TypeError/ValueError) before anything is written.
+        data = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        view = memoryview(data.encode("utf-8", "replace") + b"\n")
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout()
+            try:
+                _, writable, _ = select.select([], [self.wfd], [], remaining)
+            except (OSError, ValueError) as exc:
+                raise _Gone() from exc
+            if not writable:
+                continue
+            try:
+                n = os.write(self.wfd, view)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError) as exc:
+                raise _Gone() from exc
+            view = view[n:]
+
+    def recv(self, deadline: float) -> dict:
+        """Read one message; raise :class:`_Timeout`, :class:`_Gone` or :class:`_ProtocolError`."""
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0:
+                line = bytes(self.buf[:i])
+                del self.buf[: i + 1]
+                try:
+                    msg = json.loads(line, parse_constant=_refuse_constant)
+                except (ValueError, RecursionError) as exc:
+                    raise _ProtocolError(f"unreadable message: {exc}") from exc
+                if not isinstance(msg, dict):
+                    raise _ProtocolError("message is not an object")
+                return msg
+            if len(self.buf) > MAX_MESSAGE_BYTES:
+                raise _ProtocolError("message too large")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout()
+            try:
+                readable, _, _ = select.select([self.rfd], [], [], remaining)
+            except (OSError, ValueError) as exc:
+                raise _Gone() from exc
+            if not readable:
+                continue
+            try:
+                chunk = os.read(self.rfd, 1 << 16)
+            except OSError as exc:
+                raise _Gone() from exc
+            if not chunk:
+                raise _Gone()
+            self.buf += chunk
+
+    def pending(self) -> bool:
+        """Whether the agent process sent anything not yet read (without waiting).
+
+        Between blocks an honest agent process is silent: anything pending is a protocol
+        violation. An end of file is not reported here (the next read sees it)."""
+        if self.buf:
+            return True
+        try:
+            readable, _, _ = select.select([self.rfd], [], [], 0)
+            if not readable:
+                return False
+            chunk = os.read(self.rfd, 1 << 16)
+        except (OSError, ValueError):
+            return False
+        self.buf += chunk
+        return bool(chunk)
+
+    # life cycle -----------------------------------------------------------------------
+    def handshake(self, init: dict, timeout: float = START_TIMEOUT) -> None:
+        """Send the init message (API spec, limits) and wait for ``ready``."""
+        deadline = time.monotonic() + timeout
+        try:
+            self.send(init, deadline)
+            msg = self.recv(deadline)
+        except (_Timeout, _Gone, _ProtocolError) as exc:
+            self.kill()
+            raise SandboxStartError(
+                f"the agent process did not start ({type(exc).__name__.strip('_')}; "
+                f"exit status {self.proc.poll()})"
+            ) from exc
+        if msg != {"t": "ready"}:
+            self.kill()
+            raise SandboxStartError("the agent process answered the handshake wrongly")
+        self.ready = True
+
+    def exit_description(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "still running"
+        if code < 0:
+            import signal
+
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit status {code}"
+
+    def kill(self) -> None:
+        """Kill the agent process (by its own pid) and reap it."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable process
+            pass
+        self._close_pipes()
+
+    def close(self) -> None:
+        """Ask the agent process to exit; kill it if it does not."""
+        if self.proc.poll() is None:
+            try:
+                self.send({"t": "exit"}, time.monotonic() + 0.5)
+                self.proc.wait(timeout=1.0)
+            except (_Timeout, _Gone, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
