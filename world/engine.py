@@ -17,6 +17,7 @@ from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .report import MonthReport, money_of_month
+from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
 from .rng import Rng
 from .state import State
 
@@ -155,7 +156,7 @@ class World:
         s.oneoff_used = 0.0
         field_mod.generate_observables(self, m)
         events_mod.generate_events(self, m)
-        if m % 12 == 1:
+        if m % 12 == SEASON_OPEN_MONTH:
             people_mod.generate_pool(self, m)
         for row in s.collab_reservations:
             if row[0] == m:
@@ -260,9 +261,9 @@ class World:
         grants_mod.grant_decisions_step(self, m)    # 5
         events_mod.expiry_step(self, m)             # 6
         people_mod.researcher_step(self, m)         # 7
-        if m % 12 == 3:                             # 8
+        if m % 12 == OFFER_RESOLVE_MONTH:           # 8
             people_mod.resolve_offers(self, m)
-        if m % 12 == 4:
+        if m % 12 == PHD_JOIN_MONTH:
             people_mod.phd_arrivals(self, m)
         people_mod.resolve_postings(self, m)        # 9
         self.reputation_step()                      # 10

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .config import POOLS
+from .rules import OFFER_MONTHS
 from .state import Applicant, Person
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,8 +39,8 @@ def season_year(month: int) -> int:
 
 
 def in_offer_season(month: int) -> bool:
-    """Offers are allowed while m mod 12 ∈ {1, 2, 3} (§5)."""
-    return month % 12 in (1, 2, 3)
+    """Offers are allowed while m mod 12 ∈ {1, 2, 3} (``rules.OFFER_MONTHS``) (§5)."""
+    return month % 12 in OFFER_MONTHS
 
 
 # ---------------------------------------------------------------------------------- counts

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import people as people_mod
+from . import rules as rules_mod
 from .config import VENUES
 from .projects import progress_pct
 
@@ -188,10 +189,11 @@ def dashboard_notes(w: World, deadlines: list[str]) -> list[str]:
     s, cfg = w.s, w.cfg
     m = s.month
     notes = []
-    if m % 12 == 1:
-        notes.append("Recruiting season is open: review applicants, interview, make offers (months 1-3 of the year).")
-    if m % 12 in (2, 3):
-        notes.append(f"Offer deadline: offers are possible until the end of month {m + (3 - m % 12)}.")
+    if m % 12 == rules_mod.SEASON_OPEN_MONTH:
+        notes.append("Recruiting season is open: review applicants, interview, make offers "
+                     f"(months {rules_mod.month_span(rules_mod.OFFER_MONTHS)} of the year).")
+    if m % 12 in rules_mod.OFFER_MONTHS and m % 12 != rules_mod.SEASON_OPEN_MONTH:
+        notes.append(f"Offer deadline: offers are possible until the end of month {m + (rules_mod.OFFER_MONTHS[-1] - m % 12)}.")
     for v in deadlines:
         notes.append(f"{v} deadline this month.")
     if s.compute_mult != 1.0:

@@ -34,19 +34,32 @@ class _Grants:
     def proposals(self) -> Any:
         """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> Any:
-        """Write a proposal to an open call: ≥ 5 h, $500, optional drafts/publications as evidence."""
+        """Write a proposal to an open call: at least 5 h, $500, optional drafts/publications as evidence."""
 
 grants: _Grants
 
 class _Lab:
     def attention(self) -> Any:
-        """Hours this month: pool, mentoring_reserved, oneoff_used, left (§3)."""
+        """Hours this month: base, oversight_tax, pool, mentoring_reserved, oneoff_used, left (§3).
+
+        pool = base 100 h/month − oversight (4 h/month per PhD/postdoc,
+        2 h/month less per lab manager but at least 1 h/month;
+        1.5 h/month per RA) − service duty (12 h in month
+        7 of each year), never below 30 h/month.
+        """
     def dashboard(self) -> Any:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes.
         """
     def ledger(self, n: Any = 20) -> Any:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
+    def rules(self) -> Any:
+        """This scenario's rules as numbers: horizon_months, start_budget, pay (USD/month per
+        role), costs (USD), attention (hours), hours (per action), caps, season (months of
+        the year), postdoc, projects, collaboration, events, venues (deadline months,
+        decision delays), agencies (awards, durations, delays, call months), harness.
+        Nothing hidden (no hotness, quality, ability or acceptance bars).
+        """
 
 lab: _Lab
 
@@ -58,7 +71,7 @@ class _Papers:
     def publications(self) -> Any:
         """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
     def revise(self, draft_id: Any, hours: Any) -> Any:
-        """Revise a rejected, available draft (once a month); gains shrink with each revision."""
+        """Revise a rejected, available draft (once a month); hours beyond 10 h add nothing, and gains shrink with each revision."""
     def submissions(self) -> Any:
         """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
     def submit(self, draft_id: Any, venue: Any) -> Any:
@@ -76,9 +89,9 @@ class _Projects:
     def list(self) -> Any:
         """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
     def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
-        """Set a project's compute units/month (0-50,000), paid at the tick × price multiplier."""
+        """Set a project's compute units/month (0 to 50,000), paid at the tick ($1/unit × the month's price multiplier)."""
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0-50,000)."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000); at most 10 projects run at once."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
         """Remove a member from an active project (a non-member is ignored)."""
 
@@ -86,11 +99,11 @@ projects: _Projects
 
 class _Recruit:
     def applicants(self) -> Any:
-        """This season's pending/offered applicants (months ≡ 1-3 only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
+        """This season's pending/offered applicants (months 1-3 of the year only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
     def dismiss(self, staff_id: Any) -> Any:
         """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
     def hire_manager(self) -> Any:
-        """Hire a lab manager now ($4,500/month; 2 h less oversight per researcher; at most 2)."""
+        """Hire a lab manager now ($4,500/month; 2 h/month less oversight per researcher; at most 2)."""
     def hire_ra(self) -> Any:
         """Hire a research assistant now ($1,800/month; never an author)."""
     def interview(self, ids: Any) -> Any:
@@ -100,9 +113,11 @@ class _Recruit:
         new candidates are not left, nobody is interviewed.
         """
     def offer(self, applicant_id: Any) -> Any:
-        """Make a PhD offer (months ≡ 1-3); resolved at the tick of month ≡ 3, arrival month ≡ 5."""
+        """Make a PhD offer (months 1-3 of the year); answered at the tick of month
+        3, arrival in month 5; a PhD student is paid $3,200/month.
+        """
     def post_postdoc(self) -> Any:
-        """Post a postdoc search ($1,000); it resolves at the tick two months later."""
+        """Post a postdoc search ($1,000); it resolves at the tick 2 months later."""
     def renew_postdoc(self, postdoc_id: Any) -> Any:
         """Extend an active postdoc's contract by 12 months (within 3 months of its end)."""
 
@@ -114,7 +129,7 @@ class _Students:
     def reports(self, student_id: Any, n: Any = 6) -> Any:
         """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
     def set_mentoring(self, hours: Any) -> Any:
-        """Set standing monthly mentoring hours ``{id: h}`` (0-40 h each; others keep theirs)."""
+        """Set standing monthly mentoring hours ``{id: h}`` (0 to 40 h/month each; others keep theirs)."""
 
 students: _Students
 

@@ -70,7 +70,8 @@ class HeadlessSession:
     """
 
     def __init__(self, options: HeadlessOptions, *, process: AgentProcess | None = None) -> None:
-        from world.api import API_CALLS, REQUIRED, Api
+        from world.api import API_CALLS, REQUIRED, Api, call_docs
+        from world.rules import rules
 
         self.options = options
         self.world, self.scenario = _open_world(options)
@@ -87,13 +88,14 @@ class HeadlessSession:
         self.blocks = 0
         self.sandbox = Sandbox(
             self.api.call,
-            spec_from_api_calls(API_CALLS, REQUIRED),
+            spec_from_api_calls(API_CALLS, REQUIRED, call_docs(self.world.cfg)),
             block_timeout=options.block_timeout,
             max_output=options.max_output,
             memory_limit=options.memory_limit,
             seed=self.world.seed,
             month=lambda: self.world.month,
             process=process,
+            limits=rules(self.world.cfg)["harness"],
         )
 
     # running --------------------------------------------------------------------------

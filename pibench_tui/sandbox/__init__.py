@@ -134,7 +134,8 @@ class BlockResult:
     seconds: float = 0.0
 
 
-def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: object = None) -> dict:
+def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: object = None,
+                        docs: Mapping[str, Mapping[str, str]] | None = None) -> dict:
     """Turn the world's registry of API calls into the JSON spec the agent process uses.
 
     Args:
@@ -142,6 +143,8 @@ def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: ob
             ``params`` (tuples of name and default or the ``REQUIRED`` sentinel),
             ``doc`` and ``mutating`` (MECHANICS §15).
         required: The ``REQUIRED`` sentinel of ``world.api``.
+        docs: ``world.api.call_docs(config)``: the docstrings with this scenario's rule
+            numbers; without it the registry's docs (default numbers) are used.
 
     Returns:
         ``{namespace: {method: {"params": [[name, {"required": True} | {"default": v}]],
@@ -163,7 +166,7 @@ def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: ob
                         params.append([pname, {"default": repr(default)}])
             spec[ns][name] = {
                 "params": params,
-                "doc": str(getattr(call, "doc", "") or ""),
+                "doc": str((docs or {}).get(ns, {}).get(name) or getattr(call, "doc", "") or ""),
                 "mutating": bool(getattr(call, "mutating", False)),
             }
     return spec
@@ -189,6 +192,9 @@ class Sandbox:
             ``BlockTimeout`` does not repeat the same numbers.
         month: Returns the world's month (for the seed); ``None``: always 0.
         process: An :class:`AgentProcess` started earlier, to adopt.
+        limits: This scenario's ``{"memory_max_chars", "query_max_rows"}`` (from
+            ``lab.rules()["harness"]``) for the help texts of the memory and query calls;
+            ``None``: the help names no number.
     """
 
     def __init__(
@@ -202,9 +208,11 @@ class Sandbox:
         seed: int = 0,
         month: Callable[[], int] | None = None,
         process: AgentProcess | None = None,
+        limits: dict | None = None,
     ) -> None:
         self.handler = handler
         self.spec = spec
+        self.limits = dict(limits or {})
         self.block_timeout = float(block_timeout)
         self.max_output = int(max_output)
         self.memory_limit = int(memory_limit)
@@ -234,6 +242,7 @@ class Sandbox:
                     "max_output": self.max_output,
                     "seed": agent_random_seed(self.seed, self.starts, month),
                     "memory_limit": self.memory_limit,
+                    "limits": self.limits,
                 }
             )
             self.starts += 1

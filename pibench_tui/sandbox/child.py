@@ -772,6 +772,7 @@ class _Runtime:
         self.spec: dict = init.get("spec") or {}
         self.out = _OutputCap(channel, int(init.get("max_output", 20_000)))
         self.seed = int(init.get("seed", 0))
+        self.limits: dict = init.get("limits") or {}
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.modules = _module_copies()
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
@@ -798,34 +799,38 @@ class _Runtime:
         for ns, calls in self.spec.items():
             g[ns] = _Namespace(rt, ns, calls)
 
+        limits = self.limits
+        chars = f"{limits['memory_max_chars']:,} characters" if "memory_max_chars" in limits else "the scenario's limit"
+        rows = f"{limits['query_max_rows']:,} rows" if "query_max_rows" in limits else "the scenario's row limit"
+
         def query(sql):
-            """Run one read-only SELECT/WITH statement on the observable database (at most 2,000 rows)."""
+            """Run one read-only SELECT/WITH statement on the observable database."""
             return rt.call("query", "query", (sql,), {})
 
         def read_memory():
-            """Return your notes (at most 6,000 characters)."""
+            """Return your notes."""
             return rt.call("memory", "read", (), {})
 
         def write_memory(text):
-            """Replace your notes (cut to 6,000 characters with a notice)."""
+            """Replace your notes."""
             return rt.call("memory", "write", (text,), {})
 
         memory_calls = {
-            "read": {"params": [], "doc": "Return your notes (at most 6,000 characters).", "mutating": False},
+            "read": {"params": [], "doc": f"Return your notes (at most {chars}).", "mutating": False},
             "write": {
                 "params": [["text", {"required": True}]],
-                "doc": "Replace your notes (cut to 6,000 characters with a notice).",
+                "doc": f"Replace your notes (cut to {chars} with a notice).",
                 "mutating": True,
             },
         }
         self.helps = {
             id(query): "query(sql)\n    Run one read-only SELECT or WITH statement on the observable "
-            "database and return its rows as a list of dicts (at most 2,000 rows; a cut result ends "
+            f"database and return its rows as a list of dicts (at most {rows}; a cut result ends "
             "with a {'_truncated': ...} row). Refused SQL raises ActionError.\n"
             "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")",
-            id(read_memory): "read_memory()\n    Return your notes (at most 6,000 characters); "
+            id(read_memory): f"read_memory()\n    Return your notes (at most {chars}); "
             "the same as memory.read().",
-            id(write_memory): "write_memory(text)\n    Replace your notes (cut to 6,000 characters "
+            id(write_memory): f"write_memory(text)\n    Replace your notes (cut to {chars} "
             "with a notice); the same as memory.write(text). Notes are kept in saves.",
         }
         g["query"] = query
@@ -934,6 +939,7 @@ class _Call:
     def help_text(self) -> str:
         tag = " [changes the world]" if self._spec.get("mutating") else ""
         doc = (self._spec.get("doc") or "").strip()
+        doc = "\n    ".join(line.strip() for line in doc.splitlines())
         return f"{self.signature()}{tag}\n    {doc}" if doc else f"{self.signature()}{tag}"
 
 

@@ -12,7 +12,7 @@ from .test_mech_s14_database import _random_career
 
 R = REQUIRED
 EXPECTED = {
-    "lab": {"dashboard": (), "ledger": (("n", 20),), "attention": ()},
+    "lab": {"dashboard": (), "ledger": (("n", 20),), "attention": (), "rules": ()},
     "recruit": {"applicants": (), "interview": (("ids", R),), "offer": (("applicant_id", R),), "post_postdoc": (),
                 "renew_postdoc": (("postdoc_id", R),), "hire_ra": (), "hire_manager": (), "dismiss": (("staff_id", R),)},
     "students": {"list": (), "set_mentoring": (("hours", R),), "reports": (("student_id", R), ("n", 6))},
@@ -33,15 +33,15 @@ READS = {("lab", "dashboard"), ("lab", "ledger"), ("lab", "attention"), ("recrui
          ("students", "reports"), ("projects", "list"), ("papers", "drafts"), ("papers", "submissions"),
          ("papers", "publications"), ("grants", "calls"), ("grants", "proposals"), ("grants", "awards"),
          ("field", "news"), ("field", "preprints"), ("field", "conference_report"), ("field", "topics"),
-         ("events", "pending"), ("time", "last_report")}
+         ("events", "pending"), ("time", "last_report"), ("lab", "rules")}
 
 
 def test_s15_every_call_with_its_parameters():
-    """§15: the 39 engine calls (plus query) and Decisions 8's ``time.last_report``, with the
-    documented parameters and defaults."""
+    """§15: the 39 engine calls (plus query), Decisions 8's ``time.last_report`` and issue 9's
+    ``lab.rules``, with the documented parameters and defaults."""
     got = {ns: {m: spec.params for m, spec in calls.items()} for ns, calls in API_CALLS.items()}
     assert got == EXPECTED
-    assert sum(len(c) for c in got.values()) == 39 + 1
+    assert sum(len(c) for c in got.values()) == 39 + 2
     for ns, calls in API_CALLS.items():
         for m, spec in calls.items():
             assert spec.mutating == ((ns, m) not in READS), (ns, m)

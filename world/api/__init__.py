@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
@@ -36,10 +37,18 @@ from .namespaces import (
 )
 from .registry import REQUIRED, CallSpec, build_registry
 
-__all__ = ["API_CALLS", "NAMESPACES", "REQUIRED", "ActionError", "Api", "CallSpec", "SimulationOver", "replay"]
+__all__ = ["API_CALLS", "NAMESPACES", "REQUIRED", "ActionError", "Api", "CallSpec", "SimulationOver", "call_docs", "replay"]
 
 API_CALLS: dict[str, dict[str, CallSpec]] = build_registry(NAMESPACES)
 """namespace → method → :class:`CallSpec`; the registry every front end builds on."""
+
+
+def call_docs(config: WorldConfig) -> dict[str, dict[str, str]]:
+    """namespace → method → docstring with this scenario's rule numbers (``lab.rules()``)
+    filled in, for help text and prompts (the registry's ``doc`` shows the defaults)."""
+    r = rules_mod.rules(config)
+    return {ns: {m: rules_mod.render(spec.template or spec.doc, r) for m, spec in calls.items()}
+            for ns, calls in API_CALLS.items()}
 
 
 class Api:

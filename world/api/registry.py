@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import rules as rules_mod
+from ..config import WorldConfig
 from ..errors import ActionError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,12 +37,18 @@ REQUIRED = _Required()
 
 @dataclass(frozen=True)
 class CallSpec:
-    """One API call: its name, parameters ``((name, default or REQUIRED), ...)``, doc, kind."""
+    """One API call: its name, parameters ``((name, default or REQUIRED), ...)``, doc, kind.
+
+    ``doc`` is the docstring with its rule numbers filled in from the default
+    :class:`~world.config.WorldConfig`; ``template`` keeps the ``{rules.KEY}`` placeholders so
+    a front end can show a scenario's numbers instead (:func:`world.api.call_docs`).
+    """
 
     name: str
     params: tuple[tuple[str, Any], ...]
     doc: str
     mutating: bool
+    template: str = ""
 
 
 def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -128,6 +136,7 @@ def jsonable(x: Any) -> Any:
 
 def build_registry(namespaces: dict[str, type[Any]]) -> dict[str, dict[str, CallSpec]]:
     """namespace → method → :class:`CallSpec` for every :func:`api_call` method of the given classes."""
+    default_rules = rules_mod.rules(WorldConfig())
     reg: dict[str, dict[str, CallSpec]] = {}
     for ns, cls in namespaces.items():
         calls = {}
@@ -138,6 +147,8 @@ def build_registry(namespaces: dict[str, type[Any]]) -> dict[str, dict[str, Call
                 (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
                 for p in fn._api_signature.parameters.values() if p.name != "self"
             )
-            calls[name] = CallSpec(name=name, params=params, doc=inspect.getdoc(fn) or "", mutating=fn._api_mutating)
+            raw = inspect.getdoc(fn) or ""
+            calls[name] = CallSpec(name=name, params=params, doc=rules_mod.render(raw, default_rules),
+                                   mutating=fn._api_mutating, template=raw)
         reg[ns] = calls
     return reg

@@ -39,7 +39,7 @@ class Field(Namespace):
 
     @api_call(mutating=True)
     def attend_conference(self) -> dict[str, Any]:
-        """Attend a conference: 15 h, $2,500, at most once every 5 months; returns hallway intel."""
+        """Attend a conference: {rules.hours.conference}, {rules.costs.conference}, at most once every {rules.events.conference_gap_months}; returns hallway intel."""
         w = self._w
         s, cfg = w.s, w.cfg
         m = s.month

@@ -25,7 +25,7 @@ class Grants(Namespace):
 
     @api_call(mutating=True)
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict[str, Any]:
-        """Write a proposal to an open call: ≥ 5 h, $500, optional drafts/publications as evidence."""
+        """Write a proposal to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}, optional drafts/publications as evidence."""
         w = self._w
         s, cfg = w.s, w.cfg
         m = s.month

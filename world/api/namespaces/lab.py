@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import rules as rules_mod
 from ... import views
 from .. import checks
 from ..registry import api_call
@@ -45,5 +46,19 @@ class Lab(Namespace):
 
     @api_call(mutating=False)
     def attention(self) -> dict[str, Any]:
-        """Hours this month: pool, mentoring_reserved, oneoff_used, left (§3)."""
+        """Hours this month: base, oversight_tax, pool, mentoring_reserved, oneoff_used, left (§3).
+
+        pool = base {rules.attention.base} − oversight ({rules.attention.oversight_per_researcher} per PhD/postdoc,
+        {rules.attention.oversight_manager_relief} less per lab manager but at least {rules.attention.oversight_min_per_researcher};
+        {rules.attention.oversight_per_ra} per RA) − service duty ({rules.attention.service_tax_hours} in month
+        {rules.attention.service_tax_month} of each year), never below {rules.attention.floor}."""
         return views.attention(self._w)
+
+    @api_call(mutating=False)
+    def rules(self) -> dict[str, Any]:
+        """This scenario's rules as numbers: horizon_months, start_budget, pay (USD/month per
+        role), costs (USD), attention (hours), hours (per action), caps, season (months of
+        the year), postdoc, projects, collaboration, events, venues (deadline months,
+        decision delays), agencies (awards, durations, delays, call months), harness.
+        Nothing hidden (no hotness, quality, ability or acceptance bars)."""
+        return rules_mod.rules(self._w.cfg)

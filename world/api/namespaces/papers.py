@@ -28,12 +28,13 @@ class Papers(Namespace):
 
     @api_call(mutating=True)
     def polish(self, draft_id: Any, hours: Any) -> dict[str, Any]:
-        """Spend hours polishing an available draft (gains saturate at 12 h in total)."""
+        """Spend hours polishing an available draft (gains saturate at {rules.hours.polish_saturation} in total)."""
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
         self._charge(h, f"polishing {d.id}")
         d.polish_hours += h
-        note = "polish beyond 12 h adds nothing" if d.polish_hours > self._w.cfg.polish_cap_hours else "polished"
+        cap = self._w.cfg.polish_cap_hours
+        note = f"polish beyond {cap:g} h adds nothing" if d.polish_hours > cap else "polished"
         return {"ok": True, "total_polish_hours": d.polish_hours, "note": note}
 
     @api_call(mutating=True)
@@ -56,7 +57,7 @@ class Papers(Namespace):
 
     @api_call(mutating=True)
     def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:
-        """Revise a rejected, available draft (once a month); gains shrink with each revision."""
+        """Revise a rejected, available draft (once a month); hours beyond {rules.hours.revise_saturation} add nothing, and gains shrink with each revision."""
         w = self._w
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
@@ -71,7 +72,7 @@ class Papers(Namespace):
         d.q = min(cfg.quality_max, d.q + cfg.revise_gain * min(h, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay ** d.revisions)
         d.revisions += 1
         d.revised_month = w.s.month
-        return {"ok": True, "revisions": d.revisions, "note": "revised; gains beyond 10 h are lost and shrink with each revision"}
+        return {"ok": True, "revisions": d.revisions, "note": f"revised; gains beyond {self._w.cfg.revise_cap_hours:g} h are lost and shrink with each revision"}
 
     @api_call(mutating=True)
     def withdraw(self, submission_id: Any) -> dict[str, Any]:

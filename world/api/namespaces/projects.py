@@ -28,7 +28,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0-50,000)."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}); at most {rules.caps.active_projects} projects run at once."""
         w = self._w
         topic = checks.topic(topic)
         if isinstance(tier, bool) or tier not in (1, 2, 3):
@@ -55,7 +55,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
-        """Set a project's compute units/month (0-50,000), paid at the tick × price multiplier."""
+        """Set a project's compute units/month (0 to {rules.caps.compute_per_project}), paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
         pj = self._project(project_id)
         pj.compute = checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute)
         return {"ok": True, "monthly_compute": pj.compute}

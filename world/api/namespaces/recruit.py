@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import people as people_mod
+from ... import rules as rules_mod
 from ... import views
 from ...state import Applicant, Posting
 from .. import checks
@@ -19,7 +20,7 @@ class Recruit(Namespace):
 
     @api_call(mutating=False)
     def applicants(self) -> list[Any]:
-        """This season's pending/offered applicants (months ≡ 1-3 only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
+        """This season's pending/offered applicants (months {rules.season.offer_months} of the year only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
         w = self._w
         m = w.s.month
         if not people_mod.in_offer_season(m):
@@ -41,12 +42,13 @@ class Recruit(Namespace):
     def _require_season(self, what: str) -> None:
         m = self._w.s.month
         if not people_mod.in_offer_season(m):
-            nxt = m + ((1 - m) % 12)
-            raise ActionError("wrong_month", f"{what} is possible only in recruiting months (month of year 1-3); the next season opens in month {nxt}")
+            nxt = m + ((rules_mod.SEASON_OPEN_MONTH - m) % 12)
+            raise ActionError("wrong_month", f"{what} is possible only in recruiting months (month of year {rules_mod.month_span(rules_mod.OFFER_MONTHS)}); "
+                                             f"the next season opens in month {nxt}")
 
     @api_call(mutating=True)
     def interview(self, ids: Any) -> dict[str, Any]:
-        """Interview one applicant id or a list of ids: 3 h per new candidate, repeats free.
+        """Interview one applicant id or a list of ids: {rules.hours.interview} per new candidate, repeats free.
 
         Returns ``{"interview_scores": {id: score}}``. All-or-nothing: if the hours for all
         new candidates are not left, nobody is interviewed.
@@ -70,7 +72,8 @@ class Recruit(Namespace):
 
     @api_call(mutating=True)
     def offer(self, applicant_id: Any) -> dict[str, Any]:
-        """Make a PhD offer (months ≡ 1-3); resolved at the tick of month ≡ 3, arrival month ≡ 5."""
+        """Make a PhD offer (months {rules.season.offer_months} of the year); answered at the tick of month
+        {rules.season.offers_resolve}, arrival in month {rules.season.arrival}; a PhD student is paid {rules.pay.phd}."""
         self._require_season("making offers")
         w = self._w
         a = self._season_applicant(applicant_id)
@@ -81,11 +84,12 @@ class Recruit(Namespace):
             raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap} (active researchers, outstanding offers, incoming students and open postdoc searches count)")
         a.status = "offered"
         y = people_mod.season_year(w.s.month)
-        return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + 3}, arrivals in month {12 * y + 5}"}
+        return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + rules_mod.OFFER_RESOLVE_MONTH}, "
+                                    f"arrivals in month {12 * y + rules_mod.PHD_ARRIVAL_MONTH}"}
 
     @api_call(mutating=True)
     def post_postdoc(self) -> dict[str, Any]:
-        """Post a postdoc search ($1,000); it resolves at the tick two months later."""
+        """Post a postdoc search ({rules.costs.postdoc_search}); it resolves at the tick {rules.postdoc.search_months} later."""
         w = self._w
         if people_mod.researcher_commitments(w) >= w.cfg.researcher_cap:
             raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap}; a postdoc search cannot be posted")
@@ -97,7 +101,7 @@ class Recruit(Namespace):
 
     @api_call(mutating=True)
     def renew_postdoc(self, postdoc_id: Any) -> dict[str, Any]:
-        """Extend an active postdoc's contract by 12 months (within 3 months of its end)."""
+        """Extend an active postdoc's contract by {rules.postdoc.renewal_months} (within {rules.postdoc.renewal_window_months} of its end)."""
         w = self._w
         p = self._person(postdoc_id, roles=("postdoc",), what="postdoc")
         assert p.contract_end is not None  # every postdoc has a contract end
@@ -108,13 +112,13 @@ class Recruit(Namespace):
 
     @api_call(mutating=True)
     def hire_ra(self) -> dict[str, Any]:
-        """Hire a research assistant now ($1,800/month; never an author)."""
+        """Hire a research assistant now ({rules.pay.ra}; never an author)."""
         p = people_mod.hire_staff(self._w, "ra")
         return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend, "note": f"{p.name} joins as a research assistant"}
 
     @api_call(mutating=True)
     def hire_manager(self) -> dict[str, Any]:
-        """Hire a lab manager now ($4,500/month; 2 h less oversight per researcher; at most 2)."""
+        """Hire a lab manager now ({rules.pay.manager}; {rules.attention.oversight_manager_relief} less oversight per researcher; at most {rules.caps.managers})."""
         w = self._w
         n = len(people_mod.active_people(w, ("manager",)))
         if n >= w.cfg.manager_cap:

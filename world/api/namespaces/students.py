@@ -25,7 +25,7 @@ class Students(Namespace):
 
     @api_call(mutating=True)
     def set_mentoring(self, hours: Any) -> dict[str, Any]:
-        """Set standing monthly mentoring hours ``{id: h}`` (0-40 h each; others keep theirs)."""
+        """Set standing monthly mentoring hours ``{id: h}`` (0 to {rules.caps.mentoring_hours} each; others keep theirs)."""
         w = self._w
         if not isinstance(hours, dict) or not hours:
             raise ActionError("bad_argument", f"hours must be a non-empty dict {{person_id: hours}}, got {hours!r}")
