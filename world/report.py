@@ -85,22 +85,22 @@ class MonthReport:
 
     month: int
     label: str = ""
-    decisions: list = field(default_factory=list)
-    offers: list = field(default_factory=list)
-    postdoc_searches: list = field(default_factory=list)
-    arrivals: list = field(default_factory=list)
-    graduations: list = field(default_factory=list)
-    quits: list = field(default_factory=list)
-    contracts_ended: list = field(default_factory=list)
-    drafts_completed: list = field(default_factory=list)
-    dead_ends: list = field(default_factory=list)
-    scoops: list = field(default_factory=list)
-    publications: list = field(default_factory=list)
-    proposals: list = field(default_factory=list)
-    citations: dict = field(default_factory=lambda: {"earned": 0, "total": 0, "by_publication": {}})
-    money: dict = field(default_factory=lambda: {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0})
-    events: dict = field(default_factory=lambda: {"arrived": [], "expired": []})
-    headlines: list = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    offers: list[dict[str, Any]] = field(default_factory=list)
+    postdoc_searches: list[dict[str, Any]] = field(default_factory=list)
+    arrivals: list[dict[str, Any]] = field(default_factory=list)
+    graduations: list[dict[str, Any]] = field(default_factory=list)
+    quits: list[dict[str, Any]] = field(default_factory=list)
+    contracts_ended: list[dict[str, Any]] = field(default_factory=list)
+    drafts_completed: list[dict[str, Any]] = field(default_factory=list)
+    dead_ends: list[dict[str, Any]] = field(default_factory=list)
+    scoops: list[dict[str, Any]] = field(default_factory=list)
+    publications: list[dict[str, Any]] = field(default_factory=list)
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    citations: dict[str, Any] = field(default_factory=lambda: {"earned": 0, "total": 0, "by_publication": {}})
+    money: dict[str, Any] = field(default_factory=lambda: {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0})
+    events: dict[str, Any] = field(default_factory=lambda: {"arrived": [], "expired": []})
+    headlines: list[str] = field(default_factory=list)
     collapsed: bool = False
     finished: bool = False
 
@@ -130,7 +130,7 @@ class MonthReport:
             self.citations["earned"] or self.events["arrived"] or self.events["expired"] or self.finished)
 
 
-def money_of_month(ledger: list, month: int, budget: float) -> dict[str, Any]:
+def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[str, Any]:
     """The ``money`` block over the ledger rows dated ``month`` (the ledger is append-only and
     dated in order, so only its tail is read).
 
