@@ -59,12 +59,14 @@ def repl_input_complete(text: str) -> bool:
     return not text.split("\n")[-1].strip()
 
 
-def make_completer(api_calls: dict | None = None) -> Any:
+def make_completer(api_calls: dict | None = None, docs: dict | None = None) -> Any:
     """A prompt-toolkit completer of the API: namespaces, their calls, the calls' argument
     names, and topic/venue values (MECHANICS §15).
 
     Args:
         api_calls: ``world.api.API_CALLS`` (default: imported).
+        docs: ``world.api.call_docs(config)``: the calls' help with the scenario's numbers
+            (default: the registry's, with the default numbers).
     """
     from prompt_toolkit.completion import Completer, Completion
 
@@ -116,7 +118,8 @@ def make_completer(api_calls: dict | None = None) -> Any:
                 for name in names:
                     if name.startswith(word):
                         spec = calls.get(ns, {}).get(name)
-                        doc = (getattr(spec, "doc", "") or "").split("\n")[0] if spec else ""
+                        doc = (docs or {}).get(ns, {}).get(name) or (getattr(spec, "doc", "") if spec else "")
+                        doc = (doc or "").split("\n")[0]
                         yield Completion(
                             name + "(", -len(word), display=name + signature(ns, name), display_meta=doc[:60]
                         )
@@ -129,6 +132,13 @@ def make_completer(api_calls: dict | None = None) -> Any:
                         yield Completion(name + "(" if name in top_calls else name, -len(word))
 
     return ApiCompleter()
+
+
+def _scenario_docs(session: HeadlessSession) -> dict:
+    """The API help with this session's scenario numbers (``world.api.call_docs``)."""
+    from world.api import call_docs
+
+    return call_docs(session.world.cfg)
 
 
 def run_repl(
@@ -186,7 +196,7 @@ def run_repl(
 
     prompt = PromptSession(
         history=hist,
-        completer=make_completer(),
+        completer=make_completer(docs=_scenario_docs(session)),
         auto_suggest=AutoSuggestFromHistory(),
         key_bindings=kb,
         multiline=True,

@@ -36,3 +36,16 @@ def test_headless_help_and_rules_show_the_scenario_numbers(pibench, tmp_path):
     assert "base 140 h/month" in out and "100 h" not in out
     assert "saturate at 9 h" in out and "saturate at 12 h" not in out
     assert "5,000 characters" in out and "6,000" not in out
+
+
+def test_repl_completion_help_shows_the_scenario_numbers():
+    """The REPL's completion hints come from the scenario's help, not the default numbers."""
+    from prompt_toolkit.document import Document
+
+    from pibench_tui.headless.repl import make_completer
+    from world.api import call_docs
+    from world.config import WorldConfig
+
+    completer = make_completer(docs=call_docs(WorldConfig(pay_ra=2222.0)))
+    [hint] = [c.display_meta_text for c in completer.get_completions(Document("recruit.hire_r"), None)]
+    assert "$2,222/month" in hint and "$1,800" not in hint
