@@ -1,4 +1,4 @@
-"""The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | agent | replay | saves | scenarios``.
+"""The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | agent | replay | report | saves | scenarios``.
 
 Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, ...),
 2 a usage error (argparse's convention). Every subcommand has ``--help``.
@@ -206,6 +206,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         add_replay_parser(sub)
     else:
         sub.add_parser("replay", help="re-simulate run directories and confirm their Impact and state digest", add_help=False)
+    if command == "report":
+        from pibench_tui.report.cli import add_report_parser
+
+        add_report_parser(sub)
+    else:
+        sub.add_parser("report", help="leaderboard, census, legibility and figures from runs (HTML, JSON)", add_help=False)
     if command == "scenarios":
         from scenarios.cli import add_scenarios_parser
 

@@ -1,0 +1,100 @@
+"""``pibench report DIR... [--html out.html] [--json out.json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_report_parser", "cmd_report"]
+
+_EPILOG = """\
+Inputs: run directories written by `pibench agent` or `pibench run --save-runs`, folders
+holding them, and JSON files written by `pibench run --json` / `pibench compare --json`.
+Every career with a known seed is re-simulated: a result that does not reproduce is
+counted as invalid.
+
+examples:
+  pibench report runs/ --html report.html
+  pibench report runs/ baseline.json --reference baseline --price gpt-4.1=2,8
+"""
+
+
+def _price(text: str) -> tuple[str, tuple[float, float]]:
+    try:
+        label, rest = text.rsplit("=", 1)
+        inp, out = (float(x) for x in rest.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--price wants LABEL=IN,OUT (USD per million prompt and completion tokens), got {text!r}") from None
+    if not label or inp < 0 or out < 0:
+        raise argparse.ArgumentTypeError(f"--price: a label and two non-negative prices are needed, got {text!r}")
+    return label, (inp, out)
+
+
+def add_report_parser(sub: Any) -> None:
+    """Register ``report`` on the ``pibench`` subparsers."""
+    p = sub.add_parser(
+        "report",
+        help="leaderboard, census, legibility and figures from runs (HTML, JSON)",
+        description="Turn runs (models and policies) into a leaderboard with per-seed spread, "
+        "confidence intervals, capability axes, the census and legibility; figures in HTML.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="DIR|FILE", help="run directories, folders of them, or run --json files")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page (figures embedded)")
+    p.add_argument("--json", dest="json_file", metavar="FILE", help="write the report as JSON")
+    p.add_argument("--reference", metavar="LABEL", help="label for paired differences (default: baseline if present)")
+    p.add_argument("--price", type=_price, action="append", default=[], metavar="LABEL=IN,OUT",
+                   help="USD per million prompt/completion tokens for LABEL (or model), for the cost column; repeatable")
+    p.add_argument("--no-simulate", action="store_true",
+                   help="trust the files: no re-simulation (faster; no trajectories for run --json rows)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import LoadError, load_careers
+    from pibench_tui.report.render import render_terminal
+
+    try:
+        careers = load_careers(args.paths, simulate=not args.no_simulate)
+    except LoadError as exc:
+        print(f"pibench report: {exc}", file=sys.stderr)
+        return 1
+    try:
+        report = build_report(careers, reference=args.reference, prices=dict(args.price))
+    except ValueError as exc:
+        print(f"pibench report: {exc}", file=sys.stderr)
+        return 1
+    render_terminal(report)
+    if args.json_file:
+        Path(args.json_file).write_text(json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n",
+                                        encoding="utf-8")
+        print(f"wrote {args.json_file}", file=sys.stderr)
+    if args.html:
+        try:
+            from pibench_tui.report.figures import all_figures
+        except ImportError:
+            print("pibench report: --html needs matplotlib: pip install 'pibench[report]'", file=sys.stderr)
+            return 1
+        from pibench_tui.report.render import render_html
+
+        Path(args.html).write_text(render_html(report, all_figures(report)), encoding="utf-8")
+        print(f"wrote {args.html}", file=sys.stderr)
+    return 0
+
+
+def _nan_free(obj: Any) -> Any:
+    """``obj`` with every NaN or infinity replaced by ``None`` (valid JSON)."""
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(obj, dict):
+        return {k: _nan_free(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_nan_free(v) for v in obj]
+    return obj

@@ -1,0 +1,214 @@
+"""Figures of the report, drawn with matplotlib (extra ``report``) into PNG bytes.
+
+Each function takes the report dict of :func:`pibench_tui.report.analysis.build_report`
+and returns PNG bytes (or ``None`` when there is nothing to draw). No network, no fonts
+beyond matplotlib's own: the HTML page embeds the images as base64.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+__all__ = ["all_figures"]
+
+AXES_SHOWN = (
+    ("mentoring_excess", "mentoring: share to high-return\nresearchers above random"),
+    ("attrition", "attrition (quit PhDs / PhDs)"),
+    ("risk_calibration", "risk calibration\n(tier when rich − when poor)"),
+    ("anticipation", "anticipation (hotness gain\n12 months after start)"),
+    ("attention_utilization", "attention utilisation"),
+    ("attention_at_ceiling", "months at the attention ceiling"),
+    ("actions_per_month", "actions a month"),
+    ("grant_hit_rate", "grant hit rate"),
+    ("publications_per_student_year", "publications per student-year"),
+    ("topic_hotness_rank", "topic hotness rank at entry\n(1 = hottest)"),
+)
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
+                         "axes.titlesize": 10, "axes.titleweight": "bold", "figure.dpi": 110})
+    return plt
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _colors(labels: list[str]) -> dict[str, Any]:
+    plt = _plt()
+    cmap = plt.get_cmap("tab10")
+    return {lab: cmap(i % 10) for i, lab in enumerate(labels)}
+
+
+def impact_per_seed(report: dict[str, Any]) -> bytes | None:
+    """Each seed's Impact per label, with the mean and its bootstrap 95 % interval."""
+    rows = report["leaderboard"]
+    if not rows:
+        return None
+    plt = _plt()
+    labels = [r["label"] for r in rows]
+    colors = _colors(labels)
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(rows) + 2), 3.6))
+    seeds = report["seeds"]
+    markers = "osD^v<>pP*Xh"
+    top = 0.0
+    for i, r in enumerate(rows):
+        for j, seed in enumerate(seeds):
+            if seed in r["seeds"]:
+                v = r["seeds"][seed]
+                top = max(top, v)
+                ax.scatter(i + (j - (len(seeds) - 1) / 2) * 0.08, v, color=colors[r["label"]],
+                           marker=markers[j % len(markers)], s=28, zorder=3,
+                           label=f"seed {seed}" if i == 0 else None, edgecolor="white", linewidth=0.5)
+        ax.hlines(r["mean"], i - 0.3, i + 0.3, color="black", linewidth=1.6, zorder=4)
+        if r["ci95"]:
+            ax.vlines(i + 0.34, r["ci95"][0], r["ci95"][1], color="black", linewidth=1.0)
+    ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center")
+    ax.set_ylabel("Impact")
+    if top > 0 and any(r["min"] > 0 for r in rows) and top / max(1e-9, min(r["min"] for r in rows if r["min"] > 0)) > 50:
+        ax.set_yscale("symlog", linthresh=10)
+    ax.set_title("Impact per seed (bar: mean; whisker: bootstrap 95% CI of the mean)")
+    if len(seeds) <= 12:
+        ax.legend(fontsize=7, frameon=False, ncols=min(6, len(seeds)), loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    return _png(fig)
+
+
+def trajectories(report: dict[str, Any]) -> bytes | None:
+    """Budget and earned citations month by month, one line per career."""
+    careers = [c for c in report["careers"] if c["budget_by_month"] or c["earned_by_month"]]
+    if not careers:
+        return None
+    plt = _plt()
+    labels = list(dict.fromkeys(r["label"] for r in report["leaderboard"]))
+    colors = _colors(labels)
+    multi = len(report["scenarios"]) > 1
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    seen = set()
+    for c in careers:
+        key = f"{c['label']} · {c['scenario']}" if multi else c["label"]
+        col = colors.get(key, "grey")
+        lab = key if key not in seen else None
+        seen.add(key)
+        if c["budget_by_month"]:
+            xs = range(1, len(c["budget_by_month"]) + 1)
+            a1.plot(xs, [b / 1000 for b in c["budget_by_month"]], color=col, alpha=0.75, linewidth=1.2, label=lab)
+            if c["collapsed"]:
+                a1.scatter([len(c["budget_by_month"])], [c["budget_by_month"][-1] / 1000], color=col, marker="x", s=40)
+        if c["earned_by_month"]:
+            xs = range(1, len(c["earned_by_month"]) + 1)
+            a2.plot(xs, c["earned_by_month"], color=col, alpha=0.75, linewidth=1.2)
+    a1.axhline(0, color="black", linewidth=0.8)
+    a1.set_title("Budget (thousand USD; × = collapse)")
+    a1.set_xlabel("month")
+    a2.set_title("Citations earned so far")
+    a2.set_xlabel("month")
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+    a1.legend(fontsize=7, frameon=False)
+    return _png(fig)
+
+
+def axes_figure(report: dict[str, Any]) -> bytes | None:
+    """The §17 capability axes and behaviour measures, one small panel per axis."""
+    axes = report["axes"]
+    labels = [r["label"] for r in report["leaderboard"] if axes.get(r["label"])]
+    if not labels:
+        return None
+    plt = _plt()
+    colors = _colors([r["label"] for r in report["leaderboard"]])
+    shown = [(k, t) for k, t in AXES_SHOWN if any(axes[lab].get(k) is not None for lab in labels)]
+    if not shown:
+        return None
+    ncols = 5
+    nrows = math.ceil(len(shown) / ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(12, 2.3 * nrows + 0.4), squeeze=False)
+    for idx, (key, title) in enumerate(shown):
+        ax = grid[idx // ncols][idx % ncols]
+        vals = [axes[lab].get(key) for lab in labels]
+        ax.bar(range(len(labels)), [v if v is not None else 0 for v in vals],
+               color=[colors[lab] for lab in labels])
+        for i, v in enumerate(vals):
+            if v is None:
+                ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
+        ax.set_title(title, fontsize=8)
+        ax.set_xticks(range(len(labels)), [lab[:10] for lab in labels], fontsize=7, rotation=30, ha="right")
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.grid(axis="y", alpha=0.3)
+    for idx in range(len(shown), nrows * ncols):
+        grid[idx // ncols][idx % ncols].axis("off")
+    fig.suptitle("Capability axes and behaviour (MECHANICS §17; pooled over each label's careers)", fontweight="bold")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def legibility_figure(report: dict[str, Any]) -> bytes | None:
+    """Spearman(earned citations at month t, final Impact) across careers, per month."""
+    plt = _plt()
+    drawn = False
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for scen, leg in report["legibility"].items():
+        pts = [(p["month"], p["rho"]) for p in leg["curve"] if p["rho"] is not None]
+        if not pts:
+            continue
+        drawn = True
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=f"{scen} ({leg['careers']} careers)")
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("month t")
+    ax.set_ylabel("Spearman ρ")
+    ax.set_title("Legibility: how well citations earned by month t predict final Impact")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False)
+    return _png(fig)
+
+
+def census_figure(report: dict[str, Any]) -> bytes | None:
+    """Careers per archetype for each label (stacked bars)."""
+    table = report["census"]["table"]
+    if not table:
+        return None
+    plt = _plt()
+    labels = [r["label"] for r in report["leaderboard"]]
+    arch = report["census"]["archetypes"]
+    palette = {"bankrupt": "#c0392b", "never built": "#95a5a6", "boom rider": "#27ae60",
+               "overbuilt churn": "#e67e22", "steady": "#2980b9"}
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1.2))
+    left = [0] * len(labels)
+    for a in arch:
+        vals = [table[lab][a] for lab in labels]
+        ax.barh(range(len(labels)), vals, left=left, color=palette.get(a), label=a)
+        left = [x + v for x, v in zip(left, vals, strict=True)]
+    ax.set_yticks(range(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("careers")
+    ax.set_title("Census: careers by archetype")
+    ax.legend(fontsize=7, frameon=False, ncols=5, loc="lower center", bbox_to_anchor=(0.5, 1.08))
+    return _png(fig)
+
+
+def all_figures(report: dict[str, Any]) -> dict[str, bytes]:
+    """Every figure that has something to show, by name (in page order)."""
+    out = {}
+    for name, fn in (("impact", impact_per_seed), ("trajectories", trajectories), ("axes", axes_figure),
+                     ("census", census_figure), ("legibility", legibility_figure)):
+        png = fn(report)
+        if png:
+            out[name] = png
+    return out

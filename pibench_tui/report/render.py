@@ -1,0 +1,250 @@
+"""Render the report dict: a self-contained HTML page and rich tables for the terminal.
+
+The page embeds its figures as base64 PNG and its style inline: it opens in a browser
+with no network. The terminal shows the same tables (rich) and, where the terminal can,
+the legibility curve as a text plot (plotext, already a dependency of the TUI).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from typing import Any
+
+__all__ = ["format_value", "render_html", "render_terminal"]
+
+AXES_ROWS = (
+    ("mentoring_share", "mentoring share to high-return researchers"),
+    ("mentoring_excess", "… above the random share (roster-matched)"),
+    ("attrition", "attrition (quit PhDs / PhDs)"),
+    ("risk_calibration", "risk calibration (tier rich − poor)"),
+    ("anticipation", "anticipation (hotness gain after start)"),
+    ("attention_utilization", "attention utilisation"),
+    ("attention_at_ceiling", "share of months at the ceiling"),
+    ("interviewed_offer_share", "offers after an interview"),
+    ("topic_herfindahl", "topic concentration (Herfindahl)"),
+)
+BEHAVIOUR_ROWS = (
+    ("actions_per_month", "actions a month"),
+    ("block_error_rate", "error rate of executed blocks"),
+    ("conversion", "publications per student-year"),
+    ("grant_hit_rate", "grant hit rate"),
+    ("topic_hotness_rank", "topic hotness rank at entry (1 = hottest)"),
+    ("attention_utilization", "attention utilisation"),
+    ("attention_at_ceiling", "months at the attention ceiling"),
+)
+
+
+def format_value(v: Any, digits: int = 2) -> str:
+    """A number for a table cell ("—" when undefined)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return str(v)
+
+
+def _ci(ci: list[float] | None, digits: int = 1) -> str:
+    return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]" if ci else "—"
+
+
+def _diff(d: dict[str, Any] | None) -> str:
+    if not d:
+        return "—"
+    return f"{d['mean']:+,.1f} {_ci(d['ci'])} (wins {d['wins']}/{d['n']})"
+
+
+def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the leaderboard (shared by HTML and terminal)."""
+    seeds = report["seeds"]
+    head = ["label", "kind", *[f"seed {s}" for s in seeds], "mean", "95% CI", "median", "geomean(I+1)",
+            f"Δ vs {report['reference']}", "collapses", "papers", "grants", "tokens/career", "cost USD", "flags",
+            "invalid"]
+    rows = []
+    for r in report["leaderboard"]:
+        rows.append([
+            r["label"], r["kind"], *[format_value(r["seeds"].get(s), 1) for s in seeds],
+            format_value(r["mean"], 1), _ci(r["ci95"]), format_value(r["median"], 1), format_value(r["geomean"], 1),
+            "reference" if r["label"] == report["reference"] else _diff(r["vs_reference"]),
+            f"{r['collapses']}/{r['n']}", format_value(r["publications"], 1), format_value(r["grants"], 1),
+            format_value(r["tokens_per_career"], 0), format_value(r["cost_usd"], 2),
+            (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
+            str(r["invalid"]),
+        ])
+    return head, rows
+
+
+def _table_rows(report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...]) -> tuple[list[str], list[list[str]]]:
+    labels = [r["label"] for r in report["leaderboard"]]
+    data = report[source]
+    head = ["measure", *labels]
+    rows = []
+    for key, title in spec:
+        vals = [data.get(lab, {}).get(key) for lab in labels]
+        if all(v is None for v in vals):
+            continue
+        rows.append([title, *[format_value(v, 3) for v in vals]])
+    return head, rows
+
+
+def census_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the model × archetype table."""
+    arch = report["census"]["archetypes"]
+    table = report["census"]["table"]
+    head = ["label", *arch, "careers"]
+    rows = []
+    for r in report["leaderboard"]:
+        t = table[r["label"]]
+        rows.append([r["label"], *[str(t[a]) for a in arch], str(sum(t.values()))])
+    return head, rows
+
+
+def legibility_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows summarising legibility per scenario."""
+    head = ["scenario", "careers", "ρ at month", "projection share (pooled / mean)", "best-paper share",
+            "variance share: model / seed / rest"]
+    rows = []
+    for scen, leg in report["legibility"].items():
+        marks = [p for p in leg["curve"] if p["rho"] is not None and (p["month"] % 12 == 0 or p["month"] == leg["months"])]
+        rho = ", ".join(f"{p['month']}: {p['rho']:.2f}" for p in marks) or "—"
+        ps = leg["projection_share"]
+        vs = leg["variance_shares"]
+        rows.append([scen, str(leg["careers"]), rho, f"{format_value(ps['pooled'])} / {format_value(ps['mean'])}",
+                     format_value(leg["best_paper_share"]),
+                     " / ".join(format_value(vs[k]) for k in ("model", "seed", "residual"))])
+    return head, rows
+
+
+# ---------------------------------------------------------------------------- HTML
+_CSS = """
+body{font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:24px auto;max-width:1320px;color:#1d2733;background:#fafbfc;padding:0 16px}
+h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:2px solid #dde3ea;padding-bottom:4px}
+p.meta{color:#5b6b7b;margin-top:0}p.note{color:#46525e;font-size:13px;max-width:1000px}
+table{border-collapse:collapse;margin:8px 0 4px;font-size:13px;background:white;box-shadow:0 1px 2px rgba(0,0,0,.06)}
+th,td{padding:5px 9px;border-bottom:1px solid #e6eaef;text-align:right;white-space:nowrap}
+th{background:#eef2f6;font-weight:600}td:first-child,th:first-child{text-align:left}
+tr.ref td{background:#f4f9ff}td.bad{color:#b03a2e;font-weight:600}
+img{max-width:100%;background:white;border:1px solid #e6eaef;margin:8px 0}
+.scroll{overflow-x:auto}code{background:#eef2f6;padding:1px 4px;border-radius:3px}
+ul.rules{font-size:13px;color:#46525e}
+"""
+
+
+def _html_table(head: list[str], rows: list[list[str]], ref: str | None = None) -> str:
+    out = ['<div class="scroll"><table><thead><tr>']
+    out += [f"<th>{html.escape(h)}</th>" for h in head]
+    out.append("</tr></thead><tbody>")
+    for row in rows:
+        cls = ' class="ref"' if ref is not None and row and row[0] == ref else ""
+        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _img(figs: dict[str, bytes], name: str, alt: str) -> str:
+    png = figs.get(name)
+    if not png:
+        return ""
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
+def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
+    """The self-contained HTML page (no external resources)."""
+    n = len(report["careers"])
+    labels = len(report["leaderboard"])
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<title>pibench report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>pibench report</h1>",
+        f"<p class=\"meta\">{n} careers, {labels} labels, scenario(s) {html.escape(', '.join(report['scenarios']))}; "
+        f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
+        "<h2>Leaderboard</h2>",
+        _html_table(*leaderboard_rows(report), ref=report["reference"]),
+        "<p class=\"note\">Impact = citations earned by the horizon + the projection of published papers' future "
+        "citations (MECHANICS §12; no projection after a collapse). CI: seed-bootstrap 95% interval of the mean. Δ: mean paired difference per "
+        f"seed against <b>{html.escape(str(report['reference']))}</b>, with its bootstrap interval. Flags: integrity "
+        "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
+        "protocol anomalies). Invalid: results that do not re-simulate from their action log.</p>",
+        _img(figs, "impact", "Impact per seed"),
+        _img(figs, "trajectories", "Budget and citation trajectories"),
+        "<h2>Capability axes (MECHANICS §17)</h2>",
+        _html_table(*_table_rows(report, "axes", AXES_ROWS)),
+        "<h2>Behaviour</h2>",
+        _html_table(*_table_rows(report, "behaviour", BEHAVIOUR_ROWS)),
+        _img(figs, "axes", "Capability axes"),
+        "<h2>Census</h2>",
+        _html_table(*census_rows(report)),
+        "<ul class=\"rules\">" + "".join(
+            f"<li><b>{html.escape(a)}</b>: {html.escape(report['census']['rules'][a])}</li>"
+            for a in report["census"]["archetypes"]) + "</ul>",
+        "<p class=\"note\">Rules apply in this order; each career gets the first that fits.</p>",
+        _img(figs, "census", "Census"),
+        "<h2>Legibility</h2>",
+        _html_table(*legibility_rows(report)),
+        "<p class=\"note\">ρ: Spearman correlation, across careers, between citations earned by month t and final "
+        "Impact. Projection share: Impact from the projection (pooled over careers, and the mean of per-career "
+        "shares). Best-paper share: mean share of Impact from a career's single best paper (earned + projected). "
+        "Variance shares: main effects of label and seed on log(1 + Impact).</p>",
+        _img(figs, "legibility", "Legibility curve"),
+    ]
+    invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
+    if invalid:
+        parts.append("<h2>Invalid results</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in invalid) + "</ul>")
+    rows = []
+    for c in report["careers"]:
+        rows.append([c["label"], c["scenario"], str(c["seed"]), format_value(c["impact"], 1),
+                     format_value(c["earned"], 1), format_value(c["projection"], 1),
+                     f"collapse {c['collapse_month']}" if c["collapsed"] else "horizon",
+                     str(c["publications"]), str(c["hires"]), report["census"]["careers"].get(c["source"], ""),
+                     {True: "yes", False: "NO", None: "unchecked"}[c["valid"]], c["source"]])
+    parts.append("<h2>Careers</h2>")
+    parts.append(_html_table(["label", "scenario", "seed", "Impact", "earned", "projection", "end", "papers",
+                              "hires", "archetype", "valid", "run"], rows))
+    parts.append("</body></html>\n")
+    return "\n".join(p for p in parts if p)
+
+
+# ---------------------------------------------------------------------------- terminal
+def render_terminal(report: dict[str, Any], console: Any = None) -> None:
+    """Print the report's tables with rich (and the legibility curve with plotext if present)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = console or Console()
+
+    def show(title: str, head: list[str], rows: list[list[str]]) -> None:
+        t = Table(title=title, title_justify="left", title_style="bold")
+        for i, h in enumerate(head):
+            t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
+        for row in rows:
+            t.add_row(*row)
+        con.print(t)
+
+    show(f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})", *leaderboard_rows(report))
+    show("Capability axes (MECHANICS §17, pooled)", *_table_rows(report, "axes", AXES_ROWS))
+    show("Behaviour", *_table_rows(report, "behaviour", BEHAVIOUR_ROWS))
+    show("Census (careers by archetype)", *census_rows(report))
+    show("Legibility", *legibility_rows(report))
+    invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
+    for x in invalid:
+        con.print(f"[bold red]invalid[/]: {x}")
+    try:
+        import plotext as plx
+    except ImportError:
+        return
+    for scen, leg in report["legibility"].items():
+        pts = [(p["month"], p["rho"]) for p in leg["curve"] if p["rho"] is not None]
+        if len(pts) < 2 or not con.is_terminal:
+            continue
+        plx.clear_figure()
+        plx.plot([p[0] for p in pts], [p[1] for p in pts])
+        plx.ylim(-1, 1)
+        plx.title(f"legibility ({scen}): Spearman(earned at t, final Impact)")
+        plx.plotsize(min(100, con.width), 15)
+        plx.show()
