@@ -172,8 +172,8 @@ class LabCore:
 
         Args:
             seed: World seed; ``None`` keeps the last one (first: the constructor's).
-            options: ``{"state": World.to_state() dict}`` continues that world exactly
-                (a resumed run), with ``"last_close"`` (the last ``months.jsonl`` entry)
+            options: ``{"state": World.to_state() dict}`` or ``{"world": World}``
+                continues that world exactly (a resumed run), with ``"last_close"`` (the last ``months.jsonl`` entry)
                 so the month message shows last month's report as it would have; the
                 agent process starts fresh either way.
 
@@ -187,7 +187,11 @@ class LabCore:
         if seed is not None:
             self.default_seed = int(seed)
         state = (options or {}).get("state")
-        if state is not None:
+        given = (options or {}).get("world")
+        if given is not None:
+            world = given
+            self.default_seed = int(world.seed)
+        elif state is not None:
             world = World.from_state(state)
             self.default_seed = int(world.seed)
         else:
@@ -198,7 +202,7 @@ class LabCore:
         self.integrity = IntegrityLog()
         self.closed_months = []
         last_close = (options or {}).get("last_close")
-        if state is not None and isinstance(last_close, dict):
+        if (state is not None or given is not None) and isinstance(last_close, dict):
             self.closed_months.append(last_close)
         self.last_result = None
         self.sandbox = open_sandbox(

@@ -37,6 +37,7 @@ from pibench_tui.harness.rundir import (
     atomic_write_text,
     career_dir,
     read_json,
+    read_jsonl,
 )
 
 __all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflict", "run_career", "run_careers"]
@@ -45,7 +46,7 @@ __all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflic
 MAX_FAILED_CALLS = 8
 #: LLM errors kept verbatim in ``result.json`` (all are in the transcript).
 MAX_ERRORS_KEPT = 50
-CHECKPOINT_FORMAT = "pibench-agent-checkpoint/1"
+CHECKPOINT_FORMAT = "pibench-agent-checkpoint/2"
 
 
 class RunConflict(Exception):
@@ -183,13 +184,29 @@ class _Career:
         lost = self.transcript.truncate(counts["transcript"])
         self.months.truncate(counts["months"])
         self.actions.truncate(counts["actions"])
-        last_close = ckpt.get("last_close")
-        self.core.reset(seed=self.seed, options={"state": ckpt["world"], "last_close": last_close})
+        world = self._rebuild_world(ckpt)
+        self.core.reset(seed=self.seed, options={"world": world, "last_close": ckpt.get("last_close")})
         self.core.integrity = IntegrityLog.from_dict(ckpt.get("integrity", {}))
         self.meter = _Meter.from_dict(ckpt.get("meter", {}))
-        if self.core.world.digest() != ckpt.get("digest"):
-            raise RunConflict(f"{self.path}/checkpoint.json: the saved world does not match its digest (damaged file)")
         self._note_resume(self.core.month, lost, None)
+
+    def _rebuild_world(self, ckpt: dict[str, Any]) -> Any:
+        """The world at the checkpoint: the action log replayed (deterministic), the notes restored."""
+        from world.api import replay
+        from world.errors import ActionError
+
+        rows = [list(r) for r in read_jsonl(self.path / "actions.jsonl")]
+        try:
+            world = replay(dataclasses.replace(self.settings.config), self.seed, rows)
+        except (ActionError, ValueError, TypeError, KeyError) as exc:
+            raise RunConflict(f"{self.path}: actions.jsonl does not replay ({exc}); the run is damaged") from None
+        world.s.memory = str(ckpt.get("memory") or "")
+        if world.month != ckpt.get("month") or round(world.s.budget, 2) != ckpt.get("budget"):
+            raise RunConflict(
+                f"{self.path}: actions.jsonl replays to month {world.month}, budget {world.s.budget:,.2f}, not the "
+                f"checkpoint's month {ckpt.get('month')}, budget {ckpt.get('budget')}; the run is damaged"
+            )
+        return world
 
     def _note_resume(self, month: int, lost: list[dict[str, Any]], why: str | None) -> None:
         turns = sum(1 for e in lost if e.get("event") == "llm")
@@ -220,20 +237,22 @@ class _Career:
         w = self.core.world
         self.meter.wall_s += time.monotonic() - self.started
         self.started = time.monotonic()
-        atomic_write_text(self.path / "memory.txt", w.s.memory)
-        atomic_write_json(self.path / "integrity.json", self.core.integrity.to_dict())
+        integrity = self.core.integrity.to_dict()
+        # Copies for people reading the folder; the checkpoint holds both durably.
+        atomic_write_text(self.path / "memory.txt", w.s.memory, durable=False)
+        atomic_write_json(self.path / "integrity.json", integrity, durable=False)
         atomic_write_json(
             self.path / "checkpoint.json",
             {
                 "format": CHECKPOINT_FORMAT,
                 "settings": self.settings.fingerprint(),
                 "month": w.month,
-                "digest": w.digest(),
+                "budget": round(w.s.budget, 2),
+                "memory": w.s.memory,
                 "lines": {"transcript": self.transcript.lines, "months": self.months.lines, "actions": self.actions.lines},
                 "last_close": self.core.closed_months[-1] if self.core.closed_months else None,
                 "meter": self.meter.to_dict(),
-                "integrity": self.core.integrity.to_dict(),
-                "world": w.to_state(),
+                "integrity": integrity,
             },
             indent=None,
         )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -67,21 +68,26 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half."""
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    ``durable=False`` skips the fsyncs: still whole after a killed process, but not
+    guaranteed after a power loss (for copies of what a durable file already holds)."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
-        os.fsync(fh.fileno())
+        if durable:
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
-def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1) -> None:
+def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True) -> None:
     """:func:`atomic_write_text` of ``data`` as JSON (NaN refused)."""
-    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n")
+    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n", durable=durable)
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:

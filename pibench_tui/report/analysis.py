@@ -137,7 +137,7 @@ def build_report(careers: list[Career], *, reference: str | None = None,
             "invalid": sum(1 for c in cs if c.valid is False),
             "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
         })
-    leaderboard.sort(key=lambda r: -r["mean"])
+    leaderboard.sort(key=lambda r: -float(r["mean"]))  # type: ignore[arg-type]
     seeds = sorted({str(c.seed) for c in careers}, key=lambda s: (s == "None", int(s) if s != "None" else 0))
 
     axes = {key: _pool_axes(cs) for key, cs in groups.items()}
@@ -150,12 +150,9 @@ def build_report(careers: list[Career], *, reference: str | None = None,
         behaviour[key] = row
 
     census_table = {key: {a: 0 for a in ARCHETYPES} for key in groups}
-    per_career = {}
     for key, cs in groups.items():
         for c in cs:
-            a = archetype(c)
-            census_table[key][a] += 1
-            per_career[c.source] = a
+            census_table[key][archetype(c)] += 1
 
     legibility = {}
     for scen in scenarios:
@@ -171,9 +168,9 @@ def build_report(careers: list[Career], *, reference: str | None = None,
         "leaderboard": leaderboard,
         "axes": axes,
         "behaviour": behaviour,
-        "census": {"archetypes": list(ARCHETYPES), "rules": ARCHETYPE_RULES, "table": census_table, "careers": per_career},
+        "census": {"archetypes": list(ARCHETYPES), "rules": ARCHETYPE_RULES, "table": census_table},
         "legibility": legibility,
-        "careers": [c.to_dict() for c in careers],
+        "careers": [{**c.to_dict(), "archetype": archetype(c)} for c in careers],
     }
 
 

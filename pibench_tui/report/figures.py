@@ -54,35 +54,40 @@ def _colors(labels: list[str]) -> dict[str, Any]:
 
 
 def impact_per_seed(report: dict[str, Any]) -> bytes | None:
-    """Each seed's Impact per label, with the mean and its bootstrap 95 % interval."""
+    """Each seed's Impact per label (one marker shape per seed), with the mean (bar) and
+    its bootstrap 95 % interval (capped whisker)."""
     rows = report["leaderboard"]
     if not rows:
         return None
     plt = _plt()
     labels = [r["label"] for r in rows]
     colors = _colors(labels)
-    fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(rows) + 2), 3.6))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.5 * len(rows) + 2), 3.8))
     seeds = report["seeds"]
     markers = "osD^v<>pP*Xh"
-    top = 0.0
+    width = 0.5
     for i, r in enumerate(rows):
+        col = colors[r["label"]]
         for j, seed in enumerate(seeds):
             if seed in r["seeds"]:
-                v = r["seeds"][seed]
-                top = max(top, v)
-                ax.scatter(i + (j - (len(seeds) - 1) / 2) * 0.08, v, color=colors[r["label"]],
-                           marker=markers[j % len(markers)], s=28, zorder=3,
-                           label=f"seed {seed}" if i == 0 else None, edgecolor="white", linewidth=0.5)
-        ax.hlines(r["mean"], i - 0.3, i + 0.3, color="black", linewidth=1.6, zorder=4)
+                off = (j - (len(seeds) - 1) / 2) * (width / max(1, len(seeds)))
+                ax.scatter(i + off, r["seeds"][seed], color=col, marker=markers[j % len(markers)], s=34, zorder=3,
+                           edgecolor="white", linewidth=0.6)
+        ax.hlines(r["mean"], i - width / 2 - 0.05, i + width / 2 + 0.05, color=col, linewidth=2.2, zorder=4)
         if r["ci95"]:
-            ax.vlines(i + 0.34, r["ci95"][0], r["ci95"][1], color="black", linewidth=1.0)
+            lo, hi = r["ci95"]
+            ax.errorbar(i, r["mean"], yerr=[[r["mean"] - lo], [hi - r["mean"]]], color=col, alpha=0.55,
+                        capsize=6, linewidth=1.2, zorder=2)
+    for j, seed in enumerate(seeds[:12]):
+        ax.scatter([], [], color="grey", marker=markers[j % len(markers)], s=30, label=f"seed {seed}")
     ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center")
+    ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel("Impact")
-    if top > 0 and any(r["min"] > 0 for r in rows) and top / max(1e-9, min(r["min"] for r in rows if r["min"] > 0)) > 50:
+    lows = [r["min"] for r in rows if r["min"] > 0]
+    if lows and max(r["max"] for r in rows) / min(lows) > 50:
         ax.set_yscale("symlog", linthresh=10)
-    ax.set_title("Impact per seed (bar: mean; whisker: bootstrap 95% CI of the mean)")
-    if len(seeds) <= 12:
-        ax.legend(fontsize=7, frameon=False, ncols=min(6, len(seeds)), loc="upper right")
+    ax.set_title("Impact per seed (bar: mean; whisker: seed-bootstrap 95% CI of the mean)")
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)
 
@@ -144,8 +149,12 @@ def axes_figure(report: dict[str, Any]) -> bytes | None:
         for i, v in enumerate(vals):
             if v is None:
                 ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
+        if all(v in (None, 0) for v in vals):
+            ax.set_ylim(-1, 1)
+            ax.set_yticks([0])
+            ax.text(0.5, 0.6, "0 for every label", transform=ax.transAxes, ha="center", fontsize=8, color="grey")
         ax.set_title(title, fontsize=8)
-        ax.set_xticks(range(len(labels)), [lab[:10] for lab in labels], fontsize=7, rotation=30, ha="right")
+        ax.set_xticks(range(len(labels)), [lab if len(lab) <= 20 else lab[:19] + "…" for lab in labels], fontsize=6.5, rotation=35, ha="right")
         ax.axhline(0, color="black", linewidth=0.6)
         ax.grid(axis="y", alpha=0.3)
     for idx in range(len(shown), nrows * ncols):
@@ -197,6 +206,9 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
         left = [x + v for x, v in zip(left, vals, strict=True)]
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("careers")
     ax.set_title("Census: careers by archetype")
     ax.legend(fontsize=7, frameon=False, ncols=5, loc="lower center", bbox_to_anchor=(0.5, 1.08))

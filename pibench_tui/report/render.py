@@ -125,8 +125,8 @@ _CSS = """
 body{font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:24px auto;max-width:1320px;color:#1d2733;background:#fafbfc;padding:0 16px}
 h1{font-size:24px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;border-bottom:2px solid #dde3ea;padding-bottom:4px}
 p.meta{color:#5b6b7b;margin-top:0}p.note{color:#46525e;font-size:13px;max-width:1000px}
-table{border-collapse:collapse;margin:8px 0 4px;font-size:13px;background:white;box-shadow:0 1px 2px rgba(0,0,0,.06)}
-th,td{padding:5px 9px;border-bottom:1px solid #e6eaef;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;margin:8px 0 4px;font-size:12px;background:white;box-shadow:0 1px 2px rgba(0,0,0,.06)}
+th,td{padding:4px 7px;border-bottom:1px solid #e6eaef;text-align:right;white-space:nowrap}
 th{background:#eef2f6;font-weight:600}td:first-child,th:first-child{text-align:left}
 tr.ref td{background:#f4f9ff}td.bad{color:#b03a2e;font-weight:600}
 img{max-width:100%;background:white;border:1px solid #e6eaef;margin:8px 0}
@@ -201,7 +201,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         rows.append([c["label"], c["scenario"], str(c["seed"]), format_value(c["impact"], 1),
                      format_value(c["earned"], 1), format_value(c["projection"], 1),
                      f"collapse {c['collapse_month']}" if c["collapsed"] else "horizon",
-                     str(c["publications"]), str(c["hires"]), report["census"]["careers"].get(c["source"], ""),
+                     str(c["publications"]), str(c["hires"]), c["archetype"],
                      {True: "yes", False: "NO", None: "unchecked"}[c["valid"]], c["source"]])
     parts.append("<h2>Careers</h2>")
     parts.append(_html_table(["label", "scenario", "seed", "Impact", "earned", "projection", "end", "papers",

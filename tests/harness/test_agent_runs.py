@@ -129,7 +129,7 @@ def test_resume_refuses_other_settings(tmp_path):
     res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
     assert res["llm"]["failed_calls"] == 8 and res["llm"]["errors"][0]["kind"] == "command_failed"
     (out / "m" / "short-12-101" / "result.json").unlink()
-    (out / "m" / "short-12-101" / "checkpoint.json").write_text(json.dumps({"format": "pibench-agent-checkpoint/1",
+    (out / "m" / "short-12-101" / "checkpoint.json").write_text(json.dumps({"format": "pibench-agent-checkpoint/2",
                                                                             "settings": {"max_turns": 3}}))
     rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out)])
     assert rc == 1

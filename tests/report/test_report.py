@@ -1,0 +1,118 @@
+"""`pibench report`: statistics, census rules, and the whole command over agent run
+directories and `pibench run --json` output (issue 11)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pibench_tui.cli import main as pibench_main
+from pibench_tui.harness.backends import Completion
+from pibench_tui.harness.loop import run_careers
+from pibench_tui.report.analysis import archetype
+from pibench_tui.report.load import Career
+from pibench_tui.report.stats import bootstrap_mean_ci, spearman, summary, variance_shares
+from tests.harness.conftest import settings_for
+
+
+def _career(**kw) -> Career:
+    base = dict(label="m", kind="agent", scenario="s", seed=1, source="x", impact=100.0, earned=50.0,
+                projection=50.0, collapsed=False, collapse_month=None, months=60, months_played=60,
+                publications=5, grants=1, hires=4, quits=0)
+    base.update(kw)
+    return Career(**base)
+
+
+def test_census_rules_in_order():
+    """Collapse wins over everything; then ≤ 2 hires or papers; then Impact ≥ 800; then
+    ≥ 8 hires; the rest is steady."""
+    assert archetype(_career(collapsed=True, impact=900, hires=10)) == "bankrupt"
+    assert archetype(_career(hires=2, impact=900)) == "never built"
+    assert archetype(_career(publications=1)) == "never built"
+    assert archetype(_career(impact=800, hires=9)) == "boom rider"
+    assert archetype(_career(impact=799.9, hires=8)) == "overbuilt churn"
+    assert archetype(_career(impact=300, hires=7)) == "steady"
+
+
+def test_statistics():
+    """Spearman handles ties and direction; the bootstrap interval brackets the mean and is
+    reproducible; variance shares attribute a pure model effect to the model."""
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486832980505138)
+    assert spearman([1, 1, 1], [1, 2, 3]) is None
+    vals = [10.0, 20.0, 30.0, 100.0]
+    lo, hi = bootstrap_mean_ci(vals)
+    assert lo < summary(vals)["mean"] < hi and bootstrap_mean_ci(vals) == (lo, hi)
+    assert bootstrap_mean_ci([5.0]) is None
+    shares = variance_shares({("a", 1): 10, ("a", 2): 10, ("b", 1): 1000, ("b", 2): 1000})
+    assert shares["model"] == pytest.approx(1.0) and shares["seed"] == pytest.approx(0.0)
+    assert summary([0.0, 0.0])["geomean"] == 1.0
+
+
+class _Instant:
+    def __init__(self, reply: str, name: str) -> None:
+        self.reply, self.name = reply, name
+
+    def describe(self):
+        return {"backend": "instant", "model": self.name}
+
+    def complete(self, messages):
+        return Completion(text=self.reply, prompt_tokens=1000, completion_tokens=50)
+
+
+def _agent_runs(out: Path) -> None:
+    plans = {
+        "idle": "```python\ntime.next_month()\n```",
+        "mentor": "```python\nfor e in events.pending():\n    events.respond(e['id'], 'decline')\ntime.next_month()\n```",
+    }
+    for model, reply in plans.items():
+        res = run_careers(settings_for("short-12", model=model), lambda r=reply, m=model: _Instant(r, m),
+                          [101, 102, 103], out, log=lambda _t: None)
+        assert all(isinstance(r, dict) for r in res)
+
+
+def test_report_over_agent_runs_and_run_json(tmp_path):
+    """The report reads agent run directories and `pibench run --json` together: a
+    leaderboard with a column per seed, tokens and cost, paired differences against the
+    reference, the census and legibility; the HTML page is self-contained (images
+    embedded, no network); a tampered result is counted invalid."""
+    runs = tmp_path / "runs"
+    _agent_runs(runs)
+    pol = tmp_path / "do-nothing.json"
+    assert pibench_main(["run", "do-nothing", "--scenario", "short-12", "--seeds", "101-103", "--json", str(pol)]) == 0
+    tampered = runs / "idle" / "short-12-102" / "result.json"
+    res = json.loads(tampered.read_text())
+    res["impact"]["total"] = 5.0
+    tampered.write_text(json.dumps(res))
+    html_out, json_out = tmp_path / "r.html", tmp_path / "r.json"
+    rc = pibench_main(["report", str(runs), str(pol), "--html", str(html_out), "--json", str(json_out),
+                       "--reference", "do-nothing", "--price", "idle=1,2"])
+    assert rc == 0
+    rep = json.loads(json_out.read_text())
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert set(board) == {"idle", "mentor", "do-nothing"}
+    assert set(board["idle"]["seeds"]) == {"101", "102", "103"}
+    assert board["idle"]["tokens_per_career"] == 12 * 1050
+    assert board["idle"]["cost_usd"] == pytest.approx(3 * 12 * (1000 * 1 + 50 * 2) / 1e6)
+    assert board["idle"]["invalid"] == 1 and "re-simulated Impact" in board["idle"]["invalid_reasons"][0]
+    assert board["mentor"]["vs_reference"]["n"] == 3 and board["do-nothing"]["vs_reference"] is None
+    assert rep["census"]["table"]["do-nothing"]["never built"] == 3
+    curve = rep["legibility"]["short-12"]["curve"]
+    assert [p["month"] for p in curve] == list(range(1, 13))
+    careers = [c for c in rep["careers"] if c["label"] == "do-nothing"]
+    assert len(careers[0]["budget_by_month"]) == 12  # run --json rows are re-played for trajectories
+    page = html_out.read_text()
+    assert page.count("data:image/png;base64,") >= 3
+    assert not re.search(r"(src|href)=[\"']?(https?:)?//", page)
+    assert "<th>seed 101</th>" in page
+
+
+def test_report_refuses_paths_without_runs(tmp_path, capsys):
+    """A folder with no result.json and an unknown reference label are clear errors."""
+    assert pibench_main(["report", str(tmp_path)]) == 1
+    assert "no completed run" in capsys.readouterr().err
+    assert pibench_main(["report", str(tmp_path / "missing")]) == 1
