@@ -15,7 +15,6 @@ between one ``time.next_month()`` and the next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from typing import Any
 
 LIST_KINDS = (
@@ -32,14 +31,14 @@ def month_label(month: int) -> str:
 
 def _plain(x: Any) -> Any:
     """A copy of plain JSON-like data (dicts, lists, scalars)."""
-    if isinstance(x, dict):
+    t = type(x)
+    if t is dict:
         return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, list):
+    if t is list:
         return [_plain(v) for v in x]
     return x
 
 
-@dataclass
 class MonthReport:
     """What happened in the month ``month`` closed (all public facts; MECHANICS Decisions 8).
 
@@ -83,34 +82,70 @@ class MonthReport:
             the career is over (collapse or horizon) (§1, §2).
     """
 
-    month: int
-    label: str = ""
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    offers: list[dict[str, Any]] = field(default_factory=list)
-    postdoc_searches: list[dict[str, Any]] = field(default_factory=list)
-    arrivals: list[dict[str, Any]] = field(default_factory=list)
-    graduations: list[dict[str, Any]] = field(default_factory=list)
-    quits: list[dict[str, Any]] = field(default_factory=list)
-    contracts_ended: list[dict[str, Any]] = field(default_factory=list)
-    drafts_completed: list[dict[str, Any]] = field(default_factory=list)
-    dead_ends: list[dict[str, Any]] = field(default_factory=list)
-    scoops: list[dict[str, Any]] = field(default_factory=list)
-    publications: list[dict[str, Any]] = field(default_factory=list)
-    proposals: list[dict[str, Any]] = field(default_factory=list)
-    citations: dict[str, Any] = field(default_factory=lambda: {"earned": 0, "total": 0, "by_publication": {}})
-    money: dict[str, Any] = field(default_factory=lambda: {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0})
-    events: dict[str, Any] = field(default_factory=lambda: {"arrived": [], "expired": []})
-    headlines: list[str] = field(default_factory=list)
-    collapsed: bool = False
-    finished: bool = False
+    __slots__ = ("month", "label", *LIST_KINDS, "citations", "money", "events", "collapsed", "finished")
 
-    def __post_init__(self) -> None:
-        if not self.label:
-            self.label = month_label(self.month)
+    month: int
+    label: str
+    decisions: list[dict[str, Any]]
+    offers: list[dict[str, Any]]
+    postdoc_searches: list[dict[str, Any]]
+    arrivals: list[dict[str, Any]]
+    graduations: list[dict[str, Any]]
+    quits: list[dict[str, Any]]
+    contracts_ended: list[dict[str, Any]]
+    drafts_completed: list[dict[str, Any]]
+    dead_ends: list[dict[str, Any]]
+    scoops: list[dict[str, Any]]
+    publications: list[dict[str, Any]]
+    proposals: list[dict[str, Any]]
+    headlines: list[str]
+    citations: dict[str, Any]
+    money: dict[str, Any]
+    events: dict[str, Any]
+    collapsed: bool
+    finished: bool
+
+    def __init__(self, month: int, label: str = "", **values: Any) -> None:
+        """An empty report of ``month`` (facts are appended during the tick); ``values``
+        sets any other attribute (as :meth:`from_dict` does).
+
+        Raises:
+            TypeError: an unknown attribute name.
+        """
+        self.month = month
+        self.label = label or month_label(month)
+        self.decisions = []
+        self.offers = []
+        self.postdoc_searches = []
+        self.arrivals = []
+        self.graduations = []
+        self.quits = []
+        self.contracts_ended = []
+        self.drafts_completed = []
+        self.dead_ends = []
+        self.scoops = []
+        self.publications = []
+        self.proposals = []
+        self.headlines = []
+        self.citations = {"earned": 0, "total": 0, "by_publication": {}}
+        self.money = {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0}
+        self.events = {"arrived": [], "expired": []}
+        self.collapsed = False
+        self.finished = False
+        for k, v in values.items():
+            if k not in self.__slots__:
+                raise TypeError(f"MonthReport has no field {k!r}; fields: {', '.join(self.__slots__)}")
+            setattr(self, k, v)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MonthReport) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"MonthReport(month={self.month}, label={self.label!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a fresh JSON-able dict with every key of the contract (lists may be empty)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {k: _plain(getattr(self, k)) for k in self.__slots__}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MonthReport:
@@ -121,8 +156,7 @@ class MonthReport:
         """
         if not isinstance(data, dict) or not isinstance(data.get("month"), int):
             raise ValueError("a month report needs a dict with an integer 'month'")
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: _plain(v) for k, v in data.items() if k in names})
+        return cls(**{k: _plain(v) for k, v in data.items() if k in cls.__slots__})
 
     def has_news(self) -> bool:
         """True when anything but money and headlines happened."""
