@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Sequence
+TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
+if TYPE_CHECKING:  # annotations are strings here (from __future__ import annotations)
+    from typing import Any, Sequence
 
 
 __all__ = ["build_parser", "main"]
@@ -124,33 +126,50 @@ class _VersionAction(argparse.Action):
         parser.exit(message=f"pibench {pibench_tui.__version__}\n")
 
 
-def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The argument parser of the ``pibench`` command (subcommands and their options).
+def _terminal_columns() -> int:
+    """Terminal width as ``shutil.get_terminal_size`` computes it (``$COLUMNS``, the
+    terminal, else 80), without importing shutil (which pulls in bz2 and lzma)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
-    Args:
-        argv: The arguments about to be parsed; only the subcommand named there gets its
-            full parser when that parser is costly to build (``saves``, ``scenarios``).
-    """
-    command = _command_of(argv)
-    parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION)
-    parser.add_argument("--version", action=_VersionAction, help="print pibench's version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.")
-    _add_world_options(play)
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter with the width found without shutil (argparse builds one for
+    every ``add_argument``, so every start-up would import shutil otherwise)."""
 
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width if width is not None else _terminal_columns() - 2)
+
+
+class _RawDescriptionHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """:class:`_HelpFormatter` keeping the description's and epilog's line breaks."""
+
+
+_HEADLESS_HELP = "play a career from stdin: agent Python, JSON lines, or a REPL"
+
+
+def _add_headless_parser(sub: Any) -> None:
+    """The full ``headless`` subcommand parser (imports the sandbox for its default limits)."""
     from pibench_tui.sandbox import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
 
     headless = sub.add_parser(
         "headless",
-        help="play a career from stdin: agent Python, JSON lines, or a REPL",
+        help=_HEADLESS_HELP,
         description=(
             "Play a career by sending Python to stdin. Agent code runs in a sandboxed\n"
             "process and reaches the world only through the API (lab, recruit, students,\n"
             "projects, papers, grants, field, events, time, query, memory)."
         ),
         epilog=_HEADLESS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawDescriptionHelpFormatter,
     )
     _add_world_options(headless)
     headless.add_argument("--jsonl", action="store_true", help="JSON-lines protocol for harnesses")
@@ -176,6 +195,31 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         metavar="MIB",
         help=f"address-space limit of the agent process in MiB, 0 for none (default {DEFAULT_MEMORY_LIMIT >> 20})",
     )
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser of the ``pibench`` command (subcommands and their options).
+
+    Args:
+        argv: The arguments about to be parsed; only the subcommand named there gets its
+            full parser when that parser is costly to build (``saves``, ``scenarios``).
+    """
+    command = _command_of(argv)
+    parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION, formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action=_VersionAction, help="print pibench's version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.",
+                          formatter_class=_HelpFormatter)
+    _add_world_options(play)
+
+    # The headless options name the sandbox's limits: its parser (and the sandbox module,
+    # which pulls in subprocess, json and the agent-process script) is built only when
+    # `pibench headless` is asked for, so `pibench --help` stays light.
+    if command == "headless":
+        _add_headless_parser(sub)
+    else:
+        sub.add_parser("headless", help=_HEADLESS_HELP, add_help=False)
 
     # The policy commands, ``saves`` and ``scenarios`` build parsers that import the world
     # (numpy), tinydb or rich; they are built only when that command is asked for, so

@@ -22,13 +22,11 @@ Every problem in a file is reported at once, each naming its key: unknown keys (
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +158,8 @@ def _show(value: Any) -> str:
 
 
 def _unknown(path: str, key: str, valid: list[str], what: str) -> str:
+    import difflib  # only for the hint of an error message (start-up stays light)
+
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{path}: unknown {what}{hint}; valid {what}s: {', '.join(valid)}"
@@ -357,17 +357,41 @@ def read_scenario_file(path: str | os.PathLike[str], *, source: str | None = Non
 
 
 # -- the bundled scenarios -----------------------------------------------------------------
+_HERE = Path(__file__).resolve().parent
+
+
+def _bundled_files() -> dict[str, Path] | None:
+    """The bundled ``*.toml`` files by name, read from the package folder; ``None`` when the
+    package is not a plain folder (a zip import: then :mod:`importlib.resources` is used,
+    which costs start-up time because it imports tempfile, shutil and zipfile)."""
+    if not (_HERE / "__init__.py").is_file():
+        return None
+    return {p.name[:-5]: p for p in _HERE.iterdir() if p.name.endswith(".toml")}
+
+
 def bundled_names() -> list[str]:
     """Names of the scenarios shipped with pibench, in listing order."""
-    names = [p.name[:-5] for p in resources.files("scenarios").iterdir() if p.name.endswith(".toml")]
+    files = _bundled_files()
+    if files is not None:
+        names = list(files)
+    else:
+        from importlib import resources
+
+        names = [p.name[:-5] for p in resources.files("scenarios").iterdir() if p.name.endswith(".toml")]
     known = [n for n in BUNDLED_ORDER if n in names]
     return known + sorted(n for n in names if n not in BUNDLED_ORDER)
 
 
 def _bundled(name: str) -> Scenario:
-    res = resources.files("scenarios").joinpath(f"{name}.toml")
-    with resources.as_file(res) as p:
-        scen = read_scenario_file(p, source=f"bundled scenario {name!r}")
+    files = _bundled_files()
+    if files is not None and name in files:
+        scen = read_scenario_file(files[name], source=f"bundled scenario {name!r}")
+    else:
+        from importlib import resources
+
+        res = resources.files("scenarios").joinpath(f"{name}.toml")
+        with resources.as_file(res) as p:
+            scen = read_scenario_file(p, source=f"bundled scenario {name!r}")
     return dataclasses.replace(scen, source="bundled")
 
 
@@ -411,6 +435,8 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
                 raise ScenarioError(text, f"no such scenario file (the bundled scenario {stem!r} is used without '.toml')") from None
             raise
     else:
+        import difflib  # only for the hint of an error message
+
         close = difflib.get_close_matches(text, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ScenarioError(
