@@ -1,0 +1,157 @@
+"""Speed figures of issue 9 §3, printed next to the goals (prints figures, asserts nothing).
+
+Run: ``python bench/speed.py [--repeat N] [--quick]``. Prints, each as the median of
+repeated runs:
+
+* **baseline career per simulated month**, warm and in-process (``run_career("baseline",
+  seed)`` after a warm-up, seeds 101-110), beside the original benchmark's figure measured
+  side by side on this machine: :data:`ORIGINAL_MS_PER_MONTH` (0.43-0.51 ms per month, the
+  range quoted in issue 9; nothing is fetched). Goal: at least 5x faster.
+* **engine tick of a do-nothing month** (``World.next_month`` with no lab members and no
+  actions, months 1-59 of seeds 101-140). Goal: at most 0.06 ms.
+* **per-month cost against head count**, 10 to 2,000 people: a lab of ``n`` researchers
+  (PhD students and postdocs put straight into the state, two per project, mentoring set)
+  plays a few months; the engine tick and an API month (the dashboard twice, every
+  researcher's reports and mentoring through the API, as a policy does) are timed, and
+  the cost per person is printed. Goal: no worse than linear (flat cost per person).
+
+Both wall time and CPU time of this process are printed: the machine is shared, and CPU
+time is the steadier of the two under load (the goals are about either).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from world.api import ActionError, Api  # noqa: E402
+from world.config import TOPICS, WorldConfig  # noqa: E402
+from world.engine import World  # noqa: E402
+from world.runner import run_career  # noqa: E402
+from world.state import Person, Project  # noqa: E402
+
+ORIGINAL_MS_PER_MONTH = (0.43, 0.51)
+"""The original benchmark's warm in-process baseline career, ms per simulated month, measured
+side by side with pibench in one process on this machine (issue 9 §3). A constant: the
+original is not fetched or run here."""
+
+GOAL_SPEEDUP = 5.0
+GOAL_TICK_MS = 0.06
+
+
+def timed(fn, repeat: int) -> tuple[float, float]:
+    """Median (wall, cpu) seconds of ``fn(i)`` over ``repeat`` calls."""
+    walls, cpus = [], []
+    for i in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn(i)
+        cpus.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - w0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def baseline_per_month(repeat: int) -> None:
+    run_career("baseline", 100)  # warm-up: imports, caches
+    months: list[int] = []
+
+    def career(i: int) -> None:
+        row = run_career("baseline", 101 + i % 10)
+        months.append(row["months"])
+
+    wall, cpu = timed(career, repeat)
+    per = statistics.median(months)
+    lo, hi = ORIGINAL_MS_PER_MONTH
+    for label, t in (("wall", wall), ("cpu ", cpu)):
+        ms = t * 1e3 / per
+        print(f"baseline career, {label}: {t * 1e3:7.2f} ms = {ms:.4f} ms/month "
+              f"(original {lo}-{hi} ms/month: {lo / ms:.1f}-{hi / ms:.1f}x faster; goal >= {GOAL_SPEEDUP:g}x)")
+
+
+def do_nothing_tick(seeds: int) -> None:
+    walls, cpus = [], []
+    for seed in range(101, 101 + seeds):
+        w = World(WorldConfig(), seed)
+        while not w.finished:
+            w0, c0 = time.perf_counter(), time.process_time()
+            w.next_month()
+            cpus.append(time.process_time() - c0)
+            walls.append(time.perf_counter() - w0)
+    print(f"engine tick, do-nothing month: wall {statistics.median(walls) * 1e3:.4f} ms, "
+          f"cpu {statistics.median(cpus) * 1e3:.4f} ms median over {len(walls)} months (goal <= {GOAL_TICK_MS} ms)")
+
+
+def crowded_lab(n: int, seed: int = 7) -> World:
+    """A world at month 2 with ``n`` active researchers, two per project (bench only: the
+    cap of 12 researchers is bypassed by writing the state directly)."""
+    w = World(WorldConfig(start_budget=1e9), seed)
+    s = w.s
+    for i in range(n):
+        pid = f"S{i + 1:04d}"
+        s.people[pid] = Person(id=pid, name=f"Person {i}", role="phd" if i % 4 else "postdoc", arrived_month=1,
+                               ability=0.5 + (i % 7) / 20, speed=1.0, resilience=0.6, independence=0.5, growth=1.0,
+                               skill=0.4, morale=0.7, stipend=w.cfg.pay_phd, mentoring=1.0)
+    ids = list(s.people)
+    for j in range(0, n - 1, 2):
+        pj_id = s.next_id("PJ")
+        s.projects[pj_id] = Project(id=pj_id, topic=TOPICS[j % len(TOPICS)], tier=2, members=ids[j:j + 2], compute=500.0,
+                                    started_month=1, work=1e9, feasible=True, novelty=1.0)
+    w.next_month()
+    return w
+
+
+def api_month(api: Api, ids: list[str]) -> None:
+    """What a policy reads and does in a month: two dashboards, each researcher's reports and
+    one mentoring change for everybody."""
+    api.lab.dashboard()
+    for pid in ids:
+        api.students.reports(pid, 1)
+    try:
+        api.students.set_mentoring({pid: 0.0 for pid in ids})
+    except ActionError:
+        pass
+    api.lab.dashboard()
+
+
+def head_count(sizes: list[int], months: int) -> None:
+    print(f"per-month cost against head count ({months} months each; cost per person should stay flat):")
+    print(f"{'people':>7} {'tick ms':>9} {'tick us/person':>15} {'API ms':>9} {'API us/person':>14}")
+    for n in sizes:
+        w = crowded_lab(n)
+        api = Api(w)
+        ids = [p.id for p in w.s.people.values() if p.status == "active"]
+        ticks, apis = [], []
+        for _ in range(months):
+            if w.finished:
+                break
+            c0 = time.process_time()
+            api_month(api, ids)
+            apis.append(time.process_time() - c0)
+            c0 = time.process_time()
+            w.next_month()
+            ticks.append(time.process_time() - c0)
+            ids = [pid for pid in ids if w.s.people[pid].status == "active"]
+        t, a = statistics.median(ticks), statistics.median(apis)
+        print(f"{n:7d} {t * 1e3:9.3f} {t * 1e6 / n:15.2f} {a * 1e3:9.3f} {a * 1e6 / n:14.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=21, help="careers for the baseline figure (default 21)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
+    args = ap.parse_args()
+    repeat = 7 if args.quick else args.repeat
+    print(f"python {sys.version.split()[0]}; CPU time = this process only")
+    baseline_per_month(repeat)
+    do_nothing_tick(10 if args.quick else 40)
+    gc.collect()
+    head_count([10, 100, 500] if args.quick else [10, 50, 200, 500, 1000, 2000], 3 if args.quick else 6)
+
+
+if __name__ == "__main__":
+    main()
