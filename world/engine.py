@@ -118,9 +118,16 @@ class World:
 
     def remove_from_projects(self, person_id: str) -> None:
         """Remove a person from every active project (progress kept)."""
+        self.remove_all_from_projects({person_id})
+
+    def remove_all_from_projects(self, person_ids: set[str]) -> None:
+        """Remove several people from every active project in one pass (progress kept);
+        the same result as :meth:`remove_from_projects` for each, in linear time."""
+        if not person_ids:
+            return
         for pj in self.s.projects.values():
-            if pj.status == "active" and person_id in pj.members:
-                pj.members = [x for x in pj.members if x != person_id]
+            if pj.status == "active" and not person_ids.isdisjoint(pj.members):
+                pj.members = [x for x in pj.members if x not in person_ids]
 
     def burn_rate(self) -> float:
         """Estimated monthly burn in USD (§2): pay + compute + overhead − installments."""

@@ -272,12 +272,14 @@ def hire_staff(w: "World", role: str) -> Person:
 
 def apply_dismissals(w: "World", m: int) -> None:
     """Dismissals take effect at the tick, after this month's pay (Decisions §1)."""
+    left: set[str] = set()
     for p in w.s.people.values():
         if p.status == "active" and p.dismiss_at_tick:
             p.status = "dismissed"
             p.left_month = m
             p.mentoring = 0.0
-            w.remove_from_projects(p.id)
+            left.add(p.id)
+    w.remove_all_from_projects(left)
 
 
 # ---------------------------------------------------------------------------------- monthly step
@@ -313,6 +315,7 @@ def researcher_step(w: "World", m: int) -> None:
     reversion, target, peer_rate = cfg.morale_reversion, cfg.morale_target, cfg.peer_morale_rate
     report_sd, sentiment_sd, sentiment_min = cfg.report_noise_sd, cfg.sentiment_noise_sd, cfg.sentiment_min_hours
     report_base, report_gain = cfg.report_morale_base, cfg.report_morale_gain
+    left: set[str] = set()  # who leaves: taken off their projects in one pass after the loop
     for p in researchers:
         n_proj = memberships.get(p.id, 0)
         if n_proj >= 1:
@@ -338,7 +341,7 @@ def researcher_step(w: "World", m: int) -> None:
             p.status = "quit"
             p.left_month = m
             p.mentoring = 0.0
-            w.remove_from_projects(p.id)
+            left.add(p.id)
             w.eval_event("quit", p.id)
             w.note_fact("quits", {"id": p.id, "name": p.name, "role": p.role})
             w.add_news("lab", None, f"{p.name} ({p.id}) quit the lab.")
@@ -347,7 +350,7 @@ def researcher_step(w: "World", m: int) -> None:
             p.status = "contract_ended"
             p.left_month = m
             p.mentoring = 0.0
-            w.remove_from_projects(p.id)
+            left.add(p.id)
             w.note_fact("contracts_ended", {"id": p.id, "name": p.name})
             continue
         if (p.role == "phd" and m % 12 == cfg.graduation_month and m - p.arrived_month >= cfg.graduation_min_months
@@ -355,8 +358,9 @@ def researcher_step(w: "World", m: int) -> None:
             p.status = "graduated"
             p.left_month = m
             p.mentoring = 0.0
-            w.remove_from_projects(p.id)
+            left.add(p.id)
             w.reputation_impulse("graduation", cfg.graduation_reputation)
             s.alumni += 1
             w.note_fact("graduations", {"id": p.id, "name": p.name})
             w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")
+    w.remove_all_from_projects(left)
