@@ -9,24 +9,28 @@ args, kwargs)`` as JSON, this process validates the call, applies it to the worl
 therefore never leave a call half-applied: either the parent finished it (it counts)
 or the parent never started it.
 
-Defence in depth:
+The boundary is the operating system (MECHANICS Decisions 9, :mod:`.confine`): the agent
+process confines itself before running agent code (no new privileges, ``nobody`` when
+pibench is root, Landlock: read-only access to the Python installation and nothing else,
+a seccomp allow-list: no sockets, processes, exec, signals or ptrace to others, resource
+limits) and reports what is in force in its handshake (:attr:`Sandbox.confinement`;
+:func:`confinement_status` probes the same without a process). On top of it:
 
-* a static policy check (:func:`check_source`) in this process *and* in the agent
-  process: no dunder or private attributes, no imports outside
-  :data:`ALLOWED_MODULES`, no ``open``/``exec``/``eval``/``compile``/``globals``/
-  ``vars``/``locals``, ``getattr`` only with a literal public name, no frame, code,
-  generator or traceback internals, ``str.format`` only on literal templates;
-* restricted builtins and sanitised copies of the allowed modules in the agent process;
-* OS limits on the agent process: a wall clock per block enforced by this process
-  (the agent process is killed and restarted), ``RLIMIT_AS`` (memory), no new file
-  descriptors, no file writes, no new processes, no core dumps;
-* an output cap kept while printing (head and tail, the middle counted, never stored);
+* the policy of :mod:`.policy`, a first layer and a lint, in this process *and* in the
+  agent process: ``open``/``exec``/``eval``/``compile``, imports outside
+  :data:`ALLOWED_MODULES` and dunder internals are refused with a message saying what is
+  allowed; ordinary Python (``type(e).__name__``, private attributes, ``getattr`` by
+  name, ``TEMPLATE.format``, dataclasses, numpy) runs, with runtime checks behind it;
+* a wall clock per block enforced by this process (the agent process is killed and
+  restarted), an output cap kept while printing (head and tail, the middle counted);
 * only JSON-able values cross the boundary, both ways.
 
 Modules: :mod:`~pibench_tui.sandbox.process` (the agent process and its pipes),
 :mod:`~pibench_tui.sandbox.protocol` (message shapes and checks),
-:mod:`~pibench_tui.sandbox.output` (the parent-side output cap), ``child.py`` (the agent
-process's own script). This module keeps :class:`Sandbox`, which runs blocks and serves calls.
+:mod:`~pibench_tui.sandbox.output` (the parent-side output cap), and the agent process's
+side: ``child.py`` (its script: builtins, module copies, RPC), :mod:`.policy` (the static
+check and the module copies, shared with this process), :mod:`.confine` (the OS
+confinement). This module keeps :class:`Sandbox`, which runs blocks and serves calls.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from pibench_tui.sandbox.child import (
+from pibench_tui.sandbox.confine import Confinement, confinement_status
+from pibench_tui.sandbox.policy import (
     ALLOWED_MODULES,
     SandboxViolation,
     check_source,
@@ -74,12 +79,14 @@ __all__ = [
     "START_TIMEOUT",
     "AgentProcess",
     "BlockResult",
+    "Confinement",
     "Refusal",
     "Sandbox",
     "SandboxStartError",
     "SandboxViolation",
     "agent_random_seed",
     "check_source",
+    "confinement_status",
     "spec_from_api_calls",
 ]
 
@@ -195,6 +202,9 @@ class Sandbox:
         limits: This scenario's ``{"memory_max_chars", "query_max_rows"}`` (from
             ``lab.rules()["harness"]``) for the help texts of the memory and query calls;
             ``None``: the help names no number.
+        static_check: Apply the static policy check (both processes). ``False`` exists
+            only for the tests that prove the OS confinement holds on its own; agent code
+            cannot reach it.
     """
 
     def __init__(
@@ -209,8 +219,10 @@ class Sandbox:
         month: Callable[[], int] | None = None,
         process: AgentProcess | None = None,
         limits: dict | None = None,
+        static_check: bool = True,
     ) -> None:
         self.handler = handler
+        self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
         self.block_timeout = float(block_timeout)
@@ -243,6 +255,8 @@ class Sandbox:
                     "seed": agent_random_seed(self.seed, self.starts, month),
                     "memory_limit": self.memory_limit,
                     "limits": self.limits,
+                    "numpy_path": _numpy_path(),
+                    "static_check": self.static_check,
                 }
             )
             self.starts += 1
@@ -258,6 +272,14 @@ class Sandbox:
     def start(self) -> None:
         """Start the agent process and complete its handshake (otherwise done lazily)."""
         self._ready_process()
+
+    @property
+    def confinement(self) -> Confinement:
+        """The OS confinement the agent process reported it applied (MECHANICS Decisions
+        9); starts the agent process if none is running. Compare
+        :func:`confinement_status`, the same probed without a process."""
+        proc = self._ready_process()
+        return proc.confinement or Confinement.from_dict(None)
 
     def close(self) -> None:
         """Stop the agent process."""
@@ -315,7 +337,7 @@ class Sandbox:
 
         # Refuse bad code here already: no round trip, and a second opinion.
         try:
-            parse_agent_code(code, filename, first_line)
+            parse_agent_code(code, filename, first_line, static_check=self.static_check)
         except SyntaxError as exc:
             return finish({"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno})
         except SandboxViolation as exc:
@@ -475,6 +497,21 @@ class Sandbox:
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+
+
+_NUMPY_PATH: list[str | None] = []
+
+
+def _numpy_path() -> str | None:
+    """The folder holding the ``numpy`` package (the agent process runs with ``-S`` and
+    imports numpy from there before it confines itself), or ``None`` without numpy."""
+    if not _NUMPY_PATH:
+        import importlib.util
+
+        spec = importlib.util.find_spec("numpy")
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        _NUMPY_PATH.append(os.path.dirname(os.path.abspath(locations[0])) if locations else None)
+    return _NUMPY_PATH[0]
 
 
 def agent_random_seed(seed: int, start: int, month: int) -> int:

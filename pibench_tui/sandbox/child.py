@@ -1,27 +1,32 @@
-"""The agent process of the headless sandbox (MECHANICS §16): policy check and executor.
+"""The agent process of the headless sandbox (MECHANICS §16, Decisions 9): the runtime.
 
-This file has two roles:
+Run as a script by the parent (``python -S -s -P sandbox/child.py``, clean environment,
+working directory ``/``), this is the **agent process**: it executes agent code with the
+sandbox's builtins and module copies and reaches the world only through a small RPC of
+API calls (namespace, method, args, kwargs) carrying JSON over its stdin/stdout pipes. It
+never imports ``world`` (nor anything of ours but its two siblings, loaded by path) and
+holds no hidden state.
 
-* Imported by the parent (``pibench_tui.sandbox``), it provides the static policy
-  check (:func:`check_source`) so that refused code is answered without a round trip.
-* Run as a script by the parent (``python -S -s -P sandbox/child.py``, clean
-  environment, working directory ``/``), it is the **agent process**: it executes
-  agent code with restricted builtins and reaches the world only through a small RPC
-  of API calls (namespace, method, args, kwargs) carrying JSON over its stdin/stdout
-  pipes. It never imports ``world`` (nor anything of ours) and holds no hidden state,
-  so even an escape from the policy check finds nothing to read but its own variables.
+Before it runs any agent code it confines itself with the operating system's own
+mechanisms (:mod:`confine`: no new privileges, ``nobody`` when started as root,
+Landlock, resource limits, a seccomp allow-list) and reports what is in force in its
+``ready`` message. The static check and the runtime checks here (:mod:`policy`) are a
+first layer and a lint on top of that boundary.
 
-Everything here is standard library only, imported before the OS limits are applied.
+Standard library only (numpy too, when the parent says where it is), all imported before
+the confinement is applied.
 
 Wire protocol: one JSON object per line (UTF-8), in both directions.
 
 parent -> child
-    ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int}``
+    ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
+    "limits": {...}, "numpy_path": str | null, "static_check": bool}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}``
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
     "message": str}`` (the answer to a ``call``)
+    ``{"t": "exit"}``
 child -> parent
-    ``{"t": "ready"}`` after ``init``
+    ``{"t": "ready", "confinement": {...}}`` after ``init`` (``Confinement.to_dict()``)
     ``{"t": "call", "ns": str, "m": str, "a": list, "k": dict}`` (an API call)
     ``{"t": "out", "s": str}`` (agent output, the head of the block's output)
     ``{"t": "done", "id": int, "error": null | {"type", "message", "line"}, "tail": str,
@@ -29,7 +34,8 @@ child -> parent
     were cut)
 
 The protocol's JSON is encoded and decoded by private code (:func:`_json_encode`,
-:func:`_json_decode`), never by the ``json`` module agent code can import and patch.
+:func:`_json_decode`), never by the ``json`` module agent code can import and patch; the
+API objects agent code holds keep the channel in closures, out of reach of any attribute.
 """
 
 from __future__ import annotations
@@ -40,484 +46,42 @@ import os
 import sys
 import threading
 import time as _time
-
-# --------------------------------------------------------------------------------------
-# The policy (shared with the parent)
-# --------------------------------------------------------------------------------------
-
-#: Pure standard modules agent code may import (MECHANICS §16, as decided for pibench).
-ALLOWED_MODULES: tuple[str, ...] = (
-    "math",
-    "statistics",
-    "random",
-    "json",
-    "collections",
-    "itertools",
-    "functools",
-    "re",
-    "heapq",
-    "bisect",
-)
-
-#: Public names left out of the module copies agent code gets: each reads or evaluates
-#: attributes by a caller-chosen name (``update_wrapper``/``wraps`` copy arbitrary
-#: attributes, ``singledispatch`` evaluates string annotations), so each could walk
-#: around the policy check.
-_MODULE_DENY: dict[str, frozenset[str]] = {
-    "functools": frozenset(
-        {
-            "update_wrapper",
-            "wraps",
-            "WRAPPER_ASSIGNMENTS",
-            "WRAPPER_UPDATES",
-            "singledispatch",
-            "singledispatchmethod",
-        }
-    ),
-}
-
-#: Names agent code may not mention at all (they are not in its builtins either).
-BLOCKED_NAMES: frozenset[str] = frozenset(
-    {
-        "open",
-        "exec",
-        "eval",
-        "compile",
-        "globals",
-        "vars",
-        "locals",
-        "breakpoint",
-        "setattr",
-        "delattr",
-        "input",
-    }
-)
-
-#: Attribute names of frames, code objects, generators, coroutines and tracebacks (and
-#: the Python 2 spellings of function internals): never readable, by any spelling.
-FRAME_ATTRS: frozenset[str] = frozenset(
-    {
-        "f_back",
-        "f_builtins",
-        "f_code",
-        "f_globals",
-        "f_locals",
-        "f_lasti",
-        "f_lineno",
-        "f_trace",
-        "f_trace_lines",
-        "f_trace_opcodes",
-        "func_globals",
-        "func_code",
-        "func_closure",
-        "func_defaults",
-        "im_func",
-        "im_self",
-        "im_class",
-        "mro",
-    }
-)
-_FRAME_PREFIXES: tuple[str, ...] = ("gi_", "cr_", "ag_", "tb_", "co_")
-
-#: Special methods agent classes may define (defining one reads nothing; the ones that
-#: could receive or forward hidden objects — ``__getattr__``, ``__setattr__``,
-#: ``__getattribute__``, ``__set_name__``, ``__init_subclass__``, ``__class_getitem__``,
-#: ``__reduce__`` ... — stay refused).
-SAFE_SPECIAL_METHODS: frozenset[str] = frozenset(
-    {
-        "__init__",
-        "__repr__",
-        "__str__",
-        "__eq__",
-        "__ne__",
-        "__lt__",
-        "__le__",
-        "__gt__",
-        "__ge__",
-        "__hash__",
-        "__bool__",
-        "__len__",
-        "__iter__",
-        "__next__",
-        "__contains__",
-        "__getitem__",
-        "__setitem__",
-        "__delitem__",
-        "__call__",
-        "__add__",
-        "__radd__",
-        "__sub__",
-        "__rsub__",
-        "__mul__",
-        "__rmul__",
-        "__truediv__",
-        "__floordiv__",
-        "__mod__",
-        "__neg__",
-        "__abs__",
-        "__enter__",
-        "__exit__",
-    }
-)
-
-#: The largest agent source accepted per block, in characters.
-MAX_SOURCE_CHARS = 1_000_000
+import types
+from typing import Any
 
 
-class SandboxViolation(Exception):
-    """Agent code refused by the static policy check (MECHANICS §16).
+def _sibling(name: str) -> types.ModuleType:
+    """Import the sibling module ``name`` (``policy``, ``confine``): as part of the
+    package when imported by the parent, by path when run as a script (``-P`` keeps the
+    script's folder off ``sys.path``, so nothing else beside it is importable)."""
+    import importlib
 
-    Attributes:
-        message: What was refused and why, for the agent.
-        line: 1-based line number in the agent's text, or ``None``.
-    """
+    if __package__:
+        return importlib.import_module(f"{__package__}.{name}")
+    key = f"_pibench_sandbox_{name}"
+    module = sys.modules.get(key)
+    if module is None:
+        import importlib.util
 
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
-def _is_dunder(name: str) -> bool:
-    return name.startswith("__")
-
-
-def attribute_refusal(name: str) -> str | None:
-    """Say why reading or writing the attribute ``name`` is refused, or ``None`` if allowed.
-
-    Args:
-        name: An attribute name as written in agent code (or given to ``getattr``).
-
-    Returns:
-        A message for the agent, or ``None`` when the attribute is allowed.
-    """
-    if not isinstance(name, str):
-        return "attribute names must be strings"
-    if name.startswith("_"):
-        kind = "special (dunder)" if _is_dunder(name) else "private"
-        return (
-            f"attribute {name!r} is not allowed: {kind} attributes are out of reach "
-            "in the sandbox"
-        )
-    if name in ("format", "format_map"):
-        # str.format walks attributes named in its template: only a direct call on a
-        # literal template is allowed (checked by the policy), never a fetched method.
-        return (
-            f"attribute {name!r} is only allowed as a direct call on a string literal; "
-            "use an f-string"
-        )
-    if name in FRAME_ATTRS or name.startswith(_FRAME_PREFIXES):
-        return (
-            f"attribute {name!r} is not allowed: frame, code, generator and traceback "
-            "internals are out of reach in the sandbox"
-        )
-    return None
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+        spec = importlib.util.spec_from_file_location(key, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - a broken install
+            raise ImportError(f"cannot load the sandbox module {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module  # dataclasses look their module up here
+        spec.loader.exec_module(module)
+    return module
 
 
-def _format_fields_refusal(template: str) -> str | None:
-    """Check a literal ``str.format`` template: no private or internal attribute fields."""
-    import _string  # the C helper behind string.Formatter (stdlib)
+policy = _sibling("policy")
+confine = _sibling("confine")
 
-    def walk(text: str, depth: int) -> str | None:
-        if depth > 2:
-            return "format template nests too deeply"
-        try:
-            parsed = list(_string.formatter_parser(text))
-        except ValueError as exc:
-            return f"bad format template: {exc}"
-        for _literal, field, spec, _conv in parsed:
-            if field is None:
-                continue
-            try:
-                _first, rest = _string.formatter_field_name_split(field)
-                parts = list(rest)
-            except ValueError as exc:
-                return f"bad format field {field!r}: {exc}"
-            for is_attr, key in parts:
-                if is_attr:
-                    why = attribute_refusal(key)
-                    if why is not None:
-                        return f"format field {field!r}: {why}"
-            if spec:
-                why = walk(spec, depth + 1)
-                if why is not None:
-                    return why
-        return None
-
-    return walk(template, 0)
-
-
-class _PolicyChecker(ast.NodeVisitor):
-    """Walks an agent module and collects the first refusal."""
-
-    def __init__(self) -> None:
-        self.class_depth = 0
-
-    def refuse(self, node: ast.AST, message: str) -> None:
-        raise SandboxViolation(message, getattr(node, "lineno", None))
-
-    def check_name(self, node: ast.AST, name: str | None, what: str) -> None:
-        if name is None:
-            return
-        if _is_dunder(name):
-            self.refuse(node, f"{what} {name!r} is not allowed: names starting with '__' are reserved")
-
-    # names ----------------------------------------------------------------------------
-    def visit_Name(self, node: ast.Name) -> None:
-        if node.id == "__name__" and isinstance(node.ctx, ast.Load):
-            return  # "__main__", for the `if __name__ == "__main__":` idiom of scripts
-        self.check_name(node, node.id, "name")
-        if node.id in BLOCKED_NAMES:
-            self.refuse(node, f"{node.id}() is not available in the sandbox")
-        if node.id in ("getattr", "hasattr"):
-            # A bare mention (passing getattr around) could hide its attribute name.
-            self.refuse(node, f"{node.id} may only be called directly, with a literal attribute name")
-
-    def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in ("getattr", "hasattr"):
-            if len(node.args) < 2 or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-                self.refuse(node, f"{func.id}(obj, 'name') needs a literal attribute name")
-            name_node = node.args[1]
-            if not (isinstance(name_node, ast.Constant) and isinstance(name_node.value, str)):
-                self.refuse(
-                    node,
-                    f"{func.id}() with a computed attribute name is not allowed; "
-                    "write the name as a string literal",
-                )
-            why = attribute_refusal(name_node.value)
-            if why is not None:
-                self.refuse(node, why)
-            for arg in node.args:
-                self.visit(arg)
-            return
-        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map"):
-            self.check_format(func)
-            self.visit(func.value)
-            for arg in node.args:
-                self.visit(arg)
-            for kw in node.keywords:
-                self.visit(kw)
-            return
-        self.generic_visit(node)
-
-    def check_format(self, node: ast.Attribute) -> None:
-        value = node.value
-        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-            self.refuse(
-                node,
-                f".{node.attr}() is only allowed on a string literal (its fields can read "
-                "attributes); use an f-string",
-            )
-        why = _format_fields_refusal(value.value)
-        if why is not None:
-            self.refuse(node, why)
-
-    # attributes -----------------------------------------------------------------------
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in ("format", "format_map"):
-            # Only a direct call on a literal is allowed (see visit_Call).
-            self.refuse(node, f".{node.attr} may only be called directly on a string literal")
-        if node.attr == "__init__" and self._is_super_call(node.value):
-            self.generic_visit(node)
-            return
-        why = attribute_refusal(node.attr)
-        if why is not None:
-            self.refuse(node, why)
-        self.generic_visit(node)
-
-    @staticmethod
-    def _is_super_call(node: ast.AST) -> bool:
-        return (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "super"
-            and not node.args
-            and not node.keywords
-        )
-
-    # imports --------------------------------------------------------------------------
-    def _refuse_import(self, node: ast.AST, name: str) -> None:
-        self.refuse(
-            node,
-            f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}",
-        )
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.name not in ALLOWED_MODULES:
-                self._refuse_import(node, alias.name)
-            self.check_name(node, alias.asname, "name")
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.module == "__future__" and not node.level:
-            return  # a compiler directive (scripts often start with one); harmless
-        if node.level or node.module not in ALLOWED_MODULES:
-            self._refuse_import(node, "." * node.level + (node.module or ""))
-        public = module_public_names(node.module)
-        for alias in node.names:
-            if alias.name != "*" and alias.name.startswith("_"):
-                self.refuse(node, f"cannot import private name {alias.name!r}")
-            if alias.name != "*" and alias.name not in public:
-                # Never a submodule: ``from json import decoder`` would otherwise reach
-                # the real module through CPython's sys.modules fallback of IMPORT_FROM.
-                self.refuse(
-                    node,
-                    f"cannot import {alias.name!r} from {node.module!r}: the sandbox's "
-                    f"{node.module} has no such public name (submodules are not available)",
-                )
-            self.check_name(node, alias.asname, "name")
-
-    # definitions ----------------------------------------------------------------------
-    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        if _is_dunder(node.name):
-            if not (self.class_depth and node.name in SAFE_SPECIAL_METHODS):
-                self.refuse(
-                    node,
-                    f"defining {node.name!r} is not allowed; special methods allowed in "
-                    "classes: " + ", ".join(sorted(SAFE_SPECIAL_METHODS)),
-                )
-        saved = self.class_depth
-        self.class_depth = 0  # a nested function body is not a class body
-        self.generic_visit(node)
-        self.class_depth = saved
-
-    visit_FunctionDef = _visit_function
-    visit_AsyncFunctionDef = _visit_function
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        saved = self.class_depth
-        self.class_depth = 0
-        self.generic_visit(node)
-        self.class_depth = saved
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.check_name(node, node.name, "class name")
-        for kw in node.keywords:
-            if kw.arg == "metaclass":
-                self.refuse(node, "metaclasses are not allowed in the sandbox")
-        # Decorators, bases and keywords are evaluated outside the class body.
-        for child in (*node.decorator_list, *node.bases, *node.keywords):
-            self.visit(child)
-        self.class_depth += 1
-        for stmt in node.body:
-            self.visit(stmt)
-        self.class_depth -= 1
-
-    def visit_arg(self, node: ast.arg) -> None:
-        self.check_name(node, node.arg, "argument")
-        self.generic_visit(node)
-
-    def visit_keyword(self, node: ast.keyword) -> None:
-        self.check_name(node, node.arg, "keyword argument")
-        self.generic_visit(node)
-
-    def visit_Global(self, node: ast.Global) -> None:
-        for name in node.names:
-            self.check_name(node, name, "name")
-
-    visit_Nonlocal = visit_Global
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        self.check_name(node, node.name, "name")
-        self.generic_visit(node)
-
-    # pattern matching reads attributes by keyword (``case C(__class__=x)``)
-    def visit_MatchClass(self, node: ast.MatchClass) -> None:
-        for attr in node.kwd_attrs:
-            why = attribute_refusal(attr)
-            if why is not None:
-                self.refuse(node, why)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        self.check_name(node, node.name, "name")
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        self.check_name(node, node.name, "name")
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        self.check_name(node, node.rest, "name")
-        self.generic_visit(node)
-
-
-def check_tree(tree: ast.AST) -> None:
-    """Apply the sandbox policy (MECHANICS §16) to a parsed agent module.
-
-    Args:
-        tree: The module as returned by :func:`ast.parse`.
-
-    Raises:
-        SandboxViolation: At the first refused construct, with its line.
-    """
-    _PolicyChecker().visit(tree)
-
-
-def parse_agent_code(code: str, filename: str = "<stdin>", first_line: int = 1) -> ast.Module:
-    """Parse agent code, check it against the policy and shift its line numbers.
-
-    Args:
-        code: Agent Python source.
-        filename: Name shown in errors (``<stdin>`` for piped text).
-        first_line: Line number of the first line of ``code`` in the agent's text
-            (1-based), so errors point into the agent's own text.
-
-    Returns:
-        The checked module, with line numbers already shifted by ``first_line - 1``.
-
-    Raises:
-        SyntaxError: ``code`` is not valid Python (line numbers shifted).
-        SandboxViolation: ``code`` is valid but refused (line numbers shifted).
-    """
-    if code.startswith("\ufeff"):
-        code = code[1:]  # a UTF-8 byte-order mark, as Python accepts in files
-    if len(code) > MAX_SOURCE_CHARS:
-        raise SandboxViolation(
-            f"block too long: {len(code):,} characters (limit {MAX_SOURCE_CHARS:,})", first_line
-        )
-    try:
-        tree = ast.parse(code, filename, "exec")
-    except SyntaxError as exc:
-        exc.lineno = first_line if exc.lineno is None else exc.lineno + first_line - 1
-        raise
-    except ValueError as exc:  # e.g. NUL bytes in the source
-        raise SyntaxError(str(exc), (filename, first_line, 0, "")) from None
-    except (MemoryError, RecursionError):
-        raise SyntaxError("code too deeply nested to parse", (filename, first_line, 0, "")) from None
-    if first_line != 1:
-        ast.increment_lineno(tree, first_line - 1)
-    try:
-        check_tree(tree)
-    except RecursionError:
-        raise SandboxViolation("code too deeply nested to check", first_line) from None
-    return tree
-
-
-def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> str | None:
-    """Return why agent code is refused (syntax or policy), or ``None`` if it may run.
-
-    Args:
-        code: Agent Python source.
-        filename: Name used for syntax errors.
-        first_line: Line of ``code``'s first line in the agent's text (1-based).
-
-    Returns:
-        ``None`` when the code passes; else a one-line message such as
-        ``"line 3: attribute '__class__' is not allowed: ..."``.
-    """
-    try:
-        parse_agent_code(code, filename, first_line)
-    except SyntaxError as exc:
-        return f"line {exc.lineno}: SyntaxError: {exc.msg}"
-    except SandboxViolation as exc:
-        return f"line {exc.line}: SandboxError: {exc.message}"
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# The agent process
-# --------------------------------------------------------------------------------------
+SandboxViolation = policy.SandboxViolation
+SandboxError = policy.SandboxError
+ALLOWED_MODULES = policy.ALLOWED_MODULES
+BLOCKED_NAMES = policy.BLOCKED_NAMES
+NOBODY = confine.NOBODY
+attribute_refusal = policy.attribute_refusal
 
 _MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _MAX_ARG_BYTES = 1_000_000
@@ -764,8 +328,136 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     return text.encode("utf-8", "replace") + b"\n"
 
 
+
+
+# --------------------------------------------------------------------------------------
+# The API objects agent code holds
+# --------------------------------------------------------------------------------------
+
+
+def _make_api_classes(rpc: Any) -> tuple[type, type, Any]:
+    """The classes of the API objects (``lab``, ``lab.dashboard`` ...), built around the
+    RPC function ``rpc(ns, method, args, kwargs)``.
+
+    Their instances hold no attribute at all (``__slots__ = ()``): what they stand for is
+    kept in this function's closure, keyed by the instance, so no attribute path (private
+    or not) leads from an API object to the runtime or the channel. Agent code cannot
+    create or copy them into working ones, nor change them.
+    """
+    table: dict[int, tuple] = {}  # id -> (instance, ns, name, spec) / (instance, ns, calls)
+    sealed = []
+
+    def entry(obj: object) -> tuple:
+        found = table.get(id(obj))
+        if found is None or found[0] is not obj:
+            raise TypeError("this API object was not made by the sandbox (copies do not work; use the original)")
+        return found
+
+    class APICall:
+        """One API call as agent code sees it: ``lab.dashboard(...)``."""
+
+        __slots__ = ()
+
+        def __init__(self, ns: str = "", name: str = "", spec: dict | None = None) -> None:
+            if sealed:
+                raise TypeError("API objects cannot be created by agent code")
+            table[id(self)] = (self, ns, name, spec or {})
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            _obj, ns, name, _spec = entry(self)
+            return rpc(ns, name, args, kwargs)
+
+        def __setattr__(self, name: str, value: object) -> None:
+            _obj, ns, call, _spec = entry(self)
+            raise AttributeError(f"{ns}.{call} is read-only")
+
+        def __delattr__(self, name: str) -> None:
+            self.__setattr__(name, None)
+
+        def __copy__(self) -> APICall:
+            return self
+
+        def __deepcopy__(self, memo: dict) -> APICall:
+            return self
+
+        def __reduce__(self) -> Any:
+            raise TypeError("API objects cannot be pickled")
+
+        def signature(self) -> str:
+            """The call's signature, e.g. ``papers.polish(draft_id, hours=5)``."""
+            _obj, ns, name, spec = entry(self)
+            parts = []
+            for pname, default in spec.get("params", []):
+                if isinstance(default, dict) and default.get("required"):
+                    parts.append(pname)
+                else:
+                    parts.append(f"{pname}={default.get('default')!r}" if isinstance(default, dict) else pname)
+            return f"{ns}.{name}({', '.join(parts)})"
+
+        def __repr__(self) -> str:
+            return f"<API call {self.signature()}>"
+
+        def help_text(self) -> str:
+            """The call's signature and documentation."""
+            spec = entry(self)[3]
+            tag = " [changes the world]" if spec.get("mutating") else ""
+            doc = (spec.get("doc") or "").strip()
+            doc = "\n    ".join(line.strip() for line in doc.splitlines())
+            return f"{self.signature()}{tag}\n    {doc}" if doc else f"{self.signature()}{tag}"
+
+    class APINamespace:
+        """An API namespace (``lab``, ``time`` ...): read-only, its attributes are its calls."""
+
+        __slots__ = ()
+
+        def __init__(self, ns: str = "", calls: dict | None = None) -> None:
+            if sealed:
+                raise TypeError("API objects cannot be created by agent code")
+            made = {name: APICall(ns, name, spec) for name, spec in (calls or {}).items()}
+            table[id(self)] = (self, ns, made)
+
+        def __getattr__(self, name: str) -> Any:
+            _obj, ns, calls = entry(self)
+            if name in calls:
+                return calls[name]
+            raise AttributeError(f"{ns} has no call {name!r}; its calls: {', '.join(calls)}")
+
+        def __setattr__(self, name: str, value: object) -> None:
+            ns = entry(self)[1]
+            extra = " (the clock moves only through time.next_month())" if ns == "time" else ""
+            raise AttributeError(f"the API namespace {ns!r} is read-only{extra}")
+
+        def __delattr__(self, name: str) -> None:
+            self.__setattr__(name, None)
+
+        def __dir__(self) -> list[str]:
+            return list(entry(self)[2])
+
+        def __copy__(self) -> APINamespace:
+            return self
+
+        def __deepcopy__(self, memo: dict) -> APINamespace:
+            return self
+
+        def __reduce__(self) -> Any:
+            raise TypeError("API objects cannot be pickled")
+
+        def __repr__(self) -> str:
+            _obj, ns, calls = entry(self)
+            return f"<API namespace {ns}: {', '.join(c + '()' for c in calls)}>"
+
+        def help_text(self) -> str:
+            """Every call of the namespace with its documentation."""
+            return "\n".join(c.help_text() for c in entry(self)[2].values())
+
+    def seal() -> None:
+        sealed.append(True)
+
+    return APICall, APINamespace, seal
+
+
 class _Runtime:
-    """The agent process's state: channel, API proxies, globals, output cap."""
+    """The agent process's state: channel, API objects, globals, output cap."""
 
     def __init__(self, channel: _Channel, init: dict) -> None:
         self.channel = channel
@@ -774,30 +466,38 @@ class _Runtime:
         self.seed = int(init.get("seed", 0))
         self.limits: dict = init.get("limits") or {}
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
-        self.modules = _module_copies()
+        self.static_check = init.get("static_check", True) is not False
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
+        self.help_targets: list = []
         self.agent_files: set[str] = set()  # file names of agent code run so far
-        self.globals = self._make_globals()
+        out = self.out
+        channel_send_raw = channel.send_raw
+        channel_recv = channel.recv
 
-    # RPC ----------------------------------------------------------------------------
-    def call(self, ns: str, method: str, args: tuple, kwargs: dict) -> object:
-        data = _encode_call(ns, method, args, kwargs)
-        self.out.flush()
-        self.channel.send_raw(data)
-        reply = self.channel.recv()
-        if reply.get("t") != "ret":
-            raise RuntimeError("sandbox protocol error: expected a reply to an API call")
-        if reply.get("ok"):
-            return reply.get("v")
-        raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
+        def rpc(ns: str, method: str, args: tuple, kwargs: dict) -> object:
+            data = _encode_call(ns, method, args, kwargs)
+            out.flush()
+            channel_send_raw(data)
+            reply = channel_recv()
+            if reply.get("t") != "ret":
+                raise RuntimeError("sandbox protocol error: expected a reply to an API call")
+            if reply.get("ok"):
+                return reply.get("v")
+            raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
+
+        self.rpc = rpc
+        self.modules = _runtime_modules(out.write)
+        self.builtins = _safe_builtins(self)
+        self.pristine = {k: self.builtins[k] for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER)}
+        self.globals = self._make_globals()
 
     # globals ------------------------------------------------------------------------
     def _make_globals(self) -> dict:
-        rt = self
-        builtins_ns = _safe_builtins(self)
-        g: dict = {"__builtins__": builtins_ns, "__name__": "__main__", "__doc__": None}
+        rpc = self.rpc
+        _api_call, api_namespace, seal = _make_api_classes(rpc)
+        g: dict = {"__builtins__": self.builtins, "__name__": "__main__", "__doc__": None}
         for ns, calls in self.spec.items():
-            g[ns] = _Namespace(rt, ns, calls)
+            g[ns] = api_namespace(ns, calls)
 
         limits = self.limits
         chars = f"{limits['memory_max_chars']:,} characters" if "memory_max_chars" in limits else "the scenario's limit"
@@ -805,15 +505,15 @@ class _Runtime:
 
         def query(sql):
             """Run one read-only SELECT/WITH statement on the observable database."""
-            return rt.call("query", "query", (sql,), {})
+            return rpc("query", "query", (sql,), {})
 
         def read_memory():
             """Return your notes."""
-            return rt.call("memory", "read", (), {})
+            return rpc("memory", "read", (), {})
 
         def write_memory(text):
             """Replace your notes."""
-            return rt.call("memory", "write", (text,), {})
+            return rpc("memory", "write", (text,), {})
 
         memory_calls = {
             "read": {"params": [], "doc": f"Return your notes (at most {chars}).", "mutating": False},
@@ -835,10 +535,11 @@ class _Runtime:
         }
         g["query"] = query
         self.help_targets.extend((query, read_memory, write_memory))
-        g["memory"] = _Namespace(rt, "memory", memory_calls)
+        g["memory"] = api_namespace("memory", memory_calls)
         g["read_memory"] = read_memory
         g["write_memory"] = write_memory
         g["ActionError"] = ActionError
+        seal()
         return g
 
     # execution ------------------------------------------------------------------------
@@ -848,11 +549,13 @@ class _Runtime:
         first_line = int(msg.get("first_line", 1))
         block = msg.get("id")
         self.out.reset()
+        self.builtins.update(self.pristine)  # the runtime checks, whatever the last block did
         error = None
         try:
             if not isinstance(code, str):
                 raise SandboxViolation("code must be a string", None)
-            tree = parse_agent_code(code, filename, first_line)
+            tree = policy.parse_agent_code(code, filename, first_line, static_check=self.static_check)
+            policy.rewrite_checked_attributes(tree)
             self.agent_files.add(filename)
             self._execute(tree, filename)
         except SyntaxError as exc:
@@ -901,163 +604,283 @@ def _describe(exc: BaseException, agent_files: set[str]) -> dict:
         message = "<unprintable exception>"
     if isinstance(exc, RecursionError):
         message = message or "maximum recursion depth exceeded"
-    return {"type": type(exc).__name__, "message": message, "line": line}
+    name = "SandboxError" if isinstance(exc, SandboxError) else type(exc).__name__
+    return {"type": name, "message": message, "line": line}
 
 
-class _Call:
-    """One API call as agent code sees it: ``lab.dashboard(...)``."""
-
-    __slots__ = ("_rt", "_ns", "_name", "_spec")
-
-    def __init__(self, rt: _Runtime, ns: str, name: str, spec: dict) -> None:
-        object.__setattr__(self, "_rt", rt)
-        object.__setattr__(self, "_ns", ns)
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_spec", spec)
-
-    def __call__(self, *args, **kwargs):
-        return self._rt.call(self._ns, self._name, args, kwargs)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"{self._ns}.{self._name} is read-only")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"{self._ns}.{self._name} is read-only")
-
-    def signature(self) -> str:
-        parts = []
-        for pname, default in self._spec.get("params", []):
-            if isinstance(default, dict) and default.get("required"):
-                parts.append(pname)
-            else:
-                parts.append(f"{pname}={default.get('default')!r}" if isinstance(default, dict) else pname)
-        return f"{self._ns}.{self._name}({', '.join(parts)})"
-
-    def __repr__(self) -> str:
-        return f"<API call {self.signature()}>"
-
-    def help_text(self) -> str:
-        tag = " [changes the world]" if self._spec.get("mutating") else ""
-        doc = (self._spec.get("doc") or "").strip()
-        doc = "\n    ".join(line.strip() for line in doc.splitlines())
-        return f"{self.signature()}{tag}\n    {doc}" if doc else f"{self.signature()}{tag}"
+# --------------------------------------------------------------------------------------
+# Builtins and modules
+# --------------------------------------------------------------------------------------
 
 
-class _Namespace:
-    """An API namespace (``lab``, ``time`` ...): read-only, its attributes are its calls."""
+def _agent_stream(write: Any) -> Any:
+    """A ``sys.stdout``/``sys.stderr`` for agent code: writes into the block's output.
+    The write function stays in the closure (no attribute leads to it)."""
 
-    __slots__ = ("_ns", "_calls")
+    class AgentStream:
+        """An output stream of the sandbox: what is written joins the block's output."""
 
-    def __init__(self, rt: _Runtime, ns: str, calls: dict) -> None:
-        object.__setattr__(self, "_ns", ns)
-        object.__setattr__(
-            self, "_calls", {name: _Call(rt, ns, name, spec) for name, spec in calls.items()}
-        )
+        __slots__ = ()
 
-    def __getattr__(self, name):
-        calls = object.__getattribute__(self, "_calls")
-        if name in calls:
-            return calls[name]
-        ns = object.__getattribute__(self, "_ns")
-        raise AttributeError(f"{ns} has no call {name!r}; its calls: {', '.join(calls)}")
+        def write(self, text: object) -> int:
+            """Write ``text`` (a ``str``) into the block's output; returns its length."""
+            if not isinstance(text, str):
+                raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+            write(text)
+            return len(text)
 
-    def __setattr__(self, name, value):
-        ns = object.__getattribute__(self, "_ns")
-        extra = " (the clock moves only through time.next_month())" if ns == "time" else ""
-        raise AttributeError(f"the API namespace {ns!r} is read-only{extra}")
+        def writelines(self, lines: Any) -> None:
+            """Write each string of ``lines``."""
+            for line in lines:
+                self.write(line)
 
-    def __delattr__(self, name):
-        self.__setattr__(name, None)
+        def flush(self) -> None:
+            """Nothing to do (output is sent as it is printed)."""
 
-    def __dir__(self):
-        return list(object.__getattribute__(self, "_calls"))
+        def isatty(self) -> bool:
+            """Always ``False``."""
+            return False
 
-    def __repr__(self) -> str:
-        calls = object.__getattribute__(self, "_calls")
-        ns = object.__getattribute__(self, "_ns")
-        return f"<API namespace {ns}: {', '.join(c + '()' for c in calls)}>"
-
-    def help_text(self) -> str:
-        calls = object.__getattribute__(self, "_calls")
-        return "\n".join(c.help_text() for c in calls.values())
+    return AgentStream()
 
 
-def sandbox_module_name(name: str) -> str:
-    """The ``__name__`` of the agent's copy of the allowed module ``name``.
+def _attribute_helpers() -> dict[str, Any]:
+    """The runtime side of the attribute rule: checked ``getattr``/``hasattr``/
+    ``setattr``/``delattr``/``vars`` and the lookup behind ``x.format``, ``x.format_map``
+    and ``x.__dict__`` (rewritten by :func:`policy.rewrite_checked_attributes`)."""
+    import builtins
 
-    It is never a prefix of a key of ``sys.modules``: when ``from X import Y`` does not
-    find ``Y`` on the copy, CPython's IMPORT_FROM looks up ``sys.modules[X.__name__ + "."
-    + Y]``, which with the real name would hand out the real submodule (``json.decoder``,
-    and from there ``re``, ``enum``, ``sys``).
-    """
-    return f"{name} (sandbox copy)"
+    real_getattr = builtins.getattr
+    real_setattr = builtins.setattr
+    real_delattr = builtins.delattr
+    real_vars = builtins.vars
+    str_methods = {"format": str.format, "format_map": str.format_map}
+
+    def checked_template(template: str) -> None:
+        why = policy.format_template_refusal(template)
+        if why is not None:
+            raise SandboxError(why)
+
+    def bound_format(template: str, name: str) -> Any:
+        method = str_methods[name]
+
+        def format(*args: Any, **kwargs: Any) -> str:  # noqa: A001 - str.format's name
+            checked_template(template)
+            return method(template, *args, **kwargs)
+
+        format.__name__ = format.__qualname__ = name
+        format.__doc__ = method.__doc__
+        return format
+
+    def unbound_format(name: str) -> Any:
+        method = str_methods[name]
+
+        def format(template: str, *args: Any, **kwargs: Any) -> str:  # noqa: A001
+            checked_template(template)
+            return method(template, *args, **kwargs)
+
+        format.__name__ = format.__qualname__ = name
+        format.__doc__ = method.__doc__
+        return format
+
+    def checked_attr(obj: Any, name: str) -> Any:
+        if name in str_methods:
+            target = obj
+            if isinstance(obj, super):
+                target = real_getattr(obj, "__self__", None)
+            if isinstance(target, str) and real_getattr(type(target), name) is str_methods[name]:
+                return bound_format(target, name)
+            if isinstance(obj, type) and issubclass(obj, str) and real_getattr(obj, name) is str_methods[name]:
+                return unbound_format(name)
+            return real_getattr(obj, name)
+        if name == "__dict__":
+            if isinstance(obj, type):
+                raise SandboxError(
+                    "the __dict__ of a class is not available in the sandbox; use vars(instance), "
+                    "dataclasses.fields(cls) or dir(cls)"
+                )
+            return real_getattr(obj, "__dict__")
+        why = attribute_refusal(name)
+        if why is not None:
+            raise SandboxError(why)
+        return real_getattr(obj, name)
+
+    def getattr(obj: Any, name: str, *default: Any) -> Any:  # noqa: A001 - the builtin's name
+        """getattr(object, name[, default]): as Python's, within the sandbox's attribute rule."""
+        if len(default) > 1:
+            raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be string")
+        try:
+            return checked_attr(obj, name)
+        except AttributeError:
+            if default:
+                return default[0]
+            raise
+
+    def hasattr(obj: Any, name: str) -> bool:  # noqa: A001
+        """hasattr(object, name): as Python's, within the sandbox's attribute rule."""
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be string")
+        try:
+            checked_attr(obj, name)
+        except AttributeError:
+            return False
+        return True
+
+    def setattr(obj: Any, name: str, value: Any) -> None:  # noqa: A001
+        """setattr(object, name, value): as Python's; dunder attributes are read-only."""
+        why = attribute_refusal(name, store=True)
+        if why is not None:
+            raise SandboxError(why)
+        real_setattr(obj, name, value)
+
+    def delattr(obj: Any, name: str) -> None:  # noqa: A001
+        """delattr(object, name): as Python's; dunder attributes cannot be deleted."""
+        why = attribute_refusal(name, store=True)
+        if why is not None:
+            raise SandboxError(why)
+        real_delattr(obj, name)
+
+    def vars(*args: Any) -> dict:  # noqa: A001
+        """vars(object): the object's attributes as a dict (not of a class; use locals() for vars())."""
+        if not args:
+            raise SandboxError("vars() without an argument is not available in the sandbox; use locals()")
+        if len(args) > 1:
+            raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
+        if isinstance(args[0], type):
+            raise SandboxError("vars() of a class is not available in the sandbox; use vars(instance) or dir(cls)")
+        return real_vars(args[0])
+
+    return {
+        "getattr": getattr,
+        "hasattr": hasattr,
+        "setattr": setattr,
+        "delattr": delattr,
+        "vars": vars,
+        policy.CHECKED_ATTRIBUTE_HELPER: checked_attr,
+    }
 
 
-_COPIES: dict | None = None
+def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
+    """The module copies of :func:`policy.module_copies`, completed for the runtime:
+    ``sys.stdout``/``sys.stderr`` print into the block's output, and the helpers that take
+    attribute names (``operator.attrgetter``/``methodcaller``, ``functools.wraps``/
+    ``update_wrapper``) check them like ``getattr`` does."""
+    import functools
 
+    copies = policy.module_copies()
+    helpers = _attribute_helpers()
+    checked_attr = helpers[policy.CHECKED_ATTRIBUTE_HELPER]
+    sys_copy = copies.get("sys")
+    if sys_copy is not None:
+        for name in ("stdout", "stderr"):
+            setattr(sys_copy, name, _agent_stream(write))
 
-def module_public_names(name: str | None) -> frozenset[str]:
-    """Public names of the agent's copy of the allowed module ``name`` (empty if none)."""
-    copy = _module_copies().get(name or "")
-    if copy is None:
-        return frozenset()
-    return frozenset(k for k in vars(copy) if not k.startswith("_"))
+    def check_name(name: object) -> None:
+        why = attribute_refusal(name)
+        if why is not None:
+            raise SandboxError(why)
 
+    def attrgetter(attr: str, *attrs: str) -> Any:
+        """attrgetter(attr, ...): as operator.attrgetter, within the sandbox's attribute rule."""
+        names = (attr, *attrs)
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError("attribute name must be a string")
+            for part in n.split("."):
+                check_name(part)
 
-def _module_copies() -> dict:
-    """Read-only copies of the allowed modules: public functions, classes and constants,
-    no submodules (``json.codecs`` could open files, ``statistics.sys`` is ``sys``) and
-    nothing of ``sys``/``os``/``io``.
+        def get(obj: Any, dotted: str) -> Any:
+            for part in dotted.split("."):
+                obj = checked_attr(obj, part)
+            return obj
 
-    Built once per process; every copy is named by :func:`sandbox_module_name`.
-    """
-    global _COPIES
-    if _COPIES is not None:
-        return _COPIES
-    import importlib
-    import types
+        if not attrs:
+            return lambda obj: get(obj, attr)
+        return lambda obj: tuple(get(obj, n) for n in names)
 
-    copies = {}
-    for name in ALLOWED_MODULES:
-        real = importlib.import_module(name)
-        copy = types.ModuleType(sandbox_module_name(name), getattr(real, "__doc__", None))
-        deny = _MODULE_DENY.get(name, frozenset())
-        public = getattr(real, "__all__", None) or [k for k in vars(real) if not k.startswith("_")]
-        for key in public:
-            if key.startswith("_") or key in deny or not hasattr(real, key):
-                continue
-            value = getattr(real, key)
-            if isinstance(value, types.ModuleType) or _is_system_object(value):
-                continue
-            setattr(copy, key, value)
-        copies[name] = copy
-    _COPIES = copies
+    def methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """methodcaller(name, ...): as operator.methodcaller, within the sandbox's attribute rule."""
+        check_name(name)
+        return lambda obj: checked_attr(obj, name)(*args, **kwargs)
+
+    defaults = frozenset((*functools.WRAPPER_ASSIGNMENTS, *functools.WRAPPER_UPDATES))
+
+    def check_wrapper_names(assigned: Any, updated: Any) -> None:
+        extra = sorted(set(assigned) | set(updated) - defaults)
+        if extra:
+            raise SandboxError(
+                f"functools.update_wrapper/wraps copy only their default attributes in the sandbox, not {extra}"
+            )
+
+    def update_wrapper(wrapper: Any, wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS,
+                       updated: Any = functools.WRAPPER_UPDATES) -> Any:
+        """As functools.update_wrapper, with its default attribute lists only."""
+        check_wrapper_names(assigned, updated)
+        return functools.update_wrapper(wrapper, wrapped, assigned, updated)
+
+    def wraps(wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS, updated: Any = functools.WRAPPER_UPDATES) -> Any:
+        """As functools.wraps, with its default attribute lists only."""
+        check_wrapper_names(assigned, updated)
+        return functools.partial(update_wrapper, wrapped=wrapped, assigned=assigned, updated=updated)
+
+    if "operator" in copies:
+        copies["operator"].attrgetter = attrgetter
+        copies["operator"].methodcaller = methodcaller
+    if "functools" in copies:
+        copies["functools"].update_wrapper = update_wrapper
+        copies["functools"].wraps = wraps
     return copies
 
 
-def _is_system_object(value: object) -> bool:
-    """Whether ``value`` is an object of ``sys``, ``os`` or ``io``, or one of the builtins
-    agent code may not have: never put in a module copy."""
-    import builtins
-    import io
+#: Classes built by agent code's ``class`` statements in this process.
+_AGENT_CLASSES: Any = None
 
-    if isinstance(value, (int, float, str, bytes, bool, type(None))):
-        return False
-    for mod in (sys, os, io):
-        if any(value is v for v in vars(mod).values()):
-            return True
-    return any(value is getattr(builtins, n, None) for n in (*BLOCKED_NAMES, "__import__", "getattr", "hasattr"))
+
+def _guard_abc_register(agent_classes: Any) -> None:
+    """``SomeABC.register(cls)`` accepts only classes defined by agent code: registering a
+    built-in type (``str``) as a virtual subclass of an agent class would let a ``match``
+    class pattern read attributes of built-in values by the names of ``__match_args__``."""
+    import abc
+
+    real_register = abc.ABCMeta.register
+    if getattr(real_register, "_pibench_guard", False):
+        return
+
+    def register(cls: Any, subclass: Any) -> Any:
+        if not isinstance(subclass, type) or subclass not in agent_classes:
+            raise SandboxError("ABC.register() accepts only classes defined by your own code in the sandbox")
+        return real_register(cls, subclass)
+
+    register._pibench_guard = True  # type: ignore[attr-defined]
+    abc.ABCMeta.register = register  # type: ignore[method-assign]
+
+
+#: Modules never handed out to the C-level imports of allowed modules (see safe_import).
+_INTERNAL_IMPORT_DENY = frozenset(
+    {
+        "os", "posix", "nt", "sys", "builtins", "io", "_io", "subprocess", "_posixsubprocess",
+        "ctypes", "_ctypes", "importlib", "_imp", "socket", "_socket", "signal", "_signal",
+        "gc", "inspect", "pickle", "_pickle", "marshal", "shutil", "pathlib", "tempfile",
+        "multiprocessing", "threading", "_thread", "resource", "mmap", "fcntl", "select",
+        "code", "codeop", "runpy", "pty", "faulthandler", "tracemalloc", "_tracemalloc",
+    }
+)
 
 
 def _safe_builtins(rt: _Runtime) -> dict:
-    """The builtins agent code gets (MECHANICS §16): no I/O, no introspection, no eval."""
+    """The builtins agent code gets (MECHANICS §16, Decisions 9): no file or string-code
+    access (``open``, ``exec``, ``eval``, ``compile``, ``input``, ``breakpoint`` are
+    absent), the attribute helpers checked by the attribute rule, a guarded import."""
     import builtins
+    import weakref
 
     allowed = (
-        "abs all any ascii bin bool bytearray bytes callable chr classmethod complex dict "
-        "divmod enumerate filter float format frozenset hash hex id int isinstance "
-        "issubclass iter len list map max min next object oct ord pow property range "
-        "repr reversed round set slice sorted staticmethod str sum super tuple zip "
+        "abs aiter all anext any ascii bin bool bytearray bytes callable chr classmethod complex "
+        "dict dir divmod enumerate filter float format frozenset globals hash hex id int isinstance "
+        "issubclass iter len list locals map max memoryview min next object oct ord pow property "
+        "range repr reversed round set slice sorted staticmethod str sum super tuple type zip "
         "True False None Ellipsis NotImplemented"
     ).split()
     ns = {name: getattr(builtins, name) for name in allowed}
@@ -1065,161 +888,105 @@ def _safe_builtins(rt: _Runtime) -> dict:
         value = getattr(builtins, name)
         if isinstance(value, type) and issubclass(value, BaseException):
             ns[name] = value
-    ns["__build_class__"] = builtins.__build_class__  # needed by ``class`` statements
-    modules = rt.modules
-    import __future__ as real_future
+    ns["SandboxError"] = SandboxError
+    ns.update(_attribute_helpers())
+    modules = getattr(rt, "modules", None) or policy.module_copies()
+    global _AGENT_CLASSES
+    if _AGENT_CLASSES is None:
+        _AGENT_CLASSES = weakref.WeakSet()
+        _guard_abc_register(_AGENT_CLASSES)
+    agent_classes = _AGENT_CLASSES
+    real_build_class = builtins.__build_class__
 
-    import types
+    def build_class(func: Any, name: str, *bases: Any, **kwds: Any) -> Any:
+        if "metaclass" in kwds:
+            raise SandboxError("metaclasses are not allowed in the sandbox")
+        cls = real_build_class(func, name, *bases, **kwds)
+        if isinstance(cls, type):
+            agent_classes.add(cls)
+        return cls
+
+    ns["__build_class__"] = build_class  # needed by ``class`` statements
+    import __future__ as real_future
 
     future = types.ModuleType("__future__")
     for feature in real_future.all_feature_names:
         setattr(future, feature, getattr(real_future, feature))
+    allowed_list = ", ".join(ALLOWED_MODULES)
 
-    def safe_import(name, globals=None, locals=None, fromlist=(), level=0):
+    real_import = builtins.__import__
+
+    def safe_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
         if name == "__future__" and not level:
             return future
+        if type(fromlist) is list and not fromlist and not level and isinstance(name, str) \
+                and name.partition(".")[0] not in _INTERNAL_IMPORT_DENY:
+            # PyImport_Import (an empty *list*): C code of an allowed module (numpy's
+            # ndarray.sum, datetime.strptime) importing its own helpers while agent code
+            # is the running frame. An import statement never passes a list.
+            return real_import(name, None, None, fromlist, 0)
         if level or name not in modules:
-            raise ImportError(
-                f"import of {name!r} is not allowed; allowed modules: {', '.join(ALLOWED_MODULES)}"
-            )
-        module = modules[name]
+            raise ImportError(f"import of {name!r} is not allowed; allowed modules: {allowed_list}")
+        module = modules[name] if fromlist else modules[name.partition(".")[0]]
+        target = modules[name]
         for item in fromlist or ():
             # Only names the copy has: IMPORT_FROM must never fall back to sys.modules.
-            if item != "*" and (not isinstance(item, str) or item.startswith("_") or item not in vars(module)):
+            if item != "*" and (not isinstance(item, str) or item.startswith("_") or item not in vars(target)):
                 raise ImportError(f"cannot import {item!r} from {name!r} in the sandbox (no such public name)")
         return module
 
-    def safe_getattr(obj, name, *default):
-        why = attribute_refusal(name)
-        if why is not None:
-            raise AttributeError(why)
-        return getattr(obj, name, *default)
-
-    def safe_hasattr(obj, name):
-        why = attribute_refusal(name)
-        if why is not None:
-            raise AttributeError(why)
-        return hasattr(obj, name)
+    out = rt.out
+    streams = tuple(getattr(modules.get("sys"), n, None) for n in ("stdout", "stderr"))
 
     def safe_print(*args, sep=" ", end="\n", file=None, flush=False):
-        if file is not None:
-            raise TypeError("print(file=...) is not available in the sandbox")
+        """print(*values, sep=' ', end='\\n', file=None, flush=False): into the block's output
+        (``file=sys.stderr`` too), or to an object of yours with a ``write`` method."""
         if sep is None:
             sep = " "
         if end is None:
             end = "\n"
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("sep and end must be strings")
-        rt.out.write(sep.join(str(a) for a in args) + end)
+        text = sep.join(str(a) for a in args) + end
+        if file is None or any(file is s for s in streams if s is not None):
+            out.write(text)
+        else:
+            file.write(text)
 
-    own: list = []  # query, read_memory, write_memory (filled by _make_globals)
-    rt.help_targets = own
+    own: list = rt.help_targets  # query, read_memory, write_memory (filled by _make_globals)
 
     def safe_help(obj=None):
+        """help(), help(namespace), help(call): describe the API."""
         if obj is None:
             lines = ["API namespaces (call help(lab) etc. for details):"]
             for ns_name in rt.spec:
                 lines.append(f"  {ns_name}: " + ", ".join(rt.spec[ns_name]))
             lines.append("  query(sql), memory.read(), memory.write(text), read_memory(), write_memory(text)")
-            lines.append(f"  modules: {', '.join(ALLOWED_MODULES)}")
+            lines.append(f"  modules: {allowed_list}")
             lines.append("  errors from the API raise ActionError (attributes .code, .message)")
-            rt.out.write("\n".join(lines) + "\n")
-        elif isinstance(obj, (_Namespace, _Call)):
-            rt.out.write(obj.help_text() + "\n")
+            out.write("\n".join(lines) + "\n")
+        elif type(obj).__name__ in ("APINamespace", "APICall") and type(obj).__module__ == __name__:
+            out.write(obj.help_text() + "\n")
         elif any(obj is f for f in own):
-            rt.out.write(rt.helps[id(obj)] + "\n")
+            out.write(rt.helps[id(obj)] + "\n")
         elif obj is safe_help:
-            rt.out.write("help(), help(namespace), help(call)\n    Describe the API: help() lists the "
-                         "namespaces and calls, help(lab) a namespace, help(lab.dashboard) one call.\n")
+            out.write("help(), help(namespace), help(call)\n    Describe the API: help() lists the "
+                      "namespaces and calls, help(lab) a namespace, help(lab.dashboard) one call.\n")
         else:
             doc = builtins.getattr(obj, "__doc__", None) if callable(obj) else None
             if not isinstance(doc, str) or not doc.strip():
                 name = builtins.getattr(obj, "__name__", None) if callable(obj) else None
                 what = name if isinstance(name, str) else f"{type(obj).__name__} objects"
                 doc = f"no help for {what}"
-            rt.out.write(doc.strip("\n") + "\n")
+            out.write(doc.strip("\n") + "\n")
 
-    ns.update(
-        __import__=safe_import,
-        getattr=safe_getattr,
-        hasattr=safe_hasattr,
-        print=safe_print,
-        help=safe_help,
-    )
+    ns.update(__import__=safe_import, print=safe_print, help=safe_help)
     return ns
 
 
-#: The unprivileged user and group the agent process becomes when started as root.
-NOBODY = 65534
-
-
-def _no_new_privs() -> bool:
-    """Set ``PR_SET_NO_NEW_PRIVS`` (Linux): no exec can ever gain privileges again.
-
-    Returns whether it took effect.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
-    except Exception:  # noqa: BLE001 - no ctypes, no libc: the other layers still apply
-        return False
-    for name in [m for m in sys.modules if m in ("ctypes", "_ctypes") or m.startswith("ctypes.")]:
-        del sys.modules[name]  # leave nothing of ctypes importable by name
-    return ok
-
-
-def _drop_privileges() -> bool:
-    """When running as root: no supplementary groups, then group and user ``nobody``
-    (65534), which also clears every capability.
-
-    Returns whether privileges were dropped: ``False`` when not root (nothing to drop)
-    or when the system refuses (a user namespace without 65534 mapped); the other layers
-    still apply then.
-    """
-    if not hasattr(os, "setresuid") or (os.getuid() != 0 and os.geteuid() != 0):
-        return False
-    try:
-        os.setgroups([])
-    except OSError:
-        pass  # refused in some user namespaces; the gid/uid change still counts
-    try:
-        os.setresgid(NOBODY, NOBODY, NOBODY)
-        os.setresuid(NOBODY, NOBODY, NOBODY)
-    except OSError:
-        return False
-    return os.getuid() != 0 and os.geteuid() != 0
-
-
-def _apply_limits(memory_limit: int, keep_fds: int) -> None:
-    """OS-enforced limits for the agent process (MECHANICS §16): address space, no new
-    files (every descriptor number from ``keep_fds`` up is refused), no file writes, no
-    core dumps, no new processes or threads (effective once root was dropped by
-    :func:`_drop_privileges`: the kernel ignores ``RLIMIT_NPROC`` for root)."""
-    try:
-        import resource
-    except ImportError:  # not POSIX: the parent's wall clock still applies
-        return
-
-    def lower(which: int, value: int) -> None:
-        try:
-            soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
-        except (ValueError, OSError):
-            pass
-
-    if memory_limit > 0 and hasattr(resource, "RLIMIT_AS"):
-        lower(resource.RLIMIT_AS, memory_limit)
-    lower(resource.RLIMIT_CORE, 0)
-    lower(resource.RLIMIT_FSIZE, 0)
-    lower(resource.RLIMIT_NOFILE, keep_fds)
-    if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
-        lower(resource.RLIMIT_NPROC, 0)
+# --------------------------------------------------------------------------------------
+# Start-up
+# --------------------------------------------------------------------------------------
 
 
 def _watchdog(runtime: _Runtime) -> None:
@@ -1243,11 +1010,46 @@ def _watchdog(runtime: _Runtime) -> None:
 def _setup_descriptors() -> tuple[int, int]:
     """Keep the protocol on descriptors 0 (from the parent) and 1 (to the parent) and
     stderr on 2 (``/dev/null`` unless debugging); close everything else. Exactly three
-    descriptors stay open and ``RLIMIT_NOFILE`` is 3: no spare slot, and no idle standard
-    stream that could be closed to make one for opening a file."""
+    descriptors stay open and ``RLIMIT_NOFILE`` is 3: no spare slot."""
     os.closerange(3, 1 << 16)
     sys.stdout = sys.stderr  # stray writes through sys.stdout must not reach the protocol
     return 0, 1
+
+
+def _preload(numpy_path: object) -> list[str]:
+    """Import everything agent code may use while files are reachable, and return the
+    folders that stay readable under Landlock (the standard library's and numpy's).
+
+    numpy is imported from ``numpy_path`` (the folder holding the ``numpy`` package, sent
+    by the parent: with ``-S`` the site folders are not on ``sys.path``); the folder is
+    taken off ``sys.path`` again at once.
+    """
+    import random  # noqa: F401 - seeded by the caller
+
+    readable = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)]
+    if isinstance(numpy_path, str) and os.path.isdir(os.path.join(numpy_path, "numpy")):
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")  # one thread: no thread pools to confine
+        sys.path.append(numpy_path)
+        try:
+            import numpy
+
+            readable.append(os.path.dirname(os.path.abspath(numpy.__file__)))
+            libs = os.path.join(numpy_path, "numpy.libs")
+            if os.path.isdir(libs):
+                readable.append(libs)
+        except Exception:  # noqa: BLE001 - a broken numpy: agent code simply cannot import it
+            for name in [m for m in sys.modules if m == "numpy" or m.startswith("numpy.")]:
+                del sys.modules[name]
+        finally:
+            sys.path.remove(numpy_path)
+    try:
+        import _strptime  # noqa: F401 - datetime.strptime imports it lazily
+    except ImportError:  # pragma: no cover
+        pass
+    _time.localtime()  # the C library reads the time zone once, now
+    policy.module_copies()
+    return readable
 
 
 def _child_main() -> None:
@@ -1256,24 +1058,22 @@ def _child_main() -> None:
     init = channel.recv()
     if init.get("t") != "init":
         os._exit(3)
-    # No exec may ever gain privileges: set first (ctypes is used here and nowhere else).
-    _no_new_privs()
-    # Import everything this process and agent code need while files are reachable:
-    # after the privilege drop the interpreter's own folder may be unreadable.
     import random
 
-    try:
-        import resource  # noqa: F401 - used by _apply_limits
-    except ImportError:  # not POSIX
-        pass
-
+    readable = _preload(init.get("numpy_path"))
     runtime = _Runtime(channel, init)
     random.seed(runtime.seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(runtime.seed % (1 << 32))
     sys.setrecursionlimit(1000)
-    _drop_privileges()
-    _watchdog(runtime)  # the last thread: none can start once RLIMIT_NPROC is 0
-    _apply_limits(int(init.get("memory_limit", 1 << 30)), 3)
-    channel.send({"t": "ready"})
+    status = confine.apply(
+        readable,
+        memory_limit=int(init.get("memory_limit", 1 << 30)),
+        keep_fds=3,
+        before_seccomp=lambda: _watchdog(runtime),  # the last thread: none can start after
+    )
+    channel.send({"t": "ready", "confinement": status.to_dict()})
     while True:
         msg = channel.recv()
         kind = msg.get("t")

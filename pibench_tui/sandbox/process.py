@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from pibench_tui.sandbox.confine import Confinement
 from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolError, _refuse_constant, _Timeout
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
@@ -21,6 +22,13 @@ START_TIMEOUT = 30.0
 
 class SandboxStartError(RuntimeError):
     """The agent process could not be started (a broken Python installation, ...)."""
+
+
+def agent_command() -> list[str]:
+    """The command line of an agent process: this interpreter with ``-S -s -P -B``
+    (no site folders, no user site, no script folder on the path, no bytecode written)
+    running ``child.py``. Tests replace it to start the agent process as another user."""
+    return [sys.executable, "-S", "-s", "-P", "-B", str(CHILD_SCRIPT)]
 
 
 def _clean_env() -> dict[str, str]:
@@ -42,7 +50,7 @@ class AgentProcess:
         debug = bool(os.environ.get("PIBENCH_DEBUG_CHILD"))
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-s", "-P", "-B", str(CHILD_SCRIPT)],
+                agent_command(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=None if debug else subprocess.DEVNULL,
@@ -59,6 +67,7 @@ class AgentProcess:
         os.set_blocking(self.wfd, False)
         self.buf = bytearray()
         self.ready = False
+        self.confinement: Confinement | None = None  # reported in the handshake
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
@@ -147,9 +156,10 @@ class AgentProcess:
                 f"the agent process did not start ({type(exc).__name__.strip('_')}; "
                 f"exit status {self.proc.poll()})"
             ) from exc
-        if msg != {"t": "ready"}:
+        if msg.get("t") != "ready" or not set(msg) <= {"t", "confinement"}:
             self.kill()
             raise SandboxStartError("the agent process answered the handshake wrongly")
+        self.confinement = Confinement.from_dict(msg.get("confinement"))
         self.ready = True
 
     def exit_description(self) -> str:

@@ -3,7 +3,8 @@ messages, their shapes, and the checks applied to everything the agent process s
 
 Messages from the agent process: ``{"t": "call", "ns", "m", "a", "k"}`` (an API call),
 ``{"t": "out", "s"}`` (output), ``{"t": "done", "id", "error", "tail", "omitted"}`` (end of a
-block), ``{"t": "ready"}`` (handshake). To it: ``init``, ``run``, ``ret``, ``exit``.
+block), ``{"t": "ready", "confinement": {...}}`` (handshake, with what
+confines the agent process). To it: ``init``, ``run``, ``ret``, ``exit``.
 """
 
 from __future__ import annotations

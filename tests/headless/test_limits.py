@@ -133,8 +133,8 @@ def test_os_limits_hold_even_after_an_escape():
 
     code = (
         "import sys\n"
-        "from pibench_tui.sandbox.child import _apply_limits\n"
-        "_apply_limits(256 << 20, 3)\n"
+        "from pibench_tui.sandbox.confine import _rlimits\n"
+        "assert _rlimits(256 << 20, 3) == []\n"
         "try:\n"
         "    open(sys.executable, 'rb')\n"
         "    print('OPENED')\n"

@@ -24,6 +24,7 @@ ACTION = ("ActionError",)
 ATTR = ("AttributeError",)
 NAME = ("NameError",)
 TIMEOUT = ("BlockTimeout",)
+IMPORT = ("ImportError",)
 MEMORY = ("MemoryError", "AgentProcessDied")
 
 # (id, agent code, error types accepted as a clear refusal)
@@ -38,19 +39,19 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("bound-method-self", "print.__self__", SANDBOX),
     ("call-func-globals", "lab.dashboard.__call__.__func__.__globals__", SANDBOX),
     ("print-builtins", "print(__builtins__)", SANDBOX),
-    ("private-attribute", "lab._calls", SANDBOX),
+    ("private-attribute", "lab._calls", ATTR),
     ("hidden-world-attribute", "lab.w", ATTR),
-    ("exception-object-walk", "try:\n    lab.dashboard.missing\nexcept AttributeError as e:\n    e.obj.__class__", SANDBOX),
+    ("exception-object-walk", "try:\n    lab.dashboard.missing\nexcept AttributeError as e:\n    e.obj.__class__.__bases__", SANDBOX),
     ("hidden-world-attribute-2", "students.world", ATTR),
-    ("type-builtin", "type(lab)", NAME),
+    ("type-class-dict", "type(lab).__dict__", SANDBOX),
     ("format-walk", "'{0.__class__.__base__}'.format(1)", SANDBOX),
     ("format-walk-variable", "fmt = '{0.__globals__}'\nfmt.format(lab.dashboard)", SANDBOX),
     ("format-via-getattr", "getattr('{0.__class__.__base__}', 'format')(1)", SANDBOX),
     ("format-via-match", "match '{0.__globals__}':\n    case str(format=f):\n        print(f(lab.dashboard))", SANDBOX),
     ("match-class-attribute", "match 1:\n    case int(__class__=c):\n        print(c)", SANDBOX),
-    ("getattr-special-method", "class A:\n    def __getattr__(self, name):\n        return name", SANDBOX),
+    ("getattribute-special-method", "class A:\n    def __getattribute__(self, name):\n        return name", SANDBOX),
     ("metaclass", "class M:\n    pass\nclass A(metaclass=M):\n    pass", SANDBOX),
-    ("functools-update-wrapper", "import functools\nfunctools.update_wrapper", ATTR),
+    ("functools-update-wrapper", "import functools\ndef f():\n    pass\nclass G:\n    pass\nfunctools.update_wrapper(G(), f, assigned=('__globals__',))", SANDBOX),
     ("json-codecs-submodule", "import json\njson.codecs.open('/etc/passwd').read()", ATTR),
     ("statistics-sys", "import statistics\nstatistics.sys.modules['os']", ATTR),
     # -- frames of generators, coroutines and tracebacks
@@ -59,19 +60,28 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("coroutine-frame", "async def f():\n    pass\nf().cr_frame", SANDBOX),
     ("code-constants", "def f():\n    yield 1\nf().gi_code.co_consts", SANDBOX),
     # -- attribute names built from strings
-    ("getattr-concatenated", "getattr((), '__cl' + 'ass__')", SANDBOX),
-    ("getattr-literal-dunder", "getattr(lab, '__dict__')", SANDBOX),
-    ("getattr-alias", "g = getattr\ng((), '__class__')", SANDBOX),
-    ("hasattr-private", "hasattr(lab, '_' + 'calls')", SANDBOX),
-    ("vars", "vars(lab)", SANDBOX),
-    ("dir", "dir(lab)", NAME),
-    ("globals", "globals()['__builtins__']", SANDBOX),
+    ("getattr-concatenated", "getattr(print, '__glo' + 'bals__')", SANDBOX),
+    ("getattr-literal-dunder", "getattr(lab, '__globals__')", SANDBOX),
+    ("getattr-alias", "g = getattr\ng(object, '__subclasses__')()", SANDBOX),
+    ("getattr-private", "getattr(lab, '_' + 'calls')", ATTR),
+    ("vars-class", "vars(type(lab))", SANDBOX),
+    ("globals-builtins-import", "globals()['__builtins__']['__import__']('os')", IMPORT),
+    ("attrgetter-dunder", "import operator\noperator.attrgetter('__globals__')(print)", SANDBOX),
+    ("methodcaller-format", "import operator\noperator.methodcaller('format', print)('{0.__globals__}')", SANDBOX),
+    ("format-map-variable", "t = '{x.__globals__}'\nt.format_map({'x': print})", SANDBOX),
+    ("str-format-unbound", "str.format('{0.__globals__}', print)", SANDBOX),
+    ("future-alias-dunder", "from __future__ import annotations as __builtins__", SANDBOX),
+    ("abc-register-builtin",
+     "from collections import namedtuple, UserString\nP = namedtuple('P', 'format')\nUserString.register(str)", SANDBOX),
+    ("match-namedtuple-format",
+     "from collections import namedtuple\nimport abc\nclass P(namedtuple('P', 'format'), abc.ABC):\n    pass\n"
+     "P.register(str)\nmatch '{0.__globals__}':\n    case P(f):\n        print(f(lab.dashboard))", SANDBOX),
     ("eval", "eval('1 + 1')", SANDBOX),
     ("exec", "exec('import os')", SANDBOX),
     ("compile", "compile('1', 'x', 'eval')", SANDBOX),
     # -- imports
     ("import-os", "import os\nos.system('id')", SANDBOX),
-    ("import-sys", "import sys", SANDBOX),
+    ("import-sys", "import sys\nsys.modules['os']", ATTR),
     ("import-subprocess", "import subprocess", SANDBOX),
     ("import-ctypes", "import ctypes", SANDBOX),
     ("import-importlib", "import importlib\nimportlib.import_module('os')", SANDBOX),
@@ -85,21 +95,21 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     # -- the QA escape: IMPORT_FROM falls back to sys.modules["json.decoder"] for a name
     #    the copy lacks; each step of the chain, on its own and chained
     ("from-json-import-decoder", "from json import decoder\ndecoder", SANDBOX),
-    ("from-collections-import-abc", "from collections import abc\nabc.Mapping", SANDBOX),
+    ("from-numpy-import-ctypeslib", "from numpy import ctypeslib", SANDBOX),
     ("from-re-import-enum", "from re import enum as e\ne.sys", SANDBOX),
     ("from-random-import-os-alias", "from random import os", SANDBOX),
     ("from-statistics-import-sys", "from statistics import sys", SANDBOX),
     ("from-functools-import-missing", "from functools import nonexistent_name", SANDBOX),
     ("json-decoder-attribute", "import json\njson.decoder.re.enum.sys", ATTR),
     ("re-enum-sys", "import re\nre.enum.sys.modules['os']", ATTR),
-    ("collections-abc-attribute", "import collections\ncollections.abc", ATTR),
+    ("numpy-lib-attribute", "import numpy\nnumpy.lib.format.open_memmap", ATTR),
     ("qa-chain-sys-os-builtins",
      "from json import decoder\ns = decoder.re.enum.sys\nos = s.modules['os']\nbi = s.modules['builtins']\n"
      "bi.eval('1+1')", SANDBOX),
     ("qa-chain-os-system",
      "from json import decoder\ndecoder.re.enum.sys.modules['os'].system('touch ' + MARK)", SANDBOX),
     ("qa-chain-read-save-store",
-     "from collections import abc\nos = abc.sys.modules['os']\nos.close(0)\nos.close(1)\nos.close(2)\n"
+     "from re import enum\nos = enum.sys.modules['os']\nos.close(0)\nos.close(1)\nos.close(2)\n"
      "print(os.listdir(SAVES + '/blobs'))\n"
      "print(abc.sys.modules['builtins'].open(SAVES + '/index.json').read())", SANDBOX),
     ("qa-chain-fork", "from json import decoder\ndecoder.re.enum.sys.modules['os'].fork()", SANDBOX),

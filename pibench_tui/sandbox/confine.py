@@ -1,0 +1,571 @@
+"""OS confinement of the agent process (MECHANICS Decisions 9): the sandbox's boundary.
+
+The agent process confines itself after it has imported what it needs and before it runs
+any agent code, with the kernel's own mechanisms, whoever runs pibench (root or an
+ordinary user):
+
+1. ``PR_SET_NO_NEW_PRIVS``: no exec can ever gain privileges (needed for 3 and 4 too).
+2. When started as root: no supplementary groups, group and user ``nobody`` (65534),
+   which also clears every capability.
+3. **Landlock** (the filesystem, and TCP and signals where the kernel's ABI has them):
+   every filesystem right the kernel knows is handled, and the only rule grants reading
+   files and listing folders beneath the Python installation (the standard library, and
+   numpy's folders). Nothing can be written, created, removed or renamed anywhere;
+   nothing else can be read. ABI >= 4 also refuses TCP bind/connect, ABI >= 6 refuses
+   signals to processes outside the sandbox and abstract UNIX sockets.
+4. Resource limits: address space, no core dumps, no file growth (``RLIMIT_FSIZE`` 0),
+   three descriptors (``RLIMIT_NOFILE`` 3), no new processes (``RLIMIT_NPROC`` 0 once
+   the process is not root).
+5. **seccomp**, last, on every thread (``TSYNC``): an *allow-list* of the system calls a
+   running Python needs (read/write on its descriptors, memory, clocks, futexes, signals
+   to itself ...). Everything else fails with ``EPERM``: ``socket``, ``connect``,
+   ``fork``/``clone``/``vfork``, ``execve``, ``ptrace``, ``kill`` of any other process,
+   ``process_vm_readv``, ``io_uring_setup``, ``bpf``, ``mount``, ``setuid`` ... and every
+   system call added to future kernels. ``mmap``/``mprotect`` may not map executable
+   memory (no new native code). File opens are allowed only when Landlock confines them;
+   without Landlock the filter refuses every open.
+
+Why an allow-list: a deny-list fails open (a system call it forgot, or one added later,
+such as ``io_uring``, passes); the allow-list fails closed, and a Python interpreter that
+has finished importing needs few calls. Why Landlock for files: seccomp cannot see the
+path an ``openat`` names, Landlock can, and it needs no privilege, so an ordinary user
+gets the same boundary as root.
+
+Each step is best effort and reported in a :class:`Confinement`; a missing mechanism
+(an old kernel, no ``libseccomp``) is said at start and in the report, and a sealed
+evaluation refuses to run (:attr:`Confinement.complete`).
+
+Standard library only (loaded by the agent process, ``python -S -s -P``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+#: The unprivileged user and group the agent process becomes when started as root.
+NOBODY = 65534
+
+# Landlock (include/uapi/linux/landlock.h); the system call numbers are the same on every
+# architecture (generic table).
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_FS_EXECUTE = 1 << 0
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
+_FS_ABI1 = (1 << 13) - 1  # execute ... make_sym
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_FS_IOCTL_DEV = 1 << 15  # ABI 5
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_GET_SECCOMP = 21
+
+# libseccomp (seccomp.h)
+_SCMP_ACT_ALLOW = 0x7FFF0000
+_SCMP_FLTATR_CTL_TSYNC = 4
+_SCMP_CMP_EQ = 4
+_SCMP_CMP_MASKED_EQ = 7
+_EPERM = 1
+_PROT_EXEC = 4
+
+#: System calls the confined agent process may make (names; unknown names on this
+#: architecture are skipped). Conditional ones are added separately (see :func:`_seccomp`).
+SECCOMP_ALLOWED: tuple[str, ...] = (
+    # descriptors it already holds, and (under Landlock) reading the installation
+    "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "close",
+    "lseek", "fstat", "stat", "lstat", "newfstatat", "statx", "getdents64", "getdents",
+    "readlink", "readlinkat", "access", "faccessat", "faccessat2", "getcwd", "fcntl",
+    "poll", "ppoll", "select", "pselect6",
+    # memory
+    "brk", "munmap", "mremap", "madvise",
+    # threads already running, signals to itself, time
+    "futex", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "restart_syscall",
+    "sched_yield", "sched_getaffinity", "getcpu", "rseq",
+    "clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday", "time",
+    "getrandom",
+    # identity
+    "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
+    "getresgid", "getgroups", "uname", "getrlimit",
+    "exit", "exit_group",
+)
+
+#: File-opening system calls: allowed only when Landlock confines the paths.
+SECCOMP_OPEN_CALLS: tuple[str, ...] = ("open", "openat", "openat2")
+
+#: ``ioctl`` requests allowed (terminal query, bytes readable, close-on-exec flags).
+SECCOMP_IOCTLS: tuple[int, ...] = (0x5401, 0x541B, 0x5450, 0x5451)  # TCGETS FIONREAD FIONCLEX FIOCLEX
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What confines the agent process (applied, or what this kernel supports).
+
+    Attributes:
+        no_new_privs: ``PR_SET_NO_NEW_PRIVS`` is set.
+        user: ``"nobody"`` (dropped from root), ``"unprivileged"`` (pibench is not root:
+            nothing to drop) or ``"root"`` (root could not be dropped).
+        landlock_abi: The kernel's Landlock ABI version (0: no Landlock).
+        landlock: The Landlock ruleset is enforced (reads confined to the Python
+            installation, no writes anywhere).
+        seccomp: The seccomp allow-list is enforced.
+        rlimits: The resource limits are set.
+        notes: Why a mechanism is missing, one short text each.
+    """
+
+    no_new_privs: bool = False
+    user: str = "unprivileged"
+    landlock_abi: int = 0
+    landlock: bool = False
+    seccomp: bool = False
+    rlimits: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """Names of the mechanisms that are not in force (empty when complete)."""
+        out = []
+        if not self.no_new_privs:
+            out.append("no_new_privs")
+        if self.user == "root":
+            out.append("privilege drop")
+        if not self.landlock:
+            out.append("landlock")
+        if not self.seccomp:
+            out.append("seccomp")
+        if not self.rlimits:
+            out.append("rlimits")
+        return tuple(out)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the OS boundary is whole (a sealed evaluation requires it)."""
+        return not self.missing
+
+    def describe(self) -> str:
+        """One line for people: ``"OS confinement: complete (landlock ABI 7, seccomp
+        allow-list, no_new_privs, rlimits, user nobody)"`` or what is missing."""
+        parts = []
+        if self.landlock:
+            parts.append(f"landlock ABI {self.landlock_abi}")
+        if self.seccomp:
+            parts.append("seccomp allow-list")
+        if self.no_new_privs:
+            parts.append("no_new_privs")
+        if self.rlimits:
+            parts.append("rlimits")
+        parts.append(f"user {self.user}")
+        head = "complete" if self.complete else "INCOMPLETE, missing " + ", ".join(self.missing)
+        text = f"OS confinement: {head} ({', '.join(parts)})"
+        if self.notes and not self.complete:
+            text += "; " + "; ".join(self.notes)
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (also the agent process's report in its ``ready`` message)."""
+        return {
+            "no_new_privs": self.no_new_privs,
+            "user": self.user,
+            "landlock_abi": self.landlock_abi,
+            "landlock": self.landlock,
+            "seccomp": self.seccomp,
+            "rlimits": self.rlimits,
+            "notes": list(self.notes),
+            "complete": self.complete,
+            "missing": list(self.missing),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Confinement:
+        """Read :meth:`to_dict`'s form back (unknown or malformed fields read as absent)."""
+        if not isinstance(data, dict):
+            return cls(notes=("the agent process did not report its confinement",))
+        user = data.get("user")
+        abi = data.get("landlock_abi")
+        notes = data.get("notes")
+        return cls(
+            no_new_privs=data.get("no_new_privs") is True,
+            user=user if user in ("nobody", "unprivileged", "root") else "root",
+            landlock_abi=abi if type(abi) is int and abi >= 0 else 0,
+            landlock=data.get("landlock") is True,
+            seccomp=data.get("seccomp") is True,
+            rlimits=data.get("rlimits") is True,
+            notes=tuple(str(n)[:200] for n in notes[:10]) if isinstance(notes, list) else (),
+        )
+
+
+# --------------------------------------------------------------------------------------
+# ctypes access (imported lazily; the agent process drops ctypes from sys.modules after)
+# --------------------------------------------------------------------------------------
+
+
+def _libc() -> Any:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.prctl.restype = ctypes.c_int
+    return libc
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        import ctypes
+
+        libc = _libc()
+        abi = libc.syscall(
+            ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
+            ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
+        )
+    except Exception:  # noqa: BLE001 - no ctypes, no libc: no Landlock
+        return 0
+    return int(abi) if abi > 0 else 0
+
+
+def _load_libseccomp() -> Any:
+    import ctypes
+
+    lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.restype = ctypes.c_int
+    lib.seccomp_rule_add_array.argtypes = [
+        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p,
+    ]
+    lib.seccomp_attr_set.restype = ctypes.c_int
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    lib.seccomp_load.restype = ctypes.c_int
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.restype = None
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def seccomp_available() -> tuple[bool, str]:
+    """Whether a seccomp filter can be installed here: ``(ok, why not)``."""
+    if not sys.platform.startswith("linux"):
+        return False, "seccomp needs Linux"
+    try:
+        if _libc().prctl(_PR_GET_SECCOMP, 0, 0, 0, 0) < 0:
+            return False, "the kernel has no seccomp"
+        _load_libseccomp()
+    except OSError:
+        return False, "libseccomp.so.2 is not installed"
+    except Exception as exc:  # noqa: BLE001 - no ctypes
+        return False, f"seccomp unavailable: {exc}"
+    return True, ""
+
+
+_PROBED: Confinement | None = None
+
+
+def confinement_status() -> Confinement:
+    """What the OS confinement of agent processes will be on this machine, probed without
+    starting one (cached): Landlock's ABI, whether seccomp and libseccomp are there, and
+    whether the agent process will drop root. An agent process reports what it actually
+    applied (``Sandbox.confinement``); the two agree unless the system refuses a step.
+
+    Returns:
+        A :class:`Confinement`; its :attr:`~Confinement.complete` says whether a sealed
+        evaluation may run, :meth:`~Confinement.describe` says it in one line.
+    """
+    global _PROBED
+    if _PROBED is None:
+        linux = sys.platform.startswith("linux")
+        abi = landlock_abi()
+        sec_ok, sec_why = seccomp_available()
+        notes = []
+        if not abi:
+            notes.append("the kernel has no Landlock (Linux >= 5.13 with landlock in the LSM list)")
+        if not sec_ok:
+            notes.append(sec_why)
+        try:
+            import resource  # noqa: F401
+
+            rlimits = True
+        except ImportError:
+            rlimits = False
+            notes.append("no POSIX resource limits")
+        root = hasattr(os, "geteuid") and os.geteuid() == 0
+        _PROBED = Confinement(
+            no_new_privs=linux,
+            user="nobody" if root else "unprivileged",
+            landlock_abi=abi,
+            landlock=abi > 0,
+            seccomp=sec_ok,
+            rlimits=rlimits,
+            notes=tuple(notes),
+        )
+    return _PROBED
+
+
+# --------------------------------------------------------------------------------------
+# Applying it (in the agent process)
+# --------------------------------------------------------------------------------------
+
+
+def _no_new_privs() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    except Exception:  # noqa: BLE001 - no ctypes, no libc
+        return False
+
+
+def drop_privileges() -> str:
+    """When running as root: no supplementary groups, then group and user ``nobody``
+    (65534), which also clears every capability.
+
+    Returns:
+        ``"nobody"`` (dropped), ``"unprivileged"`` (not root: nothing to drop) or
+        ``"root"`` (the system refused, e.g. a user namespace without 65534 mapped).
+    """
+    if not hasattr(os, "setresuid") or (os.getuid() != 0 and os.geteuid() != 0):
+        return "unprivileged"
+    try:
+        os.setgroups([])
+    except OSError:
+        pass  # refused in some user namespaces; the gid/uid change still counts
+    try:
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+    except OSError:
+        return "root"
+    return "nobody" if os.getuid() != 0 and os.geteuid() != 0 else "root"
+
+
+def _open_paths(paths: list[str]) -> list[tuple[int, bool]]:
+    """``O_PATH`` descriptors of the existing ``paths`` (and whether each is a folder),
+    opened before the privilege drop so that root's installation folders count."""
+    out = []
+    for path in dict.fromkeys(paths):
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except (OSError, AttributeError):
+            continue
+        try:
+            is_dir = os.path.isdir(f"/proc/self/fd/{fd}") or os.path.isdir(path)
+        except OSError:
+            is_dir = False
+        out.append((fd, is_dir))
+    return out
+
+
+def _landlock(abi: int, fds: list[tuple[int, bool]]) -> str | None:
+    """Enforce the ruleset; return ``None`` on success, else why not."""
+    import ctypes
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [
+            ("handled_access_fs", ctypes.c_uint64),
+            ("handled_access_net", ctypes.c_uint64),
+            ("scoped", ctypes.c_uint64),
+        ]
+
+    class PathBeneathAttr(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    fs = _FS_ABI1
+    if abi >= 2:
+        fs |= _FS_REFER
+    if abi >= 3:
+        fs |= _FS_TRUNCATE
+    if abi >= 5:
+        fs |= _FS_IOCTL_DEV
+    attr = RulesetAttr(fs, 0, 0)
+    size = 8
+    if abi >= 4:
+        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
+        size = 16
+    if abi >= 6:
+        attr.scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL
+        size = 24
+    libc = _libc()
+    ruleset = libc.syscall(
+        ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
+    )
+    if ruleset < 0:
+        return f"landlock_create_ruleset failed: {os.strerror(ctypes.get_errno())}"
+    try:
+        for fd, is_dir in fds:
+            access = _FS_READ_FILE | (_FS_READ_DIR if is_dir else 0)
+            rule = PathBeneathAttr(access, fd)
+            if libc.syscall(
+                ctypes.c_long(_SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
+                ctypes.byref(rule), ctypes.c_uint32(0),
+            ) < 0:
+                return f"landlock_add_rule failed: {os.strerror(ctypes.get_errno())}"
+        if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) < 0:
+            return f"landlock_restrict_self failed: {os.strerror(ctypes.get_errno())}"
+    finally:
+        os.close(ruleset)
+    return None
+
+
+def _seccomp(lib: Any, allow_open: bool) -> str | None:
+    """Install the allow-list on every thread; return ``None`` on success, else why not."""
+    import ctypes
+
+    class ArgCmp(ctypes.Structure):
+        _fields_ = [
+            ("arg", ctypes.c_uint),
+            ("op", ctypes.c_int),
+            ("datum_a", ctypes.c_uint64),
+            ("datum_b", ctypes.c_uint64),
+        ]
+
+    ctx = lib.seccomp_init(0x00050000 | _EPERM)  # SCMP_ACT_ERRNO(EPERM) by default
+    if not ctx:
+        return "seccomp_init failed"
+    try:
+
+        def nr(name: str) -> int:
+            return int(lib.seccomp_syscall_resolve_name(name.encode()))
+
+        def allow(name: str, *conds: tuple[int, int, int, int]) -> None:
+            number = nr(name)
+            if number < 0:
+                return  # not a system call of this architecture
+            array = (ArgCmp * max(1, len(conds)))(*[ArgCmp(*c) for c in conds])
+            rc = lib.seccomp_rule_add_array(ctx, _SCMP_ACT_ALLOW, number, len(conds), array if conds else None)
+            if rc < 0:
+                raise OSError(-rc, f"seccomp_rule_add({name}) failed: {os.strerror(-rc)}")
+
+        names = SECCOMP_ALLOWED + (SECCOMP_OPEN_CALLS if allow_open else ())
+        for name in names:
+            allow(name)
+        no_exec = (2, _SCMP_CMP_MASKED_EQ, _PROT_EXEC, 0)  # prot & PROT_EXEC == 0
+        allow("mmap", no_exec)
+        allow("mprotect", no_exec)
+        allow("pkey_mprotect", no_exec)
+        pid = os.getpid()
+        allow("kill", (0, _SCMP_CMP_EQ, pid, 0))  # signals to itself only
+        allow("tgkill", (0, _SCMP_CMP_EQ, pid, 0))
+        for request in SECCOMP_IOCTLS:
+            allow("ioctl", (1, _SCMP_CMP_EQ, request, 0))
+        allow("prlimit64", (0, _SCMP_CMP_EQ, 0, 0), (2, _SCMP_CMP_EQ, 0, 0))  # read own limits
+        rc = lib.seccomp_attr_set(ctx, _SCMP_FLTATR_CTL_TSYNC, 1)
+        if rc < 0:
+            return f"seccomp TSYNC refused: {os.strerror(-rc)}"
+        rc = lib.seccomp_load(ctx)
+        if rc < 0:
+            return f"seccomp_load failed: {os.strerror(-rc)}"
+    except OSError as exc:
+        return str(exc)
+    finally:
+        lib.seccomp_release(ctx)
+    return None
+
+
+def _rlimits(memory_limit: int, keep_fds: int) -> list[str]:
+    """Set the limits; return the ones the system refused (empty: all set)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the parent's wall clock still applies
+        return ["no POSIX resource limits"]
+    failed: list[str] = []
+
+    def lower(which: int, value: int) -> None:
+        try:
+            _soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError) as exc:
+            failed.append(f"setrlimit({which}) refused: {exc}")
+
+    if memory_limit > 0 and hasattr(resource, "RLIMIT_AS"):
+        lower(resource.RLIMIT_AS, memory_limit)
+    lower(resource.RLIMIT_CORE, 0)
+    lower(resource.RLIMIT_FSIZE, 0)
+    lower(resource.RLIMIT_NOFILE, keep_fds)
+    if hasattr(resource, "RLIMIT_NPROC") and os.getuid() != 0:
+        lower(resource.RLIMIT_NPROC, 0)
+    return failed
+
+
+def apply(
+    read_paths: list[str],
+    *,
+    memory_limit: int,
+    keep_fds: int = 3,
+    before_seccomp: Callable[[], None] | None = None,
+) -> Confinement:
+    """Confine the calling process for good (the agent process, once, before agent code).
+
+    Args:
+        read_paths: Files and folders that stay readable (the Python installation).
+        memory_limit: Address-space limit in bytes (0: none).
+        keep_fds: ``RLIMIT_NOFILE``: descriptors 0 .. keep_fds - 1 stay usable.
+        before_seccomp: Called after Landlock and before the limits and the seccomp
+            filter, to start the threads the process needs (none can start after).
+
+    Returns:
+        What is in force (:class:`Confinement`); a step the system refuses is skipped and
+        named in ``notes``.
+    """
+    notes: list[str] = []
+    try:  # loaded now: after the privilege drop and Landlock their files are out of reach
+        libseccomp = _load_libseccomp()
+    except OSError:
+        libseccomp = None
+    try:
+        import resource  # noqa: F401 - used by _rlimits
+    except ImportError:  # not POSIX
+        pass
+    nnp = _no_new_privs()
+    if not nnp:
+        notes.append("PR_SET_NO_NEW_PRIVS refused")
+    abi = landlock_abi() if nnp else 0
+    fds = _open_paths(read_paths) if abi else []
+    user = drop_privileges()
+    landlock = False
+    if abi:
+        why = _landlock(abi, fds)
+        landlock = why is None
+        if why:
+            notes.append(why)
+    elif nnp:
+        notes.append("the kernel has no Landlock")
+    for fd, _is_dir in fds:
+        os.close(fd)
+    if before_seccomp is not None:
+        before_seccomp()  # threads start before RLIMIT_NPROC and seccomp forbid them
+    refused = _rlimits(memory_limit, keep_fds)
+    rlimits = not refused
+    notes.extend(refused)
+    seccomp = False
+    if nnp and libseccomp is None:
+        notes.append("libseccomp.so.2 is not installed")
+    elif nnp:
+        why = _seccomp(libseccomp, allow_open=landlock)
+        seccomp = why is None
+        if why:
+            notes.append(why)
+    for name in [m for m in sys.modules if m in ("ctypes", "_ctypes") or m.startswith("ctypes.")]:
+        del sys.modules[name]  # leave nothing of ctypes importable by name
+    return Confinement(
+        no_new_privs=nnp,
+        user=user,
+        landlock_abi=abi,
+        landlock=landlock,
+        seccomp=seccomp,
+        rlimits=rlimits,
+        notes=tuple(notes),
+    )

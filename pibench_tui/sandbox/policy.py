@@ -1,0 +1,797 @@
+"""The sandbox policy (MECHANICS §16, Decisions 9): what agent code may write and use.
+
+The operating system is the boundary of the sandbox (:mod:`confine`): the agent process
+can read nothing but the Python installation, write nothing, open no socket, start no
+process and signal no other process, whatever the Python code does. This module is the
+first layer on top of it and, above all, a **lint**: it refuses what reaches outside the
+agent process (``open``, ``exec``/``eval``/``compile`` of strings, imports outside
+:data:`ALLOWED_MODULES`) with a message saying what is allowed, and keeps agent code away
+from the interpreter's internals (dunder attributes other than :data:`READABLE_DUNDERS`,
+frames, code objects), while ordinary Python runs: ``type(e).__name__``, private
+attributes of the agent's own objects, ``getattr(obj, name)``, ``TEMPLATE.format(...)``,
+dataclasses, typing, numpy ...
+
+It provides
+
+* the static check (:func:`check_source`, :func:`parse_agent_code`), run by the parent
+  before a block is sent and again by the agent process;
+* the attribute rule shared by the static check and the agent process's runtime checks
+  (:func:`attribute_refusal`, :func:`format_template_refusal`);
+* the module copies agent code imports (:func:`module_copies`): public names only, no
+  submodules but the listed ones, nothing of ``os``/``io``, file helpers replaced by
+  stubs that say why they are not available.
+
+Standard library only (it is loaded by the agent process, ``python -S -s -P``).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from typing import Any, Callable
+
+# --------------------------------------------------------------------------------------
+# What agent code may import
+# --------------------------------------------------------------------------------------
+
+#: Modules agent code may import (MECHANICS §16 and Decisions 9). ``sys`` is a small
+#: stand-in: ``sys.stdout``/``sys.stderr`` (both print into the block's output),
+#: ``sys.maxsize``, ``sys.float_info``, ``sys.version_info`` ...; the dotted names are the
+#: submodules that may be imported as such.
+ALLOWED_MODULES: tuple[str, ...] = (
+    "math",
+    "statistics",
+    "random",
+    "json",
+    "collections",
+    "collections.abc",
+    "itertools",
+    "functools",
+    "operator",
+    "re",
+    "heapq",
+    "bisect",
+    "copy",
+    "dataclasses",
+    "typing",
+    "enum",
+    "abc",
+    "string",
+    "datetime",
+    "numpy",
+    "numpy.random",
+    "numpy.linalg",
+    "numpy.fft",
+    "sys",
+)
+
+#: Submodules kept as attributes of a module copy (``np.random.default_rng()``).
+SUBMODULES: dict[str, tuple[str, ...]] = {
+    "collections": ("abc",),
+    "numpy": ("random", "linalg", "fft"),
+}
+
+#: Public names replaced in the module copies by a stub raising ``SandboxError`` that says
+#: why: each reads or writes files, evaluates strings, or copies attributes by a
+#: caller-chosen name around the attribute rule.
+STUBBED: dict[str, dict[str, str]] = {
+    "numpy": {
+        name: "reads or writes files, and the agent process has no file access; keep notes with memory.write(text)"
+        for name in (
+            "load",
+            "save",
+            "savez",
+            "savez_compressed",
+            "loadtxt",
+            "savetxt",
+            "genfromtxt",
+            "fromfile",
+            "fromregex",
+            "memmap",
+            "DataSource",
+        )
+    },
+    "typing": {"get_type_hints": "evaluates strings as code", "runtime_checkable": "is not available (it lets built-in types pass isinstance checks of agent classes)"},
+    "functools": {
+        "singledispatch": "evaluates string annotations",
+        "singledispatchmethod": "evaluates string annotations",
+    },
+    "string": {"Formatter": "reads attributes named in a template; use str.format or an f-string"},
+}
+
+#: Public names left out of a copy entirely (modules' internals that are no use to agents).
+OMITTED: dict[str, frozenset[str]] = {
+    "numpy": frozenset({"show_config", "show_runtime", "get_include", "info", "source", "test"}),
+    "typing": frozenset({"ForwardRef"}),
+}
+
+# --------------------------------------------------------------------------------------
+# Names and attributes
+# --------------------------------------------------------------------------------------
+
+#: Names agent code may not mention at all (they are not in its builtins either), with
+#: what to do instead.
+BLOCKED_NAMES: dict[str, str] = {
+    "open": "the agent process cannot read or write files; keep notes with memory.write(text), read data with query(sql) and the API",
+    "exec": "running code from strings is not allowed; write the code itself",
+    "eval": "evaluating strings is not allowed; use int(), float(), json.loads() to parse values",
+    "compile": "compiling strings is not allowed; write the code itself",
+    "input": "there is no interactive input; read the world through the API",
+    "breakpoint": "there is no debugger in the sandbox; print() what you need",
+}
+
+#: Dunder attributes agent code may read (never write): names and documentation.
+READABLE_DUNDERS: frozenset[str] = frozenset(
+    {"__name__", "__qualname__", "__class__", "__doc__", "__module__", "__dict__", "__slots__"}
+)
+
+#: Dunder names agent code may bind in a class body (besides the special methods).
+CLASS_BODY_DUNDERS: frozenset[str] = frozenset({"__slots__", "__hash__", "__doc__"})
+
+
+def _introspection_attributes() -> frozenset[str]:
+    """Attribute names of frames, code objects, generators, coroutines and tracebacks."""
+
+    def gen():  # pragma: no cover - never run
+        yield 1
+
+    async def coro():  # pragma: no cover - never run
+        pass
+
+    async def agen():  # pragma: no cover - never run
+        yield 1
+
+    objs: list[Any] = [gen(), agen(), gen.__code__, sys._getframe()]
+    c = coro()
+    objs.append(c)
+    try:
+        raise ValueError
+    except ValueError as exc:
+        objs.append(exc.__traceback__)
+    names: set[str] = set()
+    for obj in objs:
+        names |= {n for n in dir(obj) if n.startswith(("gi_", "cr_", "ag_", "tb_", "co_", "f_"))}
+    c.close()
+    return frozenset(names)
+
+
+#: Attribute names of frames, code objects, generators, coroutines and tracebacks (and
+#: the Python 2 spellings of function internals, and ``mro``): never readable.
+FRAME_ATTRS: frozenset[str] = _introspection_attributes() | frozenset(
+    {"func_globals", "func_code", "func_closure", "func_defaults", "im_func", "im_self", "im_class", "mro"}
+)
+
+#: Special methods agent classes may NOT define: each changes how classes are built or
+#: how ``isinstance`` answers (which could make a built-in value match an agent class in a
+#: ``match`` statement), or runs code at unpredictable times.
+REFUSED_SPECIAL_METHODS: frozenset[str] = frozenset(
+    {
+        "__getattribute__",
+        "__init_subclass__",
+        "__set_name__",
+        "__class_getitem__",
+        "__mro_entries__",
+        "__prepare__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__subclasshook__",
+        "__del__",
+        "__match_args__",
+    }
+)
+
+#: The largest agent source accepted per block, in characters.
+MAX_SOURCE_CHARS = 1_000_000
+
+#: Attribute names the agent process rewrites into a runtime-checked lookup
+#: (``TEMPLATE.format`` checks the template's fields; ``cls.__dict__`` is refused).
+CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict__"})
+
+#: The builtin the rewritten lookups call (a dunder name: agent code cannot bind it).
+CHECKED_ATTRIBUTE_HELPER = "__pibench_attr__"
+
+
+class SandboxViolation(Exception):
+    """Agent code refused by the static policy check (MECHANICS §16).
+
+    Attributes:
+        message: What was refused and why, for the agent.
+        line: 1-based line number in the agent's text, or ``None``.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def is_dunder(name: str) -> bool:
+    """Whether ``name`` is a special (dunder) name: ``__x__``."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _readable_list() -> str:
+    return ", ".join(sorted(READABLE_DUNDERS))
+
+
+def attribute_refusal(name: object, *, store: bool = False) -> str | None:
+    """Say why reading (or, with ``store``, writing or deleting) the attribute ``name`` is
+    refused, or return ``None`` if it is allowed.
+
+    Private attributes (``self._cache``) are allowed; dunder attributes are readable only
+    from :data:`READABLE_DUNDERS` and never writable; frame, code, generator and traceback
+    internals never.
+
+    Args:
+        name: An attribute name as written in agent code (or given to ``getattr``).
+        store: Whether the attribute is assigned or deleted.
+
+    Returns:
+        A message for the agent, or ``None`` when the attribute is allowed.
+    """
+    if not isinstance(name, str):
+        return "attribute names must be strings"
+    if is_dunder(name):
+        if store:
+            return f"attribute {name!r} cannot be assigned or deleted: special (dunder) attributes are read-only in the sandbox"
+        if name not in READABLE_DUNDERS:
+            return (
+                f"attribute {name!r} is not allowed: of the special (dunder) attributes only "
+                f"{_readable_list()} can be read in the sandbox"
+            )
+        return None
+    if name in FRAME_ATTRS:
+        return (
+            f"attribute {name!r} is not allowed: frame, code, generator and traceback "
+            "internals are out of reach in the sandbox"
+        )
+    return None
+
+
+def format_template_refusal(template: object) -> str | None:
+    """Check a ``str.format`` template: its fields may read only allowed attributes.
+
+    Args:
+        template: The template (anything else than a ``str`` passes).
+
+    Returns:
+        A message for the agent, or ``None`` when the template is allowed.
+    """
+    if not isinstance(template, str):
+        return None
+    import _string  # the C helper behind string.Formatter (stdlib)
+
+    def walk(text: str, depth: int) -> str | None:
+        if depth > 2:
+            return "format template nests too deeply"
+        try:
+            parsed = list(_string.formatter_parser(text))
+        except ValueError as exc:
+            return f"bad format template: {exc}"
+        for _literal, field, spec, _conv in parsed:
+            if field is None:
+                continue
+            try:
+                _first, rest = _string.formatter_field_name_split(field)
+                parts = list(rest)
+            except ValueError as exc:
+                return f"bad format field {field!r}: {exc}"
+            for is_attr, key in parts:
+                if is_attr:
+                    why = attribute_refusal(key)
+                    if why is not None:
+                        return f"format field {field!r}: {why}"
+            if spec:
+                why = walk(spec, depth + 1)
+                if why is not None:
+                    return why
+        return None
+
+    return walk(template, 0)
+
+
+# --------------------------------------------------------------------------------------
+# The static check
+# --------------------------------------------------------------------------------------
+
+
+#: Dunder names never bound by agent code, not even in a class body.
+_RESERVED_NAMES = frozenset(
+    {"__builtins__", "__import__", "__build_class__", "__class__", "__dict__", "__module__", "__qualname__", CHECKED_ATTRIBUTE_HELPER}
+)
+
+
+def _class_body_name_allowed(name: str) -> bool:
+    """Whether a class body may bind the dunder ``name`` (``__slots__``, ``__hash__ =
+    None``, ``__radd__ = __add__``: special methods other than the refused ones)."""
+    if name in CLASS_BODY_DUNDERS:
+        return True
+    return name not in REFUSED_SPECIAL_METHODS and name not in _RESERVED_NAMES
+
+
+def _allowed_list() -> str:
+    return ", ".join(ALLOWED_MODULES)
+
+
+class _PolicyChecker(ast.NodeVisitor):
+    """Walks an agent module and raises at the first refusal."""
+
+    def __init__(self, public_names: Callable[[str], frozenset[str]]) -> None:
+        self.class_depth = 0
+        self.public_names = public_names
+
+    def refuse(self, node: ast.AST, message: str) -> None:
+        raise SandboxViolation(message, getattr(node, "lineno", None))
+
+    def check_name(self, node: ast.AST, name: str | None, what: str) -> None:
+        if name is not None and is_dunder(name):
+            self.refuse(node, f"{what} {name!r} is not allowed: names of the form __x__ are reserved")
+
+    # names ----------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if is_dunder(node.id):
+            if node.id == "__name__" and isinstance(node.ctx, ast.Load):
+                return  # "__main__", for the `if __name__ == "__main__":` idiom of scripts
+            if self.class_depth and not isinstance(node.ctx, ast.Del) and _class_body_name_allowed(node.id):
+                return  # `__slots__ = (...)`, `__hash__ = None`, `__radd__ = __add__` in a class body
+            self.check_name(node, node.id, "name")
+        why = BLOCKED_NAMES.get(node.id)
+        if why is not None:
+            self.refuse(node, f"{node.id}() is not available in the sandbox: {why}")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, ast.Name)
+            and func.id in ("getattr", "hasattr", "setattr", "delattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+        ):
+            # A literal name is checked here already (a computed one at run time).
+            why = attribute_refusal(node.args[1].value, store=func.id in ("setattr", "delattr"))
+            if why is not None:
+                self.refuse(node, why)
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map"):
+            value = func.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                why = format_template_refusal(value.value)
+                if why is not None:
+                    self.refuse(node, why)
+        self.generic_visit(node)
+
+    # attributes -----------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        store = not isinstance(node.ctx, ast.Load)
+        if self._is_super_call(node.value) and is_dunder(node.attr) and not store:
+            if node.attr in REFUSED_SPECIAL_METHODS:
+                self.refuse(node, f"super().{node.attr} is not allowed in the sandbox")
+            self.generic_visit(node)  # super().__init__(...), super().__eq__(other) ...
+            return
+        why = attribute_refusal(node.attr, store=store)
+        if why is not None:
+            self.refuse(node, why)
+        self.generic_visit(node)
+
+    @staticmethod
+    def _is_super_call(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+    # imports --------------------------------------------------------------------------
+    def _refuse_import(self, node: ast.AST, name: str) -> None:
+        self.refuse(node, f"import of {name!r} is not allowed; allowed modules: {_allowed_list()}")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name not in ALLOWED_MODULES:
+                self._refuse_import(node, alias.name)
+            self.check_name(node, alias.asname, "name")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module == "__future__" and not node.level:
+            import __future__
+
+            for alias in node.names:
+                if alias.name not in __future__.all_feature_names or alias.asname is not None:
+                    self.refuse(
+                        node,
+                        "only `from __future__ import <feature>` is allowed (features: "
+                        + ", ".join(__future__.all_feature_names)
+                        + "), without `as`",
+                    )
+            return  # a compiler directive (scripts often start with one); harmless
+        if node.level or node.module not in ALLOWED_MODULES:
+            self._refuse_import(node, "." * node.level + (node.module or ""))
+        public = self.public_names(node.module or "")
+        for alias in node.names:
+            if alias.name != "*" and alias.name.startswith("_"):
+                self.refuse(node, f"cannot import private name {alias.name!r}")
+            if alias.name != "*" and alias.name not in public:
+                # Never a submodule: ``from json import decoder`` would otherwise reach
+                # the real module through CPython's sys.modules fallback of IMPORT_FROM.
+                self.refuse(
+                    node,
+                    f"cannot import {alias.name!r} from {node.module!r}: the sandbox's "
+                    f"{node.module} has no such public name (submodules are not available)",
+                )
+            self.check_name(node, alias.asname, "name")
+
+    # definitions ----------------------------------------------------------------------
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if is_dunder(node.name):
+            if not self.class_depth:
+                self.refuse(node, f"defining {node.name!r} is not allowed outside a class body")
+            if node.name in REFUSED_SPECIAL_METHODS:
+                self.refuse(
+                    node,
+                    f"defining {node.name!r} is not allowed in the sandbox (it changes how classes "
+                    "are built or checked); the other special methods (__init__, __repr__, __eq__, "
+                    "__iadd__, __format__, __getattr__ ...) are allowed",
+                )
+        saved = self.class_depth
+        self.class_depth = 0  # a nested function body is not a class body
+        self.generic_visit(node)
+        self.class_depth = saved
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        saved = self.class_depth
+        self.class_depth = 0
+        self.generic_visit(node)
+        self.class_depth = saved
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.check_name(node, node.name, "class name")
+        for kw in node.keywords:
+            if kw.arg == "metaclass":
+                self.refuse(node, "metaclasses are not allowed in the sandbox")
+        saved = self.class_depth
+        self.class_depth = 0  # decorators, bases and keywords are evaluated outside the body
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(child)
+        self.class_depth = saved + 1
+        for stmt in node.body:
+            self.visit(stmt)
+        self.class_depth = saved
+
+    def _visit_comprehension_scope(self, node: ast.AST) -> None:
+        saved = self.class_depth
+        self.class_depth = 0
+        self.generic_visit(node)
+        self.class_depth = saved
+
+    visit_ListComp = _visit_comprehension_scope
+    visit_SetComp = _visit_comprehension_scope
+    visit_DictComp = _visit_comprehension_scope
+    visit_GeneratorExp = _visit_comprehension_scope
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.check_name(node, node.arg, "argument")
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        self.check_name(node, node.arg, "keyword argument")
+        self.generic_visit(node)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        self.check_name(node, node.asname, "name")
+
+    def visit_Global(self, node: ast.Global) -> None:
+        for name in node.names:
+            self.check_name(node, name, "name")
+
+    visit_Nonlocal = visit_Global
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self.check_name(node, node.name, "name")
+        self.generic_visit(node)
+
+    # pattern matching reads attributes by keyword (``case C(__class__=x)``)
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:
+            if is_dunder(attr) or attr in ("format", "format_map"):
+                self.refuse(node, f"the pattern attribute {attr!r} is not allowed in the sandbox")
+            why = attribute_refusal(attr)
+            if why is not None:
+                self.refuse(node, why)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        self.check_name(node, node.name, "name")
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        self.check_name(node, node.name, "name")
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self.check_name(node, node.rest, "name")
+        self.generic_visit(node)
+
+
+def check_tree(tree: ast.AST, public_names: Callable[[str], frozenset[str]] | None = None) -> None:
+    """Apply the sandbox policy (MECHANICS §16) to a parsed agent module.
+
+    Args:
+        tree: The module as returned by :func:`ast.parse`.
+        public_names: Public names of the agent's copy of a module (for ``from X import
+            Y``); default :func:`module_public_names`.
+
+    Raises:
+        SandboxViolation: At the first refused construct, with its line.
+    """
+    _PolicyChecker(public_names or module_public_names).visit(tree)
+
+
+def parse_agent_code(
+    code: str,
+    filename: str = "<stdin>",
+    first_line: int = 1,
+    *,
+    static_check: bool = True,
+) -> ast.Module:
+    """Parse agent code, check it against the policy and shift its line numbers.
+
+    Args:
+        code: Agent Python source.
+        filename: Name shown in errors (``<stdin>`` for piped text).
+        first_line: Line number of the first line of ``code`` in the agent's text
+            (1-based), so errors point into the agent's own text.
+        static_check: Apply the policy (``False`` only in tests proving that the OS layer
+            holds alone; never reachable by agent code).
+
+    Returns:
+        The checked module, with line numbers already shifted by ``first_line - 1``.
+
+    Raises:
+        SyntaxError: ``code`` is not valid Python (line numbers shifted).
+        SandboxViolation: ``code`` is valid but refused (line numbers shifted).
+    """
+    if code.startswith("\ufeff"):
+        code = code[1:]  # a UTF-8 byte-order mark, as Python accepts in files
+    if len(code) > MAX_SOURCE_CHARS:
+        raise SandboxViolation(f"block too long: {len(code):,} characters (limit {MAX_SOURCE_CHARS:,})", first_line)
+    try:
+        tree = ast.parse(code, filename, "exec")
+    except SyntaxError as exc:
+        exc.lineno = first_line if exc.lineno is None else exc.lineno + first_line - 1
+        raise
+    except ValueError as exc:  # e.g. NUL bytes in the source
+        raise SyntaxError(str(exc), (filename, first_line, 0, "")) from None
+    except (MemoryError, RecursionError):
+        raise SyntaxError("code too deeply nested to parse", (filename, first_line, 0, "")) from None
+    if first_line != 1:
+        ast.increment_lineno(tree, first_line - 1)
+    if static_check:
+        try:
+            check_tree(tree)
+        except RecursionError:
+            raise SandboxViolation("code too deeply nested to check", first_line) from None
+    return tree
+
+
+def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> str | None:
+    """Return why agent code is refused (syntax or policy), or ``None`` if it may run.
+
+    Args:
+        code: Agent Python source.
+        filename: Name used for syntax errors.
+        first_line: Line of ``code``'s first line in the agent's text (1-based).
+
+    Returns:
+        ``None`` when the code passes; else a one-line message such as
+        ``"line 3: SandboxError: import of 'os' is not allowed; allowed modules: ..."``.
+    """
+    try:
+        parse_agent_code(code, filename, first_line)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: SyntaxError: {exc.msg}"
+    except SandboxViolation as exc:
+        return f"line {exc.line}: SandboxError: {exc.message}"
+    return None
+
+
+class _CheckedAttributes(ast.NodeTransformer):
+    """Rewrites ``x.format``, ``x.format_map`` and ``x.__dict__`` (reads) into
+    ``__pibench_attr__(x, "name")``, the agent process's runtime-checked lookup."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr in CHECKED_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+            call = ast.Call(
+                func=ast.Name(id=CHECKED_ATTRIBUTE_HELPER, ctx=ast.Load()),
+                args=[node.value, ast.Constant(node.attr)],
+                keywords=[],
+            )
+            return ast.copy_location(call, node)
+        return node
+
+
+def rewrite_checked_attributes(tree: ast.Module) -> ast.Module:
+    """Route the attribute reads of :data:`CHECKED_ATTRIBUTES` through the runtime check
+    (in place; returns ``tree``)."""
+    tree = _CheckedAttributes().visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree
+
+
+# --------------------------------------------------------------------------------------
+# Module copies
+# --------------------------------------------------------------------------------------
+
+
+class SandboxError(AttributeError):
+    """Raised in the agent process when agent code reaches for something the sandbox
+    refuses at run time (a dunder attribute by a computed name, a file helper of numpy,
+    ...). An ``AttributeError``, so ``getattr(obj, name, default)`` and ``hasattr`` keep
+    their meaning."""
+
+
+def sandbox_module_name(name: str) -> str:
+    """The ``__name__`` of the agent's copy of the allowed module ``name``.
+
+    It is never a prefix of a key of ``sys.modules``: when ``from X import Y`` does not
+    find ``Y`` on the copy, CPython's IMPORT_FROM looks up ``sys.modules[X.__name__ + "."
+    + Y]``, which with the real name would hand out the real submodule (``json.decoder``,
+    and from there ``re``, ``enum``, ``sys``).
+    """
+    return f"{name} (sandbox copy)"
+
+
+#: Names of the ``sys`` stand-in (``stdout``/``stderr`` are the agent process's own
+#: output streams, set by the runtime).
+SYS_NAMES: tuple[str, ...] = (
+    "stdout",
+    "stderr",
+    "maxsize",
+    "float_info",
+    "int_info",
+    "version_info",
+    "version",
+    "hexversion",
+    "byteorder",
+    "platform",
+    "argv",
+    "exit",
+    "getrecursionlimit",
+)
+
+#: Modules agent code must never reach (their objects are never put in a copy).
+_SYSTEM_MODULE_NAMES = ("sys", "os", "io", "builtins", "importlib", "subprocess", "socket", "ctypes")
+
+_COPIES: dict[str, types.ModuleType] | None = None
+_MISSING = object()
+
+
+def _stub(module: str, name: str, why: str) -> Callable[..., Any]:
+    def refused(*args: object, **kwargs: object) -> Any:
+        raise SandboxError(f"{module}.{name} is not available in the sandbox: it {why}")
+
+    refused.__name__ = name
+    refused.__qualname__ = name
+    refused.__doc__ = f"Not available in the sandbox: {module}.{name} {why}."
+    return refused
+
+
+def _system_ids() -> set[int]:
+    import builtins
+
+    ids: set[int] = set()
+    for mod_name in _SYSTEM_MODULE_NAMES:
+        mod = sys.modules.get(mod_name)
+        if mod is None:
+            continue
+        ids.add(id(mod))
+        if mod is builtins:
+            continue
+        for value in vars(mod).values():
+            if not isinstance(value, (int, float, str, bytes, bool, type(None), tuple, frozenset)):
+                ids.add(id(value))
+    for name in (*BLOCKED_NAMES, "__import__", "getattr", "hasattr", "setattr", "delattr", "globals", "locals", "vars"):
+        value = getattr(builtins, name, None)
+        if value is not None:
+            ids.add(id(value))
+    return ids
+
+
+def _copy_module(name: str, real: types.ModuleType, system: set[int]) -> types.ModuleType:
+    copy = types.ModuleType(sandbox_module_name(name), getattr(real, "__doc__", None))
+    stubs = STUBBED.get(name, {})
+    omitted = OMITTED.get(name, frozenset())
+    submodules = SUBMODULES.get(name, ())
+    public = getattr(real, "__all__", None) or [k for k in vars(real) if not k.startswith("_")]
+    for key in public:
+        if not isinstance(key, str) or key.startswith("_") or key in omitted:
+            continue
+        if key in stubs:
+            setattr(copy, key, _stub(name, key, stubs[key]))
+            continue
+        # vars(), not getattr(): a module's __getattr__ would import its lazy submodules.
+        value = vars(real).get(key, _MISSING)
+        if value is _MISSING:
+            if key not in submodules:
+                continue
+            value = getattr(real, key)
+        if isinstance(value, types.ModuleType):
+            if key in submodules:
+                setattr(copy, key, _copy_module(f"{name}.{key}", value, system))
+            continue
+        if id(value) in system:
+            continue
+        setattr(copy, key, value)
+    for key in submodules:  # submodules missing from __all__ (collections.abc)
+        if not hasattr(copy, key):
+            import importlib
+
+            try:
+                sub = importlib.import_module(f"{real.__name__}.{key}")
+            except ImportError:
+                continue
+            setattr(copy, key, _copy_module(f"{name}.{key}", sub, system))
+    for key, why in stubs.items():  # stubs for names the real module lacks too
+        if not hasattr(copy, key):
+            setattr(copy, key, _stub(name, key, why))
+    return copy
+
+
+def _sys_copy() -> types.ModuleType:
+    copy = types.ModuleType(sandbox_module_name("sys"), "The sandbox's sys: output streams and constants.")
+    for key in SYS_NAMES:
+        if key in ("stdout", "stderr"):
+            setattr(copy, key, None)  # set by the agent process's runtime
+        elif key == "argv":
+            copy.argv = ["agent"]
+        else:
+            setattr(copy, key, getattr(sys, key))
+    return copy
+
+
+def module_copies() -> dict[str, types.ModuleType]:
+    """Copies of the allowed modules, built once per process: public functions, classes
+    and constants only; no submodules except :data:`SUBMODULES` (``json.codecs`` could
+    open files, ``statistics.sys`` is ``sys``); nothing of ``sys``/``os``/``io``; the
+    names of :data:`STUBBED` replaced by stubs that raise :class:`SandboxError`; ``sys``
+    replaced by a stand-in. Every copy is named by :func:`sandbox_module_name`.
+
+    A module that cannot be imported (numpy missing) is left out; importing it then says
+    it is not available.
+
+    Returns:
+        ``{name: copy}`` for the names of :data:`ALLOWED_MODULES` (dotted names map to the
+        copy held by their parent's copy).
+    """
+    global _COPIES
+    if _COPIES is not None:
+        return _COPIES
+    import importlib
+
+    system = _system_ids()
+    copies: dict[str, types.ModuleType] = {}
+    for name in ALLOWED_MODULES:
+        if "." in name:
+            continue
+        if name == "sys":
+            copies[name] = _sys_copy()
+            continue
+        try:
+            real = importlib.import_module(name)
+        except ImportError:
+            continue
+        copies[name] = _copy_module(name, real, system)
+    for name in ALLOWED_MODULES:
+        if "." in name:
+            parent, _, child = name.partition(".")
+            sub = getattr(copies.get(parent), child, None)
+            if isinstance(sub, types.ModuleType):
+                copies[name] = sub
+    _COPIES = copies
+    return copies
+
+
+def module_public_names(name: str) -> frozenset[str]:
+    """Public names of the agent's copy of the allowed module ``name`` (empty if none)."""
+    copy = module_copies().get(name)
+    if copy is None:
+        return frozenset()
+    return frozenset(k for k in vars(copy) if not k.startswith("_"))
