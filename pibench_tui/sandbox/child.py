@@ -838,10 +838,12 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
 _AGENT_CLASSES: Any = None
 
 
-def _guard_abc_register(agent_classes: Any) -> None:
-    """``SomeABC.register(cls)`` accepts only classes defined by agent code: registering a
-    built-in type (``str``) as a virtual subclass of an agent class would let a ``match``
-    class pattern read attributes of built-in values by the names of ``__match_args__``."""
+def _guard_abc_register(agent_classes: Any, agent_files: set[str]) -> None:
+    """``SomeABC.register(cls)`` called by agent code accepts only classes defined by agent
+    code: registering a built-in type (``str``) as a virtual subclass of an agent class
+    would let a ``match`` class pattern read attributes of built-in values by the names
+    of ``__match_args__`` (``str.format`` on a runtime template). Calls from the
+    interpreter's own modules are not affected."""
     import abc
 
     real_register = abc.ABCMeta.register
@@ -849,7 +851,8 @@ def _guard_abc_register(agent_classes: Any) -> None:
         return
 
     def register(cls: Any, subclass: Any) -> Any:
-        if not isinstance(subclass, type) or subclass not in agent_classes:
+        caller = sys._getframe(1).f_code.co_filename
+        if caller in agent_files and (not isinstance(subclass, type) or subclass not in agent_classes):
             raise SandboxError("ABC.register() accepts only classes defined by your own code in the sandbox")
         return real_register(cls, subclass)
 
@@ -894,7 +897,7 @@ def _safe_builtins(rt: _Runtime) -> dict:
     global _AGENT_CLASSES
     if _AGENT_CLASSES is None:
         _AGENT_CLASSES = weakref.WeakSet()
-        _guard_abc_register(_AGENT_CLASSES)
+        _guard_abc_register(_AGENT_CLASSES, getattr(rt, "agent_files", set()))
     agent_classes = _AGENT_CLASSES
     real_build_class = builtins.__build_class__
 
