@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: The unprivileged user and group the agent process becomes when started as root.
 NOBODY = 65534

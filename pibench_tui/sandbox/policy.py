@@ -29,7 +29,8 @@ from __future__ import annotations
 import ast
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # --------------------------------------------------------------------------------------
 # What agent code may import
