@@ -46,13 +46,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pibench_tui.sandbox.confine import Confinement, confinement_status
+from pibench_tui.sandbox.output import OutputSink, _OutputCollector
 from pibench_tui.sandbox.policy import (
     ALLOWED_MODULES,
     SandboxViolation,
     check_source,
     parse_agent_code,
 )
-from pibench_tui.sandbox.output import OutputSink, _OutputCollector
 from pibench_tui.sandbox.process import CHILD_SCRIPT, START_TIMEOUT, AgentProcess, SandboxStartError
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
 from pibench_tui.sandbox.protocol import (
