@@ -83,7 +83,7 @@ class LabCore:
         block_timeout: float = DEFAULT_BLOCK_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
     ) -> None:
-        from world.api import API_CALLS, REQUIRED
+        from world.api import API_CALLS, REQUIRED, call_docs
         from world.config import WorldConfig
         from world.observe import SCHEMA
 
@@ -99,7 +99,7 @@ class LabCore:
         self.rules = scenario_rules(self.config)
         self.system_prompt = system_prompt(
             self.rules,
-            api_cheatsheet(API_CALLS, REQUIRED, SCHEMA),
+            api_cheatsheet(API_CALLS, REQUIRED, SCHEMA, call_docs(self.config)),
             max_turns=self.max_turns,
             output_limit=self.output_limit,
             allowed_modules=tuple(ALLOWED_MODULES),

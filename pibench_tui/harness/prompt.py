@@ -40,14 +40,18 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if float(x) == int(x) else f"{x:,.1f}"
 
 
-def _months_of_year(values: list[int]) -> str:
-    """Describe month-of-year values (month mod 12) as the months of the first two years."""
+def _n(count: float, noun: str) -> str:
+    """``1 month`` / ``3 months``."""
+    return f"{_num(count)} {noun}" if count == 1 else f"{_num(count)} {noun}s"
+
+
+def _months(values: list[int]) -> str:
+    """Months of the year (1-12) as text with the first two years' career months."""
     if not values:
         return "any month"
-    firsts = sorted((v if v else 12) for v in values)
-    return ", ".join(str(m) for m in firsts) + " of each year (months " + ", ".join(
-        str(m + 12 * k) for k in range(2) for m in firsts
-    ) + ", ...)"
+    firsts = sorted(int(v) for v in values)
+    career = ", ".join(str(m + 12 * k) for k in range(2) for m in firsts)
+    return f"{', '.join(str(m) for m in firsts)} of each year (career months {career}, ...)"
 
 
 def _first_line(doc: str) -> str:
@@ -57,13 +61,20 @@ def _first_line(doc: str) -> str:
     return ""
 
 
-def api_cheatsheet(api_calls: Mapping[str, Mapping[str, Any]], required: object, tables: Mapping[str, list[str]]) -> str:
+def api_cheatsheet(
+    api_calls: Mapping[str, Mapping[str, Any]],
+    required: object,
+    tables: Mapping[str, list[str]],
+    docs: Mapping[str, Mapping[str, str]] | None = None,
+) -> str:
     """The API as the agent sees it, one line per call, from the registry.
 
     Args:
         api_calls: ``world.api.API_CALLS`` (namespace -> name -> ``CallSpec``).
         required: The ``REQUIRED`` sentinel of ``world.api``.
         tables: ``world.observe.SCHEMA`` (table -> columns) for ``query(sql)``.
+        docs: ``world.api.call_docs(config)``: the docs with this scenario's numbers
+            (default: the registry's own docs).
 
     Returns:
         Text: ``ns.call(params)  [*]  first line of its doc``; ``*`` marks calls that change
@@ -76,7 +87,8 @@ def api_cheatsheet(api_calls: Mapping[str, Mapping[str, Any]], required: object,
             for pname, default in spec.params:
                 parts.append(pname if default is required else f"{pname}={default!r}")
             star = "*" if spec.mutating else " "
-            lines.append(f"{star} {ns}.{name}({', '.join(parts)}) - {_first_line(spec.doc)}")
+            doc = (docs or {}).get(ns, {}).get(name) or spec.doc
+            lines.append(f"{star} {ns}.{name}({', '.join(parts)}) - {_first_line(doc)}")
     lines.append("  query(sql) - one read-only SELECT/WITH over the lab's database; returns a list of row dicts")
     lines.append("  read_memory() / write_memory(text) - your notes, carried from month to month")
     lines.append("  help(name) - the full documentation of a call, e.g. help(papers.submit)")
@@ -86,33 +98,30 @@ def api_cheatsheet(api_calls: Mapping[str, Mapping[str, Any]], required: object,
 
 def mechanics_text(rules: Mapping[str, Any]) -> str:
     """The qualitative mechanics of this scenario (calendar, roles, caps, venues, grants,
-    costs), formatted from its rules (see :func:`pibench_tui.harness.rules.scenario_rules`).
+    costs), formatted from ``lab.rules()`` (:func:`pibench_tui.harness.rules.scenario_rules`).
     """
     r = rules
-    pay = r["pay"]
-    att = r["attention"]
-    hours = r["hours"]
-    costs = r["costs"]
-    caps = r["caps"]
-    out = []
-    out.append("THE CAREER")
+    pay, att, hours, costs, caps = r["pay"], r["attention"], r["hours"], r["costs"], r["caps"]
+    season, postdoc = r["season"], r["postdoc"]
+    out = ["THE CAREER"]
     out.append(
-        f"- {r['months']} months, starting with {_usd(r['start_budget'])} and no students. Every month ends with "
-        "time.next_month(): salaries, compute and costs are paid, research progresses, decisions arrive."
+        f"- {r['horizon_months']} months, starting with {_usd(r['start_budget'])} and no students. Every month ends "
+        "with time.next_month(): salaries, compute and costs are paid, research progresses, decisions arrive."
     )
     out.append(
         "- If the budget is below zero at the end of a month the lab collapses: the career ends and only the "
         "citations earned so far count."
     )
     out.append(
-        f"- Score (Impact) = citations earned by month {r['months']} + the expected citations of your "
+        f"- Score (Impact) = citations earned by month {r['horizon_months']} + the expected citations of your "
         f"published papers over the following {r['projection_months']} months. Only published papers count."
     )
-    out.append("PEOPLE (the lab's researchers are PhD students and postdocs; RAs and managers are staff)")
+    out.append("PEOPLE (researchers are PhD students and postdocs; RAs and lab managers are staff)")
     out.append(
-        "- Recruiting season: applicants appear in the first month of each year; you may interview and make "
-        "PhD offers until the end of its third month; offers are then accepted or declined and accepted "
-        "students arrive one month later. Signals (transcript, letter, interview) are noisy."
+        f"- Recruiting: a new applicant pool opens in month {season['pool_opens']} of each year; interviews and PhD "
+        f"offers are possible in months {', '.join(str(m) for m in season['offer_months'])} of the year; offers are "
+        f"answered at the end of month {season['offers_resolve']} and accepted students arrive in month "
+        f"{season['arrival']}. Transcripts, letters and interviews are noisy signals of ability."
     )
     out.append(
         f"- Monthly pay: PhD student {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, "
@@ -120,71 +129,80 @@ def mechanics_text(rules: Mapping[str, Any]) -> str:
     )
     out.append(
         f"- Postdocs: a search costs {_usd(costs['postdoc_search'])} and resolves after "
-        f"{r['postdoc']['search_months']} months (it may fail); contracts last {r['postdoc']['contract_months']} "
-        f"months and can be renewed by {r['postdoc']['renewal_months']} within {r['postdoc']['renewal_window']} "
-        "months of their end."
+        f"{_n(postdoc['search_months'], 'month')} (it may fail); contracts last {_n(postdoc['contract_months'], 'month')} "
+        "and can be renewed by "
+        f"{_n(postdoc['renewal_months'], 'month')} within {_n(postdoc['renewal_window_months'], 'month')} of their end."
     )
     out.append(
-        f"- Caps: at most {caps['researchers']} researchers (accepted offers and open postdoc searches count), "
-        f"{caps['managers']} lab managers, {caps['active_projects']} active projects. Researchers may quit when "
-        "their morale falls (neglect, overload, a lab short of money, rejections); PhD students graduate after "
-        "enough years and papers."
+        f"- Caps: at most {caps['researchers']} researchers (outstanding offers, incoming students and open postdoc "
+        f"searches count), {caps['managers']} lab managers, {caps['active_projects']} active projects. Researchers "
+        "may quit when their morale falls (neglect, overload, a lab short of money, rejections). A PhD student may "
+        f"graduate after {season['graduation_min_months']} months with {season['graduation_min_papers']} accepted "
+        "papers."
     )
     out.append("ATTENTION (your hours; they do not carry over)")
+    service = (
+        f" In month {att['service_tax_month']} of each year service duty takes {_num(att['service_tax_hours'])} h."
+        if not att.get("unlimited")
+        else " (Unlimited attention in this scenario.)"
+    )
     out.append(
         f"- {_num(att['base'])} h a month, minus oversight ({_num(att['oversight_per_researcher'])} h per "
         f"researcher, {_num(att['oversight_per_ra'])} h per RA; each manager saves "
-        f"{_num(att['manager_relief'])} h per researcher), never below {_num(att['floor'])} h. "
-        f"In month {r['service_month']} of each year service duty takes {_num(att['service_tax'])} h."
+        f"{_num(att['oversight_manager_relief'])} h per researcher), never below {_num(att['floor'])} h.{service}"
     )
     out.append(
-        f"- Mentoring is a standing monthly commitment (up to {_num(att['mentoring_max'])} h per person): "
-        "it grows skills, keeps morale up and speeds projects. One-off costs: "
-        f"interview {_num(hours['interview'])} h, invited talk {_num(hours['talk'])} h, paper review "
-        f"{_num(hours['review'])} h, student crisis {_num(hours['crisis'])} h, conference "
-        f"{_num(hours['conference'])} h (at most one every {r['conference_gap']} months, "
-        f"{_usd(costs['conference'])}), collaboration {_num(hours['collab'])} h a month for "
-        f"{r['collab_months']} months, proposals at least {_num(hours['proposal_min'])} h."
+        f"- Mentoring is a standing monthly commitment (up to {_num(caps['mentoring_hours'])} h per person): it grows "
+        "skills, keeps morale up and speeds projects. One-off costs: "
+        f"interview {_num(hours['interview'])} h per new candidate, invited talk {_num(hours['talk'])} h "
+        f"(+{_usd(costs['talk_travel'])} travel), paper review {_num(hours['review'])} h, student crisis "
+        f"{_num(hours['crisis'])} h, conference {_num(hours['conference'])} h and {_usd(costs['conference'])} (at most "
+        f"one every {_n(r['events']['conference_gap_months'], 'month')}), collaboration {_num(hours['collaboration'])} h "
+        f"a month for {_n(r['collaboration']['months'], 'month')}, proposals at least {_num(hours['proposal_min'])} h."
     )
     out.append("PROJECTS AND PAPERS")
     out.append(
-        "- A project has a topic, a tier (1 small and safe, 2 medium, 3 large and risky: more work, more dead "
-        "ends, better papers), members and monthly compute "
-        f"({_usd(costs['compute_unit'])} per unit, up to {_num(caps['compute'])} units). A finished project "
-        "leaves a draft; a dead end may leave a weaker salvage draft or nothing; a crowded topic can scoop you."
+        "- A project has a topic, a tier (1 small and safe, 2 medium, 3 large and risky: more work, more dead ends, "
+        "better papers), members and monthly compute "
+        f"({_usd(costs['compute_unit'])} per unit, up to {_num(caps['compute_per_project'])} units). A finished "
+        "project leaves a draft; a dead end may leave a weaker salvage draft or nothing; a crowded topic can scoop "
+        "you."
     )
     out.append(
-        f"- Polishing a draft improves it, with gains that saturate at {_num(r['polish_cap_hours'])} h in total. "
-        "After a rejection a draft may be revised once a month, with shrinking gains."
+        f"- Polishing a draft improves it, with gains that stop at {_num(hours['polish_saturation'])} h in total. "
+        f"After a rejection a draft may be revised once a month (up to {_num(hours['revise_saturation'])} h per "
+        "revision), with shrinking gains."
     )
     venues = []
     for name, v in r["venues"].items():
-        when = "submit in any month" if not v["deadlines"] else "deadlines in months " + _months_of_year(v["deadlines"])
-        venues.append(f"  {name} ({v['kind']}): {when}; decision after {v['decision_delay']} months")
+        when = "submit in any month" if not v["deadline_months"] else "deadlines in months " + _months(v["deadline_months"])
+        venues.append(f"  {name} ({v['kind']}): {when}; decision after {_n(v['decision_delay_months'], 'month')}")
     out.append("- Venues:\n" + "\n".join(venues))
     out.append("- Topic hotness moves over time (booms and busts); news, preprint counts and conference reports hint at it.")
     out.append("GRANTS")
     agencies = []
     for name, a in r["agencies"].items():
         if a["rolling"]:
-            when = f"rolling call (one proposal every {r['tif_cooldown']} months)"
+            when = "a rolling call, open every month"
         else:
-            when = "calls in months " + ", ".join(str(m) for m in a["call_months"])
-        extra = ", at most once per career" if a["once"] else ""
+            when = "calls open in career months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
+        extra = f"; at least {_n(a['cooldown_months'], 'month')} between proposals" if a.get("cooldown_months") else ""
+        extra += "; funds a lab at most once" if a["once"] else ""
         agencies.append(
-            f"  {name}: {_usd(a['award'])} over {a['duration']} months; {when}; decision after {a['delay']} "
-            f"months; at most {a['max_concurrent']} running awards plus pending proposals{extra}"
+            f"  {name}: {_usd(a['award'])} over {_n(a['duration_months'], 'month')}; {when}; decision after "
+            f"{_n(a['decision_delay_months'], 'month')}; at most {a['max_concurrent']} running award(s) and pending "
+            f"proposal(s) together{extra}"
         )
     out.append("\n".join(agencies))
     out.append(
-        f"- A proposal costs {_usd(costs['proposal'])} and your hours; more hours and on-topic evidence (your "
-        "drafts and publications, attached by id) help; each award also costs "
-        f"{_usd(costs['award_overhead'])} a month in overhead."
+        f"- A proposal costs {_usd(costs['proposal'])} and your hours; more hours and on-topic evidence (your drafts "
+        f"and publications, attached by id) help; each running award costs {_usd(costs['award_overhead'])} a month "
+        "in overhead."
     )
     out.append("EVENTS")
     out.append(
-        "- Invited talks, review requests, student crises, collaboration offers, compute price shocks and "
-        "service duty arrive over time; answer pending events before they expire."
+        "- Invited talks, review requests, student crises, collaboration offers, compute price shocks and service "
+        "duty arrive over time; answer pending events before they expire."
     )
     return "\n".join(out)
 
@@ -234,7 +252,7 @@ def system_prompt(
     """
     goal = (
         "You are the PI (principal investigator) of a new academic research lab in a simulated world. "
-        f"You run the lab for {rules['months']} months by writing Python that calls the lab's API. "
+        f"You run the lab for {rules['horizon_months']} months by writing Python that calls the lab's API. "
         "Your goal is the highest Impact at the end of the career: publish good papers that get cited, "
         "without ever letting the budget go below zero. True abilities, paper quality, topic hotness and "
         "agency preferences are hidden: infer them from what you can observe."
@@ -244,7 +262,7 @@ def system_prompt(
             goal,
             "API (calls marked * change the world; every call returns plain dicts and lists):\n" + cheatsheet,
             mechanics_text(rules),
-            _NOTES_ADVICE.format(limit=int(rules["memory_max_chars"])),
+            _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(
                 limit=output_limit,
                 turns=max_turns,
