@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from .config import TOPICS
 from .field import hotness
-from .people import RESEARCHER_ROLES, active_people, season_year
+from .people import RESEARCHER_ROLES, active_people, boost_next_season, spend_attention
 from .projects import collaboration_draft
 from .state import Event
 
@@ -69,13 +69,6 @@ def generate_events(w: "World", m: int) -> None:
                         "text": f"{p.name} is struggling and asks to talk."})
 
 
-def boost_next_season(w: "World") -> None:
-    """An accepted talk or a conference trip boosts next season-year's pool (§5, §11)."""
-    y = season_year(w.s.month) + 1
-    if y not in w.s.boosted_years:
-        w.s.boosted_years.append(y)
-
-
 def expiry_step(w: "World", m: int) -> None:
     """Tick step 6: expire unanswered events, auto-ignore crises, deliver collaboration drafts (§11)."""
     cfg, s = w.cfg, w.s
@@ -101,3 +94,58 @@ def expiry_step(w: "World", m: int) -> None:
             d = collaboration_draft(w, eid, topic)
             w.add_news("lab", topic, f"Collaboration draft {d.id} on {topic} arrived.")
             w.note_fact("drafts_completed", {"project_id": None, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": True})
+
+
+# ---------------------------------------------------------------------------------- answers
+POSITIVE = ("accept", "support")
+"""Answers that take the event up (a crisis answered ``accept`` is supported)."""
+
+
+def answer_hours(w: "World", ev: Event, action: str) -> tuple[float, str]:
+    """One-off PI hours answering ``ev`` with ``action`` costs, and what they are for (§11)."""
+    cfg = w.cfg
+    if action not in POSITIVE:
+        return 0.0, ""
+    return {"invited_talk": (cfg.talk_hours, "an invited talk"),
+            "review_request": (cfg.review_hours, "a review"),
+            "student_crisis": (cfg.crisis_hours, "supporting a student in crisis"),
+            "collaboration_offer": (0.0, "")}[ev.kind]
+
+
+def respond(w: "World", ev: Event, action: str) -> None:
+    """Answer a pending event (§11); the caller checked the action and the hours.
+
+    Talk accepted: hours, travel cost, reputation, next season's pool boosted. Review:
+    hours and reputation up, or reputation down when declined. Crisis: hours and a morale
+    impulse when supported, a larger negative one (÷ resilience) when ignored.
+    Collaboration accepted: hours reserved for ``collab_months`` and a draft delivered after.
+    """
+    s, cfg = w.s, w.cfg
+    positive = action in POSITIVE
+    hours, _ = answer_hours(w, ev, action)
+    if hours:
+        spend_attention(w, hours)
+    if ev.kind == "invited_talk":
+        if positive:
+            w.spend(-cfg.talk_travel_cost, "travel", ev.id)
+            w.reputation_impulse("talk", cfg.rep_talk)
+            boost_next_season(w)
+    elif ev.kind == "review_request":
+        if positive:
+            w.reputation_impulse("review", cfg.rep_review_accept)
+        else:
+            w.reputation_impulse("review declined", cfg.rep_review_decline)
+    elif ev.kind == "student_crisis":
+        p = s.people.get(ev.details["student_id"])
+        if p is not None and p.status == "active":
+            p.impulse += cfg.impulse_crisis_supported if positive else cfg.impulse_crisis_ignored / p.resilience
+    elif ev.kind == "collaboration_offer" and positive:
+        for k in range(1, cfg.collab_months + 1):
+            s.collab_reservations.append([s.month + k, ev.id])
+        s.collab_deliveries.append([s.month + cfg.collab_months, ev.id, ev.details["topic"]])
+    ev.status = {"accept": "accepted", "support": "supported", "decline": "declined", "ignore": "ignored"}[action]
+    if ev.kind == "student_crisis" and action == "accept":
+        ev.status = "supported"
+    if ev.kind == "student_crisis" and action == "decline":
+        ev.status = "ignored"
+    ev.answered_month = s.month

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .config import TOPICS
+from .people import boost_next_season, spend_attention
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -172,3 +173,19 @@ def conference_intel(w: "World", m: int) -> dict[str, str]:
         else:
             out[topic] = "quiet"
     return out
+
+
+def attend_conference(w: "World") -> dict[str, str]:
+    """A conference trip (§11): PI hours, travel cost, reputation, next season's pool boosted.
+
+    The caller checked the gap since the last trip and the hours. Returns the hallway intel
+    (topic → what people say, :func:`conference_intel`).
+    """
+    s, cfg = w.s, w.cfg
+    m = s.month
+    spend_attention(w, cfg.conference_hours)
+    w.spend(-cfg.conference_cost, "travel", "conference")
+    w.reputation_impulse("conference", cfg.rep_conference)
+    boost_next_season(w)
+    s.last_conference_month = m
+    return conference_intel(w, m)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from .config import AGENCIES, TOPICS
 from .field import hotness
 from .papers import q_eff
-from .state import Award, GrantCall
+from .people import spend_attention
+from .state import Award, GrantCall, Proposal
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -129,3 +130,45 @@ def grant_decisions_step(w: "World", m: int) -> None:
             pr.status = "rejected"
             w.note_fact("proposals", {"proposal_id": pr.id, "call_id": pr.call_id, "agency": pr.agency, "topic": pr.topic,
                                       "outcome": "rejected", "award_id": None, "total": None})
+
+
+# ---------------------------------------------------------------------------------- proposals
+def refusal(w: "World", call: GrantCall) -> tuple[str, str] | None:
+    """Why the lab may not propose to ``call`` this month, as ``(error code, message)``, or None (§9).
+
+    The agency's rules: FEL funds a lab once; at most ``max_concurrent`` running awards plus
+    pending proposals per agency; TIF takes one proposal every ``tif_cooldown`` months.
+    """
+    s, cfg = w.s, w.cfg
+    m = s.month
+    agency = call.agency
+    a = cfg.agencies[agency]
+    if a["once"] and s.fel_funded:
+        return "not_allowed", f"{agency} funds a lab only once, and it already funded this lab"
+    live = sum(1 for x in s.awards.values() if x.agency == agency and x.end_month >= m)
+    live += sum(1 for x in s.proposals.values() if x.agency == agency and x.status == "pending")
+    if live >= a["max_concurrent"]:
+        return "cap_reached", f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}"
+    if agency == "TIF" and s.last_tif_month is not None and m - s.last_tif_month < cfg.tif_cooldown:
+        return "wrong_month", f"TIF accepts one proposal every {cfg.tif_cooldown} months; the next is possible in month {s.last_tif_month + cfg.tif_cooldown}"
+    return None
+
+
+def submit_proposal(w: "World", call: GrantCall, topic: str, hours: float, attach: list[str]) -> Proposal:
+    """Write a proposal to an open call (§9): its hidden quality, ``hours`` of PI attention, the fee.
+
+    The caller checked the call is open, :func:`refusal` is None, the attachments and the hours.
+    """
+    s, cfg = w.s, w.cfg
+    m = s.month
+    agency = call.agency
+    quality = proposal_quality(w, agency, topic, hours, list(attach))
+    spend_attention(w, hours)
+    w.spend(-cfg.proposal_fee, "proposal", call.id)
+    pid = s.next_id("PR")
+    prop = Proposal(id=pid, call_id=call.id, agency=agency, topic=topic, hours=hours, attached=list(attach),
+                    quality=quality, submitted_month=m, decision_month=m + int(cfg.agencies[agency]["delay"]))
+    s.proposals[pid] = prop
+    if agency == "TIF":
+        s.last_tif_month = m
+    return prop

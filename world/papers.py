@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from .config import TOPICS
 from .field import hotness
-from .state import Publication
+from .people import spend_attention
+from .state import Publication, Submission
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -135,3 +136,40 @@ def citations_step(w: "World", m: int) -> None:
         w.report.citations["by_publication"] = by_publication
     if total:
         w.reputation_impulse("citations", cfg.citation_reputation_gain * math.log1p(total))
+
+
+# ---------------------------------------------------------------------------------- the PI's actions on papers
+def polish(w: "World", d: "Draft", hours: float) -> None:
+    """Spend ``hours`` of PI attention polishing an available draft (§7); gains saturate in ``q_eff``."""
+    spend_attention(w, hours)
+    d.polish_hours += hours
+
+
+def submit(w: "World", d: "Draft", venue: str) -> Submission:
+    """Submit an available draft to ``venue`` (open this month); the decision comes ``delay`` months later (§7)."""
+    s = w.s
+    m = s.month
+    sid = s.next_id("SUB")
+    sub = Submission(id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(w.cfg.venues[venue]["delay"]))
+    s.submissions[sid] = sub
+    d.status = "under_review"
+    return sub
+
+
+def revise(w: "World", d: "Draft", hours: float) -> None:
+    """Revise a rejected draft (§7): q += gain × min(h, cap)/cap × decay^revisions, at most q_max.
+
+    Charges ``hours`` of PI attention; the caller checked the draft may be revised this month.
+    """
+    cfg = w.cfg
+    spend_attention(w, hours)
+    d.q = min(cfg.quality_max, d.q + cfg.revise_gain * min(hours, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay ** d.revisions)
+    d.revisions += 1
+    d.revised_month = w.s.month
+
+
+def withdraw(w: "World", sub: Submission) -> None:
+    """Withdraw a submission under review; its draft is available again (§7)."""
+    sub.status = "withdrawn"
+    sub.decided_month = w.s.month
+    w.s.drafts[sub.draft_id].status = "available"

@@ -9,7 +9,7 @@ import numpy as np
 
 from .config import POOLS
 from .rules import OFFER_MONTHS
-from .state import Applicant, Person
+from .state import Applicant, Person, Posting
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -106,6 +106,20 @@ def mentoring_reserved(w: "World") -> float:
 def attention_left(w: "World") -> float:
     """Pool − mentoring − one-off hours used this month (may be negative after a hire) (§3)."""
     return attention_pool(w) - mentoring_reserved(w) - w.s.oneoff_used
+
+
+def spend_attention(w: "World", hours: float) -> None:
+    """Charge one-off PI hours to this month (§3); the caller has checked they are left."""
+    w.s.oneoff_used += hours
+
+
+def set_mentoring(w: "World", hours: dict[str, float]) -> None:
+    """Set standing monthly mentoring hours ``{person id: h}``; others keep theirs (§3, §5).
+
+    The caller has checked the ids (active people), the range and the attention pool.
+    """
+    for pid, h in hours.items():
+        w.s.people[pid].mentoring = h
 
 
 def rescale_mentoring(w: "World") -> None:
@@ -270,6 +284,11 @@ def hire_staff(w: "World", role: str) -> Person:
     return person
 
 
+def dismiss_staff(w: "World", p: Person) -> None:
+    """Dismiss an active RA or lab manager: they leave at this month's tick, paid for it (Decisions §1)."""
+    p.dismiss_at_tick = True
+
+
 def apply_dismissals(w: "World", m: int) -> None:
     """Dismissals take effect at the tick, after this month's pay (Decisions §1)."""
     left: set[str] = set()
@@ -364,3 +383,39 @@ def researcher_step(w: "World", m: int) -> None:
             w.note_fact("graduations", {"id": p.id, "name": p.name})
             w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")
     w.remove_all_from_projects(left)
+
+
+# ---------------------------------------------------------------------------------- recruiting actions
+def boost_next_season(w: "World") -> None:
+    """An accepted talk or a conference trip boosts next season-year's pool (§5, §11)."""
+    y = season_year(w.s.month) + 1
+    if y not in w.s.boosted_years:
+        w.s.boosted_years.append(y)
+
+
+def interview(w: "World", new: list[Applicant]) -> None:
+    """Interview applicants not interviewed before: ``interview_hours`` each, charged at once (§5)."""
+    spend_attention(w, w.cfg.interview_hours * len(new))
+    for a in new:
+        a.interviewed = True
+
+
+def make_offer(w: "World", a: Applicant) -> None:
+    """Send a PhD offer to a pending applicant; it is answered at the tick of month ≡ 3 (§5)."""
+    a.status = "offered"
+
+
+def post_postdoc_search(w: "World") -> Posting:
+    """Open a postdoc search now: pay the fee, resolve ``postdoc_search_months`` later (§5)."""
+    s, cfg = w.s, w.cfg
+    pid = s.next_id("PDsearch")
+    post = Posting(id=pid, month=s.month, resolve_month=s.month + cfg.postdoc_search_months)
+    s.postings[pid] = post
+    w.spend(-cfg.postdoc_search_fee, "recruiting", pid)
+    return post
+
+
+def renew_postdoc(w: "World", p: Person) -> None:
+    """Extend a postdoc's contract by ``postdoc_renewal_months`` (§5); the caller checked the window."""
+    assert p.contract_end is not None  # every postdoc has a contract end
+    p.contract_end += w.cfg.postdoc_renewal_months

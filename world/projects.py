@@ -66,6 +66,21 @@ def start_project(w: "World", topic: str, tier: int, members: list[str], compute
     return pj
 
 
+def set_compute(w: "World", pj: Project, compute: float) -> None:
+    """Set an active project's compute units per month, paid at the tick (§2, §6)."""
+    pj.compute = compute
+
+
+def assign(w: "World", pj: Project, pid: str) -> None:
+    """Add an active lab member (not yet a member) to an active project (§6)."""
+    pj.members.append(pid)
+
+
+def unassign(w: "World", pj: Project, pid: str) -> None:
+    """Remove a member from an active project (§6)."""
+    pj.members = [x for x in pj.members if x != pid]
+
+
 def _member_impulse(w: "World", pj: Project, value: float) -> None:
     """Queue ``value``/ρ for every active member of ``pj``."""
     for pid in pj.members:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .config import TOPICS
@@ -10,11 +11,25 @@ from .papers import citation_rate
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
+    from .state import Publication
 
 
 def earned(w: "World") -> int:
     """Σ citations drawn so far over all publications."""
     return sum(p.citations for p in w.s.publications.values())
+
+
+def _projected_rates(w: "World") -> Iterator[tuple[Publication, list[float]]]:
+    """Each paper published by T with its expected citations in months T+1..T+36 (§12)."""
+    s, cfg = w.s, w.cfg
+    t = s.month
+    h = hotness(w, t)
+    for pub in s.publications.values():
+        if pub.published_month > t:
+            continue
+        hk = h[TOPICS.index(pub.topic)]
+        yield pub, [citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
+                    for tau in range(t + 1, t + cfg.projection_months + 1)]
 
 
 def projection(w: "World") -> float:
@@ -23,19 +38,20 @@ def projection(w: "World") -> float:
     T is the current month; hotness frozen at H(T), reputation and alumni frozen at their
     current values. 0 after a collapse.
     """
-    s, cfg = w.s, w.cfg
-    if s.collapsed:
+    if w.s.collapsed:
         return 0.0
-    t = s.month
-    h = hotness(w, t)
     total = 0.0
-    for pub in s.publications.values():
-        if pub.published_month > t:
-            continue
-        hk = h[TOPICS.index(pub.topic)]
-        for tau in range(t + 1, t + cfg.projection_months + 1):
-            total += citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
+    for _pub, rates in _projected_rates(w):
+        for r in rates:
+            total += r
     return total
+
+
+def projection_by_paper(w: "World") -> dict[str, float]:
+    """Publication id → its share of :func:`projection` (expected citations, §12); 0.0 each after a collapse."""
+    if w.s.collapsed:
+        return {p.id: 0.0 for p in w.s.publications.values() if p.published_month <= w.s.month}
+    return {pub.id: sum(rates) for pub, rates in _projected_rates(w)}
 
 
 def impact(w: "World") -> dict[str, float]:

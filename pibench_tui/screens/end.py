@@ -21,24 +21,10 @@ from ..widgets.plots import LinePlot
 
 
 def paper_projection(world: Any) -> dict[str, float]:
-    """Expected citations of each published paper over the projection window (§12)."""
-    from world.config import TOPICS
-    from world.field import hotness
-    from world.papers import citation_rate
+    """Expected citations of each published paper over the projection window (§12; ``world.scoring``)."""
+    from world.scoring import projection_by_paper
 
-    s, cfg = world.s, world.cfg
-    out: dict[str, float] = {}
-    if s.collapsed:
-        return {pid: 0.0 for pid in s.publications}
-    t = s.month
-    h = hotness(world, t)
-    for pub in s.publications.values():
-        if pub.published_month > t:
-            continue
-        hk = h[TOPICS.index(pub.topic)]
-        out[pub.id] = sum(citation_rate(world, pub, tau, hk, s.reputation, s.alumni)
-                          for tau in range(t + 1, t + cfg.projection_months + 1))
-    return out
+    return projection_by_paper(world)
 
 
 def run_baseline(world: Any) -> dict:

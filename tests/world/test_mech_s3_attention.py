@@ -106,7 +106,7 @@ def test_s3_charge_exactly_left_is_accepted_and_negative_refused():
     assert people_mod.attention_left(w) == pytest.approx(0.0)
     ns = api.papers
     with pytest.raises(ActionError) as e:
-        ns._charge(-1.0, "test")
+        ns._check_hours(-1.0, "test")
     assert e.value.code == "bad_argument"
 
 

@@ -26,8 +26,11 @@ class Namespace:
     def _w(self) -> World:
         return self._api.world
 
-    def _charge(self, hours: float, what: str) -> None:
-        """Charge one-off attention hours, refusing more than is left (§3)."""
+    def _check_hours(self, hours: float, what: str) -> None:
+        """Refuse (``no_attention``) unless ``hours`` of one-off attention are left this month (§3).
+
+        The namespaces check; the subsystem that takes the action charges the hours.
+        """
         w = self._w
         if hours < 0:
             raise ActionError("bad_argument", f"{what}: hours cannot be negative")
@@ -38,19 +41,6 @@ class Namespace:
                 f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
                 f"(pool {people_mod.attention_pool(w):.2f} h, mentoring {people_mod.mentoring_reserved(w):.2f} h, "
                 f"used {w.s.oneoff_used:.2f} h); lower mentoring or wait for next month",
-            )
-        w.s.oneoff_used += hours
-
-    def _check_hours(self, hours: float, what: str) -> None:
-        """Refuse (``no_attention``) unless ``hours`` of one-off attention are left this month (§3)."""
-        w = self._w
-        left = people_mod.attention_left(w)
-        if hours > left + 1e-9:
-            raise ActionError(
-                "no_attention",
-                f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
-                f"(pool {people_mod.attention_pool(w):.2f} h, mentoring {people_mod.mentoring_reserved(w):.2f} h, "
-                f"used {w.s.oneoff_used:.2f} h)",
             )
 
     @staticmethod

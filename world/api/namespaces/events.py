@@ -26,7 +26,7 @@ class Events(Namespace):
     def respond(self, event_id: Any, action: Any) -> dict[str, Any]:
         """Answer a pending event: talk/review/collaboration accept|decline; crisis support|ignore."""
         w = self._w
-        s, cfg = w.s, w.cfg
+        s = w.s
         checks.string_id(event_id, "event id")
         ev = s.events.get(event_id)
         if ev is None or ev.status != "pending":
@@ -36,40 +36,10 @@ class Events(Namespace):
         valid = events_mod.ACTIONS[ev.kind]
         if not isinstance(action, str) or action not in valid:
             raise ActionError("bad_argument", f"{ev.kind.replace('_', ' ')} {ev.id} takes one of: {', '.join(valid)}; got {action!r}")
-        positive = action in ("accept", "support")
-        if ev.kind == "invited_talk":
-            if positive:
-                self._check_hours(cfg.talk_hours, "an invited talk")
-                self._charge(cfg.talk_hours, "an invited talk")
-                w.spend(-cfg.talk_travel_cost, "travel", ev.id)
-                w.reputation_impulse("talk", cfg.rep_talk)
-                events_mod.boost_next_season(w)
-        elif ev.kind == "review_request":
-            if positive:
-                self._check_hours(cfg.review_hours, "a review")
-                self._charge(cfg.review_hours, "a review")
-                w.reputation_impulse("review", cfg.rep_review_accept)
-            else:
-                w.reputation_impulse("review declined", cfg.rep_review_decline)
-        elif ev.kind == "student_crisis":
-            p = s.people.get(ev.details["student_id"])
-            if positive:
-                self._check_hours(cfg.crisis_hours, "supporting a student in crisis")
-                self._charge(cfg.crisis_hours, "crisis support")
-                if p is not None and p.status == "active":
-                    p.impulse += cfg.impulse_crisis_supported
-            elif p is not None and p.status == "active":
-                p.impulse += cfg.impulse_crisis_ignored / p.resilience
-        elif ev.kind == "collaboration_offer" and positive:
-            if not people_mod.active_people(w):
-                raise ActionError("not_allowed", "a collaboration needs at least one active lab member")
-            for k in range(1, cfg.collab_months + 1):
-                s.collab_reservations.append([s.month + k, ev.id])
-            s.collab_deliveries.append([s.month + cfg.collab_months, ev.id, ev.details["topic"]])
-        ev.status = {"accept": "accepted", "support": "supported", "decline": "declined", "ignore": "ignored"}[action]
-        if ev.kind == "student_crisis" and action == "accept":
-            ev.status = "supported"
-        if ev.kind == "student_crisis" and action == "decline":
-            ev.status = "ignored"
-        ev.answered_month = s.month
+        hours, what = events_mod.answer_hours(w, ev, action)
+        if hours:
+            self._check_hours(hours, what)
+        if ev.kind == "collaboration_offer" and action in events_mod.POSITIVE and not people_mod.active_people(w):
+            raise ActionError("not_allowed", "a collaboration needs at least one active lab member")
+        events_mod.respond(w, ev, action)
         return {"ok": True, "event": ev.id, "action": action}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import events as events_mod
 from ... import field as field_mod
 from ...config import TOPICS
 from .. import checks
@@ -46,12 +45,8 @@ class Field(Namespace):
         if s.last_conference_month is not None and m - s.last_conference_month < cfg.conference_gap:
             raise ActionError("wrong_month", f"the last conference trip was in month {s.last_conference_month}; the next is possible in month {s.last_conference_month + cfg.conference_gap}")
         self._check_hours(cfg.conference_hours, "a conference trip")
-        self._charge(cfg.conference_hours, "a conference trip")
-        w.spend(-cfg.conference_cost, "travel", "conference")
-        w.reputation_impulse("conference", cfg.rep_conference)
-        events_mod.boost_next_season(w)
-        s.last_conference_month = m
-        return {"ok": True, "hallway_intel": field_mod.conference_intel(w, m), "note": "you hear what people are excited about"}
+        intel = field_mod.attend_conference(w)
+        return {"ok": True, "hallway_intel": intel, "note": "you hear what people are excited about"}
 
     @api_call(mutating=False)
     def topics(self) -> list[Any]:

@@ -6,7 +6,6 @@ from typing import Any
 
 from ... import grants as grants_mod
 from ... import views
-from ...state import Proposal
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -36,16 +35,9 @@ class Grants(Namespace):
             raise ActionError("unknown_id", f"no open call {call_id!r} this month; open calls: {checks.listing(open_ids)}")
         topic = checks.topic(topic)
         h = checks.num(hours, "hours", cfg.proposal_min_hours)
-        agency = c.agency
-        a = cfg.agencies[agency]
-        if a["once"] and s.fel_funded:
-            raise ActionError("not_allowed", f"{agency} funds a lab only once, and it already funded this lab")
-        live = sum(1 for x in s.awards.values() if x.agency == agency and x.end_month >= m)
-        live += sum(1 for x in s.proposals.values() if x.agency == agency and x.status == "pending")
-        if live >= a["max_concurrent"]:
-            raise ActionError("cap_reached", f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}")
-        if agency == "TIF" and s.last_tif_month is not None and m - s.last_tif_month < cfg.tif_cooldown:
-            raise ActionError("wrong_month", f"TIF accepts one proposal every {cfg.tif_cooldown} months; the next is possible in month {s.last_tif_month + cfg.tif_cooldown}")
+        refused = grants_mod.refusal(w, c)
+        if refused is not None:
+            raise ActionError(*refused)
         if attach is None:
             attach = []
         if isinstance(attach, str):
@@ -66,15 +58,8 @@ class Grants(Namespace):
                 raise ActionError("bad_argument", f"attachment {x!r} is the same paper as {papers_seen[key]!r}; attach each paper once")
             papers_seen[key] = x
         self._check_hours(h, f"a proposal of {h:g} h")
-        quality = grants_mod.proposal_quality(w, agency, topic, h, list(attach))
-        self._charge(h, "proposal")
-        w.spend(-cfg.proposal_fee, "proposal", c.id)
-        pid = s.next_id("PR")
-        s.proposals[pid] = Proposal(id=pid, call_id=c.id, agency=agency, topic=topic, hours=h, attached=list(attach),
-                                    quality=quality, submitted_month=m, decision_month=m + int(a["delay"]))
-        if agency == "TIF":
-            s.last_tif_month = m
-        return {"ok": True, "proposal_id": pid, "decision_expected_month": m + int(a["delay"])}
+        prop = grants_mod.submit_proposal(w, c, topic, h, list(attach))
+        return {"ok": True, "proposal_id": prop.id, "decision_expected_month": prop.decision_month}
 
     @api_call(mutating=False)
     def proposals(self) -> list[Any]:

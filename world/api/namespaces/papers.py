@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import papers as papers_mod
 from ... import views
 from ...config import VENUES
-from ...state import Draft, Submission
+from ...state import Draft
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -31,8 +32,8 @@ class Papers(Namespace):
         """Spend hours polishing an available draft (gains saturate at {rules.hours.polish_saturation} in total)."""
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
-        self._charge(h, f"polishing {d.id}")
-        d.polish_hours += h
+        self._check_hours(h, f"polishing {d.id}")
+        papers_mod.polish(self._w, d, h)
         cap = self._w.cfg.polish_cap_hours
         note = f"polish beyond {cap:g} h adds nothing" if d.polish_hours > cap else "polished"
         return {"ok": True, "total_polish_hours": d.polish_hours, "note": note}
@@ -50,10 +51,8 @@ class Papers(Namespace):
             months = ", ".join(str(x if x else 12) for x in v["deadlines"])
             open_now = [n for n in VENUES if not w.cfg.venues[n]["conference"] or (m % 12) in w.cfg.venues[n]["deadlines"]]
             raise ActionError("wrong_month", f"{venue} takes submissions only in months {months} of each year; open this month: {', '.join(open_now)}")
-        sid = w.s.next_id("SUB")
-        w.s.submissions[sid] = Submission(id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(v["delay"]))
-        d.status = "under_review"
-        return {"ok": True, "submission_id": sid, "decision_expected_month": m + int(v["delay"])}
+        sub = papers_mod.submit(w, d, venue)
+        return {"ok": True, "submission_id": sub.id, "decision_expected_month": sub.decision_month}
 
     @api_call(mutating=True)
     def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:
@@ -67,12 +66,10 @@ class Papers(Namespace):
             raise ActionError("not_allowed", f"{d.id} was already revised this month; revise again next month")
         if d.authors and not any(w.s.people[a].status == "active" for a in d.authors):
             raise ActionError("not_allowed", f"none of {d.id}'s authors is still in the lab")
-        self._charge(h, f"revising {d.id}")
-        cfg = w.cfg
-        d.q = min(cfg.quality_max, d.q + cfg.revise_gain * min(h, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay ** d.revisions)
-        d.revisions += 1
-        d.revised_month = w.s.month
-        return {"ok": True, "revisions": d.revisions, "note": f"revised; gains beyond {self._w.cfg.revise_cap_hours:g} h are lost and shrink with each revision"}
+        self._check_hours(h, f"revising {d.id}")
+        papers_mod.revise(w, d, h)
+        return {"ok": True, "revisions": d.revisions,
+                "note": f"revised; gains beyond {w.cfg.revise_cap_hours:g} h are lost and shrink with each revision"}
 
     @api_call(mutating=True)
     def withdraw(self, submission_id: Any) -> dict[str, Any]:
@@ -83,9 +80,7 @@ class Papers(Namespace):
         if sub is None or sub.status != "under_review":
             live = [x.id for x in w.s.submissions.values() if x.status == "under_review"]
             raise ActionError("unknown_id", f"no submission {submission_id!r} under review; under review: {checks.listing(live)}")
-        sub.status = "withdrawn"
-        sub.decided_month = w.s.month
-        w.s.drafts[sub.draft_id].status = "available"
+        papers_mod.withdraw(w, sub)
         return {"ok": True}
 
     @api_call(mutating=False)

@@ -57,7 +57,7 @@ class Projects(Namespace):
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
         """Set a project's compute units/month (0 to {rules.caps.compute_per_project}), paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
         pj = self._project(project_id)
-        pj.compute = checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute)
+        projects_mod.set_compute(self._w, pj, checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute))
         return {"ok": True, "monthly_compute": pj.compute}
 
     @api_call(mutating=True)
@@ -67,7 +67,7 @@ class Projects(Namespace):
         p = self._person(student_id)
         if p.id in pj.members:
             raise ActionError("not_allowed", f"{p.id} is already a member of {pj.id}")
-        pj.members.append(p.id)
+        projects_mod.assign(self._w, pj, p.id)
         return {"ok": True, "members": list(pj.members)}
 
     @api_call(mutating=True)
@@ -75,7 +75,7 @@ class Projects(Namespace):
         """Remove a member from an active project (a non-member is ignored)."""
         pj = self._project(project_id)
         checks.string_id(student_id, "student id")
-        pj.members = [x for x in pj.members if x != student_id]
+        projects_mod.unassign(self._w, pj, student_id)
         return {"ok": True, "members": list(pj.members)}
 
     @api_call(mutating=True)

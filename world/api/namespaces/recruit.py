@@ -7,7 +7,7 @@ from typing import Any
 from ... import people as people_mod
 from ... import rules as rules_mod
 from ... import views
-from ...state import Applicant, Posting
+from ...state import Applicant
 from .. import checks
 from ..registry import ActionError, api_call
 from .base import Namespace
@@ -65,9 +65,7 @@ class Recruit(Namespace):
         new = [a for a in apps if not a.interviewed]
         cost = self._w.cfg.interview_hours * len(new)
         self._check_hours(cost, f"interviewing {len(new)} new candidate(s)")
-        self._charge(cost, "interviews")
-        for a in new:
-            a.interviewed = True
+        people_mod.interview(self._w, new)
         return {"interview_scores": {a.id: a.interview_score for a in apps}}
 
     @api_call(mutating=True)
@@ -82,7 +80,7 @@ class Recruit(Namespace):
         used = people_mod.researcher_commitments(w)
         if used >= w.cfg.researcher_cap:
             raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap} (active researchers, outstanding offers, incoming students and open postdoc searches count)")
-        a.status = "offered"
+        people_mod.make_offer(w, a)
         y = people_mod.season_year(w.s.month)
         return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + rules_mod.OFFER_RESOLVE_MONTH}, "
                                     f"arrivals in month {12 * y + rules_mod.PHD_ARRIVAL_MONTH}"}
@@ -93,11 +91,8 @@ class Recruit(Namespace):
         w = self._w
         if people_mod.researcher_commitments(w) >= w.cfg.researcher_cap:
             raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap}; a postdoc search cannot be posted")
-        s = w.s
-        pid = s.next_id("PDsearch")
-        s.postings[pid] = Posting(id=pid, month=s.month, resolve_month=s.month + w.cfg.postdoc_search_months)
-        w.spend(-w.cfg.postdoc_search_fee, "recruiting", pid)
-        return {"ok": True, "search_id": pid, "note": f"search {pid} posted; result at the end of month {s.month + w.cfg.postdoc_search_months}"}
+        post = people_mod.post_postdoc_search(w)
+        return {"ok": True, "search_id": post.id, "note": f"search {post.id} posted; result at the end of month {post.resolve_month}"}
 
     @api_call(mutating=True)
     def renew_postdoc(self, postdoc_id: Any) -> dict[str, Any]:
@@ -107,7 +102,7 @@ class Recruit(Namespace):
         assert p.contract_end is not None  # every postdoc has a contract end
         if p.contract_end - w.s.month > w.cfg.postdoc_renewal_window:
             raise ActionError("wrong_month", f"{p.id}'s contract ends in month {p.contract_end}; renewal opens in month {p.contract_end - w.cfg.postdoc_renewal_window}")
-        p.contract_end += w.cfg.postdoc_renewal_months
+        people_mod.renew_postdoc(w, p)
         return {"ok": True, "new_contract_end": p.contract_end}
 
     @api_call(mutating=True)
@@ -135,5 +130,5 @@ class Recruit(Namespace):
         p = self._person(staff_id, roles=("ra", "manager"), what="RA or lab manager")
         if p.dismiss_at_tick:
             raise ActionError("not_allowed", f"{p.id} is already leaving at the end of this month")
-        p.dismiss_at_tick = True
+        people_mod.dismiss_staff(w, p)
         return {"ok": True, "note": f"{p.name} leaves at the end of month {w.s.month} (this month is still paid and overseen)"}

@@ -37,8 +37,7 @@ class Students(Namespace):
         pool = people_mod.attention_pool(w)
         if total + w.s.oneoff_used > pool + 1e-9:
             raise ActionError("no_attention", f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h")
-        for pid, h in new.items():
-            w.s.people[pid].mentoring = h
+        people_mod.set_mentoring(w, new)
         return {"ok": True, "mentoring_total": round(total, 2)}
 
     @api_call(mutating=False)
