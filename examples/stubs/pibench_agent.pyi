@@ -67,7 +67,7 @@ class _Papers:
     def drafts(self) -> Any:
         """All drafts: id, topic, tier, status, created_month, authors, polish_hours, revisions, salvage, collab."""
     def polish(self, draft_id: Any, hours: Any) -> Any:
-        """Spend hours polishing an available draft (gains saturate at ``polish_cap_hours`` in total, §7)."""
+        """Spend hours polishing an available draft (gains saturate at 12 h in total)."""
     def publications(self) -> Any:
         """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
     def revise(self, draft_id: Any, hours: Any) -> Any:
