@@ -245,7 +245,7 @@ class LabCore:
             self._closed_in_block = False
             self._turn_for_handler = turn
             try:
-                result = self.sandbox.run(code, filename=f"<turn {turn}>")
+                result = self.sandbox.run(code, filename=f"<turn {turn}>", rebind=True)
             finally:
                 self._block_month = None
             self.last_result = result

@@ -302,6 +302,7 @@ class Sandbox:
         filename: str = "<stdin>",
         first_line: int = 1,
         on_output: OutputSink | None = None,
+        rebind: bool = False,
     ) -> BlockResult:
         """Run one block of agent code (MECHANICS §16).
 
@@ -311,6 +312,9 @@ class Sandbox:
             first_line: Line of the block's first line in the agent's text (1-based).
             on_output: Receives the block's output piece by piece while it runs (the
                 head as it is printed; the cut notice and tail at the end).
+            rebind: Re-bind the API names (namespaces, ``query``, ``memory`` ...) in the
+                agent's globals before the block, undoing any reassignment by earlier
+                blocks (the LLM harness does this every turn, MECHANICS §16).
 
         Returns:
             A :class:`BlockResult`. A refused or failing block is a result, never an
@@ -371,10 +375,10 @@ class Sandbox:
         self.blocks += 1
         block = self.blocks
         try:
-            proc.send(
-                {"t": "run", "id": block, "code": code, "filename": filename, "first_line": first_line},
-                deadline,
-            )
+            run_msg = {"t": "run", "id": block, "code": code, "filename": filename, "first_line": first_line}
+            if rebind:
+                run_msg["rebind"] = True
+            proc.send(run_msg, deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")

@@ -21,7 +21,8 @@ Wire protocol: one JSON object per line (UTF-8), in both directions.
 parent -> child
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
     "limits": {...}, "numpy_path": str | null, "static_check": bool}``
-    ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}``
+    ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}`` (plus
+    ``"rebind": true`` to restore the API names in the agent's globals first)
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
     "message": str}`` (the answer to a ``call``)
     ``{"t": "exit"}``
@@ -539,6 +540,7 @@ class _Runtime:
         g["read_memory"] = read_memory
         g["write_memory"] = write_memory
         g["ActionError"] = ActionError
+        self.api_names = {k: g[k] for k in (*self.spec, "query", "memory", "read_memory", "write_memory", "ActionError")}
         seal()
         return g
 
@@ -550,6 +552,8 @@ class _Runtime:
         block = msg.get("id")
         self.out.reset()
         self.builtins.update(self.pristine)  # the runtime checks, whatever the last block did
+        if msg.get("rebind") is True:
+            self.globals.update(self.api_names)  # API names re-bound before the turn (§16)
         error = None
         try:
             if not isinstance(code, str):

@@ -31,8 +31,12 @@ def test_step_semantics_turns_reward_and_truncation():
         obs, reward, term, trunc, info = env.step("")
         assert info["auto_advanced"] and info["reports"][0]["month"] == 1
         assert obs.startswith("=== Month 2 of 12")
-        obs, *_ = env.step("print(total)")  # the namespace persists across months
+        obs, *_ = env.step("print(total)\nlab = 'shadowed'")  # the namespace persists across months
         assert obs == "OUTPUT (turn 1/2)\n42\n"
+        obs, _r, _t, _tr, info = env.step("print(lab.dashboard()['month'], total)")  # API names re-bound (§16)
+        assert info["output"] == "2 42\n" and info["auto_advanced"]
+        assert obs.startswith("=== Month 3 of 12")
+        assert env.unwrapped.core.world.s.action_log[-1][1] == "time.next_month"
         rewards = 0.0
         while True:
             obs, reward, term, trunc, info = env.step("time.next_month()")
