@@ -230,3 +230,34 @@ def test_usage_missing_is_counted_not_invented(out):
         res = play(srv, out)
     assert res["tokens"]["total"] == 0 and res["tokens"]["calls_without_usage"] == MONTHS
     assert fake_usage([{"content": "abcd"}])["prompt_tokens"] == 1
+
+
+def test_integrity_audit_counts_what_the_sandbox_refused(out):
+    """Dunder access, a refused import, an endless loop (time-out) and an output flood are
+    recorded by kind in integrity.json and flag the run; a NameError and an API refusal
+    are counted but do not flag it."""
+    hostile = [
+        "print(().__class__.__bases__)",
+        "import os",
+        "while True:\n    pass",
+        "print('y' * 20_000)",
+        "print(undefined_name)",
+        "projects.start('no-such-topic', 2, [])",
+    ]
+
+    def brain(req, i):
+        turn = (len(req["messages"]) - 2) // 2
+        if turn < len(hostile) and _month_of(req["messages"][1]["content"]) == 1:
+            return Reply("```python\n" + hostile[turn] + "\n```")
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        res = play(srv, out, block_timeout=1.0)
+    integrity = json.loads((_run_dir(out) / "integrity.json").read_text())
+    kinds = integrity["by_kind"]
+    assert kinds.get("private_or_dunder") == 1 and kinds.get("import_refused") == 1
+    assert kinds.get("timeout") == 1 and kinds.get("output_flood") == 1
+    assert integrity["python_errors"] == {"NameError": 1}
+    assert integrity["api_refusals"] == {"bad_argument": 1}
+    assert integrity["flags"] == 4 and res["integrity"]["flagged"]
+    assert [i["kind"] for i in integrity["incidents"]] == ["private_or_dunder", "import_refused", "timeout", "output_flood"]
