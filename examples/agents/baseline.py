@@ -19,7 +19,7 @@ FALLBACK_TOPIC = "reasoning"
 MIN_HIRE_RUNWAY = 18  # months
 TIF_RUNWAY = 24       # months
 EVENT_HOURS = 20
-CAPS = {"BSF": 2, "AMP": 1, "TIF": 2, "FEL": 1}
+RULES = lab.rules()   # this scenario's caps, hours and calendars (never typed in here)
 
 
 def runway_of(dash):
@@ -55,7 +55,7 @@ def hire(dash):
     apps.sort(key=lambda a: -(a["transcript"] + a["letter"]))
     if INTERVIEW:
         short = apps[: 2 * want + 2]
-        fits = int((lab.attention()["left"] + 1e-9) // 3)
+        fits = int((lab.attention()["left"] + 1e-9) // RULES["hours"]["interview"])
         new = [a for a in short if a["interview"] is None]
         if len(new) > fits:
             short = [a for a in short if a["interview"] is not None] + new[:fits]
@@ -68,7 +68,7 @@ def hire(dash):
         ranked = apps
     committed = n + len([a for a in recruit.applicants() if a["status"] == "offered"])
     for a in ranked[: want + 1]:
-        if committed >= 12:
+        if committed >= RULES["caps"]["researchers"]:
             break
         recruit.offer(a["id"])
         committed += 1
@@ -95,7 +95,7 @@ def start_projects(topic):
     idle = idle_researchers(dash)
     active = len(dash["active_projects"])
     for i in range(0, len(idle), 2):
-        if active >= 10:
+        if active >= RULES["caps"]["active_projects"]:
             break
         projects.start(topic, TIER, idle[i:i + 2], COMPUTE)
         active += 1
@@ -132,16 +132,17 @@ def handle_drafts():
 def can_propose(call, month):
     # only the grant rules refuse: a call already applied to gets another proposal when they allow
     agency = call["agency"]
+    terms = RULES["agencies"][agency]
     props = grants.proposals()
-    if agency == "FEL" and any(p["agency"] == "FEL" and p["status"] == "funded" for p in props):
+    if terms["once"] and any(p["agency"] == agency and p["status"] == "funded" for p in props):
         return False
     live = len([a for a in grants.awards() if a["agency"] == agency and a["end_month"] >= month])
     live += len([p for p in props if p["agency"] == agency and p["status"] == "pending"])
-    if live >= CAPS.get(agency, 1):
+    if live >= terms["max_concurrent"]:
         return False
-    if agency == "TIF":
-        last = [p["submitted_month"] for p in props if p["agency"] == "TIF"]
-        if last and month - max(last) < 3:
+    if terms["cooldown_months"]:
+        last = [p["submitted_month"] for p in props if p["agency"] == agency]
+        if last and month - max(last) < terms["cooldown_months"]:
             return False
     return True
 
@@ -173,7 +174,7 @@ def answer_events():
         left = lab.attention()["left"]
         kind = ev["kind"]
         if kind == "student_crisis":
-            if left >= 10:
+            if left >= RULES["hours"]["crisis"]:
                 events.respond(ev["id"], "support")
         elif kind in ("invited_talk", "review_request"):
             events.respond(ev["id"], "accept" if left > EVENT_HOURS else "decline")
@@ -185,7 +186,7 @@ def answer_events():
 
 def play_month():
     dash = lab.dashboard()
-    if dash["month"] % 12 == 1:
+    if dash["month"] % 12 == RULES["season"]["pool_opens"]:
         hire(dash)
     mentor(lab.dashboard())
     topic = hottest_topic()

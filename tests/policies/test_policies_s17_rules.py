@@ -261,3 +261,21 @@ def test_tuned_config_is_the_grid_winner_on_the_tuning_seeds():
     means = {c: summarize(run_seeds("baseline", TUNING_SEEDS, baseline_config=c))["mean"] for c in configs}
     best = sorted(configs, key=lambda c: (-means[c], configs.index(c)))[0]
     assert best == TUNED_CONFIG, (best.label(), TUNED_CONFIG.label())
+
+
+@pytest.mark.parametrize("name", ["baseline", "ambitious", "hire-max", "all-in", "oracle"])
+def test_policies_read_rule_numbers_from_the_scenario(name):
+    """Under a scenario with other caps (researchers, active projects, BSF concurrency), other
+    TIF cool-down and interview/crisis hours, no policy meets a refusal it did not expect: the
+    rule numbers come from lab.rules(), not from numbers typed into the policies."""
+    import copy
+
+    from world.runner import run_career
+
+    agencies = copy.deepcopy(WorldConfig().agencies)
+    agencies["BSF"]["max_concurrent"] = 1
+    cfg = WorldConfig(researcher_cap=4, max_active_projects=2, tif_cooldown=7, interview_hours=5.0,
+                      crisis_hours=14.0, agencies=agencies)
+    for seed in (101, 102):
+        row = run_career(name, seed, cfg)
+        assert row["errors"] == 0, (name, seed)

@@ -43,11 +43,11 @@ class Ambitious(Policy):
         """One month of the ambitious rules."""
         dash = api.lab.dashboard()
         m = dash["month"]
-        if m % 12 == 1:
+        if m % 12 == self.rules(api)["season"]["pool_opens"]:
             self.hire(api, dash)
         set_even_mentoring(api, self.mentoring)
         topic = hottest_topic(api, "reasoning", n=40)
-        start_idle_pairs(api, topic, self.tier, self.compute)
+        start_idle_pairs(api, topic, self.tier, self.compute, self.rules(api)["caps"]["active_projects"])
         self.submit_drafts(api)
         self.propose(api, topic)
         for ev in api.events.pending():
@@ -67,7 +67,7 @@ class Ambitious(Policy):
         apps.sort(key=lambda a: -(a["transcript"] + a["letter"]))
         committed = n + sum(1 for a in api.recruit.applicants() if a["status"] == "offered")
         for a in apps[: want + 1]:
-            if committed >= 12:
+            if committed >= self.rules(api)["caps"]["researchers"]:
                 break
             api.recruit.offer(a["id"])
             committed += 1
@@ -89,7 +89,7 @@ class Ambitious(Policy):
         """Every open call the rules allow: 25 h on the topic, the first 4 publications attached."""
         dash = api.lab.dashboard()
         for call in dash["open_grant_calls"]:
-            if not can_propose(api, call, dash["month"]):
+            if not can_propose(api, call, dash["month"], self.rules(api)):
                 continue
             attach = [p["id"] for p in api.papers.publications()[:4]]
             self.attempt(api, "grants.propose", api.grants.propose, call["id"], topic, self.proposal_hours, attach,

@@ -31,6 +31,13 @@ class Policy:
 
     def __init__(self) -> None:
         self.refused: list[list[Any]] = []
+        self._rules: dict[str, Any] | None = None
+
+    def rules(self, api: Any) -> dict[str, Any]:
+        """This scenario's rules (``lab.rules()``: caps, hours, calendars), read once per career."""
+        if self._rules is None:
+            self._rules = api.lab.rules()
+        return self._rules
 
     def act(self, api: Any) -> None:
         """Take this month's decisions through ``api`` (the clock is advanced by the runner)."""
@@ -92,9 +99,10 @@ def idle_researchers(dash: dict[str, Any]) -> list[str]:
     return [p["id"] for p in dash["students"] if p["id"] not in busy]
 
 
-def start_idle_pairs(api: Any, topic: str, tier: int, compute: float, max_projects: int = 10) -> None:
+def start_idle_pairs(api: Any, topic: str, tier: int, compute: float, max_projects: int) -> None:
     """Idle researchers, in pairs (an odd one alone), start projects on ``topic`` until the lab
-    runs ``max_projects`` (MECHANICS §17, baseline rule 3; also the ambitious policy)."""
+    runs ``max_projects`` (the rules' cap; MECHANICS §17, baseline rule 3; also the ambitious
+    policy)."""
     dash = api.lab.dashboard()
     idle = idle_researchers(dash)
     active = len(dash["active_projects"])
@@ -141,8 +149,9 @@ def rejecting_venues(api: Any) -> dict[str, list[str]]:
     return out
 
 
-def can_propose(api: Any, call: dict[str, Any], month: int) -> bool:
-    """True if a proposal to ``call`` passes the caps, FEL's once rule and TIF's cooldown (§9).
+def can_propose(api: Any, call: dict[str, Any], month: int, rules: dict[str, Any]) -> bool:
+    """True if a proposal to ``call`` passes the caps, the once-only rule and the cool-down
+    of its agency (§9), as ``rules`` (``lab.rules()``) states them.
 
     Only these §9 rules refuse (MECHANICS §17, baseline rule 5): a call the lab already
     applied to gets another proposal whenever they allow (a two-month call in each of its
@@ -150,19 +159,16 @@ def can_propose(api: Any, call: dict[str, Any], month: int) -> bool:
     the caller.
     """
     agency = call["agency"]
+    terms = rules["agencies"][agency]
     proposals = api.grants.proposals()
-    if agency == "FEL" and any(p["agency"] == "FEL" and p["status"] == "funded" for p in proposals):
+    if terms["once"] and any(p["agency"] == agency and p["status"] == "funded" for p in proposals):
         return False
     live = sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)
     live += sum(1 for p in proposals if p["agency"] == agency and p["status"] == "pending")
-    if live >= CAPS.get(agency, 1):
+    if live >= terms["max_concurrent"]:
         return False
-    if agency == "TIF":
-        last = [p["submitted_month"] for p in proposals if p["agency"] == "TIF"]
-        if last and month - max(last) < 3:
+    if terms["cooldown_months"]:
+        last = [p["submitted_month"] for p in proposals if p["agency"] == agency]
+        if last and month - max(last) < terms["cooldown_months"]:
             return False
     return True
-
-
-CAPS = {"BSF": 2, "AMP": 1, "TIF": 2, "FEL": 1}
-"""Awards running plus proposals pending per agency (§9), as an agent reads them in the rules."""

@@ -14,7 +14,10 @@ Where §17 leaves a detail open, the choice made here (and in the script):
   The "hottest" topic breaks ties in the fixed topic order.
 * Polish (8 h, once, not salvage drafts) and the one 8 h revision happen only when the hours
   are left; NAIC is tried only for tier ≥ 2 drafts that were never rejected anywhere.
-* A crisis is supported when 10 h are left, else left to the auto-ignore at the tick.
+* A crisis is supported when its hours (``lab.rules()``) are left, else left to the
+  auto-ignore at the tick.
+* Rule numbers (researcher cap, project cap, interview and crisis hours, grant caps and
+  cool-downs, the season) are read from ``lab.rules()``, so the policy plays any scenario.
 * Hiring: want = 0 (enough researchers, or runway < 18) means no interviews and no offers
   ("no hiring at runway < 18"); the "top want + 1" offers apply when want > 0.
 * Proposals stop for the month once fewer than 25 h are left.
@@ -123,7 +126,7 @@ class Baseline(Policy):
         cfg = self.config
         dash = api.lab.dashboard()
         m = dash["month"]
-        if m % 12 == 1:
+        if m % 12 == self.rules(api)["season"]["pool_opens"]:
             self.hire(api, dash)
         set_even_mentoring(api, min(cfg.mentoring, cfg.mentoring_total / max(1, len(dash["students"]))))
         topic = self.topic(api, m)
@@ -153,7 +156,7 @@ class Baseline(Policy):
         if cfg.interview:
             short = apps[: 2 * want + 2]
             left = api.lab.attention()["left"]
-            fits = int((left + 1e-9) // 3)
+            fits = int((left + 1e-9) // self.rules(api)["hours"]["interview"])
             new = [a for a in short if a["interview"] is None]
             if len(new) > fits:
                 short = [a for a in short if a["interview"] is not None] + new[:fits]
@@ -166,14 +169,14 @@ class Baseline(Policy):
             ranked = apps
         committed = n + sum(1 for a in api.recruit.applicants() if a["status"] == "offered")
         for a in ranked[: want + 1]:
-            if committed >= 12:
+            if committed >= self.rules(api)["caps"]["researchers"]:
                 break
             api.recruit.offer(a["id"])
             committed += 1
 
     def start_projects(self, api: Any, topic: str) -> None:
         """Rule 3: idle researchers, in pairs, start projects on the topic."""
-        start_idle_pairs(api, topic, self.config.tier, self.config.compute)
+        start_idle_pairs(api, topic, self.config.tier, self.config.compute, self.rules(api)["caps"]["active_projects"])
 
     def handle_drafts(self, api: Any) -> None:
         """Rule 4: polish once, revise once after the first rejection, climb the venue ladder
@@ -218,7 +221,7 @@ class Baseline(Policy):
         for call in dash["open_grant_calls"]:
             if call["agency"] == "TIF" and _runway(dash) > cfg.tif_runway:
                 continue
-            if not can_propose(api, call, m):
+            if not can_propose(api, call, m, self.rules(api)):
                 continue
             if api.lab.attention()["left"] < cfg.proposal_hours:
                 break
@@ -240,7 +243,7 @@ class Baseline(Policy):
             left = api.lab.attention()["left"]
             kind = ev["kind"]
             if kind == "student_crisis":
-                if left >= 10:
+                if left >= self.rules(api)["hours"]["crisis"]:
                     api.events.respond(ev["id"], "support")
             elif kind in ("invited_talk", "review_request"):
                 api.events.respond(ev["id"], "accept" if left > cfg.event_hours else "decline")

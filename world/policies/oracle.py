@@ -72,7 +72,7 @@ class Oracle(Policy):
         m = dash["month"]
         runway = 99.0 if dash["runway_months"] is None else float(dash["runway_months"])
         n = len(dash["students"])
-        if m % 12 == 1:
+        if m % 12 == self.rules(api)["season"]["pool_opens"]:
             self.hire(api, n, runway)
         managers = [p for p in dash["staff"] if p["role"] == "manager"]
         if not managers and n >= 5 and runway > 15:
@@ -200,7 +200,7 @@ class Oracle(Policy):
         w = self.world
         slack = 0.15 if runway > 24 else -0.20
         for call in api.lab.dashboard()["open_grant_calls"]:
-            if not can_propose(api, call, m) or api.lab.attention()["left"] <= 27:
+            if not can_propose(api, call, m, self.rules(api)) or api.lab.attention()["left"] <= 27:
                 continue
             agency = call["agency"]
             best = None

@@ -23,7 +23,7 @@ class HireMax(Policy):
     spends without funding collapses.
 
     Open details: the (up to) 3 idle researchers form one project; offers stop at the
-    researcher cap of 12 (active + outstanding offers), so none is refused.
+    researcher cap (active + outstanding offers, ``lab.rules()``), so none is refused.
     """
 
     name = "hire-max"
@@ -37,15 +37,16 @@ class HireMax(Policy):
     def act(self, api: Any) -> None:
         """Offers in months ≡ 1, then one project for the idle researchers."""
         dash = api.lab.dashboard()
-        if dash["month"] % 12 == 1:
+        rules = self.rules(api)
+        if dash["month"] % 12 == rules["season"]["pool_opens"]:
             apps = [a for a in api.recruit.applicants() if a["status"] == "pending"]
             apps.sort(key=lambda a: -(a["transcript"] + a["letter"]))
             committed = len(dash["students"])
             for a in apps[: self.offers]:
-                if committed >= 12:
+                if committed >= rules["caps"]["researchers"]:
                     break
                 api.recruit.offer(a["id"])
                 committed += 1
         idle = idle_researchers(dash)
-        if idle and len(dash["active_projects"]) < 10:
+        if idle and len(dash["active_projects"]) < rules["caps"]["active_projects"]:
             api.projects.start(self.topic, self.tier, idle[: self.team], self.compute)
