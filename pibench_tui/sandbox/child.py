@@ -812,7 +812,7 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
     defaults = frozenset((*functools.WRAPPER_ASSIGNMENTS, *functools.WRAPPER_UPDATES))
 
     def check_wrapper_names(assigned: Any, updated: Any) -> None:
-        extra = sorted(set(assigned) | set(updated) - defaults)
+        extra = sorted((set(assigned) | set(updated)) - defaults)
         if extra:
             raise SandboxError(
                 f"functools.update_wrapper/wraps copy only their default attributes in the sandbox, not {extra}"

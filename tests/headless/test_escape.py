@@ -161,8 +161,8 @@ def _limit(pid: int, what: str) -> str:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_agent_process_is_unprivileged_and_boxed(tmp_path):
-    """Through the real command: the agent process has NoNewPrivs, exactly descriptors
-    0-2 open with RLIMIT_NOFILE 3, and, when pibench runs as root, uid/gid nobody with no
+    """Through the real command: the agent process has NoNewPrivs and a seccomp filter on
+    every thread, exactly descriptors 0-2 open with RLIMIT_NOFILE 3, and, when pibench runs as root, uid/gid nobody with no
     supplementary groups, no capabilities and RLIMIT_NPROC 0 (no fork, no threads)."""
     env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
     proc = subprocess.Popen(
@@ -181,6 +181,16 @@ def test_agent_process_is_unprivileged_and_boxed(tmp_path):
         pid = pids[0]
         status = _status(pid)
         assert status["NoNewPrivs"] == "1"
+        from pibench_tui.sandbox import confinement_status
+
+        if confinement_status().seccomp:  # every thread (the watchdog too) is filtered
+            tasks = os.listdir(f"/proc/{pid}/task")
+            assert len(tasks) >= 2
+            for tid in tasks:
+                task = dict(
+                    line.split(":", 1) for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines() if ":" in line
+                )
+                assert task["Seccomp"].strip() == "2" and task["NoNewPrivs"].strip() == "1", tid
         assert sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd")) == [0, 1, 2]
         assert _limit(pid, "Max open files") == "3"
         if os.geteuid() == 0:

@@ -12,7 +12,8 @@ from tests.headless.conftest import run_pibench
 #: An LLM-style agent: dataclasses, a namedtuple, typing, f-strings, numpy, a template
 #: ``.format`` on a variable, ``getattr`` on its own objects by a computed name,
 #: ``type(e).__name__`` in an ``except``, ``__slots__``, special methods of its own
-#: classes, ``copy``, ``operator``, ``datetime``, ``print(..., file=sys.stderr)``.
+#: classes, ``copy``, ``operator``, ``datetime``, ``print(..., file=sys.stderr)``, an
+#: enum, a ``functools.wraps`` decorator and an abstract base class.
 AGENT_SCRIPT = r'''
 from __future__ import annotations
 import sys
@@ -114,6 +115,41 @@ print("to stderr", file=sys.stderr)
 if "memo" not in globals():
     memo = {}
 print(sorted(dir(lab))[:2])
+
+import enum
+import functools
+import abc
+
+
+class Mode(enum.Enum):
+    SAFE = enum.auto()
+    BOLD = enum.auto()
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return ("logged", fn(*args, **kwargs))
+    return wrapper
+
+
+@logged
+def choose(mode: Mode) -> str:
+    """Pick a mode."""
+    return mode.name.lower()
+
+
+class Strategy(abc.ABC):
+    @abc.abstractmethod
+    def act(self) -> str: ...
+
+
+class Careful(Strategy):
+    def act(self) -> str:
+        return choose(Mode.SAFE)[1]
+
+
+print(choose(Mode.BOLD), choose.__name__, choose.__doc__, Careful().act())
 '''
 
 EXPECTED_LINES = [
@@ -128,6 +164,7 @@ EXPECTED_LINES = [
     "{False: 1, True: 2} True",
     "2026-02-01",
     "to stderr",
+    "('logged', 'bold') choose Pick a mode. safe",
 ]
 
 
