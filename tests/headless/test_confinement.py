@@ -268,3 +268,59 @@ def test_raw_system_calls_meet_seccomp_and_landlock(user, victim):
     refused = {name: code for name, code in out.items() if code in REFUSED}
     assert refused == out, {name: code for name, code in out.items() if code not in REFUSED}
     assert len(out) == 15
+
+
+#: seccomp alone, as on a kernel without Landlock: the filter then refuses every open.
+SECCOMP_ONLY = r"""
+import errno, json, os, socket, sys, importlib.util
+spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
+confine = importlib.util.module_from_spec(spec)
+sys.modules["confine_probe"] = confine
+spec.loader.exec_module(confine)
+lib = confine._load_libseccomp()
+assert confine._no_new_privs()
+assert confine._seccomp(lib, allow_open=False) is None
+out = {}
+for name, fn in [
+    ("read-etc-passwd", lambda: open("/etc/passwd")),
+    ("read-stdlib", lambda: open(os.__file__)),
+    ("write-tmp", lambda: open("/tmp/pibench-probe-%d" % os.getpid(), "w")),
+    ("socket", lambda: socket.socket()),
+    ("fork", os.fork),
+]:
+    try:
+        fn()
+        out[name] = 0
+    except OSError as exc:
+        out[name] = exc.errno
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not confinement_status().seccomp, reason="needs seccomp and libseccomp")
+def test_without_landlock_seccomp_refuses_every_open():
+    """The fallback for kernels without Landlock: the seccomp filter alone refuses every
+    file open (even of the standard library), sockets and fork, with EPERM."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SECCOMP_ONLY, str(CONFINE_PY)],
+        capture_output=True, text=True, timeout=60, cwd="/", stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out == dict.fromkeys(("read-etc-passwd", "read-stdlib", "write-tmp", "socket", "fork"), errno.EPERM)
+
+
+def test_a_missing_mechanism_is_named():
+    """A report without Landlock or seccomp (an old kernel, no libseccomp) is incomplete
+    and names what is missing; garbage from the agent process reads as nothing in force."""
+    from pibench_tui.sandbox import Confinement
+
+    partial = Confinement(no_new_privs=True, user="unprivileged", landlock_abi=0, landlock=False,
+                          seccomp=True, rlimits=True, notes=("the kernel has no Landlock",))
+    assert not partial.complete and partial.missing == ("landlock",)
+    assert partial.describe().startswith("OS confinement: INCOMPLETE, missing landlock (")
+    assert "the kernel has no Landlock" in partial.describe()
+    assert Confinement.from_dict(partial.to_dict()) == partial
+    for junk in (None, "ready", {"landlock": "yes", "seccomp": 1, "user": "admin"}):
+        assert Confinement.from_dict(junk).missing[:1] == ("no_new_privs",)
+        assert not Confinement.from_dict(junk).complete
