@@ -70,12 +70,15 @@ def _non_negative_int(text: str) -> int:
 
 
 def _seed(text: str) -> int:
+    from world.config import seed_problem  # the one validator of world parameters
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value <= 2**63 - 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2**63-1, got {text!r}")
+    problem = seed_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
@@ -312,11 +315,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return int(app.run_play(args) or 0)
 
 
-def _not_implemented(name: str) -> int:
-    print(f"pibench {name}: not implemented yet", file=sys.stderr)
-    return 1
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pibench`` command.
 
@@ -340,10 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_headless(args, parser)
         if args.command == "play":
             return _cmd_play(args)
-        func = getattr(args, "func", None)
-        if func is not None:  # saves / scenarios subcommands
-            return int(func(args) or 0)
-        return _not_implemented(args.command)
+        return int(args.func(args) or 0)  # every other command sets its handler
     except KeyboardInterrupt:
         print(f"pibench {args.command}: interrupted", file=sys.stderr)
         return 1

@@ -15,14 +15,14 @@ A scenario file::
 
 Every problem in a file is reported at once, each naming its key: unknown keys (with a
 "did you mean" and the list of valid keys), wrong types, values outside the parameter's
-``min``/``max`` (``WorldConfig`` field metadata), and finally whatever
-``WorldConfig.validate()`` refuses.
+``min``/``max`` and the cross-field rules. The world parameters are checked by the one
+validator, :meth:`world.config.WorldConfig.from_dict` (``WorldConfig.check``); this module
+only adds the file's own keys (name, description, seed) and where each key was written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -30,7 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from world.config import WorldConfig
+from world.config import ConfigError, WorldConfig, seed_problem
+from world.config import short_repr as _show
+from world.config import unknown_key as _unknown
+from world.config import value_kind as _kind
 
 DEFAULT_SCENARIO = "standard"
 """The scenario used when none is named."""
@@ -43,8 +46,6 @@ MECHANICS §17 tunes the baseline on 1001-1002) and keeps the evaluation seeds 1
 ``eval-101`` .. ``eval-103`` held out.
 """
 
-SEED_MAX = 2**63 - 1
-"""Largest accepted seed."""
 
 SHORTCUTS = ("months", "start_budget", "frozen_field", "no_scooping", "unlimited_attention")
 """``WorldConfig`` fields that may also be set at a scenario file's top level."""
@@ -101,7 +102,7 @@ class Scenario:
         """This scenario with another seed (``None`` keeps it).
 
         Raises:
-            ScenarioError: the seed is not an integer in ``0..SEED_MAX``.
+            ScenarioError: the seed is not an integer in ``0..world.config.SEED_MAX``.
         """
         if seed is None:
             return self
@@ -134,101 +135,8 @@ def _diff(prefix: str, old: Any, new: Any, out: dict[str, tuple[Any, Any]]) -> N
 
 
 # -- type checking -------------------------------------------------------------------------
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _unknown(path: str, key: str, valid: list[str], what: str) -> str:
-    import difflib  # only for the hint of an error message (start-up stays light)
-
-    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"{path}: unknown {what}{hint}; valid {what}s: {', '.join(valid)}"
-
-
-def _check(path: str, value: Any, default: Any, meta: Mapping[str, Any], problems: list[str]) -> Any:
-    """Type-check ``value`` against the default's type; return it coerced (or None on error)."""
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
-            problems.append(f"{path}: must be true or false, got {_kind(value)} {_show(value)}")
-            return None
-        return value
-    if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            problems.append(f"{path}: must be an integer, got {_kind(value)} {_show(value)}")
-            return None
-        return _range(path, value, meta, problems)
-    if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"{path}: must be a number, got {_kind(value)} {_show(value)}")
-            return None
-        if not math.isfinite(value):
-            problems.append(f"{path}: must be a finite number, got {_show(value)}")
-            return None
-        return _range(path, float(value), meta, problems)
-    if isinstance(default, str):
-        if not isinstance(value, str):
-            problems.append(f"{path}: must be text, got {_kind(value)} {_show(value)}")
-            return None
-        return value
-    if isinstance(default, list):
-        if not isinstance(value, list):
-            problems.append(f"{path}: must be an array, got {_kind(value)} {_show(value)}")
-            return None
-        model = default[0] if default else 0
-        return [_check(f"{path}[{i}]", v, model, {}, problems) for i, v in enumerate(value)]
-    if isinstance(default, dict):
-        if not isinstance(value, dict):
-            problems.append(f"{path}: must be a table, got {_kind(value)} {_show(value)}")
-            return None
-        out = {}
-        valid = [str(k) for k in default]
-        for k, v in value.items():
-            if k not in default:
-                problems.append(_unknown(f"{path}.{k}", k, valid, "key"))
-                continue
-            out[k] = _check(f"{path}.{k}", v, default[k], {}, problems)
-        return out
-    problems.append(f"{path}: cannot be set from a scenario file")
-    return None
-
-
-def _range(path: str, value: float, meta: Mapping[str, Any], problems: list[str]) -> Any:
-    lo, hi = meta.get("min"), meta.get("max")
-    unit = f" {meta['unit']}" if meta.get("unit") else ""
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None else (
-            f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
-        problems.append(f"{path}: {_show(value)} is out of range; it must be {bounds}{unit}")
-        return None
-    return value
-
-
 def _check_seed(seed: Any) -> str | None:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        return f"must be an integer, got {_kind(seed)} {_show(seed)}"
-    if not 0 <= seed <= SEED_MAX:
-        return f"{seed} is out of range; it must be between 0 and {SEED_MAX}"
-    return None
+    return seed_problem(seed)
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -246,8 +154,7 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
         ScenarioError: every problem found, each naming its key.
     """
     problems: list[str] = []
-    fields = {f.name: f for f in dataclasses.fields(WorldConfig)}
-    defaults = WorldConfig()
+    fields = {f.name for f in dataclasses.fields(WorldConfig)}
     shortcuts = [k for k in SHORTCUTS if k in fields]
     top_valid = [k for k in TOP_KEYS if k not in SHORTCUTS or k in fields]
 
@@ -266,56 +173,33 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
     if not isinstance(description, str):
         problems.append(f"description: must be text, got {_kind(description)} {_show(description)}")
     seed = data.get("seed", DEFAULT_SEED)
-    seed_problem = _check_seed(seed)
-    if seed_problem:
-        problems.append(f"seed: {seed_problem}")
+    seed_problem_text = _check_seed(seed)
+    if seed_problem_text:
+        problems.append(f"seed: {seed_problem_text}")
 
-    overrides: dict[str, Any] = {}
-    for key in shortcuts:
-        if key in data:
-            overrides[key] = _check(key, data[key], _model(defaults, fields[key]), fields[key].metadata, problems)
-
+    overrides: dict[str, Any] = {key: data[key] for key in shortcuts if key in data}
+    paths = {key: key for key in overrides}
     world = data.get("world", {})
     if not isinstance(world, dict):
         problems.append(f"world: must be a table ([world]), got {_kind(world)} {_show(world)}")
         world = {}
-    valid_params = sorted(fields)
     for key, value in world.items():
-        path = f"world.{key}"
-        if key not in fields:
-            problems.append(_unknown(path, key, valid_params, "parameter"))
+        if key in overrides:
+            problems.append(f"world.{key}: set twice, at the top level and in [world]; keep one")
             continue
-        if key in overrides or (key in shortcuts and key in data):
-            problems.append(f"{path}: set twice, at the top level and in [world]; keep one")
-            continue
-        overrides[key] = _check(path, value, _model(defaults, fields[key]), fields[key].metadata, problems)
+        overrides[key] = value
+        paths[key] = f"world.{key}"
 
-    if problems:
-        raise ScenarioError(source, problems)
-
+    # The one validator of world parameters (WorldConfig): types, ranges, unknown keys, cross-field rules.
     try:
-        config = WorldConfig.from_dict(overrides)  # tables merge into the defaults
-        config.validate()
-    except ValueError as exc:
-        raise ScenarioError(source, str(exc)) from None
+        config = WorldConfig.from_dict(overrides, paths)  # tables merge into the defaults
+    except ConfigError as exc:
+        problems += exc.problems
+        config = None
+    if problems or config is None:
+        raise ScenarioError(source, problems)
     return Scenario(name=name, description=description.strip(), seed=int(seed), config=config,
                     source=source, overrides=overrides)
-
-
-def _model(defaults: WorldConfig, f: dataclasses.Field) -> Any:
-    """The value whose type a setting must have: the default, as a float if declared one."""
-    default = getattr(defaults, f.name)
-    if f.type in ("float", float) and isinstance(default, int) and not isinstance(default, bool):
-        return float(default)
-    return default
-
-
-def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:
-    for k, v in new.items():
-        if isinstance(v, dict) and isinstance(into.get(k), dict):
-            _merge(into[k], v)
-        else:
-            into[k] = v
 
 
 def read_scenario_text(text: str, source: str = "<scenario>") -> Scenario:

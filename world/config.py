@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -429,117 +430,292 @@ class WorldConfig:
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "WorldConfig":
+    def check(cls, data: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+        """Type- and range-check (possibly partial) parameters without building a config.
+
+        The one validator of world parameters: scenario files, the CLI and :meth:`from_dict`
+        all use it. Every problem is reported, each starting with the key path it concerns
+        (``months``, ``pools.elite.volume``, ``venues.NAIC.deadlines[1]``) and saying what is
+        valid: unknown keys (with a "did you mean" and the valid keys), wrong types, numbers
+        outside the parameter's inclusive ``min``/``max`` (field metadata, :data:`TABLE_RANGES`).
+
+        Args:
+            data: parameter name → value; a table may be given in part (it merges into the default).
+            paths: how to name a top-level key in messages (e.g. ``{"hot_max": "world.hot_max"}``).
+
+        Returns:
+            ``(values, problems)``: the valid values coerced to their types (floats for float
+            parameters), and the problems (empty when all is well).
+        """
+        paths = paths or {}
+        fields = _FIELDS()
+        defaults = _DEFAULTS()
+        problems: list[str] = []
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            path = paths.get(key, key)
+            f = fields.get(key)
+            if f is None:
+                problems.append(unknown_key(path, str(key), sorted(fields), "parameter"))
+                continue
+            checked = _check(path, value, _model(defaults, f), f.metadata, problems, TABLE_RANGES.get(key))
+            if checked is not None:
+                values[key] = checked
+        return values, problems
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> WorldConfig:
         """Build a config from (possibly partial) data; tables merge into the defaults.
 
         Raises:
-            ValueError: an unknown key, a wrong type or an out-of-range value; the message
-                names the key and, for unknown keys, lists the valid ones.
+            ConfigError: every problem at once (:meth:`check`, then the rules of
+                :meth:`problems` on the merged config), each naming its key and what is valid.
         """
-        if not isinstance(data, dict):
-            raise ValueError(f"config must be a table of parameters, got {type(data).__name__}")
-        base = cls()
-        names = {f.name: f for f in dataclasses.fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            if key not in names:
-                raise ValueError(
-                    f"unknown world parameter {key!r}; valid parameters: {', '.join(sorted(names))}"
-                )
-            default = getattr(base, key)
-            if isinstance(default, dict):
-                values[key] = _merge_table(key, default, value)
-            else:
-                values[key] = _coerce_scalar(key, default, value)
-        cfg = dataclasses.replace(base, **values)
-        cfg.validate()
+        if not isinstance(data, Mapping):
+            raise ConfigError([f"config must be a table of parameters, got {value_kind(data)} {short_repr(data)}"])
+        values, problems = cls.check(data, paths)
+        base = cls()  # fresh tables: a config never shares a dict with another
+        merged: dict[str, Any] = {k: _merge(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v
+                                  for k, v in values.items()}
+        cfg = dataclasses.replace(base, **merged)
+        problems += cfg.problems(paths)
+        if problems:
+            raise ConfigError(_unique(problems))
         return cfg
 
-    def validate(self) -> None:
-        """Check every scalar against its range and the few cross-field rules.
+    def problems(self, paths: Mapping[str, str] | None = None) -> list[str]:
+        """Every value of this config outside its valid range, and the cross-field rules.
 
-        Raises:
-            ValueError: naming the parameter, its value and the valid range.
+        Args:
+            paths: how to name a top-level key in messages (as in :meth:`check`).
         """
+        paths = paths or {}
+        out: list[str] = []
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
+            path = paths.get(f.name, f.name)
             if isinstance(value, dict):
-                continue
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(f"world parameter {f.name!r} must be a finite number, got {value!r}")
-            lo, hi = f.metadata.get("min"), f.metadata.get("max")
-            if lo is not None and value < lo:
-                raise ValueError(f"world parameter {f.name!r} = {value!r} is below its minimum {lo} ({f.metadata['unit']})")
-            if hi is not None and value > hi:
-                raise ValueError(f"world parameter {f.name!r} = {value!r} is above its maximum {hi} ({f.metadata['unit']})")
+                ranges = TABLE_RANGES.get(f.name)
+                if ranges is None:
+                    continue
+                for row_key, row in value.items():
+                    for key, (lo, hi) in ranges.items():
+                        item = row.get(key)
+                        items = item if isinstance(item, list) else [item]
+                        for i, v in enumerate(items):
+                            where = f"{path}.{row_key}.{key}" + (f"[{i}]" if isinstance(item, list) else "")
+                            _number(where, v, {"min": lo, "max": hi}, out)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                _number(path, value, f.metadata, out)
+        path = paths.get("initial_hotness", "initial_hotness")
         if set(self.initial_hotness) != set(TOPICS):
-            raise ValueError(f"initial_hotness must give exactly the topics {', '.join(TOPICS)}")
+            out.append(f"{path}: must give exactly the topics {', '.join(TOPICS)}")
         for k, h in self.initial_hotness.items():
-            if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
-                raise ValueError(f"initial_hotness[{k!r}] must be a positive number, got {h!r}")
+            if not (isinstance(h, (int, float)) and not isinstance(h, bool) and math.isfinite(h) and h > 0):
+                out.append(f"{path}.{k}: must be a positive number, got {short_repr(h)}")
+        return out
 
-        for table, ranges in TABLE_RANGES.items():
-            for row_key, row in getattr(self, table).items():
-                for key, (lo, hi) in ranges.items():
-                    value = row.get(key)
-                    name = f"{table}.{row_key}.{key}"
-                    values = value if isinstance(value, list) else [value]
-                    for v in values:
-                        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                            raise ValueError(f"world parameter {name!r} must be a finite number, got {value!r}")
-                        if not lo <= v <= hi:
-                            raise ValueError(f"world parameter {name!r} = {value!r} must be between {lo:g} and {hi:g}")
+    def validate(self) -> None:
+        """Check every value against its range and the cross-field rules.
+
+        Raises:
+            ConfigError: listing every problem, each naming the parameter, its value and the valid range.
+        """
+        problems = self.problems()
+        if problems:
+            raise ConfigError(problems)
 
     def hotness0(self) -> list[float]:
         """Initial hotness in topic order (MECHANICS.md §4)."""
         return [float(self.initial_hotness[t]) for t in TOPICS]
 
 
-def _coerce_scalar(key: str, default: Any, value: Any) -> Any:
+class ConfigError(ValueError):
+    """Invalid world parameters. ``problems`` lists every one, each starting with its key path."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            text = self.problems[0]
+        else:
+            text = f"{len(self.problems)} problems:\n" + "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(text)
+
+
+SEED_MAX = 2**63 - 1
+"""Largest world seed (seeds are integers in ``0..SEED_MAX``)."""
+
+
+def seed_problem(seed: Any) -> str | None:
+    """Why ``seed`` is not a valid world seed (an integer in ``0..SEED_MAX``), or None."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        return f"must be an integer, got {value_kind(seed)} {short_repr(seed)}"
+    if not 0 <= seed <= SEED_MAX:
+        return f"{seed} is out of range; it must be between 0 and {SEED_MAX}"
+    return None
+
+
+# ------------------------------------------------------------------------------ checking
+_cache: dict[str, Any] = {}
+
+
+def _FIELDS() -> dict[str, dataclasses.Field[Any]]:  # noqa: N802 - a cached constant
+    fields: dict[str, dataclasses.Field[Any]] | None = _cache.get("fields")
+    if fields is None:
+        fields = _cache["fields"] = {f.name: f for f in dataclasses.fields(WorldConfig)}
+    return fields
+
+
+def _DEFAULTS() -> WorldConfig:  # noqa: N802 - a cached constant (never mutated: tables are copied on merge)
+    base: WorldConfig | None = _cache.get("defaults")
+    if base is None:
+        base = _cache["defaults"] = WorldConfig()
+    return base
+
+
+def _model(defaults: WorldConfig, f: dataclasses.Field[Any]) -> Any:
+    """The value whose type a setting must have: the default, as a float if declared one."""
+    default = getattr(defaults, f.name)
+    if f.type in ("float", float) and isinstance(default, int) and not isinstance(default, bool):
+        return float(default)
+    return default
+
+
+def value_kind(value: Any) -> str:
+    """What ``value`` is, in words for a message ("an integer", "text", "a table" ...)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def short_repr(value: Any) -> str:
+    """``value`` for a message: TOML-style booleans, long reprs cut to 40 characters."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def unknown_key(path: str, key: str, valid: list[str], what: str) -> str:
+    """The message for an unknown key: a "did you mean" when one is close, and the valid keys."""
+    import difflib  # only for the hint of an error message (start-up stays light)
+
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{path}: unknown {what}{hint}; valid {what}s: {', '.join(valid)}"
+
+
+def _number(path: str, value: Any, meta: Mapping[str, Any], problems: list[str]) -> Any:
+    """``value`` if it is a finite number within ``meta``'s inclusive min/max, else None (problem noted)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(f"{path}: must be a number, got {value_kind(value)} {short_repr(value)}")
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        problems.append(f"{path}: must be a finite number, got {short_repr(value)}")
+        return None
+    lo, hi = meta.get("min"), meta.get("max")
+    unit = f" {meta['unit']}" if meta.get("unit") else ""
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None else (
+            f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
+        problems.append(f"{path}: {short_repr(value)} is out of range; it must be {bounds}{unit}")
+        return None
+    return value
+
+
+def _check(path: str, value: Any, default: Any, meta: Mapping[str, Any], problems: list[str],
+           ranges: Mapping[str, tuple[float, float]] | None = None) -> Any:
+    """Type-check ``value`` against the default's type (and its range); return it coerced, or None.
+
+    A table is checked key by key against the default table (unknown keys refused); ``ranges``
+    gives the ranges of the numbers inside the rows of a table (:data:`TABLE_RANGES`).
+    """
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ValueError(f"world parameter {key!r} must be true or false, got {value!r}")
+            problems.append(f"{path}: must be true or false, got {value_kind(value)} {short_repr(value)}")
+            return None
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"world parameter {key!r} must be an integer, got {value!r}")
-        return value
+            problems.append(f"{path}: must be an integer, got {value_kind(value)} {short_repr(value)}")
+            return None
+        return _number(path, value, meta, problems)
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"world parameter {key!r} must be a number, got {value!r}")
-        return float(value)
+            problems.append(f"{path}: must be a number, got {value_kind(value)} {short_repr(value)}")
+            return None
+        checked = _number(path, float(value), meta, problems)
+        return None if checked is None else float(value)
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ValueError(f"world parameter {key!r} must be a string, got {value!r}")
+            problems.append(f"{path}: must be text, got {value_kind(value)} {short_repr(value)}")
+            return None
         return value
-    raise ValueError(f"world parameter {key!r} cannot be set")
+    if isinstance(default, list):
+        if not isinstance(value, list):
+            problems.append(f"{path}: must be an array, got {value_kind(value)} {short_repr(value)}")
+            return None
+        model = default[0] if default else 0
+        items = [_check(f"{path}[{i}]", v, model, meta, problems) for i, v in enumerate(value)]
+        return None if any(v is None for v in items) else items
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            problems.append(f"{path}: must be a table, got {value_kind(value)} {short_repr(value)}")
+            return None
+        out = {}
+        valid = [str(k) for k in default]
+        for k, v in value.items():
+            k = str(k)
+            if k not in default:
+                problems.append(unknown_key(f"{path}.{k}", k, valid, "key"))
+                continue
+            if ranges is not None and isinstance(default[k], dict):  # a row of a ranged table
+                row_out = {}
+                row_valid = [str(x) for x in default[k]]
+                if not isinstance(v, dict):
+                    problems.append(f"{path}.{k}: must be a table, got {value_kind(v)} {short_repr(v)}")
+                    continue
+                for k2, v2 in v.items():
+                    if k2 not in default[k]:
+                        problems.append(unknown_key(f"{path}.{k}.{k2}", str(k2), row_valid, "key"))
+                        continue
+                    lo_hi = ranges.get(k2)
+                    sub_meta = {"min": lo_hi[0], "max": lo_hi[1]} if lo_hi else {}
+                    checked = _check(f"{path}.{k}.{k2}", v2, default[k][k2], sub_meta, problems)
+                    if checked is not None:
+                        row_out[k2] = checked
+                out[k] = row_out
+                continue
+            checked = _check(f"{path}.{k}", v, default[k], {}, problems)
+            if checked is not None:
+                out[k] = checked
+        return out
+    problems.append(f"{path}: cannot be set")
+    return None
 
 
-def _merge_table(key: str, default: dict, value: Any) -> dict:
-    if not isinstance(value, dict):
-        raise ValueError(f"world parameter {key!r} must be a table, got {value!r}")
+def _merge(default: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the table ``default`` with the checked values of ``new`` merged in (rows in part)."""
     merged = copy.deepcopy(default)
-    for sub, v in value.items():
-        sub = str(sub)
-        if sub not in merged:
-            raise ValueError(
-                f"unknown key {sub!r} in world table {key!r}; valid keys: {', '.join(sorted(merged))}"
-            )
-        old = merged[sub]
-        if isinstance(old, dict):
-            if not isinstance(v, dict):
-                raise ValueError(f"{key}.{sub} must be a table, got {v!r}")
-            for k2, v2 in v.items():
-                if k2 not in old:
-                    raise ValueError(
-                        f"unknown key {k2!r} in {key}.{sub}; valid keys: {', '.join(sorted(old))}"
-                    )
-                if isinstance(old[k2], list):
-                    if not isinstance(v2, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v2):
-                        raise ValueError(f"{key}.{sub}.{k2} must be a list of integers, got {v2!r}")
-                    old[k2] = list(v2)
-                else:
-                    old[k2] = _coerce_scalar(f"{key}.{sub}.{k2}", old[k2], v2)
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(merged.get(k), dict):
+            merged[k].update(copy.deepcopy(v))
         else:
-            merged[sub] = _coerce_scalar(f"{key}.{sub}", old, v)
+            merged[k] = copy.deepcopy(v)
     return merged
+
+
+def _unique(problems: list[str]) -> list[str]:
+    """Problems in order, each once (a value refused by both checks is named once)."""
+    seen: set[str] = set()
+    return [p for p in problems if not (p in seen or seen.add(p))]  # type: ignore[func-returns-value]

@@ -42,7 +42,6 @@ class World:
         self.dirty: set[tuple[str, str]] = set()
         self.version = 0  # bumped on every change; the observable mirror syncs on change
         self.month_citations = 0
-        self._observer = None
         self.report: MonthReport | None = None  # the report being collected during a tick
         self.last_report: MonthReport | None = None  # the report of the last closed month
         if _restore is not None:

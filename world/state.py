@@ -87,14 +87,6 @@ class Person(Entity):
     impulse: float = 0.0  # queued morale impulses for this month's researcher step
     dismiss_at_tick: bool = False  # Decisions §1: dismissal takes effect at the next tick
 
-    @property
-    def active(self) -> bool:
-        return self.status == "active"
-
-    @property
-    def researcher(self) -> bool:
-        return self.role in ("phd", "postdoc")
-
 
 @dataclass
 class Applicant(Entity):

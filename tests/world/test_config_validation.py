@@ -1,0 +1,76 @@
+"""One validator of world parameters (WorldConfig): every bad value at once, each with its valid range."""
+
+from __future__ import annotations
+
+import pytest
+
+from world.config import SEED_MAX, ConfigError, WorldConfig, seed_problem
+
+
+def test_every_bad_value_is_reported_at_once_with_its_range():
+    """Bad scalars, table cells, list items, unknown keys and the cross-field rule are all named in one error."""
+    with pytest.raises(ConfigError) as info:
+        WorldConfig.from_dict({
+            "months": 0, "boom_p": 1.5, "hot_max": float("nan"), "pay_phd": "lots", "zzz": 1,
+            "pools": {"elite": {"volume": -1, "volum": 2}},
+            "venues": {"NAIC": {"deadlines": [3, 44]}},
+            "initial_hotness": {"reasoning": -1.0},
+        })
+    problems = info.value.problems
+    assert len(problems) == 9, problems
+    by_key = {p.split(":")[0]: p for p in problems}
+    assert "between 1 and 240" in by_key["months"]
+    assert "between 0 and 1" in by_key["boom_p"]
+    assert "finite" in by_key["hot_max"]
+    assert "must be a number" in by_key["pay_phd"]
+    assert "unknown parameter" in by_key["zzz"]
+    assert "between 0 and 100" in by_key["pools.elite.volume"]
+    assert "did you mean 'volume'" in by_key["pools.elite.volum"]
+    assert "between 0 and 11" in by_key["venues.NAIC.deadlines[1]"]
+    assert "positive" in by_key["initial_hotness.reasoning"]
+    assert str(info.value).startswith("9 problems")
+
+
+def test_validate_reports_every_out_of_range_value_of_a_built_config():
+    """``validate()`` on a config built around the checks names each bad value, not only the first."""
+    import dataclasses
+
+    cfg = dataclasses.replace(WorldConfig(), months=0, researcher_cap=-3)
+    with pytest.raises(ConfigError) as info:
+        cfg.validate()
+    assert [p.split(":")[0] for p in info.value.problems] == ["months", "researcher_cap"]
+
+
+def test_good_data_round_trips_and_tables_merge():
+    """A full config round-trips exactly; a partial table merges into the defaults as floats."""
+    cfg = WorldConfig()
+    assert WorldConfig.from_dict(cfg.to_dict()) == cfg
+    part = WorldConfig.from_dict({"pools": {"elite": {"volume": 3}}, "start_budget": 5})
+    assert part.pools["elite"]["volume"] == 3.0 and isinstance(part.pools["elite"]["volume"], float)
+    assert part.pools["elite"]["ability_mean"] == cfg.pools["elite"]["ability_mean"]
+    assert part.pools is not WorldConfig().pools
+
+
+def test_paths_name_keys_as_the_caller_wrote_them():
+    """A caller (the scenario loader) names keys as written in its file."""
+    with pytest.raises(ConfigError) as info:
+        WorldConfig.from_dict({"boom_p": 2.0}, {"boom_p": "world.boom_p"})
+    assert info.value.problems[0].startswith("world.boom_p:")
+
+
+@pytest.mark.parametrize("seed, ok", [(0, True), (SEED_MAX, True), (-1, False), (SEED_MAX + 1, False),
+                                      (1.5, False), (True, False), ("7", False)])
+def test_seed_problem(seed, ok):
+    """Seeds are integers in 0..2**63-1; the CLI's --seed and scenario files use this one check."""
+    assert (seed_problem(seed) is None) == ok
+
+
+def test_cli_seed_uses_the_one_validator():
+    """``pibench ... --seed`` refuses an out-of-range seed with the validator's message."""
+    import argparse
+
+    from pibench_tui.cli import _seed
+
+    with pytest.raises(argparse.ArgumentTypeError, match="out of range"):
+        _seed(str(SEED_MAX + 1))
+    assert _seed("101") == 101
