@@ -1,0 +1,108 @@
+"""Start-up figures of issue 9 §3 (prints figures, asserts nothing).
+
+Run: ``python bench/startup.py [--repeat N]``. Each figure is the median over ``N`` fresh
+processes, as wall time and as CPU time (user + system of the process and its children,
+which is steadier on a shared machine):
+
+* ``python -c pass`` and ``python -c "import numpy"``: the floor any start-up pays here;
+* ``pibench --help`` (goal: at most 120 ms);
+* ``pibench headless --jsonl``: from the process start to the reply to a first trivial block
+  (world built, agent process started; goal: at most 120 ms), and what the headless parent
+  imports (``-X importtime``: the heaviest top-level modules, and that textual, rich and
+  tinydb are not among them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GOAL_MS = 120
+
+
+def pibench() -> list[str]:
+    script = Path(sys.executable).parent / "pibench"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pibench_tui"]
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_cmd(cmd: list[str], repeat: int) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0, t0 = children_cpu(), time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(children_cpu() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def headless_first_reply(repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0, t0 = children_cpu(), time.perf_counter()
+        proc = subprocess.Popen(pibench() + ["headless", "--jsonl", "--seed", "101"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"code": "pass"}) + "\n")
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+        walls.append(time.perf_counter() - t0)
+        proc.stdin.close()
+        proc.stdout.read()
+        proc.wait()
+        cpus.append(children_cpu() - c0)  # parent and agent process, whole run (one block)
+        if not reply.get("ok"):
+            raise RuntimeError(f"headless failed: {reply}")
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def heaviest_imports(env: dict[str, str]) -> None:
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pibench_tui", "headless", "--jsonl", "--seed", "101"],
+                          input=json.dumps({"code": "pass"}) + "\n", capture_output=True, text=True, env=env)
+    rows = []
+    names = set()
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, total, name = line[len("import time:"):].split("|")
+        names.add(name.strip())
+        if not name.startswith("  "):  # top level: imported by the program itself
+            rows.append((int(total), name.strip()))
+    rows.sort(reverse=True)
+    print("  heaviest top-level imports of `pibench headless` (cumulative, one run):",
+          ", ".join(f"{n} {t / 1000:.0f} ms" for t, n in rows[:8]))
+    absent = [m for m in ("textual", "rich", "tinydb", "sqlite3") if m not in names]
+    print(f"  not imported: {', '.join(absent) or '-'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=9, help="processes per figure (default 9)")
+    args = ap.parse_args()
+    env = dict(os.environ, PIBENCH_HOME=os.environ.get("PIBENCH_HOME", "/tmp/pibench-bench-home"))
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.repeat} processes")
+    for label, cmd in (("python -c pass", [sys.executable, "-c", "pass"]),
+                       ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
+                       ("pibench --help", pibench() + ["--help"])):
+        wall, cpu = run_cmd(cmd, args.repeat)
+        goal = f" (goal <= {GOAL_MS} ms)" if "pibench" in label else ""
+        print(f"{label:28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms{goal}")
+    wall, cpu = headless_first_reply(args.repeat, env)
+    print(f"{'pibench headless, 1st reply':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
+          f"(parent + agent process; goal <= {GOAL_MS} ms)")
+    heaviest_imports(env)
+
+
+if __name__ == "__main__":
+    main()
