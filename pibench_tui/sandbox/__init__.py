@@ -125,7 +125,9 @@ class BlockResult:
             agent's own text (``None`` if unknown).
         truncated: Whether output was cut.
         omitted: Characters of output cut (0 if none or unknown).
-        calls: API calls this process completed for the block (each kept for good).
+        calls: API calls this process completed for the block (each kept for good). A
+            read-only call repeated with the same arguments before anything changed the
+            world is answered by the agent process itself and not counted again.
         restarted: Whether the agent process was killed/lost and restarted (variables
             defined by agent code are gone).
         seconds: Wall time of the block, in seconds.

@@ -219,17 +219,22 @@ class _Channel:
                 view = view[n:]
 
     def recv(self) -> dict:
+        return self.recv_text()[0]
+
+    def recv_text(self) -> tuple[dict, str]:
+        """The next message, and its text (kept by the read-only call cache)."""
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
                 line, self.buf = self.buf[:i], self.buf[i + 1 :]
                 try:
-                    msg = _json_decode(line.decode("utf-8"))
+                    text = line.decode("utf-8")
+                    msg = _json_decode(text)
                 except Exception:  # noqa: BLE001 - an unreadable message from the parent
                     os._exit(5)
                 if type(msg) is not dict:
                     os._exit(5)
-                return msg
+                return msg, text
             chunk = os.read(self.rfd, 1 << 16)
             if not chunk:  # the parent is gone
                 os._exit(0)
@@ -308,6 +313,9 @@ class _OutputCap:
 
 
 _monotonic = _time.monotonic
+
+_READ_CACHE_ENTRIES = 512
+"""Most read-only results the agent process keeps at once (cleared when full)."""
 
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
@@ -473,15 +481,38 @@ class _Runtime:
         self.agent_files: set[str] = set()  # file names of agent code run so far
         out = self.out
         channel_send_raw = channel.send_raw
-        channel_recv = channel.recv
+        channel_recv_text = channel.recv_text
+        # Read-only results, per world state: within a block the world changes only through
+        # this process's own calls, so a repeated read-only call (same name, same arguments)
+        # is answered here until a call that may change the world, or the next block, clears
+        # the cache. The answer is decoded again from the parent's reply text each time, so
+        # agent code gets fresh objects exactly as from the parent.
+        readonly = {(ns, m) for ns, calls in self.spec.items() for m, c in calls.items()
+                    if isinstance(c, dict) and c.get("mutating") is False}
+        passive = readonly | {("query", "query"), ("memory", "read")}
+        cache: dict[bytes, str] = {}
+        self.read_cache = cache
 
         def rpc(ns: str, method: str, args: tuple, kwargs: dict) -> object:
             data = _encode_call(ns, method, args, kwargs)
-            out.flush()
-            channel_send_raw(data)
-            reply = channel_recv()
-            if reply.get("t") != "ret":
-                raise RuntimeError("sandbox protocol error: expected a reply to an API call")
+            key = (ns, method)
+            text = cache.get(data) if key in readonly else None
+            if text is not None:
+                reply = _json_decode(text)
+            else:
+                out.flush()
+                channel_send_raw(data)
+                reply, text = channel_recv_text()
+                if reply.get("t") != "ret":
+                    raise RuntimeError("sandbox protocol error: expected a reply to an API call")
+                # A refused call changes nothing (the API checks before it acts); anything
+                # else that may change the world empties the cache.
+                if key not in passive and (reply.get("ok") is not False or reply.get("code") == "internal_error"):
+                    cache.clear()
+                if key in readonly and reply.get("ok") is True:
+                    if len(cache) >= _READ_CACHE_ENTRIES:
+                        cache.clear()
+                    cache[data] = text
             if reply.get("ok"):
                 return reply.get("v")
             raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
@@ -550,6 +581,7 @@ class _Runtime:
         filename = str(msg.get("filename", "<stdin>"))
         first_line = int(msg.get("first_line", 1))
         block = msg.get("id")
+        self.read_cache.clear()  # the world may have changed since the last block
         self.out.reset()
         self.builtins.update(self.pristine)  # the runtime checks, whatever the last block did
         if msg.get("rebind") is True:
