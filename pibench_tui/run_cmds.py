@@ -72,7 +72,7 @@ def add_parsers(sub: Any) -> None:
     _common(p, "101,102,103")
     p.add_argument("--save-runs", metavar="DIR", dest="save_runs",
                    help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/: result.json, "
-                        "actions.jsonl, months.jsonl) for pibench report, pibench replay and the replay viewer")
+                        "actions.jsonl, months.jsonl, eval.json) for pibench report, pibench replay and the replay viewer")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("compare", help="run several policies on the same seeds, side by side with paired ratios",

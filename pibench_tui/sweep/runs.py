@@ -4,8 +4,9 @@ One directory per career, in the run-directory format shared with ``pibench agen
 (read by ``pibench report``, ``pibench replay`` and the replay viewer):
 ``DIR/<label>/<scenario>-<seed>/`` with ``actions.jsonl`` (the world's action log, enough
 for :func:`world.api.replay`), ``months.jsonl`` (per closed month the month report and the
-dashboard after the tick) and ``result.json`` (kind ``policy``; written last, so its presence
-means the directory is complete).
+dashboard after the tick), ``eval.json`` (the hidden evaluation log and the capability axes,
+as for agent runs) and ``result.json`` (kind ``policy``; written last, so its presence means
+the directory is complete).
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
 
     Returns:
         ``(row, run)``: the per-seed row of :func:`world.runner.result_row` (identical to an
-        unrecorded career's) and the run data ``{"result", "actions", "months_jsonl"}`` (the
-        text of ``months.jsonl``); the result lacks ``label`` and ``scenario`` (the sweep
-        fills them in).
+        unrecorded career's) and the run data ``{"result", "actions", "months_jsonl",
+        "eval_json"}`` (the texts of ``months.jsonl`` and ``eval.json``); the result lacks
+        ``label`` and ``scenario`` (the sweep fills them in).
     """
     from world.api import ActionError, Api
     from world.engine import World
@@ -83,7 +84,9 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
         "baseline_config": dataclasses.asdict(baseline_config) if dataclasses.is_dataclass(baseline_config) and not isinstance(baseline_config, type) else None,
         "summary": s, "refused": len(pol.refused), "errors": len(pol.errors),  # type: ignore[attr-defined]
     }
-    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months_jsonl": "".join(months)}
+    evaluation = json.dumps({"eval_log": world.s.eval_log, "axes": row["axes"]}, separators=(",", ":"), allow_nan=False)
+    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months_jsonl": "".join(months),
+                 "eval_json": evaluation + "\n"}
 
 
 def _jsonl(rows: list[Any]) -> str:
@@ -104,5 +107,6 @@ def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) 
     d.mkdir(parents=True, exist_ok=True)
     atomic_write_text(d / "actions.jsonl", _jsonl(run["actions"]))
     atomic_write_text(d / "months.jsonl", run["months_jsonl"])
+    atomic_write_text(d / "eval.json", run["eval_json"])
     atomic_write_json(d / "result.json", result)
     return d

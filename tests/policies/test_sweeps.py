@@ -197,7 +197,8 @@ def test_a_torn_last_journal_line_is_dropped(tmp_path):
 def test_save_runs_writes_replayable_run_directories(tmp_path):
     """`pibench run --save-runs DIR` writes DIR/<policy>/<scenario>-<seed>/ with result.json
     (kind policy, the career's digest and Impact), actions.jsonl that replays to the same
-    digest, and one months.jsonl line per closed month (report and dashboard)."""
+    digest, one months.jsonl line per closed month (report and dashboard) and eval.json (the
+    capability axes of the career's row)."""
     runs = tmp_path / "runs"
     assert _cli(["run", "baseline", "--scenario", "short-12", "--seeds", "7,8", "--save-runs", str(runs)]) == 0
     from scenarios import load_scenario
@@ -218,6 +219,8 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
         assert all(set(m) == {"month", "report", "dashboard"} for m in months)
         assert [m["report"]["month"] for m in months] == [m["month"] for m in months]
         assert months[0]["dashboard"]["month"] == 2
+        evaluation = json.loads((d / "eval.json").read_text())
+        assert evaluation["axes"] == row["axes"] and evaluation["eval_log"]
         from pibench_tui.harness.replay import verify_run
 
         verdict = verify_run(d)  # what `pibench replay` checks
