@@ -59,7 +59,7 @@ def repl_input_complete(text: str) -> bool:
     return not text.split("\n")[-1].strip()
 
 
-def make_completer(api_calls: dict | None = None, docs: dict | None = None) -> Any:
+def make_completer(api_calls: dict | None = None, docs: dict[str, dict[str, str]] | None = None) -> Any:
     """A prompt-toolkit completer of the API: namespaces, their calls, the calls' argument
     names, and topic/venue values (MECHANICS §15).
 
@@ -134,7 +134,7 @@ def make_completer(api_calls: dict | None = None, docs: dict | None = None) -> A
     return ApiCompleter()
 
 
-def _scenario_docs(session: HeadlessSession) -> dict:
+def _scenario_docs(session: HeadlessSession) -> dict[str, dict[str, str]]:
     """The API help with this session's scenario numbers (``world.api.call_docs``)."""
     from world.api import call_docs
 

@@ -220,7 +220,7 @@ class Sandbox:
         seed: int = 0,
         month: Callable[[], int] | None = None,
         process: AgentProcess | None = None,
-        limits: dict | None = None,
+        limits: dict[str, Any] | None = None,
         static_check: bool = True,
     ) -> None:
         self.handler = handler

@@ -473,7 +473,7 @@ class _Runtime:
         self.spec: dict = init.get("spec") or {}
         self.out = _OutputCap(channel, int(init.get("max_output", 20_000)))
         self.seed = int(init.get("seed", 0))
-        self.limits: dict = init.get("limits") or {}
+        self.limits: dict[str, int] = init.get("limits") or {}
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.static_check = init.get("static_check", True) is not False
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
