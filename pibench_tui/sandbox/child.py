@@ -685,6 +685,8 @@ def _attribute_helpers() -> dict[str, Any]:
     ``setattr``/``delattr``/``vars`` and the lookup behind ``x.format``, ``x.format_map``
     and ``x.__dict__`` (rewritten by :func:`policy.rewrite_checked_attributes`)."""
     import builtins
+    import functools
+    from collections import UserString
 
     real_getattr = builtins.getattr
     real_setattr = builtins.setattr
@@ -719,16 +721,31 @@ def _attribute_helpers() -> dict[str, Any]:
         format.__doc__ = method.__doc__
         return format
 
+    def user_string_format(method: Any) -> Any:
+        def format(self: Any, *args: Any, **kwargs: Any) -> str:  # noqa: A001
+            checked_template(real_getattr(self, "data", None))
+            return method(self, *args, **kwargs)
+
+        format.__name__ = format.__qualname__ = method.__name__
+        format.__doc__ = method.__doc__
+        return format
+
     def checked_attr(obj: Any, name: str) -> Any:
         if name in str_methods:
-            target = obj
-            if isinstance(obj, super):
-                target = real_getattr(obj, "__self__", None)
-            if isinstance(target, str) and real_getattr(type(target), name) is str_methods[name]:
-                return bound_format(target, name)
-            if isinstance(obj, type) and issubclass(obj, str) and real_getattr(obj, name) is str_methods[name]:
+            # Whatever the route (an instance, a str subclass, super(), the class), if the
+            # value is str.format / str.format_map, its template is checked when called.
+            value = real_getattr(obj, name)
+            owner = real_getattr(value, "__self__", None)
+            if isinstance(owner, str) and value == str_methods[name].__get__(owner):
+                return bound_format(owner, name)
+            if value is str_methods[name]:
                 return unbound_format(name)
-            return real_getattr(obj, name)
+            user = real_getattr(UserString, name)
+            if real_getattr(value, "__func__", None) is user and isinstance(owner, UserString):
+                return functools.partial(user_string_format(user), owner)
+            if value is user:  # collections.UserString.format calls str.format on .data
+                return user_string_format(user)
+            return value
         if name == "__dict__":
             if isinstance(obj, type):
                 raise SandboxError(
