@@ -308,24 +308,10 @@ class LabCore:
         w = self.world
         closed = w.month if w.finished else w.month - 1
         report = value.get("report") if isinstance(value, dict) else None
-        if not isinstance(report, dict):
-            report = self._fallback_report(closed)
+        if not isinstance(report, dict):  # time.last_report() says the same (Decisions 8)
+            report = self._last_report() or {"month": closed}
         dashboard = self.api.lab.dashboard()
         self.closed_months.append({"month": closed, "report": report, "dashboard": dashboard})
-
-    def _fallback_report(self, closed: int) -> dict[str, Any]:
-        """A minimal month report until ``MonthReport`` lands (Decisions 8): the facts a PI
-        sees on the books (citations and money), from the world's public records."""
-        from world.scoring import earned
-
-        w = self.world
-        return {
-            "month": closed,
-            "citations": {"earned": int(getattr(w, "month_citations", 0) or 0), "total": int(earned(w))},
-            "money": {"budget": round(w.s.budget)},
-            "collapsed": bool(w.collapsed),
-            "finished": bool(w.finished),
-        }
 
     def _handle(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Serve one API call of agent code (the sandbox's handler)."""

@@ -273,6 +273,12 @@ class _Career:
                                 "citations_earned": self.core.closed_months[-1]["report"].get("citations", {}).get("total")
                                 if self.core.closed_months else None})
         self._checkpoint()
+        if month % 12 == 0 and not w.finished:
+            rep = self.core.closed_months[-1]["report"] if self.core.closed_months else {}
+            cit = (rep.get("citations") or {}).get("total")
+            self.log(f"month {month}/{w.cfg.months}: budget ${w.s.budget:,.0f}, citations {cit}, "
+                     f"{self.meter.prompt_tokens + self.meter.completion_tokens:,} tokens, "
+                     f"{self.meter.failed_calls} failed calls")
 
     # ------------------------------------------------------------------ the loop
     def play(self) -> None:
@@ -502,7 +508,9 @@ def run_careers(
         for i, seed in enumerate(seeds):
             try:
                 results[i] = run_career(settings, make_backend(), seed, out, log=log, stop=stop)
-            except (RunConflict, LLMCallFailed, ValueError, OSError) as exc:
+            except CareerInterrupted:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reported per career (RunConflict, SandboxStartError, OSError ...)
                 results[i] = exc
         return [results[i] for i in range(len(seeds))]
     from concurrent.futures import ThreadPoolExecutor, wait

@@ -108,16 +108,18 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
         col = colors.get(key, "grey")
         lab = key if key not in seen else None
         seen.add(key)
+        style = "--" if c["kind"] == "policy" else "-"  # dashed: a scripted policy (overlaps stay visible)
         if c["budget_by_month"]:
             xs = range(1, len(c["budget_by_month"]) + 1)
-            a1.plot(xs, [b / 1000 for b in c["budget_by_month"]], color=col, alpha=0.75, linewidth=1.2, label=lab)
+            a1.plot(xs, [b / 1000 for b in c["budget_by_month"]], color=col, alpha=0.75, linewidth=1.2, label=lab,
+                    linestyle=style)
             if c["collapsed"]:
                 a1.scatter([len(c["budget_by_month"])], [c["budget_by_month"][-1] / 1000], color=col, marker="x", s=40)
         if c["earned_by_month"]:
             xs = range(1, len(c["earned_by_month"]) + 1)
-            a2.plot(xs, c["earned_by_month"], color=col, alpha=0.75, linewidth=1.2)
+            a2.plot(xs, c["earned_by_month"], color=col, alpha=0.75, linewidth=1.2, linestyle=style)
     a1.axhline(0, color="black", linewidth=0.8)
-    a1.set_title("Budget (thousand USD; × = collapse)")
+    a1.set_title("Budget (thousand USD; × = collapse; dashed = policy)")
     a1.set_xlabel("month")
     a2.set_title("Citations earned so far")
     a2.set_xlabel("month")
