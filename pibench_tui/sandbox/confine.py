@@ -323,7 +323,7 @@ def _no_new_privs() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        return _libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+        return bool(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
     except Exception:  # noqa: BLE001 - no ctypes, no libc
         return False
 

@@ -134,13 +134,13 @@ CLASS_BODY_DUNDERS: frozenset[str] = frozenset({"__slots__", "__hash__", "__doc_
 def _introspection_attributes() -> frozenset[str]:
     """Attribute names of frames, code objects, generators, coroutines and tracebacks."""
 
-    def gen():  # pragma: no cover - never run
+    def gen() -> Any:  # pragma: no cover - never run
         yield 1
 
-    async def coro():  # pragma: no cover - never run
+    async def coro() -> None:  # pragma: no cover - never run
         pass
 
-    async def agen():  # pragma: no cover - never run
+    async def agen() -> Any:  # pragma: no cover - never run
         yield 1
 
     objs: list[Any] = [gen(), agen(), gen.__code__, sys._getframe()]
@@ -483,7 +483,9 @@ class _PolicyChecker(ast.NodeVisitor):
         for name in node.names:
             self.check_name(node, name, "name")
 
-    visit_Nonlocal = visit_Global
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        for name in node.names:
+            self.check_name(node, name, "name")
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.check_name(node, node.name, "name")
@@ -739,12 +741,12 @@ def _copy_module(name: str, real: types.ModuleType, system: set[int]) -> types.M
 def _sys_copy() -> types.ModuleType:
     copy = types.ModuleType(sandbox_module_name("sys"), "The sandbox's sys: output streams and constants.")
     for key in SYS_NAMES:
+        value: Any = getattr(sys, key, None)
         if key in ("stdout", "stderr"):
-            setattr(copy, key, None)  # set by the agent process's runtime
+            value = None  # set by the agent process's runtime
         elif key == "argv":
-            copy.argv = ["agent"]
-        else:
-            setattr(copy, key, getattr(sys, key))
+            value = ["agent"]
+        setattr(copy, key, value)
     return copy
 
 
