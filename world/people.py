@@ -33,6 +33,30 @@ def _name(gen) -> str:
     return f"{_FIRST[int(gen.integers(len(_FIRST)))]} {_LAST[int(gen.integers(len(_LAST)))]}"
 
 
+def unique_name(w: "World", name: str) -> str:
+    """``name`` if no applicant or lab member of this world has it yet, else the next unused
+    name of the fixed list (last names first, then first names, wrapping around).
+
+    Names are drawn first and made unique afterwards, without any random draw, so every
+    stream of world/rng.py and every outcome stays as it was; only a name that would have
+    repeated within the world changes.
+    """
+    s = w.s
+    taken = {a.name for a in s.applicants.values()} | {p.name for p in s.people.values()}
+    if name not in taken:
+        return name
+    first, last = name.split(" ", 1)
+    i, j = _FIRST.index(first), _LAST.index(last)
+    n_first, n_last = len(_FIRST), len(_LAST)
+    start = i * n_last + j
+    for k in range(1, n_first * n_last):
+        idx = (start + k) % (n_first * n_last)
+        cand = f"{_FIRST[idx // n_last]} {_LAST[idx % n_last]}"
+        if cand not in taken:
+            return cand
+    return name  # every combination is taken (more than 1,296 people): repeat
+
+
 def season_year(month: int) -> int:
     """Season year y (0-based) of month m: months 12y+1..12y+12 (§5)."""
     return (month - 1) // 12
@@ -180,6 +204,7 @@ def generate_pool(w: "World", m: int) -> None:
     for idx in order:
         row = revealed[int(idx)]
         aid = s.next_id("APP")
+        row = {**row, "name": unique_name(w, row["name"])}
         s.applicants[aid] = Applicant(id=aid, season_year=y, **row)
 
 
@@ -246,6 +271,7 @@ def resolve_postings(w: "World", m: int) -> None:
             w.add_news("lab", None, f"Postdoc search {post.id} ended without a hire.")
             continue
         pid = s.next_id("PD")
+        name = unique_name(w, name)
         s.people[pid] = Person(
             id=pid, name=name, role="postdoc", arrived_month=m, ability=a, speed=speed,
             resilience=resilience, independence=independence, growth=growth,
@@ -270,13 +296,13 @@ def hire_staff(w: "World", role: str) -> Person:
         pid = s.next_id("RA")
         ability = float(gen.uniform(cfg.ra_ability_low, cfg.ra_ability_high))
         speed = float(gen.normal(cfg.ra_speed_mean, cfg.ra_speed_sd))
-        name = _name(gen)
+        name = unique_name(w, _name(gen))
         person = Person(id=pid, name=name, role="ra", arrived_month=s.month, ability=ability, speed=speed,
                         resilience=cfg.ra_resilience, independence=cfg.ra_independence, growth=0.0, skill=cfg.ra_skill, morale=cfg.ra_morale,
                         stipend=cfg.pay_ra)
     else:
         pid = s.next_id("MGR")
-        name = _name(gen)
+        name = unique_name(w, _name(gen))
         person = Person(id=pid, name=name, role="manager", arrived_month=s.month, ability=0.0, speed=1.0,
                         resilience=1.0, independence=1.0, growth=0.0, skill=0.0, morale=0.7,
                         stipend=cfg.pay_manager)
