@@ -110,6 +110,18 @@ def _people(g: Game, roles: tuple[str, ...] | None = None) -> Options:
     return [(f"{r['id']} {r['name']} ({r['role']})", r["id"]) for r in rows]
 
 
+def _members(g: Game, on: bool) -> Callable[[dict], Options]:
+    """People of the chosen project (``on``) or everyone not on it, as the project choice changes."""
+    people = _people(g)
+    members = {p["id"]: set(p["members"]) for p in g.call("projects.list") if p["status"] == "active"}
+
+    def opts(values: dict) -> Options:
+        mine = members.get(values.get("project"), set())
+        return [(label, pid) for label, pid in people if (pid in mine) == on]
+
+    return opts
+
+
 def _projects(g: Game) -> Options:
     return [(f"{p['id']} {p['topic']} tier {p['tier']} · {p['progress_pct']:g}% · {p['monthly_compute']:,.0f} units", p["id"])
             for p in g.call("projects.list") if p["status"] == "active"]
@@ -323,14 +335,14 @@ ACTIONS: list[ActionSpec] = [
     ),
     ActionSpec(
         "assign", "a", "Assign someone to a project", "projects", "projects.assign",
-        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_people(g))],
+        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_members(g, on=False))],
         lambda g, v: g.call("projects.assign", v["project"], v["person"]),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: "members now " + ", ".join(r["members"]),
     ),
     ActionSpec(
         "unassign", "u", "Take someone off a project", "projects", "projects.unassign",
-        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_people(g))],
+        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_members(g, on=True))],
         lambda g, v: g.call("projects.unassign", v["project"], v["person"]),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: "members now " + (", ".join(r["members"]) or "nobody"),

@@ -18,9 +18,10 @@ from textual.containers import Container
 from textual import events
 from textual.events import Resize
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static, TabbedContent
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
 
 from .actions import ACTIONS, ACTIONS_BY_ID
+from .alerts import alerts
 from .screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
 from .screens.digest import DigestScreen
 from .screens.end import EndScreen
@@ -50,10 +51,17 @@ TABS: list[tuple[str, str]] = [
 ]
 """Panel ids and tab titles, in order (keys 1-9)."""
 
+NARROW_TITLES: dict[str, str] = {"applicants": "2 Apps"}
+"""Shorter tab titles below 100 columns (the numbers stay: they are the keys)."""
+
+NARROW = 110
+"""Below this width the header shortens its words, the tabs their titles and padding, and
+the footer drops the command-palette hint (ctrl+p still works)."""
+
 TOO_SMALL = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
              "Enlarge the window (or press q to quit).")
 TOO_SMALL_QUIT = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters.\n"
-                  "This career has unsaved months: enlarge the window to choose whether to save before quitting, "
+                  "{unsaved}: enlarge the window to choose whether to save before quitting, "
                   "or press q again to quit without saving.")
 QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
 """The only keys that work while the terminal is too small."""
@@ -87,6 +95,7 @@ class PibenchApp(App[int]):
         Binding("ctrl+s", "save", "Save", id="save"),
         Binding("q", "quit_game", "Quit", id="quit"),
         Binding("ctrl+q", "quit_game", "Quit", id="quit-hard", show=False, priority=True),
+        Binding("ctrl+c", "ctrl_c", "Quit", id="quit-ctrl-c", show=False, priority=True),
         Binding("l", "load", "Load", id="load", show=False),
         *[Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False) for i, (tab, title) in enumerate(TABS)],
         *[Binding(a.key, f"act('{a.id}')", a.title, id=a.id, show=False) for a in ACTIONS],
@@ -168,10 +177,12 @@ class PibenchApp(App[int]):
     def _check_size(self, width: int, height: int) -> None:
         was_small = self.too_small
         self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
-        numbered = width >= 100  # at 80 columns the numbered titles do not fit; keys 1-9 still work
+        narrow = width < NARROW
+        self.set_class(narrow, "-narrow")
         try:
             for tab, title in TABS:
-                self.tabs.get_tab(tab).label = title if numbered else title[2:]
+                self.tabs.get_tab(tab).label = NARROW_TITLES.get(tab, title) if width < 100 else title
+            self.query_one(Footer).show_command_palette = not narrow
         except Exception:  # noqa: BLE001 - before the tabs exist
             pass
         if was_small and not self.too_small and self.quit_pending:
@@ -193,7 +204,7 @@ class PibenchApp(App[int]):
             self.exit(0)
             return
         self.quit_pending = True
-        self.query_one("#too-small", Static).update(TOO_SMALL_QUIT)
+        self.query_one("#too-small", Static).update(TOO_SMALL_QUIT.format(unsaved=self.game.unsaved_note()))
 
     # ------------------------------------------------------------------ refresh
     def refresh_view(self, everything: bool = False) -> None:
@@ -203,8 +214,7 @@ class PibenchApp(App[int]):
         active = self.tabs.active
         for panel in self.panels():
             if everything or panel.id == active:
-                panel.show(game)
-                panel.stale = False
+                panel.redraw(game)
             else:
                 panel.stale = True
 
@@ -213,15 +223,15 @@ class PibenchApp(App[int]):
         game = self.game
         dash = game.dashboard()
         citations = sum(p["citations"] for p in game.call("papers.publications"))
-        self.header.show(dash, citations, busy=self.busy, scenario=f"{game.scenario_name} · seed {game.world.seed}")
+        self.header.show(dash, citations, busy=self.busy, scenario=f"{game.scenario_name} · seed {game.world.seed}",
+                         warnings=alerts(game, dash))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = event.pane
         if isinstance(pane, Panel):
             if pane.stale:
-                pane.show(self.game)
-                pane.stale = False
+                pane.redraw(self.game)
             pane.focus_main()
 
     @on(ConsolePanel.BlockFinished)
@@ -236,7 +246,9 @@ class PibenchApp(App[int]):
             return False
         if action in ("act", "next_month", "tab", "console", "load") and isinstance(self.screen, EndScreen):
             return False
-        if action == "next_month" and (self.busy or self.game.finished):
+        if action in ("act", "next_month") and self.game.finished:  # the career is over: reading only
+            return False
+        if action == "next_month" and self.busy:
             return None
         if action == "act" and parameters:  # a panel's action keys work on that panel only
             spec = ACTIONS_BY_ID.get(str(parameters[0]))
@@ -269,8 +281,7 @@ class PibenchApp(App[int]):
         self.tabs.active = tab
         pane = self.query_one(f"#{tab}", Panel)
         if pane.stale:
-            pane.show(self.game)
-            pane.stale = False
+            pane.redraw(self.game)
         pane.focus_main()
 
     def action_console(self) -> None:
@@ -295,7 +306,19 @@ class PibenchApp(App[int]):
         if reason:
             self.notify(reason, title=spec.title, severity="warning", markup=False)
             return
-        self.push_screen(ActionForm(spec, self.game, blink=self.blink, apply=partial(self._apply, spec)))
+        self.push_screen(ActionForm(spec, self.game, blink=self.blink, apply=partial(self._apply, spec),
+                                    highlighted=self.highlighted_id()))
+
+    def highlighted_id(self) -> str | None:
+        """The id (first column) of the highlighted row of the focused table, if any: forms
+        preselect it (``o`` on APP004 offers to APP004)."""
+        focused = self.focused
+        if not isinstance(focused, DataTable) or not focused.row_count:
+            return None
+        try:
+            return str(focused.get_row_at(focused.cursor_row)[0])
+        except Exception:  # noqa: BLE001 - an empty or changing table
+            return None
 
     def _apply(self, spec: Any, values: dict) -> str | None:
         """Make the form's API call; ``None`` when it was accepted, else the API's refusal
@@ -348,7 +371,7 @@ class PibenchApp(App[int]):
         if self.career:
             try:
                 self._store().autosave(self.career, self.game.world, scenario=self.game.scenario)
-                self.game.saved_version = self.game.world.version
+                self.game.mark_saved()
             except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
                 note = f"autosave failed: {exc}"
         self.call_from_thread(self._month_done, digest, note)
@@ -480,6 +503,7 @@ class PibenchApp(App[int]):
             return
         self.game = Game(world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name,
                          career=record.info.career)
+        self.career = record.info.career  # the resumed career keeps autosaving under its own name
         self.console_panel.bind_game(self.game)
         self.refresh_view(everything=True)
         self.notify(f"resumed {record.info.name!r} at month {world.month}", title="Loaded", markup=False)
@@ -496,11 +520,23 @@ class PibenchApp(App[int]):
             return
         self._ask_quit()
 
+    def action_ctrl_c(self) -> None:
+        """ctrl+c: copy the selected text of a focused input; else quit safely (asking to
+        save unsaved play first), or over a dialog say what to press."""
+        focused = self.focused
+        if isinstance(focused, Input) and focused.selected_text:
+            focused.action_copy()
+            return
+        if isinstance(self.screen, ModalScreen):
+            self.notify("press escape to close this dialog, then q (or ctrl+c) to quit", title="Quit?", markup=False)
+            return
+        self.action_quit_game()
+
     def _ask_quit(self) -> None:
         """The unsaved-months question (on top of whatever is showing)."""
         if isinstance(self.screen, QuitDialog):
             return
-        self.push_screen(QuitDialog(self.game.unsaved), self._quit_answer)
+        self.push_screen(QuitDialog(self.game.unsaved, self.game.unsaved_note()), self._quit_answer)
 
     def _quit_answer(self, what: str | None) -> None:
         if what == "quit":
@@ -544,6 +580,8 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
         game = Game(World(scen.config, scen.seed), scenario=scen)
     if save is not None:  # a valid name, a writable store, and no other career under that name
         store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
+    elif load is not None:  # a resumed career keeps autosaving under its own name
+        save = game.career
     app = PibenchApp(game, store=store, saves_dir=saves_dir, career=save, test_mode=test_mode,
                      show_digest=show_digest, run_baseline=run_baseline)
     for note in notes:

@@ -85,6 +85,7 @@ class Game:
         self.career = career
         self.careers: set[str] = {career} if career else set()  # careers this game was loaded from or saved as
         self.saved_version: int | None = world.version if save_name else None
+        self.saved_month: int | None = world.month if save_name else None
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.digests: list[Digest] = []
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
@@ -106,6 +107,21 @@ class Game:
     def unsaved(self) -> bool:
         """Something happened since the last save (or there never was one)."""
         return self.saved_version != self.world.version and (self.world.month > 1 or bool(self.world.s.action_log))
+
+    def mark_saved(self) -> None:
+        """Record that the world as it is now has been saved (or autosaved)."""
+        self.saved_version = self.world.version
+        self.saved_month = self.world.month
+
+    def unsaved_note(self) -> str:
+        """What is not saved, in words: ``"This month's play (month 5) is not saved"``, or
+        ``"3 months of play (months 3-5) are not saved"`` (counting the month now open)."""
+        m = self.world.month
+        since = self.saved_month if self.saved_month is not None else 1
+        if since >= m:
+            return f"This month's play (month {m}) is not saved"
+        n = m - since + 1
+        return f"{n} months of play (months {since}-{m}) are not saved"
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call ``"namespace.method"`` on the API.
@@ -197,7 +213,7 @@ class Game:
         with self.lock:
             info = store.save(name, self.world, scenario=self.scenario)
             self.save_name = name
-            self.saved_version = self.world.version
+            self.mark_saved()
             self.careers.add(info.career)
             if self.career is None:
                 self.career = info.career

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pibench_tui.sandbox import (
@@ -73,8 +73,10 @@ class HeadlessSession:
         from world.api import API_CALLS, REQUIRED, Api, call_docs
         from world.rules import rules
 
-        self.options = options
         self.world, self.scenario = _open_world(options)
+        if options.save is None and options.load is not None:  # a resumed career keeps autosaving under its own name
+            options = replace(options, save=_open_store(options.saves_dir).resolve(options.load).career)
+        self.options = options
         self.api = Api(self.world)
         self.store = None
         if options.save is not None:

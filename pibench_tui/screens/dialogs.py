@@ -93,15 +93,16 @@ class QuitDialog(ModalScreen[str]):
         Binding("escape", "choose('stay')", "Stay", id="quit-stay"),
     ]
 
-    def __init__(self, unsaved: bool) -> None:
+    def __init__(self, unsaved: bool, note: str = "This career has unsaved play") -> None:
         super().__init__()
         self.unsaved = unsaved
+        self.note = note
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit-box", classes="dialog"):
             yield Label("Quit pibench?", classes="dialog-title")
             if self.unsaved:
-                yield Static("This career has unsaved months.")
+                yield Static(f"{self.note}.", id="quit-note", markup=False)
                 yield Static("[b]s[/] save and quit · [b]q[/] quit without saving · [b]escape[/] stay", classes="form-hint")
             else:
                 yield Static("[b]q[/]/[b]y[/] quit · [b]escape[/] stay", classes="form-hint")

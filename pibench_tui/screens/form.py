@@ -39,8 +39,9 @@ class ActionForm(ModalScreen[dict | None]):
     ]
 
     def __init__(self, spec: ActionSpec, game: Game, *, blink: bool = True,
-                 apply: Callable[[dict], str | None] | None = None) -> None:
+                 apply: Callable[[dict], str | None] | None = None, highlighted: str | None = None) -> None:
         super().__init__()
+        self.highlighted = highlighted
         self.spec = spec
         self.apply = apply
         self.game = game
@@ -61,6 +62,8 @@ class ActionForm(ModalScreen[dict | None]):
             return list(f.default or [])
         opts = self._options(f)
         values = [v for _, v in opts]
+        if self.highlighted in values:  # the row highlighted in the panel
+            return self.highlighted
         if f.default in values:
             return f.default
         return values[0] if values else None
@@ -101,6 +104,9 @@ class ActionForm(ModalScreen[dict | None]):
         for sl in self.query(SelectionList):
             if sl.option_count:
                 sl.highlighted = 0
+                for i in range(sl.option_count):  # start on the row highlighted in the panel
+                    if sl.get_option_at_index(i).value == self.highlighted:
+                        sl.highlighted = i
         if self.fields:
             self.query_one("#field-0").focus()
         else:
@@ -162,6 +168,7 @@ class ActionForm(ModalScreen[dict | None]):
 
     # ------------------------------------------------------------------ sending
     @on(Input.Submitted)
+    @on(CheckList.Submitted)
     def _submitted(self) -> None:
         self.action_send()
 

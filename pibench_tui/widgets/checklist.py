@@ -8,6 +8,8 @@ terminals, colour-blind players, screen captures).
 from __future__ import annotations
 
 from rich.segment import Segment
+from textual.binding import Binding
+from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import SelectionList
 from textual.widgets._toggle_button import ToggleButton
@@ -18,7 +20,20 @@ CHECKED, UNCHECKED = "X", " "
 
 
 class CheckList(SelectionList):
-    """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour."""
+    """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour.
+
+    Space toggles the highlighted option; enter sends the form (it posts :class:`Submitted`),
+    as in every other field of a form.
+    """
+
+    BINDINGS = [Binding("enter", "submit", "Send", id="checklist-send", show=False)]
+
+    class Submitted(Message):
+        """Enter was pressed in the list: the form should be sent."""
+
+    def action_submit(self) -> None:
+        """Ask the form to send itself."""
+        self.post_message(self.Submitted())
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)

@@ -1,19 +1,27 @@
-"""The header that is always visible: month, calendar, budget, runway, attention, standing."""
+"""The header that is always visible: month, budget, runway, attention; the calendar; warnings.
+
+Line 1 holds the facts a player must never lose (month, budget, runway, attention), first,
+then standing and citations; each line is cut at the right edge rather than wrapped, and
+below 110 columns the words shorten before any fact is dropped. Line 2 is the calendar.
+Line 3 (only when there is something to warn about) lists the warnings of
+:mod:`pibench_tui.warnings`, most urgent first, each with the key that addresses it.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.widgets import Static
 
 
-def calendar_label(dash: dict) -> str:
+def calendar_label(dash: dict, short: bool = False) -> str:
     """What this month of the year means: recruiting, deadlines, service duty (from the dashboard)."""
     m = dash["month"]
     parts = [dash["label"]]
     moy = (m - 1) % 12 + 1
     if moy in (1, 2, 3):
-        parts.append("recruiting season")
+        parts.append("recruiting" if short else "recruiting season")
     for v in dash["venue_deadlines_this_month"]:
-        parts.append(f"{v} deadline")
+        parts.append(f"{v} {'due' if short else 'deadline'}")
     for note in dash["notes"]:
         if note.startswith("Service duty"):
             parts.append("service duty")
@@ -21,15 +29,51 @@ def calendar_label(dash: dict) -> str:
             parts.append("compute " + note.rsplit(" ", 1)[-1].rstrip(".") + "×")
     calls = [c["agency"] for c in dash["open_grant_calls"] if c["agency"] != "TIF"]
     if calls:
-        parts.append("calls: " + "/".join(sorted(set(calls))))
+        parts.append(("calls " if short else "calls: ") + "/".join(sorted(set(calls))))
     return " · ".join(parts)
 
 
+def runway_colour(dash: dict) -> str:
+    """Red when the budget is negative or the runway is under 6 months, yellow under 18, else green."""
+    runway = dash["runway_months"]
+    if dash["budget"] < 0 or (runway is not None and runway < 6):
+        return "red"
+    if runway is not None and runway < 18:
+        return "yellow"
+    return "green"
+
+
+def facts_line(dash: dict, citations: int, narrow: bool) -> Text:
+    """Month, budget, runway, attention (always, in this order), then standing and citations."""
+    m, total = dash["month"], dash["months_total"]
+    colour = runway_colour(dash)
+    runway = dash["runway_months"]
+    run_txt = "∞" if runway is None else f"{runway:.0f} mo" if narrow else f"{runway:.1f} mo"
+    att = dash["attention"]
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(f"M{m}/{total}" if narrow else f"Month {m}/{total}", style="bold")
+    line.append(" · ")
+    line.append(f"${dash['budget']:,.0f}", style=f"bold {colour}")
+    line.append(" · runway " if not narrow else " · run ")
+    line.append(run_txt, style=colour)
+    if not narrow:
+        line.append(f" (burn ${dash['est_monthly_burn']:,.0f}/mo)")
+    line.append(" · attn " if narrow else " · attention ")
+    line.append(f"{att['left']:g}", style="bold")
+    line.append(f"/{att['pool']:g} h")
+    line.append(" · stand. " if narrow else " · standing ")
+    line.append(str(dash["lab_standing"]), style="bold")
+    line.append(" · cit. " if narrow else " · citations ")
+    line.append(str(citations), style="bold")
+    return line
+
+
 class LabHeader(Static):
-    """Two lines: where we are in the career, and the money/attention gauges."""
+    """Two or three lines: the facts, the calendar, and warnings (when there are any)."""
 
     DEFAULT_CSS = """
-    LabHeader { height: 2; background: $primary-background; color: $text; padding: 0 1; }
+    LabHeader { height: auto; max-height: 3; background: $primary-background; color: $text; padding: 0 1;
+                text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     _last: tuple | None = None
@@ -38,29 +82,32 @@ class LabHeader(Static):
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, dash: dict, citations: int, busy: bool = False, scenario: str = "") -> None:
-        """Render a dashboard (``lab.dashboard()``) plus the citation count so far (shorter below 110 columns)."""
-        self._last = (dash, citations, busy, scenario)
+    def show(self, dash: dict, citations: int, busy: bool = False, scenario: str = "",
+             warnings: list | None = None) -> None:
+        """Render a dashboard (``lab.dashboard()``), the citation count so far, and warnings
+        (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns)."""
+        self._last = (dash, citations, busy, scenario, warnings)
         narrow = 0 < self.size.width < 110
-        m, total = dash["month"], dash["months_total"]
-        state = ""
+        out = facts_line(dash, citations, narrow)
+        out.append("\n")
+        out.append(calendar_label(dash, short=narrow))
         if dash.get("collapsed"):
-            state = " · [b red]COLLAPSED[/]"
+            out.append(" · ")
+            out.append("COLLAPSED", style="bold red")
         elif dash.get("finished"):
-            state = " · [b]career over[/]"
+            out.append(" · ")
+            out.append("career over", style="bold")
         elif busy:
-            state = " · [b yellow]closing the month…[/]"
-        line1 = f"[b]Month {m}/{total}[/] {calendar_label(dash)}{state}"
+            out.append(" · ")
+            out.append("closing the month…", style="bold yellow")
         if scenario and not narrow:
-            line1 += f"  [dim]{scenario}[/]"
-        budget = dash["budget"]
-        runway = dash["runway_months"]
-        burn = dash["est_monthly_burn"]
-        colour = "red" if budget < 0 or (runway is not None and runway < 6) else "yellow" if runway is not None and runway < 18 else "green"
-        run_txt = "∞" if runway is None else f"{runway:.1f} mo"
-        att = dash["attention"]
-        burn_txt = "" if narrow else f" (burn ${burn:,.0f}/mo)"
-        line2 = (f"Budget [b {colour}]${budget:,.0f}[/] · runway [{colour}]{run_txt}[/]{burn_txt} · "
-                 f"{'attn' if narrow else 'attention'} [b]{att['left']:g}[/]/{att['pool']:g} h · "
-                 f"{'' if narrow else 'standing '}[b]{dash['lab_standing']}[/] · {'cit.' if narrow else 'citations'} [b]{citations}[/]")
-        self.update(line1 + "\n" + line2)
+            out.append(f"  {scenario}", style="dim")
+        if warnings and not dash.get("finished"):
+            out.append("\n")
+            out.append("⚠ ", style="bold red")
+            for i, w in enumerate(warnings):
+                if i:
+                    out.append(" · ")
+                out.append(w.short, style=w.style)
+                out.append(f" [{w.key}]", style="dim")
+        self.update(out)

@@ -66,6 +66,41 @@ class Panel(TabPane):
     def show(self, game: Game) -> None:  # pragma: no cover - overridden
         """Redraw from the API."""
 
+    def redraw(self, game: Game) -> None:
+        """Redraw from the API now, then re-check which columns do not fit."""
+        self.show(game)
+        self.stale = False
+        self.call_after_refresh(self.update_scroll_hint)
+
+    def on_mount(self) -> None:
+        self.mount(Static("", classes="scroll-hint"))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.update_scroll_hint)
+
+    def update_scroll_hint(self) -> None:
+        """Under the panel, name the columns of its tables that do not fit (and how to reach them)."""
+        cut: list[str] = []
+        for table in self.query(DataTable):
+            if not table.display or not table.columns:
+                continue
+            room = table.scrollable_content_region.width
+            if room <= 0:
+                continue
+            used, hidden = -table.scroll_x, []
+            for col in table.columns.values():
+                used += col.get_render_width(table)
+                if used > room:
+                    hidden.append(str(col.label))
+            if hidden:
+                cut.append(f"{', '.join(hidden)}")
+        try:
+            hint = self.query_one(".scroll-hint", Static)
+        except Exception:  # noqa: BLE001 - not mounted yet
+            return
+        hint.update(Text("→ more columns (← → or shift+wheel scroll): " + " | ".join(cut), style="italic") if cut else "")
+        hint.display = bool(cut)
+
     def focus_main(self) -> None:
         """Focus the panel's first table (so its keys show in the footer)."""
         tables = self.query(DataTable)

@@ -1,0 +1,167 @@
+"""Warnings before losses, computed from what the PI observes (the dashboard, the API and
+the observable database), never from hidden state.
+
+Each :class:`Alert` names the panel and the key that addresses it; the header shows the
+short forms, the digest and the month-end confirmation the long ones. Nothing here
+imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+LOW_MOOD = 0.5
+"""Mean of the last two meeting sentiments below this: the researcher's reports have turned bad."""
+
+REPORT_DROP = 0.15
+"""Mean of the last two report qualities this much below the earlier mean: reports have turned bad."""
+
+CONTRACT_WARN_MONTHS = 3
+"""Warn when a postdoc contract ends within this many months."""
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One warning.
+
+    Attributes:
+        kind: stable id (``runway``, ``mood``, ``contract``, ``offers``, ``deadline``,
+            ``call``, ``idle``, ``event``).
+        short: a few words for the header.
+        text: the sentence for the digest and dialogs (what, when, what to do).
+        tab: the panel that addresses it.
+        key: the key of the action (or panel) that addresses it.
+        severity: ``"error"`` (a loss this month or next) or ``"warning"``.
+    """
+
+    kind: str
+    short: str
+    text: str
+    tab: str
+    key: str
+    severity: str = "warning"
+
+    @property
+    def style(self) -> str:
+        """Rich style of the alert (red for errors, yellow for warnings)."""
+        return "bold red" if self.severity == "error" else "yellow"
+
+
+def month_of_year(month: int) -> int:
+    """1..12 for a career month (month 1 is January of year 1)."""
+    return (month - 1) % 12 + 1
+
+
+def _json_list(value: Any) -> list:
+    if isinstance(value, list):
+        return value
+    try:
+        out = json.loads(value) if isinstance(value, str) and value else []
+    except ValueError:
+        return []
+    return out if isinstance(out, list) else []
+
+
+def venue_deadlines(game: Any) -> dict[str, list[int]]:
+    """``{venue: [month of year 1..12]}`` of the venues with deadlines (observable ``venues`` table;
+    a stored 0 means December)."""
+    out: dict[str, list[int]] = {}
+    for v in game.query("select name, deadlines from venues"):
+        months = [int(x) % 12 or 12 for x in _json_list(v["deadlines"])]
+        if months:
+            out[v["name"]] = months
+    return out
+
+
+def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
+    """Researchers whose recent reports turned bad: ``[(id, why)]`` from ``student_reports``.
+
+    Bad means the last two meeting sentiments average below :data:`LOW_MOOD`, or the last
+    two report qualities average :data:`REPORT_DROP` below the earlier ones.
+    """
+    rows = game.query("select r.student_id as id, r.month as month, r.report_quality as q, r.meeting_sentiment as s "
+                      "from student_reports r join students p on p.id = r.student_id where p.status = 'active' "
+                      "order by r.student_id, r.month")
+    by: dict[str, list[dict]] = {}
+    for r in rows:
+        by.setdefault(r["id"], []).append(r)
+    out = []
+    for sid, reps in by.items():
+        if not reps or reps[-1]["month"] < month - 1:
+            continue
+        moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
+        quality = [r["q"] for r in reps if r["q"] is not None]
+        if len(moods) == 2 and sum(moods) / 2 < LOW_MOOD:
+            out.append((sid, f"mood {moods[0]:.2f}, {moods[1]:.2f}"))
+        elif len(quality) >= 4:
+            recent, earlier = quality[-2:], quality[:-2]
+            if sum(earlier) / len(earlier) - sum(recent) / 2 >= REPORT_DROP:
+                out.append((sid, f"reports {sum(earlier) / len(earlier):.2f} → {recent[0]:.2f}, {recent[1]:.2f}"))
+    return out
+
+
+def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
+    """Every warning for the month now open, most urgent first (empty once the career is over)."""
+    dash = dash or game.dashboard()
+    if dash.get("finished"):
+        return []
+    m, total = dash["month"], dash["months_total"]
+    left = total - m + 1
+    out: list[Alert] = []
+    runway = dash["runway_months"]
+    if runway is not None and runway < left:
+        sev = "error" if runway < 6 else "warning"
+        out.append(Alert("runway", f"runway {runway:.0f} < {left} mo left",
+                         f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
+                         f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
+                         "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
+                         "grants", "g", sev))
+    for e in dash["pending_events"]:
+        if e["kind"] == "student_crisis" or e["respond_by_month"] <= m:
+            out.append(Alert("event", f"{e['id']} expires", f"{e['id']} {e['kind'].replace('_', ' ')}: this is the last month "
+                             "to answer; unanswered it lapses at the month's end"
+                             + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
+                             "events", "e", "error" if e["kind"] == "student_crisis" else "warning"))
+    names = {s["id"]: s["name"] for s in dash["students"]}
+    window = int(game.world.cfg.postdoc_renewal_window)  # the scenario's public rule (§5)
+    for sid, why in bad_reports(game, m):
+        out.append(Alert("mood", f"{sid} reports bad", f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
+                         "Low mood comes before quitting: give mentoring hours (m), keep them on at most two projects.",
+                         "people", "m"))
+    for s in dash["students"]:
+        end = s.get("contract_end")
+        if s["role"] == "postdoc" and end and 0 <= end - m <= CONTRACT_WARN_MONTHS:
+            out.append(Alert("contract", f"{s['id']} contract ends m{end}",
+                             f"{s['name']} ({s['id']}): the postdoc contract ends in month {end}; renewal (r) is open "
+                             f"from month {max(1, end - window)}" + (" (now)" if end - m <= window else "") + ".",
+                             "people", "r", "error" if end - m <= 1 else "warning"))
+    moy = month_of_year(m)
+    if moy == 2:
+        out.append(Alert("offers", "offers close next month", f"PhD offers close at the end of month {m + 1}: "
+                         "interview (i) and offer (o) before then, or wait a year.", "applicants", "o"))
+    elif moy == 3 and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
+        out.append(Alert("offers", "last month for offers", f"Month {m} is the last for PhD offers this season: "
+                         "pending applicants expire at the month's end.", "applicants", "o", "error"))
+    nxt = month_of_year(m + 1)
+    drafts = dash["available_drafts"]
+    for venue, months in sorted(venue_deadlines(game).items()):
+        if nxt in months and m + 1 <= total:
+            ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
+            out.append(Alert("deadline", f"{venue} deadline next month",
+                             f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",
+                             "papers", "p"))
+    for c in dash["open_grant_calls"]:
+        if c["last_month_to_apply"] == m and c["agency"] != "TIF":
+            out.append(Alert("call", f"{c['agency']} call closes", f"The {c['agency']} call {c['id']} "
+                             f"(${c['award']:,.0f}) closes at the end of this month: propose now (g).", "grants", "g"))
+    busy = {x for p in dash["active_projects"] for x in p["members"]}
+    idle = [s["id"] for s in dash["students"] if s["id"] not in busy]
+    idle += [s["id"] for s in dash["staff"] if s["role"] == "ra" and s["id"] not in busy]
+    if idle:
+        out.append(Alert("idle", f"idle {','.join(idle[:3])}" + ("…" if len(idle) > 3 else ""),
+                         f"On no project (paid, producing nothing): {', '.join(idle)}. Start a project (s) or assign (a).",
+                         "projects", "s"))
+    out.sort(key=lambda a: a.severity != "error")
+    return out

@@ -1,0 +1,142 @@
+"""What a new player tripped over: a resumed career that stopped saving, an 80×24 screen that
+lost its facts, forms that ignored the highlighted row, enter in a checklist, the quit
+wording, actions offered after the end, a silent ctrl+c."""
+
+from __future__ import annotations
+
+import pytest
+from world.api import Api
+
+from pibench_tui.app import make_app
+from saves import SaveError, SaveStore
+
+from .conftest import build, new_world, press, screen_text, settle
+from .test_snapshots import busy_world
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_load_keeps_autosaving_under_the_careers_name(tmp_path):
+    """``play --save c1`` refused for a taken name advises ``--load c1``; following that advice
+    resumes c1 and the next month is autosaved as c1@m03, under c1's career."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    w = new_world("short-12")
+    Api(w).time.next_month()
+    store.save("c1", w, scenario="short-12")
+    with pytest.raises(SaveError, match="--load c1"):
+        make_app(scenario="short-12", save="c1", saves_dir=str(store.path), test_mode=True)
+    app = make_app(load="c1", saves_dir=str(store.path), test_mode=True, run_baseline=False, show_digest=False)
+    assert app.career == "c1"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+    infos = {i.name: i for i in SaveStore(store.path, on_warning=None).list()}
+    assert "c1@m03" in infos and infos["c1@m03"].career == "c1"
+
+
+async def test_load_dialog_keeps_autosaving_the_loaded_career(tmp_path):
+    """A career picked in the load dialog (l) autosaves under its own career afterwards."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.save("c2", new_world("short-12"), scenario="short-12")
+    app = build(tmp_path=tmp_path, show_digest=False)
+    app.store = store
+    async with app.run_test(size=(120, 40)) as pilot:
+        app._load_named("c2")
+        await settle(pilot, app)
+        assert app.career == "c2"
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+    assert "c2@m02" in {i.name for i in store.list()}
+
+
+async def test_80x24_header_keeps_month_budget_runway_attention_and_numbered_tabs():
+    """At 80×24 in month 15 (recruiting, a deadline and two calls) the first line holds month,
+    budget, runway and attention, nothing wraps, the tabs keep their numbers, the footer is
+    not overlapped by the palette hint, and the cut-off table columns are named."""
+    app = build(busy_world(months=14))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.pause()
+        rows = screen_text(app).splitlines()
+        assert rows[0].lstrip().startswith("M15/60 · $")
+        assert "run " in rows[0] and "attn " in rows[0]
+        assert "Y2M3" in rows[1] and "NAIC" in rows[1]
+        tabs = next(r for r in rows if "Lab" in r and "Console" in r)
+        for i, name in enumerate(["Lab", "Apps", "Projects", "Papers", "Grants", "Field", "Events", "Ledger", "Console"]):
+            assert f"{i + 1} {name}" in tabs
+        assert "palette" not in rows[-1]
+        assert any("more columns" in r and "Contract" in r for r in rows)
+
+
+async def test_forms_preselect_the_highlighted_row(tmp_path):
+    """o on APP004 offers to APP004; assign on a project offers someone not on it; unassign
+    only its members."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001"], 1000)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2")
+        table = app.query_one("#applicants-table")
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        table.move_cursor(row=ids.index("APP004"))
+        await press(pilot, "o")
+        assert app.screen.values["applicant"] == "APP004"
+        await press(pilot, "escape", "3", "a")
+        assert app.screen.values["project"] == "PJ001"
+        assert app.screen.values["person"] in ("RA002", "RA003")
+        await press(pilot, "escape", "u")
+        assert app.screen.values["person"] == "RA001"
+
+
+async def test_enter_in_a_checklist_sends_the_form(tmp_path):
+    """In the interview form, space ticks and enter sends (as the help says)."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2", "i", "space", "enter")
+        await settle(pilot, app)
+        assert type(app.screen).__name__ != "ActionForm"
+        assert any(a["interview"] is not None for a in app.game.call("recruit.applicants"))
+
+
+async def test_quit_names_what_is_unsaved(tmp_path):
+    """One month of play unsaved reads 'This month's play (month 1)'; after two months
+    '2 months of play (months 1-2)'... counted from the last save."""
+    app = build(tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.game.call("recruit.hire_ra")
+        await press(pilot, "q")
+        assert "This month's play (month 1) is not saved." in str(app.screen.query_one("#quit-note").render())
+        await press(pilot, "escape", "n", "enter")
+        await settle(pilot, app)
+        await press(pilot, "ctrl+c")  # ctrl+c quits the safe way: it asks too
+        assert type(app.screen).__name__ == "QuitDialog"
+        assert "2 months of play (months 1-2) are not saved." in str(app.screen.query_one("#quit-note").render())
+        await press(pilot, "escape")
+        app.game.mark_saved()
+        await press(pilot, "ctrl+c")
+    assert app.return_code == 0
+
+
+async def test_ctrl_c_in_a_dialog_says_what_to_press(tmp_path):
+    """ctrl+c over a dialog does not vanish silently: a note says escape, then q."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "question_mark", "ctrl+c")
+        assert any("escape" in t and "quit" in t for t, _ in app.toasts)
+
+
+async def test_no_actions_offered_after_the_career_ends(tmp_path):
+    """Back from the end screen the footer offers no action key and no next month."""
+    app = build(busy_world("short-12", 11), show_digest=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await press(pilot, "n", "enter")
+        await settle(pilot, app)
+        assert type(app.screen).__name__ == "EndScreen"
+        await press(pilot, "escape")
+        footer = screen_text(app).splitlines()[-1]
+        assert "Next month" not in footer and "Mentoring" not in footer
+        assert "Quit" in footer
