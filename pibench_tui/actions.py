@@ -15,6 +15,7 @@ from typing import Any, Callable
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 
+from .record import agency_record, compute_price, event_answers, pool_record, postdoc_record, venue_record
 from .tui_game import Game
 
 Options = list[tuple[str, Any]]
@@ -74,12 +75,23 @@ class ActionSpec:
     unavailable: Callable[[Game], str | None] = lambda g: None
     done: Callable[[Any], str] = lambda r: "done"
     summary: Callable[[Game, dict], str] | None = None
-    description: str = ""
+    description: str | Callable[[Game], str] = ""
+
+    def describe(self, game: Game | None) -> str:
+        """The description, with this scenario's costs formatted from its rules (``""``: none)."""
+        if callable(self.description):
+            return self.description(game) if game is not None else ""
+        return self.description
 
 
 # ---------------------------------------------------------------------------- helpers
 def _money(x: float) -> str:
     return f"${x:,.0f}"
+
+
+def _cfg(g: Game) -> Any:
+    """This scenario's public rules (``WorldConfig``; MECHANICS "Decisions" 8 — ``lab.rules()`` once it exists)."""
+    return g.world.cfg
 
 
 def plural(n: float, word: str) -> str:
@@ -184,12 +196,6 @@ def event_details(e: dict) -> str:
     return out or "—"
 
 
-EVENT_COSTS = {
-    "invited_talk": "accept: 8 h, $1,500, reputation up; decline: nothing",
-    "review_request": "accept: 6 h; decline or letting it lapse costs a little standing",
-    "student_crisis": "support: 10 h, morale up; ignore: morale falls hard (unanswered = ignored)",
-    "collaboration_offer": "accept: 6 h in each of the next 3 months, a co-authored draft",
-}
 
 
 # ---------------------------------------------------------------------------- actions
@@ -198,7 +204,7 @@ def _mentoring_fields(g: Game) -> list[Field]:
     for r in g.call("students.list"):
         if r["status"] == "active":
             out.append(Field(f"h:{r['id']}", f"{r['id']} {r['name']} ({r['role']})", "number",
-                             default=r["mentoring_hours"], lo=0, hi=40, hint=""))
+                             default=r["mentoring_hours"], lo=0, hi=_cfg(g).mentoring_max, hint=""))
     return out
 
 
@@ -214,6 +220,69 @@ def _mentoring_summary(g: Game, values: dict) -> str:
     left = a["pool"] - a["oneoff_used"] - total
     return (f"mentoring total {total:g} h · pool {a['pool']:g} h · used this month {a['oneoff_used']:g} h · "
             f"left after this: {left:g} h")
+
+
+def _offer_summary(g: Game, values: dict) -> str:
+    """PhD pay and this pool's record, before the offer is made."""
+    pools = {a["id"]: a["pool"] for a in g.call("recruit.applicants")}
+    pool = pools.get(values.get("applicant"))
+    arrive = g.world.month + (3 - g.world.month % 12) % 12 + 2
+    out = f"If accepted: {_money(_cfg(g).pay_phd)}/month from arrival (month {arrive}) until graduation or quitting."
+    return out + (f" {pool_record(g, pool).capitalize()}." if pool else "")
+
+
+def _interview_summary(g: Game, values: dict) -> str:
+    """Hours the ticked interviews cost (only candidates not interviewed yet), against hours left."""
+    done = {a["id"] for a in g.call("recruit.applicants") if a["interview"] is not None}
+    new = [i for i in values.get("ids") or [] if i not in done]
+    cost = len(new) * _cfg(g).interview_hours
+    left = _hours_left(g)
+    return (f"{len(new)} new interview(s) × {_cfg(g).interview_hours:g} h = {cost:g} h of {left:g} h left"
+            + (" — more than is left!" if cost > left else f" → {left - cost:g} h left after"))
+
+
+def _submit_summary(g: Game, values: dict) -> str:
+    """The chosen venue's decision delay and the lab's record there."""
+    venue = values.get("venue")
+    if not venue:
+        return ""
+    delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(venue)
+    when = f"decision at the end of month {g.world.month + int(delay)}" if delay is not None else ""
+    return f"{when} · {venue_record(g, venue)}"
+
+
+def _propose_summary(g: Game, values: dict) -> str:
+    """The fee, the hours against hours left, and the lab's record with that agency and topic."""
+    calls = {c["id"]: c for c in g.call("grants.calls")}
+    call = calls.get(values.get("call"))
+    try:
+        hours = float(values.get("hours") or 0)
+    except (TypeError, ValueError):
+        hours = 0.0
+    out = f"costs {_money(_cfg(g).proposal_fee)} and {hours:g} h of {_hours_left(g):g} h left"
+    if call:
+        out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
+    return out
+
+
+def _start_summary(g: Game, values: dict) -> str:
+    """The compute bill per month at this month's price, and the team."""
+    try:
+        units = float(values.get("compute") or 0)
+    except (TypeError, ValueError):
+        units = 0.0
+    price = compute_price(g)
+    bill = units * _cfg(g).compute_unit_cost * price
+    n = len(values.get("members") or [])
+    return (f"compute {units:,.0f} units × {_money(_cfg(g).compute_unit_cost)} × price {price:g} = {_money(bill)}/month "
+            f"(billed at each month's end, at that month's price) · {n} member(s)")
+
+
+def _respond_summary(g: Game, values: dict) -> str:
+    """What each answer to the chosen event costs and does."""
+    kinds = {e["id"]: e["kind"] for e in g.call("events.pending")}
+    kind = kinds.get(values.get("event"))
+    return event_answers(g, kind) if kind else ""
 
 
 def _respond_actions(g: Game) -> Callable[[dict], Options]:
@@ -242,7 +311,8 @@ def _propose_fields(g: Game) -> list[Field]:
                                         f"apply by month {c['last_month_to_apply']} · decision after {plural(c['decision_delay_months'], 'month')}", c["id"])
                                        for c in calls]),
         Field("topic", "Topic", options=_topics(), default="reasoning"),
-        Field("hours", "Hours of writing (≥ 5; $500 admin fee)", "number", default=25, lo=5, hint=_left_hint(g)),
+        Field("hours", f"Hours of writing (≥ {_cfg(g).proposal_min_hours:g}; {_money(_cfg(g).proposal_fee)} admin fee)", "number",
+              default=_cfg(g).grant_hours_ref, lo=_cfg(g).proposal_min_hours, hint=_left_hint(g)),
         Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
     ]
 
@@ -252,7 +322,8 @@ def _start_fields(g: Game) -> list[Field]:
         Field("topic", "Topic", options=_topics(), default="reasoning"),
         Field("tier", "Tier (1 small, 2 solid, 3 ambitious)", options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)], default=2),
         Field("members", "Members (space to toggle)", "multi", options=_people(g)),
-        Field("compute", "Compute units per month ($1 each × price)", "number", default=1500, lo=0, hi=50000),
+        Field("compute", f"Compute units per month ({_money(_cfg(g).compute_unit_cost)} each × this month's price "
+              f"{compute_price(g):g})", "number", default=1500, lo=0, hi=_cfg(g).max_compute),
     ]
 
 
@@ -271,7 +342,9 @@ ACTIONS: list[ActionSpec] = [
         "post_postdoc", "P", "Post a postdoc search", "people", "recruit.post_postdoc",
         lambda g: [], lambda g, v: g.call("recruit.post_postdoc"),
         done=lambda r: r.get("note", "search posted"),
-        description="$1,000; the search resolves two months later ($6,500/month if filled).",
+        description=lambda g: (f"{_money(_cfg(g).postdoc_search_fee)} now; the search resolves two months later "
+                               f"({_money(_cfg(g).pay_postdoc)}/month if filled, a {_cfg(g).postdoc_contract_months}-month contract) · "
+                               f"{postdoc_record(g)}."),
     ),
     ActionSpec(
         "renew_postdoc", "r", "Renew a postdoc", "people", "recruit.renew_postdoc",
@@ -279,19 +352,22 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("recruit.renew_postdoc", v["postdoc"]),
         lambda g: _need(_people(g, ("postdoc",)), "the lab has no active postdoc"),
         lambda r: f"contract extended to month {r['new_contract_end']}",
-        description="Adds 12 months, within 3 months of the contract's end.",
+        description=lambda g: (f"Adds {_cfg(g).postdoc_renewal_months} months at {_money(_cfg(g).pay_postdoc)}/month; "
+                               f"possible within {_cfg(g).postdoc_renewal_window} months of the contract's end."),
     ),
     ActionSpec(
         "hire_ra", "R", "Hire a research assistant", "people", "recruit.hire_ra",
         lambda g: [], lambda g, v: g.call("recruit.hire_ra"),
         done=lambda r: r.get("note", "hired"),
-        description="$1,800/month from now; adds effort, never an author; 1.5 h oversight.",
+        description=lambda g: (f"{_money(_cfg(g).pay_ra)}/month from now; adds effort, never an author; "
+                               f"{_cfg(g).oversight_per_ra:g} h oversight a month."),
     ),
     ActionSpec(
         "hire_manager", "M", "Hire a lab manager", "people", "recruit.hire_manager",
         lambda g: [], lambda g, v: g.call("recruit.hire_manager"),
         done=lambda r: r.get("note", "hired"),
-        description="$4,500/month; 2 h less oversight per researcher each; at most 2.",
+        description=lambda g: (f"{_money(_cfg(g).pay_manager)}/month; {_cfg(g).oversight_manager_relief:g} h less oversight "
+                               f"per researcher each; at most {_cfg(g).manager_cap}."),
     ),
     ActionSpec(
         "dismiss", "X", "Dismiss an RA or manager", "people", "recruit.dismiss",
@@ -304,11 +380,12 @@ ACTIONS: list[ActionSpec] = [
     # ---------------------------------------------------------------- recruiting
     ActionSpec(
         "interview", "i", "Interview applicants", "applicants", "recruit.interview",
-        lambda g: [Field("ids", "Applicants (space to toggle; 3 h per new candidate)", "multi",
+        lambda g: [Field("ids", f"Applicants (space to toggle; {_cfg(g).interview_hours:g} h per new candidate)", "multi",
                          options=_applicants(g, ("pending", "offered")), hint=_left_hint(g))],
         lambda g, v: g.call("recruit.interview", list(v["ids"])),
         lambda g: None if g.call("recruit.applicants") else "no applicants: the recruiting season runs in months 1-3 of each year",
         lambda r: "interview scores: " + ", ".join(f"{k} {v:.2f}" for k, v in r["interview_scores"].items()),
+        summary=_interview_summary,
     ),
     ActionSpec(
         "offer", "o", "Make a PhD offer", "applicants", "recruit.offer",
@@ -316,6 +393,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("recruit.offer", v["applicant"]),
         lambda g: None if _applicants(g) else "no pending applicants: offers are possible in months 1-3 of each year",
         lambda r: r.get("note", "offer sent"),
+        summary=_offer_summary,
     ),
     # ---------------------------------------------------------------- projects
     ActionSpec(
@@ -324,11 +402,12 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("projects.start", v["topic"], int(v["tier"]), list(v["members"]), float(v["compute"])),
         lambda g: _need(_people(g), "nobody is in the lab to staff a project"),
         lambda r: f"started {r['project_id']}: {r['est_months_note']}",
+        summary=_start_summary,
     ),
     ActionSpec(
         "set_compute", "c", "Set a project's compute", "projects", "projects.set_compute",
         lambda g: [Field("project", "Project", options=_projects(g)),
-                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=50000)],
+                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=_cfg(g).max_compute)],
         lambda g, v: g.call("projects.set_compute", v["project"], float(v["compute"])),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: f"compute set to {r['monthly_compute']:,.0f} units/month",
@@ -359,7 +438,8 @@ ACTIONS: list[ActionSpec] = [
     ActionSpec(
         "polish", "p", "Polish a draft", "papers", "papers.polish",
         lambda g: [Field("draft", "Draft", options=_drafts(g)),
-                   Field("hours", "Hours (gains stop at 12 h in total)", "number", default=8, lo=0, hint=_left_hint(g))],
+                   Field("hours", f"Hours (gains stop at {_cfg(g).polish_cap_hours:g} h in total)", "number", default=8, lo=0,
+                         hint=_left_hint(g))],
         lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g), "no available draft to polish"),
         lambda r: f"{r['note']}: {r['total_polish_hours']:g} h of polish in total",
@@ -370,11 +450,12 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
         lambda g: _need(_drafts(g), "no available draft to submit"),
         lambda r: f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}",
+        summary=_submit_summary,
     ),
     ActionSpec(
         "revise", "v", "Revise a rejected draft", "papers", "papers.revise",
         lambda g: [Field("draft", "Rejected draft", options=_drafts(g, rejected_only=True)),
-                   Field("hours", "Hours (gains stop at 10 h)", "number", default=8, lo=0, hint=_left_hint(g))],
+                   Field("hours", f"Hours (gains stop at {_cfg(g).revise_cap_hours:g} h)", "number", default=8, lo=0, hint=_left_hint(g))],
         lambda g, v: g.call("papers.revise", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g, rejected_only=True), "no available draft has been rejected yet"),
         lambda r: f"revision {r['revisions']}: {r['note']}",
@@ -395,12 +476,14 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("grants.propose", v["call"], v["topic"], float(v["hours"]), list(v.get("attach") or [])),
         lambda g: None if g.call("grants.calls") else "no grant call is open this month",
         lambda r: f"proposal {r['proposal_id']} sent; decision expected in month {r['decision_expected_month']}",
+        summary=_propose_summary,
     ),
     ActionSpec(
         "conference", "f", "Attend a conference", "field", "field.attend_conference",
         lambda g: [], lambda g, v: g.call("field.attend_conference"),
         done=lambda r: "hallway talk: " + ", ".join(f"{k} {v}" for k, v in r["hallway_intel"].items()),
-        description="15 h and $2,500, at most once every 5 months; you hear which topics are hot.",
+        description=lambda g: (f"{_cfg(g).conference_hours:g} h and {_money(_cfg(g).conference_cost)}; "
+                               "you hear which topics are hot."),
     ),
     ActionSpec(
         "respond", "e", "Answer an event", "events", "events.respond",
@@ -409,6 +492,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("events.respond", v["event"], v["action"]),
         lambda g: None if g.call("events.pending") else "no event is waiting for an answer",
         lambda r: f"{r['event']}: {r['action']}",
+        summary=_respond_summary,
     ),
 ]
 

@@ -30,6 +30,7 @@ from .screens.help import HelpScreen
 from .tui_game import ActionError, Digest, Game
 from .widgets.console import ConsolePanel
 from .widgets.header import LabHeader
+from .widgets.tutorial import TutorialChecklist
 from .widgets.panels import (
     ApplicantsPanel,
     EventsPanel,
@@ -69,7 +70,7 @@ QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
 NOT_A_TERMINAL = ("pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
                   "a script or a program, use `pibench headless` (see `pibench headless --help`).")
 
-_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game"}
+_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game", "toggle_tutorial"}
 
 
 class PibenchApp(App[int]):
@@ -97,6 +98,7 @@ class PibenchApp(App[int]):
         Binding("ctrl+q", "quit_game", "Quit", id="quit-hard", show=False, priority=True),
         Binding("ctrl+c", "ctrl_c", "Quit", id="quit-ctrl-c", show=False, priority=True),
         Binding("l", "load", "Load", id="load", show=False),
+        Binding("t", "toggle_tutorial", "Tutorial", id="tutorial", show=False),
         *[Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False) for i, (tab, title) in enumerate(TABS)],
         *[Binding(a.key, f"act('{a.id}')", a.title, id=a.id, show=False) for a in ACTIONS],
     ]
@@ -155,10 +157,12 @@ class PibenchApp(App[int]):
                 yield EventsPanel("7 Events")
                 yield LedgerPanel("8 Ledger")
                 yield ConsolePanel("9 Console", blink=self.blink)
+            yield TutorialChecklist(id="tutorial")
         yield Static(TOO_SMALL, id="too-small")
         yield Footer(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
+        self.tutorial.display = self.game.scenario_name == "tutorial"
         self.console_panel.show(self.game)
         self.refresh_view()
         self.query_one("#people", Panel).focus_main()
@@ -218,6 +222,23 @@ class PibenchApp(App[int]):
             else:
                 panel.stale = True
 
+    @property
+    def tutorial(self) -> TutorialChecklist:
+        """The tutorial checklist (shown in the tutorial scenario; t toggles it)."""
+        return self.query_one("#tutorial", TutorialChecklist)
+
+    def show_tutorial(self) -> None:
+        """Show the tutorial checklist (from the help's t)."""
+        self.tutorial.display = True
+        self.tutorial.show(self.game)
+
+    def action_toggle_tutorial(self) -> None:
+        """Hide or show the tutorial checklist."""
+        if self.tutorial.display:
+            self.tutorial.display = False
+        else:
+            self.show_tutorial()
+
     def refresh_header(self) -> None:
         """Redraw the header from ``lab.dashboard()`` and the publications."""
         game = self.game
@@ -225,6 +246,11 @@ class PibenchApp(App[int]):
         citations = sum(p["citations"] for p in game.call("papers.publications"))
         self.header.show(dash, citations, busy=self.busy, scenario=f"{game.scenario_name} · seed {game.world.seed}",
                          warnings=alerts(game, dash))
+        if self.tutorial.display:
+            if game.finished:
+                self.tutorial.display = False
+            else:
+                self.tutorial.show(game)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -269,7 +295,8 @@ class PibenchApp(App[int]):
         yield SystemCommand("Load", "Resume a save (key l)", self.action_load)
         yield SystemCommand("Help", "Rules and keys (key ?)", self.action_help)
         for a in ACTIONS:
-            yield SystemCommand(a.title, f"{a.api} — key {a.key}" + (f" — {a.description}" if a.description else ""),
+            desc = a.describe(self.game)
+            yield SystemCommand(a.title, f"{a.api} — key {a.key}" + (f" — {desc}" if desc else ""),
                                 partial(self.action_act, a.id))
         for i, (tab, title) in enumerate(TABS):
             yield SystemCommand(f"Show {title[2:]}", f"Panel {i + 1}", partial(self.action_tab, tab))
@@ -290,7 +317,7 @@ class PibenchApp(App[int]):
 
     def action_help(self) -> None:
         """Rules and keys."""
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.game.world.cfg))
 
     # ------------------------------------------------------------------ actions
     def action_act(self, action_id: str) -> None:
@@ -397,7 +424,7 @@ class PibenchApp(App[int]):
         self.refresh_header()
         for panel in self.panels():
             panel.stale = True
-        self.push_screen(DigestScreen(digest), partial(self._digest_closed, digest.finished))
+        self.push_screen(DigestScreen(digest, self.game), partial(self._digest_closed, digest.finished))
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:
         self.refresh_view()
@@ -598,6 +625,10 @@ def run_play(args: Any) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print(f"pibench play: {NOT_A_TERMINAL}", file=sys.stderr)
         return 1
+    if getattr(args, "replay", None) is not None:
+        from .replay_app import run_replay
+
+        return run_replay(args)
     try:
         app = make_app(scenario=getattr(args, "scenario", None), seed=getattr(args, "seed", None),
                        load=getattr(args, "load", None), saves_dir=getattr(args, "saves_dir", None),

@@ -215,6 +215,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.",
                           formatter_class=_HelpFormatter)
     _add_world_options(play)
+    play.add_argument("--replay", metavar="SAVE|RUN_DIR",
+                      help="watch a saved career or a run directory (pibench agent / run --save-runs) read-only: "
+                           "←/→ step through months, j jumps, r the month's report, x the agent's transcript")
 
     # The headless options name the sandbox's limits: its parser (and the sandbox module,
     # which pulls in subprocess, json and the agent-process script) is built only when
@@ -306,6 +309,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     refused = _load_conflict("play", args)
     if refused is not None:
         return refused
+    if getattr(args, "replay", None) is not None and any(
+            getattr(args, k, None) is not None for k in ("scenario", "seed", "save", "load")):
+        print("pibench play: error: --replay watches a career read-only; do not combine it with "
+              "--scenario, --seed, --save or --load", file=sys.stderr)
+        return 2
 
     if importlib.util.find_spec("pibench_tui.app") is None:
         print("pibench play: the terminal UI is not yet available; use `pibench headless`", file=sys.stderr)

@@ -88,6 +88,7 @@ class Game:
         self.saved_month: int | None = world.month if save_name else None
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.digests: list[Digest] = []
+        self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
     # ------------------------------------------------------------------ small views
@@ -168,7 +169,8 @@ class Game:
             api = self.api
             before = self._snapshot()
             month = self.world.month
-            api.time.next_month()
+            reply = api.time.next_month()
+            self.last_report = reply.get("report") if isinstance(reply, dict) else None
             dash = api.lab.dashboard()
             d = Digest(month=month, new_month=dash["month"], finished=bool(dash["finished"]),
                        collapsed=bool(dash["collapsed"]), budget_before=before["budget"], budget_after=dash["budget"])
@@ -202,7 +204,7 @@ class Game:
             if before["offers"]:
                 ids = ",".join(f"'{i}'" for i in before["offers"] if i.isalnum())
                 if ids:
-                    d.offers = api.query(f"select id, name, status from applicants where id in ({ids})")
+                    d.offers = api.query(f"select id, name, pool, status from applicants where id in ({ids})")
             d.news = api.field.news(100_000)[before["news"]:]
             self.digests.append(d)
             return d

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -71,7 +72,8 @@ class ActionForm(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="form-box"):
             yield Label(self.spec.title, id="form-title")
-            yield Static(f"[dim]{self.spec.api}[/]" + (f" — {self.spec.description}" if self.spec.description else ""),
+            desc = self.spec.describe(self.game)
+            yield Static(f"[dim]{self.spec.api}[/]" + (f" — {escape(desc)}" if desc else ""),
                          id="form-desc")
             for i, f in enumerate(self.fields):
                 yield Label(f.label, classes="form-label")

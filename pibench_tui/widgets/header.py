@@ -83,13 +83,16 @@ class LabHeader(Static):
             self.show(*self._last)
 
     def show(self, dash: dict, citations: int, busy: bool = False, scenario: str = "",
-             warnings: list | None = None) -> None:
+             warnings: list | None = None, banner: str = "") -> None:
         """Render a dashboard (``lab.dashboard()``), the citation count so far, and warnings
         (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns)."""
-        self._last = (dash, citations, busy, scenario, warnings)
+        self._last = (dash, citations, busy, scenario, warnings, banner)
         narrow = 0 < self.size.width < 110
         out = facts_line(dash, citations, narrow)
         out.append("\n")
+        if banner:
+            out.append(f" {banner} ", style="bold reverse")
+            out.append(" ")
         out.append(calendar_label(dash, short=narrow))
         if dash.get("collapsed"):
             out.append(" · ")

@@ -8,7 +8,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Label, Static, TabPane
 
-from ..actions import ACTIONS, EVENT_COSTS, SHORT, event_details
+from ..actions import ACTIONS, SHORT, event_details
+from ..record import event_answers
 from ..tui_game import Game, parse_json_list
 from .plots import LinePlot
 
@@ -108,6 +109,12 @@ class Panel(TabPane):
             tables.first().focus()
 
 
+PEOPLE_COLUMNS = ("Report: quality of the latest monthly report (grows with skill, ability and morale; noisy). "
+                  "Mood: sentiment of your latest meeting (0-1, your noisy read of morale; only with mentoring). "
+                  "Falling reports or low moods come before quitting (the header warns). More in help (?).")
+"""Tooltip of the Lab table: what its less obvious columns mean."""
+
+
 class PeoplePanel(Panel):
     """Students & staff: role, pool, months in lab, projects, mentoring, reports, pay."""
 
@@ -115,8 +122,10 @@ class PeoplePanel(Panel):
     BINDINGS = panel_bindings("people")
 
     def compose(self) -> ComposeResult:
-        yield _table("people-table", "ID", "Name", "Role", "Pool", "Months", "Projects", "Mentor h", "Report", "Mood",
-                     "Pay/mo", "Papers", "Contract")
+        table = _table("people-table", "ID", "Name", "Role", "Pool", "Months", "Projects", "Mentor h", "Report", "Mood",
+                       "Pay/mo", "Papers", "Contract")
+        table.tooltip = PEOPLE_COLUMNS
+        yield table
         yield Static("", id="people-summary", classes="panel-note")
 
     def show(self, game: Game) -> None:
@@ -371,7 +380,7 @@ class EventsPanel(Panel):
     def show(self, game: Game) -> None:
         pend = game.call("events.pending")
         _fill(self.query_one("#events-table", DataTable), [
-            [e["id"], e["kind"].replace("_", " "), e["arrived_month"], e["respond_by_month"], event_details(e), EVENT_COSTS.get(e["kind"], "")]
+            [e["id"], e["kind"].replace("_", " "), e["arrived_month"], e["respond_by_month"], event_details(e), event_answers(game, e["kind"])]
             for e in pend])
         past = game.query("select id, kind, arrived_month, status from events where status != 'pending' order by arrived_month desc, id desc limit 40")
         _fill(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["arrived_month"], r["status"]] for r in past])

@@ -154,7 +154,7 @@ async def test_too_small_quit_with_unsaved_months_asks_once_the_size_is_back(tmp
         await pilot.pause()
         await press(pilot, "q")
         assert app.is_running
-        assert "unsaved" in str(app.query_one("#too-small").render())
+        assert "are not saved" in str(app.query_one("#too-small").render())
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         await pilot.pause()

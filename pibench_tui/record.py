@@ -1,0 +1,155 @@
+"""The PI's own record, as context for every outcome and every decision.
+
+A rejection is read next to the lab's past accepts and rejects at that venue, an offer next
+to this pool's past answers, a grant decision next to the lab's record with that agency and
+topic, a postdoc search next to the past ones. Everything is computed from the observable
+database (``api.query``), the API, and the scenario's public rules (``WorldConfig``) —
+the same data an agent can read — never from hidden state. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+
+def _scores(value: Any) -> list[float]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    return [float(x) for x in value] if isinstance(value, list) else []
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def fmt_scores(xs: list[float]) -> str:
+    """``"5.2, 6.0, 4.9 (mean 5.37)"`` or ``"—"``."""
+    if not xs:
+        return "—"
+    return ", ".join(f"{x:.1f}" for x in xs) + f" (mean {sum(xs) / len(xs):.2f})"
+
+
+def venue_record(game: Any, venue: str, before: int | None = None) -> str:
+    """The lab's decisions at ``venue`` so far, with the mean reviewer scores of accepts and rejects.
+
+    Args:
+        before: count only decisions made before this month (the ones being explained are not
+            their own context).
+    """
+    rows = game.query("select id, venue, status, decision_month, reviewer_scores from submissions "
+                      "where status in ('accept', 'reject')")
+    acc, rej = [], []
+    for r in rows:
+        if r["venue"] != venue or (before is not None and (r["decision_month"] or 0) >= before):
+            continue
+        mean = _mean(_scores(r["reviewer_scores"]))
+        if mean is not None:
+            (acc if r["status"] == "accept" else rej).append(mean)
+    if not acc and not rej:
+        return f"no earlier decision at {venue}"
+    parts = []
+    if acc:
+        parts.append(f"{len(acc)} accepted (mean scores {min(acc):.2f}-{max(acc):.2f})" if len(acc) > 1
+                     else f"1 accepted (mean score {acc[0]:.2f})")
+    else:
+        parts.append("none accepted")
+    if rej:
+        parts.append(f"{len(rej)} rejected (mean scores {min(rej):.2f}-{max(rej):.2f})" if len(rej) > 1
+                     else f"1 rejected (mean score {rej[0]:.2f})")
+    else:
+        parts.append("none rejected")
+    return f"{venue} before: " + ", ".join(parts)
+
+
+def pool_record(game: Any, pool: str) -> str:
+    """Offers made to ``pool`` so far and how they were answered (open offers counted apart)."""
+    rows = game.query(f"select status, count(*) as n from applicants where pool = '{_safe(pool)}' "
+                      "and status in ('offered', 'accepted', 'joined', 'declined') group by status")
+    n = {r["status"]: r["n"] for r in rows}
+    accepted = n.get("accepted", 0) + n.get("joined", 0)
+    answered = accepted + n.get("declined", 0)
+    waiting = n.get("offered", 0)
+    out = f"offers to {pool} so far: {accepted} of {answered} accepted" if answered else f"no answered offer to {pool} yet"
+    if waiting:
+        out += f" ({waiting} waiting for an answer)"
+    return out
+
+
+def agency_record(game: Any, agency: str, topic: str | None = None, before: int | None = None) -> str:
+    """The lab's decided proposals to ``agency`` (and on ``topic``): funded / rejected counts
+    (only decisions made before month ``before`` when given)."""
+    rows = [r for r in game.query("select id, agency, topic, status, decision_month from proposals where status != 'pending'")
+            if before is None or (r["decision_month"] or 0) < before]
+    mine = [r for r in rows if r["agency"] == agency]
+    if not mine:
+        out = f"no earlier decision from {agency}"
+    else:
+        funded = sum(1 for r in mine if r["status"] == "funded")
+        out = f"{agency} before: {funded} of {len(mine)} funded"
+    if topic:
+        on = [r for r in mine if r["topic"] == topic]
+        if on:
+            out += f"; on {topic}: {sum(1 for r in on if r['status'] == 'funded')} of {len(on)}"
+        any_topic = [r for r in rows if r["topic"] == topic]
+        if any_topic and len(any_topic) != len(on):
+            out += f"; {topic} at any agency: {sum(1 for r in any_topic if r['status'] == 'funded')} of {len(any_topic)}"
+    return out
+
+
+_SEARCH = re.compile(r"Postdoc search (\S+) (filled|ended without a hire|paused)")
+
+
+def postdoc_searches(game: Any) -> list[tuple[int, str, str]]:
+    """Every resolved postdoc search the lab has heard of: ``[(month, id, "filled"|"unfilled"|"paused")]``
+    (from the lab's news, the way the PI learnt of them)."""
+    out = []
+    for r in game.query("select month, text from news where kind = 'lab' and text like 'Postdoc search %' order by month"):
+        m = _SEARCH.search(r["text"])
+        if m:
+            outcome = {"filled": "filled", "ended without a hire": "unfilled", "paused": "paused"}[m.group(2)]
+            out.append((int(r["month"]), m.group(1).rstrip(":"), outcome))
+    return out
+
+
+def postdoc_record(game: Any, before: int | None = None) -> str:
+    """Past postdoc searches (resolved before month ``before`` when given): how many filled."""
+    past = [s for s in postdoc_searches(game) if before is None or s[0] < before]
+    if not past:
+        return "no earlier postdoc search"
+    filled = sum(1 for s in past if s[2] == "filled")
+    return f"earlier searches: {filled} of {len(past)} filled"
+
+
+def _safe(text: str) -> str:
+    return str(text).replace("'", "''")
+
+
+def event_answers(game: Any, kind: str) -> str:
+    """What each answer to an event of ``kind`` costs and does (the scenario's public rules, §11)."""
+    cfg = game.world.cfg
+    return {
+        "invited_talk": f"accept: {cfg.talk_hours:g} h and ${cfg.talk_travel_cost:,.0f}, standing up; decline: nothing",
+        "review_request": f"accept: {cfg.review_hours:g} h, standing up a little; decline or letting it lapse: standing down a little",
+        "student_crisis": f"support: {cfg.crisis_hours:g} h, morale up; ignore (or no answer): morale falls hard",
+        "collaboration_offer": f"accept: {cfg.collab_hours:g} h in each of the next {cfg.collab_months} months, "
+                               "then a co-authored draft; decline: nothing",
+    }.get(kind, "")
+
+
+def compute_price(game: Any, dash: dict | None = None) -> float:
+    """This month's compute price multiplier (1 unless the dashboard notes a surge)."""
+    dash = dash or game.dashboard()
+    for note in dash.get("notes", []):
+        if note.startswith("Compute price"):
+            m = re.search(r"([0-9.]+)\s*×?\.?$", note.rstrip("."))
+            if m:
+                try:
+                    return float(m.group(1))
+                except ValueError:
+                    pass
+    return 1.0

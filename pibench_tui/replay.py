@@ -1,0 +1,246 @@
+"""Replays for the viewer (``pibench play --replay SAVE|RUN_DIR``): open a save or a run
+directory and re-simulate the career month by month, read-only.
+
+A run directory (``DIR/<label>/<scenario>-<seed>/``, written by ``pibench agent`` and
+``pibench run --save-runs``) gives ``result.json`` (config and seed), ``actions.jsonl`` (the
+world's action log), ``months.jsonl`` (each closed month's report and dashboard) and, for
+agent runs, ``transcript.jsonl``. A save gives the world, whose action log, config and seed
+are enough. Either way :class:`Replayer` rebuilds the world as it stood at any month
+(re-simulating from the seed with the logged actions, so every panel shows what the PI saw),
+and checks the final digest when the run recorded one. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from world.api import Api
+from world.config import WorldConfig
+from world.engine import World
+
+from .tui_game import Digest, Game
+
+RUN_FORMAT = "pibench-run/1"
+"""The ``format`` of a run directory's ``result.json`` this viewer reads."""
+
+
+class ReplayError(Exception):
+    """The save or run directory cannot be replayed; the message says what is wrong."""
+
+
+@dataclass
+class ReplaySource:
+    """A career to replay.
+
+    Attributes:
+        kind: ``"save"``, ``"agent"`` or ``"policy"``.
+        label: what to call it (save name, or ``label · model/policy``).
+        scenario: the scenario's name.
+        config: the world parameters.
+        seed: the world seed.
+        log: the world's action log (``[month, "ns.method", kwargs]`` rows).
+        months: ``{month: {"report": ..., "dashboard": ...}}`` from ``months.jsonl`` (may be empty).
+        transcript: the agent's transcript entries (agent runs only).
+        result: ``result.json`` (run directories) or ``{}``.
+        path: where it came from.
+    """
+
+    kind: str
+    label: str
+    scenario: str
+    config: WorldConfig
+    seed: int
+    log: list
+    months: dict[int, dict] = field(default_factory=dict)
+    transcript: list[dict] = field(default_factory=list)
+    result: dict = field(default_factory=dict)
+    path: str = ""
+
+    def transcript_for(self, month: int) -> list[dict]:
+        """The transcript entries of ``month`` (empty for saves and policy runs)."""
+        return [e for e in self.transcript if e.get("month") == month]
+
+
+def _jsonl(path: Path) -> list[dict]:
+    out = []
+    if not path.exists():
+        return out
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError as exc:
+            raise ReplayError(f"{path}: line {i} is not JSON ({exc})") from exc
+    return out
+
+
+def open_run_dir(path: str | Path) -> ReplaySource:
+    """Read a run directory (``result.json``, ``actions.jsonl``, ``months.jsonl``, ``transcript.jsonl``).
+
+    Raises:
+        ReplayError: a file is missing or unreadable, the format is unknown, or the seed is
+            still sealed (``null``).
+    """
+    p = Path(path)
+    try:
+        result = json.loads((p / "result.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ReplayError(f"{p} is not a run directory: it has no result.json") from exc
+    except ValueError as exc:
+        raise ReplayError(f"{p / 'result.json'} is not JSON ({exc})") from exc
+    if result.get("format") != RUN_FORMAT:
+        raise ReplayError(f"{p / 'result.json'}: format {result.get('format')!r}, expected {RUN_FORMAT!r}")
+    if result.get("seed") is None:
+        raise ReplayError(f"{p}: the seed is sealed (null); reveal it before replaying (seed commitment "
+                          f"{result.get('seed_commitment')})")
+    if not (p / "actions.jsonl").exists():
+        raise ReplayError(f"{p} has no actions.jsonl: the career cannot be re-simulated")
+    try:
+        config = WorldConfig.from_dict(result["config"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"{p / 'result.json'}: no usable config ({exc})") from exc
+    log = [[row["month"], row["call"], row.get("kwargs", {})] if isinstance(row, dict) else row
+           for row in _jsonl(p / "actions.jsonl")]
+    months = {int(r["month"]): r for r in _jsonl(p / "months.jsonl") if "month" in r}
+    kind = str(result.get("kind") or "policy")
+    who = result.get("model") or result.get("policy") or ""
+    label = " · ".join(str(x) for x in (result.get("label"), who) if x)
+    return ReplaySource(kind=kind, label=label or p.name, scenario=str(result.get("scenario") or "custom"), config=config,
+                        seed=int(result["seed"]), log=log, months=months,
+                        transcript=_jsonl(p / "transcript.jsonl") if kind == "agent" else [], result=result, path=str(p))
+
+
+def open_save(name: str, saves_dir: str | None = None, store: Any = None) -> ReplaySource:
+    """Read a save (by name or career) of the save store.
+
+    Raises:
+        ReplayError: no such save, or it cannot be read.
+    """
+    from saves import SaveError, SaveStore
+
+    try:
+        store = store or SaveStore(saves_dir)
+        world, record = store.load_world(name)
+    except SaveError as exc:
+        raise ReplayError(str(exc)) from exc
+    scenario = str((record.scenario or {}).get("name") or "custom")
+    return ReplaySource(kind="save", label=record.info.name, scenario=scenario,
+                        config=WorldConfig.from_dict(world.cfg.to_dict()), seed=world.seed,
+                        log=[list(row) for row in world.s.action_log], result={"digest": world.digest()},
+                        path=str(store.path))
+
+
+def open_source(target: str, saves_dir: str | None = None) -> ReplaySource:
+    """A run directory when ``target`` is a folder with ``result.json``, else a save name.
+
+    Raises:
+        ReplayError: neither can be read (the message says which was tried).
+    """
+    p = Path(target)
+    if p.is_dir():
+        return open_run_dir(p)
+    return open_save(target, saves_dir)
+
+
+def _is_tick(row: list) -> bool:
+    return row[1] == "time.next_month"
+
+
+class Replayer:
+    """Re-simulates a :class:`ReplaySource` and hands out the world at any month.
+
+    ``game_at(m)`` is the career as the PI left month ``m``: every action of month ``m``
+    applied, the month not yet closed (for the last month of a finished career: the end).
+    Going forward continues the simulation; going back restores a snapshot kept on the way.
+
+    Raises:
+        ReplayError: a logged call is refused (the log does not fit this world).
+    """
+
+    def __init__(self, source: ReplaySource) -> None:
+        self.source = source
+        self.world = World(WorldConfig.from_dict(source.config.to_dict()), source.seed)
+        self.game = Game(self.world, scenario=source.scenario)
+        self._next = 0  # index of the next log row to apply
+        self._snapshots: dict[int, tuple[dict, int]] = {}
+        self.digests: dict[int, Digest] = {}
+        self.reports: dict[int, dict] = {}
+        self.first_month = 1
+        # Re-simulate the whole log once: the last month is where the career stopped (a finished
+        # career's last tick does not move the month on: that month is shown as the career ended).
+        self.ended = False
+        self.last_month = 10**9
+        self._advance_to(self.last_month)
+        self.last_month = self.world.s.month
+        self.ended = bool(self.world.finished)
+        self.month = self.last_month
+
+    def _apply(self, row: list) -> None:
+        month, name, kwargs = row[0], row[1], row[2] if len(row) > 2 else {}
+        if self.world.s.month != month:
+            raise ReplayError(f"action log out of step: {name} logged in month {month}, the world is in month "
+                              f"{self.world.s.month}")
+        if _is_tick(row):
+            digest = self.game.next_month()
+            self.digests[digest.month] = digest
+            if self.game.last_report is not None:
+                self.reports[digest.month] = self.game.last_report
+            return
+        ns, method = name.split(".", 1)
+        try:
+            Api(self.world).call(ns, method, [], kwargs)
+        except Exception as exc:  # noqa: BLE001 - ActionError: the log does not fit
+            raise ReplayError(f"replaying {name}({kwargs}) in month {month} failed: {exc}") from exc
+
+    def _advance_to(self, month: int) -> None:
+        log = self.source.log
+        while self._next < len(log):
+            row = log[self._next]
+            if _is_tick(row) and int(row[0]) >= month and not (self.ended and month == self.last_month):
+                break
+            if self.world.s.month not in self._snapshots:
+                self._snapshots[self.world.s.month] = (self.world.to_state(), self._next)
+            self._apply(row)
+            self._next += 1
+
+    def goto(self, month: int) -> Game:
+        """The career as the PI left ``month`` (clamped to the career's months)."""
+        month = max(self.first_month, min(self.last_month, int(month)))
+        if month < self.month:
+            state, index = self._snapshots.get(month) or self._snapshots[self.first_month]
+            self.world = World.from_state(state)
+            digests, reports = self.digests, self.reports
+            self.game = Game(self.world, scenario=self.source.scenario)
+            self.digests, self.reports = digests, reports
+            self._next = index
+        self._advance_to(month)
+        self.month = month
+        return self.game
+
+    def report(self, month: int) -> dict | None:
+        """The month report of ``month`` (as recorded in ``months.jsonl``, else as re-simulated)."""
+        rec = self.source.months.get(month)
+        if rec and "report" in rec:
+            return rec["report"]
+        return self.reports.get(month)
+
+    def digest(self, month: int) -> Digest | None:
+        """The digest of the tick that closed ``month`` (re-simulated; ``None`` until it was reached)."""
+        if month not in self.digests and month < self.last_month:
+            here = self.month
+            self.goto(month + 1)
+            self.goto(here)
+        return self.digests.get(month)
+
+    def check_digest(self) -> str | None:
+        """``None`` when the final world digest matches the recorded one, else a sentence saying it does not."""
+        want = self.source.result.get("digest")
+        if not want:
+            return None
+        self.goto(self.last_month)
+        got = self.world.digest()
+        return None if got == want else f"re-simulated digest {got[:12]} differs from the recorded {str(want)[:12]}"

@@ -1,0 +1,159 @@
+"""The replay viewer: ``pibench play --replay SAVE|RUN_DIR`` (read-only).
+
+The same panels as a career, over the world re-simulated to the month being viewed
+(:class:`~pibench_tui.replay.Replayer`): ← and → step through the months, ``j`` jumps,
+``r`` shows the month's report (what the month's close brought), ``x`` the agent's
+transcript of that month (agent runs). Nothing can be changed: actions, the clock, saves
+and the console are off.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from textual.binding import Binding
+
+from .app import PibenchApp
+from .replay import ReplayError, Replayer, ReplaySource, open_source
+from .screens.digest import DigestScreen
+from .screens.jump import JumpDialog
+from .screens.transcript import TranscriptScreen
+
+_OFF = {"act", "next_month", "save", "load", "console", "toggle_tutorial"}
+"""App actions the viewer turns off (they would change the career)."""
+
+
+class ReplayApp(PibenchApp):
+    """The read-only viewer over a :class:`Replayer`.
+
+    Args:
+        replayer: the re-simulated career.
+        month: the month shown first (default: the first).
+        test_mode: no cursor blink, no animations.
+    """
+
+    BINDINGS = [
+        Binding("left,comma", "step(-1)", "Prev month", id="replay-prev", priority=True),
+        Binding("right,full_stop", "step(1)", "Next month", id="replay-next", priority=True),
+        Binding("j", "jump", "Jump", id="replay-jump"),
+        Binding("r", "report", "Report", id="replay-report"),
+        Binding("x", "transcript", "Transcript", id="replay-transcript"),
+        Binding("home", "goto(0)", "First", id="replay-first", show=False, priority=True),
+        Binding("end", "goto(-1)", "Last", id="replay-last", show=False, priority=True),
+    ]
+
+    def __init__(self, replayer: Replayer, *, month: int | None = None, test_mode: bool = False) -> None:
+        self.replayer = replayer
+        game = replayer.goto(month or replayer.first_month)
+        super().__init__(game, test_mode=test_mode, show_digest=False, run_baseline=False)
+        self.title = f"pibench replay · {replayer.source.label}"
+
+    @property
+    def source(self) -> ReplaySource:
+        """What is being replayed."""
+        return self.replayer.source
+
+    def banner(self) -> str:
+        """``REPLAY <label> · month m/last`` for the header."""
+        return f"REPLAY {self.source.label} · {self.replayer.month}/{self.replayer.last_month}"
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        try:
+            self.tabs.hide_tab("console")  # running code would change the career
+        except Exception:  # noqa: BLE001 - older Textual
+            pass
+        here = self.replayer.month
+        problem = self.replayer.check_digest() if self.source.result.get("digest") else None
+        self._show(here)
+        if problem:
+            self.notify(problem, title="replay differs", severity="error", markup=False, timeout=15)
+
+    def show_end(self) -> None:
+        """No end screen in the viewer (the last month shows the career's end)."""
+
+    def refresh_header(self) -> None:
+        dash = self.game.dashboard()
+        citations = sum(p["citations"] for p in self.game.call("papers.publications"))
+        from .alerts import alerts
+
+        self.header.show(dash, citations, scenario=f"{self.source.scenario} · seed {self.source.seed}",
+                         warnings=alerts(self.game, dash), banner=self.banner())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _OFF:
+            return False
+        if action == "transcript" and self.source.kind != "agent":
+            return False
+        if action in ("step", "goto", "jump", "report", "transcript"):
+            from textual.screen import ModalScreen
+
+            if isinstance(self.screen, ModalScreen):  # ← → belong to the dialog's input
+                return False
+        return super().check_action(action, parameters)
+
+    def _show(self, month: int) -> None:
+        self.game = self.replayer.goto(month)
+        self.refresh_view()
+
+    def action_step(self, delta: int) -> None:
+        """Show the previous (-1) or next (+1) month."""
+        from textual.screen import ModalScreen
+
+        if isinstance(self.screen, ModalScreen):
+            return
+        target = self.replayer.month + int(delta)
+        if not self.replayer.first_month <= target <= self.replayer.last_month:
+            self.notify(f"the career runs from month {self.replayer.first_month} to {self.replayer.last_month}",
+                        severity="warning", markup=False)
+            return
+        self._show(target)
+
+    def action_goto(self, month: int) -> None:
+        """Show ``month`` (0: the first, -1: the last)."""
+        self._show(self.replayer.first_month if month == 0 else self.replayer.last_month if month == -1 else month)
+
+    def action_jump(self) -> None:
+        """Ask for a month and show it."""
+        self.push_screen(JumpDialog(self.replayer.first_month, self.replayer.last_month, blink=self.blink),
+                         lambda m: self._show(m) if m else None)
+
+    def action_report(self) -> None:
+        """The report of this month's close (what the month brought)."""
+        m = self.replayer.month
+        digest = self.replayer.digest(m)
+        if digest is None:
+            self.notify(f"month {m} was not closed in this career" if m == self.replayer.last_month and not self.replayer.ended
+                        else f"no report for month {m}", severity="warning", markup=False)
+            return
+        self.push_screen(DigestScreen(digest, self.game, warn=False, title=f"Month {m}: what its close brought"))
+
+    def action_transcript(self) -> None:
+        """The agent's transcript of this month."""
+        m = self.replayer.month
+        self.push_screen(TranscriptScreen(m, self.source.transcript_for(m)))
+
+    def action_quit_game(self) -> None:
+        """Quit (a replay has nothing to save)."""
+        self.exit(0)
+
+
+def make_replay_app(target: str, *, saves_dir: str | None = None, month: int | None = None,
+                    test_mode: bool = False) -> ReplayApp:
+    """Open a save or a run directory in the viewer.
+
+    Raises:
+        ReplayError: it cannot be read or re-simulated.
+    """
+    return ReplayApp(Replayer(open_source(target, saves_dir)), month=month, test_mode=test_mode)
+
+
+def run_replay(args: Any) -> int:
+    """``pibench play --replay SAVE|RUN_DIR``; exit code 0, or 1 when it cannot be opened."""
+    try:
+        app = make_replay_app(args.replay, saves_dir=getattr(args, "saves_dir", None))
+    except ReplayError as exc:
+        print(f"pibench play --replay: {exc}", file=sys.stderr)
+        return 1
+    return int(app.run() or 0)

@@ -1,0 +1,65 @@
+"""The tutorial checklist: suggested next steps derived from the state of the career.
+
+Each step says what to do, where and with which key, and is ticked once the career shows it
+done (from the API and the observable database only). Shown at the start of
+``--scenario tutorial``; dismissable, and reopened from the help (``t``). Nothing here
+imports Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .alerts import month_of_year
+
+
+@dataclass(frozen=True)
+class Step:
+    """One suggested step.
+
+    Attributes:
+        text: what to do and why.
+        keys: where and how (``"2 then i, o"``).
+        done: the career shows it done.
+        now: it is the moment for it (e.g. the recruiting season is open).
+    """
+
+    text: str
+    keys: str
+    done: bool
+    now: bool = True
+
+
+def steps(game: Any) -> list[Step]:
+    """The five steps of a first career, in order, ticked from the state."""
+    dash = game.dashboard()
+    m = dash["month"]
+    apps = game.call("recruit.applicants")
+    recruited = any(a["status"] != "pending" or a["interview"] is not None for a in apps) or bool(
+        game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1"))
+    season = month_of_year(m) <= 3
+    people = dash["students"] + [s for s in dash["staff"] if s["role"] == "ra"]
+    busy = {x for p in dash["active_projects"] for x in p["members"]}
+    idle = [p["id"] for p in people if p["id"] not in busy]
+    projects = bool(game.query("select id from projects limit 1"))
+    mentoring = any(r["mentoring_hours"] > 0 for r in game.call("students.list") if r["status"] == "active")
+    submitted = bool(game.query("select id from submissions limit 1"))
+    proposed = bool(game.query("select id from proposals limit 1"))
+    deadlines = ", ".join(dash["venue_deadlines_this_month"])
+    calls = [c for c in dash["open_grant_calls"]]
+    return [
+        Step("Recruit PhD students while the season is open (months 1-3): interview, then offer",
+             "2: i, o", recruited, season),
+        Step("Start a project with an idle pair" + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else
+                                                    " (nobody idle yet: hire an RA, R on panel 1)"),
+             "3: s", projects, len(idle) >= 2 or not people),
+        Step("Mentor your people: standing hours lift skill and morale, and give you a Mood reading",
+             "1: m", mentoring, bool(people)),
+        Step("Polish a draft, submit it before a deadline"
+             + (f" ({deadlines} this month)" if deadlines else " (W-SHOP and JMR take drafts any month)"),
+             "4: p, b", submitted, bool(dash["available_drafts"])),
+        Step("Propose to an open call: grants are the only income"
+             + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
+             "5: g", proposed, bool(calls)),
+    ]

@@ -1,0 +1,38 @@
+"""The tutorial checklist box (steps from :mod:`pibench_tui.tutorial`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..tutorial import steps
+
+
+class TutorialChecklist(Static):
+    """Suggested next steps with their keys; ``t`` hides it, and the help's ``t`` brings it back."""
+
+    DEFAULT_CSS = """
+    TutorialChecklist { dock: bottom; height: auto; max-height: 7; background: $boost; padding: 0 1;
+                        border-top: solid $accent; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def show(self, game: Any) -> None:
+        """Redraw the steps from the career's state."""
+        items = steps(game)
+        left = sum(1 for s in items if not s.done)
+        out = Text()
+        out.append(f"Tutorial — {left} step(s) to try", style="bold")
+        out.append("  (t hides this; ? then t brings it back)", style="dim")
+        for s in items:
+            out.append("\n")
+            if s.done:
+                out.append("[x] ", style="green")
+                out.append(f"{s.keys:<8} ", style="dim")
+                out.append(s.text, style="dim strike")
+            else:
+                out.append("[ ] ", style="bold" if s.now else "dim")
+                out.append(f"{s.keys:<8} ", style="bold cyan" if s.now else "dim")
+                out.append(s.text, style="" if s.now else "dim")
+        self.update(out)
