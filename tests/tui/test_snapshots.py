@@ -71,3 +71,33 @@ def test_end_screen(snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(app, run_before=run_before, terminal_size=size)
+
+
+def test_header_80x24_month_15(snap_compare):
+    """80×24 at month 15 (recruiting, NAIC deadline, two calls closing): the first line keeps month,
+    budget, runway and attention; the calendar on the second; the warnings in colour on the third;
+    numbered tabs; the cut-off columns named."""
+    assert snap_compare(build(busy_world(months=14)), terminal_size=(80, 24))
+
+
+def test_digest_with_a_rejection_and_its_context(snap_compare):
+    """The digest of a month with a rejection: reviewer scores with their mean, the lab's record
+    at that venue underneath, and the warnings for the new month."""
+    app = build(busy_world(months=14))  # month 15 closes with SUB003 rejected at W-SHOP
+
+    async def run_before(pilot):
+        await pilot.press("n", "enter")
+        await settle(pilot, app)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(100, 34))
+
+
+def test_replay_viewer(snap_compare, tmp_path):
+    """The replay viewer on a run directory at month 5: the REPLAY banner with the month, the
+    panels as the PI saw them, the viewer's keys in the footer."""
+    from pibench_tui.replay_app import make_replay_app
+
+    from .rundir import write_run_dir
+
+    app = make_replay_app(str(write_run_dir(tmp_path, months=8)), test_mode=True)
+    assert snap_compare(app, press=["right"] * 4 + ["3"], terminal_size=(100, 30))
