@@ -336,7 +336,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g: _need(_people(g), "nobody is in the lab yet: hire students, a postdoc or staff first"),
         lambda r: f"mentoring set: {r['mentoring_total']:g} h a month in total",
         _mentoring_summary,
-        "Standing monthly hours for every active person (0-40 h each).",
+        lambda g: f"Standing monthly hours for every active person (0-{_cfg(g).mentoring_max:g} h each).",
     ),
     ActionSpec(
         "post_postdoc", "P", "Post a postdoc search", "people", "recruit.post_postdoc",

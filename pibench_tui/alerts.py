@@ -147,7 +147,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     nxt = month_of_year(m + 1)
     drafts = dash["available_drafts"]
     for venue, months in sorted(venue_deadlines(game).items()):
-        if nxt in months and m + 1 <= total:
+        if nxt in months and m + 1 <= total and drafts:
             ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
             out.append(Alert("deadline", f"{venue} deadline next month",
                              f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",

@@ -175,15 +175,15 @@ class Replayer:
         self.ended = False
         self.last_month = 10**9
         self._advance_to(self.last_month)
-        self.last_month = self.world.s.month
+        self.last_month = self.world.month
         self.ended = bool(self.world.finished)
         self.month = self.last_month
 
     def _apply(self, row: list) -> None:
         month, name, kwargs = row[0], row[1], row[2] if len(row) > 2 else {}
-        if self.world.s.month != month:
+        if self.world.month != month:
             raise ReplayError(f"action log out of step: {name} logged in month {month}, the world is in month "
-                              f"{self.world.s.month}")
+                              f"{self.world.month}")
         if _is_tick(row):
             digest = self.game.next_month()
             self.digests[digest.month] = digest
@@ -202,8 +202,8 @@ class Replayer:
             row = log[self._next]
             if _is_tick(row) and int(row[0]) >= month and not (self.ended and month == self.last_month):
                 break
-            if self.world.s.month not in self._snapshots:
-                self._snapshots[self.world.s.month] = (self.world.to_state(), self._next)
+            if self.world.month not in self._snapshots:
+                self._snapshots[self.world.month] = (self.world.to_state(), self._next)
             self._apply(row)
             self._next += 1
 

@@ -35,9 +35,7 @@ def steps(game: Any) -> list[Step]:
     """The five steps of a first career, in order, ticked from the state."""
     dash = game.dashboard()
     m = dash["month"]
-    apps = game.call("recruit.applicants")
-    recruited = any(a["status"] != "pending" or a["interview"] is not None for a in apps) or bool(
-        game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1"))
+    recruited = bool(game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1"))
     season = month_of_year(m) <= 3
     people = dash["students"] + [s for s in dash["staff"] if s["role"] == "ra"]
     busy = {x for p in dash["active_projects"] for x in p["members"]}

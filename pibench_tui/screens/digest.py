@@ -66,7 +66,7 @@ def digest_lines(d: Digest, game: Any = None, warn: bool = True) -> list[str]:
     waiting = [r for r in d.offers if r["status"] == "offered"]
     offers = []
     for r in answered:
-        offers.append(f"{r['name']} ({r['id']}{', ' + r['pool'] if r.get('pool') else ''}): {r['status']}")
+        offers.append(f"{r['name']} ({r['id']}): {r['status']}" + (f" · pool {r['pool']}" if r.get("pool") else ""))
         if game is not None and r.get("pool"):
             offers.append(f"  [dim]↳ {escape(pool_record(game, r['pool']))}[/]")
     section("Offers answered", offers)
@@ -107,7 +107,12 @@ class DigestScreen(ModalScreen[None]):
             yield Label(self.title or head, classes="dialog-title")
             with VerticalScroll(id="digest-body"):
                 yield Static("\n".join(digest_lines(d, self.game, self.warn)), id="digest-text")
-            yield Static("[b]enter[/] continue", classes="form-hint")
+            yield Static("[b]enter[/] continue · ↑↓ pgup pgdn scroll", classes="form-hint")
+
+    def on_mount(self) -> None:
+        body = self.query_one("#digest-body", VerticalScroll)
+        body.styles.max_height = max(6, self.app.size.height - 9)  # the title and the hint stay visible
+        body.focus()
 
     def action_close(self) -> None:
         """Back to the lab."""

@@ -16,9 +16,33 @@ from .panels import Panel
 
 BANNER = ("Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
           "query(sql), memory. Example: lab.dashboard()['budget']. A line ending in ':' starts a block; an empty "
-          "line runs it. Runs in the same sandbox as `pibench headless`. Escape clears the line; on an empty line it "
-          "leaves the console (then 1-9 switch panels, : comes back).")
+          "line runs it. Runs in the same sandbox as `pibench headless`. ↑/↓ recall earlier lines, tab completes "
+          "API names. Escape clears the line; on an empty line it leaves the console (then 1-9 switch panels, : comes back).")
 """The console's intro, shown above its log (a Static, so it survives ctrl+l and wraps with the panel)."""
+
+
+def pretty_output(out: str, width: int = 100) -> Any:
+    """A block's output for the log: a line that is one long Python literal (a dict or list
+    result) is pretty-printed over several lines, like the headless REPL; other text as is."""
+    import ast
+
+    from rich.pretty import Pretty
+
+    lines = out.split("\n")
+    pieces: list[Any] = []
+    for line in lines:
+        if len(line) > width and line[:1] in "[{(":
+            try:
+                pieces.append(Pretty(ast.literal_eval(line), expand_all=False, indent_guides=False))
+                continue
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                pass
+        pieces.append(Text(line))
+    if len(pieces) == 1:
+        return pieces[0]
+    from rich.console import Group
+
+    return Group(*pieces)
 
 
 class ConsolePanel(Panel):
@@ -29,6 +53,9 @@ class ConsolePanel(Panel):
         Binding("ctrl+l", "clear", "Clear log", id="console-clear"),
         Binding("escape", "leave", "Clear / leave", id="console-leave",
                 tooltip="Clear the line; on an empty line, leave the console (1-9 then switch panels)"),
+        Binding("up", "history(-1)", "Earlier line", id="console-history-back", show=False),
+        Binding("down", "history(1)", "Later line", id="console-history-forward", show=False),
+        Binding("tab", "complete", "Complete", id="console-complete", show=False),
     ]
 
     class BlockFinished(Message):
@@ -42,6 +69,9 @@ class ConsolePanel(Panel):
         self.blink = blink
         self.running = False
         self.blocks = 0
+        self.history: list[str] = []
+        self._hist_pos = 0
+        self._completer: Any = None
 
     @property
     def input(self) -> Input:
@@ -111,6 +141,9 @@ class ConsolePanel(Panel):
         from ..headless import repl_input_complete
 
         event.input.value = ""
+        if event.value.strip() and (not self.history or self.history[-1] != event.value):
+            self.history.append(event.value)
+        self._hist_pos = len(self.history)
         self.buffer.append(event.value)
         log = self.query_one(RichLog)
         log.write(Text(("... " if len(self.buffer) > 1 else ">>> ") + event.value, style="bold"))
@@ -156,10 +189,53 @@ class ConsolePanel(Panel):
             out, err = "", {"type": type(exc).__name__, "message": str(exc), "line": None}
         self.app.call_from_thread(self._finished, out, err)
 
+    def action_history(self, step: int) -> None:
+        """Recall an earlier (-1) or later (+1) line of this console's history."""
+        if not self.input.has_focus or not self.history:
+            return
+        self._hist_pos = max(0, min(len(self.history), self._hist_pos + int(step)))
+        self.input.value = self.history[self._hist_pos] if self._hist_pos < len(self.history) else ""
+        self.input.cursor_position = len(self.input.value)
+
+    def completions(self, text: str) -> list[str]:
+        """Completions of ``text`` (the line before the cursor): API namespaces, calls, argument
+        names, topics and venues — the headless REPL's completer."""
+        if self._completer is None:
+            from ..headless import make_completer
+
+            self._completer = make_completer()
+        from prompt_toolkit.document import Document
+
+        out = []
+        for c in self._completer.get_completions(Document(text), None):
+            out.append(text[: len(text) + c.start_position] + c.text)
+        return out
+
+    def action_complete(self) -> None:
+        """Tab: complete the word before the cursor (one match: inserted; several: the common
+        part inserted and the choices listed in the log)."""
+        inp = self.input
+        if not inp.has_focus:
+            self.screen.focus_next()
+            return
+        before, after = inp.value[: inp.cursor_position], inp.value[inp.cursor_position:]
+        options = self.completions(before)
+        if not options:
+            return
+        import os
+
+        common = os.path.commonprefix(options)
+        if len(common) > len(before):
+            inp.value = common + after
+            inp.cursor_position = len(common)
+        if len(options) > 1:
+            tails = sorted({o[len(before) - len(before.split(".")[-1].split("(")[-1]):] for o in options})
+            self.log_view.write(Text("  ".join(tails), style="dim"))
+
     def _finished(self, out: str, err: dict | None) -> None:
         log = self.query_one(RichLog)
         if out:
-            log.write(Text(out.rstrip("\n")))
+            log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
         if err:
             where = f" (line {err['line']})" if err.get("line") else ""
             log.write(Text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))

@@ -1,0 +1,84 @@
+"""Warnings before losses, from observable data only: each one fires on its condition and
+names the panel and key that address it."""
+
+from __future__ import annotations
+
+from world.api import Api
+
+from pibench_tui.alerts import alerts, bad_reports
+from pibench_tui.tui_game import Game
+
+from .conftest import new_world
+
+
+def _kinds(game: Game) -> dict[str, object]:
+    return {a.kind: a for a in alerts(game)}
+
+
+def test_idle_people_and_offer_deadline_and_call_closing():
+    """Two idle RAs are named (3, s); in month 2 offers close next month (2, o)."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    game = Game(w)
+    k = _kinds(game)
+    assert "RA001" in k["idle"].text and k["idle"].key == "s" and k["idle"].tab == "projects"
+    api.projects.start("reasoning", 1, ["RA001", "RA002"], 1000)
+    assert "idle" not in _kinds(game)
+    api.time.next_month()
+    k = _kinds(game)
+    assert k["offers"].key == "o" and "month 3" in k["offers"].text
+
+
+def test_runway_shorter_than_the_months_left_is_an_error():
+    """Six RAs and heavy compute on the standard budget: the runway is shorter than the months
+    left, and the warning says around which month the lab would collapse."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(6):
+        api.recruit.hire_ra()
+    api.projects.start("reasoning", 3, [f"RA00{i}" for i in range(1, 7)], 40000)
+    game = Game(w)
+    runway = _kinds(game)["runway"]
+    assert runway.key == "g" and "collapses" in runway.text
+    dash = game.dashboard()
+    assert dash["runway_months"] < dash["months_total"]
+
+
+def test_deadline_next_month_only_with_a_draft_and_last_month_for_an_event():
+    """NAIC's deadline next month is flagged only once a draft is available (month 8 of the
+    standard seed, deadline in month 9: 4, p); an event at its last month is flagged (7, e)."""
+    from .test_actions import _world_with_draft
+
+    w = new_world()
+    api = Api(w)
+    api.time.next_month()
+    assert "deadline" not in _kinds(Game(w))  # month 2: NAIC's deadline is next month, but no draft
+    api.time.next_month()
+    api.time.next_month()
+    game = Game(w)
+    pending = [e for e in game.dashboard()["pending_events"] if e["respond_by_month"] <= w.month]
+    assert pending, "the standard seed has an event at its last month in month 4"
+    assert _kinds(game)["event"].key == "e"
+    w, _ = _world_with_draft()
+    assert w.month == 8
+    k = _kinds(Game(w))
+    assert "NAIC" in k["deadline"].short and k["deadline"].key == "p" and "1 draft(s)" in k["deadline"].text
+
+
+def test_bad_reports_come_from_the_observable_reports():
+    """A researcher whose last two meeting sentiments average below 0.5 is flagged; the
+    warning uses only the student_reports table (rows written here the way the tick writes them)."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    game = Game(w)
+    assert bad_reports(game, w.month) == []
+
+    class Fake:
+        def query(self, sql):
+            return [{"id": "S001", "month": 3, "q": 0.4, "s": 0.45}, {"id": "S001", "month": 4, "q": 0.4, "s": 0.40},
+                    {"id": "S002", "month": 3, "q": 0.5, "s": 0.8}, {"id": "S002", "month": 4, "q": 0.5, "s": 0.7}]
+
+    assert [sid for sid, _ in bad_reports(Fake(), 4)] == ["S001"]
