@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.containers import Container
 from textual import events
 from textual.events import Resize
@@ -22,12 +23,13 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
 
 from .actions import ACTIONS, ACTIONS_BY_ID
 from .alerts import alerts
+from .messages import MonthAdvanced
 from .screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
 from .screens.digest import DigestScreen
 from .screens.end import EndScreen
 from .screens.form import ActionForm
 from .screens.help import HelpScreen
-from .tui_game import ActionError, Digest, Game
+from .tui_game import ActionError, Game
 from .widgets.console import ConsolePanel
 from .widgets.header import LabHeader
 from .widgets.tutorial import TutorialChecklist
@@ -211,16 +213,25 @@ class PibenchApp(App[int]):
         self.query_one("#too-small", Static).update(TOO_SMALL_QUIT.format(unsaved=self.game.unsaved_note()))
 
     # ------------------------------------------------------------------ refresh
-    def refresh_view(self, everything: bool = False) -> None:
-        """Redraw the header and the visible panel from the API; the others when shown."""
-        game = self.game
+    version: reactive[int] = reactive(0, init=False)
+    """Bumped whenever the career changes (an action, a console block, a month, a load): the
+    header redraws at once; each panel redraws when it is next shown (:attr:`Panel.stale`)."""
+
+    def watch_version(self) -> None:
         self.refresh_header()
+
+    def changed(self) -> None:
+        """The career changed: the header redraws (through :attr:`version`)."""
+        self.version += 1
+
+    def refresh_view(self, everything: bool = False) -> None:
+        """Mark the career changed and redraw the visible panel (all of them with ``everything``);
+        the others redraw when shown."""
+        self.changed()
         active = self.tabs.active
         for panel in self.panels():
             if everything or panel.id == active:
-                panel.redraw(game)
-            else:
-                panel.stale = True
+                panel.redraw(self.game)
 
     @property
     def tutorial(self) -> TutorialChecklist:
@@ -383,14 +394,14 @@ class PibenchApp(App[int]):
             return False
         self.busy = True
         if not isinstance(self.screen, ConfirmNextMonth):  # the dialog says "closing…"; no redraw under it
-            self.refresh_header()
+            self.changed()
         self._advance()
         return True
 
     @work(thread=True, exclusive=True, group="sim", exit_on_error=False)
     def _advance(self) -> None:
         try:
-            digest = self.game.next_month()
+            report = self.game.next_month()
         except Exception as exc:  # noqa: BLE001 - report, keep the app alive
             self.call_from_thread(self._advance_failed, exc)
             return
@@ -401,7 +412,7 @@ class PibenchApp(App[int]):
                 self.game.mark_saved()
             except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
                 note = f"autosave failed: {exc}"
-        self.call_from_thread(self._month_done, digest, note)
+        self.post_message(MonthAdvanced(report, note))
 
     def _advance_failed(self, exc: Exception) -> None:
         self.busy = False
@@ -409,22 +420,23 @@ class PibenchApp(App[int]):
         self.notify(getattr(exc, "message", None) or str(exc), title="next month failed", severity="error", markup=False)
         self.refresh_view()
 
-    def _month_done(self, digest: Digest, note: str | None = None) -> None:
+    @on(MonthAdvanced)
+    def _month_done(self, message: MonthAdvanced) -> None:
+        report = message.report
         self.busy = False
         self.months_advanced += 1
         self._close_confirm()  # in the same step as the digest's push: one redraw, not two
-        if note:
-            self.notify(note, severity="warning", markup=False)
+        if message.note:
+            self.notify(message.note, severity="warning", markup=False)
+        finished = bool(report.get("finished")) or self.game.finished
         if not self.show_digest:
             self.refresh_view()
-            if digest.finished:
+            if finished:
                 self.show_end()
             return
-        # The digest covers the lab (opaque): redraw only the header now, the panels when it closes.
-        self.refresh_header()
-        for panel in self.panels():
-            panel.stale = True
-        self.push_screen(DigestScreen(digest, self.game), partial(self._digest_closed, digest.finished))
+        # The digest covers the lab (opaque): only the header redraws now, the panels when it closes.
+        self.changed()
+        self.push_screen(DigestScreen(report, self.game), partial(self._digest_closed, finished))
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:
         self.refresh_view()

@@ -21,7 +21,7 @@ from world.api import Api
 from world.config import WorldConfig
 from world.engine import World
 
-from .tui_game import Digest, Game
+from .tui_game import Game
 
 RUN_FORMAT = "pibench-run/1"
 """The ``format`` of a run directory's ``result.json`` this viewer reads."""
@@ -167,8 +167,7 @@ class Replayer:
         self.game = Game(self.world, scenario=source.scenario)
         self._next = 0  # index of the next log row to apply
         self._snapshots: dict[int, tuple[dict, int]] = {}
-        self.digests: dict[int, Digest] = {}
-        self.reports: dict[int, dict] = {}
+        self.reports: dict[int, dict] = {}  # month -> its report, as re-simulated
         self.first_month = 1
         # Re-simulate the whole log once: the last month is where the career stopped (a finished
         # career's last tick does not move the month on: that month is shown as the career ended).
@@ -185,10 +184,7 @@ class Replayer:
             raise ReplayError(f"action log out of step: {name} logged in month {month}, the world is in month "
                               f"{self.world.month}")
         if _is_tick(row):
-            digest = self.game.next_month()
-            self.digests[digest.month] = digest
-            if self.game.last_report is not None:
-                self.reports[digest.month] = self.game.last_report
+            self.reports[int(month)] = self.game.next_month()
             return
         ns, method = name.split(".", 1)
         try:
@@ -213,28 +209,19 @@ class Replayer:
         if month < self.month:
             state, index = self._snapshots.get(month) or self._snapshots[self.first_month]
             self.world = World.from_state(state)
-            digests, reports = self.digests, self.reports
             self.game = Game(self.world, scenario=self.source.scenario)
-            self.digests, self.reports = digests, reports
             self._next = index
         self._advance_to(month)
         self.month = month
         return self.game
 
     def report(self, month: int) -> dict | None:
-        """The month report of ``month`` (as recorded in ``months.jsonl``, else as re-simulated)."""
+        """The month report of ``month`` (as recorded in ``months.jsonl``, else as re-simulated;
+        ``None`` for a month that was not closed)."""
         rec = self.source.months.get(month)
-        if rec and "report" in rec:
+        if rec and rec.get("report"):
             return rec["report"]
         return self.reports.get(month)
-
-    def digest(self, month: int) -> Digest | None:
-        """The digest of the tick that closed ``month`` (re-simulated; ``None`` until it was reached)."""
-        if month not in self.digests and month < self.last_month:
-            here = self.month
-            self.goto(month + 1)
-            self.goto(here)
-        return self.digests.get(month)
 
     def check_digest(self) -> str | None:
         """``None`` when the final world digest matches the recorded one, else a sentence saying it does not."""

@@ -122,12 +122,11 @@ class ReplayApp(PibenchApp):
     def action_report(self) -> None:
         """The report of this month's close (what the month brought)."""
         m = self.replayer.month
-        digest = self.replayer.digest(m)
-        if digest is None:
-            self.notify(f"month {m} was not closed in this career" if m == self.replayer.last_month and not self.replayer.ended
-                        else f"no report for month {m}", severity="warning", markup=False)
+        report = self.replayer.report(m)
+        if report is None:
+            self.notify(f"month {m} was not closed in this career", severity="warning", markup=False)
             return
-        self.push_screen(DigestScreen(digest, self.game, warn=False, title=f"Month {m}: what its close brought"))
+        self.push_screen(DigestScreen(report, self.game, warn=False, title=f"Month {m}: what its close brought"))
 
     def action_transcript(self) -> None:
         """The agent's transcript of this month."""

@@ -1,4 +1,4 @@
-"""The TUI's hold on one career: the world, its API, the scenario, and the monthly digest.
+"""The TUI's hold on one career: the world, its API, the scenario, and the month reports.
 
 Everything the panels show comes from :attr:`Game.api` (the same calls an agent makes) and
 ``api.query`` over the observable database. :attr:`Game.world` is touched only to save,
@@ -9,61 +9,10 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 from world.api import ActionError, Api
 from world.engine import World
-
-
-@dataclass
-class Digest:
-    """What happened in the tick that closed ``month`` (all from API results).
-
-    Attributes:
-        month: the month that was closed.
-        new_month: the month now open (== month when the career ended).
-        finished: the career ended (horizon or collapse).
-        collapsed: the lab collapsed.
-        budget_before / budget_after: USD.
-        citations: citations drawn in the closed month.
-        decisions: ``[{id, draft, venue, status, reviewer_scores}]`` returned this tick.
-        grants: ``[{id, agency, topic, status}]`` decided this tick.
-        awards: new awards ``[{id, agency, total, monthly, start_month, end_month}]``.
-        arrivals: people who joined ``[{id, name, role}]``.
-        departures: people who left ``[{id, name, role, status}]``.
-        offers: applicants whose offer was answered ``[{id, name, status}]``.
-        drafts: new drafts ``[{id, topic, tier, collab, salvage}]``.
-        projects: projects that ended ``[{id, topic, tier, status}]``.
-        events: events that arrived ``[{id, kind, arrived_month, respond_by_month, status}]``.
-        expired: events that lapsed unanswered ``[{id, kind, status}]``.
-        news: news items written during the tick and at the new month's open.
-    """
-
-    month: int
-    new_month: int
-    finished: bool = False
-    collapsed: bool = False
-    budget_before: float = 0.0
-    budget_after: float = 0.0
-    citations: int = 0
-    decisions: list = field(default_factory=list)
-    grants: list = field(default_factory=list)
-    awards: list = field(default_factory=list)
-    arrivals: list = field(default_factory=list)
-    departures: list = field(default_factory=list)
-    offers: list = field(default_factory=list)
-    drafts: list = field(default_factory=list)
-    projects: list = field(default_factory=list)
-    events: list = field(default_factory=list)
-    expired: list = field(default_factory=list)
-    news: list = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        """Nothing but money and news happened."""
-        return not any((self.decisions, self.grants, self.arrivals, self.departures, self.offers,
-                        self.drafts, self.projects, self.events, self.expired))
 
 
 class Game:
@@ -87,7 +36,7 @@ class Game:
         self.saved_version: int | None = world.version if save_name else None
         self.saved_month: int | None = world.month if save_name else None
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
-        self.digests: list[Digest] = []
+        self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
@@ -144,70 +93,22 @@ class Game:
         return self.call("lab.dashboard")
 
     # ------------------------------------------------------------------ the clock
-    def _snapshot(self) -> dict:
-        api = self.api
-        return {
-            "subs": {r["id"]: r["status"] for r in api.papers.submissions()},
-            "props": {r["id"]: r["status"] for r in api.grants.proposals()},
-            "people": {r["id"]: r["status"] for r in api.students.list()},
-            "awards": {r["id"] for r in api.grants.awards()},
-            "drafts": {r["id"] for r in api.papers.drafts()},
-            "projects": {r["id"]: r["status"] for r in api.projects.list()},
-            "events": {r["id"]: r["status"] for r in api.query("select id, status from events")},
-            "offers": {r["id"]: r["status"] for r in api.query("select id, status from applicants where status = 'offered'")},
-            "news": len(api.field.news(100_000)),
-            "budget": api.lab.dashboard()["budget"],
-        }
-
-    def next_month(self) -> Digest:
-        """Advance the clock through ``time.next_month()`` and describe what happened.
+    def next_month(self) -> dict:
+        """Advance the clock through ``time.next_month()``; return the closed month's report
+        (MECHANICS Decisions 8; also kept as :attr:`last_report` and in :attr:`reports`).
 
         Raises:
             ActionError: the career is over.
         """
         with self.lock:
-            api = self.api
-            before = self._snapshot()
-            month = self.world.month
-            reply = api.time.next_month()
-            self.last_report = reply.get("report") if isinstance(reply, dict) else None
-            dash = api.lab.dashboard()
-            d = Digest(month=month, new_month=dash["month"], finished=bool(dash["finished"]),
-                       collapsed=bool(dash["collapsed"]), budget_before=before["budget"], budget_after=dash["budget"])
-            rows = api.query("select month, citations_total from lab_monthly order by month desc limit 2")
-            if rows and rows[0]["month"] == month:
-                prev = rows[1]["citations_total"] if len(rows) > 1 else 0
-                d.citations = int(rows[0]["citations_total"] - prev)
-            for r in api.papers.submissions():
-                if before["subs"].get(r["id"]) == "under_review" and r["status"] in ("accept", "reject"):
-                    d.decisions.append(r)
-            for r in api.grants.proposals():
-                if before["props"].get(r["id"]) == "pending" and r["status"] != "pending":
-                    d.grants.append(r)
-            d.awards = [r for r in api.grants.awards() if r["id"] not in before["awards"]]
-            for r in api.students.list():
-                old = before["people"].get(r["id"])
-                if old is None:
-                    d.arrivals.append(r)
-                elif old == "active" and r["status"] != "active":
-                    d.departures.append(r)
-            d.drafts = [r for r in api.papers.drafts() if r["id"] not in before["drafts"]]
-            for r in api.projects.list():
-                if before["projects"].get(r["id"]) == "active" and r["status"] != "active":
-                    d.projects.append(r)
-            for r in api.query("select id, kind, arrived_month, respond_by_month, status from events"):
-                old = before["events"].get(r["id"])
-                if old is None:
-                    d.events.append(r)
-                elif old == "pending" and r["status"] != "pending":
-                    d.expired.append(r)
-            if before["offers"]:
-                ids = ",".join(f"'{i}'" for i in before["offers"] if i.isalnum())
-                if ids:
-                    d.offers = api.query(f"select id, name, pool, status from applicants where id in ({ids})")
-            d.news = api.field.news(100_000)[before["news"]:]
-            self.digests.append(d)
-            return d
+            reply = self.api.time.next_month()
+            report = reply.get("report") if isinstance(reply, dict) else None
+            if not isinstance(report, dict):  # a world without month reports: say what can be said
+                report = {"month": self.world.month - 1, "finished": bool(self.world.finished),
+                          "collapsed": bool(self.world.collapsed)}
+            self.last_report = report
+            self.reports.append(report)
+            return report
 
     # ------------------------------------------------------------------ saves
     def save(self, name: str, store: Any) -> Any:
@@ -235,4 +136,4 @@ def parse_json_list(value: Any) -> list:
     return []
 
 
-__all__ = ["ActionError", "Digest", "Game", "parse_json_list"]
+__all__ = ["ActionError", "Game", "parse_json_list"]

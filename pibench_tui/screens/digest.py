@@ -1,4 +1,7 @@
-"""The monthly digest shown after each ``next month``."""
+"""The monthly digest shown after each ``next month``, built from the month report
+(``time.next_month()["report"]``, MECHANICS Decisions 8): what the month's close brought,
+each outcome next to the PI's own record (:mod:`pibench_tui.record`), and the warnings for
+the month now open (:mod:`pibench_tui.alerts`)."""
 
 from __future__ import annotations
 
@@ -13,11 +16,13 @@ from textual.widgets import Label, Static
 
 from ..alerts import alerts
 from ..record import agency_record, event_answers, fmt_scores, pool_record, postdoc_record, venue_record
-from ..tui_game import Digest
 
 TAB_KEYS = {"people": "1", "applicants": "2", "projects": "3", "papers": "4", "grants": "5", "field": "6",
             "events": "7", "ledger": "8", "console": "9"}
 """The key of each panel (warnings name where to act)."""
+
+NEWS_SHOWN = 14
+"""Headlines shown (the Field panel and ``query('select * from news')`` have them all)."""
 
 
 def offers_answered_month(month: int) -> int:
@@ -25,88 +30,138 @@ def offers_answered_month(month: int) -> int:
     return month + (3 - month % 12) % 12
 
 
-def digest_lines(d: Digest, game: Any = None, warn: bool = True) -> list[str]:
-    """The digest as lines of Rich markup (everything comes from API results); with ``game``
-    each outcome carries its context from the PI's own record (:mod:`pibench_tui.record`)
-    and the warnings for the month now open (:mod:`pibench_tui.alerts`) come first."""
+def _ctx(text: str) -> str:
+    return f"    [dim]↳ {escape(text)}[/]"
+
+
+def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]:
+    """The digest of one month report as lines of Rich markup.
+
+    Args:
+        report: the month report dict (every key of the contract; missing ones read as empty).
+        game: the career (``None``: no context, no warnings); context is the lab's record
+            before the closed month, from the observable database.
+        warn: list the warnings for the month now open (off in the replay viewer, which shows
+            the month as it was before its close).
+    """
+    r = report
+    month = int(r.get("month", 0))
     out: list[str] = []
-    delta = d.budget_after - d.budget_before
-    out.append(f"Budget ${d.budget_before:,.0f} → ${d.budget_after:,.0f} ({delta:+,.0f}) · citations this month {d.citations}")
-    if d.collapsed:
+    money = r.get("money") or {}
+    budget, net = float(money.get("budget", 0.0)), float(money.get("net", 0.0))
+    cit = r.get("citations") or {}
+    out.append(f"Budget ${budget - net:,.0f} → ${budget:,.0f} ({net:+,.0f}) · citations this month "
+               f"{cit.get('earned', 0)} (total {cit.get('total', 0)})")
+    cats = money.get("by_category") or {}
+    if cats:
+        out.append("[dim]Money: " + escape(", ".join(f"{k} {v:+,.0f}" for k, v in sorted(cats.items(), key=lambda kv: kv[1]))) + "[/]")
+    if r.get("collapsed"):
         out.append("[b red]The budget ended the month below zero: the lab collapsed.[/]")
 
     def section(title: str, rows: list[str]) -> None:
         if rows:
             out.append("")
             out.append(f"[b]{title}[/]")
-            out.extend(f"  {r}" for r in rows)
+            out.extend(f"  {x}" for x in rows)
 
-    if game is not None and warn and not d.finished:
-        section(f"Warnings for month {d.new_month}", [
+    if game is not None and warn and not r.get("finished"):
+        section(f"Warnings for month {month + 1}", [
             f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
             for a in alerts(game)])
-    decisions = []
-    for r in d.decisions:
-        verdict = "[green]accepted[/]" if r["status"] == "accept" else "[red]rejected[/]"
-        decisions.append(f"{verdict} {r['draft']} at {r['venue']} ({r['id']}) · reviewer scores "
-                         f"{fmt_scores([float(x) for x in (r['reviewer_scores'] or [])])}")
+    rows = []
+    for d in r.get("decisions", []):
+        verdict = "[green]accepted[/]" if d.get("outcome") == "accept" else "[red]rejected[/]"
+        rows.append(f"{verdict} {d.get('draft_id')} at {d.get('venue')} ({d.get('submission_id')}) · reviewer scores "
+                    f"{fmt_scores([float(x) for x in (d.get('reviewer_scores') or [])])}")
         if game is not None:
-            decisions.append(f"  [dim]↳ {escape(venue_record(game, r['venue'], before=d.month))}[/]")
-    section("Decisions", decisions)
-    grants = []
-    for r in d.grants:
-        grants.append(f"{'[green]funded[/]' if r['status'] == 'funded' else '[red]' + escape(r['status']) + '[/]'} "
-                      f"{r['id']} {r['agency']} on {r['topic']}")
+            rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
+    section("Decisions", rows)
+    section("Published", [f"{p.get('publication_id')} {p.get('topic')} tier {p.get('tier')} at {p.get('venue')} "
+                          f"(draft {p.get('draft_id')})" for p in r.get("publications", [])])
+    rows = []
+    for p in r.get("proposals", []):
+        if p.get("outcome") == "funded":
+            rows.append(f"[green]funded[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}: award "
+                        f"{p.get('award_id')} ${float(p.get('total') or 0):,.0f}")
+        else:
+            rows.append(f"[red]rejected[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}")
         if game is not None:
-            grants.append(f"  [dim]↳ {escape(agency_record(game, r['agency'], r['topic'], before=d.month))}[/]")
-    grants += [f"award {a['id']} {a['agency']}: ${a['total']:,.0f}, ${a['monthly']:,.0f}/month, months {a['start_month']}-{a['end_month']}"
-               for a in d.awards]
-    section("Grants", grants)
-    answered = [r for r in d.offers if r["status"] != "offered"]
-    waiting = [r for r in d.offers if r["status"] == "offered"]
-    offers = []
-    for r in answered:
-        offers.append(f"{r['name']} ({r['id']}): {r['status']}" + (f" · pool {r['pool']}" if r.get("pool") else ""))
-        if game is not None and r.get("pool"):
-            offers.append(f"  [dim]↳ {escape(pool_record(game, r['pool']))}[/]")
-    section("Offers answered", offers)
-    section("Offers waiting for an answer", [
-        f"{r['name']} ({r['id']}) · answers come at the end of month {offers_answered_month(d.new_month)}" for r in waiting])
-    searches = [r for r in d.news if r.get("kind") == "lab" and str(r.get("text", "")).startswith("Postdoc search")]
-    section("Postdoc searches", [escape(r["text"]) + (f"\n    [dim]↳ {escape(postdoc_record(game, before=d.month))}[/]" if game else "")
-                                 for r in searches])
-    section("Arrivals", [f"{r['name']} ({r['id']}, {r['role']})" for r in d.arrivals])
-    section("Departures", [f"{r['name']} ({r['id']}, {r['role']}): {r['status'].replace('_', ' ')}" for r in d.departures])
-    section("Projects", [f"{r['id']} {r['topic']} tier {r['tier']}: {r['status']}" + (f" → draft {r['draft']}" if r.get('draft') else "")
-                         for r in d.projects])
-    section("New drafts", [f"{r['id']} {r['topic']} tier {r['tier']}" + (" (collaboration)" if r["collab"] else "")
-                           + (" (salvage)" if r["salvage"] else "") for r in d.drafts])
-    section("Events", [f"new {r['id']} {r['kind'].replace('_', ' ')} · answer by month {r['respond_by']}"
-                       + (f" · {escape(event_answers(game, r['kind']))}" if game is not None else "") for r in d.events]
-            + [f"{r['id']} {r['kind'].replace('_', ' ')}: {r['status']}" for r in d.expired])
-    section("News", [escape(f"m{r['month']} [{r['kind']}] {r['text']}") for r in d.news[-14:]])
+            rows.append(_ctx(agency_record(game, p.get("agency"), p.get("topic"), before=month)))
+    section("Grants", rows)
+    rows, expired = [], 0
+    for o in r.get("offers", []):
+        if o.get("outcome") == "expired":
+            expired += 1
+            continue
+        colour = "green" if o.get("outcome") == "accepted" else "red"
+        rows.append(f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}")
+        if game is not None:
+            rows.append(_ctx(pool_record(game, o.get("pool"))))
+    if expired:
+        rows.append(f"[dim]{expired} applicant(s) never offered a place: their applications lapsed.[/]")
+    section("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
+    if game is not None and not r.get("finished"):
+        waiting = game.query("select id, name from applicants where status = 'offered'")
+        section("Offers waiting for an answer", [
+            f"{w['name']} ({w['id']}) · answers come at the end of month {offers_answered_month(month + 1)}" for w in waiting])
+    rows = []
+    for s in r.get("postdoc_searches", []):
+        what = {"filled": f"[green]filled[/] by {s.get('postdoc_id')}", "unfilled": "[red]ended without a hire[/]",
+                "paused": "[red]paused: the lab is at its researcher cap (fee lost)[/]"}.get(s.get("outcome"), s.get("outcome"))
+        rows.append(f"{s.get('posting_id')}: {what}")
+        if game is not None:
+            rows.append(_ctx(postdoc_record(game, before=month)))
+    section("Postdoc searches", rows)
+    section("Arrivals", [f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
+                         + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")
+                         for a in r.get("arrivals", [])])
+    section("Departures", [f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]" for q in r.get("quits", [])]
+            + [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
+            + [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])])
+    section("Projects", [f"{d.get('project_id') or 'collaboration'} → draft {d.get('draft_id')} ({d.get('topic')} tier "
+                         f"{d.get('tier')}{', collaboration' if d.get('collab') else ''})" for d in r.get("drafts_completed", [])]
+            + [f"[red]{d.get('project_id')} {d.get('topic')} tier {d.get('tier')}: dead end[/]"
+               + (f" (salvage draft {d['salvage_draft_id']})" if d.get("salvage_draft_id") else "") for d in r.get("dead_ends", [])]
+            + [f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)" for s in r.get("scoops", [])])
+    events = r.get("events") or {}
+    section("Events", [f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
+                       + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
+                       for e in events.get("arrived", [])]
+            + [f"{e.get('id')} {str(e.get('kind', '')).replace('_', ' ')}: {e.get('status')}" for e in events.get("expired", [])])
+    by_pub = cit.get("by_publication") or {}
+    if by_pub:
+        section("Citations", [", ".join(f"{k} +{v}" for k, v in sorted(by_pub.items(), key=lambda kv: -kv[1]))])
+    section("News", [escape(h) for h in (r.get("headlines") or [])[-NEWS_SHOWN:]])
     return out
 
 
 class DigestScreen(ModalScreen[None]):
-    """What the tick of a month brought; enter or escape closes it."""
+    """What the close of a month brought; enter or escape closes it.
+
+    Args:
+        report: the month report dict.
+        game: the career (context and warnings).
+        warn: list the warnings for the month now open.
+        title: replaces "Month N closed — month N+1 opens".
+    """
 
     BINDINGS = [Binding("escape,enter,space", "close", "Close", id="digest-close")]
 
-    def __init__(self, digest: Digest, game: Any = None, *, warn: bool = True, title: str | None = None) -> None:
+    def __init__(self, report: dict, game: Any = None, *, warn: bool = True, title: str | None = None) -> None:
         super().__init__()
-        self.digest = digest
+        self.report = report
         self.game = game
         self.warn = warn
         self.title = title
 
     def compose(self) -> ComposeResult:
-        d = self.digest
+        r = self.report
+        m = int(r.get("month", 0))
+        head = f"Month {m} closed" + (" — the career is over" if r.get("finished") else f" — month {m + 1} opens")
         with Vertical(id="digest-box", classes="dialog"):
-            head = f"Month {d.month} closed" + (f" — month {d.new_month} opens" if not d.finished else " — the career is over")
             yield Label(self.title or head, classes="dialog-title")
             with VerticalScroll(id="digest-body"):
-                yield Static("\n".join(digest_lines(d, self.game, self.warn)), id="digest-text")
+                yield Static("\n".join(digest_lines(r, self.game, self.warn)), id="digest-text")
             yield Static("[b]enter[/] continue · ↑↓ pgup pgdn scroll", classes="form-hint")
 
     def on_mount(self) -> None:

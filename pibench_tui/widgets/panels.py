@@ -62,7 +62,7 @@ class Panel(TabPane):
 
     def __init__(self, title: str) -> None:
         super().__init__(title, id=self.TAB)
-        self.stale = True
+        self.shown_version = -1  # the app's career version this panel last drew
 
     def show(self, game: Game) -> None:  # pragma: no cover - overridden
         """Redraw from the API."""
@@ -70,8 +70,13 @@ class Panel(TabPane):
     def redraw(self, game: Game) -> None:
         """Redraw from the API now, then re-check which columns do not fit."""
         self.show(game)
-        self.stale = False
+        self.shown_version = getattr(self.app, "version", 0)
         self.call_after_refresh(self.update_scroll_hint)
+
+    @property
+    def stale(self) -> bool:
+        """The career changed since this panel was drawn (it redraws when shown)."""
+        return self.shown_version != getattr(self.app, "version", 0)
 
     def on_mount(self) -> None:
         self.mount(Static("", classes="scroll-hint"))

@@ -75,13 +75,13 @@ async def test_digest_says_offers_are_waiting_until_they_are_answered():
     game = Game(new_world())
     first = game.call("recruit.applicants")[0]["id"]
     game.call("recruit.offer", first)
-    text = "\n".join(digest_lines(game.next_month()))
+    text = "\n".join(digest_lines(game.next_month(), game))
     assert "Offers answered" not in text
     assert "Offers waiting for an answer" in text and "end of month 3" in text
     game.next_month()
-    text = "\n".join(digest_lines(game.next_month()))
+    text = "\n".join(digest_lines(game.next_month(), game))
     assert "Offers answered" in text and "waiting" not in text
-    assert any(w in text for w in (f"({first}): accepted", f"({first}): declined"))
+    assert any(w in text for w in (f"({first}): [green]accepted", f"({first}): [red]declined"))
 
 
 async def test_past_offers_count_only_offers_made(tmp_path):
