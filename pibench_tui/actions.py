@@ -16,7 +16,7 @@ from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 
 from .record import agency_record, compute_price, event_answers, pool_record, postdoc_record, venue_record
-from .tui_game import Game
+from .tui_game import Game, rule
 
 Options = list[tuple[str, Any]]
 
@@ -90,7 +90,8 @@ def _money(x: float) -> str:
 
 
 def _cfg(g: Game) -> Any:
-    """This scenario's public rules (``WorldConfig``; MECHANICS "Decisions" 8 — ``lab.rules()`` once it exists)."""
+    """This scenario's ``WorldConfig``, for the few UI defaults that are not rules (a suggested
+    proposal length); every rule comes from :func:`rule` (``lab.rules()``)."""
     return g.world.cfg
 
 
@@ -204,7 +205,7 @@ def _mentoring_fields(g: Game) -> list[Field]:
     for r in g.call("students.list"):
         if r["status"] == "active":
             out.append(Field(f"h:{r['id']}", f"{r['id']} {r['name']} ({r['role']})", "number",
-                             default=r["mentoring_hours"], lo=0, hi=_cfg(g).mentoring_max, hint=""))
+                             default=r["mentoring_hours"], lo=0, hi=rule(g, 'caps.mentoring_hours'), hint=""))
     return out
 
 
@@ -227,7 +228,7 @@ def _offer_summary(g: Game, values: dict) -> str:
     pools = {a["id"]: a["pool"] for a in g.call("recruit.applicants")}
     pool = pools.get(values.get("applicant"))
     arrive = g.world.month + (3 - g.world.month % 12) % 12 + 2
-    out = f"If accepted: {_money(_cfg(g).pay_phd)}/month from arrival (month {arrive}) until graduation or quitting."
+    out = f"If accepted: {_money(rule(g, 'pay.phd'))}/month from arrival (month {arrive}) until graduation or quitting."
     return out + (f" {pool_record(g, pool).capitalize()}." if pool else "")
 
 
@@ -235,9 +236,9 @@ def _interview_summary(g: Game, values: dict) -> str:
     """Hours the ticked interviews cost (only candidates not interviewed yet), against hours left."""
     done = {a["id"] for a in g.call("recruit.applicants") if a["interview"] is not None}
     new = [i for i in values.get("ids") or [] if i not in done]
-    cost = len(new) * _cfg(g).interview_hours
+    cost = len(new) * rule(g, 'hours.interview')
     left = _hours_left(g)
-    return (f"{len(new)} new interview(s) × {_cfg(g).interview_hours:g} h = {cost:g} h of {left:g} h left"
+    return (f"{len(new)} new interview(s) × {rule(g, 'hours.interview'):g} h = {cost:g} h of {left:g} h left"
             + (" — more than is left!" if cost > left else f" → {left - cost:g} h left after"))
 
 
@@ -259,7 +260,7 @@ def _propose_summary(g: Game, values: dict) -> str:
         hours = float(values.get("hours") or 0)
     except (TypeError, ValueError):
         hours = 0.0
-    out = f"costs {_money(_cfg(g).proposal_fee)} and {hours:g} h of {_hours_left(g):g} h left"
+    out = f"costs {_money(rule(g, 'costs.proposal'))} and {hours:g} h of {_hours_left(g):g} h left"
     if call:
         out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
     return out
@@ -272,9 +273,9 @@ def _start_summary(g: Game, values: dict) -> str:
     except (TypeError, ValueError):
         units = 0.0
     price = compute_price(g)
-    bill = units * _cfg(g).compute_unit_cost * price
+    bill = units * rule(g, 'costs.compute_unit') * price
     n = len(values.get("members") or [])
-    return (f"compute {units:,.0f} units × {_money(_cfg(g).compute_unit_cost)} × price {price:g} = {_money(bill)}/month "
+    return (f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
             f"(billed at each month's end, at that month's price) · {n} member(s)")
 
 
@@ -311,8 +312,8 @@ def _propose_fields(g: Game) -> list[Field]:
                                         f"apply by month {c['last_month_to_apply']} · decision after {plural(c['decision_delay_months'], 'month')}", c["id"])
                                        for c in calls]),
         Field("topic", "Topic", options=_topics(), default="reasoning"),
-        Field("hours", f"Hours of writing (≥ {_cfg(g).proposal_min_hours:g}; {_money(_cfg(g).proposal_fee)} admin fee)", "number",
-              default=_cfg(g).grant_hours_ref, lo=_cfg(g).proposal_min_hours, hint=_left_hint(g)),
+        Field("hours", f"Hours of writing (≥ {rule(g, 'hours.proposal_min'):g}; {_money(rule(g, 'costs.proposal'))} admin fee)", "number",
+              default=_cfg(g).grant_hours_ref, lo=rule(g, 'hours.proposal_min'), hint=_left_hint(g)),
         Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
     ]
 
@@ -322,8 +323,8 @@ def _start_fields(g: Game) -> list[Field]:
         Field("topic", "Topic", options=_topics(), default="reasoning"),
         Field("tier", "Tier (1 small, 2 solid, 3 ambitious)", options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)], default=2),
         Field("members", "Members (space to toggle)", "multi", options=_people(g)),
-        Field("compute", f"Compute units per month ({_money(_cfg(g).compute_unit_cost)} each × this month's price "
-              f"{compute_price(g):g})", "number", default=1500, lo=0, hi=_cfg(g).max_compute),
+        Field("compute", f"Compute units per month ({_money(rule(g, 'costs.compute_unit'))} each × this month's price "
+              f"{compute_price(g):g})", "number", default=1500, lo=0, hi=rule(g, 'caps.compute_per_project')),
     ]
 
 
@@ -336,14 +337,14 @@ ACTIONS: list[ActionSpec] = [
         lambda g: _need(_people(g), "nobody is in the lab yet: hire students, a postdoc or staff first"),
         lambda r: f"mentoring set: {r['mentoring_total']:g} h a month in total",
         _mentoring_summary,
-        lambda g: f"Standing monthly hours for every active person (0-{_cfg(g).mentoring_max:g} h each).",
+        lambda g: f"Standing monthly hours for every active person (0-{rule(g, 'caps.mentoring_hours'):g} h each).",
     ),
     ActionSpec(
         "post_postdoc", "P", "Post a postdoc search", "people", "recruit.post_postdoc",
         lambda g: [], lambda g, v: g.call("recruit.post_postdoc"),
         done=lambda r: r.get("note", "search posted"),
-        description=lambda g: (f"{_money(_cfg(g).postdoc_search_fee)} now; the search resolves two months later "
-                               f"({_money(_cfg(g).pay_postdoc)}/month if filled, a {_cfg(g).postdoc_contract_months}-month contract) · "
+        description=lambda g: (f"{_money(rule(g, 'costs.postdoc_search'))} now; the search resolves two months later "
+                               f"({_money(rule(g, 'pay.postdoc'))}/month if filled, a {rule(g, 'postdoc.contract_months')}-month contract) · "
                                f"{postdoc_record(g)}."),
     ),
     ActionSpec(
@@ -352,22 +353,22 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("recruit.renew_postdoc", v["postdoc"]),
         lambda g: _need(_people(g, ("postdoc",)), "the lab has no active postdoc"),
         lambda r: f"contract extended to month {r['new_contract_end']}",
-        description=lambda g: (f"Adds {_cfg(g).postdoc_renewal_months} months at {_money(_cfg(g).pay_postdoc)}/month; "
-                               f"possible within {_cfg(g).postdoc_renewal_window} months of the contract's end."),
+        description=lambda g: (f"Adds {rule(g, 'postdoc.renewal_months')} months at {_money(rule(g, 'pay.postdoc'))}/month; "
+                               f"possible within {rule(g, 'postdoc.renewal_window_months')} months of the contract's end."),
     ),
     ActionSpec(
         "hire_ra", "R", "Hire a research assistant", "people", "recruit.hire_ra",
         lambda g: [], lambda g, v: g.call("recruit.hire_ra"),
         done=lambda r: r.get("note", "hired"),
-        description=lambda g: (f"{_money(_cfg(g).pay_ra)}/month from now; adds effort, never an author; "
-                               f"{_cfg(g).oversight_per_ra:g} h oversight a month."),
+        description=lambda g: (f"{_money(rule(g, 'pay.ra'))}/month from now; adds effort, never an author; "
+                               f"{rule(g, 'attention.oversight_per_ra'):g} h oversight a month."),
     ),
     ActionSpec(
         "hire_manager", "M", "Hire a lab manager", "people", "recruit.hire_manager",
         lambda g: [], lambda g, v: g.call("recruit.hire_manager"),
         done=lambda r: r.get("note", "hired"),
-        description=lambda g: (f"{_money(_cfg(g).pay_manager)}/month; {_cfg(g).oversight_manager_relief:g} h less oversight "
-                               f"per researcher each; at most {_cfg(g).manager_cap}."),
+        description=lambda g: (f"{_money(rule(g, 'pay.manager'))}/month; {rule(g, 'attention.oversight_manager_relief'):g} h less oversight "
+                               f"per researcher each; at most {rule(g, 'caps.managers')}."),
     ),
     ActionSpec(
         "dismiss", "X", "Dismiss an RA or manager", "people", "recruit.dismiss",
@@ -380,7 +381,7 @@ ACTIONS: list[ActionSpec] = [
     # ---------------------------------------------------------------- recruiting
     ActionSpec(
         "interview", "i", "Interview applicants", "applicants", "recruit.interview",
-        lambda g: [Field("ids", f"Applicants (space to toggle; {_cfg(g).interview_hours:g} h per new candidate)", "multi",
+        lambda g: [Field("ids", f"Applicants (space to toggle; {rule(g, 'hours.interview'):g} h per new candidate)", "multi",
                          options=_applicants(g, ("pending", "offered")), hint=_left_hint(g))],
         lambda g, v: g.call("recruit.interview", list(v["ids"])),
         lambda g: None if g.call("recruit.applicants") else "no applicants: the recruiting season runs in months 1-3 of each year",
@@ -407,7 +408,7 @@ ACTIONS: list[ActionSpec] = [
     ActionSpec(
         "set_compute", "c", "Set a project's compute", "projects", "projects.set_compute",
         lambda g: [Field("project", "Project", options=_projects(g)),
-                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=_cfg(g).max_compute)],
+                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=rule(g, 'caps.compute_per_project'))],
         lambda g, v: g.call("projects.set_compute", v["project"], float(v["compute"])),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: f"compute set to {r['monthly_compute']:,.0f} units/month",
@@ -438,7 +439,7 @@ ACTIONS: list[ActionSpec] = [
     ActionSpec(
         "polish", "p", "Polish a draft", "papers", "papers.polish",
         lambda g: [Field("draft", "Draft", options=_drafts(g)),
-                   Field("hours", f"Hours (gains stop at {_cfg(g).polish_cap_hours:g} h in total)", "number", default=8, lo=0,
+                   Field("hours", f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)", "number", default=8, lo=0,
                          hint=_left_hint(g))],
         lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g), "no available draft to polish"),
@@ -455,7 +456,7 @@ ACTIONS: list[ActionSpec] = [
     ActionSpec(
         "revise", "v", "Revise a rejected draft", "papers", "papers.revise",
         lambda g: [Field("draft", "Rejected draft", options=_drafts(g, rejected_only=True)),
-                   Field("hours", f"Hours (gains stop at {_cfg(g).revise_cap_hours:g} h)", "number", default=8, lo=0, hint=_left_hint(g))],
+                   Field("hours", f"Hours (gains stop at {rule(g, 'hours.revise_saturation'):g} h)", "number", default=8, lo=0, hint=_left_hint(g))],
         lambda g, v: g.call("papers.revise", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g, rejected_only=True), "no available draft has been rejected yet"),
         lambda r: f"revision {r['revisions']}: {r['note']}",
@@ -482,7 +483,7 @@ ACTIONS: list[ActionSpec] = [
         "conference", "f", "Attend a conference", "field", "field.attend_conference",
         lambda g: [], lambda g, v: g.call("field.attend_conference"),
         done=lambda r: "hallway talk: " + ", ".join(f"{k} {v}" for k, v in r["hallway_intel"].items()),
-        description=lambda g: (f"{_cfg(g).conference_hours:g} h and {_money(_cfg(g).conference_cost)}; "
+        description=lambda g: (f"{rule(g, 'hours.conference'):g} h and {_money(rule(g, 'costs.conference'))}; "
                                "you hear which topics are hot."),
     ),
     ActionSpec(

@@ -8,7 +8,6 @@ imports Textual.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,25 +53,9 @@ def month_of_year(month: int) -> int:
     return (month - 1) % 12 + 1
 
 
-def _json_list(value: Any) -> list:
-    if isinstance(value, list):
-        return value
-    try:
-        out = json.loads(value) if isinstance(value, str) and value else []
-    except ValueError:
-        return []
-    return out if isinstance(out, list) else []
-
-
 def venue_deadlines(game: Any) -> dict[str, list[int]]:
-    """``{venue: [month of year 1..12]}`` of the venues with deadlines (observable ``venues`` table;
-    a stored 0 means December)."""
-    out: dict[str, list[int]] = {}
-    for v in game.query("select name, deadlines from venues"):
-        months = [int(x) % 12 or 12 for x in _json_list(v["deadlines"])]
-        if months:
-            out[v["name"]] = months
-    return out
+    """``{venue: [month of year 1..12]}`` of the venues with deadlines (``lab.rules()``)."""
+    return {name: [int(m) for m in v["deadline_months"]] for name, v in game.rules["venues"].items() if v["deadline_months"]}
 
 
 def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
@@ -125,7 +108,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                              + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
                              "events", "e", "error" if e["kind"] == "student_crisis" else "warning"))
     names = {s["id"]: s["name"] for s in dash["students"]}
-    window = int(game.world.cfg.postdoc_renewal_window)  # the scenario's public rule (§5)
+    window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
     for sid, why in bad_reports(game, m):
         out.append(Alert("mood", f"{sid} reports bad", f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
                          "Low mood comes before quitting: give mentoring hours (m), keep them on at most two projects.",

@@ -328,7 +328,7 @@ class PibenchApp(App[int]):
 
     def action_help(self) -> None:
         """Rules and keys."""
-        self.push_screen(HelpScreen(self.game.world.cfg))
+        self.push_screen(HelpScreen(self.game))
 
     # ------------------------------------------------------------------ actions
     def action_act(self, action_id: str) -> None:

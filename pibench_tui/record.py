@@ -125,18 +125,39 @@ def postdoc_record(game: Any, before: int | None = None) -> str:
     return f"earlier searches: {filled} of {len(past)} filled"
 
 
+def proposal_facts(game: Any, proposal_id: str) -> str:
+    """What went into a proposal: hours written and evidence attached (``proposals`` table)."""
+    rows = game.query(f"select hours, attached from proposals where id = '{_safe(proposal_id)}'")
+    if not rows:
+        return ""
+    attached = rows[0]["attached"]
+    if isinstance(attached, str):
+        try:
+            attached = json.loads(attached)
+        except ValueError:
+            attached = [attached] if attached else []
+    n = len(attached or [])
+    return f"this proposal: {rows[0]['hours']:g} h of writing, {n} item(s) of evidence attached"
+
+
+def standing_note(game: Any) -> str:
+    """The lab's standing as the dashboard shows it (offers and postdoc searches fill more often as it grows)."""
+    return f"lab standing now {game.dashboard()['lab_standing']}; acceptances grow with standing"
+
+
 def _safe(text: str) -> str:
     return str(text).replace("'", "''")
 
 
 def event_answers(game: Any, kind: str) -> str:
-    """What each answer to an event of ``kind`` costs and does (the scenario's public rules, §11)."""
-    cfg = game.world.cfg
+    """What each answer to an event of ``kind`` costs and does (this scenario's ``lab.rules()``, §11)."""
+    r = game.rules
+    hours, costs = r["hours"], r["costs"]
     return {
-        "invited_talk": f"accept: {cfg.talk_hours:g} h and ${cfg.talk_travel_cost:,.0f}, standing up; decline: nothing",
-        "review_request": f"accept: {cfg.review_hours:g} h, standing up a little; decline or letting it lapse: standing down a little",
-        "student_crisis": f"support: {cfg.crisis_hours:g} h, morale up; ignore (or no answer): morale falls hard",
-        "collaboration_offer": f"accept: {cfg.collab_hours:g} h in each of the next {cfg.collab_months} months, "
+        "invited_talk": f"accept: {hours['talk']:g} h and ${costs['talk_travel']:,.0f}, standing up; decline: nothing",
+        "review_request": f"accept: {hours['review']:g} h, standing up a little; decline or letting it lapse: standing down a little",
+        "student_crisis": f"support: {hours['crisis']:g} h, morale up; ignore (or no answer): morale falls hard",
+        "collaboration_offer": f"accept: {hours['collaboration']:g} h in each of the next {r['collaboration']['months']} months, "
                                "then a co-authored draft; decline: nothing",
     }.get(kind, "")
 

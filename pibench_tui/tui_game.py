@@ -38,6 +38,7 @@ class Game:
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
+        self._rules: dict | None = None
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
     # ------------------------------------------------------------------ small views
@@ -57,6 +58,13 @@ class Game:
     def unsaved(self) -> bool:
         """Something happened since the last save (or there never was one)."""
         return self.saved_version != self.world.version and (self.world.month > 1 or bool(self.world.s.action_log))
+
+    @property
+    def rules(self) -> dict:
+        """This scenario's player-facing rules (``lab.rules()``; they do not change during a career)."""
+        if self._rules is None:
+            self._rules = self.call("lab.rules")
+        return self._rules
 
     def mark_saved(self) -> None:
         """Record that the world as it is now has been saved (or autosaved)."""
@@ -123,6 +131,21 @@ class Game:
             return info
 
 
+def rule(game: Game, path: str) -> Any:
+    """One of this scenario's rules by its dotted path in ``lab.rules()`` (``"pay.phd"`` → USD/month).
+
+    Raises:
+        KeyError: no such rule (the message names the path).
+    """
+    node: Any = game.rules
+    for part in path.split("."):
+        try:
+            node = node[part]
+        except (KeyError, TypeError):
+            raise KeyError(f"lab.rules() has no {path!r}") from None
+    return node
+
+
 def parse_json_list(value: Any) -> list:
     """A JSON list column from ``query`` (members, authors, reviewer scores) as a list."""
     if isinstance(value, list):
@@ -136,4 +159,4 @@ def parse_json_list(value: Any) -> list:
     return []
 
 
-__all__ = ["ActionError", "Game", "parse_json_list"]
+__all__ = ["ActionError", "Game", "parse_json_list", "rule"]

@@ -36,7 +36,8 @@ def steps(game: Any) -> list[Step]:
     dash = game.dashboard()
     m = dash["month"]
     recruited = bool(game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1"))
-    season = month_of_year(m) <= 3
+    offer = game.rules["season"]["offer_months"]
+    season = month_of_year(m) in offer
     people = dash["students"] + [s for s in dash["staff"] if s["role"] == "ra"]
     busy = {x for p in dash["active_projects"] for x in p["members"]}
     idle = [p["id"] for p in people if p["id"] not in busy]
@@ -47,7 +48,7 @@ def steps(game: Any) -> list[Step]:
     deadlines = ", ".join(dash["venue_deadlines_this_month"])
     calls = [c for c in dash["open_grant_calls"]]
     return [
-        Step("Recruit PhD students while the season is open (months 1-3): interview, then offer",
+        Step(f"Recruit PhD students while the season is open (months {min(offer)}-{max(offer)}): interview, then offer",
              "2: i, o", recruited, season),
         Step("Start a project with an idle pair" + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else
                                                     " (nobody idle yet: hire an RA, R on panel 1)"),

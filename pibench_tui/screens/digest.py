@@ -15,7 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ..alerts import alerts
-from ..record import agency_record, event_answers, fmt_scores, pool_record, postdoc_record, venue_record
+from ..record import (agency_record, event_answers, fmt_scores, pool_record, postdoc_record, proposal_facts, standing_note,
+                      venue_record)
 
 TAB_KEYS = {"people": "1", "applicants": "2", "projects": "3", "papers": "4", "grants": "5", "field": "6",
             "events": "7", "ledger": "8", "console": "9"}
@@ -86,7 +87,8 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         else:
             rows.append(f"[red]rejected[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}")
         if game is not None:
-            rows.append(_ctx(agency_record(game, p.get("agency"), p.get("topic"), before=month)))
+            facts = proposal_facts(game, p.get("proposal_id"))
+            rows.append(_ctx(agency_record(game, p.get("agency"), p.get("topic"), before=month) + (f"; {facts}" if facts else "")))
     section("Grants", rows)
     rows, expired = [], 0
     for o in r.get("offers", []):
@@ -96,7 +98,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         colour = "green" if o.get("outcome") == "accepted" else "red"
         rows.append(f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}")
         if game is not None:
-            rows.append(_ctx(pool_record(game, o.get("pool"))))
+            rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game)}"))
     if expired:
         rows.append(f"[dim]{expired} applicant(s) never offered a place: their applications lapsed.[/]")
     section("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
@@ -110,7 +112,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
                 "paused": "[red]paused: the lab is at its researcher cap (fee lost)[/]"}.get(s.get("outcome"), s.get("outcome"))
         rows.append(f"{s.get('posting_id')}: {what}")
         if game is not None:
-            rows.append(_ctx(postdoc_record(game, before=month)))
+            rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))
     section("Postdoc searches", rows)
     section("Arrivals", [f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
                          + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")

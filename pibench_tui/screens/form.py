@@ -75,12 +75,12 @@ class ActionForm(ModalScreen[dict | None]):
             desc = self.spec.describe(self.game)
             yield Static(f"[dim]{self.spec.api}[/]" + (f" — {escape(desc)}" if desc else ""),
                          id="form-desc")
+            yield Static("", id="form-summary")  # costs and the lab's record, live, before the fields (visible at 80x24)
             for i, f in enumerate(self.fields):
                 yield Label(f.label, classes="form-label")
                 yield self._widget(i, f)
                 if f.hint:
                     yield Static(f.hint, classes="form-hint")
-            yield Static("", id="form-summary")
             yield Static("", id="form-problems")
             if not self.fields:
                 yield Static("Press [b]enter[/] to confirm, [b]escape[/] to cancel.", classes="form-hint")

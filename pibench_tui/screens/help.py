@@ -13,38 +13,37 @@ from textual.widgets import Label, Markdown
 from ..actions import ACTIONS
 from ..alerts import LOW_MOOD
 
-def _months(ms: list[int]) -> str:
-    return ", ".join(str(m % 12 or 12) for m in ms)
-
-
-def rules_markdown(cfg: Any) -> str:
-    """The rules in short, every number formatted from this scenario's ``WorldConfig``."""
-    tiers = "/".join(f"{cfg.tiers[t]['work']:g}" for t in sorted(cfg.tiers))
-    venues = "; ".join(f"{name} " + (f"(months {_months(v['deadlines'])})" if v["deadlines"] else "(any month)")
-                       for name, v in cfg.venues.items())
-    dated = ", ".join(name for name, a in cfg.agencies.items() if not a.get("rolling"))
-    rolling = ", ".join(name for name, a in cfg.agencies.items() if a.get("rolling"))
+def rules_markdown(rules: dict, cfg: Any) -> str:
+    """The rules in short, every number formatted from this scenario's ``lab.rules()`` (and, for
+    the score's projection window, its ``WorldConfig``)."""
+    tiers = "/".join(f"{w:g}" for _, w in sorted(rules["projects"]["tier_work"].items()))
+    venues = "; ".join(f"{name} " + (f"(months {', '.join(str(m) for m in v['deadline_months'])})" if v["deadline_months"]
+                                     else "(any month)") for name, v in rules["venues"].items())
+    dated = ", ".join(name for name, a in rules["agencies"].items() if not a.get("rolling"))
+    rolling = ", ".join(name for name, a in rules["agencies"].items() if a.get("rolling"))
+    season, pay, att, hrs, pd = rules["season"], rules["pay"], rules["attention"], rules["hours"], rules["postdoc"]
+    offer_months = f"{min(season['offer_months'])}-{max(season['offer_months'])}"
     return f"""\
-**Goal.** Run the lab for the horizon ({cfg.months} months). Your score is **Impact** = citations your
+**Goal.** Run the lab for the horizon ({rules['horizon_months']} months). Your score is **Impact** = citations your
 papers earn by the end + a projection of their next {cfg.projection_months} months. If the budget ends a month
 below zero the lab **collapses**: the career stops and keeps only citations earned.
 
 **Each month** you act, then press **n** to close it. Money: people are paid and compute is
-billed at the end of each month; grants are the only income. Attention: {cfg.attention_base:g} h a month, less
-oversight per researcher and the service duty ({cfg.service_tax_hours:g} h) in month {cfg.service_tax_month or 12} of each year;
+billed at the end of each month; grants are the only income. Attention: {att['base']:g} h a month, less
+oversight per researcher and the service duty ({att['service_tax_hours']:g} h) in month {att['service_tax_month'] or 12} of each year;
 mentoring is a standing allocation, everything else is one-off; unspent hours vanish.
 
-**People.** Recruiting season: months 1-3 of each year (interview {cfg.interview_hours:g} h each, offer; answers at
-the end of month 3, students arrive in month 5; pay ${cfg.pay_phd:,.0f}/month). Postdoc searches take two months
-(${cfg.postdoc_search_fee:,.0f}; ${cfg.pay_postdoc:,.0f}/month, {cfg.postdoc_contract_months}-month contracts, renewable within
-{cfg.postdoc_renewal_window} months of the end). RAs (${cfg.pay_ra:,.0f}/month) and lab managers (${cfg.pay_manager:,.0f}/month)
-start at once; managers cut oversight. At most {cfg.researcher_cap} researchers.
+**People.** Recruiting season: months {offer_months} of each year (interview {hrs['interview']:g} h each, offer; answers at
+the end of month {season['offers_resolve']}, students arrive in month {season['arrival']}; pay ${pay['phd']:,.0f}/month). Postdoc searches
+take {pd['search_months']} months (${rules['costs']['postdoc_search']:,.0f}; ${pay['postdoc']:,.0f}/month, {pd['contract_months']}-month
+contracts, renewable within {pd['renewal_window_months']} months of the end). RAs (${pay['ra']:,.0f}/month) and lab managers
+(${pay['manager']:,.0f}/month) start at once; managers cut oversight. At most {rules['caps']['researchers']} researchers.
 
 **Projects → drafts → papers.** Tier 1/2/3 need about {tiers} units of work. Polish (up to
-{cfg.polish_cap_hours:g} h) and submit: {venues}. Rejected drafts can be revised once a month.
+{hrs['polish_saturation']:g} h) and submit: {venues}. Rejected drafts can be revised once a month.
 
 **Grants.** {dated} calls open in given months; {rolling or "none"} rolling.
-Proposals take ≥ {cfg.proposal_min_hours:g} h and ${cfg.proposal_fee:,.0f}; attach papers as evidence.
+Proposals take ≥ {hrs['proposal_min']:g} h and ${rules['costs']['proposal']:,.0f}; attach papers as evidence.
 
 **Hidden.** Abilities, morale, paper quality, topic hotness and agency tastes are hidden:
 read reports, reviewer scores, news, preprints. They are revealed at the end.
@@ -96,9 +95,9 @@ class HelpScreen(ModalScreen[None]):
         Binding("k", "scroll('page_up')", "Page up", id="help-page-up", show=False),
     ]
 
-    def __init__(self, cfg: Any) -> None:
+    def __init__(self, game: Any) -> None:
         super().__init__()
-        self.cfg = cfg
+        self.game = game
 
     @property
     def body(self) -> VerticalScroll:
@@ -109,7 +108,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-box", classes="dialog"):
             yield Label("pibench — help  [dim](↑↓ pgup pgdn space home end scroll · escape closes)[/]", classes="dialog-title")
             with VerticalScroll(id="help-scroll"):
-                yield Markdown(rules_markdown(self.cfg) + "\n\n" + columns_markdown(self.cfg) + "\n\n" + KEYS_INTRO + "\n\n" + keys_markdown(),
+                yield Markdown(rules_markdown(self.game.rules, self.game.world.cfg) + "\n\n" + columns_markdown(self.game.world.cfg) + "\n\n" + KEYS_INTRO + "\n\n" + keys_markdown(),
                                id="help-text")
 
     def on_mount(self) -> None:

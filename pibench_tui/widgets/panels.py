@@ -15,15 +15,18 @@ from .plots import LinePlot
 
 
 def panel_bindings(tab: str) -> list[Binding]:
-    """Footer bindings of a panel: its actions' keys (they call the App's dispatcher)."""
+    """Footer bindings of a panel: the fixed keys, then its actions' keys (they call the App's
+    dispatcher). Each action keeps ONE binding id everywhere (the App's id: ``next_month``,
+    ``help``, ``console``, ``save``, ``quit``, and the action's id), so ``App.set_keymap`` rebinds
+    it on every panel at once."""
     fixed = [
-        Binding("n", "app.next_month", "Next month", id=f"{tab}-next-month"),
-        Binding("question_mark", "app.help", "Help", id=f"{tab}-help", key_display="?"),
-        Binding("colon", "app.console", "Console", id=f"{tab}-console", key_display=":"),
-        Binding("ctrl+s", "app.save", "Save", id=f"{tab}-save"),
-        Binding("q", "app.quit_game", "Quit", id=f"{tab}-quit"),
+        Binding("n", "app.next_month", "Next month", id="next_month"),
+        Binding("question_mark", "app.help", "Help", id="help", key_display="?"),
+        Binding("colon", "app.console", "Console", id="console", key_display=":"),
+        Binding("ctrl+s", "app.save", "Save", id="save"),
+        Binding("q", "app.quit_game", "Quit", id="quit"),
     ]
-    return fixed + [Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=f"{tab}-{a.id}", tooltip=a.title)
+    return fixed + [Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=a.id, tooltip=a.title)
                     for a in ACTIONS if a.tab == tab]
 
 
@@ -159,7 +162,9 @@ class PeoplePanel(Panel):
                 f"{' − service duty' if any(n.startswith('Service') for n in dash['notes']) else ''}; mentoring {att['mentoring_reserved']:g} h, "
                 f"one-off used {att['oneoff_used']:g} h, left {att['left']:g} h.")
         if not rows:
-            note = "Nobody in the lab yet. Recruit PhD students in months 1-3 (panel 2), post a postdoc search (P), or hire an RA (R).\n" + note
+            offer = game.rules["season"]["offer_months"]
+            note = (f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a postdoc "
+                    "search (P), or hire an RA (R).\n" + note)
         if gone:
             note += "\nFormer members: " + ", ".join(f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:])
         self.query_one("#people-summary", Static).update(Text(note))
@@ -204,7 +209,8 @@ class ApplicantsPanel(Panel):
         m = dash["month"]
         if apps:
             note = (f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
-                    f"{m + (3 - m % 12) % 12 + 2}. Interview (i, 3 h each), offer (o). Signals are noisy; letters from some pools run high.")
+                    f"{m + (3 - m % 12) % 12 + 2}. Interview (i, {game.rules['hours']['interview']:g} h each), offer (o, "
+                    f"${game.rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high.")
         else:
             nxt = m + ((1 - m) % 12)
             past = {r["status"]: r["n"] for r in game.query(
@@ -233,7 +239,9 @@ class ProjectsPanel(Panel):
             for p in rows])
         active = sum(1 for p in rows if p["status"] == "active")
         self.query_one("#projects-note", Static).update(Text(
-            f"{active} active of at most 10. Tier 1/2/3 ≈ 6/14/28 units of work; compute costs $1 a unit × the price multiplier."
+            f"{active} active of at most {game.rules['caps']['active_projects']}. Tier 1/2/3 ≈ "
+            f"{'/'.join(f'{w:g}' for _, w in sorted(game.rules['projects']['tier_work'].items()))} units of work; compute costs "
+            f"${game.rules['costs']['compute_unit']:g} a unit × the price multiplier."
             if rows else "No projects yet: start one with s (topic, tier, members, compute)."))
 
 
@@ -275,30 +283,33 @@ class PapersPanel(Panel):
 def call_schedule(game: Game, month: int) -> list[list]:
     """Rows of the grant call schedule: the calls open now (``grants.calls()``), then the
     upcoming ones of the scenario's published call months (the rules, MECHANICS §9)."""
-    cfg = game.world.cfg
+    rules = game.rules
+    horizon = rules["horizon_months"]
     rows = [[c["agency"], c["open_month"], c["last_month_to_apply"], f"${c['award']:,.0f}", c["duration_months"],
              f"open now ({c['id']})"] for c in game.call("grants.calls")]
     upcoming = []
-    for agency, a in cfg.agencies.items():
+    for agency, a in rules["agencies"].items():
         if a.get("rolling"):
             continue
         for om in a["call_months"]:
-            if month < om <= cfg.months:
-                upcoming.append([agency, om, min(cfg.months, om + 1), f"${a['award']:,.0f}", a["duration"], "upcoming"])
+            if month < om <= horizon:
+                upcoming.append([agency, om, min(horizon, om + 1), f"${a['award']:,.0f}", a["duration_months"], "upcoming"])
     upcoming.sort(key=lambda r: (r[1], r[0]))
     return rows + upcoming
 
 
 def grants_note(game: Game) -> str:
     """The per-agency limits: running awards plus pending proposals, TIF's cooldown, FEL once."""
-    cfg = game.world.cfg
-    caps = ", ".join(f"{name} {a['max_concurrent']}" for name, a in cfg.agencies.items())
-    rolling = [name for name, a in cfg.agencies.items() if a.get("rolling")]
-    once = [name for name, a in cfg.agencies.items() if a.get("once")]
+    rules = game.rules
+    agencies = rules["agencies"]
+    caps = ", ".join(f"{name} {a['max_concurrent']}" for name, a in agencies.items())
+    rolling = [name for name, a in agencies.items() if a.get("rolling")]
+    once = [name for name, a in agencies.items() if a.get("once")]
     note = (f"Limit per agency of running awards plus pending proposals at once: {caps}. "
-            "A proposal costs $500 and at least 5 h (g).")
+            f"A proposal costs ${rules['costs']['proposal']:,.0f} and at least {rules['hours']['proposal_min']:g} h (g).")
     if rolling:
-        note += f" {', '.join(rolling)}: open every month, one proposal every {cfg.tif_cooldown} months."
+        gaps = ", ".join(f"{name} every {agencies[name]['cooldown_months']} months" for name in rolling)
+        note += f" {', '.join(rolling)}: open every month, one proposal at a time ({gaps})."
     if once:
         note += f" {', '.join(once)} funds a lab only once."
     return note
@@ -366,7 +377,8 @@ class FieldPanel(Panel):
         intel = game.intel[-1] if game.intel else None
         self.query_one("#intel", Static).update(Text(
             f"Hallway talk at the conference in month {intel['month']}: " + ", ".join(f"{k} {v}" for k, v in intel["intel"].items())
-            if intel else "Attend a conference (f: 15 h, $2,500, once every 5 months) to hear which topics are hot."))
+            if intel else (f"Attend a conference (f: {game.rules['hours']['conference']:g} h, ${game.rules['costs']['conference']:,.0f}, "
+                           f"once every {game.rules['events']['conference_gap_months']} months) to hear which topics are hot.")))
         _fill(self.query_one("#conf-table", DataTable), [[r["month"], r["venue"], r["topic"], r["accepted_papers"]]
                                                          for r in reversed(game.call("field.conference_report"))])
 

@@ -140,3 +140,17 @@ async def test_no_actions_offered_after_the_career_ends(tmp_path):
         footer = screen_text(app).splitlines()[-1]
         assert "Next month" not in footer and "Mentoring" not in footer
         assert "Quit" in footer
+
+
+async def test_one_binding_id_per_action_so_set_keymap_rebinds_everywhere(tmp_path):
+    """``set_keymap({"next_month": "N", "hire_ra": "H"})`` moves the keys on every panel:
+    N opens the month-end dialog from the Lab panel and from the Papers panel, H hires an RA."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.set_keymap({"next_month": "N", "hire_ra": "H"})
+        await press(pilot, "H", "enter")
+        assert [r["role"] for r in app.game.call("students.list")] == ["ra"]
+        await press(pilot, "N")
+        assert type(app.screen).__name__ == "ConfirmNextMonth"
+        await press(pilot, "escape", "4", "N")
+        assert type(app.screen).__name__ == "ConfirmNextMonth"
