@@ -157,3 +157,24 @@ def test_cli_usage_errors(tmp_path, monkeypatch, capsys):
     assert pibench_main(["agent", "--model", "m", "--api-key-env", "PIBENCH_TEST_KEY", "--out", str(tmp_path)]) == 1
     assert "PIBENCH_TEST_KEY" in capsys.readouterr().err
     assert pibench_main(["agent", "--model", "m", "--max-turns", "0"]) == 2
+
+
+def test_cli_with_an_openai_compatible_endpoint(tmp_path, capsys):
+    """`pibench agent --base-url URL` plays through the openai client (no key needed for a
+    local server) and prints the per-seed table; the label defaults to the model name plus
+    -no-memory for the ablation."""
+
+    def brain(req, i):
+        assert req["model"] == "local-model" and req["temperature"] == 0.7 and req["max_tokens"] == 123
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        rc = pibench_main(["agent", "--model", "local-model", "--base-url", srv.base_url, "--api-key-env",
+                           "PIBENCH_NO_SUCH_KEY", "--scenario", "short-12", "--seeds", "101,102", "--out",
+                           str(tmp_path), "--temperature", "0.7", "--max-tokens", "123", "--no-memory"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "101" in out and "102" in out and "horizon" in out
+    res = json.loads((tmp_path / "local-model-no-memory" / "short-12-102" / "result.json").read_text())
+    assert res["harness"]["memory"] is False and res["harness"]["backend"]["base_url"] == srv.base_url
+    assert res["llm"]["calls"] == 12 and len(srv.requests) == 24
