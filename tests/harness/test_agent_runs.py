@@ -136,15 +136,20 @@ def test_resume_refuses_other_settings(tmp_path):
 
 
 def test_jobs_play_careers_concurrently_with_identical_results(out):
-    """--jobs 2 over two seeds gives the same results as one at a time."""
-    from pibench_tui.harness.backends import CommandBackend
+    """--jobs 2 over two seeds (one server, concurrent requests) gives the same results as
+    one career at a time."""
+    from pibench_tui.harness.backends import OpenAIBackend
     from pibench_tui.harness.loop import run_careers
-    from tests.harness.conftest import settings_for
+    from tests.harness.conftest import fast_policy, settings_for
 
-    s = settings_for("short-12", model="cmd")
-    mk = lambda: CommandBackend(f"{sys.executable} {PI_SCRIPT}", model="cmd")  # noqa: E731
-    serial = run_careers(s, mk, [101, 102], out / "serial", log=lambda _t: None)
-    parallel = run_careers(s, mk, [101, 102], out / "parallel", jobs=2, log=lambda _t: None)
+    s = settings_for("short-12", model="fake")
+    with FakeLLM(lambda req, i: Reply(baseline_reply())) as srv:
+        def mk():
+            return OpenAIBackend("fake", base_url=srv.base_url, api_key_env="PIBENCH_TEST_NO_KEY", policy=fast_policy())
+
+        serial = run_careers(s, mk, [101, 102], out / "serial", log=lambda _t: None)
+        parallel = run_careers(s, mk, [101, 102], out / "parallel", jobs=2, log=lambda _t: None)
+    assert all(isinstance(r, dict) for r in serial + parallel), serial + parallel
     assert [r["digest"] for r in serial] == [r["digest"] for r in parallel]
     assert serial[0]["digest"] != serial[1]["digest"]
 
