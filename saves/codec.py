@@ -55,7 +55,8 @@ def checksum(fmt: str, version: int, payload_text: str) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def encode_envelope(fmt: str, key: str, payload_text: str, *, tagged: bool) -> tuple[bytes, str]:
+def encode_envelope(fmt: str, key: str, payload_text: str, *, tagged: bool,
+                    seal_key: bytes | None = None) -> tuple[bytes, str]:
     """Build a file's bytes around a payload already serialised canonically.
 
     Args:
@@ -63,13 +64,18 @@ def encode_envelope(fmt: str, key: str, payload_text: str, *, tagged: bool) -> t
         key: the payload's key in the envelope (``"save"`` or ``"tables"``).
         payload_text: canonical JSON text of the payload.
         tagged: whether the payload holds tagged values (see :mod:`saves.values`).
+        seal_key: the store's seal key: add a ``"seal"`` of the checksum (:mod:`saves.seal`).
 
     Returns:
         ``(file bytes, checksum)``.
     """
     digest = checksum(fmt, FORMAT_VERSION, payload_text)
-    head = json.dumps({"format": fmt, "format_version": FORMAT_VERSION, "checksum": digest,
-                       "tagged": tagged}, separators=(",", ":"))
+    fields: dict[str, Any] = {"format": fmt, "format_version": FORMAT_VERSION, "checksum": digest, "tagged": tagged}
+    if seal_key is not None:
+        from saves.seal import seal
+
+        fields["seal"] = seal(seal_key, digest)
+    head = json.dumps(fields, separators=(",", ":"))
     text = head[:-1] + f',"{key}":' + payload_text + "}\n"
     return text.encode("utf-8"), digest
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from tinydb import Query, TinyDB
 
+from saves import seal as seal_mod
 from saves import values
 from saves.codec import FORMAT_VERSION, SAVE_FORMAT, decode_envelope, encode_envelope
 from saves.errors import (
@@ -237,6 +238,9 @@ class SaveRecord:
     scenario: dict[str, Any]
     state: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    sealed: bool = False
+    """The store verified this file's seal (:mod:`saves.seal`): it wrote the save itself from
+    a live world, so :meth:`world` does not replay the action log."""
 
     def world(self) -> World:
         """Rebuild the world and prove it is the one that was saved, and that it follows
@@ -246,7 +250,8 @@ class SaveRecord:
         save time (when one is recorded), and :func:`verify_replay` -- replaying the action
         log from the seed gives the same world (the checksum only catches damage: anyone can
         recompute it after editing a file, but nobody can make an edited state follow from
-        the rules).
+        the rules). The replay is skipped for a save whose seal the store verified
+        (:attr:`sealed`, :mod:`saves.seal`): the store wrote it from a live world itself.
 
         Returns:
             ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
@@ -272,7 +277,8 @@ class SaveRecord:
                 f"save {self.info.name!r} does not rebuild the world it recorded (digest "
                 f"{digest[:12]} != {self.info.digest[:12]}); it was probably written by an "
                 "incompatible version of pibench's rules")
-        verify_replay(world, self.info.name, self.info.file, digest)
+        if not self.sealed:
+            verify_replay(world, self.info.name, self.info.file, digest)
         return world
 
 
@@ -584,6 +590,7 @@ class SaveStore:
                 "mismatch", str(path),
                 f"the file of save {info.name!r} is not the one the store recorded (checksum differs)")
         record.info = info
+        record.sealed = seal_mod.verify(seal_mod.read_key(self.path), info.checksum, record.meta.get("seal"))
         return record
 
     def load_world(self, name: str, *, exact: bool = False) -> tuple[World, SaveRecord]:
@@ -737,14 +744,18 @@ class SaveStore:
             StoreLockedError: another process kept the store busy.
         """
         meta, state = describe_world(world, scenario, live=True)  # serialised before returning
-        return self.save_state(name, meta, state, career=career, kind=kind, overwrite=overwrite)
+        return self.save_state(name, meta, state, career=career, kind=kind, overwrite=overwrite,
+                               sealed=is_world_state(state))
 
     def save_state(self, name: str, meta: dict[str, Any], state: Any, *, career: str | None = None,
-                   kind: str = "manual", overwrite: bool = True, created: str | None = None) -> SaveInfo:
+                   kind: str = "manual", overwrite: bool = True, created: str | None = None,
+                   sealed: bool = False) -> SaveInfo:
         """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
 
         The state is normalised and serialised before the lock is taken or any file is
-        touched. See :meth:`save` for the arguments and errors.
+        touched. See :meth:`save` for the arguments and errors. ``sealed`` (for the store's
+        own callers only) marks a state taken from a live world or just verified by replay:
+        the file gets the store's seal and loads without a replay (:mod:`saves.seal`).
         """
         try:
             check_name(name, autosave_ok=kind == "import" and career is not None)
@@ -756,12 +767,13 @@ class SaveStore:
         encoded = values.encode(state)  # the expensive part: before the lock and any file
         with self._writing() as table:
             info = self._put(table, name, meta, encoded, career=career, kind=kind,
-                             overwrite=overwrite, created=created)
+                             overwrite=overwrite, created=created, sealed=sealed)
             self._collect_garbage(table)
         return info
 
     def _put(self, table: Any, name: str, meta: dict[str, Any], encoded: tuple[Any, bool, str], *,
-             career: str | None, kind: str, overwrite: bool, created: str | None, durable: bool = True) -> SaveInfo:
+             career: str | None, kind: str, overwrite: bool, created: str | None, durable: bool = True,
+             sealed: bool = False) -> SaveInfo:
         """Write one save file and its index entry; the caller holds the lock."""
         _, state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
@@ -780,7 +792,9 @@ class SaveStore:
         _, meta_tagged, meta_text = values.encode(full_meta)
         # Canonical text of {"meta": ..., "state": ...}: keys sorted, no spaces.
         payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
-        blob, digest = encode_envelope(SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged)
+        key = seal_mod.make_key(self.path) if sealed else None
+        blob, digest = encode_envelope(SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged,
+                                       seal_key=key)
         file = f"{hashlib.sha256(name.encode()).hexdigest()[:12]}-{digest[7:23]}.json"
         atomic_write(self._blob_path(file), blob, durable=durable)
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
@@ -808,7 +822,7 @@ class SaveStore:
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
             info = self._put(table, name, meta, encoded, career=career, kind="autosave",
-                             overwrite=True, created=None, durable=False)
+                             overwrite=True, created=None, durable=False, sealed=is_world_state(state))
             # Only this career's autosaves, of this very world (a store from before careers
             # were kept apart may hold another world under the same career name).
             ours = [SaveInfo.from_doc(d) for d in table.all()]
@@ -898,6 +912,7 @@ class SaveStore:
             auto = _AUTOSAVE_NAME.match(new_name)
             self._refuse_lookalike(auto.group("career") if auto else new_name)
         return self.save_state(new_name, meta, record.state, career=career, kind="import",
+                               sealed=is_world_state(record.state),  # just replayed: verified
                                overwrite=overwrite, created=record.meta.get("created"))
 
     def repair(self) -> list[SaveInfo]:
@@ -1033,6 +1048,8 @@ def read_save_bytes(raw: bytes, path: str) -> SaveRecord:
     meta = dict(body["meta"])
     meta["checksum"] = env["checksum"]
     meta["format_version"] = env["format_version"]
+    if isinstance(env.get("seal"), str):
+        meta["seal"] = env["seal"]
     info = SaveInfo.from_doc(_index_doc(meta, size=len(raw), checksum=env["checksum"], file=Path(path).name, seq=0))
     scenario = meta.get("scenario") or {}
     return SaveRecord(info=info, scenario=scenario, state=body["state"], meta=meta)

@@ -1,0 +1,68 @@
+"""Seals: a store's own mark on the saves it wrote from a live world.
+
+Loading a world normally replays its action log to prove that the state follows from the
+rules (:func:`saves.store.verify_replay`); that costs a re-simulation of the career. A save
+the store wrote itself from a live ``World`` (``save``, ``autosave``), or imported after
+that very check, carries a **seal**: an HMAC-SHA256 of the file's checksum under a random
+key kept in the store folder (``.seal-key``, readable by its owner only). Loading a save
+whose seal verifies skips the replay; everything else is replayed as before: a save written
+from raw data (``save_state``), one from another store or machine, and any edited file (an
+edit changes the checksum, and a new seal needs the key).
+
+What a seal does not stop: someone who can read the store's key can seal an edited file.
+``pibench saves show`` always replays, whatever the seal says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+KEY_NAME = ".seal-key"
+"""The key file in the store folder (64 hex digits)."""
+
+PREFIX = "hmac-sha256:"
+
+
+def read_key(folder: Path) -> bytes | None:
+    """The store's seal key, or ``None`` when it has none (or it is unreadable or malformed)."""
+    try:
+        text = (folder / KEY_NAME).read_text(encoding="ascii").strip()
+        key = bytes.fromhex(text)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return key if len(key) == 32 else None
+
+
+def make_key(folder: Path) -> bytes | None:
+    """The store's seal key, created (owner-only) when missing; ``None`` if it cannot be made.
+
+    Call while holding the store's lock (two writers never race to create it).
+    """
+    key = read_key(folder)
+    if key is not None:
+        return key
+    key = secrets.token_bytes(32)
+    path = folder / KEY_NAME
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(key.hex() + "\n")
+    except OSError:
+        return None
+    return key
+
+
+def seal(key: bytes, checksum: str) -> str:
+    """The seal of a file with ``checksum`` (``"sha256:<hex>"``) under ``key``."""
+    return PREFIX + hmac.new(key, checksum.encode("ascii", "replace"), hashlib.sha256).hexdigest()
+
+
+def verify(key: bytes | None, checksum: str, value: object) -> bool:
+    """Whether ``value`` is this key's seal of ``checksum`` (constant-time comparison)."""
+    if key is None or not isinstance(value, str) or not isinstance(checksum, str):
+        return False
+    return hmac.compare_digest(seal(key, checksum), value)

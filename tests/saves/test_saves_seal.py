@@ -1,0 +1,98 @@
+"""Seals (issue 9 §3: loads within 15 ms): a save the store wrote from a live world carries an
+HMAC of its checksum under the store's key and loads without replaying its action log;
+anything else, including an edited sealed file, is still replayed and refused if tampered."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+from tinydb import Query
+
+import saves.store as store_mod
+from saves import SaveCorruptError, SaveStore
+from saves.codec import checksum
+from saves.seal import KEY_NAME
+from saves.values import canonical_json
+from world.api import Api
+from world.engine import World
+from world.policies import make_policy
+
+
+def played(months: int, seed: int = 101) -> World:
+    w = World(seed=seed)
+    api, pol = Api(w), make_policy("ambitious")
+    while w.month < months and not w.finished:
+        m = w.month
+        pol.act(api)
+        if not w.finished and w.month == m:
+            api.time.next_month()
+    return w
+
+
+@pytest.fixture
+def count_replays(monkeypatch):
+    calls = []
+    real = store_mod.verify_replay
+
+    def counted(*a, **k):
+        calls.append(a[1])
+        return real(*a, **k)
+
+    monkeypatch.setattr(store_mod, "verify_replay", counted)
+    return calls
+
+
+def test_a_sealed_save_loads_without_a_replay(tmp_path, count_replays):
+    """save() and autosave() seal the file; loading them rebuilds the same world (digest checked)
+    and replays nothing; the key is readable by its owner only."""
+    w = played(8)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save("lab", w, scenario="standard")
+    store.autosave("lab", w, scenario="standard")
+    for name in ("lab", store.list(kind="autosave")[0].name):
+        loaded, record = store.load_world(name, exact=True)
+        assert record.sealed and loaded.digest() == w.digest()
+    assert count_replays == []
+    mode = stat.S_IMODE(os.stat(tmp_path / "s" / KEY_NAME).st_mode)
+    assert mode & 0o077 == 0
+
+
+def test_a_save_from_raw_data_or_another_store_is_replayed(tmp_path, count_replays):
+    """save_state() of raw data carries no seal, and a seal made with another store's key does
+    not verify: both loads replay the action log."""
+    w = played(5)
+    a = SaveStore(tmp_path / "a", on_warning=None)
+    a.save_state("raw", *store_mod.describe_world(w, "standard"))
+    _, record = a.load_world("raw", exact=True)
+    assert not record.sealed and count_replays == ["raw"]
+    a.save("lab", w, scenario="standard")
+    b = SaveStore(tmp_path / "b", on_warning=None)
+    b.save("other", w, scenario="standard")  # b gets its own key
+    os.replace(a.path / KEY_NAME, tmp_path / "a-key")
+    (a.path / KEY_NAME).write_text((b.path / KEY_NAME).read_text())
+    _, record = a.load_world("lab", exact=True)
+    assert not record.sealed and count_replays == ["raw", "lab"]
+
+
+def test_an_edited_sealed_save_is_replayed_and_refused(tmp_path, count_replays):
+    """Editing a sealed file's state (checksum recomputed, index updated, old seal kept) breaks
+    the seal: the load replays the action log and refuses the save as tampered."""
+    w = played(8)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    info = store.save("lab", w, scenario="standard")
+    path = store.blob_dir / info.file
+    env = json.loads(path.read_text())
+    assert env["seal"].startswith("hmac-sha256:")
+    env["save"]["state"]["state"]["budget"] = 50_000_000.0
+    env["save"]["meta"]["digest"] = ""
+    env["checksum"] = checksum("pibench-save", 1, canonical_json(env["save"]))
+    path.write_text(json.dumps(env, separators=(",", ":")) + "\n")
+    with store._writing() as table:
+        table.update({"checksum": env["checksum"], "digest": ""}, Query().name == "lab")
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("lab", exact=True)
+    assert err.value.kind == "tampered"
+    assert count_replays == ["lab"]
