@@ -3,9 +3,11 @@
 The mirror lives in a private in-memory database with two connections: a writer that this
 module keeps current *incrementally* (append-only logs by position, entities by the ids
 that are live now, were live at the last sync, or were marked dirty), and a read-only
-reader for agents (``PRAGMA query_only``, an authorizer that allows reads only, no
-extension loading, an instruction budget against runaway queries). The mirror syncs before
-a query only when the world changed since the last one. Nothing hidden is ever written:
+reader (:mod:`world.sqlworker`: ``PRAGMA query_only``, an authorizer that allows reads and
+the listed functions only, SQLite's size limits, a time and step budget). For agent code
+(:meth:`Observer.isolate`) queries run in a query worker process that the OS bounds in time,
+memory and disk instead. The mirror syncs before a query only when the world changed since
+the last one. Nothing hidden is ever written:
 no ability, quality, novelty, feasibility, hotness, crowding, climate, preferences, morale
 or numeric reputation.
 """
@@ -17,8 +19,10 @@ import json
 import sqlite3
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import sqlworker as _sq
 from . import views
 from .config import TOPICS, VENUES
 from .errors import ActionError
@@ -52,7 +56,6 @@ SCHEMA: dict[str, list[str]] = {
 
 _KEYED = {"students", "applicants", "projects", "drafts", "submissions", "publications", "grant_calls", "proposals",
           "awards", "events"}
-_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 ALLOWED_FUNCTIONS = frozenset("""
 abs avg count group_concat max min sum total string_agg
 coalesce ifnull iif nullif typeof likely unlikely likelihood
@@ -67,13 +70,14 @@ json_replace json_set json_type json_valid json_group_array json_group_object ->
 """.split())
 """SQL functions an agent query may call; anything else (``fts3_tokenizer``, ``load_extension``,
 ``sqlite_*`` introspection, ``randomblob``/``zeroblob`` ...) is refused by the authorizer."""
-_MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work; longer queries are interrupted
-QUERY_SECONDS = 2.0
-"""Wall-clock bound of one query (seconds): expensive functions cost few VM steps each."""
-MAX_VALUE_BYTES = 1_000_000
+QUERY_SECONDS = _sq.QUERY_SECONDS
+"""Wall-clock bound of one query (seconds)."""
+MAX_VALUE_BYTES = _sq.MAX_VALUE_BYTES
 """Largest single string or blob a query may build (SQLITE_LIMIT_LENGTH)."""
-MAX_RESULT_BYTES = 8_000_000
+MAX_RESULT_BYTES = _sq.MAX_RESULT_BYTES
 """Largest total result one query may return (approximate bytes of all cells)."""
+MAX_SQL_CHARS = _sq.MAX_SQL_CHARS
+"""Longest SQL text accepted (characters)."""
 _counter = itertools.count(1)
 _observers: "weakref.WeakKeyDictionary[World, Observer]" = weakref.WeakKeyDictionary()
 
@@ -108,11 +112,11 @@ class Observer:
         uri = f"file:pibench_obs_{next(_counter)}_{id(self)}?mode=memory&cache=shared"
         self.writer = sqlite3.connect(uri, uri=True, check_same_thread=False)
         self.reader = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        self.reader.execute("PRAGMA query_only = ON")
         self.reader.execute("PRAGMA read_uncommitted = ON")
-        self._denied: str | None = None
-        self.reader.set_authorizer(self._authorize)
-        self.reader.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # no giant strings/blobs from one call
+        self._denied = [""]
+        _sq.configure_reader(self.reader, ALLOWED_FUNCTIONS, self._denied)
+        self.worker: _sq.QueryWorker | None = None
+        self.deadline: Callable[[], float | None] | None = None
         for table, cols in SCHEMA.items():
             pk = " PRIMARY KEY" if table in _KEYED else ""
             defs = ", ".join(f"{c}{pk if i == 0 else ''}" for i, c in enumerate(cols))
@@ -130,17 +134,6 @@ class Observer:
         self._seen_month = 0
         self._version = -1
         self.syncs = 0
-
-    def _authorize(self, action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
-        if action == sqlite3.SQLITE_FUNCTION:
-            if str(arg2).lower() in ALLOWED_FUNCTIONS:
-                return sqlite3.SQLITE_OK
-            self._denied = f"the SQL function {arg2}() is not available"
-            return sqlite3.SQLITE_DENY
-        if action in _READ_ACTIONS:
-            return sqlite3.SQLITE_OK
-        self._denied = None
-        return sqlite3.SQLITE_DENY
 
     # ------------------------------------------------------------------ sync
     def sync(self) -> None:
@@ -226,6 +219,8 @@ class Observer:
         """
         if not isinstance(sql, str):
             raise ActionError("sql_error", f"query() takes an SQL string, got {type(sql).__name__}")
+        if len(sql) > MAX_SQL_CHARS:
+            raise ActionError("sql_error", f"SQL error: the query is {len(sql):,} characters long; at most {MAX_SQL_CHARS:,} are accepted")
         if "\x00" in sql or any("\ud800" <= ch <= "\udfff" for ch in sql):
             raise ActionError("sql_error", "SQL error: the query contains a NUL or an unpaired surrogate character")
         head = sql.strip().lower()
@@ -236,53 +231,46 @@ class Observer:
         self.sync()
         w = self._w()
         limit = w.cfg.query_max_rows if w is not None else 2000
-        steps = [0]
-        deadline = time.monotonic() + QUERY_SECONDS
-
-        def progress() -> int:
-            steps[0] += 1
-            return 1 if steps[0] * 100 > _MAX_VM_STEPS or time.monotonic() > deadline else 0
-
-        self.reader.set_progress_handler(progress, 100)
+        seconds = QUERY_SECONDS
+        end = self.deadline() if self.deadline is not None else None
+        if end is not None:
+            seconds = min(seconds, end - time.monotonic())
+            if seconds <= 0:
+                raise ActionError("sql_error", "SQL error: no time is left in this block for a query")
         try:
-            self._denied = None
-            cur = self.reader.execute(sql)
-            cols = [d[0] for d in cur.description] if cur.description else []
-            rows: list[tuple] = []
-            size = 0
-            while len(rows) <= limit:
-                chunk = cur.fetchmany(min(200, limit + 1 - len(rows)))
-                if not chunk:
-                    break
-                for r in chunk:
-                    size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in r)
-                if size > MAX_RESULT_BYTES:
-                    raise ActionError("sql_error", f"SQL error: the result is larger than {MAX_RESULT_BYTES // 1_000_000} MB; "
-                                      "select fewer columns or rows, or aggregate")
-                rows.extend(chunk)
-            extra = 0
-            if len(rows) > limit:
-                extra = 1 + sum(1 for _ in itertools.islice(cur, 100_000))
-        except sqlite3.OperationalError as exc:
-            if "interrupted" in str(exc):
-                raise ActionError("sql_error", f"SQL error: the query ran too long (over {QUERY_SECONDS:g} s or too many steps) "
-                                  "and was stopped; add a LIMIT or simplify it") from None
-            if "not authorized" in str(exc) or "prohibited" in str(exc):
-                if self._denied:
-                    raise ActionError("sql_error", f"SQL error: {self._denied}; use core SQL functions (aggregates, "
-                                      "string, math, date and json functions, window functions)") from None
-                raise ActionError("sql_error", "SQL error: only reading the observable tables is allowed (no PRAGMA, ATTACH or writes)") from None
-            raise ActionError("sql_error", f"SQL error: {exc}") from None
-        except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError, MemoryError) as exc:
-            raise ActionError("sql_error", f"SQL error: {type(exc).__name__}: {exc}") from None
-        finally:
-            self.reader.set_progress_handler(None, 0)
+            if self.worker is not None:
+                res = self.worker.query(sql, limit, seconds, self.syncs, self.writer.serialize)
+            else:
+                res = _sq.run_select(self.reader, sql, limit, seconds, self._denied)
+        except _sq.QueryRefused as exc:
+            raise ActionError("sql_error", exc.message) from None
+        cols, rows, extra = res["cols"], res["rows"], res["extra"]
         out = [dict(zip(cols, r)) for r in rows[:limit]]
         if extra:
             total = limit + extra
             more = "+" if extra > 100_000 else ""
             out.append({"_truncated": f"showing {limit} of {total}{more} rows; use LIMIT/OFFSET or aggregate"})
         return out
+
+    def isolate(self, deadline: Callable[[], float | None] | None = None) -> None:
+        """Run this world's queries in a query worker process from now on (agent code):
+        the OS bounds their time, memory and disk (see :mod:`world.sqlworker`).
+
+        Args:
+            deadline: Returns the ``time.monotonic()`` by which a query must end (the
+                running block's deadline), or ``None`` for no deadline beyond
+                :data:`QUERY_SECONDS`.
+        """
+        if self.worker is None:
+            self.worker = _sq.QueryWorker(ALLOWED_FUNCTIONS)
+            weakref.finalize(self, self.worker.stop)
+        self.deadline = deadline
+
+    def close(self) -> None:
+        """Stop the query worker, if any."""
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
 
     def tables(self) -> dict[str, list[str]]:
         """Table name → column names."""

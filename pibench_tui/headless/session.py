@@ -99,6 +99,10 @@ class HeadlessSession:
             process=process,
             limits=rules(self.world.cfg)["harness"],
         )
+        # Agent queries run in a query worker the OS bounds, and stop at the block's deadline.
+        from world.observe import observer_for
+
+        observer_for(self.world).isolate(deadline=lambda: self.sandbox.deadline)
 
     # running --------------------------------------------------------------------------
     def run_block(
@@ -233,8 +237,11 @@ class HeadlessSession:
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
-        """Stop the agent process."""
+        """Stop the agent process and the query worker."""
         self.sandbox.close()
+        from world.observe import observer_for
+
+        observer_for(self.world).close()
 
 
 #: How reports say the projection is not shown mid-career.

@@ -238,6 +238,9 @@ class Sandbox:
         self.closed = False
         self.lost_state = False  # an idle agent process died: its variables are gone
         self.blocks = 0  # blocks sent to agent processes (the id of each run message)
+        #: ``time.monotonic()`` by which the running block must end (``None`` between
+        #: blocks): handlers bound their own work by it (a query stops at the deadline).
+        self.deadline: float | None = None
 
     # agent process --------------------------------------------------------------------
     def _ready_process(self) -> AgentProcess:
@@ -373,9 +376,29 @@ class Sandbox:
                 "functions defined earlier are gone]\n"
             )
         deadline = time.monotonic() + self.block_timeout
-        calls = 0
+        self.deadline = deadline
         self.blocks += 1
         block = self.blocks
+        try:
+            return self._converse(proc, block, code, filename, first_line, deadline, collector, finish, replaced, rebind)
+        finally:
+            self.deadline = None
+
+    def _converse(
+        self,
+        proc: AgentProcess,
+        block: int,
+        code: str,
+        filename: str,
+        first_line: int,
+        deadline: float,
+        collector: _OutputCollector,
+        finish: Callable[..., BlockResult],
+        replaced: bool,
+        rebind: bool,
+    ) -> BlockResult:
+        """Send one block and serve its calls until it ends, times out or breaks the protocol."""
+        calls = 0
         try:
             run_msg = {"t": "run", "id": block, "code": code, "filename": filename, "first_line": first_line}
             if rebind:
@@ -485,8 +508,11 @@ class Sandbox:
         ):
             raise _ProtocolError("malformed API call")
         try:
-            with _sigint_deferred():
+            if ns == "query":  # read-only: Ctrl-C may stop it (the query worker is killed)
                 value = self.handler(ns, method, args, kwargs)
+            else:
+                with _sigint_deferred():
+                    value = self.handler(ns, method, args, kwargs)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reply
             code = getattr(exc, "code", None)
             message = getattr(exc, "message", None)

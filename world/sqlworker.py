@@ -1,0 +1,433 @@
+"""Agent queries, bounded: the read-only SQL reader of the observable database (§14).
+
+One implementation of "run an agent's SELECT": :func:`configure_reader` sets up a read-only
+connection (``query_only``, an authorizer that allows reads and the listed functions only,
+SQLite's own size limits, an in-memory temporary store) and :func:`run_select` runs one
+statement with a wall-clock and step budget and bounded results. The observable mirror uses
+them in-process for trusted callers (the TUI), and :class:`QueryWorker` runs them in a
+**query worker process** for agent code, where the operating system bounds what no SQLite
+setting can: a straight-line expression that never reaches a loop point (where SQLite checks
+its progress handler) is killed on time; memory is capped by ``RLIMIT_AS`` and SQLite's hard
+heap limit; the worker cannot write a byte to disk (``RLIMIT_FSIZE`` 0, few descriptors),
+so a big sort cannot spill to a temporary file. A killed worker is restarted on the next
+query. The pibench process only ever waits (with a deadline) and reads a reply of bounded size.
+
+This file is also the worker's script (``python -S -s -P -B world/sqlworker.py``): it imports
+the standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+#: Largest SQL text accepted, in characters (also SQLITE_LIMIT_SQL_LENGTH).
+MAX_SQL_CHARS = 20_000
+#: Largest single string or blob a query may build, in bytes (SQLITE_LIMIT_LENGTH).
+MAX_VALUE_BYTES = 1_000_000
+#: Largest total result one query may return (approximate bytes of all cells).
+MAX_RESULT_BYTES = 8_000_000
+#: Wall-clock bound of one query, in seconds.
+QUERY_SECONDS = 2.0
+#: Address-space limit of the query worker, in bytes.
+WORKER_MEMORY_BYTES = 768 << 20
+#: SQLite's hard heap limit inside the query worker, in bytes.
+WORKER_HEAP_BYTES = 256 << 20
+#: SQLite limits of the reader (name of ``sqlite3.SQLITE_LIMIT_*`` -> value).
+READER_LIMITS: dict[str, int] = {
+    "SQLITE_LIMIT_LENGTH": MAX_VALUE_BYTES,
+    "SQLITE_LIMIT_SQL_LENGTH": MAX_SQL_CHARS * 4,
+    "SQLITE_LIMIT_COLUMN": 100,
+    "SQLITE_LIMIT_EXPR_DEPTH": 100,
+    "SQLITE_LIMIT_COMPOUND_SELECT": 50,
+    "SQLITE_LIMIT_VDBE_OP": 50_000,
+    "SQLITE_LIMIT_FUNCTION_ARG": 64,
+    "SQLITE_LIMIT_ATTACHED": 0,
+    "SQLITE_LIMIT_LIKE_PATTERN_LENGTH": 1_000,
+    "SQLITE_LIMIT_VARIABLE_NUMBER": 1,
+    "SQLITE_LIMIT_TRIGGER_DEPTH": 1,
+    "SQLITE_LIMIT_WORKER_THREADS": 0,
+}
+_MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work at loop points
+_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+#: Most bytes a worker reply may take on the wire (cells JSON-encoded, escapes included).
+_MAX_REPLY_BYTES = 6 * MAX_RESULT_BYTES + (1 << 20)
+
+
+class QueryRefused(Exception):
+    """A query refused or stopped; ``message`` is the text for the agent (``sql_error``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def configure_reader(conn: sqlite3.Connection, allowed_functions: Iterable[str], denied: list[str]) -> None:
+    """Make ``conn`` a bounded read-only reader.
+
+    Args:
+        conn: A connection to the mirror (or to a deserialized copy of it).
+        allowed_functions: SQL function names agent queries may call (lower case).
+        denied: A one-element list the authorizer writes the last refused function's
+            message into (read by :func:`run_select` for a clear error).
+    """
+    allowed = frozenset(allowed_functions)
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA query_only = ON")
+    for name, value in READER_LIMITS.items():
+        category = getattr(sqlite3, name, None)
+        if isinstance(category, int):
+            conn.setlimit(category, value)
+
+    def authorize(action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
+        if action == sqlite3.SQLITE_FUNCTION:
+            if str(arg2).lower() in allowed:
+                return sqlite3.SQLITE_OK
+            denied[0] = f"the SQL function {arg2}() is not available"
+            return sqlite3.SQLITE_DENY
+        if action in _READ_ACTIONS:
+            return sqlite3.SQLITE_OK
+        denied[0] = ""
+        return sqlite3.SQLITE_DENY
+
+    conn.set_authorizer(authorize)
+
+
+def run_select(
+    conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float, denied: list[str]
+) -> dict[str, Any]:
+    """Run one SELECT on a reader from :func:`configure_reader`.
+
+    Args:
+        conn: The reader.
+        sql: One SELECT/WITH statement (already checked by the caller).
+        max_rows: Rows returned at most (``query_max_rows``); more are counted (up to 100,000).
+        seconds: Wall-clock budget, checked at SQLite's loop points.
+        denied: The list given to :func:`configure_reader`.
+
+    Returns:
+        ``{"cols": [...], "rows": [[...]], "extra": n}`` (``extra``: rows beyond ``max_rows``).
+
+    Raises:
+        QueryRefused: The statement failed, ran too long or built too much.
+    """
+    steps = [0]
+    deadline = time.monotonic() + seconds
+
+    def progress() -> int:
+        steps[0] += 1
+        return 1 if steps[0] * 100 > _MAX_VM_STEPS or time.monotonic() > deadline else 0
+
+    conn.set_progress_handler(progress, 100)
+    try:
+        denied[0] = ""
+        cur = conn.execute(sql)
+        cols = [d[0] for d in cur.description] if cur.description else []
+        rows: list[tuple[Any, ...]] = []
+        size = 0
+        while len(rows) <= max_rows:
+            chunk = cur.fetchmany(min(200, max_rows + 1 - len(rows)))
+            if not chunk:
+                break
+            for r in chunk:
+                size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for v in r)
+            if size > MAX_RESULT_BYTES:
+                raise QueryRefused(
+                    f"SQL error: the result is larger than {MAX_RESULT_BYTES // 1_000_000} MB; "
+                    "select fewer columns or rows, or aggregate"
+                )
+            rows.extend(chunk)
+        extra = 0
+        if len(rows) > max_rows:
+            extra = 1 + sum(1 for _ in zip(range(100_000), cur, strict=False))
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "interrupted" in text:
+            raise QueryRefused(too_long_message(seconds)) from None
+        if "not authorized" in text or "prohibited" in text:
+            if denied[0]:
+                raise QueryRefused(
+                    f"SQL error: {denied[0]}; use core SQL functions (aggregates, "
+                    "string, math, date and json functions, window functions)"
+                ) from None
+            raise QueryRefused(
+                "SQL error: only reading the observable tables is allowed (no PRAGMA, ATTACH or writes)"
+            ) from None
+        raise QueryRefused(f"SQL error: {_explain(text)}") from None
+    except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError, MemoryError) as exc:
+        raise QueryRefused(f"SQL error: {type(exc).__name__}: {_explain(str(exc))}") from None
+    finally:
+        conn.set_progress_handler(None, 0)
+    return {"cols": cols, "rows": [list(r) for r in rows[:max_rows]], "extra": extra}
+
+
+def too_long_message(seconds: float) -> str:
+    """The error text of a query stopped for time."""
+    return (
+        f"SQL error: the query ran too long (over {seconds:g} s or too many steps) "
+        "and was stopped; add a LIMIT or simplify it"
+    )
+
+
+def _explain(text: str) -> str:
+    """SQLite's message, with the limit named where SQLite's own words are terse."""
+    low = text.lower()
+    if "too big" in low or "toobig" in low:
+        return f"{text} (a single value may hold at most {MAX_VALUE_BYTES:,} bytes)"
+    if "too many columns" in low:
+        return f"{text} (at most {READER_LIMITS['SQLITE_LIMIT_COLUMN']} columns)"
+    if "too complex" in low or "too many" in low or "depth" in low:
+        return f"{text} (a statement may have at most {READER_LIMITS['SQLITE_LIMIT_VDBE_OP']:,} steps of code, expressions nested {READER_LIMITS['SQLITE_LIMIT_EXPR_DEPTH']} deep, {READER_LIMITS['SQLITE_LIMIT_COMPOUND_SELECT']} compound SELECTs)"
+    if "memory" in low or "full" in low or "disk" in low or "i/o" in low:
+        return f"{text} (the query needs more memory than a query may use; aggregate or add a LIMIT)"
+    return text
+
+
+# ---------------------------------------------------------------------------- framing
+# A frame: one kind byte, a 4-byte big-endian length, the payload.
+
+_HEADER = struct.Struct(">cI")
+
+
+def _write_frame(fd: int, kind: bytes, payload: bytes) -> None:
+    view = memoryview(_HEADER.pack(kind, len(payload)) + payload)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    parts: list[bytes] = []
+    while n > 0:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select([fd], [], [], remaining)
+            if not readable:
+                continue
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        n -= len(chunk)
+    return b"".join(parts)
+
+
+def _read_frame(fd: int, deadline: float | None, limit: int) -> tuple[bytes, bytes]:
+    kind, size = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
+    if size > limit:
+        raise EOFError  # a reply larger than any valid one: treat the worker as broken
+    return kind, _read_exact(fd, size, deadline)
+
+
+def _encode_cell(v: Any) -> Any:
+    return {"b": v.hex()} if isinstance(v, bytes) else v
+
+
+def _decode_cell(v: Any) -> Any:
+    return bytes.fromhex(v["b"]) if isinstance(v, dict) else v
+
+
+# ---------------------------------------------------------------------------- worker side
+
+
+def _apply_worker_limits(memory: int) -> None:
+    """The worker's OS limits: address space, no file writes, few descriptors, no core."""
+    import resource
+
+    def lower(which: int, value: int) -> None:
+        try:
+            soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+    if memory > 0:
+        lower(resource.RLIMIT_AS, memory)
+    lower(resource.RLIMIT_FSIZE, 0)
+    lower(resource.RLIMIT_CORE, 0)
+    lower(resource.RLIMIT_NOFILE, 8)
+
+
+def serve(rfd: int = 0, wfd: int = 1) -> None:
+    """The query worker's loop: an ``I`` frame (JSON: allowed functions, limits), then ``D``
+    frames (a serialized mirror) and ``Q`` frames (JSON: sql, max_rows, seconds), each ``Q``
+    answered by one ``R`` frame (JSON)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the pibench process decides when to stop us
+    kind, payload = _read_frame(rfd, None, 1 << 20)
+    init = json.loads(payload)
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.execute(f"PRAGMA hard_heap_limit = {int(init.get('heap', WORKER_HEAP_BYTES))}")
+    conn.execute(f"PRAGMA soft_heap_limit = {int(init.get('heap', WORKER_HEAP_BYTES)) // 2}")
+    denied = [""]
+    configured = False
+    _apply_worker_limits(int(init.get("memory", WORKER_MEMORY_BYTES)))
+    while True:
+        try:
+            kind, payload = _read_frame(rfd, None, 1 << 31)
+        except (EOFError, OSError):
+            return
+        if kind == b"D":
+            conn.deserialize(payload)
+            if not configured:
+                configure_reader(conn, init["functions"], denied)
+                configured = True
+            continue
+        if kind != b"Q":
+            return
+        req = json.loads(payload)
+        try:
+            if not configured:
+                raise QueryRefused("SQL error: the observable database is not loaded")
+            res = run_select(conn, req["sql"], int(req["max_rows"]), float(req["seconds"]), denied)
+            res["rows"] = [[_encode_cell(v) for v in row] for row in res["rows"]]
+            reply: dict[str, Any] = {"ok": True, **res}
+        except QueryRefused as exc:
+            reply = {"ok": False, "message": exc.message}
+        except MemoryError:
+            reply = {"ok": False, "message": f"SQL error: {_explain('out of memory')}"}
+        try:
+            data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "replace")
+        except MemoryError:
+            data = json.dumps({"ok": False, "message": f"SQL error: {_explain('out of memory')}"}).encode()
+        _write_frame(wfd, b"R", data)
+
+
+# ---------------------------------------------------------------------------- pibench side
+
+
+class QueryWorker:
+    """The pibench side of a query worker process (started lazily, restarted after a kill).
+
+    Args:
+        functions: SQL function names agent queries may call.
+        memory: Address-space limit of the worker, in bytes.
+    """
+
+    def __init__(self, functions: Iterable[str], memory: int = WORKER_MEMORY_BYTES) -> None:
+        self.functions = sorted(functions)
+        self.memory = memory
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.loaded: object = None  # the version of the mirror the worker holds
+        self.starts = 0
+        self.kills = 0
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-s", "-P", "-B", os.path.abspath(__file__)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"PYTHONHASHSEED": "0"},
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+        )
+        assert proc.stdin is not None
+        init = {"functions": self.functions, "memory": self.memory, "heap": WORKER_HEAP_BYTES}
+        _write_frame(proc.stdin.fileno(), b"I", json.dumps(init).encode())
+        self.proc = proc
+        self.loaded = None
+        self.starts += 1
+        return proc
+
+    def stop(self) -> None:
+        """Kill the worker (by its own pid) and reap it."""
+        proc, self.proc = self.proc, None
+        self.loaded = None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                proc.kill()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def query(
+        self, sql: str, max_rows: int, seconds: float, version: object, snapshot: Callable[[], bytes]
+    ) -> dict[str, Any]:
+        """Run one SELECT in the worker.
+
+        Args:
+            sql: The checked statement.
+            max_rows: Rows returned at most.
+            seconds: Time left for the query; the worker is killed this long after sending
+                (plus a tenth of a second for the reply to arrive).
+            version: Identity of the mirror's current contents; the worker gets a fresh
+                ``snapshot()`` when it differs from what it holds.
+            snapshot: Returns the serialized mirror.
+
+        Returns:
+            As :func:`run_select`.
+
+        Raises:
+            QueryRefused: The query failed, ran past ``seconds`` (the worker is killed) or
+                used more memory than the worker may (it died).
+        """
+        seconds = max(0.05, seconds)
+        for attempt in (0, 1):
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else None
+            if proc is None:
+                self.stop()
+                proc = self._start()
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                if self.loaded != version:
+                    _write_frame(proc.stdin.fileno(), b"D", snapshot())
+                    self.loaded = version
+                body = json.dumps({"sql": sql, "max_rows": max_rows, "seconds": seconds}).encode()
+                _write_frame(proc.stdin.fileno(), b"Q", body)
+            except OSError:
+                self.stop()  # the worker had died while idle: once more with a new one
+                if attempt:
+                    raise QueryRefused("SQL error: the query worker could not be started") from None
+                continue
+            deadline = time.monotonic() + seconds + 0.1
+            try:
+                kind, payload = _read_frame(proc.stdout.fileno(), deadline, _MAX_REPLY_BYTES)
+            except TimeoutError:
+                self.stop()
+                self.kills += 1
+                raise QueryRefused(too_long_message(seconds)) from None
+            except (EOFError, OSError):
+                self.stop()
+                self.kills += 1
+                raise QueryRefused(
+                    f"SQL error: the query used more than the {self.memory >> 20:,} MiB a query may use "
+                    "and was stopped; aggregate, select fewer columns or add a LIMIT"
+                ) from None
+            except BaseException:  # KeyboardInterrupt, SIGTERM: never leave a query running
+                self.stop()
+                raise
+            reply = json.loads(payload)
+            if not reply.get("ok"):
+                raise QueryRefused(str(reply.get("message", "SQL error")))
+            reply["rows"] = [[_decode_cell(v) for v in row] for row in reply["rows"]]
+            return dict(reply)
+        raise QueryRefused("SQL error: the query worker could not be started")  # pragma: no cover
+
+
+if __name__ == "__main__":
+    serve()
