@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from pibench_tui.headless.limits import MAX_STATEMENT_CHARS, read_bounded_lines
 from pibench_tui.headless.output import _AgentOutput, _finish_session, _format_error, _Writer
 from pibench_tui.headless.session import HeadlessSession
 
@@ -39,7 +40,7 @@ def _has_code(line: str) -> bool:
     return bool(text) and not text.startswith("#")
 
 
-def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+def iter_statements(lines: Iterable[str | None], limit: int | None = None) -> Iterator[tuple[str | None, int]]:
     """Split piped Python into top-level statements, yielding each as soon as it is complete.
 
     A statement is complete when the next line that starts at column 0 (not a comment,
@@ -52,12 +53,18 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     bracket or string (which cannot end a statement) is compiled only when the pending
     text has doubled since the last try (so a stray bracket is still noticed).
 
+    A statement longer than ``limit`` characters is never held whole or compiled: it is
+    scanned to its end and yielded with ``source`` ``None``.
+
     Args:
-        lines: The piped text, line by line (newlines kept).
+        lines: The piped text, line by line (newlines kept); ``None`` stands for a line
+            too long to read (see :func:`~pibench_tui.headless.limits.read_bounded_lines`).
+        limit: Longest statement, in characters (``None``: no limit).
 
     Yields:
-        ``(source, first_line)``: the statement's text (with any comments before it) and
-        the 1-based line number of its first line in the piped text.
+        ``(source, first_line)``: the statement's text (with any comments before it), or
+        ``None`` when it is longer than ``limit``, and the 1-based line number of its first
+        line in the piped text.
     """
     buf: list[str] = []
     size = 0  # characters in buf
@@ -66,12 +73,26 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     has_code = False
     lineno = 0
     lex = _LexState()
+    overlong = False  # the pending statement is longer than the limit: only scanned
     for line in lines:
         lineno += 1
+        if line is None:  # a line too long to read: the statement is overlong
+            if not has_code:
+                start = lineno
+            buf, has_code, overlong = [], True, True
+            lex = _LexState()  # its brackets are unknown: assume the next column-0 line starts anew
+            continue
         if lineno == 1 and line.startswith("\ufeff"):
             line = line[1:]  # a UTF-8 byte-order mark, as Python accepts in files
         if has_code and _starts_statement(line) and not _CONTINUES.match(line):
-            if lex.clear():
+            if overlong:
+                done = lex.clear()
+                if done:
+                    yield None, start
+                    buf, has_code, size, tried, overlong = [], False, 0, 0, False
+                    lex = _LexState()
+                    start = lineno
+            elif lex.clear():
                 done = _completeness("".join(buf)) != "incomplete"
             elif size >= 2 * tried:
                 tried = size
@@ -82,14 +103,17 @@ def iter_statements(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 yield "".join(buf), start
                 buf, has_code, size, tried = [], False, 0, 0
                 lex = _LexState()
-        if not buf:
+        if not buf and not overlong:
             start = lineno
-        buf.append(line)
         size += len(line)
+        if limit is not None and size > limit:
+            overlong, buf = True, []
+        if not overlong:
+            buf.append(line)
         lex.scan(line)
         has_code = has_code or _has_code(line)
     if has_code:
-        yield "".join(buf), start
+        yield (None if overlong else "".join(buf)), start
 
 
 class _LexState:
@@ -144,6 +168,19 @@ class _LexState:
             i += 1
 
 
+def statement_too_long(first_line: int) -> dict:
+    """The error of a console statement over :data:`MAX_STATEMENT_CHARS` (not run)."""
+    return {
+        "type": "InputTooLong",
+        "message": (
+            f"the statement starting on line {first_line} is longer than {MAX_STATEMENT_CHARS:,} "
+            "characters (the limit of one statement); it was not run"
+        ),
+        "line": first_line,
+        "source": "pibench",
+    }
+
+
 def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
     """Console mode: run piped Python statement by statement, then print the report.
 
@@ -157,7 +194,11 @@ def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> in
     """
     write = _Writer(stdout)
     agent = _AgentOutput(write)
-    for source, first_line in iter_statements(stdin):
+    for source, first_line in iter_statements(read_bounded_lines(stdin, MAX_STATEMENT_CHARS), MAX_STATEMENT_CHARS):
+        if source is None:
+            write.line(_format_error(statement_too_long(first_line)))
+            write.flush()
+            continue
         result = session.run_block(source, filename="<stdin>", first_line=first_line, on_output=agent)
         agent.flush()
         if result.error is not None:

@@ -4,31 +4,11 @@ then an ``end`` event carrying the report."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import IO, Any
 
+from pibench_tui.headless.limits import MAX_JSONL_LINE, read_bounded_lines
 from pibench_tui.headless.session import HeadlessSession
 from pibench_tui.sandbox import BlockResult
-
-#: Longest JSON-lines input line accepted, in characters.
-MAX_JSONL_LINE = 2_000_000
-
-
-
-def _read_bounded_lines(stream: IO[str], limit: int) -> Iterator[str | None]:
-    """Lines of ``stream``; ``None`` for a line longer than ``limit`` (skipped to its end)."""
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        if len(line) > limit and not line.endswith("\n"):
-            while True:  # discard the rest of the overlong line
-                more = stream.readline(1 << 20)
-                if not more or more.endswith("\n"):
-                    break
-            yield None
-            continue
-        yield line
 
 
 def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dict | None = None,
@@ -75,7 +55,7 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
         The exit status (0).
     """
     lineno = 0
-    for line in _read_bounded_lines(stdin, MAX_JSONL_LINE):
+    for line in read_bounded_lines(stdin, MAX_JSONL_LINE):
         lineno += 1
         if line is not None and not line.strip():
             continue
@@ -113,6 +93,6 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
 
 
 def _protocol_error(message: str) -> dict:
-    return {"type": "ProtocolError", "message": message, "line": None}
+    return {"type": "ProtocolError", "message": message, "line": None, "source": "pibench"}
 
 

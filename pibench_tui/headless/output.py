@@ -4,6 +4,7 @@ behind a guard against forged pibench lines, errors, and the end-of-session repo
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import IO
 
@@ -21,10 +22,20 @@ def _finish_session(session: HeadlessSession, write: _Writer) -> int:
 
 
 def _format_error(error: dict) -> str:
+    """One console line for a block's error, all on one line whatever the message holds.
+
+    ``Error on line N: Type: message`` for an error raised in the agent process (its type
+    and message are the agent's, escaped like agent output, line breaks included);
+    ``pibench error on line N: Type: message`` for one pibench found itself (time-out, a dead
+    agent process, the static check, input too long ...). The agent cannot produce the
+    second form: its output lines starting with ``pibench`` get the ``[agent] `` prefix.
+    """
     line = error.get("line")
-    where = f"Error on line {line}" if line is not None else "Error"
-    message = error.get("message") or ""
-    return f"{where}: {error.get('type', 'Error')}: {message}".rstrip() + "\n"
+    head = "pibench error" if error.get("source") == "pibench" else "Error"
+    where = f"{head} on line {line}" if isinstance(line, int) and not isinstance(line, bool) else head
+    kind = escape_agent_text(str(error.get("type") or "Error"), newlines=True)
+    message = escape_agent_text(str(error.get("message") or ""), newlines=True)
+    return f"{where}: {kind}: {message}".rstrip() + "\n"
 
 
 class _Writer:
@@ -49,24 +60,83 @@ class _Writer:
         self.out.flush()
 
 
-#: Control characters shown as escapes in agent output: C0 except tab and newline, DEL, C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: Agent output lines starting like pibench's own report get this prefix.
+#: Agent output lines that start (after NFKC normalisation, stripping and case folding) like
+#: one of these get :data:`AGENT_LINE_PREFIX`: they could pass for pibench's own lines.
+RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as")
+#: The prefix that marks such agent lines.
 AGENT_LINE_PREFIX = "[agent] "
-
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
+#: Characters that may need escaping: everything outside printable ASCII, tab and newline.
+_SUSPECT = re.compile(r"[^\x20-\x7e\t\n]")
+#: Unicode categories shown as escapes: controls (C0, DEL, C1: ESC, CR, VT, FF, \x1c-\x1e,
+#: NEL ...), format characters (U+200B, U+FEFF, bidi overrides ...), line and paragraph
+#: separators (U+2028, U+2029), lone surrogates.
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 
 
-def _escape_control(match: re.Match[str]) -> str:
-    return {"\r": "\\r"}.get(match.group(), f"\\x{ord(match.group()):02x}")
+def _escape_char(ch: str) -> str:
+    if ch == "\r":
+        return "\\r"
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape_agent_text(text: str, *, newlines: bool = False) -> str:
+    """Agent text made safe to print: every control, format, line-separator or paragraph-
+    separator character (ESC, CR, VT, FF, \x1c-\x1e, NEL, U+2028, U+2029, U+200B, U+FEFF,
+    bidi overrides ...) becomes a visible escape (``\x1b``, ``\u2028``), so no terminal
+    sequence runs and no line break other than ``\n`` remains for a reader to split on.
+
+    Args:
+        text: What the agent printed or raised.
+        newlines: Escape ``\n`` (and tab) too (a one-line error message).
+    """
+
+    def repl(match: re.Match[str]) -> str:
+        ch = match.group()
+        if ch in "\n\t":
+            return "\\n" if ch == "\n" else "\\t"
+        if unicodedata.category(ch) in _ESCAPED_CATEGORIES:
+            return _escape_char(ch)
+        return ch
+
+    pattern = _SUSPECT_NL if newlines else _SUSPECT
+    return pattern.sub(repl, text)
+
+
+_SUSPECT_NL = re.compile(r"[^\x20-\x7e]")
+
+
+def _canonical_start(text: str) -> str:
+    """How a harness may read the start of a line: NFKC-normalised, stripped, case-folded."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+def looks_like_pibench(line: str) -> bool:
+    """Whether an (escaped) agent line could pass for one of pibench's own lines."""
+    start = _canonical_start(line)
+    return any(start.startswith(r) for r in RESERVED_STARTS) or "=== pibench" in start
+
+
+def _may_become_reserved(partial: str) -> bool:
+    """Whether more text could still make this line start look like pibench's."""
+    start = _canonical_start(partial)
+    return any(r.startswith(start) for r in RESERVED_STARTS)
 
 
 class _AgentOutput:
-    """Agent output on the console (console mode, REPL): control characters other than
-    newline and tab become visible escapes (``\x1b`` is shown as ``\\x1b``: no title
-    changes, screen clears or cursor tricks), and a line that starts like pibench's own
-    lines (``=== pibench``) is prefixed with ``[agent] ``, so the career report printed by
-    pibench cannot be faked."""
+    """Agent output on the console (console mode, REPL), behind a guard against forged lines.
+
+    Control, format and separator characters become visible escapes
+    (:func:`escape_agent_text`): no terminal sequence runs, and ``\n`` is the only line break
+    left. A line that could pass for one of pibench's own -- after NFKC normalisation,
+    stripping and case folding it starts like :data:`RESERVED_STARTS` (``=== pibench``,
+    ``pibench error ...``, ``Error ...``) -- is prefixed with ``[agent] ``; the start of a
+    line is held back until it can be told."""
 
     def __init__(self, write: Callable[[str], None]) -> None:
         self.write = write
@@ -76,15 +146,15 @@ class _AgentOutput:
     def __call__(self, text: str) -> None:
         if not text:
             return
-        text = _CONTROL.sub(_escape_control, self.held + text)
+        text = self.held + escape_agent_text(text)
         self.held = ""
         out: list[str] = []
         for piece in _LINES.findall(text):
             if self.at_line_start:
-                if not piece.endswith("\n") and len(piece) < len("=== pibench") and "=== pibench".startswith(piece):
-                    self.held = piece  # maybe the start of "=== pibench": wait for more
+                if not piece.endswith("\n") and _may_become_reserved(piece):
+                    self.held = piece  # maybe the start of a reserved line: wait for more
                     break
-                if piece.startswith("=== pibench"):
+                if looks_like_pibench(piece):
                     piece = AGENT_LINE_PREFIX + piece
             out.append(piece)
             self.at_line_start = piece.endswith("\n")

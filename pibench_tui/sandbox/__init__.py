@@ -75,6 +75,7 @@ __all__ = [
     "DEFAULT_BLOCK_TIMEOUT",
     "DEFAULT_MAX_OUTPUT",
     "DEFAULT_MEMORY_LIMIT",
+    "MAX_CODE_CHARS",
     "MAX_MESSAGE_BYTES",
     "START_TIMEOUT",
     "AgentProcess",
@@ -96,6 +97,8 @@ DEFAULT_BLOCK_TIMEOUT = 10.0
 DEFAULT_MAX_OUTPUT = 20_000
 #: Default address-space limit of the agent process, in bytes (1 GiB).
 DEFAULT_MEMORY_LIMIT = 1 << 30
+#: Longest block of agent code accepted, in characters (checked before it is parsed).
+MAX_CODE_CHARS = 200_000
 
 Handler = Callable[[str, str, list, dict], Any]
 
@@ -121,8 +124,12 @@ class BlockResult:
     Attributes:
         ok: ``True`` when the block ran to the end without an exception.
         stdout: The block's output within the cap (head, a cut notice, tail).
-        error: ``None`` or ``{"type", "message", "line"}``; ``line`` is the line in the
-            agent's own text (``None`` if unknown).
+        error: ``None`` or ``{"type", "message", "line", "source"}``; ``line`` is the line
+            in the agent's own text (``None`` if unknown); ``source`` says who reported it:
+            ``"agent"`` (raised in the agent process -- by the agent's code, or an API
+            refusal it did not catch; type and message are whatever that process sent) or
+            ``"pibench"`` (found by pibench itself: time-out, death of the agent process,
+            protocol breach, the static check, input too long).
         truncated: Whether output was cut.
         omitted: Characters of output cut (0 if none or unknown).
         calls: API calls this process completed for the block (each kept for good). A
@@ -344,13 +351,26 @@ class Sandbox:
                 seconds=time.monotonic() - started,
             )
 
+        if len(code) > MAX_CODE_CHARS:
+            # Bounded before anything parses it.
+            return finish(
+                {
+                    "type": "InputTooLong",
+                    "message": (
+                        f"the code is {len(code):,} characters long; a block may have at most "
+                        f"{MAX_CODE_CHARS:,} characters; it was not run"
+                    ),
+                    "line": first_line,
+                    "source": "pibench",
+                }
+            )
         # Refuse bad code here already: no round trip, and a second opinion.
         try:
             parse_agent_code(code, filename, first_line, static_check=self.static_check)
         except SyntaxError as exc:
-            return finish({"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno})
+            return finish({"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno, "source": "pibench"})
         except SandboxViolation as exc:
-            return finish({"type": "SandboxError", "message": exc.message, "line": exc.line})
+            return finish({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"})
 
         proc = self._ready_process()
         if proc.pending():
@@ -366,6 +386,7 @@ class Sandbox:
                         "earlier are gone; this block was not run, send it again"
                     ),
                     "line": first_line,
+                    "source": "pibench",
                 },
                 restarted=True,
             )
@@ -452,6 +473,7 @@ class Sandbox:
                         f"earlier are gone; {_calls_kept(calls)}"
                     ),
                     "line": first_line,
+                    "source": "pibench",
                 },
                 calls,
                 restarted=True,
@@ -470,6 +492,7 @@ class Sandbox:
                         f"earlier are gone; {_calls_kept(calls)}"
                     ),
                     "line": first_line,
+                    "source": "pibench",
                 },
                 calls,
                 restarted=True,
@@ -489,6 +512,7 @@ class Sandbox:
                         f"restarted; variables are gone; {_calls_kept(calls)}"
                     ),
                     "line": first_line,
+                    "source": "pibench",
                 },
                 calls,
                 restarted=True,

@@ -67,14 +67,16 @@ def _calls_kept(calls: int) -> str:
 
 
 def _clean_error(error: object) -> dict | None:
-    """Normalise an error reported by the agent process to ``{type, message, line}``."""
+    """Normalise an error reported by the agent process to ``{type, message, line, source}``
+    (``source`` is always ``"agent"``: that process is agent-controlled)."""
     if error is None:
         return None
     if not isinstance(error, dict):
-        return {"type": "Error", "message": str(error)[:2000], "line": None}
+        return {"type": "Error", "message": str(error)[:2000], "line": None, "source": "agent"}
     line = error.get("line")
     return {
         "type": str(error.get("type", "Error"))[:200],
         "message": str(error.get("message", ""))[:20_000],
         "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
+        "source": "agent",
     }

@@ -56,8 +56,9 @@ class Run:
         return fields
 
     def errors(self) -> list[str]:
-        """Console-mode error lines."""
-        return [line for line in self.stdout.splitlines() if line.startswith("Error")]
+        """Console-mode error lines (raised in agent code: ``Error ...``; found by pibench:
+        ``pibench error ...``)."""
+        return [line for line in self.stdout.splitlines() if line.startswith(("Error", "pibench error"))]
 
 
 def run_pibench(args: list[str], stdin: str | bytes = "", *, timeout: float = 120, home: Path | None = None) -> Run:

@@ -112,8 +112,8 @@ def test_syntax_and_sandbox_errors_report_the_piped_line(pibench):
     run = pibench(["headless"], "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n")
     assert run.returncode == 0
     errors = run.errors()
-    assert errors[0].startswith("Error on line 6: SyntaxError:") or errors[0].startswith("Error on line 4: SyntaxError:")
-    assert errors[1].startswith("Error on line 7: SandboxError: import of 'os' is not allowed")
+    assert errors[0].startswith("pibench error on line 6: SyntaxError:") or errors[0].startswith("pibench error on line 4: SyntaxError:")
+    assert errors[1].startswith("pibench error on line 7: SandboxError: import of 'os' is not allowed")
     assert "after 1" in run.stdout
 
 
@@ -291,6 +291,6 @@ def test_splitting_is_linear_for_column_0_lines_inside_brackets_and_strings(pibe
     run = pibench(["headless"], bracket + csv + "x = (1 2\nprint('after')\n")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"{n}\n{n + 1}\n")
-    assert run.errors() and run.errors()[0].startswith(f"Error on line {2 * n + 7}: SyntaxError")
+    assert run.errors() and run.errors()[0].startswith(f"pibench error on line {2 * n + 7}: SyntaxError")
     assert "after\n" in run.stdout
     assert time.monotonic() - started < 30

@@ -72,7 +72,7 @@ def test_error_reports_type_message_and_line(pibench):
     reply = run.replies()[0]
     assert reply["ok"] is False
     assert reply["stdout"] == "before\n"
-    assert reply["error"] == {"type": "ZeroDivisionError", "message": "division by zero", "line": 4}
+    assert reply["error"] == {"type": "ZeroDivisionError", "message": "division by zero", "line": 4, "source": "agent"}
 
 
 def test_variables_persist_between_blocks(pibench):
@@ -135,7 +135,7 @@ def test_error_line_points_into_agent_code_not_library_code(pibench):
     )
     first, _, third = run.replies()
     assert first["error"]["type"] == "TypeError" and first["error"]["line"] == 4
-    assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2}
+    assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2, "source": "agent"}
 
 
 def test_end_event_carries_the_report_and_digest(pibench):

@@ -41,7 +41,7 @@ def test_infinite_loop_of_api_calls_is_stopped(pibench):
         "while True:\n    try:\n        lab.dashboard()\n    except:\n        pass\nprint('next statement runs')\n",
     )
     assert run.returncode == 0
-    assert run.errors()[0].startswith("Error on line 1: BlockTimeout:")
+    assert run.errors()[0].startswith("pibench error on line 1: BlockTimeout:")
     assert "next statement runs" in run.stdout
 
 

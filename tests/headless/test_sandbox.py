@@ -166,7 +166,7 @@ def test_round_trip_of_calls_errors_and_outputs(sandbox, api):
     r = sandbox.run("d = lab.dashboard()\nd['budget']")
     assert r.ok and r.stdout == "600000\n" and r.calls == 1
     r = sandbox.run("papers.polish('D9')")
-    assert r.error == {"type": "ActionError", "message": "no draft 'D9'", "line": 1}
+    assert r.error == {"type": "ActionError", "message": "no draft 'D9'", "line": 1, "source": "agent"}
     r = sandbox.run("try:\n    papers.polish('D9')\nexcept ActionError as e:\n    print(e.code)")
     assert r.ok and r.stdout == "unknown_id\n"
     r = sandbox.run("boom.x()")
