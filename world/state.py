@@ -40,6 +40,7 @@ class Entity:
 
     table: ClassVar[str] = ""
     _names: ClassVar[tuple[str, ...]] = ()  # field names in order, filled per class below
+    _name_set: ClassVar[frozenset[str]] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-able data (lists and dicts deep-copied)."""
@@ -47,6 +48,9 @@ class Entity:
 
     def view(self) -> dict[str, Any]:
         """All fields by name, NOT copied: read it at once (for serialising), never keep it."""
+        own = self.__dict__
+        if own.keys() == type(self)._name_set:  # exactly the fields: the instance dict itself
+            return own
         return {name: getattr(self, name) for name in type(self)._names}
 
     @classmethod
@@ -278,6 +282,7 @@ ENTITY_TYPES: dict[str, type[Entity]] = {
 
 for _etype in ENTITY_TYPES.values():
     _etype._names = tuple(f.name for f in dataclasses.fields(_etype))
+    _etype._name_set = frozenset(_etype._names)
 
 
 @dataclass
