@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-import time
 from argparse import Namespace
 
 import pytest
@@ -125,14 +124,12 @@ def test_a_save_without_a_digest_is_still_replayed_and_accepted_when_honest(tmp_
     assert loaded.digest() == world.digest()
 
 
-def test_replay_cost_of_a_busy_career_is_small():
-    """The replay check costs tens of milliseconds for a 60-month busy career (bench/saves.py
-    prints the figure); generous bound so slow CI machines pass."""
+def test_a_whole_busy_career_replays():
+    """The replay check accepts an honest finished 60-month busy career (its cost is printed
+    by bench/saves.py, not asserted here)."""
     world = played(61)
     assert world.finished and len(world.s.action_log) > 50
-    t0 = time.perf_counter()
     verify_replay(world, "busy", "busy.json")
-    assert time.perf_counter() - t0 < 2.0
 
 
 # -- 7. look-alike names ----------------------------------------------------------------------------
