@@ -93,7 +93,7 @@ class _Projects:
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
         """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000); at most 10 projects run at once."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
-        """Remove a member from an active project (a non-member is ignored)."""
+        """Remove a member from an active project (a non-member is ignored: nothing changes, nothing is logged)."""
 
 projects: _Projects
 

@@ -365,7 +365,9 @@ def test_s6_kill_assign_unassign_set_compute():
     q = add_person(w)
     pid = api.projects.start("theory", 2, [p.id])["project_id"]
     assert api.projects.assign(pid, q.id) == {"ok": True, "members": [p.id, q.id]}
+    n_logged = len(w.s.action_log)
     assert api.projects.unassign(pid, "S999") == {"ok": True, "members": [p.id, q.id]}
+    assert len(w.s.action_log) == n_logged  # ignored, and not logged (issue 10 §1)
     assert api.projects.unassign(pid, q.id) == {"ok": True, "members": [p.id]}
     q.status = "quit"
     with pytest.raises(ActionError):

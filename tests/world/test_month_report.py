@@ -7,6 +7,7 @@ every report it gets back is checked against the world state at the end of the c
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 
@@ -25,15 +26,28 @@ REPORT_KEYS = {
     "citations", "money", "events", "headlines", "collapsed", "finished",
 }
 
-# Digests of the scripted careers recorded on main at aec396f, before the month report
-# existed: the report must not change any world outcome.
+# Digests of the scripted careers' world state WITHOUT the action log. The full digests were
+# recorded on main at aec396f, before the month report existed (862b29f2..., 285ce6d6...,
+# 1e6cac28..., d1f39267..., 2b1c853b...); these outcome digests were recorded at 2f91029 (full
+# digests still equal to those) and checked equal once calls that change nothing stopped
+# being logged (issue 10 §1: the scripted PI re-sends the same mentoring hours every month,
+# which shortens its action log but changes no outcome).
 PRE_REPORT_DIGESTS = {
-    1: "862b29f2a52b28d44e8469d9b0707f8859f52b3c2e84b9034502564c31acc73e",
-    2: "285ce6d6d764e9b85a8213e2e318fefce41f45dbd00defeb0d5bc48e5e9ab1a0",
-    3: "1e6cac288e9512991e91088b591fccf0dad811975ebbc2765ddf64d6e48729d0",
-    4: "d1f3926761c4c6d2a1115d0630c2866c8e46658214e6bfa79276c4904aecb7c9",
-    5: "2b1c853bcf016e2f3239aaeb6198c3c9502f0afe6a699756cd5b5cf83e007eae",
+    1: "4f09ec58c73707b3a33fe33270b73c9a0f535bc0a8a1401e5e7db5b29f60aaec",
+    2: "18729863a432ed5f0ee8544e34e088032dad08839d822bba10a714e381d0139c",
+    3: "71f20cee45d8ee305b8ba27e33c4fb7927bbe3a7d8f8f0c3d60899271d212a11",
+    4: "3662d78cd6bf9dae72071d30847330efa801702a48a15b58c5adc99ac30107ff",
+    5: "09bf124e0718d907db23dd933b415b76c12b800aadad748a2105c4820845f17b",
 }
+
+
+def outcome_digest(w: World) -> str:
+    """SHA-256 of the world state (as :meth:`World.digest`) without the action log."""
+    view = w.state_view(report=False)
+    state = {k: v for k, v in view["state"].items() if k != "action_log"}
+    blob = json.dumps({**view, "state": state}, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
 
 HIDDEN_KEYS = {"q", "q_eff", "quality", "hotness", "crowding", "morale", "ability", "feasible", "novelty",
                "score", "resilience", "independence", "speed", "growth", "skill", "climate", "reputation"}
@@ -52,7 +66,7 @@ def by_month(reports: list[dict]) -> dict[int, dict]:
 def test_month_report_leaves_world_outcomes_unchanged(careers):
     """Careers played with the report have the digests recorded before the report existed."""
     for seed, (w, _) in careers.items():
-        assert w.digest() == PRE_REPORT_DIGESTS[seed], seed
+        assert outcome_digest(w) == PRE_REPORT_DIGESTS[seed], seed
 
 
 def test_month_report_has_every_key_and_is_json(careers):

@@ -22,6 +22,7 @@ from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
+from .limits import MAX_STRING_CHARS
 from .namespaces import (
     NAMESPACES,
     Events,
@@ -94,6 +95,10 @@ class Api:
                 call's own errors.
         """
         kwargs = kwargs or {}
+        for name in (namespace, method):
+            if isinstance(name, str) and len(name) > MAX_STRING_CHARS:
+                raise ActionError("unknown_call", f"a call name of {len(name):,} characters; names are at most {MAX_STRING_CHARS}; "
+                                  f"namespaces: {', '.join(API_CALLS)}, query, memory")
         if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
             raise ActionError("bad_argument", "args must be a list and kwargs a dict")
         if not all(isinstance(k, str) for k in kwargs):

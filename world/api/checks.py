@@ -10,7 +10,50 @@ import math
 from typing import Any
 
 from ..config import TOPICS
-from .registry import ActionError
+from ..errors import ActionError
+from .limits import MAX_DICT_ITEMS, MAX_INT_BITS, MAX_LIST_ITEMS, MAX_STRING_CHARS
+
+
+def _size_problem(value: Any) -> str | None:
+    """Why one scalar argument (or list/dict item) is too big, or None."""
+    if isinstance(value, str):
+        if len(value) > MAX_STRING_CHARS:
+            return f"is a string of {len(value):,} characters; strings (ids, names) are at most {MAX_STRING_CHARS}"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > MAX_INT_BITS:
+            return f"is an integer of {value.bit_length():,} bits; integers are at most {MAX_INT_BITS} bits"
+    elif isinstance(value, (list, tuple, dict, set, frozenset)):
+        return "holds a nested list or dict; lists and dicts hold ids and numbers only"
+    return None
+
+
+def bounded(name: str, value: Any) -> None:
+    """Refuse an argument that is too big (:mod:`world.api.limits`) before anything else looks at it.
+
+    Strings at most ``MAX_STRING_CHARS`` characters, lists at most ``MAX_LIST_ITEMS`` items and
+    dicts at most ``MAX_DICT_ITEMS`` entries (of such strings and numbers, not nested), integers
+    at most ``MAX_INT_BITS`` bits.
+
+    Raises:
+        ActionError: ``bad_argument`` naming the argument, its size and the limit.
+    """
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_LIST_ITEMS:
+            raise ActionError("bad_argument", f"{name} is a list of {len(value):,} items; lists are at most {MAX_LIST_ITEMS} items")
+        items: Any = value
+    elif isinstance(value, dict):
+        if len(value) > MAX_DICT_ITEMS:
+            raise ActionError("bad_argument", f"{name} is a dict of {len(value):,} entries; dicts are at most {MAX_DICT_ITEMS} entries")
+        items = [*value.keys(), *value.values()]
+    else:
+        problem = _size_problem(value)
+        if problem:
+            raise ActionError("bad_argument", f"{name} {problem}")
+        return
+    for i, item in enumerate(items):
+        problem = _size_problem(item)
+        if problem:
+            raise ActionError("bad_argument", f"{name}[{i}] {problem}" if isinstance(value, (list, tuple)) else f"an entry of {name} {problem}")
 
 
 def num(value: Any, name: str, lo: float | None = None, hi: float | None = None) -> float:

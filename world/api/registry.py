@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
+from .checks import bounded
+from .limits import MAX_STRING_CHARS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import World
 
-__all__ = ["REQUIRED", "ActionError", "CallSpec", "api_call", "build_registry", "jsonable", "over_message"]
+__all__ = ["REQUIRED", "ActionError", "CallSpec", "Unchanged", "api_call", "build_registry", "jsonable", "over_message"]
 
 
 class _Required:
@@ -51,12 +53,18 @@ class CallSpec:
     template: str = ""
 
 
+class Unchanged(dict):  # type: ignore[type-arg]
+    """The result of a mutating call that changed nothing (e.g. interviewing only applicants
+    interviewed before): returned to the caller as a plain dict, never logged (issue 10 §1)."""
+
+
 def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a namespace method as an API call; mutating calls are refused after the end and logged.
 
     The decorated method's first parameter is the namespace (``self``); the namespace has
     ``_name`` (its API name) and ``_api`` (the :class:`~world.api.Api`, whose ``world`` is
-    acted on). A mutating call that raises :class:`ActionError` is not logged.
+    acted on). Every argument is checked against :mod:`world.api.limits` first. A mutating
+    call that raises :class:`ActionError`, or returns :class:`Unchanged`, is not logged.
     """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -85,10 +93,18 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
 
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            call = f"{self._name}.{fn.__name__}"
+            for k in kwargs:  # before binding: a huge keyword name never reaches a message
+                if len(k) > MAX_STRING_CHARS:
+                    raise ActionError("bad_argument", f"{call}: a keyword argument name of {len(k):,} characters; "
+                                      f"parameters: {', '.join(names) or 'none'}")
             try:
                 bound = bind(args, kwargs)
             except TypeError as exc:
-                raise ActionError("bad_argument", f"{self._name}.{fn.__name__}: {exc}; usage: {self._name}.{fn.__name__}{_usage(sig)}") from None
+                raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+            for k, v in bound.items():
+                if v is not None and not isinstance(v, (bool, float)):
+                    bounded(f"{call}: {k}", v)
             w = self._api.world
             if not mutating:
                 return fn(self, **bound)
@@ -97,7 +113,9 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
             month = w.s.month
             call_args = jsonable(bound)
             result = fn(self, **bound)
-            w.s.action_log.append([month, f"{self._name}.{fn.__name__}", call_args])
+            if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
+                return dict(result)
+            w.s.action_log.append([month, call, call_args])
             w.version += 1
             return result
 

@@ -9,7 +9,7 @@ from ... import views
 from ...config import VENUES
 from ...state import Draft
 from .. import checks
-from ..registry import ActionError, api_call
+from ..registry import ActionError, Unchanged, api_call
 from .base import Namespace
 
 
@@ -33,6 +33,8 @@ class Papers(Namespace):
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
         self._check_hours(h, f"polishing {d.id}")
+        if h == 0:
+            return Unchanged({"ok": True, "total_polish_hours": d.polish_hours, "note": "0 h: nothing polished"})
         papers_mod.polish(self._w, d, h)
         cap = self._w.cfg.polish_cap_hours
         note = f"polish beyond {cap:g} h adds nothing" if d.polish_hours > cap else "polished"

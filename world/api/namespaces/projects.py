@@ -8,7 +8,7 @@ from ... import projects as projects_mod
 from ... import views
 from ...state import Project
 from .. import checks
-from ..registry import ActionError, api_call
+from ..registry import ActionError, Unchanged, api_call
 from .base import Namespace
 
 
@@ -57,7 +57,10 @@ class Projects(Namespace):
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
         """Set a project's compute units/month (0 to {rules.caps.compute_per_project}), paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
         pj = self._project(project_id)
-        projects_mod.set_compute(self._w, pj, checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute))
+        compute = checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute)
+        if compute == pj.compute:
+            return Unchanged({"ok": True, "monthly_compute": pj.compute})
+        projects_mod.set_compute(self._w, pj, compute)
         return {"ok": True, "monthly_compute": pj.compute}
 
     @api_call(mutating=True)
@@ -72,9 +75,11 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def unassign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
-        """Remove a member from an active project (a non-member is ignored)."""
+        """Remove a member from an active project (a non-member is ignored: nothing changes, nothing is logged)."""
         pj = self._project(project_id)
         checks.string_id(student_id, "student id")
+        if student_id not in pj.members:
+            return Unchanged({"ok": True, "members": list(pj.members)})
         projects_mod.unassign(self._w, pj, student_id)
         return {"ok": True, "members": list(pj.members)}
 

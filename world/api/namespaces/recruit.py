@@ -9,7 +9,7 @@ from ... import rules as rules_mod
 from ... import views
 from ...state import Applicant
 from .. import checks
-from ..registry import ActionError, api_call
+from ..registry import ActionError, Unchanged, api_call
 from .base import Namespace
 
 
@@ -65,8 +65,11 @@ class Recruit(Namespace):
         new = [a for a in apps if not a.interviewed]
         cost = self._w.cfg.interview_hours * len(new)
         self._check_hours(cost, f"interviewing {len(new)} new candidate(s)")
+        scores = {"interview_scores": {a.id: a.interview_score for a in apps}}
+        if not new:
+            return Unchanged(scores)  # repeats are free and change nothing: not logged
         people_mod.interview(self._w, new)
-        return {"interview_scores": {a.id: a.interview_score for a in apps}}
+        return scores
 
     @api_call(mutating=True)
     def offer(self, applicant_id: Any) -> dict[str, Any]:

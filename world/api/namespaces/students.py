@@ -8,7 +8,7 @@ from typing import Any
 from ... import people as people_mod
 from ... import views
 from .. import checks
-from ..registry import ActionError, api_call
+from ..registry import ActionError, Unchanged, api_call
 from .base import Namespace
 
 
@@ -37,8 +37,11 @@ class Students(Namespace):
         pool = people_mod.attention_pool(w)
         if total + w.s.oneoff_used > pool + 1e-9:
             raise ActionError("no_attention", f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h")
+        result = {"ok": True, "mentoring_total": round(total, 2)}
+        if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
+            return Unchanged(result)  # the same hours again: nothing to log
         people_mod.set_mentoring(w, new)
-        return {"ok": True, "mentoring_total": round(total, 2)}
+        return result
 
     @api_call(mutating=False)
     def reports(self, student_id: Any, n: int = 6) -> builtins.list[Any]:
