@@ -31,12 +31,13 @@ REPORT_KEYS = {
 # 1e6cac28..., d1f39267..., 2b1c853b...); these outcome digests were recorded at 2f91029 (full
 # digests still equal to those) and checked equal once calls that change nothing stopped
 # being logged (issue 10 §1: the scripted PI re-sends the same mentoring hours every month,
-# which shortens its action log but changes no outcome).
+# which shortens its action log but changes no outcome). Seeds 2 and 4 re-recorded after
+# 7801f23 (applicant and staff names unique within a world: their careers had repeated names).
 PRE_REPORT_DIGESTS = {
     1: "4f09ec58c73707b3a33fe33270b73c9a0f535bc0a8a1401e5e7db5b29f60aaec",
-    2: "18729863a432ed5f0ee8544e34e088032dad08839d822bba10a714e381d0139c",
+    2: "92c6e7754c620c73269bd15071fa4a08958431f2cdb1e2b7bb526256daa892fb",
     3: "71f20cee45d8ee305b8ba27e33c4fb7927bbe3a7d8f8f0c3d60899271d212a11",
-    4: "3662d78cd6bf9dae72071d30847330efa801702a48a15b58c5adc99ac30107ff",
+    4: "0c66f9dc38fdd85e91b2a9a5ed506352f2bb30facf9a38e6bf30fe33e37dd1c6",
     5: "09bf124e0718d907db23dd933b415b76c12b800aadad748a2105c4820845f17b",
 }
 
