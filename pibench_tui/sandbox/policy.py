@@ -663,6 +663,9 @@ SYS_NAMES: tuple[str, ...] = (
 #: Modules agent code must never reach (their objects are never put in a copy).
 _SYSTEM_MODULE_NAMES = ("sys", "os", "io", "builtins", "importlib", "subprocess", "socket", "ctypes")
 
+#: Modules whose own classes count as system objects (``io.FileIO`` is ``_io``'s).
+_SYSTEM_HOMES = frozenset((*_SYSTEM_MODULE_NAMES, "_io", "posix", "nt", "_socket", "_ctypes", "_thread", "_imp"))
+
 _COPIES: dict[str, types.ModuleType] | None = None
 _MISSING = object()
 
@@ -689,8 +692,11 @@ def _system_ids() -> set[int]:
         if mod is builtins:
             continue
         for value in vars(mod).values():
-            if not isinstance(value, (int, float, str, bytes, bool, type(None), tuple, frozenset)):
-                ids.add(id(value))
+            if isinstance(value, (int, float, str, bytes, bool, type(None), tuple, frozenset)):
+                continue
+            if isinstance(value, type) and getattr(value, "__module__", None) not in _SYSTEM_HOMES:
+                continue  # a class os merely imports (collections.abc.Mapping), not one of its own
+            ids.add(id(value))
     for name in (*BLOCKED_NAMES, "__import__", "getattr", "hasattr", "setattr", "delattr", "globals", "locals", "vars"):
         value = getattr(builtins, name, None)
         if value is not None:

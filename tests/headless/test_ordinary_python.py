@@ -150,6 +150,8 @@ class Careful(Strategy):
 
 
 print(choose(Mode.BOLD), choose.__name__, choose.__doc__, Careful().act())
+from collections.abc import Mapping, Iterable
+print("abc", isinstance({}, Mapping), isinstance([], Iterable))
 '''
 
 EXPECTED_LINES = [
@@ -165,6 +167,7 @@ EXPECTED_LINES = [
     "2026-02-01",
     "to stderr",
     "('logged', 'bold') choose Pick a mode. safe",
+    "abc True True",
 ]
 
 
