@@ -108,7 +108,7 @@ def open_run_dir(path: str | Path) -> ReplaySource:
     months = {int(r["month"]): r for r in _jsonl(p / "months.jsonl") if "month" in r}
     kind = str(result.get("kind") or "policy")
     who = result.get("model") or result.get("policy") or ""
-    label = " · ".join(str(x) for x in (result.get("label"), who) if x)
+    label = " · ".join(dict.fromkeys(str(x) for x in (result.get("label"), who) if x))  # once when label == policy
     return ReplaySource(kind=kind, label=label or p.name, scenario=str(result.get("scenario") or "custom"), config=config,
                         seed=int(result["seed"]), log=log, months=months,
                         transcript=_jsonl(p / "transcript.jsonl") if kind == "agent" else [], result=result, path=str(p))

@@ -1,0 +1,79 @@
+"""The month-end confirmation: what this month leaves unused, then the close."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+
+class ConfirmNextMonth(ModalScreen[bool]):
+    """Ask before closing the month; list unused attention and unanswered events.
+
+    Confirming starts the month's close and the dialog stays up ("closing…") until the
+    digest replaces it in one step, so the lab underneath is not redrawn in between
+    (the App's ``_month_done`` dismisses it). Dismisses with ``False`` when cancelled.
+    """
+
+    BINDINGS = [
+        Binding("enter,y", "confirm", "Advance", id="confirm-advance"),
+        Binding("escape", "cancel", "Stay", id="confirm-stay"),
+    ]
+
+    def __init__(self, dashboard: dict) -> None:
+        super().__init__()
+        self.dash = dashboard
+        self.closing = False
+
+    def warnings(self) -> list[str]:
+        """Lines naming what this month leaves unused (all from the dashboard)."""
+        d = self.dash
+        out = []
+        att = d["attention"]
+        if att["left"] > 0.5:
+            out.append(f"{att['left']:g} h of attention unused (of {att['pool']:g} h); unspent hours vanish.")
+        for e in d["pending_events"]:
+            kind = e["kind"].replace("_", " ")
+            if e["kind"] == "student_crisis":
+                out.append(f"{e['id']} {kind}: unanswered, it counts as ignored at the end of this month.")
+            elif e["respond_by_month"] <= d["month"]:
+                out.append(f"{e['id']} {kind}: last month to answer.")
+            else:
+                out.append(f"{e['id']} {kind}: unanswered (answer by month {e['respond_by_month']}).")
+        if d["available_drafts"]:
+            out.append(f"{len(d['available_drafts'])} draft(s) available and not submitted: "
+                       + ", ".join(x["id"] for x in d["available_drafts"][:6]))
+        busy = {m for p in d["active_projects"] for m in p["members"]}
+        idle = [s["id"] for s in d["students"] if s["id"] not in busy]
+        if idle:
+            out.append("On no project: " + ", ".join(idle))
+        return out
+
+    def compose(self) -> ComposeResult:
+        d = self.dash
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Label(f"End month {d['month']} ({d['label']})?", classes="dialog-title")
+            lines = self.warnings()
+            if lines:
+                yield Static("\n".join(f"• {escape(x)}" for x in lines), id="confirm-warnings")
+            else:
+                yield Static("Nothing left undone that the dashboard can see.", id="confirm-warnings")
+            yield Static("[b]enter[/]/[b]y[/] advance · [b]escape[/] stay", classes="form-hint", id="confirm-hint")
+
+    def action_confirm(self) -> None:
+        """Close the month (the App dismisses this dialog when the month is closed)."""
+        if self.closing:
+            return
+        if not getattr(self.app, "start_month", lambda: False)():
+            self.dismiss(False)
+            return
+        self.closing = True
+        self.query_one("#confirm-hint", Static).update("closing the month…")
+
+    def action_cancel(self) -> None:
+        """Stay in this month (once closing has started, the month closes anyway)."""
+        if not self.closing:
+            self.dismiss(False)

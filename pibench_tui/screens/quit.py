@@ -1,0 +1,40 @@
+"""The quit dialog: save first when play is unsaved."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+
+class QuitDialog(ModalScreen[str]):
+    """Quit: offer to save first when there are unsaved months. Dismisses with
+    ``"save"``, ``"quit"`` or ``"stay"``."""
+
+    BINDINGS = [
+        Binding("s", "choose('save')", "Save and quit", id="quit-save"),
+        Binding("q,y", "choose('quit')", "Quit", id="quit-now"),
+        Binding("escape", "choose('stay')", "Stay", id="quit-stay"),
+    ]
+
+    def __init__(self, unsaved: bool, note: str = "This career has unsaved play") -> None:
+        super().__init__()
+        self.unsaved = unsaved
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit-box", classes="dialog"):
+            yield Label("Quit pibench?", classes="dialog-title")
+            if self.unsaved:
+                yield Static(f"{self.note}.", id="quit-note", markup=False)
+                yield Static("[b]s[/] save and quit · [b]q[/] quit without saving · [b]escape[/] stay", classes="form-hint")
+            else:
+                yield Static("[b]q[/]/[b]y[/] quit · [b]escape[/] stay", classes="form-hint")
+
+    def action_choose(self, what: str) -> None:
+        """Answer the dialog."""
+        if what == "save" and not self.unsaved:
+            what = "quit"
+        self.dismiss(what)

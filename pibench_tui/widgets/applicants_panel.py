@@ -1,0 +1,60 @@
+"""Panel 2, Applicants: this season's applicants and what became of past offers."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static
+
+from ..tui_game import Game
+from .panel import Panel, fill_table, fmt_num, new_table, panel_bindings
+
+
+def past_offers_note(counts: dict[str, int]) -> str:
+    """What became of past seasons' applicants, from ``{status: count}`` of the applicants table.
+
+    ``expired`` applicants were never offered a place (their application lapsed at the end
+    of month 3); ``joined`` ones accepted and arrived.
+    """
+    accepted = counts.get("accepted", 0) + counts.get("joined", 0)
+    declined = counts.get("declined", 0)
+    made = accepted + declined
+    out = ""
+    if made:
+        out += f" Past offers: {made} made, {accepted} accepted, {declined} declined."
+    elif counts:
+        out += " No offers made in past seasons."
+    if counts.get("expired"):
+        n = counts["expired"]
+        out += f" {n} other applicant{'s' if n != 1 else ''} never received an offer."
+    return out
+
+
+class ApplicantsPanel(Panel):
+    """This season's applicants: pool, transcript, letter, interview score if interviewed."""
+
+    TAB = "applicants"
+    BINDINGS = panel_bindings("applicants")
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="applicants-note", classes="panel-note")
+        yield new_table("applicants-table", "ID", "Name", "Pool", "Transcript", "Letter", "Interview", "Status")
+
+    def show(self, game: Game) -> None:
+        dash = game.dashboard()
+        apps = game.call("recruit.applicants")
+        rows = [[a["id"], a["name"], a["pool"], f"{a['transcript']:.2f}", f"{a['letter']:.2f}", fmt_num(a["interview"]), a["status"]]
+                for a in apps]
+        fill_table(self.query_one("#applicants-table", DataTable), rows)
+        m = dash["month"]
+        if apps:
+            note = (f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
+                    f"{m + (3 - m % 12) % 12 + 2}. Interview (i, {game.rules['hours']['interview']:g} h each), offer (o, "
+                    f"${game.rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high.")
+        else:
+            nxt = m + ((1 - m) % 12)
+            past = {r["status"]: r["n"] for r in game.query(
+                "select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status")}
+            note = f"No applicants now: the next recruiting season opens in month {nxt}."
+            note += past_offers_note(past)
+        self.query_one("#applicants-note", Static).update(Text(note))

@@ -1,0 +1,116 @@
+"""The base of every panel (a tab pane that redraws from the API) and the helpers panels share."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable, Static, TabPane
+
+from ..actions import ACTIONS, SHORT
+from ..tui_game import Game
+
+
+def panel_bindings(tab: str) -> list[Binding]:
+    """Footer bindings of a panel: the fixed keys, then its actions' keys (they call the App's
+    dispatcher). Each action keeps ONE binding id everywhere (the App's id: ``next_month``,
+    ``help``, ``console``, ``save``, ``quit``, and the action's id), so ``App.set_keymap`` rebinds
+    it on every panel at once."""
+    fixed = [
+        Binding("n", "app.next_month", "Next month", id="next_month"),
+        Binding("question_mark", "app.help", "Help", id="help", key_display="?"),
+        Binding("colon", "app.console", "Console", id="console", key_display=":"),
+        Binding("ctrl+s", "app.save", "Save", id="save"),
+        Binding("q", "app.quit_game", "Quit", id="quit"),
+    ]
+    return fixed + [Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=a.id, tooltip=a.title)
+                    for a in ACTIONS if a.tab == tab]
+
+
+def as_text(x: object) -> Text:
+    """A table cell as plain text (``None`` → empty)."""
+    return Text("" if x is None else str(x))
+
+
+def fmt_num(x: float | None, fmt: str = "{:.2f}") -> str:
+    """A number for a table cell, ``—`` when missing."""
+    return "—" if x is None else fmt.format(x)
+
+
+def fill_table(table: DataTable, rows: list[list]) -> None:
+    """Replace a table's rows, keeping the cursor row where it was (no-op when nothing changed:
+    refilling a DataTable costs a full re-measure of every row)."""
+    if getattr(table, "_shown_rows", None) == rows:
+        return
+    table._shown_rows = rows  # type: ignore[attr-defined]
+    row = table.cursor_row
+    table.clear()
+    for r in rows:
+        table.add_row(*[c if isinstance(c, Text) else as_text(c) for c in r])
+    if rows:
+        table.move_cursor(row=min(row, len(rows) - 1), animate=False)
+
+
+def new_table(id: str, *columns: str) -> DataTable:
+    """A row-cursor, zebra-striped table with these columns."""
+    t = DataTable(id=id, cursor_type="row", zebra_stripes=True)
+    t.add_columns(*columns)
+    return t
+
+
+class Panel(TabPane):
+    """A tab of the main screen; ``show(game)`` redraws it from the API."""
+
+    TAB = ""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(title, id=self.TAB)
+        self.shown_version = -1  # the app's career version this panel last drew
+
+    def show(self, game: Game) -> None:  # pragma: no cover - overridden
+        """Redraw from the API."""
+
+    def redraw(self, game: Game) -> None:
+        """Redraw from the API now, then re-check which columns do not fit."""
+        self.show(game)
+        self.shown_version = getattr(self.app, "version", 0)
+        self.call_after_refresh(self.update_scroll_hint)
+
+    @property
+    def stale(self) -> bool:
+        """The career changed since this panel was drawn (it redraws when shown)."""
+        return self.shown_version != getattr(self.app, "version", 0)
+
+    def on_mount(self) -> None:
+        self.mount(Static("", classes="scroll-hint"))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.update_scroll_hint)
+
+    def update_scroll_hint(self) -> None:
+        """Under the panel, name the columns of its tables that do not fit (and how to reach them)."""
+        cut: list[str] = []
+        for table in self.query(DataTable):
+            if not table.display or not table.columns:
+                continue
+            room = table.scrollable_content_region.width
+            if room <= 0:
+                continue
+            used, hidden = -table.scroll_x, []
+            for col in table.columns.values():
+                used += col.get_render_width(table)
+                if used > room:
+                    hidden.append(str(col.label))
+            if hidden:
+                cut.append(f"{', '.join(hidden)}")
+        try:
+            hint = self.query_one(".scroll-hint", Static)
+        except Exception:  # noqa: BLE001 - not mounted yet
+            return
+        hint.update(Text("→ more columns (← → or shift+wheel scroll): " + " | ".join(cut), style="italic") if cut else "")
+        hint.display = bool(cut)
+
+    def focus_main(self) -> None:
+        """Focus the panel's first table (so its keys show in the footer)."""
+        tables = self.query(DataTable)
+        if tables:
+            tables.first().focus()
