@@ -72,7 +72,7 @@ QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
 NOT_A_TERMINAL = ("pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
                   "a script or a program, use `pibench headless` (see `pibench headless --help`).")
 
-_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game", "toggle_tutorial"}
+_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game", "toggle_tutorial", "warning"}
 
 
 class PibenchApp(App[int]):
@@ -101,6 +101,7 @@ class PibenchApp(App[int]):
         Binding("ctrl+c", "ctrl_c", "Quit", id="quit-ctrl-c", show=False, priority=True),
         Binding("l", "load", "Load", id="load", show=False),
         Binding("t", "toggle_tutorial", "Tutorial", id="tutorial", show=False),
+        Binding("exclamation_mark", "warning", "Go to warning", id="warning", show=False, key_display="!"),
         *[Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False) for i, (tab, title) in enumerate(TABS)],
         *[Binding(a.key, f"act('{a.id}')", a.title, id=a.id, show=False) for a in ACTIONS],
     ]
@@ -242,6 +243,16 @@ class PibenchApp(App[int]):
         """Show the tutorial checklist (from the help's t)."""
         self.tutorial.display = True
         self.tutorial.show(self.game)
+
+    def action_warning(self) -> None:
+        """``!``: show the panel of the most urgent warning and say what to do there (its key)."""
+        found = alerts(self.game)
+        if not found:
+            self.notify("no warning this month", markup=False)
+            return
+        first = found[0]
+        self.action_tab(first.tab)
+        self.notify(first.text, title=f"press {first.key}", severity=first.severity, markup=False, timeout=10)
 
     def action_toggle_tutorial(self) -> None:
         """Hide or show the tutorial checklist."""

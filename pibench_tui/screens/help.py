@@ -63,7 +63,7 @@ postdoc's last month.
 
 **Warnings** (header line 3, and the digest) are computed from what you can see: runway shorter
 than the months left, reports turning bad, contracts ending, deadlines next month, idle people,
-events about to lapse. Each names its key.
+events about to lapse. Each names its key; `!` goes to the panel of the most urgent one.
 """
 
 
@@ -73,7 +73,8 @@ def keys_markdown() -> str:
             "| n | next month (asks first) | any |", "| ? / f1 | this help | any |", "| : | console (Python, the agent API) | any |",
             "| ctrl+s | save | any |", "| l | load a save | any |", "| q | quit | any |", "| 1-9 | switch panel | any |",
             "| ctrl+p | command palette (every action) | any |",
-            "| t (in this help) | reopen the tutorial checklist | any |"]
+            "| t (in this help) | reopen the tutorial checklist | any |",
+            "| ! | go to the panel of the most urgent warning (header line 3) | any |"]
     for a in ACTIONS:
         rows.append(f"| {a.key} | {a.title} (`{a.api}`) | {a.tab} |")
     return "\n".join(rows)

@@ -108,6 +108,7 @@ class LabHeader(Static):
         if warnings and not dash.get("finished"):
             out.append("\n")
             out.append("⚠ ", style="bold red")
+            out.append("! ", style="dim")
             for i, w in enumerate(warnings):
                 if i:
                     out.append(" · ")

@@ -3,6 +3,7 @@ names the panel and key that address it."""
 
 from __future__ import annotations
 
+import pytest
 from world.api import Api
 
 from pibench_tui.alerts import alerts, bad_reports
@@ -82,3 +83,20 @@ def test_bad_reports_come_from_the_observable_reports():
                     {"id": "S002", "month": 3, "q": 0.5, "s": 0.8}, {"id": "S002", "month": 4, "q": 0.5, "s": 0.7}]
 
     assert [sid for sid, _ in bad_reports(Fake(), 4)] == ["S001"]
+
+
+@pytest.mark.asyncio
+async def test_exclamation_mark_goes_to_the_most_urgent_warning(tmp_path):
+    """With two idle RAs, ! shows the Projects panel and names the key that starts a project."""
+
+    from .conftest import build, press
+
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "exclamation_mark")
+        assert app.tabs.active == "projects"
+        assert any("Start a project (s)" in t for t, _ in app.toasts)
