@@ -1,4 +1,4 @@
-"""QA round 2 (TUI): in-game saves never overwrite another career, the save-and-quit name is
+"""In-game saves never overwrite another career, the save-and-quit name is
 the career's, console blocks wait for a blank line, panel keys stay on their panel, typing on
 the console panel goes to its line, publication labels, the grant call schedule."""
 

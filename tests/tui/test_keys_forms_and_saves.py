@@ -1,6 +1,6 @@
-"""What a new player tripped over: a resumed career that stopped saving, an 80×24 screen that
-lost its facts, forms that ignored the highlighted row, enter in a checklist, the quit
-wording, actions offered after the end, a silent ctrl+c."""
+"""A resumed career keeps saving; the 80×24 screen keeps its facts; forms start on the
+highlighted row; enter sends a checklist; quit names what is unsaved; no action after the end;
+ctrl+c quits safely; one binding id per action."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""QA fixes of saves in ``pibench play``: a taken ``--save`` name is refused, a picked row
+"""Saves in ``pibench play``: a taken ``--save`` name is refused, a picked row
 loads exactly that save, a damaged newest autosave falls back with a visible note, and a
 signal ends the app with a final save."""
 
