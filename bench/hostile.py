@@ -37,6 +37,16 @@ ATTACKS: dict[str, tuple[list[str], str]] = {
         [],
         _q("'SELECT ' + ', '.join([\"printf('%.*c', 999999, 'x')\"] * 2000)"),
     ),
+    # The same within the SQL-length and column limits: 99 columns of ~1 MB each.
+    "wide-row-in-limits": (
+        [],
+        _q("'SELECT ' + ', '.join([\"printf('%.*c', 999999, 'x')\"] * 99)"),
+    ),
+    # Many 1 MB terms in one column, within the SQL-length limit (about 500 terms).
+    "printf-in-limits": (
+        [],
+        _q("'SELECT ' + ' + '.join([\"length(printf('%.*c',999999,'x'))\"] * 99) + ', ' + ', '.join([\"length(printf('%.*c',999999,'x'))\"] * 90)"),
+    ),
     # A big sort that SQLite would spill to a temporary file.
     "sort-spill": (
         [],

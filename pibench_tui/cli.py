@@ -177,6 +177,18 @@ def _add_headless_parser(sub: Any) -> None:
     _add_world_options(headless)
     headless.add_argument("--jsonl", action="store_true", help="JSON-lines protocol for harnesses")
     headless.add_argument(
+        "--seeds",
+        metavar="SEED|@FILE",
+        help="the world seed as a number, or @FILE: a sealed-seed file from `pibench seal` (the seed stays "
+        "secret: only its commitment is shown); with several seeds in FILE, --seed-index picks one",
+    )
+    headless.add_argument("--seed-index", type=int, default=0, metavar="K", help="which seed of --seeds to play (0-based, default 0)")
+    headless.add_argument(
+        "--report-json",
+        metavar="FILE",
+        help="write the final career report as JSON to FILE (written by pibench itself, out of the agent's reach)",
+    )
+    headless.add_argument(
         "--block-timeout",
         type=_positive_float,
         default=DEFAULT_BLOCK_TIMEOUT,
@@ -262,6 +274,23 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         add_report_parser(sub)
     else:
         sub.add_parser("report", help="leaderboard, census, legibility and figures from runs (HTML, JSON)", add_help=False)
+    seal = sub.add_parser(
+        "seal",
+        help="draw secret evaluation seeds; print their public commitment",
+        description="Draw N secret seeds (secrets module) into FILE (owner-only, never overwritten) and print "
+        "their public commitments. Play them with --seeds @FILE; reveal them with `pibench unseal FILE`.",
+    )
+    seal.add_argument("--count", type=int, required=True, metavar="N", help="how many seeds")
+    seal.add_argument("--out", required=True, metavar="FILE", help="the seal file to create (keep it secret)")
+    seal.set_defaults(func=_cmd_seal)
+    unseal = sub.add_parser(
+        "unseal",
+        help="reveal the seeds of a seal file and check their commitments",
+        description="Print every seed of a seal file with its salt and commitment after checking each, "
+        "so anyone can replay each career and verify the commitment shown during the run.",
+    )
+    unseal.add_argument("file", metavar="FILE")
+    unseal.set_defaults(func=_cmd_unseal)
     if command == "scenarios":
         from scenarios.cli import add_scenarios_parser
 
@@ -289,9 +318,33 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         return refused
     from pibench_tui.headless import HeadlessOptions, main as headless_main
 
+    seed, sealed = args.seed, None
+    if args.seeds is not None:
+        from pibench_tui.seeds import parse_seeds, require_confinement
+
+        if args.seed is not None or args.load is not None:
+            print("pibench headless: error: give --seeds or --seed (not both), and not with --load", file=sys.stderr)
+            return 2
+        try:
+            spec = parse_seeds(args.seeds)
+        except ValueError as exc:
+            print(f"pibench headless: error: --seeds: {exc}", file=sys.stderr)
+            return 2
+        if not 0 <= args.seed_index < len(spec.seeds):
+            print(f"pibench headless: error: --seed-index must be 0..{len(spec.seeds) - 1}", file=sys.stderr)
+            return 2
+        seed = spec.seeds[args.seed_index]
+        if spec.sealed:
+            refusal = require_confinement()
+            if refusal is not None:
+                print(f"pibench headless: a sealed evaluation is refused: {refusal}", file=sys.stderr)
+                return 1
+            sealed = spec.commitments[args.seed_index]
     options = HeadlessOptions(
         scenario=args.scenario,
-        seed=args.seed,
+        seed=seed,
+        sealed=sealed,
+        report_json=args.report_json,
         jsonl=args.jsonl,
         block_timeout=args.block_timeout,
         max_output=args.max_output,
@@ -301,6 +354,36 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         saves_dir=args.saves_dir,
     )
     return headless_main(options)
+
+
+def _cmd_seal(args: argparse.Namespace) -> int:
+    from pibench_tui.seeds import SealError, seal, write_seal
+
+    try:
+        data = seal(args.count)
+        write_seal(data, args.out)
+    except SealError as exc:
+        print(f"pibench seal: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"sealed {len(data['seeds'])} seeds in {args.out} (keep this file secret until the evaluation is over)")
+    for i, row in enumerate(data["seeds"]):
+        print(f"seed #{i}  commitment {row['commitment']}")
+    print(f"file commitment {data['commitment']}")
+    return 0
+
+
+def _cmd_unseal(args: argparse.Namespace) -> int:
+    from pibench_tui.seeds import SealError, read_seal
+
+    try:
+        data = read_seal(args.file)
+    except SealError as exc:
+        print(f"pibench unseal: error: {exc}", file=sys.stderr)
+        return 1
+    for i, row in enumerate(data["seeds"]):
+        print(f"seed #{i}  {row['seed']}  salt {row['salt']}  commitment {row['commitment']} (verified)")
+    print(f"file commitment {data['commitment']} (verified: SHA-256 of the seed commitments joined by ',')")
+    return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:

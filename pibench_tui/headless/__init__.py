@@ -114,9 +114,27 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
         return 1
     except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C, SIGTERM: save, then stop
         return _interrupted(session, exc)
+    except Exception as exc:  # noqa: BLE001 - pibench's own failure: still save and report
+        if session is None:
+            raise
+        session._reserve = b""
+        print(f"pibench headless: internal error ({type(exc).__name__}: {exc}); writing the save and report", file=sys.stderr)
+        try:
+            stdout.write("\n" + session.report())
+            saved = session.final_save()
+            if saved:
+                stdout.write(saved + "\n")
+            stdout.flush()
+        except Exception as err:  # noqa: BLE001
+            print(f"pibench headless: {err}", file=sys.stderr)
+        return 1
     finally:
         restore_signals()
         if session is not None:
+            try:
+                session.write_report_json()
+            except OSError as exc:
+                print(f"pibench headless: could not write --report-json: {exc}", file=sys.stderr)
             session.close()
         else:
             process.close()

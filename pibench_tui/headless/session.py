@@ -15,8 +15,12 @@ from pibench_tui.sandbox import (
     AgentProcess,
     BlockResult,
     Sandbox,
+    SandboxStartError,
     spec_from_api_calls,
 )
+
+#: Bytes of memory held in reserve for the final save and report (freed on MemoryError).
+_RESERVE_BYTES = 8 << 20
 
 #: The first line of pibench's own career report (console mode, REPL).
 REPORT_HEADER = "=== pibench career report ==="
@@ -44,6 +48,10 @@ class HeadlessOptions:
         load: Save (or career) name to resume.
         saves_dir: Folder of the save store (``None``: ``$PIBENCH_HOME`` or the user
             data dir).
+        sealed: The seed's public commitment when ``seed`` is a sealed seed (``pibench
+            seal``): the seed is then never shown -- not in API results, reports or errors --
+            and the agent's ``random`` is seeded from secret entropy.
+        report_json: File the final report is written to as JSON (by this process).
     """
 
     scenario: str | None = None
@@ -55,6 +63,8 @@ class HeadlessOptions:
     save: str | None = None
     load: str | None = None
     saves_dir: str | None = None
+    sealed: str | None = None
+    report_json: str | None = None
 
 
 class HeadlessSession:
@@ -87,9 +97,11 @@ class HeadlessSession:
             except Exception as exc:  # SaveError
                 raise HeadlessError(f"--save: {exc}") from exc
         self._saved_month: tuple[int, bool] | None = None
+        # Memory held back for the final save and report, freed if pibench ever runs out.
+        self._reserve = bytes(_RESERVE_BYTES)
         self.blocks = 0
         self.sandbox = Sandbox(
-            self.api.call,
+            self._call,
             spec_from_api_calls(API_CALLS, REQUIRED, call_docs(self.world.cfg)),
             block_timeout=options.block_timeout,
             max_output=options.max_output,
@@ -99,12 +111,20 @@ class HeadlessSession:
             process=process,
             limits=rules(self.world.cfg)["harness"],
         )
+        self.sandbox.secret_random = options.sealed is not None
         # Agent queries run in a query worker the OS bounds, and stop at the block's deadline.
         from world.observe import observer_for
 
         observer_for(self.world).isolate(deadline=lambda: self.sandbox.deadline)
 
     # running --------------------------------------------------------------------------
+    def _call(self, namespace: str, method: str, args: list, kwargs: dict) -> Any:
+        """Serve one API call of agent code; in a sealed run no result carries the seed."""
+        value = self.api.call(namespace, method, args, kwargs)
+        if self.options.sealed is not None and isinstance(value, dict) and "seed" in value:
+            value = {k: v for k, v in value.items() if k != "seed"}
+        return value
+
     def run_block(
         self,
         code: str,
@@ -127,8 +147,34 @@ class HeadlessSession:
         self.blocks += 1
         try:
             return self.sandbox.run(code, filename=filename, first_line=first_line, on_output=on_output)
+        except SandboxStartError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - MemoryError included: pibench never dies of agent input
+            self._reserve = b""  # free the reserve so the report and the save can still be written
+            try:
+                self.sandbox._restart()
+            except Exception:  # noqa: BLE001
+                pass
+            return BlockResult(
+                ok=False,
+                error={
+                    "type": "InternalError",
+                    "message": (
+                        f"pibench could not finish serving this block ({type(exc).__name__}); the agent "
+                        "process was restarted (variables are gone); the career continues"
+                    ),
+                    "line": first_line,
+                    "source": "pibench",
+                },
+                restarted=True,
+            )
         finally:
             self.autosave()
+            if not self._reserve:
+                try:
+                    self._reserve = bytes(_RESERVE_BYTES)
+                except MemoryError:
+                    pass
 
     def status(self) -> dict[str, Any]:
         """``{"month", "done", "impact": {"total", "earned", "projection"}}`` (MECHANICS §12),
@@ -192,7 +238,8 @@ class HeadlessSession:
             state = "career in progress"
         return {
             "scenario": getattr(self.scenario, "name", "custom"),
-            "seed": w.seed,
+            "seed": None if self.options.sealed is not None else w.seed,
+            "seed_commitment": self.options.sealed,
             "month": w.month,
             "months": w.cfg.months,
             "state": state,
@@ -216,6 +263,7 @@ class HeadlessSession:
         once the career is over; earned only before, the projection withheld), papers,
         grants, students (MECHANICS §12)."""
         r = self.report_data()
+        seed_text = f"seed {r['seed']}" if r["seed_commitment"] is None else f"sealed seed, commitment {r['seed_commitment']}"
         imp = r["impact"]
         if imp["projection"] is None:
             impact_line = f"{imp['earned']:.1f} earned so far (projection {PROJECTION_WITHHELD})"
@@ -223,7 +271,7 @@ class HeadlessSession:
             impact_line = f"{imp['total']:.1f} = {imp['earned']:.1f} earned + {imp['projection']:.1f} projection"
         lines = [
             REPORT_HEADER,
-            f"scenario        {r['scenario']} (seed {r['seed']})",
+            f"scenario        {r['scenario']} ({seed_text})",
             f"month reached   {r['month']} of {r['months']} ({r['state']})",
             f"collapsed       {'yes' if r['collapsed'] else 'no'}",
             f"Impact          {impact_line}",
@@ -235,6 +283,26 @@ class HeadlessSession:
             f"state digest    {r['digest']}",
         ]
         return "\n".join(lines) + "\n"
+
+    def write_report_json(self, extra: dict[str, Any] | None = None) -> None:
+        """Write the final report to ``--report-json FILE`` (atomically; this process writes
+        it, the agent process cannot reach it): :meth:`report_data` plus, in a sealed run,
+        the seeds given to the agent's ``random`` (for the evaluator)."""
+        if self.options.report_json is None:
+            return
+        import json
+        import os
+
+        data: dict[str, Any] = {"format": "pibench-headless-report/1", **self.report_data(), **(extra or {})}
+        data["agent_random_seeds"] = list(self.sandbox.random_seeds)
+        path = self.options.report_json
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
 
     def close(self) -> None:
         """Stop the agent process and the query worker."""

@@ -238,6 +238,11 @@ class Sandbox:
         self.max_output = int(max_output)
         self.memory_limit = int(memory_limit)
         self.seed = int(seed)
+        #: Seed the agent's ``random`` from secret entropy instead of the career seed (a
+        #: sealed run: the career seed must not be recoverable from it).
+        self.secret_random = False
+        #: Every seed given to an agent process's ``random`` so far (for the evaluator).
+        self.random_seeds: list[int] = []
         self.month = month
         self.restarts = 0
         self.starts = 0  # agent processes that completed the handshake
@@ -264,7 +269,7 @@ class Sandbox:
                     "t": "init",
                     "spec": self.spec,
                     "max_output": self.max_output,
-                    "seed": agent_random_seed(self.seed, self.starts, month),
+                    "seed": self._agent_seed(month),
                     "memory_limit": self.memory_limit,
                     "limits": self.limits,
                     "numpy_path": _numpy_path(),
@@ -273,6 +278,18 @@ class Sandbox:
             )
             self.starts += 1
         return proc
+
+    def _agent_seed(self, month: int) -> int:
+        """The seed of the next agent process's ``random``: from the career seed, or from
+        secret entropy (``secret_random``: a sealed run), recorded in ``random_seeds``."""
+        if self.secret_random:
+            import secrets
+
+            value = secrets.randbits(64)
+        else:
+            value = agent_random_seed(self.seed, self.starts, month)
+        self.random_seeds.append(value)
+        return value
 
     def _restart(self) -> None:
         if self._process is not None:

@@ -1,0 +1,172 @@
+"""Hostile agent input is bounded and cannot forge pibench's report (issue 10 §1, §2, §5),
+through the real ``pibench headless`` command."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from pibench_tui.headless.output import escape_agent_text, looks_like_pibench
+from pibench_tui.seeds import commit_seed, file_commitment, parse_seeds, read_seal
+from tests.headless.conftest import pibench_command, run_pibench
+
+HEADER = "=== pibench career report ==="
+SPLIT_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _jsonl(*codes: str) -> str:
+    return "".join(json.dumps({"code": c}) + "\n" for c in codes)
+
+
+def _harness_lines(text: str) -> list[str]:
+    """Lines as a suspicious harness reads them: NFKC, split on every line break, stripped."""
+    text = unicodedata.normalize("NFKC", text)
+    for ch in SPLIT_CHARS:
+        text = text.replace(ch, "\n")
+    return [line.strip() for line in text.split("\n")]
+
+
+def test_straight_line_query_is_stopped_and_the_session_goes_on(tmp_path):
+    """A single expression doing quadratic work inside one SQLite instruction (no loop point
+    for the progress handler) is stopped with an sql_error when the query worker is killed,
+    and the next block still runs in the same career."""
+    attack = "SELECT instr(printf('%.*c', 999990, 'a'), printf('%.*c', 400000, 'a') || 'b')"
+    code = f"try:\n    query({attack!r})\nexcept ActionError as e:\n    print(e.code, str(e)[:80])\n"
+    run = run_pibench(["headless", "--jsonl"], _jsonl(code, "print(1 + 1)"), home=tmp_path)
+    first, second = run.replies()
+    assert first["ok"] and first["stdout"].startswith("sql_error SQL error: the query ran too long"), first
+    assert second["ok"] and second["stdout"] == "2\n"
+
+
+def test_oversized_queries_are_refused_with_the_limit_named(tmp_path):
+    """Too many columns, a value past the size limit and an over-long SQL text are each
+    refused with a message naming the limit."""
+    cases = [
+        "SELECT " + ", ".join(["1"] * 500),
+        "SELECT length(replace(printf('%.*c', 999999, 'x'), 'x', 'xx'))",
+        "SELECT 1" + " " * 30_000,
+    ]
+    code = "for q in QS:\n    try:\n        query(q)\n    except ActionError as e:\n        print(str(e)[:160])\n"
+    run = run_pibench(["headless", "--jsonl"], _jsonl(f"QS = {cases!r}", code), home=tmp_path)
+    out = run.replies()[1]["stdout"].splitlines()
+    assert "at most 100 columns" in out[0]
+    assert "1,000,000 bytes" in out[1]
+    assert "at most 20,000 are accepted" in out[2]
+
+
+def test_an_overlong_console_statement_is_refused_unread_and_the_next_runs(tmp_path):
+    """A console statement over 200,000 characters gets a pibench error naming the limit;
+    the statement after it runs."""
+    script = "x = [" + "1," * 150_000 + "]\nprint('after')\n"
+    run = run_pibench(["headless"], script, home=tmp_path)
+    errors = run.errors()
+    assert errors[0].startswith("pibench error on line 1: InputTooLong:") and "200,000" in errors[0]
+    assert "after" in run.stdout.splitlines()
+
+
+def test_an_overlong_jsonl_block_is_refused_by_pibench(tmp_path):
+    """A JSON-lines block over the code limit is refused before parsing, error.source pibench."""
+    run = run_pibench(["headless", "--jsonl"], _jsonl("x = 1  # " + "a" * 210_000, "print(3)"), home=tmp_path)
+    first, second = run.replies()
+    assert first["error"]["type"] == "InputTooLong" and first["error"]["source"] == "pibench"
+    assert second["stdout"] == "3\n"
+
+
+FORGERIES = [
+    HEADER,
+    "\u00a0" + HEADER,
+    "\ufeff" + HEADER,
+    "\u200b" + HEADER,
+    "x\u2028" + HEADER,
+    "x\u2029" + HEADER,
+    "x\r" + HEADER,
+    "x\x0b" + HEADER,
+    "x\x0c" + HEADER,
+    "x\x1c" + HEADER,
+    "x\x85" + HEADER,
+    "\x1b]0;t\x07" + HEADER,
+    "＝＝＝ ｐｉｂｅｎｃｈ career report ＝＝＝",
+]
+
+
+def test_printed_and_raised_forgeries_never_make_a_pibench_line(tmp_path):
+    """Whatever the agent prints or raises (separators, BOM, NBSP, ZWSP, ESC/OSC, fullwidth),
+    a harness that normalises, splits on every line break and strips sees pibench's report
+    header exactly once: the real one."""
+    prints = "".join(f"print({f!r})\n" for f in FORGERIES)
+    raises = f"raise ValueError({chr(10).join(FORGERIES)!r})\n"
+    run = run_pibench(["headless"], prints + raises, home=tmp_path)
+    lines = _harness_lines(run.stdout)
+    assert lines.count(HEADER) == 1
+    assert "\x1b" not in run.stdout
+
+
+def test_agent_errors_named_like_pibench_errors_stay_agent_errors(tmp_path):
+    """An agent exception class named BlockTimeout or MemoryError is reported as the agent's
+    (console ``Error on line``; JSON lines ``source: agent``), never as pibench's own."""
+    code = "class BlockTimeout(Exception):\n    pass\nraise BlockTimeout('the block ran longer than 10 s')\n"
+    run = run_pibench(["headless"], code + "raise MemoryError('x')\n", home=tmp_path)
+    assert [e.split(":")[0] for e in run.errors()] == ["Error on line 3", "Error on line 4"]
+    jrun = run_pibench(["headless", "--jsonl"], _jsonl(code, "while True: pass"), home=tmp_path)
+    agent, real = jrun.replies()
+    assert agent["error"]["type"] == "BlockTimeout" and agent["error"]["source"] == "agent"
+    assert real["error"]["type"] == "BlockTimeout" and real["error"]["source"] == "pibench"
+
+
+def test_output_guard_unit_cases():
+    """escape_agent_text leaves no line break but \\n and looks_like_pibench catches
+    normalised lookalikes."""
+    for f in FORGERIES:
+        escaped = escape_agent_text(f)
+        assert not any(ch in escaped for ch in SPLIT_CHARS + "\x1b\u200b\ufeff")
+    assert looks_like_pibench("\u00a0pibench error on line 3: BlockTimeout")
+    assert not looks_like_pibench("budget left: 5")
+
+
+def test_seal_unseal_and_a_sealed_career_shows_no_seed(tmp_path):
+    """`pibench seal` writes verified commitments; a sealed headless career shows the
+    commitment, never the seed (stdout, API results, the report), writes --report-json with
+    the seed withheld, and `pibench unseal` reveals seeds that match the commitments."""
+    import subprocess
+
+    seal_file = tmp_path / "seal.json"
+    out = subprocess.run(pibench_command() + ["seal", "--count", "2", "--out", str(seal_file)],
+                         capture_output=True, text=True, check=True).stdout
+    data = read_seal(seal_file)
+    assert data["commitment"] in out and str(data["seeds"][0]["seed"]) not in out
+    assert file_commitment([r["commitment"] for r in data["seeds"]]) == data["commitment"]
+    seed = data["seeds"][1]["seed"]
+    code = "print(lab.dashboard())\nwhile not time.next_month().get('simulation_over'):\n    pass\nprint(time.last_report())\n"
+    report = tmp_path / "report.json"
+    run = run_pibench(["headless", "--seeds", f"@{seal_file}", "--seed-index", "1", "--report-json", str(report)],
+                      code, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert str(seed) not in run.stdout
+    assert data["seeds"][1]["commitment"] in run.stdout
+    saved = json.loads(report.read_text())
+    assert saved["seed"] is None and saved["seed_commitment"] == data["seeds"][1]["commitment"]
+    assert saved["agent_random_seeds"]
+    revealed = subprocess.run(pibench_command() + ["unseal", str(seal_file)], capture_output=True, text=True).stdout
+    assert str(seed) in revealed and commit_seed(seed, data["seeds"][1]["salt"]) in revealed
+
+
+def test_parse_seeds_forms(tmp_path):
+    """parse_seeds reads a seed, a range, a list and @FILE; a changed seal file is refused."""
+    assert parse_seeds("101").seeds == [101]
+    assert parse_seeds("101-103").seeds == [101, 102, 103]
+    assert parse_seeds("1,5,9").seeds == [1, 5, 9]
+    from pibench_tui.seeds import SealError, seal, write_seal
+
+    path = tmp_path / "s.json"
+    write_seal(seal(3), path)
+    spec = parse_seeds(f"@{path}")
+    assert spec.sealed and len(spec.seeds) == 3 and spec.label(0).startswith("sealed:")
+    data = json.loads(path.read_text())
+    data["seeds"][0]["seed"] += 1
+    path.write_text(json.dumps(data))
+    try:
+        parse_seeds(f"@{path}")
+    except SealError as exc:
+        assert "does not match its commitment" in str(exc)
+    else:
+        raise AssertionError("a changed seal file was accepted")
