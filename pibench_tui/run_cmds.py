@@ -25,13 +25,34 @@ POLICY_HELP = "do-nothing, baseline, baseline-tuned, hire-max, ambitious, all-in
 
 
 # ------------------------------------------------------------------ parsers
+class _SealedSeeds(list):
+    """Seeds from a seal file (``--seeds @FILE``): tables show :attr:`labels` (commitment
+    prefixes), never the seeds."""
+
+    labels: dict[int, str]
+
+
 def _seeds_arg(text: str) -> list[int]:
-    from world.runner import parse_seeds
+    from pibench_tui.seeds import parse_seeds
 
     try:
-        return parse_seeds(text)
+        spec = parse_seeds(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    if not spec.sealed:
+        return spec.seeds
+    sealed = _SealedSeeds(spec.seeds)
+    sealed.labels = {seed: spec.label(i) for i, seed in enumerate(spec.seeds)}
+    return sealed
+
+
+#: Labels of the sealed seeds of this command (set by ``--seeds @FILE``).
+_SEED_LABELS: dict[int, str] = {}
+
+
+def _seed_label(seed: int) -> str:
+    """How a seed is shown in tables: itself, or ``sealed:<commitment prefix>``."""
+    return _SEED_LABELS.get(seed, str(seed))
 
 
 def _jobs_arg(text: str) -> int:
@@ -48,8 +69,9 @@ def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
     from world.runner import MAX_SEEDS
 
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides")
-    p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE",
-                   help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default})")
+    p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE|@FILE",
+                   help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default}), "
+                   "or @FILE: sealed seeds from `pibench seal` (tables show commitment prefixes)")
     _executor_args(p)
     p.add_argument("--json", metavar="FILE", dest="json_file",
                    help="also write the results as JSON (an interrupted sweep resumes from FILE.partial.jsonl)")
@@ -155,6 +177,7 @@ def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argpa
     finished careers are read back, not played again. The journal is removed by
     :func:`_handle` once the command has written its files.
     """
+    _SEED_LABELS.update(getattr(args.seeds, "labels", {}))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .sweep import (
@@ -362,7 +385,7 @@ def _per_seed_table(rows: list[dict]):
     for _, label in _COLS:
         t.add_column(label, justify="right")
     for r in rows:
-        t.add_row(str(r["seed"]), *[_cell(k, r[k]) for k, _ in _COLS])
+        t.add_row(_seed_label(r["seed"]), *[_cell(k, r[k]) for k, _ in _COLS])
     t.add_section()
     for label, cells in stat_rows(rows):
         t.add_row(label, *[cells.get(k, "") for k, _ in _COLS])
@@ -425,7 +448,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             r = res[p][i]
             cells.append(_num(r["impact"]) + (f" (†{r['collapse_month']})" if r["collapse_month"] is not None else ""))
         cells += [f"{ratios[p][i]:.2f}" for p in names[1:]]
-        t.add_row(str(seed), *cells)
+        t.add_row(_seed_label(seed), *cells)
     t.add_section()
     sums = {p: summarize(res[p]) for p in names}
     for label, key in (("mean", "mean"), ("median", "median"), ("geomean", "geomean"), ("std", "std")):
