@@ -177,7 +177,7 @@ def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argpa
     finished careers are read back, not played again. The journal is removed by
     :func:`_handle` once the command has written its files.
     """
-    _SEED_LABELS.update(getattr(args.seeds, "labels", {}))
+    _SEED_LABELS.update(getattr(getattr(args, "seeds", None), "labels", {}))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .sweep import (
