@@ -159,11 +159,17 @@ def published(w: World) -> list[Publication]:
 
 
 # ------------------------------------------------------------------------------ dashboard
-def attention(w: World) -> dict[str, Any]:
-    """This month's PI hours (§3): base, oversight_tax, pool, mentoring_reserved, oneoff_used, left."""
-    oversight = people_mod.oversight_tax(w)
-    pool = people_mod.attention_pool(w, oversight)
-    mentoring = people_mod.mentoring_reserved(w)
+def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    """This month's PI hours (§3): base, oversight_tax, pool, mentoring_reserved, oneoff_used, left.
+
+    ``parts``: ``(oversight, pool, mentoring reserved)`` if already computed for this state.
+    """
+    if parts is None:
+        oversight = people_mod.oversight_tax(w)
+        pool = people_mod.attention_pool(w, oversight)
+        mentoring = people_mod.mentoring_reserved(w)
+    else:
+        oversight, pool, mentoring = parts
     return {
         "base": w.cfg.attention_unlimited_base if w.cfg.unlimited_attention else w.cfg.attention_base,
         "oversight_tax": round(oversight, 2),
@@ -207,6 +213,26 @@ def venue_deadlines(w: World) -> list[str]:
     """Conferences whose submission deadline falls in this month."""
     cfg, m = w.cfg, w.s.month
     return [v for v in VENUES if cfg.venues[v]["conference"] and (m % 12) in cfg.venues[v]["deadlines"]]
+
+
+_DASHBOARD_ROW_LISTS = ("staff", "students", "active_projects", "available_drafts", "submissions_under_review",
+                        "proposals_pending", "active_awards", "pending_events", "open_grant_calls")
+
+
+def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a :func:`dashboard` dict sharing nothing mutable with it (its shape is known:
+    a flat copy per row, plus the members lists and event details inside rows)."""
+    out = dict(d)
+    out["attention"] = dict(d["attention"])
+    out["venue_deadlines_this_month"] = list(d["venue_deadlines_this_month"])
+    out["notes"] = list(d["notes"])
+    for key in _DASHBOARD_ROW_LISTS:
+        out[key] = [dict(r) for r in d[key]]
+    for r in out["active_projects"]:
+        r["members"] = list(r["members"])
+    for r in out["pending_events"]:
+        r["details"] = dict(r["details"])
+    return out
 
 
 def dashboard(w: World) -> dict[str, Any]:

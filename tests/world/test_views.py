@@ -92,3 +92,25 @@ def test_applicant_rows_equal_sql_rows():
     for eid, row in api_rows.items():
         assert row == sql_rows[eid]
     assert api_rows[apps[0]["id"]]["interview"] is not None
+
+
+def test_returned_dashboards_share_nothing_with_the_cache():
+    """Mutating a dashboard (or time.next_month()'s result) changes neither the world nor the
+    next dashboard: the cached dashboard is copied for each caller, nested rows included."""
+    w, api = _career(14, seed=5)
+    first = api.lab.dashboard()
+    assert first["active_projects"] and first["students"]
+    first["budget"] = -1
+    first["students"].clear()
+    first["active_projects"][0]["members"].append("X")
+    first["attention"]["left"] = 1e9
+    again = api.lab.dashboard()
+    assert again["budget"] != -1 and again["students"] and "X" not in again["active_projects"][0]["members"]
+    assert again["attention"]["left"] < 1e9
+    moved = api.time.next_month()
+    moved["active_projects"].clear()
+    moved["notes"].append("junk")
+    after = api.lab.dashboard()
+    assert after["active_projects"] and "junk" not in after["notes"]
+    assert {k: v for k, v in moved.items() if k not in ("report", "active_projects", "notes")} == \
+           {k: v for k, v in after.items() if k not in ("active_projects", "notes")}

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import people as people_mod
 from .. import rules as rules_mod
+from .. import views
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
@@ -71,7 +73,52 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
-        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (world version key, dashboard) — reads between changes
+        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (world key, dashboard) — reads between changes
+        self._attention_cache: tuple[tuple[Any, ...], tuple[float, float, float]] | None = None
+        self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
+        self._reports_seen = 0
+
+    # ------------------------------------------------------------------ caches between changes
+    def _key(self) -> tuple[Any, ...]:
+        """What identifies the world's public state between two API changes (the version moves
+        with every logged call; the rest guards against direct edits of the state)."""
+        w = self.world
+        return (w.version, w.s.month, w.s.budget, w.s.oneoff_used, len(w.s.action_log))
+
+    def _dashboard(self) -> dict[str, Any]:
+        """The dashboard of the world as it is, built once per change (callers copy it)."""
+        key = self._key()
+        cached = self._dashboard_cache
+        if cached is None or cached[0] != key:
+            cached = self._dashboard_cache = (key, views.dashboard(self.world))
+        return cached[1]
+
+    def _keep_dashboard_after_call(self, d: dict[str, Any]) -> None:
+        """Cache ``d`` as the dashboard of the state a mutating call leaves: the call wrapper
+        appends exactly one log entry and moves the version by one once the call returns."""
+        v, month, budget, oneoff, n_log = self._key()
+        self._dashboard_cache = ((v + 1, month, budget, oneoff, n_log + 1), d)
+
+    def _attention_parts(self) -> tuple[float, float, float]:
+        """``(oversight, pool, mentoring reserved)`` hours of this month (§3), computed once per change."""
+        key = self._key()
+        cached = self._attention_cache
+        if cached is None or cached[0] != key:
+            w = self.world
+            oversight = people_mod.oversight_tax(w)
+            cached = self._attention_cache = (key, (oversight, people_mod.attention_pool(w, oversight),
+                                                    people_mod.mentoring_reserved(w)))
+        return cached[1]
+
+    def _reports_of(self, person_id: str) -> list[int]:
+        """Positions of ``person_id``'s rows in the (append-only) monthly reports, kept incrementally."""
+        rows = self.world.s.student_reports
+        if len(rows) < self._reports_seen:  # the state was replaced: start again
+            self._reports_index, self._reports_seen = {}, 0
+        for i in range(self._reports_seen, len(rows)):
+            self._reports_index.setdefault(rows[i][0], []).append(i)
+        self._reports_seen = len(rows)
+        return self._reports_index.get(person_id, [])
 
     def query(self, sql: Any) -> list[Any]:
         """Run one read-only SELECT/WITH over the observable database (§14).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ... import people as people_mod
 from ..checks import listing, string_id
 from ..registry import ActionError
 
@@ -34,12 +33,13 @@ class Namespace:
         w = self._w
         if hours < 0:
             raise ActionError("bad_argument", f"{what}: hours cannot be negative")
-        left = people_mod.attention_left(w)
+        _, pool, mentoring = self._api._attention_parts()
+        left = pool - mentoring - w.s.oneoff_used
         if hours > left + 1e-9:
             raise ActionError(
                 "no_attention",
                 f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
-                f"(pool {people_mod.attention_pool(w):.2f} h, mentoring {people_mod.mentoring_reserved(w):.2f} h, "
+                f"(pool {pool:.2f} h, mentoring {mentoring:.2f} h, "
                 f"used {w.s.oneoff_used:.2f} h); lower mentoring or wait for next month",
             )
 
@@ -63,8 +63,8 @@ class Namespace:
         w = self._w
         string_id(pid, "id")
         p: Person | None = w.s.people.get(pid)
-        pool = [q for q in w.s.people.values() if (not active or q.status == "active") and (roles is None or q.role in roles)]
         if p is None or (active and p.status != "active") or (roles is not None and p.role not in roles):
+            pool = [q for q in w.s.people.values() if (not active or q.status == "active") and (roles is None or q.role in roles)]
             state = "" if p is None else f" ({p.role}, {p.status})"
             raise ActionError("unknown_id", f"no such active {what} {pid!r}{state}; current: {listing([q.id for q in pool])}")
         return p

@@ -23,7 +23,9 @@ class Time(Namespace):
         report = w.next_month().to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
-        return {**views.dashboard(w), "report": report}
+        d = views.dashboard(w)
+        self._api._keep_dashboard_after_call(d)  # the next lab.dashboard() of this month is a copy
+        return {**views.copy_dashboard(d), "report": report}
 
     @api_call(mutating=False)
     def last_report(self) -> dict[str, Any]:

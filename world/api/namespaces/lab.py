@@ -11,15 +11,6 @@ from ..registry import api_call
 from .base import Namespace
 
 
-def _copy_plain(x: Any) -> Any:
-    """A deep copy of plain JSON-like data (dicts, lists, scalars), faster than ``copy.deepcopy``."""
-    if isinstance(x, dict):
-        return {k: _copy_plain(v) if isinstance(v, (dict, list)) else v for k, v in x.items()}
-    if isinstance(x, list):
-        return [_copy_plain(v) if isinstance(v, (dict, list)) else v for v in x]
-    return x
-
-
 class Lab(Namespace):
     """The lab's dashboard, ledger and attention (MECHANICS §15 ``lab``)."""
 
@@ -29,13 +20,7 @@ class Lab(Namespace):
     def dashboard(self) -> dict[str, Any]:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
-        w = self._w
-        key = (w.version, w.s.month, w.s.budget, w.s.oneoff_used, len(w.s.action_log))
-        cached = self._api._dashboard_cache
-        if cached is None or cached[0] != key:
-            cached = self._api._dashboard_cache = (key, views.dashboard(w))
-        out: dict[str, Any] = _copy_plain(cached[1])
-        return out
+        return views.copy_dashboard(self._api._dashboard())
 
     @api_call(mutating=False)
     def ledger(self, n: int = 20) -> list[Any]:
@@ -52,7 +37,7 @@ class Lab(Namespace):
         {rules.attention.oversight_manager_relief} less per lab manager but at least {rules.attention.oversight_min_per_researcher};
         {rules.attention.oversight_per_ra} per RA) − service duty ({rules.attention.service_tax_hours} in month
         {rules.attention.service_tax_month} of each year), never below {rules.attention.floor}."""
-        return views.attention(self._w)
+        return views.attention(self._w, self._api._attention_parts())
 
     @api_call(mutating=False)
     def rules(self) -> dict[str, Any]:

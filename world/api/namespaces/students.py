@@ -51,6 +51,6 @@ class Students(Namespace):
         if student_id not in w.s.people:
             raise ActionError("unknown_id", f"no such student {student_id!r}; students: {checks.listing(list(w.s.people))}")
         n = checks.integer(n, "n", 0, 10_000)
-        rows = [r for r in w.s.student_reports if r[0] == student_id]
-        rows = rows[-n:] if n else []
+        positions = self._api._reports_of(student_id)
+        rows = [w.s.student_reports[i] for i in positions[-n:]] if n else []
         return [{"month": r[1], "report_quality": r[2], "meeting_sentiment": r[3]} for r in rows]
