@@ -139,6 +139,22 @@ def _scenario_seed(name: str, scenario: dict[str, Any]) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def modified_scenario(name: str, config: dict[str, Any] | None) -> list[str]:
+    """The world parameters in which ``config`` differs from the bundled scenario ``name``
+    (empty when it is not a bundled scenario, or matches it). A save rebuilt with other rules
+    but still named after a bundled scenario is a *modified scenario*, never "integrity ok"."""
+    try:
+        from scenarios import bundled_names, load_scenario
+
+        if name not in bundled_names() or not isinstance(config, dict):
+            return []
+        own = json.loads(json.dumps(load_scenario(name).config.to_dict()))
+        config = json.loads(json.dumps(config))
+    except Exception:  # noqa: BLE001 - a scenario file that changed or vanished: nothing to compare
+        return []
+    return sorted(k for k in set(own) | set(config) if own.get(k) != config.get(k))
+
+
 def _without_seed_sentences(text: str) -> str:
     """The description minus the sentences that speak of a seed (they describe another one)."""
     import re
@@ -214,6 +230,13 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if record is not None:
         details["pibench version"] = record.meta.get("pibench_version", "-")
         details.update(_state_facts(record))
+    if problem is None and record is not None and is_world_state(record.state):
+        cfg = record.state.get("config") if isinstance(record.state, dict) else None
+        changed = modified_scenario(info.scenario, cfg if isinstance(cfg, dict) else scenario.get("config"))
+        if changed:
+            shown = ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
+            problem = (f"modified scenario: the save is named after the bundled scenario {info.scenario!r} "
+                       f"but its world parameters differ ({shown})")
     details["integrity"] = checked if problem is None else f"FAILED: {problem}"
     if as_json:
         json.dump(details, out, ensure_ascii=False, indent=1)

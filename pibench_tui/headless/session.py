@@ -344,8 +344,13 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         except (SaveError, ValueError, KeyError) as exc:
             raise HeadlessError(f"--load {options.load}: {exc}") from exc
         scen = record.scenario or {}
+        from saves.cli import modified_scenario
+
+        name = str(scen.get("name", "custom"))
+        if modified_scenario(name, world.cfg.to_dict()):
+            name = f"{name} (modified scenario)"  # never passes for the bundled one
         scenario = Scenario(
-            name=str(scen.get("name", "custom")),
+            name=name,
             description=str(scen.get("description", "")),
             seed=world.seed,
             config=world.cfg,
