@@ -170,3 +170,22 @@ def test_parse_seeds_forms(tmp_path):
         assert "does not match its commitment" in str(exc)
     else:
         raise AssertionError("a changed seal file was accepted")
+
+
+def test_pibench_survives_its_own_memory_error(tmp_path, monkeypatch):
+    """A MemoryError inside pibench while serving a block becomes a pibench InternalError
+    for that block; the session goes on and the report can still be built."""
+    from pibench_tui.headless import HeadlessOptions, HeadlessSession
+
+    monkeypatch.setenv("PIBENCH_HOME", str(tmp_path))
+    session = HeadlessSession(HeadlessOptions())
+    try:
+        def boom(*args, **kwargs):
+            raise MemoryError
+
+        monkeypatch.setattr(session.sandbox, "run", boom)
+        result = session.run_block("print(1)")
+        assert not result.ok and result.error["type"] == "InternalError" and result.error["source"] == "pibench"
+        assert HEADER in session.report()
+    finally:
+        session.close()
