@@ -86,7 +86,7 @@ def play(world: World, policy: Policy, api: Api | None = None) -> World:
         except ActionError as exc:
             policy.errors.append([month, exc.code, exc.message])  # type: ignore[attr-defined]
         if not world.s.finished and world.s.month == month:
-            api.time.next_month()
+            api.next_month_unread()  # logged as time.next_month; no dashboard built for nobody
     return world
 
 

@@ -114,3 +114,17 @@ def test_returned_dashboards_share_nothing_with_the_cache():
     assert after["active_projects"] and "junk" not in after["notes"]
     assert {k: v for k, v in moved.items() if k not in ("report", "active_projects", "notes")} == \
            {k: v for k, v in after.items() if k not in ("active_projects", "notes")}
+
+
+def test_next_month_unread_ticks_and_logs_like_next_month():
+    """The runner's ``Api.next_month_unread()`` closes the month exactly as ``time.next_month()``
+    (same action-log entry, same world), returning only the month and its report."""
+    a, b = World(WorldConfig(), 11), World(WorldConfig(), 11)
+    api_a, api_b = Api(a), Api(b)
+    for _ in range(14):
+        full = api_a.time.next_month()
+        short = api_b.next_month_unread()
+        assert set(short) == {"month", "report"} and short["report"] == full["report"]
+        assert short["month"] == full["month"]
+    assert a.s.action_log == b.s.action_log and a.digest() == b.digest()
+    assert api_b.lab.dashboard() == api_a.lab.dashboard()

@@ -93,6 +93,18 @@ class Api:
             cached = self._dashboard_cache = (key, views.dashboard(self.world))
         return cached[1]
 
+    def next_month_unread(self) -> dict[str, Any]:
+        """``time.next_month()`` for an in-process caller that does not read the new dashboard
+        (the runner advancing the clock for a policy): the same tick and the same action-log
+        entry, but the result is only ``{"month", "report"}`` (or the end-of-career summary)
+        and no dashboard is built until someone asks for one."""
+        self.time._unread = True
+        try:
+            result: dict[str, Any] = self.time.next_month()
+        finally:
+            self.time._unread = False
+        return result
+
     def _keep_dashboard_after_call(self, d: dict[str, Any]) -> None:
         """Cache ``d`` as the dashboard of the state a mutating call leaves: the call wrapper
         appends exactly one log entry and moves the version by one once the call returns."""

@@ -13,6 +13,7 @@ class Time(Namespace):
     """The clock (§1)."""
 
     _name = "time"
+    _unread = False  # set by Api.next_month_unread(): the caller will not read the new dashboard
 
     @api_call(mutating=True)
     def next_month(self) -> dict[str, Any]:
@@ -23,6 +24,8 @@ class Time(Namespace):
         report = w.next_month().to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
+        if self._unread:
+            return {"month": w.s.month, "report": report}
         d = views.dashboard(w)
         self._api._keep_dashboard_after_call(d)  # the next lab.dashboard() of this month is a copy
         return {**views.copy_dashboard(d), "report": report}
