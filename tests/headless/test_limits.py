@@ -13,7 +13,6 @@ def lines(*codes: str) -> str:
 def test_infinite_loop_is_stopped_and_the_career_continues(pibench):
     """A block over the wall-clock limit is stopped; the agent process is restarted (the
     reply says variables are gone); API calls completed before the kill are kept."""
-    started = time.monotonic()
     run = pibench(
         ["headless", "--jsonl", "--block-timeout", "1"],
         lines(
@@ -23,7 +22,6 @@ def test_infinite_loop_is_stopped_and_the_career_continues(pibench):
             "lab.dashboard()['month']",
         ),
     )
-    assert time.monotonic() - started < 30
     before, stopped, lost, after = run.replies()
     assert before["ok"]
     assert stopped["ok"] is False
