@@ -29,6 +29,14 @@ _RETURNS = {"dict": "builtins.dict[str, Any]", "list": "builtins.list[Any]", "st
 # Names the sandbox binds besides the namespaces (pibench_tui.sandbox.child): MECHANICS §16.
 _EXTRAS = '''
 
+class ActionError(Exception):
+    """A refused API call: ``code`` (a short machine-readable reason) and ``message``."""
+
+    code: str
+    message: str
+    def __init__(self, code: str, message: str) -> None: ...
+
+
 class _Memory:
     """The agent's notes (kept in saves; cut to the sandbox's memory cap)."""
 
@@ -107,7 +115,10 @@ def render_stub() -> str:
             out.append(_doc(spec.doc, "        "))
         out.append(f"\n{ns}: {cls}\n")
     out.append(_EXTRAS)
-    return "".join(out)
+    text = "".join(out)
+    if "builtins." not in text:  # no return type needed it: an unused import fails the lint
+        text = text.replace("import builtins\n", "", 1)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@
 # events, time) and plays every month until the career is over. It is the same policy as
 # world/policies/baseline.py (default config); tests check both give the same Impact.
 
+from pibench_agent import events, field, grants, lab, papers, projects, recruit, students, time
+
 TARGET = 4            # researchers wanted
 MAX_HIRES = 2         # at most this many wanted per season
 INTERVIEW = True
@@ -28,7 +30,7 @@ def runway_of(dash):
 
 
 def hottest_topic():
-    counts = {}
+    counts: dict[str, int] = {}
     for item in field.news(40):
         if item["kind"] == "field" and item["topic"] is not None:
             counts[item["topic"]] = counts.get(item["topic"], 0) + 1
@@ -104,7 +106,7 @@ def start_projects(topic):
 def handle_drafts():
     dash = lab.dashboard()
     open_confs = dash["venue_deadlines_this_month"]
-    rejected = {}
+    rejected: dict[str, list[str]] = {}
     for sub in papers.submissions():
         if sub["status"] == "reject":
             rejected.setdefault(sub["draft_id"], []).append(sub["venue"])

@@ -5,10 +5,12 @@
 
 import random
 
+from pibench_agent import ActionError, events, field, grants, lab, papers, projects, query, recruit, students, time
+
 RNG = random.Random(12345)
 TOPICS = field.topics()
 VENUES = ["NAIC", "CLAR", "W-SHOP", "JMR", "NOPE"]
-JUNK = [None, -1, 0, 3.5, 1e9, "", "X999", [], {}, "reasoning", True]
+JUNK: list[object] = [None, -1, 0, 3.5, 1e9, "", "X999", [], {}, "reasoning", True]
 stats = {"ok": 0, "refused": 0}
 
 
@@ -72,7 +74,8 @@ def one_action():
     elif choice == 14:
         projects.kill(maybe_junk(pick(projs))) if RNG.random() < 0.2 else projects.assign(maybe_junk(pick(projs)), maybe_junk(pick(people)))
     else:
-        query(RNG.choice(["SELECT COUNT(*) AS n FROM students", "DELETE FROM students", "SELECT * FROM nope", 42]))
+        # 42 is deliberate junk: the call is refused with an ActionError.
+        query(RNG.choice(["SELECT COUNT(*) AS n FROM students", "DELETE FROM students", "SELECT * FROM nope", 42]))  # type: ignore[arg-type]
 
 
 over = False
@@ -81,7 +84,7 @@ while not over:
         try:
             one_action()
             stats["ok"] += 1
-        except ActionError as exc:
+        except ActionError:
             stats["refused"] += 1
     try:
         over = bool(time.next_month().get("simulation_over"))

@@ -572,6 +572,10 @@ class _Runtime:
         g["write_memory"] = write_memory
         g["ActionError"] = ActionError
         self.api_names = {k: g[k] for k in (*self.spec, "query", "memory", "read_memory", "write_memory", "ActionError")}
+        agent_module = types.ModuleType(policy.AGENT_MODULE, "The names pibench binds in agent code.")
+        for name, value in self.api_names.items():
+            setattr(agent_module, name, value)
+        self.modules[policy.AGENT_MODULE] = agent_module  # `from pibench_agent import lab, time`
         seal()
         return g
 

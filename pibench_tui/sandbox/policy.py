@@ -65,7 +65,14 @@ ALLOWED_MODULES: tuple[str, ...] = (
     "numpy.linalg",
     "numpy.fft",
     "sys",
+    "pibench_agent",
 )
+
+#: The module holding the names pibench binds in agent code (``from pibench_agent import
+#: lab, time``), so that an agent script type-checks against examples/stubs/pibench_agent.pyi
+#: in an editor and runs unchanged in the sandbox. Built by the agent process from its own
+#: bindings (the same objects as the globals); its names are checked when imported.
+AGENT_MODULE = "pibench_agent"
 
 #: Submodules kept as attributes of a module copy (``np.random.default_rng()``).
 SUBMODULES: dict[str, tuple[str, ...]] = {
@@ -407,7 +414,9 @@ class _PolicyChecker(ast.NodeVisitor):
         for alias in node.names:
             if alias.name != "*" and alias.name.startswith("_"):
                 self.refuse(node, f"cannot import private name {alias.name!r}")
-            if alias.name != "*" and alias.name not in public:
+            # The agent module's names are the API's, known to the agent process only: its
+            # import checks them (never a fallback to sys.modules: there is no such module).
+            if alias.name != "*" and alias.name not in public and node.module != AGENT_MODULE:
                 # Never a submodule: ``from json import decoder`` would otherwise reach
                 # the real module through CPython's sys.modules fallback of IMPORT_FROM.
                 self.refuse(

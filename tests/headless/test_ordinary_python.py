@@ -199,3 +199,29 @@ def test_what_reaches_outside_is_refused_with_what_is_allowed(tmp_path):
     for line in errors[2:]:
         assert "allowed modules: math" in line and "numpy" in line and "dataclasses" in line
     assert "after\n" in run.stdout
+
+
+def test_agent_scripts_import_the_bound_names_from_pibench_agent(tmp_path):
+    """`from pibench_agent import lab, time` (what the typed stub examples/stubs/pibench_agent.pyi
+    describes, so editors and mypy know the names) gives the very objects bound in the agent's
+    globals; a name the module lacks and a private name are refused, and the session goes on."""
+    script = (
+        "from pibench_agent import ActionError, lab, query, time\n"
+        "import pibench_agent\n"
+        "print(pibench_agent.lab is lab, pibench_agent.time is time, lab.dashboard()['month'])\n"
+        "_ = time.next_month()\n"
+        "print(lab.dashboard()['month'], len(query('SELECT 1 AS one')))\n"
+        "try:\n    time.next_month(3)\nexcept ActionError as exc:\n    print('refused', type(exc).__name__)\n"
+        "from pibench_agent import os\n"
+        "from pibench_agent import _secret\n"
+        "print('after')\n"
+    )
+    run = run_pibench(["headless", "--seed", "7"], script, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "True True 1\n2 1\n" in run.stdout
+    errors = run.errors()
+    assert "refused ActionError\n" in run.stdout
+    assert len(errors) == 2, run.stdout
+    assert "ImportError" in errors[0] and "'os'" in errors[0]
+    assert "SandboxError" in errors[1] and "private" in errors[1]
+    assert "after\n" in run.stdout

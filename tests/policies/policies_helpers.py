@@ -40,9 +40,23 @@ class StrictView:
 
 
 def script_globals(api: Api) -> dict:
-    """The globals an agent script gets in headless mode, bound to ``api`` in-process."""
+    """The globals an agent script gets in headless mode, bound to ``api`` in-process; as
+    there, ``from pibench_agent import lab, time`` imports the same bound names."""
+    import builtins
+    import types
+
     g = {name: getattr(api, name) for name in API_CALLS}
-    g.update(query=api.query, memory=api.memory, ActionError=ActionError, __name__="__agent__")
+    g.update(query=api.query, memory=api.memory, ActionError=ActionError)
+    agent_module = types.ModuleType("pibench_agent")
+    agent_module.__dict__.update(g)
+    real_import = builtins.__import__
+
+    def agent_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
+        if name == "pibench_agent" and not level:
+            return agent_module
+        return real_import(name, globals, locals, fromlist, level)
+
+    g.update(__name__="__agent__", __builtins__={**vars(builtins), "__import__": agent_import})
     return g
 
 
