@@ -135,8 +135,9 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
             out.append(Alert("deadline", f"{venue} deadline next month",
                              f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",
                              "papers", "p"))
-    for c in dash["open_grant_calls"]:
-        if c["last_month_to_apply"] == m and c["agency"] != "TIF":
+    pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
+    for c in dash["open_grant_calls"]:  # a call the lab already has a proposal in is not a loss
+        if c["last_month_to_apply"] == m and c["agency"] != "TIF" and c["id"] not in pending_calls:
             out.append(Alert("call", f"{c['agency']} call closes", f"The {c['agency']} call {c['id']} "
                              f"(${c['award']:,.0f}) closes at the end of this month: propose now (g).", "grants", "g"))
     busy = {x for p in dash["active_projects"] for x in p["members"]}

@@ -90,6 +90,8 @@ class PibenchApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "pibench"
+    COLUMN_SCROLL_KEYS = "← → or shift+wheel scroll"
+    """How the panels' hint under a wide table says to reach its cut-off columns."""
     BINDINGS = [
         Binding("n", "next_month", "Next month", id="next_month", tooltip="Close this month (asks first)"),
         Binding("question_mark", "help", "Help", id="help", key_display="?"),

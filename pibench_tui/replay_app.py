@@ -43,6 +43,9 @@ class ReplayApp(PibenchApp):
         Binding("end", "goto(-1)", "Last", id="replay-last", show=False, priority=True),
     ]
 
+    COLUMN_SCROLL_KEYS = "shift+wheel scroll; ← → step months here"
+    """How the panels' hint says to reach cut-off columns: ← → belong to the month stepper."""
+
     def __init__(self, replayer: Replayer, *, month: int | None = None, test_mode: bool = False) -> None:
         self.replayer = replayer
         game = replayer.goto(month or replayer.first_month)

@@ -106,7 +106,8 @@ class Panel(TabPane):
             hint = self.query_one(".scroll-hint", Static)
         except Exception:  # noqa: BLE001 - not mounted yet
             return
-        hint.update(Text("→ more columns (← → or shift+wheel scroll): " + " | ".join(cut), style="italic") if cut else "")
+        how = getattr(self.app, "COLUMN_SCROLL_KEYS", "← → or shift+wheel scroll")
+        hint.update(Text(f"→ more columns ({how}): " + " | ".join(cut), style="italic") if cut else "")
         hint.display = bool(cut)
 
     def focus_main(self) -> None:

@@ -100,3 +100,22 @@ async def test_exclamation_mark_goes_to_the_most_urgent_warning(tmp_path):
         await press(pilot, "exclamation_mark")
         assert app.tabs.active == "projects"
         assert any("Start a project (s)" in t for t, _ in app.toasts)
+
+
+def test_call_closing_is_not_flagged_once_the_lab_has_a_proposal_in_it():
+    """A BSF call in its last month is flagged (5, g) until the lab proposes to it; with a
+    proposal pending in that call the warning is gone (nothing is about to be lost)."""
+    w = new_world()
+    api = Api(w)
+    game = Game(w)
+    for _ in range(12):
+        closing = [c for c in game.dashboard()["open_grant_calls"]
+                   if c["last_month_to_apply"] == w.month and c["agency"] != "TIF"]
+        if closing:
+            break
+        api.time.next_month()
+    assert closing, "no non-rolling call closes in the first year of the standard scenario"
+    call = _kinds(game)["call"]
+    assert call.key == "g" and closing[0]["id"] in call.text
+    api.grants.propose(closing[0]["id"], "reasoning", 5)
+    assert all(closing[0]["id"] not in a.text for a in alerts(game) if a.kind == "call")

@@ -92,3 +92,18 @@ async def test_viewer_opens_a_save(tmp_path):
         assert app.game.world.month == 3 and app.game.world.digest() == w.digest()
         await press(pilot, "q")
     assert app.return_code == 0
+
+
+@pytest.mark.asyncio
+async def test_viewer_column_hint_does_not_offer_the_month_keys(tmp_path):
+    """At 80×24 the Lab table is cut; in the viewer ← → step months, so the hint under the
+    table names shift+wheel for the columns and says what ← → do here."""
+    run = write_run_dir(tmp_path, months=4)
+    app = make_replay_app(str(run), test_mode=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "more columns (shift+wheel scroll; ← → step months here)" in text
+        await press(pilot, "right")
+        assert app.replayer.month == 2
