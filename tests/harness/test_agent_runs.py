@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from pibench_tui.cli import main as pibench_main
 from pibench_tui.harness.rundir import read_jsonl
 from tests.harness.conftest import play
@@ -84,6 +86,7 @@ def _agent_cmd(out: Path, *extra: str) -> list[str]:
             "--seeds", "101", "--out", str(out), *extra]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_at_the_last_completed_month_and_equals_an_uninterrupted_one(tmp_path):
     """`pibench agent` killed (SIGKILL) mid-career and started again with the same command
     resumes at the last completed month, says what was lost, and ends with the same
@@ -135,6 +138,7 @@ def test_resume_refuses_other_settings(tmp_path):
     assert rc == 1
 
 
+@pytest.mark.slow
 def test_jobs_play_careers_concurrently_with_identical_results(out):
     """--jobs 2 over two seeds (one server, concurrent requests) gives the same results as
     one career at a time."""

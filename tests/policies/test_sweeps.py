@@ -133,6 +133,7 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(tmp_path, 
     assert not journal.exists()
 
 
+@pytest.mark.slow
 def test_killed_sweep_process_resumes(tmp_path):
     """A `pibench run` killed (SIGKILL) mid-sweep leaves a journal; the same command then
     reads the finished careers back and writes the file an uninterrupted run writes."""

@@ -72,6 +72,7 @@ def test_resume_in_a_new_process_reaches_the_same_world(tmp_path, scenario, seed
         assert r["final"] == final, f"{name}: the resumed career ended in a different world"
 
 
+@pytest.mark.slow
 def test_a_save_after_every_month_resumes_identically(tmp_path):
     """Save at the opening of every month 1..60; each, resumed in a new process, ends identically."""
     store = SaveStore(tmp_path / "store")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,10 +63,27 @@ def _invariants(w: World, start: float, ra_month: int | None) -> None:
     assert all(p.mentoring >= 0 for p in s.people.values())
 
 
-@settings(max_examples=45, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_HOSTILE = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@settings(max_examples=10, **_HOSTILE)
 @given(data=st.data(), seed=st.integers(0, 40), months=st.integers(3, 9))
 def test_random_hostile_api_calls(data, seed, months):
-    """Only ActionError escapes; refusals change nothing; invariants hold; the end is final."""
+    """Only ActionError escapes; refusals change nothing; invariants hold; the end is final
+    (10 random careers; the slow run tries 60)."""
+    _hostile_career(data, seed, months)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, **_HOSTILE)
+@given(data=st.data(), seed=st.integers(0, 40), months=st.integers(3, 9))
+def test_random_hostile_api_calls_at_length(data, seed, months):
+    """As test_random_hostile_api_calls, over 60 random careers."""
+    _hostile_career(data, seed, months)
+
+
+def _hostile_career(data, seed, months):
+    """Random calls with junk arguments over a short career, then to its end."""
     w = World(WorldConfig(months=months), seed)
     api = Api(w)
     start = w.s.budget
