@@ -60,10 +60,8 @@ def _float_in(lo: float, hi: float, what: str) -> Callable[[str], float]:
 
 
 def _seeds(text: str) -> Any:
-    try:
-        from pibench_tui.seeds import parse_seeds  # the shared parser, once it lands
-    except ImportError:
-        from world.runner import parse_seeds
+    from pibench_tui.seeds import parse_seeds
+
     try:
         return parse_seeds(text)
     except ValueError as exc:
@@ -84,7 +82,9 @@ def add_agent_parser(sub: Any) -> None:
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help="environment variable with the API key (default OPENAI_API_KEY)")
     p.add_argument("--command", dest="backend_command", metavar="CMD", help="instead of an endpoint: a command that reads the request as JSON on stdin and prints the reply")
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: standard)")
-    p.add_argument("--seeds", type=_seeds, metavar="LIST|RANGE", help="seeds as 101,102 or 101-103 (default: the scenario's seed)")
+    p.add_argument("--seeds", type=_seeds, metavar="LIST|RANGE", help="seeds as 101,102 or 101-103, or @FILE: sealed seeds from `pibench seal` "
+                   "(run directories named by commitment prefix; refused unless the OS confines the agent "
+                   "completely) (default: the scenario's seed)")
     p.add_argument("--out", default="runs", metavar="DIR", help="output folder (default ./runs)")
     p.add_argument("--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)")
     p.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="careers played at the same time (default 1)")
@@ -108,6 +108,8 @@ def add_replay_parser(sub: Any) -> None:
         "mark the result valid or invalid (exit status 1 if any is invalid).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
+    p.add_argument("--seal", metavar="FILE", help="the seal file of `pibench seal`: reveals the seeds of sealed runs "
+                   "(matched by commitment) once the evaluation is over")
     p.set_defaults(func=cmd_replay)
 
 
@@ -125,7 +127,21 @@ def cmd_agent(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"pibench agent: {exc}", file=sys.stderr)
         return 1
-    seeds = list(args.seeds) if args.seeds is not None else [scen.seed]
+    spec = args.seeds
+    seeds = list(spec.seeds) if spec is not None else [scen.seed]
+    sealed = spec is not None and spec.sealed
+    commitments = list(spec.commitments) if sealed else None
+    if sealed:
+        from pibench_tui.seeds import require_confinement
+
+        refusal = require_confinement()
+        if refusal is not None:
+            print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
+            return 1
+    names = [spec.label(i) if spec is not None else str(s) for i, s in enumerate(seeds)]
+    from pibench_tui.sandbox import confinement_status
+
+    print(f"pibench agent: {confinement_status().describe()}", file=sys.stderr)
     label = args.label or (args.model + ("-no-memory" if args.no_memory else ""))
     settings = AgentSettings(
         model=args.model,
@@ -153,20 +169,21 @@ def cmd_agent(args: argparse.Namespace) -> int:
         print(f"pibench agent: {exc}", file=sys.stderr)
         return 1
     try:
-        results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs)
+        results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs, commitments=commitments)
     except (KeyboardInterrupt, CareerInterrupted):
         print("pibench agent: interrupted; run the same command again to resume at the last completed month",
               file=sys.stderr)
         return 1
     failed = 0
-    print(f"{'seed':>8}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
-    for seed, res in zip(seeds, results, strict=True):
+    width = max(8, *(len(n) for n in names))
+    print(f"{'seed':>{width}}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
+    for name, res in zip(names, results, strict=True):
         if isinstance(res, Exception):
             failed += 1
-            print(f"{seed:>8}  error: {res}")
+            print(f"{name:>{width}}  error: {res}")
             continue
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
-        print(f"{seed:>8}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
+        print(f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
               f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}")
     return 1 if failed else 0
 
@@ -186,7 +203,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     bad = 0
     for d in dirs:
         try:
-            verdict = replay_run(d)
+            verdict = replay_run(d, args.seal)
         except (OSError, ValueError) as exc:
             print(f"INVALID  {d}: {exc}")
             bad += 1

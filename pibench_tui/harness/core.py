@@ -70,6 +70,14 @@ class LabCore:
         output_limit: Characters of output shown per turn (6,000).
         block_timeout: Wall-clock limit per block, in seconds (20 s).
         memory_limit: Address-space limit of the agent process, in bytes.
+        sealed: A sealed evaluation (``pibench agent --seeds @FILE``): the world seed is
+            never shown to the agent (no API result, dashboard or ``info`` carries it) and
+            the agent's ``random`` is seeded from secret entropy
+            (``self.sandbox.random_seeds`` records it for the evaluator).
+
+    Agent ``query()`` calls run in the world's query worker process, bounded by the OS and
+    cut at the running block's deadline (``observer_for(world).isolate``), as in headless
+    mode (MECHANICS Decisions 9).
     """
 
     def __init__(
@@ -82,6 +90,7 @@ class LabCore:
         output_limit: int = OUTPUT_LIMIT,
         block_timeout: float = DEFAULT_BLOCK_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
+        sealed: bool = False,
     ) -> None:
         from world.api import API_CALLS, REQUIRED, call_docs
         from world.config import WorldConfig
@@ -96,6 +105,7 @@ class LabCore:
         self.output_limit = int(output_limit)
         self.block_timeout = float(block_timeout)
         self.memory_limit = int(memory_limit)
+        self.sealed = bool(sealed)
         self.rules = scenario_rules(self.config)
         self.system_prompt = system_prompt(
             self.rules,
@@ -133,7 +143,7 @@ class LabCore:
         w = self.world
         if w.finished:
             return self._end_text()
-        dash = self.api.lab.dashboard()
+        dash = self._unseeded(self.api.lab.dashboard())
         report = self.closed_months[-1]["report"] if self.closed_months else self._last_report()
         return month_message(
             month=w.month,
@@ -212,7 +222,14 @@ class LabCore:
             max_output=self.output_limit,
             memory_limit=self.memory_limit,
         )
-        return self.observation(), {"month": world.month, "seed": world.seed}
+        self.sandbox.secret_random = self.sealed
+        # Agent queries run in the query worker the OS bounds, cut at the block's deadline
+        # (the same code path as headless mode).
+        from world.observe import observer_for
+
+        sandbox = self.sandbox
+        observer_for(world).isolate(deadline=lambda: sandbox.deadline)
+        return self.observation(), {"month": world.month, "seed": None if self.sealed else world.seed}
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one turn: run ``action`` (code; empty = a turn without code).
@@ -292,10 +309,20 @@ class LabCore:
         return self.observation(), reward, bool(self.world.collapsed), bool(self.world.finished and not self.world.collapsed), info
 
     def close(self) -> None:
-        """Stop the agent process."""
+        """Stop the agent process and the world's query worker."""
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
+        if self.world is not None:
+            from world.observe import observer_for
+
+            observer_for(self.world).close()
+
+    def _unseeded(self, value: Any) -> Any:
+        """``value`` without its ``seed`` key in a sealed career (what the agent may see)."""
+        if self.sealed and isinstance(value, dict) and "seed" in value:
+            return {k: v for k, v in value.items() if k != "seed"}
+        return value
 
     # ------------------------------------------------------------------ internals
     def _tick(self) -> Any:
@@ -310,7 +337,7 @@ class LabCore:
         report = value.get("report") if isinstance(value, dict) else None
         if not isinstance(report, dict):  # time.last_report() says the same (Decisions 8)
             report = self._last_report() or {"month": closed}
-        dashboard = self.api.lab.dashboard()
+        dashboard = self._unseeded(self.api.lab.dashboard())
         self.closed_months.append({"month": closed, "report": report, "dashboard": dashboard})
 
     def _handle(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -335,4 +362,4 @@ class LabCore:
             raise
         if ns == "time" and method == "next_month":
             self._record_close(value)
-        return value
+        return self._unseeded(value)

@@ -117,6 +117,7 @@ class _Meter:
     wall_s: float = 0.0
     resumes: list[dict[str, Any]] = field(default_factory=list)
     month_tokens: dict[str, Any] = field(default_factory=dict)
+    agent_random_seeds: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -125,6 +126,13 @@ class _Meter:
     def from_dict(cls, data: dict[str, Any]) -> _Meter:
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _confinement() -> dict[str, Any]:
+    """The OS confinement of agent processes on this machine (``Confinement.to_dict()``)."""
+    from pibench_tui.sandbox import confinement_status
+
+    return confinement_status().to_dict()
 
 
 def _version() -> str:
@@ -137,20 +145,23 @@ class _Career:
     """One career in its run directory (see :func:`run_career`)."""
 
     def __init__(self, settings: AgentSettings, backend: Backend, seed: int, path: Path,
-                 log: Callable[[str], None], stop: threading.Event | None) -> None:
+                 log: Callable[[str], None], stop: threading.Event | None, commitment: str | None = None) -> None:
         self.settings = settings
         self.backend = backend
         self.seed = seed
+        #: The sealed seed's public commitment (``None``: a public seed).
+        self.commitment = commitment
         self.path = path
         self.log = log
         self.stop = stop
         self.meter = _Meter()
         self.core = LabCore(settings.config, seed=seed, max_turns=settings.max_turns, memory=settings.memory,
-                            block_timeout=settings.block_timeout)
+                            block_timeout=settings.block_timeout, sealed=commitment is not None)
         self.transcript = JsonlFile(path / "transcript.jsonl")
         self.months = JsonlFile(path / "months.jsonl")
         self.actions = JsonlFile(path / "actions.jsonl")
         self.started = time.monotonic()
+        self._random_before: list[int] = []  # agent random seeds of earlier sessions (resumes)
 
     # ------------------------------------------------------------------ start / resume
     def open(self) -> None:
@@ -164,7 +175,8 @@ class _Career:
         self.core.reset(seed=self.seed)
         if lost:
             self._note_resume(1, lost, "no month had been completed")
-        self.transcript.append({"event": "start", "model": self.settings.model, "seed": self.seed,
+        self.transcript.append({"event": "start", "model": self.settings.model, "seed": self._public_seed(),
+                                "seed_commitment": self.commitment,
                                 "settings": self.settings.fingerprint(), "backend": self.backend.describe(),
                                 "pibench_version": _version()})
         self.transcript.append({"event": "system", "content": self.core.system_prompt})
@@ -188,6 +200,9 @@ class _Career:
         self.core.reset(seed=self.seed, options={"world": world, "last_close": ckpt.get("last_close")})
         self.core.integrity = IntegrityLog.from_dict(ckpt.get("integrity", {}))
         self.meter = _Meter.from_dict(ckpt.get("meter", {}))
+        self._random_before = list(self.meter.agent_random_seeds)
+        if ckpt.get("seed_commitment") != self.commitment:
+            raise RunConflict(f"{self.path} holds a run of another seed commitment; the run is damaged")
         self._note_resume(self.core.month, lost, None)
 
     def _rebuild_world(self, ckpt: dict[str, Any]) -> Any:
@@ -230,22 +245,35 @@ class _Career:
         self.transcript.append(note)
         self.log(f"resuming at month {month}: lost {turns} turn(s) of that month and the agent's Python variables")
 
+    def _public_seed(self) -> int | None:
+        """The seed as the run directory may show it: ``None`` while sealed."""
+        return None if self.commitment is not None else self.seed
+
+    def _note_random_seeds(self) -> None:
+        """Record every seed given to the agent's ``random`` (secret entropy when sealed)
+        for the evaluator: in the checkpoint and ``result.json``, never in the transcript."""
+        sandbox = self.core.sandbox
+        now = list(sandbox.random_seeds) if sandbox is not None else []
+        self.meter.agent_random_seeds = self._random_before + now
+
     # ------------------------------------------------------------------ checkpoint
     def _checkpoint(self) -> None:
         for f in (self.transcript, self.months, self.actions):
             f.sync()
+        self._note_random_seeds()
         w = self.core.world
         self.meter.wall_s += time.monotonic() - self.started
         self.started = time.monotonic()
         integrity = self.core.integrity.to_dict()
         # Copies for people reading the folder; the checkpoint holds both durably.
         atomic_write_text(self.path / "memory.txt", w.s.memory, durable=False)
-        atomic_write_json(self.path / "integrity.json", integrity, durable=False)
+        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": _confinement()}, durable=False)
         atomic_write_json(
             self.path / "checkpoint.json",
             {
                 "format": CHECKPOINT_FORMAT,
                 "settings": self.settings.fingerprint(),
+                "seed_commitment": self.commitment,
                 "month": w.month,
                 "budget": round(w.s.budget, 2),
                 "memory": w.s.memory,
@@ -379,9 +407,10 @@ class _Career:
         w = self.core.world
         self.meter.wall_s += time.monotonic() - self.started
         self.started = time.monotonic()
+        self._note_random_seeds()
         atomic_write_json(self.path / "eval.json", {"eval_log": w.s.eval_log, "axes": capability_axes(w)}, indent=None)
         integrity = self.core.integrity.to_dict()
-        atomic_write_json(self.path / "integrity.json", integrity)
+        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": _confinement()})
         s = w.summary()
         m = self.meter
         result = {
@@ -391,8 +420,8 @@ class _Career:
             "model": self.settings.model,
             "scenario": self.settings.scenario,
             "config": w.cfg.to_dict(),
-            "seed": w.seed,
-            "seed_commitment": None,
+            "seed": self._public_seed(),
+            "seed_commitment": self.commitment,
             "impact": impact(w),
             "collapsed": bool(w.collapsed),
             "collapse_month": s["collapse_month"],
@@ -422,6 +451,8 @@ class _Career:
             "auto_advances": m.auto_advances,
             "integrity": {"flagged": integrity["flagged"], "flags": integrity["flags"], "by_kind": integrity["by_kind"]},
             "resumes": m.resumes,
+            "agent_random_seeds": m.agent_random_seeds,
+            "confinement": _confinement(),
             "valid": None,
         }
         self.transcript.append({"event": "end", "impact": result["impact"], "digest": result["digest"]})
@@ -447,6 +478,7 @@ def run_career(
     *,
     log: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
+    commitment: str | None = None,
 ) -> dict[str, Any]:
     """Play (or resume, or skip if complete) one career and return its ``result.json``.
 
@@ -457,14 +489,21 @@ def run_career(
         out: The output folder (the run directory is ``out/<label>/<scenario>-<seed>``).
         log: Receives progress lines (default: stderr).
         stop: When set, the career stops at the next turn (:class:`CareerInterrupted`).
+        commitment: The public commitment of a sealed ``seed`` (``pibench seal``): the run
+            directory is named by its first 12 hex digits, ``result.json`` has ``seed: null``
+            and ``seed_commitment``, and nothing the agent sees holds the seed.
 
     Raises:
         RunConflict: The run directory holds a run with other settings.
         CareerInterrupted: ``stop`` was set.
         SandboxStartError: The agent process cannot start.
     """
-    path = career_dir(out, settings.label, settings.scenario, seed)
-    prefix = f"[{settings.label} {settings.scenario} seed {seed}] "
+    if commitment is not None:
+        path = career_dir(out, settings.label, settings.scenario, None, commitment)
+        prefix = f"[{settings.label} {settings.scenario} sealed:{commitment[:12]}] "
+    else:
+        path = career_dir(out, settings.label, settings.scenario, seed)
+        prefix = f"[{settings.label} {settings.scenario} seed {seed}] "
     emit = log or (lambda text: print(text, file=sys.stderr, flush=True))
 
     def say(text: str) -> None:
@@ -476,7 +515,7 @@ def run_career(
         done_result: dict[str, Any] = read_json(done)
         return done_result
     path.mkdir(parents=True, exist_ok=True)
-    career = _Career(settings, backend, seed, path, say, stop)
+    career = _Career(settings, backend, seed, path, say, stop, commitment)
     try:
         career.open()
         career.play()
@@ -497,17 +536,22 @@ def run_careers(
     *,
     jobs: int = 1,
     log: Callable[[str], None] | None = None,
+    commitments: list[str] | None = None,
 ) -> list[dict[str, Any] | Exception]:
     """Run every seed's career, ``jobs`` at a time (threads: the work is waiting for
     replies; each career has its own world and agent process). Results in seed order;
     a career that failed is represented by its exception. Ctrl-C stops every career at
-    its next turn; the same command resumes them."""
+    its next turn; the same command resumes them. ``commitments`` (one per seed) makes
+    every career sealed (see :func:`run_career`)."""
     stop = threading.Event()
+    commits: list[str | None] = list(commitments) if commitments is not None else [None] * len(seeds)
+    if len(commits) != len(seeds):
+        raise ValueError(f"{len(commits)} commitments for {len(seeds)} seeds")
     results: dict[int, Any] = {}
     if jobs <= 1 or len(seeds) <= 1:
         for i, seed in enumerate(seeds):
             try:
-                results[i] = run_career(settings, make_backend(), seed, out, log=log, stop=stop)
+                results[i] = run_career(settings, make_backend(), seed, out, log=log, stop=stop, commitment=commits[i])
             except CareerInterrupted:
                 raise
             except Exception as exc:  # noqa: BLE001 - reported per career (RunConflict, SandboxStartError, OSError ...)
@@ -516,7 +560,8 @@ def run_careers(
     from concurrent.futures import ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=jobs) as ex:
-        futures = {ex.submit(run_career, settings, make_backend(), seed, out, log=log, stop=stop): i
+        futures = {ex.submit(run_career, settings, make_backend(), seed, out, log=log, stop=stop,
+                             commitment=commits[i]): i
                    for i, seed in enumerate(seeds)}
         try:
             pending = set(futures)

@@ -5,6 +5,11 @@ The world is rebuilt from ``result.json``'s config and seed and ``actions.jsonl`
 Impact split and the state digest must equal those in ``result.json``. The verdict is
 written back into ``result.json`` (``valid`` and ``replay``) so reports can mark a result
 that does not replay as invalid.
+
+A sealed run (``pibench agent --seeds @FILE``) has ``seed: null`` and ``seed_commitment``;
+after the evaluation, ``pibench replay RUN_DIR --seal FILE`` takes its seed from the seal file
+(verified by :func:`pibench_tui.seeds.read_seal`; the row whose commitment is the run's).
+``result.json`` keeps ``seed: null``: the seal file stays the one place the seed is written.
 """
 
 from __future__ import annotations
@@ -18,8 +23,29 @@ from pibench_tui.harness.rundir import atomic_write_json, read_json, read_jsonl
 __all__ = ["replay_run", "verify_run"]
 
 
-def verify_run(path: str | Path) -> dict[str, Any]:
-    """Re-simulate the run in ``path`` (nothing is written).
+def sealed_seed(res: dict[str, Any], seal: str | Path) -> int:
+    """The seed of a sealed run from its seal file: the row whose commitment equals
+    ``res["seed_commitment"]`` (each row's commitment is recomputed from seed and salt).
+
+    Raises:
+        ValueError: The run is not sealed, the file is unusable (:class:`SealError`), or no
+            seed of the file has this run's commitment.
+    """
+    from pibench_tui.seeds import read_seal
+
+    commitment = res.get("seed_commitment")
+    if not commitment:
+        raise ValueError("the run is not sealed (no seed_commitment); replay it without --seal")
+    data = read_seal(seal)
+    for row in data["seeds"]:
+        if row["commitment"] == commitment:
+            return int(row["seed"])
+    raise ValueError(f"no seed of {seal} has this run's commitment {str(commitment)[:12]}...")
+
+
+def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, Any]:
+    """Re-simulate the run in ``path`` (nothing is written); ``seal``: the seal file that
+    reveals a sealed run's seed (:func:`sealed_seed`).
 
     Returns:
         ``{"valid": bool, "message": str, "impact": {...} | None, "digest": str | None,
@@ -42,8 +68,10 @@ def verify_run(path: str | Path) -> dict[str, Any]:
                            "expected_impact": res.get("impact"), "expected_digest": res.get("digest"),
                            "actions": len(actions), "seconds": 0.0}
     seed = res.get("seed")
+    if seed is None and seal is not None:
+        seed = sealed_seed(res, seal)
     if seed is None:
-        out["message"] = "the seed is sealed: reveal it (pibench seal) before replaying"
+        out["message"] = "the seed is sealed: after the evaluation, replay with --seal FILE (the file of `pibench seal`)"
         return out
     started = time.monotonic()
     try:
@@ -74,10 +102,10 @@ def verify_run(path: str | Path) -> dict[str, Any]:
     return out
 
 
-def replay_run(path: str | Path) -> dict[str, Any]:
+def replay_run(path: str | Path, seal: str | Path | None = None) -> dict[str, Any]:
     """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``)."""
     path = Path(path)
-    verdict = verify_run(path)
+    verdict = verify_run(path, seal)
     res = read_json(path / "result.json")
     res["valid"] = bool(verdict["valid"])
     res["replay"] = {"valid": verdict["valid"], "message": verdict["message"], "digest": verdict["digest"],
