@@ -96,8 +96,9 @@ class Api:
     def next_month_unread(self) -> dict[str, Any]:
         """``time.next_month()`` for an in-process caller that does not read the new dashboard
         (the runner advancing the clock for a policy): the same tick and the same action-log
-        entry, but the result is only ``{"month", "report"}`` (or the end-of-career summary)
-        and no dashboard is built until someone asks for one."""
+        entry, but the result is only ``{"month"}`` (``{"simulation_over": True}`` at the end):
+        no report dict (``time.last_report()`` builds it on demand) and no dashboard is built
+        until someone asks for one."""
         self.time._unread = True
         try:
             result: dict[str, Any] = self.time.next_month()

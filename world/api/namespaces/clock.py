@@ -21,11 +21,12 @@ class Time(Namespace):
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w
-        report = w.next_month().to_dict()
+        closed = w.next_month()
+        if self._unread:  # Api.next_month_unread(): no report dict, no dashboard (time.last_report() has it)
+            return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
+        report = closed.to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
-        if self._unread:
-            return {"month": w.s.month, "report": report}
         d = views.dashboard(w)
         self._api._keep_dashboard_after_call(d)  # the next lab.dashboard() of this month is a copy
         return {**views.copy_dashboard(d), "report": report}
