@@ -91,26 +91,37 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                     out[k] = defaults[k]
             return out
 
+        # a call without arguments of a method whose parameters all have defaults binds to the
+        # defaults; they pass the size limits if one such call ever did (checked on first use)
+        all_default = all(k in defaults for k in names)
+        defaults_ok: list[dict[str, Any]] = []  # the bound defaults, once they passed the limits
+
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            call = f"{self._name}.{fn.__name__}"
-            for k in kwargs:  # before binding: a huge keyword name never reaches a message
-                if len(k) > MAX_STRING_CHARS:
-                    raise ActionError("bad_argument", f"{call}: a keyword argument name of {len(k):,} characters; "
-                                      f"parameters: {', '.join(names) or 'none'}")
-            try:
-                bound = bind(args, kwargs)
-            except TypeError as exc:
-                raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
-            for k, v in bound.items():
-                if v is not None and not isinstance(v, (bool, float)):
-                    bounded(f"{call}: {k}", v)
+            if not args and not kwargs and defaults_ok:
+                bound = dict(defaults_ok[0])  # fast path: the checks below already passed for these
+            else:
+                call = f"{self._name}.{fn.__name__}"
+                for k in kwargs:  # before binding: a huge keyword name never reaches a message
+                    if len(k) > MAX_STRING_CHARS:
+                        raise ActionError("bad_argument", f"{call}: a keyword argument name of {len(k):,} characters; "
+                                          f"parameters: {', '.join(names) or 'none'}")
+                try:
+                    bound = bind(args, kwargs)
+                except TypeError as exc:
+                    raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+                for k, v in bound.items():
+                    if v is not None and not isinstance(v, (bool, float)):
+                        bounded(f"{call}: {k}", v)
+                if not args and not kwargs and all_default:
+                    defaults_ok.append(dict(bound))
             w = self._api.world
             if not mutating:
                 return fn(self, **bound)
             if w.s.finished:
                 raise ActionError("career_over", over_message(w))
             month = w.s.month
+            call = f"{self._name}.{fn.__name__}"
             call_args = jsonable(bound)
             result = fn(self, **bound)
             if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
