@@ -235,8 +235,11 @@ def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def dashboard(w: World) -> dict[str, Any]:
-    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller may keep."""
+def dashboard(w: World, attention_parts: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller may keep.
+
+    ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
+    for this state (see :func:`attention`)."""
     s, cfg = w.s, w.cfg
     m = s.month
     burn = w.burn_rate()
@@ -268,7 +271,7 @@ def dashboard(w: World) -> dict[str, Any]:
         "budget": round(s.budget),
         "est_monthly_burn": round(burn),
         "runway_months": round(runway, 1) if runway is not None else None,
-        "attention": attention(w),
+        "attention": attention(w, attention_parts),
         "staff": staff,
         "lab_standing": w.standing(),
         "students": students,
@@ -300,8 +303,9 @@ def dashboard(w: World) -> dict[str, Any]:
         ],
         "venue_deadlines_this_month": deadlines,
         "open_grant_calls": [
-            {k: r[k] for k in ("id", "agency", "award", "duration_months", "last_month_to_apply")}
-            for r in (call_row(w, c) for c in open_calls(w))
+            {"id": c.id, "agency": c.agency, "award": cfg.agencies[c.agency]["award"],
+             "duration_months": cfg.agencies[c.agency]["duration"], "last_month_to_apply": c.close_month}
+            for c in open_calls(w)  # the call_row fields a dashboard shows
         ],
         "notes": dashboard_notes(w, deadlines),
     }

@@ -90,7 +90,7 @@ class Api:
         key = self._key()
         cached = self._dashboard_cache
         if cached is None or cached[0] != key:
-            cached = self._dashboard_cache = (key, views.dashboard(self.world))
+            cached = self._dashboard_cache = (key, views.dashboard(self.world, self._attention_parts()))
         return cached[1]
 
     def next_month_unread(self) -> dict[str, Any]:
