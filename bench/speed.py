@@ -15,6 +15,13 @@ repeated runs:
   researcher's reports and mentoring through the API, as a policy does) are timed, and
   the cost per person is printed. Goal: no worse than linear (flat cost per person).
 
+With ``--against PATH`` (another checkout of pibench, e.g. a worktree of ``main``), the
+baseline career, the do-nothing career, the do-nothing tick and ``World()`` are measured for
+both trees side by side in this one process (each tree's ``world`` package imported under its
+own module objects), interleaved career by career in alternating order, and the medians of
+CPU time are printed one row per tree: a before/after comparison that a loaded machine
+disturbs equally on both sides.
+
 Both wall time and CPU time of this process are printed: the machine is shared, and CPU
 time is the steadier of the two under load (the goals are about either).
 """
@@ -23,10 +30,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -140,11 +149,66 @@ def head_count(sizes: list[int], months: int) -> None:
         print(f"{n:7d} {t * 1e3:9.3f} {t * 1e6 / n:15.2f} {a * 1e3:9.3f} {a * 1e6 / n:14.2f}")
 
 
+def load_tree(path: str) -> tuple[Any, Any, Any]:
+    """The ``world.runner``, ``world.engine`` and ``world.config`` modules of the checkout at
+    ``path``, imported afresh (any ``world`` modules already imported are set aside first, so
+    two trees' modules live side by side in this process)."""
+    for name in [k for k in sys.modules if k == "world" or k.startswith("world.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(Path(path).resolve()))
+    try:
+        return (importlib.import_module("world.runner"), importlib.import_module("world.engine"),
+                importlib.import_module("world.config"))
+    finally:
+        sys.path.pop(0)
+
+
+def side_by_side(other: str, rounds: int) -> None:
+    """Median CPU ms of each tree: baseline career per month, do-nothing career per month,
+    do-nothing engine tick, ``World()``; ``rounds`` careers of each (seeds 101-110 in turn)."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"this tree": load_tree(here), f"{other}": load_tree(other)}
+    figures: dict[str, dict[str, list[float]]] = {n: {"base": [], "idle": [], "tick": [], "world": []} for n in trees}
+    for runner, _, _ in trees.values():
+        runner.run_career("baseline", 100)  # warm-up
+    for i in range(rounds):
+        order = list(trees.items()) if i % 2 else list(trees.items())[::-1]
+        for name, (runner, engine, config) in order:
+            f, seed = figures[name], 101 + i % 10
+            gc.collect()
+            c0 = time.process_time()
+            row = runner.run_career("baseline", seed)
+            f["base"].append((time.process_time() - c0) / row["months"])
+            c0 = time.process_time()
+            row = runner.run_career("do-nothing", seed)
+            f["idle"].append((time.process_time() - c0) / row["months"])
+            c0 = time.process_time()
+            w = engine.World(config.WorldConfig(), seed)
+            f["world"].append(time.process_time() - c0)
+            while not w.finished:
+                c0 = time.process_time()
+                w.next_month()
+                f["tick"].append(time.process_time() - c0)
+    lo, hi = ORIGINAL_MS_PER_MONTH
+    print(f"side by side, median CPU ms over {rounds} rounds (original baseline: {lo}-{hi} ms/month):")
+    print(f"{'tree':<28} {'baseline/month':>15} {'vs original':>12} {'do-nothing/month':>17} {'idle tick':>10} {'World()':>8}")
+    for name, f in figures.items():
+        base = statistics.median(f["base"]) * 1e3
+        print(f"{name[-28:]:<28} {base:15.4f} {f'{lo / base:.1f}-{hi / base:.1f}x':>12} "
+              f"{statistics.median(f['idle']) * 1e3:17.4f} {statistics.median(f['tick']) * 1e3:10.4f} "
+              f"{statistics.median(f['world']) * 1e3:8.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=21, help="careers for the baseline figure (default 21)")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
+    ap.add_argument("--against", metavar="PATH", help="another pibench checkout to measure side by side with this one")
+    ap.add_argument("--rounds", type=int, default=30, help="careers per tree with --against (default 30)")
     args = ap.parse_args()
+    if args.against:
+        side_by_side(args.against, args.rounds)
+        return
     repeat = 7 if args.quick else args.repeat
     print(f"python {sys.version.split()[0]}; CPU time = this process only")
     baseline_per_month(repeat)
