@@ -9,11 +9,14 @@ import json
 import os
 import subprocess
 import sys
+from argparse import Namespace
 
 import pytest
 
 from saves import SaveStore
-from saves.cli import add_saves_parser, cmd_list
+from saves.cli import add_saves_parser, cmd_list, cmd_show
+from scenarios import load_scenario
+from world.engine import World
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:
@@ -109,3 +112,38 @@ def test_the_real_pibench_command_reaches_these_functions(filled):
     proc = subprocess.run([sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "show", "zzz"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1 and "no save called 'zzz'" in proc.stderr
+
+
+# -- saves show and an overridden seed ------------------------------------------------------------------------
+def _show(store, name, as_json=False) -> str:
+    """``pibench saves show NAME [--json]``'s output (exit 0 asserted)."""
+    out = io.StringIO()
+    assert cmd_show(Namespace(saves=str(store.path), name=name, json=as_json), out, io.StringIO()) == 0
+    return out.getvalue()
+
+
+def test_show_marks_an_overridden_seed_and_drops_the_description_of_the_other_seed(tmp_path):
+    """A save whose seed differs from its scenario's says so (text and JSON) and never prints
+    the scenario's description of the other seed."""
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    scen = load_scenario("standard", seed=101)
+    world = World(scen.config, scen.seed)
+    store.save("car101", world, scenario=scen)
+    text = _show(store, "car101")
+    assert "1001, a practice seed" not in text
+    assert "101 (overridden; scenario standard itself uses seed 1001)" in text
+    assert "The default world: 60 months, $600,000 startup money." in text
+    data = json.loads(_show(store, "car101", as_json=True))
+    assert (data["seed"], data["scenario seed"], data["seed overridden"]) == (101, 1001, True)
+    assert "1001" not in data["description"]
+
+
+def test_show_keeps_the_description_when_the_seed_is_the_scenarios_own(tmp_path):
+    """A save on the scenario's own seed keeps the scenario's description, not marked overridden."""
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    scen = load_scenario("standard")
+    store.save("car1001", World(scen.config, scen.seed), scenario=scen)
+    text = _show(store, "car1001")
+    assert "Seed 1001, a practice seed" in text and "overridden" not in text
+    data = json.loads(_show(store, "car1001", as_json=True))
+    assert (data["seed"], data["seed overridden"]) == (1001, False)

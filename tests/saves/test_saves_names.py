@@ -1,6 +1,6 @@
-"""QA fixes of the save store: careers kept apart, recovery from a damaged autosave, honest
-index diagnoses, warnings printed once, rotated-out autosaves staying gone, save-name rules,
-an unusable store found up front, and ``--force`` named in "exists" errors."""
+"""Save names and careers: one career per name (a new career under a taken or look-alike
+name is refused with the way out), the name rules, an unusable store found up front, and
+``--force`` named in "exists" errors."""
 
 from __future__ import annotations
 
@@ -9,29 +9,18 @@ from argparse import Namespace
 
 import pytest
 
-from saves import SaveCorruptError, SaveError, SaveStore
-from saves.cli import cmd_export, cmd_import, cmd_list
-from saves.codec import SAVE_FORMAT, decode_envelope
-from world.api import Api
-from world.engine import World
-from world.config import WorldConfig
-
-
-def real_world(seed: int, months: int) -> World:
-    """A real world advanced to ``months`` (load_world rebuilds real worlds)."""
-    w = World(WorldConfig(months=12), seed)
-    api = Api(w)
-    for _ in range(months - 1):
-        api.time.next_month()
-    return w
+from saves import SaveError, SaveStore
+from saves.cli import cmd_export, cmd_import
 
 
 def quiet(path) -> SaveStore:
     return SaveStore(path, on_warning=None)
 
 
-# -- 1. two careers under one name -------------------------------------------------------------
+# -- two careers under one name -------------------------------------------------------------
 def test_a_new_career_under_a_taken_name_is_refused_with_the_way_out(tmp_path, fake):
+    """A new career under the name of another saved career is refused, naming that career and the
+    ways out (--load, saves delete, another name); resuming the career under its own name is not."""
     store = quiet(tmp_path / "s")
     store.save("qa1", fake(seed=7, month=13))
     store.autosave("lab", fake(seed=9, month=2))
@@ -70,81 +59,10 @@ def test_a_named_save_is_never_shadowed_by_another_worlds_autosaves(tmp_path, fa
     assert store.load("qa1@m03", exact=True).info.seed == 7
 
 
-# -- 2. a damaged newest autosave ---------------------------------------------------------------
-@pytest.mark.parametrize("damage", ["truncate", "corrupt", "missing"])
-def test_load_falls_back_to_the_newest_loadable_autosave(tmp_path, damage, capsys):
-    store = SaveStore(tmp_path / "s")
-    for m in (1, 2, 3):
-        store.autosave("c", real_world(5, m))
-    path = store.file_of("c@m03")
-    if damage == "truncate":
-        path.write_bytes(path.read_bytes()[:200])
-    elif damage == "corrupt":
-        path.write_bytes(b"\xff\xfe")
-    else:
-        path.unlink()
-    world, record = store.load_world("c")
-    assert record.info.name == "c@m02" and world.month == 2
-    warned = capsys.readouterr().err
-    assert warned.count("skipped the damaged save 'c@m03'") == 1 and "Loaded 'c@m02'" in warned
-    with pytest.raises(SaveCorruptError):  # an exact name is exact: no fallback
-        store.load_world("c@m03", exact=True)
-
-
-def test_when_nothing_loads_the_error_lists_every_save_tried(tmp_path):
-    store = quiet(tmp_path / "s")
-    for m in (1, 2):
-        store.autosave("c", real_world(5, m))
-    for name in ("c@m01", "c@m02"):
-        store.file_of(name).write_bytes(b"garbage\n")
-    with pytest.raises(SaveCorruptError) as err:
-        store.load_world("c")
-    assert "'c@m02'" in str(err.value) and "'c@m01'" in str(err.value) and "none of the saves" in str(err.value)
-
-
-# -- 3. the index: diagnosis, warnings once, no resurrected autosaves ---------------------------
-def test_garbage_is_corrupt_and_a_cut_file_is_truncated(fake, tmp_path):
-    with pytest.raises(SaveCorruptError) as err:
-        decode_envelope(b"garbage\n", SAVE_FORMAT, "save", "x")
-    assert err.value.kind == "corrupt"
-    store = quiet(tmp_path / "s")
-    store.save("a", fake())
-    raw = store.file_of("a").read_bytes()
-    with pytest.raises(SaveCorruptError) as err:
-        decode_envelope(raw[: len(raw) // 2], SAVE_FORMAT, "save", "x")
-    assert err.value.kind == "truncated"
-
-
-def test_a_warning_is_printed_once_as_plain_text(tmp_path, fake, capsys):
-    store = SaveStore(tmp_path / "s")
-    store.save("a", fake())
-    store.save("b", fake())
-    store.index_path.write_bytes(b"garbage\n")
-    assert store.names() == ["a"]
-    err = capsys.readouterr().err
-    assert err.count("Using the backup copy") == 1 and "corrupt" in err and "truncated" not in err
-    assert "Warning" not in err and ".py:" not in err
-    out, errs = io.StringIO(), io.StringIO()
-    assert cmd_list(Namespace(saves=str(store.path)), out, errs) == 0
-    assert errs.getvalue().count("Using the backup copy") == 1
-    assert capsys.readouterr().err == ""  # the CLI prints it itself, once
-
-
-def test_a_rebuilt_index_does_not_bring_back_rotated_out_autosaves(tmp_path, fake):
-    store = quiet(tmp_path / "s")
-    for m in range(1, 7):
-        store.autosave("c", fake(seed=3, month=m))
-    assert [i.name for i in store.list(kind="autosave")] == ["c@m04", "c@m05", "c@m06"]
-    store.index_path.write_bytes(b"garbage\n")
-    store.index_path.with_name("index.json.bak").write_bytes(b"garbage\n")
-    assert [i.name for i in store.list(kind="autosave")] == ["c@m04", "c@m05", "c@m06"]
-    store.save("x", fake())  # the write rebuilds the index
-    assert sorted(store.names()) == ["c@m04", "c@m05", "c@m06", "x"]
-
-
-# -- 4. names, an unusable store, --force --------------------------------------------------------
+# -- names, an unusable store, --force --------------------------------------------------------
 @pytest.mark.parametrize("name", ["a/b", "../../etc", "qa1@m05", "x@m99-end", "a\\b", "tab\there", "esc\x1b", "..", "a:b"])
 def test_bad_save_names_are_refused_saying_what_is_valid(tmp_path, fake, name):
+    """A bad save name is refused with a message saying what a valid name is."""
     store = quiet(tmp_path / "s")
     with pytest.raises(SaveError, match="letters, digits, spaces") as err:
         store.save(name, fake())
@@ -156,6 +74,7 @@ def test_bad_save_names_are_refused_saying_what_is_valid(tmp_path, fake, name):
 
 
 def test_good_names_and_imported_autosaves_are_accepted(tmp_path, fake):
+    """Ordinary names (unicode, spaces) and imported autosaves are accepted."""
     store = quiet(tmp_path / "s")
     for name in ("Zoë's lab", "研究 2", "run-1.final (b)"):
         store.save(name, fake())
@@ -168,6 +87,7 @@ def test_good_names_and_imported_autosaves_are_accepted(tmp_path, fake):
 
 
 def test_an_unusable_store_is_found_before_the_career_starts(tmp_path):
+    """A store folder that cannot be written is reported up front, before a career starts."""
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     store = SaveStore(blocker / "saves")
@@ -180,6 +100,7 @@ def test_an_unusable_store_is_found_before_the_career_starts(tmp_path):
 
 
 def test_exists_errors_name_force(tmp_path, fake):
+    """Errors for an existing save or file name the --force option that overrides them."""
     store = quiet(tmp_path / "s")
     store.save("a", fake())
     dest = tmp_path / "a.json"
@@ -191,3 +112,39 @@ def test_exists_errors_name_force(tmp_path, fake):
     err = io.StringIO()
     assert cmd_import(Namespace(saves=str(store.path), file=str(dest)), io.StringIO(), err) == 1
     assert "--force" in err.getvalue() and "--as" in err.getvalue()
+
+
+# -- look-alike names ----------------------------------------------------------------------------
+@pytest.mark.parametrize("lookalike", ["CAR1", "c\u0430r1", "Car1", "\uff43\uff41\uff52\uff11", "car\u200b1", "\u0441\u0430r1"])
+def test_a_new_career_that_looks_like_an_existing_one_is_refused(tmp_path, fake, lookalike):
+    """A name that differs from an existing career's only by case, look-alike letters, width or
+    invisible characters is the same name: a new career under it is refused."""
+    from saves.store import name_key
+
+    store = quiet(tmp_path / "s")
+    store.autosave("car1", fake(seed=3, month=4))
+    assert name_key(lookalike) == name_key("car1")
+    with pytest.raises(SaveError) as err:
+        store.check_new_career(lookalike)
+    msg = str(err.value)
+    assert "looks like the existing save 'car1'" in msg and "seed 3" in msg and "--load car1" in msg
+    with pytest.raises(SaveError):  # resuming car1 under a look-alike name is refused too
+        store.check_new_career(lookalike, resuming="car1")
+    store.check_new_career("car1", resuming="car1")
+    store.check_new_career("car2")
+    store.check_new_career("Zoë's lab")  # other unicode stays welcome
+
+
+def test_an_import_under_a_lookalike_name_is_refused(tmp_path, fake):
+    """Importing a save under a look-alike of an existing career's name is refused."""
+    store = quiet(tmp_path / "s")
+    store.save("car1", fake(seed=3))
+    path = store.export("car1", tmp_path / "car1.json")
+    with pytest.raises(SaveError, match="looks like the existing save 'car1'"):
+        store.import_file(path, name="CAR1")
+    other = quiet(tmp_path / "t")
+    other.save("Lab", fake(seed=5))
+    auto = store.autosave("lab", fake(seed=6, month=2))
+    with pytest.raises(SaveError, match="looks like the existing save 'Lab'"):
+        other.import_file(store.export(auto.name, tmp_path / "auto.json"))
+    assert store.import_file(path, name="car1-copy").name == "car1-copy"
