@@ -63,10 +63,15 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     res = read_json(path / "result.json")
     if not isinstance(res, dict) or "config" not in res:
         raise ValueError(f"{path}/result.json is not a pibench run result (no config)")
-    actions = read_jsonl(path / "actions.jsonl")
     out: dict[str, Any] = {"valid": False, "impact": None, "digest": None,
                            "expected_impact": res.get("impact"), "expected_digest": res.get("digest"),
-                           "actions": len(actions), "seconds": 0.0}
+                           "actions": 0, "seconds": 0.0}
+    try:
+        actions = read_jsonl(path / "actions.jsonl", strict=True)
+    except ValueError as exc:  # a completed run's log has no torn or foreign lines
+        out["message"] = f"the action log is damaged: {exc}"
+        return out
+    out["actions"] = len(actions)
     seed = res.get("seed")
     if seed is None and seal is not None:
         seed = sealed_seed(res, seal)

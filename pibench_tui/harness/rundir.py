@@ -99,22 +99,31 @@ def read_json(path: str | os.PathLike[str]) -> Any:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> list[Any]:
+def read_jsonl(path: str | os.PathLike[str], *, strict: bool = False) -> list[Any]:
     """Every complete JSON line of ``path`` (a torn last line, from a kill, is ignored;
-    ``[]`` when the file does not exist)."""
+    ``[]`` when the file does not exist).
+
+    With ``strict`` (a completed run's files, e.g. for ``pibench replay``) nothing is
+    ignored: a line that is not JSON, or a last line without its newline, raises
+    ``ValueError`` naming the file and line number.
+    """
     path = Path(path)
     if not path.exists():
         return []
     out = []
     with open(path, encoding="utf-8") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, 1):
             if not line.endswith("\n"):
+                if strict:
+                    raise ValueError(f"{path}: line {number} is cut (no newline at the end of the file)")
                 break
             line = line.strip()
             if line:
                 try:
                     out.append(json.loads(line))
                 except ValueError:
+                    if strict:
+                        raise ValueError(f"{path}: line {number} is not JSON: {line[:60]!r}") from None
                     break
     return out
 

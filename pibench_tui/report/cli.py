@@ -58,7 +58,7 @@ def add_report_parser(sub: Any) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed."""
     from pibench_tui.report.analysis import build_report
-    from pibench_tui.report.load import LoadError, load_careers
+    from pibench_tui.report.load import LoadError, drop_duplicates, load_careers
     from pibench_tui.report.render import render_terminal
 
     try:
@@ -66,6 +66,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     except LoadError as exc:
         print(f"pibench report: {exc}", file=sys.stderr)
         return 1
+    careers, dropped = drop_duplicates(careers)
+    for c in dropped:
+        print(f"pibench report: note: {c.source}: {c.label} · {c.scenario} seed {c.seed} was already read; "
+              "counted once", file=sys.stderr)
     try:
         report = build_report(careers, reference=args.reference, prices=dict(args.price))
     except ValueError as exc:
@@ -73,8 +77,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 1
     render_terminal(report)
     if args.json_file:
-        Path(args.json_file).write_text(json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n",
-                                        encoding="utf-8")
+        try:
+            Path(args.json_file).write_text(json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n",
+                                            encoding="utf-8")
+        except OSError as exc:
+            print(f"pibench report: cannot write --json {args.json_file}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"wrote {args.json_file}", file=sys.stderr)
     if args.html:
         try:
@@ -84,7 +92,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 1
         from pibench_tui.report.render import render_html
 
-        Path(args.html).write_text(render_html(report, all_figures(report)), encoding="utf-8")
+        try:
+            Path(args.html).write_text(render_html(report, all_figures(report)), encoding="utf-8")
+        except OSError as exc:
+            print(f"pibench report: cannot write --html {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"wrote {args.html}", file=sys.stderr)
     return 0
 

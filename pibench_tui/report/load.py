@@ -19,7 +19,7 @@ from typing import Any
 
 from pibench_tui.harness.rundir import iter_run_dirs, read_json, read_jsonl
 
-__all__ = ["Career", "LoadError", "load_careers"]
+__all__ = ["Career", "LoadError", "canonical_scenario", "drop_duplicates", "load_careers"]
 
 
 class LoadError(ValueError):
@@ -182,9 +182,41 @@ def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[A
     return w, e_traj, b_traj
 
 
+def canonical_scenario(name: Any) -> str:
+    """The scenario's name as reports group it: ``pibench run`` without ``--scenario`` calls
+    the standard scenario ``"default"`` while ``pibench agent`` calls it ``"standard"`` (the
+    same WorldConfig), so both become ``"standard"`` and their careers pair by seed."""
+    text = str(name or "")
+    return "standard" if text in ("", "default") else text
+
+
+def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
+    """Split ``careers`` into (kept, dropped): a career whose label, kind, scenario and seed
+    equal an earlier one's (the same run given twice, e.g. ``run --json`` and its
+    ``--save-runs`` folder) is dropped, so no seed counts twice in means and intervals.
+    Careers without a seed (sealed) are all kept."""
+    seen: set[tuple[str, str, str, int]] = set()
+    kept: list[Career] = []
+    dropped: list[Career] = []
+    for c in careers:
+        if c.seed is None:
+            kept.append(c)
+            continue
+        key = (c.label, c.kind, c.scenario, int(c.seed))
+        if key in seen:
+            dropped.append(c)
+        else:
+            seen.add(key)
+            kept.append(c)
+    return kept, dropped
+
+
 # ---------------------------------------------------------------------------- run dirs
 def _from_run_dir(path: Path, simulate: bool) -> Career:
-    res = read_json(path / "result.json")
+    try:
+        res = read_json(path / "result.json")
+    except ValueError as exc:
+        raise LoadError(str(exc)) from None
     if not isinstance(res, dict) or "impact" not in res:
         raise LoadError(f"{path}/result.json is not a pibench run result")
     imp = res["impact"] if isinstance(res["impact"], dict) else {"total": res["impact"], "earned": 0, "projection": 0}
@@ -197,7 +229,7 @@ def _from_run_dir(path: Path, simulate: bool) -> Career:
     c = Career(
         label=label,
         kind=kind,
-        scenario=str(res.get("scenario") or "custom"),
+        scenario=canonical_scenario(res.get("scenario") or "custom"),
         seed=res.get("seed"),
         source=str(path),
         impact=float(imp.get("total") or 0.0),
@@ -261,7 +293,7 @@ def _from_run_dir(path: Path, simulate: bool) -> Career:
 def _config_for(scenario: str) -> Any:
     from world.config import WorldConfig
 
-    if scenario in ("default", "", None):
+    if canonical_scenario(scenario) == "standard":
         return WorldConfig()
     from scenarios import load_scenario
 
@@ -269,7 +301,7 @@ def _config_for(scenario: str) -> Any:
 
 
 def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Career]:
-    scenario = str(data.get("scenario") or "default")
+    scenario = canonical_scenario(data.get("scenario"))
     if "policy" in data and isinstance(data.get("rows"), list):
         groups = {str(data["policy"]): data["rows"]}
     elif isinstance(data.get("rows"), dict):

@@ -217,6 +217,8 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     from rich.table import Table
 
     con = console or Console()
+    if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
+        con = Console(width=200)
 
     def show(title: str, head: list[str], rows: list[list[str]]) -> None:
         t = Table(title=title, title_justify="left", title_style="bold")

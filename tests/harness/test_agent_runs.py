@@ -187,3 +187,24 @@ def test_cli_with_an_openai_compatible_endpoint(tmp_path, capsys):
     res = json.loads((tmp_path / "local-model-no-memory" / "short-12-102" / "result.json").read_text())
     assert res["harness"]["memory"] is False and res["harness"]["backend"]["base_url"] == srv.base_url
     assert res["llm"]["calls"] == 12 and len(srv.requests) == 24
+
+
+def test_replay_marks_a_foreign_line_in_the_action_log_invalid(out):
+    """A completed run's action log is read strictly: a line that is not JSON appended
+    after a log that replays in full makes the run invalid (it was accepted before), and
+    the verdict names the line and is written back into result.json."""
+
+    def brain(req, i):
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        play(srv, out)
+    run = out / "fake" / "short-12-101"
+    assert pibench_main(["replay", str(run)]) == 0
+    n = len((run / "actions.jsonl").read_text().splitlines())
+    with open(run / "actions.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("not json\n")
+    assert pibench_main(["replay", str(run)]) == 1
+    verdict = json.loads((run / "result.json").read_text())
+    assert verdict["valid"] is False
+    assert f"line {n + 1} is not JSON" in verdict["replay"]["message"]

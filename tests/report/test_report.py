@@ -116,3 +116,39 @@ def test_report_refuses_paths_without_runs(tmp_path, capsys):
     assert pibench_main(["report", str(tmp_path)]) == 1
     assert "no completed run" in capsys.readouterr().err
     assert pibench_main(["report", str(tmp_path / "missing")]) == 1
+
+
+def test_report_pairs_default_with_standard_and_counts_a_seed_once(tmp_path, capsys):
+    """`pibench run` without --scenario names the standard scenario "default" and `pibench
+    agent` names it "standard": the report groups both as "standard" so differences pair by
+    seed; the same career given twice (run --json and its --save-runs folder) counts once;
+    the terminal tables are not folded into 80 columns when stdout is not a terminal."""
+    pol = tmp_path / "nothing.json"
+    saved = tmp_path / "saved"
+    assert pibench_main(["run", "do-nothing", "--seeds", "101", "--json", str(pol), "--save-runs", str(saved)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert pibench_main(["report", str(pol), str(saved), "--no-simulate", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "counted once" in captured.err
+    assert max(len(line) for line in captured.out.splitlines()) > 80  # 200 columns, not folded to 80
+    rep = json.loads(out.read_text())
+    (row,) = rep["leaderboard"]
+    assert row["label"] == "do-nothing" and row["scenario"] == "standard" and len(rep["careers"]) == 1
+
+
+def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path, capsys):
+    """A run directory whose result.json is not JSON, and --json/--html paths in a folder
+    that does not exist, give one clear error line and exit status 1 (no traceback)."""
+    bad = tmp_path / "runs" / "m" / "short-12-101"
+    bad.mkdir(parents=True)
+    (bad / "result.json").write_text("{garbage")
+    assert pibench_main(["report", str(tmp_path / "runs")]) == 1
+    assert "result.json: not valid JSON" in capsys.readouterr().err
+    pol = tmp_path / "nothing.json"
+    assert pibench_main(["run", "do-nothing", "--scenario", "short-12", "--seeds", "101", "--json", str(pol)]) == 0
+    capsys.readouterr()
+    for flag in ("--json", "--html"):
+        target = tmp_path / "missing" / "out"
+        assert pibench_main(["report", str(pol), "--no-simulate", flag, str(target)]) == 1
+        assert f"cannot write {flag}" in capsys.readouterr().err
