@@ -37,6 +37,9 @@ def fmt_scores(xs: list[float]) -> str:
 def venue_record(game: Any, venue: str, before: int | None = None) -> str:
     """The lab's decisions at ``venue`` so far, with the mean reviewer scores of accepts and rejects.
 
+    With no decision at ``venue`` yet, the lab's decisions at its other venues follow (their
+    mean scores give the scale a first score at this venue is read against).
+
     Args:
         before: count only decisions made before this month (the ones being explained are not
             their own context).
@@ -44,14 +47,24 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
     rows = game.query("select id, venue, status, decision_month, reviewer_scores from submissions "
                       "where status in ('accept', 'reject')")
     acc, rej = [], []
+    elsewhere: dict[str, dict[str, list[float]]] = {}
     for r in rows:
-        if r["venue"] != venue or (before is not None and (r["decision_month"] or 0) >= before):
+        if before is not None and (r["decision_month"] or 0) >= before:
             continue
         mean = _mean(_scores(r["reviewer_scores"]))
-        if mean is not None:
+        if mean is None:
+            continue
+        if r["venue"] == venue:
             (acc if r["status"] == "accept" else rej).append(mean)
-    if not acc and not rej:
-        return f"no earlier decision at {venue}"
+        else:
+            elsewhere.setdefault(r["venue"], {}).setdefault(r["status"], []).append(mean)
+    if not acc and not rej:  # the scale from the lab's other venues, so a first score is not read alone
+        other = "; ".join(
+            f"{v} " + ", ".join(f"{len(xs)} {'accepted' if st == 'accept' else 'rejected'} at mean "
+                                f"{min(xs):.2f}" + (f"-{max(xs):.2f}" if len(xs) > 1 else "")
+                                for st, xs in sorted(by.items()))
+            for v, by in sorted(elsewhere.items()))
+        return f"no earlier decision at {venue}" + (f" (elsewhere: {other})" if other else "")
     parts = []
     if acc:
         parts.append(f"{len(acc)} accepted (mean scores {min(acc):.2f}-{max(acc):.2f})" if len(acc) > 1
