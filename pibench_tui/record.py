@@ -46,7 +46,8 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
     """
     rows = game.query("select id, venue, status, decision_month, reviewer_scores from submissions "
                       "where status in ('accept', 'reject')")
-    acc, rej = [], []
+    acc: list[float] = []
+    rej: list[float] = []
     elsewhere: dict[str, dict[str, list[float]]] = {}
     for r in rows:
         if before is not None and (r["decision_month"] or 0) >= before:
