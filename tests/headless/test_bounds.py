@@ -189,3 +189,28 @@ def test_pibench_survives_its_own_memory_error(tmp_path, monkeypatch):
         assert HEADER in session.report()
     finally:
         session.close()
+
+
+def test_toggling_a_setting_cannot_grow_the_log_or_the_save(tmp_path):
+    """Each changing call that changes something is logged, so an agent alternating a
+    setting (mentoring 1 h, 2 h, 1 h ...) once grew the save by ~55 bytes per call (735 KB
+    in one 10 s block): past MAX_CHANGES_PER_MONTH logged calls in a month a changing call
+    is refused (cap_reached) naming the limit, time.next_month() still works, the next
+    month accepts changes again and the save stays small."""
+    from world.api.limits import MAX_CHANGES_PER_MONTH
+
+    setup = "recruit.hire_ra()\ntime.next_month()\nRA = students.list()[0]['id']\n"
+    toggle = ("n = 0\ntry:\n    for i in range(5000):\n        students.set_mentoring({RA: 1 + i % 2})\n"
+              "        n += 1\nexcept ActionError as e:\n    print(n, e.code, e.message)\n")
+    after = "print(time.next_month()['month'], students.set_mentoring({RA: 3})['ok'])\n"
+    run = run_pibench(["headless", "--jsonl", "--seed", "101", "--save", "tog"],
+                      _jsonl(setup, toggle, toggle, after), home=tmp_path)
+    replies = run.replies()
+    assert all(r["ok"] for r in replies), replies
+    first = replies[1]["stdout"]
+    assert first.startswith(f"{MAX_CHANGES_PER_MONTH} cap_reached "), first
+    assert f"{MAX_CHANGES_PER_MONTH} logged changes" in first and "time.next_month()" in first
+    assert replies[2]["stdout"].startswith("0 cap_reached "), replies[2]
+    assert replies[3]["stdout"] == "3 True\n"
+    saves = list((tmp_path / "saves" / "blobs").glob("*.json"))
+    assert saves and max(p.stat().st_size for p in saves) < 60_000, [p.stat().st_size for p in saves]

@@ -20,6 +20,17 @@ MAX_DICT_ITEMS = 100
 MAX_INT_BITS = 64
 """Largest integer argument, in bits (|n| < 2**64); months, counts and amounts are far smaller."""
 
+MAX_CHANGES_PER_MONTH = 200
+"""Most logged (world-changing) calls in one month, ``time.next_month()`` excepted.
+
+A changing call that does change something is written to the action log; without a cap an
+agent toggling a setting (mentoring 1 h, 2 h, 1 h ...) would grow the log and every save
+by ~55 bytes per call, tens of MB per session. With it the log of a 60-month career stays
+under ~0.7 MB whatever the agent does (a busy honest month logs a few dozen calls); past
+the cap a changing call is refused (``cap_reached``) until the month is closed.
+"""
+
 LIMITS = {"max_string_chars": MAX_STRING_CHARS, "max_list_items": MAX_LIST_ITEMS,
-          "max_dict_items": MAX_DICT_ITEMS, "max_int_bits": MAX_INT_BITS}
+          "max_dict_items": MAX_DICT_ITEMS, "max_int_bits": MAX_INT_BITS,
+          "max_changes_per_month": MAX_CHANGES_PER_MONTH}
 """The limits by name, for documentation and front ends."""

@@ -20,7 +20,7 @@ from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
 from .checks import bounded
-from .limits import MAX_STRING_CHARS
+from .limits import MAX_CHANGES_PER_MONTH, MAX_STRING_CHARS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import World
@@ -122,6 +122,9 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                 raise ActionError("career_over", over_message(w))
             month = w.s.month
             call = f"{self._name}.{fn.__name__}"
+            if call != "time.next_month" and _changes_this_month(w.s.action_log, month) >= MAX_CHANGES_PER_MONTH:
+                raise ActionError("cap_reached", f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
+                                  f"logged changes (the limit per month); close the month with time.next_month()")
             call_args = jsonable(bound)
             result = fn(self, **bound)
             if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
@@ -135,6 +138,16 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         return wrapper
 
     return deco
+
+
+def _changes_this_month(log: list[Any], month: int) -> int:
+    """Logged calls of ``month`` at the end of ``log``, counted up to ``MAX_CHANGES_PER_MONTH`` (O(limit))."""
+    n = 0
+    for entry in reversed(log):
+        if entry[0] != month or n >= MAX_CHANGES_PER_MONTH:
+            break
+        n += 1
+    return n
 
 
 def _usage(sig: inspect.Signature) -> str:
