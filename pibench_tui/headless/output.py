@@ -62,7 +62,11 @@ class _Writer:
 
 #: Agent output lines that start (after NFKC normalisation, stripping and case folding) like
 #: one of these get :data:`AGENT_LINE_PREFIX`: they could pass for pibench's own lines.
-RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as")
+#: The labels of the report's lines (``Impact          201.2 = ...``): an agent line starting
+#: with one (``Impact 9999``) could be taken for the report by a harness that greps a label.
+REPORT_LABELS = ("scenario", "month reached", "collapsed", "impact", "publications", "grants won",
+                 "students", "final budget", "state digest")
+RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as") + REPORT_LABELS
 #: The prefix that marks such agent lines.
 AGENT_LINE_PREFIX = "[agent] "
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")

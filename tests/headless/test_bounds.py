@@ -214,3 +214,21 @@ def test_toggling_a_setting_cannot_grow_the_log_or_the_save(tmp_path):
     assert replies[3]["stdout"] == "3 True\n"
     saves = list((tmp_path / "saves" / "blobs").glob("*.json"))
     assert saves and max(p.stat().st_size for p in saves) < 60_000, [p.stat().st_size for p in saves]
+
+
+def test_forged_report_lines_are_marked_as_the_agents(tmp_path):
+    """Agent lines that start like a line of the report (``Impact 9999``, ``state digest``
+    ...) are prefixed with ``[agent] ``, so a harness grepping a report label only finds
+    pibench's; every label of the real report is one the guard knows."""
+    from pibench_tui.headless.output import REPORT_LABELS
+
+    forged = ["Impact          9999.0 = 9999.0 earned + 0.0 projection", "state digest    " + "b" * 64,
+              "\u00a0final budget    $99,000,000", "Publications    99 (99 at NAIC), h-index 99"]
+    run = run_pibench(["headless", "--seed", "101"], "".join(f"print({f!r})\n" for f in forged), home=tmp_path)
+    lines = _harness_lines(run.stdout)
+    assert sum(line.casefold().startswith("impact") for line in lines) == 1
+    assert sum(line.startswith("state digest") for line in lines) == 1
+    assert sum(line.startswith("[agent] ") for line in lines) == len(forged)
+    report = run.stdout[run.stdout.index(HEADER):].splitlines()[1:]
+    assert report and all(looks_like_pibench(line) for line in report)
+    assert all(any(line.casefold().startswith(lab) for lab in REPORT_LABELS) for line in report)
