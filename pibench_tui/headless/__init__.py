@@ -104,6 +104,10 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
     try:
         session = HeadlessSession(options, process=process)
         session.sandbox.start()
+        if mode != "jsonl":  # JSON lines: the first reply's "confinement" says it
+            from pibench_tui.sandbox import confinement_status
+
+            print(f"pibench headless: {confinement_status().describe()}", file=sys.stderr, flush=True)
         if mode == "jsonl":
             return run_jsonl(session, stdin, stdout)
         if mode == "repl":

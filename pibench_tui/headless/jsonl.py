@@ -43,7 +43,9 @@ def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dic
 def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
     """JSON-lines mode: each line ``{"code": "..."}`` gets exactly one reply line.
 
-    Blank lines are ignored. A line that is not a JSON object with a string ``code`` gets
+    The first reply also carries ``confinement``
+    (:meth:`pibench_tui.sandbox.Confinement.to_dict`: how the OS confines the agent process);
+    the ``end`` event's report carries it too. Blank lines are ignored. A line that is not a JSON object with a string ``code`` gets
     an ``ok: false`` reply with error type ``ProtocolError``; the session goes on.
 
     Args:
@@ -54,7 +56,10 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
     Returns:
         The exit status (0).
     """
+    from pibench_tui.sandbox import confinement_status
+
     lineno = 0
+    first = True
     for line in read_bounded_lines(stdin, MAX_JSONL_LINE):
         lineno += 1
         if line is not None and not line.strip():
@@ -81,6 +86,9 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
                     result = session.run_block(request["code"], filename=f"<block {session.blocks + 1}>")
                     after = session.world.last_report
                     reply = jsonl_reply(session, result, report=after if after is not before else None)
+        if first:  # the first reply says how the OS confines the agent process
+            reply["confinement"] = confinement_status().to_dict()
+            first = False
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
         stdout.flush()
     saved = session.final_save()

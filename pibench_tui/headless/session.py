@@ -256,6 +256,7 @@ class HeadlessSession:
             "students_quit": s.get("students_quit", 0),
             "final_budget": s.get("final_budget", 0),
             "digest": w.digest(),
+            "confinement": _confinement().to_dict(),
         }
 
     def report(self) -> str:
@@ -280,6 +281,7 @@ class HeadlessSession:
             f"students        {r['students_hired']} hired, {r['students_graduated']} graduated, "
             f"{r['students_quit']} quit",
             f"final budget    ${r['final_budget']:,.0f}",
+            f"confinement     {_confinement().describe().removeprefix('OS confinement: ')}",
             f"state digest    {r['digest']}",
         ]
         return "\n".join(lines) + "\n"
@@ -310,6 +312,14 @@ class HeadlessSession:
         from world.observe import observer_for
 
         observer_for(self.world).close()
+
+
+def _confinement() -> Any:
+    """The OS confinement of agent processes on this machine
+    (:func:`pibench_tui.sandbox.confinement_status`, probed once and cached)."""
+    from pibench_tui.sandbox import confinement_status
+
+    return confinement_status()
 
 
 #: How reports say the projection is not shown mid-career.

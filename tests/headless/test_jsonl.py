@@ -17,8 +17,8 @@ def test_reply_shape_and_values(pibench):
     assert run.returncode == 0, run.stderr
     replies = run.replies()
     assert len(replies) == 3
-    for reply in replies:
-        assert set(reply) == REPLY_KEYS
+    for i, reply in enumerate(replies):
+        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set())
         assert set(reply["impact"]) == {"total", "earned", "projection"}
         assert reply["done"] is False
     assert replies[0] == {**replies[0], "ok": True, "stdout": "42\n", "error": None, "truncated": False, "month": 1}
@@ -58,10 +58,10 @@ def test_bad_lines_get_ok_false_not_a_crash(pibench):
     assert run.returncode == 0
     replies = run.replies()
     assert len(replies) == 6
-    for reply in replies[:4]:
+    for i, reply in enumerate(replies[:4]):
         assert reply["ok"] is False
         assert reply["error"]["type"] == "ProtocolError"
-        assert set(reply) == REPLY_KEYS
+        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set())
     assert replies[4]["ok"] is True and replies[4]["stdout"] == "2\n"
     assert replies[5]["ok"] is False and replies[5]["error"]["type"] == "SandboxError"
 
@@ -228,3 +228,24 @@ def test_bom_help_and_clean_names(pibench):
     for text in (hq["stdout"], hh["stdout"], hf["stdout"]):
         assert "0x" not in text and "<locals>" not in text and "_Runtime" not in text and "safe_" not in text
     assert hf["stdout"] == "no help for f\n"
+
+
+def test_pibench_says_its_confinement_at_start_in_every_mode(pibench, tmp_path):
+    """The first JSON-lines reply (and only it) carries `confinement` as
+    confinement_status().to_dict(); the end event's report and --report-json carry it too;
+    console mode says it in one stderr line before the first block and in its report."""
+    from pibench_tui.sandbox import confinement_status
+
+    expected = confinement_status().to_dict()
+    out = tmp_path / "report.json"
+    run = pibench(["headless", "--jsonl", "--report-json", str(out)], lines("1", "2"))
+    assert run.returncode == 0, run.stderr
+    first, second = run.replies()
+    assert first["confinement"] == expected and "confinement" not in second
+    assert run.end()["report"]["confinement"] == expected
+    assert json.loads(out.read_text())["confinement"] == expected
+    console = pibench(["headless"], "print('hi')\n")
+    assert console.returncode == 0, console.stderr
+    said = [ln for ln in console.stderr.splitlines() if "OS confinement:" in ln]
+    assert said == [f"pibench headless: {confinement_status().describe()}"]
+    assert console.report()["confinement"].startswith("complete" if expected["complete"] else "INCOMPLETE")
