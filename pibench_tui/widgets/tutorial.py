@@ -23,6 +23,11 @@ class TutorialChecklist(Static):
         items = steps(game)
         left = sum(1 for s in items if not s.done)
         out = Text()
+        if not left:  # every step done: one line, the rows go back to the panels
+            out.append(f"Tutorial — all {len(items)} steps done", style="bold green")
+            out.append("  (t hides this; ? then t brings it back)", style="dim")
+            self.update(out)
+            return
         out.append(f"Tutorial — {left} step(s) to try", style="bold")
         out.append("  (t hides this; ? then t brings it back)", style="dim")
         for s in items:

@@ -208,3 +208,15 @@ def test_replay_marks_a_foreign_line_in_the_action_log_invalid(out):
     verdict = json.loads((run / "result.json").read_text())
     assert verdict["valid"] is False
     assert f"line {n + 1} is not JSON" in verdict["replay"]["message"]
+
+
+def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
+    """An endpoint that refuses every call (here a port nobody listens on: a mistyped
+    --base-url) still gives a recorded, auto-advanced career (the §16 contract), but the
+    command exits 1 and says the LLM never answered and how to play the career again."""
+    rc = pibench_main(["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenario", "short-12",
+                       "--seeds", "101", "--out", str(tmp_path), "--retries", "0"])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "the LLM never answered (8 failed calls" in err and "delete its run directory" in err
+    assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
