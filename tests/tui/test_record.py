@@ -28,3 +28,4 @@ def test_first_decision_at_a_venue_is_read_against_the_labs_other_venues():
     assert venue_record(_Game(rows[:1]), "W-SHOP", before=21) == "no earlier decision at W-SHOP"
     later = venue_record(_Game(rows), "NAIC")
     assert later.startswith("NAIC before:") and "1 rejected (mean score 4.87)" in later
+
