@@ -185,6 +185,16 @@ def cmd_agent(args: argparse.Namespace) -> int:
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         print(f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
               f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}")
+        llm = res["llm"]
+        if llm["calls"] and llm["failed_calls"] >= llm["calls"]:
+            # not one reply: a wrong --base-url, --model or key, or a dead server; the career
+            # is recorded (the §16 contract) and would not be played again, so say so loudly
+            failed += 1
+            why = (llm.get("errors") or [{}])[-1]
+            print(f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
+                  f"{why.get('kind', '?')}: {why.get('message', '?')}); check --base-url, --model and the key; "
+                  "the career was auto-advanced and recorded: delete its run directory to play it again",
+                  file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -128,7 +128,7 @@ def test_resume_refuses_other_settings(tmp_path):
     bad_cmd = f"{sys.executable} -c 'import sys; sys.exit(3)'"
     rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out),
                        "--retries", "0"])
-    assert rc == 0  # every call failed; the career auto-advanced to its end
+    assert rc == 1  # every call failed; the career auto-advanced to its end (and the command says so)
     res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
     assert res["llm"]["failed_calls"] == 8 and res["llm"]["errors"][0]["kind"] == "command_failed"
     (out / "m" / "short-12-101" / "result.json").unlink()
