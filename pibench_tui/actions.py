@@ -9,8 +9,9 @@ dialogs. Nothing here imports Textual.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS

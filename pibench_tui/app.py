@@ -8,16 +8,16 @@ runs. The hidden state is read only by the end screen, after the career is over.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from functools import partial
-from typing import Any, Iterable
+from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.reactive import reactive
 from textual.containers import Container
-from textual import events
 from textual.events import Resize
+from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
 
@@ -32,7 +32,6 @@ from .screens.help import HelpScreen
 from .tui_game import ActionError, Game
 from .widgets.console import ConsolePanel
 from .widgets.header import LabHeader
-from .widgets.tutorial import TutorialChecklist
 from .widgets.panels import (
     ApplicantsPanel,
     EventsPanel,
@@ -44,6 +43,7 @@ from .widgets.panels import (
     PeoplePanel,
     ProjectsPanel,
 )
+from .widgets.tutorial import TutorialChecklist
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """Below this terminal size the app shows a message instead of the panels."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+
 TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
 if TYPE_CHECKING:  # annotations are strings here (from __future__ import annotations)
-    from typing import Any, Sequence
+    from collections.abc import Sequence
+    from typing import Any
 
 
 __all__ = ["build_parser", "main"]
@@ -316,7 +318,8 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     refused = _load_conflict("headless", args)
     if refused is not None:
         return refused
-    from pibench_tui.headless import HeadlessOptions, main as headless_main
+    from pibench_tui.headless import HeadlessOptions
+    from pibench_tui.headless import main as headless_main
 
     seed, sealed = args.seed, None
     if args.seeds is not None:

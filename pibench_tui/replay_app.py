@@ -15,7 +15,7 @@ from typing import Any
 from textual.binding import Binding
 
 from .app import PibenchApp
-from .replay import ReplayError, Replayer, ReplaySource, open_source
+from .replay import Replayer, ReplayError, ReplaySource, open_source
 from .screens.digest import DigestScreen
 from .screens.jump import JumpDialog
 from .screens.transcript import TranscriptScreen

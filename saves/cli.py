@@ -72,7 +72,7 @@ def _fail(exc: Exception, store: SaveStore | None, err: TextIO) -> int:
 def _table(rows: list[list[str]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip(), file=out)
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip(), file=out)
 
 
 def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

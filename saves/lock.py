@@ -18,7 +18,7 @@ import os
 import socket
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from saves.errors import StoreLockedError
@@ -135,7 +135,7 @@ class FileLock:
         self.release()
 
     def _record_holder(self, fd: int) -> None:
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         # Fixed width, so no truncation is needed (ftruncate can be slow on some disks).
         info = f"{os.getpid()} {socket.gethostname()} {stamp}".ljust(160)[:160].encode() + b"\n"
         try:

@@ -21,7 +21,7 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def capability_axes(w: "World") -> dict[str, Any]:
+def capability_axes(w: World) -> dict[str, Any]:
     """The §17 capability axes of one career.
 
     Returns:

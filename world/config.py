@@ -69,7 +69,7 @@ def _pools() -> dict[str, dict[str, float]]:
     }
     keys = ("ability_mean", "ability_sd", "transcript_noise", "letter_bias", "letter_noise",
             "accept_base", "accept_per_rep", "volume")
-    return {pool: dict(zip(keys, vals)) for pool, vals in rows.items()}
+    return {pool: dict(zip(keys, vals, strict=True)) for pool, vals in rows.items()}
 
 
 def _tiers() -> dict[str, dict[str, float]]:

@@ -17,8 +17,8 @@ from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .report import MonthReport, money_of_month
-from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
 from .rng import Rng
+from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
 from .state import State
 
 STATE_FORMAT = 1
@@ -230,7 +230,7 @@ class World:
         Raises:
             SimulationOver: the career already ended (horizon or collapse).
         """
-        s, cfg = self.s, self.cfg
+        s = self.s
         if s.finished:
             raise SimulationOver("simulation is over")
         m = s.month
@@ -320,7 +320,7 @@ class World:
         return view
 
     @classmethod
-    def from_state(cls, data: dict) -> "World":
+    def from_state(cls, data: dict) -> World:
         """Rebuild a world from :meth:`to_state` output; it continues exactly as the original.
 
         Raises:
@@ -343,4 +343,4 @@ class World:
 
     def hotness_now(self) -> dict[str, float]:
         """True hotness this month by topic (hidden; for the oracle and the end screen only)."""
-        return dict(zip(TOPICS, field_mod.hotness(self, self.s.month)))
+        return dict(zip(TOPICS, field_mod.hotness(self, self.s.month), strict=True))

@@ -22,7 +22,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 """Valid answers per event kind (§11)."""
 
 
-def _new_event(w: "World", kind: str, m: int, respond_by: int, details: dict) -> Event:
+def _new_event(w: World, kind: str, m: int, respond_by: int, details: dict) -> Event:
     s = w.s
     eid = s.next_id("E")
     ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)
@@ -33,7 +33,7 @@ def _new_event(w: "World", kind: str, m: int, respond_by: int, details: dict) ->
     return ev
 
 
-def generate_events(w: "World", m: int) -> None:
+def generate_events(w: World, m: int) -> None:
     """Events at the open of month ``m`` (keyed by month; crises by person × month) (§11)."""
     cfg, s = w.cfg, w.s
     r = s.reputation
@@ -69,7 +69,7 @@ def generate_events(w: "World", m: int) -> None:
                         "text": f"{p.name} is struggling and asks to talk."})
 
 
-def expiry_step(w: "World", m: int) -> None:
+def expiry_step(w: World, m: int) -> None:
     """Tick step 6: expire unanswered events, auto-ignore crises, deliver collaboration drafts (§11)."""
     cfg, s = w.cfg, w.s
     for ev in s.events.values():
@@ -101,7 +101,7 @@ POSITIVE = ("accept", "support")
 """Answers that take the event up (a crisis answered ``accept`` is supported)."""
 
 
-def answer_hours(w: "World", ev: Event, action: str) -> tuple[float, str]:
+def answer_hours(w: World, ev: Event, action: str) -> tuple[float, str]:
     """One-off PI hours answering ``ev`` with ``action`` costs, and what they are for (§11)."""
     cfg = w.cfg
     if action not in POSITIVE:
@@ -112,7 +112,7 @@ def answer_hours(w: "World", ev: Event, action: str) -> tuple[float, str]:
             "collaboration_offer": (0.0, "")}[ev.kind]
 
 
-def respond(w: "World", ev: Event, action: str) -> None:
+def respond(w: World, ev: Event, action: str) -> None:
     """Answer a pending event (§11); the caller checked the action and the hours.
 
     Talk accepted: hours, travel cost, reputation, next season's pool boosted. Review:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
 
 
-def build_trajectory(w: "World") -> list[list[float]]:
+def build_trajectory(w: World) -> list[list[float]]:
     """Precompute hotness for indices 0..months+padding from stream ``field_traj`` (§4).
 
     Returns:
@@ -64,19 +64,19 @@ def build_trajectory(w: "World") -> list[list[float]]:
     return [list(h0)] + np.exp(np.array(xs)).tolist()
 
 
-def hotness(w: "World", month: int) -> list[float]:
+def hotness(w: World, month: int) -> list[float]:
     """True hotness per topic in month ``month`` (clamped to the precomputed range)."""
     traj = w.s.trajectory
     return traj[max(0, min(month, len(traj) - 1))]
 
 
-def climate_target(w: "World", month: int) -> float:
+def climate_target(w: World, month: int) -> float:
     """Funding-climate target 1 + A sin(2πm/P + φ) (§4)."""
     cfg = w.cfg
     return 1.0 + cfg.climate_amplitude * math.sin(2.0 * math.pi * month / cfg.climate_period + w.s.phi)
 
 
-def field_step(w: "World", m: int) -> None:
+def field_step(w: World, m: int) -> None:
     """The field step that opens month ``m`` ≥ 2: crowding, climate, compute shocks (§4)."""
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
@@ -106,7 +106,7 @@ def field_step(w: "World", m: int) -> None:
             s.compute_mult = 1.0
 
 
-def magnitude_word(w: "World", h: float) -> str:
+def magnitude_word(w: World, h: float) -> str:
     """The news magnitude word for true hotness ``h`` (§4)."""
     cfg = w.cfg
     if h >= cfg.word_surging:
@@ -118,7 +118,7 @@ def magnitude_word(w: "World", h: float) -> str:
     return "quiet"
 
 
-def generate_observables(w: "World", m: int) -> None:
+def generate_observables(w: World, m: int) -> None:
     """News, preprint feed, conference reports and funding news at the open of month ``m`` (§4).
 
     News, preprints and funding news use one generator keyed by ``("observables", m)``;
@@ -156,7 +156,7 @@ def generate_observables(w: "World", m: int) -> None:
         w.add_news("funding", None, f"Funding outlook {mood} (index {value:.2f}).")
 
 
-def conference_intel(w: "World", m: int) -> dict[str, str]:
+def conference_intel(w: World, m: int) -> dict[str, str]:
     """Hallway intel from attending a conference in month ``m``: a bucket per topic (§11)."""
     cfg = w.cfg
     h = hotness(w, m)
@@ -175,7 +175,7 @@ def conference_intel(w: "World", m: int) -> dict[str, str]:
     return out
 
 
-def attend_conference(w: "World") -> dict[str, str]:
+def attend_conference(w: World) -> dict[str, str]:
     """A conference trip (§11): PI hours, travel cost, reputation, next season's pool boosted.
 
     The caller checked the gap since the last trip and the hours. Returns the hallway intel

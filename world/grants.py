@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
 
 
-def schedule_calls(w: "World") -> None:
+def schedule_calls(w: World) -> None:
     """Create every call of the career from the configured horizon (§9, Decisions §2).
 
     A windowed call opens in its month and stays open the next month; TIF has one rolling
@@ -34,7 +34,7 @@ def schedule_calls(w: "World") -> None:
                 s.calls[cid] = GrantCall(id=cid, agency=agency, open_month=om, close_month=min(cfg.months, om + 1))
 
 
-def draw_preferences(w: "World") -> dict[str, list[float]]:
+def draw_preferences(w: World) -> dict[str, list[float]]:
     """π_agency,topic ~ U(−0.6, 0.6) from stream ``grants``, agencies × topics in order (§9)."""
     gen = w.rng.stream("grants")
     r = w.cfg.grant_pref_range
@@ -47,12 +47,12 @@ def sat(y: float) -> float:
     return y / (1.0 + y)
 
 
-def active_awards(w: "World", m: int) -> list[Award]:
+def active_awards(w: World, m: int) -> list[Award]:
     """Awards paying in month ``m`` (start ≤ m ≤ end)."""
     return [a for a in w.s.awards.values() if a.start_month <= m <= a.end_month]
 
 
-def evidence_items(w: "World", attach: list[str]) -> list[tuple[str, float, float, int]]:
+def evidence_items(w: World, attach: list[str]) -> list[tuple[str, float, float, int]]:
     """Resolve attachment ids to (topic, weight, q', tier) rows (§9, Decisions §1).
 
     A published publication counts with weight 1.0 and its q; anything else (a draft, a
@@ -78,7 +78,7 @@ def evidence_items(w: "World", attach: list[str]) -> list[tuple[str, float, floa
     return rows
 
 
-def proposal_quality(w: "World", agency: str, topic: str, hours: float, attach: list[str]) -> float:
+def proposal_quality(w: World, agency: str, topic: str, hours: float, attach: list[str]) -> float:
     """Proposal quality with every term of §9, at submission time (frozen afterwards)."""
     cfg, s = w.cfg, w.s
     m = s.month
@@ -107,7 +107,7 @@ def proposal_quality(w: "World", agency: str, topic: str, hours: float, attach: 
     return q
 
 
-def grant_decisions_step(w: "World", m: int) -> None:
+def grant_decisions_step(w: World, m: int) -> None:
     """Tick step 5: funded iff quality + N(0, 0.28) ≥ θ, noise keyed by proposal (§9)."""
     cfg, s = w.cfg, w.s
     for pr in s.proposals.values():
@@ -133,7 +133,7 @@ def grant_decisions_step(w: "World", m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- proposals
-def refusal(w: "World", call: GrantCall) -> tuple[str, str] | None:
+def refusal(w: World, call: GrantCall) -> tuple[str, str] | None:
     """Why the lab may not propose to ``call`` this month, as ``(error code, message)``, or None (§9).
 
     The agency's rules: FEL funds a lab once; at most ``max_concurrent`` running awards plus
@@ -154,7 +154,7 @@ def refusal(w: "World", call: GrantCall) -> tuple[str, str] | None:
     return None
 
 
-def submit_proposal(w: "World", call: GrantCall, topic: str, hours: float, attach: list[str]) -> Proposal:
+def submit_proposal(w: World, call: GrantCall, topic: str, hours: float, attach: list[str]) -> Proposal:
     """Write a proposal to an open call (§9): its hidden quality, ``hours`` of PI attention, the fee.
 
     The caller checked the call is open, :func:`refusal` is None, the attachments and the hours.

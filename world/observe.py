@@ -79,10 +79,10 @@ MAX_RESULT_BYTES = _sq.MAX_RESULT_BYTES
 MAX_SQL_CHARS = _sq.MAX_SQL_CHARS
 """Longest SQL text accepted (characters)."""
 _counter = itertools.count(1)
-_observers: "weakref.WeakKeyDictionary[World, Observer]" = weakref.WeakKeyDictionary()
+_observers: weakref.WeakKeyDictionary[World, Observer] = weakref.WeakKeyDictionary()
 
 
-def observer_for(w: "World") -> "Observer":
+def observer_for(w: World) -> Observer:
     """The observable mirror of ``w`` (created on first use)."""
     obs = _observers.get(w)
     if obs is None:
@@ -107,7 +107,7 @@ class Observer:
         w: the world to mirror.
     """
 
-    def __init__(self, w: "World") -> None:
+    def __init__(self, w: World) -> None:
         self._w = weakref.ref(w)
         uri = f"file:pibench_obs_{next(_counter)}_{id(self)}?mode=memory&cache=shared"
         self.writer = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -245,7 +245,7 @@ class Observer:
         except _sq.QueryRefused as exc:
             raise ActionError("sql_error", exc.message) from None
         cols, rows, extra = res["cols"], res["rows"], res["extra"]
-        out = [dict(zip(cols, r)) for r in rows[:limit]]
+        out = [dict(zip(cols, r, strict=True)) for r in rows[:limit]]
         if extra:
             total = limit + extra
             more = "+" if extra > 100_000 else ""

@@ -15,12 +15,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .state import Draft
 
 
-def q_eff(w: "World", d: "Draft") -> float:
+def q_eff(w: World, d: Draft) -> float:
     """Effective quality q + 0.5 × min(polish, 12)/12 (§7)."""
     return d.q_eff(w.cfg.polish_gain, w.cfg.polish_cap_hours)
 
 
-def review(w: "World", d: "Draft", venue: str, submitted_month: int, m: int) -> tuple[float, list[float]]:
+def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tuple[float, list[float]]:
     """Review score and reviewer scores for a decision in month ``m`` (§7).
 
     Keyed by (draft, venue, submission month): score = q_eff + 0.35(H − 1) + 0.15(R − 2) +
@@ -37,7 +37,7 @@ def review(w: "World", d: "Draft", venue: str, submitted_month: int, m: int) -> 
     return score, reviewers
 
 
-def publication_month(w: "World", venue: str, decision_month: int) -> int:
+def publication_month(w: World, venue: str, decision_month: int) -> int:
     """Conference: decision + months to the venue's next deadline (12 if 0) + 1; else decision (§7)."""
     v = w.cfg.venues[venue]
     if not v["conference"]:
@@ -49,7 +49,7 @@ def publication_month(w: "World", venue: str, decision_month: int) -> int:
     return decision_month + gap + 1
 
 
-def decisions_step(w: "World", m: int) -> None:
+def decisions_step(w: World, m: int) -> None:
     """Tick step 3: review decisions due this month (§7)."""
     cfg, s = w.cfg, w.s
     for sub in list(s.submissions.values()):
@@ -95,7 +95,7 @@ def decisions_step(w: "World", m: int) -> None:
                     p.impulse += cfg.impulse_reject / p.resilience
 
 
-def citation_rate(w: "World", pub: Publication, month: int, h: float, reputation: float, alumni: int) -> float:
+def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: float, alumni: int) -> float:
     """Expected citations λ of ``pub`` in ``month`` (§8), given hotness, R and alumni."""
     cfg = w.cfg
     age = month - pub.published_month
@@ -110,7 +110,7 @@ def citation_rate(w: "World", pub: Publication, month: int, h: float, reputation
     return max(0.0, lam)
 
 
-def citations_step(w: "World", m: int) -> None:
+def citations_step(w: World, m: int) -> None:
     """Tick step 4: Poisson citations for every publication published by month ``m`` (§8)."""
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
@@ -139,13 +139,13 @@ def citations_step(w: "World", m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- the PI's actions on papers
-def polish(w: "World", d: "Draft", hours: float) -> None:
+def polish(w: World, d: Draft, hours: float) -> None:
     """Spend ``hours`` of PI attention polishing an available draft (§7); gains saturate in ``q_eff``."""
     spend_attention(w, hours)
     d.polish_hours += hours
 
 
-def submit(w: "World", d: "Draft", venue: str) -> Submission:
+def submit(w: World, d: Draft, venue: str) -> Submission:
     """Submit an available draft to ``venue`` (open this month); the decision comes ``delay`` months later (§7)."""
     s = w.s
     m = s.month
@@ -156,7 +156,7 @@ def submit(w: "World", d: "Draft", venue: str) -> Submission:
     return sub
 
 
-def revise(w: "World", d: "Draft", hours: float) -> None:
+def revise(w: World, d: Draft, hours: float) -> None:
     """Revise a rejected draft (§7): q += gain × min(h, cap)/cap × decay^revisions, at most q_max.
 
     Charges ``hours`` of PI attention; the caller checked the draft may be revised this month.
@@ -168,7 +168,7 @@ def revise(w: "World", d: "Draft", hours: float) -> None:
     d.revised_month = w.s.month
 
 
-def withdraw(w: "World", sub: Submission) -> None:
+def withdraw(w: World, sub: Submission) -> None:
     """Withdraw a submission under review; its draft is available again (§7)."""
     sub.status = "withdrawn"
     sub.decided_month = w.s.month

@@ -33,7 +33,7 @@ def _name(gen) -> str:
     return f"{_FIRST[int(gen.integers(len(_FIRST)))]} {_LAST[int(gen.integers(len(_LAST)))]}"
 
 
-def unique_name(w: "World", name: str) -> str:
+def unique_name(w: World, name: str) -> str:
     """``name`` if no applicant or lab member of this world has it yet, else the next unused
     name of the fixed list (last names first, then first names, wrapping around).
 
@@ -68,12 +68,12 @@ def in_offer_season(month: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------- counts
-def active_people(w: "World", roles: tuple[str, ...] | None = None) -> list[Person]:
+def active_people(w: World, roles: tuple[str, ...] | None = None) -> list[Person]:
     """Active lab members in creation order, optionally of the given roles."""
     return [p for p in w.s.people.values() if p.status == "active" and (roles is None or p.role in roles)]
 
 
-def researcher_commitments(w: "World") -> int:
+def researcher_commitments(w: World) -> int:
     """Researchers counted against the cap of 12 (Decisions §1).
 
     Active PhD students and postdocs + outstanding offers + accepted PhDs not yet arrived +
@@ -87,7 +87,7 @@ def researcher_commitments(w: "World") -> int:
 
 
 # ---------------------------------------------------------------------------------- attention
-def oversight_tax(w: "World") -> float:
+def oversight_tax(w: World) -> float:
     """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
     cfg = w.cfg
     researchers = ras = managers = 0
@@ -104,7 +104,7 @@ def oversight_tax(w: "World") -> float:
     return per * researchers + cfg.oversight_per_ra * ras
 
 
-def attention_pool(w: "World", oversight: float | None = None) -> float:
+def attention_pool(w: World, oversight: float | None = None) -> float:
     """Hours available this month: base − oversight − service tax, floored (§3).
 
     Args:
@@ -122,22 +122,22 @@ def attention_pool(w: "World", oversight: float | None = None) -> float:
     return max(cfg.attention_floor, pool)
 
 
-def mentoring_reserved(w: "World") -> float:
+def mentoring_reserved(w: World) -> float:
     """Σ standing mentoring hours of active people (§3)."""
     return sum(p.mentoring for p in w.s.people.values() if p.status == "active")
 
 
-def attention_left(w: "World") -> float:
+def attention_left(w: World) -> float:
     """Pool − mentoring − one-off hours used this month (may be negative after a hire) (§3)."""
     return attention_pool(w) - mentoring_reserved(w) - w.s.oneoff_used
 
 
-def spend_attention(w: "World", hours: float) -> None:
+def spend_attention(w: World, hours: float) -> None:
     """Charge one-off PI hours to this month (§3); the caller has checked they are left."""
     w.s.oneoff_used += hours
 
 
-def set_mentoring(w: "World", hours: dict[str, float]) -> None:
+def set_mentoring(w: World, hours: dict[str, float]) -> None:
     """Set standing monthly mentoring hours ``{person id: h}``; others keep theirs (§3, §5).
 
     The caller has checked the ids (active people), the range and the attention pool.
@@ -146,7 +146,7 @@ def set_mentoring(w: "World", hours: dict[str, float]) -> None:
         w.s.people[pid].mentoring = h
 
 
-def rescale_mentoring(w: "World") -> None:
+def rescale_mentoring(w: World) -> None:
     """At month open: shrink every mentoring allocation if the total no longer fits (§3)."""
     total = mentoring_reserved(w)
     available = attention_pool(w) - w.s.oneoff_used
@@ -158,7 +158,7 @@ def rescale_mentoring(w: "World") -> None:
 
 
 # ---------------------------------------------------------------------------------- pools
-def generate_pool(w: "World", m: int) -> None:
+def generate_pool(w: World, m: int) -> None:
     """Generate the applicant pool at the open of month 12y+1 (§5).
 
     Every pool always draws its 12 candidates from the generator keyed by the year, so
@@ -191,7 +191,7 @@ def generate_pool(w: "World", m: int) -> None:
             }
             for ab, sp, re, ind, gr, tr, le, iv, fi, la in zip(
                 ability.tolist(), speed.tolist(), resilience.tolist(), independence.tolist(), growth.tolist(),
-                transcript.tolist(), letter.tolist(), interview.tolist(), first, last,
+                transcript.tolist(), letter.tolist(), interview.tolist(), first, last, strict=True,
             )
         ]
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
@@ -208,7 +208,7 @@ def generate_pool(w: "World", m: int) -> None:
         s.applicants[aid] = Applicant(id=aid, season_year=y, **row)
 
 
-def resolve_offers(w: "World", m: int) -> None:
+def resolve_offers(w: World, m: int) -> None:
     """Tick of m ≡ 3: offered candidates accept or decline; pending ones expire (§5)."""
     cfg, s = w.cfg, w.s
     y = season_year(m)
@@ -225,7 +225,7 @@ def resolve_offers(w: "World", m: int) -> None:
             w.note_fact("offers", {"applicant_id": a.id, "name": a.name, "pool": a.pool, "outcome": "expired"})
 
 
-def phd_arrivals(w: "World", m: int) -> None:
+def phd_arrivals(w: World, m: int) -> None:
     """Tick of m ≡ 4: accepted candidates join as PhD students arriving in month m+1 (§5)."""
     cfg, s = w.cfg, w.s
     y = season_year(m)
@@ -245,7 +245,7 @@ def phd_arrivals(w: "World", m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- postdocs
-def resolve_postings(w: "World", m: int) -> None:
+def resolve_postings(w: World, m: int) -> None:
     """Postdoc searches due at this tick (posting month + 2) fill or fail (§5)."""
     cfg, s = w.cfg, w.s
     for post in s.postings.values():
@@ -287,7 +287,7 @@ def resolve_postings(w: "World", m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- staff
-def hire_staff(w: "World", role: str) -> Person:
+def hire_staff(w: World, role: str) -> Person:
     """Hire an RA or a lab manager now (keyed by the hire counter) (§5)."""
     cfg, s = w.cfg, w.s
     s.hire_counter += 1
@@ -310,12 +310,12 @@ def hire_staff(w: "World", role: str) -> Person:
     return person
 
 
-def dismiss_staff(w: "World", p: Person) -> None:
+def dismiss_staff(w: World, p: Person) -> None:
     """Dismiss an active RA or lab manager: they leave at this month's tick, paid for it (Decisions §1)."""
     p.dismiss_at_tick = True
 
 
-def apply_dismissals(w: "World", m: int) -> None:
+def apply_dismissals(w: World, m: int) -> None:
     """Dismissals take effect at the tick, after this month's pay (Decisions §1)."""
     left: set[str] = set()
     for p in w.s.people.values():
@@ -335,7 +335,7 @@ def quit_probability(cfg, morale: float) -> float:
     return min(cfg.quit_p_max, cfg.quit_p_scale * sig)
 
 
-def researcher_step(w: "World", m: int) -> None:
+def researcher_step(w: World, m: int) -> None:
     """Skill growth, morale, monthly report, quit, contract end, graduation (§5, tick step 7)."""
     cfg, s = w.cfg, w.s
     researchers = []
@@ -412,26 +412,26 @@ def researcher_step(w: "World", m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- recruiting actions
-def boost_next_season(w: "World") -> None:
+def boost_next_season(w: World) -> None:
     """An accepted talk or a conference trip boosts next season-year's pool (§5, §11)."""
     y = season_year(w.s.month) + 1
     if y not in w.s.boosted_years:
         w.s.boosted_years.append(y)
 
 
-def interview(w: "World", new: list[Applicant]) -> None:
+def interview(w: World, new: list[Applicant]) -> None:
     """Interview applicants not interviewed before: ``interview_hours`` each, charged at once (§5)."""
     spend_attention(w, w.cfg.interview_hours * len(new))
     for a in new:
         a.interviewed = True
 
 
-def make_offer(w: "World", a: Applicant) -> None:
+def make_offer(w: World, a: Applicant) -> None:
     """Send a PhD offer to a pending applicant; it is answered at the tick of month ≡ 3 (§5)."""
     a.status = "offered"
 
 
-def post_postdoc_search(w: "World") -> Posting:
+def post_postdoc_search(w: World) -> Posting:
     """Open a postdoc search now: pay the fee, resolve ``postdoc_search_months`` later (§5)."""
     s, cfg = w.s, w.cfg
     pid = s.next_id("PDsearch")
@@ -441,7 +441,7 @@ def post_postdoc_search(w: "World") -> Posting:
     return post
 
 
-def renew_postdoc(w: "World", p: Person) -> None:
+def renew_postdoc(w: World, p: Person) -> None:
     """Extend a postdoc's contract by ``postdoc_renewal_months`` (§5); the caller checked the window."""
     assert p.contract_end is not None  # every postdoc has a contract end
     p.contract_end += w.cfg.postdoc_renewal_months

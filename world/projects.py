@@ -37,7 +37,7 @@ def progress_pct(pj: Project) -> float:
     return round(min(100.0, 100.0 * pj.progress / pj.work), 1)
 
 
-def start_project(w: "World", topic: str, tier: int, members: list[str], compute: float) -> Project:
+def start_project(w: World, topic: str, tier: int, members: list[str], compute: float) -> Project:
     """Create an active project; feasibility and novelty keyed by the project id (§6).
 
     Arguments are assumed valid (the API validates them).
@@ -66,22 +66,22 @@ def start_project(w: "World", topic: str, tier: int, members: list[str], compute
     return pj
 
 
-def set_compute(w: "World", pj: Project, compute: float) -> None:
+def set_compute(w: World, pj: Project, compute: float) -> None:
     """Set an active project's compute units per month, paid at the tick (§2, §6)."""
     pj.compute = compute
 
 
-def assign(w: "World", pj: Project, pid: str) -> None:
+def assign(w: World, pj: Project, pid: str) -> None:
     """Add an active lab member (not yet a member) to an active project (§6)."""
     pj.members.append(pid)
 
 
-def unassign(w: "World", pj: Project, pid: str) -> None:
+def unassign(w: World, pj: Project, pid: str) -> None:
     """Remove a member from an active project (§6)."""
     pj.members = [x for x in pj.members if x != pid]
 
 
-def _member_impulse(w: "World", pj: Project, value: float) -> None:
+def _member_impulse(w: World, pj: Project, value: float) -> None:
     """Queue ``value``/ρ for every active member of ``pj``."""
     for pid in pj.members:
         p = w.s.people.get(pid)
@@ -89,7 +89,7 @@ def _member_impulse(w: "World", pj: Project, value: float) -> None:
             p.impulse += value / p.resilience
 
 
-def end_project(w: "World", pj: Project, status: str) -> None:
+def end_project(w: World, pj: Project, status: str) -> None:
     """Mark a project ended with ``status`` (completed, deadend, killed)."""
     pj.status = status
     pj.ended_month = w.s.month
@@ -99,13 +99,13 @@ def end_project(w: "World", pj: Project, status: str) -> None:
         rec["end"] = w.s.month
 
 
-def kill_project(w: "World", pj: Project) -> None:
+def kill_project(w: World, pj: Project) -> None:
     """Kill: no draft; −0.15/ρ to active members (§6)."""
     _member_impulse(w, pj, w.cfg.impulse_killed)
     end_project(w, pj, "killed")
 
 
-def _new_draft(w: "World", pj: Project | None, topic: str, tier: int, q: float, authors: list[str],
+def _new_draft(w: World, pj: Project | None, topic: str, tier: int, q: float, authors: list[str],
                salvage: bool = False, collab: bool = False) -> Draft:
     s = w.s
     did = s.next_id("D")
@@ -120,7 +120,7 @@ def _new_draft(w: "World", pj: Project | None, topic: str, tier: int, q: float, 
     return d
 
 
-def draft_quality(w: "World", pj: Project) -> float:
+def draft_quality(w: World, pj: Project) -> float:
     """Latent draft quality at completion, keyed by the project (§6)."""
     cfg = w.cfg
     ka = pj.ka_sum / pj.ka_weight if pj.ka_weight > 0 else cfg.unstaffed_ka
@@ -136,7 +136,7 @@ def draft_quality(w: "World", pj: Project) -> float:
     return min(cfg.quality_max, max(cfg.quality_min, q))
 
 
-def projects_step(w: "World", m: int) -> None:
+def projects_step(w: World, m: int) -> None:
     """Tick step 2: delayed scoop news, progress, bleed, scoops, dead ends, completions (§6)."""
     cfg, s = w.cfg, w.s
     due = [row for row in s.pending_scoop_news if row[0] == m]
@@ -199,12 +199,12 @@ def projects_step(w: "World", m: int) -> None:
             w.note_fact("drafts_completed", {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False})
 
 
-def _authors(w: "World", pj: Project) -> list[str]:
+def _authors(w: World, pj: Project) -> list[str]:
     """Members with role PhD/postdoc, in member-list order (§6)."""
     return [pid for pid in pj.members if w.s.people[pid].role in ("phd", "postdoc")]
 
 
-def collaboration_draft(w: "World", event_id: str, topic: str) -> Draft:
+def collaboration_draft(w: World, event_id: str, topic: str) -> Draft:
     """A collaboration draft delivered at the tick (§7, §11): no authors, tier 2, q keyed by event."""
     cfg = w.cfg
     q = min(cfg.collab_q_max, max(cfg.collab_q_min, float(w.rng.keyed("collab", event_id).normal(cfg.collab_q_mean, cfg.collab_q_sd))))

@@ -110,7 +110,7 @@ class Rng:
         return {"seed": self.seed, "streams": out}
 
     @classmethod
-    def from_state(cls, data: dict) -> "Rng":
+    def from_state(cls, data: dict) -> Rng:
         """Rebuild from :meth:`to_state` output; the streams continue exactly where they were."""
         rng = cls(int(data["seed"]))
         for name, st in data["streams"].items():

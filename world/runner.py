@@ -12,8 +12,9 @@ import gc
 import math
 import multiprocessing
 import statistics
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .api import ActionError, Api
 from .axes import capability_axes, pool_axes
@@ -265,7 +266,7 @@ def paired_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[floa
     """
     if [r["seed"] for r in a] != [r["seed"] for r in b]:
         raise ValueError("paired ratios need the same seeds in the same order")
-    return [(rb["impact"] + 1.0) / (ra["impact"] + 1.0) for ra, rb in zip(a, b)]
+    return [(rb["impact"] + 1.0) / (ra["impact"] + 1.0) for ra, rb in zip(a, b, strict=True)]
 
 
 MAX_SEEDS = 100_000

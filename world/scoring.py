@@ -14,12 +14,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .state import Publication
 
 
-def earned(w: "World") -> int:
+def earned(w: World) -> int:
     """Σ citations drawn so far over all publications."""
     return sum(p.citations for p in w.s.publications.values())
 
 
-def _projected_rates(w: "World") -> Iterator[tuple[Publication, list[float]]]:
+def _projected_rates(w: World) -> Iterator[tuple[Publication, list[float]]]:
     """Each paper published by T with its expected citations in months T+1..T+36 (§12)."""
     s, cfg = w.s, w.cfg
     t = s.month
@@ -32,7 +32,7 @@ def _projected_rates(w: "World") -> Iterator[tuple[Publication, list[float]]]:
                     for tau in range(t + 1, t + cfg.projection_months + 1)]
 
 
-def projection(w: "World") -> float:
+def projection(w: World) -> float:
     """Expected citations over months T+1..T+36 of papers published by T (§12).
 
     T is the current month; hotness frozen at H(T), reputation and alumni frozen at their
@@ -47,14 +47,14 @@ def projection(w: "World") -> float:
     return total
 
 
-def projection_by_paper(w: "World") -> dict[str, float]:
+def projection_by_paper(w: World) -> dict[str, float]:
     """Publication id → its share of :func:`projection` (expected citations, §12); 0.0 each after a collapse."""
     if w.s.collapsed:
         return {p.id: 0.0 for p in w.s.publications.values() if p.published_month <= w.s.month}
     return {pub.id: sum(rates) for pub, rates in _projected_rates(w)}
 
 
-def impact(w: "World") -> dict[str, float]:
+def impact(w: World) -> dict[str, float]:
     """Impact split as ``{"total", "earned", "projection"}``, each rounded to 0.1 (§12)."""
     e = earned(w)
     p = projection(w)
@@ -70,7 +70,7 @@ def h_index(citations: list[int]) -> int:
     return h
 
 
-def summary(w: "World") -> dict:
+def summary(w: World) -> dict:
     """The end-of-career summary of §12 (also valid mid-career)."""
     s = w.s
     pubs = [p for p in s.publications.values() if p.published_month <= s.month]

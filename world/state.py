@@ -371,7 +371,7 @@ class State:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "State":
+    def from_dict(cls, data: dict[str, Any]) -> State:
         """Inverse of :meth:`to_dict`."""
         kwargs: dict[str, Any] = {}
         for name in _STATE_NAMES:

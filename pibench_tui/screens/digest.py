@@ -15,8 +15,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ..alerts import alerts
-from ..record import (agency_record, event_answers, fmt_scores, pool_record, postdoc_record, proposal_facts, standing_note,
-                      venue_record)
+from ..record import (
+    agency_record,
+    event_answers,
+    fmt_scores,
+    pool_record,
+    postdoc_record,
+    proposal_facts,
+    standing_note,
+    venue_record,
+)
 
 TAB_KEYS = {"people": "1", "applicants": "2", "projects": "3", "papers": "4", "grants": "5", "field": "6",
             "events": "7", "ledger": "8", "console": "9"}

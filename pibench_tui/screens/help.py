@@ -13,6 +13,7 @@ from textual.widgets import Label, Markdown
 from ..actions import ACTIONS
 from ..alerts import LOW_MOOD
 
+
 def rules_markdown(rules: dict, cfg: Any) -> str:
     """The rules in short, every number formatted from this scenario's ``lab.rules()`` (and, for
     the score's projection window, its ``WorldConfig``)."""

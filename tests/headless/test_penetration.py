@@ -291,7 +291,7 @@ def test_patched_json_cannot_forge_protocol_messages(saves_dir):
     replies = attacked.replies()
     assert len(replies) == 1 + len(blocks)  # one reply per block, no more, no fewer
     assert replies[0]["ok"] is True and replies[0]["stdout"] == "patched\n"
-    for reply, want, plain in zip(replies[1:], expected, control.replies()):
+    for reply, want, plain in zip(replies[1:], expected, control.replies(), strict=False):
         assert reply["ok"] is True, reply
         assert "forged" not in reply["stdout"], reply
         assert reply["stdout"] == plain["stdout"]

@@ -9,12 +9,9 @@ import subprocess
 import sys
 
 import pytest
-
-from world.api import ActionError
-from world.config import WorldConfig
-from world.runner import run_career
-
 from policies_helpers import AGENTS, ROOT, run_script
+
+from world.runner import run_career
 
 BASELINE = AGENTS / "baseline.py"
 RANDOM = AGENTS / "random_agent.py"

@@ -6,15 +6,23 @@ import ast
 from pathlib import Path
 
 import pytest
+from policies_helpers import StrictView
 
 import world.policies as policies_pkg
 from world.api import Api
 from world.config import WorldConfig
 from world.engine import World
-from world.policies import ALL_NAMES, DEFAULT_CONFIG, POLICIES, TUNED_CONFIG, Baseline, BaselineConfig, grid, make_policy
+from world.policies import (
+    ALL_NAMES,
+    DEFAULT_CONFIG,
+    POLICIES,
+    TUNED_CONFIG,
+    Baseline,
+    BaselineConfig,
+    grid,
+    make_policy,
+)
 from world.runner import build_policy, play, result_row, run_career
-
-from policies_helpers import StrictView
 
 SEEDS = (101, 102, 103)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tests.saves.saves_fakeworld import FakeWorld
 
 from saves import SaveStore
+from tests.saves.saves_fakeworld import FakeWorld
 
 
 @pytest.fixture

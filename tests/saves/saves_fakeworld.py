@@ -46,7 +46,7 @@ class FakeWorld:
         return json.loads(json.dumps(self.state))
 
     @classmethod
-    def from_state(cls, state: dict) -> "FakeWorld":
+    def from_state(cls, state: dict) -> FakeWorld:
         w = cls.__new__(cls)
         w.state = json.loads(json.dumps(state))
         w.seed = state["seed"]

@@ -32,9 +32,9 @@ def same(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return list(a) == list(b) and all(same(k1, k2) and same(a[k1], b[k2]) for k1, k2 in zip(a, b))
+        return list(a) == list(b) and all(same(k1, k2) and same(a[k1], b[k2]) for k1, k2 in zip(a, b, strict=True))
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -71,7 +71,7 @@ def test_lone_surrogates_in_agent_notes_are_saved_exactly():
 
 def test_integer_and_other_keys_keep_their_type():
     """Plain JSON would turn {1: ..} into {"1": ..}; the save keeps the int (and None/bool/float keys)."""
-    value = {1: "one", "1": "string one", None: 0, True: "t", 2.5: [1]}
+    value = {1: "one", "1": "string one", None: 0, False: "f", 2.5: [1]}
     back = roundtrip(value)
     assert same(back, value)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from world.api import Api
 
-from .conftest import build, new_world, press, settle
+from .conftest import build, new_world, press
 
 pytestmark = pytest.mark.asyncio
 

@@ -4,10 +4,10 @@ names the panel and key that address it."""
 from __future__ import annotations
 
 import pytest
-from world.api import Api
 
 from pibench_tui.alerts import alerts, bad_reports
 from pibench_tui.tui_game import Game
+from world.api import Api
 
 from .conftest import new_world
 

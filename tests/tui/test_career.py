@@ -4,6 +4,7 @@ Impact (indeed the whole world) equals the same decisions made directly through 
 from __future__ import annotations
 
 import pytest
+
 from world.api import Api
 from world.scoring import impact
 

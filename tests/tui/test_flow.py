@@ -8,9 +8,9 @@ import types
 from pathlib import Path
 
 import pytest
-from world.api import Api
 
 from pibench_tui import app as app_mod
+from world.api import Api
 
 from .conftest import build, new_world, press, settle
 

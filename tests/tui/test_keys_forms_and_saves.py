@@ -5,10 +5,10 @@ ctrl+c quits safely; one binding id per action."""
 from __future__ import annotations
 
 import pytest
-from world.api import Api
 
 from pibench_tui.app import make_app
 from saves import SaveError, SaveStore
+from world.api import Api
 
 from .conftest import build, new_world, press, screen_text, settle
 from .test_snapshots import busy_world

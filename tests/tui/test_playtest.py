@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable
 from textual.widgets._footer import FooterKey
-from world.api import Api
 
 from pibench_tui.actions import ACTIONS_BY_ID, event_details, open_venues, plural
 from pibench_tui.cli import main as cli_main
@@ -14,6 +13,7 @@ from pibench_tui.screens.digest import digest_lines
 from pibench_tui.tui_game import Game
 from pibench_tui.widgets.panels import past_offers_note
 from pibench_tui.widgets.plots import LinePlot, month_ticks
+from world.api import Api
 
 from .conftest import build, new_world, press, screen_text, settle
 

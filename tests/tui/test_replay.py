@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from world.api import Api
 
-from pibench_tui.replay import ReplayError, Replayer, open_run_dir, open_source
+from pibench_tui.replay import Replayer, ReplayError, open_run_dir, open_source
 from pibench_tui.replay_app import make_replay_app
 from saves import SaveStore
+from world.api import Api
 
 from .conftest import new_world, press, screen_text
 from .rundir import write_run_dir

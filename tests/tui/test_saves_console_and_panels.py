@@ -5,9 +5,9 @@ the console panel goes to its line, publication labels, the grant call schedule.
 from __future__ import annotations
 
 import pytest
-from saves import SaveStore
 from textual.widgets import Input, Static
 
+from saves import SaveStore
 from tests.tui.conftest import build, new_world, press, settle
 
 
@@ -89,6 +89,7 @@ async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_lin
 @pytest.mark.asyncio
 async def test_publications_label_collab_only_when_it_is_one(tmp_path):
     from textual.widgets import DataTable
+
     from world.state import Publication
 
     w = new_world()
@@ -120,7 +121,7 @@ async def test_grants_panel_shows_the_call_schedule_and_the_limits(tmp_path):
 
 
 def test_api_docs_name_the_real_project_keys_and_attachment_errors_list_publications():
-    from world.api import Api, ActionError
+    from world.api import ActionError, Api
     from world.state import Publication
 
     w = new_world()

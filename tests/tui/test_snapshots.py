@@ -6,6 +6,7 @@ Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` after check
 from __future__ import annotations
 
 import pytest
+
 from world.api import Api
 
 from .conftest import build, new_world, settle

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from world.api import Api, ActionError, replay
+from world.api import ActionError, Api, replay
 from world.config import WorldConfig
 from world.engine import World
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.world.mechanics_helpers import make_world
 from world import people as people_mod
 from world import projects as projects_mod
 from world.api import ActionError, Api
 from world.state import Posting
-
-from tests.world.mechanics_helpers import make_world
 
 
 def test_decisions2_trait_distributions_live_in_config():

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.world.mechanics_helpers import add_person, add_project, make_world
 from world.api import ActionError, Api
 from world.engine import SimulationOver
-
-from tests.world.mechanics_helpers import add_person, add_project, make_world
 
 
 def test_s1_construction_opens_month_1_without_field_step():

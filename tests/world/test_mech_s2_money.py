@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.world.mechanics_helpers import add_person, add_project, make_world
 from world.api import Api
 from world.state import Award
-
-from tests.world.mechanics_helpers import add_person, add_project, make_world
 
 
 def _award(w, monthly: float, start: int, end: int, aid: str = "A900") -> Award:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.world.mechanics_helpers import add_person, make_world
 from world import people as people_mod
 from world.api import ActionError, Api
-
-from tests.world.mechanics_helpers import add_person, make_world
 
 
 @pytest.mark.parametrize("researchers, ras, managers, tax", [

@@ -8,10 +8,9 @@ import re
 import numpy as np
 import pytest
 
+from tests.world.mechanics_helpers import make_world
 from world import field as field_mod
 from world.config import TOPICS
-
-from tests.world.mechanics_helpers import make_world
 
 H0 = [1.6, 1.2, 0.8, 2.2, 1.0, 0.7, 0.5, 0.9]
 
@@ -93,7 +92,7 @@ def test_s4_crowding_update_at_field_step():
     w.s.trajectory[2] = [2.0, 0.25, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0]
     w.next_month()
     exp = [max(0.2, c + 0.12 * (h - c)) for c, h in zip([1.0, 0.1, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0],
-                                                         w.s.trajectory[2])]
+                                                         w.s.trajectory[2], strict=True)]
     assert w.s.crowding == pytest.approx(exp)
     assert w.s.crowding[1] == 0.2  # floor
 
@@ -107,7 +106,7 @@ def test_s4_crowding_noise_has_sd_003():
         before = list(w.s.crowding)
         w.next_month()
         h = w.s.trajectory[m]
-        diffs += [c1 - (c0 + 0.12 * (hk - c0)) for c0, c1, hk in zip(before, w.s.crowding, h) if c1 > 0.2]
+        diffs += [c1 - (c0 + 0.12 * (hk - c0)) for c0, c1, hk in zip(before, w.s.crowding, h, strict=True) if c1 > 0.2]
     assert np.std(diffs) == pytest.approx(0.03, rel=0.15)
     assert abs(np.mean(diffs)) < 0.006
 

@@ -8,12 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from tests.world.mechanics_helpers import add_person, add_project, make_world, replace_cfg
 from world import people as people_mod
 from world.api import ActionError, Api
 from world.config import POOLS
 from world.state import Posting
-
-from tests.world.mechanics_helpers import add_person, add_project, make_world, replace_cfg
 
 
 # ------------------------------------------------------------------ applicant pools
@@ -70,7 +69,7 @@ def test_s5_alumni_lift_shifts_ability_mean_exactly():
         base = _regenerate(make_world(seed=2), 1, 6.0, alumni=0)
         lifted = _regenerate(make_world(seed=2), 1, 6.0, alumni=alumni)
         assert [a.name for a in base] == [a.name for a in lifted]
-        for a, b in zip(base, lifted):
+        for a, b in zip(base, lifted, strict=True):
             if 0.15 < a.ability and b.ability < 0.95:
                 assert b.ability - a.ability == pytest.approx(lift)
 
@@ -479,7 +478,7 @@ def test_s5_postdoc_fill_probability_and_traits():
     for reputation, p_fill in ((2.0, 0.45), (10.0, 0.85), (0.0, 0.33)):
         w = make_world(researcher_cap=1000)
         w.s.reputation = reputation
-        for i in range(500):
+        for _ in range(500):
             pid = w.s.next_id("PDsearch")
             w.s.postings[pid] = Posting(id=pid, month=1, resolve_month=3)
         people_mod.resolve_postings(w, 3)

@@ -7,11 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from tests.world.mechanics_helpers import add_person, add_project, make_world
 from world import projects as projects_mod
 from world.api import ActionError, Api
 from world.config import TOPICS
-
-from tests.world.mechanics_helpers import add_person, add_project, make_world
 
 
 # ------------------------------------------------------------------ start

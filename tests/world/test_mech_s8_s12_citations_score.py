@@ -9,7 +9,6 @@ import pytest
 
 from world import papers as papers_mod
 from world import scoring
-from world.config import TOPICS
 
 from .verify_helpers import add_publication, advance, flat_hotness, goto_month, make_world, set_hotness
 

@@ -11,8 +11,7 @@ from world.api import ActionError
 from world.config import AGENCIES, TOPICS
 from world.state import Award
 
-from .verify_helpers import (add_draft, add_publication, advance, flat_hotness, goto_month, make_world,
-                             set_hotness)
+from .verify_helpers import add_draft, add_publication, advance, flat_hotness, goto_month, make_world, set_hotness
 
 
 def sat(y):
@@ -260,7 +259,7 @@ def test_s9_decision_noise_sd():
     w, _ = make_world(seed=13)
     from world.state import Proposal
     n = 1200
-    for i in range(n):
+    for _ in range(n):
         pid = w.s.next_id("PR")
         w.s.proposals[pid] = Proposal(id=pid, call_id="TIF-rolling", agency="TIF", topic="theory", hours=5,
                                       attached=[], quality=0.92 - 0.28, submitted_month=1, decision_month=3)

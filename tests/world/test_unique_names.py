@@ -7,12 +7,11 @@ import json
 
 import pytest
 
+from scenarios import load_scenario
 from world import people
 from world.engine import World
 from world.policies import Baseline
 from world.runner import play
-
-from scenarios import load_scenario
 
 
 def standard_config():
