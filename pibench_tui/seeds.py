@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from world.config import SEED_MAX
+
 __all__ = [
     "SEAL_FORMAT",
     "SealError",
@@ -37,8 +39,10 @@ __all__ = [
 ]
 
 SEAL_FORMAT = "pibench-seal/1"
-#: Sealed seeds are drawn below this bound (any valid world seed).
-SEAL_SEED_BOUND = 2**31 - 1
+#: Sealed seeds are drawn below this bound: the whole range of world seeds (63 bits), so no
+#: offline table of worlds by seed can cover a useful share of them (31 bits could be
+#: enumerated: ~2e9 worlds).
+SEAL_SEED_BOUND = SEED_MAX
 #: Most seeds one seal file may hold.
 MAX_SEALED = 10_000
 

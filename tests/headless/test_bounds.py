@@ -135,6 +135,9 @@ def test_seal_unseal_and_a_sealed_career_shows_no_seed(tmp_path):
     data = read_seal(seal_file)
     assert data["commitment"] in out and str(data["seeds"][0]["seed"]) not in out
     assert file_commitment([r["commitment"] for r in data["seeds"]]) == data["commitment"]
+    # drawn from all 63 bits of world seeds (31 bits could be enumerated offline); both
+    # below 2**31 by chance: probability 2**-64
+    assert any(r["seed"] >= 2**31 for r in data["seeds"]), data["seeds"]
     seed = data["seeds"][1]["seed"]
     code = "print(lab.dashboard())\nwhile not time.next_month().get('simulation_over'):\n    pass\nprint(time.last_report())\n"
     report = tmp_path / "report.json"
