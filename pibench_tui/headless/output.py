@@ -65,7 +65,7 @@ class _Writer:
 #: The labels of the report's lines (``Impact          201.2 = ...``): an agent line starting
 #: with one (``Impact 9999``) could be taken for the report by a harness that greps a label.
 REPORT_LABELS = ("scenario", "month reached", "collapsed", "impact", "publications", "grants won",
-                 "students", "final budget", "state digest")
+                 "students", "final budget", "confinement", "state digest")
 RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as") + REPORT_LABELS
 #: The prefix that marks such agent lines.
 AGENT_LINE_PREFIX = "[agent] "
