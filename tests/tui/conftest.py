@@ -31,13 +31,16 @@ def build(world: World | None = None, tmp_path=None, **kw) -> PibenchApp:
     return app
 
 
-async def settle(pilot, app: PibenchApp, limit: float = 10.0) -> None:
-    """Wait until no month is being closed and the screen has refreshed."""
-    waited = 0.0
+async def settle(pilot, app: PibenchApp) -> None:
+    """Wait until no month is being closed and the screen has refreshed: the month's worker
+    completes (Textual's wait), then its MonthAdvanced message is handled (a few message-loop
+    turns; no wall-clock limit, so a loaded machine only makes it slower)."""
     await pilot.pause()
-    while app.busy and waited < limit:
-        await pilot.pause(0.02)
-        waited += 0.02
+    await app.workers.wait_for_complete()
+    for _ in range(1000):
+        if not app.busy:
+            break
+        await pilot.pause()
     await pilot.pause()
 
 
