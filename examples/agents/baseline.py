@@ -202,4 +202,4 @@ def play_month():
 result = lab.dashboard()
 while not result.get("simulation_over") and not result.get("finished"):
     result = play_month()
-print("Impact", result.get("impact"), "collapsed", result.get("collapsed"))
+print("baseline finished: Impact", result.get("impact"), "collapsed", result.get("collapsed"))
