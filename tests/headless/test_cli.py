@@ -122,7 +122,7 @@ def test_scenario_and_seed_choose_the_world(pibench):
 
 
 def test_docs_show_the_digest_the_baseline_prints(pibench):
-    """QA round 2, finding 8: the report example in docs/headless.md is what
+    """The report example in docs/headless.md (digest, Impact) is what
     `pibench headless --seed 101 < examples/agents/baseline.py` prints now."""
     from pathlib import Path
 

@@ -179,7 +179,7 @@ def test_projection_is_hidden_until_the_career_is_over(pibench):
 
 
 def test_session_end_reports_withhold_the_projection_mid_career(pibench):
-    """QA round 2, finding 6: a session that ends mid-career (one session per turn with
+    """A session that ends mid-career (one session per turn with
     --save/--load) must not learn the projection from its report: the JSON-lines end
     event has projection null and total = earned, the console report says the
     projection is withheld; once the career is over both give the full split."""

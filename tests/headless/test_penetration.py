@@ -228,7 +228,7 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
 
 
 #: Agent code that patches every ``json`` hook the agent process might use for its own
-#: protocol (QA round 2, finding 4): a forged "done" for output containing FAKE, raw NaN
+#: protocol: a forged "done" for output containing FAKE, raw NaN
 #: in API calls, and intercepted replies.
 JSON_PATCHES = r'''
 import json
