@@ -1,4 +1,4 @@
-"""Regression tests for the QA escape (``from json import decoder`` gave the real module,
+"""The ``from json import decoder`` escape (it once gave the real module,
 and from there ``sys``, ``os`` and ``builtins``) and its defence in depth: the module copies
 reach no module and nothing of ``sys``/``os``; the runtime import refuses names a copy
 lacks even without the static check; the agent process runs unprivileged, with no new

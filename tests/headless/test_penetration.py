@@ -95,7 +95,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("import-numpy-file-helpers", "import numpy\nnumpy.load(SAVES + '/index.json')", SANDBOX),
     ("import-typing-eval", "import typing\ntyping.get_type_hints(lab)", SANDBOX),
     ("import-submodule", "import json.decoder", SANDBOX),
-    # -- the QA escape: IMPORT_FROM falls back to sys.modules["json.decoder"] for a name
+    # -- the json.decoder escape: IMPORT_FROM falls back to sys.modules["json.decoder"] for a name
     #    the copy lacks; each step of the chain, on its own and chained
     ("from-json-import-decoder", "from json import decoder\ndecoder", SANDBOX),
     ("from-numpy-import-ctypeslib", "from numpy import ctypeslib", SANDBOX),

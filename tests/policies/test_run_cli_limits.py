@@ -1,4 +1,4 @@
-"""QA fixes of the policy commands: the seed count is capped before any list is built, bad
+"""Limits of the policy commands: the seed count is capped before any list is built, bad
 ranges and job counts are usage errors, compare needs two policies, titles stay one line."""
 
 from __future__ import annotations

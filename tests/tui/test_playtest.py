@@ -1,4 +1,5 @@
-"""Findings of the first playtest (a new player's QA report), each with the test that would have caught it."""
+"""A new player's first game: what a first-time player meets (help, forms, refusals, the
+month's end), each with the behaviour it must have."""
 
 from __future__ import annotations
 
