@@ -369,4 +369,5 @@ def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--as", dest="as_name", metavar="NAME", help="store it under this name")
     s.add_argument("--force", action="store_true", help="replace an existing save of that name")
     s.set_defaults(func=cmd_import)
-    return p
+    parser: argparse.ArgumentParser = p
+    return parser

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from saves.errors import StoreLockedError
 
-try:  # POSIX
+if sys.platform != "win32":  # POSIX
     import fcntl
 
     def _try_lock(fd: int) -> bool:
@@ -36,7 +37,7 @@ try:  # POSIX
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
-except ImportError:  # pragma: no cover - Windows
+else:  # pragma: no cover - Windows
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

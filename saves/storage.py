@@ -189,7 +189,8 @@ class AtomicJSONStorage(Storage):
                 both the main file and its backup are unusable.
         """
         if self._batch is not None:
-            return self._batch[0]
+            tables: dict[str, dict[str, Any]] | None = self._batch[0]
+            return tables
         return self._read_disk()
 
     def _read_disk(self) -> dict[str, dict[str, Any]] | None:

@@ -28,6 +28,7 @@ never receives a path or a handle to it.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import os
@@ -39,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tinydb import Query, TinyDB
 
@@ -342,7 +343,7 @@ def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> t
     """
     view = getattr(world, "state_view", None) if live else None
     state = view() if view is not None else world.to_state()
-    config = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
+    config: Any = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
     if view is not None and config is getattr(world, "cfg", None) and isinstance(state.get("config"), dict):
         config_dict = state["config"]  # the live view's own copy-free config, serialised at once
     else:
@@ -353,7 +354,7 @@ def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> t
         scen_name, description = scenario, ""
     else:
         scen_name, description = scenario.name, getattr(scenario, "description", "")
-    seed = getattr(world, "seed", None)
+    seed: Any = getattr(world, "seed", None)
     if seed is None:
         seed = getattr(scenario, "seed", 0)
     meta = {
@@ -441,7 +442,7 @@ class SaveStore:
             remove_stale_temps(self.path)
             remove_stale_temps(self.blob_dir)
         db = self._db()
-        storage = db.storage
+        storage = cast(AtomicJSONStorage, db.storage)  # _db() always opens an AtomicJSONStorage
         storage.durable = durable
         try:
             try:
@@ -495,7 +496,7 @@ class SaveStore:
         infos = [i for i in infos if (career is None or i.career == career) and (kind is None or i.kind == kind)]
         return sorted(infos, key=lambda i: (i.seq, i.updated, i.name))
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:
         """Names of every save, sorted."""
         return sorted(i.name for i in self.list())
 
@@ -503,7 +504,7 @@ class SaveStore:
         """Whether a save is called exactly ``name``."""
         return any(i.name == name for i in self.list())
 
-    def candidates(self, name: str) -> list[SaveInfo]:
+    def candidates(self, name: str) -> builtins.list[SaveInfo]:
         """The saves ``name`` may refer to, most recently written first.
 
         They are the save called exactly ``name`` and the autosaves of the career ``name``.
@@ -615,7 +616,7 @@ class SaveStore:
         if exact:
             record = self.load(name, exact=True)
             return record.world(), record
-        tried: list[tuple[SaveInfo, SaveCorruptError]] = []
+        tried: builtins.list[tuple[SaveInfo, SaveCorruptError]] = []
         for info in self.candidates(name):
             try:
                 record = self._load_info(info)
@@ -704,7 +705,7 @@ class SaveStore:
             f"month {months}, {newest.status}; saves: {shown}). Starting a new career under it would mix "
             f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}")
 
-    def _refuse_lookalike(self, name: str, infos: list[SaveInfo] | None = None) -> None:
+    def _refuse_lookalike(self, name: str, infos: builtins.list[SaveInfo] | None = None) -> None:
         """Refuse a new name that differs from an existing save or career only by case,
         width, invisible characters or look-alike letters (see :func:`name_key`).
 
@@ -904,7 +905,7 @@ class SaveStore:
         record = read_save_bytes(raw, str(src))
         if is_world_state(record.state):
             record.world()  # digest and replay: an edited save never enters the store
-        meta = {k: record.meta[k] for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
+        meta: dict[str, Any] = {k: record.meta[k] for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
                 if k in record.meta}
         new_name = name or record.meta.get("name") or src.stem
         career = record.meta.get("career") if name is None else None
@@ -915,7 +916,7 @@ class SaveStore:
                                sealed=is_world_state(record.state),  # just replayed: verified
                                overwrite=overwrite, created=record.meta.get("created"))
 
-    def repair(self) -> list[SaveInfo]:
+    def repair(self) -> builtins.list[SaveInfo]:
         """Rebuild the index from the save files (drops entries whose file is unusable).
 
         The newest file of each name wins. Files are kept for two writes after a save is
@@ -930,7 +931,7 @@ class SaveStore:
         return self.list()
 
     # -- maintenance -------------------------------------------------------------------------
-    def _scan_blobs(self) -> list[tuple[dict[str, Any], Path]]:
+    def _scan_blobs(self) -> builtins.list[tuple[dict[str, Any], Path]]:
         """Index documents recovered from the save files (latest write per name)."""
         best: dict[str, tuple[dict[str, Any], Path]] = {}
         try:

@@ -48,7 +48,7 @@ def _float_tag(x: float) -> dict[str, str]:
     return {TAG: "float", "v": "inf" if x > 0 else "-inf"}
 
 
-def _path_text(path: tuple | None) -> str:
+def _path_text(path: tuple[Any, Any] | None) -> str:
     """Format a path chain ``(parent, key)`` built by the encoder, e.g. ``state.people[3]``."""
     parts: list[Any] = []
     while path is not None:
@@ -71,10 +71,10 @@ class _Encoder:
     def __init__(self) -> None:
         self.tagged = False
 
-    def fail(self, path: tuple | None, value: Any, why: str) -> SaveValueError:
+    def fail(self, path: tuple[Any, Any] | None, value: Any, why: str) -> SaveValueError:
         return SaveValueError(_path_text(path), value, why)
 
-    def encode(self, value: Any, path: tuple | None) -> Any:
+    def encode(self, value: Any, path: tuple[Any, Any] | None) -> Any:
         # Order matters: bool is an int, np.bool_ is not.
         if value is None or isinstance(value, (bool, str)):
             return value
@@ -97,19 +97,19 @@ class _Encoder:
             return self.encode(value.tolist(), path)
         raise self.fail(path, value, f"a value of type {type(value).__name__} cannot be saved")
 
-    def numpy_scalar(self, value: np.generic, path: tuple | None) -> Any:
+    def numpy_scalar(self, value: np.generic, path: tuple[Any, Any] | None) -> Any:
         if isinstance(value, (np.bool_, np.integer, np.floating)):
             return value.item()
         raise self.fail(path, value, f"a numpy {type(value).__name__} cannot be saved")
 
-    def encode_key(self, key: Any, path: tuple | None) -> Any:
+    def encode_key(self, key: Any, path: tuple[Any, Any] | None) -> Any:
         if isinstance(key, np.generic):
             key = self.numpy_scalar(key, path)
         if isinstance(key, (str, *_KEY_TYPES)):
             return self.encode(key, path)
         raise self.fail(path, key, f"a dict key of type {type(key).__name__} cannot be saved")
 
-    def encode_dict(self, value: dict, path: tuple | None) -> Any:
+    def encode_dict(self, value: dict[Any, Any], path: tuple[Any, Any] | None) -> Any:
         if TAG not in value and all(type(k) is str for k in value):
             return {k: self.encode(v, (path, k)) for k, v in value.items()}
         self.tagged = True

@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from scenarios.loader import SHORTCUTS, Scenario, ScenarioError, list_scenarios, load_scenario
@@ -150,7 +151,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     print(f"start budget ${cfg.start_budget:,.0f}", file=out)
     switches = [n for n in ("frozen_field", "no_scooping", "unlimited_attention") if getattr(cfg, n, False)]
     print(f"switches     {', '.join(switches) or 'none'}", file=out)
-    meta = {f.name: f.metadata for f in dataclasses.fields(WorldConfig)}
+    meta: dict[str, Mapping[str, Any]] = {f.name: f.metadata for f in dataclasses.fields(WorldConfig)}
     if getattr(args, "full", False):
         print("\nEvery parameter (value, unit, MECHANICS section, valid range):", file=out)
         for f in dataclasses.fields(WorldConfig):

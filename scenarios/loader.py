@@ -196,7 +196,7 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
     except ConfigError as exc:
         problems += exc.problems
         config = None
-    if problems or config is None:
+    if problems or config is None or not isinstance(name, str):  # a bad name is already a problem
         raise ScenarioError(source, problems)
     return Scenario(name=name, description=description.strip(), seed=int(seed), config=config,
                     source=source, overrides=overrides)
