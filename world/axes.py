@@ -65,7 +65,8 @@ def capability_axes(w: World) -> dict[str, Any]:
     projects = list(log.get("projects", {}).values())
     rich = [p["tier"] for p in projects if p["runway"] > 18 and p["idle"] >= 2]
     poor = [p["tier"] for p in projects if not (p["runway"] > 18 and p["idle"] >= 2)]
-    risk = (_mean(rich) - _mean(poor)) if rich and poor else None
+    m_rich, m_poor = _mean(rich), _mean(poor)
+    risk = (m_rich - m_poor) if m_rich is not None and m_poor is not None else None
     antic = [p["h_next12"] - p["h_start"] for p in projects]
     util = [row["used"] / row["pool"] for row in months if row.get("pool")]
     ceiling = [1.0 if u >= 0.99 else 0.0 for u in util]

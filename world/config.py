@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,12 +35,12 @@ AGENCIES: tuple[str, ...] = ("BSF", "AMP", "TIF", "FEL")
 """Funding agencies in table order (MECHANICS.md §9)."""
 
 
-def _p(default: Any, unit: str, section: str, lo: float | None = None, hi: float | None = None):
+def _p(default: Any, unit: str, section: str, lo: float | None = None, hi: float | None = None) -> Any:
     """A scalar parameter with its unit, MECHANICS section and valid range (inclusive)."""
     return field(default=default, metadata={"unit": unit, "section": section, "min": lo, "max": hi})
 
 
-def _t(factory, unit: str, section: str):
+def _t(factory: Callable[[], Any], unit: str, section: str) -> Any:
     """A table-valued parameter (a dict of dicts or of numbers)."""
     return field(default_factory=factory, metadata={"unit": unit, "section": section, "min": None, "max": None})
 
@@ -169,7 +169,7 @@ class WorldConfig:
 
     # --- §4 field ----------------------------------------------------------------------
     frozen_field: bool = _p(False, "switch", "Decisions §4")
-    initial_hotness: dict = _t(_initial_hotness, "hotness", "§4")
+    initial_hotness: dict[str, Any] = _t(_initial_hotness, "hotness", "§4")
     hot_drift_sd: float = _p(0.015, "log-hotness/month", "§4", 0, 10)
     hot_reversion: float = _p(0.06, "fraction/month", "§4", 0, 1)
     hot_noise_sd: float = _p(0.10, "log-hotness/month", "§4", 0, 10)
@@ -211,7 +211,7 @@ class WorldConfig:
     funding_word_down: float = _p(0.95, "climate", "§4", 0, 10)
 
     # --- §5 people ---------------------------------------------------------------------
-    pools: dict = _t(_pools, "per-pool table", "§5")
+    pools: dict[str, Any] = _t(_pools, "per-pool table", "§5")
     pool_candidates: int = _p(12, "candidates per pool", "§5", 0, 100)
     pool_max_revealed: int = _p(12, "candidates per pool", "§5", 0, 100)
     pool_reputation_volume: float = _p(0.25, "per reputation point", "§5", 0, 10)
@@ -304,7 +304,7 @@ class WorldConfig:
 
     # --- §6 projects -------------------------------------------------------------------
     no_scooping: bool = _p(False, "switch", "§17 ablation")
-    tiers: dict = _t(_tiers, "per-tier table", "§6")
+    tiers: dict[str, Any] = _t(_tiers, "per-tier table", "§6")
     max_active_projects: int = _p(10, "projects", "§6", 0, 1000)
     max_compute: float = _p(50_000.0, "units/month", "§6", 0, 1e9)
     novelty_crowding: float = _p(0.06, "novelty per crowding", "§6", 0, 10)
@@ -341,7 +341,7 @@ class WorldConfig:
     unstaffed_ka: float = _p(0.2, "skill×ability", "§6", 0, 10)
 
     # --- §7 papers -------------------------------------------------------------------
-    venues: dict = _t(_venues, "per-venue table", "§7")
+    venues: dict[str, Any] = _t(_venues, "per-venue table", "§7")
     polish_gain: float = _p(0.5, "quality", "§7", 0, 10)
     polish_cap_hours: float = _p(12.0, "hours", "§7", 0.001, 1000)
     review_hotness: float = _p(0.35, "score per hotness", "§7", 0, 10)
@@ -369,7 +369,7 @@ class WorldConfig:
     projection_months: int = _p(36, "months", "§12", 0, 600)
 
     # --- §9 grants ---------------------------------------------------------------------
-    agencies: dict = _t(_agencies, "per-agency table", "§9")
+    agencies: dict[str, Any] = _t(_agencies, "per-agency table", "§9")
     grant_hours_coef: float = _p(0.42, "quality", "§9", 0, 10)
     grant_hours_ref: float = _p(25.0, "hours", "§9", 0.001, 1000)
     grant_hours_exp: float = _p(0.7, "exponent", "§9", 0, 10)

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import math
+from typing import Any
 
 from . import events as events_mod
 from . import field as field_mod
@@ -36,7 +37,7 @@ class World:
     the grant calls, then month 1 is opened without a field step.
     """
 
-    def __init__(self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict | None = None) -> None:
+    def __init__(self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict[str, Any] | None = None) -> None:
         self.cfg = config if config is not None else WorldConfig()
         self.seed = int(seed)
         self.dirty: set[tuple[str, str]] = set()
@@ -92,7 +93,7 @@ class World:
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
 
-    def note_fact(self, kind: str, fact: dict) -> None:
+    def note_fact(self, kind: str, fact: dict[str, Any]) -> None:
         """Append a public ``fact`` to list ``kind`` of the month report being collected.
 
         Called by the subsystem modules as things happen during the tick (MECHANICS
@@ -132,7 +133,7 @@ class World:
         """Estimated monthly burn in USD (§2): pay + compute + overhead − installments."""
         s, cfg = self.s, self.cfg
         m = s.month
-        burn = sum(p.stipend for p in s.people.values() if p.status == "active")
+        burn: float = sum(p.stipend for p in s.people.values() if p.status == "active")
         burn += sum(pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active")
         for a in grants_mod.active_awards(self, m):
             burn += cfg.award_overhead - a.monthly
@@ -289,7 +290,7 @@ class World:
         self.open_month(m + 1)
 
     # ------------------------------------------------------------------ persistence
-    def to_state(self) -> dict:
+    def to_state(self) -> dict[str, Any]:
         """The whole world as JSON-able data (config, seed, RNG streams, state), plus the
         last month report under ``"last_report"`` (derived data, left out of :meth:`digest`)."""
         return {
@@ -301,7 +302,7 @@ class World:
             "last_report": self.last_report.to_dict() if self.last_report is not None else None,
         }
 
-    def state_view(self, *, report: bool = True) -> dict:
+    def state_view(self, *, report: bool = True) -> dict[str, Any]:
         """:meth:`to_state` without copying the state's lists and dicts (the live ones).
 
         For serialising at once (the digest, a save): never modify or keep the result.
@@ -320,7 +321,7 @@ class World:
         return view
 
     @classmethod
-    def from_state(cls, data: dict) -> World:
+    def from_state(cls, data: dict[str, Any]) -> World:
         """Rebuild a world from :meth:`to_state` output; it continues exactly as the original.
 
         Raises:
@@ -337,7 +338,7 @@ class World:
         blob = json.dumps(self.state_view(report=False), sort_keys=True, separators=(",", ":"), allow_nan=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """End-of-career summary (§12)."""
         return scoring.summary(self)
 

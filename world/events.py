@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .config import TOPICS
 from .field import hotness
@@ -22,7 +22,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 """Valid answers per event kind (§11)."""
 
 
-def _new_event(w: World, kind: str, m: int, respond_by: int, details: dict) -> Event:
+def _new_event(w: World, kind: str, m: int, respond_by: int, details: dict[str, Any]) -> Event:
     s = w.s
     eid = s.next_id("E")
     ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)

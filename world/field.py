@@ -61,13 +61,15 @@ def build_trajectory(w: World) -> list[list[float]]:
             row.append(min(hi, max(lo, v)))
         xs.append(row)
         x = row
-    return [list(h0)] + np.exp(np.array(xs)).tolist()
+    traj: list[list[float]] = [list(h0)] + np.exp(np.array(xs)).tolist()
+    return traj
 
 
 def hotness(w: World, month: int) -> list[float]:
     """True hotness per topic in month ``month`` (clamped to the precomputed range)."""
     traj = w.s.trajectory
-    return traj[max(0, min(month, len(traj) - 1))]
+    row: list[float] = traj[max(0, min(month, len(traj) - 1))]
+    return row
 
 
 def climate_target(w: World, month: int) -> float:

@@ -83,7 +83,7 @@ def proposal_quality(w: World, agency: str, topic: str, hours: float, attach: li
     cfg, s = w.cfg, w.s
     m = s.month
     k = TOPICS.index(topic)
-    q = cfg.grant_hours_coef * (hours / cfg.grant_hours_ref) ** cfg.grant_hours_exp
+    q: float = cfg.grant_hours_coef * (hours / cfg.grant_hours_ref) ** cfg.grant_hours_exp
     y = 0.0
     any_tier3 = False
     for t, weight, qq, tier in evidence_items(w, attach):

@@ -19,7 +19,7 @@ import json
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import sqlworker as _sq
@@ -95,7 +95,7 @@ def _j(x: Any) -> str:
     return json.dumps(x)
 
 
-def _sql_row(table: str, row: dict[str, Any]) -> tuple:
+def _sql_row(table: str, row: dict[str, Any]) -> tuple[Any, ...]:
     """A :mod:`world.views` row as a tuple in :data:`SCHEMA` column order; lists and dicts as JSON text."""
     return tuple(_j(v) if isinstance(v, (list, dict)) else v for v in (row[c] for c in SCHEMA[table]))
 
@@ -185,7 +185,7 @@ class Observer:
         self._version = w.version
         self.syncs += 1
 
-    def _append(self, cur: sqlite3.Cursor, table: str, rows: list, conv) -> None:
+    def _append(self, cur: sqlite3.Cursor, table: str, rows: list[Any], conv: Callable[[Any], Sequence[Any]]) -> None:
         start = self._pos[table]
         if len(rows) > start:
             ncol = len(SCHEMA[table])
@@ -199,7 +199,7 @@ class Observer:
             ncol = len(SCHEMA[table])
             cur.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})", [_sql_row(table, r) for r in rows])
 
-    def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict, is_live, dirty: dict, row) -> None:
+    def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict[str, Any], is_live: Callable[[Any], bool], dirty: dict[str, Any], row: Callable[[Any], dict[str, Any]]) -> None:
         live_now = {eid for eid, e in entities.items() if is_live(e)}
         ids = live_now | self._live[table] | dirty.get(table, set())
         if len(entities) > self._known[table]:  # created since the last sync, maybe already not live
@@ -211,7 +211,7 @@ class Observer:
         self._live[table] = live_now
 
     # ------------------------------------------------------------------ query
-    def query(self, sql: Any) -> list[dict]:
+    def query(self, sql: Any) -> list[dict[str, Any]]:
         """One read-only SELECT/WITH statement → list of row dicts (see :meth:`Api.query`).
 
         Raises:

@@ -43,7 +43,7 @@ def publication_month(w: World, venue: str, decision_month: int) -> int:
     if not v["conference"]:
         return decision_month
     deadlines = v["deadlines"]
-    gap = min(((dl - decision_month) % 12) for dl in deadlines)
+    gap: int = min(((dl - decision_month) % 12) for dl in deadlines)
     if gap == 0:
         gap = 12
     return decision_month + gap + 1
@@ -102,7 +102,7 @@ def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: 
     ramp = min(1.0, (age + 1) / cfg.citation_ramp_months)
     half_life = cfg.venues[pub.venue]["half_life"]
     decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / half_life)
-    lam = (cfg.venues[pub.venue]["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
+    lam: float = (cfg.venues[pub.venue]["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
            * h * ramp * decay * (1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline))
            * (1.0 + cfg.alumni_citation_bonus * alumni))
     if pub.collab:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from .rules import OFFER_MONTHS
 from .state import Applicant, Person, Posting
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .config import WorldConfig
     from .engine import World
 
 _FIRST = (
@@ -29,7 +30,7 @@ _LAST = (
 RESEARCHER_ROLES = ("phd", "postdoc")
 
 
-def _name(gen) -> str:
+def _name(gen: np.random.Generator) -> str:
     return f"{_FIRST[int(gen.integers(len(_FIRST)))]} {_LAST[int(gen.integers(len(_LAST)))]}"
 
 
@@ -124,7 +125,8 @@ def attention_pool(w: World, oversight: float | None = None) -> float:
 
 def mentoring_reserved(w: World) -> float:
     """Σ standing mentoring hours of active people (§3)."""
-    return sum(p.mentoring for p in w.s.people.values() if p.status == "active")
+    reserved: float = sum(p.mentoring for p in w.s.people.values() if p.status == "active")
+    return reserved
 
 
 def attention_left(w: World) -> float:
@@ -168,7 +170,7 @@ def generate_pool(w: World, m: int) -> None:
     y = season_year(m)
     lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
     gen = w.rng.keyed("applicants", y)
-    candidates: dict[str, list[dict]] = {}
+    candidates: dict[str, list[dict[str, Any]]] = {}
     n = cfg.pool_candidates
     for pool in POOLS:
         pp = cfg.pools[pool]
@@ -195,7 +197,7 @@ def generate_pool(w: World, m: int) -> None:
             )
         ]
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
-    revealed: list[dict] = []
+    revealed: list[dict[str, Any]] = []
     for pool in POOLS:
         lam = cfg.pools[pool]["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline)) * boost
         n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
@@ -328,7 +330,7 @@ def apply_dismissals(w: World, m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- monthly step
-def quit_probability(cfg, morale: float) -> float:
+def quit_probability(cfg: WorldConfig, morale: float) -> float:
     """Monthly quit hazard min(0.25, 0.5 σ(−(morale − 0.35)/0.07)) (§5)."""
     z = -(morale - cfg.quit_center) / cfg.quit_scale
     sig = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0

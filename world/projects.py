@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 from .config import TOPICS
 from .field import hotness
-from .state import Draft, Project
+from .state import Draft, Person, Project
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .config import WorldConfig
     from .engine import World
 
 
-def effectiveness(cfg, person, n_projects: int) -> float:
+def effectiveness(cfg: WorldConfig, person: Person, n_projects: int) -> float:
     """Member effectiveness e_i (§6).
 
     speed × skill × (0.5 + 0.5 morale) × (ι + (1 − ι) min(mentor h, 6)/6) / max(1, n_i).
@@ -23,13 +24,14 @@ def effectiveness(cfg, person, n_projects: int) -> float:
     return e / max(1, n_projects)
 
 
-def progress_increment(cfg, effort: float, units: float, noise: float) -> float:
+def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: float) -> float:
     """0.9 E^0.9 (1 + 0.30 ln(1 + units/800)) max(0.1, noise) for E > 0 (§6); ``noise`` ~ N(1, 0.22)."""
     if effort <= 0:
         return 0.0
-    return (cfg.progress_rate * effort ** cfg.progress_exponent
-            * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
-            * max(cfg.progress_noise_floor, noise))
+    inc: float = (cfg.progress_rate * effort ** cfg.progress_exponent
+                  * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
+                  * max(cfg.progress_noise_floor, noise))
+    return inc
 
 
 def progress_pct(pj: Project) -> float:
@@ -128,7 +130,7 @@ def draft_quality(w: World, pj: Project) -> float:
     gen = w.rng.keyed("quality", pj.id)
     noise = float(gen.normal(0.0, cfg.quality_noise_sd))
     breakthrough = float(gen.random()) < cfg.breakthrough_p
-    q = (cfg.tiers[str(pj.tier)]["base_quality"] + cfg.quality_ka * ka
+    q: float = (cfg.tiers[str(pj.tier)]["base_quality"] + cfg.quality_ka * ka
          + cfg.quality_novelty * (pj.novelty - cfg.quality_novelty_center)
          + cfg.quality_compute * math.log1p(avg_compute / cfg.compute_scale) + noise)
     if pj.tier == 3 and breakthrough:

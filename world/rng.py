@@ -25,6 +25,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class Rng:
         self._bg.state = self._state
         return self._gen
 
-    def to_state(self) -> dict:
+    def to_state(self) -> dict[str, Any]:
         """JSON-able states of the persistent streams (big integers as hex strings)."""
         out = {}
         for name, gen in self.streams.items():
@@ -110,7 +111,7 @@ class Rng:
         return {"seed": self.seed, "streams": out}
 
     @classmethod
-    def from_state(cls, data: dict) -> Rng:
+    def from_state(cls, data: dict[str, Any]) -> Rng:
         """Rebuild from :meth:`to_state` output; the streams continue exactly where they were."""
         rng = cls(int(data["seed"]))
         for name, st in data["streams"].items():

@@ -131,7 +131,7 @@ def run_career(policy: str, seed: int, config: WorldConfig | None = None, baseli
     return result_row(world, pol)
 
 
-def _chunk_task(args: tuple[str, list[int], dict, Any]) -> list[dict[str, Any]]:
+def _chunk_task(args: tuple[str, list[int], dict[str, Any], Any]) -> list[dict[str, Any]]:
     """Several careers of one policy in a worker process, in seed order (one task, one
     config rebuild and one round trip per chunk instead of per career)."""
     policy, seeds, cfg, bcfg = args

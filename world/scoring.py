@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .config import TOPICS
 from .field import hotness
@@ -70,7 +70,7 @@ def h_index(citations: list[int]) -> int:
     return h
 
 
-def summary(w: World) -> dict:
+def summary(w: World) -> dict[str, Any]:
     """The end-of-career summary of §12 (also valid mid-career)."""
     s = w.s
     pubs = [p for p in s.publications.values() if p.published_month <= s.month]

@@ -121,7 +121,7 @@ class Project(Entity):
     id: str
     topic: str
     tier: int
-    members: list
+    members: list[Any]
     compute: float  # units/month
     started_month: int
     work: float
@@ -149,14 +149,14 @@ class Draft(Entity):
     tier: int
     q: float
     created_month: int
-    authors: list
+    authors: list[Any]
     salvage: bool = False
     collab: bool = False
     status: str = "available"  # available | under_review | accepted
     polish_hours: float = 0.0
     revisions: int = 0
     revised_month: int | None = None
-    rejected_venues: list = field(default_factory=list)
+    rejected_venues: list[Any] = field(default_factory=list)
 
     def q_eff(self, polish_gain: float, polish_cap: float) -> float:
         """Effective quality q + gain × min(polish, cap)/cap (MECHANICS §7)."""
@@ -174,7 +174,7 @@ class Submission(Entity):
     submitted_month: int
     decision_month: int
     status: str = "under_review"  # under_review | accept | reject | withdrawn
-    reviewer_scores: list | None = None
+    reviewer_scores: list[Any] | None = None
     score: float | None = None  # hidden review score
     decided_month: int | None = None
 
@@ -190,7 +190,7 @@ class Publication(Entity):
     topic: str
     tier: int
     q: float
-    authors: list
+    authors: list[Any]
     collab: bool
     accepted_month: int
     published_month: int
@@ -218,7 +218,7 @@ class Proposal(Entity):
     agency: str
     topic: str
     hours: float
-    attached: list
+    attached: list[Any]
     quality: float
     submitted_month: int
     decision_month: int
@@ -248,7 +248,7 @@ class Event(Entity):
     kind: str  # invited_talk | review_request | student_crisis | collaboration_offer
     month: int
     respond_by: int
-    details: dict
+    details: dict[str, Any]
     status: str = "pending"  # pending | accepted | declined | supported | ignored | expired
     answered_month: int | None = None
 
@@ -281,6 +281,7 @@ ENTITY_TYPES: dict[str, type[Entity]] = {
 """Entity collections of :class:`State`, each a dict id → entity in creation order."""
 
 for _etype in ENTITY_TYPES.values():
+    assert dataclasses.is_dataclass(_etype)
     _etype._names = tuple(f.name for f in dataclasses.fields(_etype))
     _etype._name_set = frozenset(_etype._names)
 
@@ -301,48 +302,48 @@ class State:
     alumni: int = 0
     oneoff_used: float = 0.0  # hours spent on one-off actions this month
     # field (§4)
-    trajectory: list = field(default_factory=list)  # [index][topic] hotness, index 0 = initial
-    crowding: list = field(default_factory=list)  # per topic
+    trajectory: list[Any] = field(default_factory=list)  # [index][topic] hotness, index 0 = initial
+    crowding: list[Any] = field(default_factory=list)  # per topic
     climate: float = 1.0
     phi: float = 0.0
-    agency_prefs: dict = field(default_factory=dict)  # agency -> [per topic]
+    agency_prefs: dict[str, Any] = field(default_factory=dict)  # agency -> [per topic]
     compute_mult: float = 1.0
     shock_until: int = 0  # last month of the running compute price shock (0 = none)
     # entities
-    people: dict = field(default_factory=dict)
-    applicants: dict = field(default_factory=dict)
-    projects: dict = field(default_factory=dict)
-    drafts: dict = field(default_factory=dict)
-    submissions: dict = field(default_factory=dict)
-    publications: dict = field(default_factory=dict)
-    calls: dict = field(default_factory=dict)
-    proposals: dict = field(default_factory=dict)
-    awards: dict = field(default_factory=dict)
-    events: dict = field(default_factory=dict)
-    postings: dict = field(default_factory=dict)
-    counters: dict = field(default_factory=dict)  # id prefix -> last number used
+    people: dict[str, Any] = field(default_factory=dict)
+    applicants: dict[str, Any] = field(default_factory=dict)
+    projects: dict[str, Any] = field(default_factory=dict)
+    drafts: dict[str, Any] = field(default_factory=dict)
+    submissions: dict[str, Any] = field(default_factory=dict)
+    publications: dict[str, Any] = field(default_factory=dict)
+    calls: dict[str, Any] = field(default_factory=dict)
+    proposals: dict[str, Any] = field(default_factory=dict)
+    awards: dict[str, Any] = field(default_factory=dict)
+    events: dict[str, Any] = field(default_factory=dict)
+    postings: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, Any] = field(default_factory=dict)  # id prefix -> last number used
     # logs visible to the PI (append-only)
-    ledger: list = field(default_factory=list)  # [month, category, amount, note]
-    news: list = field(default_factory=list)  # [month, kind, topic, text]
-    preprints: list = field(default_factory=list)  # [month, topic, count]
-    conference_reports: list = field(default_factory=list)  # [month, venue, topic, count]
-    citations_monthly: list = field(default_factory=list)  # [pub_id, month, count]
-    lab_monthly: list = field(default_factory=list)  # rows, see engine.record_month
+    ledger: list[Any] = field(default_factory=list)  # [month, category, amount, note]
+    news: list[Any] = field(default_factory=list)  # [month, kind, topic, text]
+    preprints: list[Any] = field(default_factory=list)  # [month, topic, count]
+    conference_reports: list[Any] = field(default_factory=list)  # [month, venue, topic, count]
+    citations_monthly: list[Any] = field(default_factory=list)  # [pub_id, month, count]
+    lab_monthly: list[Any] = field(default_factory=list)  # rows, see engine.record_month
     # bookkeeping
-    rep_impulses: list = field(default_factory=list)  # [source, value] collected this month
-    pending_scoop_news: list = field(default_factory=list)  # [month_due, project_id, topic]
-    collab_reservations: list = field(default_factory=list)  # [month, event_id]
-    collab_deliveries: list = field(default_factory=list)  # [tick_month, event_id, topic]
-    boosted_years: list = field(default_factory=list)  # season years with a 1.15 pool boost
+    rep_impulses: list[Any] = field(default_factory=list)  # [source, value] collected this month
+    pending_scoop_news: list[Any] = field(default_factory=list)  # [month_due, project_id, topic]
+    collab_reservations: list[Any] = field(default_factory=list)  # [month, event_id]
+    collab_deliveries: list[Any] = field(default_factory=list)  # [tick_month, event_id, topic]
+    boosted_years: list[Any] = field(default_factory=list)  # season years with a 1.15 pool boost
     last_conference_month: int | None = None
     last_tif_month: int | None = None
     fel_funded: bool = False
     hire_counter: int = 0
     attention_used_month: float = 0.0  # hours used this month (for stats)
-    action_log: list = field(default_factory=list)  # [month, "ns.method", args, kwargs]
+    action_log: list[Any] = field(default_factory=list)  # [month, "ns.method", args, kwargs]
     memory: str = ""  # the agent's notes (harness, §16)
-    eval_log: dict = field(default_factory=dict)  # hidden evaluation log (§17)
-    student_reports: list = field(default_factory=list)  # [person_id, month, report_quality, sentiment]
+    eval_log: dict[str, Any] = field(default_factory=dict)  # hidden evaluation log (§17)
+    student_reports: list[Any] = field(default_factory=list)  # [person_id, month, report_quality, sentiment]
 
     def next_id(self, prefix: str, width: int = 3) -> str:
         """The next sequential id for ``prefix`` (``"PJ"`` → ``"PJ001"``) (MECHANICS §13)."""
