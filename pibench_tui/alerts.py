@@ -9,7 +9,7 @@ imports Textual.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 LOW_MOOD = 0.5
 """Mean of the last two meeting sentiments below this: the researcher's reports have turned bad."""
@@ -40,7 +40,7 @@ class Alert:
     text: str
     tab: str
     key: str
-    severity: str = "warning"
+    severity: Literal["warning", "error"] = "warning"
 
     @property
     def style(self) -> str:
@@ -95,7 +95,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     out: list[Alert] = []
     runway = dash["runway_months"]
     if runway is not None and runway < left:
-        sev = "error" if runway < 6 else "warning"
+        sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
         out.append(Alert("runway", f"runway {runway:.0f} < {left} mo left",
                          f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
                          f"budget goes below zero around month {m + int(runway)} and the lab collapses. "

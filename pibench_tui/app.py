@@ -484,7 +484,8 @@ class PibenchApp(App[int]):
     def _default_save_name(self) -> str:
         """The name the save dialog offers: the save this career came from or was last saved
         to, but never an autosave slot (``t1@m49``): then its career (``t1``)."""
-        from saves.store import SaveError, check_name
+        from saves.errors import SaveError
+        from saves.store import check_name
 
         for name in (self.game.save_name, self.career, self.game.career):
             if name:
@@ -498,7 +499,8 @@ class PibenchApp(App[int]):
         """Why ``name`` may not take this career's save (``None``: it may): an invalid name,
         or a save or career of ANOTHER career under that name or a look-alike of it
         (``saves.store.name_key``), which saving would silently overwrite."""
-        from saves.store import SaveError, check_name, name_key
+        from saves.errors import SaveError
+        from saves.store import check_name, name_key
 
         try:
             check_name(name)

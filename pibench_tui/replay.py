@@ -65,7 +65,7 @@ class ReplaySource:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    out = []
+    out: list[dict] = []
     if not path.exists():
         return out
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -95,7 +95,7 @@ def seal(count: int) -> dict[str, Any]:
     """
     if not 1 <= int(count) <= MAX_SEALED:
         raise SealError(f"--count must be between 1 and {MAX_SEALED:,}, got {count}")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for _ in range(int(count)):
         seed = 1 + secrets.randbelow(SEAL_SEED_BOUND - 1)
         salt = secrets.token_hex(16)

@@ -71,7 +71,9 @@ def make_completer(api_calls: dict | None = None, docs: dict[str, dict[str, str]
     from prompt_toolkit.completion import Completer, Completion
 
     if api_calls is None:
-        from world.api import API_CALLS as api_calls  # noqa: N811
+        from world.api import API_CALLS
+
+        api_calls = API_CALLS
     from world.api import REQUIRED
     from world.config import TOPICS, VENUES
 
@@ -104,7 +106,9 @@ def make_completer(api_calls: dict | None = None, docs: dict[str, dict[str, str]
                         if v.startswith(word):
                             yield Completion(v + quoted.group(2), -len(word))
                     return
-                word = re.search(r"(\w*)$", inside).group(1)
+                last = re.search(r"(\w*)$", inside)
+                assert last is not None  # always matches (possibly empty)
+                word = last.group(1)
                 used = set(re.findall(r"(\w+)\s*=", inside))
                 for pname, default in params_of(ns, method):
                     if pname.startswith(word) and pname not in used:
@@ -194,7 +198,7 @@ def run_repl(
     def _run_now(event) -> None:  # noqa: ANN001
         event.current_buffer.validate_and_handle()
 
-    prompt = PromptSession(
+    prompt: PromptSession[str] = PromptSession(
         history=hist,
         completer=make_completer(docs=_scenario_docs(session)),
         auto_suggest=AutoSuggestFromHistory(),

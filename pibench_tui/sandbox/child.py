@@ -48,7 +48,8 @@ import sys
 import threading
 import time as _time
 import types
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 
 def _sibling(name: str) -> types.ModuleType:
@@ -140,7 +141,7 @@ def _json_encode(obj: object, depth: int = 0) -> str:
     if obj is False:
         return "false"
     if _isinstance(obj, str):
-        return _json_str(obj)
+        return _json_str(cast(str, obj))
     if _isinstance(obj, int):
         return _int_repr(obj)
     if _isinstance(obj, float):
@@ -149,14 +150,15 @@ def _json_encode(obj: object, depth: int = 0) -> str:
             raise ValueError(f"out of range float values are not JSON compliant: {text}")
         return text
     if _isinstance(obj, dict):
-        parts = []
-        for key, value in _dict_items(obj):
+        parts: list[str] = []
+        for key, value in _dict_items(cast("dict[object, object]", obj)):
             if not _isinstance(key, str):
                 raise TypeError(f"keys must be str, not {type(key).__name__}")
-            parts.append(_json_str(key) + ":" + _json_encode(value, depth + 1))
+            parts.append(_json_str(cast(str, key)) + ":" + _json_encode(value, depth + 1))
         return "{" + _str_join(",", parts) + "}"
     if _isinstance(obj, (list, tuple)):
-        items = _list_iter(obj) if _isinstance(obj, list) else _tuple_iter(obj)
+        items: Iterator[object] = (_list_iter(cast("list[object]", obj)) if _isinstance(obj, list)
+                                   else _tuple_iter(cast("tuple[object, ...]", obj)))
         return "[" + _str_join(",", [_json_encode(v, depth + 1) for v in items]) + "]"
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
@@ -179,7 +181,8 @@ class _JsonContext:
 try:
     from _json import make_scanner as _c_make_scanner
 
-    _json_scan = _c_make_scanner(_JsonContext())
+    # typeshed types make_scanner's context as make_scanner itself; it reads these attributes.
+    _json_scan: Callable[[str, int], tuple[object, int]] | None = _c_make_scanner(cast(Any, _JsonContext()))
 except ImportError:  # pragma: no cover - CPython always has _json
     _json_scan = None
 
@@ -354,7 +357,7 @@ def _make_api_classes(rpc: Any) -> tuple[type, type, Any]:
     create or copy them into working ones, nor change them.
     """
     table: dict[int, tuple] = {}  # id -> (instance, ns, name, spec) / (instance, ns, calls)
-    sealed = []
+    sealed: list[bool] = []
 
     def entry(obj: object) -> tuple:
         found = table.get(id(obj))
@@ -497,8 +500,9 @@ class _Runtime:
             data = _encode_call(ns, method, args, kwargs)
             key = (ns, method)
             text = cache.get(data) if key in readonly else None
+            reply: dict
             if text is not None:
-                reply = _json_decode(text)
+                reply = cast(dict, _json_decode(text))  # a cached reply: the dict recv_text returned
             else:
                 out.flush()
                 channel_send_raw(data)
@@ -698,7 +702,7 @@ def _attribute_helpers() -> dict[str, Any]:
     real_vars = builtins.vars
     str_methods = {"format": str.format, "format_map": str.format_map}
 
-    def checked_template(template: str) -> None:
+    def checked_template(template: object) -> None:
         why = policy.format_template_refusal(template)
         if why is not None:
             raise SandboxError(why)

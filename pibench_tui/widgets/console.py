@@ -176,6 +176,8 @@ class ConsolePanel(Panel):
 
                 from ..sandbox import Sandbox, spec_from_api_calls
 
+                assert game is not None, "the console runs only once a game is bound"
+
                 def handler(ns: str, method: str, args: list, kwargs: dict) -> Any:
                     with game.lock:
                         return game.api.call(ns, method, args, kwargs)

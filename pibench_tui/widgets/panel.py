@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static, TabPane
 
 from ..actions import ACTIONS, SHORT
 from ..tui_game import Game
 
 
-def panel_bindings(tab: str) -> list[Binding]:
+def panel_bindings(tab: str) -> list[BindingType]:
     """Footer bindings of a panel: the fixed keys, then its actions' keys (they call the App's
     dispatcher). Each action keeps ONE binding id everywhere (the App's id: ``next_month``,
     ``help``, ``console``, ``save``, ``quit``, and the action's id), so ``App.set_keymap`` rebinds
     it on every panel at once."""
-    fixed = [
+    fixed: list[BindingType] = [
         Binding("n", "app.next_month", "Next month", id="next_month"),
         Binding("question_mark", "app.help", "Help", id="help", key_display="?"),
         Binding("colon", "app.console", "Console", id="console", key_display=":"),
@@ -52,7 +52,7 @@ def fill_table(table: DataTable, rows: list[list]) -> None:
 
 def new_table(id: str, *columns: str) -> DataTable:
     """A row-cursor, zebra-striped table with these columns."""
-    t = DataTable(id=id, cursor_type="row", zebra_stripes=True)
+    t: DataTable = DataTable(id=id, cursor_type="row", zebra_stripes=True)
     t.add_columns(*columns)
     return t
 

@@ -32,7 +32,7 @@ class PeoplePanel(Panel):
         dash = game.dashboard()
         pools = {r["id"]: r["pool"] for r in game.query(
             "select s.id as id, a.pool as pool from students s join applicants a on a.name = s.name where s.role = 'phd'")}
-        on = {}
+        on: dict[str, list[str]] = {}
         for p in dash["active_projects"]:
             for m in p["members"]:
                 on.setdefault(m, []).append(p["id"])

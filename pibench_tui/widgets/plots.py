@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from rich.console import RenderableType
 from rich.text import Text
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 
@@ -64,12 +64,12 @@ class LinePlot(PlotextPlot):
         if months:
             lo, hi = min(months), max(months)
             ticks = month_ticks(lo, hi)
-            plt.xticks(ticks, [str(t) for t in ticks])
+            plt.xticks(list(ticks), [str(t) for t in ticks])  # a list[float] for plotext's stubs
             if lo == hi:
                 plt.xlim(lo - 1, hi + 1)
         self.refresh()
 
-    def render(self) -> RenderableType:
+    def render(self) -> RenderResult:
         if self.empty:
             return Text.assemble((self.title, "bold"), "\n\n", (self.empty_note, "dim"),
                                  justify="center")
