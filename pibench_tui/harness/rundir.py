@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -55,34 +54,15 @@ def career_dir(out: str | os.PathLike[str], label: str, scenario: str, seed: int
     return Path(out) / safe_name(label) / f"{safe_name(scenario)}-{tail}"
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half.
+    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half
+    (the save store's :func:`saves.storage.atomic_write`, UTF-8).
 
     ``durable=False`` skips the fsyncs: still whole after a killed process, but not
     guaranteed after a power loss (for copies of what a durable file already holds)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        if durable:
-            os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    if durable:
-        _fsync_dir(path.parent)
+    from saves.storage import atomic_write
+
+    atomic_write(Path(path), text.encode("utf-8"), durable=durable)
 
 
 def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True) -> None:

@@ -35,22 +35,15 @@ class JournalError(Exception):
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a
-    half-written file (temporary file in the same folder, fsync, atomic replace).
+    half-written file (the save store's :func:`saves.storage.atomic_write`: temporary file in
+    the same folder, fsync, atomic replace).
 
     Raises:
         OSError: the folder is not writable (the temporary file is removed).
     """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    from saves.storage import atomic_write
+
+    atomic_write(Path(path), text.encode("utf-8"))
 
 
 def journal_path(out_file: str | os.PathLike[str]) -> Path:
