@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .argtypes import positive_int
+
 __all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run", "cmd_tune"]
 
 TUNING_SEEDS = (1001, 1002)
@@ -55,14 +57,7 @@ def _seed_label(seed: int) -> str:
     return _SEED_LABELS.get(seed, str(seed))
 
 
-def _jobs_arg(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return n
+_jobs_arg = positive_int
 
 
 def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..argtypes import non_negative_int, positive_int
+
 __all__ = ["add_agent_parser", "add_replay_parser", "cmd_agent", "cmd_replay"]
 
 _AGENT_EPILOG = """\
@@ -26,24 +28,8 @@ examples:
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return v
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
-    return v
+_positive_int = positive_int
+_non_negative_int = non_negative_int
 
 
 def _float_in(lo: float, hi: float, what: str) -> Callable[[str], float]:

@@ -1,0 +1,25 @@
+"""argparse value types shared by every ``pibench`` command (one home for their messages)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _int_at_least(text: str, low: int, wording: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{wording}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer ≥ 1 (``--jobs``, ``--max-turns`` ...); argparse error otherwise."""
+    return _int_at_least(text, 1, "must be at least 1")
+
+
+def non_negative_int(text: str) -> int:
+    """An integer ≥ 0; argparse error otherwise."""
+    return _int_at_least(text, 0, "must be 0 or more")
