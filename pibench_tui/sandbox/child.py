@@ -41,6 +41,7 @@ API objects agent code holds keep the channel in closures, out of reach of any a
 
 from __future__ import annotations
 
+import _imp
 import ast
 import json
 import os
@@ -1080,14 +1081,53 @@ def _setup_descriptors() -> tuple[int, int]:
     return 0, 1
 
 
+#: Modules that functions of the allowed modules import on first use (not at import
+#: time): loaded before confinement, since the confined process opens no file.
+#: ``numpy.ma``: ``np.percentile``, ``np.quantile``, ``np.unique`` of strings and the set
+#: operations (``np.intersect1d`` ...) import it; ``_strptime``: ``datetime.strptime``.
+LAZY_IMPORTS: tuple[str, ...] = ("_strptime", "numpy.ma")
+
+#: Codecs loaded before confinement (``str.encode(name)`` imports ``encodings.<name>`` on
+#: first use): the Unicode forms, the Latin and Windows/DOS code pages people meet, and
+#: the escapes. Any other codec is an ``unknown encoding`` ``LookupError`` in the sandbox.
+CODECS: tuple[str, ...] = (
+    "utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le",
+    "utf_32_be", "ascii", "latin_1", "iso8859_2", "iso8859_15", "cp1250", "cp1251", "cp1252",
+    "cp437", "cp850", "mac_roman", "idna", "punycode", "unicode_escape", "raw_unicode_escape",
+    "charmap",
+)
+
+
+class _ConfinedImports:
+    """The first finder on ``sys.meta_path`` once the agent process is confined: a module
+    that is neither loaded nor built in cannot be read any more (the process may open no
+    file), so its import fails at once with a message saying so, the same on every
+    machine, instead of an ``OSError`` naming a path of the installation."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name in sys.builtin_module_names or _imp.is_frozen(name):
+            return None  # no file needed: the next finders load it
+        raise ImportError(
+            f"{name!r} was not loaded before the agent process was confined (it reads no "
+            "files); see the allowed modules in help()", name=name,
+        )
+
+
 def _preload(numpy_path: object) -> list[str]:
     """Import everything agent code may use while files are reachable, and return the
     folders that stay readable under Landlock (the standard library's and numpy's).
+
+    Everything means the allowed modules (:func:`policy.module_copies`), what their
+    functions import lazily (:data:`LAZY_IMPORTS`) and the codecs of :data:`CODECS`:
+    after confinement :class:`_ConfinedImports` refuses every other import.
 
     numpy is imported from ``numpy_path`` (the folder holding the ``numpy`` package, sent
     by the parent: with ``-S`` the site folders are not on ``sys.path``); the folder is
     taken off ``sys.path`` again at once.
     """
+    import codecs
+    import importlib
     import random  # noqa: F401 - seeded by the caller
 
     readable = [p for p in sys.path if isinstance(p, str) and os.path.isabs(p)]
@@ -1097,6 +1137,7 @@ def _preload(numpy_path: object) -> list[str]:
         sys.path.append(numpy_path)
         try:
             import numpy
+            import numpy.ma  # noqa: F401 - see LAZY_IMPORTS
 
             readable.append(os.path.dirname(os.path.abspath(numpy.__file__)))
             libs = os.path.join(numpy_path, "numpy.libs")
@@ -1107,10 +1148,14 @@ def _preload(numpy_path: object) -> list[str]:
                 del sys.modules[name]
         finally:
             sys.path.remove(numpy_path)
-    try:
-        import _strptime  # noqa: F401 - datetime.strptime imports it lazily
-    except ImportError:  # pragma: no cover
-        pass
+    for name in LAZY_IMPORTS:
+        if name.partition(".")[0] != "numpy":  # numpy's were imported above, if numpy is there
+            importlib.import_module(name)
+    for codec in CODECS:
+        try:
+            codecs.lookup(codec)
+        except LookupError:  # pragma: no cover - a Python built without it
+            pass
     _time.localtime()  # the C library reads the time zone once, now
     policy.module_copies()
     return readable
@@ -1137,6 +1182,8 @@ def _child_main() -> None:
         keep_fds=3,
         before_seccomp=lambda: _watchdog(runtime),  # the last thread: none can start after
     )
+    sys.meta_path.insert(0, _ConfinedImports)
+    sys.path_importer_cache.clear()
     channel.send({"t": "ready", "confinement": status.to_dict()})
     while True:
         msg = channel.recv()
