@@ -105,8 +105,10 @@ def main() -> None:
     w = busy(7, ticks)
     print(f"month tick (busy): {statistics.median(ticks) * 1e3:8.3f} ms median, {max(ticks) * 1e3:.3f} ms max")
     api = Api(w)
-    sql = ("select p.id, p.venue, sum(c.citations) as c from publications p "
-           "join citations_monthly c on c.publication_id = p.id group by p.id order by c desc")
+    sql = (
+        "select p.id, p.venue, sum(c.citations) as c from publications p "
+        "join citations_monthly c on c.publication_id = p.id group by p.id order by c desc"
+    )
     api.query(sql)
     qt = []
     for _ in range(200):

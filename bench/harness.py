@@ -81,8 +81,10 @@ def bench_turns(tmp: Path, scenario: str) -> None:
     wall = time.perf_counter() - t0
     turns = res["turns"]
     months = res["months_played"]
-    print(f"harness, {scenario}: {turns} turns of `pass` in {wall:.2f} s -> {1000 * wall / turns:.1f} ms per turn "
-          f"(incl. {months} month checkpoints, {1000 * wall / months:.0f} ms per month of 8 turns)")
+    print(
+        f"harness, {scenario}: {turns} turns of `pass` in {wall:.2f} s -> {1000 * wall / turns:.1f} ms per turn "
+        f"(incl. {months} month checkpoints, {1000 * wall / months:.0f} ms per month of 8 turns)"
+    )
 
 
 def bench_career(tmp: Path, repeat: int) -> None:
@@ -92,22 +94,34 @@ def bench_career(tmp: Path, repeat: int) -> None:
     walls = []
     for i in range(repeat):
         t0 = time.perf_counter()
-        res = run_career(s, InstantBackend(month_reply(baseline_defs()), "b"), 101, tmp / f"career{i}", log=lambda _t: None)
+        res = run_career(
+            s, InstantBackend(month_reply(baseline_defs()), "b"), 101, tmp / f"career{i}", log=lambda _t: None
+        )
         walls.append(time.perf_counter() - t0)
     t0 = time.perf_counter()
     row = run_policy("baseline", 101)
     inproc = time.perf_counter() - t0
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "headless", "--seed", "101"], input=BASELINE.read_text(),
-                          capture_output=True, text=True, cwd=ROOT, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "headless", "--seed", "101"],
+        input=BASELINE.read_text(),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     headless = time.perf_counter() - t0
     digest = proc.stdout.split("state digest    ")[1].split()[0]
     med = statistics.median(walls)
-    print(f"career (standard, seed 101, baseline as 60 replies): harness {med:.2f} s (median of {repeat}), "
-          f"headless pipe {headless:.2f} s, in-process policy {inproc:.2f} s; "
-          f"harness/headless {med / headless:.1f}x; per month {1000 * med / res['months_played']:.0f} ms")
-    print(f"  same result: Impact {res['impact']['total']} vs policy {row['impact']}; digest equal to headless: "
-          f"{res['digest'] == digest}")
+    print(
+        f"career (standard, seed 101, baseline as 60 replies): harness {med:.2f} s (median of {repeat}), "
+        f"headless pipe {headless:.2f} s, in-process policy {inproc:.2f} s; "
+        f"harness/headless {med / headless:.1f}x; per month {1000 * med / res['months_played']:.0f} ms"
+    )
+    print(
+        f"  same result: Impact {res['impact']['total']} vs policy {row['impact']}; digest equal to headless: "
+        f"{res['digest'] == digest}"
+    )
 
 
 MODELS = {
@@ -122,27 +136,69 @@ def sample_report(out: Path, seeds: list[int], scenario: str) -> None:
     t0 = time.perf_counter()
     for model, changes in MODELS.items():
         reply = month_reply(baseline_defs(**changes))
-        results = run_careers(settings(scenario, model), lambda r=reply, m=model: InstantBackend(r, m), seeds, runs,
-                              jobs=2, log=lambda _t: None)
-        print(f"  {model}: " + ", ".join(f"{r['impact']['total']:.1f}" if isinstance(r, dict) else f"error {r}"
-                                         for r in results))
+        results = run_careers(
+            settings(scenario, model),
+            lambda r=reply, m=model: InstantBackend(r, m),
+            seeds,
+            runs,
+            jobs=2,
+            log=lambda _t: None,
+        )
+        print(
+            f"  {model}: "
+            + ", ".join(f"{r['impact']['total']:.1f}" if isinstance(r, dict) else f"error {r}" for r in results)
+        )
     play = time.perf_counter() - t0
     policy_json = out / "baseline-policy.json"
     seed_arg = ",".join(str(s) for s in seeds)
-    subprocess.run([sys.executable, "-m", "pibench_tui", "run", "baseline", "--scenario", scenario, "--seeds", seed_arg,
-                    "--json", str(policy_json)], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pibench_tui",
+            "run",
+            "baseline",
+            "--scenario",
+            scenario,
+            "--seeds",
+            seed_arg,
+            "--json",
+            str(policy_json),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "report", str(runs), str(policy_json), "--html",
-                           str(out / "report.html"), "--json", str(out / "report.json"), "--reference", "baseline"],
-                          cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pibench_tui",
+            "report",
+            str(runs),
+            str(policy_json),
+            "--html",
+            str(out / "report.html"),
+            "--json",
+            str(out / "report.json"),
+            "--reference",
+            "baseline",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     rep = time.perf_counter() - t0
     print(proc.stdout[-4000:])
     if proc.returncode:
         print(proc.stderr)
     size = (out / "report.html").stat().st_size if (out / "report.html").exists() else 0
     n = len(json.loads((out / "report.json").read_text())["careers"]) if (out / "report.json").exists() else 0
-    print(f"sample report: {len(MODELS)} models x {len(seeds)} seeds played in {play:.1f} s; `pibench report` over "
-          f"{n} careers in {rep:.1f} s; {out / 'report.html'} ({size / 1024:.0f} KiB, self-contained)")
+    print(
+        f"sample report: {len(MODELS)} models x {len(seeds)} seeds played in {play:.1f} s; `pibench report` over "
+        f"{n} careers in {rep:.1f} s; {out / 'report.html'} ({size / 1024:.0f} KiB, self-contained)"
+    )
 
 
 def main() -> int:

@@ -91,7 +91,9 @@ def main() -> None:
             s.ask("1")
             times.append(time.perf_counter() - s.started)
             s.close()
-        print(f"start-up to first reply (jsonl)        median {ms(statistics.median(times))}  (n={starts}, min {ms(min(times)).strip()})")
+        print(
+            f"start-up to first reply (jsonl)        median {ms(statistics.median(times))}  (n={starts}, min {ms(min(times)).strip()})"
+        )
 
         s = JsonlSession(env)
         s.ask("1")
@@ -118,7 +120,9 @@ def main() -> None:
             for _ in range(3):
                 t0 = time.perf_counter()
                 with open(baseline, "rb") as fh:
-                    proc = subprocess.run(pibench_command() + ["headless", "--seed", "101"], stdin=fh, capture_output=True, env=env)
+                    proc = subprocess.run(
+                        pibench_command() + ["headless", "--seed", "101"], stdin=fh, capture_output=True, env=env
+                    )
                 headless.append(time.perf_counter() - t0)
                 if proc.returncode != 0:
                     raise RuntimeError(proc.stderr.decode())
@@ -139,10 +143,14 @@ def main() -> None:
                     raise RuntimeError(f"baseline block failed: {reply['error']}")
             hi, ip = statistics.median(headless), statistics.median(inproc)
             print(f"baseline career, seed 101, in-process  median {ms(ip)}  (Impact {row.get('impact')})")
-            print(f"baseline career, seed 101, headless    median {ms(hi)}  (Impact {impact}; whole process, start-up included)")
+            print(
+                f"baseline career, seed 101, headless    median {ms(hi)}  (Impact {impact}; whole process, start-up included)"
+            )
             bl = statistics.median(block)
             print(f"baseline career, seed 101, one jsonl block median {ms(bl)}  (warm session, start-up excluded)")
-            print(f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x whole process, {bl / ip:5.1f}x career only")
+            print(
+                f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x whole process, {bl / ip:5.1f}x career only"
+            )
         else:
             print("baseline career: examples/agents/baseline.py not found; skipped")
     finally:

@@ -45,22 +45,22 @@ ATTACKS: dict[str, tuple[list[str], str]] = {
     # Many 1 MB terms in one column, within the SQL-length limit (about 500 terms).
     "printf-in-limits": (
         [],
-        _q("'SELECT ' + ' + '.join([\"length(printf('%.*c',999999,'x'))\"] * 99) + ', ' + ', '.join([\"length(printf('%.*c',999999,'x'))\"] * 90)"),
+        _q(
+            "'SELECT ' + ' + '.join([\"length(printf('%.*c',999999,'x'))\"] * 99) + ', ' + ', '.join([\"length(printf('%.*c',999999,'x'))\"] * 90)"
+        ),
     ),
     # A big sort that SQLite would spill to a temporary file.
     "sort-spill": (
         [],
         _q(
-            "\"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) "
+            '"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) '
             "SELECT x, printf('%.*c', 100, 'y') AS pad FROM c ORDER BY random() LIMIT 1\""
         ),
     ),
     # instr() of two long strings: quadratic work inside one VM instruction.
     "instr-quadratic": (
         [],
-        _q(
-            "\"SELECT instr(printf('%.*c', 999990, 'a'), printf('%.*c', 400000, 'a') || 'b')\""
-        ),
+        _q("\"SELECT instr(printf('%.*c', 999990, 'a'), printf('%.*c', 400000, 'a') || 'b')\""),
     ),
     # A query loop: 200 expensive queries in one block (the block's wall clock counts them).
     "query-loop": (

@@ -42,11 +42,14 @@ def main() -> int:
     walls = []
     for _ in range(args.repeat):
         t = time.perf_counter()
-        subprocess.run([*cmd, "run", "baseline", "--seeds", "1-200", "--jobs", "2"], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [*cmd, "run", "baseline", "--seeds", "1-200", "--jobs", "2"], check=True, stdout=subprocess.DEVNULL
+        )
         walls.append(time.perf_counter() - t)
-    print(f"`pibench run baseline --seeds 1-200 --jobs 2`: median {statistics.median(walls):.2f} s over {len(walls)} runs "
-          f"({200 / statistics.median(walls):.0f} careers/s incl. start-up)")
+    print(
+        f"`pibench run baseline --seeds 1-200 --jobs 2`: median {statistics.median(walls):.2f} s over {len(walls)} runs "
+        f"({200 / statistics.median(walls):.0f} careers/s incl. start-up)"
+    )
     return 0
 
 

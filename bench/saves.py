@@ -54,8 +54,12 @@ def play_month(world: World, api: Api, policy) -> None:
         api.time.next_month()
 
 
-def busy_career(until: int | None = None, store: SaveStore | None = None, autosave_times: list[float] | None = None,
-                autosave_cpu: list[float] | None = None) -> World:
+def busy_career(
+    until: int | None = None,
+    store: SaveStore | None = None,
+    autosave_times: list[float] | None = None,
+    autosave_cpu: list[float] | None = None,
+) -> World:
     """Play the busy lab to the opening of month ``until`` (or to the end)."""
     world = World(busy_config(), SEED)
     api = Api(world)
@@ -101,8 +105,10 @@ def main() -> None:
         store = SaveStore(args.dir or Path(tmp) / "store")
         world = busy_career()
         people = len(Api(world).students.list())
-        print(f"busy lab: {POLICY} policy, seed {SEED}, month {world.month}, "
-              f"{'collapsed' if world.collapsed else 'not collapsed'}, {people} people ever hired")
+        print(
+            f"busy lab: {POLICY} policy, seed {SEED}, month {world.month}, "
+            f"{'collapsed' if world.collapsed else 'not collapsed'}, {people} people ever hired"
+        )
         info = store.save("busy-m60", world, scenario="busy")
         print(f"save file at month 60:     {info.size / 1024:8.1f} kB")
         t = median(lambda: store.save("busy-m60", world, scenario="busy"), args.repeat)
@@ -129,8 +135,10 @@ def main() -> None:
         times: list[float] = []
         cpus: list[float] = []
         busy_career(store=store, autosave_times=times, autosave_cpu=cpus)
-        print(f"autosave per month:        {statistics.median(times) * 1e3:8.2f} ms median (cpu {statistics.median(cpus) * 1e3:.2f} ms), "
-              f"{sum(times) * 1e3:8.1f} ms over {len(times)} months (goal <= 4 ms a month)")
+        print(
+            f"autosave per month:        {statistics.median(times) * 1e3:8.2f} ms median (cpu {statistics.median(cpus) * 1e3:.2f} ms), "
+            f"{sum(times) * 1e3:8.1f} ms over {len(times)} months (goal <= 4 ms a month)"
+        )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,10 @@ def baseline_per_month(repeat: int) -> None:
     lo, hi = ORIGINAL_MS_PER_MONTH
     for label, t in (("wall", wall), ("cpu ", cpu)):
         ms = t * 1e3 / per
-        print(f"baseline career, {label}: {t * 1e3:7.2f} ms = {ms:.4f} ms/month "
-              f"(original {lo}-{hi} ms/month: {lo / ms:.1f}-{hi / ms:.1f}x faster; goal >= {GOAL_SPEEDUP:g}x)")
+        print(
+            f"baseline career, {label}: {t * 1e3:7.2f} ms = {ms:.4f} ms/month "
+            f"(original {lo}-{hi} ms/month: {lo / ms:.1f}-{hi / ms:.1f}x faster; goal >= {GOAL_SPEEDUP:g}x)"
+        )
 
 
 def do_nothing_tick(seeds: int) -> None:
@@ -91,8 +93,10 @@ def do_nothing_tick(seeds: int) -> None:
             w.next_month()
             cpus.append(time.process_time() - c0)
             walls.append(time.perf_counter() - w0)
-    print(f"engine tick, do-nothing month: wall {statistics.median(walls) * 1e3:.4f} ms, "
-          f"cpu {statistics.median(cpus) * 1e3:.4f} ms median over {len(walls)} months (goal <= {GOAL_TICK_MS} ms)")
+    print(
+        f"engine tick, do-nothing month: wall {statistics.median(walls) * 1e3:.4f} ms, "
+        f"cpu {statistics.median(cpus) * 1e3:.4f} ms median over {len(walls)} months (goal <= {GOAL_TICK_MS} ms)"
+    )
 
 
 def crowded_lab(n: int, seed: int = 7) -> World:
@@ -102,14 +106,35 @@ def crowded_lab(n: int, seed: int = 7) -> World:
     s = w.s
     for i in range(n):
         pid = f"S{i + 1:04d}"
-        s.people[pid] = Person(id=pid, name=f"Person {i}", role="phd" if i % 4 else "postdoc", arrived_month=1,
-                               ability=0.5 + (i % 7) / 20, speed=1.0, resilience=0.6, independence=0.5, growth=1.0,
-                               skill=0.4, morale=0.7, stipend=w.cfg.pay_phd, mentoring=1.0)
+        s.people[pid] = Person(
+            id=pid,
+            name=f"Person {i}",
+            role="phd" if i % 4 else "postdoc",
+            arrived_month=1,
+            ability=0.5 + (i % 7) / 20,
+            speed=1.0,
+            resilience=0.6,
+            independence=0.5,
+            growth=1.0,
+            skill=0.4,
+            morale=0.7,
+            stipend=w.cfg.pay_phd,
+            mentoring=1.0,
+        )
     ids = list(s.people)
     for j in range(0, n - 1, 2):
         pj_id = s.next_id("PJ")
-        s.projects[pj_id] = Project(id=pj_id, topic=TOPICS[j % len(TOPICS)], tier=2, members=ids[j:j + 2], compute=500.0,
-                                    started_month=1, work=1e9, feasible=True, novelty=1.0)
+        s.projects[pj_id] = Project(
+            id=pj_id,
+            topic=TOPICS[j % len(TOPICS)],
+            tier=2,
+            members=ids[j : j + 2],
+            compute=500.0,
+            started_month=1,
+            work=1e9,
+            feasible=True,
+            novelty=1.0,
+        )
     w.next_month()
     return w
 
@@ -157,8 +182,11 @@ def load_tree(path: str) -> tuple[Any, Any, Any]:
         del sys.modules[name]
     sys.path.insert(0, str(Path(path).resolve()))
     try:
-        return (importlib.import_module("world.runner"), importlib.import_module("world.engine"),
-                importlib.import_module("world.config"))
+        return (
+            importlib.import_module("world.runner"),
+            importlib.import_module("world.engine"),
+            importlib.import_module("world.config"),
+        )
     finally:
         sys.path.pop(0)
 
@@ -191,12 +219,16 @@ def side_by_side(other: str, rounds: int) -> None:
                 f["tick"].append(time.process_time() - c0)
     lo, hi = ORIGINAL_MS_PER_MONTH
     print(f"side by side, median CPU ms over {rounds} rounds (original baseline: {lo}-{hi} ms/month):")
-    print(f"{'tree':<28} {'baseline/month':>15} {'vs original':>12} {'do-nothing/month':>17} {'idle tick':>10} {'World()':>8}")
+    print(
+        f"{'tree':<28} {'baseline/month':>15} {'vs original':>12} {'do-nothing/month':>17} {'idle tick':>10} {'World()':>8}"
+    )
     for name, f in figures.items():
         base = statistics.median(f["base"]) * 1e3
-        print(f"{name[-28:]:<28} {base:15.4f} {f'{lo / base:.1f}-{hi / base:.1f}x':>12} "
-              f"{statistics.median(f['idle']) * 1e3:17.4f} {statistics.median(f['tick']) * 1e3:10.4f} "
-              f"{statistics.median(f['world']) * 1e3:8.3f}")
+        print(
+            f"{name[-28:]:<28} {base:15.4f} {f'{lo / base:.1f}-{hi / base:.1f}x':>12} "
+            f"{statistics.median(f['idle']) * 1e3:17.4f} {statistics.median(f['tick']) * 1e3:10.4f} "
+            f"{statistics.median(f['world']) * 1e3:8.3f}"
+        )
 
 
 def main() -> None:

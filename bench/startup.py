@@ -51,8 +51,14 @@ def headless_first_reply(repeat: int, env: dict[str, str]) -> tuple[float, float
     walls, cpus = [], []
     for _ in range(repeat):
         c0, t0 = children_cpu(), time.perf_counter()
-        proc = subprocess.Popen(pibench() + ["headless", "--jsonl", "--seed", "101"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        proc = subprocess.Popen(
+            pibench() + ["headless", "--jsonl", "--seed", "101"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"code": "pass"}) + "\n")
         proc.stdin.flush()
@@ -68,20 +74,27 @@ def headless_first_reply(repeat: int, env: dict[str, str]) -> tuple[float, float
 
 
 def heaviest_imports(env: dict[str, str]) -> None:
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pibench_tui", "headless", "--jsonl", "--seed", "101"],
-                          input=json.dumps({"code": "pass"}) + "\n", capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pibench_tui", "headless", "--jsonl", "--seed", "101"],
+        input=json.dumps({"code": "pass"}) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     rows = []
     names = set()
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
-        own, total, name = line[len("import time:"):].split("|")
+        own, total, name = line[len("import time:") :].split("|")
         names.add(name.strip())
         if not name.startswith("  "):  # top level: imported by the program itself
             rows.append((int(total), name.strip()))
     rows.sort(reverse=True)
-    print("  heaviest top-level imports of `pibench headless` (cumulative, one run):",
-          ", ".join(f"{n} {t / 1000:.0f} ms" for t, n in rows[:8]))
+    print(
+        "  heaviest top-level imports of `pibench headless` (cumulative, one run):",
+        ", ".join(f"{n} {t / 1000:.0f} ms" for t, n in rows[:8]),
+    )
     absent = [m for m in ("textual", "rich", "tinydb", "sqlite3") if m not in names]
     print(f"  not imported: {', '.join(absent) or '-'}")
 
@@ -92,15 +105,19 @@ def main() -> None:
     args = ap.parse_args()
     env = dict(os.environ, PIBENCH_HOME=os.environ.get("PIBENCH_HOME", "/tmp/pibench-bench-home"))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.repeat} processes")
-    for label, cmd in (("python -c pass", [sys.executable, "-c", "pass"]),
-                       ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
-                       ("pibench --help", pibench() + ["--help"])):
+    for label, cmd in (
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
+        ("pibench --help", pibench() + ["--help"]),
+    ):
         wall, cpu = run_cmd(cmd, args.repeat)
         goal = f" (goal <= {GOAL_MS} ms)" if "pibench" in label else ""
         print(f"{label:28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms{goal}")
     wall, cpu = headless_first_reply(args.repeat, env)
-    print(f"{'pibench headless, 1st reply':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
-          f"(parent + agent process; goal <= {GOAL_MS} ms)")
+    print(
+        f"{'pibench headless, 1st reply':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
+        f"(parent + agent process; goal <= {GOAL_MS} ms)"
+    )
     heaviest_imports(env)
 
 

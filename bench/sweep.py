@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     args = ap.parse_args()
     cmd = pibench() + ["run", "baseline", "--seeds", f"1-{args.seeds}", "--jobs", str(args.jobs)]
-    print("$ pibench", " ".join(cmd[len(pibench()):]))
+    print("$ pibench", " ".join(cmd[len(pibench()) :]))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -67,14 +67,19 @@ def main() -> None:
     if proc.returncode != 0:
         print(f"the command failed with exit status {proc.returncode}")
         sys.exit(1)
-    print(f"wall {wall:.1f} s ({args.seeds / wall:.0f} careers/s; goal < 60 s for 10,000 seeds), "
-          f"CPU of the process tree {cpu:.1f} s ({cpu / args.seeds * 1e3:.2f} ms a career)")
+    print(
+        f"wall {wall:.1f} s ({args.seeds / wall:.0f} careers/s; goal < 60 s for 10,000 seeds), "
+        f"CPU of the process tree {cpu:.1f} s ({cpu / args.seeds * 1e3:.2f} ms a career)"
+    )
     if samples:
+
         def at(frac: float) -> float:
             return samples[min(len(samples) - 1, int(frac * len(samples)))][1]
 
-        print(f"resident memory of the tree: {at(0.1):.0f} MB at 10%, {at(0.5):.0f} MB at 50%, "
-              f"{at(0.9):.0f} MB at 90% of the run ({len(samples)} samples, os.cpu_count() = {os.cpu_count()})")
+        print(
+            f"resident memory of the tree: {at(0.1):.0f} MB at 10%, {at(0.5):.0f} MB at 50%, "
+            f"{at(0.9):.0f} MB at 90% of the run ({len(samples)} samples, os.cpu_count() = {os.cpu_count()})"
+        )
 
 
 if __name__ == "__main__":

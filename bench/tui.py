@@ -94,14 +94,18 @@ def main() -> None:
     ap.add_argument("--months", type=int, default=10)
     args = ap.parse_args()
     cold = cold_start(args.repeat)
-    print(f"cold start to first paint: median {statistics.median(cold) * 1000:.0f} ms "
-          f"(min {min(cold) * 1000:.0f}, max {max(cold) * 1000:.0f}; n={len(cold)})")
+    print(
+        f"cold start to first paint: median {statistics.median(cold) * 1000:.0f} ms "
+        f"(min {min(cold) * 1000:.0f}, max {max(cold) * 1000:.0f}; n={len(cold)})"
+    )
     for tab in ("1", "4", "8"):
         opened, closed, dash = asyncio.run(next_month_times(args.months, tab))
-        print(f"busy lab at month 40 ({len(dash['students'])} researchers, {len(dash['active_projects'])} projects), panel {tab}: "
-              f"n → confirmation median {statistics.median(opened) * 1000:.0f} ms; "
-              f"confirm → month closed + screen refreshed median {statistics.median(closed) * 1000:.0f} ms "
-              f"(max {max(closed) * 1000:.0f} ms; n={len(closed)})")
+        print(
+            f"busy lab at month 40 ({len(dash['students'])} researchers, {len(dash['active_projects'])} projects), panel {tab}: "
+            f"n → confirmation median {statistics.median(opened) * 1000:.0f} ms; "
+            f"confirm → month closed + screen refreshed median {statistics.median(closed) * 1000:.0f} ms "
+            f"(max {max(closed) * 1000:.0f} ms; n={len(closed)})"
+        )
     print("(Pilot timings include Textual's test-harness idle waits of ~10-50 ms per key.)")
 
 

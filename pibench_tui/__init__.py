@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = ["__version__"]
 
+
 def _version() -> str:
     """The installed distribution's version (one source: pyproject.toml's ``version``)."""
     from importlib.metadata import PackageNotFoundError, version

@@ -115,7 +115,9 @@ def _applicants(g: Game, status: tuple[str, ...] = ("pending",)) -> Options:
     for a in g.call("recruit.applicants"):
         if a["status"] in status:
             iv = "—" if a["interview"] is None else f"{a['interview']:.2f}"
-            out.append((f"{a['id']} {a['name']} ({a['pool']}) T {a['transcript']:.2f} L {a['letter']:.2f} I {iv}", a["id"]))
+            out.append(
+                (f"{a['id']} {a['name']} ({a['pool']}) T {a['transcript']:.2f} L {a['letter']:.2f} I {iv}", a["id"])
+            )
     return out
 
 
@@ -137,8 +139,14 @@ def _members(g: Game, on: bool) -> Callable[[dict], Options]:
 
 
 def _projects(g: Game) -> Options:
-    return [(f"{p['id']} {p['topic']} tier {p['tier']} · {p['progress_pct']:g}% · {p['monthly_compute']:,.0f} units", p["id"])
-            for p in g.call("projects.list") if p["status"] == "active"]
+    return [
+        (
+            f"{p['id']} {p['topic']} tier {p['tier']} · {p['progress_pct']:g}% · {p['monthly_compute']:,.0f} units",
+            p["id"],
+        )
+        for p in g.call("projects.list")
+        if p["status"] == "active"
+    ]
 
 
 def _drafts(g: Game, rejected_only: bool = False) -> Options:
@@ -148,7 +156,12 @@ def _drafts(g: Game, rejected_only: bool = False) -> Options:
         if d["status"] != "available" or (rejected_only and d["id"] not in rejected):
             continue
         tag = " salvage" if d["salvage"] else " collab" if d["collab"] else ""
-        out.append((f"{d['id']} {d['topic']} tier {d['tier']}{tag} · polish {d['polish_hours']:g} h · rev {d['revisions']}", d["id"]))
+        out.append(
+            (
+                f"{d['id']} {d['topic']} tier {d['tier']}{tag} · polish {d['polish_hours']:g} h · rev {d['revisions']}",
+                d["id"],
+            )
+        )
     return out
 
 
@@ -174,7 +187,12 @@ def _need(options: Options, what: str) -> str | None:
 def _event_options(g: Game) -> Options:
     out = []
     for e in g.call("events.pending"):
-        out.append((f"{e['id']} {e['kind'].replace('_', ' ')} · {event_details(e)} · answer by month {e['respond_by_month']}", e["id"]))
+        out.append(
+            (
+                f"{e['id']} {e['kind'].replace('_', ' ')} · {event_details(e)} · answer by month {e['respond_by_month']}",
+                e["id"],
+            )
+        )
     return out
 
 
@@ -185,7 +203,10 @@ def event_details(e: dict) -> str:
     asks = []
     if isinstance(d.get("hours_per_month"), (int, float)):
         months = d.get("months")
-        asks.append(f"{d['hours_per_month']:g} h a month" + (f" for {plural(months, 'month')}" if isinstance(months, (int, float)) else ""))
+        asks.append(
+            f"{d['hours_per_month']:g} h a month"
+            + (f" for {plural(months, 'month')}" if isinstance(months, (int, float)) else "")
+        )
     elif isinstance(d.get("hours"), (int, float)):
         asks.append(f"{d['hours']:g} h")
     if isinstance(d.get("cost_usd"), (int, float)):
@@ -198,15 +219,22 @@ def event_details(e: dict) -> str:
     return out or "—"
 
 
-
-
 # ---------------------------------------------------------------------------- actions
 def _mentoring_fields(g: Game) -> list[Field]:
     out = []
     for r in g.call("students.list"):
         if r["status"] == "active":
-            out.append(Field(f"h:{r['id']}", f"{r['id']} {r['name']} ({r['role']})", "number",
-                             default=r["mentoring_hours"], lo=0, hi=rule(g, 'caps.mentoring_hours'), hint=""))
+            out.append(
+                Field(
+                    f"h:{r['id']}",
+                    f"{r['id']} {r['name']} ({r['role']})",
+                    "number",
+                    default=r["mentoring_hours"],
+                    lo=0,
+                    hi=rule(g, "caps.mentoring_hours"),
+                    hint="",
+                )
+            )
     return out
 
 
@@ -220,8 +248,10 @@ def _mentoring_summary(g: Game, values: dict) -> str:
             except (TypeError, ValueError):
                 pass
     left = a["pool"] - a["oneoff_used"] - total
-    return (f"mentoring total {total:g} h · pool {a['pool']:g} h · used this month {a['oneoff_used']:g} h · "
-            f"left after this: {left:g} h")
+    return (
+        f"mentoring total {total:g} h · pool {a['pool']:g} h · used this month {a['oneoff_used']:g} h · "
+        f"left after this: {left:g} h"
+    )
 
 
 def _offer_summary(g: Game, values: dict) -> str:
@@ -237,10 +267,11 @@ def _interview_summary(g: Game, values: dict) -> str:
     """Hours the ticked interviews cost (only candidates not interviewed yet), against hours left."""
     done = {a["id"] for a in g.call("recruit.applicants") if a["interview"] is not None}
     new = [i for i in values.get("ids") or [] if i not in done]
-    cost = len(new) * rule(g, 'hours.interview')
+    cost = len(new) * rule(g, "hours.interview")
     left = _hours_left(g)
-    return (f"{len(new)} new interview(s) × {rule(g, 'hours.interview'):g} h = {cost:g} h of {left:g} h left"
-            + (" — more than is left!" if cost > left else f" → {left - cost:g} h left after"))
+    return f"{len(new)} new interview(s) × {rule(g, 'hours.interview'):g} h = {cost:g} h of {left:g} h left" + (
+        " — more than is left!" if cost > left else f" → {left - cost:g} h left after"
+    )
 
 
 def _submit_summary(g: Game, values: dict) -> str:
@@ -274,10 +305,12 @@ def _start_summary(g: Game, values: dict) -> str:
     except (TypeError, ValueError):
         units = 0.0
     price = compute_price(g)
-    bill = units * rule(g, 'costs.compute_unit') * price
+    bill = units * rule(g, "costs.compute_unit") * price
     n = len(values.get("members") or [])
-    return (f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
-            f"(billed at each month's end, at that month's price) · {n} member(s)")
+    return (
+        f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
+        f"(billed at each month's end, at that month's price) · {n} member(s)"
+    )
 
 
 def _respond_summary(g: Game, values: dict) -> str:
@@ -304,17 +337,37 @@ def _respond_actions(g: Game) -> Callable[[dict], Options]:
 
 def _propose_fields(g: Game) -> list[Field]:
     calls = g.call("grants.calls")
-    attach = [(f"{p['id']} {p['venue']} {p['topic']} ({p['citations']} cit.)", p["id"]) for p in g.call("papers.publications")]
+    attach = [
+        (f"{p['id']} {p['venue']} {p['topic']} ({p['citations']} cit.)", p["id"]) for p in g.call("papers.publications")
+    ]
     pubs_drafts = {p.get("draft_id") for p in g.call("papers.publications")}
-    attach += [(f"{d['id']} draft {d['topic']} tier {d['tier']} ({d['status'].replace('_', ' ')})", d["id"])
-               for d in g.call("papers.drafts") if d["id"] not in pubs_drafts]
+    attach += [
+        (f"{d['id']} draft {d['topic']} tier {d['tier']} ({d['status'].replace('_', ' ')})", d["id"])
+        for d in g.call("papers.drafts")
+        if d["id"] not in pubs_drafts
+    ]
     return [
-        Field("call", "Call", options=[(f"{c['id']} {c['agency']} {_money(c['award'])} over {plural(c['duration_months'], 'month')} · "
-                                        f"apply by month {c['last_month_to_apply']} · decision after {plural(c['decision_delay_months'], 'month')}", c["id"])
-                                       for c in calls]),
+        Field(
+            "call",
+            "Call",
+            options=[
+                (
+                    f"{c['id']} {c['agency']} {_money(c['award'])} over {plural(c['duration_months'], 'month')} · "
+                    f"apply by month {c['last_month_to_apply']} · decision after {plural(c['decision_delay_months'], 'month')}",
+                    c["id"],
+                )
+                for c in calls
+            ],
+        ),
         Field("topic", "Topic", options=_topics(), default="reasoning"),
-        Field("hours", f"Hours of writing (≥ {rule(g, 'hours.proposal_min'):g}; {_money(rule(g, 'costs.proposal'))} admin fee)", "number",
-              default=_cfg(g).grant_hours_ref, lo=rule(g, 'hours.proposal_min'), hint=_left_hint(g)),
+        Field(
+            "hours",
+            f"Hours of writing (≥ {rule(g, 'hours.proposal_min'):g}; {_money(rule(g, 'costs.proposal'))} admin fee)",
+            "number",
+            default=_cfg(g).grant_hours_ref,
+            lo=rule(g, "hours.proposal_min"),
+            hint=_left_hint(g),
+        ),
         Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
     ]
 
@@ -322,17 +375,33 @@ def _propose_fields(g: Game) -> list[Field]:
 def _start_fields(g: Game) -> list[Field]:
     return [
         Field("topic", "Topic", options=_topics(), default="reasoning"),
-        Field("tier", "Tier (1 small, 2 solid, 3 ambitious)", options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)], default=2),
+        Field(
+            "tier",
+            "Tier (1 small, 2 solid, 3 ambitious)",
+            options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)],
+            default=2,
+        ),
         Field("members", "Members (space to toggle)", "multi", options=_people(g)),
-        Field("compute", f"Compute units per month ({_money(rule(g, 'costs.compute_unit'))} each × this month's price "
-              f"{compute_price(g):g})", "number", default=1500, lo=0, hi=rule(g, 'caps.compute_per_project')),
+        Field(
+            "compute",
+            f"Compute units per month ({_money(rule(g, 'costs.compute_unit'))} each × this month's price "
+            f"{compute_price(g):g})",
+            "number",
+            default=1500,
+            lo=0,
+            hi=rule(g, "caps.compute_per_project"),
+        ),
     ]
 
 
 ACTIONS: list[ActionSpec] = [
     # ---------------------------------------------------------------- people
     ActionSpec(
-        "mentoring", "m", "Set mentoring hours", "people", "students.set_mentoring",
+        "mentoring",
+        "m",
+        "Set mentoring hours",
+        "people",
+        "students.set_mentoring",
         _mentoring_fields,
         lambda g, v: g.call("students.set_mentoring", {k[2:]: float(x) for k, x in v.items() if k.startswith("h:")}),
         lambda g: _need(_people(g), "nobody is in the lab yet: hire students, a postdoc or staff first"),
@@ -341,38 +410,69 @@ ACTIONS: list[ActionSpec] = [
         lambda g: f"Standing monthly hours for every active person (0-{rule(g, 'caps.mentoring_hours'):g} h each).",
     ),
     ActionSpec(
-        "post_postdoc", "P", "Post a postdoc search", "people", "recruit.post_postdoc",
-        lambda g: [], lambda g, v: g.call("recruit.post_postdoc"),
+        "post_postdoc",
+        "P",
+        "Post a postdoc search",
+        "people",
+        "recruit.post_postdoc",
+        lambda g: [],
+        lambda g, v: g.call("recruit.post_postdoc"),
         done=lambda r: r.get("note", "search posted"),
-        description=lambda g: (f"{_money(rule(g, 'costs.postdoc_search'))} now; the search resolves two months later "
-                               f"({_money(rule(g, 'pay.postdoc'))}/month if filled, a {rule(g, 'postdoc.contract_months')}-month contract) · "
-                               f"{postdoc_record(g)}."),
+        description=lambda g: (
+            f"{_money(rule(g, 'costs.postdoc_search'))} now; the search resolves two months later "
+            f"({_money(rule(g, 'pay.postdoc'))}/month if filled, a {rule(g, 'postdoc.contract_months')}-month contract) · "
+            f"{postdoc_record(g)}."
+        ),
     ),
     ActionSpec(
-        "renew_postdoc", "r", "Renew a postdoc", "people", "recruit.renew_postdoc",
+        "renew_postdoc",
+        "r",
+        "Renew a postdoc",
+        "people",
+        "recruit.renew_postdoc",
         lambda g: [Field("postdoc", "Postdoc", options=_people(g, ("postdoc",)))],
         lambda g, v: g.call("recruit.renew_postdoc", v["postdoc"]),
         lambda g: _need(_people(g, ("postdoc",)), "the lab has no active postdoc"),
         lambda r: f"contract extended to month {r['new_contract_end']}",
-        description=lambda g: (f"Adds {rule(g, 'postdoc.renewal_months')} months at {_money(rule(g, 'pay.postdoc'))}/month; "
-                               f"possible within {rule(g, 'postdoc.renewal_window_months')} months of the contract's end."),
+        description=lambda g: (
+            f"Adds {rule(g, 'postdoc.renewal_months')} months at {_money(rule(g, 'pay.postdoc'))}/month; "
+            f"possible within {rule(g, 'postdoc.renewal_window_months')} months of the contract's end."
+        ),
     ),
     ActionSpec(
-        "hire_ra", "R", "Hire a research assistant", "people", "recruit.hire_ra",
-        lambda g: [], lambda g, v: g.call("recruit.hire_ra"),
+        "hire_ra",
+        "R",
+        "Hire a research assistant",
+        "people",
+        "recruit.hire_ra",
+        lambda g: [],
+        lambda g, v: g.call("recruit.hire_ra"),
         done=lambda r: r.get("note", "hired"),
-        description=lambda g: (f"{_money(rule(g, 'pay.ra'))}/month from now; adds effort, never an author; "
-                               f"{rule(g, 'attention.oversight_per_ra'):g} h oversight a month."),
+        description=lambda g: (
+            f"{_money(rule(g, 'pay.ra'))}/month from now; adds effort, never an author; "
+            f"{rule(g, 'attention.oversight_per_ra'):g} h oversight a month."
+        ),
     ),
     ActionSpec(
-        "hire_manager", "M", "Hire a lab manager", "people", "recruit.hire_manager",
-        lambda g: [], lambda g, v: g.call("recruit.hire_manager"),
+        "hire_manager",
+        "M",
+        "Hire a lab manager",
+        "people",
+        "recruit.hire_manager",
+        lambda g: [],
+        lambda g, v: g.call("recruit.hire_manager"),
         done=lambda r: r.get("note", "hired"),
-        description=lambda g: (f"{_money(rule(g, 'pay.manager'))}/month; {rule(g, 'attention.oversight_manager_relief'):g} h less oversight "
-                               f"per researcher each; at most {rule(g, 'caps.managers')}."),
+        description=lambda g: (
+            f"{_money(rule(g, 'pay.manager'))}/month; {rule(g, 'attention.oversight_manager_relief'):g} h less oversight "
+            f"per researcher each; at most {rule(g, 'caps.managers')}."
+        ),
     ),
     ActionSpec(
-        "dismiss", "X", "Dismiss an RA or manager", "people", "recruit.dismiss",
+        "dismiss",
+        "X",
+        "Dismiss an RA or manager",
+        "people",
+        "recruit.dismiss",
         lambda g: [Field("staff", "Staff member", options=_people(g, ("ra", "manager")))],
         lambda g, v: g.call("recruit.dismiss", v["staff"]),
         lambda g: _need(_people(g, ("ra", "manager")), "the lab has no RA or lab manager"),
@@ -381,16 +481,35 @@ ACTIONS: list[ActionSpec] = [
     ),
     # ---------------------------------------------------------------- recruiting
     ActionSpec(
-        "interview", "i", "Interview applicants", "applicants", "recruit.interview",
-        lambda g: [Field("ids", f"Applicants (space to toggle; {rule(g, 'hours.interview'):g} h per new candidate)", "multi",
-                         options=_applicants(g, ("pending", "offered")), hint=_left_hint(g))],
+        "interview",
+        "i",
+        "Interview applicants",
+        "applicants",
+        "recruit.interview",
+        lambda g: [
+            Field(
+                "ids",
+                f"Applicants (space to toggle; {rule(g, 'hours.interview'):g} h per new candidate)",
+                "multi",
+                options=_applicants(g, ("pending", "offered")),
+                hint=_left_hint(g),
+            )
+        ],
         lambda g, v: g.call("recruit.interview", list(v["ids"])),
-        lambda g: None if g.call("recruit.applicants") else "no applicants: the recruiting season runs in months 1-3 of each year",
+        lambda g: (
+            None
+            if g.call("recruit.applicants")
+            else "no applicants: the recruiting season runs in months 1-3 of each year"
+        ),
         lambda r: "interview scores: " + ", ".join(f"{k} {v:.2f}" for k, v in r["interview_scores"].items()),
         summary=_interview_summary,
     ),
     ActionSpec(
-        "offer", "o", "Make a PhD offer", "applicants", "recruit.offer",
+        "offer",
+        "o",
+        "Make a PhD offer",
+        "applicants",
+        "recruit.offer",
         lambda g: [Field("applicant", "Applicant", options=_applicants(g))],
         lambda g, v: g.call("recruit.offer", v["applicant"]),
         lambda g: None if _applicants(g) else "no pending applicants: offers are possible in months 1-3 of each year",
@@ -399,7 +518,11 @@ ACTIONS: list[ActionSpec] = [
     ),
     # ---------------------------------------------------------------- projects
     ActionSpec(
-        "start_project", "s", "Start a project", "projects", "projects.start",
+        "start_project",
+        "s",
+        "Start a project",
+        "projects",
+        "projects.start",
         _start_fields,
         lambda g, v: g.call("projects.start", v["topic"], int(v["tier"]), list(v["members"]), float(v["compute"])),
         lambda g: _need(_people(g), "nobody is in the lab to staff a project"),
@@ -407,29 +530,60 @@ ACTIONS: list[ActionSpec] = [
         summary=_start_summary,
     ),
     ActionSpec(
-        "set_compute", "c", "Set a project's compute", "projects", "projects.set_compute",
-        lambda g: [Field("project", "Project", options=_projects(g)),
-                   Field("compute", "Compute units per month", "number", default=1500, lo=0, hi=rule(g, 'caps.compute_per_project'))],
+        "set_compute",
+        "c",
+        "Set a project's compute",
+        "projects",
+        "projects.set_compute",
+        lambda g: [
+            Field("project", "Project", options=_projects(g)),
+            Field(
+                "compute",
+                "Compute units per month",
+                "number",
+                default=1500,
+                lo=0,
+                hi=rule(g, "caps.compute_per_project"),
+            ),
+        ],
         lambda g, v: g.call("projects.set_compute", v["project"], float(v["compute"])),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: f"compute set to {r['monthly_compute']:,.0f} units/month",
     ),
     ActionSpec(
-        "assign", "a", "Assign someone to a project", "projects", "projects.assign",
-        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_members(g, on=False))],
+        "assign",
+        "a",
+        "Assign someone to a project",
+        "projects",
+        "projects.assign",
+        lambda g: [
+            Field("project", "Project", options=_projects(g)),
+            Field("person", "Person", options=_members(g, on=False)),
+        ],
         lambda g, v: g.call("projects.assign", v["project"], v["person"]),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: "members now " + ", ".join(r["members"]),
     ),
     ActionSpec(
-        "unassign", "u", "Take someone off a project", "projects", "projects.unassign",
-        lambda g: [Field("project", "Project", options=_projects(g)), Field("person", "Person", options=_members(g, on=True))],
+        "unassign",
+        "u",
+        "Take someone off a project",
+        "projects",
+        "projects.unassign",
+        lambda g: [
+            Field("project", "Project", options=_projects(g)),
+            Field("person", "Person", options=_members(g, on=True)),
+        ],
         lambda g, v: g.call("projects.unassign", v["project"], v["person"]),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: "members now " + (", ".join(r["members"]) or "nobody"),
     ),
     ActionSpec(
-        "kill_project", "k", "Kill a project", "projects", "projects.kill",
+        "kill_project",
+        "k",
+        "Kill a project",
+        "projects",
+        "projects.kill",
         lambda g: [Field("project", "Project", options=_projects(g))],
         lambda g, v: g.call("projects.kill", v["project"]),
         lambda g: _need(_projects(g), "no active project"),
@@ -438,42 +592,97 @@ ACTIONS: list[ActionSpec] = [
     ),
     # ---------------------------------------------------------------- papers
     ActionSpec(
-        "polish", "p", "Polish a draft", "papers", "papers.polish",
-        lambda g: [Field("draft", "Draft", options=_drafts(g)),
-                   Field("hours", f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)", "number", default=8, lo=0,
-                         hint=_left_hint(g))],
+        "polish",
+        "p",
+        "Polish a draft",
+        "papers",
+        "papers.polish",
+        lambda g: [
+            Field("draft", "Draft", options=_drafts(g)),
+            Field(
+                "hours",
+                f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)",
+                "number",
+                default=8,
+                lo=0,
+                hint=_left_hint(g),
+            ),
+        ],
         lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g), "no available draft to polish"),
         lambda r: f"{r['note']}: {r['total_polish_hours']:g} h of polish in total",
     ),
     ActionSpec(
-        "submit", "b", "Submit a draft", "papers", "papers.submit",
-        lambda g: [Field("draft", "Draft", options=_drafts(g)), Field("venue", "Venue (open this month)", options=open_venues(g))],
+        "submit",
+        "b",
+        "Submit a draft",
+        "papers",
+        "papers.submit",
+        lambda g: [
+            Field("draft", "Draft", options=_drafts(g)),
+            Field("venue", "Venue (open this month)", options=open_venues(g)),
+        ],
         lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
         lambda g: _need(_drafts(g), "no available draft to submit"),
         lambda r: f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}",
         summary=_submit_summary,
     ),
     ActionSpec(
-        "revise", "v", "Revise a rejected draft", "papers", "papers.revise",
-        lambda g: [Field("draft", "Rejected draft", options=_drafts(g, rejected_only=True)),
-                   Field("hours", f"Hours (gains stop at {rule(g, 'hours.revise_saturation'):g} h)", "number", default=8, lo=0, hint=_left_hint(g))],
+        "revise",
+        "v",
+        "Revise a rejected draft",
+        "papers",
+        "papers.revise",
+        lambda g: [
+            Field("draft", "Rejected draft", options=_drafts(g, rejected_only=True)),
+            Field(
+                "hours",
+                f"Hours (gains stop at {rule(g, 'hours.revise_saturation'):g} h)",
+                "number",
+                default=8,
+                lo=0,
+                hint=_left_hint(g),
+            ),
+        ],
         lambda g, v: g.call("papers.revise", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g, rejected_only=True), "no available draft has been rejected yet"),
         lambda r: f"revision {r['revisions']}: {r['note']}",
     ),
     ActionSpec(
-        "withdraw", "w", "Withdraw a submission", "papers", "papers.withdraw",
-        lambda g: [Field("submission", "Submission", options=[
-            (f"{s['id']} {s['draft_id']} at {s['venue']} · decision month {s['decision_expected_month']}", s["id"])
-            for s in g.call("papers.submissions") if s["status"] == "under_review"])],
+        "withdraw",
+        "w",
+        "Withdraw a submission",
+        "papers",
+        "papers.withdraw",
+        lambda g: [
+            Field(
+                "submission",
+                "Submission",
+                options=[
+                    (
+                        f"{s['id']} {s['draft_id']} at {s['venue']} · decision month {s['decision_expected_month']}",
+                        s["id"],
+                    )
+                    for s in g.call("papers.submissions")
+                    if s["status"] == "under_review"
+                ],
+            )
+        ],
         lambda g, v: g.call("papers.withdraw", v["submission"]),
-        lambda g: None if any(s["status"] == "under_review" for s in g.call("papers.submissions")) else "nothing is under review",
+        lambda g: (
+            None
+            if any(s["status"] == "under_review" for s in g.call("papers.submissions"))
+            else "nothing is under review"
+        ),
         lambda r: "withdrawn; the draft is available again",
     ),
     # ---------------------------------------------------------------- grants, field, events
     ActionSpec(
-        "propose", "g", "Write a grant proposal", "grants", "grants.propose",
+        "propose",
+        "g",
+        "Write a grant proposal",
+        "grants",
+        "grants.propose",
         _propose_fields,
         lambda g, v: g.call("grants.propose", v["call"], v["topic"], float(v["hours"]), list(v.get("attach") or [])),
         lambda g: None if g.call("grants.calls") else "no grant call is open this month",
@@ -481,16 +690,29 @@ ACTIONS: list[ActionSpec] = [
         summary=_propose_summary,
     ),
     ActionSpec(
-        "conference", "f", "Attend a conference", "field", "field.attend_conference",
-        lambda g: [], lambda g, v: g.call("field.attend_conference"),
+        "conference",
+        "f",
+        "Attend a conference",
+        "field",
+        "field.attend_conference",
+        lambda g: [],
+        lambda g, v: g.call("field.attend_conference"),
         done=lambda r: "hallway talk: " + ", ".join(f"{k} {v}" for k, v in r["hallway_intel"].items()),
-        description=lambda g: (f"{rule(g, 'hours.conference'):g} h and {_money(rule(g, 'costs.conference'))}; "
-                               "you hear which topics are hot."),
+        description=lambda g: (
+            f"{rule(g, 'hours.conference'):g} h and {_money(rule(g, 'costs.conference'))}; "
+            "you hear which topics are hot."
+        ),
     ),
     ActionSpec(
-        "respond", "e", "Answer an event", "events", "events.respond",
-        lambda g: [Field("event", "Event", options=_event_options(g)),
-                   Field("action", "Answer", options=_respond_actions(g))],
+        "respond",
+        "e",
+        "Answer an event",
+        "events",
+        "events.respond",
+        lambda g: [
+            Field("event", "Event", options=_event_options(g)),
+            Field("action", "Answer", options=_respond_actions(g)),
+        ],
         lambda g, v: g.call("events.respond", v["event"], v["action"]),
         lambda g: None if g.call("events.pending") else "no event is waiting for an answer",
         lambda r: f"{r['event']}: {r['action']}",
@@ -502,11 +724,26 @@ ACTIONS_BY_ID: dict[str, ActionSpec] = {a.id: a for a in ACTIONS}
 """action id → spec."""
 
 SHORT: dict[str, str] = {
-    "mentoring": "Mentoring", "post_postdoc": "Postdoc", "renew_postdoc": "Renew", "hire_ra": "Hire RA",
-    "hire_manager": "Manager", "dismiss": "Dismiss", "interview": "Interview", "offer": "Offer",
-    "start_project": "Start", "set_compute": "Compute", "assign": "Assign", "unassign": "Unassign",
-    "kill_project": "Kill", "polish": "Polish", "submit": "Submit", "revise": "Revise", "withdraw": "Withdraw",
-    "propose": "Propose", "conference": "Conference", "respond": "Answer",
+    "mentoring": "Mentoring",
+    "post_postdoc": "Postdoc",
+    "renew_postdoc": "Renew",
+    "hire_ra": "Hire RA",
+    "hire_manager": "Manager",
+    "dismiss": "Dismiss",
+    "interview": "Interview",
+    "offer": "Offer",
+    "start_project": "Start",
+    "set_compute": "Compute",
+    "assign": "Assign",
+    "unassign": "Unassign",
+    "kill_project": "Kill",
+    "polish": "Polish",
+    "submit": "Submit",
+    "revise": "Revise",
+    "withdraw": "Withdraw",
+    "propose": "Propose",
+    "conference": "Conference",
+    "respond": "Answer",
 }
 """Footer labels of the actions."""
 

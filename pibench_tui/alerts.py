@@ -55,7 +55,9 @@ def month_of_year(month: int) -> int:
 
 def venue_deadlines(game: Any) -> dict[str, list[int]]:
     """``{venue: [month of year 1..12]}`` of the venues with deadlines (``lab.rules()``)."""
-    return {name: [int(m) for m in v["deadline_months"]] for name, v in game.rules["venues"].items() if v["deadline_months"]}
+    return {
+        name: [int(m) for m in v["deadline_months"]] for name, v in game.rules["venues"].items() if v["deadline_months"]
+    }
 
 
 def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
@@ -64,9 +66,11 @@ def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
     Bad means the last two meeting sentiments average below :data:`LOW_MOOD`, or the last
     two report qualities average :data:`REPORT_DROP` below the earlier ones.
     """
-    rows = game.query("select r.student_id as id, r.month as month, r.report_quality as q, r.meeting_sentiment as s "
-                      "from student_reports r join students p on p.id = r.student_id where p.status = 'active' "
-                      "order by r.student_id, r.month")
+    rows = game.query(
+        "select r.student_id as id, r.month as month, r.report_quality as q, r.meeting_sentiment as s "
+        "from student_reports r join students p on p.id = r.student_id where p.status = 'active' "
+        "order by r.student_id, r.month"
+    )
     by: dict[str, list[dict]] = {}
     for r in rows:
         by.setdefault(r["id"], []).append(r)
@@ -96,56 +100,121 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     runway = dash["runway_months"]
     if runway is not None and runway < left:
         sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
-        out.append(Alert("runway", f"runway {runway:.0f} < {left} mo left",
-                         f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
-                         f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
-                         "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
-                         "grants", "g", sev))
+        out.append(
+            Alert(
+                "runway",
+                f"runway {runway:.0f} < {left} mo left",
+                f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
+                f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
+                "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
+                "grants",
+                "g",
+                sev,
+            )
+        )
     for e in dash["pending_events"]:
         if e["kind"] == "student_crisis" or e["respond_by_month"] <= m:
-            out.append(Alert("event", f"{e['id']} expires", f"{e['id']} {e['kind'].replace('_', ' ')}: this is the last month "
-                             "to answer; unanswered it lapses at the month's end"
-                             + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
-                             "events", "e", "error" if e["kind"] == "student_crisis" else "warning"))
+            out.append(
+                Alert(
+                    "event",
+                    f"{e['id']} expires",
+                    f"{e['id']} {e['kind'].replace('_', ' ')}: this is the last month "
+                    "to answer; unanswered it lapses at the month's end"
+                    + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
+                    "events",
+                    "e",
+                    "error" if e["kind"] == "student_crisis" else "warning",
+                )
+            )
     names = {s["id"]: s["name"] for s in dash["students"]}
     window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
     for sid, why in bad_reports(game, m):
-        out.append(Alert("mood", f"{sid} reports bad", f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
-                         "Low mood comes before quitting: give mentoring hours (m), keep them on at most two projects.",
-                         "people", "m"))
+        out.append(
+            Alert(
+                "mood",
+                f"{sid} reports bad",
+                f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
+                "Low mood comes before quitting: give mentoring hours (m), keep them on at most two projects.",
+                "people",
+                "m",
+            )
+        )
     for s in dash["students"]:
         end = s.get("contract_end")
         if s["role"] == "postdoc" and end and 0 <= end - m <= CONTRACT_WARN_MONTHS:
-            out.append(Alert("contract", f"{s['id']} contract ends m{end}",
-                             f"{s['name']} ({s['id']}): the postdoc contract ends in month {end}; renewal (r) is open "
-                             f"from month {max(1, end - window)}" + (" (now)" if end - m <= window else "") + ".",
-                             "people", "r", "error" if end - m <= 1 else "warning"))
+            out.append(
+                Alert(
+                    "contract",
+                    f"{s['id']} contract ends m{end}",
+                    f"{s['name']} ({s['id']}): the postdoc contract ends in month {end}; renewal (r) is open "
+                    f"from month {max(1, end - window)}" + (" (now)" if end - m <= window else "") + ".",
+                    "people",
+                    "r",
+                    "error" if end - m <= 1 else "warning",
+                )
+            )
     moy = month_of_year(m)
     if moy == 2:
-        out.append(Alert("offers", "offers close next month", f"PhD offers close at the end of month {m + 1}: "
-                         "interview (i) and offer (o) before then, or wait a year.", "applicants", "o"))
+        out.append(
+            Alert(
+                "offers",
+                "offers close next month",
+                f"PhD offers close at the end of month {m + 1}: "
+                "interview (i) and offer (o) before then, or wait a year.",
+                "applicants",
+                "o",
+            )
+        )
     elif moy == 3 and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
-        out.append(Alert("offers", "last month for offers", f"Month {m} is the last for PhD offers this season: "
-                         "pending applicants expire at the month's end.", "applicants", "o", "error"))
+        out.append(
+            Alert(
+                "offers",
+                "last month for offers",
+                f"Month {m} is the last for PhD offers this season: pending applicants expire at the month's end.",
+                "applicants",
+                "o",
+                "error",
+            )
+        )
     nxt = month_of_year(m + 1)
     drafts = dash["available_drafts"]
     for venue, months in sorted(venue_deadlines(game).items()):
         if nxt in months and m + 1 <= total and drafts:
             ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
-            out.append(Alert("deadline", f"{venue} deadline next month",
-                             f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",
-                             "papers", "p"))
+            out.append(
+                Alert(
+                    "deadline",
+                    f"{venue} deadline next month",
+                    f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",
+                    "papers",
+                    "p",
+                )
+            )
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     for c in dash["open_grant_calls"]:  # a call the lab already has a proposal in is not a loss
         if c["last_month_to_apply"] == m and c["agency"] != "TIF" and c["id"] not in pending_calls:
-            out.append(Alert("call", f"{c['agency']} call closes", f"The {c['agency']} call {c['id']} "
-                             f"(${c['award']:,.0f}) closes at the end of this month: propose now (g).", "grants", "g"))
+            out.append(
+                Alert(
+                    "call",
+                    f"{c['agency']} call closes",
+                    f"The {c['agency']} call {c['id']} "
+                    f"(${c['award']:,.0f}) closes at the end of this month: propose now (g).",
+                    "grants",
+                    "g",
+                )
+            )
     busy = {x for p in dash["active_projects"] for x in p["members"]}
     idle = [s["id"] for s in dash["students"] if s["id"] not in busy]
     idle += [s["id"] for s in dash["staff"] if s["role"] == "ra" and s["id"] not in busy]
     if idle:
-        out.append(Alert("idle", f"idle {','.join(idle[:3])}" + ("…" if len(idle) > 3 else ""),
-                         f"On no project (paid, producing nothing): {', '.join(idle)}. Start a project (s) or assign (a).",
-                         "projects", "s"))
+        out.append(
+            Alert(
+                "idle",
+                f"idle {','.join(idle[:3])}" + ("…" if len(idle) > 3 else ""),
+                f"On no project (paid, producing nothing): {', '.join(idle)}. Start a project (s) or assign (a).",
+                "projects",
+                "s",
+            )
+        )
     out.sort(key=lambda a: a.severity != "error")
     return out

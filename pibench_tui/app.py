@@ -49,8 +49,15 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 """Below this terminal size the app shows a message instead of the panels."""
 
 TABS: list[tuple[str, str]] = [
-    ("people", "1 Lab"), ("applicants", "2 Applicants"), ("projects", "3 Projects"), ("papers", "4 Papers"),
-    ("grants", "5 Grants"), ("field", "6 Field"), ("events", "7 Events"), ("ledger", "8 Ledger"), ("console", "9 Console"),
+    ("people", "1 Lab"),
+    ("applicants", "2 Applicants"),
+    ("projects", "3 Projects"),
+    ("papers", "4 Papers"),
+    ("grants", "5 Grants"),
+    ("field", "6 Field"),
+    ("events", "7 Events"),
+    ("ledger", "8 Ledger"),
+    ("console", "9 Console"),
 ]
 """Panel ids and tab titles, in order (keys 1-9)."""
 
@@ -61,18 +68,35 @@ NARROW = 110
 """Below this width the header shortens its words, the tabs their titles and padding, and
 the footer drops the command-palette hint (ctrl+p still works)."""
 
-TOO_SMALL = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
-             "Enlarge the window (or press q to quit).")
-TOO_SMALL_QUIT = (f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters.\n"
-                  "{unsaved}: enlarge the window to choose whether to save before quitting, "
-                  "or press q again to quit without saving.")
+TOO_SMALL = (
+    f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
+    "Enlarge the window (or press q to quit)."
+)
+TOO_SMALL_QUIT = (
+    f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters.\n"
+    "{unsaved}: enlarge the window to choose whether to save before quitting, "
+    "or press q again to quit without saving."
+)
 QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
 """The only keys that work while the terminal is too small."""
 
-NOT_A_TERMINAL = ("pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
-                  "a script or a program, use `pibench headless` (see `pibench headless --help`).")
+NOT_A_TERMINAL = (
+    "pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
+    "a script or a program, use `pibench headless` (see `pibench headless --help`)."
+)
 
-_GAME_ACTIONS = {"act", "next_month", "save", "load", "console", "tab", "help", "quit_game", "toggle_tutorial", "warning"}
+_GAME_ACTIONS = {
+    "act",
+    "next_month",
+    "save",
+    "load",
+    "console",
+    "tab",
+    "help",
+    "quit_game",
+    "toggle_tutorial",
+    "warning",
+}
 
 
 class PibenchApp(App[int]):
@@ -104,12 +128,24 @@ class PibenchApp(App[int]):
         Binding("l", "load", "Load", id="load", show=False),
         Binding("t", "toggle_tutorial", "Tutorial", id="tutorial", show=False),
         Binding("exclamation_mark", "warning", "Go to warning", id="warning", show=False, key_display="!"),
-        *[Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False) for i, (tab, title) in enumerate(TABS)],
+        *[
+            Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False)
+            for i, (tab, title) in enumerate(TABS)
+        ],
         *[Binding(a.key, f"act('{a.id}')", a.title, id=a.id, show=False) for a in ACTIONS],
     ]
 
-    def __init__(self, game: Game, *, store: Any = None, saves_dir: str | None = None, career: str | None = None,
-                 test_mode: bool = False, show_digest: bool = True, run_baseline: bool = True) -> None:
+    def __init__(
+        self,
+        game: Game,
+        *,
+        store: Any = None,
+        saves_dir: str | None = None,
+        career: str | None = None,
+        test_mode: bool = False,
+        show_digest: bool = True,
+        run_baseline: bool = True,
+    ) -> None:
         super().__init__()
         self.game = game
         self.store = store
@@ -268,8 +304,13 @@ class PibenchApp(App[int]):
         game = self.game
         dash = game.dashboard()
         citations = sum(p["citations"] for p in game.call("papers.publications"))
-        self.header.show(dash, citations, busy=self.busy, scenario=f"{game.scenario_name} · seed {game.world.seed}",
-                         warnings=alerts(game, dash))
+        self.header.show(
+            dash,
+            citations,
+            busy=self.busy,
+            scenario=f"{game.scenario_name} · seed {game.world.seed}",
+            warnings=alerts(game, dash),
+        )
         if self.tutorial.display:
             if game.finished:
                 self.tutorial.display = False
@@ -320,8 +361,9 @@ class PibenchApp(App[int]):
         yield SystemCommand("Help", "Rules and keys (key ?)", self.action_help)
         for a in ACTIONS:
             desc = a.describe(self.game)
-            yield SystemCommand(a.title, f"{a.api} — key {a.key}" + (f" — {desc}" if desc else ""),
-                                partial(self.action_act, a.id))
+            yield SystemCommand(
+                a.title, f"{a.api} — key {a.key}" + (f" — {desc}" if desc else ""), partial(self.action_act, a.id)
+            )
         for i, (tab, title) in enumerate(TABS):
             yield SystemCommand(f"Show {title[2:]}", f"Panel {i + 1}", partial(self.action_tab, tab))
 
@@ -357,8 +399,11 @@ class PibenchApp(App[int]):
         if reason:
             self.notify(reason, title=spec.title, severity="warning", markup=False)
             return
-        self.push_screen(ActionForm(spec, self.game, blink=self.blink, apply=partial(self._apply, spec),
-                                    highlighted=self.highlighted_id()))
+        self.push_screen(
+            ActionForm(
+                spec, self.game, blink=self.blink, apply=partial(self._apply, spec), highlighted=self.highlighted_id()
+            )
+        )
 
     def highlighted_id(self) -> str | None:
         """The id (first column) of the highlighted row of the focused table, if any: forms
@@ -430,7 +475,9 @@ class PibenchApp(App[int]):
     def _advance_failed(self, exc: Exception) -> None:
         self.busy = False
         self._close_confirm()
-        self.notify(getattr(exc, "message", None) or str(exc), title="next month failed", severity="error", markup=False)
+        self.notify(
+            getattr(exc, "message", None) or str(exc), title="next month failed", severity="error", markup=False
+        )
         self.refresh_view()
 
     @on(MonthAdvanced)
@@ -478,8 +525,10 @@ class PibenchApp(App[int]):
             self.notify("a month is being closed; save in a moment", severity="warning")
             return
         store = self._store()
-        self.push_screen(SaveDialog(self._default_save_name(), str(store.path), blink=self.blink,
-                                    check=self._save_conflict), self._save_named)
+        self.push_screen(
+            SaveDialog(self._default_save_name(), str(store.path), blink=self.blink, check=self._save_conflict),
+            self._save_named,
+        )
 
     def _default_save_name(self) -> str:
         """The name the save dialog offers: the save this career came from or was last saved
@@ -516,9 +565,11 @@ class PibenchApp(App[int]):
                 continue
             if name in (i.name, i.career) or key in (name_key(i.name), name_key(i.career)):
                 months = f"{i.month}/{i.months}" if i.months else str(i.month)
-                return (f"{name!r} already names a save of another career ({i.name!r}: scenario {i.scenario}, "
-                        f"seed {i.seed}, month {months}, {i.status}). Saving would overwrite it: choose another "
-                        f"name, or delete that save first (pibench saves delete {i.name}).")
+                return (
+                    f"{name!r} already names a save of another career ({i.name!r}: scenario {i.scenario}, "
+                    f"seed {i.seed}, month {months}, {i.status}). Saving would overwrite it: choose another "
+                    f"name, or delete that save first (pibench saves delete {i.name})."
+                )
         return None
 
     def _save_named(self, name: str | None, then_quit: bool = False) -> None:
@@ -555,8 +606,9 @@ class PibenchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
-        self.game = Game(world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name,
-                         career=record.info.career)
+        self.game = Game(
+            world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career
+        )
         self.career = record.info.career  # the resumed career keeps autosaving under its own name
         self.console_panel.bind_game(self.game)
         self.refresh_view(everything=True)
@@ -596,9 +648,12 @@ class PibenchApp(App[int]):
         if what == "quit":
             self.exit(0)
         elif what == "save":
-            self.push_screen(SaveDialog(self._default_save_name(), str(self._store().path), blink=self.blink,
-                                        check=self._save_conflict),
-                             partial(self._save_named, then_quit=True))
+            self.push_screen(
+                SaveDialog(
+                    self._default_save_name(), str(self._store().path), blink=self.blink, check=self._save_conflict
+                ),
+                partial(self._save_named, then_quit=True),
+            )
 
     def on_unmount(self) -> None:
         try:
@@ -607,9 +662,19 @@ class PibenchApp(App[int]):
             pass
 
 
-def make_app(*, scenario: str | None = None, seed: int | None = None, load: str | None = None, saves_dir: str | None = None,
-             save: str | None = None, world: Any = None, store: Any = None, test_mode: bool = False,
-             show_digest: bool = True, run_baseline: bool = True) -> PibenchApp:
+def make_app(
+    *,
+    scenario: str | None = None,
+    seed: int | None = None,
+    load: str | None = None,
+    saves_dir: str | None = None,
+    save: str | None = None,
+    world: Any = None,
+    store: Any = None,
+    test_mode: bool = False,
+    show_digest: bool = True,
+    run_baseline: bool = True,
+) -> PibenchApp:
     """Build the app for a new career (scenario + seed), a save (``load``), or a given world.
 
     Raises:
@@ -625,7 +690,9 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
         game = Game(world, scenario=scenario)
     elif load is not None:
         w, record = store.load_world(load)  # a damaged newest autosave: the previous one, with a note
-        game = Game(w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career)
+        game = Game(
+            w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career
+        )
     else:
         from scenarios import load_scenario
         from world.engine import World
@@ -636,8 +703,15 @@ def make_app(*, scenario: str | None = None, seed: int | None = None, load: str 
         store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
     elif load is not None:  # a resumed career keeps autosaving under its own name
         save = game.career
-    app = PibenchApp(game, store=store, saves_dir=saves_dir, career=save, test_mode=test_mode,
-                     show_digest=show_digest, run_baseline=run_baseline)
+    app = PibenchApp(
+        game,
+        store=store,
+        saves_dir=saves_dir,
+        career=save,
+        test_mode=test_mode,
+        show_digest=show_digest,
+        run_baseline=run_baseline,
+    )
     for note in notes:
         app.call_later(app.notify, note, title="saves", severity="warning", markup=False, timeout=15)
     return app
@@ -657,9 +731,13 @@ def run_play(args: Any) -> int:
 
         return run_replay(args)
     try:
-        app = make_app(scenario=getattr(args, "scenario", None), seed=getattr(args, "seed", None),
-                       load=getattr(args, "load", None), saves_dir=getattr(args, "saves_dir", None),
-                       save=getattr(args, "save", None))
+        app = make_app(
+            scenario=getattr(args, "scenario", None),
+            seed=getattr(args, "seed", None),
+            load=getattr(args, "load", None),
+            saves_dir=getattr(args, "saves_dir", None),
+            save=getattr(args, "save", None),
+        )
     except Exception as exc:  # noqa: BLE001 - ScenarioError / SaveError: their messages say what is wrong
         print(f"pibench play: {exc}", file=sys.stderr)
         return 1

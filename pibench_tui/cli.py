@@ -21,10 +21,7 @@ if TYPE_CHECKING:  # annotations are strings here (from __future__ import annota
 
 __all__ = ["build_parser", "main"]
 
-_DESCRIPTION = (
-    "pibench: run an academic research lab for 60 simulated months — a terminal game "
-    "and an agent benchmark."
-)
+_DESCRIPTION = "pibench: run an academic research lab for 60 simulated months — a terminal game and an agent benchmark."
 
 _HEADLESS_EPILOG = """\
 modes:
@@ -125,7 +122,13 @@ class _VersionAction(argparse.Action):
         kwargs.setdefault("help", "print the version and exit")
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         import pibench_tui
 
         parser.exit(message=f"pibench {pibench_tui.__version__}\n")
@@ -150,8 +153,12 @@ class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter with the width found without shutil (argparse builds one for
     every ``add_argument``, so every start-up would import shutil otherwise)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, width if width is not None else _terminal_columns() - 2)
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, width if width is not None else _terminal_columns() - 2
+        )
 
 
 class _RawDescriptionHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -184,7 +191,9 @@ def _add_headless_parser(sub: Any) -> None:
         help="the world seed as a number, or @FILE: a sealed-seed file from `pibench seal` (the seed stays "
         "secret: only its commitment is shown); with several seeds in FILE, --seed-index picks one",
     )
-    headless.add_argument("--seed-index", type=int, default=0, metavar="K", help="which seed of --seeds to play (0-based, default 0)")
+    headless.add_argument(
+        "--seed-index", type=int, default=0, metavar="K", help="which seed of --seeds to play (0-based, default 0)"
+    )
     headless.add_argument(
         "--report-json",
         metavar="FILE",
@@ -226,12 +235,19 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, help="print pibench's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a career in the terminal UI (Textual)", description="Play a career in the terminal UI.",
-                          formatter_class=_HelpFormatter)
+    play = sub.add_parser(
+        "play",
+        help="play a career in the terminal UI (Textual)",
+        description="Play a career in the terminal UI.",
+        formatter_class=_HelpFormatter,
+    )
     _add_world_options(play)
-    play.add_argument("--replay", metavar="SAVE|RUN_DIR",
-                      help="watch a saved career or a run directory (pibench agent / run --save-runs) read-only: "
-                           "←/→ step through months, j jumps, r the month's report, x the agent's transcript")
+    play.add_argument(
+        "--replay",
+        metavar="SAVE|RUN_DIR",
+        help="watch a saved career or a run directory (pibench agent / run --save-runs) read-only: "
+        "←/→ step through months, j jumps, r the month's report, x the agent's transcript",
+    )
 
     # The headless options name the sandbox's limits: its parser (and the sandbox module,
     # which pulls in subprocess, json and the agent-process script) is built only when
@@ -263,19 +279,25 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
         add_agent_parser(sub)
     else:
-        sub.add_parser("agent", help="an LLM plays careers (OpenAI-compatible endpoint or a local command)", add_help=False)
+        sub.add_parser(
+            "agent", help="an LLM plays careers (OpenAI-compatible endpoint or a local command)", add_help=False
+        )
     if command == "replay":
         from pibench_tui.harness.cli import add_replay_parser
 
         add_replay_parser(sub)
     else:
-        sub.add_parser("replay", help="re-simulate run directories and confirm their Impact and state digest", add_help=False)
+        sub.add_parser(
+            "replay", help="re-simulate run directories and confirm their Impact and state digest", add_help=False
+        )
     if command == "report":
         from pibench_tui.report.cli import add_report_parser
 
         add_report_parser(sub)
     else:
-        sub.add_parser("report", help="leaderboard, census, legibility and figures from runs (HTML, JSON)", add_help=False)
+        sub.add_parser(
+            "report", help="leaderboard, census, legibility and figures from runs (HTML, JSON)", add_help=False
+        )
     seal = sub.add_parser(
         "seal",
         help="draw secret evaluation seeds; print their public commitment",
@@ -396,9 +418,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if refused is not None:
         return refused
     if getattr(args, "replay", None) is not None and any(
-            getattr(args, k, None) is not None for k in ("scenario", "seed", "save", "load")):
-        print("pibench play: error: --replay watches a career read-only; do not combine it with "
-              "--scenario, --seed, --save or --load", file=sys.stderr)
+        getattr(args, k, None) is not None for k in ("scenario", "seed", "save", "load")
+    ):
+        print(
+            "pibench play: error: --replay watches a career read-only; do not combine it with "
+            "--scenario, --seed, --save or --load",
+            file=sys.stderr,
+        )
         return 2
 
     if importlib.util.find_spec("pibench_tui.app") is None:

@@ -44,8 +44,10 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
         before: count only decisions made before this month (the ones being explained are not
             their own context).
     """
-    rows = game.query("select id, venue, status, decision_month, reviewer_scores from submissions "
-                      "where status in ('accept', 'reject')")
+    rows = game.query(
+        "select id, venue, status, decision_month, reviewer_scores from submissions "
+        "where status in ('accept', 'reject')"
+    )
     acc: list[float] = []
     rej: list[float] = []
     elsewhere: dict[str, dict[str, list[float]]] = {}
@@ -61,20 +63,30 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
             elsewhere.setdefault(r["venue"], {}).setdefault(r["status"], []).append(mean)
     if not acc and not rej:  # the scale from the lab's other venues, so a first score is not read alone
         other = "; ".join(
-            f"{v} " + ", ".join(f"{len(xs)} {'accepted' if st == 'accept' else 'rejected'} at mean "
-                                f"{min(xs):.2f}" + (f"-{max(xs):.2f}" if len(xs) > 1 else "")
-                                for st, xs in sorted(by.items()))
-            for v, by in sorted(elsewhere.items()))
+            f"{v} "
+            + ", ".join(
+                f"{len(xs)} {'accepted' if st == 'accept' else 'rejected'} at mean "
+                f"{min(xs):.2f}" + (f"-{max(xs):.2f}" if len(xs) > 1 else "")
+                for st, xs in sorted(by.items())
+            )
+            for v, by in sorted(elsewhere.items())
+        )
         return f"no earlier decision at {venue}" + (f" (elsewhere: {other})" if other else "")
     parts = []
     if acc:
-        parts.append(f"{len(acc)} accepted (mean scores {min(acc):.2f}-{max(acc):.2f})" if len(acc) > 1
-                     else f"1 accepted (mean score {acc[0]:.2f})")
+        parts.append(
+            f"{len(acc)} accepted (mean scores {min(acc):.2f}-{max(acc):.2f})"
+            if len(acc) > 1
+            else f"1 accepted (mean score {acc[0]:.2f})"
+        )
     else:
         parts.append("none accepted")
     if rej:
-        parts.append(f"{len(rej)} rejected (mean scores {min(rej):.2f}-{max(rej):.2f})" if len(rej) > 1
-                     else f"1 rejected (mean score {rej[0]:.2f})")
+        parts.append(
+            f"{len(rej)} rejected (mean scores {min(rej):.2f}-{max(rej):.2f})"
+            if len(rej) > 1
+            else f"1 rejected (mean score {rej[0]:.2f})"
+        )
     else:
         parts.append("none rejected")
     return f"{venue} before: " + ", ".join(parts)
@@ -82,13 +94,19 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
 
 def pool_record(game: Any, pool: str) -> str:
     """Offers made to ``pool`` so far and how they were answered (open offers counted apart)."""
-    rows = game.query(f"select status, count(*) as n from applicants where pool = '{_safe(pool)}' "
-                      "and status in ('offered', 'accepted', 'joined', 'declined') group by status")
+    rows = game.query(
+        f"select status, count(*) as n from applicants where pool = '{_safe(pool)}' "
+        "and status in ('offered', 'accepted', 'joined', 'declined') group by status"
+    )
     n = {r["status"]: r["n"] for r in rows}
     accepted = n.get("accepted", 0) + n.get("joined", 0)
     answered = accepted + n.get("declined", 0)
     waiting = n.get("offered", 0)
-    out = f"offers to {pool} so far: {accepted} of {answered} accepted" if answered else f"no answered offer to {pool} yet"
+    out = (
+        f"offers to {pool} so far: {accepted} of {answered} accepted"
+        if answered
+        else f"no answered offer to {pool} yet"
+    )
     if waiting:
         out += f" ({waiting} waiting for an answer)"
     return out
@@ -97,8 +115,11 @@ def pool_record(game: Any, pool: str) -> str:
 def agency_record(game: Any, agency: str, topic: str | None = None, before: int | None = None) -> str:
     """The lab's decided proposals to ``agency`` (and on ``topic``): funded / rejected counts
     (only decisions made before month ``before`` when given)."""
-    rows = [r for r in game.query("select id, agency, topic, status, decision_month from proposals where status != 'pending'")
-            if before is None or (r["decision_month"] or 0) < before]
+    rows = [
+        r
+        for r in game.query("select id, agency, topic, status, decision_month from proposals where status != 'pending'")
+        if before is None or (r["decision_month"] or 0) < before
+    ]
     mine = [r for r in rows if r["agency"] == agency]
     if not mine:
         out = f"no earlier decision from {agency}"
@@ -111,7 +132,9 @@ def agency_record(game: Any, agency: str, topic: str | None = None, before: int 
             out += f"; on {topic}: {sum(1 for r in on if r['status'] == 'funded')} of {len(on)}"
         any_topic = [r for r in rows if r["topic"] == topic]
         if any_topic and len(any_topic) != len(on):
-            out += f"; {topic} at any agency: {sum(1 for r in any_topic if r['status'] == 'funded')} of {len(any_topic)}"
+            out += (
+                f"; {topic} at any agency: {sum(1 for r in any_topic if r['status'] == 'funded')} of {len(any_topic)}"
+            )
     return out
 
 
@@ -122,7 +145,9 @@ def postdoc_searches(game: Any) -> list[tuple[int, str, str]]:
     """Every resolved postdoc search the lab has heard of: ``[(month, id, "filled"|"unfilled"|"paused")]``
     (from the lab's news, the way the PI learnt of them)."""
     out = []
-    for r in game.query("select month, text from news where kind = 'lab' and text like 'Postdoc search %' order by month"):
+    for r in game.query(
+        "select month, text from news where kind = 'lab' and text like 'Postdoc search %' order by month"
+    ):
         m = _SEARCH.search(r["text"])
         if m:
             outcome = {"filled": "filled", "ended without a hire": "unfilled", "paused": "paused"}[m.group(2)]
@@ -172,7 +197,7 @@ def event_answers(game: Any, kind: str) -> str:
         "review_request": f"accept: {hours['review']:g} h, standing up a little; decline or letting it lapse: standing down a little",
         "student_crisis": f"support: {hours['crisis']:g} h, morale up; ignore (or no answer): morale falls hard",
         "collaboration_offer": f"accept: {hours['collaboration']:g} h in each of the next {r['collaboration']['months']} months, "
-                               "then a co-authored draft; decline: nothing",
+        "then a co-authored draft; decline: nothing",
     }.get(kind, "")
 
 

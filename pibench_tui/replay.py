@@ -95,23 +95,36 @@ def open_run_dir(path: str | Path) -> ReplaySource:
     if result.get("format") != RUN_FORMAT:
         raise ReplayError(f"{p / 'result.json'}: format {result.get('format')!r}, expected {RUN_FORMAT!r}")
     if result.get("seed") is None:
-        raise ReplayError(f"{p}: the seed is sealed (null); reveal it before replaying (seed commitment "
-                          f"{result.get('seed_commitment')})")
+        raise ReplayError(
+            f"{p}: the seed is sealed (null); reveal it before replaying (seed commitment "
+            f"{result.get('seed_commitment')})"
+        )
     if not (p / "actions.jsonl").exists():
         raise ReplayError(f"{p} has no actions.jsonl: the career cannot be re-simulated")
     try:
         config = WorldConfig.from_dict(result["config"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"{p / 'result.json'}: no usable config ({exc})") from exc
-    log = [[row["month"], row["call"], row.get("kwargs", {})] if isinstance(row, dict) else row
-           for row in _jsonl(p / "actions.jsonl")]
+    log = [
+        [row["month"], row["call"], row.get("kwargs", {})] if isinstance(row, dict) else row
+        for row in _jsonl(p / "actions.jsonl")
+    ]
     months = {int(r["month"]): r for r in _jsonl(p / "months.jsonl") if "month" in r}
     kind = str(result.get("kind") or "policy")
     who = result.get("model") or result.get("policy") or ""
     label = " · ".join(dict.fromkeys(str(x) for x in (result.get("label"), who) if x))  # once when label == policy
-    return ReplaySource(kind=kind, label=label or p.name, scenario=str(result.get("scenario") or "custom"), config=config,
-                        seed=int(result["seed"]), log=log, months=months,
-                        transcript=_jsonl(p / "transcript.jsonl") if kind == "agent" else [], result=result, path=str(p))
+    return ReplaySource(
+        kind=kind,
+        label=label or p.name,
+        scenario=str(result.get("scenario") or "custom"),
+        config=config,
+        seed=int(result["seed"]),
+        log=log,
+        months=months,
+        transcript=_jsonl(p / "transcript.jsonl") if kind == "agent" else [],
+        result=result,
+        path=str(p),
+    )
 
 
 def open_save(name: str, saves_dir: str | None = None, store: Any = None) -> ReplaySource:
@@ -128,10 +141,16 @@ def open_save(name: str, saves_dir: str | None = None, store: Any = None) -> Rep
     except SaveError as exc:
         raise ReplayError(str(exc)) from exc
     scenario = str((record.scenario or {}).get("name") or "custom")
-    return ReplaySource(kind="save", label=record.info.name, scenario=scenario,
-                        config=WorldConfig.from_dict(world.cfg.to_dict()), seed=world.seed,
-                        log=[list(row) for row in world.s.action_log], result={"digest": world.digest()},
-                        path=str(store.path))
+    return ReplaySource(
+        kind="save",
+        label=record.info.name,
+        scenario=scenario,
+        config=WorldConfig.from_dict(world.cfg.to_dict()),
+        seed=world.seed,
+        log=[list(row) for row in world.s.action_log],
+        result={"digest": world.digest()},
+        path=str(store.path),
+    )
 
 
 def open_source(target: str, saves_dir: str | None = None) -> ReplaySource:
@@ -181,8 +200,9 @@ class Replayer:
     def _apply(self, row: list) -> None:
         month, name, kwargs = row[0], row[1], row[2] if len(row) > 2 else {}
         if self.world.month != month:
-            raise ReplayError(f"action log out of step: {name} logged in month {month}, the world is in month "
-                              f"{self.world.month}")
+            raise ReplayError(
+                f"action log out of step: {name} logged in month {month}, the world is in month {self.world.month}"
+            )
         if _is_tick(row):
             self.reports[int(month)] = self.game.next_month()
             return

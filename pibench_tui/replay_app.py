@@ -81,8 +81,13 @@ class ReplayApp(PibenchApp):
         citations = sum(p["citations"] for p in self.game.call("papers.publications"))
         from .alerts import alerts
 
-        self.header.show(dash, citations, scenario=f"{self.source.scenario} · seed {self.source.seed}",
-                         warnings=alerts(self.game, dash), banner=self.banner())
+        self.header.show(
+            dash,
+            citations,
+            scenario=f"{self.source.scenario} · seed {self.source.seed}",
+            warnings=alerts(self.game, dash),
+            banner=self.banner(),
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _OFF:
@@ -108,8 +113,11 @@ class ReplayApp(PibenchApp):
             return
         target = self.replayer.month + int(delta)
         if not self.replayer.first_month <= target <= self.replayer.last_month:
-            self.notify(f"the career runs from month {self.replayer.first_month} to {self.replayer.last_month}",
-                        severity="warning", markup=False)
+            self.notify(
+                f"the career runs from month {self.replayer.first_month} to {self.replayer.last_month}",
+                severity="warning",
+                markup=False,
+            )
             return
         self._show(target)
 
@@ -119,8 +127,10 @@ class ReplayApp(PibenchApp):
 
     def action_jump(self) -> None:
         """Ask for a month and show it."""
-        self.push_screen(JumpDialog(self.replayer.first_month, self.replayer.last_month, blink=self.blink),
-                         lambda m: self._show(m) if m else None)
+        self.push_screen(
+            JumpDialog(self.replayer.first_month, self.replayer.last_month, blink=self.blink),
+            lambda m: self._show(m) if m else None,
+        )
 
     def action_report(self) -> None:
         """The report of this month's close (what the month brought)."""
@@ -141,8 +151,9 @@ class ReplayApp(PibenchApp):
         self.exit(0)
 
 
-def make_replay_app(target: str, *, saves_dir: str | None = None, month: int | None = None,
-                    test_mode: bool = False) -> ReplayApp:
+def make_replay_app(
+    target: str, *, saves_dir: str | None = None, month: int | None = None, test_mode: bool = False
+) -> ReplayApp:
     """Open a save or a run directory in the viewer.
 
     Raises:

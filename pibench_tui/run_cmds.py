@@ -63,58 +63,102 @@ _jobs_arg = positive_int
 def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
     from world.runner import MAX_SEEDS
 
-    p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides")
-    p.add_argument("--seeds", type=_seeds_arg, default=_seeds_arg(seeds_default), metavar="LIST|RANGE|@FILE",
-                   help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default}), "
-                   "or @FILE: sealed seeds from `pibench seal` (tables show commitment prefixes)")
+    p.add_argument(
+        "--scenario",
+        metavar="NAME|PATH",
+        help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seeds_arg,
+        default=_seeds_arg(seeds_default),
+        metavar="LIST|RANGE|@FILE",
+        help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default}), "
+        "or @FILE: sealed seeds from `pibench seal` (tables show commitment prefixes)",
+    )
     _executor_args(p)
-    p.add_argument("--json", metavar="FILE", dest="json_file",
-                   help="also write the results as JSON (an interrupted sweep resumes from FILE.partial.jsonl)")
-    p.add_argument("--csv", metavar="FILE", dest="csv_file",
-                   help="also write the per-seed rows as CSV (resumable like --json)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        dest="json_file",
+        help="also write the results as JSON (an interrupted sweep resumes from FILE.partial.jsonl)",
+    )
+    p.add_argument(
+        "--csv", metavar="FILE", dest="csv_file", help="also write the per-seed rows as CSV (resumable like --json)"
+    )
 
 
 def _executor_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)")
-    p.add_argument("--cluster", metavar="ADDRESS",
-                   help="run the careers on a Dask cluster (tcp://HOST:8786; needs pibench[cluster]); results identical to --jobs 1")
+    p.add_argument(
+        "--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)"
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run the careers on a Dask cluster (tcp://HOST:8786; needs pibench[cluster]); results identical to --jobs 1",
+    )
 
 
 def add_parsers(sub: Any) -> None:
     """Register ``run``, ``compare``, ``ablate``, ``calibrate`` and ``tune`` on ``sub``
     (the ``add_subparsers`` object of the ``pibench`` parser)."""
-    p = sub.add_parser("run", help="run a scripted policy over seeds; per-seed table and statistics",
-                       description=f"Run a scripted policy over many seeds. Policies: {POLICY_HELP}.")
+    p = sub.add_parser(
+        "run",
+        help="run a scripted policy over seeds; per-seed table and statistics",
+        description=f"Run a scripted policy over many seeds. Policies: {POLICY_HELP}.",
+    )
     p.add_argument("policy", metavar="POLICY", help=POLICY_HELP)
     _common(p, "101,102,103")
-    p.add_argument("--save-runs", metavar="DIR", dest="save_runs",
-                   help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/: result.json, "
-                        "actions.jsonl, months.jsonl, eval.json) for pibench report, pibench replay and the replay viewer")
+    p.add_argument(
+        "--save-runs",
+        metavar="DIR",
+        dest="save_runs",
+        help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/: result.json, "
+        "actions.jsonl, months.jsonl, eval.json) for pibench report, pibench replay and the replay viewer",
+    )
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("compare", help="run several policies on the same seeds, side by side with paired ratios",
-                       description="Run policies on the same seeds; the paired ratio is (Impact_B + 1) / (Impact_A + 1) per seed against the first policy.")
+    p = sub.add_parser(
+        "compare",
+        help="run several policies on the same seeds, side by side with paired ratios",
+        description="Run policies on the same seeds; the paired ratio is (Impact_B + 1) / (Impact_A + 1) per seed against the first policy.",
+    )
     p.add_argument("policies", nargs="+", metavar="POLICY", help=POLICY_HELP)
     _common(p, "101,102,103")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("ablate", help="run a policy under the ablations of MECHANICS §17",
-                       description="Variants: default, horizon 12, horizon 30, frozen field, unlimited attention, no scooping.")
+    p = sub.add_parser(
+        "ablate",
+        help="run a policy under the ablations of MECHANICS §17",
+        description="Variants: default, horizon 12, horizon 30, frozen field, unlimited attention, no scooping.",
+    )
     p.add_argument("--policy", default="baseline", help=f"the policy (default baseline; {POLICY_HELP})")
     _common(p, "101-108")
     p.set_defaults(func=cmd_ablate)
 
-    p = sub.add_parser("calibrate", help="the calibration report: the facts a benchmark user checks first",
-                       description="do-nothing, hire-max, baseline, all-in and oracle over the seeds.")
+    p = sub.add_parser(
+        "calibrate",
+        help="the calibration report: the facts a benchmark user checks first",
+        description="do-nothing, hire-max, baseline, all-in and oracle over the seeds.",
+    )
     _common(p, "1-50")
     p.set_defaults(func=cmd_calibrate)
 
-    p = sub.add_parser("tune", help="run the baseline's 16-config grid on the tuning seeds 1001, 1002",
-                       description="Rank the 16 baseline configs by mean Impact on seeds 1001 and 1002 (only these: evaluation seeds stay held out).")
-    p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world)")
+    p = sub.add_parser(
+        "tune",
+        help="run the baseline's 16-config grid on the tuning seeds 1001, 1002",
+        description="Rank the 16 baseline configs by mean Impact on seeds 1001 and 1002 (only these: evaluation seeds stay held out).",
+    )
+    p.add_argument(
+        "--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world)"
+    )
     _executor_args(p)
-    p.add_argument("--json", metavar="FILE", dest="json_file",
-                   help="also write the ranking as JSON (an interrupted run resumes from FILE.partial.jsonl)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        dest="json_file",
+        help="also write the ranking as JSON (an interrupted run resumes from FILE.partial.jsonl)",
+    )
     p.set_defaults(func=cmd_tune)
 
 
@@ -162,8 +206,9 @@ class _Interrupted(Exception):
     """Ctrl-C during a sweep (exit 130); the journal, if any, keeps what finished."""
 
 
-def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argparse.Namespace,
-              scenario: str = "default") -> dict[str, list[dict]]:
+def _run_many(
+    jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argparse.Namespace, scenario: str = "default"
+) -> dict[str, list[dict]]:
     """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar.
 
     Careers run on ``--cluster`` or ``--jobs`` (identical rows), stream into the progress bar
@@ -207,8 +252,15 @@ def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argpa
             err.print(f"resuming: {journal.resumed:,} finished career(s) read back from {journal.path}")
     total = sum(len(g.seeds) for g in groups)
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err, transient=True, disable=not err.is_terminal) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        ) as bar:
             task = bar.add_task("careers", total=total)
 
             def progress(key: str, row: dict) -> None:
@@ -222,8 +274,10 @@ def _run_many(jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argpa
     except KeyboardInterrupt:
         if journal is not None:
             journal.close()
-            raise _Interrupted(f"interrupted: {len(journal.rows):,} of {total:,} careers kept in {journal.path}; "
-                               "run the same command again to resume") from None
+            raise _Interrupted(
+                f"interrupted: {len(journal.rows):,} of {total:,} careers kept in {journal.path}; "
+                "run the same command again to resume"
+            ) from None
         raise _Interrupted("interrupted (write --json or --csv to make a sweep resumable)") from None
     finally:
         if journal is not None:
@@ -303,9 +357,17 @@ def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
 
 # ------------------------------------------------------------------ tables
 _COLS = (
-    ("impact", "Impact"), ("earned", "earned"), ("projection", "projection"), ("collapse_month", "collapse"),
-    ("papers", "papers"), ("top_papers", "top"), ("grant_dollars", "grant $"), ("hires", "hires"),
-    ("quits", "quits"), ("graduates", "grads"), ("final_budget", "final budget"),
+    ("impact", "Impact"),
+    ("earned", "earned"),
+    ("projection", "projection"),
+    ("collapse_month", "collapse"),
+    ("papers", "papers"),
+    ("top_papers", "top"),
+    ("grant_dollars", "grant $"),
+    ("hires", "hires"),
+    ("quits", "quits"),
+    ("graduates", "grads"),
+    ("final_budget", "final budget"),
 )
 
 
@@ -327,8 +389,11 @@ def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
 
     s = summarize(rows)
     out = []
-    for label, fn in (("mean", statistics.fmean), ("median", statistics.median),
-                      ("std", lambda xs: statistics.stdev(xs) if len(xs) > 1 else 0.0)):
+    for label, fn in (
+        ("mean", statistics.fmean),
+        ("median", statistics.median),
+        ("std", lambda xs: statistics.stdev(xs) if len(xs) > 1 else 0.0),
+    ):
         cells = {}
         for key, _ in _COLS:
             if key == "collapse_month":
@@ -398,14 +463,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen)[args.policy]
     _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
-    _print_table("capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
-                 _axes_table(pooled_axes(rows)))
+    _print_table(
+        "capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
+        _axes_table(pooled_axes(rows)),
+    )
     errors = sum(r["errors"] for r in rows)
     if errors:
         con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
     if args.json_file:
-        _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": rows,
-                                     "summary": summarize(rows), "axes": pooled_axes(rows)})
+        _write_json(
+            args.json_file,
+            {
+                "policy": args.policy,
+                "scenario": scen,
+                "seeds": args.seeds,
+                "rows": rows,
+                "summary": summarize(rows),
+                "axes": pooled_axes(rows),
+            },
+        )
     if args.csv_file:
         _write_csv(args.csv_file, rows)
     return 0
@@ -420,9 +496,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     names = list(dict.fromkeys(args.policies))
     if len(names) < 2:
-        print("usage: pibench compare POLICY_A POLICY_B [POLICY ...] [--seeds ...]\n"
-              f"pibench compare: error: compare needs two or more different policies (got {', '.join(names)}); "
-              f"to evaluate one policy use `pibench run {names[0]}`", file=sys.stderr)
+        print(
+            "usage: pibench compare POLICY_A POLICY_B [POLICY ...] [--seeds ...]\n"
+            f"pibench compare: error: compare needs two or more different policies (got {', '.join(names)}); "
+            f"to evaluate one policy use `pibench run {names[0]}`",
+            file=sys.stderr,
+        )
         return 2
     for p in args.policies:
         _check_policy(p)
@@ -459,12 +538,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
             else:
                 cells.append(f"{statistics.stdev(rs):.2f}" if len(rs) > 1 else "0.00")
         t.add_row(label, *cells)
-    t.add_row("collapses", *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
-              *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]])
+    t.add_row(
+        "collapses",
+        *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
+        *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]],
+    )
     _print_table(title, t)
     if args.json_file:
-        _write_json(args.json_file, {"scenario": scen, "seeds": args.seeds, "policies": names,
-                                     "rows": res, "summary": sums, "paired_ratios": ratios})
+        _write_json(
+            args.json_file,
+            {
+                "scenario": scen,
+                "seeds": args.seeds,
+                "policies": names,
+                "rows": res,
+                "summary": sums,
+                "paired_ratios": ratios,
+            },
+        )
     if args.csv_file:
         rows = [{"policy": p, **r} for p in names for r in res[p]]
         _write_csv(args.csv_file, rows, {"policy": ""})
@@ -495,11 +586,20 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     sums = {}
     for v in variants:
         s = sums[v] = summarize(res[v])
-        t.add_row(v, _num(s["mean"]), _num(s["median"]), f"{s['collapses']}/{s['n']}", _num(s["papers"], 2),
-                  _num(s["grants_won"], 2), _money(s["grant_dollars"]))
+        t.add_row(
+            v,
+            _num(s["mean"]),
+            _num(s["median"]),
+            f"{s['collapses']}/{s['n']}",
+            _num(s["papers"], 2),
+            _num(s["grants_won"], 2),
+            _money(s["grant_dollars"]),
+        )
     _print_table(title, t)
     if args.json_file:
-        _write_json(args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums})
+        _write_json(
+            args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums}
+        )
     if args.csv_file:
         _write_csv(args.csv_file, [{"variant": v, **r} for v in variants for r in res[v]], {"variant": ""})
     return 0
@@ -522,38 +622,52 @@ def calibration_report(res: dict[str, list[dict]]) -> list[str]:
     lines = []
     dn = res["do-nothing"]
     dsum = summarize(dn)
-    lines.append(f"do-nothing: collapses {dsum['collapses']}/{n}; Impact mean {_num(dsum['mean'])}, max {_num(max(r['impact'] for r in dn))}; "
-                 f"final budget {_money(statistics.fmean(r['final_budget'] for r in dn))} (mean)")
+    lines.append(
+        f"do-nothing: collapses {dsum['collapses']}/{n}; Impact mean {_num(dsum['mean'])}, max {_num(max(r['impact'] for r in dn))}; "
+        f"final budget {_money(statistics.fmean(r['final_budget'] for r in dn))} (mean)"
+    )
     hm = res["hire-max"]
     months = sorted(r["collapse_month"] for r in hm if r["collapse_month"] is not None)
     hsum = summarize(hm)
     if months:
-        lines.append(f"hire-max: collapses {len(months)}/{n}; collapse month min {months[0]}, median {statistics.median(months):g}, "
-                     f"max {months[-1]}; Impact mean {_num(hsum['mean'])}")
+        lines.append(
+            f"hire-max: collapses {len(months)}/{n}; collapse month min {months[0]}, median {statistics.median(months):g}, "
+            f"max {months[-1]}; Impact mean {_num(hsum['mean'])}"
+        )
     else:
         lines.append(f"hire-max: collapses 0/{n}; Impact mean {_num(hsum['mean'])}")
     b = res["baseline"]
     bsum = summarize(b)
     survived = [r for r in b if r["collapse_month"] is None]
     bcm = sorted(r["collapse_month"] for r in b if r["collapse_month"] is not None)
-    lines.append(f"baseline: survival {len(survived)}/{n} ({100.0 * len(survived) / n:.0f}%)"
-                 + (f"; collapse months median {statistics.median(bcm):g} (min {bcm[0]}, max {bcm[-1]})" if bcm else ""))
+    lines.append(
+        f"baseline: survival {len(survived)}/{n} ({100.0 * len(survived) / n:.0f}%)"
+        + (f"; collapse months median {statistics.median(bcm):g} (min {bcm[0]}, max {bcm[-1]})" if bcm else "")
+    )
     if survived:
         lines.append(f"baseline final budgets (survivors): {_quantiles([r['final_budget'] for r in survived], _money)}")
-    lines.append(f"baseline Impact: mean {_num(bsum['mean'])}, geomean(Impact+1) {_num(bsum['geomean'])}, std {_num(bsum['std'])}; {_quantiles([r['impact'] for r in b])}")
-    lines.append(f"baseline papers mean {_num(bsum['papers'], 2)}, top papers mean {_num(bsum['top_papers'], 2)}, grants mean {_num(bsum['grants_won'], 2)} ({_money(bsum['grant_dollars'])})")
+    lines.append(
+        f"baseline Impact: mean {_num(bsum['mean'])}, geomean(Impact+1) {_num(bsum['geomean'])}, std {_num(bsum['std'])}; {_quantiles([r['impact'] for r in b])}"
+    )
+    lines.append(
+        f"baseline papers mean {_num(bsum['papers'], 2)}, top papers mean {_num(bsum['top_papers'], 2)}, grants mean {_num(bsum['grants_won'], 2)} ({_money(bsum['grant_dollars'])})"
+    )
     a = res["all-in"]
     asum = summarize(a)
     cv = lambda s: s["std"] / s["mean"] if s["mean"] else float("nan")  # noqa: E731
-    lines.append(f"all-in: Impact mean {_num(asum['mean'])}, median {_num(asum['median'])}, std {_num(asum['std'])} "
-                 f"(CV {cv(asum):.2f} vs baseline CV {cv(bsum):.2f}), collapses {asum['collapses']}/{n}; {_quantiles([r['impact'] for r in a])}")
+    lines.append(
+        f"all-in: Impact mean {_num(asum['mean'])}, median {_num(asum['median'])}, std {_num(asum['std'])} "
+        f"(CV {cv(asum):.2f} vs baseline CV {cv(bsum):.2f}), collapses {asum['collapses']}/{n}; {_quantiles([r['impact'] for r in a])}"
+    )
     o = res["oracle"]
     osum = summarize(o)
     ratios = paired_ratios(b, o)
-    lines.append(f"oracle: Impact mean {_num(osum['mean'])}, median {_num(osum['median'])}, collapses {osum['collapses']}/{n}; "
-                 f"oracle/baseline mean ratio {osum['mean'] / bsum['mean'] if bsum['mean'] else float('nan'):.2f}, "
-                 f"paired (Impact+1) ratio geomean {math.exp(statistics.fmean(math.log(x) for x in ratios)):.2f}, "
-                 f"oracle better on {sum(1 for x in ratios if x > 1)}/{n} seeds")
+    lines.append(
+        f"oracle: Impact mean {_num(osum['mean'])}, median {_num(osum['median'])}, collapses {osum['collapses']}/{n}; "
+        f"oracle/baseline mean ratio {osum['mean'] / bsum['mean'] if bsum['mean'] else float('nan'):.2f}, "
+        f"paired (Impact+1) ratio geomean {math.exp(statistics.fmean(math.log(x) for x in ratios)):.2f}, "
+        f"oracle better on {sum(1 for x in ratios if x > 1)}/{n} seeds"
+    )
     return lines
 
 
@@ -570,8 +684,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for line in calibration_report(res):
         con.print("  " + line)
     if args.json_file:
-        _write_json(args.json_file, {"scenario": scen, "seeds": args.seeds, "rows": res,
-                                     "summary": {p: summarize(res[p]) for p in policies}})
+        _write_json(
+            args.json_file,
+            {"scenario": scen, "seeds": args.seeds, "rows": res, "summary": {p: summarize(res[p]) for p in policies}},
+        )
     if args.csv_file:
         _write_csv(args.csv_file, [{"policy": p, **r} for p in policies for r in res[p]], {"policy": ""})
     return 0
@@ -600,9 +716,24 @@ def cmd_tune(args: argparse.Namespace) -> int:
     con = _console()
     con.print(t)
     best = ranked[0]
-    con.print(f"best: {best.label()}" + ("" if best == TUNED_CONFIG else f"  (differs from the committed TUNED_CONFIG: {TUNED_CONFIG.label()})"))
+    con.print(
+        f"best: {best.label()}"
+        + ("" if best == TUNED_CONFIG else f"  (differs from the committed TUNED_CONFIG: {TUNED_CONFIG.label()})")
+    )
     if args.json_file:
-        _write_json(args.json_file, {"scenario": scen, "seeds": list(TUNING_SEEDS),
-                                     "ranking": [{"config": c.label(), "mean": summarize(res[c.label()])["mean"],
-                                                  "impacts": [r["impact"] for r in res[c.label()]]} for c in ranked]})
+        _write_json(
+            args.json_file,
+            {
+                "scenario": scen,
+                "seeds": list(TUNING_SEEDS),
+                "ranking": [
+                    {
+                        "config": c.label(),
+                        "mean": summarize(res[c.label()])["mean"],
+                        "impacts": [r["impact"] for r in res[c.label()]],
+                    }
+                    for c in ranked
+                ],
+            },
+        )
     return 0

@@ -25,8 +25,9 @@ class Game:
         career: the career of the save it was loaded from (``None``: a new career).
     """
 
-    def __init__(self, world: World, scenario: Any = None, save_name: str | None = None,
-                 career: str | None = None) -> None:
+    def __init__(
+        self, world: World, scenario: Any = None, save_name: str | None = None, career: str | None = None
+    ) -> None:
         self.world = world
         self.api = Api(world)
         self.scenario = scenario
@@ -112,8 +113,11 @@ class Game:
             reply = self.api.time.next_month()
             report = reply.get("report") if isinstance(reply, dict) else None
             if not isinstance(report, dict):  # a world without month reports: say what can be said
-                report = {"month": self.world.month - 1, "finished": bool(self.world.finished),
-                          "collapsed": bool(self.world.collapsed)}
+                report = {
+                    "month": self.world.month - 1,
+                    "finished": bool(self.world.finished),
+                    "collapsed": bool(self.world.collapsed),
+                }
             self.last_report = report
             self.reports.append(report)
             return report

@@ -35,7 +35,9 @@ def steps(game: Any) -> list[Step]:
     """The five steps of a first career, in order, ticked from the state."""
     dash = game.dashboard()
     m = dash["month"]
-    recruited = bool(game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1"))
+    recruited = bool(
+        game.query("select id from applicants where status in ('offered', 'accepted', 'joined', 'declined') limit 1")
+    )
     offer = game.rules["season"]["offer_months"]
     season = month_of_year(m) in offer
     people = dash["students"] + [s for s in dash["staff"] if s["role"] == "ra"]
@@ -48,17 +50,37 @@ def steps(game: Any) -> list[Step]:
     deadlines = ", ".join(dash["venue_deadlines_this_month"])
     calls = [c for c in dash["open_grant_calls"]]
     return [
-        Step(f"Recruit PhD students while the season is open (months {min(offer)}-{max(offer)}): interview, then offer",
-             "2: i, o", recruited, season),
-        Step("Start a project with an idle pair" + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else
-                                                    " (nobody idle yet: hire an RA, R on panel 1)"),
-             "3: s", projects, len(idle) >= 2 or not people),
-        Step("Mentor your people: standing hours lift skill and morale, and give you a Mood reading",
-             "1: m", mentoring, bool(people)),
-        Step("Polish a draft, submit it before a deadline"
-             + (f" ({deadlines} this month)" if deadlines else " (W-SHOP and JMR take drafts any month)"),
-             "4: p, b", submitted, bool(dash["available_drafts"])),
-        Step("Propose to an open call: grants are the only income"
-             + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
-             "5: g", proposed, bool(calls)),
+        Step(
+            f"Recruit PhD students while the season is open (months {min(offer)}-{max(offer)}): interview, then offer",
+            "2: i, o",
+            recruited,
+            season,
+        ),
+        Step(
+            "Start a project with an idle pair"
+            + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else " (nobody idle yet: hire an RA, R on panel 1)"),
+            "3: s",
+            projects,
+            len(idle) >= 2 or not people,
+        ),
+        Step(
+            "Mentor your people: standing hours lift skill and morale, and give you a Mood reading",
+            "1: m",
+            mentoring,
+            bool(people),
+        ),
+        Step(
+            "Polish a draft, submit it before a deadline"
+            + (f" ({deadlines} this month)" if deadlines else " (W-SHOP and JMR take drafts any month)"),
+            "4: p, b",
+            submitted,
+            bool(dash["available_drafts"]),
+        ),
+        Step(
+            "Propose to an open call: grants are the only income"
+            + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
+            "5: g",
+            proposed,
+            bool(calls),
+        ),
     ]

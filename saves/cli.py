@@ -235,8 +235,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         changed = modified_scenario(info.scenario, cfg if isinstance(cfg, dict) else scenario.get("config"))
         if changed:
             shown = ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
-            problem = (f"modified scenario: the save is named after the bundled scenario {info.scenario!r} "
-                       f"but its world parameters differ ({shown})")
+            problem = (
+                f"modified scenario: the save is named after the bundled scenario {info.scenario!r} "
+                f"but its world parameters differ ({shown})"
+            )
     details["integrity"] = checked if problem is None else f"FAILED: {problem}"
     if as_json:
         json.dump(details, out, ensure_ascii=False, indent=1)
@@ -314,10 +316,13 @@ def cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     store = None
     try:
         store = _store(args)
-        info = store.import_file(args.file, name=getattr(args, "as_name", None), overwrite=getattr(args, "force", False))
+        info = store.import_file(
+            args.file, name=getattr(args, "as_name", None), overwrite=getattr(args, "force", False)
+        )
     except SaveExistsError as exc:
-        return _fail(SaveError(f"{exc}; use --as NAME to import it under another name, or --force to replace it"),
-                     store, err)
+        return _fail(
+            SaveError(f"{exc}; use --as NAME to import it under another name, or --force to replace it"), store, err
+        )
     except (SaveError, OSError) as exc:
         return _fail(exc, store, err)
     _flush_warnings(store, err)
@@ -335,10 +340,18 @@ def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
         The ``saves`` parser (its subcommands set ``args.func``).
     """
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--saves", metavar="DIR", default=argparse.SUPPRESS,
-                        help="the save store folder (default: $PIBENCH_HOME/saves or the user data folder)")
-    p = subparsers.add_parser("saves", parents=[common], help="list, show, delete, export and import saved careers",
-                              description="Manage saved careers.")
+    common.add_argument(
+        "--saves",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the save store folder (default: $PIBENCH_HOME/saves or the user data folder)",
+    )
+    p = subparsers.add_parser(
+        "saves",
+        parents=[common],
+        help="list, show, delete, export and import saved careers",
+        description="Manage saved careers.",
+    )
     sub = p.add_subparsers(dest="saves_command", metavar="COMMAND", required=True)
 
     s = sub.add_parser("list", parents=[common], help="list the saves", description="List the saves, oldest first.")
@@ -346,25 +359,39 @@ def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.set_defaults(func=cmd_list)
 
-    s = sub.add_parser("show", parents=[common], help="show and verify one save",
-                       description="Show a save's details and verify its checksum and format.")
+    s = sub.add_parser(
+        "show",
+        parents=[common],
+        help="show and verify one save",
+        description="Show a save's details and verify its checksum and format.",
+    )
     s.add_argument("name", help="a save name, or a career name for its most recent save")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_show)
 
-    s = sub.add_parser("delete", parents=[common], help="delete one save", description="Delete the save with exactly this name.")
+    s = sub.add_parser(
+        "delete", parents=[common], help="delete one save", description="Delete the save with exactly this name."
+    )
     s.add_argument("name")
     s.set_defaults(func=cmd_delete)
 
-    s = sub.add_parser("export", parents=[common], help="write a save to a file",
-                       description="Write a save to a self-contained file that 'pibench saves import' reads.")
+    s = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write a save to a file",
+        description="Write a save to a self-contained file that 'pibench saves import' reads.",
+    )
     s.add_argument("name", help="a save name, or a career name for its most recent save")
     s.add_argument("file", help="the file to write ('-' for stdout)")
     s.add_argument("--force", action="store_true", help="overwrite the file if it exists")
     s.set_defaults(func=cmd_export)
 
-    s = sub.add_parser("import", parents=[common], help="add a save file to the store",
-                       description="Verify an exported save file and add it to the store.")
+    s = sub.add_parser(
+        "import",
+        parents=[common],
+        help="add a save file to the store",
+        description="Verify an exported save file and add it to the store.",
+    )
     s.add_argument("file")
     s.add_argument("--as", dest="as_name", metavar="NAME", help="store it under this name")
     s.add_argument("--force", action="store_true", help="replace an existing save of that name")

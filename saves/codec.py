@@ -55,8 +55,9 @@ def checksum(fmt: str, version: int, payload_text: str) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def encode_envelope(fmt: str, key: str, payload_text: str, *, tagged: bool,
-                    seal_key: bytes | None = None) -> tuple[bytes, str]:
+def encode_envelope(
+    fmt: str, key: str, payload_text: str, *, tagged: bool, seal_key: bytes | None = None
+) -> tuple[bytes, str]:
     """Build a file's bytes around a payload already serialised canonically.
 
     Args:
@@ -102,14 +103,18 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise SaveCorruptError(
+            "corrupt", path, f"the {what} is corrupt: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     try:
         env = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         # Truncated = the start of a file like ours that stops early; anything else that
         # does not parse (say "garbage", or a complete-looking file) is corrupt.
         if text.lstrip().startswith("{") and not raw.endswith(b"}\n"):
-            raise SaveCorruptError("truncated", path, f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)") from None
+            raise SaveCorruptError(
+                "truncated", path, f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)"
+            ) from None
         detail = f" ({exc.msg}, line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not valid JSON{detail}") from None
     if not isinstance(env, dict) or env.get("format") != fmt:
@@ -121,9 +126,11 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
         raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: bad format_version {version!r}")
     if version > FORMAT_VERSION:
         raise SaveCorruptError(
-            "future-version", path,
+            "future-version",
+            path,
             f"the {what} comes from a newer pibench (format version {version}; this pibench reads "
-            f"versions up to {FORMAT_VERSION}); upgrade pibench to open it")
+            f"versions up to {FORMAT_VERSION}); upgrade pibench to open it",
+        )
     if key not in env or not isinstance(env.get("checksum"), str):
         raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: its {key!r} or 'checksum' field is missing")
     try:
@@ -132,7 +139,8 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
         actual = "unverifiable"
     if actual != env["checksum"]:
         raise SaveCorruptError(
-            "tampered", path,
-            f"the {what} fails its checksum: it was changed after pibench wrote it "
-            "(edited by hand or damaged on disk)")
+            "tampered",
+            path,
+            f"the {what} fails its checksum: it was changed after pibench wrote it (edited by hand or damaged on disk)",
+        )
     return env

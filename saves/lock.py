@@ -94,7 +94,8 @@ class FileLock:
         if not self._threads.acquire(timeout=max(0.0, self.timeout)):
             raise StoreLockedError(
                 f"the save store {self.path.parent} is busy: another thread of this process is "
-                f"writing to it and did not finish within {self.timeout:g} s")
+                f"writing to it and did not finish within {self.timeout:g} s"
+            )
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
@@ -157,6 +158,8 @@ class FileLock:
         return "an unknown process"
 
     def _busy_message(self) -> str:
-        return (f"the save store {self.path.parent} is busy: another pibench process ({self.holder()}) "
-                f"is writing to it and did not finish within {self.timeout:g} s. Wait for it to "
-                "finish or close it, or use a different store with --saves DIR")
+        return (
+            f"the save store {self.path.parent} is busy: another pibench process ({self.holder()}) "
+            f"is writing to it and did not finish within {self.timeout:g} s. Wait for it to "
+            "finish or close it, or use a different store with --saves DIR"
+        )

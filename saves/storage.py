@@ -129,8 +129,9 @@ class AtomicJSONStorage(Storage):
         create_dirs: create the file's folder on the first write.
     """
 
-    def __init__(self, path: str | os.PathLike[str], warn: Callable[[str], None] | None = None,
-                 create_dirs: bool = True) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], warn: Callable[[str], None] | None = None, create_dirs: bool = True
+    ) -> None:
         super().__init__()
         self.path = Path(path)
         self.backup = self.path.with_name(self.path.name + ".bak")
@@ -148,7 +149,9 @@ class AtomicJSONStorage(Storage):
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise SaveCorruptError("unreadable", str(path), f"the save-store index cannot be read ({exc.strerror})") from None
+            raise SaveCorruptError(
+                "unreadable", str(path), f"the save-store index cannot be read ({exc.strerror})"
+            ) from None
         env = decode_envelope(raw, INDEX_FORMAT, "tables", str(path))
         tables = env["tables"]
         if env.get("tagged"):
@@ -204,18 +207,22 @@ class AtomicJSONStorage(Storage):
                 data = self._load(self.backup)
             except SaveCorruptError as bak_err:
                 raise SaveCorruptError(
-                    main_err.kind, str(self.path),
-                    f"{main_err.detail}; its backup is unusable too ({bak_err.detail})") from None
+                    main_err.kind, str(self.path), f"{main_err.detail}; its backup is unusable too ({bak_err.detail})"
+                ) from None
             if data is None:
                 raise
-            self._emit(f"warning: {main_err.detail} ({self.path}). Using the backup copy {self.backup.name}; "
-                       "the most recent change to the list of saves may be missing.")
+            self._emit(
+                f"warning: {main_err.detail} ({self.path}). Using the backup copy {self.backup.name}; "
+                "the most recent change to the list of saves may be missing."
+            )
             return data
         if data is None:
             self._main_good = False
             data = self._load(self.backup)  # main missing: only the backup is left
             if data is not None:
-                self._emit(f"warning: the save-store index {self.path} is missing. Using the backup copy {self.backup.name}.")
+                self._emit(
+                    f"warning: the save-store index {self.path} is missing. Using the backup copy {self.backup.name}."
+                )
             return data
         self._main_good = True
         return data

@@ -86,9 +86,12 @@ RESERVED_CHARS = '@/\\:*?"<>|'
 """Characters a save name may not contain (``@`` is reserved for autosaves, the rest are
 path characters)."""
 
-VALID_NAMES = ("a save name may use letters, digits, spaces and punctuation other than "
-               + " ".join(RESERVED_CHARS) + f", at most {MAX_NAME} characters "
-               "('@' is reserved for autosaves such as NAME@m07)")
+VALID_NAMES = (
+    "a save name may use letters, digits, spaces and punctuation other than "
+    + " ".join(RESERVED_CHARS)
+    + f", at most {MAX_NAME} characters "
+    "('@' is reserved for autosaves such as NAME@m07)"
+)
 """What :func:`check_name` accepts, for messages."""
 
 _AUTOSAVE_NAME = re.compile(r"^(?P<career>.+)@m(?P<month>\d{2,})(?P<end>-end)?$")
@@ -132,13 +135,50 @@ def check_name(name: str, *, autosave_ok: bool = False) -> str:
 
 
 # Letters of other scripts that look like Latin ones (after casefolding): Cyrillic and Greek.
-_LOOKALIKES = str.maketrans({
-    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
-    "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "һ": "h",
-    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g",
-    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "v",
-    "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
-})
+_LOOKALIKES = str.maketrans(
+    {
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "һ": "h",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        "ү": "y",
+        "ɡ": "g",
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "ζ": "z",
+        "η": "h",
+        "ι": "i",
+        "κ": "k",
+        "μ": "m",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ϲ": "c",
+        "ϳ": "j",
+    }
+)
 
 
 def name_key(name: str) -> str:
@@ -269,15 +309,19 @@ class SaveRecord:
             world = World.from_state(self.state)
         except Exception as exc:  # a hand-made state: refuse, never half-load
             raise SaveCorruptError(
-                "corrupt", self.info.file,
-                f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})") from None
+                "corrupt",
+                self.info.file,
+                f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})",
+            ) from None
         digest = world.digest()
         if self.info.digest and digest != self.info.digest:
             raise SaveCorruptError(
-                "mismatch", self.info.file,
+                "mismatch",
+                self.info.file,
                 f"save {self.info.name!r} does not rebuild the world it recorded (digest "
                 f"{digest[:12]} != {self.info.digest[:12]}); it was probably written by an "
-                "incompatible version of pibench's rules")
+                "incompatible version of pibench's rules",
+            )
         if not self.sealed:
             verify_replay(world, self.info.name, self.info.file, digest)
         return world
@@ -386,8 +430,13 @@ class SaveStore:
             save files skipped, a damaged autosave passed over on load); each appears once.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = DEFAULT_TIMEOUT,
-                 on_warning: Callable[[str], None] | None = _stderr) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        lock_timeout: float = DEFAULT_TIMEOUT,
+        on_warning: Callable[[str], None] | None = _stderr,
+    ) -> None:
         self.path = default_store_dir(path)
         self.index_path = self.path / INDEX_NAME
         self.blob_dir = self.path / BLOB_DIR
@@ -433,8 +482,9 @@ class SaveStore:
                     self._in_write = False
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            raise SaveError(f"cannot write to the save store {self.path}: {reason}; "
-                            "the saves already there are intact") from exc
+            raise SaveError(
+                f"cannot write to the save store {self.path}: {reason}; the saves already there are intact"
+            ) from exc
 
     def _write_session(self, durable: bool = True) -> Iterator[Any]:
         self.blob_dir.mkdir(exist_ok=True, mode=0o700)
@@ -469,8 +519,10 @@ class SaveStore:
         except SaveCorruptError as exc:
             if exc.kind == "future-version":
                 raise
-            self._warn(f"warning: {exc.detail} ({exc.path}). Listing the save files directly; "
-                       "the index will be rebuilt at the next write.")
+            self._warn(
+                f"warning: {exc.detail} ({exc.path}). Listing the save files directly; "
+                "the index will be rebuilt at the next write."
+            )
             return [doc for doc, _ in self._scan_blobs()]
         finally:
             db.close()
@@ -517,8 +569,14 @@ class SaveStore:
         """
         infos = self.list()
         exact = next((i for i in infos if i.name == name), None)
-        matches = [i for i in infos if i.career == name and i.kind == "autosave" and i.name != name
-                   and (exact is None or (i.scenario, i.seed) == (exact.scenario, exact.seed))]
+        matches = [
+            i
+            for i in infos
+            if i.career == name
+            and i.kind == "autosave"
+            and i.name != name
+            and (exact is None or (i.scenario, i.seed) == (exact.scenario, exact.seed))
+        ]
         if exact is not None:
             matches.append(exact)
         if not matches:
@@ -583,13 +641,16 @@ class SaveStore:
             except FileNotFoundError:
                 raise SaveCorruptError("unreadable", str(path), f"the file of save {info.name!r} is missing") from None
         except OSError as exc:
-            raise SaveCorruptError("unreadable", str(path),
-                                   f"the file of save {info.name!r} cannot be read ({exc.strerror or exc})") from None
+            raise SaveCorruptError(
+                "unreadable", str(path), f"the file of save {info.name!r} cannot be read ({exc.strerror or exc})"
+            ) from None
         record = read_save_bytes(raw, str(path))
         if record.meta.get("checksum") != info.checksum:
             raise SaveCorruptError(
-                "mismatch", str(path),
-                f"the file of save {info.name!r} is not the one the store recorded (checksum differs)")
+                "mismatch",
+                str(path),
+                f"the file of save {info.name!r} is not the one the store recorded (checksum differs)",
+            )
         record.info = info
         record.sealed = seal_mod.verify(seal_mod.read_key(self.path), info.checksum, record.meta.get("seal"))
         return record
@@ -626,15 +687,18 @@ class SaveStore:
                 continue
             if tried:
                 skipped = "; ".join(f"{i.name!r} (month {i.month}): {e.detail}" for i, e in tried)
-                self._warn(f"warning: skipped the damaged save{'s' if len(tried) > 1 else ''} {skipped}. "
-                           f"Loaded {info.name!r} (month {info.month}) instead.")
+                self._warn(
+                    f"warning: skipped the damaged save{'s' if len(tried) > 1 else ''} {skipped}. "
+                    f"Loaded {info.name!r} (month {info.month}) instead."
+                )
             return world, record
         if len(tried) == 1:
             raise tried[0][1]
         first = tried[0][1]
         listing = "; ".join(f"{i.name!r} (month {i.month}): {e.detail}" for i, e in tried)
-        raise SaveCorruptError(first.kind, str(self.blob_dir),
-                               f"none of the saves of {name!r} could be loaded; tried {listing}")
+        raise SaveCorruptError(
+            first.kind, str(self.blob_dir), f"none of the saves of {name!r} could be loaded; tried {listing}"
+        )
 
     def file_of(self, name: str) -> Path:
         """Path of the save file of ``name`` (see :meth:`resolve`)."""
@@ -665,8 +729,10 @@ class SaveStore:
                 os.unlink(probe)
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            raise SaveError(f"the save store {self.path} cannot be written ({reason}); choose another "
-                            "folder with --saves DIR (or PIBENCH_HOME) or fix its permissions") from None
+            raise SaveError(
+                f"the save store {self.path} cannot be written ({reason}); choose another "
+                "folder with --saves DIR (or PIBENCH_HOME) or fix its permissions"
+            ) from None
         self.list()
 
     def check_new_career(self, name: str, *, resuming: str | None = None) -> None:
@@ -698,12 +764,14 @@ class SaveStore:
         names = sorted(i.name for i in taken)
         shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
         delete = f"`pibench saves delete {names[0]}`" + (
-            f" (and the same for {', '.join(names[1:6])}{', ...' if len(names) > 6 else ''})" if len(names) > 1 else "")
+            f" (and the same for {', '.join(names[1:6])}{', ...' if len(names) > 6 else ''})" if len(names) > 1 else ""
+        )
         months = f"{newest.month}/{newest.months}" if newest.months else str(newest.month)
         raise SaveError(
             f"{name!r} already names a saved career (scenario {newest.scenario}, seed {newest.seed}, "
             f"month {months}, {newest.status}; saves: {shown}). Starting a new career under it would mix "
-            f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}")
+            f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}"
+        )
 
     def _refuse_lookalike(self, name: str, infos: builtins.list[SaveInfo] | None = None) -> None:
         """Refuse a new name that differs from an existing save or career only by case,
@@ -720,11 +788,20 @@ class SaveStore:
                         f"{name!r} looks like the existing save {existing!r} (scenario {info.scenario}, "
                         f"seed {info.seed}, month {info.month}): names that differ only by case, width, "
                         f"invisible characters or look-alike letters are one name. Use `--load {existing}` "
-                        "to resume it, or choose a clearly different name")
+                        "to resume it, or choose a clearly different name"
+                    )
 
     # -- writing -----------------------------------------------------------------------------
-    def save(self, name: str, world: Any, *, scenario: Any = None, career: str | None = None,
-             kind: str = "manual", overwrite: bool = True) -> SaveInfo:
+    def save(
+        self,
+        name: str,
+        world: Any,
+        *,
+        scenario: Any = None,
+        career: str | None = None,
+        kind: str = "manual",
+        overwrite: bool = True,
+    ) -> SaveInfo:
         """Save a live world under ``name``.
 
         Args:
@@ -745,12 +822,22 @@ class SaveStore:
             StoreLockedError: another process kept the store busy.
         """
         meta, state = describe_world(world, scenario, live=True)  # serialised before returning
-        return self.save_state(name, meta, state, career=career, kind=kind, overwrite=overwrite,
-                               sealed=is_world_state(state))
+        return self.save_state(
+            name, meta, state, career=career, kind=kind, overwrite=overwrite, sealed=is_world_state(state)
+        )
 
-    def save_state(self, name: str, meta: dict[str, Any], state: Any, *, career: str | None = None,
-                   kind: str = "manual", overwrite: bool = True, created: str | None = None,
-                   sealed: bool = False) -> SaveInfo:
+    def save_state(
+        self,
+        name: str,
+        meta: dict[str, Any],
+        state: Any,
+        *,
+        career: str | None = None,
+        kind: str = "manual",
+        overwrite: bool = True,
+        created: str | None = None,
+        sealed: bool = False,
+    ) -> SaveInfo:
         """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
 
         The state is normalised and serialised before the lock is taken or any file is
@@ -767,14 +854,34 @@ class SaveStore:
             raise SaveError(f"unknown save kind {kind!r}; valid kinds: {', '.join(KINDS)}")
         encoded = values.encode(state)  # the expensive part: before the lock and any file
         with self._writing() as table:
-            info = self._put(table, name, meta, encoded, career=career, kind=kind,
-                             overwrite=overwrite, created=created, sealed=sealed)
+            info = self._put(
+                table,
+                name,
+                meta,
+                encoded,
+                career=career,
+                kind=kind,
+                overwrite=overwrite,
+                created=created,
+                sealed=sealed,
+            )
             self._collect_garbage(table)
         return info
 
-    def _put(self, table: Any, name: str, meta: dict[str, Any], encoded: tuple[Any, bool, str], *,
-             career: str | None, kind: str, overwrite: bool, created: str | None, durable: bool = True,
-             sealed: bool = False) -> SaveInfo:
+    def _put(
+        self,
+        table: Any,
+        name: str,
+        meta: dict[str, Any],
+        encoded: tuple[Any, bool, str],
+        *,
+        career: str | None,
+        kind: str,
+        overwrite: bool,
+        created: str | None,
+        durable: bool = True,
+        sealed: bool = False,
+    ) -> SaveInfo:
         """Write one save file and its index entry; the caller holds the lock."""
         _, state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
@@ -782,20 +889,23 @@ class SaveStore:
             raise SaveExistsError(f"a save called {name!r} exists already")
         now = _now()
         full_meta = dict(meta)
-        full_meta.update({
-            "name": name,
-            "career": career or (existing or {}).get("career") or name,
-            "kind": kind,
-            "created": created or (existing or {}).get("created") or now,
-            "updated": now,
-            "pibench_version": PIBENCH_VERSION,
-        })
+        full_meta.update(
+            {
+                "name": name,
+                "career": career or (existing or {}).get("career") or name,
+                "kind": kind,
+                "created": created or (existing or {}).get("created") or now,
+                "updated": now,
+                "pibench_version": PIBENCH_VERSION,
+            }
+        )
         _, meta_tagged, meta_text = values.encode(full_meta)
         # Canonical text of {"meta": ..., "state": ...}: keys sorted, no spaces.
         payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
         key = seal_mod.make_key(self.path) if sealed else None
-        blob, digest = encode_envelope(SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged,
-                                       seal_key=key)
+        blob, digest = encode_envelope(
+            SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged, seal_key=key
+        )
         file = f"{hashlib.sha256(name.encode()).hexdigest()[:12]}-{digest[7:23]}.json"
         atomic_write(self._blob_path(file), blob, durable=durable)
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
@@ -822,14 +932,32 @@ class SaveStore:
         encoded = values.encode(state)
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
-            info = self._put(table, name, meta, encoded, career=career, kind="autosave",
-                             overwrite=True, created=None, durable=False, sealed=is_world_state(state))
+            info = self._put(
+                table,
+                name,
+                meta,
+                encoded,
+                career=career,
+                kind="autosave",
+                overwrite=True,
+                created=None,
+                durable=False,
+                sealed=is_world_state(state),
+            )
             # Only this career's autosaves, of this very world (a store from before careers
             # were kept apart may hold another world under the same career name).
             ours = [SaveInfo.from_doc(d) for d in table.all()]
-            ours = sorted((i for i in ours if i.career == career and i.kind == "autosave"
-                           and (i.scenario, i.seed) == (info.scenario, info.seed)),
-                          key=lambda i: (i.seq, i.updated), reverse=True)
+            ours = sorted(
+                (
+                    i
+                    for i in ours
+                    if i.career == career
+                    and i.kind == "autosave"
+                    and (i.scenario, i.seed) == (info.scenario, info.seed)
+                ),
+                key=lambda i: (i.seq, i.updated),
+                reverse=True,
+            )
             for old in ours[keep:]:
                 table.remove(Query().name == old.name)
             self._collect_garbage(table)
@@ -905,16 +1033,26 @@ class SaveStore:
         record = read_save_bytes(raw, str(src))
         if is_world_state(record.state):
             record.world()  # digest and replay: an edited save never enters the store
-        meta: dict[str, Any] = {k: record.meta[k] for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
-                if k in record.meta}
+        meta: dict[str, Any] = {
+            k: record.meta[k]
+            for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
+            if k in record.meta
+        }
         new_name = name or record.meta.get("name") or src.stem
         career = record.meta.get("career") if name is None else None
         if not self.exists(new_name):
             auto = _AUTOSAVE_NAME.match(new_name)
             self._refuse_lookalike(auto.group("career") if auto else new_name)
-        return self.save_state(new_name, meta, record.state, career=career, kind="import",
-                               sealed=is_world_state(record.state),  # just replayed: verified
-                               overwrite=overwrite, created=record.meta.get("created"))
+        return self.save_state(
+            new_name,
+            meta,
+            record.state,
+            career=career,
+            kind="import",
+            sealed=is_world_state(record.state),  # just replayed: verified
+            overwrite=overwrite,
+            created=record.meta.get("created"),
+        )
 
     def repair(self) -> builtins.list[SaveInfo]:
         """Rebuild the index from the save files (drops entries whose file is unusable).
@@ -1043,8 +1181,12 @@ def read_save_bytes(raw: bytes, path: str) -> SaveRecord:
             body = values.from_doc(body)
         except ValueError as exc:
             raise SaveCorruptError("corrupt", path, f"the save file is corrupt: {exc}") from None
-    if not (isinstance(body, dict) and isinstance(body.get("meta"), dict) and "state" in body
-            and isinstance(body["meta"].get("name"), str)):
+    if not (
+        isinstance(body, dict)
+        and isinstance(body.get("meta"), dict)
+        and "state" in body
+        and isinstance(body["meta"].get("name"), str)
+    ):
         raise SaveCorruptError("corrupt", path, "the save file is corrupt: its 'meta' or 'state' part is missing")
     meta = dict(body["meta"])
     meta["checksum"] = env["checksum"]

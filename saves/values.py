@@ -160,8 +160,7 @@ def encode(value: Any) -> tuple[Any, bool, str]:
         SaveValueError: a value that cannot be saved; the message names its path.
     """
     try:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True,
-                          allow_nan=False, default=_numpy_default)
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False, default=_numpy_default)
         doc = json.loads(text)
         if doc == value and TAG not in text:
             return doc, False, text

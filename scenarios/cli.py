@@ -46,8 +46,12 @@ def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         print(f"error: {exc}", file=err)
         return 1
     if getattr(args, "json", False):
-        json.dump([{"name": s.name, "seed": s.seed, "months": s.config.months, "description": s.description}
-                   for s in scens], out, ensure_ascii=False, indent=1)
+        json.dump(
+            [{"name": s.name, "seed": s.seed, "months": s.config.months, "description": s.description} for s in scens],
+            out,
+            ensure_ascii=False,
+            indent=1,
+        )
         print(file=out)
         return 0
     width = max(len(s.name) for s in scens)
@@ -137,8 +141,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if getattr(args, "json", False):
         data = scen.to_dict()
         data["source"] = scen.source
-        data["changes"] = {k: {"default": a, "value": b} for k, a, b in
-                           ((k, *v) for k, v in scen.changes().items())}
+        data["changes"] = {k: {"default": a, "value": b} for k, a, b in ((k, *v) for k, v in scen.changes().items())}
         json.dump(data, out, ensure_ascii=False, indent=1)
         print(file=out)
         return 0
@@ -159,7 +162,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             rng = ""
             if m.get("min") is not None or m.get("max") is not None:
                 rng = f"  [{m.get('min', '')} .. {m.get('max', '')}]"
-            print(f"  {f.name} = {_fmt(getattr(cfg, f.name))}  ({m.get('unit', '')}, {m.get('section', '')}){rng}", file=out)
+            print(
+                f"  {f.name} = {_fmt(getattr(cfg, f.name))}  ({m.get('unit', '')}, {m.get('section', '')}){rng}",
+                file=out,
+            )
         return 0
     changes = scen.changes()
     if not changes:
@@ -181,8 +187,11 @@ def add_scenarios_parser(subparsers: Any) -> argparse.ArgumentParser:
     Returns:
         The ``scenarios`` parser (its subcommands set ``args.func``).
     """
-    p = subparsers.add_parser("scenarios", help="list and show scenarios (world rules, seed, horizon)",
-                              description="List the bundled scenarios or show one.")
+    p = subparsers.add_parser(
+        "scenarios",
+        help="list and show scenarios (world rules, seed, horizon)",
+        description="List the bundled scenarios or show one.",
+    )
     sub = p.add_subparsers(dest="scenarios_command", metavar="COMMAND", required=True)
     s = sub.add_parser("list", help="list the bundled scenarios", description="List the bundled scenarios.")
     s.add_argument("--json", action="store_true", help="print JSON")
@@ -192,7 +201,9 @@ def add_scenarios_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--full", action="store_true", help="list every parameter with unit, section and range")
-    g.add_argument("--toml", action="store_true", help="print a scenario file that reproduces it (a start for your own)")
+    g.add_argument(
+        "--toml", action="store_true", help="print a scenario file that reproduces it (a start for your own)"
+    )
     g.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_show)
     return p

@@ -54,8 +54,16 @@ TOP_KEYS = ("name", "description", "seed", *SHORTCUTS, "world")
 """Every key a scenario file may have at its top level."""
 
 BUNDLED_ORDER = (
-    "standard", "tutorial", "eval-101", "eval-102", "eval-103",
-    "short-12", "mid-30", "frozen-field", "unlimited-attention", "no-scooping",
+    "standard",
+    "tutorial",
+    "eval-101",
+    "eval-102",
+    "eval-103",
+    "short-12",
+    "mid-30",
+    "frozen-field",
+    "unlimited-attention",
+    "no-scooping",
 )
 """Listing order of the bundled scenarios (others follow alphabetically)."""
 
@@ -113,8 +121,7 @@ class Scenario:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name", "description", "seed", "config"}`` as plain JSON-able data."""
-        return {"name": self.name, "description": self.description, "seed": self.seed,
-                "config": self.config.to_dict()}
+        return {"name": self.name, "description": self.description, "seed": self.seed, "config": self.config.to_dict()}
 
     def changes(self) -> dict[str, tuple[Any, Any]]:
         """Parameters that differ from the default world, as ``{"path": (default, value)}``.
@@ -198,8 +205,9 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
         config = None
     if problems or config is None or not isinstance(name, str):  # a bad name is already a problem
         raise ScenarioError(source, problems)
-    return Scenario(name=name, description=description.strip(), seed=int(seed), config=config,
-                    source=source, overrides=overrides)
+    return Scenario(
+        name=name, description=description.strip(), seed=int(seed), config=config, source=source, overrides=overrides
+    )
 
 
 def read_scenario_text(text: str, source: str = "<scenario>") -> Scenario:
@@ -316,7 +324,9 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
         except ScenarioError as exc:
             stem = Path(text).stem
             if exc.problems == ["no such scenario file"] and stem in names:
-                raise ScenarioError(text, f"no such scenario file (the bundled scenario {stem!r} is used without '.toml')") from None
+                raise ScenarioError(
+                    text, f"no such scenario file (the bundled scenario {stem!r} is used without '.toml')"
+                ) from None
             raise
     else:
         import difflib  # only for the hint of an error message
@@ -324,6 +334,6 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
         close = difflib.get_close_matches(text, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ScenarioError(
-            text, f"unknown scenario{hint}; bundled scenarios: {', '.join(names)}; "
-            "or give the path of a .toml file")
+            text, f"unknown scenario{hint}; bundled scenarios: {', '.join(names)}; or give the path of a .toml file"
+        )
     return scen.with_seed(seed)

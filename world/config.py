@@ -67,8 +67,16 @@ def _pools() -> dict[str, dict[str, float]]:
         "nontraditional": (0.55, 0.20, 0.18, -0.05, 0.12, 0.75, 0.02, 2.5),
         "local": (0.50, 0.10, 0.06, 0.00, 0.06, 0.85, 0.01, 2.0),
     }
-    keys = ("ability_mean", "ability_sd", "transcript_noise", "letter_bias", "letter_noise",
-            "accept_base", "accept_per_rep", "volume")
+    keys = (
+        "ability_mean",
+        "ability_sd",
+        "transcript_noise",
+        "letter_bias",
+        "letter_noise",
+        "accept_base",
+        "accept_per_rep",
+        "volume",
+    )
     return {pool: dict(zip(keys, vals, strict=True)) for pool, vals in rows.items()}
 
 
@@ -82,43 +90,127 @@ def _tiers() -> dict[str, dict[str, float]]:
 
 def _venues() -> dict[str, dict[str, Any]]:
     return {
-        "NAIC": {"kind": "top conference", "deadlines": [3, 9], "delay": 3, "bar": 6.3,
-                 "visibility": 3.0, "half_life": 30.0, "reputation": 0.50, "conference": True},
-        "CLAR": {"kind": "mid conference", "deadlines": [0, 6], "delay": 3, "bar": 4.6,
-                 "visibility": 1.2, "half_life": 30.0, "reputation": 0.15, "conference": True},
-        "W-SHOP": {"kind": "workshop", "deadlines": [], "delay": 1, "bar": 2.6,
-                   "visibility": 0.4, "half_life": 30.0, "reputation": 0.03, "conference": False},
-        "JMR": {"kind": "journal", "deadlines": [], "delay": 7, "bar": 5.6,
-                "visibility": 2.0, "half_life": 40.0, "reputation": 0.35, "conference": False},
+        "NAIC": {
+            "kind": "top conference",
+            "deadlines": [3, 9],
+            "delay": 3,
+            "bar": 6.3,
+            "visibility": 3.0,
+            "half_life": 30.0,
+            "reputation": 0.50,
+            "conference": True,
+        },
+        "CLAR": {
+            "kind": "mid conference",
+            "deadlines": [0, 6],
+            "delay": 3,
+            "bar": 4.6,
+            "visibility": 1.2,
+            "half_life": 30.0,
+            "reputation": 0.15,
+            "conference": True,
+        },
+        "W-SHOP": {
+            "kind": "workshop",
+            "deadlines": [],
+            "delay": 1,
+            "bar": 2.6,
+            "visibility": 0.4,
+            "half_life": 30.0,
+            "reputation": 0.03,
+            "conference": False,
+        },
+        "JMR": {
+            "kind": "journal",
+            "deadlines": [],
+            "delay": 7,
+            "bar": 5.6,
+            "visibility": 2.0,
+            "half_life": 40.0,
+            "reputation": 0.35,
+            "conference": False,
+        },
     }
 
 
 def _agencies() -> dict[str, dict[str, Any]]:
     return {
-        "BSF": {"call_months": [2, 8, 14, 20, 26, 32, 38, 44, 50, 56], "rolling": False,
-                "award": 360000.0, "duration": 36, "bar": 1.15, "delay": 5, "max_concurrent": 2,
-                "once": False, "reputation": 0.25},
-        "AMP": {"call_months": [5, 14, 26, 38, 50], "rolling": False,
-                "award": 850000.0, "duration": 24, "bar": 1.45, "delay": 6, "max_concurrent": 1,
-                "once": False, "reputation": 0.40},
-        "TIF": {"call_months": [], "rolling": True,
-                "award": 90000.0, "duration": 12, "bar": 0.92, "delay": 2, "max_concurrent": 2,
-                "once": False, "reputation": 0.05},
-        "FEL": {"call_months": [9, 21, 33], "rolling": False,
-                "award": 150000.0, "duration": 24, "bar": 1.35, "delay": 4, "max_concurrent": 1,
-                "once": True, "reputation": 0.50},
+        "BSF": {
+            "call_months": [2, 8, 14, 20, 26, 32, 38, 44, 50, 56],
+            "rolling": False,
+            "award": 360000.0,
+            "duration": 36,
+            "bar": 1.15,
+            "delay": 5,
+            "max_concurrent": 2,
+            "once": False,
+            "reputation": 0.25,
+        },
+        "AMP": {
+            "call_months": [5, 14, 26, 38, 50],
+            "rolling": False,
+            "award": 850000.0,
+            "duration": 24,
+            "bar": 1.45,
+            "delay": 6,
+            "max_concurrent": 1,
+            "once": False,
+            "reputation": 0.40,
+        },
+        "TIF": {
+            "call_months": [],
+            "rolling": True,
+            "award": 90000.0,
+            "duration": 12,
+            "bar": 0.92,
+            "delay": 2,
+            "max_concurrent": 2,
+            "once": False,
+            "reputation": 0.05,
+        },
+        "FEL": {
+            "call_months": [9, 21, 33],
+            "rolling": False,
+            "award": 150000.0,
+            "duration": 24,
+            "bar": 1.35,
+            "delay": 4,
+            "max_concurrent": 1,
+            "once": True,
+            "reputation": 0.50,
+        },
     }
 
 
 TABLE_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "pools": {"ability_mean": (0.0, 1.0), "ability_sd": (0.0, 1.0), "transcript_noise": (0.0, 1.0),
-              "letter_bias": (-1.0, 1.0), "letter_noise": (0.0, 1.0), "accept_base": (0.0, 1.0),
-              "accept_per_rep": (-1.0, 1.0), "volume": (0.0, 100.0)},
+    "pools": {
+        "ability_mean": (0.0, 1.0),
+        "ability_sd": (0.0, 1.0),
+        "transcript_noise": (0.0, 1.0),
+        "letter_bias": (-1.0, 1.0),
+        "letter_noise": (0.0, 1.0),
+        "accept_base": (0.0, 1.0),
+        "accept_per_rep": (-1.0, 1.0),
+        "volume": (0.0, 100.0),
+    },
     "tiers": {"work": (0.001, 1000.0), "p_infeasible": (0.0, 1.0), "base_quality": (-10.0, 20.0)},
-    "venues": {"deadlines": (0, 11), "delay": (0, 60), "bar": (-10.0, 20.0), "visibility": (0.0, 100.0),
-               "half_life": (0.001, 1000.0), "reputation": (-10.0, 10.0)},
-    "agencies": {"call_months": (1, 1000), "award": (0.0, 1e9), "duration": (1, 240), "bar": (-10.0, 10.0),
-                 "delay": (0, 60), "max_concurrent": (0, 100), "reputation": (-10.0, 10.0)},
+    "venues": {
+        "deadlines": (0, 11),
+        "delay": (0, 60),
+        "bar": (-10.0, 20.0),
+        "visibility": (0.0, 100.0),
+        "half_life": (0.001, 1000.0),
+        "reputation": (-10.0, 10.0),
+    },
+    "agencies": {
+        "call_months": (1, 1000),
+        "award": (0.0, 1e9),
+        "duration": (1, 240),
+        "bar": (-10.0, 10.0),
+        "delay": (0, 60),
+        "max_concurrent": (0, 100),
+        "reputation": (-10.0, 10.0),
+    },
 }
 """Valid ranges (inclusive) of the numbers inside the table parameters; lists are checked item by item."""
 
@@ -475,8 +567,9 @@ class WorldConfig:
             raise ConfigError([f"config must be a table of parameters, got {value_kind(data)} {short_repr(data)}"])
         values, problems = cls.check(data, paths)
         base = cls()  # fresh tables: a config never shares a dict with another
-        merged: dict[str, Any] = {k: _merge(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v
-                                  for k, v in values.items()}
+        merged: dict[str, Any] = {
+            k: _merge(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v for k, v in values.items()
+        }
         cfg = dataclasses.replace(base, **merged)
         problems += cfg.problems(paths)
         if problems:
@@ -642,15 +735,24 @@ def _number(path: str, value: Any, meta: Mapping[str, Any], problems: list[str])
     lo, hi = meta.get("min"), meta.get("max")
     unit = f" {meta['unit']}" if meta.get("unit") else ""
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None else (
-            f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
+        bounds = (
+            f"between {lo:g} and {hi:g}"
+            if lo is not None and hi is not None
+            else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
+        )
         problems.append(f"{path}: {short_repr(value)} is out of range; it must be {bounds}{unit}")
         return None
     return value
 
 
-def _check(path: str, value: Any, default: Any, meta: Mapping[str, Any], problems: list[str],
-           ranges: Mapping[str, tuple[float, float]] | None = None) -> Any:
+def _check(
+    path: str,
+    value: Any,
+    default: Any,
+    meta: Mapping[str, Any],
+    problems: list[str],
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+) -> Any:
     """Type-check ``value`` against the default's type (and its range); return it coerced, or None.
 
     A table is checked key by key against the default table (unknown keys refused); ``ranges``

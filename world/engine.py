@@ -37,7 +37,9 @@ class World:
     the grant calls, then month 1 is opened without a field step.
     """
 
-    def __init__(self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict[str, Any] | None = None
+    ) -> None:
         self.cfg = config if config is not None else WorldConfig()
         self.seed = int(seed)
         self.dirty: set[tuple[str, str]] = set()
@@ -134,7 +136,9 @@ class World:
         s, cfg = self.s, self.cfg
         m = s.month
         burn: float = sum(p.stipend for p in s.people.values() if p.status == "active")
-        burn += sum(pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active")
+        burn += sum(
+            pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active"
+        )
         for a in grants_mod.active_awards(self, m):
             burn += cfg.award_overhead - a.monthly
         return burn
@@ -191,34 +195,41 @@ class World:
         """Tick step 10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10) (§10)."""
         s, cfg = self.s, self.cfg
         total = sum(v for _, v in s.rep_impulses)
-        s.reputation = min(cfg.reputation_max, max(0.0, s.reputation + total - cfg.reputation_decay * (s.reputation - cfg.reputation_baseline)))
+        s.reputation = min(
+            cfg.reputation_max,
+            max(0.0, s.reputation + total - cfg.reputation_decay * (s.reputation - cfg.reputation_baseline)),
+        )
         s.rep_impulses = []
 
     def record_month(self, m: int, pool: float, used: float) -> None:
         """Tick step 11: the visible monthly stats and the hidden evaluation log (§12, §17)."""
         s = self.s
         researchers = people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
-        s.lab_monthly.append({
-            "month": m,
-            "budget": round(s.budget, 2),
-            "reputation_standing": self.standing(),
-            "students": len(researchers),
-            "active_projects": sum(1 for pj in s.projects.values() if pj.status == "active"),
-            "publications": sum(1 for p in s.publications.values() if p.published_month <= m),
-            "citations_total": scoring.earned(self),
-            "citations_month": self.month_citations,
-            "attention_used": round(used, 2),
-            "attention_pool": round(pool, 2),
-        })
-        self.s.eval_log.setdefault("months", []).append({
-            "month": m,
-            "pool": pool,
-            "used": used,
-            "mentoring": self._mentoring_snapshot,
-            "hotness": list(field_mod.hotness(self, m)),
-            "reputation": s.reputation,
-            "budget": s.budget,
-        })
+        s.lab_monthly.append(
+            {
+                "month": m,
+                "budget": round(s.budget, 2),
+                "reputation_standing": self.standing(),
+                "students": len(researchers),
+                "active_projects": sum(1 for pj in s.projects.values() if pj.status == "active"),
+                "publications": sum(1 for p in s.publications.values() if p.published_month <= m),
+                "citations_total": scoring.earned(self),
+                "citations_month": self.month_citations,
+                "attention_used": round(used, 2),
+                "attention_pool": round(pool, 2),
+            }
+        )
+        self.s.eval_log.setdefault("months", []).append(
+            {
+                "month": m,
+                "pool": pool,
+                "used": used,
+                "mentoring": self._mentoring_snapshot,
+                "hotness": list(field_mod.hotness(self, m)),
+                "reputation": s.reputation,
+                "budget": s.budget,
+            }
+        )
 
     def next_month(self) -> MonthReport:
         """Run the tick of the current month and open the next (§1, steps 1-14).
@@ -260,33 +271,33 @@ class World:
     def _tick(self, m: int, pool: float, used: float) -> None:
         """The tick's steps 1-14 for month ``m`` (see :meth:`next_month`)."""
         s, cfg = self.s, self.cfg
-        self.money_step(m)                          # 1
-        people_mod.apply_dismissals(self, m)        # Decisions §1: after this month's pay
-        projects_mod.projects_step(self, m)         # 2
-        papers_mod.decisions_step(self, m)          # 3
-        papers_mod.citations_step(self, m)          # 4
-        grants_mod.grant_decisions_step(self, m)    # 5
-        events_mod.expiry_step(self, m)             # 6
-        people_mod.researcher_step(self, m)         # 7
-        if m % 12 == OFFER_RESOLVE_MONTH:           # 8
+        self.money_step(m)  # 1
+        people_mod.apply_dismissals(self, m)  # Decisions §1: after this month's pay
+        projects_mod.projects_step(self, m)  # 2
+        papers_mod.decisions_step(self, m)  # 3
+        papers_mod.citations_step(self, m)  # 4
+        grants_mod.grant_decisions_step(self, m)  # 5
+        events_mod.expiry_step(self, m)  # 6
+        people_mod.researcher_step(self, m)  # 7
+        if m % 12 == OFFER_RESOLVE_MONTH:  # 8
             people_mod.resolve_offers(self, m)
         if m % 12 == PHD_JOIN_MONTH:
             people_mod.phd_arrivals(self, m)
-        people_mod.resolve_postings(self, m)        # 9
-        self.reputation_step()                      # 10
-        self.record_month(m, pool, used)            # 11
+        people_mod.resolve_postings(self, m)  # 9
+        self.reputation_step()  # 10
+        self.record_month(m, pool, used)  # 11
         self.version += 1
         for pub in s.publications.values():
             self.dirty.add(("publications", pub.id))
-        if s.budget < 0:                            # 12
+        if s.budget < 0:  # 12
             s.collapsed = True
             s.collapse_month = m
             s.finished = True
             return
-        if m >= cfg.months:                         # 13
+        if m >= cfg.months:  # 13
             s.finished = True
             return
-        field_mod.field_step(self, m + 1)           # 14
+        field_mod.field_step(self, m + 1)  # 14
         self.open_month(m + 1)
 
     # ------------------------------------------------------------------ persistence

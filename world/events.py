@@ -28,8 +28,9 @@ def _new_event(w: World, kind: str, m: int, respond_by: int, details: dict[str, 
     ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)
     s.events[eid] = ev
     if w.report is not None:
-        w.report.events["arrived"].append({"id": eid, "kind": kind, "month": m, "respond_by_month": respond_by,
-                                           "details": dict(details)})
+        w.report.events["arrived"].append(
+            {"id": eid, "kind": kind, "month": m, "respond_by_month": respond_by, "details": dict(details)}
+        )
     return ev
 
 
@@ -41,12 +42,25 @@ def generate_events(w: World, m: int) -> None:
     u_talk, u_review, u_collab, u_topic = gen.random(4).tolist()
     p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - cfg.reputation_baseline) + cfg.talk_p_base)
     if u_talk < p_talk:
-        _new_event(w, "invited_talk", m, m + cfg.talk_expiry,
-                   {"hours": cfg.talk_hours, "cost_usd": cfg.talk_travel_cost,
-                    "text": "An invitation to give a talk about the lab's work."})
+        _new_event(
+            w,
+            "invited_talk",
+            m,
+            m + cfg.talk_expiry,
+            {
+                "hours": cfg.talk_hours,
+                "cost_usd": cfg.talk_travel_cost,
+                "text": "An invitation to give a talk about the lab's work.",
+            },
+        )
     if u_review < cfg.review_p:
-        _new_event(w, "review_request", m, m + cfg.review_expiry,
-                   {"hours": cfg.review_hours, "text": "A journal asks you to review a manuscript."})
+        _new_event(
+            w,
+            "review_request",
+            m,
+            m + cfg.review_expiry,
+            {"hours": cfg.review_hours, "text": "A journal asks you to review a manuscript."},
+        )
     p_collab = min(cfg.collab_p_max, cfg.collab_p_per_rep * max(0.0, r - cfg.reputation_baseline))
     if u_collab < p_collab:
         h = hotness(w, m)
@@ -58,15 +72,33 @@ def generate_events(w: World, m: int) -> None:
             if u_topic < acc:
                 topic = TOPICS[k]
                 break
-        _new_event(w, "collaboration_offer", m, m + cfg.collab_expiry,
-                   {"topic": topic, "hours_per_month": cfg.collab_hours, "months": cfg.collab_months,
-                    "text": f"A group elsewhere invites you to co-author a paper on {topic}."})
+        _new_event(
+            w,
+            "collaboration_offer",
+            m,
+            m + cfg.collab_expiry,
+            {
+                "topic": topic,
+                "hours_per_month": cfg.collab_hours,
+                "months": cfg.collab_months,
+                "text": f"A group elsewhere invites you to co-author a paper on {topic}.",
+            },
+        )
     keyed = w.rng.keyed
     for p in active_people(w, RESEARCHER_ROLES):
         if keyed("crisis", p.id, m).random() < cfg.crisis_p:
-            _new_event(w, "student_crisis", m, m,
-                       {"student_id": p.id, "name": p.name, "hours": cfg.crisis_hours,
-                        "text": f"{p.name} is struggling and asks to talk."})
+            _new_event(
+                w,
+                "student_crisis",
+                m,
+                m,
+                {
+                    "student_id": p.id,
+                    "name": p.name,
+                    "hours": cfg.crisis_hours,
+                    "text": f"{p.name} is struggling and asks to talk.",
+                },
+            )
 
 
 def expiry_step(w: World, m: int) -> None:
@@ -76,8 +108,9 @@ def expiry_step(w: World, m: int) -> None:
         if ev.status != "pending" or ev.respond_by > m:
             continue
         if w.report is not None:
-            w.report.events["expired"].append({"id": ev.id, "kind": ev.kind,
-                                               "status": "ignored" if ev.kind == "student_crisis" else "expired"})
+            w.report.events["expired"].append(
+                {"id": ev.id, "kind": ev.kind, "status": "ignored" if ev.kind == "student_crisis" else "expired"}
+            )
         if ev.kind == "student_crisis":
             ev.status = "ignored"
             p = s.people.get(ev.details["student_id"])
@@ -93,7 +126,10 @@ def expiry_step(w: World, m: int) -> None:
         for _, eid, topic in due:
             d = collaboration_draft(w, eid, topic)
             w.add_news("lab", topic, f"Collaboration draft {d.id} on {topic} arrived.")
-            w.note_fact("drafts_completed", {"project_id": None, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": True})
+            w.note_fact(
+                "drafts_completed",
+                {"project_id": None, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": True},
+            )
 
 
 # ---------------------------------------------------------------------------------- answers
@@ -106,10 +142,12 @@ def answer_hours(w: World, ev: Event, action: str) -> tuple[float, str]:
     cfg = w.cfg
     if action not in POSITIVE:
         return 0.0, ""
-    return {"invited_talk": (cfg.talk_hours, "an invited talk"),
-            "review_request": (cfg.review_hours, "a review"),
-            "student_crisis": (cfg.crisis_hours, "supporting a student in crisis"),
-            "collaboration_offer": (0.0, "")}[ev.kind]
+    return {
+        "invited_talk": (cfg.talk_hours, "an invited talk"),
+        "review_request": (cfg.review_hours, "a review"),
+        "student_crisis": (cfg.crisis_hours, "supporting a student in crisis"),
+        "collaboration_offer": (0.0, ""),
+    }[ev.kind]
 
 
 def respond(w: World, ev: Event, action: str) -> None:

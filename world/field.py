@@ -86,14 +86,16 @@ def field_step(w: World, m: int) -> None:
         gen = w.rng.stream("crowd")
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
-        s.crowding = [
-            max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + noise[k])
-            for k, c in enumerate(s.crowding)
-        ]
+        s.crowding = [max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + noise[k]) for k, c in enumerate(s.crowding)]
     gen = w.rng.stream("climate")
     target = climate_target(w, m)
-    s.climate = min(cfg.climate_max, max(cfg.climate_min,
-                    s.climate + cfg.climate_rate * (target - s.climate) + float(gen.normal(0.0, cfg.climate_noise_sd))))
+    s.climate = min(
+        cfg.climate_max,
+        max(
+            cfg.climate_min,
+            s.climate + cfg.climate_rate * (target - s.climate) + float(gen.normal(0.0, cfg.climate_noise_sd)),
+        ),
+    )
     if s.shock_until < m:
         gen = w.rng.stream("shock")
         if float(gen.random()) < cfg.shock_p:
@@ -154,7 +156,9 @@ def generate_observables(w: World, m: int) -> None:
                 s.conference_reports.append([m, venue, topic, int(g.poisson(rate * lagged[k]))])
     if m % 3 == 0 and m > 2:
         value = climate_target(w, m - cfg.funding_news_lag) * funding_noise
-        mood = "expanding" if value > cfg.funding_word_up else ("tightening" if value < cfg.funding_word_down else "flat")
+        mood = (
+            "expanding" if value > cfg.funding_word_up else ("tightening" if value < cfg.funding_word_down else "flat")
+        )
         w.add_news("funding", None, f"Funding outlook {mood} (index {value:.2f}).")
 
 

@@ -95,7 +95,10 @@ def proposal_quality(w: World, agency: str, topic: str, hours: float, attach: li
     q += cfg.grant_evidence_coef * sat(y / cfg.grant_evidence_scale)
     q += min(cfg.grant_rep_cap, cfg.grant_rep_coef * (s.reputation - cfg.reputation_baseline))
     if agency == "AMP":
-        q += cfg.amp_hot_coef * (hotness(w, m + cfg.amp_hot_lead)[k] - 1.0) + cfg.amp_pref_coef * s.agency_prefs["AMP"][k]
+        q += (
+            cfg.amp_hot_coef * (hotness(w, m + cfg.amp_hot_lead)[k] - 1.0)
+            + cfg.amp_pref_coef * s.agency_prefs["AMP"][k]
+        )
         if any_tier3:
             q += cfg.amp_tier3_bonus
     else:
@@ -118,18 +121,44 @@ def grant_decisions_step(w: World, m: int) -> None:
         if pr.quality + noise >= a["bar"]:
             pr.status = "funded"
             aid = s.next_id("A")
-            s.awards[aid] = Award(id=aid, agency=pr.agency, total=float(a["award"]),
-                                  monthly=float(a["award"]) / a["duration"], start_month=m + 1,
-                                  end_month=m + a["duration"], proposal_id=pr.id)
+            s.awards[aid] = Award(
+                id=aid,
+                agency=pr.agency,
+                total=float(a["award"]),
+                monthly=float(a["award"]) / a["duration"],
+                start_month=m + 1,
+                end_month=m + a["duration"],
+                proposal_id=pr.id,
+            )
             if pr.agency == "FEL":
                 s.fel_funded = True
             w.reputation_impulse(f"grant {pr.agency}", a["reputation"])
-            w.note_fact("proposals", {"proposal_id": pr.id, "call_id": pr.call_id, "agency": pr.agency, "topic": pr.topic,
-                                      "outcome": "funded", "award_id": aid, "total": float(a["award"])})
+            w.note_fact(
+                "proposals",
+                {
+                    "proposal_id": pr.id,
+                    "call_id": pr.call_id,
+                    "agency": pr.agency,
+                    "topic": pr.topic,
+                    "outcome": "funded",
+                    "award_id": aid,
+                    "total": float(a["award"]),
+                },
+            )
         else:
             pr.status = "rejected"
-            w.note_fact("proposals", {"proposal_id": pr.id, "call_id": pr.call_id, "agency": pr.agency, "topic": pr.topic,
-                                      "outcome": "rejected", "award_id": None, "total": None})
+            w.note_fact(
+                "proposals",
+                {
+                    "proposal_id": pr.id,
+                    "call_id": pr.call_id,
+                    "agency": pr.agency,
+                    "topic": pr.topic,
+                    "outcome": "rejected",
+                    "award_id": None,
+                    "total": None,
+                },
+            )
 
 
 # ---------------------------------------------------------------------------------- proposals
@@ -148,9 +177,15 @@ def refusal(w: World, call: GrantCall) -> tuple[str, str] | None:
     live = sum(1 for x in s.awards.values() if x.agency == agency and x.end_month >= m)
     live += sum(1 for x in s.proposals.values() if x.agency == agency and x.status == "pending")
     if live >= a["max_concurrent"]:
-        return "cap_reached", f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}"
+        return (
+            "cap_reached",
+            f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}",
+        )
     if agency == "TIF" and s.last_tif_month is not None and m - s.last_tif_month < cfg.tif_cooldown:
-        return "wrong_month", f"TIF accepts one proposal every {cfg.tif_cooldown} months; the next is possible in month {s.last_tif_month + cfg.tif_cooldown}"
+        return (
+            "wrong_month",
+            f"TIF accepts one proposal every {cfg.tif_cooldown} months; the next is possible in month {s.last_tif_month + cfg.tif_cooldown}",
+        )
     return None
 
 
@@ -166,8 +201,17 @@ def submit_proposal(w: World, call: GrantCall, topic: str, hours: float, attach:
     spend_attention(w, hours)
     w.spend(-cfg.proposal_fee, "proposal", call.id)
     pid = s.next_id("PR")
-    prop = Proposal(id=pid, call_id=call.id, agency=agency, topic=topic, hours=hours, attached=list(attach),
-                    quality=quality, submitted_month=m, decision_month=m + int(cfg.agencies[agency]["delay"]))
+    prop = Proposal(
+        id=pid,
+        call_id=call.id,
+        agency=agency,
+        topic=topic,
+        hours=hours,
+        attached=list(attach),
+        quality=quality,
+        submitted_month=m,
+        decision_month=m + int(cfg.agencies[agency]["delay"]),
+    )
     s.proposals[pid] = prop
     if agency == "TIF":
         s.last_tif_month = m

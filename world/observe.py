@@ -47,16 +47,35 @@ SCHEMA: dict[str, list[str]] = {
     "preprint_feed": ["month", "topic", "preprint_count"],
     "conference_reports": ["month", "venue", "topic", "accepted_papers"],
     "events": list(views.COLUMNS["events"]),
-    "lab_monthly": ["month", "budget", "reputation_standing", "students", "active_projects", "publications",
-                    "citations_total", "attention_used"],
+    "lab_monthly": [
+        "month",
+        "budget",
+        "reputation_standing",
+        "students",
+        "active_projects",
+        "publications",
+        "citations_total",
+        "attention_used",
+    ],
     "venues": ["name", "kind", "deadlines", "decision_delay"],
     "topics": ["name"],
 }
 """The 19 tables and their columns (§14); entity tables take their columns from :data:`world.views.COLUMNS`."""
 
-_KEYED = {"students", "applicants", "projects", "drafts", "submissions", "publications", "grant_calls", "proposals",
-          "awards", "events"}
-ALLOWED_FUNCTIONS = frozenset("""
+_KEYED = {
+    "students",
+    "applicants",
+    "projects",
+    "drafts",
+    "submissions",
+    "publications",
+    "grant_calls",
+    "proposals",
+    "awards",
+    "events",
+}
+ALLOWED_FUNCTIONS = frozenset(
+    """
 abs avg count group_concat max min sum total string_agg
 coalesce ifnull iif nullif typeof likely unlikely likelihood
 length lower upper ltrim rtrim trim replace substr substring instr printf format quote char unicode
@@ -67,7 +86,8 @@ acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor l
 radians sin sinh sqrt tan tanh trunc
 json json_array json_array_length json_extract json_insert json_object json_patch json_quote json_remove
 json_replace json_set json_type json_valid json_group_array json_group_object -> ->>
-""".split())
+""".split()
+)
 """SQL functions an agent query may call; anything else (``fts3_tokenizer``, ``load_extension``,
 ``sqlite_*`` introspection, ``randomblob``/``zeroblob`` ...) is refused by the authorizer."""
 QUERY_SECONDS = _sq.QUERY_SECONDS
@@ -123,12 +143,31 @@ class Observer:
             self.writer.execute(f"CREATE TABLE {table} ({defs})")
         self.writer.executemany("INSERT INTO topics VALUES (?)", [(t,) for t in TOPICS])
         cfg = w.cfg
-        self.writer.executemany("INSERT INTO venues VALUES (?, ?, ?, ?)", [
-            (v, cfg.venues[v]["kind"], _j([d if d else 12 for d in cfg.venues[v]["deadlines"]]), cfg.venues[v]["delay"])
-            for v in VENUES])
+        self.writer.executemany(
+            "INSERT INTO venues VALUES (?, ?, ?, ?)",
+            [
+                (
+                    v,
+                    cfg.venues[v]["kind"],
+                    _j([d if d else 12 for d in cfg.venues[v]["deadlines"]]),
+                    cfg.venues[v]["delay"],
+                )
+                for v in VENUES
+            ],
+        )
         self.writer.commit()
-        self._pos: dict[str, int] = {t: 0 for t in ("ledger", "news", "preprint_feed", "conference_reports",
-                                                    "citations_monthly", "lab_monthly", "student_reports")}
+        self._pos: dict[str, int] = {
+            t: 0
+            for t in (
+                "ledger",
+                "news",
+                "preprint_feed",
+                "conference_reports",
+                "citations_monthly",
+                "lab_monthly",
+                "student_reports",
+            )
+        }
         self._live: dict[str, set[str]] = {t: set() for t in _KEYED}
         self._known: dict[str, int] = {t: 0 for t in _KEYED}  # entities mirrored so far (dicts only grow)
         self._seen_month = 0
@@ -151,21 +190,43 @@ class Observer:
         self._append(cur, "conference_reports", s.conference_reports, lambda r: r)
         self._append(cur, "citations_monthly", s.citations_monthly, lambda r: r)
         self._append(cur, "student_reports", s.student_reports, lambda r: r)
-        self._append(cur, "lab_monthly", s.lab_monthly, lambda r: [
-            r["month"], r["budget"], r["reputation_standing"], r["students"], r["active_projects"],
-            r["publications"], r["citations_total"], r["attention_used"]])
+        self._append(
+            cur,
+            "lab_monthly",
+            s.lab_monthly,
+            lambda r: [
+                r["month"],
+                r["budget"],
+                r["reputation_standing"],
+                r["students"],
+                r["active_projects"],
+                r["publications"],
+                r["citations_total"],
+                r["attention_used"],
+            ],
+        )
         dirty: dict[str, set[str]] = {}
         for table, eid in w.dirty:
             dirty.setdefault(table, set()).add(eid)
         w.dirty.clear()
         month_changed = m != self._seen_month
-        self._upsert(cur, "students", s.people, lambda p: p.status == "active", dirty, lambda p: views.student_row(w, p))
+        self._upsert(
+            cur, "students", s.people, lambda p: p.status == "active", dirty, lambda p: views.student_row(w, p)
+        )
         y = (m - 1) // 12
-        self._upsert(cur, "applicants", s.applicants,
-                     lambda a: a.season_year >= y - 1 and a.status in ("pending", "offered", "accepted"), dirty, views.applicant_row)
+        self._upsert(
+            cur,
+            "applicants",
+            s.applicants,
+            lambda a: a.season_year >= y - 1 and a.status in ("pending", "offered", "accepted"),
+            dirty,
+            views.applicant_row,
+        )
         self._upsert(cur, "projects", s.projects, lambda p: p.status == "active", dirty, views.project_row)
         self._upsert(cur, "drafts", s.drafts, lambda d: d.status != "accepted", dirty, views.draft_row)
-        self._upsert(cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, views.submission_row)
+        self._upsert(
+            cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, views.submission_row
+        )
         self._upsert(cur, "proposals", s.proposals, lambda p: p.status == "pending", dirty, views.proposal_row)
         self._upsert(cur, "events", s.events, lambda e: e.status == "pending", dirty, views.event_row)
         if month_changed:
@@ -173,7 +234,11 @@ class Observer:
             calls = [c for c in s.calls.values() if c.open_month <= m]
             self._replace(cur, "grant_calls", [views.call_row(w, c) for c in calls])
         elif "publications" in dirty:
-            pubs = [s.publications[i] for i in dirty["publications"] if i in s.publications and s.publications[i].published_month <= m]
+            pubs = [
+                s.publications[i]
+                for i in dirty["publications"]
+                if i in s.publications and s.publications[i].published_month <= m
+            ]
             self._replace(cur, "publications", [views.publication_row(p) for p in pubs])
         n_awards = self._pos.get("awards", 0)
         if len(s.awards) > n_awards:
@@ -197,9 +262,19 @@ class Observer:
         """INSERT OR REPLACE :mod:`world.views` rows into ``table``."""
         if rows:
             ncol = len(SCHEMA[table])
-            cur.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})", [_sql_row(table, r) for r in rows])
+            cur.executemany(
+                f"INSERT OR REPLACE INTO {table} VALUES ({','.join('?' * ncol)})", [_sql_row(table, r) for r in rows]
+            )
 
-    def _upsert(self, cur: sqlite3.Cursor, table: str, entities: dict[str, Any], is_live: Callable[[Any], bool], dirty: dict[str, Any], row: Callable[[Any], dict[str, Any]]) -> None:
+    def _upsert(
+        self,
+        cur: sqlite3.Cursor,
+        table: str,
+        entities: dict[str, Any],
+        is_live: Callable[[Any], bool],
+        dirty: dict[str, Any],
+        row: Callable[[Any], dict[str, Any]],
+    ) -> None:
         live_now = {eid for eid, e in entities.items() if is_live(e)}
         ids = live_now | self._live[table] | dirty.get(table, set())
         if len(entities) > self._known[table]:  # created since the last sync, maybe already not live
@@ -220,12 +295,18 @@ class Observer:
         if not isinstance(sql, str):
             raise ActionError("sql_error", f"query() takes an SQL string, got {type(sql).__name__}")
         if len(sql) > MAX_SQL_CHARS:
-            raise ActionError("sql_error", f"SQL error: the query is {len(sql):,} characters long; at most {MAX_SQL_CHARS:,} are accepted")
+            raise ActionError(
+                "sql_error",
+                f"SQL error: the query is {len(sql):,} characters long; at most {MAX_SQL_CHARS:,} are accepted",
+            )
         if "\x00" in sql or any("\ud800" <= ch <= "\udfff" for ch in sql):
             raise ActionError("sql_error", "SQL error: the query contains a NUL or an unpaired surrogate character")
         head = sql.strip().lower()
         if not (head.startswith("select") or head.startswith("with")):
-            raise ActionError("sql_error", "only SELECT queries are allowed (one SELECT or WITH statement; no PRAGMA, ATTACH or writes)")
+            raise ActionError(
+                "sql_error",
+                "only SELECT queries are allowed (one SELECT or WITH statement; no PRAGMA, ATTACH or writes)",
+            )
         if not sqlite3.complete_statement(sql.strip() if sql.strip().endswith(";") else sql.strip() + ";"):
             raise ActionError("sql_error", "SQL error: incomplete statement")
         self.sync()

@@ -31,7 +31,12 @@ def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tupl
     noise = float(gen.normal(0.0, cfg.review_noise_sd))
     z = [float(x) for x in gen.normal(0.0, cfg.reviewer_noise_sd, size=cfg.reviewers)]
     h = hotness(w, m)[TOPICS.index(d.topic)]
-    score = q_eff(w, d) + cfg.review_hotness * (h - 1.0) + cfg.review_reputation * (w.s.reputation - cfg.reputation_baseline) + noise
+    score = (
+        q_eff(w, d)
+        + cfg.review_hotness * (h - 1.0)
+        + cfg.review_reputation * (w.s.reputation - cfg.reputation_baseline)
+        + noise
+    )
     zbar = sum(z) / len(z)
     reviewers = [round(score + zi - zbar, 1) for zi in z]
     return score, reviewers
@@ -61,16 +66,30 @@ def decisions_step(w: World, m: int) -> None:
         sub.reviewer_scores = reviewers
         sub.decided_month = m
         venue = cfg.venues[sub.venue]
-        w.note_fact("decisions", {"submission_id": sub.id, "draft_id": d.id, "venue": sub.venue,
-                                  "outcome": "accept" if score >= venue["bar"] else "reject",
-                                  "reviewer_scores": list(reviewers)})
+        w.note_fact(
+            "decisions",
+            {
+                "submission_id": sub.id,
+                "draft_id": d.id,
+                "venue": sub.venue,
+                "outcome": "accept" if score >= venue["bar"] else "reject",
+                "reviewer_scores": list(reviewers),
+            },
+        )
         if score >= venue["bar"]:
             sub.status = "accept"
             d.status = "accepted"
             pid = s.next_id("P")
             s.publications[pid] = Publication(
-                id=pid, draft_id=d.id, venue=sub.venue, topic=d.topic, tier=d.tier, q=q_eff(w, d),
-                authors=list(d.authors), collab=d.collab, accepted_month=m,
+                id=pid,
+                draft_id=d.id,
+                venue=sub.venue,
+                topic=d.topic,
+                tier=d.tier,
+                q=q_eff(w, d),
+                authors=list(d.authors),
+                collab=d.collab,
+                accepted_month=m,
                 published_month=publication_month(w, sub.venue, m),
             )
             w.reputation_impulse(f"accept {sub.venue}", venue["reputation"])
@@ -102,9 +121,15 @@ def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: 
     ramp = min(1.0, (age + 1) / cfg.citation_ramp_months)
     half_life = cfg.venues[pub.venue]["half_life"]
     decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / half_life)
-    lam: float = (cfg.venues[pub.venue]["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
-           * h * ramp * decay * (1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline))
-           * (1.0 + cfg.alumni_citation_bonus * alumni))
+    lam: float = (
+        cfg.venues[pub.venue]["visibility"]
+        * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
+        * h
+        * ramp
+        * decay
+        * (1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline))
+        * (1.0 + cfg.alumni_citation_bonus * alumni)
+    )
     if pub.collab:
         lam *= cfg.collab_citation_factor
     return max(0.0, lam)
@@ -122,8 +147,16 @@ def citations_step(w: World, m: int) -> None:
         if pub.published_month > m:
             continue
         if pub.published_month == m:
-            w.note_fact("publications", {"publication_id": pub.id, "draft_id": pub.draft_id, "venue": pub.venue,
-                                         "topic": pub.topic, "tier": pub.tier})
+            w.note_fact(
+                "publications",
+                {
+                    "publication_id": pub.id,
+                    "draft_id": pub.draft_id,
+                    "venue": pub.venue,
+                    "topic": pub.topic,
+                    "tier": pub.tier,
+                },
+            )
         lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], reputation, alumni)
         n = keyed("citations", pub.id, m).poisson(lam) if lam > 0 else 0  # a scalar draw is an int
         if n:
@@ -150,7 +183,9 @@ def submit(w: World, d: Draft, venue: str) -> Submission:
     s = w.s
     m = s.month
     sid = s.next_id("SUB")
-    sub = Submission(id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(w.cfg.venues[venue]["delay"]))
+    sub = Submission(
+        id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(w.cfg.venues[venue]["delay"])
+    )
     s.submissions[sid] = sub
     d.status = "under_review"
     return sub
@@ -163,7 +198,10 @@ def revise(w: World, d: Draft, hours: float) -> None:
     """
     cfg = w.cfg
     spend_attention(w, hours)
-    d.q = min(cfg.quality_max, d.q + cfg.revise_gain * min(hours, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay ** d.revisions)
+    d.q = min(
+        cfg.quality_max,
+        d.q + cfg.revise_gain * min(hours, cfg.revise_cap_hours) / cfg.revise_cap_hours * cfg.revise_decay**d.revisions,
+    )
     d.revisions += 1
     d.revised_month = w.s.month
 

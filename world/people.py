@@ -16,15 +16,80 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
 
 _FIRST = (
-    "Ada", "Bo", "Chen", "Dara", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena",
-    "Mira", "Nico", "Oya", "Pavel", "Qi", "Rosa", "Sami", "Tomas", "Uma", "Vera", "Wen", "Xavi",
-    "Yara", "Zeno", "Amir", "Bea", "Caio", "Dev", "Esme", "Femi", "Gita", "Hugo", "Ines", "Jonas",
+    "Ada",
+    "Bo",
+    "Chen",
+    "Dara",
+    "Eli",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kemal",
+    "Lena",
+    "Mira",
+    "Nico",
+    "Oya",
+    "Pavel",
+    "Qi",
+    "Rosa",
+    "Sami",
+    "Tomas",
+    "Uma",
+    "Vera",
+    "Wen",
+    "Xavi",
+    "Yara",
+    "Zeno",
+    "Amir",
+    "Bea",
+    "Caio",
+    "Dev",
+    "Esme",
+    "Femi",
+    "Gita",
+    "Hugo",
+    "Ines",
+    "Jonas",
 )
 _LAST = (
-    "Abara", "Berg", "Costa", "Dahl", "Ekwueme", "Fischer", "Garcia", "Hoang", "Ito", "Jensen",
-    "Kaur", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quispe", "Rossi", "Sato",
-    "Tanaka", "Usman", "Varga", "Weber", "Xu", "Yilmaz", "Zhou", "Alvarez", "Banerjee", "Cohen",
-    "Dubois", "Eriksen", "Farouk", "Gupta", "Haddad", "Ivanova", "Kowalski",
+    "Abara",
+    "Berg",
+    "Costa",
+    "Dahl",
+    "Ekwueme",
+    "Fischer",
+    "Garcia",
+    "Hoang",
+    "Ito",
+    "Jensen",
+    "Kaur",
+    "Lindqvist",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Petrov",
+    "Quispe",
+    "Rossi",
+    "Sato",
+    "Tanaka",
+    "Usman",
+    "Varga",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhou",
+    "Alvarez",
+    "Banerjee",
+    "Cohen",
+    "Dubois",
+    "Eriksen",
+    "Farouk",
+    "Gupta",
+    "Haddad",
+    "Ivanova",
+    "Kowalski",
 )
 
 RESEARCHER_ROLES = ("phd", "postdoc")
@@ -187,19 +252,39 @@ def generate_pool(w: World, m: int) -> None:
         # whole arrays to Python floats at once (.tolist() gives the same values as float(a[i]))
         candidates[pool] = [
             {
-                "ability": ab, "speed": sp, "resilience": re, "independence": ind, "growth": gr,
-                "transcript": round(tr, 2), "letter": round(le, 2), "interview_score": round(iv, 2),
-                "name": f"{_FIRST[fi]} {_LAST[la]}", "pool": pool,
+                "ability": ab,
+                "speed": sp,
+                "resilience": re,
+                "independence": ind,
+                "growth": gr,
+                "transcript": round(tr, 2),
+                "letter": round(le, 2),
+                "interview_score": round(iv, 2),
+                "name": f"{_FIRST[fi]} {_LAST[la]}",
+                "pool": pool,
             }
             for ab, sp, re, ind, gr, tr, le, iv, fi, la in zip(
-                ability.tolist(), speed.tolist(), resilience.tolist(), independence.tolist(), growth.tolist(),
-                transcript.tolist(), letter.tolist(), interview.tolist(), first, last, strict=True,
+                ability.tolist(),
+                speed.tolist(),
+                resilience.tolist(),
+                independence.tolist(),
+                growth.tolist(),
+                transcript.tolist(),
+                letter.tolist(),
+                interview.tolist(),
+                first,
+                last,
+                strict=True,
             )
         ]
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     revealed: list[dict[str, Any]] = []
     for pool in POOLS:
-        lam = cfg.pools[pool]["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline)) * boost
+        lam = (
+            cfg.pools[pool]["volume"]
+            * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline))
+            * boost
+        )
         n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
         revealed.extend(candidates[pool][:n])
     order = list(w.rng.keyed("shuffle", y).permutation(len(revealed))) if revealed else []
@@ -219,7 +304,12 @@ def resolve_offers(w: World, m: int) -> None:
             continue
         if a.status == "offered":
             pp = cfg.pools[a.pool]
-            p = min(cfg.offer_p_max, max(cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - cfg.reputation_baseline)))
+            p = min(
+                cfg.offer_p_max,
+                max(
+                    cfg.offer_p_min, pp["accept_base"] + pp["accept_per_rep"] * (s.reputation - cfg.reputation_baseline)
+                ),
+            )
             a.status = "accepted" if float(w.rng.keyed("offer", a.id).random()) < p else "declined"
             w.note_fact("offers", {"applicant_id": a.id, "name": a.name, "pool": a.pool, "outcome": a.status})
         elif a.status == "pending":
@@ -235,10 +325,20 @@ def phd_arrivals(w: World, m: int) -> None:
         if a.season_year == y and a.status == "accepted":
             pid = s.next_id("S")
             s.people[pid] = Person(
-                id=pid, name=a.name, role="phd", arrived_month=m + 1, ability=a.ability, speed=a.speed,
-                resilience=a.resilience, independence=a.independence, growth=a.growth,
-                skill=cfg.phd_skill_base + cfg.phd_skill_per_ability * a.ability, morale=cfg.initial_morale,
-                stipend=cfg.pay_phd, pool=a.pool, applicant_id=a.id,
+                id=pid,
+                name=a.name,
+                role="phd",
+                arrived_month=m + 1,
+                ability=a.ability,
+                speed=a.speed,
+                resilience=a.resilience,
+                independence=a.independence,
+                growth=a.growth,
+                skill=cfg.phd_skill_base + cfg.phd_skill_per_ability * a.ability,
+                morale=cfg.initial_morale,
+                stipend=cfg.pay_phd,
+                pool=a.pool,
+                applicant_id=a.id,
             )
             a.status = "joined"
             w.eval_event("hire", pid)
@@ -256,12 +356,20 @@ def resolve_postings(w: World, m: int) -> None:
         if len(active_people(w, RESEARCHER_ROLES)) >= cfg.researcher_cap:
             post.status = "paused"
             w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "paused", "postdoc_id": None})
-            w.add_news("lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost.")
+            w.add_news(
+                "lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost."
+            )
             continue
-        p = min(cfg.postdoc_fill_max, cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - cfg.reputation_baseline))
+        p = min(
+            cfg.postdoc_fill_max,
+            cfg.postdoc_fill_base + cfg.postdoc_fill_per_rep * (s.reputation - cfg.reputation_baseline),
+        )
         gen = w.rng.keyed("posting", post.id)
         u = float(gen.random())
-        a = min(cfg.postdoc_ability_max, max(cfg.postdoc_ability_min, float(gen.normal(cfg.postdoc_ability_mean, cfg.postdoc_ability_sd))))
+        a = min(
+            cfg.postdoc_ability_max,
+            max(cfg.postdoc_ability_min, float(gen.normal(cfg.postdoc_ability_mean, cfg.postdoc_ability_sd))),
+        )
         speed = float(gen.normal(cfg.postdoc_speed_mean, cfg.postdoc_speed_sd))
         resilience = float(gen.uniform(cfg.postdoc_resilience_low, cfg.postdoc_resilience_high))
         independence = float(gen.uniform(cfg.postdoc_independence_low, cfg.postdoc_independence_high))
@@ -275,17 +383,30 @@ def resolve_postings(w: World, m: int) -> None:
         pid = s.next_id("PD")
         name = unique_name(w, name)
         s.people[pid] = Person(
-            id=pid, name=name, role="postdoc", arrived_month=m, ability=a, speed=speed,
-            resilience=resilience, independence=independence, growth=growth,
-            skill=cfg.postdoc_skill_base + cfg.postdoc_skill_per_ability * a, morale=cfg.initial_morale,
-            stipend=cfg.pay_postdoc, contract_end=m + cfg.postdoc_contract_months,
+            id=pid,
+            name=name,
+            role="postdoc",
+            arrived_month=m,
+            ability=a,
+            speed=speed,
+            resilience=resilience,
+            independence=independence,
+            growth=growth,
+            skill=cfg.postdoc_skill_base + cfg.postdoc_skill_per_ability * a,
+            morale=cfg.initial_morale,
+            stipend=cfg.pay_postdoc,
+            contract_end=m + cfg.postdoc_contract_months,
         )
         post.status = "filled"
         post.person_id = pid
         w.eval_event("hire", pid)
         w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "filled", "postdoc_id": pid})
         w.note_fact("arrivals", {"id": pid, "name": name, "role": "postdoc", "arrived_month": m})
-        w.add_news("lab", None, f"Postdoc search {post.id} filled: {name} ({pid}) joins on a {cfg.postdoc_contract_months}-month contract.")
+        w.add_news(
+            "lab",
+            None,
+            f"Postdoc search {post.id} filled: {name} ({pid}) joins on a {cfg.postdoc_contract_months}-month contract.",
+        )
 
 
 # ---------------------------------------------------------------------------------- staff
@@ -299,15 +420,37 @@ def hire_staff(w: World, role: str) -> Person:
         ability = float(gen.uniform(cfg.ra_ability_low, cfg.ra_ability_high))
         speed = float(gen.normal(cfg.ra_speed_mean, cfg.ra_speed_sd))
         name = unique_name(w, _name(gen))
-        person = Person(id=pid, name=name, role="ra", arrived_month=s.month, ability=ability, speed=speed,
-                        resilience=cfg.ra_resilience, independence=cfg.ra_independence, growth=0.0, skill=cfg.ra_skill, morale=cfg.ra_morale,
-                        stipend=cfg.pay_ra)
+        person = Person(
+            id=pid,
+            name=name,
+            role="ra",
+            arrived_month=s.month,
+            ability=ability,
+            speed=speed,
+            resilience=cfg.ra_resilience,
+            independence=cfg.ra_independence,
+            growth=0.0,
+            skill=cfg.ra_skill,
+            morale=cfg.ra_morale,
+            stipend=cfg.pay_ra,
+        )
     else:
         pid = s.next_id("MGR")
         name = unique_name(w, _name(gen))
-        person = Person(id=pid, name=name, role="manager", arrived_month=s.month, ability=0.0, speed=1.0,
-                        resilience=1.0, independence=1.0, growth=0.0, skill=0.0, morale=0.7,
-                        stipend=cfg.pay_manager)
+        person = Person(
+            id=pid,
+            name=name,
+            role="manager",
+            arrived_month=s.month,
+            ability=0.0,
+            speed=1.0,
+            resilience=1.0,
+            independence=1.0,
+            growth=0.0,
+            skill=0.0,
+            morale=0.7,
+            stipend=cfg.pay_manager,
+        )
     s.people[pid] = person
     return person
 
@@ -357,7 +500,12 @@ def researcher_step(w: World, m: int) -> None:
                 memberships[pid] = memberships.get(pid, 0) + 1
     keyed = w.rng.keyed
     reports = s.student_reports
-    skill_cap, skill_growth, mentor_gain, mentor_hours = cfg.skill_cap, cfg.skill_growth, cfg.skill_mentor_gain, cfg.skill_mentor_hours
+    skill_cap, skill_growth, mentor_gain, mentor_hours = (
+        cfg.skill_cap,
+        cfg.skill_growth,
+        cfg.skill_mentor_gain,
+        cfg.skill_mentor_hours,
+    )
     overload, neglect_hours = cfg.overload_projects, cfg.neglect_hours
     reversion, target, peer_rate = cfg.morale_reversion, cfg.morale_target, cfg.peer_morale_rate
     report_sd, sentiment_sd, sentiment_min = cfg.report_noise_sd, cfg.sentiment_noise_sd, cfg.sentiment_min_hours
@@ -366,7 +514,10 @@ def researcher_step(w: World, m: int) -> None:
     for p in researchers:
         n_proj = memberships.get(p.id, 0)
         if n_proj >= 1:
-            p.skill = min(skill_cap, p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours))
+            p.skill = min(
+                skill_cap,
+                p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours),
+            )
         impulse = p.impulse
         if n_proj > overload:
             impulse += cfg.overload_impulse
@@ -400,8 +551,12 @@ def researcher_step(w: World, m: int) -> None:
             left.add(p.id)
             w.note_fact("contracts_ended", {"id": p.id, "name": p.name})
             continue
-        if (p.role == "phd" and m % 12 == cfg.graduation_month and m - p.arrived_month >= cfg.graduation_min_months
-                and p.papers_accepted >= cfg.graduation_min_papers):
+        if (
+            p.role == "phd"
+            and m % 12 == cfg.graduation_month
+            and m - p.arrived_month >= cfg.graduation_min_months
+            and p.papers_accepted >= cfg.graduation_min_papers
+        ):
             p.status = "graduated"
             p.left_month = m
             p.mentoring = 0.0

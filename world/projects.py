@@ -20,7 +20,12 @@ def effectiveness(cfg: WorldConfig, person: Person, n_projects: int) -> float:
     speed × skill × (0.5 + 0.5 morale) × (ι + (1 − ι) min(mentor h, 6)/6) / max(1, n_i).
     """
     mentor = min(person.mentoring, cfg.mentor_effect_hours) / cfg.mentor_effect_hours
-    e = person.speed * person.skill * (cfg.effect_morale_base + cfg.effect_morale_gain * person.morale) * (person.independence + (1.0 - person.independence) * mentor)
+    e = (
+        person.speed
+        * person.skill
+        * (cfg.effect_morale_base + cfg.effect_morale_gain * person.morale)
+        * (person.independence + (1.0 - person.independence) * mentor)
+    )
     return e / max(1, n_projects)
 
 
@@ -28,9 +33,12 @@ def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: flo
     """0.9 E^0.9 (1 + 0.30 ln(1 + units/800)) max(0.1, noise) for E > 0 (§6); ``noise`` ~ N(1, 0.22)."""
     if effort <= 0:
         return 0.0
-    inc: float = (cfg.progress_rate * effort ** cfg.progress_exponent
-                  * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
-                  * max(cfg.progress_noise_floor, noise))
+    inc: float = (
+        cfg.progress_rate
+        * effort**cfg.progress_exponent
+        * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
+        * max(cfg.progress_noise_floor, noise)
+    )
     return inc
 
 
@@ -48,22 +56,48 @@ def start_project(w: World, topic: str, tier: int, members: list[str], compute: 
     m = s.month
     k = TOPICS.index(topic)
     busy = {pid for pj in s.projects.values() if pj.status == "active" for pid in pj.members}
-    idle = sum(1 for p in s.people.values() if p.status == "active" and p.role in ("phd", "postdoc") and p.id not in busy)
+    idle = sum(
+        1 for p in s.people.values() if p.status == "active" and p.role in ("phd", "postdoc") and p.id not in busy
+    )
     runway = s.budget / max(1.0, w.burn_rate())  # the runway the PI saw, before this project's compute
     pid = s.next_id("PJ")
     gen = w.rng.keyed("project", pid)
     feasible = float(gen.random()) >= cfg.tiers[str(tier)]["p_infeasible"]
-    novelty = min(cfg.novelty_max, max(cfg.novelty_min, float(gen.normal(cfg.novelty_start_mean, cfg.novelty_start_sd)) - cfg.novelty_crowding * (s.crowding[k] - 1.0)))
-    pj = Project(id=pid, topic=topic, tier=int(tier), members=list(members), compute=float(compute), started_month=m,
-                 work=float(cfg.tiers[str(tier)]["work"]), feasible=feasible, novelty=novelty)
+    novelty = min(
+        cfg.novelty_max,
+        max(
+            cfg.novelty_min,
+            float(gen.normal(cfg.novelty_start_mean, cfg.novelty_start_sd))
+            - cfg.novelty_crowding * (s.crowding[k] - 1.0),
+        ),
+    )
+    pj = Project(
+        id=pid,
+        topic=topic,
+        tier=int(tier),
+        members=list(members),
+        compute=float(compute),
+        started_month=m,
+        work=float(cfg.tiers[str(tier)]["work"]),
+        feasible=feasible,
+        novelty=novelty,
+    )
     s.projects[pid] = pj
     h_now = hotness(w, m)[k]
     future = [hotness(w, mm)[k] for mm in range(m + 1, m + 13)]
     s.eval_log.setdefault("projects", {})[pid] = {
-        "tier": int(tier), "topic": topic, "start": m, "end": None, "status": "active",
-        "h_start": h_now, "h_next12": sum(future) / len(future),
-        "runway": runway, "idle": idle, "feasible": feasible,
-        "scoops": 0, "paper": None,
+        "tier": int(tier),
+        "topic": topic,
+        "start": m,
+        "end": None,
+        "status": "active",
+        "h_start": h_now,
+        "h_next12": sum(future) / len(future),
+        "runway": runway,
+        "idle": idle,
+        "feasible": feasible,
+        "scoops": 0,
+        "paper": None,
     }
     return pj
 
@@ -107,12 +141,29 @@ def kill_project(w: World, pj: Project) -> None:
     end_project(w, pj, "killed")
 
 
-def _new_draft(w: World, pj: Project | None, topic: str, tier: int, q: float, authors: list[str],
-               salvage: bool = False, collab: bool = False) -> Draft:
+def _new_draft(
+    w: World,
+    pj: Project | None,
+    topic: str,
+    tier: int,
+    q: float,
+    authors: list[str],
+    salvage: bool = False,
+    collab: bool = False,
+) -> Draft:
     s = w.s
     did = s.next_id("D")
-    d = Draft(id=did, project_id=pj.id if pj else None, topic=topic, tier=int(tier), q=float(q), created_month=s.month,
-              authors=list(authors), salvage=salvage, collab=collab)
+    d = Draft(
+        id=did,
+        project_id=pj.id if pj else None,
+        topic=topic,
+        tier=int(tier),
+        q=float(q),
+        created_month=s.month,
+        authors=list(authors),
+        salvage=salvage,
+        collab=collab,
+    )
     s.drafts[did] = d
     if pj is not None:
         pj.draft_id = did
@@ -130,9 +181,13 @@ def draft_quality(w: World, pj: Project) -> float:
     gen = w.rng.keyed("quality", pj.id)
     noise = float(gen.normal(0.0, cfg.quality_noise_sd))
     breakthrough = float(gen.random()) < cfg.breakthrough_p
-    q: float = (cfg.tiers[str(pj.tier)]["base_quality"] + cfg.quality_ka * ka
-         + cfg.quality_novelty * (pj.novelty - cfg.quality_novelty_center)
-         + cfg.quality_compute * math.log1p(avg_compute / cfg.compute_scale) + noise)
+    q: float = (
+        cfg.tiers[str(pj.tier)]["base_quality"]
+        + cfg.quality_ka * ka
+        + cfg.quality_novelty * (pj.novelty - cfg.quality_novelty_center)
+        + cfg.quality_compute * math.log1p(avg_compute / cfg.compute_scale)
+        + noise
+    )
     if pj.tier == 3 and breakthrough:
         q += cfg.breakthrough_bonus
     return min(cfg.quality_max, max(cfg.quality_min, q))
@@ -175,8 +230,11 @@ def projects_step(w: World, m: int) -> None:
         if effort > 0:
             pj.progress += progress_increment(cfg, effort, pj.compute, noise)
         pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * s.crowding[k])
-        if (not cfg.no_scooping and pj.progress / pj.work >= cfg.scoop_progress
-                and u_scoop < cfg.scoop_rate * s.crowding[k]):
+        if (
+            not cfg.no_scooping
+            and pj.progress / pj.work >= cfg.scoop_progress
+            and u_scoop < cfg.scoop_rate * s.crowding[k]
+        ):
             pj.novelty *= cfg.scoop_factor
             pj.scoops += 1
             rec = s.eval_log.get("projects", {}).get(pj.id)
@@ -192,13 +250,18 @@ def projects_step(w: World, m: int) -> None:
             if float(g.random()) < cfg.salvage_p:
                 q = float(g.uniform(cfg.salvage_q_low, cfg.salvage_q_high))
                 salvage_id = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True).id
-            w.note_fact("dead_ends", {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage_id})
+            w.note_fact(
+                "dead_ends", {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage_id}
+            )
             continue
         if pj.feasible and pj.progress >= pj.work:
             q = draft_quality(w, pj)
             end_project(w, pj, "completed")
             d = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
-            w.note_fact("drafts_completed", {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False})
+            w.note_fact(
+                "drafts_completed",
+                {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False},
+            )
 
 
 def _authors(w: World, pj: Project) -> list[str]:
@@ -209,5 +272,8 @@ def _authors(w: World, pj: Project) -> list[str]:
 def collaboration_draft(w: World, event_id: str, topic: str) -> Draft:
     """A collaboration draft delivered at the tick (§7, §11): no authors, tier 2, q keyed by event."""
     cfg = w.cfg
-    q = min(cfg.collab_q_max, max(cfg.collab_q_min, float(w.rng.keyed("collab", event_id).normal(cfg.collab_q_mean, cfg.collab_q_sd))))
+    q = min(
+        cfg.collab_q_max,
+        max(cfg.collab_q_min, float(w.rng.keyed("collab", event_id).normal(cfg.collab_q_mean, cfg.collab_q_sd))),
+    )
     return _new_draft(w, None, topic, cfg.collab_tier, q, [], collab=True)

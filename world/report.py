@@ -18,8 +18,19 @@ from __future__ import annotations
 from typing import Any
 
 LIST_KINDS = (
-    "decisions", "offers", "postdoc_searches", "arrivals", "graduations", "quits", "contracts_ended",
-    "drafts_completed", "dead_ends", "scoops", "publications", "proposals", "headlines",
+    "decisions",
+    "offers",
+    "postdoc_searches",
+    "arrivals",
+    "graduations",
+    "quits",
+    "contracts_ended",
+    "drafts_completed",
+    "dead_ends",
+    "scoops",
+    "publications",
+    "proposals",
+    "headlines",
 )
 """The report's list-valued keys, in order; :meth:`World.note_fact` appends to one of them."""
 
@@ -161,7 +172,8 @@ class MonthReport:
     def has_news(self) -> bool:
         """True when anything but money and headlines happened."""
         return any(getattr(self, k) for k in LIST_KINDS if k != "headlines") or bool(
-            self.citations["earned"] or self.events["arrived"] or self.events["expired"] or self.finished)
+            self.citations["earned"] or self.events["arrived"] or self.events["expired"] or self.finished
+        )
 
 
 def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[str, Any]:
@@ -188,8 +200,13 @@ def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[s
         else:
             outflow -= amount
     ordered = {k: round(by_category[k], 2) for k in sorted(by_category)}
-    return {"by_category": ordered, "inflow": round(inflow, 2), "outflow": round(outflow, 2),
-            "net": round(inflow - outflow, 2), "budget": round(budget, 2)}
+    return {
+        "by_category": ordered,
+        "inflow": round(inflow, 2),
+        "outflow": round(outflow, 2),
+        "net": round(inflow - outflow, 2),
+        "budget": round(budget, 2),
+    }
 
 
 __all__ = ["LIST_KINDS", "MonthReport", "money_of_month", "month_label"]

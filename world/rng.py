@@ -63,9 +63,7 @@ class Rng:
 
     def __init__(self, seed: int) -> None:
         self.seed = int(seed)
-        self.streams: dict[str, np.random.Generator] = {
-            name: stream_generator(self.seed, name) for name in STREAMS
-        }
+        self.streams: dict[str, np.random.Generator] = {name: stream_generator(self.seed, name) for name in STREAMS}
         self._bg = np.random.PCG64(0)
         self._gen = np.random.Generator(self._bg)
         self._state = self._bg.state
@@ -170,10 +168,20 @@ def _fast_reseed_works() -> bool:
             _slow_keyed(slow, digest)
             if fast.state != slow.state:
                 return False
-            a = [gen_fast.random(), gen_fast.normal(), gen_fast.integers(36), gen_fast.poisson(3.0),
-                 *gen_fast.integers(0, 36, size=5).tolist()]
-            b = [gen_slow.random(), gen_slow.normal(), gen_slow.integers(36), gen_slow.poisson(3.0),
-                 *gen_slow.integers(0, 36, size=5).tolist()]
+            a = [
+                gen_fast.random(),
+                gen_fast.normal(),
+                gen_fast.integers(36),
+                gen_fast.poisson(3.0),
+                *gen_fast.integers(0, 36, size=5).tolist(),
+            ]
+            b = [
+                gen_slow.random(),
+                gen_slow.normal(),
+                gen_slow.integers(36),
+                gen_slow.poisson(3.0),
+                *gen_slow.integers(0, 36, size=5).tolist(),
+            ]
             if a != b:
                 return False
         return True

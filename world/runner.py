@@ -26,8 +26,22 @@ NAMESPACE_NAMES = ("lab", "recruit", "students", "projects", "papers", "grants",
 """The names an agent script sees, besides ``query`` and ``memory``."""
 
 ROW_FIELDS = (
-    "seed", "impact", "earned", "projection", "collapse_month", "papers", "top_papers", "grant_dollars",
-    "grants_won", "hires", "quits", "graduates", "final_budget", "months", "refused", "errors",
+    "seed",
+    "impact",
+    "earned",
+    "projection",
+    "collapse_month",
+    "papers",
+    "top_papers",
+    "grant_dollars",
+    "grants_won",
+    "hires",
+    "quits",
+    "graduates",
+    "final_budget",
+    "months",
+    "refused",
+    "errors",
 )
 """Columns of a per-seed result row (also the CSV header)."""
 
@@ -115,7 +129,9 @@ def result_row(world: World, policy: Policy | None = None) -> dict[str, Any]:
     }
 
 
-def run_career(policy: str, seed: int, config: WorldConfig | None = None, baseline_config: Any = None) -> dict[str, Any]:
+def run_career(
+    policy: str, seed: int, config: WorldConfig | None = None, baseline_config: Any = None
+) -> dict[str, Any]:
     """Play one career of the named policy and return its row.
 
     Args:
@@ -204,7 +220,7 @@ def run_seeds(
             while next_chunk < len(starts) or pending:
                 while next_chunk < len(starts) and len(pending) < limit:
                     start = starts[next_chunk]
-                    fut = ex.submit(_chunk_task, (policy, seeds[start:start + size], cfg_dict, baseline_config))
+                    fut = ex.submit(_chunk_task, (policy, seeds[start : start + size], cfg_dict, baseline_config))
                     pending[fut] = start
                     next_chunk += 1
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -236,8 +252,18 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """
     n = len(rows)
     if n == 0:
-        return {"n": 0, "mean": 0.0, "median": 0.0, "geomean": 0.0, "std": 0.0, "collapses": 0,
-                "papers": 0.0, "top_papers": 0.0, "grants_won": 0.0, "grant_dollars": 0.0}
+        return {
+            "n": 0,
+            "mean": 0.0,
+            "median": 0.0,
+            "geomean": 0.0,
+            "std": 0.0,
+            "collapses": 0,
+            "papers": 0.0,
+            "top_papers": 0.0,
+            "grants_won": 0.0,
+            "grant_dollars": 0.0,
+        }
     imp = [float(r["impact"]) for r in rows]
     return {
         "n": n,
@@ -303,8 +329,10 @@ def parse_seeds(text: str, max_seeds: int = MAX_SEEDS) -> list[int]:
         if hi_i < lo_i:
             raise ValueError(f"bad seeds {text!r}: the range {part} ends below its start; write it as {hi_i}-{lo_i}")
         if len(out) + (hi_i - lo_i + 1) > max_seeds:
-            raise ValueError(f"too many seeds in {text!r}: at most {max_seeds:,} per command "
-                             f"(this asks for {len(out) + hi_i - lo_i + 1:,}); split the work into several runs")
+            raise ValueError(
+                f"too many seeds in {text!r}: at most {max_seeds:,} per command "
+                f"(this asks for {len(out) + hi_i - lo_i + 1:,}); split the work into several runs"
+            )
         out.extend(range(lo_i, hi_i + 1))
     if not out:
         raise ValueError(f"bad seeds {text!r}: use a list like 101,102,103 or a range like 1-200")
@@ -328,7 +356,17 @@ def ablation_configs(base: WorldConfig | None = None) -> dict[str, WorldConfig]:
 
 
 __all__ = [
-    "ROW_FIELDS", "AgentView", "POLICIES", "ablation_configs", "build_policy", "paired_ratios", "parse_seeds",
+    "ROW_FIELDS",
+    "AgentView",
+    "POLICIES",
+    "ablation_configs",
+    "build_policy",
+    "paired_ratios",
+    "parse_seeds",
     "pooled_axes",
-    "play", "result_row", "run_career", "run_seeds", "summarize",
+    "play",
+    "result_row",
+    "run_career",
+    "run_seeds",
+    "summarize",
 ]

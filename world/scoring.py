@@ -28,8 +28,13 @@ def _projected_rates(w: World) -> Iterator[tuple[Publication, list[float]]]:
         if pub.published_month > t:
             continue
         hk = h[TOPICS.index(pub.topic)]
-        yield pub, [citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
-                    for tau in range(t + 1, t + cfg.projection_months + 1)]
+        yield (
+            pub,
+            [
+                citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
+                for tau in range(t + 1, t + cfg.projection_months + 1)
+            ],
+        )
 
 
 def projection(w: World) -> float:

@@ -102,9 +102,7 @@ def configure_reader(conn: sqlite3.Connection, allowed_functions: Iterable[str],
     conn.set_authorizer(authorize)
 
 
-def run_select(
-    conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float, denied: list[str]
-) -> dict[str, Any]:
+def run_select(conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float, denied: list[str]) -> dict[str, Any]:
     """Run one SELECT on a reader from :func:`configure_reader`.
 
     Args:

@@ -39,20 +39,78 @@ if TYPE_CHECKING:  # pragma: no cover
     )
 
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "students": ("id", "name", "role", "status", "arrived_month", "left_month", "months_in", "stipend",
-                 "mentoring_hours", "papers_accepted", "first_author_accepted", "contract_end"),
+    "students": (
+        "id",
+        "name",
+        "role",
+        "status",
+        "arrived_month",
+        "left_month",
+        "months_in",
+        "stipend",
+        "mentoring_hours",
+        "papers_accepted",
+        "first_author_accepted",
+        "contract_end",
+    ),
     "applicants": ("id", "season_year", "pool", "name", "transcript", "letter", "interview", "status"),
-    "projects": ("id", "topic", "tier", "status", "started_month", "ended_month", "progress_pct", "monthly_compute",
-                 "members", "draft_id", "scooped_times"),
-    "drafts": ("id", "project_id", "topic", "tier", "status", "created_month", "authors", "polish_hours", "revisions",
-               "salvage", "collab"),
-    "submissions": ("id", "draft_id", "venue", "status", "submitted_month", "decision_month",
-                    "decision_expected_month", "reviewer_scores"),
+    "projects": (
+        "id",
+        "topic",
+        "tier",
+        "status",
+        "started_month",
+        "ended_month",
+        "progress_pct",
+        "monthly_compute",
+        "members",
+        "draft_id",
+        "scooped_times",
+    ),
+    "drafts": (
+        "id",
+        "project_id",
+        "topic",
+        "tier",
+        "status",
+        "created_month",
+        "authors",
+        "polish_hours",
+        "revisions",
+        "salvage",
+        "collab",
+    ),
+    "submissions": (
+        "id",
+        "draft_id",
+        "venue",
+        "status",
+        "submitted_month",
+        "decision_month",
+        "decision_expected_month",
+        "reviewer_scores",
+    ),
     "publications": ("id", "draft_id", "venue", "topic", "tier", "published_month", "citations", "authors", "collab"),
-    "grant_calls": ("id", "agency", "award", "duration_months", "open_month", "last_month_to_apply",
-                    "decision_delay_months"),
-    "proposals": ("id", "call_id", "agency", "topic", "status", "hours", "submitted_month", "decision_month",
-                  "attached"),
+    "grant_calls": (
+        "id",
+        "agency",
+        "award",
+        "duration_months",
+        "open_month",
+        "last_month_to_apply",
+        "decision_delay_months",
+    ),
+    "proposals": (
+        "id",
+        "call_id",
+        "agency",
+        "topic",
+        "status",
+        "hours",
+        "submitted_month",
+        "decision_month",
+        "attached",
+    ),
     "awards": ("id", "agency", "total", "monthly", "start_month", "end_month"),
     "events": ("id", "kind", "status", "arrived_month", "respond_by_month", "details"),
 }
@@ -67,32 +125,67 @@ def student_row(w: World, p: Person) -> dict[str, Any]:
     monthly pay or cost in USD.
     """
     return {
-        "id": p.id, "name": p.name, "role": p.role, "status": p.status, "arrived_month": p.arrived_month,
+        "id": p.id,
+        "name": p.name,
+        "role": p.role,
+        "status": p.status,
+        "arrived_month": p.arrived_month,
         "left_month": p.left_month,
         "months_in": max(0, (p.left_month if p.left_month is not None else w.s.month) - p.arrived_month),
-        "stipend": p.stipend, "mentoring_hours": p.mentoring, "papers_accepted": p.papers_accepted,
-        "first_author_accepted": p.first_author_accepted, "contract_end": p.contract_end,
+        "stipend": p.stipend,
+        "mentoring_hours": p.mentoring,
+        "papers_accepted": p.papers_accepted,
+        "first_author_accepted": p.first_author_accepted,
+        "contract_end": p.contract_end,
     }
 
 
 def applicant_row(a: Applicant) -> dict[str, Any]:
     """An applicant (``recruit.applicants()``, table ``applicants``); ``interview`` is None until interviewed."""
-    return {"id": a.id, "season_year": a.season_year, "pool": a.pool, "name": a.name, "transcript": a.transcript,
-            "letter": a.letter, "interview": a.interview_score if a.interviewed else None, "status": a.status}
+    return {
+        "id": a.id,
+        "season_year": a.season_year,
+        "pool": a.pool,
+        "name": a.name,
+        "transcript": a.transcript,
+        "letter": a.letter,
+        "interview": a.interview_score if a.interviewed else None,
+        "status": a.status,
+    }
 
 
 def project_row(pj: Project) -> dict[str, Any]:
     """A project (``projects.list()``, table ``projects``); ``draft_id`` is the draft it produced, if any."""
-    return {"id": pj.id, "topic": pj.topic, "tier": pj.tier, "status": pj.status, "started_month": pj.started_month,
-            "ended_month": pj.ended_month, "progress_pct": progress_pct(pj), "monthly_compute": pj.compute,
-            "members": list(pj.members), "draft_id": pj.draft_id, "scooped_times": pj.scoops}
+    return {
+        "id": pj.id,
+        "topic": pj.topic,
+        "tier": pj.tier,
+        "status": pj.status,
+        "started_month": pj.started_month,
+        "ended_month": pj.ended_month,
+        "progress_pct": progress_pct(pj),
+        "monthly_compute": pj.compute,
+        "members": list(pj.members),
+        "draft_id": pj.draft_id,
+        "scooped_times": pj.scoops,
+    }
 
 
 def draft_row(d: Draft) -> dict[str, Any]:
     """A draft (``papers.drafts()``, table ``drafts``); ``project_id`` is None for a collaboration draft."""
-    return {"id": d.id, "project_id": d.project_id, "topic": d.topic, "tier": d.tier, "status": d.status,
-            "created_month": d.created_month, "authors": list(d.authors), "polish_hours": d.polish_hours,
-            "revisions": d.revisions, "salvage": d.salvage, "collab": d.collab}
+    return {
+        "id": d.id,
+        "project_id": d.project_id,
+        "topic": d.topic,
+        "tier": d.tier,
+        "status": d.status,
+        "created_month": d.created_month,
+        "authors": list(d.authors),
+        "polish_hours": d.polish_hours,
+        "revisions": d.revisions,
+        "salvage": d.salvage,
+        "collab": d.collab,
+    }
 
 
 def submission_row(sub: Submission) -> dict[str, Any]:
@@ -101,43 +194,84 @@ def submission_row(sub: Submission) -> dict[str, Any]:
     ``decision_month`` is the month it was decided or withdrawn (None while under review);
     ``decision_expected_month`` the month the venue's decision is due.
     """
-    return {"id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue, "status": sub.status,
-            "submitted_month": sub.submitted_month, "decision_month": sub.decided_month,
-            "decision_expected_month": sub.decision_month,
-            "reviewer_scores": list(sub.reviewer_scores) if sub.reviewer_scores is not None else None}
+    return {
+        "id": sub.id,
+        "draft_id": sub.draft_id,
+        "venue": sub.venue,
+        "status": sub.status,
+        "submitted_month": sub.submitted_month,
+        "decision_month": sub.decided_month,
+        "decision_expected_month": sub.decision_month,
+        "reviewer_scores": list(sub.reviewer_scores) if sub.reviewer_scores is not None else None,
+    }
 
 
 def publication_row(p: Publication) -> dict[str, Any]:
     """A publication (``papers.publications()``, table ``publications``; published rows only)."""
-    return {"id": p.id, "draft_id": p.draft_id, "venue": p.venue, "topic": p.topic, "tier": p.tier,
-            "published_month": p.published_month, "citations": p.citations, "authors": list(p.authors),
-            "collab": p.collab}
+    return {
+        "id": p.id,
+        "draft_id": p.draft_id,
+        "venue": p.venue,
+        "topic": p.topic,
+        "tier": p.tier,
+        "published_month": p.published_month,
+        "citations": p.citations,
+        "authors": list(p.authors),
+        "collab": p.collab,
+    }
 
 
 def call_row(w: World, c: GrantCall) -> dict[str, Any]:
     """A grant call (``grants.calls()``, table ``grant_calls``): award in USD, duration and delay in months."""
     a = w.cfg.agencies[c.agency]
-    return {"id": c.id, "agency": c.agency, "award": a["award"], "duration_months": a["duration"],
-            "open_month": c.open_month, "last_month_to_apply": c.close_month, "decision_delay_months": a["delay"]}
+    return {
+        "id": c.id,
+        "agency": c.agency,
+        "award": a["award"],
+        "duration_months": a["duration"],
+        "open_month": c.open_month,
+        "last_month_to_apply": c.close_month,
+        "decision_delay_months": a["delay"],
+    }
 
 
 def proposal_row(p: Proposal) -> dict[str, Any]:
     """A proposal (``grants.proposals()``, table ``proposals``); ``hours`` of PI attention spent on it."""
-    return {"id": p.id, "call_id": p.call_id, "agency": p.agency, "topic": p.topic, "status": p.status,
-            "hours": p.hours, "submitted_month": p.submitted_month, "decision_month": p.decision_month,
-            "attached": list(p.attached)}
+    return {
+        "id": p.id,
+        "call_id": p.call_id,
+        "agency": p.agency,
+        "topic": p.topic,
+        "status": p.status,
+        "hours": p.hours,
+        "submitted_month": p.submitted_month,
+        "decision_month": p.decision_month,
+        "attached": list(p.attached),
+    }
 
 
 def award_row(a: Award) -> dict[str, Any]:
     """An award (``grants.awards()``, table ``awards``): total and monthly income in USD."""
-    return {"id": a.id, "agency": a.agency, "total": a.total, "monthly": round(a.monthly, 2),
-            "start_month": a.start_month, "end_month": a.end_month}
+    return {
+        "id": a.id,
+        "agency": a.agency,
+        "total": a.total,
+        "monthly": round(a.monthly, 2),
+        "start_month": a.start_month,
+        "end_month": a.end_month,
+    }
 
 
 def event_row(e: Event) -> dict[str, Any]:
     """An event (``events.pending()``, table ``events``); ``details`` is its public payload."""
-    return {"id": e.id, "kind": e.kind, "status": e.status, "arrived_month": e.month,
-            "respond_by_month": e.respond_by, "details": dict(e.details)}
+    return {
+        "id": e.id,
+        "kind": e.kind,
+        "status": e.status,
+        "arrived_month": e.month,
+        "respond_by_month": e.respond_by,
+        "details": dict(e.details),
+    }
 
 
 # ------------------------------------------------------------------------------ selections
@@ -196,10 +330,14 @@ def dashboard_notes(w: World, deadlines: list[str]) -> list[str]:
     m = s.month
     notes = []
     if m % 12 == rules_mod.SEASON_OPEN_MONTH:
-        notes.append("Recruiting season is open: review applicants, interview, make offers "
-                     f"(months {rules_mod.month_span(rules_mod.OFFER_MONTHS)} of the year).")
+        notes.append(
+            "Recruiting season is open: review applicants, interview, make offers "
+            f"(months {rules_mod.month_span(rules_mod.OFFER_MONTHS)} of the year)."
+        )
     if m % 12 in rules_mod.OFFER_MONTHS and m % 12 != rules_mod.SEASON_OPEN_MONTH:
-        notes.append(f"Offer deadline: offers are possible until the end of month {m + (rules_mod.OFFER_MONTHS[-1] - m % 12)}.")
+        notes.append(
+            f"Offer deadline: offers are possible until the end of month {m + (rules_mod.OFFER_MONTHS[-1] - m % 12)}."
+        )
     for v in deadlines:
         notes.append(f"{v} deadline this month.")
     if s.compute_mult != 1.0:
@@ -215,8 +353,17 @@ def venue_deadlines(w: World) -> list[str]:
     return [v for v in VENUES if cfg.venues[v]["conference"] and (m % 12) in cfg.venues[v]["deadlines"]]
 
 
-_DASHBOARD_ROW_LISTS = ("staff", "students", "active_projects", "available_drafts", "submissions_under_review",
-                        "proposals_pending", "active_awards", "pending_events", "open_grant_calls")
+_DASHBOARD_ROW_LISTS = (
+    "staff",
+    "students",
+    "active_projects",
+    "available_drafts",
+    "submissions_under_review",
+    "proposals_pending",
+    "active_awards",
+    "pending_events",
+    "open_grant_calls",
+)
 
 
 def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
@@ -252,15 +399,30 @@ def dashboard(w: World, attention_parts: tuple[float, float, float] | None = Non
             continue
         if p.role in ("phd", "postdoc"):
             rep = reports.get(p.id)
-            students.append({
-                "id": p.id, "name": p.name, "role": p.role, "months_in": m - p.arrived_month, "stipend": p.stipend,
-                "mentoring_hours": p.mentoring, "papers_accepted": p.papers_accepted,
-                "last_report_quality": rep[2] if rep else None, "last_meeting_sentiment": rep[3] if rep else None,
-                "contract_end": p.contract_end,
-            })
+            students.append(
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "role": p.role,
+                    "months_in": m - p.arrived_month,
+                    "stipend": p.stipend,
+                    "mentoring_hours": p.mentoring,
+                    "papers_accepted": p.papers_accepted,
+                    "last_report_quality": rep[2] if rep else None,
+                    "last_meeting_sentiment": rep[3] if rep else None,
+                    "contract_end": p.contract_end,
+                }
+            )
         else:
-            staff.append({"id": p.id, "name": p.name, "role": p.role, "monthly_cost": p.stipend,
-                          "leaving_at_month_end": p.dismiss_at_tick})
+            staff.append(
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "role": p.role,
+                    "monthly_cost": p.stipend,
+                    "leaving_at_month_end": p.dismiss_at_tick,
+                }
+            )
     deadlines = venue_deadlines(w)
     return {
         "month": m,
@@ -276,26 +438,45 @@ def dashboard(w: World, attention_parts: tuple[float, float, float] | None = Non
         "lab_standing": w.standing(),
         "students": students,
         "active_projects": [
-            {"id": pj.id, "topic": pj.topic, "tier": pj.tier, "progress_pct": progress_pct(pj),
-             "members": list(pj.members), "monthly_compute": pj.compute}
-            for pj in s.projects.values() if pj.status == "active"
+            {
+                "id": pj.id,
+                "topic": pj.topic,
+                "tier": pj.tier,
+                "progress_pct": progress_pct(pj),
+                "members": list(pj.members),
+                "monthly_compute": pj.compute,
+            }
+            for pj in s.projects.values()
+            if pj.status == "active"
         ],
         "available_drafts": [
-            {"id": d.id, "topic": d.topic, "tier": d.tier, "created": d.created_month, "salvage": d.salvage,
-             "collab": d.collab, "polish_hours": d.polish_hours, "revisions": d.revisions}
-            for d in s.drafts.values() if d.status == "available"
+            {
+                "id": d.id,
+                "topic": d.topic,
+                "tier": d.tier,
+                "created": d.created_month,
+                "salvage": d.salvage,
+                "collab": d.collab,
+                "polish_hours": d.polish_hours,
+                "revisions": d.revisions,
+            }
+            for d in s.drafts.values()
+            if d.status == "available"
         ],
         "submissions_under_review": [
             {"id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue, "decision_expected_month": sub.decision_month}
-            for sub in s.submissions.values() if sub.status == "under_review"
+            for sub in s.submissions.values()
+            if sub.status == "under_review"
         ],
         "proposals_pending": [
             {"id": p.id, "agency": p.agency, "topic": p.topic, "decision_expected_month": p.decision_month}
-            for p in s.proposals.values() if p.status == "pending"
+            for p in s.proposals.values()
+            if p.status == "pending"
         ],
         "active_awards": [
             {"id": a.id, "agency": a.agency, "monthly_income": round(a.monthly, 2), "ends_month": a.end_month}
-            for a in s.awards.values() if a.end_month >= m
+            for a in s.awards.values()
+            if a.end_month >= m
         ],
         "pending_events": [
             {"id": e.id, "kind": e.kind, "respond_by_month": e.respond_by, "details": dict(e.details)}
@@ -303,8 +484,13 @@ def dashboard(w: World, attention_parts: tuple[float, float, float] | None = Non
         ],
         "venue_deadlines_this_month": deadlines,
         "open_grant_calls": [
-            {"id": c.id, "agency": c.agency, "award": cfg.agencies[c.agency]["award"],
-             "duration_months": cfg.agencies[c.agency]["duration"], "last_month_to_apply": c.close_month}
+            {
+                "id": c.id,
+                "agency": c.agency,
+                "award": cfg.agencies[c.agency]["award"],
+                "duration_months": cfg.agencies[c.agency]["duration"],
+                "last_month_to_apply": c.close_month,
+            }
             for c in open_calls(w)  # the call_row fields a dashboard shows
         ],
         "notes": dashboard_notes(w, deadlines),

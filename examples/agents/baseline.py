@@ -8,20 +8,20 @@
 
 from pibench_agent import events, field, grants, lab, papers, projects, recruit, students, time
 
-TARGET = 4            # researchers wanted
-MAX_HIRES = 2         # at most this many wanted per season
+TARGET = 4  # researchers wanted
+MAX_HIRES = 2  # at most this many wanted per season
 INTERVIEW = True
 TIER = 2
-COMPUTE = 1500        # units per month per project
-MENTORING = 5.0       # hours per researcher, at most 60 h in all
+COMPUTE = 1500  # units per month per project
+MENTORING = 5.0  # hours per researcher, at most 60 h in all
 PROPOSAL_HOURS = 25
 POLISH_HOURS = 8
 REVISE_HOURS = 8
 FALLBACK_TOPIC = "reasoning"
 MIN_HIRE_RUNWAY = 18  # months
-TIF_RUNWAY = 24       # months
+TIF_RUNWAY = 24  # months
 EVENT_HOURS = 20
-RULES = lab.rules()   # this scenario's caps, hours and calendars (never typed in here)
+RULES = lab.rules()  # this scenario's caps, hours and calendars (never typed in here)
 
 
 def runway_of(dash):
@@ -99,7 +99,7 @@ def start_projects(topic):
     for i in range(0, len(idle), 2):
         if active >= RULES["caps"]["active_projects"]:
             break
-        projects.start(topic, TIER, idle[i:i + 2], COMPUTE)
+        projects.start(topic, TIER, idle[i : i + 2], COMPUTE)
         active += 1
 
 

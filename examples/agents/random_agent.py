@@ -42,7 +42,12 @@ def one_action():
         recruit.offer(maybe_junk(pick(ids(apps))))
     elif choice == 2:
         members = RNG.sample(people, min(len(people), RNG.randint(1, 3))) if people else ["S001"]
-        projects.start(maybe_junk(pick(TOPICS)), maybe_junk(RNG.randint(0, 4)), maybe_junk(members), maybe_junk(RNG.choice([0, 500, 1500, 60000])))
+        projects.start(
+            maybe_junk(pick(TOPICS)),
+            maybe_junk(RNG.randint(0, 4)),
+            maybe_junk(members),
+            maybe_junk(RNG.choice([0, 500, 1500, 60000])),
+        )
     elif choice == 3:
         projects.set_compute(maybe_junk(pick(projs)), maybe_junk(RNG.choice([0, 800, 2000, -5])))
     elif choice == 4:
@@ -56,10 +61,14 @@ def one_action():
     elif choice == 8:
         papers.withdraw(maybe_junk(pick(subs)))
     elif choice == 9:
-        grants.propose(maybe_junk(pick(calls)), maybe_junk(pick(TOPICS)), maybe_junk(RNG.choice([5, 25, 40, 200])), maybe_junk([]))
+        grants.propose(
+            maybe_junk(pick(calls)), maybe_junk(pick(TOPICS)), maybe_junk(RNG.choice([5, 25, 40, 200])), maybe_junk([])
+        )
     elif choice == 10:
         if evs:
-            events.respond(maybe_junk(RNG.choice(evs)["id"]), RNG.choice(["accept", "decline", "support", "ignore", "maybe"]))
+            events.respond(
+                maybe_junk(RNG.choice(evs)["id"]), RNG.choice(["accept", "decline", "support", "ignore", "maybe"])
+            )
         else:
             events.respond(RNG.choice(JUNK), "accept")
     elif choice == 11:
@@ -72,7 +81,9 @@ def one_action():
     elif choice == 13:
         recruit.post_postdoc() if RNG.random() < 0.3 else recruit.renew_postdoc(maybe_junk(pick(people)))
     elif choice == 14:
-        projects.kill(maybe_junk(pick(projs))) if RNG.random() < 0.2 else projects.assign(maybe_junk(pick(projs)), maybe_junk(pick(people)))
+        projects.kill(maybe_junk(pick(projs))) if RNG.random() < 0.2 else projects.assign(
+            maybe_junk(pick(projs)), maybe_junk(pick(people))
+        )
     else:
         # 42 is deliberate junk: the call is refused with an ActionError.
         query(RNG.choice(["SELECT COUNT(*) AS n FROM students", "DELETE FROM students", "SELECT * FROM nope", 42]))  # type: ignore[arg-type]

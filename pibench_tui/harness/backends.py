@@ -99,7 +99,9 @@ class LLMCallFailed(Exception):
 class _Attempt(Exception):
     """One failed attempt: ``retryable`` decides whether another one is made."""
 
-    def __init__(self, kind: str, message: str, retryable: bool, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(
+        self, kind: str, message: str, retryable: bool, status: int | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -134,8 +136,14 @@ def _with_retries(
         try:
             done = attempt()
         except _Attempt as exc:
-            errors.append({"kind": exc.kind, "status": exc.status, "message": exc.message[:500],
-                           "seconds": round(time.monotonic() - t0, 3)})
+            errors.append(
+                {
+                    "kind": exc.kind,
+                    "status": exc.status,
+                    "message": exc.message[:500],
+                    "seconds": round(time.monotonic() - t0, 3),
+                }
+            )
             if not exc.retryable or n > policy.retries:
                 raise LLMCallFailed(exc.kind, exc.message, errors, time.monotonic() - started, n) from None
             sleep(policy.delay(n, exc.retry_after))
@@ -196,8 +204,15 @@ class OpenAIBackend:
 
     def describe(self) -> dict[str, Any]:
         """Backend settings (no key)."""
-        return {"backend": "openai", "model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "retries": self.policy.retries}
+        return {
+            "backend": "openai",
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "retries": self.policy.retries,
+        }
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
         """One chat completion, retried per the policy (see the module docstring)."""
@@ -207,8 +222,10 @@ class OpenAIBackend:
         oa = self._openai
         try:
             resp = self.client.chat.completions.create(
-                model=self.model, messages=messages,  # type: ignore[arg-type]
-                temperature=self.temperature, max_tokens=self.max_tokens
+                model=self.model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
             )
         except oa.RateLimitError as exc:
             raise _Attempt("rate_limit", str(exc), True, 429, _retry_after(exc)) from None
@@ -300,19 +317,28 @@ class CommandBackend:
 
     def describe(self) -> dict[str, Any]:
         """Backend settings."""
-        return {"backend": "command", "model": self.model, "command": self.command,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "retries": self.policy.retries}
+        return {
+            "backend": "command",
+            "model": self.model,
+            "command": self.command,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "retries": self.policy.retries,
+        }
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
         """Run the command once per attempt (see the class docstring)."""
         return _with_retries(lambda: self._attempt(messages), self.policy)
 
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
-        request = json.dumps({"model": self.model, "messages": messages, "temperature": self.temperature,
-                              "max_tokens": self.max_tokens}, ensure_ascii=False)
+        request = json.dumps(
+            {"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens},
+            ensure_ascii=False,
+        )
         try:
-            proc = subprocess.run(self.argv, input=request.encode("utf-8"), capture_output=True,
-                                  timeout=self.policy.timeout, check=False)
+            proc = subprocess.run(
+                self.argv, input=request.encode("utf-8"), capture_output=True, timeout=self.policy.timeout, check=False
+            )
         except subprocess.TimeoutExpired:
             raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True) from None
         except OSError as exc:

@@ -63,25 +63,74 @@ def add_agent_parser(sub: Any) -> None:
         epilog=_AGENT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", required=True, metavar="NAME", help="model name sent to the endpoint (and shown in reports)")
+    p.add_argument(
+        "--model", required=True, metavar="NAME", help="model name sent to the endpoint (and shown in reports)"
+    )
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI's)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help="environment variable with the API key (default OPENAI_API_KEY)")
-    p.add_argument("--command", dest="backend_command", metavar="CMD", help="instead of an endpoint: a command that reads the request as JSON on stdin and prints the reply")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable with the API key (default OPENAI_API_KEY)",
+    )
+    p.add_argument(
+        "--command",
+        dest="backend_command",
+        metavar="CMD",
+        help="instead of an endpoint: a command that reads the request as JSON on stdin and prints the reply",
+    )
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: standard)")
-    p.add_argument("--seeds", type=_seeds, metavar="LIST|RANGE", help="seeds as 101,102 or 101-103, or @FILE: sealed seeds from `pibench seal` "
-                   "(run directories named by commitment prefix; refused unless the OS confines the agent "
-                   "completely) (default: the scenario's seed)")
+    p.add_argument(
+        "--seeds",
+        type=_seeds,
+        metavar="LIST|RANGE",
+        help="seeds as 101,102 or 101-103, or @FILE: sealed seeds from `pibench seal` "
+        "(run directories named by commitment prefix; refused unless the OS confines the agent "
+        "completely) (default: the scenario's seed)",
+    )
     p.add_argument("--out", default="runs", metavar="DIR", help="output folder (default ./runs)")
-    p.add_argument("--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)")
-    p.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="careers played at the same time (default 1)")
+    p.add_argument(
+        "--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)"
+    )
+    p.add_argument(
+        "--jobs", type=_positive_int, default=1, metavar="N", help="careers played at the same time (default 1)"
+    )
     p.add_argument("--max-turns", type=_positive_int, default=8, metavar="N", help="code turns per month (default 8)")
-    p.add_argument("--temperature", type=_float_in(0.0, 2.0, "--temperature"), default=0.4, metavar="T", help="sampling temperature (default 0.4)")
-    p.add_argument("--max-tokens", type=_positive_int, default=4000, metavar="N", help="output tokens per reply (default 4000)")
+    p.add_argument(
+        "--temperature",
+        type=_float_in(0.0, 2.0, "--temperature"),
+        default=0.4,
+        metavar="T",
+        help="sampling temperature (default 0.4)",
+    )
+    p.add_argument(
+        "--max-tokens", type=_positive_int, default=4000, metavar="N", help="output tokens per reply (default 4000)"
+    )
     p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
-    p.add_argument("--block-timeout", type=_float_in(0.1, 3600.0, "--block-timeout"), default=20.0, metavar="S", help="wall-clock limit per code block in seconds (default 20)")
-    p.add_argument("--retries", type=_non_negative_int, default=5, metavar="N", help="retries of a failed LLM call (default 5)")
-    p.add_argument("--retry-base", type=_float_in(0.0, 600.0, "--retry-base"), default=1.0, metavar="S", help="first backoff in seconds, doubled per retry (default 1)")
-    p.add_argument("--request-timeout", type=_float_in(0.1, 3600.0, "--request-timeout"), default=300.0, metavar="S", help="time-out of one LLM request in seconds (default 300)")
+    p.add_argument(
+        "--block-timeout",
+        type=_float_in(0.1, 3600.0, "--block-timeout"),
+        default=20.0,
+        metavar="S",
+        help="wall-clock limit per code block in seconds (default 20)",
+    )
+    p.add_argument(
+        "--retries", type=_non_negative_int, default=5, metavar="N", help="retries of a failed LLM call (default 5)"
+    )
+    p.add_argument(
+        "--retry-base",
+        type=_float_in(0.0, 600.0, "--retry-base"),
+        default=1.0,
+        metavar="S",
+        help="first backoff in seconds, doubled per retry (default 1)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=_float_in(0.1, 3600.0, "--request-timeout"),
+        default=300.0,
+        metavar="S",
+        help="time-out of one LLM request in seconds (default 300)",
+    )
     p.set_defaults(func=cmd_agent)
 
 
@@ -94,8 +143,12 @@ def add_replay_parser(sub: Any) -> None:
         "mark the result valid or invalid (exit status 1 if any is invalid).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
-    p.add_argument("--seal", metavar="FILE", help="the seal file of `pibench seal`: reveals the seeds of sealed runs "
-                   "(matched by commitment) once the evaluation is over")
+    p.add_argument(
+        "--seal",
+        metavar="FILE",
+        help="the seal file of `pibench seal`: reveals the seeds of sealed runs "
+        "(matched by commitment) once the evaluation is over",
+    )
     p.set_defaults(func=cmd_replay)
 
 
@@ -144,10 +197,21 @@ def cmd_agent(args: argparse.Namespace) -> int:
 
     def make_backend() -> Backend:
         if args.backend_command is not None:
-            return CommandBackend(args.backend_command, model=args.model, temperature=args.temperature,
-                                  max_tokens=args.max_tokens, policy=policy)
-        return OpenAIBackend(args.model, base_url=args.base_url, api_key_env=args.api_key_env,
-                             temperature=args.temperature, max_tokens=args.max_tokens, policy=policy)
+            return CommandBackend(
+                args.backend_command,
+                model=args.model,
+                temperature=args.temperature,
+                max_tokens=args.max_tokens,
+                policy=policy,
+            )
+        return OpenAIBackend(
+            args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            policy=policy,
+        )
 
     try:
         make_backend()  # fail early on a missing key, package or command line
@@ -157,8 +221,10 @@ def cmd_agent(args: argparse.Namespace) -> int:
     try:
         results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs, commitments=commitments)
     except (KeyboardInterrupt, CareerInterrupted):
-        print("pibench agent: interrupted; run the same command again to resume at the last completed month",
-              file=sys.stderr)
+        print(
+            "pibench agent: interrupted; run the same command again to resume at the last completed month",
+            file=sys.stderr,
+        )
         return 1
     failed = 0
     width = max(8, *(len(n) for n in names))
@@ -169,18 +235,22 @@ def cmd_agent(args: argparse.Namespace) -> int:
             print(f"{name:>{width}}  error: {res}")
             continue
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
-        print(f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
-              f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}")
+        print(
+            f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
+            f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}"
+        )
         llm = res["llm"]
         if llm["calls"] and llm["failed_calls"] >= llm["calls"]:
             # not one reply: a wrong --base-url, --model or key, or a dead server; the career
             # is recorded (the §16 contract) and would not be played again, so say so loudly
             failed += 1
             why = (llm.get("errors") or [{}])[-1]
-            print(f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
-                  f"{why.get('kind', '?')}: {why.get('message', '?')}); check --base-url, --model and the key; "
-                  "the career was auto-advanced and recorded: delete its run directory to play it again",
-                  file=sys.stderr)
+            print(
+                f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
+                f"{why.get('kind', '?')}: {why.get('message', '?')}); check --base-url, --model and the key; "
+                "the career was auto-advanced and recorded: delete its run directory to play it again",
+                file=sys.stderr,
+            )
     return 1 if failed else 0
 
 

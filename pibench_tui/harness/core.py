@@ -254,8 +254,17 @@ class LabCore:
         n_closed = len(self.closed_months)
         self.turn += 1
         turn = self.turn
-        info: dict[str, Any] = {"month": month, "turn": turn, "code_ran": False, "ok": False, "error": None,
-                                "output": "", "integrity": [], "advanced": False, "auto_advanced": False}
+        info: dict[str, Any] = {
+            "month": month,
+            "turn": turn,
+            "code_ran": False,
+            "ok": False,
+            "error": None,
+            "output": "",
+            "integrity": [],
+            "advanced": False,
+            "auto_advanced": False,
+        }
         code = action if isinstance(action, str) else ""
         if code.strip():
             self._block_month = month
@@ -302,11 +311,26 @@ class LabCore:
         n_closed = len(self.closed_months)
         self._tick()
         self.turn = 0
-        info = {"month": month, "turn": 0, "code_ran": False, "ok": True, "error": None, "output": "",
-                "integrity": [], "advanced": True, "auto_advanced": True,
-                "reports": [c["report"] for c in self.closed_months[n_closed:]]}
+        info = {
+            "month": month,
+            "turn": 0,
+            "code_ran": False,
+            "ok": True,
+            "error": None,
+            "output": "",
+            "integrity": [],
+            "advanced": True,
+            "auto_advanced": True,
+            "reports": [c["report"] for c in self.closed_months[n_closed:]],
+        }
         reward = float(earned(self.world) - before)
-        return self.observation(), reward, bool(self.world.collapsed), bool(self.world.finished and not self.world.collapsed), info
+        return (
+            self.observation(),
+            reward,
+            bool(self.world.collapsed),
+            bool(self.world.finished and not self.world.collapsed),
+            info,
+        )
 
     def close(self) -> None:
         """Stop the agent process and the world's query worker."""

@@ -73,7 +73,9 @@ class LabEnv(gymnasium.Env):
 
         scen = load_scenario(scenario, seed=seed)
         self.scenario = scen
-        self.core = LabCore(scen.config, seed=scen.seed, max_turns=max_turns, memory=memory, block_timeout=block_timeout)
+        self.core = LabCore(
+            scen.config, seed=scen.seed, max_turns=max_turns, memory=memory, block_timeout=block_timeout
+        )
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION, min_length=0, charset=_PRINTABLE)
         self.action_space = UnicodeText(max_length=MAX_ACTION, min_length=0, charset=_PRINTABLE)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

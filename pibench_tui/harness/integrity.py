@@ -84,14 +84,21 @@ class IntegrityLog:
         self.blocks = 0
         self.restarts = 0
 
-    def record_block(self, month: int, turn: int, error: dict[str, Any] | None, truncated: bool, restarted: bool) -> list[str]:
+    def record_block(
+        self, month: int, turn: int, error: dict[str, Any] | None, truncated: bool, restarted: bool
+    ) -> list[str]:
         """Record one executed block; return its integrity kinds."""
         self.blocks += 1
         if restarted:
             self.restarts += 1
         kinds = classify_block(error, truncated)
         for kind in kinds:
-            self.add(kind, month, turn, (error or {}).get("message", "output cut") if kind != "output_flood" else "output cut")
+            self.add(
+                kind,
+                month,
+                turn,
+                (error or {}).get("message", "output cut") if kind != "output_flood" else "output cut",
+            )
         if error and not kinds and error.get("type") not in ("ActionError",):
             self.python_errors[str(error.get("type"))] += 1
         return kinds

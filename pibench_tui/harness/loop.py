@@ -111,7 +111,9 @@ class _Meter:
     turns: int = 0
     blocks: int = 0
     nudges: int = 0
-    auto_advances: dict[str, int] = field(default_factory=lambda: {"turns_exhausted": 0, "llm_failed": 0, "llm_failures_exhausted": 0})
+    auto_advances: dict[str, int] = field(
+        default_factory=lambda: {"turns_exhausted": 0, "llm_failed": 0, "llm_failures_exhausted": 0}
+    )
     errors: list[dict[str, Any]] = field(default_factory=list)
     tokens_by_month: list[dict[str, Any]] = field(default_factory=list)
     wall_s: float = 0.0
@@ -144,8 +146,16 @@ def _version() -> str:
 class _Career:
     """One career in its run directory (see :func:`run_career`)."""
 
-    def __init__(self, settings: AgentSettings, backend: Backend, seed: int, path: Path,
-                 log: Callable[[str], None], stop: threading.Event | None, commitment: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: AgentSettings,
+        backend: Backend,
+        seed: int,
+        path: Path,
+        log: Callable[[str], None],
+        stop: threading.Event | None,
+        commitment: str | None = None,
+    ) -> None:
         self.settings = settings
         self.backend = backend
         self.seed = seed
@@ -155,8 +165,14 @@ class _Career:
         self.log = log
         self.stop = stop
         self.meter = _Meter()
-        self.core = LabCore(settings.config, seed=seed, max_turns=settings.max_turns, memory=settings.memory,
-                            block_timeout=settings.block_timeout, sealed=commitment is not None)
+        self.core = LabCore(
+            settings.config,
+            seed=seed,
+            max_turns=settings.max_turns,
+            memory=settings.memory,
+            block_timeout=settings.block_timeout,
+            sealed=commitment is not None,
+        )
         self.transcript = JsonlFile(path / "transcript.jsonl")
         self.months = JsonlFile(path / "months.jsonl")
         self.actions = JsonlFile(path / "actions.jsonl")
@@ -175,10 +191,17 @@ class _Career:
         self.core.reset(seed=self.seed)
         if lost:
             self._note_resume(1, lost, "no month had been completed")
-        self.transcript.append({"event": "start", "model": self.settings.model, "seed": self._public_seed(),
-                                "seed_commitment": self.commitment,
-                                "settings": self.settings.fingerprint(), "backend": self.backend.describe(),
-                                "pibench_version": _version()})
+        self.transcript.append(
+            {
+                "event": "start",
+                "model": self.settings.model,
+                "seed": self._public_seed(),
+                "seed_commitment": self.commitment,
+                "settings": self.settings.fingerprint(),
+                "backend": self.backend.describe(),
+                "pibench_version": _version(),
+            }
+        )
         self.transcript.append({"event": "system", "content": self.core.system_prompt})
         self._checkpoint()
 
@@ -236,7 +259,9 @@ class _Career:
             "lost": (
                 f"the turns of month {month} played before the interruption (replayed from the month's start) "
                 "and the agent's Python variables and functions; the world and the notes are as at the end of "
-                f"month {month - 1}" if month > 1 else "the turns played before the interruption"
+                f"month {month - 1}"
+                if month > 1
+                else "the turns played before the interruption"
             ),
         }
         if why:
@@ -277,7 +302,11 @@ class _Career:
                 "month": w.month,
                 "budget": round(w.s.budget, 2),
                 "memory": w.s.memory,
-                "lines": {"transcript": self.transcript.lines, "months": self.months.lines, "actions": self.actions.lines},
+                "lines": {
+                    "transcript": self.transcript.lines,
+                    "months": self.months.lines,
+                    "actions": self.actions.lines,
+                },
                 "last_close": self.core.closed_months[-1] if self.core.closed_months else None,
                 "meter": self.meter.to_dict(),
                 "integrity": integrity,
@@ -291,22 +320,31 @@ class _Career:
         for entry in self.core.closed_months[-1:]:
             self.months.append(entry)
         log = w.s.action_log
-        for row in log[self.actions.lines:]:
+        for row in log[self.actions.lines :]:
             self.actions.append(row)
         tokens = dict(self.meter.month_tokens) or {"prompt": 0, "completion": 0, "calls": 0}
         tokens["month"] = month
         self.meter.tokens_by_month.append(tokens)
         self.meter.month_tokens = {}
-        self.transcript.append({"event": "month_closed", "month": month, "tokens": tokens,
-                                "citations_earned": self.core.closed_months[-1]["report"].get("citations", {}).get("total")
-                                if self.core.closed_months else None})
+        self.transcript.append(
+            {
+                "event": "month_closed",
+                "month": month,
+                "tokens": tokens,
+                "citations_earned": self.core.closed_months[-1]["report"].get("citations", {}).get("total")
+                if self.core.closed_months
+                else None,
+            }
+        )
         self._checkpoint()
         if month % 12 == 0 and not w.finished:
             rep = self.core.closed_months[-1]["report"] if self.core.closed_months else {}
             cit = (rep.get("citations") or {}).get("total")
-            self.log(f"month {month}/{w.cfg.months}: budget ${w.s.budget:,.0f}, citations {cit}, "
-                     f"{self.meter.prompt_tokens + self.meter.completion_tokens:,} tokens, "
-                     f"{self.meter.failed_calls} failed calls")
+            self.log(
+                f"month {month}/{w.cfg.months}: budget ${w.s.budget:,.0f}, citations {cit}, "
+                f"{self.meter.prompt_tokens + self.meter.completion_tokens:,} tokens, "
+                f"{self.meter.failed_calls} failed calls"
+            )
 
     # ------------------------------------------------------------------ the loop
     def play(self) -> None:
@@ -344,15 +382,25 @@ class _Career:
                 self.meter.attempts += exc.attempts
                 self.meter.llm_seconds += exc.seconds
                 mt["calls"] += 1
-                err = {"month": month, "turn": turn, "kind": exc.kind, "message": exc.message[:500], "attempts": exc.attempts}
+                err = {
+                    "month": month,
+                    "turn": turn,
+                    "kind": exc.kind,
+                    "message": exc.message[:500],
+                    "attempts": exc.attempts,
+                }
                 if len(self.meter.errors) < MAX_ERRORS_KEPT:
                     self.meter.errors.append(err)
-                self.transcript.append({"event": "llm_failed", **err, "errors": exc.errors, "seconds": round(exc.seconds, 3)})
+                self.transcript.append(
+                    {"event": "llm_failed", **err, "errors": exc.errors, "seconds": round(exc.seconds, 3)}
+                )
                 core.advance()
                 self.meter.auto_advances["llm_failed"] += 1
                 self.transcript.append({"event": "auto_advance", "month": month, "reason": "llm_failed"})
-                self.log(f"month {month}: the LLM call failed ({exc.kind}: {exc.message[:120]}); month advanced "
-                         f"({self.meter.failed_calls}/{MAX_FAILED_CALLS} failed calls)")
+                self.log(
+                    f"month {month}: the LLM call failed ({exc.kind}: {exc.message[:120]}); month advanced "
+                    f"({self.meter.failed_calls}/{MAX_FAILED_CALLS} failed calls)"
+                )
                 return
             self.meter.calls += 1
             self.meter.attempts += comp.attempts
@@ -369,22 +417,41 @@ class _Career:
             for e in comp.errors:
                 if len(self.meter.errors) < MAX_ERRORS_KEPT:
                     self.meter.errors.append({"month": month, "turn": turn, "retried": True, **e})
-            self.transcript.append({"event": "llm", "month": month, "turn": turn, "reply": comp.text,
-                                    "prompt_tokens": comp.prompt_tokens, "completion_tokens": comp.completion_tokens,
-                                    "seconds": round(comp.seconds, 3), "attempts": comp.attempts,
-                                    "retried_errors": comp.errors, "finish_reason": comp.finish_reason})
+            self.transcript.append(
+                {
+                    "event": "llm",
+                    "month": month,
+                    "turn": turn,
+                    "reply": comp.text,
+                    "prompt_tokens": comp.prompt_tokens,
+                    "completion_tokens": comp.completion_tokens,
+                    "seconds": round(comp.seconds, 3),
+                    "attempts": comp.attempts,
+                    "retried_errors": comp.errors,
+                    "finish_reason": comp.finish_reason,
+                }
+            )
             block = find_code(comp.text)
             obs, _reward, _term, _trunc, info = core.step(block.code or "")
             if info["code_ran"]:
                 res = core.last_result
                 self.meter.blocks += 1
-                self.transcript.append({"event": "block", "month": month, "turn": turn, "code": block.code,
-                                        "output": info["output"], "ok": info["ok"], "error": info["error"],
-                                        "seconds": round(res.seconds, 3) if res else None,
-                                        "calls": res.calls if res else None,
-                                        "truncated": bool(res.truncated) if res else False,
-                                        "restarted": bool(res.restarted) if res else False,
-                                        "integrity": info["integrity"]})
+                self.transcript.append(
+                    {
+                        "event": "block",
+                        "month": month,
+                        "turn": turn,
+                        "code": block.code,
+                        "output": info["output"],
+                        "ok": info["ok"],
+                        "error": info["error"],
+                        "seconds": round(res.seconds, 3) if res else None,
+                        "calls": res.calls if res else None,
+                        "truncated": bool(res.truncated) if res else False,
+                        "restarted": bool(res.restarted) if res else False,
+                        "integrity": info["integrity"],
+                    }
+                )
             else:
                 self.meter.nudges += 1
                 if block.unclosed and not info["advanced"]:
@@ -438,18 +505,35 @@ class _Career:
             "memory_final": w.s.memory,
             "pibench_version": _version(),
             "wall_s": round(m.wall_s, 3),
-            "harness": {**self.settings.fingerprint(), "block_timeout": self.settings.block_timeout,
-                        "backend": self.backend.describe(), "max_failed_calls": MAX_FAILED_CALLS},
-            "tokens": {"prompt": m.prompt_tokens, "completion": m.completion_tokens,
-                       "total": m.prompt_tokens + m.completion_tokens, "calls_without_usage": m.usage_missing},
+            "harness": {
+                **self.settings.fingerprint(),
+                "block_timeout": self.settings.block_timeout,
+                "backend": self.backend.describe(),
+                "max_failed_calls": MAX_FAILED_CALLS,
+            },
+            "tokens": {
+                "prompt": m.prompt_tokens,
+                "completion": m.completion_tokens,
+                "total": m.prompt_tokens + m.completion_tokens,
+                "calls_without_usage": m.usage_missing,
+            },
             "tokens_by_month": m.tokens_by_month,
-            "llm": {"calls": m.calls, "failed_calls": m.failed_calls, "attempts": m.attempts,
-                    "seconds": round(m.llm_seconds, 3), "errors": m.errors},
+            "llm": {
+                "calls": m.calls,
+                "failed_calls": m.failed_calls,
+                "attempts": m.attempts,
+                "seconds": round(m.llm_seconds, 3),
+                "errors": m.errors,
+            },
             "turns": m.turns,
             "blocks": m.blocks,
             "nudges": m.nudges,
             "auto_advances": m.auto_advances,
-            "integrity": {"flagged": integrity["flagged"], "flags": integrity["flags"], "by_kind": integrity["by_kind"]},
+            "integrity": {
+                "flagged": integrity["flagged"],
+                "flags": integrity["flags"],
+                "by_kind": integrity["by_kind"],
+            },
             "resumes": m.resumes,
             "agent_random_seeds": m.agent_random_seeds,
             "confinement": _confinement(),
@@ -523,8 +607,10 @@ def run_career(
     finally:
         career.close()
     imp = result["impact"]
-    say(f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
-        f"{result['tokens']['total']:,} tokens, {result['llm']['calls']} calls -> {path}")
+    say(
+        f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
+        f"{result['tokens']['total']:,} tokens, {result['llm']['calls']} calls -> {path}"
+    )
     return result
 
 
@@ -560,9 +646,10 @@ def run_careers(
     from concurrent.futures import ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=jobs) as ex:
-        futures = {ex.submit(run_career, settings, make_backend(), seed, out, log=log, stop=stop,
-                             commitment=commits[i]): i
-                   for i, seed in enumerate(seeds)}
+        futures = {
+            ex.submit(run_career, settings, make_backend(), seed, out, log=log, stop=stop, commitment=commits[i]): i
+            for i, seed in enumerate(seeds)
+        }
         try:
             pending = set(futures)
             while pending:

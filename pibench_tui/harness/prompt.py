@@ -175,17 +175,25 @@ def mechanics_text(rules: Mapping[str, Any]) -> str:
     )
     venues = []
     for name, v in r["venues"].items():
-        when = "submit in any month" if not v["deadline_months"] else "deadlines in months " + _months(v["deadline_months"])
+        when = (
+            "submit in any month"
+            if not v["deadline_months"]
+            else "deadlines in months " + _months(v["deadline_months"])
+        )
         venues.append(f"  {name} ({v['kind']}): {when}; decision after {_n(v['decision_delay_months'], 'month')}")
     out.append("- Venues:\n" + "\n".join(venues))
-    out.append("- Topic hotness moves over time (booms and busts); news, preprint counts and conference reports hint at it.")
+    out.append(
+        "- Topic hotness moves over time (booms and busts); news, preprint counts and conference reports hint at it."
+    )
     out.append("GRANTS")
     agencies = []
     for name, a in r["agencies"].items():
         if a["rolling"]:
             when = "a rolling call, open every month"
         else:
-            when = "calls open in career months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
+            when = (
+                "calls open in career months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
+            )
         extra = f"; at least {_n(a['cooldown_months'], 'month')} between proposals" if a.get("cooldown_months") else ""
         extra += "; funds a lab at most once" if a["once"] else ""
         agencies.append(

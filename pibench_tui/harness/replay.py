@@ -63,9 +63,15 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     res = read_json(path / "result.json")
     if not isinstance(res, dict) or "config" not in res:
         raise ValueError(f"{path}/result.json is not a pibench run result (no config)")
-    out: dict[str, Any] = {"valid": False, "impact": None, "digest": None,
-                           "expected_impact": res.get("impact"), "expected_digest": res.get("digest"),
-                           "actions": 0, "seconds": 0.0}
+    out: dict[str, Any] = {
+        "valid": False,
+        "impact": None,
+        "digest": None,
+        "expected_impact": res.get("impact"),
+        "expected_digest": res.get("digest"),
+        "actions": 0,
+        "seconds": 0.0,
+    }
     try:
         actions = read_jsonl(path / "actions.jsonl", strict=True)
     except ValueError as exc:  # a completed run's log has no torn or foreign lines
@@ -76,7 +82,9 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     if seed is None and seal is not None:
         seed = sealed_seed(res, seal)
     if seed is None:
-        out["message"] = "the seed is sealed: after the evaluation, replay with --seal FILE (the file of `pibench seal`)"
+        out["message"] = (
+            "the seed is sealed: after the evaluation, replay with --seal FILE (the file of `pibench seal`)"
+        )
         return out
     started = time.monotonic()
     try:
@@ -101,8 +109,10 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     if res.get("digest") != got_digest:
         problems.append("the state digest differs from result.json's")
     out["valid"] = not problems
-    out["message"] = "; ".join(problems) if problems else (
-        f"confirmed: Impact {got_impact['total']:.1f} and digest {got_digest[:12]}... replay exactly"
+    out["message"] = (
+        "; ".join(problems)
+        if problems
+        else (f"confirmed: Impact {got_impact['total']:.1f} and digest {got_digest[:12]}... replay exactly")
     )
     return out
 
@@ -113,7 +123,12 @@ def replay_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     verdict = verify_run(path, seal)
     res = read_json(path / "result.json")
     res["valid"] = bool(verdict["valid"])
-    res["replay"] = {"valid": verdict["valid"], "message": verdict["message"], "digest": verdict["digest"],
-                     "impact": verdict["impact"], "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    res["replay"] = {
+        "valid": verdict["valid"],
+        "message": verdict["message"],
+        "digest": verdict["digest"],
+        "impact": verdict["impact"],
+        "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     atomic_write_json(path / "result.json", res)
     return verdict

@@ -48,7 +48,9 @@ def safe_name(text: str) -> str:
     return name or "run"
 
 
-def career_dir(out: str | os.PathLike[str], label: str, scenario: str, seed: int | None, commitment: str | None = None) -> Path:
+def career_dir(
+    out: str | os.PathLike[str], label: str, scenario: str, seed: int | None, commitment: str | None = None
+) -> Path:
     """``OUT/<label>/<scenario>-<seed or the commitment's first 12 hex digits>``."""
     tail = str(seed) if seed is not None else f"sealed-{(commitment or 'unknown')[:12]}"
     return Path(out) / safe_name(label) / f"{safe_name(scenario)}-{tail}"
@@ -67,7 +69,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool 
 
 def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True) -> None:
     """:func:`atomic_write_text` of ``data`` as JSON (NaN refused)."""
-    atomic_write_text(path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n", durable=durable)
+    atomic_write_text(
+        path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n", durable=durable
+    )
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:

@@ -15,7 +15,6 @@ Three ways in, one set of rules (the sandbox of :mod:`pibench_tui.sandbox`):
 This module never imports textual; prompt-toolkit is imported only for the REPL.
 """
 
-
 import io
 import sys
 from typing import IO
@@ -122,7 +121,10 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
         if session is None:
             raise
         session._reserve = b""
-        print(f"pibench headless: internal error ({type(exc).__name__}: {exc}); writing the save and report", file=sys.stderr)
+        print(
+            f"pibench headless: internal error ({type(exc).__name__}: {exc}); writing the save and report",
+            file=sys.stderr,
+        )
         try:
             stdout.write("\n" + session.report())
             saved = session.final_save()

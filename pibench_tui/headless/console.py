@@ -205,5 +205,3 @@ def run_console(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> in
             write.line(_format_error(result.error))
         write.flush()
     return _finish_session(session, write)
-
-

@@ -11,8 +11,9 @@ from pibench_tui.headless.session import HeadlessSession
 from pibench_tui.sandbox import BlockResult
 
 
-def jsonl_reply(session: HeadlessSession, result: BlockResult | None, error: dict | None = None,
-                report: Any = None) -> dict:
+def jsonl_reply(
+    session: HeadlessSession, result: BlockResult | None, error: dict | None = None, report: Any = None
+) -> dict:
     """Build one JSON-lines reply: ``{"ok", "stdout", "error", "truncated", "month", "done",
     "impact", "month_report"}``; ``month_report`` is the month report (``time.last_report()``'s dict) of the
     last month the block closed, or ``None`` when the block did not advance the month."""
@@ -79,7 +80,9 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
                     reply = jsonl_reply(
                         session,
                         None,
-                        _protocol_error(f'line {lineno}: expected an object like {{"code": "..."}} with a string "code"'),
+                        _protocol_error(
+                            f'line {lineno}: expected an object like {{"code": "..."}} with a string "code"'
+                        ),
                     )
                 else:
                     before = session.world.last_report
@@ -102,5 +105,3 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
 
 def _protocol_error(message: str) -> dict:
     return {"type": "ProtocolError", "message": message, "line": None, "source": "pibench"}
-
-

@@ -64,8 +64,18 @@ class _Writer:
 #: one of these get :data:`AGENT_LINE_PREFIX`: they could pass for pibench's own lines.
 #: The labels of the report's lines (``Impact          201.2 = ...``): an agent line starting
 #: with one (``Impact 9999``) could be taken for the report by a harness that greps a label.
-REPORT_LABELS = ("scenario", "month reached", "collapsed", "impact", "publications", "grants won",
-                 "students", "final budget", "confinement", "state digest")
+REPORT_LABELS = (
+    "scenario",
+    "month reached",
+    "collapsed",
+    "impact",
+    "publications",
+    "grants won",
+    "students",
+    "final budget",
+    "confinement",
+    "state digest",
+)
 RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as") + REPORT_LABELS
 #: The prefix that marks such agent lines.
 AGENT_LINE_PREFIX = "[agent] "
@@ -172,5 +182,3 @@ class _AgentOutput:
             held, self.held = self.held, ""
             self.write(AGENT_LINE_PREFIX + held)
             self.at_line_start = False
-
-

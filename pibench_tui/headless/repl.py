@@ -239,5 +239,3 @@ def run_repl(
             write.line(_format_error(result.error))
         write.flush()
     return _finish_session(session, write)
-
-

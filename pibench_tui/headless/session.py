@@ -264,7 +264,9 @@ class HeadlessSession:
         once the career is over; earned only before, the projection withheld), papers,
         grants, students (MECHANICS §12)."""
         r = self.report_data()
-        seed_text = f"seed {r['seed']}" if r["seed_commitment"] is None else f"sealed seed, commitment {r['seed_commitment']}"
+        seed_text = (
+            f"seed {r['seed']}" if r["seed_commitment"] is None else f"sealed seed, commitment {r['seed_commitment']}"
+        )
         imp = r["impact"]
         if imp["projection"] is None:
             impact_line = f"{imp['earned']:.1f} earned so far (projection {PROJECTION_WITHHELD})"
@@ -384,5 +386,3 @@ def _open_store(saves_dir: str | None) -> Any:
         return SaveStore(saves_dir)
     except SaveError as exc:
         raise HeadlessError(f"save store: {exc}") from exc
-
-

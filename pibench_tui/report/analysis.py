@@ -67,8 +67,9 @@ def _pool_axes(careers: list[Career]) -> dict[str, float | None]:
     return pool_axes(results) if results else {}
 
 
-def build_report(careers: list[Career], *, reference: str | None = None,
-                 prices: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
+def build_report(
+    careers: list[Career], *, reference: str | None = None, prices: dict[str, tuple[float, float]] | None = None
+) -> dict[str, Any]:
     """The report as data.
 
     Args:
@@ -92,7 +93,9 @@ def build_report(careers: list[Career], *, reference: str | None = None,
         groups[_key(c, multi)].append(c)
     labels = list(groups)
     if reference is None:
-        reference = next((k for k in labels if k.split(" · ")[0] in ("baseline", "baseline-tuned")), labels[0] if labels else None)
+        reference = next(
+            (k for k in labels if k.split(" · ")[0] in ("baseline", "baseline-tuned")), labels[0] if labels else None
+        )
     elif reference not in groups:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")
     ref_by = {(c.scenario, c.seed): c.impact for c in groups.get(reference, [])} if reference else {}
@@ -106,37 +109,45 @@ def build_report(careers: list[Career], *, reference: str | None = None,
         diff = None
         if key != reference and paired:
             pci = bootstrap_mean_ci(paired)
-            diff = {"n": len(paired), "mean": statistics.fmean(paired), "ci": list(pci) if pci else None,
-                    "wins": sum(1 for d in paired if d > 0)}
+            diff = {
+                "n": len(paired),
+                "mean": statistics.fmean(paired),
+                "ci": list(pci) if pci else None,
+                "wins": sum(1 for d in paired if d > 0),
+            }
         agents = [c for c in cs if c.kind == "agent"]
         tokens = [c.tokens for c in agents if c.tokens is not None]
         price = prices.get(key) or prices.get(cs[0].label) or (prices.get(cs[0].model or "") if cs[0].model else None)
         cost = None
         if price and agents:
-            cost = sum(((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents)
-        leaderboard.append({
-            "label": key,
-            "kind": cs[0].kind,
-            "model": cs[0].model,
-            "scenario": cs[0].scenario if not multi else sorted({c.scenario for c in cs}),
-            "seeds": {str(c.seed): c.impact for c in sorted(cs, key=lambda c: (c.seed is None, c.seed or 0))},
-            **s,
-            "ci95": list(ci) if ci else None,
-            "vs_reference": diff,
-            "collapses": sum(1 for c in cs if c.collapsed),
-            "publications": statistics.fmean(c.publications for c in cs),
-            "grants": statistics.fmean(c.grants for c in cs),
-            "hires": statistics.fmean(c.hires for c in cs),
-            "quits": statistics.fmean(c.quits for c in cs),
-            "tokens_per_career": statistics.fmean(tokens) if tokens else None,
-            "tokens_total": sum(tokens) if tokens else None,
-            "cost_usd": cost,
-            "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
-            "flags": sum(c.flags or 0 for c in agents),
-            "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
-            "invalid": sum(1 for c in cs if c.valid is False),
-            "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
-        })
+            cost = sum(
+                ((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents
+            )
+        leaderboard.append(
+            {
+                "label": key,
+                "kind": cs[0].kind,
+                "model": cs[0].model,
+                "scenario": cs[0].scenario if not multi else sorted({c.scenario for c in cs}),
+                "seeds": {str(c.seed): c.impact for c in sorted(cs, key=lambda c: (c.seed is None, c.seed or 0))},
+                **s,
+                "ci95": list(ci) if ci else None,
+                "vs_reference": diff,
+                "collapses": sum(1 for c in cs if c.collapsed),
+                "publications": statistics.fmean(c.publications for c in cs),
+                "grants": statistics.fmean(c.grants for c in cs),
+                "hires": statistics.fmean(c.hires for c in cs),
+                "quits": statistics.fmean(c.quits for c in cs),
+                "tokens_per_career": statistics.fmean(tokens) if tokens else None,
+                "tokens_total": sum(tokens) if tokens else None,
+                "cost_usd": cost,
+                "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
+                "flags": sum(c.flags or 0 for c in agents),
+                "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
+                "invalid": sum(1 for c in cs if c.valid is False),
+                "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
+            }
+        )
     leaderboard.sort(key=lambda r: -float(r["mean"]))  # type: ignore[arg-type]
     seeds = sorted({str(c.seed) for c in careers}, key=lambda s: (s == "None", int(s) if s != "None" else 0))
 

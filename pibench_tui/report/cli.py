@@ -28,7 +28,8 @@ def _price(text: str) -> tuple[str, tuple[float, float]]:
         inp, out = (float(x) for x in rest.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--price wants LABEL=IN,OUT (USD per million prompt and completion tokens), got {text!r}") from None
+            f"--price wants LABEL=IN,OUT (USD per million prompt and completion tokens), got {text!r}"
+        ) from None
     if not label or inp < 0 or out < 0:
         raise argparse.ArgumentTypeError(f"--price: a label and two non-negative prices are needed, got {text!r}")
     return label, (inp, out)
@@ -48,10 +49,19 @@ def add_report_parser(sub: Any) -> None:
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page (figures embedded)")
     p.add_argument("--json", dest="json_file", metavar="FILE", help="write the report as JSON")
     p.add_argument("--reference", metavar="LABEL", help="label for paired differences (default: baseline if present)")
-    p.add_argument("--price", type=_price, action="append", default=[], metavar="LABEL=IN,OUT",
-                   help="USD per million prompt/completion tokens for LABEL (or model), for the cost column; repeatable")
-    p.add_argument("--no-simulate", action="store_true",
-                   help="trust the files: no re-simulation (faster; no trajectories for run --json rows)")
+    p.add_argument(
+        "--price",
+        type=_price,
+        action="append",
+        default=[],
+        metavar="LABEL=IN,OUT",
+        help="USD per million prompt/completion tokens for LABEL (or model), for the cost column; repeatable",
+    )
+    p.add_argument(
+        "--no-simulate",
+        action="store_true",
+        help="trust the files: no re-simulation (faster; no trajectories for run --json rows)",
+    )
     p.set_defaults(func=cmd_report)
 
 
@@ -68,8 +78,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 1
     careers, dropped = drop_duplicates(careers)
     for c in dropped:
-        print(f"pibench report: note: {c.source}: {c.label} · {c.scenario} seed {c.seed} was already read; "
-              "counted once", file=sys.stderr)
+        print(
+            f"pibench report: note: {c.source}: {c.label} · {c.scenario} seed {c.seed} was already read; counted once",
+            file=sys.stderr,
+        )
     try:
         report = build_report(careers, reference=args.reference, prices=dict(args.price))
     except ValueError as exc:
@@ -78,8 +90,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     render_terminal(report)
     if args.json_file:
         try:
-            Path(args.json_file).write_text(json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n",
-                                            encoding="utf-8")
+            Path(args.json_file).write_text(
+                json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n", encoding="utf-8"
+            )
         except OSError as exc:
             print(f"pibench report: cannot write --json {args.json_file}: {exc.strerror or exc}", file=sys.stderr)
             return 1

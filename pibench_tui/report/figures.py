@@ -33,8 +33,16 @@ def _plt() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
-                         "axes.titlesize": 10, "axes.titleweight": "bold", "figure.dpi": 110})
+    plt.rcParams.update(
+        {
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.titlesize": 10,
+            "axes.titleweight": "bold",
+            "figure.dpi": 110,
+        }
+    )
     return plt
 
 
@@ -71,16 +79,34 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
         for j, seed in enumerate(seeds):
             if seed in r["seeds"]:
                 off = (j - (len(seeds) - 1) / 2) * (width / max(1, len(seeds)))
-                ax.scatter(i + off, r["seeds"][seed], color=col, marker=markers[j % len(markers)], s=34, zorder=3,
-                           edgecolor="white", linewidth=0.6)
+                ax.scatter(
+                    i + off,
+                    r["seeds"][seed],
+                    color=col,
+                    marker=markers[j % len(markers)],
+                    s=34,
+                    zorder=3,
+                    edgecolor="white",
+                    linewidth=0.6,
+                )
         ax.hlines(r["mean"], i - width / 2 - 0.05, i + width / 2 + 0.05, color=col, linewidth=2.2, zorder=4)
         if r["ci95"]:
             lo, hi = r["ci95"]
-            ax.errorbar(i, r["mean"], yerr=[[r["mean"] - lo], [hi - r["mean"]]], color=col, alpha=0.55,
-                        capsize=6, linewidth=1.2, zorder=2)
+            ax.errorbar(
+                i,
+                r["mean"],
+                yerr=[[r["mean"] - lo], [hi - r["mean"]]],
+                color=col,
+                alpha=0.55,
+                capsize=6,
+                linewidth=1.2,
+                zorder=2,
+            )
     for j, seed in enumerate(seeds[:12]):
         ax.scatter([], [], color="grey", marker=markers[j % len(markers)], s=30, label=f"seed {seed}")
-    ax.set_xticks(range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center")
+    ax.set_xticks(
+        range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center"
+    )
     ax.set_xlim(-0.6, len(rows) - 0.4)
     ax.set_ylabel("Impact")
     lows = [r["min"] for r in rows if r["min"] > 0]
@@ -111,8 +137,15 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
         style = "--" if c["kind"] == "policy" else "-"  # dashed: a scripted policy (overlaps stay visible)
         if c["budget_by_month"]:
             xs = range(1, len(c["budget_by_month"]) + 1)
-            a1.plot(xs, [b / 1000 for b in c["budget_by_month"]], color=col, alpha=0.75, linewidth=1.2, label=lab,
-                    linestyle=style)
+            a1.plot(
+                xs,
+                [b / 1000 for b in c["budget_by_month"]],
+                color=col,
+                alpha=0.75,
+                linewidth=1.2,
+                label=lab,
+                linestyle=style,
+            )
             if c["collapsed"]:
                 a1.scatter([len(c["budget_by_month"])], [c["budget_by_month"][-1] / 1000], color=col, marker="x", s=40)
         if c["earned_by_month"]:
@@ -146,8 +179,7 @@ def axes_figure(report: dict[str, Any]) -> bytes | None:
     for idx, (key, title) in enumerate(shown):
         ax = grid[idx // ncols][idx % ncols]
         vals = [axes[lab].get(key) for lab in labels]
-        ax.bar(range(len(labels)), [v if v is not None else 0 for v in vals],
-               color=[colors[lab] for lab in labels])
+        ax.bar(range(len(labels)), [v if v is not None else 0 for v in vals], color=[colors[lab] for lab in labels])
         for i, v in enumerate(vals):
             if v is None:
                 ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
@@ -156,7 +188,13 @@ def axes_figure(report: dict[str, Any]) -> bytes | None:
             ax.set_yticks([0])
             ax.text(0.5, 0.6, "0 for every label", transform=ax.transAxes, ha="center", fontsize=8, color="grey")
         ax.set_title(title, fontsize=8)
-        ax.set_xticks(range(len(labels)), [lab if len(lab) <= 20 else lab[:19] + "…" for lab in labels], fontsize=6.5, rotation=35, ha="right")
+        ax.set_xticks(
+            range(len(labels)),
+            [lab if len(lab) <= 20 else lab[:19] + "…" for lab in labels],
+            fontsize=6.5,
+            rotation=35,
+            ha="right",
+        )
         ax.axhline(0, color="black", linewidth=0.6)
         ax.grid(axis="y", alpha=0.3)
     for idx in range(len(shown), nrows * ncols):
@@ -198,8 +236,13 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
     plt = _plt()
     labels = [r["label"] for r in report["leaderboard"]]
     arch = report["census"]["archetypes"]
-    palette = {"bankrupt": "#c0392b", "never built": "#95a5a6", "boom rider": "#27ae60",
-               "overbuilt churn": "#e67e22", "steady": "#2980b9"}
+    palette = {
+        "bankrupt": "#c0392b",
+        "never built": "#95a5a6",
+        "boom rider": "#27ae60",
+        "overbuilt churn": "#e67e22",
+        "steady": "#2980b9",
+    }
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1.2))
     left = [0] * len(labels)
     for a in arch:
@@ -220,8 +263,13 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
 def all_figures(report: dict[str, Any]) -> dict[str, bytes]:
     """Every figure that has something to show, by name (in page order)."""
     out = {}
-    for name, fn in (("impact", impact_per_seed), ("trajectories", trajectories), ("axes", axes_figure),
-                     ("census", census_figure), ("legibility", legibility_figure)):
+    for name, fn in (
+        ("impact", impact_per_seed),
+        ("trajectories", trajectories),
+        ("axes", axes_figure),
+        ("census", census_figure),
+        ("legibility", legibility_figure),
+    ):
         png = fn(report)
         if png:
             out[name] = png

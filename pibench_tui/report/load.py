@@ -106,8 +106,14 @@ def _paper_values(world: Any) -> list[float]:
     return out
 
 
-def _finish_from_world(career: Career, world: Any, earned: list[float], budget: list[float],
-                       expected_digest: str | None, memory: str | None) -> None:
+def _finish_from_world(
+    career: Career,
+    world: Any,
+    earned: list[float],
+    budget: list[float],
+    expected_digest: str | None,
+    memory: str | None,
+) -> None:
     from world.axes import capability_axes
     from world.scoring import impact
 
@@ -316,13 +322,24 @@ def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Car
     for policy, rows in groups.items():
         for row in rows:
             c = Career(
-                label=policy, kind="policy", scenario=scenario, seed=row.get("seed"), source=str(path),
-                impact=float(row["impact"]), earned=float(row.get("earned") or 0.0),
-                projection=float(row.get("projection") or 0.0), collapsed=row.get("collapse_month") is not None,
-                collapse_month=row.get("collapse_month"), months=int(config.months) if config is not None else 60,
-                months_played=int(row.get("months") or 0), publications=int(row.get("papers") or 0),
-                grants=int(row.get("grants_won") or 0), hires=int(row.get("hires") or 0),
-                quits=int(row.get("quits") or 0), model=policy, axes=row.get("axes"),
+                label=policy,
+                kind="policy",
+                scenario=scenario,
+                seed=row.get("seed"),
+                source=str(path),
+                impact=float(row["impact"]),
+                earned=float(row.get("earned") or 0.0),
+                projection=float(row.get("projection") or 0.0),
+                collapsed=row.get("collapse_month") is not None,
+                collapse_month=row.get("collapse_month"),
+                months=int(config.months) if config is not None else 60,
+                months_played=int(row.get("months") or 0),
+                publications=int(row.get("papers") or 0),
+                grants=int(row.get("grants_won") or 0),
+                hires=int(row.get("hires") or 0),
+                quits=int(row.get("quits") or 0),
+                model=policy,
+                axes=row.get("axes"),
             )
             if simulate and config is not None and c.seed is not None:
                 try:

@@ -62,24 +62,50 @@ def _diff(d: dict[str, Any] | None) -> str:
 def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the leaderboard (shared by HTML and terminal)."""
     seeds = report["seeds"]
-    head = ["label", "kind", *[f"seed {s}" for s in seeds], "mean", "95% CI", "median", "geomean(I+1)",
-            f"Δ vs {report['reference']}", "collapses", "papers", "grants", "tokens/career", "cost USD", "flags",
-            "invalid"]
+    head = [
+        "label",
+        "kind",
+        *[f"seed {s}" for s in seeds],
+        "mean",
+        "95% CI",
+        "median",
+        "geomean(I+1)",
+        f"Δ vs {report['reference']}",
+        "collapses",
+        "papers",
+        "grants",
+        "tokens/career",
+        "cost USD",
+        "flags",
+        "invalid",
+    ]
     rows = []
     for r in report["leaderboard"]:
-        rows.append([
-            r["label"], r["kind"], *[format_value(r["seeds"].get(s), 1) for s in seeds],
-            format_value(r["mean"], 1), _ci(r["ci95"]), format_value(r["median"], 1), format_value(r["geomean"], 1),
-            "reference" if r["label"] == report["reference"] else _diff(r["vs_reference"]),
-            f"{r['collapses']}/{r['n']}", format_value(r["publications"], 1), format_value(r["grants"], 1),
-            format_value(r["tokens_per_career"], 0), format_value(r["cost_usd"], 2),
-            (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
-            str(r["invalid"]),
-        ])
+        rows.append(
+            [
+                r["label"],
+                r["kind"],
+                *[format_value(r["seeds"].get(s), 1) for s in seeds],
+                format_value(r["mean"], 1),
+                _ci(r["ci95"]),
+                format_value(r["median"], 1),
+                format_value(r["geomean"], 1),
+                "reference" if r["label"] == report["reference"] else _diff(r["vs_reference"]),
+                f"{r['collapses']}/{r['n']}",
+                format_value(r["publications"], 1),
+                format_value(r["grants"], 1),
+                format_value(r["tokens_per_career"], 0),
+                format_value(r["cost_usd"], 2),
+                (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
+                str(r["invalid"]),
+            ]
+        )
     return head, rows
 
 
-def _table_rows(report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...]) -> tuple[list[str], list[list[str]]]:
+def _table_rows(
+    report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...]
+) -> tuple[list[str], list[list[str]]]:
     labels = [r["label"] for r in report["leaderboard"]]
     data = report[source]
     head = ["measure", *labels]
@@ -106,17 +132,32 @@ def census_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def legibility_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and rows summarising legibility per scenario."""
-    head = ["scenario", "careers", "ρ at month", "projection share (pooled / mean)", "best-paper share",
-            "variance share: model / seed / rest"]
+    head = [
+        "scenario",
+        "careers",
+        "ρ at month",
+        "projection share (pooled / mean)",
+        "best-paper share",
+        "variance share: model / seed / rest",
+    ]
     rows = []
     for scen, leg in report["legibility"].items():
-        marks = [p for p in leg["curve"] if p["rho"] is not None and (p["month"] % 12 == 0 or p["month"] == leg["months"])]
+        marks = [
+            p for p in leg["curve"] if p["rho"] is not None and (p["month"] % 12 == 0 or p["month"] == leg["months"])
+        ]
         rho = ", ".join(f"{p['month']}: {p['rho']:.2f}" for p in marks) or "—"
         ps = leg["projection_share"]
         vs = leg["variance_shares"]
-        rows.append([scen, str(leg["careers"]), rho, f"{format_value(ps['pooled'])} / {format_value(ps['mean'])}",
-                     format_value(leg["best_paper_share"]),
-                     " / ".join(format_value(vs[k]) for k in ("model", "seed", "residual"))])
+        rows.append(
+            [
+                scen,
+                str(leg["careers"]),
+                rho,
+                f"{format_value(ps['pooled'])} / {format_value(ps['mean'])}",
+                format_value(leg["best_paper_share"]),
+                " / ".join(format_value(vs[k]) for k in ("model", "seed", "residual")),
+            ]
+        )
     return head, rows
 
 
@@ -158,15 +199,15 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     n = len(report["careers"])
     labels = len(report["leaderboard"])
     parts = [
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         "<title>pibench report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>pibench report</h1>",
-        f"<p class=\"meta\">{n} careers, {labels} labels, scenario(s) {html.escape(', '.join(report['scenarios']))}; "
+        f'<p class="meta">{n} careers, {labels} labels, scenario(s) {html.escape(", ".join(report["scenarios"]))}; '
         f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
         "<h2>Leaderboard</h2>",
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
-        "<p class=\"note\">Impact = citations earned by the horizon + the projection of published papers' future "
+        '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). CI: seed-bootstrap 95% interval of the mean. Δ: mean paired difference per "
         f"seed against <b>{html.escape(str(report['reference']))}</b>, with its bootstrap interval. Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
@@ -180,14 +221,17 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         _img(figs, "axes", "Capability axes"),
         "<h2>Census</h2>",
         _html_table(*census_rows(report)),
-        "<ul class=\"rules\">" + "".join(
+        '<ul class="rules">'
+        + "".join(
             f"<li><b>{html.escape(a)}</b>: {html.escape(report['census']['rules'][a])}</li>"
-            for a in report["census"]["archetypes"]) + "</ul>",
-        "<p class=\"note\">Rules apply in this order; each career gets the first that fits.</p>",
+            for a in report["census"]["archetypes"]
+        )
+        + "</ul>",
+        '<p class="note">Rules apply in this order; each career gets the first that fits.</p>',
         _img(figs, "census", "Census"),
         "<h2>Legibility</h2>",
         _html_table(*legibility_rows(report)),
-        "<p class=\"note\">ρ: Spearman correlation, across careers, between citations earned by month t and final "
+        '<p class="note">ρ: Spearman correlation, across careers, between citations earned by month t and final '
         "Impact. Projection share: Impact from the projection (pooled over careers, and the mean of per-career "
         "shares). Best-paper share: mean share of Impact from a career's single best paper (earned + projected). "
         "Variance shares: main effects of label and seed on log(1 + Impact).</p>",
@@ -198,14 +242,42 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         parts.append("<h2>Invalid results</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in invalid) + "</ul>")
     rows = []
     for c in report["careers"]:
-        rows.append([c["label"], c["scenario"], str(c["seed"]), format_value(c["impact"], 1),
-                     format_value(c["earned"], 1), format_value(c["projection"], 1),
-                     f"collapse {c['collapse_month']}" if c["collapsed"] else "horizon",
-                     str(c["publications"]), str(c["hires"]), c["archetype"],
-                     {True: "yes", False: "NO", None: "unchecked"}[c["valid"]], c["source"]])
+        rows.append(
+            [
+                c["label"],
+                c["scenario"],
+                str(c["seed"]),
+                format_value(c["impact"], 1),
+                format_value(c["earned"], 1),
+                format_value(c["projection"], 1),
+                f"collapse {c['collapse_month']}" if c["collapsed"] else "horizon",
+                str(c["publications"]),
+                str(c["hires"]),
+                c["archetype"],
+                {True: "yes", False: "NO", None: "unchecked"}[c["valid"]],
+                c["source"],
+            ]
+        )
     parts.append("<h2>Careers</h2>")
-    parts.append(_html_table(["label", "scenario", "seed", "Impact", "earned", "projection", "end", "papers",
-                              "hires", "archetype", "valid", "run"], rows))
+    parts.append(
+        _html_table(
+            [
+                "label",
+                "scenario",
+                "seed",
+                "Impact",
+                "earned",
+                "projection",
+                "end",
+                "papers",
+                "hires",
+                "archetype",
+                "valid",
+                "run",
+            ],
+            rows,
+        )
+    )
     parts.append("</body></html>\n")
     return "\n".join(p for p in parts if p)
 

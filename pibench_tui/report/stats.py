@@ -36,8 +36,15 @@ def summary(values: Sequence[float]) -> dict[str, float]:
     """``n``, ``mean``, ``median``, ``geomean`` (of Impact + 1), ``std``, ``min``, ``max``."""
     a = np.asarray(values, dtype=float)
     if a.size == 0:
-        return {"n": 0, "mean": float("nan"), "median": float("nan"), "geomean": float("nan"),
-                "std": float("nan"), "min": float("nan"), "max": float("nan")}
+        return {
+            "n": 0,
+            "mean": float("nan"),
+            "median": float("nan"),
+            "geomean": float("nan"),
+            "std": float("nan"),
+            "min": float("nan"),
+            "max": float("nan"),
+        }
     return {
         "n": int(a.size),
         "mean": float(a.mean()),
@@ -49,8 +56,9 @@ def summary(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def bootstrap_mean_ci(values: Sequence[float], level: float = 0.95,
-                      resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float] | None:
+def bootstrap_mean_ci(
+    values: Sequence[float], level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the mean, resampling seeds with replacement.
 
     Returns:
@@ -123,4 +131,8 @@ def variance_shares(cells: dict[tuple[str, int], float]) -> dict[str, float | No
     for sd in seeds:
         vals = [v for k, v in y.items() if k[1] == sd]
         ss_seed += len(vals) * (sum(vals) / len(vals) - grand) ** 2
-    return {"model": ss_model / total, "seed": ss_seed / total, "residual": max(0.0, 1.0 - (ss_model + ss_seed) / total)}
+    return {
+        "model": ss_model / total,
+        "seed": ss_seed / total,
+        "residual": max(0.0, 1.0 - (ss_model + ss_seed) / total),
+    }

@@ -150,8 +150,11 @@ class BlockResult:
     seconds: float = 0.0
 
 
-def spec_from_api_calls(api_calls: Mapping[str, Mapping[str, Any]], required: object = None,
-                        docs: Mapping[str, Mapping[str, str]] | None = None) -> dict:
+def spec_from_api_calls(
+    api_calls: Mapping[str, Mapping[str, Any]],
+    required: object = None,
+    docs: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict:
     """Turn the world's registry of API calls into the JSON spec the agent process uses.
 
     Args:
@@ -418,7 +421,9 @@ class Sandbox:
         self.blocks += 1
         block = self.blocks
         try:
-            return self._converse(proc, block, code, filename, first_line, deadline, collector, finish, replaced, rebind)
+            return self._converse(
+                proc, block, code, filename, first_line, deadline, collector, finish, replaced, rebind
+            )
         finally:
             self.deadline = None
 
@@ -609,5 +614,3 @@ def _sigint_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-

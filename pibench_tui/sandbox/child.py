@@ -158,8 +158,11 @@ def _json_encode(obj: object, depth: int = 0) -> str:
             parts.append(_json_str(cast(str, key)) + ":" + _json_encode(value, depth + 1))
         return "{" + _str_join(",", parts) + "}"
     if _isinstance(obj, (list, tuple)):
-        items: Iterator[object] = (_list_iter(cast("list[object]", obj)) if _isinstance(obj, list)
-                                   else _tuple_iter(cast("tuple[object, ...]", obj)))
+        items: Iterator[object] = (
+            _list_iter(cast("list[object]", obj))
+            if _isinstance(obj, list)
+            else _tuple_iter(cast("tuple[object, ...]", obj))
+        )
         return "[" + _str_join(",", [_json_encode(v, depth + 1) for v in items]) + "]"
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
@@ -341,8 +344,6 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     return text.encode("utf-8", "replace") + b"\n"
 
 
-
-
 # --------------------------------------------------------------------------------------
 # The API objects agent code holds
 # --------------------------------------------------------------------------------------
@@ -491,8 +492,12 @@ class _Runtime:
         # is answered here until a call that may change the world, or the next block, clears
         # the cache. The answer is decoded again from the parent's reply text each time, so
         # agent code gets fresh objects exactly as from the parent.
-        readonly = {(ns, m) for ns, calls in self.spec.items() for m, c in calls.items()
-                    if isinstance(c, dict) and c.get("mutating") is False}
+        readonly = {
+            (ns, m)
+            for ns, calls in self.spec.items()
+            for m, c in calls.items()
+            if isinstance(c, dict) and c.get("mutating") is False
+        }
         passive = readonly | {("query", "query"), ("memory", "read")}
         cache: dict[bytes, str] = {}
         self.read_cache = cache
@@ -525,7 +530,9 @@ class _Runtime:
         self.rpc = rpc
         self.modules = _runtime_modules(out.write)
         self.builtins = _safe_builtins(self)
-        self.pristine = {k: self.builtins[k] for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER)}
+        self.pristine = {
+            k: self.builtins[k] for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER)
+        }
         self.globals = self._make_globals()
 
     # globals ------------------------------------------------------------------------
@@ -565,8 +572,7 @@ class _Runtime:
             f"database and return its rows as a list of dicts (at most {rows}; a cut result ends "
             "with a {'_truncated': ...} row). Refused SQL raises ActionError.\n"
             "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")",
-            id(read_memory): f"read_memory()\n    Return your notes (at most {chars}); "
-            "the same as memory.read().",
+            id(read_memory): f"read_memory()\n    Return your notes (at most {chars}); the same as memory.read().",
             id(write_memory): f"write_memory(text)\n    Replace your notes (cut to {chars} "
             "with a notice); the same as memory.write(text). Notes are kept in saves.",
         }
@@ -576,7 +582,9 @@ class _Runtime:
         g["read_memory"] = read_memory
         g["write_memory"] = write_memory
         g["ActionError"] = ActionError
-        self.api_names = {k: g[k] for k in (*self.spec, "query", "memory", "read_memory", "write_memory", "ActionError")}
+        self.api_names = {
+            k: g[k] for k in (*self.spec, "query", "memory", "read_memory", "write_memory", "ActionError")
+        }
         agent_module = types.ModuleType(policy.AGENT_MODULE, "The names pibench binds in agent code.")
         for name, value in self.api_names.items():
             setattr(agent_module, name, value)
@@ -876,13 +884,19 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
                 f"functools.update_wrapper/wraps copy only their default attributes in the sandbox, not {extra}"
             )
 
-    def update_wrapper(wrapper: Any, wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS,
-                       updated: Any = functools.WRAPPER_UPDATES) -> Any:
+    def update_wrapper(
+        wrapper: Any,
+        wrapped: Any,
+        assigned: Any = functools.WRAPPER_ASSIGNMENTS,
+        updated: Any = functools.WRAPPER_UPDATES,
+    ) -> Any:
         """As functools.update_wrapper, with its default attribute lists only."""
         check_wrapper_names(assigned, updated)
         return functools.update_wrapper(wrapper, wrapped, assigned, updated)
 
-    def wraps(wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS, updated: Any = functools.WRAPPER_UPDATES) -> Any:
+    def wraps(
+        wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS, updated: Any = functools.WRAPPER_UPDATES
+    ) -> Any:
         """As functools.wraps, with its default attribute lists only."""
         check_wrapper_names(assigned, updated)
         return functools.partial(update_wrapper, wrapped=wrapped, assigned=assigned, updated=updated)
@@ -925,11 +939,45 @@ def _guard_abc_register(agent_classes: Any, agent_files: set[str]) -> None:
 #: Modules never handed out to the C-level imports of allowed modules (see safe_import).
 _INTERNAL_IMPORT_DENY = frozenset(
     {
-        "os", "posix", "nt", "sys", "builtins", "io", "_io", "subprocess", "_posixsubprocess",
-        "ctypes", "_ctypes", "importlib", "_imp", "socket", "_socket", "signal", "_signal",
-        "gc", "inspect", "pickle", "_pickle", "marshal", "shutil", "pathlib", "tempfile",
-        "multiprocessing", "threading", "_thread", "resource", "mmap", "fcntl", "select",
-        "code", "codeop", "runpy", "pty", "faulthandler", "tracemalloc", "_tracemalloc",
+        "os",
+        "posix",
+        "nt",
+        "sys",
+        "builtins",
+        "io",
+        "_io",
+        "subprocess",
+        "_posixsubprocess",
+        "ctypes",
+        "_ctypes",
+        "importlib",
+        "_imp",
+        "socket",
+        "_socket",
+        "signal",
+        "_signal",
+        "gc",
+        "inspect",
+        "pickle",
+        "_pickle",
+        "marshal",
+        "shutil",
+        "pathlib",
+        "tempfile",
+        "multiprocessing",
+        "threading",
+        "_thread",
+        "resource",
+        "mmap",
+        "fcntl",
+        "select",
+        "code",
+        "codeop",
+        "runpy",
+        "pty",
+        "faulthandler",
+        "tracemalloc",
+        "_tracemalloc",
     }
 )
 
@@ -984,8 +1032,13 @@ def _safe_builtins(rt: _Runtime) -> dict:
     def safe_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
         if name == "__future__" and not level:
             return future
-        if type(fromlist) is list and not fromlist and not level and isinstance(name, str) \
-                and name.partition(".")[0] not in _INTERNAL_IMPORT_DENY:
+        if (
+            type(fromlist) is list
+            and not fromlist
+            and not level
+            and isinstance(name, str)
+            and name.partition(".")[0] not in _INTERNAL_IMPORT_DENY
+        ):
             # PyImport_Import (an empty *list*): C code of an allowed module (numpy's
             # ndarray.sum, datetime.strptime) importing its own helpers while agent code
             # is the running frame. An import statement never passes a list.
@@ -1035,8 +1088,10 @@ def _safe_builtins(rt: _Runtime) -> dict:
         elif any(obj is f for f in own):
             out.write(rt.helps[id(obj)] + "\n")
         elif obj is safe_help:
-            out.write("help(), help(namespace), help(call)\n    Describe the API: help() lists the "
-                      "namespaces and calls, help(lab) a namespace, help(lab.dashboard) one call.\n")
+            out.write(
+                "help(), help(namespace), help(call)\n    Describe the API: help() lists the "
+                "namespaces and calls, help(lab) a namespace, help(lab.dashboard) one call.\n"
+            )
         else:
             doc = builtins.getattr(obj, "__doc__", None) if callable(obj) else None
             if not isinstance(doc, str) or not doc.strip():
@@ -1091,9 +1146,28 @@ LAZY_IMPORTS: tuple[str, ...] = ("_strptime", "numpy.ma")
 #: first use): the Unicode forms, the Latin and Windows/DOS code pages people meet, and
 #: the escapes. Any other codec is an ``unknown encoding`` ``LookupError`` in the sandbox.
 CODECS: tuple[str, ...] = (
-    "utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le",
-    "utf_32_be", "ascii", "latin_1", "iso8859_2", "iso8859_15", "cp1250", "cp1251", "cp1252",
-    "cp437", "cp850", "mac_roman", "idna", "punycode", "unicode_escape", "raw_unicode_escape",
+    "utf_8",
+    "utf_8_sig",
+    "utf_16",
+    "utf_16_le",
+    "utf_16_be",
+    "utf_32",
+    "utf_32_le",
+    "utf_32_be",
+    "ascii",
+    "latin_1",
+    "iso8859_2",
+    "iso8859_15",
+    "cp1250",
+    "cp1251",
+    "cp1252",
+    "cp437",
+    "cp850",
+    "mac_roman",
+    "idna",
+    "punycode",
+    "unicode_escape",
+    "raw_unicode_escape",
     "charmap",
 )
 
@@ -1110,7 +1184,8 @@ class _ConfinedImports:
             return None  # no file needed: the next finders load it
         raise ImportError(
             f"{name!r} was not loaded before the agent process was confined (it reads no "
-            "files); see the allowed modules in help()", name=name,
+            "files); see the allowed modules in help()",
+            name=name,
         )
 
 

@@ -83,21 +83,71 @@ _PROT_EXEC = 4
 #: architecture are skipped). Conditional ones are added separately (see :func:`_seccomp`).
 SECCOMP_ALLOWED: tuple[str, ...] = (
     # descriptors it already holds, and (under Landlock) reading the installation
-    "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "close",
-    "lseek", "fstat", "stat", "lstat", "newfstatat", "statx", "getdents64", "getdents",
-    "readlink", "readlinkat", "access", "faccessat", "faccessat2", "getcwd", "fcntl",
-    "poll", "ppoll", "select", "pselect6",
+    "read",
+    "readv",
+    "pread64",
+    "preadv",
+    "preadv2",
+    "write",
+    "writev",
+    "close",
+    "lseek",
+    "fstat",
+    "stat",
+    "lstat",
+    "newfstatat",
+    "statx",
+    "getdents64",
+    "getdents",
+    "readlink",
+    "readlinkat",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "getcwd",
+    "fcntl",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
     # memory
-    "brk", "munmap", "mremap", "madvise",
+    "brk",
+    "munmap",
+    "mremap",
+    "madvise",
     # threads already running, signals to itself, time
-    "futex", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "restart_syscall",
-    "sched_yield", "sched_getaffinity", "getcpu", "rseq",
-    "clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday", "time",
+    "futex",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "sigaltstack",
+    "restart_syscall",
+    "sched_yield",
+    "sched_getaffinity",
+    "getcpu",
+    "rseq",
+    "clock_gettime",
+    "clock_getres",
+    "clock_nanosleep",
+    "nanosleep",
+    "gettimeofday",
+    "time",
     "getrandom",
     # identity
-    "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
-    "getresgid", "getgroups", "uname", "getrlimit",
-    "exit", "exit_group",
+    "getpid",
+    "gettid",
+    "getppid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getresuid",
+    "getresgid",
+    "getgroups",
+    "uname",
+    "getrlimit",
+    "exit",
+    "exit_group",
 )
 
 #: File-opening system calls: allowed only when Landlock confines the paths.
@@ -227,7 +277,9 @@ def landlock_abi() -> int:
 
         libc = _libc()
         abi = libc.syscall(
-            ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
+            ctypes.c_long(_SYS_LANDLOCK_CREATE_RULESET),
+            None,
+            ctypes.c_size_t(0),
             ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
         )
     except Exception:  # noqa: BLE001 - no ctypes, no libc: no Landlock
@@ -245,7 +297,11 @@ def _load_libseccomp() -> Any:
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add_array.restype = ctypes.c_int
     lib.seccomp_rule_add_array.argtypes = [
-        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_void_p,
     ]
     lib.seccomp_attr_set.restype = ctypes.c_int
     lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
@@ -407,10 +463,16 @@ def _landlock(abi: int, fds: list[tuple[int, bool]]) -> str | None:
         for fd, is_dir in fds:
             access = _FS_READ_FILE | (_FS_READ_DIR if is_dir else 0)
             rule = PathBeneathAttr(access, fd)
-            if libc.syscall(
-                ctypes.c_long(_SYS_LANDLOCK_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
-                ctypes.byref(rule), ctypes.c_uint32(0),
-            ) < 0:
+            if (
+                libc.syscall(
+                    ctypes.c_long(_SYS_LANDLOCK_ADD_RULE),
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
+                    ctypes.byref(rule),
+                    ctypes.c_uint32(0),
+                )
+                < 0
+            ):
                 return f"landlock_add_rule failed: {os.strerror(ctypes.get_errno())}"
         if libc.syscall(ctypes.c_long(_SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)) < 0:
             return f"landlock_restrict_self failed: {os.strerror(ctypes.get_errno())}"

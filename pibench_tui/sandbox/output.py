@@ -49,15 +49,10 @@ class _OutputCollector:
         omitted = self.reported_cut + (self.tail_total - len(tail))
         end = ""
         if omitted:
-            end += (
-                f"\n[... {omitted:,} characters of output cut here "
-                f"(limit {self.limit:,} per block) ...]\n"
-            )
+            end += f"\n[... {omitted:,} characters of output cut here (limit {self.limit:,} per block) ...]\n"
         end += tail
         if lost and self.head_len >= self.head_limit:
             end += "\n[... output after this point was lost when the block was stopped ...]\n"
         if end and self.sink is not None:
             self.sink(end)
         return "".join(self.head) + end, bool(omitted) or (lost and self.head_len >= self.head_limit), omitted
-
-

@@ -100,7 +100,10 @@ STUBBED: dict[str, dict[str, str]] = {
             "DataSource",
         )
     },
-    "typing": {"get_type_hints": "evaluates strings as code", "runtime_checkable": "is not available (it lets built-in types pass isinstance checks of agent classes)"},
+    "typing": {
+        "get_type_hints": "evaluates strings as code",
+        "runtime_checkable": "is not available (it lets built-in types pass isinstance checks of agent classes)",
+    },
     "functools": {
         "singledispatch": "evaluates string annotations",
         "singledispatchmethod": "evaluates string annotations",
@@ -306,7 +309,16 @@ def format_template_refusal(template: object) -> str | None:
 
 #: Dunder names never bound by agent code, not even in a class body.
 _RESERVED_NAMES = frozenset(
-    {"__builtins__", "__import__", "__build_class__", "__class__", "__dict__", "__module__", "__qualname__", CHECKED_ATTRIBUTE_HELPER}
+    {
+        "__builtins__",
+        "__import__",
+        "__build_class__",
+        "__class__",
+        "__dict__",
+        "__module__",
+        "__qualname__",
+        CHECKED_ATTRIBUTE_HELPER,
+    }
 )
 
 

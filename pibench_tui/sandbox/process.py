@@ -153,8 +153,7 @@ class AgentProcess:
         except (_Timeout, _Gone, _ProtocolError) as exc:
             self.kill()
             raise SandboxStartError(
-                f"the agent process did not start ({type(exc).__name__.strip('_')}; "
-                f"exit status {self.proc.poll()})"
+                f"the agent process did not start ({type(exc).__name__.strip('_')}; exit status {self.proc.poll()})"
             ) from exc
         if msg.get("t") != "ready" or not set(msg) <= {"t", "confinement"}:
             self.kill()
@@ -205,5 +204,3 @@ class AgentProcess:
                     stream.close()
             except OSError:
                 pass
-
-

@@ -43,9 +43,7 @@ def _valid_error(error: object) -> bool:
         return False
     line = error["line"]
     return (
-        isinstance(error["type"], str)
-        and isinstance(error["message"], str)
-        and (line is None or (type(line) is int))
+        isinstance(error["type"], str) and isinstance(error["message"], str) and (line is None or (type(line) is int))
     )
 
 

@@ -44,8 +44,10 @@ class ConfirmNextMonth(ModalScreen[bool]):
             else:
                 out.append(f"{e['id']} {kind}: unanswered (answer by month {e['respond_by_month']}).")
         if d["available_drafts"]:
-            out.append(f"{len(d['available_drafts'])} draft(s) available and not submitted: "
-                       + ", ".join(x["id"] for x in d["available_drafts"][:6]))
+            out.append(
+                f"{len(d['available_drafts'])} draft(s) available and not submitted: "
+                + ", ".join(x["id"] for x in d["available_drafts"][:6])
+            )
         busy = {m for p in d["active_projects"] for m in p["members"]}
         idle = [s["id"] for s in d["students"] if s["id"] not in busy]
         if idle:

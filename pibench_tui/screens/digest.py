@@ -26,8 +26,17 @@ from ..record import (
     venue_record,
 )
 
-TAB_KEYS = {"people": "1", "applicants": "2", "projects": "3", "papers": "4", "grants": "5", "field": "6",
-            "events": "7", "ledger": "8", "console": "9"}
+TAB_KEYS = {
+    "people": "1",
+    "applicants": "2",
+    "projects": "3",
+    "papers": "4",
+    "grants": "5",
+    "field": "6",
+    "events": "7",
+    "ledger": "8",
+    "console": "9",
+}
 """The key of each panel (warnings name where to act)."""
 
 NEWS_SHOWN = 14
@@ -59,11 +68,17 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     money = r.get("money") or {}
     budget, net = float(money.get("budget", 0.0)), float(money.get("net", 0.0))
     cit = r.get("citations") or {}
-    out.append(f"Budget ${budget - net:,.0f} → ${budget:,.0f} ({net:+,.0f}) · citations this month "
-               f"{cit.get('earned', 0)} (total {cit.get('total', 0)})")
+    out.append(
+        f"Budget ${budget - net:,.0f} → ${budget:,.0f} ({net:+,.0f}) · citations this month "
+        f"{cit.get('earned', 0)} (total {cit.get('total', 0)})"
+    )
     cats = money.get("by_category") or {}
     if cats:
-        out.append("[dim]Money: " + escape(", ".join(f"{k} {v:+,.0f}" for k, v in sorted(cats.items(), key=lambda kv: kv[1]))) + "[/]")
+        out.append(
+            "[dim]Money: "
+            + escape(", ".join(f"{k} {v:+,.0f}" for k, v in sorted(cats.items(), key=lambda kv: kv[1])))
+            + "[/]"
+        )
     if r.get("collapsed"):
         out.append("[b red]The budget ended the month below zero: the lab collapsed.[/]")
 
@@ -74,29 +89,47 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             out.extend(f"  {x}" for x in rows)
 
     if game is not None and warn and not r.get("finished"):
-        section(f"Warnings for month {month + 1}", [
-            f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
-            for a in alerts(game)])
+        section(
+            f"Warnings for month {month + 1}",
+            [
+                f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
+                for a in alerts(game)
+            ],
+        )
     rows = []
     for d in r.get("decisions", []):
         verdict = "[green]accepted[/]" if d.get("outcome") == "accept" else "[red]rejected[/]"
-        rows.append(f"{verdict} {d.get('draft_id')} at {d.get('venue')} ({d.get('submission_id')}) · reviewer scores "
-                    f"{fmt_scores([float(x) for x in (d.get('reviewer_scores') or [])])}")
+        rows.append(
+            f"{verdict} {d.get('draft_id')} at {d.get('venue')} ({d.get('submission_id')}) · reviewer scores "
+            f"{fmt_scores([float(x) for x in (d.get('reviewer_scores') or [])])}"
+        )
         if game is not None:
             rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
     section("Decisions", rows)
-    section("Published", [f"{p.get('publication_id')} {p.get('topic')} tier {p.get('tier')} at {p.get('venue')} "
-                          f"(draft {p.get('draft_id')})" for p in r.get("publications", [])])
+    section(
+        "Published",
+        [
+            f"{p.get('publication_id')} {p.get('topic')} tier {p.get('tier')} at {p.get('venue')} "
+            f"(draft {p.get('draft_id')})"
+            for p in r.get("publications", [])
+        ],
+    )
     rows = []
     for p in r.get("proposals", []):
         if p.get("outcome") == "funded":
-            rows.append(f"[green]funded[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}: award "
-                        f"{p.get('award_id')} ${float(p.get('total') or 0):,.0f}")
+            rows.append(
+                f"[green]funded[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}: award "
+                f"{p.get('award_id')} ${float(p.get('total') or 0):,.0f}"
+            )
         else:
             rows.append(f"[red]rejected[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}")
         if game is not None:
             facts = proposal_facts(game, p.get("proposal_id"))
-            rows.append(_ctx(agency_record(game, p.get("agency"), p.get("topic"), before=month) + (f"; {facts}" if facts else "")))
+            rows.append(
+                _ctx(
+                    agency_record(game, p.get("agency"), p.get("topic"), before=month) + (f"; {facts}" if facts else "")
+                )
+            )
     section("Grants", rows)
     rows, expired = [], 0
     for o in r.get("offers", []):
@@ -104,7 +137,9 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             expired += 1
             continue
         colour = "green" if o.get("outcome") == "accepted" else "red"
-        rows.append(f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}")
+        rows.append(
+            f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}"
+        )
         if game is not None:
             rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game)}"))
     if expired:
@@ -112,32 +147,68 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     section("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
     if game is not None and not r.get("finished"):
         waiting = game.query("select id, name from applicants where status = 'offered'")
-        section("Offers waiting for an answer", [
-            f"{w['name']} ({w['id']}) · answers come at the end of month {offers_answered_month(month + 1)}" for w in waiting])
+        section(
+            "Offers waiting for an answer",
+            [
+                f"{w['name']} ({w['id']}) · answers come at the end of month {offers_answered_month(month + 1)}"
+                for w in waiting
+            ],
+        )
     rows = []
     for s in r.get("postdoc_searches", []):
-        what = {"filled": f"[green]filled[/] by {s.get('postdoc_id')}", "unfilled": "[red]ended without a hire[/]",
-                "paused": "[red]paused: the lab is at its researcher cap (fee lost)[/]"}.get(s.get("outcome"), s.get("outcome"))
+        what = {
+            "filled": f"[green]filled[/] by {s.get('postdoc_id')}",
+            "unfilled": "[red]ended without a hire[/]",
+            "paused": "[red]paused: the lab is at its researcher cap (fee lost)[/]",
+        }.get(s.get("outcome"), s.get("outcome"))
         rows.append(f"{s.get('posting_id')}: {what}")
         if game is not None:
             rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))
     section("Postdoc searches", rows)
-    section("Arrivals", [f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
-                         + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")
-                         for a in r.get("arrivals", [])])
-    section("Departures", [f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]" for q in r.get("quits", [])]
-            + [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
-            + [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])])
-    section("Projects", [f"{d.get('project_id') or 'collaboration'} → draft {d.get('draft_id')} ({d.get('topic')} tier "
-                         f"{d.get('tier')}{', collaboration' if d.get('collab') else ''})" for d in r.get("drafts_completed", [])]
-            + [f"[red]{d.get('project_id')} {d.get('topic')} tier {d.get('tier')}: dead end[/]"
-               + (f" (salvage draft {d['salvage_draft_id']})" if d.get("salvage_draft_id") else "") for d in r.get("dead_ends", [])]
-            + [f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)" for s in r.get("scoops", [])])
+    section(
+        "Arrivals",
+        [
+            f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
+            + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")
+            for a in r.get("arrivals", [])
+        ],
+    )
+    section(
+        "Departures",
+        [f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]" for q in r.get("quits", [])]
+        + [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
+        + [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])],
+    )
+    section(
+        "Projects",
+        [
+            f"{d.get('project_id') or 'collaboration'} → draft {d.get('draft_id')} ({d.get('topic')} tier "
+            f"{d.get('tier')}{', collaboration' if d.get('collab') else ''})"
+            for d in r.get("drafts_completed", [])
+        ]
+        + [
+            f"[red]{d.get('project_id')} {d.get('topic')} tier {d.get('tier')}: dead end[/]"
+            + (f" (salvage draft {d['salvage_draft_id']})" if d.get("salvage_draft_id") else "")
+            for d in r.get("dead_ends", [])
+        ]
+        + [
+            f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)"
+            for s in r.get("scoops", [])
+        ],
+    )
     events = r.get("events") or {}
-    section("Events", [f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
-                       + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
-                       for e in events.get("arrived", [])]
-            + [f"{e.get('id')} {str(e.get('kind', '')).replace('_', ' ')}: {e.get('status')}" for e in events.get("expired", [])])
+    section(
+        "Events",
+        [
+            f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
+            + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
+            for e in events.get("arrived", [])
+        ]
+        + [
+            f"{e.get('id')} {str(e.get('kind', '')).replace('_', ' ')}: {e.get('status')}"
+            for e in events.get("expired", [])
+        ],
+    )
     by_pub = cit.get("by_publication") or {}
     if by_pub:
         section("Citations", [", ".join(f"{k} +{v}" for k, v in sorted(by_pub.items(), key=lambda kv: -kv[1]))])

@@ -61,8 +61,11 @@ class EndScreen(Screen[None]):
         w = self.game.world
         imp = impact(w)
         summ = w.summary()
-        how = (f"[b red]The lab collapsed in month {summ['collapse_month']}[/]: only citations already earned count."
-               if w.collapsed else f"The career reached the horizon (month {w.month}).")
+        how = (
+            f"[b red]The lab collapsed in month {summ['collapse_month']}[/]: only citations already earned count."
+            if w.collapsed
+            else f"The career reached the horizon (month {w.month})."
+        )
         with VerticalScroll(id="end-body"):
             yield Label(f"Career over — Impact {imp['total']:,.1f}", id="end-title")
             yield Static(
@@ -71,7 +74,8 @@ class EndScreen(Screen[None]):
                 f"{summ['publications']} publications ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
                 f"{summ['grants_won']} grants (${summ['grant_dollars']:,.0f}) · {summ['hires']} researchers hired, "
                 f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}",
-                id="end-impact")
+                id="end-impact",
+            )
             yield Static("Baseline policy on the same scenario: running…", id="end-baseline")
             yield Label("Papers that carried it", classes="section")
             yield DataTable(id="end-papers", cursor_type="row", zebra_stripes=True)
@@ -97,40 +101,79 @@ class EndScreen(Screen[None]):
         total = sum(p.citations + proj.get(p.id, 0.0) for p in pubs) or 1.0
         for p in sorted(pubs, key=lambda p: -(p.citations + proj.get(p.id, 0.0))):
             v = p.citations + proj.get(p.id, 0.0)
-            t.add_row(p.id, p.venue, p.topic, str(p.tier), str(p.published_month), str(p.citations), f"{proj.get(p.id, 0.0):.1f}",
-                      f"{100 * v / total:.0f}%", f"{p.q:.2f}")
+            t.add_row(
+                p.id,
+                p.venue,
+                p.topic,
+                str(p.tier),
+                str(p.published_month),
+                str(p.citations),
+                f"{proj.get(p.id, 0.0):.1f}",
+                f"{100 * v / total:.0f}%",
+                f"{p.q:.2f}",
+            )
         if not pubs:
             t.add_row("—", "no publication", "", "", "", "", "", "", "")
         months = self.game.query("select month, budget, citations_total from lab_monthly order by month")
         xs = [r["month"] for r in months]
-        self.query_one("#end-budget", LinePlot).show("Budget ($k)", {"budget": (xs, [r["budget"] / 1000 for r in months])})
+        self.query_one("#end-budget", LinePlot).show(
+            "Budget ($k)", {"budget": (xs, [r["budget"] / 1000 for r in months])}
+        )
         per, prev = [], 0
         for r in months:
             per.append(r["citations_total"] - prev)
             prev = r["citations_total"]
         self.query_one("#end-citations", LinePlot).show("Citations per month", {"citations": (xs, per)})
         pt = self.query_one("#end-people", DataTable)
-        pt.add_columns("ID", "Name", "Role", "Pool", "Status", "Transcript", "Letter", "Interview", "Ability", "Skill", "Morale",
-                       "Independence", "Growth")
+        pt.add_columns(
+            "ID",
+            "Name",
+            "Role",
+            "Pool",
+            "Status",
+            "Transcript",
+            "Letter",
+            "Interview",
+            "Ability",
+            "Skill",
+            "Morale",
+            "Independence",
+            "Growth",
+        )
         for p in s.people.values():
             a = s.applicants.get(p.applicant_id) if p.applicant_id else None
-            pt.add_row(p.id, p.name, p.role, p.pool or "—", p.status,
-                       f"{a.transcript:.2f}" if a else "—", f"{a.letter:.2f}" if a else "—",
-                       f"{a.interview_score:.2f}" if a else "—",
-                       Text(f"{p.ability:.2f}", style="bold"), f"{p.skill:.2f}", f"{p.morale:.2f}", f"{p.independence:.2f}",
-                       f"{p.growth:.2f}")
+            pt.add_row(
+                p.id,
+                p.name,
+                p.role,
+                p.pool or "—",
+                p.status,
+                f"{a.transcript:.2f}" if a else "—",
+                f"{a.letter:.2f}" if a else "—",
+                f"{a.interview_score:.2f}" if a else "—",
+                Text(f"{p.ability:.2f}", style="bold"),
+                f"{p.skill:.2f}",
+                f"{p.morale:.2f}",
+                f"{p.independence:.2f}",
+                f"{p.growth:.2f}",
+            )
         if not s.people:
             pt.add_row("—", "nobody was hired", *[""] * 11)
         traj = s.trajectory
         last = min(len(traj) - 1, w.cfg.months)
-        series = {topic: (list(range(1, last + 1)), [traj[m][k] for m in range(1, last + 1)]) for k, topic in enumerate(TOPICS)}
+        series = {
+            topic: (list(range(1, last + 1)), [traj[m][k] for m in range(1, last + 1)])
+            for k, topic in enumerate(TOPICS)
+        }
         self.query_one("#end-hotness", LinePlot).show("True hotness by topic", series)
         tt = self.query_one("#end-topics", DataTable)
         tt.add_columns("Topic", "Start", "Mean", "Peak", "End", "Your papers")
         for k, topic in enumerate(TOPICS):
             vals = [traj[m][k] for m in range(1, last + 1)]
             n = sum(1 for p in pubs if p.topic == topic)
-            tt.add_row(topic, f"{vals[0]:.2f}", f"{sum(vals) / len(vals):.2f}", f"{max(vals):.2f}", f"{vals[-1]:.2f}", str(n))
+            tt.add_row(
+                topic, f"{vals[0]:.2f}", f"{sum(vals) / len(vals):.2f}", f"{max(vals):.2f}", f"{vals[-1]:.2f}", str(n)
+            )
         if self.run_baseline_now:
             self.compute_baseline()
 
@@ -153,9 +196,11 @@ class EndScreen(Screen[None]):
         mine = self.game.world.summary()["impact"]
         state = f"collapsed in month {result['collapse_month']}" if result["collapsed"] else "reached the horizon"
         verdict = "you beat it" if mine > result["impact"] else "it beat you" if mine < result["impact"] else "a tie"
-        box.update(f"Baseline policy on the same scenario: Impact [b]{result['impact']:,.1f}[/] "
-                   f"({result['citations']:,.0f} earned + {result['projected']:,.1f} projected), {result['publications']} publications, "
-                   f"{result['grants_won']} grants, {state} — {verdict}.")
+        box.update(
+            f"Baseline policy on the same scenario: Impact [b]{result['impact']:,.1f}[/] "
+            f"({result['citations']:,.0f} earned + {result['projected']:,.1f} projected), {result['publications']} publications, "
+            f"{result['grants_won']} grants, {state} — {verdict}."
+        )
 
     def action_back(self) -> None:
         """Return to the panels (every action is refused now: the career is over)."""

@@ -40,8 +40,15 @@ class ActionForm(ModalScreen[dict | None]):
         Binding("ctrl+o", "send", "OK", id="form-send", priority=True),
     ]
 
-    def __init__(self, spec: ActionSpec, game: Game, *, blink: bool = True,
-                 apply: Callable[[dict], str | None] | None = None, highlighted: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: ActionSpec,
+        game: Game,
+        *,
+        blink: bool = True,
+        apply: Callable[[dict], str | None] | None = None,
+        highlighted: str | None = None,
+    ) -> None:
         super().__init__()
         self.highlighted = highlighted
         self.spec = spec
@@ -59,7 +66,9 @@ class ActionForm(ModalScreen[dict | None]):
 
     def _initial(self, f: Field) -> Any:
         if f.kind == "number":
-            return "" if f.default is None else f"{f.default:g}" if isinstance(f.default, (int, float)) else str(f.default)
+            return (
+                "" if f.default is None else f"{f.default:g}" if isinstance(f.default, (int, float)) else str(f.default)
+            )
         if f.kind == "multi":
             return list(f.default or [])
         opts = self._options(f)
@@ -74,9 +83,10 @@ class ActionForm(ModalScreen[dict | None]):
         with VerticalScroll(id="form-box"):
             yield Label(self.spec.title, id="form-title")
             desc = self.spec.describe(self.game)
-            yield Static(f"[dim]{self.spec.api}[/]" + (f" — {escape(desc)}" if desc else ""),
-                         id="form-desc")
-            yield Static("", id="form-summary")  # costs and the lab's record, live, before the fields (visible at 80x24)
+            yield Static(f"[dim]{self.spec.api}[/]" + (f" — {escape(desc)}" if desc else ""), id="form-desc")
+            yield Static(
+                "", id="form-summary"
+            )  # costs and the lab's record, live, before the fields (visible at 80x24)
             for i, f in enumerate(self.fields):
                 yield Label(f.label, classes="form-label")
                 yield self._widget(i, f)
@@ -98,8 +108,13 @@ class ActionForm(ModalScreen[dict | None]):
             chosen = set(self._values[f.name])
             return CheckList(*[(label, value, value in chosen) for label, value in opts], id=wid, classes="form-multi")
         opts = self._options(f)
-        return Select([(label, value) for label, value in opts], value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
-                      prompt=f"choose ({len(opts)} options)" if opts else "nothing to choose", id=wid, classes="form-select")
+        return Select(
+            [(label, value) for label, value in opts],
+            value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
+            prompt=f"choose ({len(opts)} options)" if opts else "nothing to choose",
+            id=wid,
+            classes="form-select",
+        )
 
     def on_mount(self) -> None:
         for inp in self.query(Input):
@@ -201,8 +216,12 @@ class ActionForm(ModalScreen[dict | None]):
         if self.apply is not None:
             refusal = self.apply(clean)
             if refusal is not None:
-                self.show_problems([f"{self.spec.api} refused: {refusal}",
-                                    "Change the values and send again, or press escape to cancel."])
+                self.show_problems(
+                    [
+                        f"{self.spec.api} refused: {refusal}",
+                        "Change the values and send again, or press escape to cancel.",
+                    ]
+                )
                 return
         self.dismiss(clean)
 

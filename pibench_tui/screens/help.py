@@ -18,33 +18,36 @@ def rules_markdown(rules: dict, cfg: Any) -> str:
     """The rules in short, every number formatted from this scenario's ``lab.rules()`` (and, for
     the score's projection window, its ``WorldConfig``)."""
     tiers = "/".join(f"{w:g}" for _, w in sorted(rules["projects"]["tier_work"].items()))
-    venues = "; ".join(f"{name} " + (f"(months {', '.join(str(m) for m in v['deadline_months'])})" if v["deadline_months"]
-                                     else "(any month)") for name, v in rules["venues"].items())
+    venues = "; ".join(
+        f"{name} "
+        + (f"(months {', '.join(str(m) for m in v['deadline_months'])})" if v["deadline_months"] else "(any month)")
+        for name, v in rules["venues"].items()
+    )
     dated = ", ".join(name for name, a in rules["agencies"].items() if not a.get("rolling"))
     rolling = ", ".join(name for name, a in rules["agencies"].items() if a.get("rolling"))
     season, pay, att, hrs, pd = rules["season"], rules["pay"], rules["attention"], rules["hours"], rules["postdoc"]
     offer_months = f"{min(season['offer_months'])}-{max(season['offer_months'])}"
     return f"""\
-**Goal.** Run the lab for the horizon ({rules['horizon_months']} months). Your score is **Impact** = citations your
+**Goal.** Run the lab for the horizon ({rules["horizon_months"]} months). Your score is **Impact** = citations your
 papers earn by the end + a projection of their next {cfg.projection_months} months. If the budget ends a month
 below zero the lab **collapses**: the career stops and keeps only citations earned.
 
 **Each month** you act, then press **n** to close it. Money: people are paid and compute is
-billed at the end of each month; grants are the only income. Attention: {att['base']:g} h a month, less
-oversight per researcher and the service duty ({att['service_tax_hours']:g} h) in month {att['service_tax_month'] or 12} of each year;
+billed at the end of each month; grants are the only income. Attention: {att["base"]:g} h a month, less
+oversight per researcher and the service duty ({att["service_tax_hours"]:g} h) in month {att["service_tax_month"] or 12} of each year;
 mentoring is a standing allocation, everything else is one-off; unspent hours vanish.
 
-**People.** Recruiting season: months {offer_months} of each year (interview {hrs['interview']:g} h each, offer; answers at
-the end of month {season['offers_resolve']}, students arrive in month {season['arrival']}; pay ${pay['phd']:,.0f}/month). Postdoc searches
-take {pd['search_months']} months (${rules['costs']['postdoc_search']:,.0f}; ${pay['postdoc']:,.0f}/month, {pd['contract_months']}-month
-contracts, renewable within {pd['renewal_window_months']} months of the end). RAs (${pay['ra']:,.0f}/month) and lab managers
-(${pay['manager']:,.0f}/month) start at once; managers cut oversight. At most {rules['caps']['researchers']} researchers.
+**People.** Recruiting season: months {offer_months} of each year (interview {hrs["interview"]:g} h each, offer; answers at
+the end of month {season["offers_resolve"]}, students arrive in month {season["arrival"]}; pay ${pay["phd"]:,.0f}/month). Postdoc searches
+take {pd["search_months"]} months (${rules["costs"]["postdoc_search"]:,.0f}; ${pay["postdoc"]:,.0f}/month, {pd["contract_months"]}-month
+contracts, renewable within {pd["renewal_window_months"]} months of the end). RAs (${pay["ra"]:,.0f}/month) and lab managers
+(${pay["manager"]:,.0f}/month) start at once; managers cut oversight. At most {rules["caps"]["researchers"]} researchers.
 
 **Projects → drafts → papers.** Tier 1/2/3 need about {tiers} units of work. Polish (up to
-{hrs['polish_saturation']:g} h) and submit: {venues}. Rejected drafts can be revised once a month.
+{hrs["polish_saturation"]:g} h) and submit: {venues}. Rejected drafts can be revised once a month.
 
 **Grants.** {dated} calls open in given months; {rolling or "none"} rolling.
-Proposals take ≥ {hrs['proposal_min']:g} h and ${rules['costs']['proposal']:,.0f}; attach papers as evidence.
+Proposals take ≥ {hrs["proposal_min"]:g} h and ${rules["costs"]["proposal"]:,.0f}; attach papers as evidence.
 
 **Hidden.** Abilities, morale, paper quality, topic hotness and agency tastes are hidden:
 read reports, reviewer scores, news, preprints. They are revealed at the end.
@@ -70,21 +73,31 @@ events about to lapse. Each names its key; `!` goes to the panel of the most urg
 
 def keys_markdown() -> str:
     """The key table, built from the action registry."""
-    rows = ["| key | action | panel |", "|---|---|---|",
-            "| n | next month (asks first) | any |", "| ? / f1 | this help | any |", "| : | console (Python, the agent API) | any |",
-            "| ctrl+s | save | any |", "| l | load a save | any |", "| q | quit | any |", "| 1-9 | switch panel | any |",
-            "| ctrl+p | command palette (every action) | any |",
-            "| t (in this help) | reopen the tutorial checklist | any |",
-            "| ! | go to the panel of the most urgent warning (header line 3) | any |"]
+    rows = [
+        "| key | action | panel |",
+        "|---|---|---|",
+        "| n | next month (asks first) | any |",
+        "| ? / f1 | this help | any |",
+        "| : | console (Python, the agent API) | any |",
+        "| ctrl+s | save | any |",
+        "| l | load a save | any |",
+        "| q | quit | any |",
+        "| 1-9 | switch panel | any |",
+        "| ctrl+p | command palette (every action) | any |",
+        "| t (in this help) | reopen the tutorial checklist | any |",
+        "| ! | go to the panel of the most urgent warning (header line 3) | any |",
+    ]
     for a in ACTIONS:
         rows.append(f"| {a.key} | {a.title} (`{a.api}`) | {a.tab} |")
     return "\n".join(rows)
 
 
-KEYS_INTRO = ("**Keys.** Form dialogs: tab moves, space toggles, enter or ctrl+o sends, escape cancels; "
-              "a refused call keeps the form open with the reason. Console: escape clears the line, and on an "
-              "empty line it leaves the console (then 1-9 switch panels; `:` comes back). This help scrolls: "
-              "arrows, page up/down, space, home/end.")
+KEYS_INTRO = (
+    "**Keys.** Form dialogs: tab moves, space toggles, enter or ctrl+o sends, escape cancels; "
+    "a refused call keeps the form open with the reason. Console: escape clears the line, and on an "
+    "empty line it leaves the console (then 1-9 switch panels; `:` comes back). This help scrolls: "
+    "arrows, page up/down, space, home/end."
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -108,10 +121,20 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box", classes="dialog"):
-            yield Label("pibench — help  [dim](↑↓ pgup pgdn space home end scroll · escape closes)[/]", classes="dialog-title")
+            yield Label(
+                "pibench — help  [dim](↑↓ pgup pgdn space home end scroll · escape closes)[/]", classes="dialog-title"
+            )
             with VerticalScroll(id="help-scroll"):
-                yield Markdown(rules_markdown(self.game.rules, self.game.world.cfg) + "\n\n" + columns_markdown(self.game.world.cfg) + "\n\n" + KEYS_INTRO + "\n\n" + keys_markdown(),
-                               id="help-text")
+                yield Markdown(
+                    rules_markdown(self.game.rules, self.game.world.cfg)
+                    + "\n\n"
+                    + columns_markdown(self.game.world.cfg)
+                    + "\n\n"
+                    + KEYS_INTRO
+                    + "\n\n"
+                    + keys_markdown(),
+                    id="help-text",
+                )
 
     def on_mount(self) -> None:
         self.body.focus()

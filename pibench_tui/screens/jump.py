@@ -33,10 +33,14 @@ class JumpDialog(ModalScreen[int | None]):
         try:
             month = int(event.value.strip())
         except ValueError:
-            self.query_one("#jump-error", Static).update(f"{event.value!r} is not a month number ({self.first}-{self.last})")
+            self.query_one("#jump-error", Static).update(
+                f"{event.value!r} is not a month number ({self.first}-{self.last})"
+            )
             return
         if not self.first <= month <= self.last:
-            self.query_one("#jump-error", Static).update(f"month {month} is outside this career ({self.first}-{self.last})")
+            self.query_one("#jump-error", Static).update(
+                f"month {month} is outside this career ({self.first}-{self.last})"
+            )
             return
         self.dismiss(month)
 

@@ -25,10 +25,16 @@ class LoadDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="load-box", classes="dialog"):
             yield Label("Resume a save", classes="dialog-title")
-            yield OptionList(*[
-                Option(f"{i.name}  ·  {i.scenario} seed {i.seed}  ·  month {i.month}/{i.months}  ·  {i.status}  ·  {i.updated[:16]}", id=i.name)
-                for i in self.saves
-            ], id="load-list")
+            yield OptionList(
+                *[
+                    Option(
+                        f"{i.name}  ·  {i.scenario} seed {i.seed}  ·  month {i.month}/{i.months}  ·  {i.status}  ·  {i.updated[:16]}",
+                        id=i.name,
+                    )
+                    for i in self.saves
+                ],
+                id="load-list",
+            )
             yield Static("[b]enter[/] load · [b]escape[/] cancel", classes="form-hint")
 
     @on(OptionList.OptionSelected)

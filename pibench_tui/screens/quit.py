@@ -29,7 +29,9 @@ class QuitDialog(ModalScreen[str]):
             yield Label("Quit pibench?", classes="dialog-title")
             if self.unsaved:
                 yield Static(f"{self.note}.", id="quit-note", markup=False)
-                yield Static("[b]s[/] save and quit · [b]q[/] quit without saving · [b]escape[/] stay", classes="form-hint")
+                yield Static(
+                    "[b]s[/] save and quit · [b]q[/] quit without saving · [b]escape[/] stay", classes="form-hint"
+                )
             else:
                 yield Static("[b]q[/]/[b]y[/] quit · [b]escape[/] stay", classes="form-hint")
 

@@ -17,7 +17,11 @@ MAX_TEXT = 4000
 
 def _cut(text: str) -> str:
     text = str(text or "")
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… ({len(text) - MAX_TEXT} more characters in transcript.jsonl)"
+    return (
+        text
+        if len(text) <= MAX_TEXT
+        else text[:MAX_TEXT] + f"\n… ({len(text) - MAX_TEXT} more characters in transcript.jsonl)"
+    )
 
 
 def transcript_renderables(entries: list[dict]) -> list:
@@ -30,8 +34,12 @@ def transcript_renderables(entries: list[dict]) -> list:
         head = f"turn {turn} · " if turn is not None else ""
         if ev == "block":
             state = "ok" if e.get("ok") else "error"
-            out.append(Text(f"{head}code ran ({state}" + (f", {e['seconds']} s" if e.get("seconds") is not None else "") + ")",
-                            style="bold green" if e.get("ok") else "bold red"))
+            out.append(
+                Text(
+                    f"{head}code ran ({state}" + (f", {e['seconds']} s" if e.get("seconds") is not None else "") + ")",
+                    style="bold green" if e.get("ok") else "bold red",
+                )
+            )
             out.append(Syntax(str(e.get("code") or ""), "python", theme="ansi_dark", word_wrap=True))
             if e.get("output"):
                 out.append(Text(_cut(e["output"]), style="cyan"))
@@ -62,7 +70,9 @@ class TranscriptScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="transcript-box", classes="dialog"):
-            yield Label(f"Month {self.month}: the agent's transcript ({len(self.entries)} entries)", classes="dialog-title")
+            yield Label(
+                f"Month {self.month}: the agent's transcript ({len(self.entries)} entries)", classes="dialog-title"
+            )
             with VerticalScroll(id="transcript-body"):
                 body = transcript_renderables(self.entries) or [Text("No transcript entry for this month.")]
                 yield Static(Group(*body), id="transcript-text")

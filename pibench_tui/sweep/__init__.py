@@ -27,8 +27,18 @@ from .executors import DaskExecutor, Executor, ExecutorError, Group, LocalExecut
 from .journal import JournalError, SweepJournal, atomic_write_text, fingerprint, journal_path, seeds_text
 
 __all__ = [
-    "DaskExecutor", "Executor", "ExecutorError", "Group", "JournalError", "LocalExecutor", "SweepJournal",
-    "atomic_write_text", "journal_path", "make_executor", "run_sweep", "sweep_settings",
+    "DaskExecutor",
+    "Executor",
+    "ExecutorError",
+    "Group",
+    "JournalError",
+    "LocalExecutor",
+    "SweepJournal",
+    "atomic_write_text",
+    "journal_path",
+    "make_executor",
+    "run_sweep",
+    "sweep_settings",
 ]
 
 
@@ -39,9 +49,16 @@ def sweep_settings(command: str, scenario: str, groups: Sequence[Group]) -> dict
         "command": command,
         "scenario": scenario,
         "groups": [
-            {"key": g.key, "policy": g.policy, "config": fingerprint(g.config.to_dict()),
-             "baseline_config": dataclasses.asdict(g.baseline_config) if dataclasses.is_dataclass(g.baseline_config) and not isinstance(g.baseline_config, type) else None,
-             "seeds": fingerprint(list(g.seeds)), "seeds_text": seeds_text(list(g.seeds))}
+            {
+                "key": g.key,
+                "policy": g.policy,
+                "config": fingerprint(g.config.to_dict()),
+                "baseline_config": dataclasses.asdict(g.baseline_config)
+                if dataclasses.is_dataclass(g.baseline_config) and not isinstance(g.baseline_config, type)
+                else None,
+                "seeds": fingerprint(list(g.seeds)),
+                "seeds_text": seeds_text(list(g.seeds)),
+            }
             for g in groups
         ],
     }

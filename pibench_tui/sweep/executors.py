@@ -70,7 +70,9 @@ class Executor(Protocol):
         ...
 
 
-def career_task(policy: str, seed: int, cfg: dict[str, Any], bcfg: Any, record: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def career_task(
+    policy: str, seed: int, cfg: dict[str, Any], bcfg: Any, record: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """One career in a worker: its row, and its run data when ``record`` (see
     :func:`pibench_tui.sweep.runs.recorded_career`)."""
     from world.runner import run_career
@@ -83,7 +85,9 @@ def career_task(policy: str, seed: int, cfg: dict[str, Any], bcfg: Any, record: 
     return run_career(policy, seed, config, bcfg), None
 
 
-def chunk_task(policy: str, seeds: list[int], cfg: dict[str, Any], bcfg: Any, record: bool) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+def chunk_task(
+    policy: str, seeds: list[int], cfg: dict[str, Any], bcfg: Any, record: bool
+) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     """Several careers of one group in a worker (one Dask task), in seed order."""
     from world.runner import run_career
 
@@ -115,8 +119,14 @@ class LocalExecutor:
 
         if not record:
             for g in groups:
-                run_seeds(g.policy, g.seeds, g.config, jobs=self.jobs, baseline_config=g.baseline_config,
-                          progress=_row_emitter(emit, g.key))
+                run_seeds(
+                    g.policy,
+                    g.seeds,
+                    g.config,
+                    jobs=self.jobs,
+                    baseline_config=g.baseline_config,
+                    progress=_row_emitter(emit, g.key),
+                )
             return
         items = [(g.key, g.policy, seed, g.config.to_dict(), g.baseline_config) for g in groups for seed in g.seeds]
         if self.jobs == 1 or len(items) <= 1:
@@ -126,7 +136,9 @@ class LocalExecutor:
             return
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as ex:
-            futures = {ex.submit(career_task, policy, seed, cfg, bcfg, True): key for key, policy, seed, cfg, bcfg in items}
+            futures = {
+                ex.submit(career_task, policy, seed, cfg, bcfg, True): key for key, policy, seed, cfg, bcfg in items
+            }
             try:
                 for fut in as_completed(futures):
                     row, run = fut.result()
@@ -157,7 +169,7 @@ def _reference_digest() -> str:
 
 def _chunks(seeds: Sequence[int], size: int) -> Iterator[list[int]]:
     for i in range(0, len(seeds), size):
-        yield list(seeds[i:i + size])
+        yield list(seeds[i : i + size])
 
 
 class DaskExecutor:
@@ -182,7 +194,11 @@ class DaskExecutor:
 
     def describe(self) -> str:
         """``the Dask cluster at ADDRESS``."""
-        addr = self.address if isinstance(self.address, str) else getattr(getattr(self.address, "scheduler", None), "address", "?")
+        addr = (
+            self.address
+            if isinstance(self.address, str)
+            else getattr(getattr(self.address, "scheduler", None), "address", "?")
+        )
         return f"the Dask cluster at {addr}"
 
     def _client(self) -> tuple[Any, bool]:
@@ -196,21 +212,27 @@ class DaskExecutor:
         try:
             return client_cls(self.address, timeout=f"{self.connect_timeout}s"), True
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ExecutorError(f"cannot reach the Dask scheduler at {self.address}: {exc}; "
-                                "start one with `dask scheduler` and give its address (tcp://HOST:8786)") from None
+            raise ExecutorError(
+                f"cannot reach the Dask scheduler at {self.address}: {exc}; "
+                "start one with `dask scheduler` and give its address (tcp://HOST:8786)"
+            ) from None
 
     def _check_workers(self, client: Any) -> int:
         try:
             client.wait_for_workers(1, timeout=self.worker_timeout)
         except (TimeoutError, OSError):
-            raise ExecutorError(f"no Dask worker joined {self.describe()} within {self.worker_timeout:g} s; "
-                                "start workers with `dask worker ADDRESS`") from None
+            raise ExecutorError(
+                f"no Dask worker joined {self.describe()} within {self.worker_timeout:g} s; "
+                "start workers with `dask worker ADDRESS`"
+            ) from None
         here = _reference_digest()
         there = client.run(_reference_digest)
         odd = sorted(w for w, d in there.items() if d != here)
         if odd:
-            raise ExecutorError(f"Dask worker(s) {', '.join(odd)} run other pibench code (a reference career "
-                                "ends in another world digest); install this pibench version on every worker")
+            raise ExecutorError(
+                f"Dask worker(s) {', '.join(odd)} run other pibench code (a reference career "
+                "ends in another world digest); install this pibench version on every worker"
+            )
         return max(1, int(sum(client.nthreads().values())))
 
     def run(self, groups: Sequence[Group], emit: Emit, record: bool = False) -> None:

@@ -82,8 +82,12 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         out.append(f"policies/variants: {', '.join(okeys)} there, {', '.join(nkeys)} now")
     else:
         for a, b in zip(og, ng, strict=True):
-            for field, label in (("policy", "policy"), ("config", "world parameters"),
-                                 ("baseline_config", "baseline config"), ("seeds", "seeds")):
+            for field, label in (
+                ("policy", "policy"),
+                ("config", "world parameters"),
+                ("baseline_config", "baseline config"),
+                ("seeds", "seeds"),
+            ):
                 if a.get(field) != b.get(field):
                     if field == "seeds":
                         out.append(f"seeds of {a['key']}: {a.get('seeds_text')} there, {b.get('seeds_text')} now")
@@ -145,13 +149,17 @@ class SweepJournal:
                     raise JournalError(f"{self.path} is not a pibench sweep journal; {start_over}")
                 if obj.get("settings") != self.settings:
                     diff = "; ".join(_differences(obj.get("settings") or {}, self.settings))
-                    raise JournalError(f"{self.path} holds an interrupted sweep with other settings ({diff}); "
-                                       f"run that sweep's command again to resume it, or {start_over}")
+                    raise JournalError(
+                        f"{self.path} holds an interrupted sweep with other settings ({diff}); "
+                        f"run that sweep's command again to resume it, or {start_over}"
+                    )
             else:
                 try:
                     self.rows[(str(obj["key"]), int(obj["seed"]))] = obj["row"]
                 except (KeyError, TypeError, ValueError):
-                    raise JournalError(f"{self.path} is damaged at line {i + 1} (not a career row); {start_over}") from None
+                    raise JournalError(
+                        f"{self.path} is damaged at line {i + 1} (not a career row); {start_over}"
+                    ) from None
             good += len(line.encode("utf-8"))
         if good == 0:
             raise JournalError(f"{self.path} is empty or damaged; {start_over}")

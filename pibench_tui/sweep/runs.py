@@ -38,7 +38,9 @@ def _month_report(api: Any, reply: Any) -> Any:
     return None
 
 
-def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def recorded_career(
+    policy: str, seed: int, config: WorldConfig, baseline_config: Any = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Play one career as :func:`world.runner.play` does, recording what the PI saw.
 
     Returns:
@@ -75,18 +77,39 @@ def recorded_career(policy: str, seed: int, config: WorldConfig, baseline_config
     from world.scoring import impact
 
     result = {
-        "format": RUN_FORMAT, "kind": "policy", "label": None, "policy": policy, "scenario": None,
-        "config": world.cfg.to_dict(), "seed": seed, "seed_commitment": None,
+        "format": RUN_FORMAT,
+        "kind": "policy",
+        "label": None,
+        "policy": policy,
+        "scenario": None,
+        "config": world.cfg.to_dict(),
+        "seed": seed,
+        "seed_commitment": None,
         "impact": impact(world),
-        "collapsed": s["collapsed"], "collapse_month": s["collapse_month"], "months_played": s["months_survived"],
-        "publications": s["publications"], "grants": s["grants_won"], "hires": s["hires"], "quits": s["students_quit"],
-        "digest": world.digest(), "pibench_version": _version(), "wall_s": round(time.perf_counter() - t0, 3),
-        "baseline_config": dataclasses.asdict(baseline_config) if dataclasses.is_dataclass(baseline_config) and not isinstance(baseline_config, type) else None,
-        "summary": s, "refused": len(pol.refused), "errors": len(pol.errors),  # type: ignore[attr-defined]
+        "collapsed": s["collapsed"],
+        "collapse_month": s["collapse_month"],
+        "months_played": s["months_survived"],
+        "publications": s["publications"],
+        "grants": s["grants_won"],
+        "hires": s["hires"],
+        "quits": s["students_quit"],
+        "digest": world.digest(),
+        "pibench_version": _version(),
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "baseline_config": dataclasses.asdict(baseline_config)
+        if dataclasses.is_dataclass(baseline_config) and not isinstance(baseline_config, type)
+        else None,
+        "summary": s,
+        "refused": len(pol.refused),
+        "errors": len(pol.errors),  # type: ignore[attr-defined]
     }
     evaluation = json.dumps({"eval_log": world.s.eval_log, "axes": row["axes"]}, separators=(",", ":"), allow_nan=False)
-    return row, {"result": result, "actions": [list(e) for e in world.s.action_log], "months_jsonl": "".join(months),
-                 "eval_json": evaluation + "\n"}
+    return row, {
+        "result": result,
+        "actions": [list(e) for e in world.s.action_log],
+        "months_jsonl": "".join(months),
+        "eval_json": evaluation + "\n",
+    }
 
 
 def _jsonl(rows: list[Any]) -> str:

@@ -43,18 +43,34 @@ class ApplicantsPanel(Panel):
     def show(self, game: Game) -> None:
         dash = game.dashboard()
         apps = game.call("recruit.applicants")
-        rows = [[a["id"], a["name"], a["pool"], f"{a['transcript']:.2f}", f"{a['letter']:.2f}", fmt_num(a["interview"]), a["status"]]
-                for a in apps]
+        rows = [
+            [
+                a["id"],
+                a["name"],
+                a["pool"],
+                f"{a['transcript']:.2f}",
+                f"{a['letter']:.2f}",
+                fmt_num(a["interview"]),
+                a["status"],
+            ]
+            for a in apps
+        ]
         fill_table(self.query_one("#applicants-table", DataTable), rows)
         m = dash["month"]
         if apps:
-            note = (f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
-                    f"{m + (3 - m % 12) % 12 + 2}. Interview (i, {game.rules['hours']['interview']:g} h each), offer (o, "
-                    f"${game.rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high.")
+            note = (
+                f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
+                f"{m + (3 - m % 12) % 12 + 2}. Interview (i, {game.rules['hours']['interview']:g} h each), offer (o, "
+                f"${game.rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high."
+            )
         else:
             nxt = m + ((1 - m) % 12)
-            past = {r["status"]: r["n"] for r in game.query(
-                "select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status")}
+            past = {
+                r["status"]: r["n"]
+                for r in game.query(
+                    "select status, count(*) as n from applicants where status in ('accepted','declined','joined','expired') group by status"
+                )
+            }
             note = f"No applicants now: the next recruiting season opens in month {nxt}."
             note += past_offers_note(past)
         self.query_one("#applicants-note", Static).update(Text(note))

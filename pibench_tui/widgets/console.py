@@ -14,10 +14,12 @@ from textual.widgets import Input, RichLog, Static
 from ..tui_game import Game
 from .panels import Panel
 
-BANNER = ("Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
-          "query(sql), memory. Example: lab.dashboard()['budget']. A line ending in ':' starts a block; an empty "
-          "line runs it. Runs in the same sandbox as `pibench headless`. ↑/↓ recall earlier lines, tab completes "
-          "API names. Escape clears the line; on an empty line it leaves the console (then 1-9 switch panels, : comes back).")
+BANNER = (
+    "Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
+    "query(sql), memory. Example: lab.dashboard()['budget']. A line ending in ':' starts a block; an empty "
+    "line runs it. Runs in the same sandbox as `pibench headless`. ↑/↓ recall earlier lines, tab completes "
+    "API names. Escape clears the line; on an empty line it leaves the console (then 1-9 switch panels, : comes back)."
+)
 """The console's intro, shown above its log (a Static, so it survives ctrl+l and wraps with the panel)."""
 
 
@@ -51,8 +53,13 @@ class ConsolePanel(Panel):
     TAB = "console"
     BINDINGS = [
         Binding("ctrl+l", "clear", "Clear log", id="console-clear"),
-        Binding("escape", "leave", "Clear / leave", id="console-leave",
-                tooltip="Clear the line; on an empty line, leave the console (1-9 then switch panels)"),
+        Binding(
+            "escape",
+            "leave",
+            "Clear / leave",
+            id="console-leave",
+            tooltip="Clear the line; on an empty line, leave the console (1-9 then switch panels)",
+        ),
         Binding("up", "history(-1)", "Earlier line", id="console-history-back", show=False),
         Binding("down", "history(1)", "Later line", id="console-history-forward", show=False),
         Binding("tab", "complete", "Complete", id="console-complete", show=False),
@@ -220,7 +227,7 @@ class ConsolePanel(Panel):
         if not inp.has_focus:
             self.screen.focus_next()
             return
-        before, after = inp.value[: inp.cursor_position], inp.value[inp.cursor_position:]
+        before, after = inp.value[: inp.cursor_position], inp.value[inp.cursor_position :]
         options = self.completions(before)
         if not options:
             return
@@ -231,7 +238,7 @@ class ConsolePanel(Panel):
             inp.value = common + after
             inp.cursor_position = len(common)
         if len(options) > 1:
-            tails = sorted({o[len(before) - len(before.split(".")[-1].split("(")[-1]):] for o in options})
+            tails = sorted({o[len(before) - len(before.split(".")[-1].split("(")[-1]) :] for o in options})
             self.log_view.write(Text("  ".join(tails), style="dim"))
 
     def _finished(self, out: str, err: dict | None) -> None:

@@ -24,8 +24,24 @@ class EventsPanel(Panel):
 
     def show(self, game: Game) -> None:
         pend = game.call("events.pending")
-        fill_table(self.query_one("#events-table", DataTable), [
-            [e["id"], e["kind"].replace("_", " "), e["arrived_month"], e["respond_by_month"], event_details(e), event_answers(game, e["kind"])]
-            for e in pend])
-        past = game.query("select id, kind, arrived_month, status from events where status != 'pending' order by arrived_month desc, id desc limit 40")
-        fill_table(self.query_one("#past-events-table", DataTable), [[r["id"], r["kind"].replace("_", " "), r["arrived_month"], r["status"]] for r in past])
+        fill_table(
+            self.query_one("#events-table", DataTable),
+            [
+                [
+                    e["id"],
+                    e["kind"].replace("_", " "),
+                    e["arrived_month"],
+                    e["respond_by_month"],
+                    event_details(e),
+                    event_answers(game, e["kind"]),
+                ]
+                for e in pend
+            ],
+        )
+        past = game.query(
+            "select id, kind, arrived_month, status from events where status != 'pending' order by arrived_month desc, id desc limit 40"
+        )
+        fill_table(
+            self.query_one("#past-events-table", DataTable),
+            [[r["id"], r["kind"].replace("_", " "), r["arrived_month"], r["status"]] for r in past],
+        )

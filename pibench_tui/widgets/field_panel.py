@@ -28,7 +28,10 @@ class FieldPanel(Panel):
 
     def show(self, game: Game) -> None:
         news = game.call("field.news", 60)
-        fill_table(self.query_one("#news-table", DataTable), [[n["month"], n["kind"], n["topic"] or "", n["text"]] for n in reversed(news)])
+        fill_table(
+            self.query_one("#news-table", DataTable),
+            [[n["month"], n["kind"], n["topic"] or "", n["text"]] for n in reversed(news)],
+        )
         rows = game.call("field.preprints", 100_000)
         series: dict[str, tuple[list, list]] = {}
         for r in rows:
@@ -37,9 +40,21 @@ class FieldPanel(Panel):
             ys.append(r["preprint_count"])
         self.query_one("#preprint-plot", LinePlot).show("Preprints per topic per month", series)
         intel = game.intel[-1] if game.intel else None
-        self.query_one("#intel", Static).update(Text(
-            f"Hallway talk at the conference in month {intel['month']}: " + ", ".join(f"{k} {v}" for k, v in intel["intel"].items())
-            if intel else (f"Attend a conference (f: {game.rules['hours']['conference']:g} h, ${game.rules['costs']['conference']:,.0f}, "
-                           f"once every {game.rules['events']['conference_gap_months']} months) to hear which topics are hot.")))
-        fill_table(self.query_one("#conf-table", DataTable), [[r["month"], r["venue"], r["topic"], r["accepted_papers"]]
-                                                         for r in reversed(game.call("field.conference_report"))])
+        self.query_one("#intel", Static).update(
+            Text(
+                f"Hallway talk at the conference in month {intel['month']}: "
+                + ", ".join(f"{k} {v}" for k, v in intel["intel"].items())
+                if intel
+                else (
+                    f"Attend a conference (f: {game.rules['hours']['conference']:g} h, ${game.rules['costs']['conference']:,.0f}, "
+                    f"once every {game.rules['events']['conference_gap_months']} months) to hear which topics are hot."
+                )
+            )
+        )
+        fill_table(
+            self.query_one("#conf-table", DataTable),
+            [
+                [r["month"], r["venue"], r["topic"], r["accepted_papers"]]
+                for r in reversed(game.call("field.conference_report"))
+            ],
+        )

@@ -16,15 +16,26 @@ def call_schedule(game: Game, month: int) -> list[list]:
     upcoming ones of the scenario's published call months (the rules, MECHANICS §9)."""
     rules = game.rules
     horizon = rules["horizon_months"]
-    rows = [[c["agency"], c["open_month"], c["last_month_to_apply"], f"${c['award']:,.0f}", c["duration_months"],
-             f"open now ({c['id']})"] for c in game.call("grants.calls")]
+    rows = [
+        [
+            c["agency"],
+            c["open_month"],
+            c["last_month_to_apply"],
+            f"${c['award']:,.0f}",
+            c["duration_months"],
+            f"open now ({c['id']})",
+        ]
+        for c in game.call("grants.calls")
+    ]
     upcoming = []
     for agency, a in rules["agencies"].items():
         if a.get("rolling"):
             continue
         for om in a["call_months"]:
             if month < om <= horizon:
-                upcoming.append([agency, om, min(horizon, om + 1), f"${a['award']:,.0f}", a["duration_months"], "upcoming"])
+                upcoming.append(
+                    [agency, om, min(horizon, om + 1), f"${a['award']:,.0f}", a["duration_months"], "upcoming"]
+                )
     upcoming.sort(key=lambda r: (r[1], r[0]))
     return rows + upcoming
 
@@ -36,8 +47,10 @@ def grants_note(game: Game) -> str:
     caps = ", ".join(f"{name} {a['max_concurrent']}" for name, a in agencies.items())
     rolling = [name for name, a in agencies.items() if a.get("rolling")]
     once = [name for name, a in agencies.items() if a.get("once")]
-    note = (f"Limit per agency of running awards plus pending proposals at once: {caps}. "
-            f"A proposal costs ${rules['costs']['proposal']:,.0f} and at least {rules['hours']['proposal_min']:g} h (g).")
+    note = (
+        f"Limit per agency of running awards plus pending proposals at once: {caps}. "
+        f"A proposal costs ${rules['costs']['proposal']:,.0f} and at least {rules['hours']['proposal_min']:g} h (g)."
+    )
     if rolling:
         gaps = ", ".join(f"{name} every {agencies[name]['cooldown_months']} months" for name in rolling)
         note += f" {', '.join(rolling)}: open every month, one proposal at a time ({gaps})."
@@ -66,16 +79,52 @@ class GrantsPanel(Panel):
 
     def show(self, game: Game) -> None:
         m = game.dashboard()["month"]
-        fill_table(self.query_one("#calls-table", DataTable), [
-            [c["id"], c["agency"], f"${c['award']:,.0f}", c["duration_months"], c["last_month_to_apply"], f"{c['decision_delay_months']} mo"]
-            for c in game.call("grants.calls")])
+        fill_table(
+            self.query_one("#calls-table", DataTable),
+            [
+                [
+                    c["id"],
+                    c["agency"],
+                    f"${c['award']:,.0f}",
+                    c["duration_months"],
+                    c["last_month_to_apply"],
+                    f"{c['decision_delay_months']} mo",
+                ]
+                for c in game.call("grants.calls")
+            ],
+        )
         fill_table(self.query_one("#schedule-table", DataTable), call_schedule(game, m))
         self.query_one("#grants-note", Static).update(Text(grants_note(game)))
         props = game.call("grants.proposals")
         props.sort(key=lambda p: (p["status"] != "pending", -p["submitted_month"]))
-        fill_table(self.query_one("#proposals-table", DataTable), [
-            [p["id"], p["call_id"], p["agency"], p["topic"], f"{p['hours']:g}", p["status"], p["submitted_month"], p["decision_month"]]
-            for p in props])
-        fill_table(self.query_one("#awards-table", DataTable), [
-            [a["id"], a["agency"], f"${a['total']:,.0f}", f"${a['monthly']:,.0f}", a["start_month"], a["end_month"],
-             max(0, a["end_month"] - max(m, a["start_month"]) + 1)] for a in game.call("grants.awards")])
+        fill_table(
+            self.query_one("#proposals-table", DataTable),
+            [
+                [
+                    p["id"],
+                    p["call_id"],
+                    p["agency"],
+                    p["topic"],
+                    f"{p['hours']:g}",
+                    p["status"],
+                    p["submitted_month"],
+                    p["decision_month"],
+                ]
+                for p in props
+            ],
+        )
+        fill_table(
+            self.query_one("#awards-table", DataTable),
+            [
+                [
+                    a["id"],
+                    a["agency"],
+                    f"${a['total']:,.0f}",
+                    f"${a['monthly']:,.0f}",
+                    a["start_month"],
+                    a["end_month"],
+                    max(0, a["end_month"] - max(m, a["start_month"]) + 1),
+                ]
+                for a in game.call("grants.awards")
+            ],
+        )

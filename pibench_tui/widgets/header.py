@@ -82,8 +82,15 @@ class LabHeader(Static):
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, dash: dict, citations: int, busy: bool = False, scenario: str = "",
-             warnings: list | None = None, banner: str = "") -> None:
+    def show(
+        self,
+        dash: dict,
+        citations: int,
+        busy: bool = False,
+        scenario: str = "",
+        warnings: list | None = None,
+        banner: str = "",
+    ) -> None:
         """Render a dashboard (``lab.dashboard()``), the citation count so far, and warnings
         (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns)."""
         self._last = (dash, citations, busy, scenario, warnings, banner)

@@ -27,23 +27,36 @@ class LedgerPanel(Panel):
             with Horizontal(id="ledger-plots"):
                 yield LinePlot(id="budget-plot", classes="plot")
                 yield LinePlot(id="citations-plot", classes="plot")
-            yield Label(f"Ledger: the latest {LEDGER_ROWS} entries (all of them: query('select * from ledger') in the console)",
-                        classes="section")
+            yield Label(
+                f"Ledger: the latest {LEDGER_ROWS} entries (all of them: query('select * from ledger') in the console)",
+                classes="section",
+            )
             yield new_table("ledger-table", "Month", "Category", "Amount", "Note")
 
     def show(self, game: Game) -> None:
         months = game.query("select month, budget, citations_total from lab_monthly order by month")
         xs = [r["month"] for r in months]
-        self.query_one("#budget-plot", LinePlot).show("Budget ($k) at month end", {"budget": (xs, [r["budget"] / 1000 for r in months])})
+        self.query_one("#budget-plot", LinePlot).show(
+            "Budget ($k) at month end", {"budget": (xs, [r["budget"] / 1000 for r in months])}
+        )
         per, prev = [], 0
         for r in months:
             per.append(r["citations_total"] - prev)
             prev = r["citations_total"]
         self.query_one("#citations-plot", LinePlot).show("Citations per month", {"citations": (xs, per)})
         rows = game.call("lab.ledger", LEDGER_ROWS)
-        fill_table(self.query_one("#ledger-table", DataTable), [
-            [r["month"], r["category"], Text(f"{r['amount']:+,.0f}", style="green" if r["amount"] > 0 else "red"), r["note"]]
-            for r in reversed(rows)])
+        fill_table(
+            self.query_one("#ledger-table", DataTable),
+            [
+                [
+                    r["month"],
+                    r["category"],
+                    Text(f"{r['amount']:+,.0f}", style="green" if r["amount"] > 0 else "red"),
+                    r["note"],
+                ]
+                for r in reversed(rows)
+            ],
+        )
 
     def focus_main(self) -> None:
         self.query_one("#ledger-table", DataTable).focus()

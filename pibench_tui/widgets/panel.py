@@ -22,8 +22,11 @@ def panel_bindings(tab: str) -> list[BindingType]:
         Binding("ctrl+s", "app.save", "Save", id="save"),
         Binding("q", "app.quit_game", "Quit", id="quit"),
     ]
-    return fixed + [Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=a.id, tooltip=a.title)
-                    for a in ACTIONS if a.tab == tab]
+    return fixed + [
+        Binding(a.key, f"app.act('{a.id}')", SHORT.get(a.id, a.title), id=a.id, tooltip=a.title)
+        for a in ACTIONS
+        if a.tab == tab
+    ]
 
 
 def as_text(x: object) -> Text:

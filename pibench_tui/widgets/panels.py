@@ -13,6 +13,20 @@ from .papers_panel import PapersPanel
 from .people_panel import PEOPLE_COLUMNS, PeoplePanel
 from .projects_panel import ProjectsPanel
 
-__all__ = ["LEDGER_ROWS", "PEOPLE_COLUMNS", "ApplicantsPanel", "EventsPanel", "FieldPanel", "GrantsPanel", "LedgerPanel",
-           "Panel", "PapersPanel", "PeoplePanel", "ProjectsPanel", "call_schedule", "grants_note", "panel_bindings",
-           "past_offers_note"]
+__all__ = [
+    "LEDGER_ROWS",
+    "PEOPLE_COLUMNS",
+    "ApplicantsPanel",
+    "EventsPanel",
+    "FieldPanel",
+    "GrantsPanel",
+    "LedgerPanel",
+    "Panel",
+    "PapersPanel",
+    "PeoplePanel",
+    "ProjectsPanel",
+    "call_schedule",
+    "grants_note",
+    "panel_bindings",
+    "past_offers_note",
+]

@@ -19,7 +19,9 @@ class PapersPanel(Panel):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Drafts", classes="section")
-            yield new_table("drafts-table", "ID", "Topic", "Tier", "Status", "Polish h", "Revisions", "Created", "Authors", "Kind")
+            yield new_table(
+                "drafts-table", "ID", "Topic", "Tier", "Status", "Polish h", "Revisions", "Created", "Authors", "Kind"
+            )
             yield Label("Submissions", classes="section")
             yield new_table("subs-table", "ID", "Draft", "Venue", "Status", "Submitted", "Decision", "Reviewer scores")
             yield Label("Publications", classes="section")
@@ -28,18 +30,54 @@ class PapersPanel(Panel):
     def show(self, game: Game) -> None:
         drafts = game.call("papers.drafts")
         drafts.sort(key=lambda d: (d["status"] != "available", d["status"] != "under_review", -d["created_month"]))
-        fill_table(self.query_one("#drafts-table", DataTable), [
-            [d["id"], d["topic"], d["tier"], d["status"].replace("_", " "), f"{d['polish_hours']:g}", d["revisions"], d["created_month"],
-             ", ".join(d["authors"]) or "—", "salvage" if d["salvage"] else "collab" if d["collab"] else ""] for d in drafts])
+        fill_table(
+            self.query_one("#drafts-table", DataTable),
+            [
+                [
+                    d["id"],
+                    d["topic"],
+                    d["tier"],
+                    d["status"].replace("_", " "),
+                    f"{d['polish_hours']:g}",
+                    d["revisions"],
+                    d["created_month"],
+                    ", ".join(d["authors"]) or "—",
+                    "salvage" if d["salvage"] else "collab" if d["collab"] else "",
+                ]
+                for d in drafts
+            ],
+        )
         subs = game.call("papers.submissions")
         subs.sort(key=lambda s: (s["status"] != "under_review", -s["submitted_month"]))
-        fill_table(self.query_one("#subs-table", DataTable), [
-            [s["id"], s["draft_id"], s["venue"], s["status"].replace("_", " "), s["submitted_month"],
-             s["decision_month"] or f"~{s['decision_expected_month']}",
-             ", ".join(f"{x:.1f}" for x in (s["reviewer_scores"] or [])) or "—"] for s in subs])
+        fill_table(
+            self.query_one("#subs-table", DataTable),
+            [
+                [
+                    s["id"],
+                    s["draft_id"],
+                    s["venue"],
+                    s["status"].replace("_", " "),
+                    s["submitted_month"],
+                    s["decision_month"] or f"~{s['decision_expected_month']}",
+                    ", ".join(f"{x:.1f}" for x in (s["reviewer_scores"] or [])) or "—",
+                ]
+                for s in subs
+            ],
+        )
         pubs = game.call("papers.publications")
         pubs.sort(key=lambda p: -p["citations"])
-        fill_table(self.query_one("#pubs-table", DataTable), [
-            [p["id"], p["venue"], p["topic"], p["tier"], p["published_month"], p["citations"],
-             ", ".join(p["authors"]) or ("collab" if p.get("collab") else "—")]
-            for p in pubs])
+        fill_table(
+            self.query_one("#pubs-table", DataTable),
+            [
+                [
+                    p["id"],
+                    p["venue"],
+                    p["topic"],
+                    p["tier"],
+                    p["published_month"],
+                    p["citations"],
+                    ", ".join(p["authors"]) or ("collab" if p.get("collab") else "—"),
+                ]
+                for p in pubs
+            ],
+        )

@@ -9,9 +9,11 @@ from textual.widgets import DataTable, Static
 from ..tui_game import Game
 from .panel import Panel, fill_table, fmt_num, new_table, panel_bindings
 
-PEOPLE_COLUMNS = ("Report: quality of the latest monthly report (grows with skill, ability and morale; noisy). "
-                  "Mood: sentiment of your latest meeting (0-1, your noisy read of morale; only with mentoring). "
-                  "Falling reports or low moods come before quitting (the header warns). More in help (?).")
+PEOPLE_COLUMNS = (
+    "Report: quality of the latest monthly report (grows with skill, ability and morale; noisy). "
+    "Mood: sentiment of your latest meeting (0-1, your noisy read of morale; only with mentoring). "
+    "Falling reports or low moods come before quitting (the header warns). More in help (?)."
+)
 """Tooltip of the Lab table: what its less obvious columns mean."""
 
 
@@ -22,41 +24,91 @@ class PeoplePanel(Panel):
     BINDINGS = panel_bindings("people")
 
     def compose(self) -> ComposeResult:
-        table = new_table("people-table", "ID", "Name", "Role", "Pool", "Months", "Projects", "Mentor h", "Report", "Mood",
-                       "Pay/mo", "Papers", "Contract")
+        table = new_table(
+            "people-table",
+            "ID",
+            "Name",
+            "Role",
+            "Pool",
+            "Months",
+            "Projects",
+            "Mentor h",
+            "Report",
+            "Mood",
+            "Pay/mo",
+            "Papers",
+            "Contract",
+        )
         table.tooltip = PEOPLE_COLUMNS
         yield table
         yield Static("", id="people-summary", classes="panel-note")
 
     def show(self, game: Game) -> None:
         dash = game.dashboard()
-        pools = {r["id"]: r["pool"] for r in game.query(
-            "select s.id as id, a.pool as pool from students s join applicants a on a.name = s.name where s.role = 'phd'")}
+        pools = {
+            r["id"]: r["pool"]
+            for r in game.query(
+                "select s.id as id, a.pool as pool from students s join applicants a on a.name = s.name where s.role = 'phd'"
+            )
+        }
         on: dict[str, list[str]] = {}
         for p in dash["active_projects"]:
             for m in p["members"]:
                 on.setdefault(m, []).append(p["id"])
         rows = []
         for s in dash["students"]:
-            rows.append([s["id"], s["name"], s["role"], pools.get(s["id"], "—"), s["months_in"], ", ".join(on.get(s["id"], [])) or "idle",
-                         f"{s['mentoring_hours']:g}", fmt_num(s["last_report_quality"]), fmt_num(s["last_meeting_sentiment"]),
-                         f"${s['stipend']:,.0f}", s["papers_accepted"], s["contract_end"] or "—"])
+            rows.append(
+                [
+                    s["id"],
+                    s["name"],
+                    s["role"],
+                    pools.get(s["id"], "—"),
+                    s["months_in"],
+                    ", ".join(on.get(s["id"], [])) or "idle",
+                    f"{s['mentoring_hours']:g}",
+                    fmt_num(s["last_report_quality"]),
+                    fmt_num(s["last_meeting_sentiment"]),
+                    f"${s['stipend']:,.0f}",
+                    s["papers_accepted"],
+                    s["contract_end"] or "—",
+                ]
+            )
         everyone = {r["id"]: r for r in game.call("students.list")}
         for s in dash["staff"]:
             r = everyone.get(s["id"], {})
             role = s["role"] + (" (leaving)" if s.get("leaving_at_month_end") else "")
-            rows.append([s["id"], s["name"], role, "—", r.get("months_in", "—"), ", ".join(on.get(s["id"], [])) or "—",
-                         f"{r.get('mentoring_hours', 0):g}", "—", "—", f"${s['monthly_cost']:,.0f}", "—", "—"])
+            rows.append(
+                [
+                    s["id"],
+                    s["name"],
+                    role,
+                    "—",
+                    r.get("months_in", "—"),
+                    ", ".join(on.get(s["id"], [])) or "—",
+                    f"{r.get('mentoring_hours', 0):g}",
+                    "—",
+                    "—",
+                    f"${s['monthly_cost']:,.0f}",
+                    "—",
+                    "—",
+                ]
+            )
         fill_table(self.query_one("#people-table", DataTable), rows)
         gone = [r for r in everyone.values() if r["status"] != "active"]
         att = dash["attention"]
-        note = (f"Attention: pool {att['pool']:g} h = {att['base']:g} base − {att['oversight_tax']:g} oversight"
-                f"{' − service duty' if any(n.startswith('Service') for n in dash['notes']) else ''}; mentoring {att['mentoring_reserved']:g} h, "
-                f"one-off used {att['oneoff_used']:g} h, left {att['left']:g} h.")
+        note = (
+            f"Attention: pool {att['pool']:g} h = {att['base']:g} base − {att['oversight_tax']:g} oversight"
+            f"{' − service duty' if any(n.startswith('Service') for n in dash['notes']) else ''}; mentoring {att['mentoring_reserved']:g} h, "
+            f"one-off used {att['oneoff_used']:g} h, left {att['left']:g} h."
+        )
         if not rows:
             offer = game.rules["season"]["offer_months"]
-            note = (f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a postdoc "
-                    "search (P), or hire an RA (R).\n" + note)
+            note = (
+                f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a postdoc "
+                "search (P), or hire an RA (R).\n" + note
+            )
         if gone:
-            note += "\nFormer members: " + ", ".join(f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:])
+            note += "\nFormer members: " + ", ".join(
+                f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:]
+            )
         self.query_one("#people-summary", Static).update(Text(note))

@@ -40,8 +40,15 @@ class LinePlot(PlotextPlot):
         self.empty = True
         self.empty_note = "no data yet"
 
-    def show(self, title: str, series: dict[str, tuple[list, list]], *, ylabel: str = "", marker: str = "braille",
-             empty_note: str = "no data yet") -> None:
+    def show(
+        self,
+        title: str,
+        series: dict[str, tuple[list, list]],
+        *,
+        ylabel: str = "",
+        marker: str = "braille",
+        empty_note: str = "no data yet",
+    ) -> None:
         """Replace the plot's data: ``series`` maps a label to ``(months, values)``."""
         plt = self.plt
         plt.clear_figure()
@@ -71,6 +78,5 @@ class LinePlot(PlotextPlot):
 
     def render(self) -> RenderResult:
         if self.empty:
-            return Text.assemble((self.title, "bold"), "\n\n", (self.empty_note, "dim"),
-                                 justify="center")
+            return Text.assemble((self.title, "bold"), "\n\n", (self.empty_note, "dim"), justify="center")
         return super().render()

@@ -17,19 +17,51 @@ class ProjectsPanel(Panel):
     BINDINGS = panel_bindings("projects")
 
     def compose(self) -> ComposeResult:
-        yield new_table("projects-table", "ID", "Topic", "Tier", "Status", "Progress", "Members", "Compute", "Started", "Ended", "Draft", "Scooped")
+        yield new_table(
+            "projects-table",
+            "ID",
+            "Topic",
+            "Tier",
+            "Status",
+            "Progress",
+            "Members",
+            "Compute",
+            "Started",
+            "Ended",
+            "Draft",
+            "Scooped",
+        )
         yield Static("", id="projects-note", classes="panel-note")
 
     def show(self, game: Game) -> None:
         rows = game.call("projects.list")
         rows.sort(key=lambda p: (p["status"] != "active", -p["started_month"]))
-        fill_table(self.query_one("#projects-table", DataTable), [
-            [p["id"], p["topic"], p["tier"], p["status"], f"{p['progress_pct']:g}%", ", ".join(p["members"]) or "nobody",
-             f"{p['monthly_compute']:,.0f}", p["started_month"], p.get("ended_month") or "—", p["draft_id"] or "—", p.get("scooped_times", 0)]
-            for p in rows])
+        fill_table(
+            self.query_one("#projects-table", DataTable),
+            [
+                [
+                    p["id"],
+                    p["topic"],
+                    p["tier"],
+                    p["status"],
+                    f"{p['progress_pct']:g}%",
+                    ", ".join(p["members"]) or "nobody",
+                    f"{p['monthly_compute']:,.0f}",
+                    p["started_month"],
+                    p.get("ended_month") or "—",
+                    p["draft_id"] or "—",
+                    p.get("scooped_times", 0),
+                ]
+                for p in rows
+            ],
+        )
         active = sum(1 for p in rows if p["status"] == "active")
-        self.query_one("#projects-note", Static).update(Text(
-            f"{active} active of at most {game.rules['caps']['active_projects']}. Tier 1/2/3 ≈ "
-            f"{'/'.join(f'{w:g}' for _, w in sorted(game.rules['projects']['tier_work'].items()))} units of work; compute costs "
-            f"${game.rules['costs']['compute_unit']:g} a unit × the price multiplier."
-            if rows else "No projects yet: start one with s (topic, tier, members, compute)."))
+        self.query_one("#projects-note", Static).update(
+            Text(
+                f"{active} active of at most {game.rules['caps']['active_projects']}. Tier 1/2/3 ≈ "
+                f"{'/'.join(f'{w:g}' for _, w in sorted(game.rules['projects']['tier_work'].items()))} units of work; compute costs "
+                f"${game.rules['costs']['compute_unit']:g} a unit × the price multiplier."
+                if rows
+                else "No projects yet: start one with s (topic, tier, members, compute)."
+            )
+        )

@@ -94,7 +94,9 @@ class FakeLLM:
                     return
                 if isinstance(answer, Status):
                     headers = {"retry-after": str(answer.retry_after)} if answer.retry_after is not None else {}
-                    self._send(answer.code, {"error": {"message": f"scripted status {answer.code}", "type": "test"}}, headers)
+                    self._send(
+                        answer.code, {"error": {"message": f"scripted status {answer.code}", "type": "test"}}, headers
+                    )
                     return
                 if isinstance(answer, Garbage):
                     data = answer.body.encode()

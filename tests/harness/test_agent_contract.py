@@ -106,7 +106,7 @@ def test_a_reply_without_code_uses_a_turn_and_gets_a_nudge(out):
 
     def brain(req, i):
         if i % 2 == 0:
-            return Reply("Let me think.\n```json\n{\"plan\": 1}\n```")
+            return Reply('Let me think.\n```json\n{"plan": 1}\n```')
         return Reply("```python\nprint('cut off'")
 
     with FakeLLM(brain) as srv:
@@ -166,8 +166,10 @@ def test_token_sums_per_month_and_career(out):
     for the career."""
 
     def brain(req, i):
-        return Reply("```python\nprint(1)\n```" if i % 2 == 0 else "```python\ntime.next_month()\n```",
-                     usage={"prompt_tokens": 1000 + i, "completion_tokens": 10 + i, "total_tokens": 1010 + 2 * i})
+        return Reply(
+            "```python\nprint(1)\n```" if i % 2 == 0 else "```python\ntime.next_month()\n```",
+            usage={"prompt_tokens": 1000 + i, "completion_tokens": 10 + i, "total_tokens": 1010 + 2 * i},
+        )
 
     with FakeLLM(brain) as srv:
         res = play(srv, out)
@@ -260,4 +262,9 @@ def test_integrity_audit_counts_what_the_sandbox_refused(out):
     assert integrity["python_errors"] == {"NameError": 1}
     assert integrity["api_refusals"] == {"bad_argument": 1}
     assert integrity["flags"] == 4 and res["integrity"]["flagged"]
-    assert [i["kind"] for i in integrity["incidents"]] == ["private_or_dunder", "import_refused", "timeout", "output_flood"]
+    assert [i["kind"] for i in integrity["incidents"]] == [
+        "private_or_dunder",
+        "import_refused",
+        "timeout",
+        "output_flood",
+    ]

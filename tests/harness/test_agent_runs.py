@@ -24,9 +24,18 @@ PI_SCRIPT = Path(__file__).with_name("scripted_pi.py")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _pibench(*args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pibench_tui", *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
+def _pibench(
+    *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pibench_tui", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _headless_digest(scenario: str, seed: int) -> tuple[float, str]:
@@ -82,8 +91,20 @@ def test_replay_marks_a_tampered_result_invalid(out):
 
 
 def _agent_cmd(out: Path, *extra: str) -> list[str]:
-    return ["agent", "--model", "scripted", "--command", f"{sys.executable} {PI_SCRIPT}", "--scenario", "mid-30",
-            "--seeds", "101", "--out", str(out), *extra]
+    return [
+        "agent",
+        "--model",
+        "scripted",
+        "--command",
+        f"{sys.executable} {PI_SCRIPT}",
+        "--scenario",
+        "mid-30",
+        "--seeds",
+        "101",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 @pytest.mark.slow
@@ -95,8 +116,13 @@ def test_a_killed_run_resumes_at_the_last_completed_month_and_equals_an_uninterr
     proc = _pibench(*_agent_cmd(whole))
     assert proc.returncode == 0, proc.stderr
     run_k = killed / "scripted" / "mid-30-101"
-    child = subprocess.Popen([sys.executable, "-m", "pibench_tui", *_agent_cmd(killed)], cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pibench_tui", *_agent_cmd(killed)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if len(read_jsonl(run_k / "months.jsonl")) >= 5 and any(
@@ -126,14 +152,16 @@ def test_resume_refuses_other_settings(tmp_path):
     """A run directory holding a run with other settings is never mixed with a new one."""
     out = tmp_path / "runs"
     bad_cmd = f"{sys.executable} -c 'import sys; sys.exit(3)'"
-    rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out),
-                       "--retries", "0"])
+    rc = pibench_main(
+        ["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out), "--retries", "0"]
+    )
     assert rc == 1  # every call failed; the career auto-advanced to its end (and the command says so)
     res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
     assert res["llm"]["failed_calls"] == 8 and res["llm"]["errors"][0]["kind"] == "command_failed"
     (out / "m" / "short-12-101" / "result.json").unlink()
-    (out / "m" / "short-12-101" / "checkpoint.json").write_text(json.dumps({"format": "pibench-agent-checkpoint/2",
-                                                                            "settings": {"max_turns": 3}}))
+    (out / "m" / "short-12-101" / "checkpoint.json").write_text(
+        json.dumps({"format": "pibench-agent-checkpoint/2", "settings": {"max_turns": 3}})
+    )
     rc = pibench_main(["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out)])
     assert rc == 1
 
@@ -148,6 +176,7 @@ def test_jobs_play_careers_concurrently_with_identical_results(out):
 
     s = settings_for("short-12", model="fake")
     with FakeLLM(lambda req, i: Reply(baseline_reply())) as srv:
+
         def mk():
             return OpenAIBackend("fake", base_url=srv.base_url, api_key_env="PIBENCH_TEST_NO_KEY", policy=fast_policy())
 
@@ -178,9 +207,28 @@ def test_cli_with_an_openai_compatible_endpoint(tmp_path, capsys):
         return Reply("```python\ntime.next_month()\n```")
 
     with FakeLLM(brain) as srv:
-        rc = pibench_main(["agent", "--model", "local-model", "--base-url", srv.base_url, "--api-key-env",
-                           "PIBENCH_NO_SUCH_KEY", "--scenario", "short-12", "--seeds", "101,102", "--out",
-                           str(tmp_path), "--temperature", "0.7", "--max-tokens", "123", "--no-memory"])
+        rc = pibench_main(
+            [
+                "agent",
+                "--model",
+                "local-model",
+                "--base-url",
+                srv.base_url,
+                "--api-key-env",
+                "PIBENCH_NO_SUCH_KEY",
+                "--scenario",
+                "short-12",
+                "--seeds",
+                "101,102",
+                "--out",
+                str(tmp_path),
+                "--temperature",
+                "0.7",
+                "--max-tokens",
+                "123",
+                "--no-memory",
+            ]
+        )
     assert rc == 0
     out = capsys.readouterr().out
     assert "101" in out and "102" in out and "horizon" in out
@@ -214,8 +262,23 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     """An endpoint that refuses every call (here a port nobody listens on: a mistyped
     --base-url) still gives a recorded, auto-advanced career (the §16 contract), but the
     command exits 1 and says the LLM never answered and how to play the career again."""
-    rc = pibench_main(["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenario", "short-12",
-                       "--seeds", "101", "--out", str(tmp_path), "--retries", "0"])
+    rc = pibench_main(
+        [
+            "agent",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--scenario",
+            "short-12",
+            "--seeds",
+            "101",
+            "--out",
+            str(tmp_path),
+            "--retries",
+            "0",
+        ]
+    )
     assert rc == 1
     err = capsys.readouterr().err
     assert "the LLM never answered (8 failed calls" in err and "delete its run directory" in err

@@ -48,8 +48,23 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     seed, commitment = str(row["seed"]), row["commitment"]
     out = tmp_path / "runs"
     with FakeLLM(lambda req, i: Reply(CURIOUS)) as srv:
-        rc = pibench_main(["agent", "--model", "m", "--base-url", srv.base_url, "--api-key-env", "PIBENCH_NO_SUCH_KEY",
-                           "--scenario", "short-12", "--seeds", f"@{seal_path}", "--out", str(out)])
+        rc = pibench_main(
+            [
+                "agent",
+                "--model",
+                "m",
+                "--base-url",
+                srv.base_url,
+                "--api-key-env",
+                "PIBENCH_NO_SUCH_KEY",
+                "--scenario",
+                "short-12",
+                "--seeds",
+                f"@{seal_path}",
+                "--out",
+                str(out),
+            ]
+        )
         requests = list(srv.requests)
     captured = capsys.readouterr()
     assert rc == 0, captured.err
@@ -85,11 +100,28 @@ def test_a_sealed_agent_run_is_refused_without_complete_confinement(tmp_path, mo
     (exit 1, the reason named, no run directory), whereas public seeds still play."""
     import pibench_tui.seeds as seeds
 
-    monkeypatch.setattr(seeds, "require_confinement", lambda: "the OS confinement of agent processes is incomplete (test)")
+    monkeypatch.setattr(
+        seeds, "require_confinement", lambda: "the OS confinement of agent processes is incomplete (test)"
+    )
     seal_path = _seal(tmp_path)
     out = tmp_path / "runs"
-    rc = pibench_main(["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env",
-                       "PIBENCH_NO_SUCH_KEY", "--scenario", "short-12", "--seeds", f"@{seal_path}", "--out", str(out)])
+    rc = pibench_main(
+        [
+            "agent",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--api-key-env",
+            "PIBENCH_NO_SUCH_KEY",
+            "--scenario",
+            "short-12",
+            "--seeds",
+            f"@{seal_path}",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 1
     assert "sealed evaluation is refused" in capsys.readouterr().err
     assert not out.exists()

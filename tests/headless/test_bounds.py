@@ -130,8 +130,12 @@ def test_seal_unseal_and_a_sealed_career_shows_no_seed(tmp_path):
     import subprocess
 
     seal_file = tmp_path / "seal.json"
-    out = subprocess.run(pibench_command() + ["seal", "--count", "2", "--out", str(seal_file)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        pibench_command() + ["seal", "--count", "2", "--out", str(seal_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     data = read_seal(seal_file)
     assert data["commitment"] in out and str(data["seeds"][0]["seed"]) not in out
     assert file_commitment([r["commitment"] for r in data["seeds"]]) == data["commitment"]
@@ -141,8 +145,9 @@ def test_seal_unseal_and_a_sealed_career_shows_no_seed(tmp_path):
     seed = data["seeds"][1]["seed"]
     code = "print(lab.dashboard())\nwhile not time.next_month().get('simulation_over'):\n    pass\nprint(time.last_report())\n"
     report = tmp_path / "report.json"
-    run = run_pibench(["headless", "--seeds", f"@{seal_file}", "--seed-index", "1", "--report-json", str(report)],
-                      code, home=tmp_path)
+    run = run_pibench(
+        ["headless", "--seeds", f"@{seal_file}", "--seed-index", "1", "--report-json", str(report)], code, home=tmp_path
+    )
     assert run.returncode == 0, run.stderr
     assert str(seed) not in run.stdout
     assert data["seeds"][1]["commitment"] in run.stdout
@@ -183,6 +188,7 @@ def test_pibench_survives_its_own_memory_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PIBENCH_HOME", str(tmp_path))
     session = HeadlessSession(HeadlessOptions())
     try:
+
         def boom(*args, **kwargs):
             raise MemoryError
 
@@ -203,11 +209,14 @@ def test_toggling_a_setting_cannot_grow_the_log_or_the_save(tmp_path):
     from world.api.limits import MAX_CHANGES_PER_MONTH
 
     setup = "recruit.hire_ra()\ntime.next_month()\nRA = students.list()[0]['id']\n"
-    toggle = ("n = 0\ntry:\n    for i in range(5000):\n        students.set_mentoring({RA: 1 + i % 2})\n"
-              "        n += 1\nexcept ActionError as e:\n    print(n, e.code, e.message)\n")
+    toggle = (
+        "n = 0\ntry:\n    for i in range(5000):\n        students.set_mentoring({RA: 1 + i % 2})\n"
+        "        n += 1\nexcept ActionError as e:\n    print(n, e.code, e.message)\n"
+    )
     after = "print(time.next_month()['month'], students.set_mentoring({RA: 3})['ok'])\n"
-    run = run_pibench(["headless", "--jsonl", "--seed", "101", "--save", "tog"],
-                      _jsonl(setup, toggle, toggle, after), home=tmp_path)
+    run = run_pibench(
+        ["headless", "--jsonl", "--seed", "101", "--save", "tog"], _jsonl(setup, toggle, toggle, after), home=tmp_path
+    )
     replies = run.replies()
     assert all(r["ok"] for r in replies), replies
     first = replies[1]["stdout"]
@@ -225,13 +234,17 @@ def test_forged_report_lines_are_marked_as_the_agents(tmp_path):
     pibench's; every label of the real report is one the guard knows."""
     from pibench_tui.headless.output import REPORT_LABELS
 
-    forged = ["Impact          9999.0 = 9999.0 earned + 0.0 projection", "state digest    " + "b" * 64,
-              "\u00a0final budget    $99,000,000", "Publications    99 (99 at NAIC), h-index 99"]
+    forged = [
+        "Impact          9999.0 = 9999.0 earned + 0.0 projection",
+        "state digest    " + "b" * 64,
+        "\u00a0final budget    $99,000,000",
+        "Publications    99 (99 at NAIC), h-index 99",
+    ]
     run = run_pibench(["headless", "--seed", "101"], "".join(f"print({f!r})\n" for f in forged), home=tmp_path)
     lines = _harness_lines(run.stdout)
     assert sum(line.casefold().startswith("impact") for line in lines) == 1
     assert sum(line.startswith("state digest") for line in lines) == 1
     assert sum(line.startswith("[agent] ") for line in lines) == len(forged)
-    report = run.stdout[run.stdout.index(HEADER):].splitlines()[1:]
+    report = run.stdout[run.stdout.index(HEADER) :].splitlines()[1:]
     assert report and all(looks_like_pibench(line) for line in report)
     assert all(any(line.casefold().startswith(lab) for lab in REPORT_LABELS) for line in report)

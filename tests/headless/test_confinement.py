@@ -39,10 +39,15 @@ def _python_for_nobody() -> str | None:
         return None
     for python in (sys.executable, "/usr/bin/python3"):
         try:
-            ok = subprocess.run(
-                [*NOBODY, python, "-c", "import ctypes, socket, mmap"],
-                capture_output=True, timeout=30, cwd="/",
-            ).returncode == 0
+            ok = (
+                subprocess.run(
+                    [*NOBODY, python, "-c", "import ctypes, socket, mmap"],
+                    capture_output=True,
+                    timeout=30,
+                    cwd="/",
+                ).returncode
+                == 0
+            )
         except (OSError, subprocess.TimeoutExpired):
             ok = False
         if ok:
@@ -201,7 +206,10 @@ def test_status_says_what_is_in_force():
     with Sandbox(lambda *a: None, {}, block_timeout=10) as sb:
         applied = sb.confinement
     assert (applied.landlock, applied.seccomp, applied.no_new_privs, applied.rlimits) == (
-        probe.landlock, probe.seccomp, probe.no_new_privs, probe.rlimits,
+        probe.landlock,
+        probe.seccomp,
+        probe.no_new_privs,
+        probe.rlimits,
     )
     assert applied.landlock_abi == probe.landlock_abi
     assert applied.user == ("nobody" if os.geteuid() == 0 else "unprivileged")
@@ -271,7 +279,11 @@ def test_raw_system_calls_meet_seccomp_and_landlock(user, victim):
     prefix = [] if user == "pibench-user" else NOBODY
     proc = subprocess.run(
         [*prefix, python, "-c", PROBE, str(CONFINE_PY), str(victim)],
-        capture_output=True, text=True, timeout=60, cwd="/", stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -317,7 +329,11 @@ def test_without_landlock_seccomp_refuses_every_open():
     file open (even of the standard library), sockets and fork, with EPERM."""
     proc = subprocess.run(
         [sys.executable, "-c", SECCOMP_ONLY, str(CONFINE_PY)],
-        capture_output=True, text=True, timeout=60, cwd="/", stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -329,8 +345,15 @@ def test_a_missing_mechanism_is_named():
     and names what is missing; garbage from the agent process reads as nothing in force."""
     from pibench_tui.sandbox import Confinement
 
-    partial = Confinement(no_new_privs=True, user="unprivileged", landlock_abi=0, landlock=False,
-                          seccomp=True, rlimits=True, notes=("the kernel has no Landlock",))
+    partial = Confinement(
+        no_new_privs=True,
+        user="unprivileged",
+        landlock_abi=0,
+        landlock=False,
+        seccomp=True,
+        rlimits=True,
+        notes=("the kernel has no Landlock",),
+    )
     assert not partial.complete and partial.missing == ("landlock",)
     assert partial.describe().startswith("OS confinement: INCOMPLETE, missing landlock (")
     assert "the kernel has no Landlock" in partial.describe()

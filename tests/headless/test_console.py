@@ -66,18 +66,18 @@ def test_expressions_print_their_repr_and_errors_continue(pibench):
     """Bare expressions echo like the Python console; an error names type, message and
     line in the piped text; the next statement still runs; exit 0 at EOF."""
     script = (
-        "x = 20\n"            # 1
-        "x + 1\n"             # 2 -> 21
-        "None\n"              # 3 -> nothing
-        "'text'\n"            # 4 -> 'text'
-        "def f(n):\n"         # 5
-        "    if n > 2:\n"     # 6
+        "x = 20\n"  # 1
+        "x + 1\n"  # 2 -> 21
+        "None\n"  # 3 -> nothing
+        "'text'\n"  # 4 -> 'text'
+        "def f(n):\n"  # 5
+        "    if n > 2:\n"  # 6
         "        raise ValueError('too big: %d' % n)\n"  # 7
-        "\n"                  # 8
-        "    return n\n"      # 9
-        "f(1)\n"              # 10 -> 1
-        "f(5)\n"              # 11 -> error raised on line 7
-        "undefined_name\n"    # 12 -> NameError line 12
+        "\n"  # 8
+        "    return n\n"  # 9
+        "f(1)\n"  # 10 -> 1
+        "f(5)\n"  # 11 -> error raised on line 7
+        "undefined_name\n"  # 12 -> NameError line 12
         "print('still running')\n"  # 13
     )
     run = pibench(["headless", "--seed", "3"], script)
@@ -112,7 +112,9 @@ def test_syntax_and_sandbox_errors_report_the_piped_line(pibench):
     run = pibench(["headless"], "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n")
     assert run.returncode == 0
     errors = run.errors()
-    assert errors[0].startswith("pibench error on line 6: SyntaxError:") or errors[0].startswith("pibench error on line 4: SyntaxError:")
+    assert errors[0].startswith("pibench error on line 6: SyntaxError:") or errors[0].startswith(
+        "pibench error on line 4: SyntaxError:"
+    )
     assert errors[1].startswith("pibench error on line 7: SandboxError: import of 'os' is not allowed")
     assert "after 1" in run.stdout
 
@@ -244,8 +246,28 @@ def test_collapse_ends_the_career(pibench, tmp_path):
 
 
 _LINES = st.sampled_from(
-    ["x = 1", "", "# note", "def f():", "    return 1", "    ", "if x:", "else:", "    pass", "y = (1,", "2)",
-     "'''", "print(x)", "@dec", "class A:", "x = = 1", "\tz = 3", "for i in range(2):", "elif y:", "\\"]
+    [
+        "x = 1",
+        "",
+        "# note",
+        "def f():",
+        "    return 1",
+        "    ",
+        "if x:",
+        "else:",
+        "    pass",
+        "y = (1,",
+        "2)",
+        "'''",
+        "print(x)",
+        "@dec",
+        "class A:",
+        "x = = 1",
+        "\tz = 3",
+        "for i in range(2):",
+        "elif y:",
+        "\\",
+    ]
 )
 
 

@@ -136,7 +136,12 @@ def test_runtime_import_still_gives_public_names():
 
 @pytest.mark.parametrize(
     "code",
-    ["from json import decoder", "from numpy import lib", "from re import enum", "from json import JSONDecoder, decoder"],
+    [
+        "from json import decoder",
+        "from numpy import lib",
+        "from re import enum",
+        "from json import JSONDecoder, decoder",
+    ],
 )
 def test_static_check_refuses_from_import_of_names_the_copy_lacks(code):
     message = check_source(code)
@@ -192,7 +197,9 @@ def test_agent_process_is_unprivileged_and_boxed(tmp_path):
             assert len(tasks) >= 2
             for tid in tasks:
                 task = dict(
-                    line.split(":", 1) for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines() if ":" in line
+                    line.split(":", 1)
+                    for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines()
+                    if ":" in line
                 )
                 assert task["Seccomp"].strip() == "2" and task["NoNewPrivs"].strip() == "1", tid
         assert sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd")) == [0, 1, 2]

@@ -79,6 +79,10 @@ def test_agent_process_starts_without_site_packages():
     purelib = sysconfig.get_paths()["purelib"]
     out = subprocess.run(
         [sys.executable, "-S", "-s", "-P", "-c", "import sys; print(sys.path)"],
-        capture_output=True, text=True, cwd="/", env={}, timeout=30,
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env={},
+        timeout=30,
     ).stdout
     assert purelib not in out

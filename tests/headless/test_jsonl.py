@@ -13,7 +13,9 @@ def lines(*codes: str) -> str:
 
 def test_reply_shape_and_values(pibench):
     """Each reply has exactly the documented keys; output, month and impact are right."""
-    run = pibench(["headless", "--jsonl", "--seed", "11"], lines("x = 6\nprint(x * 7)", "x", "time.next_month()['month']"))
+    run = pibench(
+        ["headless", "--jsonl", "--seed", "11"], lines("x = 6\nprint(x * 7)", "x", "time.next_month()['month']")
+    )
     assert run.returncode == 0, run.stderr
     replies = run.replies()
     assert len(replies) == 3
@@ -30,10 +32,14 @@ def test_reply_shape_and_values(pibench):
 def test_a_block_that_advances_the_month_carries_its_month_report(pibench):
     """MECHANICS Decisions 8: a reply carries the report of the last month its block closed
     (the one ``time.last_report()`` returns in the agent process), else ``null``."""
-    run = pibench(["headless", "--jsonl", "--seed", "11"],
-                  lines("r = time.next_month()['report']\nprint(r['month'], r['label'])",
-                        "time.next_month(); time.next_month()\nprint(time.last_report() == time.last_report())",
-                        "print(time.last_report()['month'])"))
+    run = pibench(
+        ["headless", "--jsonl", "--seed", "11"],
+        lines(
+            "r = time.next_month()['report']\nprint(r['month'], r['label'])",
+            "time.next_month(); time.next_month()\nprint(time.last_report() == time.last_report())",
+            "print(time.last_report()['month'])",
+        ),
+    )
     assert run.returncode == 0, run.stderr
     first, second, third = run.replies()
     assert first["stdout"] == "1 Y1M1\n" and first["month_report"]["month"] == 1
@@ -79,14 +85,21 @@ def test_variables_persist_between_blocks(pibench):
     """Globals, functions and classes persist between blocks within a career."""
     run = pibench(
         ["headless", "--jsonl"],
-        lines("def double(n):\n    return 2 * n", "class Box:\n    def __init__(self):\n        self.v = 4", "double(Box().v)"),
+        lines(
+            "def double(n):\n    return 2 * n",
+            "class Box:\n    def __init__(self):\n        self.v = 4",
+            "double(Box().v)",
+        ),
     )
     assert run.replies()[-1]["stdout"] == "8\n"
 
 
 def test_done_after_the_horizon(pibench):
     """done turns true at the horizon; month stays at the last month."""
-    run = pibench(["headless", "--jsonl", "--scenario", "short-12"], lines("for _ in range(12):\n    time.next_month()", "time.next_month()"))
+    run = pibench(
+        ["headless", "--jsonl", "--scenario", "short-12"],
+        lines("for _ in range(12):\n    time.next_month()", "time.next_month()"),
+    )
     first, second = run.replies()
     assert first["ok"] and first["done"] and first["month"] == 12
     assert second["ok"] is False and second["error"]["type"] == "ActionError"
@@ -147,14 +160,34 @@ def test_end_event_carries_the_report_and_digest(pibench):
     end = run.end()
     assert set(end) == {"event", "report"}
     report = end["report"]
-    assert {"scenario", "seed", "month", "months", "state", "collapsed", "impact", "publications",
-            "h_index", "grants_won", "students_hired", "final_budget", "digest"} <= set(report)
+    assert {
+        "scenario",
+        "seed",
+        "month",
+        "months",
+        "state",
+        "collapsed",
+        "impact",
+        "publications",
+        "h_index",
+        "grants_won",
+        "students_hired",
+        "final_budget",
+        "digest",
+    } <= set(report)
     assert report["month"] == 2 and report["seed"] == 5
     assert set(report["impact"]) == {"total", "earned", "projection"}
     console = pibench(["headless", "--seed", "5"], "\n".join(codes) + "\n").report()
     assert console["state digest"] == report["digest"]
-    assert report["impact"] == {"total": report["impact"]["earned"], "earned": report["impact"]["earned"], "projection": None}
-    assert console["Impact"] == f"{report['impact']['earned']:.1f} earned so far (projection withheld until the career ends)"
+    assert report["impact"] == {
+        "total": report["impact"]["earned"],
+        "earned": report["impact"]["earned"],
+        "projection": None,
+    }
+    assert (
+        console["Impact"]
+        == f"{report['impact']['earned']:.1f} earned so far (projection withheld until the career ends)"
+    )
     empty = pibench(["headless", "--jsonl", "--seed", "5"], "")
     assert empty.replies() == [] and empty.end()["report"]["month"] == 1
 
@@ -220,7 +253,9 @@ def test_agent_random_is_not_repeated_after_a_restart(pibench):
 def test_bom_help_and_clean_names(pibench):
     """A block starting with a UTF-8 byte-order mark runs; help(query) and help(help) are
     real help texts without internal names or addresses."""
-    run = pibench(["headless", "--jsonl"], lines("\ufeffx = 1\nx", "help(query)", "help(help)", "def f():\n    pass\nhelp(f)"))
+    run = pibench(
+        ["headless", "--jsonl"], lines("\ufeffx = 1\nx", "help(query)", "help(help)", "def f():\n    pass\nhelp(f)")
+    )
     bom, hq, hh, hf = run.replies()
     assert bom["ok"] and bom["stdout"] == "1\n"
     assert hq["stdout"].startswith("query(sql)\n") and "SELECT" in hq["stdout"]

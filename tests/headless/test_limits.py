@@ -116,7 +116,9 @@ def test_agent_raising_system_exit_does_not_end_the_session(pibench):
 def test_output_printed_before_a_hang_is_kept(pibench):
     """What a block printed before it hung still shows up (the agent process flushes
     output every 0.1 s), with the timeout error."""
-    run = pibench(["headless", "--jsonl", "--block-timeout", "1"], lines("print('progress so far')\nwhile True:\n    pass"))
+    run = pibench(
+        ["headless", "--jsonl", "--block-timeout", "1"], lines("print('progress so far')\nwhile True:\n    pass")
+    )
     reply = run.replies()[0]
     assert reply["stdout"] == "progress so far\n"
     assert reply["error"]["type"] == "BlockTimeout"
@@ -143,6 +145,8 @@ def test_os_limits_hold_even_after_an_escape():
         "except MemoryError:\n"
         "    print('MEMORY REFUSED')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
     assert "OPEN REFUSED" in proc.stdout, proc.stdout + proc.stderr
     assert "MEMORY REFUSED" in proc.stdout or sys.platform == "darwin"

@@ -9,7 +9,9 @@ def test_load_without_save_keeps_autosaving(pibench, tmp_path):
     from saves import SaveStore
 
     store = str(tmp_path / "store")
-    first = pibench(["headless", "--seed", "5", "--save", "c1", "--saves", store], "time.next_month()\ntime.next_month()\n")
+    first = pibench(
+        ["headless", "--seed", "5", "--save", "c1", "--saves", store], "time.next_month()\ntime.next_month()\n"
+    )
     assert first.returncode == 0, first.stderr
     second = pibench(["headless", "--load", "c1", "--saves", store], "time.next_month()\ntime.next_month()\n")
     assert second.returncode == 0, second.stderr

@@ -31,10 +31,10 @@ HOSTILE_BLOCKS = [
     "s = '" + "y" * 190_000 + "'\nprint(len(s))\n",
     "s = '" + "z" * 3_000_000 + "'\n",
     # Big query results: many rows of wide values; a big value per row.
-    "for sql in (\"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) "
+    'for sql in ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000000) '
     "SELECT i, printf('%.*c', 1000, 'q') FROM c\",\n"
     "            \"SELECT printf('%.*c', 999999, 'x') AS v\",\n"
-    "            \"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) "
+    '            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) '
     "SELECT group_concat(printf('%.*c', 500, 'w')) FROM c\"):\n"
     "    try:\n        r = query(sql)\n        print('rows', len(r))\n"
     "    except Exception as e:\n        print('refused', str(e)[:80])\n",
@@ -56,8 +56,13 @@ def test_a_hostile_session_keeps_the_pibench_process_memory_bounded(tmp_path):
     the pibench process's peak resident memory (VmHWM, read while it still runs) stays
     under PEAK_RSS_LIMIT_MIB; the session then ends with its report."""
     env = {**os.environ, "PIBENCH_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen(pibench_command() + ["headless", "--jsonl", "--seed", "7"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        pibench_command() + ["headless", "--jsonl", "--seed", "7"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         replies = []

@@ -41,7 +41,11 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("print-builtins", "print(__builtins__)", SANDBOX),
     ("private-attribute", "lab._calls", ATTR),
     ("hidden-world-attribute", "lab.w", ATTR),
-    ("exception-object-walk", "try:\n    lab.dashboard.missing\nexcept AttributeError as e:\n    e.obj.__class__.__bases__", SANDBOX),
+    (
+        "exception-object-walk",
+        "try:\n    lab.dashboard.missing\nexcept AttributeError as e:\n    e.obj.__class__.__bases__",
+        SANDBOX,
+    ),
     ("hidden-world-attribute-2", "students.world", ATTR),
     ("type-class-dict", "type(lab).__dict__", SANDBOX),
     ("format-walk", "'{0.__class__.__base__}'.format(1)", SANDBOX),
@@ -51,7 +55,11 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("match-class-attribute", "match 1:\n    case int(__class__=c):\n        print(c)", SANDBOX),
     ("getattribute-special-method", "class A:\n    def __getattribute__(self, name):\n        return name", SANDBOX),
     ("metaclass", "class M:\n    pass\nclass A(metaclass=M):\n    pass", SANDBOX),
-    ("functools-update-wrapper", "import functools\ndef f():\n    pass\nclass G:\n    pass\nfunctools.update_wrapper(G(), f, assigned=('__globals__',))", SANDBOX),
+    (
+        "functools-update-wrapper",
+        "import functools\ndef f():\n    pass\nclass G:\n    pass\nfunctools.update_wrapper(G(), f, assigned=('__globals__',))",
+        SANDBOX,
+    ),
     ("json-codecs-submodule", "import json\njson.codecs.open('/etc/passwd').read()", ATTR),
     ("statistics-sys", "import statistics\nstatistics.sys.modules['os']", ATTR),
     # -- frames of generators, coroutines and tracebacks
@@ -70,15 +78,33 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("methodcaller-format", "import operator\noperator.methodcaller('format', print)('{0.__globals__}')", SANDBOX),
     ("format-map-variable", "t = '{x.__globals__}'\nt.format_map({'x': print})", SANDBOX),
     ("str-format-unbound", "str.format('{0.__globals__}', print)", SANDBOX),
-    ("userstring-format", "from collections import UserString\nUserString('{0.__globals__}').format(lab.dashboard)", SANDBOX),
-    ("userstring-format-map", "from collections import UserString\nu = UserString('{x.__globals__}')\nf = u.format_map\nf({'x': print})", SANDBOX),
-    ("super-format", "class S(str):\n    def format(self, *a):\n        return super().format(*a)\nS('{0.__globals__}').format(print)", SANDBOX),
+    (
+        "userstring-format",
+        "from collections import UserString\nUserString('{0.__globals__}').format(lab.dashboard)",
+        SANDBOX,
+    ),
+    (
+        "userstring-format-map",
+        "from collections import UserString\nu = UserString('{x.__globals__}')\nf = u.format_map\nf({'x': print})",
+        SANDBOX,
+    ),
+    (
+        "super-format",
+        "class S(str):\n    def format(self, *a):\n        return super().format(*a)\nS('{0.__globals__}').format(print)",
+        SANDBOX,
+    ),
     ("future-alias-dunder", "from __future__ import annotations as __builtins__", SANDBOX),
-    ("abc-register-builtin",
-     "from collections import namedtuple, UserString\nP = namedtuple('P', 'format')\nUserString.register(str)", SANDBOX),
-    ("match-namedtuple-format",
-     "from collections import namedtuple\nimport abc\nclass P(namedtuple('P', 'format'), abc.ABC):\n    pass\n"
-     "P.register(str)\nmatch '{0.__globals__}':\n    case P(f):\n        print(f(lab.dashboard))", SANDBOX),
+    (
+        "abc-register-builtin",
+        "from collections import namedtuple, UserString\nP = namedtuple('P', 'format')\nUserString.register(str)",
+        SANDBOX,
+    ),
+    (
+        "match-namedtuple-format",
+        "from collections import namedtuple\nimport abc\nclass P(namedtuple('P', 'format'), abc.ABC):\n    pass\n"
+        "P.register(str)\nmatch '{0.__globals__}':\n    case P(f):\n        print(f(lab.dashboard))",
+        SANDBOX,
+    ),
     ("eval", "eval('1 + 1')", SANDBOX),
     ("exec", "exec('import os')", SANDBOX),
     ("compile", "compile('1', 'x', 'eval')", SANDBOX),
@@ -106,21 +132,36 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("json-decoder-attribute", "import json\njson.decoder.re.enum.sys", ATTR),
     ("re-enum-sys", "import re\nre.enum.sys.modules['os']", ATTR),
     ("numpy-lib-attribute", "import numpy\nnumpy.lib.format.open_memmap", ATTR),
-    ("qa-chain-sys-os-builtins",
-     "from json import decoder\ns = decoder.re.enum.sys\nos = s.modules['os']\nbi = s.modules['builtins']\n"
-     "bi.eval('1+1')", SANDBOX),
-    ("qa-chain-os-system",
-     "from json import decoder\ndecoder.re.enum.sys.modules['os'].system('touch ' + MARK)", SANDBOX),
-    ("qa-chain-read-save-store",
-     "from re import enum\nos = enum.sys.modules['os']\nos.close(0)\nos.close(1)\nos.close(2)\n"
-     "print(os.listdir(SAVES + '/blobs'))\n"
-     "print(abc.sys.modules['builtins'].open(SAVES + '/index.json').read())", SANDBOX),
+    (
+        "qa-chain-sys-os-builtins",
+        "from json import decoder\ns = decoder.re.enum.sys\nos = s.modules['os']\nbi = s.modules['builtins']\n"
+        "bi.eval('1+1')",
+        SANDBOX,
+    ),
+    (
+        "qa-chain-os-system",
+        "from json import decoder\ndecoder.re.enum.sys.modules['os'].system('touch ' + MARK)",
+        SANDBOX,
+    ),
+    (
+        "qa-chain-read-save-store",
+        "from re import enum\nos = enum.sys.modules['os']\nos.close(0)\nos.close(1)\nos.close(2)\n"
+        "print(os.listdir(SAVES + '/blobs'))\n"
+        "print(abc.sys.modules['builtins'].open(SAVES + '/index.json').read())",
+        SANDBOX,
+    ),
     ("qa-chain-fork", "from json import decoder\ndecoder.re.enum.sys.modules['os'].fork()", SANDBOX),
-    ("qa-chain-kill-parent",
-     "from json import decoder\nos = decoder.re.enum.sys.modules['os']\n"
-     "print('=== pibench career report ===\\nImpact          9999.0')\nos.kill(os.getppid(), 9)", SANDBOX),
-    ("qa-chain-shadow-world",
-     "from json import decoder\nil = decoder.re.enum.sys.modules['importlib']\nil.import_module('world.engine')", SANDBOX),
+    (
+        "qa-chain-kill-parent",
+        "from json import decoder\nos = decoder.re.enum.sys.modules['os']\n"
+        "print('=== pibench career report ===\\nImpact          9999.0')\nos.kill(os.getppid(), 9)",
+        SANDBOX,
+    ),
+    (
+        "qa-chain-shadow-world",
+        "from json import decoder\nil = decoder.re.enum.sys.modules['importlib']\nil.import_module('world.engine')",
+        SANDBOX,
+    ),
     ("relative-import", "from . import engine", SANDBOX),
     # -- files (the save store)
     ("open-save-index", "open(SAVES + '/index.json').read()", SANDBOX),
@@ -142,7 +183,11 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     # -- infinite loops, with and without API calls
     ("loop-bare", "while True:\n    pass", TIMEOUT),
     ("loop-api", "while True:\n    lab.dashboard()", TIMEOUT),
-    ("loop-bare-except", "while True:\n    try:\n        while True:\n            pass\n    except:\n        pass", TIMEOUT),
+    (
+        "loop-bare-except",
+        "while True:\n    try:\n        while True:\n            pass\n    except:\n        pass",
+        TIMEOUT,
+    ),
     ("loop-huge-power", "10 ** 10 ** 10", TIMEOUT + MEMORY),
     # -- memory bombs
     ("memory-string", "'a' * 2 ** 40", MEMORY),
@@ -230,7 +275,7 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
 #: Agent code that patches every ``json`` hook the agent process might use for its own
 #: protocol: a forged "done" for output containing FAKE, raw NaN
 #: in API calls, and intercepted replies.
-JSON_PATCHES = r'''
+JSON_PATCHES = r"""
 import json
 orig_encode = json.JSONEncoder.encode
 orig_iterencode = json.JSONEncoder.iterencode
@@ -260,7 +305,7 @@ json.JSONDecoder.raw_decode = dec
 json.dumps = dumps
 json.loads = dumps
 print('patched')
-'''
+"""
 
 
 def test_patched_json_cannot_forge_protocol_messages(saves_dir):

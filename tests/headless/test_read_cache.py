@@ -45,8 +45,10 @@ def sandbox(api):
 def test_a_repeated_read_only_call_is_answered_in_the_agent_process(sandbox, api):
     """Three dashboards in a row reach the world once; each is a fresh object, so changing
     one result never changes the next."""
-    r = sandbox.run("a = lab.dashboard()\na['students'].append('x')\nb = lab.dashboard()\nc = lab.dashboard()\n"
-                    "print(a is b, len(b['students']), b == c, b is c)")
+    r = sandbox.run(
+        "a = lab.dashboard()\na['students'].append('x')\nb = lab.dashboard()\nc = lab.dashboard()\n"
+        "print(a is b, len(b['students']), b == c, b is c)"
+    )
     assert r.ok, r.error
     assert r.stdout == "False 1 True False\n"
     assert api.seen == [("lab", "dashboard")]
@@ -86,8 +88,10 @@ def test_a_refused_call_keeps_the_cache_and_a_failing_one_empties_it(sandbox, ap
         raise RuntimeError("a bug")
 
     sandbox.handler = world
-    code = ("lab.dashboard()\ntry:\n    time.next_month('refuse')\nexcept ActionError:\n    pass\nlab.dashboard()\n"
-            "try:\n    time.next_month('bug')\nexcept ActionError:\n    pass\nlab.dashboard()")
+    code = (
+        "lab.dashboard()\ntry:\n    time.next_month('refuse')\nexcept ActionError:\n    pass\nlab.dashboard()\n"
+        "try:\n    time.next_month('bug')\nexcept ActionError:\n    pass\nlab.dashboard()"
+    )
     r = sandbox.run(code)
     assert r.ok, r.error
     assert api.seen == [("lab", "dashboard"), ("time", "next_month"), ("time", "next_month"), ("lab", "dashboard")]

@@ -11,7 +11,9 @@ from pibench_tui.sandbox import Refusal, Sandbox, check_source, spec_from_api_ca
 SPEC = {
     "lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating": False}},
     "time": {"next_month": {"params": [], "doc": "Advance the clock.", "mutating": True}},
-    "papers": {"polish": {"params": [["draft_id", {"required": True}], ["hours", {"default": 5}]], "doc": "", "mutating": True}},
+    "papers": {
+        "polish": {"params": [["draft_id", {"required": True}], ["hours", {"default": 5}]], "doc": "", "mutating": True}
+    },
 }
 
 
@@ -178,7 +180,12 @@ def test_round_trip_of_calls_errors_and_outputs(sandbox, api):
 
 def test_only_json_values_cross(sandbox, api):
     """Non-JSON arguments (sets, functions, NaN, huge payloads) are refused before the call."""
-    for code in ("lab.dashboard({1})", "lab.dashboard(print)", "lab.dashboard(float('inf'))", "lab.dashboard('x' * 2_000_000)"):
+    for code in (
+        "lab.dashboard({1})",
+        "lab.dashboard(print)",
+        "lab.dashboard(float('inf'))",
+        "lab.dashboard('x' * 2_000_000)",
+    ):
         r = sandbox.run(code)
         assert r.error["type"] == "ActionError", code
     assert api.calls == []
@@ -255,7 +262,6 @@ def test_an_agent_process_that_died_while_idle_is_replaced_and_said_so(sandbox):
     assert r.stdout.endswith("4\n")
 
 
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=200))
 def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
@@ -267,7 +273,7 @@ def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
     assert sandbox.run("40 + 2").stdout == "42\n"
 
 
-FORGING_CHILD = r'''
+FORGING_CHILD = r"""
 import json, os, sys
 def send(text):
     os.write(1, (text + "\n").encode())
@@ -293,7 +299,7 @@ for line in sys.stdin:
             send('{"t":"out","s":"x","forged":1}')
         else:
             send(done)
-'''
+"""
 
 
 def test_parent_rejects_forged_protocol_messages(tmp_path, monkeypatch):

@@ -108,7 +108,7 @@ def test_a_damaged_newest_autosave_falls_back_with_one_warning(pibench, tmp_path
     assert run.returncode == 0, run.stderr
     s = SaveStore(store)
     for name in ("c", "c@m04"):
-        s.file_of(name).write_bytes(b"{\"format\": \"pibench-save\"")
+        s.file_of(name).write_bytes(b'{"format": "pibench-save"')
     run = pibench(["headless", "--load", "c", "--saves", str(store)], "lab.dashboard()['month']\n")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("3\n")
@@ -121,8 +121,13 @@ def test_a_signal_writes_the_final_save(tmp_path, sig):
     and exits with the signal's status, saying why."""
     store = tmp_path / "store"
     env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
-    proc = subprocess.Popen(pibench_command() + ["headless", "--seed", "4", "--save", "lab", "--saves", str(store)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        pibench_command() + ["headless", "--seed", "4", "--save", "lab", "--saves", str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     proc.stdin.write(b"time.next_month()\ntime.next_month()\n1\n")  # a statement runs once the next one starts
     proc.stdin.flush()
     deadline = time.monotonic() + 60

@@ -65,4 +65,3 @@ def run_script(path: Path, seed: int, config: WorldConfig | None = None) -> Worl
     w = World(config or WorldConfig(), seed)
     exec(compile(path.read_text(), str(path), "exec"), script_globals(Api(w)))
     return w
-

@@ -20,8 +20,14 @@ RANDOM = AGENTS / "random_agent.py"
 def _headless(script_text: str, seed: int) -> str:
     exe = shutil.which("pibench")
     cmd = [exe] if exe else [sys.executable, "-m", "pibench_tui"]
-    proc = subprocess.run([*cmd, "headless", "--seed", str(seed)], input=script_text, capture_output=True,
-                          text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [*cmd, "headless", "--seed", str(seed)],
+        input=script_text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -53,8 +59,21 @@ def test_baseline_script_uses_only_allowed_imports_and_no_private_access():
     for node in ast.walk(tree):
         assert not isinstance(node, (ast.Import, ast.ImportFrom)) or all(
             (isinstance(node, ast.ImportFrom) and node.module == "pibench_agent")
-            or a.name in ("math", "statistics", "random", "json", "collections", "itertools", "functools", "re", "heapq", "bisect")
-            for a in node.names)
+            or a.name
+            in (
+                "math",
+                "statistics",
+                "random",
+                "json",
+                "collections",
+                "itertools",
+                "functools",
+                "re",
+                "heapq",
+                "bisect",
+            )
+            for a in node.names
+        )
         if isinstance(node, ast.Attribute):
             assert not node.attr.startswith("_")
         if isinstance(node, ast.Name):
@@ -79,8 +98,11 @@ def test_random_agent_through_headless_reports_no_other_error():
 
 def test_oracle_cannot_run_through_headless():
     """Agent code cannot import the oracle (or any of world/), nor reach a World."""
-    out = _headless("from world.policies.oracle import Oracle; print('ORACLE_IMPORTED')\n"
-                    "import world.runner; print('WORLD_IMPORTED')\n"
-                    "print('ORACLE_RUN' if 'world' in dir(lab) else 'no world')\n", 101)
+    out = _headless(
+        "from world.policies.oracle import Oracle; print('ORACLE_IMPORTED')\n"
+        "import world.runner; print('WORLD_IMPORTED')\n"
+        "print('ORACLE_RUN' if 'world' in dir(lab) else 'no world')\n",
+        101,
+    )
     assert "ORACLE_IMPORTED" not in out and "WORLD_IMPORTED" not in out and "ORACLE_RUN" not in out
     assert "not allowed" in out

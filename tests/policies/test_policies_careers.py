@@ -112,7 +112,13 @@ def test_baseline_default_config_is_mechanics_s17():
     at runway < 18."""
     c = DEFAULT_CONFIG
     assert (c.target, c.max_hires, c.interview, c.tier, c.compute, c.mentoring) == (4, 2, True, 2, 1500.0, 5.0)
-    assert (c.proposal_hours, c.polish_hours, c.topic_rule, c.fallback_topic, c.min_hire_runway) == (25.0, 8.0, "news", "reasoning", 18.0)
+    assert (c.proposal_hours, c.polish_hours, c.topic_rule, c.fallback_topic, c.min_hire_runway) == (
+        25.0,
+        8.0,
+        "news",
+        "reasoning",
+        18.0,
+    )
     assert Baseline().config == BaselineConfig()
 
 
@@ -155,7 +161,15 @@ def test_api_only_policy_sources_never_reach_past_the_api(fname):
         if isinstance(node, ast.ImportFrom) and node.level >= 2:
             assert node.module == "api" and [a.name for a in node.names] == ["ActionError"], (fname, node.lineno)
         if isinstance(node, ast.ImportFrom) and node.level == 1:
-            assert node.module != "oracle" and node.module not in ("engine", "state", "field", "grants", "papers", "people", "projects"), fname
+            assert node.module != "oracle" and node.module not in (
+                "engine",
+                "state",
+                "field",
+                "grants",
+                "papers",
+                "people",
+                "projects",
+            ), fname
 
 
 def test_result_row_has_every_column():
@@ -165,5 +179,5 @@ def test_result_row_has_every_column():
     row = result_row(w, pol)
     from world.runner import ROW_FIELDS
 
-    assert tuple(row)[:len(ROW_FIELDS)] == ROW_FIELDS
+    assert tuple(row)[: len(ROW_FIELDS)] == ROW_FIELDS
     assert set(row["axes"]) == {"axes", "pool"}  # the §17 capability axes ride along (not a CSV column)

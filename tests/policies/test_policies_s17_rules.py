@@ -103,7 +103,11 @@ def _ladder_exhausted_resubmissions(w: World, ladder_of) -> tuple[int, list]:
                 continue
             ladder = ladder_of(d, rejected)
             rejected.append(sub.venue)
-            if not all(v in rejected for v in ladder) or sub.decided_month + 1 > w.s.month or w.s.collapse_month == sub.decided_month:
+            if (
+                not all(v in rejected for v in ladder)
+                or sub.decided_month + 1 > w.s.month
+                or w.s.collapse_month == sub.decided_month
+            ):
                 continue
             exhausted += 1
             nxt = mine[i + 1] if i + 1 < len(mine) else None
@@ -183,8 +187,11 @@ def test_oracle_polishes_only_fresh_drafts_up_to_twelve_hours():
             if call != "papers.polish":
                 continue
             d = w.s.drafts[args["draft_id"]]
-            rejected_before = [x for x in w.s.submissions.values()
-                               if x.draft_id == d.id and x.status == "reject" and x.decided_month < month]
+            rejected_before = [
+                x
+                for x in w.s.submissions.values()
+                if x.draft_id == d.id and x.status == "reject" and x.decided_month < month
+            ]
             assert not d.salvage and not rejected_before, (seed, month, d.id)
             polished += 1
         assert all(d.polish_hours <= 12.0 + 1e-9 for d in w.s.drafts.values())
@@ -197,17 +204,28 @@ def test_oracle_evidence_is_the_top_four_publications_filtered_by_topic():
     w = World(WorldConfig(), 101)
     oracle = Oracle(w)
     base = dict(tier=2, authors=[], collab=False, accepted_month=1, published_month=1)
-    for pid, topic, q in (("P001", "theory", 3.0), ("P002", "reasoning", 6.0), ("P003", "theory", 5.0),
-                          ("P004", "embodied", 7.0), ("P005", "reasoning", 4.0), ("P006", "alignment", 2.0)):
+    for pid, topic, q in (
+        ("P001", "theory", 3.0),
+        ("P002", "reasoning", 6.0),
+        ("P003", "theory", 5.0),
+        ("P004", "embodied", 7.0),
+        ("P005", "reasoning", 4.0),
+        ("P006", "alignment", 2.0),
+    ):
         w.s.publications[pid] = Publication(id=pid, draft_id="D" + pid[1:], venue="CLAR", topic=topic, q=q, **base)
     assert oracle._evidence("reasoning") == ["P002", "P005"]  # P005 (q 4) is in the top 4
     assert oracle._evidence("theory") == ["P003"]  # P001 (q 3) is fifth
     assert oracle._evidence("alignment") == ["P004", "P002", "P003", "P005"]  # none on topic in the top 4
     w.s.publications.clear()
-    for did, status, q in (("D001", "available", 3.0), ("D002", "under_review", 5.0), ("D003", "accepted", 9.0),
-                           ("D004", "available", 4.0)):
-        w.s.drafts[did] = Draft(id=did, project_id=None, topic="theory", tier=2, q=q, created_month=1, authors=[],
-                                status=status)
+    for did, status, q in (
+        ("D001", "available", 3.0),
+        ("D002", "under_review", 5.0),
+        ("D003", "accepted", 9.0),
+        ("D004", "available", 4.0),
+    ):
+        w.s.drafts[did] = Draft(
+            id=did, project_id=None, topic="theory", tier=2, q=q, created_month=1, authors=[], status=status
+        )
     assert oracle._evidence("reasoning") == ["D002", "D004"]
 
 
@@ -220,8 +238,10 @@ class _RecordingAmbitious(Ambitious):
         self.seasons: list[tuple[int, int, list[str]]] = []
 
     def hire(self, api: Any, dash: dict) -> None:
-        pending = sorted((a for a in api.recruit.applicants() if a["status"] == "pending"),
-                         key=lambda a: -(a["transcript"] + a["letter"]))
+        pending = sorted(
+            (a for a in api.recruit.applicants() if a["status"] == "pending"),
+            key=lambda a: -(a["transcript"] + a["letter"]),
+        )
         self.seasons.append((dash["month"], len(dash["students"]), [a["id"] for a in pending]))
         super().hire(api, dash)
 
@@ -274,8 +294,14 @@ def test_policies_read_rule_numbers_from_the_scenario(name):
 
     agencies = copy.deepcopy(WorldConfig().agencies)
     agencies["BSF"]["max_concurrent"] = 1
-    cfg = WorldConfig(researcher_cap=4, max_active_projects=2, tif_cooldown=7, interview_hours=5.0,
-                      crisis_hours=14.0, agencies=agencies)
+    cfg = WorldConfig(
+        researcher_cap=4,
+        max_active_projects=2,
+        tif_cooldown=7,
+        interview_hours=5.0,
+        crisis_hours=14.0,
+        agencies=agencies,
+    )
     for seed in (101, 102):
         row = run_career(name, seed, cfg)
         assert row["errors"] == 0, (name, seed)

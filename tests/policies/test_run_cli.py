@@ -48,8 +48,16 @@ def test_compare_side_by_side_with_ratio(tmp_path, capsys):
 def test_ablate_lists_every_variant(capsys):
     assert main(["ablate", "--seeds", "101"]) == 0
     out = capsys.readouterr().out
-    for v in ("default", "horizon 12", "horizon 30", "frozen field", "unlimited attention", "no scooping",
-              "ambitious, 100 h", "ambitious, unlimited attention"):
+    for v in (
+        "default",
+        "horizon 12",
+        "horizon 30",
+        "frozen field",
+        "unlimited attention",
+        "no scooping",
+        "ambitious, 100 h",
+        "ambitious, unlimited attention",
+    ):
         assert v in out
 
 

@@ -9,12 +9,15 @@ from pibench_tui.cli import main
 from world.runner import MAX_SEEDS, parse_seeds
 
 
-@pytest.mark.parametrize("seeds,message", [
-    ("1-100000000", "at most 100,000"),
-    ("5-1", "ends below its start"),
-    ("1,,2", "empty item"),
-    (f"1-{MAX_SEEDS},0", "at most 100,000"),
-])
+@pytest.mark.parametrize(
+    "seeds,message",
+    [
+        ("1-100000000", "at most 100,000"),
+        ("5-1", "ends below its start"),
+        ("1,,2", "empty item"),
+        (f"1-{MAX_SEEDS},0", "at most 100,000"),
+    ],
+)
 def test_bad_seed_lists_are_usage_errors(capsys, seeds, message):
     assert main(["run", "do-nothing", "--seeds", seeds]) == 2
     assert message in capsys.readouterr().err

@@ -10,8 +10,18 @@ from world.runner import paired_ratios, parse_seeds, run_seeds, summarize
 
 
 def _rows(impacts, collapses=()):
-    return [{"seed": i + 1, "impact": x, "collapse_month": (30 if i in collapses else None), "papers": i,
-             "top_papers": 0, "grants_won": 1, "grant_dollars": 1000.0 * i} for i, x in enumerate(impacts)]
+    return [
+        {
+            "seed": i + 1,
+            "impact": x,
+            "collapse_month": (30 if i in collapses else None),
+            "papers": i,
+            "top_papers": 0,
+            "grants_won": 1,
+            "grant_dollars": 1000.0 * i,
+        }
+        for i, x in enumerate(impacts)
+    ]
 
 
 def test_summary_matches_a_hand_computation():
@@ -22,7 +32,7 @@ def test_summary_matches_a_hand_computation():
     assert s["n"] == 4
     assert s["mean"] == pytest.approx(8.75)
     assert s["median"] == pytest.approx(5.5)
-    assert s["geomean"] == pytest.approx(900 ** 0.25)
+    assert s["geomean"] == pytest.approx(900**0.25)
     assert s["std"] == pytest.approx(math.sqrt(342.75 / 3))
     assert s["collapses"] == 1
     assert s["papers"] == pytest.approx(1.5) and s["grant_dollars"] == pytest.approx(1500.0)
@@ -40,8 +50,9 @@ def test_paired_ratio_is_per_seed_of_impact_plus_one():
         paired_ratios(a, _rows([1.0]))
 
 
-@pytest.mark.parametrize("text,seeds", [("101,102,103", [101, 102, 103]), ("1-5", [1, 2, 3, 4, 5]),
-                                        ("1-3,9", [1, 2, 3, 9]), ("7", [7])])
+@pytest.mark.parametrize(
+    "text,seeds", [("101,102,103", [101, 102, 103]), ("1-5", [1, 2, 3, 4, 5]), ("1-3,9", [1, 2, 3, 9]), ("7", [7])]
+)
 def test_parse_seeds(text, seeds):
     assert parse_seeds(text) == seeds
 

@@ -35,7 +35,10 @@ def _cli(argv: list[str]) -> int:
 def dask_cluster():
     """A small in-process Dask cluster (threads, no dashboard) shared by the Dask tests."""
     import distributed  # the `test` extra installs dask[distributed]
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
         yield cluster
 
 
@@ -56,8 +59,10 @@ def test_dask_executor_streams_rows_and_run_data(dask_cluster, tmp_path):
     run data whose run directories equal the local executor's."""
     from distributed import Client
 
-    groups = [Group("baseline", "baseline", WorldConfig(months=14), (1, 2, 3)),
-              Group("hire-max", "hire-max", WorldConfig(months=14), (2,))]
+    groups = [
+        Group("baseline", "baseline", WorldConfig(months=14), (1, 2, 3)),
+        Group("hire-max", "hire-max", WorldConfig(months=14), (2,)),
+    ]
     with Client(dask_cluster) as client:
         got = run_sweep(groups, DaskExecutor(client), save_runs=tmp_path / "dask", scenario="s")
     want = run_sweep(groups, LocalExecutor(1), save_runs=tmp_path / "local", scenario="s")
@@ -141,8 +146,9 @@ def test_killed_sweep_process_resumes(tmp_path):
     ref = tmp_path / "ref.json"
     cmd = [sys.executable, "-m", "pibench_tui", "run", "baseline", "--seeds", "21-32"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([*cmd, "--json", str(out)], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*cmd, "--json", str(out)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     journal = journal_path(out)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -154,10 +160,15 @@ def test_killed_sweep_process_resumes(tmp_path):
     proc.wait()
     kept = len(journal.read_text().splitlines()) - 1
     assert 2 <= kept < 12 and not out.exists()
-    again = subprocess.run([*cmd, "--json", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    again = subprocess.run(
+        [*cmd, "--json", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert again.returncode == 0, again.stderr
     assert f"resuming: {kept} finished career(s)" in again.stderr
-    assert subprocess.run([*cmd, "--json", str(ref)], cwd=tmp_path, env=env, capture_output=True, timeout=300).returncode == 0
+    assert (
+        subprocess.run([*cmd, "--json", str(ref)], cwd=tmp_path, env=env, capture_output=True, timeout=300).returncode
+        == 0
+    )
     assert out.read_bytes() == ref.read_bytes()
     assert not journal.exists()
 
@@ -210,7 +221,12 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
         result = json.loads((d / "result.json").read_text())
         row = run_career("baseline", seed, cfg)
         assert result["format"] == "pibench-run/1" and result["kind"] == "policy"
-        assert (result["label"], result["policy"], result["scenario"], result["seed"]) == ("baseline", "baseline", "short-12", seed)
+        assert (result["label"], result["policy"], result["scenario"], result["seed"]) == (
+            "baseline",
+            "baseline",
+            "short-12",
+            seed,
+        )
         assert result["impact"]["total"] == row["impact"] and result["months_played"] == row["months"]
         actions = [json.loads(x) for x in (d / "actions.jsonl").read_text().splitlines()]
         world = replay(WorldConfig.from_dict(result["config"]), seed, actions)

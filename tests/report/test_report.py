@@ -19,9 +19,24 @@ from tests.harness.conftest import settings_for
 
 
 def _career(**kw) -> Career:
-    base = dict(label="m", kind="agent", scenario="s", seed=1, source="x", impact=100.0, earned=50.0,
-                projection=50.0, collapsed=False, collapse_month=None, months=60, months_played=60,
-                publications=5, grants=1, hires=4, quits=0)
+    base = dict(
+        label="m",
+        kind="agent",
+        scenario="s",
+        seed=1,
+        source="x",
+        impact=100.0,
+        earned=50.0,
+        projection=50.0,
+        collapsed=False,
+        collapse_month=None,
+        months=60,
+        months_played=60,
+        publications=5,
+        grants=1,
+        hires=4,
+        quits=0,
+    )
     base.update(kw)
     return Career(**base)
 
@@ -70,8 +85,13 @@ def _agent_runs(out: Path) -> None:
         "mentor": "```python\nfor e in events.pending():\n    events.respond(e['id'], 'decline')\ntime.next_month()\n```",
     }
     for model, reply in plans.items():
-        res = run_careers(settings_for("short-12", model=model), lambda r=reply, m=model: _Instant(r, m),
-                          [101, 102, 103], out, log=lambda _t: None)
+        res = run_careers(
+            settings_for("short-12", model=model),
+            lambda r=reply, m=model: _Instant(r, m),
+            [101, 102, 103],
+            out,
+            log=lambda _t: None,
+        )
         assert all(isinstance(r, dict) for r in res)
 
 
@@ -89,8 +109,21 @@ def test_report_over_agent_runs_and_run_json(tmp_path):
     res["impact"]["total"] = 5.0
     tampered.write_text(json.dumps(res))
     html_out, json_out = tmp_path / "r.html", tmp_path / "r.json"
-    rc = pibench_main(["report", str(runs), str(pol), "--html", str(html_out), "--json", str(json_out),
-                       "--reference", "do-nothing", "--price", "idle=1,2"])
+    rc = pibench_main(
+        [
+            "report",
+            str(runs),
+            str(pol),
+            "--html",
+            str(html_out),
+            "--json",
+            str(json_out),
+            "--reference",
+            "do-nothing",
+            "--price",
+            "idle=1,2",
+        ]
+    )
     assert rc == 0
     rep = json.loads(json_out.read_text())
     board = {r["label"]: r for r in rep["leaderboard"]}

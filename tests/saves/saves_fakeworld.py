@@ -29,7 +29,10 @@ class FakeWorld:
         self.state = {
             "seed": seed,
             "month": month,
-            "ledger": [{"month": i % 60 + 1, "amount": float(x), "note": f"S{i}"} for i, x in enumerate(rng.normal(0, 1000, size))],
+            "ledger": [
+                {"month": i % 60 + 1, "amount": float(x), "note": f"S{i}"}
+                for i, x in enumerate(rng.normal(0, 1000, size))
+            ],
             "rng": rng.bit_generator.state,
             "memory": "notes: ünïcödé ✓ 研究",
             "action_log": [[1, "recruit.offer", ["APP001"], {}]],

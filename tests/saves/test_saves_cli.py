@@ -105,12 +105,22 @@ def test_pibench_home_is_used_without_saves_option(tmp_path, monkeypatch, fake):
 def test_the_real_pibench_command_reaches_these_functions(filled):
     """`pibench saves list` through the console script (wired by pibench_tui/cli.py)."""
     env = dict(os.environ, PIBENCH_HOME=str(filled.path.parent / "unused"))
-    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "list"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Ada ✓" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "show", "zzz"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "show", "zzz"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 1 and "no save called 'zzz'" in proc.stderr
 
 

@@ -24,8 +24,12 @@ class CheckedWorld:
 
     def __init__(self, k: int, rng: np.random.Generator) -> None:
         payload = rng.normal(size=int(rng.integers(200, 3000))).tolist()
-        self.state = {"k": k, "payload": payload, "note": "ünïcödé ✓",
-                      "check": hashlib.sha256(repr(payload).encode()).hexdigest()}
+        self.state = {
+            "k": k,
+            "payload": payload,
+            "note": "ünïcödé ✓",
+            "check": hashlib.sha256(repr(payload).encode()).hexdigest(),
+        }
         self.month = k % 60 + 1
         self.seed = k
         self.finished = self.collapsed = False

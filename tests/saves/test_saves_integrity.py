@@ -84,11 +84,14 @@ def test_an_edited_save_cannot_be_imported(tmp_path):
     assert dest.list() == []  # nothing entered the store
 
 
-@pytest.mark.parametrize("edit", [
-    lambda st: st["state"]["action_log"].pop(),                      # a call removed
-    lambda st: st["state"]["action_log"].append([1, "nope.nope", {}]),  # a call that cannot replay
-    lambda st: st["rng"].__setitem__("main", None) if "main" in st["rng"] else st.__setitem__("rng", {}),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda st: st["state"]["action_log"].pop(),  # a call removed
+        lambda st: st["state"]["action_log"].append([1, "nope.nope", {}]),  # a call that cannot replay
+        lambda st: st["rng"].__setitem__("main", None) if "main" in st["rng"] else st.__setitem__("rng", {}),
+    ],
+)
 def test_other_edits_are_refused_too(tmp_path, edit):
     """Other state edits (with the digest blanked) are refused the same way."""
     world = played(6)

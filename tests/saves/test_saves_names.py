@@ -60,7 +60,9 @@ def test_a_named_save_is_never_shadowed_by_another_worlds_autosaves(tmp_path, fa
 
 
 # -- names, an unusable store, --force --------------------------------------------------------
-@pytest.mark.parametrize("name", ["a/b", "../../etc", "qa1@m05", "x@m99-end", "a\\b", "tab\there", "esc\x1b", "..", "a:b"])
+@pytest.mark.parametrize(
+    "name", ["a/b", "../../etc", "qa1@m05", "x@m99-end", "a\\b", "tab\there", "esc\x1b", "..", "a:b"]
+)
 def test_bad_save_names_are_refused_saying_what_is_valid(tmp_path, fake, name):
     """A bad save name is refused with a message saying what a valid name is."""
     store = quiet(tmp_path / "s")
@@ -115,7 +117,9 @@ def test_exists_errors_name_force(tmp_path, fake):
 
 
 # -- look-alike names ----------------------------------------------------------------------------
-@pytest.mark.parametrize("lookalike", ["CAR1", "c\u0430r1", "Car1", "\uff43\uff41\uff52\uff11", "car\u200b1", "\u0441\u0430r1"])
+@pytest.mark.parametrize(
+    "lookalike", ["CAR1", "c\u0430r1", "Car1", "\uff43\uff41\uff52\uff11", "car\u200b1", "\u0441\u0430r1"]
+)
 def test_a_new_career_that_looks_like_an_existing_one_is_refused(tmp_path, fake, lookalike):
     """A name that differs from an existing career's only by case, look-alike letters, width or
     invisible characters is the same name: a new career under it is refused."""

@@ -21,17 +21,24 @@ from world.policies import make_policy
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def resume_in_new_process(store: SaveStore, policy: str, names: list[str], *, once: bool = False) -> dict[str, dict[str, str]]:
+def resume_in_new_process(
+    store: SaveStore, policy: str, names: list[str], *, once: bool = False
+) -> dict[str, dict[str, str]]:
     flags = ["--once"] if once else []
     proc = subprocess.run(
         [sys.executable, "-m", "tests.saves.saves_resume_helper", *flags, str(store.path), policy, *names],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
 
-def career_with_saves(store: SaveStore, scenario: str, seed: int, policy: str, save_at: set[int],
-                      *, every_month: bool = False) -> tuple[str, list[str]]:
+def career_with_saves(
+    store: SaveStore, scenario: str, seed: int, policy: str, save_at: set[int], *, every_month: bool = False
+) -> tuple[str, list[str]]:
     """Play an uninterrupted career, saving at the opening of each month in ``save_at`` and
     again after the policy acted; return the final digest and the save names."""
     scen = load_scenario(scenario, seed=seed)
@@ -54,13 +61,16 @@ def career_with_saves(store: SaveStore, scenario: str, seed: int, policy: str, s
     return world.digest(), names
 
 
-@pytest.mark.parametrize("scenario, seed, policy, months", [
-    ("standard", 101, "baseline", {1, 2, 13, 30, 59, 60}),
-    ("eval-102", 102, "baseline", {1, 4, 25, 48}),
-    ("tutorial", 7, "ambitious", {3, 19, 44}),
-    ("short-12", 103, "hire-max", {1, 6, 12}),
-    ("frozen-field", 5, "baseline", {2, 31}),
-])
+@pytest.mark.parametrize(
+    "scenario, seed, policy, months",
+    [
+        ("standard", 101, "baseline", {1, 2, 13, 30, 59, 60}),
+        ("eval-102", 102, "baseline", {1, 4, 25, 48}),
+        ("tutorial", 7, "ambitious", {3, 19, 44}),
+        ("short-12", 103, "hire-max", {1, 6, 12}),
+        ("frozen-field", 5, "baseline", {2, 31}),
+    ],
+)
 def test_resume_in_a_new_process_reaches_the_same_world(tmp_path, scenario, seed, policy, months):
     """For several scenarios, seeds, policies and save months (opening and mid-month)."""
     store = SaveStore(tmp_path / "store")

@@ -27,7 +27,9 @@ from saves.values import canonical_json
 
 
 def folder_snapshot(path: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and p.name != ".lock"}
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and p.name != ".lock"
+    }
 
 
 # -- round trips ---------------------------------------------------------------------------
@@ -188,17 +190,20 @@ def _write_variant(src: Path, dst: Path, how: str) -> None:
         dst.write_text(json.dumps(env) + "\n")
 
 
-@pytest.mark.parametrize("how, kind, words", [
-    ("truncated", "truncated", "truncated"),
-    ("empty", "truncated", "empty"),
-    ("corrupt", "corrupt", "not valid JSON"),
-    ("binary", "corrupt", "not UTF-8"),
-    ("tampered", "tampered", "checksum"),
-    ("tampered-meta", "tampered", "checksum"),
-    ("future-version", "future-version", "newer pibench"),
-    ("not-a-save", "not-a-save", "not a pibench save"),
-    ("no-state", "corrupt", "missing"),
-])
+@pytest.mark.parametrize(
+    "how, kind, words",
+    [
+        ("truncated", "truncated", "truncated"),
+        ("empty", "truncated", "empty"),
+        ("corrupt", "corrupt", "not valid JSON"),
+        ("binary", "corrupt", "not UTF-8"),
+        ("tampered", "tampered", "checksum"),
+        ("tampered-meta", "tampered", "checksum"),
+        ("future-version", "future-version", "newer pibench"),
+        ("not-a-save", "not-a-save", "not a pibench save"),
+        ("no-state", "corrupt", "missing"),
+    ],
+)
 def test_bad_save_files_are_refused_saying_which_problem(store, fake, tmp_path, how, kind, words):
     """Corrupt, truncated, future-version and tampered files: refused, nothing imported."""
     store.save("lab", fake(size=40))

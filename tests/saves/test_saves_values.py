@@ -40,8 +40,15 @@ def same(a, b) -> bool:
 
 def test_numpy_scalars_become_python_scalars_of_the_same_value():
     """np.float64/float32/int64/int8/bool_ and arrays are saved as their Python values."""
-    value = {"f64": np.float64(0.1), "f32": np.float32(0.5), "i64": np.int64(2**40), "i8": np.int8(-3),
-             "b": np.bool_(True), "arr": np.arange(3), "mat": np.array([[1.5, 2.0]])}
+    value = {
+        "f64": np.float64(0.1),
+        "f32": np.float32(0.5),
+        "i64": np.int64(2**40),
+        "i8": np.int8(-3),
+        "b": np.bool_(True),
+        "arr": np.arange(3),
+        "mat": np.array([[1.5, 2.0]]),
+    }
     back = roundtrip(value)
     assert back == {"f64": 0.1, "f32": 0.5, "i64": 2**40, "i8": -3, "b": True, "arr": [0, 1, 2], "mat": [[1.5, 2.0]]}
     assert type(back["i64"]) is int and type(back["b"]) is bool and type(back["f64"]) is float
@@ -90,15 +97,18 @@ def test_tuples_become_lists():
     assert roundtrip({"t": (1, (2, 3))}) == {"t": [1, [2, 3]]}
 
 
-@pytest.mark.parametrize("bad, where", [
-    ({"people": [{"id": "S1", "traits": {1, 2}}]}, "people[0].traits"),
-    ({"blob": b"bytes"}, "blob"),
-    ({"obj": object()}, "obj"),
-    ({"z": 1j}, "z"),
-    ({"arr": np.array(["a"], dtype=object)}, "arr"),
-    ({"k": {(1, 2): 3}}, "k"),
-    ({"d": np.datetime64("2020-01-01")}, "d"),
-])
+@pytest.mark.parametrize(
+    "bad, where",
+    [
+        ({"people": [{"id": "S1", "traits": {1, 2}}]}, "people[0].traits"),
+        ({"blob": b"bytes"}, "blob"),
+        ({"obj": object()}, "obj"),
+        ({"z": 1j}, "z"),
+        ({"arr": np.array(["a"], dtype=object)}, "arr"),
+        ({"k": {(1, 2): 3}}, "k"),
+        ({"d": np.datetime64("2020-01-01")}, "d"),
+    ],
+)
 def test_unsaveable_values_are_refused_naming_where_they_are(bad, where):
     """Sets, bytes, objects, complex, object arrays, tuple keys: SaveValueError with the path."""
     with pytest.raises(SaveValueError) as info:
@@ -125,13 +135,18 @@ def test_key_order_is_kept():
 
 
 json_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**130), max_value=2**130),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8))
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**130), max_value=2**130),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+)
 keys = st.one_of(st.text(max_size=6), st.integers(-5, 5), st.none(), st.booleans())
 values = st.recursive(
     json_scalars,
     lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -17,8 +17,18 @@ from scenarios import (
 )
 from world.config import WorldConfig
 
-EXPECTED = ["standard", "eval-101", "eval-102", "eval-103", "short-12", "mid-30", "frozen-field",
-            "unlimited-attention", "no-scooping", "tutorial"]
+EXPECTED = [
+    "standard",
+    "eval-101",
+    "eval-102",
+    "eval-103",
+    "short-12",
+    "mid-30",
+    "frozen-field",
+    "unlimited-attention",
+    "no-scooping",
+    "tutorial",
+]
 
 
 def test_every_required_scenario_is_bundled_and_listed_in_order():
@@ -49,12 +59,15 @@ def test_eval_scenarios_use_the_evaluation_seeds_and_default_rules(seed):
     assert scen.seed == seed and scen.config == WorldConfig()
 
 
-@pytest.mark.parametrize("name, changes", [
-    ("short-12", {"months": (60, 12)}),
-    ("mid-30", {"months": (60, 30)}),
-    ("frozen-field", {"frozen_field": (False, True)}),
-    ("no-scooping", {"no_scooping": (False, True)}),
-])
+@pytest.mark.parametrize(
+    "name, changes",
+    [
+        ("short-12", {"months": (60, 12)}),
+        ("mid-30", {"months": (60, 30)}),
+        ("frozen-field", {"frozen_field": (False, True)}),
+        ("no-scooping", {"no_scooping": (False, True)}),
+    ],
+)
 def test_ablation_scenarios_change_exactly_one_thing(name, changes):
     """MECHANICS §17 ablations: horizon 12, horizon 30, frozen field, no scooping."""
     scen = load_scenario(name)

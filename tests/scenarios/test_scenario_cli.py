@@ -61,7 +61,12 @@ def test_toml_output_reads_back_to_the_same_scenario(name):
     """`show --toml` is a starting point for your own file: it reproduces the scenario."""
     scen = load_scenario(name)
     again = read_scenario_text(scenario_toml(scen))
-    assert (again.name, again.description, again.seed, again.config) == (scen.name, scen.description, scen.seed, scen.config)
+    assert (again.name, again.description, again.seed, again.config) == (
+        scen.name,
+        scen.description,
+        scen.seed,
+        scen.config,
+    )
 
 
 def test_show_json():

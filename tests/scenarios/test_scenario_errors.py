@@ -25,7 +25,8 @@ def test_a_good_file_with_partial_table_overrides(tmp_path):
         'name = "mine"\ndescription = "Mine — ✓"\nseed = 42\nmonths = 24\nstart_budget = 750000\n'
         "[world]\nservice_tax_hours = 6\n[world.pools.elite]\nvolume = 3.0\n"
         "[world.initial_hotness]\nreasoning = 3.5\n[world.venues.NAIC]\ndeadlines = [4, 10]\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     scen = load_scenario(str(path))
     cfg = scen.config
     assert (scen.name, scen.seed, cfg.months, cfg.start_budget) == ("mine", 42, 24, 750000.0)
@@ -42,45 +43,64 @@ def test_minimal_file_gets_the_default_seed():
     assert scen.seed == 1001 and scen.config == WorldConfig() and scen.description == ""
 
 
-@pytest.mark.parametrize("text, key, words", [
-    # unknown keys (with a suggestion and the list of valid keys)
-    ('name = "x"\nsede = 3\n', "sede", ["did you mean 'seed'", VALID_TOP]),
-    ('name = "x"\n[wrld]\nmonths = 3\n', "wrld", ["did you mean 'world'", VALID_TOP]),
-    ('name = "x"\n[world]\npay_phdd = 1.0\n', "world.pay_phdd", ["did you mean 'pay_phd'", "valid parameters:", "pay_postdoc"]),
-    ('name = "x"\n[world.pools.elite]\nvolum = 1.0\n', "world.pools.elite.volum", ["did you mean 'volume'", "ability_mean"]),
-    ('name = "x"\n[world.pools.royal]\nvolume = 1.0\n', "world.pools.royal", ["elite, international, nontraditional, local"]),
-    ('name = "x"\n[world.initial_hotness]\nquantum = 1.0\n', "world.initial_hotness.quantum", ["reasoning"]),
-    # wrong types
-    ('name = "x"\nmonths = 12.5\n', "months", ["must be an integer", "12.5"]),
-    ('name = "x"\nmonths = "12"\n', "months", ["must be an integer", "text"]),
-    ('name = "x"\nfrozen_field = 1\n', "frozen_field", ["must be true or false"]),
-    ('name = "x"\nstart_budget = true\n', "start_budget", ["must be a number", "boolean"]),
-    ('name = "x"\n[world]\nhot_max = "hot"\n', "world.hot_max", ["must be a number", "text"]),
-    ('name = "x"\n[world]\npools = 3\n', "world.pools", ["must be a table"]),
-    ('name = "x"\n[world.hot_max]\na = 1\n', "world.hot_max", ["must be a number", "table"]),
-    ('name = "x"\n[world.venues.NAIC]\ndeadlines = [3, "x"]\n', "world.venues.NAIC.deadlines[1]", ["must be an integer"]),
-    ('name = "x"\n[world.venues.NAIC]\ndeadlines = 3\n', "world.venues.NAIC.deadlines", ["must be an array"]),
-    ('name = "x"\n[world.agencies.FEL]\nonce = "yes"\n', "world.agencies.FEL.once", ["must be true or false"]),
-    ('name = "x"\nworld = 3\n', "world", ["must be a table"]),
-    ('name = "x"\nseed = 1.5\n', "seed", ["must be an integer"]),
-    ('name = "x"\nseed = "101"\n', "seed", ["must be an integer"]),
-    ('name = "x"\ndescription = 5\n', "description", ["must be text"]),
-    ('name = 5\n', "name", ["must be non-empty text"]),
-    ('name = ""\n', "name", ["must be non-empty text"]),
-    ('description = "no name"\n', "name", ["missing"]),
-    ('name = "x"\nmonths = 2023-01-01\n', "months", ["must be an integer"]),
-    # out of range (WorldConfig metadata min/max)
-    ('name = "x"\nmonths = 0\n', "months", ["out of range", "between 1 and 240"]),
-    ('name = "x"\nmonths = 1000\n', "months", ["out of range"]),
-    ('name = "x"\nstart_budget = -1\n', "start_budget", ["out of range", "USD"]),
-    ('name = "x"\n[world]\nboom_p = 1.5\n', "world.boom_p", ["out of range", "between 0 and 1"]),
-    ('name = "x"\n[world]\nhot_max = inf\n', "world.hot_max", ["finite"]),
-    ('name = "x"\n[world]\nhot_max = nan\n', "world.hot_max", ["finite"]),
-    ('name = "x"\nseed = -3\n', "seed", ["out of range"]),
-    ('name = "x"\nseed = 9223372036854775807\nmonths = 0\n', "months", ["out of range"]),
-    # set twice
-    ('name = "x"\nmonths = 12\n[world]\nmonths = 30\n', "world.months", ["set twice"]),
-])
+@pytest.mark.parametrize(
+    "text, key, words",
+    [
+        # unknown keys (with a suggestion and the list of valid keys)
+        ('name = "x"\nsede = 3\n', "sede", ["did you mean 'seed'", VALID_TOP]),
+        ('name = "x"\n[wrld]\nmonths = 3\n', "wrld", ["did you mean 'world'", VALID_TOP]),
+        (
+            'name = "x"\n[world]\npay_phdd = 1.0\n',
+            "world.pay_phdd",
+            ["did you mean 'pay_phd'", "valid parameters:", "pay_postdoc"],
+        ),
+        (
+            'name = "x"\n[world.pools.elite]\nvolum = 1.0\n',
+            "world.pools.elite.volum",
+            ["did you mean 'volume'", "ability_mean"],
+        ),
+        (
+            'name = "x"\n[world.pools.royal]\nvolume = 1.0\n',
+            "world.pools.royal",
+            ["elite, international, nontraditional, local"],
+        ),
+        ('name = "x"\n[world.initial_hotness]\nquantum = 1.0\n', "world.initial_hotness.quantum", ["reasoning"]),
+        # wrong types
+        ('name = "x"\nmonths = 12.5\n', "months", ["must be an integer", "12.5"]),
+        ('name = "x"\nmonths = "12"\n', "months", ["must be an integer", "text"]),
+        ('name = "x"\nfrozen_field = 1\n', "frozen_field", ["must be true or false"]),
+        ('name = "x"\nstart_budget = true\n', "start_budget", ["must be a number", "boolean"]),
+        ('name = "x"\n[world]\nhot_max = "hot"\n', "world.hot_max", ["must be a number", "text"]),
+        ('name = "x"\n[world]\npools = 3\n', "world.pools", ["must be a table"]),
+        ('name = "x"\n[world.hot_max]\na = 1\n', "world.hot_max", ["must be a number", "table"]),
+        (
+            'name = "x"\n[world.venues.NAIC]\ndeadlines = [3, "x"]\n',
+            "world.venues.NAIC.deadlines[1]",
+            ["must be an integer"],
+        ),
+        ('name = "x"\n[world.venues.NAIC]\ndeadlines = 3\n', "world.venues.NAIC.deadlines", ["must be an array"]),
+        ('name = "x"\n[world.agencies.FEL]\nonce = "yes"\n', "world.agencies.FEL.once", ["must be true or false"]),
+        ('name = "x"\nworld = 3\n', "world", ["must be a table"]),
+        ('name = "x"\nseed = 1.5\n', "seed", ["must be an integer"]),
+        ('name = "x"\nseed = "101"\n', "seed", ["must be an integer"]),
+        ('name = "x"\ndescription = 5\n', "description", ["must be text"]),
+        ("name = 5\n", "name", ["must be non-empty text"]),
+        ('name = ""\n', "name", ["must be non-empty text"]),
+        ('description = "no name"\n', "name", ["missing"]),
+        ('name = "x"\nmonths = 2023-01-01\n', "months", ["must be an integer"]),
+        # out of range (WorldConfig metadata min/max)
+        ('name = "x"\nmonths = 0\n', "months", ["out of range", "between 1 and 240"]),
+        ('name = "x"\nmonths = 1000\n', "months", ["out of range"]),
+        ('name = "x"\nstart_budget = -1\n', "start_budget", ["out of range", "USD"]),
+        ('name = "x"\n[world]\nboom_p = 1.5\n', "world.boom_p", ["out of range", "between 0 and 1"]),
+        ('name = "x"\n[world]\nhot_max = inf\n', "world.hot_max", ["finite"]),
+        ('name = "x"\n[world]\nhot_max = nan\n', "world.hot_max", ["finite"]),
+        ('name = "x"\nseed = -3\n', "seed", ["out of range"]),
+        ('name = "x"\nseed = 9223372036854775807\nmonths = 0\n', "months", ["out of range"]),
+        # set twice
+        ('name = "x"\nmonths = 12\n[world]\nmonths = 30\n', "world.months", ["set twice"]),
+    ],
+)
 def test_each_mistake_is_refused_naming_its_key(text, key, words):
     err = refuse(text)
     problem = next((p for p in err.problems if p.startswith(key + ":") or p.startswith(key)), None)
@@ -102,11 +122,14 @@ def test_all_problems_are_reported_at_once():
     assert "5 problems" in str(err)
 
 
-@pytest.mark.parametrize("text, words", [
-    ('name = "x"\nmonths = \n', "not valid TOML"),
-    ('name = "x"\nname = "y"\n', "not valid TOML"),
-    ('[world\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('name = "x"\nmonths = \n', "not valid TOML"),
+        ('name = "x"\nname = "y"\n', "not valid TOML"),
+        ("[world\n", "not valid TOML"),
+    ],
+)
 def test_toml_syntax_errors(text, words):
     assert words in str(refuse(text))
 

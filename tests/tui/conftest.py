@@ -18,8 +18,13 @@ def new_world(scenario: str = "standard", seed: int | None = None) -> World:
 def build(world: World | None = None, tmp_path=None, **kw) -> PibenchApp:
     """The app in test mode (no blink, no animation), baseline off unless asked."""
     kw.setdefault("run_baseline", False)
-    app = make_app(world=world or new_world(), scenario="standard", saves_dir=str(tmp_path / "saves") if tmp_path else None,
-                   test_mode=True, **kw)
+    app = make_app(
+        world=world or new_world(),
+        scenario="standard",
+        saves_dir=str(tmp_path / "saves") if tmp_path else None,
+        test_mode=True,
+        **kw,
+    )
     app.toasts = []  # type: ignore[attr-defined]
     original = app.notify
 

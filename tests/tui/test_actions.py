@@ -59,7 +59,12 @@ async def test_project_actions(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space", "tab", "enter")
         pj = app.game.call("projects.list")[0]
-        assert pj["members"] == ["RA001"] and pj["tier"] == 2 and pj["topic"] == "reasoning" and pj["monthly_compute"] == 1500
+        assert (
+            pj["members"] == ["RA001"]
+            and pj["tier"] == 2
+            and pj["topic"] == "reasoning"
+            and pj["monthly_compute"] == 1500
+        )
         await press(pilot, "a", "ctrl+o")  # the form offers someone not on the project already
         assert app.game.call("projects.list")[0]["members"] == ["RA001", "RA002"]
         await press(pilot, "u", "ctrl+o")

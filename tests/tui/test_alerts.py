@@ -79,8 +79,12 @@ def test_bad_reports_come_from_the_observable_reports():
 
     class Fake:
         def query(self, sql):
-            return [{"id": "S001", "month": 3, "q": 0.4, "s": 0.45}, {"id": "S001", "month": 4, "q": 0.4, "s": 0.40},
-                    {"id": "S002", "month": 3, "q": 0.5, "s": 0.8}, {"id": "S002", "month": 4, "q": 0.5, "s": 0.7}]
+            return [
+                {"id": "S001", "month": 3, "q": 0.4, "s": 0.45},
+                {"id": "S001", "month": 4, "q": 0.4, "s": 0.40},
+                {"id": "S002", "month": 3, "q": 0.5, "s": 0.8},
+                {"id": "S002", "month": 4, "q": 0.5, "s": 0.7},
+            ]
 
     assert [sid for sid, _ in bad_reports(Fake(), 4)] == ["S001"]
 
@@ -109,8 +113,11 @@ def test_call_closing_is_not_flagged_once_the_lab_has_a_proposal_in_it():
     api = Api(w)
     game = Game(w)
     for _ in range(12):
-        closing = [c for c in game.dashboard()["open_grant_calls"]
-                   if c["last_month_to_apply"] == w.month and c["agency"] != "TIF"]
+        closing = [
+            c
+            for c in game.dashboard()["open_grant_calls"]
+            if c["last_month_to_apply"] == w.month and c["agency"] != "TIF"
+        ]
         if closing:
             break
         api.time.next_month()

@@ -124,15 +124,39 @@ async def test_hidden_state_is_not_read_outside_the_end_screen():
     """Only screens/end.py touches the world's hidden state (``world.s`` / ``.s.``)."""
     root = Path(app_mod.__file__).parent
     offenders = []
-    tui = [*root.glob("screens/*.py"), *root.glob("widgets/*.py"),
-           *(root / f for f in ("app.py", "actions.py", "alerts.py", "record.py", "tutorial.py", "tui_game.py",
-                                "replay.py", "replay_app.py", "messages.py", "interrupts.py"))]
+    tui = [
+        *root.glob("screens/*.py"),
+        *root.glob("widgets/*.py"),
+        *(
+            root / f
+            for f in (
+                "app.py",
+                "actions.py",
+                "alerts.py",
+                "record.py",
+                "tutorial.py",
+                "tui_game.py",
+                "replay.py",
+                "replay_app.py",
+                "messages.py",
+                "interrupts.py",
+            )
+        ),
+    ]
     for path in tui:  # the TUI's own modules (the harness, headless mode and the runners are front ends of their own)
         if path.name == "end.py":
             continue
         text = path.read_text()
         text = text.replace("world.s.action_log", "")  # the public action log, for "unsaved"
-        for bad in ("world.s.", ".s.people", ".s.applicants", ".trajectory", ".ability", "hotness_now", "citation_rate"):
+        for bad in (
+            "world.s.",
+            ".s.people",
+            ".s.applicants",
+            ".trajectory",
+            ".ability",
+            "hotness_now",
+            "citation_rate",
+        ):
             if bad in text:
                 offenders.append(f"{path.name}: {bad}")
     assert offenders == []
@@ -140,8 +164,13 @@ async def test_hidden_state_is_not_read_outside_the_end_screen():
 
 async def test_play_refuses_a_non_terminal_stdin():
     """``pibench play`` with stdin from /dev/null exits 1 and points to ``pibench headless``."""
-    r = subprocess.run([sys.executable, "-m", "pibench_tui", "play"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "play"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1
     assert "pibench headless" in r.stderr
     code = app_mod.run_play(types.SimpleNamespace(scenario=None, seed=None, load=None, save=None, saves_dir=None))

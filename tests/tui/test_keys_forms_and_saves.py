@@ -62,7 +62,9 @@ async def test_80x24_header_keeps_month_budget_runway_attention_and_numbered_tab
         assert "run " in rows[0] and "attn " in rows[0]
         assert "Y2M3" in rows[1] and "NAIC" in rows[1]
         tabs = next(r for r in rows if "Lab" in r and "Console" in r)
-        for i, name in enumerate(["Lab", "Apps", "Projects", "Papers", "Grants", "Field", "Events", "Ledger", "Console"]):
+        for i, name in enumerate(
+            ["Lab", "Apps", "Projects", "Papers", "Grants", "Field", "Events", "Ledger", "Console"]
+        ):
             assert f"{i + 1} {name}" in tabs
         assert "palette" not in rows[-1]
         assert any("more columns" in r and "Contract" in r for r in rows)

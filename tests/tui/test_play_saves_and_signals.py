@@ -36,7 +36,9 @@ async def test_a_row_picked_in_the_load_dialog_loads_exactly_that_save(tmp_path)
     store = SaveStore(tmp_path / "saves", on_warning=None)
     store.save("qa1", new_world("tutorial"), scenario="tutorial")
     store.autosave("qa1", new_world("short-12"), scenario="short-12")
-    app = make_app(world=new_world(), scenario="standard", saves_dir=str(store.path), test_mode=True, run_baseline=False)
+    app = make_app(
+        world=new_world(), scenario="standard", saves_dir=str(store.path), test_mode=True, run_baseline=False
+    )
     async with app.run_test(size=(120, 40)) as pilot:
         app._load_named("qa1")
         await settle(pilot, app)

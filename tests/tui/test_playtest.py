@@ -89,7 +89,8 @@ async def test_past_offers_count_only_offers_made(tmp_path):
     """After a season with 2 offers, the Applicants panel counts 2 offers made and the other
     applicants as never offered (not as expired offers)."""
     assert past_offers_note({"accepted": 1, "joined": 0, "declined": 2, "expired": 6}) == (
-        " Past offers: 3 made, 1 accepted, 2 declined. 6 other applicants never received an offer.")
+        " Past offers: 3 made, 1 accepted, 2 declined. 6 other applicants never received an offer."
+    )
     w = new_world()
     api = Api(w)
     ids = [a["id"] for a in api.recruit.applicants()]
@@ -206,12 +207,16 @@ async def test_empty_charts_say_no_data_and_months_are_whole_numbers(tmp_path):
 
 
 async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
-    """"1 month" not "1 months"; an event's details are a sentence, not a dump of its fields."""
+    """ "1 month" not "1 months"; an event's details are a sentence, not a dump of its fields."""
     assert plural(1, "month") == "1 month" and plural(3, "month") == "3 months"
     game = Game(new_world())
     assert any("decision in 1 month)" in label for label, _ in open_venues(game))
-    assert not any("1 months" in label for f in ACTIONS_BY_ID["propose"].fields(game) if not callable(f.options)
-                   for label, _ in f.options)
+    assert not any(
+        "1 months" in label
+        for f in ACTIONS_BY_ID["propose"].fields(game)
+        if not callable(f.options)
+        for label, _ in f.options
+    )
     w = new_world()
     Api(w).time.next_month()  # month 2 has a review request waiting
     app = build(w, tmp_path=tmp_path)

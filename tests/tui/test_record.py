@@ -19,8 +19,20 @@ def test_first_decision_at_a_venue_is_read_against_the_labs_other_venues():
     """A first rejection at NAIC (mean 4.87) is shown next to the lab's W-SHOP accept (3.93):
     "no earlier decision at NAIC" alone gave no scale to read the scores on."""
     rows = [
-        {"id": "SUB001", "venue": "W-SHOP", "status": "accept", "decision_month": 21, "reviewer_scores": "[3.7, 3.9, 4.2]"},
-        {"id": "SUB002", "venue": "NAIC", "status": "reject", "decision_month": 30, "reviewer_scores": "[5.0, 4.7, 4.9]"},
+        {
+            "id": "SUB001",
+            "venue": "W-SHOP",
+            "status": "accept",
+            "decision_month": 21,
+            "reviewer_scores": "[3.7, 3.9, 4.2]",
+        },
+        {
+            "id": "SUB002",
+            "venue": "NAIC",
+            "status": "reject",
+            "decision_month": 30,
+            "reviewer_scores": "[5.0, 4.7, 4.9]",
+        },
     ]
     text = venue_record(_Game(rows), "NAIC", before=30)
     assert text.startswith("no earlier decision at NAIC") and "W-SHOP 1 accepted at mean 3.93" in text
@@ -28,4 +40,3 @@ def test_first_decision_at_a_venue_is_read_against_the_labs_other_venues():
     assert venue_record(_Game(rows[:1]), "W-SHOP", before=21) == "no earlier decision at W-SHOP"
     later = venue_record(_Game(rows), "NAIC")
     assert later.startswith("NAIC before:") and "1 rejected (mean score 4.87)" in later
-

@@ -94,8 +94,18 @@ async def test_publications_label_collab_only_when_it_is_one(tmp_path):
 
     w = new_world()
     for pid, collab in (("P001", False), ("P002", True)):
-        w.s.publications[pid] = Publication(id=pid, draft_id="D00" + pid[-1], venue="W-SHOP", topic="reasoning", tier=1,
-                                            q=0.5, authors=[], collab=collab, accepted_month=1, published_month=1)
+        w.s.publications[pid] = Publication(
+            id=pid,
+            draft_id="D00" + pid[-1],
+            venue="W-SHOP",
+            topic="reasoning",
+            tier=1,
+            q=0.5,
+            authors=[],
+            collab=collab,
+            accepted_month=1,
+            published_month=1,
+        )
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "4")
@@ -128,8 +138,18 @@ def test_api_docs_name_the_real_project_keys_and_attachment_errors_list_publicat
     api = Api(w)
     doc = type(api.projects).list.__doc__
     assert "monthly_compute" in doc and "started_month" in doc and " compute," not in doc
-    w.s.publications["P001"] = Publication(id="P001", draft_id="D001", venue="W-SHOP", topic="reasoning", tier=1, q=0.5,
-                                           authors=[], collab=False, accepted_month=1, published_month=1)
+    w.s.publications["P001"] = Publication(
+        id="P001",
+        draft_id="D001",
+        venue="W-SHOP",
+        topic="reasoning",
+        tier=1,
+        q=0.5,
+        authors=[],
+        collab=False,
+        accepted_month=1,
+        published_month=1,
+    )
     call = api.grants.calls()[0]["id"]
     with pytest.raises(ActionError) as exc:
         api.grants.propose(call, "reasoning", 5, attach=["P008"])

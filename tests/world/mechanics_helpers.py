@@ -35,10 +35,21 @@ PAY = {"phd": "pay_phd", "postdoc": "pay_postdoc", "ra": "pay_ra", "manager": "p
 PREFIX = {"phd": "S", "postdoc": "PD", "ra": "RA", "manager": "MGR"}
 
 
-def add_person(w: World, role: str = "phd", *, ability: float = 0.6, speed: float = 1.0,
-               skill: float | None = None, morale: float = 0.7, independence: float = 0.65,
-               resilience: float = 0.8, growth: float = 1.0, mentoring: float = 0.0,
-               arrived: int | None = None, contract_end: int | None = None) -> Person:
+def add_person(
+    w: World,
+    role: str = "phd",
+    *,
+    ability: float = 0.6,
+    speed: float = 1.0,
+    skill: float | None = None,
+    morale: float = 0.7,
+    independence: float = 0.65,
+    resilience: float = 0.8,
+    growth: float = 1.0,
+    mentoring: float = 0.0,
+    arrived: int | None = None,
+    contract_end: int | None = None,
+) -> Person:
     """Add an active lab member with the given hidden traits (ids follow §13 prefixes)."""
     s = w.s
     pid = s.next_id(PREFIX[role])
@@ -46,23 +57,52 @@ def add_person(w: World, role: str = "phd", *, ability: float = 0.6, speed: floa
         skill = 0.35 + 0.30 * ability
     if role == "postdoc" and contract_end is None:
         contract_end = s.month + 24
-    p = Person(id=pid, name=f"Test {pid}", role=role, arrived_month=s.month if arrived is None else arrived,
-               ability=ability, speed=speed, resilience=resilience, independence=independence,
-               growth=growth, skill=skill, morale=morale, stipend=getattr(w.cfg, PAY[role]),
-               mentoring=mentoring, contract_end=contract_end)
+    p = Person(
+        id=pid,
+        name=f"Test {pid}",
+        role=role,
+        arrived_month=s.month if arrived is None else arrived,
+        ability=ability,
+        speed=speed,
+        resilience=resilience,
+        independence=independence,
+        growth=growth,
+        skill=skill,
+        morale=morale,
+        stipend=getattr(w.cfg, PAY[role]),
+        mentoring=mentoring,
+        contract_end=contract_end,
+    )
     s.people[pid] = p
     return p
 
 
-def add_project(w: World, members: list[str], *, topic: str = "reasoning", tier: int = 2,
-                compute: float = 0.0, feasible: bool = True, novelty: float = 1.0,
-                progress: float = 0.0) -> Project:
+def add_project(
+    w: World,
+    members: list[str],
+    *,
+    topic: str = "reasoning",
+    tier: int = 2,
+    compute: float = 0.0,
+    feasible: bool = True,
+    novelty: float = 1.0,
+    progress: float = 0.0,
+) -> Project:
     """Add an active project bypassing the API (no feasibility/novelty draw)."""
     s = w.s
     pid = s.next_id("PJ")
-    pj = Project(id=pid, topic=topic, tier=tier, members=list(members), compute=float(compute),
-                 started_month=s.month, work=float(w.cfg.tiers[str(tier)]["work"]),
-                 feasible=feasible, novelty=novelty, progress=progress)
+    pj = Project(
+        id=pid,
+        topic=topic,
+        tier=tier,
+        members=list(members),
+        compute=float(compute),
+        started_month=s.month,
+        work=float(w.cfg.tiers[str(tier)]["work"]),
+        feasible=feasible,
+        novelty=novelty,
+        progress=progress,
+    )
     s.projects[pid] = pj
     return pj
 

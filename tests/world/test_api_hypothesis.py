@@ -20,37 +20,92 @@ from world.api import API_CALLS, ActionError, Api
 from world.config import TOPICS, VENUES, WorldConfig
 from world.engine import World
 
-WORDS = ["accept", "decline", "support", "ignore", "NAIC", "CLAR", "W-SHOP", "JMR", "TIF-rolling", "BSF-m02",
-         "AMP-m05", "FEL-m09", "S001", "RA001", "MGR001", "PD001", "APP001", "PJ001", "D001", "SUB001", "P001",
-         "E001", "PR001", "A001", "", "S0\u00e9\u4e2d", "\U0001f600", "select 1", "DROP TABLE ledger"]
+WORDS = [
+    "accept",
+    "decline",
+    "support",
+    "ignore",
+    "NAIC",
+    "CLAR",
+    "W-SHOP",
+    "JMR",
+    "TIF-rolling",
+    "BSF-m02",
+    "AMP-m05",
+    "FEL-m09",
+    "S001",
+    "RA001",
+    "MGR001",
+    "PD001",
+    "APP001",
+    "PJ001",
+    "D001",
+    "SUB001",
+    "P001",
+    "E001",
+    "PR001",
+    "A001",
+    "",
+    "S0\u00e9\u4e2d",
+    "\U0001f600",
+    "select 1",
+    "DROP TABLE ledger",
+]
 JUNK = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.integers(-3, 60)
-    | st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([-1.0, 0.0, 5.0, 12.0, 25.0, 1e308, -0.0])
-    | st.text(max_size=10) | st.sampled_from(WORDS),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4) | st.sampled_from(WORDS), inner, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.integers(-3, 60)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([-1.0, 0.0, 5.0, 12.0, 25.0, 1e308, -0.0])
+    | st.text(max_size=10)
+    | st.sampled_from(WORDS),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4) | st.sampled_from(WORDS), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 METHODS = [(ns, m) for ns, calls in API_CALLS.items() for m in calls] + [
-    ("query", "query"), ("memory", "read"), ("memory", "write"), ("nope", "x"), ("lab", "__init__"), ("lab", "_w")]
+    ("query", "query"),
+    ("memory", "read"),
+    ("memory", "write"),
+    ("nope", "x"),
+    ("lab", "__init__"),
+    ("lab", "_w"),
+]
 
 
 def _known_ids(w: World) -> list:
     s = w.s
     ids: list = []
-    for coll in (s.people, s.applicants, s.projects, s.drafts, s.submissions, s.publications, s.calls, s.events,
-                 s.proposals):
+    for coll in (
+        s.people,
+        s.applicants,
+        s.projects,
+        s.drafts,
+        s.submissions,
+        s.publications,
+        s.calls,
+        s.events,
+        s.proposals,
+    ):
         ids.extend(list(coll)[-6:])
     return ids + list(TOPICS) + list(VENUES)
 
 
 def _arg(data, w: World):
     ids = _known_ids(w)
-    return data.draw(st.one_of(
-        st.sampled_from(ids), st.sampled_from(ids), JUNK,
-        st.lists(st.sampled_from(ids), min_size=1, max_size=3),
-        st.dictionaries(st.sampled_from(ids), st.floats(-5, 50) | JUNK, min_size=1, max_size=3),
-        st.integers(1, 3), st.floats(0, 30),
-    ))
+    return data.draw(
+        st.one_of(
+            st.sampled_from(ids),
+            st.sampled_from(ids),
+            JUNK,
+            st.lists(st.sampled_from(ids), min_size=1, max_size=3),
+            st.dictionaries(st.sampled_from(ids), st.floats(-5, 50) | JUNK, min_size=1, max_size=3),
+            st.integers(1, 3),
+            st.floats(0, 30),
+        )
+    )
 
 
 def _invariants(w: World, start: float, ra_month: int | None) -> None:
@@ -97,8 +152,9 @@ def _hostile_career(data, seed, months):
         args = [_arg(data, w) for _ in range(n_args)]
         kwargs = {}
         if data.draw(st.integers(0, 5)) == 0:
-            kwargs = data.draw(st.dictionaries(st.sampled_from(["hours", "n", "ids", "attach", "topic", "x", "sql"]),
-                                               JUNK, max_size=2))
+            kwargs = data.draw(
+                st.dictionaries(st.sampled_from(["hours", "n", "ids", "attach", "topic", "x", "sql"]), JUNK, max_size=2)
+            )
         finished = w.s.finished
         before = w.digest()
         try:

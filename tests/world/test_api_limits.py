@@ -19,16 +19,31 @@ def _fresh() -> tuple[World, Api]:
     return w, Api(w)
 
 
-@pytest.mark.parametrize("call, args, words", [
-    ("projects.unassign", ["PJ001", "x" * (MAX_STRING_CHARS + 1)], ["student_id", f"{MAX_STRING_CHARS + 1:,} characters", f"at most {MAX_STRING_CHARS}"]),
-    ("recruit.interview", [["A001"] * (MAX_LIST_ITEMS + 1)], ["ids", f"{MAX_LIST_ITEMS + 1:,} items", f"at most {MAX_LIST_ITEMS}"]),
-    ("recruit.interview", [["x" * 10_000]], ["ids[0]", "10,000 characters"]),
-    ("students.set_mentoring", [{f"S{i}": 1 for i in range(MAX_DICT_ITEMS + 1)}], ["hours", f"at most {MAX_DICT_ITEMS}"]),
-    ("students.set_mentoring", [{"x" * 999: 1}], ["an entry of", "999 characters"]),
-    ("lab.ledger", [2 ** 100], ["n", "101 bits", f"at most {MAX_INT_BITS}"]),
-    ("projects.start", ["reasoning", 1, [["S001"]]], ["members[0]", "nested"]),
-    ("papers.polish", ["D001" * 100, 1], ["draft_id", "characters"]),
-])
+@pytest.mark.parametrize(
+    "call, args, words",
+    [
+        (
+            "projects.unassign",
+            ["PJ001", "x" * (MAX_STRING_CHARS + 1)],
+            ["student_id", f"{MAX_STRING_CHARS + 1:,} characters", f"at most {MAX_STRING_CHARS}"],
+        ),
+        (
+            "recruit.interview",
+            [["A001"] * (MAX_LIST_ITEMS + 1)],
+            ["ids", f"{MAX_LIST_ITEMS + 1:,} items", f"at most {MAX_LIST_ITEMS}"],
+        ),
+        ("recruit.interview", [["x" * 10_000]], ["ids[0]", "10,000 characters"]),
+        (
+            "students.set_mentoring",
+            [{f"S{i}": 1 for i in range(MAX_DICT_ITEMS + 1)}],
+            ["hours", f"at most {MAX_DICT_ITEMS}"],
+        ),
+        ("students.set_mentoring", [{"x" * 999: 1}], ["an entry of", "999 characters"]),
+        ("lab.ledger", [2**100], ["n", "101 bits", f"at most {MAX_INT_BITS}"]),
+        ("projects.start", ["reasoning", 1, [["S001"]]], ["members[0]", "nested"]),
+        ("papers.polish", ["D001" * 100, 1], ["draft_id", "characters"]),
+    ],
+)
 def test_oversized_arguments_are_refused_naming_the_limit(call, args, words):
     """Each oversized argument is refused (``bad_argument``) with a message naming the argument,
     its size and the limit; the world does not change and nothing is logged."""
@@ -47,8 +62,11 @@ def test_oversized_arguments_are_refused_naming_the_limit(call, args, words):
 def test_oversized_names_are_refused_before_they_reach_a_message():
     """A huge call name or keyword name is refused with a short message."""
     w, api = _fresh()
-    for ns, method, kwargs in (("x" * 100_000, "y", {}), ("lab", "y" * 100_000, {}),
-                               ("projects", "unassign", {"z" * 100_000: 1})):
+    for ns, method, kwargs in (
+        ("x" * 100_000, "y", {}),
+        ("lab", "y" * 100_000, {}),
+        ("projects", "unassign", {"z" * 100_000: 1}),
+    ):
         with pytest.raises(ActionError) as info:
             api.call(ns, method, [], kwargs)
         assert len(info.value.message) < 600
@@ -97,7 +115,7 @@ def _career(junk: bool, months: int = 60, seed: int = 7) -> tuple[World, int]:
                 ("recruit", "interview", [[apps[0] if apps else "A001"] * 110_000]),
                 ("students", "set_mentoring", [{huge: 1}]),
                 ("projects", "start", ["reasoning", 1, ["S001"] * 100_000]),
-                ("lab", "ledger", [10 ** 400]),
+                ("lab", "ledger", [10**400]),
             ]
             for _ in range(1_700):
                 for pj in projects[:1]:

@@ -16,10 +16,19 @@ def test_s17_mentoring_share_and_roster_matched_excess_by_hand():
     w = World(WorldConfig(months=12), 3)
     # rows: [id, hours, ability, growth, independence, role]; r = growth × ability × (1 − ι)
     w.s.eval_log["months"] = [
-        {"month": 1, "pool": 100.0, "used": 50.0, "hotness": [], "reputation": 2.0, "budget": 0.0,
-         "mentoring": [["S001", 0.0, 0.5, 1.0, 0.9, "phd"],   # r = 0.05
-                       ["S002", 5.0, 0.6, 1.0, 0.5, "phd"],   # r = 0.30
-                       ["S003", 5.0, 0.8, 1.0, 0.5, "phd"]]},  # r = 0.40
+        {
+            "month": 1,
+            "pool": 100.0,
+            "used": 50.0,
+            "hotness": [],
+            "reputation": 2.0,
+            "budget": 0.0,
+            "mentoring": [
+                ["S001", 0.0, 0.5, 1.0, 0.9, "phd"],  # r = 0.05
+                ["S002", 5.0, 0.6, 1.0, 0.5, "phd"],  # r = 0.30
+                ["S003", 5.0, 0.8, 1.0, 0.5, "phd"],
+            ],
+        },  # r = 0.40
     ]
     axes = capability_axes(w)["axes"]
     assert axes["mentoring_share"] == pytest.approx(1.0)

@@ -7,17 +7,20 @@ import pytest
 from world.config import WorldConfig
 
 
-@pytest.mark.parametrize("override, key", [
-    ({"pools": {"elite": {"volume": -1}}}, "pools.elite.volume"),
-    ({"pools": {"local": {"ability_sd": -0.5}}}, "pools.local.ability_sd"),
-    ({"pools": {"elite": {"accept_base": 1.5}}}, "pools.elite.accept_base"),
-    ({"tiers": {"3": {"p_infeasible": 2}}}, "tiers.3.p_infeasible"),
-    ({"tiers": {"1": {"work": 0}}}, "tiers.1.work"),
-    ({"venues": {"NAIC": {"deadlines": [3, 12]}}}, "venues.NAIC.deadlines"),
-    ({"venues": {"JMR": {"half_life": 0}}}, "venues.JMR.half_life"),
-    ({"agencies": {"BSF": {"duration": 0}}}, "agencies.BSF.duration"),
-    ({"agencies": {"AMP": {"call_months": [0]}}}, "agencies.AMP.call_months"),
-])
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ({"pools": {"elite": {"volume": -1}}}, "pools.elite.volume"),
+        ({"pools": {"local": {"ability_sd": -0.5}}}, "pools.local.ability_sd"),
+        ({"pools": {"elite": {"accept_base": 1.5}}}, "pools.elite.accept_base"),
+        ({"tiers": {"3": {"p_infeasible": 2}}}, "tiers.3.p_infeasible"),
+        ({"tiers": {"1": {"work": 0}}}, "tiers.1.work"),
+        ({"venues": {"NAIC": {"deadlines": [3, 12]}}}, "venues.NAIC.deadlines"),
+        ({"venues": {"JMR": {"half_life": 0}}}, "venues.JMR.half_life"),
+        ({"agencies": {"BSF": {"duration": 0}}}, "agencies.BSF.duration"),
+        ({"agencies": {"AMP": {"call_months": [0]}}}, "agencies.AMP.call_months"),
+    ],
+)
 def test_out_of_range_table_values_are_refused_with_their_key(override, key):
     """Each bad table value is refused with a ValueError naming ``table.row.key``."""
     with pytest.raises(ValueError) as err:

@@ -10,12 +10,18 @@ from world.config import SEED_MAX, ConfigError, WorldConfig, seed_problem
 def test_every_bad_value_is_reported_at_once_with_its_range():
     """Bad scalars, table cells, list items, unknown keys and the cross-field rule are all named in one error."""
     with pytest.raises(ConfigError) as info:
-        WorldConfig.from_dict({
-            "months": 0, "boom_p": 1.5, "hot_max": float("nan"), "pay_phd": "lots", "zzz": 1,
-            "pools": {"elite": {"volume": -1, "volum": 2}},
-            "venues": {"NAIC": {"deadlines": [3, 44]}},
-            "initial_hotness": {"reasoning": -1.0},
-        })
+        WorldConfig.from_dict(
+            {
+                "months": 0,
+                "boom_p": 1.5,
+                "hot_max": float("nan"),
+                "pay_phd": "lots",
+                "zzz": 1,
+                "pools": {"elite": {"volume": -1, "volum": 2}},
+                "venues": {"NAIC": {"deadlines": [3, 44]}},
+                "initial_hotness": {"reasoning": -1.0},
+            }
+        )
     problems = info.value.problems
     assert len(problems) == 9, problems
     by_key = {p.split(":")[0]: p for p in problems}
@@ -58,8 +64,10 @@ def test_paths_name_keys_as_the_caller_wrote_them():
     assert info.value.problems[0].startswith("world.boom_p:")
 
 
-@pytest.mark.parametrize("seed, ok", [(0, True), (SEED_MAX, True), (-1, False), (SEED_MAX + 1, False),
-                                      (1.5, False), (True, False), ("7", False)])
+@pytest.mark.parametrize(
+    "seed, ok",
+    [(0, True), (SEED_MAX, True), (-1, False), (SEED_MAX + 1, False), (1.5, False), (True, False), ("7", False)],
+)
 def test_seed_problem(seed, ok):
     """Seeds are integers in 0..2**63-1; the CLI's --seed and scenario files use this one check."""
     assert (seed_problem(seed) is None) == ok

@@ -134,8 +134,12 @@ def test_s1_nothing_changes_after_the_horizon():
     assert w.finished and w.month == 24 and not w.collapsed
     api = Api(w)
     before = w.digest()
-    for ns, method, args in [("time", "next_month", []), ("recruit", "hire_ra", []),
-                             ("projects", "start", ["reasoning", 1, ["S001"]]), ("field", "attend_conference", [])]:
+    for ns, method, args in [
+        ("time", "next_month", []),
+        ("recruit", "hire_ra", []),
+        ("projects", "start", ["reasoning", 1, ["S001"]]),
+        ("field", "attend_conference", []),
+    ]:
         with pytest.raises(ActionError) as err:
             api.call(ns, method, args, {})
         assert err.value.code == "career_over"

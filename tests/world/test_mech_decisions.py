@@ -14,13 +14,29 @@ from world.state import Posting
 
 def test_decisions2_trait_distributions_live_in_config():
     """Decisions §2: applicant, postdoc and RA trait distributions and start novelty are config values."""
-    w = make_world(applicant_speed_mean=2.0, applicant_speed_sd=0.0, applicant_resilience_low=0.9,
-                   applicant_independence_high=0.31, applicant_growth_mean=5.0, applicant_growth_sd=0.0,
-                   postdoc_speed_mean=3.0, postdoc_speed_sd=0.0, postdoc_growth_mean=0.1, postdoc_growth_sd=0.0,
-                   growth_min=0.05, postdoc_resilience_low=0.95, postdoc_independence_high=0.61,
-                   ra_speed_mean=0.5, ra_speed_sd=0.0, ra_resilience=0.3, ra_independence=0.2,
-                   novelty_start_mean=0.5, novelty_start_sd=0.0, postdoc_fill_base=0.85,
-                   researcher_cap=1000)
+    w = make_world(
+        applicant_speed_mean=2.0,
+        applicant_speed_sd=0.0,
+        applicant_resilience_low=0.9,
+        applicant_independence_high=0.31,
+        applicant_growth_mean=5.0,
+        applicant_growth_sd=0.0,
+        postdoc_speed_mean=3.0,
+        postdoc_speed_sd=0.0,
+        postdoc_growth_mean=0.1,
+        postdoc_growth_sd=0.0,
+        growth_min=0.05,
+        postdoc_resilience_low=0.95,
+        postdoc_independence_high=0.61,
+        ra_speed_mean=0.5,
+        ra_speed_sd=0.0,
+        ra_resilience=0.3,
+        ra_independence=0.2,
+        novelty_start_mean=0.5,
+        novelty_start_sd=0.0,
+        postdoc_fill_base=0.85,
+        researcher_cap=1000,
+    )
     apps = list(w.s.applicants.values())
     assert all(a.speed == 2.0 and a.growth == 5.0 and a.resilience >= 0.9 and a.independence <= 0.31 for a in apps)
     for _ in range(20):
@@ -28,8 +44,9 @@ def test_decisions2_trait_distributions_live_in_config():
         w.s.postings[pid] = Posting(id=pid, month=1, resolve_month=1)
     people_mod.resolve_postings(w, 1)
     pds = [p for p in w.s.people.values() if p.role == "postdoc"]
-    assert pds and all(p.speed == 3.0 and p.growth == 0.1 and p.resilience >= 0.95 and p.independence <= 0.61
-                       for p in pds)
+    assert pds and all(
+        p.speed == 3.0 and p.growth == 0.1 and p.resilience >= 0.95 and p.independence <= 0.61 for p in pds
+    )
     ra = w.s.people[Api(w).recruit.hire_ra()["staff_id"]]
     assert (ra.speed, ra.resilience, ra.independence) == (0.5, 0.3, 0.2)
     w.s.crowding = [1.0] * 8

@@ -11,10 +11,16 @@ from world.config import TOPICS
 from .verify_helpers import add_person, advance, flat_hotness, goto_month, make_world
 
 
-@pytest.mark.parametrize("r,impulses,expect", [
-    (2.0, [], 2.0), (3.0, [0.5, 0.25], 3.0 + 0.75 - 0.01), (1.0, [-0.03], 1.0 - 0.03 + 0.01),
-    (9.9, [0.5], 10.0), (0.02, [-0.5], 0.0),
-])
+@pytest.mark.parametrize(
+    "r,impulses,expect",
+    [
+        (2.0, [], 2.0),
+        (3.0, [0.5, 0.25], 3.0 + 0.75 - 0.01),
+        (1.0, [-0.03], 1.0 - 0.03 + 0.01),
+        (9.9, [0.5], 10.0),
+        (0.02, [-0.5], 0.0),
+    ],
+)
 def test_s10_reputation_update(r, impulses, expect):
     """§10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10); impulses are consumed."""
     w, _ = make_world()
@@ -25,8 +31,19 @@ def test_s10_reputation_update(r, impulses, expect):
     assert w.s.rep_impulses == []
 
 
-@pytest.mark.parametrize("r,word", [(0.0, "unknown"), (2.49, "unknown"), (2.5, "rising"), (3.99, "rising"),
-                                    (4.0, "established"), (5.99, "established"), (6.0, "renowned"), (10, "renowned")])
+@pytest.mark.parametrize(
+    "r,word",
+    [
+        (0.0, "unknown"),
+        (2.49, "unknown"),
+        (2.5, "rising"),
+        (3.99, "rising"),
+        (4.0, "established"),
+        (5.99, "established"),
+        (6.0, "renowned"),
+        (10, "renowned"),
+    ],
+)
 def test_s10_standing_tiers(r, word):
     """§10 standing: < 2.5 unknown, < 4 rising, < 6 established, else renowned."""
     w, api = make_world()
@@ -47,8 +64,7 @@ def _event(w, kind, m=None, **details):
     return events_mod._new_event(w, kind, m, m + expiry, base)
 
 
-@pytest.mark.parametrize("r,p_talk,p_collab", [(2.0, 0.05, 0.0), (1.0, 0.05, 0.0), (5.0, 0.29, 0.15),
-                                               (20.0, 0.6, 0.5)])
+@pytest.mark.parametrize("r,p_talk,p_collab", [(2.0, 0.05, 0.0), (1.0, 0.05, 0.0), (5.0, 0.29, 0.15), (20.0, 0.6, 0.5)])
 def test_s11_event_probabilities_and_expiry_months(r, p_talk, p_collab):
     """§11: talk min(0.6, 0.08 max(0, R−2) + 0.05), review 0.6, collaboration min(0.5, 0.05
     max(0, R−2)), crisis 0.02 per active researcher; expiry talk/review m+2, crisis m, collab m+1."""
@@ -63,13 +79,19 @@ def test_s11_event_probabilities_and_expiry_months(r, p_talk, p_collab):
         events_mod.generate_events(w, m)
     evs = list(w.s.events.values())
     counts = {k: sum(e.kind == k for e in evs) for k in events_mod.ACTIONS}
-    for kind, p, trials in (("invited_talk", p_talk, n), ("review_request", 0.6, n),
-                            ("collaboration_offer", p_collab, n), ("student_crisis", 0.02, 8 * n)):
+    for kind, p, trials in (
+        ("invited_talk", p_talk, n),
+        ("review_request", 0.6, n),
+        ("collaboration_offer", p_collab, n),
+        ("student_crisis", 0.02, 8 * n),
+    ):
         sd = (p * (1 - p) * trials) ** 0.5
         assert abs(counts[kind] - p * trials) <= 4.5 * sd + 1e-9, (kind, counts[kind], p * trials)
     for e in evs:
-        assert e.respond_by - e.month == {"invited_talk": 2, "review_request": 2, "student_crisis": 0,
-                                          "collaboration_offer": 1}[e.kind]
+        assert (
+            e.respond_by - e.month
+            == {"invited_talk": 2, "review_request": 2, "student_crisis": 0, "collaboration_offer": 1}[e.kind]
+        )
         if e.kind == "student_crisis":
             assert e.details["student_id"].startswith("S")
     assert [e.id for e in evs[:3]] == ["E001", "E002", "E003"]
@@ -212,5 +234,6 @@ def test_s11_conference_attendance_gap_cost_and_intel():
     words = []
     for m in range(1, 400):
         from world.field import conference_intel
+
         words.append(conference_intel(w2, m)["embodied"])
     assert 0.30 < words.count("warm") / len(words) < 0.55  # P(0.8 < 1.05 + N(0,0.5) ≤ 1.3) ≈ 0.38

@@ -34,7 +34,7 @@ def _policy(api: Api, extra: bool) -> None:
             phds = [p["id"] for p in api.students.list() if p["role"] == "phd" and p["status"] == "active"]
             api.students.set_mentoring({p: 5 for p in phds})
             for i in range(0, len(phds), 2):
-                api.projects.start("reasoning", 1, phds[i:i + 2], 800)
+                api.projects.start("reasoning", 1, phds[i : i + 2], 800)
         if m == 6 and extra:
             ra = next(p["id"] for p in api.students.list() if p["role"] == "ra")
             api.projects.start("theory", 3, [ra], 0)
@@ -53,11 +53,15 @@ def test_s13_unrelated_actions_change_no_keyed_draw():
         runs.append(w)
     a, b = runs
     assert a.s.trajectory == b.s.trajectory
-    pools = [{k: (x.name, x.pool, x.transcript, x.letter, x.interview_score, x.ability) for k, x in w.s.applicants.items()}
-             for w in runs]
+    pools = [
+        {k: (x.name, x.pool, x.transcript, x.letter, x.interview_score, x.ability) for k, x in w.s.applicants.items()}
+        for w in runs
+    ]
     assert pools[0] == pools[1] and len(pools[0]) > 10
-    subs = [[(x.id, x.draft_id, x.venue, x.submitted_month, x.status, x.reviewer_scores) for x in w.s.submissions.values()]
-            for w in runs]
+    subs = [
+        [(x.id, x.draft_id, x.venue, x.submitted_month, x.status, x.reviewer_scores) for x in w.s.submissions.values()]
+        for w in runs
+    ]
     assert subs[0] == subs[1] and len(subs[0]) >= 2
     assert len(b.s.projects) == len(a.s.projects) + 1
 
@@ -94,6 +98,7 @@ def test_s13_stream_state_round_trip():
 
 def test_s13_world_round_trip_mid_career_continues_identically():
     """§13: World.to_state → JSON → from_state at month 9 continues exactly like the original."""
+
     def drive(api, upto):
         while api.world.s.month < upto:
             if api.world.s.month == 1:

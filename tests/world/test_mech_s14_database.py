@@ -82,7 +82,13 @@ def _random_career(seed: int, months: int, query_every: int) -> tuple[World, Api
             attempt(api.students.set_mentoring, {people[int(rng.integers(len(people)))]: float(rng.integers(0, 8))})
             members = list(dict.fromkeys(people[int(rng.integers(len(people)))] for _ in range(2)))
             if rng.random() < 0.4:
-                attempt(api.projects.start, TOPICS[int(rng.integers(8))], int(rng.integers(1, 4)), members, float(rng.integers(0, 3000)))
+                attempt(
+                    api.projects.start,
+                    TOPICS[int(rng.integers(8))],
+                    int(rng.integers(1, 4)),
+                    members,
+                    float(rng.integers(0, 3000)),
+                )
         for pj in d["active_projects"]:
             if rng.random() < 0.03:
                 attempt(api.projects.kill, pj["id"])
@@ -98,8 +104,11 @@ def _random_career(seed: int, months: int, query_every: int) -> tuple[World, Api
                 pubs = [p["id"] for p in api.papers.publications()][:2]
                 attempt(api.grants.propose, c["id"], TOPICS[int(rng.integers(8))], 10, pubs)
         for ev in d["pending_events"]:
-            attempt(api.events.respond, ev["id"], "support" if ev["kind"] == "student_crisis" else
-                    ("accept" if rng.random() < 0.6 else "decline"))
+            attempt(
+                api.events.respond,
+                ev["id"],
+                "support" if ev["kind"] == "student_crisis" else ("accept" if rng.random() < 0.6 else "decline"),
+            )
         if rng.random() < 0.2:
             attempt(api.field.attend_conference)
         if query_every and w.s.month % query_every == 0:
@@ -115,37 +124,130 @@ def _rebuild(w) -> dict[str, list]:
     s, cfg, m = w.s, w.cfg, w.s.month
     j = json.dumps
     out = {
-        "students": [(p.id, p.name, p.role, p.status, p.arrived_month, p.left_month,
-                      max(0, (p.left_month if p.left_month is not None else m) - p.arrived_month), p.stipend, p.mentoring,
-                      p.papers_accepted, p.first_author_accepted, p.contract_end) for p in s.people.values()],
+        "students": [
+            (
+                p.id,
+                p.name,
+                p.role,
+                p.status,
+                p.arrived_month,
+                p.left_month,
+                max(0, (p.left_month if p.left_month is not None else m) - p.arrived_month),
+                p.stipend,
+                p.mentoring,
+                p.papers_accepted,
+                p.first_author_accepted,
+                p.contract_end,
+            )
+            for p in s.people.values()
+        ],
         "student_reports": [tuple(r) for r in s.student_reports],
-        "applicants": [(a.id, a.season_year, a.pool, a.name, a.transcript, a.letter,
-                        a.interview_score if a.interviewed else None, a.status) for a in s.applicants.values()],
-        "projects": [(p.id, p.topic, p.tier, p.status, p.started_month, p.ended_month,
-                      round(min(100.0, 100.0 * p.progress / p.work), 1), p.compute, j(p.members), p.draft_id, p.scoops)
-                     for p in s.projects.values()],
-        "drafts": [(d.id, d.project_id, d.topic, d.tier, d.status, d.created_month, j(d.authors), d.polish_hours,
-                    d.revisions, int(d.salvage), int(d.collab)) for d in s.drafts.values()],
-        "submissions": [(x.id, x.draft_id, x.venue, x.status, x.submitted_month,
-                         x.decided_month, x.decision_month,
-                         j(x.reviewer_scores) if x.reviewer_scores is not None else None) for x in s.submissions.values()],
-        "publications": [(p.id, p.draft_id, p.venue, p.topic, p.tier, p.published_month, p.citations, j(p.authors),
-                          int(p.collab)) for p in s.publications.values() if p.published_month <= m],
+        "applicants": [
+            (
+                a.id,
+                a.season_year,
+                a.pool,
+                a.name,
+                a.transcript,
+                a.letter,
+                a.interview_score if a.interviewed else None,
+                a.status,
+            )
+            for a in s.applicants.values()
+        ],
+        "projects": [
+            (
+                p.id,
+                p.topic,
+                p.tier,
+                p.status,
+                p.started_month,
+                p.ended_month,
+                round(min(100.0, 100.0 * p.progress / p.work), 1),
+                p.compute,
+                j(p.members),
+                p.draft_id,
+                p.scoops,
+            )
+            for p in s.projects.values()
+        ],
+        "drafts": [
+            (
+                d.id,
+                d.project_id,
+                d.topic,
+                d.tier,
+                d.status,
+                d.created_month,
+                j(d.authors),
+                d.polish_hours,
+                d.revisions,
+                int(d.salvage),
+                int(d.collab),
+            )
+            for d in s.drafts.values()
+        ],
+        "submissions": [
+            (
+                x.id,
+                x.draft_id,
+                x.venue,
+                x.status,
+                x.submitted_month,
+                x.decided_month,
+                x.decision_month,
+                j(x.reviewer_scores) if x.reviewer_scores is not None else None,
+            )
+            for x in s.submissions.values()
+        ],
+        "publications": [
+            (p.id, p.draft_id, p.venue, p.topic, p.tier, p.published_month, p.citations, j(p.authors), int(p.collab))
+            for p in s.publications.values()
+            if p.published_month <= m
+        ],
         "citations_monthly": [tuple(r) for r in s.citations_monthly],
-        "grant_calls": [(c.id, c.agency, cfg.agencies[c.agency]["award"], cfg.agencies[c.agency]["duration"],
-                         c.open_month, c.close_month, cfg.agencies[c.agency]["delay"]) for c in s.calls.values() if c.open_month <= m],
-        "proposals": [(p.id, p.call_id, p.agency, p.topic, p.status, p.hours, p.submitted_month, p.decision_month,
-                       j(p.attached)) for p in s.proposals.values()],
-        "awards": [(a.id, a.agency, a.total, round(a.monthly, 2), a.start_month, a.end_month) for a in s.awards.values()],
+        "grant_calls": [
+            (
+                c.id,
+                c.agency,
+                cfg.agencies[c.agency]["award"],
+                cfg.agencies[c.agency]["duration"],
+                c.open_month,
+                c.close_month,
+                cfg.agencies[c.agency]["delay"],
+            )
+            for c in s.calls.values()
+            if c.open_month <= m
+        ],
+        "proposals": [
+            (p.id, p.call_id, p.agency, p.topic, p.status, p.hours, p.submitted_month, p.decision_month, j(p.attached))
+            for p in s.proposals.values()
+        ],
+        "awards": [
+            (a.id, a.agency, a.total, round(a.monthly, 2), a.start_month, a.end_month) for a in s.awards.values()
+        ],
         "ledger": [tuple(r) for r in s.ledger],
         "news": [tuple(r) for r in s.news],
         "preprint_feed": [tuple(r) for r in s.preprints],
         "conference_reports": [tuple(r) for r in s.conference_reports],
         "events": [(e.id, e.kind, e.status, e.month, e.respond_by, j(e.details)) for e in s.events.values()],
-        "lab_monthly": [(r["month"], r["budget"], r["reputation_standing"], r["students"], r["active_projects"],
-                         r["publications"], r["citations_total"], r["attention_used"]) for r in s.lab_monthly],
-        "venues": [(v, cfg.venues[v]["kind"], j([d if d else 12 for d in cfg.venues[v]["deadlines"]]),
-                    cfg.venues[v]["delay"]) for v in VENUES],
+        "lab_monthly": [
+            (
+                r["month"],
+                r["budget"],
+                r["reputation_standing"],
+                r["students"],
+                r["active_projects"],
+                r["publications"],
+                r["citations_total"],
+                r["attention_used"],
+            )
+            for r in s.lab_monthly
+        ],
+        "venues": [
+            (v, cfg.venues[v]["kind"], j([d if d else 12 for d in cfg.venues[v]["deadlines"]]), cfg.venues[v]["delay"])
+            for v in VENUES
+        ],
         "topics": [(t,) for t in TOPICS],
     }
     return out
@@ -176,10 +278,24 @@ def test_s18_inv4_no_hidden_tokens_in_outputs_after_18_months():
     """§18 inv. 4: dashboard/list outputs after 18 months contain none of h_ability, h_morale,
     h_quality, novelty, h_feasible, nor a "q" key."""
     w, api = _random_career(5, 18, 3)
-    outputs = [api.lab.dashboard(), api.lab.ledger(500), api.lab.attention(), api.recruit.applicants(),
-               api.students.list(), api.projects.list(), api.papers.drafts(), api.papers.submissions(),
-               api.papers.publications(), api.grants.calls(), api.grants.proposals(), api.grants.awards(),
-               api.field.news(500), api.field.preprints(20), api.field.conference_report(), api.events.pending()]
+    outputs = [
+        api.lab.dashboard(),
+        api.lab.ledger(500),
+        api.lab.attention(),
+        api.recruit.applicants(),
+        api.students.list(),
+        api.projects.list(),
+        api.papers.drafts(),
+        api.papers.submissions(),
+        api.papers.publications(),
+        api.grants.calls(),
+        api.grants.proposals(),
+        api.grants.awards(),
+        api.field.news(500),
+        api.field.preprints(20),
+        api.field.conference_report(),
+        api.events.pending(),
+    ]
     outputs += [api.students.reports(p["id"], 20) for p in api.students.list()]
     assert w.s.month >= 18
 
@@ -201,15 +317,36 @@ def test_s18_inv4_no_hidden_tokens_in_outputs_after_18_months():
             assert hidden not in set(keys(out))
 
 
-@pytest.mark.parametrize("sql", [
-    "PRAGMA table_info(students)", "pragma query_only = OFF", "ATTACH DATABASE ':memory:' AS x",
-    "INSERT INTO topics VALUES ('x')", "update ledger set amount = 1e9", "DELETE FROM ledger",
-    "CREATE TABLE t (x)", "DROP TABLE ledger", "select 1; select 2", "select 1; delete from ledger",
-    "WITH x AS (SELECT 1) DELETE FROM ledger", "WITH x AS (SELECT 1) INSERT INTO topics VALUES ('y')",
-    "SELECT load_extension('libc.so.6')", "select * from nosuchtable", "select", "", "   ", "VACUUM",
-    "select 1 -- ok\n; drop table ledger",
-    "select length(zeroblob(2000000000))", "select length(randomblob(500000000))", "select \x00 1", "select '\ud800'", "REINDEX", "ANALYZE",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "PRAGMA table_info(students)",
+        "pragma query_only = OFF",
+        "ATTACH DATABASE ':memory:' AS x",
+        "INSERT INTO topics VALUES ('x')",
+        "update ledger set amount = 1e9",
+        "DELETE FROM ledger",
+        "CREATE TABLE t (x)",
+        "DROP TABLE ledger",
+        "select 1; select 2",
+        "select 1; delete from ledger",
+        "WITH x AS (SELECT 1) DELETE FROM ledger",
+        "WITH x AS (SELECT 1) INSERT INTO topics VALUES ('y')",
+        "SELECT load_extension('libc.so.6')",
+        "select * from nosuchtable",
+        "select",
+        "",
+        "   ",
+        "VACUUM",
+        "select 1 -- ok\n; drop table ledger",
+        "select length(zeroblob(2000000000))",
+        "select length(randomblob(500000000))",
+        "select \x00 1",
+        "select '\ud800'",
+        "REINDEX",
+        "ANALYZE",
+    ],
+)
 def test_s14_query_refuses_everything_but_one_select(sql):
     """§14/§15 query: one read-only SELECT/WITH only; anything else is a clear ``sql_error``
     and changes nothing."""
@@ -241,7 +378,9 @@ def test_s14_runaway_recursive_cte_is_stopped_and_rows_capped():
         api.query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
     assert e.value.code == "sql_error" and "too long" in e.value.message
     cap = w.cfg.query_max_rows
-    rows = api.query(f"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT {cap + 50}) SELECT x FROM c")
+    rows = api.query(
+        f"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT {cap + 50}) SELECT x FROM c"
+    )
     assert len(rows) == cap + 1 and rows[-1] == {"_truncated": rows[-1]["_truncated"]}
     assert f"{cap + 50}" in rows[-1]["_truncated"]
     assert rows[0] == {"x": 1} and rows[cap - 1] == {"x": cap}
@@ -266,16 +405,19 @@ def test_s14_mirror_reflects_actions_within_the_month():
     assert api.query("select category, amount from ledger") == [{"category": "proposal", "amount": -500.0}]
 
 
-@pytest.mark.parametrize("sql", [
-    "select hex(fts3_tokenizer('simple'))",
-    "select fts3_tokenizer('simple', x'00')",
-    "select load_extension('libx')",
-    "select sqlite_version()",
-    "select sqlite_compileoption_get(0)",
-    "select randomblob(100000000)",
-    "select zeroblob(100000000)",
-    "select sum(amount) from ledger where month > (select length(sqlite_source_id()))",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "select hex(fts3_tokenizer('simple'))",
+        "select fts3_tokenizer('simple', x'00')",
+        "select load_extension('libx')",
+        "select sqlite_version()",
+        "select sqlite_compileoption_get(0)",
+        "select randomblob(100000000)",
+        "select zeroblob(100000000)",
+        "select sum(amount) from ledger where month > (select length(sqlite_source_id()))",
+    ],
+)
 def test_s14_query_refuses_functions_outside_the_allow_list(sql):
     """Only core SQL functions may be called (no native pointers, no introspection, no blobs)."""
     api = Api(World(WorldConfig(), 3))
@@ -288,8 +430,10 @@ def test_s14_query_refuses_functions_outside_the_allow_list(sql):
 def test_s14_query_allows_core_functions():
     """Aggregates, string, math, date, json and window functions work."""
     api = Api(World(WorldConfig(), 3))
-    rows = api.query("select upper(name) as u, row_number() over (order by name) as r, round(pi(), 2) as p, "
-                     "json_extract('{\"a\": 1}', '$.a') as j, length(name) as n from topics order by name limit 1")
+    rows = api.query(
+        "select upper(name) as u, row_number() over (order by name) as r, round(pi(), 2) as p, "
+        "json_extract('{\"a\": 1}', '$.a') as j, length(name) as n from topics order by name limit 1"
+    )
     assert rows == [{"u": "AI4SCIENCE", "r": 1, "p": 3.14, "j": 1, "n": 10}]
 
 
@@ -297,8 +441,10 @@ def test_s14_expensive_functions_are_bounded_by_wall_clock():
     """A query whose rows each call an expensive function (few VM steps, much time) is stopped
     by the wall-clock bound (the refusal names it), not left to run for minutes."""
     api = Api(World(WorldConfig(), 3))
-    sql = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<100000) "
-           "SELECT count(*) AS n FROM c WHERE length(printf('%.*c', 999990 + x % 7, 'x')) > 0")
+    sql = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<100000) "
+        "SELECT count(*) AS n FROM c WHERE length(printf('%.*c', 999990 + x % 7, 'x')) > 0"
+    )
     with pytest.raises(ActionError) as err:
         api.query(sql)
     assert "ran too long" in err.value.message

@@ -13,27 +13,72 @@ from .test_mech_s14_database import _random_career
 R = REQUIRED
 EXPECTED = {
     "lab": {"dashboard": (), "ledger": (("n", 20),), "attention": (), "rules": ()},
-    "recruit": {"applicants": (), "interview": (("ids", R),), "offer": (("applicant_id", R),), "post_postdoc": (),
-                "renew_postdoc": (("postdoc_id", R),), "hire_ra": (), "hire_manager": (), "dismiss": (("staff_id", R),)},
+    "recruit": {
+        "applicants": (),
+        "interview": (("ids", R),),
+        "offer": (("applicant_id", R),),
+        "post_postdoc": (),
+        "renew_postdoc": (("postdoc_id", R),),
+        "hire_ra": (),
+        "hire_manager": (),
+        "dismiss": (("staff_id", R),),
+    },
     "students": {"list": (), "set_mentoring": (("hours", R),), "reports": (("student_id", R), ("n", 6))},
-    "projects": {"list": (), "start": (("topic", R), ("tier", R), ("members", R), ("monthly_compute", 0)),
-                 "set_compute": (("project_id", R), ("monthly_compute", R)), "assign": (("project_id", R), ("student_id", R)),
-                 "unassign": (("project_id", R), ("student_id", R)), "kill": (("project_id", R),)},
-    "papers": {"drafts": (), "polish": (("draft_id", R), ("hours", R)), "submit": (("draft_id", R), ("venue", R)),
-               "revise": (("draft_id", R), ("hours", R)), "withdraw": (("submission_id", R),), "submissions": (),
-               "publications": ()},
-    "grants": {"calls": (), "propose": (("call_id", R), ("topic", R), ("hours", R), ("attach", None)),
-               "proposals": (), "awards": ()},
-    "field": {"news": (("n", 20),), "preprints": (("n_months", 3),), "conference_report": (), "attend_conference": (),
-              "topics": ()},
+    "projects": {
+        "list": (),
+        "start": (("topic", R), ("tier", R), ("members", R), ("monthly_compute", 0)),
+        "set_compute": (("project_id", R), ("monthly_compute", R)),
+        "assign": (("project_id", R), ("student_id", R)),
+        "unassign": (("project_id", R), ("student_id", R)),
+        "kill": (("project_id", R),),
+    },
+    "papers": {
+        "drafts": (),
+        "polish": (("draft_id", R), ("hours", R)),
+        "submit": (("draft_id", R), ("venue", R)),
+        "revise": (("draft_id", R), ("hours", R)),
+        "withdraw": (("submission_id", R),),
+        "submissions": (),
+        "publications": (),
+    },
+    "grants": {
+        "calls": (),
+        "propose": (("call_id", R), ("topic", R), ("hours", R), ("attach", None)),
+        "proposals": (),
+        "awards": (),
+    },
+    "field": {
+        "news": (("n", 20),),
+        "preprints": (("n_months", 3),),
+        "conference_report": (),
+        "attend_conference": (),
+        "topics": (),
+    },
     "events": {"pending": (), "respond": (("event_id", R), ("action", R))},
     "time": {"next_month": (), "last_report": ()},
 }
-READS = {("lab", "dashboard"), ("lab", "ledger"), ("lab", "attention"), ("recruit", "applicants"), ("students", "list"),
-         ("students", "reports"), ("projects", "list"), ("papers", "drafts"), ("papers", "submissions"),
-         ("papers", "publications"), ("grants", "calls"), ("grants", "proposals"), ("grants", "awards"),
-         ("field", "news"), ("field", "preprints"), ("field", "conference_report"), ("field", "topics"),
-         ("events", "pending"), ("time", "last_report"), ("lab", "rules")}
+READS = {
+    ("lab", "dashboard"),
+    ("lab", "ledger"),
+    ("lab", "attention"),
+    ("recruit", "applicants"),
+    ("students", "list"),
+    ("students", "reports"),
+    ("projects", "list"),
+    ("papers", "drafts"),
+    ("papers", "submissions"),
+    ("papers", "publications"),
+    ("grants", "calls"),
+    ("grants", "proposals"),
+    ("grants", "awards"),
+    ("field", "news"),
+    ("field", "preprints"),
+    ("field", "conference_report"),
+    ("field", "topics"),
+    ("events", "pending"),
+    ("time", "last_report"),
+    ("lab", "rules"),
+}
 
 
 def test_s15_every_call_with_its_parameters():
@@ -52,17 +97,44 @@ def test_s15_result_shapes():
     """§15 result fields of the reading calls and of the dashboard."""
     w, api = _random_career(11, 20, 5)
     d = api.lab.dashboard()
-    for k in ("month", "label", "months_total", "budget", "est_monthly_burn", "runway_months", "attention", "staff",
-              "lab_standing", "students", "active_projects", "available_drafts", "submissions_under_review",
-              "proposals_pending", "active_awards", "pending_events", "venue_deadlines_this_month",
-              "open_grant_calls", "notes"):
+    for k in (
+        "month",
+        "label",
+        "months_total",
+        "budget",
+        "est_monthly_burn",
+        "runway_months",
+        "attention",
+        "staff",
+        "lab_standing",
+        "students",
+        "active_projects",
+        "available_drafts",
+        "submissions_under_review",
+        "proposals_pending",
+        "active_awards",
+        "pending_events",
+        "venue_deadlines_this_month",
+        "open_grant_calls",
+        "notes",
+    ):
         assert k in d
     assert d["label"] == f"Y{(w.s.month - 1) // 12 + 1}M{(w.s.month - 1) % 12 + 1}"
     assert set(d["attention"]) >= {"base", "oversight_tax", "pool", "mentoring_reserved", "oneoff_used", "left"}
     assert set(api.lab.attention()) >= {"pool", "mentoring_reserved", "oneoff_used", "left"}
     shapes = {
-        "students": {"id", "name", "role", "months_in", "stipend", "mentoring_hours", "papers_accepted",
-                     "last_report_quality", "last_meeting_sentiment", "contract_end"},
+        "students": {
+            "id",
+            "name",
+            "role",
+            "months_in",
+            "stipend",
+            "mentoring_hours",
+            "papers_accepted",
+            "last_report_quality",
+            "last_meeting_sentiment",
+            "contract_end",
+        },
         "active_projects": {"id", "topic", "tier", "progress_pct", "members", "monthly_compute"},
         "available_drafts": {"id", "topic", "tier", "created", "salvage", "collab", "polish_hours", "revisions"},
         "submissions_under_review": {"id", "draft_id", "venue", "decision_expected_month"},
@@ -78,17 +150,54 @@ def test_s15_result_shapes():
     for row in api.lab.ledger(5):
         assert set(row) == {"month", "category", "amount", "note"}
     for row in api.students.list():
-        assert set(row) >= {"id", "name", "role", "status", "arrived_month", "months_in", "mentoring_hours",
-                            "papers_accepted", "first_author_accepted", "contract_end"}
+        assert set(row) >= {
+            "id",
+            "name",
+            "role",
+            "status",
+            "arrived_month",
+            "months_in",
+            "mentoring_hours",
+            "papers_accepted",
+            "first_author_accepted",
+            "contract_end",
+        }
     for row in api.projects.list():
-        assert set(row) >= {"id", "topic", "tier", "status", "progress_pct", "members", "monthly_compute",
-                            "started_month", "draft_id"}
+        assert set(row) >= {
+            "id",
+            "topic",
+            "tier",
+            "status",
+            "progress_pct",
+            "members",
+            "monthly_compute",
+            "started_month",
+            "draft_id",
+        }
     for row in api.papers.drafts():
-        assert set(row) >= {"id", "topic", "tier", "status", "created_month", "authors", "polish_hours", "revisions",
-                            "salvage", "collab"}
+        assert set(row) >= {
+            "id",
+            "topic",
+            "tier",
+            "status",
+            "created_month",
+            "authors",
+            "polish_hours",
+            "revisions",
+            "salvage",
+            "collab",
+        }
     for row in api.papers.submissions():
-        assert set(row) >= {"id", "draft_id", "venue", "status", "submitted_month", "decision_month",
-                            "decision_expected_month", "reviewer_scores"}
+        assert set(row) >= {
+            "id",
+            "draft_id",
+            "venue",
+            "status",
+            "submitted_month",
+            "decision_month",
+            "decision_expected_month",
+            "reviewer_scores",
+        }
         assert (row["decision_month"] is None) == (row["status"] == "under_review")
     for row in api.papers.publications():
         assert set(row) >= {"id", "venue", "topic", "tier", "published_month", "citations", "authors", "collab"}
@@ -142,10 +251,20 @@ def test_s15_after_the_end_only_reading_works():
 def test_s15_wrong_arity_and_unknown_calls_are_action_errors():
     """§15: a wrong call shape is refused with one error type naming the usage."""
     api = Api(World(seed=1))
-    cases = [("lab", "dashboard", [1], {}), ("papers", "polish", [], {}), ("papers", "polish", [], {"bogus": 1}),
-             ("nope", "x", [], {}), ("lab", "nope", [], {}), ("query", "query", [], {}),
-             ("query", "query", ["select 1", 2], {}), ("lab", "dashboard", [], {3: 4}), (None, "x", [], {}),
-             ("lab", ["dashboard"], [], {}), ("memory", "write", [], {}), ("lab", "ledger", "ab", {})]
+    cases = [
+        ("lab", "dashboard", [1], {}),
+        ("papers", "polish", [], {}),
+        ("papers", "polish", [], {"bogus": 1}),
+        ("nope", "x", [], {}),
+        ("lab", "nope", [], {}),
+        ("query", "query", [], {}),
+        ("query", "query", ["select 1", 2], {}),
+        ("lab", "dashboard", [], {3: 4}),
+        (None, "x", [], {}),
+        ("lab", ["dashboard"], [], {}),
+        ("memory", "write", [], {}),
+        ("lab", "ledger", "ab", {}),
+    ]
     for ns, m, a, k in cases:
         with pytest.raises(ActionError):
             api.call(ns, m, a, k)

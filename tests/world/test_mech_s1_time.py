@@ -107,8 +107,7 @@ def test_s1_nothing_changes_after_the_end():
     w.next_month()
     w.next_month()
     digest = w.digest()
-    for call in (lambda: api.recruit.hire_ra(), lambda: api.recruit.post_postdoc(),
-                 lambda: api.time.next_month()):
+    for call in (lambda: api.recruit.hire_ra(), lambda: api.recruit.post_postdoc(), lambda: api.time.next_month()):
         with pytest.raises(ActionError):
             call()
     assert w.digest() == digest

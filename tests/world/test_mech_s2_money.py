@@ -10,8 +10,15 @@ from world.state import Award
 
 
 def _award(w, monthly: float, start: int, end: int, aid: str = "A900") -> Award:
-    a = Award(id=aid, agency="AMP", total=monthly * (end - start + 1), monthly=monthly,
-              start_month=start, end_month=end, proposal_id="PR900")
+    a = Award(
+        id=aid,
+        agency="AMP",
+        total=monthly * (end - start + 1),
+        monthly=monthly,
+        start_month=start,
+        end_month=end,
+        proposal_id="PR900",
+    )
     w.s.awards[aid] = a
     return a
 
@@ -22,8 +29,12 @@ def test_s2_pay_rows_per_role_at_tick():
     people = [add_person(w, r) for r in ("phd", "postdoc", "ra", "manager")]
     w.next_month()
     rows = [r for r in w.s.ledger if r[0] == 1 and r[1] == "stipend"]
-    assert rows == [[1, "stipend", -3200.0, people[0].id], [1, "stipend", -6500.0, people[1].id],
-                    [1, "stipend", -1800.0, people[2].id], [1, "stipend", -4500.0, people[3].id]]
+    assert rows == [
+        [1, "stipend", -3200.0, people[0].id],
+        [1, "stipend", -6500.0, people[1].id],
+        [1, "stipend", -1800.0, people[2].id],
+        [1, "stipend", -4500.0, people[3].id],
+    ]
 
 
 def test_s2_compute_charged_with_price_multiplier():
@@ -47,8 +58,12 @@ def test_s2_grant_installments_and_overhead_run_start_to_end():
     for _ in range(4):
         w.next_month()
     inc = [r for r in w.s.ledger if r[3] == a.id]
-    assert inc == [[2, "grant_income", 10000.0, a.id], [2, "overhead", -600.0, a.id],
-                   [3, "grant_income", 10000.0, a.id], [3, "overhead", -600.0, a.id]]
+    assert inc == [
+        [2, "grant_income", 10000.0, a.id],
+        [2, "overhead", -600.0, a.id],
+        [3, "grant_income", 10000.0, a.id],
+        [3, "overhead", -600.0, a.id],
+    ]
 
 
 def test_s2_ledger_sums_to_budget_exactly_with_fractional_amounts():

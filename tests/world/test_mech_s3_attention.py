@@ -9,13 +9,16 @@ from world import people as people_mod
 from world.api import ActionError, Api
 
 
-@pytest.mark.parametrize("researchers, ras, managers, tax", [
-    (0, 0, 0, 0.0),
-    (3, 2, 0, 3 * 4 + 2 * 1.5),      # per = 4
-    (3, 2, 1, 3 * 2 + 2 * 1.5),      # per = max(1, 4 − 2) = 2
-    (3, 2, 2, 3 * 1 + 2 * 1.5),      # per = max(1, 0) = 1
-    (5, 0, 2, 5.0),
-])
+@pytest.mark.parametrize(
+    "researchers, ras, managers, tax",
+    [
+        (0, 0, 0, 0.0),
+        (3, 2, 0, 3 * 4 + 2 * 1.5),  # per = 4
+        (3, 2, 1, 3 * 2 + 2 * 1.5),  # per = max(1, 4 − 2) = 2
+        (3, 2, 2, 3 * 1 + 2 * 1.5),  # per = max(1, 0) = 1
+        (5, 0, 2, 5.0),
+    ],
+)
 def test_s3_oversight_tax_with_managers_and_ras(researchers, ras, managers, tax):
     """§3: oversight = per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers)."""
     w = make_world()
@@ -39,8 +42,9 @@ def test_s3_departed_people_cost_no_oversight():
     assert people_mod.attention_pool(w) == 96
 
 
-@pytest.mark.parametrize("month, pool", [(7, 76.0), (19, 76.0), (31, 76.0), (43, 76.0), (55, 76.0),
-                                         (6, 88.0), (8, 88.0), (1, 88.0)])
+@pytest.mark.parametrize(
+    "month, pool", [(7, 76.0), (19, 76.0), (31, 76.0), (43, 76.0), (55, 76.0), (6, 88.0), (8, 88.0), (1, 88.0)]
+)
 def test_s3_service_tax_month(month, pool):
     """§3: 12 h service tax when m mod 12 = 7 (months 7, 19, 31, 43, 55)."""
     w = make_world()
@@ -75,8 +79,14 @@ def test_s3_left_is_pool_minus_mentoring_minus_oneoff():
     # two active researchers: oversight 8 (the graduate no longer counts)
     assert people_mod.attention_left(w) == pytest.approx(92 - 9.5 - 10)
     d = Api(w).lab.attention()
-    assert d == {"base": 100.0, "oversight_tax": 8.0, "pool": 92.0, "mentoring_reserved": 9.5,
-                 "oneoff_used": 10.0, "left": 72.5}
+    assert d == {
+        "base": 100.0,
+        "oversight_tax": 8.0,
+        "pool": 92.0,
+        "mentoring_reserved": 9.5,
+        "oneoff_used": 10.0,
+        "left": 72.5,
+    }
 
 
 def test_s3_charge_refusal_states_need_left_pool_mentoring_used():

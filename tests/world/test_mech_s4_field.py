@@ -91,8 +91,10 @@ def test_s4_crowding_update_at_field_step():
     w.s.crowding = [1.0, 0.1, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0]
     w.s.trajectory[2] = [2.0, 0.25, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0]
     w.next_month()
-    exp = [max(0.2, c + 0.12 * (h - c)) for c, h in zip([1.0, 0.1, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0],
-                                                         w.s.trajectory[2], strict=True)]
+    exp = [
+        max(0.2, c + 0.12 * (h - c))
+        for c, h in zip([1.0, 0.1, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0], w.s.trajectory[2], strict=True)
+    ]
     assert w.s.crowding == pytest.approx(exp)
     assert w.s.crowding[1] == 0.2  # floor
 
@@ -168,9 +170,19 @@ def test_s4_compute_shock_frequency():
     assert 0.025 < starts / tries < 0.085
 
 
-@pytest.mark.parametrize("h, word", [(6.0, "surging"), (1.6, "surging"), (1.5999, "gaining steam"),
-                                     (1.2, "gaining steam"), (1.1999, "steady"), (0.8, "steady"),
-                                     (0.7999, "quiet"), (0.25, "quiet")])
+@pytest.mark.parametrize(
+    "h, word",
+    [
+        (6.0, "surging"),
+        (1.6, "surging"),
+        (1.5999, "gaining steam"),
+        (1.2, "gaining steam"),
+        (1.1999, "steady"),
+        (0.8, "steady"),
+        (0.7999, "quiet"),
+        (0.25, "quiet"),
+    ],
+)
 def test_s4_news_magnitude_word_thresholds(h, word):
     """§4: ≥ 1.6 surging, ≥ 1.2 gaining steam, ≥ 0.8 steady, else quiet (from true H)."""
     assert field_mod.magnitude_word(make_world(), h) == word
@@ -225,8 +237,16 @@ def test_s4_conference_reports_months_venues_and_3_month_lag():
         w.next_month()
     for r in w.s.conference_reports:
         months_with.setdefault(r[0], set()).add(r[1])
-    assert months_with == {3: {"NAIC"}, 6: {"CLAR"}, 9: {"NAIC"}, 12: {"CLAR"}, 15: {"NAIC"},
-                           18: {"CLAR"}, 21: {"NAIC"}, 24: {"CLAR"}}
+    assert months_with == {
+        3: {"NAIC"},
+        6: {"CLAR"},
+        9: {"NAIC"},
+        12: {"CLAR"},
+        15: {"NAIC"},
+        18: {"CLAR"},
+        21: {"NAIC"},
+        24: {"CLAR"},
+    }
     assert all(len([r for r in w.s.conference_reports if r[0] == m]) == 8 for m in months_with)
     # lag: H(m − 3) huge for topic 0 and tiny now; reversed for topic 1
     w = make_world()

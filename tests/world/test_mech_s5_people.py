@@ -157,7 +157,12 @@ def test_s18_inv7_offer_month_1_joins_or_declines_at_month_5():
             assert p.id.startswith("S") and p.role == "phd" and p.arrived_month == 5
             assert p.skill == pytest.approx(0.35 + 0.30 * app.ability) and p.morale == 0.75
             assert (p.ability, p.speed, p.resilience, p.independence, p.growth) == (
-                app.ability, app.speed, app.resilience, app.independence, app.growth)
+                app.ability,
+                app.speed,
+                app.resilience,
+                app.independence,
+                app.growth,
+            )
             assert not [r for r in w.s.ledger if r[3] == p.id]
             w.next_month()
             assert [r for r in w.s.ledger if r[3] == p.id] == [[5, "stipend", -3200.0, p.id]]
@@ -401,10 +406,17 @@ def test_s5_report_written_before_quit():
     assert all(p.id in reported for p in quitters)
 
 
-@pytest.mark.parametrize("month, arrived, papers, graduates", [
-    (53, 5, 2, True), (53, 5, 1, False), (41, 5, 5, False), (54, 5, 5, False),
-    (65, 17, 2, True), (53, 6, 3, False),
-])
+@pytest.mark.parametrize(
+    "month, arrived, papers, graduates",
+    [
+        (53, 5, 2, True),
+        (53, 5, 1, False),
+        (41, 5, 5, False),
+        (54, 5, 5, False),
+        (65, 17, 2, True),
+        (53, 6, 3, False),
+    ],
+)
 def test_s5_graduation_rule(month, arrived, papers, graduates):
     """§5: m mod 12 = 5, m − arrival ≥ 48 and ≥ 2 accepted papers → graduated, removed from
     projects, reputation +0.25 impulse, alumni +1, lab news."""
@@ -541,8 +553,7 @@ def test_s5_ra_and_manager_hiring():
     people = [w.s.people[r["staff_id"]] for r in ras]
     assert all(0.35 <= p.ability <= 0.55 for p in people)
     assert np.mean([p.speed for p in people]) == pytest.approx(0.9, abs=0.05)
-    assert all((p.skill, p.independence, p.resilience, p.morale, p.growth) == (0.5, 0.9, 0.8, 0.7, 0.0)
-               for p in people)
+    assert all((p.skill, p.independence, p.resilience, p.morale, p.growth) == (0.5, 0.9, 0.8, 0.7, 0.0) for p in people)
     m1 = api.recruit.hire_manager()
     assert m1["staff_id"] == "MGR001" and m1["monthly_cost"] == 4500 and m1["attention_relief_per_researcher"] == 2
     api.recruit.hire_manager()

@@ -150,9 +150,9 @@ def test_s6_progress_formula_on_hand_made_project():
     w.s.budget = 1e9
     w.next_month()
     e = _effect(1.2, 0.6, 0.8, 0.5, 2.0) + _effect(0.9, 0.5, 0.6, 0.9, 10.0, 2)
-    assert pj.progress == pytest.approx(0.9 * e ** 0.9 * (1 + 0.3 * math.log(1 + 2000 / 800)))
+    assert pj.progress == pytest.approx(0.9 * e**0.9 * (1 + 0.3 * math.log(1 + 2000 / 800)))
     e2 = _effect(0.9, 0.5, 0.6, 0.9, 10.0, 2)
-    assert other.progress == pytest.approx(0.9 * e2 ** 0.9)
+    assert other.progress == pytest.approx(0.9 * e2**0.9)
     assert pj.ticks == 1 and pj.compute_sum == 2000
 
 
@@ -209,7 +209,7 @@ def test_s6_effort_weighted_ka_average():
     e1, ka1 = a.skill * (0.5 + 0.5 * a.morale), a.skill * a.ability
     w.next_month()
     pj.members.append(b.id)
-    e2 = (a.skill * (0.5 + 0.5 * a.morale) + b.skill * (0.5 + 0.5 * b.morale))
+    e2 = a.skill * (0.5 + 0.5 * a.morale) + b.skill * (0.5 + 0.5 * b.morale)
     ka2 = (a.skill * a.ability + b.skill * b.ability) / 2
     w.next_month()
     assert pj.ka_weight == pytest.approx(e1 + e2)
@@ -377,7 +377,10 @@ def test_s6_kill_assign_unassign_set_compute():
     api.projects.kill(pid)
     pj = w.s.projects[pid]
     assert pj.status == "killed" and pj.draft_id is None and p.impulse == pytest.approx(-0.15 / 0.5)
-    for call in (lambda: api.projects.kill(pid), lambda: api.projects.assign(pid, p.id),
-                 lambda: api.projects.set_compute(pid, 5)):
+    for call in (
+        lambda: api.projects.kill(pid),
+        lambda: api.projects.assign(pid, p.id),
+        lambda: api.projects.set_compute(pid, 5),
+    ):
         with pytest.raises(ActionError):
             call()

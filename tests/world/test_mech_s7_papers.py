@@ -40,11 +40,22 @@ def test_s7_polish_saturation_and_attention():
     assert e.value.code == "no_attention"
 
 
-@pytest.mark.parametrize("month,venue,ok,delay", [
-    (3, "NAIC", True, 3), (9, "NAIC", True, 3), (15, "NAIC", True, 3), (4, "NAIC", False, 3),
-    (6, "CLAR", True, 3), (12, "CLAR", True, 3), (24, "CLAR", True, 3), (3, "CLAR", False, 3),
-    (5, "W-SHOP", True, 1), (7, "JMR", True, 7), (11, "W-SHOP", True, 1),
-])
+@pytest.mark.parametrize(
+    "month,venue,ok,delay",
+    [
+        (3, "NAIC", True, 3),
+        (9, "NAIC", True, 3),
+        (15, "NAIC", True, 3),
+        (4, "NAIC", False, 3),
+        (6, "CLAR", True, 3),
+        (12, "CLAR", True, 3),
+        (24, "CLAR", True, 3),
+        (3, "CLAR", False, 3),
+        (5, "W-SHOP", True, 1),
+        (7, "JMR", True, 7),
+        (11, "W-SHOP", True, 1),
+    ],
+)
 def test_s7_submit_deadline_months_and_decision_delay(month, venue, ok, delay):
     """§7 submit: conferences only in their months (NAIC 3, 9; CLAR 0, 6); decision = m + delay."""
     w, api = make_world()
@@ -81,6 +92,7 @@ def test_s7_submit_unknown_draft_and_venue():
 def test_s7_review_score_formula_and_reviewers_average_to_it():
     """§7 decision: score = q_eff + 0.35(H − 1) + 0.15(R − 2) + N(0, 0.5), noise keyed by
     (draft, venue, submission month); reviewers = score + z_i − mean(z), 0.1-rounded."""
+
     def score_for(q, h, r, polish=0.0):
         w, _ = make_world(seed=5)
         flat_hotness(w, h)
@@ -126,6 +138,7 @@ def test_s7_accept_iff_score_at_least_bar():
         d = add_draft(w, bars[venue] + (i % 7 - 3) * 0.2)
         s, _ = papers_mod.review(w, d, venue, 3, 6)
         from world.state import Submission
+
         sid = w.s.next_id("SUB")
         w.s.submissions[sid] = Submission(id=sid, draft_id=d.id, venue=venue, submitted_month=3, decision_month=6)
         d.status = "under_review"
@@ -137,10 +150,18 @@ def test_s7_accept_iff_score_at_least_bar():
     assert seen == {"accept", "reject"}
 
 
-@pytest.mark.parametrize("sub_month,venue,pub_month", [
-    (3, "NAIC", 10), (9, "NAIC", 16), (15, "NAIC", 22), (6, "CLAR", 13), (12, "CLAR", 19),
-    (5, "W-SHOP", 6), (5, "JMR", 12),
-])
+@pytest.mark.parametrize(
+    "sub_month,venue,pub_month",
+    [
+        (3, "NAIC", 10),
+        (9, "NAIC", 16),
+        (15, "NAIC", 22),
+        (6, "CLAR", 13),
+        (12, "CLAR", 19),
+        (5, "W-SHOP", 6),
+        (5, "JMR", 12),
+    ],
+)
 def test_s7_publication_month(sub_month, venue, pub_month):
     """§7: conference publication = submission + 7 (decision + 4); workshop/journal = decision month."""
     w, api = make_world()
@@ -248,6 +269,7 @@ def test_s7_revise_rules():
 def test_s7_withdraw_and_same_month_resubmission_redraws_nothing():
     """§7 withdraw: only under review; draft available; no penalty; the review noise is keyed
     by (draft, venue, submission month), so resubmitting the same month draws the same score."""
+
     def run(withdraw_first: bool):
         w, api = make_world(seed=9)
         flat_hotness(w, 1.0)
@@ -307,4 +329,5 @@ def test_s7_accepted_after_horizon_never_counts():
     assert pub.published_month == 64 and pub.citations == 0
     assert api.papers.publications() == []
     from world import scoring
+
     assert scoring.projection(w) == 0.0

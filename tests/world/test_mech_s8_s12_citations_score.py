@@ -38,7 +38,9 @@ def test_s8_citation_rate_age_curve(venue, collab):
             got = papers_mod.citation_rate(w, pub, 10 + age, h, r, alumni)
             assert got == pytest.approx(by_hand(venue, 6.3, h, age, r, alumni, collab), rel=1e-12)
     # the ramp reaches 1 at age 5 and decay starts after age 6
-    assert papers_mod.citation_rate(w, pub, 15, 1.0, 2.0, 0) == pytest.approx(papers_mod.citation_rate(w, pub, 16, 1.0, 2.0, 0))
+    assert papers_mod.citation_rate(w, pub, 15, 1.0, 2.0, 0) == pytest.approx(
+        papers_mod.citation_rate(w, pub, 16, 1.0, 2.0, 0)
+    )
     # floored at 0 when the reputation factor is negative (R far below 2 is impossible, but the floor holds)
     assert papers_mod.citation_rate(w, pub, 12, 1.0, -20.0, 0) == 0.0
 
@@ -96,6 +98,7 @@ def test_s8_workshop_first_draw_at_acceptance_tick_and_reputation_before_update(
     flat_hotness(w, 5.0)
     w.s.reputation = 6.0
     from .verify_helpers import add_draft
+
     d = add_draft(w, 10.0)
     api.papers.submit(d.id, "W-SHOP")  # decision at the tick of month 2
     advance(api, 1)

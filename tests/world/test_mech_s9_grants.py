@@ -44,12 +44,20 @@ def test_s9_call_schedule_and_ids():
     goto_month(w, 16)
     assert {c["id"] for c in _api(w).grants.calls()} == {"TIF-rolling"}
     row = next(c for c in _api(w).grants.calls() if c["id"] == "TIF-rolling")
-    assert row == {"id": "TIF-rolling", "agency": "TIF", "award": 90000.0, "duration_months": 12, "open_month": 1,
-                   "last_month_to_apply": 60, "decision_delay_months": 2}
+    assert row == {
+        "id": "TIF-rolling",
+        "agency": "TIF",
+        "award": 90000.0,
+        "duration_months": 12,
+        "open_month": 1,
+        "last_month_to_apply": 60,
+        "decision_delay_months": 2,
+    }
 
 
 def _api(w):
     from world.api import Api
+
     return Api(w)
 
 
@@ -57,17 +65,20 @@ def _setup_quality_world(month):
     w, api = make_world(seed=7)
     goto_month(w, month)
     flat_hotness(w, 1.0)
-    set_hotness(w, month, "ai4science", 1.8)       # H now
-    set_hotness(w, month + 6, "ai4science", 2.6)   # H in six months (AMP's lead)
-    w.s.agency_prefs = {a: [0.1 * (i + 1) * (1 if k % 2 else -1) for k in range(len(TOPICS))]
-                        for i, a in enumerate(AGENCIES)}
+    set_hotness(w, month, "ai4science", 1.8)  # H now
+    set_hotness(w, month + 6, "ai4science", 2.6)  # H in six months (AMP's lead)
+    w.s.agency_prefs = {
+        a: [0.1 * (i + 1) * (1 if k % 2 else -1) for k in range(len(TOPICS))] for i, a in enumerate(AGENCIES)
+    }
     w.s.climate = 1.12
     w.s.reputation = 3.5
     return w, api
 
 
-@pytest.mark.parametrize("agency,call,month", [("BSF", "BSF-m14", 14), ("AMP", "AMP-m14", 14),
-                                                ("TIF", "TIF-rolling", 14), ("FEL", "FEL-m21", 21)])
+@pytest.mark.parametrize(
+    "agency,call,month",
+    [("BSF", "BSF-m14", 14), ("AMP", "AMP-m14", 14), ("TIF", "TIF-rolling", 14), ("FEL", "FEL-m21", 21)],
+)
 def test_s9_proposal_quality_terms(agency, call, month):
     """§9 quality: 0.42(h/25)^0.7 + 0.55 sat(y/6) + min(0.35, 0.06(R−2)) + preference (AMP:
     0.35(H(m+6)−1) + 0.5π; others π) + 0.25(M−1) − 0.10 × awards active now; TIF +0.20(H(m)−1);
@@ -79,10 +90,12 @@ def test_s9_proposal_quality_terms(agency, call, month):
     off = add_draft(w, 4.0, topic="theory", polish=6.0)
     t3 = add_draft(w, 3.0, topic="ai4science", tier=3, status="under_review")
     # one active award, one not started yet (counts for caps, not for overcommit)
-    w.s.awards["A001"] = Award(id="A001", agency="BSF", total=1.0, monthly=1.0, start_month=month - 2,
-                               end_month=month + 5, proposal_id="PRx")
-    w.s.awards["A002"] = Award(id="A002", agency="TIF", total=1.0, monthly=1.0, start_month=month + 1,
-                               end_month=month + 9, proposal_id="PRy")
+    w.s.awards["A001"] = Award(
+        id="A001", agency="BSF", total=1.0, monthly=1.0, start_month=month - 2, end_month=month + 5, proposal_id="PRx"
+    )
+    w.s.awards["A002"] = Award(
+        id="A002", agency="TIF", total=1.0, monthly=1.0, start_month=month + 1, end_month=month + 9, proposal_id="PRy"
+    )
     w.s.counters["A"] = 2
     hours = 37.0
     r = api.grants.propose(call, "ai4science", hours, [pub.id, off.id, t3.id])
@@ -120,7 +133,7 @@ def test_s9_hours_term_uncapped_and_minimum():
     w, api = make_world(unlimited_attention=True)
     base = grants_mod.proposal_quality(w, "TIF", "theory", 25, [])
     big = grants_mod.proposal_quality(w, "TIF", "theory", 2500, [])
-    assert big - base == pytest.approx(0.42 * (100 ** 0.7 - 1))
+    assert big - base == pytest.approx(0.42 * (100**0.7 - 1))
     with pytest.raises(ActionError) as e:
         api.grants.propose("TIF-rolling", "theory", 4.99)
     assert e.value.code == "bad_argument"
@@ -156,13 +169,15 @@ def test_s9_propose_check_order_and_refusals_change_nothing():
     """§9 checks in order: call open, topic, hours ≥ 5, FEL once, cap, TIF cool-down, attachments."""
     w, api = make_world()
     before = w.digest()
-    cases = [(("BSF-m02", "theory", 10), "unknown_id"),       # not open in month 1
-             (("NOPE", "theory", 10), "unknown_id"),
-             (("TIF-rolling", "astrology", 10), "bad_argument"),
-             (("TIF-rolling", "theory", 1), "bad_argument"),
-             (("TIF-rolling", "theory", float("nan")), "bad_argument"),
-             (("TIF-rolling", "theory", 10, ["D404"]), "unknown_id"),
-             (("TIF-rolling", "theory", 10_000), "no_attention")]
+    cases = [
+        (("BSF-m02", "theory", 10), "unknown_id"),  # not open in month 1
+        (("NOPE", "theory", 10), "unknown_id"),
+        (("TIF-rolling", "astrology", 10), "bad_argument"),
+        (("TIF-rolling", "theory", 1), "bad_argument"),
+        (("TIF-rolling", "theory", float("nan")), "bad_argument"),
+        (("TIF-rolling", "theory", 10, ["D404"]), "unknown_id"),
+        (("TIF-rolling", "theory", 10_000), "no_attention"),
+    ]
     for args, code in cases:
         with pytest.raises(ActionError) as e:
             api.grants.propose(*args)
@@ -196,7 +211,9 @@ def test_s9_concurrency_caps_and_fel_once():
     assert e.value.code == "cap_reached"
     # a rejected one frees a slot; an award not yet started takes it again
     w.s.proposals["PR001"].status = "rejected"
-    w.s.awards["A001"] = Award(id="A001", agency="BSF", total=1, monthly=1, start_month=9, end_month=40, proposal_id="x")
+    w.s.awards["A001"] = Award(
+        id="A001", agency="BSF", total=1, monthly=1, start_month=9, end_month=40, proposal_id="x"
+    )
     with pytest.raises(ActionError):
         api.grants.propose("BSF-m02", "theory", 5)
     w.s.awards["A001"].end_month = 1  # ended: no longer counts
@@ -218,7 +235,7 @@ def test_s9_decision_award_installments_overhead_cut_at_horizon():
     monthly = award/duration; installments and $600 overhead start..end inclusive, cut at the
     horizon; reputation impulse; FEL flag."""
     w, api = make_world(months=20, seed=4)
-    api.grants.propose("TIF-rolling", "theory", 5)       # decision month 3
+    api.grants.propose("TIF-rolling", "theory", 5)  # decision month 3
     w.s.proposals["PR001"].quality = 99.0
     advance(api, 2)
     assert w.s.proposals["PR001"].status == "pending"
@@ -228,18 +245,18 @@ def test_s9_decision_award_installments_overhead_cut_at_horizon():
     assert (a.start_month, a.end_month, a.monthly, a.total) == (4, 15, 7500.0, 90000.0)
     advance(api, 5)
     assert w.s.month == 9
-    api.grants.propose("FEL-m09", "theory", 5)           # decision 13 → start 14, end 37 (horizon 20)
+    api.grants.propose("FEL-m09", "theory", 5)  # decision 13 → start 14, end 37 (horizon 20)
     w.s.proposals["PR002"].quality = 99.0
     advance(api, 4)
     assert w.s.month == 13
     w.s.rep_impulses = []
-    grants_mod.grant_decisions_step(w, 13)                # step 5 alone, as at the tick
+    grants_mod.grant_decisions_step(w, 13)  # step 5 alone, as at the tick
     assert w.s.fel_funded and w.s.rep_impulses == [["grant FEL", 0.5]]
     w.s.rep_impulses = []
     assert w.s.awards["A002"].monthly == pytest.approx(150000 / 24)
     assert (w.s.awards["A002"].start_month, w.s.awards["A002"].end_month) == (14, 37)
     advance(api, 1)
-    api.grants.propose("BSF-m14", "theory", 5)           # decision 19
+    api.grants.propose("BSF-m14", "theory", 5)  # decision 19
     w.s.proposals["PR003"].quality = -99.0
     while not w.s.finished:
         advance(api, 1)
@@ -258,11 +275,21 @@ def test_s9_decision_noise_sd():
     """§9: funded iff quality + N(0, 0.28) ≥ θ: at quality θ − 0.28 about 16 % are funded."""
     w, _ = make_world(seed=13)
     from world.state import Proposal
+
     n = 1200
     for _ in range(n):
         pid = w.s.next_id("PR")
-        w.s.proposals[pid] = Proposal(id=pid, call_id="TIF-rolling", agency="TIF", topic="theory", hours=5,
-                                      attached=[], quality=0.92 - 0.28, submitted_month=1, decision_month=3)
+        w.s.proposals[pid] = Proposal(
+            id=pid,
+            call_id="TIF-rolling",
+            agency="TIF",
+            topic="theory",
+            hours=5,
+            attached=[],
+            quality=0.92 - 0.28,
+            submitted_month=1,
+            decision_month=3,
+        )
     grants_mod.grant_decisions_step(w, 3)
     share = sum(p.status == "funded" for p in w.s.proposals.values()) / n
     assert 0.12 < share < 0.20

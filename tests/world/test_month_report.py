@@ -21,9 +21,26 @@ from world.report import MonthReport
 from .month_report_helpers import play
 
 REPORT_KEYS = {
-    "month", "label", "decisions", "offers", "postdoc_searches", "arrivals", "graduations", "quits",
-    "contracts_ended", "drafts_completed", "dead_ends", "scoops", "publications", "proposals",
-    "citations", "money", "events", "headlines", "collapsed", "finished",
+    "month",
+    "label",
+    "decisions",
+    "offers",
+    "postdoc_searches",
+    "arrivals",
+    "graduations",
+    "quits",
+    "contracts_ended",
+    "drafts_completed",
+    "dead_ends",
+    "scoops",
+    "publications",
+    "proposals",
+    "citations",
+    "money",
+    "events",
+    "headlines",
+    "collapsed",
+    "finished",
 }
 
 # Digests of the scripted careers' world state WITHOUT the action log. The full digests were
@@ -50,8 +67,25 @@ def outcome_digest(w: World) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-HIDDEN_KEYS = {"q", "q_eff", "quality", "hotness", "crowding", "morale", "ability", "feasible", "novelty",
-               "score", "resilience", "independence", "speed", "growth", "skill", "climate", "reputation"}
+HIDDEN_KEYS = {
+    "q",
+    "q_eff",
+    "quality",
+    "hotness",
+    "crowding",
+    "morale",
+    "ability",
+    "feasible",
+    "novelty",
+    "score",
+    "resilience",
+    "independence",
+    "speed",
+    "growth",
+    "skill",
+    "climate",
+    "reputation",
+}
 
 
 @pytest.fixture(scope="module")
@@ -109,15 +143,22 @@ def test_report_decisions_and_publications_in_their_month(careers):
         assert len(facts) == len(decided)
         for sub in decided:
             [fact] = [d for d in months[sub.decided_month]["decisions"] if d["submission_id"] == sub.id]
-            assert fact == {"submission_id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue,
-                            "outcome": sub.status, "reviewer_scores": sub.reviewer_scores}
+            assert fact == {
+                "submission_id": sub.id,
+                "draft_id": sub.draft_id,
+                "venue": sub.venue,
+                "outcome": sub.status,
+                "reviewer_scores": sub.reviewer_scores,
+            }
         pubs = [(r["month"], p) for r in reports for p in r["publications"]]
         closed = reports[-1]["month"]
         due = [p for p in w.s.publications.values() if p.published_month <= closed]
         assert len(pubs) == len(due)
         for p in due:
-            assert (p.published_month, {"publication_id": p.id, "draft_id": p.draft_id, "venue": p.venue,
-                                        "topic": p.topic, "tier": p.tier}) in pubs
+            assert (
+                p.published_month,
+                {"publication_id": p.id, "draft_id": p.draft_id, "venue": p.venue, "topic": p.topic, "tier": p.tier},
+            ) in pubs
         seen_pub += len(pubs)
     assert seen_pub >= 2  # the scripted careers do publish
 
@@ -138,21 +179,37 @@ def test_report_offers_arrivals_and_departures_in_their_month(careers):
                 assert a.season_year == (r["month"] - 1) // 12
         for p in w.s.people.values():
             if p.role == "phd":
-                assert {"id": p.id, "name": p.name, "role": "phd", "arrived_month": p.arrived_month} in months[p.arrived_month - 1]["arrivals"]
+                assert {"id": p.id, "name": p.name, "role": "phd", "arrived_month": p.arrived_month} in months[
+                    p.arrived_month - 1
+                ]["arrivals"]
             elif p.role == "postdoc":
-                assert {"id": p.id, "name": p.name, "role": "postdoc", "arrived_month": p.arrived_month} in months[p.arrived_month]["arrivals"]
+                assert {"id": p.id, "name": p.name, "role": "postdoc", "arrived_month": p.arrived_month} in months[
+                    p.arrived_month
+                ]["arrivals"]
             if p.status == "quit":
                 kinds["quit"] += 1
                 assert {"id": p.id, "name": p.name, "role": p.role} in months[p.left_month]["quits"]
             if p.status == "contract_ended":
                 kinds["contract_ended"] += 1
                 assert {"id": p.id, "name": p.name} in months[p.left_month]["contracts_ended"]
-        assert sum(len(r["arrivals"]) for r in reports) == sum(1 for p in w.s.people.values() if p.role in ("phd", "postdoc"))
+        assert sum(len(r["arrivals"]) for r in reports) == sum(
+            1 for p in w.s.people.values() if p.role in ("phd", "postdoc")
+        )
         for post in w.s.postings.values():
             if post.status != "open":
                 kinds["posting_" + post.status] += 1
-                assert {"posting_id": post.id, "outcome": post.status, "postdoc_id": post.person_id} in months[post.resolve_month]["postdoc_searches"]
-    for kind in ("offer_accepted", "offer_declined", "offer_expired", "quit", "contract_ended", "posting_filled", "posting_unfilled"):
+                assert {"posting_id": post.id, "outcome": post.status, "postdoc_id": post.person_id} in months[
+                    post.resolve_month
+                ]["postdoc_searches"]
+    for kind in (
+        "offer_accepted",
+        "offer_declined",
+        "offer_expired",
+        "quit",
+        "contract_ended",
+        "posting_filled",
+        "posting_unfilled",
+    ):
         assert kinds[kind] > 0, kind
 
 
@@ -168,7 +225,12 @@ def test_report_proposals_projects_scoops_and_events_in_their_month(careers):
                 continue
             kinds["proposal_" + pr.status] += 1
             [fact] = [f for f in months[pr.decision_month]["proposals"] if f["proposal_id"] == pr.id]
-            assert (fact["outcome"], fact["agency"], fact["call_id"], fact["topic"]) == (pr.status, pr.agency, pr.call_id, pr.topic)
+            assert (fact["outcome"], fact["agency"], fact["call_id"], fact["topic"]) == (
+                pr.status,
+                pr.agency,
+                pr.call_id,
+                pr.topic,
+            )
             if pr.status == "funded":
                 award = w.s.awards[fact["award_id"]]
                 assert award.proposal_id == pr.id and fact["total"] == award.total
@@ -178,13 +240,20 @@ def test_report_proposals_projects_scoops_and_events_in_their_month(careers):
             if d.salvage:
                 continue
             kinds["draft"] += 1
-            assert {"project_id": d.project_id, "draft_id": d.id, "topic": d.topic, "tier": d.tier,
-                    "collab": d.collab} in months[d.created_month]["drafts_completed"]
+            assert {
+                "project_id": d.project_id,
+                "draft_id": d.id,
+                "topic": d.topic,
+                "tier": d.tier,
+                "collab": d.collab,
+            } in months[d.created_month]["drafts_completed"]
         for pj in w.s.projects.values():
             if pj.status == "deadend":
                 kinds["dead_end"] += 1
                 salvage = pj.draft_id if pj.draft_id else None
-                assert {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage} in months[pj.ended_month]["dead_ends"]
+                assert {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage} in months[
+                    pj.ended_month
+                ]["dead_ends"]
         scoop_news = Counter((row[0], row[2]) for row in w.s.news if row[1] == "scoop")
         scoop_facts = Counter((r["month"], f["topic"]) for r in reports for f in r["scoops"])
         assert scoop_facts == scoop_news
@@ -299,8 +368,15 @@ def test_last_report_survives_save_and_resume_and_stays_out_of_the_digest():
 def test_report_object_round_trips():
     """MonthReport.from_dict(to_dict()) is the identity; a bad dict is refused."""
     rep = MonthReport(month=14)
-    rep.decisions.append({"submission_id": "SUB001", "draft_id": "D001", "venue": "NAIC", "outcome": "accept",
-                          "reviewer_scores": [6.1, 5.9, 6.0]})
+    rep.decisions.append(
+        {
+            "submission_id": "SUB001",
+            "draft_id": "D001",
+            "venue": "NAIC",
+            "outcome": "accept",
+            "reviewer_scores": [6.1, 5.9, 6.0],
+        }
+    )
     assert rep.label == "Y2M2"
     assert MonthReport.from_dict(rep.to_dict()) == rep
     with pytest.raises(ValueError):

@@ -27,7 +27,9 @@ def _state_changes(path: Path) -> list[str]:
             targets = [node.target]
         for t in targets:
             local_item = isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)  # a local dict or list
-            own = ast.unparse(t) == "self._api" or ast.unparse(t).startswith("self._api._")  # the namespace's wiring, caches
+            own = ast.unparse(t) == "self._api" or ast.unparse(t).startswith(
+                "self._api._"
+            )  # the namespace's wiring, caches
             if isinstance(t, (ast.Attribute, ast.Subscript)) and not local_item and not own:
                 found.append(f"{path.name}:{node.lineno}: {ast.unparse(t)} = ...")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WORLD_CALLS:
@@ -35,8 +37,9 @@ def _state_changes(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(p for p in NAMESPACE_DIR.glob("*.py") if p.name != "memory.py"),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(p for p in NAMESPACE_DIR.glob("*.py") if p.name != "memory.py"), ids=lambda p: p.name
+)
 def test_namespaces_change_no_state_themselves(path):
     """No API namespace module assigns to world state or calls a world mutator: every state change
     (revision, events, grant proposals, the conference trip, attention charges ...) is a function of a
@@ -47,8 +50,10 @@ def test_namespaces_change_no_state_themselves(path):
 def test_the_check_finds_a_state_change(tmp_path):
     """The AST check above does flag an inline rule (so its silence means something)."""
     bad = tmp_path / "bad.py"
-    bad.write_text("def f(self, d, w):\n    d.q = d.q + 1\n    w.s.oneoff_used += 2\n    w.spend(-5, 'x', 'y')\n"
-                   "    w.s.postings['x'] = 1\n    seen = {}\n    seen['x'] = 1\n")
+    bad.write_text(
+        "def f(self, d, w):\n    d.q = d.q + 1\n    w.s.oneoff_used += 2\n    w.spend(-5, 'x', 'y')\n"
+        "    w.s.postings['x'] = 1\n    seen = {}\n    seen['x'] = 1\n"
+    )
     assert len(_state_changes(bad)) == 4
 
 

@@ -8,8 +8,14 @@ from world.rng import Rng, key_digest
 
 
 def _draws(gen) -> list:
-    return [gen.random(), gen.normal(0.0, 0.3), int(gen.integers(36)), gen.integers(0, 36, size=3).tolist(),
-            int(gen.poisson(2.5)), gen.random(4).tolist()]
+    return [
+        gen.random(),
+        gen.normal(0.0, 0.3),
+        int(gen.integers(36)),
+        gen.integers(0, 36, size=3).tolist(),
+        int(gen.poisson(2.5)),
+        gen.random(4).tolist(),
+    ]
 
 
 def test_fast_reseed_equals_state_setter():

@@ -15,8 +15,23 @@ from world.rules import RULES_DOC, leaf_keys, render, rule_text, rules
 SCENARIO = WorldConfig(pay_phd=4100.0, attention_base=140.0, polish_cap_hours=9.0)
 """A scenario that changes PhD pay, the attention base budget and the polish saturation."""
 
-HIDDEN = ("bar", "visibility", "half_life", "hotness", "quality", "ability", "feasible", "novelty",
-          "crowding", "climate", "morale", "reputation", "noise", "p_infeasible", "prefs")
+HIDDEN = (
+    "bar",
+    "visibility",
+    "half_life",
+    "hotness",
+    "quality",
+    "ability",
+    "feasible",
+    "novelty",
+    "crowding",
+    "climate",
+    "morale",
+    "reputation",
+    "noise",
+    "p_infeasible",
+    "prefs",
+)
 
 
 def test_rules_are_documented_json_and_from_the_config():
@@ -39,6 +54,7 @@ def test_rules_are_documented_json_and_from_the_config():
 
 def test_rules_hold_nothing_hidden():
     """No key of lab.rules() names a hidden quantity (acceptance bars, hotness, quality, ...)."""
+
     def keys(x):
         if isinstance(x, dict):
             for k, v in x.items():
@@ -90,9 +106,14 @@ def test_api_messages_use_the_scenario_numbers():
 def test_render_formats_by_unit_and_refuses_unknown_keys():
     """Placeholders render as money, hours, months and month spans; an unknown key is a KeyError."""
     r = rules(WorldConfig())
-    assert render("{rules.pay.ra}; {rules.hours.conference}; {rules.postdoc.search_months}; "
-                  "{rules.season.offer_months}; {rules.venues.NAIC.deadline_months}", r) == \
-        "$1,800/month; 15 h; 2 months; 1-3; 3, 9"
+    assert (
+        render(
+            "{rules.pay.ra}; {rules.hours.conference}; {rules.postdoc.search_months}; "
+            "{rules.season.offer_months}; {rules.venues.NAIC.deadline_months}",
+            r,
+        )
+        == "$1,800/month; 15 h; 2 months; 1-3; 3, 9"
+    )
     assert rule_text(r, "collaboration.months") == "3 months"
     assert rule_text(r, "agencies.AMP.award") == "$850,000"
     with pytest.raises(KeyError):

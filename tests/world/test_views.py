@@ -53,17 +53,20 @@ def test_entity_tables_take_their_columns_from_the_views():
         assert tuple(SCHEMA[table]) == cols, table
 
 
-@pytest.mark.parametrize("table,call,where", [
-    ("students", "students.list", ""),
-    ("projects", "projects.list", ""),
-    ("drafts", "papers.drafts", ""),
-    ("submissions", "papers.submissions", ""),
-    ("publications", "papers.publications", ""),
-    ("proposals", "grants.proposals", ""),
-    ("awards", "grants.awards", ""),
-    ("events", "events.pending", "where status = 'pending'"),
-    ("grant_calls", "grants.calls", ""),
-])
+@pytest.mark.parametrize(
+    "table,call,where",
+    [
+        ("students", "students.list", ""),
+        ("projects", "projects.list", ""),
+        ("drafts", "papers.drafts", ""),
+        ("submissions", "papers.submissions", ""),
+        ("publications", "papers.publications", ""),
+        ("proposals", "grants.proposals", ""),
+        ("awards", "grants.awards", ""),
+        ("events", "events.pending", "where status = 'pending'"),
+        ("grant_calls", "grants.calls", ""),
+    ],
+)
 def test_api_rows_equal_sql_rows(busy, table, call, where):
     """After 30 months of a baseline career, each API list row equals the SQL mirror's row of the same id:
     same keys, same values (lists and dicts decoded from their JSON text)."""
@@ -112,8 +115,9 @@ def test_returned_dashboards_share_nothing_with_the_cache():
     moved["notes"].append("junk")
     after = api.lab.dashboard()
     assert after["active_projects"] and "junk" not in after["notes"]
-    assert {k: v for k, v in moved.items() if k not in ("report", "active_projects", "notes")} == \
-           {k: v for k, v in after.items() if k not in ("active_projects", "notes")}
+    assert {k: v for k, v in moved.items() if k not in ("report", "active_projects", "notes")} == {
+        k: v for k, v in after.items() if k not in ("active_projects", "notes")
+    }
 
 
 def test_next_month_unread_ticks_and_logs_like_next_month():

@@ -40,7 +40,17 @@ from .namespaces import (
 )
 from .registry import REQUIRED, CallSpec, build_registry
 
-__all__ = ["API_CALLS", "NAMESPACES", "REQUIRED", "ActionError", "Api", "CallSpec", "SimulationOver", "call_docs", "replay"]
+__all__ = [
+    "API_CALLS",
+    "NAMESPACES",
+    "REQUIRED",
+    "ActionError",
+    "Api",
+    "CallSpec",
+    "SimulationOver",
+    "call_docs",
+    "replay",
+]
 
 API_CALLS: dict[str, dict[str, CallSpec]] = build_registry(NAMESPACES)
 """namespace → method → :class:`CallSpec`; the registry every front end builds on."""
@@ -50,8 +60,10 @@ def call_docs(config: WorldConfig) -> dict[str, dict[str, str]]:
     """namespace → method → docstring with this scenario's rule numbers (``lab.rules()``)
     filled in, for help text and prompts (the registry's ``doc`` shows the defaults)."""
     r = rules_mod.rules(config)
-    return {ns: {m: rules_mod.render(spec.template or spec.doc, r) for m, spec in calls.items()}
-            for ns, calls in API_CALLS.items()}
+    return {
+        ns: {m: rules_mod.render(spec.template or spec.doc, r) for m, spec in calls.items()}
+        for ns, calls in API_CALLS.items()
+    }
 
 
 class Api:
@@ -73,7 +85,9 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
-        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (world key, dashboard) — reads between changes
+        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = (
+            None  # (world key, dashboard) — reads between changes
+        )
         self._attention_cache: tuple[tuple[Any, ...], tuple[float, float, float]] | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
@@ -119,8 +133,10 @@ class Api:
         if cached is None or cached[0] != key:
             w = self.world
             oversight = people_mod.oversight_tax(w)
-            cached = self._attention_cache = (key, (oversight, people_mod.attention_pool(w, oversight),
-                                                    people_mod.mentoring_reserved(w)))
+            cached = self._attention_cache = (
+                key,
+                (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w)),
+            )
         return cached[1]
 
     def _reports_of(self, person_id: str) -> list[int]:
@@ -147,7 +163,9 @@ class Api:
 
         return observer_for(self.world).query(sql)
 
-    def call(self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+    def call(
+        self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         """Dispatch ``namespace.method(*args, **kwargs)`` (also ``query`` and ``memory.*``).
 
         Raises:
@@ -157,14 +175,20 @@ class Api:
         kwargs = kwargs or {}
         for name in (namespace, method):
             if isinstance(name, str) and len(name) > MAX_STRING_CHARS:
-                raise ActionError("unknown_call", f"a call name of {len(name):,} characters; names are at most {MAX_STRING_CHARS}; "
-                                  f"namespaces: {', '.join(API_CALLS)}, query, memory")
+                raise ActionError(
+                    "unknown_call",
+                    f"a call name of {len(name):,} characters; names are at most {MAX_STRING_CHARS}; "
+                    f"namespaces: {', '.join(API_CALLS)}, query, memory",
+                )
         if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
             raise ActionError("bad_argument", "args must be a list and kwargs a dict")
         if not all(isinstance(k, str) for k in kwargs):
             raise ActionError("bad_argument", "keyword argument names must be strings")
         if not isinstance(namespace, str) or not isinstance(method, str):
-            raise ActionError("unknown_call", f"namespace and method must be strings; namespaces: {', '.join(API_CALLS)}, query, memory")
+            raise ActionError(
+                "unknown_call",
+                f"namespace and method must be strings; namespaces: {', '.join(API_CALLS)}, query, memory",
+            )
         if namespace == "query" and method in ("", "query"):
             if len(args) + len(kwargs) != 1 or (kwargs and "sql" not in kwargs):
                 raise ActionError("bad_argument", "query takes exactly one argument: query(sql)")
@@ -176,7 +200,9 @@ class Api:
                 raise ActionError("bad_argument", f"memory.{method}: {exc}") from None
         calls = API_CALLS.get(namespace)
         if calls is None:
-            raise ActionError("unknown_call", f"no API namespace {namespace!r}; namespaces: {', '.join(API_CALLS)}, query, memory")
+            raise ActionError(
+                "unknown_call", f"no API namespace {namespace!r}; namespaces: {', '.join(API_CALLS)}, query, memory"
+            )
         if method not in calls:
             raise ActionError("unknown_call", f"{namespace} has no call {method!r}; calls: {', '.join(calls)}")
         return getattr(getattr(self, namespace), method)(*args, **kwargs)
@@ -192,7 +218,9 @@ def replay(config: WorldConfig, seed: int, action_log: list[Any]) -> World:
     api = Api(w)
     for month, name, kwargs in action_log:
         if w.s.month != month:
-            raise ActionError("bad_argument", f"action log out of step: {name} logged in month {month}, world is in month {w.s.month}")
+            raise ActionError(
+                "bad_argument", f"action log out of step: {name} logged in month {month}, world is in month {w.s.month}"
+            )
         ns, method = name.split(".", 1)
         api.call(ns, method, [], kwargs)
     return w

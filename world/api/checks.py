@@ -39,11 +39,16 @@ def bounded(name: str, value: Any) -> None:
     """
     if isinstance(value, (list, tuple)):
         if len(value) > MAX_LIST_ITEMS:
-            raise ActionError("bad_argument", f"{name} is a list of {len(value):,} items; lists are at most {MAX_LIST_ITEMS} items")
+            raise ActionError(
+                "bad_argument", f"{name} is a list of {len(value):,} items; lists are at most {MAX_LIST_ITEMS} items"
+            )
         items: Any = value
     elif isinstance(value, dict):
         if len(value) > MAX_DICT_ITEMS:
-            raise ActionError("bad_argument", f"{name} is a dict of {len(value):,} entries; dicts are at most {MAX_DICT_ITEMS} entries")
+            raise ActionError(
+                "bad_argument",
+                f"{name} is a dict of {len(value):,} entries; dicts are at most {MAX_DICT_ITEMS} entries",
+            )
         items = [*value.keys(), *value.values()]
     else:
         problem = _size_problem(value)
@@ -53,7 +58,10 @@ def bounded(name: str, value: Any) -> None:
     for i, item in enumerate(items):
         problem = _size_problem(item)
         if problem:
-            raise ActionError("bad_argument", f"{name}[{i}] {problem}" if isinstance(value, (list, tuple)) else f"an entry of {name} {problem}")
+            raise ActionError(
+                "bad_argument",
+                f"{name}[{i}] {problem}" if isinstance(value, (list, tuple)) else f"an entry of {name} {problem}",
+            )
 
 
 def num(value: Any, name: str, lo: float | None = None, hi: float | None = None) -> float:

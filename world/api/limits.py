@@ -30,7 +30,11 @@ under ~0.7 MB whatever the agent does (a busy honest month logs a few dozen call
 the cap a changing call is refused (``cap_reached``) until the month is closed.
 """
 
-LIMITS = {"max_string_chars": MAX_STRING_CHARS, "max_list_items": MAX_LIST_ITEMS,
-          "max_dict_items": MAX_DICT_ITEMS, "max_int_bits": MAX_INT_BITS,
-          "max_changes_per_month": MAX_CHANGES_PER_MONTH}
+LIMITS = {
+    "max_string_chars": MAX_STRING_CHARS,
+    "max_list_items": MAX_LIST_ITEMS,
+    "max_dict_items": MAX_DICT_ITEMS,
+    "max_int_bits": MAX_INT_BITS,
+    "max_changes_per_month": MAX_CHANGES_PER_MONTH,
+}
 """The limits by name, for documentation and front ends."""

@@ -104,8 +104,11 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                 call = f"{self._name}.{fn.__name__}"
                 for k in kwargs:  # before binding: a huge keyword name never reaches a message
                     if len(k) > MAX_STRING_CHARS:
-                        raise ActionError("bad_argument", f"{call}: a keyword argument name of {len(k):,} characters; "
-                                          f"parameters: {', '.join(names) or 'none'}")
+                        raise ActionError(
+                            "bad_argument",
+                            f"{call}: a keyword argument name of {len(k):,} characters; "
+                            f"parameters: {', '.join(names) or 'none'}",
+                        )
                 try:
                     bound = bind(args, kwargs)
                 except TypeError as exc:
@@ -123,8 +126,11 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
             month = w.s.month
             call = f"{self._name}.{fn.__name__}"
             if call != "time.next_month" and _changes_this_month(w.s.action_log, month) >= MAX_CHANGES_PER_MONTH:
-                raise ActionError("cap_reached", f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
-                                  f"logged changes (the limit per month); close the month with time.next_month()")
+                raise ActionError(
+                    "cap_reached",
+                    f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
+                    f"logged changes (the limit per month); close the month with time.next_month()",
+                )
             call_args = jsonable(bound)
             result = fn(self, **bound)
             if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
@@ -159,7 +165,9 @@ def _usage(sig: inspect.Signature) -> str:
 def over_message(w: World) -> str:
     """The ``career_over`` message: why the career ended and what still works."""
     if w.s.collapsed:
-        return f"simulation is over: the lab collapsed in month {w.s.collapse_month}; only reading calls and query() work"
+        return (
+            f"simulation is over: the lab collapsed in month {w.s.collapse_month}; only reading calls and query() work"
+        )
     return f"simulation is over: month {w.s.month} was the horizon; only reading calls and query() work"
 
 
@@ -187,10 +195,16 @@ def build_registry(namespaces: dict[str, type[Any]]) -> dict[str, dict[str, Call
                 continue
             params = tuple(
                 (p.name, REQUIRED if p.default is inspect.Parameter.empty else p.default)
-                for p in fn._api_signature.parameters.values() if p.name != "self"
+                for p in fn._api_signature.parameters.values()
+                if p.name != "self"
             )
             raw = inspect.getdoc(fn) or ""
-            calls[name] = CallSpec(name=name, params=params, doc=rules_mod.render(raw, default_rules),
-                                   mutating=fn._api_mutating, template=raw)
+            calls[name] = CallSpec(
+                name=name,
+                params=params,
+                doc=rules_mod.render(raw, default_rules),
+                mutating=fn._api_mutating,
+                template=raw,
+            )
         reg[ns] = calls
     return reg

@@ -43,6 +43,19 @@ def make_policy(name: str) -> Policy:
 
 
 __all__ = [
-    "ALL_NAMES", "DEFAULT_CONFIG", "ORACLE", "POLICIES", "TUNED_CONFIG", "AllIn", "Ambitious", "Baseline",
-    "BaselineConfig", "DoNothing", "HireMax", "Policy", "TunedBaseline", "grid", "make_policy",
+    "ALL_NAMES",
+    "DEFAULT_CONFIG",
+    "ORACLE",
+    "POLICIES",
+    "TUNED_CONFIG",
+    "AllIn",
+    "Ambitious",
+    "Baseline",
+    "BaselineConfig",
+    "DoNothing",
+    "HireMax",
+    "Policy",
+    "TunedBaseline",
+    "grid",
+    "make_policy",
 ]

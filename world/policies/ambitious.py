@@ -56,7 +56,9 @@ class Ambitious(Policy):
                 d = api.lab.dashboard()
                 if not (d["students"] or d["staff"]):
                     continue
-            self.attempt(api, f"events.respond {ev['kind']}", api.events.respond, ev["id"], action, expect=("no_attention",))
+            self.attempt(
+                api, f"events.respond {ev['kind']}", api.events.respond, ev["id"], action, expect=("no_attention",)
+            )
 
     def hire(self, api: Any, dash: dict[str, Any]) -> None:
         """Months ≡ 1: offer the top want + 1 pending applicants by transcript + letter
@@ -92,5 +94,13 @@ class Ambitious(Policy):
             if not can_propose(api, call, dash["month"], self.rules(api)):
                 continue
             attach = [p["id"] for p in api.papers.publications()[:4]]
-            self.attempt(api, "grants.propose", api.grants.propose, call["id"], topic, self.proposal_hours, attach,
-                         expect=("no_attention",))
+            self.attempt(
+                api,
+                "grants.propose",
+                api.grants.propose,
+                call["id"],
+                topic,
+                self.proposal_hours,
+                attach,
+                expect=("no_attention",),
+            )

@@ -109,7 +109,7 @@ def start_idle_pairs(api: Any, topic: str, tier: int, compute: float, max_projec
     for i in range(0, len(idle), 2):
         if active >= max_projects:
             break
-        api.projects.start(topic, tier, idle[i:i + 2], compute)
+        api.projects.start(topic, tier, idle[i : i + 2], compute)
         active += 1
 
 

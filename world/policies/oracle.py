@@ -92,7 +92,7 @@ class Oracle(Policy):
                 break
             lead = self._person(idle[i])
             tier = 3 if (lead.ability > 0.7 and n_pubs >= 2 and m < w.cfg.months - 24 and runway > 18) else 2
-            api.projects.start(topic, tier, idle[i:i + 2], compute)
+            api.projects.start(topic, tier, idle[i : i + 2], compute)
             active += 1
         self.submit(api, m)
         self.propose(api, m, runway)
@@ -192,7 +192,9 @@ class Oracle(Policy):
         if top:
             same = [p.id for p in top if p.topic == topic]
             return same or [p.id for p in top]
-        drafts = sorted((d for d in w.s.drafts.values() if d.status in ("available", "under_review")), key=lambda d: -d.q)
+        drafts = sorted(
+            (d for d in w.s.drafts.values() if d.status in ("available", "under_review")), key=lambda d: -d.q
+        )
         return [d.id for d in drafts[:2]]
 
     def propose(self, api: Any, m: int, runway: float) -> None:

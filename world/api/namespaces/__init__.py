@@ -15,10 +15,29 @@ from .recruit import Recruit
 from .students import Students
 
 NAMESPACES: dict[str, type[Namespace]] = {
-    "lab": Lab, "recruit": Recruit, "students": Students, "projects": Projects, "papers": Papers,
-    "grants": Grants, "field": Field, "events": Events, "time": Time,
+    "lab": Lab,
+    "recruit": Recruit,
+    "students": Students,
+    "projects": Projects,
+    "papers": Papers,
+    "grants": Grants,
+    "field": Field,
+    "events": Events,
+    "time": Time,
 }
 """API name → namespace class, in the order front ends list them."""
 
-__all__ = ["NAMESPACES", "Events", "Field", "Grants", "Lab", "Memory", "Namespace", "Papers", "Projects", "Recruit",
-           "Students", "Time"]
+__all__ = [
+    "NAMESPACES",
+    "Events",
+    "Field",
+    "Grants",
+    "Lab",
+    "Memory",
+    "Namespace",
+    "Papers",
+    "Projects",
+    "Recruit",
+    "Students",
+    "Time",
+]

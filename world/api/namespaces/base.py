@@ -44,8 +44,15 @@ class Namespace:
             )
 
     @staticmethod
-    def _live(collection: dict[str, Any], eid: Any, noun: str, status: str, adjective: str, *,
-              wrong_state_code: str = "unknown_id") -> Any:
+    def _live(
+        collection: dict[str, Any],
+        eid: Any,
+        noun: str,
+        status: str,
+        adjective: str,
+        *,
+        wrong_state_code: str = "unknown_id",
+    ) -> Any:
         """The entity ``eid`` of ``collection`` if its status is ``status``, else an ActionError
         naming its actual state and listing the ids that are (e.g. "no such active project ...")."""
         string_id(eid, f"{noun} id")
@@ -53,18 +60,27 @@ class Namespace:
         if e is None or e.status != status:
             live = [x.id for x in collection.values() if x.status == status]
             state = "" if e is None else f" (it is {e.status.replace('_', ' ')})"
-            raise ActionError("unknown_id" if e is None else wrong_state_code,
-                              f"no such {adjective} {noun} {eid!r}{state}; {adjective} {noun}s: {listing(live)}")
+            raise ActionError(
+                "unknown_id" if e is None else wrong_state_code,
+                f"no such {adjective} {noun} {eid!r}{state}; {adjective} {noun}s: {listing(live)}",
+            )
         return e
 
-    def _person(self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None,
-                what: str = "lab member") -> Person:
+    def _person(
+        self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None, what: str = "lab member"
+    ) -> Person:
         """The lab member ``pid`` (active, of one of ``roles``), else ``unknown_id`` listing who is."""
         w = self._w
         string_id(pid, "id")
         p: Person | None = w.s.people.get(pid)
         if p is None or (active and p.status != "active") or (roles is not None and p.role not in roles):
-            pool = [q for q in w.s.people.values() if (not active or q.status == "active") and (roles is None or q.role in roles)]
+            pool = [
+                q
+                for q in w.s.people.values()
+                if (not active or q.status == "active") and (roles is None or q.role in roles)
+            ]
             state = "" if p is None else f" ({p.role}, {p.status})"
-            raise ActionError("unknown_id", f"no such active {what} {pid!r}{state}; current: {listing([q.id for q in pool])}")
+            raise ActionError(
+                "unknown_id", f"no such active {what} {pid!r}{state}; current: {listing([q.id for q in pool])}"
+            )
         return p

@@ -44,5 +44,8 @@ class Time(Namespace):
         """
         rep = self._w.last_report
         if rep is None:
-            raise ActionError("no_report", f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}")
+            raise ActionError(
+                "no_report",
+                f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}",
+            )
         return rep.to_dict()

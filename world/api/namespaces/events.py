@@ -32,10 +32,14 @@ class Events(Namespace):
         if ev is None or ev.status != "pending":
             pend = [e.id for e in s.events.values() if e.status == "pending"]
             state = "" if ev is None else f" (it is {ev.status})"
-            raise ActionError("unknown_id", f"no pending event {event_id!r}{state}; pending events: {checks.listing(pend)}")
+            raise ActionError(
+                "unknown_id", f"no pending event {event_id!r}{state}; pending events: {checks.listing(pend)}"
+            )
         valid = events_mod.ACTIONS[ev.kind]
         if not isinstance(action, str) or action not in valid:
-            raise ActionError("bad_argument", f"{ev.kind.replace('_', ' ')} {ev.id} takes one of: {', '.join(valid)}; got {action!r}")
+            raise ActionError(
+                "bad_argument", f"{ev.kind.replace('_', ' ')} {ev.id} takes one of: {', '.join(valid)}; got {action!r}"
+            )
         hours, what = events_mod.answer_hours(w, ev, action)
         if hours:
             self._check_hours(hours, what)

@@ -34,7 +34,10 @@ class Field(Namespace):
     @api_call(mutating=False)
     def conference_report(self) -> list[Any]:
         """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
-        return [{"month": r[0], "venue": r[1], "topic": r[2], "accepted_papers": r[3]} for r in self._w.s.conference_reports[-32:]]
+        return [
+            {"month": r[0], "venue": r[1], "topic": r[2], "accepted_papers": r[3]}
+            for r in self._w.s.conference_reports[-32:]
+        ]
 
     @api_call(mutating=True)
     def attend_conference(self) -> dict[str, Any]:
@@ -43,7 +46,10 @@ class Field(Namespace):
         s, cfg = w.s, w.cfg
         m = s.month
         if s.last_conference_month is not None and m - s.last_conference_month < cfg.conference_gap:
-            raise ActionError("wrong_month", f"the last conference trip was in month {s.last_conference_month}; the next is possible in month {s.last_conference_month + cfg.conference_gap}")
+            raise ActionError(
+                "wrong_month",
+                f"the last conference trip was in month {s.last_conference_month}; the next is possible in month {s.last_conference_month + cfg.conference_gap}",
+            )
         self._check_hours(cfg.conference_hours, "a conference trip")
         intel = field_mod.attend_conference(w)
         return {"ok": True, "hallway_intel": intel, "note": "you hear what people are excited about"}

@@ -32,7 +32,9 @@ class Grants(Namespace):
         c = s.calls.get(call_id)
         if c is None or not (c.open_month <= m <= c.close_month):
             open_ids = [x.id for x in s.calls.values() if x.open_month <= m <= x.close_month]
-            raise ActionError("unknown_id", f"no open call {call_id!r} this month; open calls: {checks.listing(open_ids)}")
+            raise ActionError(
+                "unknown_id", f"no open call {call_id!r} this month; open calls: {checks.listing(open_ids)}"
+            )
         topic = checks.topic(topic)
         h = checks.num(hours, "hours", cfg.proposal_min_hours)
         refused = grants_mod.refusal(w, c)
@@ -52,10 +54,16 @@ class Grants(Namespace):
             elif x in s.drafts:
                 key = x
             else:
-                raise ActionError("unknown_id", f"attachment {x!r} is neither a draft nor a publication; drafts: {checks.listing(list(s.drafts))}; "
-                                   f"publications: {checks.listing([p.id for p in s.publications.values() if p.published_month <= m])}")
+                raise ActionError(
+                    "unknown_id",
+                    f"attachment {x!r} is neither a draft nor a publication; drafts: {checks.listing(list(s.drafts))}; "
+                    f"publications: {checks.listing([p.id for p in s.publications.values() if p.published_month <= m])}",
+                )
             if key in papers_seen:
-                raise ActionError("bad_argument", f"attachment {x!r} is the same paper as {papers_seen[key]!r}; attach each paper once")
+                raise ActionError(
+                    "bad_argument",
+                    f"attachment {x!r} is the same paper as {papers_seen[key]!r}; attach each paper once",
+                )
             papers_seen[key] = x
         self._check_hours(h, f"a proposal of {h:g} h")
         prop = grants_mod.submit_proposal(w, c, topic, h, list(attach))

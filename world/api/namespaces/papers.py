@@ -19,7 +19,9 @@ class Papers(Namespace):
     _name = "papers"
 
     def _draft(self, draft_id: Any) -> Draft:
-        d: Draft = self._live(self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed")
+        d: Draft = self._live(
+            self._w.s.drafts, draft_id, "draft", "available", "available", wrong_state_code="not_allowed"
+        )
         return d
 
     @api_call(mutating=False)
@@ -51,8 +53,13 @@ class Papers(Namespace):
         m = w.s.month
         if v["conference"] and (m % 12) not in v["deadlines"]:
             months = ", ".join(str(x if x else 12) for x in v["deadlines"])
-            open_now = [n for n in VENUES if not w.cfg.venues[n]["conference"] or (m % 12) in w.cfg.venues[n]["deadlines"]]
-            raise ActionError("wrong_month", f"{venue} takes submissions only in months {months} of each year; open this month: {', '.join(open_now)}")
+            open_now = [
+                n for n in VENUES if not w.cfg.venues[n]["conference"] or (m % 12) in w.cfg.venues[n]["deadlines"]
+            ]
+            raise ActionError(
+                "wrong_month",
+                f"{venue} takes submissions only in months {months} of each year; open this month: {', '.join(open_now)}",
+            )
         sub = papers_mod.submit(w, d, venue)
         return {"ok": True, "submission_id": sub.id, "decision_expected_month": sub.decision_month}
 
@@ -70,8 +77,11 @@ class Papers(Namespace):
             raise ActionError("not_allowed", f"none of {d.id}'s authors is still in the lab")
         self._check_hours(h, f"revising {d.id}")
         papers_mod.revise(w, d, h)
-        return {"ok": True, "revisions": d.revisions,
-                "note": f"revised; gains beyond {w.cfg.revise_cap_hours:g} h are lost and shrink with each revision"}
+        return {
+            "ok": True,
+            "revisions": d.revisions,
+            "note": f"revised; gains beyond {w.cfg.revise_cap_hours:g} h are lost and shrink with each revision",
+        }
 
     @api_call(mutating=True)
     def withdraw(self, submission_id: Any) -> dict[str, Any]:
@@ -81,7 +91,9 @@ class Papers(Namespace):
         sub = w.s.submissions.get(submission_id)
         if sub is None or sub.status != "under_review":
             live = [x.id for x in w.s.submissions.values() if x.status == "under_review"]
-            raise ActionError("unknown_id", f"no submission {submission_id!r} under review; under review: {checks.listing(live)}")
+            raise ActionError(
+                "unknown_id", f"no submission {submission_id!r} under review; under review: {checks.listing(live)}"
+            )
         papers_mod.withdraw(w, sub)
         return {"ok": True}
 

@@ -47,11 +47,17 @@ class Projects(Namespace):
         compute = checks.num(monthly_compute, "monthly_compute", 0.0, w.cfg.max_compute)
         active = sum(1 for pj in w.s.projects.values() if pj.status == "active")
         if active >= w.cfg.max_active_projects:
-            raise ActionError("cap_reached", f"the lab already runs {active} projects (at most {w.cfg.max_active_projects}); finish or kill one first")
+            raise ActionError(
+                "cap_reached",
+                f"the lab already runs {active} projects (at most {w.cfg.max_active_projects}); finish or kill one first",
+            )
         pj = projects_mod.start_project(w, topic, tier, list(members), compute)
         work = w.cfg.tiers[str(tier)]["work"]
-        return {"ok": True, "project_id": pj.id,
-                "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month"}
+        return {
+            "ok": True,
+            "project_id": pj.id,
+            "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month",
+        }
 
     @api_call(mutating=True)
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:

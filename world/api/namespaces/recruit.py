@@ -26,8 +26,11 @@ class Recruit(Namespace):
         if not people_mod.in_offer_season(m):
             return []
         y = people_mod.season_year(m)
-        return [views.applicant_row(a) for a in w.s.applicants.values()
-                if a.season_year == y and a.status in ("pending", "offered")]
+        return [
+            views.applicant_row(a)
+            for a in w.s.applicants.values()
+            if a.season_year == y and a.status in ("pending", "offered")
+        ]
 
     def _season_applicant(self, aid: Any) -> Applicant:
         w = self._w
@@ -35,16 +38,23 @@ class Recruit(Namespace):
         y = people_mod.season_year(w.s.month)
         a: Applicant | None = w.s.applicants.get(aid)
         if a is None or a.season_year != y:
-            current = [x.id for x in w.s.applicants.values() if x.season_year == y and x.status in ("pending", "offered")]
-            raise ActionError("unknown_id", f"no such applicant {aid!r} this season; current applicants: {checks.listing(current)}")
+            current = [
+                x.id for x in w.s.applicants.values() if x.season_year == y and x.status in ("pending", "offered")
+            ]
+            raise ActionError(
+                "unknown_id", f"no such applicant {aid!r} this season; current applicants: {checks.listing(current)}"
+            )
         return a
 
     def _require_season(self, what: str) -> None:
         m = self._w.s.month
         if not people_mod.in_offer_season(m):
             nxt = m + ((rules_mod.SEASON_OPEN_MONTH - m) % 12)
-            raise ActionError("wrong_month", f"{what} is possible only in recruiting months (month of year {rules_mod.month_span(rules_mod.OFFER_MONTHS)}); "
-                                             f"the next season opens in month {nxt}")
+            raise ActionError(
+                "wrong_month",
+                f"{what} is possible only in recruiting months (month of year {rules_mod.month_span(rules_mod.OFFER_MONTHS)}); "
+                f"the next season opens in month {nxt}",
+            )
 
     @api_call(mutating=True)
     def interview(self, ids: Any) -> dict[str, Any]:
@@ -79,23 +89,38 @@ class Recruit(Namespace):
         w = self._w
         a = self._season_applicant(applicant_id)
         if a.status != "pending":
-            raise ActionError("not_allowed", f"applicant {a.id} is {a.status}, not pending; offer only to pending applicants")
+            raise ActionError(
+                "not_allowed", f"applicant {a.id} is {a.status}, not pending; offer only to pending applicants"
+            )
         used = people_mod.researcher_commitments(w)
         if used >= w.cfg.researcher_cap:
-            raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap} (active researchers, outstanding offers, incoming students and open postdoc searches count)")
+            raise ActionError(
+                "cap_reached",
+                f"the lab is at its researcher cap of {w.cfg.researcher_cap} (active researchers, outstanding offers, incoming students and open postdoc searches count)",
+            )
         people_mod.make_offer(w, a)
         y = people_mod.season_year(w.s.month)
-        return {"ok": True, "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + rules_mod.OFFER_RESOLVE_MONTH}, "
-                                    f"arrivals in month {12 * y + rules_mod.PHD_ARRIVAL_MONTH}"}
+        return {
+            "ok": True,
+            "note": f"offer sent to {a.name}; answers come at the end of month {12 * y + rules_mod.OFFER_RESOLVE_MONTH}, "
+            f"arrivals in month {12 * y + rules_mod.PHD_ARRIVAL_MONTH}",
+        }
 
     @api_call(mutating=True)
     def post_postdoc(self) -> dict[str, Any]:
         """Post a postdoc search ({rules.costs.postdoc_search}); it resolves at the tick {rules.postdoc.search_months} later."""
         w = self._w
         if people_mod.researcher_commitments(w) >= w.cfg.researcher_cap:
-            raise ActionError("cap_reached", f"the lab is at its researcher cap of {w.cfg.researcher_cap}; a postdoc search cannot be posted")
+            raise ActionError(
+                "cap_reached",
+                f"the lab is at its researcher cap of {w.cfg.researcher_cap}; a postdoc search cannot be posted",
+            )
         post = people_mod.post_postdoc_search(w)
-        return {"ok": True, "search_id": post.id, "note": f"search {post.id} posted; result at the end of month {post.resolve_month}"}
+        return {
+            "ok": True,
+            "search_id": post.id,
+            "note": f"search {post.id} posted; result at the end of month {post.resolve_month}",
+        }
 
     @api_call(mutating=True)
     def renew_postdoc(self, postdoc_id: Any) -> dict[str, Any]:
@@ -104,7 +129,10 @@ class Recruit(Namespace):
         p = self._person(postdoc_id, roles=("postdoc",), what="postdoc")
         assert p.contract_end is not None  # every postdoc has a contract end
         if p.contract_end - w.s.month > w.cfg.postdoc_renewal_window:
-            raise ActionError("wrong_month", f"{p.id}'s contract ends in month {p.contract_end}; renewal opens in month {p.contract_end - w.cfg.postdoc_renewal_window}")
+            raise ActionError(
+                "wrong_month",
+                f"{p.id}'s contract ends in month {p.contract_end}; renewal opens in month {p.contract_end - w.cfg.postdoc_renewal_window}",
+            )
         people_mod.renew_postdoc(w, p)
         return {"ok": True, "new_contract_end": p.contract_end}
 
@@ -112,7 +140,12 @@ class Recruit(Namespace):
     def hire_ra(self) -> dict[str, Any]:
         """Hire a research assistant now ({rules.pay.ra}; never an author)."""
         p = people_mod.hire_staff(self._w, "ra")
-        return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend, "note": f"{p.name} joins as a research assistant"}
+        return {
+            "ok": True,
+            "staff_id": p.id,
+            "monthly_cost": p.stipend,
+            "note": f"{p.name} joins as a research assistant",
+        }
 
     @api_call(mutating=True)
     def hire_manager(self) -> dict[str, Any]:
@@ -122,9 +155,13 @@ class Recruit(Namespace):
         if n >= w.cfg.manager_cap:
             raise ActionError("cap_reached", f"the lab already has {n} lab managers (at most {w.cfg.manager_cap})")
         p = people_mod.hire_staff(w, "manager")
-        return {"ok": True, "staff_id": p.id, "monthly_cost": p.stipend,
-                "attention_relief_per_researcher": w.cfg.oversight_manager_relief,
-                "note": f"{p.name} joins as lab manager"}
+        return {
+            "ok": True,
+            "staff_id": p.id,
+            "monthly_cost": p.stipend,
+            "attention_relief_per_researcher": w.cfg.oversight_manager_relief,
+            "note": f"{p.name} joins as lab manager",
+        }
 
     @api_call(mutating=True)
     def dismiss(self, staff_id: Any) -> dict[str, Any]:
@@ -134,4 +171,7 @@ class Recruit(Namespace):
         if p.dismiss_at_tick:
             raise ActionError("not_allowed", f"{p.id} is already leaving at the end of this month")
         people_mod.dismiss_staff(w, p)
-        return {"ok": True, "note": f"{p.name} leaves at the end of month {w.s.month} (this month is still paid and overseen)"}
+        return {
+            "ok": True,
+            "note": f"{p.name} leaves at the end of month {w.s.month} (this month is still paid and overseen)",
+        }

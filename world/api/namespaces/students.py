@@ -36,7 +36,10 @@ class Students(Namespace):
         total = sum(new.get(p.id, p.mentoring) for p in people_mod.active_people(w))
         pool = people_mod.attention_pool(w)
         if total + w.s.oneoff_used > pool + 1e-9:
-            raise ActionError("no_attention", f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h")
+            raise ActionError(
+                "no_attention",
+                f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h",
+            )
         result = {"ok": True, "mentoring_total": round(total, 2)}
         if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
             return Unchanged(result)  # the same hours again: nothing to log
@@ -49,7 +52,9 @@ class Students(Namespace):
         w = self._w
         checks.string_id(student_id, "student id")
         if student_id not in w.s.people:
-            raise ActionError("unknown_id", f"no such student {student_id!r}; students: {checks.listing(list(w.s.people))}")
+            raise ActionError(
+                "unknown_id", f"no such student {student_id!r}; students: {checks.listing(list(w.s.people))}"
+            )
         n = checks.integer(n, "n", 0, 10_000)
         positions = self._api._reports_of(student_id)
         rows = [w.s.student_reports[i] for i in positions[-n:]] if n else []
