@@ -9,7 +9,29 @@ from typing import Any
 
 from ..argtypes import non_negative_int, positive_int
 
-__all__ = ["add_agent_parser", "add_replay_parser", "cmd_agent", "cmd_replay"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_LLM_FAILED_PARTWAY",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "add_agent_parser",
+    "add_replay_parser",
+    "cmd_agent",
+    "cmd_replay",
+]
+
+#: ``pibench agent`` exit status: every career played to its end, every LLM call answered.
+EXIT_OK = 0
+#: A career could not be played or did not finish (its run directory keeps the last
+#: completed month: the same command resumes it), a run directory of other settings, the
+#: LLM never answered in a career, a bad scenario or key, or Ctrl-C.
+EXIT_FAILED = 1
+#: A usage error (argparse's own status).
+EXIT_USAGE = 2
+#: Every career was played to its end, but in some the LLM endpoint failed partway: calls
+#: failed for good after their retries, and those months advanced without the model
+#: (MECHANICS §16). The careers are recorded; the command names each one and why.
+EXIT_LLM_FAILED_PARTWAY = 3
 
 _AGENT_EPILOG = """\
 The §16 contract: every month a fresh conversation (system prompt + month message with
@@ -19,7 +41,19 @@ time.next_month() ends the month (after the last turn it ends anyway).
 
 Each career writes OUT/LABEL/SCENARIO-SEED/ (transcript.jsonl, result.json,
 actions.jsonl, months.jsonl, integrity.json, eval.json). A killed run resumes at the
-last completed month when the same command is run again.
+last completed month when the same command is run again; a finished career (its
+result.json) is kept and never played again.
+
+exit status:
+  0  every career played to its end, every LLM call answered (after retries)
+  1  a career could not be played or did not finish (the same command resumes it at its
+     last completed month), the LLM never answered in a career, a run directory of other
+     settings, a bad scenario or key, or Ctrl-C
+  2  a usage error
+  3  every career played to its end, but in some the LLM endpoint failed partway: calls
+     failed after their retries and those months advanced without the model (§16); the
+     careers are recorded and listed on stderr with the errors (move a run directory
+     away and run the same command again to play that career again)
 
 examples:
   pibench agent --model qwen2.5-coder --base-url http://localhost:11434/v1 --seeds 101-103
@@ -153,19 +187,20 @@ def add_replay_parser(sub: Any) -> None:
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
-    """Run ``pibench agent``; exit status 0 when every career completed."""
+    """Run ``pibench agent``; the exit status is :data:`EXIT_OK`, :data:`EXIT_FAILED`,
+    :data:`EXIT_USAGE` or :data:`EXIT_LLM_FAILED_PARTWAY` (see the epilog)."""
     from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RetryPolicy
     from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
     from scenarios import ScenarioError, load_scenario
 
     if args.backend_command is not None and args.base_url is not None:
         print("pibench agent: error: --command and --base-url are two different backends; give one", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         scen = load_scenario(args.scenario)
     except ScenarioError as exc:
         print(f"pibench agent: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     spec = args.seeds
     seeds = list(spec.seeds) if spec is not None else [scen.seed]
     sealed = spec is not None and spec.sealed
@@ -176,7 +211,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         refusal = require_confinement()
         if refusal is not None:
             print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
-            return 1
+            return EXIT_FAILED
     names = [spec.label(i) if spec is not None else str(s) for i, s in enumerate(seeds)]
     from pibench_tui.sandbox import confinement_status
 
@@ -217,7 +252,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         make_backend()  # fail early on a missing key, package or command line
     except ValueError as exc:
         print(f"pibench agent: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     try:
         results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs, commitments=commitments)
     except (KeyboardInterrupt, CareerInterrupted):
@@ -225,21 +260,53 @@ def cmd_agent(args: argparse.Namespace) -> int:
             "pibench agent: interrupted; run the same command again to resume at the last completed month",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_FAILED
+    return _summarise(names, results, args.out, label, scen.name)
+
+
+def _months_text(months: list[int]) -> str:
+    """``"month 4"``, ``"months 4-11"`` or ``"months 2, 5, 9"`` (sorted, unique)."""
+    ms = sorted(set(months))
+    if not ms:
+        return "unknown months"
+    if len(ms) == 1:
+        return f"month {ms[0]}"
+    if ms == list(range(ms[0], ms[-1] + 1)):
+        return f"months {ms[0]}-{ms[-1]}"
+    return "months " + ", ".join(str(m) for m in ms)
+
+
+def _summarise(names: list[str], results: list[Any], out: str, label: str, scenario: str) -> int:
+    """Print the per-seed table (stdout) and every failure (stderr); return the exit status.
+
+    A career is *failed* when it raised (not finished: resumable, unless its directory holds
+    other settings) or when the LLM never answered; *degraded* when it finished but some LLM
+    calls failed for good (:data:`EXIT_LLM_FAILED_PARTWAY`).
+    """
+    from pibench_tui.harness.loop import MAX_FAILED_CALLS, RunConflict
+
     failed = 0
+    degraded: list[tuple[str, dict[str, Any]]] = []
     width = max(8, *(len(n) for n in names))
     print(f"{'seed':>{width}}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
     for name, res in zip(names, results, strict=True):
         if isinstance(res, Exception):
             failed += 1
             print(f"{name:>{width}}  error: {res}")
+            how = (
+                "its run directory holds another run: it was not touched"
+                if isinstance(res, RunConflict)
+                else "not finished: its run directory keeps the last completed month; run the same command "
+                "again to resume it"
+            )
+            print(f"pibench agent: seed {name}: {type(res).__name__}: {res} ({how})", file=sys.stderr)
             continue
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
+        llm = res["llm"]
         print(
             f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
-            f"{res['llm']['calls']:>6} {res['llm']['failed_calls']:>6} {res['integrity']['flags']:>5}"
+            f"{llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
         )
-        llm = res["llm"]
         if llm["calls"] and llm["failed_calls"] >= llm["calls"]:
             # not one reply: a wrong --base-url, --model or key, or a dead server; the career
             # is recorded (the §16 contract) and would not be played again, so say so loudly
@@ -251,7 +318,40 @@ def cmd_agent(args: argparse.Namespace) -> int:
                 "the career was auto-advanced and recorded: delete its run directory to play it again",
                 file=sys.stderr,
             )
-    return 1 if failed else 0
+        elif llm["failed_calls"]:
+            degraded.append((name, res))
+    if degraded:
+        from pibench_tui.harness.rundir import career_dir
+
+        print(
+            f"pibench agent: in {len(degraded)} of {len(names)} career(s) the LLM endpoint failed partway; "
+            "those months advanced without the model (MECHANICS §16: a call that fails after its retries "
+            f"ends the month, and after {MAX_FAILED_CALLS} failed calls the rest of the career advances):",
+            file=sys.stderr,
+        )
+        for name, res in degraded:
+            llm = res["llm"]
+            final = [e for e in llm.get("errors") or [] if not e.get("retried")]
+            last = final[-1] if final else {}
+            adv = res.get("auto_advances") or {}
+            without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
+            path = career_dir(out, label, scenario, res.get("seed"), res.get("seed_commitment"))
+            print(
+                f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
+                f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
+                f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
+                f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
+                file=sys.stderr,
+            )
+        print(
+            "pibench agent: every finished run directory is kept and is never played again; to play one of "
+            "these careers again once the endpoint works, move its run directory away and run the same command "
+            f"(exit status {EXIT_LLM_FAILED_PARTWAY})",
+            file=sys.stderr,
+        )
+    if failed:
+        return EXIT_FAILED
+    return EXIT_LLM_FAILED_PARTWAY if degraded else EXIT_OK
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -13,7 +13,12 @@ drives the environment plays under exactly the same contract (MECHANICS §16, De
   whose namespace persists across turns and months;
 * at most ``max_turns`` turns a month: after the last one an un-advanced month advances;
   a block may close the month once (``time.next_month()``); calls that would change the
-  world after that, in the same block, are refused;
+  world after that, in the same block, are refused: :meth:`LabCore._handle` raises
+  ``ActionError`` (code ``"month_closed"``) in the agent's code before the call reaches the
+  world, and records an ``after_month_closed`` incident (``month`` = the month the block
+  closed, ``turn`` = the block's turn, ``message`` = ``"namespace.method"``) in
+  :attr:`LabCore.integrity`; the kind is counted but never flags the run
+  (:data:`pibench_tui.harness.integrity.BENIGN_KINDS`);
 * reward = citations earned during the step; ``terminated`` = collapse, ``truncated`` =
   the horizon.
 """
@@ -365,7 +370,14 @@ class LabCore:
         self.closed_months.append({"month": closed, "report": report, "dashboard": dashboard})
 
     def _handle(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Serve one API call of agent code (the sandbox's handler)."""
+        """Serve one API call of agent code (the sandbox's handler).
+
+        The ``after_month_closed`` hook: while a block runs (``self._block_month`` is its
+        month), a mutating call made after the world left that month (the block called
+        ``time.next_month()``) is refused with ``Refusal("month_closed", ...)`` (the agent
+        sees ``ActionError`` with that code) and recorded as one ``after_month_closed``
+        incident (month closed, the block's turn, ``"ns.method"``); it never flags the run.
+        """
         from world.api import ActionError
 
         month = self._block_month

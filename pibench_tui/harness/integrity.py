@@ -4,6 +4,20 @@ Every executed block's result (:class:`~pibench_tui.sandbox.BlockResult`) is sor
 one kind; the kinds in :data:`FLAG_KINDS` flag the run in ``pibench report`` (as an
 inspector flags a task whose agent poked at its harness). Python errors of the agent's own
 code and API refusals (game rules) are counted too but never flag a run.
+
+One kind is not a block's result but a hook of the harness, :data:`BENIGN_KINDS`:
+
+``after_month_closed``
+    Recorded by :meth:`pibench_tui.harness.core.LabCore._handle` (the sandbox's API
+    handler) when a block that already called ``time.next_month()`` makes a further
+    world-changing API call (any mutating call of ``world.api.API_CALLS``) in the same
+    block. The call is refused before it reaches the world (the agent gets ``ActionError``
+    with code ``"month_closed"``; the world and the action log are unchanged) and
+    :meth:`IntegrityLog.add` is called with ``kind="after_month_closed"``, ``month`` = the
+    month the block closed, ``turn`` = that block's turn, ``message`` = the refused call
+    (``"namespace.method"``). It is counted in ``by_kind`` and kept in ``incidents`` but
+    never flags a run (a script's ordinary mistake, not an attempt on the sandbox). Reads
+    after the close are allowed and not recorded. Documented in ``docs/agent.md``.
 """
 
 from __future__ import annotations
@@ -25,7 +39,8 @@ FLAG_KINDS: tuple[str, ...] = (
     "protocol_anomaly",
 )
 
-#: Counted, never flagging: calls refused because the block had already ended the month.
+#: Counted, never flagging: calls refused because the block had already ended the month
+#: (``after_month_closed``, recorded by ``LabCore._handle``; see the module docstring).
 BENIGN_KINDS: frozenset[str] = frozenset({"after_month_closed"})
 
 #: Incidents kept verbatim (the counts are always complete).
