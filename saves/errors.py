@@ -6,7 +6,12 @@ says what went wrong and what to do) and exit with status 1.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Literal, TypeAlias, get_args
+
+CorruptKind: TypeAlias = Literal[
+    "corrupt", "truncated", "future-version", "tampered", "not-a-save", "unreadable", "mismatch"
+]
+"""Why a save (or the store's index) is unusable (:attr:`SaveCorruptError.kind`)."""
 
 
 class SaveError(Exception):
@@ -50,11 +55,11 @@ class SaveCorruptError(SaveError):
         path: the file concerned.
     """
 
-    KINDS = ("corrupt", "truncated", "future-version", "tampered", "not-a-save", "unreadable", "mismatch")
+    KINDS: ClassVar[tuple[CorruptKind, ...]] = get_args(CorruptKind)
 
-    def __init__(self, kind: str, path: str, detail: str) -> None:
+    def __init__(self, kind: CorruptKind, path: str, detail: str) -> None:
         assert kind in self.KINDS, kind
-        self.kind = kind
+        self.kind: CorruptKind = kind
         self.path = path
         self.detail = detail
         super().__init__(f"{detail} [{kind}: {path}]")

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_args
 
 from tinydb import Query, TinyDB
 
@@ -64,7 +64,12 @@ INDEX_NAME = "index.json"
 BLOB_DIR = "blobs"
 LOCK_NAME = ".lock"
 TABLE = "saves"
-KINDS = ("manual", "autosave", "import")
+SaveKind: TypeAlias = Literal["manual", "autosave", "import"]
+"""How a save was made: by name, by the autosaver, or imported from a file."""
+KINDS: tuple[SaveKind, ...] = get_args(SaveKind)
+"""Every :data:`SaveKind`, in that order (``("manual", "autosave", "import")``)."""
+CareerStatus: TypeAlias = Literal["collapsed", "finished", "in progress"]
+"""Where the saved career stands (:attr:`SaveInfo.status`)."""
 DEFAULT_KEEP = 3
 """Autosaves kept per career."""
 MAX_NAME = 120
@@ -232,7 +237,7 @@ class SaveInfo:
 
     name: str
     career: str
-    kind: str
+    kind: SaveKind
     scenario: str
     seed: int
     month: int
@@ -259,7 +264,7 @@ class SaveInfo:
         return cls(**{k: v for k, v in doc.items() if k in names})
 
     @property
-    def status(self) -> str:
+    def status(self) -> CareerStatus:
         """``"collapsed"``, ``"finished"`` or ``"in progress"``."""
         return "collapsed" if self.collapsed else "finished" if self.finished else "in progress"
 

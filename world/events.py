@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import TOPICS
 from .field import hotness
+from .kinds import EventAnswer, EventKind, EventStatus
 from .people import RESEARCHER_ROLES, active_people, boost_next_season, spend_attention
 from .projects import collaboration_draft
 from .state import Event
@@ -13,7 +14,7 @@ from .state import Event
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
 
-ACTIONS: dict[str, tuple[str, ...]] = {
+ACTIONS: dict[EventKind, tuple[EventAnswer, ...]] = {
     "invited_talk": ("accept", "decline"),
     "review_request": ("accept", "decline"),
     "student_crisis": ("support", "accept", "ignore", "decline"),
@@ -22,7 +23,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 """Valid answers per event kind (§11)."""
 
 
-def _new_event(w: World, kind: str, m: int, respond_by: int, details: dict[str, Any]) -> Event:
+def _new_event(w: World, kind: EventKind, m: int, respond_by: int, details: dict[str, Any]) -> Event:
     s = w.s
     eid = s.next_id("E")
     ev = Event(id=eid, kind=kind, month=m, respond_by=respond_by, details=details)
@@ -133,7 +134,7 @@ def expiry_step(w: World, m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- answers
-POSITIVE = ("accept", "support")
+POSITIVE: tuple[EventAnswer, ...] = ("accept", "support")
 """Answers that take the event up (a crisis answered ``accept`` is supported)."""
 
 
@@ -181,7 +182,13 @@ def respond(w: World, ev: Event, action: str) -> None:
         for k in range(1, cfg.collab_months + 1):
             s.collab_reservations.append([s.month + k, ev.id])
         s.collab_deliveries.append([s.month + cfg.collab_months, ev.id, ev.details["topic"]])
-    ev.status = {"accept": "accepted", "support": "supported", "decline": "declined", "ignore": "ignored"}[action]
+    answered: dict[str, EventStatus] = {
+        "accept": "accepted",
+        "support": "supported",
+        "decline": "declined",
+        "ignore": "ignored",
+    }
+    ev.status = answered[action]
     if ev.kind == "student_crisis" and action == "accept":
         ev.status = "supported"
     if ev.kind == "student_crisis" and action == "decline":

@@ -70,9 +70,9 @@ def evidence_items(w: World, attach: list[str]) -> list[tuple[str, float, float,
                 rows.append((d.topic, cfg.grant_evidence_draft_weight, q_eff(w, d), d.tier))
         else:
             d = s.drafts[aid]
-            pub = next((p for p in s.publications.values() if p.draft_id == d.id), None)
-            if pub is not None and pub.published_month <= s.month:
-                rows.append((pub.topic, 1.0, pub.q, pub.tier))
+            published = next((p for p in s.publications.values() if p.draft_id == d.id), None)
+            if published is not None and published.published_month <= s.month:
+                rows.append((published.topic, 1.0, published.q, published.tier))
             else:
                 rows.append((d.topic, cfg.grant_evidence_draft_weight, q_eff(w, d), d.tier))
     return rows

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .config import TOPICS
 from .field import hotness
+from .kinds import DecisionOutcome
 from .people import spend_attention
 from .state import Publication, Submission
 
@@ -66,13 +67,14 @@ def decisions_step(w: World, m: int) -> None:
         sub.reviewer_scores = reviewers
         sub.decided_month = m
         venue = cfg.venues[sub.venue]
+        outcome: DecisionOutcome = "accept" if score >= venue["bar"] else "reject"
         w.note_fact(
             "decisions",
             {
                 "submission_id": sub.id,
                 "draft_id": d.id,
                 "venue": sub.venue,
-                "outcome": "accept" if score >= venue["bar"] else "reject",
+                "outcome": outcome,
                 "reviewer_scores": list(reviewers),
             },
         )

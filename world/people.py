@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .config import POOLS
+from .kinds import Role, StaffRole
 from .rules import OFFER_MONTHS
 from .state import Applicant, Person, Posting
 
@@ -92,7 +93,7 @@ _LAST = (
     "Kowalski",
 )
 
-RESEARCHER_ROLES = ("phd", "postdoc")
+RESEARCHER_ROLES: tuple[Role, ...] = ("phd", "postdoc")
 
 
 def _name(gen: np.random.Generator) -> str:
@@ -134,7 +135,7 @@ def in_offer_season(month: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------- counts
-def active_people(w: World, roles: tuple[str, ...] | None = None) -> list[Person]:
+def active_people(w: World, roles: tuple[Role, ...] | None = None) -> list[Person]:
     """Active lab members in creation order, optionally of the given roles."""
     return [p for p in w.s.people.values() if p.status == "active" and (roles is None or p.role in roles)]
 
@@ -410,7 +411,7 @@ def resolve_postings(w: World, m: int) -> None:
 
 
 # ---------------------------------------------------------------------------------- staff
-def hire_staff(w: World, role: str) -> Person:
+def hire_staff(w: World, role: StaffRole) -> Person:
     """Hire an RA or a lab manager now (keyed by the hire counter) (§5)."""
     cfg, s = w.cfg, w.s
     s.hire_counter += 1

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .config import TOPICS
 from .field import hotness
+from .kinds import ProjectEnd
 from .state import Draft, Person, Project
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -125,7 +126,7 @@ def _member_impulse(w: World, pj: Project, value: float) -> None:
             p.impulse += value / p.resilience
 
 
-def end_project(w: World, pj: Project, status: str) -> None:
+def end_project(w: World, pj: Project, status: ProjectEnd) -> None:
     """Mark a project ended with ``status`` (completed, deadend, killed)."""
     pj.status = status
     pj.ended_month = w.s.month

@@ -13,6 +13,19 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from .kinds import (
+    ApplicantStatus,
+    DraftStatus,
+    EventKind,
+    EventStatus,
+    PersonStatus,
+    PostingStatus,
+    ProjectStatus,
+    ProposalStatus,
+    Role,
+    SubmissionStatus,
+)
+
 T = TypeVar("T", bound="Entity")
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -70,7 +83,7 @@ class Person(Entity):
     table: ClassVar[str] = "students"
     id: str
     name: str
-    role: str  # phd | postdoc | ra | manager
+    role: Role
     arrived_month: int
     ability: float
     speed: float
@@ -80,7 +93,7 @@ class Person(Entity):
     skill: float
     morale: float
     stipend: float  # USD/month
-    status: str = "active"  # active | quit | graduated | contract_ended | dismissed
+    status: PersonStatus = "active"
     left_month: int | None = None
     pool: str | None = None
     applicant_id: str | None = None
@@ -110,7 +123,7 @@ class Applicant(Entity):
     letter: float
     interview_score: float  # hidden until interviewed
     interviewed: bool = False
-    status: str = "pending"  # pending | offered | accepted | declined | expired | joined
+    status: ApplicantStatus = "pending"
 
 
 @dataclass
@@ -127,7 +140,7 @@ class Project(Entity):
     work: float
     feasible: bool
     novelty: float
-    status: str = "active"  # active | completed | deadend | killed
+    status: ProjectStatus = "active"
     ended_month: int | None = None
     progress: float = 0.0
     ticks: int = 0
@@ -152,7 +165,7 @@ class Draft(Entity):
     authors: list[Any]
     salvage: bool = False
     collab: bool = False
-    status: str = "available"  # available | under_review | accepted
+    status: DraftStatus = "available"
     polish_hours: float = 0.0
     revisions: int = 0
     revised_month: int | None = None
@@ -173,7 +186,7 @@ class Submission(Entity):
     venue: str
     submitted_month: int
     decision_month: int
-    status: str = "under_review"  # under_review | accept | reject | withdrawn
+    status: SubmissionStatus = "under_review"
     reviewer_scores: list[Any] | None = None
     score: float | None = None  # hidden review score
     decided_month: int | None = None
@@ -222,7 +235,7 @@ class Proposal(Entity):
     quality: float
     submitted_month: int
     decision_month: int
-    status: str = "pending"  # pending | funded | rejected
+    status: ProposalStatus = "pending"
 
 
 @dataclass
@@ -245,11 +258,11 @@ class Event(Entity):
 
     table: ClassVar[str] = "events"
     id: str
-    kind: str  # invited_talk | review_request | student_crisis | collaboration_offer
+    kind: EventKind
     month: int
     respond_by: int
     details: dict[str, Any]
-    status: str = "pending"  # pending | accepted | declined | supported | ignored | expired
+    status: EventStatus = "pending"
     answered_month: int | None = None
 
 
@@ -261,7 +274,7 @@ class Posting(Entity):
     id: str
     month: int
     resolve_month: int
-    status: str = "open"  # open | filled | unfilled | paused
+    status: PostingStatus = "open"
     person_id: str | None = None
 
 
@@ -310,17 +323,17 @@ class State:
     compute_mult: float = 1.0
     shock_until: int = 0  # last month of the running compute price shock (0 = none)
     # entities
-    people: dict[str, Any] = field(default_factory=dict)
-    applicants: dict[str, Any] = field(default_factory=dict)
-    projects: dict[str, Any] = field(default_factory=dict)
-    drafts: dict[str, Any] = field(default_factory=dict)
-    submissions: dict[str, Any] = field(default_factory=dict)
-    publications: dict[str, Any] = field(default_factory=dict)
-    calls: dict[str, Any] = field(default_factory=dict)
-    proposals: dict[str, Any] = field(default_factory=dict)
-    awards: dict[str, Any] = field(default_factory=dict)
-    events: dict[str, Any] = field(default_factory=dict)
-    postings: dict[str, Any] = field(default_factory=dict)
+    people: dict[str, Person] = field(default_factory=dict)
+    applicants: dict[str, Applicant] = field(default_factory=dict)
+    projects: dict[str, Project] = field(default_factory=dict)
+    drafts: dict[str, Draft] = field(default_factory=dict)
+    submissions: dict[str, Submission] = field(default_factory=dict)
+    publications: dict[str, Publication] = field(default_factory=dict)
+    calls: dict[str, GrantCall] = field(default_factory=dict)
+    proposals: dict[str, Proposal] = field(default_factory=dict)
+    awards: dict[str, Award] = field(default_factory=dict)
+    events: dict[str, Event] = field(default_factory=dict)
+    postings: dict[str, Posting] = field(default_factory=dict)
     counters: dict[str, Any] = field(default_factory=dict)  # id prefix -> last number used
     # logs visible to the PI (append-only)
     ledger: list[Any] = field(default_factory=list)  # [month, category, amount, note]

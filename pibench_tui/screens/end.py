@@ -140,22 +140,22 @@ class EndScreen(Screen[None]):
             "Independence",
             "Growth",
         )
-        for p in s.people.values():
-            a = s.applicants.get(p.applicant_id) if p.applicant_id else None
+        for person in s.people.values():
+            a = s.applicants.get(person.applicant_id) if person.applicant_id else None
             pt.add_row(
-                p.id,
-                p.name,
-                p.role,
-                p.pool or "—",
-                p.status,
+                person.id,
+                person.name,
+                person.role,
+                person.pool or "—",
+                person.status,
                 f"{a.transcript:.2f}" if a else "—",
                 f"{a.letter:.2f}" if a else "—",
                 f"{a.interview_score:.2f}" if a else "—",
-                Text(f"{p.ability:.2f}", style="bold"),
-                f"{p.skill:.2f}",
-                f"{p.morale:.2f}",
-                f"{p.independence:.2f}",
-                f"{p.growth:.2f}",
+                Text(f"{person.ability:.2f}", style="bold"),
+                f"{person.skill:.2f}",
+                f"{person.morale:.2f}",
+                f"{person.independence:.2f}",
+                f"{person.growth:.2f}",
             )
         if not s.people:
             pt.add_row("—", "nobody was hired", *[""] * 11)

@@ -9,6 +9,7 @@ from ..registry import ActionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine import World
+    from ...kinds import Role
     from ...state import Person
     from .. import Api
 
@@ -67,7 +68,7 @@ class Namespace:
         return e
 
     def _person(
-        self, pid: Any, *, active: bool = True, roles: tuple[str, ...] | None = None, what: str = "lab member"
+        self, pid: Any, *, active: bool = True, roles: tuple[Role, ...] | None = None, what: str = "lab member"
     ) -> Person:
         """The lab member ``pid`` (active, of one of ``roles``), else ``unknown_id`` listing who is."""
         w = self._w
