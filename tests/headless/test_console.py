@@ -19,30 +19,43 @@ class TestStatementSplitting:
     """iter_statements: a statement is complete at the next column-0 line or at EOF."""
 
     def test_simple_statements(self):
+        """Three one-line statements come out as three statements, each with its own 1-based line
+        number."""
         assert split("a = 1\nb = 2\nprint(a)\n") == [("a = 1\n", 1), ("b = 2\n", 2), ("print(a)\n", 3)]
 
     def test_blank_lines_inside_a_function_are_fine(self):
+        """Blank lines inside an indented body do not end the statement: the function stays one
+        block and the next column-0 line starts a new one at its true line number."""
         text = "def f():\n    x = 1\n\n\n    return x\nf()\n"
         assert split(text) == [("def f():\n    x = 1\n\n\n    return x\n", 1), ("f()\n", 6)]
 
     def test_else_elif_except_finally_continue_the_statement(self):
+        """Column-0 ``elif``/``else``/``except``/``finally`` belong to the statement above: an if-
+        chain and a try-chain are one statement each."""
         text = "if x:\n    a()\nelif y:\n    b()\nelse:\n    c()\ntry:\n    d()\nexcept E:\n    e()\nfinally:\n    f()\ng()\n"
         parts = split(text)
         assert [line for _, line in parts] == [1, 7, 13]
 
     def test_brackets_strings_decorators_and_backslashes_span_column_0(self):
+        """An open bracket, a triple-quoted string, a decorator and a backslash continuation each
+        keep the statement going across lines that start at column 0."""
         text = 'x = (1,\n2)\ns = """a\nb\n"""\n@dec\ndef f():\n    pass\ny = 1 + \\\n2\nz = 3\n'
         assert [line for _, line in split(text)] == [1, 3, 6, 9, 11]
 
     def test_comments_at_column_0_do_not_end_a_statement(self):
+        """A comment at column 0 inside a function body does not split the function in two."""
         text = "def f():\n    x = 1\n# a comment\n    return x\nf()\n"
         assert [line for _, line in split(text)] == [1, 5]
 
     def test_a_syntax_error_does_not_swallow_the_rest(self):
+        """A line that does not parse is yielded on its own, and the statements after it are still
+        split normally."""
         text = "x = = 1\ny = 2\n"
         assert split(text) == [("x = = 1\n", 1), ("y = 2\n", 2)]
 
     def test_eof_without_newline_and_only_comments(self):
+        """A last statement without a trailing newline is still yielded; input of only comments and
+        blank lines, or nothing at all, yields no statement."""
         assert split("a = 1") == [("a = 1", 1)]
         assert split("# only a comment\n\n") == []
         assert split("") == []

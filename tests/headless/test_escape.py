@@ -129,6 +129,9 @@ def test_runtime_import_refuses_names_the_copy_lacks(code):
 
 
 def test_runtime_import_still_gives_public_names():
+    """Without the static check, the sandbox's import still gives an agent the public names it may
+    use (``from json import dumps``, ``from math import *``), and ``import re`` gives the sandbox's
+    copy."""
     g = _run_unchecked("from json import dumps\nfrom collections import Counter\nfrom math import *\nimport re")
     assert g["dumps"] is json.dumps and g["Counter"]("aab")["a"] == 2 and g["pi"] > 3
     assert g["re"].__name__ == "re (sandbox copy)"
@@ -144,6 +147,8 @@ def test_runtime_import_still_gives_public_names():
     ],
 )
 def test_static_check_refuses_from_import_of_names_the_copy_lacks(code):
+    """The static check refuses ``from X import Y`` when Y is a submodule the sandbox copy lacks,
+    alone or in a list with allowed names, saying submodules are not available."""
     message = check_source(code)
     assert message is not None and "submodules are not available" in message
 

@@ -90,18 +90,24 @@ def test_expected_refusals_are_only_attention():
 
 
 def test_do_nothing_never_collapses_and_scores_zero():
+    """The do-nothing policy survives every evaluation seed with zero Impact and its starting budget
+    untouched."""
     for seed in SEEDS:
         row = run_career("do-nothing", seed)
         assert row["collapse_month"] is None and row["impact"] == 0.0 and row["final_budget"] == 600000.0
 
 
 def test_hire_max_spends_without_grants():
+    """The hire-max policy hires people on every evaluation seed and, never proposing, wins no
+    grant."""
     for seed in SEEDS:
         row = run_career("hire-max", seed)
         assert row["grants_won"] == 0 and row["hires"] > 0
 
 
 def test_same_seed_same_row():
+    """Playing the same policy on the same seed twice gives the same result row (baseline and
+    oracle)."""
     assert run_career("baseline", 104) == run_career("baseline", 104)
     assert run_career("oracle", 104) == run_career("oracle", 104)
 
@@ -123,6 +129,8 @@ def test_baseline_default_config_is_mechanics_s17():
 
 
 def test_grid_has_sixteen_configs_including_default_and_tuned():
+    """The tuning grid is 16 distinct baseline configurations, the full product of target size,
+    tier, interviewing and topic rule, and holds both the default and the tuned configuration."""
     g = grid()
     assert len(g) == 16 and len(set(g)) == 16
     assert DEFAULT_CONFIG in g and TUNED_CONFIG in g
@@ -131,6 +139,7 @@ def test_grid_has_sixteen_configs_including_default_and_tuned():
 
 
 def test_all_in_is_tier_three_on_one_topic():
+    """The all-in policy only ever starts tier-3 projects."""
     w = World(WorldConfig(), 101)
     play(w, make_policy("all-in"))
     tiers = {pj.tier for pj in w.s.projects.values()}
@@ -173,6 +182,8 @@ def test_api_only_policy_sources_never_reach_past_the_api(fname):
 
 
 def test_result_row_has_every_column():
+    """A result row starts with exactly the runner's ROW_FIELDS, in order, and carries the §17
+    capability axes alongside."""
     w = World(WorldConfig(months=6), 5)
     pol = make_policy("baseline")
     play(w, pol)

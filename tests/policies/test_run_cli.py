@@ -24,11 +24,14 @@ def test_run_prints_table_and_writes_json_and_csv(tmp_path, capsys):
 
 
 def test_run_with_a_scenario(capsys):
+    """``pibench run --scenario short-12`` plays that scenario and names it in the output."""
     assert main(["run", "do-nothing", "--scenario", "short-12", "--seeds", "1"]) == 0
     assert "short-12" in capsys.readouterr().out
 
 
 def test_run_refuses_unknown_policy_and_bad_seeds(capsys):
+    """An unknown policy or scenario exits 1 with a message; a malformed seed list is a usage error
+    (exit 2)."""
     assert main(["run", "nope", "--seeds", "1"]) == 1
     assert "unknown policy" in capsys.readouterr().err
     assert main(["run", "baseline", "--seeds", "x-y"]) == 2
@@ -36,6 +39,8 @@ def test_run_refuses_unknown_policy_and_bad_seeds(capsys):
 
 
 def test_compare_side_by_side_with_ratio(tmp_path, capsys):
+    """``pibench compare`` prints the policies side by side and writes each seed's paired ratio
+    (baseline Impact + 1)/(do-nothing Impact + 1) to its JSON (do-nothing scores 0)."""
     jf = tmp_path / "c.json"
     assert main(["compare", "do-nothing", "baseline", "--seeds", "101,102", "--json", str(jf)]) == 0
     out = capsys.readouterr().out
@@ -46,6 +51,8 @@ def test_compare_side_by_side_with_ratio(tmp_path, capsys):
 
 
 def test_ablate_lists_every_variant(capsys):
+    """``pibench ablate`` runs and names every ablation variant (horizons, frozen field, unlimited
+    attention, no scooping, the ambitious ones)."""
     assert main(["ablate", "--seeds", "101"]) == 0
     out = capsys.readouterr().out
     for v in (
@@ -62,6 +69,8 @@ def test_ablate_lists_every_variant(capsys):
 
 
 def test_calibrate_reports_each_fact(capsys):
+    """``pibench calibrate`` reports each calibration fact: do-nothing, hire-max, baseline survival,
+    all-in and the oracle/baseline ratio."""
     assert main(["calibrate", "--seeds", "1-2"]) == 0
     out = capsys.readouterr().out
     for word in ("do-nothing", "hire-max", "baseline: survival", "all-in", "oracle/baseline"):
@@ -69,6 +78,8 @@ def test_calibrate_reports_each_fact(capsys):
 
 
 def test_tune_uses_only_the_tuning_seeds(tmp_path, capsys):
+    """``pibench tune`` ranks all 16 grid configurations on the tuning seeds 1001 and 1002 only,
+    never on the evaluation seeds."""
     assert TUNING_SEEDS == (1001, 1002)
     jf = tmp_path / "t.json"
     assert main(["tune", "--json", str(jf)]) == 0

@@ -39,11 +39,15 @@ def test_summary_matches_a_hand_computation():
 
 
 def test_summary_of_one_and_none():
+    """The summary of one row has a standard deviation of 0 (not NaN), and the summary of no rows
+    has n = 0."""
     assert summarize(_rows([7.0]))["std"] == 0.0
     assert summarize([])["n"] == 0
 
 
 def test_paired_ratio_is_per_seed_of_impact_plus_one():
+    """Paired ratios are (Impact + 1)/(other Impact + 1) seed by seed, and row lists of different
+    lengths are refused."""
     a, b = _rows([0.0, 9.0]), _rows([3.0, 4.0])
     assert paired_ratios(a, b) == [pytest.approx(4.0), pytest.approx(0.5)]
     with pytest.raises(ValueError):
@@ -54,11 +58,14 @@ def test_paired_ratio_is_per_seed_of_impact_plus_one():
     "text,seeds", [("101,102,103", [101, 102, 103]), ("1-5", [1, 2, 3, 4, 5]), ("1-3,9", [1, 2, 3, 9]), ("7", [7])]
 )
 def test_parse_seeds(text, seeds):
+    """Seed lists parse as comma lists, inclusive ranges, mixes of both and single seeds, in the
+    order given."""
     assert parse_seeds(text) == seeds
 
 
 @pytest.mark.parametrize("text", ["", "a", "5-1", "1-", "-3", "1,,x"])
 def test_parse_seeds_refuses_junk(text):
+    """Empty text, non-numbers, reversed or open-ended ranges and empty items raise ValueError."""
     with pytest.raises(ValueError):
         parse_seeds(text)
 

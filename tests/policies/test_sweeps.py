@@ -77,6 +77,7 @@ def test_dask_executor_streams_rows_and_run_data(dask_cluster, tmp_path):
 
 
 def test_cluster_and_jobs_together_are_refused(tmp_path, capsys):
+    """``--jobs`` and ``--cluster`` together are a usage error (exit 2) asking to choose one."""
     assert _cli(["run", "baseline", "--seeds", "1", "--jobs", "2", "--cluster", "tcp://127.0.0.1:1"]) == 2
     assert "choose one of --jobs" in capsys.readouterr().err
 

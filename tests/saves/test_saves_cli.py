@@ -35,6 +35,8 @@ def filled(store, fake):
 
 
 def test_list_table_and_json(filled):
+    """``saves list`` shows each save with its scenario and month and the count; ``--json --career``
+    lists only that career's saves."""
     code, out, err = run(["saves", "--saves", str(filled.path), "list"])
     assert code == 0 and err == ""
     assert "Ada ✓" in out and "run@m05" in out and "tutorial" in out and "12/60" in out and "2 saves" in out
@@ -43,11 +45,14 @@ def test_list_table_and_json(filled):
 
 
 def test_list_of_an_empty_store(tmp_path):
+    """``saves list`` on a store that does not exist succeeds and says there are no saves."""
     code, out, _ = run(["saves", "--saves", str(tmp_path / "none"), "list"])
     assert code == 0 and "No saves" in out
 
 
 def test_show_verifies_the_save(filled):
+    """``saves show`` verifies the save and prints its integrity, seed and action count; a truncated
+    save file shows FAILED and exits 1 naming the truncation."""
     code, out, _ = run(["saves", "--saves", str(filled.path), "show", "Ada ✓"])
     assert code == 0
     assert "integrity         ok" in out and "seed              3" in out and "actions recorded  1" in out
@@ -57,6 +62,8 @@ def test_show_verifies_the_save(filled):
 
 
 def test_delete(filled):
+    """``saves delete`` removes only the named save; deleting it again exits 1 with "no save
+    called"."""
     code, out, _ = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
     assert code == 0 and "Deleted" in out and filled.names() == ["run@m05"]
     code, _, err = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
@@ -64,6 +71,8 @@ def test_delete(filled):
 
 
 def test_export_import_and_refusals(filled, tmp_path):
+    """Export refuses to overwrite a file without ``--force``; import refuses a taken name unless
+    ``--as``, refuses a tampered file by its checksum, and reports an unreadable path."""
     f = tmp_path / "ada.json"
     assert run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])[0] == 0
     code, _, err = run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])
@@ -95,6 +104,7 @@ def test_warnings_reach_stderr(filled, fake):
 
 
 def test_pibench_home_is_used_without_saves_option(tmp_path, monkeypatch, fake):
+    """Without ``--saves``, ``saves list`` reads the store under ``$PIBENCH_HOME``."""
     monkeypatch.setenv("PIBENCH_HOME", str(tmp_path))
     SaveStore().save("home", fake())
     out = io.StringIO()

@@ -190,6 +190,8 @@ def test_second_writer_waits_briefly_for_a_short_write(tmp_path):
 
 
 def test_lock_is_reentrant_within_one_store(tmp_path):
+    """A store can save while its own lock is already held (no self-deadlock), and the lock is
+    released after the outer block."""
     store = SaveStore(tmp_path / "s")
     store.path.mkdir()
     with store.lock:

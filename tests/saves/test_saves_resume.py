@@ -168,6 +168,8 @@ def test_a_save_that_does_not_rebuild_its_recorded_world_is_refused(tmp_path):
 
 
 def test_finished_and_collapsed_careers_are_saved_as_such(tmp_path):
+    """A career played to its end saves as finished (or collapsed) at its last month and loads back
+    finished with the same world digest."""
     store = SaveStore(tmp_path / "store")
     scen = load_scenario("short-12")
     world = World(scen.config, scen.seed)

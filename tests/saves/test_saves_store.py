@@ -74,6 +74,7 @@ def test_overwriting_keeps_created_and_updates_the_rest(store, fake):
 
 
 def test_overwrite_can_be_refused(store, fake):
+    """Saving under a taken name with ``overwrite=False`` raises SaveExistsError."""
     store.save("lab", fake())
     with pytest.raises(SaveExistsError, match="exists already"):
         store.save("lab", fake(), overwrite=False)
@@ -81,12 +82,16 @@ def test_overwrite_can_be_refused(store, fake):
 
 @pytest.mark.parametrize("name", ["", " lead", "tail ", "a\nb", "x" * 121, "half \ud800"])
 def test_bad_names_are_refused(store, fake, name):
+    """Empty names, names with outer spaces or a newline, names over 120 characters and names with a
+    lone surrogate are refused, and nothing is saved."""
     with pytest.raises(SaveError):
         store.save(name, fake())
     assert not store.path.exists() or store.list() == []
 
 
 def test_missing_save_is_reported_with_the_existing_names(store, fake):
+    """Loading a save that does not exist raises SaveNotFoundError listing the names that do;
+    deleting it raises too."""
     store.save("alpha", fake())
     with pytest.raises(SaveNotFoundError, match="alpha"):
         store.load("beta")
@@ -110,6 +115,8 @@ def test_delete_removes_the_entry_and_its_file_eventually(store, fake):
 
 
 def test_empty_store_lists_nothing_and_creates_nothing(tmp_path):
+    """Listing a store whose folder does not exist returns nothing and does not create the
+    folder."""
     s = SaveStore(tmp_path / "nowhere")
     assert s.list() == [] and not (tmp_path / "nowhere").exists()
 
@@ -146,6 +153,8 @@ def test_resolve_prefers_the_most_recent_of_name_and_career_autosaves(store, fak
 
 # -- export / import ---------------------------------------------------------------------------
 def test_export_then_import_into_another_store(store, fake, tmp_path):
+    """An exported save imports into another store as kind "import" with the same state; importing
+    it again needs a new name, and exporting over an existing file is refused."""
     w = fake(size=20)
     store.save("lab", w, scenario="tutorial")
     out = store.export("lab", tmp_path / "lab.pibench.json")
@@ -274,6 +283,8 @@ def test_a_full_disk_is_a_clear_error_and_leaves_the_store_intact(store, fake, m
 
 # -- a damaged index ----------------------------------------------------------------------------
 def test_damaged_index_falls_back_to_the_backup_with_a_warning(store, fake):
+    """A truncated index falls back to its backup (one write behind) with a warning, its saves still
+    load, and the next write repairs the main index."""
     store.save("a", fake())
     store.save("b", fake())
     store.index_path.write_bytes(store.index_path.read_bytes()[:-40])
@@ -304,6 +315,8 @@ def test_the_backup_index_always_finds_its_save_files(store, fake):
 
 
 def test_tampered_index_is_detected_by_its_checksum(store, fake):
+    """An index edited behind the store's back fails its checksum: the store warns and reads the
+    backup."""
     store.save("a", fake())
     store.save("b", fake())
     text = store.index_path.read_text().replace('"month":1', '"month":2')
@@ -327,6 +340,8 @@ def test_index_and_backup_both_lost_are_rebuilt_from_the_save_files(store, fake)
 
 
 def test_future_version_index_is_refused_and_never_overwritten(store, fake):
+    """An index of a newer format version is refused (kind "future-version") for reading and
+    writing, and its file is left byte for byte as it was."""
     store.save("a", fake())
     env = json.loads(store.index_path.read_bytes())
     env["format_version"] = FORMAT_VERSION + 1
@@ -341,6 +356,8 @@ def test_future_version_index_is_refused_and_never_overwritten(store, fake):
 
 
 def test_leftover_temporary_files_are_cleaned_on_the_next_write(store, fake):
+    """Temporary files left by an interrupted write (index and blobs) are removed by the next
+    save."""
     store.save("a", fake())
     (store.path / ".index.json.123.tmp").write_bytes(b"half")
     (store.blob_dir / ".x.json.9.tmp").write_bytes(b"half")
@@ -349,6 +366,7 @@ def test_leftover_temporary_files_are_cleaned_on_the_next_write(store, fake):
 
 
 def test_repair_rebuilds_the_index(store, fake):
+    """``repair`` rebuilds the index from the save files, listing every save in write order."""
     store.save("a", fake())
     store.save("b", fake())
     assert [i.name for i in store.repair()] == ["a", "b"]
@@ -367,6 +385,8 @@ def test_store_location_precedence(tmp_path, monkeypatch):
 
 
 def test_pibench_home_is_used_by_a_store_without_a_folder(tmp_path, monkeypatch, fake):
+    """A store made without a folder writes under ``$PIBENCH_HOME/saves`` and creates nothing else
+    there."""
     monkeypatch.setenv("PIBENCH_HOME", str(tmp_path))
     SaveStore().save("x", fake())
     assert (tmp_path / "saves" / "index.json").exists()

@@ -32,6 +32,8 @@ EXPECTED = [
 
 
 def test_every_required_scenario_is_bundled_and_listed_in_order():
+    """Every required scenario is bundled, the listing starts in the documented order, and
+    ``list_scenarios`` agrees with the bundled names."""
     names = bundled_names()
     assert set(EXPECTED) <= set(names)
     assert names[: len(BUNDLED_ORDER)] == list(BUNDLED_ORDER)
@@ -40,6 +42,8 @@ def test_every_required_scenario_is_bundled_and_listed_in_order():
 
 @pytest.mark.parametrize("name", EXPECTED)
 def test_bundled_file_name_matches_its_name_and_it_has_a_description(name):
+    """Each bundled scenario loads from the file named after it, says it is bundled and has a real
+    description."""
     scen = load_scenario(name)
     assert scen.name == name and scen.source == "bundled"
     assert len(scen.description) > 20
@@ -55,6 +59,7 @@ def test_standard_is_the_default_world_on_a_practice_seed():
 
 @pytest.mark.parametrize("seed", [101, 102, 103])
 def test_eval_scenarios_use_the_evaluation_seeds_and_default_rules(seed):
+    """The eval-101..103 scenarios use their evaluation seed and exactly the default world rules."""
     scen = load_scenario(f"eval-{seed}")
     assert scen.seed == seed and scen.config == WorldConfig()
 
@@ -75,11 +80,15 @@ def test_ablation_scenarios_change_exactly_one_thing(name, changes):
 
 
 def test_unlimited_attention_has_a_million_hours_and_no_service_tax():
+    """The unlimited-attention scenario turns the flag on with a million-hour base and no service
+    tax."""
     cfg = load_scenario("unlimited-attention").config
     assert cfg.unlimited_attention is True and cfg.attention_unlimited_base == 1e6 and cfg.service_tax_hours == 0
 
 
 def test_tutorial_is_gentler_and_says_so():
+    """The tutorial starts with more money and a lower quit ceiling than the default, and its
+    description says so."""
     scen = load_scenario("tutorial")
     default = WorldConfig()
     assert scen.config.start_budget > default.start_budget
@@ -99,6 +108,7 @@ def test_seed_override():
 
 
 def test_scenario_to_dict_is_plain_data():
+    """``Scenario.to_dict`` gives plain data whose config rebuilds an equal WorldConfig."""
     d = load_scenario("mid-30").to_dict()
     assert d["name"] == "mid-30" and d["seed"] == 101 and d["config"]["months"] == 30
     assert WorldConfig.from_dict(d["config"]) == load_scenario("mid-30").config

@@ -22,6 +22,8 @@ def run(argv: list[str]) -> tuple[int, str, str]:
 
 
 def test_list_shows_every_bundled_scenario_with_seed_and_horizon():
+    """``scenarios list`` names every bundled scenario with its horizon, and writes nothing to
+    stderr."""
     code, out, err = run(["scenarios", "list"])
     assert code == 0 and err == ""
     for name in bundled_names():
@@ -30,24 +32,31 @@ def test_list_shows_every_bundled_scenario_with_seed_and_horizon():
 
 
 def test_list_json():
+    """``scenarios list --json`` is valid JSON naming exactly the bundled scenarios."""
     code, out, _ = run(["scenarios", "list", "--json"])
     data = json.loads(out)
     assert code == 0 and {d["name"] for d in data} == set(bundled_names())
 
 
 def test_show_lists_the_changes_from_the_default_world():
+    """``scenarios show`` lists each changed parameter next to its default, and the scenario's
+    seed."""
     code, out, _ = run(["scenarios", "show", "tutorial"])
     assert code == 0
     assert "start_budget = 900000.0" in out and "default 600000.0" in out and "seed         7" in out
 
 
 def test_show_seed_override_and_full_listing():
+    """``--seed`` overrides the scenario's seed and ``--full`` lists every parameter with its unit
+    and MECHANICS section."""
     code, out, _ = run(["scenarios", "show", "mid-30", "--seed", "8", "--full"])
     assert code == 0 and "seed         8" in out
     assert "pay_phd = 3200.0" in out and "USD/month" in out and "§2" in out
 
 
 def test_show_unknown_or_invalid_scenario_fails_with_the_message(tmp_path):
+    """Showing an unknown name or an invalid file exits 1 with an ``error:`` line that lists the
+    bundled scenarios or names the bad key and its range."""
     code, out, err = run(["scenarios", "show", "nope"])
     assert code == 1 and err.startswith("error:") and "bundled scenarios" in err
     bad = tmp_path / "bad.toml"
@@ -70,6 +79,7 @@ def test_toml_output_reads_back_to_the_same_scenario(name):
 
 
 def test_show_json():
+    """``scenarios show --json`` gives the config and, per changed key, its new value."""
     code, out, _ = run(["scenarios", "show", "no-scooping", "--json"])
     data = json.loads(out)
     assert code == 0 and data["config"]["no_scooping"] is True and data["changes"]["no_scooping"]["value"] is True

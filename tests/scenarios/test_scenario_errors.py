@@ -20,6 +20,8 @@ def refuse(text: str) -> ScenarioError:
 
 
 def test_a_good_file_with_partial_table_overrides(tmp_path):
+    """A valid file's top-level and ``[world]`` overrides apply; a partial table (one pool, one
+    hotness, one venue) is merged into the default, not replacing it."""
     path = tmp_path / "mine.toml"
     path.write_text(
         'name = "mine"\ndescription = "Mine — ✓"\nseed = 42\nmonths = 24\nstart_budget = 750000\n'
@@ -39,6 +41,7 @@ def test_a_good_file_with_partial_table_overrides(tmp_path):
 
 
 def test_minimal_file_gets_the_default_seed():
+    """A file with only a name gets the default seed, the default world and an empty description."""
     scen = read_scenario_text('name = "tiny"\n')
     assert scen.seed == 1001 and scen.config == WorldConfig() and scen.description == ""
 
@@ -102,6 +105,8 @@ def test_minimal_file_gets_the_default_seed():
     ],
 )
 def test_each_mistake_is_refused_naming_its_key(text, key, words):
+    """Each kind of mistake (unknown key, wrong type, out of range, set twice) is refused with a
+    problem that names its key and says what is valid, under the file's name."""
     err = refuse(text)
     problem = next((p for p in err.problems if p.startswith(key + ":") or p.startswith(key)), None)
     assert problem is not None, f"no problem names {key!r}: {err.problems}"
@@ -117,6 +122,7 @@ def test_cross_field_rules_of_world_config_validate_are_reported():
 
 
 def test_all_problems_are_reported_at_once():
+    """A file with five mistakes gets one error listing all five, not just the first."""
     err = refuse('name = 3\nsede = 1\nmonths = 0\n[world]\nzzz = 1\nboom_p = "a"\n')
     assert len(err.problems) == 5
     assert "5 problems" in str(err)
@@ -131,10 +137,14 @@ def test_all_problems_are_reported_at_once():
     ],
 )
 def test_toml_syntax_errors(text, words):
+    """Malformed TOML (a missing value, a key set twice, an unclosed table) is reported as not valid
+    TOML."""
     assert words in str(refuse(text))
 
 
 def test_file_problems(tmp_path):
+    """A missing file, a file that is not UTF-8 and a folder each get their own clear
+    ScenarioError."""
     with pytest.raises(ScenarioError, match="no such scenario file"):
         load_scenario(str(tmp_path / "missing.toml"))
     bad = tmp_path / "latin1.toml"
@@ -146,6 +156,8 @@ def test_file_problems(tmp_path):
 
 
 def test_unknown_bundled_name_lists_the_bundled_ones():
+    """A misspelt bundled name gets a did-you-mean suggestion, the bundled names and a hint about
+    ``.toml`` files."""
     with pytest.raises(ScenarioError) as info:
         load_scenario("standrd")
     msg = str(info.value)
@@ -153,12 +165,16 @@ def test_unknown_bundled_name_lists_the_bundled_ones():
 
 
 def test_bundled_name_with_toml_suffix_gets_a_hint(tmp_path, monkeypatch):
+    """A bundled name given with ``.toml`` (and no such file) gets a hint to use it without the
+    suffix."""
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ScenarioError, match="used without '.toml'"):
         load_scenario("eval-101.toml")
 
 
 def test_bundled_names_win_over_a_same_named_file(tmp_path, monkeypatch):
+    """A bare bundled name loads the bundled scenario even when a file of that name is in the
+    working folder; ``./name`` loads the file."""
     (tmp_path / "standard").write_text('name = "impostor"\n')
     monkeypatch.chdir(tmp_path)
     assert load_scenario("standard").name == "standard"
@@ -166,6 +182,8 @@ def test_bundled_names_win_over_a_same_named_file(tmp_path, monkeypatch):
 
 
 def test_relative_path_and_pathlike(tmp_path, monkeypatch):
+    """A scenario loads from a relative path, a ``./`` path or a Path object, and ``seed=``
+    overrides its seed."""
     (tmp_path / "s.toml").write_text('name = "s"\nmonths = 6\n')
     monkeypatch.chdir(tmp_path)
     assert load_scenario("s.toml").config.months == 6

@@ -19,6 +19,8 @@ from tests.tui.conftest import new_world, settle
 
 
 def test_play_refuses_a_new_career_under_a_taken_name(tmp_path):
+    """``play`` refuses to start a new career under another career's save name (pointing to
+    ``--load``) or a name with '@', but resuming that save under its own name works."""
     store = SaveStore(tmp_path / "saves", on_warning=None)
     store.save("qa1", new_world("tutorial"), scenario="tutorial")
     with pytest.raises(SaveError, match="scenario tutorial, seed 7.*--load qa1"):
@@ -50,6 +52,8 @@ async def test_a_row_picked_in_the_load_dialog_loads_exactly_that_save(tmp_path)
 
 @pytest.mark.asyncio
 async def test_a_damaged_newest_autosave_is_skipped_with_a_note(tmp_path):
+    """Loading a career whose newest autosave is damaged resumes from the previous one and tells the
+    player which save was skipped."""
     store = SaveStore(tmp_path / "saves", on_warning=None)
     from world.api import Api
 
@@ -94,6 +98,8 @@ class _FakeApp:
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 1)])
 def test_a_signal_stops_play_after_the_month_and_saves(sig, code, capsys):
+    """SIGTERM (exit 143) or SIGINT (exit 1) during a running month stops play only after the month,
+    saves once and says where."""
     app = _FakeApp(sig, busy_for=0.2)
     calls = []
     assert run_app_with_signals(app, lambda: calls.append(1) or "saved as 'lab' (month 3) in DIR") == code

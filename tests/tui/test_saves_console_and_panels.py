@@ -13,6 +13,8 @@ from tests.tui.conftest import build, new_world, press, settle
 
 @pytest.mark.asyncio
 async def test_ctrl_s_refuses_a_name_of_another_career(tmp_path):
+    """Ctrl+S keeps the save dialog open with an error for a name that belongs to another career,
+    and saves under a free name without touching the other career's save."""
     store = SaveStore(tmp_path / "saves", on_warning=None)
     store.save("t1b", new_world("tutorial"), scenario="tutorial")
     app = build(new_world("short-12"), tmp_path=tmp_path)
@@ -34,6 +36,8 @@ async def test_ctrl_s_refuses_a_name_of_another_career(tmp_path):
 
 
 def test_save_and_quit_offers_the_career_name_not_the_autosave(tmp_path):
+    """After loading an autosave, save-and-quit offers the career's name, not the ``@m`` autosave
+    name, and saving under it is not a conflict."""
     store = SaveStore(tmp_path / "saves", on_warning=None)
     store.autosave("t1", new_world("short-12"), scenario="short-12")
     from pibench_tui.app import make_app
@@ -59,6 +63,8 @@ async def _console_run(pilot, app, *lines: str) -> str:
 
 @pytest.mark.asyncio
 async def test_console_block_waits_for_an_empty_line(tmp_path):
+    """The console runs an indented block only after an empty line, then runs it whole, without a
+    SyntaxError."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "colon")
@@ -70,6 +76,8 @@ async def test_console_block_waits_for_an_empty_line(tmp_path):
 
 @pytest.mark.asyncio
 async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_line(tmp_path):
+    """A panel's action key works only on its panel, and after the console is opened and left, typed
+    characters go to the console line rather than firing key bindings."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "6", "R")  # R = hire an RA: a Lab panel key (its form takes only enter)
@@ -88,6 +96,7 @@ async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_lin
 
 @pytest.mark.asyncio
 async def test_publications_label_collab_only_when_it_is_one(tmp_path):
+    """The publications table labels a collaboration paper "collab" and an own paper "—"."""
     from textual.widgets import DataTable
 
     from world.state import Publication
@@ -116,6 +125,8 @@ async def test_publications_label_collab_only_when_it_is_one(tmp_path):
 
 @pytest.mark.asyncio
 async def test_grants_panel_shows_the_call_schedule_and_the_limits(tmp_path):
+    """The grants panel shows each agency's call months (TIF open now) and a note with the per-
+    agency limits on running awards plus pending proposals."""
     from textual.widgets import DataTable
 
     app = build(tmp_path=tmp_path)
@@ -131,6 +142,8 @@ async def test_grants_panel_shows_the_call_schedule_and_the_limits(tmp_path):
 
 
 def test_api_docs_name_the_real_project_keys_and_attachment_errors_list_publications():
+    """``projects.list``'s docstring names the keys it really returns, and attaching an unknown
+    publication to a proposal is refused listing the lab's publications."""
     from world.api import ActionError, Api
     from world.state import Publication
 
