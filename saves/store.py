@@ -35,6 +35,7 @@ import os
 import re
 import sys
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -59,6 +60,7 @@ from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_st
 
 if TYPE_CHECKING:  # pragma: no cover
     from world.engine import World
+    from world.textcache import TextCache
 
 INDEX_NAME = "index.json"
 BLOB_DIR = "blobs"
@@ -287,6 +289,7 @@ class SaveRecord:
     sealed: bool = False
     """The store verified this file's seal (:mod:`saves.seal`): it wrote the save itself from
     a live world, so :meth:`world` does not replay the action log."""
+    _state_taken: bool = field(default=False, init=False, repr=False, compare=False)
 
     def world(self) -> World:
         """Rebuild the world and prove it is the one that was saved, and that it follows
@@ -297,10 +300,15 @@ class SaveRecord:
         log from the seed gives the same world (the checksum only catches damage: anyone can
         recompute it after editing a file, but nobody can make an edited state follow from
         the rules). The replay is skipped for a save whose seal the store verified
-        (:attr:`sealed`, :mod:`saves.seal`): the store wrote it from a live world itself.
+        (:attr:`sealed`, :mod:`saves.seal`): the store wrote it from a live world itself,
+        state and digest together; the first check is then made on the data the digest is
+        a hash of: :func:`rebuilds_state` (the rebuilt world is exactly the saved state).
 
         Returns:
             ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
+            The first world built takes :attr:`state`'s lists and dicts over instead of
+            copying them (the record's state then follows that world's play); a later call
+            copies.
 
         Raises:
             SaveCorruptError: ``kind="corrupt"`` when the state is not a usable world state;
@@ -311,13 +319,28 @@ class SaveRecord:
         from world.engine import World
 
         try:
-            world = World.from_state(self.state)
+            world = World.from_state(self.state, copy=self._state_taken)
+            self._state_taken = True
         except Exception as exc:  # a hand-made state: refuse, never half-load
             raise SaveCorruptError(
                 "corrupt",
                 self.info.file,
                 f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})",
             ) from None
+        if self.sealed and self.info.digest:
+            # The seal proves the store wrote this file, state and digest together, from a
+            # live world whose text was proven faithful (saves.values): the rebuilt world
+            # must then be exactly the saved state, which is checked directly (every value,
+            # its type and order; the digest is a hash of the same data).
+            if not rebuilds_state(world, self.state):
+                raise SaveCorruptError(
+                    "mismatch",
+                    self.info.file,
+                    f"save {self.info.name!r} does not rebuild the world it recorded (the rebuilt "
+                    "state differs from the saved one); it was probably written by an incompatible "
+                    "version of pibench's rules",
+                )
+            return world
         digest = world.digest()
         if self.info.digest and digest != self.info.digest:
             raise SaveCorruptError(
@@ -330,6 +353,38 @@ class SaveRecord:
         if not self.sealed:
             verify_replay(world, self.info.name, self.info.file, digest)
         return world
+
+
+def rebuilds_state(world: World, state: dict[str, Any]) -> bool:
+    """Whether ``world.state_view()`` is exactly ``state`` (a parsed save's state).
+
+    Exactly: the same keys in the same order, and values of the same types, values and
+    order (``world.textcache.fingerprint``; ``==`` would take ``1`` for ``1.0``). Parts the
+    world took over from ``state`` unchanged (the same objects) are equal without a look.
+    ``state`` holds plain JSON data only, so equal fingerprints are a proof (see
+    :mod:`world.textcache`). Costs about a tenth of a digest.
+    """
+    from world.textcache import fingerprint
+
+    def same(a: Any, b: Any) -> bool:
+        if a is b:
+            return True
+        try:
+            return fingerprint(a) == fingerprint(b)
+        except ValueError:  # not plain data: not what a save holds
+            return False
+
+    view = world.state_view()
+    if not isinstance(state, dict) or list(view) != list(state):
+        return False
+    for key, value in view.items():
+        saved = state[key]
+        if key == "state" and isinstance(saved, dict) and isinstance(value, dict):
+            if list(value) != list(saved) or not all(same(value[k], saved[k]) for k in value):
+                return False
+        elif not same(value, saved):
+            return False
+    return True
 
 
 TAMPERED = "tampered: the world does not follow from its own action log"
@@ -374,6 +429,23 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
         problem = f"replaying its action log fails ({type(exc).__name__}: {exc})"
     if problem:
         raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
+
+
+_TEXT_CACHES: weakref.WeakKeyDictionary[Any, TextCache] = weakref.WeakKeyDictionary()
+
+
+def _text_cache(world: Any) -> TextCache | None:
+    """The save-text cache of a live world (:func:`saves.values.text_cache`), kept as long
+    as the world lives; ``None`` for objects that are not worlds (tests' fakes)."""
+    if not hasattr(world, "state_view"):
+        return None
+    try:
+        cache = _TEXT_CACHES.get(world)
+        if cache is None:
+            cache = _TEXT_CACHES[world] = values.text_cache()
+    except TypeError:  # not weak-referenceable
+        return None
+    return cache
 
 
 def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -828,7 +900,14 @@ class SaveStore:
         """
         meta, state = describe_world(world, scenario, live=True)  # serialised before returning
         return self.save_state(
-            name, meta, state, career=career, kind=kind, overwrite=overwrite, sealed=is_world_state(state)
+            name,
+            meta,
+            state,
+            career=career,
+            kind=kind,
+            overwrite=overwrite,
+            sealed=is_world_state(state),
+            text_cache=_text_cache(world),
         )
 
     def save_state(
@@ -842,6 +921,7 @@ class SaveStore:
         overwrite: bool = True,
         created: str | None = None,
         sealed: bool = False,
+        text_cache: TextCache | None = None,
     ) -> SaveInfo:
         """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
 
@@ -849,6 +929,8 @@ class SaveStore:
         touched. See :meth:`save` for the arguments and errors. ``sealed`` (for the store's
         own callers only) marks a state taken from a live world or just verified by replay:
         the file gets the store's seal and loads without a replay (:mod:`saves.seal`).
+        ``text_cache`` (the store's own callers) re-encodes only what changed since the
+        last save of the same world (:func:`saves.values.encode_text`).
         """
         try:
             check_name(name, autosave_ok=kind == "import" and career is not None)
@@ -857,7 +939,7 @@ class SaveStore:
                 raise
         if kind not in KINDS:
             raise SaveError(f"unknown save kind {kind!r}; valid kinds: {', '.join(KINDS)}")
-        encoded = values.encode(state)  # the expensive part: before the lock and any file
+        encoded = values.encode_text(state, text_cache)  # the expensive part: before the lock and any file
         with self._writing() as table:
             info = self._put(
                 table,
@@ -878,7 +960,7 @@ class SaveStore:
         table: Any,
         name: str,
         meta: dict[str, Any],
-        encoded: tuple[Any, bool, str],
+        encoded: tuple[bool, str],
         *,
         career: str | None,
         kind: str,
@@ -888,7 +970,7 @@ class SaveStore:
         sealed: bool = False,
     ) -> SaveInfo:
         """Write one save file and its index entry; the caller holds the lock."""
-        _, state_tagged, state_text = encoded
+        state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
         if existing is not None and not overwrite:
             raise SaveExistsError(f"a save called {name!r} exists already")
@@ -934,7 +1016,7 @@ class SaveStore:
         keep = max(1, int(keep))
         meta, state = describe_world(world, scenario, live=True)  # serialised right below
         name = autosave_name(career, meta["month"], meta["finished"])
-        encoded = values.encode(state)
+        encoded = values.encode_text(state, _text_cache(world))
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
             info = self._put(

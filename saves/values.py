@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from saves.errors import SaveValueError
+from world.textcache import TextCache
 
 TAG = "$pibench"
 """The reserved key marking a tagged value (a non-finite float or a dict with typed keys)."""
@@ -168,6 +169,37 @@ def encode(value: Any) -> tuple[Any, bool, str]:
         pass
     doc, tagged = to_doc(value)
     return doc, tagged, canonical_json(doc)
+
+
+def _check_piece(value: Any, text: str) -> None:
+    """:class:`~world.textcache.TextCache` check: a piece's text reads back as the value."""
+    if json.loads(text) != value:
+        raise ValueError("not plain JSON")
+
+
+def text_cache() -> TextCache:
+    """A cache for :func:`encode_text` of one world's successive states (a career's saves)."""
+    return TextCache(allow_nan=False, default=_numpy_default, check=_check_piece)
+
+
+def encode_text(value: Any, cache: TextCache | None = None) -> tuple[bool, str]:
+    """:func:`encode` without the document: ``(tagged, canonical text)``.
+
+    With ``cache`` (from :func:`text_cache`, one per world), only the parts of ``value``
+    that changed since the last call with that cache are encoded again, and each of them is
+    proven faithful as :func:`encode`'s fast path proves the whole (read back and compared);
+    the text is byte for byte :func:`encode`'s. Anything the cache cannot take goes through
+    :func:`encode`.
+
+    Raises:
+        SaveValueError: a value that cannot be saved; the message names its path.
+    """
+    if cache is not None:
+        text = cache.dumps(value)
+        if text is not None and TAG not in text:
+            return False, text
+    _, tagged, text = encode(value)
+    return tagged, text
 
 
 def to_doc(value: Any) -> tuple[Any, bool]:

@@ -21,6 +21,7 @@ from .report import MonthReport, money_of_month
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
 from .state import State
+from .textcache import TextCache
 
 STATE_FORMAT = 1
 """Version of the :meth:`World.to_state` layout."""
@@ -38,7 +39,12 @@ class World:
     """
 
     def __init__(
-        self, config: WorldConfig | None = None, seed: int = 0, *, _restore: dict[str, Any] | None = None
+        self,
+        config: WorldConfig | None = None,
+        seed: int = 0,
+        *,
+        _restore: dict[str, Any] | None = None,
+        _copy: bool = True,
     ) -> None:
         self.cfg = config if config is not None else WorldConfig()
         self.seed = int(seed)
@@ -49,7 +55,7 @@ class World:
         self.last_report: MonthReport | None = None  # the report of the last closed month
         if _restore is not None:
             self.rng = Rng.from_state(_restore["rng"])
-            self.s = State.from_dict(_restore["state"])
+            self.s = State.from_dict(_restore["state"], copy=_copy)
             saved = _restore.get("last_report")
             self.last_report = MonthReport.from_dict(saved) if saved else None
             return
@@ -332,8 +338,12 @@ class World:
         return view
 
     @classmethod
-    def from_state(cls, data: dict[str, Any]) -> World:
+    def from_state(cls, data: dict[str, Any], *, copy: bool = True) -> World:
         """Rebuild a world from :meth:`to_state` output; it continues exactly as the original.
+
+        ``copy=False`` makes the world take over the lists and dicts of ``data["state"]``
+        instead of copying them: for data nobody else holds or reads again (a save just
+        parsed from its file); the world's play then changes ``data``.
 
         Raises:
             ValueError: the data is not a world state of a known format.
@@ -341,12 +351,25 @@ class World:
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise ValueError(f"not a pibench world state of format {STATE_FORMAT}")
         cfg = WorldConfig.from_dict(data["config"])
-        return cls(cfg, int(data["seed"]), _restore=data)
+        return cls(cfg, int(data["seed"]), _restore=data, _copy=copy)
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a
-        fingerprint of the world; the report is derived from it and does not enter)."""
-        blob = json.dumps(self.state_view(report=False), sort_keys=True, separators=(",", ":"), allow_nan=True)
+        fingerprint of the world; the report is derived from it and does not enter).
+
+        From the second call on, the text is kept in a :class:`~world.textcache.TextCache`
+        so that only the parts of the state that changed are encoded again (an autosave
+        digests the world every month); the text is byte for byte the one-shot one.
+        """
+        view = self.state_view(report=False)
+        cache: TextCache | None = self.__dict__.get("_digest_text")
+        blob = None
+        if cache is None:
+            self._digest_text = TextCache(sort_keys=True, allow_nan=True)
+        else:
+            blob = cache.dumps(view)
+        if blob is None:
+            blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def summary(self) -> dict[str, Any]:

@@ -67,9 +67,13 @@ class Entity:
         return {name: getattr(self, name) for name in type(self)._names}
 
     @classmethod
-    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-        """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``."""
-        return cls(**copy_data(data))
+    def from_dict(cls: type[T], data: dict[str, Any], *, copy: bool = True) -> T:
+        """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``.
+
+        ``copy=False`` takes ``data``'s lists and dicts over instead of copying them (for
+        data nobody else holds, e.g. just parsed from a file).
+        """
+        return cls(**(copy_data(data) if copy else data))
 
 
 @dataclass
@@ -385,8 +389,12 @@ class State:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: dict[str, Any], *, copy: bool = True) -> State:
+        """Inverse of :meth:`to_dict`.
+
+        ``copy=False`` takes ``data``'s lists and dicts over instead of copying them (for
+        data nobody else holds, e.g. just parsed from a file).
+        """
         kwargs: dict[str, Any] = {}
         for name in _STATE_NAMES:
             if name not in data:
@@ -394,9 +402,9 @@ class State:
             value = data[name]
             if name in ENTITY_TYPES:
                 etype = ENTITY_TYPES[name]
-                kwargs[name] = {d["id"]: etype.from_dict(d) for d in value}
+                kwargs[name] = {d["id"]: etype.from_dict(d, copy=copy) for d in value}
             else:
-                kwargs[name] = copy_data(value)
+                kwargs[name] = copy_data(value) if copy else value
         return cls(**kwargs)
 
 
