@@ -15,6 +15,7 @@ from typing import Any
 
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
+from world.kinds import ApplicantStatus, Role
 
 from .record import agency_record, compute_price, event_answers, pool_record, postdoc_record, venue_record
 from .tui_game import Game, rule
@@ -110,7 +111,7 @@ def _left_hint(g: Game) -> str:
     return f"{a['left']:g} h left this month (pool {a['pool']:g} h)"
 
 
-def _applicants(g: Game, status: tuple[str, ...] = ("pending",)) -> Options:
+def _applicants(g: Game, status: tuple[ApplicantStatus, ...] = ("pending",)) -> Options:
     out = []
     for a in g.call("recruit.applicants"):
         if a["status"] in status:
@@ -121,7 +122,7 @@ def _applicants(g: Game, status: tuple[str, ...] = ("pending",)) -> Options:
     return out
 
 
-def _people(g: Game, roles: tuple[str, ...] | None = None) -> Options:
+def _people(g: Game, roles: tuple[Role, ...] | None = None) -> Options:
     rows = [r for r in g.call("students.list") if r["status"] == "active" and (roles is None or r["role"] in roles)]
     return [(f"{r['id']} {r['name']} ({r['role']})", r["id"]) for r in rows]
 

@@ -14,6 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
+
 from ..alerts import alerts
 from ..record import (
     agency_record,
@@ -98,7 +100,8 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         )
     rows = []
     for d in r.get("decisions", []):
-        verdict = "[green]accepted[/]" if d.get("outcome") == "accept" else "[red]rejected[/]"
+        decision: DecisionOutcome | None = d.get("outcome")
+        verdict = "[green]accepted[/]" if decision == "accept" else "[red]rejected[/]"
         rows.append(
             f"{verdict} {d.get('draft_id')} at {d.get('venue')} ({d.get('submission_id')}) · reviewer scores "
             f"{fmt_scores([float(x) for x in (d.get('reviewer_scores') or [])])}"
@@ -116,7 +119,8 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     )
     rows = []
     for p in r.get("proposals", []):
-        if p.get("outcome") == "funded":
+        funding: ProposalOutcome | None = p.get("outcome")
+        if funding == "funded":
             rows.append(
                 f"[green]funded[/] {p.get('proposal_id')} {p.get('agency')} on {p.get('topic')}: award "
                 f"{p.get('award_id')} ${float(p.get('total') or 0):,.0f}"
@@ -133,10 +137,11 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     section("Grants", rows)
     rows, expired = [], 0
     for o in r.get("offers", []):
-        if o.get("outcome") == "expired":
+        answer: OfferOutcome | None = o.get("outcome")
+        if answer == "expired":
             expired += 1
             continue
-        colour = "green" if o.get("outcome") == "accepted" else "red"
+        colour = "green" if answer == "accepted" else "red"
         rows.append(
             f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}"
         )
@@ -156,11 +161,12 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         )
     rows = []
     for s in r.get("postdoc_searches", []):
-        what = {
+        search: dict[SearchOutcome, str] = {
             "filled": f"[green]filled[/] by {s.get('postdoc_id')}",
             "unfilled": "[red]ended without a hire[/]",
             "paused": "[red]paused: the lab is at its researcher cap (fee lost)[/]",
-        }.get(s.get("outcome"), s.get("outcome"))
+        }
+        what = search.get(s.get("outcome"), s.get("outcome"))
         rows.append(f"{s.get('posting_id')}: {what}")
         if game is not None:
             rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))

@@ -56,16 +56,13 @@ def test_a_misspelt_status_fails_the_type_check(tmp_path: Path, monkeypatch: pyt
     assert "snippet.py:13:" in errors[1] and "[assignment]" in errors[1], out
 
 
-def test_strict_equality_is_on_for_world_and_saves() -> None:
-    """The project's mypy configuration turns ``strict_equality`` on for ``world`` and
-    ``saves``, so comparisons with the Literal-typed fields are checked where CI type-checks."""
+def test_strict_equality_is_on_for_the_whole_codebase() -> None:
+    """The project's mypy configuration turns ``strict_equality`` on globally (every checked
+    package, the front ends included), so comparisons with the Literal aliases are checked
+    wherever CI type-checks."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
-    modules: set[str] = set()
-    for override in config.get("overrides", []):
-        if override.get("strict_equality"):
-            names = override["module"]
-            modules.update([names] if isinstance(names, str) else names)
-    assert config.get("strict_equality") is True or {"world.*", "saves.*"} <= modules
+    assert config.get("strict_equality") is True
+    assert not any(o.get("strict_equality") is False for o in config.get("overrides", []))
 
 
 @pytest.mark.parametrize(
