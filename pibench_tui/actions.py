@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
@@ -21,6 +21,10 @@ from .record import agency_record, compute_price, event_answers, pool_record, po
 from .tui_game import Game, rule
 
 Options = list[tuple[str, Any]]
+
+
+FieldKind: TypeAlias = Literal["choice", "multi", "number"]
+"""How a form field is entered (:attr:`Field.kind`; the form screen renders each kind)."""
 
 
 @dataclass
@@ -41,7 +45,7 @@ class Field:
 
     name: str
     label: str
-    kind: str = "choice"
+    kind: FieldKind = "choice"
     options: Options | Callable[[dict], Options] = field(default_factory=list)
     default: Any = None
     lo: float | None = None

@@ -17,6 +17,7 @@ from . import projects as projects_mod
 from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
+from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
 from .report import MonthReport, money_of_month
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
@@ -91,7 +92,7 @@ class World:
         """True if the budget ended a month below zero."""
         return self.s.collapsed
 
-    def spend(self, amount: float, category: str, note: str) -> None:
+    def spend(self, amount: float, category: LedgerCategory, note: str) -> None:
         """Book a signed cash movement (USD; outflows negative) in the ledger (§2).
 
         The amount is rounded to cents once and that same value moves the budget, so the
@@ -101,7 +102,7 @@ class World:
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
 
-    def note_fact(self, kind: str, fact: dict[str, Any]) -> None:
+    def note_fact(self, kind: ReportList, fact: dict[str, Any]) -> None:
         """Append a public ``fact`` to list ``kind`` of the month report being collected.
 
         Called by the subsystem modules as things happen during the tick (MECHANICS
@@ -111,7 +112,7 @@ class World:
         if rep is not None:
             getattr(rep, kind).append(fact)
 
-    def add_news(self, kind: str, topic: str | None, text: str) -> None:
+    def add_news(self, kind: NewsKind, topic: str | None, text: str) -> None:
         """Append a news item dated this month (§4)."""
         self.s.news.append([self.s.month, kind, topic, text])
 
@@ -119,7 +120,7 @@ class World:
         """Collect a reputation impulse applied at this month's update (§10)."""
         self.s.rep_impulses.append([source, float(value)])
 
-    def eval_event(self, kind: str, person_id: str) -> None:
+    def eval_event(self, kind: EvalEventKind, person_id: str) -> None:
         """Record a hire or a quit in the hidden evaluation log (§17)."""
         key = "hires" if kind == "hire" else "quits"
         self.s.eval_log.setdefault(key, []).append([self.s.month, person_id])

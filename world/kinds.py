@@ -65,3 +65,33 @@ SearchOutcome: TypeAlias = Literal["filled", "unfilled", "paused"]
 
 ProposalOutcome: TypeAlias = Literal["funded", "rejected"]
 """The ``outcome`` of a grant proposal in the month report (§9)."""
+
+ReportList: TypeAlias = Literal[
+    "decisions",
+    "offers",
+    "postdoc_searches",
+    "arrivals",
+    "graduations",
+    "quits",
+    "contracts_ended",
+    "drafts_completed",
+    "dead_ends",
+    "scoops",
+    "publications",
+    "proposals",
+    "headlines",
+]
+"""The month report's list-valued keys, in report order (``World.note_fact`` appends to one;
+:data:`world.report.LIST_KINDS` is this tuple) (MECHANICS Decisions 8)."""
+
+LedgerCategory: TypeAlias = Literal[
+    "stipend", "compute", "grant_income", "overhead", "travel", "proposal", "recruiting"
+]
+"""The category of a ledger row (``World.spend``); the month report's money is summed by it (§2)."""
+
+NewsKind: TypeAlias = Literal["field", "funding", "lab", "scoop"]
+"""The kind of a news item (``World.add_news``): field activity, funding outlook, the lab's own
+news, a scoop (§4, §5, §6)."""
+
+EvalEventKind: TypeAlias = Literal["hire", "quit"]
+"""What ``World.eval_event`` records in the hidden evaluation log (§17)."""

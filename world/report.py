@@ -15,23 +15,11 @@ between one ``time.next_month()`` and the next.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-LIST_KINDS = (
-    "decisions",
-    "offers",
-    "postdoc_searches",
-    "arrivals",
-    "graduations",
-    "quits",
-    "contracts_ended",
-    "drafts_completed",
-    "dead_ends",
-    "scoops",
-    "publications",
-    "proposals",
-    "headlines",
-)
+from .kinds import ReportList
+
+LIST_KINDS: tuple[ReportList, ...] = get_args(ReportList)
 """The report's list-valued keys, in order; :meth:`World.note_fact` appends to one of them."""
 
 
