@@ -54,6 +54,18 @@ EventStatus: TypeAlias = Literal["pending", "accepted", "declined", "supported",
 PostingStatus: TypeAlias = Literal["open", "filled", "unfilled", "paused"]
 """A postdoc search's status (§5)."""
 
+EntityStatus: TypeAlias = Literal[
+    PersonStatus,
+    ApplicantStatus,
+    ProjectStatus,
+    DraftStatus,
+    SubmissionStatus,
+    ProposalStatus,
+    EventStatus,
+    PostingStatus,
+]
+"""Any entity's status (for code that handles several kinds of entity alike)."""
+
 DecisionOutcome: TypeAlias = Literal["accept", "reject"]
 """The ``outcome`` of a review decision in the month report (§7)."""
 

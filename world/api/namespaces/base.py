@@ -9,7 +9,7 @@ from ..registry import ActionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine import World
-    from ...kinds import Role
+    from ...kinds import EntityStatus, Role
     from ...state import Person
     from .. import Api
 
@@ -49,7 +49,7 @@ class Namespace:
         collection: dict[str, Any],
         eid: Any,
         noun: str,
-        status: str,
+        status: EntityStatus,
         adjective: str,
         *,
         wrong_state_code: str = "unknown_id",
