@@ -20,7 +20,7 @@ import sqlite3
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import sqlworker as _sq
 from . import views
@@ -29,6 +29,9 @@ from .errors import ActionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
+    from .state import Entity
+
+E = TypeVar("E", bound="Entity")
 
 SCHEMA: dict[str, list[str]] = {
     "students": list(views.COLUMNS["students"]),
@@ -270,10 +273,10 @@ class Observer:
         self,
         cur: sqlite3.Cursor,
         table: str,
-        entities: dict[str, Any],
-        is_live: Callable[[Any], bool],
+        entities: dict[str, E],
+        is_live: Callable[[E], bool],
         dirty: dict[str, Any],
-        row: Callable[[Any], dict[str, Any]],
+        row: Callable[[E], dict[str, Any]],
     ) -> None:
         live_now = {eid for eid, e in entities.items() if is_live(e)}
         ids = live_now | self._live[table] | dirty.get(table, set())
