@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from .api import ActionError, Api
+from .api import API_CALLS, ActionError, Api
 from .axes import capability_axes, pool_axes
 from .config import WorldConfig
 from .engine import World
@@ -64,6 +64,89 @@ class AgentView:
         raise AttributeError("the agent view is read-only")
 
 
+class _CachedNamespace:
+    """One namespace of a :class:`CachedReads`: its reading calls answered from the month's
+    memo, its changing calls passed through (and the memo forgotten)."""
+
+    def __init__(self, ns: Any, name: str, memo: dict[Any, Any]) -> None:
+        for method, spec in API_CALLS[name].items():
+            fn = getattr(ns, method)
+            setattr(self, method, _writer(fn, memo) if spec.mutating else _reader(fn, f"{name}.{method}", memo))
+
+
+def _reader(fn: Callable[..., Any], key: str, memo: dict[Any, Any]) -> Callable[..., Any]:
+    """``fn`` (a reading API call) answered from ``memo`` when asked again with the same
+    arguments (same values of the same types); unhashable arguments are not memoised."""
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        k: Any = key
+        if args or kwargs:
+            items = tuple(sorted(kwargs.items())) if kwargs else ()
+            k = (key, args, tuple(map(type, args)), items, tuple(type(v) for _, v in items))
+        try:
+            return memo[k]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable argument: ask the API every time
+            return fn(*args, **kwargs)
+        out = memo[k] = fn(*args, **kwargs)
+        return out
+
+    read.__doc__ = fn.__doc__
+    return read
+
+
+def _writer(fn: Callable[..., Any], memo: dict[Any, Any]) -> Callable[..., Any]:
+    """``fn`` (a changing API call) passed through; the memo is forgotten afterwards, whether
+    the call was accepted or refused."""
+
+    def write(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            memo.clear()
+
+    write.__doc__ = fn.__doc__
+    return write
+
+
+class CachedReads:
+    """A policy's view of the API that answers a reading call asked again with the same
+    arguments from memory, until the policy changes something (the runner's speed-up:
+    a scripted policy reads the dashboard, its attention and its lists several times a month).
+
+    Exact, not approximate: between two changing calls made through this view the world does
+    not change (the tick and any other change happen outside :meth:`act` of the policy, and
+    :meth:`forget` is called before each month), and every changing call — accepted or
+    refused — forgets everything read. The one difference from the plain view: a repeated
+    read returns the *same* object, so the policy must not mutate what it reads (the
+    reference policies never do; ``tests/policies/test_cached_reads.py`` checks it).
+
+    Args:
+        view: an :class:`AgentView` (API-only policies) or the :class:`~world.api.Api` (the
+            oracle); only the namespaces, ``query`` and ``memory`` are exposed (``query``
+            and ``memory`` are passed through uncached).
+    """
+
+    __slots__ = (*NAMESPACE_NAMES, "query", "memory", "_memo")
+    _memo: dict[Any, Any]
+
+    def __init__(self, view: Any) -> None:
+        memo: dict[Any, Any] = {}
+        object.__setattr__(self, "_memo", memo)
+        for name in NAMESPACE_NAMES:
+            object.__setattr__(self, name, _CachedNamespace(getattr(view, name), name, memo))
+        object.__setattr__(self, "query", view.query)
+        object.__setattr__(self, "memory", view.memory)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("the agent view is read-only")
+
+    def forget(self) -> None:
+        """Drop every remembered read (call it whenever the world may have changed outside this view)."""
+        self._memo.clear()
+
+
 def build_policy(name: str, world: World, baseline_config: Any = None) -> Policy:
     """A fresh policy by name; only the oracle receives the World.
 
@@ -87,15 +170,17 @@ def build_policy(name: str, world: World, baseline_config: Any = None) -> Policy
 def play(world: World, policy: Policy, api: Api | None = None) -> World:
     """Play ``policy`` on ``world`` until the horizon or a collapse.
 
-    Each month calls ``policy.act`` (API-only policies get an :class:`AgentView`), then
+    Each month calls ``policy.act`` (API-only policies get an :class:`AgentView`, the oracle
+    the :class:`~world.api.Api`, both behind :class:`CachedReads`), then
     advances the clock unless the policy already did. A refusal the policy did not expect is
     counted in ``policy.errors`` and the month still ends.
     """
     api = api or Api(world)
-    view: Any = api if policy.name == ORACLE else AgentView(api)
+    view = CachedReads(api if policy.name == ORACLE else AgentView(api))
     policy.errors = []  # type: ignore[attr-defined]
     while not world.s.finished:
         month = world.s.month
+        view.forget()  # the tick changed the world
         try:
             policy.act(view)
         except ActionError as exc:

@@ -16,7 +16,7 @@ mirror and the month report; months end in ``_month``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import people as people_mod
 from . import rules as rules_mod
@@ -382,16 +382,74 @@ def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def dashboard(w: World, attention_parts: tuple[float, float, float] | None = None) -> dict[str, Any]:
-    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller may keep.
+class MonthParts(NamedTuple):
+    """The pieces of a dashboard that only the tick changes (see :func:`month_parts`).
+
+    Attributes:
+        key: :func:`month_parts_key` of the state they were built from.
+        label: ``Y1M1`` ...
+        deadlines: the conferences whose deadline falls this month.
+        notes: the dashboard's notes.
+        open_calls: the rows of ``open_grant_calls``.
+        reports: person id → their last monthly report row (of the last two months).
+    """
+
+    key: tuple[Any, ...]
+    label: str
+    deadlines: list[str]
+    notes: list[str]
+    open_calls: list[dict[str, Any]]
+    reports: dict[str, list[Any]]
+
+
+def month_parts_key(w: World) -> tuple[Any, ...]:
+    """What the :class:`MonthParts` are a function of: the month, the compute price, the
+    number of grant calls and of monthly reports (the calls and reports are only ever
+    appended, by the tick and at the start)."""
+    s = w.s
+    return (id(s), s.month, s.compute_mult, len(s.calls), len(s.student_reports))
+
+
+def month_parts(w: World) -> MonthParts:
+    """The month's :class:`MonthParts`, built afresh (the API keeps them for the month)."""
+    cfg, m = w.cfg, w.s.month
+    deadlines = venue_deadlines(w)
+    return MonthParts(
+        key=month_parts_key(w),
+        label=f"Y{(m - 1) // 12 + 1}M{(m - 1) % 12 + 1}",
+        deadlines=deadlines,
+        notes=dashboard_notes(w, deadlines),
+        open_calls=[
+            {
+                "id": c.id,
+                "agency": c.agency,
+                "award": cfg.agencies[c.agency]["award"],
+                "duration_months": cfg.agencies[c.agency]["duration"],
+                "last_month_to_apply": c.close_month,
+            }
+            for c in open_calls(w)  # the call_row fields a dashboard shows
+        ],
+        reports=_last_reports(w),
+    )
+
+
+def dashboard(
+    w: World, attention_parts: tuple[float, float, float] | None = None, parts: MonthParts | None = None
+) -> dict[str, Any]:
+    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller
+    may keep (unless ``parts`` is given: then it shares their lists and rows, and the caller
+    copies what it hands out, as the API does with :func:`copy_dashboard`).
 
     ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
-    for this state (see :func:`attention`)."""
+    for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` if
+    already built (their ``key`` must equal :func:`month_parts_key` of ``w``)."""
     s, cfg = w.s, w.cfg
     m = s.month
+    if parts is None:
+        parts = month_parts(w)
     burn = w.burn_rate()
     runway = s.budget / burn if burn > 0 else None
-    reports = _last_reports(w)
+    reports = parts.reports
     students = []
     staff = []
     for p in s.people.values():
@@ -423,10 +481,9 @@ def dashboard(w: World, attention_parts: tuple[float, float, float] | None = Non
                     "leaving_at_month_end": p.dismiss_at_tick,
                 }
             )
-    deadlines = venue_deadlines(w)
     return {
         "month": m,
-        "label": f"Y{(m - 1) // 12 + 1}M{(m - 1) % 12 + 1}",
+        "label": parts.label,
         "months_total": cfg.months,
         "finished": s.finished,
         "collapsed": s.collapsed,
@@ -482,16 +539,7 @@ def dashboard(w: World, attention_parts: tuple[float, float, float] | None = Non
             {"id": e.id, "kind": e.kind, "respond_by_month": e.respond_by, "details": dict(e.details)}
             for e in pending_events(w)
         ],
-        "venue_deadlines_this_month": deadlines,
-        "open_grant_calls": [
-            {
-                "id": c.id,
-                "agency": c.agency,
-                "award": cfg.agencies[c.agency]["award"],
-                "duration_months": cfg.agencies[c.agency]["duration"],
-                "last_month_to_apply": c.close_month,
-            }
-            for c in open_calls(w)  # the call_row fields a dashboard shows
-        ],
-        "notes": dashboard_notes(w, deadlines),
+        "venue_deadlines_this_month": parts.deadlines,
+        "open_grant_calls": parts.open_calls,
+        "notes": parts.notes,
     }

@@ -89,6 +89,7 @@ class Api:
             None  # (world key, dashboard) — reads between changes
         )
         self._attention_cache: tuple[tuple[Any, ...], tuple[float, float, float]] | None = None
+        self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
 
@@ -104,8 +105,18 @@ class Api:
         key = self._key()
         cached = self._dashboard_cache
         if cached is None or cached[0] != key:
-            cached = self._dashboard_cache = (key, views.dashboard(self.world, self._attention_parts()))
+            cached = self._dashboard_cache = (
+                key,
+                views.dashboard(self.world, self._attention_parts(), self._month_parts()),
+            )
         return cached[1]
+
+    def _month_parts(self) -> views.MonthParts:
+        """The dashboard's pieces that only the tick changes, built once a month (views.MonthParts)."""
+        parts = self._month_parts_cache
+        if parts is None or parts.key != views.month_parts_key(self.world):
+            parts = self._month_parts_cache = views.month_parts(self.world)
+        return parts
 
     def next_month_unread(self) -> dict[str, Any]:
         """``time.next_month()`` for an in-process caller that does not read the new dashboard

@@ -20,7 +20,7 @@ from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
 from .checks import bounded
-from .limits import MAX_CHANGES_PER_MONTH, MAX_STRING_CHARS
+from .limits import MAX_CHANGES_PER_MONTH, MAX_INT_BITS, MAX_STRING_CHARS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import World
@@ -96,26 +96,39 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         all_default = all(k in defaults for k in names)
         defaults_ok: list[dict[str, Any]] = []  # the bound defaults, once they passed the limits
 
+        n_names = len(names)
+
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not args and not kwargs and defaults_ok:
                 bound = dict(defaults_ok[0])  # fast path: the checks below already passed for these
             else:
-                call = f"{self._name}.{fn.__name__}"
                 for k in kwargs:  # before binding: a huge keyword name never reaches a message
                     if len(k) > MAX_STRING_CHARS:
+                        call = f"{self._name}.{fn.__name__}"
                         raise ActionError(
                             "bad_argument",
                             f"{call}: a keyword argument name of {len(k):,} characters; "
                             f"parameters: {', '.join(names) or 'none'}",
                         )
-                try:
-                    bound = bind(args, kwargs)
-                except TypeError as exc:
-                    raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+                if not kwargs and len(args) == n_names:
+                    bound = dict(zip(names, args, strict=True))  # every parameter given in order
+                else:
+                    try:
+                        bound = bind(args, kwargs)
+                    except TypeError as exc:
+                        call = f"{self._name}.{fn.__name__}"
+                        raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
                 for k, v in bound.items():
-                    if v is not None and not isinstance(v, (bool, float)):
-                        bounded(f"{call}: {k}", v)
+                    t = type(v)
+                    if v is None or t is bool or t is float:
+                        continue
+                    if t is str and len(v) <= MAX_STRING_CHARS:
+                        continue  # within the limits: bounded() would accept it
+                    if t is int and -_INT_LIMIT < v < _INT_LIMIT:
+                        continue
+                    if not isinstance(v, (bool, float)):
+                        bounded(f"{self._name}.{fn.__name__}: {k}", v)
                 if not args and not kwargs and all_default:
                     defaults_ok.append(dict(bound))
             w = self._api.world
@@ -146,6 +159,10 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
     return deco
 
 
+_INT_LIMIT = 1 << MAX_INT_BITS
+"""Integers strictly between ``-_INT_LIMIT`` and ``_INT_LIMIT`` have at most ``MAX_INT_BITS`` bits."""
+
+
 def _changes_this_month(log: list[Any], month: int) -> int:
     """Logged calls of ``month`` at the end of ``log``, counted up to ``MAX_CHANGES_PER_MONTH`` (O(limit))."""
     n = 0
@@ -173,6 +190,17 @@ def over_message(w: World) -> str:
 
 def jsonable(x: Any) -> Any:
     """``x`` as JSON-able plain data (tuples become lists, non-finite floats and other objects strings)."""
+    t = type(x)
+    if t is str or t is int or t is bool or x is None:  # the common cases first (same results)
+        return x
+    if t is float:
+        return x if math.isfinite(x) else str(x)
+    if t is dict:
+        out = {}
+        for k, v in x.items():
+            tv = type(v)
+            out[k if type(k) is str else str(k)] = v if (tv is str or tv is int or tv is bool) else jsonable(v)
+        return out
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -27,7 +27,7 @@ class Time(Namespace):
         report = closed.to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
-        d = views.dashboard(w)
+        d = views.dashboard(w, None, self._api._month_parts())
         self._api._keep_dashboard_after_call(d)  # the next lab.dashboard() of this month is a copy
         return {**views.copy_dashboard(d), "report": report}
 
