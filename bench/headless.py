@@ -10,7 +10,11 @@ Figures (medians):
 * round trip of a block making 100 API calls (``lab.attention()``, then ``lab.dashboard()``);
 * wall time of the baseline career (``examples/agents/baseline.py``, seed 101) through
   headless console mode (whole process) and as one JSON-lines block in a warm session,
-  versus the same policy in-process; the ratios are the sandbox's cost.
+  versus the same policy in-process; the ratios are the sandbox's cost;
+* the same career as one block of a headless session in this process, with CPU time
+  (pibench and the agent process, read from ``/proc``) next to wall time, the round trips
+  it took and the cost per round trip: on a shared machine CPU time is the steadier
+  figure (issue 9 §3's goal: within 2.5x of in-process).
 """
 
 from __future__ import annotations
@@ -68,6 +72,60 @@ class JsonlSession:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` so far, from ``/proc`` (None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def career_in_session(code: str, runs: int) -> None:
+    """The baseline career as one block of a HeadlessSession here: wall and CPU medians."""
+    from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
+    from world.runner import run_career
+
+    ip_wall, ip_cpu, wall, cpu, trips = [], [], [], [], []
+    for _ in range(runs):
+        t0, c0 = time.perf_counter(), time.process_time()
+        run_career("baseline", 101)
+        ip_wall.append(time.perf_counter() - t0)
+        ip_cpu.append(time.process_time() - c0)
+        session = HeadlessSession(HeadlessOptions(seed=101))
+        try:
+            session.run_block("1")  # the agent process started
+            proc = session.sandbox._process
+            pid = proc.proc.pid if proc is not None else 0
+            a0 = process_cpu(pid)
+            t0, c0 = time.perf_counter(), time.process_time()
+            result = session.run_block(code)
+            wall.append(time.perf_counter() - t0)
+            a1 = process_cpu(pid)
+            agent = a1 - a0 if a0 is not None and a1 is not None else 0.0
+            cpu.append(time.process_time() - c0 + agent)
+            trips.append(result.calls)
+            if not result.ok:
+                raise RuntimeError(f"baseline block failed: {result.error}")
+        finally:
+            session.close()
+    med = statistics.median
+    n = med(trips)
+    print(
+        f"baseline career in-process              median {ms(med(ip_wall))} wall, {ms(med(ip_cpu)).strip()} CPU  (n={runs})"
+    )
+    print(
+        f"baseline career, one block in a session median {ms(med(wall))} wall, {ms(med(cpu)).strip()} CPU "
+        f"(pibench + agent process), {n:.0f} round trips"
+    )
+    print(
+        f"  ratio to in-process: {med(wall) / med(ip_wall):.2f}x wall, {med(cpu) / med(ip_cpu):.2f}x CPU "
+        f"(goal 2.5x); beyond in-process: {(med(wall) - med(ip_wall)) / n * 1e6:.0f} us wall, "
+        f"{(med(cpu) - med(ip_cpu)) / n * 1e6:.0f} us CPU per round trip"
+    )
 
 
 def ms(seconds: float) -> str:
@@ -151,6 +209,7 @@ def main() -> None:
             print(
                 f"sandbox cost ratio (headless / in-process)   {hi / ip:6.1f}x whole process, {bl / ip:5.1f}x career only"
             )
+            career_in_session(baseline.read_text(), 3 if opts.quick else 7)
         else:
             print("baseline career: examples/agents/baseline.py not found; skipped")
     finally:

@@ -110,6 +110,7 @@ class HeadlessSession:
             month=lambda: self.world.month,
             process=process,
             limits=rules(self.world.cfg)["harness"],
+            prefetch=True,  # read-only calls here change nothing, and a refusal is only a reply
         )
         self.sandbox.secret_random = options.sealed is not None
         # Agent queries run in a query worker the OS bounds, and stop at the block's deadline.

@@ -53,12 +53,13 @@ from pibench_tui.sandbox.policy import (
     check_source,
     parse_agent_code,
 )
-from pibench_tui.sandbox.process import CHILD_SCRIPT, START_TIMEOUT, AgentProcess, SandboxStartError
+from pibench_tui.sandbox.process import _DECODER, CHILD_SCRIPT, START_TIMEOUT, AgentProcess, SandboxStartError
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
 from pibench_tui.sandbox.protocol import (
     _CALL_KEYS,
     _DONE_KEYS,
     _OUT_KEYS,
+    _USE_KEYS,
     MAX_MESSAGE_BYTES,
     _calls_kept,
     _clean_error,
@@ -99,6 +100,10 @@ DEFAULT_MAX_OUTPUT = 20_000
 DEFAULT_MEMORY_LIMIT = 1 << 30
 #: Longest block of agent code accepted, in characters (checked before it is parsed).
 MAX_CODE_CHARS = 200_000
+#: Most read-only calls prefetched after one change, and the longest call message kept
+#: for prefetching, in characters (see ``prefetch`` of :class:`Sandbox`).
+_PLAN_CALLS = 12
+_PLAN_CALL_CHARS = 4096
 
 Handler = Callable[[str, str, list, dict], Any]
 
@@ -217,6 +222,14 @@ class Sandbox:
         static_check: Apply the static policy check (both processes). ``False`` exists
             only for the tests that prove the OS confinement holds on its own; agent code
             cannot reach it.
+        prefetch: Send the agent process, with each block and with the answer to each call
+            that changed the world, the results of the read-only calls (same names, same
+            arguments) agent code made after the same kind of change the last time, asked
+            of ``handler`` right then: later such calls are answered in the agent process
+            without a round trip (issue 9 §3). Only for a handler whose read-only calls
+            change nothing and whose refusals have no effect (headless mode's); results
+            are exactly the handler's answers in the world as it is, and never counted
+            in :attr:`BlockResult.calls`.
     """
 
     def __init__(
@@ -232,8 +245,33 @@ class Sandbox:
         process: AgentProcess | None = None,
         limits: dict[str, Any] | None = None,
         static_check: bool = True,
+        prefetch: bool = False,
     ) -> None:
         self.handler = handler
+        self.prefetch = bool(prefetch)
+        readonly = {
+            (ns, m)
+            for ns, calls in spec.items()
+            if isinstance(calls, dict)
+            for m, c in calls.items()
+            if isinstance(c, dict) and c.get("mutating") is False
+        }
+        # The agent process's rules (child.py): which calls it caches, and which empty its cache.
+        self._readonly = frozenset(readonly)
+        self._passive = frozenset(readonly | {("query", "query"), ("memory", "read")})
+        self._triggers = frozenset(
+            {
+                (ns, m)
+                for ns, calls in spec.items()
+                if isinstance(calls, dict)
+                for m, c in calls.items()
+                if isinstance(c, dict) and c.get("mutating") is not False
+            }
+            | {("memory", "write")}
+        )
+        #: What agent code read after each kind of change the last time: ``{"" (the start of
+        #: a block) or "ns.method": [text of a read-only call message, ...]}``.
+        self._plans: dict[str, list[str]] = {}
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -442,25 +480,68 @@ class Sandbox:
     ) -> BlockResult:
         """Send one block and serve its calls until it ends, times out or breaks the protocol."""
         calls = 0
+        prefetch = self.prefetch
+        plans = self._plans
+        trigger: str | None = ""  # the last change (``""``: the block's start)
+        epoch: dict[str, None] = {}  # read-only calls made since it (message texts, in order)
+        sent: list[str] = []  # the texts of the last prefetched results sent, by index
         try:
-            run_msg = {"t": "run", "id": block, "code": code, "filename": filename, "first_line": first_line}
+            run_msg: dict[str, Any] = {
+                "t": "run",
+                "id": block,
+                "code": code,
+                "filename": filename,
+                "first_line": first_line,
+            }
             if rebind:
                 run_msg["rebind"] = True
-            proc.send(run_msg, deadline)
+            if prefetch:
+                sent = self._attach_prefetched(run_msg, plans.get(""), deadline)
+            try:
+                proc.send(run_msg, deadline)
+            except (TypeError, ValueError, RecursionError):  # a prefetched value not plain JSON
+                run_msg.pop("pf", None)
+                sent = []
+                proc.send(run_msg, deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
                 if kind == "call":
                     if set(msg) != _CALL_KEYS:
                         raise _ProtocolError("malformed call message")
+                    call_text = proc.last
                     reply = self._serve(msg)
                     calls += 1
+                    if prefetch:
+                        key = (msg["ns"], msg["m"])
+                        ok = reply["ok"]
+                        if key in self._readonly:
+                            if ok is True and len(call_text) <= _PLAN_CALL_CHARS:
+                                epoch[call_text] = None
+                        elif key not in self._passive and (ok or reply.get("code") == "internal_error"):
+                            # The agent process empties its cache: a new epoch starts.
+                            if trigger is not None:
+                                plans[trigger] = list(epoch)[:_PLAN_CALLS]
+                            trigger = f"{key[0]}.{key[1]}" if key in self._triggers else None
+                            epoch = {}
+                            sent = []
+                            if ok and trigger is not None:
+                                sent = self._attach_prefetched(reply, plans.get(trigger), deadline)
                     try:
-                        proc.send(reply, deadline)
-                    except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
-                        proc.send(_not_json_reply(msg, exc), deadline)
+                        if not _send_reply(proc, msg, reply, deadline):
+                            sent = []  # sent without the prefetched results
                     except _Gone:
                         pass  # the call is done; the EOF is seen on the next read
+                elif kind == "use":
+                    used = msg.get("i")
+                    if (
+                        set(msg) != _USE_KEYS
+                        or type(used) is not list
+                        or not all(type(i) is int and 0 <= i < len(sent) for i in used)
+                    ):
+                        raise _ProtocolError("malformed use message")
+                    for i in used:
+                        epoch[sent[i]] = None
                 elif kind == "out":
                     text = msg.get("s")
                     if set(msg) != _OUT_KEYS or not isinstance(text, str):
@@ -481,6 +562,8 @@ class Sandbox:
                         raise _ProtocolError("malformed or out-of-step end-of-block message")
                     collector.cut(omitted)
                     collector.add(tail)
+                    if prefetch and trigger is not None:
+                        plans[trigger] = list(epoch)[:_PLAN_CALLS]
                     return finish(_clean_error(error), calls, restarted=replaced)
                 else:
                     raise _ProtocolError(f"unexpected message {kind!r}")
@@ -541,6 +624,26 @@ class Sandbox:
                 lost=True,
             )
 
+    def _attach_prefetched(self, msg: dict, plan: list[str] | None, deadline: float) -> list[str]:
+        """Ask the handler the read-only calls of ``plan`` (texts of call messages) now and
+        attach the answers to ``msg`` as ``"pf": [[text, value], ...]``; refused or failing
+        calls are left out. Returns the texts sent, by index."""
+        if not plan:
+            return []
+        found: list[list[Any]] = []
+        for text in plan:
+            if time.monotonic() >= deadline:
+                break
+            try:
+                call = _DECODER.decode(text)  # the arguments afresh: the handler may keep or change them
+                value = self.handler(call["ns"], call["m"], call["a"], call["k"])
+            except Exception:  # noqa: BLE001 - a refusal or failure: agent code asks itself if it wants
+                continue
+            found.append([text, value])
+        if found:
+            msg["pf"] = found
+        return [item[0] for item in found]
+
     def _serve(self, msg: dict) -> dict:
         """Apply one API call completely, then build the reply (raises only
         :class:`_ProtocolError` for a malformed call message)."""
@@ -575,6 +678,26 @@ class Sandbox:
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+
+
+def _send_reply(proc: AgentProcess, msg: dict, reply: dict, deadline: float) -> bool:
+    """Send the reply to the call ``msg``; a value that is not plain JSON is replaced by an
+    ``internal_error`` refusal, a prefetched one left out. Returns whether prefetched
+    results (if any) went with it."""
+    try:
+        proc.send(reply, deadline)
+        return True
+    except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
+        error: Exception = exc
+    if "pf" in reply:  # a prefetched value: the answer goes without them
+        del reply["pf"]
+        try:
+            proc.send(reply, deadline)
+            return False
+        except (TypeError, ValueError, RecursionError) as exc:
+            error = exc
+    proc.send(_not_json_reply(msg, error), deadline)
+    return False
 
 
 _NUMPY_PATH: list[str | None] = []

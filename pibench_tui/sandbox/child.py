@@ -22,13 +22,18 @@ parent -> child
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
     "limits": {...}, "numpy_path": str | null, "static_check": bool}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}`` (plus
-    ``"rebind": true`` to restore the API names in the agent's globals first)
+    ``"rebind": true`` to restore the API names in the agent's globals first, and
+    ``"pf"``, see below)
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
-    "message": str}`` (the answer to a ``call``)
+    "message": str}`` (the answer to a ``call``; the answer to a call that may have
+    changed the world may carry ``"pf": [[call text, value], ...]``: results of read-only
+    calls in the world as it now is, prefetched by the parent for the read-only call cache)
     ``{"t": "exit"}``
 child -> parent
     ``{"t": "ready", "confinement": {...}}`` after ``init`` (``Confinement.to_dict()``)
     ``{"t": "call", "ns": str, "m": str, "a": list, "k": dict}`` (an API call)
+    ``{"t": "use", "i": [int, ...]}`` (which prefetched results agent code used, by their
+    index in the last ``pf`` list; sent just before a ``call`` or ``done``)
     ``{"t": "out", "s": str}`` (agent output, the head of the block's output)
     ``{"t": "done", "id": int, "error": null | {"type", "message", "line"}, "tail": str,
     "omitted": int}`` (end of a block: its id, the kept tail and how many characters
@@ -44,6 +49,7 @@ from __future__ import annotations
 import _imp
 import ast
 import json
+import marshal
 import os
 import sys
 import threading
@@ -226,10 +232,7 @@ class _Channel:
                 view = view[n:]
 
     def recv(self) -> dict:
-        return self.recv_text()[0]
-
-    def recv_text(self) -> tuple[dict, str]:
-        """The next message, and its text (kept by the read-only call cache)."""
+        """The next message from the parent (exits the process on an unreadable one)."""
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
@@ -241,7 +244,7 @@ class _Channel:
                     os._exit(5)
                 if type(msg) is not dict:
                     os._exit(5)
-                return msg, text
+                return msg
             chunk = os.read(self.rfd, 1 << 16)
             if not chunk:  # the parent is gone
                 os._exit(0)
@@ -323,6 +326,11 @@ _monotonic = _time.monotonic
 
 _READ_CACHE_ENTRIES = 512
 """Most read-only results the agent process keeps at once (cleared when full)."""
+
+# The cache keeps results marshalled: bytes agent code cannot reach or change, turned back
+# into new objects by C code for each answer (the values are plain JSON values).
+_marshal_dumps = marshal.dumps
+_marshal_loads = marshal.loads
 
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
@@ -486,12 +494,19 @@ class _Runtime:
         self.agent_files: set[str] = set()  # file names of agent code run so far
         out = self.out
         channel_send_raw = channel.send_raw
-        channel_recv_text = channel.recv_text
         # Read-only results, per world state: within a block the world changes only through
         # this process's own calls, so a repeated read-only call (same name, same arguments)
         # is answered here until a call that may change the world, or the next block, clears
-        # the cache. The answer is decoded again from the parent's reply text each time, so
-        # agent code gets fresh objects exactly as from the parent.
+        # the cache. Results are kept marshalled (bytes, immutable) and unmarshalled afresh
+        # for each answer, so agent code gets new objects exactly as from the parent.
+        #
+        # Prefetched results (issue 9 §3): the parent may send, with the reply to a call
+        # that changed the world (or with a block), the results of the read-only calls this
+        # process asked for after the same kind of change last time, as ``"pf": [[call
+        # text, value], ...]``; they are the parent's answers to those very calls in the
+        # world as it now is, and enter the cache as if asked. Which of them agent code used
+        # is told to the parent (``{"t": "use", "i": [index, ...]}``, sent just before the
+        # next message) so it knows what to send next time.
         readonly = {
             (ns, m)
             for ns, calls in self.spec.items()
@@ -499,32 +514,80 @@ class _Runtime:
             if isinstance(c, dict) and c.get("mutating") is False
         }
         passive = readonly | {("query", "query"), ("memory", "read")}
-        cache: dict[bytes, str] = {}
+        cache: dict[bytes, bytes] = {}  # encoded call -> marshalled result
+        prefetched: dict[bytes, int] = {}  # encoded call -> its index in the last "pf" list
+        used: list[int] = []  # indices of prefetched results agent code has used, not yet told
+        bare: dict[tuple[str, str], bytes] = {}  # encoded calls without arguments
         self.read_cache = cache
+        self.prefetched = prefetched
+        self.used = used
+        channel_recv = channel.recv
+        dumps = _marshal_dumps
+        loads = _marshal_loads
+
+        def take_prefetched(pf: object) -> None:
+            """Clear the cache and fill it with the parent's prefetched results."""
+            cache.clear()
+            prefetched.clear()
+            del used[:]
+            if type(pf) is not list:
+                return
+            for i, item in enumerate(cast("list[object]", pf)):
+                if type(item) is list and len(item) == 2 and type(item[0]) is str:
+                    try:
+                        blob = dumps(item[1])
+                    except ValueError:  # pragma: no cover - nested past marshal's depth
+                        continue
+                    data = item[0].encode("utf-8", "replace") + b"\n"
+                    cache[data] = blob
+                    prefetched[data] = i
+
+        def usage() -> bytes:
+            """The ``use`` message for prefetched results used since the last one (or b"")."""
+            if not used:
+                return b""
+            text = b'{"t":"use","i":[' + ",".join(map(str, used)).encode() + b"]}\n"
+            del used[:]
+            return text
+
+        self.take_prefetched = take_prefetched
+        self.usage = usage
 
         def rpc(ns: str, method: str, args: tuple, kwargs: dict) -> object:
-            data = _encode_call(ns, method, args, kwargs)
             key = (ns, method)
-            text = cache.get(data) if key in readonly else None
-            reply: dict
-            if text is not None:
-                reply = cast(dict, _json_decode(text))  # a cached reply: the dict recv_text returned
+            if args or kwargs:
+                data = _encode_call(ns, method, args, kwargs)
             else:
-                out.flush()
-                channel_send_raw(data)
-                reply, text = channel_recv_text()
-                if reply.get("t") != "ret":
-                    raise RuntimeError("sandbox protocol error: expected a reply to an API call")
-                # A refused call changes nothing (the API checks before it acts); anything
-                # else that may change the world empties the cache.
-                if key not in passive and (reply.get("ok") is not False or reply.get("code") == "internal_error"):
-                    cache.clear()
-                if key in readonly and reply.get("ok") is True:
+                data = bare.get(key) or bare.setdefault(key, _encode_call(ns, method, (), {}))
+            if key in readonly:
+                blob = cache.get(data)
+                if blob is not None:
+                    index = prefetched.pop(data, None)
+                    if index is not None:
+                        used.append(index)
+                    return loads(blob)
+            out.flush()
+            channel_send_raw(usage() + data)
+            reply = channel_recv()
+            if reply.get("t") != "ret":
+                raise RuntimeError("sandbox protocol error: expected a reply to an API call")
+            ok = reply.get("ok")
+            # A refused call changes nothing (the API checks before it acts); anything
+            # else that may change the world empties the cache (and brings what the parent
+            # prefetched for the world it left).
+            if key not in passive and (ok is not False or reply.get("code") == "internal_error"):
+                take_prefetched(reply.get("pf"))
+            if ok:
+                value = reply.get("v")
+                if key in readonly and ok is True:
                     if len(cache) >= _READ_CACHE_ENTRIES:
                         cache.clear()
-                    cache[data] = text
-            if reply.get("ok"):
-                return reply.get("v")
+                        prefetched.clear()
+                    try:
+                        cache[data] = dumps(value)
+                    except ValueError:  # pragma: no cover - nested past marshal's depth
+                        pass
+                return value
             raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
 
         self.rpc = rpc
@@ -598,7 +661,7 @@ class _Runtime:
         filename = str(msg.get("filename", "<stdin>"))
         first_line = int(msg.get("first_line", 1))
         block = msg.get("id")
-        self.read_cache.clear()  # the world may have changed since the last block
+        self.take_prefetched(msg.get("pf"))  # the world may have changed since the last block
         self.out.reset()
         self.builtins.update(self.pristine)  # the runtime checks, whatever the last block did
         if msg.get("rebind") is True:
@@ -627,7 +690,7 @@ class _Runtime:
         done = {"t": "done", "error": error, "tail": tail, "omitted": omitted}
         if type(block) is int:
             done["id"] = block
-        self.channel.send(done)
+        self.channel.send_raw(self.usage() + _json_encode(done).encode("utf-8", "replace") + b"\n")
 
     def _execute(self, tree: ast.Module, filename: str) -> None:
         g = self.globals

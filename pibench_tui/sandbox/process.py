@@ -16,6 +16,10 @@ from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolErro
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 
+# Built once (``json.dumps``/``json.loads`` with options build a new coder per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
 #: Time allowed for an agent process to start and answer the handshake, in seconds.
 START_TIMEOUT = 30.0
 
@@ -66,6 +70,7 @@ class AgentProcess:
         self.rfd = self.proc.stdout.fileno()
         os.set_blocking(self.wfd, False)
         self.buf = bytearray()
+        self.last = ""  # the text of the last message read (without its newline)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
 
@@ -73,7 +78,7 @@ class AgentProcess:
     def send(self, msg: dict, deadline: float) -> None:
         """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
         # Encoding fails (TypeError/ValueError) before anything is written.
-        data = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = _ENCODER.encode(msg)
         view = memoryview(data.encode("utf-8", "replace") + b"\n")
         while view:
             remaining = deadline - time.monotonic()
@@ -94,14 +99,16 @@ class AgentProcess:
             view = view[n:]
 
     def recv(self, deadline: float) -> dict:
-        """Read one message; raise :class:`_Timeout`, :class:`_Gone` or :class:`_ProtocolError`."""
+        """Read one message (its text is then :attr:`last`); raise :class:`_Timeout`,
+        :class:`_Gone` or :class:`_ProtocolError`."""
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
                 line = bytes(self.buf[:i])
                 del self.buf[: i + 1]
                 try:
-                    msg = json.loads(line, parse_constant=_refuse_constant)
+                    self.last = line.decode("utf-8")
+                    msg = _DECODER.decode(self.last)
                 except (ValueError, RecursionError) as exc:
                     raise _ProtocolError(f"unreadable message: {exc}") from exc
                 if not isinstance(msg, dict):

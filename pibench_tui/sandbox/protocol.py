@@ -2,8 +2,8 @@
 messages, their shapes, and the checks applied to everything the agent process sends.
 
 Messages from the agent process: ``{"t": "call", "ns", "m", "a", "k"}`` (an API call),
-``{"t": "out", "s"}`` (output), ``{"t": "done", "id", "error", "tail", "omitted"}`` (end of a
-block), ``{"t": "ready", "confinement": {...}}`` (handshake, with what
+``{"t": "out", "s"}`` (output), ``{"t": "use", "i"}`` (prefetched results used), ``{"t":
+"done", "id", "error", "tail", "omitted"}`` (end of a block), ``{"t": "ready", "confinement": {...}}`` (handshake, with what
 confines the agent process). To it: ``init``, ``run``, ``ret``, ``exit``.
 """
 
@@ -27,6 +27,7 @@ class _ProtocolError(Exception):
 
 _CALL_KEYS = frozenset({"t", "ns", "m", "a", "k"})
 _OUT_KEYS = frozenset({"t", "s"})
+_USE_KEYS = frozenset({"t", "i"})
 _DONE_KEYS = frozenset({"t", "id", "error", "tail", "omitted"})
 
 

@@ -95,3 +95,195 @@ def test_a_refused_call_keeps_the_cache_and_a_failing_one_empties_it(sandbox, ap
     r = sandbox.run(code)
     assert r.ok, r.error
     assert api.seen == [("lab", "dashboard"), ("time", "next_month"), ("time", "next_month"), ("lab", "dashboard")]
+
+
+# --------------------------------------------------------------------------------------
+# Prefetched read-only results (Sandbox(prefetch=True), as headless mode runs it)
+# --------------------------------------------------------------------------------------
+
+PREFETCH_SPEC = {
+    "lab": {
+        "dashboard": {"params": [], "doc": "The dashboard.", "mutating": False},
+        "attention": {"params": [], "doc": "Hours left.", "mutating": False},
+    },
+    "field": {"news": {"params": [["n", {"default": 5}]], "doc": "News.", "mutating": False}},
+    "papers": {"polish": {"params": [["hours", {"required": True}]], "doc": "Polish.", "mutating": True}},
+    "time": {"next_month": {"params": [], "doc": "Advance the clock.", "mutating": True}},
+}
+
+
+class MonthApi:
+    """A world with a month and hours left; records every call that reaches it."""
+
+    def __init__(self):
+        self.month = 1
+        self.left = 100
+        self.seen = []
+
+    def __call__(self, ns, method, args, kwargs):
+        self.seen.append((ns, method, list(args)))
+        if (ns, method) == ("lab", "dashboard"):
+            return {"month": self.month, "left": self.left, "students": [{"id": "S001"}]}
+        if (ns, method) == ("lab", "attention"):
+            return {"left": self.left}
+        if (ns, method) == ("field", "news"):
+            return [{"month": self.month, "i": i} for i in range(args[0] if args else 5)]
+        if (ns, method) == ("papers", "polish"):
+            if args[0] > self.left:
+                from pibench_tui.sandbox import Refusal
+
+                raise Refusal("no_hours", "not enough hours")
+            self.left -= args[0]
+            return {"left": self.left}
+        if (ns, method) == ("time", "next_month"):
+            self.month += 1
+            self.left = 100
+            return {"month": self.month}
+        raise AssertionError(f"unexpected call {ns}.{method}")
+
+
+@pytest.fixture
+def world():
+    return MonthApi()
+
+
+@pytest.fixture
+def prefetching(world):
+    sb = Sandbox(world, PREFETCH_SPEC, block_timeout=5, max_output=2000, memory_limit=256 << 20, seed=1, prefetch=True)
+    yield sb
+    sb.close()
+
+
+MONTHS = (
+    "for _ in range(4):\n"
+    "    d = lab.dashboard()\n"
+    "    n = field.news(2)\n"
+    "    print(d['month'], d['left'], [x['month'] for x in n])\n"
+    "    _ = time.next_month()\n"
+)
+
+
+def test_reads_after_a_change_arrive_with_its_answer(prefetching, world):
+    """After the first month, the dashboard and news the agent read after time.next_month()
+    come with the next month's answer: exactly the world's results for the new month, and
+    no round trip of their own."""
+    r = prefetching.run(MONTHS)
+    assert r.ok, r.error
+    assert r.stdout == "1 100 [1, 1]\n2 100 [2, 2]\n3 100 [3, 3]\n4 100 [4, 4]\n"
+    # Round trips: 2 reads + 4 months + 2 reads after the first month; then only the months.
+    assert r.calls == 8
+    # The world answered each read once per month, right after the month changed (the
+    # last month end brought month 5's, which the block ended without reading).
+    assert world.seen.count(("lab", "dashboard", [])) == 5
+    assert world.seen.count(("field", "news", [2])) == 5
+
+
+def test_a_prefetched_result_changed_by_agent_code_does_not_change_the_next_answer(prefetching, world):
+    """Agent code gets a new object from a prefetched result each time: appending to one
+    leaves the next answer as the world gave it."""
+    assert prefetching.run("lab.dashboard()\n_ = time.next_month()\nlab.dashboard()").ok
+    r = prefetching.run(
+        "_ = time.next_month()\na = lab.dashboard()\na['students'].append('x')\na['month'] = 99\n"
+        "b = lab.dashboard()\nprint(b['month'], len(b['students']), a is b)"
+    )
+    assert r.ok, r.error
+    assert r.stdout == "3 1 False\n"
+    assert r.calls == 1  # only time.next_month(): both dashboards came with its answer
+
+
+def test_an_action_clears_prefetched_results_and_brings_new_ones(prefetching, world):
+    """A change other than the month end (papers.polish) also replaces what the agent process
+    holds: the hours left read after it are the world's after the change, each time."""
+    code = (
+        "for _ in range(3):\n    _ = papers.polish(10)\n    print(lab.attention()['left'], lab.dashboard()['left'])\n"
+    )
+    r = prefetching.run(code)
+    assert r.ok, r.error
+    assert r.stdout == "90 90\n80 80\n70 70\n"
+    assert r.calls == 3 + 2  # the reads after the first polish only
+
+
+def test_a_refused_action_keeps_the_cache(prefetching, world):
+    """A refused change changes nothing: no new results are sent and the cached ones stay
+    valid (the world is not asked again)."""
+    code = "a = lab.attention()\ntry:\n    papers.polish(1000)\nexcept ActionError as e:\n    print(e.code)\nprint(lab.attention() == a)"
+    r = prefetching.run(code)
+    assert r.ok, r.error
+    assert r.stdout == "no_hours\nTrue\n"
+    assert world.seen == [("lab", "attention", []), ("papers", "polish", [1000])]
+
+
+def test_a_block_starts_with_what_the_last_one_read_first_as_the_world_is_now(prefetching, world):
+    """The reads a block made before its first change come with the next block, asked of
+    the world when that block starts: a change between blocks (an automatic month end)
+    is seen."""
+    assert prefetching.run("print(lab.dashboard()['month'])").stdout == "1\n"
+    world.month = 7  # changed outside the agent's calls
+    r = prefetching.run("print(lab.dashboard()['month'])")
+    assert r.stdout == "7\n" and r.calls == 0
+    assert world.seen == [("lab", "dashboard", []), ("lab", "dashboard", [])]
+
+
+def test_reads_the_agent_stopped_making_are_no_longer_prefetched(prefetching, world):
+    """What is prefetched follows what agent code used the last time: a read it no longer
+    makes after a change is not asked of the world again after the next one."""
+    assert prefetching.run("_ = time.next_month()\nlab.dashboard()\n_ = time.next_month()\nlab.dashboard()").ok
+    world.seen.clear()
+    r = prefetching.run("_ = time.next_month()\nlab.attention()\n_ = time.next_month()\nlab.attention()")
+    assert r.ok, r.error
+    # After the first month end the dashboard was prefetched (unused); after the second, only attention.
+    assert world.seen == [
+        ("time", "next_month", []),
+        ("lab", "dashboard", []),
+        ("lab", "attention", []),
+        ("time", "next_month", []),
+        ("lab", "attention", []),
+    ]
+    assert r.calls == 3
+
+
+def test_without_prefetch_nothing_is_asked_that_agent_code_did_not_ask(sandbox, api):
+    """A sandbox without ``prefetch`` (the LLM harness's) asks the world only what agent code
+    asks: the handler's calls are exactly the agent's cache misses."""
+    assert sandbox.run("lab.dashboard()\n_ = time.next_month()\nlab.dashboard()").ok
+    assert sandbox.run("_ = time.next_month()\nlab.dashboard()").ok
+    assert api.seen == [("lab", "dashboard"), ("time", "next_month"), ("lab", "dashboard")] + [
+        ("time", "next_month"),
+        ("lab", "dashboard"),
+    ]
+
+
+FORGING_USE_CHILD = r"""
+import json, os, sys
+def send(text):
+    os.write(1, (text + "\n").encode())
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["t"] == "init":
+        send('{"t":"ready"}')
+    elif msg["t"] == "exit":
+        break
+    elif msg["t"] == "run":
+        done = '{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % msg["id"]
+        forged = {"oob": '{"t":"use","i":[3]}', "str": '{"t":"use","i":["0"]}', "extra": '{"t":"use","i":[],"x":1}'}
+        if msg["code"] in forged:
+            send(forged[msg["code"]])
+        send(done)
+"""
+
+
+def test_a_forged_use_message_is_a_protocol_violation(tmp_path, monkeypatch, world):
+    """An agent process telling the parent it used prefetched results it was never sent (or
+    in a malformed message) breaks the protocol: it is restarted; no API call is made."""
+    import pibench_tui.sandbox as sandbox_module
+
+    script = tmp_path / "forging_child.py"
+    script.write_text(FORGING_USE_CHILD)
+    monkeypatch.setattr(sandbox_module.process, "CHILD_SCRIPT", script)
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=True) as sb:
+        for code in ("oob", "str", "extra"):
+            r = sb.run(code)
+            assert not r.ok and r.restarted, code
+            assert r.error["type"] == "SandboxError" and "protocol" in r.error["message"], code
+        assert sb.run("fine").ok
+    assert world.seen == []
