@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -584,7 +585,10 @@ class WorldConfig:
         """
         paths = paths or {}
         out: list[str] = []
-        for f in dataclasses.fields(self):
+        every, tables, scalars_of, default_scalars = _plan()
+        # Scalars equal to the defaults (all in range) have no problem to report: only the
+        # tables are then checked, in field order as always.
+        for f in every if scalars_of(self) != default_scalars else tables:
             value = getattr(self, f.name)
             path = paths.get(f.name, f.name)
             if isinstance(value, dict):
@@ -661,6 +665,26 @@ def _FIELDS() -> dict[str, dataclasses.Field[Any]]:  # noqa: N802 - a cached con
     if fields is None:
         fields = _cache["fields"] = {f.name: f for f in dataclasses.fields(WorldConfig)}
     return fields
+
+
+def _plan() -> tuple[tuple[dataclasses.Field[Any], ...], tuple[dataclasses.Field[Any], ...], Any, tuple[Any, ...]]:
+    """For :meth:`WorldConfig.problems`, computed once: every field in order, the table
+    fields (a dict by default) in order, a getter of the other (scalar) fields' values as a
+    tuple, and the defaults' tuple.
+
+    A scalar equal to its default is never a problem: the defaults are in range and an
+    equal value is either a plain number in range or not an ``int``/``float`` at all (a
+    bool, a numpy integer, a ``Fraction``), which the scalar check passes over as well.
+    """
+    plan: tuple[Any, Any, Any, Any] | None = _cache.get("plan")
+    if plan is None:
+        every = tuple(dataclasses.fields(WorldConfig))
+        defaults = _DEFAULTS()
+        tables = tuple(f for f in every if isinstance(getattr(defaults, f.name), dict))
+        names = [f.name for f in every if f not in tables]
+        getter = operator.attrgetter(*names)
+        plan = _cache["plan"] = (every, tables, getter, getter(defaults))
+    return plan
 
 
 def _DEFAULTS() -> WorldConfig:  # noqa: N802 - a cached constant (never mutated: tables are copied on merge)

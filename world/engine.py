@@ -176,57 +176,70 @@ class World:
         events_mod.generate_events(self, m)
         if m % 12 == SEASON_OPEN_MONTH:
             people_mod.generate_pool(self, m)
-        for row in s.collab_reservations:
-            if row[0] == m:
-                s.oneoff_used += self.cfg.collab_hours
-        s.collab_reservations = [row for row in s.collab_reservations if row[0] > m]
+        if s.collab_reservations:
+            for row in s.collab_reservations:
+                if row[0] == m:
+                    s.oneoff_used += self.cfg.collab_hours
+            s.collab_reservations = [row for row in s.collab_reservations if row[0] > m]
         people_mod.rescale_mentoring(self)
         self.version += 1
 
     def money_step(self, m: int) -> None:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
-        pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
         spend = self.spend
-        for p in s.people.values():
-            if p.status == "active":
-                spend(-pay[p.role], "stipend", p.id)
+        if s.people:
+            pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
+            for p in s.people.values():
+                if p.status == "active":
+                    spend(-pay[p.role], "stipend", p.id)
         for pj in s.projects.values():
             if pj.status == "active" and pj.compute > 0:
                 spend(-pj.compute * cfg.compute_unit_cost * s.compute_mult, "compute", pj.id)
-        for a in grants_mod.active_awards(self, m):
-            self.spend(a.monthly, "grant_income", a.id)
-            self.spend(-cfg.award_overhead, "overhead", a.id)
+        if s.awards:
+            for a in grants_mod.active_awards(self, m):
+                spend(a.monthly, "grant_income", a.id)
+                spend(-cfg.award_overhead, "overhead", a.id)
 
     def reputation_step(self) -> None:
         """Tick step 10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10) (§10)."""
         s, cfg = self.s, self.cfg
-        total = sum(v for _, v in s.rep_impulses)
+        impulses = s.rep_impulses
+        total = sum([v for _, v in impulses]) if impulses else 0
         s.reputation = min(
             cfg.reputation_max,
             max(0.0, s.reputation + total - cfg.reputation_decay * (s.reputation - cfg.reputation_baseline)),
         )
-        s.rep_impulses = []
+        if impulses:
+            s.rep_impulses = []
 
     def record_month(self, m: int, pool: float, used: float) -> None:
         """Tick step 11: the visible monthly stats and the hidden evaluation log (§12, §17)."""
         s = self.s
-        researchers = people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
+        pubs = s.publications
+        if pubs:
+            published = 0
+            for p in pubs.values():
+                if p.published_month <= m:
+                    published += 1
+            citations = scoring.earned(self)
+        else:
+            published = citations = 0
         s.lab_monthly.append(
             {
                 "month": m,
                 "budget": round(s.budget, 2),
                 "reputation_standing": self.standing(),
-                "students": len(researchers),
-                "active_projects": sum(1 for pj in s.projects.values() if pj.status == "active"),
-                "publications": sum(1 for p in s.publications.values() if p.published_month <= m),
-                "citations_total": scoring.earned(self),
+                "students": people_mod.count_active(self, people_mod.RESEARCHER_ROLES),
+                "active_projects": projects_mod.count_active(self),
+                "publications": published,
+                "citations_total": citations,
                 "citations_month": self.month_citations,
                 "attention_used": round(used, 2),
                 "attention_pool": round(pool, 2),
             }
         )
-        self.s.eval_log.setdefault("months", []).append(
+        s.eval_log.setdefault("months", []).append(
             {
                 "month": m,
                 "pool": pool,
@@ -257,10 +270,14 @@ class World:
         news_start = len(s.news)
         pool = people_mod.attention_pool(self)
         used = people_mod.mentoring_reserved(self) + s.oneoff_used
-        self._mentoring_snapshot = [
-            [p.id, p.mentoring, p.ability, p.growth, p.independence, p.role]
-            for p in people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
-        ]
+        self._mentoring_snapshot = (
+            [
+                [p.id, p.mentoring, p.ability, p.growth, p.independence, p.role]
+                for p in people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
+            ]
+            if s.people
+            else []
+        )
         self.month_citations = 0
         try:
             self._tick(m, pool, used)
@@ -294,18 +311,27 @@ class World:
         self.reputation_step()  # 10
         self.record_month(m, pool, used)  # 11
         self.version += 1
-        for pub in s.publications.values():
-            self.dirty.add(("publications", pub.id))
         if s.budget < 0:  # 12
             s.collapsed = True
             s.collapse_month = m
             s.finished = True
+            self._publications_changed()
             return
         if m >= cfg.months:  # 13
             s.finished = True
+            self._publications_changed()
             return
         field_mod.field_step(self, m + 1)  # 14
         self.open_month(m + 1)
+
+    def _publications_changed(self) -> None:
+        """Mark every publication dirty for the SQL mirror (:mod:`world.observe`): their
+        citations changed at a tick that did not open a new month (the last one). A tick
+        that opens a month needs no marks: the mirror rewrites every publication when it
+        sees the month change."""
+        dirty = self.dirty
+        for pid in self.s.publications:
+            dirty.add(("publications", pid))
 
     # ------------------------------------------------------------------ persistence
     def to_state(self) -> dict[str, Any]:

@@ -36,29 +36,39 @@ def build_trajectory(w: World) -> list[list[float]]:
     boom_mean = math.log(cfg.boom_log_mean_factor)
     # One vector draw per quantity per month, in a fixed order (stream is agent-independent).
     drift, noise, u, boom, bust = [], [], [], [], []
+    normal, random, uniform = gen.normal, gen.random, gen.uniform
+    drift_sd, noise_sd, boom_sd, bust_low, bust_high = (
+        cfg.hot_drift_sd,
+        cfg.hot_noise_sd,
+        cfg.boom_log_sd,
+        cfg.bust_low,
+        cfg.bust_high,
+    )
     for _ in range(1, n):
-        drift.append(gen.normal(0.0, cfg.hot_drift_sd, nk))
-        noise.append(gen.normal(0.0, cfg.hot_noise_sd, nk).tolist())
-        u.append(gen.random(nk).tolist())
-        boom.append(gen.normal(boom_mean, cfg.boom_log_sd, nk).tolist())
-        bust.append(gen.uniform(cfg.bust_low, cfg.bust_high, nk))
+        drift.append(normal(0.0, drift_sd, nk))
+        noise.append(normal(0.0, noise_sd, nk))
+        u.append(random(nk))
+        boom.append(normal(boom_mean, boom_sd, nk))
+        bust.append(uniform(bust_low, bust_high, nk))
     if n <= 1:
         return [list(h0)]
     # Elementwise numpy (log, exp, running sums) over all months at once, and the recursion
-    # in plain floats: the same IEEE operations in the same order as month-by-month arrays.
+    # in plain floats: the same IEEE operations in the same order as month-by-month arrays
+    # (``m if m < hi else hi`` of ``m = v if v > lo else lo`` is exactly np.clip's rule).
     x0 = np.log(np.array(h0, dtype=float))
     mus = np.add.accumulate(np.vstack([x0[None, :], np.array(drift)]), axis=0)[1:].tolist()
     busts = np.log(np.array(bust)).tolist()
     rev, p_boom, p_jump = cfg.hot_reversion, cfg.boom_p, cfg.boom_p + cfg.bust_p
     x = x0.tolist()
     xs = []
-    for t in range(n - 1):
-        mu_t, no_t, u_t, bo_t, bu_t = mus[t], noise[t], u[t], boom[t], busts[t]
+    for mu_t, no_t, u_t, bo_t, bu_t in zip(
+        mus, np.array(noise).tolist(), np.array(u).tolist(), np.array(boom).tolist(), busts, strict=True
+    ):
         row = []
-        for k in range(nk):
-            v = x[k] + rev * (mu_t[k] - x[k]) + no_t[k]
-            v = v + (bo_t[k] if u_t[k] < p_boom else (bu_t[k] if u_t[k] < p_jump else 0.0))
-            row.append(min(hi, max(lo, v)))
+        for xk, mk, nk_, uk, bok, buk in zip(x, mu_t, no_t, u_t, bo_t, bu_t, strict=True):
+            v = xk + rev * (mk - xk) + nk_ + (bok if uk < p_boom else (buk if uk < p_jump else 0.0))
+            v = v if v > lo else lo
+            row.append(v if v < hi else hi)
         xs.append(row)
         x = row
     traj: list[list[float]] = [list(h0)] + np.exp(np.array(xs)).tolist()
@@ -86,7 +96,8 @@ def field_step(w: World, m: int) -> None:
         gen = w.rng.stream("crowd")
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
-        s.crowding = [max(cfg.crowd_min, c + cfg.crowd_rate * (h[k] - c) + noise[k]) for k, c in enumerate(s.crowding)]
+        cmin, rate = cfg.crowd_min, cfg.crowd_rate
+        s.crowding = [max(cmin, c + rate * (hk - c) + e) for c, hk, e in zip(s.crowding, h, noise, strict=True)]
     gen = w.rng.stream("climate")
     target = climate_target(w, m)
     s.climate = min(

@@ -100,16 +100,23 @@ def _name(gen: np.random.Generator) -> str:
     return f"{_FIRST[int(gen.integers(len(_FIRST)))]} {_LAST[int(gen.integers(len(_LAST)))]}"
 
 
-def unique_name(w: World, name: str) -> str:
+def taken_names(w: World) -> set[str]:
+    """The names of every applicant and lab member of this world (for :func:`unique_name`)."""
+    s = w.s
+    return {a.name for a in s.applicants.values()} | {p.name for p in s.people.values()}
+
+
+def unique_name(w: World, name: str, taken: set[str] | None = None) -> str:
     """``name`` if no applicant or lab member of this world has it yet, else the next unused
     name of the fixed list (last names first, then first names, wrapping around).
 
     Names are drawn first and made unique afterwards, without any random draw, so every
     stream of world/rng.py and every outcome stays as it was; only a name that would have
-    repeated within the world changes.
+    repeated within the world changes. ``taken`` is :func:`taken_names` if the caller has
+    it already (it is not modified).
     """
-    s = w.s
-    taken = {a.name for a in s.applicants.values()} | {p.name for p in s.people.values()}
+    if taken is None:
+        taken = taken_names(w)
     if name not in taken:
         return name
     first, last = name.split(" ", 1)
@@ -138,6 +145,15 @@ def in_offer_season(month: int) -> bool:
 def active_people(w: World, roles: tuple[Role, ...] | None = None) -> list[Person]:
     """Active lab members in creation order, optionally of the given roles."""
     return [p for p in w.s.people.values() if p.status == "active" and (roles is None or p.role in roles)]
+
+
+def count_active(w: World, roles: tuple[str, ...]) -> int:
+    """How many active lab members have one of ``roles`` (``len(active_people(w, roles))``)."""
+    n = 0
+    for p in w.s.people.values():
+        if p.status == "active" and p.role in roles:
+            n += 1
+    return n
 
 
 def researcher_commitments(w: World) -> int:
@@ -217,8 +233,10 @@ def set_mentoring(w: World, hours: dict[str, float]) -> None:
 def rescale_mentoring(w: World) -> None:
     """At month open: shrink every mentoring allocation if the total no longer fits (§3)."""
     total = mentoring_reserved(w)
+    if total <= 0:
+        return
     available = attention_pool(w) - w.s.oneoff_used
-    if total > available and total > 0:
+    if total > available:
         factor = max(0.0, available) / total
         for p in active_people(w):
             if p.mentoring:
@@ -238,19 +256,27 @@ def generate_pool(w: World, m: int) -> None:
     gen = w.rng.keyed("applicants", y)
     candidates: dict[str, list[dict[str, Any]]] = {}
     n = cfg.pool_candidates
+    amin, amax = cfg.ability_min, cfg.ability_max
+    gmin = cfg.growth_min
     for pool in POOLS:
         pp = cfg.pools[pool]
-        ability = np.clip(gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n), cfg.ability_min, cfg.ability_max)
-        speed = gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n)
-        resilience = gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n)
-        independence = gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n)
-        growth = np.maximum(cfg.growth_min, gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n))
-        transcript = np.clip(ability + gen.normal(0.0, pp["transcript_noise"], n), 0.0, 1.0)
-        letter = np.clip(ability + pp["letter_bias"] + gen.normal(0.0, pp["letter_noise"], n), 0.0, 1.0)
-        interview = np.clip(ability + gen.normal(0.0, cfg.interview_noise_sd, n), 0.0, 1.0)
+        # The draws are numpy vectors in a fixed order; the elementwise work is done on Python
+        # floats, which is the same IEEE arithmetic as numpy's: min(hi, max(lo, v)) is exactly
+        # np.clip(v, lo, hi) and max(g, v) exactly np.maximum(g, v) for the (never NaN) draws.
+        ability = [min(amax, max(amin, v)) for v in gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist()]
+        speed = gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n).tolist()
+        resilience = gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n).tolist()
+        independence = gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n).tolist()
+        growth = [max(gmin, v) for v in gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist()]
+        noise = gen.normal(0.0, pp["transcript_noise"], n).tolist()
+        transcript = [min(1.0, max(0.0, a + e)) for a, e in zip(ability, noise, strict=True)]
+        bias = pp["letter_bias"]
+        noise = gen.normal(0.0, pp["letter_noise"], n).tolist()
+        letter = [min(1.0, max(0.0, a + bias + e)) for a, e in zip(ability, noise, strict=True)]
+        noise = gen.normal(0.0, cfg.interview_noise_sd, n).tolist()
+        interview = [min(1.0, max(0.0, a + e)) for a, e in zip(ability, noise, strict=True)]
         first = gen.integers(len(_FIRST), size=n).tolist()
         last = gen.integers(len(_LAST), size=n).tolist()
-        # whole arrays to Python floats at once (.tolist() gives the same values as float(a[i]))
         candidates[pool] = [
             {
                 "ability": ab,
@@ -265,14 +291,14 @@ def generate_pool(w: World, m: int) -> None:
                 "pool": pool,
             }
             for ab, sp, re, ind, gr, tr, le, iv, fi, la in zip(
-                ability.tolist(),
-                speed.tolist(),
-                resilience.tolist(),
-                independence.tolist(),
-                growth.tolist(),
-                transcript.tolist(),
-                letter.tolist(),
-                interview.tolist(),
+                ability,
+                speed,
+                resilience,
+                independence,
+                growth,
+                transcript,
+                letter,
+                interview,
                 first,
                 last,
                 strict=True,
@@ -288,11 +314,13 @@ def generate_pool(w: World, m: int) -> None:
         )
         n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
         revealed.extend(candidates[pool][:n])
-    order = list(w.rng.keyed("shuffle", y).permutation(len(revealed))) if revealed else []
+    order = w.rng.keyed("shuffle", y).permutation(len(revealed)).tolist() if revealed else []
+    taken = taken_names(w)
     for idx in order:
-        row = revealed[int(idx)]
+        row = revealed[idx]
         aid = s.next_id("APP")
-        row = {**row, "name": unique_name(w, row["name"])}
+        row["name"] = name = unique_name(w, row["name"], taken)
+        taken.add(name)
         s.applicants[aid] = Applicant(id=aid, season_year=y, **row)
 
 
@@ -491,6 +519,8 @@ def researcher_step(w: World, m: int) -> None:
                 researchers.append(p)
             else:
                 p.impulse = 0.0
+    if not researchers:
+        return
     mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
     burn = w.burn_rate()
     stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)

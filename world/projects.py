@@ -48,6 +48,15 @@ def progress_pct(pj: Project) -> float:
     return round(min(100.0, 100.0 * pj.progress / pj.work), 1)
 
 
+def count_active(w: World) -> int:
+    """How many projects are active."""
+    n = 0
+    for pj in w.s.projects.values():
+        if pj.status == "active":
+            n += 1
+    return n
+
+
 def start_project(w: World, topic: str, tier: int, members: list[str], compute: float) -> Project:
     """Create an active project; feasibility and novelty keyed by the project id (§6).
 

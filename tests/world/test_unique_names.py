@@ -22,7 +22,7 @@ def standard_config():
 def _career(seed: int, dedupe: bool, monkeypatch) -> World:
     with monkeypatch.context() as m:
         if not dedupe:
-            m.setattr(people, "unique_name", lambda w, name: name)
+            m.setattr(people, "unique_name", lambda w, name, taken=None: name)
         w = World(standard_config(), seed)
         play(w, Baseline())
         return w
