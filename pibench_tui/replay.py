@@ -21,10 +21,8 @@ from world.api import Api
 from world.config import WorldConfig
 from world.engine import World
 
+from .harness.rundir import RUN_FORMAT
 from .tui_game import Game
-
-RUN_FORMAT = "pibench-run/1"
-"""The ``format`` of a run directory's ``result.json`` this viewer reads."""
 
 
 class ReplayError(Exception):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.harness.rundir import iter_run_dirs, read_json, read_jsonl
+from pibench_tui.harness.rundir import RUN_FORMAT, iter_run_dirs, read_json, read_jsonl
 
 __all__ = ["Career", "LoadError", "canonical_scenario", "drop_duplicates", "load_careers"]
 
@@ -369,7 +369,7 @@ def load_careers(paths: list[str], *, simulate: bool = True) -> list[Career]:
                 data = json.loads(p.read_text(encoding="utf-8"))
             except ValueError as exc:
                 raise LoadError(f"{raw}: not valid JSON ({exc})") from None
-            if isinstance(data, dict) and data.get("format") == "pibench-run/1":
+            if isinstance(data, dict) and data.get("format") == RUN_FORMAT:
                 careers.append(_from_run_dir(p.parent, simulate))
             elif isinstance(data, dict):
                 careers.extend(_from_run_json(p, data, simulate))
