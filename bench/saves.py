@@ -8,13 +8,19 @@ $100,000,000 start budget, so it never collapses and is still busy at month 60. 
 * the median time to save it (``SaveStore.save``: state snapshot, JSON normalisation,
   checksum, temp file + fsync + atomic replace, index update under the lock);
 * the median time to load it (``SaveStore.load_world``: read, verify format, checksum and
-  the store's seal, rebuild the World, check its digest; see ``saves/seal.py``), to load an
-  unsealed copy (the same plus the replay of its action log) and to read it only
-  (``SaveStore.load``);
+  the store's seal, rebuild the World and check it is exactly the saved state; see
+  ``saves/seal.py``), to load an unsealed copy (digest check plus the replay of its action
+  log) and to read it only (``SaveStore.load``);
 * the median time of the replay check alone (``saves.store.verify_replay``: what a load
   adds so that a hand-edited save is refused as tampered);
 * the median time to resume at month 59 and play one month (load + policy + tick);
 * the median autosave cost per month over a whole career (``SaveStore.autosave``, keep 3).
+
+Every figure is given as wall time and as CPU time of this process: on a shared machine the
+CPU time is the steadier one (wall time also waits for the disk: ``fsync`` of manual saves).
+As a yardstick of the machine's speed at the time, the one-shot ``json.dumps`` of the
+month-60 state is printed first (a saver that re-encodes everything pays it at least twice a
+save: the digest and the text).
 
 By default the store is a fresh temporary folder (on the same disk as ``$TMPDIR``); use
 ``--dir`` to measure another disk.
@@ -23,6 +29,7 @@ By default the store is a fresh temporary folder (on the same disk as ``$TMPDIR`
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -109,6 +116,9 @@ def main() -> None:
             f"busy lab: {POLICY} policy, seed {SEED}, month {world.month}, "
             f"{'collapsed' if world.collapsed else 'not collapsed'}, {people} people ever hired"
         )
+        view = world.state_view()
+        t = median(lambda: json.dumps(view, separators=(",", ":")), args.repeat)
+        print(f"yardstick: json.dumps of the month-60 state {t * 1e3:6.2f} ms {cpu()}")
         info = store.save("busy-m60", world, scenario="busy")
         print(f"save file at month 60:     {info.size / 1024:8.1f} kB")
         t = median(lambda: store.save("busy-m60", world, scenario="busy"), args.repeat)

@@ -448,7 +448,21 @@ def _text_cache(world: Any) -> TextCache | None:
     return cache
 
 
-def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+def _digest_and_text(world: Any, cache: TextCache | None) -> tuple[str, str] | None:
+    """``(digest, save text of world.state_view())`` from one pass of the world's save-text
+    cache (``World.digest_and_state_text``), or ``None`` (then the two are made apart)."""
+    method = getattr(world, "digest_and_state_text", None)
+    if cache is None or method is None:
+        return None
+    pair = method(cache)
+    if pair is None or values.TAG in pair[1]:  # a tagged value: the careful encoder decides
+        return None
+    return cast("tuple[str, str]", pair)
+
+
+def describe_world(
+    world: Any, scenario: Any = None, *, live: bool = False, digest: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Extract ``(meta, state)`` from a live world for saving.
 
     Args:
@@ -458,6 +472,7 @@ def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> t
         live: return the world's live state (``World.state_view()``, no copy) instead of a
             copy, for a caller that serialises it at once and keeps nothing (the store's
             own save paths); the world must not change in between.
+        digest: ``world.digest()`` when the caller has it already.
 
     Returns:
         The save's metadata (scenario, seed, month, status, digest) and the world state.
@@ -485,7 +500,7 @@ def describe_world(world: Any, scenario: Any = None, *, live: bool = False) -> t
         "months": config_dict.get("months"),
         "finished": bool(world.finished),
         "collapsed": bool(getattr(world, "collapsed", False)),
-        "digest": str(world.digest()),
+        "digest": str(digest if digest is not None else world.digest()),
     }
     return meta, state
 
@@ -898,7 +913,9 @@ class SaveStore:
             SaveExistsError: ``overwrite`` is false and the name is taken.
             StoreLockedError: another process kept the store busy.
         """
-        meta, state = describe_world(world, scenario, live=True)  # serialised before returning
+        cache = _text_cache(world)
+        fast = _digest_and_text(world, cache)
+        meta, state = describe_world(world, scenario, live=True, digest=fast[0] if fast else None)  # serialised at once
         return self.save_state(
             name,
             meta,
@@ -907,7 +924,8 @@ class SaveStore:
             kind=kind,
             overwrite=overwrite,
             sealed=is_world_state(state),
-            text_cache=_text_cache(world),
+            text_cache=cache,
+            _text=fast[1] if fast else None,
         )
 
     def save_state(
@@ -922,6 +940,7 @@ class SaveStore:
         created: str | None = None,
         sealed: bool = False,
         text_cache: TextCache | None = None,
+        _text: str | None = None,
     ) -> SaveInfo:
         """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
 
@@ -930,7 +949,8 @@ class SaveStore:
         own callers only) marks a state taken from a live world or just verified by replay:
         the file gets the store's seal and loads without a replay (:mod:`saves.seal`).
         ``text_cache`` (the store's own callers) re-encodes only what changed since the
-        last save of the same world (:func:`saves.values.encode_text`).
+        last save of the same world (:func:`saves.values.encode_text`); ``_text`` is the
+        state's text made already by that cache (:func:`_digest_and_text`).
         """
         try:
             check_name(name, autosave_ok=kind == "import" and career is not None)
@@ -939,7 +959,8 @@ class SaveStore:
                 raise
         if kind not in KINDS:
             raise SaveError(f"unknown save kind {kind!r}; valid kinds: {', '.join(KINDS)}")
-        encoded = values.encode_text(state, text_cache)  # the expensive part: before the lock and any file
+        # The expensive part: before the lock and any file.
+        encoded = (False, _text) if _text is not None else values.encode_text(state, text_cache)
         with self._writing() as table:
             info = self._put(
                 table,
@@ -1014,9 +1035,13 @@ class SaveStore:
         """
         check_name(career)
         keep = max(1, int(keep))
-        meta, state = describe_world(world, scenario, live=True)  # serialised right below
+        cache = _text_cache(world)
+        fast = _digest_and_text(world, cache)
+        meta, state = describe_world(
+            world, scenario, live=True, digest=fast[0] if fast else None
+        )  # serialised right below
         name = autosave_name(career, meta["month"], meta["finished"])
-        encoded = values.encode_text(state, _text_cache(world))
+        encoded = (False, fast[1]) if fast is not None else values.encode_text(state, cache)
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
             info = self._put(

@@ -105,3 +105,23 @@ def test_a_loaded_world_takes_the_parsed_state_over_once_and_plays_on_exactly(tm
         step(first, api1, pol1)
     assert first.digest() == world.digest()
     assert second.digest() == record.info.digest != world.digest()
+
+
+def test_saves_written_in_one_pass_hold_what_the_plain_path_writes(tmp_path):
+    """save() and autosave() (digest and text from one pass of the world's cache) write the
+    same state text and digest as save_state() of describe_world() (no cache), month after
+    month of one career."""
+    world, api, pol = played(3)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+
+    def state_text(name: str) -> str:
+        env = json.loads(store.file_of(name).read_text())
+        return json.dumps(env["save"]["state"], separators=(",", ":"))
+
+    for _ in range(6):
+        step(world, api, pol)
+        fast = store.save("fast", world, scenario="standard")
+        auto = store.autosave("lab", world, scenario="standard")
+        plain = store.save_state("plain", *describe_world(world, "standard"))
+        assert fast.digest == auto.digest == plain.digest == world.digest()
+        assert state_text("fast") == state_text(auto.name) == state_text("plain")

@@ -104,3 +104,23 @@ def test_fingerprints_tell_apart_what_equality_confuses(value):
     others = [1, 1.0, True, None, "1", [1], (1,), {"1": 1}, -0.0, 0.0]
     same = [o for o in others if fingerprint(o) == fingerprint(value)]
     assert len(same) == 1 and type(same[0]) is type(value)
+
+
+def test_one_pass_gives_the_save_text_and_the_digest():
+    """World.digest_and_state_text: from one pass of a cache, the digest equals the one-shot
+    digest and the text equals json.dumps of the state, month after month and after edits
+    (a type-only change in an old entry, a new key in a split dict); a value the text
+    refuses (NaN) gives None."""
+    cache = TextCache(allow_nan=False)
+    world = None
+    for world in busy_months(20):
+        digest, text = world.digest_and_state_text(cache)
+        assert digest == plain_digest(world) and text == one_shot(world.state_view(), sort_keys=False)
+    assert world is not None
+    world.s.ledger[2][2] = int(world.s.ledger[2][2])
+    world.s.eval_log["zeta"] = [1, 2]
+    world.s.eval_log["alpha"] = {"b": 1, "a": 2}
+    digest, text = world.digest_and_state_text(cache)
+    assert digest == plain_digest(world) and text == one_shot(world.state_view(), sort_keys=False)
+    world.s.budget = float("nan")
+    assert world.digest_and_state_text(cache) is None
