@@ -74,6 +74,10 @@ class _CachedNamespace:
             setattr(self, method, _writer(fn, memo) if spec.mutating else _reader(fn, f"{name}.{method}", memo))
 
 
+_UNREAD = object()
+"""The memo's marker for a read not made yet."""
+
+
 def _reader(fn: Callable[..., Any], key: str, memo: dict[Any, Any]) -> Callable[..., Any]:
     """``fn`` (a reading API call) answered from ``memo`` when asked again with the same
     arguments (same values of the same types); unhashable arguments are not memoised."""
@@ -84,12 +88,11 @@ def _reader(fn: Callable[..., Any], key: str, memo: dict[Any, Any]) -> Callable[
             items = tuple(sorted(kwargs.items())) if kwargs else ()
             k = (key, args, tuple(map(type, args)), items, tuple(type(v) for _, v in items))
         try:
-            return memo[k]
-        except KeyError:
-            pass
+            out = memo.get(k, _UNREAD)
         except TypeError:  # an unhashable argument: ask the API every time
             return fn(*args, **kwargs)
-        out = memo[k] = fn(*args, **kwargs)
+        if out is _UNREAD:
+            out = memo[k] = fn(*args, **kwargs)
         return out
 
     read.__doc__ = fn.__doc__

@@ -353,17 +353,17 @@ def venue_deadlines(w: World) -> list[str]:
     return [v for v in VENUES if cfg.venues[v]["conference"] and (m % 12) in cfg.venues[v]["deadlines"]]
 
 
-_DASHBOARD_ROW_LISTS = (
+_DASHBOARD_FLAT_ROW_LISTS = (
     "staff",
     "students",
-    "active_projects",
     "available_drafts",
     "submissions_under_review",
     "proposals_pending",
     "active_awards",
-    "pending_events",
     "open_grant_calls",
 )
+"""The dashboard's lists of rows whose values are all scalars (``active_projects`` holds
+``members`` lists, ``pending_events`` ``details`` dicts)."""
 
 
 def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
@@ -373,12 +373,10 @@ def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
     out["attention"] = dict(d["attention"])
     out["venue_deadlines_this_month"] = list(d["venue_deadlines_this_month"])
     out["notes"] = list(d["notes"])
-    for key in _DASHBOARD_ROW_LISTS:
+    for key in _DASHBOARD_FLAT_ROW_LISTS:
         out[key] = [dict(r) for r in d[key]]
-    for r in out["active_projects"]:
-        r["members"] = list(r["members"])
-    for r in out["pending_events"]:
-        r["details"] = dict(r["details"])
+    out["active_projects"] = [{**r, "members": list(r["members"])} for r in d["active_projects"]]
+    out["pending_events"] = [{**r, "details": dict(r["details"])} for r in d["pending_events"]]
     return out
 
 

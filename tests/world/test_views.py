@@ -166,3 +166,38 @@ def test_the_api_dashboard_equals_a_fresh_one_at_every_read(policy):
         if not w.s.finished:
             assert {k: v for k, v in moved.items() if k != "report"} == views.dashboard(w)
     assert _CheckedApi.checked > 100
+
+
+def _containers(x, out):
+    """Every list and dict inside ``x`` (``x`` included), innermost first."""
+    if isinstance(x, dict):
+        for v in x.values():
+            _containers(v, out)
+        out.append(x)
+    elif isinstance(x, list):
+        for v in x:
+            _containers(v, out)
+        out.append(x)
+    return out
+
+
+def test_wrecking_every_container_of_returned_results_changes_neither_world_nor_next_reads():
+    """Clearing every list and dict inside a dashboard, a time.next_month() reply and the list
+    calls' rows leaves the world's digest as it was, and the next dashboard and list rows
+    equal those built afresh from the world (nothing returned is shared with the API's caches)."""
+    w, api = _career(20, seed=3)
+    digest = w.digest()
+    calls = [("lab", "dashboard"), ("grants", "proposals"), ("papers", "drafts"), ("events", "pending")]
+    before = {c: getattr(getattr(api, c[0]), c[1])() for c in calls}
+    for c in calls:
+        for box in _containers(getattr(getattr(api, c[0]), c[1])(), []):
+            box.clear()
+    assert w.digest() == digest
+    for c in calls:
+        assert getattr(getattr(api, c[0]), c[1])() == before[c], c
+    assert api.lab.dashboard() == views.dashboard(w)
+    moved = api.time.next_month()
+    after_tick = api.lab.dashboard()
+    for box in _containers(moved, []):
+        box.clear()
+    assert api.lab.dashboard() == after_tick == views.dashboard(w)

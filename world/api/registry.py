@@ -152,6 +152,18 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
             w.version += 1
             return result
 
+        if not names and not mutating:  # a reading call without parameters: nothing to bind or check
+
+            @functools.wraps(fn)
+            def reader(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if args or kwargs:
+                    return wrapper(self, *args, **kwargs)  # the full path names the bad arguments
+                return fn(self)
+
+            reader._api_mutating = mutating  # type: ignore[attr-defined]
+            reader._api_signature = sig  # type: ignore[attr-defined]
+            return reader
+
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
         wrapper._api_signature = sig  # type: ignore[attr-defined]
         return wrapper

@@ -69,11 +69,12 @@ def news_counts(api: Any, n: int = 40, since_month: int | None = None) -> dict[s
     """
     counts: dict[str, int] = {}
     for item in api.field.news(n):
-        if item["kind"] != "field" or item["topic"] is None:
+        topic = item["topic"]
+        if topic is None or item["kind"] != "field":
             continue
         if since_month is not None and item["month"] < since_month:
             continue
-        counts[item["topic"]] = counts.get(item["topic"], 0) + 1
+        counts[topic] = counts.get(topic, 0) + 1
     return counts
 
 
