@@ -1,9 +1,13 @@
 """The sandbox penetration suite (issue 3, MECHANICS §16).
 
-Each attack runs through the real ``pibench headless`` command after the same short
+Every attack runs through the real ``pibench headless`` command after the same short
 setup (an RA hired, one month played), then the session goes on. Every attack must be
 refused with a clear error of an expected type, leak nothing, leave the session running,
 and leave the world exactly as the setup alone leaves it (same state digest).
+
+The default run plays every attack, one after another, in one session (one process, each
+attack's errors told apart by their line numbers); the ``slow`` run also plays each attack
+alone in a fresh session.
 """
 
 from __future__ import annotations
@@ -241,10 +245,79 @@ def control_digest(saves_dir):
     return run.report()["state digest"]
 
 
+def _error_line_number(line: str) -> int:
+    """The script line an error line names (``Error ... line N: Kind: message``)."""
+    return int(line.split("line ", 1)[1].split(":", 1)[0])
+
+
+def _check_refused(attack_id: str, expected: tuple[str, ...], errors: list[str]) -> None:
+    """The attack's errors (in order): at least one, the first of an expected type, each
+    with a clear message."""
+    assert errors, f"{attack_id}: not refused"
+    for i, line in enumerate(errors):
+        kind = line.split(": ", 2)[1]
+        # A refused first statement may leave later ones of the attack without a name.
+        allowed = expected if i == 0 else expected + NAME
+        assert kind in allowed, f"{attack_id}: unexpected error {line}"
+        assert len(line.split(": ", 2)[2]) >= 10, f"{attack_id}: error message not clear: {line}"
+
+
+def _check_session(run, control_digest: str, label: str) -> None:
+    """Nothing leaked, one genuine report, the world as the setup alone left it."""
+    for leak in LEAKS:
+        assert leak not in run.stdout, f"{label}: leaked {leak!r}"
+    assert run.report()["state digest"] == control_digest, f"{label}: the world changed"
+    headers = [line for line in run.stdout.splitlines() if line.startswith("=== pibench")]
+    assert headers == ["=== pibench career report ==="], f"{label}: a second report"
+    assert run.report()["Impact"].startswith("0.0 "), f"{label}: a fake report"
+
+
+def test_every_attack_in_one_session_is_refused_and_changes_nothing(saves_dir, control_digest):
+    """All attacks, one after another in one session after the setup: each is refused with a
+    clear error of its expected type (told apart by line number), the session goes on after
+    each, nothing leaks, no shell command runs, and the final world digest equals the
+    control's (the setup alone).
+
+    Each attack starts from the names the setup left: the script deletes every name the
+    previous attack bound, then names the attack's ``SAVES``/``MARK`` (an agent process
+    restarted by a timeout starts afresh anyway)."""
+    saves = str(saves_dir / "saves")
+    lines = SETUP.splitlines()
+    lines.append("_START = frozenset(globals()) | {'_START', '_n'}")
+    spans: dict[str, tuple[int, int]] = {}
+    for attack_id, code, _ in ATTACKS:
+        mark = saves_dir / f"pwned-all-{attack_id}"
+        lines += [
+            "_START = globals().get('_START') or frozenset(globals()) | {'_START', '_n'}",
+            "for _n in [n for n in globals() if n not in _START]:",
+            "    del globals()[_n]",
+            f"SAVES = {saves!r}",
+            f"MARK = {str(mark)!r}",
+        ]
+        first = len(lines) + 1
+        lines += code.splitlines()
+        spans[attack_id] = (first, len(lines))
+        lines.append(f"print('<<after {attack_id}>>')")
+    run = run_pibench(ARGS, "\n".join(lines) + "\n", home=saves_dir, timeout=600)
+    assert run.returncode == 0, run.stderr
+    errors = run.errors()
+    claimed = 0
+    for attack_id, _, expected in ATTACKS:
+        first, last = spans[attack_id]
+        own = [line for line in errors if first <= _error_line_number(line) <= last]
+        claimed += len(own)
+        _check_refused(attack_id, expected, own)
+        assert f"<<after {attack_id}>>" in run.stdout, f"{attack_id}: the session did not go on"
+        assert not (saves_dir / f"pwned-all-{attack_id}").exists(), f"{attack_id}: ran a shell command"
+    assert claimed == len(errors), f"errors outside the attacks: {errors}"
+    _check_session(run, control_digest, "all attacks")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("attack_id,code,expected", ATTACKS, ids=[a[0] for a in ATTACKS])
-def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_dir, control_digest):
-    """The attack is refused with a clear error, nothing leaks, the session goes on and the
-    world digest equals the control's."""
+def test_attack_alone_is_refused_and_changes_nothing(attack_id, code, expected, saves_dir, control_digest):
+    """The attack, alone in a fresh session after the setup, is refused with a clear error,
+    nothing leaks, the session goes on and the world digest equals the control's."""
     saves = str(saves_dir / "saves")
     mark = saves_dir / f"pwned-{attack_id}"
     prelude = f"SAVES = {saves!r}\nMARK = {str(mark)!r}\n"
@@ -254,21 +327,11 @@ def test_attack_is_refused_and_changes_nothing(attack_id, code, expected, saves_
     assert run.returncode == 0, run.stderr
     errors = run.errors()
     assert errors, f"{attack_id}: not refused; output: {run.stdout[:500]}"
-    for i, line in enumerate(errors):
-        number = int(line.split("line ", 1)[1].split(":", 1)[0])
-        assert number >= first_attack_line, f"{attack_id}: the setup failed: {line}"
-        kind = line.split(": ", 2)[1]
-        # A refused first statement may leave later ones of the attack without a name.
-        allowed = expected if i == 0 else expected + NAME
-        assert kind in allowed, f"{attack_id}: unexpected error {line}"
-        assert len(line.split(": ", 2)[2]) >= 10, f"{attack_id}: error message not clear: {line}"
+    for line in errors:
+        assert _error_line_number(line) >= first_attack_line, f"{attack_id}: the setup failed: {line}"
+    _check_refused(attack_id, expected, errors)
     assert "<<after>>" in run.stdout, f"{attack_id}: the session did not go on"
-    for leak in LEAKS:
-        assert leak not in run.stdout, f"{attack_id}: leaked {leak!r}"
-    assert run.report()["state digest"] == control_digest, f"{attack_id}: the world changed"
-    headers = [line for line in run.stdout.splitlines() if line.startswith("=== pibench")]
-    assert headers == ["=== pibench career report ==="], f"{attack_id}: a second report"
-    assert run.report()["Impact"].startswith("0.0 "), f"{attack_id}: a fake report"
+    _check_session(run, control_digest, attack_id)
     assert not mark.exists(), f"{attack_id}: ran a shell command"
 
 

@@ -8,6 +8,7 @@ import hashlib
 import os
 import signal
 import sys
+import threading
 import time
 
 import numpy as np
@@ -43,12 +44,15 @@ class CheckedWorld:
 
 
 def _churn(path: str, seed: int, ready_w: int) -> None:
-    """Child body: write to the store as fast as possible until killed."""
+    """Child body: write to the store as fast as possible until killed (``r`` on the pipe
+    when it starts, ``w`` once its first operation is done)."""
     rng = np.random.default_rng(seed)
     store = SaveStore(path, lock_timeout=30)
     os.write(ready_w, b"r")
     k = 0
     while True:
+        if k == 1:
+            os.write(ready_w, b"w")
         k += 1
         w = CheckedWorld(k, rng)
         op = rng.integers(0, 10)
@@ -98,13 +102,17 @@ def _verify(path) -> int:
 
 
 def test_writers_killed_at_random_points_never_leave_a_broken_store(tmp_path):
-    """SIGKILL a busy writer 60 times at random moments; after each, the store is whole."""
+    """SIGKILL a busy writer 60 times at random moments; after each, the store is whole.
+    Every other writer is killed only after its first operation is done, so the store holds
+    saves however slowly a loaded machine runs the writers."""
     rng = np.random.default_rng(2024)
     path = tmp_path / "store"
     seen = 0
     for i in range(60):
         pid, ready = _fork(_churn, str(path), i)
         assert os.read(ready, 1) == b"r"
+        if i % 2:
+            assert os.read(ready, 1) == b"w"
         os.close(ready)
         time.sleep(float(rng.uniform(0.0, 0.03)))
         os.kill(pid, signal.SIGKILL)
@@ -141,18 +149,21 @@ def test_a_crash_inside_an_atomic_write_leaves_the_old_file(tmp_path, monkeypatc
     assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
 
 
-def _hold(path: str, seconds: float, ready_w: int) -> None:
+def _hold(path: str, release_r: int, ready_w: int) -> None:
+    """Child body: hold the store's lock (``r`` on the pipe once held) until a byte arrives on
+    ``release_r`` (or the child is killed)."""
     store = SaveStore(path)
     with store.lock:
         os.write(ready_w, b"r")
-        time.sleep(seconds)
+        os.read(release_r, 1)
 
 
 def test_second_writer_fails_clearly_when_the_lock_stays_busy(tmp_path):
     """A second writer waits `lock_timeout` seconds, then says who holds the store."""
     path = tmp_path / "store"
     SaveStore(path).save("a", CheckedWorld(1, np.random.default_rng(1)))
-    pid, ready = _fork(_hold, str(path), 30.0)
+    release_r, release_w = os.pipe()
+    pid, ready = _fork(_hold, str(path), release_r)
     try:
         assert os.read(ready, 1) == b"r"
         store = SaveStore(path, lock_timeout=0.3)
@@ -166,6 +177,8 @@ def test_second_writer_fails_clearly_when_the_lock_stays_busy(tmp_path):
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(release_r)
+        os.close(release_w)
     # The holder was killed: its lock is recovered at once (a store that never waits can write),
     # and the pid in the file replaced.
     SaveStore(path, lock_timeout=0).save("b", CheckedWorld(2, np.random.default_rng(2)))
@@ -175,17 +188,27 @@ def test_second_writer_fails_clearly_when_the_lock_stays_busy(tmp_path):
 
 def test_second_writer_waits_briefly_for_a_short_write(tmp_path):
     """If the other writer finishes within the timeout, the second one waits for it and proceeds
-    (the holder's lock is busy when the second writer starts)."""
+    (the holder's lock is busy when the second writer starts; it lets go a moment later,
+    however long the machine takes to get there)."""
     path = tmp_path / "store"
     SaveStore(path).save("a", CheckedWorld(1, np.random.default_rng(1)))
-    pid, ready = _fork(_hold, str(path), 2.0)
+    release_r, release_w = os.pipe()
+    pid, ready = _fork(_hold, str(path), release_r)
+    release = threading.Timer(0.3, os.write, (release_w, b"g"))
     try:
         assert os.read(ready, 1) == b"r"
         with pytest.raises(StoreLockedError):  # the holder still has it: a writer that never waits fails
             SaveStore(path, lock_timeout=0).save("c", CheckedWorld(3, np.random.default_rng(3)))
+        release.start()
         SaveStore(path, lock_timeout=120).save("b", CheckedWorld(2, np.random.default_rng(2)))
     finally:
+        if release.ident is None:  # failed before the release was scheduled
+            os.write(release_w, b"g")
+        else:
+            release.join()
         os.waitpid(pid, 0)
+        os.close(release_r)
+        os.close(release_w)
     assert SaveStore(path).names() == ["a", "b"]
 
 

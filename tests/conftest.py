@@ -1,0 +1,35 @@
+"""Settings shared by the whole test suite.
+
+- Hypothesis never enforces a per-example deadline: a loaded machine only makes a property
+  test slower, never wrong (no timing assertions anywhere).
+- Many tests run the real ``pibench`` command in a subprocess. When the environment forbids
+  bytecode files (``PYTHONDONTWRITEBYTECODE``), every such process compiled the whole package
+  from source again; the suite instead keeps bytecode under a private folder of the temporary
+  directory (``PYTHONPYCACHEPREFIX``), never next to the sources.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from hypothesis import settings
+
+settings.register_profile("pibench", deadline=None, print_blob=True)
+settings.load_profile("pibench")
+
+
+def _keep_bytecode_out_of_the_tree() -> None:
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return  # bytecode goes to __pycache__ as usual
+    prefix = Path(tempfile.gettempdir()) / f"pibench-tests-pycache-{os.getuid()}"
+    prefix.mkdir(mode=0o700, exist_ok=True)
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = str(prefix)
+
+
+_keep_bytecode_out_of_the_tree()
