@@ -113,10 +113,10 @@ def test_writers_killed_at_random_points_never_leave_a_broken_store(tmp_path):
         assert os.read(ready, 1) == b"r"
         if i % 2:
             assert os.read(ready, 1) == b"w"
-        os.close(ready)
         time.sleep(float(rng.uniform(0.0, 0.03)))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
+        os.close(ready)  # only now: the writer's "w" never meets a closed pipe
         assert os.WIFSIGNALED(status), "the writer died on its own: it hit an error"
         seen += _verify(path)
     assert seen > 0
