@@ -77,6 +77,11 @@ def iter_statements(lines: Iterable[str | None], limit: int | None = None) -> It
     for line in lines:
         lineno += 1
         if line is None:  # a line too long to read: the statement is overlong
+            if has_code and not overlong and _ended_before_any_line(buf, lex):
+                # The pending statement ended before this line (nothing indented, which the
+                # unseen line could continue): run it, do not fold it into the overlong one.
+                yield "".join(buf), start
+                has_code, size, tried = False, 0, 0
             if not has_code:
                 start = lineno
             buf, has_code, overlong = [], True, True
@@ -92,6 +97,7 @@ def iter_statements(lines: Iterable[str | None], limit: int | None = None) -> It
                     buf, has_code, size, tried, overlong = [], False, 0, 0, False
                     lex = _LexState()
                     start = lineno
+                    done = False  # yielded; the line below starts the next statement
             elif lex.clear():
                 done = _completeness("".join(buf)) != "incomplete"
             elif size >= 2 * tried:
@@ -114,6 +120,15 @@ def iter_statements(lines: Iterable[str | None], limit: int | None = None) -> It
         has_code = has_code or _has_code(line)
     if has_code:
         yield (None if overlong else "".join(buf)), start
+
+
+def _ended_before_any_line(buf: list[str], lex: _LexState) -> bool:
+    """Whether the pending lines form a statement that no following line could continue:
+    no open bracket, string or continuation, every code line at column 0 (an indented
+    line could continue a block), and the text compiles or cannot become valid."""
+    if not lex.clear() or any(line[:1] in (" ", "\t") and _has_code(line) for line in buf):
+        return False
+    return _completeness("".join(buf)) != "incomplete"
 
 
 class _LexState:

@@ -60,6 +60,19 @@ class TestStatementSplitting:
         assert split("# only a comment\n\n") == []
         assert split("") == []
 
+    def test_a_statement_before_an_overlong_line_still_runs(self):
+        """A line too long to read (``None`` from the bounded reader) after a complete statement
+        does not swallow that statement: it is yielded at its own line, and the overlong one is
+        reported at its true first line; a compound statement left open stays with it."""
+        lines = ["print('one')\n", None, "print('three')\n", "for i in x:\n", "    a(i)\n", None, "b = 2\n"]
+        assert list(iter_statements(lines, limit=100)) == [
+            ("print('one')\n", 1),
+            (None, 2),
+            ("print('three')\n", 3),
+            (None, 4),
+            ("b = 2\n", 7),
+        ]
+
     def test_streams_lazily(self):
         """A statement is yielded as soon as the next column-0 line arrives (a harness can
         interleave), without reading to EOF."""
