@@ -7,6 +7,7 @@ only on (policy, config, seed), so the rows are identical to a serial run.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import gc
 import math
@@ -228,7 +229,9 @@ def run_career(
         config: the world's parameters (default: ``WorldConfig()``).
         baseline_config: for ``baseline`` only, a config other than the default.
     """
-    cfg = dataclasses.replace(config) if config is not None else WorldConfig()
+    # WorldConfig is frozen: a shallow copy (no re-run of its 270-field __init__) keeps each
+    # world its own config object, as dataclasses.replace did, at ~1/40 of the cost
+    cfg = copy.copy(config) if config is not None else WorldConfig()
     world = World(cfg, seed)
     pol = build_policy(policy, world, baseline_config)
     play(world, pol)

@@ -11,6 +11,7 @@ the directory is complete).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import time
@@ -54,7 +55,7 @@ def recorded_career(
     from world.runner import AgentView, build_policy, result_row
 
     t0 = time.perf_counter()
-    world = World(dataclasses.replace(config), seed)
+    world = World(copy.copy(config), seed)  # as dataclasses.replace did, without re-running __init__
     pol = build_policy(policy, world, baseline_config)
     api = Api(world)
     view: Any = api if policy == "oracle" else AgentView(api)
