@@ -269,9 +269,10 @@ class Sandbox:
             }
             | {("memory", "write")}
         )
-        #: What agent code read after each kind of change the last time: ``{"" (the start of
-        #: a block) or "ns.method": [text of a read-only call message, ...]}``.
-        self._plans: dict[str, list[str]] = {}
+        #: What agent code read after each kind of change the last two times: ``{"" (the
+        #: start of a block) or "ns.method": ([text of a read-only call message, ...] the
+        #: last time, [...] the time before)}``.
+        self._plans: dict[str, tuple[list[str], list[str]]] = {}
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -481,7 +482,6 @@ class Sandbox:
         """Send one block and serve its calls until it ends, times out or breaks the protocol."""
         calls = 0
         prefetch = self.prefetch
-        plans = self._plans
         trigger: str | None = ""  # the last change (``""``: the block's start)
         epoch: dict[str, None] = {}  # read-only calls made since it (message texts, in order)
         sent: list[str] = []  # the texts of the last prefetched results sent, by index
@@ -496,7 +496,7 @@ class Sandbox:
             if rebind:
                 run_msg["rebind"] = True
             if prefetch:
-                sent = self._attach_prefetched(run_msg, plans.get(""), deadline)
+                sent = self._attach_prefetched(run_msg, self._plan(""), deadline)
             try:
                 proc.send(run_msg, deadline)
             except (TypeError, ValueError, RecursionError):  # a prefetched value not plain JSON
@@ -521,12 +521,12 @@ class Sandbox:
                         elif key not in self._passive and (ok or reply.get("code") == "internal_error"):
                             # The agent process empties its cache: a new epoch starts.
                             if trigger is not None:
-                                plans[trigger] = list(epoch)[:_PLAN_CALLS]
+                                self._learn(trigger, epoch)
                             trigger = f"{key[0]}.{key[1]}" if key in self._triggers else None
                             epoch = {}
                             sent = []
                             if ok and trigger is not None:
-                                sent = self._attach_prefetched(reply, plans.get(trigger), deadline)
+                                sent = self._attach_prefetched(reply, self._plan(trigger), deadline)
                     try:
                         if not _send_reply(proc, msg, reply, deadline):
                             sent = []  # sent without the prefetched results
@@ -563,7 +563,7 @@ class Sandbox:
                     collector.cut(omitted)
                     collector.add(tail)
                     if prefetch and trigger is not None:
-                        plans[trigger] = list(epoch)[:_PLAN_CALLS]
+                        self._learn(trigger, epoch)
                     return finish(_clean_error(error), calls, restarted=replaced)
                 else:
                     raise _ProtocolError(f"unexpected message {kind!r}")
@@ -623,6 +623,17 @@ class Sandbox:
                 restarted=True,
                 lost=True,
             )
+
+    def _learn(self, trigger: str, epoch: dict[str, None]) -> None:
+        """Keep the read-only calls made after ``trigger`` this time (and the time before)."""
+        last = self._plans.get(trigger)
+        self._plans[trigger] = (list(epoch)[:_PLAN_CALLS], last[0] if last else [])
+
+    def _plan(self, trigger: str) -> list[str]:
+        """The read-only calls to prefetch after ``trigger``: those made after it either of
+        the last two times (an agent's months alternate between a few shapes)."""
+        last, before = self._plans.get(trigger, ((), ()))
+        return list(dict.fromkeys([*last, *before]))[:_PLAN_CALLS]
 
     def _attach_prefetched(self, msg: dict, plan: list[str] | None, deadline: float) -> list[str]:
         """Ask the handler the read-only calls of ``plan`` (texts of call messages) now and
