@@ -448,20 +448,32 @@ def _text_cache(world: Any) -> TextCache | None:
     return cache
 
 
-def _digest_and_text(world: Any, cache: TextCache | None) -> tuple[str, str] | None:
-    """``(digest, save text of world.state_view())`` from one pass of the world's save-text
-    cache (``World.digest_and_state_text``), or ``None`` (then the two are made apart)."""
+def _describe_fast(
+    world: Any, scenario: Any, cache: TextCache | None
+) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """:func:`describe_world` (live) of a world about to be saved, and the state's save text
+    when the world's save-text cache made it in the same pass as the digest
+    (``World.digest_and_state_text``); ``None`` then means: encode the state apart."""
     method = getattr(world, "digest_and_state_text", None)
     if cache is None or method is None:
-        return None
-    pair = method(cache)
+        meta, state = describe_world(world, scenario, live=True)
+        return meta, state, None
+    view = world.state_view()
+    pair = method(cache, view)
     if pair is None or values.TAG in pair[1]:  # a tagged value: the careful encoder decides
-        return None
-    return cast("tuple[str, str]", pair)
+        meta, state = describe_world(world, scenario, live=True, state=view)
+        return meta, state, None
+    meta, state = describe_world(world, scenario, live=True, digest=pair[0], state=view)
+    return meta, state, pair[1]
 
 
 def describe_world(
-    world: Any, scenario: Any = None, *, live: bool = False, digest: str | None = None
+    world: Any,
+    scenario: Any = None,
+    *,
+    live: bool = False,
+    digest: str | None = None,
+    state: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Extract ``(meta, state)`` from a live world for saving.
 
@@ -473,12 +485,14 @@ def describe_world(
             copy, for a caller that serialises it at once and keeps nothing (the store's
             own save paths); the world must not change in between.
         digest: ``world.digest()`` when the caller has it already.
+        state: ``world.state_view()`` when the caller has just made it (with ``live``).
 
     Returns:
         The save's metadata (scenario, seed, month, status, digest) and the world state.
     """
     view = getattr(world, "state_view", None) if live else None
-    state = view() if view is not None else world.to_state()
+    if state is None:
+        state = view() if view is not None else world.to_state()
     config: Any = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
     if view is not None and config is getattr(world, "cfg", None) and isinstance(state.get("config"), dict):
         config_dict = state["config"]  # the live view's own copy-free config, serialised at once
@@ -914,8 +928,7 @@ class SaveStore:
             StoreLockedError: another process kept the store busy.
         """
         cache = _text_cache(world)
-        fast = _digest_and_text(world, cache)
-        meta, state = describe_world(world, scenario, live=True, digest=fast[0] if fast else None)  # serialised at once
+        meta, state, text = _describe_fast(world, scenario, cache)  # serialised at once
         return self.save_state(
             name,
             meta,
@@ -925,7 +938,7 @@ class SaveStore:
             overwrite=overwrite,
             sealed=is_world_state(state),
             text_cache=cache,
-            _text=fast[1] if fast else None,
+            _text=text,
         )
 
     def save_state(
@@ -950,7 +963,7 @@ class SaveStore:
         the file gets the store's seal and loads without a replay (:mod:`saves.seal`).
         ``text_cache`` (the store's own callers) re-encodes only what changed since the
         last save of the same world (:func:`saves.values.encode_text`); ``_text`` is the
-        state's text made already by that cache (:func:`_digest_and_text`).
+        state's text made already by that cache (:func:`_describe_fast`).
         """
         try:
             check_name(name, autosave_ok=kind == "import" and career is not None)
@@ -1036,12 +1049,9 @@ class SaveStore:
         check_name(career)
         keep = max(1, int(keep))
         cache = _text_cache(world)
-        fast = _digest_and_text(world, cache)
-        meta, state = describe_world(
-            world, scenario, live=True, digest=fast[0] if fast else None
-        )  # serialised right below
+        meta, state, text = _describe_fast(world, scenario, cache)  # serialised right below
         name = autosave_name(career, meta["month"], meta["finished"])
-        encoded = (False, fast[1]) if fast is not None else values.encode_text(state, cache)
+        encoded = (False, text) if text is not None else values.encode_text(state, cache)
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
             info = self._put(

@@ -399,18 +399,19 @@ class World:
             blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def digest_and_state_text(self, cache: TextCache) -> tuple[str, str] | None:
+    def digest_and_state_text(self, cache: TextCache, view: dict[str, Any] | None = None) -> tuple[str, str] | None:
         """``(self.digest(), cache's JSON text of self.state_view())`` in one pass over the
         state (a save needs both every month; each piece is fingerprinted once).
 
         Args:
             cache: the caller's cache for this world (its encoding options make the text).
+            view: ``self.state_view()`` if the caller has just made it (the world unchanged).
 
         Returns:
             The pair, or ``None`` when the cache cannot take the state as it is (then call
             :meth:`digest` and encode the state the ordinary way).
         """
-        pair = cache.dumps_with_sorted(self.state_view(), omit="last_report")
+        pair = cache.dumps_with_sorted(view if view is not None else self.state_view(), omit="last_report")
         if pair is None:
             return None
         text, blob = pair
