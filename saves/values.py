@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from saves.errors import SaveValueError
-from world.textcache import TextCache
+from world.textcache import TextCache, fingerprint
 
 TAG = "$pibench"
 """The reserved key marking a tagged value (a non-finite float or a dict with typed keys)."""
@@ -171,10 +171,17 @@ def encode(value: Any) -> tuple[Any, bool, str]:
     return doc, tagged, canonical_json(doc)
 
 
-def _check_piece(value: Any, text: str) -> None:
-    """:class:`~world.textcache.TextCache` check: a piece's text reads back as the value."""
-    if json.loads(text) != value:
+def _check_piece(value: Any, text: str) -> bool:
+    """:class:`~world.textcache.TextCache` check: a piece's text reads back as the value,
+    with every type (``marshal`` streams equal; a tuple, an integer key or a numpy value
+    differs), so the piece is also plain data (returns ``True``).
+
+    Raises:
+        ValueError: the text does not read back exactly (the careful encoder must decide).
+    """
+    if fingerprint(json.loads(text)) != fingerprint(value):
         raise ValueError("not plain JSON")
+    return True
 
 
 def text_cache() -> TextCache:

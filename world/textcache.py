@@ -52,10 +52,13 @@ def fingerprint(value: Any) -> bytes:
     """Bytes that are equal only for values of the same types, values and order, whatever
     objects they share (used to compare a rebuilt world with a parsed save).
 
-    ``marshal`` (version :data:`FINGERPRINT_VERSION`) of plain data: exact types only
-    (``bool``, ``int``, ``float`` as its 8 IEEE bytes, ``str``, ``None``, ``list``, ``tuple``,
-    ``dict`` in its order); anything else, a subclass included, raises ``ValueError``.
-    Unlike ``==`` it tells ``1``, ``1.0`` and ``True`` apart, and ``0.0`` from ``-0.0``.
+    ``marshal`` (version :data:`FINGERPRINT_VERSION`): exact types only (``bool``, ``int``,
+    ``float`` as its 8 IEEE bytes, ``str``, ``None``, ``list``, ``tuple``, ``dict`` in its
+    order); a subclass raises ``ValueError``. Unlike ``==`` it tells ``1``, ``1.0`` and
+    ``True`` apart, and ``0.0`` from ``-0.0``. Caution: objects with a buffer (``bytes``,
+    numpy values) are written as their bytes, so a numpy float and int of the same 8 bytes
+    look alike: compare a value's fingerprint with that of JSON-parsed data (which holds no
+    buffers), as :func:`is_plain`, the saves' checks and ``saves.store.rebuilds_state`` do.
     """
     return marshal.dumps(value, FINGERPRINT_VERSION)
 
@@ -92,7 +95,8 @@ class TextCache:
         sort_keys, allow_nan, default: as for ``json.dumps`` (separators are always compact
             ``(",", ":")`` and the output ASCII).
         check: called with ``(value, text)`` for every piece encoded afresh (a saver proves
-            each new piece faithful there); raising from it aborts :meth:`dumps`.
+            each new piece faithful there); raising from it aborts :meth:`dumps`; it
+            returns whether the piece is plain data (else :func:`is_plain` is asked).
 
     Attributes:
         encoded: how many pieces the last call encoded afresh (for tests and bench).
@@ -104,7 +108,7 @@ class TextCache:
         sort_keys: bool = False,
         allow_nan: bool = True,
         default: Callable[[Any], Any] | None = None,
-        check: Callable[[Any, str], None] | None = None,
+        check: Callable[[Any, str], bool] | None = None,
     ) -> None:
         self._encode = json.JSONEncoder(
             separators=(",", ":"), sort_keys=sort_keys, allow_nan=allow_nan, default=default
@@ -193,12 +197,11 @@ class TextCache:
             self._used[path] = hit
             return hit[1], hit[2]
         text = self._encode(value)
-        if self.check is not None:
-            self.check(value, text)
+        plain = self.check(value, text) if self.check is not None else False
         self.encoded += 1
         if inner:
             text = text[1:-1]
-        plain = is_plain(value)
+        plain = plain or is_plain(value)
         stext = None
         if pair:
             # Pickles of dict-free values hold no EMPTY_DICT opcode ("}"); the byte may also
