@@ -7,6 +7,8 @@ repeated runs:
   seed)`` after a warm-up, seeds 101-110), beside the original benchmark's figure measured
   side by side on this machine: :data:`ORIGINAL_MS_PER_MONTH` (0.43-0.51 ms per month, the
   range quoted in issue 9; nothing is fetched). Goal: at least 5x faster.
+* **where a baseline month goes**: the policy's ``act`` (reads and changes through the API)
+  against the tick, CPU ms per month.
 * **engine tick of a do-nothing month** (``World.next_month`` with no lab members and no
   actions, months 1-59 of seeds 101-140). Goal: at most 0.06 ms.
 * **per-month cost against head count**, 10 to 2,000 people: a lab of ``n`` researchers
@@ -82,6 +84,38 @@ def baseline_per_month(repeat: int) -> None:
             f"baseline career, {label}: {t * 1e3:7.2f} ms = {ms:.4f} ms/month "
             f"(original {lo}-{hi} ms/month: {lo / ms:.1f}-{hi / ms:.1f}x faster; goal >= {GOAL_SPEEDUP:g}x)"
         )
+
+
+def policy_and_tick(repeat: int) -> None:
+    """Where a baseline month goes: the policy's ``act`` (its reads and changes through the API)
+    and the month's tick (``time.next_month``), CPU ms per month, medians over careers played
+    as :func:`world.runner.play` plays them (the same CachedReads view)."""
+    from world.policies import Baseline
+    from world.runner import AgentView, CachedReads
+
+    acts, ticks = [], []
+    for i in range(repeat):
+        w = World(WorldConfig(), 101 + i % 10)
+        api = Api(w)
+        view = CachedReads(AgentView(api))
+        pol = Baseline()
+        a = t = 0.0
+        while not w.s.finished:
+            m = w.s.month
+            view.forget()
+            c0 = time.process_time()
+            pol.act(view)
+            c1 = time.process_time()
+            if not w.s.finished and w.s.month == m:
+                api.next_month_unread()
+            t += time.process_time() - c1
+            a += c1 - c0
+        acts.append(a * 1e3 / w.s.month)
+        ticks.append(t * 1e3 / w.s.month)
+    a, t = statistics.median(acts), statistics.median(ticks)
+    print(
+        f"baseline month, cpu: policy + API {a:.4f} ms ({100 * a / (a + t):.0f}%), tick {t:.4f} ms ({100 * t / (a + t):.0f}%)"
+    )
 
 
 def do_nothing_tick(seeds: int) -> None:
@@ -244,6 +278,7 @@ def main() -> None:
     repeat = 7 if args.quick else args.repeat
     print(f"python {sys.version.split()[0]}; CPU time = this process only")
     baseline_per_month(repeat)
+    policy_and_tick(repeat)
     do_nothing_tick(10 if args.quick else 40)
     gc.collect()
     head_count([10, 100, 500] if args.quick else [10, 50, 200, 500, 1000, 2000], 3 if args.quick else 6)
