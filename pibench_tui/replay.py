@@ -146,7 +146,7 @@ def open_save(name: str, saves_dir: str | None = None, store: Any = None) -> Rep
         config=WorldConfig.from_dict(world.cfg.to_dict()),
         seed=world.seed,
         log=[list(row) for row in world.s.action_log],
-        result={"digest": world.digest()},
+        result={"digest": world.digest(), "memory_final": world.s.memory},
         path=str(store.path),
     )
 
@@ -247,5 +247,12 @@ class Replayer:
         if not want:
             return None
         self.goto(self.last_month)
-        got = self.world.digest()
+        # The agent's notes are part of the state but not of the action log: the digest was
+        # taken with the notes the career ended with (as `pibench replay` checks it).
+        shown = self.world.s.memory
+        self.world.s.memory = str(self.source.result.get("memory_final") or "")
+        try:
+            got = self.world.digest()
+        finally:
+            self.world.s.memory = shown
         return None if got == want else f"re-simulated digest {got[:12]} differs from the recorded {str(want)[:12]}"

@@ -72,6 +72,28 @@ async def test_viewer_steps_through_an_agent_run_read_only(tmp_path):
         assert app.replayer.month == 6
 
 
+def test_final_digest_check_counts_the_agents_notes(tmp_path):
+    """The agent's notes are in the world's state but not in its action log: a run directory
+    whose result records them (``memory_final``), and a save with notes, replay to their
+    digest, with no false "differs" warning."""
+    run = write_run_dir(tmp_path, months=3)
+    result = json.loads((run / "result.json").read_text())
+    replayer = Replayer(open_run_dir(run))
+    ended = replayer.goto(replayer.last_month).world
+    ended.s.memory = "notes of month 3"
+    (run / "result.json").write_text(
+        json.dumps({**result, "digest": ended.digest(), "memory_final": "notes of month 3"})
+    )
+    assert Replayer(open_run_dir(run)).check_digest() is None
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    w = new_world("short-12")
+    api = Api(w)
+    api.memory.write("hire in month 2")
+    api.time.next_month()
+    store.save("noted", w, scenario="short-12")
+    assert Replayer(open_source("noted", saves_dir=str(store.path))).check_digest() is None
+
+
 @pytest.mark.asyncio
 async def test_viewer_opens_a_save(tmp_path):
     """A save name opens the saved career from month 1 to the month it was saved in."""
