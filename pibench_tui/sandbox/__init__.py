@@ -668,7 +668,8 @@ class Sandbox:
         ):
             raise _ProtocolError("malformed API call")
         try:
-            if ns == "query":  # read-only: Ctrl-C may stop it (the query worker is killed)
+            if ns == "query" or (ns, method) in self._readonly:
+                # Read-only: Ctrl-C may stop it (a query's worker is killed), nothing is half-done.
                 value = self.handler(ns, method, args, kwargs)
             else:
                 with _sigint_deferred():

@@ -329,7 +329,7 @@ _READ_CACHE_ENTRIES = 512
 
 # The cache keeps results marshalled: bytes agent code cannot reach or change, turned back
 # into new objects by C code for each answer (the values are plain JSON values).
-_marshal_dumps = marshal.dumps
+_marshal_dumps: Callable[[Any], bytes] = marshal.dumps
 _marshal_loads = marshal.loads
 
 
@@ -515,12 +515,13 @@ class _Runtime:
         }
         passive = readonly | {("query", "query"), ("memory", "read")}
         cache: dict[bytes, bytes] = {}  # encoded call -> marshalled result
+        # Prefetched results not used yet, as decoded (no one else holds them): the first
+        # use hands out this very object and keeps it marshalled for later ones.
+        fresh: dict[bytes, object] = {}
         prefetched: dict[bytes, int] = {}  # encoded call -> its index in the last "pf" list
         used: list[int] = []  # indices of prefetched results agent code has used, not yet told
         bare: dict[tuple[str, str], bytes] = {}  # encoded calls without arguments
         self.read_cache = cache
-        self.prefetched = prefetched
-        self.used = used
         channel_recv = channel.recv
         dumps = _marshal_dumps
         loads = _marshal_loads
@@ -528,18 +529,15 @@ class _Runtime:
         def take_prefetched(pf: object) -> None:
             """Clear the cache and fill it with the parent's prefetched results."""
             cache.clear()
+            fresh.clear()
             prefetched.clear()
             del used[:]
             if type(pf) is not list:
                 return
             for i, item in enumerate(cast("list[object]", pf)):
                 if type(item) is list and len(item) == 2 and type(item[0]) is str:
-                    try:
-                        blob = dumps(item[1])
-                    except ValueError:  # pragma: no cover - nested past marshal's depth
-                        continue
                     data = item[0].encode("utf-8", "replace") + b"\n"
-                    cache[data] = blob
+                    fresh[data] = item[1]
                     prefetched[data] = i
 
         def usage() -> bytes:
@@ -562,10 +560,15 @@ class _Runtime:
             if key in readonly:
                 blob = cache.get(data)
                 if blob is not None:
-                    index = prefetched.pop(data, None)
-                    if index is not None:
-                        used.append(index)
                     return loads(blob)
+                if data in fresh:
+                    value = fresh.pop(data)
+                    used.append(prefetched.pop(data))
+                    try:
+                        cache[data] = dumps(value)
+                    except ValueError:  # pragma: no cover - nested past marshal's depth
+                        pass
+                    return value
             out.flush()
             channel_send_raw(usage() + data)
             reply = channel_recv()
@@ -582,7 +585,6 @@ class _Runtime:
                 if key in readonly and ok is True:
                     if len(cache) >= _READ_CACHE_ENTRIES:
                         cache.clear()
-                        prefetched.clear()
                     try:
                         cache[data] = dumps(value)
                     except ValueError:  # pragma: no cover - nested past marshal's depth

@@ -80,6 +80,12 @@ class AgentProcess:
         # Encoding fails (TypeError/ValueError) before anything is written.
         data = _ENCODER.encode(msg)
         view = memoryview(data.encode("utf-8", "replace") + b"\n")
+        try:  # the pipe has room (the usual case): no select() first
+            view = view[os.write(self.wfd, view) :]
+        except BlockingIOError:
+            pass
+        except OSError as exc:  # BrokenPipeError included
+            raise _Gone() from exc
         while view:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
