@@ -141,6 +141,8 @@ def build_report(
                 "tokens_per_career": statistics.fmean(tokens) if tokens else None,
                 "tokens_total": sum(tokens) if tokens else None,
                 "cost_usd": cost,
+                "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
+                "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
                 "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
                 "flags": sum(c.flags or 0 for c in agents),
                 "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),

@@ -76,6 +76,7 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "grants",
         "tokens/career",
         "cost USD",
+        "LLM failed calls",
         "flags",
         "invalid",
     ]
@@ -96,11 +97,21 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 format_value(r["grants"], 1),
                 format_value(r["tokens_per_career"], 0),
                 format_value(r["cost_usd"], 2),
+                _failed_calls(r),
                 (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
                 str(r["invalid"]),
             ]
         )
     return head, rows
+
+
+def _failed_calls(row: dict[str, Any]) -> str:
+    """The leaderboard cell for LLM calls that failed after their retries (months advanced
+    without the model, MECHANICS §16): ``—`` for policies, ``0``, or ``N run(s): M``."""
+    if row["kind"] != "agent":
+        return "—"
+    failed = row.get("llm_failed_calls") or 0
+    return f"{row.get('llm_failed_runs') or 0} run(s): {failed}" if failed else "0"
 
 
 def _table_rows(
@@ -209,7 +220,9 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). CI: seed-bootstrap 95% interval of the mean. Δ: mean paired difference per "
-        f"seed against <b>{html.escape(str(report['reference']))}</b>, with its bootstrap interval. Flags: integrity "
+        f"seed against <b>{html.escape(str(report['reference']))}</b>, with its bootstrap interval. LLM failed calls: "
+        "calls that failed after their retries (runs with any: calls); each such month advanced without the model "
+        "(MECHANICS §16). Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
         "protocol anomalies). Invalid: results that do not re-simulate from their action log.</p>",
         _img(figs, "impact", "Impact per seed"),

@@ -144,6 +144,30 @@ def test_report_over_agent_runs_and_run_json(tmp_path):
     assert "<th>seed 101</th>" in page
 
 
+def test_leaderboard_shows_llm_calls_that_failed(tmp_path):
+    """Careers whose LLM calls failed after their retries (months advanced without the model)
+    are counted in the leaderboard and shown in their own column, so an endpoint that never
+    answered cannot pass for a model that scored 0."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import leaderboard_rows
+
+    careers = [
+        _career(label="down", seed=1, impact=0.0, failed_calls=8),
+        _career(label="down", seed=2, impact=0.0, failed_calls=0),
+        _career(label="fine", seed=1, failed_calls=0),
+        _career(label="fine", seed=2, failed_calls=0),
+        _career(label="pol", kind="policy", seed=1),
+    ]
+    rep = build_report(careers, reference="fine")
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert board["down"]["llm_failed_runs"] == 1 and board["down"]["llm_failed_calls"] == 8
+    assert board["fine"]["llm_failed_calls"] == 0
+    head, rows = leaderboard_rows(rep)
+    col = head.index("LLM failed calls")
+    cells = {row[0]: row[col] for row in rows}
+    assert cells == {"down": "1 run(s): 8", "fine": "0", "pol": "—"}
+
+
 def test_report_refuses_paths_without_runs(tmp_path, capsys):
     """A folder with no result.json and an unknown reference label are clear errors."""
     assert pibench_main(["report", str(tmp_path)]) == 1
