@@ -178,7 +178,12 @@ class TextCache:
             n = len(value)
             per = DICT_BLOCK if n and type(value[0]) is dict else BLOCK
             if n > per:
-                pieces = [self._piece(value[i : i + per], (*path, i), pair, True) for i in range(0, n, per)]
+                start = 0
+                pieces = []
+                if per == BLOCK and n > 2 * BLOCK:  # a log: its complete blocks rarely change
+                    start = (n - 1) // per * per
+                    pieces.append(self._prefix(value, path, start, pair))
+                pieces += [self._piece(value[i : i + per], (*path, i), pair, True) for i in range(start, n, per)]
                 text = "[" + ",".join([p[0] for p in pieces]) + "]"
                 if not pair:
                     return text, None
@@ -209,6 +214,32 @@ class TextCache:
             stext = text if plain and b"}" not in blob else self._sorted_text(value, inner)
         if plain:
             self._used[path] = (blob, text, stext)
+        return text, stext
+
+    def _prefix(self, value: list[Any], path: tuple[Any, ...], end: int, pair: bool) -> tuple[str, str | None]:
+        """The inner texts of ``value[:end]`` (whole blocks): one pickle for all of them when
+        none changed, else block by block (and the prefix is remembered again)."""
+        key = (*path, "prefix")
+        blob = _pickle(value[:end], _PROTOCOL)
+        hit = self._pieces.get(key)
+        blocks = [(*path, i) for i in range(0, end, BLOCK)]
+        if hit is not None and hit[0] == blob and not (pair and hit[2] is None):
+            for k in blocks:  # keep the blocks for the day the prefix changes
+                entry = self._pieces.get(k)
+                if entry is not None:
+                    self._used[k] = entry
+            self._used[key] = hit
+            return hit[1], hit[2]
+        pieces = [
+            self._piece(value[i : i + BLOCK], k, pair, True) for i, k in zip(range(0, end, BLOCK), blocks, strict=True)
+        ]
+        text = ",".join([p[0] for p in pieces])
+        stext: str | None = None
+        if pair:
+            same = all(p[0] is p[1] for p in pieces)
+            stext = text if same else ",".join([cast(str, p[1]) for p in pieces])
+        if all(k in self._used for k in blocks):  # every block plain: the prefix is too
+            self._used[key] = (blob, text, stext)
         return text, stext
 
     def _sorted_text(self, value: Any, inner: bool) -> str:
