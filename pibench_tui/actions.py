@@ -17,7 +17,16 @@ from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 from world.kinds import ApplicantStatus, Role
 
-from .record import agency_record, compute_price, event_answers, pool_record, postdoc_record, venue_record
+from .alerts import idle_people
+from .record import (
+    after_the_end,
+    agency_record,
+    compute_price,
+    event_answers,
+    pool_record,
+    postdoc_record,
+    venue_record,
+)
 from .tui_game import Game, rule
 
 Options = list[tuple[str, Any]]
@@ -174,10 +183,17 @@ def open_venues(g: Game) -> Options:
     """Venues taking submissions this month, with their decision delay."""
     dash = g.dashboard()
     deadlines = set(dash["venue_deadlines_this_month"])
+    last = int(rule(g, "horizon_months"))
     out = []
     for v in g.query("select name, kind, decision_delay from venues"):
         if v["kind"] in ("workshop", "journal") or v["name"] in deadlines:
-            out.append((f"{v['name']} ({v['kind']}, decision in {plural(v['decision_delay'], 'month')})", v["name"]))
+            decided = g.world.month + int(v["decision_delay"])
+            late = (
+                f" — month {decided}, after the career's last month ({last}): never decided" if decided > last else ""
+            )
+            out.append(
+                (f"{v['name']} ({v['kind']}, decision in {plural(v['decision_delay'], 'month')}{late})", v["name"])
+            )
     return out
 
 
@@ -311,18 +327,26 @@ def _start_summary(g: Game, values: dict) -> str:
         units = 0.0
     price = compute_price(g)
     bill = units * rule(g, "costs.compute_unit") * price
-    n = len(values.get("members") or [])
+    members = list(values.get("members") or [])
+    team = (
+        f"{plural(len(members), 'member')} ({', '.join(members)})"
+        if members
+        else "no member yet: tick at least one (space)"
+    )
     return (
         f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
-        f"(billed at each month's end, at that month's price) · {n} member(s)"
+        f"(billed at each month's end, at that month's price) · {team}"
     )
 
 
 def _respond_summary(g: Game, values: dict) -> str:
     """What each answer to the chosen event costs and does."""
-    kinds = {e["id"]: e["kind"] for e in g.call("events.pending")}
-    kind = kinds.get(values.get("event"))
-    return event_answers(g, kind) if kind else ""
+    pending = {e["id"]: e for e in g.call("events.pending")}
+    e = pending.get(values.get("event"))
+    if e is None:
+        return ""
+    late = after_the_end(g, e["kind"], e["respond_by_month"], g.world.month)
+    return event_answers(g, e["kind"]) + (f" — {late}" if late else "")
 
 
 def _respond_actions(g: Game) -> Callable[[dict], Options]:
@@ -377,7 +401,42 @@ def _propose_fields(g: Game) -> list[Field]:
     ]
 
 
+STARTING_TEAM = 2
+"""How many idle people the start-project form ticks for the player: a pair, the team the
+tutorial suggests (a UI default, not a rule: any number of members may start a project)."""
+
+
+def _member_options(g: Game, dash: dict) -> Options:
+    """Everyone who may join a project, each saying whether they are idle or on which projects."""
+    on: dict[str, list[str]] = {}
+    for p in dash["active_projects"]:
+        for x in p["members"]:
+            on.setdefault(x, []).append(p["id"])
+    return [(f"{label} · " + (f"on {', '.join(on[pid])}" if pid in on else "idle"), pid) for label, pid in _people(g)]
+
+
+def _members_hint(idle: list[str], chosen: list[str], anyone: bool) -> str:
+    """What the members field starts with, and why."""
+    if chosen:
+        rest = [x for x in idle if x not in chosen]
+        return (
+            f"Ticked for you: {', '.join(chosen)}, on no project (idle people are paid and produce nothing)"
+            + (f"; also idle: {', '.join(rest)}" if rest else "")
+            + ". Someone already on a project splits their effort equally between their projects."
+        )
+    if anyone:
+        return (
+            "Nobody is idle: everyone is on a project already, so nobody is ticked. Tick someone with space: "
+            "their effort is then split equally between their projects."
+        )
+    return ""
+
+
 def _start_fields(g: Game) -> list[Field]:
+    dash = g.dashboard()
+    idle = idle_people(dash)
+    chosen = idle[:STARTING_TEAM]
+    members = _member_options(g, dash)
     return [
         Field("topic", "Topic", options=_topics(), default="reasoning"),
         Field(
@@ -386,7 +445,14 @@ def _start_fields(g: Game) -> list[Field]:
             options=[("1 — small", 1), ("2 — solid", 2), ("3 — ambitious", 3)],
             default=2,
         ),
-        Field("members", "Members (space to toggle)", "multi", options=_people(g)),
+        Field(
+            "members",
+            "Members (space to toggle)",
+            "multi",
+            options=members,
+            default=chosen,
+            hint=_members_hint(idle, chosen, bool(members)),
+        ),
         Field(
             "compute",
             f"Compute units per month ({_money(rule(g, 'costs.compute_unit'))} each × this month's price "

@@ -89,6 +89,18 @@ def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
     return out
 
 
+def idle_people(dash: dict) -> list[str]:
+    """Ids of the people on no active project, researchers (PhD students and postdocs, the
+    future authors) first, then RAs, in roster order; managers do not work on projects.
+
+    Args:
+        dash: ``lab.dashboard()``.
+    """
+    busy = {x for p in dash["active_projects"] for x in p["members"]}
+    people = [s["id"] for s in dash["students"]] + [s["id"] for s in dash["staff"] if s["role"] == "ra"]
+    return [pid for pid in people if pid not in busy]
+
+
 def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     """Every warning for the month now open, most urgent first (empty once the career is over)."""
     dash = dash or game.dashboard()
@@ -203,9 +215,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                     "g",
                 )
             )
-    busy = {x for p in dash["active_projects"] for x in p["members"]}
-    idle = [s["id"] for s in dash["students"] if s["id"] not in busy]
-    idle += [s["id"] for s in dash["staff"] if s["role"] == "ra" and s["id"] not in busy]
+    idle = idle_people(dash)
     if idle:
         out.append(
             Alert(

@@ -203,7 +203,7 @@ class PibenchApp(App[int]):
         yield Footer(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
-        self.tutorial.display = self.game.scenario_name == "tutorial"
+        self.tutorial.display = self.game.tutorial_shown and not self.game.finished
         self.console_panel.show(self.game)
         self.refresh_view()
         self.query_one("#people", Panel).focus_main()
@@ -278,7 +278,8 @@ class PibenchApp(App[int]):
         return self.query_one("#tutorial", TutorialChecklist)
 
     def show_tutorial(self) -> None:
-        """Show the tutorial checklist (from the help's t)."""
+        """Show the tutorial checklist (from the help's t); the choice is saved with the career."""
+        self.game.set_tutorial_shown(True)
         self.tutorial.display = True
         self.tutorial.show(self.game)
 
@@ -293,8 +294,10 @@ class PibenchApp(App[int]):
         self.notify(first.text, title=f"press {first.key}", severity=first.severity, markup=False, timeout=10)
 
     def action_toggle_tutorial(self) -> None:
-        """Hide or show the tutorial checklist."""
+        """Hide or show the tutorial checklist; the choice is saved with the career (a resumed
+        career shows it or not as it was left)."""
         if self.tutorial.display:
+            self.game.set_tutorial_shown(False)
             self.tutorial.display = False
         else:
             self.show_tutorial()
@@ -466,7 +469,9 @@ class PibenchApp(App[int]):
         note = None
         if self.career:
             try:
-                self._store().autosave(self.career, self.game.world, scenario=self.game.scenario)
+                self._store().autosave(
+                    self.career, self.game.world, scenario=self.game.scenario, ui=dict(self.game.ui) or None
+                )
                 self.game.mark_saved()
             except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
                 note = f"autosave failed: {exc}"
@@ -607,9 +612,14 @@ class PibenchApp(App[int]):
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
         self.game = Game(
-            world, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career
+            world,
+            scenario=(record.scenario or {}).get("name"),
+            save_name=record.info.name,
+            career=record.info.career,
+            ui=record.meta.get("ui"),
         )
         self.career = record.info.career  # the resumed career keeps autosaving under its own name
+        self.tutorial.display = self.game.tutorial_shown and not self.game.finished  # as the career left it
         self.console_panel.bind_game(self.game)
         self.refresh_view(everything=True)
         self.notify(f"resumed {record.info.name!r} at month {world.month}", title="Loaded", markup=False)
@@ -691,7 +701,11 @@ def make_app(
     elif load is not None:
         w, record = store.load_world(load)  # a damaged newest autosave: the previous one, with a note
         game = Game(
-            w, scenario=(record.scenario or {}).get("name"), save_name=record.info.name, career=record.info.career
+            w,
+            scenario=(record.scenario or {}).get("name"),
+            save_name=record.info.name,
+            career=record.info.career,
+            ui=record.meta.get("ui"),
         )
     else:
         from scenarios import load_scenario

@@ -201,6 +201,39 @@ def event_answers(game: Any, kind: str) -> str:
     }.get(kind, "")
 
 
+def after_the_end(game: Any, kind: str | None, respond_by: Any, answered: int) -> str:
+    """What the career's end does to an event's choice, or ``""`` when nothing (§11, §12).
+
+    The world offers events whatever the month (MECHANICS §11 has no horizon exception), so
+    near the end an event's window or its pay-off can lie after the last month: a talk or a
+    review request unanswered by then never lapses (no standing lost for letting it go),
+    and a collaboration accepted in month ``answered`` delivers its draft after the last
+    month (its hours are spent, the draft never comes).
+
+    Args:
+        game: the career (``lab.rules()``: the horizon and the collaboration length).
+        kind: the event's kind.
+        respond_by: its last month to answer.
+        answered: the month it would be answered in (now, or its arrival month).
+    """
+    r = game.rules
+    last = int(r["horizon_months"])
+    if kind == "collaboration_offer":
+        arrives = int(answered) + int(r["collaboration"]["months"])
+        if arrives > last:
+            return (
+                f"cannot pay off: the draft would arrive in month {arrives}, after the career's last month "
+                f"({last}); accepting would only cost hours"
+            )
+        return ""
+    if kind in ("invited_talk", "review_request") and isinstance(respond_by, int) and respond_by > last:
+        return (
+            f"its answer-by month {respond_by} is after the career's last month ({last}): left unanswered it "
+            "never lapses (no standing lost); an answer counts now"
+        )
+    return ""
+
+
 def compute_price(game: Any, dash: dict | None = None) -> float:
     """This month's compute price multiplier (1 unless the dashboard notes a surge)."""
     dash = dash or game.dashboard()

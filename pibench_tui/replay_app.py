@@ -10,18 +10,51 @@ and the console are off.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import ModalScreen, Screen
 
-from .app import PibenchApp
+from .app import TABS, PibenchApp
 from .replay import Replayer, ReplayError, ReplaySource, open_source
 from .screens.digest import DigestScreen
+from .screens.help import HelpScreen
 from .screens.jump import JumpDialog
 from .screens.transcript import TranscriptScreen
 
 _OFF = {"act", "next_month", "save", "load", "console", "toggle_tutorial"}
 """App actions the viewer turns off (they would change the career)."""
+
+REPLAY_KEYS: list[tuple[str, str, bool]] = [
+    ("← or ,", "previous month", False),
+    ("→ or .", "next month", False),
+    ("home / end", "first / last month", False),
+    ("j", "jump to a month", False),
+    ("r", "the month's report (what its close brought)", False),
+    ("x", "the agent's transcript of the month (code and output)", True),
+    ("1-8", "switch panel", False),
+    ("!", "go to the panel of the month's most urgent warning", False),
+    ("? / f1", "this help", False),
+    ("ctrl+p", "command palette (the keys above)", False),
+    ("q", "quit", False),
+]
+"""The viewer's keys for its help: ``(key, what it does, agent runs only)``. Every other key
+of the game (actions, the clock, saves, the console, the tutorial) is off here."""
+
+REPLAY_INTRO = (
+    "**Keys of the replay viewer.** It is read-only: the panels show the chosen month as the PI "
+    "saw it, and nothing can be changed (no actions, no next month, no saves, no console)."
+)
+
+
+def replay_keys_markdown(agent: bool) -> str:
+    """The viewer's key table (``agent``: the run has a transcript, so ``x`` works)."""
+    rows = ["| key | what |", "|---|---|"]
+    rows += [f"| {key} | {what} |" for key, what, agent_only in REPLAY_KEYS if agent or not agent_only]
+    return REPLAY_INTRO + "\n\n" + "\n".join(rows)
 
 
 class ReplayApp(PibenchApp):
@@ -63,6 +96,7 @@ class ReplayApp(PibenchApp):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.tutorial.display = False  # its steps name action keys, which are off here
         try:
             self.tabs.hide_tab("console")  # running code would change the career
         except Exception:  # noqa: BLE001 - older Textual
@@ -87,19 +121,58 @@ class ReplayApp(PibenchApp):
             scenario=f"{self.source.scenario} · seed {self.source.seed}",
             warnings=alerts(self.game, dash),
             banner=self.banner(),
+            keys=False,  # the warnings' action keys do nothing here
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _OFF:
             return False
+        if action == "tab" and parameters and parameters[0] == "console":  # 9: the console is off
+            return False
         if action == "transcript" and self.source.kind != "agent":
             return False
         if action in ("step", "goto", "jump", "report", "transcript"):
-            from textual.screen import ModalScreen
-
             if isinstance(self.screen, ModalScreen):  # ← → belong to the dialog's input
                 return False
         return super().check_action(action, parameters)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The command palette: Textual's own commands and the viewer's, never the game's
+        actions, clock or saves (they would change the career)."""
+        yield from App.get_system_commands(self, screen)
+        if isinstance(screen, ModalScreen):
+            return
+        yield SystemCommand("Previous month", "Key ← (or ,)", partial(self.action_step, -1))
+        yield SystemCommand("Next month", "Key → (or .)", partial(self.action_step, 1))
+        yield SystemCommand("Jump to a month", "Key j", self.action_jump)
+        yield SystemCommand("Month report", "What the month's close brought (key r)", self.action_report)
+        if self.source.kind == "agent":
+            yield SystemCommand("Transcript", "The agent's code and output this month (key x)", self.action_transcript)
+        yield SystemCommand("Help", "Rules and the viewer's keys (key ?)", self.action_help)
+        for i, (tab, title) in enumerate(TABS):
+            if tab != "console":
+                yield SystemCommand(f"Show {title[2:]}", f"Panel {i + 1}", partial(self.action_tab, tab))
+
+    def action_tab(self, tab: str) -> None:
+        """Show a panel (never the console: running code would change the career)."""
+        if tab == "console":
+            return
+        super().action_tab(tab)
+
+    def action_help(self) -> None:
+        """Rules, and only the keys that work in the viewer."""
+        self.push_screen(HelpScreen(self.game, keys=replay_keys_markdown(self.source.kind == "agent"), tutorial=False))
+
+    def action_warning(self) -> None:
+        """``!``: the panel of the month's most urgent warning, and the warning as the PI read it."""
+        from .alerts import alerts
+
+        found = alerts(self.game)
+        if not found:
+            self.notify("no warning this month", markup=False)
+            return
+        self.action_tab(found[0].tab)
+        self.notify(found[0].text, title="warning, as the PI saw it", severity=found[0].severity, markup=False)
 
     def _show(self, month: int) -> None:
         self.game = self.replayer.goto(month)
@@ -107,8 +180,6 @@ class ReplayApp(PibenchApp):
 
     def action_step(self, delta: int) -> None:
         """Show the previous (-1) or next (+1) month."""
-        from textual.screen import ModalScreen
-
         if isinstance(self.screen, ModalScreen):
             return
         target = self.replayer.month + int(delta)

@@ -14,6 +14,19 @@ from typing import Any
 from world.api import ActionError, Api
 from world.engine import World
 
+TUTORIAL_STATES = ("shown", "hidden")
+"""The values of the saved UI field ``ui["tutorial"]``."""
+
+
+def clean_ui(ui: Any) -> dict[str, str]:
+    """The TUI's own state of a career as read from a save's ``ui`` metadata field (see
+    ``docs/saves.md``): only the keys and values this TUI knows; anything else (a missing
+    field in an older save, a hand-edited value) is dropped, so the defaults apply."""
+    if not isinstance(ui, dict):
+        return {}
+    state = ui.get("tutorial")
+    return {"tutorial": state} if state in TUTORIAL_STATES else {}
+
 
 class Game:
     """One career as the TUI plays it.
@@ -23,10 +36,17 @@ class Game:
         scenario: the ``scenarios.Scenario`` it came from (or ``None``: custom / loaded).
         save_name: the name of the save it was loaded from or last saved to.
         career: the career of the save it was loaded from (``None``: a new career).
+        ui: the TUI's own state of the career as saved (``SaveRecord.meta.get("ui")``;
+            ``{"tutorial": "shown" | "hidden"}``); never part of the world or its digest.
     """
 
     def __init__(
-        self, world: World, scenario: Any = None, save_name: str | None = None, career: str | None = None
+        self,
+        world: World,
+        scenario: Any = None,
+        save_name: str | None = None,
+        career: str | None = None,
+        ui: Any = None,
     ) -> None:
         self.world = world
         self.api = Api(world)
@@ -36,6 +56,8 @@ class Game:
         self.careers: set[str] = {career} if career else set()  # careers this game was loaded from or saved as
         self.saved_version: int | None = world.version if save_name else None
         self.saved_month: int | None = world.month if save_name else None
+        self.ui: dict[str, str] = clean_ui(ui)  # saved with the career, outside the world
+        self._saved_ui: dict[str, str] = dict(self.ui) if save_name else {}
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
@@ -57,8 +79,26 @@ class Game:
 
     @property
     def unsaved(self) -> bool:
-        """Something happened since the last save (or there never was one)."""
+        """Something happened since the last save (or there never was one): the world changed,
+        or, for a career with a save, the TUI's own state of it (:attr:`ui`)."""
+        return self._world_unsaved or (self.save_name is not None and self.ui != self._saved_ui)
+
+    @property
+    def _world_unsaved(self) -> bool:
         return self.saved_version != self.world.version and (self.world.month > 1 or bool(self.world.s.action_log))
+
+    @property
+    def tutorial_shown(self) -> bool:
+        """Whether the tutorial checklist shows: the player's choice (``t``, saved with the
+        career), else shown in the tutorial scenario only."""
+        state = self.ui.get("tutorial")
+        if state in TUTORIAL_STATES:
+            return state == "shown"
+        return self.scenario_name == "tutorial"
+
+    def set_tutorial_shown(self, shown: bool) -> None:
+        """Record the player's choice to show or hide the tutorial (saved with the career)."""
+        self.ui["tutorial"] = "shown" if shown else "hidden"
 
     @property
     def rules(self) -> dict:
@@ -71,11 +111,15 @@ class Game:
         """Record that the world as it is now has been saved (or autosaved)."""
         self.saved_version = self.world.version
         self.saved_month = self.world.month
+        self._saved_ui = dict(self.ui)
 
     def unsaved_note(self) -> str:
         """What is not saved, in words: ``"This month's play (month 5) is not saved"``, or
-        ``"3 months of play (months 3-5) are not saved"`` (counting the month now open)."""
+        ``"3 months of play (months 3-5) are not saved"`` (counting the month now open), or,
+        when only the tutorial was shown or hidden since the last save, that."""
         m = self.world.month
+        if self.unsaved and not self._world_unsaved:
+            return "The tutorial checklist's visibility is not saved"
         since = self.saved_month if self.saved_month is not None else 1
         if since >= m:
             return f"This month's play (month {m}) is not saved"
@@ -126,7 +170,7 @@ class Game:
     def save(self, name: str, store: Any) -> Any:
         """Save the career in ``store`` (a ``saves.SaveStore``) under ``name``."""
         with self.lock:
-            info = store.save(name, self.world, scenario=self.scenario)
+            info = store.save(name, self.world, scenario=self.scenario, ui=dict(self.ui) or None)
             self.save_name = name
             self.mark_saved()
             self.careers.add(info.career)
@@ -163,4 +207,4 @@ def parse_json_list(value: Any) -> list:
     return []
 
 
-__all__ = ["ActionError", "Game", "parse_json_list", "rule"]
+__all__ = ["TUTORIAL_STATES", "ActionError", "Game", "clean_ui", "parse_json_list", "rule"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .alerts import month_of_year
+from .alerts import idle_people, month_of_year
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,7 @@ def steps(game: Any) -> list[Step]:
     offer = game.rules["season"]["offer_months"]
     season = month_of_year(m) in offer
     people = dash["students"] + [s for s in dash["staff"] if s["role"] == "ra"]
-    busy = {x for p in dash["active_projects"] for x in p["members"]}
-    idle = [p["id"] for p in people if p["id"] not in busy]
+    idle = idle_people(dash)
     projects = bool(game.query("select id from projects limit 1"))
     mentoring = any(r["mentoring_hours"] > 0 for r in game.call("students.list") if r["status"] == "active")
     submitted = bool(game.query("select id from submissions limit 1"))

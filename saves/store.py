@@ -907,6 +907,7 @@ class SaveStore:
         career: str | None = None,
         kind: str = "manual",
         overwrite: bool = True,
+        ui: dict[str, Any] | None = None,
     ) -> SaveInfo:
         """Save a live world under ``name``.
 
@@ -918,6 +919,9 @@ class SaveStore:
                 name, else the name).
             kind: ``"manual"``, ``"autosave"`` or ``"import"``.
             overwrite: replace an existing save of that name (else raise).
+            ui: a front end's own state of this career (the TUI: ``{"tutorial": "hidden"}``),
+                kept as the metadata field ``ui`` (``SaveRecord.meta["ui"]``); never part
+                of the world, its state or its digest. Saves without it load as before.
 
         Returns:
             The new index entry.
@@ -929,6 +933,8 @@ class SaveStore:
         """
         cache = _text_cache(world)
         meta, state, text = _describe_fast(world, scenario, cache)  # serialised at once
+        if ui:
+            meta["ui"] = dict(ui)
         return self.save_state(
             name,
             meta,
@@ -1034,7 +1040,15 @@ class SaveStore:
         table.upsert(doc, Query().name == name)
         return SaveInfo.from_doc(doc)
 
-    def autosave(self, career: str, world: Any, *, scenario: Any = None, keep: int = DEFAULT_KEEP) -> SaveInfo:
+    def autosave(
+        self,
+        career: str,
+        world: Any,
+        *,
+        scenario: Any = None,
+        keep: int = DEFAULT_KEEP,
+        ui: dict[str, Any] | None = None,
+    ) -> SaveInfo:
         """Write the career's autosave for the world's current month and prune old ones.
 
         Args:
@@ -1042,6 +1056,7 @@ class SaveStore:
             world: the live world.
             scenario: the scenario (recorded with the save).
             keep: how many autosaves of this career to keep (the most recent ones; >= 1).
+            ui: a front end's own state of the career (see :meth:`save`).
 
         Returns:
             The new autosave's index entry (named by :func:`autosave_name`).
@@ -1050,6 +1065,8 @@ class SaveStore:
         keep = max(1, int(keep))
         cache = _text_cache(world)
         meta, state, text = _describe_fast(world, scenario, cache)  # serialised right below
+        if ui:
+            meta["ui"] = dict(ui)
         name = autosave_name(career, meta["month"], meta["finished"])
         encoded = (False, text) if text is not None else values.encode_text(state, cache)
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
@@ -1157,7 +1174,7 @@ class SaveStore:
             record.world()  # digest and replay: an edited save never enters the store
         meta: dict[str, Any] = {
             k: record.meta[k]
-            for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest")
+            for k in ("scenario", "seed", "month", "months", "finished", "collapsed", "digest", "ui")
             if k in record.meta
         }
         new_name = name or record.meta.get("name") or src.stem

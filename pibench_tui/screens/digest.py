@@ -18,6 +18,7 @@ from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOu
 
 from ..alerts import alerts
 from ..record import (
+    after_the_end,
     agency_record,
     event_answers,
     fmt_scores,
@@ -52,6 +53,16 @@ def offers_answered_month(month: int) -> int:
 
 def _ctx(text: str) -> str:
     return f"    [dim]↳ {escape(text)}[/]"
+
+
+def _late(game: Any, e: dict) -> str:
+    """What the career's end does to a new event's choice (``""``: nothing, or no game)."""
+    if game is None:
+        return ""
+    try:
+        return after_the_end(game, e.get("kind"), e.get("respond_by_month"), int(e.get("month") or 0))
+    except (KeyError, TypeError, ValueError):  # a report or rules without these facts
+        return ""
 
 
 def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]:
@@ -208,6 +219,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         [
             f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
             + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
+            + (f" · [yellow]{escape(late)}[/]" if (late := _late(game, e)) else "")
             for e in events.get("arrived", [])
         ]
         + [

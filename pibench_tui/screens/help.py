@@ -110,9 +110,22 @@ class HelpScreen(ModalScreen[None]):
         Binding("k", "scroll('page_up')", "Page up", id="help-page-up", show=False),
     ]
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Any, *, keys: str | None = None, tutorial: bool = True) -> None:
+        """Args:
+        game: the career (rules and columns are formatted from it).
+        keys: the keys section (markdown: intro and table); default :data:`KEYS_INTRO` and
+            :func:`keys_markdown` (the replay viewer gives its own: only keys that work there).
+        tutorial: offer ``t`` (reopen the tutorial checklist).
+        """
         super().__init__()
         self.game = game
+        self.keys = keys if keys is not None else KEYS_INTRO + "\n\n" + keys_markdown()
+        self.tutorial = tutorial
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tutorial" and not self.tutorial:
+            return False
+        return True
 
     @property
     def body(self) -> VerticalScroll:
@@ -130,9 +143,7 @@ class HelpScreen(ModalScreen[None]):
                     + "\n\n"
                     + columns_markdown(self.game.world.cfg)
                     + "\n\n"
-                    + KEYS_INTRO
-                    + "\n\n"
-                    + keys_markdown(),
+                    + self.keys,
                     id="help-text",
                 )
 

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Label
 
 from ..actions import event_details
-from ..record import event_answers
+from ..record import after_the_end, event_answers
 from ..tui_game import Game
 from .panel import Panel, fill_table, new_table, panel_bindings
 
@@ -24,20 +24,24 @@ class EventsPanel(Panel):
 
     def show(self, game: Game) -> None:
         pend = game.call("events.pending")
-        fill_table(
-            self.query_one("#events-table", DataTable),
-            [
+        last = int(game.rules["horizon_months"])
+        rows = []
+        for e in pend:
+            late = after_the_end(game, e["kind"], e["respond_by_month"], game.world.month)
+            by = e["respond_by_month"]
+            rows.append(
                 [
                     e["id"],
                     e["kind"].replace("_", " "),
                     e["arrived_month"],
-                    e["respond_by_month"],
+                    f"{by} (after the end)" if isinstance(by, int) and by > last else by,
                     event_details(e),
-                    event_answers(game, e["kind"]),
+                    f"{late.upper()[:1]}{late[1:]}; {event_answers(game, e['kind'])}"
+                    if late
+                    else event_answers(game, e["kind"]),
                 ]
-                for e in pend
-            ],
-        )
+            )
+        fill_table(self.query_one("#events-table", DataTable), rows)
         past = game.query(
             "select id, kind, arrived_month, status from events where status != 'pending' order by arrived_month desc, id desc limit 40"
         )

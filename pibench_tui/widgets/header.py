@@ -90,10 +90,12 @@ class LabHeader(Static):
         scenario: str = "",
         warnings: list | None = None,
         banner: str = "",
+        keys: bool = True,
     ) -> None:
         """Render a dashboard (``lab.dashboard()``), the citation count so far, and warnings
-        (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns)."""
-        self._last = (dash, citations, busy, scenario, warnings, banner)
+        (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns), each
+        with the key that addresses it unless ``keys`` is false (the read-only replay viewer)."""
+        self._last = (dash, citations, busy, scenario, warnings, banner, keys)
         narrow = 0 < self.size.width < 110
         out = facts_line(dash, citations, narrow)
         out.append("\n")
@@ -120,5 +122,6 @@ class LabHeader(Static):
                 if i:
                     out.append(" · ")
                 out.append(w.short, style=w.style)
-                out.append(f" [{w.key}]", style="dim")
+                if keys:
+                    out.append(f" [{w.key}]", style="dim")
         self.update(out)

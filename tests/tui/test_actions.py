@@ -57,7 +57,8 @@ async def test_project_actions(tmp_path):
     """s starts a project; a/u change members; c sets compute; k kills it."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space", "tab", "enter")
+        # the idle pair RA001, RA002 comes ticked: down, space unticks RA002
+        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "down", "space", "tab", "enter")
         pj = app.game.call("projects.list")[0]
         assert (
             pj["members"] == ["RA001"]

@@ -34,7 +34,7 @@ KEYS = {
     "hire_ra": ["1", "R", "enter"],  # a panel's action keys work on that panel only
     "respond": ["7", "e", "ctrl+o"],
     "submit": ["4", "b", "ctrl+o"],
-    "start": ["3", "s", "tab", "tab", "space", "down", "space", "tab", "enter"],
+    "start": ["3", "s", "ctrl+o"],  # the form comes with the idle pair RA001, RA002 ticked
 }
 
 

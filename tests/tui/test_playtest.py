@@ -42,12 +42,13 @@ async def test_refused_call_keeps_the_form_open_with_the_reason(tmp_path):
 
 
 async def test_multi_choice_shows_ticks_without_colour(tmp_path):
-    """In a checklist the ticked option's box holds an X and the others are blank."""
+    """In a checklist the ticked option's box holds an X and the others are blank (the
+    start-project form ticks the idle pair; space unticks RA001)."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space")
         lines = [ln for ln in screen_text(app).splitlines() if "RA00" in ln]
-        assert any("▐X▌ RA001" in ln for ln in lines) and any("▐ ▌ RA002" in ln for ln in lines)
+        assert any("▐ ▌ RA001" in ln for ln in lines) and any("▐X▌ RA002" in ln for ln in lines)
 
 
 # ---------------------------------------------------------------------------- help

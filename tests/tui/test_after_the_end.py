@@ -1,0 +1,64 @@
+"""Near the end of a career the game says when an event's choice lies after the last month:
+a review request answerable after it never lapses (letting it go costs no standing), and a
+collaboration whose draft would arrive after it cannot pay off; a submission decided after
+the last month is marked. The world still offers them (MECHANICS §11 defines events with no
+horizon exception); only what the player reads changes."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from pibench_tui.actions import open_venues
+from pibench_tui.record import after_the_end
+from world.api import Api
+
+from .conftest import build, new_world, press, screen_text
+
+
+def _last_month_world():
+    """short-12 at month 12 (its last): review requests E007 (answer by 12), E008 (13), E009 (14)."""
+    w = new_world("short-12")
+    api = Api(w)
+    for _ in range(11):
+        api.time.next_month()
+    return w
+
+
+@pytest.mark.asyncio
+async def test_review_requests_answerable_after_the_last_month_say_so(tmp_path):
+    """The Events panel and the answer form say that E008/E009's answer-by months are after
+    the last month and that leaving them unanswered costs nothing; E007 (due now) says nothing."""
+    app = build(_last_month_world(), tmp_path=tmp_path)
+    async with app.run_test(size=(400, 40)) as pilot:
+        await press(pilot, "7")
+        rows = {ln.split()[0]: ln for ln in screen_text(app).splitlines() if ln.strip().startswith("E00")}
+        assert "13 (after the end)" in rows["E008"] and "after the career's last month (12)" in rows["E008"]
+        assert "answer-by month 14 is after" in rows["E009"]
+        assert "after the career's last month" not in rows["E007"]
+        await press(pilot, "e")
+        app.screen.query_one("#field-0").value = "E009"
+        await pilot.pause()
+        summary = str(app.screen.query_one("#form-summary").render())
+        assert "never lapses (no standing lost)" in summary
+
+
+def test_a_collaboration_after_the_end_cannot_pay_off():
+    """A collaboration offer answered when its draft would arrive after the last month is
+    marked as unable to pay off; one answered early enough is not; other kinds are unaffected
+    while their window ends by the last month."""
+    game = SimpleNamespace(rules={"horizon_months": 60, "collaboration": {"months": 3}})
+    assert "month 61, after the career's last month (60)" in after_the_end(game, "collaboration_offer", 59, 58)
+    assert after_the_end(game, "collaboration_offer", 58, 57) == ""
+    assert after_the_end(game, "review_request", 60, 58) == ""
+    assert after_the_end(game, "student_crisis", 61, 61) == ""
+
+
+def test_venues_deciding_after_the_last_month_are_marked():
+    """In the last month, the submit form's venues whose decision comes after it say so."""
+    from pibench_tui.tui_game import Game
+
+    labels = dict((v, label) for label, v in open_venues(Game(_last_month_world(), scenario="short-12")))
+    assert "month 13, after the career's last month (12): never decided" in labels["W-SHOP"]
+    assert "month 19" in labels["JMR"]

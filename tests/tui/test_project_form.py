@@ -1,0 +1,66 @@
+"""The start-project form ticks an idle pair for the player (researchers first) and stays
+clear when nobody is idle: nothing ticked, a hint saying why, and sending asks for a member."""
+
+from __future__ import annotations
+
+import pytest
+
+from pibench_tui.alerts import idle_people
+from world.api import Api
+
+from .conftest import build, new_world, press, screen_text
+
+
+def _lab(n_ras: int, on_project: list[str]):
+    w = new_world()
+    api = Api(w)
+    for _ in range(n_ras):
+        api.recruit.hire_ra()
+    if on_project:
+        api.projects.start("reasoning", 1, on_project, 1000)
+    return w
+
+
+@pytest.mark.asyncio
+async def test_start_project_ticks_the_idle_pair(tmp_path):
+    """Three RAs, RA001 on a project: s ticks RA002 and RA003 (the idle ones), the list says
+    who is idle and who is on which project, and enter starts the project with them."""
+    app = build(_lab(3, ["RA001"]), tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", "s")
+        assert type(app.screen).__name__ == "ActionForm"
+        assert app.screen.values["members"] == ["RA002", "RA003"]
+        text = screen_text(app)
+        assert "Ticked for you: RA002, RA003, on no project" in text
+        assert "· on PJ001" in text and "· idle" in text
+        await press(pilot, "ctrl+o")
+        assert type(app.screen).__name__ != "ActionForm"
+    started = [p for p in app.game.call("projects.list") if p["id"] != "PJ001"]
+    assert [p["members"] for p in started] == [["RA002", "RA003"]]
+
+
+@pytest.mark.asyncio
+async def test_start_project_with_nobody_idle_ticks_nobody_and_says_why(tmp_path):
+    """Everyone on a project: nothing is ticked, the hint says nobody is idle and what a
+    second project does to a member's effort, and sending asks for at least one member."""
+    app = build(_lab(2, ["RA001", "RA002"]), tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", "s")
+        assert app.screen.values["members"] == []
+        text = screen_text(app)
+        assert "Nobody is idle: everyone is on a project already, so nobody is ticked" in text
+        assert "no member yet: tick at least one" in text
+        await press(pilot, "ctrl+o")
+        assert type(app.screen).__name__ == "ActionForm"
+        assert "Members: choose at least one" in screen_text(app)
+
+
+def test_idle_people_puts_researchers_before_ras():
+    """Idle researchers (future authors) come before idle RAs; managers and members of an
+    active project are never idle."""
+    dash = {
+        "students": [{"id": "PHD001"}, {"id": "PD001"}, {"id": "PHD002"}],
+        "staff": [{"id": "RA001", "role": "ra"}, {"id": "MGR001", "role": "manager"}],
+        "active_projects": [{"id": "PJ001", "members": ["PHD001"]}],
+    }
+    assert idle_people(dash) == ["PD001", "PHD002", "RA001"]

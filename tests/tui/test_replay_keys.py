@@ -1,0 +1,73 @@
+"""The replay viewer offers only keys that work in it: the footer, the help, the command
+palette and the header's warnings name no action, clock, save, console or tutorial key,
+and 9 does not open the (hidden) console."""
+
+from __future__ import annotations
+
+import pytest
+
+from pibench_tui.actions import ACTIONS
+from pibench_tui.replay_app import make_replay_app
+
+from .conftest import press, screen_text
+from .rundir import write_run_dir
+
+VIEWER_ACTIONS = {"step", "goto", "jump", "report", "transcript", "help", "quit_game", "app.help", "app.quit_game"}
+
+
+def _shown_actions(app) -> set[str]:
+    """The actions of the enabled bindings the footer shows on the current screen."""
+    out = set()
+    for active in app.screen.active_bindings.values():
+        if active.binding.show and active.enabled:
+            out.add(active.binding.action.split("(")[0])
+    return out
+
+
+@pytest.mark.asyncio
+async def test_the_viewer_footer_help_and_palette_offer_only_its_own_keys(tmp_path):
+    """At 200 columns, on every panel, the footer shows only the viewer's keys (months,
+    jump, report, transcript, help, quit); ? shows the viewer's key table (no action, n,
+    ctrl+s, console or tutorial) and its footer offers no tutorial; the palette lists no
+    game action, save or load; 9 leaves the console closed; header warnings carry no keys."""
+    run = write_run_dir(tmp_path, months=8)
+    app = make_replay_app(str(run), test_mode=True)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        for tab in "12345678":
+            await press(pilot, tab)
+            assert _shown_actions(app) <= VIEWER_ACTIONS, (tab, _shown_actions(app))
+        await press(pilot, "9")
+        assert app.tabs.active != "console"
+        assert _shown_actions(app) <= VIEWER_ACTIONS
+        await press(pilot, "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        keys = app.screen.keys
+        assert "Keys of the replay viewer" in keys and "| x |" in keys and "| j |" in keys
+        for absent in ("ctrl+s", "| n |", "| : |", "tutorial", *(a.title for a in ACTIONS)):
+            assert absent not in keys, absent
+        assert "tutorial" not in _shown_actions(app)
+        await press(pilot, "t")
+        assert type(app.screen).__name__ == "HelpScreen"  # t does nothing here
+        await press(pilot, "escape")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Previous month", "Next month", "Jump to a month", "Month report", "Transcript"} <= titles
+        assert not titles & ({"Save", "Load", "Show Console"} | {a.title for a in ACTIONS})
+        await press(pilot, "end")
+        header = str(app.header.render())
+        if "⚠" in header:
+            assert "[" not in header.split("⚠", 1)[1]
+
+
+@pytest.mark.asyncio
+async def test_the_game_help_still_lists_every_key(tmp_path):
+    """Outside the viewer the help keeps the game's whole key table and its t."""
+    from .conftest import build
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "question_mark")
+        keys = app.screen.keys
+        assert "| n |" in keys and "ctrl+s" in keys and all(f"| {a.key} |" in keys for a in ACTIONS)
+        assert "tutorial" in _shown_actions(app)
+        assert "pibench — help" in screen_text(app)
