@@ -299,18 +299,21 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
 def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     """Print the report's tables with rich (and the legibility curve with plotext if present)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     con = console or Console()
     if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
         con = Console(width=200)
 
     def show(title: str, head: list[str], rows: list[list[str]]) -> None:
-        t = Table(title=title, title_justify="left", title_style="bold")
+        # Labels, models and scenario names come from run directories: plain text, never markup.
+        t = Table(title=Text(title), title_justify="left", title_style="bold")
         for i, h in enumerate(head):
-            t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
+            t.add_column(Text(h), justify="left" if i == 0 else "right", overflow="fold")
         for row in rows:
-            t.add_row(*row)
+            t.add_row(*(Text(cell) for cell in row))
         con.print(t)
 
     show(f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})", *leaderboard_rows(report))
@@ -320,7 +323,7 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     show("Legibility", *legibility_rows(report))
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     for x in invalid:
-        con.print(f"[bold red]invalid[/]: {x}")
+        con.print(f"[bold red]invalid[/]: {escape(x)}")
     try:
         import plotext as plx
     except ImportError:

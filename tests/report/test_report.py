@@ -168,6 +168,27 @@ def test_leaderboard_shows_llm_calls_that_failed(tmp_path):
     assert cells == {"down": "1 run(s): 8", "fine": "0", "pol": "—"}
 
 
+def test_terminal_report_prints_labels_as_plain_text():
+    """Labels, models and scenario names come from run directories: in the terminal tables they
+    are text, never rich markup (``[/x]`` crashed the report, ``[bold]`` restyled it)."""
+    import io
+
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import render_terminal
+
+    careers = [
+        _career(label="exp[/1]", seed=1, scenario="s[bold]"),
+        _career(label="exp[/1]", seed=2, scenario="s[bold]"),
+        _career(label="ref[red]", seed=1, scenario="s[bold]"),
+    ]
+    out = io.StringIO()
+    render_terminal(build_report(careers, reference="ref[red]"), Console(file=out, width=300))
+    text = out.getvalue()
+    assert "exp[/1]" in text and "ref[red]" in text and "reference ref[red]" in text
+
+
 def test_report_refuses_paths_without_runs(tmp_path, capsys):
     """A folder with no result.json and an unknown reference label are clear errors."""
     assert pibench_main(["report", str(tmp_path)]) == 1
