@@ -289,3 +289,34 @@ def test_a_forged_use_message_is_a_protocol_violation(tmp_path, monkeypatch, wor
             assert r.error["type"] == "SandboxError" and "protocol" in r.error["message"], code
         assert sb.run("fine").ok
     assert world.seen == []
+
+
+def test_prefetched_results_of_the_real_api_are_what_it_answers_now():
+    """Through a headless session over a real world: the dashboard and news read after a
+    month end come with its answer (one round trip in the block) and equal what the API
+    answers for that month, as does everything read at the start of the next block."""
+    import json
+
+    from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
+
+    code = (
+        "import json\n_ = time.next_month()\n"
+        "print(json.dumps([lab.dashboard(), field.news(10), lab.attention()], sort_keys=True))"
+    )
+    session = HeadlessSession(HeadlessOptions(seed=5, block_timeout=20))
+    try:
+        seen = []
+        for _ in range(3):
+            r = session.run_block(code)
+            assert r.ok, r.error
+            now = [
+                session.api.call("lab", "dashboard"),
+                session.api.call("field", "news", [10]),
+                session.api.call("lab", "attention"),
+            ]
+            assert r.stdout == json.dumps(now, sort_keys=True) + "\n"
+            seen.append(r.calls)
+        assert seen[0] == 4 and seen[1:] == [1, 1]  # later blocks: only time.next_month() crosses
+        assert session.world.month == 4
+    finally:
+        session.close()
