@@ -107,7 +107,7 @@ def test_agent_errors_named_like_pibench_errors_stay_agent_errors(tmp_path):
     code = "class BlockTimeout(Exception):\n    pass\nraise BlockTimeout('the block ran longer than 10 s')\n"
     run = run_pibench(["headless"], code + "raise MemoryError('x')\n", home=tmp_path)
     assert [e.split(":")[0] for e in run.errors()] == ["Error on line 3", "Error on line 4"]
-    jrun = run_pibench(["headless", "--jsonl"], _jsonl(code, "while True: pass"), home=tmp_path)
+    jrun = run_pibench(["headless", "--jsonl", "--block-timeout", "1"], _jsonl(code, "while True: pass"), home=tmp_path)
     agent, real = jrun.replies()
     assert agent["error"]["type"] == "BlockTimeout" and agent["error"]["source"] == "agent"
     assert real["error"]["type"] == "BlockTimeout" and real["error"]["source"] == "pibench"
