@@ -1,7 +1,9 @@
 """Settings shared by the whole test suite.
 
-- Hypothesis never enforces a per-example deadline: a loaded machine only makes a property
-  test slower, never wrong (no timing assertions anywhere).
+- Hypothesis never enforces a per-example deadline nor the "too slow" health check: a
+  loaded machine only makes a property test slower, never wrong (no timing assertions
+  anywhere). A test's own ``@settings(suppress_health_check=...)`` replaces the profile's
+  list: name ``HealthCheck.too_slow`` there too.
 - Many tests run the real ``pibench`` command in a subprocess. When the environment forbids
   bytecode files (``PYTHONDONTWRITEBYTECODE``), every such process compiled the whole package
   from source again; the suite instead keeps bytecode under a private folder of the temporary
@@ -15,9 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("pibench", deadline=None, print_blob=True)
+settings.register_profile("pibench", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("pibench")
 
 

@@ -262,7 +262,9 @@ def test_an_agent_process_that_died_while_idle_is_replaced_and_said_so(sandbox):
     assert r.stdout.endswith("4\n")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.text(max_size=200))
 def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
     """Property: any text at all gives a BlockResult (usually an error), and the sandbox

@@ -91,7 +91,7 @@ class _FakeApp:
                 await asyncio.sleep(self.busy_for)
                 assert not self.done.is_set()  # the exit waited for the month to close
                 self.busy = False
-            await asyncio.wait_for(self.done.wait(), 5)
+            await asyncio.wait_for(self.done.wait(), 60)  # a cap, not a timing: ends as soon as done
 
         loop.run_until_complete(main())
 
