@@ -77,12 +77,20 @@ DEFAULT_KEEP = 3
 MAX_NAME = 120
 """Longest save name, in characters."""
 
-try:
-    from importlib.metadata import version as _pkg_version
+_VERSION: list[str] = []
 
-    PIBENCH_VERSION = _pkg_version("pibench")
-except Exception:  # pragma: no cover - running from a bare checkout
-    PIBENCH_VERSION = "0+unknown"
+
+def pibench_version() -> str:
+    """The installed pibench's version (recorded in every save), looked up once, on the first
+    save (``importlib.metadata`` costs start-up time that listing saves does not need)."""
+    if not _VERSION:
+        try:
+            from importlib.metadata import version as _pkg_version
+
+            _VERSION.append(_pkg_version("pibench"))
+        except Exception:  # pragma: no cover - running from a bare checkout
+            _VERSION.append("0+unknown")
+    return _VERSION[0]
 
 
 def _now() -> str:
@@ -1023,7 +1031,7 @@ class SaveStore:
                 "kind": kind,
                 "created": created or (existing or {}).get("created") or now,
                 "updated": now,
-                "pibench_version": PIBENCH_VERSION,
+                "pibench_version": pibench_version(),
             }
         )
         _, meta_tagged, meta_text = values.encode(full_meta)

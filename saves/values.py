@@ -29,12 +29,21 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
-
-import numpy as np
+import sys
+from typing import TYPE_CHECKING, Any
 
 from saves.errors import SaveValueError
 from world.textcache import TextCache, fingerprint
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+
+def _numpy() -> Any:
+    """numpy if this process imported it, else ``None``: without numpy loaded no value can be
+    a numpy object, so saving needs no numpy import (``pibench saves list`` starts faster)."""
+    return sys.modules.get("numpy")
+
 
 TAG = "$pibench"
 """The reserved key marking a tagged value (a non-finite float or a dict with typed keys)."""
@@ -86,25 +95,28 @@ class _Encoder:
                 return float(value)
             self.tagged = True
             return _float_tag(value)
-        if isinstance(value, np.generic):
+        np = _numpy()
+        if np is not None and isinstance(value, np.generic):
             return self.encode(self.numpy_scalar(value, path), path)
         if isinstance(value, dict):
             return self.encode_dict(value, path)
         if isinstance(value, (list, tuple)):
             return [self.encode(v, (path, i)) for i, v in enumerate(value)]
-        if isinstance(value, np.ndarray):
+        if np is not None and isinstance(value, np.ndarray):
             if value.dtype.kind not in "biuf":
                 raise self.fail(path, value, f"a numpy array of dtype {value.dtype} cannot be saved")
             return self.encode(value.tolist(), path)
         raise self.fail(path, value, f"a value of type {type(value).__name__} cannot be saved")
 
     def numpy_scalar(self, value: np.generic, path: tuple[Any, Any] | None) -> Any:
+        np = _numpy()
         if isinstance(value, (np.bool_, np.integer, np.floating)):
             return value.item()
         raise self.fail(path, value, f"a numpy {type(value).__name__} cannot be saved")
 
     def encode_key(self, key: Any, path: tuple[Any, Any] | None) -> Any:
-        if isinstance(key, np.generic):
+        np = _numpy()
+        if np is not None and isinstance(key, np.generic):
             key = self.numpy_scalar(key, path)
         if isinstance(key, (str, *_KEY_TYPES)):
             return self.encode(key, path)
@@ -122,7 +134,8 @@ class _Encoder:
 
 def _numpy_default(value: Any) -> Any:
     """``json.dumps`` fallback for the fast path: numpy scalars only."""
-    if isinstance(value, (np.bool_, np.integer, np.floating)):
+    np = _numpy()
+    if np is not None and isinstance(value, (np.bool_, np.integer, np.floating)):
         return value.item()
     raise TypeError(type(value).__name__)
 

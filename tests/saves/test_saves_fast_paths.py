@@ -125,3 +125,21 @@ def test_saves_written_in_one_pass_hold_what_the_plain_path_writes(tmp_path):
         plain = store.save_state("plain", *describe_world(world, "standard"))
         assert fast.digest == auto.digest == plain.digest == world.digest()
         assert state_text("fast") == state_text(auto.name) == state_text("plain")
+
+
+def test_the_saves_commands_load_neither_numpy_nor_package_metadata():
+    """Importing the saves package and its command (as `pibench saves list` does) loads
+    neither numpy (no value can be a numpy object before numpy is loaded) nor
+    importlib.metadata (the version is looked up at the first save); saving still records
+    the installed version."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "import sys, saves, saves.cli; print(sorted({'numpy', 'importlib.metadata'} & set(sys.modules)))"
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    from saves.store import pibench_version
+
+    assert pibench_version() and pibench_version() == pibench_version()
