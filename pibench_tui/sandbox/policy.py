@@ -134,7 +134,7 @@ BLOCKED_NAMES: dict[str, str] = {
 
 #: Dunder attributes agent code may read (never write): names and documentation.
 READABLE_DUNDERS: frozenset[str] = frozenset(
-    {"__name__", "__qualname__", "__class__", "__doc__", "__module__", "__dict__", "__slots__"}
+    {"__name__", "__qualname__", "__class__", "__doc__", "__module__", "__dict__", "__slots__", "__version__"}
 )
 
 #: Dunder names agent code may bind in a class body (besides the special methods).
@@ -802,6 +802,9 @@ def _copy_module(name: str, real: types.ModuleType, system: set[int]) -> types.M
     for key, why in stubs.items():  # stubs for names the real module lacks too
         if not hasattr(copy, key):
             setattr(copy, key, _stub(name, key, why))
+    version = vars(real).get("__version__")
+    if isinstance(version, str):  # np.__version__: agent code checks which numpy it has
+        copy.__version__ = version  # type: ignore[attr-defined]
     return copy
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gymnasium
+import pytest
 from gymnasium.utils.env_checker import check_env
 
 import pibench_tui.harness.gym_env  # noqa: F401 - registers pibench/Lab-v0
@@ -45,5 +46,19 @@ def test_step_semantics_turns_reward_and_truncation():
                 break
         assert trunc and not term and obs.startswith("=== The career is over")
         assert rewards == float(env.unwrapped.core.world.summary()["citations"])
+    finally:
+        env.close()
+
+
+def test_an_action_that_is_not_reply_text_is_a_type_error():
+    """`step(12345)` raises TypeError naming the type (an action is the reply text), and
+    plays nothing: the turn after it is still turn 1 of month 1."""
+    env = gymnasium.make(ENV_ID, scenario="short-12", max_turns=2)
+    try:
+        env.reset(seed=103)
+        with pytest.raises(TypeError, match="reply text .* got int"):
+            env.step(12345)
+        obs, *_rest, info = env.step("print('ok')")
+        assert obs == "OUTPUT (turn 1/2)\nok\n" and info["month"] == 1
     finally:
         env.close()

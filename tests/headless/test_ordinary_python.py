@@ -396,6 +396,7 @@ NUMPY_CALLS = [
     "sorted(np.array([3, 1]))",
     "np.array([1, 2, 3])[np.array([True, False, True])]",
     "np.cumsum(np.ones((2, 2)), axis=1)",
+    "np.__version__.split('.')",
 ]
 #: Standard-library calls and built-in idioms, codecs included.
 STDLIB_CALLS = [
@@ -514,6 +515,7 @@ STDLIB_CALLS = [
     "float('inf') > 1",
     "'a b'.split()",
     "' '.join(['a'])",
+    "json.__version__",
 ]
 
 IMPORTS = (
