@@ -26,6 +26,9 @@ TOPICS: tuple[str, ...] = (
 )
 """Topic names in their fixed order (MECHANICS.md §4)."""
 
+TOPIC_INDEX: dict[str, int] = {t: k for k, t in enumerate(TOPICS)}
+"""Topic name → its position in :data:`TOPICS` (``TOPICS.index`` as one lookup)."""
+
 POOLS: tuple[str, ...] = ("elite", "international", "nontraditional", "local")
 """Applicant pools in table order (MECHANICS.md §5)."""
 

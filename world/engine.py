@@ -142,12 +142,13 @@ class World:
         """Estimated monthly burn in USD (§2): pay + compute + overhead − installments."""
         s, cfg = self.s, self.cfg
         m = s.month
-        burn: float = sum(p.stipend for p in s.people.values() if p.status == "active")
+        burn: float = sum([p.stipend for p in s.people.values() if p.status == "active"])
         burn += sum(
-            pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active"
+            [pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active"]
         )
-        for a in grants_mod.active_awards(self, m):
-            burn += cfg.award_overhead - a.monthly
+        if s.awards:
+            for a in grants_mod.active_awards(self, m):
+                burn += cfg.award_overhead - a.monthly
         return burn
 
     def runway(self) -> float | None:

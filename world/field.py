@@ -97,7 +97,10 @@ def field_step(w: World, m: int) -> None:
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
         cmin, rate = cfg.crowd_min, cfg.crowd_rate
-        s.crowding = [max(cmin, c + rate * (hk - c) + e) for c, hk, e in zip(s.crowding, h, noise, strict=True)]
+        # v if v > cmin else cmin is max(cmin, v), without the call
+        s.crowding = [
+            v if (v := c + rate * (hk - c) + e) > cmin else cmin for c, hk, e in zip(s.crowding, h, noise, strict=True)
+        ]
     gen = w.rng.stream("climate")
     target = climate_target(w, m)
     s.climate = min(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .config import TOPICS
+from .config import TOPIC_INDEX
 from .field import hotness
 from .kinds import DecisionOutcome
 from .people import spend_attention
@@ -31,7 +31,7 @@ def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tupl
     gen = w.rng.keyed("review", d.id, venue, submitted_month)
     noise = float(gen.normal(0.0, cfg.review_noise_sd))
     z = [float(x) for x in gen.normal(0.0, cfg.reviewer_noise_sd, size=cfg.reviewers)]
-    h = hotness(w, m)[TOPICS.index(d.topic)]
+    h = hotness(w, m)[TOPIC_INDEX[d.topic]]
     score = (
         q_eff(w, d)
         + cfg.review_hotness * (h - 1.0)
@@ -58,7 +58,7 @@ def publication_month(w: World, venue: str, decision_month: int) -> int:
 def decisions_step(w: World, m: int) -> None:
     """Tick step 3: review decisions due this month (§7)."""
     cfg, s = w.cfg, w.s
-    for sub in list(s.submissions.values()):
+    for sub in s.submissions.values():  # the loop adds publications, never submissions
         if sub.status != "under_review" or sub.decision_month != m:
             continue
         d = s.drafts[sub.draft_id]
@@ -119,12 +119,12 @@ def decisions_step(w: World, m: int) -> None:
 def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: float, alumni: int) -> float:
     """Expected citations λ of ``pub`` in ``month`` (§8), given hotness, R and alumni."""
     cfg = w.cfg
+    venue = cfg.venues[pub.venue]
     age = month - pub.published_month
     ramp = min(1.0, (age + 1) / cfg.citation_ramp_months)
-    half_life = cfg.venues[pub.venue]["half_life"]
-    decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / half_life)
+    decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / venue["half_life"])
     lam: float = (
-        cfg.venues[pub.venue]["visibility"]
+        venue["visibility"]
         * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
         * h
         * ramp
@@ -140,6 +140,9 @@ def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: 
 def citations_step(w: World, m: int) -> None:
     """Tick step 4: Poisson citations for every publication published by month ``m`` (§8)."""
     cfg, s = w.cfg, w.s
+    if not s.publications:
+        w.month_citations = 0
+        return
     h = hotness(w, m)
     total = 0
     by_publication: dict[str, int] = {}
@@ -159,7 +162,7 @@ def citations_step(w: World, m: int) -> None:
                     "tier": pub.tier,
                 },
             )
-        lam = citation_rate(w, pub, m, h[TOPICS.index(pub.topic)], reputation, alumni)
+        lam = citation_rate(w, pub, m, h[TOPIC_INDEX[pub.topic]], reputation, alumni)
         n = keyed("citations", pub.id, m).poisson(lam) if lam > 0 else 0  # a scalar draw is an int
         if n:
             pub.citations += n

@@ -207,7 +207,7 @@ def attention_pool(w: World, oversight: float | None = None) -> float:
 
 def mentoring_reserved(w: World) -> float:
     """Σ standing mentoring hours of active people (§3)."""
-    reserved: float = sum(p.mentoring for p in w.s.people.values() if p.status == "active")
+    reserved: float = sum([p.mentoring for p in w.s.people.values() if p.status == "active"])
     return reserved
 
 
@@ -261,20 +261,31 @@ def generate_pool(w: World, m: int) -> None:
     for pool in POOLS:
         pp = cfg.pools[pool]
         # The draws are numpy vectors in a fixed order; the elementwise work is done on Python
-        # floats, which is the same IEEE arithmetic as numpy's: min(hi, max(lo, v)) is exactly
-        # np.clip(v, lo, hi) and max(g, v) exactly np.maximum(g, v) for the (never NaN) draws.
-        ability = [min(amax, max(amin, v)) for v in gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist()]
+        # floats, which is the same IEEE arithmetic as numpy's. Clipping is written out as
+        # np.clip's own rule, low = v if v > lo else lo, then low if low < hi else hi (which is also
+        # min(hi, max(lo, v)), at a fraction of the cost of the two calls), and max(g, v) as
+        # v if v > g else g (np.maximum's result for these never-NaN draws).
+        draws = gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist()
+        ability = [low if (low := (v if v > amin else amin)) < amax else amax for v in draws]
         speed = gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n).tolist()
         resilience = gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n).tolist()
         independence = gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n).tolist()
-        growth = [max(gmin, v) for v in gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist()]
+        draws = gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist()
+        growth = [v if v > gmin else gmin for v in draws]
         noise = gen.normal(0.0, pp["transcript_noise"], n).tolist()
-        transcript = [min(1.0, max(0.0, a + e)) for a, e in zip(ability, noise, strict=True)]
+        transcript = [
+            (x_ if x_ < 1.0 else 1.0) if (x_ := a + e) > 0.0 else 0.0 for a, e in zip(ability, noise, strict=True)
+        ]
         bias = pp["letter_bias"]
         noise = gen.normal(0.0, pp["letter_noise"], n).tolist()
-        letter = [min(1.0, max(0.0, a + bias + e)) for a, e in zip(ability, noise, strict=True)]
+        letter = [
+            (x_ if x_ < 1.0 else 1.0) if (x_ := a + bias + e) > 0.0 else 0.0
+            for a, e in zip(ability, noise, strict=True)
+        ]
         noise = gen.normal(0.0, cfg.interview_noise_sd, n).tolist()
-        interview = [min(1.0, max(0.0, a + e)) for a, e in zip(ability, noise, strict=True)]
+        interview = [
+            (x_ if x_ < 1.0 else 1.0) if (x_ := a + e) > 0.0 else 0.0 for a, e in zip(ability, noise, strict=True)
+        ]
         first = gen.integers(len(_FIRST), size=n).tolist()
         last = gen.integers(len(_LAST), size=n).tolist()
         candidates[pool] = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .config import TOPICS
+from .config import TOPIC_INDEX, TOPICS
 from .field import hotness
 from .kinds import ProjectEnd
 from .state import Draft, Person, Project
@@ -206,14 +206,17 @@ def draft_quality(w: World, pj: Project) -> float:
 def projects_step(w: World, m: int) -> None:
     """Tick step 2: delayed scoop news, progress, bleed, scoops, dead ends, completions (§6)."""
     cfg, s = w.cfg, w.s
-    due = [row for row in s.pending_scoop_news if row[0] == m]
-    if due:
-        s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
-        for _, pid, topic in due:
-            w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
-            w.note_fact("scoops", {"project_id": pid, "topic": topic})
-    memberships: dict[str, int] = {}
+    if s.pending_scoop_news:
+        due = [row for row in s.pending_scoop_news if row[0] == m]
+        if due:
+            s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
+            for _, pid, topic in due:
+                w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
+                w.note_fact("scoops", {"project_id": pid, "topic": topic})
     active = [pj for pj in s.projects.values() if pj.status == "active"]
+    if not active:
+        return
+    memberships: dict[str, int] = {}
     for pj in active:
         for pid in pj.members:
             memberships[pid] = memberships.get(pid, 0) + 1
@@ -221,7 +224,7 @@ def projects_step(w: World, m: int) -> None:
     keyed = w.rng.keyed
     noise_sd = cfg.progress_noise_sd
     for pj in active:  # a project ended in this loop is never one still to come
-        k = TOPICS.index(pj.topic)
+        k = TOPIC_INDEX[pj.topic]
         members = [people[pid] for pid in pj.members if people[pid].status == "active"]
         effort = 0.0
         ka = []

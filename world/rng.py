@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import importlib
 import sys
 from typing import Any
 
@@ -37,22 +36,7 @@ _MASK128 = (1 << 128) - 1
 _ZERO8 = bytes(8)
 
 
-def _builtin_sha256() -> Any:
-    """CPython's own SHA-256 constructor when it is there (``_sha2`` from 3.12, ``_sha256``
-    before), else :func:`hashlib.sha256`. The digest is the same standard SHA-256; the
-    built-in one costs about half as much per call on the short keys hashed here (OpenSSL's
-    set-up per hash object dominates), checked against hashlib once at import."""
-    for name in ("_sha2", "_sha256"):
-        try:
-            ctor = importlib.import_module(name).sha256
-        except (ImportError, AttributeError):
-            continue
-        if ctor(b"101|probe").digest() == hashlib.sha256(b"101|probe").digest():
-            return ctor
-    return hashlib.sha256
-
-
-_sha256 = _builtin_sha256()
+_sha256 = hashlib.sha256
 
 
 def key_digest(seed: int, *key: object) -> bytes:
@@ -63,8 +47,7 @@ def key_digest(seed: int, *key: object) -> bytes:
         *key: the entity key parts; each is rendered with ``str()``.
     """
     text = "|".join([str(int(seed))] + [str(k) for k in key])
-    digest: bytes = _sha256(text.encode("utf-8")).digest()
-    return digest
+    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def stream_generator(seed: int, name: str) -> np.random.Generator:

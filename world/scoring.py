@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .config import TOPICS
+from .config import TOPIC_INDEX
 from .field import hotness
 from .papers import citation_rate
 
@@ -27,7 +27,7 @@ def _projected_rates(w: World) -> Iterator[tuple[Publication, list[float]]]:
     for pub in s.publications.values():
         if pub.published_month > t:
             continue
-        hk = h[TOPICS.index(pub.topic)]
+        hk = h[TOPIC_INDEX[pub.topic]]
         yield (
             pub,
             [
