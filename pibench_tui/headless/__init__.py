@@ -16,6 +16,7 @@ This module never imports textual; prompt-toolkit is imported only for the REPL.
 """
 
 import io
+import json
 import sys
 from typing import IO
 
@@ -116,7 +117,7 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C, SIGTERM: save, then stop
-        return _interrupted(session, exc)
+        return _interrupted(session, exc, stdout if mode == "jsonl" else None)
     except Exception as exc:  # noqa: BLE001 - pibench's own failure: still save and report
         if session is None:
             raise
@@ -146,13 +147,24 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
             process.close()
 
 
-def _interrupted(session: HeadlessSession | None, exc: BaseException) -> int:
-    """Write the final save (``--save``) after SIGINT/SIGTERM; the exit status."""
-    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+def _interrupted(session: HeadlessSession | None, exc: BaseException, jsonl_out: IO[str] | None = None) -> int:
+    """Write the final save (``--save``) after SIGINT/SIGTERM and, in JSON-lines mode
+    (``jsonl_out``), an ``end`` event with ``"interrupted": "SIGTERM"|"SIGINT"`` (the
+    request that was running gets no reply); the exit status."""
+    signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+    what = "terminated (SIGTERM)" if signal_name == "SIGTERM" else "interrupted"
     try:
         saved = session.final_save() if session is not None else None
     except HeadlessError as err:
         saved = str(err)
+    if jsonl_out is not None and session is not None:
+        from pibench_tui.headless.jsonl import end_event
+
+        try:
+            jsonl_out.write(json.dumps(end_event(session, saved, interrupted=signal_name), ensure_ascii=True) + "\n")
+            jsonl_out.flush()
+        except (OSError, ValueError):  # the harness closed our stdout: stderr still says it
+            pass
     print(f"pibench headless: {what}" + (f"; {saved}" if saved else ""), file=sys.stderr)
     return signal_exit_code(exc)
 

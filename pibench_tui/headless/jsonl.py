@@ -95,12 +95,21 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
         stdout.flush()
     saved = session.final_save()
+    stdout.write(json.dumps(end_event(session, saved), ensure_ascii=True) + "\n")
+    stdout.flush()
+    return 0
+
+
+def end_event(session: HeadlessSession, saved: str | None, interrupted: str | None = None) -> dict[str, Any]:
+    """The last JSON line of a session: ``{"event": "end", "report": {...}}`` plus
+    ``"saved"`` (``--save``) and, when SIGINT/SIGTERM ended it, ``"interrupted"`` (the
+    signal's name)."""
     end: dict[str, Any] = {"event": "end", "report": session.report_data()}
     if saved:
         end["saved"] = saved
-    stdout.write(json.dumps(end, ensure_ascii=True) + "\n")
-    stdout.flush()
-    return 0
+    if interrupted:
+        end["interrupted"] = interrupted
+    return end
 
 
 def _protocol_error(message: str) -> dict:

@@ -143,3 +143,33 @@ def test_a_signal_writes_the_final_save(tmp_path, sig):
     assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in err
     world, record = SaveStore(store).load_world("lab", exact=True)
     assert world.month == 3 and record.info.kind == "manual"
+
+
+def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path):
+    """In JSON-lines mode SIGTERM during a running block still ends stdout with the end
+    event (marked ``interrupted: SIGTERM``, with the report and the save), after the replies
+    of the blocks that finished; the running block gets no reply."""
+    store = tmp_path / "store"
+    env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
+    proc = subprocess.Popen(
+        pibench_command() + ["headless", "--jsonl", "--seed", "4", "--save", "lab", "--saves", str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdin.write(b'{"code": "time.next_month()"}\n')
+    proc.stdin.flush()
+    first = json.loads(proc.stdout.readline())
+    assert first["ok"] and first["month"] == 2
+    proc.stdin.write(b'{"code": "while True:\\n    pass"}\n')
+    proc.stdin.flush()
+    time.sleep(0.5)  # the block is running (it would run until the block timeout)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    lines = [json.loads(line) for line in out.decode().splitlines()]
+    assert proc.returncode == 143, err
+    assert len(lines) == 1, lines  # no reply for the interrupted block, then the end event
+    end = lines[0]
+    assert end["event"] == "end" and end["interrupted"] == "SIGTERM"
+    assert end["report"]["month"] == 2 and "saved as 'lab' (month 2)" in end["saved"]
