@@ -174,7 +174,8 @@ def add_replay_parser(sub: Any) -> None:
         "replay",
         help="re-simulate run directories and confirm their Impact and state digest",
         description="Re-simulate each run's action log; confirm result.json's Impact and digest; "
-        "mark the result valid or invalid (exit status 1 if any is invalid).",
+        "mark the result valid or invalid. Exit status 1 if any is invalid, else 2 if a sealed run "
+        "could not be checked (no --seal FILE; nothing is recorded for it), else 0.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
     p.add_argument(
@@ -355,7 +356,8 @@ def _summarise(names: list[str], results: list[Any], out: str, label: str, scena
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Run ``pibench replay``; exit status 1 when any run does not replay."""
+    """Run ``pibench replay``; exit status 1 when any run does not replay, else 2 when a
+    sealed run could not be checked (no ``--seal``), else 0."""
     from pibench_tui.harness.replay import replay_run
     from pibench_tui.harness.rundir import iter_run_dirs
 
@@ -366,7 +368,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"pibench replay: {root}: no completed run (no result.json) here", file=sys.stderr)
             return 1
         dirs.extend(found)
-    bad = 0
+    bad = unchecked = 0
     for d in dirs:
         try:
             verdict = replay_run(d, args.seal)
@@ -374,6 +376,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"INVALID  {d}: {exc}")
             bad += 1
             continue
+        if verdict.get("sealed"):
+            print(f"sealed   {d}: {verdict['message']}")
+            unchecked += 1
+            continue
         print(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}")
         bad += not verdict["valid"]
-    return 1 if bad else 0
+    return 1 if bad else 2 if unchecked else 0

@@ -82,8 +82,10 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     if seed is None and seal is not None:
         seed = sealed_seed(res, seal)
     if seed is None:
+        out["sealed"] = True  # not checked: neither valid nor invalid
         out["message"] = (
-            "the seed is sealed: after the evaluation, replay with --seal FILE (the file of `pibench seal`)"
+            "not checked: the seed is sealed; after the evaluation, replay with --seal FILE "
+            "(the file of `pibench seal`)"
         )
         return out
     started = time.monotonic()
@@ -118,9 +120,13 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
 
 
 def replay_run(path: str | Path, seal: str | Path | None = None) -> dict[str, Any]:
-    """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``)."""
+    """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``);
+    a sealed run replayed without its seal file (``verdict["sealed"]``) was not checked, and
+    nothing is recorded."""
     path = Path(path)
     verdict = verify_run(path, seal)
+    if verdict.get("sealed"):
+        return verdict
     res = read_json(path / "result.json")
     res["valid"] = bool(verdict["valid"])
     res["replay"] = {

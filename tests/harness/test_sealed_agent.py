@@ -42,7 +42,8 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     writes `seed: null` with the commitment in result.json, seeds the agent's random from
     secret entropy (recorded in result.json), and the seed appears in nothing the agent saw
     (every request sent to the LLM) nor in any file of the run directory; `pibench replay`
-    refuses the run without the seal file and confirms it with `--seal FILE`."""
+    leaves the run unchecked and unmarked without the seal file (exit 2) and confirms it with
+    `--seal FILE`."""
     seal_path = _seal(tmp_path)
     row = read_seal(seal_path)["seeds"][0]
     seed, commitment = str(row["seed"]), row["commitment"]
@@ -83,9 +84,12 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     assert "no_such_call" in transcript  # the agent's errors are in it
     for f in sorted(run.iterdir()):
         assert seed not in f.read_text(), f"the sealed seed appears in {f.name}"
-    # Replay: sealed until the seal file is given, then confirmed.
-    assert pibench_main(["replay", str(run)]) == 1
-    assert "--seal" in capsys.readouterr().out
+    # Replay: not checked (and nothing recorded) until the seal file is given, then confirmed.
+    before = (run / "result.json").read_bytes()
+    assert pibench_main(["replay", str(run)]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("sealed ") and "--seal" in out and "INVALID" not in out
+    assert (run / "result.json").read_bytes() == before
     assert pibench_main(["replay", str(run), "--seal", str(seal_path)]) == 0
     verdict = json.loads((run / "result.json").read_text())
     assert verdict["valid"] is True and verdict["seed"] is None
