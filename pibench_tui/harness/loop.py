@@ -46,6 +46,22 @@ __all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflic
 MAX_FAILED_CALLS = 8
 #: LLM errors kept verbatim in ``result.json`` (all are in the transcript).
 MAX_ERRORS_KEPT = 50
+#: Characters of one reply, or of one block's code, kept in ``transcript.jsonl``; past it the
+#: start is kept with the whole text's length and SHA-256 (a 2 MB reply every turn would
+#: otherwise grow a 60-month transcript towards a gigabyte).
+MAX_TRANSCRIPT_TEXT = 64_000
+
+
+def transcript_text(key: str, text: str | None) -> dict[str, Any]:
+    """``{key: text}`` for the transcript, or, when ``text`` is longer than
+    :data:`MAX_TRANSCRIPT_TEXT` characters, its start with ``{key}_chars`` (the whole
+    length) and ``{key}_sha256`` (of its UTF-8)."""
+    if text is None or len(text) <= MAX_TRANSCRIPT_TEXT:
+        return {key: text}
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return {key: text[:MAX_TRANSCRIPT_TEXT], f"{key}_chars": len(text), f"{key}_sha256": digest}
+
+
 CHECKPOINT_FORMAT = "pibench-agent-checkpoint/2"
 
 
@@ -422,7 +438,7 @@ class _Career:
                     "event": "llm",
                     "month": month,
                     "turn": turn,
-                    "reply": comp.text,
+                    **transcript_text("reply", comp.text),
                     "prompt_tokens": comp.prompt_tokens,
                     "completion_tokens": comp.completion_tokens,
                     "seconds": round(comp.seconds, 3),
@@ -441,7 +457,7 @@ class _Career:
                         "event": "block",
                         "month": month,
                         "turn": turn,
-                        "code": block.code,
+                        **transcript_text("code", block.code),
                         "output": info["output"],
                         "ok": info["ok"],
                         "error": info["error"],

@@ -4,6 +4,7 @@ resume equals an uninterrupted run, `pibench replay` confirms (and refuses tampe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -283,3 +284,32 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the LLM never answered (8 failed calls" in err and "delete its run directory" in err
     assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
+
+
+def test_a_huge_reply_is_kept_in_the_transcript_as_its_start_length_and_hash(tmp_path):
+    """A reply (and the code in it) longer than MAX_TRANSCRIPT_TEXT characters is kept in
+    transcript.jsonl as its start plus the whole length and SHA-256, so a model that replies
+    megabytes cannot grow a run directory without bound; the code itself still ran whole."""
+    from pibench_tui.harness.loop import MAX_TRANSCRIPT_TEXT
+
+    comment = "#" + "x" * (MAX_TRANSCRIPT_TEXT + 5_000)
+    reply = f"```python\n{comment}\nprint('ran')\n_ = time.next_month()\n```"
+    agent = tmp_path / "huge.py"
+    agent.write_text(f"import sys\nsys.stdin.read()\nsys.stdout.write({reply!r})\n")
+    out = tmp_path / "runs"
+    rc = pibench_main(
+        ["agent", "--model", "huge", "--command", f"{sys.executable} {agent}", "--scenario", "short-12"]
+        + ["--out", str(out)]
+    )
+    assert rc == 0
+    run = out / "huge" / "short-12-101"
+    events = read_jsonl(run / "transcript.jsonl")
+    llm = [e for e in events if e["event"] == "llm"]
+    blocks = [e for e in events if e["event"] == "block"]
+    assert len(llm) == 12 and len(blocks) == 12
+    assert llm[0]["reply"] == reply[:MAX_TRANSCRIPT_TEXT] and llm[0]["reply_chars"] == len(reply)
+    assert llm[0]["reply_sha256"] == hashlib.sha256(reply.encode()).hexdigest()
+    code = reply.removeprefix("```python\n").removesuffix("```")
+    assert blocks[0]["code_chars"] in (len(code), len(code.rstrip("\n")))
+    assert len(blocks[0]["code"]) == MAX_TRANSCRIPT_TEXT and blocks[0]["output"] == "ran\n"
+    assert (run / "transcript.jsonl").stat().st_size < 40 * MAX_TRANSCRIPT_TEXT
