@@ -346,7 +346,8 @@ def _respond_summary(g: Game, values: dict) -> str:
     if e is None:
         return ""
     late = after_the_end(g, e["kind"], e["respond_by_month"], g.world.month)
-    return event_answers(g, e["kind"]) + (f" — {late}" if late else "")
+    answers = event_answers(g, e["kind"])
+    return f"{late[:1].upper()}{late[1:]}. Answers: {answers}" if late else answers
 
 
 def _respond_actions(g: Game) -> Callable[[dict], Options]:
