@@ -49,3 +49,16 @@ def test_fast_reseed_is_in_use_on_this_platform():
     if sys.byteorder == "little":
         assert rng_mod._FAST_RESEED is True
         assert Rng(1)._words is not None
+
+
+def test_state_address_from_the_capsule_is_numpys():
+    """The PCG64 state address read through the bit generator's capsule (no ctypes
+    interface built) is the one numpy's own ctypes interface reports, for fresh generators
+    and for the shared keyed one."""
+    import numpy as np
+
+    for seed in (0, 1, 12345):
+        bg = np.random.PCG64(seed)
+        assert rng_mod._state_address(bg) == bg.ctypes.state_address
+    r = Rng(3)
+    assert rng_mod._state_address(r._bg) == r._bg.ctypes.state_address
