@@ -239,16 +239,18 @@ class OpenAIBackend:
                 raise _Attempt("server_error", str(exc), True, status, _retry_after(exc)) from None
             kind = "auth" if status in (401, 403) else "bad_request"
             raise _Attempt(kind, str(exc), False, status) from None
+        # An unreadable 200 answer is retried: it is what a proxy or gateway in trouble sends
+        # (an HTML error page, a cut body), and one such answer should not cost the month.
         except oa.APIError as exc:  # an answer the client could not read
-            raise _Attempt("bad_response", str(exc), False) from None
+            raise _Attempt("bad_response", str(exc), True) from None
         except (ValueError, TypeError, KeyError) as exc:  # garbage the client choked on
-            raise _Attempt("bad_response", f"{type(exc).__name__}: {exc}", False) from None
+            raise _Attempt("bad_response", f"{type(exc).__name__}: {exc}", True) from None
         try:
             choice = resp.choices[0]
             text = choice.message.content or ""
             finish = getattr(choice, "finish_reason", None)
         except (AttributeError, IndexError, TypeError) as exc:
-            raise _Attempt("bad_response", f"the answer has no message: {exc}", False) from None
+            raise _Attempt("bad_response", f"the answer has no message: {exc}", True) from None
         usage = getattr(resp, "usage", None)
         return Completion(
             text=str(text),

@@ -184,19 +184,30 @@ def test_token_sums_per_month_and_career(out):
     assert sum(m["prompt"] for m in by_month) == res["tokens"]["prompt"]
 
 
-def test_garbage_answers_fail_the_call_and_after_8_failures_the_career_auto_advances(out):
-    """A non-retryable failure (an unreadable answer, a 400) ends the month; after 8 failed
-    calls the rest of the career advances without asking the LLM again."""
-
-    def brain(req, i):
-        return Garbage() if i % 2 == 0 else Status(400)
-
-    with FakeLLM(brain) as srv:
+def test_a_refused_request_fails_the_call_and_after_8_failures_the_career_auto_advances(out):
+    """A non-retryable failure (a 400) ends the month at once; after 8 failed calls the rest
+    of the career advances without asking the LLM again."""
+    with FakeLLM(lambda req, i: Status(400)) as srv:
         res = play(srv, out)
     assert len(srv.requests) == 8
     assert res["llm"]["failed_calls"] == 8 and res["llm"]["attempts"] == 8
     assert res["auto_advances"] == {"turns_exhausted": 0, "llm_failed": 8, "llm_failures_exhausted": MONTHS - 8}
-    assert {e["kind"] for e in res["llm"]["errors"]} == {"bad_response", "bad_request"}
+    assert {e["kind"] for e in res["llm"]["errors"]} == {"bad_request"}
+    assert res["months_played"] == MONTHS
+
+
+def test_an_unreadable_answer_is_retried_and_costs_no_month(out):
+    """A 200 answer that is not JSON (a gateway's error page) is retried like a 5xx: the
+    next attempt's reply plays the month, and the retried error is recorded."""
+
+    def brain(req, i):
+        return Garbage() if i == 0 else Reply("```python\n_ = time.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        res = play(srv, out)
+    assert res["llm"]["failed_calls"] == 0 and res["auto_advances"]["llm_failed"] == 0
+    assert res["llm"]["attempts"] == res["llm"]["calls"] + 1 == MONTHS + 1
+    assert [(e["kind"], e["retried"]) for e in res["llm"]["errors"]] == [("bad_response", True)]
     assert res["months_played"] == MONTHS
 
 
