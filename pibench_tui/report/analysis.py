@@ -43,6 +43,14 @@ BEHAVIOUR_AXES = {
 }
 
 
+def scored_impact(career: Career) -> float:
+    """The Impact a career counts for in the leaderboard: its own, or 0 when it is invalid
+    (it does not replay to its recorded result). Dropping invalid careers instead would let
+    a damaged or tampered run take a bad seed out of a mean; they are listed with their
+    reasons and marked in their seed's column."""
+    return 0.0 if career.valid is False else career.impact
+
+
 def archetype(c: Career) -> str:
     """The census archetype of a career (rules applied in :data:`ARCHETYPES` order)."""
     if c.collapsed:
@@ -98,14 +106,14 @@ def build_report(
         )
     elif reference not in groups:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")
-    ref_by = {(c.scenario, c.seed): c.impact for c in groups.get(reference, [])} if reference else {}
+    ref_by = {(c.scenario, c.seed): scored_impact(c) for c in groups.get(reference, [])} if reference else {}
 
     leaderboard = []
     for key, cs in groups.items():
-        impacts = [c.impact for c in cs]
+        impacts = [scored_impact(c) for c in cs]
         s = summary(impacts)
         ci = bootstrap_mean_ci(impacts)
-        paired = [c.impact - ref_by[(c.scenario, c.seed)] for c in cs if (c.scenario, c.seed) in ref_by]
+        paired = [scored_impact(c) - ref_by[(c.scenario, c.seed)] for c in cs if (c.scenario, c.seed) in ref_by]
         diff = None
         if key != reference and paired:
             pci = bootstrap_mean_ci(paired)
@@ -129,7 +137,10 @@ def build_report(
                 "kind": cs[0].kind,
                 "model": cs[0].model,
                 "scenario": cs[0].scenario if not multi else sorted({c.scenario for c in cs}),
-                "seeds": {str(c.seed): c.impact for c in sorted(cs, key=lambda c: (c.seed is None, c.seed or 0))},
+                "seeds": {
+                    str(c.seed): scored_impact(c) for c in sorted(cs, key=lambda c: (c.seed is None, c.seed or 0))
+                },
+                "invalid_seeds": [str(c.seed) for c in cs if c.valid is False],
                 **s,
                 "ci95": list(ci) if ci else None,
                 "vs_reference": diff,

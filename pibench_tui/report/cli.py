@@ -14,7 +14,7 @@ _EPILOG = """\
 Inputs: run directories written by `pibench agent` or `pibench run --save-runs`, folders
 holding them, and JSON files written by `pibench run --json` / `pibench compare --json`.
 Every career with a known seed is re-simulated: a result that does not reproduce is
-counted as invalid.
+invalid, listed with its reason, and counts as Impact 0 in every aggregate.
 
 examples:
   pibench report runs/ --html report.html

@@ -86,7 +86,10 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
             [
                 r["label"],
                 r["kind"],
-                *[format_value(r["seeds"].get(s), 1) for s in seeds],
+                *[
+                    "invalid: 0" if s in r.get("invalid_seeds", ()) else format_value(r["seeds"].get(s), 1)
+                    for s in seeds
+                ],
                 format_value(r["mean"], 1),
                 _ci(r["ci95"]),
                 format_value(r["median"], 1),

@@ -230,3 +230,30 @@ def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path,
         target = tmp_path / "missing" / "out"
         assert pibench_main(["report", str(pol), "--no-simulate", flag, str(target)]) == 1
         assert f"cannot write {flag}" in capsys.readouterr().err
+
+
+def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
+    """A career that does not replay to its recorded result counts as Impact 0 in its seed's
+    column, the mean, the median and the paired difference (dropping it would let a
+    tampered run remove a bad seed), and the terminal leaderboard marks that cell."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import Career
+    from pibench_tui.report.render import leaderboard_rows
+
+    def career(label: str, seed: int, impact: float, valid: bool | None = True) -> Career:
+        return Career(
+            label=label, kind="policy", scenario="short-12", seed=seed, source=f"{label}-{seed}",
+            impact=impact, earned=impact, projection=0.0, collapsed=False, collapse_month=None,
+            months=12, months_played=12, publications=0, grants=0, hires=0, quits=0, valid=valid,
+            invalid_reason=None if valid else "the state digest differs",
+        )  # fmt: skip
+
+    careers = [career("a", 1, 10.0), career("a", 2, 90.0, valid=False), career("b", 1, 4.0), career("b", 2, 6.0)]
+    rep = build_report(careers, reference="b")
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert board["a"]["seeds"] == {"1": 10.0, "2": 0.0} and board["a"]["invalid_seeds"] == ["2"]
+    assert board["a"]["mean"] == 5.0 and board["a"]["median"] == 5.0
+    assert board["a"]["vs_reference"]["mean"] == ((10.0 - 4.0) + (0.0 - 6.0)) / 2
+    head, rows = leaderboard_rows(rep)
+    row = next(r for r in rows if r[0] == "a")
+    assert row[head.index("seed 2")] == "invalid: 0" and row[head.index("seed 1")] == "10.0"
