@@ -52,8 +52,10 @@ def grants_note(game: Game) -> str:
         f"A proposal costs ${rules['costs']['proposal']:,.0f} and at least {rules['hours']['proposal_min']:g} h (g)."
     )
     if rolling:
-        gaps = ", ".join(f"{name} every {agencies[name]['cooldown_months']} months" for name in rolling)
-        note += f" {', '.join(rolling)}: open every month, one proposal at a time ({gaps})."
+        gaps = "; ".join(
+            f"at least {agencies[name]['cooldown_months']} months between two {name} proposals" for name in rolling
+        )
+        note += f" {', '.join(rolling)}: a rolling call, open every month; {gaps}."
     if once:
         note += f" {', '.join(once)} funds a lab only once."
     return note
