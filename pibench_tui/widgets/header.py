@@ -17,6 +17,8 @@ def calendar_label(dash: dict, short: bool = False) -> str:
     """What this month of the year means: recruiting, deadlines, service duty (from the dashboard)."""
     m = dash["month"]
     parts = [dash["label"]]
+    if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
+        return dash["label"]
     moy = (m - 1) % 12 + 1
     if moy in (1, 2, 3):
         parts.append("recruiting" if short else "recruiting season")

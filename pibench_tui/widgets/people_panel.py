@@ -101,7 +101,7 @@ class PeoplePanel(Panel):
             f"{' − service duty' if any(n.startswith('Service') for n in dash['notes']) else ''}; mentoring {att['mentoring_reserved']:g} h, "
             f"one-off used {att['oneoff_used']:g} h, left {att['left']:g} h."
         )
-        if not rows:
+        if not rows and not (dash.get("finished") or dash.get("collapsed")):
             offer = game.rules["season"]["offer_months"]
             note = (
                 f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a postdoc "

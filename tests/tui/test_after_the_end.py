@@ -62,3 +62,28 @@ def test_venues_deciding_after_the_last_month_are_marked():
     labels = dict((v, label) for label, v in open_venues(Game(_last_month_world(), scenario="short-12")))
     assert "month 13, after the career's last month (12): never decided" in labels["W-SHOP"]
     assert "month 19" in labels["JMR"]
+
+
+@pytest.mark.asyncio
+async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_path):
+    """Once the career is over the header's calendar line says so instead of naming deadlines
+    and calls, and the empty Lab panel no longer tells the player to recruit."""
+    from pibench_tui.widgets.header import calendar_label
+
+    w = _last_month_world()
+    Api(w).time.next_month()  # closes month 12: the career is over
+    dash = Api(w).lab.dashboard()
+    assert dash["finished"] and dash["venue_deadlines_this_month"]  # the world still lists them
+    assert calendar_label(dash) == calendar_label(dash, short=True) == dash["label"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(50):  # the end screen opens once the app has mounted
+            if type(app.screen).__name__ == "EndScreen":
+                break
+            await pilot.pause()
+        await press(pilot, "escape")  # from the end screen back to the lab
+        await press(pilot, "1")
+        text = screen_text(app)
+        assert f"{dash['label']} · career over" in text and text.count("career over") == 1
+        assert " due" not in text and "deadline" not in text
+        assert "Recruit PhD students" not in text and "hire an RA (R)" not in text
