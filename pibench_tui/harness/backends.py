@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pibench_tui.harness import defaults
+
 __all__ = [
     "Backend",
     "CommandBackend",
@@ -41,10 +43,10 @@ class RetryPolicy:
         timeout: Wall-clock limit of one attempt, in seconds.
     """
 
-    retries: int = 5
-    base: float = 1.0
+    retries: int = defaults.RETRIES
+    base: float = defaults.RETRY_BASE
     cap: float = 60.0
-    timeout: float = 300.0
+    timeout: float = defaults.REQUEST_TIMEOUT
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry ``attempt`` (1-based), with ±25 % jitter."""
@@ -177,8 +179,8 @@ class OpenAIBackend:
         *,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        temperature: float = 0.4,
-        max_tokens: int = 4000,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
     ) -> None:
         try:
@@ -299,8 +301,8 @@ class CommandBackend:
         command: str,
         *,
         model: str = "command",
-        temperature: float = 0.4,
-        max_tokens: int = 4000,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
     ) -> None:
         try:

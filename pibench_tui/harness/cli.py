@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..argtypes import non_negative_int, positive_int
+from . import defaults
 
 __all__ = [
     "EXIT_FAILED",
@@ -127,43 +128,61 @@ def add_agent_parser(sub: Any) -> None:
         "--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)"
     )
     p.add_argument(
-        "--jobs", type=_positive_int, default=1, metavar="N", help="careers played at the same time (default 1)"
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="careers played at the same time (default %(default)s)",
     )
-    p.add_argument("--max-turns", type=_positive_int, default=8, metavar="N", help="code turns per month (default 8)")
+    p.add_argument(
+        "--max-turns",
+        type=_positive_int,
+        default=defaults.MAX_TURNS,
+        metavar="N",
+        help="code turns per month (default %(default)s)",
+    )
     p.add_argument(
         "--temperature",
         type=_float_in(0.0, 2.0, "--temperature"),
-        default=0.4,
+        default=defaults.TEMPERATURE,
         metavar="T",
-        help="sampling temperature (default 0.4)",
+        help="sampling temperature (default %(default)s)",
     )
     p.add_argument(
-        "--max-tokens", type=_positive_int, default=4000, metavar="N", help="output tokens per reply (default 4000)"
+        "--max-tokens",
+        type=_positive_int,
+        default=defaults.MAX_TOKENS,
+        metavar="N",
+        help="output tokens per reply (default %(default)s)",
     )
     p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
     p.add_argument(
         "--block-timeout",
         type=_float_in(0.1, 3600.0, "--block-timeout"),
-        default=20.0,
+        default=defaults.BLOCK_TIMEOUT,
         metavar="S",
-        help="wall-clock limit per code block in seconds (default 20)",
+        help="wall-clock limit per code block in seconds (default %(default)g)",
     )
     p.add_argument(
-        "--retries", type=_non_negative_int, default=5, metavar="N", help="retries of a failed LLM call (default 5)"
+        "--retries",
+        type=_non_negative_int,
+        default=defaults.RETRIES,
+        metavar="N",
+        help="retries of a failed LLM call (default %(default)s)",
     )
     p.add_argument(
         "--retry-base",
         type=_float_in(0.0, 600.0, "--retry-base"),
-        default=1.0,
+        default=defaults.RETRY_BASE,
         metavar="S",
-        help="first backoff in seconds, doubled per retry (default 1)",
+        help="first backoff in seconds, doubled per retry (default %(default)g)",
     )
     p.add_argument(
         "--request-timeout",
         type=_float_in(0.1, 3600.0, "--request-timeout"),
-        default=300.0,
+        default=defaults.REQUEST_TIMEOUT,
         metavar="S",
-        help="time-out of one LLM request in seconds (default 300)",
+        help="time-out of one LLM request in seconds (default %(default)g)",
     )
     p.set_defaults(func=cmd_agent)
 

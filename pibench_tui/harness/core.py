@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pibench_tui.harness import defaults
 from pibench_tui.harness.agent_process import ALLOWED_MODULES, DEFAULT_MEMORY_LIMIT, BlockResult, Refusal, open_sandbox
 from pibench_tui.harness.integrity import IntegrityLog
 from pibench_tui.harness.prompt import (
@@ -44,9 +45,9 @@ from pibench_tui.harness.rules import scenario_rules
 __all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore"]
 
 #: Turns per month (MECHANICS §16).
-DEFAULT_MAX_TURNS = 8
+DEFAULT_MAX_TURNS = defaults.MAX_TURNS
 #: Wall-clock limit per block in the harness, in seconds (MECHANICS §16).
-DEFAULT_BLOCK_TIMEOUT = 20.0
+DEFAULT_BLOCK_TIMEOUT = defaults.BLOCK_TIMEOUT
 
 NO_MEMORY_NOTE = "memory is switched off in this run (--no-memory): nothing was saved"
 

@@ -1,0 +1,20 @@
+"""The harness contract's defaults (MECHANICS §16), one home for the command line, the
+backends and :class:`~pibench_tui.harness.core.LabCore`. Standard library only: the
+``pibench`` parser reads them without loading the harness."""
+
+from __future__ import annotations
+
+#: Turns per month.
+MAX_TURNS = 8
+#: Wall-clock limit per code block, in seconds.
+BLOCK_TIMEOUT = 20.0
+#: Sampling temperature.
+TEMPERATURE = 0.4
+#: Output tokens per reply.
+MAX_TOKENS = 4000
+#: Retries of a failed LLM call.
+RETRIES = 5
+#: First backoff between retries, in seconds (doubled per retry).
+RETRY_BASE = 1.0
+#: Time-out of one LLM request, in seconds.
+REQUEST_TIMEOUT = 300.0
