@@ -34,14 +34,18 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 def _python_for_nobody() -> str | None:
     """An interpreter the unprivileged user 65534 can run with ctypes and socket (this
-    one, or the system's), or None."""
+    one, or the system's), or None; None too when 65534 cannot read this checkout's agent
+    process scripts (a checkout inside a private folder, e.g. under ``mktemp -d``): an
+    ordinary user always can read their own."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         return None
+    scripts = [str(sandbox_module.CHILD_SCRIPT), str(CONFINE_PY)]
+    probe = f"import ctypes, socket, mmap\nfor p in {scripts!r}:\n    open(p).close()"
     for python in (sys.executable, "/usr/bin/python3"):
         try:
             ok = (
                 subprocess.run(
-                    [*NOBODY, python, "-c", "import ctypes, socket, mmap"],
+                    [*NOBODY, python, "-c", probe],
                     capture_output=True,
                     timeout=30,
                     cwd="/",
@@ -67,7 +71,7 @@ USERS = [
         id="ordinary-user",
         marks=pytest.mark.skipif(
             NOBODY_PYTHON is None,
-            reason="needs root with setpriv and an interpreter uid 65534 can run "
+            reason="needs root with setpriv, an interpreter uid 65534 can run and a checkout it can read "
             "(as an ordinary user the pibench-user case is this case)",
         ),
     ),
