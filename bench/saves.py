@@ -14,7 +14,11 @@ $100,000,000 start budget, so it never collapses and is still busy at month 60. 
 * the median time of the replay check alone (``saves.store.verify_replay``: what a load
   adds so that a hand-edited save is refused as tampered);
 * the median time to resume at month 59 and play one month (load + policy + tick);
-* the median autosave cost per month over a whole career (``SaveStore.autosave``, keep 3).
+* the median and mean autosave cost per month over a whole career (``SaveStore.autosave``,
+  keep 3), and apart for the whole autosaves and the deltas written between them (see
+  ``saves.store.is_delta``: every ``DELTA_MONTHS`` months a whole one);
+* the median time to load the career's newest autosave before the end (a delta: its base
+  loaded, then up to ``DELTA_MONTHS - 1`` months of logged calls replayed).
 
 Every figure is given as wall time and as CPU time of this process: on a shared machine the
 CPU time is the steadier one (wall time also waits for the disk: ``fsync`` of manual saves).
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -66,6 +71,7 @@ def busy_career(
     store: SaveStore | None = None,
     autosave_times: list[float] | None = None,
     autosave_cpu: list[float] | None = None,
+    autosave_kinds: list[bool] | None = None,
 ) -> World:
     """Play the busy lab to the opening of month ``until`` (or to the end)."""
     world = World(busy_config(), SEED)
@@ -75,7 +81,9 @@ def busy_career(
         play_month(world, api, policy)
         if store is not None and autosave_times is not None:
             t0, c0 = time.perf_counter(), time.process_time()
-            store.autosave("bench", world, scenario="busy", keep=3)
+            info = store.autosave("bench", world, scenario="busy", keep=3)
+            if autosave_kinds is not None:
+                autosave_kinds.append(not info.digest)  # a delta records no digest
             if autosave_cpu is not None:
                 autosave_cpu.append(time.process_time() - c0)
             autosave_times.append(time.perf_counter() - t0)
@@ -144,11 +152,30 @@ def main() -> None:
 
         times: list[float] = []
         cpus: list[float] = []
-        busy_career(store=store, autosave_times=times, autosave_cpu=cpus)
+        kinds: list[bool] = []
+        busy_career(store=store, autosave_times=times, autosave_cpu=cpus, autosave_kinds=kinds)
         print(
             f"autosave per month:        {statistics.median(times) * 1e3:8.2f} ms median (cpu {statistics.median(cpus) * 1e3:.2f} ms), "
+            f"mean {statistics.mean(times) * 1e3:.2f} ms (cpu {statistics.mean(cpus) * 1e3:.2f} ms), "
             f"{sum(times) * 1e3:8.1f} ms over {len(times)} months (goal <= 4 ms a month)"
         )
+        for label, want in (("whole", False), ("delta", True)):
+            picked = [(t, c) for t, c, k in zip(times, cpus, kinds, strict=True) if k is want]
+            if picked:
+                print(
+                    f"  {label} autosaves:         {statistics.median(t for t, _ in picked) * 1e3:8.2f} ms median "
+                    f"(cpu {statistics.median(c for _, c in picked) * 1e3:.2f} ms), {len(picked)} of them"
+                )
+        newest = store.list(career="bench", kind="autosave")
+        before_end = [i for i in newest if not i.finished]
+        if before_end:
+            name = before_end[-1].name
+            t = median(lambda: store.load_world(name, exact=True), args.repeat)
+            what = "a delta" if not before_end[-1].digest else "whole"
+            print(f"load newest autosave {name.split('@')[1]}: {t * 1e3:8.2f} ms {cpu()} ({what})")
+        load = os.getloadavg() if hasattr(os, "getloadavg") else None
+        if load is not None:
+            print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

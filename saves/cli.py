@@ -185,12 +185,15 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     problem = None
     record = None
     checked = "ok"
+    digest = info.digest
     try:
         record = store.load(info.name)
         if is_world_state(record.state):
             sealed = record.sealed
             record.sealed = False  # show always replays, whatever the store's seal says
-            record.world()  # digest and replay of the action log
+            world = record.world()  # digest and replay of the action log
+            if not info.digest:  # an autosave delta records none: the rebuilt world's
+                digest = world.digest()
             checked = "ok (checksum, digest, replay of the action log" + (", store seal)" if sealed else ")")
         else:
             checked = "ok (checksum only: not a pibench world state, so not replayed)"
@@ -222,7 +225,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         "size": _size(info.size),
         "format version": info.format_version,
         "checksum": info.checksum,
-        "world digest": info.digest,
+        "world digest": digest,
     }
     if as_json and own_seed is not None:
         details["scenario seed"] = own_seed
@@ -284,9 +287,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     try:
         store = _store(args)
         if args.file == "-":
-            info = store.resolve(args.name)
-            store.load(info.name)
-            raw = store.file_of(info.name).read_bytes()
+            raw = store.export_bytes(args.name)  # verified; an autosave delta written whole
             buf = getattr(out, "buffer", None)
             if buf is not None:
                 buf.write(raw)

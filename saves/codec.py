@@ -2,7 +2,7 @@
 
 A file is one strict-JSON object ending in ``"}\\n"``::
 
-    {"format": "pibench-save", "format_version": 1, "checksum": "sha256:<hex>",
+    {"format": "pibench-save", "format_version": 2, "checksum": "sha256:<hex>",
      "tagged": false, "save": {...}}
 
 The checksum is SHA-256 over ``"<format>/<format_version>\\n"`` followed by the canonical
@@ -33,8 +33,11 @@ SAVE_FORMAT = "pibench-save"
 INDEX_FORMAT = "pibench-store"
 """``format`` marker of the store's index file."""
 
-FORMAT_VERSION = 1
-"""Version of both file layouts; bump it when their shape changes (and keep reading old ones)."""
+FORMAT_VERSION = 2
+"""Version of both file layouts, written in every new file; bump it when their shape changes
+(and keep reading old ones). Version 2 added autosave deltas (a save whose state is the
+change since an earlier autosave of the store, :func:`saves.store.is_delta`); version 1 files
+have the same layout and are read as they are."""
 
 _WHAT = {SAVE_FORMAT: "save file", INDEX_FORMAT: "save-store index"}
 

@@ -27,14 +27,31 @@ KEY_NAME = ".seal-key"
 PREFIX = "hmac-sha256:"
 
 
+_KEYS: dict[str, tuple[tuple[int, ...], bytes]] = {}
+"""Keys read, by key file path, with the file's identity then (inode, size, times): a
+store reads its key at every save and load, and a stat is cheaper than a read."""
+
+
 def read_key(folder: Path) -> bytes | None:
-    """The store's seal key, or ``None`` when it has none (or it is unreadable or malformed)."""
+    """The store's seal key, or ``None`` when it has none (or it is unreadable or malformed).
+
+    A key file is never rewritten in place; one replaced or re-created (another inode or
+    time) is read again."""
+    path = os.path.join(folder, KEY_NAME)
     try:
-        text = (folder / KEY_NAME).read_text(encoding="ascii").strip()
-        key = bytes.fromhex(text)
+        st = os.stat(path)
+        ident = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        hit = _KEYS.get(path)
+        if hit is not None and hit[0] == ident:
+            return hit[1]
+        with open(path, encoding="ascii") as fh:
+            key = bytes.fromhex(fh.read().strip())
     except (OSError, ValueError, UnicodeDecodeError):
         return None
-    return key if len(key) == 32 else None
+    if len(key) != 32:
+        return None
+    _KEYS[path] = (ident, key)
+    return key
 
 
 def make_key(folder: Path) -> bytes | None:

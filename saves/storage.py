@@ -171,11 +171,17 @@ class AtomicJSONStorage(Storage):
         """
         self._batch = [self._read_disk(), False]
 
-    def commit(self) -> None:
-        """Write the batch's changes (if any) in one atomic write and end the batch."""
+    def commit(self) -> bool:
+        """Write the batch's changes (if any) in one atomic write and end the batch.
+
+        Returns:
+            Whether it wrote (the batch changed something).
+        """
         batch, self._batch = self._batch, None
         if batch is not None and batch[1]:
             self._write_disk(batch[0])
+            return True
+        return False
 
     def rollback(self) -> None:
         """Drop the batch's changes."""
@@ -236,7 +242,7 @@ class AtomicJSONStorage(Storage):
             OSError: the disk refused (the old file is intact).
         """
         if self._batch is not None:
-            values.encode(data)  # still fail at once on an unsaveable value
+            # Checked (encoded) at commit, still before the index file is touched.
             self._batch[0], self._batch[1] = data, True
             return
         self._write_disk(data)

@@ -21,6 +21,8 @@ Autosaves: ``autosave(career, world)`` writes ``"<career>@m<MM>"`` (kind ``"auto
 keeps the last ``keep`` of that career; ``resolve(career)`` / ``load(career)`` return the most
 recently written of the save named ``career`` and that career's autosaves, so
 ``--save NAME`` during play and ``--load NAME`` later resume where the career left off.
+Between two whole autosaves of one live world (every :data:`DELTA_MONTHS` months) an
+autosave is a delta: the calls logged since the last whole one (:func:`is_delta`).
 
 Saves hold hidden state: only the front ends' own process may open the store; agent code
 never receives a path or a handle to it.
@@ -298,6 +300,9 @@ class SaveRecord:
     """The store verified this file's seal (:mod:`saves.seal`): it wrote the save itself from
     a live world, so :meth:`world` does not replay the action log."""
     _state_taken: bool = field(default=False, init=False, repr=False, compare=False)
+    _world: World | None = field(default=None, init=False, repr=False, compare=False)
+    """The world an autosave delta was rebuilt into when it was read (:func:`is_delta`);
+    :attr:`state` is its live state, and the first :meth:`world` returns it."""
 
     def world(self) -> World:
         """Rebuild the world and prove it is the one that was saved, and that it follows
@@ -311,6 +316,12 @@ class SaveRecord:
         (:attr:`sealed`, :mod:`saves.seal`): the store wrote it from a live world itself,
         state and digest together; the first check is then made on the data the digest is
         a hash of: :func:`rebuilds_state` (the rebuilt world is exactly the saved state).
+
+        An autosave delta (:func:`is_delta`) was rebuilt when it was read: its base's seal and
+        checksum, the replay of the calls logged since and the check of the result were
+        made then (:meth:`SaveStore._rebuild_delta`); the first call returns that world
+        (replayed from the seed first when the record is not :attr:`sealed`, as ``saves
+        show`` asks).
 
         Returns:
             ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
@@ -326,15 +337,22 @@ class SaveRecord:
         """
         from world.engine import World
 
-        try:
-            world = World.from_state(self.state, copy=self._state_taken)
+        prebuilt = self._world is not None and not self._state_taken
+        if prebuilt:
+            world = cast("World", self._world)
             self._state_taken = True
-        except Exception as exc:  # a hand-made state: refuse, never half-load
-            raise SaveCorruptError(
-                "corrupt",
-                self.info.file,
-                f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})",
-            ) from None
+            if self.sealed:
+                return world
+        else:
+            try:
+                world = World.from_state(self.state, copy=self._state_taken)
+                self._state_taken = True
+            except Exception as exc:  # a hand-made state: refuse, never half-load
+                raise SaveCorruptError(
+                    "corrupt",
+                    self.info.file,
+                    f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})",
+                ) from None
         if self.sealed and self.info.digest:
             # The seal proves the store wrote this file, state and digest together, from a
             # live world whose text was proven faithful (saves.values): the rebuilt world
@@ -348,6 +366,8 @@ class SaveRecord:
                     "state differs from the saved one); it was probably written by an incompatible "
                     "version of pibench's rules",
                 )
+            return world
+        if self.sealed and not self.info.digest:  # nothing recorded to compare with
             return world
         digest = world.digest()
         if self.info.digest and digest != self.info.digest:
@@ -439,18 +459,83 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
         raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
 
 
+DELTA_FORMAT = "pibench-delta"
+"""``format`` of an autosave delta's state (see :func:`is_delta`)."""
+
+DELTA_MONTHS = 6
+"""An autosave is written whole when its career's last whole autosave is this many months
+old (or older); the months in between write deltas (a load replays at most this many
+months less one)."""
+
+DELTA_CALLS = 150
+"""... or when that many logged calls (or more) were made since it (bounds a load's replay
+for agents that act a lot)."""
+
+
+def is_delta(state: Any) -> bool:
+    """Whether a save file's ``state`` is an autosave delta rather than a world state.
+
+    A delta is what an autosave writes in the months between two whole autosaves of the
+    same live world: ``{"format": DELTA_FORMAT, "base": {"file", "checksum", "month",
+    "actions"}, "log": [the action log's entries since the base], "memory": the agent's
+    notes, "check": a checksum of the world's scalars, sizes and RNG streams}``. The store
+    rebuilds it when it is read (:meth:`SaveStore._rebuild_delta`): the base (a sealed whole
+    save of the same store, kept while a delta needs it), then the logged calls replayed,
+    then the check. It is only ever read inside its store (``saves export`` writes the
+    rebuilt world whole) and only with the store's seal.
+    """
+    return isinstance(state, dict) and state.get("format") == DELTA_FORMAT
+
+
+def delta_check(world: World) -> str:
+    """What an autosave delta records of its world so that a rebuild that went another way
+    is refused (``"sha256:<hex>"``): every scalar of the state (budget, reputation, month,
+    counters of the state ...), the length of every list and dict in it (logs, people,
+    projects ...) and the states of the persistent RNG streams. A few microseconds; the
+    digest (which covers everything) costs a whole encoding of the state."""
+    sizes: dict[str, Any] = {}
+    for name, value in world.s.__dict__.items():
+        if name == "memory" or name.startswith("_"):
+            continue
+        t = type(value)
+        sizes[name] = len(value) if t is list or t is dict else value
+    sizes["counters"] = world.s.counters
+    text = json.dumps([world.month, world.rng.to_state(), sizes], sort_keys=True, default=repr)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The last whole autosave a store wrote of a live world (what its deltas build on)."""
+
+    store: str
+    career: str
+    file: str
+    checksum: str
+    month: int
+    actions: int
+    last: Any  # the action log's last entry then (the very object), or None
+
+
+_BASES: weakref.WeakKeyDictionary[Any, _Base] = weakref.WeakKeyDictionary()
+
 _TEXT_CACHES: weakref.WeakKeyDictionary[Any, TextCache] = weakref.WeakKeyDictionary()
 
 
-def _text_cache(world: Any) -> TextCache | None:
+_META_CACHES: weakref.WeakKeyDictionary[Any, TextCache] = weakref.WeakKeyDictionary()
+
+
+def _text_cache(world: Any, caches: weakref.WeakKeyDictionary[Any, TextCache] = _TEXT_CACHES) -> TextCache | None:
     """The save-text cache of a live world (:func:`saves.values.text_cache`), kept as long
-    as the world lives; ``None`` for objects that are not worlds (tests' fakes)."""
+    as the world lives; ``None`` for objects that are not worlds (tests' fakes). The
+    metadata has a cache of its own (``caches=_META_CACHES``): a cache keeps only the
+    pieces of the value it encoded last."""
     if not hasattr(world, "state_view"):
         return None
     try:
-        cache = _TEXT_CACHES.get(world)
+        cache = caches.get(world)
         if cache is None:
-            cache = _TEXT_CACHES[world] = values.text_cache()
+            cache = caches[world] = values.text_cache()
     except TypeError:  # not weak-referenceable
         return None
     return cache
@@ -473,6 +558,42 @@ def _describe_fast(
         return meta, state, None
     meta, state = describe_world(world, scenario, live=True, digest=pair[0], state=view)
     return meta, state, pair[1]
+
+
+def _scenario_names(scenario: Any) -> tuple[str, str]:
+    """``(name, description)`` of a ``Scenario``, a scenario name or ``None`` (``"custom"``)."""
+    if scenario is None:
+        return "custom", ""
+    if isinstance(scenario, str):
+        return scenario, ""
+    return scenario.name, getattr(scenario, "description", "")
+
+
+def _describe_delta(world: World, scenario: Any, base: _Base) -> tuple[dict[str, Any], tuple[bool, str]]:
+    """The metadata and the encoded state of an autosave delta of ``world`` over ``base``
+    (:func:`is_delta`). The metadata is :func:`describe_world`'s with an empty digest (it is
+    computed when the delta is loaded) and the base's file under ``"base"``."""
+    scen_name, description = _scenario_names(scenario)
+    meta = {
+        # The configuration is the base's (the world's never changes): not written again.
+        "scenario": {"name": scen_name, "description": description},
+        "seed": int(world.seed),
+        "month": int(world.month),
+        "months": int(world.cfg.months),
+        "finished": bool(world.finished),
+        "collapsed": bool(world.collapsed),
+        "digest": "",
+        "base": base.file,
+    }
+    log = world.s.action_log
+    delta = {
+        "format": DELTA_FORMAT,
+        "base": {"file": base.file, "checksum": base.checksum, "month": base.month, "actions": base.actions},
+        "log": log[base.actions :],
+        "memory": world.s.memory,
+        "check": delta_check(world),
+    }
+    return meta, values.encode_text(delta)
 
 
 def describe_world(
@@ -506,12 +627,7 @@ def describe_world(
         config_dict = state["config"]  # the live view's own copy-free config, serialised at once
     else:
         config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
-    if scenario is None:
-        scen_name, description = "custom", ""
-    elif isinstance(scenario, str):
-        scen_name, description = scenario, ""
-    else:
-        scen_name, description = scenario.name, getattr(scenario, "description", "")
+    scen_name, description = _scenario_names(scenario)
     seed: Any = getattr(world, "seed", None)
     if seed is None:
         seed = getattr(scenario, "seed", 0)
@@ -617,8 +733,14 @@ class SaveStore:
                 storage.rollback()
                 self._rebuild(db, exc)
                 storage.begin()
-            yield db.table(TABLE, cache_size=0)
-            storage.commit()  # every index change of this operation in one atomic write
+            table = db.table(TABLE, cache_size=0)
+            before = _files_of(table.all())
+            yield table
+            after = _files_of(table.all())
+            if storage.commit():  # every index change of this operation in one atomic write
+                # On disk now: the index of `after`, and as its backup the one of `before`
+                # (the file read above, which the write kept as the backup or left alone).
+                self._collect_garbage(after | before)
         finally:
             storage.rollback()
             db.close()
@@ -767,7 +889,87 @@ class SaveStore:
             )
         record.info = info
         record.sealed = seal_mod.verify(seal_mod.read_key(self.path), info.checksum, record.meta.get("seal"))
+        if is_delta(record.state):
+            self._rebuild_delta(record, str(path))
         return record
+
+    def _rebuild_delta(self, record: SaveRecord, path: str) -> None:
+        """Rebuild an autosave delta (:func:`is_delta`) into its world, in place: ``record``'s
+        state becomes that world's live state and :meth:`SaveRecord.world` returns it.
+
+        Checks, in this order: the delta carries this store's seal (only the store writes
+        deltas; an edit breaks the seal); its base file is there, has the checksum the
+        delta recorded and is a whole world state, which rebuilds exactly (the base is
+        authentic because the sealed delta names its checksum); the calls logged since are
+        replayed on it (``world.api`` as in ``replay``) and the agent's notes set; the
+        result has the month and the :func:`delta_check` the delta recorded.
+
+        Raises:
+            SaveCorruptError: ``kind="tampered"`` without a valid seal; ``"unreadable"`` when
+                the base file is missing; ``"mismatch"`` when the base is not the one
+                recorded, or the replay fails or ends elsewhere (rules of another version).
+        """
+        from world.api import Api
+
+        name = record.info.name
+        delta = record.state
+        if not record.sealed:
+            raise SaveCorruptError(
+                "tampered",
+                path,
+                f"save {name!r} is an autosave delta without this store's seal (changed after the store "
+                "wrote it, or copied from another store); it cannot be trusted",
+            )
+        ref = delta.get("base")
+        if not (isinstance(ref, dict) and isinstance(ref.get("file"), str) and isinstance(delta.get("log"), list)):
+            raise SaveCorruptError("corrupt", path, f"save {name!r} is a malformed autosave delta")
+        base_path = self._blob_path(Path(ref["file"]).name)
+        try:
+            raw = base_path.read_bytes()
+        except OSError as exc:
+            raise SaveCorruptError(
+                "unreadable",
+                str(base_path),
+                f"the autosave {name!r} builds on the file {base_path.name}, which cannot be read "
+                f"({exc.strerror or exc})",
+            ) from None
+        base = read_save_bytes(raw, str(base_path))
+        if base.meta.get("checksum") != ref.get("checksum") or not is_world_state(base.state):
+            raise SaveCorruptError(
+                "mismatch",
+                str(base_path),
+                f"the autosave {name!r} builds on {base_path.name}, which is not the save it recorded",
+            )
+        base.sealed = True  # authentic: the sealed delta names its checksum
+        world = base.world()
+        problem = ""
+        try:
+            if len(world.s.action_log) != ref.get("actions"):
+                raise ValueError("the base's action log is not the one recorded")
+            api = Api(world)
+            for month, call, kwargs in delta["log"]:
+                if world.s.month != month:
+                    raise ValueError(f"{call} logged in month {month}, the world is in month {world.s.month}")
+                ns, method = call.split(".", 1)
+                api.call(ns, method, [], kwargs)
+            world.s.memory = delta.get("memory", "")
+            if world.month != record.meta.get("month") or delta_check(world) != delta.get("check"):
+                raise ValueError("the replayed world differs from the one saved")
+        except Exception as exc:  # rules that changed since: refuse, never half-load
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            raise SaveCorruptError(
+                "mismatch",
+                path,
+                f"the autosave {name!r} does not rebuild the world it recorded ({problem}); it was "
+                "probably written by an incompatible version of pibench's rules",
+            )
+        state = world.state_view()
+        state["config"] = world.cfg.to_dict()
+        record.state = state
+        record._world = world
+        record.scenario = dict(record.scenario, config=base.scenario.get("config", state["config"]))
+        record.meta["scenario"] = record.scenario
 
     def load_world(self, name: str, *, exact: bool = False) -> tuple[World, SaveRecord]:
         """Load a save and rebuild its world (digest verified, see :meth:`SaveRecord.world`).
@@ -953,6 +1155,7 @@ class SaveStore:
             sealed=is_world_state(state),
             text_cache=cache,
             _text=text,
+            _meta_cache=_text_cache(world, _META_CACHES),
         )
 
     def save_state(
@@ -968,6 +1171,7 @@ class SaveStore:
         sealed: bool = False,
         text_cache: TextCache | None = None,
         _text: str | None = None,
+        _meta_cache: TextCache | None = None,
     ) -> SaveInfo:
         """Save raw ``(meta, state)`` (as :func:`describe_world` returns them).
 
@@ -999,8 +1203,8 @@ class SaveStore:
                 overwrite=overwrite,
                 created=created,
                 sealed=sealed,
+                meta_cache=_meta_cache,
             )
-            self._collect_garbage(table)
         return info
 
     def _put(
@@ -1016,8 +1220,10 @@ class SaveStore:
         created: str | None,
         durable: bool = True,
         sealed: bool = False,
+        meta_cache: TextCache | None = None,
     ) -> SaveInfo:
-        """Write one save file and its index entry; the caller holds the lock."""
+        """Write one save file and its index entry; the caller holds the lock (``meta_cache``:
+        the world's metadata text cache, see :func:`_text_cache`)."""
         state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
         if existing is not None and not overwrite:
@@ -1034,7 +1240,7 @@ class SaveStore:
                 "pibench_version": pibench_version(),
             }
         )
-        _, meta_tagged, meta_text = values.encode(full_meta)
+        meta_tagged, meta_text = values.encode_text(full_meta, meta_cache)
         # Canonical text of {"meta": ..., "state": ...}: keys sorted, no spaces.
         payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
         key = seal_mod.make_key(self.path) if sealed else None
@@ -1072,13 +1278,25 @@ class SaveStore:
         check_name(career)
         keep = max(1, int(keep))
         cache = _text_cache(world)
-        meta, state, text = _describe_fast(world, scenario, cache)  # serialised right below
-        if ui:
-            meta["ui"] = dict(ui)
-        name = autosave_name(career, meta["month"], meta["finished"])
-        encoded = (False, text) if text is not None else values.encode_text(state, cache)
+        base = self._delta_base(career, world) if cache is not None else None
+        full: tuple[dict[str, Any], dict[str, Any], str | None] | None = None
+        if base is None:
+            full = _describe_fast(world, scenario, cache)  # serialised right below
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
+            if base is not None and not self._blob_path(base.file).is_file():
+                base = None  # deleted since: write it whole
+                full = _describe_fast(world, scenario, cache)
+            if base is not None:
+                meta, encoded = _describe_delta(world, scenario, base)
+                state: Any = None
+            else:
+                assert full is not None
+                meta, state, text = full
+                encoded = (False, text) if text is not None else values.encode_text(state, cache)
+            if ui:
+                meta["ui"] = dict(ui)
+            name = autosave_name(career, meta["month"], meta["finished"])
             info = self._put(
                 table,
                 name,
@@ -1089,8 +1307,14 @@ class SaveStore:
                 overwrite=True,
                 created=None,
                 durable=False,
-                sealed=is_world_state(state),
+                sealed=base is not None or is_world_state(state),
+                meta_cache=_text_cache(world, _META_CACHES),
             )
+            if base is None and is_world_state(state) and not meta["finished"]:
+                log = world.s.action_log
+                _BASES[world] = _Base(
+                    str(self.path), career, info.file, info.checksum, meta["month"], len(log), log[-1] if log else None
+                )
             # Only this career's autosaves, of this very world (a store from before careers
             # were kept apart may hold another world under the same career name).
             ours = [SaveInfo.from_doc(d) for d in table.all()]
@@ -1107,8 +1331,27 @@ class SaveStore:
             )
             for old in ours[keep:]:
                 table.remove(Query().name == old.name)
-            self._collect_garbage(table)
         return info
+
+    def _delta_base(self, career: str, world: Any) -> _Base | None:
+        """The whole autosave of ``world`` this store wrote last for ``career``, when the
+        autosave due now may be a delta of it (:func:`is_delta`): same store and career, the
+        world not finished, fewer than :data:`DELTA_MONTHS` months and :data:`DELTA_CALLS`
+        logged calls since, its action log that one grown, and a seal key to seal the delta
+        with; else ``None`` (write it whole)."""
+        try:
+            base = _BASES.get(world)
+        except TypeError:  # not weak-referenceable
+            return None
+        if base is None or base.store != str(self.path) or base.career != career or world.finished:
+            return None
+        log = world.s.action_log
+        n = base.actions
+        if not (0 <= world.month - base.month < DELTA_MONTHS and n <= len(log) < n + DELTA_CALLS):
+            return None
+        if n and log[n - 1] is not base.last:
+            return None
+        return base if seal_mod.read_key(self.path) is not None else None
 
     def delete(self, name: str) -> SaveInfo:
         """Delete the save called exactly ``name`` (careers are not expanded here).
@@ -1125,7 +1368,6 @@ class SaveStore:
                 known = ", ".join(sorted(d["name"] for d in table.all())[:20]) or "none yet"
                 raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
             table.remove(Query().name == name)
-            self._collect_garbage(table)
         return SaveInfo.from_doc(doc)
 
     def export(self, name: str, dest: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -1146,15 +1388,38 @@ class SaveStore:
         dest = Path(dest).expanduser()
         if dest.exists() and not overwrite:
             raise SaveExistsError(f"{dest} exists already")
-        info = self.resolve(name)
-        self.load(name)  # verify before exporting
-        raw = self._blob_path(info.file).read_bytes()
+        raw = self.export_bytes(name)
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(dest, raw)
         except OSError as exc:
             raise SaveError(f"cannot write {dest}: {exc.strerror or exc}") from exc
         return dest
+
+    def export_bytes(self, name: str) -> bytes:
+        """The bytes of a verified save as a self-contained file (what :meth:`export` writes).
+
+        A whole save is its file as it is; an autosave delta (:func:`is_delta`) is written
+        whole from its rebuilt world (same metadata, its digest filled in, the store's seal).
+
+        Raises:
+            SaveNotFoundError: no such save.
+            SaveCorruptError: the save fails verification.
+        """
+        info = self.resolve(name)
+        record = self._load_info(info, lambda: self.resolve(name))  # verify before exporting
+        if record._world is None:
+            return self._blob_path(record.info.file).read_bytes()
+        world = record._world
+        meta = {k: v for k, v in record.meta.items() if k not in ("checksum", "format_version", "seal", "base")}
+        meta["digest"] = world.digest()
+        _, meta_tagged, meta_text = values.encode(meta)
+        state_tagged, state_text = values.encode_text(record.state)
+        payload_text = '{"meta":' + meta_text + ',"state":' + state_text + "}"
+        blob, _ = encode_envelope(
+            SAVE_FORMAT, "save", payload_text, tagged=meta_tagged or state_tagged, seal_key=seal_mod.read_key(self.path)
+        )
+        return blob
 
     def import_file(self, src: str | os.PathLike[str], *, name: str | None = None, overwrite: bool = False) -> SaveInfo:
         """Add an exported save file to the store, after verifying it completely.
@@ -1178,6 +1443,14 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot read {src}: {exc.strerror}") from None
         record = read_save_bytes(raw, str(src))
+        if is_delta(record.state):
+            raise SaveCorruptError(
+                "corrupt",
+                str(src),
+                f"{src} is an autosave delta copied out of a store: it holds only the changes since an "
+                "earlier autosave and cannot be imported on its own; write a self-contained file with "
+                "`pibench saves export NAME FILE`",
+            )
         if is_world_state(record.state):
             record.world()  # digest and replay: an edited save never enters the store
         meta: dict[str, Any] = {
@@ -1204,9 +1477,9 @@ class SaveStore:
     def repair(self) -> builtins.list[SaveInfo]:
         """Rebuild the index from the save files (drops entries whose file is unusable).
 
-        The newest file of each name wins. Files are kept for two writes after a save is
+        The newest file of each name wins. Files are kept for one write after a save is
         overwritten or deleted (the backup index may need them), so a save deleted in the
-        last two writes can reappear: recovery errs on the side of keeping data.
+        last write can reappear: recovery errs on the side of keeping data.
 
         Returns:
             The saves in the rebuilt index.
@@ -1260,20 +1533,12 @@ class SaveStore:
         if docs:
             table.insert_multiple(docs)
 
-    def _collect_garbage(self, table: Any) -> None:
-        """Delete save files that no index version may still need.
-
-        Kept: files of the pending index, of the index on disk (it becomes the backup when
-        this operation commits) and of the backup on disk, so falling back to the backup
-        always finds its saves.
+    def _collect_garbage(self, keep: set[str]) -> None:
+        """Delete the save files not in ``keep``: once a write has committed, the files of
+        the index on disk and of its backup (:meth:`_write_session`), so falling back to the
+        backup always finds its saves; a write that crashes before this leaves its
+        leftovers to the next one.
         """
-        keep = {d.get("file") for d in table.all()}
-        for path in (self.index_path, self.index_path.with_name(INDEX_NAME + ".bak")):
-            try:
-                tables = AtomicJSONStorage(path)._load(path)
-            except SaveError:
-                continue
-            keep |= {d.get("file") for d in (tables or {}).get(TABLE, {}).values()}
         try:
             files = list(self.blob_dir.iterdir())
         except OSError:
@@ -1286,8 +1551,19 @@ class SaveStore:
                     pass
 
 
+def _files_of(docs: Any) -> set[str]:
+    """The save files index documents need: each one's file, and the file an autosave delta
+    builds on (kept while a delta needs it)."""
+    keep = set()
+    for d in docs:
+        keep.add(d.get("file"))
+        if d.get("base"):
+            keep.add(d["base"])
+    return keep
+
+
 def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq: int) -> dict[str, Any]:
-    return {
+    doc = {
         "name": meta["name"],
         "career": meta.get("career") or meta["name"],
         "kind": meta.get("kind", "manual"),
@@ -1306,6 +1582,9 @@ def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq
         "seq": seq,
         "format_version": FORMAT_VERSION,
     }
+    if isinstance(meta.get("base"), str):  # an autosave delta: the file it builds on
+        doc["base"] = meta["base"]
+    return doc
 
 
 def read_save_bytes(raw: bytes, path: str) -> SaveRecord:

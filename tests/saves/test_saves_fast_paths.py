@@ -10,6 +10,7 @@ import pytest
 
 import saves.codec as codec_mod
 from saves import SaveCorruptError, SaveStore, describe_world, values
+from saves.store import is_delta
 from world.api import Api
 from world.engine import World
 from world.policies import make_policy
@@ -110,21 +111,33 @@ def test_a_loaded_world_takes_the_parsed_state_over_once_and_plays_on_exactly(tm
 def test_saves_written_in_one_pass_hold_what_the_plain_path_writes(tmp_path):
     """save() and autosave() (digest and text from one pass of the world's cache) write the
     same state text and digest as save_state() of describe_world() (no cache), month after
-    month of one career."""
+    month of one career; an autosave written as a delta (no digest, no state text) reads
+    back as that very state."""
     world, api, pol = played(3)
     store = SaveStore(tmp_path / "s", on_warning=None)
 
-    def state_text(name: str) -> str:
-        env = json.loads(store.file_of(name).read_text())
-        return json.dumps(env["save"]["state"], separators=(",", ":"))
+    def saved(name: str) -> object:
+        return json.loads(store.file_of(name).read_text())["save"]["state"]
 
+    def text(state: object) -> str:
+        return json.dumps(state, separators=(",", ":"))
+
+    kinds = []
     for _ in range(6):
         step(world, api, pol)
         fast = store.save("fast", world, scenario="standard")
         auto = store.autosave("lab", world, scenario="standard")
         plain = store.save_state("plain", *describe_world(world, "standard"))
-        assert fast.digest == auto.digest == plain.digest == world.digest()
-        assert state_text("fast") == state_text(auto.name) == state_text("plain")
+        assert fast.digest == plain.digest == world.digest()
+        assert text(saved("fast")) == text(saved("plain"))
+        delta = is_delta(saved(auto.name))
+        kinds.append(delta)
+        if not delta:
+            assert auto.digest == world.digest() and text(saved(auto.name)) == text(saved("plain"))
+        else:
+            assert auto.digest == ""
+        assert text(store.load(auto.name, exact=True).state) == text(saved("plain"))
+    assert kinds == [False] + [True] * 5  # one whole autosave, then deltas of it
 
 
 def test_the_saves_commands_load_neither_numpy_nor_package_metadata():

@@ -88,7 +88,7 @@ def test_an_edited_sealed_save_is_replayed_and_refused(tmp_path, count_replays):
     assert env["seal"].startswith("hmac-sha256:")
     env["save"]["state"]["state"]["budget"] = 50_000_000.0
     env["save"]["meta"]["digest"] = ""
-    env["checksum"] = checksum("pibench-save", 1, canonical_json(env["save"]))
+    env["checksum"] = checksum("pibench-save", env["format_version"], canonical_json(env["save"]))
     path.write_text(json.dumps(env, separators=(",", ":")) + "\n")
     with store._writing() as table:
         table.update({"checksum": env["checksum"], "digest": ""}, Query().name == "lab")

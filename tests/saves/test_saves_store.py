@@ -100,8 +100,8 @@ def test_missing_save_is_reported_with_the_existing_names(store, fake):
 
 
 def test_delete_removes_the_entry_and_its_file_eventually(store, fake):
-    """Deleting removes the save; files nothing refers to are collected (the index on disk
-    and its backup keep the two previous versions' files alive)."""
+    """Deleting removes the save; files nothing refers to are collected (only the files of
+    the index on disk and of its backup, the previous version, are kept)."""
     for n in ("a", "b", "c"):
         store.save(n, fake())
     store.delete("a")
@@ -111,7 +111,7 @@ def test_delete_removes_the_entry_and_its_file_eventually(store, fake):
     store.save("c", fake(month=3))
     store.save("c", fake(month=4))
     files = {p.name for p in store.blob_dir.iterdir()}
-    assert store.resolve("c").file in files and len(files) == 3
+    assert store.resolve("c").file in files and len(files) == 2
 
 
 def test_empty_store_lists_nothing_and_creates_nothing(tmp_path):
