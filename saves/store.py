@@ -462,10 +462,11 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
 DELTA_FORMAT = "pibench-delta"
 """``format`` of an autosave delta's state (see :func:`is_delta`)."""
 
-DELTA_MONTHS = 6
+DELTA_MONTHS = 12
 """An autosave is written whole when its career's last whole autosave is this many months
-old (or older); the months in between write deltas (a load replays at most this many
-months less one)."""
+old (or older): once a simulated year; the months in between write deltas (a load replays
+at most this many months less one). A whole autosave costs about a save, and after a year
+of changes nearly a one-shot encoding of the state; a delta about a tenth of it."""
 
 DELTA_CALLS = 150
 """... or when that many logged calls (or more) were made since it (bounds a load's replay
@@ -1308,7 +1309,7 @@ class SaveStore:
                 created=None,
                 durable=False,
                 sealed=base is not None or is_world_state(state),
-                meta_cache=_text_cache(world, _META_CACHES),
+                meta_cache=_text_cache(world, _META_CACHES) if base is None else None,  # a delta's is tiny
             )
             if base is None and is_world_state(state) and not meta["finished"]:
                 log = world.s.action_log
