@@ -53,7 +53,14 @@ from pibench_tui.sandbox.policy import (
     check_source,
     parse_agent_code,
 )
-from pibench_tui.sandbox.process import _DECODER, CHILD_SCRIPT, START_TIMEOUT, AgentProcess, SandboxStartError
+from pibench_tui.sandbox.process import (
+    _DECODER,
+    CHILD_SCRIPT,
+    START_TIMEOUT,
+    AgentProcess,
+    SandboxStartError,
+    _numpy_path,
+)
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
 from pibench_tui.sandbox.protocol import (
     _CALL_KEYS,
@@ -710,21 +717,6 @@ def _send_reply(proc: AgentProcess, msg: dict, reply: dict, deadline: float) -> 
             error = exc
     proc.send(_not_json_reply(msg, error), deadline)
     return False
-
-
-_NUMPY_PATH: list[str | None] = []
-
-
-def _numpy_path() -> str | None:
-    """The folder holding the ``numpy`` package (the agent process runs with ``-S`` and
-    imports numpy from there before it confines itself), or ``None`` without numpy."""
-    if not _NUMPY_PATH:
-        import importlib.util
-
-        spec = importlib.util.find_spec("numpy")
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-        _NUMPY_PATH.append(os.path.dirname(os.path.abspath(locations[0])) if locations else None)
-    return _NUMPY_PATH[0]
 
 
 def agent_random_seed(seed: int, start: int, month: int) -> int:

@@ -19,6 +19,8 @@ the confinement is applied.
 Wire protocol: one JSON object per line (UTF-8), in both directions.
 
 parent -> child
+    ``{"t": "boot", "numpy_path": str | null}`` (optional, first: sent as the process
+    starts, so it imports what agent code may use while the parent still builds the world)
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
     "limits": {...}, "numpy_path": str | null, "static_check": bool}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}`` (plus
@@ -1305,11 +1307,18 @@ def _child_main() -> None:
     rfd, wfd = _setup_descriptors()
     channel = _Channel(rfd, wfd)
     init = channel.recv()
+    readable: list[str] | None = None
+    if init.get("t") == "boot":
+        # Sent by the parent the moment it started this process: import everything agent
+        # code may use now, while the parent builds the world (the init comes after it).
+        readable = _preload(init.get("numpy_path"))
+        init = channel.recv()
     if init.get("t") != "init":
         os._exit(3)
     import random
 
-    readable = _preload(init.get("numpy_path"))
+    if readable is None:
+        readable = _preload(init.get("numpy_path"))
     runtime = _Runtime(channel, init)
     random.seed(runtime.seed)
     numpy = sys.modules.get("numpy")

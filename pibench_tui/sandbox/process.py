@@ -43,11 +43,28 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
+_NUMPY_PATH: list[str | None] = []
+
+
+def _numpy_path() -> str | None:
+    """The folder holding the ``numpy`` package (the agent process runs with ``-S`` and
+    imports numpy from there before it confines itself), or ``None`` without numpy."""
+    if not _NUMPY_PATH:
+        import importlib.util
+
+        spec = importlib.util.find_spec("numpy")
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        _NUMPY_PATH.append(os.path.dirname(os.path.abspath(locations[0])) if locations else None)
+    return _NUMPY_PATH[0]
+
+
 class AgentProcess:
     """One agent process and its two pipes (line-delimited JSON).
 
     Starting is non-blocking: create it early (before the world is built) and hand it to
-    :class:`Sandbox` so the interpreter boots while the parent imports the world.
+    :class:`Sandbox`: the ``boot`` message sent at once lets it import numpy and the rest of
+    what agent code may use while the parent imports and builds the world; the ``init``
+    of the handshake (which needs the world: the API spec, the seed) then only confines it.
     """
 
     def __init__(self) -> None:
@@ -73,6 +90,10 @@ class AgentProcess:
         self.last = ""  # the text of the last message read (without its newline)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
+        try:  # imports start now, while this process builds the world (the pipe has room)
+            self.send({"t": "boot", "numpy_path": _numpy_path()}, time.monotonic() + START_TIMEOUT)
+        except (_Timeout, _Gone):  # it is gone already: the handshake reports it
+            pass
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
