@@ -337,9 +337,18 @@ _marshal_loads = marshal.loads
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     """Encode an API call for the parent; refuse arguments that are not plain JSON."""
-    msg = {"t": "call", "ns": ns, "m": method, "a": list(args), "k": kwargs}
-    try:
-        text = _json_encode(msg)
+    try:  # exactly _json_encode({"t": "call", "ns": ns, "m": method, "a": [...], "k": kwargs})
+        text = (
+            '{"t":"call","ns":'
+            + _json_str(ns)
+            + ',"m":'
+            + _json_str(method)
+            + ',"a":'
+            + _json_encode(list(args), 1)
+            + ',"k":'
+            + _json_encode(kwargs, 1)
+            + "}"
+        )
     except (TypeError, ValueError, RecursionError) as exc:
         raise ActionError(
             "bad_argument",

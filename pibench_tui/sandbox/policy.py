@@ -456,7 +456,9 @@ class _PolicyChecker(ast.NodeVisitor):
             return  # a compiler directive (scripts often start with one); harmless
         if node.level or node.module not in ALLOWED_MODULES:
             self._refuse_import(node, "." * node.level + (node.module or ""))
-        public = self.public_names(node.module or "")
+        # The agent module's names are checked by the agent process's import (below): its
+        # copies of the other modules are only built here when an import needs them.
+        public = frozenset() if node.module == AGENT_MODULE else self.public_names(node.module or "")
         for alias in node.names:
             if alias.name != "*" and alias.name.startswith("_"):
                 self.refuse(node, f"cannot import private name {alias.name!r}")

@@ -17,7 +17,9 @@ from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolErro
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 
 # Built once (``json.dumps``/``json.loads`` with options build a new coder per call).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# No check for cycles (this process's own values; one would raise RecursionError, which
+# every sender handles as it handles a value that is not plain JSON).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 #: Time allowed for an agent process to start and answer the handshake, in seconds.
