@@ -150,7 +150,10 @@ def main() -> None:
     home = tempfile.mkdtemp(prefix="pibench-bench-")
     env = dict(os.environ, PIBENCH_HOME=home)
     try:
-        print(f"pibench headless benchmark (python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+        print(
+            f"pibench headless benchmark (python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+            f"load average {os.getloadavg()[0]:.1f})"
+        )
 
         times = []
         for _ in range(starts):

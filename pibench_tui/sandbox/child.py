@@ -80,7 +80,14 @@ def _sibling(name: str) -> types.ModuleType:
             raise ImportError(f"cannot load the sandbox module {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[key] = module  # dataclasses look their module up here
-        spec.loader.exec_module(module)
+        # Its bytecode from the cache the parent names (``_PYCACHE_PREFIX``, set by its
+        # bootstrap, see ``process.agent_command``) or beside it, as the loader does.
+        sys.pycache_prefix = globals().get("_PYCACHE_PREFIX")
+        try:
+            code = cast(Any, spec.loader).get_code(key)
+        finally:
+            sys.pycache_prefix = None
+        exec(code, module.__dict__)  # noqa: S102 - our own module's code, as exec_module runs it
     return module
 
 

@@ -30,11 +30,31 @@ class SandboxStartError(RuntimeError):
     """The agent process could not be started (a broken Python installation, ...)."""
 
 
+#: What ``python -c`` runs in the agent process: ``child.py`` (the first argument) as
+#: ``__main__``, its code read through the standard loader, so from the bytecode cache when
+#: there is one (``pip install`` writes it; a script run as ``python child.py`` is compiled
+#: at every start). A second argument is this process's ``sys.pycache_prefix``, used for
+#: ``child.py`` and its two siblings only (``_PYCACHE_PREFIX``): the standard library and
+#: numpy keep their own caches.
+_BOOTSTRAP = (
+    "import sys\n"
+    "from importlib.machinery import SourceFileLoader\n"
+    "__file__ = sys.argv.pop(1)\n"
+    "_PYCACHE_PREFIX = sys.argv.pop(1) if len(sys.argv) > 1 else None\n"
+    "sys.pycache_prefix = _PYCACHE_PREFIX\n"
+    "_code = SourceFileLoader('__main__', __file__).get_code('__main__')\n"
+    "sys.pycache_prefix = None\n"
+    "exec(_code)\n"
+)
+
+
 def agent_command() -> list[str]:
     """The command line of an agent process: this interpreter with ``-S -s -P -B``
     (no site folders, no user site, no script folder on the path, no bytecode written)
-    running ``child.py``. Tests replace it to start the agent process as another user."""
-    return [sys.executable, "-S", "-s", "-P", "-B", str(CHILD_SCRIPT)]
+    running ``child.py`` through :data:`_BOOTSTRAP` (which reads its cached bytecode).
+    Tests replace it to start the agent process as another user."""
+    prefix = [sys.pycache_prefix] if sys.pycache_prefix else []
+    return [sys.executable, "-S", "-s", "-P", "-B", "-c", _BOOTSTRAP, str(CHILD_SCRIPT), *prefix]
 
 
 def _clean_env() -> dict[str, str]:
