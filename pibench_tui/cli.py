@@ -340,9 +340,6 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     refused = _load_conflict("headless", args)
     if refused is not None:
         return refused
-    from pibench_tui.headless import HeadlessOptions
-    from pibench_tui.headless import main as headless_main
-
     seed, sealed = args.seed, None
     if args.seeds is not None:
         from pibench_tui.seeds import parse_seeds, require_confinement
@@ -365,6 +362,16 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 print(f"pibench headless: a sealed evaluation is refused: {refusal}", file=sys.stderr)
                 return 1
             sealed = spec.commitments[args.seed_index]
+    from pibench_tui.sandbox import AgentProcess, SandboxStartError
+
+    try:  # started first: it imports numpy while this process imports headless mode and the world
+        process = AgentProcess()
+    except SandboxStartError as exc:
+        print(f"pibench headless: {exc}", file=sys.stderr)
+        return 1
+    from pibench_tui.headless import HeadlessOptions
+    from pibench_tui.headless import main as headless_main
+
     options = HeadlessOptions(
         scenario=args.scenario,
         seed=seed,
@@ -378,7 +385,7 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         load=args.load,
         saves_dir=args.saves_dir,
     )
-    return headless_main(options)
+    return headless_main(options, process=process)
 
 
 def _cmd_seal(args: argparse.Namespace) -> int:

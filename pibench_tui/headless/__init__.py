@@ -77,13 +77,21 @@ def choose_mode(jsonl: bool, stdin: IO[str], stdout: IO[str]) -> str:
     return "console"
 
 
-def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+def main(
+    options: HeadlessOptions,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    *,
+    process: AgentProcess | None = None,
+) -> int:
     """Run ``pibench headless`` (called by :mod:`pibench_tui.cli`).
 
     Args:
         options: Parsed options.
         stdin: Agent input (default: ``sys.stdin`` decoded as UTF-8, bad bytes replaced).
         stdout: Output (default: ``sys.stdout`` as UTF-8).
+        process: The agent process, started by the caller as early as it could (it then
+            belongs to this function, which closes it); ``None``: started here.
 
     Returns:
         The exit status: 0 when the session ran; 1 on a runtime error (bad scenario, bad
@@ -94,11 +102,12 @@ def main(options: HeadlessOptions, stdin: IO[str] | None = None, stdout: IO[str]
     stdin = stdin if stdin is not None else _utf8_stdin()
     stdout = stdout if stdout is not None else _utf8_stdout()
     mode = choose_mode(options.jsonl, stdin, stdout)
-    try:
-        process = AgentProcess()  # boots while the world is built
-    except SandboxStartError as exc:
-        print(f"pibench headless: {exc}", file=sys.stderr)
-        return 1
+    if process is None:
+        try:
+            process = AgentProcess()  # boots while the world is built
+        except SandboxStartError as exc:
+            print(f"pibench headless: {exc}", file=sys.stderr)
+            return 1
     session = None
     restore_signals = install_headless_handlers()
     try:
