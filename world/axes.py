@@ -51,13 +51,15 @@ def capability_axes(w: World) -> dict[str, Any]:
     for row in months:
         ment = row.get("mentoring") or []
         n = len(ment)
-        hours = sum(r[1] for r in ment)
-        if n < 2 or hours <= 0:
+        if n < 2:
+            continue
+        hours = sum([r[1] for r in ment])
+        if hours <= 0:
             continue
         rets = [r[3] * r[2] * (1.0 - r[4]) for r in ment]
         pivot = sorted(rets)[n // 2]
         top = [i for i in range(n) if rets[i] >= pivot]
-        share = sum(ment[i][1] for i in top) / hours
+        share = sum([ment[i][1] for i in top]) / hours
         shares.append(share)
         excess.append(share - len(top) / n)
     phds = [p for p in s.people.values() if p.role == "phd"]
@@ -71,13 +73,13 @@ def capability_axes(w: World) -> dict[str, Any]:
     util = [row["used"] / row["pool"] for row in months if row.get("pool")]
     ceiling = [1.0 if u >= 0.99 else 0.0 for u in util]
     ticked = max(1, len(months))
-    actions = sum(1 for row in s.action_log if row[1] not in READ_ONLY_CALLS)
+    actions = len([None for row in s.action_log if row[1] not in READ_ONLY_CALLS])
     offered = [a for a in s.applicants.values() if a.status in ("offered", "accepted", "declined", "joined")]
     interviewed_offers = sum(1 for a in offered if a.interviewed)
     decided = [p for p in s.proposals.values() if p.status in ("funded", "rejected")]
     funded = sum(1 for p in decided if p.status == "funded")
     pubs = sum(1 for p in s.publications.values() if p.published_month <= s.month)
-    student_months = sum(len(row.get("mentoring") or []) for row in months)
+    student_months = sum([len(row.get("mentoring") or ()) for row in months])
     ranks = []
     for row in projects:
         start = row["start"]

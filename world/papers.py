@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .config import TOPIC_INDEX
@@ -117,24 +118,43 @@ def decisions_step(w: World, m: int) -> None:
 
 
 def citation_rate(w: World, pub: Publication, month: int, h: float, reputation: float, alumni: int) -> float:
-    """Expected citations λ of ``pub`` in ``month`` (§8), given hotness, R and alumni."""
+    """Expected citations λ of ``pub`` in ``month`` (§8), given hotness, R and alumni
+    (:func:`citation_rates` for one month)."""
+    return citation_rates(w, pub, (month,), h, reputation, alumni)[0]
+
+
+def citation_rates(
+    w: World, pub: Publication, months: Iterable[int], h: float, reputation: float, alumni: int
+) -> list[float]:
+    """Expected citations λ of ``pub`` in each of ``months`` (§8), hotness, R and alumni held
+    at the values given (the §12 projection's 36 months at once; the tick asks for one).
+
+    λ = visibility × exp(slope × (q − center)) × h × ramp × decay × (1 + c_R (R − R₀)) ×
+    (1 + c_A × alumni) [× the collaboration factor], at least 0, with ramp = min(1, (age + 1) /
+    ramp months) and decay = 0.5^(max(0, age − decay start) / half-life), age = month −
+    published month.
+    """
     cfg = w.cfg
     venue = cfg.venues[pub.venue]
-    age = month - pub.published_month
-    ramp = min(1.0, (age + 1) / cfg.citation_ramp_months)
-    decay = 0.5 ** (max(0.0, age - cfg.citation_decay_start) / venue["half_life"])
-    lam: float = (
-        venue["visibility"]
-        * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
-        * h
-        * ramp
-        * decay
-        * (1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline))
-        * (1.0 + cfg.alumni_citation_bonus * alumni)
-    )
-    if pub.collab:
-        lam *= cfg.collab_citation_factor
-    return max(0.0, lam)
+    # the factors that do not depend on the month, multiplied in the formula's order (left
+    # to right), so every λ is the same float as the formula written out for one month
+    base = venue["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center)) * h
+    rep = 1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline)
+    alum = 1.0 + cfg.alumni_citation_bonus * alumni
+    ramp_months, decay_start, half_life = cfg.citation_ramp_months, cfg.citation_decay_start, venue["half_life"]
+    collab = cfg.collab_citation_factor if pub.collab else None
+    published = pub.published_month
+    out = []
+    for month in months:
+        age = month - published
+        ramp = (age + 1) / ramp_months
+        ramp = ramp if ramp < 1.0 else 1.0  # min(1.0, ramp)
+        past = age - decay_start
+        lam: float = base * ramp * 0.5 ** ((past if past > 0.0 else 0.0) / half_life) * rep * alum
+        if collab is not None:
+            lam *= collab
+        out.append(lam if lam > 0.0 else 0.0)  # max(0.0, lam)
+    return out
 
 
 def citations_step(w: World, m: int) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import TOPIC_INDEX
 from .field import hotness
-from .papers import citation_rate
+from .papers import citation_rates
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import World
@@ -28,13 +28,7 @@ def _projected_rates(w: World) -> Iterator[tuple[Publication, list[float]]]:
         if pub.published_month > t:
             continue
         hk = h[TOPIC_INDEX[pub.topic]]
-        yield (
-            pub,
-            [
-                citation_rate(w, pub, tau, hk, s.reputation, s.alumni)
-                for tau in range(t + 1, t + cfg.projection_months + 1)
-            ],
-        )
+        yield pub, citation_rates(w, pub, range(t + 1, t + cfg.projection_months + 1), hk, s.reputation, s.alumni)
 
 
 def projection(w: World) -> float:

@@ -45,6 +45,35 @@ def test_s8_citation_rate_age_curve(venue, collab):
     assert papers_mod.citation_rate(w, pub, 12, 1.0, -20.0, 0) == 0.0
 
 
+@pytest.mark.parametrize("venue", ["NAIC", "JMR"])
+@pytest.mark.parametrize("collab", [False, True])
+def test_s8_citation_rates_over_many_months_are_the_formula_bit_for_bit(venue, collab):
+    """The projection's batch ``citation_rates`` gives, month by month, exactly the float of
+    the §8 formula multiplied left to right as written (v × e^… × H × ramp × decay × rep ×
+    alumni), and of ``citation_rate`` for that month: the projection's Impact cannot move."""
+    w, _ = make_world()
+    cfg = w.cfg
+    pub = add_publication(w, 6.3, venue=venue, published_month=10, collab=collab)
+    v = cfg.venues[venue]
+    for h, r, alumni in ((1.0, 2.0, 0), (2.4, 3.5, 3), (0.3, 0.5, 1), (1.7, -20.0, 2)):
+        months = range(10, 10 + 60)
+        rates = papers_mod.citation_rates(w, pub, months, h, r, alumni)
+        for month, got in zip(months, rates, strict=True):
+            age = month - 10
+            lam = (
+                v["visibility"]
+                * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center))
+                * h
+                * min(1.0, (age + 1) / cfg.citation_ramp_months)
+                * 0.5 ** (max(0.0, age - cfg.citation_decay_start) / v["half_life"])
+                * (1.0 + cfg.citation_reputation * (r - cfg.reputation_baseline))
+                * (1.0 + cfg.alumni_citation_bonus * alumni)
+            )
+            if collab:
+                lam *= cfg.collab_citation_factor
+            assert got == max(0.0, lam) == papers_mod.citation_rate(w, pub, month, h, r, alumni)
+
+
 def test_s8_citations_step_poisson_keyed_and_reputation_impulse():
     """§8: counts ~ Poisson(λ) keyed by (publication, month) — another paper never shifts them;
     only publication month ≤ m counts; T feeds +0.04 ln(1 + T), using R before the update."""
