@@ -175,22 +175,29 @@ def play(world: World, policy: Policy, api: Api | None = None) -> World:
     """Play ``policy`` on ``world`` until the horizon or a collapse.
 
     Each month calls ``policy.act`` (API-only policies get an :class:`AgentView`, the oracle
-    the :class:`~world.api.Api`, both behind :class:`CachedReads`), then
-    advances the clock unless the policy already did. A refusal the policy did not expect is
-    counted in ``policy.errors`` and the month still ends.
+    the :class:`~world.api.Api`), then advances the clock unless the policy already did. A
+    refusal the policy did not expect is counted in ``policy.errors`` and the month still ends.
+
+    Without ``api``, the policy plays through an ``Api(world, shared_results=True)``: every
+    read is built once per change of what it reads and handed out as is (the reference
+    policies never alter what they read; ``tests/policies/test_cached_reads.py``). A given
+    ``api`` without ``shared_results`` is wrapped in :class:`CachedReads` instead.
     """
-    api = api or Api(world)
-    view = CachedReads(api if policy.name == ORACLE else AgentView(api))
+    api = api or Api(world, shared_results=True)
+    view: Any = api if policy.name == ORACLE else AgentView(api)
+    if not api.shared_results:
+        view = CachedReads(view)
     policy.errors = []  # type: ignore[attr-defined]
     while not world.s.finished:
         month = world.s.month
-        view.forget()  # the tick changed the world
         try:
             policy.act(view)
         except ActionError as exc:
             policy.errors.append([month, exc.code, exc.message])  # type: ignore[attr-defined]
         if not world.s.finished and world.s.month == month:
             api.next_month_unread()  # logged as time.next_month; no dashboard built for nobody
+        if type(view) is CachedReads:
+            view.forget()  # the tick changed the world
     return world
 
 

@@ -431,26 +431,21 @@ def month_parts(w: World) -> MonthParts:
     )
 
 
-def dashboard(
-    w: World, attention_parts: tuple[float, float, float] | None = None, parts: MonthParts | None = None
-) -> dict[str, Any]:
-    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller
-    may keep (unless ``parts`` is given: then it shares their lists and rows, and the caller
-    copies what it hands out, as the API does with :func:`copy_dashboard`).
-
-    ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
-    for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` if
-    already built (their ``key`` must equal :func:`month_parts_key` of ``w``)."""
-    s, cfg = w.s, w.cfg
-    m = s.month
-    if parts is None:
-        parts = month_parts(w)
+def dashboard_money(w: World) -> tuple[int, int, float | None]:
+    """The dashboard's ``budget``, ``est_monthly_burn`` (USD, rounded) and ``runway_months``
+    (months to one decimal, None when the burn is ≤ 0) (§2)."""
+    s = w.s
     burn = w.burn_rate()
-    runway = s.budget / burn if burn > 0 else None
-    reports = parts.reports
+    return round(s.budget), round(burn), round(s.budget / burn, 1) if burn > 0 else None
+
+
+def dashboard_people(w: World, reports: dict[str, list[Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The dashboard's ``students`` (active PhD students and postdocs) and ``staff`` (active
+    RAs and lab managers) rows; ``reports`` as in :attr:`MonthParts.reports`."""
+    m = w.s.month
     students = []
     staff = []
-    for p in s.people.values():
+    for p in w.s.people.values():
         if p.status != "active":
             continue
         if p.role in ("phd", "postdoc"):
@@ -479,65 +474,145 @@ def dashboard(
                     "leaving_at_month_end": p.dismiss_at_tick,
                 }
             )
+    return students, staff
+
+
+def dashboard_projects(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``active_projects`` rows."""
+    return [
+        {
+            "id": pj.id,
+            "topic": pj.topic,
+            "tier": pj.tier,
+            "progress_pct": progress_pct(pj),
+            "members": list(pj.members),
+            "monthly_compute": pj.compute,
+        }
+        for pj in w.s.projects.values()
+        if pj.status == "active"
+    ]
+
+
+def dashboard_drafts(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``available_drafts`` rows."""
+    return [
+        {
+            "id": d.id,
+            "topic": d.topic,
+            "tier": d.tier,
+            "created": d.created_month,
+            "salvage": d.salvage,
+            "collab": d.collab,
+            "polish_hours": d.polish_hours,
+            "revisions": d.revisions,
+        }
+        for d in w.s.drafts.values()
+        if d.status == "available"
+    ]
+
+
+def dashboard_submissions(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``submissions_under_review`` rows."""
+    return [
+        {"id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue, "decision_expected_month": sub.decision_month}
+        for sub in w.s.submissions.values()
+        if sub.status == "under_review"
+    ]
+
+
+def dashboard_proposals(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``proposals_pending`` rows."""
+    return [
+        {"id": p.id, "agency": p.agency, "topic": p.topic, "decision_expected_month": p.decision_month}
+        for p in w.s.proposals.values()
+        if p.status == "pending"
+    ]
+
+
+def dashboard_awards(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``active_awards`` rows (awards not ended before this month)."""
+    m = w.s.month
+    return [
+        {"id": a.id, "agency": a.agency, "monthly_income": round(a.monthly, 2), "ends_month": a.end_month}
+        for a in w.s.awards.values()
+        if a.end_month >= m
+    ]
+
+
+def dashboard_events(w: World) -> list[dict[str, Any]]:
+    """The dashboard's ``pending_events`` rows."""
+    return [
+        {"id": e.id, "kind": e.kind, "respond_by_month": e.respond_by, "details": dict(e.details)}
+        for e in pending_events(w)
+    ]
+
+
+def assemble_dashboard(
+    w: World,
+    parts: MonthParts,
+    money: tuple[int, int, float | None],
+    attention_row: dict[str, Any],
+    people: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    projects: list[dict[str, Any]],
+    drafts: list[dict[str, Any]],
+    submissions: list[dict[str, Any]],
+    proposals: list[dict[str, Any]],
+    awards: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The dashboard dict from its pieces (the ``dashboard_*`` builders, :func:`attention` and
+    the month's :class:`MonthParts`), keys in their fixed order; it shares the pieces' lists."""
+    s = w.s
+    budget, burn, runway = money
+    students, staff = people
     return {
-        "month": m,
+        "month": s.month,
         "label": parts.label,
-        "months_total": cfg.months,
+        "months_total": w.cfg.months,
         "finished": s.finished,
         "collapsed": s.collapsed,
-        "budget": round(s.budget),
-        "est_monthly_burn": round(burn),
-        "runway_months": round(runway, 1) if runway is not None else None,
-        "attention": attention(w, attention_parts),
+        "budget": budget,
+        "est_monthly_burn": burn,
+        "runway_months": runway,
+        "attention": attention_row,
         "staff": staff,
         "lab_standing": w.standing(),
         "students": students,
-        "active_projects": [
-            {
-                "id": pj.id,
-                "topic": pj.topic,
-                "tier": pj.tier,
-                "progress_pct": progress_pct(pj),
-                "members": list(pj.members),
-                "monthly_compute": pj.compute,
-            }
-            for pj in s.projects.values()
-            if pj.status == "active"
-        ],
-        "available_drafts": [
-            {
-                "id": d.id,
-                "topic": d.topic,
-                "tier": d.tier,
-                "created": d.created_month,
-                "salvage": d.salvage,
-                "collab": d.collab,
-                "polish_hours": d.polish_hours,
-                "revisions": d.revisions,
-            }
-            for d in s.drafts.values()
-            if d.status == "available"
-        ],
-        "submissions_under_review": [
-            {"id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue, "decision_expected_month": sub.decision_month}
-            for sub in s.submissions.values()
-            if sub.status == "under_review"
-        ],
-        "proposals_pending": [
-            {"id": p.id, "agency": p.agency, "topic": p.topic, "decision_expected_month": p.decision_month}
-            for p in s.proposals.values()
-            if p.status == "pending"
-        ],
-        "active_awards": [
-            {"id": a.id, "agency": a.agency, "monthly_income": round(a.monthly, 2), "ends_month": a.end_month}
-            for a in s.awards.values()
-            if a.end_month >= m
-        ],
-        "pending_events": [
-            {"id": e.id, "kind": e.kind, "respond_by_month": e.respond_by, "details": dict(e.details)}
-            for e in pending_events(w)
-        ],
+        "active_projects": projects,
+        "available_drafts": drafts,
+        "submissions_under_review": submissions,
+        "proposals_pending": proposals,
+        "active_awards": awards,
+        "pending_events": events,
         "venue_deadlines_this_month": parts.deadlines,
         "open_grant_calls": parts.open_calls,
         "notes": parts.notes,
     }
+
+
+def dashboard(
+    w: World, attention_parts: tuple[float, float, float] | None = None, parts: MonthParts | None = None
+) -> dict[str, Any]:
+    """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller
+    may keep (unless ``parts`` is given: then it shares their lists and rows, and the caller
+    copies what it hands out, as the API does with :func:`copy_dashboard`).
+
+    ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
+    for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` if
+    already built (their ``key`` must equal :func:`month_parts_key` of ``w``). The API keeps
+    each piece between the changes that move it (:class:`world.api.Api`)."""
+    if parts is None:
+        parts = month_parts(w)
+    return assemble_dashboard(
+        w,
+        parts,
+        dashboard_money(w),
+        attention(w, attention_parts),
+        dashboard_people(w, parts.reports),
+        dashboard_projects(w),
+        dashboard_drafts(w),
+        dashboard_submissions(w),
+        dashboard_proposals(w),
+        dashboard_awards(w),
+        dashboard_events(w),
+    )

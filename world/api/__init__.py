@@ -24,6 +24,7 @@ from .. import views
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
+from .cache import ReadCache
 from .limits import MAX_STRING_CHARS
 from .namespaces import (
     NAMESPACES,
@@ -69,12 +70,23 @@ def call_docs(config: WorldConfig) -> dict[str, dict[str, str]]:
 class Api:
     """The agent API over one :class:`World` (MECHANICS §15).
 
+    Reading calls are answered from what this API keeps between changes
+    (:mod:`world.api.cache`): a result is built once per change of the areas it reads.
+
     Args:
         world: the world to act on.
+        shared_results: hand out the kept results themselves instead of copies (or fresh
+            builds), and keep every reading call's result between changes. Only for a caller
+            that never alters what it reads — the runner's reference policies
+            (``tests/policies/test_cached_reads.py`` checks they don't) or a front end that
+            serialises each result before anyone sees it. Nothing returned is ever part of
+            the world's state, so the world cannot be altered through a result either way;
+            what a careless caller could alter is the kept result the next read returns.
     """
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, *, shared_results: bool = False) -> None:
         self.world = world
+        self.shared_results = shared_results
         self.lab = Lab(self)
         self.recruit = Recruit(self)
         self.students = Students(self)
@@ -85,31 +97,91 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
-        self._dashboard_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = (
-            None  # (world key, dashboard) — reads between changes
-        )
-        self._attention_cache: tuple[tuple[Any, ...], tuple[float, float, float]] | None = None
+        self._cache = ReadCache()
         self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
+        self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
+        self._news_source: list[Any] | None = None
 
-    # ------------------------------------------------------------------ caches between changes
-    def _key(self) -> tuple[Any, ...]:
-        """What identifies the world's public state between two API changes (the version moves
-        with every logged call; the rest guards against direct edits of the state)."""
+    # ------------------------------------------------------------------ kept reads (world.api.cache)
+    def _reads(self) -> ReadCache:
+        """The kept reads, valid for the world as it is now (forgotten if it moved otherwise
+        than through this API's own changes)."""
         w = self.world
-        return (w.version, w.s.month, w.s.budget, w.s.oneoff_used, len(w.s.action_log))
+        c = self._cache
+        if w.version != c.version or w.s is not c.state:
+            self._forget()
+        elif not self.shared_results:
+            s = w.s
+            if c.guard != (s.month, s.budget, s.oneoff_used, len(s.action_log)):
+                self._forget()
+        return c
+
+    def _forget(self) -> None:
+        """Forget every kept read (the world moved: a tick, another API, a replaced state)."""
+        w = self.world
+        s = w.s
+        self._cache.reset(
+            w.version, s, None if self.shared_results else (s.month, s.budget, s.oneoff_used, len(s.action_log))
+        )
+
+    def _changed(self, areas: tuple[str, ...] | None, bumps: int) -> None:
+        """After a changing call of this API (``bumps``: 1 if it was logged, else 0): forget
+        the reads of ``areas`` (all of them for ``None``), or everything if the world moved
+        otherwise than by that call."""
+        w = self.world
+        c = self._cache
+        if areas is None or w.version != c.version + bumps or w.s is not c.state:
+            self._forget()
+            return
+        c.drop(areas)
+        c.version = w.version
+        if not self.shared_results:
+            s = w.s
+            c.guard = (s.month, s.budget, s.oneoff_used, len(s.action_log))
 
     def _dashboard(self) -> dict[str, Any]:
-        """The dashboard of the world as it is, built once per change (callers copy it)."""
-        key = self._key()
-        cached = self._dashboard_cache
-        if cached is None or cached[0] != key:
-            cached = self._dashboard_cache = (
-                key,
-                views.dashboard(self.world, self._attention_parts(), self._month_parts()),
-            )
-        return cached[1]
+        """The dashboard of the world as it is, assembled from pieces each kept until an area
+        it reads changes (:data:`world.api.cache.SECTION_AREAS`; callers that hand it out copy
+        it, unless ``shared_results``)."""
+        sec = self._reads().sections
+        d: dict[str, Any] | None = sec[0]
+        if d is not None:
+            return d
+        w = self.world
+        parts = self._month_parts()
+        money, attention, people, projects, drafts, subs, props, awards, events = sec[1:10]
+        if money is None:
+            money = sec[1] = views.dashboard_money(w)
+        if attention is None:
+            attention = sec[2] = views.attention(w, self._attention_parts())
+        if people is None:
+            people = sec[3] = views.dashboard_people(w, parts.reports)
+        if projects is None:
+            projects = sec[4] = views.dashboard_projects(w)
+        if drafts is None:
+            drafts = sec[5] = views.dashboard_drafts(w)
+        if subs is None:
+            subs = sec[6] = views.dashboard_submissions(w)
+        if props is None:
+            props = sec[7] = views.dashboard_proposals(w)
+        if awards is None:
+            awards = sec[8] = views.dashboard_awards(w)
+        if events is None:
+            events = sec[9] = views.dashboard_events(w)
+        d = sec[0] = views.assemble_dashboard(
+            w, parts, money, attention, people, projects, drafts, subs, props, awards, events
+        )
+        return d
+
+    def _attention(self) -> dict[str, Any]:
+        """``lab.attention()``'s dict for the world as it is (kept; callers copy it unless ``shared_results``)."""
+        sec = self._reads().sections
+        a: dict[str, Any] | None = sec[2]
+        if a is None:
+            a = sec[2] = views.attention(self.world, self._attention_parts())
+        return a
 
     def _month_parts(self) -> views.MonthParts:
         """The dashboard's pieces that only the tick changes, built once a month (views.MonthParts)."""
@@ -131,24 +203,27 @@ class Api:
             self.time._unread = False
         return result
 
-    def _keep_dashboard_after_call(self, d: dict[str, Any]) -> None:
-        """Cache ``d`` as the dashboard of the state a mutating call leaves: the call wrapper
-        appends exactly one log entry and moves the version by one once the call returns."""
-        v, month, budget, oneoff, n_log = self._key()
-        self._dashboard_cache = ((v + 1, month, budget, oneoff, n_log + 1), d)
-
     def _attention_parts(self) -> tuple[float, float, float]:
-        """``(oversight, pool, mentoring reserved)`` hours of this month (§3), computed once per change."""
-        key = self._key()
-        cached = self._attention_cache
-        if cached is None or cached[0] != key:
+        """``(oversight, pool, mentoring reserved)`` hours of this month (§3), kept until the people change."""
+        sec = self._reads().sections
+        parts: tuple[float, float, float] | None = sec[10]
+        if parts is None:
             w = self.world
             oversight = people_mod.oversight_tax(w)
-            cached = self._attention_cache = (
-                key,
-                (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w)),
-            )
-        return cached[1]
+            parts = sec[10] = (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w))
+        return parts
+
+    def _news_rows(self) -> list[dict[str, Any]]:
+        """``field.news()`` rows of every news item so far, kept and extended as news arrive
+        (news items are only ever appended); for ``shared_results`` only (the rows are shared)."""
+        news = self.world.s.news
+        rows = self._news_cache
+        if self._news_source is not news or len(rows) > len(news):  # the state was replaced
+            rows = self._news_cache = []
+            self._news_source = news
+        if len(rows) < len(news):
+            rows.extend({"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in news[len(rows) :])
+        return rows
 
     def _reports_of(self, person_id: str) -> list[int]:
         """Positions of ``person_id``'s rows in the (append-only) monthly reports, kept incrementally."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
+from .cache import AREAS, reader_reads
 from .checks import bounded
 from .limits import MAX_CHANGES_PER_MONTH, MAX_INT_BITS, MAX_STRING_CHARS
 
@@ -58,17 +59,32 @@ class Unchanged(dict):  # type: ignore[type-arg]
     interviewed before): returned to the caller as a plain dict, never logged (issue 10 §1)."""
 
 
-def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def api_call(
+    mutating: bool, areas: tuple[str, ...] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a namespace method as an API call; mutating calls are refused after the end and logged.
 
     The decorated method's first parameter is the namespace (``self``); the namespace has
     ``_name`` (its API name) and ``_api`` (the :class:`~world.api.Api`, whose ``world`` is
     acted on). Every argument is checked against :mod:`world.api.limits` first. A mutating
     call that raises :class:`ActionError`, or returns :class:`Unchanged`, is not logged.
+
+    ``areas`` (:data:`world.api.cache.AREAS`): for a reading call, the areas of the state its
+    result depends on (``()``: only the tick changes it; ``None``: anything may); for a
+    changing call, the areas it may change (``None``: anything). They decide which kept
+    reads a change forgets (:mod:`world.api.cache`). An API with ``shared_results`` keeps
+    the result of every reading call whose arguments are plain scalars.
     """
+    if areas is not None:
+        unknown = [a for a in areas if a not in AREAS]
+        if unknown:
+            raise ValueError(f"unknown areas {unknown}; areas: {', '.join(AREAS)}")
+    read_areas: tuple[str, ...] = AREAS if areas is None else areas
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
+        if not mutating:
+            reader_reads(fn, read_areas)
 
         names = [p.name for p in sig.parameters.values()][1:]
         defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
@@ -97,6 +113,23 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         defaults_ok: list[dict[str, Any]] = []  # the bound defaults, once they passed the limits
 
         n_names = len(names)
+
+        def kept_read(self: Any, bound: dict[str, Any]) -> Any:
+            """A reading call through an API with ``shared_results``: the kept result for these
+            argument values (and types), built once per change of ``areas``."""
+            vals = tuple(bound.values())
+            types = tuple(map(type, vals))
+            if not _SCALARS.issuperset(types):
+                return fn(self, **bound)
+            kept = self._api._reads().values
+            by_args = kept.get(fn)
+            if by_args is None:
+                by_args = kept[fn] = {}
+            key = (vals, types)
+            out = by_args.get(key, _MISSING)
+            if out is _MISSING:
+                out = by_args[key] = fn(self, **bound)
+            return out
 
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -131,8 +164,11 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                         bounded(f"{self._name}.{fn.__name__}: {k}", v)
                 if not args and not kwargs and all_default:
                     defaults_ok.append(dict(bound))
-            w = self._api.world
+            api = self._api
+            w = api.world
             if not mutating:
+                if api.shared_results:
+                    return kept_read(self, bound)
                 return fn(self, **bound)
             if w.s.finished:
                 raise ActionError("career_over", over_message(w))
@@ -145,30 +181,59 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                     f"logged changes (the limit per month); close the month with time.next_month()",
                 )
             call_args = jsonable(bound)
-            result = fn(self, **bound)
+            api._reads()  # notice any change made outside this API before this one
+            try:
+                result = fn(self, **bound)
+            except ActionError:
+                api._changed(areas, 0)  # refused: nothing changed, but forget its areas all the same
+                raise
+            except BaseException:
+                api._forget()
+                raise
             if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
                 return dict(result)
             w.s.action_log.append([month, call, call_args])
             w.version += 1
+            api._changed(areas, 1)
             return result
 
         if not names and not mutating:  # a reading call without parameters: nothing to bind or check
+            key = fn
 
             @functools.wraps(fn)
             def reader(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if args or kwargs:
                     return wrapper(self, *args, **kwargs)  # the full path names the bad arguments
-                return fn(self)
+                api = self._api
+                if not api.shared_results:
+                    return fn(self)
+                c = api._cache
+                w = api.world
+                if w.version != c.version or w.s is not c.state:
+                    api._forget()
+                out = c.values.get(key, _MISSING)
+                if out is _MISSING:
+                    out = c.values[key] = fn(self)
+                return out
 
             reader._api_mutating = mutating  # type: ignore[attr-defined]
             reader._api_signature = sig  # type: ignore[attr-defined]
+            reader._api_areas = areas  # type: ignore[attr-defined]
             return reader
 
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
         wrapper._api_signature = sig  # type: ignore[attr-defined]
+        wrapper._api_areas = areas  # type: ignore[attr-defined]
         return wrapper
 
     return deco
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Argument types a kept read is looked up by (with the values: ``1`` and ``True`` differ)."""
+
+_MISSING = object()
+"""Marks a read not kept yet."""
 
 
 _INT_LIMIT = 1 << MAX_INT_BITS

@@ -15,23 +15,24 @@ class Time(Namespace):
     _name = "time"
     _unread = False  # set by Api.next_month_unread(): the caller will not read the new dashboard
 
-    @api_call(mutating=True)
+    @api_call(mutating=True, areas=())
     def next_month(self) -> dict[str, Any]:
         """Close this month (the tick) and open the next; returns the new dashboard, or the
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w
+        api = self._api
         closed = w.next_month()
+        api._forget()  # the tick moved everything; what is kept from here on is of the new month
         if self._unread:  # Api.next_month_unread(): no report dict, no dashboard (time.last_report() has it)
             return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
         report = closed.to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
-        d = views.dashboard(w, None, self._api._month_parts())
-        self._api._keep_dashboard_after_call(d)  # the next lab.dashboard() of this month is a copy
-        return {**views.copy_dashboard(d), "report": report}
+        d = api._dashboard()  # kept: the next lab.dashboard() of this month is a copy of it
+        return {**(d if api.shared_results else views.copy_dashboard(d)), "report": report}
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def last_report(self) -> dict[str, Any]:
         """The report of the last closed month again (MECHANICS Decisions 8): month, label,
         decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,

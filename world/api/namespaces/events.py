@@ -17,12 +17,12 @@ class Events(Namespace):
 
     _name = "events"
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=("events",))
     def pending(self) -> list[Any]:
         """Events awaiting an answer: id, kind, status, arrived_month, respond_by_month, details."""
         return [views.event_row(e) for e in views.pending_events(self._w)]
 
-    @api_call(mutating=True)
+    @api_call(mutating=True, areas=("hours", "money", "events", "people"))
     def respond(self, event_id: Any, action: Any) -> dict[str, Any]:
         """Answer a pending event: talk/review/collaboration accept|decline; crisis support|ignore."""
         w = self._w

@@ -16,14 +16,18 @@ class Field(Namespace):
 
     _name = "field"
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def news(self, n: int = 20) -> list[Any]:
         """The last ``n`` news items: month, kind, topic, text."""
         n = checks.integer(n, "n", 0, 100_000)
-        rows = self._w.s.news[-n:] if n else []
-        return [{"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in rows]
+        if not n:
+            return []
+        api = self._api
+        if api.shared_results:
+            return api._news_rows()[-n:]
+        return [{"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in self._w.s.news[-n:]]
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def preprints(self, n_months: int = 3) -> list[Any]:
         """Preprint counts per topic for the last ``n_months`` months."""
         w = self._w
@@ -31,7 +35,7 @@ class Field(Namespace):
         lo = w.s.month - n
         return [{"month": r[0], "topic": r[1], "preprint_count": r[2]} for r in w.s.preprints if r[0] > lo]
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def conference_report(self) -> list[Any]:
         """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
         return [
@@ -39,7 +43,7 @@ class Field(Namespace):
             for r in self._w.s.conference_reports[-32:]
         ]
 
-    @api_call(mutating=True)
+    @api_call(mutating=True, areas=("hours", "money"))
     def attend_conference(self) -> dict[str, Any]:
         """Attend a conference: {rules.hours.conference}, {rules.costs.conference}, at most once every {rules.events.conference_gap_months}; returns hallway intel."""
         w = self._w
@@ -54,7 +58,7 @@ class Field(Namespace):
         intel = field_mod.attend_conference(w)
         return {"ok": True, "hallway_intel": intel, "note": "you hear what people are excited about"}
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def topics(self) -> list[Any]:
         """The research topics, in their fixed order."""
         return list(TOPICS)

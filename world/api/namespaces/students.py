@@ -17,13 +17,13 @@ class Students(Namespace):
 
     _name = "students"
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=("people",))
     def list(self) -> list[Any]:
         """Everyone ever in the lab, any role or status: id, name, role, status, arrived_month, left_month, months_in, stipend, mentoring_hours, papers_accepted, first_author_accepted, contract_end."""
         w = self._w
         return [views.student_row(w, p) for p in w.s.people.values()]
 
-    @api_call(mutating=True)
+    @api_call(mutating=True, areas=("people",))
     def set_mentoring(self, hours: Any) -> dict[str, Any]:
         """Set standing monthly mentoring hours ``{id: h}`` (0 to {rules.caps.mentoring_hours} each; others keep theirs)."""
         w = self._w
@@ -46,7 +46,7 @@ class Students(Namespace):
         people_mod.set_mentoring(w, new)
         return result
 
-    @api_call(mutating=False)
+    @api_call(mutating=False, areas=())
     def reports(self, student_id: Any, n: int = 6) -> builtins.list[Any]:
         """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
         w = self._w

@@ -1,0 +1,174 @@
+"""The API's kept reads (world/api/cache.py): a read answered from what the API kept since the
+last change equals the same read made afresh, after random calls and along every reference
+policy's career; a change forgets only what it may have changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from world.api import API_CALLS, ActionError, Api
+from world.config import TOPICS, VENUES, WorldConfig
+from world.engine import World
+from world.policies import ALL_NAMES
+from world.runner import AgentView, build_policy
+
+READS = [(ns, m) for ns, calls in API_CALLS.items() for m, spec in calls.items() if not spec.mutating]
+WRITES = [(ns, m) for ns, calls in API_CALLS.items() for m, spec in calls.items() if spec.mutating]
+ARGS = {("field", "news"): [(), (40,), (3,)], ("lab", "ledger"): [(), (5,)], ("field", "preprints"): [(), (1,)]}
+"""Argument lists tried for reading calls with parameters (``students.reports`` takes each person)."""
+
+
+def _read_all(api: Api) -> dict[tuple[str, str, tuple[Any, ...]], Any]:
+    """Every reading call's result (or its refusal code) for ``api``'s world as it is now."""
+    out: dict[tuple[str, str, tuple[Any, ...]], Any] = {}
+    calls = [(ns, m, args) for ns, m in READS if (ns, m) != ("students", "reports") for args in ARGS.get((ns, m), [()])]
+    calls += [("students", "reports", (pid, n)) for pid in api.world.s.people for n in (1, 6)]
+    for ns, m, args in calls:
+        try:
+            out[ns, m, args] = getattr(getattr(api, ns), m)(*args)
+        except ActionError as exc:
+            out[ns, m, args] = ("refused", exc.code)
+    return out
+
+
+def _same_as_fresh(api: Api) -> None:
+    """Every read of ``api`` equals the read of a new API over the same world (which keeps nothing yet)."""
+    kept, fresh = _read_all(api), _read_all(Api(api.world))
+    for key, value in fresh.items():
+        assert kept[key] == value, key
+
+
+def _ids(w: World) -> list[Any]:
+    s = w.s
+    ids: list[Any] = []
+    for coll in (s.people, s.applicants, s.projects, s.drafts, s.submissions, s.publications, s.calls, s.events):
+        ids.extend(list(coll)[-4:])
+    return ids
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), seed=st.integers(0, 30))
+def test_kept_reads_equal_fresh_reads_after_random_calls(shared, data, seed):
+    """After each of a random sequence of changing calls (valid and refused, ticks included),
+    every reading call of an API that keeps its reads between changes equals the same read
+    made by a new API over the same world."""
+    w = World(WorldConfig(months=14), seed)
+    api = Api(w, shared_results=shared)
+    _read_all(api)  # keep everything once
+    for _ in range(data.draw(st.integers(10, 40))):
+        if w.s.finished:
+            break
+        ns, m = data.draw(st.sampled_from([*WRITES, ("time", "next_month")]))
+        params = [name for name, _ in API_CALLS[ns][m].params]
+        ids = _ids(w) + list(TOPICS) + list(VENUES) + ["accept", "support", "decline"]
+        args: list[Any] = []
+        for name in params:
+            if name in ("hours", "monthly_compute"):
+                if ns == "students":
+                    people = [p for p in w.s.people if w.s.people[p].status == "active"]
+                    args.append({p: data.draw(st.sampled_from([0.0, 2.0, 5.0])) for p in people[:3]} or {"S001": 1.0})
+                else:
+                    args.append(data.draw(st.sampled_from([0, 3.0, 8.0, 25.0, 500.0])))
+            elif name in ("members", "ids", "attach"):
+                args.append(data.draw(st.lists(st.sampled_from(ids or ["x"]), min_size=1, max_size=2)))
+            elif name == "tier":
+                args.append(data.draw(st.sampled_from([1, 2, 3])))
+            else:
+                args.append(data.draw(st.sampled_from(ids or ["x"])))
+        try:
+            getattr(getattr(api, ns), m)(*args)
+        except ActionError:
+            pass
+        _same_as_fresh(api)
+
+
+class _CheckedView:
+    """An agent view whose every reading call is compared with the same read made afresh."""
+
+    class _Ns:
+        def __init__(self, api: Api, name: str) -> None:
+            for method, spec in API_CALLS[name].items():
+                fn = getattr(getattr(api, name), method)
+                setattr(self, method, fn if spec.mutating else self._checked(api, name, method, fn))
+
+        @staticmethod
+        def _checked(api: Api, name: str, method: str, fn: Any) -> Any:
+            def read(*args: Any, **kwargs: Any) -> Any:
+                out = fn(*args, **kwargs)
+                assert out == getattr(getattr(Api(api.world), name), method)(*args, **kwargs), (name, method)
+                _CheckedView.checked += 1
+                return out
+
+            return read
+
+    checked = 0
+
+    def __init__(self, api: Api) -> None:
+        for name in API_CALLS:
+            setattr(self, name, self._Ns(api, name))
+        self.query = api.query
+        self.memory = api.memory
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_every_kept_read_of_a_policy_career_equals_a_fresh_read(name):
+    """Along careers of every reference policy through an API with ``shared_results`` (as the
+    runner plays them), every read the policy makes equals the read made afresh, and the
+    careers (digest, action log) are those of a plain API."""
+    for seed in (3, 101):
+        cfg = WorldConfig(months=30)
+        w = World(cfg, seed)
+        api = Api(w, shared_results=True)
+        pol = build_policy(name, w)
+        view: Any = _CheckedView(api)
+        if name != "oracle":
+            view = AgentView(view)  # type: ignore[arg-type]
+        before = _CheckedView.checked
+        while not w.s.finished:
+            m = w.s.month
+            try:
+                pol.act(view)
+            except ActionError:
+                pass
+            if not w.s.finished and w.s.month == m:
+                api.next_month_unread()
+        assert _CheckedView.checked > before or name == "do-nothing"  # the one policy that reads nothing
+        plain = World(cfg, seed)
+        pol2 = build_policy(name, plain)
+        api2 = Api(plain)
+        while not plain.s.finished:
+            m = plain.s.month
+            try:
+                pol2.act(api2 if name == "oracle" else AgentView(api2))
+            except ActionError:
+                pass
+            if not plain.s.finished and plain.s.month == m:
+                api2.time.next_month()
+        assert w.s.action_log == plain.s.action_log and w.digest() == plain.digest(), (name, seed)
+
+
+def test_shared_results_are_kept_and_a_change_forgets_only_its_areas():
+    """With ``shared_results`` a repeated read returns the same object; a proposal forgets the
+    proposals and the dashboard but keeps the drafts and the news; a tick forgets everything;
+    a plain API hands out a new object for every read."""
+    w = World(WorldConfig(), 101)
+    api = Api(w, shared_results=True)
+    dash, drafts, news = api.lab.dashboard(), api.papers.drafts(), api.field.news(5)
+    props = api.grants.proposals()
+    assert api.lab.dashboard() is dash and api.field.news(5) is news and api.grants.proposals() is props
+    call = dash["open_grant_calls"][0]["id"]
+    api.grants.propose(call, TOPICS[0], 25.0)
+    assert api.papers.drafts() is drafts and api.field.news(5) is news
+    assert api.grants.proposals() is not props and len(api.grants.proposals()) == len(props) + 1
+    assert api.lab.dashboard() is not dash and api.lab.dashboard()["proposals_pending"]
+    kept = api.papers.drafts()
+    api.time.next_month()
+    assert api.papers.drafts() is not kept
+    plain = Api(w)
+    assert plain.lab.dashboard() is not plain.lab.dashboard()
+    assert plain.grants.proposals() is not plain.grants.proposals()

@@ -1,0 +1,133 @@
+"""What the API keeps between changes: read results by the areas of the state they read.
+
+Every API call declares its **areas** (:func:`world.api.registry.api_call`): a reading call
+the areas its result depends on, a changing call the areas it may change. Between two
+changes made through the same :class:`~world.api.Api`, a kept result stays exact; a
+change drops only the results of the areas it touched (a proposal does not rebuild the
+dashboard's people rows), and anything else that moves the world — the tick, another
+``Api`` on the same world, a replaced state — drops everything (the world's ``version``
+moves with every logged change and every tick).
+
+Areas (the PI-visible state each one covers):
+
+* ``people``: lab members (who is active, roles, pay, mentoring hours, contracts, leaving);
+* ``hours``: this month's one-off PI hours used;
+* ``money``: the budget and the ledger;
+* ``projects``, ``drafts``, ``submissions``, ``proposals``, ``events``, ``applicants``,
+  ``postings``: those entities and their visible fields.
+
+What only the tick changes (the month, awards, publications, news, reports, reputation,
+grant calls) has no area: a read of it is kept until the world moves by other means than
+this API's own changes. ``tests/world/test_read_cache.py`` compares every kept read with one
+built afresh after random calls and along the reference policies' careers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+AREAS = (
+    "people",
+    "hours",
+    "money",
+    "projects",
+    "drafts",
+    "submissions",
+    "proposals",
+    "events",
+    "applicants",
+    "postings",
+)
+"""The areas of the PI-visible state a call may read or change (see the module doc)."""
+
+DASHBOARD_AREAS = ("people", "hours", "money", "projects", "drafts", "submissions", "proposals", "events")
+"""The areas ``lab.dashboard()`` reads."""
+
+SECTIONS = (
+    "dashboard",
+    "money",
+    "attention",
+    "people",
+    "projects",
+    "drafts",
+    "submissions",
+    "proposals",
+    "awards",
+    "events",
+    "attention_parts",
+)
+"""The dashboard and its pieces, kept in :attr:`ReadCache.sections` (in this order): the
+assembled dict, then what :mod:`world.views` builds it from (``views.dashboard_money``,
+``views.attention``, ``views.dashboard_people`` ...), and the attention parts
+``(oversight, pool, mentoring reserved)`` hours."""
+
+SECTION_AREAS: dict[str, tuple[str, ...]] = {
+    "dashboard": DASHBOARD_AREAS,
+    "money": ("money", "people", "projects"),  # budget, and the burn: pay of active people, compute of projects
+    "attention": ("people", "hours"),
+    "people": ("people",),
+    "projects": ("projects",),
+    "drafts": ("drafts",),
+    "submissions": ("submissions",),
+    "proposals": ("proposals",),
+    "awards": (),
+    "events": ("events",),
+    "attention_parts": ("people",),
+}
+"""What each kept section reads."""
+
+_SECTIONS_OF: dict[str, tuple[int, ...]] = {
+    area: tuple(i for i, name in enumerate(SECTIONS) if area in SECTION_AREAS[name]) for area in AREAS
+}
+
+_READERS_OF: dict[str, list[Any]] = {area: [] for area in AREAS}
+"""area → the reading calls (their functions) whose results depend on it (:func:`reader_reads`)."""
+
+
+def reader_reads(fn: Any, areas: tuple[str, ...]) -> None:
+    """Declare that the results of the reading call ``fn`` depend on ``areas`` (done once per
+    call by :func:`world.api.registry.api_call`)."""
+    for a in areas:
+        _READERS_OF[a].append(fn)
+
+
+class ReadCache:
+    """Read results of one :class:`~world.api.Api`, each kept until an area it reads changes.
+
+    Attributes:
+        values: a reading call's function → its kept result (a call without parameters), or
+            → ``{(argument values, their types): result}``.
+        sections: the dashboard, its pieces and the attention parts (:data:`SECTIONS`; None:
+            not built yet).
+        version: the world's ``version`` the results are valid for.
+        state: the world's state object they were read from.
+        guard: for an API that hands out copies, ``(month, budget, one-off hours, log
+            length)`` of that state too: a direct edit of one of them (a test, a tool) is
+            noticed although the version moves only with logged changes and ticks.
+    """
+
+    __slots__ = ("guard", "sections", "state", "values", "version")
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+        self.sections: list[Any] = [None] * len(SECTIONS)
+        self.version = -1
+        self.state: object = None
+        self.guard: tuple[Any, ...] | None = None
+
+    def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
+        """Forget everything; what is kept from now on is valid for ``version`` of ``state``."""
+        self.values = {}
+        self.sections = [None] * len(SECTIONS)
+        self.version = version
+        self.state = state
+        self.guard = guard
+
+    def drop(self, areas: tuple[str, ...]) -> None:
+        """Forget every result that depends on one of ``areas``."""
+        values, sections = self.values, self.sections
+        for a in areas:
+            for i in _SECTIONS_OF[a]:
+                sections[i] = None
+            for fn in _READERS_OF[a]:
+                values.pop(fn, None)
