@@ -966,7 +966,8 @@ class SaveStore:
                 "probably written by an incompatible version of pibench's rules",
             )
         state = world.state_view()
-        state["config"] = world.cfg.to_dict()
+        config = base.state.get("config")  # the base's parsed config: plain data the world does not hold
+        state["config"] = config if isinstance(config, dict) else world.cfg.to_dict()
         record.state = state
         record._world = world
         record.scenario = dict(record.scenario, config=base.scenario.get("config", state["config"]))
