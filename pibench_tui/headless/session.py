@@ -113,18 +113,27 @@ class HeadlessSession:
             prefetch=True,  # read-only calls here change nothing, and a refusal is only a reply
         )
         self.sandbox.secret_random = options.sealed is not None
-        # Agent queries run in a query worker the OS bounds, and stop at the block's deadline.
-        from world.observe import observer_for
-
-        observer_for(self.world).isolate(deadline=lambda: self.sandbox.deadline)
+        # Agent queries run in a query worker the OS bounds, and stop at the block's deadline:
+        # set up before the first query (the SQL mirror is built then, not at start-up).
+        self._queries_isolated = False
 
     # running --------------------------------------------------------------------------
     def _call(self, namespace: str, method: str, args: list, kwargs: dict) -> Any:
         """Serve one API call of agent code; in a sealed run no result carries the seed."""
+        if namespace == "query" and not self._queries_isolated:
+            self._isolate_queries()
         value = self.api.call(namespace, method, args, kwargs)
         if self.options.sealed is not None and isinstance(value, dict) and "seed" in value:
             value = {k: v for k, v in value.items() if k != "seed"}
         return value
+
+    def _isolate_queries(self) -> None:
+        """Run this world's agent queries in a query worker the OS bounds (time, memory,
+        disk), each stopped at the running block's deadline (:mod:`world.sqlworker`)."""
+        from world.observe import observer_for
+
+        observer_for(self.world).isolate(deadline=lambda: self.sandbox.deadline)
+        self._queries_isolated = True
 
     def run_block(
         self,
@@ -312,9 +321,10 @@ class HeadlessSession:
     def close(self) -> None:
         """Stop the agent process and the query worker."""
         self.sandbox.close()
-        from world.observe import observer_for
+        if self._queries_isolated:
+            from world.observe import observer_for
 
-        observer_for(self.world).close()
+            observer_for(self.world).close()
 
 
 def _confinement() -> Any:
