@@ -254,77 +254,65 @@ def generate_pool(w: World, m: int) -> None:
     y = season_year(m)
     lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
     gen = w.rng.keyed("applicants", y)
-    candidates: dict[str, list[dict[str, Any]]] = {}
     n = cfg.pool_candidates
-    amin, amax = cfg.ability_min, cfg.ability_max
-    gmin = cfg.growth_min
+    # Every candidate's draws, pool by pool in a fixed order (numpy vectors); only the
+    # revealed ones are then made into applicants, so the elementwise work below is done for
+    # them alone (a candidate's values depend on its own draws only).
+    drawn: dict[str, tuple[list[Any], ...]] = {}
+    normal, uniform, integers = gen.normal, gen.uniform, gen.integers
     for pool in POOLS:
         pp = cfg.pools[pool]
-        # The draws are numpy vectors in a fixed order; the elementwise work is done on Python
-        # floats, which is the same IEEE arithmetic as numpy's. Clipping is written out as
-        # np.clip's own rule, low = v if v > lo else lo, then low if low < hi else hi (which is also
-        # min(hi, max(lo, v)), at a fraction of the cost of the two calls), and max(g, v) as
-        # v if v > g else g (np.maximum's result for these never-NaN draws).
-        draws = gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist()
-        ability = [low if (low := (v if v > amin else amin)) < amax else amax for v in draws]
-        speed = gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n).tolist()
-        resilience = gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n).tolist()
-        independence = gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n).tolist()
-        draws = gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist()
-        growth = [v if v > gmin else gmin for v in draws]
-        noise = gen.normal(0.0, pp["transcript_noise"], n).tolist()
-        transcript = [
-            (x_ if x_ < 1.0 else 1.0) if (x_ := a + e) > 0.0 else 0.0 for a, e in zip(ability, noise, strict=True)
+        columns = [
+            normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist(),
+            normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n).tolist(),
+            uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n).tolist(),
+            uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n).tolist(),
+            normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist(),
+            normal(0.0, pp["transcript_noise"], n).tolist(),
+            normal(0.0, pp["letter_noise"], n).tolist(),
+            normal(0.0, cfg.interview_noise_sd, n).tolist(),
         ]
-        bias = pp["letter_bias"]
-        noise = gen.normal(0.0, pp["letter_noise"], n).tolist()
-        letter = [
-            (x_ if x_ < 1.0 else 1.0) if (x_ := a + bias + e) > 0.0 else 0.0
-            for a, e in zip(ability, noise, strict=True)
-        ]
-        noise = gen.normal(0.0, cfg.interview_noise_sd, n).tolist()
-        interview = [
-            (x_ if x_ < 1.0 else 1.0) if (x_ := a + e) > 0.0 else 0.0 for a, e in zip(ability, noise, strict=True)
-        ]
-        first = gen.integers(len(_FIRST), size=n).tolist()
-        last = gen.integers(len(_LAST), size=n).tolist()
-        candidates[pool] = [
-            {
-                "ability": ab,
-                "speed": sp,
-                "resilience": re,
-                "independence": ind,
-                "growth": gr,
-                "transcript": round(tr, 2),
-                "letter": round(le, 2),
-                "interview_score": round(iv, 2),
-                "name": f"{_FIRST[fi]} {_LAST[la]}",
-                "pool": pool,
-            }
-            for ab, sp, re, ind, gr, tr, le, iv, fi, la in zip(
-                ability,
-                speed,
-                resilience,
-                independence,
-                growth,
-                transcript,
-                letter,
-                interview,
-                first,
-                last,
-                strict=True,
-            )
-        ]
+        if len(_FIRST) == len(_LAST):
+            # first names then last names from one call: the same bounded 32-bit draws in the
+            # same order as two calls of n (numpy fills element by element, and PCG64 keeps
+            # its spare 32-bit half between calls)
+            names = integers(len(_FIRST), size=2 * n).tolist()
+            columns += [names[:n], names[n:]]
+        else:
+            columns += [integers(len(_FIRST), size=n).tolist(), integers(len(_LAST), size=n).tolist()]
+        drawn[pool] = tuple(columns)
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
+    amin, amax = cfg.ability_min, cfg.ability_max
+    gmin = cfg.growth_min
     revealed: list[dict[str, Any]] = []
     for pool in POOLS:
+        pp = cfg.pools[pool]
         lam = (
-            cfg.pools[pool]["volume"]
-            * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline))
-            * boost
+            pp["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - cfg.reputation_baseline)) * boost
         )
-        n = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)))
-        revealed.extend(candidates[pool][:n])
+        k = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)), n)
+        bias = pp["letter_bias"]
+        # Clipping is written out as np.clip's own rule, low = v if v > lo else lo, then
+        # low if low < hi else hi (also min(hi, max(lo, v)), at a fraction of the cost), and
+        # max(g, v) as v if v > g else g (np.maximum's result for these never-NaN draws); the
+        # arithmetic on Python floats is the same IEEE arithmetic as numpy's.
+        for ab, sp, re, ind, gr, tn, ln, iv, fi, la in zip(*(column[:k] for column in drawn[pool]), strict=True):
+            ab = low if (low := (ab if ab > amin else amin)) < amax else amax
+            tr, le, iv = ab + tn, ab + bias + ln, ab + iv
+            revealed.append(
+                {
+                    "ability": ab,
+                    "speed": sp,
+                    "resilience": re,
+                    "independence": ind,
+                    "growth": gr if gr > gmin else gmin,
+                    "transcript": round((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0, 2),
+                    "letter": round((le if le < 1.0 else 1.0) if le > 0.0 else 0.0, 2),
+                    "interview_score": round((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0, 2),
+                    "name": f"{_FIRST[fi]} {_LAST[la]}",
+                    "pool": pool,
+                }
+            )
     order = w.rng.keyed("shuffle", y).permutation(len(revealed)).tolist() if revealed else []
     taken = taken_names(w)
     for idx in order:
