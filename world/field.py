@@ -34,36 +34,42 @@ def build_trajectory(w: World) -> list[list[float]]:
     nk = len(TOPICS)
     lo, hi = math.log(cfg.hot_min), math.log(cfg.hot_max)
     boom_mean = math.log(cfg.boom_log_mean_factor)
-    # One vector draw per quantity per month, in a fixed order (stream is agent-independent).
-    drift, noise, u, boom, bust = [], [], [], [], []
-    normal, random, uniform = gen.normal, gen.random, gen.uniform
-    drift_sd, noise_sd, boom_sd, bust_low, bust_high = (
-        cfg.hot_drift_sd,
-        cfg.hot_noise_sd,
-        cfg.boom_log_sd,
-        cfg.bust_low,
-        cfg.bust_high,
-    )
-    for _ in range(1, n):
-        drift.append(normal(0.0, drift_sd, nk))
-        noise.append(normal(0.0, noise_sd, nk))
-        u.append(random(nk))
-        boom.append(normal(boom_mean, boom_sd, nk))
-        bust.append(uniform(bust_low, bust_high, nk))
     if n <= 1:
         return [list(h0)]
+    if cfg.bust_high < cfg.bust_low:  # as numpy's uniform(bust_low, bust_high) refused it
+        raise ValueError(f"bust_high ({cfg.bust_high}) is below bust_low ({cfg.bust_low})")
+    # Each month draws, in this order, drift ~ N(0, drift_sd), noise ~ N(0, noise_sd),
+    # u ~ U[0, 1), boom ~ N(boom_mean, boom_sd) and bust ~ U(bust_low, bust_high), one value
+    # per topic. numpy computes N(loc, sd) as loc + sd × (a standard normal) and U(a, b) as
+    # a + (b − a) × (a uniform double), element by element in draw order, so the month's raw
+    # draws are taken in four calls (drift and noise together) into preallocated rows, and
+    # the scaling is done afterwards on the whole arrays: the same IEEE operations on the
+    # same draws, the same floats (tests/world/test_field_trajectory.py).
+    months = n - 1
+    z_walk = np.empty((months, 2 * nk))
+    u = np.empty((months, nk))
+    z_boom = np.empty((months, nk))
+    u_bust = np.empty((months, nk))
+    standard_normal, random = gen.standard_normal, gen.random
+    for t in range(months):
+        standard_normal(out=z_walk[t])
+        random(out=u[t])
+        standard_normal(out=z_boom[t])
+        random(out=u_bust[t])
+    drift = 0.0 + cfg.hot_drift_sd * z_walk[:, :nk]
+    noise = 0.0 + cfg.hot_noise_sd * z_walk[:, nk:]
+    boom = boom_mean + cfg.boom_log_sd * z_boom
+    bust = cfg.bust_low + (cfg.bust_high - cfg.bust_low) * u_bust
     # Elementwise numpy (log, exp, running sums) over all months at once, and the recursion
     # in plain floats: the same IEEE operations in the same order as month-by-month arrays
     # (``m if m < hi else hi`` of ``m = v if v > lo else lo`` is exactly np.clip's rule).
     x0 = np.log(np.array(h0, dtype=float))
-    mus = np.add.accumulate(np.vstack([x0[None, :], np.array(drift)]), axis=0)[1:].tolist()
-    busts = np.log(np.array(bust)).tolist()
+    mus = np.add.accumulate(np.vstack([x0[None, :], drift]), axis=0)[1:].tolist()
+    busts = np.log(bust).tolist()
     rev, p_boom, p_jump = cfg.hot_reversion, cfg.boom_p, cfg.boom_p + cfg.bust_p
     x = x0.tolist()
     xs = []
-    for mu_t, no_t, u_t, bo_t, bu_t in zip(
-        mus, np.array(noise).tolist(), np.array(u).tolist(), np.array(boom).tolist(), busts, strict=True
-    ):
+    for mu_t, no_t, u_t, bo_t, bu_t in zip(mus, noise.tolist(), u.tolist(), boom.tolist(), busts, strict=True):
         row = []
         for xk, mk, nk_, uk, bok, buk in zip(x, mu_t, no_t, u_t, bo_t, bu_t, strict=True):
             v = xk + rev * (mk - xk) + nk_ + (bok if uk < p_boom else (buk if uk < p_jump else 0.0))
