@@ -48,109 +48,6 @@ def test_a_block_that_advances_the_month_carries_its_month_report(pibench):
     assert third["stdout"] == "3\n" and third["month_report"] is None
 
 
-def test_replies_are_single_ascii_lines(pibench):
-    """Newlines and non-ASCII text in output stay inside one ASCII reply line."""
-    run = pibench(["headless", "--jsonl"], lines("print('a\\nb\\u2028c é')"))
-    assert run.stdout.count("\n") == 2  # the reply and the end event
-    assert run.stdout.isascii()
-    assert run.replies()[0]["stdout"] == "a\nb\u2028c é\n"
-
-
-def test_bad_lines_get_ok_false_not_a_crash(pibench):
-    """Invalid JSON, a non-object, a missing or non-string code: ok false, ProtocolError;
-    blank lines are ignored; the session goes on."""
-    stdin = 'not json\n[1, 2]\n{"nocode": 1}\n{"code": 5}\n\n   \n{"code": "1 + 1"}\n{"code": "import os"}\n'
-    run = pibench(["headless", "--jsonl"], stdin)
-    assert run.returncode == 0
-    replies = run.replies()
-    assert len(replies) == 6
-    for i, reply in enumerate(replies[:4]):
-        assert reply["ok"] is False
-        assert reply["error"]["type"] == "ProtocolError"
-        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set())
-    assert replies[4]["ok"] is True and replies[4]["stdout"] == "2\n"
-    assert replies[5]["ok"] is False and replies[5]["error"]["type"] == "SandboxError"
-
-
-def test_error_reports_type_message_and_line(pibench):
-    """An exception in agent code: type, message and the line within the block."""
-    run = pibench(["headless", "--jsonl"], lines("a = 1\nb = 0\nprint('before')\nc = a / b\nprint('never')"))
-    reply = run.replies()[0]
-    assert reply["ok"] is False
-    assert reply["stdout"] == "before\n"
-    assert reply["error"] == {"type": "ZeroDivisionError", "message": "division by zero", "line": 4, "source": "agent"}
-
-
-def test_variables_persist_between_blocks(pibench):
-    """Globals, functions and classes persist between blocks within a career."""
-    run = pibench(
-        ["headless", "--jsonl"],
-        lines(
-            "def double(n):\n    return 2 * n",
-            "class Box:\n    def __init__(self):\n        self.v = 4",
-            "double(Box().v)",
-        ),
-    )
-    assert run.replies()[-1]["stdout"] == "8\n"
-
-
-def test_done_after_the_horizon(pibench):
-    """done turns true at the horizon; month stays at the last month."""
-    run = pibench(
-        ["headless", "--jsonl", "--scenario", "short-12"],
-        lines("for _ in range(12):\n    time.next_month()", "time.next_month()"),
-    )
-    first, second = run.replies()
-    assert first["ok"] and first["done"] and first["month"] == 12
-    assert second["ok"] is False and second["error"]["type"] == "ActionError"
-    assert "simulation is over" in second["error"]["message"]
-
-
-def test_overlong_line_is_refused(pibench):
-    """A request line longer than the limit gets ok false; the next line still runs."""
-    big = json.dumps({"code": "x = '" + "a" * 2_100_000 + "'"})
-    run = pibench(["headless", "--jsonl"], big + "\n" + json.dumps({"code": "'next'"}) + "\n")
-    first, second = run.replies()
-    assert first["ok"] is False and first["error"]["type"] == "ProtocolError"
-    assert second["stdout"] == "'next'\n"
-
-
-def test_memory_notes(pibench):
-    """memory.read/write and read_memory/write_memory; notes are cut to 6,000 characters
-    with a notice."""
-    run = pibench(
-        ["headless", "--jsonl"],
-        lines(
-            "memory.read()",
-            "write_memory('plan: hire in month 1')",
-            "read_memory()",
-            "r = memory.write('x' * 7000)\nprint(r['chars'], r['note'])",
-            "len(memory.read())",
-        ),
-    )
-    out = [r["stdout"] for r in run.replies()]
-    assert out[0] == "''\n"
-    assert out[2] == "'plan: hire in month 1'\n"
-    assert out[3].startswith("6000 cut to 6000")
-    assert out[4] == "6000\n"
-
-
-def test_error_line_points_into_agent_code_not_library_code(pibench):
-    """An error raised inside library code (a namedtuple's generated constructor) or inside
-    an agent function defined in an earlier block points at the agent's own line."""
-    run = pibench(
-        ["headless", "--jsonl"],
-        lines(
-            "from collections import namedtuple\nP = namedtuple('P', 'x y')\n\nP(1)",
-            "def f():\n    return {}['missing']",
-            "f()",
-        ),
-    )
-    first, _, third = run.replies()
-    assert first["error"]["type"] == "TypeError" and first["error"]["line"] == 4
-    assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2, "source": "agent"}
-
-
 def test_end_event_carries_the_report_and_digest(pibench):
     """At EOF one last line {"event": "end", "report": {...}}: the console report's fields
     and the state digest, equal to what console mode prints for the same actions."""
@@ -192,25 +89,6 @@ def test_end_event_carries_the_report_and_digest(pibench):
     assert empty.replies() == [] and empty.end()["report"]["month"] == 1
 
 
-def test_projection_is_hidden_until_the_career_is_over(pibench):
-    """Replies never carry the live projection (its changes would reveal hidden quality,
-    hotness and reputation): projection null and total = earned until done; then the
-    full split."""
-    run = pibench(
-        ["headless", "--jsonl", "--scenario", "short-12"],
-        lines("recruit.hire_ra()", "for _ in range(11):\n    time.next_month()", "time.next_month()"),
-    )
-    replies = run.replies()
-    for reply in replies[:2]:
-        assert reply["done"] is False
-        assert reply["impact"]["projection"] is None
-        assert reply["impact"]["total"] == reply["impact"]["earned"]
-    last = replies[-1]
-    assert last["done"] is True
-    assert isinstance(last["impact"]["projection"], float)
-    assert last["impact"] == run.end()["report"]["impact"]
-
-
 def test_session_end_reports_withhold_the_projection_mid_career(pibench):
     """A session that ends mid-career (one session per turn with
     --save/--load) must not learn the projection from its report: the JSON-lines end
@@ -250,21 +128,6 @@ def test_agent_random_is_not_repeated_after_a_restart(pibench):
     assert agent_random_seed(9, 0, 1) != agent_random_seed(9, 0, 2) != agent_random_seed(10, 0, 2)
 
 
-def test_bom_help_and_clean_names(pibench):
-    """A block starting with a UTF-8 byte-order mark runs; help(query) and help(help) are
-    real help texts without internal names or addresses."""
-    run = pibench(
-        ["headless", "--jsonl"], lines("\ufeffx = 1\nx", "help(query)", "help(help)", "def f():\n    pass\nhelp(f)")
-    )
-    bom, hq, hh, hf = run.replies()
-    assert bom["ok"] and bom["stdout"] == "1\n"
-    assert hq["stdout"].startswith("query(sql)\n") and "SELECT" in hq["stdout"]
-    assert hh["stdout"].startswith("help(")
-    for text in (hq["stdout"], hh["stdout"], hf["stdout"]):
-        assert "0x" not in text and "<locals>" not in text and "_Runtime" not in text and "safe_" not in text
-    assert hf["stdout"] == "no help for f\n"
-
-
 def test_pibench_says_its_confinement_at_start_in_every_mode(pibench, tmp_path):
     """The first JSON-lines reply (and only it) carries `confinement` as
     confinement_status().to_dict(); the end event's report and --report-json carry it too;
@@ -284,3 +147,136 @@ def test_pibench_says_its_confinement_at_start_in_every_mode(pibench, tmp_path):
     said = [ln for ln in console.stderr.splitlines() if "OS confinement:" in ln]
     assert said == [f"pibench headless: {confinement_status().describe()}"]
     assert console.report()["confinement"].startswith("complete" if expected["complete"] else "INCOMPLETE")
+
+
+def test_one_session_of_ordinary_blocks(pibench):
+    """One JSON-lines session (default scenario and seed) of blocks that each prove a property:
+
+    - bad lines: invalid JSON, a non-object, a missing or non-string code get ok false and a
+      ProtocolError (with every reply key; the first reply also ``confinement``); blank lines
+      are ignored; a sandbox refusal (``import os``) is a SandboxError; the session goes on;
+    - an exception in agent code reports its type, message and the line within the block,
+      with the output printed before it;
+    - globals, functions and classes persist between blocks;
+    - a request line longer than the limit gets ok false (ProtocolError); the next line runs;
+    - memory.read/write and read_memory/write_memory; notes are cut to 6,000 characters with
+      a notice;
+    - an error raised inside library code (a namedtuple's generated constructor) or inside an
+      agent function defined in an earlier block points at the agent's own line;
+    - a block starting with a UTF-8 byte-order mark runs; help(query) and help(help) are real
+      help texts without internal names or addresses;
+    - newlines and non-ASCII text in output stay inside one ASCII reply line: stdout holds
+      exactly one line per reply plus the end event."""
+    bad = 'not json\n[1, 2]\n{"nocode": 1}\n{"code": 5}\n\n   \n{"code": "1 + 1"}\n{"code": "import os"}\n'
+    segments = [
+        ("bad lines", bad, 6),
+        ("error", lines("a = 1\nb = 0\nprint('before')\nc = a / b\nprint('never')"), 1),
+        (
+            "persist",
+            lines(
+                "def double(n):\n    return 2 * n",
+                "class Box:\n    def __init__(self):\n        self.v = 4",
+                "double(Box().v)",
+            ),
+            3,
+        ),
+        ("overlong", json.dumps({"code": "x = '" + "a" * 2_100_000 + "'"}) + "\n" + lines("'next'"), 2),
+        (
+            "memory",
+            lines(
+                "memory.read()",
+                "write_memory('plan: hire in month 1')",
+                "read_memory()",
+                "r = memory.write('x' * 7000)\nprint(r['chars'], r['note'])",
+                "len(memory.read())",
+            ),
+            5,
+        ),
+        (
+            "error lines",
+            lines(
+                "from collections import namedtuple\nP = namedtuple('P', 'x y')\n\nP(1)",
+                "def f():\n    return {}['missing']",
+                "f()",
+            ),
+            3,
+        ),
+        ("help", lines("\ufeffx = 1\nx", "help(query)", "help(help)", "def f():\n    pass\nhelp(f)"), 4),
+        ("ascii", lines("print('a\\nb\\u2028c é')"), 1),
+    ]
+    run = pibench(["headless", "--jsonl"], "".join(text for _, text, _ in segments))
+    assert run.returncode == 0, run.stderr
+    replies = run.replies()
+    assert len(replies) == sum(n for _, _, n in segments)
+    got: dict[str, list[dict]] = {}
+    for name, _, n in segments:
+        got[name], replies = replies[:n], replies[n:]
+
+    for i, reply in enumerate(got["bad lines"][:4]):
+        assert reply["ok"] is False
+        assert reply["error"]["type"] == "ProtocolError"
+        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set())
+    assert got["bad lines"][4]["ok"] is True and got["bad lines"][4]["stdout"] == "2\n"
+    assert got["bad lines"][5]["ok"] is False and got["bad lines"][5]["error"]["type"] == "SandboxError"
+
+    (reply,) = got["error"]
+    assert reply["ok"] is False
+    assert reply["stdout"] == "before\n"
+    assert reply["error"] == {"type": "ZeroDivisionError", "message": "division by zero", "line": 4, "source": "agent"}
+
+    assert got["persist"][-1]["stdout"] == "8\n"
+
+    first, second = got["overlong"]
+    assert first["ok"] is False and first["error"]["type"] == "ProtocolError"
+    assert second["stdout"] == "'next'\n"
+
+    out = [r["stdout"] for r in got["memory"]]
+    assert out[0] == "''\n"
+    assert out[2] == "'plan: hire in month 1'\n"
+    assert out[3].startswith("6000 cut to 6000")
+    assert out[4] == "6000\n"
+
+    first, _, third = got["error lines"]
+    assert first["error"]["type"] == "TypeError" and first["error"]["line"] == 4
+    assert third["error"] == {"type": "KeyError", "message": "'missing'", "line": 2, "source": "agent"}
+
+    bom, hq, hh, hf = got["help"]
+    assert bom["ok"] and bom["stdout"] == "1\n"
+    assert hq["stdout"].startswith("query(sql)\n") and "SELECT" in hq["stdout"]
+    assert hh["stdout"].startswith("help(")
+    for text in (hq["stdout"], hh["stdout"], hf["stdout"]):
+        assert "0x" not in text and "<locals>" not in text and "_Runtime" not in text and "safe_" not in text
+    assert hf["stdout"] == "no help for f\n"
+
+    assert got["ascii"][0]["stdout"] == "a\nb\u2028c é\n"
+    assert run.stdout.count("\n") == len(run.replies()) + 1  # one line per reply, then the end event
+    assert run.stdout.isascii()
+
+
+def test_a_short_career_to_its_horizon(pibench):
+    """One short-12 career in JSON-lines mode:
+
+    - replies never carry the live projection (its changes would reveal hidden quality,
+      hotness and reputation): projection null and total = earned until done; then the full
+      split, equal to the end event's;
+    - done turns true at the horizon with month at the last month; a further
+      ``time.next_month()`` is an ActionError saying the simulation is over."""
+    run = pibench(
+        ["headless", "--jsonl", "--scenario", "short-12"],
+        lines(
+            "recruit.hire_ra()", "for _ in range(11):\n    time.next_month()", "time.next_month()", "time.next_month()"
+        ),
+    )
+    replies = run.replies()
+    assert len(replies) == 4
+    for reply in replies[:2]:
+        assert reply["done"] is False
+        assert reply["impact"]["projection"] is None
+        assert reply["impact"]["total"] == reply["impact"]["earned"]
+    last = replies[2]
+    assert last["ok"] and last["done"] is True and last["month"] == 12
+    assert isinstance(last["impact"]["projection"], float)
+    assert last["impact"] == run.end()["report"]["impact"]
+    after = replies[3]
+    assert after["ok"] is False and after["error"]["type"] == "ActionError"
+    assert "simulation is over" in after["error"]["message"]
