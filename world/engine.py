@@ -182,7 +182,8 @@ class World:
                 if row[0] == m:
                     s.oneoff_used += self.cfg.collab_hours
             s.collab_reservations = [row for row in s.collab_reservations if row[0] > m]
-        people_mod.rescale_mentoring(self)
+        if s.people:
+            people_mod.rescale_mentoring(self)
         self.version += 1
 
     def money_step(self, m: int) -> None:
@@ -207,10 +208,11 @@ class World:
         s, cfg = self.s, self.cfg
         impulses = s.rep_impulses
         total = sum([v for _, v in impulses]) if impulses else 0
-        s.reputation = min(
-            cfg.reputation_max,
-            max(0.0, s.reputation + total - cfg.reputation_decay * (s.reputation - cfg.reputation_baseline)),
-        )
+        r = s.reputation
+        r = r + total - cfg.reputation_decay * (r - cfg.reputation_baseline)
+        # min(hi, max(0.0, r)) written out: max(0.0, r) is r only if r > 0.0, min(hi, x) is x only if x < hi
+        r = r if r > 0.0 else 0.0
+        s.reputation = r if r < cfg.reputation_max else cfg.reputation_max
         if impulses:
             s.rep_impulses = []
 
@@ -296,19 +298,30 @@ class World:
     def _tick(self, m: int, pool: float, used: float) -> None:
         """The tick's steps 1-14 for month ``m`` (see :meth:`next_month`)."""
         s, cfg = self.s, self.cfg
+        # A step whose inputs are empty (no people, submissions, ...) changes nothing and is
+        # skipped: an idle lab's month costs only the field, the observables and the books.
         self.money_step(m)  # 1
-        people_mod.apply_dismissals(self, m)  # Decisions §1: after this month's pay
-        projects_mod.projects_step(self, m)  # 2
-        papers_mod.decisions_step(self, m)  # 3
-        papers_mod.citations_step(self, m)  # 4
-        grants_mod.grant_decisions_step(self, m)  # 5
-        events_mod.expiry_step(self, m)  # 6
-        people_mod.researcher_step(self, m)  # 7
-        if m % 12 == OFFER_RESOLVE_MONTH:  # 8
-            people_mod.resolve_offers(self, m)
-        if m % 12 == PHD_JOIN_MONTH:
-            people_mod.phd_arrivals(self, m)
-        people_mod.resolve_postings(self, m)  # 9
+        if s.people:
+            people_mod.apply_dismissals(self, m)  # Decisions §1: after this month's pay
+        if s.projects or s.pending_scoop_news:
+            projects_mod.projects_step(self, m)  # 2
+        if s.submissions:
+            papers_mod.decisions_step(self, m)  # 3
+        if s.publications:
+            papers_mod.citations_step(self, m)  # 4
+        if s.proposals:
+            grants_mod.grant_decisions_step(self, m)  # 5
+        if s.events or s.collab_deliveries:
+            events_mod.expiry_step(self, m)  # 6
+        if s.people:
+            people_mod.researcher_step(self, m)  # 7
+        if s.applicants:
+            if m % 12 == OFFER_RESOLVE_MONTH:  # 8
+                people_mod.resolve_offers(self, m)
+            if m % 12 == PHD_JOIN_MONTH:
+                people_mod.phd_arrivals(self, m)
+        if s.postings:
+            people_mod.resolve_postings(self, m)  # 9
         self.reputation_step()  # 10
         self.record_month(m, pool, used)  # 11
         self.version += 1

@@ -39,9 +39,12 @@ def generate_events(w: World, m: int) -> None:
     """Events at the open of month ``m`` (keyed by month; crises by person × month) (§11)."""
     cfg, s = w.cfg, w.s
     r = s.reputation
-    gen = w.rng.keyed("events", m)
-    u_talk, u_review, u_collab, u_topic = gen.random(4).tolist()
-    p_talk = min(cfg.talk_p_max, cfg.talk_p_per_rep * max(0.0, r - cfg.reputation_baseline) + cfg.talk_p_base)
+    u_talk, u_review, u_collab, u_topic = w.rng.keyed_text(f"events|{m}").random(4).tolist()
+    # min(a, x) is x only if x < a; max(0.0, d) is d only if d > 0.0
+    above = r - cfg.reputation_baseline
+    above = above if above > 0.0 else 0.0
+    p_talk = cfg.talk_p_per_rep * above + cfg.talk_p_base
+    p_talk = p_talk if p_talk < cfg.talk_p_max else cfg.talk_p_max
     if u_talk < p_talk:
         _new_event(
             w,
@@ -62,7 +65,8 @@ def generate_events(w: World, m: int) -> None:
             m + cfg.review_expiry,
             {"hours": cfg.review_hours, "text": "A journal asks you to review a manuscript."},
         )
-    p_collab = min(cfg.collab_p_max, cfg.collab_p_per_rep * max(0.0, r - cfg.reputation_baseline))
+    p_collab = cfg.collab_p_per_rep * above
+    p_collab = p_collab if p_collab < cfg.collab_p_max else cfg.collab_p_max
     if u_collab < p_collab:
         h = hotness(w, m)
         total = sum(h)
@@ -85,9 +89,11 @@ def generate_events(w: World, m: int) -> None:
                 "text": f"A group elsewhere invites you to co-author a paper on {topic}.",
             },
         )
-    keyed = w.rng.keyed
+    if not s.people:
+        return
+    keyed_text = w.rng.keyed_text
     for p in active_people(w, RESEARCHER_ROLES):
-        if keyed("crisis", p.id, m).random() < cfg.crisis_p:
+        if keyed_text(f"crisis|{p.id}|{m}").random() < cfg.crisis_p:
             _new_event(
                 w,
                 "student_crisis",

@@ -97,9 +97,9 @@ def climate_target(w: World, month: int) -> float:
 def field_step(w: World, m: int) -> None:
     """The field step that opens month ``m`` ≥ 2: crowding, climate, compute shocks (§4)."""
     cfg, s = w.cfg, w.s
-    h = hotness(w, m)
     if not cfg.frozen_field:
-        gen = w.rng.stream("crowd")
+        h = hotness(w, m)
+        gen = w.rng.streams["crowd"]
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
         cmin, rate = cfg.crowd_min, cfg.crowd_rate
@@ -107,19 +107,17 @@ def field_step(w: World, m: int) -> None:
         s.crowding = [
             v if (v := c + rate * (hk - c) + e) > cmin else cmin for c, hk, e in zip(s.crowding, h, noise, strict=True)
         ]
-    gen = w.rng.stream("climate")
+    streams = w.rng.streams
     target = climate_target(w, m)
-    s.climate = min(
-        cfg.climate_max,
-        max(
-            cfg.climate_min,
-            s.climate + cfg.climate_rate * (target - s.climate) + float(gen.normal(0.0, cfg.climate_noise_sd)),
-        ),
-    )
+    climate = s.climate
+    # min(hi, max(lo, v)) written out: max(lo, v) is v only if v > lo, min(hi, x) is x only if x < hi
+    v = climate + cfg.climate_rate * (target - climate) + streams["climate"].normal(0.0, cfg.climate_noise_sd)
+    v = v if v > cfg.climate_min else cfg.climate_min
+    s.climate = v if v < cfg.climate_max else cfg.climate_max
     if s.shock_until < m:
-        gen = w.rng.stream("shock")
-        if float(gen.random()) < cfg.shock_p:
-            up = float(gen.random()) < cfg.shock_up_p
+        gen = streams["shock"]
+        if gen.random() < cfg.shock_p:
+            up = gen.random() < cfg.shock_up_p
             s.compute_mult = cfg.shock_up if up else cfg.shock_down
             s.shock_until = m + cfg.shock_months - 1
             word = "surged" if up else "dropped"
@@ -150,30 +148,44 @@ def generate_observables(w: World, m: int) -> None:
     """
     cfg, s = w.cfg, w.s
     h = hotness(w, m)
-    gen = w.rng.keyed("observables", m)
+    gen = w.rng.keyed_text(f"observables|{m}")
     # Scalar draws in topic order consume the stream exactly as one vector draw would
-    # (numpy fills a vector element by element with the same sampler) and cost less.
+    # (numpy fills a vector element by element with the same sampler) and cost less; a
+    # scalar Poisson draw is a Python int.
     poisson = gen.poisson
     rate = cfg.news_rate
-    counts = [int(poisson(rate * hk)) for hk in h]
+    counts = [poisson(rate * hk) for hk in h]
     rate = cfg.preprint_rate
-    preprints = [int(poisson(rate * c)) for c in s.crowding]
-    funding_noise = float(gen.normal(1.0, cfg.funding_news_noise_sd))
-    for k, topic in enumerate(TOPICS):
-        n = counts[k]
+    preprints = [poisson(rate * c) for c in s.crowding]
+    funding_noise = gen.normal(1.0, cfg.funding_news_noise_sd)
+    news, today = s.news, s.month  # dated as World.add_news dates them
+    surging, gaining, steady = cfg.word_surging, cfg.word_gaining, cfg.word_steady
+    for topic, n, hk in zip(TOPICS, counts, h, strict=True):
         if n > 0:
-            word = magnitude_word(w, h[k])
+            # magnitude_word(w, hk), written out
+            word = (
+                "surging"
+                if hk >= surging
+                else "gaining steam"
+                if hk >= gaining
+                else "steady"
+                if hk >= steady
+                else "quiet"
+            )
             items = "item" if n == 1 else "items"
-            w.add_news("field", topic, f"{n} {items} on {topic} this month; the area is {word}.")
-    s.preprints.extend([[m, topic, preprints[k]] for k, topic in enumerate(TOPICS)])
+            news.append([today, "field", topic, f"{n} {items} on {topic} this month; the area is {word}."])
+    s.preprints.extend([[m, topic, n] for topic, n in zip(TOPICS, preprints, strict=True)])
+    venues, month_of_year = cfg.venues, m % 12
     for venue in ("NAIC", "CLAR"):
-        if (m % 12) in cfg.venues[venue]["deadlines"]:
+        if month_of_year in venues[venue]["deadlines"]:
             lagged = hotness(w, max(1, m - cfg.conference_report_lag))
             rate = cfg.conference_report_rate
-            keyed = w.rng.keyed
-            for k, topic in enumerate(TOPICS):
-                g = keyed("conference_report", venue, m, topic)
-                s.conference_reports.append([m, venue, topic, int(g.poisson(rate * lagged[k]))])
+            keyed_text = w.rng.keyed_text
+            reports = s.conference_reports
+            for topic, hk in zip(TOPICS, lagged, strict=True):
+                reports.append(
+                    [m, venue, topic, keyed_text(f"conference_report|{venue}|{m}|{topic}").poisson(rate * hk)]
+                )
     if m % 3 == 0 and m > 2:
         value = climate_target(w, m - cfg.funding_news_lag) * funding_noise
         mood = (

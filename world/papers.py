@@ -158,7 +158,11 @@ def citation_rates(
 
 
 def citations_step(w: World, m: int) -> None:
-    """Tick step 4: Poisson citations for every publication published by month ``m`` (§8)."""
+    """Tick step 4: Poisson citations for every publication published by month ``m`` (§8).
+
+    The rate of each paper is :func:`citation_rate`'s, written out here with the month's
+    factors computed once (the same operations in the same order, so the same floats).
+    """
     cfg, s = w.cfg, w.s
     if not s.publications:
         w.month_citations = 0
@@ -166,32 +170,58 @@ def citations_step(w: World, m: int) -> None:
     h = hotness(w, m)
     total = 0
     by_publication: dict[str, int] = {}
-    keyed = w.rng.keyed
-    reputation, alumni = s.reputation, s.alumni
+    keyed_text = w.rng.keyed_text
+    venues = cfg.venues
+    ramp_months, decay_start = cfg.citation_ramp_months, cfg.citation_decay_start
+    slope, center = cfg.citation_quality_slope, cfg.citation_quality_center
+    rep_factor = 1.0 + cfg.citation_reputation * (s.reputation - cfg.reputation_baseline)
+    alumni_factor = 1.0 + cfg.alumni_citation_bonus * s.alumni
+    collab_factor = cfg.collab_citation_factor
+    exp = math.exp
+    report = w.report
     for pub in s.publications.values():
-        if pub.published_month > m:
+        published = pub.published_month
+        if published > m:
             continue
-        if pub.published_month == m:
-            w.note_fact(
-                "publications",
+        if published == m and report is not None:
+            report.publications.append(
                 {
                     "publication_id": pub.id,
                     "draft_id": pub.draft_id,
                     "venue": pub.venue,
                     "topic": pub.topic,
                     "tier": pub.tier,
-                },
+                }
             )
-        lam = citation_rate(w, pub, m, h[TOPIC_INDEX[pub.topic]], reputation, alumni)
-        n = keyed("citations", pub.id, m).poisson(lam) if lam > 0 else 0  # a scalar draw is an int
+        # citation_rate(w, pub, m, h[k], reputation, alumni), written out
+        venue = venues[pub.venue]
+        age = m - published
+        ramp = (age + 1) / ramp_months
+        ramp = ramp if ramp < 1.0 else 1.0  # min(1.0, ramp)
+        late = age - decay_start
+        decay = 0.5 ** ((late if late > 0.0 else 0.0) / venue["half_life"])  # max(0.0, late)
+        lam = (
+            venue["visibility"]
+            * exp(slope * (pub.q - center))
+            * h[TOPIC_INDEX[pub.topic]]
+            * ramp
+            * decay
+            * rep_factor
+            * alumni_factor
+        )
+        if pub.collab:
+            lam *= collab_factor
+        # max(0.0, lam) is lam only if lam > 0.0, and only then is there a draw (a scalar
+        # Poisson draw is a Python int)
+        n = keyed_text(f"citations|{pub.id}|{m}").poisson(lam) if lam > 0.0 else 0
         if n:
             pub.citations += n
             total += n
             s.citations_monthly.append([pub.id, m, n])
             by_publication[pub.id] = n
     w.month_citations = total
-    if w.report is not None:
-        w.report.citations["by_publication"] = by_publication
+    if report is not None:
+        report.citations["by_publication"] = by_publication
     if total:
         w.reputation_impulse("citations", cfg.citation_reputation_gain * math.log1p(total))
 

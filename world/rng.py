@@ -84,13 +84,28 @@ class Rng:
 
         The returned object is shared: draw what you need before calling ``keyed`` again.
         """
+        if self._words is not None and key:
+            return self.keyed_text("|".join(map(str, key)))
+        return self._keyed_digest(key_digest(self.seed, *key))
+
+    def keyed_text(self, text: str) -> np.random.Generator:
+        """:meth:`keyed` for key parts already joined: ``keyed_text("citations|P001|7")`` is
+        ``keyed("citations", "P001", 7)`` (each part as ``str()`` renders it, joined by
+        ``"|"``; an f-string such as ``f"citations|{pub_id}|{m}"`` renders ints and strings
+        the same way and costs a fraction of the join). ``text`` must not be empty.
+
+        The returned object is shared: draw what you need before calling again.
+        """
         words = self._words
-        if words is not None and key:
-            words[:] = _sha256((self._prefix + "|".join(map(str, key))).encode("utf-8")).digest()
+        if words is not None:
+            words[:] = _sha256((self._prefix + text).encode("utf-8")).digest()
             words[16] |= 1  # inc is odd: the low bit of its little-endian first byte
             self._flags[:] = _ZERO8  # type: ignore[index]
             return self._gen
-        digest = key_digest(self.seed, *key)
+        return self._keyed_digest(_sha256((self._prefix + text).encode("utf-8")).digest())
+
+    def _keyed_digest(self, digest: bytes) -> np.random.Generator:
+        """The shared keyed generator seeded from a key digest through numpy's ``state`` setter."""
         inner = self._state["state"]
         inner["state"] = int.from_bytes(digest[:16], "little")
         inner["inc"] = int.from_bytes(digest[16:32], "little") | 1

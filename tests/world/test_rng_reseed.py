@@ -62,3 +62,21 @@ def test_state_address_from_the_capsule_is_numpys():
         assert rng_mod._state_address(bg) == bg.ctypes.state_address
     r = Rng(3)
     assert rng_mod._state_address(r._bg) == r._bg.ctypes.state_address
+
+
+def test_keyed_text_equals_keyed_parts():
+    """``keyed_text`` with the parts joined by an f-string gives the state and draws of
+    ``keyed`` with the parts, on the fast path and through the documented setter alike
+    (negative seed, int and str parts as the tick's call sites pass them)."""
+    for words in (True, False):
+        a, b = Rng(-3), Rng(-3)
+        if not words:
+            a._words = b._words = None
+        for i in range(200):
+            pid, m = f"P{i % 17:03d}", i % 61
+            a.keyed_text(f"citations|{pid}|{m}")
+            state_a = a._bg.state
+            draws_a = _draws(a._gen)
+            b.keyed("citations", pid, m)
+            assert b._bg.state == state_a
+            assert _draws(b._gen) == draws_a
