@@ -6,7 +6,10 @@ under 60 s on this 2-core machine, memory flat). Runs the real command once, sam
 resident memory of the command and its worker processes every half second, and prints the
 wall time, careers per second, the CPU time of the whole process tree, and the memory at
 10%, 50% and 90% of the run (flat = the figures stay close; rows of finished careers are
-kept until the table is printed, a few kB each).
+kept until the table is printed, a few kB each). Also printed: the command's own CPU (the
+parent: progress, rows, the table) apart from its workers', the proportional memory (PSS:
+pages shared by the forked workers counted once) beside the resident one, and the load
+average before and after (the machine is shared: a wall time means little without it).
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ def pibench() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "pibench_tui"]
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and its descendants, MB (Linux /proc; 0 elsewhere)."""
-    total = 0
+def tree_memory_mb(pid: int) -> tuple[float, float]:
+    """(resident, proportional) memory of ``pid`` and its descendants, MB (Linux /proc; 0
+    elsewhere). Resident counts a page shared by several processes once per process;
+    proportional (PSS) splits it between them."""
+    rss = pss = 0
     todo = [pid]
     seen = set()
     while todo:
@@ -39,12 +44,36 @@ def tree_rss_mb(pid: int) -> float:
             with open(f"/proc/{p}/status") as fh:
                 for line in fh:
                     if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
+                        rss += int(line.split()[1])
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as fh:
+                    for line in fh:
+                        if line.startswith("Pss:"):
+                            pss += int(line.split()[1])
+            except OSError:
+                pass
             with open(f"/proc/{p}/task/{p}/children") as fh:
                 todo.extend(int(x) for x in fh.read().split())
         except OSError:
             continue
-    return total / 1024
+    return rss / 1024, pss / 1024
+
+
+def own_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` itself, children not included."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def load() -> str:
+    try:
+        return "/".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def main() -> None:
@@ -54,12 +83,17 @@ def main() -> None:
     args = ap.parse_args()
     cmd = pibench() + ["run", "baseline", "--seeds", f"1-{args.seeds}", "--jobs", str(args.jobs)]
     print("$ pibench", " ".join(cmd[len(pibench()) :]))
+    load_before = load()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    samples: list[tuple[float, float]] = []
+    samples: list[tuple[float, float, float]] = []
+    parent_cpu: float | None = None
     while proc.poll() is None:
-        samples.append((time.perf_counter() - t0, tree_rss_mb(proc.pid)))
+        rss, pss = tree_memory_mb(proc.pid)
+        samples.append((time.perf_counter() - t0, rss, pss))
+        c = own_cpu_s(proc.pid)
+        parent_cpu = c if c is not None else parent_cpu
         time.sleep(0.5)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -71,14 +105,21 @@ def main() -> None:
         f"wall {wall:.1f} s ({args.seeds / wall:.0f} careers/s; goal < 60 s for 10,000 seeds), "
         f"CPU of the process tree {cpu:.1f} s ({cpu / args.seeds * 1e3:.2f} ms a career)"
     )
+    if parent_cpu is not None:
+        print(
+            f"of which the command's own process (start-up, progress, rows; its last sample before "
+            f"exit, the table's printing partly missed) {parent_cpu:.1f} s"
+        )
+    print(f"load average (1/5/15 min) before {load_before}, after {load()}; os.cpu_count() = {os.cpu_count()}")
     if samples:
 
-        def at(frac: float) -> float:
-            return samples[min(len(samples) - 1, int(frac * len(samples)))][1]
+        def at(frac: float, i: int) -> float:
+            return samples[min(len(samples) - 1, int(frac * len(samples)))][i]
 
         print(
-            f"resident memory of the tree: {at(0.1):.0f} MB at 10%, {at(0.5):.0f} MB at 50%, "
-            f"{at(0.9):.0f} MB at 90% of the run ({len(samples)} samples, os.cpu_count() = {os.cpu_count()})"
+            f"resident memory of the tree: {at(0.1, 1):.0f} MB at 10%, {at(0.5, 1):.0f} MB at 50%, "
+            f"{at(0.9, 1):.0f} MB at 90% of the run; proportional (PSS): {at(0.1, 2):.0f}, "
+            f"{at(0.5, 2):.0f}, {at(0.9, 2):.0f} MB ({len(samples)} samples)"
         )
 
 
