@@ -245,25 +245,150 @@ def run_career(
     return result_row(world, pol)
 
 
-def _chunk_task(args: tuple[str, list[int], dict[str, Any], Any]) -> list[dict[str, Any]]:
-    """Several careers of one policy in a worker process, in seed order (one task, one
-    config rebuild and one round trip per chunk instead of per career)."""
-    policy, seeds, cfg, bcfg = args
-    config = WorldConfig.from_dict(cfg)
-    return [run_career(policy, seed, config, bcfg) for seed in seeds]
+Career = Callable[[str, int, WorldConfig, Any], Any]
+"""``career(policy, seed, config, baseline_config)``: one career's result (:func:`run_career`
+gives its row); a module-level function, so worker processes can find it by name."""
 
 
-def _worker_init() -> None:
-    """Worker processes run careers back to back: collect cyclic garbage less often (the
-    careers' objects die young; a full collection per few hundred allocations is overhead).
-    Memory stays flat: every career's world is dropped before the next one starts."""
+@dataclasses.dataclass(frozen=True)
+class SeedGroup:
+    """Careers of one policy under one config (a row group of a sweep).
+
+    Attributes:
+        policy: a policy name.
+        seeds: the seeds, in result order.
+        config: the world's parameters (default ``WorldConfig()``).
+        baseline_config: for ``baseline`` only, a config other than the default.
+    """
+
+    policy: str
+    seeds: tuple[int, ...]
+    config: WorldConfig | None = None
+    baseline_config: Any = None
+
+
+#: The groups of the sweep a worker process serves, as ``(policy, config dict, baseline
+#: config)``, set once per worker by :func:`_worker_init`; each config is rebuilt at most once
+#: per worker (``_worker_configs``), so a task carries only a group index and seeds.
+_worker_groups: list[tuple[str, dict[str, Any], Any]] = []
+_worker_configs: dict[int, WorldConfig] = {}
+_worker_career: Career | None = None
+
+
+def _worker_init(groups: list[tuple[str, dict[str, Any], Any]], career: Career | None) -> None:
+    """Set a worker process up for a sweep: its groups and career function, and a cyclic
+    garbage collector that runs less often (the careers' objects die young; a full
+    collection per few hundred allocations is overhead). Memory stays flat: every career's
+    world is dropped before the next one starts."""
+    global _worker_career
+    _worker_groups[:] = groups
+    _worker_configs.clear()
+    _worker_career = career
     gc.set_threshold(50_000, 20, 20)
+
+
+def _chunk_task(task: tuple[int, list[int]]) -> list[Any]:
+    """Several careers of one group in a worker process, in seed order (one task and one
+    round trip per chunk instead of per career)."""
+    index, seeds = task
+    policy, cfg, bcfg = _worker_groups[index]
+    config = _worker_configs.get(index)
+    if config is None:
+        config = _worker_configs[index] = WorldConfig.from_dict(cfg)
+    career = _worker_career or run_career
+    return [career(policy, seed, config, bcfg) for seed in seeds]
 
 
 def chunk_size(n: int, jobs: int) -> int:
     """Careers per worker task: big enough to amortise a task's round trip, small enough
     that rows stream back often (progress bars) and the workers finish together."""
     return max(1, min(32, n // (8 * max(1, jobs))))
+
+
+def run_groups(
+    groups: Iterable[SeedGroup],
+    jobs: int = 1,
+    progress: Callable[[int, Any], None] | None = None,
+    career: Career | None = None,
+    chunk: int | None = None,
+) -> list[list[Any]]:
+    """Every career of every group, per group in seed order; identical whatever ``jobs`` is.
+
+    With ``jobs`` > 1 one pool of worker processes (forked where the platform allows, so the
+    world package is imported once, by this process) serves all groups: the groups' configs
+    go to each worker once, when it starts, and the seeds in chunks (:func:`chunk_size` over
+    the whole sweep), at most a few chunks per worker in flight, so memory stays flat however
+    many seeds there are; results stream back to ``progress`` chunk by chunk.
+
+    Args:
+        groups: the work.
+        jobs: worker processes (1 = in this process).
+        progress: called with ``(group index, result)`` as each career finishes (completion
+            order).
+        career: what a career returns (default :func:`run_career`, its row).
+        chunk: careers per task (default :func:`chunk_size`).
+
+    Raises:
+        KeyError: unknown policy name.
+    """
+    groups = [dataclasses.replace(g, seeds=tuple(int(s) for s in g.seeds)) for g in groups]
+    for g in groups:
+        if g.policy not in ALL_NAMES:
+            raise KeyError(f"unknown policy {g.policy!r}; policies: {', '.join(ALL_NAMES)}")
+    play_one = career or run_career
+    total = sum(len(g.seeds) for g in groups)
+    if jobs <= 1 or total <= 1:
+        out = []
+        for i, g in enumerate(groups):
+            cfg = g.config if g.config is not None else WorldConfig()
+            results = []
+            for seed in g.seeds:
+                result = play_one(g.policy, seed, cfg, g.baseline_config)
+                results.append(result)
+                if progress:
+                    progress(i, result)
+            out.append(results)
+        return out
+    specs = [
+        (g.policy, (g.config if g.config is not None else WorldConfig()).to_dict(), g.baseline_config) for g in groups
+    ]
+    size = chunk or chunk_size(total, jobs)
+    tasks = [
+        (i, start, g.seeds[start : start + size])
+        for i, g in enumerate(groups)
+        for start in range(0, len(g.seeds), size)
+    ]
+    slots: list[list[Any]] = [[None] * len(g.seeds) for g in groups]
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    gc.collect()
+    gc.freeze()  # forked workers share the parent's objects without the collector touching them
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(specs, career)
+        ) as ex:
+            pending: dict[Any, tuple[int, int]] = {}
+            next_task = 0
+            limit = 4 * jobs  # chunks in flight: the queue never holds the whole sweep
+            while next_task < len(tasks) or pending:
+                while next_task < len(tasks) and len(pending) < limit:
+                    i, start, seeds = tasks[next_task]
+                    pending[ex.submit(_chunk_task, (i, list(seeds)))] = (i, start)
+                    next_task += 1
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                try:
+                    for fut in done:
+                        i, start = pending.pop(fut)
+                        for k, result in enumerate(fut.result()):
+                            slots[i][start + k] = result
+                            if progress:
+                                progress(i, result)
+                except BaseException:  # an error or Ctrl-C: do not play the chunks still queued
+                    for fut in pending:
+                        fut.cancel()
+                    raise
+    finally:
+        gc.unfreeze()
+    return slots
 
 
 def run_seeds(
@@ -274,11 +399,8 @@ def run_seeds(
     progress: Callable[[dict[str, Any]], None] | None = None,
     baseline_config: Any = None,
 ) -> list[dict[str, Any]]:
-    """Rows for every seed, in the order of ``seeds``; identical whatever ``jobs`` is.
-
-    With ``jobs`` > 1 the seeds go to worker processes in chunks (:func:`chunk_size`), at
-    most a few chunks per worker in flight, so memory stays flat however many seeds there
-    are; rows stream back to ``progress`` chunk by chunk.
+    """Rows for every seed, in the order of ``seeds``; identical whatever ``jobs`` is
+    (:func:`run_groups` for one group).
 
     Args:
         policy: a policy name.
@@ -291,51 +413,8 @@ def run_seeds(
     Raises:
         KeyError: unknown policy name.
     """
-    if policy not in ALL_NAMES:
-        raise KeyError(f"unknown policy {policy!r}; policies: {', '.join(ALL_NAMES)}")
-    seeds = [int(s) for s in seeds]
-    cfg = config if config is not None else WorldConfig()
-    if jobs <= 1 or len(seeds) <= 1:
-        rows = []
-        for seed in seeds:
-            row = run_career(policy, seed, cfg, baseline_config)
-            rows.append(row)
-            if progress:
-                progress(row)
-        return rows
-    cfg_dict = cfg.to_dict()
-    size = chunk_size(len(seeds), jobs)
-    starts = list(range(0, len(seeds), size))
-    out: list[dict[str, Any] | None] = [None] * len(seeds)
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    gc.collect()
-    gc.freeze()  # forked workers share the parent's objects without the collector touching them
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
-            pending: dict[Any, int] = {}
-            next_chunk = 0
-            limit = 4 * jobs  # chunks in flight: the queue never holds the whole sweep
-            while next_chunk < len(starts) or pending:
-                while next_chunk < len(starts) and len(pending) < limit:
-                    start = starts[next_chunk]
-                    fut = ex.submit(_chunk_task, (policy, seeds[start : start + size], cfg_dict, baseline_config))
-                    pending[fut] = start
-                    next_chunk += 1
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                try:
-                    for fut in done:
-                        start = pending.pop(fut)
-                        for i, row in enumerate(fut.result()):
-                            out[start + i] = row
-                            if progress:
-                                progress(row)
-                except BaseException:  # an error or Ctrl-C: do not play the chunks still queued
-                    for fut in pending:
-                        fut.cancel()
-                    raise
-    finally:
-        gc.unfreeze()
-    return [row for row in out if row is not None]
+    group = SeedGroup(policy, tuple(seeds), config, baseline_config)
+    return run_groups([group], jobs, (lambda _i, row: progress(row)) if progress else None)[0]
 
 
 # ------------------------------------------------------------------ statistics
@@ -464,7 +543,9 @@ __all__ = [
     "pooled_axes",
     "play",
     "result_row",
+    "SeedGroup",
     "run_career",
+    "run_groups",
     "run_seeds",
     "summarize",
 ]

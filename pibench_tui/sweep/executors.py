@@ -13,9 +13,7 @@ on each worker and its world digest compared before any work is sent).
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
 from world.config import WorldConfig
@@ -70,21 +68,6 @@ class Executor(Protocol):
         ...
 
 
-def career_task(
-    policy: str, seed: int, cfg: dict[str, Any], bcfg: Any, record: bool
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """One career in a worker: its row, and its run data when ``record`` (see
-    :func:`pibench_tui.sweep.runs.recorded_career`)."""
-    from world.runner import run_career
-
-    config = WorldConfig.from_dict(cfg)
-    if record:
-        from .runs import recorded_career
-
-        return recorded_career(policy, seed, config, bcfg)
-    return run_career(policy, seed, config, bcfg), None
-
-
 def chunk_task(
     policy: str, seeds: list[int], cfg: dict[str, Any], bcfg: Any, record: bool
 ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
@@ -102,8 +85,11 @@ def chunk_task(
 class LocalExecutor:
     """Careers in this process (``jobs`` = 1) or in ``jobs`` worker processes.
 
-    Plain sweeps go through :func:`world.runner.run_seeds` (the runner's own fast path);
-    recorded sweeps (``--save-runs``) through a process pool of :func:`career_task`.
+    Every group of the sweep goes through one :func:`world.runner.run_groups` call: one pool
+    of workers for the whole sweep (not one per group), seeds sent in chunks, at most a few
+    chunks in flight, rows streamed back as chunks finish. Recorded sweeps (``--save-runs``)
+    play :func:`~pibench_tui.sweep.runs.recorded_career` the same way, a few careers a chunk
+    (their run data is large).
     """
 
     def __init__(self, jobs: int = 1) -> None:
@@ -115,45 +101,20 @@ class LocalExecutor:
 
     def run(self, groups: Sequence[Group], emit: Emit, record: bool = False) -> None:
         """See :meth:`Executor.run`."""
-        from world.runner import run_seeds
+        from world.runner import SeedGroup, run_groups
 
+        keys = [g.key for g in groups]
+        work = [SeedGroup(g.policy, g.seeds, g.config, g.baseline_config) for g in groups]
         if not record:
-            for g in groups:
-                run_seeds(
-                    g.policy,
-                    g.seeds,
-                    g.config,
-                    jobs=self.jobs,
-                    baseline_config=g.baseline_config,
-                    progress=_row_emitter(emit, g.key),
-                )
+            run_groups(work, self.jobs, lambda i, row: emit(keys[i], row, None))
             return
-        items = [(g.key, g.policy, seed, g.config.to_dict(), g.baseline_config) for g in groups for seed in g.seeds]
-        if self.jobs == 1 or len(items) <= 1:
-            for key, policy, seed, cfg, bcfg in items:
-                row, run = career_task(policy, seed, cfg, bcfg, True)
-                emit(key, row, run)
-            return
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-        with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as ex:
-            futures = {
-                ex.submit(career_task, policy, seed, cfg, bcfg, True): key for key, policy, seed, cfg, bcfg in items
-            }
-            try:
-                for fut in as_completed(futures):
-                    row, run = fut.result()
-                    emit(futures[fut], row, run)
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+        from .runs import recorded_career
 
+        def emit_recorded(i: int, result: tuple[dict[str, Any], dict[str, Any]]) -> None:
+            row, run = result
+            emit(keys[i], row, run)
 
-def _row_emitter(emit: Emit, key: str) -> Callable[[dict[str, Any]], None]:
-    def progress(row: dict[str, Any]) -> None:
-        emit(key, row, None)
-
-    return progress
+        run_groups(work, self.jobs, emit_recorded, career=recorded_career, chunk=2)
 
 
 def _reference_digest() -> str:

@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from world.runner import paired_ratios, parse_seeds, run_seeds, summarize
+from world.config import WorldConfig
+from world.policies import BaselineConfig
+from world.runner import SeedGroup, paired_ratios, parse_seeds, run_groups, run_seeds, summarize
 
 
 def _rows(impacts, collapses=()):
@@ -75,3 +77,21 @@ def test_parallel_rows_identical_to_serial():
     seeds = [103, 101, 102, 104]
     for policy in ("baseline", "oracle"):
         assert run_seeds(policy, seeds, jobs=2) == run_seeds(policy, seeds, jobs=1)
+
+
+def test_one_worker_pool_serves_every_group_with_identical_rows():
+    """Several groups (other policies, another world config, a baseline config) on one pool
+    of 2 workers, one career a task, give each group's rows of ``--jobs 1`` in seed order,
+    and report every career once under its group's index."""
+    groups = [
+        SeedGroup("baseline", (102, 101)),
+        SeedGroup("hire-max", (101,), WorldConfig(months=12)),
+        SeedGroup("baseline", (101, 103), WorldConfig(months=18), BaselineConfig()),
+        SeedGroup("do-nothing", ()),
+    ]
+    seen: list[tuple[int, int]] = []
+    got = run_groups(groups, jobs=2, progress=lambda i, row: seen.append((i, row["seed"])), chunk=1)
+    want = [[run_seeds(g.policy, [s], g.config, baseline_config=g.baseline_config)[0] for s in g.seeds] for g in groups]
+    assert got == want
+    assert [[r["months"] for r in rows] for rows in got][1] == [12]
+    assert sorted(seen) == sorted((i, s) for i, g in enumerate(groups) for s in g.seeds)
