@@ -82,11 +82,13 @@ def _sibling(name: str) -> types.ModuleType:
         sys.modules[key] = module  # dataclasses look their module up here
         # Its bytecode from the cache the parent names (``_PYCACHE_PREFIX``, set by its
         # bootstrap, see ``process.agent_command``) or beside it, as the loader does.
-        sys.pycache_prefix = globals().get("_PYCACHE_PREFIX")
+        saved, prefix = sys.pycache_prefix, globals().get("_PYCACHE_PREFIX")
+        if prefix:
+            sys.pycache_prefix = prefix
         try:
             code = cast(Any, spec.loader).get_code(key)
         finally:
-            sys.pycache_prefix = None
+            sys.pycache_prefix = saved
         exec(code, module.__dict__)  # noqa: S102 - our own module's code, as exec_module runs it
     return module
 
