@@ -71,8 +71,14 @@ class Entity:
         """Inverse of :meth:`to_dict`; unknown keys raise ``TypeError``.
 
         ``copy=False`` takes ``data``'s lists and dicts over instead of copying them (for
-        data nobody else holds, e.g. just parsed from a file).
+        data nobody else holds, e.g. just parsed from a file); ``data`` itself then becomes
+        the entity's attribute dict when it holds exactly the fields in their order (what
+        :meth:`to_dict` and :meth:`view` give), so :meth:`view` returns that very dict.
         """
+        if not copy and type(data) is dict and tuple(data) == cls._names:
+            entity = cls.__new__(cls)
+            entity.__dict__ = data  # what __init__ would build, field by field
+            return entity
         return cls(**(copy_data(data) if copy else data))
 
 

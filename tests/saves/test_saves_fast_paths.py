@@ -98,6 +98,9 @@ def test_a_loaded_world_takes_the_parsed_state_over_once_and_plays_on_exactly(tm
     record = store.load("lab")
     first = record.world()
     assert first.s.ledger is record.state["state"]["ledger"]
+    saved_people = record.state["state"]["people"]
+    assert [p.view() for p in first.s.people.values()] == saved_people
+    assert all(p.view() is d for p, d in zip(first.s.people.values(), saved_people, strict=True))  # taken over
     second = record.world()
     assert second.s.ledger is not first.s.ledger
     api1, pol1 = Api(first), make_policy("ambitious")
