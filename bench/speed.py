@@ -281,7 +281,7 @@ def main() -> None:
     policy_and_tick(repeat)
     do_nothing_tick(10 if args.quick else 40)
     gc.collect()
-    head_count([10, 100, 500] if args.quick else [10, 50, 200, 500, 1000, 2000], 3 if args.quick else 6)
+    head_count([10, 100, 500, 2000] if args.quick else [10, 50, 200, 500, 1000, 2000], 3 if args.quick else 6)
 
 
 if __name__ == "__main__":

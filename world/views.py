@@ -477,8 +477,11 @@ def dashboard_people(w: World, reports: dict[str, list[Any]]) -> tuple[list[dict
     return students, staff
 
 
-def dashboard_projects(w: World) -> list[dict[str, Any]]:
-    """The dashboard's ``active_projects`` rows."""
+def dashboard_projects(w: World, active: list[Project] | None = None) -> list[dict[str, Any]]:
+    """The dashboard's ``active_projects`` rows (``active``: the active projects in creation
+    order, if the caller keeps them)."""
+    if active is None:
+        active = [pj for pj in w.s.projects.values() if pj.status == "active"]
     return [
         {
             "id": pj.id,
@@ -488,8 +491,7 @@ def dashboard_projects(w: World) -> list[dict[str, Any]]:
             "members": list(pj.members),
             "monthly_compute": pj.compute,
         }
-        for pj in w.s.projects.values()
-        if pj.status == "active"
+        for pj in active
     ]
 
 
@@ -511,21 +513,24 @@ def dashboard_drafts(w: World) -> list[dict[str, Any]]:
     ]
 
 
-def dashboard_submissions(w: World) -> list[dict[str, Any]]:
-    """The dashboard's ``submissions_under_review`` rows."""
+def dashboard_submissions(w: World, under_review: list[Submission] | None = None) -> list[dict[str, Any]]:
+    """The dashboard's ``submissions_under_review`` rows (``under_review``: those submissions
+    in creation order, if the caller keeps them)."""
+    if under_review is None:
+        under_review = [sub for sub in w.s.submissions.values() if sub.status == "under_review"]
     return [
         {"id": sub.id, "draft_id": sub.draft_id, "venue": sub.venue, "decision_expected_month": sub.decision_month}
-        for sub in w.s.submissions.values()
-        if sub.status == "under_review"
+        for sub in under_review
     ]
 
 
-def dashboard_proposals(w: World) -> list[dict[str, Any]]:
-    """The dashboard's ``proposals_pending`` rows."""
+def dashboard_proposals(w: World, pending: list[Proposal] | None = None) -> list[dict[str, Any]]:
+    """The dashboard's ``proposals_pending`` rows (``pending``: those proposals in creation
+    order, if the caller keeps them)."""
+    if pending is None:
+        pending = [p for p in w.s.proposals.values() if p.status == "pending"]
     return [
-        {"id": p.id, "agency": p.agency, "topic": p.topic, "decision_expected_month": p.decision_month}
-        for p in w.s.proposals.values()
-        if p.status == "pending"
+        {"id": p.id, "agency": p.agency, "topic": p.topic, "decision_expected_month": p.decision_month} for p in pending
     ]
 
 
@@ -539,11 +544,11 @@ def dashboard_awards(w: World) -> list[dict[str, Any]]:
     ]
 
 
-def dashboard_events(w: World) -> list[dict[str, Any]]:
-    """The dashboard's ``pending_events`` rows."""
+def dashboard_events(w: World, pending: list[Event] | None = None) -> list[dict[str, Any]]:
+    """The dashboard's ``pending_events`` rows (``pending``: :func:`pending_events` if the caller keeps them)."""
     return [
         {"id": e.id, "kind": e.kind, "respond_by_month": e.respond_by, "details": dict(e.details)}
-        for e in pending_events(w)
+        for e in (pending if pending is not None else pending_events(w))
     ]
 
 

@@ -54,6 +54,11 @@ __all__ = [
 ]
 
 API_CALLS: dict[str, dict[str, CallSpec]] = build_registry(NAMESPACES)
+
+LIVE_STATUS = {"projects": "active", "submissions": "under_review", "proposals": "pending", "events": "pending"}
+"""Collections whose entities start in a status they never return to once they leave it (a
+project ends, a submission is decided or withdrawn, a proposal decided, an event answered or
+expired), with that status: :meth:`Api._live` keeps them incrementally."""
 """namespace → method → :class:`CallSpec`; the registry every front end builds on."""
 
 
@@ -101,6 +106,8 @@ class Api:
         self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
+        self._proposal_kept: dict[str, tuple[Any, str, dict[str, Any]]] = {}  # see _proposal_rows
+        self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
 
@@ -159,17 +166,17 @@ class Api:
         if people is None:
             people = sec[3] = views.dashboard_people(w, parts.reports)
         if projects is None:
-            projects = sec[4] = views.dashboard_projects(w)
+            projects = sec[4] = views.dashboard_projects(w, self._live("projects"))
         if drafts is None:
             drafts = sec[5] = views.dashboard_drafts(w)
         if subs is None:
-            subs = sec[6] = views.dashboard_submissions(w)
+            subs = sec[6] = views.dashboard_submissions(w, self._live("submissions"))
         if props is None:
-            props = sec[7] = views.dashboard_proposals(w)
+            props = sec[7] = views.dashboard_proposals(w, self._live("proposals"))
         if awards is None:
             awards = sec[8] = views.dashboard_awards(w)
         if events is None:
-            events = sec[9] = views.dashboard_events(w)
+            events = sec[9] = views.dashboard_events(w, self._live("events"))
         d = sec[0] = views.assemble_dashboard(
             w, parts, money, attention, people, projects, drafts, subs, props, awards, events
         )
@@ -212,6 +219,38 @@ class Api:
             oversight = people_mod.oversight_tax(w)
             parts = sec[10] = (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w))
         return parts
+
+    def _live(self, name: str) -> list[Any]:
+        """The entities of collection ``name`` (:data:`LIVE_STATUS`) still in their first status
+        (active projects, submissions under review, pending proposals and events), in creation
+        order, kept incrementally: an entity leaves that status for good, and collections only
+        grow, so only those still live at the last look and the new ones are looked at."""
+        coll = getattr(self.world.s, name)
+        kept = self._live_kept.get(name)
+        n = len(coll)
+        if kept is None or kept[0] is not coll or kept[1] > n:  # first look, or the state was replaced
+            cand = list(coll.values())
+        elif kept[1] < n:
+            cand = kept[2] + list(coll.values())[kept[1] :]
+        else:
+            cand = kept[2]
+        status = LIVE_STATUS[name]
+        live = [e for e in cand if e.status == status]
+        self._live_kept[name] = (coll, n, live)
+        return live
+
+    def _proposal_rows(self) -> list[dict[str, Any]]:
+        """``grants.proposals()`` rows for ``shared_results``: a proposal's row is built again
+        only when its status moved (the one field of a proposal that changes after it is
+        written: pending → funded or rejected, §9)."""
+        kept = self._proposal_kept
+        out = []
+        for p in self.world.s.proposals.values():
+            k = kept.get(p.id)
+            if k is None or k[0] is not p or k[1] != p.status:
+                k = kept[p.id] = (p, p.status, views.proposal_row(p))
+            out.append(k[2])
+        return out
 
     def _news_rows(self) -> list[dict[str, Any]]:
         """``field.news()`` rows of every news item so far, kept and extended as news arrive

@@ -89,6 +89,7 @@ def reader_reads(fn: Any, areas: tuple[str, ...]) -> None:
     call by :func:`world.api.registry.api_call`)."""
     for a in areas:
         _READERS_OF[a].append(fn)
+    _PLANS.clear()
 
 
 class ReadCache:
@@ -125,9 +126,19 @@ class ReadCache:
 
     def drop(self, areas: tuple[str, ...]) -> None:
         """Forget every result that depends on one of ``areas``."""
-        values, sections = self.values, self.sections
-        for a in areas:
-            for i in _SECTIONS_OF[a]:
-                sections[i] = None
-            for fn in _READERS_OF[a]:
-                values.pop(fn, None)
+        plan = _PLANS.get(areas)
+        if plan is None:
+            plan = _PLANS[areas] = (
+                tuple(sorted({i for a in areas for i in _SECTIONS_OF[a]})),
+                tuple({fn: None for a in areas for fn in _READERS_OF[a]}),
+            )
+        sections, values = self.sections, self.values
+        for i in plan[0]:
+            sections[i] = None
+        for fn in plan[1]:
+            values.pop(fn, None)
+
+
+_PLANS: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[Any, ...]]] = {}
+"""areas → (the sections, the reading calls) a change of them forgets; built on first use,
+once every reading call has declared its areas (they do as world.api is imported)."""

@@ -20,7 +20,7 @@ class Events(Namespace):
     @api_call(mutating=False, areas=("events",))
     def pending(self) -> list[Any]:
         """Events awaiting an answer: id, kind, status, arrived_month, respond_by_month, details."""
-        return [views.event_row(e) for e in views.pending_events(self._w)]
+        return [views.event_row(e) for e in self._api._live("events")]
 
     @api_call(mutating=True, areas=("hours", "money", "events", "people"))
     def respond(self, event_id: Any, action: Any) -> dict[str, Any]:

@@ -72,6 +72,9 @@ class Grants(Namespace):
     @api_call(mutating=False, areas=("proposals",))
     def proposals(self) -> list[Any]:
         """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
+        api = self._api
+        if api.shared_results:
+            return api._proposal_rows()
         return [views.proposal_row(p) for p in self._w.s.proposals.values()]
 
     @api_call(mutating=False, areas=())
