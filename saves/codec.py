@@ -36,8 +36,10 @@ INDEX_FORMAT = "pibench-store"
 FORMAT_VERSION = 2
 """Version of both file layouts, written in every new file; bump it when their shape changes
 (and keep reading old ones). Version 2 added autosave deltas (a save whose state is the
-change since an earlier autosave of the store, :func:`saves.store.is_delta`); version 1 files
-have the same layout and are read as they are."""
+change since an earlier autosave of the store, :func:`saves.store.is_delta`) and the index
+field ``base`` (the file a delta builds on, which garbage collection must keep): a pibench
+that reads only version 1 therefore refuses the whole store rather than delete the files
+deltas need. Version 1 files have the same layout and are read as they are."""
 
 _WHAT = {SAVE_FORMAT: "save file", INDEX_FORMAT: "save-store index"}
 
