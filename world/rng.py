@@ -167,6 +167,13 @@ def _state_address(bg: np.random.PCG64) -> int:
     return addr
 
 
+# The two ctypes array types, made once: ctypes keeps an array type only while something
+# refers to it, and a type refers to itself, so one made per call left a little cyclic
+# garbage behind every Rng (the collector's work, and memory until it ran).
+_BYTES32 = ctypes.c_char * 32
+_BYTES8 = ctypes.c_char * 8
+
+
 def _state_views(bg: np.random.PCG64) -> tuple[memoryview, memoryview]:
     """Writable byte views of ``bg``'s 32 bytes of (state, inc) and 8 bytes of
     (has_uint32, uinteger); valid while ``bg`` lives."""
@@ -174,8 +181,8 @@ def _state_views(bg: np.random.PCG64) -> tuple[memoryview, memoryview]:
     pcg = ctypes.c_void_p.from_address(addr).value
     if not pcg:
         raise ValueError("PCG64 state pointer is null")
-    words = memoryview((ctypes.c_char * 32).from_address(pcg)).cast("B")
-    flags = memoryview((ctypes.c_char * 8).from_address(addr + ctypes.sizeof(ctypes.c_void_p))).cast("B")
+    words = memoryview(_BYTES32.from_address(pcg)).cast("B")
+    flags = memoryview(_BYTES8.from_address(addr + ctypes.sizeof(ctypes.c_void_p))).cast("B")
     return words, flags
 
 
