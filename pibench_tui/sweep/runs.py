@@ -105,6 +105,7 @@ def recorded_career(
         "errors": len(pol.errors),  # type: ignore[attr-defined]
     }
     evaluation = json.dumps({"eval_log": world.s.eval_log, "axes": row["axes"]}, separators=(",", ":"), allow_nan=False)
+    vars(api).clear()  # the Api and its namespaces refer to each other: free the world now (see run_career)
     return row, {
         "result": result,
         "actions": [list(e) for e in world.s.action_log],
