@@ -347,12 +347,12 @@ def public_impact(world: Any) -> dict[str, Any]:
     reputation, so its month-to-month changes would reveal them. After the horizon or a
     collapse the full split is given (MECHANICS §12).
     """
-    from world.scoring import impact
+    from world.scoring import earned, impact
 
-    imp = impact(world)
     if world.finished:
-        return imp
-    return {"total": imp["earned"], "earned": imp["earned"], "projection": None}
+        return impact(world)
+    e = float(earned(world))  # impact()'s "earned", without the projection it would compute
+    return {"total": e, "earned": e, "projection": None}
 
 
 def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
