@@ -97,7 +97,7 @@ def career_in_session(code: str, runs: int) -> None:
     from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
     from world.runner import run_career
 
-    ip_wall, ip_cpu, wall, cpu, trips = [], [], [], [], []
+    ip_wall, ip_cpu, wall, cpu, trips, agent_cpu = [], [], [], [], [], []
     for _ in range(runs):
         t0, c0 = time.perf_counter(), time.process_time()
         run_career("baseline", 101)
@@ -115,6 +115,7 @@ def career_in_session(code: str, runs: int) -> None:
             a1 = process_cpu(pid)
             agent = a1 - a0 if a0 is not None and a1 is not None else 0.0
             cpu.append(time.process_time() - c0 + agent)
+            agent_cpu.append(agent)
             trips.append(result.calls)
             if not result.ok:
                 raise RuntimeError(f"baseline block failed: {result.error}")
@@ -130,6 +131,8 @@ def career_in_session(code: str, runs: int) -> None:
             f"baseline career, one block in a session, {name:7s} {ms(pick(wall))} wall, {ms(pick(cpu)).strip()} CPU "
             f"(pibench + agent process), {n:.0f} round trips"
         )
+        if name == "median":
+            print(f"  of which the agent process      {ms(statistics.median(agent_cpu))} CPU (median)")
         print(
             f"  ratio to in-process ({name}): {pick(wall) / pick(ip_wall):.2f}x wall, {pick(cpu) / pick(ip_cpu):.2f}x CPU "
             f"(goal 2.5x); beyond in-process: {(pick(wall) - pick(ip_wall)) / n * 1e6:.0f} us wall, "
