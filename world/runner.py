@@ -13,7 +13,7 @@ import gc
 import math
 import multiprocessing
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -313,9 +313,24 @@ def _chunk_task(task: tuple[int, list[int]]) -> list[Any]:
 
 
 def chunk_size(n: int, jobs: int) -> int:
-    """Careers per worker task: big enough to amortise a task's round trip, small enough
-    that rows stream back often (progress bars) and the workers finish together."""
+    """Careers per worker task when ``n`` careers are left: big enough to amortise a task's
+    round trip, small enough that rows stream back often (progress bars) and the workers
+    finish together (the chunks shrink towards the end of a sweep)."""
     return max(1, min(32, n // (8 * max(1, jobs))))
+
+
+def _chunks(groups: list[SeedGroup], jobs: int, chunk: int | None) -> Iterator[tuple[int, int, list[int]]]:
+    """The tasks of a sweep, ``(group index, first position, seeds)``, in group and seed
+    order; each of :func:`chunk_size` for the careers not yet handed out (or ``chunk``)."""
+    left = sum(len(g.seeds) for g in groups)
+    for i, g in enumerate(groups):
+        start = 0
+        while start < len(g.seeds):
+            size = chunk or chunk_size(left, jobs)
+            seeds = list(g.seeds[start : start + size])
+            yield i, start, seeds
+            start += len(seeds)
+            left -= len(seeds)
 
 
 def run_groups(
@@ -370,12 +385,7 @@ def run_groups(
     specs = [
         (g.policy, (g.config if g.config is not None else WorldConfig()).to_dict(), g.baseline_config) for g in groups
     ]
-    size = chunk or chunk_size(total, jobs)
-    tasks = [
-        (i, start, g.seeds[start : start + size])
-        for i, g in enumerate(groups)
-        for start in range(0, len(g.seeds), size)
-    ]
+    tasks = _chunks(groups, jobs, chunk)
     slots: list[list[Any]] = [[None] * len(g.seeds) for g in groups]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     gc.collect()
@@ -385,13 +395,13 @@ def run_groups(
             max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(specs, career)
         ) as ex:
             pending: dict[Any, tuple[int, int]] = {}
-            next_task = 0
             limit = 4 * jobs  # chunks in flight: the queue never holds the whole sweep
-            while next_task < len(tasks) or pending:
-                while next_task < len(tasks) and len(pending) < limit:
-                    i, start, seeds = tasks[next_task]
-                    pending[ex.submit(_chunk_task, (i, list(seeds)))] = (i, start)
-                    next_task += 1
+            task = next(tasks, None)
+            while task is not None or pending:
+                while task is not None and len(pending) < limit:
+                    i, start, seeds = task
+                    pending[ex.submit(_chunk_task, (i, seeds))] = (i, start)
+                    task = next(tasks, None)
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 try:
                     for fut in done:
