@@ -106,7 +106,7 @@ class Api:
         self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
-        self._proposal_kept: dict[str, tuple[Any, str, dict[str, Any]]] = {}  # see _proposal_rows
+        self._proposal_kept: tuple[Any, list[dict[str, Any]], list[int]] = (None, [], [])  # see _proposal_rows
         self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
@@ -240,17 +240,32 @@ class Api:
         return live
 
     def _proposal_rows(self) -> list[dict[str, Any]]:
-        """``grants.proposals()`` rows for ``shared_results``: a proposal's row is built again
-        only when its status moved (the one field of a proposal that changes after it is
-        written: pending → funded or rejected, §9)."""
-        kept = self._proposal_kept
-        out = []
-        for p in self.world.s.proposals.values():
-            k = kept.get(p.id)
-            if k is None or k[0] is not p or k[1] != p.status:
-                k = kept[p.id] = (p, p.status, views.proposal_row(p))
-            out.append(k[2])
-        return out
+        """``grants.proposals()`` rows for ``shared_results``, kept incrementally: new proposals
+        get a row; a pending proposal's row is built again when its status moves (pending →
+        funded or rejected, §9: the one field of a proposal that changes after it is written);
+        a decided proposal's row never changes. A new list of the kept rows each time."""
+        props = self.world.s.proposals
+        src, rows, pending = self._proposal_kept
+        n = len(props)
+        if src is not props or len(rows) > n:  # first look, or the state was replaced
+            rows, pending = [], []
+            self._proposal_kept = (props, rows, pending)
+        if pending:
+            entities = list(props.values())
+            still = []
+            for i in pending:
+                p = entities[i]
+                if p.status != rows[i]["status"]:
+                    rows[i] = views.proposal_row(p)
+                if p.status == "pending":
+                    still.append(i)
+            pending[:] = still
+        if len(rows) < n:
+            for p in list(props.values())[len(rows) :]:
+                if p.status == "pending":
+                    pending.append(len(rows))
+                rows.append(views.proposal_row(p))
+        return list(rows)
 
     def _news_rows(self) -> list[dict[str, Any]]:
         """``field.news()`` rows of every news item so far, kept and extended as news arrive
