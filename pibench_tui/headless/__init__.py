@@ -18,13 +18,8 @@ This module never imports textual; prompt-toolkit is imported only for the REPL.
 import io
 import json
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
-from pibench_tui.headless.console import iter_statements, run_console
-from pibench_tui.headless.jsonl import MAX_JSONL_LINE, jsonl_reply, run_jsonl
-from pibench_tui.headless.output import AGENT_LINE_PREFIX
-from pibench_tui.headless.repl import _prompt_text as _prompt_text  # noqa: F401 - tests
-from pibench_tui.headless.repl import history_path, make_completer, repl_input_complete, run_repl
 from pibench_tui.headless.session import (
     PROJECTION_WITHHELD,
     REPORT_HEADER,
@@ -35,6 +30,42 @@ from pibench_tui.headless.session import (
 )
 from pibench_tui.interrupts import Terminated, install_headless_handlers, signal_exit_code
 from pibench_tui.sandbox import AgentProcess
+
+if TYPE_CHECKING:
+    from pibench_tui.headless.console import iter_statements, run_console
+    from pibench_tui.headless.jsonl import MAX_JSONL_LINE, jsonl_reply, run_jsonl
+    from pibench_tui.headless.output import AGENT_LINE_PREFIX
+    from pibench_tui.headless.repl import _prompt_text as _prompt_text  # noqa: F401 - tests
+    from pibench_tui.headless.repl import history_path, make_completer, repl_input_complete, run_repl
+
+#: The names of the three modes' modules, imported on first use: JSON-lines mode (a
+#: harness's) starts without the console's and the REPL's (their patterns, unicodedata).
+_LAZY = {
+    "iter_statements": "console",
+    "run_console": "console",
+    "MAX_JSONL_LINE": "jsonl",
+    "jsonl_reply": "jsonl",
+    "run_jsonl": "jsonl",
+    "AGENT_LINE_PREFIX": "output",
+    "_prompt_text": "repl",
+    "history_path": "repl",
+    "make_completer": "repl",
+    "repl_input_complete": "repl",
+    "run_repl": "repl",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, from their module (imported now)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGENT_LINE_PREFIX",
@@ -118,9 +149,15 @@ def main(
 
             print(f"pibench headless: {confinement_status().describe()}", file=sys.stderr, flush=True)
         if mode == "jsonl":
+            from pibench_tui.headless.jsonl import run_jsonl
+
             return run_jsonl(session, stdin, stdout)
         if mode == "repl":
+            from pibench_tui.headless.repl import run_repl
+
             return run_repl(session, stdout=stdout)
+        from pibench_tui.headless.console import run_console
+
         return run_console(session, stdin, stdout)
     except (HeadlessError, SandboxStartError) as exc:
         print(f"pibench headless: {exc}", file=sys.stderr)
