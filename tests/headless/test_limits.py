@@ -76,53 +76,50 @@ def test_output_flood_keeps_head_and_tail(pibench):
     assert f"{total - 1000:,} characters" in out
 
 
-def test_output_flood_in_an_infinite_loop(pibench):
-    """An endless print loop is stopped by the clock; its output stays within the cap."""
+def test_a_hang_and_an_endless_print_loop_are_stopped_with_their_output_kept(pibench):
+    """One JSON-lines session (block time-out 1 s, output cap 2,000):
+
+    - what a block printed before it hung still shows up (the agent process flushes output
+      every 0.1 s), with the timeout error;
+    - an endless print loop is stopped by the clock; its output stays within the cap; the
+      next block runs."""
     run = pibench(
         ["headless", "--jsonl", "--block-timeout", "1", "--max-output", "2000"],
-        lines("while True:\n    print('x' * 1000)", "'after'"),
+        lines("print('progress so far')\nwhile True:\n    pass", "while True:\n    print('x' * 1000)", "'after'"),
     )
-    flood, after = run.replies()
+    hang, flood, after = run.replies()
+    assert hang["stdout"] == "progress so far\n"
+    assert hang["error"]["type"] == "BlockTimeout"
     assert flood["error"]["type"] == "BlockTimeout"
     assert flood["truncated"]
     assert len(flood["stdout"]) < 2500
     assert after["stdout"] == "'after'\n"
 
 
-def test_huge_single_print(pibench):
-    """One 50 MB print is cut to the cap (console mode, default cap 20,000)."""
-    run = pibench(["headless"], "print('y' * 50_000_000)\nprint('done')\n")
+def test_a_huge_print_runaway_recursion_and_system_exit_leave_the_session_going(pibench):
+    """One console session (default output cap 20,000):
+
+    - one 50 MB print is cut to the cap, and the next statement prints;
+    - runaway recursion raises RecursionError in agent code (its line named); the career
+      goes on;
+    - SystemExit and KeyboardInterrupt raised by agent code are just errors; the session
+      ends normally (status 0)."""
+    script = (
+        "print('y' * 50_000_000)\nprint('done')\n"  # lines 1-2
+        "def f(n):\n    return f(n + 1)\nf(0)\nprint('fine')\n"  # lines 3-6
+        "raise SystemExit(3)\nraise KeyboardInterrupt\nprint('still here')\n"  # lines 7-9
+    )
+    run = pibench(["headless"], script)
     assert run.returncode == 0
     assert "characters of output cut here" in run.stdout
     assert len(run.stdout) < 22_000 + 2_000
     assert "\ndone\n" in run.stdout
-
-
-def test_deep_recursion_is_an_error_not_a_crash(pibench):
-    """Runaway recursion raises RecursionError in agent code; the career goes on."""
-    run = pibench(["headless"], "def f(n):\n    return f(n + 1)\nf(0)\nprint('fine')\n")
-    assert run.errors()[0].startswith("Error on line 2: RecursionError")
+    errors = run.errors()
+    assert errors[0].startswith("Error on line 4: RecursionError")
     assert "fine" in run.stdout
-
-
-def test_agent_raising_system_exit_does_not_end_the_session(pibench):
-    """SystemExit and KeyboardInterrupt raised by agent code are just errors."""
-    run = pibench(["headless"], "raise SystemExit(3)\nraise KeyboardInterrupt\nprint('still here')\n")
-    assert run.returncode == 0
-    assert run.errors()[0] == "Error on line 1: SystemExit: 3"
-    assert run.errors()[1].startswith("Error on line 2: KeyboardInterrupt")
+    assert errors[1] == "Error on line 7: SystemExit: 3"
+    assert errors[2].startswith("Error on line 8: KeyboardInterrupt")
     assert "still here" in run.stdout
-
-
-def test_output_printed_before_a_hang_is_kept(pibench):
-    """What a block printed before it hung still shows up (the agent process flushes
-    output every 0.1 s), with the timeout error."""
-    run = pibench(
-        ["headless", "--jsonl", "--block-timeout", "1"], lines("print('progress so far')\nwhile True:\n    pass")
-    )
-    reply = run.replies()[0]
-    assert reply["stdout"] == "progress so far\n"
-    assert reply["error"]["type"] == "BlockTimeout"
 
 
 def test_os_limits_hold_even_after_an_escape():

@@ -51,25 +51,6 @@ async def test_multi_choice_shows_ticks_without_colour(tmp_path):
         assert any("▐ ▌ RA001" in ln for ln in lines) and any("▐X▌ RA002" in ln for ln in lines)
 
 
-# ---------------------------------------------------------------------------- help
-async def test_help_scrolls_from_the_keyboard(tmp_path):
-    """? opens the help with its scrolling box focused; page down, space and end reach the key table's end."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "question_mark")
-        body = app.screen.query_one("#help-scroll", VerticalScroll)
-        assert app.focused is body and body.max_scroll_y > 0
-        await press(pilot, "pagedown")
-        first = body.scroll_y
-        assert first > 0
-        await press(pilot, "space")
-        assert body.scroll_y > first or body.scroll_y == body.max_scroll_y
-        await press(pilot, "end")
-        await pilot.pause(0.1)
-        assert body.scroll_y == body.max_scroll_y
-        assert "Answer an event" in screen_text(app)  # the key table's last row
-
-
 # ---------------------------------------------------------------------------- offers
 async def test_digest_says_offers_are_waiting_until_they_are_answered():
     """Offers made in month 1 are "waiting for an answer" in the digests of months 1-2 and
@@ -181,9 +162,18 @@ async def test_play_help_names_the_scenarios_list_command(capsys):
     assert "pibench scenarios list" in " ".join(capsys.readouterr().out.split())
 
 
-# ---------------------------------------------------------------------------- cosmetics
-async def test_footer_fits_120_columns_on_every_panel(tmp_path):
-    """At 120 columns every footer key of every panel is on screen, left of the palette hint."""
+# ---------------------------------------------------------------------------- cosmetics and help
+async def test_footer_charts_and_help_of_a_new_career(tmp_path):
+    """A new career at 120×40, panel by panel, then the help:
+
+    - every footer key of every panel is on screen, left of the palette hint;
+    - before any month closes the ledger's charts say "no data yet" (no −1..1 axes); month
+      ticks are integers;
+    - ? opens the help with its scrolling box focused; page down, space and end reach the
+      key table's end."""
+    assert month_ticks(1, 1) == [1]
+    assert month_ticks(1, 4) == [1, 2, 3, 4]
+    assert all(isinstance(t, int) for t in month_ticks(1, 47)) and len(month_ticks(1, 47)) <= 8
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         for key in "12345678":
@@ -192,19 +182,23 @@ async def test_footer_fits_120_columns_on_every_panel(tmp_path):
             palette = [k for k in keys if k.description == "palette"]
             limit = palette[0].region.x if palette else 120
             assert all(k.region.right <= limit for k in keys if k not in palette), key
-
-
-async def test_empty_charts_say_no_data_and_months_are_whole_numbers(tmp_path):
-    """Before any month closes the ledger's charts say "no data yet" (no −1..1 axes); month ticks are integers."""
-    assert month_ticks(1, 1) == [1]
-    assert month_ticks(1, 4) == [1, 2, 3, 4]
-    assert all(isinstance(t, int) for t in month_ticks(1, 47)) and len(month_ticks(1, 47)) <= 8
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "8")
+        # panel 8, the ledger, is showing
         plot = app.query_one("#budget-plot", LinePlot)
         assert plot.empty and "no data yet" in str(plot.render())
         assert "no data yet" in screen_text(app) and "-1.00" not in screen_text(app)
+
+        await press(pilot, "question_mark")
+        body = app.screen.query_one("#help-scroll", VerticalScroll)
+        assert app.focused is body and body.max_scroll_y > 0
+        await press(pilot, "pagedown")
+        first = body.scroll_y
+        assert first > 0
+        await press(pilot, "space")
+        assert body.scroll_y > first or body.scroll_y == body.max_scroll_y
+        await press(pilot, "end")
+        await pilot.pause(0.1)
+        assert body.scroll_y == body.max_scroll_y
+        assert "Answer an event" in screen_text(app)  # the key table's last row
 
 
 async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
