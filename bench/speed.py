@@ -11,7 +11,7 @@ repeated runs:
   against the tick, CPU ms per month.
 * **engine tick of a do-nothing month** (``World.next_month`` with no lab members and no
   actions, months 1-59 of seeds 101-140). Goal: at most 0.06 ms.
-* **per-month cost against head count**, 10 to 2,000 people: a lab of ``n`` researchers
+* **per-month cost against head count**, 10 to 2,000 people (``--quick``: 10, 100, 500, 2,000): a lab of ``n`` researchers
   (PhD students and postdocs put straight into the state, two per project, mentoring set)
   plays a few months; the engine tick and an API month (the dashboard twice, every
   researcher's reports and mentoring through the API, as a policy does) are timed, and
@@ -89,20 +89,20 @@ def baseline_per_month(repeat: int) -> None:
 def policy_and_tick(repeat: int) -> None:
     """Where a baseline month goes: the policy's ``act`` (its reads and changes through the API)
     and the month's tick (``time.next_month``), CPU ms per month, medians over careers played
-    as :func:`world.runner.play` plays them (the same CachedReads view)."""
+    as :func:`world.runner.play` plays them (an ``Api(shared_results=True)`` behind an
+    ``AgentView``)."""
     from world.policies import Baseline
-    from world.runner import AgentView, CachedReads
+    from world.runner import AgentView
 
     acts, ticks = [], []
     for i in range(repeat):
         w = World(WorldConfig(), 101 + i % 10)
-        api = Api(w)
-        view = CachedReads(AgentView(api))
+        api = Api(w, shared_results=True)
+        view = AgentView(api)
         pol = Baseline()
         a = t = 0.0
         while not w.s.finished:
             m = w.s.month
-            view.forget()
             c0 = time.process_time()
             pol.act(view)
             c1 = time.process_time()

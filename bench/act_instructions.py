@@ -1,0 +1,120 @@
+"""Instructions per simulated month of the baseline's ``act`` (its reads and changes through
+the API), counted by callgrind: a figure the load of a shared machine does not disturb
+(prints figures, asserts nothing).
+
+Run (about a minute per tree under valgrind):
+
+    python bench/act_instructions.py [--careers N] [--against PATH]
+
+Each tree is run as ``valgrind --tool=callgrind --collect-atstart=no --toggle-collect=qsort_r``
+over this script in ``--child`` mode, which plays ``N`` baseline careers (seeds 101...) as
+:func:`world.runner.play` does and calls each month's ``act`` from inside libc's ``qsort``
+(a two-element sort whose comparison runs the month): only what runs inside is counted, the
+tick and the start-up are not. ``PYTHONHASHSEED`` is fixed (0): string hashes move dict
+probing, which moves the count by a few per cent from one run to the next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import functools
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+
+
+def child(tree: str, careers: int) -> None:
+    """Play the careers, each month's act inside qsort; print the months played."""
+    sys.path.insert(0, tree)
+    from world.api import Api
+    from world.config import WorldConfig
+    from world.engine import World
+    from world.policies import Baseline
+    from world.runner import AgentView, CachedReads, run_career
+
+    run_career("baseline", 100)  # warm-up
+    libc = ctypes.CDLL(None)
+    cmp_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    pair = (ctypes.c_int * 2)(1, 2)
+    job: list = [None]
+
+    def cmp(_a: int, _b: int) -> int:
+        job[0]()
+        return 0
+
+    cmp_c = cmp_type(cmp)
+    months = 0
+    for seed in range(101, 101 + careers):
+        w = World(WorldConfig(), seed)
+        pol = Baseline()
+        try:
+            api = Api(w, shared_results=True)  # as the runner plays policies
+            view = AgentView(api)
+        except TypeError:  # a tree from before shared_results: the runner's CachedReads
+            api = Api(w)
+            view = CachedReads(AgentView(api))
+        while not w.s.finished:
+            m = w.s.month
+            if isinstance(view, CachedReads):
+                view.forget()
+            job[0] = functools.partial(pol.act, view)
+            libc.qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_c)
+            if not w.s.finished and w.s.month == m:
+                api.next_month_unread()
+            months += 1
+    print(months)
+
+
+def measure(tree: str, careers: int) -> tuple[int, int]:
+    """(instructions inside act, months) for the checkout at ``tree``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        proc = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=qsort_r",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                str(HERE),
+                "--child",
+                tree,
+                "--careers",
+                str(careers),
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+            cwd=tmp,
+            check=True,
+        )
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")
+    return int(found.group(1)), int(proc.stdout.split()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--careers", type=int, default=2, help="baseline careers per tree (default 2)")
+    ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
+    ap.add_argument("--child", metavar="TREE", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.careers)
+        return
+    trees = [str(HERE.parents[1])] + ([args.against] if args.against else [])
+    for tree in trees:
+        ir, months = measure(tree, args.careers)
+        print(f"{tree}: baseline act {ir / months:,.0f} instructions/month over {months} months")
+
+
+if __name__ == "__main__":
+    main()
