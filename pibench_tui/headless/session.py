@@ -87,7 +87,9 @@ class HeadlessSession:
         if options.save is None and options.load is not None:  # a resumed career keeps autosaving under its own name
             options = replace(options, save=_open_store(options.saves_dir).resolve(options.load).career)
         self.options = options
-        self.api = Api(self.world)
+        # Every result is encoded as JSON for the agent process before anything else sees
+        # it (and never altered here): the API may hand out what it keeps, uncopied.
+        self.api = Api(self.world, shared_results=True)
         self.store = None
         if options.save is not None:
             self.store = _open_store(options.saves_dir)
