@@ -190,14 +190,32 @@ class World:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
         spend = self.spend
-        if s.people:
-            pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
-            for p in s.people.values():
-                if p.status == "active":
-                    spend(-pay[p.role], "stipend", p.id)
-        for pj in s.projects.values():
-            if pj.status == "active" and pj.compute > 0:
-                spend(-pj.compute * cfg.compute_unit_cost * s.compute_mult, "compute", pj.id)
+        if s.people or s.projects:
+            # spend() written out: each row rounded to cents once, and the budget moved by
+            # that value, row after row in the same order
+            ledger, month, budget = s.ledger, s.month, s.budget
+            if s.people:
+                pay = {
+                    role: round(float(-amount), 2)
+                    for role, amount in (
+                        ("phd", cfg.pay_phd),
+                        ("postdoc", cfg.pay_postdoc),
+                        ("ra", cfg.pay_ra),
+                        ("manager", cfg.pay_manager),
+                    )
+                }
+                for p in s.people.values():
+                    if p.status == "active":
+                        amount = pay[p.role]
+                        budget += amount
+                        ledger.append([month, "stipend", amount, p.id])
+            unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
+            for pj in s.projects.values():
+                if pj.status == "active" and pj.compute > 0:
+                    amount = round(float(-pj.compute * unit_cost * mult), 2)
+                    budget += amount
+                    ledger.append([month, "compute", amount, pj.id])
+            s.budget = budget
         if s.awards:
             for a in grants_mod.active_awards(self, m):
                 spend(a.monthly, "grant_income", a.id)
@@ -219,22 +237,27 @@ class World:
     def record_month(self, m: int, pool: float, used: float) -> None:
         """Tick step 11: the visible monthly stats and the hidden evaluation log (§12, §17)."""
         s = self.s
-        pubs = s.publications
-        if pubs:
-            published = 0
-            for p in pubs.values():
-                if p.published_month <= m:
-                    published += 1
-            citations = scoring.earned(self)
-        else:
-            published = citations = 0
+        published = citations = 0  # scoring.earned(self): every publication's citations
+        for pub in s.publications.values():
+            if pub.published_month <= m:
+                published += 1
+            citations += pub.citations
+        students = 0  # people_mod.count_active(self, RESEARCHER_ROLES)
+        roles = people_mod.RESEARCHER_ROLES
+        for p in s.people.values():
+            if p.status == "active" and p.role in roles:
+                students += 1
+        active_projects = 0  # projects_mod.count_active(self)
+        for pj in s.projects.values():
+            if pj.status == "active":
+                active_projects += 1
         s.lab_monthly.append(
             {
                 "month": m,
                 "budget": round(s.budget, 2),
                 "reputation_standing": self.standing(),
-                "students": people_mod.count_active(self, people_mod.RESEARCHER_ROLES),
-                "active_projects": projects_mod.count_active(self),
+                "students": students,
+                "active_projects": active_projects,
                 "publications": published,
                 "citations_total": citations,
                 "citations_month": self.month_citations,

@@ -528,7 +528,7 @@ def researcher_step(w: World, m: int) -> None:
         if pj.status == "active":
             for pid in pj.members:
                 memberships[pid] = memberships.get(pid, 0) + 1
-    keyed = w.rng.keyed
+    keyed_text = w.rng.keyed_text
     reports = s.student_reports
     skill_cap, skill_growth, mentor_gain, mentor_hours = (
         cfg.skill_cap,
@@ -541,31 +541,57 @@ def researcher_step(w: World, m: int) -> None:
     report_sd, sentiment_sd, sentiment_min = cfg.report_noise_sd, cfg.sentiment_noise_sd, cfg.sentiment_min_hours
     report_base, report_gain = cfg.report_morale_base, cfg.report_morale_gain
     left: set[str] = set()  # who leaves: taken off their projects in one pass after the loop
+    overload_impulse, neglect_impulse = cfg.overload_impulse, cfg.neglect_impulse
+    stress_impulse = cfg.runway_stress_impulse
+    quit_center, quit_scale, quit_p_scale, quit_p_max = (
+        cfg.quit_center,
+        cfg.quit_scale,
+        cfg.quit_p_scale,
+        cfg.quit_p_max,
+    )
+    exp = math.exp
+    # min(a, b) is b only if b < a, max(a, b) is b only if b > a: written out below as
+    # conditional expressions (the same floats without the calls)
     for p in researchers:
-        n_proj = memberships.get(p.id, 0)
+        pid = p.id
+        n_proj = memberships.get(pid, 0)
+        mentoring = p.mentoring
         if n_proj >= 1:
-            p.skill = min(
-                skill_cap,
-                p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours),
+            v = p.skill + skill_growth * p.growth * (
+                1.0 + mentor_gain * (mentor_hours if mentor_hours < mentoring else mentoring) / mentor_hours
             )
+            p.skill = v if v < skill_cap else skill_cap
         impulse = p.impulse
         if n_proj > overload:
-            impulse += cfg.overload_impulse
-        if p.mentoring < neglect_hours:
-            impulse += cfg.neglect_impulse * (1.0 - p.independence)
+            impulse += overload_impulse
+        if mentoring < neglect_hours:
+            impulse += neglect_impulse * (1.0 - p.independence)
         if stress:
-            impulse += cfg.runway_stress_impulse
-        impulse += peer_rate * (mean_morale - p.morale)
+            impulse += stress_impulse
+        morale = p.morale
+        impulse += peer_rate * (mean_morale - morale)
         p.impulse = 0.0
-        p.morale = min(1.0, max(0.0, p.morale + reversion * (target - p.morale) + impulse))
-        gen = keyed("person_month", p.id, m)
+        v = morale + reversion * (target - morale) + impulse
+        v = v if v > 0.0 else 0.0
+        p.morale = v if v < 1.0 else 1.0
+        gen = keyed_text(f"person_month|{pid}|{m}")
         report_noise = gen.normal(0.0, report_sd)  # scalar draws are Python floats
         sentiment_noise = gen.normal(0.0, sentiment_sd)
         u_quit = gen.random()
-        report = round(max(0.0, p.skill * p.ability * (report_base + report_gain * p.morale) + report_noise), 2)
-        sentiment = round(min(1.0, max(0.0, p.morale + sentiment_noise)), 2) if p.mentoring >= sentiment_min else None
-        reports.append([p.id, m, report, sentiment])
-        if u_quit < quit_probability(cfg, p.morale):
+        morale = p.morale
+        v = p.skill * p.ability * (report_base + report_gain * morale) + report_noise
+        report = round(v if v > 0.0 else 0.0, 2)
+        if mentoring >= sentiment_min:
+            v = morale + sentiment_noise
+            v = v if v > 0.0 else 0.0
+            sentiment = round(v if v < 1.0 else 1.0, 2)
+        else:
+            sentiment = None
+        reports.append([pid, m, report, sentiment])
+        # quit_probability(cfg, morale), written out
+        z = -(morale - quit_center) / quit_scale
+        v = quit_p_scale * (1.0 / (1.0 + exp(-z)) if z > -700 else 0.0)
+        if u_quit < (v if v < quit_p_max else quit_p_max):
             p.status = "quit"
             p.left_month = m
             p.mentoring = 0.0

@@ -221,28 +221,59 @@ def projects_step(w: World, m: int) -> None:
         for pid in pj.members:
             memberships[pid] = memberships.get(pid, 0) + 1
     people = s.people
-    keyed = w.rng.keyed
+    keyed_text = w.rng.keyed_text
     noise_sd = cfg.progress_noise_sd
+    crowding = s.crowding
+    # effectiveness() and progress_increment() written out with the config hoisted (the same
+    # operations in the same order); min(a, b) is b only if b < a, max(a, b) b only if b > a
+    mentor_hours, morale_base, morale_gain = cfg.mentor_effect_hours, cfg.effect_morale_base, cfg.effect_morale_gain
+    rate, exponent, compute_gain, compute_scale = (
+        cfg.progress_rate,
+        cfg.progress_exponent,
+        cfg.compute_gain,
+        cfg.compute_scale,
+    )
+    noise_floor, novelty_min, bleed = cfg.progress_noise_floor, cfg.novelty_min, cfg.novelty_bleed
+    log1p = math.log1p
     for pj in active:  # a project ended in this loop is never one still to come
         k = TOPIC_INDEX[pj.topic]
-        members = [people[pid] for pid in pj.members if people[pid].status == "active"]
         effort = 0.0
         ka = []
-        for p in members:
-            effort += effectiveness(cfg, p, memberships.get(p.id, 1))
+        for pid in pj.members:
+            p = people[pid]
+            if p.status != "active":
+                continue
+            mentoring = p.mentoring
+            mentor = (mentor_hours if mentor_hours < mentoring else mentoring) / mentor_hours
+            independence = p.independence
+            e = (
+                p.speed
+                * p.skill
+                * (morale_base + morale_gain * p.morale)
+                * (independence + (1.0 - independence) * mentor)
+            )
+            n = memberships.get(pid, 1)
+            effort += e / (n if n > 1 else 1)
             ka.append(p.skill * p.ability)
         pj.ticks += 1
-        pj.compute_sum += pj.compute
-        if members:
-            weight = max(effort, 1e-6)
+        compute = pj.compute
+        pj.compute_sum += compute
+        if ka:
+            weight = 1e-6 if 1e-6 > effort else effort  # max(effort, 1e-6)
             pj.ka_sum += weight * (sum(ka) / len(ka))
             pj.ka_weight += weight
-        gen = keyed("project_month", pj.id, m)
+        gen = keyed_text(f"project_month|{pj.id}|{m}")
         noise = gen.normal(1.0, noise_sd)  # scalar draws are Python floats
         u_scoop = gen.random()
         if effort > 0:
-            pj.progress += progress_increment(cfg, effort, pj.compute, noise)
-        pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * s.crowding[k])
+            pj.progress += (
+                rate
+                * effort**exponent
+                * (1.0 + compute_gain * log1p(compute / compute_scale))
+                * (noise if noise > noise_floor else noise_floor)
+            )
+        v = pj.novelty - bleed * crowding[k]
+        pj.novelty = v if v > novelty_min else novelty_min
         if (
             not cfg.no_scooping
             and pj.progress / pj.work >= cfg.scoop_progress
