@@ -332,7 +332,7 @@ class Observer:
         out = [dict(zip(cols, r, strict=True)) for r in rows[:limit]]
         if extra:
             total = limit + extra
-            more = "+" if extra > 100_000 else ""
+            more = "" if res.get("counted", True) else "+"
             out.append({"_truncated": f"showing {limit} of {total}{more} rows; use LIMIT/OFFSET or aggregate"})
         return out
 

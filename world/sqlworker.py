@@ -57,6 +57,8 @@ READER_LIMITS: dict[str, int] = {
     "SQLITE_LIMIT_TRIGGER_DEPTH": 1,
     "SQLITE_LIMIT_WORKER_THREADS": 0,
 }
+_MAX_EXTRA_COUNTED = 100_000
+"""Rows beyond ``max_rows`` counted at most, to name the total in the truncation note."""
 _MAX_VM_STEPS = 20_000_000  # ~ a second or two of SQLite work at loop points
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 #: Most bytes a worker reply may take on the wire (cells JSON-encoded, escapes included).
@@ -108,12 +110,15 @@ def run_select(conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float
     Args:
         conn: The reader.
         sql: One SELECT/WITH statement (already checked by the caller).
-        max_rows: Rows returned at most (``query_max_rows``); more are counted (up to 100,000).
+        max_rows: Rows returned at most (``query_max_rows``); more are counted (up to
+            :data:`_MAX_EXTRA_COUNTED`, within the time budget).
         seconds: Wall-clock budget, checked at SQLite's loop points.
         denied: The list given to :func:`configure_reader`.
 
     Returns:
-        ``{"cols": [...], "rows": [[...]], "extra": n}`` (``extra``: rows beyond ``max_rows``).
+        ``{"cols": [...], "rows": [[...]], "extra": n, "counted": bool}`` (``extra``: rows
+        beyond ``max_rows``; ``counted`` is false when ``extra`` is only a lower bound: more
+        than :data:`_MAX_EXTRA_COUNTED` rows, or the time budget ran out while counting them).
 
     Raises:
         QueryRefused: The statement failed, ran too long or built too much.
@@ -145,8 +150,19 @@ def run_select(conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float
                 )
             rows.extend(chunk)
         extra = 0
+        counted = True
         if len(rows) > max_rows:
-            extra = 1 + sum(1 for _ in zip(range(100_000), cur, strict=False))
+            # The rows are in hand: counting the rest is a courtesy. If the budget runs out
+            # while counting, the count so far is a lower bound, not a reason to refuse.
+            extra = 1
+            try:
+                for _ in zip(range(_MAX_EXTRA_COUNTED), cur, strict=False):
+                    extra += 1
+                counted = extra <= _MAX_EXTRA_COUNTED
+            except sqlite3.OperationalError as exc:
+                if "interrupted" not in str(exc):
+                    raise
+                counted = False
     except sqlite3.OperationalError as exc:
         text = str(exc)
         if "interrupted" in text:
@@ -165,7 +181,7 @@ def run_select(conn: sqlite3.Connection, sql: str, max_rows: int, seconds: float
         raise QueryRefused(f"SQL error: {type(exc).__name__}: {_explain(str(exc))}") from None
     finally:
         conn.set_progress_handler(None, 0)
-    return {"cols": cols, "rows": [list(r) for r in rows[:max_rows]], "extra": extra}
+    return {"cols": cols, "rows": [list(r) for r in rows[:max_rows]], "extra": extra, "counted": counted}
 
 
 def too_long_message(seconds: float) -> str:

@@ -457,3 +457,26 @@ def test_s14_result_size_is_capped_before_rows_are_built():
     with pytest.raises(ActionError) as err:
         api.query(sql)
     assert "larger than" in err.value.message
+
+
+def test_s14_time_running_out_while_counting_extra_rows_still_returns_the_rows(monkeypatch):
+    """§14: once the first ``query_max_rows`` rows are in hand, a budget that runs out while
+    the rest are only being counted yields those rows and a truncation note with a lower
+    bound ("N+ rows"), not a refusal (under load the same query must not flip to an error
+    after its rows were read)."""
+    import world.observe as observe
+
+    monkeypatch.setattr(observe, "QUERY_SECONDS", 0.3)
+    w = World(seed=1)
+    api = Api(w)
+    cap = w.cfg.query_max_rows
+    rows = api.query(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) "
+        # the first cap + 1 rows are cheap, each later one builds a fresh ~100 kB string
+        f"SELECT x FROM c WHERE x <= {cap + 1} OR length(printf('%.*c', 100000 + x % 7, 'x')) > 0"
+    )
+    assert len(rows) == cap + 1 and rows[cap - 1] == {"x": cap}
+    note = rows[-1]["_truncated"]
+    assert f"showing {cap} of " in note and "+ rows" in note
+    total = int(note.split(" of ")[1].split("+")[0].replace(",", ""))
+    assert cap < total < cap + 100_000
