@@ -59,6 +59,27 @@ def tree_memory_mb(pid: int) -> tuple[float, float]:
     return rss / 1024, pss / 1024
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` alone, MB (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux /proc; none elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except OSError:
+        return []
+
+
 def own_cpu_s(pid: int) -> float | None:
     """CPU seconds (user + system) of process ``pid`` itself, children not included."""
     try:
@@ -87,11 +108,12 @@ def main() -> None:
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    samples: list[tuple[float, float, float]] = []
+    samples: list[tuple[float, float, float, float, float]] = []
     parent_cpu: float | None = None
     while proc.poll() is None:
         rss, pss = tree_memory_mb(proc.pid)
-        samples.append((time.perf_counter() - t0, rss, pss))
+        workers = [rss_mb(c) for c in children(proc.pid)]
+        samples.append((time.perf_counter() - t0, rss, pss, rss_mb(proc.pid), max(workers, default=0.0)))
         c = own_cpu_s(proc.pid)
         parent_cpu = c if c is not None else parent_cpu
         time.sleep(0.5)
@@ -120,6 +142,11 @@ def main() -> None:
             f"resident memory of the tree: {at(0.1, 1):.0f} MB at 10%, {at(0.5, 1):.0f} MB at 50%, "
             f"{at(0.9, 1):.0f} MB at 90% of the run; proportional (PSS): {at(0.1, 2):.0f}, "
             f"{at(0.5, 2):.0f}, {at(0.9, 2):.0f} MB ({len(samples)} samples)"
+        )
+        print(
+            f"of which the command's own process (it keeps every finished row for the table): "
+            f"{at(0.1, 3):.0f}, {at(0.5, 3):.0f}, {at(0.9, 3):.0f} MB; the largest worker: "
+            f"{at(0.1, 4):.0f}, {at(0.5, 4):.0f}, {at(0.9, 4):.0f} MB"
         )
 
 
