@@ -13,7 +13,6 @@ from argparse import Namespace
 import pytest
 from tinydb import Query
 
-import saves.store as store_mod
 from saves import SaveCorruptError, SaveStore
 from saves.cli import cmd_export, cmd_show
 from saves.codec import SAVE_FORMAT, checksum, encode_envelope
@@ -265,16 +264,3 @@ def test_old_saves_of_format_1_still_load(tmp_path):
         table.update({"checksum": checksum(SAVE_FORMAT, 1, payload)}, Query().name == "lab")
     loaded, record = store.load_world("lab", exact=True)
     assert loaded.digest() == world.digest() and record.meta["format_version"] == 1
-
-
-@pytest.fixture
-def count_replays(monkeypatch):
-    calls = []
-    real = store_mod.verify_replay
-
-    def counted(*a, **k):
-        calls.append(a[1])
-        return real(*a, **k)
-
-    monkeypatch.setattr(store_mod, "verify_replay", counted)
-    return calls

@@ -32,19 +32,6 @@ def played(months: int, seed: int = 101) -> World:
     return w
 
 
-@pytest.fixture
-def count_replays(monkeypatch):
-    calls = []
-    real = store_mod.verify_replay
-
-    def counted(*a, **k):
-        calls.append(a[1])
-        return real(*a, **k)
-
-    monkeypatch.setattr(store_mod, "verify_replay", counted)
-    return calls
-
-
 def test_a_sealed_save_loads_without_a_replay(tmp_path, count_replays):
     """save() and autosave() seal the file; loading them rebuilds the same world (digest checked)
     and replays nothing; the key is readable by its owner only."""
