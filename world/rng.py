@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,7 +38,25 @@ _MASK128 = (1 << 128) - 1
 _ZERO8 = bytes(8)
 
 
-_sha256 = hashlib.sha256
+def _builtin_sha256() -> Callable[[bytes], Any]:
+    """The interpreter's own SHA-256 (``_sha2.sha256``, ``_sha256.sha256`` before Python
+    3.12) when it exists and agrees with :func:`hashlib.sha256` on a few probes, else
+    ``hashlib.sha256``. The same digests either way (it is SHA-256); the built-in one skips
+    OpenSSL's context set-up, about a quarter of the cost of a keyed draw's short key.
+    """
+    for name in ("_sha2", "_sha256"):
+        try:
+            fn = importlib.import_module(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        probes = (b"", b"1|probe", b"-7|review|D001|NAIC|3", b"x" * 200)
+        if all(fn(p).digest() == hashlib.sha256(p).digest() for p in probes):
+            return fn  # type: ignore[no-any-return]
+    return hashlib.sha256
+
+
+_sha256 = _builtin_sha256()
+"""SHA-256 of a key's bytes for keyed draws (see :func:`_builtin_sha256`)."""
 
 
 def key_digest(seed: int, *key: object) -> bytes:

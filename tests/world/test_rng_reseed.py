@@ -80,3 +80,16 @@ def test_keyed_text_equals_keyed_parts():
             b.keyed("citations", pid, m)
             assert b._bg.state == state_a
             assert _draws(b._gen) == draws_a
+
+
+def test_keyed_draws_hash_with_sha256():
+    """The SHA-256 the keyed draws use (the interpreter's own when it agrees with hashlib's)
+    gives hashlib's digest for keys of every length, so the streams stay the documented
+    ``sha256("seed|k1|k2|...")``."""
+    import hashlib
+    import random
+
+    rnd = random.Random(9)
+    for n in range(0, 300, 7):
+        data = bytes(rnd.randrange(256) for _ in range(n))
+        assert rng_mod._sha256(data).digest() == hashlib.sha256(data).digest()
