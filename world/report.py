@@ -187,6 +187,8 @@ def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[s
             inflow += amount
         else:
             outflow -= amount
+    if not by_category:  # no row dated ``month`` (an idle lab): every sum is 0.0, as round gives it
+        return {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": round(budget, 2)}
     ordered = {k: round(by_category[k], 2) for k in sorted(by_category)}
     return {
         "by_category": ordered,
