@@ -938,7 +938,14 @@ class SaveStore:
                 f"the autosave {name!r} builds on the file {base_path.name}, which cannot be read "
                 f"({exc.strerror or exc})",
             ) from None
-        base = read_save_bytes(raw, str(base_path))
+        try:
+            base = read_save_bytes(raw, str(base_path))
+        except SaveCorruptError as exc:  # name the base: the delta's own file is intact
+            raise SaveCorruptError(
+                exc.kind,
+                str(base_path),
+                f"the autosave {name!r} builds on the file {base_path.name}, which cannot be used: {exc.detail}",
+            ) from None
         if base.meta.get("checksum") != ref.get("checksum") or not is_world_state(base.state):
             raise SaveCorruptError(
                 "mismatch",

@@ -132,6 +132,26 @@ def test_a_delta_whose_base_is_damaged_is_refused(tmp_path, damage):
     assert "none of the saves" in str(err.value) and "'c@m05'" in str(err.value)
 
 
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_base_is_named_in_the_career_loaders_message(tmp_path, damage):
+    """When the base file of a career's deltas is truncated or corrupt, the message of
+    `--load CAREER` says, for every autosave it tried, that the autosave builds on that file
+    and what is wrong with it (not as if the autosave's own file were damaged)."""
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    autosaved(store, 4)
+    base = saved_state(store, "c@m05")["base"]["file"]
+    path = store.blob_dir / base
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2] if damage == "truncated" else raw.replace(b'"month"', b'"month" x', 1))
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("c")
+    tried = [name for name in ("c@m03", "c@m04", "c@m05") if f"'{name}' (month" in err.value.detail]
+    assert tried == ["c@m03", "c@m04", "c@m05"], err.value.detail
+    for name in tried:
+        assert f"the autosave {name!r} builds on the file {base}, which cannot be used: " in err.value.detail
+    assert ("truncated" if damage == "truncated" else "corrupt") in err.value.detail
+
+
 def reseal(store: SaveStore, name: str, edit) -> None:
     """Edit a delta's state with ``edit``, then rewrite it as the store would (checksum and
     seal from the store's key), so that only the delta's own checks can refuse it."""
