@@ -892,6 +892,13 @@ class SaveStore:
                 str(path),
                 f"the file of save {info.name!r} is not the one the store recorded (checksum differs)",
             )
+        if (record.info.name, record.info.seed) != (info.name, info.seed):  # the index points elsewhere
+            raise SaveCorruptError(
+                "mismatch",
+                str(path),
+                f"the file of save {info.name!r} holds the save {record.info.name!r} (seed {record.info.seed}), "
+                "not the one the store recorded",
+            )
         record.info = info
         record.sealed = seal_mod.verify(seal_mod.read_key(self.path), info.checksum, record.meta.get("seal"))
         if is_delta(record.state):
@@ -919,11 +926,18 @@ class SaveStore:
         name = record.info.name
         delta = record.state
         if not record.sealed:
+            keyless = seal_mod.read_key(self.path) is None
             raise SaveCorruptError(
                 "tampered",
                 path,
                 f"save {name!r} is an autosave delta without this store's seal (changed after the store "
-                "wrote it, or copied from another store); it cannot be trusted",
+                "wrote it, or copied from another store); it cannot be trusted"
+                + (
+                    f" (this store has no seal key {seal_mod.KEY_NAME}: a store is copied with its folder whole, "
+                    "hidden files included, e.g. `cp -a`)"
+                    if keyless
+                    else ""
+                ),
             )
         ref = delta.get("base")
         if not (isinstance(ref, dict) and isinstance(ref.get("file"), str) and isinstance(delta.get("log"), list)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from argparse import Namespace
 
 import pytest
@@ -150,6 +151,45 @@ def test_a_damaged_base_is_named_in_the_career_loaders_message(tmp_path, damage)
     for name in tried:
         assert f"the autosave {name!r} builds on the file {base}, which cannot be used: " in err.value.detail
     assert ("truncated" if damage == "truncated" else "corrupt") in err.value.detail
+
+
+def test_an_index_pointing_at_another_careers_delta_is_refused(tmp_path):
+    """Index entries of two careers whose files were swapped (the index rewritten with a valid
+    checksum, each entry taking the other's file, checksum and base) never load the other
+    career's world under the wrong name: the exact load is refused as a mismatch naming the
+    save the file holds, and the career's loader falls back to its previous autosave."""
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    autosaved(store, 3)
+    d_world, api, pol = career(seed=7)
+    for _ in range(3):
+        step(d_world, api, pol)
+        store.autosave("d", d_world, scenario="standard")
+    c, d = store.resolve("c@m04", exact=True), store.resolve("d@m04", exact=True)
+    c_doc = {"file": c.file, "checksum": c.checksum}
+    with store._writing() as table:
+        table.update({"file": d.file, "checksum": d.checksum}, Query().name == "c@m04")
+        table.update(c_doc, Query().name == "d@m04")
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("d@m04", exact=True)
+    assert err.value.kind == "mismatch" and "holds the save 'c@m04' (seed 101)" in str(err.value)
+    loaded, record = store.load_world("d")
+    assert record.info.name == "d@m03" and loaded.seed == 7
+
+
+def test_a_store_copied_without_its_seal_key_says_so(tmp_path):
+    """A store copied without its hidden seal key (``cp -r DIR/* COPY``) refuses its deltas
+    as unsealed, and the message names the missing key file and how to copy a store."""
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    autosaved(store, 3)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(store.index_path, copy / "index.json")
+    shutil.copytree(store.blob_dir, copy / "blobs")
+    with pytest.raises(SaveCorruptError) as err:
+        SaveStore(copy, on_warning=None).load_world("c@m04", exact=True)
+    assert err.value.kind == "tampered" and ".seal-key" in str(err.value) and "cp -a" in str(err.value)
+    shutil.copy(store.path / ".seal-key", copy / ".seal-key")
+    assert SaveStore(copy, on_warning=None).load_world("c@m04", exact=True)[1].info.name == "c@m04"
 
 
 def reseal(store: SaveStore, name: str, edit) -> None:
