@@ -381,6 +381,14 @@ class SaveRecord:
             )
         if not self.sealed:
             verify_replay(world, self.info.name, self.info.file, digest)
+            said = (self.info.seed, self.info.month)
+            if said != (world.seed, world.month):  # what lists show must be the world that loads
+                raise SaveCorruptError(
+                    "tampered",
+                    self.info.file,
+                    f"save {self.info.name!r} says seed {said[0]}, month {said[1]}, but its world is seed "
+                    f"{world.seed}, month {world.month}: its details were edited",
+                )
         return world
 
 

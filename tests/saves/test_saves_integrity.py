@@ -84,6 +84,26 @@ def test_an_edited_save_cannot_be_imported(tmp_path):
     assert dest.list() == []  # nothing entered the store
 
 
+@pytest.mark.parametrize("field,value", [("month", 33), ("seed", 555)])
+def test_a_save_whose_details_were_edited_is_refused(tmp_path, field, value):
+    """A save whose state is honest but whose details (the month or seed that `saves list`
+    shows) were edited is refused on load and on import: a list never shows one world and
+    loads another."""
+    world = played(6)
+    src = quiet(tmp_path / "src")
+    meta, state = describe_world(world, "standard")
+    meta[field] = value
+    src.save_state("liar", meta, state)  # as if written by hand, checksum recomputed
+    with pytest.raises(SaveCorruptError) as err:
+        src.load_world("liar", exact=True)
+    assert err.value.kind == "tampered" and "its details were edited" in str(err.value)
+    path = src.export("liar", tmp_path / "liar.json")
+    dest = quiet(tmp_path / "dest")
+    with pytest.raises(SaveCorruptError, match="its details were edited"):
+        dest.import_file(path)
+    assert dest.list() == []
+
+
 @pytest.mark.parametrize(
     "edit",
     [
