@@ -68,6 +68,8 @@ def make_key(folder: Path) -> bytes | None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(key.hex() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())  # the seals of the store's saves (its deltas') need this very key
     except OSError:
         return None
     return key

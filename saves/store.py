@@ -1341,7 +1341,9 @@ class SaveStore:
                 kind="autosave",
                 overwrite=True,
                 created=None,
-                durable=False,
+                # A whole autosave is fsync'd: the deltas of the next months build on it, and one
+                # lost in a power cut would take them all (deltas themselves skip the fsync).
+                durable=base is None,
                 sealed=base is not None or is_world_state(state),
                 meta_cache=_text_cache(world, _META_CACHES) if base is None else None,  # a delta's is tiny
             )

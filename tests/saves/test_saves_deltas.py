@@ -15,6 +15,8 @@ import pytest
 from tinydb import Query
 
 from saves import SaveCorruptError, SaveStore
+from saves import seal as seal_mod
+from saves import store as store_mod
 from saves.cli import cmd_export, cmd_show
 from saves.codec import SAVE_FORMAT, checksum, encode_envelope
 from saves.seal import read_key
@@ -190,6 +192,32 @@ def test_a_store_copied_without_its_seal_key_says_so(tmp_path):
     assert err.value.kind == "tampered" and ".seal-key" in str(err.value) and "cp -a" in str(err.value)
     shutil.copy(store.path / ".seal-key", copy / ".seal-key")
     assert SaveStore(copy, on_warning=None).load_world("c@m04", exact=True)[1].info.name == "c@m04"
+
+
+def test_the_whole_autosave_deltas_build_on_reaches_the_disk_first(tmp_path, monkeypatch):
+    """Autosaves skip the fsync, except the whole one: its deltas build on it, so a power cut
+    must not lose it while leaving them. The seal key, which every delta's seal needs, is
+    fsync'd when the store makes it."""
+    writes: list[tuple[str, bool]] = []
+    real = store_mod.atomic_write
+
+    def recorded(path, data, **kw):
+        writes.append((path.name, kw.get("durable", True)))
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(store_mod, "atomic_write", recorded)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    autosaved(store, 3)
+    durable = dict(writes)
+    files = {name: store.resolve(name, exact=True).file for name in ("c@m02", "c@m03", "c@m04")}
+    assert not is_delta(saved_state(store, "c@m02")) and is_delta(saved_state(store, "c@m04"))
+    assert [durable[files[n]] for n in ("c@m02", "c@m03", "c@m04")] == [True, False, False]
+
+    synced: list[int] = []
+    real_fsync = seal_mod.os.fsync
+    monkeypatch.setattr(seal_mod.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    (tmp_path / "k").mkdir()
+    assert seal_mod.make_key(tmp_path / "k") is not None and len(synced) == 1
 
 
 def reseal(store: SaveStore, name: str, edit) -> None:
