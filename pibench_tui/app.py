@@ -757,7 +757,7 @@ def run_play(args: Any) -> int:
         return 1
     from pibench_tui.interrupts import run_app_with_signals
 
-    def final_save() -> str | None:  # after SIGTERM/SIGINT, with --save NAME
+    def final_save() -> str | None:  # after SIGTERM/SIGHUP/SIGINT, with --save NAME
         if not app.career:
             return None
         info = app.game.save(app.career, app._store())

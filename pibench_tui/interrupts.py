@@ -1,11 +1,12 @@
-"""SIGTERM and SIGINT end a ``play`` or ``headless`` session cleanly, with a final save.
+"""SIGTERM, SIGHUP and SIGINT end a ``play`` or ``headless`` session cleanly, with a final save.
 
 ``pibench headless`` and ``pibench play`` write the career's save ``NAME`` when ``--save NAME``
 was given and the session is ended by a signal (a terminal closing, ``kill``, a CI timeout),
 as they do at a normal end. The world is only ever saved between two API calls, never in
 the middle of one:
 
-* headless: SIGINT raises ``KeyboardInterrupt`` as usual; SIGTERM raises :class:`Terminated`.
+* headless: SIGINT raises ``KeyboardInterrupt`` as usual; SIGTERM and SIGHUP (the terminal
+  was closed) raise :class:`Terminated`.
   While an API call is being applied the sandbox blocks SIGINT (``_sigint_deferred``), so a
   SIGTERM arriving then is turned into a SIGINT to the main thread, which lands -- as a
   :class:`Terminated` -- right after the call.
@@ -21,11 +22,26 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Terminated", "install_headless_handlers", "run_app_with_signals", "signal_exit_code"]
+__all__ = [
+    "ENDING_SIGNALS",
+    "Terminated",
+    "ended_how",
+    "install_headless_handlers",
+    "run_app_with_signals",
+    "say",
+    "signal_exit_code",
+    "signal_name",
+]
+
+ENDING_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that end a session like SIGTERM does: ``kill`` and a closed terminal (no SIGHUP on
+Windows)."""
 
 
 class Terminated(BaseException):
-    """The process got SIGTERM (a ``BaseException``, like ``KeyboardInterrupt``)."""
+    """The process got SIGTERM or SIGHUP (a ``BaseException``, like ``KeyboardInterrupt``)."""
 
     def __init__(self, signum: int = signal.SIGTERM) -> None:
         super().__init__(signum)
@@ -33,12 +49,25 @@ class Terminated(BaseException):
 
 
 def signal_exit_code(exc: BaseException) -> int:
-    """Exit status after a signal: 143 for SIGTERM, 1 for Ctrl-C (pibench's usual runtime error)."""
+    """Exit status after a signal: 128 + its number for SIGTERM (143) and SIGHUP (129), 1 for
+    Ctrl-C (pibench's usual runtime error)."""
     return 128 + exc.signum if isinstance(exc, Terminated) else 1
 
 
+def signal_name(exc: BaseException) -> str:
+    """``"SIGTERM"``, ``"SIGHUP"`` (a :class:`Terminated`) or ``"SIGINT"`` (anything else: Ctrl-C)."""
+    return signal.Signals(exc.signum).name if isinstance(exc, Terminated) else "SIGINT"
+
+
+def ended_how(exc: BaseException) -> str:
+    """The words for how a session was ended, for its last message."""
+    name = signal_name(exc)
+    return "interrupted" if name == "SIGINT" else f"terminated ({name})"
+
+
 def install_headless_handlers() -> Callable[[], None]:
-    """Make SIGTERM raise :class:`Terminated` in the main thread (never inside an API call).
+    """Make SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (never inside an
+    API call).
 
     Returns:
         A function restoring the previous handlers (a no-op off the main thread, where
@@ -46,15 +75,15 @@ def install_headless_handlers() -> Callable[[], None]:
     """
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    state = {"term": False}
+    state = {"term": 0}
 
     def on_int(signum: int, frame: Any) -> None:
         if state["term"]:
-            raise Terminated(signal.SIGTERM)
+            raise Terminated(state["term"])
         raise KeyboardInterrupt
 
     def on_term(signum: int, frame: Any) -> None:
-        state["term"] = True
+        state["term"] = state["term"] or signum
         if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
             # An API call is being applied (SIGINT is held): finish it first. (Our SIGINT
             # handler again: prompt-toolkit restores Python's default one after a prompt.)
@@ -63,18 +92,19 @@ def install_headless_handlers() -> Callable[[], None]:
             return
         raise Terminated(signum)
 
-    old_int = signal.signal(signal.SIGINT, on_int)
-    old_term = signal.signal(signal.SIGTERM, on_term)
+    old = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    for sig in ENDING_SIGNALS:
+        old[sig] = signal.signal(sig, on_term)
 
     def restore() -> None:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
     return restore
 
 
 def run_app_with_signals(app: Any, final_save: Callable[[], str | None], prog: str = "pibench play") -> int:
-    """Run a Textual app; on SIGTERM/SIGINT stop it (after any month being closed) and save.
+    """Run a Textual app; on SIGTERM/SIGHUP/SIGINT stop it (after any month being closed) and save.
 
     Args:
         app: the ``PibenchApp`` (its ``busy`` flag says a month is being closed).
@@ -100,7 +130,7 @@ def run_app_with_signals(app: Any, final_save: Callable[[], str | None], prog: s
 
     installed = []
     if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in (*ENDING_SIGNALS, signal.SIGINT):
             try:
                 loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
@@ -108,18 +138,31 @@ def run_app_with_signals(app: Any, final_save: Callable[[], str | None], prog: s
                 pass
     try:
         app.run(loop=loop)
+    except OSError:
+        if not got:  # pragma: no cover - not a signal's doing
+            raise
+        # The terminal went away (SIGHUP): restoring it failed, the career is intact: save it.
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
         loop.close()
     if not got:
         return int(app.return_code or 0)
-    exc: BaseException = Terminated(got[0]) if got[0] == signal.SIGTERM else KeyboardInterrupt()
-    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    exc: BaseException = KeyboardInterrupt() if got[0] == signal.SIGINT else Terminated(got[0])
+    what = ended_how(exc)
     try:
         saved = final_save()
     except Exception as err:  # noqa: BLE001 - SaveError, OS errors: say so
-        print(f"{prog}: {what}; could not save: {err}", file=sys.stderr)
+        say(f"{prog}: {what}; could not save: {err}")
         return signal_exit_code(exc)
-    print(f"{prog}: {what}" + (f"; {saved}" if saved else ""), file=sys.stderr)
+    say(f"{prog}: {what}" + (f"; {saved}" if saved else ""))
     return signal_exit_code(exc)
+
+
+def say(line: str) -> None:
+    """Print ``line`` on stderr if there is still somewhere to print it (after SIGHUP the
+    terminal is gone; the save was written all the same)."""
+    try:
+        print(line, file=sys.stderr)
+    except (OSError, ValueError):
+        pass

@@ -28,7 +28,14 @@ from pibench_tui.headless.session import (
     HeadlessSession,
     public_impact,
 )
-from pibench_tui.interrupts import Terminated, install_headless_handlers, signal_exit_code
+from pibench_tui.interrupts import (
+    Terminated,
+    ended_how,
+    install_headless_handlers,
+    say,
+    signal_exit_code,
+    signal_name,
+)
 from pibench_tui.sandbox import AgentProcess
 
 if TYPE_CHECKING:
@@ -162,7 +169,7 @@ def main(
     except (HeadlessError, SandboxStartError) as exc:
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1
-    except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C, SIGTERM: save, then stop
+    except (KeyboardInterrupt, Terminated) as exc:  # Ctrl-C, SIGTERM, SIGHUP: save, then stop
         return _interrupted(session, exc, stdout if mode == "jsonl" else None)
     except Exception as exc:  # noqa: BLE001 - pibench's own failure: still save and report
         if session is None:
@@ -194,11 +201,11 @@ def main(
 
 
 def _interrupted(session: HeadlessSession | None, exc: BaseException, jsonl_out: IO[str] | None = None) -> int:
-    """Write the final save (``--save``) after SIGINT/SIGTERM and, in JSON-lines mode
-    (``jsonl_out``), an ``end`` event with ``"interrupted": "SIGTERM"|"SIGINT"`` (the
+    """Write the final save (``--save``) after SIGINT/SIGTERM/SIGHUP and, in JSON-lines mode
+    (``jsonl_out``), an ``end`` event with ``"interrupted": "SIGTERM"|"SIGHUP"|"SIGINT"`` (the
     request that was running gets no reply); the exit status."""
-    signal_name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-    what = "terminated (SIGTERM)" if signal_name == "SIGTERM" else "interrupted"
+    name = signal_name(exc)
+    what = ended_how(exc)
     try:
         saved = session.final_save() if session is not None else None
     except HeadlessError as err:
@@ -207,11 +214,11 @@ def _interrupted(session: HeadlessSession | None, exc: BaseException, jsonl_out:
         from pibench_tui.headless.jsonl import end_event
 
         try:
-            jsonl_out.write(json.dumps(end_event(session, saved, interrupted=signal_name), ensure_ascii=True) + "\n")
+            jsonl_out.write(json.dumps(end_event(session, saved, interrupted=name), ensure_ascii=True) + "\n")
             jsonl_out.flush()
         except (OSError, ValueError):  # the harness closed our stdout: stderr still says it
             pass
-    print(f"pibench headless: {what}" + (f"; {saved}" if saved else ""), file=sys.stderr)
+    say(f"pibench headless: {what}" + (f"; {saved}" if saved else ""))
     return signal_exit_code(exc)
 
 

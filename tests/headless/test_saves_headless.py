@@ -115,10 +115,11 @@ def test_a_damaged_newest_autosave_falls_back_with_one_warning(pibench, tmp_path
     assert run.stderr.count("skipped the damaged saves 'c' (month 4)") == 1 and "'c@m04'" in run.stderr
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_writes_the_final_save(tmp_path, sig):
-    """SIGTERM or SIGINT during a --save session writes the final save (the last closed month)
-    and exits with the signal's status, saying why."""
+    """SIGTERM, SIGHUP (the terminal was closed) or SIGINT during a --save session writes the
+    final save (the last closed month) and exits with the signal's status (128 + its number
+    for SIGTERM and SIGHUP, 1 for Ctrl-C), saying why."""
     store = tmp_path / "store"
     env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
     proc = subprocess.Popen(
@@ -138,17 +139,18 @@ def test_a_signal_writes_the_final_save(tmp_path, sig):
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     err = err.decode()
-    assert proc.returncode == (143 if sig == signal.SIGTERM else 1), err
+    assert proc.returncode == (1 if sig == signal.SIGINT else 128 + sig), err
     assert "saved as 'lab' (month 3)" in err
-    assert ("terminated (SIGTERM)" if sig == signal.SIGTERM else "interrupted") in err
+    assert ("interrupted" if sig == signal.SIGINT else f"terminated ({sig.name})") in err
     world, record = SaveStore(store).load_world("lab", exact=True)
     assert world.month == 3 and record.info.kind == "manual"
 
 
-def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path):
-    """In JSON-lines mode SIGTERM during a running block still ends stdout with the end
-    event (marked ``interrupted: SIGTERM``, with the report and the save), after the replies
-    of the blocks that finished; the running block gets no reply."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path, sig):
+    """In JSON-lines mode SIGTERM (or SIGHUP) during a running block still ends stdout with
+    the end event (marked ``interrupted: SIGTERM``/``SIGHUP``, with the report and the save),
+    after the replies of the blocks that finished; the running block gets no reply."""
     store = tmp_path / "store"
     env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
     proc = subprocess.Popen(
@@ -165,11 +167,11 @@ def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path
     proc.stdin.write(b'{"code": "while True:\\n    pass"}\n')
     proc.stdin.flush()
     time.sleep(0.5)  # the block is running (it would run until the block timeout)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     lines = [json.loads(line) for line in out.decode().splitlines()]
-    assert proc.returncode == 143, err
+    assert proc.returncode == 128 + sig, err
     assert len(lines) == 1, lines  # no reply for the interrupted block, then the end event
     end = lines[0]
-    assert end["event"] == "end" and end["interrupted"] == "SIGTERM"
+    assert end["event"] == "end" and end["interrupted"] == sig.name
     assert end["report"]["month"] == 2 and "saved as 'lab' (month 2)" in end["saved"]
