@@ -55,8 +55,12 @@ def read_key(folder: Path) -> bytes | None:
 
 
 def make_key(folder: Path) -> bytes | None:
-    """The store's seal key, created (owner-only) when missing; ``None`` if it cannot be made.
+    """The store's seal key, created (owner-only) when missing; ``None`` if it cannot be made
+    or cannot be read.
 
+    A key file that exists but cannot be read or is malformed is never replaced: a read
+    error may be passing, and the seals of the store's saves (its autosave deltas') need
+    that very key; saves are then written unsealed (a whole file, checked by replay).
     Call while holding the store's lock (two writers never race to create it).
     """
     key = read_key(folder)
@@ -65,7 +69,7 @@ def make_key(folder: Path) -> bytes | None:
     key = secrets.token_bytes(32)
     path = folder / KEY_NAME
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(key.hex() + "\n")
             fh.flush()

@@ -83,3 +83,23 @@ def test_an_edited_sealed_save_is_replayed_and_refused(tmp_path, count_replays):
         store.load_world("lab", exact=True)
     assert err.value.kind == "tampered"
     assert count_replays == ["lab"]
+
+
+def test_an_unreadable_seal_key_is_never_replaced(tmp_path, count_replays):
+    """A seal key file that exists but reads as malformed (a passing read error, a damaged
+    disk block) is left as it is: the store writes its saves unsealed (whole, loaded by
+    replay) instead of creating a new key over it, which would void every save sealed with
+    the old one."""
+    w = played(4)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save("first", w, scenario="standard")
+    key_path = tmp_path / "s" / KEY_NAME
+    good = key_path.read_bytes()
+    key_path.write_bytes(b"not a key\n")
+    store.save("second", w, scenario="standard")
+    assert key_path.read_bytes() == b"not a key\n"
+    loaded, record = store.load_world("second", exact=True)
+    assert not record.sealed and loaded.digest() == w.digest() and count_replays == ["second"]
+    key_path.write_bytes(good)  # the key readable again: the first save is still sealed
+    _, record = store.load_world("first", exact=True)
+    assert record.sealed
