@@ -189,7 +189,8 @@ class PibenchApp(App[int]):
         yield LabHeader(id="header")
         with Container(id="main"):
             with TabbedContent(id="tabs", initial="people"):
-                yield PeoplePanel("1 Lab")
+                # The panels that do not show at start compose their widgets when first shown.
+                yield PeoplePanel("1 Lab", lazy=False)
                 yield ApplicantsPanel("2 Applicants")
                 yield ProjectsPanel("3 Projects")
                 yield PapersPanel("4 Papers")
@@ -264,12 +265,12 @@ class PibenchApp(App[int]):
         self.version += 1
 
     def refresh_view(self, everything: bool = False) -> None:
-        """Mark the career changed and redraw the visible panel (all of them with ``everything``);
-        the others redraw when shown."""
+        """Mark the career changed and redraw the visible panel (with ``everything``, every panel
+        shown before as well); the others redraw when shown."""
         self.changed()
         active = self.tabs.active
         for panel in self.panels():
-            if everything or panel.id == active:
+            if panel.id == active or (everything and panel.composed):
                 panel.redraw(self.game)
 
     @property
@@ -326,7 +327,7 @@ class PibenchApp(App[int]):
         if isinstance(pane, Panel):
             if pane.stale:
                 pane.redraw(self.game)
-            pane.focus_main()
+            pane.take_focus()
 
     @on(ConsolePanel.BlockFinished)
     def _console_done(self) -> None:
@@ -378,7 +379,7 @@ class PibenchApp(App[int]):
         pane = self.query_one(f"#{tab}", Panel)
         if pane.stale:
             pane.redraw(self.game)
-        pane.focus_main()
+        pane.take_focus()
 
     def action_console(self) -> None:
         """Open the console panel."""

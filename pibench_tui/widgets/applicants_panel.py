@@ -36,7 +36,7 @@ class ApplicantsPanel(Panel):
     TAB = "applicants"
     BINDINGS = panel_bindings("applicants")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         yield Static("", id="applicants-note", classes="panel-note")
         yield new_table("applicants-table", "ID", "Name", "Pool", "Transcript", "Letter", "Interview", "Status")
 

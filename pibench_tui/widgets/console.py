@@ -82,15 +82,17 @@ class ConsolePanel(Panel):
 
     @property
     def input(self) -> Input:
-        """The input line."""
+        """The input line (composing the console if it was never shown)."""
+        self.ensure_composed()
         return self.query_one("#console-input", Input)
 
     @property
     def log_view(self) -> RichLog:
-        """The output log."""
+        """The output log (composing the console if it was never shown)."""
+        self.ensure_composed()
         return self.query_one("#console-log", RichLog)
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         yield Static(BANNER, id="console-intro", markup=False)
         yield RichLog(id="console-log", wrap=True, markup=False, highlight=False)
         yield Static(">>>", id="console-prompt")
@@ -242,7 +244,7 @@ class ConsolePanel(Panel):
             self.log_view.write(Text("  ".join(tails), style="dim"))
 
     def _finished(self, out: str, err: dict | None) -> None:
-        log = self.query_one(RichLog)
+        log = self.log_view
         if out:
             log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
         if err:

@@ -17,7 +17,7 @@ class EventsPanel(Panel):
     TAB = "events"
     BINDINGS = panel_bindings("events")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         yield new_table("events-table", "ID", "Kind", "Arrived", "Answer by", "Details", "Answers")
         yield Label("Earlier events", classes="section")
         yield new_table("past-events-table", "ID", "Kind", "Month", "Status")

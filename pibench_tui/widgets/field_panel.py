@@ -18,7 +18,7 @@ class FieldPanel(Panel):
     TAB = "field"
     BINDINGS = panel_bindings("field")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield new_table("news-table", "Month", "Kind", "Topic", "News")
             yield LinePlot(id="preprint-plot", classes="plot")

@@ -67,7 +67,7 @@ class GrantsPanel(Panel):
     TAB = "grants"
     BINDINGS = panel_bindings("grants")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Open calls", classes="section")
             yield new_table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after")

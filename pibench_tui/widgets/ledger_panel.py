@@ -22,7 +22,7 @@ class LedgerPanel(Panel):
     TAB = "ledger"
     BINDINGS = panel_bindings("ledger")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             with Horizontal(id="ledger-plots"):
                 yield LinePlot(id="budget-plot", classes="plot")

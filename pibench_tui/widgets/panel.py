@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Static, TabPane
+from textual.widget import AwaitMount
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ..actions import ACTIONS, SHORT
 from ..tui_game import Game
@@ -61,19 +63,58 @@ def new_table(id: str, *columns: str) -> DataTable:
 
 
 class Panel(TabPane):
-    """A tab of the main screen; ``show(game)`` redraws it from the API."""
+    """A tab of the main screen; ``show(game)`` redraws it from the API.
+
+    A panel's widgets (``compose_body``) are composed the first time it is drawn (shown), not
+    when the app starts: only one panel shows at a time, and composing the hidden ones was
+    about a third of an app start's CPU. ``lazy=False`` composes them at once."""
 
     TAB = ""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, *, lazy: bool = True) -> None:
         super().__init__(title, id=self.TAB)
         self.shown_version = -1  # the app's career version this panel last drew
+        self.composed = not lazy  # its body's widgets exist (they are composed on first show)
+        self.mounting = False  # they are being mounted (the panel draws and takes the focus then)
+
+    def compose(self) -> ComposeResult:
+        if self.composed:
+            yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:  # pragma: no cover - overridden
+        """The panel's widgets (composed on first show)."""
+        yield from ()
+
+    def ensure_composed(self) -> AwaitMount | None:
+        """Compose the panel's widgets now if they are not yet (mounting before the scroll
+        hint); the awaitable completes once they are mounted (``None``: they already were)."""
+        if self.composed:
+            return None
+        self.composed = True
+        hints = self.query_children(".scroll-hint")
+        return self.mount_compose(self.compose_body(), before=hints.first() if hints else None)
 
     def show(self, game: Game) -> None:  # pragma: no cover - overridden
         """Redraw from the API."""
 
     def redraw(self, game: Game) -> None:
-        """Redraw from the API now, then re-check which columns do not fit."""
+        """Redraw from the API now, then re-check which columns do not fit. The first time,
+        the panel's widgets are composed first: it draws (and, if it is the shown panel, takes
+        the focus) as soon as they are mounted."""
+        mounting = self.ensure_composed()
+        if mounting is not None:
+            self.mounting = True
+
+            async def first_draw() -> None:
+                await mounting
+                self.mounting = False
+                self.redraw(getattr(self.app, "game", game))  # the career shown by then
+                tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+                if tabs is not None and tabs.active == self.id and self.screen is self.app.screen:
+                    self.focus_main()
+
+            self.call_later(first_draw)
+            return
         self.show(game)
         self.shown_version = getattr(self.app, "version", 0)
         self.call_after_refresh(self.update_scroll_hint)
@@ -112,6 +153,15 @@ class Panel(TabPane):
         how = getattr(self.app, "COLUMN_SCROLL_KEYS", "← → or shift+wheel scroll")
         hint.update(Text(f"→ more columns ({how}): " + " | ".join(cut), style="italic") if cut else "")
         hint.display = bool(cut)
+
+    def take_focus(self) -> None:
+        """Focus the panel's main widget (:meth:`focus_main`), or, while its widgets are being
+        mounted for its first show, as soon as they are (meanwhile nothing has the focus: a
+        widget of the panel left behind would keep it, and its tab would show again)."""
+        if self.mounting:
+            self.screen.set_focus(None)
+        else:
+            self.focus_main()
 
     def focus_main(self) -> None:
         """Focus the panel's first table (so its keys show in the footer)."""

@@ -16,7 +16,7 @@ class PapersPanel(Panel):
     TAB = "papers"
     BINDINGS = panel_bindings("papers")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Drafts", classes="section")
             yield new_table(

@@ -23,7 +23,7 @@ class PeoplePanel(Panel):
     TAB = "people"
     BINDINGS = panel_bindings("people")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         table = new_table(
             "people-table",
             "ID",

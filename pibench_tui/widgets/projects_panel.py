@@ -16,7 +16,7 @@ class ProjectsPanel(Panel):
     TAB = "projects"
     BINDINGS = panel_bindings("projects")
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         yield new_table(
             "projects-table",
             "ID",
