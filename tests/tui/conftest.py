@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import pytest
 
 from pibench_tui.app import PibenchApp, make_app
@@ -38,21 +41,97 @@ def build(world: World | None = None, tmp_path=None, **kw) -> PibenchApp:
 
 async def settle(pilot, app: PibenchApp) -> None:
     """Wait until no month is being closed and the screen has refreshed: the month's worker
-    completes (Textual's wait), then its MonthAdvanced message is handled (a few message-loop
-    turns; no wall-clock limit, so a loaded machine only makes it slower)."""
+    completes (Textual's wait), then its MonthAdvanced message is handled (:func:`wait_for`).
+    A month only started by a key must be awaited first (:func:`close_month`)."""
     await pilot.pause()
     await app.workers.wait_for_complete()
-    for _ in range(1000):
-        if not app.busy:
-            break
-        await pilot.pause()
+    await wait_for(pilot, lambda: not app.busy, "the month being closed to finish")
     await pilot.pause()
 
 
-async def press(pilot, *keys: str) -> None:
-    """Press keys one at a time, letting screens mount in between."""
+async def close_month(pilot, app: PibenchApp) -> None:
+    """Close the month with the keys a player uses (n, then enter in the confirmation) and wait
+    until the app has handled the closed month (``months_advanced`` counts it)."""
+    before = app.months_advanced
+    await press(pilot, "n", to="ConfirmNextMonth")
+    await press(pilot, "enter", until=lambda: app.months_advanced > before, what="the month closed")
+    await settle(pilot, app)
+
+
+WAIT_BOUND_S = 30.0
+"""How long :func:`wait_for` lets the app work before it fails (a bound for a hung test, not
+a timing: every wait ends as soon as its condition holds)."""
+
+
+async def wait_for(pilot, condition: Callable[[], bool], what: str, bound_s: float = WAIT_BOUND_S) -> None:
+    """Let the app process its messages (``pilot.pause``) until ``condition()`` holds.
+
+    Textual's own waits (``pilot.press``/``pilot.pause``) decide the app is idle by its CPU use,
+    which a CPU-starved process passes falsely: a key can then land before the screen it is
+    meant for is mounted. Waiting for the condition that matters is exact on any machine.
+
+    Raises:
+        pytest.fail.Exception: ``condition()`` still false after ``bound_s`` seconds of
+            wall time; the message names ``what`` was awaited.
+    """
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {bound_s:g} s for {what}; the screen is {type(pilot.app.screen).__name__}")
+        await pilot.pause()
+
+
+def screen_ready(app: PibenchApp, name: str) -> bool:
+    """True when the active screen is a ``name`` (class name; ``"Screen"`` is the main one),
+    mounted, and -- if it has anything to focus -- its focus is placed, so keys reach it."""
+    screen = app.screen
+    if type(screen).__name__ != name or not screen.is_mounted:
+        return False
+    return screen.focused is not None or not screen.focus_chain
+
+
+def panel_ready(app: PibenchApp, panel: str) -> bool:
+    """True when the tab ``panel`` (an id of ``TABS``: "applicants", "papers", ...) is shown on
+    the main screen and the focus is inside it (where its keys act)."""
+    if not screen_ready(app, "Screen") or app.tabs.active != panel:
+        return False
+    focused = app.focused
+    return focused is not None and any(node.id == panel for node in focused.ancestors_with_self)
+
+
+async def press(
+    pilot,
+    *keys: str,
+    to: str | None = None,
+    panel: str | None = None,
+    focus: str | None = None,
+    until: Callable[[], bool] | None = None,
+    what: str = "",
+) -> None:
+    """Press keys, then wait until their effect is there.
+
+    Args:
+        keys: pressed in order (they must not change screens midway: split the call there).
+        to: the screen the keys open or return to (class name, ``"Screen"`` for the main
+            one): waits until it is active and focused (:func:`screen_ready`).
+        panel: the tab the keys show: waits until it is active and focused (:func:`panel_ready`).
+        focus: the id of the widget the keys move the focus to (``"field-1"``): waits for it.
+        until: any other condition to wait for (``what`` names it for the failure message).
+    """
     await pilot.press(*keys)
     await pilot.pause()
+    app = pilot.app
+    after = " ".join(keys)
+    if to is not None:
+        await wait_for(pilot, lambda: screen_ready(app, to), f"the {to} screen after {after!r}")
+    if panel is not None:
+        await wait_for(pilot, lambda: panel_ready(app, panel), f"the {panel} panel after {after!r}")
+    if focus is not None:
+        await wait_for(
+            pilot, lambda: app.focused is not None and app.focused.id == focus, f"the focus on #{focus} after {after!r}"
+        )
+    if until is not None:
+        await wait_for(pilot, until, f"{what or 'the condition'} after {after!r}")
 
 
 @pytest.fixture

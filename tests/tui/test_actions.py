@@ -8,6 +8,14 @@ from world.api import Api
 
 from .conftest import build, new_world, press
 
+
+async def act(pilot, *keys: str, send: str = "ctrl+o") -> None:
+    """Open an action's form with ``keys`` (the last one opens it), wait until it is up, then
+    send it with ``send`` and wait until the main screen is back (the call is made by then)."""
+    await press(pilot, *keys, to="ActionForm")
+    await press(pilot, send, to="Screen")
+
+
 pytestmark = pytest.mark.asyncio
 
 
@@ -15,16 +23,20 @@ async def test_staff_actions_hire_ra_manager_postdoc_and_dismiss(tmp_path):
     """R, M, P open confirmations that hire an RA, a manager and post a postdoc search; X dismisses."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "R", "enter", "M", "enter", "P", "enter")
+        for key in ("R", "M", "P"):
+            await act(pilot, key, send="enter")
         people = {p["id"]: p for p in Api(app.game.world).students.list()}
         assert people["RA001"]["role"] == "ra" and people["MGR001"]["role"] == "manager"
         assert any(r["category"] == "recruiting" for r in app.game.call("lab.ledger", 50))
-        await press(pilot, "X", "ctrl+o")
+        await act(pilot, "X")
         dash = app.game.dashboard()
         staff = {s["id"]: s for s in dash["staff"]}
         assert staff["RA001"]["leaving_at_month_end"] is True
         assert app.game.world.s.action_log[-1][1] == "recruit.dismiss"
-        await press(pilot, "r")  # no postdoc yet: told why, no form
+        told = len(app.toasts)
+        await press(
+            pilot, "r", until=lambda: len(app.toasts) > told, what="a note"
+        )  # no postdoc yet: told why, no form
         assert "no active postdoc" in app.toasts[-1][0]
         assert app.screen is app.screen_stack[0]
 
@@ -33,12 +45,22 @@ async def test_interview_and_offer(tmp_path):
     """i interviews the highlighted applicant (3 h); o offers the first pending one."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "2", "i", "space", "down", "space", "ctrl+o")
+        await press(pilot, "2", panel="applicants")
+        await press(pilot, "i", to="ActionForm")
+        await press(
+            pilot,
+            "space",
+            "down",
+            "space",
+            until=lambda: len(app.screen.values["ids"]) == 2,
+            what="two applicants ticked",
+        )
+        await press(pilot, "ctrl+o", to="Screen")
         apps = {a["id"]: a for a in app.game.call("recruit.applicants")}
         interviewed = [a for a in apps.values() if a["interview"] is not None]
         assert len(interviewed) == 2
         assert app.game.call("lab.attention")["oneoff_used"] == 6
-        await press(pilot, "o", "ctrl+o")
+        await act(pilot, "o")
         assert sum(1 for a in app.game.call("recruit.applicants") if a["status"] == "offered") == 1
 
 
@@ -46,9 +68,16 @@ async def test_mentoring_form_sets_hours_for_everyone(tmp_path):
     """m shows one field per person; the value typed becomes their standing hours."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "R", "enter", "R", "enter", "1", "m")
+        await act(pilot, "R", send="enter")
+        await act(pilot, "R", send="enter")
+        await press(pilot, "1", panel="people")
+        await press(pilot, "m", to="ActionForm")
         assert "left after this" in str(app.screen.query_one("#form-summary").render())
-        await press(pilot, "backspace", "4", "tab", "backspace", "6", "enter")
+        await press(
+            pilot, "backspace", "4", until=lambda: app.screen.values["h:RA001"] == "4", what="RA001's hours typed"
+        )
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "backspace", "6", "enter", to="Screen")
         people = {p["id"]: p["mentoring_hours"] for p in app.game.call("students.list")}
         assert people == {"RA001": 4.0, "RA002": 6.0}
 
@@ -58,7 +87,17 @@ async def test_project_actions(tmp_path):
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         # the idle pair RA001, RA002 comes ticked: down, space unticks RA002
-        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "down", "space", "tab", "enter")
+        await act(pilot, "R", send="enter")
+        await act(pilot, "R", send="enter")
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "tab", focus="field-2")
+        await press(
+            pilot, "down", "space", until=lambda: app.screen.values["members"] == ["RA001"], what="RA002 unticked"
+        )
+        await press(pilot, "tab", focus="field-3")
+        await press(pilot, "enter", to="Screen")
         pj = app.game.call("projects.list")[0]
         assert (
             pj["members"] == ["RA001"]
@@ -66,13 +105,15 @@ async def test_project_actions(tmp_path):
             and pj["topic"] == "reasoning"
             and pj["monthly_compute"] == 1500
         )
-        await press(pilot, "a", "ctrl+o")  # the form offers someone not on the project already
+        await act(pilot, "a")  # the form offers someone not on the project already
         assert app.game.call("projects.list")[0]["members"] == ["RA001", "RA002"]
-        await press(pilot, "u", "ctrl+o")
+        await act(pilot, "u")
         assert app.game.call("projects.list")[0]["members"] == ["RA002"]
-        await press(pilot, "c", "tab", *["backspace"] * 4, "9", "0", "0", "enter")
+        await press(pilot, "c", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, *["backspace"] * 4, "9", "0", "0", "enter", to="Screen")
         assert app.game.call("projects.list")[0]["monthly_compute"] == 900
-        await press(pilot, "k", "ctrl+o")
+        await act(pilot, "k")
         assert app.game.call("projects.list")[0]["status"] == "killed"
 
 
@@ -94,28 +135,31 @@ async def test_paper_actions_polish_submit_withdraw_revise(tmp_path):
     w, api = _world_with_draft()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "4", "p", "ctrl+o")
+        await press(pilot, "4", panel="papers")
+        await act(pilot, "p")
         assert api.papers.drafts()[0]["polish_hours"] == 8
-        await press(pilot, "b")
-        await press(pilot, "ctrl+o")
+        await act(pilot, "b")
         sub = api.papers.submissions()[0]
         assert sub["status"] == "under_review" and sub["venue"] == "W-SHOP"
-        await press(pilot, "w", "ctrl+o")
+        await act(pilot, "w")
         assert api.papers.submissions()[0]["status"] == "withdrawn"
-        await press(pilot, "v")
+        told = len(app.toasts)
+        await press(pilot, "v", until=lambda: len(app.toasts) > told, what="a note")
         assert "rejected" in app.toasts[-1][0]
     # month 9 is a NAIC deadline: the first venue offered is NAIC; a tier-1 RA paper is rejected.
     api.time.next_month()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "4", "b", "ctrl+o")
+        await press(pilot, "4", panel="papers")
+        await act(pilot, "b")
         assert api.papers.submissions()[-1]["venue"] == "NAIC"
     for _ in range(4):  # decided at the tick of month 12
         api.time.next_month()
     assert api.papers.submissions()[-1]["status"] == "reject"
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "4", "v", "ctrl+o")
+        await press(pilot, "4", panel="papers")
+        await act(pilot, "v")
         assert api.papers.drafts()[0]["revisions"] == 1
 
 
@@ -127,14 +171,17 @@ async def test_grant_conference_and_event_actions(tmp_path):
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         budget = api.lab.dashboard()["budget"]
-        await press(pilot, "5", "g", "ctrl+o")
+        await press(pilot, "5", panel="grants")
+        await act(pilot, "g")
         props = api.grants.proposals()
         assert len(props) == 1 and props[0]["topic"] == "reasoning" and props[0]["hours"] == 25
         assert api.lab.dashboard()["budget"] == budget - 500
-        await press(pilot, "6", "f", "enter")
+        await press(pilot, "6", panel="field")
+        await act(pilot, "f", send="enter")
         assert app.game.intel and api.lab.dashboard()["budget"] == budget - 3000
         ev = api.events.pending()[0]
-        await press(pilot, "7", "e", "ctrl+o")
+        await press(pilot, "7", panel="events")
+        await act(pilot, "e")
         assert ev["id"] not in {e["id"] for e in api.events.pending()}
         assert w.s.events[ev["id"]].status == "accepted"
 
@@ -143,7 +190,23 @@ async def test_refused_action_shows_the_api_message(tmp_path):
     """A call the API refuses (a 200 h proposal in month 1, invariant 5) shows its message verbatim."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "5", "g", "tab", "tab", "end", "backspace", "backspace", "2", "0", "0", "enter")
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "tab", focus="field-2")
+        told = len(app.toasts)
+        await press(
+            pilot,
+            "end",
+            "backspace",
+            "backspace",
+            "2",
+            "0",
+            "0",
+            "enter",
+            until=lambda: len(app.toasts) > told,
+            what="a note",
+        )
         msg, severity = app.toasts[-1]
         assert severity == "error" and "needs 200 h" in msg
         assert app.game.call("grants.proposals") == []
@@ -154,9 +217,23 @@ async def test_form_validates_before_calling(tmp_path):
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         log_len = len(app.game.world.s.action_log)
-        await press(pilot, "5", "g", "tab", "tab", "end", "backspace", "backspace", "3", "enter")
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "tab", focus="field-2")
+        problems = app.screen.query_one("#form-problems")
+        await press(
+            pilot,
+            "end",
+            "backspace",
+            "backspace",
+            "3",
+            "enter",
+            until=lambda: problems.display,
+            what="the problem shown",
+        )
         assert type(app.screen).__name__ == "ActionForm"
         assert "at least 5" in str(app.screen.query_one("#form-problems").render())
         assert len(app.game.world.s.action_log) == log_len
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         assert type(app.screen).__name__ == "Screen"

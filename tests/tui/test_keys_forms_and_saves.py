@@ -10,7 +10,7 @@ from pibench_tui.app import make_app
 from saves import SaveError, SaveStore
 from world.api import Api
 
-from .conftest import build, new_world, press, screen_text, settle
+from .conftest import build, close_month, new_world, press, screen_ready, screen_text, settle, wait_for
 from .test_snapshots import busy_world
 
 pytestmark = pytest.mark.asyncio
@@ -28,8 +28,7 @@ async def test_load_keeps_autosaving_under_the_careers_name(tmp_path):
     app = make_app(load="c1", saves_dir=str(store.path), test_mode=True, run_baseline=False, show_digest=False)
     assert app.career == "c1"
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
     infos = {i.name: i for i in SaveStore(store.path, on_warning=None).list()}
     assert "c1@m03" in infos and infos["c1@m03"].career == "c1"
 
@@ -44,8 +43,7 @@ async def test_load_dialog_keeps_autosaving_the_loaded_career(tmp_path):
         app._load_named("c2")
         await settle(pilot, app)
         assert app.career == "c2"
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
     assert "c2@m02" in {i.name for i in store.list()}
 
 
@@ -81,16 +79,20 @@ async def test_forms_preselect_the_highlighted_row(tmp_path):
     api.projects.start("reasoning", 1, ["RA001"], 1000)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "2")
+        await press(pilot, "2", panel="applicants")
         table = app.query_one("#applicants-table")
         ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         table.move_cursor(row=ids.index("APP004"))
-        await press(pilot, "o")
+        await wait_for(pilot, lambda: app.highlighted_id() == "APP004", "APP004 highlighted")
+        await press(pilot, "o", to="ActionForm")
         assert app.screen.values["applicant"] == "APP004"
-        await press(pilot, "escape", "3", "a")
+        await press(pilot, "escape", to="Screen")
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "a", to="ActionForm")
         assert app.screen.values["project"] == "PJ001"
         assert app.screen.values["person"] in ("RA002", "RA003")
-        await press(pilot, "escape", "u")
+        await press(pilot, "escape", to="Screen")
+        await press(pilot, "u", to="ActionForm")
         assert app.screen.values["person"] == "RA001"
 
 
@@ -98,7 +100,9 @@ async def test_enter_in_a_checklist_sends_the_form(tmp_path):
     """In the interview form, space ticks and enter sends (as the help says)."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "2", "i", "space", "enter")
+        await press(pilot, "2", panel="applicants")
+        await press(pilot, "i", to="ActionForm")
+        await press(pilot, "space", "enter", to="Screen")
         await settle(pilot, app)
         assert type(app.screen).__name__ != "ActionForm"
         assert any(a["interview"] is not None for a in app.game.call("recruit.applicants"))
@@ -110,16 +114,16 @@ async def test_quit_names_what_is_unsaved(tmp_path):
     app = build(tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(120, 40)) as pilot:
         app.game.call("recruit.hire_ra")
-        await press(pilot, "q")
+        await press(pilot, "q", to="QuitDialog")
         assert "This month's play (month 1) is not saved." in str(app.screen.query_one("#quit-note").render())
-        await press(pilot, "escape", "n", "enter")
-        await settle(pilot, app)
-        await press(pilot, "ctrl+c")  # ctrl+c quits the safe way: it asks too
+        await press(pilot, "escape", to="Screen")
+        await close_month(pilot, app)
+        await press(pilot, "ctrl+c", to="QuitDialog")  # ctrl+c quits the safe way: it asks too
         assert type(app.screen).__name__ == "QuitDialog"
         assert "2 months of play (months 1-2) are not saved." in str(app.screen.query_one("#quit-note").render())
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         app.game.mark_saved()
-        await press(pilot, "ctrl+c")
+        await press(pilot, "ctrl+c", until=lambda: app.return_code is not None, what="the app to exit")
     assert app.return_code == 0
 
 
@@ -127,7 +131,10 @@ async def test_ctrl_c_in_a_dialog_says_what_to_press(tmp_path):
     """ctrl+c over a dialog does not vanish silently: a note says escape, then q."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "question_mark", "ctrl+c")
+        await press(pilot, "question_mark", to="HelpScreen")
+        await press(
+            pilot, "ctrl+c", until=lambda: any("escape" in t for t, _ in app.toasts), what="a note naming escape"
+        )
         assert any("escape" in t and "quit" in t for t, _ in app.toasts)
 
 
@@ -135,10 +142,10 @@ async def test_no_actions_offered_after_the_career_ends(tmp_path):
     """Back from the end screen the footer offers no action key and no next month."""
     app = build(busy_world("short-12", 11), show_digest=False)
     async with app.run_test(size=(160, 50)) as pilot:
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
         assert type(app.screen).__name__ == "EndScreen"
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         footer = screen_text(app).splitlines()[-1]
         assert "Next month" not in footer and "Mentoring" not in footer
         assert "Quit" in footer
@@ -150,9 +157,12 @@ async def test_one_binding_id_per_action_so_set_keymap_rebinds_everywhere(tmp_pa
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         app.set_keymap({"next_month": "N", "hire_ra": "H"})
-        await press(pilot, "H", "enter")
+        await press(pilot, "H", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
         assert [r["role"] for r in app.game.call("students.list")] == ["ra"]
-        await press(pilot, "N")
+        await press(pilot, "N", to="ConfirmNextMonth")
         assert type(app.screen).__name__ == "ConfirmNextMonth"
-        await press(pilot, "escape", "4", "N")
+        await press(pilot, "escape", to="Screen")
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "N", to="ConfirmNextMonth")
         assert type(app.screen).__name__ == "ConfirmNextMonth"
