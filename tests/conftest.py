@@ -8,11 +8,17 @@
   bytecode files (``PYTHONDONTWRITEBYTECODE``), every such process compiled the whole package
   from source again; the suite instead keeps bytecode under a private folder of the temporary
   directory (``PYTHONPYCACHEPREFIX``), never next to the sources.
+- A pytest-xdist worker ignores SIGINT once it has run its last test (:func:`pytest_sessionfinish`):
+  when the run ends, execnet gives each worker 5 s to finish, then sends it a SIGINT; on a
+  loaded machine a worker's own end (unconfigure hooks, a garbage collection) can take longer,
+  and the ``KeyboardInterrupt`` then lands anywhere (once inside Hypothesis's gc callback:
+  "Exception ignored", a warning after a green run). A Ctrl-C during the tests still stops them.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -35,3 +41,10 @@ def _keep_bytecode_out_of_the_tree() -> None:
 
 
 _keep_bytecode_out_of_the_tree()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """In an xdist worker, ignore SIGINT from here on: every result is reported, and what is
+    left (unconfigure, the interpreter's exit) must not be cut by execnet's SIGINT (module docstring)."""
+    if hasattr(session.config, "workerinput"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
