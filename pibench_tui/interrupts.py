@@ -92,7 +92,7 @@ def install_headless_handlers() -> Callable[[], None]:
             return
         raise Terminated(signum)
 
-    old = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    old: dict[int, Any] = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
     for sig in ENDING_SIGNALS:
         old[sig] = signal.signal(sig, on_term)
 
