@@ -16,6 +16,7 @@ shared with the SQL mirror).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import people as people_mod
@@ -158,28 +159,22 @@ class Api:
             return d
         w = self.world
         parts = self._month_parts()
-        money, attention, people, projects, drafts, subs, props, awards, events = sec[1:10]
-        if money is None:
-            money = sec[1] = views.dashboard_money(w)
-        if attention is None:
-            attention = sec[2] = views.attention(w, self._attention_parts())
-        if people is None:
-            people = sec[3] = views.dashboard_people(w, parts.reports)
-        if projects is None:
-            projects = sec[4] = views.dashboard_projects(w, self._live("projects"))
-        if drafts is None:
-            drafts = sec[5] = views.dashboard_drafts(w)
-        if subs is None:
-            subs = sec[6] = views.dashboard_submissions(w, self._live("submissions"))
-        if props is None:
-            props = sec[7] = views.dashboard_proposals(w, self._live("proposals"))
-        if awards is None:
-            awards = sec[8] = views.dashboard_awards(w)
-        if events is None:
-            events = sec[9] = views.dashboard_events(w, self._live("events"))
-        d = sec[0] = views.assemble_dashboard(
-            w, parts, money, attention, people, projects, drafts, subs, props, awards, events
+        # sections 1-9 in SECTION_AREAS' order; each rebuilt only when it was forgotten
+        build: tuple[Callable[[], Any], ...] = (
+            lambda: views.dashboard_money(w),
+            self._attention,
+            lambda: views.dashboard_people(w, parts.reports),
+            lambda: views.dashboard_projects(w, self._live("projects")),
+            lambda: views.dashboard_drafts(w),
+            lambda: views.dashboard_submissions(w, self._live("submissions")),
+            lambda: views.dashboard_proposals(w, self._live("proposals")),
+            lambda: views.dashboard_awards(w),
+            lambda: views.dashboard_events(w, self._live("events")),
         )
+        for i, make in enumerate(build, 1):
+            if sec[i] is None:
+                sec[i] = make()
+        d = sec[0] = views.assemble_dashboard(w, parts, *sec[1:10])
         return d
 
     def _attention(self) -> dict[str, Any]:
