@@ -113,6 +113,9 @@ class HeadlessSession:
             process=process,
             limits=rules(self.world.cfg)["harness"],
             prefetch=True,  # read-only calls here change nothing, and a refusal is only a reply
+            # What still holds after a change stays in the agent process's cache (a sealed
+            # run answers copies without the seed: never the kept object, so nothing stays).
+            kept=self.api.kept if options.sealed is None else None,
         )
         self.sandbox.secret_random = options.sealed is not None
         # Agent queries run in a query worker the OS bounds, and stop at the block's deadline:

@@ -54,7 +54,7 @@ from pibench_tui.sandbox.policy import (
     parse_agent_code,
 )
 from pibench_tui.sandbox.process import (
-    _DECODER,
+    _ENCODER,
     CHILD_SCRIPT,
     START_TIMEOUT,
     AgentProcess,
@@ -76,6 +76,7 @@ from pibench_tui.sandbox.protocol import (
     _Timeout,
     _valid_error,
 )
+from pibench_tui.sandbox.reads import ReadMirror
 
 __all__ = [
     "ALLOWED_MODULES",
@@ -107,11 +108,6 @@ DEFAULT_MAX_OUTPUT = 20_000
 DEFAULT_MEMORY_LIMIT = 1 << 30
 #: Longest block of agent code accepted, in characters (checked before it is parsed).
 MAX_CODE_CHARS = 200_000
-#: Most read-only calls prefetched after one change, and the longest call message kept
-#: for prefetching, in characters (see ``prefetch`` of :class:`Sandbox`).
-_PLAN_CALLS = 12
-_PLAN_CALL_CHARS = 4096
-
 Handler = Callable[[str, str, list, dict], Any]
 
 
@@ -237,6 +233,11 @@ class Sandbox:
             change nothing and whose refusals have no effect (headless mode's); results
             are exactly the handler's answers in the world as it is, and never counted
             in :attr:`BlockResult.calls`.
+        kept: ``kept(namespace, method, args, kwargs)``: the result ``handler`` keeps for
+            that read-only call now -- the very object it answered, as long as nothing that
+            result reads has changed (:meth:`world.api.Api.kept`; any other object when it
+            would build a new one). With it, a change leaves in the agent process's cache
+            the results that still hold (:mod:`.reads`); without, it empties the cache.
     """
 
     def __init__(
@@ -253,6 +254,7 @@ class Sandbox:
         limits: dict[str, Any] | None = None,
         static_check: bool = True,
         prefetch: bool = False,
+        kept: Handler | None = None,
     ) -> None:
         self.handler = handler
         self.prefetch = bool(prefetch)
@@ -276,10 +278,8 @@ class Sandbox:
             }
             | {("memory", "write")}
         )
-        #: What agent code read after each kind of change the last two times: ``{"" (the
-        #: start of a block) or "ns.method": ([text of a read-only call message, ...] the
-        #: last time, [...] the time before)}``.
-        self._plans: dict[str, tuple[list[str], list[str]]] = {}
+        #: What the agent process's read cache holds, and what agent code reads after each change.
+        self._reads = ReadMirror(kept, self.prefetch)
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -311,6 +311,7 @@ class Sandbox:
                 self.lost_state = self.lost_state or proc.ready
                 proc.kill()
             proc = self._process = AgentProcess()
+            self._reads.reset()
         if not proc.ready:
             month = int(self.month()) if self.month is not None else 0
             proc.handshake(
@@ -344,6 +345,7 @@ class Sandbox:
         if self._process is not None:
             self._process.kill()
         self.restarts += 1
+        self._reads.reset()
         # Boot the replacement now, so the next block does not wait for it.
         self._process = AgentProcess()
 
@@ -488,10 +490,8 @@ class Sandbox:
     ) -> BlockResult:
         """Send one block and serve its calls until it ends, times out or breaks the protocol."""
         calls = 0
-        prefetch = self.prefetch
-        trigger: str | None = ""  # the last change (``""``: the block's start)
-        epoch: dict[str, None] = {}  # read-only calls made since it (message texts, in order)
-        sent: list[str] = []  # the texts of the last prefetched results sent, by index
+        reads = self._reads
+        readonly, passive, triggers = self._readonly, self._passive, self._triggers
         try:
             run_msg: dict[str, Any] = {
                 "t": "run",
@@ -502,14 +502,8 @@ class Sandbox:
             }
             if rebind:
                 run_msg["rebind"] = True
-            if prefetch:
-                sent = self._attach_prefetched(run_msg, self._plan(""), deadline)
-            try:
-                proc.send(run_msg, deadline)
-            except (TypeError, ValueError, RecursionError):  # a prefetched value not plain JSON
-                run_msg.pop("pf", None)
-                sent = []
-                proc.send(run_msg, deadline)
+            gone, items = reads.start_block(self.handler, deadline)
+            proc.send_text(_with_cache_fields(_ENCODER.encode(run_msg)[:-1], None, gone, items), deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
@@ -519,36 +513,27 @@ class Sandbox:
                     call_text = proc.last
                     reply = self._serve(msg)
                     calls += 1
-                    if prefetch:
-                        key = (msg["ns"], msg["m"])
-                        ok = reply["ok"]
-                        if key in self._readonly:
-                            if ok is True and len(call_text) <= _PLAN_CALL_CHARS:
-                                epoch[call_text] = None
-                        elif key not in self._passive and (ok or reply.get("code") == "internal_error"):
-                            # The agent process empties its cache: a new epoch starts.
-                            if trigger is not None:
-                                self._learn(trigger, epoch)
-                            trigger = f"{key[0]}.{key[1]}" if key in self._triggers else None
-                            epoch = {}
-                            sent = []
-                            if ok and trigger is not None:
-                                sent = self._attach_prefetched(reply, self._plan(trigger), deadline)
+                    head = _reply_head(msg, reply)
+                    key = (msg["ns"], msg["m"])
+                    ok = head[1]
+                    held: int | None = None
+                    gone, items = [], []
+                    if key in readonly:
+                        if ok is True:
+                            call = [key[0], key[1], list(msg["a"]), dict(msg["k"])]
+                            held, gone = reads.keep(call_text, call, reply["v"])
+                    elif key not in passive and (ok or head[2]):
+                        # The call may have changed the world: the agent process drops what
+                        # may no longer hold (a new epoch of reads starts).
+                        trigger = f"{key[0]}.{key[1]}" if ok and key in triggers else None
+                        gone, items = reads.changed(trigger, self.handler, deadline)
                     try:
-                        if not _send_reply(proc, msg, reply, deadline):
-                            sent = []  # sent without the prefetched results
+                        proc.send_text(_with_cache_fields(head[0], held, gone, items), deadline)
                     except _Gone:
                         pass  # the call is done; the EOF is seen on the next read
                 elif kind == "use":
-                    used = msg.get("i")
-                    if (
-                        set(msg) != _USE_KEYS
-                        or type(used) is not list
-                        or not all(type(i) is int and 0 <= i < len(sent) for i in used)
-                    ):
+                    if set(msg) != _USE_KEYS or not reads.used(msg.get("i")):
                         raise _ProtocolError("malformed use message")
-                    for i in used:
-                        epoch[sent[i]] = None
                 elif kind == "out":
                     text = msg.get("s")
                     if set(msg) != _OUT_KEYS or not isinstance(text, str):
@@ -569,8 +554,7 @@ class Sandbox:
                         raise _ProtocolError("malformed or out-of-step end-of-block message")
                     collector.cut(omitted)
                     collector.add(tail)
-                    if prefetch and trigger is not None:
-                        self._learn(trigger, epoch)
+                    reads.finish()
                     return finish(_clean_error(error), calls, restarted=replaced)
                 else:
                     raise _ProtocolError(f"unexpected message {kind!r}")
@@ -631,37 +615,6 @@ class Sandbox:
                 lost=True,
             )
 
-    def _learn(self, trigger: str, epoch: dict[str, None]) -> None:
-        """Keep the read-only calls made after ``trigger`` this time (and the time before)."""
-        last = self._plans.get(trigger)
-        self._plans[trigger] = (list(epoch)[:_PLAN_CALLS], last[0] if last else [])
-
-    def _plan(self, trigger: str) -> list[str]:
-        """The read-only calls to prefetch after ``trigger``: those made after it either of
-        the last two times (an agent's months alternate between a few shapes)."""
-        last, before = self._plans.get(trigger, ((), ()))
-        return list(dict.fromkeys([*last, *before]))[:_PLAN_CALLS]
-
-    def _attach_prefetched(self, msg: dict, plan: list[str] | None, deadline: float) -> list[str]:
-        """Ask the handler the read-only calls of ``plan`` (texts of call messages) now and
-        attach the answers to ``msg`` as ``"pf": [[text, value], ...]``; refused or failing
-        calls are left out. Returns the texts sent, by index."""
-        if not plan:
-            return []
-        found: list[list[Any]] = []
-        for text in plan:
-            if time.monotonic() >= deadline:
-                break
-            try:
-                call = _DECODER.decode(text)  # the arguments afresh: the handler may keep or change them
-                value = self.handler(call["ns"], call["m"], call["a"], call["k"])
-            except Exception:  # noqa: BLE001 - a refusal or failure: agent code asks itself if it wants
-                continue
-            found.append([text, value])
-        if found:
-            msg["pf"] = found
-        return [item[0] for item in found]
-
     def _serve(self, msg: dict) -> dict:
         """Apply one API call completely, then build the reply (raises only
         :class:`_ProtocolError` for a malformed call message)."""
@@ -699,24 +652,31 @@ class Sandbox:
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
 
 
-def _send_reply(proc: AgentProcess, msg: dict, reply: dict, deadline: float) -> bool:
-    """Send the reply to the call ``msg``; a value that is not plain JSON is replaced by an
-    ``internal_error`` refusal, a prefetched one left out. Returns whether prefetched
-    results (if any) went with it."""
-    try:
-        proc.send(reply, deadline)
-        return True
-    except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
-        error: Exception = exc
-    if "pf" in reply:  # a prefetched value: the answer goes without them
-        del reply["pf"]
+def _reply_head(msg: dict, reply: dict) -> tuple[str, bool, bool]:
+    """The JSON text of ``reply`` (the answer to the call ``msg``) without its closing brace,
+    so fields of the read cache can follow, with whether it is a result and whether it is an
+    ``internal_error`` (a value that is not plain JSON is one)."""
+    if reply["ok"]:
         try:
-            proc.send(reply, deadline)
-            return False
-        except (TypeError, ValueError, RecursionError) as exc:
-            error = exc
-    proc.send(_not_json_reply(msg, error), deadline)
-    return False
+            return '{"t":"ret","ok":true,"v":' + _ENCODER.encode(reply["v"]), True, False
+        except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
+            reply = _not_json_reply(msg, exc)
+    return _ENCODER.encode(reply)[:-1], False, reply.get("code") == "internal_error"
+
+
+def _with_cache_fields(head: str, held: int | None, gone: list[int], items: list[str]) -> str:
+    """A message (``head``: its JSON text without the closing brace) with the fields of the
+    agent process's read cache (:mod:`.reads`): ``c`` (the id its result is held under),
+    ``x`` (ids to drop), ``pf`` (encoded prefetched entries)."""
+    parts = [head]
+    if held is not None:
+        parts.append(f',"c":{held}')
+    if gone:
+        parts.append(',"x":[' + ",".join(map(str, gone)) + "]")
+    if items:
+        parts.append(',"pf":[' + ",".join(items) + "]")
+    parts.append("}")
+    return "".join(parts)
 
 
 def agent_random_seed(seed: int, start: int, month: int) -> int:

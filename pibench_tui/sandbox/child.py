@@ -24,18 +24,21 @@ parent -> child
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
     "limits": {...}, "numpy_path": str | null, "static_check": bool}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}`` (plus
-    ``"rebind": true`` to restore the API names in the agent's globals first, and
-    ``"pf"``, see below)
+    ``"rebind": true`` to restore the API names in the agent's globals first, and the read
+    cache's ``"x"`` and ``"pf"``, see below)
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
-    "message": str}`` (the answer to a ``call``; the answer to a call that may have
-    changed the world may carry ``"pf": [[call text, value], ...]``: results of read-only
-    calls in the world as it now is, prefetched by the parent for the read-only call cache)
+    "message": str}`` (the answer to a ``call``; the answer to a read-only call may carry
+    ``"c": id`` (keep the result in the read cache under that id); any answer may carry
+    ``"x": [id, ...]`` (drop those entries: a change may have touched them) and ``"pf":
+    [[id, call text, value], ...]`` (results of read-only calls in the world as it now is,
+    prefetched by the parent: entries of the cache); the parent keeps an exact copy of what
+    the cache holds, :mod:`reads`)
     ``{"t": "exit"}``
 child -> parent
     ``{"t": "ready", "confinement": {...}}`` after ``init`` (``Confinement.to_dict()``)
     ``{"t": "call", "ns": str, "m": str, "a": list, "k": dict}`` (an API call)
-    ``{"t": "use", "i": [int, ...]}`` (which prefetched results agent code used, by their
-    index in the last ``pf`` list; sent just before a ``call`` or ``done``)
+    ``{"t": "use", "i": [int, ...]}`` (which cache entries agent code used since the last
+    change, by id; sent just before a ``call`` or ``done``; only ids of entries held)
     ``{"t": "out", "s": str}`` (agent output, the head of the block's output)
     ``{"t": "done", "id": int, "error": null | {"type", "message", "line"}, "tail": str,
     "omitted": int}`` (end of a block: its id, the kept tail and how many characters
@@ -335,9 +338,6 @@ class _OutputCap:
 
 _monotonic = _time.monotonic
 
-_READ_CACHE_ENTRIES = 512
-"""Most read-only results the agent process keeps at once (cleared when full)."""
-
 # The cache keeps results marshalled: bytes agent code cannot reach or change, turned back
 # into new objects by C code for each answer (the values are plain JSON values).
 _marshal_dumps: Callable[[Any], bytes] = marshal.dumps
@@ -514,19 +514,22 @@ class _Runtime:
         self.agent_files: set[str] = set()  # file names of agent code run so far
         out = self.out
         channel_send_raw = channel.send_raw
-        # Read-only results, per world state: within a block the world changes only through
-        # this process's own calls, so a repeated read-only call (same name, same arguments)
-        # is answered here until a call that may change the world, or the next block, clears
-        # the cache. Results are kept marshalled (bytes, immutable) and unmarshalled afresh
-        # for each answer, so agent code gets new objects exactly as from the parent.
+        # Read-only results: a repeated read-only call (same name, same arguments) is answered
+        # here while the parent says its result holds. The parent decides what this cache
+        # holds (it keeps an exact copy, pibench_tui/sandbox/reads.py): an answer to a
+        # read-only call may carry ``"c": id`` (keep it under that id); any message may carry
+        # ``"x": [id, ...]`` (drop those: a change may have touched them) and ``"pf": [[id,
+        # call text, value], ...]`` (results the parent prefetched for calls agent code made
+        # after the same kind of change before: its answers to those very calls in the
+        # world as it now is). Which entries agent code used since the last change is told
+        # to the parent (``{"t": "use", "i": [id, ...]}``, just before the next message), so
+        # it knows what to prefetch next time. Within a block the world changes only through
+        # this process's own calls, each answered with what it dropped.
         #
-        # Prefetched results (issue 9 §3): the parent may send, with the reply to a call
-        # that changed the world (or with a block), the results of the read-only calls this
-        # process asked for after the same kind of change last time, as ``"pf": [[call
-        # text, value], ...]``; they are the parent's answers to those very calls in the
-        # world as it now is, and enter the cache as if asked. Which of them agent code used
-        # is told to the parent (``{"t": "use", "i": [index, ...]}``, sent just before the
-        # next message) so it knows what to send next time.
+        # Results are kept marshalled (bytes, immutable) and unmarshalled afresh for each
+        # answer, so agent code gets new objects exactly as from the parent; a prefetched
+        # result not used yet is kept as decoded (no one else holds it) and handed out as is
+        # the first time.
         readonly = {
             (ns, m)
             for ns, calls in self.spec.items()
@@ -534,41 +537,49 @@ class _Runtime:
             if isinstance(c, dict) and c.get("mutating") is False
         }
         passive = readonly | {("query", "query"), ("memory", "read")}
-        cache: dict[bytes, bytes] = {}  # encoded call -> marshalled result
-        # Prefetched results not used yet, as decoded (no one else holds them): the first
-        # use hands out this very object and keeps it marshalled for later ones.
-        fresh: dict[bytes, object] = {}
-        prefetched: dict[bytes, int] = {}  # encoded call -> its index in the last "pf" list
-        used: list[int] = []  # indices of prefetched results agent code has used, not yet told
+        cache: dict[bytes, list[Any]] = {}  # encoded call -> [id, marshalled result or None, fresh value]
+        keys: dict[int, bytes] = {}  # id -> encoded call
+        told: set[int] = set()  # ids whose use the parent knows of since the last change
+        used: list[int] = []  # ids used, not yet told
         bare: dict[tuple[str, str], bytes] = {}  # encoded calls without arguments
         self.read_cache = cache
         channel_recv = channel.recv
         dumps = _marshal_dumps
         loads = _marshal_loads
 
-        def take_prefetched(pf: object) -> None:
-            """Clear the cache and fill it with the parent's prefetched results."""
-            cache.clear()
-            fresh.clear()
-            prefetched.clear()
-            del used[:]
-            if type(pf) is not list:
-                return
-            for i, item in enumerate(cast("list[object]", pf)):
-                if type(item) is list and len(item) == 2 and type(item[0]) is str:
-                    data = item[0].encode("utf-8", "replace") + b"\n"
-                    fresh[data] = item[1]
-                    prefetched[data] = i
+        def update(msg: dict) -> None:
+            """Drop the entries the parent says (``x``) and take what it prefetched (``pf``)."""
+            gone = msg.get("x")
+            if type(gone) is list:
+                for i in gone:
+                    data = keys.pop(i, None)
+                    if data is not None:
+                        del cache[data]
+            pf = msg.get("pf")
+            if type(pf) is list:
+                for item in cast("list[object]", pf):
+                    if type(item) is list and len(item) == 3 and type(item[0]) is int and type(item[1]) is str:
+                        data = item[1].encode("utf-8", "replace") + b"\n"
+                        old = cache.get(data)
+                        if old is not None:
+                            keys.pop(old[0], None)
+                        cache[data] = [item[0], None, item[2]]
+                        keys[item[0]] = data
 
         def usage() -> bytes:
-            """The ``use`` message for prefetched results used since the last one (or b"")."""
+            """The ``use`` message for entries used since the last one (or b"")."""
             if not used:
                 return b""
             text = b'{"t":"use","i":[' + ",".join(map(str, used)).encode() + b"]}\n"
             del used[:]
             return text
 
-        self.take_prefetched = take_prefetched
+        def new_epoch(msg: dict) -> None:
+            """A change (or a new block): the parent learns afresh what agent code reads."""
+            told.clear()
+            update(msg)
+
+        self.new_epoch = new_epoch
         self.usage = usage
 
         def rpc(ns: str, method: str, args: tuple, kwargs: dict) -> object:
@@ -578,16 +589,22 @@ class _Runtime:
             else:
                 data = bare.get(key) or bare.setdefault(key, _encode_call(ns, method, (), {}))
             if key in readonly:
-                blob = cache.get(data)
-                if blob is not None:
-                    return loads(blob)
-                if data in fresh:
-                    value = fresh.pop(data)
-                    used.append(prefetched.pop(data))
+                entry = cache.get(data)
+                if entry is not None:
+                    i = entry[0]
+                    if i not in told:
+                        told.add(i)
+                        used.append(i)
+                    blob = entry[1]
+                    if blob is not None:
+                        return loads(blob)
+                    value = entry[2]
+                    entry[2] = None
                     try:
-                        cache[data] = dumps(value)
+                        entry[1] = dumps(value)
                     except ValueError:  # pragma: no cover - nested past marshal's depth
-                        pass
+                        del cache[data]
+                        keys.pop(i, None)
                     return value
             out.flush()
             channel_send_raw(usage() + data)
@@ -596,17 +613,19 @@ class _Runtime:
                 raise RuntimeError("sandbox protocol error: expected a reply to an API call")
             ok = reply.get("ok")
             # A refused call changes nothing (the API checks before it acts); anything
-            # else that may change the world empties the cache (and brings what the parent
-            # prefetched for the world it left).
+            # else that may change the world starts a new epoch (the reply says what to drop).
             if key not in passive and (ok is not False or reply.get("code") == "internal_error"):
-                take_prefetched(reply.get("pf"))
+                new_epoch(reply)
+            else:
+                update(reply)
             if ok:
                 value = reply.get("v")
-                if key in readonly and ok is True:
-                    if len(cache) >= _READ_CACHE_ENTRIES:
-                        cache.clear()
+                i = reply.get("c")
+                if type(i) is int:
                     try:
-                        cache[data] = dumps(value)
+                        cache[data] = [i, dumps(value), None]
+                        keys[i] = data
+                        told.add(i)
                     except ValueError:  # pragma: no cover - nested past marshal's depth
                         pass
                 return value
@@ -683,7 +702,7 @@ class _Runtime:
         filename = str(msg.get("filename", "<stdin>"))
         first_line = int(msg.get("first_line", 1))
         block = msg.get("id")
-        self.take_prefetched(msg.get("pf"))  # the world may have changed since the last block
+        self.new_epoch(msg)  # the world may have changed since the last block: the parent says what holds
         self.out.reset()
         self.builtins.update(self.pristine)  # the runtime checks, whatever the last block did
         if msg.get("rebind") is True:

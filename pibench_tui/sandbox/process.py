@@ -121,7 +121,10 @@ class AgentProcess:
     def send(self, msg: dict, deadline: float) -> None:
         """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
         # Encoding fails (TypeError/ValueError) before anything is written.
-        data = _ENCODER.encode(msg)
+        self.send_text(_ENCODER.encode(msg), deadline)
+
+    def send_text(self, data: str, deadline: float) -> None:
+        """Write one message given as its JSON text; raise :class:`_Timeout` or :class:`_Gone`."""
         view = memoryview(data.encode("utf-8", "replace") + b"\n")
         try:  # the pipe has room (the usual case): no select() first
             view = view[os.write(self.wfd, view) :]

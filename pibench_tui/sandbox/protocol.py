@@ -2,7 +2,7 @@
 messages, their shapes, and the checks applied to everything the agent process sends.
 
 Messages from the agent process: ``{"t": "call", "ns", "m", "a", "k"}`` (an API call),
-``{"t": "out", "s"}`` (output), ``{"t": "use", "i"}`` (prefetched results used), ``{"t":
+``{"t": "out", "s"}`` (output), ``{"t": "use", "i"}`` (read cache entries used, :mod:`.reads`), ``{"t":
 "done", "id", "error", "tail", "omitted"}`` (end of a block), ``{"t": "ready", "confinement": {...}}`` (handshake, with what
 confines the agent process). To it: ``init``, ``run``, ``ret``, ``exit``.
 """

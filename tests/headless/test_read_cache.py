@@ -320,3 +320,152 @@ def test_prefetched_results_of_the_real_api_are_what_it_answers_now():
         assert session.world.month == 4
     finally:
         session.close()
+
+
+# --------------------------------------------------------------------------------------
+# Results that still hold after a change stay (Sandbox(kept=...), as headless mode runs it)
+# --------------------------------------------------------------------------------------
+
+
+class KeptApi:
+    """A world that keeps its read results, like ``Api(shared_results=True)``: the same
+    object for a read until a change touches it; ``kept`` answers that object without
+    building anything (None when nothing is kept)."""
+
+    def __init__(self):
+        self.left = 100
+        self.month = 1
+        self.results = {}
+        self.seen = []
+
+    def _build(self, ns, method, args):
+        if (ns, method) == ("lab", "attention"):
+            return {"left": self.left}
+        if (ns, method) == ("lab", "dashboard"):
+            return {"month": self.month, "left": self.left}
+        if (ns, method) == ("field", "news"):
+            return [{"month": self.month, "i": i} for i in range(args[0] if args else 5)]
+        raise AssertionError(f"unexpected read {ns}.{method}")
+
+    def kept(self, ns, method, args, kwargs):
+        return self.results.get((ns, method, tuple(args)))
+
+    def __call__(self, ns, method, args, kwargs):
+        self.seen.append((ns, method, list(args)))
+        if (ns, method) == ("papers", "polish"):  # touches the hours: attention and dashboard
+            self.left -= args[0]
+            self.results = {k: v for k, v in self.results.items() if k[:2] == ("field", "news")}
+            return {"left": self.left}
+        if (ns, method) == ("time", "next_month"):
+            self.month += 1
+            self.left = 100
+            self.results = {}
+            return {"month": self.month}
+        key = (ns, method, tuple(args))
+        if key not in self.results:
+            self.results[key] = self._build(ns, method, args)
+        return self.results[key]
+
+
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefetch):
+    """papers.polish() changes the hours, not the news: after it, the news read before is
+    still answered in the agent process (no round trip), the attention is the world's new
+    one; after time.next_month() nothing read before is answered from the cache."""
+    world = KeptApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=prefetch, kept=world.kept) as sb:
+        code = (
+            "n = field.news(2)\na = lab.attention()\n_ = papers.polish(10)\n"
+            "print(field.news(2) == n, lab.attention()['left'])\n"
+            "_ = time.next_month()\nprint([x['month'] for x in field.news(2)], lab.attention()['left'])"
+        )
+        r = sb.run(code)
+        assert r.ok, r.error
+        assert r.stdout == "True 90\n[2, 2] 100\n"
+    assert world.seen == [
+        ("field", "news", [2]),
+        ("lab", "attention", []),
+        ("papers", "polish", [10]),
+        ("lab", "attention", []),
+        ("time", "next_month", []),
+        ("field", "news", [2]),
+        ("lab", "attention", []),
+    ]
+    assert r.calls == 7
+
+
+def test_results_that_still_hold_stay_from_block_to_block():
+    """A block starts with what the last one read when nothing changed it in between (the
+    world says so), and without it when something did (an automatic month end)."""
+    world = KeptApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, kept=world.kept) as sb:
+        assert sb.run("print(field.news(2)[0]['month'])").stdout == "1\n"
+        r = sb.run("print(field.news(2)[0]['month'])")
+        assert r.stdout == "1\n" and r.calls == 0
+        world.month, world.results = 5, {}  # changed outside the agent's calls
+        r = sb.run("print(field.news(2)[0]['month'])")
+        assert r.stdout == "5\n" and r.calls == 1
+    assert world.seen == [("field", "news", [2]), ("field", "news", [2])]
+
+
+def test_a_use_of_an_entry_no_longer_held_is_a_protocol_violation(tmp_path, monkeypatch):
+    """The ids an agent process may say it used are those of the entries it holds now: an
+    id dropped by a change (or never sent) breaks the protocol."""
+    import pibench_tui.sandbox as sandbox_module
+
+    child = r"""
+import json, os, sys
+def send(text):
+    os.write(1, (text + "\n").encode())
+lines = iter(sys.stdin)
+for line in lines:
+    msg = json.loads(line)
+    if msg["t"] == "init":
+        send('{"t":"ready"}')
+    elif msg["t"] == "exit":
+        break
+    elif msg["t"] == "run":
+        send('{"t":"call","ns":"field","m":"news","a":[2],"k":{}}')
+        held = json.loads(next(lines))["c"]
+        send('{"t":"call","ns":"time","m":"next_month","a":[],"k":{}}')
+        reply = json.loads(next(lines))
+        assert held in reply["x"]
+        send('{"t":"use","i":[%d]}' % held)
+        send('{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % msg["id"])
+"""
+    script = tmp_path / "stale_use_child.py"
+    script.write_text(child)
+    monkeypatch.setattr(sandbox_module.process, "CHILD_SCRIPT", script)
+    world = KeptApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, kept=world.kept) as sb:
+        r = sb.run("anything")
+        assert not r.ok and r.restarted
+        assert r.error["type"] == "SandboxError" and "protocol" in r.error["message"]
+        assert r.calls == 2
+
+
+def test_results_of_the_real_api_untouched_by_a_change_stay_and_equal_what_it_answers():
+    """Through a headless session over a real world: a proposal changes the proposals and
+    the hours, not the news or the topics, which are answered after it without a round trip
+    and equal what the API answers then; the dashboard is asked again."""
+    import json
+
+    from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
+
+    code = (
+        "import json\nn = field.news(10)\nt = field.topics()\nd = lab.dashboard()\n"
+        "_ = grants.propose(d['open_grant_calls'][0]['id'], t[0], 25.0)\n"
+        "print(json.dumps([field.news(10), field.topics()], sort_keys=True))\n"
+        "print(lab.dashboard()['proposals_pending'])"
+    )
+    session = HeadlessSession(HeadlessOptions(seed=101, block_timeout=20))
+    try:
+        r = session.run_block(code)
+        assert r.ok, r.error
+        now = [session.api.call("field", "news", [10]), session.api.call("field", "topics")]
+        first, second = r.stdout.splitlines()
+        assert first == json.dumps(now, sort_keys=True)
+        assert second not in ("0", "[]")
+        assert r.calls == 5  # news, topics, dashboard, the proposal, the dashboard after it
+    finally:
+        session.close()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from world.api import API_CALLS, ActionError, Api
+from world.api import API_CALLS, NOT_KEPT, ActionError, Api
 from world.config import TOPICS, VENUES, WorldConfig
 from world.engine import World
 from world.policies import ALL_NAMES
@@ -40,6 +40,19 @@ def _same_as_fresh(api: Api) -> None:
     kept, fresh = _read_all(api), _read_all(Api(api.world))
     for key, value in fresh.items():
         assert kept[key] == value, key
+
+
+def _kept_holds(api: Api) -> None:
+    """Whatever ``api.kept`` answers for a reading call is the very object the call returns,
+    and equals the read made afresh; an API without ``shared_results`` keeps nothing."""
+    fresh = _read_all(Api(api.world))
+    for (ns, m, args), value in fresh.items():
+        kept = api.kept(ns, m, list(args))
+        if kept is NOT_KEPT:
+            continue
+        assert api.shared_results, (ns, m)
+        assert kept == value, (ns, m, args)
+        assert getattr(getattr(api, ns), m)(*args) is kept, (ns, m, args)
 
 
 def _ids(w: World) -> list[Any]:
@@ -84,6 +97,7 @@ def test_kept_reads_equal_fresh_reads_after_random_calls(shared, data, seed):
             getattr(getattr(api, ns), m)(*args)
         except ActionError:
             pass
+        _kept_holds(api)
         _same_as_fresh(api)
 
 
@@ -172,3 +186,27 @@ def test_shared_results_are_kept_and_a_change_forgets_only_its_areas():
     plain = Api(w)
     assert plain.lab.dashboard() is not plain.lab.dashboard()
     assert plain.grants.proposals() is not plain.grants.proposals()
+
+
+def test_kept_answers_the_kept_object_without_building_one():
+    """``Api.kept`` answers the object a reading call returned while nothing it reads has
+    changed (arguments bound as the call binds them), ``NOT_KEPT`` before the first read,
+    after a change that touches it, after a tick, for changing and unknown calls, and for an
+    API without ``shared_results``; it never builds a result."""
+    w = World(WorldConfig(), 101)
+    api = Api(w, shared_results=True)
+    assert api.kept("lab", "dashboard") is NOT_KEPT and api.kept("field", "news", [5]) is NOT_KEPT
+    assert api.kept("lab", "dashboard") is NOT_KEPT  # asking built nothing
+    dash, news = api.lab.dashboard(), api.field.news(5)
+    assert api.kept("lab", "dashboard") is dash
+    assert api.kept("field", "news", [5]) is news and api.kept("field", "news", [], {"n": 5}) is news
+    assert api.kept("field", "news", [6]) is NOT_KEPT and api.kept("field", "news", ["5"]) is NOT_KEPT
+    assert api.kept("grants", "propose", [1]) is NOT_KEPT and api.kept("nope", "x") is NOT_KEPT
+    assert api.kept("lab", "no_such_call") is NOT_KEPT and api.kept("query", "query", ["select 1"]) is NOT_KEPT
+    api.grants.propose(dash["open_grant_calls"][0]["id"], TOPICS[0], 25.0)
+    assert api.kept("lab", "dashboard") is NOT_KEPT and api.kept("field", "news", [5]) is news
+    api.time.next_month()
+    assert api.kept("field", "news", [5]) is NOT_KEPT
+    plain = Api(w)
+    plain.lab.dashboard()
+    assert plain.kept("lab", "dashboard") is NOT_KEPT

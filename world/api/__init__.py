@@ -40,11 +40,12 @@ from .namespaces import (
     Students,
     Time,
 )
-from .registry import REQUIRED, CallSpec, build_registry
+from .registry import NOT_KEPT, REQUIRED, CallSpec, build_registry
 
 __all__ = [
     "API_CALLS",
     "NAMESPACES",
+    "NOT_KEPT",
     "REQUIRED",
     "ActionError",
     "Api",
@@ -297,6 +298,24 @@ class Api:
         from ..observe import observer_for
 
         return observer_for(self.world).query(sql)
+
+    def kept(
+        self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        """The result this API keeps for the reading call ``namespace.method(*args, **kwargs)``
+        as the world is now: the very object :meth:`call` would return, or ``NOT_KEPT`` when
+        it would build one (nothing kept yet, forgotten since, a changing or unknown call, an
+        API without ``shared_results``). Builds nothing and changes nothing.
+
+        A front end that sent a kept result elsewhere (headless mode's agent process) learns
+        cheaply whether it still holds: ``api.kept(...) is sent`` means no change since then
+        touched what it reads (a kept result is never altered; a change forgets it)."""
+        calls = API_CALLS.get(namespace)
+        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
+        if spec is None or spec.mutating or not self.shared_results:
+            return NOT_KEPT
+        fn = getattr(type(getattr(self, namespace)), method)
+        return fn._api_kept(getattr(self, namespace), args, kwargs or {})
 
     def call(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None

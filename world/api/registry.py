@@ -131,6 +131,30 @@ def api_call(
                 out = by_args[key] = fn(self, **bound)
             return out
 
+        def kept_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+            """The result an API with ``shared_results`` keeps for this reading call with these
+            arguments, or ``NOT_KEPT`` (never builds one; see :meth:`world.api.Api.kept`)."""
+            api = self._api
+            if not api.shared_results:
+                return NOT_KEPT
+            if not args and not kwargs and defaults_ok:
+                bound = defaults_ok[0]
+            elif not kwargs and len(args) == n_names:
+                bound = dict(zip(names, args, strict=True))
+            else:
+                try:
+                    bound = bind(tuple(args), kwargs)
+                except TypeError:
+                    return NOT_KEPT
+            vals = tuple(bound.values())
+            types = tuple(map(type, vals))
+            if not _SCALARS.issuperset(types):
+                return NOT_KEPT  # never kept (see kept_read)
+            by_args = api._reads().values.get(fn)
+            if by_args is None:
+                return NOT_KEPT
+            return by_args.get((vals, types), NOT_KEPT)
+
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not args and not kwargs and defaults_ok:
@@ -216,14 +240,24 @@ def api_call(
                     out = c.values[key] = fn(self)
                 return out
 
+            def kept_bare(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+                """The kept result of this reading call, or ``NOT_KEPT`` (never builds one)."""
+                api = self._api
+                if args or kwargs or not api.shared_results:
+                    return NOT_KEPT
+                return api._reads().values.get(key, NOT_KEPT)
+
             reader._api_mutating = mutating  # type: ignore[attr-defined]
             reader._api_signature = sig  # type: ignore[attr-defined]
             reader._api_areas = areas  # type: ignore[attr-defined]
+            reader._api_kept = kept_bare  # type: ignore[attr-defined]
             return reader
 
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
         wrapper._api_signature = sig  # type: ignore[attr-defined]
         wrapper._api_areas = areas  # type: ignore[attr-defined]
+        if not mutating:
+            wrapper._api_kept = kept_only  # type: ignore[attr-defined]
         return wrapper
 
     return deco
@@ -234,6 +268,10 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 _MISSING = object()
 """Marks a read not kept yet."""
+
+NOT_KEPT: Any = object()
+"""What :meth:`world.api.Api.kept` returns for a reading call whose result is not kept (never
+equal to, nor the same object as, any result)."""
 
 
 _INT_LIMIT = 1 << MAX_INT_BITS
