@@ -255,35 +255,41 @@ def generate_pool(w: World, m: int) -> None:
     lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
     gen = w.rng.keyed("applicants", y)
     n = cfg.pool_candidates
-    # Every candidate's draws, pool by pool in a fixed order (numpy vectors); only the
-    # revealed ones are then made into applicants, so the elementwise work below is done for
-    # them alone (a candidate's values depend on its own draws only).
-    drawn: dict[str, tuple[list[Any], ...]] = {}
-    normal, uniform, integers = gen.normal, gen.uniform, gen.integers
+    # Every candidate's draws, pool by pool in a fixed order; only the revealed ones are then
+    # made into applicants (a candidate's values depend on its own draws only). A pool draws,
+    # n values each: ability ~ N, speed ~ N, resilience ~ U, independence ~ U, growth ~ N,
+    # transcript, letter and interview noise ~ N, then first and last names. numpy computes
+    # N(loc, sd) as loc + sd × (a standard normal) and U(a, b) as a + (b − a) × (a uniform
+    # double), element by element in draw order, so the raw draws are taken in four calls
+    # (the two normals, the two uniforms, the four normals, the names) and scaled below for
+    # the revealed candidates alone: the same IEEE operations on the same draws, the same
+    # floats (tests/world/test_mech_s5_people.py compares with the nine numpy calls).
+    drawn: dict[str, tuple[list[float], list[float], list[float], list[int]]] = {}
+    standard_normal, random, integers = gen.standard_normal, gen.random, gen.integers
     for pool in POOLS:
-        pp = cfg.pools[pool]
-        columns = [
-            normal(pp["ability_mean"] + lift, pp["ability_sd"], n).tolist(),
-            normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n).tolist(),
-            uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n).tolist(),
-            uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n).tolist(),
-            normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n).tolist(),
-            normal(0.0, pp["transcript_noise"], n).tolist(),
-            normal(0.0, pp["letter_noise"], n).tolist(),
-            normal(0.0, cfg.interview_noise_sd, n).tolist(),
-        ]
+        z_ab_sp = standard_normal(2 * n).tolist()
+        u_re_ind = random(2 * n).tolist()
+        z_rest = standard_normal(4 * n).tolist()
         if len(_FIRST) == len(_LAST):
             # first names then last names from one call: the same bounded 32-bit draws in the
             # same order as two calls of n (numpy fills element by element, and PCG64 keeps
             # its spare 32-bit half between calls)
             names = integers(len(_FIRST), size=2 * n).tolist()
-            columns += [names[:n], names[n:]]
         else:
-            columns += [integers(len(_FIRST), size=n).tolist(), integers(len(_LAST), size=n).tolist()]
-        drawn[pool] = tuple(columns)
+            names = integers(len(_FIRST), size=n).tolist() + integers(len(_LAST), size=n).tolist()
+        drawn[pool] = (z_ab_sp, u_re_ind, z_rest, names)
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     amin, amax = cfg.ability_min, cfg.ability_max
     gmin = cfg.growth_min
+    sp_mean, sp_sd = cfg.applicant_speed_mean, cfg.applicant_speed_sd
+    re_lo, re_span = cfg.applicant_resilience_low, cfg.applicant_resilience_high - cfg.applicant_resilience_low
+    ind_lo, ind_span = (
+        cfg.applicant_independence_low,
+        cfg.applicant_independence_high - cfg.applicant_independence_low,
+    )
+    gr_mean, gr_sd, iv_sd = cfg.applicant_growth_mean, cfg.applicant_growth_sd, cfg.interview_noise_sd
+    if not (math.isfinite(re_span) and math.isfinite(ind_span)):  # numpy's uniform refused these
+        raise OverflowError("applicant resilience/independence range: high - low is not finite")
     revealed: list[dict[str, Any]] = []
     for pool in POOLS:
         pp = cfg.pools[pool]
@@ -292,24 +298,31 @@ def generate_pool(w: World, m: int) -> None:
         )
         k = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", y, pool).poisson(lam)), n)
         bias = pp["letter_bias"]
+        ab_mean, ab_sd = pp["ability_mean"] + lift, pp["ability_sd"]
+        tn_sd, ln_sd = pp["transcript_noise"], pp["letter_noise"]
+        z_ab_sp, u_re_ind, z_rest, names = drawn[pool]
         # Clipping is written out as np.clip's own rule, low = v if v > lo else lo, then
         # low if low < hi else hi (also min(hi, max(lo, v)), at a fraction of the cost), and
         # max(g, v) as v if v > g else g (np.maximum's result for these never-NaN draws); the
         # arithmetic on Python floats is the same IEEE arithmetic as numpy's.
-        for ab, sp, re, ind, gr, tn, ln, iv, fi, la in zip(*(column[:k] for column in drawn[pool]), strict=True):
+        for i in range(k):
+            ab = ab_mean + ab_sd * z_ab_sp[i]
             ab = low if (low := (ab if ab > amin else amin)) < amax else amax
-            tr, le, iv = ab + tn, ab + bias + ln, ab + iv
+            gr = gr_mean + gr_sd * z_rest[i]
+            tr = ab + (0.0 + tn_sd * z_rest[n + i])
+            le = ab + bias + (0.0 + ln_sd * z_rest[2 * n + i])
+            iv = ab + (0.0 + iv_sd * z_rest[3 * n + i])
             revealed.append(
                 {
                     "ability": ab,
-                    "speed": sp,
-                    "resilience": re,
-                    "independence": ind,
+                    "speed": sp_mean + sp_sd * z_ab_sp[n + i],
+                    "resilience": re_lo + re_span * u_re_ind[i],
+                    "independence": ind_lo + ind_span * u_re_ind[n + i],
                     "growth": gr if gr > gmin else gmin,
                     "transcript": round((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0, 2),
                     "letter": round((le if le < 1.0 else 1.0) if le > 0.0 else 0.0, 2),
                     "interview_score": round((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0, 2),
-                    "name": f"{_FIRST[fi]} {_LAST[la]}",
+                    "name": f"{_FIRST[names[i]]} {_LAST[names[n + i]]}",
                     "pool": pool,
                 }
             )

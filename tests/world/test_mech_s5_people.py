@@ -74,6 +74,88 @@ def test_s5_alumni_lift_shifts_ability_mean_exactly():
                 assert b.ability - a.ability == pytest.approx(lift)
 
 
+def _pool_by_nine_draws(w, year: int) -> list[dict]:
+    """§5's pool written plainly: per pool, n draws of each trait with numpy's ``normal`` and
+    ``uniform`` (loc and scale given), then the names; the first k candidates revealed, in
+    pool order before the shuffle (``name`` before it is made unique)."""
+    cfg, s = w.cfg, w.s
+    n = cfg.pool_candidates
+    lift = min(cfg.alumni_lift_cap, cfg.alumni_lift * s.alumni)
+    gen = w.rng.keyed("applicants", year)
+    drawn = {}
+    for pool in POOLS:
+        pp = cfg.pools[pool]
+        drawn[pool] = [
+            gen.normal(pp["ability_mean"] + lift, pp["ability_sd"], n),
+            gen.normal(cfg.applicant_speed_mean, cfg.applicant_speed_sd, n),
+            gen.uniform(cfg.applicant_resilience_low, cfg.applicant_resilience_high, n),
+            gen.uniform(cfg.applicant_independence_low, cfg.applicant_independence_high, n),
+            gen.normal(cfg.applicant_growth_mean, cfg.applicant_growth_sd, n),
+            gen.normal(0.0, pp["transcript_noise"], n),
+            gen.normal(0.0, pp["letter_noise"], n),
+            gen.normal(0.0, cfg.interview_noise_sd, n),
+            gen.integers(len(people_mod._FIRST), size=n),
+            gen.integers(len(people_mod._LAST), size=n),
+        ]
+    boost = cfg.pool_boost if year in s.boosted_years else 1.0
+    out = []
+    for pool in POOLS:
+        pp = cfg.pools[pool]
+        lam = pp["volume"] * (1.0 + cfg.pool_reputation_volume * max(0.0, s.reputation - 2.0)) * boost
+        k = min(cfg.pool_max_revealed, int(w.rng.keyed("pool_count", year, pool).poisson(lam)), n)
+        ab, sp, re, ind, gr, tn, ln, iv, fi, la = drawn[pool]
+        ab = np.clip(ab, cfg.ability_min, cfg.ability_max)
+        for i in range(k):
+            out.append(
+                {
+                    "ability": float(ab[i]),
+                    "speed": float(sp[i]),
+                    "resilience": float(re[i]),
+                    "independence": float(ind[i]),
+                    "growth": float(np.maximum(gr[i], cfg.growth_min)),
+                    "transcript": round(float(np.clip(ab[i] + tn[i], 0.0, 1.0)), 2),
+                    "letter": round(float(np.clip(ab[i] + pp["letter_bias"] + ln[i], 0.0, 1.0)), 2),
+                    "interview_score": round(float(np.clip(ab[i] + iv[i], 0.0, 1.0)), 2),
+                    "name": f"{people_mod._FIRST[fi[i]]} {people_mod._LAST[la[i]]}",
+                    "pool": pool,
+                }
+            )
+    return out
+
+
+@pytest.mark.parametrize("reputation, alumni, boosted", [(2.0, 0, False), (10.0, 4, True), (6.0, 9, False)])
+def test_s5_pool_traits_equal_numpy_normal_and_uniform_draws(reputation, alumni, boosted):
+    """The pool's traits, signals and names equal, float for float (==), what numpy's
+    ``normal(loc, sd)``/``uniform(a, b)`` calls give per trait in draw order (the pool draws
+    standard normals and uniform doubles in fewer calls and scales them itself)."""
+    fields = (
+        "ability",
+        "speed",
+        "resilience",
+        "independence",
+        "growth",
+        "transcript",
+        "letter",
+        "interview_score",
+        "pool",
+    )
+    for seed in (0, 3, 11, 2026):
+        for year in (0, 1, 4):
+            w = make_world(seed=seed)
+            w.s.applicants.clear()
+            w.s.people.clear()
+            apps = _regenerate(w, year, reputation, alumni=alumni, boosted=boosted)
+            want = _pool_by_nine_draws(w, year)
+            order = w.rng.keyed("shuffle", year).permutation(len(want)).tolist()
+            want = [want[i] for i in order]
+            assert len(apps) == len(want) > 0
+            drawn_names = [b["name"] for b in want]
+            for a, b in zip(apps, want, strict=True):
+                assert {f: getattr(a, f) for f in fields} == {f: b[f] for f in fields}
+                if drawn_names.count(b["name"]) == 1:  # a repeated name is made unique afterwards
+                    assert a.name == b["name"]
+
+
 def test_s5_pool_ids_shuffled_visible_fields_and_hidden_interview():
     """§5: ids APP001… in shuffled order; signals rounded to 2 dp; interview hidden until done."""
     w = make_world(seed=9)
