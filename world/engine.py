@@ -18,6 +18,7 @@ from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
+from .numbers import round2
 from .report import MonthReport, money_of_month
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
@@ -98,7 +99,7 @@ class World:
         The amount is rounded to cents once and that same value moves the budget, so the
         budget always equals the start budget plus the sum of the ledger.
         """
-        amount = round(float(amount), 2)
+        amount = round2(float(amount))
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
 
@@ -196,7 +197,7 @@ class World:
             ledger, month, budget = s.ledger, s.month, s.budget
             if s.people:
                 pay = {
-                    role: round(float(-amount), 2)
+                    role: round2(float(-amount))
                     for role, amount in (
                         ("phd", cfg.pay_phd),
                         ("postdoc", cfg.pay_postdoc),
@@ -212,7 +213,7 @@ class World:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
             for pj in s.projects.values():
                 if pj.status == "active" and pj.compute > 0:
-                    amount = round(float(-pj.compute * unit_cost * mult), 2)
+                    amount = round2(float(-pj.compute * unit_cost * mult))
                     budget += amount
                     ledger.append([month, "compute", amount, pj.id])
             s.budget = budget
@@ -254,15 +255,15 @@ class World:
         s.lab_monthly.append(
             {
                 "month": m,
-                "budget": round(s.budget, 2),
+                "budget": round2(s.budget),
                 "reputation_standing": self.standing(),
                 "students": students,
                 "active_projects": active_projects,
                 "publications": published,
                 "citations_total": citations,
                 "citations_month": self.month_citations,
-                "attention_used": round(used, 2),
-                "attention_pool": round(pool, 2),
+                "attention_used": round2(used),
+                "attention_pool": round2(pool),
             }
         )
         s.eval_log.setdefault("months", []).append(
