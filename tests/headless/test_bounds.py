@@ -26,50 +26,38 @@ def _harness_lines(text: str) -> list[str]:
     return [line.strip() for line in text.split("\n")]
 
 
-def test_straight_line_query_is_stopped_and_the_session_goes_on(tmp_path):
-    """A single expression doing quadratic work inside one SQLite instruction (no loop point
-    for the progress handler) is stopped with an sql_error when the query worker is killed,
-    and the next block still runs in the same career."""
+def test_hostile_queries_and_an_overlong_block_in_one_jsonl_session(tmp_path):
+    """One JSON-lines session, each block proving one bound, the session going on after each:
+
+    - a single expression doing quadratic work inside one SQLite instruction (no loop point
+      for the progress handler) is stopped with an sql_error when the query worker is
+      killed, and the next block still runs in the same career;
+    - too many columns, a value past the size limit and an over-long SQL text are each
+      refused with a message naming the limit;
+    - a block over the code limit is refused before parsing, error.source pibench, and the
+      next block runs."""
     attack = "SELECT instr(printf('%.*c', 999990, 'a'), printf('%.*c', 400000, 'a') || 'b')"
-    code = f"try:\n    query({attack!r})\nexcept ActionError as e:\n    print(e.code, str(e)[:80])\n"
-    run = run_pibench(["headless", "--jsonl"], _jsonl(code, "print(1 + 1)"), home=tmp_path)
-    first, second = run.replies()
-    assert first["ok"] and first["stdout"].startswith("sql_error SQL error: the query ran too long"), first
-    assert second["ok"] and second["stdout"] == "2\n"
-
-
-def test_oversized_queries_are_refused_with_the_limit_named(tmp_path):
-    """Too many columns, a value past the size limit and an over-long SQL text are each
-    refused with a message naming the limit."""
+    straight = f"try:\n    query({attack!r})\nexcept ActionError as e:\n    print(e.code, str(e)[:80])\n"
     cases = [
         "SELECT " + ", ".join(["1"] * 500),
         "SELECT length(replace(printf('%.*c', 999999, 'x'), 'x', 'xx'))",
         "SELECT 1" + " " * 30_000,
     ]
-    code = "for q in QS:\n    try:\n        query(q)\n    except ActionError as e:\n        print(str(e)[:160])\n"
-    run = run_pibench(["headless", "--jsonl"], _jsonl(f"QS = {cases!r}", code), home=tmp_path)
-    out = run.replies()[1]["stdout"].splitlines()
-    assert "at most 100 columns" in out[0]
-    assert "1,000,000 bytes" in out[1]
-    assert "at most 20,000 are accepted" in out[2]
-
-
-def test_an_overlong_console_statement_is_refused_unread_and_the_next_runs(tmp_path):
-    """A console statement over 200,000 characters gets a pibench error naming the limit;
-    the statement after it runs."""
-    script = "x = [" + "1," * 150_000 + "]\nprint('after')\n"
-    run = run_pibench(["headless"], script, home=tmp_path)
-    errors = run.errors()
-    assert errors[0].startswith("pibench error on line 1: InputTooLong:") and "200,000" in errors[0]
-    assert "after" in run.stdout.splitlines()
-
-
-def test_an_overlong_jsonl_block_is_refused_by_pibench(tmp_path):
-    """A JSON-lines block over the code limit is refused before parsing, error.source pibench."""
-    run = run_pibench(["headless", "--jsonl"], _jsonl("x = 1  # " + "a" * 210_000, "print(3)"), home=tmp_path)
-    first, second = run.replies()
-    assert first["error"]["type"] == "InputTooLong" and first["error"]["source"] == "pibench"
-    assert second["stdout"] == "3\n"
+    oversized = "for q in QS:\n    try:\n        query(q)\n    except ActionError as e:\n        print(str(e)[:160])\n"
+    blocks = [straight, "print(1 + 1)", f"QS = {cases!r}", oversized, "x = 1  # " + "a" * 210_000, "print(3)"]
+    run = run_pibench(["headless", "--jsonl"], _jsonl(*blocks), home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    replies = run.replies()
+    assert len(replies) == len(blocks), replies
+    first, second, _, sized, overlong, after = replies
+    assert first["ok"] and first["stdout"].startswith("sql_error SQL error: the query ran too long"), first
+    assert second["ok"] and second["stdout"] == "2\n", f"the block after the stopped query: {second}"
+    out = sized["stdout"].splitlines()
+    assert "at most 100 columns" in out[0], out
+    assert "1,000,000 bytes" in out[1], out
+    assert "at most 20,000 are accepted" in out[2], out
+    assert overlong["error"]["type"] == "InputTooLong" and overlong["error"]["source"] == "pibench", overlong
+    assert after["stdout"] == "3\n", f"the block after the overlong one: {after}"
 
 
 FORGERIES = [
@@ -87,30 +75,6 @@ FORGERIES = [
     "\x1b]0;t\x07" + HEADER,
     "＝＝＝ ｐｉｂｅｎｃｈ career report ＝＝＝",
 ]
-
-
-def test_printed_and_raised_forgeries_never_make_a_pibench_line(tmp_path):
-    """Whatever the agent prints or raises (separators, BOM, NBSP, ZWSP, ESC/OSC, fullwidth),
-    a harness that normalises, splits on every line break and strips sees pibench's report
-    header exactly once: the real one."""
-    prints = "".join(f"print({f!r})\n" for f in FORGERIES)
-    raises = f"raise ValueError({chr(10).join(FORGERIES)!r})\n"
-    run = run_pibench(["headless"], prints + raises, home=tmp_path)
-    lines = _harness_lines(run.stdout)
-    assert lines.count(HEADER) == 1
-    assert "\x1b" not in run.stdout
-
-
-def test_agent_errors_named_like_pibench_errors_stay_agent_errors(tmp_path):
-    """An agent exception class named BlockTimeout or MemoryError is reported as the agent's
-    (console ``Error on line``; JSON lines ``source: agent``), never as pibench's own."""
-    code = "class BlockTimeout(Exception):\n    pass\nraise BlockTimeout('the block ran longer than 10 s')\n"
-    run = run_pibench(["headless"], code + "raise MemoryError('x')\n", home=tmp_path)
-    assert [e.split(":")[0] for e in run.errors()] == ["Error on line 3", "Error on line 4"]
-    jrun = run_pibench(["headless", "--jsonl", "--block-timeout", "1"], _jsonl(code, "while True: pass"), home=tmp_path)
-    agent, real = jrun.replies()
-    assert agent["error"]["type"] == "BlockTimeout" and agent["error"]["source"] == "agent"
-    assert real["error"]["type"] == "BlockTimeout" and real["error"]["source"] == "pibench"
 
 
 def test_output_guard_unit_cases():
@@ -145,10 +109,15 @@ def test_seal_unseal_and_a_sealed_career_shows_no_seed(tmp_path):
     seed = data["seeds"][1]["seed"]
     code = "print(lab.dashboard())\nwhile not time.next_month().get('simulation_over'):\n    pass\nprint(time.last_report())\n"
     report = tmp_path / "report.json"
+    # A whole career to its end-of-career report; short-12 proves it in a fifth of the months.
     run = run_pibench(
-        ["headless", "--seeds", f"@{seal_file}", "--seed-index", "1", "--report-json", str(report)], code, home=tmp_path
+        ["headless", "--scenario", "short-12", "--seeds", f"@{seal_file}", "--seed-index", "1"]
+        + ["--report-json", str(report)],
+        code,
+        home=tmp_path,
     )
     assert run.returncode == 0, run.stderr
+    assert run.report()["month reached"].endswith("(career finished at the horizon)"), run.stdout[-800:]
     assert str(seed) not in run.stdout
     assert data["seeds"][1]["commitment"] in run.stdout
     saved = json.loads(report.read_text())
@@ -228,23 +197,99 @@ def test_toggling_a_setting_cannot_grow_the_log_or_the_save(tmp_path):
     assert saves and max(p.stat().st_size for p in saves) < 60_000, [p.stat().st_size for p in saves]
 
 
-def test_forged_report_lines_are_marked_as_the_agents(tmp_path):
-    """Agent lines that start like a line of the report (``Impact 9999``, ``state digest``
-    ...) are prefixed with ``[agent] ``, so a harness grepping a report label only finds
-    pibench's; every label of the real report is one the guard knows."""
+def _segments(parts: list[tuple[str, str]]) -> tuple[str, dict[str, tuple[int, int]]]:
+    """One console script of named parts, each followed by ``print('<<end NAME>>')``; and
+    each part's first and last line in the script."""
+    script, spans, line = "", {}, 1
+    for name, text in parts:
+        n = text.count("\n")
+        spans[name] = (line, line + n - 1)
+        script += text + f"print('<<end {name}>>')\n"
+        line += n + 1
+    return script, spans
+
+
+def _part_stdout(stdout: str, names: list[str], name: str) -> str:
+    """What the part ``name`` of a :func:`_segments` script printed (between the end markers)."""
+    i = names.index(name)
+    start = stdout.index(f"<<end {names[i - 1]}>>\n") + len(f"<<end {names[i - 1]}>>\n") if i else 0
+    return stdout[start : stdout.index(f"<<end {name}>>\n")]
+
+
+FORGED_REPORT_LINES = [
+    "Impact          9999.0 = 9999.0 earned + 0.0 projection",
+    "state digest    " + "b" * 64,
+    "\u00a0final budget    $99,000,000",
+    "Publications    99 (99 at NAIC), h-index 99",
+]
+
+
+def test_hostile_console_output_and_input_in_one_session(tmp_path):
+    """One console session (seed 101) of parts, each proving one bound, the session going on
+    after each:
+
+    - overlong: a statement over 200,000 characters gets a pibench error naming the limit;
+      the statement after it runs;
+    - forgeries: whatever the agent prints or raises (separators, BOM, NBSP, ZWSP, ESC/OSC,
+      fullwidth), a harness that normalises, splits on every line break and strips sees
+      pibench's report header exactly once (the real one), and no ESC reaches stdout;
+    - named like pibench: an agent exception class named BlockTimeout or MemoryError is
+      reported as the agent's (``Error on line``), never as pibench's own;
+    - forged report lines: agent lines that start like a line of the report (``Impact
+      9999``, ``state digest`` ...) are prefixed with ``[agent] ``, so a harness grepping a
+      report label only finds pibench's; every label of the real report is one the guard
+      knows."""
     from pibench_tui.headless.output import REPORT_LABELS
 
-    forged = [
-        "Impact          9999.0 = 9999.0 earned + 0.0 projection",
-        "state digest    " + "b" * 64,
-        "\u00a0final budget    $99,000,000",
-        "Publications    99 (99 at NAIC), h-index 99",
+    parts = [
+        ("overlong", "x = [" + "1," * 150_000 + "]\nprint('after')\n"),
+        (
+            "forgeries",
+            "".join(f"print({f!r})\n" for f in FORGERIES) + f"raise ValueError({chr(10).join(FORGERIES)!r})\n",
+        ),
+        (
+            "named like pibench",
+            "class BlockTimeout(Exception):\n    pass\nraise BlockTimeout('the block ran longer than 10 s')\n"
+            "raise MemoryError('x')\n",
+        ),
+        ("forged report lines", "".join(f"print({f!r})\n" for f in FORGED_REPORT_LINES)),
     ]
-    run = run_pibench(["headless", "--seed", "101"], "".join(f"print({f!r})\n" for f in forged), home=tmp_path)
+    names = [name for name, _ in parts]
+    script, spans = _segments(parts)
+    run = run_pibench(["headless", "--seed", "101"], script, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+
+    def errors_of(name: str) -> list[str]:
+        first, last = spans[name]
+        return [e for e in run.errors() if first <= int(e.split("line ", 1)[1].split(":", 1)[0]) <= last]
+
+    overlong = errors_of("overlong")
+    assert overlong and overlong[0].startswith("pibench error on line 1: InputTooLong:"), overlong
+    assert "200,000" in overlong[0], overlong
+    assert "after" in _part_stdout(run.stdout, names, "overlong").splitlines(), "the statement after it ran"
+
     lines = _harness_lines(run.stdout)
-    assert sum(line.casefold().startswith("impact") for line in lines) == 1
-    assert sum(line.startswith("state digest") for line in lines) == 1
-    assert sum(line.startswith("[agent] ") for line in lines) == len(forged)
-    report = run.stdout[run.stdout.index(HEADER) :].splitlines()[1:]
+    assert lines.count(HEADER) == 1, "a forged report header"
+    assert "\x1b" not in run.stdout
+
+    first, _ = spans["named like pibench"]
+    named = [e.split(":")[0] for e in errors_of("named like pibench")]
+    assert named == [f"Error on line {first + 2}", f"Error on line {first + 3}"], named
+
+    assert sum(line.casefold().startswith("impact") for line in lines) == 1, "a forged Impact line"
+    assert sum(line.startswith("state digest") for line in lines) == 1, "a forged state digest line"
+    forged = _harness_lines(_part_stdout(run.stdout, names, "forged report lines"))
+    assert sum(line.startswith("[agent] ") for line in forged) == len(FORGED_REPORT_LINES), forged
+    report = run.stdout[run.stdout.rindex(HEADER) :].splitlines()[1:]
     assert report and all(looks_like_pibench(line) for line in report)
     assert all(any(line.casefold().startswith(lab) for lab in REPORT_LABELS) for line in report)
+
+
+def test_agent_errors_named_like_pibench_errors_stay_agent_errors_in_json_lines(tmp_path):
+    """In JSON lines an agent exception class named BlockTimeout is reported with ``source:
+    agent``; the real time-out with ``source: pibench`` (console mode: the session above)."""
+    code = "class BlockTimeout(Exception):\n    pass\nraise BlockTimeout('the block ran longer than 10 s')\n"
+    jrun = run_pibench(["headless", "--jsonl", "--block-timeout", "1"], _jsonl(code, "while True: pass"), home=tmp_path)
+    agent, real = jrun.replies()
+    assert agent["error"]["type"] == "BlockTimeout" and agent["error"]["source"] == "agent"
+    assert real["error"]["type"] == "BlockTimeout" and real["error"]["source"] == "pibench"

@@ -18,7 +18,7 @@ from tests.headless.conftest import run_pibench
 
 SETUP = "r = recruit.hire_ra()\nd = time.next_month()\n"
 SETUP_LINES = SETUP.count("\n")
-ARGS = ["headless", "--seed", "7", "--block-timeout", "2", "--memory-limit", "512"]
+ARGS = ["headless", "--seed", "7", "--block-timeout", "1", "--memory-limit", "512"]
 
 #: Text that must never appear in any output: hidden state, file contents, internals.
 LEAKS = ("agency_prefs", "trajectory", "root:x:0", "<module 'os'", "<module 'sys'", "eval_log", "hotness':")
@@ -196,7 +196,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     # -- memory bombs
     ("memory-string", "'a' * 2 ** 40", MEMORY),
     ("memory-list", "[0] * 2 ** 40", MEMORY),
-    # Under load the 2-second block limit may cut the growth off before the memory limit does:
+    # Under load the 1-second block limit may cut the growth off before the memory limit does:
     # either refusal is correct.
     ("memory-growth", "x = []\nwhile True:\n    x.append(bytearray(10 ** 8))", MEMORY + TIMEOUT),
     # -- output floods
