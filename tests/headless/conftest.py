@@ -86,3 +86,50 @@ def pibench(tmp_path):
         return run_pibench(args, stdin, **kw)
 
     return run
+
+
+class ConsoleParts:
+    """One console-mode script made of named parts, so that one ``pibench headless`` process
+    proves what several fresh sessions would (a fresh process only where a test's premise
+    needs one). Each part is followed by ``print('<<end NAME>>')``; a part's output is what
+    was printed between the end marker before it and its own, its errors are the error
+    lines naming one of its lines.
+
+    Args:
+        parts: ``(name, text)`` in order; a part's text ends with a newline; ``bytes`` text
+            (e.g. garbage that is not UTF-8) makes the whole script bytes.
+    """
+
+    def __init__(self, parts: list[tuple[str, str | bytes]]) -> None:
+        self.names = [name for name, _ in parts]
+        self.spans: dict[str, tuple[int, int]] = {}
+        chunks: list[bytes] = []
+        line = 1
+        for name, text in parts:
+            data = text.encode("utf-8") if isinstance(text, str) else text
+            assert data.endswith(b"\n"), f"part {name!r} must end with a newline"
+            n = data.count(b"\n")
+            self.spans[name] = (line, line + n - 1)
+            chunks.append(data + f"print('<<end {name}>>')\n".encode())
+            line += n + 1
+        self.script = b"".join(chunks)
+
+    def first_line(self, name: str) -> int:
+        """The script line of the part's first line."""
+        return self.spans[name][0]
+
+    def stdout(self, run: Run, name: str) -> str:
+        """What the part printed (its end marker must be there: the session went on)."""
+        end = f"<<end {name}>>\n"
+        assert end in run.stdout, f"part {name!r}: the session did not go on past it"
+        i = self.names.index(name)
+        start = 0
+        if i:
+            before = f"<<end {self.names[i - 1]}>>\n"
+            start = run.stdout.index(before) + len(before)
+        return run.stdout[start : run.stdout.index(end)]
+
+    def errors(self, run: Run, name: str) -> list[str]:
+        """The part's error lines (``Error on line N: ...``/``pibench error on line N: ...``)."""
+        first, last = self.spans[name]
+        return [e for e in run.errors() if first <= int(e.split("line ", 1)[1].split(":", 1)[0]) <= last]

@@ -8,7 +8,7 @@ import unicodedata
 
 from pibench_tui.headless.output import escape_agent_text, looks_like_pibench
 from pibench_tui.seeds import commit_seed, file_commitment, parse_seeds, read_seal
-from tests.headless.conftest import pibench_command, run_pibench
+from tests.headless.conftest import ConsoleParts, pibench_command, run_pibench
 
 HEADER = "=== pibench career report ==="
 SPLIT_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -197,25 +197,6 @@ def test_toggling_a_setting_cannot_grow_the_log_or_the_save(tmp_path):
     assert saves and max(p.stat().st_size for p in saves) < 60_000, [p.stat().st_size for p in saves]
 
 
-def _segments(parts: list[tuple[str, str]]) -> tuple[str, dict[str, tuple[int, int]]]:
-    """One console script of named parts, each followed by ``print('<<end NAME>>')``; and
-    each part's first and last line in the script."""
-    script, spans, line = "", {}, 1
-    for name, text in parts:
-        n = text.count("\n")
-        spans[name] = (line, line + n - 1)
-        script += text + f"print('<<end {name}>>')\n"
-        line += n + 1
-    return script, spans
-
-
-def _part_stdout(stdout: str, names: list[str], name: str) -> str:
-    """What the part ``name`` of a :func:`_segments` script printed (between the end markers)."""
-    i = names.index(name)
-    start = stdout.index(f"<<end {names[i - 1]}>>\n") + len(f"<<end {names[i - 1]}>>\n") if i else 0
-    return stdout[start : stdout.index(f"<<end {name}>>\n")]
-
-
 FORGED_REPORT_LINES = [
     "Impact          9999.0 = 9999.0 earned + 0.0 projection",
     "state digest    " + "b" * 64,
@@ -254,31 +235,26 @@ def test_hostile_console_output_and_input_in_one_session(tmp_path):
         ),
         ("forged report lines", "".join(f"print({f!r})\n" for f in FORGED_REPORT_LINES)),
     ]
-    names = [name for name, _ in parts]
-    script, spans = _segments(parts)
-    run = run_pibench(["headless", "--seed", "101"], script, home=tmp_path)
+    script = ConsoleParts(parts)
+    run = run_pibench(["headless", "--seed", "101"], script.script, home=tmp_path)
     assert run.returncode == 0, run.stderr
 
-    def errors_of(name: str) -> list[str]:
-        first, last = spans[name]
-        return [e for e in run.errors() if first <= int(e.split("line ", 1)[1].split(":", 1)[0]) <= last]
-
-    overlong = errors_of("overlong")
+    overlong = script.errors(run, "overlong")
     assert overlong and overlong[0].startswith("pibench error on line 1: InputTooLong:"), overlong
     assert "200,000" in overlong[0], overlong
-    assert "after" in _part_stdout(run.stdout, names, "overlong").splitlines(), "the statement after it ran"
+    assert "after" in script.stdout(run, "overlong").splitlines(), "the statement after it ran"
 
     lines = _harness_lines(run.stdout)
     assert lines.count(HEADER) == 1, "a forged report header"
     assert "\x1b" not in run.stdout
 
-    first, _ = spans["named like pibench"]
-    named = [e.split(":")[0] for e in errors_of("named like pibench")]
+    first = script.first_line("named like pibench")
+    named = [e.split(":")[0] for e in script.errors(run, "named like pibench")]
     assert named == [f"Error on line {first + 2}", f"Error on line {first + 3}"], named
 
     assert sum(line.casefold().startswith("impact") for line in lines) == 1, "a forged Impact line"
     assert sum(line.startswith("state digest") for line in lines) == 1, "a forged state digest line"
-    forged = _harness_lines(_part_stdout(run.stdout, names, "forged report lines"))
+    forged = _harness_lines(script.stdout(run, "forged report lines"))
     assert sum(line.startswith("[agent] ") for line in forged) == len(FORGED_REPORT_LINES), forged
     report = run.stdout[run.stdout.rindex(HEADER) :].splitlines()[1:]
     assert report and all(looks_like_pibench(line) for line in report)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pibench_tui.headless import iter_statements
+from tests.headless.conftest import ConsoleParts
 
 
 def split(text: str) -> list[tuple[str, int]]:
@@ -88,78 +89,6 @@ class TestStatementSplitting:
         assert len(consumed) == 2
 
 
-def test_expressions_print_their_repr_and_errors_continue(pibench):
-    """Bare expressions echo like the Python console; an error names type, message and
-    line in the piped text; the next statement still runs; exit 0 at EOF."""
-    script = (
-        "x = 20\n"  # 1
-        "x + 1\n"  # 2 -> 21
-        "None\n"  # 3 -> nothing
-        "'text'\n"  # 4 -> 'text'
-        "def f(n):\n"  # 5
-        "    if n > 2:\n"  # 6
-        "        raise ValueError('too big: %d' % n)\n"  # 7
-        "\n"  # 8
-        "    return n\n"  # 9
-        "f(1)\n"  # 10 -> 1
-        "f(5)\n"  # 11 -> error raised on line 7
-        "undefined_name\n"  # 12 -> NameError line 12
-        "print('still running')\n"  # 13
-    )
-    run = pibench(["headless", "--seed", "3"], script)
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
-    assert lines[:4] == ["21", "'text'", "1", "Error on line 7: ValueError: too big: 5"]
-    assert lines[4] == "Error on line 12: NameError: name 'undefined_name' is not defined"
-    assert lines[5] == "still running"
-    assert "=== pibench career report ===" in run.stdout
-
-
-def test_an_ordinary_script_with_a_main_guard_runs(pibench):
-    """A plain script (functions, a main() and the __main__ guard) runs as piped."""
-    script = (
-        "import math\n"
-        "\n"
-        "def main():\n"
-        "    for _ in range(3):\n"
-        "        time.next_month()\n"
-        "    print('month', lab.dashboard()['month'], math.floor(2.5))\n"
-        "\n"
-        "\n"
-        "if __name__ == '__main__':\n"
-        "    main()\n"
-    )
-    run = pibench(["headless"], script)
-    assert run.stdout.startswith("month 4 2\n"), run.stdout
-
-
-def test_syntax_and_sandbox_errors_report_the_piped_line(pibench):
-    """A syntax error or a refused construct is reported with the line in the piped text."""
-    run = pibench(["headless"], "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n")
-    assert run.returncode == 0
-    errors = run.errors()
-    assert errors[0].startswith("pibench error on line 6: SyntaxError:") or errors[0].startswith(
-        "pibench error on line 4: SyntaxError:"
-    )
-    assert errors[1].startswith("pibench error on line 7: SandboxError: import of 'os' is not allowed")
-    assert "after 1" in run.stdout
-
-
-def test_api_errors_are_action_errors_agent_code_can_catch(pibench):
-    """A refused API call raises ActionError with the API's message; agent code may catch it."""
-    script = (
-        "projects.start('no_such_topic', 1, [])\n"
-        "try:\n"
-        "    papers.polish('D999', 5)\n"
-        "except ActionError as e:\n"
-        "    print('caught', e.code, '|', e.message[:20])\n"
-    )
-    run = pibench(["headless"], script)
-    assert run.returncode == 0
-    assert run.errors()[0].startswith("Error on line 1: ActionError:")
-    assert "caught unknown_id |" in run.stdout or "caught bad_argument |" in run.stdout
-
-
 def test_empty_input_prints_the_report(pibench):
     """EOF at once: the report for month 1 and exit 0."""
     run = pibench(["headless", "--seed", "9"], "")
@@ -170,16 +99,6 @@ def test_empty_input_prints_the_report(pibench):
     assert report["Impact"] == "0.0 earned so far (projection withheld until the career ends)"
     for key in ("publications", "grants won", "students", "state digest"):
         assert key in report
-
-
-def test_garbage_input_never_crashes(pibench):
-    """Binary garbage, NUL bytes and stray text are reported as errors; exit 0 with a report."""
-    garbage = b"\x00\xff\xfe garbage ((( \n\x89PNG\r\n\x1a\n}}}\n\tindented\nprint('ok')\n"
-    run = pibench(["headless"], garbage)
-    assert run.returncode == 0, run.stderr
-    assert "ok" in run.stdout.splitlines()
-    assert "=== pibench career report ===" in run.stdout
-    assert "Traceback" not in run.stderr
 
 
 def test_whole_career_in_one_for_loop(pibench):
@@ -312,20 +231,13 @@ def test_splitting_loses_and_moves_nothing(lines):
         offset += source.count("\n")
 
 
-def test_a_script_with_a_byte_order_mark_runs(pibench):
-    """Python accepts a UTF-8 BOM at the start of a file; so does console mode."""
-    run = pibench(["headless", "--seed", "3"], "\ufeffx = 20\nprint(x + 1)\n".encode("utf-8"))
-    assert run.returncode == 0, run.stderr
-    assert run.errors() == []
-    assert run.stdout.startswith("21\n")
-
-
-def test_splitting_is_linear_for_column_0_lines_inside_brackets_and_strings(pibench, monkeypatch):
+def test_splitting_is_linear_for_column_0_lines_inside_brackets_and_strings(monkeypatch):
     """10,000 column-0 lines inside an open bracket, and a CSV pasted at column 0 inside a
     triple-quoted string, are split with linear compile work (the characters handed to the
     compiler stay a small multiple of the input, where recompiling the growing statement at
     every column-0 line would hand it ~n²/2 lines); a stray bracket still ends its statement
-    with an error and the script goes on."""
+    with an error and the script goes on (the splitter here; pibench headless in
+    :func:`test_one_console_session_of_ordinary_scripts`)."""
     import codeop
 
     compiled: list[int] = []
@@ -345,8 +257,116 @@ def test_splitting_is_linear_for_column_0_lines_inside_brackets_and_strings(pibe
     monkeypatch.undo()
     assert compiled, "the splitter compiles the statements it checks"
     assert sum(compiled) < 20 * (len(bracket) + len(csv))
-    run = pibench(["headless"], bracket + csv + "x = (1 2\nprint('after')\n")
+    # The same script through pibench headless: the "brackets and strings" part of
+    # test_one_console_session_of_ordinary_scripts.
+
+
+def test_one_console_session_of_ordinary_scripts(pibench):
+    """One console session (default scenario, seed 3) of parts, each proving one property,
+    the session going on after each (:class:`ConsoleParts`):
+
+    - byte-order mark: Python accepts a UTF-8 BOM at the start of a file; so does console mode;
+    - main guard: a plain script (functions, a main() and the ``__main__`` guard) runs as piped;
+    - expressions: bare expressions echo like the Python console (``None`` prints nothing);
+      an error names type, message and line in the piped text; the next statement still runs;
+    - syntax and sandbox: a syntax error or a refused construct is reported with the line in
+      the piped text;
+    - API errors: a refused API call raises ActionError with the API's message; agent code
+      may catch it;
+    - brackets and strings: 10,000 column-0 lines inside an open bracket and a CSV pasted at
+      column 0 inside a triple-quoted string run as one statement each; a stray bracket
+      ends its statement with an error and the script goes on;
+    - garbage: binary garbage, NUL bytes and stray text are reported as errors, never a crash;
+
+    and the session ends with exit 0 and the career report."""
+    n = 10_000
+    script = ConsoleParts(
+        [
+            ("bom", "\ufeffx = 20\nprint(x + 1)\n"),
+            (
+                "main guard",
+                "import math\n"
+                "\n"
+                "def main():\n"
+                "    for _ in range(3):\n"
+                "        time.next_month()\n"
+                "    print('month', lab.dashboard()['month'], math.floor(2.5))\n"
+                "\n"
+                "\n"
+                "if __name__ == '__main__':\n"
+                "    main()\n",
+            ),
+            (
+                "expressions",
+                "x = 20\n"  # +0
+                "x + 1\n"  # +1 -> 21
+                "None\n"  # +2 -> nothing
+                "'text'\n"  # +3 -> 'text'
+                "def f(n):\n"  # +4
+                "    if n > 2:\n"  # +5
+                "        raise ValueError('too big: %d' % n)\n"  # +6
+                "\n"  # +7
+                "    return n\n"  # +8
+                "f(1)\n"  # +9 -> 1
+                "f(5)\n"  # +10 -> error raised on line +6
+                "undefined_name\n"  # +11 -> NameError line +11
+                "print('still running')\n",  # +12
+            ),
+            ("syntax and sandbox", "a = 1\n\n\nb = (\n  2 +\n)\nimport os\nprint('after', a)\n"),
+            (
+                "API errors",
+                "projects.start('no_such_topic', 1, [])\n"
+                "try:\n"
+                "    papers.polish('D999', 5)\n"
+                "except ActionError as e:\n"
+                "    print('caught', e.code, '|', e.message[:20])\n",
+            ),
+            (
+                "brackets and strings",
+                "x = (\n"
+                + "1,\n" * n
+                + ")\nprint(len(x))\n"
+                + 'data = """\n'
+                + "a,(b,c\n" * n
+                + '"""\nprint(len(data.splitlines()))\n'
+                + "x = (1 2\nprint('after')\n",
+            ),
+            ("garbage", b"\x00\xff\xfe garbage ((( \n\x89PNG\r\n\x1a\n}}}\n\tindented\nprint('ok')\n"),
+        ]
+    )
+    run = pibench(["headless", "--seed", "3"], script.script)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith(f"{n}\n{n + 1}\n")
-    assert run.errors() and run.errors()[0].startswith(f"pibench error on line {2 * n + 7}: SyntaxError")
-    assert "after\n" in run.stdout
+    assert "Traceback" not in run.stderr, run.stderr
+
+    assert script.errors(run, "bom") == [], run.errors()
+    assert script.stdout(run, "bom") == "21\n"
+
+    assert script.stdout(run, "main guard") == "month 4 2\n"
+
+    e = script.first_line("expressions")
+    out = script.stdout(run, "expressions").splitlines()
+    assert out[:4] == ["21", "'text'", "1", f"Error on line {e + 6}: ValueError: too big: 5"], out
+    assert out[4] == f"Error on line {e + 11}: NameError: name 'undefined_name' is not defined", out
+    assert out[5:] == ["still running"], out
+
+    s = script.first_line("syntax and sandbox")
+    errors = script.errors(run, "syntax and sandbox")
+    assert errors[0].startswith(f"pibench error on line {s + 5}: SyntaxError:") or errors[0].startswith(
+        f"pibench error on line {s + 3}: SyntaxError:"
+    ), errors
+    assert errors[1].startswith(f"pibench error on line {s + 6}: SandboxError: import of 'os' is not allowed"), errors
+    assert "after 1" in script.stdout(run, "syntax and sandbox")
+
+    a = script.first_line("API errors")
+    assert script.errors(run, "API errors")[0].startswith(f"Error on line {a}: ActionError:"), run.errors()
+    caught = script.stdout(run, "API errors")
+    assert "caught unknown_id |" in caught or "caught bad_argument |" in caught, caught
+
+    b = script.first_line("brackets and strings")
+    assert script.stdout(run, "brackets and strings").startswith(f"{n}\n{n + 1}\n")
+    errors = script.errors(run, "brackets and strings")
+    assert errors and errors[0].startswith(f"pibench error on line {b + 2 * n + 6}: SyntaxError"), errors
+    assert "after\n" in script.stdout(run, "brackets and strings")
+
+    assert "ok" in script.stdout(run, "garbage").splitlines()
+    assert "=== pibench career report ===" in run.stdout

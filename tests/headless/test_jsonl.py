@@ -11,41 +11,41 @@ def lines(*codes: str) -> str:
     return "".join(json.dumps({"code": c}) + "\n" for c in codes)
 
 
-def test_reply_shape_and_values(pibench):
-    """Each reply has exactly the documented keys; output, month and impact are right."""
-    run = pibench(
-        ["headless", "--jsonl", "--seed", "11"], lines("x = 6\nprint(x * 7)", "x", "time.next_month()['month']")
-    )
-    assert run.returncode == 0, run.stderr
-    replies = run.replies()
-    assert len(replies) == 3
-    for i, reply in enumerate(replies):
-        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set())
-        assert set(reply["impact"]) == {"total", "earned", "projection"}
-        assert reply["done"] is False
-    assert replies[0] == {**replies[0], "ok": True, "stdout": "42\n", "error": None, "truncated": False, "month": 1}
-    assert replies[1]["stdout"] == "6\n"
-    assert replies[2]["stdout"] == "2\n" and replies[2]["month"] == 2
-    assert replies[0]["month_report"] is None and replies[1]["month_report"] is None
+def test_reply_shape_values_and_month_reports(pibench):
+    """One JSON-lines session:
 
-
-def test_a_block_that_advances_the_month_carries_its_month_report(pibench):
-    """MECHANICS Decisions 8: a reply carries the report of the last month its block closed
-    (the one ``time.last_report()`` returns in the agent process), else ``null``."""
+    - each reply has exactly the documented keys (the first also ``confinement``); output,
+      month and impact are right;
+    - MECHANICS Decisions 8: a reply carries the report of the last month its block closed
+      (the one ``time.last_report()`` returns in the agent process), else ``null``."""
     run = pibench(
         ["headless", "--jsonl", "--seed", "11"],
         lines(
+            "x = 6\nprint(x * 7)",
+            "x",
+            "time.next_month()['month']",
             "r = time.next_month()['report']\nprint(r['month'], r['label'])",
             "time.next_month(); time.next_month()\nprint(time.last_report() == time.last_report())",
             "print(time.last_report()['month'])",
         ),
     )
     assert run.returncode == 0, run.stderr
-    first, second, third = run.replies()
-    assert first["stdout"] == "1 Y1M1\n" and first["month_report"]["month"] == 1
-    assert first["month_report"]["label"] == "Y1M1" and "money" in first["month_report"]
-    assert second["month"] == 4 and second["month_report"]["month"] == 3
-    assert third["stdout"] == "3\n" and third["month_report"] is None
+    replies = run.replies()
+    assert len(replies) == 6
+    for i, reply in enumerate(replies):
+        assert set(reply) == REPLY_KEYS | ({"confinement"} if i == 0 else set()), reply
+        assert set(reply["impact"]) == {"total", "earned", "projection"}
+        assert reply["done"] is False
+    assert replies[0] == {**replies[0], "ok": True, "stdout": "42\n", "error": None, "truncated": False, "month": 1}
+    assert replies[1]["stdout"] == "6\n"
+    assert replies[2]["stdout"] == "2\n" and replies[2]["month"] == 2
+    assert replies[0]["month_report"] is None and replies[1]["month_report"] is None
+    assert replies[2]["month_report"]["month"] == 1
+    first, second, third = replies[3:]
+    assert first["stdout"] == "2 Y1M2\n" and first["month_report"]["month"] == 2
+    assert first["month_report"]["label"] == "Y1M2" and "money" in first["month_report"]
+    assert second["month"] == 5 and second["month_report"]["month"] == 4
+    assert third["stdout"] == "4\n" and third["month_report"] is None
 
 
 def test_end_event_carries_the_report_and_digest(pibench):

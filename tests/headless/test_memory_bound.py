@@ -39,9 +39,9 @@ HOSTILE_BLOCKS = [
     "    try:\n        r = query(sql)\n        print('rows', len(r))\n"
     "    except Exception as e:\n        print('refused', str(e)[:80])\n",
 ]
-ROUNDS = 3
+ROUNDS = 2
 """Rounds in the default suite (each round repeats every hostile block: peak memory that grew
-round after round would show); the slow suite runs :data:`SLOW_ROUNDS`."""
+from one round to the next would show); the slow suite runs :data:`SLOW_ROUNDS`."""
 SLOW_ROUNDS = 6
 
 
@@ -58,7 +58,7 @@ def test_a_hostile_session_keeps_the_pibench_process_memory_bounded(tmp_path, ro
     """Rounds of hostile JSON-lines blocks (1 MB strings to API calls, statements at and
     far over the input limit, queries with huge results) each get exactly one reply, and
     the pibench process's peak resident memory (VmHWM, read while it still runs) stays
-    under PEAK_RSS_LIMIT_MIB; the session then ends with its report. Three rounds in the
+    under PEAK_RSS_LIMIT_MIB; the session then ends with its report. Two rounds in the
     default suite, six in the slow one (the same proof over a longer session)."""
     env = {**os.environ, "PIBENCH_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen(
