@@ -19,7 +19,7 @@ from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
 from .numbers import round2
-from .report import MonthReport, money_of_month
+from .report import MonthReport
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
 from .state import State
@@ -312,7 +312,7 @@ class World:
             self.report = None
         rep.citations["earned"] = self.month_citations
         rep.citations["total"] = s.lab_monthly[-1]["citations_total"]
-        rep.money = money_of_month(s.ledger, m, s.budget)
+        rep.money_from(s.ledger, m, s.budget)
         rep.headlines = [row[3] for row in s.news[news_start:]]
         rep.collapsed = s.collapsed
         rep.finished = s.finished

@@ -82,7 +82,10 @@ class MonthReport:
             the career is over (collapse or horizon) (§1, §2).
     """
 
-    __slots__ = ("month", "label", *LIST_KINDS, "citations", "money", "events", "collapsed", "finished")
+    FIELDS: tuple[str, ...] = ("month", "label", *LIST_KINDS, "citations", "money", "events", "collapsed", "finished")
+    """The report's keys, in order (:meth:`to_dict`)."""
+
+    __slots__ = ("month", "label", *LIST_KINDS, "citations", "_money", "_money_of", "events", "collapsed", "finished")
 
     month: int
     label: str
@@ -100,7 +103,8 @@ class MonthReport:
     proposals: list[dict[str, Any]]
     headlines: list[str]
     citations: dict[str, Any]
-    money: dict[str, Any]
+    _money: dict[str, Any] | None
+    _money_of: tuple[list[list[Any]], int, float] | None
     events: dict[str, Any]
     collapsed: bool
     finished: bool
@@ -128,13 +132,14 @@ class MonthReport:
         self.proposals = []
         self.headlines = []
         self.citations = {"earned": 0, "total": 0, "by_publication": {}}
-        self.money = {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0}
+        self._money = {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": 0.0}
+        self._money_of = None
         self.events = {"arrived": [], "expired": []}
         self.collapsed = False
         self.finished = False
         for k, v in values.items():
-            if k not in self.__slots__:
-                raise TypeError(f"MonthReport has no field {k!r}; fields: {', '.join(self.__slots__)}")
+            if k not in self.FIELDS:
+                raise TypeError(f"MonthReport has no field {k!r}; fields: {', '.join(self.FIELDS)}")
             setattr(self, k, v)
 
     def __eq__(self, other: object) -> bool:
@@ -145,7 +150,7 @@ class MonthReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a fresh JSON-able dict with every key of the contract (lists may be empty)."""
-        return {k: _plain(getattr(self, k)) for k in self.__slots__}
+        return {k: _plain(getattr(self, k)) for k in self.FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MonthReport:
@@ -156,7 +161,32 @@ class MonthReport:
         """
         if not isinstance(data, dict) or not isinstance(data.get("month"), int):
             raise ValueError("a month report needs a dict with an integer 'month'")
-        return cls(**{k: _plain(v) for k, v in data.items() if k in cls.__slots__})
+        return cls(**{k: _plain(v) for k, v in data.items() if k in cls.FIELDS})
+
+    @property
+    def money(self) -> dict[str, Any]:
+        """The ``money`` block (see the class doc); built on first read when the tick deferred
+        it (:meth:`money_from`)."""
+        money = self._money
+        if money is None:
+            assert self._money_of is not None
+            ledger, month, budget = self._money_of
+            money = self._money = money_of_month(ledger, month, budget)
+            self._money_of = None
+        return money
+
+    @money.setter
+    def money(self, value: dict[str, Any]) -> None:
+        self._money = value
+        self._money_of = None
+
+    def money_from(self, ledger: list[list[Any]], month: int, budget: float) -> None:
+        """Make ``money`` :func:`money_of_month` ``(ledger, month, budget)``, built when first
+        read: a sweep's runner never reads the reports, and nothing dated ``month`` is added to
+        the append-only ledger once the tick that closes it is over (later rows are dated
+        later; the sum skips them), so the block built later is the one built now."""
+        self._money = None
+        self._money_of = (ledger, month, budget)
 
     def has_news(self) -> bool:
         """True when anything but money and headlines happened."""

@@ -381,3 +381,37 @@ def test_report_object_round_trips():
     assert MonthReport.from_dict(rep.to_dict()) == rep
     with pytest.raises(ValueError):
         MonthReport.from_dict({"month": "three"})
+
+
+def test_month_report_money_read_late_equals_money_read_at_once():
+    """The tick leaves a report's money block to be built when first read: the reports of a
+    career advanced without reading them (as the runner does), kept and read only at its end,
+    equal the reports ``time.next_month()`` returned month by month in the same career,
+    although the lab spent and earned in every later month."""
+    from world.policies import Baseline
+    from world.runner import AgentView
+
+    def career(seed: int, read_now: bool) -> list:
+        w = World(WorldConfig(), seed)
+        api = Api(w)
+        view, pol = AgentView(api), Baseline()
+        out: list = []
+        while not w.finished:
+            pol.act(view)
+            if w.finished:
+                break
+            if read_now:
+                out.append(api.time.next_month()["report"])
+            else:
+                api.next_month_unread()
+                out.append(w.last_report)
+        return out
+
+    for seed in (1, 2, 7):
+        at_once = career(seed, True)
+        late = career(seed, False)
+        assert len(late) == len(at_once) > 12
+        assert any(r["money"]["by_category"] for r in at_once)
+        assert all(r._money is None for r in late)  # not built yet
+        assert [r.money for r in late] == [r["money"] for r in at_once]
+        assert [r.to_dict() for r in late] == at_once
