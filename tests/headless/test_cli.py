@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
 from pibench_tui.cli import build_parser, main
+from tests.headless.conftest import Run
 
 
 @pytest.mark.parametrize(
@@ -101,23 +103,19 @@ def test_missing_save_exits_1(pibench, tmp_path):
     assert "nothere" in run.stderr
 
 
-def test_python_dash_m_works(tmp_path):
-    """`python -m pibench_tui` is the same command."""
+def test_python_dash_m_works_and_scenario_and_seed_choose_the_world(tmp_path):
+    """`python -m pibench_tui` is the same command; --scenario short-12 sets a 12-month
+    horizon; --seed is reported."""
     proc = subprocess.run(
-        [sys.executable, "-m", "pibench_tui", "headless", "--seed", "5"],
-        input=b"1 + 1\n",
+        [sys.executable, "-m", "pibench_tui", "headless", "--scenario", "short-12", "--seed", "42"],
+        input=b"1 + 1\nlab.dashboard()['months_total']\n",
         capture_output=True,
-        timeout=60,
+        timeout=120,
+        env={**os.environ, "PIBENCH_HOME": str(tmp_path / "home")},
     )
-    assert proc.returncode == 0
-    assert proc.stdout.decode().startswith("2\n")
-
-
-def test_scenario_and_seed_choose_the_world(pibench):
-    """--scenario short-12 sets a 12-month horizon; --seed is reported."""
-    run = pibench(["headless", "--scenario", "short-12", "--seed", "42"], "lab.dashboard()['months_total']\n")
-    assert run.returncode == 0
-    assert run.stdout.startswith("12\n")
+    assert proc.returncode == 0, proc.stderr
+    run = Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+    assert run.stdout.startswith("2\n12\n"), run.stdout
     assert run.report()["scenario"] == "short-12 (seed 42)"
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from pibench_tui.sandbox import Sandbox
 from pibench_tui.sandbox import child as agent_process
-from tests.headless.conftest import run_pibench
+from tests.headless.conftest import ConsoleParts, run_pibench
 
 #: An LLM-style agent: dataclasses, a namedtuple, typing, f-strings, numpy, a template
 #: ``.format`` on a variable, ``getattr`` on its own objects by a computed name,
@@ -175,13 +175,42 @@ EXPECTED_LINES = [
 ]
 
 
-def test_a_realistic_agent_script_runs_through_pibench_headless(tmp_path):
-    """The LLM-style script runs to the end without any error, through the real command;
-    each idiom prints what plain Python prints (an API refusal is caught as ActionError)."""
-    run = run_pibench(["headless", "--seed", "7"], AGENT_SCRIPT, home=tmp_path)
+REACH_OUTSIDE = "open('/etc/passwd')\nexec('x = 1')\nimport os\nimport subprocess\nprint('after')\n"
+
+BOUND_NAMES = (
+    "from pibench_agent import ActionError, lab, query, time\n"
+    "import pibench_agent\n"
+    "print(pibench_agent.lab is lab, pibench_agent.time is time, lab.dashboard()['month'])\n"
+    "_ = time.next_month()\n"
+    "print(lab.dashboard()['month'], len(query('SELECT 1 AS one')))\n"
+    "try:\n    time.next_month(3)\nexcept ActionError as exc:\n    print('refused', type(exc).__name__)\n"
+    "from pibench_agent import os\n"
+    "from pibench_agent import _secret\n"
+    "print('after')\n"
+)
+
+
+def test_ordinary_python_through_pibench_headless(tmp_path):
+    """One console session (seed 7) of three parts (:class:`ConsoleParts`), each going on
+    after the one before:
+
+    - a realistic agent script: the LLM-style script runs to the end without any error;
+      each idiom prints what plain Python prints (an API refusal is caught as ActionError);
+    - reaching outside: open, exec/eval of strings and imports outside the list are
+      refused, each with a message that names the alternative or the allowed modules; the
+      session goes on;
+    - bound names: `from pibench_agent import lab, time` (what the typed stub
+      examples/stubs/pibench_agent.pyi describes, so editors and mypy know the names) gives
+      the very objects bound in the agent's globals; a name the module lacks and a private
+      name are refused, and the session goes on."""
+    script = ConsoleParts(
+        [("agent script", AGENT_SCRIPT), ("reach outside", REACH_OUTSIDE), ("bound names", BOUND_NAMES)]
+    )
+    run = run_pibench(["headless", "--seed", "7"], script.script, home=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert run.errors() == [], run.stdout
-    out = run.stdout
+
+    assert script.errors(run, "agent script") == [], run.stdout
+    out = script.stdout(run, "agent script")
     assert out.startswith("Month 1: budget $"), out[:200]
     assert '{"hires": [], "month": 1, "notes": "hire carefully"}' in out
     for line in EXPECTED_LINES:
@@ -189,46 +218,22 @@ def test_a_realistic_agent_script_runs_through_pibench_headless(tmp_path):
     assert "caught ActionError: " in out
     assert "['dashboard'" in out or "['attention'" in out
 
-
-def test_what_reaches_outside_is_refused_with_what_is_allowed(tmp_path):
-    """open, exec/eval of strings and imports outside the list are refused, each with a
-    message that names the alternative or the allowed modules; the session goes on."""
-    script = "open('/etc/passwd')\nexec('x = 1')\nimport os\nimport subprocess\nprint('after')\n"
-    run = run_pibench(["headless", "--seed", "7"], script, home=tmp_path)
-    assert run.returncode == 0, run.stderr
-    errors = run.errors()
+    errors = script.errors(run, "reach outside")
     assert len(errors) == 4, run.stdout
     assert "SandboxError" in errors[0] and "memory.write" in errors[0]
     assert "SandboxError" in errors[1] and "write the code itself" in errors[1]
     for line in errors[2:]:
         assert "allowed modules: math" in line and "numpy" in line and "dataclasses" in line
-    assert "after\n" in run.stdout
+    assert "after\n" in script.stdout(run, "reach outside")
 
-
-def test_agent_scripts_import_the_bound_names_from_pibench_agent(tmp_path):
-    """`from pibench_agent import lab, time` (what the typed stub examples/stubs/pibench_agent.pyi
-    describes, so editors and mypy know the names) gives the very objects bound in the agent's
-    globals; a name the module lacks and a private name are refused, and the session goes on."""
-    script = (
-        "from pibench_agent import ActionError, lab, query, time\n"
-        "import pibench_agent\n"
-        "print(pibench_agent.lab is lab, pibench_agent.time is time, lab.dashboard()['month'])\n"
-        "_ = time.next_month()\n"
-        "print(lab.dashboard()['month'], len(query('SELECT 1 AS one')))\n"
-        "try:\n    time.next_month(3)\nexcept ActionError as exc:\n    print('refused', type(exc).__name__)\n"
-        "from pibench_agent import os\n"
-        "from pibench_agent import _secret\n"
-        "print('after')\n"
-    )
-    run = run_pibench(["headless", "--seed", "7"], script, home=tmp_path)
-    assert run.returncode == 0, run.stderr
-    assert "True True 1\n2 1\n" in run.stdout
-    errors = run.errors()
-    assert "refused ActionError\n" in run.stdout
+    out = script.stdout(run, "bound names")
+    assert "True True 1\n2 1\n" in out
+    assert "refused ActionError\n" in out
+    errors = script.errors(run, "bound names")
     assert len(errors) == 2, run.stdout
     assert "ImportError" in errors[0] and "'os'" in errors[0]
     assert "SandboxError" in errors[1] and "private" in errors[1]
-    assert "after\n" in run.stdout
+    assert "after\n" in out
 
 
 #: numpy calls agents make (the first releases' set-operation, quantile and string-unique

@@ -44,9 +44,22 @@ def test_api_policies_play_full_careers_through_the_public_api_only(name):
         assert w.s.finished
 
 
-def test_baseline_makes_no_refused_call_at_all():
-    """The baseline never has a call refused, over full careers on several seeds."""
-    for seed in (*range(1, 31), 101, 102, 103, 104, 105, 106, 1001, 1002):
+#: Seeds of the baseline's no-refusal search: the default suite plays the first ones, ``-m slow`` all.
+NO_REFUSAL_SEEDS = (101, 102, 103, 104, 105, 106, 1001, 1002, *range(1, 31))
+NO_REFUSAL_DEFAULT = 12
+
+
+@pytest.mark.parametrize(
+    "seeds",
+    [
+        pytest.param(NO_REFUSAL_SEEDS[:NO_REFUSAL_DEFAULT], id="default"),
+        pytest.param(NO_REFUSAL_SEEDS[NO_REFUSAL_DEFAULT:], id="more-seeds", marks=pytest.mark.slow),
+    ],
+)
+def test_baseline_makes_no_refused_call_at_all(seeds):
+    """The baseline never has a call refused, over full careers on several seeds (twelve in
+    the default suite; the other 26 of the search under ``-m slow``)."""
+    for seed in seeds:
         w = World(WorldConfig(), seed)
         pol = Baseline()
         play(w, pol)
