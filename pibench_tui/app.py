@@ -19,7 +19,7 @@ from textual.containers import Container
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from .actions import ACTIONS, ACTIONS_BY_ID
 from .alerts import alerts
@@ -31,6 +31,7 @@ from .screens.form import ActionForm
 from .screens.help import HelpScreen
 from .tui_game import ActionError, Game
 from .widgets.console import ConsolePanel
+from .widgets.footer import KeysFooter
 from .widgets.header import LabHeader
 from .widgets.panels import (
     ApplicantsPanel,
@@ -201,7 +202,7 @@ class PibenchApp(App[int]):
                 yield ConsolePanel("9 Console", blink=self.blink)
             yield TutorialChecklist(id="tutorial")
         yield Static(TOO_SMALL, id="too-small")
-        yield Footer(compact=True)  # compact: the Lab panel's keys fit in 120 columns
+        yield KeysFooter(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
         self.tutorial.display = self.game.tutorial_shown and not self.game.finished
@@ -228,7 +229,7 @@ class PibenchApp(App[int]):
         try:
             for tab, title in TABS:
                 self.tabs.get_tab(tab).label = NARROW_TITLES.get(tab, title) if width < 100 else title
-            self.query_one(Footer).show_command_palette = not narrow
+            self.query_one(KeysFooter).show_command_palette = not narrow
         except Exception:  # noqa: BLE001 - before the tabs exist
             pass
         if was_small and not self.too_small and self.quit_pending:

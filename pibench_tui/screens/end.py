@@ -14,9 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from ..tui_game import Game
+from ..widgets.footer import KeysFooter
 from ..widgets.plots import LinePlot
 
 
@@ -87,7 +88,7 @@ class EndScreen(Screen[None]):
             yield Label("Revealed: topic hotness over the career", classes="section")
             yield LinePlot(id="end-hotness", classes="plot tall")
             yield DataTable(id="end-topics", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         from world.config import TOPICS

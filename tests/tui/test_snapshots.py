@@ -9,7 +9,7 @@ import pytest
 
 from world.api import Api
 
-from .conftest import build, new_world, settle
+from .conftest import build, close_month, new_world, press, screen_ready, wait_for
 
 SIZES = [(80, 24), (160, 50)]
 
@@ -42,7 +42,12 @@ def test_main_screen(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_form(snap_compare, size):
     """The start-project form: topic, tier, member checklist, compute, OK/Cancel."""
-    assert snap_compare(build(busy_world()), press=["3", "s"], terminal_size=size)
+
+    async def run_before(pilot):
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+
+    assert snap_compare(build(busy_world()), run_before=run_before, terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -51,8 +56,8 @@ def test_digest(snap_compare, size):
     app = build(busy_world())
 
     async def run_before(pilot):
-        await pilot.press("n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
 
     assert snap_compare(app, run_before=run_before, terminal_size=size)
 
@@ -63,13 +68,12 @@ def test_end_screen(snap_compare, size):
     app = build(busy_world("short-12", 11), run_baseline=True, show_digest=False)
 
     async def run_before(pilot):
-        await pilot.press("n", "enter")
-        await settle(pilot, app)
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if getattr(app.screen, "baseline", None) is not None:
-                break
-        await pilot.pause()
+        await close_month(pilot, app)
+        await wait_for(
+            pilot,
+            lambda: screen_ready(app, "EndScreen") and getattr(app.screen, "baseline", None) is not None,
+            "the end screen with the baseline's result",
+        )
 
     assert snap_compare(app, run_before=run_before, terminal_size=size)
 
@@ -87,8 +91,8 @@ def test_digest_with_a_rejection_and_its_context(snap_compare):
     app = build(busy_world(months=14))  # month 15 closes with SUB003 rejected at W-SHOP
 
     async def run_before(pilot):
-        await pilot.press("n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
 
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 34))
 
@@ -101,4 +105,9 @@ def test_replay_viewer(snap_compare, tmp_path):
     from .rundir import write_run_dir
 
     app = make_replay_app(str(write_run_dir(tmp_path, months=8)), test_mode=True)
-    assert snap_compare(app, press=["right"] * 4 + ["3"], terminal_size=(100, 30))
+
+    async def run_before(pilot):
+        await press(pilot, "right", "right", "right", "right", until=lambda: app.replayer.month == 5, what="month 5")
+        await press(pilot, "3", panel="projects")
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(100, 30))
