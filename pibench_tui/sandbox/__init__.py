@@ -76,7 +76,7 @@ from pibench_tui.sandbox.protocol import (
     _Timeout,
     _valid_error,
 )
-from pibench_tui.sandbox.reads import ReadMirror
+from pibench_tui.sandbox.reads import _NO_VALUE, ReadMirror
 
 __all__ = [
     "ALLOWED_MODULES",
@@ -526,7 +526,7 @@ class Sandbox:
                         # The call may have changed the world: the agent process drops what
                         # may no longer hold (a new epoch of reads starts).
                         trigger = f"{key[0]}.{key[1]}" if ok and key in triggers else None
-                        gone, items = reads.changed(trigger, self.handler, deadline)
+                        gone, items = reads.changed(trigger, self.handler, deadline, reply["v"] if ok else _NO_VALUE)
                     try:
                         proc.send_text(_with_cache_fields(head[0], held, gone, items), deadline)
                     except _Gone:

@@ -31,8 +31,9 @@ parent -> child
     ``"c": id`` (keep the result in the read cache under that id); any answer may carry
     ``"x": [id, ...]`` (drop those entries: a change may have touched them) and ``"pf":
     [[id, call text, value], ...]`` (results of read-only calls in the world as it now is,
-    prefetched by the parent: entries of the cache); the parent keeps an exact copy of what
-    the cache holds, :mod:`reads`)
+    prefetched by the parent: entries of the cache; an item ``[id, call text, null, base,
+    change]`` is a change of entry ``base``, which it replaces, or for -1 of this answer's
+    value: :func:`_patch`); the parent keeps an exact copy of what the cache holds, :mod:`reads`)
     ``{"t": "exit"}``
 child -> parent
     ``{"t": "ready", "confinement": {...}}`` after ``init`` (``Confinement.to_dict()``)
@@ -372,6 +373,27 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     return text.encode("utf-8", "replace") + b"\n"
 
 
+def _patch(base: Any, change: dict) -> Any:
+    """The value ``change`` describes as a change of ``base`` (parent side:
+    ``reads.changes``): ``{"d": ops}`` for a dict, ``{"l": ops}`` for a list. Each part of
+    ``base`` is used at most once, so nothing is shared, as from JSON."""
+    ops = change.get("d")
+    if ops is not None:
+        out: dict[str, Any] = {}
+        for op in ops:
+            if type(op) is str:
+                out[op] = base[op]
+            elif len(op) == 2:
+                out[op[0]] = op[1]
+            else:
+                out[op[0]] = _patch(base[op[0]], op[2])
+        return out
+    items: list[Any] = []
+    for op in change["l"]:
+        items.append(base[op] if type(op) is int else op[0])
+    return items
+
+
 # --------------------------------------------------------------------------------------
 # The API objects agent code holds
 # --------------------------------------------------------------------------------------
@@ -547,8 +569,19 @@ class _Runtime:
         dumps = _marshal_dumps
         loads = _marshal_loads
 
+        def base_value(i: object, msg: dict) -> object:
+            """The value a prefetched change is made to: entry ``i`` (which it replaces), or
+            for -1 a copy of the value ``msg`` answers (agent code gets that one)."""
+            if i == -1:
+                return loads(dumps(msg.get("v")))
+            data = keys.pop(cast(int, i))
+            entry = cache.pop(data)
+            return entry[2] if entry[1] is None else loads(entry[1])
+
         def update(msg: dict) -> None:
-            """Drop the entries the parent says (``x``) and take what it prefetched (``pf``)."""
+            """Drop the entries the parent says (``x``) and take what it prefetched (``pf``:
+            ``[id, call text, value]``, or ``[id, call text, null, base, change]``: a change
+            of ``base``, see ``reads.changes``)."""
             gone = msg.get("x")
             if type(gone) is list:
                 for i in gone:
@@ -556,15 +589,20 @@ class _Runtime:
                     if data is not None:
                         del cache[data]
             pf = msg.get("pf")
-            if type(pf) is list:
-                for item in cast("list[object]", pf):
-                    if type(item) is list and len(item) == 3 and type(item[0]) is int and type(item[1]) is str:
-                        data = item[1].encode("utf-8", "replace") + b"\n"
-                        old = cache.get(data)
-                        if old is not None:
-                            keys.pop(old[0], None)
-                        cache[data] = [item[0], None, item[2]]
-                        keys[item[0]] = data
+            if type(pf) is not list:
+                return
+            for item in cast("list[list[Any]]", pf):
+                try:
+                    i, text = item[0], item[1]
+                    value = item[2] if len(item) == 3 else _patch(base_value(item[3], msg), item[4])
+                    data = text.encode("utf-8", "replace") + b"\n"
+                except Exception:  # noqa: BLE001 - not as the parent sends: agent code asks itself
+                    continue
+                old = cache.get(data)
+                if old is not None:
+                    keys.pop(old[0], None)
+                cache[data] = [i, None, value]
+                keys[i] = data
 
         def usage() -> bytes:
             """The ``use`` message for entries used since the last one (or b"")."""
@@ -712,7 +750,8 @@ class _Runtime:
             if not isinstance(code, str):
                 raise SandboxViolation("code must be a string", None)
             tree = policy.parse_agent_code(code, filename, first_line, static_check=self.static_check)
-            policy.rewrite_checked_attributes(tree)
+            if policy.may_read_checked_attributes(code):
+                policy.rewrite_checked_attributes(tree)
             self.agent_files.add(filename)
             self._execute(tree, filename)
         except SyntaxError as exc:
@@ -734,16 +773,40 @@ class _Runtime:
         self.channel.send_raw(self.usage() + _json_encode(done).encode("utf-8", "replace") + b"\n")
 
     def _execute(self, tree: ast.Module, filename: str) -> None:
+        """Run the top-level statements one after the other; a bare expression prints its
+        ``repr`` (unless None). Consecutive other statements are compiled together (one
+        compile, not one each: the same as one by one, since the parse succeeded and a
+        ``__future__`` import, which would reach the statements after it, makes every
+        statement compile alone); if such a group does not compile, its statements run one
+        by one, so those before the one in error run first, as always."""
         g = self.globals
-        for stmt in tree.body:
+        body = tree.body
+        alone = any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" for stmt in body)
+        i, n = 0, len(body)
+        while i < n:
+            stmt = body[i]
             if isinstance(stmt, ast.Expr):
                 expr = ast.Expression(stmt.value)
                 value = eval(compile(expr, filename, "eval"), g)  # noqa: S307 - checked code
                 if value is not None:
                     self.out.write(repr(value) + "\n")
+                i += 1
+                continue
+            j = i + 1
+            while not alone and j < n and not isinstance(body[j], ast.Expr):
+                j += 1
+            group = None
+            if j - i > 1:
+                try:
+                    group = compile(ast.Module(body[i:j], type_ignores=[]), filename, "exec")
+                except SyntaxError:  # e.g. `return` outside a function: run up to it, one by one
+                    group = None
+            if group is not None:
+                exec(group, g)  # noqa: S102 - checked code
             else:
-                module = ast.Module([stmt], type_ignores=[])
-                exec(compile(module, filename, "exec"), g)  # noqa: S102 - checked code
+                for one in body[i:j]:
+                    exec(compile(ast.Module([one], type_ignores=[]), filename, "exec"), g)  # noqa: S102
+            i = j
 
 
 def _describe(exc: BaseException, agent_files: set[str]) -> dict:

@@ -674,6 +674,14 @@ def _route_checked_attributes(node: ast.AST) -> ast.AST:
     return node
 
 
+def may_read_checked_attributes(code: str) -> bool:
+    """Whether ``code`` may read an attribute of :data:`CHECKED_ATTRIBUTES` (so that
+    :func:`rewrite_checked_attributes` has something to do): an attribute name in ASCII
+    source is written out as it is; non-ASCII source may spell one in other characters
+    (identifiers are NFKC-normalised), so it always may."""
+    return not code.isascii() or any(name in code for name in CHECKED_ATTRIBUTES)
+
+
 def rewrite_checked_attributes(tree: ast.Module) -> ast.Module:
     """Route the attribute reads of :data:`CHECKED_ATTRIBUTES` through the runtime check
     (in place; returns ``tree``). Every node it makes carries the location of the read it

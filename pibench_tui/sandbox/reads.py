@@ -16,28 +16,42 @@ world as it is, or gone.
 
 Prefetching (``prefetch``): with the answer to a change (and with a block), this process
 also sends the results of the read-only calls agent code made after the same kind of change
-the last two times (at most :data:`PLAN_CALLS`), asked of the handler right then, unless
-the agent process still holds them. The agent process says which entries agent code used
+(until it happened again, the month ended or the block ended) any of the last
+:data:`PLAN_TIMES` times (at most :data:`PLAN_CALLS`), asked of the handler right then,
+unless the agent process still holds them. A result that replaces an entry is sent as a
+change of it (:func:`changes`: the parts that stayed the same are named, not sent), or not
+at all when it is the same value (:func:`same_value`); a result that shares parts with the
+value of the answer it comes with (``lab.dashboard()`` after ``time.next_month()``) is sent
+as a change of that. The agent process says which entries agent code used
 (``{"t": "use", "i": [id, ...]}``, each entry at most once between two changes): only ids of
 entries it holds are valid; anything else is a protocol violation.
 """
 
 from __future__ import annotations
 
+import marshal
 import time
 from collections.abc import Callable
 from typing import Any
 
-from pibench_tui.sandbox.process import _DECODER, _ENCODER
+from pibench_tui.sandbox.process import _ENCODER
 
 #: Most read-only calls prefetched after one change, and the longest call message kept in
 #: the agent process's cache (or prefetched), in characters.
-PLAN_CALLS = 12
+PLAN_CALLS = 16
+#: How many past times of a kind of change what to prefetch after it is learnt from.
+PLAN_TIMES = 6
 CALL_CHARS = 4096
 #: Most entries the agent process's cache holds at once (the oldest leaves first).
 HELD_ENTRIES = 48
 
 Handler = Callable[[str, str, list, dict], Any]
+
+#: The changes after which agent code's reads start over: the month end.
+MONTH_END = frozenset({"time.next_month"})
+
+_NO_VALUE: Any = object()
+"""No value given (``reply`` of :meth:`ReadMirror.changed`)."""
 
 
 class ReadMirror:
@@ -58,11 +72,13 @@ class ReadMirror:
         self.held: dict[str, tuple[int, Any, list[Any]]] = {}
         self.text_of: dict[int, str] = {}  # id -> call text, for every entry held
         self.next_id = 0
-        #: What agent code read after each kind of change the last two times: ``{"" (the
-        #: start of a block) or "ns.method": ([call text, ...] the last time, [...] the time before)}``.
-        self.plans: dict[str, tuple[list[str], list[str]]] = {}
-        self.trigger: str | None = ""  # the last change (``""``: the block's start; None: learn nothing)
-        self.epoch: dict[str, None] = {}  # call texts read since it, in order
+        #: What agent code read after each kind of change the last :data:`PLAN_TIMES` times:
+        #: ``{"" (the start of a block) or "ns.method": [[(call text, call), ...] the last
+        #: time, ... the time before ...]}``.
+        self.plans: dict[str, list[list[tuple[str, list[Any]]]]] = {}
+        #: The reads since each kind of change, until it happens again or the month ends:
+        #: ``{trigger: {call text: call}}`` (see :meth:`changed`).
+        self.windows: dict[str, dict[str, list[Any]]] = {}
 
     def reset(self) -> None:
         """A new agent process: its cache is empty."""
@@ -70,10 +86,13 @@ class ReadMirror:
         self.text_of.clear()
 
     # learning ---------------------------------------------------------------------------
-    def read(self, text: str) -> None:
-        """Agent code read ``text`` (a call message) since the last change."""
+    def read(self, text: str, call: list[Any]) -> None:
+        """Agent code read ``text`` (a call message; ``call``: ``[ns, method, args, kwargs]``)
+        since the last change."""
         if len(text) <= CALL_CHARS:
-            self.epoch[text] = None
+            for reads in self.windows.values():
+                if len(reads) < PLAN_CALLS:
+                    reads.setdefault(text, call)
 
     def used(self, ids: object) -> bool:
         """The agent process used these entries; False if that cannot be true (an id it
@@ -85,47 +104,61 @@ class ReadMirror:
             if type(i) is not int or i not in text_of:
                 return False
         for i in ids:
-            self.epoch[text_of[i]] = None
+            text = text_of[i]
+            self.read(text, self.held[text][2])
         return True
 
     def finish(self) -> None:
-        """The block ended: keep what was read since the last change."""
-        if self.trigger is not None:
-            self._learn(self.trigger)
+        """The block ended: keep what was read since each change."""
+        self._close(list(self.windows))
 
-    def _learn(self, trigger: str) -> None:
-        last = self.plans.get(trigger)
-        self.plans[trigger] = (list(self.epoch)[:PLAN_CALLS], last[0] if last else [])
+    def _close(self, triggers: list[str]) -> None:
+        """Keep what was read since each of ``triggers`` as what to prefetch after it next time."""
+        for trigger in triggers:
+            reads = self.windows.pop(trigger)
+            self.plans[trigger] = [list(reads.items()), *self.plans.get(trigger, ())][:PLAN_TIMES]
 
-    def _plan(self, trigger: str) -> list[str]:
-        """The read-only calls to prefetch after ``trigger``: those made after it either of
-        the last two times (an agent's months alternate between a few shapes)."""
-        last, before = self.plans.get(trigger, ((), ()))
-        return list(dict.fromkeys([*last, *before]))[:PLAN_CALLS]
+    def _plan(self, trigger: str) -> list[tuple[str, list[Any]]]:
+        """The read-only calls to prefetch after ``trigger`` (``(text, call)``): those made
+        after it any of the last :data:`PLAN_TIMES` times (an agent's months go through a
+        few shapes), the latest first."""
+        plan: dict[str, list[Any]] = {}
+        for reads in self.plans.get(trigger, ()):
+            for text, call in reads:
+                plan.setdefault(text, call)
+        return list(plan.items())[:PLAN_CALLS]
 
     # what to send -------------------------------------------------------------------------
     def start_block(self, handler: Handler, deadline: float) -> tuple[list[int], list[str]]:
         """The ``x`` and encoded ``pf`` items of a ``run`` message (``handler`` answers what
         is prefetched, by ``deadline``, a ``time.monotonic()``)."""
-        self.trigger = ""
-        self.epoch = {}
+        self._close(list(self.windows))
+        self.windows[""] = {}
         return self._refresh("", handler, deadline)
 
-    def changed(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[str]]:
+    def changed(
+        self, trigger: str | None, handler: Handler, deadline: float, reply: Any = _NO_VALUE
+    ) -> tuple[list[int], list[str]]:
         """A call that may have changed the world was applied (``trigger``: its
         ``"ns.method"``, or None for one not worth learning after nor prefetching for): the
-        ``x`` and encoded ``pf`` items of its reply."""
-        if self.trigger is not None:
-            self._learn(self.trigger)
-        self.trigger = trigger
-        self.epoch = {}
-        return self._refresh(trigger, handler, deadline)
+        ``x`` and encoded ``pf`` items of its reply (``reply``: its value, if any).
+
+        What agent code reads from now until this kind of change happens again, or the month
+        ends (:data:`MONTH_END`: the reads of a month start over), or the block ends, is
+        prefetched after it next time."""
+        if trigger in MONTH_END:
+            self._close(list(self.windows))
+        elif trigger in self.windows:
+            self._close([trigger])
+        if trigger is not None:
+            self.windows[trigger] = {}
+        return self._refresh(trigger, handler, deadline, reply)
 
     def keep(self, text: str, call: list[Any], value: Any) -> tuple[int | None, list[int]]:
         """A read-only call (``text``: its message; ``call``: ``[ns, method, args, kwargs]``)
         is answered with ``value``: the id it is held under in the agent process (None: not
         held) and the ids that leave to make room."""
-        self.read(text)
+        self.read(text, call)
         if len(text) > CALL_CHARS:
             return None, []
         gone = self._make_room(1)
@@ -153,40 +186,139 @@ class ReadMirror:
             gone.append(i)
         return gone
 
-    def _refresh(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[str]]:
-        """Drop the entries that may no longer hold; prefetch the plan of ``trigger``."""
+    def _refresh(
+        self, trigger: str | None, handler: Handler, deadline: float, reply: Any = _NO_VALUE
+    ) -> tuple[list[int], list[str]]:
+        """Drop the entries that may no longer hold; prefetch the plan of ``trigger`` (an entry
+        that no longer holds but is in the plan is sent as a change of its old value, or kept
+        when the new value is the same; ``reply``: the value of the message the items go
+        with, another possible base)."""
         held, text_of, kept = self.held, self.text_of, self.kept
         gone: list[int] = []
+        stale: dict[str, tuple[int, Any, list[Any]]] = {}  # entries that may no longer hold
         if kept is None:
             gone = list(text_of)
             held.clear()
             text_of.clear()
         else:
-            for text, (i, value, call) in list(held.items()):
+            for text, entry in held.items():
+                call = entry[2]
                 try:
-                    same = kept(call[0], call[1], call[2], call[3]) is value
+                    same = kept(call[0], call[1], call[2], call[3]) is entry[1]
                 except Exception:  # noqa: BLE001 - not known to hold
                     same = False
                 if not same:
-                    del held[text]
-                    del text_of[i]
-                    gone.append(i)
+                    stale[text] = entry
+            for text, entry in stale.items():  # out of the mirror; they go (below) or are replaced
+                del held[text]
+                del text_of[entry[0]]
         items: list[str] = []
         if self.prefetch and trigger is not None:
-            plan = [text for text in self._plan(trigger) if text not in held]
-            if plan:
-                gone += self._make_room(len(plan))
-                for text in plan:
-                    if time.monotonic() >= deadline:
-                        break
-                    try:
-                        call = _DECODER.decode(text)  # the arguments afresh: the handler may keep or change them
-                        ns, m, a, k = call["ns"], call["m"], call["a"], call["k"]
-                        value = handler(ns, m, a, k)
-                        encoded = _ENCODER.encode(value)
-                    except Exception:  # noqa: BLE001 - refused, failing or not plain JSON: agent code asks itself
+            plan = [item for item in self._plan(trigger) if item[0] not in held]
+            for text, call in plan:
+                if time.monotonic() >= deadline:
+                    break
+                old = stale.pop(text, None)
+                try:
+                    value = handler(call[0], call[1], list(call[2]), dict(call[3]))  # may keep or change them
+                    if old is not None and same_value(value, old[1]):
+                        held[text] = (old[0], value, call)  # the same value: the entry stays
+                        text_of[old[0]] = text
                         continue
-                    stored = [ns, m, list(a), dict(k)] if self.kept is not None else []
-                    i = self._add(text, stored, value)
-                    items.append(f"[{i},{_ENCODER.encode(text)},{encoded}]")
+                    base = -1
+                    if old is not None:
+                        base, change = old[0], changes(value, old[1], DELTA_DEPTH)
+                    elif reply is not _NO_VALUE:
+                        change = changes(value, reply, 1)
+                    else:
+                        change = None
+                    if change is not None:
+                        encoded = f"null,{base},{_ENCODER.encode(change)}"
+                    else:
+                        encoded = _ENCODER.encode(value)
+                        if old is not None:
+                            gone.append(old[0])
+                except Exception:  # noqa: BLE001 - refused, failing or not plain JSON: agent code asks itself
+                    if old is not None:
+                        stale[text] = old
+                    continue
+                gone += self._make_room(1)
+                i = self._add(text, call, value)
+                items.append(f"[{i},{_ENCODER.encode(text)},{encoded}]")
+        gone += [entry[0] for entry in stale.values()]
         return gone, items
+
+
+#: How deep :func:`changes` looks into dicts and lists for parts that stayed the same.
+DELTA_DEPTH = 2
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two plain JSON values are the same: equal, with the same types everywhere
+    (``1``, ``1.0`` and ``True`` differ, as in JSON), the same key order, the same floats
+    (``0.0`` and ``-0.0`` differ). Anything that is not plain data is never the same."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    try:  # version 2 writes no references and no interning: equal bytes, equal values
+        return bool(marshal.dumps(a, 2) == marshal.dumps(b, 2))
+    except ValueError:
+        return False
+
+
+def changes(new: Any, old: Any, depth: int) -> Any:
+    """``new`` described as a change of ``old`` (both plain JSON values), or None when no part
+    of it stayed the same. The agent process rebuilds ``new`` from its copy of ``old``
+    (child.py ``_patch``):
+
+    * ``{"d": [op, ...]}`` for a dict: one op per key of ``new``, in its order: ``"key"``
+      (``old[key]`` unchanged), ``[key, value]`` (a new value), ``[key, null, change]``
+      (a change of ``old[key]``);
+    * ``{"l": [op, ...]}`` for a list: one op per item: ``j`` (``old[j]`` unchanged: the same
+      object, or the same value at the same place) or ``[value]`` (a new value).
+
+    Each part of ``old`` is used at most once (the agent process hands out no shared objects,
+    as from JSON); ``depth`` bounds how deep changes are described.
+    """
+    tn = type(new)
+    if tn is not type(old) or (tn is not dict and tn is not list):
+        return None
+    ops: list[Any] = []
+    kept_any = False
+    if tn is dict:
+        for key, value in new.items():
+            if type(key) is not str:
+                return None  # JSON turns it into a string: the agent process's copy has other keys
+            tv = type(value)
+            if (tv is dict or tv is list) and key in old:  # a scalar is sent as it is
+                prior = old[key]
+                if same_value(value, prior):
+                    ops.append(key)
+                    kept_any = True
+                    continue
+                if depth > 1:
+                    change = changes(value, prior, depth - 1)
+                    if change is not None:
+                        ops.append([key, None, change])
+                        kept_any = True
+                        continue
+            ops.append([key, value])
+        return {"d": ops} if kept_any else None
+    position = {id(item): j for j, item in enumerate(old)}
+    taken: set[int] = set()
+    n_old = len(old)
+    for i, value in enumerate(new):
+        tv = type(value)
+        j = None
+        if tv is dict or tv is list:  # a scalar is sent as it is
+            j = position.get(id(value))
+            if j is None or j in taken:
+                j = i if i < n_old and i not in taken and same_value(value, old[i]) else None
+        if j is not None:
+            taken.add(j)
+            ops.append(j)
+            kept_any = True
+        else:
+            ops.append([value])
+    return {"l": ops} if kept_any else None

@@ -225,23 +225,22 @@ def test_a_block_starts_with_what_the_last_one_read_first_as_the_world_is_now(pr
 
 
 def test_reads_the_agent_stopped_making_are_no_longer_prefetched(prefetching, world):
-    """What is prefetched follows what agent code used the last two times: a read it no
-    longer makes after a change is asked of the world once more, then no longer."""
-    assert prefetching.run("_ = time.next_month()\nlab.dashboard()\n_ = time.next_month()\nlab.dashboard()").ok
+    """What is prefetched after a change follows what agent code read after it the last
+    ``PLAN_TIMES`` times (until the next such change or month end): a read it no longer
+    makes is still prefetched that many times, then no longer."""
+    from pibench_tui.sandbox.reads import PLAN_TIMES
+
+    assert prefetching.run("_ = time.next_month()\nlab.dashboard()").ok
     world.seen.clear()
-    r = prefetching.run("for _ in range(3):\n    _ = time.next_month()\n    lab.attention()")
+    r = prefetching.run(f"for _ in range({PLAN_TIMES + 1}):\n    _ = time.next_month()\n    lab.attention()")
     assert r.ok, r.error
+    month, dash, att = ("time", "next_month", []), ("lab", "dashboard", []), ("lab", "attention", [])
     assert world.seen == [
-        ("time", "next_month", []),
-        ("lab", "dashboard", []),  # read after the last two month ends: prefetched
-        ("lab", "attention", []),  # asked by agent code
-        ("time", "next_month", []),
-        ("lab", "attention", []),  # read after the last one: prefetched
-        ("lab", "dashboard", []),  # read after the one before: still prefetched
-        ("time", "next_month", []),
-        ("lab", "attention", []),  # the dashboard was not read after the last two
+        *[month, dash, att],  # the dashboard read after the last month end: prefetched; attention asked
+        *[month, att, dash] * (PLAN_TIMES - 1),  # both read after one of the last PLAN_TIMES: prefetched
+        *[month, att],  # the dashboard was not read after any of the last PLAN_TIMES month ends
     ]
-    assert r.calls == 4
+    assert r.calls == PLAN_TIMES + 2  # the month ends and the first attention
 
 
 def test_without_prefetch_nothing_is_asked_that_agent_code_did_not_ask(sandbox, api):

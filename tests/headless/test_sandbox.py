@@ -328,3 +328,15 @@ def test_parent_rejects_forged_protocol_messages(tmp_path, monkeypatch):
         assert late.error["type"] == "SandboxError" and "protocol" in late.error["message"]
         assert sb.run("fine").ok
     assert api.calls == []
+
+
+def test_statements_run_in_order_up_to_one_that_does_not_compile():
+    """Top-level statements are compiled together where they can be; one that does not
+    compile (``return`` outside a function) is reported after the statements before it ran,
+    as when each statement is compiled alone; bare expressions still print in order."""
+    with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=10) as sb:
+        r = sb.run("a = 1\nfor i in range(2):\n    print(i)\n'x'\nb = 2\nreturn 5\nc = 3")
+        assert not r.ok and r.error["type"] == "SyntaxError" and r.error["line"] == 6
+        assert r.stdout == "0\n1\n'x'\n"
+        r = sb.run("print(a, b, 'c' in globals())")
+        assert r.stdout == "1 2 False\n", r.error
