@@ -18,7 +18,6 @@ from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
-from .numbers import round2
 from .report import MonthReport
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
@@ -99,7 +98,7 @@ class World:
         The amount is rounded to cents once and that same value moves the budget, so the
         budget always equals the start budget plus the sum of the ledger.
         """
-        amount = round2(float(amount))
+        amount = round(float(amount), 2)
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
 
@@ -197,7 +196,7 @@ class World:
             ledger, month, budget = s.ledger, s.month, s.budget
             if s.people:
                 pay = {
-                    role: round2(float(-amount))
+                    role: round(float(-amount), 2)
                     for role, amount in (
                         ("phd", cfg.pay_phd),
                         ("postdoc", cfg.pay_postdoc),
@@ -213,7 +212,7 @@ class World:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
             for pj in s.projects.values():
                 if pj.status == "active" and pj.compute > 0:
-                    amount = round2(float(-pj.compute * unit_cost * mult))
+                    amount = round(float(-pj.compute * unit_cost * mult), 2)
                     budget += amount
                     ledger.append([month, "compute", amount, pj.id])
             s.budget = budget
@@ -255,15 +254,15 @@ class World:
         s.lab_monthly.append(
             {
                 "month": m,
-                "budget": round2(s.budget),
+                "budget": round(s.budget, 2),
                 "reputation_standing": self.standing(),
                 "students": students,
                 "active_projects": active_projects,
                 "publications": published,
                 "citations_total": citations,
                 "citations_month": self.month_citations,
-                "attention_used": round2(used),
-                "attention_pool": round2(pool),
+                "attention_used": round(used, 2),
+                "attention_pool": round(pool, 2),
             }
         )
         s.eval_log.setdefault("months", []).append(

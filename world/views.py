@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import people as people_mod
 from . import rules as rules_mod
 from .config import VENUES
-from .numbers import round2
 from .projects import progress_pct
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -257,7 +256,7 @@ def award_row(a: Award) -> dict[str, Any]:
         "id": a.id,
         "agency": a.agency,
         "total": a.total,
-        "monthly": round2(a.monthly),
+        "monthly": round(a.monthly, 2),
         "start_month": a.start_month,
         "end_month": a.end_month,
     }
@@ -307,11 +306,11 @@ def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict
         oversight, pool, mentoring = parts
     return {
         "base": w.cfg.attention_unlimited_base if w.cfg.unlimited_attention else w.cfg.attention_base,
-        "oversight_tax": round2(oversight),
-        "pool": round2(pool),
-        "mentoring_reserved": round2(mentoring),
-        "oneoff_used": round2(w.s.oneoff_used),
-        "left": round2(pool - mentoring - w.s.oneoff_used),
+        "oversight_tax": round(oversight, 2),
+        "pool": round(pool, 2),
+        "mentoring_reserved": round(mentoring, 2),
+        "oneoff_used": round(w.s.oneoff_used, 2),
+        "left": round(pool - mentoring - w.s.oneoff_used, 2),
     }
 
 
@@ -539,7 +538,7 @@ def dashboard_awards(w: World) -> list[dict[str, Any]]:
     """The dashboard's ``active_awards`` rows (awards not ended before this month)."""
     m = w.s.month
     return [
-        {"id": a.id, "agency": a.agency, "monthly_income": round2(a.monthly), "ends_month": a.end_month}
+        {"id": a.id, "agency": a.agency, "monthly_income": round(a.monthly, 2), "ends_month": a.end_month}
         for a in w.s.awards.values()
         if a.end_month >= m
     ]
