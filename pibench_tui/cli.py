@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # annotations are strings here (from __future__ import annota
     from collections.abc import Sequence
     from typing import Any
 
+    from pibench_tui.sandbox import AgentProcess
+
 
 __all__ = ["build_parser", "main"]
 
@@ -336,7 +338,69 @@ def _load_conflict(command: str, args: argparse.Namespace) -> int | None:
     return None
 
 
-def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _early_agent_process(argv: Sequence[str]) -> AgentProcess | None:
+    """For ``pibench headless`` (not its ``--help``): start the agent process now, before
+    the arguments are parsed, so that its imports (numpy and what agent code may use, about
+    as long as this process's own start) begin as early as they can; ``None`` otherwise,
+    or when it cannot start (:func:`_cmd_headless` then tries again and reports why).
+    Nothing the arguments say changes how it starts (its limits come with the handshake)."""
+    if _command_of(argv) != "headless" or any(a in ("-h", "--help") for a in argv):
+        return None
+    from pibench_tui.sandbox import AgentProcess, SandboxStartError
+
+    try:
+        return AgentProcess()
+    except SandboxStartError:
+        return None
+
+
+def _cmd_headless(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, process: AgentProcess | None = None
+) -> int:
+    """``pibench headless``; ``process`` is the agent process :func:`_early_agent_process`
+    started (this function owns it: it is closed on every way out)."""
+    checked: tuple[int | None, str | None] | int = 1
+    try:
+        checked = _headless_seed(args)
+    finally:
+        if isinstance(checked, int) and process is not None:  # refused (reported) or an exception
+            process.close()
+    if isinstance(checked, int):
+        return checked
+    seed, sealed = checked
+    from pibench_tui.sandbox import AgentProcess, SandboxStartError
+
+    if process is None:
+        try:  # started first: it imports numpy while this process imports headless mode and the world
+            process = AgentProcess()
+        except SandboxStartError as exc:
+            print(f"pibench headless: {exc}", file=sys.stderr)
+            return 1
+    from pibench_tui.blas import import_numpy_one_thread
+
+    import_numpy_one_thread()  # this process runs the world only: no BLAS threads busy-waiting
+    from pibench_tui.headless import HeadlessOptions
+    from pibench_tui.headless import main as headless_main
+
+    options = HeadlessOptions(
+        scenario=args.scenario,
+        seed=seed,
+        sealed=sealed,
+        report_json=args.report_json,
+        jsonl=args.jsonl,
+        block_timeout=args.block_timeout,
+        max_output=args.max_output,
+        memory_limit=args.memory_limit << 20,
+        save=args.save,
+        load=args.load,
+        saves_dir=args.saves_dir,
+    )
+    return headless_main(options, process=process)
+
+
+def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | int:
+    """``(seed, sealed commitment or None)`` of ``pibench headless``'s options, or the exit
+    status after reporting a usage error (2) or a refused sealed evaluation (1)."""
     refused = _load_conflict("headless", args)
     if refused is not None:
         return refused
@@ -362,30 +426,7 @@ def _cmd_headless(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 print(f"pibench headless: a sealed evaluation is refused: {refusal}", file=sys.stderr)
                 return 1
             sealed = spec.commitments[args.seed_index]
-    from pibench_tui.sandbox import AgentProcess, SandboxStartError
-
-    try:  # started first: it imports numpy while this process imports headless mode and the world
-        process = AgentProcess()
-    except SandboxStartError as exc:
-        print(f"pibench headless: {exc}", file=sys.stderr)
-        return 1
-    from pibench_tui.headless import HeadlessOptions
-    from pibench_tui.headless import main as headless_main
-
-    options = HeadlessOptions(
-        scenario=args.scenario,
-        seed=seed,
-        sealed=sealed,
-        report_json=args.report_json,
-        jsonl=args.jsonl,
-        block_timeout=args.block_timeout,
-        max_output=args.max_output,
-        memory_limit=args.memory_limit << 20,
-        save=args.save,
-        load=args.load,
-        saves_dir=args.saves_dir,
-    )
-    return headless_main(options, process=process)
+    return seed, sealed
 
 
 def _cmd_seal(args: argparse.Namespace) -> int:
@@ -452,6 +493,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 ok, 1 runtime error, 2 usage error.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    early = [_early_agent_process(argv)]  # `pibench headless`: its agent process starts first
+    try:
+        return _main(argv, early)
+    finally:
+        if early[0] is not None:  # never handed over (a usage error, --version): it ran nothing
+            early[0].close()
+
+
+def _main(argv: list[str], early: list[AgentProcess | None]) -> int:
+    """:func:`main` once the agent process of ``pibench headless`` is started (``early[0]``,
+    or ``None``; taken out of the list when handed over to the command, which closes it)."""
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
@@ -462,7 +514,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command == "headless":
-            return _cmd_headless(args, parser)
+            process, early[0] = early[0], None
+            return _cmd_headless(args, parser, process)
         if args.command == "play":
             return _cmd_play(args)
         return int(args.func(args) or 0)  # every other command sets its handler
