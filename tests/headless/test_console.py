@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,37 +132,6 @@ def test_whole_career_in_one_for_loop(pibench):
     for _ in range(60):
         api.time.next_month()
     assert report["state digest"] == world.digest()
-
-
-@pytest.mark.parametrize("jsonl", [False, True])
-def test_same_actions_same_world_in_every_mode(pibench, jsonl):
-    """Determinism across interfaces: the same actions through console mode, JSON-lines
-    mode and in-process give the same Impact and the same world digest."""
-    actions = ["recruit.hire_ra()", "time.next_month()", "time.next_month()", "lab.ledger(3)"]
-    from scenarios import load_scenario
-    from world.api import Api
-    from world.engine import World
-    from world.scoring import impact
-
-    scen = load_scenario(None, seed=7)
-    world = World(scen.config, scen.seed)
-    api = Api(world)
-    api.recruit.hire_ra()
-    api.time.next_month()
-    api.time.next_month()
-    if jsonl:
-        import json
-
-        run = pibench(["headless", "--seed", "7", "--jsonl"], "".join(json.dumps({"code": a}) + "\n" for a in actions))
-        last = run.replies()[-1]
-        assert last["month"] == world.month
-        earned = impact(world)["earned"]
-        assert last["impact"] == {"total": earned, "earned": earned, "projection": None}
-        assert run.end()["report"]["digest"] == world.digest()
-        assert run.end()["report"]["impact"] == {"total": earned, "earned": earned, "projection": None}
-    else:
-        run = pibench(["headless", "--seed", "7"], "\n".join(actions) + "\n")
-        assert run.report()["state digest"] == world.digest()
 
 
 def test_collapse_ends_the_career(pibench, tmp_path):

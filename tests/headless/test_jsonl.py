@@ -48,12 +48,41 @@ def test_reply_shape_values_and_month_reports(pibench):
     assert third["stdout"] == "4\n" and third["month_report"] is None
 
 
-def test_end_event_carries_the_report_and_digest(pibench):
-    """At EOF one last line {"event": "end", "report": {...}}: the console report's fields
-    and the state digest, equal to what console mode prints for the same actions."""
-    codes = ["recruit.hire_ra()", "time.next_month()"]
-    run = pibench(["headless", "--jsonl", "--seed", "5"], lines(*codes))
+def test_end_event_confinement_and_the_same_world_in_every_mode(pibench, tmp_path):
+    """The same actions (seed 7) through JSON-lines mode, console mode and in-process:
+
+    - at EOF one last line {"event": "end", "report": {...}}: the console report's fields
+      and the state digest, equal to what console mode prints for the same actions;
+    - determinism across interfaces: the same Impact and the same world digest in both
+      modes and in-process (the last reply's month and impact too);
+    - the first JSON-lines reply (and only it) carries `confinement` as
+      confinement_status().to_dict(); the end event's report and --report-json carry it
+      too; console mode says it in one stderr line before the first block and in its report;
+    - a JSON-lines session ended at once still ends with its end event (month 1)."""
+    from pibench_tui.sandbox import confinement_status
+    from scenarios import load_scenario
+    from world.api import Api
+    from world.engine import World
+    from world.scoring import impact
+
+    codes = ["recruit.hire_ra()", "time.next_month()", "time.next_month()", "lab.ledger(3)"]
+    scen = load_scenario(None, seed=7)
+    world = World(scen.config, scen.seed)
+    api = Api(world)
+    api.recruit.hire_ra()
+    api.time.next_month()
+    api.time.next_month()
+    earned = impact(world)["earned"]
+    expected = confinement_status().to_dict()
+
+    out = tmp_path / "report.json"
+    run = pibench(["headless", "--jsonl", "--seed", "7", "--report-json", str(out)], lines(*codes))
     assert run.returncode == 0, run.stderr
+    replies = run.replies()
+    assert len(replies) == len(codes)
+    assert replies[0]["confinement"] == expected and all("confinement" not in r for r in replies[1:])
+    assert replies[-1]["month"] == world.month == 3
+    assert replies[-1]["impact"] == {"total": earned, "earned": earned, "projection": None}
     end = run.end()
     assert set(end) == {"event", "report"}
     report = end["report"]
@@ -72,20 +101,22 @@ def test_end_event_carries_the_report_and_digest(pibench):
         "final_budget",
         "digest",
     } <= set(report)
-    assert report["month"] == 2 and report["seed"] == 5
-    assert set(report["impact"]) == {"total", "earned", "projection"}
-    console = pibench(["headless", "--seed", "5"], "\n".join(codes) + "\n").report()
-    assert console["state digest"] == report["digest"]
-    assert report["impact"] == {
-        "total": report["impact"]["earned"],
-        "earned": report["impact"]["earned"],
-        "projection": None,
-    }
-    assert (
-        console["Impact"]
-        == f"{report['impact']['earned']:.1f} earned so far (projection withheld until the career ends)"
-    )
-    empty = pibench(["headless", "--jsonl", "--seed", "5"], "")
+    assert report["month"] == 3 and report["seed"] == 7
+    assert report["digest"] == world.digest(), "JSON lines and in-process differ"
+    assert report["impact"] == {"total": earned, "earned": earned, "projection": None}
+    assert report["confinement"] == expected
+    assert json.loads(out.read_text())["confinement"] == expected
+
+    console = pibench(["headless", "--seed", "7"], "\n".join(codes) + "\n")
+    assert console.returncode == 0, console.stderr
+    said = [ln for ln in console.stderr.splitlines() if "OS confinement:" in ln]
+    assert said == [f"pibench headless: {confinement_status().describe()}"]
+    fields = console.report()
+    assert fields["state digest"] == report["digest"], "console and JSON lines differ"
+    assert fields["Impact"] == f"{earned:.1f} earned so far (projection withheld until the career ends)"
+    assert fields["confinement"].startswith("complete" if expected["complete"] else "INCOMPLETE")
+
+    empty = pibench(["headless", "--jsonl", "--seed", "7"], "")
     assert empty.replies() == [] and empty.end()["report"]["month"] == 1
 
 
@@ -126,27 +157,6 @@ def test_agent_random_is_not_repeated_after_a_restart(pibench):
     assert first["stdout"] == f"{random.Random(agent_random_seed(9, 0, 1)).random()!r}\n"
     assert again["stdout"] == f"{random.Random(agent_random_seed(9, 1, 1)).random()!r}\n"
     assert agent_random_seed(9, 0, 1) != agent_random_seed(9, 0, 2) != agent_random_seed(10, 0, 2)
-
-
-def test_pibench_says_its_confinement_at_start_in_every_mode(pibench, tmp_path):
-    """The first JSON-lines reply (and only it) carries `confinement` as
-    confinement_status().to_dict(); the end event's report and --report-json carry it too;
-    console mode says it in one stderr line before the first block and in its report."""
-    from pibench_tui.sandbox import confinement_status
-
-    expected = confinement_status().to_dict()
-    out = tmp_path / "report.json"
-    run = pibench(["headless", "--jsonl", "--report-json", str(out)], lines("1", "2"))
-    assert run.returncode == 0, run.stderr
-    first, second = run.replies()
-    assert first["confinement"] == expected and "confinement" not in second
-    assert run.end()["report"]["confinement"] == expected
-    assert json.loads(out.read_text())["confinement"] == expected
-    console = pibench(["headless"], "print('hi')\n")
-    assert console.returncode == 0, console.stderr
-    said = [ln for ln in console.stderr.splitlines() if "OS confinement:" in ln]
-    assert said == [f"pibench headless: {confinement_status().describe()}"]
-    assert console.report()["confinement"].startswith("complete" if expected["complete"] else "INCOMPLETE")
 
 
 def test_one_session_of_ordinary_blocks(pibench):
