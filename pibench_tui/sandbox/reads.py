@@ -16,8 +16,8 @@ world as it is, or gone.
 
 Prefetching (``prefetch``): with the answer to a change (and with a block), this process
 also sends the results of the read-only calls agent code made after the same kind of change
-(until it happened again, the month ended or the block ended) any of the last
-:data:`PLAN_TIMES` times (at most :data:`PLAN_CALLS`), asked of the handler right then,
+(until it happened again, the month ended or the block ended) at least a third of the
+last :data:`PLAN_TIMES` times (at most :data:`PLAN_CALLS`), asked of the handler right then,
 unless the agent process still holds them. A result that replaces an entry is sent as a
 change of it (:func:`changes`: the parts that stayed the same are named, not sent), or not
 at all when it is the same value (:func:`same_value`); a result that shares parts with the
@@ -120,13 +120,18 @@ class ReadMirror:
 
     def _plan(self, trigger: str) -> list[tuple[str, list[Any]]]:
         """The read-only calls to prefetch after ``trigger`` (``(text, call)``): those made
-        after it any of the last :data:`PLAN_TIMES` times (an agent's months go through a
-        few shapes), the latest first."""
-        plan: dict[str, list[Any]] = {}
-        for reads in self.plans.get(trigger, ()):
+        after it at least a third of the last :data:`PLAN_TIMES` times (an agent's months go
+        through a few shapes; a read made only now and then costs less asked than sent
+        every time), the latest first."""
+        times = self.plans.get(trigger, ())
+        calls: dict[str, list[Any]] = {}
+        counts: dict[str, int] = {}
+        for reads in times:
             for text, call in reads:
-                plan.setdefault(text, call)
-        return list(plan.items())[:PLAN_CALLS]
+                calls.setdefault(text, call)
+                counts[text] = counts.get(text, 0) + 1
+        need = len(times) / 3
+        return [(text, call) for text, call in calls.items() if counts[text] >= need][:PLAN_CALLS]
 
     # what to send -------------------------------------------------------------------------
     def start_block(self, handler: Handler, deadline: float) -> tuple[list[int], list[str]]:
@@ -250,7 +255,7 @@ class ReadMirror:
 
 
 #: How deep :func:`changes` looks into dicts and lists for parts that stayed the same.
-DELTA_DEPTH = 2
+DELTA_DEPTH = 1
 
 
 def same_value(a: Any, b: Any) -> bool:
