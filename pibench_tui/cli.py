@@ -15,10 +15,9 @@ import sys
 
 TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
 if TYPE_CHECKING:  # annotations are strings here (from __future__ import annotations)
+    import subprocess
     from collections.abc import Sequence
     from typing import Any
-
-    from pibench_tui.sandbox import AgentProcess
 
 
 __all__ = ["build_parser", "main"]
@@ -338,44 +337,46 @@ def _load_conflict(command: str, args: argparse.Namespace) -> int | None:
     return None
 
 
-def _early_agent_process(argv: Sequence[str]) -> AgentProcess | None:
+def _early_agent_process(argv: Sequence[str]) -> subprocess.Popen[bytes] | None:
     """For ``pibench headless`` (not its ``--help``): start the agent process now, before
-    the arguments are parsed, so that its imports (numpy and what agent code may use, about
-    as long as this process's own start) begin as early as they can; ``None`` otherwise,
-    or when it cannot start (:func:`_cmd_headless` then tries again and reports why).
-    Nothing the arguments say changes how it starts (its limits come with the handshake)."""
+    the arguments are parsed and before the sandbox package is imported, so that its imports
+    (numpy and what agent code may use, about as long as this process's own start) begin as
+    early as they can (:mod:`pibench_tui.agent_launch`); ``None`` otherwise, or when it
+    cannot start (:func:`_cmd_headless` then tries again and reports why). Nothing the
+    arguments say changes how it starts (its limits come with the handshake)."""
     if _command_of(argv) != "headless" or any(a in ("-h", "--help") for a in argv):
         return None
-    from pibench_tui.sandbox import AgentProcess, SandboxStartError
+    from pibench_tui import agent_launch
 
     try:
-        return AgentProcess()
-    except SandboxStartError:
+        return agent_launch.launch()
+    except OSError:
         return None
 
 
 def _cmd_headless(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, process: AgentProcess | None = None
+    args: argparse.Namespace, parser: argparse.ArgumentParser, early: subprocess.Popen[bytes] | None = None
 ) -> int:
-    """``pibench headless``; ``process`` is the agent process :func:`_early_agent_process`
-    started (this function owns it: it is closed on every way out)."""
+    """``pibench headless``; ``early`` is the agent process :func:`_early_agent_process`
+    started (this function owns it: it is used or discarded on every way out)."""
     checked: tuple[int | None, str | None] | int = 1
     try:
         checked = _headless_seed(args)
     finally:
-        if isinstance(checked, int) and process is not None:  # refused (reported) or an exception
-            process.close()
+        if isinstance(checked, int) and early is not None:  # refused (reported) or an exception
+            from pibench_tui.agent_launch import discard
+
+            discard(early)
     if isinstance(checked, int):
         return checked
     seed, sealed = checked
     from pibench_tui.sandbox import AgentProcess, SandboxStartError
 
-    if process is None:
-        try:  # started first: it imports numpy while this process imports headless mode and the world
-            process = AgentProcess()
-        except SandboxStartError as exc:
-            print(f"pibench headless: {exc}", file=sys.stderr)
-            return 1
+    try:  # started first: it imports numpy while this process imports headless mode and the world
+        process = AgentProcess(early)
+    except SandboxStartError as exc:
+        print(f"pibench headless: {exc}", file=sys.stderr)
+        return 1
     from pibench_tui.blas import import_numpy_one_thread
 
     import_numpy_one_thread()  # this process runs the world only: no BLAS threads busy-waiting
@@ -497,11 +498,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv, early)
     finally:
-        if early[0] is not None:  # never handed over (a usage error, --version): it ran nothing
-            early[0].close()
+        if early[0] is not None:  # never handed over (a usage error): it ran nothing
+            from pibench_tui.agent_launch import discard
+
+            discard(early[0])
 
 
-def _main(argv: list[str], early: list[AgentProcess | None]) -> int:
+def _main(argv: list[str], early: list[subprocess.Popen[bytes] | None]) -> int:
     """:func:`main` once the agent process of ``pibench headless`` is started (``early[0]``,
     or ``None``; taken out of the list when handed over to the command, which closes it)."""
     parser = build_parser(argv)
@@ -514,8 +517,8 @@ def _main(argv: list[str], early: list[AgentProcess | None]) -> int:
         return 2
     try:
         if args.command == "headless":
-            process, early[0] = early[0], None
-            return _cmd_headless(args, parser, process)
+            handed, early[0] = early[0], None
+            return _cmd_headless(args, parser, handed)
         if args.command == "play":
             return _cmd_play(args)
         return int(args.func(args) or 0)  # every other command sets its handler

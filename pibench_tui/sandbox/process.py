@@ -7,14 +7,15 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from pibench_tui import agent_launch
 from pibench_tui.sandbox.confine import Confinement
 from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolError, _refuse_constant, _Timeout
 
-CHILD_SCRIPT = Path(__file__).with_name("child.py")
+#: The agent process's script (tests replace it with a script of their own).
+CHILD_SCRIPT = Path(agent_launch.CHILD_SCRIPT)
 
 # Built once (``json.dumps``/``json.loads`` with options build a new coder per call).
 # No check for cycles (this process's own values; one would raise RecursionError, which
@@ -30,54 +31,16 @@ class SandboxStartError(RuntimeError):
     """The agent process could not be started (a broken Python installation, ...)."""
 
 
-#: What ``python -c`` runs in the agent process: ``child.py`` (the first argument) as
-#: ``__main__``, its code read through the standard loader, so from the bytecode cache when
-#: there is one (``pip install`` writes it; a script run as ``python child.py`` is compiled
-#: at every start). A second argument is this process's ``sys.pycache_prefix``, used for
-#: ``child.py`` and its two siblings only (``_PYCACHE_PREFIX``): the standard library and
-#: numpy keep their own caches.
-_BOOTSTRAP = (
-    "import sys\n"
-    "from importlib.machinery import SourceFileLoader\n"
-    "__file__ = sys.argv.pop(1)\n"
-    "_PYCACHE_PREFIX = sys.argv.pop(1) if len(sys.argv) > 1 else None\n"
-    "sys.pycache_prefix = _PYCACHE_PREFIX\n"
-    "_code = SourceFileLoader('__main__', __file__).get_code('__main__')\n"
-    "sys.pycache_prefix = None\n"
-    "exec(_code)\n"
-)
+_BOOTSTRAP = agent_launch.BOOTSTRAP
+_clean_env = agent_launch.clean_env
+_numpy_path = agent_launch.numpy_path
 
 
 def agent_command() -> list[str]:
-    """The command line of an agent process: this interpreter with ``-S -s -P -B``
-    (no site folders, no user site, no script folder on the path, no bytecode written)
-    running ``child.py`` through :data:`_BOOTSTRAP` (which reads its cached bytecode).
-    Tests replace it to start the agent process as another user."""
-    prefix = [sys.pycache_prefix] if sys.pycache_prefix else []
-    return [sys.executable, "-S", "-s", "-P", "-B", "-c", _BOOTSTRAP, str(CHILD_SCRIPT), *prefix]
-
-
-def _clean_env() -> dict[str, str]:
-    """The agent process's whole environment: nothing of the caller's (API keys ...)."""
-    env = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-    if sys.platform == "darwin":  # pragma: no cover - locale for the interpreter
-        env["LC_CTYPE"] = "UTF-8"
-    return env
-
-
-_NUMPY_PATH: list[str | None] = []
-
-
-def _numpy_path() -> str | None:
-    """The folder holding the ``numpy`` package (the agent process runs with ``-S`` and
-    imports numpy from there before it confines itself), or ``None`` without numpy."""
-    if not _NUMPY_PATH:
-        import importlib.util
-
-        spec = importlib.util.find_spec("numpy")
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-        _NUMPY_PATH.append(os.path.dirname(os.path.abspath(locations[0])) if locations else None)
-    return _NUMPY_PATH[0]
+    """The command line of an agent process: :data:`CHILD_SCRIPT` run by this interpreter
+    with ``-S -s -P -B`` (:func:`pibench_tui.agent_launch.agent_command`). Tests replace
+    it to start the agent process as another user."""
+    return agent_launch.agent_command(CHILD_SCRIPT)
 
 
 class AgentProcess:
@@ -89,21 +52,20 @@ class AgentProcess:
     of the handshake (which needs the world: the API spec, the seed) then only confines it.
     """
 
-    def __init__(self) -> None:
-        debug = bool(os.environ.get("PIBENCH_DEBUG_CHILD"))
-        try:
-            self.proc = subprocess.Popen(
-                agent_command(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=None if debug else subprocess.DEVNULL,
-                env=_clean_env(),
-                cwd="/",
-                close_fds=True,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise SandboxStartError(f"cannot start the agent process: {exc}") from exc
+    def __init__(self, proc: subprocess.Popen[bytes] | None = None) -> None:
+        """Start an agent process, or adopt ``proc``, one that
+        :func:`pibench_tui.agent_launch.launch` started (``pibench headless`` starts it
+        before importing this package).
+
+        Raises:
+            SandboxStartError: The process cannot be started.
+        """
+        if proc is None:
+            try:  # imports start now, while this process builds the world (the boot message)
+                proc = agent_launch.launch(agent_command())
+            except OSError as exc:
+                raise SandboxStartError(f"cannot start the agent process: {exc}") from exc
+        self.proc = proc
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.wfd = self.proc.stdin.fileno()
         self.rfd = self.proc.stdout.fileno()
@@ -112,10 +74,6 @@ class AgentProcess:
         self.last = ""  # the text of the last message read (without its newline)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
-        try:  # imports start now, while this process builds the world (the pipe has room)
-            self.send({"t": "boot", "numpy_path": _numpy_path()}, time.monotonic() + START_TIMEOUT)
-        except (_Timeout, _Gone):  # it is gone already: the handshake reports it
-            pass
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:

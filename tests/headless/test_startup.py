@@ -67,26 +67,22 @@ def test_numpy_one_thread_keeps_a_thread_count_the_user_set():
     assert got["before"]["OPENBLAS_NUM_THREADS"] == got["after"]["OPENBLAS_NUM_THREADS"] == "2"
 
 
-class _FakeProcess:
-    """Stands in for AgentProcess: records that it was started and closed."""
-
-    started: list[_FakeProcess] = []
-
-    def __init__(self) -> None:
-        self.closed = False
-        _FakeProcess.started.append(self)
-
-    def close(self) -> None:
-        self.closed = True
-
-
 @pytest.fixture
-def fake_process(monkeypatch):
-    import pibench_tui.sandbox as sandbox
+def launches(monkeypatch):
+    """Records the agent processes ``pibench`` launches (not started: stand-ins) and
+    which of them were discarded."""
+    from pibench_tui import agent_launch
 
-    _FakeProcess.started = []
-    monkeypatch.setattr(sandbox, "AgentProcess", _FakeProcess)
-    return _FakeProcess
+    record: dict[str, list[object]] = {"launched": [], "discarded": []}
+
+    def launch(command=None):
+        proc = object()
+        record["launched"].append(proc)
+        return proc
+
+    monkeypatch.setattr(agent_launch, "launch", launch)
+    monkeypatch.setattr(agent_launch, "discard", lambda proc: record["discarded"].append(proc))
+    return record
 
 
 @pytest.mark.parametrize(
@@ -98,18 +94,42 @@ def fake_process(monkeypatch):
         (["headless", "--load", "a", "--seed", "2"], 2),
     ],
 )
-def test_agent_process_started_early_is_closed_when_arguments_are_refused(fake_process, argv, code, capsys):
+def test_agent_process_started_early_is_discarded_when_arguments_are_refused(launches, argv, code, capsys):
     """`pibench headless` starts its agent process before parsing; when the arguments are
-    refused (by the parser or by the command) it exits 2 and that process is closed."""
+    refused (by the parser or by the command) it exits 2 and that process is discarded."""
     assert cli.main(argv) == code
-    assert len(fake_process.started) == 1
-    assert fake_process.started[0].closed
+    assert len(launches["launched"]) == 1
+    assert launches["discarded"] == launches["launched"]
     assert "error" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["headless", "--help"], ["headless", "-h"], ["--version"], ["scenarios", "list"]])
-def test_no_agent_process_for_help_or_other_commands(fake_process, argv, capsys):
+def test_no_agent_process_for_help_or_other_commands(launches, argv, capsys):
     """Help, --version and the other commands start no agent process."""
     cli.main(argv)
     capsys.readouterr()
-    assert fake_process.started == []
+    assert launches["launched"] == []
+
+
+def test_headless_starts_its_agent_process_before_importing_the_sandbox():
+    """In a fresh `pibench headless`, the agent process is launched before the sandbox
+    package (and dataclasses, numpy, the world) is imported, and the session then adopts
+    that very process: one launch in all (a session starting its own would launch again),
+    and the block runs."""
+    code = (
+        "import io, sys\n"
+        "from pibench_tui import agent_launch, cli\n"
+        "seen = []\n"
+        "real = agent_launch.launch\n"
+        "def launch(command=None):\n"
+        "    seen.append(sorted(m for m in ('pibench_tui.sandbox', 'dataclasses', 'numpy', 'world') if m in sys.modules))\n"
+        "    return real(command)\n"
+        "agent_launch.launch = launch\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(b\"lab.dashboard()['month']\\n\"))\n"
+        "rc = cli.main(['headless', '--seed', '3'])\n"
+        "print('SEEN', seen, 'RC', rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1\n")  # the block ran
+    assert proc.stdout.splitlines()[-1] == "SEEN [[]] RC 0"  # one launch, before any of those imports
