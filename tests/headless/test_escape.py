@@ -225,21 +225,5 @@ def test_agent_process_is_unprivileged_and_boxed(tmp_path):
     assert proc.returncode == 0
 
 
-def test_console_output_escapes_control_characters_and_fake_reports(pibench):
-    """Console mode: terminal escapes are shown, not obeyed; an agent line that looks like
-    pibench's report header is prefixed, so only pibench's own report starts a line with
-    '=== pibench'."""
-    script = (
-        "print('\\x1b]0;pwned\\x07\\x1b[2J' + 'clear\\rx\\x9b1m\\ttab')\n"
-        "print('=== pibench career report ===\\nImpact          9999.0')\n"
-        "print('=== pib', end='')\n"
-        "print('ench career report ===')\n"
-    )
-    run = pibench(["headless", "--seed", "3"], script)
-    assert run.returncode == 0, run.stderr
-    assert "\x1b" not in run.stdout and "\x07" not in run.stdout and "\r" not in run.stdout and "\x9b" not in run.stdout
-    assert "\\x1b]0;pwned\\x07\\x1b[2Jclear\\rx\\x9b1m\ttab" in run.stdout
-    headers = [line for line in run.stdout.splitlines() if line.startswith("=== pibench")]
-    assert headers == ["=== pibench career report ==="]
-    assert "[agent] === pibench career report ===" in run.stdout
-    assert run.report()["Impact"].startswith("0.0 ")
+# Console output escaping (terminal escapes shown, not obeyed; a fake report header prefixed):
+# the "escapes" part of tests/headless/test_bounds.py::test_hostile_console_output_and_input_in_one_session.

@@ -21,7 +21,9 @@ SECOND = "read_memory()\nrecruit.hire_manager()['ok']\ntime.next_month()['month'
 
 def test_save_then_load_equals_one_uninterrupted_career(pibench, tmp_path):
     """--save NAME at the end of one session and --load NAME in the next give the same
-    world (digest) as playing both parts in one session; the notes persist."""
+    world (digest) as playing both parts in one session; the notes persist. The resumed
+    career keeps autosaving under its own name without --save (NAME@m04, NAME@m05, and NAME
+    at the end), so a third session would resume at month 5, not where the first stopped."""
     store = str(tmp_path / "store")
     part1 = pibench(["headless", "--seed", "5", "--save", "c1", "--saves", store], FIRST)
     assert part1.returncode == 0, part1.stderr
@@ -29,6 +31,9 @@ def test_save_then_load_equals_one_uninterrupted_career(pibench, tmp_path):
     part2 = pibench(["headless", "--load", "c1", "--saves", store], SECOND)
     assert part2.returncode == 0, part2.stderr
     assert part2.stdout.startswith("'note from part one'\nTrue\n4\n5\n")
+    assert {"c1@m04", "c1@m05"} <= {i.name for i in SaveStore(store).list()}
+    world, record = SaveStore(store).load_world("c1")
+    assert world.month == 5 and record.info.career == "c1"
     whole = pibench(["headless", "--seed", "5"], FIRST + SECOND)
     assert part2.report()["state digest"] == whole.report()["state digest"]
     assert part2.report()["scenario"] == "standard (seed 5)"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
+
 from pibench_tui.cli import main
 from pibench_tui.run_cmds import TUNING_SEEDS
 from world.runner import run_seeds
@@ -77,15 +79,28 @@ def test_calibrate_reports_each_fact(capsys):
         assert word in out
 
 
-def test_tune_uses_only_the_tuning_seeds(tmp_path, capsys):
+def test_tune_uses_only_the_tuning_seeds_and_picks_the_committed_tuned_config(tmp_path, capsys):
     """``pibench tune`` ranks all 16 grid configurations on the tuning seeds 1001 and 1002 only,
-    never on the evaluation seeds."""
+    never on the evaluation seeds, by mean Impact (earliest config in grid order on a tie);
+    its winner is the committed TUNED_CONFIG (MECHANICS §17)."""
+    from statistics import fmean
+
+    from world.policies import TUNED_CONFIG, grid
+
     assert TUNING_SEEDS == (1001, 1002)
     jf = tmp_path / "t.json"
     assert main(["tune", "--json", str(jf)]) == 0
     data = json.loads(jf.read_text())
     assert data["seeds"] == [1001, 1002] and len(data["ranking"]) == 16
     assert "default" in capsys.readouterr().out
+    order = [c.label() for c in grid()]
+    ranking = data["ranking"]
+    assert sorted(r["config"] for r in ranking) == sorted(order)
+    for r in ranking:
+        assert len(r["impacts"]) == 2 and r["mean"] == pytest.approx(fmean(r["impacts"])), r
+    keys = [(-r["mean"], order.index(r["config"])) for r in ranking]
+    assert keys == sorted(keys), "not ranked by mean Impact, then grid order"
+    assert ranking[0]["config"] == TUNED_CONFIG.label(), (ranking[0], TUNED_CONFIG.label())
 
 
 def test_run_prints_the_capability_axes(capsys):

@@ -65,7 +65,8 @@ def career_with_saves(
     "scenario, seed, policy, months",
     [
         ("standard", 101, "baseline", {1, 2, 13, 30, 59, 60}),
-        ("eval-102", 102, "baseline", {1, 4, 25, 48}),
+        # The default rules again, another seed and other months: under -m slow.
+        pytest.param("eval-102", 102, "baseline", {1, 4, 25, 48}, marks=pytest.mark.slow),
         ("tutorial", 7, "ambitious", {3, 19, 44}),
         ("short-12", 103, "hire-max", {1, 6, 12}),
         ("frozen-field", 5, "baseline", {2, 31}),
