@@ -149,6 +149,17 @@ async def close_month(pilot, app: PibenchApp) -> None:
     await settle(pilot, app)
 
 
+async def run_console_line(pilot, app: PibenchApp) -> None:
+    """Press enter on the console's line and, if that ran a block (in the sandbox, on a worker
+    thread), wait until it has finished and its output is in the log. The console marks itself
+    running as it handles the line (before :func:`press` returns), so "not running" afterwards
+    means the block is done, or the line only continued a block."""
+    console = app.console_panel
+    await press(pilot, "enter")
+    await wait_for(pilot, lambda: not console.running, "the console block's end")
+    await drain(pilot)  # the BlockFinished message reaches the app
+
+
 POLL_S = 0.005
 """How long :func:`wait_for` sleeps between two looks at its condition once the app's queues are
 empty (the condition then waits on a worker, a timer or a subprocess)."""

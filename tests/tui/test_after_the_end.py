@@ -14,7 +14,7 @@ from pibench_tui.actions import open_venues
 from pibench_tui.record import after_the_end
 from world.api import Api
 
-from .conftest import build, new_world, press, screen_text
+from .conftest import build, drain, new_world, press, screen_ready, screen_text, wait_for
 
 
 def _last_month_world():
@@ -32,14 +32,14 @@ async def test_review_requests_answerable_after_the_last_month_say_so(tmp_path):
     the last month and that leaving them unanswered costs nothing; E007 (due now) says nothing."""
     app = build(_last_month_world(), tmp_path=tmp_path)
     async with app.run_test(size=(400, 40)) as pilot:
-        await press(pilot, "7")
+        await press(pilot, "7", panel="events")
         rows = {ln.split()[0]: ln for ln in screen_text(app).splitlines() if ln.strip().startswith("E00")}
         assert "13 (after the end)" in rows["E008"] and "after the career's last month (12)" in rows["E008"]
         assert "answer-by month 14 is after" in rows["E009"]
         assert "after the career's last month" not in rows["E007"]
-        await press(pilot, "e")
+        await press(pilot, "e", to="ActionForm")
         app.screen.query_one("#field-0").value = "E009"
-        await pilot.pause()
+        await drain(pilot)
         summary = str(app.screen.query_one("#form-summary").render())
         assert "never lapses (no standing lost)" in summary
 
@@ -77,12 +77,10 @@ async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_pa
     assert calendar_label(dash) == calendar_label(dash, short=True) == dash["label"]
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(50):  # the end screen opens once the app has mounted
-            if type(app.screen).__name__ == "EndScreen":
-                break
-            await pilot.pause()
-        await press(pilot, "escape")  # from the end screen back to the lab
-        await press(pilot, "1")
+        # the end screen opens once the app has mounted
+        await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
+        await press(pilot, "escape", to="Screen")  # from the end screen back to the lab
+        await press(pilot, "1", panel="people")
         text = screen_text(app)
         assert f"{dash['label']} · career over" in text and text.count("career over") == 1
         assert " due" not in text and "deadline" not in text

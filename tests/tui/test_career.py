@@ -8,7 +8,7 @@ import pytest
 from world.api import Api
 from world.scoring import impact
 
-from .conftest import build, new_world, press, settle
+from .conftest import build, close_month, new_world, press, screen_ready, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -69,10 +69,8 @@ async def _career_through_the_keyboard(tmp_path, scenario: str, *, publishes: bo
             for step in plan(app.game.dashboard()):
                 await press(pilot, *KEYS[step])
                 assert type(app.screen).__name__ == "Screen", step
-            await press(pilot, "n", "enter")
-            await settle(pilot, app)
-        await pilot.pause()
-        assert type(app.screen).__name__ == "EndScreen"
+            await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
         imp = impact(app.game.world)
         assert imp == impact(twin)
         assert app.game.world.digest() == twin.digest()

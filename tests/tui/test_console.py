@@ -7,7 +7,7 @@ from rich.pretty import Pretty
 
 from pibench_tui.widgets.console import pretty_output
 
-from .conftest import build, press
+from .conftest import build, press, run_console_line
 
 pytestmark = pytest.mark.asyncio
 
@@ -16,15 +16,15 @@ async def test_console_history_and_completion(tmp_path):
     """tab completes ``lab.atte`` to ``lab.attention(``; ↑ recalls the earlier line, ↓ clears again."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "colon")
+        await press(pilot, "colon", focus="console-input")
         console = app.console_panel
-        await pilot.press(*"lab.atte")
+        await press(pilot, *"lab.atte")
         await press(pilot, "tab")
         assert console.input.value == "lab.attention("
-        await pilot.press("backspace")
-        await press(pilot, "enter")
-        await pilot.press(*"1 + 1")
-        await press(pilot, "enter")
+        await press(pilot, "backspace")
+        await run_console_line(pilot, app)
+        await press(pilot, *"1 + 1")
+        await run_console_line(pilot, app)
         await press(pilot, "up")
         assert console.input.value == "1 + 1"
         await press(pilot, "up")

@@ -12,7 +12,7 @@ import pytest
 from pibench_tui import app as app_mod
 from world.api import Api
 
-from .conftest import build, new_world, press, settle
+from .conftest import build, close_month, drain, new_world, press, run_console_line, screen_ready, settle, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -24,15 +24,14 @@ async def test_next_month_confirms_then_advances_and_shows_digest(tmp_path):
     Api(w).time.next_month()  # month 2 has a review request waiting
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "n")
+        await press(pilot, "n", to="ConfirmNextMonth")
         text = str(app.screen.query_one("#confirm-warnings").render())
         assert "100 h of attention unused" in text and "E001 review request" in text
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         assert w.month == 2
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
+        await close_month(pilot, app)
         assert w.month == 3
-        assert type(app.screen).__name__ == "DigestScreen"
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
         assert "Month 2 closed" in str(app.screen.query_one(".dialog-title").render())
         await press(pilot, "enter")
         assert "Month 3/60" in str(app.header.render())
@@ -66,15 +65,9 @@ async def test_console_runs_code_in_the_sandbox_and_panels_refresh(tmp_path):
     """: opens the console; code runs against the same API (in the sandbox) and the panels follow."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "colon")
-        await pilot.press(*"recruit.hire_ra()['staff_id']")
-        await press(pilot, "enter")
-        for _ in range(300):
-            await pilot.pause(0.05)
-            if not app.console_panel.running:
-                break
-        await pilot.pause()  # the BlockFinished message reaches the app
-        await pilot.pause()
+        await press(pilot, "colon", focus="console-input")
+        await press(pilot, *"recruit.hire_ra()['staff_id']")
+        await run_console_line(pilot, app)
         log = "\n".join(str(line.text) for line in app.console_panel.query_one("#console-log").lines)
         assert "RA001" in log
         assert app.game.world.s.people["RA001"].role == "ra"
@@ -114,7 +107,7 @@ async def test_too_small_terminal_says_so(tmp_path):
     """Below 80x24 the panels give way to a message naming the minimum size."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(70, 20)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert app.query_one("#too-small").display
         assert "80×24" in str(app.query_one("#too-small").render())
         assert not app.query_one("#main").display

@@ -10,7 +10,7 @@ from pibench_tui.app import make_app
 from saves import SaveError, SaveStore
 from world.api import Api
 
-from .conftest import build, close_month, new_world, press, screen_ready, screen_text, settle, wait_for
+from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, settle, wait_for
 from .test_snapshots import busy_world
 
 pytestmark = pytest.mark.asyncio
@@ -54,7 +54,7 @@ async def test_80x24_header_keeps_month_budget_runway_attention_and_numbered_tab
     app = build(busy_world(months=14))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        await pilot.pause()
+        await drain(pilot)
         rows = screen_text(app).splitlines()
         assert rows[0].lstrip().startswith("M15/60 · $")
         assert "run " in rows[0] and "attn " in rows[0]

@@ -16,7 +16,7 @@ from pibench_tui.widgets.panels import past_offers_note
 from pibench_tui.widgets.plots import LinePlot, month_ticks
 from world.api import Api
 
-from .conftest import build, new_world, press, screen_text, settle
+from .conftest import build, drain, new_world, press, screen_text, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -118,7 +118,7 @@ async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "colon")
         await pilot.resize_terminal(60, 15)
-        await pilot.pause()
+        await drain(pilot)
         assert app.too_small
         await press(pilot, "x", "n", "2", "enter")
         assert app.console_panel.input.value == ""
@@ -135,13 +135,13 @@ async def test_too_small_quit_with_unsaved_months_asks_once_the_size_is_back(tmp
     Api(w).time.next_month()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(60, 15)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         await press(pilot, "q")
         assert app.is_running
         assert "are not saved" in str(app.query_one("#too-small").render())
         await pilot.resize_terminal(120, 40)
-        await pilot.pause()
-        await pilot.pause()
+        await drain(pilot)
+        await drain(pilot)
         assert type(app.screen).__name__ == "QuitDialog"
         await press(pilot, "escape")
         assert app.is_running and type(app.screen).__name__ == "Screen"
@@ -196,7 +196,7 @@ async def test_footer_charts_and_help_of_a_new_career(tmp_path):
         await press(pilot, "space")
         assert body.scroll_y > first or body.scroll_y == body.max_scroll_y
         await press(pilot, "end")
-        await pilot.pause(0.1)
+        await drain(pilot)
         assert body.scroll_y == body.max_scroll_y
         assert "Answer an event" in screen_text(app)  # the key table's last row
 
@@ -231,8 +231,8 @@ async def test_month_close_replaces_the_confirmation_with_the_digest_and_then_re
         await press(pilot, "1", "R", "enter", "8")
         table = app.query_one("#ledger-table", DataTable)
         before = table.row_count
-        await press(pilot, "n")
-        await pilot.press("enter")
+        await press(pilot, "n", to="ConfirmNextMonth")
+        await press(pilot, "enter")
         assert type(app.screen).__name__ in ("ConfirmNextMonth", "DigestScreen")
         await settle(pilot, app)
         assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "DigestScreen"]

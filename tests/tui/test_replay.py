@@ -11,7 +11,7 @@ from pibench_tui.replay_app import make_replay_app
 from saves import SaveStore
 from world.api import Api
 
-from .conftest import new_world, press, screen_text
+from .conftest import drain, new_world, press, screen_text
 from .rundir import write_run_dir
 
 
@@ -52,7 +52,7 @@ async def test_viewer_steps_through_an_agent_run_read_only(tmp_path):
     run = write_run_dir(tmp_path, months=8)
     app = make_replay_app(str(run), test_mode=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert app.replayer.month == 1 and "REPLAY" in str(app.header.render())
         await press(pilot, "right", "right")
         assert app.replayer.month == 3 and app.game.world.month == 3
@@ -108,7 +108,7 @@ async def test_viewer_opens_a_save(tmp_path):
     assert src.kind == "save"
     app = make_replay_app("mine", saves_dir=str(store.path), test_mode=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert app.replayer.last_month == 3
         await press(pilot, "end")
         assert app.game.world.month == 3 and app.game.world.digest() == w.digest()
@@ -123,8 +123,8 @@ async def test_viewer_column_hint_does_not_offer_the_month_keys(tmp_path):
     run = write_run_dir(tmp_path, months=4)
     app = make_replay_app(str(run), test_mode=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await drain(pilot)
+        await drain(pilot)
         text = screen_text(app)
         assert "more columns (shift+wheel scroll; ← → step months here)" in text
         await press(pilot, "right")

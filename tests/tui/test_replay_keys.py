@@ -9,7 +9,7 @@ import pytest
 from pibench_tui.actions import ACTIONS
 from pibench_tui.replay_app import make_replay_app
 
-from .conftest import press, screen_text
+from .conftest import drain, press, screen_text
 from .rundir import write_run_dir
 
 VIEWER_ACTIONS = {"step", "goto", "jump", "report", "transcript", "help", "quit_game", "app.help", "app.quit_game"}
@@ -33,7 +33,7 @@ async def test_the_viewer_footer_help_and_palette_offer_only_its_own_keys(tmp_pa
     run = write_run_dir(tmp_path, months=8)
     app = make_replay_app(str(run), test_mode=True)
     async with app.run_test(size=(200, 40)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         for tab in "12345678":
             await press(pilot, tab)
             assert _shown_actions(app) <= VIEWER_ACTIONS, (tab, _shown_actions(app))

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from saves import SaveStore
-from tests.tui.conftest import build, new_world, press, settle
+from tests.tui.conftest import build, new_world, press, run_console_line, settle
 
 
 @pytest.mark.asyncio
@@ -49,15 +49,13 @@ def test_save_and_quit_offers_the_career_name_not_the_autosave(tmp_path):
 
 
 async def _console_run(pilot, app, *lines: str) -> str:
+    """Enter ``lines`` on the console's line (each set as the line's text, then enter: typing
+    itself has its own test below) and return the log once any block they ran has finished."""
+    inp = app.console_panel.input
     for line in lines:
-        if line:
-            await pilot.press(*line)
-        await press(pilot, "enter")
-    for _ in range(300):
-        await pilot.pause(0.05)
-        if not app.console_panel.running:
-            break
-    await pilot.pause()
+        inp.value = line
+        inp.cursor_position = len(line)
+        await run_console_line(pilot, app)
     return "\n".join(str(x.text) for x in app.console_panel.query_one("#console-log").lines)
 
 
@@ -67,7 +65,7 @@ async def test_console_block_waits_for_an_empty_line(tmp_path):
     SyntaxError."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "colon")
+        await press(pilot, "colon", focus="console-input")
         log = await _console_run(pilot, app, "for i in range(2):", "    print('a', i)", "    print('b', i)")
         assert "a 0" not in log  # not run yet
         log = await _console_run(pilot, app, "")
@@ -88,8 +86,7 @@ async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_lin
         await press(pilot, "colon", "escape")
         inp = app.console_panel.input
         assert app.focused is not inp
-        await pilot.press(*"[(a['id'], e)")
-        await pilot.pause()
+        await press(pilot, *"[(a['id'], e)")
         assert type(app.screen).__name__ == "Screen"
         assert inp.value == "[(a['id'], e)" and app.focused is inp
 

@@ -12,17 +12,17 @@ async def test_tutorial_checklist_folds_to_one_line_once_every_step_is_done(monk
     from pibench_tui import tutorial
     from pibench_tui.widgets import tutorial as checklist
 
-    from .conftest import build, new_world
+    from .conftest import build, drain, new_world
 
     app = build(new_world("tutorial"))
     async with app.run_test(size=(80, 24)) as pilot:
         app.show_tutorial()
-        await pilot.pause()
+        await drain(pilot)
         real = tutorial.steps(app.game)
         assert app.tutorial.display and app.tutorial.size.height > 2
         monkeypatch.setattr(checklist, "steps", lambda game: [tutorial.Step(s.text, s.keys, True, False) for s in real])
         app.refresh_header()
-        await pilot.pause()
+        await drain(pilot)
         text = str(app.tutorial.render())
         assert f"all {len(real)} steps done" in text and "[x]" not in text
         assert app.tutorial.size.height <= 2

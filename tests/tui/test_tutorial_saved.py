@@ -10,7 +10,7 @@ from pibench_tui.app import make_app
 from saves import SaveStore
 from world.api import Api
 
-from .conftest import new_world, press, screen_text, settle
+from .conftest import drain, new_world, press, screen_text, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,7 +26,7 @@ async def test_a_dismissed_tutorial_stays_dismissed_in_the_resumed_career(tmp_pa
     any UI state."""
     app = _app(tmp_path, scenario="tutorial", save="t1")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert app.tutorial.display
         await press(pilot, "t")
         assert not app.tutorial.display
@@ -40,7 +40,7 @@ async def test_a_dismissed_tutorial_stays_dismissed_in_the_resumed_career(tmp_pa
 
     resumed = _app(tmp_path, load="t1")
     async with resumed.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert resumed.game.world.digest() == digest
         assert not resumed.tutorial.display and "Tutorial —" not in screen_text(resumed)
         await press(pilot, "question_mark", "t")
@@ -60,7 +60,7 @@ async def test_a_save_without_the_ui_field_loads_with_the_default(tmp_path):
     assert "ui" not in store.load("old").meta
     app = _app(tmp_path, load="old")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert app.tutorial.display
 
 
@@ -73,7 +73,7 @@ async def test_hiding_the_tutorial_after_loading_counts_as_unsaved(tmp_path):
     store.save("t2", w, scenario="tutorial")
     app = _app(tmp_path, load="t2")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await drain(pilot)
         assert not app.game.unsaved
         await press(pilot, "t", "q")
         assert type(app.screen).__name__ == "QuitDialog"
