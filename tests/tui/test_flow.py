@@ -37,70 +37,65 @@ async def test_next_month_confirms_then_advances_and_shows_digest(tmp_path):
         assert "Month 3/60" in str(app.header.render())
 
 
-async def test_second_next_month_cannot_start_while_one_runs(tmp_path):
-    """While a month is being closed, another start is refused and n is disabled."""
+async def test_clock_help_console_save_load_and_quit_of_one_career(tmp_path):
+    """One new career (no digest), step by step, each step's premise set by the steps before it:
+
+    - while a month is being closed, another start is refused and n is disabled;
+    - ? shows the help; the command palette offers every action and "Next month";
+    - : opens the console; code runs against the same API (in the sandbox) and the panels
+      follow (the header's burn counts the RA it hired);
+    - q with unsaved months asks (save / quit / stay); escape stays;
+    - ctrl+s saves under the given name (nothing unsaved after); l resumes it, with the same
+      world digest, after another month was played."""
+    from pibench_tui.actions import ACTIONS
+
     app = build(tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(120, 40)) as pilot:
+        # a second month cannot start while one runs
         assert app.start_month() is True
-        assert app.start_month() is False
-        assert app.check_action("next_month", ()) is None
+        assert app.start_month() is False, "a second start is refused"
+        assert app.check_action("next_month", ()) is None, "n is disabled while a month closes"
         await settle(pilot, app)
         assert app.game.world.month == 2
 
-
-async def test_help_and_command_palette_list_every_action(tmp_path):
-    """? shows the rules and every action's key; the palette offers every action."""
-    from pibench_tui.actions import ACTIONS
-
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "question_mark")
+        # help and command palette list every action
+        await press(pilot, "question_mark", to="HelpScreen")
         assert type(app.screen).__name__ == "HelpScreen"
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {a.title for a in ACTIONS} <= titles and "Next month" in titles
+        assert {a.title for a in ACTIONS} <= titles and "Next month" in titles, "the palette offers every action"
 
-
-async def test_console_runs_code_in_the_sandbox_and_panels_refresh(tmp_path):
-    """: opens the console; code runs against the same API (in the sandbox) and the panels follow."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+        # the console runs code in the sandbox and the panels refresh
         await press(pilot, "colon", focus="console-input")
         await press(pilot, *"recruit.hire_ra()['staff_id']")
         await run_console_line(pilot, app)
         log = "\n".join(str(line.text) for line in app.console_panel.query_one("#console-log").lines)
-        assert "RA001" in log
+        assert "RA001" in log, "the console printed the call's result"
         assert app.game.world.s.people["RA001"].role == "ra"
         assert "$1,800/mo" in str(app.header.render()) or "burn $1,800" in str(app.header.render())
+        await press(pilot, "escape", until=lambda: app.focused is not app.console_panel.input, what="the console left")
+        await press(pilot, "1", panel="people")
 
-
-async def test_save_then_load_resumes_the_same_world(tmp_path):
-    """ctrl+s saves under the given name; l resumes it with the same digest."""
-    app = build(tmp_path=tmp_path, show_digest=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "R", "enter", "n", "enter")
-        await settle(pilot, app)
-        digest = app.game.world.digest()
-        await press(pilot, "ctrl+s", "enter")
-        assert app.toasts[-1][0].startswith("saved as")
-        assert not app.game.unsaved
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
-        assert app.game.world.month == 3
-        await press(pilot, "l", "enter")
-        assert app.game.world.month == 2 and app.game.world.digest() == digest
-
-
-async def test_quit_asks_to_save_when_there_are_unsaved_months(tmp_path):
-    """q with unsaved months asks (save / quit / stay); escape stays."""
-    app = build(tmp_path=tmp_path, show_digest=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "n", "enter")
-        await settle(pilot, app)
-        await press(pilot, "q")
+        # quit asks when months are unsaved (the career has no save yet)
+        await press(pilot, "q", to="QuitDialog")
         assert type(app.screen).__name__ == "QuitDialog"
-        await press(pilot, "escape")
+        await press(pilot, "escape", to="Screen")
         assert app.is_running
+
+        # save, then load resumes the same world
+        await press(pilot, "R", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
+        await close_month(pilot, app)
+        saved_month, digest = app.game.world.month, app.game.world.digest()
+        await press(pilot, "ctrl+s", to="SaveDialog")
+        await press(pilot, "enter", to="Screen")
+        assert app.toasts[-1][0].startswith("saved as")
+        assert not app.game.unsaved, "nothing is unsaved after ctrl+s"
+        await close_month(pilot, app)
+        assert app.game.world.month == saved_month + 1
+        await press(pilot, "l", to="LoadDialog")
+        await press(pilot, "enter", until=lambda: app.game.world.month == saved_month, what="the save loaded")
+        assert app.game.world.digest() == digest, "the loaded world is the saved one"
 
 
 async def test_too_small_terminal_says_so(tmp_path):

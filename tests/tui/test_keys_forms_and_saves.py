@@ -96,23 +96,28 @@ async def test_forms_preselect_the_highlighted_row(tmp_path):
         assert app.screen.values["person"] == "RA001"
 
 
-async def test_enter_in_a_checklist_sends_the_form(tmp_path):
-    """In the interview form, space ticks and enter sends (as the help says)."""
-    app = build(tmp_path=tmp_path)
+async def test_keys_of_a_new_career_checklist_quit_notes_ctrl_c_and_keymap(tmp_path):
+    """One new career, key by key (each step's premise set by the steps before it):
+
+    - in the interview form, space ticks and enter sends (as the help says);
+    - q with one month unsaved reads 'This month's play (month 1)'; after a month's close,
+      ctrl+c asks too (the safe way) and reads '2 months of play (months 1-2)', counted from
+      the last save;
+    - ctrl+c over a dialog (the help) does not vanish silently: a note says escape, then q;
+    - ``set_keymap({"next_month": "N", "hire_ra": "H"})`` moves the keys on every panel: H
+      hires an RA, N opens the month-end dialog from the Lab panel and from the Papers panel;
+    - once nothing is unsaved, ctrl+c quits at once."""
+    app = build(tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(120, 40)) as pilot:
+        # enter in a checklist sends the form
         await press(pilot, "2", panel="applicants")
         await press(pilot, "i", to="ActionForm")
         await press(pilot, "space", "enter", to="Screen")
         await settle(pilot, app)
-        assert type(app.screen).__name__ != "ActionForm"
-        assert any(a["interview"] is not None for a in app.game.call("recruit.applicants"))
+        assert type(app.screen).__name__ != "ActionForm", "enter in the checklist sent the form"
+        assert any(a["interview"] is not None for a in app.game.call("recruit.applicants")), "the interview was made"
 
-
-async def test_quit_names_what_is_unsaved(tmp_path):
-    """One month of play unsaved reads 'This month's play (month 1)'; after two months
-    '2 months of play (months 1-2)'... counted from the last save."""
-    app = build(tmp_path=tmp_path, show_digest=False)
-    async with app.run_test(size=(120, 40)) as pilot:
+        # the quit dialog names what is unsaved
         app.game.call("recruit.hire_ra")
         await press(pilot, "q", to="QuitDialog")
         assert "This month's play (month 1) is not saved." in str(app.screen.query_one("#quit-note").render())
@@ -122,20 +127,34 @@ async def test_quit_names_what_is_unsaved(tmp_path):
         assert type(app.screen).__name__ == "QuitDialog"
         assert "2 months of play (months 1-2) are not saved." in str(app.screen.query_one("#quit-note").render())
         await press(pilot, "escape", to="Screen")
-        app.game.mark_saved()
-        await press(pilot, "ctrl+c", until=lambda: app.return_code is not None, what="the app to exit")
-    assert app.return_code == 0
 
-
-async def test_ctrl_c_in_a_dialog_says_what_to_press(tmp_path):
-    """ctrl+c over a dialog does not vanish silently: a note says escape, then q."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+        # ctrl+c in a dialog says what to press
         await press(pilot, "question_mark", to="HelpScreen")
         await press(
             pilot, "ctrl+c", until=lambda: any("escape" in t for t, _ in app.toasts), what="a note naming escape"
         )
-        assert any("escape" in t and "quit" in t for t, _ in app.toasts)
+        assert any("escape" in t and "quit" in t for t, _ in app.toasts), "the note names escape, then q"
+        await press(pilot, "escape", to="Screen")
+
+        # one binding id per action: set_keymap rebinds everywhere
+        await press(pilot, "1", panel="people")
+        roles = [r["role"] for r in app.game.call("students.list")]
+        app.set_keymap({"next_month": "N", "hire_ra": "H"})
+        await press(pilot, "H", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
+        assert [r["role"] for r in app.game.call("students.list")] == [*roles, "ra"], "H hired an RA"
+        await press(pilot, "N", to="ConfirmNextMonth")
+        assert type(app.screen).__name__ == "ConfirmNextMonth", "N from the Lab panel"
+        await press(pilot, "escape", to="Screen")
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "N", to="ConfirmNextMonth")
+        assert type(app.screen).__name__ == "ConfirmNextMonth", "N from the Papers panel"
+        await press(pilot, "escape", to="Screen")
+
+        # saved: ctrl+c quits at once
+        app.game.mark_saved()
+        await press(pilot, "ctrl+c", until=lambda: app.return_code is not None, what="the app to exit")
+    assert app.return_code == 0
 
 
 async def test_no_actions_offered_after_the_career_ends(tmp_path):
@@ -149,20 +168,3 @@ async def test_no_actions_offered_after_the_career_ends(tmp_path):
         footer = screen_text(app).splitlines()[-1]
         assert "Next month" not in footer and "Mentoring" not in footer
         assert "Quit" in footer
-
-
-async def test_one_binding_id_per_action_so_set_keymap_rebinds_everywhere(tmp_path):
-    """``set_keymap({"next_month": "N", "hire_ra": "H"})`` moves the keys on every panel:
-    N opens the month-end dialog from the Lab panel and from the Papers panel, H hires an RA."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        app.set_keymap({"next_month": "N", "hire_ra": "H"})
-        await press(pilot, "H", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
-        assert [r["role"] for r in app.game.call("students.list")] == ["ra"]
-        await press(pilot, "N", to="ConfirmNextMonth")
-        assert type(app.screen).__name__ == "ConfirmNextMonth"
-        await press(pilot, "escape", to="Screen")
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "N", to="ConfirmNextMonth")
-        assert type(app.screen).__name__ == "ConfirmNextMonth"

@@ -21,36 +21,6 @@ from .conftest import build, drain, new_world, press, screen_text, settle
 pytestmark = pytest.mark.asyncio
 
 
-# ---------------------------------------------------------------------------- forms
-async def test_refused_call_keeps_the_form_open_with_the_reason(tmp_path):
-    """A proposal the API refuses (200 h of writing, 100 h left) leaves the form open with the API's
-    message under the fields and the typed value intact (and a notification); correcting it sends it."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "5", "g", "tab", "tab", "backspace", "backspace", "2", "0", "0", "ctrl+o")
-        assert type(app.screen).__name__ == "ActionForm"
-        problems = str(app.screen.query_one("#form-problems").render())
-        assert "grants.propose refused" in problems and "200 h" in problems
-        assert app.screen.values["hours"] == "200"
-        assert app.toasts[-1][1] == "error"
-        assert app.game.call("grants.proposals") == []
-        await press(pilot, "backspace", "ctrl+o")  # 20 h: accepted, the form closes
-        assert type(app.screen).__name__ == "Screen"
-        assert [p["hours"] for p in app.game.call("grants.proposals")] == [20]
-        await press(pilot, "g", "escape")  # escape still cancels
-        assert type(app.screen).__name__ == "Screen" and len(app.game.call("grants.proposals")) == 1
-
-
-async def test_multi_choice_shows_ticks_without_colour(tmp_path):
-    """In a checklist the ticked option's box holds an X and the others are blank (the
-    start-project form ticks the idle pair; space unticks RA001)."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "R", "enter", "R", "enter", "3", "s", "tab", "tab", "space")
-        lines = [ln for ln in screen_text(app).splitlines() if "RA00" in ln]
-        assert any("▐ ▌ RA001" in ln for ln in lines) and any("▐X▌ RA002" in ln for ln in lines)
-
-
 # ---------------------------------------------------------------------------- offers
 async def test_digest_says_offers_are_waiting_until_they_are_answered():
     """Offers made in month 1 are "waiting for an answer" in the digests of months 1-2 and
@@ -162,45 +132,7 @@ async def test_play_help_names_the_scenarios_list_command(capsys):
     assert "pibench scenarios list" in " ".join(capsys.readouterr().out.split())
 
 
-# ---------------------------------------------------------------------------- cosmetics and help
-async def test_footer_charts_and_help_of_a_new_career(tmp_path):
-    """A new career at 120×40, panel by panel, then the help:
-
-    - every footer key of every panel is on screen, left of the palette hint;
-    - before any month closes the ledger's charts say "no data yet" (no −1..1 axes); month
-      ticks are integers;
-    - ? opens the help with its scrolling box focused; page down, space and end reach the
-      key table's end."""
-    assert month_ticks(1, 1) == [1]
-    assert month_ticks(1, 4) == [1, 2, 3, 4]
-    assert all(isinstance(t, int) for t in month_ticks(1, 47)) and len(month_ticks(1, 47)) <= 8
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        for key in "12345678":
-            await press(pilot, key)
-            keys = list(app.screen.query(FooterKey))
-            palette = [k for k in keys if k.description == "palette"]
-            limit = palette[0].region.x if palette else 120
-            assert all(k.region.right <= limit for k in keys if k not in palette), key
-        # panel 8, the ledger, is showing
-        plot = app.query_one("#budget-plot", LinePlot)
-        assert plot.empty and "no data yet" in str(plot.render())
-        assert "no data yet" in screen_text(app) and "-1.00" not in screen_text(app)
-
-        await press(pilot, "question_mark")
-        body = app.screen.query_one("#help-scroll", VerticalScroll)
-        assert app.focused is body and body.max_scroll_y > 0
-        await press(pilot, "pagedown")
-        first = body.scroll_y
-        assert first > 0
-        await press(pilot, "space")
-        assert body.scroll_y > first or body.scroll_y == body.max_scroll_y
-        await press(pilot, "end")
-        await drain(pilot)
-        assert body.scroll_y == body.max_scroll_y
-        assert "Answer an event" in screen_text(app)  # the key table's last row
-
-
+# ---------------------------------------------------------------------------- cosmetics
 async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
     """ "1 month" not "1 months"; an event's details are a sentence, not a dump of its fields."""
     assert plural(1, "month") == "1 month" and plural(3, "month") == "3 months"
@@ -222,13 +154,85 @@ async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
     assert event_details({"details": {"hours": 8.0, "cost_usd": 1500.0, "text": "A talk."}}) == "A talk. (8 h, $1,500)"
 
 
-# ---------------------------------------------------------------------------- month close
-async def test_month_close_replaces_the_confirmation_with_the_digest_and_then_refreshes_the_panel(tmp_path):
-    """Enter on the confirmation keeps it up ("closing…") until the digest replaces it; the panel
-    under the digest is redrawn when the digest closes (the ledger gains the month's pay)."""
+# ---------------------------------------------------------------------------- a new career: footer, help, forms, month close
+
+
+async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_path):
+    """A new career at 120×40, step by step (each step's premise set by the steps before it):
+
+    - panel by panel, every footer key is on screen, left of the palette hint;
+    - before any month closes the ledger's charts say "no data yet" (no −1..1 axes); month
+      ticks are integers;
+    - ? opens the help with its scrolling box focused; page down, space and end reach the key
+      table's end;
+    - a proposal the API refuses (200 h of writing, 100 h left) leaves the form open with the
+      API's message under the fields and the typed value intact (and a notification);
+      correcting it sends it; escape still cancels;
+    - in a checklist the ticked option's box holds an X and the others are blank (the
+      start-project form ticks the idle pair; space unticks RA001);
+    - enter on the month-end confirmation keeps it up ("closing…") until the digest replaces
+      it; the panel under the digest is redrawn when the digest closes (the ledger gains the
+      month's pay)."""
+    assert month_ticks(1, 1) == [1]
+    assert month_ticks(1, 4) == [1, 2, 3, 4]
+    assert all(isinstance(t, int) for t in month_ticks(1, 47)) and len(month_ticks(1, 47)) <= 8
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "1", "R", "enter", "8")
+        # the footer on every panel, the empty charts, the help's scrolling
+        for key in "12345678":
+            await press(pilot, key)
+            keys = list(app.screen.query(FooterKey))
+            palette = [k for k in keys if k.description == "palette"]
+            limit = palette[0].region.x if palette else 120
+            assert all(k.region.right <= limit for k in keys if k not in palette), key
+        # panel 8, the ledger, is showing
+        plot = app.query_one("#budget-plot", LinePlot)
+        assert plot.empty and "no data yet" in str(plot.render())
+        assert "no data yet" in screen_text(app) and "-1.00" not in screen_text(app)
+
+        await press(pilot, "question_mark", to="HelpScreen")
+        body = app.screen.query_one("#help-scroll", VerticalScroll)
+        assert app.focused is body and body.max_scroll_y > 0
+        await press(pilot, "pagedown")
+        first = body.scroll_y
+        assert first > 0, "page down scrolls the help"
+        await press(pilot, "space")
+        assert body.scroll_y > first or body.scroll_y == body.max_scroll_y, "space scrolls the help"
+        await press(pilot, "end")
+        assert body.scroll_y == body.max_scroll_y, "end reaches the help's end"
+        assert "Answer an event" in screen_text(app)  # the key table's last row
+        await press(pilot, "escape", to="Screen")
+
+        # a refused call keeps the form open with the reason
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", "tab", "backspace", "backspace", "2", "0", "0", "ctrl+o")
+        assert type(app.screen).__name__ == "ActionForm", "the refused form stays open"
+        problems = str(app.screen.query_one("#form-problems").render())
+        assert "grants.propose refused" in problems and "200 h" in problems
+        assert app.screen.values["hours"] == "200"
+        assert app.toasts[-1][1] == "error"
+        assert app.game.call("grants.proposals") == []
+        await press(pilot, "backspace", "ctrl+o", to="Screen")  # 20 h: accepted, the form closes
+        assert type(app.screen).__name__ == "Screen"
+        assert [p["hours"] for p in app.game.call("grants.proposals")] == [20]
+        await press(pilot, "g", "escape", to="Screen")  # escape still cancels
+        assert type(app.screen).__name__ == "Screen" and len(app.game.call("grants.proposals")) == 1
+
+        # a checklist shows its ticks without colour
+        await press(pilot, "1", panel="people")
+        await press(pilot, "R", "enter", "R", "enter", to="Screen")
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+        await press(pilot, "tab", "tab", "space")
+        lines = [ln for ln in screen_text(app).splitlines() if "RA00" in ln]
+        assert any("▐ ▌ RA001" in ln for ln in lines) and any("▐X▌ RA002" in ln for ln in lines)
+        await press(pilot, "escape", to="Screen")
+
+        # the month's close: the confirmation, then the digest, then the panel redrawn
+        await press(pilot, "1", panel="people")
+        await press(pilot, "R", "enter", to="Screen")
+        await press(pilot, "8", panel="ledger")
         table = app.query_one("#ledger-table", DataTable)
         before = table.row_count
         await press(pilot, "n", to="ConfirmNextMonth")
@@ -236,6 +240,6 @@ async def test_month_close_replaces_the_confirmation_with_the_digest_and_then_re
         assert type(app.screen).__name__ in ("ConfirmNextMonth", "DigestScreen")
         await settle(pilot, app)
         assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "DigestScreen"]
-        await press(pilot, "enter")
-        assert table.row_count > before
+        await press(pilot, "enter", to="Screen")
+        assert table.row_count > before, "the ledger gained the month's pay"
         assert not app.query_one("#budget-plot", LinePlot).empty
