@@ -27,8 +27,10 @@ Standard library only (it is loaded by the agent process, ``python -S -s -P``).
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import types
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -676,10 +678,24 @@ def _route_checked_attributes(node: ast.AST) -> ast.AST:
 
 def may_read_checked_attributes(code: str) -> bool:
     """Whether ``code`` may read an attribute of :data:`CHECKED_ATTRIBUTES` (so that
-    :func:`rewrite_checked_attributes` has something to do): an attribute name in ASCII
-    source is written out as it is; non-ASCII source may spell one in other characters
-    (identifiers are NFKC-normalised), so it always may."""
-    return not code.isascii() or any(name in code for name in CHECKED_ATTRIBUTES)
+    :func:`rewrite_checked_attributes` has something to do): an attribute name made of ASCII
+    characters is written out as it is; a non-ASCII character that may be part of a name
+    (identifiers are NFKC-normalised: ``ｆormat`` is ``format``) makes it always may.
+    Other non-ASCII characters (``§`` in a comment, ``—`` in a string) never spell a name."""
+    if any(name in code for name in CHECKED_ATTRIBUTES):
+        return True
+    if code.isascii():
+        return False
+    return any(_may_spell_a_name(ch) for ch in set(_NON_ASCII.findall(code)))
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _may_spell_a_name(ch: str) -> bool:
+    """Whether the character ``ch`` may be part of a name, itself or once NFKC-normalised
+    (as the parser normalises names: ``ﬁ`` is ``fi``)."""
+    return any(("a" + c).isidentifier() for c in ch + unicodedata.normalize("NFKC", ch))
 
 
 def rewrite_checked_attributes(tree: ast.Module) -> ast.Module:

@@ -340,3 +340,18 @@ def test_statements_run_in_order_up_to_one_that_does_not_compile():
         assert r.stdout == "0\n1\n'x'\n"
         r = sb.run("print(a, b, 'c' in globals())")
         assert r.stdout == "1 2 False\n", r.error
+
+
+def test_checked_attributes_are_checked_whatever_characters_spell_them():
+    """``.format`` reached through a fullwidth or ligature spelling (the parser normalises
+    names) is routed through the runtime check like the ASCII spelling; source whose only
+    non-ASCII characters cannot be part of a name (``§`` in a comment) needs no rewrite."""
+    from pibench_tui.sandbox.policy import may_read_checked_attributes
+
+    assert not may_read_checked_attributes("x = 1  # § 3\ny = '—'")
+    assert may_read_checked_attributes("x.ｆormat") and may_read_checked_attributes("é = 1")
+    assert may_read_checked_attributes("x = 1  # §\n'{}'.format(2)")
+    with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=10) as sb:
+        for spelling in ("format", "ｆormat"):
+            r = sb.run(f"# §\nt = '{{0.__init__.__globals__}}'\nprint(t.{spelling}(1))")
+            assert not r.ok and "format field" in r.error["message"], (spelling, r)
