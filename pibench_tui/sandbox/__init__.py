@@ -508,7 +508,7 @@ class Sandbox:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
                 if kind == "call":
-                    if set(msg) != _CALL_KEYS:
+                    if msg.keys() != _CALL_KEYS:
                         raise _ProtocolError("malformed call message")
                     call_text = proc.last
                     reply = self._serve(msg)

@@ -4,11 +4,14 @@ and the line-delimited JSON transport over them, the handshake, and stopping it.
 from __future__ import annotations
 
 import json
+import json.scanner
 import os
 import select
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 from pibench_tui import agent_launch
 from pibench_tui.sandbox.confine import Confinement
@@ -22,6 +25,7 @@ CHILD_SCRIPT = Path(agent_launch.CHILD_SCRIPT)
 # every sender handles as it handles a value that is not plain JSON).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(cast(Any, _DECODER))
 
 #: Time allowed for an agent process to start and answer the handshake, in seconds.
 START_TIMEOUT = 30.0
@@ -117,10 +121,14 @@ class AgentProcess:
                 line = bytes(self.buf[:i])
                 del self.buf[: i + 1]
                 try:
-                    self.last = line.decode("utf-8")
-                    msg = _DECODER.decode(self.last)
+                    self.last = text = line.decode("utf-8")
+                    msg, end = _SCAN(text, 0)  # the decoder's scanner: no whitespace around a message
+                except StopIteration as exc:
+                    raise _ProtocolError("unreadable message: not JSON") from exc
                 except (ValueError, RecursionError) as exc:
                     raise _ProtocolError(f"unreadable message: {exc}") from exc
+                if end != len(text):
+                    raise _ProtocolError("unreadable message: extra data after it")
                 if not isinstance(msg, dict):
                     raise _ProtocolError("message is not an object")
                 return msg

@@ -105,6 +105,7 @@ class Api:
         self.time = Time(self)
         self.memory = Memory(self)
         self._cache = ReadCache()
+        self._kept_calls: dict[tuple[str, str], tuple[Any, Any]] = {}  # see kept()
         self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
@@ -310,12 +311,17 @@ class Api:
         A front end that sent a kept result elsewhere (headless mode's agent process) learns
         cheaply whether it still holds: ``api.kept(...) is sent`` means no change since then
         touched what it reads (a kept result is never altered; a change forgets it)."""
-        calls = API_CALLS.get(namespace)
-        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
-        if spec is None or spec.mutating or not self.shared_results:
+        if not self.shared_results:
             return NOT_KEPT
-        fn = getattr(type(getattr(self, namespace)), method)
-        return fn._api_kept(getattr(self, namespace), args, kwargs or {})
+        found = self._kept_calls.get((namespace, method))
+        if found is None:
+            calls = API_CALLS.get(namespace)
+            spec = calls.get(method) if calls is not None and isinstance(method, str) else None
+            if spec is None or spec.mutating:
+                return NOT_KEPT
+            ns = getattr(self, namespace)
+            found = self._kept_calls[namespace, method] = (getattr(type(ns), method)._api_kept, ns)
+        return found[0](found[1], args, kwargs or {})
 
     def call(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
