@@ -64,12 +64,16 @@ async def test_interview_and_offer(tmp_path):
         assert sum(1 for a in app.game.call("recruit.applicants") if a["status"] == "offered") == 1
 
 
-async def test_mentoring_form_sets_hours_for_everyone(tmp_path):
-    """m shows one field per person; the value typed becomes their standing hours."""
+async def test_mentoring_and_project_actions(tmp_path):
+    """With two RAs hired (R, R):
+
+    - m shows one field per person; the value typed becomes their standing hours;
+    - s starts a project (the idle pair comes ticked); a/u change members; c sets compute; k kills it."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await act(pilot, "R", send="enter")
         await act(pilot, "R", send="enter")
+        # mentoring: one field per person
         await press(pilot, "1", panel="people")
         await press(pilot, "m", to="ActionForm")
         assert "left after this" in str(app.screen.query_one("#form-summary").render())
@@ -79,16 +83,8 @@ async def test_mentoring_form_sets_hours_for_everyone(tmp_path):
         await press(pilot, "tab", focus="field-1")
         await press(pilot, "backspace", "6", "enter", to="Screen")
         people = {p["id"]: p["mentoring_hours"] for p in app.game.call("students.list")}
-        assert people == {"RA001": 4.0, "RA002": 6.0}
-
-
-async def test_project_actions(tmp_path):
-    """s starts a project; a/u change members; c sets compute; k kills it."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        # the idle pair RA001, RA002 comes ticked: down, space unticks RA002
-        await act(pilot, "R", send="enter")
-        await act(pilot, "R", send="enter")
+        assert people == {"RA001": 4.0, "RA002": 6.0}, "the typed hours are the standing ones"
+        # projects: the idle pair RA001, RA002 comes ticked: down, space unticks RA002
         await press(pilot, "3", panel="projects")
         await press(pilot, "s", to="ActionForm")
         await press(pilot, "tab", focus="field-1")
@@ -186,11 +182,39 @@ async def test_grant_conference_and_event_actions(tmp_path):
         assert w.s.events[ev["id"]].status == "accepted"
 
 
-async def test_refused_action_shows_the_api_message(tmp_path):
-    """A call the API refuses (a 200 h proposal in month 1, invariant 5) shows its message verbatim."""
+async def test_refused_and_invalid_values_leave_the_world_untouched(tmp_path):
+    """In the proposal form (g on the Grants panel):
+
+    - a value out of range (3 h) keeps the form open with the problem named; the world is
+      untouched; escape closes the form;
+    - a call the API refuses (a 200 h proposal in month 1, invariant 5) shows its message
+      verbatim, as an error; no proposal is made."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
+        # the form validates before calling
+        log_len = len(app.game.world.s.action_log)
         await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "tab", focus="field-2")
+        problems = app.screen.query_one("#form-problems")
+        await press(
+            pilot,
+            "end",
+            "backspace",
+            "backspace",
+            "3",
+            "enter",
+            until=lambda: problems.display,
+            what="the problem shown",
+        )
+        assert type(app.screen).__name__ == "ActionForm", "an invalid value keeps the form open"
+        assert "at least 5" in str(app.screen.query_one("#form-problems").render())
+        assert len(app.game.world.s.action_log) == log_len, "no call was made"
+        await press(pilot, "escape", to="Screen")
+        assert type(app.screen).__name__ == "Screen"
+
+        # a refused call shows the API's message
         await press(pilot, "g", to="ActionForm")
         await press(pilot, "tab", focus="field-1")
         await press(pilot, "tab", focus="field-2")
@@ -208,32 +232,5 @@ async def test_refused_action_shows_the_api_message(tmp_path):
             what="a note",
         )
         msg, severity = app.toasts[-1]
-        assert severity == "error" and "needs 200 h" in msg
+        assert severity == "error" and "needs 200 h" in msg, "the API's refusal, verbatim"
         assert app.game.call("grants.proposals") == []
-
-
-async def test_form_validates_before_calling(tmp_path):
-    """A value out of range keeps the form open with the problem named; the world is untouched."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        log_len = len(app.game.world.s.action_log)
-        await press(pilot, "5", panel="grants")
-        await press(pilot, "g", to="ActionForm")
-        await press(pilot, "tab", focus="field-1")
-        await press(pilot, "tab", focus="field-2")
-        problems = app.screen.query_one("#form-problems")
-        await press(
-            pilot,
-            "end",
-            "backspace",
-            "backspace",
-            "3",
-            "enter",
-            until=lambda: problems.display,
-            what="the problem shown",
-        )
-        assert type(app.screen).__name__ == "ActionForm"
-        assert "at least 5" in str(app.screen.query_one("#form-problems").render())
-        assert len(app.game.world.s.action_log) == log_len
-        await press(pilot, "escape", to="Screen")
-        assert type(app.screen).__name__ == "Screen"

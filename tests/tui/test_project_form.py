@@ -22,36 +22,35 @@ def _lab(n_ras: int, on_project: list[str]):
 
 
 @pytest.mark.asyncio
-async def test_start_project_ticks_the_idle_pair(tmp_path):
-    """Three RAs, RA001 on a project: s ticks RA002 and RA003 (the idle ones), the list says
-    who is idle and who is on which project, and enter starts the project with them."""
+async def test_start_project_ticks_the_idle_people_or_says_nobody_is_idle(tmp_path):
+    """Three RAs, RA001 on a project:
+
+    - s ticks RA002 and RA003 (the idle ones), the list says who is idle and who is on which
+      project, and ctrl+o starts the project with them;
+    - then everyone is on a project: s ticks nobody, the hint says nobody is idle and what a
+      second project does to a member's effort, and sending asks for at least one member."""
     app = build(_lab(3, ["RA001"]), tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "3", "s")
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
         assert type(app.screen).__name__ == "ActionForm"
-        assert app.screen.values["members"] == ["RA002", "RA003"]
+        assert app.screen.values["members"] == ["RA002", "RA003"], "the idle pair is ticked"
         text = screen_text(app)
         assert "Ticked for you: RA002, RA003, on no project" in text
         assert "· on PJ001" in text and "· idle" in text
-        await press(pilot, "ctrl+o")
+        await press(pilot, "ctrl+o", to="Screen")
         assert type(app.screen).__name__ != "ActionForm"
-    started = [p for p in app.game.call("projects.list") if p["id"] != "PJ001"]
-    assert [p["members"] for p in started] == [["RA002", "RA003"]]
+        started = [p for p in app.game.call("projects.list") if p["id"] != "PJ001"]
+        assert [p["members"] for p in started] == [["RA002", "RA003"]]
 
-
-@pytest.mark.asyncio
-async def test_start_project_with_nobody_idle_ticks_nobody_and_says_why(tmp_path):
-    """Everyone on a project: nothing is ticked, the hint says nobody is idle and what a
-    second project does to a member's effort, and sending asks for at least one member."""
-    app = build(_lab(2, ["RA001", "RA002"]), tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "3", "s")
-        assert app.screen.values["members"] == []
+        # nobody idle now
+        await press(pilot, "s", to="ActionForm")
+        assert app.screen.values["members"] == [], "nobody is ticked"
         text = screen_text(app)
         assert "Nobody is idle: everyone is on a project already, so nobody is ticked" in text
         assert "no member yet: tick at least one" in text
         await press(pilot, "ctrl+o")
-        assert type(app.screen).__name__ == "ActionForm"
+        assert type(app.screen).__name__ == "ActionForm", "a project needs a member"
         assert "Members: choose at least one" in screen_text(app)
 
 

@@ -60,35 +60,36 @@ async def _console_run(pilot, app, *lines: str) -> str:
 
 
 @pytest.mark.asyncio
-async def test_console_block_waits_for_an_empty_line(tmp_path):
-    """The console runs an indented block only after an empty line, then runs it whole, without a
-    SyntaxError."""
+async def test_panel_keys_console_typing_and_blocks(tmp_path):
+    """In a new career:
+
+    - a panel's action key works only on its panel;
+    - after the console is opened and left, typed characters go to the console line rather
+      than firing key bindings;
+    - the console runs an indented block only after an empty line, then runs it whole,
+      without a SyntaxError."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6", panel="field")
+        await press(pilot, "R")  # R = hire an RA: a Lab panel key (its form takes only enter)
+        assert type(app.screen).__name__ == "Screen", "R does nothing on the Field panel"
+        await press(pilot, "1", panel="people")
+        await press(pilot, "R", to="ActionForm")
+        assert type(app.screen).__name__ == "ActionForm", "R opens its form on the Lab panel"
+        await press(pilot, "escape", to="Screen")
         await press(pilot, "colon", focus="console-input")
-        log = await _console_run(pilot, app, "for i in range(2):", "    print('a', i)", "    print('b', i)")
-        assert "a 0" not in log  # not run yet
-        log = await _console_run(pilot, app, "")
-        assert "a 0\nb 0\na 1\nb 1" in log and "SyntaxError" not in log
-
-
-@pytest.mark.asyncio
-async def test_panel_keys_only_on_their_panel_and_console_typing_goes_to_the_line(tmp_path):
-    """A panel's action key works only on its panel, and after the console is opened and left, typed
-    characters go to the console line rather than firing key bindings."""
-    app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "6", "R")  # R = hire an RA: a Lab panel key (its form takes only enter)
-        assert type(app.screen).__name__ == "Screen"
-        await press(pilot, "1", "R")
-        assert type(app.screen).__name__ == "ActionForm"
-        await press(pilot, "escape")
-        await press(pilot, "colon", "escape")
+        await press(pilot, "escape", until=lambda: app.focused is not app.console_panel.input, what="the console left")
         inp = app.console_panel.input
         assert app.focused is not inp
         await press(pilot, *"[(a['id'], e)")
         assert type(app.screen).__name__ == "Screen"
-        assert inp.value == "[(a['id'], e)" and app.focused is inp
+        assert inp.value == "[(a['id'], e)" and app.focused is inp, "typing went to the console line"
+
+        # a block waits for an empty line
+        log = await _console_run(pilot, app, "for i in range(2):", "    print('a', i)", "    print('b', i)")
+        assert "a 0" not in log  # not run yet
+        log = await _console_run(pilot, app, "")
+        assert "a 0\nb 0\na 1\nb 1" in log and "SyntaxError" not in log
 
 
 @pytest.mark.asyncio
