@@ -115,3 +115,15 @@ def test_s13_world_round_trip_mid_career_continues_identically():
     drive(Api(clone), 25)
     assert clone.digest() == w.digest()
     assert np.isfinite(w.s.budget)
+
+
+def test_s13_ids_are_sequential_per_prefix_zero_padded():
+    """§13: ids are the prefix and a per-prefix counter from 1, zero-padded to the width (3 by
+    default), never cut short past it ("PJ001" ... "PJ999", "PJ1000"); other prefixes count apart."""
+    from world.state import State
+
+    s = State()
+    ids = [s.next_id("PJ") for _ in range(1200)]
+    assert ids[:3] == ["PJ001", "PJ002", "PJ003"] and ids[998:1001] == ["PJ999", "PJ1000", "PJ1001"]
+    assert ids == [f"PJ{n:03d}" for n in range(1, 1201)]
+    assert s.next_id("APP") == "APP001" and s.next_id("D", width=4) == "D0001" and s.next_id("PJ") == "PJ1201"
