@@ -1,5 +1,8 @@
 """Snapshot tests (pytest-textual-snapshot) at 80x24 and 160x50; cursor blink and animations off.
 
+Each picture is taken once the app has settled (``run_before``: the screen awaited by name,
+then :func:`~tests.tui.conftest.drain`), not after Textual's CPU-idle guess alone.
+
 Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` after checking the pictures.
 """
 
@@ -9,7 +12,7 @@ import pytest
 
 from world.api import Api
 
-from .conftest import build, close_month, new_world, press, screen_ready, wait_for
+from .conftest import build, close_month, drain, new_world, press, screen_ready, wait_for
 
 SIZES = [(80, 24), (160, 50)]
 
@@ -36,7 +39,7 @@ def busy_world(scenario: str = "standard", months: int = 8):
 def test_main_screen(snap_compare, size):
     """The Lab panel at month 9: header with month/calendar/budget/runway/attention/standing/citations,
     the people table with two RAs, tabs and the footer with the fixed keys."""
-    assert snap_compare(build(busy_world()), terminal_size=size)
+    assert snap_compare(build(busy_world()), run_before=drain, terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -82,7 +85,7 @@ def test_header_80x24_month_15(snap_compare):
     """80×24 at month 15 (recruiting, NAIC deadline, two calls closing): the first line keeps month,
     budget, runway and attention; the calendar on the second; the warnings in colour on the third;
     numbered tabs; the cut-off columns named."""
-    assert snap_compare(build(busy_world(months=14)), terminal_size=(80, 24))
+    assert snap_compare(build(busy_world(months=14)), run_before=drain, terminal_size=(80, 24))
 
 
 def test_digest_with_a_rejection_and_its_context(snap_compare):
