@@ -76,7 +76,14 @@ _FROM_FACTORY = object()
 def _add_field_methods(cls: Any) -> None:
     """Give the dataclass ``cls`` (built with ``init=False, repr=False, eq=False``) the
     ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` the standard decorator would
-    generate, as loops over its fields (see :func:`_wide_dataclass`)."""
+    generate, as loops over its fields (see :func:`_wide_dataclass`).
+
+    Raises:
+        TypeError: ``cls`` defines ``__post_init__``, which the looped ``__init__`` would
+            silently skip (use the standard decorator for such a class).
+    """
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__qualname__} defines __post_init__, which the looped __init__ does not run")
     fields = dataclasses.fields(cls)
     names = tuple(f.name for f in fields)
     known = frozenset(names)

@@ -69,3 +69,19 @@ def test_equality_hash_frozenness_and_copies():
         assert clone == (a if clone.months == a.months else b)
     assert WorldConfig.__match_args__[:2] == ("months", "start_budget")
     assert dataclasses.asdict(b)["months"] == 12 and b.to_dict()["months"] == 12
+
+
+def test_a_post_init_is_refused_rather_than_skipped():
+    """The looped ``__init__`` never runs ``__post_init__``: a class that defines one is
+    refused when decorated, so a validation hook can never be silently dropped."""
+    from world.config import _add_field_methods
+
+    @dataclasses.dataclass(frozen=True, init=False, repr=False, eq=False)
+    class Checked:
+        x: int = 0
+
+        def __post_init__(self) -> None:  # pragma: no cover - never called
+            raise AssertionError
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        _add_field_methods(Checked)
