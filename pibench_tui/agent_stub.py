@@ -10,7 +10,7 @@ The stub is generated from ``world.api.API_CALLS`` so it cannot drift: a test re
 again and compares it with the committed file. Regenerate with::
 
     python -m pibench_tui.agent_stub            # rewrite examples/stubs/pibench_agent.pyi
-    python -m pibench_tui.agent_stub --check    # exit 1 if the committed stub is stale
+    python3 -m pibench_tui.agent_stub --check   # exit 1 if the committed stub is stale
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def render_stub() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with ``--check`` compare) the committed stub; exit 1 when it is stale."""
-    parser = argparse.ArgumentParser(prog="python -m pibench_tui.agent_stub", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 -m pibench_tui.agent_stub", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
     parser.add_argument("--out", type=Path, default=STUB_PATH, help=f"where to write (default {STUB_PATH})")
     args = parser.parse_args(argv)
@@ -131,8 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if current != text:
-            print(f"{args.out} is stale: run `python -m pibench_tui.agent_stub`", file=sys.stderr)
+            print(f"{args.out} is stale: run `python3 -m pibench_tui.agent_stub`", file=sys.stderr)
             return 1
+        print(f"{args.out} matches the API")
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")

@@ -23,3 +23,18 @@ def test_stub_names_every_call_of_every_namespace():
         for name, spec in calls.items():
             params = "".join(f", {p}: Any" for p, _ in spec.params)
             assert f"    def {name}(self{params}" in text
+
+
+def test_check_says_whether_the_stub_matches(tmp_path, capsys):
+    """``--check`` exits 0 and says so when the stub matches, 1 naming the file when it is
+    stale (a new contributor can tell the gate ran), and writes nothing either way."""
+    from pibench_tui.agent_stub import main
+
+    fresh, stale = tmp_path / "fresh.pyi", tmp_path / "stale.pyi"
+    fresh.write_text(render_stub(), encoding="utf-8")
+    stale.write_text("# old\n", encoding="utf-8")
+    assert main(["--check", "--out", str(fresh)]) == 0
+    assert "matches the API" in capsys.readouterr().out
+    assert main(["--check", "--out", str(stale)]) == 1
+    assert str(stale) in capsys.readouterr().err
+    assert stale.read_text(encoding="utf-8") == "# old\n"
