@@ -265,19 +265,18 @@ def generate_pool(w: World, m: int) -> None:
     # the revealed candidates alone: the same IEEE operations on the same draws, the same
     # floats (tests/world/test_mech_s5_people.py compares with the nine numpy calls).
     drawn: dict[str, tuple[list[float], list[float], list[float], list[int]]] = {}
-    standard_normal, random, integers_below = gen.standard_normal, gen.random, w.rng.integers_below
+    standard_normal, random, integers = gen.standard_normal, gen.random, gen.integers
     for pool in POOLS:
         z_ab_sp = standard_normal(2 * n).tolist()
         u_re_ind = random(2 * n).tolist()
         z_rest = standard_normal(4 * n).tolist()
-        # the names: gen.integers(len(_FIRST), size=...) (Rng.integers_below, the same draws)
         if len(_FIRST) == len(_LAST):
             # first names then last names from one call: the same bounded 32-bit draws in the
             # same order as two calls of n (numpy fills element by element, and PCG64 keeps
             # its spare 32-bit half between calls)
-            names = integers_below(gen, len(_FIRST), 2 * n)
+            names = integers(len(_FIRST), size=2 * n).tolist()
         else:
-            names = integers_below(gen, len(_FIRST), n) + integers_below(gen, len(_LAST), n)
+            names = integers(len(_FIRST), size=n).tolist() + integers(len(_LAST), size=n).tolist()
         drawn[pool] = (z_ab_sp, u_re_ind, z_rest, names)
     boost = cfg.pool_boost if y in s.boosted_years else 1.0
     amin, amax = cfg.ability_min, cfg.ability_max

@@ -124,22 +124,6 @@ class Rng:
             return self._gen
         return self._keyed_digest(_sha256((self._prefix + text).encode("utf-8")).digest())
 
-    def integers_below(self, gen: np.random.Generator, high: int, size: int) -> list[int]:
-        """``gen.integers(high, size=size).tolist()``: the same integers, and ``gen`` left in
-        the same state.
-
-        For the generator :meth:`keyed` returned, with ``2 <= high < 2**32``, numpy's own method
-        (Lemire's, on 32-bit halves of PCG64's 64-bit outputs, the low half first and the high
-        one kept for the next 32-bit draw) is followed here on the raw outputs
-        (:func:`_bounded_below`), without the call's ``np.prod(size)`` and shape handling —
-        most of its cost for a few dozen values. Any other generator or bound: numpy's call.
-        """
-        flags = self._flags
-        if gen is not self._gen or flags is None or not _BOUNDED_OK or not 2 <= high <= _MAX32 or size < 0:
-            out: list[int] = gen.integers(high, size=size).tolist()
-            return out
-        return _bounded_below(self._bg, flags, high, size)
-
     def _keyed_digest(self, digest: bytes) -> np.random.Generator:
         """The shared keyed generator seeded from a key digest through numpy's ``state`` setter."""
         inner = self._state["state"]
@@ -268,86 +252,4 @@ def _fast_reseed_works() -> bool:
         return False
 
 
-_MAX32 = 0xFFFFFFFF
-"""The largest unsigned 32-bit value."""
-
-
-def _bounded_below(bg: np.random.PCG64, flags: memoryview, high: int, size: int) -> list[int]:
-    """``size`` integers in ``[0, high)`` as numpy's ``Generator.integers(high, size=size)``
-    draws them (int64, ``2 <= high <= 2**32 - 1``), ``bg``'s state and its kept 32-bit half
-    (``flags``: ``has_uint32``, ``uinteger``) moved exactly as numpy moves them.
-
-    numpy (``random_bounded_uint64_fill``, a range within 32 bits, unmasked): each value is
-    ``m >> 32`` for ``m = u × high`` with ``u`` the next 32-bit draw, drawn again while
-    ``m mod 2**32`` is below ``(2**32 − high) mod high``; a 32-bit draw is the kept half if
-    there is one, else the low half of a new 64-bit output, whose high half is kept.
-    """
-    has = int.from_bytes(flags[0:4], "little")
-    vals = [int.from_bytes(flags[4:8], "little")] if has else []
-    need = size - len(vals)
-    if need > 0:
-        for r in bg.random_raw((need + 1) // 2).tolist():
-            vals += (r & _MAX32, r >> 32)
-    threshold = (_MAX32 - (high - 1)) % high
-    out = []
-    i = 0
-    for _ in range(size):
-        if i == len(vals):  # only after a rejection: one more 64-bit output
-            r = int(bg.random_raw())
-            vals += (r & _MAX32, r >> 32)
-        m = vals[i] * high
-        i += 1
-        if (m & _MAX32) < high:
-            while (m & _MAX32) < threshold:  # rare: Lemire's rejection, one more 32-bit draw
-                if i == len(vals):
-                    r = int(bg.random_raw())
-                    vals += (r & _MAX32, r >> 32)
-                m = vals[i] * high
-                i += 1
-        out.append(m >> 32)
-    if vals:
-        # numpy keeps the last high half it drew (or the kept one it used) in ``uinteger``;
-        # it is still to be used only if this call left it
-        flags[0:4] = (1 if i < len(vals) else 0).to_bytes(4, "little")
-        flags[4:8] = vals[-1].to_bytes(4, "little")
-    return out
-
-
 _FAST_RESEED = _fast_reseed_works()
-
-
-def _bounded_below_works() -> bool:
-    """True when :func:`_bounded_below` equals ``Generator.integers(high, size=n)`` on this
-    numpy: the same values and the same full state afterwards, with and without a kept 32-bit
-    half, for bounds that reject often and seldom (checked once at import; otherwise numpy's
-    call is used)."""
-    if not _FAST_RESEED:
-        return False
-    try:
-        mine, ref = np.random.PCG64(0), np.random.PCG64(0)
-        gen_mine, gen_ref = np.random.Generator(mine), np.random.Generator(ref)
-        _, flags = _state_views(mine)
-        for seed, high, n, lead in (
-            (1, 36, 24, 0),
-            (2, 36, 7, 3),
-            (3, 2**31 + 1, 40, 1),
-            (4, 3, 9, 2),
-            (5, _MAX32, 5, 1),
-        ):
-            ref.state = np.random.PCG64(seed).state
-            mine.state = ref.state
-            if lead:  # leave a kept half behind (an odd count of 32-bit draws)
-                gen_ref.integers(5, size=lead)
-                gen_mine.integers(5, size=lead)
-            a = _bounded_below(mine, flags, high, n)
-            b = gen_ref.integers(high, size=n).tolist()
-            if a != b or mine.state != ref.state or gen_mine.random() != gen_ref.random():
-                return False
-            if gen_mine.integers(7) != gen_ref.integers(7):  # the kept half, if any, is the same
-                return False
-        return True
-    except Exception:  # any surprise in numpy's layout: use numpy's call
-        return False
-
-
-_BOUNDED_OK = _bounded_below_works()
