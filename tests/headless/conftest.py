@@ -133,3 +133,24 @@ class ConsoleParts:
         """The part's error lines (``Error on line N: ...``/``pibench error on line N: ...``)."""
         first, last = self.spans[name]
         return [e for e in run.errors() if first <= int(e.split("line ", 1)[1].split(":", 1)[0]) <= last]
+
+
+FAKE_AGENT_PREAMBLE = r"""
+import json, os, sys
+def send(text):
+    os.write(1, (text + "\n").encode())
+"""
+"""The start of a stand-in agent process script (for protocol tests): imports and ``send``."""
+
+FAKE_AGENT_HANDSHAKE = (
+    FAKE_AGENT_PREAMBLE
+    + r"""for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["t"] == "init":
+        send('{"t":"ready"}')
+    elif msg["t"] == "exit":
+        break
+"""
+)
+"""A stand-in agent process's message loop up to its ``run`` branch: it answers ``init`` with
+``ready`` and ends at ``exit``; a test appends its own ``elif msg["t"] == "run":`` branch."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pibench_tui.sandbox import Sandbox
+from tests.headless.conftest import FAKE_AGENT_HANDSHAKE, FAKE_AGENT_PREAMBLE
 
 SPEC = {
     "lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating": False}},
@@ -255,16 +256,9 @@ def test_without_prefetch_nothing_is_asked_that_agent_code_did_not_ask(sandbox, 
     ]
 
 
-FORGING_USE_CHILD = r"""
-import json, os, sys
-def send(text):
-    os.write(1, (text + "\n").encode())
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["t"] == "init":
-        send('{"t":"ready"}')
-    elif msg["t"] == "exit":
-        break
+FORGING_USE_CHILD = (
+    FAKE_AGENT_HANDSHAKE
+    + r"""
     elif msg["t"] == "run":
         done = '{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % msg["id"]
         forged = {"oob": '{"t":"use","i":[3]}', "str": '{"t":"use","i":["0"]}', "extra": '{"t":"use","i":[],"x":1}'}
@@ -272,6 +266,7 @@ for line in sys.stdin:
             send(forged[msg["code"]])
         send(done)
 """
+)
 
 
 def test_a_forged_use_message_is_a_protocol_violation(tmp_path, monkeypatch, world):
@@ -413,10 +408,9 @@ def test_a_use_of_an_entry_no_longer_held_is_a_protocol_violation(tmp_path, monk
     id dropped by a change (or never sent) breaks the protocol."""
     import pibench_tui.sandbox as sandbox_module
 
-    child = r"""
-import json, os, sys
-def send(text):
-    os.write(1, (text + "\n").encode())
+    child = (
+        FAKE_AGENT_PREAMBLE
+        + r"""
 lines = iter(sys.stdin)
 for line in lines:
     msg = json.loads(line)
@@ -433,6 +427,7 @@ for line in lines:
         send('{"t":"use","i":[%d]}' % held)
         send('{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % msg["id"])
 """
+    )
     script = tmp_path / "stale_use_child.py"
     script.write_text(child)
     monkeypatch.setattr(sandbox_module.process, "CHILD_SCRIPT", script)

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pibench_tui.sandbox import Refusal, Sandbox, check_source, spec_from_api_calls
+from tests.headless.conftest import FAKE_AGENT_HANDSHAKE
 
 SPEC = {
     "lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating": False}},
@@ -275,16 +276,9 @@ def test_garbage_code_never_breaks_the_sandbox(sandbox, code):
     assert sandbox.run("40 + 2").stdout == "42\n"
 
 
-FORGING_CHILD = r"""
-import json, os, sys
-def send(text):
-    os.write(1, (text + "\n").encode())
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["t"] == "init":
-        send('{"t":"ready"}')
-    elif msg["t"] == "exit":
-        break
+FORGING_CHILD = (
+    FAKE_AGENT_HANDSHAKE
+    + r"""
     elif msg["t"] == "run":
         code, block = msg["code"], msg["id"]
         done = '{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % block
@@ -302,6 +296,7 @@ for line in sys.stdin:
         else:
             send(done)
 """
+)
 
 
 def test_parent_rejects_forged_protocol_messages(tmp_path, monkeypatch):
