@@ -92,12 +92,21 @@ def process_cpu(pid: int) -> float | None:
         return None
 
 
-def career_in_session(code: str, runs: int) -> None:
-    """The baseline career as one block of a HeadlessSession here: wall and CPU medians."""
+def career_in_session_figures(code: str, runs: int) -> dict[str, list[float]]:
+    """The baseline career in-process and as one block ``code`` of a HeadlessSession here,
+    alternately, ``runs`` times each (seed 101): lists of seconds per run, ``"ip_wall"``,
+    ``"ip_cpu"`` (in-process), ``"wall"``, ``"cpu"`` (the block: this process's CPU plus the
+    agent process's, read from ``/proc``), ``"agent_cpu"`` (the agent process's share) and
+    ``"trips"`` (the block's API round trips)."""
     from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
     from world.runner import run_career
 
-    ip_wall, ip_cpu, wall, cpu, trips, agent_cpu = [], [], [], [], [], []
+    ip_wall: list[float] = []
+    ip_cpu: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
+    trips: list[float] = []
+    agent_cpu: list[float] = []
     for _ in range(runs):
         t0, c0 = time.perf_counter(), time.process_time()
         run_career("baseline", 101)
@@ -121,7 +130,14 @@ def career_in_session(code: str, runs: int) -> None:
                 raise RuntimeError(f"baseline block failed: {result.error}")
         finally:
             session.close()
-    n = statistics.median(trips)
+    return {"ip_wall": ip_wall, "ip_cpu": ip_cpu, "wall": wall, "cpu": cpu, "agent_cpu": agent_cpu, "trips": trips}
+
+
+def career_in_session(code: str, runs: int) -> None:
+    """The baseline career as one block of a HeadlessSession here: wall and CPU medians."""
+    f = career_in_session_figures(code, runs)
+    ip_wall, ip_cpu, wall, cpu, agent_cpu = f["ip_wall"], f["ip_cpu"], f["wall"], f["cpu"], f["agent_cpu"]
+    n = statistics.median(f["trips"])
     for name, pick in (("median", statistics.median), ("fastest", min)):
         # On a shared machine the fastest run is the one least disturbed by other work.
         print(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import importlib.util
 import statistics
 import sys
 import time
@@ -186,9 +187,11 @@ def api_month(api: Api, ids: list[str]) -> None:
     api.lab.dashboard()
 
 
-def head_count(sizes: list[int], months: int) -> None:
-    print(f"per-month cost against head count ({months} months each; cost per person should stay flat):")
-    print(f"{'people':>7} {'tick ms':>9} {'tick us/person':>15} {'API ms':>9} {'API us/person':>14}")
+def head_count_figures(sizes: list[int], months: int) -> list[tuple[int, float, float]]:
+    """Per-month CPU seconds against head count: ``(people, engine tick, API month)`` medians
+    over ``months`` months of :func:`crowded_lab` ``(n)`` for each ``n`` in ``sizes`` (the API
+    month is :func:`api_month`)."""
+    rows = []
     for n in sizes:
         w = crowded_lab(n)
         api = Api(w)
@@ -204,53 +207,120 @@ def head_count(sizes: list[int], months: int) -> None:
             w.next_month()
             ticks.append(time.process_time() - c0)
             ids = [pid for pid in ids if w.s.people[pid].status == "active"]
-        t, a = statistics.median(ticks), statistics.median(apis)
+        rows.append((n, statistics.median(ticks), statistics.median(apis)))
+    return rows
+
+
+def head_count(sizes: list[int], months: int) -> None:
+    print(f"per-month cost against head count ({months} months each; cost per person should stay flat):")
+    print(f"{'people':>7} {'tick ms':>9} {'tick us/person':>15} {'API ms':>9} {'API us/person':>14}")
+    for n, t, a in head_count_figures(sizes, months):
         print(f"{n:7d} {t * 1e3:9.3f} {t * 1e6 / n:15.2f} {a * 1e3:9.3f} {a * 1e6 / n:14.2f}")
 
 
-def load_tree(path: str) -> tuple[Any, Any, Any]:
-    """The ``world.runner``, ``world.engine`` and ``world.config`` modules of the checkout at
-    ``path``, imported afresh (any ``world`` modules already imported are set aside first, so
-    two trees' modules live side by side in this process)."""
-    for name in [k for k in sys.modules if k == "world" or k.startswith("world.")]:
-        del sys.modules[name]
-    sys.path.insert(0, str(Path(path).resolve()))
-    try:
-        return (
-            importlib.import_module("world.runner"),
-            importlib.import_module("world.engine"),
-            importlib.import_module("world.config"),
-        )
-    finally:
-        sys.path.pop(0)
+PACKAGES = ("world", "saves", "scenarios", "pibench_tui")
+"""The top-level packages of a pibench checkout (what :class:`Tree` keeps apart)."""
+
+
+class Tree:
+    """One pibench checkout's packages imported under their own module objects, so that two
+    checkouts (this one and another, e.g. the first release) live side by side in one process.
+
+    Call into a tree only inside ``with tree:``: its modules are then the ones in
+    ``sys.modules`` and its folder is first on ``sys.path``, so that the imports its code makes
+    at call time (``saves.store`` imports ``world.engine`` lazily, for one) find its own
+    modules and not the other tree's. Outside, the process's own modules are back. Entering and
+    leaving cost microseconds; keep them out of the timed region all the same.
+
+    Attributes ``runner``, ``engine``, ``config``: the tree's ``world.runner``,
+    ``world.engine`` and ``world.config``; ``path``: its folder (resolved).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(Path(path).resolve())
+        self._modules: dict[str, Any] = {}
+        self._outer: list[tuple[dict[str, Any], list[str]]] = []
+        with self:
+            self.runner = importlib.import_module("world.runner")
+            self.engine = importlib.import_module("world.engine")
+            self.config = importlib.import_module("world.config")
+
+    def __enter__(self) -> Tree:
+        outer = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] in PACKAGES}
+        self._outer.append((outer, list(sys.path)))
+        sys.modules.update(self._modules)
+        sys.path.insert(0, self.path)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        outer, path = self._outer.pop()
+        self._modules = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] in PACKAGES}
+        sys.modules.update(outer)
+        sys.path[:] = path
+
+    def module(self, name: str) -> Any:
+        """The tree's module ``name`` (imported inside the tree if not yet)."""
+        with self:
+            return importlib.import_module(name)
+
+    def script(self, relpath: str) -> Any:
+        """The tree's script ``relpath`` (e.g. ``bench/saves.py``) imported as a module of its
+        own (under a name no other tree uses), its imports resolved inside the tree; ``None``
+        if the tree has no such file."""
+        file = Path(self.path) / relpath
+        if not file.exists():
+            return None
+        name = f"_tree{id(self)}_{relpath.replace('/', '_').removesuffix('.py')}"
+        spec = importlib.util.spec_from_file_location(name, file)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        with self:
+            spec.loader.exec_module(mod)
+        return mod
+
+
+def load_tree(path: str) -> Tree:
+    """The checkout at ``path`` as a :class:`Tree` (its ``world`` modules imported afresh)."""
+    return Tree(path)
+
+
+def side_by_side_figures(trees: dict[str, Tree], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """CPU seconds of each tree, interleaved: per tree, ``"base"`` (baseline career, per
+    month), ``"idle"`` (do-nothing career, per month), ``"tick"`` (each do-nothing engine
+    tick) and ``"world"`` (``World()``); ``rounds`` rounds, seeds 101-110 in turn, the trees'
+    order alternating round by round, so that a loaded machine disturbs every tree alike."""
+    figures: dict[str, dict[str, list[float]]] = {n: {"base": [], "idle": [], "tick": [], "world": []} for n in trees}
+    for tree in trees.values():
+        with tree:
+            tree.runner.run_career("baseline", 100)  # warm-up
+    for i in range(rounds):
+        order = list(trees.items()) if i % 2 else list(trees.items())[::-1]
+        for name, tree in order:
+            f, seed = figures[name], 101 + i % 10
+            with tree:
+                runner, engine, config = tree.runner, tree.engine, tree.config
+                gc.collect()
+                c0 = time.process_time()
+                row = runner.run_career("baseline", seed)
+                f["base"].append((time.process_time() - c0) / row["months"])
+                c0 = time.process_time()
+                row = runner.run_career("do-nothing", seed)
+                f["idle"].append((time.process_time() - c0) / row["months"])
+                c0 = time.process_time()
+                w = engine.World(config.WorldConfig(), seed)
+                f["world"].append(time.process_time() - c0)
+                while not w.finished:
+                    c0 = time.process_time()
+                    w.next_month()
+                    f["tick"].append(time.process_time() - c0)
+    return figures
 
 
 def side_by_side(other: str, rounds: int) -> None:
     """Median CPU ms of each tree: baseline career per month, do-nothing career per month,
     do-nothing engine tick, ``World()``; ``rounds`` careers of each (seeds 101-110 in turn)."""
     here = str(Path(__file__).resolve().parents[1])
-    trees = {"this tree": load_tree(here), f"{other}": load_tree(other)}
-    figures: dict[str, dict[str, list[float]]] = {n: {"base": [], "idle": [], "tick": [], "world": []} for n in trees}
-    for runner, _, _ in trees.values():
-        runner.run_career("baseline", 100)  # warm-up
-    for i in range(rounds):
-        order = list(trees.items()) if i % 2 else list(trees.items())[::-1]
-        for name, (runner, engine, config) in order:
-            f, seed = figures[name], 101 + i % 10
-            gc.collect()
-            c0 = time.process_time()
-            row = runner.run_career("baseline", seed)
-            f["base"].append((time.process_time() - c0) / row["months"])
-            c0 = time.process_time()
-            row = runner.run_career("do-nothing", seed)
-            f["idle"].append((time.process_time() - c0) / row["months"])
-            c0 = time.process_time()
-            w = engine.World(config.WorldConfig(), seed)
-            f["world"].append(time.process_time() - c0)
-            while not w.finished:
-                c0 = time.process_time()
-                w.next_month()
-                f["tick"].append(time.process_time() - c0)
+    figures = side_by_side_figures({"this tree": Tree(here), f"{other}": Tree(other)}, rounds)
     lo, hi = ORIGINAL_MS_PER_MONTH
     print(f"side by side, median CPU ms over {rounds} rounds (original baseline: {lo}-{hi} ms/month):")
     print(

@@ -42,10 +42,15 @@ def pibench() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "pibench_tui"]
 
 
-def package_dirs() -> list[str]:
-    """The folders of pibench's packages as this interpreter imports them."""
+def package_dirs(root: str | Path | None = None) -> list[str]:
+    """The folders of pibench's packages as this interpreter imports them, or those of the
+    checkout at ``root``."""
     import importlib.util
 
+    if root is not None:
+        return [
+            str(Path(root) / n) for n in ("pibench_tui", "world", "scenarios", "saves") if (Path(root) / n).is_dir()
+        ]
     found = []
     for name in ("pibench_tui", "world", "scenarios", "saves"):
         spec = importlib.util.find_spec(name)
@@ -69,12 +74,32 @@ def run_cmd(cmd: list[str], repeat: int, env: dict[str, str]) -> tuple[float, fl
     return statistics.median(walls), statistics.median(cpus)
 
 
-def headless_first_reply(repeat: int, env: dict[str, str]) -> tuple[float, float]:
+def import_time(module: str, repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``import module`` in ``repeat`` fresh interpreters (timed
+    inside the process, around the import alone: the interpreter's own start is not counted),
+    with the modules ``env`` makes importable (its ``PYTHONPATH``, say)."""
+    code = (
+        "import time; w0, c0 = time.perf_counter(), time.process_time(); import " + module + "; "
+        "print(time.perf_counter() - w0, time.process_time() - c0)"
+    )
+    walls, cpus = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        wall, cpu = (float(x) for x in out.stdout.split())
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def headless_first_reply(repeat: int, env: dict[str, str], command: list[str] | None = None) -> tuple[float, float]:
+    """Median (wall, CPU) seconds from starting ``pibench headless --jsonl --seed 101`` (the
+    command ``command``, default :func:`pibench`) to its reply to a first trivial block, over
+    ``repeat`` fresh processes; CPU: the parent's and the agent process's, whole run."""
     walls, cpus = [], []
     for _ in range(repeat):
         c0, t0 = children_cpu(), time.perf_counter()
         proc = subprocess.Popen(
-            pibench() + ["headless", "--jsonl", "--seed", "101"],
+            (command or pibench()) + ["headless", "--jsonl", "--seed", "101"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -130,12 +155,30 @@ def figures(env: dict[str, str], repeat: int) -> None:
         wall, cpu = run_cmd(cmd, repeat, env)
         goal = f" (goal <= {GOAL_MS} ms)" if "pibench" in label else ""
         print(f"  {label:28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms{goal}")
+    wall, cpu = import_time("world.runner", repeat, env)
+    print(
+        f"  {'import world.runner':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms (in the process, its start excluded)"
+    )
     wall, cpu = headless_first_reply(repeat, env)
     print(
         f"  {'pibench headless, 1st reply':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
         f"(parent + agent process; goal <= {GOAL_MS} ms)"
     )
     heaviest_imports(env)
+
+
+def cached_env(env: dict[str, str], cache: str, dirs: list[str]) -> dict[str, str]:
+    """``env`` with bytecode cached under the folder ``cache`` (``PYTHONPYCACHEPREFIX``;
+    ``PYTHONDONTWRITEBYTECODE`` dropped), warmed by compiling every module under ``dirs`` as
+    ``pip install`` does (the agent process's script too, which no import compiles). What the
+    standard library and numpy add is cached by the first run, so run each command once
+    before timing it."""
+    cached = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cached["PYTHONPYCACHEPREFIX"] = cache
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *dirs], env=cached, stdout=subprocess.DEVNULL, check=False
+    )
+    return cached
 
 
 def main() -> None:
@@ -148,17 +191,7 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f} (wall times stretch with it, CPU times much less)"
     )
     with tempfile.TemporaryDirectory(prefix="pibench-pycache-") as cache:
-        cached = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        cached["PYTHONPYCACHEPREFIX"] = cache
-        # Warm the bytecode cache (not counted): every module of pibench compiled, as
-        # ``pip install`` does (the agent process's script too, which no import compiles),
-        # then one run for what the standard library and numpy add.
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", *package_dirs()],
-            env=cached,
-            stdout=subprocess.DEVNULL,
-            check=False,
-        )
+        cached = cached_env(env, cache, package_dirs())
         run_cmd(pibench() + ["--help"], 1, cached)
         headless_first_reply(1, cached)
         print("bytecode cached (as installed):")

@@ -20,6 +20,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -97,17 +98,42 @@ def load() -> str:
         return "?"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=10_000, help="seeds 1..N (default 10,000)")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    args = ap.parse_args()
-    cmd = pibench() + ["run", "baseline", "--seeds", f"1-{args.seeds}", "--jobs", str(args.jobs)]
-    print("$ pibench", " ".join(cmd[len(pibench()) :]))
+@dataclass
+class Sweep:
+    """One run of ``pibench run baseline --seeds 1-N --jobs J`` (see :func:`run_sweep`)."""
+
+    command: list[str]
+    seeds: int
+    wall: float
+    """Seconds from the command's start to its exit."""
+    cpu: float
+    """CPU seconds (user + system) of the command and its workers."""
+    parent_cpu: float | None
+    """CPU seconds of the command's own process at its last sample (None without /proc)."""
+    returncode: int
+    samples: list[tuple[float, float, float, float, float]] = field(default_factory=list)
+    """Every half second: (seconds since the start, resident MB of the process tree,
+    proportional MB of the tree, resident MB of the command's own process, of its largest
+    worker)."""
+    load_before: str = "?"
+    load_after: str = "?"
+
+    def at(self, frac: float, i: int) -> float:
+        """Field ``i`` of the sample taken at fraction ``frac`` of the run (0 without samples)."""
+        if not self.samples:
+            return 0.0
+        return self.samples[min(len(self.samples) - 1, int(frac * len(self.samples)))][i]
+
+
+def run_sweep(seeds: int, jobs: int, command: list[str] | None = None, env: dict[str, str] | None = None) -> Sweep:
+    """Run ``pibench run baseline --seeds 1-seeds --jobs jobs`` once (``command``: the
+    program, default :func:`pibench`; ``env``: its environment, default this one's), sampling
+    the memory of its process tree every half second."""
+    cmd = (command or pibench()) + ["run", "baseline", "--seeds", f"1-{seeds}", "--jobs", str(jobs)]
     load_before = load()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     samples: list[tuple[float, float, float, float, float]] = []
     parent_cpu: float | None = None
     while proc.poll() is None:
@@ -120,8 +146,19 @@ def main() -> None:
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    if proc.returncode != 0:
-        print(f"the command failed with exit status {proc.returncode}")
+    return Sweep(cmd, seeds, wall, cpu, parent_cpu, proc.returncode, samples, load_before, load())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=10_000, help="seeds 1..N (default 10,000)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    args = ap.parse_args()
+    print("$ pibench run baseline --seeds", f"1-{args.seeds}", "--jobs", args.jobs)
+    run = run_sweep(args.seeds, args.jobs)
+    wall, cpu, parent_cpu, samples, at = run.wall, run.cpu, run.parent_cpu, run.samples, run.at
+    if run.returncode != 0:
+        print(f"the command failed with exit status {run.returncode}")
         sys.exit(1)
     print(
         f"wall {wall:.1f} s ({args.seeds / wall:.0f} careers/s; goal < 60 s for 10,000 seeds), "
@@ -132,12 +169,10 @@ def main() -> None:
             f"of which the command's own process (start-up, progress, rows; its last sample before "
             f"exit, the table's printing partly missed) {parent_cpu:.1f} s"
         )
-    print(f"load average (1/5/15 min) before {load_before}, after {load()}; os.cpu_count() = {os.cpu_count()}")
+    print(
+        f"load average (1/5/15 min) before {run.load_before}, after {run.load_after}; os.cpu_count() = {os.cpu_count()}"
+    )
     if samples:
-
-        def at(frac: float, i: int) -> float:
-            return samples[min(len(samples) - 1, int(frac * len(samples)))][i]
-
         print(
             f"resident memory of the tree: {at(0.1, 1):.0f} MB at 10%, {at(0.5, 1):.0f} MB at 50%, "
             f"{at(0.9, 1):.0f} MB at 90% of the run; proportional (PSS): {at(0.1, 2):.0f}, "
