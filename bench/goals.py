@@ -385,9 +385,7 @@ def print_table(rows: list[Row]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python bench/goals.py",
-        description=__doc__.split("\n\n")[0].replace("\n", " "),
-        epilog="Method and assumptions: see the module docstring (bench/goals.py).",
+        prog="python bench/goals.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--quick", action="store_true", help="fewer rounds and sizes, a smaller sweep (~1-2 minutes)")
     ap.add_argument(
