@@ -86,9 +86,15 @@ def test_fit_exponent_finds_the_power_of_a_power_law() -> None:
         goals.fit_exponent([10], [1.0])
 
 
-def test_extrapolate_scales_linearly() -> None:
-    """A 1,000-seed sweep of 7 s extrapolates to 70 s for 10,000 seeds."""
-    assert goals.extrapolate(7.0, 1000, 10_000) == pytest.approx(70.0)
+def test_extrapolate_counts_the_fixed_part_once() -> None:
+    """Through a 2-seed run of 1.0 s and a 1,000-seed run of 50.9 s (0.05 s a seed, 0.9 s
+    fixed) 10,000 seeds take 500.9 s, not ten times 50.9; a run of the wanted size is taken
+    as it is; a big run no bigger than the small one is refused."""
+    total, fixed = goals.extrapolate((2, 1.0), (1000, 50.9), 10_000)
+    assert (total, fixed) == pytest.approx((500.9, 0.9))
+    assert goals.extrapolate((2, 1.0), (10_000, 480.0), 10_000)[0] == 480.0
+    with pytest.raises(ValueError):
+        goals.extrapolate((2, 1.0), (2, 1.0), 10_000)
 
 
 def test_a_missing_anchor_is_refused_with_the_fix(tmp_path: Path) -> None:
