@@ -13,9 +13,9 @@ import pytest
 
 from saves import SaveCorruptError, SaveStore, describe_world
 from saves.cli import cmd_show
-from saves.store import TAMPERED, verify_replay
+from saves.store import TAMPERED, same_world, verify_replay
 from scenarios import load_scenario
-from world.api import Api
+from world.api import Api, replay
 from world.engine import World
 from world.policies import make_policy
 
@@ -158,3 +158,56 @@ def test_a_whole_busy_career_replays():
     world = played(61)
     assert world.finished and len(world.s.action_log) > 50
     verify_replay(world, "busy", "busy.json")
+
+
+def test_a_forged_month_end_with_arguments_is_refused_on_replay(tmp_path):
+    """A logged ``time.next_month`` row given arguments (which the call refuses in play) is
+    refused on replay too: the replay's shortcut for month ends (no dashboard built) takes
+    only rows exactly as the API logs them."""
+    world = played(5)
+    store = quiet(tmp_path / "s")
+    meta, state = describe_world(world, "standard")
+    state = copy.deepcopy(state)
+    row = next(r for r in state["state"]["action_log"] if r[1] == "time.next_month")
+    row[2] = {"months": 3}
+    meta["digest"] = ""
+    store.save_state("skip", meta, state)
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("skip", exact=True)
+    assert err.value.kind == "tampered" and "unexpected keyword argument 'months'" in str(err.value)
+
+
+def test_an_honest_save_with_its_dicts_in_another_order_still_loads(tmp_path):
+    """The replay check compares the replayed world with the saved one exactly first, and by
+    digest (sorted keys) when that fails: an honest save whose dicts were written in another
+    order (as an older writer may have) is accepted, and a forged one still refused."""
+    world = played(6)
+    store = quiet(tmp_path / "s")
+    meta, state = describe_world(world, "standard")
+    state = copy.deepcopy(state)
+    counters = state["state"]["counters"]
+    assert len(counters) > 1
+    state["state"]["counters"] = dict(reversed(counters.items()))
+    store.save_state("reordered", meta, state)
+    loaded, _ = store.load_world("reordered", exact=True)
+    assert not same_world(loaded, world)  # not the same order: the digests decided
+    assert loaded.digest() == world.digest()
+    meta, state = forged(world, counters=dict(reversed(counters.items())), budget=1e9)
+    store.save_state("reordered-rich", meta, state)
+    with pytest.raises(SaveCorruptError, match="tampered"):
+        store.load_world("reordered-rich", exact=True)
+
+
+def test_same_world_tells_a_replayed_world_from_a_changed_one():
+    """``same_world`` is true for a career and its replay, false once one of them differs in
+    any digested value (here one dollar of budget, or the type of a number)."""
+    world = played(7)
+    twin = replay(world.cfg, world.seed, world.s.action_log)
+    twin.s.memory = world.s.memory
+    assert same_world(twin, world) and twin.digest() == world.digest()
+    twin.s.budget += 1.0
+    assert not same_world(twin, world)
+    twin.s.budget -= 1.0
+    assert same_world(twin, world)
+    twin.s.counters = {k: float(v) for k, v in twin.s.counters.items()}  # 2 -> 2.0: == alone would pass
+    assert not same_world(twin, world)
