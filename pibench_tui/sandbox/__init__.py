@@ -16,8 +16,8 @@ a seccomp allow-list: no sockets, processes, exec, signals or ptrace to others, 
 limits) and reports what is in force in its handshake (:attr:`Sandbox.confinement`;
 :func:`confinement_status` probes the same without a process). On top of it:
 
-* the policy of :mod:`.policy`, a first layer and a lint, in this process *and* in the
-  agent process: ``open``/``exec``/``eval``/``compile``, imports outside
+* the policy of :mod:`.policy`, a first layer and a lint, applied here before the block
+  is compiled (here too: the agent process only runs the compiled code): ``open``/``exec``/``eval``/``compile``, imports outside
   :data:`ALLOWED_MODULES` and dunder internals are refused with a message saying what is
   allowed; ordinary Python (``type(e).__name__``, private attributes, ``getattr`` by
   name, ``TEMPLATE.format``, dataclasses, numpy) runs, with runtime checks behind it;
@@ -35,7 +35,9 @@ confinement). This module keeps :class:`Sandbox`, which runs blocks and serves c
 
 from __future__ import annotations
 
+import base64
 import json
+import marshal
 import os
 import signal
 import sys
@@ -51,7 +53,7 @@ from pibench_tui.sandbox.policy import (
     ALLOWED_MODULES,
     SandboxViolation,
     check_source,
-    parse_agent_code,
+    compile_agent_code,
 )
 from pibench_tui.sandbox.process import (
     _ENCODER,
@@ -222,7 +224,8 @@ class Sandbox:
         limits: This scenario's ``{"memory_max_chars", "query_max_rows"}`` (from
             ``lab.rules()["harness"]``) for the help texts of the memory and query calls;
             ``None``: the help names no number.
-        static_check: Apply the static policy check (both processes). ``False`` exists
+        static_check: Apply the static policy check (here, before the block is compiled
+            for the agent process). ``False`` exists
             only for the tests that prove the OS confinement holds on its own; agent code
             cannot reach it.
         prefetch: Send the agent process, with each block and with the answer to each call
@@ -323,7 +326,6 @@ class Sandbox:
                     "memory_limit": self.memory_limit,
                     "limits": self.limits,
                     "numpy_path": _numpy_path(),
-                    "static_check": self.static_check,
                 }
             )
             self.starts += 1
@@ -432,13 +434,11 @@ class Sandbox:
                     "source": "pibench",
                 }
             )
-        # Refuse bad code here already: no round trip, and a second opinion.
-        try:
-            parse_agent_code(code, filename, first_line, static_check=self.static_check)
-        except SyntaxError as exc:
-            return finish({"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno, "source": "pibench"})
-        except SandboxViolation as exc:
-            return finish({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"})
+        # Checked and compiled here (bad code is refused without a round trip); the agent
+        # process runs the compiled units.
+        refusal, units = _compiled_block(code, filename, first_line, self.static_check)
+        if refusal is not None:
+            return finish(dict(refusal))
 
         proc = self._ready_process()
         if proc.pending():
@@ -470,7 +470,7 @@ class Sandbox:
         block = self.blocks
         try:
             return self._converse(
-                proc, block, code, filename, first_line, deadline, collector, finish, replaced, rebind
+                proc, block, code, units, filename, first_line, deadline, collector, finish, replaced, rebind
             )
         finally:
             self.deadline = None
@@ -480,6 +480,7 @@ class Sandbox:
         proc: AgentProcess,
         block: int,
         code: str,
+        units: str,
         filename: str,
         first_line: int,
         deadline: float,
@@ -499,6 +500,7 @@ class Sandbox:
                 "code": code,
                 "filename": filename,
                 "first_line": first_line,
+                "units": units,
             }
             if rebind:
                 run_msg["rebind"] = True
@@ -677,6 +679,38 @@ def _with_cache_fields(head: str, held: int | None, gone: list[int], items: list
         parts.append(',"pf":[' + ",".join(items) + "]")
     parts.append("}")
     return "".join(parts)
+
+
+#: Blocks compiled lately: (code, filename, first_line, static check) -> what
+#: :func:`_compiled_block` returned (the same text always gets the same verdict and code).
+_COMPILED: dict[tuple[str, str, int, bool], tuple[dict | None, str]] = {}
+#: Most blocks kept in :data:`_COMPILED` (the oldest leaves first).
+COMPILED_BLOCKS = 8
+
+
+def _compiled_block(code: str, filename: str, first_line: int, static_check: bool) -> tuple[dict | None, str]:
+    """Check and compile a block once (:func:`~.policy.compile_agent_code`): ``(refusal,
+    "")`` for code refused (a syntax error or the policy: a block's error with ``source``
+    ``"pibench"``), else ``(None, units)``, the compiled units marshalled and in base64 for
+    the ``run`` message. The last :data:`COMPILED_BLOCKS` blocks are kept: a block sent
+    again (the same agent script in every career of a sweep) is neither parsed nor
+    checked again."""
+    key = (code, filename, first_line, static_check)
+    done = _COMPILED.get(key)
+    if done is None:
+        try:
+            units = compile_agent_code(code, filename, first_line, static_check=static_check)
+            # Code objects marshal as in a .pyc; the agent process runs this same interpreter.
+            done = (None, base64.b64encode(marshal.dumps(units)).decode("ascii"))
+        except SyntaxError as exc:
+            refusal = {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno, "source": "pibench"}
+            done = (refusal, "")
+        except SandboxViolation as exc:
+            done = ({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"}, "")
+        while len(_COMPILED) >= COMPILED_BLOCKS:
+            del _COMPILED[next(iter(_COMPILED))]
+        _COMPILED[key] = done
+    return done
 
 
 def agent_random_seed(seed: int, start: int, month: int) -> int:

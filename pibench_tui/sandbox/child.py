@@ -22,9 +22,11 @@ parent -> child
     ``{"t": "boot", "numpy_path": str | null}`` (optional, first: sent as the process
     starts, so it imports what agent code may use while the parent still builds the world)
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
-    "limits": {...}, "numpy_path": str | null, "static_check": bool}``
-    ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int}`` (plus
-    ``"rebind": true`` to restore the API names in the agent's globals first, and the read
+    "limits": {...}, "numpy_path": str | null}``
+    ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int, "units":
+    str}`` (``units``: the block checked and compiled by the parent,
+    ``policy.compile_agent_code``, marshalled and in base64: what this process runs; the
+    text is for the record) (plus ``"rebind": true`` to restore the API names in the agent's globals first, and the read
     cache's ``"x"`` and ``"pf"``, see below)
     ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
     "message": str}`` (the answer to a ``call``; the answer to a read-only call may carry
@@ -53,7 +55,7 @@ API objects agent code holds keep the channel in closures, out of reach of any a
 from __future__ import annotations
 
 import _imp
-import ast
+import binascii
 import json
 import marshal
 import os
@@ -343,6 +345,7 @@ _monotonic = _time.monotonic
 # into new objects by C code for each answer (the values are plain JSON values).
 _marshal_dumps: Callable[[Any], bytes] = marshal.dumps
 _marshal_loads = marshal.loads
+_b64decode = binascii.a2b_base64
 
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
@@ -530,7 +533,6 @@ class _Runtime:
         self.seed = int(init.get("seed", 0))
         self.limits: dict[str, int] = init.get("limits") or {}
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
-        self.static_check = init.get("static_check", True) is not False
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
         self.help_targets: list = []
         self.agent_files: set[str] = set()  # file names of agent code run so far
@@ -736,9 +738,7 @@ class _Runtime:
 
     # execution ------------------------------------------------------------------------
     def run(self, msg: dict) -> None:
-        code = msg.get("code")
         filename = str(msg.get("filename", "<stdin>"))
-        first_line = int(msg.get("first_line", 1))
         block = msg.get("id")
         self.new_epoch(msg)  # the world may have changed since the last block: the parent says what holds
         self.out.reset()
@@ -747,13 +747,13 @@ class _Runtime:
             self.globals.update(self.api_names)  # API names re-bound before the turn (§16)
         error = None
         try:
-            if not isinstance(code, str):
-                raise SandboxViolation("code must be a string", None)
-            tree = policy.parse_agent_code(code, filename, first_line, static_check=self.static_check)
-            if policy.may_read_checked_attributes(code):
-                policy.rewrite_checked_attributes(tree)
+            units = msg.get("units")
+            if not isinstance(units, str):
+                raise SandboxViolation("the block came without its compiled code", None)
+            # Checked and compiled by the parent (policy.compile_agent_code), marshalled.
+            compiled = _marshal_loads(_b64decode(units))
             self.agent_files.add(filename)
-            self._execute(tree, filename)
+            error = self._execute(compiled)
         except SyntaxError as exc:
             error = {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno}
         except SandboxViolation as exc:
@@ -772,41 +772,23 @@ class _Runtime:
             done["id"] = block
         self.channel.send_raw(self.usage() + _json_encode(done).encode("utf-8", "replace") + b"\n")
 
-    def _execute(self, tree: ast.Module, filename: str) -> None:
-        """Run the top-level statements one after the other; a bare expression prints its
-        ``repr`` (unless None). Consecutive other statements are compiled together (one
-        compile, not one each: the same as one by one, since the parse succeeded and a
-        ``__future__`` import, which would reach the statements after it, makes every
-        statement compile alone); if such a group does not compile, its statements run one
-        by one, so those before the one in error run first, as always."""
+    def _execute(self, units: list) -> dict | None:
+        """Run the compiled units of a block (:func:`policy.compile_agent_code`) one after
+        the other: an ``"eval"`` unit (a bare expression) prints its ``repr`` unless None;
+        an ``"error"`` unit (a statement that does not compile) ends the block with its
+        error, which is returned (None when every unit ran)."""
         g = self.globals
-        body = tree.body
-        alone = any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" for stmt in body)
-        i, n = 0, len(body)
-        while i < n:
-            stmt = body[i]
-            if isinstance(stmt, ast.Expr):
-                expr = ast.Expression(stmt.value)
-                value = eval(compile(expr, filename, "eval"), g)  # noqa: S307 - checked code
+        for unit in units:
+            kind = unit[0]
+            if kind == "eval":
+                value = eval(unit[1], g)  # noqa: S307 - checked code
                 if value is not None:
                     self.out.write(repr(value) + "\n")
-                i += 1
-                continue
-            j = i + 1
-            while not alone and j < n and not isinstance(body[j], ast.Expr):
-                j += 1
-            group = None
-            if j - i > 1:
-                try:
-                    group = compile(ast.Module(body[i:j], type_ignores=[]), filename, "exec")
-                except SyntaxError:  # e.g. `return` outside a function: run up to it, one by one
-                    group = None
-            if group is not None:
-                exec(group, g)  # noqa: S102 - checked code
+            elif kind == "exec":
+                exec(unit[1], g)  # noqa: S102 - checked code
             else:
-                for one in body[i:j]:
-                    exec(compile(ast.Module([one], type_ignores=[]), filename, "exec"), g)  # noqa: S102
-            i = j
+                return dict(unit[1])
+        return None
 
 
 def _describe(exc: BaseException, agent_files: set[str]) -> dict:

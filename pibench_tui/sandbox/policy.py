@@ -13,8 +13,8 @@ dataclasses, typing, numpy ...
 
 It provides
 
-* the static check (:func:`check_source`, :func:`parse_agent_code`), run by the parent
-  before a block is sent and again by the agent process;
+* the static check (:func:`check_source`, :func:`parse_agent_code`), run by the parent,
+  which then compiles the block for the agent process (:func:`compile_agent_code`);
 * the attribute rule shared by the static check and the agent process's runtime checks
   (:func:`attribute_refusal`, :func:`format_template_refusal`);
 * the module copies agent code imports (:func:`module_copies`): public names only, no
@@ -25,6 +25,7 @@ Standard library only (it is loaded by the agent process, ``python -S -s -P``).
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import re
@@ -631,6 +632,79 @@ def parse_agent_code(
         except RecursionError:
             raise SandboxViolation("code too deeply nested to check", first_line) from None
     return tree
+
+
+#: The compiler flags agent code is compiled with: ``from __future__ import annotations``
+#: (annotations are not evaluated), as when the agent process compiled it itself.
+COMPILE_FLAGS: int = __future__.annotations.compiler_flag
+
+
+def compile_agent_code(
+    code: str,
+    filename: str = "<stdin>",
+    first_line: int = 1,
+    *,
+    static_check: bool = True,
+) -> list[tuple[Any, ...]]:
+    """Parse, check (:func:`parse_agent_code`) and compile a block of agent code into the
+    units the agent process runs one after the other (child.py ``_Runtime.run``).
+
+    Top-level bare expressions print their ``repr``, so each is a unit of its own;
+    consecutive other statements are compiled together (the same as one by one: the parse
+    succeeded, and a ``__future__`` import, which would reach the statements after it, makes
+    every statement a unit of its own). A group that does not compile (``return`` outside a
+    function ...) is compiled statement by statement, so those before the one in error run
+    first, as if each had been compiled alone.
+
+    Args:
+        code: Agent Python source.
+        filename: Name of the agent's text in errors and tracebacks.
+        first_line: Line of the block's first line in the agent's text (1-based).
+        static_check: Apply the policy (see :func:`parse_agent_code`).
+
+    Returns:
+        ``[("eval", code object) | ("exec", code object) | ("error", {"type", "message",
+        "line"}), ...]``: an ``"error"`` unit is a statement that does not compile; the
+        block stops there with that error.
+
+    Raises:
+        SyntaxError: ``code`` is not valid Python (line numbers shifted).
+        SandboxViolation: ``code`` is valid but refused (line numbers shifted).
+    """
+    tree = parse_agent_code(code, filename, first_line, static_check=static_check)
+    if may_read_checked_attributes(code):
+        rewrite_checked_attributes(tree)
+    body = tree.body
+    alone = any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" for stmt in body)
+    units: list[tuple[Any, ...]] = []
+    i, n = 0, len(body)
+    while i < n:
+        stmt = body[i]
+        if isinstance(stmt, ast.Expr):
+            units.append(_compiled("eval", ast.Expression(stmt.value), filename, stmt))
+            i += 1
+            continue
+        j = i + 1
+        while not alone and j < n and not isinstance(body[j], ast.Expr):
+            j += 1
+        group = _compiled("exec", ast.Module(body[i:j], type_ignores=[]), filename, stmt) if j - i > 1 else None
+        if group is not None and group[0] != "error":
+            units.append(group)
+        else:
+            units.extend(_compiled("exec", ast.Module([one], type_ignores=[]), filename, one) for one in body[i:j])
+        i = j
+    return units
+
+
+def _compiled(mode: str, node: ast.Module | ast.Expression, filename: str, stmt: ast.stmt) -> tuple[Any, ...]:
+    """``(mode, code object)``, or ``("error", {"type", "message", "line"})`` when ``node``
+    does not compile (``stmt``: its first statement, for the line)."""
+    try:
+        return (mode, compile(node, filename, mode, flags=COMPILE_FLAGS, dont_inherit=True))
+    except SyntaxError as exc:
+        return ("error", {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno})
+    except (ValueError, MemoryError, RecursionError) as exc:  # too deep, too large
+        return ("error", {"type": type(exc).__name__, "message": str(exc), "line": getattr(stmt, "lineno", None)})
 
 
 def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> str | None:

@@ -337,6 +337,32 @@ def test_statements_run_in_order_up_to_one_that_does_not_compile():
         assert r.stdout == "1 2 False\n", r.error
 
 
+def test_a_block_sent_again_is_checked_and_compiled_once(monkeypatch):
+    """The parent checks and compiles a block's text once (the same text, file name and
+    first line always get the same verdict and code): sent again, to this agent process or
+    another, it runs again (its effects happen again) without being parsed again, and a
+    refused block is refused again with the same error; another first line is another block."""
+    import pibench_tui.sandbox as sandbox_module
+
+    compiled = []
+    real = sandbox_module.compile_agent_code
+
+    def counting(code, *args, **kwargs):
+        compiled.append(code)
+        return real(code, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox_module, "compile_agent_code", counting)
+    monkeypatch.setattr(sandbox_module, "_COMPILED", {})
+    code = "n = globals().get('n', 0) + 1\nprint(n)"
+    for _ in range(2):
+        with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=10) as sb:
+            assert [sb.run(code).stdout for _ in range(2)] == ["1\n", "2\n"]
+            refused = [sb.run("import os") for _ in range(2)]
+            assert refused[0].error == refused[1].error and refused[0].error["type"] == "SandboxError"
+            assert sb.run(code, first_line=3).stdout == "3\n"
+    assert compiled == [code, "import os", code]
+
+
 def test_checked_attributes_are_checked_whatever_characters_spell_them():
     """``.format`` reached through a fullwidth or ligature spelling (the parser normalises
     names) is routed through the runtime check like the ASCII spelling; source whose only
