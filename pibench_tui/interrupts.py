@@ -7,7 +7,7 @@ the middle of one:
 
 * headless: SIGINT raises ``KeyboardInterrupt`` as usual; SIGTERM and SIGHUP (the terminal
   was closed) raise :class:`Terminated`.
-  While an API call is being applied the sandbox blocks SIGINT (``_sigint_deferred``), so a
+  While an API call is being applied the sandbox blocks SIGINT (``Sandbox._serve``), so a
   SIGTERM arriving then is turned into a SIGINT to the main thread, which lands -- as a
   :class:`Terminated` -- right after the call.
 * play: the signals ask the Textual app to exit; while a month is being closed the exit

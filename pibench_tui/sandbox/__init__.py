@@ -42,8 +42,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +55,11 @@ from pibench_tui.sandbox.policy import (
     compile_agent_code,
 )
 from pibench_tui.sandbox.process import (
-    _ENCODER,
     CHILD_SCRIPT,
     START_TIMEOUT,
     AgentProcess,
     SandboxStartError,
+    _encode,
     _numpy_path,
 )
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
@@ -505,7 +504,7 @@ class Sandbox:
             if rebind:
                 run_msg["rebind"] = True
             gone, items = reads.start_block(self.handler, deadline)
-            proc.send_text(_with_cache_fields(_ENCODER.encode(run_msg)[:-1], None, gone, items), deadline)
+            proc.send_text(_with_cache_fields(_encode(run_msg)[:-1], None, gone, items), deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
@@ -630,12 +629,17 @@ class Sandbox:
         ):
             raise _ProtocolError("malformed API call")
         try:
-            if ns == "query" or (ns, method) in self._readonly:
+            if ns == "query" or (ns, method) in self._readonly or _sigmask is None:
                 # Read-only: Ctrl-C may stop it (a query's worker is killed), nothing is half-done.
                 value = self.handler(ns, method, args, kwargs)
             else:
-                with _sigint_deferred():
+                # Ctrl-C (SIGINT) is held while the call is applied, so it lands after it: a call
+                # is applied completely or not at all (inline: no context manager's generator per call).
+                held = _sigmask(signal.SIG_BLOCK, _SIGINT)
+                try:
                     value = self.handler(ns, method, args, kwargs)
+                finally:
+                    _sigmask(signal.SIG_SETMASK, held)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a reply
             code = getattr(exc, "code", None)
             message = getattr(exc, "message", None)
@@ -660,10 +664,10 @@ def _reply_head(msg: dict, reply: dict) -> tuple[str, bool, bool]:
     ``internal_error`` (a value that is not plain JSON is one)."""
     if reply["ok"]:
         try:
-            return '{"t":"ret","ok":true,"v":' + _ENCODER.encode(reply["v"]), True, False
+            return '{"t":"ret","ok":true,"v":' + _encode(reply["v"]), True, False
         except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
             reply = _not_json_reply(msg, exc)
-    return _ENCODER.encode(reply)[:-1], False, reply.get("code") == "internal_error"
+    return _encode(reply)[:-1], False, reply.get("code") == "internal_error"
 
 
 def _with_cache_fields(head: str, held: int | None, gone: list[int], items: list[str]) -> str:
@@ -723,15 +727,6 @@ def agent_random_seed(seed: int, start: int, month: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-@contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) while an API call is applied, so it lands after the call:
-    a call is applied completely or not at all."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+#: ``signal.pthread_sigmask`` where the platform has it (holding Ctrl-C during a change).
+_sigmask = getattr(signal, "pthread_sigmask", None)
+_SIGINT = {signal.SIGINT}

@@ -4,6 +4,7 @@ and the line-delimited JSON transport over them, the handshake, and stopping it.
 from __future__ import annotations
 
 import json
+import json.encoder
 import json.scanner
 import os
 import select
@@ -24,6 +25,31 @@ CHILD_SCRIPT = Path(agent_launch.CHILD_SCRIPT)
 # No check for cycles (this process's own values; one would raise RecursionError, which
 # every sender handles as it handles a value that is not plain JSON).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
+
+
+def _not_json(value: object) -> Any:
+    """The encoder's ``default``: nothing beyond plain JSON is encoded (as ``JSONEncoder``'s)."""
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# json's C encoder made once, called directly: what _ENCODER.encode does for a value, without
+# building a new C encoder (and two Python frames) at every call; the same text.
+_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODER: Callable[[Any, int], Any] | None = (
+    _make_encoder(None, _not_json, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+    if _make_encoder is not None
+    else None
+)
+
+
+def _encode(value: Any) -> str:
+    """``value`` as compact JSON text (no NaN or infinity, no cycles check: one raises
+    RecursionError); raises ``TypeError``/``ValueError`` for what is not plain JSON."""
+    if _C_ENCODER is None:  # pragma: no cover - CPython has json's C encoder
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODER(value, 0))
+
+
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(cast(Any, _DECODER))
 
@@ -83,7 +109,7 @@ class AgentProcess:
     def send(self, msg: dict, deadline: float) -> None:
         """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
         # Encoding fails (TypeError/ValueError) before anything is written.
-        self.send_text(_ENCODER.encode(msg), deadline)
+        self.send_text(_encode(msg), deadline)
 
     def send_text(self, data: str, deadline: float) -> None:
         """Write one message given as its JSON text; raise :class:`_Timeout` or :class:`_Gone`."""
