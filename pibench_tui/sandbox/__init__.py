@@ -697,8 +697,7 @@ def _compiled_block(code: str, filename: str, first_line: int, static_check: boo
     "")`` for code refused (a syntax error or the policy: a block's error with ``source``
     ``"pibench"``), else ``(None, units)``, the compiled units marshalled and in base64 for
     the ``run`` message. The last :data:`COMPILED_BLOCKS` blocks are kept: a block sent
-    again (the same agent script in every career of a sweep) is neither parsed nor
-    checked again."""
+    again (in this session or another of this process) is neither parsed nor checked again."""
     key = (code, filename, first_line, static_check)
     done = _COMPILED.get(key)
     if done is None:

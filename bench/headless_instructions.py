@@ -1,0 +1,239 @@
+"""Instructions of the baseline career through headless mode, counted by callgrind in the
+pibench process and in the agent process, next to the same career in-process: a figure the
+load of a shared machine does not disturb (issue 9 §3; prints figures, asserts nothing).
+
+    python bench/headless_instructions.py [--against PATH] [--warm] [--trips N]
+
+Run (a few minutes per tree under valgrind). For each checkout:
+
+* the in-process career (``world.runner.run_career("baseline", 101)``, warm);
+* the career as one block of a headless session (``examples/agents/baseline.py``, seed 101):
+  the instructions of this process while it serves the block and those of the agent process
+  while it runs it, each counted only inside libc's ``qsort`` (a two-element sort whose
+  comparison runs the block: ``--collect-atstart=no --toggle-collect=qsort_r``), so start-up,
+  imports and the first block are not counted. ``--warm``: a first session runs the block
+  before the measured one (the parent's compiled blocks are kept: no parse, no check);
+* ``--trips N``: a block of N refused calls (``events.respond`` of an unknown event, caught):
+  the instructions of a bare round trip, both processes.
+
+valgrind cannot run a confined agent process (Landlock keeps it from writing its output; the
+seccomp filter refuses its executable mappings), so the agent process runs from a copy of
+the sandbox's scripts without its confinement (measurement only; everything else is the
+same code). ``PYTHONHASHSEED`` is fixed (0): string hashes move dict probing, which moves
+the count by a few per cent from one run to the next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+
+#: The agent process's confinement, as child.py applies it, and what the copy does instead.
+CONFINE = """    status = confine.apply(
+        readable,
+        memory_limit=int(init.get("memory_limit", 1 << 30)),
+        keep_fds=3,
+        before_seccomp=lambda: _watchdog(runtime),  # the last thread: none can start after
+    )"""
+UNCONFINED = """    _watchdog(runtime)
+    status = confine.Confinement.from_dict(None)"""
+#: Appended to the copy of child.py: block 2 (the first after the session's "1") runs in qsort.
+QSORT_HOOK = """
+import ctypes as _bench_ctypes
+_bench_run = _Runtime.run
+
+
+def _bench_counted_run(self, msg):
+    if msg.get("id") != 2:
+        return _bench_run(self, msg)
+    compare = _bench_ctypes.CFUNCTYPE(_bench_ctypes.c_int, _bench_ctypes.c_void_p, _bench_ctypes.c_void_p)
+    pair = (_bench_ctypes.c_int * 2)(1, 2)
+
+    def run_block(_a, _b):
+        _bench_run(self, msg)
+        return 0
+
+    run = compare(run_block)
+    _bench_ctypes.CDLL(None).qsort(pair, 2, _bench_ctypes.sizeof(_bench_ctypes.c_int), run)
+
+
+_Runtime.run = _bench_counted_run
+"""
+
+
+def in_qsort(job: Callable[[], object]) -> None:
+    """Call ``job()`` from inside libc's ``qsort`` (what callgrind counts)."""
+    import ctypes
+
+    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    pair = (ctypes.c_int * 2)(1, 2)
+
+    def run_job(_a: object, _b: object) -> int:
+        job()
+        return 0
+
+    run = compare(run_job)
+    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), run)
+
+
+def child(tree: str, mode: str, code_path: str, agent_out: str, warm: bool) -> None:
+    """In valgrind: the in-process career (``mode`` "inprocess") or a headless block, its
+    agent process under valgrind too (its count written to ``agent_out``)."""
+    sys.path.insert(0, tree)
+    if mode == "inprocess":
+        from world.runner import run_career
+
+        run_career("baseline", 101)  # warm-up
+        in_qsort(lambda: run_career("baseline", 101))
+        return
+    copy = Path(tempfile.mkdtemp(prefix="pibench-bench-sandbox-"))
+    try:
+        shutil.copytree(Path(tree) / "pibench_tui" / "sandbox", copy / "sandbox")
+        script = copy / "sandbox" / "child.py"
+        text = script.read_text()
+        if CONFINE not in text or '\nif __name__ == "__main__":' not in text:
+            raise SystemExit("child.py no longer applies its confinement as this benchmark expects: update CONFINE")
+        text = text.replace(CONFINE, UNCONFINED).replace(
+            '\nif __name__ == "__main__":', QSORT_HOOK + '\nif __name__ == "__main__":'
+        )
+        script.write_text(text)
+        from pibench_tui.sandbox import process
+
+        process.CHILD_SCRIPT = script
+        command = process.agent_command
+
+        def under_valgrind() -> list[str]:
+            return [
+                "valgrind",
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=qsort_r",
+                f"--callgrind-out-file={agent_out}",
+                *command(),
+            ]
+
+        process.agent_command = under_valgrind
+        process.AgentProcess.handshake.__defaults__ = (900.0,)  # valgrind starts slowly
+        from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
+
+        code = Path(code_path).read_text()
+        options = HeadlessOptions(seed=101, block_timeout=1800)
+        if warm:
+            first = HeadlessSession(options)
+            first.run_block("1")
+            first.run_block(code)
+            first.close()
+        session = HeadlessSession(options)
+        try:
+            session.run_block("1")
+            results: list = []
+            in_qsort(lambda: results.append(session.run_block(code)))
+            result = results[0]
+            print(f"trips {result.calls} ok {result.ok} digest {session.world.digest()}")
+        finally:
+            session.close()
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def callgrind_total(path: str) -> int:
+    """The instructions counted in a callgrind output file."""
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise SystemExit(f"no total in {path}")
+
+
+def measure(tree: str, mode: str, code_path: str = "", warm: bool = False) -> tuple[int, int, str]:
+    """(instructions of this process, of the agent process (0 in-process), the child's output)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, agent_out = os.path.join(tmp, "parent.out"), os.path.join(tmp, "agent.out")
+        proc = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=qsort_r",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                str(HERE),
+                "--child",
+                tree,
+                mode,
+                code_path or "-",
+                agent_out,
+                "warm" if warm else "cold",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": tree},
+            cwd=tmp,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+        agent = callgrind_total(agent_out) if mode == "block" else 0
+        return callgrind_total(out), agent, proc.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
+    ap.add_argument("--warm", action="store_true", help="a first session runs the block before the measured one")
+    ap.add_argument("--trips", type=int, default=0, metavar="N", help="also a block of N refused calls")
+    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        tree, mode, code_path, agent_out, warm = args.child
+        child(tree, mode, code_path, agent_out, warm == "warm")
+        return
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    trees = [str(HERE.parents[1])] + ([args.against] if args.against else [])
+    for tree in trees:
+        baseline = os.path.join(tree, "examples", "agents", "baseline.py")
+        ip, _, _ = measure(tree, "inprocess")
+        parent, agent, out = measure(tree, "block", baseline, args.warm)
+        found = re.search(r"trips (\d+)", out)
+        if found is None:
+            raise SystemExit(f"the block did not report its round trips:\n{out[-2000:]}")
+        trips = int(found.group(1))
+        total = parent + agent
+        how = "warm: the block compiled by a first session" if args.warm else "cold: the block compiled in the session"
+        print(f"{tree}: baseline career, seed 101 ({how})")
+        print(f"  in-process                 {ip / 1e6:8.1f} M instructions")
+        print(
+            f"  one headless block         {total / 1e6:8.1f} M = pibench {parent / 1e6:.1f} M + agent process "
+            f"{agent / 1e6:.1f} M; {trips} round trips"
+        )
+        print(
+            f"  ratio {total / ip:.2f}x (goal 2.5x); beyond in-process {(total - ip) / trips / 1e3:,.0f} k instructions "
+            "per round trip"
+        )
+        if args.trips:
+            with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+                fh.write(
+                    f"for _ in range({args.trips}):\n    try:\n        events.respond('E999', 'accept')\n"
+                    "    except ActionError:\n        pass\n"
+                )
+            try:
+                parent, agent, _ = measure(tree, "block", fh.name)
+            finally:
+                os.unlink(fh.name)
+            print(
+                f"  a bare round trip (a refused call): {parent / args.trips / 1e3:,.0f} k pibench + "
+                f"{agent / args.trips / 1e3:,.0f} k agent process instructions"
+            )
+
+
+if __name__ == "__main__":
+    main()
