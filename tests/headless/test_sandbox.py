@@ -363,6 +363,22 @@ def test_a_block_sent_again_is_checked_and_compiled_once(monkeypatch):
     assert compiled == [code, "import os", code]
 
 
+def test_the_agent_process_runs_only_code_the_parent_compiled():
+    """The agent process parses nothing: a run message with the text but without the
+    parent's compiled units runs nothing and ends with a SandboxError; the same text sent
+    through the sandbox (checked and compiled here) runs."""
+    import time
+
+    with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=10) as sb:
+        assert sb.run("print(6 * 7)").stdout == "42\n"
+        proc = sb._ready_process()
+        deadline = time.monotonic() + 10
+        proc.send({"t": "run", "id": 99, "code": "print(1)", "filename": "<stdin>", "first_line": 1}, deadline)
+        done = proc.recv(deadline)
+        assert done["t"] == "done" and done["id"] == 99 and done["tail"] == ""
+        assert done["error"]["type"] == "SandboxError" and "compiled code" in done["error"]["message"]
+
+
 def test_checked_attributes_are_checked_whatever_characters_spell_them():
     """``.format`` reached through a fullwidth or ligature spelling (the parser normalises
     names) is routed through the runtime check like the ASCII spelling; source whose only
