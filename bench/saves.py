@@ -28,11 +28,20 @@ save: the digest and the text).
 
 By default the store is a fresh temporary folder (on the same disk as ``$TMPDIR``); use
 ``--dir`` to measure another disk.
+
+``--against PATH`` (another checkout, e.g. the first release) measures instead, side by side
+in this one process (``bench/speed.py``'s ``Tree``; the two trees interleaved round by
+round, in alternating order), each tree's own busy lab and store: the save, the load of
+that save (sealed here: no replay; the first release replays every load), the load of an
+unsealed save (written by ``save_state``, so the load replays) and the replay check alone.
+Medians, CPU time (the steadier clock on a shared machine) and wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib.util
 import json
 import os
 import statistics
@@ -111,11 +120,66 @@ def cpu() -> str:
     return f"(cpu {CPU[0] * 1e3:.2f} ms)"
 
 
+def side_by_side(other: Path, repeat: int, folder: Path) -> None:
+    """Print the save, load, unsealed load and replay check of this tree and ``other``, each
+    with its own busy lab and store under ``folder``, measured side by side (see the module
+    docstring)."""
+    here = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("_bench_speed", here / "bench" / "speed.py")
+    assert spec is not None and spec.loader is not None
+    speed = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = speed  # dataclasses look their module up by name
+    spec.loader.exec_module(speed)
+    trees = {"this tree": speed.Tree(here), str(other): speed.Tree(other)}
+    tasks: dict[str, dict[str, object]] = {}
+    for label, tree in trees.items():
+        script = tree.script("bench/saves.py")
+        if script is None:
+            raise SystemExit(f"{tree.path} has no bench/saves.py")
+        with tree:
+            store_mod = tree.module("saves.store")
+            world = script.busy_career()
+            store = script.SaveStore(folder / f"store-{len(tasks)}")
+            store.save("busy-m60", world, scenario="busy")
+            store.save_state("busy-raw", *store_mod.describe_world(world, "busy"))  # no seal: the load replays
+            digest = world.digest()
+            tasks[label] = {
+                "save": lambda s=store, w=world: s.save("busy-m60", w, scenario="busy"),
+                "load (as saved)": lambda s=store: s.load_world("busy-m60"),
+                "load, unsealed": lambda s=store: s.load_world("busy-raw"),
+                "replay check": lambda m=store_mod, w=world, d=digest: m.verify_replay(w, "busy-m60", "-", d),
+            }
+            for fn in tasks[label].values():
+                fn()  # warm
+    times = {(label, what): ([], []) for label in tasks for what in tasks[label]}
+    for i in range(repeat):
+        order = list(trees.items()) if i % 2 else list(trees.items())[::-1]
+        for label, tree in order:
+            for what, fn in tasks[label].items():
+                with tree:
+                    gc.collect()
+                    wall, cpu_s = speed.timed(lambda _, f=fn: f(), 1)
+                times[label, what][0].append(wall)
+                times[label, what][1].append(cpu_s)
+    a, b = trees
+    print(f"side by side, medians of {repeat} interleaved rounds, ms CPU (wall); A = {a}, B = {b}")
+    for what in tasks[a]:
+        (wa, ca), (wb, cb) = ((statistics.median(x) * 1e3 for x in times[k, what]) for k in (a, b))
+        print(f"  {what:16s} A {ca:8.2f} ({wa:8.2f})   B {cb:8.2f} ({wb:8.2f})   B/A CPU {cb / ca:5.2f}x")
+    load = os.getloadavg()
+    print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=21, help="timings per figure (default 21)")
     ap.add_argument("--dir", type=Path, default=None, help="store folder (default: a fresh temporary folder)")
+    ap.add_argument("--against", type=Path, default=None, help="another checkout, measured side by side instead")
     args = ap.parse_args()
+    if args.against is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            side_by_side(args.against, args.repeat, args.dir or Path(tmp))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         store = SaveStore(args.dir or Path(tmp) / "store")
         world = busy_career()
