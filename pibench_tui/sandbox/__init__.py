@@ -41,6 +41,7 @@ import marshal
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -690,6 +691,8 @@ def _with_cache_fields(head: str, held: int | None, gone: list[int], items: list
 _COMPILED: dict[tuple[str, str, int, bool], tuple[dict | None, str]] = {}
 #: Most blocks kept in :data:`_COMPILED` (the oldest leaves first).
 COMPILED_BLOCKS = 8
+#: Sessions may run in threads (the LLM harness's ``--jobs``): one at a time in the cache.
+_COMPILED_LOCK = threading.Lock()
 
 
 def _compiled_block(code: str, filename: str, first_line: int, static_check: bool) -> tuple[dict | None, str]:
@@ -699,7 +702,8 @@ def _compiled_block(code: str, filename: str, first_line: int, static_check: boo
     the ``run`` message. The last :data:`COMPILED_BLOCKS` blocks are kept: a block sent
     again (in this session or another of this process) is neither parsed nor checked again."""
     key = (code, filename, first_line, static_check)
-    done = _COMPILED.get(key)
+    with _COMPILED_LOCK:
+        done = _COMPILED.get(key)
     if done is None:
         try:
             units = compile_agent_code(code, filename, first_line, static_check=static_check)
@@ -710,9 +714,10 @@ def _compiled_block(code: str, filename: str, first_line: int, static_check: boo
             done = (refusal, "")
         except SandboxViolation as exc:
             done = ({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"}, "")
-        while len(_COMPILED) >= COMPILED_BLOCKS:
-            del _COMPILED[next(iter(_COMPILED))]
-        _COMPILED[key] = done
+        with _COMPILED_LOCK:
+            while len(_COMPILED) >= COMPILED_BLOCKS:
+                del _COMPILED[next(iter(_COMPILED))]
+            _COMPILED[key] = done
     return done
 
 
