@@ -40,7 +40,6 @@ Medians, CPU time (the steadier clock on a shared machine) and wall time.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
 import json
 import os
@@ -49,6 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -120,51 +120,69 @@ def cpu() -> str:
     return f"(cpu {CPU[0] * 1e3:.2f} ms)"
 
 
-def side_by_side(other: Path, repeat: int, folder: Path) -> None:
-    """Print the save, load, unsealed load and replay check of this tree and ``other``, each
-    with its own busy lab and store under ``folder``, measured side by side (see the module
-    docstring)."""
+def speed_module() -> Any:
+    """bench/speed.py as a module (the one already loaded under ``_bench_speed``, if any)."""
+    if "_bench_speed" in sys.modules:
+        return sys.modules["_bench_speed"]
     here = Path(__file__).resolve().parents[1]
     spec = importlib.util.spec_from_file_location("_bench_speed", here / "bench" / "speed.py")
     assert spec is not None and spec.loader is not None
     speed = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = speed  # dataclasses look their module up by name
     spec.loader.exec_module(speed)
-    trees = {"this tree": speed.Tree(here), str(other): speed.Tree(other)}
-    tasks: dict[str, dict[str, object]] = {}
-    for label, tree in trees.items():
+    return speed
+
+
+def side_by_side_figures(trees: dict[str, Any], repeat: int, folder: Path) -> dict[str, dict[str, tuple[float, float]]]:
+    """Median (wall, CPU) seconds of the save, load, unsealed load and replay check of each
+    tree (``trees``: label -> ``speed.Tree``), each with its own busy lab and store under
+    ``folder``, interleaved over ``repeat`` rounds (``speed.interleaved``). Returns label ->
+    figure -> (wall, cpu).
+
+    Raises:
+        SystemExit: a tree has no bench/saves.py.
+    """
+    speed = speed_module()
+    tasks: dict[tuple[str, str], tuple[Any, Any]] = {}
+    for n, (label, tree) in enumerate(trees.items()):
         script = tree.script("bench/saves.py")
         if script is None:
             raise SystemExit(f"{tree.path} has no bench/saves.py")
         with tree:
             store_mod = tree.module("saves.store")
             world = script.busy_career()
-            store = script.SaveStore(folder / f"store-{len(tasks)}")
+            store = script.SaveStore(folder / f"store-{n}")
             store.save("busy-m60", world, scenario="busy")
             store.save_state("busy-raw", *store_mod.describe_world(world, "busy"))  # no seal: the load replays
             digest = world.digest()
-            tasks[label] = {
+            calls = {
                 "save": lambda s=store, w=world: s.save("busy-m60", w, scenario="busy"),
                 "load (as saved)": lambda s=store: s.load_world("busy-m60"),
                 "load, unsealed": lambda s=store: s.load_world("busy-raw"),
                 "replay check": lambda m=store_mod, w=world, d=digest: m.verify_replay(w, "busy-m60", "-", d),
             }
-            for fn in tasks[label].values():
+            for what, fn in calls.items():
                 fn()  # warm
-    times = {(label, what): ([], []) for label in tasks for what in tasks[label]}
-    for i in range(repeat):
-        order = list(trees.items()) if i % 2 else list(trees.items())[::-1]
-        for label, tree in order:
-            for what, fn in tasks[label].items():
-                with tree:
-                    gc.collect()
-                    wall, cpu_s = speed.timed(lambda _, f=fn: f(), 1)
-                times[label, what][0].append(wall)
-                times[label, what][1].append(cpu_s)
+                tasks[label, what] = (tree, fn)
+    times = speed.interleaved(tasks, repeat)
+    figures: dict[str, dict[str, tuple[float, float]]] = {label: {} for label in trees}
+    for (label, what), (walls, cpus) in times.items():
+        figures[label][what] = (statistics.median(walls), statistics.median(cpus))
+    return figures
+
+
+def side_by_side(other: Path, repeat: int, folder: Path) -> None:
+    """Print the save, load, unsealed load and replay check of this tree and ``other``, each
+    with its own busy lab and store under ``folder``, measured side by side (see the module
+    docstring)."""
+    here = Path(__file__).resolve().parents[1]
+    speed = speed_module()
+    trees = {"this tree": speed.Tree(here), str(other): speed.Tree(other)}
+    figures = side_by_side_figures(trees, repeat, folder)
     a, b = trees
     print(f"side by side, medians of {repeat} interleaved rounds, ms CPU (wall); A = {a}, B = {b}")
-    for what in tasks[a]:
-        (wa, ca), (wb, cb) = ((statistics.median(x) * 1e3 for x in times[k, what]) for k in (a, b))
+    for what in figures[a]:
+        (wa, ca), (wb, cb) = ((x * 1e3 for x in figures[k][what]) for k in (a, b))
         print(f"  {what:16s} A {ca:8.2f} ({wa:8.2f})   B {cb:8.2f} ({wb:8.2f})   B/A CPU {cb / ca:5.2f}x")
     load = os.getloadavg()
     print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")

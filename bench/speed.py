@@ -279,6 +279,23 @@ class Tree:
         return mod
 
 
+def interleaved(tasks: dict[Any, tuple[Tree, Any]], rounds: int) -> dict[Any, tuple[list[float], list[float]]]:
+    """Wall and CPU seconds of each task's call ``fn()`` (``tasks``: key -> ``(tree, fn)``), one
+    call a round for ``rounds`` rounds, the tasks in alternating order round by round (so a
+    loaded machine disturbs every tree alike); each call inside its tree (``with tree:``),
+    after a ``gc.collect()``, timed by :func:`timed`. Returns key -> ``(walls, cpus)``."""
+    got: dict[Any, tuple[list[float], list[float]]] = {k: ([], []) for k in tasks}
+    for i in range(rounds):
+        order = list(tasks.items()) if i % 2 else list(tasks.items())[::-1]
+        for key, (tree, fn) in order:
+            with tree:
+                gc.collect()
+                wall, cpu = timed(lambda _, f=fn: f(), 1)
+            got[key][0].append(wall)
+            got[key][1].append(cpu)
+    return got
+
+
 def load_tree(path: str) -> Tree:
     """The checkout at ``path`` as a :class:`Tree` (its ``world`` modules imported afresh)."""
     return Tree(path)
