@@ -445,8 +445,8 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
     (which the action log does not carry) are copied into the replayed world; its digest
     must equal ``world.digest()``. This is what makes a hand-edited save (a changed budget
     with the checksum recomputed and the digest blanked) fail: the checksum is a plain
-    SHA-256 that detects damage, not tampering. It costs one replay (about 40 ms of CPU
-    for a busy 60-month career on a loaded 2-core machine; see ``bench/saves.py``).
+    SHA-256 that detects damage, not tampering. It costs one replay (for a busy 60-month
+    career about 110 M instructions, a third of the first release's; ``bench/saves.py``).
 
     The two worlds are first compared by :func:`same_world` (their digested data identical
     in types, values and order proves the digests equal, at about a third of the cost of

@@ -55,3 +55,10 @@ def test_replay_refuses_a_row_play_would_refuse(row, code):
     with pytest.raises(ActionError) as err:
         replay(World(seed=3).cfg, 3, [row])
     assert err.value.code == code
+
+
+def test_replay_calls_refuses_the_worlds_own_log():
+    """Replaying a world's own action log onto it would never end (each call grows it): refused."""
+    w = _career(3)
+    with pytest.raises(ValueError, match="own action log"):
+        replay_calls(w, w.s.action_log)

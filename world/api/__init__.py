@@ -389,7 +389,10 @@ def replay_calls(world: World, action_log: list[Any]) -> World:
     Raises:
         ActionError: a logged call is refused on replay (the log does not fit this world),
             or a row is logged in another month than the world is in.
+        ValueError: ``action_log`` is ``world``'s own log (it would grow as it is replayed).
     """
+    if action_log is world.s.action_log:
+        raise ValueError("replay_calls needs the calls to make, not the world's own action log")
     api = Api(world)
     for month, name, kwargs in action_log:
         if world.s.month != month:
