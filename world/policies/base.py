@@ -10,6 +10,7 @@ attribute. Only :mod:`world.policies.oracle` is allowed past the API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..api import ActionError
@@ -68,11 +69,12 @@ def news_counts(api: Any, n: int = 40, since_month: int | None = None) -> dict[s
     Counts items, not the mention counts inside them (§17).
     """
     counts: dict[str, int] = {}
+    # the kind is tested first (most items are not field items); the same items are counted
     for item in api.field.news(n):
-        topic = item["topic"]
-        if topic is None or item["kind"] != "field":
+        if item["kind"] != "field":
             continue
-        if since_month is not None and item["month"] < since_month:
+        topic = item["topic"]
+        if topic is None or (since_month is not None and item["month"] < since_month):
             continue
         counts[topic] = counts.get(topic, 0) + 1
     return counts
@@ -100,16 +102,18 @@ def idle_researchers(dash: dict[str, Any]) -> list[str]:
     return [p["id"] for p in dash["students"] if p["id"] not in busy]
 
 
-def start_idle_pairs(api: Any, topic: str, tier: int, compute: float, max_projects: int) -> None:
+def start_idle_pairs(api: Any, topic: str | Callable[[], str], tier: int, compute: float, max_projects: int) -> None:
     """Idle researchers, in pairs (an odd one alone), start projects on ``topic`` until the lab
     runs ``max_projects`` (the rules' cap; MECHANICS §17, baseline rule 3; also the ambitious
-    policy)."""
+    policy). ``topic`` may be a function giving it: asked only when a project is started."""
     dash = api.lab.dashboard()
     idle = idle_researchers(dash)
     active = len(dash["active_projects"])
     for i in range(0, len(idle), 2):
         if active >= max_projects:
             break
+        if not isinstance(topic, str):
+            topic = topic()
         api.projects.start(topic, tier, idle[i : i + 2], compute)
         active += 1
 
@@ -161,15 +165,26 @@ def can_propose(api: Any, call: dict[str, Any], month: int, rules: dict[str, Any
     """
     agency = call["agency"]
     terms = rules["agencies"][agency]
-    proposals = api.grants.proposals()
-    if terms["once"] and any(p["agency"] == agency and p["status"] == "funded" for p in proposals):
+    # one pass over the proposals (it was three): funded, pending and the last submission month
+    # of this agency, the same counts and the same maximum
+    funded = False
+    live = 0
+    last = None
+    for p in api.grants.proposals():
+        if p["agency"] != agency:
+            continue
+        status = p["status"]
+        if status == "funded":
+            funded = True
+        elif status == "pending":
+            live += 1
+        if last is None or p["submitted_month"] > last:
+            last = p["submitted_month"]
+    if terms["once"] and funded:
         return False
-    live = sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)
-    live += sum(1 for p in proposals if p["agency"] == agency and p["status"] == "pending")
+    live += sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)
     if live >= terms["max_concurrent"]:
         return False
-    if terms["cooldown_months"]:
-        last = [p["submitted_month"] for p in proposals if p["agency"] == agency]
-        if last and month - max(last) < terms["cooldown_months"]:
-            return False
+    if terms["cooldown_months"] and last is not None and month - last < terms["cooldown_months"]:
+        return False
     return True

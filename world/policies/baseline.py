@@ -119,6 +119,7 @@ class Baseline(Policy):
     def __init__(self, config: BaselineConfig = DEFAULT_CONFIG) -> None:
         super().__init__()
         self.config = config
+        self._month_topic: str | None = None  # this act's topic, once it was needed (see month_topic)
 
     # -------------------------------------------------------------- the month
     def act(self, api: Any) -> None:
@@ -129,11 +130,19 @@ class Baseline(Policy):
         if m % 12 == self.rules(api)["season"]["pool_opens"]:
             self.hire(api, dash)
         set_even_mentoring(api, min(cfg.mentoring, cfg.mentoring_total / max(1, len(dash["students"]))))
-        topic = self.topic(api, m)
-        self.start_projects(api, topic)
+        self._month_topic = None  # the topic is read from the news when first needed this month
+        self.start_projects(api, None)
         self.handle_drafts(api)
-        self.propose(api, topic)
+        self.propose(api, None)
         self.answer_events(api)
+
+    def month_topic(self, api: Any) -> str:
+        """This month's :meth:`topic`, worked out on its first use in :meth:`act` and kept for
+        the rest of it (the news move only with the tick). A month that starts no project and
+        writes no proposal never reads the news: the same decisions, fewer reads."""
+        if self._month_topic is None:
+            self._month_topic = self.topic(api, api.lab.dashboard()["month"])
+        return self._month_topic
 
     def topic(self, api: Any, month: int) -> str:
         """The topic of new projects and proposals under the configured rule."""
@@ -174,15 +183,23 @@ class Baseline(Policy):
             api.recruit.offer(a["id"])
             committed += 1
 
-    def start_projects(self, api: Any, topic: str) -> None:
-        """Rule 3: idle researchers, in pairs, start projects on the topic."""
-        start_idle_pairs(api, topic, self.config.tier, self.config.compute, self.rules(api)["caps"]["active_projects"])
+    def start_projects(self, api: Any, topic: str | None = None) -> None:
+        """Rule 3: idle researchers, in pairs, start projects on the topic (default: :meth:`month_topic`)."""
+        start_idle_pairs(
+            api,
+            topic if topic is not None else lambda: self.month_topic(api),
+            self.config.tier,
+            self.config.compute,
+            self.rules(api)["caps"]["active_projects"],
+        )
 
     def handle_drafts(self, api: Any) -> None:
         """Rule 4: polish once, revise once after the first rejection, climb the venue ladder
         (W-SHOP again once every venue of the ladder has rejected the draft)."""
         cfg = self.config
         dash = api.lab.dashboard()
+        if not dash["available_drafts"]:
+            return  # nothing to polish, revise or submit (the submissions need not be read)
         open_confs = dash["venue_deadlines_this_month"]
         rejected = rejecting_venues(api)
         people = {p["id"] for p in dash["students"]}
@@ -210,8 +227,9 @@ class Baseline(Policy):
                 return list(d["authors"])
         return []
 
-    def propose(self, api: Any, topic: str) -> None:
-        """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic, with evidence.
+    def propose(self, api: Any, topic: str | None = None) -> None:
+        """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic (default:
+        :meth:`month_topic`), with evidence.
 
         Every month, including calls the lab already applied to: only the §9 rules (caps,
         TIF cool-down, FEL once) and the hours left stop a proposal."""
@@ -227,6 +245,8 @@ class Baseline(Policy):
                 continue
             if api.lab.attention()["left"] < cfg.proposal_hours:
                 break
+            if topic is None:
+                topic = self.month_topic(api)
             pubs = api.papers.publications()
             same = [p["id"] for p in pubs if p["topic"] == topic]
             if same:
