@@ -17,7 +17,8 @@ limits) and reports what is in force in its handshake (:attr:`Sandbox.confinemen
 :func:`confinement_status` probes the same without a process). On top of it:
 
 * the policy of :mod:`.policy`, a first layer and a lint, applied here before the block
-  is compiled (here too: the agent process only runs the compiled code): ``open``/``exec``/``eval``/``compile``, imports outside
+  is compiled (here too: the agent process only runs the compiled code):
+  ``open``/``exec``/``eval``/``compile``, imports outside
   :data:`ALLOWED_MODULES` and dunder internals are refused with a message saying what is
   allowed; ordinary Python (``type(e).__name__``, private attributes, ``getattr`` by
   name, ``TEMPLATE.format``, dataclasses, numpy) runs, with runtime checks behind it;
@@ -225,9 +226,8 @@ class Sandbox:
             ``lab.rules()["harness"]``) for the help texts of the memory and query calls;
             ``None``: the help names no number.
         static_check: Apply the static policy check (here, before the block is compiled
-            for the agent process). ``False`` exists
-            only for the tests that prove the OS confinement holds on its own; agent code
-            cannot reach it.
+            for the agent process). ``False`` exists only for the tests that prove the OS
+            confinement holds on its own; agent code cannot reach it.
         prefetch: Send the agent process, with each block and with the answer to each call
             that changed the world, the results of the read-only calls (same names, same
             arguments) agent code made after the same kind of change the last time, asked
