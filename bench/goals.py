@@ -590,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     a, o = st["anchor"], st["ours"]
-    print("notes (every figure a median; 'anchor' = the first release measured now, side by side):")
+    print("notes (every figure a median unless said; 'anchor' = the first release measured now, side by side):")
     print(
         f"[1] CPU ms per simulated month of a warm in-process baseline career (seeds 101-110); anchor "
         f"{base['anchor']:.4f} ms, ours {base['ours']:.4f} ms: {base['anchor'] / base['ours']:.2f}x the first release. "
