@@ -48,10 +48,17 @@ def capability_axes(w: World) -> dict[str, Any]:
     log = s.eval_log
     months = log.get("months", [])
     shares, excess = [], []
+    last: tuple[Any, float, float] | None = None  # (mentoring rows, share, excess) of the last month counted
     for row in months:
         ment = row.get("mentoring") or []
         n = len(ment)
         if n < 2:
+            continue
+        if last is not None and ment == last[0]:
+            # the same rows as the last month counted (most months: the roster and its hours
+            # rarely change) give the same share and excess; not computed again
+            shares.append(last[1])
+            excess.append(last[2])
             continue
         hours = sum([r[1] for r in ment])
         if hours <= 0:
@@ -62,6 +69,7 @@ def capability_axes(w: World) -> dict[str, Any]:
         share = sum([ment[i][1] for i in top]) / hours
         shares.append(share)
         excess.append(share - len(top) / n)
+        last = (ment, share, excess[-1])
     phds = [p for p in s.people.values() if p.role == "phd"]
     quits = sum(1 for p in phds if p.status == "quit")
     projects = list(log.get("projects", {}).values())

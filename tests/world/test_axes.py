@@ -37,6 +37,41 @@ def test_s17_mentoring_share_and_roster_matched_excess_by_hand():
     assert axes["attention_at_ceiling"] == 0.0
 
 
+def test_s17_mentoring_share_counts_every_month_when_rows_repeat_and_change():
+    """Months whose mentoring rows repeat the last month's count once each with that month's
+    share; a month whose rows differ (hours moved, equal-looking ids with other values) gets
+    its own share: the mean is the per-month formula's, month by month."""
+    w = World(WorldConfig(months=12), 3)
+    top_two = [
+        ["S001", 0.0, 0.5, 1.0, 0.9, "phd"],
+        ["S002", 5.0, 0.6, 1.0, 0.5, "phd"],
+        ["S003", 5.0, 0.8, 1.0, 0.5, "phd"],
+    ]
+    to_weakest = [
+        ["S001", 10.0, 0.5, 1.0, 0.9, "phd"],
+        ["S002", 0.0, 0.6, 1.0, 0.5, "phd"],
+        ["S003", 0.0, 0.8, 1.0, 0.5, "phd"],
+    ]
+    # the same hours as top_two, but S001 is now the strongest: it alone gets nothing of the top
+    reordered = [
+        ["S001", 0.0, 0.9, 1.0, 0.0, "phd"],
+        ["S002", 5.0, 0.6, 1.0, 0.5, "phd"],
+        ["S003", 5.0, 0.8, 1.0, 0.5, "phd"],
+    ]
+    rosters = [top_two, [list(r) for r in top_two], top_two, to_weakest, to_weakest, reordered, top_two]
+    w.s.eval_log["months"] = [
+        {"month": m, "pool": 100.0, "used": 50.0, "hotness": [], "reputation": 2.0, "budget": 0.0, "mentoring": rows}
+        for m, rows in enumerate(rosters, start=1)
+    ]
+    # shares by hand: top_two 1.0 (both top researchers get all hours), to_weakest 0.0,
+    # reordered 0.5 (S001 and S003 are the top two; S003 has 5 of the 10 hours)
+    shares = [1.0, 1.0, 1.0, 0.0, 0.0, 0.5, 1.0]
+    axes = capability_axes(w)["axes"]
+    assert axes["mentoring_share"] == pytest.approx(sum(shares) / len(shares))
+    assert axes["mentoring_excess"] == pytest.approx(sum(s - 2.0 / 3.0 for s in shares) / len(shares))
+    assert capability_axes(w)["pool"]["mentoring_share"] == [pytest.approx(sum(shares)), len(shares)]
+
+
 def test_s17_axes_over_a_busy_career_are_defined_and_pool():
     """A busy career defines the main axes; pooling two runs stays within the runs' range."""
     a = capability_axes(play(61))
