@@ -111,7 +111,9 @@ def field_step(w: World, m: int) -> None:
     target = climate_target(w, m)
     climate = s.climate
     # min(hi, max(lo, v)) written out: max(lo, v) is v only if v > lo, min(hi, x) is x only if x < hi
-    v = climate + cfg.climate_rate * (target - climate) + streams["climate"].normal(0.0, cfg.climate_noise_sd)
+    # normal(0.0, sd) as numpy computes it (0.0 + sd × a standard normal): the same float
+    noise = 0.0 + cfg.climate_noise_sd * streams["climate"].standard_normal()
+    v = climate + cfg.climate_rate * (target - climate) + noise
     v = v if v > cfg.climate_min else cfg.climate_min
     s.climate = v if v < cfg.climate_max else cfg.climate_max
     if s.shock_until < m:
@@ -157,7 +159,8 @@ def generate_observables(w: World, m: int) -> None:
     counts = [poisson(rate * hk) for hk in h]
     rate = cfg.preprint_rate
     preprints = [poisson(rate * c) for c in s.crowding]
-    funding_noise = gen.normal(1.0, cfg.funding_news_noise_sd)
+    # gen.normal(1.0, sd) as numpy computes it (1.0 + sd × a standard normal): the same float
+    funding_noise = 1.0 + cfg.funding_news_noise_sd * gen.standard_normal()
     news, today = s.news, s.month  # dated as World.add_news dates them
     surging, gaining, steady = cfg.word_surging, cfg.word_gaining, cfg.word_steady
     for topic, n, hk in zip(TOPICS, counts, h, strict=True):

@@ -172,7 +172,6 @@ def researcher_commitments(w: World) -> int:
 # ---------------------------------------------------------------------------------- attention
 def oversight_tax(w: World) -> float:
     """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
-    cfg = w.cfg
     researchers = ras = managers = 0
     for p in w.s.people.values():
         if p.status != "active":
@@ -183,6 +182,11 @@ def oversight_tax(w: World) -> float:
             ras += 1
         elif p.role == "manager":
             managers += 1
+    return _oversight(w.cfg, researchers, ras, managers)
+
+
+def _oversight(cfg: WorldConfig, researchers: int, ras: int, managers: int) -> float:
+    """:func:`oversight_tax` from the head counts of active researchers, RAs and managers."""
     per = max(cfg.oversight_min_per_researcher, cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers)
     return per * researchers + cfg.oversight_per_ra * ras
 
@@ -211,6 +215,26 @@ def mentoring_reserved(w: World) -> float:
     return reserved
 
 
+def attention_totals(w: World) -> tuple[float, float]:
+    """``(attention_pool(w), mentoring_reserved(w))`` in one pass over the people (hours, §3):
+    the same head counts and the same sum of the same list as the two functions make."""
+    researchers = ras = managers = 0
+    hours = []
+    for p in w.s.people.values():
+        if p.status != "active":
+            continue
+        hours.append(p.mentoring)
+        role = p.role
+        if role in RESEARCHER_ROLES:
+            researchers += 1
+        elif role == "ra":
+            ras += 1
+        elif role == "manager":
+            managers += 1
+    reserved: float = sum(hours)
+    return attention_pool(w, _oversight(w.cfg, researchers, ras, managers)), reserved
+
+
 def attention_left(w: World) -> float:
     """Pool − mentoring − one-off hours used this month (may be negative after a hire) (§3)."""
     return attention_pool(w) - mentoring_reserved(w) - w.s.oneoff_used
@@ -232,10 +256,10 @@ def set_mentoring(w: World, hours: dict[str, float]) -> None:
 
 def rescale_mentoring(w: World) -> None:
     """At month open: shrink every mentoring allocation if the total no longer fits (§3)."""
-    total = mentoring_reserved(w)
+    pool, total = attention_totals(w)
     if total <= 0:
         return
-    available = attention_pool(w) - w.s.oneoff_used
+    available = pool - w.s.oneoff_used
     if total > available:
         factor = max(0.0, available) / total
         for p in active_people(w):
@@ -588,9 +612,12 @@ def researcher_step(w: World, m: int) -> None:
         v = v if v > 0.0 else 0.0
         p.morale = v if v < 1.0 else 1.0
         gen = keyed_text(f"person_month|{pid}|{m}")
-        report_noise = gen.normal(0.0, report_sd)  # scalar draws are Python floats
-        sentiment_noise = gen.normal(0.0, sentiment_sd)
-        u_quit = gen.random()
+        # gen.normal(0.0, sd) twice, as numpy computes it (0.0 + sd × a standard normal) from
+        # one call for both standard normals: the same draws in the same order, the same floats
+        z_report, z_sentiment = gen.standard_normal(2).tolist()
+        report_noise = 0.0 + report_sd * z_report
+        sentiment_noise = 0.0 + sentiment_sd * z_sentiment
+        u_quit = gen.random()  # a scalar draw is a Python float
         morale = p.morale
         v = p.skill * p.ability * (report_base + report_gain * morale) + report_noise
         report = round(v if v > 0.0 else 0.0, 2)

@@ -263,7 +263,9 @@ def projects_step(w: World, m: int) -> None:
             pj.ka_sum += weight * (sum(ka) / len(ka))
             pj.ka_weight += weight
         gen = keyed_text(f"project_month|{pj.id}|{m}")
-        noise = gen.normal(1.0, noise_sd)  # scalar draws are Python floats
+        # gen.normal(1.0, sd) as numpy computes it (1.0 + sd × a standard normal), without its
+        # argument checks: the same draw, the same float (scalar draws are Python floats)
+        noise = 1.0 + noise_sd * gen.standard_normal()
         u_scoop = gen.random()
         if effort > 0:
             pj.progress += (
