@@ -293,6 +293,30 @@ def published(w: World) -> list[Publication]:
 
 
 # ------------------------------------------------------------------------------ dashboard
+_ROUND2_KEPT: dict[float, float] = {}
+"""``x → round(x, 2)`` for the hours :func:`attention` rounds (see :func:`round2`)."""
+
+_ROUND2_KEPT_MAX = 4096
+"""At most this many kept roundings (emptied when full: memory stays flat over a sweep)."""
+
+
+def round2(x: float) -> float:
+    """``round(x, 2)`` for a float, kept by value: the attention hours take few distinct values
+    month after month, and ``round`` with digits is slow (it goes through decimal strings).
+    Exact: the kept result is ``round(x, 2)`` of an equal float; ``0.0`` and ``-0.0`` (equal
+    keys, different signs) are never kept, but returned as they are (``round`` keeps them)."""
+    if type(x) is not float:
+        return round(x, 2)
+    if x == 0.0:
+        return x
+    r = _ROUND2_KEPT.get(x)
+    if r is None:
+        if len(_ROUND2_KEPT) >= _ROUND2_KEPT_MAX:
+            _ROUND2_KEPT.clear()
+        r = _ROUND2_KEPT[x] = round(x, 2)
+    return r
+
+
 def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """This month's PI hours (§3): base, oversight_tax, pool, mentoring_reserved, oneoff_used, left.
 
@@ -306,11 +330,11 @@ def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict
         oversight, pool, mentoring = parts
     return {
         "base": w.cfg.attention_unlimited_base if w.cfg.unlimited_attention else w.cfg.attention_base,
-        "oversight_tax": round(oversight, 2),
-        "pool": round(pool, 2),
-        "mentoring_reserved": round(mentoring, 2),
-        "oneoff_used": round(w.s.oneoff_used, 2),
-        "left": round(pool - mentoring - w.s.oneoff_used, 2),
+        "oversight_tax": round2(oversight),
+        "pool": round2(pool),
+        "mentoring_reserved": round2(mentoring),
+        "oneoff_used": round2(w.s.oneoff_used),
+        "left": round2(pool - mentoring - w.s.oneoff_used),
     }
 
 

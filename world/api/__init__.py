@@ -16,7 +16,6 @@ shared with the SQL mirror).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .. import people as people_mod
@@ -162,21 +161,26 @@ class Api:
             return d
         w = self.world
         parts = self._month_parts()
-        # sections 1-9 in SECTION_AREAS' order; each rebuilt only when it was forgotten
-        build: tuple[Callable[[], Any], ...] = (
-            lambda: views.dashboard_money(w),
-            self._attention,
-            lambda: views.dashboard_people(w, parts.reports),
-            lambda: views.dashboard_projects(w, self._live("projects")),
-            lambda: views.dashboard_drafts(w),
-            lambda: views.dashboard_submissions(w, self._live("submissions")),
-            lambda: views.dashboard_proposals(w, self._live("proposals")),
-            lambda: views.dashboard_awards(w),
-            lambda: views.dashboard_events(w, self._live("events")),
-        )
-        for i, make in enumerate(build, 1):
-            if sec[i] is None:
-                sec[i] = make()
+        # sections 1-9 in SECTION_AREAS' order; each rebuilt only when it was forgotten (tested
+        # one by one: a tuple of builder lambdas was made on every call before)
+        if sec[1] is None:
+            sec[1] = views.dashboard_money(w)
+        if sec[2] is None:
+            self._attention()
+        if sec[3] is None:
+            sec[3] = views.dashboard_people(w, parts.reports)
+        if sec[4] is None:
+            sec[4] = views.dashboard_projects(w, self._live("projects"))
+        if sec[5] is None:
+            sec[5] = views.dashboard_drafts(w)
+        if sec[6] is None:
+            sec[6] = views.dashboard_submissions(w, self._live("submissions"))
+        if sec[7] is None:
+            sec[7] = views.dashboard_proposals(w, self._live("proposals"))
+        if sec[8] is None:
+            sec[8] = views.dashboard_awards(w)
+        if sec[9] is None:
+            sec[9] = views.dashboard_events(w, self._live("events"))
         d = sec[0] = views.assemble_dashboard(w, parts, *sec[1:10])
         return d
 

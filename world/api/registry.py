@@ -113,6 +113,7 @@ def api_call(
         defaults_ok: list[dict[str, Any]] = []  # the bound defaults, once they passed the limits
 
         n_names = len(names)
+        call_names: dict[str, str] = {}  # namespace name -> "namespace.method" (see wrapper)
 
         def kept_read(self: Any, bound: dict[str, Any]) -> Any:
             """A reading call through an API with ``shared_results``: the kept result for these
@@ -159,6 +160,7 @@ def api_call(
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not args and not kwargs and defaults_ok:
                 bound = dict(defaults_ok[0])  # fast path: the checks below already passed for these
+                positional = not names
             else:
                 for k in kwargs:  # before binding: a huge keyword name never reaches a message
                     if len(k) > MAX_STRING_CHARS:
@@ -169,8 +171,12 @@ def api_call(
                             f"parameters: {', '.join(names) or 'none'}",
                         )
                 if not kwargs and len(args) == n_names:
-                    bound = dict(zip(names, args, strict=True))  # every parameter given in order
+                    # every parameter given in order; no strict= (the lengths are equal, and the
+                    # keyword makes zip() take its slow path)
+                    bound = dict(zip(names, args))  # noqa: B905
+                    positional = True
                 else:
+                    positional = False
                     try:
                         bound = bind(args, kwargs)
                     except TypeError as exc:
@@ -197,8 +203,18 @@ def api_call(
             if w.s.finished:
                 raise ActionError("career_over", over_message(w))
             month = w.s.month
-            call = f"{self._name}.{fn.__name__}"
-            if call != "time.next_month" and _changes_this_month(w.s.action_log, month) >= MAX_CHANGES_PER_MONTH:
+            known = call_names.get(self._name)  # "namespace.method", formatted once per namespace
+            if known is None:
+                known = call_names[self._name] = f"{self._name}.{fn.__name__}"
+            call = known
+            log = w.s.action_log
+            # a log shorter than the limit cannot hold that many changes of this month: the count
+            # (a walk back through the log) is needed only from there on (the same refusals)
+            if (
+                len(log) >= MAX_CHANGES_PER_MONTH
+                and call != "time.next_month"
+                and _changes_this_month(log, month) >= MAX_CHANGES_PER_MONTH
+            ):
                 raise ActionError(
                     "cap_reached",
                     f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
@@ -207,7 +223,9 @@ def api_call(
             call_args = jsonable(bound)
             api._reads()  # notice any change made outside this API before this one
             try:
-                result = fn(self, **bound)
+                # the arguments as given when they were every parameter in order (bound is
+                # that mapping), else by name: the same binding either way
+                result = fn(self, *args) if positional else fn(self, **bound)
             except ActionError:
                 api._changed(areas, 0)  # refused: nothing changed, but forget its areas all the same
                 raise
@@ -314,7 +332,9 @@ def jsonable(x: Any) -> Any:
         out = {}
         for k, v in x.items():
             tv = type(v)
-            out[k if type(k) is str else str(k)] = v if (tv is str or tv is int or tv is bool) else jsonable(v)
+            # a finite float is kept as it is, as jsonable(v) would keep it (without the call)
+            plain = tv is str or tv is int or tv is bool or (tv is float and math.isfinite(v))
+            out[k if type(k) is str else str(k)] = v if plain else jsonable(v)
         return out
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
