@@ -154,12 +154,14 @@ class World:
         s, cfg = self.s, self.cfg
         m = s.month
         burn: float = sum([p.stipend for p in s.people.values() if p.status == "active"])
-        burn += sum(
-            [pj.compute * cfg.compute_unit_cost * s.compute_mult for pj in s.projects.values() if pj.status == "active"]
-        )
+        if s.projects:
+            unit_cost, mult = cfg.compute_unit_cost, s.compute_mult  # the same products, looked up once
+            burn += sum([pj.compute * unit_cost * mult for pj in s.projects.values() if pj.status == "active"])
         if s.awards:
-            for a in grants_mod.active_awards(self, m):
-                burn += cfg.award_overhead - a.monthly
+            overhead = cfg.award_overhead
+            for a in s.awards.values():  # grants_mod.active_awards(self, m), written out
+                if a.start_month <= m <= a.end_month:
+                    burn += overhead - a.monthly
         return burn
 
     def runway(self) -> float | None:

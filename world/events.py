@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .config import TOPICS
 from .field import hotness
 from .kinds import EventAnswer, EventKind, EventStatus
-from .people import RESEARCHER_ROLES, active_people, boost_next_season, spend_attention
+from .people import RESEARCHER_ROLES, boost_next_season, spend_attention
 from .projects import collaboration_draft
 from .state import Event
 
@@ -92,8 +92,11 @@ def generate_events(w: World, m: int) -> None:
     if not s.people:
         return
     keyed_text = w.rng.keyed_text
-    for p in active_people(w, RESEARCHER_ROLES):
-        if keyed_text(f"crisis|{p.id}|{m}").random() < cfg.crisis_p:
+    crisis_p = cfg.crisis_p
+    for p in s.people.values():  # active_people(w, RESEARCHER_ROLES), written out
+        if p.status != "active" or p.role not in RESEARCHER_ROLES:
+            continue
+        if keyed_text(f"crisis|{p.id}|{m}").random() < crisis_p:
             _new_event(
                 w,
                 "student_crisis",

@@ -142,6 +142,11 @@ def magnitude_word(w: World, h: float) -> str:
     return "quiet"
 
 
+_FIELD_NEWS: dict[tuple[int, str, str], str] = {}
+"""Field news texts by (item count, topic, magnitude word), formatted on first use
+(:func:`generate_observables`; a few hundred at most: counts are small Poisson draws)."""
+
+
 def generate_observables(w: World, m: int) -> None:
     """News, preprint feed, conference reports and funding news at the open of month ``m`` (§4).
 
@@ -163,6 +168,7 @@ def generate_observables(w: World, m: int) -> None:
     funding_noise = 1.0 + cfg.funding_news_noise_sd * gen.standard_normal()
     news, today = s.news, s.month  # dated as World.add_news dates them
     surging, gaining, steady = cfg.word_surging, cfg.word_gaining, cfg.word_steady
+    texts = _FIELD_NEWS
     for topic, n, hk in zip(TOPICS, counts, h, strict=True):
         if n > 0:
             # magnitude_word(w, hk), written out
@@ -175,8 +181,12 @@ def generate_observables(w: World, m: int) -> None:
                 if hk >= steady
                 else "quiet"
             )
-            items = "item" if n == 1 else "items"
-            news.append([today, "field", topic, f"{n} {items} on {topic} this month; the area is {word}."])
+            # the text formatted once per (count, topic, word) and kept: the same string
+            text = texts.get((n, topic, word))
+            if text is None:
+                items = "item" if n == 1 else "items"
+                text = texts[n, topic, word] = f"{n} {items} on {topic} this month; the area is {word}."
+            news.append([today, "field", topic, text])
     s.preprints.extend([[m, topic, n] for topic, n in zip(TOPICS, preprints, strict=True)])
     venues, month_of_year = cfg.venues, m % 12
     for venue in ("NAIC", "CLAR"):
@@ -185,10 +195,9 @@ def generate_observables(w: World, m: int) -> None:
             rate = cfg.conference_report_rate
             keyed_text = w.rng.keyed_text
             reports = s.conference_reports
+            key = f"conference_report|{venue}|{m}|"  # + topic: the key keyed("conference_report", venue, m, topic)
             for topic, hk in zip(TOPICS, lagged, strict=True):
-                reports.append(
-                    [m, venue, topic, keyed_text(f"conference_report|{venue}|{m}|{topic}").poisson(rate * hk)]
-                )
+                reports.append([m, venue, topic, keyed_text(key + topic).poisson(rate * hk)])
     if m % 3 == 0 and m > 2:
         value = climate_target(w, m - cfg.funding_news_lag) * funding_noise
         mood = (

@@ -15,6 +15,7 @@ between one ``time.next_month()`` and the next.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, get_args
 
 from .kinds import ReportList
@@ -23,6 +24,7 @@ LIST_KINDS: tuple[ReportList, ...] = get_args(ReportList)
 """The report's list-valued keys, in order; :meth:`World.note_fact` appends to one of them."""
 
 
+@functools.lru_cache(maxsize=1024)  # a career asks for the same few dozen labels (strings: shared safely)
 def month_label(month: int) -> str:
     """``"Y<year>M<month of year>"`` for a 1-based month (month 13 → ``"Y2M1"``)."""
     return f"Y{(month - 1) // 12 + 1}M{(month - 1) % 12 + 1}"
@@ -136,7 +138,7 @@ class MonthReport:
         self.events = {"arrived": [], "expired": []}
         self.collapsed = False
         self.finished = False
-        for k, v in values.items():
+        for k, v in values.items():  # none when the tick opens a report
             if k not in self.FIELDS:
                 raise TypeError(f"MonthReport has no field {k!r}; fields: {', '.join(self.FIELDS)}")
             setattr(self, k, v)

@@ -118,8 +118,9 @@ class Rng:
         """
         words = self._words
         if words is not None:
-            words[:] = _sha256((self._prefix + text).encode("utf-8")).digest()
-            words[16] |= 1  # inc is odd: the low bit of its little-endian first byte
+            digest = _sha256((self._prefix + text).encode("utf-8")).digest()
+            words[:] = digest
+            words[16] = digest[16] | 1  # inc is odd: the low bit of its little-endian first byte
             self._flags[:] = _ZERO8  # type: ignore[index]
             return self._gen
         return self._keyed_digest(_sha256((self._prefix + text).encode("utf-8")).digest())
