@@ -65,18 +65,20 @@ def build_trajectory(w: World) -> list[list[float]]:
     # (``m if m < hi else hi`` of ``m = v if v > lo else lo`` is exactly np.clip's rule).
     x0 = np.log(np.array(h0, dtype=float))
     mus = np.add.accumulate(np.vstack([x0[None, :], drift]), axis=0)[1:].tolist()
-    busts = np.log(bust).tolist()
-    rev, p_boom, p_jump = cfg.hot_reversion, cfg.boom_p, cfg.boom_p + cfg.bust_p
+    # the jump of each month and topic picked by np.where (a choice, no arithmetic): the
+    # boom if u < boom_p, else the bust if u < boom_p + bust_p, else 0.0, as written per element
+    p_boom, p_jump = cfg.boom_p, cfg.boom_p + cfg.bust_p
+    jumps = np.where(u < p_boom, boom, np.where(u < p_jump, np.log(bust), 0.0)).tolist()
+    rev = cfg.hot_reversion
     x = x0.tolist()
     xs = []
-    for mu_t, no_t, u_t, bo_t, bu_t in zip(mus, noise.tolist(), u.tolist(), boom.tolist(), busts, strict=True):
-        row = []
-        for xk, mk, nk_, uk, bok, buk in zip(x, mu_t, no_t, u_t, bo_t, bu_t, strict=True):
-            v = xk + rev * (mk - xk) + nk_ + (bok if uk < p_boom else (buk if uk < p_jump else 0.0))
-            v = v if v > lo else lo
-            row.append(v if v < hi else hi)
-        xs.append(row)
-        x = row
+    for mu_t, no_t, j_t in zip(mus, noise.tolist(), jumps, strict=True):
+        # v = x + rev (mu − x) + noise + jump, then clipped to [lo, hi]; one list per month
+        x = [
+            c if (c := (v if (v := xk + rev * (mk - xk) + nk_ + jk) > lo else lo)) < hi else hi
+            for xk, mk, nk_, jk in zip(x, mu_t, no_t, j_t, strict=True)
+        ]
+        xs.append(x)
     traj: list[list[float]] = [list(h0)] + np.exp(np.array(xs)).tolist()
     return traj
 
