@@ -10,6 +10,13 @@ kept until the table is printed, a few kB each). Also printed: the command's own
 parent: progress, rows, the table) apart from its workers', the proportional memory (PSS:
 pages shared by the forked workers counted once) beside the resident one, and the load
 average before and after (the machine is shared: a wall time means little without it).
+
+``python bench/sweep.py --split [--seeds N]`` (default 200 seeds) instead plays the careers of
+the sweep in this process and prints where a career's CPU goes: ``World()`` (config check,
+random streams, hotness trajectory, month 1 opened), the months (the policy and the tick),
+and the result row (end-of-career summary with its projection, capability axes). A worker of
+the real sweep spends its time the same way: the pool, the rows' pickling and the parent's
+progress and table add well under 1% (callgrind, and the command's own CPU printed above).
 """
 
 from __future__ import annotations
@@ -149,11 +156,56 @@ def run_sweep(seeds: int, jobs: int, command: list[str] | None = None, env: dict
     return Sweep(cmd, seeds, wall, cpu, parent_cpu, proc.returncode, samples, load_before, load())
 
 
+def split(seeds: int) -> None:
+    """Print the CPU of ``World()``, the months and the result row of baseline careers 1..N,
+    in-process (``run_career``'s steps one by one, the same work)."""
+    import copy
+    import gc
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from world.api import Api
+    from world.config import WorldConfig
+    from world.engine import World
+    from world.runner import build_policy, play, result_row
+
+    config = WorldConfig()
+    gc.set_threshold(50_000, 20, 20)  # as in a sweep's worker
+    cpu = {"World()": 0.0, "months (policy + tick)": 0.0, "result row": 0.0}
+    months = 0
+    for seed in range(1, seeds + 1):
+        c0 = time.process_time()
+        world = World(copy.copy(config), seed)
+        c1 = time.process_time()
+        policy = build_policy("baseline", world)
+        api = Api(world, shared_results=True)
+        play(world, policy, api)
+        c2 = time.process_time()
+        row = result_row(world, policy)
+        c3 = time.process_time()
+        vars(api).clear()
+        months += row["months"]
+        cpu["World()"] += c1 - c0
+        cpu["months (policy + tick)"] += c2 - c1
+        cpu["result row"] += c3 - c2
+    total = sum(cpu.values())
+    print(
+        f"baseline careers 1-{seeds} in this process: {total / seeds * 1e3:.2f} ms CPU a career ({months / seeds:.1f} months)"
+    )
+    for name, value in cpu.items():
+        print(f"  {name:24s} {value / seeds * 1e3:7.2f} ms  {value / total * 100:5.1f}%")
+    print(f"load average (1/5/15 min) after: {load()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=10_000, help="seeds 1..N (default 10,000)")
+    ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10,000; 200 with --split)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--split", action="store_true", help="where a career's CPU goes, in this process")
     args = ap.parse_args()
+    if args.split:
+        split(args.seeds or 200)
+        return
+    args.seeds = args.seeds or 10_000
     print("$ pibench run baseline --seeds", f"1-{args.seeds}", "--jobs", args.jobs)
     run = run_sweep(args.seeds, args.jobs)
     wall, cpu, parent_cpu, samples, at = run.wall, run.cpu, run.parent_cpu, run.samples, run.at
