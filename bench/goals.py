@@ -586,7 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     print_table(rows)
     print(
         "* the issue gives no first-release figure for this goal: the factor of its kind is used (see the note). "
-        "'borderline': met at one end of the factor's range only."
+        "'borderline': met at one end of the factor's range only (the exponent: within "
+        f"{EXPONENT_NOISE:g} of linear, this measurement's noise)."
     )
     print()
     a, o = st["anchor"], st["ours"]
