@@ -18,6 +18,7 @@ from . import scoring
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
+from .numbers import round2
 from .report import MonthReport
 from .rng import Rng
 from .rules import OFFER_RESOLVE_MONTH, PHD_JOIN_MONTH, SEASON_OPEN_MONTH
@@ -26,16 +27,6 @@ from .textcache import TextCache
 
 STATE_FORMAT = 1
 """Version of the :meth:`World.to_state` layout."""
-
-
-def cents(x: float) -> float:
-    """``round(x, 2)`` (USD to cents, hours to 0.01), the same value: a float that is an
-    integer is returned as it is, which is what ``round`` gives for it (the decimal rounding
-    of an integer is the integer itself; -0.0 stays -0.0), at a tenth of the cost of
-    ``round``'s decimal conversion; anything else (NaN, ±inf, an int) goes through ``round``."""
-    if type(x) is float and x.is_integer():
-        return x
-    return round(x, 2)
 
 
 class World:
@@ -109,7 +100,7 @@ class World:
         The amount is rounded to cents once and that same value moves the budget, so the
         budget always equals the start budget plus the sum of the ledger.
         """
-        amount = cents(float(amount))
+        amount = round2(float(amount))
         self.s.budget += amount
         self.s.ledger.append([self.s.month, category, amount, note])
 
@@ -211,7 +202,7 @@ class World:
                 pay = self._pay_rows
                 if pay is None:  # the config is frozen: the rounded pay rows are made once
                     pay = self._pay_rows = {
-                        role: cents(float(-amount))
+                        role: round2(float(-amount))
                         for role, amount in (
                             ("phd", cfg.pay_phd),
                             ("postdoc", cfg.pay_postdoc),
@@ -227,7 +218,7 @@ class World:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
             for pj in s.projects.values():
                 if pj.status == "active" and pj.compute > 0:
-                    amount = cents(float(-pj.compute * unit_cost * mult))
+                    amount = round2(float(-pj.compute * unit_cost * mult))
                     budget += amount
                     ledger.append([month, "compute", amount, pj.id])
             s.budget = budget
@@ -269,15 +260,15 @@ class World:
         s.lab_monthly.append(
             {
                 "month": m,
-                "budget": cents(s.budget),
+                "budget": round2(s.budget),
                 "reputation_standing": self.standing(),
                 "students": students,
                 "active_projects": active_projects,
                 "publications": published,
                 "citations_total": citations,
                 "citations_month": self.month_citations,
-                "attention_used": cents(used),
-                "attention_pool": cents(pool),
+                "attention_used": round2(used),
+                "attention_pool": round2(pool),
             }
         )
         s.eval_log.setdefault("months", []).append(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import people as people_mod
 from . import rules as rules_mod
 from .config import VENUES
+from .numbers import round2
 from .projects import progress_pct
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -293,30 +294,6 @@ def published(w: World) -> list[Publication]:
 
 
 # ------------------------------------------------------------------------------ dashboard
-_ROUND2_KEPT: dict[float, float] = {}
-"""``x → round(x, 2)`` for the hours :func:`attention` rounds (see :func:`round2`)."""
-
-_ROUND2_KEPT_MAX = 4096
-"""At most this many kept roundings (emptied when full: memory stays flat over a sweep)."""
-
-
-def round2(x: float) -> float:
-    """``round(x, 2)`` for a float, kept by value: the attention hours take few distinct values
-    month after month, and ``round`` with digits is slow (it goes through decimal strings).
-    Exact: the kept result is ``round(x, 2)`` of an equal float; ``0.0`` and ``-0.0`` (equal
-    keys, different signs) are never kept, but returned as they are (``round`` keeps them)."""
-    if type(x) is not float:
-        return round(x, 2)
-    if x == 0.0:
-        return x
-    r = _ROUND2_KEPT.get(x)
-    if r is None:
-        if len(_ROUND2_KEPT) >= _ROUND2_KEPT_MAX:
-            _ROUND2_KEPT.clear()
-        r = _ROUND2_KEPT[x] = round(x, 2)
-    return r
-
-
 def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """This month's PI hours (§3): base, oversight_tax, pool, mentoring_reserved, oneoff_used, left.
 

@@ -202,30 +202,3 @@ def test_wrecking_every_container_of_returned_results_changes_neither_world_nor_
     for box in _containers(moved, []):
         box.clear()
     assert api.lab.dashboard() == after_tick == views.dashboard(w)
-
-
-def test_round2_equals_round_to_two_digits():
-    """views.round2 (the attention hours' kept rounding) returns exactly round(x, 2): the same
-    value, type and sign, for floats kept or not, zeros of both signs, ints and non-finite
-    floats, and again after its store was emptied when full."""
-    import math
-    import random
-
-    rng = random.Random(3)
-    values = [0.0, -0.0, 1, 7, -3, 2.675, 1.005, -1.005, 0.125, 1e300, -1e-300, math.inf, -math.inf]
-    values += [rng.uniform(-200, 200) for _ in range(500)] + [round(rng.uniform(0, 90), 3) for _ in range(500)]
-    old_max = views._ROUND2_KEPT_MAX
-    views._ROUND2_KEPT_MAX = 64  # empty the store many times along the way
-    try:
-        for _ in range(2):  # the second pass finds kept values
-            for x in values:
-                got, want = views.round2(x), round(x, 2)
-                assert type(got) is type(want) and got == want, (x, got, want)
-                if isinstance(want, float) and want == 0.0:
-                    assert math.copysign(1.0, got) == math.copysign(1.0, want), x
-        assert len(views._ROUND2_KEPT) <= 64
-        nan = views.round2(math.nan)
-        assert math.isnan(nan)
-    finally:
-        views._ROUND2_KEPT_MAX = old_max
-        views._ROUND2_KEPT.clear()
