@@ -661,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         "[8] CPU ms per month (engine tick + an API month: two dashboards, every researcher's reports and "
-        "mentoring) of a lab of n researchers (speed.py's crowded_lab), each the fastest of its months (the least "
+        "mentoring) of a lab of n researchers (speed.py's crowded_lab; the sizes play their months in turn), each the fastest of its months (the least "
         "disturbed: the shape matters here, not the level); exponent fitted on logarithms over all "
         f"sizes and over n >= 200 (the verdict takes the larger; 'borderline' up to {GOAL_EXPONENT + EXPONENT_NOISE:g}, "
         "within this measurement's noise of linear): "

@@ -191,25 +191,27 @@ def api_month(api: Api, ids: list[str]) -> None:
 def head_count_figures(sizes: list[int], months: int, pick: Any = statistics.median) -> list[tuple[int, float, float]]:
     """Per-month CPU seconds against head count: ``(people, engine tick, API month)``, each
     ``pick`` (default the median) over ``months`` months of :func:`crowded_lab` ``(n)`` for each
-    ``n`` in ``sizes`` (the API month is :func:`api_month`)."""
-    rows = []
+    ``n`` in ``sizes`` (the API month is :func:`api_month`). The labs play their months in
+    turn (month 1 of every size, then month 2 ...), so that a burst of other work on the
+    machine falls on every size alike rather than on one."""
+    labs = []
     for n in sizes:
         w = crowded_lab(n)
-        api = Api(w)
-        ids = [p.id for p in w.s.people.values() if p.status == "active"]
-        ticks, apis = [], []
-        for _ in range(months):
+        labs.append((n, w, Api(w), [p.id for p in w.s.people.values() if p.status == "active"]))
+    ticks: dict[int, list[float]] = {n: [] for n in sizes}
+    apis: dict[int, list[float]] = {n: [] for n in sizes}
+    for _ in range(months):
+        for i, (n, w, api, ids) in enumerate(labs):
             if w.finished:
-                break
+                continue
             c0 = time.process_time()
             api_month(api, ids)
-            apis.append(time.process_time() - c0)
+            apis[n].append(time.process_time() - c0)
             c0 = time.process_time()
             w.next_month()
-            ticks.append(time.process_time() - c0)
-            ids = [pid for pid in ids if w.s.people[pid].status == "active"]
-        rows.append((n, pick(ticks), pick(apis)))
-    return rows
+            ticks[n].append(time.process_time() - c0)
+            labs[i] = (n, w, api, [pid for pid in ids if w.s.people[pid].status == "active"])
+    return [(n, pick(ticks[n]), pick(apis[n])) for n in sizes]
 
 
 def head_count(sizes: list[int], months: int) -> None:
