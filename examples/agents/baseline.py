@@ -41,6 +41,18 @@ def hottest_topic():
     return best
 
 
+topic_of_month: dict[int, str] = {}
+
+
+def month_topic(month):
+    # the hottest topic, read from the news at its first use in a month (the news move only
+    # with the tick): a month that starts no project and writes no proposal reads no news
+    if month not in topic_of_month:
+        topic_of_month.clear()
+        topic_of_month[month] = hottest_topic()
+    return topic_of_month[month]
+
+
 def idle_researchers(dash):
     busy = set()
     for pj in dash["active_projects"]:
@@ -92,19 +104,21 @@ def mentor(dash):
         students.set_mentoring(want)
 
 
-def start_projects(topic):
+def start_projects():
     dash = lab.dashboard()
     idle = idle_researchers(dash)
     active = len(dash["active_projects"])
     for i in range(0, len(idle), 2):
         if active >= RULES["caps"]["active_projects"]:
             break
-        projects.start(topic, TIER, idle[i : i + 2], COMPUTE)
+        projects.start(month_topic(dash["month"]), TIER, idle[i : i + 2], COMPUTE)
         active += 1
 
 
 def handle_drafts():
     dash = lab.dashboard()
+    if not dash["available_drafts"]:
+        return  # nothing to polish, revise or submit
     open_confs = dash["venue_deadlines_this_month"]
     rejected: dict[str, list[str]] = {}
     for sub in papers.submissions():
@@ -149,7 +163,7 @@ def can_propose(call, month):
     return True
 
 
-def propose(topic):
+def propose():
     dash = lab.dashboard()
     m = dash["month"]
     for call in dash["open_grant_calls"]:
@@ -159,6 +173,7 @@ def propose(topic):
             continue
         if lab.attention()["left"] < PROPOSAL_HOURS:
             break
+        topic = month_topic(m)
         pubs = papers.publications()
         same = [p["id"] for p in pubs if p["topic"] == topic]
         if same:
@@ -191,10 +206,9 @@ def play_month():
     if dash["month"] % 12 == RULES["season"]["pool_opens"]:
         hire(dash)
     mentor(lab.dashboard())
-    topic = hottest_topic()
-    start_projects(topic)
+    start_projects()
     handle_drafts()
-    propose(topic)
+    propose()
     answer_events()
     return time.next_month()
 
