@@ -15,9 +15,9 @@ from saves import SaveCorruptError, SaveStore, describe_world
 from saves.cli import cmd_show
 from saves.store import TAMPERED, same_world, verify_replay
 from scenarios import load_scenario
-from world.api import Api, replay
+from tests.careers import play_to
+from world.api import replay
 from world.engine import World
-from world.policies import make_policy
 
 
 def quiet(path) -> SaveStore:
@@ -29,13 +29,7 @@ def played(months: int, *, seed: int = 101, policy: str = "ambitious", mid_month
     ``mid_month``, the policy's calls of that month made but the month not closed)."""
     scen = load_scenario("standard", seed=seed)
     w = World(scen.config, scen.seed)
-    api = Api(w)
-    pol = make_policy(policy)
-    while w.month < months and not w.finished:
-        m = w.month
-        pol.act(api)
-        if not w.finished and w.month == m:
-            api.time.next_month()
+    api, pol = play_to(w, months, policy)
     if mid_month:
         pol.act(api)
     api.memory.write("notes the action log does not carry")

@@ -16,19 +16,13 @@ from saves import SaveCorruptError, SaveStore
 from saves.codec import checksum
 from saves.seal import KEY_NAME
 from saves.values import canonical_json
-from world.api import Api
+from tests.careers import play_to
 from world.engine import World
-from world.policies import make_policy
 
 
 def played(months: int, seed: int = 101) -> World:
     w = World(seed=seed)
-    api, pol = Api(w), make_policy("ambitious")
-    while w.month < months and not w.finished:
-        m = w.month
-        pol.act(api)
-        if not w.finished and w.month == m:
-            api.time.next_month()
+    play_to(w, months)
     return w
 
 

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from world.api import ActionError, Api, replay, replay_calls
+from tests.careers import play_to
+from world.api import ActionError, replay, replay_calls
 from world.engine import World
-from world.policies import make_policy
 
 
 def _career(months: int, seed: int = 7) -> World:
     """A world played by the ambitious policy to the opening of ``months``."""
     w = World(seed=seed)
-    api = Api(w)
-    pol = make_policy("ambitious")
-    while w.month < months and not w.finished:
-        m = w.month
-        pol.act(api)
-        if not w.finished and w.month == m:
-            api.time.next_month()
+    play_to(w, months)
     return w
 
 
@@ -29,13 +23,7 @@ def test_replay_calls_continues_a_saved_world_to_the_same_career():
     w = _career(6)
     cut = len(w.s.action_log)
     saved = w.to_state()
-    api = Api(w)
-    pol = make_policy("ambitious")
-    while w.month < 11:
-        m = w.month
-        pol.act(api)
-        if w.month == m:
-            api.time.next_month()
+    play_to(w, 11)
     resumed = replay_calls(World.from_state(saved), w.s.action_log[cut:])
     assert resumed.digest() == w.digest() == replay(w.cfg, w.seed, w.s.action_log).digest()
     assert resumed.s.action_log == w.s.action_log
