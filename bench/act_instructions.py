@@ -24,9 +24,32 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+
+
+def in_qsort(job: Callable[[], object]) -> None:
+    """Call ``job()`` from inside libc's ``qsort`` (what ``callgrind(..., toggle="qsort_r")`` counts)."""
+    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    pair = (ctypes.c_int * 2)(1, 2)
+
+    def run_job(_a: object, _b: object) -> int:
+        job()
+        return 0
+
+    run = compare(run_job)
+    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), run)
+
+
+def callgrind(argv: list[str], out: str, *, env: dict[str, str], cwd: str) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` under callgrind, counting only inside libc's ``qsort`` (see :func:`in_qsort`),
+    its counts written to ``out``; output captured as text."""
+    valgrind = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=qsort_r"]
+    return subprocess.run(
+        [*valgrind, f"--callgrind-out-file={out}", *argv], capture_output=True, text=True, env=env, cwd=cwd
+    )
 
 
 def child(tree: str, careers: int) -> None:
@@ -39,16 +62,6 @@ def child(tree: str, careers: int) -> None:
     from world.runner import AgentView, CachedReads, run_career
 
     run_career("baseline", 100)  # warm-up
-    libc = ctypes.CDLL(None)
-    cmp_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-    pair = (ctypes.c_int * 2)(1, 2)
-    job: list = [None]
-
-    def cmp(_a: int, _b: int) -> int:
-        job[0]()
-        return 0
-
-    cmp_c = cmp_type(cmp)
     months = 0
     for seed in range(101, 101 + careers):
         w = World(WorldConfig(), seed)
@@ -63,8 +76,7 @@ def child(tree: str, careers: int) -> None:
             m = w.s.month
             if isinstance(view, CachedReads):
                 view.forget()
-            job[0] = functools.partial(pol.act, view)
-            libc.qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_c)
+            in_qsort(functools.partial(pol.act, view))
             if not w.s.finished and w.s.month == m:
                 api.next_month_unread()
             months += 1
@@ -75,26 +87,13 @@ def measure(tree: str, careers: int) -> tuple[int, int]:
     """(instructions inside act, months) for the checkout at ``tree``."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        proc = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                "--toggle-collect=qsort_r",
-                f"--callgrind-out-file={out}",
-                sys.executable,
-                str(HERE),
-                "--child",
-                tree,
-                "--careers",
-                str(careers),
-            ],
-            capture_output=True,
-            text=True,
+        proc = callgrind(
+            [sys.executable, str(HERE), "--child", tree, "--careers", str(careers)],
+            out,
             env={**os.environ, "PYTHONHASHSEED": "0"},
             cwd=tmp,
-            check=True,
         )
+        proc.check_returncode()
     found = re.search(r"Collected : (\d+)", proc.stderr)
     if not found:
         raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")

@@ -29,13 +29,14 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions when loaded by path
+
+from act_instructions import callgrind, in_qsort  # noqa: E402
 
 #: The agent process's confinement, as child.py applies it, and what the copy does instead.
 CONFINE = """    status = confine.apply(
@@ -68,21 +69,6 @@ def _bench_counted_run(self, msg):
 
 _Runtime.run = _bench_counted_run
 """
-
-
-def in_qsort(job: Callable[[], object]) -> None:
-    """Call ``job()`` from inside libc's ``qsort`` (what callgrind counts)."""
-    import ctypes
-
-    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-    pair = (ctypes.c_int * 2)(1, 2)
-
-    def run_job(_a: object, _b: object) -> int:
-        job()
-        return 0
-
-    run = compare(run_job)
-    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), run)
 
 
 def child(tree: str, mode: str, code_path: str, agent_out: str, warm: bool) -> None:
@@ -158,24 +144,9 @@ def measure(tree: str, mode: str, code_path: str = "", warm: bool = False) -> tu
     """(instructions of this process, of the agent process (0 in-process), the child's output)."""
     with tempfile.TemporaryDirectory() as tmp:
         out, agent_out = os.path.join(tmp, "parent.out"), os.path.join(tmp, "agent.out")
-        proc = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                "--toggle-collect=qsort_r",
-                f"--callgrind-out-file={out}",
-                sys.executable,
-                str(HERE),
-                "--child",
-                tree,
-                mode,
-                code_path or "-",
-                agent_out,
-                "warm" if warm else "cold",
-            ],
-            capture_output=True,
-            text=True,
+        proc = callgrind(
+            [sys.executable, str(HERE), "--child", tree, mode, code_path or "-", agent_out, "warm" if warm else "cold"],
+            out,
             env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": tree},
             cwd=tmp,
         )
