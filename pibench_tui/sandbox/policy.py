@@ -198,6 +198,13 @@ REFUSED_SPECIAL_METHODS: frozenset[str] = frozenset(
 #: The largest agent source accepted per block, in characters.
 MAX_SOURCE_CHARS = 1_000_000
 
+#: Most functions, lambdas, classes and comprehensions (each a code object) in one block.
+#: The parent compiles every block before it runs, outside the block's wall clock, and
+#: CPython compiles many code objects of one scope in quadratic time (they hash alike):
+#: 18,000 one-line functions in a 200,000-character block took pibench ~15 s of CPU, 2,000
+#: ~0.2 s. The baseline agent has 31 in all.
+MAX_CODE_OBJECTS = 2_000
+
 #: Attribute names the agent process rewrites into a runtime-checked lookup
 #: (``TEMPLATE.format`` checks the template's fields; ``cls.__dict__`` is refused).
 CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict__"})
@@ -352,6 +359,17 @@ class _PolicyChecker(ast.NodeVisitor):
     def __init__(self, public_names: Callable[[str], frozenset[str]]) -> None:
         self.class_depth = 0
         self.public_names = public_names
+        self.code_objects = 0
+
+    def count_code_object(self, node: ast.AST) -> None:
+        """Count a function, lambda, class or comprehension; refuse past :data:`MAX_CODE_OBJECTS`."""
+        self.code_objects += 1
+        if self.code_objects > MAX_CODE_OBJECTS:
+            self.refuse(
+                node,
+                f"a block may define at most {MAX_CODE_OBJECTS:,} functions, lambdas, classes and "
+                "comprehensions in all; send the rest in another block",
+            )
 
     _methods: dict[type, Callable[[_PolicyChecker, Any], None]] = {}
 
@@ -479,6 +497,7 @@ class _PolicyChecker(ast.NodeVisitor):
 
     # definitions ----------------------------------------------------------------------
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.count_code_object(node)
         if is_dunder(node.name):
             if not self.class_depth:
                 self.refuse(node, f"defining {node.name!r} is not allowed outside a class body")
@@ -498,12 +517,14 @@ class _PolicyChecker(ast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.count_code_object(node)
         saved = self.class_depth
         self.class_depth = 0
         self.generic_visit(node)
         self.class_depth = saved
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.count_code_object(node)
         self.check_name(node, node.name, "class name")
         for kw in node.keywords:
             if kw.arg == "metaclass":
@@ -518,6 +539,7 @@ class _PolicyChecker(ast.NodeVisitor):
         self.class_depth = saved
 
     def _visit_comprehension_scope(self, node: ast.AST) -> None:
+        self.count_code_object(node)
         saved = self.class_depth
         self.class_depth = 0
         self.generic_visit(node)

@@ -77,3 +77,21 @@ def test_the_attribute_rewrite_equals_the_node_transformer(text):
     reference = ast.fix_missing_locations(_Reference().visit(ast.parse(text)))
     assert ast.dump(ours, include_attributes=True) == ast.dump(reference, include_attributes=True)
     compile(ours, "<agent>", "exec")
+
+
+def test_a_block_with_too_many_code_objects_is_refused_before_the_parent_compiles_it():
+    """The parent compiles every block outside the block's wall clock, and CPython compiles
+    many functions of one scope in quadratic time: a block may define at most
+    MAX_CODE_OBJECTS functions, lambdas, classes and comprehensions, counted at any depth,
+    and is refused past that with a message naming the limit; at the limit it compiles."""
+    limit = policy.MAX_CODE_OBJECTS
+    kinds = ["def f():\n    pass\n", "g = lambda: 0\n", "class C:\n    pass\n", "x = [a for a in b]\n"]
+    at_limit = "".join(kinds[i % 4] for i in range(limit))
+    assert policy.compile_agent_code(at_limit)  # the limit itself is allowed
+    nested = "def outer():\n" + "    y = lambda: 0\n" * limit  # one more, inside a function
+    for text in (at_limit + "h = (a for a in b)\n", nested):
+        with pytest.raises(policy.SandboxViolation) as err:
+            policy.compile_agent_code(text)
+        assert f"at most {limit:,} functions" in err.value.message
+    example = (ROOT / "examples" / "agents" / "baseline.py").read_text()
+    assert policy.check_source(example) is None
