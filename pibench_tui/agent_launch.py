@@ -13,7 +13,7 @@ starts its processes with these too, or adopts one started here.
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import subprocess
 import sys
@@ -37,6 +37,22 @@ BOOTSTRAP = (
     "sys.pycache_prefix = None\n"
     "exec(_code)\n"
 )
+
+
+#: The marshal format of the messages to the agent process (version 2 writes no references:
+#: every part of a value loads as an object of its own, as from JSON).
+MARSHAL_VERSION = 2
+
+
+def frame(msg: dict) -> bytes:
+    """One message to the agent process (``pibench_tui.sandbox.process.frame``): its length
+    in ASCII digits, a newline, then the message marshalled (:data:`MARSHAL_VERSION`).
+
+    Raises:
+        ValueError: ``msg`` holds something marshal cannot write.
+    """
+    data = marshal.dumps(msg, MARSHAL_VERSION)
+    return b"%d\n" % len(data) + data
 
 
 def agent_command(script: str | os.PathLike[str] = CHILD_SCRIPT) -> list[str]:
@@ -92,9 +108,8 @@ def launch(command: list[str] | None = None) -> subprocess.Popen[bytes]:
         start_new_session=True,
     )
     assert proc.stdin is not None
-    boot = json.dumps({"t": "boot", "numpy_path": numpy_path()}, ensure_ascii=False, separators=(",", ":"))
     try:  # a new pipe has room for it: this write does not wait
-        os.write(proc.stdin.fileno(), boot.encode("utf-8", "replace") + b"\n")
+        os.write(proc.stdin.fileno(), frame({"t": "boot", "numpy_path": numpy_path()}))
     except OSError:  # it is gone already: the handshake reports it
         pass
     return proc

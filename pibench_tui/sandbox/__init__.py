@@ -24,7 +24,9 @@ limits) and reports what is in force in its handshake (:attr:`Sandbox.confinemen
   name, ``TEMPLATE.format``, dataclasses, numpy) runs, with runtime checks behind it;
 * a wall clock per block enforced by this process (the agent process is killed and
   restarted), an output cap kept while printing (head and tail, the middle counted);
-* only JSON-able values cross the boundary, both ways.
+* only plain JSON data crosses the boundary: calls from the agent process as JSON text,
+  checked here; results to it as marshal bytes of plain JSON data (this process is
+  trusted), which it loads afresh for each answer: what JSON would have given.
 
 Modules: :mod:`~pibench_tui.sandbox.process` (the agent process and its pipes),
 :mod:`~pibench_tui.sandbox.protocol` (message shapes and checks),
@@ -36,7 +38,6 @@ confinement). This module keeps :class:`Sandbox`, which runs blocks and serves c
 
 from __future__ import annotations
 
-import base64
 import json
 import marshal
 import os
@@ -61,8 +62,9 @@ from pibench_tui.sandbox.process import (
     START_TIMEOUT,
     AgentProcess,
     SandboxStartError,
-    _encode,
     _numpy_path,
+    frame,
+    result_bytes,
 )
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
 from pibench_tui.sandbox.protocol import (
@@ -79,7 +81,7 @@ from pibench_tui.sandbox.protocol import (
     _Timeout,
     _valid_error,
 )
-from pibench_tui.sandbox.reads import _NO_VALUE, ReadMirror
+from pibench_tui.sandbox.reads import ReadMirror
 
 __all__ = [
     "ALLOWED_MODULES",
@@ -241,6 +243,12 @@ class Sandbox:
             result reads has changed (:meth:`world.api.Api.kept`; any other object when it
             would build a new one). With it, a change leaves in the agent process's cache
             the results that still hold (:mod:`.reads`); without, it empties the cache.
+        plain_results: The handler's results for the calls of ``spec`` are plain JSON data
+            (dicts with str keys, lists, str, int, finite float, bool, None; no tuples, no
+            subclasses: the world API's, ``tests/headless/test_plain_results.py``), so they
+            are marshalled for the agent process as they are; otherwise (and always for
+            ``query`` and ``memory``) each goes through JSON first
+            (:func:`~.process.result_bytes`). The agent process sees the same values either way.
     """
 
     def __init__(
@@ -258,9 +266,14 @@ class Sandbox:
         static_check: bool = True,
         prefetch: bool = False,
         kept: Handler | None = None,
+        plain_results: bool = False,
     ) -> None:
         self.handler = handler
         self.prefetch = bool(prefetch)
+        #: The calls whose results are marshalled as they are (see ``plain_results``).
+        self._plain = frozenset(
+            (ns, m) for ns, calls in spec.items() if plain_results and isinstance(calls, dict) for m in calls
+        )
         readonly = {
             (ns, m)
             for ns, calls in spec.items()
@@ -282,7 +295,7 @@ class Sandbox:
             | {("memory", "write")}
         )
         #: What the agent process's read cache holds, and what agent code reads after each change.
-        self._reads = ReadMirror(kept, self.prefetch)
+        self._reads = ReadMirror(kept, self.prefetch, self._result_bytes)
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -480,7 +493,7 @@ class Sandbox:
         proc: AgentProcess,
         block: int,
         code: str,
-        units: str,
+        units: bytes,
         filename: str,
         first_line: int,
         deadline: float,
@@ -505,7 +518,7 @@ class Sandbox:
             if rebind:
                 run_msg["rebind"] = True
             gone, items = reads.start_block(self.handler, deadline)
-            proc.send_text(_with_cache_fields(_encode(run_msg)[:-1], None, gone, items), deadline)
+            proc.send_frame(frame(_with_cache_fields(run_msg, None, gone, items)), deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
@@ -515,22 +528,21 @@ class Sandbox:
                     call_text = proc.last
                     reply = self._serve(msg)
                     calls += 1
-                    head = _reply_head(msg, reply)
+                    answer, ok, internal = self._answer(msg, reply)
                     key = (msg["ns"], msg["m"])
-                    ok = head[1]
                     held: int | None = None
                     gone, items = [], []
                     if key in readonly:
-                        if ok is True:
+                        if ok:
                             call = [key[0], key[1], list(msg["a"]), dict(msg["k"])]
-                            held, gone = reads.keep(call_text, call, reply["v"])
-                    elif key not in passive and (ok or head[2]):
+                            held, gone = reads.keep(call_text, call, reply["v"], answer["v"])
+                    elif key not in passive and (ok or internal):
                         # The call may have changed the world: the agent process drops what
                         # may no longer hold (a new epoch of reads starts).
                         trigger = f"{key[0]}.{key[1]}" if ok and key in triggers else None
-                        gone, items = reads.changed(trigger, self.handler, deadline, reply["v"] if ok else _NO_VALUE)
+                        gone, items = reads.changed(trigger, self.handler, deadline)
                     try:
-                        proc.send_text(_with_cache_fields(head[0], held, gone, items), deadline)
+                        proc.send_frame(frame(_with_cache_fields(answer, held, gone, items)), deadline)
                     except _Gone:
                         pass  # the call is done; the EOF is seen on the next read
                 elif kind == "use":
@@ -656,50 +668,53 @@ class Sandbox:
                 "code": "internal_error",
                 "message": f"{ns}.{method}() failed inside pibench: {type(exc).__name__}: {exc}",
             }
-        return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by send()
+        return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by _answer()
+
+    def _result_bytes(self, ns: str, method: str, value: Any) -> bytes:
+        """A result of ``ns.method`` as the agent process gets it (:func:`~.process.result_bytes`)."""
+        return result_bytes(value, (ns, method) in self._plain)
+
+    def _answer(self, msg: dict, reply: dict) -> tuple[dict, bool, bool]:
+        """The message answering the call ``msg`` (``reply`` from :meth:`_serve`, its result
+        as marshal bytes), whether it is a result, and whether it is an ``internal_error``
+        (a value that is not plain JSON is one)."""
+        if reply["ok"]:
+            try:
+                return {"t": "ret", "ok": True, "v": self._result_bytes(msg["ns"], msg["m"], reply["v"])}, True, False
+            except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
+                reply = _not_json_reply(msg, exc)
+        # the texts as JSON text carried them: UTF-8, a lone surrogate replaced
+        code = reply["code"].encode("utf-8", "replace").decode("utf-8")
+        message = reply["message"].encode("utf-8", "replace").decode("utf-8")
+        return {"t": "ret", "ok": False, "code": code, "message": message}, False, code == "internal_error"
 
 
-def _reply_head(msg: dict, reply: dict) -> tuple[str, bool, bool]:
-    """The JSON text of ``reply`` (the answer to the call ``msg``) without its closing brace,
-    so fields of the read cache can follow, with whether it is a result and whether it is an
-    ``internal_error`` (a value that is not plain JSON is one)."""
-    if reply["ok"]:
-        try:
-            return '{"t":"ret","ok":true,"v":' + _encode(reply["v"]), True, False
-        except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
-            reply = _not_json_reply(msg, exc)
-    return _encode(reply)[:-1], False, reply.get("code") == "internal_error"
-
-
-def _with_cache_fields(head: str, held: int | None, gone: list[int], items: list[str]) -> str:
-    """A message (``head``: its JSON text without the closing brace) with the fields of the
-    agent process's read cache (:mod:`.reads`): ``c`` (the id its result is held under),
-    ``x`` (ids to drop), ``pf`` (encoded prefetched entries)."""
-    parts = [head]
+def _with_cache_fields(msg: dict, held: int | None, gone: list[int], items: list[list[Any]]) -> dict:
+    """``msg`` with the fields of the agent process's read cache (:mod:`.reads`): ``c`` (the
+    id its result is held under), ``x`` (ids to drop), ``pf`` (prefetched entries)."""
     if held is not None:
-        parts.append(f',"c":{held}')
+        msg["c"] = held
     if gone:
-        parts.append(',"x":[' + ",".join(map(str, gone)) + "]")
+        msg["x"] = gone
     if items:
-        parts.append(',"pf":[' + ",".join(items) + "]")
-    parts.append("}")
-    return "".join(parts)
+        msg["pf"] = items
+    return msg
 
 
 #: Blocks compiled lately: (code, filename, first_line, static check) -> what
 #: :func:`_compiled_block` returned (the same text always gets the same verdict and code).
-_COMPILED: dict[tuple[str, str, int, bool], tuple[dict | None, str]] = {}
+_COMPILED: dict[tuple[str, str, int, bool], tuple[dict | None, bytes]] = {}
 #: Most blocks kept in :data:`_COMPILED` (the oldest leaves first).
 COMPILED_BLOCKS = 8
 #: Sessions may run in threads (the LLM harness's ``--jobs``): one at a time in the cache.
 _COMPILED_LOCK = threading.Lock()
 
 
-def _compiled_block(code: str, filename: str, first_line: int, static_check: bool) -> tuple[dict | None, str]:
+def _compiled_block(code: str, filename: str, first_line: int, static_check: bool) -> tuple[dict | None, bytes]:
     """Check and compile a block once (:func:`~.policy.compile_agent_code`): ``(refusal,
-    "")`` for code refused (a syntax error or the policy: a block's error with ``source``
-    ``"pibench"``), else ``(None, units)``, the compiled units marshalled and in base64 for
-    the ``run`` message. The last :data:`COMPILED_BLOCKS` blocks are kept: a block sent
+    b"")`` for code refused (a syntax error or the policy: a block's error with ``source``
+    ``"pibench"``), else ``(None, units)``, the compiled units marshalled for the ``run``
+    message. The last :data:`COMPILED_BLOCKS` blocks are kept: a block sent
     again (in this session or another of this process) is neither parsed nor checked again."""
     key = (code, filename, first_line, static_check)
     with _COMPILED_LOCK:
@@ -708,12 +723,12 @@ def _compiled_block(code: str, filename: str, first_line: int, static_check: boo
         try:
             units = compile_agent_code(code, filename, first_line, static_check=static_check)
             # Code objects marshal as in a .pyc; the agent process runs this same interpreter.
-            done = (None, base64.b64encode(marshal.dumps(units)).decode("ascii"))
+            done = (None, marshal.dumps(units))
         except SyntaxError as exc:
             refusal = {"type": "SyntaxError", "message": str(exc.msg), "line": exc.lineno, "source": "pibench"}
-            done = (refusal, "")
+            done = (refusal, b"")
         except SandboxViolation as exc:
-            done = ({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"}, "")
+            done = ({"type": "SandboxError", "message": exc.message, "line": exc.line, "source": "pibench"}, b"")
         with _COMPILED_LOCK:
             while len(_COMPILED) >= COMPILED_BLOCKS:
                 del _COMPILED[next(iter(_COMPILED))]

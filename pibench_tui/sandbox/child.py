@@ -16,7 +16,11 @@ first layer and a lint on top of that boundary.
 Standard library only (numpy too, when the parent says where it is), all imported before
 the confinement is applied.
 
-Wire protocol: one JSON object per line (UTF-8), in both directions.
+Wire protocol. From the parent: frames (the length of the message in ASCII digits, a
+newline, the message marshalled, version 2: ``agent_launch.frame``). The parent is trusted:
+what it marshals is loaded; results of API calls come as marshal bytes of plain JSON data
+(``process.result_bytes``), loaded afresh for each answer. To the parent: one JSON object
+per line (UTF-8), which the parent checks.
 
 parent -> child
     ``{"t": "boot", "numpy_path": str | null}`` (optional, first: sent as the process
@@ -24,18 +28,17 @@ parent -> child
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
     "limits": {...}, "numpy_path": str | null}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int, "units":
-    str}`` (``units``: the block checked and compiled by the parent,
-    ``policy.compile_agent_code``, marshalled and in base64: what this process runs; the
+    bytes}`` (``units``: the block checked and compiled by the parent,
+    ``policy.compile_agent_code``, marshalled: what this process runs; the
     text is for the record) (plus ``"rebind": true`` to restore the API names in the agent's globals first, and the read
     cache's ``"x"`` and ``"pf"``, see below)
-    ``{"t": "ret", "ok": true, "v": value}`` / ``{"t": "ret", "ok": false, "code": str,
-    "message": str}`` (the answer to a ``call``; the answer to a read-only call may carry
-    ``"c": id`` (keep the result in the read cache under that id); any answer may carry
-    ``"x": [id, ...]`` (drop those entries: a change may have touched them) and ``"pf":
-    [[id, call text, value], ...]`` (results of read-only calls in the world as it now is,
-    prefetched by the parent: entries of the cache; an item ``[id, call text, null, base,
-    change]`` is a change of entry ``base``, which it replaces, or for -1 of this answer's
-    value: :func:`_patch`); the parent keeps an exact copy of what the cache holds, :mod:`reads`)
+    ``{"t": "ret", "ok": true, "v": bytes}`` / ``{"t": "ret", "ok": false, "code": str,
+    "message": str}`` (the answer to a ``call``, its result marshalled; the answer to a
+    read-only call may carry ``"c": id`` (keep the result in the read cache under that id);
+    any answer may carry ``"x": [id, ...]`` (drop those entries: a change may have touched
+    them) and ``"pf": [[id, call, bytes], ...]`` (results of read-only calls in the world as
+    it now is, prefetched by the parent: entries of the cache, ``call`` as this process
+    encodes it); the parent keeps an exact copy of what the cache holds, :mod:`reads`)
     ``{"t": "exit"}``
 child -> parent
     ``{"t": "ready", "confinement": {...}}`` after ``init`` (``Confinement.to_dict()``)
@@ -47,23 +50,22 @@ child -> parent
     "omitted": int}`` (end of a block: its id, the kept tail and how many characters
     were cut)
 
-The protocol's JSON is encoded and decoded by private code (:func:`_json_encode`,
-:func:`_json_decode`), never by the ``json`` module agent code can import and patch; the
+The protocol's JSON is encoded by private code (:func:`_json_encode`) and its frames
+loaded by ``marshal`` held since start-up, never by the ``json`` module agent code can
+import and patch; the
 API objects agent code holds keep the channel in closures, out of reach of any attribute.
 """
 
 from __future__ import annotations
 
 import _imp
-import binascii
-import json
 import marshal
 import os
 import sys
 import threading
 import time as _time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, cast
 
 
@@ -132,8 +134,8 @@ class ActionError(Exception):
 # would otherwise let agent code write or read protocol messages. So the protocol never
 # uses the ``json`` module: it encodes with the private pure-Python encoder below (which
 # calls only methods of the built-in types, looked up on the types themselves, never on
-# the values) and decodes with the C scanner of ``_json`` built over a private context.
-# Agent code can reach neither.
+# the values); the parent's messages are marshal frames, loaded by ``marshal.loads`` taken
+# at start-up (agent code cannot import ``marshal``). Agent code can reach neither.
 
 _JSON_ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)}
 _JSON_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
@@ -190,45 +192,13 @@ def _json_encode(obj: object, depth: int = 0) -> str:
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
-class _JsonContext:
-    """The private settings of the protocol's decoder (read once by the C scanner)."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict = {}
-
-    @staticmethod
-    def parse_constant(name: str) -> object:
-        raise ValueError(f"{name} is not allowed in the protocol")
-
-
-try:
-    from _json import make_scanner as _c_make_scanner
-
-    # typeshed types make_scanner's context as make_scanner itself; it reads these attributes.
-    _json_scan: Callable[[str, int], tuple[object, int]] | None = _c_make_scanner(cast(Any, _JsonContext()))
-except ImportError:  # pragma: no cover - CPython always has _json
-    _json_scan = None
-
-
-def _json_decode(text: str) -> object:
-    """Decode one protocol message (NaN and infinity refused)."""
-    if _json_scan is None:  # pragma: no cover
-        return json.loads(text, parse_constant=_JsonContext.parse_constant)
-    try:
-        value, end = _json_scan(text, 0)
-    except StopIteration as exc:
-        raise ValueError("unreadable message") from exc
-    if text[end:].strip():
-        raise ValueError("extra data after the message")
-    return value
+# Results arrive marshalled (bytes agent code cannot reach or change) and are kept so in the
+# read cache, turned into new objects by C code for each answer (plain JSON values).
+_marshal_loads = marshal.loads
 
 
 class _Channel:
-    """Line-delimited JSON over two file descriptors (the parent's pipes)."""
+    """The parent's two pipes: marshal frames from it, line-delimited JSON to it."""
 
     def __init__(self, rfd: int, wfd: int) -> None:
         self.rfd = rfd
@@ -249,19 +219,25 @@ class _Channel:
                 view = view[n:]
 
     def recv(self) -> dict:
-        """The next message from the parent (exits the process on an unreadable one)."""
+        """The next message from the parent: a frame (its length in ASCII digits, a newline,
+        the message marshalled; ``agent_launch.frame``). The parent is trusted, so what it
+        marshals is loaded; the process exits on a message it cannot read."""
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
-                line, self.buf = self.buf[:i], self.buf[i + 1 :]
                 try:
-                    text = line.decode("utf-8")
-                    msg = _json_decode(text)
-                except Exception:  # noqa: BLE001 - an unreadable message from the parent
+                    end = i + 1 + int(self.buf[:i])
+                except ValueError:
                     os._exit(5)
-                if type(msg) is not dict:
-                    os._exit(5)
-                return msg
+                if len(self.buf) >= end:
+                    data, self.buf = self.buf[i + 1 : end], self.buf[end:]
+                    try:
+                        msg = _marshal_loads(data)
+                    except Exception:  # noqa: BLE001 - an unreadable message from the parent
+                        os._exit(5)
+                    if type(msg) is not dict:
+                        os._exit(5)
+                    return msg
             chunk = os.read(self.rfd, 1 << 16)
             if not chunk:  # the parent is gone
                 os._exit(0)
@@ -341,12 +317,6 @@ class _OutputCap:
 
 _monotonic = _time.monotonic
 
-# The cache keeps results marshalled: bytes agent code cannot reach or change, turned back
-# into new objects by C code for each answer (the values are plain JSON values).
-_marshal_dumps: Callable[[Any], bytes] = marshal.dumps
-_marshal_loads = marshal.loads
-_b64decode = binascii.a2b_base64
-
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     """Encode an API call for the parent; refuse arguments that are not plain JSON."""
@@ -374,27 +344,6 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
             f"arguments of {ns}.{method}() too large: {len(text):,} characters (limit {_MAX_ARG_BYTES:,})",
         )
     return text.encode("utf-8", "replace") + b"\n"
-
-
-def _patch(base: Any, change: dict) -> Any:
-    """The value ``change`` describes as a change of ``base`` (parent side:
-    ``reads.changes``): ``{"d": ops}`` for a dict, ``{"l": ops}`` for a list. Each part of
-    ``base`` is used at most once, so nothing is shared, as from JSON."""
-    ops = change.get("d")
-    if ops is not None:
-        out: dict[str, Any] = {}
-        for op in ops:
-            if type(op) is str:
-                out[op] = base[op]
-            elif len(op) == 2:
-                out[op[0]] = op[1]
-            else:
-                out[op[0]] = _patch(base[op[0]], op[2])
-        return out
-    items: list[Any] = []
-    for op in change["l"]:
-        items.append(base[op] if type(op) is int else op[0])
-    return items
 
 
 # --------------------------------------------------------------------------------------
@@ -543,17 +492,16 @@ class _Runtime:
         # holds (it keeps an exact copy, pibench_tui/sandbox/reads.py): an answer to a
         # read-only call may carry ``"c": id`` (keep it under that id); any message may carry
         # ``"x": [id, ...]`` (drop those: a change may have touched them) and ``"pf": [[id,
-        # call text, value], ...]`` (results the parent prefetched for calls agent code made
+        # call, result], ...]`` (results the parent prefetched for calls agent code made
         # after the same kind of change before: its answers to those very calls in the
         # world as it now is). Which entries agent code used since the last change is told
         # to the parent (``{"t": "use", "i": [id, ...]}``, just before the next message), so
         # it knows what to prefetch next time. Within a block the world changes only through
         # this process's own calls, each answered with what it dropped.
         #
-        # Results are kept marshalled (bytes, immutable) and unmarshalled afresh for each
-        # answer, so agent code gets new objects exactly as from the parent; a prefetched
-        # result not used yet is kept as decoded (no one else holds it) and handed out as is
-        # the first time.
+        # Results arrive as marshal bytes (``"v"``, and in ``"pf"``) and are kept so: each
+        # answer is loaded afresh from them, so agent code gets new objects each time, exactly
+        # as from JSON (the parent sends plain JSON data, marshal version 2: nothing shared).
         readonly = {
             (ns, m)
             for ns, calls in self.spec.items()
@@ -561,50 +509,32 @@ class _Runtime:
             if isinstance(c, dict) and c.get("mutating") is False
         }
         passive = readonly | {("query", "query"), ("memory", "read")}
-        cache: dict[bytes, list[Any]] = {}  # encoded call -> [id, marshalled result or None, fresh value]
+        cache: dict[bytes, tuple[int, bytes]] = {}  # encoded call -> (id, its result marshalled)
         keys: dict[int, bytes] = {}  # id -> encoded call
         told: set[int] = set()  # ids whose use the parent knows of since the last change
         used: list[int] = []  # ids used, not yet told
         bare: dict[tuple[str, str], bytes] = {}  # encoded calls without arguments
         self.read_cache = cache
         channel_recv = channel.recv
-        dumps = _marshal_dumps
         loads = _marshal_loads
-
-        def base_value(i: object, msg: dict) -> object:
-            """The value a prefetched change is made to: entry ``i`` (which it replaces), or
-            for -1 a copy of the value ``msg`` answers (agent code gets that one)."""
-            if i == -1:
-                return loads(dumps(msg.get("v")))
-            data = keys.pop(cast(int, i))
-            entry = cache.pop(data)
-            return entry[2] if entry[1] is None else loads(entry[1])
 
         def update(msg: dict) -> None:
             """Drop the entries the parent says (``x``) and take what it prefetched (``pf``:
-            ``[id, call text, value]``, or ``[id, call text, null, base, change]``: a change
-            of ``base``, see ``reads.changes``)."""
+            ``[id, encoded call, result marshalled]``)."""
             gone = msg.get("x")
-            if type(gone) is list:
+            if gone is not None:
                 for i in gone:
                     data = keys.pop(i, None)
                     if data is not None:
                         del cache[data]
             pf = msg.get("pf")
-            if type(pf) is not list:
-                return
-            for item in cast("list[list[Any]]", pf):
-                try:
-                    i, text = item[0], item[1]
-                    value = item[2] if len(item) == 3 else _patch(base_value(item[3], msg), item[4])
-                    data = text.encode("utf-8", "replace") + b"\n"
-                except Exception:  # noqa: BLE001 - not as the parent sends: agent code asks itself
-                    continue
-                old = cache.get(data)
-                if old is not None:
-                    keys.pop(old[0], None)
-                cache[data] = [i, None, value]
-                keys[i] = data
+            if pf is not None:
+                for i, data, blob in pf:
+                    old = cache.get(data)
+                    if old is not None:
+                        keys.pop(old[0], None)
+                    cache[data] = (i, blob)
+                    keys[i] = data
 
         def usage() -> bytes:
             """The ``use`` message for entries used since the last one (or b"")."""
@@ -635,17 +565,7 @@ class _Runtime:
                     if i not in told:
                         told.add(i)
                         used.append(i)
-                    blob = entry[1]
-                    if blob is not None:
-                        return loads(blob)
-                    value = entry[2]
-                    entry[2] = None
-                    try:
-                        entry[1] = dumps(value)
-                    except ValueError:  # pragma: no cover - nested past marshal's depth
-                        del cache[data]
-                        keys.pop(i, None)
-                    return value
+                    return loads(entry[1])
             out.flush()
             channel_send_raw(usage() + data)
             reply = channel_recv()
@@ -659,16 +579,13 @@ class _Runtime:
             else:
                 update(reply)
             if ok:
-                value = reply.get("v")
-                i = reply.get("c")
-                if type(i) is int:
-                    try:
-                        cache[data] = [i, dumps(value), None]
-                        keys[i] = data
-                        told.add(i)
-                    except ValueError:  # pragma: no cover - nested past marshal's depth
-                        pass
-                return value
+                blob = reply["v"]
+                held = reply.get("c")
+                if held is not None:
+                    cache[data] = (held, blob)
+                    keys[held] = data
+                    told.add(held)
+                return loads(blob)
             raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
 
         self.rpc = rpc
@@ -748,10 +665,10 @@ class _Runtime:
         error = None
         try:
             units = msg.get("units")
-            if not isinstance(units, str):
+            if not isinstance(units, bytes):
                 raise SandboxViolation("the block came without its compiled code", None)
             # Checked and compiled by the parent (policy.compile_agent_code), marshalled.
-            compiled = _marshal_loads(_b64decode(units))
+            compiled = _marshal_loads(units)
             self.agent_files.add(filename)
             error = self._execute(compiled)
         except SyntaxError as exc:

@@ -1,11 +1,13 @@
 """The agent process: starting it (a clean environment, ``python -S -s -P``), its two pipes
-and the line-delimited JSON transport over them, the handshake, and stopping it."""
+and the transport over them (to it: marshal frames, :func:`frame`; from it: line-delimited
+JSON, checked), the handshake, and stopping it."""
 
 from __future__ import annotations
 
 import json
 import json.encoder
 import json.scanner
+import marshal
 import os
 import select
 import subprocess
@@ -52,6 +54,47 @@ def _encode(value: Any) -> str:
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(cast(Any, _DECODER))
+
+#: The marshal format of everything sent to the agent process: version 2 writes no
+#: references, so every part of a value loads as an object of its own, as from JSON (3 and
+#: later would share the parts the sender shares).
+MARSHAL_VERSION = agent_launch.MARSHAL_VERSION
+_dumps = marshal.dumps
+
+
+def frame(msg: dict) -> bytes:
+    """One message to the agent process: its length in ASCII digits, a newline, and the
+    message marshalled (:data:`MARSHAL_VERSION`). This process is trusted: the agent process
+    unmarshals what it sends (results arrive as marshal bytes of plain JSON data, loaded
+    afresh for each answer: :func:`result_bytes`); what the agent process sends is JSON,
+    checked (:meth:`AgentProcess.recv`)."""
+    return agent_launch.frame(msg)
+
+
+def json_copy(value: Any) -> Any:
+    """``value`` as the agent process got it when results crossed as JSON text: encoded
+    (plain JSON only: ``TypeError``/``ValueError``/``RecursionError`` otherwise), UTF-8 with
+    lone surrogates replaced, decoded (tuples become lists, number keys strings ...)."""
+    text = _encode(value).encode("utf-8", "replace").decode("utf-8")
+    return _SCAN(text, 0)[0]
+
+
+def result_bytes(value: Any, plain: bool) -> bytes:
+    """A result for the agent process, as marshal bytes it loads afresh for each answer.
+
+    ``plain``: ``value`` is plain JSON data by contract (dicts with str keys, lists, str,
+    int, finite float, bool, None, nothing else: the world API's results,
+    ``tests/headless/test_plain_results.py``), so it is marshalled as it is, which gives
+    exactly what its JSON text gave (a subclass, which marshal refuses, still goes the JSON
+    way). Otherwise it goes through JSON first (:func:`json_copy`). Raises
+    ``TypeError``/``ValueError``/``RecursionError`` for a value that is not plain JSON."""
+    if plain:
+        try:
+            return _dumps(value, MARSHAL_VERSION)
+        except ValueError:  # not marshal's exact types (a subclass ...): JSON says what it is
+            pass
+    return _dumps(json_copy(value), MARSHAL_VERSION)
+
 
 #: Time allowed for an agent process to start and answer the handshake, in seconds.
 START_TIMEOUT = 30.0
@@ -101,19 +144,19 @@ class AgentProcess:
         self.rfd = self.proc.stdout.fileno()
         os.set_blocking(self.wfd, False)
         self.buf = bytearray()
-        self.last = ""  # the text of the last message read (without its newline)
+        self.last = b""  # the last message read, as it came (its newline included)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
-        """Write one message; raise :class:`_Timeout` or :class:`_Gone`."""
-        # Encoding fails (TypeError/ValueError) before anything is written.
-        self.send_text(_encode(msg), deadline)
+        """Write one message (:func:`frame`); raise :class:`_Timeout` or :class:`_Gone`."""
+        # Encoding fails (ValueError) before anything is written.
+        self.send_frame(frame(msg), deadline)
 
-    def send_text(self, data: str, deadline: float) -> None:
-        """Write one message given as its JSON text; raise :class:`_Timeout` or :class:`_Gone`."""
-        view = memoryview(data.encode("utf-8", "replace") + b"\n")
+    def send_frame(self, data: bytes, deadline: float) -> None:
+        """Write one framed message (:func:`frame`); raise :class:`_Timeout` or :class:`_Gone`."""
+        view = memoryview(data)
         try:  # the pipe has room (the usual case): no select() first
             view = view[os.write(self.wfd, view) :]
         except BlockingIOError:
@@ -139,15 +182,15 @@ class AgentProcess:
             view = view[n:]
 
     def recv(self, deadline: float) -> dict:
-        """Read one message (its text is then :attr:`last`); raise :class:`_Timeout`,
+        """Read one message (its bytes are then :attr:`last`); raise :class:`_Timeout`,
         :class:`_Gone` or :class:`_ProtocolError`."""
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
-                line = bytes(self.buf[:i])
+                self.last = line = bytes(self.buf[: i + 1])
                 del self.buf[: i + 1]
                 try:
-                    self.last = text = line.decode("utf-8")
+                    text = line[:-1].decode("utf-8")
                     msg, end = _SCAN(text, 0)  # the decoder's scanner: no whitespace around a message
                 except StopIteration as exc:
                     raise _ProtocolError("unreadable message: not JSON") from exc

@@ -3,8 +3,9 @@
 The agent process answers a read-only call (same name, same arguments) from its cache when
 it can; this process decides what that cache holds and keeps :class:`ReadMirror`, an exact
 copy of its contents: each entry has an id, given in the reply that brings it (``"c"``: the
-answer to a read-only call, kept; ``"pf"``: ``[[id, call text, value], ...]`` results
-prefetched, see below), and leaves when a message says so (``"x"``: ``[id, ...]``).
+answer to a read-only call, kept; ``"pf"``: ``[[id, call, result], ...]`` results
+prefetched, see below), and leaves when a message says so (``"x"``: ``[id, ...]``). Results
+travel, and are held, as marshal bytes (:func:`pibench_tui.sandbox.process.result_bytes`).
 
 When to drop an entry: a call that may have changed the world (and the start of a block:
 the world may have moved in between) ends the validity of every entry, unless the handler
@@ -18,23 +19,17 @@ Prefetching (``prefetch``): with the answer to a change (and with a block), this
 also sends the results of the read-only calls agent code made after the same kind of change
 (until it happened again, the month ended or the block ended) at least a third of the
 last :data:`PLAN_TIMES` times (at most :data:`PLAN_CALLS`), asked of the handler right then,
-unless the agent process still holds them. A result that replaces an entry is sent as a
-change of it (:func:`changes`: the parts that stayed the same are named, not sent), or not
-at all when it is the same value (:func:`same_value`); a result that shares parts with the
-value of the answer it comes with (``lab.dashboard()`` after ``time.next_month()``) is sent
-as a change of that. The agent process says which entries agent code used
-(``{"t": "use", "i": [id, ...]}``, each entry at most once between two changes): only ids of
-entries it holds are valid; anything else is a protocol violation.
+unless the agent process still holds them. A result whose bytes are those of the entry it
+would replace is not sent: the entry stays. The agent process says which entries agent code
+used (``{"t": "use", "i": [id, ...]}``, each entry at most once between two changes): only
+ids of entries it holds are valid; anything else is a protocol violation.
 """
 
 from __future__ import annotations
 
-import marshal
 import time
 from collections.abc import Callable
 from typing import Any
-
-from pibench_tui.sandbox.process import _encode
 
 #: Most read-only calls prefetched after one change, and the longest call message kept in
 #: the agent process's cache (or prefetched), in characters.
@@ -46,12 +41,11 @@ CALL_CHARS = 4096
 HELD_ENTRIES = 48
 
 Handler = Callable[[str, str, list, dict], Any]
+#: ``encode(namespace, method, result)``: the result as the agent process gets it (marshal bytes).
+Encoder = Callable[[str, str, Any], bytes]
 
 #: The changes after which agent code's reads start over: the month end.
 MONTH_END = frozenset({"time.next_month"})
-
-_NO_VALUE: Any = object()
-"""No value given (``reply`` of :meth:`ReadMirror.changed`)."""
 
 
 class ReadMirror:
@@ -63,22 +57,25 @@ class ReadMirror:
             that reading call now, the same object it answered while that result holds (any
             other object otherwise); ``None``: every change drops every entry.
         prefetch: Send the results agent code read after the same kind of change before.
+        encode: Turns a result into what the agent process gets (marshal bytes).
     """
 
-    def __init__(self, kept: Handler | None, prefetch: bool) -> None:
+    def __init__(self, kept: Handler | None, prefetch: bool, encode: Encoder) -> None:
         self.kept = kept
         self.prefetch = prefetch
-        #: call text -> (id, the value sent (for ``kept``), the call as [ns, m, args, kwargs])
-        self.held: dict[str, tuple[int, Any, list[Any]]] = {}
-        self.text_of: dict[int, str] = {}  # id -> call text, for every entry held
+        self.encode = encode
+        #: call message (bytes, as the agent process sends it) -> (id, the value sent (for
+        #: ``kept``), the call as [ns, m, args, kwargs], the result's bytes)
+        self.held: dict[bytes, tuple[int, Any, list[Any], bytes]] = {}
+        self.text_of: dict[int, bytes] = {}  # id -> call message, for every entry held
         self.next_id = 0
         #: What agent code read after each kind of change the last :data:`PLAN_TIMES` times:
         #: ``{"" (the start of a block) or "ns.method": [[(call text, call), ...] the last
         #: time, ... the time before ...]}``.
-        self.plans: dict[str, list[list[tuple[str, list[Any]]]]] = {}
+        self.plans: dict[str, list[list[tuple[bytes, list[Any]]]]] = {}
         #: The reads since each kind of change, until it happens again or the month ends:
-        #: ``{trigger: {call text: call}}`` (see :meth:`changed`).
-        self.windows: dict[str, dict[str, list[Any]]] = {}
+        #: ``{trigger: {call message: call}}`` (see :meth:`changed`).
+        self.windows: dict[str, dict[bytes, list[Any]]] = {}
 
     def reset(self) -> None:
         """A new agent process: its cache is empty."""
@@ -86,7 +83,7 @@ class ReadMirror:
         self.text_of.clear()
 
     # learning ---------------------------------------------------------------------------
-    def read(self, text: str, call: list[Any]) -> None:
+    def read(self, text: bytes, call: list[Any]) -> None:
         """Agent code read ``text`` (a call message; ``call``: ``[ns, method, args, kwargs]``)
         since the last change."""
         if len(text) <= CALL_CHARS:
@@ -118,14 +115,14 @@ class ReadMirror:
             reads = self.windows.pop(trigger)
             self.plans[trigger] = [list(reads.items()), *self.plans.get(trigger, ())][:PLAN_TIMES]
 
-    def _plan(self, trigger: str) -> list[tuple[str, list[Any]]]:
+    def _plan(self, trigger: str) -> list[tuple[bytes, list[Any]]]:
         """The read-only calls to prefetch after ``trigger`` (``(text, call)``): those made
         after it at least a third of the last :data:`PLAN_TIMES` times (an agent's months go
         through a few shapes; a read made only now and then costs less asked than sent
         every time), the latest first."""
         times = self.plans.get(trigger, ())
-        calls: dict[str, list[Any]] = {}
-        counts: dict[str, int] = {}
+        calls: dict[bytes, list[Any]] = {}
+        counts: dict[bytes, int] = {}
         for reads in times:
             for text, call in reads:
                 calls.setdefault(text, call)
@@ -134,19 +131,17 @@ class ReadMirror:
         return [(text, call) for text, call in calls.items() if counts[text] >= need][:PLAN_CALLS]
 
     # what to send -------------------------------------------------------------------------
-    def start_block(self, handler: Handler, deadline: float) -> tuple[list[int], list[str]]:
-        """The ``x`` and encoded ``pf`` items of a ``run`` message (``handler`` answers what
-        is prefetched, by ``deadline``, a ``time.monotonic()``)."""
+    def start_block(self, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:
+        """The ``x`` and ``pf`` items of a ``run`` message (``handler`` answers what is
+        prefetched, by ``deadline``, a ``time.monotonic()``)."""
         self._close(list(self.windows))
         self.windows[""] = {}
         return self._refresh("", handler, deadline)
 
-    def changed(
-        self, trigger: str | None, handler: Handler, deadline: float, reply: Any = _NO_VALUE
-    ) -> tuple[list[int], list[str]]:
+    def changed(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:
         """A call that may have changed the world was applied (``trigger``: its
         ``"ns.method"``, or None for one not worth learning after nor prefetching for): the
-        ``x`` and encoded ``pf`` items of its reply (``reply``: its value, if any).
+        ``x`` and ``pf`` items of its reply.
 
         What agent code reads from now until this kind of change happens again, or the month
         ends (:data:`MONTH_END`: the reads of a month start over), or the block ends, is
@@ -157,12 +152,12 @@ class ReadMirror:
             self._close([trigger])
         if trigger is not None:
             self.windows[trigger] = {}
-        return self._refresh(trigger, handler, deadline, reply)
+        return self._refresh(trigger, handler, deadline)
 
-    def keep(self, text: str, call: list[Any], value: Any) -> tuple[int | None, list[int]]:
+    def keep(self, text: bytes, call: list[Any], value: Any, blob: bytes) -> tuple[int | None, list[int]]:
         """A read-only call (``text``: its message; ``call``: ``[ns, method, args, kwargs]``)
-        is answered with ``value``: the id it is held under in the agent process (None: not
-        held) and the ids that leave to make room."""
+        is answered with ``value`` (``blob``: as sent): the id it is held under in the agent
+        process (None: not held) and the ids that leave to make room."""
         self.read(text, call)
         if len(text) > CALL_CHARS:
             return None, []
@@ -171,13 +166,13 @@ class ReadMirror:
         if old is not None:  # the agent process asked although it held it (it may): replace it
             del self.text_of[old[0]]
             gone.append(old[0])
-        i = self._add(text, call, value)
+        i = self._add(text, call, value, blob)
         return i, gone
 
-    def _add(self, text: str, call: list[Any], value: Any) -> int:
+    def _add(self, text: bytes, call: list[Any], value: Any, blob: bytes) -> int:
         i = self.next_id
         self.next_id += 1
-        self.held[text] = (i, value if self.kept is not None else None, call)
+        self.held[text] = (i, value if self.kept is not None else None, call, blob)
         self.text_of[i] = text
         return i
 
@@ -191,16 +186,12 @@ class ReadMirror:
             gone.append(i)
         return gone
 
-    def _refresh(
-        self, trigger: str | None, handler: Handler, deadline: float, reply: Any = _NO_VALUE
-    ) -> tuple[list[int], list[str]]:
+    def _refresh(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:
         """Drop the entries that may no longer hold; prefetch the plan of ``trigger`` (an entry
-        that no longer holds but is in the plan is sent as a change of its old value, or kept
-        when the new value is the same; ``reply``: the value of the message the items go
-        with, another possible base)."""
-        held, text_of, kept = self.held, self.text_of, self.kept
+        that no longer holds but is in the plan stays when its new result has the same bytes)."""
+        held, text_of, kept, encode = self.held, self.text_of, self.kept, self.encode
         gone: list[int] = []
-        stale: dict[str, tuple[int, Any, list[Any]]] = {}  # entries that may no longer hold
+        stale: dict[bytes, tuple[int, Any, list[Any], bytes]] = {}  # entries that may no longer hold
         if kept is None:
             gone = list(text_of)
             held.clear()
@@ -214,120 +205,28 @@ class ReadMirror:
                     same = False
                 if not same:
                     stale[text] = entry
-            for text, entry in stale.items():  # out of the mirror; they go (below) or are replaced
+            for text, entry in stale.items():  # out of the mirror; they go (below) or stay (the same bytes)
                 del held[text]
                 del text_of[entry[0]]
-        items: list[str] = []
+        items: list[list[Any]] = []
         if self.prefetch and trigger is not None:
             plan = [item for item in self._plan(trigger) if item[0] not in held]
             for text, call in plan:
                 if time.monotonic() >= deadline:
                     break
-                old = stale.pop(text, None)
                 try:
                     value = handler(call[0], call[1], list(call[2]), dict(call[3]))  # may keep or change them
-                    if old is not None and same_value(value, old[1]):
-                        held[text] = (old[0], value, call)  # the same value: the entry stays
-                        text_of[old[0]] = text
-                        continue
-                    base = -1
-                    if old is not None:
-                        base, change = old[0], changes(value, old[1], DELTA_DEPTH)
-                    elif reply is not _NO_VALUE:
-                        change = changes(value, reply, 1)
-                    else:
-                        change = None
-                    if change is not None:
-                        encoded = f"null,{base},{_encode(change)}"
-                    else:
-                        encoded = _encode(value)
-                        if old is not None:
-                            gone.append(old[0])
+                    blob = encode(call[0], call[1], value)
                 except Exception:  # noqa: BLE001 - refused, failing or not plain JSON: agent code asks itself
-                    if old is not None:
-                        stale[text] = old
                     continue
+                old = stale.pop(text, None)
+                if old is not None and blob == old[3]:  # the same bytes, the same value: the entry stays
+                    held[text] = (old[0], value, call, blob)
+                    text_of[old[0]] = text
+                    continue
+                if old is not None:
+                    gone.append(old[0])
                 gone += self._make_room(1)
-                i = self._add(text, call, value)
-                items.append(f"[{i},{_encode(text)},{encoded}]")
+                items.append([self._add(text, call, value, blob), text, blob])
         gone += [entry[0] for entry in stale.values()]
         return gone, items
-
-
-#: How deep :func:`changes` looks into dicts and lists for parts that stayed the same.
-DELTA_DEPTH = 1
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Whether two plain JSON values are the same: equal, with the same types everywhere
-    (``1``, ``1.0`` and ``True`` differ, as in JSON), the same key order, the same floats
-    (``0.0`` and ``-0.0`` differ). Anything that is not plain data is never the same.
-    Equal values whose parts are shared differently may read as not the same (they are then
-    sent, not named), never the other way round."""
-    if a is b:
-        return True
-    if a != b:
-        return False
-    try:  # marshal keeps types, float bits and key order: equal bytes, equal values
-        # (the current version, ~3x faster than version 2: its references follow how parts
-        # are shared, which can only make equal values differ)
-        return bool(marshal.dumps(a) == marshal.dumps(b))
-    except ValueError:
-        return False
-
-
-def changes(new: Any, old: Any, depth: int) -> Any:
-    """``new`` described as a change of ``old`` (both plain JSON values), or None when no part
-    of it stayed the same. The agent process rebuilds ``new`` from its copy of ``old``
-    (child.py ``_patch``):
-
-    * ``{"d": [op, ...]}`` for a dict: one op per key of ``new``, in its order: ``"key"``
-      (``old[key]`` unchanged), ``[key, value]`` (a new value), ``[key, null, change]``
-      (a change of ``old[key]``);
-    * ``{"l": [op, ...]}`` for a list: one op per item: ``j`` (``old[j]`` unchanged: the same
-      object, or the same value at the same place) or ``[value]`` (a new value).
-
-    Each part of ``old`` is used at most once (the agent process hands out no shared objects,
-    as from JSON); ``depth`` bounds how deep changes are described.
-    """
-    tn = type(new)
-    if tn is not type(old) or (tn is not dict and tn is not list):
-        return None
-    ops: list[Any] = []
-    kept_any = False
-    if tn is dict:
-        for key, value in new.items():
-            if type(key) is not str:
-                return None  # JSON turns it into a string: the agent process's copy has other keys
-            tv = type(value)
-            if (tv is dict or tv is list) and key in old:  # a scalar is sent as it is
-                prior = old[key]
-                if same_value(value, prior):
-                    ops.append(key)
-                    kept_any = True
-                    continue
-                if depth > 1:
-                    change = changes(value, prior, depth - 1)
-                    if change is not None:
-                        ops.append([key, None, change])
-                        kept_any = True
-                        continue
-            ops.append([key, value])
-        return {"d": ops} if kept_any else None
-    position = {id(item): j for j, item in enumerate(old)}
-    taken: set[int] = set()
-    n_old = len(old)
-    for i, value in enumerate(new):
-        tv = type(value)
-        j = None
-        if tv is dict or tv is list:  # a scalar is sent as it is
-            j = position.get(id(value))
-            if j is None or j in taken:
-                j = i if i < n_old and i not in taken and same_value(value, old[i]) else None
-        if j is not None:
-            taken.add(j)
-            ops.append(j)
-            kept_any = True
-        else:
-            ops.append([value])
-    return {"l": ops} if kept_any else None

@@ -136,16 +136,24 @@ class ConsoleParts:
 
 
 FAKE_AGENT_PREAMBLE = r"""
-import json, os, sys
+import json, marshal, os, sys
 def send(text):
     os.write(1, (text + "\n").encode())
+def messages():
+    # the parent's frames: the length in digits, a newline, the message marshalled
+    stdin = sys.stdin.buffer
+    while True:
+        head = stdin.readline()
+        if not head:
+            return
+        yield marshal.loads(stdin.read(int(head)))
 """
-"""The start of a stand-in agent process script (for protocol tests): imports and ``send``."""
+"""The start of a stand-in agent process script (for protocol tests): imports, ``send`` (a
+JSON line to the parent) and ``messages()`` (the parent's messages, read from their frames)."""
 
 FAKE_AGENT_HANDSHAKE = (
     FAKE_AGENT_PREAMBLE
-    + r"""for line in sys.stdin:
-    msg = json.loads(line)
+    + r"""for msg in messages():
     if msg["t"] == "init":
         send('{"t":"ready"}')
     elif msg["t"] == "exit":

@@ -411,18 +411,17 @@ def test_a_use_of_an_entry_no_longer_held_is_a_protocol_violation(tmp_path, monk
     child = (
         FAKE_AGENT_PREAMBLE
         + r"""
-lines = iter(sys.stdin)
-for line in lines:
-    msg = json.loads(line)
+received = messages()
+for msg in received:
     if msg["t"] == "init":
         send('{"t":"ready"}')
     elif msg["t"] == "exit":
         break
     elif msg["t"] == "run":
         send('{"t":"call","ns":"field","m":"news","a":[2],"k":{}}')
-        held = json.loads(next(lines))["c"]
+        held = next(received)["c"]
         send('{"t":"call","ns":"time","m":"next_month","a":[],"k":{}}')
-        reply = json.loads(next(lines))
+        reply = next(received)
         assert held in reply["x"]
         send('{"t":"use","i":[%d]}' % held)
         send('{"t":"done","id":%d,"error":null,"tail":"","omitted":0}' % msg["id"])
