@@ -5,11 +5,17 @@ Run: ``python bench/sweep.py [--seeds N] [--jobs J]`` (default 10,000 seeds, 2 j
 under 60 s on this 2-core machine, memory flat). Runs the real command once, samples the
 resident memory of the command and its worker processes every half second, and prints the
 wall time, careers per second, the CPU time of the whole process tree, and the memory at
-10%, 50% and 90% of the run (flat = the figures stay close; rows of finished careers are
-kept until the table is printed, a few kB each). Also printed: the command's own CPU (the
+10%, 50% and 90% of the run (flat = the figures stay close). Also printed: the command's own CPU (the
 parent: progress, rows, the table) apart from its workers', the proportional memory (PSS:
 pages shared by the forked workers counted once) beside the resident one, and the load
 average before and after (the machine is shared: a wall time means little without it).
+
+``python bench/sweep.py --growth [--sizes 1000,3000,10000] [--against TREE]`` runs the sweep at
+each size and prints the command's own peak resident memory (its ``VmHWM`` at exit: the
+parent alone, workers not included, the table's printing included) and the least-squares
+**parent RSS growth per 1,000 seeds**, with the CPU per career; ``--against TREE`` (another
+pibench checkout) runs that tree's command at each size too, alternating, for a side-by-side
+figure under the same load.
 
 ``python bench/sweep.py --split [--seeds N]`` (default 200 seeds) instead plays the careers of
 the sweep in this process and prints where a career's CPU goes: ``World()`` (config check,
@@ -156,6 +162,75 @@ def run_sweep(seeds: int, jobs: int, command: list[str] | None = None, env: dict
     return Sweep(cmd, seeds, wall, cpu, parent_cpu, proc.returncode, samples, load_before, load())
 
 
+PEAK_WRAPPER = """
+import atexit, os, sys
+def _peak(pid=os.getpid(), out=os.environ["PIBENCH_BENCH_PEAK_FILE"]):
+    if os.getpid() == pid:  # the command's own process, not a forked worker
+        with open("/proc/self/status") as fh:
+            peak = [line.split()[1] for line in fh if line.startswith("VmHWM:")]
+        with open(out, "w") as fh:
+            fh.write(peak[0] if peak else "0")
+atexit.register(_peak)
+from pibench_tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""``python -c PEAK_WRAPPER ARGS``: ``pibench ARGS`` that writes its own peak resident memory
+(kB, ``VmHWM``, Linux) to the file named by ``PIBENCH_BENCH_PEAK_FILE`` as it exits."""
+
+
+def parent_peak(seeds: int, jobs: int, tree: str | None) -> tuple[float, Sweep]:
+    """One sweep of ``seeds`` seeds (``tree``: another checkout's code, else this one's): the
+    command's own peak resident memory in MB and the run."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        peak_file = Path(tmp) / "peak"
+        env = {**os.environ, "PIBENCH_BENCH_PEAK_FILE": str(peak_file)}
+        if tree:
+            env["PYTHONPATH"] = str(Path(tree).resolve())
+        run = run_sweep(seeds, jobs, [sys.executable, "-c", PEAK_WRAPPER], env)
+        try:
+            peak = int(peak_file.read_text()) / 1024
+        except (OSError, ValueError):
+            peak = 0.0
+    return peak, run
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """The least-squares slope of ``ys`` over ``xs``."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def growth(sizes: list[int], jobs: int, against: str | None) -> None:
+    """Print the command's peak memory at each sweep size and its growth per 1,000 seeds
+    (this tree, and ``against`` beside it when given)."""
+    trees: list[tuple[str, str | None]] = [("this tree", None)]
+    if against:
+        trees.append((against, against))
+    peaks: dict[str, list[float]] = {name: [] for name, _ in trees}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in trees}
+    print(f"$ pibench run baseline --seeds 1-N --jobs {jobs}, N = {', '.join(f'{n:,}' for n in sizes)}")
+    for n in sizes:
+        for name, tree in trees if n % 2 else trees[::-1]:  # alternate which tree goes first
+            peak, run = parent_peak(n, jobs, tree)
+            if run.returncode != 0:
+                print(f"{name}: the command failed with exit status {run.returncode}")
+                sys.exit(1)
+            peaks[name].append(peak)
+            cpus[name].append(run.cpu / n * 1e3)
+            print(
+                f"  {name:>14s} N={n:>6,}: the command's own peak RSS {peak:6.1f} MB; wall {run.wall:6.1f} s; "
+                f"CPU of the process tree {run.cpu / n * 1e3:5.2f} ms a career; load {run.load_before} -> {run.load_after}"
+            )
+    for name, _ in trees:
+        per_k = slope([float(n) for n in sizes], peaks[name]) * 1000 if len(sizes) > 1 else float("nan")
+        print(
+            f"{name}: parent RSS growth per 1,000 seeds {per_k:.2f} MB ({per_k * 1024 * 1024 / 1000:,.0f} bytes a seed); "
+            f"CPU {', '.join(f'{c:.2f}' for c in cpus[name])} ms a career"
+        )
+
+
 def split(seeds: int) -> None:
     """Print the CPU of ``World()``, the months and the result row of baseline careers 1..N,
     in-process (``run_career``'s steps one by one, the same work)."""
@@ -201,7 +276,13 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10,000; 200 with --split)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--split", action="store_true", help="where a career's CPU goes, in this process")
+    ap.add_argument("--growth", action="store_true", help="the command's own peak memory at several sizes")
+    ap.add_argument("--sizes", default="1000,3000,10000", help="sweep sizes for --growth (default 1000,3000,10000)")
+    ap.add_argument("--against", metavar="TREE", help="with --growth: another pibench checkout, side by side")
     args = ap.parse_args()
+    if args.growth:
+        growth([int(x) for x in args.sizes.split(",")], args.jobs, args.against)
+        return
     if args.split:
         split(args.seeds or 200)
         return
@@ -231,7 +312,7 @@ def main() -> None:
             f"{at(0.5, 2):.0f}, {at(0.9, 2):.0f} MB ({len(samples)} samples)"
         )
         print(
-            f"of which the command's own process (it keeps every finished row for the table): "
+            f"of which the command's own process: "
             f"{at(0.1, 3):.0f}, {at(0.5, 3):.0f}, {at(0.9, 3):.0f} MB; the largest worker: "
             f"{at(0.1, 4):.0f}, {at(0.5, 4):.0f}, {at(0.9, 4):.0f} MB"
         )

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import statistics
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .argtypes import positive_int
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from .sweep import GroupRows
 
 __all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run", "cmd_tune"]
 
@@ -207,15 +211,21 @@ class _Interrupted(Exception):
 
 
 def _run_many(
-    jobs_list: list[tuple[str, str, Any, list[int], Any]], args: argparse.Namespace, scenario: str = "default"
-) -> dict[str, list[dict]]:
+    jobs_list: list[tuple[str, str, Any, list[int], Any]],
+    args: argparse.Namespace,
+    scenario: str = "default",
+    axes: bool = False,
+) -> dict[str, GroupRows]:
     """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar.
 
     Careers run on ``--cluster`` or ``--jobs`` (identical rows), stream into the progress bar
     as they finish and, when ``--json``/``--csv`` is given, into the journal
     ``FILE.partial.jsonl``: run the same command again after an interruption and the
     finished careers are read back, not played again. The journal is removed by
-    :func:`_handle` once the command has written its files.
+    :func:`_handle` once the command has written its files (from the journal's rows:
+    :func:`_write_json`, :func:`_write_csv`). The rows come back as
+    :class:`~pibench_tui.sweep.GroupRows` (a few numbers a career; ``axes``: with what their
+    pooled capability axes need).
     """
     _SEED_LABELS.update(getattr(getattr(args, "seeds", None), "labels", {}))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -266,7 +276,7 @@ def _run_many(
             def progress(key: str, row: dict) -> None:
                 bar.update(task, description=key, advance=1)
 
-            return run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario)
+            return run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario, axes)
     except ExecutorError as exc:
         raise _Fail(str(exc)) from None
     except OSError as exc:
@@ -275,7 +285,7 @@ def _run_many(
         if journal is not None:
             journal.close()
             raise _Interrupted(
-                f"interrupted: {len(journal.rows):,} of {total:,} careers kept in {journal.path}; "
+                f"interrupted: {journal.count:,} of {total:,} careers kept in {journal.path}; "
                 "run the same command again to resume"
             ) from None
         raise _Interrupted("interrupted (write --json or --csv to make a sweep resumable)") from None
@@ -304,32 +314,33 @@ def _num(x: float, nd: int = 1) -> str:
     return f"{x:,.{nd}f}"
 
 
-def _write_csv(path: str, rows: list[dict], extra: dict[str, Any] | None = None) -> None:
-    """Write rows as CSV (atomically): the ``extra`` columns (e.g. ``policy``) first, then
-    :data:`ROW_FIELDS`."""
-    import io
-
+def _write_csv(path: str, rows: Iterable[dict], extra: dict[str, Any] | None = None) -> None:
+    """Write rows as CSV (atomically, a row at a time: pass the rows as they are read, e.g.
+    :meth:`~pibench_tui.sweep.GroupRows.full_rows`): the ``extra`` columns (e.g. ``policy``)
+    first, then :data:`ROW_FIELDS`."""
     from world.runner import ROW_FIELDS
 
+    from .sweep import atomic_text_writer
+
     fields = list(extra or {}) + list(ROW_FIELDS)
-    buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    _write_text(path, buf.getvalue())
+    try:
+        with atomic_text_writer(path) as out:
+            w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+    except OSError as exc:
+        raise _Fail(f"cannot write {path}: {exc}") from None
 
 
 def _write_json(path: str, data: Any) -> None:
-    """Write ``data`` as indented JSON (atomically)."""
-    _write_text(path, json.dumps(data, indent=2) + "\n")
-
-
-def _write_text(path: str, text: str) -> None:
-    from .sweep import atomic_write_text
+    """Write ``data`` as indented JSON (atomically); its
+    :class:`~pibench_tui.sweep.GroupRows` as the lists of their full rows, read from the
+    sweep's journal a row at a time (:func:`~pibench_tui.sweep.write_json`)."""
+    from .sweep import write_json
 
     try:
-        atomic_write_text(path, text)
+        write_json(path, data)
     except OSError as exc:
         raise _Fail(f"cannot write {path}: {exc}") from None
 
@@ -385,11 +396,16 @@ def _cell(key: str, value: Any) -> str:
     return str(value)
 
 
-def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
+def stat_rows(rows: Sequence[dict]) -> list[tuple[str, dict[str, str]]]:
     """The summary rows of the per-seed table: mean, median, geomean, std, collapses."""
     from world.runner import summarize
 
     s = summarize(rows)
+    keys = [key for key, _ in _COLS if key != "collapse_month"]
+    columns: dict[str, list[float]] = {key: [] for key in keys}
+    for r in rows:  # one pass: each row of a GroupRows is built from its arrays
+        for key in keys:
+            columns[key].append(float(r[key]))
     out = []
     for label, fn in (
         ("mean", statistics.fmean),
@@ -401,7 +417,7 @@ def stat_rows(rows: list[dict]) -> list[tuple[str, dict[str, str]]]:
             if key == "collapse_month":
                 cells[key] = ""
                 continue
-            v = fn([float(r[key]) for r in rows])
+            v = fn(columns[key])
             cells[key] = _money(v) if key in ("grant_dollars", "final_budget") else _num(v, 1)
         out.append((label, cells))
     out.insert(2, ("geomean(I+1)", {"impact": _num(s["geomean"], 1)}))
@@ -439,7 +455,7 @@ def _axes_table(axes: dict):
     return t
 
 
-def _per_seed_table(rows: list[dict]):
+def _per_seed_table(rows: Sequence[dict]):
     """One line per seed, then the summary rows: a :class:`~pibench_tui.fast_table.FastTable`
     (a 10,000-seed table in rich's own ``Table`` took 22 s to print)."""
     from .fast_table import FastTable
@@ -457,16 +473,17 @@ def _per_seed_table(rows: list[dict]):
 @_handle
 def cmd_run(args: argparse.Namespace) -> int:
     """``pibench run POLICY``: per-seed table, summary rows, optional JSON/CSV."""
-    from world.runner import pooled_axes, summarize
+    from world.runner import summarize
 
     _check_policy(args.policy)
     cfg, scen = _config(args)
-    rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen)[args.policy]
+    rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen, axes=True)[args.policy]
+    axes = rows.pooled_axes()
     _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
     _print_table(
         "capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
-        _axes_table(pooled_axes(rows)),
+        _axes_table(axes),
     )
     errors = sum(r["errors"] for r in rows)
     if errors:
@@ -480,11 +497,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "seeds": args.seeds,
                 "rows": rows,
                 "summary": summarize(rows),
-                "axes": pooled_axes(rows),
+                "axes": axes,
             },
         )
     if args.csv_file:
-        _write_csv(args.csv_file, rows)
+        _write_csv(args.csv_file, rows.full_rows())
     return 0
 
 
@@ -553,8 +570,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             },
         )
     if args.csv_file:
-        rows = [{"policy": p, **r} for p in names for r in res[p]]
-        _write_csv(args.csv_file, rows, {"policy": ""})
+        _write_csv(args.csv_file, ({"policy": p, **r} for p in names for r in res[p].full_rows()), {"policy": ""})
     return 0
 
 
@@ -597,7 +613,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums}
         )
     if args.csv_file:
-        _write_csv(args.csv_file, [{"variant": v, **r} for v in variants for r in res[v]], {"variant": ""})
+        _write_csv(args.csv_file, ({"variant": v, **r} for v in variants for r in res[v].full_rows()), {"variant": ""})
     return 0
 
 
@@ -609,7 +625,7 @@ def _quantiles(xs: list[float], fmt: Callable[[float], str] = _num) -> str:
     return f"min {fmt(xs[0])}, q1 {fmt(q[0])}, median {fmt(q[1])}, q3 {fmt(q[2])}, max {fmt(xs[-1])}"
 
 
-def calibration_report(res: dict[str, list[dict]]) -> list[str]:
+def calibration_report(res: Mapping[str, Sequence[dict]]) -> list[str]:
     """The lines of the calibration report from rows of do-nothing, hire-max, baseline,
     all-in and oracle over the same seeds."""
     from world.runner import paired_ratios, summarize
@@ -685,7 +701,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             {"scenario": scen, "seeds": args.seeds, "rows": res, "summary": {p: summarize(res[p]) for p in policies}},
         )
     if args.csv_file:
-        _write_csv(args.csv_file, [{"policy": p, **r} for p in policies for r in res[p]], {"policy": ""})
+        _write_csv(args.csv_file, ({"policy": p, **r} for p in policies for r in res[p].full_rows()), {"policy": ""})
     return 0
 
 

@@ -18,11 +18,12 @@ format version is refused outright (never overwritten).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tinydb.storages import Storage
 
@@ -64,11 +65,20 @@ def atomic_write(path: Path, data: bytes, *, backup: Path | None = None, durable
     Raises:
         OSError: the disk refused; the old file is untouched and no temporary file is left.
     """
+    with atomic_writer(path, backup=backup, durable=durable) as fh:
+        fh.write(data)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, *, backup: Path | None = None, durable: bool = True) -> Iterator[BinaryIO]:
+    """:func:`atomic_write` for contents written in pieces: the block writes to a binary
+    temporary file that replaces ``path`` when the block ends without an error (an error
+    removes it and leaves ``path`` untouched). Arguments and errors as :func:`atomic_write`."""
     folder = path.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())

@@ -7,6 +7,7 @@ runs (:func:`pool_axes`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .config import TOPICS
@@ -129,17 +130,47 @@ def pool_axes(results: list[dict[str, Any]]) -> dict[str, float | None]:
 
     Pooled axes (mentoring, anticipation, attention, topic rank) are pooled over months or
     projects of all runs; the others (attrition, risk calibration, behaviour) are means of
-    the per-run values that are defined.
+    the per-run values that are defined (:func:`pool_axis_columns`, fed run by run).
+    """
+    if not results:
+        return {}
+    axes, pool = results[0]["axes"], results[0]["pool"]
+    return pool_axis_columns(
+        list(axes),
+        {key: [r["axes"][key] for r in results] for key in axes if key not in pool},
+        {
+            key: ([r["pool"][key][0] for r in results], [r["pool"][key][1] for r in results])
+            for key in pool
+            if key in axes
+        },
+    )
+
+
+def pool_axis_columns(
+    names: list[str],
+    values: Mapping[str, Iterable[float | None]],
+    pools: Mapping[str, tuple[Iterable[float], Iterable[int]]],
+) -> dict[str, float | None]:
+    """The pooled axes of :func:`pool_axes` from per-run columns, in run order (a sweep keeps
+    a few numbers per career instead of its rows).
+
+    Args:
+        names: the axes, in output order.
+        values: for each axis not pooled, its per-run values (``None`` where undefined): the
+            mean of the defined ones.
+        pools: for each pooled axis, its per-run sums and counts: sum of sums / sum of counts.
+
+    Returns:
+        ``{axis: value or None}`` (``None``: undefined in every run, or no count).
     """
     out: dict[str, float | None] = {}
-    if not results:
-        return out
-    for key in results[0]["axes"]:
-        if key in results[0]["pool"]:
-            total = sum(r["pool"][key][0] for r in results)
-            n = sum(r["pool"][key][1] for r in results)
+    for key in names:
+        if key in pools:
+            totals, counts = pools[key]
+            total = sum(totals)
+            n = sum(counts)
             out[key] = total / n if n else None
         else:
-            vals = [r["axes"][key] for r in results if r["axes"][key] is not None]
+            vals = [v for v in values[key] if v is not None]
             out[key] = sum(vals) / len(vals) if vals else None
     return out

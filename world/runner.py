@@ -13,7 +13,7 @@ import gc
 import math
 import multiprocessing
 import statistics
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -339,6 +339,7 @@ def run_groups(
     progress: Callable[[int, Any], None] | None = None,
     career: Career | None = None,
     chunk: int | None = None,
+    keep: bool = True,
 ) -> list[list[Any]]:
     """Every career of every group, per group in seed order; identical whatever ``jobs`` is.
 
@@ -355,6 +356,8 @@ def run_groups(
             order).
         career: what a career returns (default :func:`run_career`, its row).
         chunk: careers per task (default :func:`chunk_size`).
+        keep: also return the results; ``False``: they only go to ``progress`` (a sweep that
+            streams them somewhere keeps none of them here) and the lists are empty.
 
     Raises:
         KeyError: unknown policy name.
@@ -375,7 +378,8 @@ def run_groups(
                 results = []
                 for seed in g.seeds:
                     result = play_one(g.policy, seed, cfg, g.baseline_config)
-                    results.append(result)
+                    if keep:
+                        results.append(result)
                     if progress:
                         progress(i, result)
                 out.append(results)
@@ -386,7 +390,7 @@ def run_groups(
         (g.policy, (g.config if g.config is not None else WorldConfig()).to_dict(), g.baseline_config) for g in groups
     ]
     tasks = _chunks(groups, jobs, chunk)
-    slots: list[list[Any]] = [[None] * len(g.seeds) for g in groups]
+    slots: list[list[Any]] = [[None] * len(g.seeds) if keep else [] for g in groups]
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     gc.collect()
     gc.freeze()  # forked workers share the parent's objects without the collector touching them
@@ -407,7 +411,8 @@ def run_groups(
                     for fut in done:
                         i, start = pending.pop(fut)
                         for k, result in enumerate(fut.result()):
-                            slots[i][start + k] = result
+                            if keep:
+                                slots[i][start + k] = result
                             if progress:
                                 progress(i, result)
                 except BaseException:  # an error or Ctrl-C: do not play the chunks still queued
@@ -446,7 +451,7 @@ def run_seeds(
 
 
 # ------------------------------------------------------------------ statistics
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Summary statistics of Impact over rows.
 
     Returns:
@@ -489,7 +494,7 @@ def pooled_axes(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     return pool_axes([r["axes"] for r in rows if r.get("axes")])
 
 
-def paired_ratios(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[float]:
+def paired_ratios(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> list[float]:
     """Per seed (Impact_b + 1) / (Impact_a + 1), for rows of the same seeds in the same order.
 
     Raises:

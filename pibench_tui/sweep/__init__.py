@@ -10,7 +10,8 @@ which
   processes; :class:`DaskExecutor`: ``--cluster ADDRESS``), whose rows are identical,
 * streams each finished career to the journal, the progress callback and, with
   ``--save-runs DIR``, its run directory,
-* returns the rows per group in seed order.
+* returns the rows per group in seed order as :class:`GroupRows`: a few numbers a career
+  in this process, the full rows in the journal (memory flat in the number of seeds).
 
 Nothing here touches the world's rules: a career is :func:`world.runner.run_career` (or its
 recorded twin for run directories). No rich or textual import at module level.
@@ -24,21 +25,33 @@ from pathlib import Path
 from typing import Any
 
 from .executors import DaskExecutor, Executor, ExecutorError, Group, LocalExecutor, make_executor
-from .journal import JournalError, SweepJournal, atomic_write_text, fingerprint, journal_path, seeds_text
+from .journal import (
+    JournalError,
+    SweepJournal,
+    atomic_text_writer,
+    atomic_write_text,
+    fingerprint,
+    journal_path,
+    seeds_text,
+)
+from .results import GroupRows, write_json
 
 __all__ = [
     "DaskExecutor",
     "Executor",
     "ExecutorError",
     "Group",
+    "GroupRows",
     "JournalError",
     "LocalExecutor",
     "SweepJournal",
+    "atomic_text_writer",
     "atomic_write_text",
     "journal_path",
     "make_executor",
     "run_sweep",
     "sweep_settings",
+    "write_json",
 ]
 
 
@@ -71,38 +84,43 @@ def run_sweep(
     progress: Callable[[str, dict[str, Any]], None] | None = None,
     save_runs: str | Path | None = None,
     scenario: str = "default",
-) -> dict[str, list[dict[str, Any]]]:
+    axes: bool = False,
+) -> dict[str, GroupRows]:
     """Every career of ``groups``; the rows per group key, in seed order.
 
     Args:
         groups: the work (keys must be unique).
         executor: where careers run (default: this process).
         journal: careers already in it are not played again; new ones are appended as they
-            finish.
-        progress: called with ``(key, row)`` for each career, resumed ones first.
+            finish (and the full rows are read back from it: :meth:`GroupRows.full_rows`).
+        progress: called with ``(key, row)`` for each career (its full row), resumed ones
+            first, in the order they finished.
         save_runs: write one run directory per career under this folder (resumed careers
             already have theirs: a directory is written before its journal line).
         scenario: the scenario name (run directories' ``scenario``).
+        axes: keep what :meth:`GroupRows.pooled_axes` needs.
 
     Raises:
         ValueError: two groups share a key.
-        ExecutorError: the executor cannot run (its message says why).
+        ExecutorError: the executor cannot run (its message says why), or it returned
+            without some careers.
         KeyboardInterrupt: passed on; the journal keeps what finished.
     """
     keys = [g.key for g in groups]
     if len(set(keys)) != len(keys):
         raise ValueError(f"sweep groups need distinct keys, got {keys}")
     executor = executor or LocalExecutor(1)
-    done: dict[tuple[str, int], dict[str, Any]] = {}
+    results = {g.key: GroupRows(g.seeds, journal, axes) for g in groups}
     if journal is not None:
-        wanted = {(g.key, s) for g in groups for s in g.seeds}
-        done.update({k: r for k, r in journal.rows.items() if k in wanted})
+        for key, row, offset in journal.read_back():
+            rows = results.get(key)
+            if rows is None or not rows.wants(int(row["seed"])):  # not this sweep's (settings matched)
+                continue
+            if rows.add(row, offset) and progress is not None:
+                progress(key, row)
     todo = []
     for g in groups:
-        for s in dict.fromkeys(g.seeds):
-            if (g.key, s) in done and progress is not None:
-                progress(g.key, done[(g.key, s)])
-        missing = tuple(s for s in dict.fromkeys(g.seeds) if (g.key, s) not in done)
+        missing = results[g.key].missing()
         if missing:
             todo.append(dataclasses.replace(g, seeds=missing))
 
@@ -111,12 +129,17 @@ def run_sweep(
             from .runs import write_run
 
             write_run(save_runs, key, scenario, run)
-        if journal is not None:
-            journal.append(key, row)
-        done[(key, int(row["seed"]))] = row
+        offset = journal.append(key, row) if journal is not None else None
+        results[key].add(row, offset)
         if progress is not None:
             progress(key, row)
 
     if todo:
         executor.run(todo, emit, record=save_runs is not None)
-    return {g.key: [done[(g.key, s)] for s in g.seeds] for g in groups}
+    for key, rows in results.items():
+        if rows.missing():
+            raise ExecutorError(
+                f"{executor.describe()} returned without {len(rows.missing()):,} career(s) of {key} "
+                f"(seeds {seeds_text(rows.missing())})"
+            )
+    return results

@@ -87,7 +87,7 @@ class LocalExecutor:
 
     Every group of the sweep goes through one :func:`world.runner.run_groups` call: one pool
     of workers for the whole sweep (not one per group), seeds sent in chunks, at most a few
-    chunks in flight, rows streamed back as chunks finish. Recorded sweeps (``--save-runs``)
+    chunks in flight, rows streamed back as chunks finish (and not kept here). Recorded sweeps (``--save-runs``)
     play :func:`~pibench_tui.sweep.runs.recorded_career` the same way, a few careers a chunk
     (their run data is large).
     """
@@ -106,7 +106,7 @@ class LocalExecutor:
         keys = [g.key for g in groups]
         work = [SeedGroup(g.policy, g.seeds, g.config, g.baseline_config) for g in groups]
         if not record:
-            run_groups(work, self.jobs, lambda i, row: emit(keys[i], row, None))
+            run_groups(work, self.jobs, lambda i, row: emit(keys[i], row, None), keep=False)
             return
         from .runs import recorded_career
 
@@ -114,7 +114,7 @@ class LocalExecutor:
             row, run = result
             emit(keys[i], row, run)
 
-        run_groups(work, self.jobs, emit_recorded, career=recorded_career, chunk=2)
+        run_groups(work, self.jobs, emit_recorded, career=recorded_career, chunk=2, keep=False)
 
 
 def _reference_digest() -> str:
@@ -216,8 +216,9 @@ class DaskExecutor:
                     fut = client.submit(chunk_task, g.policy, chunk, cfg, g.baseline_config, record, pure=False)
                     futures[fut] = g.key
             for fut in dask_completed(list(futures)):
+                key = futures.pop(fut)  # released: the cluster keeps no finished chunk
                 for row, run in fut.result():
-                    emit(futures[fut], row, run)
+                    emit(key, row, run)
         finally:
             if futures:
                 client.cancel(list(futures))

@@ -6,8 +6,10 @@ runs: a header line with the sweep's settings, then one line per finished career
 disk at most every couple of seconds), so a kill loses at most the careers in flight and a
 torn last line is ignored. Run the same command again and the journaled careers are read
 back instead of recomputed; a journal written with other settings (seeds, scenario,
-policies, grid configs) is refused with a message saying what differs. When the sweep
-completes, the final files are written atomically and the journal is removed.
+policies, grid configs) is refused with a message saying what differs. The journal is also
+where the sweep's full rows are while it runs (this process keeps a few numbers a career,
+:class:`~pibench_tui.sweep.results.GroupRows`): when the sweep completes, the final files are
+written from it atomically, row by row, and the journal is removed.
 """
 
 from __future__ import annotations
@@ -16,10 +18,20 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["JOURNAL_FORMAT", "JournalError", "SweepJournal", "atomic_write_text", "journal_path", "seeds_text"]
+__all__ = [
+    "JOURNAL_FORMAT",
+    "JournalError",
+    "SweepJournal",
+    "atomic_text_writer",
+    "atomic_write_text",
+    "journal_path",
+    "seeds_text",
+]
 
 JOURNAL_FORMAT = "pibench-sweep/1"
 """The ``format`` of a journal's header line."""
@@ -44,6 +56,30 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     from saves.storage import atomic_write
 
     atomic_write(Path(path), text.encode("utf-8"))
+
+
+@contextmanager
+def atomic_text_writer(path: str | os.PathLike[str]) -> Iterator[Any]:
+    """:func:`atomic_write_text` for a text written in pieces: ``write(str)`` pieces inside
+    the block; the file replaces ``path`` when the block ends without an error.
+
+    Raises:
+        OSError: the folder is not writable (the temporary file is removed, ``path`` untouched).
+    """
+    from saves.storage import atomic_writer
+
+    with atomic_writer(Path(path)) as fb:
+        yield _Utf8Writer(fb)
+
+
+class _Utf8Writer:
+    """``write(str)`` onto a binary file, UTF-8."""
+
+    def __init__(self, fb: IO[bytes]) -> None:
+        self._fb = fb
+
+    def write(self, text: str) -> None:
+        self._fb.write(text.encode("utf-8"))
 
 
 def journal_path(out_file: str | os.PathLike[str]) -> Path:
@@ -104,7 +140,7 @@ class SweepJournal:
         settings: the sweep's settings (JSON-able; compared with an existing journal's).
 
     Attributes:
-        rows: ``{(key, seed): row}`` read back from an existing journal.
+        count: the careers in the journal (read back and appended).
 
     Raises:
         JournalError: an existing journal of another sweep (the message names what differs
@@ -115,33 +151,33 @@ class SweepJournal:
     def __init__(self, path: str | os.PathLike[str], settings: dict[str, Any]) -> None:
         self.path = Path(path)
         self.settings = settings
-        self.rows: dict[tuple[str, int], dict[str, Any]] = {}
-        self._fh: IO[str] | None = None
+        self.count = 0
+        self.resumed = 0
+        """How many careers were read back from an earlier, interrupted run."""
+        self._fh: IO[bytes] | None = None
+        self._size = 0  # bytes in the file: where the next line starts
         self._synced = time.monotonic()
         if self.path.exists():
             self._read()
         else:
             header = {"format": JOURNAL_FORMAT, "settings": settings}
-            atomic_write_text(self.path, json.dumps(header, separators=(",", ":")) + "\n")
-
-    @property
-    def resumed(self) -> int:
-        """How many careers were read back from an earlier, interrupted run."""
-        return len(self.rows)
+            text = json.dumps(header, separators=(",", ":")) + "\n"
+            atomic_write_text(self.path, text)
+            self._size = len(text.encode("utf-8"))
 
     def _read(self) -> None:
+        """Check an existing journal line by line (one line in memory at a time), count its
+        careers and cut a torn last line."""
         start_over = f"delete {self.path} to start the sweep over"
-        with open(self.path, encoding="utf-8") as fh:
-            lines = fh.readlines()
         good = 0
-        for i, line in enumerate(lines):
-            complete = line.endswith("\n")
+        for i, (line, last) in enumerate(_lines(self.path)):
+            complete = line.endswith(b"\n")
             try:
                 obj = json.loads(line) if complete else None
             except ValueError:
                 obj = None
             if obj is None:
-                if i == len(lines) - 1:
+                if last:
                     break  # a torn last line: the career in flight when the sweep was killed
                 raise JournalError(f"{self.path} is damaged at line {i + 1} (not JSON); {start_over}")
             if i == 0:
@@ -155,29 +191,61 @@ class SweepJournal:
                     )
             else:
                 try:
-                    self.rows[(str(obj["key"]), int(obj["seed"]))] = obj["row"]
+                    str(obj["key"]), int(obj["seed"]), obj["row"]["seed"]
                 except (KeyError, TypeError, ValueError):
                     raise JournalError(
                         f"{self.path} is damaged at line {i + 1} (not a career row); {start_over}"
                     ) from None
-            good += len(line.encode("utf-8"))
+                self.count += 1
+            good += len(line)
         if good == 0:
             raise JournalError(f"{self.path} is empty or damaged; {start_over}")
         if good != self.path.stat().st_size:  # cut the torn line so appends start on a fresh line
             with open(self.path, "r+b") as fb:
                 fb.truncate(good)
+        self._size = good
+        self.resumed = self.count
 
-    def append(self, key: str, row: dict[str, Any]) -> None:
-        """Record one finished career (flushed now, synced to disk every couple of seconds)."""
+    def read_back(self) -> Iterator[tuple[str, dict[str, Any], int]]:
+        """The careers read back from an earlier run, in the order they finished, one at a
+        time: ``(key, row, offset)`` with ``offset`` the line's place in the file (for
+        :meth:`rows_at`)."""
+        offset = 0
+        for i, (line, _last) in enumerate(_lines(self.path)):
+            if i > 0 and line.endswith(b"\n"):
+                obj = json.loads(line)
+                yield str(obj["key"]), obj["row"], offset
+            offset += len(line)
+
+    def rows_at(self, offsets: Iterable[int]) -> Iterator[dict[str, Any]]:
+        """The rows of the lines that start at ``offsets`` (from :meth:`append` or
+        :meth:`read_back`), in that order, read from the file one at a time."""
+        if self._fh is not None:
+            self._fh.flush()
+        with open(self.path, "rb") as fb:
+            for offset in offsets:
+                fb.seek(offset)
+                yield json.loads(fb.readline())["row"]
+
+    def append(self, key: str, row: dict[str, Any]) -> int:
+        """Record one finished career (flushed now, synced to disk every couple of seconds).
+
+        Returns:
+            Where its line starts in the file (for :meth:`rows_at`).
+        """
         if self._fh is None:
-            self._fh = open(self.path, "a", encoding="utf-8")
-        self._fh.write(json.dumps({"key": key, "seed": row["seed"], "row": row}, separators=(",", ":")) + "\n")
+            self._fh = open(self.path, "ab")
+        line = (json.dumps({"key": key, "seed": row["seed"], "row": row}, separators=(",", ":")) + "\n").encode()
+        self._fh.write(line)
         self._fh.flush()
-        self.rows[(key, int(row["seed"]))] = row
+        offset = self._size
+        self._size += len(line)
+        self.count += 1
         now = time.monotonic()
         if now - self._synced >= SYNC_EVERY_S:
             os.fsync(self._fh.fileno())
             self._synced = now
+        return offset
 
     def close(self) -> None:
         """Sync and close (the journal stays for a later resume)."""
@@ -191,3 +259,13 @@ class SweepJournal:
         """The sweep is complete and its files are written: remove the journal."""
         self.close()
         self.path.unlink(missing_ok=True)
+
+
+def _lines(path: Path) -> Iterator[tuple[bytes, bool]]:
+    """The lines of a file as bytes, one at a time, each with whether it is the last."""
+    with open(path, "rb") as fb:
+        line = fb.readline()
+        while line:
+            following = fb.readline()
+            yield line, not following
+            line = following

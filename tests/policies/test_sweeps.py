@@ -63,11 +63,27 @@ def test_dask_executor_streams_rows_and_run_data(dask_cluster, tmp_path):
         Group("baseline", "baseline", WorldConfig(months=14), (1, 2, 3)),
         Group("hire-max", "hire-max", WorldConfig(months=14), (2,)),
     ]
+    full: dict[str, dict] = {"dask": {}, "local": {}}
     with Client(dask_cluster) as client:
-        got = run_sweep(groups, DaskExecutor(client), save_runs=tmp_path / "dask", scenario="s")
-    want = run_sweep(groups, LocalExecutor(1), save_runs=tmp_path / "local", scenario="s")
-    assert got == want
-    assert got["baseline"] == [run_career("baseline", s, WorldConfig(months=14)) for s in (1, 2, 3)]
+        got = run_sweep(
+            groups,
+            DaskExecutor(client),
+            progress=lambda k, r: full["dask"].__setitem__((k, r["seed"]), r),
+            save_runs=tmp_path / "dask",
+            scenario="s",
+        )
+    want = run_sweep(
+        groups,
+        LocalExecutor(1),
+        progress=lambda k, r: full["local"].__setitem__((k, r["seed"]), r),
+        save_runs=tmp_path / "local",
+        scenario="s",
+    )
+    assert {k: list(v) for k, v in got.items()} == {k: list(v) for k, v in want.items()}
+    assert full["dask"] == full["local"]
+    assert [full["dask"][("baseline", s)] for s in (1, 2, 3)] == [
+        run_career("baseline", s, WorldConfig(months=14)) for s in (1, 2, 3)
+    ]
     for d in sorted((tmp_path / "local").rglob("result.json")):
         twin = tmp_path / "dask" / d.relative_to(tmp_path / "local")
         a, b = json.loads(d.read_text()), json.loads(twin.read_text())
@@ -109,13 +125,23 @@ def _with_executor(monkeypatch, executor):
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: executor)
 
 
-def test_interrupted_sweep_resumes_without_replaying_finished_careers(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("cmd", "careers", "shown"),
+    [
+        (["compare", "baseline", "hire-max", "--seeds", "11-14"], 8, 8),
+        (["run", "baseline", "--seeds", "13,11,12,13,14"], 4, 5),  # seed 13 twice: one career shown twice
+    ],
+)
+def test_interrupted_sweep_resumes_without_replaying_finished_careers(
+    tmp_path, monkeypatch, capsys, cmd, careers, shown
+):
     """Interrupted after 3 careers, the same command resumes: it plays only the missing
-    careers, says how many it read back, and writes byte-identical JSON and CSV to an
-    uninterrupted run; the journal is then removed."""
-    cmd = ["compare", "baseline", "hire-max", "--seeds", "11-14"]
+    careers, says how many it read back, prints the same tables (summaries and pooled axes
+    included) and writes byte-identical JSON and CSV to an uninterrupted run; the journal is
+    then removed."""
     ref_json, ref_csv = tmp_path / "ref.json", tmp_path / "ref.csv"
     assert _cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
+    ref_out = capsys.readouterr().out
     out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
     files = ["--json", str(out_json), "--csv", str(out_csv)]
 
@@ -123,7 +149,7 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(tmp_path, 
     _with_executor(monkeypatch, first)
     assert _cli([*cmd, *files]) == 130
     err = capsys.readouterr().err
-    assert "interrupted: 3 of 8 careers kept" in err and "run the same command again" in err
+    assert f"interrupted: 3 of {shown} careers kept" in err and "run the same command again" in err
     assert not out_json.exists() and not out_csv.exists()
     journal = journal_path(out_json)
     assert len(journal.read_text().splitlines()) == 1 + 3
@@ -131,8 +157,10 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(tmp_path, 
     second = _CountingExecutor()
     _with_executor(monkeypatch, second)
     assert _cli([*cmd, *files]) == 0
-    assert "resuming: 3 finished career(s)" in capsys.readouterr().err
-    assert len(second.asked) == 8 - 3
+    out, err = capsys.readouterr()
+    assert "resuming: 3 finished career(s)" in err
+    assert out == ref_out
+    assert len(second.asked) == careers - 3
     assert not set(second.asked) & set(first.asked[:3])
     assert out_json.read_bytes() == ref_json.read_bytes()
     assert out_csv.read_bytes() == ref_csv.read_bytes()
@@ -201,10 +229,14 @@ def test_a_torn_last_journal_line_is_dropped(tmp_path):
     with open(path, "a", encoding="utf-8") as fh:
         fh.write('{"key": "baseline", "seed": 6, "ro')
     again = SweepJournal(path, settings)
-    assert again.rows == {("baseline", 5): {"seed": 5, "impact": 1.0}}
-    again.append("baseline", {"seed": 7, "impact": 2.0})
+    assert again.resumed == 1
+    assert [(k, r) for k, r, _ in again.read_back()] == [("baseline", {"seed": 5, "impact": 1.0})]
+    offset = again.append("baseline", {"seed": 7, "impact": 2.0})
     again.close()
-    assert set(SweepJournal(path, settings).rows) == {("baseline", 5), ("baseline", 7)}
+    back = list(SweepJournal(path, settings).read_back())
+    assert [(k, r["seed"]) for k, r, _ in back] == [("baseline", 5), ("baseline", 7)]
+    assert back[1][2] == offset
+    assert list(again.rows_at([offset, back[0][2]])) == [{"seed": 7, "impact": 2.0}, {"seed": 5, "impact": 1.0}]
 
 
 def test_save_runs_writes_replayable_run_directories(tmp_path):
@@ -251,3 +283,128 @@ def test_every_sweep_command_takes_cluster_and_jobs(command, capsys):
     assert _cli([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert "--cluster ADDRESS" in out and "--jobs N" in out
+
+
+def test_sweep_files_are_the_bytes_of_rows_kept_in_memory(tmp_path):
+    """`pibench run` and `pibench compare` keep a few numbers a career and write --json/--csv
+    from the journal a row at a time: the files are byte for byte what json.dumps and
+    csv.DictWriter make of every full row held in memory (seed order, a seed listed twice
+    shown twice, summaries and pooled axes from the same numbers)."""
+    import csv
+    import io
+
+    from scenarios import load_scenario
+    from world.runner import ROW_FIELDS, paired_ratios, pooled_axes, summarize
+
+    cfg = load_scenario("short-12").config
+    seeds = [3, 1, 3, 2]
+    rows = {p: {s: run_career(p, s, cfg) for s in set(seeds)} for p in ("baseline", "hire-max")}
+
+    def csv_text(full: list[dict], extra: str | None = None) -> str:
+        buf = io.StringIO(newline="")
+        fields = ([extra] if extra else []) + list(ROW_FIELDS)
+        w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in full:
+            w.writerow({k: "" if r.get(k) is None else r.get(k) for k in fields})
+        return buf.getvalue()
+
+    run_rows = [rows["baseline"][s] for s in seeds]
+    j, c = tmp_path / "run.json", tmp_path / "run.csv"
+    base = ["--scenario", "short-12", "--seeds", ",".join(map(str, seeds)), "--jobs", "2"]
+    assert _cli(["run", "baseline", *base, "--json", str(j), "--csv", str(c)]) == 0
+    want = {
+        "policy": "baseline",
+        "scenario": "short-12",
+        "seeds": seeds,
+        "rows": run_rows,
+        "summary": summarize(run_rows),
+        "axes": pooled_axes(run_rows),
+    }
+    assert j.read_text() == json.dumps(want, indent=2) + "\n"
+    assert c.read_bytes() == csv_text(run_rows).encode()
+
+    res = {p: [rows[p][s] for s in seeds] for p in rows}
+    assert _cli(["compare", "baseline", "hire-max", *base, "--json", str(j), "--csv", str(c)]) == 0
+    want = {
+        "scenario": "short-12",
+        "seeds": seeds,
+        "policies": list(res),
+        "rows": res,
+        "summary": {p: summarize(res[p]) for p in res},
+        "paired_ratios": {"hire-max": paired_ratios(res["baseline"], res["hire-max"])},
+    }
+    assert j.read_text() == json.dumps(want, indent=2) + "\n"
+    assert c.read_bytes() == csv_text([{"policy": p, **r} for p in res for r in res[p]], "policy").encode()
+
+
+def test_group_rows_are_the_rows_without_their_axes():
+    """GroupRows gives each career's ROW_FIELDS with the row's own types (None for no
+    collapse, ints and floats as they were), in seed order whatever order careers finish in,
+    and pools the capability axes to exactly world.runner.pooled_axes of the full rows."""
+    from pibench_tui.sweep import GroupRows
+    from world.runner import pooled_axes
+
+    cfg = WorldConfig()  # hire-max collapses within 60 months
+    full = {s: run_career(p, s, cfg) for p, s in (("hire-max", 4), ("baseline", 5), ("do-nothing", 6), ("oracle", 7))}
+    seeds = [7, 4, 6, 5, 4]
+    rows = GroupRows(seeds, axes=True)
+    assert rows.missing() == (7, 4, 6, 5)
+    for s in (5, 7, 4):
+        assert rows.add(full[s])
+    assert not rows.add(full[5])  # the same career again: replaced, not new
+    assert rows.missing() == (6,)
+    with pytest.raises(LookupError):
+        list(rows)
+    rows.add(full[6])
+    want = [{k: v for k, v in full[s].items() if k != "axes"} for s in seeds]
+    assert json.dumps(list(rows)) == json.dumps(want)  # types too: 3 and 3.0 differ here
+    assert json.dumps(rows[1:3]) == json.dumps(want[1:3]) and rows[-1] == want[-1]
+    assert any(r["collapse_month"] is None for r in rows) and any(r["collapse_month"] for r in rows)
+    assert rows.pooled_axes() == pooled_axes([full[s] for s in seeds])
+    with pytest.raises(KeyError):
+        rows.add({**full[6], "seed": 99})
+    with pytest.raises(RuntimeError, match="journal"):
+        next(rows.full_rows())
+
+
+class _CopyingExecutor(LocalExecutor):
+    """Emits a copy of one recorded row for every career (no world played): ``n`` careers
+    in milliseconds, each its own ~2.5 kB of Python objects."""
+
+    def __init__(self, row: dict) -> None:
+        super().__init__(1)
+        self.row = row
+
+    def run(self, groups, emit, record=False):
+        import copy
+
+        for g in groups:
+            for s in g.seeds:
+                emit(g.key, {**copy.deepcopy(self.row), "seed": s}, None)
+
+
+def test_a_sweep_keeps_a_few_hundred_bytes_a_career(tmp_path):
+    """A 4,000-career sweep writing a journal keeps under 500 bytes a career in this process
+    (its numbers in arrays and its journal line's place), not the row it was given (~2.5 kB
+    of Python objects each, kept until the table before): memory is flat but for that; the
+    full rows come back from the journal, every one."""
+    import tracemalloc
+
+    n = 4000
+    row = run_career("baseline", 1, WorldConfig(months=12))
+    groups = [Group("baseline", "baseline", WorldConfig(months=12), tuple(range(1, n + 1)))]
+    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        res = run_sweep(groups, _CopyingExecutor(row), journal, axes=True)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    journal.close()
+    assert len(res["baseline"]) == n
+    assert kept / n < 500, f"{kept / n:.0f} bytes kept a career"
+    back = list(res["baseline"].full_rows())
+    assert [r["seed"] for r in back] == list(range(1, n + 1))
+    assert back[17] == {**row, "seed": 18}

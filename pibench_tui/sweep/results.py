@@ -1,0 +1,255 @@
+"""A sweep's results in flat memory: a few numbers a career here, the full rows on disk.
+
+A career's row (:func:`world.runner.result_row`) is ~2.5 kB of Python objects, most of it its
+capability axes; a 10,000-seed sweep that kept every row grew by ~25 MB. :class:`GroupRows`
+keeps, per career, only the numbers the tables and summaries read, in typed arrays (no
+Python object per value):
+
+* the :data:`~world.runner.ROW_FIELDS` columns: 5 floats and 10 integers, 120 bytes;
+* with ``axes=True`` (``pibench run``'s pooled capability axes) the per-run axes and the
+  pooled axes' sums and counts, 152 bytes more;
+* where its row's line starts in the sweep journal (when the sweep writes ``--json`` or
+  ``--csv``), 8 bytes.
+
+The full rows (axes included) for ``--json``/``--csv`` are read back from the journal
+one at a time when the files are written (:func:`write_json`), so the files are the bytes
+they were when every row was kept in memory, and the tables, summaries and pooled axes are
+computed from the same numbers in the same (seed) order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from .journal import SweepJournal, atomic_text_writer
+
+__all__ = ["GroupRows", "write_json"]
+
+FLOAT_FIELDS = frozenset({"impact", "earned", "projection", "grant_dollars", "final_budget"})
+"""The :data:`~world.runner.ROW_FIELDS` that are floats; the others but ``seed`` are integers
+(``collapse_month`` is ``None`` or a month)."""
+
+_NO_COLLAPSE = -1
+"""``collapse_month`` of a career that did not collapse (months count from 1)."""
+
+_UNDEFINED = float("nan")
+"""A per-run axis that is undefined (``None``); a defined axis is never NaN (means and ratios
+of finite numbers), which :meth:`GroupRows.add` checks."""
+
+
+class GroupRows(Sequence[dict[str, Any]]):
+    """The rows of one group of a sweep, in seed order, as the tables read them.
+
+    Each item is a row of the :data:`~world.runner.ROW_FIELDS` (``seed`` first), with the
+    types of :func:`~world.runner.result_row`'s; the capability axes are not in it (see
+    :meth:`pooled_axes`), and the full rows come from the journal (:meth:`full_rows`).
+    A seed listed twice is one career shown twice, as before.
+
+    Args:
+        seeds: the group's seeds, in table order.
+        journal: the sweep journal the full rows are in (needed by :meth:`full_rows`).
+        axes: also keep what :meth:`pooled_axes` needs.
+    """
+
+    def __init__(self, seeds: Sequence[int], journal: SweepJournal | None = None, axes: bool = False) -> None:
+        from world.runner import ROW_FIELDS
+
+        self.seeds = tuple(seeds)
+        self._slot: dict[int, int] = {}  # seed -> its career's place in the arrays
+        for seed in self.seeds:
+            self._slot.setdefault(seed, len(self._slot))
+        n = len(self._slot)
+        self._fields = tuple(f for f in ROW_FIELDS if f != "seed")
+        self._names = ("seed", *self._fields)
+        self._columns = tuple(array("d" if f in FLOAT_FIELDS else "q", bytes(8 * n)) for f in self._fields)
+        self._collapse = self._fields.index("collapse_month")
+        self._done = bytearray(n)
+        self._journal = journal
+        self._offsets = array("q", bytes(8 * n)) if journal is not None else None
+        self._axes = axes
+        self._axis_names: list[str] | None = None  # set by the first row
+        self._values: dict[str, array[float]] = {}
+        self._pools: dict[str, tuple[array[float], array[int]]] = {}
+
+    def wants(self, seed: int) -> bool:
+        """Whether ``seed`` is one of the group's."""
+        return seed in self._slot
+
+    def missing(self) -> tuple[int, ...]:
+        """The seeds whose career has not been added, in seed order, each once."""
+        return tuple(seed for seed, slot in self._slot.items() if not self._done[slot])
+
+    def add(self, row: dict[str, Any], offset: int | None = None) -> bool:
+        """Keep a finished career's numbers.
+
+        Args:
+            row: its row (:func:`~world.runner.result_row`).
+            offset: where its line starts in the journal.
+
+        Returns:
+            ``False`` if that seed's career was already added (it is replaced).
+
+        Raises:
+            KeyError: its seed is not one of the group's.
+            TypeError: a column holds a value of another type (an integer column a float).
+            ValueError: a defined capability axis is NaN.
+        """
+        slot = self._slot[int(row["seed"])]
+        values = [row[field] for field in self._fields]
+        if values[self._collapse] is None:
+            values[self._collapse] = _NO_COLLAPSE
+        for column, value in zip(self._columns, values, strict=True):
+            column[slot] = value
+        if self._offsets is not None and offset is not None:
+            self._offsets[slot] = offset
+        if self._axes:
+            self._add_axes(slot, row["axes"])
+        new = not self._done[slot]
+        self._done[slot] = 1
+        return new
+
+    def _add_axes(self, slot: int, result: dict[str, Any]) -> None:
+        axes, pool = result["axes"], result["pool"]
+        if self._axis_names is None:
+            n = len(self._done)
+            self._axis_names = list(axes)
+            self._values = {k: array("d", bytes(8 * n)) for k in axes if k not in pool}
+            self._pools = {k: (array("d", bytes(8 * n)), array("q", bytes(8 * n))) for k in axes if k in pool}
+        for key, column in self._values.items():
+            value = axes[key]
+            if value is None:
+                column[slot] = _UNDEFINED
+            elif value != value:
+                raise ValueError(f"capability axis {key} is NaN (an undefined axis is None)")
+            else:
+                column[slot] = value
+        for key, (totals, counts) in self._pools.items():
+            totals[slot], counts[slot] = pool[key]
+
+    def _order(self) -> Sequence[int]:
+        """The careers' places in seed order (a seed listed twice, twice)."""
+        if len(self._slot) == len(self.seeds):
+            return range(len(self.seeds))
+        return [self._slot[seed] for seed in self.seeds]
+
+    def _row(self, seed: int, slot: int) -> dict[str, Any]:
+        if not self._done[slot]:
+            raise LookupError(f"the career of seed {seed} has not finished")
+        return self._dict((seed, *[column[slot] for column in self._columns]))
+
+    def _dict(self, values: tuple[Any, ...]) -> dict[str, Any]:
+        row = dict(zip(self._names, values, strict=True))
+        if row["collapse_month"] == _NO_COLLAPSE:
+            row["collapse_month"] = None
+        return row
+
+    def __len__(self) -> int:
+        return len(self.seeds)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self._row(seed, self._slot[seed]) for seed in self.seeds[i]]
+        seed = self.seeds[i]
+        return self._row(seed, self._slot[seed])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if isinstance(self._order(), range) and all(self._done):
+            # each career once, all finished: the arrays side by side (as _row, a column read at a time)
+            for values in zip(self.seeds, *self._columns, strict=True):
+                yield self._dict(values)
+            return
+        for seed in self.seeds:
+            yield self._row(seed, self._slot[seed])
+
+    def pooled_axes(self) -> dict[str, float | None]:
+        """:func:`world.runner.pooled_axes` of the full rows: the same sums in the same order.
+
+        Raises:
+            RuntimeError: the group was made without ``axes=True``.
+        """
+        from world.axes import pool_axis_columns
+
+        if not self._axes:
+            raise RuntimeError("these rows were kept without their capability axes (axes=True)")
+        if self._axis_names is None:
+            return {}
+        order = self._order()
+        values = {
+            key: (None if v != v else v for v in _in_order(column, order)) for key, column in self._values.items()
+        }
+        pools = {key: (_in_order(t, order), _in_order(c, order)) for key, (t, c) in self._pools.items()}
+        return pool_axis_columns(self._axis_names, values, pools)
+
+    def full_rows(self) -> Iterator[dict[str, Any]]:
+        """The full rows (capability axes included), in seed order, read from the journal one
+        at a time.
+
+        Raises:
+            RuntimeError: the sweep kept no journal.
+        """
+        if self._journal is None or self._offsets is None:
+            raise RuntimeError("the full rows of a sweep are in its journal, and this sweep kept none")
+        offsets = self._offsets
+        return self._journal.rows_at(offsets[i] for i in self._order())
+
+
+def _in_order(column: Any, order: Sequence[int]) -> Any:
+    """A column's values in seed order: the array itself when each career is there once."""
+    return column if isinstance(order, range) else [column[i] for i in order]
+
+
+def write_json(path: str, data: Any) -> None:
+    """Write ``json.dumps(data, indent=2) + "\\n"`` atomically, where ``data`` may hold
+    :class:`GroupRows` (as dict values at any depth): each is written as the list of its
+    full rows, read from the journal one at a time, so the text is the one of ``data`` with
+    every row in memory.
+
+    Raises:
+        OSError: the file cannot be written (the old one is untouched).
+        RuntimeError: a :class:`GroupRows` without a journal.
+    """
+    groups: list[GroupRows] = []
+    token = f"\0rows-{uuid.uuid4().hex}-"
+
+    def mark(x: Any) -> Any:
+        if isinstance(x, GroupRows):
+            groups.append(x)
+            return f"{token}{len(groups) - 1}"
+        if isinstance(x, dict):
+            return {k: mark(v) for k, v in x.items()}
+        return x
+
+    text = json.dumps(mark(data), indent=2) + "\n"
+    pattern = re.compile(re.escape(json.dumps(token)[:-1]) + r'(\d+)"')
+    with atomic_text_writer(path) as out:
+        pos = 0
+        for m in pattern.finditer(text):
+            out.write(text[pos : m.start()])
+            line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+            indent = line[: len(line) - len(line.lstrip(" "))]
+            _write_list(out, groups[int(m.group(1))].full_rows(), indent)
+            pos = m.end()
+        out.write(text[pos:])
+
+
+def _write_list(out: Any, rows: Iterator[dict[str, Any]], indent: str) -> None:
+    """A list of rows as ``json.dumps(..., indent=2)`` writes it at a place whose line is
+    indented by ``indent``: its items one level deeper (``\\n`` never occurs inside a JSON
+    string, so re-indenting an item's lines is exact)."""
+    inner = "\n" + indent + "  "
+    first = True
+    for row in rows:
+        out.write(("[" if first else ",") + inner + json.dumps(row, indent=2).replace("\n", inner))
+        first = False
+    out.write("[]" if first else "\n" + indent + "]")
