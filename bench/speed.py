@@ -1,6 +1,6 @@
 """Speed figures of issue 9 §3, printed next to the goals (prints figures, asserts nothing).
 
-Run: ``python bench/speed.py [--repeat N] [--quick]``. Prints, each as the median of
+Run: ``python bench/speed.py [--repeat N] [--quick] [--heads] [--runs N] [--against PATH]``. Prints, each as the median of
 repeated runs:
 
 * **baseline career per simulated month**, warm and in-process (``run_career("baseline",
@@ -12,10 +12,13 @@ repeated runs:
 * **engine tick of a do-nothing month** (``World.next_month`` with no lab members and no
   actions, months 1-59 of seeds 101-140). Goal: at most 0.06 ms.
 * **per-month cost against head count**, 10 to 2,000 people (``--quick``: 10, 100, 500, 2,000): a lab of ``n`` researchers
-  (PhD students and postdocs put straight into the state, two per project, mentoring set)
-  plays a few months; the engine tick and an API month (the dashboard twice, every
-  researcher's reports and mentoring through the API, as a policy does) are timed, and
-  the cost per person is printed. Goal: no worse than linear (flat cost per person).
+  (PhD students and postdocs put straight into the state, two per project) plays a few
+  months; the engine tick and an API month (the dashboard twice, every researcher's reports
+  and everybody's mentoring through the API, 100 people a call, as a policy must) are timed,
+  and the cost per person is printed, with the exponent of cost ~ n^b fitted over all sizes
+  and over n >= 200, in each of ``--runs`` runs (default 3) and their spread. Goal: no worse
+  than linear (flat cost per person, b <= 1). ``--heads`` prints this figure alone; with
+  ``--against PATH`` too, for both trees side by side (their months interleaved).
 
 With ``--against PATH`` (another checkout of pibench, e.g. a worktree of ``main``), the
 baseline career, the do-nothing career, the do-nothing tick and ``World()`` are measured for
@@ -31,22 +34,24 @@ time is the steadier of the two under load (the goals are about either).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import importlib.util
+import math
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from world.api import ActionError, Api  # noqa: E402
-from world.config import TOPICS, WorldConfig  # noqa: E402
+from world.api import Api  # noqa: E402
+from world.config import WorldConfig  # noqa: E402
 from world.engine import World  # noqa: E402
 from world.runner import run_career  # noqa: E402
-from world.state import Person, Project  # noqa: E402
 
 ORIGINAL_MS_PER_MONTH = (0.43, 0.51)
 """The original benchmark's warm in-process baseline career, ms per simulated month, measured
@@ -135,14 +140,46 @@ def do_nothing_tick(seeds: int) -> None:
     )
 
 
-def crowded_lab(n: int, seed: int = 7) -> World:
-    """A world at month 2 with ``n`` active researchers, two per project (bench only: the
-    cap of 12 researchers is bypassed by writing the state directly)."""
-    w = World(WorldConfig(start_budget=1e9), seed)
+class LabKit(NamedTuple):
+    """What a crowded lab is built from and played through: one tree's classes (:func:`lab_kit`)."""
+
+    World: Any
+    WorldConfig: Any
+    TOPICS: tuple[str, ...]
+    Person: Any
+    Project: Any
+    Api: Any
+    max_dict_items: int
+
+
+def lab_kit(tree: Tree | None = None) -> LabKit:
+    """The :class:`LabKit` of ``tree`` (another checkout), or of this process's own ``world``."""
+
+    def get(name: str) -> Any:
+        return importlib.import_module(name) if tree is None else tree.module(name)
+
+    cfg, state = get("world.config"), get("world.state")
+    return LabKit(
+        get("world.engine").World,
+        cfg.WorldConfig,
+        cfg.TOPICS,
+        state.Person,
+        state.Project,
+        get("world.api").Api,
+        get("world.api.limits").MAX_DICT_ITEMS,
+    )
+
+
+def crowded_lab(n: int, seed: int = 7, kit: LabKit | None = None) -> World:
+    """A world at month 2 with ``n`` active researchers, two per project, no mentoring hours yet
+    (bench only: the cap of 12 researchers is bypassed by writing the state directly); built
+    with ``kit`` (default: this process's ``world``)."""
+    k = kit or lab_kit()
+    w = k.World(k.WorldConfig(start_budget=1e9), seed)
     s = w.s
     for i in range(n):
         pid = f"S{i + 1:04d}"
-        s.people[pid] = Person(
+        s.people[pid] = k.Person(
             id=pid,
             name=f"Person {i}",
             role="phd" if i % 4 else "postdoc",
@@ -155,14 +192,14 @@ def crowded_lab(n: int, seed: int = 7) -> World:
             skill=0.4,
             morale=0.7,
             stipend=w.cfg.pay_phd,
-            mentoring=1.0,
+            mentoring=0.0,
         )
     ids = list(s.people)
     for j in range(0, n - 1, 2):
         pj_id = s.next_id("PJ")
-        s.projects[pj_id] = Project(
+        s.projects[pj_id] = k.Project(
             id=pj_id,
-            topic=TOPICS[j % len(TOPICS)],
+            topic=k.TOPICS[j % len(k.TOPICS)],
             tier=2,
             members=ids[j : j + 2],
             compute=500.0,
@@ -175,50 +212,132 @@ def crowded_lab(n: int, seed: int = 7) -> World:
     return w
 
 
-def api_month(api: Api, ids: list[str]) -> None:
-    """What a policy reads and does in a month: two dashboards, each researcher's reports and
-    one mentoring change for everybody."""
-    api.lab.dashboard()
+def api_month(api: Api, ids: list[str], chunk: int = 100) -> None:
+    """What a policy reads and does in a month: a dashboard, each researcher's reports, everybody's
+    mentoring set (0.01 h each in odd months, or less to fit the pool; 0 in even ones) in calls
+    of at most ``chunk`` people (the API's dict limit), and the dashboard again. A refused
+    change raises: the month then did not do what it is timed for."""
+    d = api.lab.dashboard()
     for pid in ids:
         api.students.reports(pid, 1)
-    try:
-        api.students.set_mentoring({pid: 0.0 for pid in ids})
-    except ActionError:
-        pass
+    att = d["attention"]
+    room = att["pool"] - att["oneoff_used"] - 0.02  # the dashboard rounds to 2 dp
+    h = min(0.01, int(100 * room / len(ids)) / 100) if ids and d["month"] % 2 else 0.0
+    for i in range(0, len(ids), chunk):
+        api.students.set_mentoring({pid: h for pid in ids[i : i + chunk]})
     api.lab.dashboard()
 
 
-def head_count_figures(sizes: list[int], months: int, pick: Any = statistics.median) -> list[tuple[int, float, float]]:
-    """Per-month CPU seconds against head count: ``(people, engine tick, API month)``, each
-    ``pick`` (default the median) over ``months`` months of :func:`crowded_lab` ``(n)`` for each
-    ``n`` in ``sizes`` (the API month is :func:`api_month`). The labs play their months in
-    turn (month 1 of every size, then month 2 ...), so that a burst of other work on the
-    machine falls on every size alike rather than on one."""
-    labs = []
-    for n in sizes:
-        w = crowded_lab(n)
-        labs.append((n, w, Api(w), [p.id for p in w.s.people.values() if p.status == "active"]))
-    ticks: dict[int, list[float]] = {n: [] for n in sizes}
-    apis: dict[int, list[float]] = {n: [] for n in sizes}
-    for _ in range(months):
-        for i, (n, w, api, ids) in enumerate(labs):
-            if w.finished:
-                continue
-            c0 = time.process_time()
-            api_month(api, ids)
-            apis[n].append(time.process_time() - c0)
-            c0 = time.process_time()
-            w.next_month()
-            ticks[n].append(time.process_time() - c0)
-            labs[i] = (n, w, api, [pid for pid in ids if w.s.people[pid].status == "active"])
-    return [(n, pick(ticks[n]), pick(apis[n])) for n in sizes]
+HeadRow = tuple[int, float, float]
+"""``(people, engine tick, API month)``: CPU seconds of one month at a head count."""
 
 
-def head_count(sizes: list[int], months: int) -> None:
-    print(f"per-month cost against head count ({months} months each; cost per person should stay flat):")
-    print(f"{'people':>7} {'tick ms':>9} {'tick us/person':>15} {'API ms':>9} {'API us/person':>14}")
-    for n, t, a in head_count_figures(sizes, months):
-        print(f"{n:7d} {t * 1e3:9.3f} {t * 1e6 / n:15.2f} {a * 1e3:9.3f} {a * 1e6 / n:14.2f}")
+def head_count_runs(
+    trees: dict[str, Tree | None], sizes: list[int], months: int, runs: int, pick: Any = statistics.median
+) -> dict[str, list[list[HeadRow]]]:
+    """Per-month CPU seconds against head count, ``runs`` times: tree name -> one list of
+    :data:`HeadRow` per run, each ``pick`` (default the median) over ``months`` months of
+    :func:`crowded_lab` ``(n)`` for each ``n`` in ``sizes`` (the API month is
+    :func:`api_month`; ``trees``: name -> a :class:`Tree`, or None for this process's own).
+
+    Every run builds its labs afresh, and the labs play their months in turn (month 1 of every
+    size of every tree, then month 2 ..., the trees in alternating order), so that a burst of
+    other work on the machine falls on every size and tree alike rather than on one."""
+    out: dict[str, list[list[HeadRow]]] = {name: [] for name in trees}
+    kits = {name: lab_kit(tree) for name, tree in trees.items()}
+    for _ in range(runs):
+        labs: dict[str, list[Any]] = {}
+        for name, tree in trees.items():
+            with tree or contextlib.nullcontext():
+                labs[name] = []
+                for n in sizes:
+                    w = crowded_lab(n, kit=kits[name])
+                    ids = [p.id for p in w.s.people.values() if p.status == "active"]
+                    labs[name].append([n, w, kits[name].Api(w), ids, [], []])
+        for m in range(months):
+            order = list(trees.items()) if m % 2 else list(trees.items())[::-1]
+            for name, tree in order:
+                with tree or contextlib.nullcontext():
+                    for lab in labs[name]:
+                        n, w, api, ids, ticks, apis = lab
+                        if w.finished:
+                            continue
+                        c0 = time.process_time()
+                        api_month(api, ids, kits[name].max_dict_items)
+                        apis.append(time.process_time() - c0)
+                        c0 = time.process_time()
+                        w.next_month()
+                        ticks.append(time.process_time() - c0)
+                        lab[3] = [pid for pid in ids if w.s.people[pid].status == "active"]
+        for name in trees:
+            out[name].append([(lab[0], pick(lab[4]), pick(lab[5])) for lab in labs[name]])
+        gc.collect()
+    return out
+
+
+def head_count_figures(sizes: list[int], months: int, pick: Any = statistics.median) -> list[HeadRow]:
+    """Per-month CPU seconds against head count in this process's ``world``, one run:
+    :func:`head_count_runs` for this tree alone."""
+    return head_count_runs({"": None}, sizes, months, 1, pick)[""][0]
+
+
+def fit_exponent(sizes: Sequence[float], costs: Sequence[float]) -> float:
+    """The exponent ``b`` of ``cost ~ a * size**b`` fitted by least squares on logarithms
+    (1: linear; needs two sizes or more)."""
+    if len(sizes) != len(costs) or len(sizes) < 2:
+        raise ValueError("fit_exponent needs as many costs as sizes, two or more")
+    xs = [math.log(s) for s in sizes]
+    ys = [math.log(c) for c in costs]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        raise ValueError("fit_exponent needs two different sizes")
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+
+
+UPPER_SIZES = 200
+"""The head-count exponent is also fitted over the sizes from this one up (where a term that
+grows faster than the people shows; the small labs' fixed costs flatten the overall fit)."""
+
+
+def head_exponents(rows: list[HeadRow]) -> tuple[float, float]:
+    """``(over all sizes, over n >= UPPER_SIZES)`` exponents of tick + API month of one run's rows
+    (the second is the first when fewer than two sizes reach ``UPPER_SIZES``)."""
+    ns = [n for n, _, _ in rows]
+    total = [t + a for _, t, a in rows]
+    upper = [i for i, n in enumerate(ns) if n >= UPPER_SIZES]
+    b_all = fit_exponent(ns, total)
+    if len(upper) < 2:
+        return b_all, b_all
+    return b_all, fit_exponent([ns[i] for i in upper], [total[i] for i in upper])
+
+
+def head_count(trees: dict[str, Tree | None], sizes: list[int], months: int, runs: int) -> None:
+    """Print :func:`head_count_runs`: per tree, each size's CPU ms and us per person (medians
+    over the runs), and the fitted exponents of every run, with their median and spread."""
+    print(
+        f"per-month cost against head count (CPU; each run the median of {months} months, {runs} runs; "
+        "cost per person should stay flat, exponent <= 1):"
+    )
+    got = head_count_runs(trees, sizes, months, runs)
+    for name, per_run in got.items():
+        if name:
+            print(f"{name}:")
+        print(
+            f"{'people':>7} {'tick ms':>9} {'tick us/person':>15} {'API ms':>9} {'API us/person':>14} {'us/person':>10}"
+        )
+        for i, n in enumerate(sizes):
+            t = statistics.median(r[i][1] for r in per_run)
+            a = statistics.median(r[i][2] for r in per_run)
+            tot = statistics.median(r[i][1] + r[i][2] for r in per_run)
+            print(f"{n:7d} {t * 1e3:9.3f} {t * 1e6 / n:15.2f} {a * 1e3:9.3f} {a * 1e6 / n:14.2f} {tot * 1e6 / n:10.2f}")
+        fits = [head_exponents(r) for r in per_run]
+        for j, label in enumerate((f"sizes {sizes[0]}..{sizes[-1]}", f"n >= {UPPER_SIZES}")):
+            bs = [f[j] for f in fits]
+            print(
+                f"exponent over {label}: {statistics.median(bs):.3f} median of {runs} runs, "
+                f"spread {min(bs):.3f}-{max(bs):.3f} ({', '.join(f'{b:.3f}' for b in bs)})"
+            )
 
 
 PACKAGES = ("world", "saves", "scenarios", "pibench_tui")
@@ -384,7 +503,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout to measure side by side with this one")
     ap.add_argument("--rounds", type=int, default=30, help="careers per tree with --against (default 30)")
+    ap.add_argument("--heads", action="store_true", help="the head-count figure only (with --against: both trees)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of the head-count figure (default 3)")
     args = ap.parse_args()
+    sizes = [10, 100, 500, 2000] if args.quick else [10, 50, 200, 500, 1000, 2000]
+    months = 3 if args.quick else 6
+    if args.heads:
+        here = str(Path(__file__).resolve().parents[1])
+        trees: dict[str, Tree | None] = {"": None}
+        if args.against:
+            trees = {"this tree": Tree(here), args.against: Tree(args.against)}
+        head_count(trees, sizes, months, args.runs)
+        return
     if args.against:
         side_by_side(args.against, args.rounds)
         return
@@ -394,7 +524,7 @@ def main() -> None:
     policy_and_tick(repeat)
     do_nothing_tick(10 if args.quick else 40)
     gc.collect()
-    head_count([10, 100, 500, 2000] if args.quick else [10, 50, 200, 500, 1000, 2000], 3 if args.quick else 6)
+    head_count({"": None}, sizes, months, args.runs)
 
 
 if __name__ == "__main__":

@@ -210,3 +210,45 @@ def test_kept_answers_the_kept_object_without_building_one():
     plain = Api(w)
     plain.lab.dashboard()
     assert plain.kept("lab", "dashboard") is NOT_KEPT
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_set_mentoring_of_a_big_lab_answers_as_a_new_api_would(shared):
+    """``students.set_mentoring`` keeps the people's hours and the pool between its calls
+    (``Api.mentoring_roster``): a lab of 250 researchers whose hours are set 100 people a call
+    (the dict limit), with hires and ticks in between, gets from one long-lived API the same
+    answers, refusals and world as a twin world whose every call goes through a new API."""
+    import random
+
+    from tests.world.mechanics_helpers import add_person, make_world
+
+    worlds = [make_world(seed=5, start_budget=1e9) for _ in range(2)]
+    for w in worlds:
+        for i in range(250):
+            add_person(w, "phd" if i % 5 else "postdoc")
+    kept_api = Api(worlds[0], shared_results=shared)
+    rnd = random.Random(3)
+    answers: list[list[Any]] = [[], []]
+    refused = 0
+    for _month in range(4):
+        for step in range(12):
+            ids = [p.id for p in worlds[0].s.people.values() if p.status == "active" and p.role in ("phd", "postdoc")]
+            start = rnd.randrange(0, len(ids), 50)
+            hours = {pid: rnd.choice([0.0, 0.01, 0.05, 0.1, 0.12, 0.3]) for pid in ids[start : start + 100]}
+            if step == 5:
+                hours = {ids[0]: 40.0}  # over the pool: refused
+            for k, w in enumerate(worlds):
+                api = kept_api if k == 0 else Api(w, shared_results=shared)
+                try:
+                    answers[k].append(api.students.set_mentoring(dict(hours)))
+                except ActionError as exc:
+                    answers[k].append([exc.code, str(exc)])
+                    refused += k == 0
+            if step == 7:
+                for k, w in enumerate(worlds):
+                    (kept_api if k == 0 else Api(w)).recruit.hire_ra()
+        for w in worlds:
+            w.next_month()
+    assert answers[0] == answers[1]
+    assert worlds[0].digest() == worlds[1].digest()
+    assert 4 <= refused < len(answers[0]) - 8  # both kinds of answer were compared

@@ -113,6 +113,7 @@ class Api:
         self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
+        self._mentoring_kept: tuple[Any, ...] | None = None  # see mentoring_roster
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
     def _reads(self) -> ReadCache:
@@ -221,6 +222,40 @@ class Api:
             oversight = people_mod.oversight_tax(w)
             parts = sec[10] = (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w))
         return parts
+
+    def mentoring_roster(self) -> tuple[dict[str, int], list[float], float]:
+        """``(position by person id, standing hours, attention pool)`` for ``students.set_mentoring``:
+        the active people's mentoring hours in creation order (the list whose ``sum`` is the
+        mentoring total, §3) and this month's attention pool (hours).
+
+        Kept as the read cache keeps its reads (for the world's version, forgotten with
+        them), and carried over by ``set_mentoring``'s own change (:meth:`keep_mentoring_roster`):
+        a lab that sets its hours 100 people at a time (the API's dict limit) pays one pass
+        over the people per change of anything else, not three passes per call. The caller
+        may read the list but must not alter it."""
+        w = self.world
+        c = self._reads()
+        kept = self._mentoring_kept
+        # the number of people too: someone put straight into the state (a test, a tool) is noticed
+        if kept is not None and kept[:3] == (c.epoch, w.version, len(w.s.people)):
+            return kept[3], kept[4], kept[5]
+        index: dict[str, int] = {}
+        hours: list[float] = []
+        for p in w.s.people.values():  # people_mod.active_people(w), in its order
+            if p.status == "active":
+                index[p.id] = len(hours)
+                hours.append(p.mentoring)
+        pool = people_mod.attention_pool(w)
+        self._mentoring_kept = (c.epoch, w.version, len(w.s.people), index, hours, pool)
+        return index, hours, pool
+
+    def keep_mentoring_roster(self, index: dict[str, int], hours: list[float], pool: float) -> None:
+        """Keep the :meth:`mentoring_roster` of the world as ``students.set_mentoring`` leaves
+        it (``hours``: the new standing hours; who is active and the pool unchanged), valid
+        for the version that call's log entry gives the world (``api_call`` moves it by one
+        after an accepted change). Called by ``set_mentoring`` only, after its change."""
+        w = self.world
+        self._mentoring_kept = (self._cache.epoch, w.version + 1, len(w.s.people), index, hours, pool)
 
     def _live(self, name: str) -> list[Any]:
         """The entities of collection ``name`` (:data:`LIVE_STATUS`) still in their first status

@@ -105,9 +105,11 @@ class ReadCache:
         guard: for an API that hands out copies, ``(month, budget, one-off hours, log
             length)`` of that state too: a direct edit of one of them (a test, a tool) is
             noticed although the version moves only with logged changes and ticks.
+        epoch: how many times everything was forgotten (:meth:`reset`): what the API keeps
+            outside this cache is valid for one epoch at most.
     """
 
-    __slots__ = ("guard", "sections", "state", "values", "version")
+    __slots__ = ("epoch", "guard", "sections", "state", "values", "version")
 
     def __init__(self) -> None:
         self.values: dict[Any, Any] = {}
@@ -115,6 +117,7 @@ class ReadCache:
         self.version = -1
         self.state: object = None
         self.guard: tuple[Any, ...] | None = None
+        self.epoch = 0
 
     def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
         """Forget everything; what is kept from now on is valid for ``version`` of ``state``."""
@@ -123,6 +126,7 @@ class ReadCache:
         self.version = version
         self.state = state
         self.guard = guard
+        self.epoch += 1
 
     def drop(self, areas: tuple[str, ...]) -> None:
         """Forget every result that depends on one of ``areas``."""

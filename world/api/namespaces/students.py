@@ -33,8 +33,13 @@ class Students(Namespace):
         for pid, h in hours.items():
             p = self._person(pid)
             new[p.id] = checks.num(h, f"mentoring hours for {p.id}", 0.0, w.cfg.mentoring_max)
-        total = sum(new.get(p.id, p.mentoring) for p in people_mod.active_people(w))
-        pool = people_mod.attention_pool(w)
+        # the hours as they would be, summed in the people's order: the same floats added in the
+        # same order as sum(new.get(p.id, p.mentoring) for p in active_people(w)), exactly
+        index, hours, pool = self._api.mentoring_roster()
+        after = hours.copy()
+        for pid, h in new.items():
+            after[index[pid]] = h
+        total = sum(after)
         if total + w.s.oneoff_used > pool + 1e-9:
             raise ActionError(
                 "no_attention",
@@ -44,6 +49,7 @@ class Students(Namespace):
         if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
             return Unchanged(result)  # the same hours again: nothing to log
         people_mod.set_mentoring(w, new)
+        self._api.keep_mentoring_roster(index, after, pool)
         return result
 
     @api_call(mutating=False, areas=())
