@@ -245,7 +245,8 @@ class Sandbox:
             the results that still hold (:mod:`.reads`); without, it empties the cache.
         plain_results: The handler's results for the calls of ``spec`` are plain JSON data
             (dicts with str keys, lists, str, int, finite float, bool, None; no tuples, no
-            subclasses: the world API's, ``tests/headless/test_plain_results.py``), so they
+            subclasses, no dict or list twice in one result: the world API's,
+            ``tests/headless/test_plain_results.py``), so they
             are marshalled for the agent process as they are; otherwise (and always for
             ``query`` and ``memory``) each goes through JSON first
             (:func:`~.process.result_bytes`). The agent process sees the same values either way.

@@ -17,7 +17,7 @@ Standard library only (numpy too, when the parent says where it is), all importe
 the confinement is applied.
 
 Wire protocol. From the parent: frames (the length of the message in ASCII digits, a
-newline, the message marshalled, version 2: ``agent_launch.frame``). The parent is trusted:
+newline, the message marshalled: ``agent_launch.frame``). The parent is trusted:
 what it marshals is loaded; results of API calls come as marshal bytes of plain JSON data
 (``process.result_bytes``), loaded afresh for each answer. To the parent: one JSON object
 per line (UTF-8), which the parent checks.
@@ -501,7 +501,7 @@ class _Runtime:
         #
         # Results arrive as marshal bytes (``"v"``, and in ``"pf"``) and are kept so: each
         # answer is loaded afresh from them, so agent code gets new objects each time, exactly
-        # as from JSON (the parent sends plain JSON data, marshal version 2: nothing shared).
+        # as from JSON (the parent sends plain JSON data holding no dict or list twice).
         readonly = {
             (ns, m)
             for ns, calls in self.spec.items()

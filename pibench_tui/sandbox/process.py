@@ -55,9 +55,7 @@ def _encode(value: Any) -> str:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(cast(Any, _DECODER))
 
-#: The marshal format of everything sent to the agent process: version 2 writes no
-#: references, so every part of a value loads as an object of its own, as from JSON (3 and
-#: later would share the parts the sender shares).
+#: The marshal format of everything sent to the agent process (see ``agent_launch``).
 MARSHAL_VERSION = agent_launch.MARSHAL_VERSION
 _dumps = marshal.dumps
 
@@ -83,8 +81,8 @@ def result_bytes(value: Any, plain: bool) -> bytes:
     """A result for the agent process, as marshal bytes it loads afresh for each answer.
 
     ``plain``: ``value`` is plain JSON data by contract (dicts with str keys, lists, str,
-    int, finite float, bool, None, nothing else: the world API's results,
-    ``tests/headless/test_plain_results.py``), so it is marshalled as it is, which gives
+    int, finite float, bool, None, nothing else, and no dict or list in it twice: the world
+    API's results, ``tests/headless/test_plain_results.py``), so it is marshalled as it is, which gives
     exactly what its JSON text gave (a subclass, which marshal refuses, still goes the JSON
     way). Otherwise it goes through JSON first (:func:`json_copy`). Raises
     ``TypeError``/``ValueError``/``RecursionError`` for a value that is not plain JSON."""

@@ -1,7 +1,8 @@
 """Results cross to the agent process as marshal bytes (issue 9 §3), and agent code sees
 exactly what JSON text would have given: the world API's results are plain JSON data (dicts
-with str keys, lists, str, int, finite float, bool, None, no subclasses) all along careers,
-and anything else is turned into what JSON makes of it first."""
+with str keys, lists, str, int, finite float, bool, None, no subclasses, no dict or list twice
+in one result: marshal would load it as one object twice) all along careers, and anything
+else is turned into what JSON makes of it first."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pibench_tui.sandbox.process import MARSHAL_VERSION, json_copy, result_bytes
+from pibench_tui.sandbox.process import json_copy, result_bytes
 from world.api import API_CALLS, REQUIRED, Api
 from world.config import WorldConfig
 from world.engine import World
@@ -182,13 +183,16 @@ def test_what_is_not_plain_json_is_turned_into_what_json_gives():
     assert text == {"s": "a?b"}  # a lone surrogate: UTF-8 replaced it in the JSON text
 
 
-def test_a_part_shared_in_pibench_is_two_objects_in_the_agent_process():
-    """A result whose rows are shared (kept rows in two lists) loads as separate objects,
-    as from JSON: changing one never changes the other (marshal version 2: no references)."""
+def test_a_container_twice_in_one_result_would_be_shared_so_results_hold_none():
+    """Why the contract says "no dict or list twice": marshal loads a container met twice in
+    one value as one object (JSON makes two), so a change of one would show in the other; the
+    walk above finds such a result. Rows kept by the API and handed out in several results
+    (once in each) load as objects of their own."""
     row = {"id": "D1", "tier": 2}
-    value = {"a": [row], "b": [row, row]}
-    loaded = marshal.loads(result_bytes(value, plain=True))
-    assert MARSHAL_VERSION == 2
-    assert shared_parts(loaded) == []
-    loaded["a"][0]["tier"] = 9
-    assert loaded["b"][0]["tier"] == 2 and loaded["b"][1]["tier"] == 2
+    twice = marshal.loads(result_bytes({"a": [row], "b": [row]}, plain=True))
+    assert shared_parts(twice) == ["result['b'][0]"]
+    first = marshal.loads(result_bytes({"a": [row]}, plain=True))
+    second = marshal.loads(result_bytes({"b": [row]}, plain=True))
+    first["a"][0]["tier"] = 9
+    assert second["b"][0]["tier"] == 2 and row["tier"] == 2
+    assert shared_parts(marshal.loads(result_bytes({"a": [row], "b": [row]}, plain=False))) == []
