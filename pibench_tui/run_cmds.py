@@ -12,13 +12,14 @@ import csv
 import math
 import statistics
 import sys
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .argtypes import positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from .sweep import GroupRows
 
@@ -402,7 +403,7 @@ def stat_rows(rows: Sequence[dict]) -> list[tuple[str, dict[str, str]]]:
 
     s = summarize(rows)
     keys = [key for key, _ in _COLS if key != "collapse_month"]
-    columns: dict[str, list[float]] = {key: [] for key in keys}
+    columns = {key: array("d") for key in keys}  # the same floats as lists of them, 8 bytes each
     for r in rows:  # one pass: each row of a GroupRows is built from its arrays
         for key in keys:
             columns[key].append(float(r[key]))
@@ -461,8 +462,8 @@ def _per_seed_table(rows: Sequence[dict]):
     from .fast_table import FastTable
 
     t = FastTable([("seed", "right")] + [(label, "right") for _, label in _COLS])
-    for r in rows:
-        t.add_row(_seed_label(r["seed"]), *[_cell(k, r[k]) for k, _ in _COLS])
+    # the seed lines are made when the table is measured and again when printed, never kept
+    t.add_rows(lambda: ((_seed_label(r["seed"]), *[_cell(k, r[k]) for k, _ in _COLS]) for r in rows), len(rows))
     t.add_section()
     for label, cells in stat_rows(rows):
         t.add_row(label, *[cells.get(k, "") for k, _ in _COLS])
@@ -529,13 +530,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     title = f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)"
     t = FastTable([("seed", "right")] + [(p, "right") for p in names] + [(f"{p}/{a}", "right") for p in names[1:]])
     ratios = {p: paired_ratios(res[a], res[p]) for p in names[1:]}
-    for i, seed in enumerate(args.seeds):
-        cells = []
-        for p in names:
-            r = res[p][i]
-            cells.append(_num(r["impact"]) + (f" (†{r['collapse_month']})" if r["collapse_month"] is not None else ""))
-        cells += [f"{ratios[p][i]:.2f}" for p in names[1:]]
-        t.add_row(_seed_label(seed), *cells)
+
+    def seed_lines() -> Iterator[list[str]]:  # made when the table is measured and again when printed
+        for i, per_policy in enumerate(zip(*(res[p] for p in names), strict=True)):
+            cells = [_seed_label(args.seeds[i])]
+            for r in per_policy:
+                cells.append(
+                    _num(r["impact"]) + (f" (†{r['collapse_month']})" if r["collapse_month"] is not None else "")
+                )
+            cells += [f"{ratios[p][i]:.2f}" for p in names[1:]]
+            yield cells
+
+    t.add_rows(seed_lines, len(args.seeds))
     t.add_section()
     sums = {p: summarize(res[p]) for p in names}
     for label, key in (("mean", "mean"), ("median", "median"), ("geomean", "geomean"), ("std", "std")):

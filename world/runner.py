@@ -474,18 +474,27 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "grants_won": 0.0,
             "grant_dollars": 0.0,
         }
-    imp = [float(r["impact"]) for r in rows]
+    imp: list[float] = []
+    papers, top_papers, grants_won, grant_dollars = [], [], [], []
+    collapses = 0
+    for r in rows:  # one pass (a sweep's rows may be made from compact columns as they are read)
+        imp.append(float(r["impact"]))
+        papers.append(r["papers"])
+        top_papers.append(r["top_papers"])
+        grants_won.append(r["grants_won"])
+        grant_dollars.append(r["grant_dollars"])
+        collapses += r["collapse_month"] is not None
     return {
         "n": n,
         "mean": statistics.fmean(imp),
         "median": statistics.median(imp),
         "geomean": math.exp(statistics.fmean(math.log(x + 1.0) for x in imp)),
         "std": statistics.stdev(imp) if n > 1 else 0.0,
-        "collapses": sum(1 for r in rows if r["collapse_month"] is not None),
-        "papers": statistics.fmean(r["papers"] for r in rows),
-        "top_papers": statistics.fmean(r["top_papers"] for r in rows),
-        "grants_won": statistics.fmean(r["grants_won"] for r in rows),
-        "grant_dollars": statistics.fmean(r["grant_dollars"] for r in rows),
+        "collapses": collapses,
+        "papers": statistics.fmean(papers),
+        "top_papers": statistics.fmean(top_papers),
+        "grants_won": statistics.fmean(grants_won),
+        "grant_dollars": statistics.fmean(grant_dollars),
     }
 
 

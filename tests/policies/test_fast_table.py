@@ -67,3 +67,38 @@ def test_fast_table_refuses_a_row_longer_than_its_columns():
         assert "2 cells" in str(exc) and "1 columns" in str(exc)
     else:
         raise AssertionError("a row longer than the table was accepted")
+
+
+def test_rows_made_on_demand_print_in_batches_as_one_table(monkeypatch):
+    """Rows given by add_rows (made again at each read, never kept) print exactly as the same
+    rows added one by one and as rich's table, across several print_table batches of
+    PRINT_LINES lines; they are made twice (measure, print); a maker that makes another
+    number of rows than promised is an error naming both."""
+    import pytest
+
+    import pibench_tui.fast_table as fast_table
+
+    monkeypatch.setattr(fast_table, "PRINT_LINES", 7)
+    rows = [(str(i), f"{i * 1.5:,.1f}", "x" * (i % 5), "—" if i % 3 else str(i)) for i in range(40)]
+    kept = _table(rows + ROWS[3:], sections=(39, 41))
+    lazy = FastTable(kept.columns)
+    made = []
+
+    def make():
+        made.append(1)
+        return iter(rows)
+
+    lazy.add_rows(make, len(rows))
+    lazy.add_section()
+    lazy.add_row(*ROWS[3])
+    lazy.add_row(*ROWS[4])
+    lazy.add_section()
+    assert lazy.count == kept.count == 42
+    printed = _printed(lazy, 200, fast=True)
+    assert len(made) == 2
+    assert printed == _printed(kept, 200) == _printed(kept.to_rich(), 200)
+    assert printed.count("\n") > 3 * fast_table.PRINT_LINES
+    bad = FastTable([("a", "left")])
+    bad.add_rows(lambda: iter([("1",)]), 2)
+    with pytest.raises(ValueError, match="promised 2 rows and made 1"):
+        bad.widths()
