@@ -654,7 +654,8 @@ def main(argv: list[str] | None = None) -> int:
         f"n >= {speed.UPPER_SIZES} in each run, the medians shown (the verdict takes the larger; 'borderline' up to "
         f"{GOAL_EXPONENT + EXPONENT_NOISE:g}, within this measurement's noise of linear); every run's exponents "
         + ", ".join(f"{x:.3f}/{y:.3f}" for x, y in fits)
-        + "; medians per size: "
+        + " (bench/heads_instructions.py counts the same month's instructions, which the load does not move); "
+        "medians per size: "
         + ", ".join(f"n={n}: {c * 1e3:.2f} ms ({c * 1e6 / n:.1f} us/person)" for n, c in zip(ns, total, strict=True))
     )
     print(

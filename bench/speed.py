@@ -19,6 +19,8 @@ repeated runs:
   and over n >= 200, in each of ``--runs`` runs (default 3) and their spread. Goal: no worse
   than linear (flat cost per person, b <= 1). ``--heads`` prints this figure alone; with
   ``--against PATH`` too, for both trees side by side (their months interleaved).
+  ``bench/heads_instructions.py`` counts the same month's instructions under callgrind (a
+  figure the machine's load does not move).
 
 With ``--against PATH`` (another checkout of pibench, e.g. a worktree of ``main``), the
 baseline career, the do-nothing career, the do-nothing tick and ``World()`` are measured for
