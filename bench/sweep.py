@@ -13,7 +13,8 @@ average before and after (the machine is shared: a wall time means little withou
 ``python bench/sweep.py --growth [--sizes 1000,3000,10000] [--against TREE]`` runs the sweep at
 each size and prints the command's own peak resident memory (its ``VmHWM`` at exit: the
 parent alone, workers not included, the table's printing included) and the least-squares
-**parent RSS growth per 1,000 seeds**, with the CPU per career; ``--against TREE`` (another
+**parent RSS growth per 1,000 seeds**, with the CPU per career (``--files``: the sweep also
+writes ``--json`` and ``--csv``, whose journal holds the full rows); ``--against TREE`` (another
 pibench checkout) runs that tree's command at each size too, alternating, for a side-by-side
 figure under the same load.
 
@@ -138,11 +139,17 @@ class Sweep:
         return self.samples[min(len(self.samples) - 1, int(frac * len(self.samples)))][i]
 
 
-def run_sweep(seeds: int, jobs: int, command: list[str] | None = None, env: dict[str, str] | None = None) -> Sweep:
+def run_sweep(
+    seeds: int,
+    jobs: int,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    extra: list[str] | None = None,
+) -> Sweep:
     """Run ``pibench run baseline --seeds 1-seeds --jobs jobs`` once (``command``: the
-    program, default :func:`pibench`; ``env``: its environment, default this one's), sampling
-    the memory of its process tree every half second."""
-    cmd = (command or pibench()) + ["run", "baseline", "--seeds", f"1-{seeds}", "--jobs", str(jobs)]
+    program, default :func:`pibench`; ``env``: its environment, default this one's; ``extra``:
+    more arguments), sampling the memory of its process tree every half second."""
+    cmd = (command or pibench()) + ["run", "baseline", "--seeds", f"1-{seeds}", "--jobs", str(jobs), *(extra or [])]
     load_before = load()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -178,9 +185,10 @@ sys.exit(main(sys.argv[1:]))
 (kB, ``VmHWM``, Linux) to the file named by ``PIBENCH_BENCH_PEAK_FILE`` as it exits."""
 
 
-def parent_peak(seeds: int, jobs: int, tree: str | None) -> tuple[float, Sweep]:
-    """One sweep of ``seeds`` seeds (``tree``: another checkout's code, else this one's): the
-    command's own peak resident memory in MB and the run."""
+def parent_peak(seeds: int, jobs: int, tree: str | None, files: bool = False) -> tuple[float, Sweep]:
+    """One sweep of ``seeds`` seeds (``tree``: another checkout's code, else this one's;
+    ``files``: writing ``--json`` and ``--csv``): the command's own peak resident memory in
+    MB and the run."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,7 +196,8 @@ def parent_peak(seeds: int, jobs: int, tree: str | None) -> tuple[float, Sweep]:
         env = {**os.environ, "PIBENCH_BENCH_PEAK_FILE": str(peak_file)}
         if tree:
             env["PYTHONPATH"] = str(Path(tree).resolve())
-        run = run_sweep(seeds, jobs, [sys.executable, "-c", PEAK_WRAPPER], env)
+        extra = ["--json", f"{tmp}/rows.json", "--csv", f"{tmp}/rows.csv"] if files else []
+        run = run_sweep(seeds, jobs, [sys.executable, "-c", PEAK_WRAPPER], env, extra)
         try:
             peak = int(peak_file.read_text()) / 1024
         except (OSError, ValueError):
@@ -202,7 +211,7 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-def growth(sizes: list[int], jobs: int, against: str | None) -> None:
+def growth(sizes: list[int], jobs: int, against: str | None, files: bool = False) -> None:
     """Print the command's peak memory at each sweep size and its growth per 1,000 seeds
     (this tree, and ``against`` beside it when given)."""
     trees: list[tuple[str, str | None]] = [("this tree", None)]
@@ -210,10 +219,11 @@ def growth(sizes: list[int], jobs: int, against: str | None) -> None:
         trees.append((against, against))
     peaks: dict[str, list[float]] = {name: [] for name, _ in trees}
     cpus: dict[str, list[float]] = {name: [] for name, _ in trees}
-    print(f"$ pibench run baseline --seeds 1-N --jobs {jobs}, N = {', '.join(f'{n:,}' for n in sizes)}")
+    more = " --json FILE --csv FILE" if files else ""
+    print(f"$ pibench run baseline --seeds 1-N --jobs {jobs}{more}, N = {', '.join(f'{n:,}' for n in sizes)}")
     for n in sizes:
         for name, tree in trees if n % 2 else trees[::-1]:  # alternate which tree goes first
-            peak, run = parent_peak(n, jobs, tree)
+            peak, run = parent_peak(n, jobs, tree, files)
             if run.returncode != 0:
                 print(f"{name}: the command failed with exit status {run.returncode}")
                 sys.exit(1)
@@ -279,9 +289,10 @@ def main() -> None:
     ap.add_argument("--growth", action="store_true", help="the command's own peak memory at several sizes")
     ap.add_argument("--sizes", default="1000,3000,10000", help="sweep sizes for --growth (default 1000,3000,10000)")
     ap.add_argument("--against", metavar="TREE", help="with --growth: another pibench checkout, side by side")
+    ap.add_argument("--files", action="store_true", help="with --growth: the sweep also writes --json and --csv")
     args = ap.parse_args()
     if args.growth:
-        growth([int(x) for x in args.sizes.split(",")], args.jobs, args.against)
+        growth([int(x) for x in args.sizes.split(",")], args.jobs, args.against, args.files)
         return
     if args.split:
         split(args.seeds or 200)
