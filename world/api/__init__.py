@@ -88,7 +88,9 @@ class Api:
             (``tests/policies/test_cached_reads.py`` checks they don't) or a front end that
             serialises each result before anyone sees it. Nothing returned is ever part of
             the world's state, so the world cannot be altered through a result either way;
-            what a careless caller could alter is the kept result the next read returns.
+            what a careless caller could alter is the kept result the next read returns (and
+            the lists of the last month report, ``time.next_month()``'s ``"report"``: derived
+            data, saved but outside the digest).
     """
 
     def __init__(self, world: World, *, shared_results: bool = False) -> None:

@@ -26,7 +26,7 @@ class Time(Namespace):
         api._forget()  # the tick moved everything; what is kept from here on is of the new month
         if self._unread:  # Api.next_month_unread(): no report dict, no dashboard (time.last_report() has it)
             return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
-        report = closed.to_dict()
+        report = closed.shared_dict() if api.shared_results else closed.to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
         d = api._dashboard()  # kept: the next lab.dashboard() of this month is a copy of it
@@ -49,4 +49,4 @@ class Time(Namespace):
                 "no_report",
                 f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}",
             )
-        return rep.to_dict()
+        return rep.shared_dict() if self._api.shared_results else rep.to_dict()
