@@ -9,7 +9,11 @@ which is steadier on a shared machine):
 * ``pibench headless --jsonl``: from the process start to the reply to a first trivial block
   (world built, agent process started; goal: at most 120 ms), and what the headless parent
   imports (``-X importtime``: the heaviest top-level modules, and that textual, rich and
-  tinydb are not among them).
+  tinydb are not among them);
+* the agent process alone, from its start to its ``ready`` (:func:`agent_ready`): with the
+  bytecode cached, the longer of the two starts of ``pibench headless`` (docs/headless.md),
+  so the floor of its first reply, set by what agent code may import (numpy and the
+  allowed modules).
 
 Two conditions, because they differ by a factor: **bytecode cached** (how an installed
 pibench starts: ``pip install`` compiles every module; here ``PYTHONDONTWRITEBYTECODE`` is
@@ -120,6 +124,32 @@ def headless_first_reply(repeat: int, env: dict[str, str], command: list[str] | 
     return statistics.median(walls), statistics.median(cpus)
 
 
+def agent_ready(repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of an agent process alone, from its start (the ``boot``
+    message sent with it, the handshake's ``init`` right after) to its ``ready``, over
+    ``repeat`` fresh interpreters that import the sandbox package first (not timed); CPU:
+    the agent process's whole run (start, imports, confinement, exit)."""
+    code = (
+        "import resource, time\n"
+        "from pibench_tui.sandbox import Sandbox\n"
+        "sandbox = Sandbox(lambda *a: None, {}, block_timeout=10)\n"
+        "c0 = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "t0 = time.perf_counter()\n"
+        "sandbox.start()\n"
+        "wall = time.perf_counter() - t0\n"
+        "sandbox.close()\n"
+        "c1 = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(wall, c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)\n"
+    )
+    walls, cpus = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        wall, cpu = (float(x) for x in out.stdout.split())
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def heaviest_imports(env: dict[str, str]) -> None:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "pibench_tui", "headless", "--jsonl", "--seed", "101"],
@@ -163,6 +193,11 @@ def figures(env: dict[str, str], repeat: int) -> None:
     print(
         f"  {'pibench headless, 1st reply':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
         f"(parent + agent process; goal <= {GOAL_MS} ms)"
+    )
+    wall, cpu = agent_ready(repeat, env)
+    print(
+        f"  {'agent process, start->ready':28s} wall {wall * 1e3:6.0f} ms  cpu {cpu * 1e3:6.0f} ms "
+        "(alone; bytecode cached, the longer start of the two: the first reply's floor)"
     )
     heaviest_imports(env)
 
