@@ -656,14 +656,14 @@ def calibration_report(res: Mapping[str, Sequence[dict]]) -> list[str]:
         lines.append(f"hire-max: collapses 0/{n}; Impact mean {_num(hsum['mean'])}")
     b = res["baseline"]
     bsum = summarize(b)
-    survived = [r for r in b if r["collapse_month"] is None]
+    survived = [r["final_budget"] for r in b if r["collapse_month"] is None]  # their final budgets
     bcm = sorted(r["collapse_month"] for r in b if r["collapse_month"] is not None)
     lines.append(
         f"baseline: survival {len(survived)}/{n} ({100.0 * len(survived) / n:.0f}%)"
         + (f"; collapse months median {statistics.median(bcm):g} (min {bcm[0]}, max {bcm[-1]})" if bcm else "")
     )
     if survived:
-        lines.append(f"baseline final budgets (survivors): {_quantiles([r['final_budget'] for r in survived], _money)}")
+        lines.append(f"baseline final budgets (survivors): {_quantiles(survived, _money)}")
     lines.append(
         f"baseline Impact: mean {_num(bsum['mean'])}, geomean(Impact+1) {_num(bsum['geomean'])}, std {_num(bsum['std'])}; {_quantiles([r['impact'] for r in b])}"
     )
