@@ -5,7 +5,7 @@ Agent code never runs in this process. :class:`Sandbox` starts an **agent proces
 working directory ``/``) that holds no world and imports nothing of ours. The agent
 process reaches the world only through a small RPC: it sends ``(namespace, method,
 args, kwargs)`` as JSON, this process validates the call, applies it to the world
-*completely* and only then answers with a JSON result or a refusal. A kill can
+*completely* and only then answers with its result or a refusal. A kill can
 therefore never leave a call half-applied: either the parent finished it (it counts)
 or the parent never started it.
 

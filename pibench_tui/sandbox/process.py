@@ -115,7 +115,7 @@ def agent_command() -> list[str]:
 
 
 class AgentProcess:
-    """One agent process and its two pipes (line-delimited JSON).
+    """One agent process and its two pipes (marshal frames to it, line-delimited JSON from it).
 
     Starting is non-blocking: create it early (before the world is built) and hand it to
     :class:`Sandbox`: the ``boot`` message sent at once lets it import numpy and the rest of

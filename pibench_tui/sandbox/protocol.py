@@ -1,10 +1,11 @@
 """The sandbox protocol between this process and the agent process: line-delimited JSON
-messages, their shapes, and the checks applied to everything the agent process sends.
+messages from it, their shapes, and the checks applied to everything it sends (to it:
+marshal frames, :func:`~.process.frame`).
 
 Messages from the agent process: ``{"t": "call", "ns", "m", "a", "k"}`` (an API call),
 ``{"t": "out", "s"}`` (output), ``{"t": "use", "i"}`` (read cache entries used, :mod:`.reads`), ``{"t":
 "done", "id", "error", "tail", "omitted"}`` (end of a block), ``{"t": "ready", "confinement": {...}}`` (handshake, with what
-confines the agent process). To it: ``init``, ``run``, ``ret``, ``exit``.
+confines the agent process). To it: ``boot``, ``init``, ``run``, ``ret``, ``exit``.
 """
 
 from __future__ import annotations
