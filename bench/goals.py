@@ -649,8 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "[8] CPU ms per month (engine tick + an API month: two dashboards, every researcher's reports and "
         "everybody's mentoring, 100 people a call) of a lab of n researchers (speed.py's crowded_lab; the sizes play "
-        f"their months in turn), each the fastest of its months (the least disturbed: the shape matters here, not the "
-        f"level), in {len(head_runs)} run(s) of fresh labs; exponent fitted on logarithms over all sizes and over "
+        f"their months in turn, a full garbage collection untimed before each), each the fastest of its months (the "
+        f"least disturbed: the shape matters here, not the level), in {len(head_runs)} run(s) of fresh labs; exponent fitted on logarithms over all sizes and over "
         f"n >= {speed.UPPER_SIZES} in each run, the medians shown (the verdict takes the larger; 'borderline' up to "
         f"{GOAL_EXPONENT + EXPONENT_NOISE:g}, within this measurement's noise of linear); every run's exponents "
         + ", ".join(f"{x:.3f}/{y:.3f}" for x, y in fits)

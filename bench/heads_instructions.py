@@ -90,7 +90,7 @@ def measure(tree: str, n: int, months: int) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--sizes", default="200,500,1000,2000", help="head counts, comma-separated (default 200,500,1000,2000)"
+        "--sizes", default="10,200,500,1000,2000", help="head counts, comma-separated (default 10,200,500,1000,2000)"
     )
     ap.add_argument("--months", type=int, default=3, help="counted months per size (default 3)")
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
