@@ -170,8 +170,9 @@ _HEADLESS_HELP = "play a career from stdin: agent Python, JSON lines, or a REPL"
 
 
 def _add_headless_parser(sub: Any) -> None:
-    """The full ``headless`` subcommand parser (imports the sandbox for its default limits)."""
-    from pibench_tui.sandbox import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
+    """The full ``headless`` subcommand parser (its default limits come from
+    :mod:`pibench_tui.agent_limits`, not from the sandbox package: ``--help`` stays light)."""
+    from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
 
     headless = sub.add_parser(
         "headless",
@@ -250,9 +251,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "←/→ step through months, j jumps, r the month's report, x the agent's transcript",
     )
 
-    # The headless options name the sandbox's limits: its parser (and the sandbox module,
-    # which pulls in subprocess, json and the agent-process script) is built only when
-    # `pibench headless` is asked for, so `pibench --help` stays light.
+    # The headless options' full parser is built only when `pibench headless` is asked for,
+    # so `pibench --help` stays light.
     if command == "headless":
         _add_headless_parser(sub)
     else:

@@ -49,6 +49,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
 from pibench_tui.sandbox.confine import Confinement, confinement_status
 from pibench_tui.sandbox.output import OutputSink, _OutputCollector
 from pibench_tui.sandbox.policy import (
@@ -105,12 +106,6 @@ __all__ = [
     "spec_from_api_calls",
 ]
 
-#: Default wall-clock limit per block, in seconds (MECHANICS §16; the issue's 10 s).
-DEFAULT_BLOCK_TIMEOUT = 10.0
-#: Default output cap per block, in characters.
-DEFAULT_MAX_OUTPUT = 20_000
-#: Default address-space limit of the agent process, in bytes (1 GiB).
-DEFAULT_MEMORY_LIMIT = 1 << 30
 #: Longest block of agent code accepted, in characters (checked before it is parsed).
 MAX_CODE_CHARS = 200_000
 Handler = Callable[[str, str, list, dict], Any]

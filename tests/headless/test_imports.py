@@ -30,7 +30,9 @@ def test_headless_session_imports_no_ui_library():
 
 
 def test_help_imports_neither_world_nor_ui():
-    """`pibench headless --help` stays light: no world, no UI library."""
+    """`pibench headless --help` stays light: no world, no UI library, and not the sandbox
+    package either (its default limits come from pibench_tui.agent_limits), so neither
+    dataclasses nor subprocess; the help still names the sandbox's defaults."""
     code = (
         "import sys\n"
         "from pibench_tui import cli\n"
@@ -38,9 +40,16 @@ def test_help_imports_neither_world_nor_ui():
         "    cli.main(['headless', '--help'])\n"
         "finally:\n"
         "    print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'world', 'numpy', 'textual', 'prompt_toolkit'}))\n"
+        "    print('SANDBOX', sorted(m for m in sys.modules if m in ('pibench_tui.sandbox', 'dataclasses', 'subprocess')))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.stdout.splitlines()[-1] == "LOADED []"
+    assert proc.stdout.splitlines()[-2:] == ["LOADED []", "SANDBOX []"]
+    from pibench_tui.sandbox import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
+
+    help_text = " ".join(proc.stdout.split())
+    assert f"(default {DEFAULT_BLOCK_TIMEOUT:g})" in help_text
+    assert f"(default {DEFAULT_MAX_OUTPUT:,})" in help_text
+    assert f"(default {DEFAULT_MEMORY_LIMIT >> 20})" in help_text
 
 
 def test_agent_process_imports_only_the_standard_library():
