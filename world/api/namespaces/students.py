@@ -35,8 +35,8 @@ class Students(Namespace):
             new[p.id] = checks.num(h, f"mentoring hours for {p.id}", 0.0, w.cfg.mentoring_max)
         # the hours as they would be, summed in the people's order: the same floats added in the
         # same order as sum(new.get(p.id, p.mentoring) for p in active_people(w)), exactly
-        index, hours, pool = self._api.mentoring_roster()
-        after = hours.copy()
+        index, standing, pool = self._api.mentoring_roster()
+        after = standing.copy()
         for pid, h in new.items():
             after[index[pid]] = h
         total = sum(after)
