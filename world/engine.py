@@ -300,7 +300,7 @@ class World:
         m = s.month
         rep = self.report = MonthReport(month=m)
         news_start = len(s.news)
-        pool, reserved = people_mod.attention_totals(self)
+        _, pool, reserved = people_mod.attention_totals(self)
         used = reserved + s.oneoff_used
         roles = people_mod.RESEARCHER_ROLES  # people_mod.active_people(self, roles), written out
         self._mentoring_snapshot = (

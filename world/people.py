@@ -215,9 +215,10 @@ def mentoring_reserved(w: World) -> float:
     return reserved
 
 
-def attention_totals(w: World) -> tuple[float, float]:
-    """``(attention_pool(w), mentoring_reserved(w))`` in one pass over the people (hours, §3):
-    the same head counts and the same sum of the same list as the two functions make."""
+def attention_totals(w: World) -> tuple[float, float, float]:
+    """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))`` in one pass over the
+    people (hours, §3): the same head counts and the same sum of the same list as the three
+    functions make."""
     researchers = ras = managers = 0
     hours = []
     for p in w.s.people.values():
@@ -232,7 +233,8 @@ def attention_totals(w: World) -> tuple[float, float]:
         elif role == "manager":
             managers += 1
     reserved: float = sum(hours)
-    return attention_pool(w, _oversight(w.cfg, researchers, ras, managers)), reserved
+    oversight = _oversight(w.cfg, researchers, ras, managers)
+    return oversight, attention_pool(w, oversight), reserved
 
 
 def attention_left(w: World) -> float:
@@ -256,7 +258,7 @@ def set_mentoring(w: World, hours: dict[str, float]) -> None:
 
 def rescale_mentoring(w: World) -> None:
     """At month open: shrink every mentoring allocation if the total no longer fits (§3)."""
-    pool, total = attention_totals(w)
+    _, pool, total = attention_totals(w)
     if total <= 0:
         return
     available = pool - w.s.oneoff_used

@@ -299,12 +299,7 @@ def attention(w: World, parts: tuple[float, float, float] | None = None) -> dict
 
     ``parts``: ``(oversight, pool, mentoring reserved)`` if already computed for this state.
     """
-    if parts is None:
-        oversight = people_mod.oversight_tax(w)
-        pool = people_mod.attention_pool(w, oversight)
-        mentoring = people_mod.mentoring_reserved(w)
-    else:
-        oversight, pool, mentoring = parts
+    oversight, pool, mentoring = people_mod.attention_totals(w) if parts is None else parts
     return {
         "base": w.cfg.attention_unlimited_base if w.cfg.unlimited_attention else w.cfg.attention_base,
         "oversight_tax": round2(oversight),
@@ -409,8 +404,9 @@ def month_parts_key(w: World) -> tuple[Any, ...]:
     return (id(s), s.month, s.compute_mult, len(s.calls), len(s.student_reports))
 
 
-def month_parts(w: World) -> MonthParts:
-    """The month's :class:`MonthParts`, built afresh (the API keeps them for the month)."""
+def month_parts(w: World, open_now: list[GrantCall] | None = None) -> MonthParts:
+    """The month's :class:`MonthParts`, built afresh (the API keeps them for the month);
+    ``open_now``: :func:`open_calls` if the caller keeps them."""
     cfg, m = w.cfg, w.s.month
     deadlines = venue_deadlines(w)
     return MonthParts(
@@ -426,7 +422,7 @@ def month_parts(w: World) -> MonthParts:
                 "duration_months": cfg.agencies[c.agency]["duration"],
                 "last_month_to_apply": c.close_month,
             }
-            for c in open_calls(w)  # the call_row fields a dashboard shows
+            for c in (open_calls(w) if open_now is None else open_now)  # the call_row fields a dashboard shows
         ],
         reports=_last_reports(w),
     )

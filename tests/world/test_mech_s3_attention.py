@@ -192,16 +192,21 @@ def test_s3_unlimited_attention_ablation_has_no_service_tax():
     assert people_mod.attention_pool(w) == 1e6 - 4
 
 
-def test_s3_attention_totals_equal_pool_and_mentoring_reserved():
-    """``attention_totals`` (one pass, used by the tick) gives exactly ``attention_pool`` and
-    ``mentoring_reserved`` for a mixed lab with a departed member and uneven mentoring."""
+def test_s3_attention_totals_equal_oversight_pool_and_mentoring_reserved():
+    """``attention_totals`` (one pass, used by the tick and the API) gives exactly
+    ``oversight_tax``, ``attention_pool`` and ``mentoring_reserved`` for a mixed lab with a
+    departed member and uneven mentoring."""
     w = make_world()
     people = [add_person(w, role) for role in ("phd", "postdoc", "ra", "manager", "phd")]
     for p, h in zip(people, (2.5, 0.1, 0.0, 0.0, 3.3), strict=True):
         p.mentoring = h
     people[4].status = "quit"
-    pool, reserved = people_mod.attention_totals(w)
-    assert (pool, reserved) == (people_mod.attention_pool(w), people_mod.mentoring_reserved(w))
+    oversight, pool, reserved = people_mod.attention_totals(w)
+    assert (oversight, pool, reserved) == (
+        people_mod.oversight_tax(w),
+        people_mod.attention_pool(w),
+        people_mod.mentoring_reserved(w),
+    )
     assert reserved == 2.5 + 0.1
     w.s.people.clear()
-    assert people_mod.attention_totals(w) == (people_mod.attention_pool(w), 0)
+    assert people_mod.attention_totals(w) == (0, people_mod.attention_pool(w), 0)

@@ -24,6 +24,7 @@ from .. import views
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
+from ..state import GrantCall
 from .cache import ReadCache
 from .limits import MAX_STRING_CHARS
 from .namespaces import (
@@ -116,6 +117,7 @@ class Api:
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
         self._mentoring_kept: tuple[Any, ...] | None = None  # see mentoring_roster
+        self._calls_kept: tuple[Any, int, dict[int, list[GrantCall]]] = (None, 0, {})  # see _open_calls
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
     def _reads(self) -> ReadCache:
@@ -199,8 +201,24 @@ class Api:
         """The dashboard's pieces that only the tick changes, built once a month (views.MonthParts)."""
         parts = self._month_parts_cache
         if parts is None or parts.key != views.month_parts_key(self.world):
-            parts = self._month_parts_cache = views.month_parts(self.world)
+            parts = self._month_parts_cache = views.month_parts(self.world, self._open_calls())
         return parts
+
+    def _open_calls(self) -> list[GrantCall]:
+        """:func:`views.open_calls` (the calls open this month, in creation order), looked up in
+        an index of the calls by month built once per state: every call is scheduled at the
+        start and never moves (the index is built again if the calls were replaced or added
+        to), so the same calls in the same order, without a walk over the career's calls."""
+        s = self.world.s
+        calls = s.calls
+        kept = self._calls_kept
+        if kept[0] is not calls or kept[1] != len(calls):
+            by_month: dict[int, list[GrantCall]] = {}
+            for c in calls.values():
+                for m in range(c.open_month, c.close_month + 1):
+                    by_month.setdefault(m, []).append(c)
+            kept = self._calls_kept = (calls, len(calls), by_month)
+        return kept[2].get(s.month, [])
 
     def next_month_unread(self) -> dict[str, Any]:
         """``time.next_month()`` for an in-process caller that does not read the new dashboard
@@ -220,9 +238,7 @@ class Api:
         sec = self._reads().sections
         parts: tuple[float, float, float] | None = sec[10]
         if parts is None:
-            w = self.world
-            oversight = people_mod.oversight_tax(w)
-            parts = sec[10] = (oversight, people_mod.attention_pool(w, oversight), people_mod.mentoring_reserved(w))
+            parts = sec[10] = people_mod.attention_totals(self.world)  # one pass over the people
         return parts
 
     def mentoring_roster(self) -> tuple[dict[str, int], list[float], float]:

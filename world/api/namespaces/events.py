@@ -22,7 +22,8 @@ class Events(Namespace):
         """Events awaiting an answer: id, kind, status, arrived_month, respond_by_month, details."""
         return [views.event_row(e) for e in self._api._live("events")]
 
-    @api_call(mutating=True, areas=("hours", "money", "events", "people"))
+    # not "people": an answer moves a person's hidden morale impulse only, nothing a read shows
+    @api_call(mutating=True, areas=("hours", "money", "events"))
     def respond(self, event_id: Any, action: Any) -> dict[str, Any]:
         """Answer a pending event: talk/review/collaboration accept|decline; crisis support|ignore."""
         w = self._w

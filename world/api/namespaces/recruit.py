@@ -67,11 +67,13 @@ class Recruit(Namespace):
         ids_list = [ids] if isinstance(ids, str) else ids
         if not isinstance(ids_list, (list, tuple)) or not ids_list:
             raise ActionError("bad_argument", f"ids must be an applicant id or a non-empty list of ids, got {ids!r}")
-        apps = []
+        by_id: dict[str, Applicant] = {}  # each applicant once, in the order given
         for aid in ids_list:
             a = self._season_applicant(aid)
-            if a not in apps:
-                apps.append(a)
+            # by id, not `a not in a_list` (which compared whole entities field by field): the same
+            # applicants, as an id names one applicant
+            by_id.setdefault(a.id, a)
+        apps = list(by_id.values())
         new = [a for a in apps if not a.interviewed]
         cost = self._w.cfg.interview_hours * len(new)
         self._check_hours(cost, f"interviewing {len(new)} new candidate(s)")
