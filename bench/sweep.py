@@ -206,9 +206,10 @@ def parent_peak(seeds: int, jobs: int, tree: str | None, files: bool = False) ->
 
 
 def slope(xs: list[float], ys: list[float]) -> float:
-    """The least-squares slope of ``ys`` over ``xs``."""
+    """The least-squares slope of ``ys`` over ``xs`` (NaN when every x is the same)."""
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    spread = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / spread if spread else float("nan")
 
 
 def growth(sizes: list[int], jobs: int, against: str | None, files: bool = False) -> None:
@@ -234,7 +235,7 @@ def growth(sizes: list[int], jobs: int, against: str | None, files: bool = False
                 f"CPU of the process tree {run.cpu / n * 1e3:5.2f} ms a career; load {run.load_before} -> {run.load_after}"
             )
     for name, _ in trees:
-        per_k = slope([float(n) for n in sizes], peaks[name]) * 1000 if len(sizes) > 1 else float("nan")
+        per_k = slope([float(n) for n in sizes], peaks[name]) * 1000
         print(
             f"{name}: parent RSS growth per 1,000 seeds {per_k:.2f} MB ({per_k * 1024 * 1024 / 1000:,.0f} bytes a seed); "
             f"CPU {', '.join(f'{c:.2f}' for c in cpus[name])} ms a career"
