@@ -180,5 +180,5 @@ def can_propose(api: Any, call: dict[str, Any], month: int, rules: dict[str, Any
             # proposals are listed in the order they were written: the agency's last is its latest
             for p in reversed(props):
                 if p["agency"] == agency:
-                    return month - p["submitted_month"] >= terms["cooldown_months"]
+                    return bool(month - p["submitted_month"] >= terms["cooldown_months"])
     return True
