@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import statistics
 import sys
 from array import array
@@ -207,6 +208,25 @@ def _check_policy(name: str) -> None:
         raise _Fail(f"unknown policy {name!r}; policies: {', '.join(ALL_NAMES)}")
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any career is played, ``--json``/``--csv`` files that could not be
+    written at the end: a folder, or the same file for both (the CSV would replace the JSON).
+
+    Raises:
+        _Usage: what is wrong with which option.
+    """
+    given = [
+        (opt, p)
+        for opt, p in (("--json", getattr(args, "json_file", None)), ("--csv", getattr(args, "csv_file", None)))
+        if p
+    ]
+    for opt, path in given:
+        if os.path.isdir(path):
+            raise _Usage(f"{opt} {path} is a folder; give the path of a file to write")
+    if len(given) == 2 and os.path.realpath(given[0][1]) == os.path.realpath(given[1][1]):
+        raise _Usage(f"--json and --csv name the same file ({given[0][1]}); give two different files")
+
+
 class _Interrupted(Exception):
     """Ctrl-C during a sweep (exit 130); the journal, if any, keeps what finished."""
 
@@ -247,6 +267,7 @@ def _run_many(
         raise _Usage("choose one of --jobs N (local processes) and --cluster ADDRESS (a Dask cluster)")
     groups = [Group(key, policy, cfg, tuple(seeds), bcfg) for key, policy, cfg, seeds, bcfg in jobs_list]
     save_runs = getattr(args, "save_runs", None)
+    _check_outputs(args)
     out = getattr(args, "json_file", None) or getattr(args, "csv_file", None)
     err = _console(stderr=True)
     journal = None
@@ -359,6 +380,13 @@ def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
         except _Interrupted as exc:
             print(f"pibench {args.command}: {exc}", file=sys.stderr)
             return 130
+        except BaseException:
+            # The tables' reader went away (`| head`: rich exits), Ctrl-C ...: once the files
+            # are written (before the tables) there is nothing left to resume.
+            journal = getattr(args, "_journal", None)
+            if journal is not None and getattr(args, "_outputs_written", False):
+                journal.finish()
+            raise
         journal = getattr(args, "_journal", None)
         if code == 0 and journal is not None:
             journal.finish()  # every file is written: nothing left to resume
@@ -480,15 +508,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg, scen = _config(args)
     rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen, axes=True)[args.policy]
     axes = rows.pooled_axes()
-    _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
-    con = _console()
-    _print_table(
-        "capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
-        _axes_table(axes),
-    )
-    errors = sum(r["errors"] for r in rows)
-    if errors:
-        con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
     if args.json_file:
         _write_json(
             args.json_file,
@@ -503,6 +522,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.csv_file:
         _write_csv(args.csv_file, rows.full_rows())
+    args._outputs_written = True  # the tables are printed after the files
+    _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
+    con = _console()
+    _print_table(
+        "capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
+        _axes_table(axes),
+    )
+    errors = sum(r["errors"] for r in rows)
+    if errors:
+        con.print(f"[bold]warning:[/] {errors} refused call(s) the policy did not expect")
     return 0
 
 
@@ -562,7 +591,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
         *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]],
     )
-    _print_table(title, t)
     if args.json_file:
         _write_json(
             args.json_file,
@@ -577,6 +605,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     if args.csv_file:
         _write_csv(args.csv_file, ({"policy": p, **r} for p in names for r in res[p].full_rows()), {"policy": ""})
+    args._outputs_written = True  # the tables are printed after the files
+    _print_table(title, t)
     return 0
 
 
@@ -613,13 +643,14 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             _num(s["grants_won"], 2),
             _money(s["grant_dollars"]),
         )
-    _print_table(title, t)
     if args.json_file:
         _write_json(
             args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums}
         )
     if args.csv_file:
         _write_csv(args.csv_file, ({"variant": v, **r} for v in variants for r in res[v].full_rows()), {"variant": ""})
+    args._outputs_written = True  # the tables are printed after the files
+    _print_table(title, t)
     return 0
 
 
@@ -697,10 +728,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     cfg, scen = _config(args)
     policies = ["do-nothing", "hire-max", "baseline", "all-in", "oracle"]
     res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args, scen)
-    con = _console()
-    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
-    for line in calibration_report(res):
-        con.print("  " + line)
     if args.json_file:
         _write_json(
             args.json_file,
@@ -708,6 +735,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         )
     if args.csv_file:
         _write_csv(args.csv_file, ({"policy": p, **r} for p in policies for r in res[p].full_rows()), {"policy": ""})
+    args._outputs_written = True  # the tables are printed after the files
+    con = _console()
+    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
+    for line in calibration_report(res):
+        con.print("  " + line)
     return 0
 
 
@@ -731,13 +763,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
         s = summarize(rows)
         mark = " ".join(x for x, ok in (("default", c == DEFAULT_CONFIG), ("committed tuned", c == TUNED_CONFIG)) if ok)
         t.add_row(str(i), c.label(), _num(s["mean"]), *[_num(r["impact"]) for r in rows], str(s["collapses"]), mark)
-    con = _console()
-    con.print(t)
-    best = ranked[0]
-    con.print(
-        f"best: {best.label()}"
-        + ("" if best == TUNED_CONFIG else f"  (differs from the committed TUNED_CONFIG: {TUNED_CONFIG.label()})")
-    )
     if args.json_file:
         _write_json(
             args.json_file,
@@ -754,4 +779,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
                 ],
             },
         )
+    args._outputs_written = True  # the tables are printed after the files
+    con = _console()
+    con.print(t)
+    best = ranked[0]
+    con.print(
+        f"best: {best.label()}"
+        + ("" if best == TUNED_CONFIG else f"  (differs from the committed TUNED_CONFIG: {TUNED_CONFIG.label()})")
+    )
     return 0

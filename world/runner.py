@@ -12,7 +12,10 @@ import dataclasses
 import gc
 import math
 import multiprocessing
+import os
 import statistics
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
@@ -298,6 +301,21 @@ def _worker_init(groups: list[tuple[str, dict[str, Any], Any]], career: Career |
     _worker_configs.clear()
     _worker_career = career
     gc.set_threshold(*_CAREER_GC_THRESHOLD)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
+
+
+#: How often a sweep worker checks that the process that started it is still there, in seconds.
+PARENT_CHECK_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker's watch: exit once ``parent`` (the sweep's process) is gone. A parent killed
+    outright (``kill -9``) never shuts its pool down, and a forked worker holds both ends of
+    the pool's pipes, so it would wait for work forever."""
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def _chunk_task(task: tuple[int, list[int]]) -> list[Any]:

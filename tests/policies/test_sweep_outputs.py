@@ -1,0 +1,142 @@
+"""A sweep's --json/--csv files: refused up front when they could not be written at the end,
+written even when the reader of the tables goes away, and a killed sweep leaves no worker
+process behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from policies_helpers import ROOT
+
+import pibench_tui.sweep as sweep_pkg
+from pibench_tui.cli import main
+from pibench_tui.sweep import LocalExecutor, journal_path
+
+
+class _Counting(LocalExecutor):
+    """A local executor that records the careers it is asked to play."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.asked: list[int] = []
+
+    def run(self, groups, emit, record=False):
+        self.asked += [s for g in groups for s in g.seeds]
+        super().run(groups, emit, record)
+
+
+def _cli(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize("command", [["run", "baseline"], ["compare", "baseline", "hire-max"]])
+def test_json_and_csv_naming_one_file_are_refused_before_any_career(command, tmp_path, monkeypatch, capsys):
+    """``--json F --csv F`` (the CSV would silently replace the JSON) is a usage error naming
+    both options, given before a career is played; nothing is written."""
+    ex = _Counting()
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
+    out = tmp_path / "same.out"
+    code = _cli([*command, "--seeds", "1-2", "--json", str(out), "--csv", str(tmp_path / "." / "same.out")])
+    assert code == 2
+    assert "--json and --csv name the same file" in capsys.readouterr().err
+    assert ex.asked == [] and not out.exists() and not journal_path(out).exists()
+
+
+@pytest.mark.parametrize("option", ["--json", "--csv"])
+def test_an_output_that_is_a_folder_is_refused_before_any_career(option, tmp_path, monkeypatch, capsys):
+    """A folder given as ``--json``/``--csv`` is refused at once (it used to fail only after
+    the whole sweep was played), naming the option and the folder."""
+    ex = _Counting()
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
+    folder = tmp_path / "results"
+    folder.mkdir()
+    assert _cli(["run", "baseline", "--seeds", "1-2", option, str(folder)]) == 2
+    assert f"{option} {folder} is a folder" in capsys.readouterr().err
+    assert ex.asked == [] and list(folder.iterdir()) == []
+
+
+def test_files_are_written_when_the_reader_of_the_tables_goes_away(tmp_path):
+    """``pibench run ... --json F --csv G | head``: the reader leaves before the tables are
+    printed, yet both files are written (they come before the tables), equal to those of a
+    run whose output is read, and no journal is left to resume."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "pibench_tui", "run", "baseline", "--seeds", "1-3"]
+    proc = subprocess.Popen(
+        [*cmd, "--json", "cut.json", "--csv", "cut.csv"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # nobody reads the tables
+    assert proc.wait(timeout=300) != 0  # the broken pipe is still an error
+    ref = subprocess.run(
+        [*cmd, "--json", "ref.json", "--csv", "ref.csv"], cwd=tmp_path, env=env, capture_output=True, timeout=300
+    )
+    assert ref.returncode == 0, ref.stderr
+    assert (tmp_path / "cut.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
+    assert (tmp_path / "cut.csv").read_bytes() == (tmp_path / "ref.csv").read_bytes()
+    assert not journal_path(tmp_path / "cut.json").exists()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker pools fork here")
+def test_sweep_workers_exit_when_the_sweep_process_is_killed(tmp_path):
+    """A sweep process killed outright (SIGKILL: its pool is never shut down) leaves no worker
+    behind: each worker sees its parent gone and exits (it used to wait for work forever)."""
+    script = tmp_path / "sweep.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, sys, time
+            from world.runner import SeedGroup, run_groups
+
+            def career(policy, seed, config, baseline_config):
+                open(os.path.join(sys.argv[1], "worker-%d" % os.getpid()), "w").close()
+                time.sleep(600)
+
+            run_groups([SeedGroup("baseline", (1, 2, 3, 4), None, None)], 2, career=career, chunk=1)
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("worker-*"))) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
+        assert len(workers) == 2 and proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # do not leave them running if the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
