@@ -210,7 +210,8 @@ def _check_policy(name: str) -> None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any career is played, ``--json``/``--csv`` files that could not be
-    written at the end: a folder, or the same file for both (the CSV would replace the JSON).
+    written at the end: a folder, a file in a folder that does not exist, or the same file
+    for both (the CSV would replace the JSON).
 
     Raises:
         _Usage: what is wrong with which option.
@@ -223,6 +224,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
     for opt, path in given:
         if os.path.isdir(path):
             raise _Usage(f"{opt} {path} is a folder; give the path of a file to write")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise _Usage(f"{opt} {path}: there is no folder {folder}; create it first or give another path")
     if len(given) == 2 and os.path.realpath(given[0][1]) == os.path.realpath(given[1][1]):
         raise _Usage(f"--json and --csv name the same file ({given[0][1]}); give two different files")
 

@@ -65,6 +65,19 @@ def test_an_output_that_is_a_folder_is_refused_before_any_career(option, tmp_pat
     assert ex.asked == [] and list(folder.iterdir()) == []
 
 
+def test_an_output_in_a_missing_folder_is_refused_before_any_career(tmp_path, monkeypatch, capsys):
+    """``--json`` in a writable folder with ``--csv`` in a missing one: refused at once naming
+    the missing folder (the journal lives beside the JSON only, so the CSV's folder used to
+    fail only after the whole sweep); nothing is written."""
+    ex = _Counting()
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
+    out = tmp_path / "o.json"
+    missing = tmp_path / "nowhere"
+    assert _cli(["run", "baseline", "--seeds", "1-2", "--json", str(out), "--csv", str(missing / "o.csv")]) == 2
+    assert f"there is no folder {missing}" in capsys.readouterr().err
+    assert ex.asked == [] and list(tmp_path.iterdir()) == []
+
+
 def test_files_are_written_when_the_reader_of_the_tables_goes_away(tmp_path):
     """``pibench run ... --json F --csv G | head``: the reader leaves before the tables are
     printed, yet both files are written (they come before the tables), equal to those of a
