@@ -1,9 +1,11 @@
 """A sweep's results in flat memory: a few numbers a career here, the full rows on disk.
 
-A career's row (:func:`world.runner.result_row`) is ~2.5 kB of Python objects, most of it its
-capability axes; a 10,000-seed sweep that kept every row grew by ~25 MB. :class:`GroupRows`
-keeps, per career, only the numbers the tables and summaries read, in typed arrays (no
-Python object per value):
+A career's row (:func:`world.runner.result_row`) is ~2 kB of Python objects, most of it its
+capability axes; a sweep that kept every row (and printed its table from strings all held
+at once) peaked 4.6 MB higher per 1,000 seeds (``pibench run baseline --jobs 2``: 47.5 MB at
+1,000 seeds, 88.8 MB at 10,000), and 0.44 MB since (44.2 MB, 48.2 MB; ``bench/sweep.py
+--growth``). :class:`GroupRows` keeps, per career, only the numbers the tables and summaries
+read, in typed arrays (no Python object per value):
 
 * the :data:`~world.runner.ROW_FIELDS` columns: 5 floats and 10 integers, 120 bytes;
 * with ``axes=True`` (``pibench run``'s pooled capability axes) the per-run axes and the
