@@ -22,8 +22,8 @@ computed from the same numbers in the same (seed) order.
 from __future__ import annotations
 
 import json
+import os
 import re
-import uuid
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
@@ -222,7 +222,7 @@ def write_json(path: str, data: Any) -> None:
         RuntimeError: a :class:`GroupRows` without a journal.
     """
     groups: list[GroupRows] = []
-    token = f"\0rows-{uuid.uuid4().hex}-"
+    token = f"\0rows-{os.urandom(8).hex()}-"  # a place-holder no string of data holds
 
     def mark(x: Any) -> Any:
         if isinstance(x, GroupRows):
