@@ -80,10 +80,10 @@ def test_fit_exponent_finds_the_power_of_a_power_law() -> None:
     """Costs growing as n**1.5 fit an exponent of 1.5, linear costs with a fixed part fit
     below 1, and one size alone is refused."""
     ns = [10, 50, 200, 500, 1000, 2000]
-    assert goals.fit_exponent(ns, [3e-6 * n**1.5 for n in ns]) == pytest.approx(1.5)
-    assert goals.fit_exponent(ns, [1e-3 + 2e-5 * n for n in ns]) < 1.0
+    assert goals.speed.fit_exponent(ns, [3e-6 * n**1.5 for n in ns]) == pytest.approx(1.5)
+    assert goals.speed.fit_exponent(ns, [1e-3 + 2e-5 * n for n in ns]) < 1.0
     with pytest.raises(ValueError):
-        goals.fit_exponent([10], [1.0])
+        goals.speed.fit_exponent([10], [1.0])
 
 
 def test_extrapolate_counts_the_fixed_part_once() -> None:
