@@ -23,6 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "JOURNAL_FORMAT",
     "JournalError",
@@ -144,7 +149,8 @@ class SweepJournal:
 
     Raises:
         JournalError: an existing journal of another sweep (the message names what differs
-            and how to start over) or one that is not a journal.
+            and how to start over), one that is not a journal, or one that another running
+            sweep is writing.
         OSError: the journal cannot be read or created.
     """
 
@@ -155,15 +161,47 @@ class SweepJournal:
         self.resumed = 0
         """How many careers were read back from an earlier, interrupted run."""
         self._fh: IO[bytes] | None = None
+        self._lock_fh: IO[bytes] | None = None  # holds the lock (released when closed)
         self._size = 0  # bytes in the file: where the next line starts
         self._synced = time.monotonic()
         if self.path.exists():
+            self._lock()  # before reading: a running sweep's last line is not torn
             self._read()
         else:
             header = {"format": JOURNAL_FORMAT, "settings": settings}
             text = json.dumps(header, separators=(",", ":")) + "\n"
             atomic_write_text(self.path, text)
             self._size = len(text.encode("utf-8"))
+            self._lock()
+
+    def _lock(self) -> None:
+        """Hold an exclusive lock on the journal until :meth:`close` (or this process ends),
+        so that a second sweep writing the same files is refused instead of interleaving its
+        lines with this one's (where POSIX ``flock`` exists).
+
+        Raises:
+            JournalError: another running sweep holds it.
+        """
+        if fcntl is None:  # pragma: no cover - no flock on this platform
+            return
+        busy = (
+            f"{self.path} is in use by another pibench sweep that is still running (the same "
+            "--json/--csv file); wait for it to finish, or write to another file"
+        )
+        fh = open(self.path, "rb")  # held until close()
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fh.fileno()).st_ino != os.stat(self.path).st_ino:  # replaced by another sweep meanwhile
+                raise BlockingIOError
+        except OSError:
+            fh.close()
+            raise JournalError(busy) from None
+        self._lock_fh = fh
+
+    def _unlock(self) -> None:
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
 
     def _read(self) -> None:
         """Check an existing journal line by line (one line in memory at a time), count its
@@ -248,12 +286,13 @@ class SweepJournal:
         return offset
 
     def close(self) -> None:
-        """Sync and close (the journal stays for a later resume)."""
+        """Sync and close (the journal stays for a later resume; its lock is released)."""
         if self._fh is not None:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
             self._fh = None
+        self._unlock()
 
     def finish(self) -> None:
         """The sweep is complete and its files are written: remove the journal."""

@@ -17,7 +17,7 @@ from policies_helpers import ROOT
 
 import pibench_tui.sweep as sweep_pkg
 from pibench_tui.cli import main
-from pibench_tui.sweep import LocalExecutor, journal_path
+from pibench_tui.sweep import JournalError, LocalExecutor, SweepJournal, journal_path
 
 
 class _Counting(LocalExecutor):
@@ -153,3 +153,23 @@ def test_sweep_workers_exit_when_the_sweep_process_is_killed(tmp_path):
     for pid in left:  # do not leave them running if the test fails
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="flock is POSIX")
+def test_a_journal_another_running_sweep_writes_is_refused(tmp_path):
+    """Two sweeps writing the same files at once used to interleave their journal lines and
+    both crash on reading them back (a JSON traceback, no files): the second is refused with
+    a message saying the file is in use, the first's journal is untouched, and once the first
+    has closed it the sweep resumes from it."""
+    settings = {"command": "run", "groups": []}
+    path = tmp_path / "o.json.partial.jsonl"
+    first = SweepJournal(path, settings)
+    first.append("baseline", {"seed": 5, "impact": 1.0})
+    before = path.read_bytes()
+    with pytest.raises(JournalError, match="in use by another pibench sweep that is still running"):
+        SweepJournal(path, settings)
+    assert path.read_bytes() == before
+    first.close()
+    again = SweepJournal(path, settings)
+    assert again.resumed == 1
+    again.close()
