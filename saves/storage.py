@@ -34,6 +34,11 @@ from saves.errors import SaveCorruptError
 TMP_SUFFIX = ".tmp"
 """Suffix of temporary files; leftovers from a killed writer are removed under the lock."""
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+"""The process's umask, read once at import (reading it means setting it: done here, before
+any thread of ours writes files, rather than around every write)."""
+
 
 def fsync_dir(folder: Path) -> None:
     """``fsync`` a folder so a rename inside it survives a power cut (no-op where unsupported)."""
@@ -49,7 +54,9 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, backup: Path | None = None, durable: bool = True) -> None:
+def atomic_write(
+    path: Path, data: bytes, *, backup: Path | None = None, durable: bool = True, mode: int | None = None
+) -> None:
     """Replace ``path`` with ``data`` atomically and (by default) durably.
 
     Args:
@@ -61,22 +68,29 @@ def atomic_write(path: Path, data: bytes, *, backup: Path | None = None, durable
             version survives a power cut. ``False`` (autosaves) skips both: the replace is
             still atomic, so a crash or kill leaves the old or the new file, but a power cut
             may lose the newest version (loading then falls back to an older autosave).
+        mode: the new file's permission bits less the process's umask, as ``open()`` creates
+            a file (``0o666``: what a user expects of an output file such as a sweep's
+            ``--json``); ``None`` keeps the temporary file's own ``0o600`` (saves: private).
 
     Raises:
         OSError: the disk refused; the old file is untouched and no temporary file is left.
     """
-    with atomic_writer(path, backup=backup, durable=durable) as fh:
+    with atomic_writer(path, backup=backup, durable=durable, mode=mode) as fh:
         fh.write(data)
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path, *, backup: Path | None = None, durable: bool = True) -> Iterator[BinaryIO]:
+def atomic_writer(
+    path: Path, *, backup: Path | None = None, durable: bool = True, mode: int | None = None
+) -> Iterator[BinaryIO]:
     """:func:`atomic_write` for contents written in pieces: the block writes to a binary
     temporary file that replaces ``path`` when the block ends without an error (an error
     removes it and leaves ``path`` untouched). Arguments and errors as :func:`atomic_write`."""
     folder = path.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=folder)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode & ~_UMASK)
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()

@@ -58,13 +58,14 @@ def career_dir(
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half
-    (the save store's :func:`saves.storage.atomic_write`, UTF-8).
+    (the save store's :func:`saves.storage.atomic_write`, UTF-8), with the permissions
+    ``open()`` would give it (``0o666`` less the umask).
 
     ``durable=False`` skips the fsyncs: still whole after a killed process, but not
     guaranteed after a power loss (for copies of what a durable file already holds)."""
     from saves.storage import atomic_write
 
-    atomic_write(Path(path), text.encode("utf-8"), durable=durable)
+    atomic_write(Path(path), text.encode("utf-8"), durable=durable, mode=0o666)
 
 
 def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True) -> None:

@@ -53,14 +53,15 @@ class JournalError(Exception):
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a
     half-written file (the save store's :func:`saves.storage.atomic_write`: temporary file in
-    the same folder, fsync, atomic replace).
+    the same folder, fsync, atomic replace), with the permissions ``open()`` would give it
+    (``0o666`` less the umask).
 
     Raises:
         OSError: the folder is not writable (the temporary file is removed).
     """
     from saves.storage import atomic_write
 
-    atomic_write(Path(path), text.encode("utf-8"))
+    atomic_write(Path(path), text.encode("utf-8"), mode=0o666)
 
 
 @contextmanager
@@ -73,7 +74,7 @@ def atomic_text_writer(path: str | os.PathLike[str]) -> Iterator[Any]:
     """
     from saves.storage import atomic_writer
 
-    with atomic_writer(Path(path)) as fb:
+    with atomic_writer(Path(path), mode=0o666) as fb:
         yield _Utf8Writer(fb)
 
 

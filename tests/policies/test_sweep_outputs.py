@@ -65,6 +65,24 @@ def test_an_output_that_is_a_folder_is_refused_before_any_career(option, tmp_pat
     assert ex.asked == [] and list(folder.iterdir()) == []
 
 
+def test_sweep_outputs_get_the_permissions_open_would_give_them(tmp_path, capsys):
+    """``--json``/``--csv`` files are the user's results: created ``0o666`` less the umask,
+    as any program's output files are (they were 0600, the atomic writer's temporary file),
+    while a save stays private."""
+    from saves.storage import atomic_write
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    out_json, out_csv = tmp_path / "o.json", tmp_path / "o.csv"
+    assert _cli(["run", "baseline", "--seeds", "1", "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    capsys.readouterr()
+    for out in (out_json, out_csv):
+        assert out.stat().st_mode & 0o777 == 0o666 & ~umask, oct(out.stat().st_mode)
+    private = tmp_path / "save.bin"
+    atomic_write(private, b"x")
+    assert private.stat().st_mode & 0o777 == 0o600
+
+
 def test_an_output_in_a_missing_folder_is_refused_before_any_career(tmp_path, monkeypatch, capsys):
     """``--json`` in a writable folder with ``--csv`` in a missing one: refused at once naming
     the missing folder (the journal lives beside the JSON only, so the CSV's folder used to
