@@ -52,6 +52,20 @@ def callgrind(argv: list[str], out: str, *, env: dict[str, str], cwd: str) -> su
     )
 
 
+def counted(argv: list[str]) -> tuple[int, str]:
+    """``argv`` run under :func:`callgrind` in a scratch folder (``PYTHONHASHSEED=0``):
+    (the instructions it counted inside ``qsort``, its standard output). Exits with
+    valgrind's output when the run fails or reports no total."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        proc = callgrind(argv, out, env={**os.environ, "PYTHONHASHSEED": "0"}, cwd=tmp)
+        proc.check_returncode()
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")
+    return int(found.group(1)), proc.stdout
+
+
 def child(tree: str, careers: int) -> None:
     """Play the careers, each month's act inside qsort; print the months played."""
     sys.path.insert(0, tree)
@@ -85,19 +99,8 @@ def child(tree: str, careers: int) -> None:
 
 def measure(tree: str, careers: int) -> tuple[int, int]:
     """(instructions inside act, months) for the checkout at ``tree``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        proc = callgrind(
-            [sys.executable, str(HERE), "--child", tree, "--careers", str(careers)],
-            out,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-            cwd=tmp,
-        )
-        proc.check_returncode()
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if not found:
-        raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1)), int(proc.stdout.split()[-1])
+    total, stdout = counted([sys.executable, str(HERE), "--child", tree, "--careers", str(careers)])
+    return total, int(stdout.split()[-1])
 
 
 def main() -> None:

@@ -24,10 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
-import os
-import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +69,9 @@ def child(tree: str, n: int, months: int) -> None:
 
 def measure(tree: str, n: int, months: int) -> int:
     """Instructions of ``months`` counted months of the crowded lab of ``n`` in ``tree``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        proc = act_instructions.callgrind(
-            [sys.executable, str(HERE), "--child", tree, "--sizes", str(n), "--months", str(months)],
-            out,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-            cwd=tmp,
-        )
-        proc.check_returncode()
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if not found:
-        raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")
-    return int(found.group(1))
+    return act_instructions.counted(
+        [sys.executable, str(HERE), "--child", tree, "--sizes", str(n), "--months", str(months)]
+    )[0]
 
 
 def main() -> None:

@@ -78,6 +78,18 @@ def run_cmd(cmd: list[str], repeat: int, env: dict[str, str]) -> tuple[float, fl
     return statistics.median(walls), statistics.median(cpus)
 
 
+def _medians_of(code: str, repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median (wall, CPU) of ``repeat`` fresh interpreters running ``code``, which prints its
+    own two figures (seconds) on one line."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        wall, cpu = (float(x) for x in out.stdout.split())
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def import_time(module: str, repeat: int, env: dict[str, str]) -> tuple[float, float]:
     """Median (wall, CPU) seconds of ``import module`` in ``repeat`` fresh interpreters (timed
     inside the process, around the import alone: the interpreter's own start is not counted),
@@ -86,13 +98,7 @@ def import_time(module: str, repeat: int, env: dict[str, str]) -> tuple[float, f
         "import time; w0, c0 = time.perf_counter(), time.process_time(); import " + module + "; "
         "print(time.perf_counter() - w0, time.process_time() - c0)"
     )
-    walls, cpus = [], []
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-        wall, cpu = (float(x) for x in out.stdout.split())
-        walls.append(wall)
-        cpus.append(cpu)
-    return statistics.median(walls), statistics.median(cpus)
+    return _medians_of(code, repeat, env)
 
 
 def headless_first_reply(repeat: int, env: dict[str, str], command: list[str] | None = None) -> tuple[float, float]:
@@ -141,13 +147,7 @@ def agent_ready(repeat: int, env: dict[str, str]) -> tuple[float, float]:
         "c1 = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
         "print(wall, c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)\n"
     )
-    walls, cpus = [], []
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-        wall, cpu = (float(x) for x in out.stdout.split())
-        walls.append(wall)
-        cpus.append(cpu)
-    return statistics.median(walls), statistics.median(cpus)
+    return _medians_of(code, repeat, env)
 
 
 def heaviest_imports(env: dict[str, str]) -> None:
