@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from ..harness.rundir import atomic_write_text  # the one home of an output file written whole
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -48,20 +50,6 @@ not a kill, can lose them)."""
 
 class JournalError(Exception):
     """A journal that cannot be resumed: other settings, another format, or damaged."""
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a
-    half-written file (the save store's :func:`saves.storage.atomic_write`: temporary file in
-    the same folder, fsync, atomic replace), with the permissions ``open()`` would give it
-    (``0o666`` less the umask).
-
-    Raises:
-        OSError: the folder is not writable (the temporary file is removed).
-    """
-    from saves.storage import atomic_write
-
-    atomic_write(Path(path), text.encode("utf-8"), mode=0o666)
 
 
 @contextmanager
