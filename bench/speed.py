@@ -409,16 +409,22 @@ class Tree:
         return mod
 
 
-def interleaved(tasks: dict[Any, tuple[Tree, Any]], rounds: int) -> dict[Any, tuple[list[float], list[float]]]:
+def interleaved(
+    tasks: dict[Any, tuple[Tree, Any]], rounds: int, setups: dict[Any, Any] | None = None
+) -> dict[Any, tuple[list[float], list[float]]]:
     """Wall and CPU seconds of each task's call ``fn()`` (``tasks``: key -> ``(tree, fn)``), one
     call a round for ``rounds`` rounds, the tasks in alternating order round by round (so a
     loaded machine disturbs every tree alike); each call inside its tree (``with tree:``),
-    after a ``gc.collect()``, timed by :func:`timed`. Returns key -> ``(walls, cpus)``."""
+    after its untimed ``setups[key]()`` if any (e.g. writing afresh what the call reads) and a
+    ``gc.collect()``, timed by :func:`timed`. Returns key -> ``(walls, cpus)``."""
     got: dict[Any, tuple[list[float], list[float]]] = {k: ([], []) for k in tasks}
+    setups = setups or {}
     for i in range(rounds):
         order = list(tasks.items()) if i % 2 else list(tasks.items())[::-1]
         for key, (tree, fn) in order:
             with tree:
+                if key in setups:
+                    setups[key]()
                 gc.collect()
                 wall, cpu = timed(lambda _, f=fn: f(), 1)
             got[key][0].append(wall)

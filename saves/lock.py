@@ -80,8 +80,9 @@ class FileLock:
         """Whether the calling thread holds the lock now."""
         return self._owner == threading.get_ident()
 
-    def acquire(self) -> None:
-        """Take the lock, waiting up to ``timeout`` seconds.
+    def acquire(self, timeout: float | None = None) -> None:
+        """Take the lock, waiting up to ``timeout`` seconds (default: the lock's own
+        :attr:`timeout`; ``0`` = only if it is free now).
 
         Raises:
             StoreLockedError: another process (or thread) held it for the whole wait.
@@ -90,18 +91,19 @@ class FileLock:
         if self._owner == me:
             self._depth += 1
             return
-        deadline = time.monotonic() + self.timeout
-        if not self._threads.acquire(timeout=max(0.0, self.timeout)):
+        wait = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        if not self._threads.acquire(timeout=max(0.0, wait)):
             raise StoreLockedError(
                 f"the save store {self.path.parent} is busy: another thread of this process is "
-                f"writing to it and did not finish within {self.timeout:g} s"
+                f"writing to it and did not finish within {wait:g} s"
             )
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 while not _try_lock(fd):
                     if time.monotonic() >= deadline:
-                        raise StoreLockedError(self._busy_message())
+                        raise StoreLockedError(self._busy_message(wait))
                     time.sleep(self.poll)
             except BaseException:
                 os.close(fd)
@@ -157,9 +159,9 @@ class FileLock:
             return f"pid {parts[0]} on {parts[1]}, since {parts[2]}"
         return "an unknown process"
 
-    def _busy_message(self) -> str:
+    def _busy_message(self, wait: float) -> str:
         return (
             f"the save store {self.path.parent} is busy: another pibench process ({self.holder()}) "
-            f"is writing to it and did not finish within {self.timeout:g} s. Wait for it to "
+            f"is writing to it and did not finish within {wait:g} s. Wait for it to "
             "finish or close it, or use a different store with --saves DIR"
         )

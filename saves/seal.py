@@ -9,6 +9,13 @@ whose seal verifies skips the replay; everything else is replayed as before: a s
 from raw data (``save_state``), one from another store or machine, and any edited file (an
 edit changes the checksum, and a new seal needs the key).
 
+A save that carries no seal but passed that replay check when the store loaded it (written
+from raw data, or by an older pibench) is as verified as an import: its **index entry** then
+gets a mark (:func:`vouch`: an HMAC under the same key of the file's checksum and the digest
+the check compared), and its next load needs no replay either (``SaveStore.load_world``).
+The mark is bound to that very file and digest: an edited file (another checksum) or an
+edited digest in the index does not match it and is replayed, and refused, as before.
+
 What a seal does not stop: someone who can read the store's key can seal an edited file.
 ``pibench saves show`` always replays, whatever the seal says.
 """
@@ -89,3 +96,22 @@ def verify(key: bytes | None, checksum: str, value: object) -> bool:
     if key is None or not isinstance(value, str) or not isinstance(checksum, str):
         return False
     return hmac.compare_digest(seal(key, checksum), value)
+
+
+VOUCH_PREFIX = "verified:"
+"""What an index entry's mark (:func:`vouch`) says, inside the HMAC: unlike a file's seal
+(the checksum alone), it covers the digest the replay check compared too."""
+
+
+def vouch(key: bytes, checksum: str, digest: str) -> str:
+    """The mark of an index entry whose file (``checksum``) passed the replay check against
+    the recorded ``digest`` (``""`` when none was recorded) under ``key``."""
+    return seal(key, f"{VOUCH_PREFIX}{checksum}/{digest}")
+
+
+def verify_vouch(key: bytes | None, checksum: str, digest: str, value: object) -> bool:
+    """Whether ``value`` is this key's :func:`vouch` of ``checksum`` and ``digest``
+    (constant-time comparison)."""
+    if not isinstance(checksum, str) or not isinstance(digest, str):
+        return False
+    return verify(key, f"{VOUCH_PREFIX}{checksum}/{digest}", value)

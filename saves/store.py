@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_args
 
 from tinydb import Query, TinyDB
+from tinydb.operations import delete as delete_field
 
 from saves import seal as seal_mod
 from saves import values
@@ -246,6 +247,9 @@ class SaveInfo:
         file: the save file's name inside ``blobs/``.
         seq: write order within the store (larger = later).
         format_version: the save file's format version.
+        verified: the store's mark that this very file passed the replay check on an
+            earlier load (:func:`saves.seal.vouch`; ``""`` when none): the next load skips
+            the replay. Internal: left out of :meth:`to_dict` and of comparisons.
     """
 
     name: str
@@ -265,10 +269,13 @@ class SaveInfo:
     file: str
     seq: int = 0
     format_version: int = FORMAT_VERSION
+    verified: str = field(default="", repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict of every attribute."""
-        return asdict(self)
+        """Plain dict of every attribute but the internal :attr:`verified` mark."""
+        out = asdict(self)
+        del out["verified"]
+        return out
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> SaveInfo:
@@ -298,8 +305,12 @@ class SaveRecord:
     state: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
     sealed: bool = False
-    """The store verified this file's seal (:mod:`saves.seal`): it wrote the save itself from
-    a live world, so :meth:`world` does not replay the action log."""
+    """The store vouches for this file (:mod:`saves.seal`): it wrote the save itself from a
+    live world (the file's seal verifies), or this very file passed the replay check on an
+    earlier load (its index entry's mark verifies); :meth:`world` does not replay the
+    action log."""
+    replayed: bool = field(default=False, init=False, compare=False)
+    """:meth:`world` ran the replay check (:func:`verify_replay`) and the world passed it."""
     _state_taken: bool = field(default=False, init=False, repr=False, compare=False)
     _world: World | None = field(default=None, init=False, repr=False, compare=False)
     """The world an autosave delta was rebuilt into when it was read (:func:`is_delta`);
@@ -389,6 +400,7 @@ class SaveRecord:
                     f"save {self.info.name!r} says seed {said[0]}, month {said[1]}, but its world is seed "
                     f"{world.seed}, month {world.month}: its details were edited",
                 )
+            self.replayed = True
         return world
 
 
@@ -726,20 +738,22 @@ class SaveStore:
         return TinyDB(self.index_path, storage=AtomicJSONStorage, warn=self._warn)
 
     @contextmanager
-    def _writing(self, durable: bool = True) -> Iterator[Any]:
+    def _writing(self, durable: bool = True, timeout: float | None = None) -> Iterator[Any]:
         """Hold the lock, and yield the index table (rebuilt first if unreadable).
 
         Every index change made inside reaches the disk in one atomic write when the block
         ends normally, and none if it raises. Not re-entrant (one write at a time).
         ``durable=False`` (autosaves) writes the index without ``fsync`` (see
-        :func:`saves.storage.atomic_write`).
+        :func:`saves.storage.atomic_write`). ``timeout``: seconds to wait for the lock
+        (default the lock's own; ``0``: only if it is free now).
 
         Raises:
             SaveError: the disk refused (permissions, no space); earlier saves are intact.
         """
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with self.lock:  # other processes and other threads wait here
+            self.lock.acquire(timeout)  # other processes and other threads wait here
+            try:
                 if self._in_write:
                     raise RuntimeError("SaveStore writes do not nest")
                 self._in_write = True
@@ -747,6 +761,8 @@ class SaveStore:
                     yield from self._write_session(durable)
                 finally:
                     self._in_write = False
+            finally:
+                self.lock.release()
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise SaveError(
@@ -932,7 +948,13 @@ class SaveStore:
                 "not the one the store recorded",
             )
         record.info = info
-        record.sealed = seal_mod.verify(seal_mod.read_key(self.path), info.checksum, record.meta.get("seal"))
+        key = seal_mod.read_key(self.path)
+        record.sealed = seal_mod.verify(key, info.checksum, record.meta.get("seal")) or (
+            # verified by replay on an earlier load (_vouch): the mark binds this file and digest
+            bool(info.verified)
+            and is_world_state(record.state)
+            and seal_mod.verify_vouch(key, info.checksum, info.digest, info.verified)
+        )
         if is_delta(record.state):
             self._rebuild_delta(record, str(path))
         return record
@@ -1046,7 +1068,10 @@ class SaveStore:
         """
         if exact:
             record = self.load(name, exact=True)
-            return record.world(), record
+            world = record.world()
+            if record.replayed:
+                self._vouch(record.info)
+            return world, record
         tried: builtins.list[tuple[SaveInfo, SaveCorruptError]] = []
         for info in self.candidates(name):
             try:
@@ -1055,6 +1080,8 @@ class SaveStore:
             except SaveCorruptError as exc:
                 tried.append((info, exc))
                 continue
+            if record.replayed:
+                self._vouch(record.info)
             if tried:
                 skipped = "; ".join(f"{i.name!r} (month {i.month}): {e.detail}" for i, e in tried)
                 self._warn(
@@ -1069,6 +1096,48 @@ class SaveStore:
         raise SaveCorruptError(
             first.kind, str(self.blob_dir), f"none of the saves of {name!r} could be loaded; tried {listing}"
         )
+
+    def _vouch(self, info: SaveInfo) -> bool:
+        """Mark the index entry ``info`` as verified, after its file passed the replay check
+        (:attr:`SaveRecord.replayed`), so that its next load needs no replay.
+
+        A save that loaded unsealed and passed the check is as verified as an import (which
+        seals what it has just replayed): the check proved that its world follows from its
+        own seed, configuration and action log, and is the world its digest recorded. The
+        mark (:func:`saves.seal.vouch`) is an HMAC, under the store's seal key, of the file's
+        checksum and that digest: it vouches for exactly that file and digest, so an edit of
+        either afterwards (or a mark copied to another entry) does not verify and the load
+        replays, and refuses, as before. Nobody without the key can make one.
+
+        Written under the store's lock, in one atomic index write, only if the lock is free
+        at once (a load never waits for a writer) and the entry still names that file; not
+        ``fsync``'d (as autosaves): a crash at any moment leaves the index before or after,
+        and losing a mark costs only a replay at the next load. Any failure (a read-only
+        store, a busy lock) leaves the entry as it was.
+
+        Returns:
+            Whether the entry was marked.
+        """
+        try:
+            with self._writing(durable=False, timeout=0) as table:
+                key = seal_mod.make_key(self.path)
+                query = Query().name == info.name
+                doc = table.get(query)
+                if (
+                    key is None
+                    or doc is None
+                    or (doc.get("file"), doc.get("checksum"), doc.get("digest"))
+                    != (
+                        info.file,
+                        info.checksum,
+                        info.digest,
+                    )
+                ):
+                    return False  # no key to sign with, or the save was written again since
+                table.update({"verified": seal_mod.vouch(key, info.checksum, info.digest)}, query)
+        except SaveError:
+            return False
+        return True
 
     def file_of(self, name: str) -> Path:
         """Path of the save file of ``name`` (see :meth:`resolve`)."""
@@ -1306,6 +1375,8 @@ class SaveStore:
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
         doc = _index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
         table.upsert(doc, Query().name == name)
+        if existing is not None and "verified" in existing:  # upsert merges: drop the old file's mark
+            table.update(delete_field("verified"), Query().name == name)
         return SaveInfo.from_doc(doc)
 
     def autosave(

@@ -97,3 +97,114 @@ def test_an_unreadable_seal_key_is_never_replaced(tmp_path, count_replays):
     key_path.write_bytes(good)  # the key readable again: the first save is still sealed
     _, record = store.load_world("first", exact=True)
     assert record.sealed
+
+
+def test_an_unsealed_save_that_passed_the_replay_check_loads_without_one_next_time(tmp_path, count_replays):
+    """A save written from raw data is replayed on its first load; having passed, its index
+    entry gets the store's mark and the next loads (by name or career) replay nothing and
+    rebuild the same world; `saves list --json` does not show the mark."""
+    w = played(6)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    assert store.resolve("raw").verified == ""
+    loaded, record = store.load_world("raw", exact=True)
+    assert not record.sealed and record.replayed and count_replays == ["raw"]
+    assert store.resolve("raw").verified.startswith("hmac-sha256:")
+    for exact in (True, False):
+        again, record = store.load_world("raw", exact=exact)
+        assert record.sealed and not record.replayed and again.digest() == w.digest()
+    assert count_replays == ["raw"]
+    assert "verified" not in json.loads(store_mod.dumps_info(store.resolve("raw")))
+
+
+def test_a_tampered_unsealed_save_is_refused_and_never_marked(tmp_path, count_replays):
+    """An edited save without a seal is refused on its first load (and on every later one):
+    a failed check leaves its index entry unmarked."""
+    w = played(6)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    meta, state = store_mod.describe_world(w, "standard")
+    state = json.loads(json.dumps(state))
+    state["state"]["budget"] = 50_000_000.0
+    meta["digest"] = ""
+    store.save_state("forged", meta, state)
+    for _ in range(2):
+        with pytest.raises(SaveCorruptError) as err:
+            store.load_world("forged", exact=True)
+        assert err.value.kind == "tampered"
+    assert count_replays == ["forged", "forged"] and store.resolve("forged").verified == ""
+
+
+def _edit_file(store: SaveStore, name: str, change) -> None:
+    """Edit save ``name``'s file by hand (checksum recomputed) and point the index at it, as
+    someone without the seal key could, keeping the entry's mark."""
+    info = store.resolve(name)
+    path = store.blob_dir / info.file
+    env = json.loads(path.read_text())
+    change(env["save"])
+    env["checksum"] = checksum("pibench-save", env["format_version"], canonical_json(env["save"]))
+    path.write_text(json.dumps(env, separators=(",", ":")) + "\n")
+    with store._writing() as table:
+        table.update({"checksum": env["checksum"], "digest": env["save"]["meta"]["digest"]}, Query().name == name)
+
+
+def test_a_marked_save_edited_afterwards_is_replayed_and_refused(tmp_path, count_replays):
+    """The mark vouches for one file and digest: a marked save whose file is then edited
+    (budget changed, digest blanked, checksum recomputed, mark kept) is replayed again and
+    refused as tampered; one whose recorded digest alone is changed in the index is checked
+    as unsealed again and refused (the rebuilt world's digest differs)."""
+    w = played(6)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    for name in ("file-edit", "digest-edit"):
+        store.save_state(name, *store_mod.describe_world(w, "standard"))
+        store.load_world(name, exact=True)  # replayed and marked
+    assert count_replays == ["file-edit", "digest-edit"]
+
+    def richer(save):
+        save["state"]["state"]["budget"] = 50_000_000.0
+        save["meta"]["digest"] = ""
+
+    _edit_file(store, "file-edit", richer)
+    with store._writing() as table:
+        table.update({"digest": "0" * 64}, Query().name == "digest-edit")
+    assert store.resolve("file-edit").verified and store.resolve("digest-edit").verified  # marks kept
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("file-edit", exact=True)
+    assert err.value.kind == "tampered"
+    assert count_replays == ["file-edit", "digest-edit", "file-edit"]
+    with pytest.raises(SaveCorruptError) as err:  # unsealed again: its digest is compared (and differs)
+        store.load_world("digest-edit", exact=True)
+    assert err.value.kind == "mismatch" and "digest" in str(err.value)
+
+
+def test_a_load_marks_nothing_while_another_writer_holds_the_lock(tmp_path, count_replays):
+    """A load never waits for the store's lock to mark a save: while another process holds
+    it, the load replays, succeeds and leaves the entry unmarked; the next load marks it."""
+    w = played(5)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    other = SaveStore(tmp_path / "s", on_warning=None)  # its own lock file handle: another writer
+    other.lock.acquire()
+    try:
+        loaded, _ = store.load_world("raw", exact=True)
+    finally:
+        other.lock.release()
+    assert loaded.digest() == w.digest() and store.resolve("raw").verified == ""
+    store.load_world("raw", exact=True)
+    store.load_world("raw", exact=True)
+    assert count_replays == ["raw", "raw"]
+
+
+def test_writing_a_marked_save_again_drops_its_mark(tmp_path, count_replays):
+    """Saving raw data again under a marked name leaves the new entry unmarked (the old
+    file's mark is removed, not merely left unverifiable): the new file is replayed."""
+    w = played(5)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.load_world("raw", exact=True)
+    assert store.resolve("raw").verified
+    play_to(w, 6)
+    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    doc = store._docs()[0]
+    assert "verified" not in doc
+    loaded, record = store.load_world("raw", exact=True)
+    assert record.replayed and loaded.month == 6 and count_replays == ["raw", "raw"]
