@@ -51,6 +51,7 @@ from typing import Any
 
 from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
 from pibench_tui.sandbox.confine import Confinement, confinement_status
+from pibench_tui.sandbox.cosched import CoSchedule
 from pibench_tui.sandbox.output import OutputSink, _OutputCollector
 from pibench_tui.sandbox.policy import (
     ALLOWED_MODULES,
@@ -245,6 +246,9 @@ class Sandbox:
             are marshalled for the agent process as they are; otherwise (and always for
             ``query`` and ``memory``) each goes through JSON first
             (:func:`~.process.result_bytes`). The agent process sees the same values either way.
+        coschedule: During each block, run the thread calling :meth:`run` and the agent
+            process on one CPU (:class:`~.cosched.CoSchedule`: their strict ping-pong costs
+            a fraction of the CPU time; an optimisation only, skipped where unsupported).
     """
 
     def __init__(
@@ -263,8 +267,12 @@ class Sandbox:
         prefetch: bool = False,
         kept: Handler | None = None,
         plain_results: bool = False,
+        coschedule: bool = True,
     ) -> None:
         self.handler = handler
+        #: Put this thread and the agent process on one CPU during each block (:mod:`.cosched`).
+        self.coschedule = bool(coschedule)
+        self._cosched: CoSchedule | None = None
         self.prefetch = bool(prefetch)
         #: The calls whose results are marshalled as they are (see ``plain_results``).
         self._plain = frozenset(
@@ -359,6 +367,8 @@ class Sandbox:
         self._reads.reset()
         # Boot the replacement now, so the next block does not wait for it.
         self._process = AgentProcess()
+        if self._cosched is not None:  # started from a pinned thread: free it to boot anywhere
+            self._cosched.release(self._process.proc.pid)
 
     def start(self) -> None:
         """Start the agent process and complete its handshake (otherwise done lazily)."""
@@ -478,11 +488,13 @@ class Sandbox:
         self.blocks += 1
         block = self.blocks
         try:
-            return self._converse(
-                proc, block, code, units, filename, first_line, deadline, collector, finish, replaced, rebind
-            )
+            with CoSchedule(proc.proc.pid, self.coschedule) as self._cosched:
+                return self._converse(
+                    proc, block, code, units, filename, first_line, deadline, collector, finish, replaced, rebind
+                )
         finally:
             self.deadline = None
+            self._cosched = None
 
     def _converse(
         self,

@@ -1,0 +1,143 @@
+"""Co-scheduling: during a block the serving thread and the agent process share one CPU."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from pibench_tui.sandbox import Sandbox, cosched
+
+SPEC = {"lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating": False}}}
+
+needs_cpus = pytest.mark.skipif(not cosched.available(), reason="needs sched_setaffinity and two usable CPUs")
+
+
+class AffinityProbe:
+    """A handler that records, at each call, the serving thread's CPU set and the agent
+    process's (its main thread's)."""
+
+    def __init__(self) -> None:
+        self.sandbox: Sandbox | None = None
+        self.seen: list[tuple[set[int], set[int]]] = []
+
+    def __call__(self, ns, method, args, kwargs):
+        assert self.sandbox is not None and self.sandbox._process is not None
+        pid = self.sandbox._process.proc.pid
+        self.seen.append((os.sched_getaffinity(0), os.sched_getaffinity(pid)))
+        return {"month": 1}
+
+
+def _run(coschedule: bool) -> tuple[AffinityProbe, Sandbox, set[int], set[int]]:
+    probe = AffinityProbe()
+    sb = Sandbox(probe, SPEC, block_timeout=20, seed=1, coschedule=coschedule)
+    probe.sandbox = sb
+    before = os.sched_getaffinity(0)
+    result = sb.run("lab.dashboard()\nlab.dashboard()")
+    assert result.ok, result.error
+    return probe, sb, before, os.sched_getaffinity(0)
+
+
+@needs_cpus
+def test_block_runs_both_sides_on_one_cpu_and_gives_the_thread_its_cpus_back():
+    """While a block runs, pibench's serving thread and the agent process are each
+    restricted to the same single CPU; after the block the thread has its CPU set again."""
+    probe, sb, before, after = _run(coschedule=True)
+    try:
+        assert probe.seen, "the handler was never called"
+        for thread_cpus, agent_cpus in probe.seen:
+            assert len(thread_cpus) == 1
+            assert thread_cpus == agent_cpus
+            assert thread_cpus <= before
+        assert after == before
+    finally:
+        sb.close()
+
+
+@needs_cpus
+def test_coschedule_off_changes_no_affinity():
+    """``Sandbox(coschedule=False)`` leaves every CPU set as it was."""
+    probe, sb, before, after = _run(coschedule=False)
+    try:
+        assert probe.seen
+        for thread_cpus, agent_cpus in probe.seen:
+            assert thread_cpus == before
+            assert len(agent_cpus) > 1
+        assert after == before
+    finally:
+        sb.close()
+
+
+@needs_cpus
+def test_only_the_serving_thread_is_pinned():
+    """Another thread of pibench (a TUI's event loop) keeps its CPU set during a block."""
+    probe = AffinityProbe()
+    sb = Sandbox(probe, SPEC, block_timeout=20, seed=1)
+    probe.sandbox = sb
+    other_seen: list[set[int]] = []
+    ready, done = threading.Event(), threading.Event()
+
+    def other() -> None:
+        ready.set()
+        done.wait(30)
+        other_seen.append(os.sched_getaffinity(0))
+
+    t = threading.Thread(target=other)
+    t.start()
+    ready.wait(5)
+
+    def handler(ns, method, args, kwargs):
+        done.set()
+        t.join(5)
+        return probe(ns, method, args, kwargs)
+
+    sb.handler = handler
+    try:
+        before = os.sched_getaffinity(0)
+        assert sb.run("lab.dashboard()").ok
+        assert other_seen == [before]
+        assert len(probe.seen[0][0]) == 1
+    finally:
+        done.set()
+        t.join(5)
+        sb.close()
+
+
+def test_refused_affinity_changes_nothing(monkeypatch):
+    """Where the system refuses the affinity call, the block runs as before and the
+    serving thread's CPU set is unchanged (an optimisation never fails a block)."""
+
+    def refuse(pid, cpus):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "sched_setaffinity", refuse)
+    with cosched.CoSchedule(os.getpid()) as co:
+        assert not co.pinned
+    assert co.cpu is None
+
+
+def test_current_cpu_is_a_usable_cpu():
+    """The CPU reported for the calling thread is one it may run on."""
+    cpu = cosched.current_cpu()
+    if cpu is None:
+        pytest.skip("this system cannot tell the current CPU")
+    assert cpu in os.sched_getaffinity(0)
+
+
+@needs_cpus
+def test_agent_process_restarted_mid_block_boots_on_every_cpu():
+    """A block that times out restarts the agent process while the thread is pinned: the
+    replacement gets the thread's former CPU set, not the one CPU it inherited."""
+    probe = AffinityProbe()
+    sb = Sandbox(probe, SPEC, block_timeout=1, seed=1)
+    probe.sandbox = sb
+    try:
+        before = os.sched_getaffinity(0)
+        result = sb.run("while True:\n    pass")
+        assert result.error is not None and result.error["type"] == "BlockTimeout"
+        assert sb._process is not None
+        assert os.sched_getaffinity(sb._process.proc.pid) == before
+        assert os.sched_getaffinity(0) == before
+    finally:
+        sb.close()
