@@ -21,6 +21,7 @@ from .argtypes import positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from pathlib import Path
 
     from .sweep import GroupRows
 
@@ -245,10 +246,10 @@ def _run_many(
 
     Careers run on ``--cluster`` or ``--jobs`` (identical rows), stream into the progress bar
     as they finish and, when ``--json``/``--csv`` is given, into the journal
-    ``FILE.partial.jsonl``: run the same command again after an interruption and the
-    finished careers are read back, not played again. The journal is removed by
-    :func:`_handle` once the command has written its files (from the journal's rows:
-    :func:`_write_json`, :func:`_write_csv`). The rows come back as
+    ``FILE.partial.jsonl`` (:func:`_journal_of`): run the same command again after an
+    interruption and the finished careers are read back, not played again. The journal stays
+    locked until :func:`_handle` removes it, once the command has written its files (from
+    the journal's rows: :func:`_write_json`, :func:`_write_csv`). The rows come back as
     :class:`~pibench_tui.sweep.GroupRows` (a few numbers a career; ``axes``: with what their
     pooled capability axes need).
     """
@@ -260,7 +261,6 @@ def _run_many(
         Group,
         JournalError,
         SweepJournal,
-        journal_path,
         make_executor,
         run_sweep,
         sweep_settings,
@@ -272,17 +272,17 @@ def _run_many(
     groups = [Group(key, policy, cfg, tuple(seeds), bcfg) for key, policy, cfg, seeds, bcfg in jobs_list]
     save_runs = getattr(args, "save_runs", None)
     _check_outputs(args)
-    out = getattr(args, "json_file", None) or getattr(args, "csv_file", None)
     err = _console(stderr=True)
     journal = None
-    if out:
+    path = _journal_of(args)
+    if path is not None:
         settings = {**sweep_settings(args.command, scenario, groups), "save_runs": save_runs}
         try:
-            journal = SweepJournal(journal_path(out), settings)
+            journal = SweepJournal(path, settings)
         except JournalError as exc:
             raise _Fail(str(exc)) from None
         except OSError as exc:
-            raise _Fail(f"cannot write the sweep journal {journal_path(out)}: {exc}") from None
+            raise _Fail(f"cannot write the sweep journal {path}: {exc}") from None
         args._journal = journal
         if journal.resumed:
             err.print(f"resuming: {journal.resumed:,} finished career(s) read back from {journal.path}")
@@ -315,9 +315,41 @@ def _run_many(
                 "run the same command again to resume"
             ) from None
         raise _Interrupted("interrupted (write --json or --csv to make a sweep resumable)") from None
-    finally:
+    except BaseException:
         if journal is not None:
             journal.close()
+        raise
+    # A finished sweep's journal stays open and locked until its files are written: _handle
+    # removes it then (or closes it if they could not be written).
+
+
+def _journal_of(args: argparse.Namespace) -> Path | None:
+    """Where the sweep's journal is: beside ``--json`` (else ``--csv``), or beside whichever
+    of them already has one, so that a sweep interrupted with ``--csv F`` resumes when
+    ``--json G`` is added (it used to start over and leave ``F.partial.jsonl`` behind).
+    (A sweep interrupted with both resumes with ``--json`` alone, not with ``--csv`` alone:
+    nothing names the JSON file then.)
+
+    Returns:
+        ``None`` without ``--json``/``--csv`` (nothing to resume).
+
+    Raises:
+        _Fail: both files have a journal beside them (two interrupted sweeps: which to resume
+            is the user's choice).
+    """
+    from .sweep import journal_path
+
+    outs = [p for p in (getattr(args, "json_file", None), getattr(args, "csv_file", None)) if p]
+    if not outs:
+        return None
+    paths = [journal_path(p) for p in outs]
+    found = [p for p in paths if p.exists()]
+    if len(found) > 1:
+        raise _Fail(
+            f"{found[0]} and {found[1]} both hold an interrupted sweep, and this command would resume one "
+            "of them; delete the one you do not want to resume (or both, to start over)"
+        )
+    return found[0] if found else paths[0]
 
 
 def _print_table(title: str, table: Any) -> None:
@@ -372,9 +404,13 @@ def _write_json(path: str, data: Any) -> None:
 
 
 def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A command's errors as messages and exit codes; and its sweep journal (held locked from
+    the first career until the files are written) removed once the files are written, or
+    closed for a later resume if they were not."""
+
     def wrapper(args: argparse.Namespace) -> int:
         try:
-            code = fn(args)
+            return _finishing_journal(fn, args)
         except _Fail as exc:
             print(f"pibench {args.command}: error: {exc}", file=sys.stderr)
             return 1
@@ -384,21 +420,27 @@ def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
         except _Interrupted as exc:
             print(f"pibench {args.command}: {exc}", file=sys.stderr)
             return 130
-        except BaseException:
-            # The tables' reader went away (`| head`: rich exits), Ctrl-C ...: once the files
-            # are written (before the tables) there is nothing left to resume.
-            journal = getattr(args, "_journal", None)
-            if journal is not None and getattr(args, "_outputs_written", False):
-                journal.finish()
-            raise
-        journal = getattr(args, "_journal", None)
-        if code == 0 and journal is not None:
-            journal.finish()  # every file is written: nothing left to resume
-        return code
 
     wrapper.__doc__ = fn.__doc__
     wrapper.__name__ = fn.__name__
     return wrapper
+
+
+def _finishing_journal(fn: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``fn(args)``; then its journal (``args._journal``, set by :func:`_run_many`) is removed
+    if the files are written (``args._outputs_written``, set before the tables are printed:
+    a reader of the tables that goes away, ``| head``, leaves nothing to resume), else closed.
+    The lock is held until then: a second sweep on the same files cannot start in between."""
+    try:
+        code = fn(args)
+    finally:
+        journal = getattr(args, "_journal", None)
+        if journal is not None:
+            if getattr(args, "_outputs_written", False):
+                journal.finish()
+            else:
+                journal.close()
+    return code
 
 
 # ------------------------------------------------------------------ tables

@@ -177,7 +177,10 @@ class SweepJournal:
             f"{self.path} is in use by another pibench sweep that is still running (the same "
             "--json/--csv file); wait for it to finish, or write to another file"
         )
-        fh = open(self.path, "rb")  # held until close()
+        try:
+            fh = open(self.path, "rb")  # held until close()
+        except FileNotFoundError:  # removed meanwhile by the sweep that just finished with it
+            raise JournalError(busy) from None
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             if os.fstat(fh.fileno()).st_ino != os.stat(self.path).st_ino:  # replaced by another sweep meanwhile
@@ -284,9 +287,13 @@ class SweepJournal:
         self._unlock()
 
     def finish(self) -> None:
-        """The sweep is complete and its files are written: remove the journal."""
-        self.close()
+        """The sweep is complete and its files are written: remove the journal, then release
+        its lock (so that no second sweep takes up a journal about to disappear)."""
+        if self._fh is not None:
+            self._fh.close()  # no sync: the file is removed next
+            self._fh = None
         self.path.unlink(missing_ok=True)
+        self._unlock()
 
 
 def _lines(path: Path) -> Iterator[tuple[bytes, bool]]:

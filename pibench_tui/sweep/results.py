@@ -22,10 +22,9 @@ computed from the same numbers in the same (seed) order.
 from __future__ import annotations
 
 import json
-import os
-import re
 from array import array
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any, overload
 
 from .journal import SweepJournal, atomic_text_writer
@@ -213,45 +212,45 @@ def _in_order(column: Any, order: Sequence[int]) -> Any:
 
 def write_json(path: str, data: Any) -> None:
     """Write ``json.dumps(data, indent=2) + "\\n"`` atomically, where ``data`` may hold
-    :class:`GroupRows` (as dict values at any depth): each is written as the list of its
-    full rows, read from the journal one at a time, so the text is the one of ``data`` with
-    every row in memory.
+    :class:`GroupRows` (at any depth): each is written as the list of its full rows, read from
+    the journal one at a time while the text is written, so the text is the one of ``data``
+    with every row in memory, and no more than a row of it is in memory at once.
 
     Raises:
         OSError: the file cannot be written (the old one is untouched).
         RuntimeError: a :class:`GroupRows` without a journal.
     """
-    groups: list[GroupRows] = []
-    token = f"\0rows-{os.urandom(8).hex()}-"  # a place-holder no string of data holds
-
-    def mark(x: Any) -> Any:
-        if isinstance(x, GroupRows):
-            groups.append(x)
-            return f"{token}{len(groups) - 1}"
-        if isinstance(x, dict):
-            return {k: mark(v) for k, v in x.items()}
-        return x
-
-    text = json.dumps(mark(data), indent=2) + "\n"
-    pattern = re.compile(re.escape(json.dumps(token)[:-1]) + r'(\d+)"')
+    encoder = json.JSONEncoder(indent=2, default=_streamed)  # json.dumps(indent=2)'s settings
+    pieces = encoder.iterencode(data)  # a few characters each
     with atomic_text_writer(path) as out:
-        pos = 0
-        for m in pattern.finditer(text):
-            out.write(text[pos : m.start()])
-            line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
-            indent = line[: len(line) - len(line.lstrip(" "))]
-            _write_list(out, groups[int(m.group(1))].full_rows(), indent)
-            pos = m.end()
-        out.write(text[pos:])
+        while text := "".join(islice(pieces, _WRITE_PIECES)):
+            out.write(text)
+        out.write("\n")
 
 
-def _write_list(out: Any, rows: Iterator[dict[str, Any]], indent: str) -> None:
-    """A list of rows as ``json.dumps(..., indent=2)`` writes it at a place whose line is
-    indented by ``indent``: its items one level deeper (``\\n`` never occurs inside a JSON
-    string, so re-indenting an item's lines is exact)."""
-    inner = "\n" + indent + "  "
-    first = True
-    for row in rows:
-        out.write(("[" if first else ",") + inner + json.dumps(row, indent=2).replace("\n", inner))
-        first = False
-    out.write("[]" if first else "\n" + indent + "]")
+_WRITE_PIECES = 8192
+""":func:`write_json` writes the encoder's pieces in batches of this many (tens of kB)."""
+
+
+class _RowStream(list[dict[str, Any]]):
+    """The full rows of a :class:`GroupRows` as the JSON encoder writes a list: it tests the
+    list with ``not`` (``len``) and then iterates it, so the rows are read from the journal
+    as they are written, never held together (the list itself stays empty)."""
+
+    def __init__(self, rows: GroupRows) -> None:
+        super().__init__()
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._rows.full_rows()
+
+
+def _streamed(o: Any) -> Any:
+    """The JSON encoder's ``default``: a :class:`GroupRows` is written as the list of its full
+    rows (:class:`_RowStream`); anything else is not JSON-able, as for ``json.dumps``."""
+    if isinstance(o, GroupRows):
+        return _RowStream(o)
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")

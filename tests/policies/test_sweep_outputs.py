@@ -191,3 +191,98 @@ def test_a_journal_another_running_sweep_writes_is_refused(tmp_path):
     again = SweepJournal(path, settings)
     assert again.resumed == 1
     again.close()
+
+
+class _Stopping(_Counting):
+    """A counting executor that stops the sweep (as Ctrl-C would) after ``stop_after`` careers."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        super().__init__()
+        self.stop_after = stop_after
+
+    def run(self, groups, emit, record=False):
+        emitted = 0
+
+        def stopping_emit(key, row, run):
+            nonlocal emitted
+            if emitted == self.stop_after:
+                raise KeyboardInterrupt
+            emit(key, row, run)
+            emitted += 1
+
+        super().run(groups, stopping_emit, record)
+
+
+def test_a_csv_sweep_resumes_when_json_is_added(tmp_path, monkeypatch, capsys):
+    """A ``--csv F`` sweep interrupted, then run again with ``--json G`` added, resumes from
+    ``F.partial.jsonl`` (it used to start over and leave that journal behind): only the
+    missing careers are played, both files are those of an uninterrupted run, and no journal
+    is left beside either."""
+    cmd = ["run", "baseline", "--scenario", "short-12", "--seeds", "1-5"]
+    ref_json, ref_csv = tmp_path / "ref.json", tmp_path / "ref.csv"
+    assert _cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
+    out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
+    first = _Stopping(stop_after=2)
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: first)
+    assert _cli([*cmd, "--csv", str(out_csv)]) == 130
+    assert journal_path(out_csv).exists()
+    capsys.readouterr()
+
+    second = _Counting()
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: second)
+    assert _cli([*cmd, "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert f"resuming: 2 finished career(s) read back from {journal_path(out_csv)}" in capsys.readouterr().err
+    assert second.asked == [3, 4, 5]
+    assert out_json.read_bytes() == ref_json.read_bytes()
+    assert out_csv.read_bytes() == ref_csv.read_bytes()
+    assert not journal_path(out_csv).exists() and not journal_path(out_json).exists()
+
+
+def test_two_interrupted_sweeps_beside_json_and_csv_are_refused(tmp_path, monkeypatch, capsys):
+    """When ``--json G`` and ``--csv F`` both have a journal beside them (two interrupted
+    sweeps), the command cannot guess which to resume: it refuses before any career, naming
+    both files and what to delete; both journals stay as they were."""
+    cmd = ["run", "baseline", "--scenario", "short-12"]
+    out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: _Stopping(stop_after=1))
+    assert _cli([*cmd, "--seeds", "1-3", "--json", str(out_json)]) == 130
+    assert _cli([*cmd, "--seeds", "4-6", "--csv", str(out_csv)]) == 130
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in (journal_path(out_json), journal_path(out_csv))}
+    ex = _Counting()
+    monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
+    assert _cli([*cmd, "--seeds", "1-3", "--json", str(out_json), "--csv", str(out_csv)]) == 1
+    err = capsys.readouterr().err
+    assert str(journal_path(out_json)) in err and str(journal_path(out_csv)) in err
+    assert "both hold an interrupted sweep" in err and "delete the one you do not want" in err
+    assert ex.asked == [] and {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="flock is POSIX")
+@pytest.mark.parametrize("option", ["--json", "--csv"])
+def test_the_journal_stays_locked_until_the_files_are_written(option, tmp_path, monkeypatch, capsys):
+    """The journal's lock is held from the first career until the files are written (it was
+    released when the careers finished): a second sweep on the same file while the first
+    writes its files is refused as in use; once the files are written the journal is gone
+    and a new sweep may start there."""
+    import pibench_tui.run_cmds as run_cmds
+
+    out = tmp_path / "out.data"
+    seen: list[str] = []
+    writer = "_write_json" if option == "--json" else "_write_csv"
+    real = getattr(run_cmds, writer)
+
+    def writing(path, *a, **kw):
+        try:
+            SweepJournal(journal_path(out), {"command": "run", "groups": []}).close()
+            seen.append("opened")
+        except JournalError as exc:
+            seen.append(str(exc))
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(run_cmds, writer, writing)
+    assert _cli(["run", "baseline", "--scenario", "short-12", "--seeds", "1-2", option, str(out)]) == 0
+    capsys.readouterr()
+    assert len(seen) == 1 and "in use by another pibench sweep" in seen[0], seen
+    assert out.exists() and not journal_path(out).exists()
+    SweepJournal(journal_path(out), {"command": "run", "groups": []}).finish()

@@ -408,3 +408,49 @@ def test_a_sweep_keeps_a_few_hundred_bytes_a_career(tmp_path):
     back = list(res["baseline"].full_rows())
     assert [r["seed"] for r in back] == list(range(1, n + 1))
     assert back[17] == {**row, "seed": 18}
+
+
+def test_write_json_streams_group_rows_as_json_dumps_writes_them(tmp_path):
+    """write_json writes a document holding GroupRows (top level, nested in dicts and lists,
+    empty) as json.dumps(indent=2) writes it with every full row in memory, reading the rows
+    from the journal while it writes (its peak memory stays a small part of the file's
+    size); a value json cannot write is refused as json refuses it, leaving no file."""
+    import tracemalloc
+
+    from pibench_tui.sweep import GroupRows, write_json
+
+    row = run_career("baseline", 1, WorldConfig(months=12))
+    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
+    n = 2000
+    big = GroupRows(range(1, n + 1), journal, axes=True)
+    for s in range(1, n + 1):
+        r = {**row, "seed": s}
+        big.add(r, journal.append("baseline", r))
+    small = GroupRows([2, 1, 2], journal)
+    for s in (1, 2):
+        small.add({**row, "seed": s}, journal.append("x", {**row, "seed": s}))
+    empty = GroupRows([], journal)
+    full = {s: {**row, "seed": s} for s in range(1, n + 1)}
+    doc = {"a": [small, {"b": empty}], "rows": {"big": big}, "top": small, "x": 1.5}
+    want = {
+        "a": [[full[2], full[1], full[2]], {"b": []}],
+        "rows": {"big": [full[s] for s in range(1, n + 1)]},
+        "top": [full[2], full[1], full[2]],
+        "x": 1.5,
+    }
+    out = tmp_path / "o.json"
+    tracemalloc.start()
+    try:
+        write_json(str(out), doc)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    text = json.dumps(want, indent=2) + "\n"
+    assert out.read_text() == text
+    assert peak < len(text) / 5, f"peak {peak:,} bytes for a {len(text):,}-byte file"
+    write_json(str(out), small)
+    assert out.read_text() == json.dumps([full[2], full[1], full[2]], indent=2) + "\n"
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        write_json(str(tmp_path / "bad.json"), {"rows": small, "when": object()})
+    assert not (tmp_path / "bad.json").exists()
+    journal.close()
