@@ -101,11 +101,11 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
 
 #: The policy commands of :mod:`pibench_tui.run_cmds` and their one-line help.
 RUN_COMMANDS = {
-    "run": "run a scripted policy over seeds; per-seed table and statistics",
-    "compare": "run several policies on the same seeds, side by side with paired ratios",
-    "ablate": "run a policy under the ablations of MECHANICS §17",
+    "run": "play a scripted policy over many seeds: a line per seed, then statistics",
+    "compare": "play several policies on the same seeds, side by side with paired ratios",
+    "ablate": "play a policy in worlds with one thing changed (shorter horizon, frozen field, ...)",
     "calibrate": "the calibration report: the facts a benchmark user checks first",
-    "tune": "run the baseline's 16-config grid on the tuning seeds 1001, 1002",
+    "tune": "rank the baseline's configs on the tuning seeds (never on the evaluation seeds)",
 }
 
 

@@ -30,7 +30,20 @@ __all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run
 TUNING_SEEDS = (1001, 1002)
 """MECHANICS §17 tunes the baseline grid on these seeds only (never on 101-108)."""
 
-POLICY_HELP = "do-nothing, baseline, baseline-tuned, hire-max, ambitious, all-in, oracle"
+POLICY_SUMMARIES = {
+    "do-nothing": "only advances the clock: the zero line",
+    "baseline": "the reference PI (MECHANICS §17): hires to a target, mentors evenly, climbs the venue "
+    "ladder, proposes to every open call",
+    "baseline-tuned": "the baseline with the config `pibench tune` picked",
+    "hire-max": "hires and starts projects but never writes a proposal: shows how an unfunded lab collapses",
+    "ambitious": "a big lab, heavy mentoring, top-tier projects on the hottest topic",
+    "all-in": "the baseline with every project and proposal on the topic most in the news, top tier only",
+    "oracle": "reads the hidden state (true abilities, future topic hotness): a ceiling to compare against",
+}
+"""What each policy of :data:`world.policies.ALL_NAMES` does, in a line (``--help``)."""
+
+CALIBRATION_POLICIES = ("do-nothing", "hire-max", "baseline", "all-in", "oracle")
+"""The policies ``pibench calibrate`` plays, in its report's order."""
 
 
 # ------------------------------------------------------------------ parsers
@@ -67,55 +80,135 @@ def _seed_label(seed: int) -> str:
 _jobs_arg = positive_int
 
 
-def _common(p: argparse.ArgumentParser, seeds_default: str) -> None:
+def _common(p: argparse.ArgumentParser, seeds_default: str, csv_rows: str) -> None:
+    """``--scenario``, ``--seeds``, ``--jobs``, ``--cluster``, ``--json`` and ``--csv`` (whose
+    lines are ``csv_rows``)."""
     from world.runner import MAX_SEEDS
 
-    p.add_argument(
-        "--scenario",
-        metavar="NAME|PATH",
-        help="a bundled scenario or a .toml file (default: the default world); its seed is ignored, --seeds decides",
-    )
+    _scenario_arg(p, "; its own seed is ignored: --seeds decides")
     p.add_argument(
         "--seeds",
         type=_seeds_arg,
         default=_seeds_arg(seeds_default),
         metavar="LIST|RANGE|@FILE",
-        help=f"seeds as 101,102,103 or 1-200 or a mix, at most {MAX_SEEDS:,} (default {seeds_default}), "
-        "or @FILE: sealed seeds from `pibench seal` (tables show commitment prefixes)",
+        help=f"the seeds, one career each: a list (101,102,103), a range (1-200) or a mix (1-5,9), at most "
+        f"{MAX_SEEDS:,} (default {seeds_default}); or @FILE, sealed seeds from `pibench seal` (tables then "
+        "show commitment prefixes, never the seeds)",
     )
     _executor_args(p)
+    _json_arg(p, "the results (every career's row, the summaries)")
+    p.add_argument(
+        "--csv",
+        metavar="FILE",
+        dest="csv_file",
+        help=f"also write {csv_rows} as CSV; resumable like --json",
+    )
+
+
+def _scenario_arg(p: argparse.ArgumentParser, more: str = "") -> None:
+    p.add_argument(
+        "--scenario",
+        metavar="NAME|PATH",
+        help=f"the world: a bundled scenario (`pibench scenarios` lists them) or a .toml file (default: the "
+        f"default world){more}",
+    )
+
+
+def _json_arg(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--json",
         metavar="FILE",
         dest="json_file",
-        help="also write the results as JSON (an interrupted sweep resumes from FILE.partial.jsonl)",
-    )
-    p.add_argument(
-        "--csv", metavar="FILE", dest="csv_file", help="also write the per-seed rows as CSV (resumable like --json)"
+        help=f"also write {what} as JSON. Careers are kept in FILE.partial.jsonl as they finish: after "
+        "an interruption, run the same command again to resume (the file goes when the sweep completes)",
     )
 
 
 def _executor_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--jobs", type=_jobs_arg, default=1, metavar="N", help="worker processes (results identical to --jobs 1)"
+        "--jobs",
+        type=_jobs_arg,
+        default=1,
+        metavar="N",
+        help="play the careers in N worker processes on this machine (default 1: in this process); "
+        "the results are the same whatever N",
     )
     p.add_argument(
         "--cluster",
         metavar="ADDRESS",
-        help="run the careers on a Dask cluster (tcp://HOST:8786; needs pibench[cluster]); results identical to --jobs 1",
+        help="play the careers on a Dask cluster instead, e.g. tcp://HOST:8786 (needs pibench[cluster]; "
+        "the README shows how to start one); the results are those of --jobs 1",
     )
+
+
+class _NoSeeds(argparse.Action):
+    """``pibench tune --seeds``: refused, saying why (argparse's own message named no reason)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None) -> None:
+        seeds = ", ".join(map(str, TUNING_SEEDS))
+        parser.error(
+            f"tune takes no --seeds: it plays only the tuning seeds {seeds}, so that the evaluation seeds "
+            "stay held out (MECHANICS §17); use `pibench run baseline-tuned --seeds ...` to evaluate its pick"
+        )
+
+
+def _help_width() -> int:
+    """The width ``--help`` texts are wrapped to: argparse's (the terminal's less 2), at most 100."""
+    import shutil
+
+    return max(40, min(shutil.get_terminal_size().columns - 2, 100))
+
+
+def _policies_epilog(width: int) -> str:
+    """The ``policies:`` list of a ``--help``, ``width`` characters wide: each name of
+    :data:`world.policies.ALL_NAMES` with its :data:`POLICY_SUMMARIES` line."""
+    import textwrap
+
+    from world.policies import ALL_NAMES
+
+    column = max(map(len, ALL_NAMES)) + 4
+    lines = ["policies:"]
+    for name in ALL_NAMES:
+        text = textwrap.wrap(POLICY_SUMMARIES[name], width - column)
+        lines.append(f"  {name:<{column - 2}}{text[0]}")
+        lines += [" " * column + more for more in text[1:]]
+    return "\n".join(lines)
 
 
 def add_parsers(sub: Any) -> None:
     """Register ``run``, ``compare``, ``ablate``, ``calibrate`` and ``tune`` on ``sub``
-    (the ``add_subparsers`` object of the ``pibench`` parser)."""
-    p = sub.add_parser(
+    (the ``add_subparsers`` object of the ``pibench`` parser). Their one-line helps are
+    :data:`pibench_tui.cli.RUN_COMMANDS`; the texts format the policies, ablation variants,
+    grid size and tuning seeds from their homes."""
+    import textwrap
+
+    from world.policies import ALL_NAMES, grid
+    from world.runner import ablation_configs
+
+    from .cli import RUN_COMMANDS
+
+    width = _help_width()
+
+    def parser(name: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=RUN_COMMANDS[name],
+            description=textwrap.fill(description, width),
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps the policies' list
+        )
+
+    names = ", ".join(ALL_NAMES)
+    epilog = _policies_epilog(width)
+    p = parser(
         "run",
-        help="run a scripted policy over seeds; per-seed table and statistics",
-        description=f"Run a scripted policy over many seeds. Policies: {POLICY_HELP}.",
+        "Play one career per seed with a scripted policy and print a line per seed (Impact, papers, "
+        "grants, hires, quits, final budget, the month of a collapse) with summary statistics, then "
+        "the capability axes pooled over the seeds.",
+        epilog,
     )
-    p.add_argument("policy", metavar="POLICY", help=POLICY_HELP)
-    _common(p, "101,102,103")
+    p.add_argument("policy", metavar="POLICY", help=f"the policy to play: {names}")
+    _common(p, "101,102,103", "one line per career")
     p.add_argument(
         "--save-runs",
         metavar="DIR",
@@ -125,47 +218,50 @@ def add_parsers(sub: Any) -> None:
     )
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser(
+    p = parser(
         "compare",
-        help="run several policies on the same seeds, side by side with paired ratios",
-        description="Run policies on the same seeds; the paired ratio is (Impact_B + 1) / (Impact_A + 1) per seed against the first policy.",
+        "Play two or more policies on the same seeds and print their Impact side by side, with the "
+        "paired ratio (Impact + 1) / (first policy's Impact + 1) per seed and its summaries.",
+        epilog,
     )
-    p.add_argument("policies", nargs="+", metavar="POLICY", help=POLICY_HELP)
-    _common(p, "101,102,103")
+    p.add_argument("policies", nargs="+", metavar="POLICY", help=f"two or more of: {names}")
+    _common(p, "101,102,103", "one line per career (with its policy)")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser(
+    variants = ", ".join(ablation_configs())
+    p = parser(
         "ablate",
-        help="run a policy under the ablations of MECHANICS §17",
-        description="Variants: default, horizon 12, horizon 30, frozen field, unlimited attention, no scooping.",
+        "Play a policy in each ablation of MECHANICS §17 (the world with one thing changed): "
+        f"{variants}; print mean and median Impact, collapses, papers and grants per variant. "
+        "Unless the policy is ambitious, the ambitious policy is also played at the normal attention "
+        "pool and with unlimited attention, for contrast.",
+        epilog,
     )
-    p.add_argument("--policy", default="baseline", help=f"the policy (default baseline; {POLICY_HELP})")
-    _common(p, "101-108")
+    p.add_argument("--policy", default="baseline", metavar="POLICY", help=f"the policy (default baseline): {names}")
+    _common(p, "101-108", "one line per career (with its variant)")
     p.set_defaults(func=cmd_ablate)
 
-    p = sub.add_parser(
+    p = parser(
         "calibrate",
-        help="the calibration report: the facts a benchmark user checks first",
-        description="do-nothing, hire-max, baseline, all-in and oracle over the seeds.",
+        f"Play {', '.join(CALIBRATION_POLICIES)} on the same seeds and print the facts a "
+        "benchmark user checks first: how often and when each collapses, the baseline's survival, "
+        "final budgets and Impact spread, all-in's spread against the baseline's, and how far "
+        "the oracle is ahead.",
     )
-    _common(p, "1-50")
+    _common(p, "1-50", "one line per career (with its policy)")
     p.set_defaults(func=cmd_calibrate)
 
-    p = sub.add_parser(
+    seeds = ", ".join(map(str, TUNING_SEEDS))
+    p = parser(
         "tune",
-        help="run the baseline's 16-config grid on the tuning seeds 1001, 1002",
-        description="Rank the 16 baseline configs by mean Impact on seeds 1001 and 1002 (only these: evaluation seeds stay held out).",
+        f"Play the baseline's {len(grid())} configs of MECHANICS §17 on the tuning seeds {seeds} only (the "
+        "evaluation seeds stay held out) and rank them by mean Impact; the default config and the "
+        "committed tuned one (policy baseline-tuned) are marked.",
     )
-    p.add_argument(
-        "--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: the default world)"
-    )
+    _scenario_arg(p)
+    p.add_argument("--seeds", nargs="?", action=_NoSeeds, help=argparse.SUPPRESS)
     _executor_args(p)
-    p.add_argument(
-        "--json",
-        metavar="FILE",
-        dest="json_file",
-        help="also write the ranking as JSON (an interrupted run resumes from FILE.partial.jsonl)",
-    )
+    _json_arg(p, "the ranking")
     p.set_defaults(func=cmd_tune)
 
 
@@ -212,7 +308,8 @@ def _check_policy(name: str) -> None:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any career is played, ``--json``/``--csv`` files that could not be
     written at the end: a folder, a file in a folder that does not exist, or the same file
-    for both (the CSV would replace the JSON).
+    for both (the CSV would replace the JSON); and a ``--save-runs`` folder that is a file
+    (or inside one).
 
     Raises:
         _Usage: what is wrong with which option.
@@ -230,6 +327,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise _Usage(f"{opt} {path}: there is no folder {folder}; create it first or give another path")
     if len(given) == 2 and os.path.realpath(given[0][1]) == os.path.realpath(given[1][1]):
         raise _Usage(f"--json and --csv name the same file ({given[0][1]}); give two different files")
+    runs = getattr(args, "save_runs", None)
+    if runs:
+        found = os.path.abspath(runs)  # the folder, or the nearest of its parents that exists
+        while not os.path.exists(found) and os.path.dirname(found) != found:
+            found = os.path.dirname(found)
+        if not os.path.isdir(found):
+            raise _Usage(
+                f"--save-runs {runs}: {found} is a file, not a folder; give a folder for the run "
+                "directories (created if missing)"
+            )
 
 
 class _Interrupted(Exception):
@@ -669,7 +776,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     jobs = [(v, args.policy, cfg, args.seeds, None) for v, cfg in variants.items()]
     if args.policy != "ambitious":
         # §17 also contrasts the ambitious policy at the normal 100 h pool and with unlimited attention.
-        extra = {"ambitious, 100 h": base, "ambitious, unlimited attention": variants["unlimited attention"]}
+        extra = {
+            f"ambitious, {base.attention_base:g} h": base,
+            "ambitious, unlimited attention": variants["unlimited attention"],
+        }
         jobs += [(v, "ambitious", cfg, args.seeds, None) for v, cfg in extra.items()]
         variants = {**variants, **extra}
     res = _run_many(jobs, args, scen)
@@ -772,7 +882,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from world.runner import summarize
 
     cfg, scen = _config(args)
-    policies = ["do-nothing", "hire-max", "baseline", "all-in", "oracle"]
+    policies = list(CALIBRATION_POLICIES)
     res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args, scen)
     if args.json_file:
         _write_json(

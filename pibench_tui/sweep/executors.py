@@ -83,7 +83,8 @@ def chunk_task(
 
 
 class LocalExecutor:
-    """Careers in this process (``jobs`` = 1) or in ``jobs`` worker processes.
+    """Careers in this process (``jobs`` = 1) or in ``jobs`` worker processes (no more than
+    there are careers to play).
 
     Every group of the sweep goes through one :func:`world.runner.run_groups` call: one pool
     of workers for the whole sweep (not one per group), seeds sent in chunks, at most a few
@@ -105,8 +106,9 @@ class LocalExecutor:
 
         keys = [g.key for g in groups]
         work = [SeedGroup(g.policy, g.seeds, g.config, g.baseline_config) for g in groups]
+        jobs = min(self.jobs, sum(len(g.seeds) for g in groups))  # a forked pool starts every worker at once
         if not record:
-            run_groups(work, self.jobs, lambda i, row: emit(keys[i], row, None), keep=False)
+            run_groups(work, jobs, lambda i, row: emit(keys[i], row, None), keep=False)
             return
         from .runs import recorded_career
 
@@ -114,7 +116,7 @@ class LocalExecutor:
             row, run = result
             emit(keys[i], row, run)
 
-        run_groups(work, self.jobs, emit_recorded, career=recorded_career, chunk=2, keep=False)
+        run_groups(work, jobs, emit_recorded, career=recorded_career, chunk=2, keep=False)
 
 
 def _reference_digest() -> str:
