@@ -671,10 +671,13 @@ class WorldConfig:
         values, problems = cls.check(data, paths)
         base = cls()  # fresh tables: a config never shares a dict with another
         merged: dict[str, Any] = {
-            k: _merge(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v for k, v in values.items()
+            k: _merge_into(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v for k, v in values.items()
         }
         cfg = dataclasses.replace(base, **merged)
-        problems += cfg.problems(paths)
+        # With no problem found, check() has range-checked every value given, with the bounds
+        # problems() uses, and every other value is a default (in range): only the cross-field
+        # rules are left (the same problems as problems(), which checked every range again).
+        problems += cfg._rule_problems(paths or {}) if not problems else cfg.problems(paths)
         if problems:
             raise ConfigError(_unique(problems))
         return cfg
@@ -686,6 +689,10 @@ class WorldConfig:
             paths: how to name a top-level key in messages (as in :meth:`check`).
         """
         paths = paths or {}
+        return self._range_problems(paths) + self._rule_problems(paths)
+
+    def _range_problems(self, paths: Mapping[str, str]) -> list[str]:
+        """The values of :meth:`problems` outside their valid range."""
         out: list[str] = []
         every, tables, scalars_of, default_scalars = _plan()
         # Scalars equal to the defaults (all in range) have no problem to report: only the
@@ -710,6 +717,11 @@ class WorldConfig:
                 meta = f.metadata
                 if not _plainly_within(value, meta.get("min"), meta.get("max")):
                     _number(path, value, meta, out)
+        return out
+
+    def _rule_problems(self, paths: Mapping[str, str]) -> list[str]:
+        """The cross-field rules of :meth:`problems` this config breaks."""
+        out: list[str] = []
         path = paths.get("initial_hotness", "initial_hotness")
         if set(self.initial_hotness) != set(TOPICS):
             out.append(f"{path}: must give exactly the topics {', '.join(TOPICS)}")
@@ -852,6 +864,8 @@ def _plainly_within(value: Any, lo: float | None, hi: float | None) -> bool:
 
 def _number(path: str, value: Any, meta: Mapping[str, Any], problems: list[str]) -> Any:
     """``value`` if it is a finite number within ``meta``'s inclusive min/max, else None (problem noted)."""
+    if _plainly_within(value, meta.get("min"), meta.get("max")):
+        return value  # the common case, decided as below without building a message (exact)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(f"{path}: must be a number, got {value_kind(value)} {short_repr(value)}")
         return None
@@ -948,15 +962,19 @@ def _check(
     return None
 
 
-def _merge(default: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of the table ``default`` with the checked values of ``new`` merged in (rows in part)."""
-    merged = copy.deepcopy(default)
+def _merge_into(table: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``table`` with the checked values of ``new`` merged in (rows in part), in place.
+
+    Both are fresh, so nothing is copied (it was deep-copied twice; the same result): the
+    table is a new config's default (its ``default_factory`` builds it anew), and ``new`` is
+    what :func:`_check` built (new dicts and lists around immutable values, sharing nothing
+    with the data it checked)."""
     for k, v in new.items():
-        if isinstance(v, dict) and isinstance(merged.get(k), dict):
-            merged[k].update(copy.deepcopy(v))
+        if isinstance(v, dict) and isinstance(table.get(k), dict):
+            table[k].update(v)
         else:
-            merged[k] = copy.deepcopy(v)
-    return merged
+            table[k] = v
+    return table
 
 
 def _unique(problems: list[str]) -> list[str]:

@@ -82,3 +82,19 @@ def test_cli_seed_uses_the_one_validator():
     with pytest.raises(argparse.ArgumentTypeError, match="out of range"):
         _seed(str(SEED_MAX + 1))
     assert _seed("101") == 101
+
+
+def test_from_dict_shares_no_table_with_its_data_or_another_config():
+    """A config built from data keeps tables of its own, down to the rows and lists: changing
+    the data afterwards (a row's number, a venue's deadline list) or another config built
+    from the same data changes nothing in it."""
+    data = WorldConfig().to_dict()
+    data["venues"]["NAIC"]["deadlines"] = [2, 8]
+    a, b = WorldConfig.from_dict(data), WorldConfig.from_dict(data)
+    data["pools"]["elite"]["volume"] = 9.0
+    data["venues"]["NAIC"]["deadlines"].append(11)
+    b.pools["elite"]["volume"] = 7.0
+    b.venues["NAIC"]["deadlines"].append(12)
+    assert a.pools["elite"]["volume"] == WorldConfig().pools["elite"]["volume"]
+    assert a.venues["NAIC"]["deadlines"] == [2, 8]
+    assert WorldConfig().pools["elite"]["volume"] != 7.0
