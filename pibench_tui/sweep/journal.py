@@ -9,7 +9,8 @@ back instead of recomputed; a journal written with other settings (seeds, scenar
 policies, grid configs) is refused with a message saying what differs. The journal is also
 where the sweep's full rows are while it runs (this process keeps a few numbers a career,
 :class:`~pibench_tui.sweep.results.GroupRows`): when the sweep completes, the final files are
-written from it atomically, row by row, and the journal is removed.
+written from it atomically, row by row, and the journal is removed; it stays locked until
+then, so a second sweep on the same files is refused until the first is done with them.
 """
 
 from __future__ import annotations
