@@ -208,3 +208,27 @@ def test_writing_a_marked_save_again_drops_its_mark(tmp_path, count_replays):
     assert "verified" not in doc
     loaded, record = store.load_world("raw", exact=True)
     assert record.replayed and loaded.month == 6 and count_replays == ["raw", "raw"]
+
+
+def test_a_mark_that_cannot_be_written_leaves_the_store_as_it_was(tmp_path, count_replays, monkeypatch):
+    """When the index write of the mark fails (the disk refuses, a crash mid-write), the load
+    still returns the verified world, the index is unchanged and loads as before, and the
+    next load replays and marks it."""
+    import saves.storage as storage_mod
+
+    w = played(5)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    index = (store.path / "index.json").read_bytes()
+    real = storage_mod.atomic_write
+
+    def refused(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage_mod, "atomic_write", refused)
+    loaded, _ = store.load_world("raw", exact=True)
+    assert loaded.digest() == w.digest()
+    assert (store.path / "index.json").read_bytes() == index and store.resolve("raw").verified == ""
+    monkeypatch.setattr(storage_mod, "atomic_write", real)
+    store.load_world("raw", exact=True)
+    assert store.resolve("raw").verified and count_replays == ["raw", "raw"]
