@@ -1123,16 +1123,8 @@ class SaveStore:
                 key = seal_mod.make_key(self.path)
                 query = Query().name == info.name
                 doc = table.get(query)
-                if (
-                    key is None
-                    or doc is None
-                    or (doc.get("file"), doc.get("checksum"), doc.get("digest"))
-                    != (
-                        info.file,
-                        info.checksum,
-                        info.digest,
-                    )
-                ):
+                checked = (info.file, info.checksum, info.digest)
+                if key is None or doc is None or (doc.get("file"), doc.get("checksum"), doc.get("digest")) != checked:
                     return False  # no key to sign with, or the save was written again since
                 table.update({"verified": seal_mod.vouch(key, info.checksum, info.digest)}, query)
         except SaveError:
