@@ -180,14 +180,18 @@ def test_a_load_marks_nothing_while_another_writer_holds_the_lock(tmp_path, coun
     """A load never waits for the store's lock to mark a save: while another process holds
     it, the load replays, succeeds and leaves the entry unmarked; the next load marks it."""
     w = played(5)
-    store = SaveStore(tmp_path / "s", on_warning=None)
+    store = SaveStore(tmp_path / "s", on_warning=None, lock_timeout=3600)
     store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    waits: list[float | None] = []
+    acquire = store.lock.acquire
+    store.lock.acquire = lambda timeout=None: (waits.append(timeout), acquire(timeout))[1]  # type: ignore[method-assign]
     other = SaveStore(tmp_path / "s", on_warning=None)  # its own lock file handle: another writer
     other.lock.acquire()
     try:
         loaded, _ = store.load_world("raw", exact=True)
     finally:
         other.lock.release()
+    assert waits == [0]  # tried once, without waiting (the store's own timeout is an hour)
     assert loaded.digest() == w.digest() and store.resolve("raw").verified == ""
     store.load_world("raw", exact=True)
     store.load_world("raw", exact=True)
