@@ -489,10 +489,13 @@ class Sandbox:
         block = self.blocks
         try:
             with CoSchedule(proc.proc.pid, self.coschedule) as self._cosched:
+                if self._cosched.pinned:  # agent code that computes for a while is let go
+                    proc.on_quiet, proc.patience = self._cosched.spread, self._cosched.patience
                 return self._converse(
                     proc, block, code, units, filename, first_line, deadline, collector, finish, replaced, rebind
                 )
         finally:
+            proc.on_quiet = None
             self.deadline = None
             self._cosched = None
 

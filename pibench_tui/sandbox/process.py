@@ -145,6 +145,11 @@ class AgentProcess:
         self.last = b""  # the last message read, as it came (its newline included)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
+        #: Called once, by :meth:`recv`, when the process has sent nothing for ``patience``
+        #: seconds (a block that computes rather than calls: co-scheduling lets it go,
+        #: :meth:`~.cosched.CoSchedule.spread`); cleared when called.
+        self.on_quiet: Callable[[], None] | None = None
+        self.patience = 0.0
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
@@ -204,11 +209,17 @@ class AgentProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Timeout()
+            quiet = self.on_quiet
             try:
-                readable, _, _ = select.select([self.rfd], [], [], remaining)
+                readable, _, _ = select.select(
+                    [self.rfd], [], [], remaining if quiet is None else min(remaining, self.patience)
+                )
             except (OSError, ValueError) as exc:
                 raise _Gone() from exc
             if not readable:
+                if quiet is not None:
+                    self.on_quiet = None
+                    quiet()
                 continue
             try:
                 chunk = os.read(self.rfd, 1 << 16)

@@ -14,6 +14,13 @@ SPEC = {"lab": {"dashboard": {"params": [], "doc": "The dashboard.", "mutating":
 needs_cpus = pytest.mark.skipif(not cosched.available(), reason="needs sched_setaffinity and two usable CPUs")
 
 
+@pytest.fixture
+def patient(monkeypatch):
+    """Blocks are never let go for computing (:data:`cosched.PATIENCE`), however slowly a
+    loaded machine runs the agent process: the pinning itself is under test."""
+    monkeypatch.setattr(cosched, "PATIENCE", 3600.0)
+
+
 class AffinityProbe:
     """A handler that records, at each call, the serving thread's CPU set and the agent
     process's (its main thread's)."""
@@ -40,7 +47,7 @@ def _run(coschedule: bool) -> tuple[AffinityProbe, Sandbox, set[int], set[int]]:
 
 
 @needs_cpus
-def test_block_runs_both_sides_on_one_cpu_and_gives_the_thread_its_cpus_back():
+def test_block_runs_both_sides_on_one_cpu_and_gives_the_thread_its_cpus_back(patient):
     """While a block runs, pibench's serving thread and the agent process are each
     restricted to the same single CPU; after the block the thread has its CPU set again."""
     probe, sb, before, after = _run(coschedule=True)
@@ -70,7 +77,7 @@ def test_coschedule_off_changes_no_affinity():
 
 
 @needs_cpus
-def test_only_the_serving_thread_is_pinned():
+def test_only_the_serving_thread_is_pinned(patient):
     """Another thread of pibench (a TUI's event loop) keeps its CPU set during a block."""
     probe = AffinityProbe()
     sb = Sandbox(probe, SPEC, block_timeout=20, seed=1)
@@ -138,6 +145,26 @@ def test_agent_process_restarted_mid_block_boots_on_every_cpu():
         assert result.error is not None and result.error["type"] == "BlockTimeout"
         assert sb._process is not None
         assert os.sched_getaffinity(sb._process.proc.pid) == before
+        assert os.sched_getaffinity(0) == before
+    finally:
+        sb.close()
+
+
+@needs_cpus
+def test_block_that_computes_is_let_go(monkeypatch):
+    """Agent code that sends nothing for :data:`cosched.PATIENCE` seconds (it computes) is
+    let go for the rest of the block: at its next call the agent process and the serving
+    thread have their whole CPU sets again, so parallel sessions whose blocks began on one
+    CPU do not compute on it together while another CPU is idle."""
+    monkeypatch.setattr(cosched, "PATIENCE", 0.0)
+    probe = AffinityProbe()
+    sb = Sandbox(probe, SPEC, block_timeout=20, seed=1)
+    probe.sandbox = sb
+    try:
+        before = os.sched_getaffinity(0)
+        result = sb.run("n = sum(range(200000))\nlab.dashboard()")
+        assert result.ok, result.error
+        assert probe.seen == [(before, before)]
         assert os.sched_getaffinity(0) == before
     finally:
         sb.close()
