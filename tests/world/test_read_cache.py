@@ -252,3 +252,29 @@ def test_set_mentoring_of_a_big_lab_answers_as_a_new_api_would(shared):
     assert answers[0] == answers[1]
     assert worlds[0].digest() == worlds[1].digest()
     assert 4 <= refused < len(answers[0]) - 8  # both kinds of answer were compared
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_set_mentoring_carries_the_roster_and_attention_parts_it_leaves(shared):
+    """After an accepted ``students.set_mentoring``, the read cache holds the mentoring roster
+    and the attention parts of the world as the change left it (carried over the change, not
+    rebuilt): equal to what a new API builds, and the next call builds neither again."""
+    from tests.world.mechanics_helpers import add_person, make_world
+    from world import people as people_mod
+    from world.api.cache import SECTIONS
+
+    w = make_world(seed=5, start_budget=1e9)
+    ids = [add_person(w, "phd").id for _ in range(6)]
+    api = Api(w, shared_results=shared)
+    api.students.set_mentoring({ids[1]: 3.25, ids[4]: 1.5})
+    sections = api._cache.sections
+    roster = sections[SECTIONS.index("mentoring_roster")]
+    parts = sections[SECTIONS.index("attention_parts")]
+    assert roster is not None and parts is not None  # carried, not dropped
+    assert roster == Api(w).mentoring_roster()
+    assert parts == people_mod.attention_totals(w)
+    assert roster[1] == [p.mentoring for p in w.s.people.values() if p.status == "active"]
+    assert api.mentoring_roster() is roster  # kept: the next set_mentoring builds nothing
+    api.recruit.hire_ra()  # changes the people: both forgotten
+    assert api._cache.sections[SECTIONS.index("mentoring_roster")] is None
+    assert api.mentoring_roster() == Api(w).mentoring_roster()

@@ -116,7 +116,6 @@ class Api:
         self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
-        self._mentoring_kept: tuple[Any, ...] | None = None  # see mentoring_roster
         self._calls_kept: tuple[Any, int, dict[int, list[GrantCall]]] = (None, 0, {})  # see _open_calls
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
@@ -129,7 +128,7 @@ class Api:
             self._forget()
         elif not self.shared_results:
             s = w.s
-            if c.guard != (s.month, s.budget, s.oneoff_used, len(s.action_log)):
+            if c.guard != (s.month, s.budget, s.oneoff_used, len(s.action_log), len(s.people)):
                 self._forget()
         return c
 
@@ -138,7 +137,9 @@ class Api:
         w = self.world
         s = w.s
         self._cache.reset(
-            w.version, s, None if self.shared_results else (s.month, s.budget, s.oneoff_used, len(s.action_log))
+            w.version,
+            s,
+            None if self.shared_results else (s.month, s.budget, s.oneoff_used, len(s.action_log), len(s.people)),
         )
 
     def _changed(self, areas: tuple[str, ...] | None, bumps: int) -> None:
@@ -154,7 +155,7 @@ class Api:
         c.version = w.version
         if not self.shared_results:
             s = w.s
-            c.guard = (s.month, s.budget, s.oneoff_used, len(s.action_log))
+            c.guard = (s.month, s.budget, s.oneoff_used, len(s.action_log), len(s.people))
 
     def _dashboard(self) -> dict[str, Any]:
         """The dashboard of the world as it is, assembled from pieces each kept until an area
@@ -246,34 +247,35 @@ class Api:
         the active people's mentoring hours in creation order (the list whose ``sum`` is the
         mentoring total, §3) and this month's attention pool (hours).
 
-        Kept as the read cache keeps its reads (for the world's version, forgotten with
-        them), and carried over by ``set_mentoring``'s own change (:meth:`keep_mentoring_roster`):
-        a lab that sets its hours 100 people at a time (the API's dict limit) pays one pass
-        over the people per change of anything else, not three passes per call. The caller
-        may read the list but must not alter it."""
-        w = self.world
-        c = self._reads()
-        kept = self._mentoring_kept
-        # the number of people too: someone put straight into the state (a test, a tool) is noticed
-        if kept is not None and kept[:3] == (c.epoch, w.version, len(w.s.people)):
-            return kept[3], kept[4], kept[5]
-        index: dict[str, int] = {}
-        hours: list[float] = []
-        for p in w.s.people.values():  # people_mod.active_people(w), in its order
-            if p.status == "active":
-                index[p.id] = len(hours)
-                hours.append(p.mentoring)
-        pool = people_mod.attention_pool(w)
-        self._mentoring_kept = (c.epoch, w.version, len(w.s.people), index, hours, pool)
-        return index, hours, pool
+        A section of the read cache (kept until the people change), which ``set_mentoring``
+        replaces after its own change (:meth:`keep_mentoring_roster`): a lab that sets its
+        hours 100 people at a time (the API's dict limit) pays one pass over the people per
+        change of anything else, not three passes per call. The caller may read the list
+        but must not alter it."""
+        sec = self._reads().sections
+        roster: tuple[dict[str, int], list[float], float] | None = sec[11]
+        if roster is None:
+            index: dict[str, int] = {}
+            hours: list[float] = []
+            for p in self.world.s.people.values():  # people_mod.active_people(w), in its order
+                if p.status == "active":
+                    index[p.id] = len(hours)
+                    hours.append(p.mentoring)
+            roster = sec[11] = (index, hours, self._attention_parts()[1])
+        return roster
 
-    def keep_mentoring_roster(self, index: dict[str, int], hours: list[float], pool: float) -> None:
-        """Keep the :meth:`mentoring_roster` of the world as ``students.set_mentoring`` leaves
-        it (``hours``: the new standing hours; who is active and the pool unchanged), valid
-        for the version that call's log entry gives the world (``api_call`` moves it by one
-        after an accepted change). Called by ``set_mentoring`` only, after its change."""
-        w = self.world
-        self._mentoring_kept = (self._cache.epoch, w.version + 1, len(w.s.people), index, hours, pool)
+    def keep_mentoring_roster(self, index: dict[str, int], hours: list[float], pool: float, total: float) -> None:
+        """Carry the :meth:`mentoring_roster` and the attention parts of the world as
+        ``students.set_mentoring`` leaves it over its own change (``hours``: the new standing
+        hours, ``total``: their ``sum``; who is active, and so the oversight and the pool,
+        unchanged): the read cache
+        puts them back once the change has dropped the people's reads. Called by
+        ``set_mentoring`` only, after its change."""
+        c = self._cache
+        oversight = self._attention_parts()[0]
+        c.carry("mentoring_roster", (index, hours, pool))
+        # attention_totals' mentoring reserved is the sum of the same list (active people's hours, in order)
+        c.carry("attention_parts", (oversight, pool, total))
 
     def _live(self, name: str) -> list[Any]:
         """The entities of collection ``name`` (:data:`LIVE_STATUS`) still in their first status

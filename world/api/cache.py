@@ -55,11 +55,13 @@ SECTIONS = (
     "awards",
     "events",
     "attention_parts",
+    "mentoring_roster",
 )
 """The dashboard and its pieces, kept in :attr:`ReadCache.sections` (in this order): the
 assembled dict, then what :mod:`world.views` builds it from (``views.dashboard_money``,
-``views.attention``, ``views.dashboard_people`` ...), and the attention parts
-``(oversight, pool, mentoring reserved)`` hours."""
+``views.attention``, ``views.dashboard_people`` ...), the attention parts
+``(oversight, pool, mentoring reserved)`` hours, and the mentoring roster of
+``students.set_mentoring`` (:meth:`world.api.Api.mentoring_roster`)."""
 
 SECTION_AREAS: dict[str, tuple[str, ...]] = {
     "dashboard": DASHBOARD_AREAS,
@@ -73,6 +75,7 @@ SECTION_AREAS: dict[str, tuple[str, ...]] = {
     "awards": (),
     "events": ("events",),
     "attention_parts": ("people",),
+    "mentoring_roster": ("people",),
 }
 """What each kept section reads."""
 
@@ -103,13 +106,14 @@ class ReadCache:
         version: the world's ``version`` the results are valid for.
         state: the world's state object they were read from.
         guard: for an API that hands out copies, ``(month, budget, one-off hours, log
-            length)`` of that state too: a direct edit of one of them (a test, a tool) is
-            noticed although the version moves only with logged changes and ticks.
-        epoch: how many times everything was forgotten (:meth:`reset`): what the API keeps
-            outside this cache is valid for one epoch at most.
+            length, number of people)`` of that state too: a direct edit of one of them (a
+            test, a tool; someone put straight into the state) is noticed although the
+            version moves only with logged changes and ticks.
+        carried: sections a change puts back right after it drops its areas
+            (:meth:`carry`): index → value.
     """
 
-    __slots__ = ("epoch", "guard", "sections", "state", "values", "version")
+    __slots__ = ("carried", "guard", "sections", "state", "values", "version")
 
     def __init__(self) -> None:
         self.values: dict[Any, Any] = {}
@@ -117,7 +121,7 @@ class ReadCache:
         self.version = -1
         self.state: object = None
         self.guard: tuple[Any, ...] | None = None
-        self.epoch = 0
+        self.carried: dict[int, Any] = {}
 
     def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
         """Forget everything; what is kept from now on is valid for ``version`` of ``state``."""
@@ -126,7 +130,7 @@ class ReadCache:
         self.version = version
         self.state = state
         self.guard = guard
-        self.epoch += 1
+        self.carried = {}
 
     def drop(self, areas: tuple[str, ...]) -> None:
         """Forget every result that depends on one of ``areas``."""
@@ -141,6 +145,17 @@ class ReadCache:
             sections[i] = None
         for fn in plan[1]:
             values.pop(fn, None)
+        if self.carried:
+            for i, value in self.carried.items():
+                sections[i] = value
+            self.carried = {}
+
+    def carry(self, section: str, value: Any) -> None:
+        """Keep ``value`` as section ``section`` of the state a change in progress leaves: put
+        back right after that change drops its areas (:meth:`drop`); forgotten with
+        everything if the world moved otherwise (:meth:`reset`). For a changing call that
+        knows exactly what a section becomes (``students.set_mentoring``: the new hours)."""
+        self.carried[SECTIONS.index(section)] = value
 
 
 _PLANS: dict[tuple[str, ...], tuple[tuple[int, ...], tuple[Any, ...]]] = {}

@@ -49,7 +49,7 @@ class Students(Namespace):
         if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
             return Unchanged(result)  # the same hours again: nothing to log
         people_mod.set_mentoring(w, new)
-        self._api.keep_mentoring_roster(index, after, pool)
+        self._api.keep_mentoring_roster(index, after, pool, total)
         return result
 
     @api_call(mutating=False, areas=())
