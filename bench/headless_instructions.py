@@ -140,8 +140,9 @@ def callgrind_total(path: str) -> int:
     raise SystemExit(f"no total in {path}")
 
 
-def measure(tree: str, mode: str, code_path: str = "", warm: bool = False) -> tuple[int, int, str]:
-    """(instructions of this process, of the agent process (0 in-process), the child's output)."""
+def measure(tree: str, mode: str, code_path: str = "", warm: bool = False, keep: str = "") -> tuple[int, int, str]:
+    """(instructions of this process, of the agent process (0 in-process), the child's output);
+    ``keep``: a folder the callgrind files are copied to (``<mode>.parent.out``, ``<mode>.agent.out``)."""
     with tempfile.TemporaryDirectory() as tmp:
         out, agent_out = os.path.join(tmp, "parent.out"), os.path.join(tmp, "agent.out")
         proc = callgrind(
@@ -153,6 +154,12 @@ def measure(tree: str, mode: str, code_path: str = "", warm: bool = False) -> tu
         if proc.returncode != 0:
             raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
         agent = callgrind_total(agent_out) if mode == "block" else 0
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            name = mode if not code_path or code_path.endswith("baseline.py") else "trips"
+            shutil.copy(out, os.path.join(keep, f"{name}.parent.out"))
+            if mode == "block":
+                shutil.copy(agent_out, os.path.join(keep, f"{name}.agent.out"))
         return callgrind_total(out), agent, proc.stdout
 
 
@@ -161,6 +168,7 @@ def main() -> None:
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
     ap.add_argument("--warm", action="store_true", help="a first session runs the block before the measured one")
     ap.add_argument("--trips", type=int, default=0, metavar="N", help="also a block of N refused calls")
+    ap.add_argument("--keep", metavar="DIR", default="", help="copy the callgrind files there (callgrind_annotate)")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -172,8 +180,9 @@ def main() -> None:
     trees = [str(HERE.parents[1])] + ([args.against] if args.against else [])
     for tree in trees:
         baseline = os.path.join(tree, "examples", "agents", "baseline.py")
-        ip, _, _ = measure(tree, "inprocess")
-        parent, agent, out = measure(tree, "block", baseline, args.warm)
+        keep = os.path.join(args.keep, Path(tree).name) if args.keep else ""
+        ip, _, _ = measure(tree, "inprocess", keep=keep)
+        parent, agent, out = measure(tree, "block", baseline, args.warm, keep)
         found = re.search(r"trips (\d+)", out)
         if found is None:
             raise SystemExit(f"the block did not report its round trips:\n{out[-2000:]}")
@@ -197,7 +206,7 @@ def main() -> None:
                     "    except ActionError:\n        pass\n"
                 )
             try:
-                parent, agent, _ = measure(tree, "block", fh.name)
+                parent, agent, _ = measure(tree, "block", fh.name, keep=keep)
             finally:
                 os.unlink(fh.name)
             print(

@@ -38,6 +38,7 @@ confinement). This module keeps :class:`Sandbox`, which runs blocks and serves c
 
 from __future__ import annotations
 
+import _signal
 import json
 import marshal
 import os
@@ -757,6 +758,8 @@ def agent_random_seed(seed: int, start: int, month: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-#: ``signal.pthread_sigmask`` where the platform has it (holding Ctrl-C during a change).
-_sigmask = getattr(signal, "pthread_sigmask", None)
-_SIGINT = {signal.SIGINT}
+#: ``pthread_sigmask`` where the platform has it (holding Ctrl-C during a change): the C
+#: function ``signal.pthread_sigmask`` wraps (the same mask; it returns the old one as ints,
+#: without building a set of ``Signals`` members at every call).
+_sigmask = getattr(_signal, "pthread_sigmask", None)
+_SIGINT = {int(signal.SIGINT)}

@@ -59,6 +59,7 @@ API objects agent code holds keep the channel in closures, out of reach of any a
 from __future__ import annotations
 
 import _imp
+import _json
 import marshal
 import os
 import sys
@@ -318,20 +319,61 @@ class _OutputCap:
 _monotonic = _time.monotonic
 
 
+def _refuse_default(obj: object) -> object:
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+# json's C encoder, made here before any agent code runs (agent code cannot reach it), for
+# the usual arguments only (:func:`_simple`: exact built-in types, so no method of agent
+# code and no patchable hook runs inside it): what _json_encode gives for them, in C (it
+# escapes \b and \f as such instead of \u0008 and \u000c: the same JSON values).
+_c_encode = _json.make_encoder(None, _refuse_default, _json.encode_basestring, None, ":", ",", False, False, False)
+_SIMPLE = frozenset({str, int, float, bool, type(None)})
+
+
+def _simple(values: Any) -> bool:
+    """Whether each of ``values`` is an exact str, int, float, bool or None, or an exact list
+    of them, or an exact dict of them under exact str keys (no NaN check: see the caller)."""
+    simple = _SIMPLE
+    for v in values:
+        t = type(v)
+        if t in simple:
+            continue
+        if t is list:
+            for x in v:
+                if type(x) not in simple:
+                    return False
+        elif t is dict:
+            for k, x in v.items():
+                if type(k) is not str or type(x) not in simple:
+                    return False
+        else:
+            return False
+    return True
+
+
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     """Encode an API call for the parent; refuse arguments that are not plain JSON."""
+    text = None
+    if _simple(args) and _simple(kwargs.values()):
+        try:  # the same text as below (NaN or infinity raises: the path below says so as always)
+            a, k = "".join(_c_encode(list(args), 0)), "".join(_c_encode(kwargs, 0))
+            text = f'{{"t":"call","ns":{_json_str(ns)},"m":{_json_str(method)},"a":{a},"k":{k}}}'
+        except (TypeError, ValueError, RecursionError):
+            text = None
     try:  # exactly _json_encode({"t": "call", "ns": ns, "m": method, "a": [...], "k": kwargs})
-        text = (
-            '{"t":"call","ns":'
-            + _json_str(ns)
-            + ',"m":'
-            + _json_str(method)
-            + ',"a":'
-            + _json_encode(list(args), 1)
-            + ',"k":'
-            + _json_encode(kwargs, 1)
-            + "}"
-        )
+        if text is None:
+            text = (
+                '{"t":"call","ns":'
+                + _json_str(ns)
+                + ',"m":'
+                + _json_str(method)
+                + ',"a":'
+                + _json_encode(list(args), 1)
+                + ',"k":'
+                + _json_encode(kwargs, 1)
+                + "}"
+            )
     except (TypeError, ValueError, RecursionError) as exc:
         raise ActionError(
             "bad_argument",
