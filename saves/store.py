@@ -354,7 +354,7 @@ class SaveRecord:
             world = cast("World", self._world)
             self._state_taken = True
             if self.sealed:
-                return world
+                return self._as_listed(world)
         else:
             try:
                 world = World.from_state(self.state, copy=self._state_taken)
@@ -378,9 +378,9 @@ class SaveRecord:
                     "state differs from the saved one); it was probably written by an incompatible "
                     "version of pibench's rules",
                 )
-            return world
+            return self._as_listed(world)
         if self.sealed and not self.info.digest:  # nothing recorded to compare with
-            return world
+            return self._as_listed(world)
         digest = world.digest() if self.info.digest else None
         if digest is not None and digest != self.info.digest:
             raise SaveCorruptError(
@@ -392,15 +392,26 @@ class SaveRecord:
             )
         if not self.sealed:
             verify_replay(world, self.info.name, self.info.file, digest)
-            said = (self.info.seed, self.info.month)
-            if said != (world.seed, world.month):  # what lists show must be the world that loads
-                raise SaveCorruptError(
-                    "tampered",
-                    self.info.file,
-                    f"save {self.info.name!r} says seed {said[0]}, month {said[1]}, but its world is seed "
-                    f"{world.seed}, month {world.month}: its details were edited",
-                )
+            self._as_listed(world)
             self.replayed = True
+        return world
+
+    def _as_listed(self, world: World) -> World:
+        """``world``, if it is the seed and month the store's index lists for this save (what
+        lists and the load dialog show must be the world that loads: neither a seal nor the
+        index's mark covers the index's other fields).
+
+        Raises:
+            SaveCorruptError: ``kind="tampered"``: the index's seed or month were edited.
+        """
+        said = (self.info.seed, self.info.month)
+        if said != (world.seed, world.month):
+            raise SaveCorruptError(
+                "tampered",
+                self.info.file,
+                f"save {self.info.name!r} says seed {said[0]}, month {said[1]}, but its world is seed "
+                f"{world.seed}, month {world.month}: its details were edited",
+            )
         return world
 
 

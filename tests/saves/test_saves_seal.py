@@ -236,3 +236,24 @@ def test_a_mark_that_cannot_be_written_leaves_the_store_as_it_was(tmp_path, coun
     monkeypatch.setattr(storage_mod, "atomic_write", real)
     store.load_world("raw", exact=True)
     assert store.resolve("raw").verified and count_replays == ["raw", "raw"]
+
+
+@pytest.mark.parametrize("how", ["mark", "seal"])
+def test_a_verified_save_whose_listed_month_was_edited_is_refused(tmp_path, how):
+    """A save that loads without a replay (its index entry's mark, or its file's seal) is
+    still the world its index entry lists: an index edited afterwards to show another month
+    is refused as tampered, as the replayed load of an unmarked save refuses it."""
+    w = played(8)
+    store = SaveStore(tmp_path / "s", on_warning=None)
+    if how == "mark":
+        store.save_state("lab", *store_mod.describe_world(w, "standard"))
+        store.load_world("lab", exact=True)  # replayed, then marked
+        assert store.resolve("lab", exact=True).verified
+    else:
+        store.save("lab", w, scenario="standard")
+    with store._writing() as table:
+        table.update({"month": 3}, Query().name == "lab")
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("lab", exact=True)
+    assert err.value.kind == "tampered"
+    assert "month 3" in str(err.value)
