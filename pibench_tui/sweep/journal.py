@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -154,15 +155,57 @@ class SweepJournal:
         self._lock_fh: IO[bytes] | None = None  # holds the lock (released when closed)
         self._size = 0  # bytes in the file: where the next line starts
         self._synced = time.monotonic()
-        if self.path.exists():
+        header = {"format": JOURNAL_FORMAT, "settings": settings}
+        text = (json.dumps(header, separators=(",", ":")) + "\n").encode("utf-8")
+        if not self.path.exists() and self._create(text):
+            self._size = len(text)
+        else:  # there already, or created by another sweep since the look just now
             self._lock()  # before reading: a running sweep's last line is not torn
             self._read()
-        else:
-            header = {"format": JOURNAL_FORMAT, "settings": settings}
-            text = json.dumps(header, separators=(",", ":")) + "\n"
-            atomic_write_text(self.path, text)
-            self._size = len(text.encode("utf-8"))
-            self._lock()
+
+    def _create(self, header: bytes) -> bool:
+        """Create the journal holding ``header``, already locked (:meth:`_lock`), unless a
+        file appeared at its path meanwhile: two sweeps started at once on the same files
+        both found no journal, and each used to put its own in place (the later replacing
+        the earlier, each holding the lock of its own file): both then wrote into one file
+        and crashed reading their rows back (a JSON traceback, no files). The header is
+        written to a temporary file, locked, then hard-linked to the path, which fails if
+        anything is there; only where hard links are unsupported is it moved in place.
+
+        Returns:
+            ``False``: another sweep created the journal first (:meth:`_lock` then refuses,
+            or reads it if that sweep is gone).
+        """
+        from saves.storage import _UMASK, TMP_SUFFIX, fsync_dir
+
+        folder = self.path.parent
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=TMP_SUFFIX, dir=folder)
+        fh: IO[bytes] | None = None
+        try:
+            os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would create it
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(header)
+                fb.flush()
+                os.fsync(fb.fileno())
+            fh = open(tmp, "rb")  # held until close(); the lock is the file's, whatever its name
+            if fcntl is not None:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # a fresh file: free
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                return False
+            except OSError:  # pragma: no cover - no hard links on this file system
+                os.replace(tmp, self.path)
+            fsync_dir(folder)
+            self._lock_fh, fh = fh, None
+            return True
+        finally:
+            if fh is not None:
+                fh.close()
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
 
     def _lock(self) -> None:
         """Hold an exclusive lock on the journal until :meth:`close` (or this process ends),

@@ -286,3 +286,24 @@ def test_the_journal_stays_locked_until_the_files_are_written(option, tmp_path, 
     assert len(seen) == 1 and "in use by another pibench sweep" in seen[0], seen
     assert out.exists() and not journal_path(out).exists()
     SweepJournal(journal_path(out), {"command": "run", "groups": []}).finish()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="flock is POSIX")
+def test_two_sweeps_starting_at_once_on_one_file_do_not_share_the_journal(tmp_path, monkeypatch):
+    """Two sweeps that both looked for the journal before either had made it: the later one
+    used to replace the earlier's journal with its own and lock that, so both ran writing
+    one file (and crashed reading their rows back). Now the later finds the journal made
+    meanwhile and is refused as in use; the first's journal keeps its header and lines."""
+    path = tmp_path / "o.json.partial.jsonl"
+    first = SweepJournal(path, {"command": "run", "groups": [], "seeds": "1-12"})
+    first.append("baseline", {"seed": 5, "impact": 1.0})
+    before = path.read_bytes()
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: False if self == path else real_exists(self))
+    with pytest.raises(JournalError, match="in use by another pibench sweep that is still running"):
+        SweepJournal(path, {"command": "run", "groups": [], "seeds": "101-112"})
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [row for _, row, _ in first.read_back()] == [{"seed": 5, "impact": 1.0}]
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
+    first.close()
