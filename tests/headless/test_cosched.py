@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -36,44 +38,46 @@ class AffinityProbe:
         return {"month": 1}
 
 
-def _run(coschedule: bool) -> tuple[AffinityProbe, Sandbox, set[int], set[int]]:
+TWO_READS = "lab.dashboard()\nlab.dashboard()"
+
+
+@contextmanager
+def probed(block_timeout: float = 20, **kwargs) -> Iterator[tuple[AffinityProbe, Sandbox, set[int]]]:
+    """A sandbox whose handler is an :class:`AffinityProbe`, with the calling thread's CPU
+    set before any block; closed at the end."""
     probe = AffinityProbe()
-    sb = Sandbox(probe, SPEC, block_timeout=20, seed=1, coschedule=coschedule)
+    sb = Sandbox(probe, SPEC, block_timeout=block_timeout, seed=1, **kwargs)
     probe.sandbox = sb
-    before = os.sched_getaffinity(0)
-    result = sb.run("lab.dashboard()\nlab.dashboard()")
-    assert result.ok, result.error
-    return probe, sb, before, os.sched_getaffinity(0)
+    try:
+        yield probe, sb, os.sched_getaffinity(0)
+    finally:
+        sb.close()
 
 
 @needs_cpus
 def test_block_runs_both_sides_on_one_cpu_and_gives_the_thread_its_cpus_back(patient):
     """While a block runs, pibench's serving thread and the agent process are each
     restricted to the same single CPU; after the block the thread has its CPU set again."""
-    probe, sb, before, after = _run(coschedule=True)
-    try:
+    with probed() as (probe, sb, before):
+        assert sb.run(TWO_READS).ok
         assert probe.seen, "the handler was never called"
         for thread_cpus, agent_cpus in probe.seen:
             assert len(thread_cpus) == 1
             assert thread_cpus == agent_cpus
             assert thread_cpus <= before
-        assert after == before
-    finally:
-        sb.close()
+        assert os.sched_getaffinity(0) == before
 
 
 @needs_cpus
 def test_coschedule_off_changes_no_affinity():
     """``Sandbox(coschedule=False)`` leaves every CPU set as it was."""
-    probe, sb, before, after = _run(coschedule=False)
-    try:
+    with probed(coschedule=False) as (probe, sb, before):
+        assert sb.run(TWO_READS).ok
         assert probe.seen
         for thread_cpus, agent_cpus in probe.seen:
             assert thread_cpus == before
             assert len(agent_cpus) > 1
-        assert after == before
-    finally:
-        sb.close()
+        assert os.sched_getaffinity(0) == before
 
 
 @needs_cpus
@@ -136,18 +140,12 @@ def test_current_cpu_is_a_usable_cpu():
 def test_agent_process_restarted_mid_block_boots_on_every_cpu():
     """A block that times out restarts the agent process while the thread is pinned: the
     replacement gets the thread's former CPU set, not the one CPU it inherited."""
-    probe = AffinityProbe()
-    sb = Sandbox(probe, SPEC, block_timeout=1, seed=1)
-    probe.sandbox = sb
-    try:
-        before = os.sched_getaffinity(0)
+    with probed(block_timeout=1) as (_, sb, before):
         result = sb.run("while True:\n    pass")
         assert result.error is not None and result.error["type"] == "BlockTimeout"
         assert sb._process is not None
         assert os.sched_getaffinity(sb._process.proc.pid) == before
         assert os.sched_getaffinity(0) == before
-    finally:
-        sb.close()
 
 
 @needs_cpus
@@ -157,14 +155,8 @@ def test_block_that_computes_is_let_go(monkeypatch):
     thread have their whole CPU sets again, so parallel sessions whose blocks began on one
     CPU do not compute on it together while another CPU is idle."""
     monkeypatch.setattr(cosched, "PATIENCE", 0.0)
-    probe = AffinityProbe()
-    sb = Sandbox(probe, SPEC, block_timeout=20, seed=1)
-    probe.sandbox = sb
-    try:
-        before = os.sched_getaffinity(0)
+    with probed() as (probe, sb, before):
         result = sb.run("n = sum(range(200000))\nlab.dashboard()")
         assert result.ok, result.error
         assert probe.seen == [(before, before)]
         assert os.sched_getaffinity(0) == before
-    finally:
-        sb.close()
