@@ -434,8 +434,10 @@ def _journal_of(args: argparse.Namespace) -> Path | None:
     """Where the sweep's journal is: beside ``--json`` (else ``--csv``), or beside whichever
     of them already has one, so that a sweep interrupted with ``--csv F`` resumes when
     ``--json G`` is added (it used to start over and leave ``F.partial.jsonl`` behind).
-    (A sweep interrupted with both resumes with ``--json`` alone, not with ``--csv`` alone:
-    nothing names the JSON file then.)
+    The journal stays beside the file it was made beside: a sweep begun with both (or with
+    ``--json``) resumes with any command naming that ``--json`` file, not with ``--csv``
+    alone; one begun with ``--csv`` alone resumes only with a command naming that ``--csv``
+    file (with or without ``--json``).
 
     Returns:
         ``None`` without ``--json``/``--csv`` (nothing to resume).
