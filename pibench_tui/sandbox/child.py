@@ -354,26 +354,16 @@ def _simple(values: Any) -> bool:
 
 def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     """Encode an API call for the parent; refuse arguments that are not plain JSON."""
-    text = None
+    a = k = None
     if _simple(args) and _simple(kwargs.values()):
-        try:  # the same text as below (NaN or infinity raises: the path below says so as always)
+        try:  # the text _json_encode gives (NaN or infinity raises: _json_encode says so as always)
             a, k = "".join(_c_encode(list(args), 0)), "".join(_c_encode(kwargs, 0))
-            text = f'{{"t":"call","ns":{_json_str(ns)},"m":{_json_str(method)},"a":{a},"k":{k}}}'
         except (TypeError, ValueError, RecursionError):
-            text = None
+            a = k = None
     try:  # exactly _json_encode({"t": "call", "ns": ns, "m": method, "a": [...], "k": kwargs})
-        if text is None:
-            text = (
-                '{"t":"call","ns":'
-                + _json_str(ns)
-                + ',"m":'
-                + _json_str(method)
-                + ',"a":'
-                + _json_encode(list(args), 1)
-                + ',"k":'
-                + _json_encode(kwargs, 1)
-                + "}"
-            )
+        if a is None or k is None:
+            a, k = _json_encode(list(args), 1), _json_encode(kwargs, 1)
+        text = '{"t":"call","ns":' + _json_str(ns) + ',"m":' + _json_str(method) + ',"a":' + a + ',"k":' + k + "}"
     except (TypeError, ValueError, RecursionError) as exc:
         raise ActionError(
             "bad_argument",

@@ -113,11 +113,6 @@ class CoSchedule:
         self.cpu, self.pinned = cpu, True
         return self
 
-    @property
-    def patience(self) -> float:
-        """Seconds without a message after which the block is let go (:data:`PATIENCE`)."""
-        return PATIENCE
-
     def spread(self) -> None:
         """Give the calling thread and the process :attr:`pid` the calling thread's former CPU
         set for the rest of the block (its agent code computes rather than calls: see the
