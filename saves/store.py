@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_args
 
 from tinydb import Query, TinyDB
-from tinydb.operations import delete as delete_field
 
 from saves import seal as seal_mod
 from saves import values
@@ -1377,9 +1376,10 @@ class SaveStore:
         atomic_write(self._blob_path(file), blob, durable=durable)
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
         doc = _index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
-        table.upsert(doc, Query().name == name)
-        if existing is not None and "verified" in existing:  # upsert merges: drop the old file's mark
-            table.update(delete_field("verified"), Query().name == name)
+        if existing is None:
+            table.insert(doc)
+        else:  # replaced whole: a merge (upsert) would keep fields of the old file's entry (its mark, a delta's base)
+            table.update(_replaced_by(doc), Query().name == name)
         return SaveInfo.from_doc(doc)
 
     def autosave(
@@ -1690,6 +1690,16 @@ def _files_of(docs: Any) -> set[str]:
         if d.get("base"):
             keep.add(d["base"])
     return keep
+
+
+def _replaced_by(doc: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """A TinyDB update operation that makes an index entry exactly ``doc`` (same document id)."""
+
+    def replace(entry: dict[str, Any]) -> None:
+        entry.clear()
+        entry.update(doc)
+
+    return replace
 
 
 def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq: int) -> dict[str, Any]:
