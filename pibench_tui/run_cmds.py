@@ -500,6 +500,24 @@ def _write_csv(path: str, rows: Iterable[dict], extra: dict[str, Any] | None = N
         raise _Fail(f"cannot write {path}: {exc}") from None
 
 
+def _write_outputs(
+    args: argparse.Namespace,
+    json_doc: Callable[[], Any],
+    csv_rows: Callable[[], Iterable[dict]] | None = None,
+    csv_extra: dict[str, Any] | None = None,
+) -> None:
+    """Write the files the command was asked for (``--json``: ``json_doc()``; ``--csv``:
+    ``csv_rows()``, with ``csv_extra`` as in :func:`_write_csv`), then mark them written
+    (``args._outputs_written``): :func:`_finishing_journal` removes the sweep's journal once
+    the command returns. Called before the tables are printed, so a reader of the tables that
+    goes away (``| head``) leaves the files written and nothing to resume."""
+    if args.json_file:
+        _write_json(args.json_file, json_doc())
+    if csv_rows is not None and args.csv_file:
+        _write_csv(args.csv_file, csv_rows(), csv_extra)
+    args._outputs_written = True
+
+
 def _write_json(path: str, data: Any) -> None:
     """Write ``data`` as indented JSON (atomically); its
     :class:`~pibench_tui.sweep.GroupRows` as the lists of their full rows, read from the
@@ -537,8 +555,8 @@ def _handle(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
 
 def _finishing_journal(fn: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """``fn(args)``; then its journal (``args._journal``, set by :func:`_run_many`) is removed
-    if the files are written (``args._outputs_written``, set before the tables are printed:
-    a reader of the tables that goes away, ``| head``, leaves nothing to resume), else closed.
+    if the files are written (``args._outputs_written``, set by :func:`_write_outputs`), else
+    closed.
     The lock is held until then: a second sweep on the same files cannot start in between."""
     try:
         code = fn(args)
@@ -663,21 +681,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg, scen = _config(args)
     rows = _run_many([(args.policy, args.policy, cfg, args.seeds, None)], args, scen, axes=True)[args.policy]
     axes = rows.pooled_axes()
-    if args.json_file:
-        _write_json(
-            args.json_file,
-            {
-                "policy": args.policy,
-                "scenario": scen,
-                "seeds": args.seeds,
-                "rows": rows,
-                "summary": summarize(rows),
-                "axes": axes,
-            },
-        )
-    if args.csv_file:
-        _write_csv(args.csv_file, rows.full_rows())
-    args._outputs_written = True  # the tables are printed after the files
+    _write_outputs(
+        args,
+        lambda: {
+            "policy": args.policy,
+            "scenario": scen,
+            "seeds": args.seeds,
+            "rows": rows,
+            "summary": summarize(rows),
+            "axes": axes,
+        },
+        rows.full_rows,
+    )
     _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
     _print_table(
@@ -746,21 +761,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
         *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]],
     )
-    if args.json_file:
-        _write_json(
-            args.json_file,
-            {
-                "scenario": scen,
-                "seeds": args.seeds,
-                "policies": names,
-                "rows": res,
-                "summary": sums,
-                "paired_ratios": ratios,
-            },
-        )
-    if args.csv_file:
-        _write_csv(args.csv_file, ({"policy": p, **r} for p in names for r in res[p].full_rows()), {"policy": ""})
-    args._outputs_written = True  # the tables are printed after the files
+    _write_outputs(
+        args,
+        lambda: {
+            "scenario": scen,
+            "seeds": args.seeds,
+            "policies": names,
+            "rows": res,
+            "summary": sums,
+            "paired_ratios": ratios,
+        },
+        lambda: ({"policy": p, **r} for p in names for r in res[p].full_rows()),
+        {"policy": ""},
+    )
     _print_table(title, t)
     return 0
 
@@ -801,13 +814,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             _num(s["grants_won"], 2),
             _money(s["grant_dollars"]),
         )
-    if args.json_file:
-        _write_json(
-            args.json_file, {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums}
-        )
-    if args.csv_file:
-        _write_csv(args.csv_file, ({"variant": v, **r} for v in variants for r in res[v].full_rows()), {"variant": ""})
-    args._outputs_written = True  # the tables are printed after the files
+    _write_outputs(
+        args,
+        lambda: {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums},
+        lambda: ({"variant": v, **r} for v in variants for r in res[v].full_rows()),
+        {"variant": ""},
+    )
     _print_table(title, t)
     return 0
 
@@ -886,14 +898,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     cfg, scen = _config(args)
     policies = list(CALIBRATION_POLICIES)
     res = _run_many([(p, p, cfg, args.seeds, None) for p in policies], args, scen)
-    if args.json_file:
-        _write_json(
-            args.json_file,
-            {"scenario": scen, "seeds": args.seeds, "rows": res, "summary": {p: summarize(res[p]) for p in policies}},
-        )
-    if args.csv_file:
-        _write_csv(args.csv_file, ({"policy": p, **r} for p in policies for r in res[p].full_rows()), {"policy": ""})
-    args._outputs_written = True  # the tables are printed after the files
+    _write_outputs(
+        args,
+        lambda: {
+            "scenario": scen,
+            "seeds": args.seeds,
+            "rows": res,
+            "summary": {p: summarize(res[p]) for p in policies},
+        },
+        lambda: ({"policy": p, **r} for p in policies for r in res[p].full_rows()),
+        {"policy": ""},
+    )
     con = _console()
     con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
     for line in calibration_report(res):
@@ -921,23 +936,21 @@ def cmd_tune(args: argparse.Namespace) -> int:
         s = summarize(rows)
         mark = " ".join(x for x, ok in (("default", c == DEFAULT_CONFIG), ("committed tuned", c == TUNED_CONFIG)) if ok)
         t.add_row(str(i), c.label(), _num(s["mean"]), *[_num(r["impact"]) for r in rows], str(s["collapses"]), mark)
-    if args.json_file:
-        _write_json(
-            args.json_file,
-            {
-                "scenario": scen,
-                "seeds": list(TUNING_SEEDS),
-                "ranking": [
-                    {
-                        "config": c.label(),
-                        "mean": summarize(res[c.label()])["mean"],
-                        "impacts": [r["impact"] for r in res[c.label()]],
-                    }
-                    for c in ranked
-                ],
-            },
-        )
-    args._outputs_written = True  # the tables are printed after the files
+    _write_outputs(
+        args,
+        lambda: {
+            "scenario": scen,
+            "seeds": list(TUNING_SEEDS),
+            "ranking": [
+                {
+                    "config": c.label(),
+                    "mean": summarize(res[c.label()])["mean"],
+                    "impacts": [r["impact"] for r in res[c.label()]],
+                }
+                for c in ranked
+            ],
+        },
+    )
     con = _console()
     con.print(t)
     best = ranked[0]
