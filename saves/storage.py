@@ -40,6 +40,12 @@ os.umask(_UMASK)
 any thread of ours writes files, rather than around every write)."""
 
 
+def as_created(mode: int) -> int:
+    """The permission bits a file gets when created with ``mode``, as ``open()`` creates it:
+    ``mode`` less the process's umask (read once at import)."""
+    return mode & ~_UMASK
+
+
 def fsync_dir(folder: Path) -> None:
     """``fsync`` a folder so a rename inside it survives a power cut (no-op where unsupported)."""
     try:
@@ -90,7 +96,7 @@ def atomic_writer(
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=folder)
     try:
         if mode is not None:
-            os.fchmod(fd, mode & ~_UMASK)
+            os.fchmod(fd, as_created(mode))
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()

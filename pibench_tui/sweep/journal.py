@@ -176,13 +176,13 @@ class SweepJournal:
             ``False``: another sweep created the journal first (:meth:`_lock` then refuses,
             or reads it if that sweep is gone).
         """
-        from saves.storage import _UMASK, TMP_SUFFIX, fsync_dir
+        from saves.storage import TMP_SUFFIX, as_created, fsync_dir
 
         folder = self.path.parent
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=TMP_SUFFIX, dir=folder)
         fh: IO[bytes] | None = None
         try:
-            os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would create it
+            os.fchmod(fd, as_created(0o666))
             with os.fdopen(fd, "wb") as fb:
                 fb.write(header)
                 fb.flush()
