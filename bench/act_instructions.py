@@ -52,17 +52,16 @@ def callgrind(argv: list[str], out: str, *, env: dict[str, str], cwd: str) -> su
     )
 
 
-def counted(argv: list[str]) -> tuple[int, str]:
-    """``argv`` run under :func:`callgrind` in a scratch folder (``PYTHONHASHSEED=0``):
-    (the instructions it counted inside ``qsort``, its standard output). Exits with
-    valgrind's output when the run fails or reports no total."""
+def counted(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
+    """``argv`` run under :func:`callgrind` in a scratch folder (``PYTHONHASHSEED=0``, plus
+    ``env``): (the instructions it counted inside ``qsort``, its standard output). Exits with
+    the run's and valgrind's output when the run fails or reports no total."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
-        proc = callgrind(argv, out, env={**os.environ, "PYTHONHASHSEED": "0"}, cwd=tmp)
-        proc.check_returncode()
+        proc = callgrind(argv, out, env={**os.environ, "PYTHONHASHSEED": "0", **(env or {})}, cwd=tmp)
     found = re.search(r"Collected : (\d+)", proc.stderr)
-    if not found:
-        raise SystemExit(f"no callgrind total in its output:\n{proc.stderr[-2000:]}")
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
     return int(found.group(1)), proc.stdout
 
 

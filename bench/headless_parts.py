@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve()
 TREE = HERE.parents[1]
 sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions when loaded by path
 
-from act_instructions import callgrind, in_qsort  # noqa: E402
+from act_instructions import counted, in_qsort  # noqa: E402
 
 SEED = 101
 
@@ -262,19 +262,11 @@ def in_process(part: str) -> None:
 def count(args: list[str]) -> tuple[int, int]:
     """Instructions counted inside qsort by this script run with ``args`` under callgrind,
     and the calls it counted one by one."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        proc = callgrind(
-            [sys.executable, str(HERE), *args],
-            out,
-            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(TREE)},
-            cwd=tmp,
-        )
-        found = re.search(r"Collected : (\d+)", proc.stderr)
-        calls = re.search(r"counted calls (\d+)", proc.stdout)
-        if proc.returncode != 0 or not found or not calls:
-            raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
-        return int(found.group(1)), int(calls.group(1))
+    total, stdout = counted([sys.executable, str(HERE), *args], env={"PYTHONPATH": str(TREE)})
+    calls = re.search(r"counted calls (\d+)", stdout)
+    if not calls:
+        raise SystemExit(f"the measured run counted no calls:\n{stdout[-2000:]}")
+    return total, int(calls.group(1))
 
 
 def main() -> None:
