@@ -282,6 +282,16 @@ def open_calls(w: World) -> list[GrantCall]:
     return [c for c in w.s.calls.values() if c.open_month <= m <= c.close_month]
 
 
+def calls_by_month(w: World) -> dict[int, list[GrantCall]]:
+    """Every grant call of the career by the months it is open: month → :func:`open_calls`
+    of that month (calls in creation order; a month with none is absent)."""
+    by_month: dict[int, list[GrantCall]] = {}
+    for c in w.s.calls.values():
+        for m in range(c.open_month, c.close_month + 1):
+            by_month.setdefault(m, []).append(c)
+    return by_month
+
+
 def pending_events(w: World) -> list[Event]:
     """Events awaiting an answer, in arrival order."""
     return [e for e in w.s.events.values() if e.status == "pending"]
@@ -380,40 +390,37 @@ class MonthParts(NamedTuple):
     """The pieces of a dashboard that only the tick changes (see :func:`month_parts`).
 
     Attributes:
-        key: :func:`month_parts_key` of the state they were built from.
         label: ``Y1M1`` ...
         deadlines: the conferences whose deadline falls this month.
         notes: the dashboard's notes.
-        open_calls: the rows of ``open_grant_calls``.
+        calls: the grant calls open this month (:func:`open_calls`; ``grants.calls()``).
+        open_calls: the rows of ``open_grant_calls`` (of ``calls``).
         reports: person id → their last monthly report row (of the last two months).
     """
 
-    key: tuple[Any, ...]
     label: str
     deadlines: list[str]
     notes: list[str]
+    calls: list[GrantCall]
     open_calls: list[dict[str, Any]]
     reports: dict[str, list[Any]]
 
 
-def month_parts_key(w: World) -> tuple[Any, ...]:
-    """What the :class:`MonthParts` are a function of: the month, the compute price, the
-    number of grant calls and of monthly reports (the calls and reports are only ever
-    appended, by the tick and at the start)."""
-    s = w.s
-    return (id(s), s.month, s.compute_mult, len(s.calls), len(s.student_reports))
-
-
-def month_parts(w: World, open_now: list[GrantCall] | None = None) -> MonthParts:
-    """The month's :class:`MonthParts`, built afresh (the API keeps them for the month);
-    ``open_now``: :func:`open_calls` if the caller keeps them."""
+def month_parts(w: World, calls: list[GrantCall] | None = None) -> MonthParts:
+    """The month's :class:`MonthParts`, built afresh. They are a function of the month, the
+    compute price, the grant calls and the monthly reports, which only the tick and the
+    start change (the API keeps them in its read cache until the world moves:
+    :data:`world.api.cache.SECTIONS`). ``calls``: :func:`open_calls` if the caller has them
+    (the API, from :func:`calls_by_month`)."""
     cfg, m = w.cfg, w.s.month
     deadlines = venue_deadlines(w)
+    if calls is None:
+        calls = open_calls(w)
     return MonthParts(
-        key=month_parts_key(w),
         label=f"Y{(m - 1) // 12 + 1}M{(m - 1) % 12 + 1}",
         deadlines=deadlines,
         notes=dashboard_notes(w, deadlines),
+        calls=calls,
         open_calls=[
             {
                 "id": c.id,
@@ -422,7 +429,7 @@ def month_parts(w: World, open_now: list[GrantCall] | None = None) -> MonthParts
                 "duration_months": cfg.agencies[c.agency]["duration"],
                 "last_month_to_apply": c.close_month,
             }
-            for c in (open_calls(w) if open_now is None else open_now)  # the call_row fields a dashboard shows
+            for c in calls  # the call_row fields a dashboard shows
         ],
         reports=_last_reports(w),
     )
@@ -600,8 +607,8 @@ def dashboard(
     copies what it hands out, as the API does with :func:`copy_dashboard`).
 
     ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
-    for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` if
-    already built (their ``key`` must equal :func:`month_parts_key` of ``w``). The API keeps
+    for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` of
+    ``w`` if already built. The API keeps
     each piece between the changes that move it (:class:`world.api.Api`)."""
     if parts is None:
         parts = month_parts(w)

@@ -278,3 +278,31 @@ def test_set_mentoring_carries_the_roster_and_attention_parts_it_leaves(shared):
     api.recruit.hire_ra()  # changes the people: both forgotten
     assert api._cache.sections[SECTIONS.index("mentoring_roster")] is None
     assert api.mentoring_roster() == Api(w).mentoring_roster()
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_open_calls_come_from_an_index_kept_per_state(shared):
+    """The month's grant calls (``grants.calls()`` and the dashboard's ``open_grant_calls``)
+    come from the read cache's index of the calls by month: built once for a state and kept
+    over the ticks, it gives a walk over the career's calls in every month; when the world's
+    state is replaced by one with other calls (another scenario's call months), the index is
+    built again for it."""
+    from world import views
+
+    w = World(WorldConfig(), 7)
+    api = Api(w, shared_results=shared)
+    index = None
+    while not w.s.finished:
+        rows = [views.call_row(w, c) for c in views.open_calls(w)]
+        assert api.grants.calls() == rows
+        assert [r["id"] for r in api.lab.dashboard()["open_grant_calls"]] == [r["id"] for r in rows]
+        assert index is None or api._cache.calls_by_month is index  # built once for the career
+        index = api._cache.calls_by_month
+        w.next_month()
+    agencies = WorldConfig().agencies
+    agencies["BSF"]["call_months"] = [1, 3]
+    other = World(WorldConfig(agencies=agencies), 7)
+    assert [c.id for c in views.open_calls(other)] != [c.id for c in views.open_calls(World(WorldConfig(), 7))]
+    w.s = other.s
+    assert api.grants.calls() == [views.call_row(other, c) for c in views.open_calls(other)]
+    assert api._cache.calls_by_month is not index

@@ -24,7 +24,6 @@ from .. import views
 from ..config import WorldConfig
 from ..engine import World
 from ..errors import ActionError, SimulationOver
-from ..state import GrantCall
 from .cache import ReadCache
 from .limits import MAX_STRING_CHARS
 from .namespaces import (
@@ -109,14 +108,12 @@ class Api:
         self.memory = Memory(self)
         self._cache = ReadCache()
         self._kept_calls: dict[tuple[str, str], tuple[Any, Any]] = {}  # see kept()
-        self._month_parts_cache: views.MonthParts | None = None
         self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
         self._reports_seen = 0
         self._proposal_kept: tuple[Any, list[dict[str, Any]], list[int]] = (None, [], [])  # see _proposal_rows
         self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
         self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
         self._news_source: list[Any] | None = None
-        self._calls_kept: tuple[Any, int, dict[int, list[GrantCall]]] = (None, 0, {})  # see _open_calls
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
     def _reads(self) -> ReadCache:
@@ -199,27 +196,17 @@ class Api:
         return a
 
     def _month_parts(self) -> views.MonthParts:
-        """The dashboard's pieces that only the tick changes, built once a month (views.MonthParts)."""
-        parts = self._month_parts_cache
-        if parts is None or parts.key != views.month_parts_key(self.world):
-            parts = self._month_parts_cache = views.month_parts(self.world, self._open_calls())
+        """The dashboard's pieces that only the tick changes (:class:`views.MonthParts`; kept
+        until the world moves otherwise than through this API's changes: once a month)."""
+        c = self._reads()
+        parts: views.MonthParts | None = c.sections[12]
+        if parts is None:
+            w = self.world
+            by_month = c.calls_by_month
+            if by_month is None:
+                by_month = c.calls_by_month = views.calls_by_month(w)
+            parts = c.sections[12] = views.month_parts(w, by_month.get(w.s.month, []))
         return parts
-
-    def _open_calls(self) -> list[GrantCall]:
-        """:func:`views.open_calls` (the calls open this month, in creation order), looked up in
-        an index of the calls by month built once per state: every call is scheduled at the
-        start and never moves (the index is built again if the calls were replaced or added
-        to), so the same calls in the same order, without a walk over the career's calls."""
-        s = self.world.s
-        calls = s.calls
-        kept = self._calls_kept
-        if kept[0] is not calls or kept[1] != len(calls):
-            by_month: dict[int, list[GrantCall]] = {}
-            for c in calls.values():
-                for m in range(c.open_month, c.close_month + 1):
-                    by_month.setdefault(m, []).append(c)
-            kept = self._calls_kept = (calls, len(calls), by_month)
-        return kept[2].get(s.month, [])
 
     def next_month_unread(self) -> dict[str, Any]:
         """``time.next_month()`` for an in-process caller that does not read the new dashboard

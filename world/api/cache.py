@@ -56,12 +56,15 @@ SECTIONS = (
     "events",
     "attention_parts",
     "mentoring_roster",
+    "month_parts",
 )
 """The dashboard and its pieces, kept in :attr:`ReadCache.sections` (in this order): the
 assembled dict, then what :mod:`world.views` builds it from (``views.dashboard_money``,
 ``views.attention``, ``views.dashboard_people`` ...), the attention parts
-``(oversight, pool, mentoring reserved)`` hours, and the mentoring roster of
-``students.set_mentoring`` (:meth:`world.api.Api.mentoring_roster`)."""
+``(oversight, pool, mentoring reserved)`` hours, the mentoring roster of
+``students.set_mentoring`` (:meth:`world.api.Api.mentoring_roster`), and the month's
+:class:`world.views.MonthParts` (label, notes, open grant calls, last reports: what only the
+tick changes; ``grants.calls()`` reads its calls)."""
 
 SECTION_AREAS: dict[str, tuple[str, ...]] = {
     "dashboard": DASHBOARD_AREAS,
@@ -76,6 +79,7 @@ SECTION_AREAS: dict[str, tuple[str, ...]] = {
     "events": ("events",),
     "attention_parts": ("people",),
     "mentoring_roster": ("people",),
+    "month_parts": (),
 }
 """What each kept section reads."""
 
@@ -111,9 +115,14 @@ class ReadCache:
             version moves only with logged changes and ticks.
         carried: sections a change puts back right after it drops its areas
             (:meth:`carry`): index → value.
+        calls_by_month: :func:`world.views.calls_by_month` of :attr:`state` (None: not built
+            yet), kept for as long as the state object is the same, ticks included: every
+            grant call is created with the state (``grants.schedule_calls`` at the start; a
+            restored state brings its own) and none changes afterwards. The month parts
+            take the month's open calls from it instead of walking the career's calls.
     """
 
-    __slots__ = ("carried", "guard", "sections", "state", "values", "version")
+    __slots__ = ("calls_by_month", "carried", "guard", "sections", "state", "values", "version")
 
     def __init__(self) -> None:
         self.values: dict[Any, Any] = {}
@@ -122,12 +131,17 @@ class ReadCache:
         self.state: object = None
         self.guard: tuple[Any, ...] | None = None
         self.carried: dict[int, Any] = {}
+        self.calls_by_month: dict[int, list[Any]] | None = None
 
     def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
-        """Forget everything; what is kept from now on is valid for ``version`` of ``state``."""
+        """Forget everything read from the state as it was; what is kept from now on is valid
+        for ``version`` of ``state``. The :attr:`calls_by_month` of the same state object are
+        kept (they hold for the whole career)."""
         self.values = {}
         self.sections = [None] * len(SECTIONS)
         self.version = version
+        if state is not self.state:
+            self.calls_by_month = None
         self.state = state
         self.guard = guard
         self.carried = {}

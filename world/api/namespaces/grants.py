@@ -20,7 +20,7 @@ class Grants(Namespace):
     def calls(self) -> list[Any]:
         """Calls open this month: id, agency, award (USD), duration_months, open_month, last_month_to_apply, decision_delay_months."""
         w = self._w
-        return [views.call_row(w, c) for c in self._api._open_calls()]
+        return [views.call_row(w, c) for c in self._api._month_parts().calls]
 
     @api_call(mutating=True, areas=("hours", "money", "proposals"))
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict[str, Any]:
