@@ -51,7 +51,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
-from pibench_tui.sandbox import cosched
 from pibench_tui.sandbox.confine import Confinement, confinement_status
 from pibench_tui.sandbox.cosched import CoSchedule
 from pibench_tui.sandbox.output import OutputSink, _OutputCollector
@@ -491,13 +490,12 @@ class Sandbox:
         block = self.blocks
         try:
             with CoSchedule(proc.proc.pid, self.coschedule) as self._cosched:
-                if self._cosched.pinned:  # agent code that computes for a while is let go
-                    proc.on_quiet, proc.patience = self._cosched.spread, cosched.PATIENCE
+                proc.quiet = self._cosched.quiet_hook()  # agent code that computes for a while is let go
                 return self._converse(
                     proc, block, code, units, filename, first_line, deadline, collector, finish, replaced, rebind
                 )
         finally:
-            proc.on_quiet = None
+            proc.quiet = None
             self.deadline = None
             self._cosched = None
 

@@ -33,7 +33,9 @@ Standard library only.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import TracebackType
+from typing import NamedTuple
 
 _getcpu = None
 try:  # glibc's sched_getcpu (a vDSO call, ~50 ns); read from /proc otherwise
@@ -50,6 +52,16 @@ PATIENCE = 0.05
 """Seconds without a message from the agent process after which a block is let go
 (:meth:`CoSchedule.spread`): agent code that computes that long gains nothing from sharing
 a CPU with pibench."""
+
+
+class QuietHook(NamedTuple):
+    """What the agent process's reader does when a block's agent code is quiet
+    (:attr:`pibench_tui.sandbox.process.AgentProcess.quiet`): once it has sent no message
+    for ``patience`` seconds, ``call()`` (once, then the hook is cleared). One value, so the
+    wait and what ends it are set and cleared together."""
+
+    patience: float
+    call: Callable[[], None]
 
 
 def current_cpu() -> int | None:
@@ -125,6 +137,12 @@ class CoSchedule:
             os.sched_setaffinity(self.pid, self._own)
         except OSError:  # pragma: no cover - it exited already; __exit__ restores the thread
             pass
+
+    def quiet_hook(self) -> QuietHook | None:
+        """The hook that lets this block go once its agent code has computed for
+        :data:`PATIENCE` seconds (:meth:`spread`), or ``None`` when nothing is pinned (nothing
+        to let go); for :attr:`pibench_tui.sandbox.process.AgentProcess.quiet`."""
+        return QuietHook(PATIENCE, self.spread) if self.pinned else None
 
     def release(self, pid: int) -> None:
         """Give the process ``pid`` the CPU set the calling thread had before

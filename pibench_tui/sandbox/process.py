@@ -14,11 +14,14 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pibench_tui import agent_launch
 from pibench_tui.sandbox.confine import Confinement
 from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolError, _refuse_constant, _Timeout
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pibench_tui.sandbox.cosched import QuietHook
 
 #: The agent process's script (tests replace it with a script of their own).
 CHILD_SCRIPT = Path(agent_launch.CHILD_SCRIPT)
@@ -145,11 +148,10 @@ class AgentProcess:
         self.last = b""  # the last message read, as it came (its newline included)
         self.ready = False
         self.confinement: Confinement | None = None  # reported in the handshake
-        #: Called once, by :meth:`recv`, when the process has sent nothing for ``patience``
-        #: seconds (a block that computes rather than calls: co-scheduling lets it go,
-        #: :meth:`~.cosched.CoSchedule.spread`); cleared when called.
-        self.on_quiet: Callable[[], None] | None = None
-        self.patience = 0.0
+        #: Set for a block: :meth:`recv` calls ``quiet.call()`` once the process has sent
+        #: nothing for ``quiet.patience`` seconds (a block that computes rather than calls:
+        #: co-scheduling lets it go, :meth:`~.cosched.CoSchedule.quiet_hook`), then clears it.
+        self.quiet: QuietHook | None = None
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
@@ -209,17 +211,17 @@ class AgentProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Timeout()
-            quiet = self.on_quiet
+            quiet = self.quiet
             try:
                 readable, _, _ = select.select(
-                    [self.rfd], [], [], remaining if quiet is None else min(remaining, self.patience)
+                    [self.rfd], [], [], remaining if quiet is None else min(remaining, quiet.patience)
                 )
             except (OSError, ValueError) as exc:
                 raise _Gone() from exc
             if not readable:
                 if quiet is not None:
-                    self.on_quiet = None
-                    quiet()
+                    self.quiet = None
+                    quiet.call()
                 continue
             try:
                 chunk = os.read(self.rfd, 1 << 16)

@@ -160,3 +160,43 @@ def test_block_that_computes_is_let_go(monkeypatch):
         assert result.ok, result.error
         assert probe.seen == [(before, before)]
         assert os.sched_getaffinity(0) == before
+
+
+@needs_cpus
+@pytest.mark.parametrize("patience", [3600.0, 0.0])
+def test_quiet_hook_is_one_value_set_for_a_pinned_block_and_cleared_after(monkeypatch, patience):
+    """A pinned block gives the agent process one :class:`cosched.QuietHook` (the patience
+    and the call that lets the block go, together); once it has fired (agent code that
+    computed) the process holds none for the rest of the block, and after the block none at
+    all; an unpinned block never has one."""
+    monkeypatch.setattr(cosched, "PATIENCE", patience)
+    hooks: list[object] = []
+    with probed() as (probe, sb, _):
+        inner = sb.handler
+
+        def handler(ns, method, args, kwargs):
+            assert sb._process is not None
+            hooks.append(sb._process.quiet)
+            return inner(ns, method, args, kwargs)
+
+        sb.handler = handler
+        assert sb.run("n = sum(range(200000))\nlab.dashboard()").ok
+        if patience:
+            (hook,) = hooks
+            assert isinstance(hook, cosched.QuietHook) and hook.patience == patience
+            assert len(probe.seen[0][0]) == 1  # still pinned: the hook never fired
+        else:
+            assert hooks == [None]  # fired before the call, and cleared
+        assert sb._process is not None and sb._process.quiet is None
+    with probed(coschedule=False) as (_, sb, _):
+        inner_off = sb.handler
+
+        def handler_off(ns, method, args, kwargs):
+            assert sb._process is not None
+            hooks.append(sb._process.quiet)
+            return inner_off(ns, method, args, kwargs)
+
+        sb.handler = handler_off
+        hooks.clear()
+        assert sb.run("lab.dashboard()").ok
+        assert hooks == [None]
