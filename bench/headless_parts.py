@@ -25,6 +25,7 @@ A few minutes under valgrind.
 
 from __future__ import annotations
 
+import argparse
 import os
 import pickle
 import re
@@ -270,8 +271,11 @@ def count(args: list[str]) -> tuple[int, int]:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--part":
-        side, folder, part = sys.argv[2:5]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", nargs=3, metavar=("SIDE", "FOLDER", "PART"), help=argparse.SUPPRESS)  # a counted replay
+    args = ap.parse_args()
+    if args.part:
+        side, folder, part = args.part
         if side == "pibench":
             pibench_part(folder, part)
         elif side == "agent":

@@ -10,6 +10,7 @@ Run: ``python bench/hostile.py [attack ...]`` (default: all). Figures, not asser
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -123,10 +124,17 @@ def run_attack(name: str, timeout: float = 300.0) -> dict:
     }
 
 
-def main(names: list[str]) -> None:
-    for name in names or list(ATTACKS):
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # no choices=: argparse rejects an empty list of them (the default, every attack)
+    ap.add_argument("attack", nargs="*", help=f"attacks to run (default: all): {', '.join(ATTACKS)}")
+    args = ap.parse_args()
+    unknown = [name for name in args.attack if name not in ATTACKS]
+    if unknown:
+        ap.error(f"unknown attack {', '.join(unknown)}; attacks: {', '.join(ATTACKS)}")
+    for name in args.attack or list(ATTACKS):
         print(json.dumps(run_attack(name)), flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
