@@ -22,9 +22,10 @@ computed from the same numbers in the same (seed) order.
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from array import array
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from typing import Any, overload
 
 from .journal import SweepJournal, atomic_text_writer
@@ -216,41 +217,52 @@ def write_json(path: str, data: Any) -> None:
     the journal one at a time while the text is written, so the text is the one of ``data``
     with every row in memory, and no more than a row of it is in memory at once.
 
+    How: ``json.dumps`` encodes ``data`` with a placeholder string for each :class:`GroupRows`
+    (the encoder's documented ``default`` hook), and the text is written with each
+    placeholder replaced by its rows' array (:func:`_rows_text`), indented as ``json.dumps``
+    indents a list at the placeholder's depth.
+
     Raises:
         OSError: the file cannot be written (the old one is untouched).
         RuntimeError: a :class:`GroupRows` without a journal.
     """
-    encoder = json.JSONEncoder(indent=2, default=_streamed)  # json.dumps(indent=2)'s settings
-    pieces = encoder.iterencode(data)  # a few characters each
+    groups: list[GroupRows] = []
+    token = f"pibench-rows-{secrets.token_hex(8)}"  # in no text of data (a random name)
+
+    def placeholder(o: Any) -> str:
+        if isinstance(o, GroupRows):
+            groups.append(o)
+            return f"{token}-{len(groups) - 1}"
+        raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+    skeleton = json.dumps(data, indent=2, default=placeholder)
+    # [text, group number, text, group number, ..., text]: each placeholder as json.dumps wrote it
+    parts = re.split(f'"{token}-([0-9]+)"', skeleton)
+    if parts[1::2] != [str(i) for i in range(len(groups))]:  # pragma: no cover - a token in data
+        raise RuntimeError("a sweep's rows could not be placed in its JSON document")
     with atomic_text_writer(path) as out:
-        while text := "".join(islice(pieces, _WRITE_PIECES)):
-            out.write(text)
+        for i, text in enumerate(parts):
+            if i % 2 == 0:
+                out.write(text)
+            else:
+                line = parts[i - 1].rpartition("\n")[2]  # the placeholder's line, up to it
+                for piece in _rows_text(groups[int(text)], " " * (len(line) - len(line.lstrip(" ")))):
+                    out.write(piece)
         out.write("\n")
 
 
-_WRITE_PIECES = 8192
-""":func:`write_json` writes the encoder's pieces in batches of this many (tens of kB)."""
+_INDENTED = json.JSONEncoder(indent=2)
+"""``json.dumps(indent=2)``'s encoder, made once (``json.dumps`` makes one per call)."""
 
 
-class _RowStream(list[dict[str, Any]]):
-    """The full rows of a :class:`GroupRows` as the JSON encoder writes a list: it tests the
-    list with ``not`` (``len``) and then iterates it, so the rows are read from the journal
-    as they are written, never held together (the list itself stays empty)."""
-
-    def __init__(self, rows: GroupRows) -> None:
-        super().__init__()
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return self._rows.full_rows()
-
-
-def _streamed(o: Any) -> Any:
-    """The JSON encoder's ``default``: a :class:`GroupRows` is written as the list of its full
-    rows (:class:`_RowStream`); anything else is not JSON-able, as for ``json.dumps``."""
-    if isinstance(o, GroupRows):
-        return _RowStream(o)
-    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+def _rows_text(rows: GroupRows, pad: str) -> Iterator[str]:
+    """The text of ``json.dumps(rows' full rows, indent=2)`` for a list whose line is indented
+    by ``pad`` (its items one level in, its closing bracket at ``pad``), a row at a time: a
+    row's own lines are ``json.dumps(row, indent=2)``'s shifted by the item indent (JSON text
+    has no newline inside a string, so every newline of it starts a line)."""
+    inner = "\n" + pad + "  "
+    empty = True
+    for row in rows.full_rows():
+        yield ("[" if empty else ",") + inner + _INDENTED.encode(row).replace("\n", inner)
+        empty = False
+    yield "[]" if empty else "\n" + pad + "]"

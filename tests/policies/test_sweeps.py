@@ -454,3 +454,29 @@ def test_write_json_streams_group_rows_as_json_dumps_writes_them(tmp_path):
         write_json(str(tmp_path / "bad.json"), {"rows": small, "when": object()})
     assert not (tmp_path / "bad.json").exists()
     journal.close()
+
+
+def test_write_json_places_rows_of_any_shape_at_their_depth(tmp_path):
+    """The rows written in place of a GroupRows keep json.dumps(indent=2)'s text whatever they
+    hold (nested dicts and lists, empty ones, strings with newlines, quotes and non-ASCII
+    characters) at every depth of the document, a GroupRows listed twice included, and the
+    document's own strings may look like anything (a newline before a GroupRows' key)."""
+    from pibench_tui.sweep import GroupRows, write_json
+
+    row = run_career("baseline", 1, WorldConfig(months=6))
+    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
+    odd = {"note": 'a\nb "c" \u00e9\u2603', "nested": {"x": [1, {"y": [], "z": {}}], "w": [[]]}, "none": None}
+    full = {s: {**row, "seed": s, **odd} for s in (1, 2)}
+    rows = GroupRows([1, 2], journal)
+    for s in (1, 2):
+        rows.add(full[s], journal.append("k", full[s]))
+    doc = {"line\nbreak": [[rows], {"deep": {"er": rows}}], "after": "x\n  ", "t": (rows,)}
+    want = {
+        "line\nbreak": [[[full[1], full[2]]], {"deep": {"er": [full[1], full[2]]}}],
+        "after": "x\n  ",
+        "t": [[full[1], full[2]]],
+    }
+    out = tmp_path / "o.json"
+    write_json(str(out), doc)
+    assert out.read_text() == json.dumps(want, indent=2) + "\n"
+    journal.close()
