@@ -275,18 +275,28 @@ def _apply_worker_limits(memory: int) -> None:
     lower(resource.RLIMIT_NOFILE, 8)
 
 
+def _load_reader(payload: bytes, init: dict[str, Any], denied: list[str]) -> sqlite3.Connection:
+    """A new bounded reader (:func:`configure_reader`) holding ``payload``, one serialized
+    copy of the mirror. Each copy gets a new connection: a configured reader cannot load
+    another (its authorizer allows reads only, so a second ``deserialize`` is refused)."""
+    heap = int(init.get("heap", WORKER_HEAP_BYTES))
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.execute(f"PRAGMA hard_heap_limit = {heap}")
+    conn.execute(f"PRAGMA soft_heap_limit = {heap // 2}")
+    conn.deserialize(payload)
+    configure_reader(conn, init["functions"], denied)
+    return conn
+
+
 def serve(rfd: int = 0, wfd: int = 1) -> None:
     """The query worker's loop: an ``I`` frame (JSON: allowed functions, limits), then ``D``
-    frames (a serialized mirror) and ``Q`` frames (JSON: sql, max_rows, seconds), each ``Q``
-    answered by one ``R`` frame (JSON)."""
+    frames (a serialized mirror, replacing the one loaded before) and ``Q`` frames (JSON:
+    sql, max_rows, seconds), each ``Q`` answered by one ``R`` frame (JSON)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the pibench process decides when to stop us
     kind, payload = _read_frame(rfd, None, 1 << 20)
     init = json.loads(payload)
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    conn.execute(f"PRAGMA hard_heap_limit = {int(init.get('heap', WORKER_HEAP_BYTES))}")
-    conn.execute(f"PRAGMA soft_heap_limit = {int(init.get('heap', WORKER_HEAP_BYTES)) // 2}")
     denied = [""]
-    configured = False
+    conn: sqlite3.Connection | None = None
     _apply_worker_limits(int(init.get("memory", WORKER_MEMORY_BYTES)))
     while True:
         try:
@@ -294,16 +304,18 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
         except (EOFError, OSError):
             return
         if kind == b"D":
-            conn.deserialize(payload)
-            if not configured:
-                configure_reader(conn, init["functions"], denied)
-                configured = True
+            if conn is not None:
+                conn.close()  # before the new copy is loaded: never two copies in memory
+            try:
+                conn = _load_reader(payload, init, denied)
+            except (sqlite3.Error, MemoryError):
+                conn = None  # the next query says so; the next change sends a new copy
             continue
         if kind != b"Q":
             return
         req = json.loads(payload)
         try:
-            if not configured:
+            if conn is None:
                 raise QueryRefused("SQL error: the observable database is not loaded")
             res = run_select(conn, req["sql"], int(req["max_rows"]), float(req["seconds"]), denied)
             res["rows"] = [[_encode_cell(v) for v in row] for row in res["rows"]]

@@ -1,0 +1,45 @@
+"""MECHANICS §14 / Decisions 9: agent queries in the query worker process see every version
+of the observable database, however often the world changes between them."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from world import sqlworker
+from world.api import Api
+from world.engine import World
+from world.observe import ALLOWED_FUNCTIONS, observer_for
+
+
+def test_the_worker_answers_after_every_new_copy_of_the_mirror():
+    """A worker that has loaded one copy of the mirror loads the next and answers from it:
+    a second copy once killed the worker (its read-only authorizer refused the reload), so
+    every other query after a change failed with a false 'used more than 768 MiB'."""
+    source = sqlite3.connect(":memory:")
+    source.execute("create table t (id)")
+    worker = sqlworker.QueryWorker(ALLOWED_FUNCTIONS)
+    try:
+        for version in range(4):
+            source.execute("insert into t values (?)", (version,))
+            source.commit()
+            res = worker.query("select count(*) from t", 100, 5.0, version, source.serialize)
+            assert res["rows"] == [[version + 1]]
+        assert worker.starts == 1 and worker.kills == 0
+    finally:
+        worker.stop()
+
+
+def test_isolated_queries_before_and_after_month_advances_all_succeed():
+    """Headless and the harness isolate a world's queries in the worker: a query, an action,
+    a month advance and a query again, three months running, each answer current."""
+    world = World(seed=101)
+    api = Api(world)
+    observer_for(world).isolate()
+    try:
+        for month in range(1, 4):
+            rows = api.query("select month from lab_monthly order by month desc limit 1")
+            assert rows == ([] if month == 1 else [{"month": month - 1}])
+            api.call("time", "next_month", [], {})
+            assert api.query("select count(*) as n from lab_monthly") == [{"n": month}]
+    finally:
+        observer_for(world).close()
