@@ -25,16 +25,18 @@ def patient(monkeypatch):
 
 class AffinityProbe:
     """A handler that records, at each call, the serving thread's CPU set and the agent
-    process's (its main thread's)."""
+    process's (its main thread's), and the agent process's quiet hook."""
 
     def __init__(self) -> None:
         self.sandbox: Sandbox | None = None
         self.seen: list[tuple[set[int], set[int]]] = []
+        self.hooks: list[cosched.QuietHook | None] = []
 
     def __call__(self, ns, method, args, kwargs):
         assert self.sandbox is not None and self.sandbox._process is not None
         pid = self.sandbox._process.proc.pid
         self.seen.append((os.sched_getaffinity(0), os.sched_getaffinity(pid)))
+        self.hooks.append(self.sandbox._process.quiet)
         return {"month": 1}
 
 
@@ -170,33 +172,15 @@ def test_quiet_hook_is_one_value_set_for_a_pinned_block_and_cleared_after(monkey
     computed) the process holds none for the rest of the block, and after the block none at
     all; an unpinned block never has one."""
     monkeypatch.setattr(cosched, "PATIENCE", patience)
-    hooks: list[object] = []
     with probed() as (probe, sb, _):
-        inner = sb.handler
-
-        def handler(ns, method, args, kwargs):
-            assert sb._process is not None
-            hooks.append(sb._process.quiet)
-            return inner(ns, method, args, kwargs)
-
-        sb.handler = handler
         assert sb.run("n = sum(range(200000))\nlab.dashboard()").ok
         if patience:
-            (hook,) = hooks
+            (hook,) = probe.hooks
             assert isinstance(hook, cosched.QuietHook) and hook.patience == patience
             assert len(probe.seen[0][0]) == 1  # still pinned: the hook never fired
         else:
-            assert hooks == [None]  # fired before the call, and cleared
+            assert probe.hooks == [None]  # fired before the call, and cleared
         assert sb._process is not None and sb._process.quiet is None
-    with probed(coschedule=False) as (_, sb, _):
-        inner_off = sb.handler
-
-        def handler_off(ns, method, args, kwargs):
-            assert sb._process is not None
-            hooks.append(sb._process.quiet)
-            return inner_off(ns, method, args, kwargs)
-
-        sb.handler = handler_off
-        hooks.clear()
+    with probed(coschedule=False) as (probe, sb, _):
         assert sb.run("lab.dashboard()").ok
-        assert hooks == [None]
+        assert probe.hooks == [None]
