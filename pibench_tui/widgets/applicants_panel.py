@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
@@ -28,6 +30,21 @@ def past_offers_note(counts: dict[str, int]) -> str:
         n = counts["expired"]
         out += f" {n} other applicant{'s' if n != 1 else ''} never received an offer."
     return out
+
+
+def season_note(rules: dict[str, Any], month: int) -> str:
+    """The Applicants panel's note during a recruiting season (career ``month``), from the
+    scenario's ``lab.rules()``: the season's last offer month, when offers are answered and
+    when students arrive (career months of this year, §5), the interview hours and the pay."""
+    season = rules["season"]
+    year = month - (month - 1) % 12 - 1  # the career month before this year's month 1
+    last_offer, answers = year + max(season["offer_months"]), year + season["offers_resolve"]
+    when = "then" if answers == last_offer else f"at the end of month {answers}"
+    return (
+        f"Recruiting season: offers until the end of month {last_offer}; answers {when}, arrivals in month "
+        f"{year + season['arrival']}. Interview (i, {rules['hours']['interview']:g} h each), offer (o, "
+        f"${rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high."
+    )
 
 
 class ApplicantsPanel(Panel):
@@ -58,11 +75,7 @@ class ApplicantsPanel(Panel):
         fill_table(self.query_one("#applicants-table", DataTable), rows)
         m = dash["month"]
         if apps:
-            note = (
-                f"Recruiting season: offers until the end of month {m + (3 - m % 12) % 12}; answers then, arrivals in month "
-                f"{m + (3 - m % 12) % 12 + 2}. Interview (i, {game.rules['hours']['interview']:g} h each), offer (o, "
-                f"${game.rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high."
-            )
+            note = season_note(game.rules, m)
         else:
             nxt = m + ((1 - m) % 12)
             past = {

@@ -1,0 +1,33 @@
+"""The Applicants panel's recruiting-season note, formatted from the scenario's rules."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from pibench_tui.tui_game import Game
+from pibench_tui.widgets.applicants_panel import season_note
+from world.engine import World
+
+from .conftest import new_world
+
+
+def test_season_note_names_this_years_months_and_the_scenarios_numbers():
+    """In the default world the note names the season's last offer month, the answers and the
+    arrivals as career months of the current year (3 and 5 in year 1, 15 and 17 in year 2);
+    under a scenario with other PhD pay and interview hours it shows those; and a calendar
+    whose answers come after the last offer month names that month (nothing is typed in)."""
+    game = Game(new_world())
+    note = season_note(game.rules, 2)
+    assert note.startswith("Recruiting season: offers until the end of month 3; answers then, arrivals in month 5.")
+    assert "(i, 3 h each)" in note and "$3,200/month" in note
+    assert "offers until the end of month 15; answers then, arrivals in month 17." in season_note(game.rules, 13)
+    w = new_world()
+    other = Game(World(dataclasses.replace(w.cfg, pay_phd=4100.0, interview_hours=4.5), w.seed))
+    note = season_note(other.rules, 14)
+    assert "(i, 4.5 h each)" in note and "$4,100/month" in note
+    moved = copy.deepcopy(game.rules)
+    moved["season"].update(offer_months=[1, 2], offers_resolve=3, arrival=6)
+    assert "offers until the end of month 14; answers at the end of month 15, arrivals in month 18." in season_note(
+        moved, 13
+    )
