@@ -46,7 +46,8 @@ class Field:
         kind: ``"choice"`` (one of ``options``), ``"multi"`` (several), ``"number"``.
         options: ``[(label, value)]`` or a function of the form's current values giving them
             (for a choice that depends on another, e.g. an event's answers).
-        default: the starting value.
+        default: the starting value (a number's is moved into ``lo``..``hi``: a suggestion the
+            scenario's bounds would refuse is never offered).
         lo, hi: bounds of a number (inclusive).
         required: a choice/multi must be set, a number must be filled in.
         hint: shown under the field.
@@ -61,6 +62,13 @@ class Field:
     hi: float | None = None
     required: bool = True
     hint: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind == "number" and isinstance(self.default, (int, float)):
+            if self.hi is not None:
+                self.default = min(self.default, self.hi)
+            if self.lo is not None:
+                self.default = max(self.default, self.lo)
 
 
 @dataclass
@@ -675,7 +683,7 @@ ACTIONS: list[ActionSpec] = [
                 "hours",
                 f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)",
                 "number",
-                default=8,
+                default=min(8, rule(g, "hours.polish_saturation")),
                 lo=0,
                 hint=_left_hint(g),
             ),
@@ -711,7 +719,7 @@ ACTIONS: list[ActionSpec] = [
                 "hours",
                 f"Hours (gains stop at {rule(g, 'hours.revise_saturation'):g} h)",
                 "number",
-                default=8,
+                default=min(8, rule(g, "hours.revise_saturation")),
                 lo=0,
                 hint=_left_hint(g),
             ),
