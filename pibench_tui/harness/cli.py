@@ -281,7 +281,12 @@ def cmd_agent(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    return _summarise(names, results, args.out, label, scen.name)
+    check = (
+        "check the --command program (it must print a reply and exit 0)"
+        if args.backend_command is not None
+        else "check --base-url, --model and the key"
+    )
+    return _summarise(names, results, args.out, label, scen.name, check=check)
 
 
 def _months_text(months: list[int]) -> str:
@@ -296,8 +301,16 @@ def _months_text(months: list[int]) -> str:
     return "months " + ", ".join(str(m) for m in ms)
 
 
-def _summarise(names: list[str], results: list[Any], out: str, label: str, scenario: str) -> int:
+def _summarise(
+    names: list[str],
+    results: list[Any],
+    out: str,
+    label: str,
+    scenario: str,
+    check: str = "check --base-url, --model and the key",
+) -> int:
     """Print the per-seed table (stdout) and every failure (stderr); return the exit status.
+    ``check`` says what to check when a career's LLM never answered (the backend's settings).
 
     A career is *failed* when it raised (not finished: resumable, unless its directory holds
     other settings) or when the LLM never answered; *degraded* when it finished but some LLM
@@ -334,7 +347,7 @@ def _summarise(names: list[str], results: list[Any], out: str, label: str, scena
             why = (llm.get("errors") or [{}])[-1]
             print(
                 f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
-                f"{why.get('kind', '?')}: {why.get('message', '?')}); check --base-url, --model and the key; "
+                f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
                 "the career was auto-advanced and recorded: delete its run directory to play it again",
                 file=sys.stderr,
             )

@@ -286,6 +286,34 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
 
 
+def test_cli_says_to_check_the_command_when_a_command_never_answered(tmp_path, capsys):
+    """With --command, a program that fails every call is named as what to check (not an
+    endpoint's --base-url, --model and key, which a command backend does not use)."""
+    agent = tmp_path / "broken.py"
+    agent.write_text("import sys\nsys.exit(3)\n")
+    rc = pibench_main(
+        [
+            "agent",
+            "--model",
+            "m",
+            "--command",
+            f"{sys.executable} {agent}",
+            "--scenario",
+            "short-12",
+            "--seeds",
+            "101",
+            "--out",
+            str(tmp_path / "runs"),
+            "--retries",
+            "0",
+        ]
+    )
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "the LLM never answered (8 failed calls" in err
+    assert "check the --command program" in err and "--base-url" not in err
+
+
 def test_a_huge_reply_is_kept_in_the_transcript_as_its_start_length_and_hash(tmp_path):
     """A reply (and the code in it) longer than MAX_TRANSCRIPT_TEXT characters is kept in
     transcript.jsonl as its start plus the whole length and SHA-256, so a model that replies
