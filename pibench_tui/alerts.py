@@ -166,7 +166,8 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 )
             )
     moy = month_of_year(m)
-    if moy == 2:
+    last_offer = max(game.rules["season"]["offer_months"])  # the season's calendar (§5)
+    if moy == last_offer - 1:
         out.append(
             Alert(
                 "offers",
@@ -177,7 +178,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 "o",
             )
         )
-    elif moy == 3 and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
+    elif moy == last_offer and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
         out.append(
             Alert(
                 "offers",

@@ -32,6 +32,27 @@ def test_idle_people_and_offer_deadline_and_call_closing():
     assert k["offers"].key == "o" and "month 3" in k["offers"].text
 
 
+def test_offer_warnings_follow_the_seasons_calendar():
+    """The offer warnings come from the season's offer months in ``lab.rules()`` (nothing typed
+    in): with offers in months 1-3 month 2 warns that they close next month and month 3 that it
+    is the last; with a calendar whose offers end in month 2, month 1 and month 2 do."""
+    w = new_world()
+    api = Api(w)
+    game = Game(w)
+    seen = []
+    for _ in range(3):
+        seen.append(_kinds(game).get("offers"))
+        api.time.next_month()
+    assert seen[0] is None and "close at the end of month 3" in seen[1].text and "Month 3 is the last" in seen[2].text
+    w = new_world()
+    api = Api(w)
+    game = Game(w)
+    game.rules["season"]["offer_months"] = [1, 2]
+    assert "close at the end of month 2" in _kinds(game)["offers"].text
+    api.time.next_month()
+    assert "Month 2 is the last" in _kinds(game)["offers"].text
+
+
 def test_runway_shorter_than_the_months_left_is_an_error():
     """Six RAs and heavy compute on the standard budget: the runway is shorter than the months
     left, and the warning says around which month the lab would collapse."""
