@@ -17,7 +17,7 @@ from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 from world.kinds import ApplicantStatus, Role
 
-from .alerts import idle_people
+from .alerts import idle_people, season_months
 from .record import (
     after_the_end,
     agency_record,
@@ -287,7 +287,7 @@ def _offer_summary(g: Game, values: dict) -> str:
     """PhD pay and this pool's record, before the offer is made."""
     pools = {a["id"]: a["pool"] for a in g.call("recruit.applicants")}
     pool = pools.get(values.get("applicant"))
-    arrive = g.world.month + (3 - g.world.month % 12) % 12 + 2
+    arrive = season_months(g.rules, g.world.month).arrival
     out = f"If accepted: {_money(rule(g, 'pay.phd'))}/month from arrival (month {arrive}) until graduation or quitting."
     return out + (f" {pool_record(g, pool).capitalize()}." if pool else "")
 

@@ -9,7 +9,7 @@ imports Textual.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 LOW_MOOD = 0.5
 """Mean of the last two meeting sentiments below this: the researcher's reports have turned bad."""
@@ -51,6 +51,28 @@ class Alert:
 def month_of_year(month: int) -> int:
     """1..12 for a career month (month 1 is January of year 1)."""
     return (month - 1) % 12 + 1
+
+
+class SeasonMonths(NamedTuple):
+    """Career months of one year's recruiting season (§5; ``lab.rules()["season"]``).
+
+    Attributes:
+        last_offer: the last month in which PhD offers can be made.
+        answers: the month at whose end offers are answered.
+        arrival: the month accepted students arrive.
+    """
+
+    last_offer: int
+    answers: int
+    arrival: int
+
+
+def season_months(rules: dict[str, Any], month: int) -> SeasonMonths:
+    """The recruiting season of the year career ``month`` is in, from the scenario's
+    ``lab.rules()`` (``rules``)."""
+    season = rules["season"]
+    year = month - month_of_year(month)  # the career month before this year's month 1
+    return SeasonMonths(year + max(season["offer_months"]), year + season["offers_resolve"], year + season["arrival"])
 
 
 def venue_deadlines(game: Any) -> dict[str, list[int]]:
@@ -165,9 +187,8 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                     "error" if end - m <= 1 else "warning",
                 )
             )
-    moy = month_of_year(m)
-    last_offer = max(game.rules["season"]["offer_months"])  # the season's calendar (§5)
-    if moy == last_offer - 1:
+    last_offer = season_months(game.rules, m).last_offer
+    if m == last_offer - 1:
         out.append(
             Alert(
                 "offers",
@@ -178,7 +199,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 "o",
             )
         )
-    elif moy == last_offer and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
+    elif m == last_offer and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
         out.append(
             Alert(
                 "offers",

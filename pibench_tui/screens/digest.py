@@ -16,7 +16,7 @@ from textual.widgets import Label, Static
 
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
-from ..alerts import alerts
+from ..alerts import alerts, season_months
 from ..record import (
     after_the_end,
     agency_record,
@@ -44,11 +44,6 @@ TAB_KEYS = {
 
 NEWS_SHOWN = 14
 """Headlines shown (the Field panel and ``query('select * from news')`` have them all)."""
-
-
-def offers_answered_month(month: int) -> int:
-    """The month at whose end this season's offers are answered (month 3 of the year, §5)."""
-    return month + (3 - month % 12) % 12
 
 
 def _ctx(text: str) -> str:
@@ -166,7 +161,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         section(
             "Offers waiting for an answer",
             [
-                f"{w['name']} ({w['id']}) · answers come at the end of month {offers_answered_month(month + 1)}"
+                f"{w['name']} ({w['id']}) · answers come at the end of month {season_months(game.rules, month + 1).answers}"
                 for w in waiting
             ],
         )

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
+from ..alerts import season_months
 from ..tui_game import Game
 from .panel import Panel, fill_table, fmt_num, new_table, panel_bindings
 
@@ -36,13 +37,11 @@ def season_note(rules: dict[str, Any], month: int) -> str:
     """The Applicants panel's note during a recruiting season (career ``month``), from the
     scenario's ``lab.rules()``: the season's last offer month, when offers are answered and
     when students arrive (career months of this year, §5), the interview hours and the pay."""
-    season = rules["season"]
-    year = month - (month - 1) % 12 - 1  # the career month before this year's month 1
-    last_offer, answers = year + max(season["offer_months"]), year + season["offers_resolve"]
-    when = "then" if answers == last_offer else f"at the end of month {answers}"
+    season = season_months(rules, month)
+    when = "then" if season.answers == season.last_offer else f"at the end of month {season.answers}"
     return (
-        f"Recruiting season: offers until the end of month {last_offer}; answers {when}, arrivals in month "
-        f"{year + season['arrival']}. Interview (i, {rules['hours']['interview']:g} h each), offer (o, "
+        f"Recruiting season: offers until the end of month {season.last_offer}; answers {when}, arrivals in month "
+        f"{season.arrival}. Interview (i, {rules['hours']['interview']:g} h each), offer (o, "
         f"${rules['pay']['phd']:,.0f}/month from arrival). Signals are noisy; letters from some pools run high."
     )
 
@@ -77,7 +76,7 @@ class ApplicantsPanel(Panel):
         if apps:
             note = season_note(game.rules, m)
         else:
-            nxt = m + ((1 - m) % 12)
+            nxt = m + (game.rules["season"]["pool_opens"] - m) % 12
             past = {
                 r["status"]: r["n"]
                 for r in game.query(

@@ -31,3 +31,27 @@ def test_season_note_names_this_years_months_and_the_scenarios_numbers():
     assert "offers until the end of month 14; answers at the end of month 15, arrivals in month 18." in season_note(
         moved, 13
     )
+
+
+def test_season_months_feed_the_digest_and_the_offer_form():
+    """season_months reads the season's calendar from ``lab.rules()`` for the year of a career
+    month; the digest's "answers come at the end of month" line and the offer form's arrival
+    month follow a calendar whose answers and arrivals come later (months 4 and 7 of the
+    year), not the default's 3 and 5."""
+    from pibench_tui.actions import ACTIONS_BY_ID
+    from pibench_tui.alerts import SeasonMonths, season_months
+    from pibench_tui.screens.digest import digest_lines
+
+    game = Game(new_world())
+    assert season_months(game.rules, 1) == SeasonMonths(3, 3, 5)
+    assert season_months(game.rules, 26) == SeasonMonths(27, 27, 29)
+    first = game.call("recruit.applicants")[0]["id"]
+    spec = ACTIONS_BY_ID["offer"]
+    assert spec.summary is not None
+    assert "(month 5)" in spec.summary(game, {"applicant": first})
+    game.rules["season"].update(offers_resolve=4, arrival=7)
+    assert season_months(game.rules, 2) == SeasonMonths(3, 4, 7)
+    assert "(month 7)" in spec.summary(game, {"applicant": first})
+    game.call("recruit.offer", first)
+    text = "\n".join(digest_lines(game.next_month(), game))
+    assert "answers come at the end of month 4" in text
