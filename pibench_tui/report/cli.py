@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,10 @@ def _price(text: str) -> tuple[str, tuple[float, float]]:
         raise argparse.ArgumentTypeError(
             f"--price wants LABEL=IN,OUT (USD per million prompt and completion tokens), got {text!r}"
         ) from None
-    if not label or inp < 0 or out < 0:
-        raise argparse.ArgumentTypeError(f"--price: a label and two non-negative prices are needed, got {text!r}")
+    if not label or not all(math.isfinite(x) and x >= 0 for x in (inp, out)):
+        raise argparse.ArgumentTypeError(
+            f"--price: a label and two finite, non-negative prices are needed, got {text!r}"
+        )
     return label, (inp, out)
 
 

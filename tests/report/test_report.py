@@ -257,3 +257,11 @@ def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
     head, rows = leaderboard_rows(rep)
     row = next(r for r in rows if r[0] == "a")
     assert row[head.index("seed 2")] == "invalid: 0" and row[head.index("seed 1")] == "10.0"
+
+
+@pytest.mark.parametrize("price", ["m=nan,1", "m=1,inf", "m=-1,2", "=1,2", "m=1", "m"])
+def test_report_refuses_a_price_that_is_not_two_finite_non_negative_numbers(price, capsys):
+    """--price LABEL=IN,OUT takes two finite, non-negative USD figures: NaN (which blanked the
+    cost column) and infinity (which showed a cost of 'inf') are usage errors like -1."""
+    assert pibench_main(["report", "runs", "--price", price]) == 2
+    assert "argument --price" in capsys.readouterr().err
