@@ -15,12 +15,11 @@ from textual.widgets import Static
 
 def calendar_label(dash: dict, short: bool = False) -> str:
     """What this month of the year means: recruiting, deadlines, service duty (from the dashboard)."""
-    m = dash["month"]
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]
-    moy = (m - 1) % 12 + 1
-    if moy in (1, 2, 3):
+    # the world's notes name the season's offer months (its one home: world.rules.OFFER_MONTHS)
+    if any(note.startswith(("Recruiting season is open", "Offer deadline")) for note in dash["notes"]):
         parts.append("recruiting" if short else "recruiting season")
     for v in dash["venue_deadlines_this_month"]:
         parts.append(f"{v} {'due' if short else 'deadline'}")

@@ -55,3 +55,18 @@ def test_season_months_feed_the_digest_and_the_offer_form():
     game.call("recruit.offer", first)
     text = "\n".join(digest_lines(game.next_month(), game))
     assert "answers come at the end of month 4" in text
+
+
+def test_header_calls_the_offer_months_the_recruiting_season():
+    """The header's calendar says "recruiting season" in the months the world's dashboard notes
+    call the season (open, or an offer deadline): months 1-3 and 13 of a career, not 4-12."""
+    from pibench_tui.widgets.header import calendar_label
+    from world.api import Api
+
+    api = Api(new_world())
+    seen = []
+    for _ in range(13):
+        seen.append("recruiting season" in calendar_label(api.lab.dashboard()))
+        assert ("recruiting" in calendar_label(api.lab.dashboard(), short=True)) == seen[-1]
+        api.time.next_month()
+    assert seen == [True] * 3 + [False] * 9 + [True]
