@@ -331,7 +331,11 @@ class PibenchApp(App[int]):
             pane.take_focus()
 
     @on(ConsolePanel.BlockFinished)
-    def _console_done(self) -> None:
+    def _console_done(self, message: ConsolePanel.BlockFinished) -> None:
+        if message.month_closed:
+            note = self._autosave()
+            if note:
+                self.notify(note, severity="warning", markup=False)
         self.refresh_view()
         if self.game.finished and not isinstance(self.screen, EndScreen):
             self.show_end()
@@ -468,16 +472,22 @@ class PibenchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - report, keep the app alive
             self.call_from_thread(self._advance_failed, exc)
             return
-        note = None
-        if self.career:
-            try:
+        self.post_message(MonthAdvanced(report, self._autosave()))
+
+    def _autosave(self) -> str | None:
+        """Autosave the career (``--save``/``--load``) after a month closed, with ``n`` or from
+        the console; ``None``, or a note saying why the autosave failed."""
+        if not self.career:
+            return None
+        try:
+            with self.game.lock:
                 self._store().autosave(
                     self.career, self.game.world, scenario=self.game.scenario, ui=dict(self.game.ui) or None
                 )
                 self.game.mark_saved()
-            except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
-                note = f"autosave failed: {exc}"
-        self.post_message(MonthAdvanced(report, note))
+        except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
+            return f"autosave failed: {exc}"
+        return None
 
     def _advance_failed(self, exc: Exception) -> None:
         self.busy = False

@@ -66,7 +66,15 @@ class ConsolePanel(Panel):
     ]
 
     class BlockFinished(Message):
-        """A console block ran (the world may have changed)."""
+        """A console block ran (the world may have changed).
+
+        Attributes:
+            month_closed: The block closed at least one month (``time.next_month()``).
+        """
+
+        def __init__(self, month_closed: bool = False) -> None:
+            super().__init__()
+            self.month_closed = month_closed
 
     def __init__(self, title: str, *, blink: bool = True) -> None:
         super().__init__(title)
@@ -179,6 +187,7 @@ class ConsolePanel(Panel):
     @work(thread=True, exclusive=True, group="console", exit_on_error=False)
     def _run(self, code: str) -> None:
         game = self.game
+        month = game.world.month if game is not None else None
         try:
             if self.sandbox is None:
                 from world.api import API_CALLS, REQUIRED
@@ -198,7 +207,8 @@ class ConsolePanel(Panel):
             err = result.error
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the game
             out, err = "", {"type": type(exc).__name__, "message": str(exc), "line": None}
-        self.app.call_from_thread(self._finished, out, err)
+        closed = game is not None and game.world.month != month
+        self.app.call_from_thread(self._finished, out, err, closed)
 
     def action_history(self, step: int) -> None:
         """Recall an earlier (-1) or later (+1) line of this console's history."""
@@ -243,7 +253,7 @@ class ConsolePanel(Panel):
             tails = sorted({o[len(before) - len(before.split(".")[-1].split("(")[-1]) :] for o in options})
             self.log_view.write(Text("  ".join(tails), style="dim"))
 
-    def _finished(self, out: str, err: dict | None) -> None:
+    def _finished(self, out: str, err: dict | None, month_closed: bool = False) -> None:
         log = self.log_view
         if out:
             log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
@@ -251,4 +261,4 @@ class ConsolePanel(Panel):
             where = f" (line {err['line']})" if err.get("line") else ""
             log.write(Text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
         self.running = False
-        self.post_message(self.BlockFinished())
+        self.post_message(self.BlockFinished(month_closed))

@@ -10,7 +10,18 @@ from pibench_tui.app import make_app
 from saves import SaveError, SaveStore
 from world.api import Api
 
-from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, settle, wait_for
+from .conftest import (
+    build,
+    close_month,
+    drain,
+    new_world,
+    press,
+    run_console_line,
+    screen_ready,
+    screen_text,
+    settle,
+    wait_for,
+)
 from .test_snapshots import busy_world
 
 pytestmark = pytest.mark.asyncio
@@ -168,3 +179,21 @@ async def test_no_actions_offered_after_the_career_ends(tmp_path):
         footer = screen_text(app).splitlines()[-1]
         assert "Next month" not in footer and "Mentoring" not in footer
         assert "Quit" in footer
+
+
+async def test_a_month_closed_from_the_console_is_autosaved(tmp_path):
+    """``time.next_month()`` typed in the console closes the month like ``n`` does, so a career
+    played with ``--save`` autosaves it too (c3@m03), and the game no longer counts it unsaved."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    w = new_world("short-12")
+    Api(w).time.next_month()
+    store.save("c3", w, scenario="short-12")
+    app = make_app(load="c3", saves_dir=str(store.path), test_mode=True, run_baseline=False, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "colon", focus="console-input")
+        await press(pilot, *"time.next_month()")
+        await run_console_line(pilot, app)
+        assert app.game.world.month == 3
+        await wait_for(pilot, lambda: not app.game.unsaved, "the console's month to be autosaved")
+    infos = {i.name: i for i in SaveStore(store.path, on_warning=None).list()}
+    assert "c3@m03" in infos and infos["c3@m03"].career == "c3" and infos["c3@m03"].month == 3
