@@ -86,8 +86,11 @@ def build_trajectory(w: World) -> list[list[float]]:
 def hotness(w: World, month: int) -> list[float]:
     """True hotness per topic in month ``month`` (clamped to the precomputed range)."""
     traj = w.s.trajectory
-    row: list[float] = traj[max(0, min(month, len(traj) - 1))]
-    return row
+    # traj[max(0, min(month, len(traj) - 1))] without the two calls: the same row
+    if 0 <= month < len(traj):
+        row: list[float] = traj[month]
+        return row
+    return traj[0 if month < 0 else len(traj) - 1]
 
 
 def climate_target(w: World, month: int) -> float:

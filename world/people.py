@@ -187,7 +187,9 @@ def oversight_tax(w: World) -> float:
 
 def _oversight(cfg: WorldConfig, researchers: int, ras: int, managers: int) -> float:
     """:func:`oversight_tax` from the head counts of active researchers, RAs and managers."""
-    per = max(cfg.oversight_min_per_researcher, cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers)
+    per = cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers
+    lo = cfg.oversight_min_per_researcher
+    per = per if per > lo else lo  # max(lo, per): per only if per > lo
     return per * researchers + cfg.oversight_per_ra * ras
 
 
@@ -206,7 +208,8 @@ def attention_pool(w: World, oversight: float | None = None) -> float:
     pool = cfg.attention_base - oversight
     if w.s.month % 12 == cfg.service_tax_month:
         pool -= cfg.service_tax_hours
-    return max(cfg.attention_floor, pool)
+    floor = cfg.attention_floor
+    return pool if pool > floor else floor  # max(floor, pool): pool only if pool > floor
 
 
 def mentoring_reserved(w: World) -> float:
@@ -561,7 +564,7 @@ def researcher_step(w: World, m: int) -> None:
         return
     mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
     burn = w.burn_rate()
-    stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)
+    stress = 0.0 < s.budget < cfg.runway_stress_months * (burn if burn > 1.0 else 1.0)  # max(1.0, burn)
     memberships: dict[str, int] = {}
     for pj in s.projects.values():
         if pj.status == "active":

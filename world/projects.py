@@ -45,7 +45,8 @@ def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: flo
 
 def progress_pct(pj: Project) -> float:
     """The public progress of a project in percent of its tier's work, capped at 100, to 0.1 (§6, §15)."""
-    return round(min(100.0, 100.0 * pj.progress / pj.work), 1)
+    pct = 100.0 * pj.progress / pj.work
+    return round(pct if pct < 100.0 else 100.0, 1)  # min(100.0, pct): pct only if pct < 100.0
 
 
 def count_active(w: World) -> int:
@@ -94,7 +95,11 @@ def start_project(w: World, topic: str, tier: int, members: list[str], compute: 
     )
     s.projects[pid] = pj
     h_now = hotness(w, m)[k]
-    future = [hotness(w, mm)[k] for mm in range(m + 1, m + 13)]
+    # hotness(w, mm)[k] for the next 12 months, the row index clamped to the trajectory's last
+    # row as hotness() clamps it (mm >= 2 here): the same rows without twelve calls
+    traj = w.s.trajectory
+    last = len(traj) - 1
+    future = [traj[mm if mm < last else last][k] for mm in range(m + 1, m + 13)]
     s.eval_log.setdefault("projects", {})[pid] = {
         "tier": int(tier),
         "topic": topic,
