@@ -13,7 +13,7 @@ that wrapping costs, counted on an empty call, is taken off):
 * pibench, the world's answers: the tick (``World.next_month``), every call of agent code
   answered (the tick included), the reads prefetched for the agent process's cache;
 * pibench, the transport: results turned into marshal bytes, the read cache's checks of
-  what still holds (``Api.kept``), and the rest (messages read and framed, the read
+  what still holds (the probes of ``Api.kept_probe``), and the rest (messages read and framed, the read
   cache's bookkeeping: the whole replay less the parts above);
 * the agent process: ``marshal.loads`` of results (a fresh object for each answer), the
   rest (agent code and its calls);
@@ -171,7 +171,13 @@ def pibench_part(folder: str, part: str) -> None:
         mirror.encode = _counted(mirror.encode)
         sandbox._result_bytes = _counted(sandbox._result_bytes)
     elif part == "kept":
-        mirror.kept = _counted(mirror.kept)
+        probe = mirror.probe
+
+        def counted_probe(*call: Any) -> Any:
+            found = probe(*call)
+            return found if found is None else _counted(found)
+
+        mirror.probe = counted_probe
     results: list[Any] = []
     if part == "whole":
         in_qsort(lambda: results.append(sandbox.run(_code())))

@@ -116,6 +116,7 @@ class HeadlessSession:
             # What still holds after a change stays in the agent process's cache (a sealed
             # run answers copies without the seed: never the kept object, so nothing stays).
             kept=self.api.kept if options.sealed is None else None,
+            kept_probe=self.api.kept_probe,
             plain_results=True,  # the world API's results are plain JSON data (tests/headless/test_plain_results.py)
         )
         self.sandbox.secret_random = options.sealed is not None

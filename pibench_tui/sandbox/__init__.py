@@ -240,6 +240,10 @@ class Sandbox:
             result reads has changed (:meth:`world.api.Api.kept`; any other object when it
             would build a new one). With it, a change leaves in the agent process's cache
             the results that still hold (:mod:`.reads`); without, it empties the cache.
+        kept_probe: ``kept`` resolved once per call: ``kept_probe(namespace, method, args,
+            kwargs)`` returns a function of no arguments answering what ``kept`` would answer
+            whenever it is called, or None when that is never a result
+            (:meth:`world.api.Api.kept_probe`); checked after every change in place of ``kept``.
         plain_results: The handler's results for the calls of ``spec`` are plain JSON data
             (dicts with str keys, lists, str, int, finite float, bool, None; no tuples, no
             subclasses, no dict or list twice in one result: the world API's,
@@ -267,6 +271,7 @@ class Sandbox:
         static_check: bool = True,
         prefetch: bool = False,
         kept: Handler | None = None,
+        kept_probe: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
         plain_results: bool = False,
         coschedule: bool = True,
     ) -> None:
@@ -300,7 +305,7 @@ class Sandbox:
             | {("memory", "write")}
         )
         #: What the agent process's read cache holds, and what agent code reads after each change.
-        self._reads = ReadMirror(kept, self.prefetch, self._result_bytes)
+        self._reads = ReadMirror(kept, self.prefetch, self._result_bytes, kept_probe if kept is not None else None)
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})

@@ -383,7 +383,7 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
 # --------------------------------------------------------------------------------------
 
 
-def _make_api_classes(rpc: Any) -> tuple[type, type, Any]:
+def _make_api_classes(rpc: Any) -> tuple[type, Any, Any]:
     """The classes of the API objects (``lab``, ``lab.dashboard`` ...), built around the
     RPC function ``rpc(ns, method, args, kwargs)``.
 
@@ -412,8 +412,10 @@ def _make_api_classes(rpc: Any) -> tuple[type, type, Any]:
             table[id(self)] = (self, ns, name, spec or {})
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            _obj, ns, name, _spec = entry(self)
-            return rpc(ns, name, args, kwargs)
+            found = table.get(id(self))  # entry(self), inline: one call less for every API call
+            if found is None or found[0] is not self:
+                found = entry(self)  # raises
+            return rpc(found[1], found[2], args, kwargs)
 
         def __setattr__(self, name: str, value: object) -> None:
             _obj, ns, call, _spec = entry(self)
@@ -498,10 +500,23 @@ def _make_api_classes(rpc: Any) -> tuple[type, type, Any]:
             """Every call of the namespace with its documentation."""
             return "\n".join(c.help_text() for c in entry(self)[2].values())
 
+    def namespace(ns: str, calls: dict) -> APINamespace:
+        """The namespace ``ns`` with ``calls``: an instance of a class of its own (also named
+        ``APINamespace``) holding its calls as class attributes, so ``lab.dashboard`` is found
+        by the default lookup (as an attribute of APINamespace it was found only after that
+        lookup failed, an AttributeError formatted and dropped, and ``__getattr__`` ran)."""
+        made = {name: APICall(ns, name, spec) for name, spec in calls.items()}
+        attrs = {"__slots__": (), "__doc__": APINamespace.__doc__, "__module__": APINamespace.__module__}
+        cls: Any = type("APINamespace", (APINamespace,), {**attrs, **made})
+        cls.__qualname__ = APINamespace.__qualname__
+        obj: APINamespace = object.__new__(cls)  # not __init__: it would make the calls again
+        table[id(obj)] = (obj, ns, made)
+        return obj
+
     def seal() -> None:
         sealed.append(True)
 
-    return APICall, APINamespace, seal
+    return APICall, namespace, seal
 
 
 class _Runtime:
@@ -598,7 +613,8 @@ class _Runtime:
                         told.add(i)
                         used.append(i)
                     return loads(entry[1])
-            out.flush()
+            if out.pending:  # output printed before the call goes first (nothing to flush: no lock taken)
+                out.flush()
             channel_send_raw(usage() + data)
             reply = channel_recv()
             if reply.get("t") != "ret":

@@ -27,6 +27,7 @@ ids of entries it holds are valid; anything else is a protocol violation.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -41,8 +42,16 @@ CALL_CHARS = 4096
 HELD_ENTRIES = 48
 
 Handler = Callable[[str, str, list, dict], Any]
+#: ``probe(namespace, method, args, kwargs)``: a function of no arguments returning, whenever it
+#: is called, what ``kept(namespace, method, args, kwargs)`` would return then; or None when
+#: nothing is ever kept for that call (:meth:`world.api.Api.kept_probe`).
+Prober = Callable[[str, str, list, dict], "Callable[[], Any] | None"]
+#: Most probes kept by call message (:attr:`ReadMirror.probes`; all are forgotten past it).
+PROBES = 1024
 #: ``encode(namespace, method, result)``: the result as the agent process gets it (marshal bytes).
 Encoder = Callable[[str, str, Any], bytes]
+
+_UNRESOLVED: Any = object()  # a call whose probe is not resolved yet
 
 #: The changes after which agent code's reads start over: the month end.
 MONTH_END = frozenset({"time.next_month"})
@@ -58,15 +67,23 @@ class ReadMirror:
             other object otherwise); ``None``: every change drops every entry.
         prefetch: Send the results agent code read after the same kind of change before.
         encode: Turns a result into what the agent process gets (marshal bytes).
+        probe: ``kept`` resolved once per call (:data:`Prober`), checked after every change
+            instead of ``kept`` (the same answers, without resolving the call each time);
+            without it each probe calls ``kept``.
     """
 
-    def __init__(self, kept: Handler | None, prefetch: bool, encode: Encoder) -> None:
+    def __init__(self, kept: Handler | None, prefetch: bool, encode: Encoder, probe: Prober | None = None) -> None:
         self.kept = kept
         self.prefetch = prefetch
         self.encode = encode
+        if probe is None and kept is not None:
+            probe = functools.partial(functools.partial, kept)  # each probe calls kept(...)
+        self.probe = probe
+        #: call message -> its probe (see :data:`Prober`), at most :data:`PROBES` of them
+        self.probes: dict[bytes, Callable[[], Any] | None] = {}
         #: call message (bytes, as the agent process sends it) -> (id, the value sent (for
-        #: ``kept``), the call as [ns, m, args, kwargs], the result's bytes)
-        self.held: dict[bytes, tuple[int, Any, list[Any], bytes]] = {}
+        #: ``kept``), the call as [ns, m, args, kwargs], the result's bytes, its probe)
+        self.held: dict[bytes, tuple[int, Any, list[Any], bytes, Callable[[], Any] | None]] = {}
         self.text_of: dict[int, bytes] = {}  # id -> call message, for every entry held
         self.next_id = 0
         #: What agent code read after each kind of change the last :data:`PLAN_TIMES` times:
@@ -172,7 +189,15 @@ class ReadMirror:
     def _add(self, text: bytes, call: list[Any], value: Any, blob: bytes) -> int:
         i = self.next_id
         self.next_id += 1
-        self.held[text] = (i, value if self.kept is not None else None, call, blob)
+        probe = None
+        if self.probe is not None:
+            probes = self.probes
+            probe = probes.get(text, _UNRESOLVED)
+            if probe is _UNRESOLVED:
+                if len(probes) >= PROBES:
+                    probes.clear()
+                probe = probes[text] = self.probe(call[0], call[1], call[2], call[3])
+        self.held[text] = (i, value if probe is not None else None, call, blob, probe)
         self.text_of[i] = text
         return i
 
@@ -189,18 +214,18 @@ class ReadMirror:
     def _refresh(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:
         """Drop the entries that may no longer hold; prefetch the plan of ``trigger`` (an entry
         that no longer holds but is in the plan stays when its new result has the same bytes)."""
-        held, text_of, kept, encode = self.held, self.text_of, self.kept, self.encode
+        held, text_of, encode = self.held, self.text_of, self.encode
         gone: list[int] = []
-        stale: dict[bytes, tuple[int, Any, list[Any], bytes]] = {}  # entries that may no longer hold
-        if kept is None:
+        stale: dict[bytes, tuple[int, Any, list[Any], bytes, Callable[[], Any] | None]] = {}  # may no longer hold
+        if self.probe is None:
             gone = list(text_of)
             held.clear()
             text_of.clear()
         else:
             for text, entry in held.items():
-                call = entry[2]
+                probe = entry[4]
                 try:
-                    same = kept(call[0], call[1], call[2], call[3]) is entry[1]
+                    same = probe is not None and probe() is entry[1]
                 except Exception:  # noqa: BLE001 - not known to hold
                     same = False
                 if not same:
@@ -221,7 +246,7 @@ class ReadMirror:
                     continue
                 old = stale.pop(text, None)
                 if old is not None and blob == old[3]:  # the same bytes, the same value: the entry stays
-                    held[text] = (old[0], value, call, blob)
+                    held[text] = (old[0], value if old[4] is not None else None, call, blob, old[4])
                     text_of[old[0]] = text
                     continue
                 if old is not None:

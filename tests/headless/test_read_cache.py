@@ -332,6 +332,7 @@ class KeptApi:
         self.month = 1
         self.results = {}
         self.seen = []
+        self.probes = []
 
     def _build(self, ns, method, args):
         if (ns, method) == ("lab", "attention"):
@@ -344,6 +345,12 @@ class KeptApi:
 
     def kept(self, ns, method, args, kwargs):
         return self.results.get((ns, method, tuple(args)))
+
+    def kept_probe(self, ns, method, args, kwargs):
+        """``kept`` for one call, resolved once (``Api.kept_probe``); counts the resolutions."""
+        self.probes.append((ns, method, list(args)))
+        key = (ns, method, tuple(args))
+        return lambda: self.results.get(key)
 
     def __call__(self, ns, method, args, kwargs):
         self.seen.append((ns, method, list(args)))
@@ -362,13 +369,16 @@ class KeptApi:
         return self.results[key]
 
 
+@pytest.mark.parametrize("probe", [False, True])
 @pytest.mark.parametrize("prefetch", [False, True])
-def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefetch):
+def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefetch, probe):
     """papers.polish() changes the hours, not the news: after it, the news read before is
     still answered in the agent process (no round trip), the attention is the world's new
-    one; after time.next_month() nothing read before is answered from the cache."""
+    one; after time.next_month() nothing read before is answered from the cache. The same
+    with ``kept_probe`` (each read's ``kept`` resolved once, as headless mode runs it)."""
     world = KeptApi()
-    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=prefetch, kept=world.kept) as sb:
+    probes = {"kept_probe": world.kept_probe} if probe else {}
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=prefetch, kept=world.kept, **probes) as sb:
         code = (
             "n = field.news(2)\na = lab.attention()\n_ = papers.polish(10)\n"
             "print(field.news(2) == n, lab.attention()['left'])\n"
@@ -387,6 +397,8 @@ def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefe
         ("lab", "attention", []),
     ]
     assert r.calls == 7
+    # each read resolved once, however often it was checked
+    assert world.probes == ([("field", "news", [2]), ("lab", "attention", [])] if probe else [])
 
 
 def test_results_that_still_hold_stay_from_block_to_block():

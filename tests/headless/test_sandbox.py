@@ -239,6 +239,27 @@ def test_namespaces_are_read_only_and_documented(sandbox):
     assert sandbox.run("help()").stdout.startswith("API namespaces")
 
 
+def test_each_namespace_holds_its_calls_on_a_class_of_its_own(sandbox, api):
+    """A namespace's calls are attributes of its own class (found by the default lookup, no
+    failed lookup first): each namespace's class has only its own calls, still named
+    APINamespace and described by help(); an unknown call still names the namespace's calls;
+    no namespace can be made by agent code; the calls answer as before."""
+    r = sandbox.run(
+        "print(type(lab).__name__, type(lab) is type(time), hasattr(lab, 'next_month'), lab.dashboard is lab.dashboard)\n"
+        "print(lab.dashboard()['month'])"
+    )
+    assert r.ok, r.error
+    assert r.stdout == "APINamespace False False True\n1\n"
+    assert api.calls == [("lab", "dashboard", [], {})]
+    r = sandbox.run("lab.next_month")
+    assert (
+        r.error["type"] == "AttributeError"
+        and "lab has no call 'next_month'; its calls: dashboard" in r.error["message"]
+    )
+    assert sandbox.run("type(lab)()").error["type"] == "TypeError"
+    assert "lab.dashboard()" in sandbox.run("help(lab)").stdout
+
+
 def test_spec_from_api_calls_marks_required_parameters():
     """The spec sent to the agent process comes from the world's registry of calls."""
     from world.api import API_CALLS, REQUIRED

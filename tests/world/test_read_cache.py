@@ -42,17 +42,24 @@ def _same_as_fresh(api: Api) -> None:
         assert kept[key] == value, key
 
 
-def _kept_holds(api: Api) -> None:
+def _kept_holds(api: Api, probes: dict[tuple[str, str, tuple[Any, ...]], Any] | None = None) -> None:
     """Whatever ``api.kept`` answers for a reading call is the very object the call returns,
-    and equals the read made afresh; an API without ``shared_results`` keeps nothing."""
+    and equals the read made afresh; an API without ``shared_results`` keeps nothing. Each
+    of ``probes`` (``Api.kept_probe`` of a read, resolved earlier) answers what ``kept`` does."""
     fresh = _read_all(Api(api.world))
     for (ns, m, args), value in fresh.items():
+        probe = (probes or {}).get((ns, m, args), _NO_PROBE)
+        probed = NOT_KEPT if probe is None else probe() if probe is not _NO_PROBE else _NO_PROBE
         kept = api.kept(ns, m, list(args))
+        assert probed is _NO_PROBE or probed is kept, (ns, m, args)
         if kept is NOT_KEPT:
             continue
         assert api.shared_results, (ns, m)
         assert kept == value, (ns, m, args)
         assert getattr(getattr(api, ns), m)(*args) is kept, (ns, m, args)
+
+
+_NO_PROBE: Any = object()
 
 
 def _ids(w: World) -> list[Any]:
@@ -72,7 +79,8 @@ def test_kept_reads_equal_fresh_reads_after_random_calls(shared, data, seed):
     made by a new API over the same world."""
     w = World(WorldConfig(months=14), seed)
     api = Api(w, shared_results=shared)
-    _read_all(api)  # keep everything once
+    # keep everything once, and resolve each read's probe (Api.kept_probe) now, for all the calls below
+    probes = {(ns, m, args): api.kept_probe(ns, m, list(args)) for ns, m, args in _read_all(api)}
     for _ in range(data.draw(st.integers(10, 40))):
         if w.s.finished:
             break
@@ -97,7 +105,7 @@ def test_kept_reads_equal_fresh_reads_after_random_calls(shared, data, seed):
             getattr(getattr(api, ns), m)(*args)
         except ActionError:
             pass
-        _kept_holds(api)
+        _kept_holds(api, probes)
         _same_as_fresh(api)
 
 
@@ -186,6 +194,31 @@ def test_shared_results_are_kept_and_a_change_forgets_only_its_areas():
     plain = Api(w)
     assert plain.lab.dashboard() is not plain.lab.dashboard()
     assert plain.grants.proposals() is not plain.grants.proposals()
+
+
+def test_a_kept_probe_answers_what_kept_answers_whenever_it_is_called():
+    """``Api.kept_probe`` resolves a reading call once: the function it returns answers, at
+    each later call, what ``Api.kept`` answers then (the kept object, ``NOT_KEPT`` after a
+    change that touches it or a tick, the new kept object once read again); it is None for
+    changing and unknown calls, arguments never kept, and an API without ``shared_results``."""
+    w = World(WorldConfig(), 101)
+    api = Api(w, shared_results=True)
+    dash_probe, news_probe = api.kept_probe("lab", "dashboard"), api.kept_probe("field", "news", [], {"n": 5})
+    assert dash_probe is not None and news_probe is not None
+    assert dash_probe() is NOT_KEPT and news_probe() is NOT_KEPT  # nothing kept yet, nothing built
+    dash, news = api.lab.dashboard(), api.field.news(5)
+    assert dash_probe() is dash and news_probe() is news
+    api.grants.propose(dash["open_grant_calls"][0]["id"], TOPICS[0], 25.0)
+    assert dash_probe() is NOT_KEPT and api.kept("lab", "dashboard") is NOT_KEPT and news_probe() is news
+    dash = api.lab.dashboard()
+    assert dash_probe() is dash
+    api.time.next_month()
+    assert dash_probe() is NOT_KEPT and news_probe() is NOT_KEPT
+    never = [("grants", "propose", [1]), ("nope", "x", []), ("lab", "no_such_call", []), ("query", "query", ["q"])]
+    never += [("field", "news", [[5]]), ("field", "news", [1, 2, 3])]
+    for ns, m, args in never:
+        assert api.kept_probe(ns, m, args) is None, (ns, m, args)
+    assert Api(w).kept_probe("lab", "dashboard") is None
 
 
 def test_kept_answers_the_kept_object_without_building_one():

@@ -16,6 +16,7 @@ shared with the SQL mirror).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import people as people_mod
@@ -369,6 +370,24 @@ class Api:
             ns = getattr(self, namespace)
             found = self._kept_calls[namespace, method] = (getattr(type(ns), method)._api_kept, ns)
         return found[0](found[1], args, kwargs or {})
+
+    def kept_probe(
+        self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Callable[[], Any] | None:
+        """:meth:`kept` for this reading call as a function of no arguments, resolved once:
+        each call of it answers what ``kept(namespace, method, args, kwargs)`` answers then
+        (a front end checking the same reads after every change calls it instead); None when
+        that answer is always ``NOT_KEPT`` (a changing or unknown call, arguments that are
+        never kept, an API without ``shared_results``). Builds nothing and changes nothing."""
+        if not self.shared_results:
+            return None
+        calls = API_CALLS.get(namespace) if isinstance(namespace, str) else None
+        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
+        if spec is None or spec.mutating:
+            return None
+        ns = getattr(self, namespace)
+        probe: Callable[[], Any] | None = getattr(type(ns), method)._api_probe(ns, args, kwargs or {})
+        return probe
 
     def call(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None

@@ -156,6 +156,27 @@ def api_call(
                 return NOT_KEPT
             return by_args.get((vals, types), NOT_KEPT)
 
+        def probe_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+            """:func:`kept_only` for these arguments as a function of no arguments (bound once,
+            answering at each call what ``kept_only`` would answer then), or None when that is
+            always ``NOT_KEPT`` (see :meth:`world.api.Api.kept_probe`)."""
+            if not self._api.shared_results:
+                return None
+            if not args and not kwargs and defaults_ok:
+                bound = defaults_ok[0]
+            elif not kwargs and len(args) == n_names:
+                bound = dict(zip(names, args, strict=True))
+            else:
+                try:
+                    bound = bind(tuple(args), kwargs)
+                except TypeError:
+                    return None
+            vals = tuple(bound.values())
+            types = tuple(map(type, vals))
+            if not _SCALARS.issuperset(types):
+                return None
+            return functools.partial(kept_now, self._api, fn, (vals, types))
+
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             if not args and not kwargs and defaults_ok:
@@ -265,10 +286,17 @@ def api_call(
                     return NOT_KEPT
                 return api._reads().values.get(key, NOT_KEPT)
 
+            def probe_bare(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+                """:func:`kept_bare` as a function of no arguments, or None (see :func:`probe_only`)."""
+                if args or kwargs or not self._api.shared_results:
+                    return None
+                return functools.partial(kept_now, self._api, key, None)
+
             reader._api_mutating = mutating  # type: ignore[attr-defined]
             reader._api_signature = sig  # type: ignore[attr-defined]
             reader._api_areas = areas  # type: ignore[attr-defined]
             reader._api_kept = kept_bare  # type: ignore[attr-defined]
+            reader._api_probe = probe_bare  # type: ignore[attr-defined]
             return reader
 
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
@@ -276,6 +304,7 @@ def api_call(
         wrapper._api_areas = areas  # type: ignore[attr-defined]
         if not mutating:
             wrapper._api_kept = kept_only  # type: ignore[attr-defined]
+            wrapper._api_probe = probe_only  # type: ignore[attr-defined]
         return wrapper
 
     return deco
@@ -290,6 +319,22 @@ _MISSING = object()
 NOT_KEPT: Any = object()
 """What :meth:`world.api.Api.kept` returns for a reading call whose result is not kept (never
 equal to, nor the same object as, any result)."""
+
+
+def kept_now(api: Any, fn: Any, args_key: Any) -> Any:
+    """The result ``api`` keeps now for the reading call ``fn`` (``args_key``: its arguments'
+    values and types; None for a call without parameters), or ``NOT_KEPT``: what ``kept_bare``
+    or ``kept_only`` answer, in one call (the probes of :meth:`world.api.Api.kept_probe`).
+    Changes nothing: a world that moved since is noticed (and its kept reads forgotten) by the
+    next read, as ``kept`` would have forgotten them first."""
+    c = api._cache
+    w = api.world
+    if w.version != c.version or w.s is not c.state:
+        return NOT_KEPT
+    found = c.values.get(fn, NOT_KEPT)
+    if args_key is None or found is NOT_KEPT:
+        return found
+    return found.get(args_key, NOT_KEPT)
 
 
 _INT_LIMIT = 1 << MAX_INT_BITS
