@@ -14,6 +14,7 @@ import json
 import os
 import random
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -293,7 +294,8 @@ class CommandBackend:
         policy: Retries, backoff and the per-attempt time-out.
 
     Raises:
-        ValueError: An empty or unparsable command line.
+        ValueError: An empty or unparsable command line, or a program that is neither on
+            ``PATH`` nor an executable file.
     """
 
     def __init__(
@@ -311,6 +313,11 @@ class CommandBackend:
             raise ValueError(f"--command: cannot split {command!r}: {exc}") from None
         if not argv:
             raise ValueError("--command: empty command")
+        if shutil.which(argv[0]) is None:  # a typo: refuse now, not after a career without a model
+            raise ValueError(
+                f"--command: cannot run {argv[0]!r}: no such executable (give a program on PATH or the "
+                "path of an executable file)"
+            )
         self.argv = argv
         self.command = command
         self.name = model

@@ -314,6 +314,30 @@ def test_cli_says_to_check_the_command_when_a_command_never_answered(tmp_path, c
     assert "check the --command program" in err and "--base-url" not in err
 
 
+def test_a_command_that_cannot_run_fails_before_any_career(tmp_path, capsys):
+    """A --command whose program does not exist (a typo) is refused at start (exit 1, the
+    program named) instead of playing every career without a model and recording run
+    directories that must then be deleted by hand."""
+    out = tmp_path / "runs"
+    rc = pibench_main(
+        [
+            "agent",
+            "--model",
+            "m",
+            "--command",
+            f"{tmp_path / 'no-such-agent'} --flag",
+            "--scenario",
+            "short-12",
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "no-such-agent" in err and "cannot run" in err
+    assert not out.exists() or not any(out.rglob("result.json"))
+
+
 def test_a_huge_reply_is_kept_in_the_transcript_as_its_start_length_and_hash(tmp_path):
     """A reply (and the code in it) longer than MAX_TRANSCRIPT_TEXT characters is kept in
     transcript.jsonl as its start plus the whole length and SHA-256, so a model that replies
