@@ -329,8 +329,8 @@ def test_open_calls_come_from_an_index_kept_per_state(shared):
         rows = [views.call_row(w, c) for c in views.open_calls(w)]
         assert api.grants.calls() == rows
         assert [r["id"] for r in api.lab.dashboard()["open_grant_calls"]] == [r["id"] for r in rows]
-        assert index is None or api._cache.calls_by_month is index  # built once for the career
-        index = api._cache.calls_by_month
+        assert index is None or api._cache.indexes.calls_by_month is index  # built once for the career
+        index = api._cache.indexes.calls_by_month
         w.next_month()
     agencies = WorldConfig().agencies
     agencies["BSF"]["call_months"] = [1, 3]
@@ -338,4 +338,33 @@ def test_open_calls_come_from_an_index_kept_per_state(shared):
     assert [c.id for c in views.open_calls(other)] != [c.id for c in views.open_calls(World(WorldConfig(), 7))]
     w.s = other.s
     assert api.grants.calls() == [views.call_row(other, c) for c in views.open_calls(other)]
-    assert api._cache.calls_by_month is not index
+    assert api._cache.indexes.calls_by_month is not index
+
+
+def _baseline_months(w: World, months: int) -> None:
+    """Play ``months`` months of the baseline policy on ``w`` (through a plain API)."""
+    api = Api(w)
+    pol = build_policy("baseline", w)
+    for _ in range(months):
+        pol.act(AgentView(api))
+        api.time.next_month()
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_indexes_of_a_replaced_state_are_built_again(shared):
+    """The API's incremental indexes (live entities, proposal rows, news rows, the positions
+    of each person's reports, the calls by month) belong to one state object: an API that
+    has read everything of a career in month 7 and then finds the world holding another
+    career's state of month 10 (longer collections, not shorter) answers every read as a new
+    API does, instead of extending the first career's indexes (a person's last 6 reports
+    reach back before the first career's length)."""
+    w = World(WorldConfig(), 8)
+    _baseline_months(w, 6)
+    api = Api(w, shared_results=shared)
+    _same_as_fresh(api)
+    other = World(WorldConfig(), 5)
+    _baseline_months(other, 9)
+    assert len(other.s.news) > len(w.s.news) and len(other.s.student_reports) > len(w.s.student_reports) > 0
+    assert len(other.s.proposals) > len(w.s.proposals) > 0
+    w.s = other.s
+    _same_as_fresh(api)

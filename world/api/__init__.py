@@ -109,12 +109,6 @@ class Api:
         self.memory = Memory(self)
         self._cache = ReadCache()
         self._kept_calls: dict[tuple[str, str], tuple[Any, Any]] = {}  # see kept()
-        self._reports_index: dict[str, list[int]] = {}  # person id -> positions in student_reports
-        self._reports_seen = 0
-        self._proposal_kept: tuple[Any, list[dict[str, Any]], list[int]] = (None, [], [])  # see _proposal_rows
-        self._live_kept: dict[str, tuple[dict[str, Any], int, list[Any]]] = {}  # see _live
-        self._news_cache: list[dict[str, Any]] = []  # field.news() rows, for shared_results (see _news_rows)
-        self._news_source: list[Any] | None = None
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
     def _reads(self) -> ReadCache:
@@ -159,10 +153,12 @@ class Api:
         """The dashboard of the world as it is, assembled from pieces each kept until an area
         it reads changes (:data:`world.api.cache.SECTION_AREAS`; callers that hand it out copy
         it, unless ``shared_results``)."""
-        sec = self._reads().sections
+        c = self._reads()
+        sec = c.sections
         d: dict[str, Any] | None = sec[0]
         if d is not None:
             return d
+        live = c.indexes.live
         w = self.world
         parts = self._month_parts()
         # sections 1-9 in SECTION_AREAS' order; each rebuilt only when it was forgotten (tested
@@ -174,17 +170,17 @@ class Api:
         if sec[3] is None:
             sec[3] = views.dashboard_people(w, parts.reports)
         if sec[4] is None:
-            sec[4] = views.dashboard_projects(w, self._live("projects"))
+            sec[4] = views.dashboard_projects(w, self._live("projects", live))
         if sec[5] is None:
             sec[5] = views.dashboard_drafts(w)
         if sec[6] is None:
-            sec[6] = views.dashboard_submissions(w, self._live("submissions"))
+            sec[6] = views.dashboard_submissions(w, self._live("submissions", live))
         if sec[7] is None:
-            sec[7] = views.dashboard_proposals(w, self._live("proposals"))
+            sec[7] = views.dashboard_proposals(w, self._live("proposals", live))
         if sec[8] is None:
             sec[8] = views.dashboard_awards(w)
         if sec[9] is None:
-            sec[9] = views.dashboard_events(w, self._live("events"))
+            sec[9] = views.dashboard_events(w, self._live("events", live))
         d = sec[0] = views.assemble_dashboard(w, parts, *sec[1:10])
         return d
 
@@ -203,9 +199,9 @@ class Api:
         parts: views.MonthParts | None = c.sections[12]
         if parts is None:
             w = self.world
-            by_month = c.calls_by_month
+            by_month = c.indexes.calls_by_month
             if by_month is None:
-                by_month = c.calls_by_month = views.calls_by_month(w)
+                by_month = c.indexes.calls_by_month = views.calls_by_month(w)
             parts = c.sections[12] = views.month_parts(w, by_month.get(w.s.month, []))
         return parts
 
@@ -265,36 +261,41 @@ class Api:
         # attention_totals' mentoring reserved is the sum of the same list (active people's hours, in order)
         c.carry("attention_parts", (oversight, pool, total))
 
-    def _live(self, name: str) -> list[Any]:
+    def _live(self, name: str, kept_by_name: dict[str, tuple[int, list[Any]]] | None = None) -> list[Any]:
         """The entities of collection ``name`` (:data:`LIVE_STATUS`) still in their first status
         (active projects, submissions under review, pending proposals and events), in creation
-        order, kept incrementally: an entity leaves that status for good, and collections only
-        grow, so only those still live at the last look and the new ones are looked at."""
+        order, kept incrementally (:attr:`StateIndexes.live <world.api.cache.StateIndexes>`):
+        an entity leaves that status for good, and collections only grow, so only those still
+        live at the last look and the new ones are looked at. ``kept_by_name``: that index if
+        the caller has just read it from :meth:`_reads`."""
+        if kept_by_name is None:
+            kept_by_name = self._reads().indexes.live
         coll = getattr(self.world.s, name)
-        kept = self._live_kept.get(name)
+        kept = kept_by_name.get(name)
         n = len(coll)
-        if kept is None or kept[0] is not coll or kept[1] > n:  # first look, or the state was replaced
+        if kept is None or kept[0] > n:  # first look (or the collection shrank: start again)
             cand = list(coll.values())
-        elif kept[1] < n:
-            cand = kept[2] + list(coll.values())[kept[1] :]
+        elif kept[0] < n:
+            cand = kept[1] + list(coll.values())[kept[0] :]
         else:
-            cand = kept[2]
+            cand = kept[1]
         status = LIVE_STATUS[name]
         live = [e for e in cand if e.status == status]
-        self._live_kept[name] = (coll, n, live)
+        kept_by_name[name] = (n, live)
         return live
 
     def _proposal_rows(self) -> list[dict[str, Any]]:
-        """``grants.proposals()`` rows for ``shared_results``, kept incrementally: new proposals
-        get a row; a pending proposal's row is built again when its status moves (pending →
-        funded or rejected, §9: the one field of a proposal that changes after it is written);
-        a decided proposal's row never changes. A new list of the kept rows each time."""
+        """``grants.proposals()`` rows for ``shared_results``, kept incrementally
+        (:class:`~world.api.cache.StateIndexes`): new proposals get a row; a pending
+        proposal's row is built again when its status moves (pending → funded or rejected,
+        §9: the one field of a proposal that changes after it is written); a decided
+        proposal's row never changes. A new list of the kept rows each time."""
+        ix = self._reads().indexes
         props = self.world.s.proposals
-        src, rows, pending = self._proposal_kept
         n = len(props)
-        if src is not props or len(rows) > n:  # first look, or the state was replaced
-            rows, pending = [], []
-            self._proposal_kept = (props, rows, pending)
+        rows, pending = ix.proposal_rows, ix.pending_proposals
+        if len(rows) > n:  # the proposals shrank: start again
+            rows, pending = ix.proposal_rows, ix.pending_proposals = [], []
         if pending:
             entities = list(props.values())
             still = []
@@ -314,25 +315,29 @@ class Api:
 
     def _news_rows(self) -> list[dict[str, Any]]:
         """``field.news()`` rows of every news item so far, kept and extended as news arrive
-        (news items are only ever appended); for ``shared_results`` only (the rows are shared)."""
+        (news items are only ever appended; :class:`~world.api.cache.StateIndexes`); for
+        ``shared_results`` only (the rows are shared)."""
+        ix = self._reads().indexes
         news = self.world.s.news
-        rows = self._news_cache
-        if self._news_source is not news or len(rows) > len(news):  # the state was replaced
-            rows = self._news_cache = []
-            self._news_source = news
+        rows = ix.news_rows
+        if len(rows) > len(news):  # the news shrank: start again
+            rows = ix.news_rows = []
         if len(rows) < len(news):
             rows.extend({"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in news[len(rows) :])
         return rows
 
     def _reports_of(self, person_id: str) -> list[int]:
-        """Positions of ``person_id``'s rows in the (append-only) monthly reports, kept incrementally."""
+        """Positions of ``person_id``'s rows in the (append-only) monthly reports, kept
+        incrementally (:class:`~world.api.cache.StateIndexes`)."""
+        ix = self._reads().indexes
         rows = self.world.s.student_reports
-        if len(rows) < self._reports_seen:  # the state was replaced: start again
-            self._reports_index, self._reports_seen = {}, 0
-        for i in range(self._reports_seen, len(rows)):
-            self._reports_index.setdefault(rows[i][0], []).append(i)
-        self._reports_seen = len(rows)
-        return self._reports_index.get(person_id, [])
+        if len(rows) < ix.reports_seen:  # the reports shrank: start again
+            ix.reports_of, ix.reports_seen = {}, 0
+        index = ix.reports_of
+        for i in range(ix.reports_seen, len(rows)):
+            index.setdefault(rows[i][0], []).append(i)
+        ix.reports_seen = len(rows)
+        return index.get(person_id, [])
 
     def query(self, sql: Any) -> list[Any]:
         """Run one read-only SELECT/WITH over the observable database (§14).

@@ -99,6 +99,46 @@ def reader_reads(fn: Any, areas: tuple[str, ...]) -> None:
     _PLANS.clear()
 
 
+class StateIndexes:
+    """What an :class:`~world.api.Api` keeps of one state object for as long as it is the world's
+    state (a tick does not drop it; :meth:`ReadCache.reset` does when the state is replaced):
+    indexes of what the state only ever appends to, each extended as the state grows (and
+    built again if a collection ever shrank: someone put straight into the state).
+
+    Attributes:
+        calls_by_month: :func:`world.views.calls_by_month` (None: not built yet): every grant
+            call is created with the state (``grants.schedule_calls`` at the start; a restored
+            state brings its own) and none changes afterwards. The month parts take the
+            month's open calls from it instead of walking the career's calls.
+        live: collection name → ``(its length when last looked at, the entities still in their
+            first status then)`` (:meth:`world.api.Api._live`).
+        proposal_rows, pending_proposals: ``grants.proposals()`` rows, one a proposal in
+            creation order, and the positions of those still pending (:meth:`world.api.Api._proposal_rows`).
+        news_rows: ``field.news()`` rows of every news item so far (:meth:`world.api.Api._news_rows`).
+        reports_of, reports_seen: person id → their positions in the monthly reports, and how
+            many reports are indexed (:meth:`world.api.Api._reports_of`).
+    """
+
+    __slots__ = (
+        "calls_by_month",
+        "live",
+        "news_rows",
+        "pending_proposals",
+        "proposal_rows",
+        "reports_of",
+        "reports_seen",
+    )
+
+    def __init__(self) -> None:
+        self.calls_by_month: dict[int, list[Any]] | None = None
+        self.live: dict[str, tuple[int, list[Any]]] = {}
+        self.proposal_rows: list[dict[str, Any]] = []
+        self.pending_proposals: list[int] = []
+        self.news_rows: list[dict[str, Any]] = []
+        self.reports_of: dict[str, list[int]] = {}
+        self.reports_seen = 0
+
+
 class ReadCache:
     """Read results of one :class:`~world.api.Api`, each kept until an area it reads changes.
 
@@ -115,14 +155,11 @@ class ReadCache:
             version moves only with logged changes and ticks.
         carried: sections a change puts back right after it drops its areas
             (:meth:`carry`): index → value.
-        calls_by_month: :func:`world.views.calls_by_month` of :attr:`state` (None: not built
-            yet), kept for as long as the state object is the same, ticks included: every
-            grant call is created with the state (``grants.schedule_calls`` at the start; a
-            restored state brings its own) and none changes afterwards. The month parts
-            take the month's open calls from it instead of walking the career's calls.
+        indexes: the :class:`StateIndexes` of :attr:`state`, kept for as long as the state
+            object is the same (ticks included).
     """
 
-    __slots__ = ("calls_by_month", "carried", "guard", "sections", "state", "values", "version")
+    __slots__ = ("carried", "guard", "indexes", "sections", "state", "values", "version")
 
     def __init__(self) -> None:
         self.values: dict[Any, Any] = {}
@@ -131,17 +168,17 @@ class ReadCache:
         self.state: object = None
         self.guard: tuple[Any, ...] | None = None
         self.carried: dict[int, Any] = {}
-        self.calls_by_month: dict[int, list[Any]] | None = None
+        self.indexes = StateIndexes()
 
     def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
         """Forget everything read from the state as it was; what is kept from now on is valid
-        for ``version`` of ``state``. The :attr:`calls_by_month` of the same state object are
-        kept (they hold for the whole career)."""
+        for ``version`` of ``state``. The :attr:`indexes` of the same state object are kept
+        (they follow its growth themselves)."""
         self.values = {}
         self.sections = [None] * len(SECTIONS)
         self.version = version
         if state is not self.state:
-            self.calls_by_month = None
+            self.indexes = StateIndexes()
         self.state = state
         self.guard = guard
         self.carried = {}
