@@ -117,6 +117,8 @@ class HeadlessSession:
             # run answers copies without the seed: never the kept object, so nothing stays).
             kept=self.api.kept if options.sealed is None else None,
             kept_probe=self.api.kept_probe,
+            # prefetched reads bound once (a sealed run's results go through _call, which drops the seed)
+            bind_read=self.api.bound_read if options.sealed is None else None,
             plain_results=True,  # the world API's results are plain JSON data (tests/headless/test_plain_results.py)
         )
         self.sandbox.secret_random = options.sealed is not None

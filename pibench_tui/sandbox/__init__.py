@@ -67,7 +67,7 @@ from pibench_tui.sandbox.process import (
     SandboxStartError,
     _numpy_path,
     frame,
-    result_bytes,
+    result_encoder,
 )
 from pibench_tui.sandbox.process import _clean_env as _clean_env  # noqa: F401 - tests
 from pibench_tui.sandbox.protocol import (
@@ -244,6 +244,11 @@ class Sandbox:
             kwargs)`` returns a function of no arguments answering what ``kept`` would answer
             whenever it is called, or None when that is never a result
             (:meth:`world.api.Api.kept_probe`); checked after every change in place of ``kept``.
+        bind_read: A read-only call of ``handler`` bound once: ``bind_read(namespace, method,
+            args, kwargs)`` returns a function of no arguments answering what ``handler`` would
+            answer for it whenever it is called, or None (``handler`` is asked); prefetches go
+            through it (:meth:`world.api.Api.bound_read`: the call checked once, not at each
+            prefetch).
         plain_results: The handler's results for the calls of ``spec`` are plain JSON data
             (dicts with str keys, lists, str, int, finite float, bool, None; no tuples, no
             subclasses, no dict or list twice in one result: the world API's,
@@ -272,6 +277,7 @@ class Sandbox:
         prefetch: bool = False,
         kept: Handler | None = None,
         kept_probe: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
+        bind_read: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
         plain_results: bool = False,
         coschedule: bool = True,
     ) -> None:
@@ -305,7 +311,11 @@ class Sandbox:
             | {("memory", "write")}
         )
         #: What the agent process's read cache holds, and what agent code reads after each change.
-        self._reads = ReadMirror(kept, self.prefetch, self._result_bytes, kept_probe if kept is not None else None)
+        #: ``encode(ns, method, value)``: a result as the agent process gets it (:func:`~.process.result_bytes`).
+        self._encode = result_encoder(self._plain)
+        self._reads = ReadMirror(
+            kept, self.prefetch, self._encode, kept_probe if kept is not None else None, bind_read if prefetch else None
+        )
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -686,17 +696,13 @@ class Sandbox:
             }
         return {"t": "ret", "ok": True, "v": value}  # encoded (and checked) by _answer()
 
-    def _result_bytes(self, ns: str, method: str, value: Any) -> bytes:
-        """A result of ``ns.method`` as the agent process gets it (:func:`~.process.result_bytes`)."""
-        return result_bytes(value, (ns, method) in self._plain)
-
     def _answer(self, msg: dict, reply: dict) -> tuple[dict, bool, bool]:
         """The message answering the call ``msg`` (``reply`` from :meth:`_serve`, its result
         as marshal bytes), whether it is a result, and whether it is an ``internal_error``
         (a value that is not plain JSON is one)."""
         if reply["ok"]:
             try:
-                return {"t": "ret", "ok": True, "v": self._result_bytes(msg["ns"], msg["m"], reply["v"])}, True, False
+                return {"t": "ret", "ok": True, "v": self._encode(msg["ns"], msg["m"], reply["v"])}, True, False
             except (TypeError, ValueError, RecursionError) as exc:  # not plain JSON
                 reply = _not_json_reply(msg, exc)
         # the texts as JSON text carried them: UTF-8, a lone surrogate replaced

@@ -97,6 +97,22 @@ def result_bytes(value: Any, plain: bool) -> bytes:
     return _dumps(json_copy(value), MARSHAL_VERSION)
 
 
+def result_encoder(plain_calls: frozenset[tuple[str, str]]) -> Callable[[str, str, Any], bytes]:
+    """``encode(namespace, method, value)``: :func:`result_bytes` of a result of that call,
+    ``plain`` for the calls of ``plain_calls``, in one call (every answer and every result
+    prefetched for the agent process is encoded)."""
+
+    def encode(namespace: str, method: str, value: Any) -> bytes:
+        if (namespace, method) in plain_calls:
+            try:  # result_bytes(value, True)'s own first way, without its call
+                return _dumps(value, MARSHAL_VERSION)
+            except ValueError:
+                pass
+        return result_bytes(value, False)
+
+    return encode
+
+
 #: Time allowed for an agent process to start and answer the handshake, in seconds.
 START_TIMEOUT = 30.0
 

@@ -46,12 +46,12 @@ Handler = Callable[[str, str, list, dict], Any]
 #: is called, what ``kept(namespace, method, args, kwargs)`` would return then; or None when
 #: nothing is ever kept for that call (:meth:`world.api.Api.kept_probe`).
 Prober = Callable[[str, str, list, dict], "Callable[[], Any] | None"]
-#: Most probes kept by call message (:attr:`ReadMirror.probes`; all are forgotten past it).
+#: Most probes (and bound reads) kept by call message (:attr:`ReadMirror.probes`; all are forgotten past it).
 PROBES = 1024
 #: ``encode(namespace, method, result)``: the result as the agent process gets it (marshal bytes).
 Encoder = Callable[[str, str, Any], bytes]
 
-_UNRESOLVED: Any = object()  # a call whose probe is not resolved yet
+_UNRESOLVED: Any = object()  # a call whose probe (or bound read) is not resolved yet
 
 #: The changes after which agent code's reads start over: the month end.
 MONTH_END = frozenset({"time.next_month"})
@@ -70,17 +70,30 @@ class ReadMirror:
         probe: ``kept`` resolved once per call (:data:`Prober`), checked after every change
             instead of ``kept`` (the same answers, without resolving the call each time);
             without it each probe calls ``kept``.
+        bind: A read-only call of the handler bound once (:data:`Prober`'s shape: a function
+            of no arguments answering what the handler would, or None): prefetches call it
+            instead of the handler; without it (or for None) the handler is asked.
     """
 
-    def __init__(self, kept: Handler | None, prefetch: bool, encode: Encoder, probe: Prober | None = None) -> None:
+    def __init__(
+        self,
+        kept: Handler | None,
+        prefetch: bool,
+        encode: Encoder,
+        probe: Prober | None = None,
+        bind: Prober | None = None,
+    ) -> None:
         self.kept = kept
         self.prefetch = prefetch
         self.encode = encode
         if probe is None and kept is not None:
             probe = functools.partial(functools.partial, kept)  # each probe calls kept(...)
         self.probe = probe
+        self.bind = bind
         #: call message -> its probe (see :data:`Prober`), at most :data:`PROBES` of them
         self.probes: dict[bytes, Callable[[], Any] | None] = {}
+        #: call message -> the call bound (``bind``), at most :data:`PROBES` of them
+        self.bound: dict[bytes, Callable[[], Any] | None] = {}
         #: call message (bytes, as the agent process sends it) -> (id, the value sent (for
         #: ``kept``), the call as [ns, m, args, kwargs], the result's bytes, its probe)
         self.held: dict[bytes, tuple[int, Any, list[Any], bytes, Callable[[], Any] | None]] = {}
@@ -201,6 +214,18 @@ class ReadMirror:
         self.text_of[i] = text
         return i
 
+    def _bound(self, text: bytes, call: list[Any]) -> Callable[[], Any] | None:
+        """The call ``text`` bound once (``bind``; None: ask the handler)."""
+        if self.bind is None:
+            return None
+        bound = self.bound
+        fetch = bound.get(text, _UNRESOLVED)
+        if fetch is _UNRESOLVED:
+            if len(bound) >= PROBES:
+                bound.clear()
+            fetch = bound[text] = self.bind(call[0], call[1], list(call[2]), dict(call[3]))
+        return fetch
+
     def _make_room(self, n: int) -> list[int]:
         gone: list[int] = []
         held = self.held
@@ -240,7 +265,9 @@ class ReadMirror:
                 if time.monotonic() >= deadline:
                     break
                 try:
-                    value = handler(call[0], call[1], list(call[2]), dict(call[3]))  # may keep or change them
+                    fetch = self._bound(text, call)
+                    # (the handler may keep or change the arguments: it gets copies)
+                    value = fetch() if fetch is not None else handler(call[0], call[1], list(call[2]), dict(call[3]))
                     blob = encode(call[0], call[1], value)
                 except Exception:  # noqa: BLE001 - refused, failing or not plain JSON: agent code asks itself
                     continue

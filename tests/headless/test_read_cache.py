@@ -333,6 +333,8 @@ class KeptApi:
         self.results = {}
         self.seen = []
         self.probes = []
+        self.bound = []
+        self.bound_calls = 0
 
     def _build(self, ns, method, args):
         if (ns, method) == ("lab", "attention"):
@@ -345,6 +347,16 @@ class KeptApi:
 
     def kept(self, ns, method, args, kwargs):
         return self.results.get((ns, method, tuple(args)))
+
+    def bound_read(self, ns, method, args, kwargs):
+        """A read bound once (``Api.bound_read``); counts the bindings and the calls of them."""
+        self.bound.append((ns, method, list(args)))
+
+        def read():
+            self.bound_calls += 1
+            return self(ns, method, list(args), dict(kwargs))
+
+        return read
 
     def kept_probe(self, ns, method, args, kwargs):
         """``kept`` for one call, resolved once (``Api.kept_probe``); counts the resolutions."""
@@ -399,6 +411,26 @@ def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefe
     assert r.calls == 7
     # each read resolved once, however often it was checked
     assert world.probes == ([("field", "news", [2]), ("lab", "attention", [])] if probe else [])
+
+
+def test_prefetches_go_through_reads_bound_once():
+    """With ``bind_read`` (as headless mode runs it) the reads after a change are prefetched
+    through the reads bound once, each bound at most once however often it is prefetched,
+    and answer exactly what they answer without it."""
+    outputs = []
+    for bind in (False, True):
+        world = KeptApi()
+        extra = {"bind_read": world.bound_read} if bind else {}
+        code = "for _ in range(3):\n    print(field.news(2), lab.attention())\n    _ = time.next_month()\n"
+        with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=True, kept=world.kept, **extra) as sb:
+            r = sb.run(code)
+            r2 = sb.run(code)
+        assert r.ok and r2.ok, (r.error, r2.error)
+        outputs.append((r.stdout, r2.stdout, r.calls, r2.calls))
+        if bind:
+            assert sorted(world.bound) == [("field", "news", [2]), ("lab", "attention", [])]
+            assert world.bound_calls >= 4  # prefetched after month ends, through the bound reads
+    assert outputs[0] == outputs[1]
 
 
 def test_results_that_still_hold_stay_from_block_to_block():

@@ -221,6 +221,34 @@ def test_a_kept_probe_answers_what_kept_answers_whenever_it_is_called():
     assert Api(w).kept_probe("lab", "dashboard") is None
 
 
+def test_a_bound_read_answers_what_the_call_answers_whenever_it_is_called():
+    """``Api.bound_read`` binds a reading call once: each call of it answers what
+    ``Api.call`` answers then (the same kept object, a new one after a change or a tick,
+    the same refusal for bad arguments); None for changing and unknown calls, query and
+    memory, and arguments that are not a list and a str-keyed dict."""
+    w = World(WorldConfig(), 101)
+    api = Api(w, shared_results=True)
+    dash, news, bad = api.bound_read("lab", "dashboard"), api.bound_read("field", "news", [], {"n": 5}), None
+    assert dash is not None and news is not None
+    assert dash() is api.call("lab", "dashboard") and news() is api.call("field", "news", [5])
+    before = dash()
+    api.grants.propose(before["open_grant_calls"][0]["id"], TOPICS[0], 25.0)
+    assert dash() is not before and dash() is api.call("lab", "dashboard") and dash() == Api(w).lab.dashboard()
+    api.time.next_month()
+    assert news() == Api(w).field.news(5) and news() is api.call("field", "news", [], {"n": 5})
+    bad = api.bound_read("field", "news", ["x"])
+    assert bad is not None
+    with pytest.raises(ActionError) as refused:
+        bad()
+    with pytest.raises(ActionError) as asked:
+        api.call("field", "news", ["x"])
+    assert refused.value.code == asked.value.code and refused.value.message == asked.value.message
+    never = [("grants", "propose", [1]), ("nope", "x", []), ("lab", "no_such_call", []), ("query", "query", ["q"])]
+    never += [("memory", "read", []), ("lab", "dashboard", "x"), ("field", "news", [], {1: 2})]
+    for ns, m, *rest in never:
+        assert api.bound_read(ns, m, *rest) is None, (ns, m, rest)
+
+
 def test_kept_answers_the_kept_object_without_building_one():
     """``Api.kept`` answers the object a reading call returned while nothing it reads has
     changed (arguments bound as the call binds them), ``NOT_KEPT`` before the first read,

@@ -16,6 +16,7 @@ shared with the SQL mirror).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -393,6 +394,27 @@ class Api:
         ns = getattr(self, namespace)
         probe: Callable[[], Any] | None = getattr(type(ns), method)._api_probe(ns, args, kwargs or {})
         return probe
+
+    def bound_read(
+        self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Callable[[], Any] | None:
+        """The reading call ``namespace.method(*args, **kwargs)`` bound once: each call of the
+        function returned answers (or raises) what :meth:`call` would then, without looking the
+        call up again (a front end reading the same calls month after month); None for
+        anything but a reading call of the API (a changing or unknown call, ``query``,
+        ``memory``, arguments that are not a list and a dict with str keys)."""
+        kwargs = {} if kwargs is None else kwargs
+        if (
+            not isinstance(args, (list, tuple))
+            or not isinstance(kwargs, dict)
+            or not all(type(k) is str for k in kwargs)
+        ):
+            return None
+        calls = API_CALLS.get(namespace) if isinstance(namespace, str) else None
+        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
+        if spec is None or spec.mutating:
+            return None
+        return functools.partial(getattr(getattr(self, namespace), method), *args, **kwargs)
 
     def call(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
