@@ -499,7 +499,8 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("recruit.post_postdoc"),
         done=lambda r: r.get("note", "search posted"),
         description=lambda g: (
-            f"{_money(rule(g, 'costs.postdoc_search'))} now; the search resolves two months later "
+            f"{_money(rule(g, 'costs.postdoc_search'))} now; the search resolves "
+            f"{plural(rule(g, 'postdoc.search_months'), 'month')} later "
             f"({_money(rule(g, 'pay.postdoc'))}/month if filled, a {rule(g, 'postdoc.contract_months')}-month contract) · "
             f"{postdoc_record(g)}."
         ),

@@ -162,13 +162,15 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
             )
     names = {s["id"]: s["name"] for s in dash["students"]}
     window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
+    most = game.world.cfg.overload_projects  # more projects than this weigh on morale (§5)
     for sid, why in bad_reports(game, m):
         out.append(
             Alert(
                 "mood",
                 f"{sid} reports bad",
                 f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
-                "Low mood comes before quitting: give mentoring hours (m), keep them on at most two projects.",
+                "Low mood comes before quitting: give mentoring hours (m), keep them on at most "
+                f"{most} project{'' if most == 1 else 's'}.",
                 "people",
                 "m",
             )

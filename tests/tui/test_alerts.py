@@ -147,3 +147,22 @@ def test_call_closing_is_not_flagged_once_the_lab_has_a_proposal_in_it():
     assert call.key == "g" and closing[0]["id"] in call.text
     api.grants.propose(closing[0]["id"], "reasoning", 5)
     assert all(closing[0]["id"] not in a.text for a in alerts(game) if a.kind == "call")
+
+
+def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers(monkeypatch):
+    """The bad-mood warning's advice names the scenario's project count beyond which morale
+    suffers (2 in the default world, 3 under a scenario that allows 3), and the postdoc
+    search's description the scenario's search time (2 months, 4 months): nothing typed in."""
+    import dataclasses
+
+    import pibench_tui.alerts as alerts_mod
+    from pibench_tui.actions import ACTIONS_BY_ID
+    from world.engine import World
+
+    monkeypatch.setattr(alerts_mod, "bad_reports", lambda game, m: [("S001", "low mood")])
+    w = new_world()
+    other = World(dataclasses.replace(w.cfg, overload_projects=3, postdoc_search_months=4), w.seed)
+    for world, projects, months in ((w, "2 projects", "2 months"), (other, "3 projects", "4 months")):
+        game = Game(world)
+        assert f"keep them on at most {projects}." in _kinds(game)["mood"].text
+        assert f"the search resolves {months} later" in ACTIONS_BY_ID["post_postdoc"].describe(game)
