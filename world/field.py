@@ -90,7 +90,8 @@ def hotness(w: World, month: int) -> list[float]:
     if 0 <= month < len(traj):
         row: list[float] = traj[month]
         return row
-    return traj[0 if month < 0 else len(traj) - 1]
+    edge: list[float] = traj[0 if month < 0 else len(traj) - 1]
+    return edge
 
 
 def climate_target(w: World, month: int) -> float:
