@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import marshal
 import math
 import operator
 from collections.abc import Callable, Mapping
@@ -668,7 +669,11 @@ class WorldConfig:
         """
         if not isinstance(data, Mapping):
             raise ConfigError([f"config must be a table of parameters, got {value_kind(data)} {short_repr(data)}"])
-        values, problems = cls.check(data, paths)
+        # A value exactly its default (same types, values and order: a config read back from a
+        # save is mostly defaults) is left to the default instead of checked and merged: the
+        # check would pass it and the merge give the default again (exact; see _default_prints).
+        prints = _default_prints()
+        values, problems = cls.check({k: v for k, v in data.items() if prints.get(k) != _print(v)}, paths)
         base = cls()  # fresh tables: a config never shares a dict with another
         merged: dict[str, Any] = {
             k: _merge_into(getattr(base, k), v) if isinstance(getattr(base, k), dict) else v for k, v in values.items()
@@ -806,6 +811,37 @@ def _DEFAULTS() -> WorldConfig:  # noqa: N802 - a cached constant (never mutated
     if base is None:
         base = _cache["defaults"] = WorldConfig()
     return base
+
+
+def _print(value: Any) -> bytes | None:
+    """``value``'s ``marshal`` stream (exact types, values and order, as
+    ``world.textcache.fingerprint``), or ``None`` for a value ``marshal`` refuses."""
+    try:
+        return marshal.dumps(value, 2)  # version 2: no back-references (equal values, equal bytes)
+    except ValueError:
+        return None
+
+
+def _default_prints() -> dict[str, bytes]:
+    """For :meth:`WorldConfig.from_dict`, computed once: parameter name -> the :func:`_print`
+    of its default value, for every parameter whose default is already in the form
+    :func:`_check` gives back (a float parameter with an ``int`` default is not: the check
+    makes it a float). A given value with that very print (only plain data has it: a numpy
+    number or a subclass prints otherwise) passes the check, and a config built from it holds
+    the default exactly; ``from_dict`` then leaves it to the default (no check, no merge)."""
+    prints: dict[str, bytes] | None = _cache.get("prints")
+    if prints is None:
+        defaults = _DEFAULTS()
+        prints = {}
+        for name, f in _FIELDS().items():
+            value = getattr(defaults, name)
+            problems: list[str] = []
+            checked = _check(name, value, _model(defaults, f), f.metadata, problems, TABLE_RANGES.get(name))
+            blob = _print(value)
+            if not problems and blob is not None and _print(checked) == blob:
+                prints[name] = blob
+        _cache["prints"] = prints
+    return prints
 
 
 def _model(defaults: WorldConfig, f: dataclasses.Field[Any]) -> Any:

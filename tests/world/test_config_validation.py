@@ -98,3 +98,29 @@ def test_from_dict_shares_no_table_with_its_data_or_another_config():
     assert a.pools["elite"]["volume"] == WorldConfig().pools["elite"]["volume"]
     assert a.venues["NAIC"]["deadlines"] == [2, 8]
     assert WorldConfig().pools["elite"]["volume"] != 7.0
+
+
+def test_a_config_given_whole_as_its_defaults_builds_exactly_and_odd_types_are_still_checked():
+    """A config given whole with every value its default (as a save holds it, read back from
+    JSON) builds exactly the default config (same values, types and order), sharing no table
+    with the data; a value equal to its default but of another type is still checked as any
+    other: an int for a float parameter becomes a float, a bool for an integer one is refused,
+    a numpy float becomes a plain float."""
+    import json
+    import marshal
+
+    import numpy as np
+
+    data = json.loads(json.dumps(WorldConfig().to_dict()))
+    cfg = WorldConfig.from_dict(data)
+    assert marshal.dumps(cfg.to_dict(), 2) == marshal.dumps(WorldConfig().to_dict(), 2)
+    data["pools"]["elite"]["volume"] = 9.0
+    assert cfg.pools["elite"]["volume"] == WorldConfig().pools["elite"]["volume"]
+
+    default = WorldConfig()
+    assert type(default.start_budget) is float and default.collab_expiry == 1
+    odd = WorldConfig.from_dict({"start_budget": int(default.start_budget), "compute_unit_cost": np.float64(1.0)})
+    assert type(odd.start_budget) is float and type(odd.compute_unit_cost) is float
+    with pytest.raises(ConfigError) as info:
+        WorldConfig.from_dict({"collab_expiry": True})
+    assert "collab_expiry: must be an integer" in str(info.value)
