@@ -84,8 +84,12 @@ class HeadlessSession:
         from world.rules import rules
 
         self.world, self.scenario = _open_world(options)
-        if options.save is None and options.load is not None:  # a resumed career keeps autosaving under its own name
+        # A resumed career keeps saving under its own name without --save; until the session
+        # changes it, there is nothing new to save (the world's version and the notes as loaded).
+        self._unchanged_since: tuple[int, str] | None = None
+        if options.save is None and options.load is not None:
             options = replace(options, save=_open_store(options.saves_dir).resolve(options.load).career)
+            self._unchanged_since = (self.world.version, self.world.s.memory)
         self.options = options
         # Every result is encoded as JSON for the agent process before anything else sees
         # it (and never altered here): the API may hand out what it keeps, uncopied.
@@ -228,8 +232,14 @@ class HeadlessSession:
         self._saved_month = key
 
     def final_save(self) -> str | None:
-        """Write the career's save ``NAME`` (``--save NAME``); return a line saying so."""
+        """Write the career's save ``NAME`` (``--save NAME``); return a line saying so.
+
+        A career resumed with ``--load`` alone is saved only if the session changed it: a
+        look at an older autosave must not replace the career's newer save (as quitting the
+        TUI without changes writes nothing either). ``None`` when nothing was written."""
         if self.store is None:
+            return None
+        if self._unchanged_since == (self.world.version, self.world.s.memory):
             return None
         try:
             info = self.store.save(self.options.save, self.world, scenario=self.scenario, career=self.options.save)

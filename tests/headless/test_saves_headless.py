@@ -81,6 +81,23 @@ def test_corrupt_save_exits_1(pibench, tmp_path):
     assert "good" in run.stderr
 
 
+def test_looking_at_an_older_autosave_keeps_the_newer_save(pibench, tmp_path):
+    """--load NAME@m02 (no --save) only to read changes nothing, so nothing is written: the
+    career's newer save NAME (month 4) stays as it was (it used to be replaced by month 2 at
+    the end of the session, as the TUI never does on a quit without changes). A session that
+    does change the career still saves it under its name."""
+    store = str(tmp_path / "store")
+    run = pibench(["headless", "--seed", "4", "--save", "c", "--saves", store], "time.next_month()\n" * 3)
+    assert run.returncode == 0, run.stderr
+    look = pibench(["headless", "--load", "c@m02", "--saves", store], "lab.dashboard()['month']\n")
+    assert look.returncode == 0, look.stderr
+    assert look.stdout.startswith("2\n") and "saved as" not in look.stdout
+    assert SaveStore(store).load_world("c", exact=True)[0].month == 4
+    play = pibench(["headless", "--load", "c@m02", "--saves", store], "write_memory('from month 2')\n")
+    assert play.returncode == 0, play.stderr
+    assert "saved as 'c' (month 2)" in play.stdout
+
+
 def test_a_new_career_cannot_take_an_existing_careers_name(pibench, tmp_path):
     """--save NAME for a new career under the name of another saved career exits 1 before
     playing, naming that career and the ways out (--load, saves delete); nothing is written;
