@@ -78,6 +78,24 @@ def main() -> None:
         return value
 
     session.sandbox.handler = counted_handler
+    mirror = session.sandbox._reads
+    bind = mirror.bind
+
+    def counted_bind(ns: str, method: str, a: list[Any], k: dict[str, Any]) -> Any:
+        """Prefetches call the reads bound once (``Api.bound_read``): counted as computed."""
+        read = bind(ns, method, a, k) if bind is not None else None
+        if read is None:
+            return None
+
+        def counted_read() -> Any:
+            value = read()
+            computed[f"{ns}.{method}"] += 1
+            size[f"{ns}.{method}"] += len(marshal.dumps(value, 4))
+            return value
+
+        return counted_read
+
+    mirror.bind = counted_bind
     try:
         session.run_block("1")
         result = session.run_block((ROOT / "examples" / "agents" / "baseline.py").read_text())
