@@ -195,6 +195,11 @@ def too_long_message(seconds: float) -> str:
 def _explain(text: str) -> str:
     """SQLite's message, with the limit named where SQLite's own words are terse."""
     low = text.lower()
+    if "vtable constructor failed" in low:  # json_each, json_tree: their setup is not a read
+        return (
+            f"{text} (table-valued functions such as json_each and json_tree are not available; "
+            "select the JSON column and parse it with json.loads)"
+        )
     if "too big" in low or "toobig" in low:
         return f"{text} (a single value may hold at most {MAX_VALUE_BYTES:,} bytes)"
     if "too many columns" in low:

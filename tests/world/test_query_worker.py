@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from world import sqlworker
 from world.api import Api
 from world.engine import World
+from world.errors import ActionError
 from world.observe import ALLOWED_FUNCTIONS, observer_for
 
 
@@ -43,3 +46,20 @@ def test_isolated_queries_before_and_after_month_advances_all_succeed():
             assert api.query("select count(*) as n from lab_monthly") == [{"n": month}]
     finally:
         observer_for(world).close()
+
+
+def test_a_table_valued_function_is_refused_with_a_way_out():
+    """json_each/json_tree (table-valued functions) are refused by the read-only reader, in the
+    worker and in-process alike, with a message naming what to do instead (select the JSON
+    column and parse it) rather than SQLite's bare 'vtable constructor failed'."""
+    world = World(seed=1)
+    api = Api(world)
+    for isolated in (False, True):
+        if isolated:
+            observer_for(world).isolate()
+        try:
+            with pytest.raises(ActionError, match=r"json_each.*json\.loads"):
+                api.query("select value from json_each('[1, 2]')")
+        finally:
+            if isolated:
+                observer_for(world).close()
