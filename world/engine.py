@@ -441,7 +441,9 @@ class World:
         else:
             blob = cache.dumps(view)
         if blob is None:
-            blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True)
+            # check_circular=False: the state holds no cycles, so the encoder's cycle bookkeeping
+            # (an id dict entry per list and dict) is skipped; the same text
+            blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True, check_circular=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def digest_and_state_text(self, cache: TextCache, view: dict[str, Any] | None = None) -> tuple[str, str] | None:
