@@ -701,7 +701,8 @@ def make_app(
 
     Raises:
         scenarios.ScenarioError: unknown or invalid scenario, bad seed.
-        saves.SaveError: the save cannot be found or read.
+        saves.SaveError: the save cannot be found or read, or (``load``/``save``) the store
+            cannot be written.
     """
     notes: list[str] = []
     if (load is not None or save is not None) and store is None:
@@ -727,7 +728,8 @@ def make_app(
         game = Game(World(scen.config, scen.seed), scenario=scen)
     if save is not None:  # a valid name, a writable store, and no other career under that name
         store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
-    elif load is not None:  # a resumed career keeps autosaving under its own name
+    elif load is not None:  # a resumed career keeps autosaving under its own name: a writable store
+        store.check_usable()
         save = game.career
     app = PibenchApp(
         game,

@@ -31,6 +31,22 @@ def test_play_refuses_a_new_career_under_a_taken_name(tmp_path):
     assert app.game.world.seed == 7
 
 
+def test_play_load_refuses_a_store_it_could_not_autosave_to(tmp_path, monkeypatch):
+    """``play --load c`` checks at start that the store can be written, as ``--save`` and
+    ``headless --load`` do: a resumed career keeps autosaving, and on a read-only store every
+    autosave and ctrl+s used to fail one by one after the player had started (here the probe
+    write is made to fail: as root, permissions cannot make a folder read-only)."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.save("c", new_world("short-12"), scenario="short-12")
+
+    def unusable(self):
+        raise SaveError(f"the save store {self.path} cannot be written (Read-only file system)")
+
+    monkeypatch.setattr(SaveStore, "check_usable", unusable)
+    with pytest.raises(SaveError, match="cannot be written"):
+        make_app(load="c", saves_dir=str(store.path), test_mode=True)
+
+
 @pytest.mark.asyncio
 async def test_a_row_picked_in_the_load_dialog_loads_exactly_that_save(tmp_path):
     """A store from before careers were kept apart: 'qa1' (tutorial) and newer autosaves of
