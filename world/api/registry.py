@@ -132,36 +132,13 @@ def api_call(
                 out = by_args[key] = fn(self, **bound)
             return out
 
-        def kept_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-            """The result an API with ``shared_results`` keeps for this reading call with these
-            arguments, or ``NOT_KEPT`` (never builds one; see :meth:`world.api.Api.kept`)."""
-            api = self._api
-            if not api.shared_results:
-                return NOT_KEPT
-            if not args and not kwargs and defaults_ok:
-                bound = defaults_ok[0]
-            elif not kwargs and len(args) == n_names:
-                bound = dict(zip(names, args, strict=True))
-            else:
-                try:
-                    bound = bind(tuple(args), kwargs)
-                except TypeError:
-                    return NOT_KEPT
-            vals = tuple(bound.values())
-            types = tuple(map(type, vals))
-            if not _SCALARS.issuperset(types):
-                return NOT_KEPT  # never kept (see kept_read)
-            by_args = api._reads().values.get(fn)
-            if by_args is None:
-                return NOT_KEPT
-            return by_args.get((vals, types), NOT_KEPT)
-
-        def probe_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-            """:func:`kept_only` for these arguments as a function of no arguments (bound once,
-            answering at each call what ``kept_only`` would answer then), or None when that is
-            always ``NOT_KEPT`` (see :meth:`world.api.Api.kept_probe`)."""
-            if not self._api.shared_results:
-                return None
+        def kept_key(
+            args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]
+        ) -> tuple[tuple[Any, ...], tuple[type, ...]] | None:
+            """What a result of this reading call with these arguments is kept under (their
+            values and types, bound as :func:`wrapper` binds them), or None when no result of
+            it is ever kept (arguments that do not bind, a value that is not a scalar: see
+            :func:`kept_read`)."""
             if not args and not kwargs and defaults_ok:
                 bound = defaults_ok[0]
             elif not kwargs and len(args) == n_names:
@@ -173,9 +150,28 @@ def api_call(
                     return None
             vals = tuple(bound.values())
             types = tuple(map(type, vals))
-            if not _SCALARS.issuperset(types):
+            return (vals, types) if _SCALARS.issuperset(types) else None
+
+        def kept_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+            """The result an API with ``shared_results`` keeps for this reading call with these
+            arguments, or ``NOT_KEPT`` (never builds one; see :meth:`world.api.Api.kept`)."""
+            api = self._api
+            if not api.shared_results:
+                return NOT_KEPT
+            key = kept_key(args, kwargs)
+            if key is None:
+                return NOT_KEPT
+            by_args = api._reads().values.get(fn)
+            return NOT_KEPT if by_args is None else by_args.get(key, NOT_KEPT)
+
+        def probe_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
+            """:func:`kept_only` for these arguments as a function of no arguments (bound once,
+            answering at each call what ``kept_only`` would answer then), or None when that is
+            always ``NOT_KEPT`` (see :meth:`world.api.Api.kept_probe`)."""
+            if not self._api.shared_results:
                 return None
-            return functools.partial(kept_now, self._api, fn, (vals, types))
+            key = kept_key(args, kwargs)
+            return None if key is None else functools.partial(kept_now, self._api, fn, key)
 
         @functools.wraps(fn)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
