@@ -344,7 +344,9 @@ class SaveRecord:
             SaveCorruptError: ``kind="corrupt"`` when the state is not a usable world state;
                 ``kind="mismatch"`` when the rebuilt world differs from the recorded digest
                 (the save comes from an incompatible version of the rules);
-                ``kind="tampered"`` when the world does not follow from its own action log.
+                ``kind="tampered"`` when the world does not follow from its own action log,
+                or differs from the recorded digest while its log replays to that digest
+                (the state was edited, the digest kept: :func:`replays_to`).
         """
         from world.engine import World
 
@@ -382,6 +384,15 @@ class SaveRecord:
             return self._as_listed(world)
         digest = world.digest() if self.info.digest else None
         if digest is not None and digest != self.info.digest:
+            if not self.sealed and replays_to(world, self.info.digest):
+                # the rules give the recorded world from the log: the state was edited since
+                raise SaveCorruptError(
+                    "tampered",
+                    self.info.file,
+                    f"save {self.info.name!r} is refused as {TAMPERED} (its state was edited after "
+                    "it was saved: replaying its action log gives the world its recorded digest "
+                    "names, not the one in the file)",
+                )
             raise SaveCorruptError(
                 "mismatch",
                 self.info.file,
@@ -497,6 +508,26 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
         problem = f"replaying its action log fails ({type(exc).__name__}: {exc})"
     if problem:
         raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
+
+
+def replays_to(world: World, digest: str) -> bool:
+    """Whether replaying ``world``'s action log from its seed and config (its agent's notes
+    copied, as :func:`verify_replay` does) gives a world of digest ``digest``.
+
+    Tells an edited save from one of other rules when a rebuilt world's digest differs from
+    the one recorded: the rules of this pibench reproduce the recorded world from the log
+    only if the state was changed after the save was written. ``False`` when the replay
+    raises or ends elsewhere (then nothing is proven either way). Costs one replay; called
+    only on that refusal path.
+    """
+    from world.api import replay
+
+    try:
+        twin = replay(world.cfg, world.seed, world.s.action_log)
+        twin.s.memory = world.s.memory
+        return twin.digest() == digest
+    except Exception:  # noqa: BLE001 - a forged log may be refused anywhere in the rules
+        return False
 
 
 def same_world(a: World, b: World) -> bool:

@@ -205,3 +205,19 @@ def test_same_world_tells_a_replayed_world_from_a_changed_one():
     assert same_world(twin, world)
     twin.s.counters = {k: float(v) for k, v in twin.s.counters.items()}  # 2 -> 2.0: == alone would pass
     assert not same_world(twin, world)
+
+
+def test_an_edited_save_that_keeps_its_digest_is_refused_as_tampered(tmp_path):
+    """A save whose budget was edited by hand, its checksum recomputed and its recorded digest
+    left as it was, is refused as tampered (its action log replays to the recorded digest, so
+    the state changed after the save), not as a save of another version of the rules."""
+    world = played(8)
+    store = quiet(tmp_path / "s")
+    meta, state = describe_world(world, "standard")
+    state = copy.deepcopy(state)
+    state["state"]["budget"] = 50_000_000.0
+    assert meta["digest"] == world.digest()
+    store.save_state("rich", meta, state)
+    with pytest.raises(SaveCorruptError) as err:
+        store.load_world("rich", exact=True)
+    assert err.value.kind == "tampered" and TAMPERED in str(err.value) and "edited after" in str(err.value)
