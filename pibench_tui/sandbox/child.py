@@ -685,6 +685,8 @@ class _Runtime:
             id(write_memory): f"write_memory(text)\n    Replace your notes (cut to {chars} "
             "with a notice); the same as memory.write(text). Notes are kept in saves.",
         }
+        for f in (query, read_memory, write_memory):  # a wrong call's TypeError names query(), not
+            f.__qualname__ = f.__name__  # _Runtime._make_globals.<locals>.query()
         g["query"] = query
         self.help_targets.extend((query, read_memory, write_memory))
         g["memory"] = api_namespace("memory", memory_calls)

@@ -179,6 +179,20 @@ def test_round_trip_of_calls_errors_and_outputs(sandbox, api):
     assert r.error["type"] == "ActionError" and "not JSON-able" in r.error["message"]
 
 
+def test_a_wrong_call_of_query_or_the_memory_helpers_names_them_plainly(sandbox):
+    """query(), read_memory() and write_memory() called with the wrong arguments raise the
+    TypeError Python gives for a function of that name, without the agent process's
+    internal names (``_Runtime._make_globals.<locals>``)."""
+    for code, name in (
+        ("query('select 1', 'x')", "query()"),
+        ("read_memory(1)", "read_memory()"),
+        ("write_memory()", "write_memory()"),
+    ):
+        r = sandbox.run(code)
+        assert r.error["type"] == "TypeError" and r.error["message"].startswith(name), r.error
+        assert "<locals>" not in r.error["message"] and "_Runtime" not in r.error["message"]
+
+
 def test_only_json_values_cross(sandbox, api):
     """Non-JSON arguments (sets, functions, NaN, huge payloads) are refused before the call."""
     for code in (
