@@ -63,6 +63,13 @@ class ConsolePanel(Panel):
         Binding("up", "history(-1)", "Earlier line", id="console-history-back", show=False),
         Binding("down", "history(1)", "Later line", id="console-history-forward", show=False),
         Binding("tab", "complete", "Complete", id="console-complete", show=False),
+        # The app's printable keys (n, ?, q, l, t) are typed into the line here (on_key), so
+        # they are bound again without a footer entry: the footer then lists only the keys
+        # that work in the console (F1 help and ctrl+q quit still do).
+        *[
+            Binding(key, f"type_key({char!r})", char, show=False)
+            for key, char in (("n", "n"), ("question_mark", "?"), ("q", "q"), ("l", "l"), ("t", "t"))
+        ],
     ]
 
     class BlockFinished(Message):
@@ -122,8 +129,13 @@ class ConsolePanel(Panel):
             return
         event.stop()
         event.prevent_default()
+        self.action_type_key(event.character)
+
+    def action_type_key(self, char: str) -> None:
+        """Type ``char`` into the input line, focusing it first (see :meth:`on_key`)."""
+        inp = self.input
         inp.focus()
-        inp.insert_text_at_cursor(event.character)
+        inp.insert_text_at_cursor(char)
 
     def focus_main(self) -> None:
         self.input.focus()
@@ -134,7 +146,8 @@ class ConsolePanel(Panel):
 
     def action_leave(self) -> None:
         """Escape: clear the line (and an unfinished block); on an empty line, move the focus
-        to the log so the app's keys (1-9, n, q, ...) work again."""
+        to the log so that 1-9 switch panels (and ``:`` comes back); other printable keys
+        still go to the line (:meth:`on_key`)."""
         if self.input.has_focus and (self.input.value or self.buffer):
             self.input.value = ""
             self.buffer = []

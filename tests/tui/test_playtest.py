@@ -81,6 +81,26 @@ async def test_escape_leaves_the_console(tmp_path):
         assert "on an empty line it leaves the console" in text
 
 
+async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_path):
+    """In the console, typed or after escape, the footer does not offer n, ? or q (those keys
+    are typed into the line there): pressing n after escape types 'n', closes no month, and
+    ctrl+s and escape are still listed."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await press(pilot, "colon")
+        for leave in (False, True):
+            if leave:
+                await press(pilot, "escape")
+                assert app.focused is not app.console_panel.input
+            await drain(pilot)
+            shown = {k.key for k in app.screen.query(FooterKey)}
+            assert not shown & {"n", "question_mark", "q"}, shown
+            assert {"ctrl+s", "escape"} <= shown, shown
+        await press(pilot, "n")
+        assert app.console_panel.input.value == "n" and app.game.world.month == 1
+        assert type(app.screen).__name__ == "Screen"
+
+
 async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):
     """While the terminal is too small, keys do nothing (no confirm, no panel switch, nothing typed
     into the hidden console); q quits at once when nothing is unsaved."""
