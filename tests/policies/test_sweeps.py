@@ -410,41 +410,61 @@ def test_a_sweep_keeps_a_few_hundred_bytes_a_career(tmp_path):
     assert back[17] == {**row, "seed": 18}
 
 
+_WRITE_JSON_PEAK = """
+import json, sys, tracemalloc
+from pibench_tui.sweep import GroupRows, SweepJournal, write_json
+row, n, folder = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+journal = SweepJournal(folder + "/j.partial.jsonl", {"command": "run", "groups": []})
+big = GroupRows(range(1, n + 1), journal, axes=True)
+for s in range(1, n + 1):
+    r = {**row, "seed": s}
+    big.add(r, journal.append("baseline", r))
+small = GroupRows([2, 1, 2], journal)
+for s in (1, 2):
+    small.add({**row, "seed": s}, journal.append("x", {**row, "seed": s}))
+doc = {"a": [small, {"b": GroupRows([], journal)}], "rows": {"big": big}, "top": small, "x": 1.5}
+tracemalloc.start()
+write_json(folder + "/o.json", doc)
+print(tracemalloc.get_traced_memory()[1])
+"""
+"""What the memory test of write_json runs in a fresh interpreter: a sweep's GroupRows (``n``
+rows like ``row``) written by write_json under tracemalloc; prints the peak in bytes. Its own
+process: a thread left by an earlier test in the same pytest worker (dask's, a query
+worker's) would allocate into the peak."""
+
+
 def test_write_json_streams_group_rows_as_json_dumps_writes_them(tmp_path):
     """write_json writes a document holding GroupRows (top level, nested in dicts and lists,
     empty) as json.dumps(indent=2) writes it with every full row in memory, reading the rows
-    from the journal while it writes (its peak memory stays a small part of the file's
-    size); a value json cannot write is refused as json refuses it, leaving no file."""
-    import tracemalloc
-
+    from the journal while it writes (its peak memory, measured in a process of its own,
+    stays a small part of the file's size); a value json cannot write is refused as json
+    refuses it, leaving no file."""
     from pibench_tui.sweep import GroupRows, write_json
 
     row = run_career("baseline", 1, WorldConfig(months=12))
-    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
     n = 2000
-    big = GroupRows(range(1, n + 1), journal, axes=True)
-    for s in range(1, n + 1):
-        r = {**row, "seed": s}
-        big.add(r, journal.append("baseline", r))
+    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
     small = GroupRows([2, 1, 2], journal)
     for s in (1, 2):
         small.add({**row, "seed": s}, journal.append("x", {**row, "seed": s}))
-    empty = GroupRows([], journal)
     full = {s: {**row, "seed": s} for s in range(1, n + 1)}
-    doc = {"a": [small, {"b": empty}], "rows": {"big": big}, "top": small, "x": 1.5}
     want = {
         "a": [[full[2], full[1], full[2]], {"b": []}],
         "rows": {"big": [full[s] for s in range(1, n + 1)]},
         "top": [full[2], full[1], full[2]],
         "x": 1.5,
     }
-    out = tmp_path / "o.json"
-    tracemalloc.start()
-    try:
-        write_json(str(out), doc)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    folder = tmp_path / "peak"
+    folder.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITE_JSON_PEAK, json.dumps(row), str(n), str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    peak = int(done.stdout.split()[-1])
+    out = folder / "o.json"
     text = json.dumps(want, indent=2) + "\n"
     assert out.read_text() == text
     assert peak < len(text) / 5, f"peak {peak:,} bytes for a {len(text):,}-byte file"
