@@ -369,9 +369,7 @@ class Api:
             return NOT_KEPT
         found = self._kept_calls.get((namespace, method))
         if found is None:
-            calls = API_CALLS.get(namespace)
-            spec = calls.get(method) if calls is not None and isinstance(method, str) else None
-            if spec is None or spec.mutating:
+            if not _is_read(namespace, method):
                 return NOT_KEPT
             ns = getattr(self, namespace)
             found = self._kept_calls[namespace, method] = (getattr(type(ns), method)._api_kept, ns)
@@ -387,9 +385,7 @@ class Api:
         never kept, an API without ``shared_results``). Builds nothing and changes nothing."""
         if not self.shared_results:
             return None
-        calls = API_CALLS.get(namespace) if isinstance(namespace, str) else None
-        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
-        if spec is None or spec.mutating:
+        if not _is_read(namespace, method):
             return None
         ns = getattr(self, namespace)
         probe: Callable[[], Any] | None = getattr(type(ns), method)._api_probe(ns, args, kwargs or {})
@@ -410,9 +406,7 @@ class Api:
             or not all(type(k) is str for k in kwargs)
         ):
             return None
-        calls = API_CALLS.get(namespace) if isinstance(namespace, str) else None
-        spec = calls.get(method) if calls is not None and isinstance(method, str) else None
-        if spec is None or spec.mutating:
+        if not _is_read(namespace, method):
             return None
         return functools.partial(getattr(getattr(self, namespace), method), *args, **kwargs)
 
@@ -500,3 +494,12 @@ def replay_calls(world: World, action_log: list[Any]) -> World:
         ns, method = name.split(".", 1)
         api.call(ns, method, [], kwargs)
     return world
+
+
+def _is_read(namespace: Any, method: Any) -> bool:
+    """Whether ``namespace.method`` names a reading (not changing) call of the API's namespaces
+    (:data:`API_CALLS`; ``query`` and ``memory`` are not among them): what :meth:`Api.kept`,
+    :meth:`Api.kept_probe` and :meth:`Api.bound_read` answer for."""
+    calls = API_CALLS.get(namespace) if isinstance(namespace, str) else None
+    spec = calls.get(method) if calls is not None and isinstance(method, str) else None
+    return spec is not None and not spec.mutating
