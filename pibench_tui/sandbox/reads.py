@@ -53,6 +53,17 @@ Encoder = Callable[[str, str, Any], bytes]
 
 _UNRESOLVED: Any = object()  # a call whose probe (or bound read) is not resolved yet
 
+
+def _resolve(table: dict[bytes, Any], text: bytes, value: Any) -> Any:
+    """Keep ``value`` (a probe or a bound read) for the call message ``text`` in ``table``
+    (:attr:`ReadMirror.probes` or :attr:`ReadMirror.bound`), forgetting them all once the
+    table holds :data:`PROBES`; returns ``value``."""
+    if len(table) >= PROBES:
+        table.clear()
+    table[text] = value
+    return value
+
+
 #: The changes after which agent code's reads start over: the month end.
 MONTH_END = frozenset({"time.next_month"})
 
@@ -204,12 +215,9 @@ class ReadMirror:
         self.next_id += 1
         probe = None
         if self.probe is not None:
-            probes = self.probes
-            probe = probes.get(text, _UNRESOLVED)
+            probe = self.probes.get(text, _UNRESOLVED)
             if probe is _UNRESOLVED:
-                if len(probes) >= PROBES:
-                    probes.clear()
-                probe = probes[text] = self.probe(call[0], call[1], call[2], call[3])
+                probe = _resolve(self.probes, text, self.probe(call[0], call[1], call[2], call[3]))
         self.held[text] = (i, value if probe is not None else None, call, blob, probe)
         self.text_of[i] = text
         return i
@@ -218,12 +226,9 @@ class ReadMirror:
         """The call ``text`` bound once (``bind``; None: ask the handler)."""
         if self.bind is None:
             return None
-        bound = self.bound
-        fetch = bound.get(text, _UNRESOLVED)
+        fetch = self.bound.get(text, _UNRESOLVED)
         if fetch is _UNRESOLVED:
-            if len(bound) >= PROBES:
-                bound.clear()
-            fetch = bound[text] = self.bind(call[0], call[1], list(call[2]), dict(call[3]))
+            fetch = _resolve(self.bound, text, self.bind(call[0], call[1], list(call[2]), dict(call[3])))
         return fetch
 
     def _make_room(self, n: int) -> list[int]:
