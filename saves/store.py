@@ -494,14 +494,9 @@ def verify_replay(world: World, name: str, path: str, digest: str | None = None)
     Raises:
         SaveCorruptError: ``kind="tampered"`` when the replay raises or differs.
     """
-    from world.api import replay
-
     problem = ""
     try:
-        # world.cfg was built by WorldConfig.from_dict from the save (frozen; the world never
-        # changes it): the twin shares it instead of a from_dict(to_dict()) copy (exact)
-        twin = replay(world.cfg, world.seed, world.s.action_log)
-        twin.s.memory = world.s.memory
+        twin = _replayed(world)
         if not same_world(twin, world) and twin.digest() != (digest or world.digest()):
             problem = f"replaying its {len(world.s.action_log)} logged calls gives another world"
     except Exception as exc:  # a forged log may be refused anywhere in the rules
@@ -520,14 +515,26 @@ def replays_to(world: World, digest: str) -> bool:
     raises or ends elsewhere (then nothing is proven either way). Costs one replay; called
     only on that refusal path.
     """
-    from world.api import replay
-
     try:
-        twin = replay(world.cfg, world.seed, world.s.action_log)
-        twin.s.memory = world.s.memory
-        return twin.digest() == digest
+        return _replayed(world).digest() == digest
     except Exception:  # noqa: BLE001 - a forged log may be refused anywhere in the rules
         return False
+
+
+def _replayed(world: World) -> World:
+    """``world.api.replay`` of ``world``'s action log from its config and seed, with its agent's
+    notes copied (the action log does not carry them): the world the save should be.
+
+    Raises:
+        Exception: whatever the rules raise on a forged log.
+    """
+    from world.api import replay
+
+    # world.cfg was built by WorldConfig.from_dict from the save (frozen; the world never
+    # changes it): the twin shares it instead of a from_dict(to_dict()) copy (exact)
+    twin = replay(world.cfg, world.seed, world.s.action_log)
+    twin.s.memory = world.s.memory
+    return twin
 
 
 def same_world(a: World, b: World) -> bool:
