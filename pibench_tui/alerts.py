@@ -162,7 +162,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
             )
     names = {s["id"]: s["name"] for s in dash["students"]}
     window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
-    most = game.world.cfg.overload_projects  # more projects than this weigh on morale (§5)
+    most = int(game.rules["projects"]["overload_per_person"])  # more projects than this weigh on morale (§5)
     for sid, why in bad_reports(game, m):
         out.append(
             Alert(

@@ -94,6 +94,10 @@ RULES_DOC: dict[str, tuple[str, str]] = {
         "work units",
         "work a project of each tier needs ({tier: units}); progress is shown in percent (§6)",
     ),
+    "projects.overload_per_person": (
+        "projects",
+        "a PhD student or postdoc on more active projects than this is overloaded, which weighs on them (§5)",
+    ),
     "collaboration.months": (
         "months",
         "duration of an accepted collaboration; its draft arrives at the last tick (§11)",
@@ -230,7 +234,10 @@ def rules(cfg: WorldConfig) -> dict[str, Any]:
             "renewal_window_months": cfg.postdoc_renewal_window,
             "renewal_months": cfg.postdoc_renewal_months,
         },
-        "projects": {"tier_work": {t: float(cfg.tiers[t]["work"]) for t in sorted(cfg.tiers)}},
+        "projects": {
+            "tier_work": {t: float(cfg.tiers[t]["work"]) for t in sorted(cfg.tiers)},
+            "overload_per_person": cfg.overload_projects,
+        },
         "collaboration": {"months": cfg.collab_months, "tier": cfg.collab_tier},
         "events": {
             "talk_respond_months": cfg.talk_expiry,

@@ -136,7 +136,9 @@ def mechanics_text(rules: Mapping[str, Any]) -> str:
     out.append(
         f"- Caps: at most {caps['researchers']} researchers (outstanding offers, incoming students and open postdoc "
         f"searches count), {caps['managers']} lab managers, {caps['active_projects']} active projects. Researchers "
-        "may quit when their morale falls (neglect, overload, a lab short of money, rejections). A PhD student may "
+        "may quit when their morale falls (neglect, overload: more than "
+        f"{_n(r['projects']['overload_per_person'], 'active project')} each, a lab short of money, rejections). "
+        "A PhD student may "
         f"graduate after {season['graduation_min_months']} months with {season['graduation_min_papers']} accepted "
         "papers."
     )

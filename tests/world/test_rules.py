@@ -49,6 +49,7 @@ def test_rules_are_documented_json_and_from_the_config():
     assert r["venues"]["CLAR"]["deadline_months"] == [6, 12]  # the config's month 0 is December
     assert r["agencies"]["BSF"]["call_months"] == [m for m in cfg.agencies["BSF"]["call_months"] if m <= cfg.months]
     assert r["agencies"]["TIF"]["cooldown_months"] == cfg.tif_cooldown
+    assert r["projects"]["overload_per_person"] == cfg.overload_projects == 2
     assert r["horizon_months"] == cfg.months and r["start_budget"] == cfg.start_budget
 
 
@@ -70,6 +71,7 @@ def test_rules_follow_the_scenario():
     shows the scenario's numbers; a shorter horizon trims the call calendar."""
     r = Api(World(SCENARIO, 1)).lab.rules()
     assert r["pay"]["phd"] == 4100.0 and r["attention"]["base"] == 140.0 and r["hours"]["polish_saturation"] == 9.0
+    assert rules(WorldConfig(overload_projects=3))["projects"]["overload_per_person"] == 3
     short = rules(WorldConfig(months=12))
     assert short["horizon_months"] == 12 and short["agencies"]["BSF"]["call_months"] == [2, 8]
 
