@@ -60,17 +60,22 @@ def build_trajectory(w: World) -> list[list[float]]:
     noise = 0.0 + cfg.hot_noise_sd * z_walk[:, nk:]
     boom = boom_mean + cfg.boom_log_sd * z_boom
     bust = cfg.bust_low + (cfg.bust_high - cfg.bust_low) * u_bust
-    # Elementwise numpy (log, exp, running sums) over all months at once, and the recursion
-    # in plain floats: the same IEEE operations in the same order as month-by-month arrays
+    # Running sums in numpy over all months at once, and the recursion in plain floats: the
+    # same IEEE operations in the same order as month-by-month arrays
     # (``m if m < hi else hi`` of ``m = v if v > lo else lo`` is exactly np.clip's rule).
-    x0 = np.log(np.array(h0, dtype=float))
-    mus = np.add.accumulate(np.vstack([x0[None, :], drift]), axis=0)[1:].tolist()
+    # log and exp are the C library's (math.log, math.exp), one float at a time: numpy's
+    # array log/exp pick a SIMD kernel by the CPU (AVX-512 or not) whose last bits differ,
+    # and the world must be the same on every machine (tests/world/test_field_trajectory.py)
+    log = math.log
+    x0 = [log(h) for h in h0]
+    mus = np.add.accumulate(np.vstack([np.array([x0]), drift]), axis=0)[1:].tolist()
     # the jump of each month and topic picked by np.where (a choice, no arithmetic): the
     # boom if u < boom_p, else the bust if u < boom_p + bust_p, else 0.0, as written per element
     p_boom, p_jump = cfg.boom_p, cfg.boom_p + cfg.bust_p
-    jumps = np.where(u < p_boom, boom, np.where(u < p_jump, np.log(bust), 0.0)).tolist()
+    bust_log = np.array([[log(b) for b in row] for row in bust.tolist()])
+    jumps = np.where(u < p_boom, boom, np.where(u < p_jump, bust_log, 0.0)).tolist()
     rev = cfg.hot_reversion
-    x = x0.tolist()
+    x = x0
     xs = []
     for mu_t, no_t, j_t in zip(mus, noise.tolist(), jumps, strict=True):
         # v = x + rev (mu − x) + noise + jump, then clipped to [lo, hi]; one list per month
@@ -79,7 +84,8 @@ def build_trajectory(w: World) -> list[list[float]]:
             for xk, mk, nk_, jk in zip(x, mu_t, no_t, j_t, strict=True)
         ]
         xs.append(x)
-    traj: list[list[float]] = [list(h0)] + np.exp(np.array(xs)).tolist()
+    exp = math.exp
+    traj: list[list[float]] = [list(h0)] + [[exp(v) for v in row] for row in xs]
     return traj
 
 
