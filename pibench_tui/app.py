@@ -108,6 +108,10 @@ class PibenchApp(App[int]):
         store: a ``saves.SaveStore`` (``None``: opened on first save/load from ``saves_dir``).
         saves_dir: folder of the save store (``None``: the default location).
         career: autosave under this career name after every month (``--save NAME``).
+        career_lock: the session lock of ``career`` (``saves.lock.CareerLock``), taken by
+            :func:`make_app`; ``None``: taken at the first autosave. The app keeps it while
+            it writes that career, moves it when a load switches careers, and releases it
+            when it ends (unmount).
         test_mode: no cursor blink, no animations (tests, snapshots, benchmarks).
         show_digest: show the monthly digest after each month.
         run_baseline: run the baseline policy for the end screen.
@@ -143,6 +147,7 @@ class PibenchApp(App[int]):
         store: Any = None,
         saves_dir: str | None = None,
         career: str | None = None,
+        career_lock: Any = None,
         test_mode: bool = False,
         show_digest: bool = True,
         run_baseline: bool = True,
@@ -152,6 +157,7 @@ class PibenchApp(App[int]):
         self.store = store
         self.saves_dir = saves_dir
         self.career = career
+        self.career_lock = career_lock
         self.test_mode = test_mode
         self.show_digest = show_digest
         self.run_baseline = run_baseline
@@ -480,6 +486,7 @@ class PibenchApp(App[int]):
         if not self.career:
             return None
         try:
+            self._hold_career(self.career)  # held since the start (make_app) or the load
             with self.game.lock:
                 self._store().autosave(
                     self.career, self.game.world, scenario=self.game.scenario, ui=dict(self.game.ui) or None
@@ -533,6 +540,43 @@ class PibenchApp(App[int]):
 
             self.store = SaveStore(self.saves_dir)
         return self.store
+
+    def _holds(self, career: str | None) -> bool:
+        """Whether this app holds the session lock of ``career`` (same ``name_key``)."""
+        from saves.store import name_key
+
+        lock = self.career_lock
+        return career is not None and lock is not None and lock.held and name_key(lock.career) == name_key(career)
+
+    def _hold_career(self, career: str) -> None:
+        """Hold the session lock of ``career`` (the career this app now writes), releasing the
+        one of the career it wrote before.
+
+        Raises:
+            saves.CareerLockedError: another session writes ``career``; nothing changed.
+            saves.SaveError: the store cannot be written.
+        """
+        if self._holds(career):
+            return
+        lock = self._store().hold_career(career, "pibench play")
+        self.release_career()
+        self.career_lock = lock
+
+    def release_career(self) -> None:
+        """Let another session write this app's career (when the app ends)."""
+        if self.career_lock is not None:
+            self.career_lock.release()
+            self.career_lock = None
+
+    def _career_of(self, name: str) -> str:
+        """The career a manual save ``name`` writes: that of an existing save ``name``, else
+        ``name`` itself (as ``SaveStore.save`` decides)."""
+        from saves.errors import SaveError
+
+        try:
+            return self._store().resolve(name, exact=True).career
+        except SaveError:
+            return name
 
     def action_save(self) -> None:
         """Ask for a name and save the career."""
@@ -593,7 +637,12 @@ class PibenchApp(App[int]):
         if not name:
             return
         try:
-            info = self.game.save(name, self._store())
+            career = self._career_of(name)
+            if self._holds(career):
+                info = self.game.save(name, self._store())
+            else:  # a save of another career: one write, under that career's lock
+                with self._store().hold_career(career, "pibench play"):
+                    info = self.game.save(name, self._store())
         except Exception as exc:  # noqa: BLE001 - SaveError, OS errors: tell the player
             self.notify(str(exc), title="save failed", severity="error", markup=False, timeout=10)
             return
@@ -620,6 +669,7 @@ class PibenchApp(App[int]):
             return
         try:
             world, record = self._store().load_world(name, exact=True)  # the row picked, exactly
+            self._hold_career(record.info.career)  # the career this app autosaves from now on
         except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
@@ -682,6 +732,7 @@ class PibenchApp(App[int]):
             self.console_panel.close_sandbox()
         except Exception:  # noqa: BLE001 - shutting down
             pass
+        self.release_career()  # the session is over (a final save after a signal takes it again)
 
 
 def make_app(
@@ -703,6 +754,7 @@ def make_app(
         scenarios.ScenarioError: unknown or invalid scenario, bad seed.
         saves.SaveError: the save cannot be found or read, or (``load``/``save``) the store
             cannot be written.
+        saves.CareerLockedError: (``load``/``save``) another session writes that career.
     """
     notes: list[str] = []
     if (load is not None or save is not None) and store is None:
@@ -726,16 +778,24 @@ def make_app(
 
         scen = load_scenario(scenario, seed=seed)
         game = Game(World(scen.config, scen.seed), scenario=scen)
-    if save is not None:  # a valid name, a writable store, and no other career under that name
-        store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
+    career_lock = None
+    if save is not None:  # one session per career, a valid name, a writable store, no other career under it
+        career_lock = store.hold_career(save, "pibench play")
+        try:
+            store.check_new_career(save, resuming=store.resolve(load).career if load is not None else None)
+        except BaseException:
+            career_lock.release()
+            raise
     elif load is not None:  # a resumed career keeps autosaving under its own name: a writable store
         store.check_usable()
         save = game.career
+        career_lock = store.hold_career(save, "pibench play")
     app = PibenchApp(
         game,
         store=store,
         saves_dir=saves_dir,
         career=save,
+        career_lock=career_lock,
         test_mode=test_mode,
         show_digest=show_digest,
         run_baseline=run_baseline,
@@ -774,7 +834,11 @@ def run_play(args: Any) -> int:
     def final_save() -> str | None:  # after SIGTERM/SIGHUP/SIGINT, with --save NAME
         if not app.career:
             return None
-        info = app.game.save(app.career, app._store())
+        try:  # released when the app ended: a session that took the career since wins
+            app._hold_career(app.career)
+            info = app.game.save(app.career, app._store())
+        finally:
+            app.release_career()
         return f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
 
     return run_app_with_signals(app, final_save)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from saves.codec import FORMAT_VERSION
 from saves.errors import (
+    CareerLockedError,
     SaveCorruptError,
     SaveError,
     SaveExistsError,
@@ -29,6 +30,7 @@ from saves.store import (
 
 __all__ = [
     "DEFAULT_KEEP",
+    "CareerLockedError",
     "FORMAT_VERSION",
     "SaveCorruptError",
     "SaveError",

@@ -69,5 +69,17 @@ class StoreLockedError(SaveError):
     """Another process kept the store's write lock longer than we were willing to wait."""
 
 
+class CareerLockedError(StoreLockedError):
+    """Another session is playing the career and writing its saves (:class:`saves.lock.CareerLock`).
+
+    Attributes:
+        career: the career's name as this session asked for it.
+    """
+
+    def __init__(self, career: str, message: str) -> None:
+        self.career = career
+        super().__init__(message)
+
+
 class StoreWarning(UserWarning):
     """Something was recovered (e.g. the index was read from its backup); shown to the player."""

@@ -10,6 +10,10 @@ A second writer polls for up to ``timeout`` seconds, then fails with
 :class:`StoreLockedError` naming the holder. Within one process, threads sharing a
 :class:`FileLock` take turns (a TUI worker autosaving while the UI thread saves); the
 thread holding it may enter it again.
+
+:class:`CareerLock` is the same OS lock on a file per career (``<store>/.careers/``), held for
+a whole session that writes the career's saves; a second session fails at once with
+:class:`CareerLockedError` naming the career and the holder (docs/saves.md).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from saves.errors import StoreLockedError
+from saves.errors import CareerLockedError, StoreLockedError
 
 if sys.platform != "win32":  # POSIX
     import fcntl
@@ -55,6 +59,40 @@ else:  # pragma: no cover - Windows
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds a second writer waits for the lock before giving up."""
+
+
+_NOTE_WIDTH = 160
+"""Bytes of the holder's note (fixed, so a new note needs no truncation)."""
+
+
+def _write_holder(fd: int, doing: str = "") -> None:
+    """Write the holder's note at the start of the locked file ``fd``: ``"<pid> <host> <UTC
+    time>"`` and, when given, a second line saying what it is doing (e.g. ``pibench
+    headless``). Only for messages: a failed write is ignored."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    # Fixed width, so no truncation is needed (ftruncate can be slow on some disks).
+    info = f"{os.getpid()} {socket.gethostname()} {stamp}".ljust(_NOTE_WIDTH)[:_NOTE_WIDTH].encode() + b"\n"
+    info += " ".join(doing.split()).ljust(_NOTE_WIDTH)[:_NOTE_WIDTH].encode(errors="replace") + b"\n"
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, info)
+    except OSError:
+        pass  # the note is only for messages
+
+
+def _read_holder(path: Path) -> str:
+    """The holder recorded in the lock file ``path`` (:func:`_write_holder`), e.g. ``"pibench
+    headless, pid 123 on host, since 2026-12-02 07:10:24 UTC"``, or ``"an unknown
+    process"`` when the note is missing or unreadable."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    parts = lines[0].strip().split(" ", 2) if lines else []
+    if len(parts) != 3:
+        return "an unknown process"
+    doing = lines[1].strip() if len(lines) > 1 else ""
+    return (f"{doing}, " if doing else "") + f"pid {parts[0]} on {parts[1]}, since {parts[2]}"
 
 
 class FileLock:
@@ -139,29 +177,99 @@ class FileLock:
         self.release()
 
     def _record_holder(self, fd: int) -> None:
-        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        # Fixed width, so no truncation is needed (ftruncate can be slow on some disks).
-        info = f"{os.getpid()} {socket.gethostname()} {stamp}".ljust(160)[:160].encode() + b"\n"
-        try:
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, info)
-        except OSError:
-            pass  # the note is only for messages
+        _write_holder(fd)
 
     def holder(self) -> str:
-        """A description of the last recorded holder, e.g. ``"pid 123 on host since ..."``."""
-        try:
-            text = self.path.read_text(errors="replace").strip()
-        except OSError:
-            text = ""
-        parts = text.split(" ", 2)
-        if len(parts) == 3:
-            return f"pid {parts[0]} on {parts[1]}, since {parts[2]}"
-        return "an unknown process"
+        """A description of the last recorded holder, e.g. ``"pid 123 on host, since ..."``."""
+        return _read_holder(self.path)
 
     def _busy_message(self, wait: float) -> str:
         return (
             f"the save store {self.path.parent} is busy: another pibench process ({self.holder()}) "
             f"is writing to it and did not finish within {wait:g} s. Wait for it to "
             "finish or close it, or use a different store with --saves DIR"
+        )
+
+
+class CareerLock:
+    """The lock of one career, held by the one session that writes its saves (its autosaves
+    and its final save) for as long as it runs, so that two sessions never mix their months
+    into one career's lineage.
+
+    Unlike :class:`FileLock` a second holder never waits: :meth:`acquire` fails at once. The
+    lock belongs to the process (any thread may release it) and, being ``fcntl.flock`` on
+    ``path``, dies with it (``kill -9`` included). Within one process two ``CareerLock`` of
+    the same file exclude each other too (two open files, two locks).
+
+    Args:
+        path: the lock file (created if missing, never deleted); the store keys it by the
+            career's normalised name (:meth:`saves.store.SaveStore.career_lock`).
+        career: the career's name, for messages.
+        doing: what the holder is, recorded for the messages of others (e.g. ``"pibench
+            headless"``); never the command line, which may hold a sealed seed's file name.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], career: str, doing: str = "pibench") -> None:
+        self.path = Path(path)
+        self.career = career
+        self.doing = doing
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now."""
+        return self._fd is not None
+
+    def acquire(self) -> None:
+        """Take the lock now or fail (a held lock is kept as it is).
+
+        Raises:
+            CareerLockedError: another session (process, or another lock object of this
+                process) holds it; the message names the career, the holder and what to do.
+            OSError: the lock file cannot be created or opened (say, a read-only store).
+        """
+        if self._fd is not None:
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if not _try_lock(fd):
+                raise CareerLockedError(self.career, self._busy_message())
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        _write_holder(fd, self.doing)
+
+    def release(self) -> None:
+        """Release the lock (nothing happens when it is not held)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            _unlock(fd)
+        finally:
+            os.close(fd)
+
+    def holder(self) -> str:
+        """A description of the last recorded holder (see :meth:`FileLock.holder`)."""
+        return _read_holder(self.path)
+
+    def __del__(self) -> None:  # nobody can release a lock object nobody holds any more
+        self.release()
+
+    def __enter__(self) -> CareerLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def _busy_message(self) -> str:
+        c = self.career
+        return (
+            f"the career {c!r} is in use by another session ({self.holder()}), which writes its saves "
+            f"in {self.path.parent.parent}; two sessions writing one career would mix "
+            "their months into one lineage. Wait for that session to end, continue under another name "
+            f"(`--load {c} --save OTHER`), or look at it without writing: `pibench play --replay {c}` "
+            f"or `pibench saves show {c}`"
         )

@@ -5,6 +5,7 @@ Layout of a store folder (see :mod:`saves.paths` for where it is)::
     index.json        tinydb database (AtomicJSONStorage): one document per save
     index.json.bak    the previous good index, used with a warning if index.json is damaged
     .lock             the write lock (saves.lock)
+    .careers/<k>.lock the session lock of one career, k = a hash of its name_key (saves.lock.CareerLock)
     blobs/<id>.json   one self-contained save file per save (the same format as an export)
 
 A save file holds everything needed to resume: the format version, the scenario (name,
@@ -57,7 +58,7 @@ from saves.errors import (
     SaveExistsError,
     SaveNotFoundError,
 )
-from saves.lock import DEFAULT_TIMEOUT, FileLock
+from saves.lock import DEFAULT_TIMEOUT, CareerLock, FileLock
 from saves.paths import default_store_dir
 from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
 
@@ -68,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
 INDEX_NAME = "index.json"
 BLOB_DIR = "blobs"
 LOCK_NAME = ".lock"
+CAREER_LOCK_DIR = ".careers"
 TABLE = "saves"
 SaveKind: TypeAlias = Literal["manual", "autosave", "import"]
 """How a save was made: by name, by the autosaver, or imported from a file."""
@@ -1207,12 +1209,52 @@ class SaveStore:
                 os.close(fd)
                 os.unlink(probe)
         except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise SaveError(
-                f"the save store {self.path} cannot be written ({reason}); choose another "
-                "folder with --saves DIR (or PIBENCH_HOME) or fix its permissions"
-            ) from None
+            raise self._unwritable(exc) from None
         self.list()
+
+    def _unwritable(self, exc: OSError) -> SaveError:
+        """The error of a store a session cannot write to (:meth:`check_usable`, :meth:`hold_career`)."""
+        reason = exc.strerror or str(exc)
+        return SaveError(
+            f"the save store {self.path} cannot be written ({reason}); choose another folder with "
+            "--saves DIR (or PIBENCH_HOME) or fix its permissions (looking at its saves needs no "
+            "writing: `pibench play --replay NAME`, `pibench saves show NAME` work on it as it is)"
+        )
+
+    def career_lock(self, career: str, doing: str = "pibench") -> CareerLock:
+        """The session lock of ``career`` in this store (not taken; see :meth:`hold_career`).
+
+        Keyed by :func:`name_key`, so ``C1`` and ``c1`` (or a look-alike) are one lock, as
+        they are one name to the store: ``<store>/.careers/<first 32 hex digits of the key's
+        SHA-256>.lock``.
+        """
+        digest = hashlib.sha256(name_key(career).encode("utf-8")).hexdigest()[:32]
+        return CareerLock(self.path / CAREER_LOCK_DIR / f"{digest}.lock", career, doing)
+
+    def hold_career(self, career: str, doing: str = "pibench") -> CareerLock:
+        """Take the session lock of ``career`` for a session that will write its saves, and
+        return it held (release it when the session ends or moves to another career; the
+        OS releases it if the process dies). Read-only uses (replays, ``saves
+        list/show/export``, loads for looking) take no lock.
+
+        Args:
+            career: the career the session autosaves and saves under.
+            doing: what the session is (``"pibench headless"``), shown to a second session.
+
+        Raises:
+            CareerLockedError: another session holds it (at once, no waiting); the message
+                names the career, the holder (pid, host, since when) and what to do.
+            SaveError: the store cannot be written (a read-only store: no lock can be made,
+                and the session could not save either).
+        """
+        lock = self.career_lock(career, doing)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock.path.parent.mkdir(exist_ok=True, mode=0o700)
+            lock.acquire()
+        except OSError as exc:
+            raise self._unwritable(exc) from None
+        return lock
 
     def check_new_career(self, name: str, *, resuming: str | None = None) -> None:
         """Check that ``--save NAME`` may be used: a valid name, a usable store, and no other

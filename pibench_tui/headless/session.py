@@ -80,28 +80,41 @@ class HeadlessSession:
     """
 
     def __init__(self, options: HeadlessOptions, *, process: AgentProcess | None = None) -> None:
-        from world.api import API_CALLS, REQUIRED, Api, call_docs
-        from world.rules import rules
-
         self.world, self.scenario = _open_world(options)
         # A resumed career keeps saving under its own name without --save; until the session
         # changes it, there is nothing new to save (the world's version and the notes as loaded).
         self._unchanged_since: tuple[int, str] | None = None
+        flag = "--save" if options.save is not None else "--load"
         if options.save is None and options.load is not None:
             options = replace(options, save=_open_store(options.saves_dir).resolve(options.load).career)
             self._unchanged_since = (self.world.version, self.world.s.memory)
         self.options = options
+        self.store = None
+        #: The career's session lock while this session may write its saves (released by close()).
+        self.career_lock: Any = None
+        if options.save is not None:
+            self.store = _open_store(options.saves_dir)
+            try:  # one session per career; a valid name, a writable store, no other career under it
+                resuming = self.store.resolve(options.load).career if options.load is not None else None
+                self.career_lock = self.store.hold_career(options.save, "pibench headless")
+                self.store.check_new_career(options.save, resuming=resuming)
+            except Exception as exc:  # SaveError
+                self._release_career()
+                raise HeadlessError(f"{flag}: {exc}") from exc
+        try:
+            self._start(options, process)
+        except BaseException:
+            self._release_career()
+            raise
+
+    def _start(self, options: HeadlessOptions, process: AgentProcess | None) -> None:
+        """The rest of :meth:`__init__`: the API and the sandbox."""
+        from world.api import API_CALLS, REQUIRED, Api, call_docs
+        from world.rules import rules
+
         # Every result is encoded as JSON for the agent process before anything else sees
         # it (and never altered here): the API may hand out what it keeps, uncopied.
         self.api = Api(self.world, shared_results=True)
-        self.store = None
-        if options.save is not None:
-            self.store = _open_store(options.saves_dir)
-            try:  # a valid name, a writable store, and no other career under that name
-                resuming = self.store.resolve(options.load).career if options.load is not None else None
-                self.store.check_new_career(options.save, resuming=resuming)
-            except Exception as exc:  # SaveError
-                raise HeadlessError(f"--save: {exc}") from exc
         self._saved_month: tuple[int, bool] | None = None
         # Memory held back for the final save and report, freed if pibench ever runs out.
         self._reserve = bytes(_RESERVE_BYTES)
@@ -338,12 +351,20 @@ class HeadlessSession:
         os.replace(tmp, path)
 
     def close(self) -> None:
-        """Stop the agent process and the query worker."""
-        self.sandbox.close()
-        if self._queries_isolated:
-            from world.observe import observer_for
+        """Stop the agent process and the query worker, and release the career's lock."""
+        try:
+            self.sandbox.close()
+            if self._queries_isolated:
+                from world.observe import observer_for
 
-            observer_for(self.world).close()
+                observer_for(self.world).close()
+        finally:
+            self._release_career()
+
+    def _release_career(self) -> None:
+        """Let another session write this career (after the final save; see :meth:`close`)."""
+        if self.career_lock is not None:
+            self.career_lock.release()
 
 
 def _confinement() -> Any:
