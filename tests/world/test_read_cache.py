@@ -396,3 +396,27 @@ def test_indexes_of_a_replaced_state_are_built_again(shared):
     assert len(other.s.proposals) > len(w.s.proposals) > 0
     w.s = other.s
     _same_as_fresh(api)
+
+
+def test_kept_reads_and_probes_hold_only_for_the_world_as_read():
+    """ReadCache.holds is the one test of validity that reads (which then forget) and probes
+    (which change nothing) share: a new cache holds nothing; after a read it holds; a tick,
+    a change through another API and a replaced state each end it, and the probe of a kept
+    read answers NOT_KEPT from then on while the cache itself is left as it was."""
+    w = World(WorldConfig(), 3)
+    api = Api(w, shared_results=True)
+    assert not api._cache.holds(w)
+    probe = api.kept_probe("lab", "dashboard")
+    assert probe is not None and probe() is NOT_KEPT
+    for move in (
+        lambda: w.next_month(),
+        lambda: Api(w).recruit.hire_ra(),
+        lambda: setattr(w, "s", World(WorldConfig(), 4).s),
+    ):
+        d = api.lab.dashboard()
+        assert api._cache.holds(w) and probe() is d
+        version, state = api._cache.version, api._cache.state
+        move()
+        assert not api._cache.holds(w) and probe() is NOT_KEPT
+        assert (api._cache.version, api._cache.state) == (version, state)  # the probe forgot nothing
+        assert api.lab.dashboard() is not d and api._cache.holds(w)

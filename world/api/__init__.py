@@ -117,7 +117,7 @@ class Api:
         than through this API's own changes)."""
         w = self.world
         c = self._cache
-        if w.version != c.version or w.s is not c.state:
+        if not c.holds(w):
             self._forget()
         elif not self.shared_results:
             s = w.s
@@ -161,13 +161,13 @@ class Api:
             return d
         live = c.indexes.live
         w = self.world
-        parts = self._month_parts()
+        parts = self._month_parts(c)
         # sections 1-9 in SECTION_AREAS' order; each rebuilt only when it was forgotten (tested
         # one by one: a tuple of builder lambdas was made on every call before)
         if sec[1] is None:
             sec[1] = views.dashboard_money(w)
         if sec[2] is None:
-            self._attention()
+            self._attention(c)
         if sec[3] is None:
             sec[3] = views.dashboard_people(w, parts.reports)
         if sec[4] is None:
@@ -185,18 +185,23 @@ class Api:
         d = sec[0] = views.assemble_dashboard(w, parts, *sec[1:10])
         return d
 
-    def _attention(self) -> dict[str, Any]:
-        """``lab.attention()``'s dict for the world as it is (kept; callers copy it unless ``shared_results``)."""
-        sec = self._reads().sections
+    def _attention(self, c: ReadCache | None = None) -> dict[str, Any]:
+        """``lab.attention()``'s dict for the world as it is (kept; callers copy it unless
+        ``shared_results``). ``c``: :meth:`_reads` if the caller has just called it."""
+        if c is None:
+            c = self._reads()
+        sec = c.sections
         a: dict[str, Any] | None = sec[2]
         if a is None:
-            a = sec[2] = views.attention(self.world, self._attention_parts())
+            a = sec[2] = views.attention(self.world, self._attention_parts(c))
         return a
 
-    def _month_parts(self) -> views.MonthParts:
+    def _month_parts(self, c: ReadCache | None = None) -> views.MonthParts:
         """The dashboard's pieces that only the tick changes (:class:`views.MonthParts`; kept
-        until the world moves otherwise than through this API's changes: once a month)."""
-        c = self._reads()
+        until the world moves otherwise than through this API's changes: once a month).
+        ``c``: :meth:`_reads` if the caller has just called it."""
+        if c is None:
+            c = self._reads()
         parts: views.MonthParts | None = c.sections[12]
         if parts is None:
             w = self.world
@@ -219,9 +224,10 @@ class Api:
             self.time._unread = False
         return result
 
-    def _attention_parts(self) -> tuple[float, float, float]:
-        """``(oversight, pool, mentoring reserved)`` hours of this month (§3), kept until the people change."""
-        sec = self._reads().sections
+    def _attention_parts(self, c: ReadCache | None = None) -> tuple[float, float, float]:
+        """``(oversight, pool, mentoring reserved)`` hours of this month (§3), kept until the
+        people change. ``c``: :meth:`_reads` if the caller has just called it."""
+        sec = (self._reads() if c is None else c).sections
         parts: tuple[float, float, float] | None = sec[10]
         if parts is None:
             parts = sec[10] = people_mod.attention_totals(self.world)  # one pass over the people
@@ -237,7 +243,8 @@ class Api:
         hours 100 people at a time (the API's dict limit) pays one pass over the people per
         change of anything else, not three passes per call. The caller may read the list
         but must not alter it."""
-        sec = self._reads().sections
+        c = self._reads()
+        sec = c.sections
         roster: tuple[dict[str, int], list[float], float] | None = sec[11]
         if roster is None:
             index: dict[str, int] = {}
@@ -246,7 +253,7 @@ class Api:
                 if p.status == "active":
                     index[p.id] = len(hours)
                     hours.append(p.mentoring)
-            roster = sec[11] = (index, hours, self._attention_parts()[1])
+            roster = sec[11] = (index, hours, self._attention_parts(c)[1])
         return roster
 
     def keep_mentoring_roster(self, index: dict[str, int], hours: list[float], pool: float, total: float) -> None:

@@ -170,6 +170,14 @@ class ReadCache:
         self.carried: dict[int, Any] = {}
         self.indexes = StateIndexes()
 
+    def holds(self, world: Any) -> bool:
+        """Whether what is kept was read from ``world`` as it is now: its ``version`` is the
+        one the reads are valid for and its state is the same object (a tick, a change through
+        another API or a replaced state makes this false). The one test of a kept read's
+        validity; the guard of an API that hands out copies is checked on top (see
+        :meth:`world.api.Api._reads`)."""
+        return world.version == self.version and world.s is self.state
+
     def reset(self, version: int, state: object, guard: tuple[Any, ...] | None) -> None:
         """Forget everything read from the state as it was; what is kept from now on is valid
         for ``version`` of ``state``. The :attr:`indexes` of the same state object are kept
