@@ -207,12 +207,17 @@ class CareerLock:
         career: the career's name, for messages.
         doing: what the holder is, recorded for the messages of others (e.g. ``"pibench
             headless"``); never the command line, which may hold a sealed seed's file name.
+        advice: what the busy message offers besides waiting (default: for a session,
+            continuing under another name or looking without writing).
     """
 
-    def __init__(self, path: str | os.PathLike[str], career: str, doing: str = "pibench") -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], career: str, doing: str = "pibench", advice: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.career = career
         self.doing = doing
+        self.advice = advice
         self._fd: int | None = None
 
     @property
@@ -266,10 +271,12 @@ class CareerLock:
 
     def _busy_message(self) -> str:
         c = self.career
+        advice = self.advice or (
+            f"continue under another name (`--load {c} --save OTHER`), or look at it without writing: "
+            f"`pibench play --replay {c}` or `pibench saves show {c}`"
+        )
         return (
             f"the career {c!r} is in use by another session ({self.holder()}), which writes its saves "
-            f"in {self.path.parent.parent}; two sessions writing one career would mix "
-            "their months into one lineage. Wait for that session to end, continue under another name "
-            f"(`--load {c} --save OTHER`), or look at it without writing: `pibench play --replay {c}` "
-            f"or `pibench saves show {c}`"
+            f"in {self.path.parent.parent}; two sessions writing one career would mix their months into "
+            f"one lineage. Wait for that session to end, {advice}"
         )

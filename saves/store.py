@@ -41,7 +41,7 @@ import sys
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1221,7 +1221,7 @@ class SaveStore:
             "writing: `pibench play --replay NAME`, `pibench saves show NAME` work on it as it is)"
         )
 
-    def career_lock(self, career: str, doing: str = "pibench") -> CareerLock:
+    def career_lock(self, career: str, doing: str = "pibench", advice: str | None = None) -> CareerLock:
         """The session lock of ``career`` in this store (not taken; see :meth:`hold_career`).
 
         Keyed by :func:`name_key`, so ``C1`` and ``c1`` (or a look-alike) are one lock, as
@@ -1229,9 +1229,9 @@ class SaveStore:
         SHA-256>.lock``.
         """
         digest = hashlib.sha256(name_key(career).encode("utf-8")).hexdigest()[:32]
-        return CareerLock(self.path / CAREER_LOCK_DIR / f"{digest}.lock", career, doing)
+        return CareerLock(self.path / CAREER_LOCK_DIR / f"{digest}.lock", career, doing, advice)
 
-    def hold_career(self, career: str, doing: str = "pibench") -> CareerLock:
+    def hold_career(self, career: str, doing: str = "pibench", advice: str | None = None) -> CareerLock:
         """Take the session lock of ``career`` for a session that will write its saves, and
         return it held (release it when the session ends or moves to another career; the
         OS releases it if the process dies). Read-only uses (replays, ``saves
@@ -1240,6 +1240,7 @@ class SaveStore:
         Args:
             career: the career the session autosaves and saves under.
             doing: what the session is (``"pibench headless"``), shown to a second session.
+            advice: what the busy message offers besides waiting (:class:`CareerLock`).
 
         Raises:
             CareerLockedError: another session holds it (at once, no waiting); the message
@@ -1247,7 +1248,7 @@ class SaveStore:
             SaveError: the store cannot be written (a read-only store: no lock can be made,
                 and the session could not save either).
         """
-        lock = self.career_lock(career, doing)
+        lock = self.career_lock(career, doing, advice)
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             lock.path.parent.mkdir(exist_ok=True, mode=0o700)
@@ -1571,8 +1572,14 @@ class SaveStore:
 
         Raises:
             SaveNotFoundError: no save has that exact name.
+            CareerLockedError: a session is writing that save's career (its lineage is
+                that session's until it ends).
         """
-        with self._writing() as table:
+        try:
+            lock: Any = self.hold_career(self.resolve(name, exact=True).career, "pibench saves delete", "then delete")
+        except SaveNotFoundError:
+            lock = nullcontext()  # the write below says it is not there
+        with lock, self._writing() as table:
             doc = table.get(Query().name == name)
             if doc is None:
                 known = ", ".join(sorted(d["name"] for d in table.all())[:20]) or "none yet"
@@ -1646,6 +1653,7 @@ class SaveStore:
             SaveCorruptError: the file is truncated, corrupt, tampered (including a world
                 that does not follow from its own action log) or from the future.
             SaveExistsError: the name is taken and ``overwrite`` is false.
+            CareerLockedError: a session is writing the career the save would join.
         """
         src = Path(src).expanduser()
         try:
@@ -1673,16 +1681,20 @@ class SaveStore:
         if not self.exists(new_name):
             auto = _AUTOSAVE_NAME.match(new_name)
             self._refuse_lookalike(auto.group("career") if auto else new_name)
-        return self.save_state(
-            new_name,
-            meta,
-            record.state,
-            career=career,
-            kind="import",
-            sealed=is_world_state(record.state),  # just replayed: verified
-            overwrite=overwrite,
-            created=record.meta.get("created"),
-        )
+            joins = career or new_name
+        else:  # as _put decides
+            joins = career or self.resolve(new_name, exact=True).career
+        with self.hold_career(joins, "pibench saves import", "or import it under another name (`--as OTHER`)"):
+            return self.save_state(
+                new_name,
+                meta,
+                record.state,
+                career=career,
+                kind="import",
+                sealed=is_world_state(record.state),  # just replayed: verified
+                overwrite=overwrite,
+                created=record.meta.get("created"),
+            )
 
     def repair(self) -> builtins.list[SaveInfo]:
         """Rebuild the index from the save files (drops entries whose file is unusable).

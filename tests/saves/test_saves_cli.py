@@ -167,3 +167,24 @@ def test_show_keeps_the_description_when_the_seed_is_the_scenarios_own(tmp_path)
     assert "Seed 1001, a practice seed" in text and "overridden" not in text
     data = json.loads(_show(store, "car1001", as_json=True))
     assert (data["seed"], data["seed overridden"]) == (1001, False)
+
+
+def test_delete_and_import_leave_a_career_a_session_writes_alone(filled, tmp_path):
+    """While a session holds the career ``run`` (its lock), ``saves delete run@m05`` and
+    ``saves import --as run`` of another career's file into it exit 1 naming the career and the holder, and
+    change nothing; ``saves list/show/export`` of it work; once it is free both go through."""
+    f = tmp_path / "ada.json"
+    assert run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])[0] == 0
+    session = filled.hold_career("run", "pibench headless")
+    before = filled.list()
+    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "run@m05"])
+    assert code == 1 and "the career 'run' is in use" in err and "pibench headless, pid" in err
+    assert "Wait for that session to end, then delete" in err
+    code, _, err = run(["saves", "--saves", str(filled.path), "import", str(f), "--as", "run", "--force"])
+    assert code == 1 and "the career 'run' is in use" in err and "--as OTHER" in err
+    assert filled.list() == before
+    for argv in (["list"], ["show", "run"], ["export", "run", str(tmp_path / "run.json")]):
+        assert run(["saves", "--saves", str(filled.path), *argv])[0] == 0
+    session.release()
+    assert run(["saves", "--saves", str(filled.path), "delete", "run@m05"])[0] == 0
+    assert run(["saves", "--saves", str(filled.path), "import", str(f), "--as", "run"])[0] == 0
