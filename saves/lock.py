@@ -82,7 +82,7 @@ def _write_holder(fd: int, doing: str = "") -> None:
 
 def _read_holder(path: Path) -> str:
     """The holder recorded in the lock file ``path`` (:func:`_write_holder`), e.g. ``"pibench
-    headless, pid 123 on host, since 2026-12-02 07:10:24 UTC"``, or ``"an unknown
+    headless of 'c1', pid 123 on host, since 2026-12-02 07:10:24 UTC"``, or ``"an unknown
     process"`` when the note is missing or unreadable."""
     try:
         lines = path.read_text(errors="replace").splitlines()
@@ -205,8 +205,8 @@ class CareerLock:
         path: the lock file (created if missing, never deleted); the store keys it by the
             career's normalised name (:meth:`saves.store.SaveStore.career_lock`).
         career: the career's name, for messages.
-        doing: what the holder is, recorded for the messages of others (e.g. ``"pibench
-            headless"``); never the command line, which may hold a sealed seed's file name.
+        doing: what the holder is, recorded with the career's name for the messages of
+            others (e.g. ``"pibench headless"``: ``pibench headless of 'c1'``); never the command line, which may hold a sealed seed's file name.
         advice: what the busy message offers besides waiting (default: for a session,
             continuing under another name or looking without writing).
     """
@@ -243,7 +243,7 @@ class CareerLock:
             os.close(fd)
             raise
         self._fd = fd
-        _write_holder(fd, self.doing)
+        _write_holder(fd, f"{self.doing} of {self.career!r}")
 
     def release(self) -> None:
         """Release the lock (nothing happens when it is not held)."""

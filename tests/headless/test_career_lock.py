@@ -61,8 +61,8 @@ def test_a_second_session_of_a_career_fails_at_once_and_the_first_keeps_its_line
         for args in (["--load", "c1"], ["--scenario", "short-12", "--save", "C1"]):
             b = run_pibench(["headless", *args, "--saves", str(store)], "time.next_month()\n", home=home)
             assert b.returncode == 1, b
-            assert "the career 'c1' is in use" in b.stderr or "the career 'C1' is in use" in b.stderr, b.stderr
-            assert f"pibench headless, pid {a.pid} on " in b.stderr and "since 20" in b.stderr
+            assert f"the career '{args[-1]}' is in use" in b.stderr, b.stderr  # as asked; the holder's is c1
+            assert f"pibench headless of 'c1', pid {a.pid} on " in b.stderr and "since 20" in b.stderr
             assert "--save OTHER" in b.stderr and "pibench play --replay" in b.stderr
             assert "pibench saves show" in b.stderr
             assert b.stdout == "", b.stdout  # nothing ran

@@ -178,7 +178,7 @@ def test_delete_and_import_leave_a_career_a_session_writes_alone(filled, tmp_pat
     session = filled.hold_career("run", "pibench headless")
     before = filled.list()
     code, _, err = run(["saves", "--saves", str(filled.path), "delete", "run@m05"])
-    assert code == 1 and "the career 'run' is in use" in err and "pibench headless, pid" in err
+    assert code == 1 and "the career 'run' is in use" in err and "pibench headless of 'run', pid" in err
     assert "Wait for that session to end, then delete" in err
     code, _, err = run(["saves", "--saves", str(filled.path), "import", str(f), "--as", "run", "--force"])
     assert code == 1 and "the career 'run' is in use" in err and "--as OTHER" in err

@@ -35,7 +35,7 @@ async def test_a_play_session_holds_its_career_until_it_ends(tmp_path):
             with pytest.raises(CareerLockedError) as refused:
                 make_app(saves_dir=saves, test_mode=True, **kw)
             text = str(refused.value)
-            assert "is in use" in text and f"pibench play, pid {os.getpid()} on " in text
+            assert "is in use" in text and f"pibench play of 'c1', pid {os.getpid()} on " in text
             assert "--save OTHER" in text and "pibench play --replay" in text
         await close_month(pilot, app)
     assert {"c1@m02", "c1@m03"} <= {i.name for i in _store(tmp_path).list(career="c1")}
@@ -62,7 +62,9 @@ async def test_a_load_takes_the_loaded_careers_lock_and_ctrl_s_respects_others(t
         app._save_named("c1")
         await settle(pilot, app)
         refusals = [text for text, severity in app.toasts if severity == "error"]
-        assert len(refusals) == 2 and all("'c1' is in use" in t and "pibench headless, pid" in t for t in refusals)
+        assert len(refusals) == 2 and all(
+            "'c1' is in use" in t and "pibench headless of 'c1', pid" in t for t in refusals
+        )
         other.release()
         app._load_named("c1")
         await settle(pilot, app)
