@@ -4,7 +4,8 @@ Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, 
 2 a usage error (argparse's convention). Every subcommand has ``--help``.
 
 Each subcommand imports its front end only when it runs: ``pibench headless`` never
-imports textual, and ``--help`` imports neither the world nor any UI library.
+imports textual, and ``--help`` imports no UI library and nothing of the world but
+:mod:`world.horizon` (the default career length the description names; no numpy).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+
+from world.horizon import DEFAULT_HORIZON_MONTHS
 
 TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
 if TYPE_CHECKING:  # annotations are strings here (from __future__ import annotations)
@@ -22,7 +25,10 @@ if TYPE_CHECKING:  # annotations are strings here (from __future__ import annota
 
 __all__ = ["build_parser", "main"]
 
-_DESCRIPTION = "pibench: run an academic research lab for 60 simulated months — a terminal game and an agent benchmark."
+_DESCRIPTION = (
+    f"pibench: run an academic research lab for {DEFAULT_HORIZON_MONTHS} simulated months "
+    "— a terminal game and an agent benchmark."
+)
 
 _HEADLESS_EPILOG = """\
 modes:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .horizon import DEFAULT_HORIZON_MONTHS
+
 TOPICS: tuple[str, ...] = (
     "sparse_models",
     "ai4science",
@@ -329,7 +331,7 @@ class WorldConfig:
     """
 
     # --- §1 time, §2 money -------------------------------------------------------------
-    months: int = _p(60, "months", "§1", 1, 240)
+    months: int = _p(DEFAULT_HORIZON_MONTHS, "months", "§1", 1, 240)
     start_budget: float = _p(600_000.0, "USD", "§2", 0, 1e9)
     pay_phd: float = _p(3_200.0, "USD/month", "§2", 0, 1e6)
     pay_postdoc: float = _p(6_500.0, "USD/month", "§2", 0, 1e6)

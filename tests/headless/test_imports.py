@@ -9,6 +9,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 import pibench_tui
 
 
@@ -29,21 +31,30 @@ def test_headless_session_imports_no_ui_library():
     assert proc.stdout.splitlines()[-1] == "RC 0 HEAVY []"
 
 
-def test_help_imports_neither_world_nor_ui():
-    """`pibench headless --help` stays light: no world, no UI library, and not the sandbox
-    package either (its default limits come from pibench_tui.agent_limits), so neither
-    dataclasses nor subprocess; the help still names the sandbox's defaults."""
+@pytest.mark.parametrize("argv", [["headless", "--help"], ["--help"]])
+def test_help_imports_neither_world_nor_ui(argv):
+    """`pibench --help` and `pibench headless --help` stay light: nothing of the world but
+    world.horizon (the default career length the description names), no UI library, and not
+    the sandbox package either (its default limits come from pibench_tui.agent_limits), so
+    neither dataclasses nor subprocess; the help still names the sandbox's defaults."""
     code = (
         "import sys\n"
         "from pibench_tui import cli\n"
         "try:\n"
-        "    cli.main(['headless', '--help'])\n"
+        f"    cli.main({argv!r})\n"
         "finally:\n"
-        "    print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'world', 'numpy', 'textual', 'prompt_toolkit'}))\n"
+        "    heavy = {'world', 'numpy', 'textual', 'prompt_toolkit'}\n"
+        "    light = {'world', 'world.horizon'}\n"
+        "    print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in heavy and m not in light))\n"
         "    print('SANDBOX', sorted(m for m in sys.modules if m in ('pibench_tui.sandbox', 'dataclasses', 'subprocess')))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.splitlines()[-2:] == ["LOADED []", "SANDBOX []"]
+    if argv == ["--help"]:
+        from world.config import WorldConfig
+
+        assert f"for {WorldConfig().months} simulated months" in " ".join(proc.stdout.split())
+        return
     from pibench_tui.sandbox import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
 
     help_text = " ".join(proc.stdout.split())
