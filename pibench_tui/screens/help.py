@@ -34,7 +34,7 @@ below zero the lab **collapses**: the career stops and keeps only citations earn
 
 **Each month** you act, then press **n** to close it. Money: people are paid and compute is
 billed at the end of each month; grants are the only income. Attention: {att["base"]:g} h a month, less
-oversight per researcher and the service duty ({att["service_tax_hours"]:g} h) in month {att["service_tax_month"] or 12} of each year;
+oversight per researcher and the service duty ({att["service_tax_hours"]:g} h) in month {att["service_tax_month"]} of each year;
 mentoring is a standing allocation, everything else is one-off; unspent hours vanish.
 
 **People.** Recruiting season: months {offer_months} of each year (interview {hrs["interview"]:g} h each, offer; answers at
