@@ -227,8 +227,9 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 )
             )
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
+    rolling = game.rolling_agencies  # their call never closes (it ends with the career)
     for c in dash["open_grant_calls"]:  # a call the lab already has a proposal in is not a loss
-        if c["last_month_to_apply"] == m and c["agency"] != "TIF" and c["id"] not in pending_calls:
+        if c["last_month_to_apply"] == m and c["agency"] not in rolling and c["id"] not in pending_calls:
             out.append(
                 Alert(
                     "call",

@@ -318,6 +318,7 @@ class PibenchApp(App[int]):
         self.header.show(
             dash,
             citations,
+            game.rolling_agencies,
             busy=self.busy,
             scenario=f"{game.scenario_name} · seed {game.world.seed}",
             warnings=alerts(game, dash),

@@ -118,6 +118,7 @@ class ReplayApp(PibenchApp):
         self.header.show(
             dash,
             citations,
+            self.game.rolling_agencies,
             scenario=f"{self.source.scenario} · seed {self.source.seed}",
             warnings=alerts(self.game, dash),
             banner=self.banner(),

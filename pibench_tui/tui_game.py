@@ -107,6 +107,13 @@ class Game:
             self._rules = self.call("lab.rules")
         return self._rules
 
+    @property
+    def rolling_agencies(self) -> frozenset[str]:
+        """The agencies whose call is open every month (``lab.rules()``'s ``agencies.*.rolling``:
+        TIF in the standard scenario): nothing to announce in a month's calendar, no loss when
+        it "closes" (it ends with the career)."""
+        return frozenset(name for name, a in self.rules["agencies"].items() if a["rolling"])
+
     def mark_saved(self) -> None:
         """Record that the world as it is now has been saved (or autosaved)."""
         self.saved_version = self.world.version

@@ -13,8 +13,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 
-def calendar_label(dash: dict, short: bool = False) -> str:
-    """What this month of the year means: recruiting, deadlines, service duty (from the dashboard)."""
+def calendar_label(dash: dict, rolling: frozenset[str] | set[str], short: bool = False) -> str:
+    """What this month of the year means: recruiting, deadlines, service duty, the open grant
+    calls except those of the ``rolling`` agencies (:attr:`Game.rolling_agencies
+    <pibench_tui.tui_game.Game.rolling_agencies>`), from the dashboard."""
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]
@@ -28,7 +30,7 @@ def calendar_label(dash: dict, short: bool = False) -> str:
             parts.append("service duty")
         elif note.startswith("Compute price"):
             parts.append("compute " + note.rsplit(" ", 1)[-1].rstrip(".") + "×")
-    calls = [c["agency"] for c in dash["open_grant_calls"] if c["agency"] != "TIF"]
+    calls = [c["agency"] for c in dash["open_grant_calls"] if c["agency"] not in rolling]
     if calls:
         parts.append(("calls " if short else "calls: ") + "/".join(sorted(set(calls))))
     return " · ".join(parts)
@@ -87,23 +89,25 @@ class LabHeader(Static):
         self,
         dash: dict,
         citations: int,
+        rolling: frozenset[str],
         busy: bool = False,
         scenario: str = "",
         warnings: list | None = None,
         banner: str = "",
         keys: bool = True,
     ) -> None:
-        """Render a dashboard (``lab.dashboard()``), the citation count so far, and warnings
+        """Render a dashboard (``lab.dashboard()``), the citation count so far (``rolling``: the
+        agencies whose call is always open, left out of the calls), and warnings
         (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns), each
         with the key that addresses it unless ``keys`` is false (the read-only replay viewer)."""
-        self._last = (dash, citations, busy, scenario, warnings, banner, keys)
+        self._last = (dash, citations, rolling, busy, scenario, warnings, banner, keys)
         narrow = 0 < self.size.width < 110
         out = facts_line(dash, citations, narrow)
         out.append("\n")
         if banner:
             out.append(f" {banner} ", style="bold reverse")
             out.append(" ")
-        out.append(calendar_label(dash, short=narrow))
+        out.append(calendar_label(dash, rolling, short=narrow))
         if dash.get("collapsed"):
             out.append(" · ")
             out.append("COLLAPSED", style="bold red")

@@ -74,7 +74,7 @@ async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_pa
     Api(w).time.next_month()  # closes month 12: the career is over
     dash = Api(w).lab.dashboard()
     assert dash["finished"] and dash["venue_deadlines_this_month"]  # the world still lists them
-    assert calendar_label(dash) == calendar_label(dash, short=True) == dash["label"]
+    assert calendar_label(dash, {"TIF"}) == calendar_label(dash, {"TIF"}, short=True) == dash["label"]
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         # the end screen opens once the app has mounted

@@ -166,3 +166,32 @@ def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers(monkeypatch)
         game = Game(world)
         assert f"keep them on at most {projects}." in _kinds(game)["mood"].text
         assert f"the search resolves {months} later" in ACTIONS_BY_ID["post_postdoc"].describe(game)
+
+
+def test_the_always_open_call_is_the_scenarios_rolling_agency_not_tif_by_name():
+    """The header's calendar leaves out, and the call-closing warning never flags, the calls of
+    the agencies ``lab.rules()`` marks rolling: TIF in the standard scenario; under a scenario
+    where BSF is rolling and TIF calls in month 1 only, the header names TIF's call and not
+    BSF's, and TIF's call is flagged in its last month (2)."""
+    import copy
+    import dataclasses
+
+    from pibench_tui.widgets.header import calendar_label
+    from world.engine import World
+
+    w = new_world()
+    game = Game(w)
+    assert game.rolling_agencies == {"TIF"}
+    assert "TIF" not in calendar_label(game.dashboard(), game.rolling_agencies)
+    agencies = copy.deepcopy(w.cfg.agencies)
+    agencies["TIF"].update(rolling=False, call_months=[1])
+    agencies["BSF"].update(rolling=True, call_months=[])
+    other = Game(World(dataclasses.replace(w.cfg, agencies=agencies), w.seed))
+    assert other.rolling_agencies == {"BSF"}
+    dash = other.dashboard()
+    assert {c["agency"] for c in dash["open_grant_calls"]} == {"BSF", "TIF"}
+    label = calendar_label(dash, other.rolling_agencies)
+    assert "calls: TIF" in label and "BSF" not in label
+    other.call("time.next_month")
+    closing = [a for a in alerts(other) if a.kind == "call"]
+    assert [a.short for a in closing] == ["TIF call closes"]

@@ -66,7 +66,7 @@ def test_header_calls_the_offer_months_the_recruiting_season():
     api = Api(new_world())
     seen = []
     for _ in range(13):
-        seen.append("recruiting season" in calendar_label(api.lab.dashboard()))
-        assert ("recruiting" in calendar_label(api.lab.dashboard(), short=True)) == seen[-1]
+        seen.append("recruiting season" in calendar_label(api.lab.dashboard(), {"TIF"}))
+        assert ("recruiting" in calendar_label(api.lab.dashboard(), {"TIF"}, short=True)) == seen[-1]
         api.time.next_month()
     assert seen == [True] * 3 + [False] * 9 + [True]
