@@ -43,23 +43,21 @@ def build_trajectory(w: World) -> list[list[float]]:
     # per topic. numpy computes N(loc, sd) as loc + sd × (a standard normal) and U(a, b) as
     # a + (b − a) × (a uniform double), element by element in draw order, so the month's raw
     # draws are taken in four calls (drift and noise together) into preallocated rows, and
-    # the scaling is done afterwards on the whole arrays: the same IEEE operations on the
-    # same draws, the same floats (tests/world/test_field_trajectory.py).
+    # the scaling is done afterwards: the same IEEE operations on the same draws, the same
+    # floats (tests/world/test_field_trajectory.py).
     months = n - 1
     z_walk = np.empty((months, 2 * nk))
     u = np.empty((months, nk))
     z_boom = np.empty((months, nk))
     u_bust = np.empty((months, nk))
     standard_normal, random = gen.standard_normal, gen.random
-    for t in range(months):
-        standard_normal(out=z_walk[t])
-        random(out=u[t])
-        standard_normal(out=z_boom[t])
-        random(out=u_bust[t])
+    for zw_row, u_row, zb_row, ub_row in zip(z_walk, u, z_boom, u_bust, strict=True):  # row views, in month order
+        standard_normal(out=zw_row)
+        random(out=u_row)
+        standard_normal(out=zb_row)
+        random(out=ub_row)
     drift = 0.0 + cfg.hot_drift_sd * z_walk[:, :nk]
     noise = 0.0 + cfg.hot_noise_sd * z_walk[:, nk:]
-    boom = boom_mean + cfg.boom_log_sd * z_boom
-    bust = cfg.bust_low + (cfg.bust_high - cfg.bust_low) * u_bust
     # Running sums in numpy over all months at once, and the recursion in plain floats: the
     # same IEEE operations in the same order as month-by-month arrays
     # (``m if m < hi else hi`` of ``m = v if v > lo else lo`` is exactly np.clip's rule).
@@ -69,23 +67,30 @@ def build_trajectory(w: World) -> list[list[float]]:
     log = math.log
     x0 = [log(h) for h in h0]
     mus = np.add.accumulate(np.vstack([np.array([x0]), drift]), axis=0)[1:].tolist()
-    # the jump of each month and topic picked by np.where (a choice, no arithmetic): the
-    # boom if u < boom_p, else the bust if u < boom_p + bust_p, else 0.0, as written per element
+    # The jump of each month and topic: the boom if u < boom_p, else the bust if u < boom_p +
+    # bust_p, else 0.0 (a choice, as np.where makes it). Only a chosen jump is computed, as a
+    # float the way numpy scales a whole array (boom_mean + boom_sd × z; bust_low + (bust_high
+    # − bust_low) × u, then its log): the same floats, without scaling and logging the ~97 %
+    # of draws that no jump uses
     p_boom, p_jump = cfg.boom_p, cfg.boom_p + cfg.bust_p
-    bust_log = np.array([[log(b) for b in row] for row in bust.tolist()])
-    jumps = np.where(u < p_boom, boom, np.where(u < p_jump, bust_log, 0.0)).tolist()
+    boom_sd, bust_low, bust_span = cfg.boom_log_sd, cfg.bust_low, cfg.bust_high - cfg.bust_low
     rev = cfg.hot_reversion
+    exp = math.exp
     x = x0
-    xs = []
-    for mu_t, no_t, j_t in zip(mus, noise.tolist(), jumps, strict=True):
+    traj: list[list[float]] = [list(h0)]
+    for mu_t, no_t, u_t, zb_t, ub_t in zip(
+        mus, noise.tolist(), u.tolist(), z_boom.tolist(), u_bust.tolist(), strict=True
+    ):
+        jumps = [
+            boom_mean + boom_sd * zb if uk < p_boom else log(bust_low + bust_span * ub) if uk < p_jump else 0.0
+            for uk, zb, ub in zip(u_t, zb_t, ub_t, strict=True)
+        ]
         # v = x + rev (mu − x) + noise + jump, then clipped to [lo, hi]; one list per month
         x = [
             c if (c := (v if (v := xk + rev * (mk - xk) + nk_ + jk) > lo else lo)) < hi else hi
-            for xk, mk, nk_, jk in zip(x, mu_t, no_t, j_t, strict=True)
+            for xk, mk, nk_, jk in zip(x, mu_t, no_t, jumps, strict=True)
         ]
-        xs.append(x)
-    exp = math.exp
-    traj: list[list[float]] = [list(h0)] + [[exp(v) for v in row] for row in xs]
+        traj.append([exp(v) for v in x])
     return traj
 
 
