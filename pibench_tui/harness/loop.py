@@ -499,7 +499,7 @@ class _Career:
         result = {
             "format": RUN_FORMAT,
             "kind": "agent",
-            "label": self.path.parent.name,
+            "label": self.settings.label,
             "model": self.settings.model,
             "scenario": self.settings.scenario,
             "config": w.cfg.to_dict(),
@@ -611,8 +611,13 @@ def run_career(
 
     done = path / "result.json"
     if done.exists() and not (path / "checkpoint.json").exists():
-        say(f"already complete in {path} (delete it to play again)")
         done_result: dict[str, Any] = read_json(done)
+        if done_result.get("label", settings.label) != settings.label:  # a case-insensitive file system
+            raise RunConflict(
+                f"{path} holds the run of label {done_result.get('label')!r}, not {settings.label!r}; "
+                "use another --out or --label"
+            )
+        say(f"already complete in {path} (delete it to play again)")
         return done_result
     path.mkdir(parents=True, exist_ok=True)
     career = _Career(settings, backend, seed, path, say, stop, commitment)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -38,14 +37,29 @@ __all__ = [
 #: ``result.json["format"]``.
 RUN_FORMAT = "pibench-run/1"
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+_KEPT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")
+"""Characters a path component keeps as they are (:func:`safe_name`)."""
 
 
 def safe_name(text: str) -> str:
-    """``text`` as one path component: runs of other characters become ``-``
-    (``"org/model:7b"`` -> ``"org-model-7b"``); never empty, never ``.``/``..``."""
-    name = _UNSAFE.sub("-", str(text)).strip("-.")
-    return name or "run"
+    """``text`` as one path component, one-to-one: letters, digits and ``. _ + -`` stay;
+    every other character, a leading ``-`` or ``.`` and a trailing ``.`` become ``%XX`` (their
+    UTF-8 bytes, as in a URL; ``%`` itself too), so two different texts never share a folder
+    (``"org/model:7b"`` -> ``"org%2Fmodel%3A7b"``, ``"a b"`` -> ``"a%20b"`` while ``"a-b"``
+    stays). Never ``.``/``..``; the empty text is ``"%"`` (no other text gives a lone ``%``).
+    A text of kept characters only, not starting with ``-`` or ``.`` nor ending with ``.``,
+    is its own name."""
+    text = str(text)
+    if not text:
+        return "%"
+    last = len(text) - 1
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _KEPT and not ((ch == "." and (i == 0 or i == last)) or (ch == "-" and i == 0)):
+            out.append(ch)
+        else:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+    return "".join(out)
 
 
 def career_dir(

@@ -20,7 +20,7 @@ from typing import Any
 
 from world.config import WorldConfig
 
-from ..harness.rundir import RUN_FORMAT, atomic_write_json, atomic_write_text, career_dir
+from ..harness.rundir import RUN_FORMAT, atomic_write_json, atomic_write_text, career_dir, read_json
 
 __all__ = ["RUN_FORMAT", "recorded_career", "write_run"]
 
@@ -125,10 +125,17 @@ def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) 
         The directory.
 
     Raises:
-        OSError: it cannot be written.
+        OSError: it cannot be written; ``FileExistsError`` when the directory holds the run of
+            another label (two labels that differ only in case, on a case-insensitive file system).
     """
     result = {**run["result"], "label": label, "scenario": scenario}
     d = career_dir(root, label, scenario, int(result["seed"]))
+    if (d / "result.json").exists():
+        other = read_json(d / "result.json").get("label", label)
+        if other != label:
+            raise FileExistsError(
+                f"{d} holds the run of label {other!r}, not {label!r}; use another --save-runs folder"
+            )
     d.mkdir(parents=True, exist_ok=True)
     atomic_write_text(d / "actions.jsonl", _jsonl(run["actions"]))
     atomic_write_text(d / "months.jsonl", run["months_jsonl"])
