@@ -339,10 +339,27 @@ class PibenchApp(App[int]):
 
     @on(ConsolePanel.BlockFinished)
     def _console_done(self, message: ConsolePanel.BlockFinished) -> None:
-        if message.month_closed:
+        """After a console block: a block that closed months is autosaved like ``n``'s close and,
+        as ``n``'s close does, shows the digest of the (last) month it closed."""
+        n = message.months_closed
+        if n > 0:
+            self.months_advanced += n
             note = self._autosave()
             if note:
                 self.notify(note, severity="warning", markup=False)
+            if self.show_digest and not isinstance(self.screen, ModalScreen):
+                report = self.game.call("time.last_report")
+                self.game.last_report = report
+                last = int(report.get("month", 0))
+                title = (
+                    None if n == 1 else f"Months {last - n + 1}-{last} closed from the console: month {last}'s digest"
+                )
+                self.changed()
+                self.push_screen(
+                    DigestScreen(report, self.game, title=title),
+                    partial(self._digest_closed, bool(report.get("finished")) or self.game.finished),
+                )
+                return
         self.refresh_view()
         if self.game.finished and not isinstance(self.screen, EndScreen):
             self.show_end()

@@ -76,12 +76,14 @@ class ConsolePanel(Panel):
         """A console block ran (the world may have changed).
 
         Attributes:
-            month_closed: The block closed at least one month (``time.next_month()``).
+            months_closed: How many months the block closed (``time.next_month()``).
+            month_closed: The block closed at least one month.
         """
 
-        def __init__(self, month_closed: bool = False) -> None:
+        def __init__(self, months_closed: int = 0) -> None:
             super().__init__()
-            self.month_closed = month_closed
+            self.months_closed = months_closed
+            self.month_closed = months_closed > 0
 
     def __init__(self, title: str, *, blink: bool = True) -> None:
         super().__init__(title)
@@ -220,7 +222,7 @@ class ConsolePanel(Panel):
             err = result.error
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the game
             out, err = "", {"type": type(exc).__name__, "message": str(exc), "line": None}
-        closed = game is not None and game.world.month != month
+        closed = game.world.month - month if game is not None and month is not None else 0
         self.app.call_from_thread(self._finished, out, err, closed)
 
     def action_history(self, step: int) -> None:
@@ -266,7 +268,7 @@ class ConsolePanel(Panel):
             tails = sorted({o[len(before) - len(before.split(".")[-1].split("(")[-1]) :] for o in options})
             self.log_view.write(Text("  ".join(tails), style="dim"))
 
-    def _finished(self, out: str, err: dict | None, month_closed: bool = False) -> None:
+    def _finished(self, out: str, err: dict | None, months_closed: int = 0) -> None:
         log = self.log_view
         if out:
             log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
@@ -274,4 +276,4 @@ class ConsolePanel(Panel):
             where = f" (line {err['line']})" if err.get("line") else ""
             log.write(Text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
         self.running = False
-        self.post_message(self.BlockFinished(month_closed))
+        self.post_message(self.BlockFinished(months_closed))

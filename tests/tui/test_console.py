@@ -39,3 +39,30 @@ async def test_long_results_are_pretty_printed():
     assert isinstance(pretty_output(long, 80), Pretty)
     assert not isinstance(pretty_output("42", 80), Pretty)
     assert not isinstance(pretty_output("[not python " + "x" * 100, 80), Pretty)
+
+
+async def test_a_month_closed_from_the_console_shows_its_digest_as_n_does(tmp_path):
+    """``time.next_month()`` typed in the console brings the same digest as ``n``'s close ("Month 1
+    closed", the month's report); a block that closes two months shows the last one's digest and
+    says both were closed; enter returns to the console with the header in the new month."""
+    from .conftest import screen_ready, wait_for
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "colon", focus="console-input")
+        await press(pilot, *"time.next_month()['month']")
+        await run_console_line(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+        assert "Month 1 closed" in str(app.screen.query_one(".dialog-title").render())
+        assert app.months_advanced == 1
+        await press(pilot, "enter", to="Screen")
+        assert "Month 2/60" in str(app.header.render())
+        assert app.console_panel.input.has_focus  # back where the player typed
+        await press(pilot, *"time.next_month(); time.next_month()")
+        await run_console_line(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+        title = str(app.screen.query_one(".dialog-title").render())
+        assert "Months 2-3 closed from the console: month 3's digest" in title
+        assert app.screen.report == app.game.call("time.last_report") and app.screen.report["month"] == 3
+        await press(pilot, "enter", to="Screen")
+        assert "Month 4/60" in str(app.header.render()) and app.months_advanced == 3
