@@ -368,46 +368,61 @@ def test_group_rows_are_the_rows_without_their_axes():
         next(rows.full_rows())
 
 
-class _CopyingExecutor(LocalExecutor):
-    """Emits a copy of one recorded row for every career (no world played): ``n`` careers
-    in milliseconds, each its own ~2.5 kB of Python objects."""
+_SWEEP_KEPT = """
+import copy, json, sys, tracemalloc
+from pibench_tui.sweep import Group, LocalExecutor, SweepJournal, run_sweep
+from world.config import WorldConfig
+from world.runner import run_career
+n, folder = int(sys.argv[1]), sys.argv[2]
+row = run_career("baseline", 1, WorldConfig(months=12))
 
-    def __init__(self, row: dict) -> None:
-        super().__init__(1)
-        self.row = row
-
+class CopyingExecutor(LocalExecutor):
+    # a copy of the recorded row for every career (no world played): n careers in
+    # milliseconds, each its own ~2.5 kB of Python objects
     def run(self, groups, emit, record=False):
-        import copy
-
         for g in groups:
             for s in g.seeds:
-                emit(g.key, {**copy.deepcopy(self.row), "seed": s}, None)
+                emit(g.key, {**copy.deepcopy(row), "seed": s}, None)
+
+groups = [Group("baseline", "baseline", WorldConfig(months=12), tuple(range(1, n + 1)))]
+journal = SweepJournal(folder + "/j.partial.jsonl", {"command": "run", "groups": []})
+tracemalloc.start()
+before = tracemalloc.get_traced_memory()[0]
+res = run_sweep(groups, CopyingExecutor(1), journal, axes=True)
+kept = tracemalloc.get_traced_memory()[0] - before
+tracemalloc.stop()
+journal.close()
+back = list(res["baseline"].full_rows())
+got = {"kept": kept, "rows": len(res["baseline"]), "seeds": [r["seed"] for r in back], "18": back[17], "row": row}
+print(json.dumps(got))
+"""
+"""What the memory test of a sweep runs in a fresh interpreter: a career played (its row,
+and every module a sweep uses imported), then a sweep of ``n`` careers each emitting its
+own deep copy of that row (no world played), writing a journal, under tracemalloc; prints
+the bytes the sweep kept, its row count, the seeds of the full rows read back from the
+journal, the 18th of them and the row. Its own process: tracemalloc counts every thread's
+allocations, and a thread left by an earlier test in the same pytest worker (dask's, a
+query worker's) would allocate into what the sweep kept."""
 
 
 def test_a_sweep_keeps_a_few_hundred_bytes_a_career(tmp_path):
-    """A 4,000-career sweep writing a journal keeps under 500 bytes a career in this process
-    (its numbers in arrays and its journal line's place), not the row it was given (~2.5 kB
-    of Python objects each, kept until the table before): memory is flat but for that; the
-    full rows come back from the journal, every one."""
-    import tracemalloc
-
+    """A 4,000-career sweep writing a journal keeps under 500 bytes a career in its process
+    (its numbers in arrays and its journal line's place; measured in a process of its own),
+    not the row it was given (~2.5 kB of Python objects each, kept until the table before):
+    memory is flat but for that; the full rows come back from the journal, every one."""
     n = 4000
-    row = run_career("baseline", 1, WorldConfig(months=12))
-    groups = [Group("baseline", "baseline", WorldConfig(months=12), tuple(range(1, n + 1)))]
-    journal = SweepJournal(tmp_path / "j.partial.jsonl", {"command": "run", "groups": []})
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        res = run_sweep(groups, _CopyingExecutor(row), journal, axes=True)
-        kept = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    journal.close()
-    assert len(res["baseline"]) == n
-    assert kept / n < 500, f"{kept / n:.0f} bytes kept a career"
-    back = list(res["baseline"].full_rows())
-    assert [r["seed"] for r in back] == list(range(1, n + 1))
-    assert back[17] == {**row, "seed": 18}
+    done = subprocess.run(
+        [sys.executable, "-c", _SWEEP_KEPT, str(n), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    got = json.loads(done.stdout.splitlines()[-1])
+    assert got["rows"] == n
+    assert got["kept"] / n < 500, f"{got['kept'] / n:.0f} bytes kept a career"
+    assert got["seeds"] == list(range(1, n + 1))
+    assert got["18"] == {**got["row"], "seed": 18}
 
 
 _WRITE_JSON_PEAK = """
