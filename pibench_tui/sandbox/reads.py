@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 #: Most read-only calls prefetched after one change, and the longest call message kept in
@@ -111,9 +112,13 @@ class ReadMirror:
         self.text_of: dict[int, bytes] = {}  # id -> call message, for every entry held
         self.next_id = 0
         #: What agent code read after each kind of change the last :data:`PLAN_TIMES` times:
-        #: ``{"" (the start of a block) or "ns.method": [[(call text, call), ...] the last
-        #: time, ... the time before ...]}``.
-        self.plans: dict[str, list[list[tuple[bytes, list[Any]]]]] = {}
+        #: ``{"" (the start of a block) or "ns.method": [{call text: call, ...} the last
+        #: time, ... the time before ...]}`` (each a closed window of :attr:`windows`).
+        self.plans: dict[str, list[dict[bytes, list[Any]]]] = {}
+        #: For each trigger of :attr:`plans`: how many of its times read each call text, and
+        #: the call of each such text (kept as the times come and go, not counted again).
+        self.counts: dict[str, dict[bytes, int]] = {}
+        self.calls: dict[str, dict[bytes, list[Any]]] = {}
         #: The reads since each kind of change, until it happens again or the month ends:
         #: ``{trigger: {call message: call}}`` (see :meth:`changed`).
         self.windows: dict[str, dict[bytes, list[Any]]] = {}
@@ -154,22 +159,35 @@ class ReadMirror:
         """Keep what was read since each of ``triggers`` as what to prefetch after it next time."""
         for trigger in triggers:
             reads = self.windows.pop(trigger)
-            self.plans[trigger] = [list(reads.items()), *self.plans.get(trigger, ())][:PLAN_TIMES]
+            times = self.plans.get(trigger, [])
+            counts = self.counts.setdefault(trigger, {})
+            calls = self.calls.setdefault(trigger, {})
+            for text in reads:
+                counts[text] = counts.get(text, 0) + 1
+            calls.update(reads)
+            if len(times) >= PLAN_TIMES:  # the oldest time leaves
+                for text in times[PLAN_TIMES - 1]:
+                    n = counts[text] - 1
+                    if n:
+                        counts[text] = n
+                    else:
+                        del counts[text]
+                        del calls[text]
+            self.plans[trigger] = [reads, *times[: PLAN_TIMES - 1]]
 
     def _plan(self, trigger: str) -> list[tuple[bytes, list[Any]]]:
         """The read-only calls to prefetch after ``trigger`` (``(text, call)``): those made
         after it at least a third of the last :data:`PLAN_TIMES` times (an agent's months go
         through a few shapes; a read made only now and then costs less asked than sent
-        every time), the latest first."""
-        times = self.plans.get(trigger, ())
-        calls: dict[bytes, list[Any]] = {}
-        counts: dict[bytes, int] = {}
-        for reads in times:
-            for text, call in reads:
-                calls.setdefault(text, call)
-                counts[text] = counts.get(text, 0) + 1
-        need = len(times) / 3
-        return [(text, call) for text, call in calls.items() if counts[text] >= need][:PLAN_CALLS]
+        every time), the latest first (from the counts kept as the times come and go:
+        :meth:`_close`)."""
+        times = self.plans.get(trigger)
+        if times is None:
+            return []
+        counts, calls, need = self.counts[trigger], self.calls[trigger], len(times) / 3
+        # each text once, in the order first read, the latest time first (dict.fromkeys: C code)
+        order = dict.fromkeys(chain.from_iterable(times))
+        return [(text, calls[text]) for text in order if counts[text] >= need][:PLAN_CALLS]
 
     # what to send -------------------------------------------------------------------------
     def start_block(self, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:

@@ -507,3 +507,35 @@ def test_results_of_the_real_api_untouched_by_a_change_stay_and_equal_what_it_an
         assert r.calls == 5  # news, topics, dashboard, the proposal, the dashboard after it
     finally:
         session.close()
+
+
+def test_the_plan_after_a_change_is_the_reads_of_a_third_of_its_last_times():
+    """What is prefetched after a trigger, kept up to date as each time closes (counts added
+    and taken off, not counted again), equals the plan counted afresh from the last
+    ``PLAN_TIMES`` times: the calls read in at least a third of them, in the order first read,
+    the latest time first, at most ``PLAN_CALLS``; over many times of varied reads."""
+    import random
+
+    from pibench_tui.sandbox.reads import PLAN_CALLS, PLAN_TIMES, ReadMirror
+
+    def counted_afresh(times):
+        calls, counts = {}, {}
+        for reads in times:
+            for text, call in reads.items():
+                calls.setdefault(text, call)
+                counts[text] = counts.get(text, 0) + 1
+        return [(t, c) for t, c in calls.items() if counts[t] >= len(times) / 3][:PLAN_CALLS]
+
+    rng = random.Random(7)
+    mirror = ReadMirror(None, True, lambda ns, m, v: b"")
+    pool = [(f"call{i}".encode(), ["lab", f"m{i}", [], {}]) for i in range(PLAN_CALLS + 8)]
+    past: dict[str, list[dict]] = {"a": [], "b": []}
+    for _ in range(60):
+        trigger = rng.choice(["a", "b"])
+        reads = dict(rng.sample(pool, rng.randrange(0, len(pool))))
+        mirror.windows[trigger] = dict(reads)
+        mirror._close([trigger])
+        past[trigger] = [reads, *past[trigger]][:PLAN_TIMES]
+        for t in ("a", "b"):
+            assert mirror._plan(t) == counted_afresh(past[t])
+    assert mirror._plan("never") == []
