@@ -14,8 +14,6 @@ import argparse
 import os
 import sys
 
-from world.horizon import DEFAULT_HORIZON_MONTHS
-
 TYPE_CHECKING = False  # not `from typing import ...`: importing typing costs start-up time
 if TYPE_CHECKING:  # annotations are strings here (from __future__ import annotations)
     import subprocess
@@ -26,9 +24,10 @@ if TYPE_CHECKING:  # annotations are strings here (from __future__ import annota
 __all__ = ["build_parser", "main"]
 
 _DESCRIPTION = (
-    f"pibench: run an academic research lab for {DEFAULT_HORIZON_MONTHS} simulated months "
-    "— a terminal game and an agent benchmark."
+    "pibench: run an academic research lab for {months} simulated months — a terminal game and an agent benchmark."
 )
+"""``{months}``: :data:`world.horizon.DEFAULT_HORIZON_MONTHS`, filled in by :func:`build_parser`
+(imported there, after ``pibench headless`` has started its agent process)."""
 
 _HEADLESS_EPILOG = """\
 modes:
@@ -239,7 +238,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             full parser when that parser is costly to build (``saves``, ``scenarios``).
     """
     command = _command_of(argv)
-    parser = argparse.ArgumentParser(prog="pibench", description=_DESCRIPTION, formatter_class=_HelpFormatter)
+    from world.horizon import DEFAULT_HORIZON_MONTHS  # imports nothing (see _DESCRIPTION)
+
+    parser = argparse.ArgumentParser(
+        prog="pibench", description=_DESCRIPTION.format(months=DEFAULT_HORIZON_MONTHS), formatter_class=_HelpFormatter
+    )
     parser.add_argument("--version", action=_VersionAction, help="print pibench's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
