@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .config import TOPIC_INDEX
 from .field import hotness
 from .kinds import DecisionOutcome
+from .numbers import round1
 from .people import spend_attention
 from .state import Publication, Submission
 
@@ -40,7 +41,7 @@ def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tupl
         + noise
     )
     zbar = sum(z) / len(z)
-    reviewers = [round(score + zi - zbar, 1) for zi in z]
+    reviewers = [round1(score + zi - zbar) for zi in z]
     return score, reviewers
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .config import POOLS
 from .kinds import Role, StaffRole
+from .numbers import round2
 from .rules import OFFER_MONTHS
 from .state import Applicant, Person, Posting
 
@@ -269,7 +270,7 @@ def rescale_mentoring(w: World) -> None:
         factor = max(0.0, available) / total
         for p in active_people(w):
             if p.mentoring:
-                p.mentoring = round(p.mentoring * factor, 2)
+                p.mentoring = round2(p.mentoring * factor)
 
 
 # ---------------------------------------------------------------------------------- pools
@@ -348,9 +349,9 @@ def generate_pool(w: World, m: int) -> None:
                     "resilience": re_lo + re_span * u_re_ind[i],
                     "independence": ind_lo + ind_span * u_re_ind[n + i],
                     "growth": gr if gr > gmin else gmin,
-                    "transcript": round((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0, 2),
-                    "letter": round((le if le < 1.0 else 1.0) if le > 0.0 else 0.0, 2),
-                    "interview_score": round((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0, 2),
+                    "transcript": round2((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0),
+                    "letter": round2((le if le < 1.0 else 1.0) if le > 0.0 else 0.0),
+                    "interview_score": round2((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0),
                     "name": f"{_FIRST[names[i]]} {_LAST[names[n + i]]}",
                     "pool": pool,
                 }
@@ -625,11 +626,11 @@ def researcher_step(w: World, m: int) -> None:
         u_quit = gen.random()  # a scalar draw is a Python float
         morale = p.morale
         v = p.skill * p.ability * (report_base + report_gain * morale) + report_noise
-        report = round(v if v > 0.0 else 0.0, 2)
+        report = round2(v if v > 0.0 else 0.0)
         if mentoring >= sentiment_min:
             v = morale + sentiment_noise
             v = v if v > 0.0 else 0.0
-            sentiment = round(v if v < 1.0 else 1.0, 2)
+            sentiment = round2(v if v < 1.0 else 1.0)
         else:
             sentiment = None
         reports.append([pid, m, report, sentiment])

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .config import TOPIC_INDEX, TOPICS
 from .field import hotness
 from .kinds import ProjectEnd
+from .numbers import round1
 from .state import Draft, Person, Project
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,7 +47,7 @@ def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: flo
 def progress_pct(pj: Project) -> float:
     """The public progress of a project in percent of its tier's work, capped at 100, to 0.1 (§6, §15)."""
     pct = 100.0 * pj.progress / pj.work
-    return round(pct if pct < 100.0 else 100.0, 1)  # min(100.0, pct): pct only if pct < 100.0
+    return round1(pct if pct < 100.0 else 100.0)  # min(100.0, pct): pct only if pct < 100.0
 
 
 def count_active(w: World) -> int:

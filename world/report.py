@@ -19,6 +19,7 @@ import functools
 from typing import Any, get_args
 
 from .kinds import ReportList
+from .numbers import round2
 
 LIST_KINDS: tuple[ReportList, ...] = get_args(ReportList)
 """The report's list-valued keys, in order; :meth:`World.note_fact` appends to one of them."""
@@ -227,14 +228,14 @@ def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[s
         else:
             outflow -= amount
     if not by_category:  # no row dated ``month`` (an idle lab): every sum is 0.0, as round gives it
-        return {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": round(budget, 2)}
-    ordered = {k: round(by_category[k], 2) for k in sorted(by_category)}
+        return {"by_category": {}, "inflow": 0.0, "outflow": 0.0, "net": 0.0, "budget": round2(budget)}
+    ordered = {k: round2(by_category[k]) for k in sorted(by_category)}
     return {
         "by_category": ordered,
-        "inflow": round(inflow, 2),
-        "outflow": round(outflow, 2),
-        "net": round(inflow - outflow, 2),
-        "budget": round(budget, 2),
+        "inflow": round2(inflow),
+        "outflow": round2(outflow),
+        "net": round2(inflow - outflow),
+        "budget": round2(budget),
     }
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import TOPIC_INDEX
 from .field import hotness
+from .numbers import round1, round2
 from .papers import citation_rates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,7 +58,7 @@ def impact(w: World) -> dict[str, float]:
     """Impact split as ``{"total", "earned", "projection"}``, each rounded to 0.1 (§12)."""
     e = earned(w)
     p = projection(w)
-    return {"total": round(e + p, 1), "earned": float(e), "projection": round(p, 1)}
+    return {"total": round1(e + p), "earned": float(e), "projection": round1(p)}
 
 
 def h_index(citations: list[int]) -> int:
@@ -90,6 +91,6 @@ def summary(w: World) -> dict[str, Any]:
         "students_graduated": sum(1 for p in s.people.values() if p.status == "graduated"),
         "students_quit": sum(1 for p in s.people.values() if p.status == "quit"),
         "hires": sum(1 for p in s.people.values() if p.role in ("phd", "postdoc")),
-        "final_budget": round(s.budget, 2),
+        "final_budget": round2(s.budget),
         "final_reputation": round(s.reputation, 3),
     }

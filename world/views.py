@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import people as people_mod
 from . import rules as rules_mod
 from .config import VENUES
-from .numbers import round2
+from .numbers import round1, round2
 from .projects import progress_pct
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -257,7 +257,7 @@ def award_row(a: Award) -> dict[str, Any]:
         "id": a.id,
         "agency": a.agency,
         "total": a.total,
-        "monthly": round(a.monthly, 2),
+        "monthly": round2(a.monthly),
         "start_month": a.start_month,
         "end_month": a.end_month,
     }
@@ -440,7 +440,7 @@ def dashboard_money(w: World) -> tuple[int, int, float | None]:
     (months to one decimal, None when the burn is ≤ 0) (§2)."""
     s = w.s
     burn = w.burn_rate()
-    return round(s.budget), round(burn), round(s.budget / burn, 1) if burn > 0 else None
+    return round(s.budget), round(burn), round1(s.budget / burn) if burn > 0 else None
 
 
 def dashboard_people(w: World, reports: dict[str, list[Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -542,7 +542,7 @@ def dashboard_awards(w: World) -> list[dict[str, Any]]:
     """The dashboard's ``active_awards`` rows (awards not ended before this month)."""
     m = w.s.month
     return [
-        {"id": a.id, "agency": a.agency, "monthly_income": round(a.monthly, 2), "ends_month": a.end_month}
+        {"id": a.id, "agency": a.agency, "monthly_income": round2(a.monthly), "ends_month": a.end_month}
         for a in w.s.awards.values()
         if a.end_month >= m
     ]

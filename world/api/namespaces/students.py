@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import people as people_mod
 from ... import views
+from ...numbers import round2
 from .. import checks
 from ..registry import ActionError, Unchanged, api_call
 from .base import Namespace
@@ -45,7 +46,7 @@ class Students(Namespace):
                 "no_attention",
                 f"mentoring would total {total:.2f} h; with {w.s.oneoff_used:.2f} h already used this month the pool of {pool:.2f} h allows at most {pool - w.s.oneoff_used:.2f} h",
             )
-        result = {"ok": True, "mentoring_total": round(total, 2)}
+        result = {"ok": True, "mentoring_total": round2(total)}
         if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
             return Unchanged(result)  # the same hours again: nothing to log
         people_mod.set_mentoring(w, new)
