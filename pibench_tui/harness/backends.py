@@ -16,6 +16,7 @@ import random
 import shlex
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,7 +42,8 @@ class RetryPolicy:
         retries: Retries after the first attempt (MECHANICS §16: 5).
         base: First backoff, in seconds; doubled each retry.
         cap: Longest backoff, in seconds (a ``Retry-After`` header is obeyed up to it).
-        timeout: Wall-clock limit of one attempt, in seconds.
+        timeout: Wall-clock limit of one attempt, in seconds (the whole answer, however it
+            trickles in).
     """
 
     retries: int = defaults.RETRIES
@@ -203,7 +205,15 @@ class OpenAIBackend:
         self.max_tokens = int(max_tokens)
         self.policy = policy or RetryPolicy()
         self._openai = openai
-        self.client = openai.OpenAI(api_key=key, base_url=base_url, timeout=self.policy.timeout, max_retries=0)
+        self._key = key
+        self.client = self._new_client()
+
+    def _new_client(self) -> Any:
+        # The client's own time-out applies to each network operation (connect, each read);
+        # :meth:`_attempt` bounds the whole attempt.
+        return self._openai.OpenAI(
+            api_key=self._key, base_url=self.base_url, timeout=self.policy.timeout, max_retries=0
+        )
 
     def describe(self) -> dict[str, Any]:
         """Backend settings (no key)."""
@@ -222,11 +232,48 @@ class OpenAIBackend:
         return _with_retries(lambda: self._attempt(messages), self.policy)
 
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
+        """One attempt, bounded by ``policy.timeout`` seconds of wall clock as a whole.
+
+        The client's time-out bounds each read, not the answer: an endpoint that sends a
+        byte now and then (a stalled gateway's keep-alives) kept one attempt going as long
+        as it liked. So the request runs in a daemon thread, and an attempt not answered in
+        time is abandoned as a ``timeout`` (retried); its connection stays with that thread
+        (which ends when the endpoint stops or a read times out; its client is closed then),
+        and the next attempt uses a fresh client.
+        """
+        client = self.client
+        result: list[Completion | BaseException] = []
+        finished = threading.Event()
+        abandoned = threading.Event()
+
+        def run() -> None:
+            try:
+                result.append(self._request(client, messages))
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                result.append(exc)
+            finally:
+                finished.set()
+                if abandoned.is_set():
+                    client.close()
+
+        threading.Thread(target=run, name="pibench-llm-request", daemon=True).start()
+        if not finished.wait(self.policy.timeout):
+            abandoned.set()
+            self.client = self._new_client()
+            raise _Attempt(
+                "timeout", f"no complete answer within {self.policy.timeout:g} s (the request time-out)", True
+            )
+        if isinstance(result[0], BaseException):
+            raise result[0]
+        return result[0]
+
+    def _request(self, client: Any, messages: list[dict[str, str]]) -> Completion:
+        """The request of one attempt through ``client`` (raises :class:`_Attempt`)."""
         oa = self._openai
         try:
-            resp = self.client.chat.completions.create(
+            resp = client.chat.completions.create(
                 model=self.model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=messages,
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
             )

@@ -6,7 +6,10 @@ thread. ``brain(request, index)`` decides each answer; it returns one of
 * ``Reply(text)`` — a normal completion (usage from :func:`scripted_pi.fake_usage`);
 * ``Status(code, retry_after=None)`` — an HTTP error (429, 500, 400 ...);
 * ``Sleep(seconds)`` — answer nothing for that long (a time-out for the client);
-* ``Garbage(body)`` — a 200 answer whose body is not a completion.
+* ``Garbage(body)`` — a 200 answer whose body is not a completion;
+* ``Trickle(gap, seconds)`` — a 200 completion whose body comes a byte every ``gap``
+  seconds for ``seconds``, then the rest at once (a stalled gateway's keep-alive bytes: no
+  single read waits long, the whole answer does).
 
 Every request is recorded (``requests``) so tests can check the contract. ``die()``
 stops the server for good (connections are refused afterwards).
@@ -45,6 +48,12 @@ class Sleep:
 @dataclass
 class Garbage:
     body: str = "this is not JSON {"
+
+
+@dataclass
+class Trickle:
+    gap: float
+    seconds: float
 
 
 Brain = Callable[[dict, int], Any]
@@ -97,6 +106,23 @@ class FakeLLM:
                     self._send(
                         answer.code, {"error": {"message": f"scripted status {answer.code}", "type": "test"}}, headers
                     )
+                    return
+                if isinstance(answer, Trickle):
+                    data = json.dumps(_completion(request, "```python\ntime.next_month()\n```", None)).encode()
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    end, sent = time.monotonic() + answer.seconds, 0
+                    try:
+                        while sent < len(data) - 1 and time.monotonic() < end and not outer.dead:
+                            self.wfile.write(data[sent : sent + 1])
+                            self.wfile.flush()
+                            sent += 1
+                            time.sleep(answer.gap)
+                        self.wfile.write(data[sent:])
+                    except OSError:
+                        pass  # the client gave up
                     return
                 if isinstance(answer, Garbage):
                     data = answer.body.encode()

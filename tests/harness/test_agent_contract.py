@@ -9,7 +9,7 @@ import re
 from pibench_tui.harness.prompt import OUTPUT_LIMIT
 from pibench_tui.harness.rundir import read_jsonl
 from tests.harness.conftest import fast_policy, play
-from tests.harness.fakellm import FakeLLM, Garbage, Reply, Sleep, Status
+from tests.harness.fakellm import FakeLLM, Garbage, Reply, Sleep, Status, Trickle
 from tests.harness.scripted_pi import fake_usage
 
 MONTHS = 12  # the short-12 scenario
@@ -166,6 +166,35 @@ def test_retries_on_429_500_time_outs_and_unreadable_answers_then_success(out):
     assert llm[0]["attempts"] == len(plan) + 1
     assert res["tokens"]["calls_without_usage"] == 0
     assert res["tokens"]["prompt"] == sum(fake_usage(r["messages"])["prompt_tokens"] for r in srv.requests[len(plan) :])
+
+
+def test_the_request_timeout_bounds_a_whole_answer_that_trickles_in():
+    """--request-timeout is the wall-clock limit of one attempt, also when the endpoint keeps
+    the connection busy with a byte now and then (a stalled gateway's keep-alives): no
+    single read waits long, so a per-read time-out alone let such an answer take as long as
+    the endpoint liked (seen: --request-timeout 3, an attempt of 25.6 s). The attempt is
+    abandoned as a time-out and retried; the retry is answered."""
+    import pytest
+
+    from pibench_tui.harness.backends import LLMCallFailed, OpenAIBackend
+
+    # The first answer trickles for 20 s (a byte every 0.05 s) then completes; the limit is 1 s.
+    plan = [Trickle(gap=0.05, seconds=20.0)]
+
+    def brain(req, i):
+        return plan[i] if i < len(plan) else Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        backend = OpenAIBackend(
+            "fake", base_url=srv.base_url, api_key_env="PIBENCH_TEST_NO_KEY", policy=fast_policy(timeout=1.0, retries=0)
+        )
+        with pytest.raises(LLMCallFailed) as failed:
+            backend.complete([{"role": "user", "content": "hi"}])
+        assert failed.value.kind == "timeout" and "1 s" in str(failed.value.errors[0]["message"])
+        backend.policy = fast_policy(timeout=10.0, retries=0)
+        done = backend.complete([{"role": "user", "content": "hi"}])  # a fresh connection answers
+        assert "time.next_month()" in done.text and done.attempts == 1
+    assert len(srv.requests) == 2
 
 
 def test_token_sums_per_month_and_career(out):
