@@ -157,8 +157,12 @@ def test_block_that_computes_is_let_go(monkeypatch):
     thread have their whole CPU sets again, so parallel sessions whose blocks began on one
     CPU do not compute on it together while another CPU is idle."""
     monkeypatch.setattr(cosched, "PATIENCE", 0.0)
+    # The computation must outlast any delay of the serving thread between sending the block
+    # and its first wait: had the call already arrived there, nothing was quiet. With a few
+    # milliseconds of it (sum(range(200000))) the default suite failed here on a loaded
+    # machine (load 12 on 2 CPUs: the pinned agent ran first); ~0.2 s leaves room.
     with probed() as (probe, sb, before):
-        result = sb.run("n = sum(range(200000))\nlab.dashboard()")
+        result = sb.run("n = sum(range(10_000_000))\nlab.dashboard()")
         assert result.ok, result.error
         assert probe.seen == [(before, before)]
         assert os.sched_getaffinity(0) == before
