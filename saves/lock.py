@@ -209,15 +209,25 @@ class CareerLock:
             others (e.g. ``"pibench headless"``: ``pibench headless of 'c1'``); never the command line, which may hold a sealed seed's file name.
         advice: what the busy message offers besides waiting (default: for a session,
             continuing under another name or looking without writing).
+        new_career: the second session would start a new career under this name (``--save
+            NAME`` without ``--load``): waiting would not help (the name stays the running
+            career's), so the busy message asks for another name instead.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], career: str, doing: str = "pibench", advice: str | None = None
+        self,
+        path: str | os.PathLike[str],
+        career: str,
+        doing: str = "pibench",
+        advice: str | None = None,
+        *,
+        new_career: bool = False,
     ) -> None:
         self.path = Path(path)
         self.career = career
         self.doing = doing
         self.advice = advice
+        self.new_career = new_career
         self._fd: int | None = None
 
     @property
@@ -271,6 +281,13 @@ class CareerLock:
 
     def _busy_message(self) -> str:
         c = self.career
+        look = f"look at it without writing: `pibench play --replay {c}` or `pibench saves show {c}`"
+        if self.new_career:
+            return (
+                f"the career {c!r} is in use by another session ({self.holder()}), which writes its saves "
+                f"in {self.path.parent.parent}; a new career cannot start under its name (the two would "
+                f"mix their months into one lineage). Choose another name (`--save OTHER`), or {look}"
+            )
         advice = self.advice or (
             f"continue under another name (`--load {c} --save OTHER`), or look at it without writing: "
             f"`pibench play --replay {c}` or `pibench saves show {c}`"

@@ -1221,7 +1221,9 @@ class SaveStore:
             "writing: `pibench play --replay NAME`, `pibench saves show NAME` work on it as it is)"
         )
 
-    def career_lock(self, career: str, doing: str = "pibench", advice: str | None = None) -> CareerLock:
+    def career_lock(
+        self, career: str, doing: str = "pibench", advice: str | None = None, *, new_career: bool = False
+    ) -> CareerLock:
         """The session lock of ``career`` in this store (not taken; see :meth:`hold_career`).
 
         Keyed by :func:`name_key`, so ``C1`` and ``c1`` (or a look-alike) are one lock, as
@@ -1229,9 +1231,11 @@ class SaveStore:
         SHA-256>.lock``.
         """
         digest = hashlib.sha256(name_key(career).encode("utf-8")).hexdigest()[:32]
-        return CareerLock(self.path / CAREER_LOCK_DIR / f"{digest}.lock", career, doing, advice)
+        return CareerLock(self.path / CAREER_LOCK_DIR / f"{digest}.lock", career, doing, advice, new_career=new_career)
 
-    def hold_career(self, career: str, doing: str = "pibench", advice: str | None = None) -> CareerLock:
+    def hold_career(
+        self, career: str, doing: str = "pibench", advice: str | None = None, *, new_career: bool = False
+    ) -> CareerLock:
         """Take the session lock of ``career`` for a session that will write its saves, and
         return it held (release it when the session ends or moves to another career; the
         OS releases it if the process dies). Read-only uses (replays, ``saves
@@ -1241,6 +1245,8 @@ class SaveStore:
             career: the career the session autosaves and saves under.
             doing: what the session is (``"pibench headless"``), shown to a second session.
             advice: what the busy message offers besides waiting (:class:`CareerLock`).
+            new_career: the session starts a new career under ``career`` (``--save`` without
+                ``--load``): the busy message asks for another name, not for waiting.
 
         Raises:
             CareerLockedError: another session holds it (at once, no waiting); the message
@@ -1248,7 +1254,7 @@ class SaveStore:
             SaveError: the store cannot be written (a read-only store: no lock can be made,
                 and the session could not save either).
         """
-        lock = self.career_lock(career, doing, advice)
+        lock = self.career_lock(career, doing, advice, new_career=new_career)
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             lock.path.parent.mkdir(exist_ok=True, mode=0o700)

@@ -65,6 +65,11 @@ def test_a_second_session_of_a_career_fails_at_once_and_the_first_keeps_its_line
             assert f"pibench headless of 'c1', pid {a.pid} on " in b.stderr and "since 20" in b.stderr
             assert "--save OTHER" in b.stderr and "pibench play --replay" in b.stderr
             assert "pibench saves show" in b.stderr
+            if args[0] == "--load":  # resuming c1: wait for A, or fork it under another name
+                assert "Wait for that session to end" in b.stderr and "`--load c1 --save OTHER`" in b.stderr
+            else:  # a new career: the name stays A's career's whatever happens, so no waiting
+                assert "a new career cannot start under its name" in b.stderr, b.stderr
+                assert "Wait for" not in b.stderr and "--load" not in b.stderr, b.stderr
             assert b.stdout == "", b.stdout  # nothing ran
         for args in (["list"], ["show", "c1"], ["export", "c1", str(tmp_path / "c1.json")]):
             ro = run_pibench(["saves", *args, "--saves", str(store)], home=home)

@@ -37,6 +37,9 @@ async def test_a_play_session_holds_its_career_until_it_ends(tmp_path):
             text = str(refused.value)
             assert "is in use" in text and f"pibench play of 'c1', pid {os.getpid()} on " in text
             assert "--save OTHER" in text and "pibench play --replay" in text
+            # a new career under a running one's name: another name, not waiting, helps
+            assert ("a new career cannot start under its name" in text) == ("save" in kw), text
+            assert ("Wait for that session to end" in text) == ("load" in kw), text
         await close_month(pilot, app)
     assert {"c1@m02", "c1@m03"} <= {i.name for i in _store(tmp_path).list(career="c1")}
     resumed = make_app(load="c1", saves_dir=saves, test_mode=True, run_baseline=False)
