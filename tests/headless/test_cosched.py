@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +39,25 @@ class AffinityProbe:
         self.seen.append((os.sched_getaffinity(0), os.sched_getaffinity(pid)))
         self.hooks.append(self.sandbox._process.quiet)
         return {"month": 1}
+
+
+def quiet_until_let_go(monkeypatch, sb: Sandbox) -> None:
+    """Start ``sb``'s agent process and stop it (SIGSTOP) until its next block is let go
+    (:meth:`cosched.CoSchedule.spread` continues it): the block's agent code sends nothing
+    until pibench has found it quiet, however a loaded machine schedules the two (left to
+    run, an agent process pinned to pibench's CPU may compute and send its call before
+    pibench first looks: that call is not quiet, and the block is never let go)."""
+    sb.start()
+    assert sb._process is not None
+    pid = sb._process.proc.pid
+    spread = cosched.CoSchedule.spread
+
+    def spread_and_continue(self: cosched.CoSchedule) -> None:
+        spread(self)
+        os.kill(pid, signal.SIGCONT)
+
+    monkeypatch.setattr(cosched.CoSchedule, "spread", spread_and_continue)
+    os.kill(pid, signal.SIGSTOP)
 
 
 TWO_READS = "lab.dashboard()\nlab.dashboard()"
@@ -157,12 +177,12 @@ def test_block_that_computes_is_let_go(monkeypatch):
     thread have their whole CPU sets again, so parallel sessions whose blocks began on one
     CPU do not compute on it together while another CPU is idle."""
     monkeypatch.setattr(cosched, "PATIENCE", 0.0)
-    # The computation must outlast any delay of the serving thread between sending the block
-    # and its first wait: had the call already arrived there, nothing was quiet. With a few
-    # milliseconds of it (sum(range(200000))) the default suite failed here on a loaded
-    # machine (load 12 on 2 CPUs: the pinned agent ran first); ~0.2 s leaves room.
+    # Left to run, the agent process (pinned to the serving thread's CPU) may compute and
+    # send its call before the serving thread's first wait on a loaded machine: that call
+    # is not quiet. Stopped until let go, it is quiet when pibench looks, however scheduled.
     with probed() as (probe, sb, before):
-        result = sb.run("n = sum(range(10_000_000))\nlab.dashboard()")
+        quiet_until_let_go(monkeypatch, sb)
+        result = sb.run("n = sum(range(200000))\nlab.dashboard()")
         assert result.ok, result.error
         assert probe.seen == [(before, before)]
         assert os.sched_getaffinity(0) == before
@@ -177,6 +197,8 @@ def test_quiet_hook_is_one_value_set_for_a_pinned_block_and_cleared_after(monkey
     all; an unpinned block never has one."""
     monkeypatch.setattr(cosched, "PATIENCE", patience)
     with probed() as (probe, sb, _):
+        if not patience:
+            quiet_until_let_go(monkeypatch, sb)
         assert sb.run("n = sum(range(200000))\nlab.dashboard()").ok
         if patience:
             (hook,) = probe.hooks
