@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -179,6 +180,38 @@ def test_a_signal_writes_the_final_save(tmp_path, sig):
     assert world.month == 3 and record.info.kind == "manual"
 
 
+def _children_cpu_ticks(pid: int) -> int | None:
+    """CPU time (user + system, in clock ticks) used so far by the processes ``pid`` started
+    (its agent process), or None where /proc cannot tell (not Linux)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if not children.exists():
+        return None
+    total = 0
+    for child in children.read_text().split():
+        try:  # fields 14 and 15 (utime, stime), counted after the command's parentheses
+            fields = Path(f"/proc/{child}/stat").read_text().rpartition(")")[2].split()
+        except FileNotFoundError:  # it has just ended
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def _wait_until_the_agent_computes(pid: int) -> None:
+    """Return once the agent process of the pibench process ``pid`` has computed for 0.2 s
+    of CPU time since the call (an endless loop is running: an idle agent process uses next
+    to none), however long a loaded machine takes to get there; where /proc cannot tell,
+    after half a second."""
+    start = _children_cpu_ticks(pid)
+    if start is None:
+        time.sleep(0.5)
+        return
+    need = os.sysconf("SC_CLK_TCK") // 5
+    deadline = time.monotonic() + 60  # a cap, not a timing
+    while (_children_cpu_ticks(pid) or 0) - start < need:
+        assert time.monotonic() < deadline, "the block never started running"
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path, sig):
     """In JSON-lines mode SIGTERM (or SIGHUP) during a running block still ends stdout with
@@ -199,7 +232,7 @@ def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path
     assert first["ok"] and first["month"] == 2
     proc.stdin.write(b'{"code": "while True:\\n    pass"}\n')
     proc.stdin.flush()
-    time.sleep(0.5)  # the block is running (it would run until the block timeout)
+    _wait_until_the_agent_computes(proc.pid)  # the block is running (it would run until the block timeout)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     lines = [json.loads(line) for line in out.decode().splitlines()]
