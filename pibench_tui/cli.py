@@ -370,7 +370,8 @@ def _cmd_headless(
     started (this function owns it: it is used or discarded on every way out)."""
     checked: tuple[int | None, str | None] | int = 1
     try:
-        checked = _headless_seed(args)
+        refused = _report_json_refused(args.report_json)
+        checked = refused if refused is not None else _headless_seed(args)
     finally:
         if isinstance(checked, int) and early is not None:  # refused (reported) or an exception
             from pibench_tui.agent_launch import discard
@@ -406,6 +407,25 @@ def _cmd_headless(
         saves_dir=args.saves_dir,
     )
     return headless_main(options, process=process)
+
+
+def _report_json_refused(path: str | None) -> int | None:
+    """Exit status 2 after saying why ``--report-json PATH`` cannot be written (a folder, a
+    folder that does not exist or cannot be written), or ``None``: checked before the career,
+    not found out when it is over."""
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        why = f"{path} is a folder; give the path of a file to write"
+    elif not os.path.isdir(folder):
+        why = f"the folder {folder} does not exist; create it or give another path"
+    elif not os.access(folder, os.W_OK):
+        why = f"the folder {folder} cannot be written; give another path"
+    else:
+        return None
+    print(f"pibench headless: error: --report-json: {why}", file=sys.stderr)
+    return 2
 
 
 def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | int:

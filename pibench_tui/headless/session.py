@@ -340,6 +340,7 @@ class HeadlessSession:
         the seeds given to the agent's ``random`` (for the evaluator)."""
         if self.options.report_json is None:
             return
+        import contextlib
         import json
         import os
 
@@ -347,12 +348,17 @@ class HeadlessSession:
         data["agent_random_seeds"] = list(self.sandbox.random_seeds)
         path = self.options.report_json
         tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=1)
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):  # no stray temporary file beside it
+                os.unlink(tmp)
+            raise
 
     def close(self) -> None:
         """Stop the agent process and the query worker, and release the career's lock."""

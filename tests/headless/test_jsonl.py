@@ -290,3 +290,19 @@ def test_a_short_career_to_its_horizon(pibench):
     after = replies[3]
     assert after["ok"] is False and after["error"]["type"] == "ActionError"
     assert "simulation is over" in after["error"]["message"]
+
+
+def test_a_report_json_path_that_cannot_be_written_is_refused_before_the_career(pibench, tmp_path):
+    """--report-json naming a folder, or a file in a folder that does not exist, is refused at
+    once (exit 2, naming the option and what is wrong) before any block runs. It was found
+    only after the whole session, and a folder left a stray ``FOLDER.tmpPID`` file beside it
+    (``--report-json /tmp`` wrote ``/tmp.tmpPID``)."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for target, says in ((folder, "is a folder"), (tmp_path / "missing" / "r.json", "does not exist")):
+        run = pibench(["headless", "--seed", "7", "--report-json", str(target)], "print('ran')\n")
+        assert run.returncode == 2, run
+        assert "--report-json" in run.stderr and says in run.stderr, run.stderr
+        assert "ran" not in run.stdout, run.stdout
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp" in p.name]
+    assert list(folder.iterdir()) == []
