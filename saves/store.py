@@ -37,6 +37,7 @@ import json
 import operator
 import os
 import re
+import stat
 import sys
 import tempfile
 import weakref
@@ -1662,10 +1663,7 @@ class SaveStore:
             CareerLockedError: a session is writing the career the save would join.
         """
         src = Path(src).expanduser()
-        try:
-            raw = src.read_bytes()
-        except OSError as exc:
-            raise SaveError(f"cannot read {src}: {exc.strerror}") from None
+        raw = _read_outside_file(src)
         record = read_save_bytes(raw, str(src))
         if is_delta(record.state):
             raise SaveCorruptError(
@@ -1870,11 +1868,50 @@ def read_save_file(path: str | os.PathLike[str]) -> SaveRecord:
         SaveError: the file cannot be read.
     """
     p = Path(path)
+    return read_save_bytes(_read_outside_file(p), str(p))
+
+
+MAX_IMPORT_BYTES = 1 << 30
+"""Largest file read as a save from outside a store (``saves import``,
+:func:`read_save_file`), in bytes: far above any save (a baseline career's month-60 save is
+~200 kB), so that a sparse or runaway file is refused before it is read into memory."""
+
+
+def _read_outside_file(path: Path) -> bytes:
+    """The bytes of a save file given from outside the store, read only if it is an ordinary
+    file of at most :data:`MAX_IMPORT_BYTES` (a device such as ``/dev/zero`` was read until the
+    memory ran out; a pipe would wait for a writer).
+
+    Raises:
+        SaveError: it cannot be opened or read, is not an ordinary file, or is too large.
+    """
+    what = "a save file written by `pibench saves export`"
     try:
-        raw = p.read_bytes()
+        # O_NONBLOCK: opening a pipe does not wait for a writer (no effect on a file).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise SaveError(f"cannot read {p}: {exc.strerror}") from None
-    return read_save_bytes(raw, str(p))
+        raise SaveError(f"cannot read {path}: {exc.strerror}") from None
+    limit = MAX_IMPORT_BYTES
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise SaveError(f"cannot read {path}: it is a folder, not a file; give {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise SaveError(f"cannot read {path}: it is not a file (a device, pipe or socket); give {what}")
+        size = st.st_size
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(limit + 1) if size <= limit else b""
+        size = max(size, len(raw))
+    except OSError as exc:
+        raise SaveError(f"cannot read {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise SaveError(
+            f"cannot read {path}: it holds {size:,} bytes; a save file is at most {limit:,} bytes, "
+            f"so this is not {what}"
+        )
+    return raw
 
 
 def dumps_info(info: SaveInfo) -> str:

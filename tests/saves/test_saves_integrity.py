@@ -8,6 +8,7 @@ import copy
 import io
 import json
 from argparse import Namespace
+from pathlib import Path
 
 import pytest
 
@@ -221,3 +222,33 @@ def test_an_edited_save_that_keeps_its_digest_is_refused_as_tampered(tmp_path):
     with pytest.raises(SaveCorruptError) as err:
         store.load_world("rich", exact=True)
     assert err.value.kind == "tampered" and TAMPERED in str(err.value) and "edited after" in str(err.value)
+
+
+def test_an_import_reads_no_more_than_a_save_can_be(tmp_path, monkeypatch):
+    """`saves import` of a file bigger than any save (MAX_IMPORT_BYTES), or of something that
+    is not a file (a device such as /dev/zero, a pipe, a folder), is refused before it is read,
+    naming the limit or what it is: `pibench saves import /dev/zero` read until the OOM killer
+    stopped it (53 s, 48 s of system time), taking the machine's memory with it."""
+    import os
+
+    from saves import SaveError
+    from saves import store as store_mod
+
+    src = quiet(tmp_path / "src")
+    meta, state = describe_world(played(2), "standard")
+    src.save_state("small", meta, state)
+    path = src.export("small", tmp_path / "small.json")
+    dest = quiet(tmp_path / "dest")
+    monkeypatch.setattr(store_mod, "MAX_IMPORT_BYTES", path.stat().st_size - 1)
+    with pytest.raises(SaveError, match=r"bytes; a save file is at most [\d,]+ bytes"):
+        dest.import_file(path)
+    with pytest.raises(SaveError, match=r"bytes; a save file is at most"):
+        store_mod.read_save_file(path)
+    monkeypatch.undo()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer
+    for special in ([Path("/dev/zero")] if Path("/dev/zero").exists() else []) + [fifo, tmp_path]:
+        with pytest.raises(SaveError, match="not a file"):
+            dest.import_file(special, name="x")
+    assert dest.list() == []
+    assert dest.import_file(path).name == "small"  # an ordinary save still comes in
