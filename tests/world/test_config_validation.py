@@ -124,3 +124,24 @@ def test_a_config_given_whole_as_its_defaults_builds_exactly_and_odd_types_are_s
     with pytest.raises(ConfigError) as info:
         WorldConfig.from_dict({"collab_expiry": True})
     assert "collab_expiry: must be an integer" in str(info.value)
+
+
+def test_validate_checks_every_cell_of_a_table_that_only_looks_like_the_default():
+    """A table equal to its default (``==``) but holding a bool where the default has the int 1
+    is still checked cell by cell (and refused), as is one holding a nan; the default tables,
+    and copies of them, pass."""
+    import copy
+    import dataclasses
+    import math
+
+    WorldConfig().validate()  # the defaults, exactly: no problem
+    copy.copy(WorldConfig()).validate()
+    dataclasses.replace(WorldConfig(), agencies=copy.deepcopy(WorldConfig().agencies)).validate()
+    for cell, bad in (("max_concurrent", True), ("award", math.nan)):
+        agencies = copy.deepcopy(WorldConfig().agencies)
+        agencies["AMP"][cell] = bad
+        assert (agencies == WorldConfig().agencies) is (bad is True)  # True == 1: equal to the default
+        cfg = dataclasses.replace(WorldConfig(), agencies=agencies)
+        with pytest.raises(ConfigError) as info:
+            cfg.validate()
+        assert [p.split(":")[0] for p in info.value.problems] == [f"agencies.AMP.{cell}"]
