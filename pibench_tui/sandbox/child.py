@@ -774,7 +774,13 @@ def _describe(exc: BaseException, agent_files: set[str]) -> dict:
     if isinstance(exc, RecursionError):
         message = message or "maximum recursion depth exceeded"
     name = "SandboxError" if isinstance(exc, SandboxError) else type(exc).__name__
-    return {"type": name, "message": message, "line": line}
+    # Cut here as pibench cuts them: a huge message must not make the end-of-block message
+    # too large for the protocol (that would read as a protocol anomaly and restart us).
+    return {
+        "type": str(name)[: policy.ERROR_TYPE_CHARS],
+        "message": str(message)[: policy.ERROR_MESSAGE_CHARS],
+        "line": line,
+    }
 
 
 # --------------------------------------------------------------------------------------

@@ -35,6 +35,15 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+ERROR_TYPE_CHARS = 200
+"""Longest exception type name an agent error reports (longer ones are cut)."""
+
+ERROR_MESSAGE_CHARS = 20_000
+"""Longest exception message an agent error reports (longer ones are cut). Both are cut in
+the agent process, so that no exception, however big its message, makes a protocol message
+over the limit, and again in pibench (:func:`.protocol._clean_error`)."""
+
+
 # --------------------------------------------------------------------------------------
 # What agent code may import
 # --------------------------------------------------------------------------------------

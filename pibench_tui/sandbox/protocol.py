@@ -10,6 +10,8 @@ confines the agent process). To it: ``boot``, ``init``, ``run``, ``ret``, ``exit
 
 from __future__ import annotations
 
+from pibench_tui.sandbox.policy import ERROR_MESSAGE_CHARS, ERROR_TYPE_CHARS
+
 #: Largest message accepted from the agent process, in bytes.
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
@@ -75,8 +77,8 @@ def _clean_error(error: object) -> dict | None:
         return {"type": "Error", "message": str(error)[:2000], "line": None, "source": "agent"}
     line = error.get("line")
     return {
-        "type": str(error.get("type", "Error"))[:200],
-        "message": str(error.get("message", ""))[:20_000],
+        "type": str(error.get("type", "Error"))[:ERROR_TYPE_CHARS],
+        "message": str(error.get("message", ""))[:ERROR_MESSAGE_CHARS],
         "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
         "source": "agent",
     }

@@ -117,6 +117,28 @@ def test_a_huge_print_runaway_recursion_and_system_exit_leave_the_session_going(
     assert "still here" in run.stdout
 
 
+def test_an_exception_with_a_huge_message_or_name_is_an_ordinary_error(pibench):
+    """An exception whose message (or class name) is bigger than a protocol message (16 MB)
+    is reported as that exception, its message cut as any error message is, and the agent
+    process keeps its variables: it used to be "the agent process broke the sandbox protocol
+    (message too large)" with a restart, which `pibench agent` counts as a protocol anomaly
+    that flags the run."""
+    run = pibench(
+        ["headless", "--jsonl"],
+        lines(
+            "kept = 'yes'",
+            "raise ValueError('a' * 20_000_000)",
+            "raise type('E' * 20_000_000, (Exception,), {})('short')",
+            "kept",
+        ),
+    )
+    _, message, name, after = run.replies()
+    assert message["error"]["type"] == "ValueError" and message["error"]["source"] == "agent", message["error"]
+    assert set(message["error"]["message"]) == {"a"} and 1_000 < len(message["error"]["message"]) <= 20_000
+    assert set(name["error"]["type"]) == {"E"} and name["error"]["message"] == "short", name["error"]["message"]
+    assert after["ok"] and after["stdout"] == "'yes'\n", after
+
+
 def test_os_limits_hold_even_after_an_escape():
     """The agent process's OS limits do not depend on the policy check: once applied, a
     process cannot open any file and cannot allocate past the address-space limit."""
