@@ -47,6 +47,11 @@ SEAL_SEED_BOUND = SEED_MAX
 MAX_SEALED = 10_000
 
 
+MAX_SEAL_BYTES = 16 << 20
+"""Most bytes read from a seal file (one of :data:`MAX_SEALED` seeds is ~1.7 MB): a "file" that
+never ends, such as ``/dev/zero``, is refused instead of read until the memory runs out."""
+
+
 class SealError(ValueError):
     """A sealed-seed file that cannot be used (missing, unreadable, tampered)."""
 
@@ -125,9 +130,16 @@ def read_seal(path: str | Path) -> dict[str, Any]:
         SealError: Missing, not a seal file, or a seed, salt or commitment changed.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SEAL_BYTES + 1)
+        if len(raw) > MAX_SEAL_BYTES:
+            raise SealError(
+                f"cannot read the seal file {path}: larger than {MAX_SEAL_BYTES:,} bytes, which no seal file is"
+            )
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as exc:
+        if isinstance(exc, SealError):
+            raise
         raise SealError(f"cannot read the seal file {path}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != SEAL_FORMAT or not isinstance(data.get("seeds"), list):
         raise SealError(f"{path} is not a {SEAL_FORMAT} file (write one with `pibench seal --count N --out FILE`)")

@@ -223,6 +223,11 @@ def read_scenario_text(text: str, source: str = "<scenario>") -> Scenario:
     return parse_scenario(data, source)
 
 
+MAX_SCENARIO_BYTES = 1 << 20
+"""Most bytes read from a scenario file (the bundled ones are under 1 kB): a "file" that never
+ends, such as ``/dev/zero``, is refused instead of read until the memory runs out."""
+
+
 def read_scenario_file(path: str | os.PathLike[str], *, source: str | None = None) -> Scenario:
     """Read a scenario file.
 
@@ -231,16 +236,22 @@ def read_scenario_file(path: str | os.PathLike[str], *, source: str | None = Non
         source: the label used in messages and :attr:`Scenario.source` (default: the path).
 
     Raises:
-        ScenarioError: the file is missing, unreadable, not UTF-8, not TOML, or invalid.
+        ScenarioError: the file is missing, unreadable, larger than :data:`MAX_SCENARIO_BYTES`,
+            not UTF-8, not TOML, or invalid.
     """
     p = Path(path)
     label = source or str(p)
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as fh:  # a pipe (``--scenario <(...)``) works too
+            raw = fh.read(MAX_SCENARIO_BYTES + 1)
     except FileNotFoundError:
         raise ScenarioError(label, "no such scenario file") from None
     except OSError as exc:
         raise ScenarioError(label, f"cannot read the file ({exc.strerror})") from None
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(
+            label, f"larger than {MAX_SCENARIO_BYTES:,} bytes, which no scenario file is (is it the right file?)"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

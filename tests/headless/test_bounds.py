@@ -287,3 +287,24 @@ def test_agent_errors_named_like_pibench_errors_stay_agent_errors_in_json_lines(
     agent, real = jrun.replies()
     assert agent["error"]["type"] == "BlockTimeout" and agent["error"]["source"] == "agent"
     assert real["error"]["type"] == "BlockTimeout" and real["error"]["source"] == "pibench"
+
+
+def test_a_seal_file_is_read_only_up_to_its_size_limit(tmp_path, monkeypatch):
+    """``--seeds @/dev/zero`` or ``pibench unseal /dev/zero`` read the "file" whole, until a
+    MemoryError traceback; a seal file larger than any seal (MAX_SEAL_BYTES) is refused with
+    a SealError naming the limit."""
+    from pathlib import Path
+
+    import pytest
+
+    from pibench_tui import seeds
+    from pibench_tui.seeds import SealError
+
+    if Path("/dev/zero").exists():
+        with pytest.raises(SealError, match=r"larger than [\d,]+ bytes"):
+            read_seal("/dev/zero")
+    monkeypatch.setattr(seeds, "MAX_SEAL_BYTES", 10)
+    small = tmp_path / "s.json"
+    small.write_text("{}" + " " * 100)
+    with pytest.raises(SealError, match="larger than 10 bytes"):
+        parse_seeds(f"@{small}")

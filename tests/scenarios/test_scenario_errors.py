@@ -206,3 +206,35 @@ def test_every_world_parameter_can_be_set_to_its_default():
             lines.append(f"{f.name} = {_fmt(value)}")
     scen = read_scenario_text("\n".join(lines + tables) + "\n")
     assert scen.config == WorldConfig()
+
+
+def test_a_scenario_file_is_read_only_up_to_its_size_limit(tmp_path, monkeypatch):
+    """A scenario "file" that never ends (``--scenario /dev/zero``) or is larger than any
+    scenario is refused with a ScenarioError naming the limit: it was read whole, until a
+    MemoryError traceback (or the OOM killer). A pipe still works (``--scenario <(...)``)."""
+    import os
+    import threading
+    from pathlib import Path
+
+    from scenarios import loader
+
+    if Path("/dev/zero").exists():
+        with pytest.raises(ScenarioError, match=r"larger than [\d,]+ bytes"):
+            read_scenario_file("/dev/zero")
+    big = tmp_path / "big.toml"
+    big.write_text('name = "big"\n' + "# padding\n" * 200)
+    monkeypatch.setattr(loader, "MAX_SCENARIO_BYTES", 1000)
+    with pytest.raises(ScenarioError, match="larger than 1,000 bytes"):
+        read_scenario_file(big)
+    monkeypatch.undo()
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as fh:
+            fh.write('name = "piped"\nmonths = 12\n')
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert read_scenario_file(fifo).config.months == 12
+    writer.join()
