@@ -10,6 +10,7 @@ and are recorded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -326,6 +327,14 @@ def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+MAX_REPLY_BYTES = 64 << 20
+"""Most bytes a ``--command`` may print as one reply (a reply of --max-tokens 4,000 is tens of
+kB): a command printing without end is stopped there instead of filling the memory."""
+
+_STDERR_TAIL = 64 << 10
+"""Bytes of a command's stderr kept (its end, for the failure message)."""
+
+
 class CommandBackend:
     """Replies from a local executable: the request as JSON on its stdin, the reply on stdout.
 
@@ -388,23 +397,71 @@ class CommandBackend:
         """Run the command once per attempt (see the class docstring)."""
         return _with_retries(lambda: self._attempt(messages), self.policy)
 
+    def _run(self, request: bytes) -> tuple[int, bytes, bytes]:
+        """Run the command once: ``(exit status, stdout, the end of stderr)``. Its output is
+        read as it comes and bounded (stdout :data:`MAX_REPLY_BYTES`, stderr's last
+        :data:`_STDERR_TAIL` bytes kept), the whole run by ``policy.timeout``; a command over
+        either is killed (raises :class:`_Attempt`)."""
+        try:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise _Attempt("command_failed", f"cannot run {self.argv[0]!r}: {exc}", False) from None
+        limit = MAX_REPLY_BYTES
+        out: list[bytes] = []
+        err = bytearray()
+        flooded = threading.Event()
+
+        def read_out() -> None:
+            total = 0
+            while chunk := proc.stdout.read1(1 << 16):  # type: ignore[union-attr]
+                total += len(chunk)
+                if total > limit:
+                    flooded.set()
+                    proc.kill()
+                    return
+                out.append(chunk)
+
+        def read_err() -> None:
+            while chunk := proc.stderr.read1(1 << 16):  # type: ignore[union-attr]
+                err.extend(chunk)
+                del err[:-_STDERR_TAIL]
+
+        def feed() -> None:
+            with contextlib.suppress(OSError):  # a command that reads nothing closes early
+                proc.stdin.write(request)  # type: ignore[union-attr]
+                proc.stdin.close()  # type: ignore[union-attr]
+
+        readers = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err, feed)]
+        for t in readers:
+            t.start()
+        try:
+            proc.wait(self.policy.timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True) from None
+        finally:
+            for t in readers:  # a grandchild may keep a pipe open: do not wait for it long
+                t.join(1.0)
+            for pipe in (proc.stdout, proc.stderr):
+                with contextlib.suppress(OSError):
+                    pipe.close()  # type: ignore[union-attr]
+        if flooded.is_set():
+            raise _Attempt(
+                "bad_response", f"the command printed more than {limit:,} bytes (the reply limit) and was stopped", True
+            )
+        return proc.returncode, b"".join(out), bytes(err)
+
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
         request = json.dumps(
             {"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens},
             ensure_ascii=False,
         )
-        try:
-            proc = subprocess.run(
-                self.argv, input=request.encode("utf-8"), capture_output=True, timeout=self.policy.timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
-            raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True) from None
-        except OSError as exc:
-            raise _Attempt("command_failed", f"cannot run {self.argv[0]!r}: {exc}", False) from None
-        if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip()[-400:]
-            raise _Attempt("command_failed", f"the command exited with status {proc.returncode}: {err}", True)
-        out = proc.stdout.decode("utf-8", "replace")
+        returncode, stdout, stderr = self._run(request.encode("utf-8"))
+        if returncode != 0:
+            err = stderr.decode("utf-8", "replace").strip()[-400:]
+            raise _Attempt("command_failed", f"the command exited with status {returncode}: {err}", True)
+        out = stdout.decode("utf-8", "replace")
         stripped = out.strip()
         if stripped.startswith("{"):
             try:

@@ -300,3 +300,27 @@ def test_integrity_audit_counts_what_the_sandbox_refused(out):
         "timeout",
         "output_flood",
     ]
+
+
+def test_a_command_that_prints_without_end_fails_its_attempt_at_the_reply_limit(monkeypatch):
+    """--command: a program whose output passes MAX_REPLY_BYTES is stopped and the attempt
+    fails, naming the limit; its output was read whole into memory (`yes` for the whole
+    request time-out would take gigabytes). A reply under the limit still comes through."""
+    import sys
+
+    import pytest
+
+    from pibench_tui.harness import backends
+    from pibench_tui.harness.backends import CommandBackend, LLMCallFailed
+
+    monkeypatch.setattr(backends, "MAX_REPLY_BYTES", 1000)
+    flood = f"{sys.executable} -c \"import sys; sys.stdin.read(); sys.stdout.write('x' * 5000); sys.stdout.flush()\""
+    backend = CommandBackend(flood, policy=fast_policy(retries=0, timeout=60.0))
+    with pytest.raises(LLMCallFailed) as failed:
+        backend.complete([{"role": "user", "content": "hi"}])
+    assert "1,000 bytes" in failed.value.message, failed.value.message
+    small = f"{sys.executable} -c \"import sys; sys.stdin.read(); print('```python\\\\ntime.next_month()\\\\n```')\""
+    done = CommandBackend(small, policy=fast_policy(retries=0, timeout=60.0)).complete(
+        [{"role": "user", "content": "hi"}]
+    )
+    assert done.text.strip() == "```python\ntime.next_month()\n```"
