@@ -228,6 +228,9 @@ class CareerLock:
         self.doing = doing
         self.advice = advice
         self.new_career = new_career
+        #: The career's name as its saves spell it, when the one asked for is a look-alike
+        #: (``C1`` for ``c1``): the busy message's commands name it (set by the store).
+        self.stored_name: str | None = None
         self._fd: int | None = None
 
     @property
@@ -281,17 +284,15 @@ class CareerLock:
 
     def _busy_message(self) -> str:
         c = self.career
-        look = f"look at it without writing: `pibench play --replay {c}` or `pibench saves show {c}`"
+        shown = self.stored_name or c
+        look = f"look at it without writing: `pibench play --replay {shown}` or `pibench saves show {shown}`"
         if self.new_career:
             return (
                 f"the career {c!r} is in use by another session ({self.holder()}), which writes its saves "
                 f"in {self.path.parent.parent}; a new career cannot start under its name (the two would "
                 f"mix their months into one lineage). Choose another name (`--save OTHER`), or {look}"
             )
-        advice = self.advice or (
-            f"continue under another name (`--load {c} --save OTHER`), or look at it without writing: "
-            f"`pibench play --replay {c}` or `pibench saves show {c}`"
-        )
+        advice = self.advice or f"continue under another name (`--load {shown} --save OTHER`), or {look}"
         return (
             f"the career {c!r} is in use by another session ({self.holder()}), which writes its saves "
             f"in {self.path.parent.parent}; two sessions writing one career would mix their months into "

@@ -54,6 +54,7 @@ from saves import seal as seal_mod
 from saves import values
 from saves.codec import FORMAT_VERSION, SAVE_FORMAT, decode_envelope, encode_envelope
 from saves.errors import (
+    CareerLockedError,
     SaveCorruptError,
     SaveError,
     SaveExistsError,
@@ -1259,10 +1260,27 @@ class SaveStore:
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             lock.path.parent.mkdir(exist_ok=True, mode=0o700)
-            lock.acquire()
+            try:
+                lock.acquire()
+            except CareerLockedError:
+                stored = self._stored_career_name(career)
+                if stored is None or stored == career:
+                    raise
+                lock.stored_name = stored  # the commands of the advice name what exists
+                raise CareerLockedError(career, lock._busy_message()) from None
         except OSError as exc:
             raise self._unwritable(exc) from None
         return lock
+
+    def _stored_career_name(self, name: str) -> str | None:
+        """The career name the store's saves spell like ``name`` (same :func:`name_key`), or
+        ``None`` (nothing saved under it yet, or an unreadable store)."""
+        key = name_key(name)
+        try:
+            infos = self.list()
+        except (SaveError, OSError):
+            return None
+        return next((i.career for i in infos if name_key(i.career) == key), None)
 
     def check_new_career(self, name: str, *, resuming: str | None = None) -> None:
         """Check that ``--save NAME`` may be used: a valid name, a usable store, and no other

@@ -64,7 +64,7 @@ def test_a_second_session_of_a_career_fails_at_once_and_the_first_keeps_its_line
             assert f"the career '{args[-1]}' is in use" in b.stderr, b.stderr  # as asked; the holder's is c1
             assert f"pibench headless of 'c1', pid {a.pid} on " in b.stderr and "since 20" in b.stderr
             assert "--save OTHER" in b.stderr and "pibench play --replay" in b.stderr
-            assert "pibench saves show" in b.stderr
+            assert "pibench saves show c1`" in b.stderr  # the career's name as saved, which works
             if args[0] == "--load":  # resuming c1: wait for A, or fork it under another name
                 assert "Wait for that session to end" in b.stderr and "`--load c1 --save OTHER`" in b.stderr
             else:  # a new career: the name stays A's career's whatever happens, so no waiting
