@@ -167,28 +167,59 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(
     assert not journal.exists()
 
 
+_STOPS_AFTER_TWO_CAREERS = """
+import os, signal, sys
+from pibench_tui.cli import main
+from pibench_tui.sweep.journal import SweepJournal
+append = SweepJournal.append
+lines = []
+
+def append_then_stop(self, key, row):
+    at = append(self, key, row)
+    lines.append(at)
+    if len(lines) == 2:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return at
+
+SweepJournal.append = append_then_stop
+sys.exit(main(sys.argv[1:]))
+"""
+"""``pibench ARGS`` (as ``python -m pibench_tui``) whose process stops itself (SIGSTOP) once
+its sweep journal holds two careers: a test kills it there, mid-sweep, however fast or slow
+the machine runs it (polled from outside, a sweep of a few careers can end before the
+poller sees its second line)."""
+
+
 @pytest.mark.slow
 def test_killed_sweep_process_resumes(tmp_path):
-    """A `pibench run` killed (SIGKILL) mid-sweep leaves a journal; the same command then
-    reads the finished careers back and writes the file an uninterrupted run writes."""
+    """A `pibench run` killed (SIGKILL) mid-sweep, after two of its twelve careers, leaves a
+    journal; the same command then reads the finished careers back and writes the file an
+    uninterrupted run writes."""
     out = tmp_path / "out.json"
     ref = tmp_path / "ref.json"
-    cmd = [sys.executable, "-m", "pibench_tui", "run", "baseline", "--seeds", "21-32"]
+    args = ["run", "baseline", "--seeds", "21-32"]
+    cmd = [sys.executable, "-m", "pibench_tui", *args]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [*cmd, "--json", str(out)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "-c", _STOPS_AFTER_TWO_CAREERS, *args, "--json", str(out)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    journal = journal_path(out)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and len(journal.read_text().splitlines()) >= 1 + 2:
+    deadline = time.monotonic() + 120  # a cap, not a timing
+    status = 0
+    while time.monotonic() < deadline:
+        pid, status = os.waitpid(proc.pid, os.WUNTRACED | os.WNOHANG)
+        if pid:
             break
         time.sleep(0.01)
-    assert proc.poll() is None, "the sweep ended before it could be killed"
+    assert os.WIFSTOPPED(status), "the sweep did not stop after its second career"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    journal = journal_path(out)
     kept = len(journal.read_text().splitlines()) - 1
-    assert 2 <= kept < 12 and not out.exists()
+    assert kept == 2 and not out.exists()
     again = subprocess.run(
         [*cmd, "--json", str(out)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
