@@ -2,7 +2,9 @@
 
 Run as a script it is a ``--command`` backend: it reads the chat request (JSON) on stdin
 and prints the reply of the PI named in ``$SCRIPTED_PI`` (default ``baseline``) as
-``{"content", "usage"}`` JSON.
+``{"content", "usage"}`` JSON. With ``$SCRIPTED_PI_HOLD_AFTER`` (a number N) and
+``$SCRIPTED_PI_CALLS`` (a file it counts its calls in), calls after the N-th never answer (they
+wait to be killed): a career played with it stops at month N + 1, for a test to kill it there.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +62,13 @@ def reply_for(name: str, messages: list[dict]) -> str:
 
 def main() -> int:
     request = json.loads(sys.stdin.read())
+    hold_after = os.environ.get("SCRIPTED_PI_HOLD_AFTER")
+    if hold_after is not None:
+        calls = Path(os.environ["SCRIPTED_PI_CALLS"])
+        with calls.open("a") as f:
+            f.write("call\n")
+        if len(calls.read_text().splitlines()) > int(hold_after):
+            time.sleep(3600)  # killed long before
     name = os.environ.get("SCRIPTED_PI", "baseline")
     messages = request["messages"]
     print(json.dumps({"content": reply_for(name, messages), "usage": fake_usage(messages)}))

@@ -117,14 +117,18 @@ def test_a_killed_run_resumes_at_the_last_completed_month_and_equals_an_uninterr
     proc = _pibench(*_agent_cmd(whole))
     assert proc.returncode == 0, proc.stderr
     run_k = killed / "scripted" / "mid-30-101"
+    # The scripted PI answers six months, then never again (until killed): the career cannot
+    # end before the kill however the machine schedules this poller.
+    hold = {"SCRIPTED_PI_HOLD_AFTER": "6", "SCRIPTED_PI_CALLS": str(tmp_path / "calls")}
     child = subprocess.Popen(
         [sys.executable, "-m", "pibench_tui", *_agent_cmd(killed)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env={**os.environ, **hold},
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 120  # a cap, not a timing
     while time.monotonic() < deadline:
         if len(read_jsonl(run_k / "months.jsonl")) >= 5 and any(
             e["event"] == "llm" and e["month"] == 6 for e in read_jsonl(run_k / "transcript.jsonl")
