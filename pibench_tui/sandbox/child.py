@@ -149,6 +149,10 @@ _list_iter = list.__iter__
 _tuple_iter = tuple.__iter__
 _str_join = str.join
 _isinstance = isinstance
+#: numpy's scalar types (exact types) -> ``numpy.generic.item`` (C), filled by :func:`_preload`
+#: before agent code runs: a numpy integer, float or bool argument is sent as the Python
+#: int, float or bool it holds (``numpy.generic.item`` taken from the type, never the value)
+_NUMPY_SCALARS: dict[type, Any] = {}
 
 
 def _json_str(s: str) -> str:
@@ -190,6 +194,9 @@ def _json_encode(obj: object, depth: int = 0) -> str:
             else _tuple_iter(cast("tuple[object, ...]", obj))
         )
         return "[" + _str_join(",", [_json_encode(v, depth + 1) for v in items]) + "]"
+    item = _NUMPY_SCALARS.get(type(obj))
+    if item is not None:
+        return _json_encode(item(obj), depth + 1)
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
@@ -1335,6 +1342,12 @@ def _preload(numpy_path: object) -> list[str]:
         try:
             import numpy
             import numpy.ma  # noqa: F401 - see LAZY_IMPORTS
+
+            for t in set(numpy.sctypeDict.values()):
+                kinds = (numpy.integer, numpy.floating, numpy.bool_)
+                # not long double: its item() is a long double again, not a Python float
+                if issubclass(t, kinds) and type(numpy.generic.item(t(0))) in (int, float, bool):
+                    _NUMPY_SCALARS[t] = numpy.generic.item
 
             readable.append(os.path.dirname(os.path.abspath(numpy.__file__)))
             libs = os.path.join(numpy_path, "numpy.libs")

@@ -427,3 +427,21 @@ def test_checked_attributes_are_checked_whatever_characters_spell_them():
         for spelling in ("format", "ｆormat"):
             r = sb.run(f"# §\nt = '{{0.__init__.__globals__}}'\nprint(t.{spelling}(1))")
             assert not r.ok and "format field" in r.error["message"], (spelling, r)
+
+
+def test_numpy_scalar_arguments_cross_as_python_numbers(sandbox, api):
+    """Agent code passing numpy integer, float and bool scalars (an index from ``np.argmax``,
+    an amount from numpy arithmetic) sends the Python numbers they hold, as plain JSON; a
+    non-finite numpy float is still refused before it is sent."""
+    r = sandbox.run(
+        "import numpy as np\n"
+        "try:\n    papers.polish('D1', np.int64(4))\nexcept ActionError:\n    pass\n"
+        "try:\n    papers.polish('D2', [np.float32(0.5), np.bool_(True), {'k': np.uint8(7)}])\n"
+        "except ActionError:\n    pass\n"
+    )
+    assert r.ok, r.error
+    sent = [c[2] for c in api.calls if c[:2] == ("papers", "polish")]
+    assert sent == [["D1", 4], ["D2", [0.5, True, {"k": 7}]]]
+    assert [type(x) for x in sent[1][1]] == [float, bool, dict] and type(sent[0][1]) is int
+    r = sandbox.run("import numpy as np\npapers.polish('D3', np.float64('nan'))")
+    assert r.error["type"] == "ActionError" and "not JSON compliant: nan" in r.error["message"]

@@ -150,3 +150,30 @@ def test_a_hostile_session_leaves_the_log_and_the_save_small(tmp_path):
     store.save("hostile", hostile)
     size = sum(p.stat().st_size for p in (tmp_path / "store").rglob("*") if p.is_file())
     assert size < 1_000_000, size
+
+
+def test_numpy_scalars_are_taken_as_the_python_numbers_they_hold():
+    """numpy integer, float and bool scalars are accepted where the API takes int/float/bool,
+    logged as plain Python numbers (the action log stays JSON data: saves and replays), and
+    leave the world as the plain numbers do; a non-finite numpy float is still refused."""
+    import json
+
+    import numpy as np
+
+    results = []
+    for conv in (int, np.int64, float, np.float64):
+        w, api = _fresh()
+        p = add_person(w)
+        api.call("students", "set_mentoring", [{p.id: conv(5)}])
+        assert api.call("lab", "ledger", [np.int64(3)]) == api.call("lab", "ledger", [3])
+        json.dumps(w.s.action_log, allow_nan=False)
+        assert all(type(v) in (int, float) for v in w.s.action_log[-1][2]["hours"].values())
+        results.append(w.digest())
+    assert results[0] == results[1] and results[2] == results[3]  # as the plain int, as the plain float
+    w, api = _fresh()
+    p = add_person(w)
+    for bad in (np.float64("nan"), np.float64("inf"), np.bool_(True)):
+        with pytest.raises(ActionError) as info:
+            api.call("students", "set_mentoring", [{p.id: bad}])
+        assert info.value.code == "bad_argument"
+    assert w.s.action_log == []

@@ -27,6 +27,39 @@ def _size_problem(value: Any) -> str | None:
     return None
 
 
+def _numpy_scalar(value: Any) -> Any:
+    """The Python int, float or bool a numpy integer, floating or bool scalar holds, else ``value``."""
+    t = type(value)
+    if t.__module__ == "numpy" and getattr(value, "shape", None) == ():
+        item = value.item()  # a long double's item() is a long double again: not taken
+        if type(item) in (int, float, bool):
+            return item
+    return value
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy integer, floating and bool scalars (alone, or as the items of a
+    list or tuple, or the keys and values of a dict) turned into the Python int, float or bool
+    they hold; ``value`` itself when it holds none (MECHANICS §15).
+
+    Agent code computing with numpy passes ``numpy.int64`` ids and amounts; the API accepts
+    them as the plain numbers, so the action log, saves and replays stay plain JSON data.
+    Non-finite floats stay non-finite (the checks refuse them as before).
+    """
+    t = type(value)
+    if t is list or t is tuple:
+        items = [_numpy_scalar(x) for x in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items if t is list else tuple(items)
+        return value
+    if t is dict:
+        pairs = [(_numpy_scalar(k), _numpy_scalar(v)) for k, v in value.items()]
+        if any(a is not k or b is not v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
+            return dict(pairs)
+        return value
+    return _numpy_scalar(value)
+
+
 def bounded(name: str, value: Any) -> None:
     """Refuse an argument that is too big (:mod:`world.api.limits`) before anything else looks at it.
 

@@ -20,7 +20,7 @@ from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
 from .cache import AREAS, reader_reads
-from .checks import bounded
+from .checks import bounded, plain
 from .limits import MAX_CHANGES_PER_MONTH, MAX_INT_BITS, MAX_STRING_CHARS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -209,6 +209,10 @@ def api_call(
                         continue
                     if not isinstance(v, (bool, float)):
                         bounded(f"{self._name}.{fn.__name__}: {k}", v)
+                    p = plain(v)  # numpy scalars as the Python numbers they hold, before logging
+                    if p is not v:
+                        bound[k] = p
+                        positional = False
                 if not args and not kwargs and all_default:
                     defaults_ok.append(dict(bound))
             api = self._api
