@@ -343,6 +343,52 @@ class _Interrupted(Exception):
     """Ctrl-C during a sweep (exit 130); the journal, if any, keeps what finished."""
 
 
+class _HeldInterrupt:
+    """Ctrl-C once every career of a sweep has finished: the command finishes as usual.
+
+    :meth:`hold` (from the moment the last career is in, on the main thread) makes a first
+    SIGINT only noted, so the files are written and the tables printed (exit 0) instead of
+    "interrupted" with nothing left to resume; a second SIGINT raises ``KeyboardInterrupt``
+    as usual (writing the files can still be stopped). :meth:`release` restores the handler
+    (:func:`_finishing_journal`) and says on stderr that the Ctrl-C came too late to stop.
+    """
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.held = False
+        self.got = 0
+
+    def hold(self) -> None:
+        """Note SIGINT instead of raising it, from now until :meth:`release` (main thread only)."""
+        import signal
+        import threading
+
+        if self.held or threading.current_thread() is not threading.main_thread():
+            return
+
+        def on_int(signum: int, frame: Any) -> None:
+            self.got += 1
+            if self.got > 1:
+                raise KeyboardInterrupt
+
+        self.previous = signal.signal(signal.SIGINT, on_int)
+        self.held = True
+
+    def release(self, command: str) -> None:
+        """Restore the SIGINT handler; note a Ctrl-C that came after every career had finished."""
+        import signal
+
+        if not self.held:
+            return
+        signal.signal(signal.SIGINT, self.previous)
+        self.held = False
+        if self.got == 1:
+            print(
+                f"pibench {command}: Ctrl-C came after every career had finished: the sweep was completed",
+                file=sys.stderr,
+            )
+
+
 def _run_many(
     jobs_list: list[tuple[str, str, Any, list[int], Any]],
     args: argparse.Namespace,
@@ -394,6 +440,7 @@ def _run_many(
         if journal.resumed:
             err.print(f"resuming: {journal.resumed:,} finished career(s) read back from {journal.path}")
     total = sum(len(g.seeds) for g in groups)
+    holder = args._held_interrupt = _HeldInterrupt()
     try:
         with Progress(
             TextColumn("{task.description}"),
@@ -406,10 +453,17 @@ def _run_many(
         ) as bar:
             task = bar.add_task("careers", total=total)
 
+            done = [0]
+
             def progress(key: str, row: dict) -> None:
                 bar.update(task, description=key, advance=1)
+                done[0] += 1
+                if done[0] == total:  # the last career is in: a Ctrl-C now no longer stops the sweep
+                    holder.hold()
 
-            return run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario, axes)
+            result = run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario, axes)
+            holder.hold()
+            return result
     except ExecutorError as exc:
         raise _Fail(str(exc)) from None
     except OSError as exc:
@@ -567,6 +621,9 @@ def _finishing_journal(fn: Callable[[argparse.Namespace], int], args: argparse.N
                 journal.finish()
             else:
                 journal.close()
+        holder = getattr(args, "_held_interrupt", None)
+        if holder is not None:
+            holder.release(args.command)
     return code
 
 

@@ -167,6 +167,45 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(
     assert not journal.exists()
 
 
+class _InterruptedAtTheEnd(LocalExecutor):
+    """A local executor that gets a real SIGINT (Ctrl-C) after its last career is in, before
+    it returns (as a Ctrl-C while a pool of processes shuts down)."""
+
+    def run(self, groups, emit, record=False):
+        super().run(groups, emit, record)
+        signal.raise_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("when", ["executor", "files"])
+def test_ctrl_c_after_every_career_finished_completes_the_sweep(tmp_path, monkeypatch, capsys, when):
+    """A Ctrl-C once every career has finished (while the executor winds down, or while the
+    files are written) no longer loses the sweep: the files are written, the tables printed
+    as without it, the journal removed, exit 0, and stderr says the Ctrl-C came too late."""
+    cmd = ["run", "baseline", "--seeds", "11-12"]
+    assert _cli(cmd) == 0
+    ref_out = capsys.readouterr().out
+    out_json = tmp_path / "out.json"
+    if when == "executor":
+        _with_executor(monkeypatch, _InterruptedAtTheEnd(1))
+    else:
+        import pibench_tui.run_cmds as run_cmds
+
+        write_json = run_cmds._write_json
+
+        def interrupted_write(path, data):
+            signal.raise_signal(signal.SIGINT)
+            write_json(path, data)
+
+        monkeypatch.setattr(run_cmds, "_write_json", interrupted_write)
+    assert _cli([*cmd, "--json", str(out_json)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ref_out
+    assert "Ctrl-C came after every career had finished" in err
+    assert json.loads(out_json.read_text())["seeds"] == [11, 12]
+    assert not journal_path(out_json).exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
 _STOPS_AFTER_TWO_CAREERS = """
 import os, signal, sys
 from pibench_tui.cli import main
