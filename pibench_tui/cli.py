@@ -64,6 +64,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _memory_limit_mib(text: str) -> int:
+    """``--memory-limit MIB``: 0 (none) or at least ``MIN_MEMORY_LIMIT`` (:mod:`~pibench_tui.agent_limits`)."""
+    from pibench_tui.agent_limits import memory_limit_problem
+
+    value = _non_negative_int(text)
+    problem = memory_limit_problem(value << 20)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def _non_negative_int(text: str) -> int:
     try:
         value = int(text)
@@ -177,7 +188,12 @@ _HEADLESS_HELP = "play a career from stdin: agent Python, JSON lines, or a REPL"
 def _add_headless_parser(sub: Any) -> None:
     """The full ``headless`` subcommand parser (its default limits come from
     :mod:`pibench_tui.agent_limits`, not from the sandbox package: ``--help`` stays light)."""
-    from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
+    from pibench_tui.agent_limits import (
+        DEFAULT_BLOCK_TIMEOUT,
+        DEFAULT_MAX_OUTPUT,
+        DEFAULT_MEMORY_LIMIT,
+        MIN_MEMORY_LIMIT,
+    )
 
     headless = sub.add_parser(
         "headless",
@@ -223,10 +239,11 @@ def _add_headless_parser(sub: Any) -> None:
     )
     headless.add_argument(
         "--memory-limit",
-        type=_non_negative_int,
+        type=_memory_limit_mib,
         default=DEFAULT_MEMORY_LIMIT >> 20,
         metavar="MIB",
-        help=f"address-space limit of the agent process in MiB, 0 for none (default {DEFAULT_MEMORY_LIMIT >> 20})",
+        help=f"address-space limit of the agent process in MiB, 0 for none, else at least "
+        f"{MIN_MEMORY_LIMIT >> 20} (default {DEFAULT_MEMORY_LIMIT >> 20})",
     )
 
 

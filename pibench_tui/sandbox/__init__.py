@@ -50,7 +50,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pibench_tui.agent_limits import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_OUTPUT, DEFAULT_MEMORY_LIMIT
+from pibench_tui.agent_limits import (
+    DEFAULT_BLOCK_TIMEOUT,
+    DEFAULT_MAX_OUTPUT,
+    DEFAULT_MEMORY_LIMIT,
+    MIN_MEMORY_LIMIT,
+    memory_limit_problem,
+)
 from pibench_tui.sandbox.confine import Confinement, confinement_status
 from pibench_tui.sandbox.cosched import CoSchedule
 from pibench_tui.sandbox.output import OutputSink, _OutputCollector
@@ -92,6 +98,7 @@ __all__ = [
     "DEFAULT_BLOCK_TIMEOUT",
     "DEFAULT_MAX_OUTPUT",
     "DEFAULT_MEMORY_LIMIT",
+    "MIN_MEMORY_LIMIT",
     "MAX_CODE_CHARS",
     "MAX_MESSAGE_BYTES",
     "START_TIMEOUT",
@@ -214,7 +221,8 @@ class Sandbox:
         spec: The API spec from :func:`spec_from_api_calls`.
         block_timeout: Wall-clock limit per block, in seconds (MECHANICS §16).
         max_output: Output cap per block, in characters.
-        memory_limit: Address-space limit of the agent process, in bytes (0: none).
+        memory_limit: Address-space limit of the agent process, in bytes (0: none; else at
+            least ``MIN_MEMORY_LIMIT``: ``ValueError`` otherwise).
         seed: The career seed. The agent process's ``random`` module is seeded at each
             start from (this seed, the number of agent processes started before, the
             month), see :func:`agent_random_seed`: reproducible, yet a restart after a
@@ -322,6 +330,9 @@ class Sandbox:
         self.block_timeout = float(block_timeout)
         self.max_output = int(max_output)
         self.memory_limit = int(memory_limit)
+        problem = memory_limit_problem(self.memory_limit)
+        if problem:
+            raise ValueError(problem)
         self.seed = int(seed)
         #: Seed the agent's ``random`` from secret entropy instead of the career seed (a
         #: sealed run: the career seed must not be recoverable from it).

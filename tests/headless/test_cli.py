@@ -132,3 +132,22 @@ def test_docs_show_the_digest_the_baseline_prints(pibench):
     assert f"state digest    {report['state digest']}\n" in docs
     assert f'"digest": "{report["state digest"]}"' in docs
     assert f"Impact          {report['Impact']}\n" in docs
+
+
+def test_a_memory_limit_too_small_for_the_agent_process_is_refused_at_start(capsys):
+    """``--memory-limit`` under the agent process's own needs (Python and numpy) is a usage
+    error naming the minimum (``MIN_MEMORY_LIMIT``); 0 (none) and the minimum are accepted;
+    a Sandbox made with too small a limit is refused the same way."""
+    from pibench_tui.agent_limits import MIN_MEMORY_LIMIT
+    from pibench_tui.cli import build_parser
+    from pibench_tui.sandbox import Sandbox
+
+    low = (MIN_MEMORY_LIMIT >> 20) - 1
+    assert main(["headless", "--memory-limit", str(low)]) == 2
+    err = capsys.readouterr().err
+    assert f"at least {MIN_MEMORY_LIMIT >> 20} MiB" in err and "no room" in err and f"{low} MiB" in err
+    parser = build_parser(["headless"])
+    for ok in (0, MIN_MEMORY_LIMIT >> 20):
+        assert parser.parse_args(["headless", "--memory-limit", str(ok)]).memory_limit == ok
+    with pytest.raises(ValueError, match=f"at least {MIN_MEMORY_LIMIT >> 20} MiB"):
+        Sandbox(lambda *a: None, {}, memory_limit=100 << 20)
