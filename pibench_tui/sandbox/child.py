@@ -385,6 +385,33 @@ def _encode_call(ns: str, method: str, args: tuple, kwargs: dict) -> bytes:
     return text.encode("utf-8", "replace") + b"\n"
 
 
+def _cutting_memory_writes(rpc: Any, limit: int) -> Any:
+    """``rpc`` sending ``memory.write(text)`` of a str longer than ``limit`` characters
+    (``memory_max_chars``) as its first ``limit`` characters, with the reply's ``note`` the
+    parent gives when it cuts notes itself (world/api/namespaces/memory.py: the same words).
+
+    So notes of any length are cut with a note, as documented (MECHANICS §16), instead of
+    refused over the argument limit (``_MAX_ARG_BYTES``) and cut under it.
+    """
+
+    def cutting_rpc(ns: str, method: str, args: tuple, kwargs: dict) -> object:
+        if ns == "memory" and method == "write":
+            if len(args) == 1 and not kwargs:
+                text = args[0]
+            elif not args and len(kwargs) == 1:
+                text = kwargs.get("text")
+            else:
+                text = None
+            if type(text) is str and len(text) > limit:
+                reply = rpc(ns, method, (text[:limit],), {})
+                if type(reply) is dict:
+                    reply["note"] = f"cut to {limit} characters (of {len(text)})"
+                return reply
+        return rpc(ns, method, args, kwargs)
+
+    return cutting_rpc
+
+
 # --------------------------------------------------------------------------------------
 # The API objects agent code holds
 # --------------------------------------------------------------------------------------
@@ -644,6 +671,9 @@ class _Runtime:
             raise ActionError(str(reply.get("code", "error")), str(reply.get("message", "")))
 
         self.rpc = rpc
+        limit = self.limits.get("memory_max_chars")
+        if type(limit) is int and limit >= 0:
+            self.rpc = _cutting_memory_writes(rpc, limit)
         self.modules = _runtime_modules(out.write)
         self.builtins = _safe_builtins(self)
         self.pristine = {

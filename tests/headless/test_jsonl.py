@@ -306,3 +306,30 @@ def test_a_report_json_path_that_cannot_be_written_is_refused_before_the_career(
         assert "ran" not in run.stdout, run.stdout
     assert not [p.name for p in tmp_path.iterdir() if ".tmp" in p.name]
     assert list(folder.iterdir()) == []
+
+
+def test_memory_write_cuts_any_length_with_the_same_note_as_in_process(pibench):
+    """``memory.write`` cuts notes longer than ``memory_max_chars`` with a note in the reply,
+    however long (docs/headless.md, MECHANICS §16): 7,000 and 2,000,000 characters (over the
+    agent process's 1,000,000-character argument limit, which refused it as 'arguments too
+    large') give the reply and the notes the in-process API gives for the same text."""
+    from world.api import Api
+    from world.config import WorldConfig
+    from world.engine import World
+
+    blocks = []
+    for n in (7_000, 2_000_000):
+        blocks.append(
+            f"r = memory.write('ab' * {n // 2})\nprint(r)\n"
+            f"w = write_memory('cd' * {n // 2})\nprint(w == {{**r, 'note': w['note']}}, len(read_memory()))"
+        )
+    run = pibench(["headless", "--jsonl"], lines(*blocks))
+    assert run.returncode == 0, run.stderr
+    replies = run.replies()
+    api = Api(World(WorldConfig(), 1))
+    limit = WorldConfig().memory_max_chars
+    for n, reply in zip((7_000, 2_000_000), replies, strict=True):
+        assert reply["ok"], reply
+        expected = api.call("memory", "write", ["ab" * (n // 2)])
+        assert reply["stdout"] == f"{expected}\nTrue {limit}\n"
+        assert expected["note"] == f"cut to {limit} characters (of {n})"

@@ -24,6 +24,8 @@ class Memory:
         limit = self._api.world.cfg.memory_max_chars
         note = "saved"
         if len(text) > limit:
+            # the agent process cuts longer notes before sending them and writes this note
+            # itself (pibench_tui/sandbox/child.py, _cutting_memory_writes): the same words
             note = f"cut to {limit} characters (of {len(text)})"
             text = text[:limit]
         self._api.world.s.memory = text
