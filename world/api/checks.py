@@ -47,17 +47,22 @@ def plain(value: Any) -> Any:
     Non-finite floats stay non-finite (the checks refuse them as before).
     """
     t = type(value)
+    simple = _SIMPLE
     if t is list or t is tuple:
-        items = [_numpy_scalar(x) for x in value]
-        if any(a is not b for a, b in zip(items, value, strict=True)):
-            return items if t is list else tuple(items)
+        for x in value:
+            if type(x) not in simple:
+                items = [_numpy_scalar(x) for x in value]
+                return items if t is list else tuple(items)
         return value
     if t is dict:
-        pairs = [(_numpy_scalar(k), _numpy_scalar(v)) for k, v in value.items()]
-        if any(a is not k or b is not v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
-            return dict(pairs)
+        for k, v in value.items():
+            if type(k) not in simple or type(v) not in simple:
+                return {_numpy_scalar(k): _numpy_scalar(v) for k, v in value.items()}
         return value
-    return _numpy_scalar(value)
+    return value if t in simple else _numpy_scalar(value)
+
+
+_SIMPLE = frozenset({str, int, float, bool, type(None)})
 
 
 def bounded(name: str, value: Any) -> None:
