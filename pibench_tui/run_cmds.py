@@ -371,6 +371,8 @@ class _HeldInterrupt:
             if self.got > 1:
                 raise KeyboardInterrupt
 
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return  # SIGINT is ignored (nohup, a background job): no Ctrl-C can reach the sweep
         self.previous = signal.signal(signal.SIGINT, on_int)
         self.held = True
 

@@ -176,8 +176,22 @@ class _InterruptedAtTheEnd(LocalExecutor):
         signal.raise_signal(signal.SIGINT)
 
 
+@pytest.fixture
+def sigint_as_in_a_terminal():
+    """SIGINT handled as Python sets it up in a terminal (``KeyboardInterrupt``), whatever this
+    test process inherited (pytest started in the background, ``cmd &``, inherits it ignored);
+    put back afterwards. Yields the inherited handler."""
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield inherited
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+
+
 @pytest.mark.parametrize("when", ["executor", "files"])
-def test_ctrl_c_after_every_career_finished_completes_the_sweep(tmp_path, monkeypatch, capsys, when):
+def test_ctrl_c_after_every_career_finished_completes_the_sweep(
+    tmp_path, monkeypatch, capsys, when, sigint_as_in_a_terminal
+):
     """A Ctrl-C once every career has finished (while the executor winds down, or while the
     files are written) no longer loses the sweep: the files are written, the tables printed
     as without it, the journal removed, exit 0, and stderr says the Ctrl-C came too late."""
@@ -204,6 +218,28 @@ def test_ctrl_c_after_every_career_finished_completes_the_sweep(tmp_path, monkey
     assert json.loads(out_json.read_text())["seeds"] == [11, 12]
     assert not journal_path(out_json).exists()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_sweep_started_with_sigint_ignored_leaves_it_ignored(tmp_path, monkeypatch, capsys, sigint_as_in_a_terminal):
+    """Started where SIGINT is ignored (nohup, a background job), a sweep installs no handler
+    of its own while it writes its files (one would let a Ctrl-C reach it there): SIGINT stays
+    ignored throughout and the sweep finishes as usual."""
+    import pibench_tui.run_cmds as run_cmds
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    write_json = run_cmds._write_json
+    seen = []
+
+    def watched_write(path, data):
+        seen.append(signal.getsignal(signal.SIGINT))
+        write_json(path, data)
+
+    monkeypatch.setattr(run_cmds, "_write_json", watched_write)
+    out_json = tmp_path / "out.json"
+    assert _cli(["run", "baseline", "--seeds", "11-12", "--json", str(out_json)]) == 0
+    assert seen == [signal.SIG_IGN]
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert json.loads(out_json.read_text())["seeds"] == [11, 12]
 
 
 _STOPS_AFTER_TWO_CAREERS = """
