@@ -799,14 +799,7 @@ def make_app(
     career_lock = None
     if save is not None:  # one session per career, a valid name, a writable store, no other career under it
         resuming = store.resolve(load).career if load is not None else None
-        # Another career's name (a new career, or a resumed one saved under a new name):
-        # waiting for its session would not help, so the refusal asks for another name.
-        career_lock = store.hold_career(save, "pibench play", new_career=resuming != save)
-        try:
-            store.check_new_career(save, resuming=resuming)
-        except BaseException:
-            career_lock.release()
-            raise
+        career_lock = store.hold_session(save, "pibench play", resuming=resuming)
     elif load is not None:  # a resumed career keeps autosaving under its own name: a writable store
         store.check_usable()
         save = game.career

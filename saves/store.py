@@ -1272,6 +1272,28 @@ class SaveStore:
             raise self._unwritable(exc) from None
         return lock
 
+    def hold_session(self, career: str, doing: str, *, resuming: str | None = None) -> CareerLock:
+        """Start a session that writes ``career``: its session lock held (:meth:`hold_career`),
+        then :meth:`check_new_career`; the lock is released again if the check refuses.
+
+        Args:
+            career: the name the session saves under (``--save``).
+            doing: what the session is, shown to a second session.
+            resuming: the career the session resumed (``--load``), if any. Another name (a new
+                career, or a resumed one saved under a new name) is refused at once if held:
+                waiting for its session would not help, so the refusal asks for another name.
+
+        Raises:
+            CareerLockedError, SaveError: as :meth:`hold_career` and :meth:`check_new_career`.
+        """
+        lock = self.hold_career(career, doing, new_career=resuming != career)
+        try:
+            self.check_new_career(career, resuming=resuming)
+        except BaseException:
+            lock.release()
+            raise
+        return lock
+
     def _stored_career_name(self, name: str) -> str | None:
         """The career name the store's saves spell like ``name`` (same :func:`name_key`), or
         ``None`` (nothing saved under it yet, or an unreadable store)."""

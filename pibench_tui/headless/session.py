@@ -96,12 +96,7 @@ class HeadlessSession:
             self.store = _open_store(options.saves_dir)
             try:  # one session per career; a valid name, a writable store, no other career under it
                 resuming = self.store.resolve(options.load).career if options.load is not None else None
-                # Another career's name (a new career, or a resumed one saved under a new
-                # name): waiting for its session would not help; the refusal asks for another name.
-                self.career_lock = self.store.hold_career(
-                    options.save, "pibench headless", new_career=resuming != options.save
-                )
-                self.store.check_new_career(options.save, resuming=resuming)
+                self.career_lock = self.store.hold_session(options.save, "pibench headless", resuming=resuming)
             except Exception as exc:  # SaveError
                 self._release_career()
                 raise HeadlessError(f"{flag}: {exc}") from exc
