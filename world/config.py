@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import marshal
 import math
 import operator
 from collections.abc import Callable, Mapping
@@ -16,6 +15,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .horizon import DEFAULT_HORIZON_MONTHS
+from .textcache import fingerprint
 
 TOPICS: tuple[str, ...] = (
     "sparse_models",
@@ -822,10 +822,10 @@ def _DEFAULTS() -> WorldConfig:  # noqa: N802 - a cached constant (never mutated
 
 
 def _print(value: Any) -> bytes | None:
-    """``value``'s ``marshal`` stream (exact types, values and order, as
-    ``world.textcache.fingerprint``), or ``None`` for a value ``marshal`` refuses."""
+    """``value``'s :func:`world.textcache.fingerprint` (exact types, values and order), or
+    ``None`` for a value it refuses."""
     try:
-        return marshal.dumps(value, 2)  # version 2: no back-references (equal values, equal bytes)
+        return fingerprint(value)
     except ValueError:
         return None
 
