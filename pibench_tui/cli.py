@@ -325,6 +325,14 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         sub.add_parser(
             "report", help="leaderboard, census, legibility and figures from runs (HTML, JSON)", add_help=False
         )
+    if command == "pivots":
+        from pibench_tui.pivots.cli import add_pivots_parser
+
+        add_pivots_parser(sub)
+    else:
+        sub.add_parser(
+            "pivots", help="pivot cases: judgment at decision points, graded by simulated futures", add_help=False
+        )
     seal = sub.add_parser(
         "seal",
         help="draw secret evaluation seeds; print their public commitment",

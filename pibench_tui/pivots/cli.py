@@ -1,0 +1,245 @@
+"""``pibench pivots ...``: the parsers and commands of pivot cases (imported only when run).
+
+``eval`` asks a model every case in both plan orders; ``score`` grades a run directory
+against the answer key. (``build`` makes case sets.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..argtypes import non_negative_int, positive_int
+
+__all__ = ["add_pivots_parser", "cmd_eval", "cmd_score"]
+
+#: Exit statuses: 0 every session answered; 1 an error (bad file, conflicting run
+#: directory, the endpoint failed for some sessions: run the same command again); 2 usage.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+SCRIPTED_JUDGES = ("first",)
+"""Judges played without an LLM: ``--judge NAME``."""
+
+_EVAL_EPILOG = """\
+Each case is asked twice, in fresh conversations with the plan order swapped. The model
+must end its reply with the line `ANSWER: 1` or `ANSWER: 2`; anything else is scored wrong.
+A killed evaluation resumes when the same command is run again; a call that fails after
+its retries is asked again then (exit 1 names them).
+
+examples:
+  pibench pivots eval --cases pivots/dev --model qwen2.5 --base-url http://localhost:11434/v1 --out runs/pv-qwen
+  pibench pivots eval --cases pivots/dev --judge first --out runs/pv-first
+  pibench pivots score runs/pv-qwen runs/pv-first
+"""
+
+
+def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``pivots`` (with ``eval`` and ``score``) to the ``pibench`` subparsers; returns the
+    ``pivots`` parser's subparsers holder so ``build`` can be added beside them."""
+    from ..harness import defaults
+
+    p = sub.add_parser(
+        "pivots",
+        help="pivot cases: judgment at decision points, graded by simulated futures",
+        description="Pivot cases (PIVOTS.md): build case sets, evaluate a model on them, score the answers.",
+    )
+    psub = p.add_subparsers(dest="pivots_command", metavar="SUBCOMMAND", required=True)
+
+    ev = psub.add_parser(
+        "eval",
+        help="ask a model (or a scripted judge) every case in both plan orders",
+        description="Ask every case of a set in two fresh conversations (plan order swapped).",
+        epilog=_EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("--cases", required=True, metavar="DIR", help="a case set folder (or its cases.jsonl)")
+    ev.add_argument("--out", required=True, metavar="RUN_DIR", help="the run directory (created; resumed if it exists)")
+    who = ev.add_mutually_exclusive_group(required=True)
+    who.add_argument("--model", help="the model name sent to the endpoint")
+    who.add_argument("--judge", choices=SCRIPTED_JUDGES, help="a scripted judge instead of a model")
+    ev.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OpenAI's)")
+    ev.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help="the key's environment variable")
+    ev.add_argument("--command", dest="backend_command", metavar="CMD", help="a local command that answers instead")
+    ev.add_argument("--label", help="the row name in scores and reports (default: the model or judge)")
+    ev.add_argument(
+        "--condition",
+        choices=("record", "plans"),
+        default="record",
+        help="record: the rules, month reports and dashboard at the fork, then the plans; plans: the plans only",
+    )
+    ev.add_argument("--reconsider", action="store_true", help="one more turn: 'look again', then answer again")
+    ev.add_argument("--temperature", type=float, default=defaults.TEMPERATURE, help="sampling temperature")
+    ev.add_argument("--max-tokens", type=positive_int, default=1000, help="most output tokens per reply")
+    ev.add_argument("--retries", type=non_negative_int, default=defaults.RETRIES, help="retries of a failed call")
+    ev.add_argument("--request-timeout", type=float, default=defaults.REQUEST_TIMEOUT, help="seconds per attempt")
+    ev.add_argument("--jobs", type=positive_int, default=1, help="sessions asked at once")
+    ev.set_defaults(func=cmd_eval)
+
+    sc = psub.add_parser(
+        "score",
+        help="grade pivot evaluation runs against the answer key",
+        description="Accuracy per run (both orders averaged per case), 95 %% intervals from case and "
+        "career-cluster bootstraps, per kind and capability, regret, and record-vs-plans differences.",
+    )
+    sc.add_argument("runs", nargs="+", metavar="RUN_DIR", help="pivot evaluation run directories")
+    sc.add_argument("--key", metavar="FILE", help="the answer key (default: key.jsonl beside the run's cases)")
+    sc.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
+    sc.set_defaults(func=cmd_score)
+    return psub
+
+
+def _fail(text: str) -> int:
+    print(f"pibench pivots: {text}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``pibench pivots eval`` (exit 0 all answered, 1 an error or failed calls, 2 usage)."""
+    from ..harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
+    from .cases import PivotFileError, cases_hash, load_cases
+    from .evaluate import EvalSettings, FirstJudge, Judge, RunConflict, evaluate
+
+    try:
+        cases = load_cases(args.cases)
+    except PivotFileError as exc:
+        return _fail(str(exc))
+    policy = RetryPolicy(retries=args.retries, timeout=args.request_timeout)
+
+    def make() -> Judge:
+        if args.judge == "first":
+            return FirstJudge()
+        if args.backend_command is not None:
+            return CommandBackend(
+                args.backend_command,
+                model=args.model,
+                temperature=args.temperature,
+                max_tokens=args.max_tokens,
+                policy=policy,
+            )
+        return OpenAIBackend(
+            args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            policy=policy,
+        )
+
+    try:
+        probe = make()
+    except ValueError as exc:
+        return _fail(str(exc))
+    name = args.judge or args.model
+    settings = EvalSettings(
+        label=args.label or name,
+        model=name,
+        condition=args.condition,
+        reconsider=bool(args.reconsider),
+        cases=str(Path(args.cases).resolve()),
+        cases_hash=cases_hash(cases),
+        backend={k: v for k, v in probe.describe().items() if k not in ("retries",)},
+    )
+    total = 2 * len(cases)
+    bar = _progress(total)
+    try:
+        summary = evaluate(cases, make, settings, args.out, jobs=args.jobs, progress=bar)
+    except RunConflict as exc:
+        return _fail(str(exc))
+    finally:
+        print(file=sys.stderr)
+    failed = summary["failed"]
+    print(
+        f"pibench pivots: {summary['done']} of {total} sessions answered in {args.out} ({summary['asked']} asked now)",
+        file=sys.stderr,
+    )
+    if failed:
+        for f in failed[:10]:
+            print(f"  {f['id']} order {f['order']}: {f['kind']}: {f['message']}", file=sys.stderr)
+        return _fail(f"{len(failed)} session(s) failed after retries; run the same command again to ask them")
+    return EXIT_OK
+
+
+def _progress(total: int) -> Any:
+    def show(done: int, of: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rpivots: {done}/{of} sessions", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Run ``pibench pivots score`` (exit 0, or 1 naming what could not be scored)."""
+    from ..harness.rundir import read_json
+    from .cases import PivotFileError, cases_hash, load_cases, load_key
+    from .evaluate import EVAL_FORMAT, read_answers
+    from .score import case_scores, paired_difference, score_run
+
+    results: list[dict[str, Any]] = []
+    per_run: dict[str, Any] = {}
+    for run in args.runs:
+        meta_path = Path(run) / "run.json"
+        try:
+            meta = read_json(meta_path)
+        except (OSError, ValueError) as exc:
+            return _fail(f"{run}: not a pivot evaluation run ({exc})")
+        if not isinstance(meta, dict) or meta.get("format") != EVAL_FORMAT:
+            return _fail(f"{run}: not a pivot evaluation run (no {EVAL_FORMAT} run.json)")
+        try:
+            cases = load_cases(meta["cases"])
+            if cases_hash(cases) != meta.get("cases_hash"):
+                return _fail(f"{run}: the case set at {meta['cases']} changed since this run was made")
+            key_file = args.key or Path(meta["cases"]) / "key.jsonl"
+            key = load_key(key_file, cases)
+        except PivotFileError as exc:
+            return _fail(str(exc))
+        answers = read_answers(run)
+        scored = score_run(cases, key, answers)
+        row = {"run": str(run), "label": meta.get("label"), "condition": meta.get("condition"), **scored}
+        results.append(row)
+        per_run[str(run)] = (meta, case_scores(cases, key, answers))
+    _print_table(results)
+    pairs = _condition_pairs(per_run, paired_difference)
+    for p in pairs:
+        lo, hi = p["ci"] or (float("nan"), float("nan"))
+        print(f"{p['label']}: record − plans = {p['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] over {p['cases']} cases")
+    if args.json:
+        from ..harness.rundir import atomic_write_json
+
+        atomic_write_json(args.json, {"runs": results, "record_vs_plans": pairs})
+    return EXIT_OK
+
+
+def _condition_pairs(per_run: dict[str, Any], paired: Any) -> list[dict[str, Any]]:
+    by_label: dict[str, dict[str, Any]] = {}
+    for meta, scores in per_run.values():
+        by_label.setdefault(str(meta.get("label")), {})[str(meta.get("condition"))] = scores
+    out = []
+    for label, conds in sorted(by_label.items()):
+        if "record" in conds and "plans" in conds:
+            out.append({"label": label, **paired(conds["record"], conds["plans"])})
+    return out
+
+
+def _print_table(results: list[dict[str, Any]]) -> None:
+    head = f"{'label':<20} {'cond':<7} {'cases':>5} {'acc':>6} {'95% CI cases':>16} {'95% CI careers':>16} {'regret':>7} {'1st%':>5}"
+    print(head)
+    for r in results:
+        o = r["overall"]
+        print(
+            f"{str(r['label'])[:20]:<20} {str(r['condition']):<7} {o['cases']:>5} {o['accuracy']:>6.3f} "
+            f"{_ci(o['ci_cases']):>16} {_ci(o['ci_careers']):>16} {o['regret']:>7.1f} {100 * o['first_plan_share']:>5.0f}"
+        )
+        for kind, s in r["by_kind"].items():
+            print(f"  {kind:<18} {'':<7} {s['cases']:>5} {s['accuracy']:>6.3f} {_ci(s['ci_cases']):>16}")
+        if "reconsidered" in o:
+            rc = o["reconsidered"]
+            print(
+                f"  reconsidered: accuracy {rc['accuracy']:.3f}, repaired {rc['repaired']}, "
+                f"introduced {rc['introduced']}"
+            )
+
+
+def _ci(ci: list[float]) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"

@@ -1,0 +1,258 @@
+"""``pibench pivots eval``: ask a model (or a scripted judge) every case in both plan orders.
+
+Each (case, order) is a fresh conversation (PIVOTS.md "How it is used"); with
+``reconsider`` one more turn asks the model to look again. Answers are appended to
+``RUN/answers.jsonl`` as they come (flushed and fsynced), so a killed evaluation resumes
+with the same command and asks only what is missing. ``RUN/run.json`` holds the settings:
+a run directory of other settings (another model, condition, case set ...) is refused.
+
+Backends, retries, time-outs and token accounting are the LLM harness's
+(:mod:`pibench_tui.harness.backends`). A call that fails for good after its retries writes
+no answer: the case is asked again by the next run of the same command.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..harness.backends import Completion, LLMCallFailed
+from ..harness.rundir import JsonlFile, atomic_write_json, read_json, read_jsonl
+from .cases import Case
+from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse_answer
+
+__all__ = [
+    "EVAL_FORMAT",
+    "EvalSettings",
+    "FirstJudge",
+    "Judge",
+    "RunConflict",
+    "evaluate",
+    "read_answers",
+]
+
+#: ``run.json["format"]`` of a pivot evaluation run directory.
+EVAL_FORMAT = "pibench-pivots-eval/1"
+
+
+_WHERE = ("base_url", "api_key_env", "command")
+"""Backend settings that say where answers come from, not what answers: not compared."""
+
+
+class RunConflict(Exception):
+    """The run directory holds an evaluation of other settings, or is held by another process."""
+
+
+class Judge(Protocol):
+    """Anything that answers a conversation: an LLM backend or a scripted judge."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Reply to ``messages``; raise :class:`LLMCallFailed` when it cannot."""
+        ...  # pragma: no cover - protocol
+
+    def describe(self) -> dict[str, Any]:
+        """Settings for ``run.json`` (never a key)."""
+        ...  # pragma: no cover - protocol
+
+
+class FirstJudge:
+    """The scripted judge ``first``: always the plan shown first.
+
+    Over both orders it is right exactly once per case: 50 % accuracy, a calibration line
+    for the scorer (an order bias of 100 %).
+    """
+
+    name = "first"
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Always ``ANSWER: 1``."""
+        return Completion(text="The first plan.\nANSWER: 1", prompt_tokens=0, completion_tokens=0)
+
+    def describe(self) -> dict[str, Any]:
+        """``{"backend": "scripted", "judge": "first"}``."""
+        return {"backend": "scripted", "judge": "first"}
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """What makes an evaluation run: two runs of other settings never share a directory.
+
+    Attributes:
+        label: The row name in scores and reports (default: the model).
+        model: The model (or scripted judge) name.
+        condition: ``record`` or ``plans`` (:data:`pibench_tui.pivots.prompt.CONDITIONS`).
+        reconsider: Ask one more turn ("look again") after the first answer.
+        cases: The case set's path as given (for ``score`` to find the key).
+        cases_hash: :func:`~pibench_tui.pivots.cases.cases_hash` of the set.
+        backend: The backend's :meth:`describe` (model, endpoint, temperature, tokens ...).
+    """
+
+    label: str
+    model: str
+    condition: str
+    reconsider: bool
+    cases: str
+    cases_hash: str
+    backend: dict[str, Any] = field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of every setting except the case set's path (a moved set is the same set)
+        and where the endpoint is reached (the same model behind another URL or key variable
+        is the same evaluation)."""
+        data = asdict(self)
+        data.pop("cases")
+        data["backend"] = {k: v for k, v in self.backend.items() if k not in _WHERE}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+@contextmanager
+def _held(run: Path) -> Iterator[None]:
+    """Hold ``RUN/.lock`` (``flock``) for the evaluation; a second one fails at once."""
+    run.mkdir(parents=True, exist_ok=True)
+    fd = os.open(run / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise RunConflict(f"{run} is being evaluated by {holder}; wait for it or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def read_answers(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The answer lines of an evaluation run (a torn last line from a kill is ignored)."""
+    return read_jsonl(Path(run) / "answers.jsonl")
+
+
+def _check_settings(run: Path, settings: EvalSettings) -> None:
+    meta = run / "run.json"
+    if not meta.exists():
+        if (run / "answers.jsonl").exists():
+            raise RunConflict(f"{run} holds answers but no run.json: not a pivot evaluation run; use another --out")
+        atomic_write_json(meta, {"format": EVAL_FORMAT, "fingerprint": settings.fingerprint(), **asdict(settings)})
+        return
+    try:
+        old = read_json(meta)
+    except (OSError, ValueError) as exc:
+        raise RunConflict(f"{meta}: unreadable ({exc}); use another --out") from None
+    if not isinstance(old, dict) or old.get("format") != EVAL_FORMAT:
+        raise RunConflict(f"{meta} is not a pivot evaluation run ({EVAL_FORMAT}); use another --out")
+    if old.get("fingerprint") != settings.fingerprint():
+        diff = [
+            k for k in ("label", "model", "condition", "reconsider", "cases_hash") if old.get(k) != asdict(settings)[k]
+        ]
+        raise RunConflict(
+            f"{run} holds an evaluation of other settings ({', '.join(diff) or 'backend settings'} differ); "
+            "use another --out to evaluate these settings"
+        )
+
+
+def _usage(c: Completion, messages: list[dict[str, str]]) -> dict[str, Any]:
+    return {
+        "prompt": c.prompt_tokens,
+        "completion": c.completion_tokens,
+        "prompt_estimate": approx_tokens("".join(m["content"] for m in messages)),
+        "attempts": c.attempts,
+        "seconds": round(c.seconds, 3),
+    }
+
+
+def _ask(judge: Judge, case: Case, order: str, settings: EvalSettings) -> dict[str, Any]:
+    """One session: the answer line for ``case`` in ``order`` (raises :class:`LLMCallFailed`)."""
+    messages = case_messages(case, order, settings.condition)
+    first = judge.complete(messages)
+    line: dict[str, Any] = {
+        "id": case.id,
+        "order": order,
+        "answer": parse_answer(first.text, order),
+        "raw": first.text,
+        "tokens": [_usage(first, messages)],
+    }
+    if settings.reconsider:
+        again = [*messages, {"role": "assistant", "content": first.text}, {"role": "user", "content": RECONSIDER_TEXT}]
+        second = judge.complete(again)
+        line["reconsidered"] = parse_answer(second.text, order)
+        line["raw_reconsidered"] = second.text
+        line["tokens"].append(_usage(second, again))
+    return line
+
+
+def evaluate(
+    cases: list[Case],
+    judge_factory: Callable[[], Judge],
+    settings: EvalSettings,
+    out: str | os.PathLike[str],
+    *,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ask every case in both orders; resume where ``out`` stopped.
+
+    Args:
+        cases: The case set.
+        judge_factory: Builds one judge per worker thread (an LLM backend or a scripted judge).
+        settings: The run's settings (checked against ``out/run.json``).
+        out: The run directory.
+        jobs: Sessions asked at once (threads).
+        progress: Called with ``(done, total)`` sessions after each answer.
+
+    Returns:
+        ``{"asked": n, "done": n, "total": n, "failed": [{"id", "order", "kind", "message"}]}``.
+
+    Raises:
+        RunConflict: ``out`` holds another evaluation or is in use.
+    """
+    run = Path(out)
+    with _held(run):
+        _check_settings(run, settings)
+        done = {(a.get("id"), a.get("order")) for a in read_answers(run)}
+        todo = [(c, o) for c in cases for o in ORDERS if (c.id, o) not in done]
+        total = 2 * len(cases)
+        answers = JsonlFile(run / "answers.jsonl")
+        lock = threading.Lock()
+        failed: list[dict[str, Any]] = []
+        state = {"done": total - len(todo)}
+        local = threading.local()
+
+        def one(task: tuple[Case, str]) -> None:
+            case, order = task
+            if not hasattr(local, "judge"):
+                local.judge = judge_factory()
+            try:
+                line = _ask(local.judge, case, order, settings)
+            except LLMCallFailed as exc:
+                with lock:
+                    failed.append({"id": case.id, "order": order, "kind": exc.kind, "message": exc.message})
+                return
+            with lock:
+                answers.append(line)
+                answers.sync()
+                state["done"] += 1
+                if progress is not None:
+                    progress(state["done"], total)
+
+        try:
+            if jobs <= 1:
+                for task in todo:
+                    one(task)
+            else:
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    list(pool.map(one, todo))
+        finally:
+            answers.close()
+        return {"asked": len(todo), "done": state["done"], "total": total, "failed": failed}
