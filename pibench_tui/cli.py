@@ -271,6 +271,24 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     _add_world_options(play)
     play.add_argument(
+        "--pivots",
+        metavar="CASES",
+        help="answer pivot cases (a case set folder): the panels at each fork read-only, the two plans, "
+        "a/b to choose, then the futures revealed; answers are saved like `pibench pivots eval`",
+    )
+    play.add_argument(
+        "--key",
+        dest="pivots_key",
+        metavar="FILE",
+        help="with --pivots: the answer key (default: key.jsonl beside the cases)",
+    )
+    play.add_argument(
+        "--answers",
+        dest="pivots_out",
+        metavar="RUN_DIR",
+        help="with --pivots: where the answers go (default ./pivots-human-<set hash>; resumed if it exists)",
+    )
+    play.add_argument(
         "--replay",
         metavar="SAVE|RUN_DIR",
         help="watch a saved career or a run directory (pibench agent / run --save-runs) read-only: "
@@ -529,6 +547,22 @@ def _cmd_play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+
+    pivots = getattr(args, "pivots", None)
+    if pivots is None and (getattr(args, "pivots_key", None) or getattr(args, "pivots_out", None)):
+        print("pibench play: error: --key and --answers go with --pivots CASES", file=sys.stderr)
+        return 2
+    if pivots is not None:
+        if any(getattr(args, k, None) is not None for k in ("scenario", "seed", "save", "load", "replay")):
+            print(
+                "pibench play: error: --pivots shows each case's own career; do not combine it with "
+                "--scenario, --seed, --save, --load or --replay",
+                file=sys.stderr,
+            )
+            return 2
+        from pibench_tui.pivots.play import run_pivots
+
+        return run_pivots(args)
 
     if importlib.util.find_spec("pibench_tui.app") is None:
         print("pibench play: the terminal UI is not yet available; use `pibench headless`", file=sys.stderr)

@@ -195,10 +195,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         except PivotFileError as exc:
             return _fail(str(exc))
         answers = read_answers(run)
-        scored = score_run(cases, key, answers)
+        sessions = 1 if (meta.get("backend") or {}).get("sessions_per_case") == 1 else 2
+        scored = score_run(cases, key, answers, sessions)
         row = {"run": str(run), "label": meta.get("label"), "condition": meta.get("condition"), **scored}
         results.append(row)
-        per_run[str(run)] = (meta, case_scores(cases, key, answers))
+        per_run[str(run)] = (meta, case_scores(cases, key, answers, sessions))
     _print_table(results)
     pairs = _condition_pairs(per_run, paired_difference)
     for p in pairs:

@@ -78,7 +78,10 @@ def _tokens(line: Mapping[str, Any]) -> int:
 
 
 def case_scores(
-    cases: Sequence[Case], key: Mapping[str, KeyEntry], answers: Sequence[Mapping[str, Any]]
+    cases: Sequence[Case],
+    key: Mapping[str, KeyEntry],
+    answers: Sequence[Mapping[str, Any]],
+    sessions_per_case: int = 2,
 ) -> list[CaseScore]:
     """Score every case of the set (the last answer of a (case, order) counts).
 
@@ -86,6 +89,9 @@ def case_scores(
         cases: The case set.
         key: The answer key (every case must be in it).
         answers: ``answers.jsonl`` lines.
+        sessions_per_case: 2 (a model: both orders, averaged) or 1 (a person sees each case
+            once, in the order of :func:`pibench_tui.pivots.play.human_order`: that answer
+            alone counts).
 
     Raises:
         KeyError: A case has no key entry.
@@ -100,7 +106,8 @@ def case_scores(
         after: list[bool] = []
         answered = first = repaired = introduced = tokens = 0
         has_second = False
-        for order in ORDERS:
+        orders = ORDERS if sessions_per_case == 2 else _answered_order(by, case.id)
+        for order in orders:
             line = by.get((case.id, order))
             pick = line.get("answer") if line else None
             ok = pick == right
@@ -118,7 +125,7 @@ def case_scores(
                     introduced += ok and not ok2
                 else:
                     after.append(ok)
-        acc = sum(correct) / len(ORDERS)
+        acc = sum(correct) / len(orders)
         out.append(
             CaseScore(
                 id=case.id,
@@ -128,7 +135,7 @@ def case_scores(
                 accuracy=acc,
                 answered=answered,
                 first_picks=first,
-                reconsidered=(sum(after) / len(ORDERS)) if has_second else None,
+                reconsidered=(sum(after) / len(orders)) if has_second else None,
                 regret=key[case.id].regret * (1.0 - acc),
                 repaired=repaired,
                 introduced=introduced,
@@ -136,6 +143,14 @@ def case_scores(
             )
         )
     return out
+
+
+def _answered_order(by: Mapping[tuple[str, str], Mapping[str, Any]], case_id: str) -> tuple[str, ...]:
+    """The one order a single-session judge answered ``case_id`` in (``("AB",)`` if none)."""
+    for order in ORDERS:
+        if (case_id, order) in by:
+            return (order,)
+    return ORDERS[:1]
 
 
 def _interval(samples: np.ndarray) -> list[float]:
@@ -160,7 +175,7 @@ def _cluster_bootstrap(values: np.ndarray, clusters: Sequence[str], rng: np.rand
     return _interval(sums[idx].sum(axis=1) / sizes[idx].sum(axis=1))
 
 
-def _summary(scores: Sequence[CaseScore]) -> dict[str, Any]:
+def _summary(scores: Sequence[CaseScore], sessions_per_case: int = 2) -> dict[str, Any]:
     values = np.array([s.accuracy for s in scores], dtype=float)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     out: dict[str, Any] = {
@@ -170,7 +185,7 @@ def _summary(scores: Sequence[CaseScore]) -> dict[str, Any]:
         "ci_cases": _case_bootstrap(values, rng),
         "ci_careers": _cluster_bootstrap(values, [s.career for s in scores], np.random.default_rng(BOOTSTRAP_SEED)),
         "regret": float(np.mean([s.regret for s in scores])),
-        "unanswered": sum(len(ORDERS) - s.answered for s in scores),
+        "unanswered": sum(sessions_per_case - s.answered for s in scores),
         "first_plan_share": (sum(s.first_picks for s in scores) / max(1, sum(s.answered for s in scores))),
         "tokens_per_case": float(np.mean([s.tokens for s in scores])),
     }
@@ -185,9 +200,13 @@ def _summary(scores: Sequence[CaseScore]) -> dict[str, Any]:
 
 
 def score_run(
-    cases: Sequence[Case], key: Mapping[str, KeyEntry], answers: Sequence[Mapping[str, Any]]
+    cases: Sequence[Case],
+    key: Mapping[str, KeyEntry],
+    answers: Sequence[Mapping[str, Any]],
+    sessions_per_case: int = 2,
 ) -> dict[str, Any]:
-    """Accuracy, both intervals, regret, per kind and per capability.
+    """Accuracy, both intervals, regret, per kind and per capability (``sessions_per_case``:
+    see :func:`case_scores`).
 
     Returns:
         ``{"overall": {...}, "by_kind": {kind: {...}}, "by_capability": {...}, "cases": [...]}``
@@ -195,15 +214,16 @@ def score_run(
         unanswered, first_plan_share, tokens_per_case`` (and ``reconsidered`` with a
         reconsideration turn).
     """
-    scores = case_scores(cases, key, answers)
+    scores = case_scores(cases, key, answers, sessions_per_case)
+    n = sessions_per_case
     by_kind = {k: [s for s in scores if s.kind == k] for k in KINDS}
     caps: dict[str, list[CaseScore]] = defaultdict(list)
     for s in scores:
         caps[s.capability].append(s)
     return {
-        "overall": _summary(scores),
-        "by_kind": {k: _summary(v) for k, v in by_kind.items() if v},
-        "by_capability": {k: _summary(v) for k, v in sorted(caps.items())},
+        "overall": _summary(scores, n),
+        "by_kind": {k: _summary(v, n) for k, v in by_kind.items() if v},
+        "by_capability": {k: _summary(v, n) for k, v in sorted(caps.items())},
         "cases": [
             {"id": s.id, "kind": s.kind, "career": s.career, "accuracy": s.accuracy, "regret": s.regret} for s in scores
         ],

@@ -1,0 +1,64 @@
+"""The career of a pivot case up to its fork, re-played from its public seed.
+
+A case of a public set names its scenario, seed and the policy that played up to the fork;
+playing that policy again gives the world at the fork exactly (determinism), which the
+TUI's panels can show. The re-played dashboard must equal the case's record: a case whose
+record does not come from its seed and policy is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from world.api import Api
+from world.engine import World
+from world.policies import ORACLE
+from world.runner import AgentView, build_policy
+
+from .cases import Case, PivotFileError
+
+__all__ = ["action_log_to_fork"]
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
+    """``(config, seed, action log)`` of ``case``'s career up to the start of its fork month.
+
+    Raises:
+        PivotFileError: The set is sealed (no seed), the scenario or policy is unknown, or
+            the re-played dashboard differs from the case's record.
+    """
+    from scenarios import ScenarioError, load_scenario
+
+    seed = case.raw.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise PivotFileError(f"case {case.id}: its seed is sealed; the record can be shown only as text")
+    try:
+        scen = load_scenario(str(case.raw.get("scenario") or "standard"))
+    except ScenarioError as exc:
+        raise PivotFileError(f"case {case.id}: {exc}") from None
+    world = World(scen.config, seed)
+    policy_name = str(case.raw.get("policy") or "baseline")
+    try:
+        policy = build_policy(policy_name, world)
+    except KeyError:
+        raise PivotFileError(f"case {case.id}: unknown policy {policy_name!r}") from None
+    api = Api(world)
+    view: Any = api if policy_name == ORACLE else AgentView(api)
+    while world.s.month < case.fork_month and not world.s.finished:
+        month = world.s.month
+        policy.act(view)
+        if world.s.month == month and not world.s.finished:
+            api.call("time", "next_month", [], {})
+    if world.s.finished or world.s.month != case.fork_month:
+        raise PivotFileError(f"case {case.id}: the career ends before its fork month {case.fork_month}")
+    if _canon(api.call("lab", "dashboard", [], {})) != _canon(case.record.get("dashboard")):
+        raise PivotFileError(
+            f"case {case.id}: its record is not the career of seed {seed} played by {policy_name} "
+            f"to month {case.fork_month} (the dashboards differ)"
+        )
+    return scen.config, seed, list(world.s.action_log)

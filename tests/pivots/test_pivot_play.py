@@ -1,0 +1,124 @@
+"""A person answers pivot cases in the TUI (`pibench play --pivots`, issue 24 part 4): the
+panels at the fork read-only, the plans, a/b, the reveal, answers saved like an eval run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pibench_tui.pivots.cases import PivotFileError, load_cases, load_key
+from pibench_tui.pivots.fork_record import action_log_to_fork
+from pibench_tui.pivots.play import PivotApp, PlansScreen, RevealScreen, human_order, open_session
+from pibench_tui.pivots.score import score_run
+from tests.pivots.casesets import make_set
+
+
+@pytest.fixture(scope="module")
+def caseset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four cases from two baseline careers (months 3 and 4)."""
+    return make_set(tmp_path_factory.mktemp("pvplay") / "set", careers=2, per_career=2, month=3)
+
+
+@pytest.mark.asyncio
+async def test_a_player_reads_the_plans_chooses_and_sees_the_futures(caseset: Path, tmp_path: Path) -> None:
+    """The app opens on the fork month with the plans dialog; esc shows the panels, p brings
+    the plans back, `a` chooses the plan shown first: the answer is saved in the case's own
+    labels (mapped through the order shown), the reveal says whether it was the better plan,
+    and enter moves to the next case's plans."""
+    session = open_session(str(caseset), None, str(tmp_path / "human"))
+    app = PivotApp(session, test_mode=True)
+    first = session.cases[0]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PlansScreen)
+        assert app.replayer.month == first.fork_month
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PlansScreen)
+        assert "PIVOT case 1/4" in app.banner()
+        await pilot.press("p")
+        assert isinstance(app.screen, PlansScreen)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, RevealScreen)
+        chosen = human_order(first.id)[0]
+        key = load_key(caseset)
+        text = "\n".join(app.screen.lines())
+        assert ("right" in text) == (key[first.id].better == chosen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlansScreen)
+        assert app.screen.case.id == session.cases[1].id
+        assert app.replayer.month == session.cases[1].fork_month
+    lines = [json.loads(x) for x in (tmp_path / "human" / "answers.jsonl").read_text().splitlines()]
+    assert lines == [{"id": first.id, "order": human_order(first.id), "answer": chosen, "raw": "key a"}]
+
+
+@pytest.mark.asyncio
+async def test_a_person_resumes_at_the_first_unanswered_case_and_is_scored_once_per_case(
+    caseset: Path, tmp_path: Path
+) -> None:
+    """Reopening the same answers folder starts at the first unanswered case; `pivots score`
+    counts a person's single answer per case (not half of two orders)."""
+    run = tmp_path / "h"
+    session = open_session(str(caseset), None, str(run))
+    key = load_key(caseset)
+    for case in session.cases[:2]:
+        order = human_order(case.id)
+        session.record(case, "A" if order[0] == key[case.id].better else "B")  # the better plan
+    again = open_session(str(caseset), None, str(run))
+    app = PivotApp(again, test_mode=True)
+    assert app.index == 2
+    cases = load_cases(caseset)
+    answers = [json.loads(x) for x in (run / "answers.jsonl").read_text().splitlines()]
+    scored = score_run(cases, key, answers, sessions_per_case=1)
+    per = {c["id"]: c["accuracy"] for c in scored["cases"]}
+    assert per[cases[0].id] == 1.0 and per[cases[1].id] == 1.0 and per[cases[2].id] == 0.0
+    r = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "pivots", "score", str(run), "--json", str(tmp_path / "s.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["runs"][0]["overall"]["accuracy"] == 0.5
+
+
+def test_a_record_that_is_not_its_seeds_career_is_refused_naming_the_case(caseset: Path, tmp_path: Path) -> None:
+    """A case whose dashboard was edited (or whose seed was changed) cannot be shown as the
+    career at its fork: the replay refuses it by case id; a sealed case (no seed) too."""
+    case = load_cases(caseset)[0]
+    raw = dict(case.raw)
+    raw["record"] = {**case.record, "dashboard": {**case.record["dashboard"], "budget": 1.0}}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(raw) + "\n")
+    bad = load_cases(tmp_path)[0]
+    with pytest.raises(PivotFileError, match=f"case {case.id}: its record is not the career"):
+        action_log_to_fork(bad)
+    sealed = load_cases(tmp_path)[0].__class__(**{**bad.__dict__, "raw": {**raw, "seed": None}})
+    with pytest.raises(PivotFileError, match="sealed"):
+        action_log_to_fork(sealed)
+
+
+def test_play_pivots_refuses_a_bad_set_before_the_ui_starts(tmp_path: Path) -> None:
+    """`pibench play --pivots` on a file that is not a case set exits 1 with the reason, and
+    combining it with --seed is a usage error."""
+    (tmp_path / "cases.jsonl").write_text("not json\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "play", "--pivots", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert r.returncode == 1 and "line 1 is not JSON" in r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "play", "--pivots", str(tmp_path), "--seed", "3"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert r.returncode == 2 and "--pivots" in r.stderr
