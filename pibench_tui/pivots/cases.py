@@ -208,12 +208,8 @@ def _number(value: Any, where: str, name: str) -> float:
     return float(value)
 
 
-def _key_entry(obj: dict[str, Any], where: str) -> KeyEntry:
-    cid = _need(obj, "id", str, where)
-    where = f"{where} (case {cid})"
-    better = obj.get("better")
-    if better not in _PLAN_LABELS:
-        raise PivotFileError(f"{where}: 'better' must be 'A' or 'B', got {better!r}")
+def _key_numbers(obj: dict[str, Any], where: str) -> tuple[float, float, float, dict[str, list[float]]]:
+    """``(delta, ci low, ci high, impact per plan)`` of a key line, each a finite number."""
     delta = _number(obj.get("delta"), where, "delta")
     ci = obj.get("ci")
     if not isinstance(ci, list) or len(ci) != 2:
@@ -223,9 +219,13 @@ def _key_entry(obj: dict[str, Any], where: str) -> KeyEntry:
     if not isinstance(impact, dict):
         raise PivotFileError(f"{where}: 'impact' must be an object of per-branch lists")
     per = {k: [_number(v, where, f"impact.{k}") for v in impact.get(k, [])] for k in _PLAN_LABELS}
-    collapse_raw = obj.get("collapse") or {}
-    collapse = {k: _number(collapse_raw.get(k, 0.0), where, f"collapse.{k}") for k in _PLAN_LABELS}
-    # A key whose sign disagrees with its own numbers was edited by hand (or is corrupt).
+    return delta, lo, hi, per
+
+
+def _check_key_consistent(
+    where: str, better: str, delta: float, lo: float, hi: float, per: dict[str, list[float]]
+) -> None:
+    """A key whose answer disagrees with its own numbers was edited by hand (or is corrupt)."""
     if (delta > 0 and better != "A") or (delta < 0 and better != "B"):
         raise PivotFileError(f"{where}: 'better' is {better} but delta is {delta:+g}: the key is inconsistent")
     if per["A"] and per["B"]:
@@ -239,7 +239,21 @@ def _key_entry(obj: dict[str, Any], where: str) -> KeyEntry:
             )
     if not lo <= delta <= hi:
         raise PivotFileError(f"{where}: delta {delta:g} lies outside its interval [{lo:g}, {hi:g}]")
-    return KeyEntry(id=cid, better=better, delta=delta, ci=(lo, hi), impact=per, collapse=collapse)
+
+
+def _key_entry(obj: dict[str, Any], where: str) -> KeyEntry:
+    cid = _need(obj, "id", str, where)
+    where = f"{where} (case {cid})"
+    better = obj.get("better")
+    if better not in _PLAN_LABELS:
+        raise PivotFileError(f"{where}: 'better' must be 'A' or 'B', got {better!r}")
+    delta, lo, hi, per = _key_numbers(obj, where)
+    collapse_raw = obj.get("collapse") or {}
+    if not isinstance(collapse_raw, dict):
+        raise PivotFileError(f"{where}: 'collapse' must be an object of per-plan rates")
+    collapse = {k: _number(collapse_raw.get(k, 0.0), where, f"collapse.{k}") for k in _PLAN_LABELS}
+    _check_key_consistent(where, str(better), delta, lo, hi, per)
+    return KeyEntry(id=cid, better=str(better), delta=delta, ci=(lo, hi), impact=per, collapse=collapse)
 
 
 def key_path(path: str | os.PathLike[str]) -> Path:
