@@ -72,10 +72,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed."""
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.load import LoadError, drop_duplicates, load_careers
+    from pibench_tui.report.pivots import career_paths, find_pivot_runs, pivot_section
     from pibench_tui.report.render import render_terminal
 
+    pivot_runs = find_pivot_runs(args.paths)
+    pivots = pivot_section(pivot_runs, dict(args.price)) if pivot_runs else None
+    paths = career_paths(args.paths) if pivot_runs else args.paths
+    if pivots is not None and not paths:
+        return _pivots_only(args, pivots)
     try:
-        careers = load_careers(args.paths, simulate=not args.no_simulate)
+        careers = load_careers(paths, simulate=not args.no_simulate)
     except LoadError as exc:
         print(f"pibench report: {exc}", file=sys.stderr)
         return 1
@@ -91,6 +97,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"pibench report: {exc}", file=sys.stderr)
         return 1
     render_terminal(report)
+    if pivots is not None:
+        from pibench_tui.report.pivots import print_pivots
+
+        print_pivots(pivots)
+        report["pivots"] = pivots
     if args.json_file:
         try:
             Path(args.json_file).write_text(
@@ -108,12 +119,37 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 1
         from pibench_tui.report.render import render_html
 
+        page = render_html(report, all_figures(report))
+        if pivots is not None:
+            from pibench_tui.report.pivots import pivot_html, pivots_figure
+
+            page = page.replace("</body></html>", pivot_html(pivots, pivots_figure(pivots)) + "\n</body></html>", 1)
         try:
-            Path(args.html).write_text(render_html(report, all_figures(report)), encoding="utf-8")
+            Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             print(f"pibench report: cannot write --html {args.html}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"wrote {args.html}", file=sys.stderr)
+    return 0
+
+
+def _pivots_only(args: argparse.Namespace, pivots: dict[str, Any]) -> int:
+    """The report of pivot runs alone (no career among the paths)."""
+    from pibench_tui.report.pivots import pivot_page, print_pivots
+
+    print_pivots(pivots)
+    try:
+        if args.json_file:
+            Path(args.json_file).write_text(
+                json.dumps(_nan_free({"pivots": pivots}), indent=1, allow_nan=False) + "\n", encoding="utf-8"
+            )
+            print(f"wrote {args.json_file}", file=sys.stderr)
+        if args.html:
+            Path(args.html).write_text(pivot_page(pivots), encoding="utf-8")
+            print(f"wrote {args.html}", file=sys.stderr)
+    except OSError as exc:
+        print(f"pibench report: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     return 0
 
 
