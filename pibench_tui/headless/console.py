@@ -66,60 +66,87 @@ def iter_statements(lines: Iterable[str | None], limit: int | None = None) -> It
         ``None`` when it is longer than ``limit``, and the 1-based line number of its first
         line in the piped text.
     """
-    buf: list[str] = []
-    size = 0  # characters in buf
-    tried = 0  # size of buf at the last compile try inside an open bracket or string
-    start = 1
-    has_code = False
-    lineno = 0
-    lex = _LexState()
-    overlong = False  # the pending statement is longer than the limit: only scanned
+    splitter = _Splitter(limit)
     for line in lines:
-        lineno += 1
-        if line is None:  # a line too long to read: the statement is overlong
-            if has_code and not overlong and _ended_before_any_line(buf, lex):
-                # The pending statement ended before this line (nothing indented, which the
-                # unseen line could continue): run it, do not fold it into the overlong one.
-                yield "".join(buf), start
-                has_code, size, tried = False, 0, 0
-            if not has_code:
-                start = lineno
-            buf, has_code, overlong = [], True, True
-            lex = _LexState()  # its brackets are unknown: assume the next column-0 line starts anew
-            continue
-        if lineno == 1 and line.startswith("\ufeff"):
+        yield from splitter.feed(line)
+    yield from splitter.finish()
+
+
+class _Splitter:
+    """The state of :func:`iter_statements` between lines: the pending statement's lines, its
+    size, where it started, and the light lexer's view of it."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.buf: list[str] = []
+        self.size = 0  # characters in buf
+        self.tried = 0  # size of buf at the last compile try inside an open bracket or string
+        self.start = 1
+        self.has_code = False
+        self.lineno = 0
+        self.lex = _LexState()
+        self.overlong = False  # the pending statement is longer than the limit: only scanned
+
+    def _reset(self) -> None:
+        self.buf, self.has_code, self.size, self.tried = [], False, 0, 0
+        self.lex = _LexState()
+
+    def feed(self, line: str | None) -> Iterator[tuple[str | None, int]]:
+        """Take the next line (``None``: one too long to read); yield what it completes."""
+        self.lineno += 1
+        if line is None:
+            yield from self._unreadable()
+            return
+        if self.lineno == 1 and line.startswith("\ufeff"):
             line = line[1:]  # a UTF-8 byte-order mark, as Python accepts in files
-        if has_code and _starts_statement(line) and not _CONTINUES.match(line):
-            if overlong:
-                done = lex.clear()
-                if done:
-                    yield None, start
-                    buf, has_code, size, tried, overlong = [], False, 0, 0, False
-                    lex = _LexState()
-                    start = lineno
-                    done = False  # yielded; the line below starts the next statement
-            elif lex.clear():
-                done = _completeness("".join(buf)) != "incomplete"
-            elif size >= 2 * tried:
-                tried = size
-                done = _completeness("".join(buf)) == "invalid"
-            else:
-                done = False
-            if done:
-                yield "".join(buf), start
-                buf, has_code, size, tried = [], False, 0, 0
-                lex = _LexState()
-        if not buf and not overlong:
-            start = lineno
-        size += len(line)
-        if limit is not None and size > limit:
-            overlong, buf = True, []
-        if not overlong:
-            buf.append(line)
-        lex.scan(line)
-        has_code = has_code or _has_code(line)
-    if has_code:
-        yield (None if overlong else "".join(buf)), start
+        if self.has_code and _starts_statement(line) and not _CONTINUES.match(line):
+            yield from self._column_zero()
+        if not self.buf and not self.overlong:
+            self.start = self.lineno
+        self.size += len(line)
+        if self.limit is not None and self.size > self.limit:
+            self.overlong, self.buf = True, []
+        if not self.overlong:
+            self.buf.append(line)
+        self.lex.scan(line)
+        self.has_code = self.has_code or _has_code(line)
+
+    def _unreadable(self) -> Iterator[tuple[str | None, int]]:
+        """A line too long to read makes the pending statement overlong."""
+        if self.has_code and not self.overlong and _ended_before_any_line(self.buf, self.lex):
+            # The pending statement ended before this line (nothing indented, which the
+            # unseen line could continue): run it, do not fold it into the overlong one.
+            yield "".join(self.buf), self.start
+            self.has_code, self.size, self.tried = False, 0, 0
+        if not self.has_code:
+            self.start = self.lineno
+        self.buf, self.has_code, self.overlong = [], True, True
+        self.lex = _LexState()  # its brackets are unknown: assume the next column-0 line starts anew
+
+    def _column_zero(self) -> Iterator[tuple[str | None, int]]:
+        """A line at column 0 arrived: yield the pending statement if it is complete."""
+        if self.overlong:
+            if self.lex.clear():
+                yield None, self.start
+                self._reset()
+                self.overlong = False
+                self.start = self.lineno
+            return
+        if self.lex.clear():
+            done = _completeness("".join(self.buf)) != "incomplete"
+        elif self.size >= 2 * self.tried:
+            self.tried = self.size
+            done = _completeness("".join(self.buf)) == "invalid"
+        else:
+            done = False
+        if done:
+            yield "".join(self.buf), self.start
+            self._reset()
+
+    def finish(self) -> Iterator[tuple[str | None, int]]:
+        """End of input: the pending statement, if it holds code."""
+        if self.has_code:
+            yield (None if self.overlong else "".join(self.buf)), self.start
 
 
 def _ended_before_any_line(buf: list[str], lex: _LexState) -> bool:
