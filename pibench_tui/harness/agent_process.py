@@ -15,8 +15,8 @@ from pibench_tui.sandbox import (
     BlockResult,
     Refusal,
     Sandbox,
-    spec_from_api_calls,
 )
+from pibench_tui.sandbox.factory import open_sandbox as _open_sandbox
 
 __all__ = ["ALLOWED_MODULES", "DEFAULT_MEMORY_LIMIT", "BlockResult", "Refusal", "open_sandbox"]
 
@@ -29,7 +29,9 @@ def open_sandbox(
     max_output: int,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
 ) -> Sandbox:
-    """A :class:`~pibench_tui.sandbox.Sandbox` over ``world``'s API, as headless mode builds it.
+    """A :class:`~pibench_tui.sandbox.Sandbox` over ``world``'s API, built by the one sandbox
+    factory (:func:`pibench_tui.sandbox.factory.open_sandbox`) as headless mode builds it: the
+    same spec, with this scenario's numbers in the help and its harness limits.
 
     Args:
         handler: ``handler(namespace, method, args, kwargs)`` applies one API call (the
@@ -39,14 +41,10 @@ def open_sandbox(
         max_output: Output cap per block inside the sandbox, in characters.
         memory_limit: Address-space limit of the agent process, in bytes.
     """
-    from world.api import API_CALLS, REQUIRED
-
-    return Sandbox(
+    return _open_sandbox(
         handler,
-        spec_from_api_calls(API_CALLS, REQUIRED),
+        world,
         block_timeout=block_timeout,
         max_output=max_output,
         memory_limit=memory_limit,
-        seed=world.seed,
-        month=lambda: world.month,
     )

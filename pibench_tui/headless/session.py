@@ -14,10 +14,9 @@ from pibench_tui.sandbox import (
     DEFAULT_MEMORY_LIMIT,
     AgentProcess,
     BlockResult,
-    Sandbox,
     SandboxStartError,
-    spec_from_api_calls,
 )
+from pibench_tui.sandbox.factory import open_sandbox
 
 #: Bytes of memory held in reserve for the final save and report (freed on MemoryError).
 _RESERVE_BYTES = 8 << 20
@@ -108,8 +107,7 @@ class HeadlessSession:
 
     def _start(self, options: HeadlessOptions, process: AgentProcess | None) -> None:
         """The rest of :meth:`__init__`: the API and the sandbox."""
-        from world.api import API_CALLS, REQUIRED, Api, call_docs
-        from world.rules import rules
+        from world.api import Api
 
         # Every result is encoded as JSON for the agent process before anything else sees
         # it (and never altered here): the API may hand out what it keeps, uncopied.
@@ -118,16 +116,13 @@ class HeadlessSession:
         # Memory held back for the final save and report, freed if pibench ever runs out.
         self._reserve = bytes(_RESERVE_BYTES)
         self.blocks = 0
-        self.sandbox = Sandbox(
+        self.sandbox = open_sandbox(
             self._call,
-            spec_from_api_calls(API_CALLS, REQUIRED, call_docs(self.world.cfg)),
+            self.world,
             block_timeout=options.block_timeout,
             max_output=options.max_output,
             memory_limit=options.memory_limit,
-            seed=self.world.seed,
-            month=lambda: self.world.month,
             process=process,
-            limits=rules(self.world.cfg)["harness"],
             prefetch=True,  # read-only calls here change nothing, and a refusal is only a reply
             # What still holds after a change stays in the agent process's cache (a sealed
             # run answers copies without the seed: never the kept object, so nothing stays).

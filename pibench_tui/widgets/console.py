@@ -205,9 +205,7 @@ class ConsolePanel(Panel):
         month = game.world.month if game is not None else None
         try:
             if self.sandbox is None:
-                from world.api import API_CALLS, REQUIRED
-
-                from ..sandbox import Sandbox, spec_from_api_calls
+                from ..sandbox.factory import open_sandbox
 
                 assert game is not None, "the console runs only once a game is bound"
 
@@ -215,7 +213,7 @@ class ConsolePanel(Panel):
                     with game.lock:
                         return game.api.call(ns, method, args, kwargs)
 
-                self.sandbox = Sandbox(handler, spec_from_api_calls(API_CALLS, REQUIRED), seed=game.world.seed)
+                self.sandbox = open_sandbox(handler, game.world)
             self.blocks += 1
             result = self.sandbox.run(code, filename=f"<console {self.blocks}>")
             out = result.stdout
