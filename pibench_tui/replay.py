@@ -12,7 +12,6 @@ and checks the final digest when the run recorded one. Nothing here imports Text
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from world.api import Api
 from world.config import WorldConfig
 from world.engine import World
 
-from .harness.rundir import RUN_FORMAT
+from .harness.rundir import RUN_FORMAT, read_json, read_jsonl
 from .tui_game import Game
 
 
@@ -62,18 +61,13 @@ class ReplaySource:
         return [e for e in self.transcript if e.get("month") == month]
 
 
-def _jsonl(path: Path) -> list[dict]:
-    out: list[dict] = []
-    if not path.exists():
-        return out
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except ValueError as exc:
-            raise ReplayError(f"{path}: line {i} is not JSON ({exc})") from exc
-    return out
+def _jsonl(path: Path) -> list[Any]:
+    """A JSON-lines file of the run directory, size-limited and split at ``\n`` only
+    (:func:`pibench_tui.harness.rundir.read_jsonl`)."""
+    try:
+        return read_jsonl(path, strict=True)
+    except (OSError, ValueError) as exc:
+        raise ReplayError(str(exc)) from exc
 
 
 def open_run_dir(path: str | Path) -> ReplaySource:
@@ -85,11 +79,13 @@ def open_run_dir(path: str | Path) -> ReplaySource:
     """
     p = Path(path)
     try:
-        result = json.loads((p / "result.json").read_text(encoding="utf-8"))
+        result = read_json(p / "result.json")
     except FileNotFoundError as exc:
         raise ReplayError(f"{p} is not a run directory: it has no result.json") from exc
-    except ValueError as exc:
-        raise ReplayError(f"{p / 'result.json'} is not JSON ({exc})") from exc
+    except (OSError, ValueError) as exc:
+        raise ReplayError(str(exc)) from exc
+    if not isinstance(result, dict):
+        raise ReplayError(f"{p / 'result.json'} is not a pibench run result")
     if result.get("format") != RUN_FORMAT:
         raise ReplayError(f"{p / 'result.json'}: format {result.get('format')!r}, expected {RUN_FORMAT!r}")
     if result.get("seed") is None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pibench_tui.harness import defaults
+from pibench_tui.textsafe import clean
 
 __all__ = [
     "Backend",
@@ -142,6 +143,7 @@ def _with_retries(
         try:
             done = attempt()
         except _Attempt as exc:
+            exc.message = clean(exc.message)  # the backend's own text (stderr, an endpoint's error)
             errors.append(
                 {
                     "kind": exc.kind,
@@ -154,6 +156,9 @@ def _with_retries(
                 raise LLMCallFailed(exc.kind, exc.message, errors, time.monotonic() - started, n) from None
             sleep(policy.delay(n, exc.retry_after))
             continue
+        done.text = clean(done.text)  # model text enters pibench here (pibench_tui.textsafe)
+        if done.finish_reason is not None:
+            done.finish_reason = clean(done.finish_reason)
         done.seconds = time.monotonic() - started
         done.attempts = n
         done.errors = errors

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..argtypes import non_negative_int, positive_int
+from ..textsafe import visible
 from . import defaults
 
 __all__ = [
@@ -325,14 +326,17 @@ def _summarise(
     for name, res in zip(names, results, strict=True):
         if isinstance(res, Exception):
             failed += 1
-            print(f"{name:>{width}}  error: {res}")
+            print(visible(f"{name:>{width}}  error: {res}", newlines=True))
             how = (
                 "its run directory holds another run: it was not touched"
                 if isinstance(res, RunConflict)
                 else "not finished: its run directory keeps the last completed month; run the same command "
                 "again to resume it"
             )
-            print(f"pibench agent: seed {name}: {type(res).__name__}: {res} ({how})", file=sys.stderr)
+            print(
+                visible(f"pibench agent: seed {name}: {type(res).__name__}: {res} ({how})", newlines=True),
+                file=sys.stderr,
+            )
             continue
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         llm = res["llm"]
@@ -346,9 +350,12 @@ def _summarise(
             failed += 1
             why = (llm.get("errors") or [{}])[-1]
             print(
-                f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
-                f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
-                "the career was auto-advanced and recorded: delete its run directory to play it again",
+                visible(
+                    f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
+                    f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
+                    "the career was auto-advanced and recorded: delete its run directory to play it again",
+                    newlines=True,
+                ),
                 file=sys.stderr,
             )
         elif llm["failed_calls"]:
@@ -370,10 +377,13 @@ def _summarise(
             without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
             path = career_dir(out, label, scenario, res.get("seed"), res.get("seed_commitment"))
             print(
-                f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
-                f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
-                f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
-                f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
+                visible(
+                    f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
+                    f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
+                    f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
+                    f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
+                    newlines=True,
+                ),
                 file=sys.stderr,
             )
         print(
@@ -405,13 +415,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             verdict = replay_run(d, args.seal)
         except (OSError, ValueError) as exc:
-            print(f"INVALID  {d}: {exc}")
+            print(visible(f"INVALID  {d}: {exc}", newlines=True))
             bad += 1
             continue
         if verdict.get("sealed"):
-            print(f"sealed   {d}: {verdict['message']}")
+            print(visible(f"sealed   {d}: {verdict['message']}", newlines=True))
             unchecked += 1
             continue
-        print(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}")
+        print(visible(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}", newlines=True))
         bad += not verdict["valid"]
     return 1 if bad else 2 if unchecked else 0

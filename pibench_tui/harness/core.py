@@ -41,6 +41,7 @@ from pibench_tui.harness.prompt import (
     turn_output,
 )
 from pibench_tui.harness.rules import scenario_rules
+from pibench_tui.textsafe import clean, clean_tree
 
 __all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore"]
 
@@ -284,8 +285,9 @@ class LabCore:
             finally:
                 self._block_month = None
             self.last_result = result
-            error = result.error
-            shown, _ = cut_output(result.stdout, self.output_limit, _error_text(error))
+            # agent text enters pibench here: lone surrogates and NUL made safe (pibench_tui.textsafe)
+            error = clean_tree(result.error)
+            shown, _ = cut_output(clean(result.stdout), self.output_limit, _error_text(error))
             kinds = self.integrity.record_block(month, turn, error, result.truncated, result.restarted)
             info.update(code_ran=True, ok=result.ok, error=error, output=shown, integrity=kinds)
             reply = turn_output(turn, self.max_turns, shown)
@@ -384,6 +386,7 @@ class LabCore:
         """
         from world.api import ActionError
 
+        args, kwargs = clean_tree(args), clean_tree(kwargs)  # agent text entering the world: made safe
         month = self._block_month
         if month is not None and (self.world.finished or self.world.month != month):
             if (ns, method) in self._mutating:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import sys
 import threading
 import time
@@ -33,12 +34,15 @@ from pibench_tui.harness.prompt import nudge_text
 from pibench_tui.harness.rundir import (
     RUN_FORMAT,
     JsonlFile,
+    RunDirBusy,
+    RunDirLock,
     atomic_write_json,
     atomic_write_text,
     career_dir,
     read_json,
     read_jsonl,
 )
+from pibench_tui.textsafe import visible
 
 __all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflict", "run_career", "run_careers"]
 
@@ -607,8 +611,31 @@ def run_career(
     emit = log or (lambda text: print(text, file=sys.stderr, flush=True))
 
     def say(text: str) -> None:
-        emit(prefix + text)
+        # labels, backend errors and paths may hold control characters: shown, never run
+        emit(visible(prefix + text, newlines=True))
 
+    path.mkdir(parents=True, exist_ok=True)
+    lock = RunDirLock(path, doing=f"pibench agent ({settings.label}, pid {os.getpid()})")
+    try:
+        lock.acquire()
+    except RunDirBusy as exc:
+        raise RunConflict(str(exc)) from None
+    try:
+        return _run_locked(settings, backend, seed, path, say, stop, commitment)
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    settings: AgentSettings,
+    backend: Backend,
+    seed: int,
+    path: Path,
+    say: Callable[[str], None],
+    stop: threading.Event | None,
+    commitment: str | None,
+) -> dict[str, Any]:
+    """:func:`run_career` once the run directory's lock is held."""
     done = path / "result.json"
     if done.exists() and not (path / "checkpoint.json").exists():
         done_result: dict[str, Any] = read_json(done)
@@ -619,7 +646,6 @@ def run_career(
             )
         say(f"already complete in {path} (delete it to play again)")
         return done_result
-    path.mkdir(parents=True, exist_ok=True)
     career = _Career(settings, backend, seed, path, say, stop, commitment)
     try:
         career.open()

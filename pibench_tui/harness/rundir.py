@@ -28,7 +28,11 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "career_dir",
+    "RunDirBusy",
+    "RunDirLock",
+    "RunFileTooLarge",
     "is_run_dir",
+    "iter_jsonl",
     "read_json",
     "read_jsonl",
     "safe_name",
@@ -89,42 +93,98 @@ def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | 
     )
 
 
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a JSON file (``ValueError`` names the file when it is not valid JSON)."""
+#: Largest JSON file read from a run directory (``result.json``, ``eval.json``,
+#: ``checkpoint.json`` ...), in bytes: a career's are far smaller (the notes are bounded).
+MAX_JSON_BYTES = 64 << 20
+#: Largest line of a JSON-lines file read from a run directory, in bytes (a transcript
+#: line holds at most :data:`~pibench_tui.harness.loop.MAX_TRANSCRIPT_TEXT` characters of
+#: a reply and of code, and the block's cut output).
+MAX_LINE_BYTES = 4 << 20
+#: Largest JSON-lines file read from a run directory, in bytes.
+MAX_JSONL_BYTES = 1 << 30
+
+
+class RunFileTooLarge(ValueError):
+    """A file of a run directory is larger than pibench reads (the message names it and the limit)."""
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB"
+
+
+def read_json(path: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES) -> Any:
+    """Parse a JSON file of at most ``limit`` bytes.
+
+    Raises:
+        FileNotFoundError / OSError: The file cannot be opened.
+        RunFileTooLarge: It is larger than ``limit`` (nothing past the limit is read).
+        ValueError: It is not valid JSON (or not UTF-8); the message names the file.
+    """
     path = Path(path)
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise RunFileTooLarge(f"{path}: larger than {_mib(limit)}, the most pibench reads from a run directory")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(data.decode("utf-8"))
     except ValueError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
 
 
+def iter_jsonl(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    line_limit: int = MAX_LINE_BYTES,
+    limit: int = MAX_JSONL_BYTES,
+) -> Iterator[Any]:
+    """The complete JSON lines of ``path``, one at a time (see :func:`read_jsonl`). Lines end
+    at ``\n`` only (a U+2028 in a text is not a line break). Nothing longer than
+    ``line_limit`` bytes is held in memory.
+
+    Raises:
+        RunFileTooLarge: A line is longer than ``line_limit`` bytes or the file than ``limit``.
+        ValueError: With ``strict``, a line that is not JSON or a cut last line.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    total = 0
+    with open(path, "rb") as fh:
+        number = 0
+        while raw := fh.readline(line_limit + 1):
+            number += 1
+            total += len(raw)
+            if total > limit:
+                raise RunFileTooLarge(f"{path}: larger than {_mib(limit)}, the most pibench reads from a run directory")
+            if not raw.endswith(b"\n"):
+                if len(raw) > line_limit:
+                    raise RunFileTooLarge(
+                        f"{path}: line {number} is longer than {_mib(line_limit)}, the most pibench reads as one line"
+                    )
+                if strict:
+                    raise ValueError(f"{path}: line {number} is cut (no newline at the end of the file)")
+                return
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line.decode("utf-8"))
+            except ValueError:
+                if strict:
+                    raise ValueError(f"{path}: line {number} is not JSON: {line[:60]!r}") from None
+                return
+
+
 def read_jsonl(path: str | os.PathLike[str], *, strict: bool = False) -> list[Any]:
     """Every complete JSON line of ``path`` (a torn last line, from a kill, is ignored;
-    ``[]`` when the file does not exist).
+    ``[]`` when the file does not exist); size-limited like :func:`iter_jsonl`.
 
     With ``strict`` (a completed run's files, e.g. for ``pibench replay``) nothing is
     ignored: a line that is not JSON, or a last line without its newline, raises
     ``ValueError`` naming the file and line number.
     """
-    path = Path(path)
-    if not path.exists():
-        return []
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.endswith("\n"):
-                if strict:
-                    raise ValueError(f"{path}: line {number} is cut (no newline at the end of the file)")
-                break
-            line = line.strip()
-            if line:
-                try:
-                    out.append(json.loads(line))
-                except ValueError:
-                    if strict:
-                        raise ValueError(f"{path}: line {number} is not JSON: {line[:60]!r}") from None
-                    break
-    return out
+    return list(iter_jsonl(path, strict=strict))
 
 
 def is_run_dir(path: str | os.PathLike[str]) -> bool:
@@ -192,3 +252,60 @@ class JsonlFile:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+class RunDirLock:
+    """The lock of one run directory, held by the one ``pibench agent`` that writes it for as
+    long as it plays the career (the save store's discipline, :mod:`saves.lock`): an OS
+    advisory lock on ``<run dir>/.lock`` that dies with its holder (``kill -9`` included),
+    so a second command on the same directory fails at once naming the holder instead of
+    replacing one career with the other. The lock file is opened without following a
+    symbolic link.
+
+    Raises (from :meth:`acquire`):
+        RunDirBusy: Another process (or another lock object) holds it.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], doing: str = "pibench agent") -> None:
+        self.dir = Path(path)
+        self.path = self.dir / ".lock"
+        self.doing = doing
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock now or raise :class:`RunDirBusy` (a held lock is kept)."""
+        from saves.lock import _read_holder, _try_lock, _write_holder
+
+        if self._fd is not None:
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            if not _try_lock(fd):
+                raise RunDirBusy(
+                    f"{self.dir} is in use by another command ({_read_holder(self.path)}), which is playing "
+                    "this career; two commands on one run directory would replace one career with the other. "
+                    "Wait for it to end (or stop it: the same command then resumes the career), or use "
+                    "another --out or --label"
+                )
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        _write_holder(fd, self.doing)
+
+    def release(self) -> None:
+        """Release the lock (nothing happens when it is not held)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the only descriptor drops the flock
+
+    def __enter__(self) -> RunDirLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+class RunDirBusy(Exception):
+    """Another process holds the run directory's lock (:class:`RunDirLock`)."""

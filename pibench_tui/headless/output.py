@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import IO
 
 from pibench_tui.headless.session import HeadlessSession
+from pibench_tui.textsafe import escape_agent_text, lookalike_start
 
 
 def _finish_session(session: HeadlessSession, write: _Writer) -> int:
@@ -80,66 +81,21 @@ RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error
 #: The prefix that marks such agent lines.
 AGENT_LINE_PREFIX = "[agent] "
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
-#: Characters that may need escaping: everything outside printable ASCII, tab and newline.
-_SUSPECT = re.compile(r"[^\x20-\x7e\t\n]")
-#: Unicode categories shown as escapes: controls (C0, DEL, C1: ESC, CR, VT, FF, \x1c-\x1e,
-#: NEL ...), format characters (U+200B, U+FEFF, bidi overrides ...), line and paragraph
-#: separators (U+2028, U+2029), lone surrogates.
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
-
-
-def _escape_char(ch: str) -> str:
-    if ch == "\r":
-        return "\\r"
-    code = ord(ch)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
-
-def escape_agent_text(text: str, *, newlines: bool = False) -> str:
-    """Agent text made safe to print: every control, format, line-separator or paragraph-
-    separator character (ESC, CR, VT, FF, \x1c-\x1e, NEL, U+2028, U+2029, U+200B, U+FEFF,
-    bidi overrides ...) becomes a visible escape (``\x1b``, ``\u2028``), so no terminal
-    sequence runs and no line break other than ``\n`` remains for a reader to split on.
-
-    Args:
-        text: What the agent printed or raised.
-        newlines: Escape ``\n`` (and tab) too (a one-line error message).
-    """
-
-    def repl(match: re.Match[str]) -> str:
-        ch = match.group()
-        if ch in "\n\t":
-            return "\\n" if ch == "\n" else "\\t"
-        if unicodedata.category(ch) in _ESCAPED_CATEGORIES:
-            return _escape_char(ch)
-        return ch
-
-    pattern = _SUSPECT_NL if newlines else _SUSPECT
-    return pattern.sub(repl, text)
-
-
-_SUSPECT_NL = re.compile(r"[^\x20-\x7e]")
-
-
-def _canonical_start(text: str) -> str:
-    """How a harness may read the start of a line: NFKC-normalised, stripped, case-folded."""
-    return unicodedata.normalize("NFKC", text).strip().casefold()
 
 
 def looks_like_pibench(line: str) -> bool:
-    """Whether an (escaped) agent line could pass for one of pibench's own lines."""
-    start = _canonical_start(line)
-    return any(start.startswith(r) for r in RESERVED_STARTS) or "=== pibench" in start
+    """Whether an (escaped) agent line could pass for one of pibench's own lines: after NFKC
+    normalisation, stripping and case folding it starts like :data:`RESERVED_STARTS`, a
+    letter of another script that looks Latin (Cyrillic ``І``, Greek ``ο``) counting as any
+    letter (:func:`pibench_tui.textsafe.lookalike_start`)."""
+    if lookalike_start(line, RESERVED_STARTS):
+        return True
+    return "=== pibench" in unicodedata.normalize("NFKC", line).casefold()
 
 
 def _may_become_reserved(partial: str) -> bool:
     """Whether more text could still make this line start look like pibench's."""
-    start = _canonical_start(partial)
-    return any(r.startswith(start) for r in RESERVED_STARTS)
+    return lookalike_start(partial, RESERVED_STARTS, partial=True)
 
 
 class _AgentOutput:

@@ -302,9 +302,9 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
 def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     """Print the report's tables with rich (and the legibility curve with plotext if present)."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
-    from rich.text import Text
+
+    from pibench_tui.textsafe import markup_safe, rich_text
 
     con = console or Console()
     if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
@@ -312,11 +312,12 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
 
     def show(title: str, head: list[str], rows: list[list[str]]) -> None:
         # Labels, models and scenario names come from run directories: plain text, never markup.
-        t = Table(title=Text(title), title_justify="left", title_style="bold")
+        # Control characters are shown as escapes (pibench_tui.textsafe.visible): no terminal sequence runs.
+        t = Table(title=rich_text(title, newlines=True), title_justify="left", title_style="bold")
         for i, h in enumerate(head):
-            t.add_column(Text(h), justify="left" if i == 0 else "right", overflow="fold")
+            t.add_column(rich_text(h, newlines=True), justify="left" if i == 0 else "right", overflow="fold")
         for row in rows:
-            t.add_row(*(Text(cell) for cell in row))
+            t.add_row(*(rich_text(cell, newlines=True) for cell in row))
         con.print(t)
 
     show(f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})", *leaderboard_rows(report))
@@ -326,7 +327,7 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     show("Legibility", *legibility_rows(report))
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     for x in invalid:
-        con.print(f"[bold red]invalid[/]: {escape(x)}")
+        con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")
     try:
         import plotext as plx
     except ImportError:

@@ -11,12 +11,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from ..textsafe import visible
+
 MAX_TEXT = 4000
 """Characters of a reply or an observation shown (the file has all of it)."""
 
 
-def _cut(text: str) -> str:
-    text = str(text or "")
+def _cut(text: object) -> str:
+    """Agent or model text as shown: cut to :data:`MAX_TEXT`, every control character
+    visible (:func:`pibench_tui.textsafe.visible`: no terminal sequence runs)."""
+    text = visible(str(text or ""))
     return (
         text
         if len(text) <= MAX_TEXT
@@ -31,16 +35,20 @@ def transcript_renderables(entries: list[dict]) -> list:
     for e in entries:
         ev = e.get("event")
         turn = e.get("turn")
-        head = f"turn {turn} · " if turn is not None else ""
+        head = visible(f"turn {turn} · ", newlines=True) if turn is not None else ""
         if ev == "block":
             state = "ok" if e.get("ok") else "error"
             out.append(
                 Text(
-                    f"{head}code ran ({state}" + (f", {e['seconds']} s" if e.get("seconds") is not None else "") + ")",
+                    visible(
+                        f"{head}code ran ({state}"
+                        + (f", {e['seconds']} s" if e.get("seconds") is not None else "")
+                        + ")"
+                    ),
                     style="bold green" if e.get("ok") else "bold red",
                 )
             )
-            out.append(Syntax(str(e.get("code") or ""), "python", theme="ansi_dark", word_wrap=True))
+            out.append(Syntax(visible(str(e.get("code") or "")), "python", theme="ansi_dark", word_wrap=True))
             if e.get("output"):
                 out.append(Text(_cut(e["output"]), style="cyan"))
             if e.get("error"):
@@ -53,7 +61,7 @@ def transcript_renderables(entries: list[dict]) -> list:
             out.append(Text(_cut(e.get("content") or ""), style="dim"))
         else:
             rest = {k: v for k, v in e.items() if k not in ("event", "month")}
-            out.append(Text(f"{ev}: {rest}", style="yellow"))
+            out.append(Text(visible(f"{ev}: {rest}"), style="yellow"))
         out.append(Text(""))
     return out
 

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, RichLog, Static
 
+from ..textsafe import rich_text, visible
 from ..tui_game import Game
 from .panels import Panel
 
@@ -30,7 +31,7 @@ def pretty_output(out: str, width: int = 100) -> Any:
 
     from rich.pretty import Pretty
 
-    lines = out.split("\n")
+    lines = visible(out).split("\n")  # agent text: control characters shown, never run
     pieces: list[Any] = []
     for line in lines:
         if len(line) > width and line[:1] in "[{(":
@@ -178,7 +179,7 @@ class ConsolePanel(Panel):
         self._hist_pos = len(self.history)
         self.buffer.append(event.value)
         log = self.query_one(RichLog)
-        log.write(Text(("... " if len(self.buffer) > 1 else ">>> ") + event.value, style="bold"))
+        log.write(rich_text(("... " if len(self.buffer) > 1 else ">>> ") + event.value, style="bold"))
         text = "\n".join(self.buffer)
         if not repl_input_complete(text):  # a block waits for an empty line (its last line is then "")
             self.query_one("#console-prompt", Static).update("...")
@@ -272,6 +273,6 @@ class ConsolePanel(Panel):
             log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
         if err:
             where = f" (line {err['line']})" if err.get("line") else ""
-            log.write(Text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
+            log.write(rich_text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
         self.running = False
         self.post_message(self.BlockFinished(months_closed))

@@ -1,0 +1,160 @@
+"""The text-safety boundary: text that comes from a model or from agent code, made safe
+where it enters pibench and shown safely wherever a person reads it (issue 25 §2, §3).
+
+Two steps, one home:
+
+* :func:`clean` -- where text *enters* pibench (a backend's reply or error, agent output,
+  an exception's text, a label): lone surrogates (JSON ``"\\ud800"``), NUL and bytes that
+  are not UTF-8 become U+FFFD, so the text can always be written as UTF-8 (a transcript, a
+  save, a terminal) and never ends a career with ``UnicodeEncodeError``. Everything else is
+  kept as it was (code keeps its meaning).
+* :func:`visible` -- where text is *shown* (a terminal, a Rich table, a Textual widget):
+  control, format and separator characters (ESC, CR, BEL, NEL, U+2028, bidi overrides,
+  zero-width ...) become visible escapes (``\\x1b``, ``\\u2028``), so no terminal sequence
+  (OSC, CSI) runs and no line break other than ``\\n`` remains. :func:`rich_text` wraps
+  the result in a :class:`rich.text.Text` (never parsed as markup) and :func:`markup_safe`
+  escapes it for a string that *is* parsed as Rich/Textual markup.
+
+:func:`lookalike_start` tells whether a line starts like one of given words when letters of
+other scripts that look Latin (Cyrillic ``і``, Greek ``ο`` ...) are read as any letter: the
+guard of headless mode's ``[agent]`` prefix.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+__all__ = [
+    "clean",
+    "clean_tree",
+    "escape_agent_text",
+    "from_bytes",
+    "lookalike_start",
+    "markup_safe",
+    "rich_text",
+    "visible",
+]
+
+#: Lone surrogates and NUL: what :func:`clean` replaces.
+_UNSAFE = re.compile("[\ud800-\udfff\x00]")
+#: Characters that may need escaping when shown: everything outside printable ASCII, tab and newline.
+_SUSPECT = re.compile(r"[^\x20-\x7e\t\n]")
+_SUSPECT_NL = re.compile(r"[^\x20-\x7e]")
+#: Unicode categories shown as escapes: controls (C0, DEL, C1: ESC, CR, VT, FF, NEL ...),
+#: format characters (U+200B, U+FEFF, bidi overrides ...), line and paragraph separators
+#: (U+2028, U+2029), lone surrogates, unassigned and private-use code points are kept.
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def clean(text: Any) -> str:
+    """``text`` (``str()`` of it when it is not a string) with every lone surrogate and NUL
+    replaced by U+FFFD: always encodable as UTF-8, otherwise unchanged."""
+    if not isinstance(text, str):
+        text = str(text)
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def from_bytes(data: bytes) -> str:
+    """Bytes from a process or a socket as text: invalid UTF-8 becomes U+FFFD, then :func:`clean`."""
+    return clean(data.decode("utf-8", "replace"))
+
+
+def clean_tree(value: Any) -> Any:
+    """:func:`clean` applied to every string (keys included) of a JSON-like value
+    (dicts, lists, tuples); other values are returned as they are."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean_tree(k): clean_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_tree(v) for v in value]
+    return value
+
+
+def _escape_char(ch: str) -> str:
+    if ch == "\r":
+        return "\\r"
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def visible(text: Any, *, newlines: bool = False) -> str:
+    """Text made safe to show: every control, format, line- or paragraph-separator
+    character and lone surrogate (ESC, CR, VT, FF, NEL, U+2028, U+2029, U+200B, U+FEFF,
+    bidi overrides ...) becomes a visible escape (``\\x1b``, ``\\u2028``), so no terminal
+    sequence runs and no line break other than ``\\n`` remains for a reader to split on.
+
+    Args:
+        text: What a model, agent code or a file wrote (``str()`` of a non-string).
+        newlines: Escape ``\\n`` (and tab) too (a one-line cell or message).
+    """
+    if not isinstance(text, str):
+        text = str(text)
+
+    def repl(match: re.Match[str]) -> str:
+        ch = match.group()
+        if ch in "\n\t":
+            return "\\n" if ch == "\n" else "\\t"
+        if unicodedata.category(ch) in _ESCAPED_CATEGORIES:
+            return _escape_char(ch)
+        return ch
+
+    pattern = _SUSPECT_NL if newlines else _SUSPECT
+    return pattern.sub(repl, text)
+
+
+#: The name headless mode has used for :func:`visible` (agent output on a console).
+escape_agent_text = visible
+
+
+def rich_text(text: Any, *, newlines: bool = False, style: str = "") -> Any:
+    """:func:`visible` text as a :class:`rich.text.Text`: shown literally, never parsed as markup."""
+    from rich.text import Text
+
+    return Text(visible(text, newlines=newlines), style=style)
+
+
+def markup_safe(text: Any, *, newlines: bool = False) -> str:
+    """:func:`visible` text escaped for a string that Rich or Textual parses as markup."""
+    from rich.markup import escape
+
+    return escape(visible(text, newlines=newlines))
+
+
+def _skeleton(text: str) -> str:
+    """NFKC-normalised, stripped, case-folded: how a reader may take the start of a line."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+def _same_or_lookalike(got: str, want: str) -> bool:
+    """A character of a line against one of a reserved word: equal, or a non-ASCII letter or
+    mark standing for an ASCII letter (``і`` U+0456 for ``i``, ``ο`` U+03BF for ``o``)."""
+    if got == want:
+        return True
+    return ord(got) > 0x7F and want.isascii() and want.isalpha() and unicodedata.category(got)[0] in "LM"
+
+
+def lookalike_start(line: str, words: tuple[str, ...], *, partial: bool = False) -> bool:
+    """Whether ``line`` starts like one of ``words`` (lower-case ASCII) after NFKC
+    normalisation and case folding, any non-ASCII letter matching any ASCII letter (a
+    Cyrillic or Greek look-alike). ``partial``: whether more text could still make it so
+    (``line`` is the start of a word)."""
+    start = _skeleton(line)
+    for word in words:
+        if partial:
+            if len(start) > len(word):
+                continue
+            pairs = zip(start, word[: len(start)], strict=True)
+        else:
+            if len(start) < len(word):
+                continue
+            pairs = zip(start[: len(word)], word, strict=True)
+        if all(_same_or_lookalike(a, b) for a, b in pairs):
+            return True
+    return False

@@ -1,0 +1,147 @@
+"""The text-safety boundary (issue 25 §2-3, issue 28 "smaller"): model and agent text that
+holds lone surrogates, NUL, line separators, invalid UTF-8 or terminal sequences never ends a
+career and never reaches a terminal raw, through the real ``pibench`` command."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from tests.headless.conftest import run_pibench
+
+#: A ``--command`` backend: the first reply is JSON with a lone surrogate, NUL, U+2028 and
+#: U+0085 (and raw bytes that are not UTF-8 around it); its code prints, raises and writes
+#: notes holding the same; later replies end the month.
+NASTY_BACKEND = r"""
+import json, sys
+req = json.load(sys.stdin)
+turn = sum(1 for m in req["messages"] if m["role"] == "assistant")
+if turn == 0:
+    code = (
+        "print('a' + chr(0xd800) + 'b', chr(0xdc00), '\\x00 \u2028 \x85 \x1b]0;pwned\x07')\n"
+        "memory.write('x' + chr(0xd800) + '\\x00\u2028\x85')\n"
+        "raise ValueError(chr(0xd800) + '\x1b[2J')"
+    )
+    body = json.dumps({"content": "hi \ud800 \x00 \u2028\n```python\n" + code + "\n```\n"})
+    sys.stdout.write(body)
+else:
+    sys.stdout.buffer.write(b"\xff\xfe not UTF-8\n```python\ntime.next_month()\n```")
+"""
+
+#: A ``--command`` backend that always fails with terminal sequences on stderr.
+FAILING_BACKEND = r"""
+import sys
+sys.stdin.read()
+sys.stderr.write("\x1b]0;pwned\x07\x1b[2Jgone \ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+sys.exit(3)
+"""
+
+
+def _backend(tmp_path: Path, name: str, text: str) -> str:
+    script = tmp_path / f"{name}.py"
+    script.write_text(text, encoding="utf-8")
+    return f"{sys.executable} {script}"
+
+
+def test_agent_career_with_surrogates_nul_separators_and_invalid_utf8_finishes_and_reads_back(tmp_path):
+    """A reply and agent code full of lone surrogates, NUL, U+2028/U+0085 and invalid UTF-8
+    end with a result.json (before: UnicodeEncodeError, no result, and a rerun crashed again);
+    `pibench report` and `pibench replay` read the run, and the replay viewer opens it (a
+    U+2028 in transcript.jsonl made it unopenable)."""
+    out = tmp_path / "runs"
+    cmd = _backend(tmp_path, "nasty", NASTY_BACKEND)
+    run = run_pibench(
+        ["agent", "--model", "nasty", "--command", cmd, "--scenario", "short-12", "--seeds", "3", "--out", str(out)],
+        home=tmp_path / "home",
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    rundir = out / "nasty" / "short-12-3"
+    res = json.loads((rundir / "result.json").read_text(encoding="utf-8"))
+    assert res["months_played"] == 12
+    block = next(
+        json.loads(line)
+        for line in (rundir / "transcript.jsonl").read_text(encoding="utf-8").split("\n")
+        if '"event":"block"' in line
+    )
+    assert "\ufffd" in block["output"] and "\u2028" in block["output"]
+    rep = run_pibench(["report", str(out)], home=tmp_path / "home")
+    assert rep.returncode == 0, rep.stderr
+    rp = run_pibench(["replay", str(rundir)], home=tmp_path / "home")
+    assert rp.returncode == 0 and "valid" in rp.stdout, rp.stdout + rp.stderr
+    from pibench_tui.replay import open_run_dir
+
+    src = open_run_dir(rundir)
+    assert any(e.get("event") == "block" for e in src.transcript_for(1))
+
+
+def test_replay_viewer_transcript_shows_terminal_sequences_as_text():
+    """The replay viewer's transcript view renders OSC/CSI sequences, CR, U+2028 and Rich
+    markup from agent output, code and replies as visible text (before: an OSC retitled the
+    reviewer's terminal and ``\\x1b[2J`` cleared it)."""
+    from rich.console import Console, Group
+
+    from pibench_tui.screens.transcript import transcript_renderables
+
+    evil = "\x1b]0;pwned\x07\x1b[2Jcleared\rback\u2028[bold red]markup[/]"
+    entries = [
+        {"event": "llm", "turn": 1, "reply": evil},
+        {"event": "block", "turn": 1, "code": evil, "output": evil, "ok": False, "error": {"message": evil}},
+        {"event": "user", "turn": 1, "content": evil},
+        {"event": "weird", "turn": 1, "note": evil},
+    ]
+    buf = io.StringIO()
+    Console(file=buf, width=200, force_terminal=True, color_system=None).print(Group(*transcript_renderables(entries)))
+    text = buf.getvalue()
+    for ch in ("\x07", "\x1b]", "\x1b[2J", "\r", "\u2028"):
+        assert ch not in text, repr(ch)
+    assert "\\x1b]0;pwned\\x07" in text and "[bold red]markup[/]" in text
+
+
+def test_report_tables_show_escapes_in_labels_as_text():
+    """`pibench report`'s terminal tables show a label or scenario holding OSC/CSI sequences
+    as visible escapes (before: the sequence ran in the reader's terminal)."""
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import render_terminal
+    from tests.report.test_report import _career
+
+    careers = [_career(label="ev\x1b]0;pwned\x07il", seed=1), _career(label="ok\x1b[2J", seed=1)]
+    buf = io.StringIO()
+    render_terminal(build_report(careers), Console(file=buf, width=300, force_terminal=True, color_system=None))
+    text = buf.getvalue()
+    assert "\x07" not in text and "\x1b]" not in text and "\x1b[2J" not in text
+    assert "ev\\x1b]0;pwned\\x07il" in text
+
+
+def test_backend_error_text_reaches_the_terminal_escaped(tmp_path):
+    """A `--command` backend whose stderr holds OSC/CSI sequences (its error text, shown when
+    the call fails) reaches pibench's terminal output as visible escapes, never raw."""
+    out = tmp_path / "runs"
+    cmd = _backend(tmp_path, "failing", FAILING_BACKEND)
+    run = run_pibench(
+        ["agent", "--model", "f", "--command", cmd, "--scenario", "short-12", "--seeds", "1", "--out", str(out),
+         "--retries", "0", "--retry-base", "0.01"],
+        home=tmp_path / "home",
+        timeout=300,
+    )  # fmt: skip
+    text = run.stdout + run.stderr
+    assert "pwned" in text, text
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b]0;pwned\\x07" in text
+
+
+def test_headless_console_prefixes_report_lines_spelled_with_lookalike_letters(tmp_path):
+    """Agent output lines spelled like pibench's report with Cyrillic or Greek look-alike
+    letters (``Іmpact``, ``Ѕtate digest``, ``рibench error``) get the ``[agent]`` prefix in
+    console mode (before: NFKC left them as they were and they passed)."""
+    lines = ["Іmpact          9999.0", "Ѕtate digest    abc", "рibench error on line 1: X", "Gгants won 7", "ok line"]
+    script = "".join(f"print({line!r})\n" for line in lines)
+    run = run_pibench(["headless", "--seed", "101"], script, home=tmp_path)
+    out = run.stdout.splitlines()
+    for line in lines[:-1]:
+        assert f"[agent] {line}" in out, (line, out)
+    assert "ok line" in out
