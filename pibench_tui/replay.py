@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from world.api import Api
+from world.career import Career
 from world.config import WorldConfig
-from world.engine import World
 
 from .harness.rundir import RUN_FORMAT, read_json, read_jsonl
 from .tui_game import Game
@@ -176,8 +175,9 @@ class Replayer:
 
     def __init__(self, source: ReplaySource) -> None:
         self.source = source
-        self.world = World(WorldConfig.from_dict(source.config.to_dict()), source.seed)
-        self.game = Game(self.world, scenario=source.scenario)
+        #: The re-simulated career (replaced by a restored snapshot when going back).
+        self.career = Career.new(WorldConfig.from_dict(source.config.to_dict()), source.seed)
+        self.game = Game(self.career, scenario=source.scenario)
         self._next = 0  # index of the next log row to apply
         self._snapshots: dict[int, tuple[dict, int]] = {}
         self.reports: dict[int, dict] = {}  # month -> its report, as re-simulated
@@ -191,6 +191,11 @@ class Replayer:
         self.ended = bool(self.world.finished)
         self.month = self.last_month
 
+    @property
+    def world(self) -> Any:
+        """The re-simulated ``World`` (the career's)."""
+        return self.career.world
+
     def _apply(self, row: list) -> None:
         month, name, kwargs = row[0], row[1], row[2] if len(row) > 2 else {}
         if self.world.month != month:
@@ -202,7 +207,7 @@ class Replayer:
             return
         ns, method = name.split(".", 1)
         try:
-            Api(self.world).call(ns, method, [], kwargs)
+            self.career.api.call(ns, method, [], kwargs)
         except Exception as exc:  # noqa: BLE001 - ActionError: the log does not fit
             raise ReplayError(f"replaying {name}({kwargs}) in month {month} failed: {exc}") from exc
 
@@ -222,8 +227,8 @@ class Replayer:
         month = max(self.first_month, min(self.last_month, int(month)))
         if month < self.month:
             state, index = self._snapshots.get(month) or self._snapshots[self.first_month]
-            self.world = World.from_state(state)
-            self.game = Game(self.world, scenario=self.source.scenario)
+            self.career = Career.restore(state)
+            self.game = Game(self.career, scenario=self.source.scenario)
             self._next = index
         self._advance_to(month)
         self.month = month

@@ -2,7 +2,9 @@
 
 Everything the panels show comes from :attr:`Game.api` (the same calls an agent makes) and
 ``api.query`` over the observable database. :attr:`Game.world` is touched only to save,
-to advance the clock through the API, and by the end screen once the career is over.
+to advance the clock through the API, and by the end screen once the career is over. Both
+belong to :attr:`Game.held`, the :class:`world.career.Career` the TUI holds (``Game.career``
+is the *name* of the save lineage, as in the save store).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import threading
 from typing import Any
 
 from world.api import ActionError, Api
+from world.career import Career
 from world.engine import World
 
 TUTORIAL_STATES = ("shown", "hidden")
@@ -32,7 +35,7 @@ class Game:
     """One career as the TUI plays it.
 
     Args:
-        world: the world (new or loaded).
+        world: the world (new or loaded), or the :class:`~world.career.Career` holding it.
         scenario: the ``scenarios.Scenario`` it came from (or ``None``: custom / loaded).
         save_name: the name of the save it was loaded from or last saved to.
         career: the career of the save it was loaded from (``None``: a new career).
@@ -42,14 +45,15 @@ class Game:
 
     def __init__(
         self,
-        world: World,
+        world: World | Career,
         scenario: Any = None,
         save_name: str | None = None,
         career: str | None = None,
         ui: Any = None,
     ) -> None:
-        self.world = world
-        self.api = Api(world)
+        #: The career this game holds: the world, its API, the SQL mirror.
+        self.held = world if isinstance(world, Career) else Career(world)
+        world = self.held.world
         self.scenario = scenario
         self.save_name = save_name
         self.career = career
@@ -65,6 +69,16 @@ class Game:
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
     # ------------------------------------------------------------------ small views
+    @property
+    def world(self) -> World:
+        """The career's world."""
+        return self.held.world
+
+    @property
+    def api(self) -> Api:
+        """The career's API (every panel reads through it)."""
+        return self.held.api
+
     @property
     def scenario_name(self) -> str:
         """The scenario's name ("custom" when unknown)."""

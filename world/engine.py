@@ -429,21 +429,14 @@ class World:
         """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a
         fingerprint of the world; the report is derived from it and does not enter).
 
-        From the second call on, the text is kept in a :class:`~world.textcache.TextCache`
-        so that only the parts of the state that changed are encoded again (an autosave
-        digests the world every month); the text is byte for byte the one-shot one.
+        Encodes the whole state each call; ``world.career.Career.digest`` keeps a
+        :class:`~world.textcache.TextCache` so that a career digested every month re-encodes
+        only what changed (the same text, byte for byte).
         """
         view = self.state_view(report=False)
-        cache: TextCache | None = self.__dict__.get("_digest_text")
-        blob = None
-        if cache is None:
-            self._digest_text = TextCache(sort_keys=True, allow_nan=True)
-        else:
-            blob = cache.dumps(view)
-        if blob is None:
-            # check_circular=False: the state holds no cycles, so the encoder's cycle bookkeeping
-            # (an id dict entry per list and dict) is skipped; the same text
-            blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True, check_circular=False)
+        # check_circular=False: the state holds no cycles, so the encoder's cycle bookkeeping
+        # (an id dict entry per list and dict) is skipped; the same text
+        blob = json.dumps(view, sort_keys=True, separators=(",", ":"), allow_nan=True, check_circular=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def digest_and_state_text(self, cache: TextCache, view: dict[str, Any] | None = None) -> tuple[str, str] | None:

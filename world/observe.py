@@ -102,16 +102,6 @@ MAX_RESULT_BYTES = _sq.MAX_RESULT_BYTES
 MAX_SQL_CHARS = _sq.MAX_SQL_CHARS
 """Longest SQL text accepted (characters)."""
 _counter = itertools.count(1)
-_observers: weakref.WeakKeyDictionary[World, Observer] = weakref.WeakKeyDictionary()
-
-
-def observer_for(w: World) -> Observer:
-    """The observable mirror of ``w`` (created on first use)."""
-    obs = _observers.get(w)
-    if obs is None:
-        obs = Observer(w)
-        _observers[w] = obs
-    return obs
 
 
 def _j(x: Any) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from .api import API_CALLS, ActionError, Api
 from .axes import capability_axes, pool_axes
+from .career import Career
 from .config import WorldConfig
 from .engine import World
 from .policies import ALL_NAMES, ORACLE, POLICIES, Baseline, Policy, make_policy
@@ -242,9 +243,9 @@ def run_career(
     # WorldConfig is frozen: a shallow copy (no re-run of its 270-field __init__) keeps each
     # world its own config object, as dataclasses.replace did, at ~1/40 of the cost
     cfg = copy.copy(config) if config is not None else WorldConfig()
-    world = World(cfg, seed)
+    career = Career.new(cfg, seed, shared_results=True)  # the API play() makes when given none
+    world, api = career.world, career.api
     pol = build_policy(policy, world, baseline_config)
-    api = Api(world, shared_results=True)  # what play() makes when given none
     try:
         play(world, pol, api)
         return result_row(world, pol)
@@ -256,7 +257,7 @@ def run_career(
         vars(api).clear()
 
 
-Career = Callable[[str, int, WorldConfig, Any], Any]
+CareerFn = Callable[[str, int, WorldConfig, Any], Any]
 """``career(policy, seed, config, baseline_config)``: one career's result (:func:`run_career`
 gives its row); a module-level function, so worker processes can find it by name."""
 
@@ -283,7 +284,7 @@ class SeedGroup:
 #: per worker (``_worker_configs``), so a task carries only a group index and seeds.
 _worker_groups: list[tuple[str, dict[str, Any], Any]] = []
 _worker_configs: dict[int, WorldConfig] = {}
-_worker_career: Career | None = None
+_worker_career: CareerFn | None = None
 
 
 _CAREER_GC_THRESHOLD = (50_000, 20, 20)
@@ -292,7 +293,7 @@ cyclic garbage (:func:`run_career` breaks the Api's cycle), so the collector has
 find and runs only every 50,000 net allocations instead of every 700."""
 
 
-def _worker_init(groups: list[tuple[str, dict[str, Any], Any]], career: Career | None) -> None:
+def _worker_init(groups: list[tuple[str, dict[str, Any], Any]], career: CareerFn | None) -> None:
     """Set a worker process up for a sweep: its groups and career function, and a cyclic
     garbage collector that runs less often (:data:`_CAREER_GC_THRESHOLD`). Memory stays
     flat: every career's world is freed before the next one starts."""
@@ -355,7 +356,7 @@ def run_groups(
     groups: Iterable[SeedGroup],
     jobs: int = 1,
     progress: Callable[[int, Any], None] | None = None,
-    career: Career | None = None,
+    career: CareerFn | None = None,
     chunk: int | None = None,
     keep: bool = True,
 ) -> list[list[Any]]:

@@ -83,7 +83,7 @@ class LabCore:
             (``self.sandbox.random_seeds`` records it for the evaluator).
 
     Agent ``query()`` calls run in the world's query worker process, bounded by the OS and
-    cut at the running block's deadline (``observer_for(world).isolate``), as in headless
+    cut at the running block's deadline (``career.observer.isolate``), as in headless
     mode (MECHANICS Decisions 9).
     """
 
@@ -123,8 +123,8 @@ class LabCore:
             block_timeout=self.block_timeout,
         )
         self._mutating = {(ns, name) for ns, calls in API_CALLS.items() for name, c in calls.items() if c.mutating}
-        self.world: Any = None
-        self.api: Any = None
+        #: The career being played (:class:`world.career.Career`; ``None`` before ``reset``).
+        self.career: Any = None
         self.sandbox: Any = None
         self.turn = 0
         self.integrity = IntegrityLog()
@@ -135,6 +135,16 @@ class LabCore:
         self._turn_for_handler = 0
 
     # ------------------------------------------------------------------ state
+    @property
+    def world(self) -> Any:
+        """The career's ``World`` (``None`` before ``reset``)."""
+        return self.career.world if self.career is not None else None
+
+    @property
+    def api(self) -> Any:
+        """The career's ``Api`` (``None`` before ``reset``)."""
+        return self.career.api if self.career is not None else None
+
     @property
     def month(self) -> int:
         """The world's current month (1-based)."""
@@ -197,8 +207,7 @@ class LabCore:
         Returns:
             ``(month message, info)``; ``info`` has ``month`` and ``seed``.
         """
-        from world.api import Api
-        from world.engine import World
+        from world.career import Career
 
         self.close()
         if seed is not None:
@@ -206,15 +215,14 @@ class LabCore:
         state = (options or {}).get("state")
         given = (options or {}).get("world")
         if given is not None:
-            world = given
-            self.default_seed = int(world.seed)
+            career = Career(given)
         elif state is not None:
-            world = World.from_state(state)
-            self.default_seed = int(world.seed)
+            career = Career.restore(state)
         else:
-            world = World(dataclasses.replace(self.config), self.default_seed)
-        self.world = world
-        self.api = Api(world)
+            career = Career.new(dataclasses.replace(self.config), self.default_seed)
+        self.career = career
+        world = career.world
+        self.default_seed = int(world.seed)
         self.turn = 0
         self.integrity = IntegrityLog()
         self.closed_months = []
@@ -232,10 +240,8 @@ class LabCore:
         self.sandbox.secret_random = self.sealed
         # Agent queries run in the query worker the OS bounds, cut at the block's deadline
         # (the same code path as headless mode).
-        from world.observe import observer_for
-
         sandbox = self.sandbox
-        observer_for(world).isolate(deadline=lambda: sandbox.deadline)
+        career.observer.isolate(deadline=lambda: sandbox.deadline)
         return self.observation(), {"month": world.month, "seed": None if self.sealed else world.seed}
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -348,10 +354,8 @@ class LabCore:
         if self.sandbox is not None:
             self.sandbox.close()
             self.sandbox = None
-        if self.world is not None:
-            from world.observe import observer_for
-
-            observer_for(self.world).close()
+        if self.career is not None:
+            self.career.close()
 
     def _unseeded(self, value: Any) -> Any:
         """``value`` without its ``seed`` key in a sealed career (what the agent may see)."""

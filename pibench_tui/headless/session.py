@@ -79,7 +79,13 @@ class HeadlessSession:
     """
 
     def __init__(self, options: HeadlessOptions, *, process: AgentProcess | None = None) -> None:
-        self.world, self.scenario = _open_world(options)
+        from world.career import Career
+
+        world, self.scenario = _open_world(options)
+        # Every result is encoded as JSON for the agent process before anything else sees
+        # it (and never altered here): the API may hand out what it keeps, uncopied.
+        #: The career: the world, its API, the SQL mirror (:class:`world.career.Career`).
+        self.career = Career(world, shared_results=True)
         # A resumed career keeps saving under its own name without --save; until the session
         # changes it, there is nothing new to save (the world's version and the notes as loaded).
         self._unchanged_since: tuple[int, str] | None = None
@@ -105,13 +111,18 @@ class HeadlessSession:
             self._release_career()
             raise
 
-    def _start(self, options: HeadlessOptions, process: AgentProcess | None) -> None:
-        """The rest of :meth:`__init__`: the API and the sandbox."""
-        from world.api import Api
+    @property
+    def world(self) -> Any:
+        """The career's ``World``."""
+        return self.career.world
 
-        # Every result is encoded as JSON for the agent process before anything else sees
-        # it (and never altered here): the API may hand out what it keeps, uncopied.
-        self.api = Api(self.world, shared_results=True)
+    @property
+    def api(self) -> Any:
+        """The career's ``Api``."""
+        return self.career.api
+
+    def _start(self, options: HeadlessOptions, process: AgentProcess | None) -> None:
+        """The rest of :meth:`__init__`: the sandbox."""
         self._saved_month: tuple[int, bool] | None = None
         # Memory held back for the final save and report, freed if pibench ever runs out.
         self._reserve = bytes(_RESERVE_BYTES)
@@ -150,9 +161,7 @@ class HeadlessSession:
     def _isolate_queries(self) -> None:
         """Run this world's agent queries in a query worker the OS bounds (time, memory,
         disk), each stopped at the running block's deadline (:mod:`world.sqlworker`)."""
-        from world.observe import observer_for
-
-        observer_for(self.world).isolate(deadline=lambda: self.sandbox.deadline)
+        self.career.observer.isolate(deadline=lambda: self.sandbox.deadline)
         self._queries_isolated = True
 
     def run_block(
@@ -291,7 +300,7 @@ class HeadlessSession:
             "students_graduated": s.get("students_graduated", 0),
             "students_quit": s.get("students_quit", 0),
             "final_budget": s.get("final_budget", 0),
-            "digest": w.digest(),
+            "digest": self.career.digest(),
             "confinement": _confinement().to_dict(),
         }
 
@@ -354,10 +363,7 @@ class HeadlessSession:
         """Stop the agent process and the query worker, and release the career's lock."""
         try:
             self.sandbox.close()
-            if self._queries_isolated:
-                from world.observe import observer_for
-
-                observer_for(self.world).close()
+            self.career.close()
         finally:
             self._release_career()
 

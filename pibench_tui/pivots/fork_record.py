@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from world.api import Api
-from world.engine import World
+from world.career import Career
 from world.policies import ORACLE
 from world.runner import AgentView, build_policy
 
@@ -41,13 +40,13 @@ def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
         scen = load_scenario(str(case.raw.get("scenario") or "standard"))
     except ScenarioError as exc:
         raise PivotFileError(f"case {case.id}: {exc}") from None
-    world = World(scen.config, seed)
+    career = Career.new(scen.config, seed)
+    world, api = career.world, career.api
     policy_name = str(case.raw.get("policy") or "baseline")
     try:
         policy = build_policy(policy_name, world)
     except KeyError:
         raise PivotFileError(f"case {case.id}: unknown policy {policy_name!r}") from None
-    api = Api(world)
     view: Any = api if policy_name == ORACLE else AgentView(api)
     while world.s.month < case.fork_month and not world.s.finished:
         month = world.s.month

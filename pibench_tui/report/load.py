@@ -141,13 +141,12 @@ def _finish_from_world(
 
 def _replay_with_trajectory(config: Any, seed: int, actions: list[Any]) -> tuple[Any, list[float], list[float]]:
     """Replay an action log, recording earned citations and budget after every tick."""
-    from world.api import Api
-    from world.engine import World
+    from world import career as career_mod
     from world.errors import ActionError
     from world.scoring import earned
 
-    w = World(config, seed)
-    api = Api(w)
+    held = career_mod.Career.new(config, seed)
+    w, api = held.world, held.api
     e_traj: list[float] = []
     b_traj: list[float] = []
     for month, name, kwargs in actions:
@@ -162,15 +161,14 @@ def _replay_with_trajectory(config: Any, seed: int, actions: list[Any]) -> tuple
 
 
 def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[Any, list[float], list[float]]:
-    from world.api import Api
-    from world.engine import World
+    from world import career as career_mod
     from world.errors import ActionError
     from world.runner import AgentView, build_policy
     from world.scoring import earned
 
-    w = World(dataclasses.replace(config), seed)
+    held = career_mod.Career.new(dataclasses.replace(config), seed)
+    w, api = held.world, held.api
     pol = build_policy(policy, w)
-    api = Api(w)
     view: Any = api if policy == "oracle" else AgentView(api)
     e_traj: list[float] = []
     b_traj: list[float] = []

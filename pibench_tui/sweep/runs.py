@@ -50,14 +50,14 @@ def recorded_career(
         "eval_json"}`` (the texts of ``months.jsonl`` and ``eval.json``); the result lacks
         ``label`` and ``scenario`` (the sweep fills them in).
     """
-    from world.api import ActionError, Api
-    from world.engine import World
+    from world.api import ActionError
+    from world.career import Career
     from world.runner import AgentView, build_policy, result_row
 
     t0 = time.perf_counter()
-    world = World(copy.copy(config), seed)  # as dataclasses.replace did, without re-running __init__
+    career = Career.new(copy.copy(config), seed)  # as dataclasses.replace did, without re-running __init__
+    world, api = career.world, career.api
     pol = build_policy(policy, world, baseline_config)
-    api = Api(world)
     view: Any = api if policy == "oracle" else AgentView(api)
     pol.errors = []  # type: ignore[attr-defined]
     months: list[str] = []  # JSON lines, serialised at once (API results may be shared, cached objects)

@@ -147,12 +147,11 @@ def test_agent_queries_run_in_the_query_worker_that_cuts_them_off():
     the kill), the agent gets the error, its process survives, and the career goes on."""
     from pibench_tui.harness.core import LabCore
     from scenarios import load_scenario
-    from world.observe import observer_for
 
     core = LabCore(load_scenario("short-12").config, seed=5)
     try:
         core.reset()
-        worker = observer_for(core.world).worker
+        worker = core.career.observer.worker
         assert worker is not None
         _obs, _r, _t, _tr, info = core.step(HOSTILE_BLOCK)
         assert "refused: ActionError" in info["output"] and "still here" in info["output"]
@@ -162,7 +161,7 @@ def test_agent_queries_run_in_the_query_worker_that_cuts_them_off():
         assert info["ok"] and "'one': 1" in info["output"] and core.month == 2
     finally:
         core.close()
-    assert observer_for(core.world).worker is None  # closed with the career
+    assert core.career.observer.worker is None  # closed with the career
 
 
 def test_a_hostile_query_in_a_reply_does_not_stop_the_career(out):

@@ -10,7 +10,6 @@ import pytest
 from world.api import ActionError, Api
 from world.config import TOPICS, VENUES, WorldConfig
 from world.engine import World
-from world.observe import observer_for
 
 TABLES = {
     "students": "id name role status arrived_month left_month months_in stipend mentoring_hours papers_accepted first_author_accepted contract_end",
@@ -36,17 +35,17 @@ TABLES = {
 HIDDEN = {"q", "quality", "hotness", "crowding", "morale", "ability", "feasible", "novelty"}
 
 
-def _columns(w):
-    obs = observer_for(w)
+def _columns(api):
+    obs = api.observer
     names = [r[0] for r in obs.writer.execute("select name from sqlite_master where type = 'table'")]
     return {t: [r[1] for r in obs.writer.execute(f"pragma table_info({t})")] for t in names}
 
 
 def test_s14_the_19_tables_and_columns_and_no_hidden_column():
     """§14: exactly the 19 tables with their columns; §18 inv. 3: no hidden column name."""
-    w = World(seed=1)
-    Api(w).query("select 1")
-    cols = _columns(w)
+    api = Api(World(seed=1))
+    api.query("select 1")
+    cols = _columns(api)
     assert cols == {t: c.split() for t, c in TABLES.items()}
     for t, cs in cols.items():
         for c in cs:
@@ -253,8 +252,8 @@ def _rebuild(w) -> dict[str, list]:
     return out
 
 
-def _mirror(w) -> dict[str, list]:
-    obs = observer_for(w)
+def _mirror(api) -> dict[str, list]:
+    obs = api.observer
     obs.sync()
     return {t: [tuple(r) for r in obs.writer.execute(f"select * from {t}")] for t in TABLES}
 
@@ -268,7 +267,7 @@ def test_s14_incremental_mirror_equals_rebuild(seed, months, query_every):
     """§14: the incrementally kept mirror equals a from-scratch rebuild, however rarely it was
     queried (entities born and finished between two queries included)."""
     w, api = _random_career(seed, months, query_every)
-    mirror, rebuilt = _mirror(w), _rebuild(w)
+    mirror, rebuilt = _mirror(api), _rebuild(w)
     for t in TABLES:
         assert _canon(mirror[t]) == _canon(rebuilt[t]), t
     assert len(rebuilt["students"]) > 0 and len(rebuilt["ledger"]) > 10

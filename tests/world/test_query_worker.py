@@ -11,7 +11,7 @@ from world import sqlworker
 from world.api import Api
 from world.engine import World
 from world.errors import ActionError
-from world.observe import ALLOWED_FUNCTIONS, observer_for
+from world.observe import ALLOWED_FUNCTIONS
 
 
 def test_the_worker_answers_after_every_new_copy_of_the_mirror():
@@ -37,7 +37,7 @@ def test_isolated_queries_before_and_after_month_advances_all_succeed():
     a month advance and a query again, three months running, each answer current."""
     world = World(seed=101)
     api = Api(world)
-    observer_for(world).isolate()
+    api.observer.isolate()
     try:
         for month in range(1, 4):
             rows = api.query("select month from lab_monthly order by month desc limit 1")
@@ -45,7 +45,7 @@ def test_isolated_queries_before_and_after_month_advances_all_succeed():
             api.call("time", "next_month", [], {})
             assert api.query("select count(*) as n from lab_monthly") == [{"n": month}]
     finally:
-        observer_for(world).close()
+        api.observer.close()
 
 
 def test_a_table_valued_function_is_refused_with_a_way_out():
@@ -56,10 +56,10 @@ def test_a_table_valued_function_is_refused_with_a_way_out():
     api = Api(world)
     for isolated in (False, True):
         if isolated:
-            observer_for(world).isolate()
+            api.observer.isolate()
         try:
             with pytest.raises(ActionError, match=r"json_each.*json\.loads"):
                 api.query("select value from json_each('[1, 2]')")
         finally:
             if isolated:
-                observer_for(world).close()
+                api.observer.close()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import people as people_mod
 from .. import rules as rules_mod
@@ -42,6 +42,9 @@ from .namespaces import (
     Time,
 )
 from .registry import NOT_KEPT, REQUIRED, CallSpec, build_registry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import Observer
 
 __all__ = [
     "API_CALLS",
@@ -109,6 +112,7 @@ class Api:
         self.time = Time(self)
         self.memory = Memory(self)
         self._cache = ReadCache()
+        self._observer: Observer | None = None  # the SQL mirror, built at the first query
         self._kept_calls: dict[tuple[str, str], tuple[Any, Any]] = {}  # see kept()
 
     # ------------------------------------------------------------------ kept reads (world.api.cache)
@@ -357,9 +361,23 @@ class Api:
         Raises:
             ActionError: ``sql_error`` for anything but one SELECT/WITH statement.
         """
-        from ..observe import observer_for
+        return self.observer.query(sql)
 
-        return observer_for(self.world).query(sql)
+    @property
+    def observer(self) -> Observer:
+        """The observable mirror (MECHANICS §14) :meth:`query` reads, built at first use: one
+        per API (a :class:`~world.career.Career` holds one API per world)."""
+        obs = self._observer
+        if obs is None:
+            from ..observe import Observer
+
+            obs = self._observer = Observer(self.world)
+        return obs
+
+    def close(self) -> None:
+        """Stop the mirror's query worker, if one was started (:meth:`Observer.isolate`)."""
+        if self._observer is not None:
+            self._observer.close()
 
     def kept(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
