@@ -505,11 +505,7 @@ class PibenchApp(App[int]):
             return None
         try:
             self._hold_career(self.career)  # held since the start (make_app) or the load
-            with self.game.lock:
-                self._store().autosave(
-                    self.career, self.game.world, scenario=self.game.scenario, ui=dict(self.game.ui) or None
-                )
-                self.game.mark_saved()
+            self.game.autosave(self.career, self._store())
         except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
             return f"autosave failed: {exc}"
         return None

@@ -188,15 +188,33 @@ class Game:
             return report
 
     # ------------------------------------------------------------------ saves
+    def _saves(self, store: Any) -> Any:
+        """The career's save writer for ``store`` (a ``saves.SaveStore``): the one it holds,
+        or a new one (``saves.CareerSaves``) the first time or for another store."""
+        writer = self.held.saves
+        if getattr(writer, "store", None) is not store:
+            from saves import CareerSaves
+
+            writer = self.held.saves = CareerSaves(store)
+        return writer
+
     def save(self, name: str, store: Any) -> Any:
         """Save the career in ``store`` (a ``saves.SaveStore``) under ``name``."""
         with self.lock:
-            info = store.save(name, self.world, scenario=self.scenario, ui=dict(self.ui) or None)
+            info = self._saves(store).save(name, self.world, scenario=self.scenario, ui=dict(self.ui) or None)
             self.save_name = name
             self.mark_saved()
             self.careers.add(info.career)
             if self.career is None:
                 self.career = info.career
+            return info
+
+    def autosave(self, career: str, store: Any) -> Any:
+        """Write the autosave of ``career`` (a save lineage's name) in ``store`` for this month
+        (a delta between two whole ones, see ``docs/saves.md``) and count the career saved."""
+        with self.lock:
+            info = self._saves(store).autosave(career, self.world, scenario=self.scenario, ui=dict(self.ui) or None)
+            self.mark_saved()
             return info
 
 

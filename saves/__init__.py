@@ -20,6 +20,7 @@ from saves.errors import (
 from saves.paths import default_store_dir, pibench_home
 from saves.store import (
     DEFAULT_KEEP,
+    SaveCaches,
     SaveInfo,
     SaveRecord,
     SaveStore,
@@ -27,13 +28,16 @@ from saves.store import (
     describe_world,
     read_save_file,
 )
+from saves.writer import CareerSaves
 
 __all__ = [
     "DEFAULT_KEEP",
     "CareerLockedError",
+    "CareerSaves",
     "FORMAT_VERSION",
     "SaveCorruptError",
     "SaveError",
+    "SaveCaches",
     "SaveExistsError",
     "SaveInfo",
     "SaveNotFoundError",

@@ -40,7 +40,6 @@ import re
 import stat
 import sys
 import tempfile
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
@@ -618,28 +617,24 @@ class _Base:
     last: Any  # the action log's last entry then (the very object), or None
 
 
-_BASES: weakref.WeakKeyDictionary[Any, _Base] = weakref.WeakKeyDictionary()
+@dataclass
+class SaveCaches:
+    """What a store keeps of one live world between its saves, held by that world's career
+    (:class:`saves.CareerSaves`, the Career's save writer) rather than by the store: the
+    save text's cache (:func:`saves.values.text_cache`), the metadata's (a cache keeps only
+    the pieces of the value it encoded last, so the metadata has its own), and the last whole
+    autosave the next autosave deltas build on (:func:`is_delta`). A save made without one
+    encodes the whole state and writes no delta."""
 
-_TEXT_CACHES: weakref.WeakKeyDictionary[Any, TextCache] = weakref.WeakKeyDictionary()
+    text: TextCache = field(default_factory=values.text_cache)
+    meta: TextCache = field(default_factory=values.text_cache)
+    base: _Base | None = None
 
 
-_META_CACHES: weakref.WeakKeyDictionary[Any, TextCache] = weakref.WeakKeyDictionary()
-
-
-def _text_cache(world: Any, caches: weakref.WeakKeyDictionary[Any, TextCache] = _TEXT_CACHES) -> TextCache | None:
-    """The save-text cache of a live world (:func:`saves.values.text_cache`), kept as long
-    as the world lives; ``None`` for objects that are not worlds (tests' fakes). The
-    metadata has a cache of its own (``caches=_META_CACHES``): a cache keeps only the
-    pieces of the value it encoded last."""
-    if not hasattr(world, "state_view"):
-        return None
-    try:
-        cache = caches.get(world)
-        if cache is None:
-            cache = caches[world] = values.text_cache()
-    except TypeError:  # not weak-referenceable
-        return None
-    return cache
+def _caches_of(world: Any, caches: SaveCaches | None) -> SaveCaches | None:
+    """``caches`` when ``world`` is a live world (what the caches can take); ``None`` for
+    anything else (tests' fakes) or when the caller keeps none."""
+    return caches if caches is not None and hasattr(world, "state_view") else None
 
 
 def _describe_fast(
@@ -1371,6 +1366,7 @@ class SaveStore:
         kind: str = "manual",
         overwrite: bool = True,
         ui: dict[str, Any] | None = None,
+        caches: SaveCaches | None = None,
     ) -> SaveInfo:
         """Save a live world under ``name``.
 
@@ -1385,6 +1381,9 @@ class SaveStore:
             ui: a front end's own state of this career (the TUI: ``{"tutorial": "hidden"}``),
                 kept as the metadata field ``ui`` (``SaveRecord.meta["ui"]``); never part
                 of the world, its state or its digest. Saves without it load as before.
+            caches: what this store keeps of ``world`` between its saves (the career's save
+                writer, :class:`saves.CareerSaves`, passes its own): only what changed since
+                the last save is encoded again. ``None``: the whole state is encoded.
 
         Returns:
             The new index entry.
@@ -1394,7 +1393,8 @@ class SaveStore:
             SaveExistsError: ``overwrite`` is false and the name is taken.
             StoreLockedError: another process kept the store busy.
         """
-        cache = _text_cache(world)
+        kept = _caches_of(world, caches)
+        cache = kept.text if kept is not None else None
         meta, state, text = _describe_fast(world, scenario, cache)  # serialised at once
         if ui:
             meta["ui"] = dict(ui)
@@ -1408,7 +1408,7 @@ class SaveStore:
             sealed=is_world_state(state),
             text_cache=cache,
             _text=text,
-            _meta_cache=_text_cache(world, _META_CACHES),
+            _meta_cache=kept.meta if kept is not None else None,
         )
 
     def save_state(
@@ -1476,7 +1476,7 @@ class SaveStore:
         meta_cache: TextCache | None = None,
     ) -> SaveInfo:
         """Write one save file and its index entry; the caller holds the lock (``meta_cache``:
-        the world's metadata text cache, see :func:`_text_cache`)."""
+        the world's metadata text cache, :attr:`SaveCaches.meta`)."""
         state_tagged, state_text = encoded
         existing = table.get(Query().name == name)
         if existing is not None and not overwrite:
@@ -1518,6 +1518,7 @@ class SaveStore:
         scenario: Any = None,
         keep: int = DEFAULT_KEEP,
         ui: dict[str, Any] | None = None,
+        caches: SaveCaches | None = None,
     ) -> SaveInfo:
         """Write the career's autosave for the world's current month and prune old ones.
 
@@ -1527,14 +1528,18 @@ class SaveStore:
             scenario: the scenario (recorded with the save).
             keep: how many autosaves of this career to keep (the most recent ones; >= 1).
             ui: a front end's own state of the career (see :meth:`save`).
+            caches: what this store keeps of ``world`` between its saves (see :meth:`save`);
+                with them an autosave between two whole ones is a delta over the last whole
+                one written with the same caches (:func:`is_delta`). ``None``: whole.
 
         Returns:
             The new autosave's index entry (named by :func:`autosave_name`).
         """
         check_name(career)
         keep = max(1, int(keep))
-        cache = _text_cache(world)
-        base = self._delta_base(career, world) if cache is not None else None
+        kept = _caches_of(world, caches)
+        cache = kept.text if kept is not None else None
+        base = self._delta_base(career, world, kept) if kept is not None else None
         full: tuple[dict[str, Any], dict[str, Any], str | None] | None = None
         if base is None:
             full = _describe_fast(world, scenario, cache)  # serialised right below
@@ -1566,11 +1571,11 @@ class SaveStore:
                 # lost in a power cut would take them all (deltas themselves skip the fsync).
                 durable=base is None,
                 sealed=base is not None or is_world_state(state),
-                meta_cache=_text_cache(world, _META_CACHES) if base is None else None,  # a delta's is tiny
+                meta_cache=kept.meta if kept is not None and base is None else None,  # a delta's is tiny
             )
-            if base is None and is_world_state(state) and not meta["finished"]:
+            if kept is not None and base is None and is_world_state(state) and not meta["finished"]:
                 log = world.s.action_log
-                _BASES[world] = _Base(
+                kept.base = _Base(
                     str(self.path), career, info.file, info.checksum, meta["month"], len(log), log[-1] if log else None
                 )
             # Only this career's autosaves, of this very world (a store from before careers
@@ -1591,16 +1596,13 @@ class SaveStore:
                 table.remove(Query().name == old.name)
         return info
 
-    def _delta_base(self, career: str, world: Any) -> _Base | None:
-        """The whole autosave of ``world`` this store wrote last for ``career``, when the
-        autosave due now may be a delta of it (:func:`is_delta`): same store and career, the
-        world not finished, fewer than :data:`DELTA_MONTHS` months and :data:`DELTA_CALLS`
-        logged calls since, its action log that one grown, and a seal key to seal the delta
-        with; else ``None`` (write it whole)."""
-        try:
-            base = _BASES.get(world)
-        except TypeError:  # not weak-referenceable
-            return None
+    def _delta_base(self, career: str, world: Any, caches: SaveCaches) -> _Base | None:
+        """The whole autosave of ``world`` this store wrote last for ``career`` (kept in
+        ``caches``), when the autosave due now may be a delta of it (:func:`is_delta`): same
+        store and career, the world not finished, fewer than :data:`DELTA_MONTHS` months and
+        :data:`DELTA_CALLS` logged calls since, its action log that one grown, and a seal key
+        to seal the delta with; else ``None`` (write it whole)."""
+        base = caches.base
         if base is None or base.store != str(self.path) or base.career != career or world.finished:
             return None
         log = world.s.action_log

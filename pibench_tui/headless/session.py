@@ -98,7 +98,10 @@ class HeadlessSession:
         #: The career's session lock while this session may write its saves (released by close()).
         self.career_lock: Any = None
         if options.save is not None:
+            from saves import CareerSaves
+
             self.store = _open_store(options.saves_dir)
+            self.career.saves = CareerSaves(self.store)  # keeps the store's caches of this world
             try:  # one session per career; a valid name, a writable store, no other career under it
                 resuming = self.store.resolve(options.load).career if options.load is not None else None
                 self.career_lock = self.store.hold_session(options.save, "pibench headless", resuming=resuming)
@@ -235,13 +238,14 @@ class HeadlessSession:
     # saves ----------------------------------------------------------------------------
     def autosave(self) -> None:
         """Autosave the career (``--save NAME``) when its month changed since the last one."""
-        if self.store is None:
+        name = self.options.save
+        if self.store is None or name is None:
             return
         key = (self.world.month, self.world.finished)
         if key == self._saved_month:
             return
         try:
-            self.store.autosave(self.options.save, self.world, scenario=self.scenario)
+            self.career.autosave(name, scenario=self.scenario)
         except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
             print(f"pibench headless: warning: autosave failed: {exc}", file=sys.stderr)
             return
@@ -253,14 +257,15 @@ class HeadlessSession:
         A career resumed with ``--load`` alone is saved only if the session changed it: a
         look at an older autosave must not replace the career's newer save (as quitting the
         TUI without changes writes nothing either). ``None`` when nothing was written."""
-        if self.store is None:
+        name = self.options.save
+        if self.store is None or name is None:
             return None
         if self._unchanged_since == (self.world.version, self.world.s.memory):
             return None
         try:
-            info = self.store.save(self.options.save, self.world, scenario=self.scenario, career=self.options.save)
+            info = self.career.save(name, scenario=self.scenario, career=name)
         except Exception as exc:  # noqa: BLE001 - SaveError and OS errors alike
-            raise HeadlessError(f"could not save {self.options.save!r}: {exc}") from exc
+            raise HeadlessError(f"could not save {name!r}: {exc}") from exc
         return f"saved as {info.name!r} (month {info.month}) in {self.store.path}"
 
     # report ---------------------------------------------------------------------------

@@ -125,20 +125,20 @@ def test_writers_killed_at_random_points_never_leave_a_broken_store(tmp_path):
 def _careers(path: str, seed: int, ready_w: int) -> None:
     """Child body: play real careers (12 months each), autosaving every month (whole
     autosaves and the deltas between them) and deleting one now and then, until killed."""
-    from world.api import Api
+    from saves import CareerSaves
+    from world.career import Career
     from world.config import WorldConfig
-    from world.engine import World
 
     store = SaveStore(path, lock_timeout=30)
     os.write(ready_w, b"r")
     k = 0
     while True:
-        world = World(WorldConfig(months=12), seed % 3)
-        api = Api(world)
+        held = Career.new(WorldConfig(months=12), seed % 3, saves=CareerSaves(store))
+        world, api = held.world, held.api
         career = f"c{(seed + k) % 2}"
         while not world.finished:
             api.time.next_month()
-            store.autosave(career, world, keep=2)
+            held.autosave(career, keep=2)
             if k == 0 and world.month == 2:
                 os.write(ready_w, b"w")
             if world.month == 7 and (seed + k) % 4 == 0:

@@ -14,7 +14,7 @@ from argparse import Namespace
 import pytest
 from tinydb import Query
 
-from saves import SaveCorruptError, SaveStore
+from saves import CareerSaves, SaveCorruptError, SaveStore
 from saves import seal as seal_mod
 from saves import store as store_mod
 from saves.cli import cmd_export, cmd_show
@@ -43,12 +43,17 @@ def saved_state(store: SaveStore, name: str) -> dict:
     return json.loads(store.file_of(name).read_text())["save"]["state"]
 
 
-def autosaved(store: SaveStore, months: int, seed: int = 101, keep: int = 3) -> World:
-    """Play ``months`` months of the ambitious lab, autosaving each one as career ``c``."""
+def autosaved(
+    store: SaveStore, months: int, seed: int = 101, keep: int = 3, writer: CareerSaves | None = None
+) -> World:
+    """Play ``months`` months of the ambitious lab, autosaving each one as career ``c`` through
+    the career's save writer (``writer``, else a new one for ``store``): it keeps the base
+    the deltas build on."""
+    writer = writer or CareerSaves(store)
     world, api, pol = career(seed)
     for _ in range(months):
         step(world, api, pol)
-        store.autosave("c", world, scenario="standard", keep=keep)
+        writer.autosave("c", world, scenario="standard", keep=keep)
     return world
 
 
@@ -57,12 +62,13 @@ def test_deltas_between_whole_autosaves_rebuild_the_saved_world(tmp_path, count_
     every DELTA_MONTHS months; every autosave loads (without a replay from the seed) to the
     very world saved: same digest, same month, same agent notes."""
     store = SaveStore(tmp_path / "s", on_warning=None)
+    writer = CareerSaves(store)
     world, api, pol = career()
     kinds = []
     for _ in range(2 * DELTA_MONTHS + 1):
         step(world, api, pol)
         api.memory.write(f"notes of month {world.month}")
-        info = store.autosave("c", world, scenario="standard", keep=60)
+        info = writer.autosave("c", world, scenario="standard", keep=60)
         kinds.append(is_delta(saved_state(store, info.name)))
         assert (info.digest == "") is kinds[-1]
         loaded, record = store.load_world(info.name, exact=True)
@@ -92,17 +98,18 @@ def test_the_base_of_deltas_is_kept_until_no_delta_needs_it(tmp_path):
     """The whole autosave deltas build on stays on disk after it is rotated out of the list
     (keep 2), and is collected once a newer whole autosave has replaced every delta on it."""
     store = SaveStore(tmp_path / "s", on_warning=None)
+    writer = CareerSaves(store)
     world, api, pol = career()
     step(world, api, pol)
-    base = store.autosave("c", world, scenario="standard", keep=2)
+    base = writer.autosave("c", world, scenario="standard", keep=2)
     for _ in range(3):
         step(world, api, pol)
-        store.autosave("c", world, scenario="standard", keep=2)
+        writer.autosave("c", world, scenario="standard", keep=2)
     assert base.name not in store.names() and (store.blob_dir / base.file).is_file()
     assert store.load_world("c")[0].digest() == world.digest()
     for _ in range(DELTA_MONTHS + 2):
         step(world, api, pol)
-        store.autosave("c", world, scenario="standard", keep=2)
+        writer.autosave("c", world, scenario="standard", keep=2)
     assert not (store.blob_dir / base.file).exists()
     assert store.load_world("c")[0].digest() == world.digest()
 
@@ -163,9 +170,10 @@ def test_an_index_pointing_at_another_careers_delta_is_refused(tmp_path):
     store = SaveStore(tmp_path / "s", on_warning=None)
     autosaved(store, 3)
     d_world, api, pol = career(seed=7)
+    d_writer = CareerSaves(store)
     for _ in range(3):
         step(d_world, api, pol)
-        store.autosave("d", d_world, scenario="standard")
+        d_writer.autosave("d", d_world, scenario="standard")
     c, d = store.resolve("c@m04", exact=True), store.resolve("d@m04", exact=True)
     c_doc = {"file": c.file, "checksum": c.checksum}
     with store._writing() as table:
@@ -278,9 +286,10 @@ def test_a_world_changed_behind_the_api_is_not_resumed_wrong(tmp_path):
     two autosaves) makes the delta refuse to load rather than resume another world; the
     career's loader falls back to the previous autosave, with a warning."""
     store = SaveStore(tmp_path / "s", on_warning=None)
-    world = autosaved(store, 2)
+    writer = CareerSaves(store)
+    world = autosaved(store, 2, writer=writer)
     world.s.budget += 1.0
-    store.autosave("c", world, scenario="standard")
+    writer.autosave("c", world, scenario="standard")
     assert is_delta(saved_state(store, "c@m03"))
     with pytest.raises(SaveCorruptError) as err:
         store.load_world("c@m03", exact=True)
