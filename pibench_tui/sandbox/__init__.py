@@ -33,7 +33,8 @@ Modules: :mod:`~pibench_tui.sandbox.process` (the agent process and its pipes),
 :mod:`~pibench_tui.sandbox.output` (the parent-side output cap), and the agent process's
 side: ``child.py`` (its script: builtins, module copies, RPC), :mod:`.policy` (the static
 check and the module copies, shared with this process), :mod:`.confine` (the OS
-confinement). This module keeps :class:`Sandbox`, which runs blocks and serves calls.
+confinement). This module keeps :class:`Sandbox`, which runs blocks and serves calls;
+front ends build theirs with :func:`.factory.open_sandbox` (one spec for every front end).
 """
 
 from __future__ import annotations
