@@ -307,6 +307,17 @@ def list_scenarios() -> list[Scenario]:
     return [_bundled(n) for n in bundled_names()]
 
 
+def bundled_hash(name: str) -> str | None:
+    """The :meth:`~world.config.WorldConfig.content_hash` of the bundled scenario ``name``
+    (``"default"`` and ``""`` are ``standard``), or ``None`` when no bundled scenario has
+    that name. A run of a config with another hash is a *modified* scenario, whatever its
+    name says."""
+    name = DEFAULT_SCENARIO if name in ("", "default") else name
+    if name not in bundled_names():
+        return None
+    return load_scenario(name).config.content_hash()
+
+
 def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None = None) -> Scenario:
     """Resolve ``--scenario NAME|PATH`` (and ``--seed``) into a :class:`Scenario`.
 

@@ -627,6 +627,17 @@ class WorldConfig:
         """Return every parameter as plain JSON-able data (tables deep-copied)."""
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
+    def content_hash(self) -> str:
+        """The scenario as its content: SHA-256 (hex) of :meth:`to_dict` as canonical JSON
+        (sorted keys, no spaces, ASCII). Two configs share it only when every parameter is
+        equal, whatever their names; a config read back from JSON has the same hash. The
+        one home of this hash (runs, saves and reports carry it; issue 25 §1)."""
+        import hashlib
+        import json
+
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
     @classmethod
     def check(cls, data: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
         """Type- and range-check (possibly partial) parameters without building a config.

@@ -204,6 +204,13 @@ def add_replay_parser(sub: Any) -> None:
         help="the seal file of `pibench seal`: reveals the seeds of sealed runs "
         "(matched by commitment) once the evaluation is over",
     )
+    p.add_argument(
+        "--check-transcripts",
+        action="store_true",
+        help="also re-run each agent run's recorded code blocks in a fresh agent process against the replayed "
+        "world and require exactly the logged calls (the action log must come from the transcript; agent code "
+        "must be deterministic); the first divergence is named",
+    )
     p.set_defaults(func=cmd_replay)
 
 
@@ -413,7 +420,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     bad = unchecked = 0
     for d in dirs:
         try:
-            verdict = replay_run(d, args.seal)
+            verdict = replay_run(d, args.seal, check_transcripts=args.check_transcripts)
         except (OSError, ValueError) as exc:
             print(visible(f"INVALID  {d}: {exc}", newlines=True))
             bad += 1

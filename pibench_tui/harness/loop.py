@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import sys
 import threading
@@ -105,11 +104,10 @@ class AgentSettings:
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that must match for a resume (the config by its hash)."""
-        cfg = json.dumps(self.config.to_dict(), sort_keys=True, separators=(",", ":"))
         return {
             "model": self.model,
             "scenario": self.scenario,
-            "config_sha256": hashlib.sha256(cfg.encode()).hexdigest(),
+            "config_sha256": self.config.content_hash(),
             "max_turns": self.max_turns,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
@@ -507,6 +505,7 @@ class _Career:
             "model": self.settings.model,
             "scenario": self.settings.scenario,
             "config": w.cfg.to_dict(),
+            "config_hash": w.cfg.content_hash(),
             "seed": self._public_seed(),
             "seed_commitment": self.commitment,
             "impact": impact(w),

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -14,7 +15,7 @@ from typing import Any
 from pibench_tui.report.load import Career
 from pibench_tui.report.stats import bootstrap_mean_ci, spearman, summary, variance_shares
 
-__all__ = ["ARCHETYPES", "BOOM_IMPACT", "CHURN_HIRES", "NEVER_BUILT_MAX", "archetype", "build_report"]
+__all__ = ["ARCHETYPES", "BOOM_IMPACT", "CHURN_HIRES", "NEVER_BUILT_MAX", "archetype", "build_report", "counted"]
 
 #: Impact at which a career counts as a boom rider (the census rule).
 BOOM_IMPACT = 800.0
@@ -44,11 +45,21 @@ BEHAVIOUR_AXES = {
 
 
 def scored_impact(career: Career) -> float:
-    """The Impact a career counts for in the leaderboard: its own, or 0 when it is invalid
-    (it does not replay to its recorded result). Dropping invalid careers instead would let
-    a damaged or tampered run take a bad seed out of a mean; they are listed with their
-    reasons and marked in their seed's column."""
+    """The Impact a career counts for in the leaderboard: its own (re-simulated), or 0 when
+    it is invalid (it does not replay to its recorded result, or its files are damaged or
+    another career's). Dropping invalid careers instead would let a damaged or tampered run
+    take a bad seed out of a mean; they are listed with their reasons and marked in their
+    seed's column."""
     return 0.0 if career.valid is False else career.impact
+
+
+def counted(career: Career, trust_unverified: bool = False) -> bool:
+    """Whether a career enters aggregates: valid and invalid ones (invalid as 0); unverified
+    ones only with ``trust_unverified``; unfinished and crashed ones never (they are listed
+    and counted in the "missing" column)."""
+    if career.status in ("valid", "invalid"):
+        return True
+    return trust_unverified and career.status == "unverified"
 
 
 def archetype(c: Career) -> str:
@@ -75,96 +86,99 @@ def _pool_axes(careers: list[Career]) -> dict[str, float | None]:
     return pool_axes(results) if results else {}
 
 
-def build_report(
-    careers: list[Career], *, reference: str | None = None, prices: dict[str, tuple[float, float]] | None = None
-) -> dict[str, Any]:
-    """The report as data.
+def _key_order(key: str) -> tuple[int, int, str]:
+    """Seed columns: public seeds by number, then sealed commitments, then anything else."""
+    if key.lstrip("-").isdigit():
+        return (0, int(key), "")
+    return (1 if key.startswith("sealed:") else 2, 0, key)
 
-    Args:
-        careers: From :func:`pibench_tui.report.load.load_careers`.
-        reference: Label to compare against (paired differences); default ``baseline``
-            when present, else the first label.
-        prices: ``label or model -> (USD per million prompt tokens, per million completion
-            tokens)`` for the cost column.
 
-    Returns:
-        ``{"generated", "pibench_version", "scenarios", "reference", "leaderboard", "seeds",
-        "axes", "behaviour", "census", "legibility", "careers"}``.
-    """
-    from pibench_tui import __version__
-
-    prices = prices or {}
-    scenarios = sorted({c.scenario for c in careers})
-    multi = len(scenarios) > 1
-    groups: dict[str, list[Career]] = defaultdict(list)
-    for c in careers:
-        groups[_key(c, multi)].append(c)
-    labels = list(groups)
+def _reference(labels: list[str], reference: str | None) -> str | None:
     if reference is None:
-        reference = next(
+        return next(
             (k for k in labels if k.split(" · ")[0] in ("baseline", "baseline-tuned")), labels[0] if labels else None
         )
-    elif reference not in groups:
+    if reference not in labels:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")
-    ref_by = {(c.scenario, c.seed): scored_impact(c) for c in groups.get(reference, [])} if reference else {}
+    return reference
 
-    leaderboard = []
-    for key, cs in groups.items():
-        impacts = [scored_impact(c) for c in cs]
-        s = summary(impacts)
-        ci = bootstrap_mean_ci(impacts)
-        paired = [scored_impact(c) - ref_by[(c.scenario, c.seed)] for c in cs if (c.scenario, c.seed) in ref_by]
-        diff = None
-        if key != reference and paired:
-            pci = bootstrap_mean_ci(paired)
-            diff = {
-                "n": len(paired),
-                "mean": statistics.fmean(paired),
-                "ci": list(pci) if pci else None,
-                "wins": sum(1 for d in paired if d > 0),
-            }
-        agents = [c for c in cs if c.kind == "agent"]
-        tokens = [c.tokens for c in agents if c.tokens is not None]
-        price = prices.get(key) or prices.get(cs[0].label) or (prices.get(cs[0].model or "") if cs[0].model else None)
-        cost = None
-        if price and agents:
-            cost = sum(
-                ((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents
-            )
-        leaderboard.append(
-            {
-                "label": key,
-                "kind": cs[0].kind,
-                "model": cs[0].model,
-                "scenario": cs[0].scenario if not multi else sorted({c.scenario for c in cs}),
-                "seeds": {
-                    str(c.seed): scored_impact(c) for c in sorted(cs, key=lambda c: (c.seed is None, c.seed or 0))
-                },
-                "invalid_seeds": [str(c.seed) for c in cs if c.valid is False],
-                **s,
-                "ci95": list(ci) if ci else None,
-                "vs_reference": diff,
-                "collapses": sum(1 for c in cs if c.collapsed),
-                "publications": statistics.fmean(c.publications for c in cs),
-                "grants": statistics.fmean(c.grants for c in cs),
-                "hires": statistics.fmean(c.hires for c in cs),
-                "quits": statistics.fmean(c.quits for c in cs),
-                "tokens_per_career": statistics.fmean(tokens) if tokens else None,
-                "tokens_total": sum(tokens) if tokens else None,
-                "cost_usd": cost,
-                "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
-                "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
-                "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
-                "flags": sum(c.flags or 0 for c in agents),
-                "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
-                "invalid": sum(1 for c in cs if c.valid is False),
-                "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
-            }
-        )
-    leaderboard.sort(key=lambda r: -float(r["mean"]))  # type: ignore[arg-type]
-    seeds = sorted({str(c.seed) for c in careers}, key=lambda s: (s == "None", int(s) if s != "None" else 0))
 
-    axes = {key: _pool_axes(cs) for key, cs in groups.items()}
+def _paired(cs: list[Career], ref_by: dict[tuple[str, str], float]) -> dict[str, Any] | None:
+    """The paired difference against the reference over the (scenario, key) both have."""
+    paired = [scored_impact(c) - ref_by[(c.scenario, c.key)] for c in cs if (c.scenario, c.key) in ref_by]
+    if not paired:
+        return None
+    pci = bootstrap_mean_ci(paired)
+    return {
+        "n": len(paired),
+        "mean": statistics.fmean(paired),
+        "ci": list(pci) if pci else None,
+        "wins": sum(1 for d in paired if d > 0),
+    }
+
+
+def _cost(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> float | None:
+    if not agents:
+        return None
+    first = agents[0]
+    price = prices.get(key) or prices.get(first.label) or (prices.get(first.model or "") if first.model else None)
+    if not price:
+        return None
+    return sum(((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents)
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _leaderboard_row(
+    key: str,
+    every: list[Career],
+    cs: list[Career],
+    multi: bool,
+    diff: dict[str, Any] | None,
+    prices: dict[str, tuple[float, float]],
+) -> dict[str, Any]:
+    """One label's row: ``cs`` are its counted careers, ``every`` all of them."""
+    impacts = [scored_impact(c) for c in cs]
+    ci = bootstrap_mean_ci(impacts)
+    agents = [c for c in cs if c.kind == "agent"]
+    tokens = [c.tokens for c in agents if c.tokens is not None]
+    missing = [c for c in every if c not in cs]
+    first = every[0]
+    return {
+        "label": key,
+        "kind": first.kind,
+        "model": first.model,
+        "scenario": first.scenario if not multi else sorted({c.scenario for c in every}),
+        "seeds": {c.key: scored_impact(c) for c in sorted(cs, key=lambda c: _key_order(c.key))},
+        "invalid_seeds": [c.key for c in cs if c.valid is False],
+        "unverified_seeds": [c.key for c in cs if c.status == "unverified"],
+        "missing": len(missing),
+        "missing_seeds": {c.key: c.status for c in missing},
+        "missing_reasons": [f"{c.source}: {c.status}: {c.invalid_reason}" for c in missing],
+        **summary(impacts),
+        "ci95": list(ci) if ci else None,
+        "vs_reference": diff,
+        "collapses": sum(1 for c in cs if c.collapsed),
+        "publications": _mean([c.publications for c in cs]),
+        "grants": _mean([c.grants for c in cs]),
+        "hires": _mean([c.hires for c in cs]),
+        "quits": _mean([c.quits for c in cs]),
+        "tokens_per_career": statistics.fmean(tokens) if tokens else None,
+        "tokens_total": sum(tokens) if tokens else None,
+        "cost_usd": _cost(key, agents, prices),
+        "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
+        "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
+        "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
+        "flags": sum(c.flags or 0 for c in agents),
+        "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
+        "invalid": sum(1 for c in cs if c.valid is False),
+        "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
+    }
+
+
+def _behaviour(groups: dict[str, list[Career]], axes: dict[str, dict[str, float | None]]) -> dict[str, Any]:
     behaviour = {}
     for key, cs in groups.items():
         pooled = axes[key]
@@ -172,33 +186,80 @@ def build_report(
         blocks = sum(c.blocks or 0 for c in cs)
         row["block_error_rate"] = (sum(c.block_errors or 0 for c in cs) / blocks) if blocks else None
         behaviour[key] = row
+    return behaviour
 
-    census_table = {key: {a: 0 for a in ARCHETYPES} for key in groups}
+
+def _census(groups: dict[str, list[Career]]) -> dict[str, Any]:
+    table = {key: {a: 0 for a in ARCHETYPES} for key in groups}
     for key, cs in groups.items():
         for c in cs:
-            census_table[key][archetype(c)] += 1
+            table[key][archetype(c)] += 1
+    return {"archetypes": list(ARCHETYPES), "rules": ARCHETYPE_RULES, "table": table}
 
-    legibility = {}
-    for scen in scenarios:
-        cs = [c for c in careers if c.scenario == scen]
-        legibility[scen] = _legibility(cs, multi, groups)
 
+def build_report(
+    careers: list[Career],
+    *,
+    reference: str | None = None,
+    prices: dict[str, tuple[float, float]] | None = None,
+    trust_unverified: bool = False,
+) -> dict[str, Any]:
+    """The report as data.
+
+    Args:
+        careers: From :func:`pibench_tui.report.load.load_careers`.
+        reference: Label to compare against (paired differences by scenario and seed key);
+            default ``baseline`` when present, else the first label.
+        prices: ``label or model -> (USD per million prompt tokens, per million completion
+            tokens)`` for the cost column.
+        trust_unverified: Count careers that were not re-simulated (their recorded Impact).
+
+    Returns:
+        ``{"generated", "pibench_version", "scenarios", "reference", "leaderboard", "seeds",
+        "axes", "behaviour", "census", "legibility", "careers", "trust_unverified"}``;
+        every leaderboard row has ``missing`` (careers listed but not counted: unfinished,
+        crashed, unverified) beside ``n``.
+
+    Raises:
+        ValueError: ``reference`` is not a label.
+    """
+    from pibench_tui import __version__
+
+    prices = prices or {}
+    scenarios = sorted({c.scenario for c in careers})
+    multi = len(scenarios) > 1
+    every: dict[str, list[Career]] = defaultdict(list)
+    for c in careers:
+        every[_key(c, multi)].append(c)
+    groups = {k: [c for c in cs if counted(c, trust_unverified)] for k, cs in every.items()}
+    reference = _reference(list(every), reference)
+    ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
+    leaderboard = [
+        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices)
+        for k, cs in groups.items()
+    ]
+    leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last
+    axes = {key: _pool_axes(cs) for key, cs in groups.items()}
+    scored = [c for cs in groups.values() for c in cs]
     return {
         "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "pibench_version": __version__,
         "scenarios": scenarios,
         "reference": reference,
-        "seeds": seeds,
+        "trust_unverified": trust_unverified,
+        "seeds": sorted({c.key for c in careers}, key=_key_order),
         "leaderboard": leaderboard,
         "axes": axes,
-        "behaviour": behaviour,
-        "census": {"archetypes": list(ARCHETYPES), "rules": ARCHETYPE_RULES, "table": census_table},
-        "legibility": legibility,
-        "careers": [{**c.to_dict(), "archetype": archetype(c)} for c in careers],
+        "behaviour": _behaviour(groups, axes),
+        "census": _census(groups),
+        "legibility": {scen: _legibility([c for c in scored if c.scenario == scen], groups) for scen in scenarios},
+        "careers": [
+            {**c.to_dict(), "archetype": archetype(c), "counted": counted(c, trust_unverified)} for c in careers
+        ],
     }
 
 
-def _legibility(cs: list[Career], multi: bool, groups: dict[str, list[Career]]) -> dict[str, Any]:
+def _legibility(cs: list[Career], groups: dict[str, list[Career]]) -> dict[str, Any]:
     """Per month t: Spearman(earned citations at t, final Impact) across careers; the
     projection's and the best paper's shares of Impact; variance shares on log(1 + Impact)."""
     horizon = max((c.months for c in cs), default=0)
@@ -219,8 +280,8 @@ def _legibility(cs: list[Career], multi: bool, groups: dict[str, list[Career]]) 
     cells = {}
     for key, gcs in groups.items():
         for c in gcs:
-            if c.scenario == (cs[0].scenario if cs else None) and c.seed is not None:
-                cells[(key, int(c.seed))] = c.impact
+            if c.scenario == (cs[0].scenario if cs else None):
+                cells[(key, c.key)] = c.impact
     return {
         "months": horizon,
         "careers": len(cs),

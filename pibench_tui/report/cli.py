@@ -9,13 +9,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.textsafe import visible
+
 __all__ = ["add_report_parser", "cmd_report"]
 
 _EPILOG = """\
 Inputs: run directories written by `pibench agent` or `pibench run --save-runs`, folders
 holding them, and JSON files written by `pibench run --json` / `pibench compare --json`.
-Every career with a known seed is re-simulated: a result that does not reproduce is
-invalid, listed with its reason, and counts as Impact 0 in every aggregate.
+The report re-derives, it never believes: a career's Impact is valid only when this command
+re-simulated it from its action log and the full config its run recorded (sealed careers
+with --seal FILE). A result that does not reproduce, a damaged file or a copied run folder
+is invalid, listed with its reason, and counts as Impact 0 in every aggregate. Careers that
+could not be re-simulated (unverified), and unfinished or crashed ones, are listed in rows
+of their own and counted in the "missing" column, never in a mean (unverified ones are with
+--trust-unverified). A scenario is its content: "standard" only when the config's hash is
+the bundled scenario's. Tokens and integrity flags come from transcript.jsonl.
 
 examples:
   pibench report runs/ --html report.html
@@ -63,7 +71,25 @@ def add_report_parser(sub: Any) -> None:
     p.add_argument(
         "--no-simulate",
         action="store_true",
-        help="trust the files: no re-simulation (faster; no trajectories for run --json rows)",
+        help="no re-simulation (faster): every career is unverified, counted only with --trust-unverified",
+    )
+    p.add_argument(
+        "--seal",
+        metavar="FILE",
+        help="the seal file of `pibench seal`: re-simulates sealed careers (after the evaluation); "
+        "without it they are unverified",
+    )
+    p.add_argument(
+        "--trust-unverified",
+        action="store_true",
+        help="count careers that were not re-simulated (sealed without --seal, --no-simulate, unknown "
+        "policies) with their recorded Impact",
+    )
+    p.add_argument(
+        "--check-transcripts",
+        action="store_true",
+        help="re-run each agent career's recorded code in a fresh agent process and require exactly the "
+        "logged calls (slow; agent code must be deterministic)",
     )
     p.set_defaults(func=cmd_report)
 
@@ -81,18 +107,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     if pivots is not None and not paths:
         return _pivots_only(args, pivots)
     try:
-        careers = load_careers(paths, simulate=not args.no_simulate)
+        careers = load_careers(
+            paths, simulate=not args.no_simulate, seal=args.seal, check_transcripts=args.check_transcripts
+        )
     except LoadError as exc:
-        print(f"pibench report: {exc}", file=sys.stderr)
+        print(visible(f"pibench report: {exc}", newlines=True), file=sys.stderr)
         return 1
     careers, dropped = drop_duplicates(careers)
     for c in dropped:
         print(
-            f"pibench report: note: {c.source}: {c.label} · {c.scenario} seed {c.seed} was already read; counted once",
+            visible(
+                f"pibench report: note: {c.source}: {c.label} · {c.scenario} {c.key} was already read; counted once",
+                newlines=True,
+            ),
             file=sys.stderr,
         )
     try:
-        report = build_report(careers, reference=args.reference, prices=dict(args.price))
+        report = build_report(
+            careers, reference=args.reference, prices=dict(args.price), trust_unverified=args.trust_unverified
+        )
     except ValueError as exc:
         print(f"pibench report: {exc}", file=sys.stderr)
         return 1

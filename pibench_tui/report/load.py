@@ -1,25 +1,59 @@
 """Read careers for ``pibench report``: run directories (agent and policy) and
 ``pibench run --json`` / ``pibench compare --json`` outputs.
 
-Each career becomes a :class:`Career`. A career whose seed is known is re-simulated
-(run directories: the action log is replayed; ``run --json`` rows: the policy is played
-again, which is deterministic), which both checks the recorded result (a mismatch marks
-it invalid) and yields what the files do not hold: the earned-citation and budget
-trajectories, the capability axes and each paper's share of Impact. A sealed career (seed
-unknown) keeps what its files say.
+The report re-derives, it never believes (issue 25 §1). Each career becomes a
+:class:`Career` whose ``status`` says what this invocation proved:
+
+* ``valid`` -- re-simulated here, from its action log and the full config its run recorded
+  (``run --json`` rows: the policy played again, which is deterministic); the world reached
+  the recorded end, Impact and state digest. Its Impact is the *re-simulated* one.
+* ``invalid`` -- it does not re-simulate, a file is damaged, too large or not a run result,
+  or its folder is another career's (a copied run folder). Counts as Impact 0.
+* ``unverified`` -- it could not be re-simulated here: a sealed seed without ``--seal``, a
+  policy this pibench does not know, or ``--no-simulate``. Kept out of every aggregate unless
+  ``--trust-unverified``.
+* ``unfinished`` / ``crashed`` -- a run directory with a checkpoint (the career stopped and
+  can be resumed) or with its files but neither a checkpoint nor a result.
+
+Careers are keyed by :attr:`Career.key`: the seed, or ``sealed:<first 12 hex digits of the
+commitment>`` for a sealed career (pairing for Δ and wins uses it). A scenario is its
+content: :attr:`Career.scenario` is the bundled name only when the config's
+:meth:`~world.config.WorldConfig.content_hash` is the bundled scenario's, else
+``"<name> (modified <hash>)"``. Token counts, LLM calls and integrity flags of agent runs
+come from ``transcript.jsonl``, not from ``result.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import math
+import os
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from pibench_tui.harness.rundir import RUN_FORMAT, iter_run_dirs, read_json, read_jsonl
+from pibench_tui.harness.rundir import RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
 
-__all__ = ["Career", "LoadError", "canonical_scenario", "drop_duplicates", "load_careers"]
+__all__ = [
+    "MISSING_STATUSES",
+    "Career",
+    "LoadError",
+    "canonical_scenario",
+    "drop_duplicates",
+    "load_careers",
+    "scenario_label",
+]
+
+#: Statuses of careers that are listed but kept out of aggregates (``unverified`` is
+#: counted with ``--trust-unverified``).
+MISSING_STATUSES = ("unfinished", "crashed", "unverified")
+
+#: Files whose presence makes a folder a run directory for the report (a career that
+#: crashed before its first checkpoint still leaves its transcript or action log).
+_RUN_FILES = ("result.json", "checkpoint.json", "transcript.jsonl", "actions.jsonl")
 
 
 class LoadError(ValueError):
@@ -33,16 +67,23 @@ class Career:
     Attributes:
         label: The leaderboard row (model or policy label).
         kind: ``"agent"`` or ``"policy"``.
-        scenario: Scenario name; ``seed``: world seed (``None`` while sealed).
-        impact / earned / projection: Impact split (MECHANICS §12).
+        scenario: Scenario as the report groups it (:func:`scenario_label`).
+        seed: World seed (``None`` while sealed, also after ``--seal``: the seal file stays
+            the one place the seed is written).
+        key: The seed's column: ``str(seed)`` or ``sealed:<commitment prefix>``.
+        status: ``valid``, ``invalid``, ``unverified``, ``unfinished`` or ``crashed`` (module docstring).
+        config_hash: The config's content hash (``None`` when unknown).
+        impact / earned / projection: Impact split (MECHANICS §12): re-simulated for valid
+            careers, recorded otherwise; ``recorded_impact``: what the files said.
         months: Horizon of the scenario; ``months_played``: months survived.
         earned_by_month / budget_by_month: Citations earned and budget (USD) at the end
-            of each closed month (index 0 = month 1), when known.
+            of each closed month (index 0 = month 1), when re-simulated.
         best_paper: Citations earned + projected of the single best paper.
-        axes: ``world.axes.capability_axes`` output (``{"axes", "pool"}``).
-        tokens / calls / failed_calls / blocks / block_errors: agent runs only.
-        flags / integrity: integrity incidents (agent runs).
-        valid: ``False`` when the recorded result does not re-simulate; ``None`` unknown.
+        axes: ``world.axes.capability_axes`` output (``{"axes", "pool"}``), re-simulated careers only.
+        tokens / calls / failed_calls / blocks / block_errors: agent runs, from the transcript.
+        flags / integrity: integrity incidents (agent runs), from the transcript.
+        valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
+        transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
     """
 
     label: str
@@ -77,66 +118,132 @@ class Career:
     budget_by_month: list[float] = field(default_factory=list)
     best_paper: float | None = None
     axes: dict[str, Any] | None = None
+    key: str = ""
+    status: str = ""
+    config_hash: str | None = None
+    recorded_impact: float | None = None
+    transcript_check: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            self.key = str(self.seed)
+        if not self.status:
+            self.status = {True: "valid", False: "invalid", None: "unverified"}[self.valid]
+
+    def mark(self, status: str, reason: str | None = None) -> None:
+        """Set :attr:`status` (and :attr:`valid`); a reason is kept for every status but ``valid``."""
+        self.status = status
+        self.valid = True if status == "valid" else False if status == "invalid" else None
+        if reason is not None:
+            self.invalid_reason = reason if not self.invalid_reason else f"{self.invalid_reason}; {reason}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (trajectories included)."""
         return dataclasses.asdict(self)
 
 
+# ---------------------------------------------------------------------------- scenarios
+def canonical_scenario(name: Any) -> str:
+    """The scenario's name as reports group it: ``pibench run`` without ``--scenario`` calls
+    the standard scenario ``"default"`` while ``pibench agent`` calls it ``"standard"`` (the
+    same WorldConfig), so both become ``"standard"`` and their careers pair by seed."""
+    text = str(name or "")
+    return "standard" if text in ("", "default") else text
+
+
+def scenario_label(name: Any, config_hash: str | None) -> str:
+    """The scenario as the report shows and pairs it: the bundled name when ``config_hash``
+    is the bundled scenario's content hash, else ``"<name> (modified <8 hex digits>)"`` (a
+    file named "standard" with one changed parameter is not the standard scenario), or
+    ``"<name> (config unknown)"`` without a hash."""
+    from scenarios import bundled_hash
+
+    text = canonical_scenario(name)
+    if config_hash is None:  # a career that cannot count but as 0 (or is not counted): with the name it claims
+        return text
+    try:
+        bundled = bundled_hash(text)
+    except Exception:  # noqa: BLE001 - a broken bundled file: nothing is "standard" then
+        bundled = None
+    return text if bundled == config_hash else f"{text} (modified {config_hash[:8]})"
+
+
+def _sealed_key(commitment: Any) -> str:
+    return f"sealed:{str(commitment)[:12]}"
+
+
+def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
+    """Split ``careers`` into (kept, dropped): a career whose label, kind, scenario and key
+    equal an earlier one's (the same run given twice, e.g. ``run --json`` and its
+    ``--save-runs`` folder) is dropped, so no seed counts twice in means and intervals. A
+    valid career is kept before an earlier one that is not."""
+    order = sorted(range(len(careers)), key=lambda i: (careers[i].status != "valid", i))
+    seen: set[tuple[str, str, str, str]] = set()
+    keep: set[int] = set()
+    for i in order:
+        c = careers[i]
+        k = (c.label, c.kind, c.scenario, c.key)
+        if k not in seen:
+            seen.add(k)
+            keep.add(i)
+    kept = [c for i, c in enumerate(careers) if i in keep]
+    dropped = [c for i, c in enumerate(careers) if i not in keep]
+    return kept, dropped
+
+
 # ---------------------------------------------------------------------------- simulation
 def _paper_values(world: Any) -> list[float]:
-    """Per published paper: citations earned + its share of the §12 projection."""
-    from world.config import TOPICS
-    from world.field import hotness
-    from world.papers import citation_rate
+    """Per published paper: citations earned + its share of the §12 projection
+    (:func:`world.scoring.projection_by_paper`)."""
+    from world.scoring import projection_by_paper
 
-    s, cfg = world.s, world.cfg
-    t = s.month
-    h = hotness(world, t)
-    out = []
-    for pub in s.publications.values():
-        if pub.published_month > t:
-            continue
-        proj = 0.0
-        if not s.collapsed:
-            hk = h[TOPICS.index(pub.topic)]
-            for tau in range(t + 1, t + cfg.projection_months + 1):
-                proj += citation_rate(world, pub, tau, hk, s.reputation, s.alumni)
-        out.append(float(pub.citations) + proj)
-    return out
+    shares = projection_by_paper(world)
+    return [float(pub.citations) + shares.get(pub.id, 0.0) for pub in world.s.publications.values() if pub.id in shares]
 
 
-def _finish_from_world(
-    career: Career,
-    world: Any,
-    earned: list[float],
-    budget: list[float],
-    expected_digest: str | None,
-    memory: str | None,
-) -> None:
+def _take_world(career: Career, world: Any, earned: list[float], budget: list[float]) -> None:
+    """Career numbers from the re-simulated ``world``: Impact, counts, trajectories, axes."""
     from world.axes import capability_axes
     from world.scoring import impact
 
-    if memory is not None:
-        world.s.memory = memory
+    got = impact(world)
+    s = world.summary()
+    career.impact, career.earned, career.projection = (
+        float(got["total"]),
+        float(got["earned"]),
+        float(got["projection"]),
+    )
+    career.collapsed = bool(world.collapsed)
+    career.collapse_month = s["collapse_month"]
+    career.months_played = int(s["months_survived"])
+    career.publications = int(s["publications"])
+    career.grants = int(s["grants_won"])
+    career.hires = int(s["hires"])
+    career.quits = int(s["students_quit"])
+    career.months = int(world.cfg.months)
     career.earned_by_month = earned
     career.budget_by_month = budget
     values = _paper_values(world)
     career.best_paper = max(values) if values else 0.0
     career.axes = capability_axes(world)
-    got = impact(world)
+
+
+def _judge(career: Career, world: Any, recorded: dict[str, Any] | None, digest: Any) -> None:
+    """Mark ``career`` (whose numbers are the re-simulated ``world``'s) valid or invalid:
+    the world must have reached the end, the recorded Impact split and the state digest."""
     problems = []
     if not world.finished:
         problems.append(f"the action log stops in month {world.month}")
-    if abs(got["total"] - career.impact) > 0.05:
-        problems.append(f"re-simulated Impact {got['total']} != recorded {career.impact}")
-    if expected_digest is not None and world.digest() != expected_digest:
+    got = {"total": career.impact, "earned": career.earned, "projection": career.projection}
+    for key, want in (recorded or {}).items():
+        if key in got and not (_is_number(want) and abs(float(want) - got[key]) <= 0.05):
+            problems.append(f"re-simulated Impact {key} {got[key]} != recorded {want!r}")
+    if digest is not None and world.digest() != digest:
         problems.append("re-simulated state digest differs")
     if problems:
-        career.valid = False
-        career.invalid_reason = "; ".join(problems)
-    elif career.valid is None:
-        career.valid = True
+        career.mark("invalid", "; ".join(problems))
+    else:
+        career.mark("valid")
 
 
 def _replay_with_trajectory(config: Any, seed: int, actions: list[Any]) -> tuple[Any, list[float], list[float]]:
@@ -149,11 +256,14 @@ def _replay_with_trajectory(config: Any, seed: int, actions: list[Any]) -> tuple
     w, api = held.world, held.api
     e_traj: list[float] = []
     b_traj: list[float] = []
-    for month, name, kwargs in actions:
+    for row in actions:
+        if not isinstance(row, list) or len(row) != 3 or not isinstance(row[1], str) or "." not in row[1]:
+            raise ActionError("bad_argument", f"action log row {str(row)[:80]} is not [month, 'ns.method', kwargs]")
+        month, name, kwargs = row
         if w.s.month != month:
             raise ActionError("bad_argument", f"action log out of step at {name} (month {month})")
         ns, method = name.split(".", 1)
-        api.call(ns, method, [], kwargs)
+        api.call(ns, method, [], kwargs if isinstance(kwargs, dict) else {})
         if name == "time.next_month":
             e_traj.append(float(earned(w)))
             b_traj.append(float(w.s.budget))
@@ -186,111 +296,281 @@ def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[A
     return w, e_traj, b_traj
 
 
-def canonical_scenario(name: Any) -> str:
-    """The scenario's name as reports group it: ``pibench run`` without ``--scenario`` calls
-    the standard scenario ``"default"`` while ``pibench agent`` calls it ``"standard"`` (the
-    same WorldConfig), so both become ``"standard"`` and their careers pair by seed."""
-    text = str(name or "")
-    return "standard" if text in ("", "default") else text
+# ---------------------------------------------------------------------------- numbers
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
-    """Split ``careers`` into (kept, dropped): a career whose label, kind, scenario and seed
-    equal an earlier one's (the same run given twice, e.g. ``run --json`` and its
-    ``--save-runs`` folder) is dropped, so no seed counts twice in means and intervals.
-    Careers without a seed (sealed) are all kept."""
-    seen: set[tuple[str, str, str, int]] = set()
-    kept: list[Career] = []
-    dropped: list[Career] = []
-    for c in careers:
-        if c.seed is None:
-            kept.append(c)
-            continue
-        key = (c.label, c.kind, c.scenario, int(c.seed))
-        if key in seen:
-            dropped.append(c)
-        else:
-            seen.add(key)
-            kept.append(c)
-    return kept, dropped
+def _num(v: Any, default: float = 0.0) -> float:
+    """A recorded number, or ``default`` when it is not a finite number."""
+    return float(v) if _is_number(v) else default
+
+
+def _int(v: Any) -> int:
+    return int(v) if _is_number(v) else 0
+
+
+def _seed(v: Any) -> int | None:
+    """A recorded seed: an int (not a bool), else ``None``."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 # ---------------------------------------------------------------------------- run dirs
-def _from_run_dir(path: Path, simulate: bool) -> Career:
+@dataclass
+class _Options:
+    simulate: bool = True
+    seal: str | None = None
+    check_transcripts: bool = False
+
+
+_TAIL = re.compile(r"^(?P<scenario>.+)-(?:sealed-(?P<commit>[0-9a-fA-F]+)|(?P<seed>-?\d+))$")
+
+
+def _folder_identity(path: Path) -> tuple[str, str, str]:
+    """``(label, scenario, key)`` as the folder names say them (``OUT/<label>/<scenario>-<seed>``)."""
+    label = unquote(path.parent.name) if path.parent.name != "%" else ""
+    m = _TAIL.match(path.name)
+    if not m:
+        return label, unquote(path.name), f"folder:{path.name}"
+    key = _sealed_key(m.group("commit")) if m.group("commit") else str(int(m.group("seed")))
+    return label, unquote(m.group("scenario")), key
+
+
+def _blank(path: Path, label: str, kind: str, scenario: str, key: str) -> Career:
+    """A career of which nothing is proved yet (Impact 0 until re-simulated)."""
+    return Career(
+        label=label or path.parent.name,
+        kind=kind,
+        scenario=scenario,
+        seed=int(key) if key.lstrip("-").isdigit() else None,
+        source=str(path),
+        impact=0.0,
+        earned=0.0,
+        projection=0.0,
+        collapsed=False,
+        collapse_month=None,
+        months=0,
+        months_played=0,
+        publications=0,
+        grants=0,
+        hires=0,
+        quits=0,
+        key=key,
+        status="unverified",
+    )
+
+
+def _without_result(path: Path) -> Career:
+    """A run directory without result.json: unfinished (a checkpoint) or crashed."""
+    label, scen, key = _folder_identity(path)
+    c = _blank(path, label, "agent", scen, key)
+    ckpt_hash = None
+    if (path / "checkpoint.json").is_file():
+        try:
+            ckpt = read_json(path / "checkpoint.json")
+            ckpt_hash = ((ckpt.get("settings") or {}).get("config_sha256")) if isinstance(ckpt, dict) else None
+            month = ckpt.get("month") if isinstance(ckpt, dict) else None
+        except (OSError, ValueError) as exc:
+            month, ckpt_hash = None, None
+            c.invalid_reason = str(exc)
+        c.mark("unfinished", f"the career stopped in month {month}; the same command resumes it")
+    else:
+        c.mark("crashed", "the run directory has neither result.json nor checkpoint.json")
+    c.scenario = scenario_label(scen, ckpt_hash if isinstance(ckpt_hash, str) else None)
+    return c
+
+
+def _recorded(c: Career, res: dict[str, Any]) -> None:
+    """What result.json says (shown for careers that are not re-simulated; never trusted)."""
+    imp = res.get("impact")
+    imp = imp if isinstance(imp, dict) else {"total": imp}
+    c.impact, c.earned, c.projection = _num(imp.get("total")), _num(imp.get("earned")), _num(imp.get("projection"))
+    c.recorded_impact = float(imp["total"]) if _is_number(imp.get("total")) else None
+    c.collapsed = bool(res.get("collapsed"))
+    c.collapse_month = _seed(res.get("collapse_month"))
+    cfg = res.get("config")
+    c.months = _int((cfg or {}).get("months")) if isinstance(cfg, dict) else 0
+    c.months_played = _int(res.get("months_played"))
+    for name in ("publications", "grants", "hires", "quits"):
+        setattr(c, name, _int(res.get(name)))
+    model = res.get("model") or res.get("policy")
+    c.model = str(model) if model is not None else None
+
+
+def _transcript_stats(c: Career, path: Path) -> None:
+    """Tokens, LLM calls, blocks and integrity flags re-derived from transcript.jsonl."""
+    from pibench_tui.harness.integrity import BENIGN_KINDS
+
+    prompt = completion = calls = failed = blocks = block_errors = 0
+    kinds: Counter[str] = Counter()
+    for e in iter_jsonl(path / "transcript.jsonl"):
+        if not isinstance(e, dict):
+            continue
+        ev = e.get("event")
+        if ev == "llm":
+            calls += 1
+            prompt += _int(e.get("prompt_tokens"))
+            completion += _int(e.get("completion_tokens"))
+        elif ev == "llm_failed":
+            calls += 1
+            failed += 1
+        elif ev == "block":
+            blocks += 1
+            block_errors += not e.get("ok")
+            kinds.update(str(k) for k in (e.get("integrity") or []) if isinstance(k, str))
+    c.prompt_tokens, c.completion_tokens, c.tokens = prompt, completion, prompt + completion
+    c.calls, c.failed_calls, c.blocks, c.block_errors = calls, failed, blocks, block_errors
+    c.integrity = dict(sorted(kinds.items()))
+    c.flags = sum(n for k, n in kinds.items() if k not in BENIGN_KINDS)
+
+
+def _check_folder(c: Career, path: Path, res: dict[str, Any]) -> None:
+    """A run folder holds the career its name says (a good seed's folder copied over a bad
+    seed's is invalid, counted under the seed of its folder)."""
+    seed, commitment = _seed(res.get("seed")), res.get("seed_commitment")
+    if seed is None and res.get("seed") is not None:
+        return  # not an integer: _sealed_seed names it
+    want = career_dir(
+        path.parent.parent,
+        str(res.get("label") or ""),
+        str(res.get("scenario") or ""),
+        seed,
+        commitment if isinstance(commitment, str) else None,
+    )
+    if path.name != want.name:
+        c.mark("invalid", f"the folder {path.name!r} holds the result of {want.name!r} (a copied run folder)")
+
+
+def _sealed_seed(c: Career, res: dict[str, Any], opts: _Options) -> int | None:
+    """The seed to re-simulate with: the public one, or a sealed one from ``--seal``."""
+    seed = _seed(res.get("seed"))
+    commitment = res.get("seed_commitment")
+    if res.get("seed") is not None and seed is None:
+        c.mark("invalid", f"result.json's seed {res.get('seed')!r} is not an integer")
+        return None
+    if seed is not None:
+        if commitment:
+            c.mark("invalid", "result.json has both a public seed and a seed commitment")
+            return None
+        return seed
+    if not isinstance(commitment, str) or not commitment:
+        c.mark("invalid", "result.json has neither a seed nor a seed commitment")
+        return None
+    if opts.seal is None:
+        c.mark("unverified", "sealed: re-simulated only with --seal FILE (after the evaluation)")
+        return None
+    from pibench_tui.harness.replay import sealed_seed
+
+    try:
+        return sealed_seed(res, opts.seal)
+    except (OSError, ValueError) as exc:
+        c.mark("unverified", f"sealed: {exc}")
+        return None
+
+
+def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> None:
+    """Re-simulate the career from actions.jsonl and result.json's full config."""
+    from world.config import WorldConfig
+    from world.errors import ActionError
+
+    seed = _sealed_seed(c, res, opts)
+    if seed is None or c.status == "invalid":
+        return
+    if not isinstance(res.get("config"), dict):
+        c.mark("invalid", "result.json has no config: the career cannot be re-simulated")
+        return
+    try:
+        cfg = WorldConfig.from_dict(res["config"])
+        actions = read_jsonl(path / "actions.jsonl", strict=True)
+        world, e_traj, b_traj = _replay_with_trajectory(cfg, seed, actions)
+    except (ActionError, ValueError, TypeError, KeyError) as exc:
+        c.mark("invalid", f"the action log does not replay: {exc}")
+        return
+    memory = res.get("memory_final")
+    world.s.memory = memory if isinstance(memory, str) else ""
+    imp = res.get("impact")
+    _take_world(c, world, e_traj, b_traj)
+    _judge(c, world, imp if isinstance(imp, dict) else {"total": imp}, res.get("digest"))
+    if c.status == "valid" and opts.check_transcripts and c.kind == "agent":
+        _check_transcript(c, path, res, seed, cfg)
+
+
+def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg: Any) -> None:
+    from pibench_tui.harness.replay import check_transcript
+
+    verdict = check_transcript(path, res, seed, cfg)
+    c.transcript_check = verdict["message"]
+    if not verdict["valid"]:
+        c.mark("invalid", f"the transcript does not make the logged calls: {verdict['message']}")
+
+
+def _from_run_dir(path: Path, opts: _Options) -> Career:
+    """One run directory as a career: never raises for what its files hold."""
+    if not (path / "result.json").is_file():
+        return _without_result(path)
+    label, scen, key = _folder_identity(path)
     try:
         res = read_json(path / "result.json")
-    except ValueError as exc:
-        raise LoadError(str(exc)) from None
-    if not isinstance(res, dict) or "impact" not in res:
-        raise LoadError(f"{path}/result.json is not a pibench run result")
-    imp = res["impact"] if isinstance(res["impact"], dict) else {"total": res["impact"], "earned": 0, "projection": 0}
-    cfg_months = int((res.get("config") or {}).get("months", 60))
-    kind = str(res.get("kind", "agent"))
-    label = str(res.get("label") or res.get("model") or res.get("policy") or path.parent.name)
-    tokens = res.get("tokens") or {}
-    llm = res.get("llm") or {}
-    integ = res.get("integrity") or {}
-    c = Career(
-        label=label,
-        kind=kind,
-        scenario=canonical_scenario(res.get("scenario") or "custom"),
-        seed=res.get("seed"),
-        source=str(path),
-        impact=float(imp.get("total") or 0.0),
-        earned=float(imp.get("earned") or 0.0),
-        projection=float(imp.get("projection") or 0.0),
-        collapsed=bool(res.get("collapsed")),
-        collapse_month=res.get("collapse_month"),
-        months=cfg_months,
-        months_played=int(res.get("months_played") or 0),
-        publications=int(res.get("publications") or 0),
-        grants=int(res.get("grants") or 0),
-        hires=int(res.get("hires") or 0),
-        quits=int(res.get("quits") or 0),
-        model=res.get("model") or res.get("policy"),
-        tokens=tokens.get("total") if kind == "agent" else None,
-        prompt_tokens=tokens.get("prompt") if kind == "agent" else None,
-        completion_tokens=tokens.get("completion") if kind == "agent" else None,
-        calls=llm.get("calls") if kind == "agent" else None,
-        failed_calls=llm.get("failed_calls") if kind == "agent" else None,
-        flags=integ.get("flags") if kind == "agent" else None,
-        integrity=dict(integ.get("by_kind") or {}),
-        valid=res.get("valid"),
-    )
-    if res.get("valid") is False:
-        c.invalid_reason = str((res.get("replay") or {}).get("message") or "marked invalid by pibench replay")
+    except (OSError, ValueError) as exc:
+        c = _blank(path, label, "agent", scen, key)
+        c.mark("invalid", str(exc))
+        c.scenario = scenario_label(scen, None)
+        return c
+    if not isinstance(res, dict) or res.get("format") != RUN_FORMAT:
+        c = _blank(path, label, "agent", scen, key)
+        c.mark("invalid", f"{path / 'result.json'} is not a pibench run result")
+        c.scenario = scenario_label(scen, None)
+        return c
+    kind = "policy" if res.get("kind") == "policy" else "agent"
+    label = str(res.get("label") or res.get("model") or res.get("policy") or label)
+    commitment = res.get("seed_commitment")
+    seed = _seed(res.get("seed"))
+    own_key = str(seed) if seed is not None else _sealed_key(commitment) if isinstance(commitment, str) else key
+    c = _blank(path, label, kind, scen, own_key)
+    _recorded(c, res)
+    cfg_hash = _config_hash(res.get("config"))
+    c.config_hash = cfg_hash
+    c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)
+    _check_folder(c, path, res)
+    if c.status == "invalid":
+        c.key = key  # counted under the seed its folder names
+        c.impact = 0.0
     if kind == "agent":
-        blocks = [e for e in read_jsonl(path / "transcript.jsonl") if e.get("event") == "block"]
-        c.blocks = len(blocks)
-        c.block_errors = sum(1 for e in blocks if not e.get("ok"))
+        try:
+            _transcript_stats(c, path)
+        except (OSError, ValueError) as exc:
+            c.mark("invalid", str(exc))
+    _read_axes(c, path)
+    if c.status != "invalid":
+        if opts.simulate:
+            _resimulate(c, path, res, opts)
+        else:
+            c.mark("unverified", "not re-simulated (--no-simulate)")
+    return c
+
+
+def _read_axes(c: Career, path: Path) -> None:
+    """The recorded capability axes (replaced by the re-simulated ones when the career replays)."""
     ev = path / "eval.json"
     if ev.is_file():
         try:
-            c.axes = read_json(ev).get("axes")
-        except ValueError:
-            c.axes = None
-    if simulate and c.seed is not None and res.get("config"):
-        from world.config import WorldConfig
-        from world.errors import ActionError
+            data = read_json(ev)
+        except (OSError, ValueError):
+            return
+        axes = data.get("axes") if isinstance(data, dict) else None
+        c.axes = axes if isinstance(axes, dict) else None
 
-        try:
-            cfg = WorldConfig.from_dict(res["config"])
-            world, e_traj, b_traj = _replay_with_trajectory(cfg, int(c.seed), read_jsonl(path / "actions.jsonl"))
-        except (ActionError, ValueError, TypeError, KeyError) as exc:
-            c.valid = False
-            c.invalid_reason = f"the action log does not replay: {exc}"
-        else:
-            _finish_from_world(c, world, e_traj, b_traj, res.get("digest"), res.get("memory_final") or "")
-    else:
-        for row in read_jsonl(path / "months.jsonl"):
-            rep = row.get("report") or {}
-            dash = row.get("dashboard") or {}
-            cit = (rep.get("citations") or {}).get("total")
-            if cit is not None:
-                c.earned_by_month.append(float(cit))
-            if dash.get("budget") is not None:
-                c.budget_by_month.append(float(dash["budget"]))
-    return c
+
+def _config_hash(config: Any) -> str | None:
+    """The content hash of a recorded config (``None`` when it is missing or not a config)."""
+    from world.config import WorldConfig
+
+    if not isinstance(config, dict):
+        return None
+    try:
+        return WorldConfig.from_dict(config).content_hash()
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 # ---------------------------------------------------------------------------- run --json
@@ -304,78 +584,111 @@ def _config_for(scenario: str) -> Any:
     return load_scenario(scenario).config
 
 
-def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Career]:
-    scenario = canonical_scenario(data.get("scenario"))
+def _run_json_groups(path: Path, data: dict[str, Any]) -> dict[str, list[Any]]:
     if "policy" in data and isinstance(data.get("rows"), list):
-        groups = {str(data["policy"]): data["rows"]}
-    elif isinstance(data.get("rows"), dict):
-        groups = {str(k): v for k, v in data["rows"].items()}
+        return {str(data["policy"]): data["rows"]}
+    if isinstance(data.get("rows"), dict):
+        return {str(k): v for k, v in data["rows"].items() if isinstance(v, list)}
+    raise LoadError(f"{path}: a JSON file from `pibench run --json` or `pibench compare --json` was expected")
+
+
+def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any, simulate: bool) -> Career:
+    scenario = scenario_label(name, config.content_hash() if config is not None else None)
+    row = row if isinstance(row, dict) else {}
+    seed = _seed(row.get("seed"))
+    c = _blank(path, policy, "policy", scenario, str(seed) if seed is not None else f"row:{row.get('seed')!r}")
+    c.label, c.model, c.scenario, c.seed = policy, policy, scenario, seed
+    c.config_hash = config.content_hash() if config is not None else None
+    c.impact = c.earned = _num(row.get("impact"))
+    c.recorded_impact = float(row["impact"]) if _is_number(row.get("impact")) else None
+    c.projection = _num(row.get("projection"))
+    c.earned = _num(row.get("earned"))
+    c.collapse_month = _seed(row.get("collapse_month"))
+    c.collapsed = c.collapse_month is not None
+    c.months = int(config.months) if config is not None else 0
+    c.months_played = _int(row.get("months"))
+    c.publications, c.grants, c.hires, c.quits = (_int(row.get(k)) for k in ("papers", "grants_won", "hires", "quits"))
+    if seed is None:
+        c.mark("invalid", f"the row's seed {row.get('seed')!r} is not an integer")
+    elif not simulate:
+        c.mark("unverified", "not re-simulated (--no-simulate)")
+    elif config is None:
+        c.mark("unverified", f"the scenario {name!r} cannot be loaded here")
     else:
-        raise LoadError(f"{path}: a JSON file from `pibench run --json` or `pibench compare --json` was expected")
+        try:
+            world, e_traj, b_traj = _play_policy_with_trajectory(policy, seed, config)
+        except KeyError:
+            c.mark("unverified", f"the policy {policy!r} is not one this pibench knows")
+        else:
+            _take_world(c, world, e_traj, b_traj)
+            _judge(c, world, {"total": row.get("impact")}, None)
+    return c
+
+
+def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Career]:
+    name = canonical_scenario(data.get("scenario"))
+    groups = _run_json_groups(path, data)
     try:
-        config = _config_for(scenario)
-    except Exception:  # noqa: BLE001 - ScenarioError: keep the rows without re-simulation
+        config = _config_for(name)
+    except Exception:  # noqa: BLE001 - ScenarioError: the rows stay unverified
         config = None
-    out = []
-    for policy, rows in groups.items():
-        for row in rows:
-            c = Career(
-                label=policy,
-                kind="policy",
-                scenario=scenario,
-                seed=row.get("seed"),
-                source=str(path),
-                impact=float(row["impact"]),
-                earned=float(row.get("earned") or 0.0),
-                projection=float(row.get("projection") or 0.0),
-                collapsed=row.get("collapse_month") is not None,
-                collapse_month=row.get("collapse_month"),
-                months=int(config.months) if config is not None else 60,
-                months_played=int(row.get("months") or 0),
-                publications=int(row.get("papers") or 0),
-                grants=int(row.get("grants_won") or 0),
-                hires=int(row.get("hires") or 0),
-                quits=int(row.get("quits") or 0),
-                model=policy,
-                axes=row.get("axes"),
-            )
-            if simulate and config is not None and c.seed is not None:
-                try:
-                    world, e_traj, b_traj = _play_policy_with_trajectory(policy, int(c.seed), config)
-                except KeyError:
-                    pass  # a policy this pibench does not know: keep the row as it is
-                else:
-                    _finish_from_world(c, world, e_traj, b_traj, None, None)
-            out.append(c)
-    return out
+    return [
+        _from_run_json_row(path, policy, row, name, config, simulate) for policy, rows in groups.items() for row in rows
+    ]
 
 
-def load_careers(paths: list[str], *, simulate: bool = True) -> list[Career]:
+# ---------------------------------------------------------------------------- paths
+def _run_dirs(root: Path) -> list[Path]:
+    """Every run directory at or below ``root`` (completed, unfinished or crashed), sorted."""
+    if any((root / f).is_file() for f in _RUN_FILES):
+        return [root]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if any(f in filenames for f in _RUN_FILES):
+            found.append(Path(dirpath))
+            dirnames[:] = []
+    return found
+
+
+def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
+    try:
+        data = read_json(p)
+    except (OSError, ValueError) as exc:
+        raise LoadError(f"{raw}: {exc}") from None
+    if isinstance(data, dict) and data.get("format") == RUN_FORMAT:
+        return [_from_run_dir(p.parent, opts)]
+    if isinstance(data, dict):
+        return _from_run_json(p, data, opts.simulate)
+    raise LoadError(f"{raw}: not a pibench result")
+
+
+def load_careers(
+    paths: list[str], *, simulate: bool = True, seal: str | None = None, check_transcripts: bool = False
+) -> list[Career]:
     """Every career under ``paths`` (run directories, folders of them, or ``run --json``
-    files), completed careers only.
+    files): completed careers and, in rows of their own, unfinished and crashed ones.
+
+    Args:
+        simulate: Re-simulate careers (``False``: every career is ``unverified``).
+        seal: A seal file (``pibench seal``) that reveals sealed careers' seeds for re-simulation.
+        check_transcripts: Re-run each valid agent career's recorded code blocks in a fresh
+            agent process and require exactly the logged calls (:func:`pibench_tui.harness.replay.check_transcript`).
 
     Raises:
         LoadError: A path does not exist or holds no career.
     """
+    opts = _Options(simulate=simulate, seal=seal, check_transcripts=check_transcripts)
     careers: list[Career] = []
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise LoadError(f"{raw}: no such file or folder")
         if p.is_file():
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise LoadError(f"{raw}: not valid JSON ({exc})") from None
-            if isinstance(data, dict) and data.get("format") == RUN_FORMAT:
-                careers.append(_from_run_dir(p.parent, simulate))
-            elif isinstance(data, dict):
-                careers.extend(_from_run_json(p, data, simulate))
-            else:
-                raise LoadError(f"{raw}: not a pibench result")
+            careers.extend(_from_file(p, raw, opts))
             continue
-        found = [d for d in iter_run_dirs(p) if (d / "result.json").is_file()]
+        found = _run_dirs(p)
         if not found:
             raise LoadError(f"{raw}: no completed run (no result.json) in this folder")
-        careers.extend(_from_run_dir(d, simulate) for d in found)
+        careers.extend(_from_run_dir(d, opts) for d in found)
     return careers

@@ -65,7 +65,7 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
     head = [
         "label",
         "kind",
-        *[f"seed {s}" for s in seeds],
+        *[f"seed {s}" if s.lstrip("-").isdigit() else s for s in seeds],
         "mean",
         "95% CI",
         "median",
@@ -79,6 +79,7 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "LLM failed calls",
         "flags",
         "invalid",
+        "missing",
     ]
     rows = []
     for r in report["leaderboard"]:
@@ -86,10 +87,7 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
             [
                 r["label"],
                 r["kind"],
-                *[
-                    "invalid: 0" if s in r.get("invalid_seeds", ()) else format_value(r["seeds"].get(s), 1)
-                    for s in seeds
-                ],
+                *[_seed_cell(r, s) for s in seeds],
                 format_value(r["mean"], 1),
                 _ci(r["ci95"]),
                 format_value(r["median"], 1),
@@ -103,9 +101,23 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 _failed_calls(r),
                 (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
                 str(r["invalid"]),
+                str(r.get("missing", 0)),
             ]
         )
     return head, rows
+
+
+def _seed_cell(row: dict[str, Any], key: str) -> str:
+    """A leaderboard cell of one seed (or sealed commitment): the counted Impact, ``invalid: 0``,
+    ``unverified: X`` (counted with --trust-unverified), or the status of a career that is
+    listed but not counted (``unverified``, ``unfinished``, ``crashed``)."""
+    if key in row.get("invalid_seeds", ()):
+        return "invalid: 0"
+    if key in row["seeds"]:
+        value = format_value(row["seeds"][key], 1)
+        return f"unverified: {value}" if key in row.get("unverified_seeds", ()) else value
+    status = (row.get("missing_seeds") or {}).get(key)
+    return status if status else "—"
 
 
 def _failed_calls(row: dict[str, Any]) -> str:
@@ -227,7 +239,10 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "calls that failed after their retries (runs with any: calls); each such month advanced without the model "
         "(MECHANICS §16). Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
-        "protocol anomalies). Invalid: results that do not re-simulate from their action log.</p>",
+        "protocol anomalies), counted from transcript.jsonl. Invalid: results that do not re-simulate from their action log "
+        "and full config in this report (counted as 0). Missing: careers listed but not counted: unverified (not "
+        "re-simulated here: sealed without --seal, --no-simulate), unfinished or crashed. A scenario shown "
+        "'modified' has a config whose content hash is not the bundled scenario's of that name.</p>",
         _img(figs, "impact", "Impact per seed"),
         _img(figs, "trajectories", "Budget and citation trajectories"),
         "<h2>Capability axes (MECHANICS §17)</h2>",
@@ -256,13 +271,18 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     if invalid:
         parts.append("<h2>Invalid results</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in invalid) + "</ul>")
+    missing = [x for r in report["leaderboard"] for x in r.get("missing_reasons", ())]
+    if missing:
+        parts.append(
+            "<h2>Careers not counted</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in missing) + "</ul>"
+        )
     rows = []
     for c in report["careers"]:
         rows.append(
             [
                 c["label"],
                 c["scenario"],
-                str(c["seed"]),
+                str(c["key"]),
                 format_value(c["impact"], 1),
                 format_value(c["earned"], 1),
                 format_value(c["projection"], 1),
@@ -270,7 +290,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
                 str(c["publications"]),
                 str(c["hires"]),
                 c["archetype"],
-                {True: "yes", False: "NO", None: "unchecked"}[c["valid"]],
+                c["status"] if c["status"] != "invalid" else "INVALID",
                 c["source"],
             ]
         )
@@ -288,7 +308,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
                 "papers",
                 "hires",
                 "archetype",
-                "valid",
+                "status",
                 "run",
             ],
             rows,
@@ -328,6 +348,8 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     for x in invalid:
         con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")
+    for x in (x for r in report["leaderboard"] for x in r.get("missing_reasons", ())):
+        con.print(f"[bold yellow]not counted[/]: {markup_safe(x, newlines=True)}")
     try:
         import plotext as plx
     except ImportError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def variance_shares(cells: dict[tuple[str, int], float]) -> dict[str, float | None]:
+def variance_shares(cells: dict[tuple[str, Any], float]) -> dict[str, float | None]:
     """Share of the variance of log(1 + Impact) explained by model and by seed.
 
     Args:

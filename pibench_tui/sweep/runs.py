@@ -84,6 +84,7 @@ def recorded_career(
         "policy": policy,
         "scenario": None,
         "config": world.cfg.to_dict(),
+        "config_hash": world.cfg.content_hash(),
         "seed": seed,
         "seed_commitment": None,
         "impact": impact(world),

@@ -73,3 +73,19 @@ def _agent_run(out: Path) -> Path:
     (res,) = run_careers(settings_for("short-12", model="idle"), Idle, [101], out, log=lambda _t: None)
     assert isinstance(res, dict)
     return out / "idle" / "short-12-101"
+
+
+def test_report_and_replay_refuse_an_oversized_transcript_line_with_a_clear_error(tmp_path):
+    """A run directory whose transcript.jsonl holds one line of 6 MiB (past the 4 MiB a line
+    may hold) is not read into memory: `pibench report` lists the career as invalid naming
+    the file and the limit, and `pibench replay --check-transcripts` says the same."""
+    run = _agent_run(tmp_path / "runs")
+    with open(run / "transcript.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"event": "note", "pad": "x" * (6 << 20)}) + "\n")
+    rep_json = tmp_path / "r.json"
+    rep = run_pibench(["report", str(tmp_path / "runs"), "--json", str(rep_json)], home=tmp_path / "home")
+    assert rep.returncode == 0, rep.stderr
+    (row,) = json.loads(rep_json.read_text())["leaderboard"]
+    assert "transcript.jsonl: line" in " ".join(row["invalid_reasons"]) and "4 MiB" in " ".join(row["invalid_reasons"])
+    rp = run_pibench(["replay", str(run), "--check-transcripts"], home=tmp_path / "home")
+    assert rp.returncode == 1 and "4 MiB" in rp.stdout, rp.stdout + rp.stderr
