@@ -42,6 +42,7 @@ class ReplaySource:
         transcript: the agent's transcript entries (agent runs only).
         result: ``result.json`` (run directories) or ``{}``.
         path: where it came from.
+        seed_commitment: a sealed career's public commitment (its seed is never shown).
     """
 
     kind: str
@@ -54,6 +55,13 @@ class ReplaySource:
     transcript: list[dict] = field(default_factory=list)
     result: dict = field(default_factory=dict)
     path: str = ""
+    seed_commitment: str | None = None
+
+    @property
+    def seed_text(self) -> str:
+        """The seed as the viewer may show it: ``seed N``, or ``sealed:<commitment prefix>``
+        for a sealed career's save (the seed is withheld until unsealed)."""
+        return f"sealed:{self.seed_commitment[:12]}" if self.seed_commitment else f"seed {self.seed}"
 
     def transcript_for(self, month: int) -> list[dict]:
         """The transcript entries of ``month`` (empty for saves and policy runs)."""
@@ -134,10 +142,12 @@ def open_save(name: str, saves_dir: str | None = None, store: Any = None) -> Rep
     except SaveError as exc:
         raise ReplayError(str(exc)) from exc
     scenario = str((record.scenario or {}).get("name") or "custom")
+    commitment = (record.scenario or {}).get("seed_commitment")
     return ReplaySource(
         kind="save",
         label=record.info.name,
         scenario=scenario,
+        seed_commitment=commitment if isinstance(commitment, str) and commitment else None,
         config=WorldConfig.from_dict(world.cfg.to_dict()),
         seed=world.seed,
         log=[list(row) for row in world.s.action_log],

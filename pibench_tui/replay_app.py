@@ -119,7 +119,7 @@ class ReplayApp(PibenchApp):
             dash,
             citations,
             self.game.rolling_agencies,
-            scenario=f"{self.source.scenario} · seed {self.source.seed}",
+            scenario=f"{self.source.scenario} · {self.source.seed_text}",
             warnings=alerts(self.game, dash),
             banner=self.banner(),
             keys=False,  # the warnings' action keys do nothing here

@@ -665,6 +665,13 @@ def _scenario_names(scenario: Any) -> tuple[str, str]:
     return scenario.name, getattr(scenario, "description", "")
 
 
+def _sealed_of(scenario: Any) -> dict[str, str]:
+    """``{"seed_commitment": ...}`` for a sealed career's scenario (a front end that opens the
+    save withholds the seed), else ``{}``."""
+    commitment = getattr(scenario, "seed_commitment", None)
+    return {"seed_commitment": commitment} if isinstance(commitment, str) and commitment else {}
+
+
 def _describe_delta(world: World, scenario: Any, base: _Base) -> tuple[dict[str, Any], tuple[bool, str]]:
     """The metadata and the encoded state of an autosave delta of ``world`` over ``base``
     (:func:`is_delta`). The metadata is :func:`describe_world`'s with an empty digest (it is
@@ -672,7 +679,7 @@ def _describe_delta(world: World, scenario: Any, base: _Base) -> tuple[dict[str,
     scen_name, description = _scenario_names(scenario)
     meta = {
         # The configuration is the base's (the world's never changes): not written again.
-        "scenario": {"name": scen_name, "description": description},
+        "scenario": {"name": scen_name, "description": description, **_sealed_of(scenario)},
         "seed": int(world.seed),
         "month": int(world.month),
         "months": int(world.cfg.months),
@@ -728,7 +735,7 @@ def describe_world(
     if seed is None:
         seed = getattr(scenario, "seed", 0)
     meta = {
-        "scenario": {"name": scen_name, "description": description, "config": config_dict},
+        "scenario": {"name": scen_name, "description": description, "config": config_dict, **_sealed_of(scenario)},
         "seed": int(seed),
         "month": int(world.month),
         "months": config_dict.get("months"),

@@ -97,6 +97,7 @@ class Scenario:
         config: every world parameter.
         source: ``"bundled"`` or the path of the file it was read from.
         overrides: the values the file set, as written (nested like the file).
+        seed_commitment: the public commitment when ``seed`` is a sealed seed (else ``None``).
     """
 
     name: str
@@ -105,6 +106,9 @@ class Scenario:
     config: WorldConfig
     source: str = "bundled"
     overrides: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    #: The public commitment of a sealed seed (``pibench seal``): saves of this career keep
+    #: it, and every front end that opens them withholds the seed (issue 25 §3).
+    seed_commitment: str | None = None
 
     def with_seed(self, seed: int | None) -> Scenario:
         """This scenario with another seed (``None`` keeps it).

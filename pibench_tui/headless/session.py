@@ -82,6 +82,9 @@ class HeadlessSession:
         from world.career import Career
 
         world, self.scenario = _open_world(options)
+        options = _sealed_options(options, self.scenario)
+        if options.sealed is not None:  # saves of this career keep the commitment (issue 25 §3)
+            self.scenario = replace(self.scenario, seed_commitment=options.sealed)
         # Every result is encoded as JSON for the agent process before anything else sees
         # it (and never altered here): the API may hand out what it keeps, uncopied.
         #: The career: the world, its API, the SQL mirror (:class:`world.career.Career`).
@@ -406,6 +409,24 @@ def public_impact(world: Any) -> dict[str, Any]:
     return {"total": e, "earned": e, "projection": None}
 
 
+def _sealed_options(options: HeadlessOptions, scenario: Any) -> HeadlessOptions:
+    """``options`` sealed again when ``--load`` opened a sealed career's save: its seed stays
+    withheld from the agent, the report and ``--report-json`` (issue 25 §3).
+
+    Raises:
+        HeadlessError: ``--seeds @FILE`` names another commitment than the save's.
+    """
+    commitment = getattr(scenario, "seed_commitment", None)
+    if commitment is None:
+        return options
+    if options.sealed is not None and options.sealed != commitment:
+        raise HeadlessError(
+            f"--load {options.load}: the save is the sealed career of commitment {commitment[:12]}..., "
+            f"not {options.sealed[:12]}..."
+        )
+    return replace(options, sealed=commitment)
+
+
 def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
     """Build the world from ``--load`` or ``--scenario``/``--seed``."""
     if options.load is not None:
@@ -423,12 +444,14 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         name = str(scen.get("name", "custom"))
         if modified_scenario(name, world.cfg.to_dict()):
             name = f"{name} (modified scenario)"  # never passes for the bundled one
+        commitment = scen.get("seed_commitment")
         scenario = Scenario(
             name=name,
             description=str(scen.get("description", "")),
             seed=world.seed,
             config=world.cfg,
             source="save",
+            seed_commitment=commitment if isinstance(commitment, str) and commitment else None,
         )
         return world, scenario
     from scenarios import ScenarioError, load_scenario

@@ -1,0 +1,52 @@
+"""A sealed career keeps its seal through saves (issue 25 §3): `pibench headless --seeds @FILE
+--save S`, then `--load S`, never shows the seed to the agent, in the report, in
+--report-json, or in the replay viewer of the save."""
+
+from __future__ import annotations
+
+import json
+
+from pibench_tui.cli import main as pibench_main
+from pibench_tui.seeds import read_seal
+from tests.headless.conftest import run_pibench
+
+#: Agent code that prints everything a finished career's calls return.
+SHOW_ALL = """import json
+for i in range(20):
+    if lab.dashboard()['finished']:
+        break
+    print(json.dumps(time.next_month(), default=str))
+print(json.dumps(lab.dashboard(), default=str))
+print(json.dumps(time.last_report(), default=str))
+"""
+
+
+def test_a_sealed_career_saved_and_resumed_never_shows_its_seed(tmp_path):
+    """The first session (sealed, saved at month 2) and the resumed one (`--load` without
+    the seal file, to the end of the career) print no seed: not in API results, the end
+    report (which names the commitment), nor --report-json (seed null, the commitment kept);
+    the replay viewer's source of the save shows `sealed:<prefix>`. Before, the resumed
+    session printed `short-12 (seed N)` and wrote the seed into --report-json."""
+    seal = tmp_path / "seal.json"
+    assert pibench_main(["seal", "--count", "1", "--out", str(seal)]) == 0
+    row = read_seal(seal)["seeds"][0]
+    seed, commitment = str(row["seed"]), row["commitment"]
+    home = tmp_path / "home"
+    first = run_pibench(
+        ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"], "time.next_month()\n", home=home
+    )
+    assert first.returncode == 0, first.stderr
+    assert seed not in first.stdout + first.stderr
+    report = tmp_path / "rep.json"
+    second = run_pibench(["headless", "--load", "s1", "--report-json", str(report)], SHOW_ALL, home=home)
+    assert second.returncode == 0, second.stderr
+    assert "month reached   12 of 12" in second.stdout
+    assert seed not in second.stdout + second.stderr, "the resumed session showed the seed"
+    assert f"commitment {commitment}" in second.stdout
+    data = json.loads(report.read_text())
+    assert data["seed"] is None and data["seed_commitment"] == commitment
+    assert seed not in report.read_text()
+    from pibench_tui.replay import open_save
+
+    source = open_save("s1", str(home / "saves"))
+    assert source.seed_text == f"sealed:{commitment[:12]}"
