@@ -424,6 +424,12 @@ def _sealed_options(options: HeadlessOptions, scenario: Any) -> HeadlessOptions:
             f"--load {options.load}: the save is the sealed career of commitment {commitment[:12]}..., "
             f"not {options.sealed[:12]}..."
         )
+    if options.sealed is None:  # --seeds @FILE checked this already
+        from pibench_tui.seeds import require_confinement
+
+        refusal = require_confinement()
+        if refusal:
+            raise HeadlessError(f"--load {options.load}: a sealed career's save; {refusal}")
     return replace(options, sealed=commitment)
 
 

@@ -131,6 +131,46 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
+def _agent_columns(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """Tokens, cost, failed LLM calls and integrity flags of a label's counted agent careers."""
+    tokens = [c.tokens for c in agents if c.tokens is not None]
+    return {
+        "tokens_per_career": statistics.fmean(tokens) if tokens else None,
+        "tokens_total": sum(tokens) if tokens else None,
+        "cost_usd": _cost(key, agents, prices),
+        "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
+        "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
+        "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
+        "flags": sum(c.flags or 0 for c in agents),
+        "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
+    }
+
+
+def _status_columns(every: list[Career], cs: list[Career]) -> dict[str, Any]:
+    """Which seeds are invalid (counted as 0), unverified (counted: --trust-unverified) or
+    missing (listed, not counted), with the reasons."""
+    counted_ids = {id(c) for c in cs}
+    missing = [c for c in every if id(c) not in counted_ids]
+    invalid = [c for c in cs if c.valid is False]
+    return {
+        "invalid_seeds": [c.key for c in invalid],
+        "unverified_seeds": [c.key for c in cs if c.status == "unverified"],
+        "missing": len(missing),
+        "missing_seeds": {c.key: c.status for c in missing},
+        "missing_reasons": [f"{c.source}: {c.status}: {c.invalid_reason}" for c in missing],
+        "invalid": len(invalid),
+        "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in invalid],
+    }
+
+
+def _means(cs: list[Career]) -> dict[str, Any]:
+    """Collapses and mean papers, grants, hires and quits of the counted careers."""
+    return {
+        "collapses": sum(1 for c in cs if c.collapsed),
+        **{name: _mean([getattr(c, name) for c in cs]) for name in ("publications", "grants", "hires", "quits")},
+    }
+
+
 def _leaderboard_row(
     key: str,
     every: list[Career],
@@ -142,9 +182,6 @@ def _leaderboard_row(
     """One label's row: ``cs`` are its counted careers, ``every`` all of them."""
     impacts = [scored_impact(c) for c in cs]
     ci = bootstrap_mean_ci(impacts)
-    agents = [c for c in cs if c.kind == "agent"]
-    tokens = [c.tokens for c in agents if c.tokens is not None]
-    missing = [c for c in every if c not in cs]
     first = every[0]
     return {
         "label": key,
@@ -152,29 +189,12 @@ def _leaderboard_row(
         "model": first.model,
         "scenario": first.scenario if not multi else sorted({c.scenario for c in every}),
         "seeds": {c.key: scored_impact(c) for c in sorted(cs, key=lambda c: _key_order(c.key))},
-        "invalid_seeds": [c.key for c in cs if c.valid is False],
-        "unverified_seeds": [c.key for c in cs if c.status == "unverified"],
-        "missing": len(missing),
-        "missing_seeds": {c.key: c.status for c in missing},
-        "missing_reasons": [f"{c.source}: {c.status}: {c.invalid_reason}" for c in missing],
         **summary(impacts),
         "ci95": list(ci) if ci else None,
         "vs_reference": diff,
-        "collapses": sum(1 for c in cs if c.collapsed),
-        "publications": _mean([c.publications for c in cs]),
-        "grants": _mean([c.grants for c in cs]),
-        "hires": _mean([c.hires for c in cs]),
-        "quits": _mean([c.quits for c in cs]),
-        "tokens_per_career": statistics.fmean(tokens) if tokens else None,
-        "tokens_total": sum(tokens) if tokens else None,
-        "cost_usd": _cost(key, agents, prices),
-        "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
-        "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
-        "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
-        "flags": sum(c.flags or 0 for c in agents),
-        "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
-        "invalid": sum(1 for c in cs if c.valid is False),
-        "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in cs if c.valid is False],
+        **_means(cs),
+        **_agent_columns(key, [c for c in cs if c.kind == "agent"], prices),
+        **_status_columns(every, cs),
     }
 
 

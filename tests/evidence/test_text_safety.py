@@ -145,3 +145,37 @@ def test_headless_console_prefixes_report_lines_spelled_with_lookalike_letters(t
     for line in lines[:-1]:
         assert f"[agent] {line}" in out, (line, out)
     assert "ok line" in out
+
+
+def test_headless_front_ends_take_surrogates_nul_separators_and_invalid_utf8(tmp_path):
+    """Headless mode (JSON lines and console, with --save and --report-json) takes agent
+    code printing, raising and writing notes with lone surrogates, NUL, U+2028/U+0085, and
+    input bytes that are not UTF-8, and still writes its save and report (every front end
+    gets the same inputs as `pibench agent`)."""
+    code = 'print("a\\ud800b", chr(0xdc00), "\\x00 \\u2028 \\x85")\nmemory.write("x" + chr(0xd800))\nraise ValueError(chr(0xd800))'
+    line = json.dumps({"code": code}) + "\n"
+    report = tmp_path / "r.json"
+    run = run_pibench(["headless", "--jsonl", "--save", "sx", "--report-json", str(report)], line, home=tmp_path)
+    assert run.returncode == 0 and run.end()["saved"], run.stderr
+    assert json.loads(report.read_text())["month"] == 1
+    console = run_pibench(
+        ["headless", "--save", "sy"], b"\xff\xfe\n" + code.encode() + b"\nprint('after')\n", home=tmp_path
+    )
+    assert console.returncode == 0 and "after" in console.stdout and "saved as 'sy'" in console.stdout
+    assert "\x00" not in console.stdout and "\u2028" not in console.stdout
+
+
+def test_tui_console_output_shows_control_characters_as_text():
+    """The TUI console's log renders agent output holding OSC/CSI sequences and Rich markup
+    as visible text (pretty_output goes through textsafe.visible)."""
+    from rich.console import Console
+
+    from pibench_tui.widgets.console import pretty_output
+
+    buf = io.StringIO()
+    Console(file=buf, width=200, force_terminal=True, color_system=None).print(
+        pretty_output("\x1b]0;pwned\x07[bold]x[/bold]\x1b[2J\nnext")
+    )
+    text = buf.getvalue()
+    assert "\x07" not in text and "\x1b]" not in text and "\x1b[2J" not in text
+    assert "\\x1b]0;pwned\\x07[bold]x[/bold]" in text
