@@ -178,7 +178,7 @@ def _peak(pid=os.getpid(), out=os.environ["PIBENCH_BENCH_PEAK_FILE"]):
         with open(out, "w") as fh:
             fh.write(peak[0] if peak else "0")
 atexit.register(_peak)
-from pibench_tui.cli import main
+from pibench_tui.cli.command import main
 sys.exit(main(sys.argv[1:]))
 """
 """``python -c PEAK_WRAPPER ARGS``: ``pibench ARGS`` that writes its own peak resident memory

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 COLD = r"""
 import time, sys
 t0 = float(sys.argv[1])
-from pibench_tui.app import make_app
+from pibench_tui.tui.app import make_app
 app = make_app(test_mode=True, run_baseline=False)
 def painted():
     print(time.time() - t0)
@@ -63,7 +63,7 @@ def busy_world(month: int = 40):
 
 async def next_month_times(months: int, tab: str) -> tuple[list[float], list[float], dict]:
     """Per month: (n key → confirmation shown), (confirm → month closed and screen refreshed)."""
-    from pibench_tui.app import make_app
+    from pibench_tui.tui.app import make_app
 
     w = busy_world()
     dash0 = None

@@ -1,6 +1,6 @@
 """The agent process's default limits, importable without the sandbox package.
 
-``pibench headless --help`` names them (:mod:`pibench_tui.cli`); importing them from
+``pibench headless --help`` names them (:mod:`pibench_tui.cli.command`); importing them from
 :mod:`pibench_tui.sandbox` would load the whole sandbox (dataclasses and inspect, the
 policy, the confinement, subprocess ...) for a help text. :mod:`pibench_tui.sandbox`
 re-exports them: this module is their one home.

@@ -1,6 +1,6 @@
 """``pibench saves list|show|delete|export|import``: the command functions.
 
-For ``pibench_tui/cli.py`` (which owns the top-level parser), the contract is:
+For ``pibench_tui/cli/command.py`` (which owns the top-level parser), the contract is:
 
 ``add_saves_parser(subparsers) -> argparse.ArgumentParser``
     Adds the ``saves`` command and its five subcommands to an ``argparse`` subparsers

@@ -1,6 +1,6 @@
 """``pibench scenarios list|show``: the command functions.
 
-For ``pibench_tui/cli.py`` (which owns the top-level parser), the contract is:
+For ``pibench_tui/cli/command.py`` (which owns the top-level parser), the contract is:
 
 ``add_scenarios_parser(subparsers) -> argparse.ArgumentParser``
     Adds ``scenarios list`` and ``scenarios show NAME|PATH [--seed N] [--full|--toml]``;

@@ -1,6 +1,6 @@
 """Run scripted policies over many seeds and scenarios; the statistics of a run (MECHANICS §17).
 
-Pure stdlib + the world: no rich, no textual (the CLI in :mod:`pibench_tui.run_cmds` draws
+Pure stdlib + the world: no rich, no textual (the CLI in :mod:`pibench_tui.cli.run_cmds` draws
 tables and progress bars). ``--jobs N`` runs seeds in worker processes; a career depends
 only on (policy, config, seed), so the rows are identical to a serial run.
 """

@@ -7,8 +7,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..argtypes import non_negative_int, positive_int
-from ..textsafe import visible
+from pibench_tui.cli.argtypes import non_negative_int, positive_int
+from pibench_tui.textsafe import visible
+
 from . import defaults
 
 __all__ = [
@@ -82,7 +83,7 @@ def _float_in(lo: float, hi: float, what: str) -> Callable[[str], float]:
 
 
 def _seeds(text: str) -> Any:
-    from pibench_tui.seeds import parse_seeds
+    from pibench_tui.cli.seeds import parse_seeds
 
     try:
         return parse_seeds(text)
@@ -234,7 +235,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     sealed = spec is not None and spec.sealed
     commitments = list(spec.commitments) if sealed else None
     if sealed:
-        from pibench_tui.seeds import require_confinement
+        from pibench_tui.cli.seeds import require_confinement
 
         refusal = require_confinement()
         if refusal is not None:

@@ -8,7 +8,7 @@ that does not replay as invalid.
 
 A sealed run (``pibench agent --seeds @FILE``) has ``seed: null`` and ``seed_commitment``;
 after the evaluation, ``pibench replay RUN_DIR --seal FILE`` takes its seed from the seal file
-(verified by :func:`pibench_tui.seeds.read_seal`; the row whose commitment is the run's).
+(verified by :func:`pibench_tui.cli.seeds.read_seal`; the row whose commitment is the run's).
 ``result.json`` keeps ``seed: null``: the seal file stays the one place the seed is written.
 """
 
@@ -32,7 +32,7 @@ def sealed_seed(res: dict[str, Any], seal: str | Path) -> int:
         ValueError: The run is not sealed, the file is unusable (:class:`SealError`), or no
             seed of the file has this run's commitment.
     """
-    from pibench_tui.seeds import read_seal
+    from pibench_tui.cli.seeds import read_seal
 
     commitment = res.get("seed_commitment")
     if not commitment:

@@ -20,6 +20,14 @@ import json
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
+from pibench_tui.cli.interrupts import (
+    Terminated,
+    ended_how,
+    install_headless_handlers,
+    say,
+    signal_exit_code,
+    signal_name,
+)
 from pibench_tui.headless.session import (
     PROJECTION_WITHHELD,
     REPORT_HEADER,
@@ -27,14 +35,6 @@ from pibench_tui.headless.session import (
     HeadlessOptions,
     HeadlessSession,
     public_impact,
-)
-from pibench_tui.interrupts import (
-    Terminated,
-    ended_how,
-    install_headless_handlers,
-    say,
-    signal_exit_code,
-    signal_name,
 )
 from pibench_tui.sandbox import AgentProcess
 
@@ -122,7 +122,7 @@ def main(
     *,
     process: AgentProcess | None = None,
 ) -> int:
-    """Run ``pibench headless`` (called by :mod:`pibench_tui.cli`).
+    """Run ``pibench headless`` (called by :mod:`pibench_tui.cli.command`).
 
     Args:
         options: Parsed options.

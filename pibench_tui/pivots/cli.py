@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..argtypes import non_negative_int, positive_int
+from pibench_tui.cli.argtypes import non_negative_int, positive_int
 
 __all__ = ["add_pivots_parser", "cmd_eval", "cmd_score"]
 

@@ -28,9 +28,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from textual_plotext import PlotextPlot
 
+from pibench_tui.tui.replay import Replayer, ReplaySource
+from pibench_tui.tui.replay_app import ReplayApp
+
 from ..harness.rundir import JsonlFile
-from ..replay import Replayer, ReplaySource
-from ..replay_app import ReplayApp
 from .cases import Case, KeyEntry, PivotFileError, cases_hash, load_cases, load_key
 from .evaluate import EvalSettings, _check_settings, _held, read_answers
 from .fork_record import action_log_to_fork
@@ -219,7 +220,7 @@ class PivotApp(ReplayApp):
         test_mode: No cursor blink, no animations.
     """
 
-    CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "app.tcss")
     """The game's stylesheet (Textual resolves a relative path beside the subclass's module)."""
 
     BINDINGS = [

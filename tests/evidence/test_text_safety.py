@@ -71,7 +71,7 @@ def test_agent_career_with_surrogates_nul_separators_and_invalid_utf8_finishes_a
     assert rep.returncode == 0, rep.stderr
     rp = run_pibench(["replay", str(rundir)], home=tmp_path / "home")
     assert rp.returncode == 0 and "valid" in rp.stdout, rp.stdout + rp.stderr
-    from pibench_tui.replay import open_run_dir
+    from pibench_tui.tui.replay import open_run_dir
 
     src = open_run_dir(rundir)
     assert any(e.get("event") == "block" for e in src.transcript_for(1))
@@ -83,7 +83,7 @@ def test_replay_viewer_transcript_shows_terminal_sequences_as_text():
     reviewer's terminal and ``\\x1b[2J`` cleared it)."""
     from rich.console import Console, Group
 
-    from pibench_tui.screens.transcript import transcript_renderables
+    from pibench_tui.tui.screens.transcript import transcript_renderables
 
     evil = "\x1b]0;pwned\x07\x1b[2Jcleared\rback\u2028[bold red]markup[/]"
     entries = [

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pibench_tui.agent_stub import STUB_PATH, render_stub
+from pibench_tui.sandbox.stub import STUB_PATH, render_stub
 
 
 def test_committed_stub_equals_the_registry():
     """examples/stubs/pibench_agent.pyi is exactly what the API registry renders today: adding,
     removing or re-documenting an API call without regenerating the stub fails here
-    (fix: ``python -m pibench_tui.agent_stub``)."""
+    (fix: ``python -m pibench_tui.sandbox.stub``)."""
     assert STUB_PATH.read_text(encoding="utf-8") == render_stub()
 
 
@@ -28,7 +28,7 @@ def test_stub_names_every_call_of_every_namespace():
 def test_check_says_whether_the_stub_matches(tmp_path, capsys):
     """``--check`` exits 0 and says so when the stub matches, 1 naming the file when it is
     stale (a new contributor can tell the gate ran), and writes nothing either way."""
-    from pibench_tui.agent_stub import main
+    from pibench_tui.sandbox.stub import main
 
     fresh, stale = tmp_path / "fresh.pyi", tmp_path / "stale.pyi"
     fresh.write_text(render_stub(), encoding="utf-8")

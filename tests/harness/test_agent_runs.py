@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pibench_tui.cli import main as pibench_main
+from pibench_tui.cli.command import main as pibench_main
 from pibench_tui.harness.rundir import read_jsonl
 from tests.harness.conftest import play
 from tests.harness.fakellm import FakeLLM, Reply

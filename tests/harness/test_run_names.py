@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pibench_tui.cli import main as pibench_main
+from pibench_tui.cli.command import main as pibench_main
 from pibench_tui.harness.rundir import career_dir, safe_name
 from pibench_tui.sweep.runs import write_run
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pibench_tui.cli import main as pibench_main
-from pibench_tui.seeds import read_seal
+from pibench_tui.cli.command import main as pibench_main
+from pibench_tui.cli.seeds import read_seal
 from tests.harness.conftest import play
 from tests.harness.fakellm import FakeLLM, Reply
 
@@ -102,7 +102,7 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
 def test_a_sealed_agent_run_is_refused_without_complete_confinement(tmp_path, monkeypatch, capsys):
     """Without complete OS confinement `pibench agent --seeds @FILE` refuses to start
     (exit 1, the reason named, no run directory), whereas public seeds still play."""
-    import pibench_tui.seeds as seeds
+    import pibench_tui.cli.seeds as seeds
 
     monkeypatch.setattr(
         seeds, "require_confinement", lambda: "the OS confinement of agent processes is incomplete (test)"

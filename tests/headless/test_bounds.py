@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import unicodedata
 
+from pibench_tui.cli.seeds import commit_seed, file_commitment, parse_seeds, read_seal
 from pibench_tui.headless.output import escape_agent_text, looks_like_pibench
-from pibench_tui.seeds import commit_seed, file_commitment, parse_seeds, read_seal
 from tests.headless.conftest import ConsoleParts, pibench_command, run_pibench
 
 HEADER = "=== pibench career report ==="
@@ -132,7 +132,7 @@ def test_parse_seeds_forms(tmp_path):
     assert parse_seeds("101").seeds == [101]
     assert parse_seeds("101-103").seeds == [101, 102, 103]
     assert parse_seeds("1,5,9").seeds == [1, 5, 9]
-    from pibench_tui.seeds import SealError, seal, write_seal
+    from pibench_tui.cli.seeds import SealError, seal, write_seal
 
     path = tmp_path / "s.json"
     write_seal(seal(3), path)
@@ -297,8 +297,8 @@ def test_a_seal_file_is_read_only_up_to_its_size_limit(tmp_path, monkeypatch):
 
     import pytest
 
-    from pibench_tui import seeds
-    from pibench_tui.seeds import SealError
+    from pibench_tui.cli import seeds
+    from pibench_tui.cli.seeds import SealError
 
     if Path("/dev/zero").exists():
         with pytest.raises(SealError, match=r"larger than [\d,]+ bytes"):

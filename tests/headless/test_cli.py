@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from pibench_tui.cli import build_parser, main
+from pibench_tui.cli.command import build_parser, main
 from tests.headless.conftest import Run
 
 
@@ -69,10 +69,10 @@ def test_policy_commands_are_wired(capsys):
 
 
 def test_play_without_app_or_with_app_is_wired():
-    """`play` imports pibench_tui.app lazily: without it, it says so and exits 1."""
+    """`play` imports pibench_tui.tui.app lazily: without it, it says so and exits 1."""
     import importlib.util
 
-    if importlib.util.find_spec("pibench_tui.app") is None:
+    if importlib.util.find_spec("pibench_tui.tui.app") is None:
         assert main(["play"]) == 1
     else:  # the TUI exists: its parser at least accepts the world options
         args = build_parser(["play"]).parse_args(["play", "--seed", "3"])
@@ -139,7 +139,7 @@ def test_a_memory_limit_too_small_for_the_agent_process_is_refused_at_start(caps
     error naming the minimum (``MIN_MEMORY_LIMIT``); 0 (none) and the minimum are accepted;
     a Sandbox made with too small a limit is refused the same way."""
     from pibench_tui.agent_limits import MIN_MEMORY_LIMIT
-    from pibench_tui.cli import build_parser
+    from pibench_tui.cli.command import build_parser
     from pibench_tui.sandbox import Sandbox
 
     low = (MIN_MEMORY_LIMIT >> 20) - 1

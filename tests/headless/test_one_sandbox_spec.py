@@ -72,7 +72,7 @@ def test_help_shows_the_scenario_attention_in_pibench_agent(tmp_path):
     """``pibench agent --scenario unlimited-attention`` (against the local fake server): the
     block's help(lab.attention) output in the transcript names the scenario's million-hour
     base, as headless mode does (the harness used to show the default world's 100 h)."""
-    from pibench_tui.cli import main as pibench_main
+    from pibench_tui.cli.command import main as pibench_main
     from pibench_tui.harness.rundir import read_jsonl
     from tests.harness.fakellm import FakeLLM, Reply
 

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from pibench_tui import cli
+from pibench_tui.cli import command as cli
 
 _ONE_THREAD = """
 import json, os, sys
 before = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-from pibench_tui.blas import import_numpy_one_thread
+from pibench_tui.cli.blas import import_numpy_one_thread
 import_numpy_one_thread()
 after = {k: os.environ.get(k) for k in before}
 threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from pibench_tui.fast_table import FastTable, print_table
+from pibench_tui.cli.fast_table import FastTable, print_table
 
 
 def _printed(renderable, width: int, fast: bool = False) -> str:
@@ -76,7 +76,7 @@ def test_rows_made_on_demand_print_in_batches_as_one_table(monkeypatch):
     number of rows than promised is an error naming both."""
     import pytest
 
-    import pibench_tui.fast_table as fast_table
+    import pibench_tui.cli.fast_table as fast_table
 
     monkeypatch.setattr(fast_table, "PRINT_LINES", 7)
     rows = [(str(i), f"{i * 1.5:,.1f}", "x" * (i % 5), "—" if i % 3 else str(i)) for i in range(40)]

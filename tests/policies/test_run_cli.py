@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pibench_tui.cli import main
-from pibench_tui.run_cmds import TUNING_SEEDS
+from pibench_tui.cli.command import main
+from pibench_tui.cli.run_cmds import TUNING_SEEDS
 from world.runner import run_seeds
 
 

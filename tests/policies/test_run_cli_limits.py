@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.cli import main
+from pibench_tui.cli.command import main
 from world.runner import MAX_SEEDS, parse_seeds
 
 
@@ -63,7 +63,7 @@ def test_compare_title_is_one_line(capsys):
 def test_policy_commands_help_describes_every_policy(command, capsys):
     """`pibench run|compare|ablate --help` names every policy the runner accepts, each with a
     line saying what it does (a policy added to world.policies without one fails here)."""
-    from pibench_tui.run_cmds import POLICY_SUMMARIES
+    from pibench_tui.cli.run_cmds import POLICY_SUMMARIES
     from world.policies import ALL_NAMES
 
     assert set(POLICY_SUMMARIES) == set(ALL_NAMES)
@@ -76,7 +76,7 @@ def test_policy_commands_help_describes_every_policy(command, capsys):
 def test_ablate_and_tune_help_format_their_variants_grid_and_seeds_from_their_homes(capsys):
     """`pibench ablate --help` lists world.runner.ablation_configs' variants; `pibench tune
     --help` gives the grid's size and the tuning seeds, from grid() and TUNING_SEEDS."""
-    from pibench_tui.run_cmds import TUNING_SEEDS
+    from pibench_tui.cli.run_cmds import TUNING_SEEDS
     from world.policies import grid
     from world.runner import ablation_configs
 

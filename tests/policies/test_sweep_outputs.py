@@ -16,7 +16,7 @@ import pytest
 from policies_helpers import ROOT
 
 import pibench_tui.sweep as sweep_pkg
-from pibench_tui.cli import main
+from pibench_tui.cli.command import main
 from pibench_tui.sweep import JournalError, LocalExecutor, SweepJournal, journal_path
 
 
@@ -265,7 +265,7 @@ def test_the_journal_stays_locked_until_the_files_are_written(option, tmp_path, 
     released when the careers finished): a second sweep on the same file while the first
     writes its files is refused as in use; once the files are written the journal is gone
     and a new sweep may start there."""
-    import pibench_tui.run_cmds as run_cmds
+    import pibench_tui.cli.run_cmds as run_cmds
 
     out = tmp_path / "out.data"
     seen: list[str] = []

@@ -17,7 +17,7 @@ import pytest
 from policies_helpers import ROOT
 
 import pibench_tui.sweep as sweep_pkg
-from pibench_tui.cli import main
+from pibench_tui.cli.command import main
 from pibench_tui.sweep import DaskExecutor, Group, LocalExecutor, SweepJournal, journal_path, run_sweep
 from world.api import replay
 from world.config import WorldConfig
@@ -202,7 +202,7 @@ def test_ctrl_c_after_every_career_finished_completes_the_sweep(
     if when == "executor":
         _with_executor(monkeypatch, _InterruptedAtTheEnd(1))
     else:
-        import pibench_tui.run_cmds as run_cmds
+        import pibench_tui.cli.run_cmds as run_cmds
 
         write_json = run_cmds._write_json
 
@@ -224,7 +224,7 @@ def test_a_sweep_started_with_sigint_ignored_leaves_it_ignored(tmp_path, monkeyp
     """Started where SIGINT is ignored (nohup, a background job), a sweep installs no handler
     of its own while it writes its files (one would let a Ctrl-C reach it there): SIGINT stays
     ignored throughout and the sweep finishes as usual."""
-    import pibench_tui.run_cmds as run_cmds
+    import pibench_tui.cli.run_cmds as run_cmds
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     write_json = run_cmds._write_json
@@ -244,7 +244,7 @@ def test_a_sweep_started_with_sigint_ignored_leaves_it_ignored(tmp_path, monkeyp
 
 _STOPS_AFTER_TWO_CAREERS = """
 import os, signal, sys
-from pibench_tui.cli import main
+from pibench_tui.cli.command import main
 from pibench_tui.sweep.journal import SweepJournal
 append = SweepJournal.append
 lines = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pibench_tui.cli import main as pibench_main
+from pibench_tui.cli.command import main as pibench_main
 from pibench_tui.harness.backends import Completion
 from pibench_tui.harness.loop import run_careers
 from pibench_tui.report.analysis import archetype

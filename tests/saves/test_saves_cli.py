@@ -113,7 +113,7 @@ def test_pibench_home_is_used_without_saves_option(tmp_path, monkeypatch, fake):
 
 
 def test_the_real_pibench_command_reaches_these_functions(filled):
-    """`pibench saves list` through the console script (wired by pibench_tui/cli.py)."""
+    """`pibench saves list` through the console script (wired by pibench_tui/cli/command.py)."""
     env = dict(os.environ, PIBENCH_HOME=str(filled.path.parent / "unused"))
     proc = subprocess.run(
         [sys.executable, "-m", "pibench_tui", "saves", "--saves", str(filled.path), "list"],

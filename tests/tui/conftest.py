@@ -18,7 +18,7 @@ import pytest
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 
-from pibench_tui.app import PibenchApp, make_app
+from pibench_tui.tui.app import PibenchApp, make_app
 from scenarios import load_scenario
 from world.engine import World
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from pibench_tui.actions import open_venues
-from pibench_tui.record import after_the_end
+from pibench_tui.tui.actions import open_venues
+from pibench_tui.tui.record import after_the_end
 from world.api import Api
 
 from .conftest import build, drain, new_world, press, screen_ready, screen_text, wait_for
@@ -57,7 +57,7 @@ def test_a_collaboration_after_the_end_cannot_pay_off():
 
 def test_venues_deciding_after_the_last_month_are_marked():
     """In the last month, the submit form's venues whose decision comes after it say so."""
-    from pibench_tui.tui_game import Game
+    from pibench_tui.tui.game import Game
 
     labels = dict((v, label) for label, v in open_venues(Game(_last_month_world(), scenario="short-12")))
     assert "month 13, after the career's last month (12): never decided" in labels["W-SHOP"]
@@ -68,7 +68,7 @@ def test_venues_deciding_after_the_last_month_are_marked():
 async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_path):
     """Once the career is over the header's calendar line says so instead of naming deadlines
     and calls, and the empty Lab panel no longer tells the player to recruit."""
-    from pibench_tui.widgets.header import calendar_label
+    from pibench_tui.tui.widgets.header import calendar_label
 
     w = _last_month_world()
     Api(w).time.next_month()  # closes month 12: the career is over

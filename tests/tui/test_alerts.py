@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.alerts import alerts, bad_reports
-from pibench_tui.tui_game import Game
+from pibench_tui.tui.alerts import alerts, bad_reports
+from pibench_tui.tui.game import Game
 from world.api import Api
 
 from .conftest import new_world
@@ -155,8 +155,8 @@ def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers(monkeypatch)
     search's description the scenario's search time (2 months, 4 months): nothing typed in."""
     import dataclasses
 
-    import pibench_tui.alerts as alerts_mod
-    from pibench_tui.actions import ACTIONS_BY_ID
+    import pibench_tui.tui.alerts as alerts_mod
+    from pibench_tui.tui.actions import ACTIONS_BY_ID
     from world.engine import World
 
     monkeypatch.setattr(alerts_mod, "bad_reports", lambda game, m: [("S001", "low mood")])
@@ -176,7 +176,7 @@ def test_the_always_open_call_is_the_scenarios_rolling_agency_not_tif_by_name():
     import copy
     import dataclasses
 
-    from pibench_tui.widgets.header import calendar_label
+    from pibench_tui.tui.widgets.header import calendar_label
     from world.engine import World
 
     w = new_world()

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from pibench_tui.app import make_app
-from pibench_tui.replay import open_save
+from pibench_tui.tui.app import make_app
+from pibench_tui.tui.replay import open_save
 from saves import CareerLockedError, SaveError, SaveStore
 from saves.lock import CareerLock
 from tests.tui.conftest import build, close_month, new_world, settle

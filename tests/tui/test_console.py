@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rich.pretty import Pretty
 
-from pibench_tui.widgets.console import pretty_output
+from pibench_tui.tui.widgets.console import pretty_output
 
 from .conftest import build, press, run_console_line
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets._footer import FooterKey
 
-from pibench_tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.footer import KeysFooter
 
 from .conftest import build, press
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from pibench_tui.actions import ACTIONS_BY_ID, Field, validate
-from pibench_tui.tui_game import Game
+from pibench_tui.tui.actions import ACTIONS_BY_ID, Field, validate
+from pibench_tui.tui.game import Game
 from world.api import Api
 from world.engine import World
 

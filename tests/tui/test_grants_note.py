@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from pibench_tui.tui_game import Game
-from pibench_tui.widgets.grants_panel import grants_note
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.grants_panel import grants_note
 from world.engine import World
 
 from .conftest import new_world

@@ -11,9 +11,9 @@ import types
 
 import pytest
 
-from pibench_tui import app as app_mod
-from pibench_tui.app import make_app
-from pibench_tui.interrupts import run_app_with_signals
+from pibench_tui.cli.interrupts import run_app_with_signals
+from pibench_tui.tui import app as app_mod
+from pibench_tui.tui.app import make_app
 from saves import SaveError, SaveStore
 from tests.tui.conftest import new_world, settle
 

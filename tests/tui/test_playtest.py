@@ -8,12 +8,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable
 from textual.widgets._footer import FooterKey
 
-from pibench_tui.actions import ACTIONS_BY_ID, event_details, open_venues, plural
-from pibench_tui.cli import main as cli_main
-from pibench_tui.screens.digest import digest_lines
-from pibench_tui.tui_game import Game
-from pibench_tui.widgets.panels import past_offers_note
-from pibench_tui.widgets.plots import LinePlot, month_ticks
+from pibench_tui.cli.command import main as cli_main
+from pibench_tui.tui.actions import ACTIONS_BY_ID, event_details, open_venues, plural
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.screens.digest import digest_lines
+from pibench_tui.tui.widgets.panels import past_offers_note
+from pibench_tui.tui.widgets.plots import LinePlot, month_ticks
 from world.api import Api
 
 from .conftest import build, drain, new_world, press, screen_text, settle

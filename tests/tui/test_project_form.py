@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.alerts import idle_people
+from pibench_tui.tui.alerts import idle_people
 from world.api import Api
 
 from .conftest import build, new_world, press, screen_text

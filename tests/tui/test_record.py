@@ -1,8 +1,8 @@
-"""The lab's own record as context for outcomes (pibench_tui.record), from observable rows only."""
+"""The lab's own record as context for outcomes (pibench_tui.tui.record), from observable rows only."""
 
 from __future__ import annotations
 
-from pibench_tui.record import venue_record
+from pibench_tui.tui.record import venue_record
 
 
 class _Game:

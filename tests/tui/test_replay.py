@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pibench_tui.replay import Replayer, ReplayError, open_run_dir, open_source
-from pibench_tui.replay_app import make_replay_app
+from pibench_tui.tui.replay import Replayer, ReplayError, open_run_dir, open_source
+from pibench_tui.tui.replay_app import make_replay_app
 from saves import SaveStore
 from world.api import Api
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.actions import ACTIONS
-from pibench_tui.replay_app import make_replay_app
+from pibench_tui.tui.actions import ACTIONS
+from pibench_tui.tui.replay_app import make_replay_app
 
 from .conftest import drain, press, screen_text
 from .rundir import write_run_dir

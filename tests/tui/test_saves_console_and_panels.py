@@ -40,7 +40,7 @@ def test_save_and_quit_offers_the_career_name_not_the_autosave(tmp_path):
     name, and saving under it is not a conflict."""
     store = SaveStore(tmp_path / "saves", on_warning=None)
     store.autosave("t1", new_world("short-12"), scenario="short-12")
-    from pibench_tui.app import make_app
+    from pibench_tui.tui.app import make_app
 
     app = make_app(load="t1", saves_dir=str(store.path), test_mode=True, run_baseline=False)
     assert app.game.save_name.startswith("t1@m")

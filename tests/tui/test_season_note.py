@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 
-from pibench_tui.tui_game import Game
-from pibench_tui.widgets.applicants_panel import season_note
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.applicants_panel import season_note
 from world.engine import World
 
 from .conftest import new_world
@@ -38,9 +38,9 @@ def test_season_months_feed_the_digest_and_the_offer_form():
     month; the digest's "answers come at the end of month" line and the offer form's arrival
     month follow a calendar whose answers and arrivals come later (months 4 and 7 of the
     year), not the default's 3 and 5."""
-    from pibench_tui.actions import ACTIONS_BY_ID
-    from pibench_tui.alerts import SeasonMonths, season_months
-    from pibench_tui.screens.digest import digest_lines
+    from pibench_tui.tui.actions import ACTIONS_BY_ID
+    from pibench_tui.tui.alerts import SeasonMonths, season_months
+    from pibench_tui.tui.screens.digest import digest_lines
 
     game = Game(new_world())
     assert season_months(game.rules, 1) == SeasonMonths(3, 3, 5)
@@ -60,7 +60,7 @@ def test_season_months_feed_the_digest_and_the_offer_form():
 def test_header_calls_the_offer_months_the_recruiting_season():
     """The header's calendar says "recruiting season" in the months the world's dashboard notes
     call the season (open, or an offer deadline): months 1-3 and 13 of a career, not 4-12."""
-    from pibench_tui.widgets.header import calendar_label
+    from pibench_tui.tui.widgets.header import calendar_label
     from world.api import Api
 
     api = Api(new_world())

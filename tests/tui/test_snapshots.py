@@ -103,7 +103,7 @@ def test_digest_with_a_rejection_and_its_context(snap_compare):
 def test_replay_viewer(snap_compare, tmp_path):
     """The replay viewer on a run directory at month 5: the REPLAY banner with the month, the
     panels as the PI saw them, the viewer's keys in the footer."""
-    from pibench_tui.replay_app import make_replay_app
+    from pibench_tui.tui.replay_app import make_replay_app
 
     from .rundir import write_run_dir
 

@@ -9,8 +9,8 @@ import pytest
 async def test_tutorial_checklist_folds_to_one_line_once_every_step_is_done(monkeypatch):
     """With every step ticked the checklist is one line ("all 5 steps done") instead of six
     rows of struck-out steps kept for the rest of the career at 80×24."""
-    from pibench_tui import tutorial
-    from pibench_tui.widgets import tutorial as checklist
+    from pibench_tui.tui import tutorial
+    from pibench_tui.tui.widgets import tutorial as checklist
 
     from .conftest import build, drain, new_world
 

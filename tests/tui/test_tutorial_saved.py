@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.app import make_app
+from pibench_tui.tui.app import make_app
 from saves import SaveStore
 from world.api import Api
 

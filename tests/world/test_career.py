@@ -110,8 +110,8 @@ def test_every_front_end_holds_a_career(tmp_path):
     hold one Career, and their world and API are that career's."""
     from pibench_tui.harness.core import LabCore
     from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
-    from pibench_tui.replay import Replayer, ReplaySource
-    from pibench_tui.tui_game import Game
+    from pibench_tui.tui.game import Game
+    from pibench_tui.tui.replay import Replayer, ReplaySource
 
     game = Game(World(WorldConfig(), 4))
     session = HeadlessSession(HeadlessOptions(scenario="short-12"))

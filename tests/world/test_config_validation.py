@@ -77,7 +77,7 @@ def test_cli_seed_uses_the_one_validator():
     """``pibench ... --seed`` refuses an out-of-range seed with the validator's message."""
     import argparse
 
-    from pibench_tui.cli import _seed
+    from pibench_tui.cli.command import _seed
 
     with pytest.raises(argparse.ArgumentTypeError, match="out of range"):
         _seed(str(SEED_MAX + 1))

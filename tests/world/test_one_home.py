@@ -67,6 +67,6 @@ def test_projection_by_paper_adds_up_to_the_projection():
     assert set(per) == {p.id for p in w.s.publications.values() if p.published_month <= w.s.month}
     assert sum(per.values()) == pytest.approx(scoring.projection(w), rel=1e-12)
     pytest.importorskip("textual")
-    from pibench_tui.screens.end import paper_projection
+    from pibench_tui.tui.screens.end import paper_projection
 
     assert paper_projection(w) == per

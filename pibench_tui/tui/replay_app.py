@@ -1,7 +1,7 @@
 """The replay viewer: ``pibench play --replay SAVE|RUN_DIR`` (read-only).
 
 The same panels as a career, over the world re-simulated to the month being viewed
-(:class:`~pibench_tui.replay.Replayer`): ← and → step through the months, ``j`` jumps,
+(:class:`~pibench_tui.tui.replay.Replayer`): ← and → step through the months, ``j`` jumps,
 ``r`` shows the month's report (what the month's close brought), ``x`` the agent's
 transcript of that month (agent runs). Nothing can be changed: actions, the clock, saves
 and the console are off.
@@ -18,12 +18,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from .app import TABS, PibenchApp
-from .replay import Replayer, ReplayError, ReplaySource, open_source
-from .screens.digest import DigestScreen
-from .screens.help import HelpScreen
-from .screens.jump import JumpDialog
-from .screens.transcript import TranscriptScreen
+from pibench_tui.tui.app import TABS, PibenchApp
+from pibench_tui.tui.replay import Replayer, ReplayError, ReplaySource, open_source
+from pibench_tui.tui.screens.digest import DigestScreen
+from pibench_tui.tui.screens.help import HelpScreen
+from pibench_tui.tui.screens.jump import JumpDialog
+from pibench_tui.tui.screens.transcript import TranscriptScreen
 
 _OFF = {"act", "next_month", "save", "load", "console", "toggle_tutorial"}
 """App actions the viewer turns off (they would change the career)."""
@@ -113,7 +113,7 @@ class ReplayApp(PibenchApp):
     def refresh_header(self) -> None:
         dash = self.game.dashboard()
         citations = sum(p["citations"] for p in self.game.call("papers.publications"))
-        from .alerts import alerts
+        from pibench_tui.tui.alerts import alerts
 
         self.header.show(
             dash,
@@ -166,7 +166,7 @@ class ReplayApp(PibenchApp):
 
     def action_warning(self) -> None:
         """``!``: the panel of the month's most urgent warning, and the warning as the PI read it."""
-        from .alerts import alerts
+        from pibench_tui.tui.alerts import alerts
 
         found = alerts(self.game)
         if not found:

@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
-from ..tui_game import Game
-from .panel import Panel, fill_table, new_table, panel_bindings
-from .plots import LinePlot
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
+from pibench_tui.tui.widgets.plots import LinePlot
 
 
 class FieldPanel(Panel):

@@ -1,7 +1,7 @@
 """The monthly digest shown after each ``next month``, built from the month report
 (``time.next_month()["report"]``, MECHANICS Decisions 8): what the month's close brought,
-each outcome next to the PI's own record (:mod:`pibench_tui.record`), and the warnings for
-the month now open (:mod:`pibench_tui.alerts`)."""
+each outcome next to the PI's own record (:mod:`pibench_tui.tui.record`), and the warnings for
+the month now open (:mod:`pibench_tui.tui.alerts`)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
-
-from ..alerts import alerts, season_months
-from ..record import (
+from pibench_tui.tui.alerts import alerts, season_months
+from pibench_tui.tui.record import (
     after_the_end,
     agency_record,
     event_answers,
@@ -28,6 +26,7 @@ from ..record import (
     standing_note,
     venue_record,
 )
+from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
 TAB_KEYS = {
     "people": "1",

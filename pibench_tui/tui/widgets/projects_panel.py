@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
-from ..tui_game import Game
-from .panel import Panel, fill_table, new_table, panel_bindings
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
 
 
 class ProjectsPanel(Panel):

@@ -8,8 +8,8 @@ from textual.binding import Binding, BindingType
 from textual.widget import AwaitMount
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from ..actions import ACTIONS, SHORT
-from ..tui_game import Game
+from pibench_tui.tui.actions import ACTIONS, SHORT
+from pibench_tui.tui.game import Game
 
 
 def panel_bindings(tab: str) -> list[BindingType]:

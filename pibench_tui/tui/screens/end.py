@@ -16,9 +16,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Static
 
-from ..tui_game import Game
-from ..widgets.footer import KeysFooter
-from ..widgets.plots import LinePlot
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.plots import LinePlot
 
 
 def paper_projection(world: Any) -> dict[str, float]:

@@ -14,13 +14,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
-from ..actions import ActionSpec, Field, validate
-from ..tui_game import Game
-from ..widgets.checklist import CheckList
+from pibench_tui.tui.actions import ActionSpec, Field, validate
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.checklist import CheckList
 
 
 class ActionForm(ModalScreen[dict | None]):
-    """A dialog for one :class:`~pibench_tui.actions.ActionSpec`.
+    """A dialog for one :class:`~pibench_tui.tui.actions.ActionSpec`.
 
     Dismisses with the validated values (``{}`` for a plain confirmation), or ``None``
     when cancelled. Enter in a number field or ``ctrl+o`` sends; ``escape`` cancels.

@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
-from ..tui_game import Game
-from .panel import Panel, fill_table, new_table, panel_bindings
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
 
 
 def call_schedule(game: Game, month: int) -> list[list]:

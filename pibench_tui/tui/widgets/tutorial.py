@@ -1,4 +1,4 @@
-"""The tutorial checklist box (steps from :mod:`pibench_tui.tutorial`)."""
+"""The tutorial checklist box (steps from :mod:`pibench_tui.tui.tutorial`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from ..tutorial import steps
+from pibench_tui.tui.tutorial import steps
 
 
 class TutorialChecklist(Static):

@@ -8,9 +8,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
-from ..alerts import season_months
-from ..tui_game import Game
-from .panel import Panel, fill_table, fmt_num, new_table, panel_bindings
+from pibench_tui.tui.alerts import season_months
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.panel import Panel, fill_table, fmt_num, new_table, panel_bindings
 
 
 def past_offers_note(counts: dict[str, int]) -> str:

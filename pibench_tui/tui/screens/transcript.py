@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from ..textsafe import visible
+from pibench_tui.textsafe import visible
 
 MAX_TEXT = 4000
 """Characters of a reply or an observation shown (the file has all of it)."""

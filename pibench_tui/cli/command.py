@@ -115,7 +115,7 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-#: The policy commands of :mod:`pibench_tui.run_cmds` and their one-line help.
+#: The policy commands of :mod:`pibench_tui.cli.run_cmds` and their one-line help.
 RUN_COMMANDS = {
     "run": "play a scripted policy over many seeds: a line per seed, then statistics",
     "compare": "play several policies on the same seeds, side by side with paired ratios",
@@ -306,7 +306,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     # (numpy), tinydb or rich; they are built only when that command is asked for, so
     # `pibench headless` starts its agent process before the world is imported.
     if command in RUN_COMMANDS:
-        from pibench_tui.run_cmds import add_parsers as add_run_parsers
+        from pibench_tui.cli.run_cmds import add_parsers as add_run_parsers
 
         add_run_parsers(sub)
     else:
@@ -430,7 +430,7 @@ def _cmd_headless(
     except SandboxStartError as exc:
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1
-    from pibench_tui.blas import import_numpy_one_thread
+    from pibench_tui.cli.blas import import_numpy_one_thread
 
     import_numpy_one_thread()  # this process runs the world only: no BLAS threads busy-waiting
     from pibench_tui.headless import HeadlessOptions
@@ -479,7 +479,7 @@ def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | 
         return refused
     seed, sealed = args.seed, None
     if args.seeds is not None:
-        from pibench_tui.seeds import parse_seeds, require_confinement
+        from pibench_tui.cli.seeds import parse_seeds, require_confinement
 
         if args.seed is not None or args.load is not None:
             print("pibench headless: error: give --seeds or --seed (not both), and not with --load", file=sys.stderr)
@@ -503,7 +503,7 @@ def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | 
 
 
 def _cmd_seal(args: argparse.Namespace) -> int:
-    from pibench_tui.seeds import SealError, seal, write_seal
+    from pibench_tui.cli.seeds import SealError, seal, write_seal
 
     try:
         data = seal(args.count)
@@ -519,7 +519,7 @@ def _cmd_seal(args: argparse.Namespace) -> int:
 
 
 def _cmd_unseal(args: argparse.Namespace) -> int:
-    from pibench_tui.seeds import SealError, read_seal
+    from pibench_tui.cli.seeds import SealError, read_seal
 
     try:
         data = read_seal(args.file)
@@ -564,10 +564,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
         return run_pivots(args)
 
-    if importlib.util.find_spec("pibench_tui.app") is None:
+    if importlib.util.find_spec("pibench_tui.tui.app") is None:
         print("pibench play: the terminal UI is not yet available; use `pibench headless`", file=sys.stderr)
         return 1
-    from pibench_tui import app
+    from pibench_tui.tui import app
 
     return int(app.run_play(args) or 0)
 

@@ -17,13 +17,13 @@ from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .argtypes import positive_int
+from pibench_tui.cli.argtypes import positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
-    from .sweep import GroupRows
+    from pibench_tui.sweep import GroupRows
 
 __all__ = ["add_parsers", "cmd_ablate", "cmd_calibrate", "cmd_compare", "cmd_run", "cmd_tune"]
 
@@ -55,7 +55,7 @@ class _SealedSeeds(list):
 
 
 def _seeds_arg(text: str) -> list[int]:
-    from pibench_tui.seeds import parse_seeds
+    from pibench_tui.cli.seeds import parse_seeds
 
     try:
         spec = parse_seeds(text)
@@ -178,14 +178,13 @@ def _policies_epilog(width: int) -> str:
 def add_parsers(sub: Any) -> None:
     """Register ``run``, ``compare``, ``ablate``, ``calibrate`` and ``tune`` on ``sub``
     (the ``add_subparsers`` object of the ``pibench`` parser). Their one-line helps are
-    :data:`pibench_tui.cli.RUN_COMMANDS`; the texts format the policies, ablation variants,
+    :data:`pibench_tui.cli.command.RUN_COMMANDS`; the texts format the policies, ablation variants,
     grid size and tuning seeds from their homes."""
     import textwrap
 
+    from pibench_tui.cli.command import RUN_COMMANDS
     from world.policies import ALL_NAMES, grid
     from world.runner import ablation_configs
-
-    from .cli import RUN_COMMANDS
 
     width = _help_width()
 
@@ -411,7 +410,7 @@ def _run_many(
     _SEED_LABELS.update(getattr(getattr(args, "seeds", None), "labels", {}))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .sweep import (
+    from pibench_tui.sweep import (
         ExecutorError,
         Group,
         JournalError,
@@ -502,7 +501,7 @@ def _journal_of(args: argparse.Namespace) -> Path | None:
         _Fail: both files have a journal beside them (two interrupted sweeps: which to resume
             is the user's choice).
     """
-    from .sweep import journal_path
+    from pibench_tui.sweep import journal_path
 
     outs = [p for p in (getattr(args, "json_file", None), getattr(args, "csv_file", None)) if p]
     if not outs:
@@ -522,7 +521,7 @@ def _print_table(title: str, table: Any) -> None:
     (a narrow compare table made it four short lines) and is padded to the full width."""
     from rich.text import Text
 
-    from .fast_table import print_table
+    from pibench_tui.cli.fast_table import print_table
 
     con = _console()
     con.print(Text(title), soft_wrap=True)
@@ -541,9 +540,8 @@ def _write_csv(path: str, rows: Iterable[dict], extra: dict[str, Any] | None = N
     """Write rows as CSV (atomically, a row at a time: pass the rows as they are read, e.g.
     :meth:`~pibench_tui.sweep.GroupRows.full_rows`): the ``extra`` columns (e.g. ``policy``)
     first, then :data:`ROW_FIELDS`."""
+    from pibench_tui.sweep import atomic_text_writer
     from world.runner import ROW_FIELDS
-
-    from .sweep import atomic_text_writer
 
     fields = list(extra or {}) + list(ROW_FIELDS)
     try:
@@ -578,7 +576,7 @@ def _write_json(path: str, data: Any) -> None:
     """Write ``data`` as indented JSON (atomically); its
     :class:`~pibench_tui.sweep.GroupRows` as the lists of their full rows, read from the
     sweep's journal a row at a time (:func:`~pibench_tui.sweep.write_json`)."""
-    from .sweep import write_json
+    from pibench_tui.sweep import write_json
 
     try:
         write_json(path, data)
@@ -717,9 +715,9 @@ def _axes_table(axes: dict):
 
 
 def _per_seed_table(rows: Sequence[dict]):
-    """One line per seed, then the summary rows: a :class:`~pibench_tui.fast_table.FastTable`
+    """One line per seed, then the summary rows: a :class:`~pibench_tui.cli.fast_table.FastTable`
     (a 10,000-seed table in rich's own ``Table`` took 22 s to print)."""
-    from .fast_table import FastTable
+    from pibench_tui.cli.fast_table import FastTable
 
     t = FastTable([("seed", "right")] + [(label, "right") for _, label in _COLS])
     # the seed lines are made when the table is measured and again when printed, never kept
@@ -767,9 +765,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 @_handle
 def cmd_compare(args: argparse.Namespace) -> int:
     """``pibench compare A B ...``: Impact side by side and paired ratios against A."""
+    from pibench_tui.cli.fast_table import FastTable
     from world.runner import paired_ratios, summarize
-
-    from .fast_table import FastTable
 
     names = list(dict.fromkeys(args.policies))
     if len(names) < 2:

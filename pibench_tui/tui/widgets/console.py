@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, RichLog, Static
 
-from ..textsafe import rich_text, visible
-from ..tui_game import Game
-from .panels import Panel
+from pibench_tui.textsafe import rich_text, visible
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.panels import Panel
 
 BANNER = (
     "Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
@@ -171,7 +171,7 @@ class ConsolePanel(Panel):
 
     @on(Input.Submitted, "#console-input")
     def _line(self, event: Input.Submitted) -> None:
-        from ..headless import repl_input_complete
+        from pibench_tui.headless import repl_input_complete
 
         event.input.value = ""
         if event.value.strip() and (not self.history or self.history[-1] != event.value):
@@ -206,7 +206,7 @@ class ConsolePanel(Panel):
         month = game.world.month if game is not None else None
         try:
             if self.sandbox is None:
-                from ..sandbox.factory import open_sandbox
+                from pibench_tui.sandbox.factory import open_sandbox
 
                 assert game is not None, "the console runs only once a game is bound"
 
@@ -236,7 +236,7 @@ class ConsolePanel(Panel):
         """Completions of ``text`` (the line before the cursor): API namespaces, calls, argument
         names, topics and venues — the headless REPL's completer."""
         if self._completer is None:
-            from ..headless import make_completer
+            from pibench_tui.headless import make_completer
 
             self._completer = make_completer()
         from prompt_toolkit.document import Document

@@ -3,7 +3,7 @@
 Each :class:`ActionSpec` names its key, the panel it belongs to, the API call it makes,
 the form fields (built from what the API returns right now) and a check that says why
 the action is impossible before any form opens. The App turns these into bindings,
-command-palette entries, help text and :class:`~pibench_tui.screens.form.ActionForm`
+command-palette entries, help text and :class:`~pibench_tui.tui.screens.form.ActionForm`
 dialogs. Nothing here imports Textual.
 """
 
@@ -13,12 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from world.config import TOPICS
-from world.events import ACTIONS as EVENT_ACTIONS
-from world.kinds import ApplicantStatus, Role
-
-from .alerts import idle_people, season_months
-from .record import (
+from pibench_tui.tui.alerts import idle_people, season_months
+from pibench_tui.tui.game import Game, rule
+from pibench_tui.tui.record import (
     after_the_end,
     agency_record,
     compute_price,
@@ -27,7 +24,9 @@ from .record import (
     postdoc_record,
     venue_record,
 )
-from .tui_game import Game, rule
+from world.config import TOPICS
+from world.events import ACTIONS as EVENT_ACTIONS
+from world.kinds import ApplicantStatus, Role
 
 Options = list[tuple[str, Any]]
 

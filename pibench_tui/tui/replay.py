@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.harness.rundir import RUN_FORMAT, read_json, read_jsonl
+from pibench_tui.tui.game import Game
 from world.career import Career
 from world.config import WorldConfig
-
-from .harness.rundir import RUN_FORMAT, read_json, read_jsonl
-from .tui_game import Game
 
 
 class ReplayError(Exception):

@@ -21,19 +21,19 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
-from .actions import ACTIONS, ACTIONS_BY_ID
-from .alerts import alerts
-from .messages import MonthAdvanced
-from .screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
-from .screens.digest import DigestScreen
-from .screens.end import EndScreen
-from .screens.form import ActionForm
-from .screens.help import HelpScreen
-from .tui_game import ActionError, Game
-from .widgets.console import ConsolePanel
-from .widgets.footer import KeysFooter
-from .widgets.header import LabHeader
-from .widgets.panels import (
+from pibench_tui.tui.actions import ACTIONS, ACTIONS_BY_ID
+from pibench_tui.tui.alerts import alerts
+from pibench_tui.tui.game import ActionError, Game
+from pibench_tui.tui.messages import MonthAdvanced
+from pibench_tui.tui.screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
+from pibench_tui.tui.screens.digest import DigestScreen
+from pibench_tui.tui.screens.end import EndScreen
+from pibench_tui.tui.screens.form import ActionForm
+from pibench_tui.tui.screens.help import HelpScreen
+from pibench_tui.tui.widgets.console import ConsolePanel
+from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.header import LabHeader
+from pibench_tui.tui.widgets.panels import (
     ApplicantsPanel,
     EventsPanel,
     FieldPanel,
@@ -44,7 +44,7 @@ from .widgets.panels import (
     PeoplePanel,
     ProjectsPanel,
 )
-from .widgets.tutorial import TutorialChecklist
+from pibench_tui.tui.widgets.tutorial import TutorialChecklist
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """Below this terminal size the app shows a message instead of the panels."""
@@ -101,7 +101,7 @@ _GAME_ACTIONS = {
 
 
 class PibenchApp(App[int]):
-    """The pibench TUI over one :class:`~pibench_tui.tui_game.Game`.
+    """The pibench TUI over one :class:`~pibench_tui.tui.game.Game`.
 
     Args:
         game: the career to play.
@@ -825,7 +825,7 @@ def run_play(args: Any) -> int:
         print(f"pibench play: {NOT_A_TERMINAL}", file=sys.stderr)
         return 1
     if getattr(args, "replay", None) is not None:
-        from .replay_app import run_replay
+        from pibench_tui.tui.replay_app import run_replay
 
         return run_replay(args)
     try:
@@ -839,7 +839,7 @@ def run_play(args: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - ScenarioError / SaveError: their messages say what is wrong
         print(f"pibench play: {exc}", file=sys.stderr)
         return 1
-    from pibench_tui.interrupts import run_app_with_signals
+    from pibench_tui.cli.interrupts import run_app_with_signals
 
     def final_save() -> str | None:  # after SIGTERM/SIGHUP/SIGINT, with --save NAME
         if not app.career:

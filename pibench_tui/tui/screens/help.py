@@ -10,8 +10,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
-from ..actions import ACTIONS
-from ..alerts import LOW_MOOD
+from pibench_tui.tui.actions import ACTIONS
+from pibench_tui.tui.alerts import LOW_MOOD
 
 
 def rules_markdown(rules: dict, cfg: Any) -> str:
@@ -55,7 +55,7 @@ read reports, reviewer scores, news, preprints. They are revealed at the end.
 
 
 def columns_markdown(cfg: Any) -> str:
-    """What the Lab panel's columns and the warnings mean (numbers from the rules and :mod:`pibench_tui.alerts`)."""
+    """What the Lab panel's columns and the warnings mean (numbers from the rules and :mod:`pibench_tui.tui.alerts`)."""
     return f"""\
 **Columns of the Lab panel.** **Report** is the quality of the researcher's latest monthly report
 (0 = nothing useful; it grows with skill, ability and morale, and is noisy) — your read of how

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .alerts import idle_people, month_of_year
+from pibench_tui.tui.alerts import idle_people, month_of_year
 
 
 @dataclass(frozen=True)

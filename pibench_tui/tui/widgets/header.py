@@ -16,7 +16,7 @@ from textual.widgets import Static
 def calendar_label(dash: dict, rolling: frozenset[str] | set[str], short: bool = False) -> str:
     """What this month of the year means: recruiting, deadlines, service duty, the open grant
     calls except those of the ``rolling`` agencies (:attr:`Game.rolling_agencies
-    <pibench_tui.tui_game.Game.rolling_agencies>`), from the dashboard."""
+    <pibench_tui.tui.game.Game.rolling_agencies>`), from the dashboard."""
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Label
 
-from ..actions import event_details
-from ..record import after_the_end, event_answers
-from ..tui_game import Game
-from .panel import Panel, fill_table, new_table, panel_bindings
+from pibench_tui.tui.actions import event_details
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.record import after_the_end, event_answers
+from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
 
 
 class EventsPanel(Panel):
