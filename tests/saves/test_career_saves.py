@@ -64,7 +64,7 @@ def test_headless_autosaves_through_its_careers_writer(tmp_path):
 def test_the_tui_game_autosaves_through_its_careers_writer(tmp_path):
     """The TUI's Game autosaves through its Career's writer (deltas between whole ones) and
     keeps one writer per store."""
-    from pibench_tui.tui_game import Game
+    from pibench_tui.tui.game import Game
 
     store = SaveStore(tmp_path / "s", on_warning=None)
     game = Game(Career.new(WorldConfig(), 5).world, scenario="standard")
