@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 from pibench_tui.cli import main as pibench_main
+from pibench_tui.cli.seeds import read_seal
 from pibench_tui.harness.backends import Completion
 from pibench_tui.harness.loop import run_careers
-from pibench_tui.seeds import read_seal
 from tests.harness.conftest import settings_for
 
 IDLE = "```python\ntime.next_month()\n```"
