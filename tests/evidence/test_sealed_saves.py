@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from pibench_tui.cli import main as pibench_main
-from pibench_tui.seeds import read_seal
+from pibench_tui.cli.seeds import read_seal
 from tests.headless.conftest import run_pibench
 
 #: Agent code that prints everything a finished career's calls return.
@@ -46,7 +46,7 @@ def test_a_sealed_career_saved_and_resumed_never_shows_its_seed(tmp_path):
     data = json.loads(report.read_text())
     assert data["seed"] is None and data["seed_commitment"] == commitment
     assert seed not in report.read_text()
-    from pibench_tui.replay import open_save
+    from pibench_tui.tui.replay import open_save
 
     source = open_save("s1", str(home / "saves"))
     assert source.seed_text == f"sealed:{commitment[:12]}"
