@@ -425,7 +425,7 @@ def _sealed_options(options: HeadlessOptions, scenario: Any) -> HeadlessOptions:
             f"not {options.sealed[:12]}..."
         )
     if options.sealed is None:  # --seeds @FILE checked this already
-        from pibench_tui.seeds import require_confinement
+        from pibench_tui.cli.seeds import require_confinement
 
         refusal = require_confinement()
         if refusal:

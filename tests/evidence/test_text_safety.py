@@ -170,7 +170,7 @@ def test_tui_console_output_shows_control_characters_as_text():
     as visible text (pretty_output goes through textsafe.visible)."""
     from rich.console import Console
 
-    from pibench_tui.widgets.console import pretty_output
+    from pibench_tui.tui.widgets.console import pretty_output
 
     buf = io.StringIO()
     Console(file=buf, width=200, force_terminal=True, color_system=None).print(
