@@ -730,12 +730,20 @@ def describe_world(
         config_dict = state["config"]  # the live view's own copy-free config, serialised at once
     else:
         config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
+    from world.config import config_hash
+
     scen_name, description = _scenario_names(scenario)
     seed: Any = getattr(world, "seed", None)
     if seed is None:
         seed = getattr(scenario, "seed", 0)
     meta = {
-        "scenario": {"name": scen_name, "description": description, "config": config_dict, **_sealed_of(scenario)},
+        "scenario": {
+            "name": scen_name,
+            "description": description,
+            "config": config_dict,
+            "config_hash": config_hash(config_dict),  # the scenario as its content (issue 25 §1)
+            **_sealed_of(scenario),
+        },
         "seed": int(seed),
         "month": int(world.month),
         "months": config_dict.get("months"),

@@ -632,11 +632,7 @@ class WorldConfig:
         (sorted keys, no spaces, ASCII). Two configs share it only when every parameter is
         equal, whatever their names; a config read back from JSON has the same hash. The
         one home of this hash (runs, saves and reports carry it; issue 25 §1)."""
-        import hashlib
-        import json
-
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return config_hash(self.to_dict())
 
     @classmethod
     def check(cls, data: Mapping[str, Any], paths: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
@@ -783,6 +779,16 @@ class ConfigError(ValueError):
 
 SEED_MAX = 2**63 - 1
 """Largest world seed (seeds are integers in ``0..SEED_MAX``)."""
+
+
+def config_hash(data: Mapping[str, Any]) -> str:
+    """:meth:`WorldConfig.content_hash` of a config's :meth:`~WorldConfig.to_dict` (or the
+    same dict read back from JSON): SHA-256 (hex) of it as canonical JSON."""
+    import hashlib
+    import json
+
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def seed_problem(seed: Any) -> str | None:

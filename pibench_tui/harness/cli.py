@@ -220,8 +220,13 @@ def cmd_agent(args: argparse.Namespace) -> int:
     :data:`EXIT_USAGE` or :data:`EXIT_LLM_FAILED_PARTWAY` (see the epilog)."""
     from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RetryPolicy
     from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
+    from pibench_tui.textsafe import clean
     from scenarios import ScenarioError, load_scenario
 
+    # names from the command line enter run directories and requests: bytes that are not
+    # UTF-8 (surrogate escapes in argv) become U+FFFD, never a UnicodeEncodeError mid-career
+    args.model = clean(args.model)
+    args.label = clean(args.label) if args.label is not None else None
     if args.backend_command is not None and args.base_url is not None:
         print("pibench agent: error: --command and --base-url are two different backends; give one", file=sys.stderr)
         return EXIT_USAGE

@@ -41,7 +41,7 @@ from pibench_tui.harness.rundir import (
     read_json,
     read_jsonl,
 )
-from pibench_tui.textsafe import visible
+from pibench_tui.textsafe import clean, visible
 
 __all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflict", "run_career", "run_careers"]
 
@@ -101,6 +101,10 @@ class AgentSettings:
     max_tokens: int = 4000
     memory: bool = True
     block_timeout: float = DEFAULT_BLOCK_TIMEOUT
+
+    def __post_init__(self) -> None:
+        for name in ("model", "label", "scenario"):  # written into run directories: always UTF-8
+            object.__setattr__(self, name, clean(getattr(self, name)))
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that must match for a resume (the config by its hash)."""

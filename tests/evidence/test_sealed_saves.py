@@ -50,3 +50,18 @@ def test_a_sealed_career_saved_and_resumed_never_shows_its_seed(tmp_path):
 
     source = open_save("s1", str(home / "saves"))
     assert source.seed_text == f"sealed:{commitment[:12]}"
+
+
+def test_saves_carry_the_config_hash_of_their_scenario(tmp_path):
+    """A save records its config's content hash beside the config (a scenario is its
+    content): equal to WorldConfig.content_hash() of the world saved, and to the bundled
+    scenario's hash for an unmodified bundled scenario."""
+    from saves import SaveStore
+    from scenarios import bundled_hash, load_scenario
+    from world.engine import World
+
+    scen = load_scenario("short-12")
+    store = SaveStore(tmp_path / "saves")
+    store.save("c1", World(scen.config, 7), scenario=scen)
+    _world, record = store.load_world("c1")
+    assert record.scenario["config_hash"] == scen.config.content_hash() == bundled_hash("short-12")

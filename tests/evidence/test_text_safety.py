@@ -179,3 +179,26 @@ def test_tui_console_output_shows_control_characters_as_text():
     text = buf.getvalue()
     assert "\x07" not in text and "\x1b]" not in text and "\x1b[2J" not in text
     assert "\\x1b]0;pwned\\x07[bold]x[/bold]" in text
+
+
+def test_agent_label_and_model_with_invalid_utf8_and_escapes_finish_and_report(tmp_path):
+    """`--label` and `--model` holding bytes that are not UTF-8 (surrogate escapes in argv)
+    and an OSC sequence: the career finishes (before: UnicodeEncodeError writing result.json),
+    its folder name is the label's escape, and neither pibench agent nor pibench report print
+    the sequence raw."""
+    out = tmp_path / "runs"
+    idle = tmp_path / "idle.py"
+    idle.write_text("import sys\nsys.stdin.read()\nprint('```python\\ntime.next_month()\\n```')\n")
+    label = "l\udcff\x1b]0;pwned\x07"
+    run = run_pibench(
+        ["agent", "--model", "m\udcff", "--label", label, "--command", f"{sys.executable} {idle}",
+         "--scenario", "short-12", "--seeds", "2", "--out", str(out)],
+        home=tmp_path / "home",
+        timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout + run.stderr
+    (res,) = list(out.rglob("result.json"))
+    assert json.loads(res.read_text(encoding="utf-8"))["label"] == "l\ufffd\x1b]0;pwned\x07"
+    rep = run_pibench(["report", str(out)], home=tmp_path / "home")
+    assert rep.returncode == 0 and "\x1b" not in rep.stdout + rep.stderr and "\\x1b]0;pwned\\x07" in rep.stdout
