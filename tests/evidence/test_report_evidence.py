@@ -196,3 +196,64 @@ def test_an_action_log_pasted_from_another_career_fails_the_transcript_check(tmp
     assert status["102"] == ("valid", None)
     assert status["101"][0] == "invalid" and "month 1 turn 1: call 1 of the log is" in status["101"][1], status
     assert "not deterministic" in status["101"][1]
+
+
+#: Agent code whose calls depend on its own ``random`` and on its variables across turns.
+RANDOM_PLAY = """```python
+import random
+try:
+    seen += 1
+except NameError:
+    seen = 0
+for e in events.pending():
+    events.respond(e['id'], 'accept' if random.random() < 0.5 else 'decline')
+if random.random() < 0.3 or seen > 2:
+    time.next_month()
+```"""
+
+
+class _Stopping(_Instant):
+    """Sets ``stop`` after ``after`` replies (a Ctrl-C in the middle of a month)."""
+
+    def __init__(self, reply: str, stop, after: int) -> None:
+        super().__init__(reply)
+        self.stop, self.after, self.n = stop, after, 0
+
+    def complete(self, messages):
+        self.n += 1
+        if self.n == self.after:
+            self.stop.set()
+        return super().complete(messages)
+
+
+def test_the_transcript_check_passes_resumed_and_sealed_careers_whose_code_uses_random(tmp_path):
+    """A genuine career interrupted mid-month and resumed (its agent variables lost, a fresh
+    agent process), and sealed careers whose agent ``random`` was seeded from secret entropy,
+    pass `pibench report --check-transcripts` (the re-run gets the recorded seeds and restarts
+    where the career did); tokens and flags are the transcript's even when result.json says
+    otherwise."""
+    import threading
+
+    from pibench_tui.harness.loop import CareerInterrupted, run_career
+
+    runs = tmp_path / "runs"
+    stop = threading.Event()
+    settings = settings_for("short-12", model="r")
+    try:
+        run_career(settings, _Stopping(RANDOM_PLAY, stop, 9), 101, runs, log=lambda _t: None, stop=stop)
+    except CareerInterrupted:
+        pass
+    else:
+        raise AssertionError("the career was not interrupted")
+    run_career(settings, _Instant(RANDOM_PLAY), 101, runs, log=lambda _t: None)
+    transcript = (runs / "r" / "short-12-101" / "transcript.jsonl").read_text()
+    assert '"event":"resume"' in transcript
+    seal, rows = _seal(tmp_path, 2)
+    _runs(runs, "s", [int(r["seed"]) for r in rows], RANDOM_PLAY, [r["commitment"] for r in rows])
+    _edit(runs / "r" / "short-12-101", tokens={"prompt": 1, "completion": 0, "total": 1})
+    rep = _report([runs], tmp_path, "--seal", str(seal), "--check-transcripts")
+    checks = {c["key"]: (c["status"], c["transcript_check"]) for c in rep["careers"]}
+    assert all(status == "valid" and "make exactly" in check for status, check in checks.values()), checks
+    r_row = next(r for r in rep["leaderboard"] if r["label"] == "r")
+    llm_lines = [json.loads(line) for line in transcript.splitlines() if '"event":"llm"' in line]
+    assert r_row["tokens_total"] == sum(e["prompt_tokens"] + e["completion_tokens"] for e in llm_lines) > 1
