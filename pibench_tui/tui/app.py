@@ -320,7 +320,7 @@ class PibenchApp(App[int]):
             citations,
             game.rolling_agencies,
             busy=self.busy,
-            scenario=f"{game.scenario_name} · seed {game.world.seed}",
+            scenario=f"{game.scenario_name} · {game.seed_text}",
             warnings=alerts(game, dash),
         )
         if self.tutorial.display:
@@ -617,7 +617,7 @@ class PibenchApp(App[int]):
                     return check_name(name)
                 except SaveError:
                     continue
-        return f"{self.game.scenario_name}-{self.game.world.seed}"
+        return f"{self.game.scenario_name}-{self.game.seed_text.replace('seed ', '').replace(':', '-')}"
 
     def _save_conflict(self, name: str) -> str | None:
         """Why ``name`` may not take this career's save (``None``: it may): an invalid name,
@@ -749,6 +749,25 @@ class PibenchApp(App[int]):
         self.release_career()  # the session is over (a final save after a signal takes it again)
 
 
+def _saved_scenario(world: Any, scenario: dict[str, Any]) -> Any:
+    """The scenario of a loaded save as a :class:`scenarios.Scenario` when it is a sealed
+    career's (its commitment is kept: the screen withholds the seed, and later saves stay
+    sealed), else its name."""
+    commitment = scenario.get("seed_commitment")
+    if not (isinstance(commitment, str) and commitment):
+        return scenario.get("name")
+    from scenarios import Scenario
+
+    return Scenario(
+        name=str(scenario.get("name") or "custom"),
+        description=str(scenario.get("description") or ""),
+        seed=world.seed,
+        config=world.cfg,
+        source="save",
+        seed_commitment=commitment,
+    )
+
+
 def make_app(
     *,
     scenario: str | None = None,
@@ -781,7 +800,7 @@ def make_app(
         w, record = store.load_world(load)  # a damaged newest autosave: the previous one, with a note
         game = Game(
             w,
-            scenario=(record.scenario or {}).get("name"),
+            scenario=_saved_scenario(w, record.scenario or {}),
             save_name=record.info.name,
             career=record.info.career,
             ui=record.meta.get("ui"),

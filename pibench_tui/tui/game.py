@@ -80,6 +80,13 @@ class Game:
         return self.held.api
 
     @property
+    def seed_text(self) -> str:
+        """The seed as the screen may show it: ``seed N``, or ``sealed:<commitment prefix>``
+        for a sealed career (its seed is withheld until unsealed, issue 25 §3)."""
+        commitment = getattr(self.scenario, "seed_commitment", None)
+        return f"sealed:{commitment[:12]}" if commitment else f"seed {self.world.seed}"
+
+    @property
     def scenario_name(self) -> str:
         """The scenario's name ("custom" when unknown)."""
         if isinstance(self.scenario, str):

@@ -65,3 +65,25 @@ def test_saves_carry_the_config_hash_of_their_scenario(tmp_path):
     store.save("c1", World(scen.config, 7), scenario=scen)
     _world, record = store.load_world("c1")
     assert record.scenario["config_hash"] == scen.config.content_hash() == bundled_hash("short-12")
+
+
+def test_the_tui_keeps_a_sealed_save_sealed(tmp_path):
+    """`pibench play --load` of a sealed career's save shows `sealed:<prefix>` instead of the
+    seed in its header, and saving it again keeps the commitment (before: the TUI's scenario
+    was the bare name, so its saves dropped the seal)."""
+    from pibench_tui.tui.app import make_app
+
+    seal = tmp_path / "seal.json"
+    assert pibench_main(["seal", "--count", "1", "--out", str(seal)]) == 0
+    row = read_seal(seal)["seeds"][0]
+    home = tmp_path / "home"
+    args = ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"]
+    assert run_pibench(args, "time.next_month()\n", home=home).returncode == 0
+    app = make_app(load="s1", saves_dir=str(home / "saves"))
+    assert app.game.seed_text == f"sealed:{row['commitment'][:12]}"
+    from saves import SaveStore
+
+    store = SaveStore(home / "saves")
+    app.game.save("s2", store)
+    _world, record = store.load_world("s2")
+    assert record.scenario["seed_commitment"] == row["commitment"]
