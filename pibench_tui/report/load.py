@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from pibench_tui.harness.rundir import RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
+from pibench_tui.harness.rundir import MAX_JSONL_BYTES, RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
 
 __all__ = [
     "MISSING_STATUSES",
@@ -652,8 +652,8 @@ def _run_dirs(root: Path) -> list[Path]:
 
 
 def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
-    try:
-        data = read_json(p)
+    try:  # a `compare --json` of many seeds is larger than a run directory's files may be
+        data = read_json(p, limit=MAX_JSONL_BYTES) if p.name != "result.json" else read_json(p)
     except (OSError, ValueError) as exc:
         raise LoadError(f"{raw}: {exc}") from None
     if isinstance(data, dict) and data.get("format") == RUN_FORMAT:

@@ -202,3 +202,39 @@ def test_agent_label_and_model_with_invalid_utf8_and_escapes_finish_and_report(t
     assert json.loads(res.read_text(encoding="utf-8"))["label"] == "l\ufffd\x1b]0;pwned\x07"
     rep = run_pibench(["report", str(out)], home=tmp_path / "home")
     assert rep.returncode == 0 and "\x1b" not in rep.stdout + rep.stderr and "\\x1b]0;pwned\\x07" in rep.stdout
+
+
+def test_an_endpoints_json_error_reaches_the_terminal_escaped(tmp_path):
+    """An OpenAI-compatible endpoint answering 400 with a JSON error whose message holds
+    OSC/CSI sequences: pibench agent's terminal output names the error with the sequences as
+    visible escapes, never raw."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Evil(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps({"error": {"message": "bad \x1b]0;pwned\x07\x1b[2J model", "type": "x"}}).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = run_pibench(
+            ["agent", "--model", "m", "--base-url", f"http://127.0.0.1:{server.server_port}/v1", "--api-key-env",
+             "PIBENCH_NO_SUCH_KEY", "--scenario", "short-12", "--seeds", "1", "--out", str(tmp_path / "runs")],
+            home=tmp_path / "home",
+            timeout=300,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    text = run.stdout + run.stderr
+    assert "pwned" in text, text
+    assert "\x1b" not in text and "\x07" not in text
