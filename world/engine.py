@@ -14,7 +14,7 @@ from . import grants as grants_mod
 from . import papers as papers_mod
 from . import people as people_mod
 from . import projects as projects_mod
-from . import scoring
+from . import scoring, views
 from .config import TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
@@ -55,7 +55,6 @@ class World:
         self.month_citations = 0
         self.report: MonthReport | None = None  # the report being collected during a tick
         self.last_report: MonthReport | None = None  # the report of the last closed month
-        self._pay_rows: dict[str, float] | None = None  # money_step's rounded pay per role
         if _restore is not None:
             self.rng = Rng.from_state(_restore["rng"])
             self.s = State.from_dict(_restore["state"], copy=_copy)
@@ -150,9 +149,8 @@ class World:
             burn += sum([pj.compute * unit_cost * mult for pj in s.projects.values() if pj.status == "active"])
         if s.awards:
             overhead = cfg.award_overhead
-            for a in s.awards.values():  # grants_mod.active_awards(self, m), written out
-                if a.start_month <= m <= a.end_month:
-                    burn += overhead - a.monthly
+            for a in grants_mod.active_awards(self, m):
+                burn += overhead - a.monthly
         return burn
 
     def runway(self) -> float | None:
@@ -194,34 +192,15 @@ class World:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
         spend = self.spend
-        if s.people or s.projects:
-            # spend() written out: each row rounded to cents once, and the budget moved by
-            # that value, row after row in the same order
-            ledger, month, budget = s.ledger, s.month, s.budget
-            if s.people:
-                pay = self._pay_rows
-                if pay is None:  # the config is frozen: the rounded pay rows are made once
-                    pay = self._pay_rows = {
-                        role: round2(float(-amount))
-                        for role, amount in (
-                            ("phd", cfg.pay_phd),
-                            ("postdoc", cfg.pay_postdoc),
-                            ("ra", cfg.pay_ra),
-                            ("manager", cfg.pay_manager),
-                        )
-                    }
-                for p in s.people.values():
-                    if p.status == "active":
-                        amount = pay[p.role]
-                        budget += amount
-                        ledger.append([month, "stipend", amount, p.id])
+        if s.people:
+            pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
+            for p in people_mod.active_people(self):
+                spend(-pay[p.role], "stipend", p.id)
+        if s.projects:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
             for pj in s.projects.values():
                 if pj.status == "active" and pj.compute > 0:
-                    amount = round2(float(-pj.compute * unit_cost * mult))
-                    budget += amount
-                    ledger.append([month, "compute", amount, pj.id])
-            s.budget = budget
+                    spend(-pj.compute * unit_cost * mult, "compute", pj.id)
         if s.awards:
             for a in grants_mod.active_awards(self, m):
                 spend(a.monthly, "grant_income", a.id)
@@ -234,38 +213,23 @@ class World:
         total = sum([v for _, v in impulses]) if impulses else 0
         r = s.reputation
         r = r + total - cfg.reputation_decay * (r - cfg.reputation_baseline)
-        # min(hi, max(0.0, r)) written out: max(0.0, r) is r only if r > 0.0, min(hi, x) is x only if x < hi
-        r = r if r > 0.0 else 0.0
-        s.reputation = r if r < cfg.reputation_max else cfg.reputation_max
+        s.reputation = min(cfg.reputation_max, max(0.0, r))
         if impulses:
             s.rep_impulses = []
 
     def record_month(self, m: int, pool: float, used: float) -> None:
         """Tick step 11: the visible monthly stats and the hidden evaluation log (§12, §17)."""
         s = self.s
-        published = citations = 0  # scoring.earned(self): every publication's citations
-        for pub in s.publications.values():
-            if pub.published_month <= m:
-                published += 1
-            citations += pub.citations
-        students = 0  # people_mod.count_active(self, RESEARCHER_ROLES)
-        roles = people_mod.RESEARCHER_ROLES
-        for p in s.people.values():
-            if p.status == "active" and p.role in roles:
-                students += 1
-        active_projects = 0  # projects_mod.count_active(self)
-        for pj in s.projects.values():
-            if pj.status == "active":
-                active_projects += 1
+        researchers = people_mod.count_active(self, people_mod.RESEARCHER_ROLES)
         s.lab_monthly.append(
             {
                 "month": m,
                 "budget": round2(s.budget),
                 "reputation_standing": self.standing(),
-                "students": students,
-                "active_projects": active_projects,
-                "publications": published,
-                "citations_total": citations,
+                "students": researchers,
+                "active_projects": projects_mod.count_active(self),
+                "publications": len(views.published(self)),
+                "citations_total": scoring.earned(self),
                 "citations_month": self.month_citations,
                 "attention_used": round2(used),
                 "attention_pool": round2(pool),
@@ -302,16 +266,10 @@ class World:
         news_start = len(s.news)
         _, pool, reserved = people_mod.attention_totals(self)
         used = reserved + s.oneoff_used
-        roles = people_mod.RESEARCHER_ROLES  # people_mod.active_people(self, roles), written out
-        self._mentoring_snapshot = (
-            [
-                [p.id, p.mentoring, p.ability, p.growth, p.independence, p.role]
-                for p in s.people.values()
-                if p.status == "active" and p.role in roles
-            ]
-            if s.people
-            else []
-        )
+        self._mentoring_snapshot = [
+            [p.id, p.mentoring, p.ability, p.growth, p.independence, p.role]
+            for p in people_mod.active_people(self, people_mod.RESEARCHER_ROLES)
+        ]
         self.month_citations = 0
         try:
             self._tick(m, pool, used)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .config import TOPICS
 from .field import hotness
 from .kinds import EventAnswer, EventKind, EventStatus
-from .people import RESEARCHER_ROLES, boost_next_season, spend_attention
+from .people import RESEARCHER_ROLES, active_people, boost_next_season, spend_attention
 from .projects import collaboration_draft
 from .state import Event
 
@@ -93,9 +93,7 @@ def generate_events(w: World, m: int) -> None:
         return
     keyed_text = w.rng.keyed_text
     crisis_p = cfg.crisis_p
-    for p in s.people.values():  # active_people(w, RESEARCHER_ROLES), written out
-        if p.status != "active" or p.role not in RESEARCHER_ROLES:
-            continue
+    for p in active_people(w, RESEARCHER_ROLES):
         if keyed_text(f"crisis|{p.id}|{m}").random() < crisis_p:
             _new_event(
                 w,

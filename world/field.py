@@ -125,19 +125,13 @@ def field_step(w: World, m: int) -> None:
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
         cmin, rate = cfg.crowd_min, cfg.crowd_rate
-        # v if v > cmin else cmin is max(cmin, v), without the call
-        s.crowding = [
-            v if (v := c + rate * (hk - c) + e) > cmin else cmin for c, hk, e in zip(s.crowding, h, noise, strict=True)
-        ]
+        s.crowding = [max(cmin, c + rate * (hk - c) + e) for c, hk, e in zip(s.crowding, h, noise, strict=True)]
     streams = w.rng.streams
     target = climate_target(w, m)
     climate = s.climate
-    # min(hi, max(lo, v)) written out: max(lo, v) is v only if v > lo, min(hi, x) is x only if x < hi
     # normal(0.0, sd) as numpy computes it (0.0 + sd × a standard normal): the same float
     noise = 0.0 + cfg.climate_noise_sd * streams["climate"].standard_normal()
-    v = climate + cfg.climate_rate * (target - climate) + noise
-    v = v if v > cfg.climate_min else cfg.climate_min
-    s.climate = v if v < cfg.climate_max else cfg.climate_max
+    s.climate = min(cfg.climate_max, max(cfg.climate_min, climate + cfg.climate_rate * (target - climate) + noise))
     if s.shock_until < m:
         gen = streams["shock"]
         if gen.random() < cfg.shock_p:
@@ -189,20 +183,10 @@ def generate_observables(w: World, m: int) -> None:
     # gen.normal(1.0, sd) as numpy computes it (1.0 + sd × a standard normal): the same float
     funding_noise = 1.0 + cfg.funding_news_noise_sd * gen.standard_normal()
     news, today = s.news, s.month  # dated as World.add_news dates them
-    surging, gaining, steady = cfg.word_surging, cfg.word_gaining, cfg.word_steady
     texts = _FIELD_NEWS
     for topic, n, hk in zip(TOPICS, counts, h, strict=True):
         if n > 0:
-            # magnitude_word(w, hk), written out
-            word = (
-                "surging"
-                if hk >= surging
-                else "gaining steam"
-                if hk >= gaining
-                else "steady"
-                if hk >= steady
-                else "quiet"
-            )
+            word = magnitude_word(w, hk)
             # the text formatted once per (count, topic, word) and kept: the same string
             text = texts.get((n, topic, word))
             if text is None:

@@ -137,8 +137,7 @@ def citation_rates(
     """
     cfg = w.cfg
     venue = cfg.venues[pub.venue]
-    # the factors that do not depend on the month, multiplied in the formula's order (left
-    # to right), so every λ is the same float as the formula written out for one month
+    # the factors that do not depend on the month, multiplied in the formula's order (left to right)
     base = venue["visibility"] * math.exp(cfg.citation_quality_slope * (pub.q - cfg.citation_quality_center)) * h
     rep = 1.0 + cfg.citation_reputation * (reputation - cfg.reputation_baseline)
     alum = 1.0 + cfg.alumni_citation_bonus * alumni
@@ -148,22 +147,17 @@ def citation_rates(
     out = []
     for month in months:
         age = month - published
-        ramp = (age + 1) / ramp_months
-        ramp = ramp if ramp < 1.0 else 1.0  # min(1.0, ramp)
-        past = age - decay_start
-        lam: float = base * ramp * 0.5 ** ((past if past > 0.0 else 0.0) / half_life) * rep * alum
+        ramp = min(1.0, (age + 1) / ramp_months)
+        lam: float = base * ramp * 0.5 ** (max(0.0, age - decay_start) / half_life) * rep * alum
         if collab is not None:
             lam *= collab
-        out.append(lam if lam > 0.0 else 0.0)  # max(0.0, lam)
+        out.append(max(0.0, lam))
     return out
 
 
 def citations_step(w: World, m: int) -> None:
-    """Tick step 4: Poisson citations for every publication published by month ``m`` (§8).
-
-    The rate of each paper is :func:`citation_rate`'s, written out here with the month's
-    factors computed once (the same operations in the same order, so the same floats).
-    """
+    """Tick step 4: Poisson citations for every publication published by month ``m`` (§8),
+    each drawn at its :func:`citation_rate`."""
     cfg, s = w.cfg, w.s
     if not s.publications:
         w.month_citations = 0
@@ -172,13 +166,7 @@ def citations_step(w: World, m: int) -> None:
     total = 0
     by_publication: dict[str, int] = {}
     keyed_text = w.rng.keyed_text
-    venues = cfg.venues
-    ramp_months, decay_start = cfg.citation_ramp_months, cfg.citation_decay_start
-    slope, center = cfg.citation_quality_slope, cfg.citation_quality_center
-    rep_factor = 1.0 + cfg.citation_reputation * (s.reputation - cfg.reputation_baseline)
-    alumni_factor = 1.0 + cfg.alumni_citation_bonus * s.alumni
-    collab_factor = cfg.collab_citation_factor
-    exp = math.exp
+    reputation, alumni = s.reputation, s.alumni
     report = w.report
     for pub in s.publications.values():
         published = pub.published_month
@@ -194,26 +182,8 @@ def citations_step(w: World, m: int) -> None:
                     "tier": pub.tier,
                 }
             )
-        # citation_rate(w, pub, m, h[k], reputation, alumni), written out
-        venue = venues[pub.venue]
-        age = m - published
-        ramp = (age + 1) / ramp_months
-        ramp = ramp if ramp < 1.0 else 1.0  # min(1.0, ramp)
-        late = age - decay_start
-        decay = 0.5 ** ((late if late > 0.0 else 0.0) / venue["half_life"])  # max(0.0, late)
-        lam = (
-            venue["visibility"]
-            * exp(slope * (pub.q - center))
-            * h[TOPIC_INDEX[pub.topic]]
-            * ramp
-            * decay
-            * rep_factor
-            * alumni_factor
-        )
-        if pub.collab:
-            lam *= collab_factor
-        # max(0.0, lam) is lam only if lam > 0.0, and only then is there a draw (a scalar
-        # Poisson draw is a Python int)
+        lam = citation_rate(w, pub, m, h[TOPIC_INDEX[pub.topic]], reputation, alumni)
+        # a draw only for a positive rate (a scalar Poisson draw is a Python int)
         n = keyed_text(f"citations|{pub.id}|{m}").poisson(lam) if lam > 0.0 else 0
         if n:
             pub.citations += n

@@ -331,13 +331,10 @@ def generate_pool(w: World, m: int) -> None:
         ab_mean, ab_sd = pp["ability_mean"] + lift, pp["ability_sd"]
         tn_sd, ln_sd = pp["transcript_noise"], pp["letter_noise"]
         z_ab_sp, u_re_ind, z_rest, names = drawn[pool]
-        # Clipping is written out as np.clip's own rule, low = v if v > lo else lo, then
-        # low if low < hi else hi (also min(hi, max(lo, v)), at a fraction of the cost), and
-        # max(g, v) as v if v > g else g (np.maximum's result for these never-NaN draws); the
-        # arithmetic on Python floats is the same IEEE arithmetic as numpy's.
+        # np.clip's and np.maximum's results are min(hi, max(lo, v)) and max(lo, v) for these
+        # never-NaN draws; the arithmetic on Python floats is the same IEEE arithmetic as numpy's
         for i in range(k):
-            ab = ab_mean + ab_sd * z_ab_sp[i]
-            ab = low if (low := (ab if ab > amin else amin)) < amax else amax
+            ab = min(amax, max(amin, ab_mean + ab_sd * z_ab_sp[i]))
             gr = gr_mean + gr_sd * z_rest[i]
             tr = ab + (0.0 + tn_sd * z_rest[n + i])
             le = ab + bias + (0.0 + ln_sd * z_rest[2 * n + i])
@@ -348,10 +345,10 @@ def generate_pool(w: World, m: int) -> None:
                     "speed": sp_mean + sp_sd * z_ab_sp[n + i],
                     "resilience": re_lo + re_span * u_re_ind[i],
                     "independence": ind_lo + ind_span * u_re_ind[n + i],
-                    "growth": gr if gr > gmin else gmin,
-                    "transcript": round2((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0),
-                    "letter": round2((le if le < 1.0 else 1.0) if le > 0.0 else 0.0),
-                    "interview_score": round2((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0),
+                    "growth": max(gmin, gr),
+                    "transcript": round2(min(1.0, max(0.0, tr))),
+                    "letter": round2(min(1.0, max(0.0, le))),
+                    "interview_score": round2(min(1.0, max(0.0, iv))),
                     "name": f"{_FIRST[names[i]]} {_LAST[names[n + i]]}",
                     "pool": pool,
                 }
@@ -565,7 +562,7 @@ def researcher_step(w: World, m: int) -> None:
         return
     mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
     burn = w.burn_rate()
-    stress = 0.0 < s.budget < cfg.runway_stress_months * (burn if burn > 1.0 else 1.0)  # max(1.0, burn)
+    stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)
     memberships: dict[str, int] = {}
     for pj in s.projects.values():
         if pj.status == "active":
@@ -586,24 +583,15 @@ def researcher_step(w: World, m: int) -> None:
     left: set[str] = set()  # who leaves: taken off their projects in one pass after the loop
     overload_impulse, neglect_impulse = cfg.overload_impulse, cfg.neglect_impulse
     stress_impulse = cfg.runway_stress_impulse
-    quit_center, quit_scale, quit_p_scale, quit_p_max = (
-        cfg.quit_center,
-        cfg.quit_scale,
-        cfg.quit_p_scale,
-        cfg.quit_p_max,
-    )
-    exp = math.exp
-    # min(a, b) is b only if b < a, max(a, b) is b only if b > a: written out below as
-    # conditional expressions (the same floats without the calls)
     for p in researchers:
         pid = p.id
         n_proj = memberships.get(pid, 0)
         mentoring = p.mentoring
         if n_proj >= 1:
-            v = p.skill + skill_growth * p.growth * (
-                1.0 + mentor_gain * (mentor_hours if mentor_hours < mentoring else mentoring) / mentor_hours
+            p.skill = min(
+                skill_cap,
+                p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(mentoring, mentor_hours) / mentor_hours),
             )
-            p.skill = v if v < skill_cap else skill_cap
         impulse = p.impulse
         if n_proj > overload:
             impulse += overload_impulse
@@ -614,9 +602,7 @@ def researcher_step(w: World, m: int) -> None:
         morale = p.morale
         impulse += peer_rate * (mean_morale - morale)
         p.impulse = 0.0
-        v = morale + reversion * (target - morale) + impulse
-        v = v if v > 0.0 else 0.0
-        p.morale = v if v < 1.0 else 1.0
+        p.morale = min(1.0, max(0.0, morale + reversion * (target - morale) + impulse))
         gen = keyed_text(f"person_month|{pid}|{m}")
         # gen.normal(0.0, sd) twice, as numpy computes it (0.0 + sd × a standard normal) from
         # one call for both standard normals: the same draws in the same order, the same floats
@@ -625,19 +611,13 @@ def researcher_step(w: World, m: int) -> None:
         sentiment_noise = 0.0 + sentiment_sd * z_sentiment
         u_quit = gen.random()  # a scalar draw is a Python float
         morale = p.morale
-        v = p.skill * p.ability * (report_base + report_gain * morale) + report_noise
-        report = round2(v if v > 0.0 else 0.0)
+        report = round2(max(0.0, p.skill * p.ability * (report_base + report_gain * morale) + report_noise))
         if mentoring >= sentiment_min:
-            v = morale + sentiment_noise
-            v = v if v > 0.0 else 0.0
-            sentiment = round2(v if v < 1.0 else 1.0)
+            sentiment = round2(min(1.0, max(0.0, morale + sentiment_noise)))
         else:
             sentiment = None
         reports.append([pid, m, report, sentiment])
-        # quit_probability(cfg, morale), written out
-        z = -(morale - quit_center) / quit_scale
-        v = quit_p_scale * (1.0 / (1.0 + exp(-z)) if z > -700 else 0.0)
-        if u_quit < (v if v < quit_p_max else quit_p_max):
+        if u_quit < quit_probability(cfg, morale):
             p.status = "quit"
             p.left_month = m
             p.mentoring = 0.0

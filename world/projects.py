@@ -230,17 +230,7 @@ def projects_step(w: World, m: int) -> None:
     keyed_text = w.rng.keyed_text
     noise_sd = cfg.progress_noise_sd
     crowding = s.crowding
-    # effectiveness() and progress_increment() written out with the config hoisted (the same
-    # operations in the same order); min(a, b) is b only if b < a, max(a, b) b only if b > a
-    mentor_hours, morale_base, morale_gain = cfg.mentor_effect_hours, cfg.effect_morale_base, cfg.effect_morale_gain
-    rate, exponent, compute_gain, compute_scale = (
-        cfg.progress_rate,
-        cfg.progress_exponent,
-        cfg.compute_gain,
-        cfg.compute_scale,
-    )
-    noise_floor, novelty_min, bleed = cfg.progress_noise_floor, cfg.novelty_min, cfg.novelty_bleed
-    log1p = math.log1p
+    novelty_min, bleed = cfg.novelty_min, cfg.novelty_bleed
     for pj in active:  # a project ended in this loop is never one still to come
         k = TOPIC_INDEX[pj.topic]
         effort = 0.0
@@ -249,23 +239,13 @@ def projects_step(w: World, m: int) -> None:
             p = people[pid]
             if p.status != "active":
                 continue
-            mentoring = p.mentoring
-            mentor = (mentor_hours if mentor_hours < mentoring else mentoring) / mentor_hours
-            independence = p.independence
-            e = (
-                p.speed
-                * p.skill
-                * (morale_base + morale_gain * p.morale)
-                * (independence + (1.0 - independence) * mentor)
-            )
-            n = memberships.get(pid, 1)
-            effort += e / (n if n > 1 else 1)
+            effort += effectiveness(cfg, p, memberships.get(pid, 1))
             ka.append(p.skill * p.ability)
         pj.ticks += 1
         compute = pj.compute
         pj.compute_sum += compute
         if ka:
-            weight = 1e-6 if 1e-6 > effort else effort  # max(effort, 1e-6)
+            weight = max(effort, 1e-6)
             pj.ka_sum += weight * (sum(ka) / len(ka))
             pj.ka_weight += weight
         gen = keyed_text(f"project_month|{pj.id}|{m}")
@@ -274,14 +254,8 @@ def projects_step(w: World, m: int) -> None:
         noise = 1.0 + noise_sd * gen.standard_normal()
         u_scoop = gen.random()
         if effort > 0:
-            pj.progress += (
-                rate
-                * effort**exponent
-                * (1.0 + compute_gain * log1p(compute / compute_scale))
-                * (noise if noise > noise_floor else noise_floor)
-            )
-        v = pj.novelty - bleed * crowding[k]
-        pj.novelty = v if v > novelty_min else novelty_min
+            pj.progress += progress_increment(cfg, effort, compute, noise)
+        pj.novelty = max(novelty_min, pj.novelty - bleed * crowding[k])
         if (
             not cfg.no_scooping
             and pj.progress / pj.work >= cfg.scoop_progress
