@@ -425,8 +425,9 @@ def _transcript_stats(c: Career, path: Path) -> None:
 
 
 def _check_folder(c: Career, path: Path, res: dict[str, Any]) -> None:
-    """A run folder holds the career its name says (a good seed's folder copied over a bad
-    seed's is invalid, counted under the seed of its folder)."""
+    """A run folder holds the career its names say (``<label>/<scenario>-<seed>``): a good
+    seed's folder copied over a bad seed's, or another label's folder copied into this
+    label's, is invalid, counted under the label and seed of its folder."""
     seed, commitment = _seed(res.get("seed")), res.get("seed_commitment")
     if seed is None and res.get("seed") is not None:
         return  # not an integer: _sealed_seed names it
@@ -437,8 +438,9 @@ def _check_folder(c: Career, path: Path, res: dict[str, Any]) -> None:
         seed,
         commitment if isinstance(commitment, str) else None,
     )
-    if path.name != want.name:
-        c.mark("invalid", f"the folder {path.name!r} holds the result of {want.name!r} (a copied run folder)")
+    here, there = f"{path.parent.name}/{path.name}", f"{want.parent.name}/{want.name}"
+    if here != there:
+        c.mark("invalid", f"the folder {here!r} holds the result of {there!r} (a copied run folder)")
 
 
 def _sealed_seed(c: Career, res: dict[str, Any], opts: _Options) -> int | None:
@@ -522,6 +524,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
         c.scenario = scenario_label(scen, None)
         return c
     kind = "policy" if res.get("kind") == "policy" else "agent"
+    folder_label = label
     label = str(res.get("label") or res.get("model") or res.get("policy") or label)
     commitment = res.get("seed_commitment")
     seed = _seed(res.get("seed"))
@@ -533,7 +536,8 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)
     _check_folder(c, path, res)
     if c.status == "invalid":
-        c.key = key  # counted under the seed its folder names
+        c.key = key  # counted under the label and seed its folders name
+        c.label = folder_label or c.label
         c.impact = 0.0
     if kind == "agent":
         try:

@@ -174,6 +174,20 @@ def test_unfinished_crashed_and_copied_careers_are_listed_and_never_lift_a_mean(
     assert "copied run folder" in row["invalid_reasons"][0]
 
 
+def test_another_labels_run_folder_copied_in_counts_as_zero_for_this_label(tmp_path):
+    """Model B's crashed seed replaced by model A's finished folder of the same seed: the
+    copy is invalid and counted as 0 under B (before: it went to A's row as a duplicate and
+    B's row lost its bad seed)."""
+    runs = tmp_path / "runs"
+    _runs(runs, "a", [101, 102])
+    _runs(runs, "b", [101])
+    shutil.copytree(runs / "a" / "short-12-102", runs / "b" / "short-12-102")
+    rep = _report([runs], tmp_path, "--reference", "a")
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert board["b"]["invalid_seeds"] == ["102"] and board["b"]["n"] == 2
+    assert board["a"]["n"] == 2 and board["a"]["invalid"] == 0
+
+
 def test_an_action_log_pasted_from_another_career_fails_the_transcript_check(tmp_path):
     """The hidden-state oracle's action log (and its Impact and digest) pasted into an LLM's
     run directory replays as valid from the files alone, but `pibench replay
