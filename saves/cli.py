@@ -103,7 +103,7 @@ def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         return 0
     rows = [["NAME", "KIND", "SCENARIO", "SEED", "MONTH", "STATUS", "UPDATED (UTC)", "SIZE"]]
     for i in infos:
-        rows.append([i.name, i.kind, i.scenario, str(i.seed), _month(i), i.status, _when(i.updated), _size(i.size)])
+        rows.append([i.name, i.kind, i.scenario, i.seed_text, _month(i), i.status, _when(i.updated), _size(i.size)])
     _table(rows, out)
     print(f"{len(infos)} save{'s' if len(infos) != 1 else ''} in {store.path}", file=out)
     return 0
@@ -204,8 +204,8 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     description = scenario.get("description") or "-"
     as_json = getattr(args, "json", False)
     own_seed = _scenario_seed(info.scenario, scenario)
-    seed: Any = info.seed
-    if own_seed is not None and own_seed != info.seed:
+    seed: Any = info.seed if not info.sealed else info.seed_text
+    if own_seed is not None and own_seed != info.seed and not info.sealed:
         # --seed replaced the scenario's seed: its description speaks of another world.
         description = _without_seed_sentences(description)
         if not as_json:
@@ -327,7 +327,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     except (SaveError, OSError) as exc:
         return _fail(exc, store, err)
     _flush_warnings(store, err)
-    print(f"Imported save {info.name!r} (month {_month(info)}, {info.scenario}, seed {info.seed}).", file=out)
+    print(f"Imported save {info.name!r} (month {_month(info)}, {info.scenario}, seed {info.seed_text}).", file=out)
     return 0
 
 

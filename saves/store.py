@@ -252,6 +252,8 @@ class SaveInfo:
         verified: the store's mark that this very file passed the replay check on an
             earlier load (:func:`saves.seal.vouch`; ``""`` when none): the next load skips
             the replay. Internal: left out of :meth:`to_dict` and of comparisons.
+        sealed: the first 12 hex digits of a sealed career's seed commitment (``""``: a
+            public seed); listings show it instead of :attr:`seed`.
     """
 
     name: str
@@ -272,11 +274,20 @@ class SaveInfo:
     seq: int = 0
     format_version: int = FORMAT_VERSION
     verified: str = field(default="", repr=False, compare=False)
+    sealed: str = ""
+
+    @property
+    def seed_text(self) -> str:
+        """The seed as listings show it: the number, or ``sealed:<commitment prefix>`` for a
+        sealed career's save (its seed is withheld until unsealed)."""
+        return f"sealed:{self.sealed}" if self.sealed else str(self.seed)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of every attribute but the internal :attr:`verified` mark."""
         out = asdict(self)
         del out["verified"]
+        if self.sealed:
+            out["seed"] = None  # withheld: a sealed career's save
         return out
 
     @classmethod
@@ -1877,6 +1888,9 @@ def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq
     }
     if isinstance(meta.get("base"), str):  # an autosave delta: the file it builds on
         doc["base"] = meta["base"]
+    commitment = (meta.get("scenario") or {}).get("seed_commitment")
+    if isinstance(commitment, str) and commitment:  # a sealed career: listings show this, not the seed
+        doc["sealed"] = commitment[:12]
     return doc
 
 

@@ -642,7 +642,7 @@ class PibenchApp(App[int]):
                 months = f"{i.month}/{i.months}" if i.months else str(i.month)
                 return (
                     f"{name!r} already names a save of another career ({i.name!r}: scenario {i.scenario}, "
-                    f"seed {i.seed}, month {months}, {i.status}). Saving would overwrite it: choose another "
+                    f"seed {i.seed_text}, month {months}, {i.status}). Saving would overwrite it: choose another "
                     f"name, or delete that save first (pibench saves delete {i.name})."
                 )
         return None

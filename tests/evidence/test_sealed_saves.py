@@ -87,3 +87,24 @@ def test_the_tui_keeps_a_sealed_save_sealed(tmp_path):
     app.game.save("s2", store)
     _world, record = store.load_world("s2")
     assert record.scenario["seed_commitment"] == row["commitment"]
+
+
+def test_saves_listings_withhold_a_sealed_careers_seed(tmp_path):
+    """`pibench saves list` (table and --json) and `pibench saves show` of a sealed career's
+    saves show `sealed:<prefix>` instead of the seed (before: the seed was printed)."""
+    seal = tmp_path / "seal.json"
+    assert pibench_main(["seal", "--count", "1", "--out", str(seal)]) == 0
+    row = read_seal(seal)["seeds"][0]
+    home = tmp_path / "home"
+    args = ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"]
+    assert run_pibench(args, "time.next_month()\ntime.next_month()\n", home=home).returncode == 0
+    for cmd in (
+        ["saves", "list"],
+        ["saves", "list", "--json"],
+        ["saves", "show", "s1"],
+        ["saves", "show", "s1", "--json"],
+    ):
+        run = run_pibench(cmd, home=home)
+        assert run.returncode == 0, run.stderr
+        assert str(row["seed"]) not in run.stdout + run.stderr, cmd
+        assert f"sealed:{row['commitment'][:12]}" in run.stdout or '"seed": null' in run.stdout, (cmd, run.stdout)

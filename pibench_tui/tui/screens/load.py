@@ -28,7 +28,7 @@ class LoadDialog(ModalScreen[str | None]):
             yield OptionList(
                 *[
                     Option(
-                        f"{i.name}  ·  {i.scenario} seed {i.seed}  ·  month {i.month}/{i.months}  ·  {i.status}  ·  {i.updated[:16]}",
+                        f"{i.name}  ·  {i.scenario} seed {i.seed_text}  ·  month {i.month}/{i.months}  ·  {i.status}  ·  {i.updated[:16]}",
                         id=i.name,
                     )
                     for i in self.saves
