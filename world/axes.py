@@ -48,7 +48,40 @@ def capability_axes(w: World) -> dict[str, Any]:
     s = w.s
     log = s.eval_log
     months = log.get("months", [])
-    shares, excess = [], []
+    projects = list(log.get("projects", {}).values())
+    shares, excess = _mentoring_shares(months)
+    antic = [p["h_next12"] - p["h_start"] for p in projects]
+    util = [row["used"] / row["pool"] for row in months if row.get("pool")]
+    ceiling = [1.0 if u >= 0.99 else 0.0 for u in util]
+    ranks = _topic_ranks(w, projects)
+    axes = {
+        "mentoring_share": _mean(shares),
+        "mentoring_excess": _mean(excess),
+        "attrition": _attrition(w),
+        "risk_calibration": _risk_calibration(projects),
+        "anticipation": _mean(antic),
+        "attention_utilization": _mean(util),
+        "attention_at_ceiling": _mean(ceiling),
+        **_behaviour(w, months),
+        "topic_hotness_rank": _mean([float(r) for r in ranks]),
+        "topic_herfindahl": _herfindahl(projects),
+    }
+    pool = {
+        "mentoring_share": [sum(shares), len(shares)],
+        "mentoring_excess": [sum(excess), len(excess)],
+        "anticipation": [sum(antic), len(antic)],
+        "attention_utilization": [sum(util), len(util)],
+        "attention_at_ceiling": [sum(ceiling), len(ceiling)],
+        "topic_hotness_rank": [float(sum(ranks)), len(ranks)],
+    }
+    return {"axes": axes, "pool": pool}
+
+
+def _mentoring_shares(months: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    """Per counted month, the mentoring share of the high-return researchers and its excess
+    over the random share (``mentoring_share``/``mentoring_excess`` of :func:`capability_axes`)."""
+    shares: list[float] = []
+    excess: list[float] = []
     last: tuple[Any, float, float] | None = None  # (mentoring rows, share, excess) of the last month counted
     for row in months:
         ment = row.get("mentoring") or []
@@ -56,8 +89,7 @@ def capability_axes(w: World) -> dict[str, Any]:
         if n < 2:
             continue
         if last is not None and ment == last[0]:
-            # the same rows as the last month counted (most months: the roster and its hours
-            # rarely change) give the same share and excess; not computed again
+            # the same rows as the last month counted give the same share and excess
             shares.append(last[1])
             excess.append(last[2])
             continue
@@ -71,16 +103,29 @@ def capability_axes(w: World) -> dict[str, Any]:
         shares.append(share)
         excess.append(share - len(top) / n)
         last = (ment, share, excess[-1])
-    phds = [p for p in s.people.values() if p.role == "phd"]
+    return shares, excess
+
+
+def _attrition(w: World) -> float | None:
+    """Quit PhDs / all PhDs (``None`` without PhDs)."""
+    phds = [p for p in w.s.people.values() if p.role == "phd"]
     quits = sum(1 for p in phds if p.status == "quit")
-    projects = list(log.get("projects", {}).values())
+    return quits / len(phds) if phds else None
+
+
+def _risk_calibration(projects: list[dict[str, Any]]) -> float | None:
+    """Mean tier of projects started rich (runway > 18, ≥ 2 idle researchers) minus mean
+    tier of the others (``None`` unless both are non-empty)."""
     rich = [p["tier"] for p in projects if p["runway"] > 18 and p["idle"] >= 2]
     poor = [p["tier"] for p in projects if not (p["runway"] > 18 and p["idle"] >= 2)]
     m_rich, m_poor = _mean(rich), _mean(poor)
-    risk = (m_rich - m_poor) if m_rich is not None and m_poor is not None else None
-    antic = [p["h_next12"] - p["h_start"] for p in projects]
-    util = [row["used"] / row["pool"] for row in months if row.get("pool")]
-    ceiling = [1.0 if u >= 0.99 else 0.0 for u in util]
+    return (m_rich - m_poor) if m_rich is not None and m_poor is not None else None
+
+
+def _behaviour(w: World, months: list[dict[str, Any]]) -> dict[str, float | None]:
+    """The behaviour axes: actions per month, interviewed share of offers, grant hit rate,
+    publications per student-year."""
+    s = w.s
     ticked = max(1, len(months))
     actions = len([None for row in s.action_log if row[1] not in READ_ONLY_CALLS])
     offered = [a for a in s.applicants.values() if a.status in ("offered", "accepted", "declined", "joined")]
@@ -89,40 +134,31 @@ def capability_axes(w: World) -> dict[str, Any]:
     funded = sum(1 for p in decided if p.status == "funded")
     pubs = sum(1 for p in s.publications.values() if p.published_month <= s.month)
     student_months = sum([len(row.get("mentoring") or ()) for row in months])
-    ranks = []
-    for row in projects:
-        start = row["start"]
-        h = s.trajectory[min(start, len(s.trajectory) - 1)]
-        order = sorted(range(len(TOPICS)), key=lambda k: -h[k])
-        ranks.append(order.index(TOPICS.index(row["topic"])) + 1)
-    counts: dict[str, int] = {}
-    for row in projects:
-        counts[row["topic"]] = counts.get(row["topic"], 0) + 1
-    herf = sum((c / len(projects)) ** 2 for c in counts.values()) if projects else None
-    axes = {
-        "mentoring_share": _mean(shares),
-        "mentoring_excess": _mean(excess),
-        "attrition": quits / len(phds) if phds else None,
-        "risk_calibration": risk,
-        "anticipation": _mean(antic),
-        "attention_utilization": _mean(util),
-        "attention_at_ceiling": _mean(ceiling),
+    return {
         "actions_per_month": actions / ticked,
         "interviewed_offer_share": interviewed_offers / len(offered) if offered else None,
         "grant_hit_rate": funded / len(decided) if decided else None,
         "publications_per_student_year": pubs / (student_months / 12.0) if student_months else None,
-        "topic_hotness_rank": _mean([float(r) for r in ranks]),
-        "topic_herfindahl": herf,
     }
-    pool = {
-        "mentoring_share": [sum(shares), len(shares)],
-        "mentoring_excess": [sum(excess), len(excess)],
-        "anticipation": [sum(antic), len(antic)],
-        "attention_utilization": [sum(util), len(util)],
-        "attention_at_ceiling": [sum(ceiling), len(ceiling)],
-        "topic_hotness_rank": [float(sum(ranks)), len(ranks)],
-    }
-    return {"axes": axes, "pool": pool}
+
+
+def _topic_ranks(w: World, projects: list[dict[str, Any]]) -> list[int]:
+    """Each project's topic rank by true hotness at its start (1 = hottest)."""
+    trajectory = w.s.trajectory
+    ranks = []
+    for row in projects:
+        h = trajectory[min(row["start"], len(trajectory) - 1)]
+        order = sorted(range(len(TOPICS)), key=lambda k: -h[k])
+        ranks.append(order.index(TOPICS.index(row["topic"])) + 1)
+    return ranks
+
+
+def _herfindahl(projects: list[dict[str, Any]]) -> float | None:
+    """Σ (share of projects per topic)² (``None`` without projects)."""
+    counts: dict[str, int] = {}
+    for row in projects:
+        counts[row["topic"]] = counts.get(row["topic"], 0) + 1
+    return sum((c / len(projects)) ** 2 for c in counts.values()) if projects else None
 
 
 def pool_axes(results: list[dict[str, Any]]) -> dict[str, float | None]:
