@@ -18,10 +18,9 @@ companions live on it rather than in module-level weak dictionaries keyed by the
 
 Build a Career with :meth:`Career.new` (a fresh world of a config and seed),
 :meth:`Career.restore` (a ``World.to_state()`` dict) or ``Career(world)`` around a world
-already built (a save just loaded, a replay). Pivot cases fork Careers: once
-``World.fork(branch)`` exists (MECHANICS Decisions 12), ``Career.fork(branch)`` builds a
-Career around the forked world with fresh companions (the fork's mirror, digest cache and
-save writer are its own).
+already built (a save just loaded, a replay). Pivot cases fork Careers:
+:meth:`Career.fork` builds a Career around ``World.fork(branch)`` (MECHANICS Decisions 12)
+with fresh companions (the fork's mirror and digest cache are its own; it is not saved).
 """
 
 from __future__ import annotations
@@ -111,6 +110,17 @@ class Career:
             ValueError: not a world state of a known format.
         """
         return cls(World.from_state(state, copy=copy), shared_results=shared_results, saves=saves)
+
+    def fork(self, branch: int, *, shared_results: bool = False) -> Career:
+        """A future of this career: the world at the start of its current month in branch
+        ``branch`` (:meth:`World.fork <world.engine.World.fork>`), with companions of its own
+        and no save writer.
+
+        Raises:
+            ValueError: ``branch`` < 1, or the PI already acted this month.
+            SimulationOver: the career has ended.
+        """
+        return Career(self.world.fork(branch), shared_results=shared_results)
 
     # ------------------------------------------------------------------ companions
     @property

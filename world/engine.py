@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import pickle
 from typing import Any
 
 from . import events as events_mod
@@ -47,6 +48,7 @@ class World:
         *,
         _restore: dict[str, Any] | None = None,
         _copy: bool = True,
+        _parts: tuple[Rng, State, MonthReport | None] | None = None,
     ) -> None:
         self.cfg = config if config is not None else WorldConfig()
         self.seed = int(seed)
@@ -55,6 +57,9 @@ class World:
         self.month_citations = 0
         self.report: MonthReport | None = None  # the report being collected during a tick
         self.last_report: MonthReport | None = None  # the report of the last closed month
+        if _parts is not None:  # a fork: its own randomness, a copy of the state
+            self.rng, self.s, self.last_report = _parts
+            return
         if _restore is not None:
             self.rng = Rng.from_state(_restore["rng"])
             self.s = State.from_dict(_restore["state"], copy=_copy)
@@ -382,6 +387,42 @@ class World:
             raise ValueError(f"not a pibench world state of format {STATE_FORMAT}")
         cfg = WorldConfig.from_dict(data["config"])
         return cls(cfg, int(data["seed"]), _restore=data, _copy=copy)
+
+    def fork(self, branch: int) -> World:
+        """A future of this world: a copy at the start of its current month whose later draws
+        follow branch ``branch`` (MECHANICS Decisions 12; PIVOTS.md).
+
+        Everything drawn before the fork (abilities, qualities, the field's trajectory,
+        agencies' preferences, morale) is state and is shared by every branch; keyed draws
+        and the persistent streams from this month on depend on ``branch``. The same world,
+        branch and later actions always give the same future.
+
+        Args:
+            branch: 1 or more (branch 0 is the world as it is).
+
+        Returns:
+            A new world; this one is unchanged.
+
+        Raises:
+            ValueError: ``branch`` < 1, or the PI has already acted this month (a fork is the
+                world before the month's first action).
+            SimulationOver: the career has ended.
+        """
+        if int(branch) < 1:
+            raise ValueError(f"a fork's branch is 1 or more (0 is the world as it is), got {branch}")
+        if self.s.finished:
+            raise SimulationOver("the career has ended: there is no month left to fork")
+        month = self.s.month
+        acted = [row[1] for row in self.s.action_log if row[0] == month and row[1] != "time.next_month"]
+        if acted:
+            raise ValueError(
+                f"a fork is the world at the start of a month, before the PI acts; month {month} already "
+                f"has {len(acted)} action(s) (first: {acted[0]})"
+            )
+        # pickle copies the plain state exactly (floats bit for bit) at a fraction of a
+        # to_state/from_state round trip's cost (bench/fork.py)
+        state, report = pickle.loads(pickle.dumps((self.s, self.last_report), pickle.HIGHEST_PROTOCOL))
+        return World(self.cfg, self.seed, _parts=(self.rng.fork(int(branch), month), state, report))
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a

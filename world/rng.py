@@ -76,20 +76,32 @@ def stream_generator(seed: int, name: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
 
 
+def branch_stream_generator(seed: int, name: str, branch: int, month: int) -> np.random.Generator:
+    """The persistent stream ``name`` of branch ``branch`` forked at the start of ``month``:
+    seeded from the key ``("stream", name, "branch", branch, "month", month)`` (MECHANICS
+    Decisions 12)."""
+    entropy = int.from_bytes(key_digest(seed, "stream", name, "branch", branch, "month", month)[:16], "little")
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
 class Rng:
     """The world's randomness: named streams plus keyed draws.
 
     Args:
         seed: the scenario seed (any int; negative values are allowed).
+        branch: the branch of a forked world (MECHANICS Decisions 12); 0, the unforked
+            world, draws exactly as §13 says. In branch ``b`` ≥ 1 keyed draws use the key
+            text ``"seed|branch-b|k1|k2|…"`` (see :meth:`fork` for the streams).
     """
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, branch: int = 0) -> None:
         self.seed = int(seed)
+        self.branch = int(branch)
         self.streams: dict[str, np.random.Generator] = {name: stream_generator(self.seed, name) for name in STREAMS}
         self._bg = np.random.PCG64(0)
         self._gen = np.random.Generator(self._bg)
         self._state = self._bg.state
-        self._prefix = f"{self.seed}|"
+        self._prefix = f"{self.seed}|" if self.branch == 0 else f"{self.seed}|branch-{self.branch}|"
         self._words: memoryview | None = None  # PCG64's (state, inc) bytes, fast re-seed only
         self._flags: memoryview | None = None  # its (has_uint32, uinteger) bytes
         if _FAST_RESEED:
@@ -104,9 +116,9 @@ class Rng:
 
         The returned object is shared: draw what you need before calling ``keyed`` again.
         """
-        if self._words is not None and key:
+        if key:
             return self.keyed_text("|".join(map(str, key)))
-        return self._keyed_digest(key_digest(self.seed, *key))
+        return self._keyed_digest(_sha256(self._prefix[:-1].encode("utf-8")).digest())
 
     def keyed_text(self, text: str) -> np.random.Generator:
         """:meth:`keyed` for key parts already joined: ``keyed_text("citations|P001|7")`` is
@@ -144,12 +156,28 @@ class Rng:
                 "has_uint32": int(st["has_uint32"]),
                 "uinteger": int(st["uinteger"]),
             }
+        if self.branch:  # branch 0 keeps the unforked world's state (and saves, digests) as they were
+            return {"seed": self.seed, "branch": self.branch, "streams": out}
         return {"seed": self.seed, "streams": out}
+
+    def fork(self, branch: int, month: int) -> Rng:
+        """The randomness of branch ``branch`` of a world forked at the start of ``month``
+        (MECHANICS Decisions 12): keyed draws from then on use ``"seed|branch-b|…"``; each
+        persistent stream is re-seeded from ``("stream", name, "branch", b, "month", m)``.
+
+        Raises:
+            ValueError: ``branch`` < 1 (branch 0 is the unforked world: nothing to fork).
+        """
+        if int(branch) < 1:
+            raise ValueError(f"a fork's branch is 1 or more (0 is the unforked world), got {branch}")
+        rng = Rng(self.seed, int(branch))
+        rng.streams = {name: branch_stream_generator(self.seed, name, int(branch), int(month)) for name in STREAMS}
+        return rng
 
     @classmethod
     def from_state(cls, data: dict[str, Any]) -> Rng:
         """Rebuild from :meth:`to_state` output; the streams continue exactly where they were."""
-        rng = cls(int(data["seed"]))
+        rng = cls(int(data["seed"]), int(data.get("branch", 0)))
         for name, st in data["streams"].items():
             bg = rng.streams[name].bit_generator
             bg.state = {
