@@ -12,7 +12,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from .horizon import DEFAULT_HORIZON_MONTHS
 from .textcache import fingerprint
@@ -40,105 +40,6 @@ VENUES: tuple[str, ...] = ("NAIC", "CLAR", "W-SHOP", "JMR")
 
 AGENCIES: tuple[str, ...] = ("BSF", "AMP", "TIF", "FEL")
 """Funding agencies in table order (MECHANICS.md §9)."""
-
-
-_Cls = TypeVar("_Cls", bound=type)
-
-if TYPE_CHECKING:  # type checkers see the standard decorator (its synthesized __init__ is checked)
-    from dataclasses import dataclass as _wide_dataclass
-else:
-
-    def _wide_dataclass(*, frozen: bool) -> Callable[[_Cls], _Cls]:
-        """``dataclasses.dataclass(frozen=frozen)`` for a class of a few hundred fields.
-
-        The standard decorator writes ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__``
-        as source text, one line per field, and compiles them: for :class:`WorldConfig`'s
-        ~270 fields that is ~100 M instructions (15-25 ms) at every start of every process
-        importing the world, three quarters of this module's import. Here the decorator
-        builds the class without them and methods that loop over the field list do the
-        same: ``__init__`` takes the fields by keyword (or position, in field order) and
-        fills every other from its default or ``default_factory`` (called once per
-        instance), a missing or unknown one is a ``TypeError`` as before; ``__eq__``
-        compares the tuples of field values of two instances of the same class;
-        ``__hash__`` hashes that tuple (as ``frozen=True, eq=True`` does); ``__repr__`` is
-        ``Name(field=value, ...)``. ``dataclasses.fields``/``replace``/``asdict``, copy,
-        pickle and frozenness are the standard decorator's.
-        """
-
-        def wrap(cls: _Cls) -> _Cls:
-            cls = dataclasses.dataclass(frozen=frozen, init=False, repr=False, eq=False)(cls)
-            _add_field_methods(cls)
-            return cls
-
-        return wrap
-
-
-_FROM_FACTORY = object()
-
-
-def _add_field_methods(cls: Any) -> None:
-    """Give the dataclass ``cls`` (built with ``init=False, repr=False, eq=False``) the
-    ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` the standard decorator would
-    generate, as loops over its fields (see :func:`_wide_dataclass`).
-
-    Raises:
-        TypeError: ``cls`` defines ``__post_init__``, which the looped ``__init__`` would
-            silently skip (use the standard decorator for such a class).
-    """
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__qualname__} defines __post_init__, which the looped __init__ does not run")
-    fields = dataclasses.fields(cls)
-    names = tuple(f.name for f in fields)
-    known = frozenset(names)
-    template: dict[str, Any] = {}  # every field in order: its default, or _FROM_FACTORY
-    factories: list[tuple[str, Callable[[], Any]]] = []
-    required: list[str] = []
-    for f in fields:
-        if f.default is not dataclasses.MISSING:
-            template[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            template[f.name] = _FROM_FACTORY
-            factories.append((f.name, f.default_factory))
-        else:
-            required.append(f.name)
-    values_of = operator.attrgetter(*names)
-    qualname = cls.__qualname__
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
-        if args:
-            if len(args) > len(names):
-                raise TypeError(f"{qualname}.__init__() takes at most {len(names)} positional arguments")
-            for name, value in zip(names, args, strict=False):  # fewer args than fields
-                if name in kwargs:
-                    raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
-                kwargs[name] = value
-        if not known.issuperset(kwargs):
-            unknown = next(k for k in kwargs if k not in known)
-            raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {unknown!r}")
-        missing = [n for n in required if n not in kwargs]
-        if missing:
-            raise TypeError(f"{qualname}.__init__() missing required arguments: {', '.join(map(repr, missing))}")
-        values = dict(template)
-        values.update(kwargs)
-        for name, factory in factories:
-            if values[name] is _FROM_FACTORY:
-                values[name] = factory()
-        self.__dict__.update(values)  # frozen: no __setattr__, as the generated __init__ does
-
-    def __repr__(self: Any) -> str:  # noqa: N807
-        return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
-
-    def __eq__(self: Any, other: object) -> bool:  # noqa: N807
-        if other.__class__ is self.__class__:
-            return bool(values_of(self) == values_of(other))
-        return NotImplemented
-
-    def __hash__(self: Any) -> int:  # noqa: N807
-        return hash(values_of(self))
-
-    for method in (__init__, __repr__, __eq__, __hash__):
-        method.__qualname__ = f"{qualname}.{method.__name__}"
-        setattr(cls, method.__name__, method)
 
 
 def _p(default: Any, unit: str, section: str, lo: float | None = None, hi: float | None = None) -> Any:
@@ -321,7 +222,7 @@ TABLE_RANGES: dict[str, dict[str, tuple[float, float]]] = {
 """Valid ranges (inclusive) of the numbers inside the table parameters; lists are checked item by item."""
 
 
-@_wide_dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class WorldConfig:
     """Every rule parameter of the world (MECHANICS.md, Decisions §2).
 

@@ -55,25 +55,6 @@ class Entity:
     _names: ClassVar[tuple[str, ...]] = ()  # field names in order, filled per class below
     _name_set: ClassVar[frozenset[str]] = frozenset()
 
-    def __repr__(self) -> str:
-        """``Kind(field=value, ...)``, as the dataclass decorator's ``__repr__`` writes it."""
-        return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in type(self)._names)})"
-
-    def __eq__(self, other: object) -> bool:
-        """Same class and equal fields in order, as the dataclass decorator's ``__eq__``.
-
-        The entity classes take this and ``__repr__`` from here rather than from source the
-        decorator would compile per class at every import (~20 M instructions for the eleven
-        kinds); their ``__init__`` stays the decorator's (the fastest to build entities with).
-        Like every dataclass with ``eq``, an entity is unhashable (``__hash__`` is ``None``).
-        """
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        names = type(self)._names  # tuples: an item is first compared by identity, as there
-        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
-
-    __hash__ = None  # type: ignore[assignment]
-
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-able data (lists and dicts deep-copied)."""
         return {name: copy_data(getattr(self, name)) for name in type(self)._names}
@@ -101,7 +82,7 @@ class Entity:
         return cls(**(copy_data(data) if copy else data))
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Person(Entity):
     """A lab member: PhD student, postdoc, research assistant or lab manager (MECHANICS §5).
 
@@ -134,7 +115,7 @@ class Person(Entity):
     dismiss_at_tick: bool = False  # Decisions §1: dismissal takes effect at the next tick
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Applicant(Entity):
     """A PhD applicant of one season (MECHANICS §5)."""
 
@@ -155,7 +136,7 @@ class Applicant(Entity):
     status: ApplicantStatus = "pending"
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Project(Entity):
     """A research project (MECHANICS §6). ``progress`` and ``work`` are in work units."""
 
@@ -180,7 +161,7 @@ class Project(Entity):
     draft_id: str | None = None
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Draft(Entity):
     """A paper draft (MECHANICS §6-7). ``q`` is the latent quality (hidden)."""
 
@@ -205,7 +186,7 @@ class Draft(Entity):
         return self.q + polish_gain * min(self.polish_hours, polish_cap) / polish_cap
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Submission(Entity):
     """A draft under review at a venue (MECHANICS §7)."""
 
@@ -221,7 +202,7 @@ class Submission(Entity):
     decided_month: int | None = None
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Publication(Entity):
     """An accepted paper; it earns citations from its publication month on (MECHANICS §7-8)."""
 
@@ -239,7 +220,7 @@ class Publication(Entity):
     citations: int = 0
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class GrantCall(Entity):
     """A funding call (MECHANICS §9). TIF's rolling call is open every month."""
 
@@ -250,7 +231,7 @@ class GrantCall(Entity):
     close_month: int
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Proposal(Entity):
     """A grant proposal with its frozen (hidden) quality (MECHANICS §9)."""
 
@@ -267,7 +248,7 @@ class Proposal(Entity):
     status: ProposalStatus = "pending"
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Award(Entity):
     """A funded grant paying ``monthly`` USD from start to end month inclusive (MECHANICS §9)."""
 
@@ -281,7 +262,7 @@ class Award(Entity):
     proposal_id: str
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Event(Entity):
     """An event the PI may answer (MECHANICS §11)."""
 
@@ -295,7 +276,7 @@ class Event(Entity):
     answered_month: int | None = None
 
 
-@dataclass(repr=False, eq=False)  # Entity's, from the field list
+@dataclass
 class Posting(Entity):
     """A postdoc search (MECHANICS §5)."""
 
