@@ -1,0 +1,406 @@
+"""Pivot cases from the world alone: decision points, plans, and their truth by branches
+(PIVOTS.md; MECHANICS Decisions 12).
+
+Pure: no files, no executors. A **decision** is a question the PI faces at the start of a
+month of a career and two plans for it, each a short list of API calls valid at that moment
+plus a description written only from what the PI can see (the calls and the observable
+record). A **rollout** forks the world into branch ``b``, makes the plan's calls, and lets the
+continuation policy play the rest of the career — except that in the fork month it leaves
+the decision's kind alone (its calls of that kind are skipped), so "do not propose" is not
+undone by the policy proposing anyway. The **truth** of a pair is the paired difference of
+Impact over shared branches, with a bootstrap interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import scoring
+from .api import ActionError, Api
+from .engine import World
+from .policies import ORACLE, make_policy
+
+__all__ = [
+    "CAPABILITIES",
+    "KIND_CALLS",
+    "KINDS",
+    "Decision",
+    "Plan",
+    "Truth",
+    "find_decisions",
+    "keep",
+    "play_out",
+    "rollout",
+    "truth",
+]
+
+KINDS: tuple[str, ...] = ("hiring", "venue", "grants", "topics", "staffing", "spending")
+"""Decision kinds (PIVOTS.md "Terms")."""
+
+CAPABILITIES: dict[str, str] = {
+    "hiring": "infer ability from biased signals",
+    "venue": "infer paper quality",
+    "grants": "which call, when, with what",
+    "topics": "explore a drifting field",
+    "staffing": "keep or dismiss, postdoc or RA",
+    "spending": "compute and conferences under runway pressure",
+}
+"""The capability each kind tests (PIVOTS.md, after PI-Bench's list)."""
+
+KIND_CALLS: dict[str, frozenset[str]] = {
+    "hiring": frozenset({"recruit.offer"}),
+    "venue": frozenset({"papers.submit", "papers.withdraw"}),
+    "grants": frozenset({"grants.propose"}),
+    "topics": frozenset({"projects.start"}),
+    "staffing": frozenset({"recruit.hire_ra", "recruit.hire_manager", "recruit.dismiss", "recruit.post_postdoc"}),
+    "spending": frozenset({"field.attend_conference", "projects.set_compute"}),
+}
+"""The calls of each kind: a plan makes them; the continuation policy skips them in the fork month."""
+
+BOOTSTRAP_SAMPLES = 2_000
+"""Resamples of the paired bootstrap interval of Δ."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the PI does on the question this month.
+
+    Attributes:
+        text: The plan in the field's words, from the calls and the observable record.
+        calls: ``[(namespace, method, kwargs), ...]`` made at the fork, in order.
+    """
+
+    text: str
+    calls: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+
+    @property
+    def code(self) -> str:
+        """The calls as agent code (one call a line; ``pass`` for no call)."""
+        if not self.calls:
+            return "pass\n"
+        lines = []
+        for ns, method, kwargs in self.calls:
+            args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+            lines.append(f"{ns}.{method}({args})")
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision point: kind, the question, and two plans (A, B)."""
+
+    kind: str
+    question: str
+    a: Plan
+    b: Plan
+
+    @property
+    def capability(self) -> str:
+        """The capability the kind tests."""
+        return CAPABILITIES[self.kind]
+
+
+@dataclass
+class Truth:
+    """The futures of a pair of plans over shared branches.
+
+    Attributes:
+        branches: The branch numbers, in order.
+        impact: ``{"A": [...], "B": [...]}`` Impact per branch (citations).
+        collapsed: ``{"A": [...], "B": [...]}`` whether each branch collapsed.
+    """
+
+    branches: list[int]
+    impact: dict[str, list[float]] = field(default_factory=dict)
+    collapsed: dict[str, list[bool]] = field(default_factory=dict)
+
+    @property
+    def delta(self) -> float:
+        """Mean over branches of Impact(A) − Impact(B) (citations)."""
+        a, b = np.array(self.impact["A"]), np.array(self.impact["B"])
+        return float((a - b).mean())
+
+    def interval(self, seed: int = 0) -> tuple[float, float]:
+        """The paired 95 % percentile bootstrap interval of :attr:`delta`
+        (:data:`BOOTSTRAP_SAMPLES` resamples from a generator seeded with ``seed``)."""
+        d = np.array(self.impact["A"]) - np.array(self.impact["B"])
+        rng = np.random.Generator(np.random.PCG64(seed))
+        idx = rng.integers(0, len(d), size=(BOOTSTRAP_SAMPLES, len(d)))
+        lo, hi = np.percentile(d[idx].mean(axis=1), [2.5, 97.5])
+        return float(lo), float(hi)
+
+    def key(self, seed: int = 0) -> dict[str, Any]:
+        """The answer-key fields (``docs/pivots.md``): better, delta, ci, impact, collapse, p_a_beats_b."""
+        lo, hi = self.interval(seed)
+        delta = self.delta
+        a, b = self.impact["A"], self.impact["B"]
+        return {
+            "better": "A" if delta > 0 else "B",
+            "delta": delta,
+            "ci": [min(lo, delta), max(hi, delta)],
+            "branches": list(self.branches),
+            "impact": {"A": list(a), "B": list(b)},
+            "collapse": {k: sum(v) / len(v) for k, v in self.collapsed.items()},
+            "p_a_beats_b": sum(x > y for x, y in zip(a, b, strict=True)) / len(a),
+        }
+
+
+def keep(t: Truth, *, min_share: float = 0.05, min_citations: float = 5.0, seed: int = 0) -> bool:
+    """The keep rule (issue 24): the 95 % interval of Δ excludes 0 and |Δ| is at least
+    ``min_share`` of the two plans' mean Impact and at least ``min_citations``."""
+    lo, hi = t.interval(seed)
+    if lo <= 0.0 <= hi:
+        return False
+    mean = (float(np.mean(t.impact["A"])) + float(np.mean(t.impact["B"]))) / 2.0
+    return abs(t.delta) >= max(min_citations, min_share * mean)
+
+
+class _SkipKind:
+    """The API as the continuation policy sees it in the fork month: calls of the decision's
+    kind are skipped (answered ``{"skipped": ...}``); every other call goes through."""
+
+    def __init__(self, api: Api, skipped: frozenset[str], month: int) -> None:
+        self._api = api
+        self._skipped = skipped
+        self._month = month
+        self.query = api.query
+
+    def call(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if f"{ns}.{method}" in self._skipped and self._api.world.s.month == self._month:
+            return {"skipped": f"{ns}.{method}: the pivot plan decides this month"}
+        return self._api.call(ns, method, args, kwargs)
+
+
+class _Namespace:
+    def __init__(self, api: Any, ns: str) -> None:
+        self._api, self._ns = api, ns
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._api.call(self._ns, method, list(args), kwargs)
+
+        return call
+
+
+class _View:
+    """An API-only policy's view over :class:`_SkipKind` (the names an agent script sees)."""
+
+    def __init__(self, api: Any) -> None:
+        for ns in ("lab", "recruit", "students", "projects", "papers", "grants", "field", "events", "time"):
+            setattr(self, ns, _Namespace(api, ns))
+        self.query = api.query
+        self.memory = _Namespace(api, "memory")
+
+
+def rollout(world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline") -> tuple[float, bool]:
+    """Play ``plan`` at the fork of ``world`` in ``branch``, then the continuation policy to
+    the end (skipping the kind's calls in the fork month).
+
+    Returns:
+        ``(Impact, collapsed)``.
+
+    Raises:
+        ActionError: A call of the plan is refused at the fork (the plan is not valid here).
+    """
+    w = play_out(world, plan, kind, branch, policy)
+    return float(scoring.impact(w)["total"]), bool(w.s.collapsed)
+
+
+def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline") -> World:
+    """:func:`rollout`'s world at the end of the career (for inspection)."""
+    w = world.fork(branch)
+    api = Api(w, shared_results=True)
+    for ns, method, kwargs in plan.calls:
+        api.call(ns, method, [], dict(kwargs))
+    month = w.s.month
+    pol = make_policy(policy)
+    first = _SkipKind(api, KIND_CALLS[kind], month)
+    view: Any = api if policy == ORACLE else _View(first)
+    while not w.s.finished:
+        m = w.s.month
+        try:
+            pol.act(view)
+        except ActionError:
+            pass  # a refusal the policy did not expect ends its month, as in world.runner.play
+        if not w.s.finished and w.s.month == m:
+            api.call("time", "next_month", [], {})
+    return w
+
+
+def truth(world: World, decision: Decision, branches: Sequence[int], policy: str = "baseline") -> Truth:
+    """Both plans of ``decision`` played on each branch (common random numbers)."""
+    t = Truth(list(branches), {"A": [], "B": []}, {"A": [], "B": []})
+    for b in branches:
+        for label, plan in (("A", decision.a), ("B", decision.b)):
+            impact, collapsed = rollout(world, plan, decision.kind, b, policy)
+            t.impact[label].append(impact)
+            t.collapsed[label].append(collapsed)
+    return t
+
+
+# ---------------------------------------------------------------------------- decision finders
+def _applicant_text(a: dict[str, Any]) -> str:
+    bits = [f"{a['pool']} pool", f"transcript {a['transcript']}", f"letter '{a['letter']}'"]
+    if a.get("interview") is not None:
+        bits.append(f"interview '{a['interview']}'")
+    return f"{a['id']} — " + ", ".join(bits)
+
+
+def _hiring(api: Api) -> list[Decision]:
+    apps = [a for a in api.call("recruit", "applicants", [], {}) if a.get("status") == "pending"]
+    if len(apps) < 2:
+        return []
+    ranked = sorted(apps, key=lambda a: (-float(a["transcript"]), a["id"]))
+    best, worst = ranked[0], ranked[-1]
+    q = "Whom should the lab offer its next PhD place to this month?"
+    a = Plan(
+        f"Offer a PhD place to {_applicant_text(best)}; not to {_applicant_text(worst)}.",
+        (("recruit", "offer", {"applicant_id": best["id"]}),),
+    )
+    b = Plan(
+        f"Offer a PhD place to {_applicant_text(worst)}; not to {_applicant_text(best)}.",
+        (("recruit", "offer", {"applicant_id": worst["id"]}),),
+    )
+    return [Decision("hiring", q, a, b)]
+
+
+def _runway_text(api: Api) -> str:
+    dash = api.call("lab", "dashboard", [], {})
+    return f"budget ${dash.get('budget', 0):,.0f}"
+
+
+def _staffing(api: Api) -> list[Decision]:
+    q = "Should the lab hire a research assistant this month?"
+    money = _runway_text(api)
+    return [
+        Decision(
+            "staffing",
+            q,
+            Plan(f"Hire a research assistant now ({money}).", (("recruit", "hire_ra", {}),)),
+            Plan(f"Hire nobody this month ({money}).", ()),
+        )
+    ]
+
+
+def _spending(api: Api) -> list[Decision]:
+    q = "Should the PI attend a conference this month?"
+    money = _runway_text(api)
+    return [
+        Decision(
+            "spending",
+            q,
+            Plan(f"Attend a conference this month ({money}).", (("field", "attend_conference", {}),)),
+            Plan(f"Stay home this month ({money}).", ()),
+        )
+    ]
+
+
+def _grants(api: Api) -> list[Decision]:
+    calls = api.call("grants", "calls", [], {})
+    if not calls:
+        return []
+    c = sorted(calls, key=lambda x: (-float(x["award"]), x["id"]))[0]
+    topic = api.call("field", "topics", [], {})[0]
+    pubs = [p["id"] for p in api.call("papers", "publications", [], {})][:3]
+    q = f"Should the lab write a proposal to {c['agency']}'s call {c['id']} (award ${float(c['award']):,.0f}) this month?"
+    text = f"Write a 20-hour proposal on {topic} to {c['id']}" + (
+        f" with {len(pubs)} publication(s) as evidence." if pubs else " without evidence."
+    )
+    kwargs: dict[str, Any] = {"call_id": c["id"], "topic": topic, "hours": 20}
+    if pubs:
+        kwargs["attach"] = pubs
+    return [
+        Decision("grants", q, Plan(text, (("grants", "propose", kwargs),)), Plan("Write no proposal this month.", ()))
+    ]
+
+
+def _venue(api: Api) -> list[Decision]:
+    drafts = [d for d in api.call("papers", "drafts", [], {}) if d.get("status") == "available"]
+    venues = api.call("lab", "rules", [], {}).get("venues") or {}
+    names = sorted(venues) if isinstance(venues, dict) else []
+    if not drafts or len(names) < 2:
+        return []
+    d = drafts[0]
+    out = []
+    for hi, lo in ((names[0], names[-1]),):
+        q = f"Where should draft {d['id']} ({d['topic']}, tier {d['tier']}, {d.get('polish_hours', 0)} h of polish) go?"
+        out.append(
+            Decision(
+                "venue",
+                q,
+                Plan(f"Submit {d['id']} to {hi}.", (("papers", "submit", {"draft_id": d["id"], "venue": hi}),)),
+                Plan(f"Submit {d['id']} to {lo}.", (("papers", "submit", {"draft_id": d["id"], "venue": lo}),)),
+            )
+        )
+    return out
+
+
+def _topics(api: Api) -> list[Decision]:
+    people = [p for p in api.call("students", "list", [], {}) if not p.get("projects")]
+    if not people:
+        return []
+    topics = api.call("field", "topics", [], {})
+    if len(topics) < 2:
+        return []
+    who = people[0]["id"]
+    t1, t2 = topics[0], topics[-1]
+    q = f"{who} has no project: on which topic should a new tier-2 project start?"
+    return [
+        Decision(
+            "topics",
+            q,
+            Plan(
+                f"Start a tier-2 project on {t1} with {who}.",
+                (("projects", "start", {"topic": t1, "tier": 2, "members": [who]}),),
+            ),
+            Plan(
+                f"Start a tier-2 project on {t2} with {who}.",
+                (("projects", "start", {"topic": t2, "tier": 2, "members": [who]}),),
+            ),
+        )
+    ]
+
+
+_FINDERS: dict[str, Callable[[Api], list[Decision]]] = {
+    "hiring": _hiring,
+    "venue": _venue,
+    "grants": _grants,
+    "topics": _topics,
+    "staffing": _staffing,
+    "spending": _spending,
+}
+
+
+def _valid(world: World, plan: Plan) -> bool:
+    """Whether every call of ``plan`` is accepted at the fork (tried on a throw-away fork)."""
+    w = world.fork(1)
+    api = Api(w)
+    try:
+        for ns, method, kwargs in plan.calls:
+            api.call(ns, method, [], dict(kwargs))
+    except ActionError:
+        return False
+    return True
+
+
+def find_decisions(world: World, kinds: Sequence[str] = KINDS) -> list[Decision]:
+    """The decisions of ``kinds`` open at the start of ``world``'s month whose two plans are
+    both valid there (PIVOTS.md "Plan"), read through the API only (never hidden state).
+
+    Raises:
+        ValueError: An unknown kind (the message lists the valid ones).
+    """
+    bad = [k for k in kinds if k not in _FINDERS]
+    if bad:
+        raise ValueError(f"unknown decision kind(s) {', '.join(bad)}; valid: {', '.join(KINDS)}")
+    api = Api(world.fork(1))  # read on a copy: the caller's world keeps its read caches and version
+    out = []
+    for kind in kinds:
+        for d in _FINDERS[kind](api):
+            if _valid(world, d.a) and _valid(world, d.b):
+                out.append(d)
+    return out
