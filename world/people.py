@@ -183,15 +183,10 @@ def oversight_tax(w: World) -> float:
             ras += 1
         elif p.role == "manager":
             managers += 1
-    return _oversight(w.cfg, researchers, ras, managers)
-
-
-def _oversight(cfg: WorldConfig, researchers: int, ras: int, managers: int) -> float:
-    """:func:`oversight_tax` from the head counts of active researchers, RAs and managers."""
+    cfg = w.cfg
     per = cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers
     lo = cfg.oversight_min_per_researcher
-    per = per if per > lo else lo  # max(lo, per): per only if per > lo
-    return per * researchers + cfg.oversight_per_ra * ras
+    return max(lo, per) * researchers + cfg.oversight_per_ra * ras
 
 
 def attention_pool(w: World, oversight: float | None = None) -> float:
@@ -210,7 +205,7 @@ def attention_pool(w: World, oversight: float | None = None) -> float:
     if w.s.month % 12 == cfg.service_tax_month:
         pool -= cfg.service_tax_hours
     floor = cfg.attention_floor
-    return pool if pool > floor else floor  # max(floor, pool): pool only if pool > floor
+    return max(floor, pool)
 
 
 def mentoring_reserved(w: World) -> float:
@@ -220,25 +215,9 @@ def mentoring_reserved(w: World) -> float:
 
 
 def attention_totals(w: World) -> tuple[float, float, float]:
-    """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))`` in one pass over the
-    people (hours, §3): the same head counts and the same sum of the same list as the three
-    functions make."""
-    researchers = ras = managers = 0
-    hours = []
-    for p in w.s.people.values():
-        if p.status != "active":
-            continue
-        hours.append(p.mentoring)
-        role = p.role
-        if role in RESEARCHER_ROLES:
-            researchers += 1
-        elif role == "ra":
-            ras += 1
-        elif role == "manager":
-            managers += 1
-    reserved: float = sum(hours)
-    oversight = _oversight(w.cfg, researchers, ras, managers)
-    return oversight, attention_pool(w, oversight), reserved
+    """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))``, hours (§3)."""
+    oversight = oversight_tax(w)
+    return oversight, attention_pool(w, oversight), mentoring_reserved(w)
 
 
 def attention_left(w: World) -> float:

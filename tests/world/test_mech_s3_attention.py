@@ -193,7 +193,7 @@ def test_s3_unlimited_attention_ablation_has_no_service_tax():
 
 
 def test_s3_attention_totals_equal_oversight_pool_and_mentoring_reserved():
-    """``attention_totals`` (one pass, used by the tick and the API) gives exactly
+    """``attention_totals`` (used by the tick and the API) gives exactly
     ``oversight_tax``, ``attention_pool`` and ``mentoring_reserved`` for a mixed lab with a
     departed member and uneven mentoring."""
     w = make_world()
