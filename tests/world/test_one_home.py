@@ -70,3 +70,50 @@ def test_projection_by_paper_adds_up_to_the_projection():
     from pibench_tui.tui.screens.end import paper_projection
 
     assert paper_projection(w) == per
+
+
+def test_the_tick_runs_the_rule_homes(monkeypatch):
+    """The month tick computes its rules by calling their homes (the functions the mechanics
+    tests check bit for bit), not copies: a baseline career calls each home, and one whose
+    homes are replaced follows the replacements (no citations at λ = 0, every researcher
+    quits at a quit probability of 1)."""
+    from world import field as field_mod
+    from world import grants as grants_mod
+    from world import papers as papers_mod
+    from world import people as people_mod
+    from world import projects as projects_mod
+
+    homes = [
+        (papers_mod, "citation_rate"),
+        (people_mod, "quit_probability"),
+        (projects_mod, "effectiveness"),
+        (projects_mod, "progress_increment"),
+        (field_mod, "magnitude_word"),
+        (grants_mod, "active_awards"),
+    ]
+    calls = dict.fromkeys((name for _, name in homes), 0)
+
+    def counting(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    plain = World(WorldConfig(months=36), 3)
+    play(plain, build_policy("baseline", plain))
+    for module, name in homes:
+        monkeypatch.setattr(module, name, counting(name, getattr(module, name)))
+    counted = World(WorldConfig(months=36), 3)
+    play(counted, build_policy("baseline", counted))
+    assert counted.digest() == plain.digest()
+    assert all(n > 0 for n in calls.values()), calls
+    assert plain.s.citations_monthly  # the career has citations to lose
+
+    monkeypatch.setattr(papers_mod, "citation_rate", lambda *a: 0.0)
+    monkeypatch.setattr(people_mod, "quit_probability", lambda cfg, morale: 1.0)
+    changed = World(WorldConfig(months=36), 3)
+    play(changed, build_policy("baseline", changed))
+    assert not changed.s.citations_monthly
+    researchers = [p for p in changed.s.people.values() if p.role in people_mod.RESEARCHER_ROLES]
+    assert researchers and all(p.status == "quit" for p in researchers)
