@@ -13,7 +13,7 @@ from typing import Any
 
 from pibench_tui.cli.argtypes import non_negative_int, positive_int
 
-__all__ = ["add_pivots_parser", "cmd_eval", "cmd_score"]
+__all__ = ["add_pivots_parser", "cmd_build", "cmd_eval", "cmd_score"]
 
 #: Exit statuses: 0 every session answered; 1 an error (bad file, conflicting run
 #: directory, the endpoint failed for some sessions: run the same command again); 2 usage.
@@ -77,6 +77,32 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--jobs", type=positive_int, default=1, help="sessions asked at once")
     ev.set_defaults(func=cmd_eval)
 
+    bd = psub.add_parser(
+        "build",
+        help="play careers, find decision points, keep the cases the simulated futures decide",
+        description="Build a pivot case set: reference-policy careers over --seeds, decision points of each kind "
+        "at the candidate months, each pair of plans screened on S branches and confirmed on C fresh ones "
+        "(kept when the paired 95%% interval of the Impact difference excludes 0 and the difference is "
+        "material). Resumable: run the same command again after an interruption.",
+    )
+    bd.add_argument("--out", required=True, metavar="DIR", help="the case set folder (created; resumed if it exists)")
+    bd.add_argument("--preset", choices=("dev", "smoke"), help="named settings (dev: the public development set)")
+    bd.add_argument("--seeds", metavar="SPEC", help="seeds, e.g. 1-40 or 1,5,9 (default: the preset's, else 1-3)")
+    bd.add_argument("--scenario", help="a bundled scenario (default standard)")
+    bd.add_argument("--policy", help="the reference policy playing to the fork and after it (default baseline)")
+    bd.add_argument(
+        "--kinds", metavar="K,K", help="decision kinds (default all: hiring,venue,grants,topics,staffing,spending)"
+    )
+    bd.add_argument("--branches", metavar="S,C", help="screening and confirmation branches (default 16,128)")
+    bd.add_argument(
+        "--min-effect", type=float, metavar="SHARE", help="keep rule: |delta| >= SHARE of mean Impact (0.05)"
+    )
+    bd.add_argument("--per-career", type=positive_int, metavar="K", help="at most K cases per career (4)")
+    bd.add_argument("--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds")
+    bd.add_argument("--no-stability", action="store_true", help="skip the re-check on disjoint branches")
+    bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
+    bd.set_defaults(func=cmd_build)
+
     sc = psub.add_parser(
         "score",
         help="grade pivot evaluation runs against the answer key",
@@ -88,6 +114,89 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     sc.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     sc.set_defaults(func=cmd_score)
     return psub
+
+
+def _build_settings(args: argparse.Namespace) -> Any:
+    """The build's settings: the preset's (or the defaults), then each option given."""
+    import dataclasses
+
+    from world.pivots import KINDS
+
+    from .build import PRESETS, BuildSettings
+
+    base = PRESETS[args.preset] if args.preset else BuildSettings()
+    change: dict[str, Any] = {}
+    if args.seeds:
+        from world.runner import parse_seeds
+
+        change["seeds"] = tuple(parse_seeds(args.seeds))
+    if args.scenario:
+        change["scenario"] = args.scenario
+    if args.policy:
+        change["policy"] = args.policy
+    if args.kinds:
+        kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+        bad = [k for k in kinds if k not in KINDS]
+        if bad:
+            raise ValueError(f"--kinds: unknown {', '.join(bad)}; valid: {', '.join(KINDS)}")
+        change["kinds"] = kinds
+    if args.branches:
+        try:
+            screen, confirm = (int(x) for x in args.branches.split(","))
+        except ValueError:
+            raise ValueError(f"--branches wants S,C (two whole numbers), got {args.branches!r}") from None
+        if screen < 2 or confirm < 2:
+            raise ValueError("--branches: S and C must each be 2 or more")
+        change.update(screen=screen, confirm=confirm)
+    if args.min_effect is not None:
+        if not 0.0 <= args.min_effect < 1.0:
+            raise ValueError(f"--min-effect is a share between 0 and 1, got {args.min_effect}")
+        change["min_share"] = args.min_effect
+    if args.per_career:
+        change["per_career"] = args.per_career
+    if args.cases:
+        change["cases"] = args.cases
+    if args.no_stability:
+        change["stability"] = False
+    return dataclasses.replace(base, **change)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Run ``pibench pivots build`` (exit 0, 1 with a message, 2 usage)."""
+    from .build import build
+
+    try:
+        settings = _build_settings(args)
+    except ValueError as exc:
+        print(f"pibench pivots build: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        from scenarios import ScenarioError, load_scenario
+
+        load_scenario(settings.scenario)
+    except ScenarioError as exc:
+        return _fail(str(exc))
+    total = len(settings.seeds) * len(settings.months)
+
+    def show(done: int, of: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rpivots build: {done}/{of} (seed, month) candidates", end="", file=sys.stderr, flush=True)
+
+    try:
+        summary = build(settings, args.out, jobs=args.jobs, progress=show)
+    except ValueError as exc:
+        return _fail(str(exc))
+    finally:
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+    stab = summary["stability"]
+    print(
+        f"pibench pivots build: {summary['cases']} cases in {args.out} from {total} (seed, month) candidates "
+        f"({summary['candidates']} decisions found, {summary['screened']} passed screening); by kind "
+        f"{summary['by_kind']}; stability {stab['agree']}/{stab['checked']} signs agree; "
+        f"{summary['seconds_this_run']} s"
+    )
+    return EXIT_OK
 
 
 def _fail(text: str) -> int:

@@ -1,0 +1,47 @@
+"""Throughput of `pibench pivots build` (issue 24's goal: the dev set in <= 10 minutes on 2
+cores). Prints figures; asserts nothing.
+
+Run: ``python bench/pivots_build.py [--seeds 3] [--jobs 2] [--screen 16] [--confirm 128]``.
+Builds into a temporary folder with the dev preset's months and kinds over the first N seeds,
+prints the wall time, rollouts made and their rate, and the dev preset's projected time at
+that rate (its 60 seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pibench_tui.pivots.build import PRESETS, build  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--screen", type=int, default=16)
+    ap.add_argument("--confirm", type=int, default=128)
+    args = ap.parse_args()
+    dev = PRESETS["dev"]
+    settings = dataclasses.replace(dev, seeds=tuple(range(1, args.seeds + 1)), screen=args.screen, confirm=args.confirm)
+    with tempfile.TemporaryDirectory() as out:
+        t = time.perf_counter()
+        s = build(settings, out, jobs=args.jobs)
+        wall = time.perf_counter() - t
+    rollouts = 2 * (s["candidates"] * settings.screen + s["screened"] * settings.confirm)
+    rollouts += 2 * settings.confirm * s["stability"]["checked"]
+    print(f"{args.seeds} seeds x {len(settings.months)} months, jobs {args.jobs}: {wall:.1f} s wall")
+    print(f"decisions {s['candidates']}, screened {s['screened']}, kept {s['kept_before_caps']}, cases {s['cases']}")
+    print(f"by kind {s['by_kind']}; stability {s['stability']['agree']}/{s['stability']['checked']}")
+    print(f"rollouts {rollouts:,} ({rollouts / wall:.0f} a second, {1000 * wall / max(1, rollouts):.1f} ms each)")
+    print(f"dev preset ({len(dev.seeds)} seeds) projected: {wall * len(dev.seeds) / args.seeds / 60:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""`pibench pivots build` (issue 24 part 2): the same files whatever --jobs, resumable, usable
+by eval/score as they are, and clear refusals of bad settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from pibench_tui.pivots.build import BuildSettings, build
+from pibench_tui.pivots.cases import load_cases, load_key
+from pibench_tui.pivots.fork_record import action_log_to_fork
+
+TINY = BuildSettings(seeds=(1,), months=(2, 14), screen=4, confirm=6, stability=True, prefix="t")
+
+
+def pibench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pibench_tui", *args], capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_build_writes_the_same_files_whatever_jobs_and_they_load(tmp_path: Path) -> None:
+    """One worker and two give byte-identical cases.jsonl, key.jsonl and build.json; the set
+    loads with the strict readers (every key consistent with its numbers), and every case's
+    record is its seed's career at the fork."""
+    one = build(TINY, tmp_path / "one", jobs=1)
+    two = build(TINY, tmp_path / "two", jobs=2)
+    for name in ("cases.jsonl", "key.jsonl", "build.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    assert one["cases"] == two["cases"]
+    assert one["cases"] >= 1  # seed 1 at months 2 and 14 keeps a case with these branches
+    cases = load_cases(tmp_path / "one")
+    key = load_key(tmp_path / "one", cases)
+    for case in cases:
+        action_log_to_fork(case)  # raises if the record is not the career at the fork
+        assert key[case.id].better in ("A", "B")
+    assert one["candidates"] >= one["screened"] >= one["kept_before_caps"] >= one["cases"]
+
+
+def test_an_interrupted_build_resumes_from_its_journal(tmp_path: Path) -> None:
+    """A build whose journal lost its last task (as if killed) recomputes only that task and
+    writes the same files; a build of other settings into the folder is refused."""
+    build(TINY, tmp_path / "b")
+    before = {n: (tmp_path / "b" / n).read_bytes() for n in ("cases.jsonl", "key.jsonl")}
+    journal = tmp_path / "b" / "journal.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    journal.write_text("".join(lines[:-1]))
+    build(TINY, tmp_path / "b")
+    assert len(journal.read_text().splitlines()) == len(lines)
+    assert {n: (tmp_path / "b" / n).read_bytes() for n in before} == before
+    other = BuildSettings(seeds=(2,), months=(2,), screen=4, confirm=6)
+    try:
+        build(other, tmp_path / "b")
+    except ValueError as exc:
+        assert "other settings" in str(exc)
+    else:
+        raise AssertionError("a build of other settings was not refused")
+
+
+def test_the_command_refuses_bad_settings_and_builds_a_set_eval_can_use(tmp_path: Path) -> None:
+    """`pivots build` with an unknown kind or bad --branches exits 2 naming what is valid; a
+    tiny real build is evaluated and scored by the scripted judge `first` (exactly 0.5)."""
+    r = pibench("pivots", "build", "--out", str(tmp_path / "x"), "--kinds", "hiring,gardening")
+    assert r.returncode == 2 and "valid: hiring" in r.stderr
+    r = pibench("pivots", "build", "--out", str(tmp_path / "x"), "--branches", "16")
+    assert r.returncode == 2 and "S,C" in r.stderr
+    out = tmp_path / "set"
+    r = pibench("pivots", "build", "--out", str(out), "--seeds", "1", "--kinds", "staffing,spending",
+                "--branches", "4,6", "--no-stability")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "build.json").read_text())
+    assert set(summary["by_kind"]) <= {"staffing", "spending"} and summary["cases"] >= 1
+    run = tmp_path / "run"
+    assert pibench("pivots", "eval", "--cases", str(out), "--judge", "first", "--out", str(run)).returncode == 0
+    s = pibench("pivots", "score", str(run), "--json", str(tmp_path / "s.json"))
+    assert s.returncode == 0, s.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["runs"][0]["overall"]["accuracy"] == 0.5
