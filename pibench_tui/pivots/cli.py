@@ -19,7 +19,7 @@ __all__ = ["add_pivots_parser", "cmd_build", "cmd_eval", "cmd_score"]
 #: directory, the endpoint failed for some sessions: run the same command again); 2 usage.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-SCRIPTED_JUDGES = ("first",)
+SCRIPTED_JUDGES = ("first", "baseline", "lookahead")
 """Judges played without an LLM: ``--judge NAME``."""
 
 _EVAL_EPILOG = """\
@@ -208,7 +208,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``pibench pivots eval`` (exit 0 all answered, 1 an error or failed calls, 2 usage)."""
     from ..harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
     from .cases import PivotFileError, cases_hash, load_cases
-    from .evaluate import EvalSettings, FirstJudge, Judge, RunConflict, evaluate
+    from .evaluate import BaselineJudge, EvalSettings, FirstJudge, Judge, LookaheadJudge, RunConflict, evaluate
 
     try:
         cases = load_cases(args.cases)
@@ -219,6 +219,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     def make() -> Judge:
         if args.judge == "first":
             return FirstJudge()
+        if args.judge == "baseline":
+            return BaselineJudge()
+        if args.judge == "lookahead":
+            return LookaheadJudge()
         if args.backend_command is not None:
             return CommandBackend(
                 args.backend_command,

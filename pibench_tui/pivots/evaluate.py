@@ -32,6 +32,8 @@ from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse
 
 __all__ = [
     "EVAL_FORMAT",
+    "BaselineJudge",
+    "LookaheadJudge",
     "EvalSettings",
     "FirstJudge",
     "Judge",
@@ -82,6 +84,104 @@ class FirstJudge:
     def describe(self) -> dict[str, Any]:
         """``{"backend": "scripted", "judge": "first"}``."""
         return {"backend": "scripted", "judge": "first"}
+
+
+class BaselineJudge:
+    """The scripted judge ``baseline``: the continuation policy's own preference. At the fork
+    (re-played from the case's seed) the case's policy acts once; if it makes plan A's calls
+    it answers A, plan B's calls B; where it makes neither it has no preference and answers
+    nothing (scored wrong, like any unparseable answer)."""
+
+    name = "baseline"
+
+    def decide(self, case: Case, order: str) -> Completion:
+        """``ANSWER: 1|2`` for the plan the policy's own calls match (in the shown order)."""
+        from world.api import Api
+        from world.pivots import KIND_CALLS
+        from world.policies import ORACLE, make_policy
+        from world.runner import AgentView
+
+        from .fork_record import plan_calls, world_at_fork
+
+        world = world_at_fork(case).fork(1)
+        api = Api(world)
+        policy = str(case.raw.get("policy") or "baseline")
+        before = len(world.s.action_log)
+        make_policy(policy).act(api if policy == ORACLE else AgentView(api))
+        made = [
+            (row[1], row[2])
+            for row in world.s.action_log[before:]
+            if row[0] == case.fork_month and row[1] in KIND_CALLS[case.kind]
+        ]
+        pick = None
+        for label in ("A", "B"):
+            want = [(f"{ns}.{m}", kw) for ns, m, kw in plan_calls(case, label)]
+            if made == want:
+                pick = label
+                break
+        if pick is None:
+            return Completion(text="The policy prefers neither plan.", prompt_tokens=0, completion_tokens=0)
+        shown = "1" if order[0] == pick else "2"
+        return Completion(
+            text=f"The policy's own calls are plan {pick}'s.\nANSWER: {shown}", prompt_tokens=0, completion_tokens=0
+        )
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Not used: this judge reads the case (:meth:`decide`)."""
+        raise LLMCallFailed("bad_request", "the baseline judge answers cases, not conversations", [], 0.0, 1)
+
+    def describe(self) -> dict[str, Any]:
+        """``{"backend": "scripted", "judge": "baseline"}``."""
+        return {"backend": "scripted", "judge": "baseline"}
+
+
+LOOKAHEAD_BRANCHES = tuple(range(1_000_001, 1_000_009))
+"""The lookahead judge's own branches: 8, disjoint from any key's (keys use 1..S+2C)."""
+
+
+class LookaheadJudge:
+    """The scripted judge ``lookahead``: an upper reference that sees hidden state. It plays
+    both plans on :data:`LOOKAHEAD_BRANCHES` (its own futures, never the key's) and picks the
+    plan with more mean Impact."""
+
+    name = "lookahead"
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def decide(self, case: Case, order: str) -> Completion:
+        """``ANSWER: 1|2`` for the plan its own branches favour (both orders share the work)."""
+        if case.id not in self._seen:
+            from world.pivots import Decision, Plan, truth
+
+            from .fork_record import plan_calls, world_at_fork
+
+            d = Decision(
+                case.kind,
+                case.question,
+                Plan(case.plans["A"]["text"], plan_calls(case, "A")),
+                Plan(case.plans["B"]["text"], plan_calls(case, "B")),
+            )
+            policy = str(case.raw.get("policy") or "baseline")
+            t = truth(world_at_fork(case), d, LOOKAHEAD_BRANCHES, policy)
+            self._seen[case.id] = "A" if t.delta >= 0 else "B"
+        pick = self._seen[case.id]
+        shown = "1" if order[0] == pick else "2"
+        return Completion(
+            text=f"Plan {pick} did better in my futures.\nANSWER: {shown}", prompt_tokens=0, completion_tokens=0
+        )
+
+    def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """Not used: this judge reads the case (:meth:`decide`)."""
+        raise LLMCallFailed("bad_request", "the lookahead judge answers cases, not conversations", [], 0.0, 1)
+
+    def describe(self) -> dict[str, Any]:
+        """``{"backend": "scripted", "judge": "lookahead", "branches": ...}``."""
+        return {
+            "backend": "scripted",
+            "judge": "lookahead",
+            "branches": [LOOKAHEAD_BRANCHES[0], LOOKAHEAD_BRANCHES[-1]],
+        }
 
 
 @dataclass(frozen=True)
@@ -173,9 +273,11 @@ def _usage(c: Completion, messages: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def _ask(judge: Judge, case: Case, order: str, settings: EvalSettings) -> dict[str, Any]:
-    """One session: the answer line for ``case`` in ``order`` (raises :class:`LLMCallFailed`)."""
+    """One session: the answer line for ``case`` in ``order`` (raises :class:`LLMCallFailed`).
+    A scripted judge that reads the case itself (a ``decide(case, order)`` method) is asked that."""
     messages = case_messages(case, order, settings.condition)
-    first = judge.complete(messages)
+    decide = getattr(judge, "decide", None)
+    first = decide(case, order) if decide is not None else judge.complete(messages)
     line: dict[str, Any] = {
         "id": case.id,
         "order": order,

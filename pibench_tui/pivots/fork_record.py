@@ -12,12 +12,56 @@ import json
 from typing import Any
 
 from world.career import Career
+from world.engine import World
 from world.policies import ORACLE
 from world.runner import AgentView, build_policy
 
 from .cases import Case, PivotFileError
 
-__all__ = ["action_log_to_fork"]
+__all__ = ["action_log_to_fork", "plan_calls", "world_at_fork"]
+
+
+def world_at_fork(case: Case) -> World:
+    """The world at the start of ``case``'s fork month, re-played from its seed and policy.
+
+    Raises:
+        PivotFileError: As :func:`action_log_to_fork`.
+    """
+    from world.api import replay
+
+    config, seed, log = action_log_to_fork(case)
+    return replay(config, seed, log)
+
+
+def plan_calls(case: Case, label: str) -> tuple[tuple[str, str, dict[str, Any]], ...]:
+    """The calls of plan ``label`` read from its code without running it: each line must be
+    ``namespace.method(name=literal, ...)`` (as ``pibench pivots build`` writes them) or
+    ``pass``.
+
+    Raises:
+        PivotFileError: A line of another shape (the message names the case and plan).
+    """
+    import ast
+
+    calls = []
+    for line in case.plans[label]["code"].splitlines():
+        text = line.strip()
+        if not text or text == "pass":
+            continue
+        try:
+            node = ast.parse(text, mode="eval").body
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and not node.args
+            ):
+                raise ValueError("not a call of namespace.method with keyword arguments")
+            kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg is not None}
+        except (SyntaxError, ValueError) as exc:
+            raise PivotFileError(f"case {case.id}: plan {label}'s line {text!r} cannot be read ({exc})") from None
+        calls.append((node.func.value.id, node.func.attr, kwargs))
+    return tuple(calls)
 
 
 def _canon(value: Any) -> str:

@@ -77,3 +77,42 @@ def test_the_command_refuses_bad_settings_and_builds_a_set_eval_can_use(tmp_path
     s = pibench("pivots", "score", str(run), "--json", str(tmp_path / "s.json"))
     assert s.returncode == 0, s.stderr
     assert json.loads((tmp_path / "s.json").read_text())["runs"][0]["overall"]["accuracy"] == 0.5
+    # the lookahead judge plays its own futures (never the key's): on cases kept because the
+    # futures agree, it is right far more often than chance
+    look = tmp_path / "look"
+    assert pibench("pivots", "eval", "--cases", str(out), "--judge", "lookahead", "--out", str(look)).returncode == 0
+    assert (
+        pibench("pivots", "eval", "--cases", str(out), "--judge", "baseline", "--out", str(tmp_path / "b")).returncode
+        == 0
+    )
+    s = pibench("pivots", "score", str(look), str(tmp_path / "b"), "--json", str(tmp_path / "s2.json"))
+    runs = {r["label"]: r["overall"] for r in json.loads((tmp_path / "s2.json").read_text())["runs"]}
+    assert runs["lookahead"]["accuracy"] >= 0.75
+    assert runs["baseline"]["unanswered"] % 2 == 0  # no preference is the same in both orders
+
+
+def test_plan_code_is_read_never_run(tmp_path: Path) -> None:
+    """The scripted judges read a plan's calls from its code with the parser; code that is not
+    `namespace.method(name=literal)` lines (an import, a call with a computed argument) is
+    refused naming the case and plan, and never executed."""
+    from pibench_tui.pivots.cases import _case
+    from pibench_tui.pivots.fork_record import plan_calls
+
+    def case(code: str):  # noqa: ANN202
+        plans = {"A": {"text": "a", "code": code}, "B": {"text": "b", "code": "pass\n"}}
+        record = {"rules": {}, "dashboard": {}, "reports": []}
+        return _case(
+            {"format": 1, "id": "c1", "kind": "hiring", "fork_month": 2, "record": record, "plans": plans}, "t"
+        )
+
+    assert plan_calls(case("recruit.offer(applicant_id='APP001')\n"), "A") == (
+        ("recruit", "offer", {"applicant_id": "APP001"}),
+    )
+    assert plan_calls(case("pass\n"), "B") == ()
+    for bad in ("import os\n", "recruit.offer(applicant_id=open('/etc/passwd').read())\n", "x = 1\n"):
+        try:
+            plan_calls(case(bad), "A")
+        except Exception as exc:  # noqa: BLE001
+            assert "case c1: plan A" in str(exc)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
