@@ -32,7 +32,9 @@ __all__ = [
     "Completion",
     "LLMCallFailed",
     "OpenAIBackend",
+    "RequestOptions",
     "RetryPolicy",
+    "parameter_error",
 ]
 
 
@@ -72,6 +74,10 @@ class Completion:
         attempts: Attempts made (1 = no retry).
         errors: The retried errors, ``{"kind", "status", "message", "seconds"}`` each.
         finish_reason: The endpoint's finish reason (``"length"`` = cut at max tokens).
+        model_id: The model the provider says answered (the response's ``model``), if any.
+        request_id: The provider's id of the response (its ``id``), if any.
+        reasoning_tokens: Completion tokens spent on reasoning, when the provider reports them.
+        cached_tokens: Prompt tokens served from the provider's cache, when reported.
     """
 
     text: str
@@ -81,6 +87,10 @@ class Completion:
     attempts: int = 1
     errors: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str | None = None
+    model_id: str | None = None
+    request_id: str | None = None
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
 
 
 class LLMCallFailed(Exception):
@@ -115,6 +125,76 @@ class _Attempt(Exception):
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """How a request is shaped, for providers and gateways that differ from the default.
+
+    Attributes:
+        token_param: The name the output-token limit is sent under: ``"max_tokens"``
+            (default) or ``"max_completion_tokens"`` (reasoning models).
+        send_temperature: ``False``: no ``temperature`` in the request (models that refuse one).
+        reasoning_effort: Sent as ``reasoning_effort`` when set (``"low"``, ``"medium"`` ...).
+        extra_body: Merged into the request's JSON body (a provider's own fields).
+        headers: Extra HTTP headers (a gateway's routing or key header); never recorded
+            with their values.
+    """
+
+    token_param: str = "max_tokens"
+    send_temperature: bool = True
+    reasoning_effort: str | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def settings(self) -> dict[str, Any]:
+        """The options that change what the model is asked (empty when all are defaults):
+        part of a career's settings fingerprint. Header values are not included."""
+        out: dict[str, Any] = {}
+        if self.token_param != "max_tokens":
+            out["token_param"] = self.token_param
+        if not self.send_temperature:
+            out["no_temperature"] = True
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        if self.extra_body:
+            out["extra_body"] = self.extra_body
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """:meth:`settings` plus the header names (for ``result.json``)."""
+        out = self.settings()
+        if self.headers:
+            out["header_names"] = sorted(self.headers)
+        return out
+
+    def body(self, temperature: float, max_tokens: int) -> dict[str, Any]:
+        """The request's fields besides ``model`` and ``messages``."""
+        out: dict[str, Any] = {self.token_param: max_tokens}
+        if self.send_temperature:
+            out["temperature"] = temperature
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        return out
+
+
+def parameter_error(status: int, exc: Exception) -> str | None:
+    """The request parameter a 400/422 answer names (the ``param`` of an OpenAI-style
+    error, or an "unsupported/unknown/unrecognized parameter" message), else ``None``."""
+    if status not in (400, 422):
+        return None
+    param = getattr(exc, "param", None)
+    if isinstance(param, str) and param:
+        return param
+    text = str(exc)
+    import re
+
+    m = re.search(
+        r"(?:unsupported|unknown|unrecognized|invalid|not supported)[^'\"`]{0,40}['\"`]([A-Za-z_][\w.]*)['\"`]",
+        text,
+        re.I,
+    ) or re.search(r"['\"`]([A-Za-z_][\w.]*)['\"`][^.]{0,40}(?:is )?not supported", text, re.I)
+    return m.group(1) if m else None
 
 
 class Backend(Protocol):
@@ -191,6 +271,7 @@ class OpenAIBackend:
         temperature: float = defaults.TEMPERATURE,
         max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
+        options: RequestOptions | None = None,
     ) -> None:
         try:
             import openai
@@ -210,6 +291,7 @@ class OpenAIBackend:
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
         self.policy = policy or RetryPolicy()
+        self.options = options or RequestOptions()
         self._openai = openai
         self._key = key
         self.client = self._new_client()
@@ -218,7 +300,11 @@ class OpenAIBackend:
         # The client's own time-out applies to each network operation (connect, each read);
         # :meth:`_attempt` bounds the whole attempt.
         return self._openai.OpenAI(
-            api_key=self._key, base_url=self.base_url, timeout=self.policy.timeout, max_retries=0
+            api_key=self._key,
+            base_url=self.base_url,
+            timeout=self.policy.timeout,
+            max_retries=0,
+            default_headers=dict(self.options.headers) or None,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -231,6 +317,7 @@ class OpenAIBackend:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "retries": self.policy.retries,
+            **({"request": self.options.describe()} if self.options.describe() else {}),
         }
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
@@ -280,8 +367,8 @@ class OpenAIBackend:
             resp = client.chat.completions.create(
                 model=self.model,
                 messages=messages,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
+                **self.options.body(self.temperature, self.max_tokens),
+                extra_body=dict(self.options.extra_body) or None,
             )
         except oa.RateLimitError as exc:
             raise _Attempt("rate_limit", str(exc), True, 429, _retry_after(exc)) from None
@@ -293,6 +380,15 @@ class OpenAIBackend:
             status = int(getattr(exc, "status_code", 0) or 0)
             if status >= 500 or status in (408, 409):
                 raise _Attempt("server_error", str(exc), True, status, _retry_after(exc)) from None
+            param = parameter_error(status, exc)
+            if param is not None:
+                raise _Attempt(
+                    "bad_parameter",
+                    f"the endpoint refused the request parameter {param!r} (HTTP {status}): {exc}; see "
+                    "--max-completion-tokens, --no-temperature, --reasoning-effort and --extra-body",
+                    False,
+                    status,
+                ) from None
             kind = "auth" if status in (401, 403) else "bad_request"
             raise _Attempt(kind, str(exc), False, status) from None
         # An unreadable 200 answer is retried: it is what a proxy or gateway in trouble sends
@@ -308,11 +404,18 @@ class OpenAIBackend:
         except (AttributeError, IndexError, TypeError) as exc:
             raise _Attempt("bad_response", f"the answer has no message: {exc}", True) from None
         usage = getattr(resp, "usage", None)
+        model_id, request_id = getattr(resp, "model", None), getattr(resp, "id", None)
         return Completion(
             text=str(text),
             prompt_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
             completion_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
             finish_reason=finish,
+            model_id=clean(model_id)[:200] if isinstance(model_id, str) and model_id else None,
+            request_id=clean(request_id)[:200] if isinstance(request_id, str) and request_id else None,
+            reasoning_tokens=_int_or_none(
+                getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+            ),
+            cached_tokens=_int_or_none(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)),
         )
 
 
@@ -367,6 +470,7 @@ class CommandBackend:
         temperature: float = defaults.TEMPERATURE,
         max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
+        options: RequestOptions | None = None,
     ) -> None:
         try:
             argv = shlex.split(command)
@@ -386,6 +490,7 @@ class CommandBackend:
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
         self.policy = policy or RetryPolicy()
+        self.options = options or RequestOptions()
 
     def describe(self) -> dict[str, Any]:
         """Backend settings."""
@@ -396,6 +501,7 @@ class CommandBackend:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "retries": self.policy.retries,
+            **({"request": self.options.describe()} if self.options.describe() else {}),
         }
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
@@ -459,7 +565,12 @@ class CommandBackend:
 
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
         request = json.dumps(
-            {"model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": self.max_tokens},
+            {
+                "model": self.model,
+                "messages": messages,
+                **self.options.body(self.temperature, self.max_tokens),
+                **self.options.extra_body,
+            },
             ensure_ascii=False,
         )
         returncode, stdout, stderr = self._run(request.encode("utf-8"))

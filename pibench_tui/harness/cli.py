@@ -91,6 +91,28 @@ def _seeds(text: str) -> Any:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _json_object(text: str) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object ({{...}}), got {type(value).__name__}")
+    reserved = sorted({"model", "messages"} & set(value))
+    if reserved:
+        raise argparse.ArgumentTypeError(f"may not set {', '.join(reserved)} (the harness sends those)")
+    return value
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or any(c in name for c in " \t\r\n") or any(c in value for c in "\r\n"):
+        raise argparse.ArgumentTypeError(f"a header is NAME:VALUE (no spaces in the name, one line), got {text!r}")
+    return name.strip(), value.strip()
+
+
 def add_agent_parser(sub: Any) -> None:
     """Register ``agent`` on the ``pibench`` subparsers."""
     p = sub.add_parser(
@@ -157,6 +179,40 @@ def add_agent_parser(sub: Any) -> None:
         metavar="N",
         help="output tokens per reply (default %(default)s)",
     )
+    p.add_argument(
+        "--max-completion-tokens",
+        type=_positive_int,
+        metavar="N",
+        help="send the output-token limit as max_completion_tokens=N instead of max_tokens (reasoning models); "
+        "replaces --max-tokens",
+    )
+    p.add_argument("--no-temperature", action="store_true", help="send no temperature (models that refuse one)")
+    p.add_argument("--reasoning-effort", metavar="LEVEL", help="send reasoning_effort=LEVEL (e.g. low, medium, high)")
+    p.add_argument(
+        "--extra-body",
+        type=_json_object,
+        metavar="JSON",
+        help="a JSON object merged into every request body (a provider's own fields), e.g. '{\"top_p\": 0.9}'",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        type=_header,
+        default=[],
+        metavar="K:V",
+        help="an extra HTTP header of every request (repeatable; values are never recorded)",
+    )
+    p.add_argument(
+        "--no-endpoint-check",
+        action="store_true",
+        help="skip the one tiny request that checks the endpoint answers before any career starts",
+    )
+    p.add_argument(
+        "--redo-failed",
+        action="store_true",
+        help="play again the finished careers in which the LLM never answered (their result.json is kept "
+        "beside as abandoned-N.result.json and their tokens are counted as abandoned)",
+    )
     p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
     p.add_argument(
         "--block-timeout",
@@ -218,7 +274,7 @@ def add_replay_parser(sub: Any) -> None:
 def cmd_agent(args: argparse.Namespace) -> int:
     """Run ``pibench agent``; the exit status is :data:`EXIT_OK`, :data:`EXIT_FAILED`,
     :data:`EXIT_USAGE` or :data:`EXIT_LLM_FAILED_PARTWAY` (see the epilog)."""
-    from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RetryPolicy
+    from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RequestOptions, RetryPolicy
     from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
     from pibench_tui.textsafe import clean
     from scenarios import ScenarioError, load_scenario
@@ -251,6 +307,15 @@ def cmd_agent(args: argparse.Namespace) -> int:
 
     print(f"pibench agent: {confinement_status().describe()}", file=sys.stderr)
     label = args.label or (args.model + ("-no-memory" if args.no_memory else ""))
+    options = RequestOptions(
+        token_param="max_completion_tokens" if args.max_completion_tokens is not None else "max_tokens",
+        send_temperature=not args.no_temperature,
+        reasoning_effort=args.reasoning_effort,
+        extra_body=args.extra_body or {},
+        headers=dict(args.header),
+    )
+    if args.max_completion_tokens is not None:
+        args.max_tokens = args.max_completion_tokens
     settings = AgentSettings(
         model=args.model,
         label=label,
@@ -261,6 +326,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         memory=not args.no_memory,
         block_timeout=args.block_timeout,
+        request=options.settings(),
     )
     policy = RetryPolicy(retries=args.retries, base=args.retry_base, timeout=args.request_timeout)
 
@@ -272,6 +338,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
                 temperature=args.temperature,
                 max_tokens=args.max_tokens,
                 policy=policy,
+                options=options,
             )
         return OpenAIBackend(
             args.model,
@@ -280,6 +347,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
             temperature=args.temperature,
             max_tokens=args.max_tokens,
             policy=policy,
+            options=options,
         )
 
     try:
@@ -287,6 +355,43 @@ def cmd_agent(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pibench agent: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    check = (
+        "check the --command program (it must print a reply and exit 0)"
+        if args.backend_command is not None
+        else "check --base-url, --model and the key"
+    )
+    if args.redo_failed:
+        from pibench_tui.harness.loop import set_aside_failed
+
+        for name, seed, commit in zip(names, seeds, commitments or [None] * len(seeds), strict=True):
+            moved = set_aside_failed(settings, seed, args.out, commitment=commit)
+            if moved is not None:
+                print(
+                    visible(
+                        f"pibench agent: seed {name}: the LLM never answered; playing it again "
+                        f"(the old result kept as {moved})",
+                        newlines=True,
+                    ),
+                    file=sys.stderr,
+                )
+    from pibench_tui.harness.rundir import career_dir
+
+    to_play = [
+        career_dir(args.out, label, scen.name, None if commit else seed, commit)
+        for seed, commit in zip(seeds, commitments or [None] * len(seeds), strict=True)
+    ]
+    if not args.no_endpoint_check and any(not (d / "result.json").is_file() for d in to_play):
+        refusal = endpoint_check(make_backend())
+        if refusal is not None:
+            print(
+                visible(
+                    f"pibench agent: the endpoint check failed, no career was started: {refusal}; {check} "
+                    "(or --no-endpoint-check to skip this check)",
+                    newlines=True,
+                ),
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
     try:
         results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs, commitments=commitments)
     except (KeyboardInterrupt, CareerInterrupted):
@@ -295,12 +400,23 @@ def cmd_agent(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    check = (
-        "check the --command program (it must print a reply and exit 0)"
-        if args.backend_command is not None
-        else "check --base-url, --model and the key"
-    )
     return _summarise(names, results, args.out, label, scen.name, check=check)
+
+
+#: The conversation of the endpoint check: one short message (a few tokens each way).
+ENDPOINT_CHECK = [{"role": "user", "content": "Reply with the single word OK."}]
+
+
+def endpoint_check(backend: Any) -> str | None:
+    """Send :data:`ENDPOINT_CHECK` once through ``backend`` (its retries included); ``None``
+    when it answered, else what went wrong (``"kind: message"``)."""
+    from pibench_tui.harness.backends import LLMCallFailed
+
+    try:
+        backend.complete(ENDPOINT_CHECK)
+    except LLMCallFailed as exc:
+        return f"{exc.kind}: {exc.message[:300]}"
+    return None
 
 
 def _months_text(months: list[int]) -> str:
@@ -366,7 +482,8 @@ def _summarise(
                 visible(
                     f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
                     f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
-                    "the career was auto-advanced and recorded: delete its run directory to play it again",
+                    "the career was auto-advanced and recorded: run the same command with --redo-failed to play "
+                    "it again (or delete its run directory)",
                     newlines=True,
                 ),
                 file=sys.stderr,

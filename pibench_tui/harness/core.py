@@ -43,7 +43,7 @@ from pibench_tui.harness.prompt import (
 from pibench_tui.harness.rules import scenario_rules
 from pibench_tui.textsafe import clean, clean_tree
 
-__all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore"]
+__all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore", "harness_system_prompt"]
 
 #: Turns per month (MECHANICS §16).
 DEFAULT_MAX_TURNS = defaults.MAX_TURNS
@@ -51,6 +51,29 @@ DEFAULT_MAX_TURNS = defaults.MAX_TURNS
 DEFAULT_BLOCK_TIMEOUT = defaults.BLOCK_TIMEOUT
 
 NO_MEMORY_NOTE = "memory is switched off in this run (--no-memory): nothing was saved"
+
+
+def harness_system_prompt(
+    config: Any,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    output_limit: int = OUTPUT_LIMIT,
+    block_timeout: float = DEFAULT_BLOCK_TIMEOUT,
+) -> str:
+    """The system prompt of every call of a career under ``config`` (a ``WorldConfig``):
+    byte-identical for the same arguments (the one text :class:`LabCore` sends, and the one
+    ``pibench agent`` hashes into a career's settings)."""
+    from world.api import API_CALLS, REQUIRED, call_docs
+    from world.observe import SCHEMA
+
+    return system_prompt(
+        scenario_rules(config),
+        api_cheatsheet(API_CALLS, REQUIRED, SCHEMA, call_docs(config)),
+        max_turns=max_turns,
+        output_limit=output_limit,
+        allowed_modules=tuple(ALLOWED_MODULES),
+        block_timeout=block_timeout,
+    )
 
 
 class CareerOver(RuntimeError):
@@ -99,9 +122,8 @@ class LabCore:
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         sealed: bool = False,
     ) -> None:
-        from world.api import API_CALLS, REQUIRED, call_docs
+        from world.api import API_CALLS
         from world.config import WorldConfig
-        from world.observe import SCHEMA
 
         if max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
@@ -114,13 +136,8 @@ class LabCore:
         self.memory_limit = int(memory_limit)
         self.sealed = bool(sealed)
         self.rules = scenario_rules(self.config)
-        self.system_prompt = system_prompt(
-            self.rules,
-            api_cheatsheet(API_CALLS, REQUIRED, SCHEMA, call_docs(self.config)),
-            max_turns=self.max_turns,
-            output_limit=self.output_limit,
-            allowed_modules=tuple(ALLOWED_MODULES),
-            block_timeout=self.block_timeout,
+        self.system_prompt = harness_system_prompt(
+            self.config, max_turns=self.max_turns, output_limit=self.output_limit, block_timeout=self.block_timeout
         )
         self._mutating = {(ns, name) for ns, calls in API_CALLS.items() for name, c in calls.items() if c.mutating}
         #: The career being played (:class:`world.career.Career`; ``None`` before ``reset``).

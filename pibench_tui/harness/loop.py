@@ -15,7 +15,9 @@ completed month.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import json
 import os
 import sys
 import threading
@@ -27,7 +29,7 @@ from typing import Any
 
 from pibench_tui.harness.backends import Backend, LLMCallFailed
 from pibench_tui.harness.codeblock import find_code
-from pibench_tui.harness.core import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_TURNS, LabCore
+from pibench_tui.harness.core import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_TURNS, LabCore, harness_system_prompt
 from pibench_tui.harness.integrity import IntegrityLog
 from pibench_tui.harness.prompt import nudge_text
 from pibench_tui.harness.rundir import (
@@ -43,7 +45,19 @@ from pibench_tui.harness.rundir import (
 )
 from pibench_tui.textsafe import clean, visible
 
-__all__ = ["MAX_FAILED_CALLS", "AgentSettings", "CareerInterrupted", "RunConflict", "run_career", "run_careers"]
+__all__ = [
+    "MAX_FAILED_CALLS",
+    "AgentSettings",
+    "CareerInterrupted",
+    "RunConflict",
+    "git_commit",
+    "never_answered",
+    "provenance",
+    "run_career",
+    "run_careers",
+    "set_aside_failed",
+    "settings_hash",
+]
 
 #: Failed LLM calls after which the rest of the career auto-advances (MECHANICS §16).
 MAX_FAILED_CALLS = 8
@@ -53,6 +67,8 @@ MAX_ERRORS_KEPT = 50
 #: start is kept with the whole text's length and SHA-256 (a 2 MB reply every turn would
 #: otherwise grow a 60-month transcript towards a gigabyte).
 MAX_TRANSCRIPT_TEXT = 64_000
+#: Provider request ids kept in ``result.json`` (every one is in the transcript).
+MAX_REQUEST_IDS = 1_000
 
 
 def transcript_text(key: str, text: str | None) -> dict[str, Any]:
@@ -90,6 +106,9 @@ class AgentSettings:
         max_tokens: Output tokens per reply (§16: 4,000).
         memory: ``False``: memory writes are no-ops (the §16 ablation).
         block_timeout: Wall-clock limit per block, in seconds (§16: 20).
+        request: Request options that change what the model is asked
+            (``max_completion_tokens``, ``no_temperature``, ``reasoning_effort``,
+            ``extra_body``); empty by default. Headers are not settings (a gateway's key).
     """
 
     model: str
@@ -101,14 +120,22 @@ class AgentSettings:
     max_tokens: int = 4000
     memory: bool = True
     block_timeout: float = DEFAULT_BLOCK_TIMEOUT
+    request: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("model", "label", "scenario"):  # written into run directories: always UTF-8
             object.__setattr__(self, name, clean(getattr(self, name)))
 
+    @functools.cached_property
+    def system_prompt(self) -> str:
+        """The system prompt every call of these settings sends (byte-stable)."""
+        return harness_system_prompt(self.config, max_turns=self.max_turns, block_timeout=self.block_timeout)
+
     def fingerprint(self) -> dict[str, Any]:
-        """The settings that must match for a resume (the config by its hash)."""
-        return {
+        """The settings that must match for a resume, and for a finished career to be
+        reused (the config and the system prompt by their SHA-256; ``request``: the
+        request options that change what the model is asked, when any is set)."""
+        fp: dict[str, Any] = {
             "model": self.model,
             "scenario": self.scenario,
             "config_sha256": self.config.content_hash(),
@@ -116,7 +143,39 @@ class AgentSettings:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "memory": self.memory,
+            "prompt_sha256": hashlib.sha256(self.system_prompt.encode("utf-8")).hexdigest(),
         }
+        if self.request:
+            fp["request"] = dict(sorted(self.request.items()))
+        return fp
+
+    def settings_hash(self) -> str:
+        """SHA-256 of :meth:`fingerprint` (canonical JSON): one value per configuration,
+        recorded in ``result.json`` as ``settings_sha256`` (the report's label split)."""
+        return settings_hash(self.fingerprint())
+
+    def differences(self, recorded: Any) -> list[str]:
+        """How ``recorded`` (a checkpoint's ``settings`` or a result's ``harness``) differs
+        from these settings, one ``"key: 'there' there, 'now' now"`` each (empty: the same).
+        Keys a run of an older pibench did not record (:data:`ADDED_SETTINGS`) are not
+        compared; a missing or malformed record differs in everything."""
+        theirs = recorded if isinstance(recorded, dict) else {}
+        mine = self.fingerprint()
+        return [
+            f"{k}: {theirs.get(k)!r} there, {mine.get(k)!r} now"
+            for k in sorted(set(mine) | ({"request"} & set(theirs)))
+            if not (k in ADDED_SETTINGS and k not in theirs and theirs) and theirs.get(k) != mine.get(k)
+        ]
+
+
+#: Settings a run directory of an earlier pibench did not record (not compared when absent).
+ADDED_SETTINGS = frozenset({"prompt_sha256", "request"})
+
+
+def settings_hash(fingerprint: dict[str, Any]) -> str:
+    """SHA-256 hex of a settings fingerprint as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(fingerprint, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -142,6 +201,24 @@ class _Meter:
     resumes: list[dict[str, Any]] = field(default_factory=list)
     month_tokens: dict[str, Any] = field(default_factory=dict)
     agent_random_seeds: list[int] = field(default_factory=list)
+    reasoning_tokens: int | None = None
+    cached_prompt_tokens: int | None = None
+    model_ids: dict[str, int] = field(default_factory=dict)
+    request_ids: list[str] = field(default_factory=list)
+    lost_prompt_tokens: int = 0
+    lost_completion_tokens: int = 0
+
+    def take(self, comp: Any) -> None:
+        """Count a completion's provenance: the model id the provider returned, its request
+        id (the first :data:`MAX_REQUEST_IDS`), reasoning and cached prompt tokens."""
+        if comp.model_id:
+            self.model_ids[comp.model_id] = self.model_ids.get(comp.model_id, 0) + 1
+        if comp.request_id and len(self.request_ids) < MAX_REQUEST_IDS:
+            self.request_ids.append(comp.request_id)
+        if comp.reasoning_tokens is not None:
+            self.reasoning_tokens = (self.reasoning_tokens or 0) + comp.reasoning_tokens
+        if comp.cached_tokens is not None:
+            self.cached_prompt_tokens = (self.cached_prompt_tokens or 0) + comp.cached_tokens
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -163,6 +240,44 @@ def _version() -> str:
     from pibench_tui import __version__
 
     return __version__
+
+
+@functools.lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The git commit of the pibench source tree running, when it is a git checkout
+    (``None`` otherwise: an installed wheel, or no ``git``); ``+dirty`` appended when
+    tracked files differ from it."""
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        return None
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (head + ("+dirty" if dirty else "")) or None
+
+
+def provenance(settings: AgentSettings) -> dict[str, Any]:
+    """What produced a career: pibench's version, the git commit when known, the system
+    prompt's SHA-256 and the settings hash (``result.json["provenance"]``)."""
+    fp = settings.fingerprint()
+    return {
+        "pibench_version": _version(),
+        "git_commit": git_commit(),
+        "system_prompt_sha256": fp["prompt_sha256"],
+        "settings_sha256": settings_hash(fp),
+    }
 
 
 class _Career:
@@ -222,6 +337,7 @@ class _Career:
                 "settings": self.settings.fingerprint(),
                 "backend": self.backend.describe(),
                 "pibench_version": _version(),
+                "provenance": provenance(self.settings),
             }
         )
         self.transcript.append({"event": "system", "content": self.core.system_prompt})
@@ -230,8 +346,7 @@ class _Career:
     def _resume(self, ckpt: dict[str, Any]) -> None:
         if ckpt.get("format") != CHECKPOINT_FORMAT:
             raise RunConflict(f"{self.path}/checkpoint.json: not a checkpoint of this pibench ({ckpt.get('format')!r})")
-        mine, theirs = self.settings.fingerprint(), ckpt.get("settings", {})
-        diff = [f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in mine if theirs.get(k) != mine[k]]
+        diff = self.settings.differences(ckpt.get("settings"))
         if diff:
             raise RunConflict(
                 f"{self.path} holds a run started with other settings ({'; '.join(diff)}); "
@@ -288,6 +403,8 @@ class _Career:
         }
         if why:
             note["why"] = why
+        self.meter.lost_prompt_tokens += ptok
+        self.meter.lost_completion_tokens += ctok
         self.meter.resumes.append({k: v for k, v in note.items() if k != "event"})
         self.transcript.append(note)
         self.log(f"resuming at month {month}: lost {turns} turn(s) of that month and the agent's Python variables")
@@ -431,6 +548,7 @@ class _Career:
             mt["calls"] += 1
             if comp.prompt_tokens is None and comp.completion_tokens is None:
                 self.meter.usage_missing += 1
+            self.meter.take(comp)
             ptok, ctok = int(comp.prompt_tokens or 0), int(comp.completion_tokens or 0)
             self.meter.prompt_tokens += ptok
             self.meter.completion_tokens += ctok
@@ -451,6 +569,10 @@ class _Career:
                     "attempts": comp.attempts,
                     "retried_errors": comp.errors,
                     "finish_reason": comp.finish_reason,
+                    "model_id": comp.model_id,
+                    "request_id": comp.request_id,
+                    "reasoning_tokens": comp.reasoning_tokens,
+                    "cached_tokens": comp.cached_tokens,
                 }
             )
             block = find_code(comp.text)
@@ -527,6 +649,12 @@ class _Career:
             "digest": w.digest(),
             "memory_final": w.s.memory,
             "pibench_version": _version(),
+            "settings_sha256": self.settings.settings_hash(),
+            "provenance": {
+                **provenance(self.settings),
+                "provider_model_ids": dict(sorted(m.model_ids.items())),
+                "request_ids": m.request_ids,
+            },
             "wall_s": round(m.wall_s, 3),
             "harness": {
                 **self.settings.fingerprint(),
@@ -539,6 +667,9 @@ class _Career:
                 "completion": m.completion_tokens,
                 "total": m.prompt_tokens + m.completion_tokens,
                 "calls_without_usage": m.usage_missing,
+                "reasoning": m.reasoning_tokens,
+                "cached_prompt": m.cached_prompt_tokens,
+                "abandoned": _abandoned_tokens(m, self.path),
             },
             "tokens_by_month": m.tokens_by_month,
             "llm": {
@@ -575,6 +706,92 @@ class _Career:
         self.core.close()
         for f in (self.transcript, self.months, self.actions):
             f.close()
+
+
+def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
+    """``result.json["tokens"]["abandoned"]``: tokens paid for that are not in the career's
+    prompt/completion counts: turns lost to an interruption before a resume, and earlier
+    attempts set aside by ``--redo-failed``."""
+    earlier = _abandoned_results(path)
+    return {
+        "prompt": meter.lost_prompt_tokens + sum(e["prompt"] for e in earlier),
+        "completion": meter.lost_completion_tokens + sum(e["completion"] for e in earlier),
+        "interrupted": {"prompt": meter.lost_prompt_tokens, "completion": meter.lost_completion_tokens},
+        "redone": earlier,
+        "note": "paid for, not in prompt/completion: turns lost to an interruption (a kill, Ctrl-C) before a "
+        "resume, and careers played again with --redo-failed; requests abandoned at a time-out are counted "
+        "in llm.errors (their tokens are unknown)",
+    }
+
+
+def never_answered(result: dict[str, Any]) -> bool:
+    """Whether a finished career's LLM never answered (every call failed for good)."""
+    raw = result.get("llm")
+    llm: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    calls, failed = llm.get("calls"), llm.get("failed_calls")
+    return isinstance(calls, int) and isinstance(failed, int) and calls > 0 and failed >= calls
+
+
+def set_aside_failed(
+    settings: AgentSettings, seed: int, out: str | Path, *, commitment: str | None = None
+) -> Path | None:
+    """``--redo-failed``: when the finished career of ``seed`` under ``out`` is one whose
+    LLM never answered (:func:`never_answered`), rename its ``result.json`` to
+    ``abandoned-N.result.json`` (N = 1, 2 ... the first free) so the next run plays it
+    again from month 1; its tokens are then counted as abandoned in the new result.
+    Returns the new name, or ``None`` when there was nothing to set aside.
+
+    Raises:
+        RunConflict: The run directory is in use by another command.
+    """
+    path = career_dir(out, settings.label, settings.scenario, None if commitment else seed, commitment)
+    done = path / "result.json"
+    if not done.is_file() or (path / "checkpoint.json").exists():
+        return None
+    try:
+        result = read_json(done)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(result, dict) or not never_answered(result):
+        return None
+    lock = RunDirLock(path, doing=f"pibench agent --redo-failed (pid {os.getpid()})")
+    try:
+        lock.acquire()
+    except RunDirBusy as exc:
+        raise RunConflict(str(exc)) from None
+    try:
+        n = 1
+        while (path / f"abandoned-{n}.result.json").exists():
+            n += 1
+        target = path / f"abandoned-{n}.result.json"
+        os.replace(done, target)
+    finally:
+        lock.release()
+    return target
+
+
+def _abandoned_results(path: Path) -> list[dict[str, Any]]:
+    """Token counts of the results set aside by ``--redo-failed`` in ``path``."""
+    out = []
+    for f in sorted(path.glob("abandoned-*.result.json")):
+        try:
+            res = read_json(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(res, dict):
+            continue
+        raw = res.get("tokens")
+        tok: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        out.append(
+            {
+                "file": f.name,
+                "why": "the LLM never answered (--redo-failed)",
+                "prompt": int(tok.get("prompt") or 0),
+                "completion": int(tok.get("completion") or 0),
+                "calls": int((res.get("llm") or {}).get("calls") or 0),
+            }
+        )
+    return out
 
 
 def run_career(
@@ -646,6 +863,12 @@ def _run_locked(
             raise RunConflict(
                 f"{path} holds the run of label {done_result.get('label')!r}, not {settings.label!r}; "
                 "use another --out or --label"
+            )
+        diff = settings.differences(done_result.get("harness"))
+        if diff:
+            raise RunConflict(
+                f"{path} holds a finished career played with other settings ({'; '.join(diff)}); it is not "
+                "reused for these: use another --out or --label, or the original settings"
             )
         say(f"already complete in {path} (delete it to play again)")
         return done_result

@@ -75,8 +75,23 @@ def archetype(c: Career) -> str:
     return "steady"
 
 
-def _key(c: Career, multi: bool) -> str:
-    return f"{c.label} · {c.scenario}" if multi else c.label
+def split_labels(careers: list[Career]) -> dict[str, list[str]]:
+    """Labels whose careers were played with different harness settings (model, scenario
+    config, turns, temperature, tokens, memory, system prompt, request options), each with
+    its settings hashes (sorted): one label is one configuration, so the report shows
+    such a label as one row per configuration, ``"label · settings <hash prefix>"``."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for c in careers:
+        if c.settings_hash:
+            seen[c.label].add(c.settings_hash)
+    return {label: sorted(hashes) for label, hashes in seen.items() if len(hashes) > 1}
+
+
+def _key(c: Career, multi: bool, split: dict[str, list[str]] | None = None) -> str:
+    key = f"{c.label} · {c.scenario}" if multi else c.label
+    if split and c.label in split:
+        key += f" · settings {c.settings_hash[:8] if c.settings_hash else 'unknown'}"
+    return key
 
 
 def _pool_axes(careers: list[Career]) -> dict[str, float | None]:
@@ -249,8 +264,9 @@ def build_report(
     scenarios = sorted({c.scenario for c in careers})
     multi = len(scenarios) > 1
     every: dict[str, list[Career]] = defaultdict(list)
+    split = split_labels(careers)
     for c in careers:
-        every[_key(c, multi)].append(c)
+        every[_key(c, multi, split)].append(c)
     groups = {k: [c for c in cs if counted(c, trust_unverified)] for k, cs in every.items()}
     reference = _reference(list(every), reference)
     ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
@@ -266,6 +282,7 @@ def build_report(
         "pibench_version": __version__,
         "scenarios": scenarios,
         "reference": reference,
+        "split_labels": split,
         "trust_unverified": trust_unverified,
         "seeds": sorted({c.key for c in careers}, key=_key_order),
         "leaderboard": leaderboard,

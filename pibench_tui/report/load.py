@@ -84,6 +84,9 @@ class Career:
         flags / integrity: integrity incidents (agent runs), from the transcript.
         valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
+        settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
+            derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
+            unknown. The report splits a label whose careers differ in it.
     """
 
     label: str
@@ -123,6 +126,7 @@ class Career:
     config_hash: str | None = None
     recorded_impact: float | None = None
     transcript_check: str | None = None
+    settings_hash: str | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -531,6 +535,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     own_key = str(seed) if seed is not None else _sealed_key(commitment) if isinstance(commitment, str) else key
     c = _blank(path, label, kind, scen, own_key)
     _recorded(c, res)
+    c.settings_hash = _settings_hash(res)
     cfg_hash = _config_hash(res.get("config"))
     c.config_hash = cfg_hash
     c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)
@@ -551,6 +556,26 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
         else:
             c.mark("unverified", "not re-simulated (--no-simulate)")
     return c
+
+
+#: ``result.json["harness"]`` keys that are not settings of the career (how it was run).
+_NOT_SETTINGS = frozenset({"block_timeout", "backend", "max_failed_calls"})
+
+
+def _settings_hash(res: dict[str, Any]) -> str | None:
+    """The career's settings hash: recorded, or derived from ``harness`` (older runs)."""
+    recorded = res.get("settings_sha256")
+    if isinstance(recorded, str) and recorded:
+        return recorded
+    harness = res.get("harness")
+    if not isinstance(harness, dict):
+        return None
+    from pibench_tui.harness.loop import settings_hash
+
+    try:
+        return settings_hash({k: v for k, v in harness.items() if k not in _NOT_SETTINGS})
+    except (TypeError, ValueError):
+        return None
 
 
 def _read_axes(c: Career, path: Path) -> None:

@@ -220,6 +220,17 @@ def _img(figs: dict[str, bytes], name: str, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
+def split_lines(report: dict[str, Any]) -> list[str]:
+    """One sentence per label whose careers were played with different settings."""
+    return [
+        f"label {label!r} holds careers of {len(hashes)} different harness settings (model, scenario config, turns, "
+        "temperature, tokens, memory, system prompt or request options): shown as one row per setting, "
+        + ", ".join(f"'{label} · settings {h[:8]}'" for h in hashes)
+        + "; give each configuration its own --label"
+        for label, hashes in sorted((report.get("split_labels") or {}).items())
+    ]
+
+
 def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     """The self-contained HTML page (no external resources)."""
     n = len(report["careers"])
@@ -232,6 +243,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         f'<p class="meta">{n} careers, {labels} labels, scenario(s) {html.escape(", ".join(report["scenarios"]))}; '
         f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
         "<h2>Leaderboard</h2>",
+        *(f'<p class="note"><b>split</b>: {html.escape(line)}</p>' for line in split_lines(report)),
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). CI: seed-bootstrap 95% interval of the mean. Δ: mean paired difference per "
@@ -345,6 +357,8 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     show("Behaviour", *_table_rows(report, "behaviour", BEHAVIOUR_ROWS))
     show("Census (careers by archetype)", *census_rows(report))
     show("Legibility", *legibility_rows(report))
+    for line in split_lines(report):
+        con.print(f"[bold yellow]split[/]: {markup_safe(line, newlines=True)}")
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     for x in invalid:
         con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")

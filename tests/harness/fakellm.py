@@ -32,12 +32,14 @@ from tests.harness.scripted_pi import fake_usage
 class Reply:
     text: str
     usage: dict | None = None
+    model: str | None = None  # the model id the provider says answered (default: the requested one)
 
 
 @dataclass
 class Status:
     code: int
     retry_after: float | None = None
+    body: dict | None = None  # the error's JSON (default: a scripted message)
 
 
 @dataclass
@@ -65,6 +67,7 @@ class FakeLLM:
     def __init__(self, brain: Brain) -> None:
         self.brain = brain
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, names lower-cased
         self.answers: list[str] = []
         self.lock = threading.Lock()
         outer = self
@@ -88,6 +91,7 @@ class FakeLLM:
                 with outer.lock:
                     index = len(outer.requests)
                     outer.requests.append(request)
+                    outer.headers.append({k.lower(): v for k, v in self.headers.items()})
                 answer = outer.brain(request, index)
                 with outer.lock:
                     outer.answers.append(type(answer).__name__)
@@ -103,9 +107,8 @@ class FakeLLM:
                     return
                 if isinstance(answer, Status):
                     headers = {"retry-after": str(answer.retry_after)} if answer.retry_after is not None else {}
-                    self._send(
-                        answer.code, {"error": {"message": f"scripted status {answer.code}", "type": "test"}}, headers
-                    )
+                    body = answer.body or {"error": {"message": f"scripted status {answer.code}", "type": "test"}}
+                    self._send(answer.code, body, headers)
                     return
                 if isinstance(answer, Trickle):
                     data = json.dumps(_completion(request, "```python\ntime.next_month()\n```", None)).encode()
@@ -132,7 +135,7 @@ class FakeLLM:
                     self.end_headers()
                     self.wfile.write(data)
                     return
-                self._send(200, _completion(request, answer.text, answer.usage))
+                self._send(200, _completion(request, answer.text, answer.usage, index, answer.model))
 
             def _send(self, code: int, payload: dict, headers: dict | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -169,12 +172,12 @@ class FakeLLM:
             self.server.server_close()
 
 
-def _completion(request: dict, text: str, usage: dict | None) -> dict:
+def _completion(request: dict, text: str, usage: dict | None, index: int = 0, model: str | None = None) -> dict:
     return {
-        "id": "chatcmpl-test",
+        "id": f"chatcmpl-test-{index}",
         "object": "chat.completion",
         "created": 0,
-        "model": request.get("model", "test"),
+        "model": model or request.get("model", "test"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": usage if usage is not None else fake_usage(request.get("messages", [])),
     }

@@ -158,7 +158,20 @@ def test_resume_refuses_other_settings(tmp_path):
     out = tmp_path / "runs"
     bad_cmd = f"{sys.executable} -c 'import sys; sys.exit(3)'"
     rc = pibench_main(
-        ["agent", "--model", "m", "--command", bad_cmd, "--scenario", "short-12", "--out", str(out), "--retries", "0"]
+        [
+            "agent",
+            "--model",
+            "m",
+            "--command",
+            bad_cmd,
+            "--scenario",
+            "short-12",
+            "--out",
+            str(out),
+            "--retries",
+            "0",
+            "--no-endpoint-check",
+        ]
     )
     assert rc == 1  # every call failed; the career auto-advanced to its end (and the command says so)
     res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
@@ -239,7 +252,9 @@ def test_cli_with_an_openai_compatible_endpoint(tmp_path, capsys):
     assert "101" in out and "102" in out and "horizon" in out
     res = json.loads((tmp_path / "local-model-no-memory" / "short-12-102" / "result.json").read_text())
     assert res["harness"]["memory"] is False and res["harness"]["backend"]["base_url"] == srv.base_url
-    assert res["llm"]["calls"] == 12 and len(srv.requests) == 24
+    # the endpoint check (one tiny request, same options) then two careers of 12 calls
+    assert srv.requests[0]["messages"] == [{"role": "user", "content": "Reply with the single word OK."}]
+    assert res["llm"]["calls"] == 12 and len(srv.requests) == 25
 
 
 def test_replay_marks_a_foreign_line_in_the_action_log_invalid(out):
@@ -265,28 +280,20 @@ def test_replay_marks_a_foreign_line_in_the_action_log_invalid(out):
 
 def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     """An endpoint that refuses every call (here a port nobody listens on: a mistyped
-    --base-url) still gives a recorded, auto-advanced career (the §16 contract), but the
-    command exits 1 and says the LLM never answered and how to play the career again."""
-    rc = pibench_main(
-        [
-            "agent",
-            "--model",
-            "m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-            "--scenario",
-            "short-12",
-            "--seeds",
-            "101",
-            "--out",
-            str(tmp_path),
-            "--retries",
-            "0",
-        ]
-    )
+    --base-url) is caught by the endpoint check before any career starts (exit 1, no run
+    directory). With --no-endpoint-check it still gives a recorded, auto-advanced career
+    (the §16 contract), but the command exits 1 and says the LLM never answered and how to
+    play the career again (--redo-failed)."""
+    args = ["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenario", "short-12"]
+    args += ["--seeds", "101", "--out", str(tmp_path), "--retries", "0"]
+    assert pibench_main(args) == 1
+    err = capsys.readouterr().err
+    assert "the endpoint check failed, no career was started: connection" in err
+    assert not (tmp_path / "m").exists()
+    rc = pibench_main([*args, "--no-endpoint-check"])
     assert rc == 1
     err = capsys.readouterr().err
-    assert "the LLM never answered (8 failed calls" in err and "delete its run directory" in err
+    assert "the LLM never answered (8 failed calls" in err and "--redo-failed" in err
     assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
 
 
@@ -310,6 +317,7 @@ def test_cli_says_to_check_the_command_when_a_command_never_answered(tmp_path, c
             str(tmp_path / "runs"),
             "--retries",
             "0",
+            "--no-endpoint-check",
         ]
     )
     assert rc == 1

@@ -77,7 +77,7 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     assert str(res["agent_random_seeds"][0]) != seed
     assert res["confinement"]["complete"] is True
     # Nothing the agent saw holds the seed: every prompt, and every file of the run.
-    assert len(requests) == 12
+    assert len(requests) == 13  # the endpoint check, then 12 months
     assert all(seed not in json.dumps(r) for r in requests)
     transcript = (run / "transcript.jsonl").read_text()
     assert "month notes" in (run / "memory.txt").read_text() and '"dashboard"' in (run / "months.jsonl").read_text()

@@ -269,3 +269,28 @@ def test_report_refuses_a_price_that_is_not_two_finite_non_negative_numbers(pric
     cost column) and infinity (which showed a cost of 'inf') are usage errors like -1."""
     assert pibench_main(["report", "runs", "--price", price]) == 2
     assert "argument --price" in capsys.readouterr().err
+
+
+def test_a_label_whose_careers_differ_in_settings_is_split_into_one_row_per_setting(tmp_path, capsys):
+    """Careers of one label played at two temperatures (one run directory tree, seeds 101 at
+    0.4 and 102 at 0.0) are not averaged as one model: the report shows one row per settings
+    hash and says why, in the terminal and in report.json."""
+    out = tmp_path / "runs"
+    idle = "```python\ntime.next_month()\n```"
+    for seed, temp in ((101, 0.4), (102, 0.0)):
+        res = run_careers(
+            settings_for("short-12", model="m", temperature=temp),
+            lambda: _Instant(idle, "m"),
+            [seed],
+            out,
+            log=lambda _t: None,
+        )
+        assert isinstance(res[0], dict)
+    assert pibench_main(["report", str(out), "--json", str(tmp_path / "r.json")]) == 0
+    text = capsys.readouterr().out
+    report = json.loads((tmp_path / "r.json").read_text())
+    rows = [r["label"] for r in report["leaderboard"]]
+    assert len(rows) == 2 and all(r.startswith("m · settings ") for r in rows)
+    assert all(r["n"] == 1 for r in report["leaderboard"])
+    assert list(report["split_labels"]) == ["m"] and len(report["split_labels"]["m"]) == 2
+    assert "holds careers of 2 different harness settings" in text

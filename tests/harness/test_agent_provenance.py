@@ -1,0 +1,154 @@
+"""One label is one configuration (issue 26 §1): a finished career of other settings is
+refused like an unfinished one, result.json records where it came from, the endpoint is
+checked before any career, --redo-failed plays again the careers whose LLM never answered,
+and request options reach the endpoint (a 400 naming a parameter is reported as such)."""
+
+from __future__ import annotations
+
+import json
+
+from pibench_tui.cli.command import main as pibench_main
+from tests.harness.fakellm import FakeLLM, Reply, Status
+
+NEXT = "```python\ntime.next_month()\n```"
+
+
+def _args(url: str, out, *extra: str) -> list[str]:
+    return [
+        "agent",
+        "--model",
+        "m",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "PIBENCH_NO_SUCH_KEY",
+        "--scenario",
+        "short-12",
+        "--out",
+        str(out),
+        "--retries",
+        "0",
+        *extra,
+    ]
+
+
+def test_a_finished_career_of_other_settings_is_refused_not_reused(tmp_path, capsys):
+    """After seed 101 finished at the default temperature, the same command at --temperature 0
+    over seeds 101-102 does not reuse 101 ("already complete"): it is refused naming the
+    setting, seed 102 is played, and the command exits 1. The same settings reuse it."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+        capsys.readouterr()
+        rc = pibench_main(_args(srv.base_url, out, "--seeds", "101-102", "--temperature", "0"))
+        err = capsys.readouterr().err
+        assert rc == 1
+        assert "finished career played with other settings" in err and "temperature: 0.4 there, 0.0 now" in err
+        assert json.loads((out / "m" / "short-12-101" / "result.json").read_text())["harness"]["temperature"] == 0.4
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+        assert "already complete" in capsys.readouterr().err
+
+
+def test_result_json_records_provenance_model_ids_request_ids_and_token_details(tmp_path):
+    """result.json has the settings hash, pibench's version, the git commit (this is a
+    checkout), the system prompt's SHA-256, the model id the provider returned (not the one
+    asked for), its request ids, and reasoning / cached prompt tokens when reported."""
+    import hashlib
+
+    from pibench_tui.harness.core import harness_system_prompt
+    from scenarios import load_scenario
+
+    usage = {
+        "prompt_tokens": 1000,
+        "completion_tokens": 50,
+        "total_tokens": 1050,
+        "prompt_tokens_details": {"cached_tokens": 800},
+        "completion_tokens_details": {"reasoning_tokens": 30},
+    }
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT, usage=usage, model="m-2026-01-01")) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    prov = res["provenance"]
+    prompt = harness_system_prompt(load_scenario("short-12").config)
+    assert prov["system_prompt_sha256"] == hashlib.sha256(prompt.encode()).hexdigest()
+    assert prov["system_prompt_sha256"] == res["harness"]["prompt_sha256"]
+    assert prov["settings_sha256"] == res["settings_sha256"] and len(res["settings_sha256"]) == 64
+    assert prov["pibench_version"] and prov["git_commit"] and len(prov["git_commit"].split("+")[0]) == 40
+    assert prov["provider_model_ids"] == {"m-2026-01-01": 12}
+    assert len(prov["request_ids"]) == 12 and all(r.startswith("chatcmpl-test-") for r in prov["request_ids"])
+    assert res["tokens"]["cached_prompt"] == 12 * 800 and res["tokens"]["reasoning"] == 12 * 30
+
+
+def test_the_endpoint_check_refuses_a_wrong_model_before_any_career(tmp_path, capsys):
+    """An endpoint answering 404 for a mistyped model fails the one-request check: exit 1,
+    nothing written, the error named; --no-endpoint-check skips the request."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Status(404)) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 1
+        assert len(srv.requests) == 1
+    assert "the endpoint check failed, no career was started: bad_request" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_redo_failed_plays_again_the_careers_whose_llm_never_answered(tmp_path, capsys):
+    """A career recorded while the endpoint refused every call is reused by a plain re-run;
+    --redo-failed plays it again with the working endpoint, keeps the old result beside as
+    abandoned-1.result.json and counts its tokens as abandoned. A healthy career is kept."""
+    out = tmp_path / "runs"
+    broken = True
+
+    def brain(req, i):
+        return Status(500) if broken else Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", "--no-endpoint-check")) == 1
+        broken = False
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101-102")) == 1  # 101 still never answered
+        capsys.readouterr()
+        healthy = (out / "m" / "short-12-102" / "result.json").read_bytes()
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101-102", "--redo-failed")) == 0
+    err = capsys.readouterr().err
+    assert "seed 101: the LLM never answered; playing it again" in err
+    run = out / "m" / "short-12-101"
+    res = json.loads((run / "result.json").read_text())
+    assert res["llm"]["failed_calls"] == 0 and res["llm"]["calls"] == 12
+    assert (run / "abandoned-1.result.json").is_file()
+    assert res["tokens"]["abandoned"]["redone"][0]["file"] == "abandoned-1.result.json"
+    assert (out / "m" / "short-12-102" / "result.json").read_bytes() == healthy
+
+
+def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp_path, capsys):
+    """--max-completion-tokens, --no-temperature, --reasoning-effort, --extra-body and --header
+    shape every request; they are part of the settings (result.json). An endpoint that
+    refuses max_tokens with a 400 naming it is reported as a refused parameter."""
+    out = tmp_path / "runs"
+
+    def brain(req, i):
+        assert "max_tokens" not in req and req["max_completion_tokens"] == 900
+        assert "temperature" not in req and req["reasoning_effort"] == "low" and req["top_p"] == 0.5
+        return Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        opts = ["--max-completion-tokens", "900", "--no-temperature", "--reasoning-effort", "low"]
+        opts += ["--extra-body", '{"top_p": 0.5}', "--header", "X-Route:fast"]
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", *opts)) == 0
+        seen_headers = srv.headers
+    assert any(h.get("x-route") == "fast" for h in seen_headers)
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    assert res["harness"]["request"] == {
+        "extra_body": {"top_p": 0.5},
+        "no_temperature": True,
+        "reasoning_effort": "low",
+        "token_param": "max_completion_tokens",
+    }
+    assert res["harness"]["backend"]["request"]["header_names"] == ["X-Route"]
+    assert "fast" not in json.dumps(res)
+
+    def refuse(req, i):
+        return Status(400, body={"error": {"message": "Unsupported parameter: 'max_tokens'", "param": "max_tokens"}})
+
+    with FakeLLM(refuse) as srv:
+        assert pibench_main(_args(srv.base_url, tmp_path / "b", "--seeds", "101")) == 1
+    err = capsys.readouterr().err
+    assert "bad_parameter: the endpoint refused the request parameter 'max_tokens' (HTTP 400)" in err
