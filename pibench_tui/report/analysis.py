@@ -79,10 +79,12 @@ def split_labels(careers: list[Career]) -> dict[str, list[str]]:
     """Labels whose careers were played with different harness settings (model, scenario
     config, turns, temperature, tokens, memory, system prompt, request options), each with
     its settings hashes (sorted): one label is one configuration, so the report shows
-    such a label as one row per configuration, ``"label · settings <hash prefix>"``."""
+    such a label as one row per configuration, ``"label · settings <hash prefix>"``. An
+    invalid career's files are not believed, its settings included: it never splits a label
+    (:func:`_key` puts it in a row of its label's own settings)."""
     seen: dict[str, set[str]] = defaultdict(set)
     for c in careers:
-        if c.settings_hash:
+        if c.settings_hash and c.status != "invalid":
             seen[c.label].add(c.settings_hash)
     return {label: sorted(hashes) for label, hashes in seen.items() if len(hashes) > 1}
 
@@ -90,7 +92,8 @@ def split_labels(careers: list[Career]) -> dict[str, list[str]]:
 def _key(c: Career, multi: bool, split: dict[str, list[str]] | None = None) -> str:
     key = f"{c.label} · {c.scenario}" if multi else c.label
     if split and c.label in split:
-        key += f" · settings {c.settings_hash[:8] if c.settings_hash else 'unknown'}"
+        own = c.settings_hash if c.settings_hash in split[c.label] or c.status != "invalid" else split[c.label][0]
+        key += f" · settings {own[:8] if own else 'unknown'}"
     return key
 
 

@@ -35,7 +35,8 @@ def test_a_second_agent_command_on_the_same_run_directory_fails_at_once_naming_t
     backend.write_text(GATED_BACKEND, encoding="utf-8")
     out = tmp_path / "runs"
     args = ["agent", "--model", "m", "--command", f"{sys.executable} {backend}", "--scenario", "short-12"]
-    args += ["--seeds", "5", "--out", str(out)]
+    # no endpoint check: its request would be the gated one, before the first command holds the lock
+    args += ["--seeds", "5", "--out", str(out), "--no-endpoint-check"]
     first = subprocess.Popen(pibench_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         for _ in range(2400):

@@ -225,7 +225,7 @@ def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path,
     bad.mkdir(parents=True)
     (bad / "result.json").write_text("{garbage")
     assert pibench_main(["report", str(tmp_path / "runs")]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines where the path ends
     assert "result.json: not valid JSON" in out and "invalid: 0" in out
     pol = tmp_path / "nothing.json"
     assert pibench_main(["run", "do-nothing", "--scenario", "short-12", "--seeds", "101", "--json", str(pol)]) == 0
