@@ -78,7 +78,8 @@ def test_the_tui_keeps_a_sealed_save_sealed(tmp_path):
     row = read_seal(seal)["seeds"][0]
     home = tmp_path / "home"
     args = ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"]
-    assert run_pibench(args, "time.next_month()\n", home=home).returncode == 0
+    played = run_pibench(args, "time.next_month()\n", home=home)
+    assert played.returncode == 0, played.stdout + played.stderr
     app = make_app(load="s1", saves_dir=str(home / "saves"))
     assert app.game.seed_text == f"sealed:{row['commitment'][:12]}"
     from saves import SaveStore
@@ -97,7 +98,8 @@ def test_saves_listings_withhold_a_sealed_careers_seed(tmp_path):
     row = read_seal(seal)["seeds"][0]
     home = tmp_path / "home"
     args = ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"]
-    assert run_pibench(args, "time.next_month()\ntime.next_month()\n", home=home).returncode == 0
+    played = run_pibench(args, "time.next_month()\ntime.next_month()\n", home=home)
+    assert played.returncode == 0, played.stdout + played.stderr
     for cmd in (
         ["saves", "list"],
         ["saves", "list", "--json"],
