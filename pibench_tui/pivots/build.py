@@ -194,12 +194,22 @@ def build(
     out: str | os.PathLike[str],
     *,
     jobs: int = 1,
+    cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Build a case set into ``out`` (``cases.jsonl``, ``key.jsonl``, ``build.json``).
 
+    Args:
+        settings: What to build.
+        out: The case set folder.
+        jobs: Local worker processes (ignored with ``cluster``).
+        cluster: A Dask scheduler address (or ``distributed.Client``): the tasks run there,
+            as the sweeps' (:class:`~pibench_tui.sweep.executors.DaskExecutor`).
+        progress: Called with ``(tasks done, tasks)`` after each task.
+
     Raises:
         ValueError: ``out`` holds the journal of a build of other settings.
+        ExecutorError: The cluster cannot be used (the message says why).
     """
     from pibench_tui import __version__
 
@@ -226,7 +236,12 @@ def build(
             if progress is not None:
                 progress(len(results), total)
 
-        if jobs <= 1:
+        if cluster is not None:
+            from ..sweep.executors import DaskExecutor
+
+            for r in DaskExecutor(cluster).map_unordered(run_task, list(tasks)):
+                finished(r)
+        elif jobs <= 1:
             for task in tasks:
                 finished(run_task(task))
         else:

@@ -101,6 +101,9 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     bd.add_argument("--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds")
     bd.add_argument("--no-stability", action="store_true", help="skip the re-check on disjoint branches")
     bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
+    bd.add_argument(
+        "--cluster", metavar="ADDRESS", help="run on a Dask cluster instead (tcp://HOST:8786; needs pibench[cluster])"
+    )
     bd.set_defaults(func=cmd_build)
 
     sc = psub.add_parser(
@@ -182,9 +185,14 @@ def cmd_build(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"\rpivots build: {done}/{of} (seed, month) candidates", end="", file=sys.stderr, flush=True)
 
+    if args.cluster and args.jobs > 1:
+        print("pibench pivots build: choose one of --jobs N and --cluster ADDRESS", file=sys.stderr)
+        return EXIT_USAGE
+    from ..sweep.executors import ExecutorError
+
     try:
-        summary = build(settings, args.out, jobs=args.jobs, progress=show)
-    except ValueError as exc:
+        summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show)
+    except (ValueError, ExecutorError) as exc:
         return _fail(str(exc))
     finally:
         if sys.stderr.isatty():

@@ -227,6 +227,33 @@ class DaskExecutor:
             if own:
                 client.close()
 
+    def map_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+        """``fn(item)`` for each item on the cluster (after the same connection and worker
+        checks as :meth:`run`), yielded as they finish. ``fn`` and the items must pickle.
+
+        Raises:
+            ExecutorError: The scheduler cannot be reached, no worker joins, or a worker
+                runs other pibench code.
+        """
+        client, own = self._client()
+        futures: list[Any] = []
+        try:
+            if not items:
+                return
+            from distributed import as_completed as _dask_completed
+
+            dask_completed: Any = _dask_completed
+            self._check_workers(client)
+            futures = [client.submit(fn, item, pure=False) for item in items]
+            for fut in dask_completed(futures):
+                yield fut.result()
+        finally:
+            pending = [f for f in futures if not f.done()]
+            if pending:
+                client.cancel(pending)
+            if own:
+                client.close()
+
 
 def make_executor(jobs: int = 1, cluster: str | None = None) -> Executor:
     """The executor of ``--jobs N`` / ``--cluster ADDRESS`` (the cluster when given)."""

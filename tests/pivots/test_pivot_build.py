@@ -116,3 +116,16 @@ def test_plan_code_is_read_never_run(tmp_path: Path) -> None:
             assert "case c1: plan A" in str(exc)
         else:
             raise AssertionError(f"{bad!r} was accepted")
+
+
+def test_a_build_on_a_dask_cluster_writes_the_same_files(tmp_path: Path) -> None:
+    """The same settings built on a Dask cluster (the sweeps' executor) and with one local
+    worker give byte-identical case, key and build files."""
+    import distributed
+
+    local = build(TINY, tmp_path / "local")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as c:
+        on_dask = build(TINY, tmp_path / "dask", cluster=c.scheduler_address)
+    assert local["cases"] == on_dask["cases"] >= 1
+    for name in ("cases.jsonl", "key.jsonl", "build.json"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
