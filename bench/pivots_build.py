@@ -25,19 +25,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--screen", type=int, default=16)
-    ap.add_argument("--confirm", type=int, default=128)
+    ap.add_argument("--screen", type=int, help="screening branches (default: the dev preset's)")
+    ap.add_argument("--confirm", type=int, help="confirmation branches (default: the dev preset's)")
     args = ap.parse_args()
     dev = PRESETS["dev"]
-    settings = dataclasses.replace(dev, seeds=tuple(range(1, args.seeds + 1)), screen=args.screen, confirm=args.confirm)
+    settings = dataclasses.replace(
+        dev,
+        seeds=tuple(range(1, args.seeds + 1)),
+        screen=args.screen or dev.screen,
+        confirm=args.confirm or dev.confirm,
+    )
     with tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
         s = build(settings, out, jobs=args.jobs)
         wall = time.perf_counter() - t
     rollouts = 2 * (s["candidates"] * settings.screen + s["screened"] * settings.confirm)
     rollouts += 2 * settings.confirm * s["stability"]["checked"]
-    print(f"{args.seeds} seeds x {len(settings.months)} months, jobs {args.jobs}: {wall:.1f} s wall")
+    print(
+        f"{args.seeds} seeds x months {settings.months[0]}-{settings.months[-1]} (per kind {settings.per_kind}), jobs {args.jobs}: {wall:.1f} s wall"
+    )
     print(f"decisions {s['candidates']}, screened {s['screened']}, kept {s['kept_before_caps']}, cases {s['cases']}")
+    print(f"funnel by kind (found, screened, kept): {s['funnel_by_kind']}")
     print(f"by kind {s['by_kind']}; stability {s['stability']['agree']}/{s['stability']['checked']}")
     print(f"rollouts {rollouts:,} ({rollouts / wall:.0f} a second, {1000 * wall / max(1, rollouts):.1f} ms each)")
     print(f"dev preset ({len(dev.seeds)} seeds) projected: {wall * len(dev.seeds) / args.seeds / 60:.1f} minutes")

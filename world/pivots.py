@@ -270,7 +270,9 @@ def _hiring(api: Api) -> list[Decision]:
 
 def _runway_text(api: Api) -> str:
     dash = api.call("lab", "dashboard", [], {})
-    return f"budget ${dash.get('budget', 0):,.0f}"
+    runway = dash.get("runway_months")
+    text = f"budget ${dash.get('budget', 0):,.0f}"
+    return text + (f", about {float(runway):.0f} months of runway at the current burn" if runway is not None else "")
 
 
 def _staffing(api: Api) -> list[Decision]:
@@ -303,10 +305,18 @@ def _grants(api: Api) -> list[Decision]:
     calls = api.call("grants", "calls", [], {})
     if not calls:
         return []
-    c = sorted(calls, key=lambda x: (-float(x["award"]), x["id"]))[0]
+    month = int(api.call("lab", "dashboard", [], {})["month"])
+    # the call closing soonest (the largest among those): skipping it may mean missing it
+    c = min(calls, key=lambda x: (int(x["last_month_to_apply"]), -float(x["award"]), x["id"]))
+    last = int(c["last_month_to_apply"])
+    when = "this month is the last to apply" if last == month else f"open until month {last}"
     topic = api.call("field", "topics", [], {})[0]
     pubs = [p["id"] for p in api.call("papers", "publications", [], {})][:3]
-    q = f"Should the lab write a proposal to {c['agency']}'s call {c['id']} (award ${float(c['award']):,.0f}) this month?"
+    q = (
+        f"Should the lab write a proposal to {c['agency']}'s call {c['id']} this month (award "
+        f"${float(c['award']):,.0f} over {c['duration_months']} months, decision {c['decision_delay_months']} "
+        f"months after applying; {when}; {_runway_text(api)})?"
+    )
     text = f"Write a 20-hour proposal on {topic} to {c['id']}" + (
         f" with {len(pubs)} publication(s) as evidence." if pubs else " without evidence."
     )
@@ -339,6 +349,10 @@ def _venue(api: Api) -> list[Decision]:
     return out
 
 
+#: News items a topics decision counts hotness over (the window world.policies.base.news_counts uses).
+NEWS_WINDOW = 40
+
+
 def _topics(api: Api) -> list[Decision]:
     people = [p for p in api.call("students", "list", [], {}) if not p.get("projects")]
     if not people:
@@ -346,19 +360,26 @@ def _topics(api: Api) -> list[Decision]:
     topics = api.call("field", "topics", [], {})
     if len(topics) < 2:
         return []
+    news = [n for n in api.call("field", "news", [NEWS_WINDOW], {}) if n["kind"] == "field" and n["topic"]]
+    count = {t: sum(1 for n in news if n["topic"] == t) for t in topics}
+    ranked = sorted(topics, key=lambda t: (-count[t], topics.index(t)))  # ties: the fixed topic order
     who = people[0]["id"]
-    t1, t2 = topics[0], topics[-1]
+    t1, t2 = ranked[0], ranked[-1]
+
+    def said(t: str) -> str:
+        return f"{count[t]} of the last {NEWS_WINDOW} news items were field news on {t}"
+
     q = f"{who} has no project: on which topic should a new tier-2 project start?"
     return [
         Decision(
             "topics",
             q,
             Plan(
-                f"Start a tier-2 project on {t1} with {who}.",
+                f"Start a tier-2 project on {t1} with {who} ({said(t1)}).",
                 (("projects", "start", {"topic": t1, "tier": 2, "members": [who]}),),
             ),
             Plan(
-                f"Start a tier-2 project on {t2} with {who}.",
+                f"Start a tier-2 project on {t2} with {who} ({said(t2)}).",
                 (("projects", "start", {"topic": t2, "tier": 2, "members": [who]}),),
             ),
         )

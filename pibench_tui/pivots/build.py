@@ -2,10 +2,18 @@
 decide (PIVOTS.md "How it is used"; the world side is :mod:`world.pivots`).
 
 A task is one (seed, fork month) of a reference policy's career: the worker replays the
-career to that month (deterministic), finds the decisions open there, **screens** each pair
+career to that month (deterministic), finds the decisions open there (with ``per_kind``,
+only those the survey chose), **screens** each pair
 of plans on branches ``1..S`` and **confirms** the survivors on ``S+1..S+C``; a case is kept
 when the confirmation passes the keep rule (:func:`world.pivots.keep`). With ``stability``
 the kept cases are replayed on the disjoint ``S+C+1..S+2C`` and the sign agreement is counted.
+
+With ``per_kind`` a **survey** comes first: one task per seed plays the career once and notes
+at which candidate months each kind of decision is open; then at most ``per_kind`` decisions
+of each kind are screened per career, at months spread evenly over those where the kind was
+found. A rare kind (a draft waiting for a venue opens ~1.5 times a baseline career) is then
+looked for in every month, and a common one (staffing opens every month) is not screened
+fifty times a career: screening is where a build spends most of its rollouts.
 
 Every finished task is appended to ``OUT/journal.jsonl``; a build run again with the same
 settings skips them, so an interrupted build resumes. Results are sorted by case id before
@@ -46,6 +54,8 @@ class BuildSettings:
         min_share: Keep rule: |Δ| at least this share of the plans' mean Impact.
         min_citations: Keep rule: |Δ| at least this many citations.
         per_career: At most this many kept cases per career (seed).
+        per_kind: With ``0`` every decision at every candidate month is screened; else a
+            survey first, then at most this many decisions of each kind per career.
         cases: At most this many cases in all (0: no limit).
         stability: Replay kept cases on ``C`` disjoint branches and count sign agreement.
         prefix: Case id prefix.
@@ -61,6 +71,7 @@ class BuildSettings:
     min_share: float = 0.05
     min_citations: float = 5.0
     per_career: int = 4
+    per_kind: int = 0
     cases: int = 0
     stability: bool = True
     prefix: str = "pv"
@@ -71,7 +82,15 @@ class BuildSettings:
 
 
 PRESETS: dict[str, BuildSettings] = {
-    "dev": BuildSettings(seeds=tuple(range(1, 61)), prefix="dev"),
+    "dev": BuildSettings(
+        seeds=tuple(range(1, 61)),
+        months=tuple(range(2, 51)),
+        per_kind=4,
+        per_career=5,
+        screen=8,
+        confirm=32,
+        prefix="dev",
+    ),
     "smoke": BuildSettings(seeds=(1, 2), months=(2, 14), screen=4, confirm=8, prefix="smoke", stability=False),
 }
 """Named settings: ``dev`` (the public development set) and ``smoke`` (a seconds-long check)."""
@@ -115,29 +134,95 @@ def _screen_passes(t: Any, settings: BuildSettings) -> bool:
     return abs(t.delta) >= max(settings.min_citations, settings.min_share * mean_impact) and abs(t.delta) >= se
 
 
-def run_task(task: tuple[BuildSettings, int, int]) -> dict[str, Any]:
-    """One (seed, month): every decision found, screened, confirmed; the kept cases with keys.
+def survey_task(task: tuple[BuildSettings, int]) -> dict[str, Any]:
+    """The survey of one seed's career: at which candidate months each kind is open.
 
     Returns:
-        ``{"seed", "month", "found", "screened", "kept": [{"case", "key"}], "stability": [bool]}``.
+        ``{"survey": seed, "found": {kind: [month, ...]}}`` (kinds with no month left out).
+    """
+    from scenarios import load_scenario
+    from world.api import Api
+    from world.engine import World
+    from world.pivots import find_decisions
+    from world.policies import ORACLE, make_policy
+    from world.runner import AgentView
+
+    settings, seed = task
+    world = World(load_scenario(settings.scenario).config, seed)
+    api = Api(world, shared_results=True)
+    view: Any = api if settings.policy == ORACLE else AgentView(api)
+    pol = make_policy(settings.policy)
+    months, last = set(settings.months), max(settings.months)
+    found: dict[str, list[int]] = {}
+    while not world.s.finished and world.s.month <= last:
+        m = world.s.month
+        if m in months:
+            for kind in sorted({d.kind for d in find_decisions(world, settings.kinds)}):
+                found.setdefault(kind, []).append(m)
+        pol.act(view)
+        if world.s.month == m and not world.s.finished:
+            api.call("time", "next_month", [], {})
+    return {"survey": seed, "found": found}
+
+
+def spread(months: Sequence[int], n: int) -> list[int]:
+    """At most ``n`` of ``months`` (sorted), spread evenly from the first to the last.
+
+    >>> spread([2, 3, 4, 5, 6, 7, 8], 3)
+    [2, 5, 8]
+    """
+    if n <= 0 or len(months) <= n:
+        return list(months)
+    if n == 1:
+        return [months[len(months) // 2]]
+    return [months[round(i * (len(months) - 1) / (n - 1))] for i in range(n)]
+
+
+def planned(settings: BuildSettings, surveys: dict[int, dict[str, list[int]]]) -> dict[tuple[int, int], list[str]]:
+    """The (seed, month) tasks and the kinds each screens: every kind at every month without
+    ``per_kind``, else the months :func:`spread` picks from each seed's survey."""
+    if not settings.per_kind:
+        return {(seed, m): list(settings.kinds) for seed in settings.seeds for m in settings.months}
+    plan: dict[tuple[int, int], list[str]] = {}
+    for seed in settings.seeds:
+        for kind in settings.kinds:
+            for m in spread(surveys[seed].get(kind, []), settings.per_kind):
+                plan.setdefault((seed, m), []).append(kind)
+    return {k: [kind for kind in settings.kinds if kind in v] for k, v in sorted(plan.items())}
+
+
+def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, int, list[str]]) -> dict[str, Any]:
+    """One (seed, month): every decision found (of the task's kinds, default the settings'),
+    screened, confirmed; the kept cases with keys.
+
+    Returns:
+        ``{"seed", "month", "found", "screened", "kept": [{"case", "key"}], "stability": [bool],
+        "funnel": {kind: [found, screened, kept]}}``.
     """
     from world.pivots import find_decisions, keep, truth
 
-    settings, seed, month = task
+    settings, seed, month = task[:3]
+    kinds = task[3] if len(task) > 3 else list(settings.kinds)
     world, record = _record(seed, month, settings)
-    out: dict[str, Any] = {"seed": seed, "month": month, "found": 0, "screened": 0, "kept": [], "stability": []}
+    out: dict[str, Any] = {
+        "seed": seed, "month": month, "found": 0, "screened": 0, "kept": [], "stability": [], "funnel": {}
+    }  # fmt: skip
     if world.s.finished or world.s.month != month:
         return out
-    decisions = find_decisions(world, settings.kinds)
+    decisions = find_decisions(world, kinds)
+    for d in decisions:
+        out["funnel"].setdefault(d.kind, [0, 0, 0])[0] += 1
     out["found"] = len(decisions)
     s, c = settings.screen, settings.confirm
     for d in decisions:
         if not _screen_passes(truth(world, d, range(1, s + 1), settings.policy), settings):
             continue
         out["screened"] += 1
+        out["funnel"][d.kind][1] += 1
         t = truth(world, d, range(s + 1, s + c + 1), settings.policy)
         if not keep(t, min_share=settings.min_share, min_citations=settings.min_citations):
             continue
+        out["funnel"][d.kind][2] += 1
         cid = f"{settings.prefix}-{seed:04d}-{month:02d}-{d.kind}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
@@ -165,28 +250,80 @@ def run_task(task: tuple[BuildSettings, int, int]) -> dict[str, Any]:
     return out
 
 
-def _select(results: list[dict[str, Any]], settings: BuildSettings) -> list[dict[str, Any]]:
-    """Kept cases sorted by id, at most ``per_career`` per seed, then at most ``cases`` in
-    all taken round-robin over kinds (so no kind crowds the others out)."""
-    kept = sorted((k for r in results for k in r["kept"]), key=lambda k: k["case"]["id"])
-    per: dict[int, int] = {}
-    capped = []
-    for k in kept:
-        seed = k["case"]["seed"]
-        if per.get(seed, 0) < settings.per_career:
-            per[seed] = per.get(seed, 0) + 1
-            capped.append(k)
-    if not settings.cases or len(capped) <= settings.cases:
-        return capped
+def _round_robin(items: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """At most ``limit`` of ``items`` (kept cases sorted by id) taken round-robin over kinds,
+    so no kind crowds the others out."""
     by_kind: dict[str, list[dict[str, Any]]] = {}
-    for k in capped:
+    for k in items:
         by_kind.setdefault(k["case"]["kind"], []).append(k)
     chosen: list[dict[str, Any]] = []
-    while len(chosen) < settings.cases and any(by_kind.values()):
+    while len(chosen) < limit and any(by_kind.values()):
         for kind in sorted(by_kind):
-            if by_kind[kind] and len(chosen) < settings.cases:
+            if by_kind[kind] and len(chosen) < limit:
                 chosen.append(by_kind[kind].pop(0))
-    return sorted(chosen, key=lambda k: k["case"]["id"])
+    return chosen
+
+
+def _select(results: list[dict[str, Any]], settings: BuildSettings) -> list[dict[str, Any]]:
+    """Kept cases sorted by id: at most ``per_career`` per seed, then at most ``cases`` in all,
+    each cap taken round-robin over kinds."""
+    kept = sorted((k for r in results for k in r["kept"]), key=lambda k: k["case"]["id"])
+    by_seed: dict[int, list[dict[str, Any]]] = {}
+    for k in kept:
+        by_seed.setdefault(k["case"]["seed"], []).append(k)
+    capped = sorted(
+        (k for ks in by_seed.values() for k in _round_robin(ks, settings.per_career)), key=lambda k: k["case"]["id"]
+    )
+    if settings.cases and len(capped) > settings.cases:
+        capped = sorted(_round_robin(capped, settings.cases), key=lambda k: k["case"]["id"])
+    return capped
+
+
+def _funnel(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Decisions found, screened and kept (before the caps) per kind."""
+    out: dict[str, list[int]] = {}
+    for r in results:
+        for kind, counts in r.get("funnel", {}).items():
+            acc = out.setdefault(kind, [0, 0, 0])
+            for i, n in enumerate(counts):
+                acc[i] += n
+    return {k: dict(zip(("found", "screened", "kept"), v, strict=True)) for k, v in sorted(out.items())}
+
+
+def _map(
+    fn: Callable[[Any], dict[str, Any]],
+    tasks: Sequence[Any],
+    jobs: int,
+    cluster: Any,
+    journal: JsonlFile,
+    done: int,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[dict[str, Any]]:
+    """``fn`` over ``tasks`` (locally, in ``jobs`` processes, or on the Dask ``cluster``), each
+    result appended to the journal and synced as it comes, in the order they finish."""
+    results: list[dict[str, Any]] = []
+
+    def finished(r: dict[str, Any]) -> None:
+        journal.append(r)
+        journal.sync()
+        results.append(r)
+        if progress is not None:
+            progress(done + len(results), total)
+
+    if cluster is not None:
+        from ..sweep.executors import DaskExecutor
+
+        for r in DaskExecutor(cluster).map_unordered(fn, list(tasks)):
+            finished(r)
+    elif jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            finished(fn(task))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for r in pool.map(fn, tasks, chunksize=1):
+                finished(r)
+    return results
 
 
 def build(
@@ -219,35 +356,20 @@ def build(
     if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
         raise ValueError(f"{folder} holds a build of other settings; use another --out")
     atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
-    done = {(r["seed"], r["month"]): r for r in read_jsonl(folder / "journal.jsonl")}
-    tasks: Sequence[tuple[BuildSettings, int, int]] = [
-        (settings, seed, month) for seed in settings.seeds for month in settings.months if (seed, month) not in done
-    ]
+    lines = read_jsonl(folder / "journal.jsonl")
+    surveys = {int(r["survey"]): r["found"] for r in lines if "survey" in r}
+    done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
     journal = JsonlFile(folder / "journal.jsonl")
-    total = len(settings.seeds) * len(settings.months)
     started = time.perf_counter()
     try:
-        results = list(done.values())
-
-        def finished(r: dict[str, Any]) -> None:
-            journal.append(r)
-            journal.sync()
-            results.append(r)
-            if progress is not None:
-                progress(len(results), total)
-
-        if cluster is not None:
-            from ..sweep.executors import DaskExecutor
-
-            for r in DaskExecutor(cluster).map_unordered(run_task, list(tasks)):
-                finished(r)
-        elif jobs <= 1:
-            for task in tasks:
-                finished(run_task(task))
-        else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for r in pool.map(run_task, tasks, chunksize=1):
-                    finished(r)
+        if settings.per_kind:
+            todo = [(settings, seed) for seed in settings.seeds if seed not in surveys]
+            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(settings.seeds), progress):
+                surveys[int(r["survey"])] = r["found"]
+        plan = planned(settings, surveys)
+        tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
+        results = [done[k] for k in plan if k in done]
+        results += _map(run_task, tasks, jobs, cluster, journal, len(results), len(plan), progress)
     finally:
         journal.close()
     chosen = _select(results, settings)
@@ -264,6 +386,8 @@ def build(
         "cases": len(chosen),
         "by_kind": dict(sorted(counts.items())),
         "candidates": sum(r["found"] for r in results),
+        "tasks": len(results),
+        "funnel_by_kind": _funnel(results),
         "screened": sum(r["screened"] for r in results),
         "kept_before_caps": sum(len(r["kept"]) for r in results),
         "stability": {"checked": len(stability), "agree": sum(stability)},

@@ -93,11 +93,24 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     bd.add_argument(
         "--kinds", metavar="K,K", help="decision kinds (default all: hiring,venue,grants,topics,staffing,spending)"
     )
-    bd.add_argument("--branches", metavar="S,C", help="screening and confirmation branches (default 16,128)")
+    from .build import BuildSettings
+
+    d = BuildSettings()
     bd.add_argument(
-        "--min-effect", type=float, metavar="SHARE", help="keep rule: |delta| >= SHARE of mean Impact (0.05)"
+        "--branches", metavar="S,C", help=f"screening and confirmation branches (default {d.screen},{d.confirm})"
     )
-    bd.add_argument("--per-career", type=positive_int, metavar="K", help="at most K cases per career (4)")
+    bd.add_argument(
+        "--min-effect", type=float, metavar="SHARE", help=f"keep rule: |delta| >= SHARE of mean Impact ({d.min_share})"
+    )
+    bd.add_argument("--months", metavar="SPEC", help="candidate fork months, e.g. 2-50 or 6,14,30")
+    bd.add_argument(
+        "--per-kind",
+        type=int,
+        metavar="K",
+        help="survey each career first, then screen at most K decisions of each kind per career, at months "
+        f"spread over those where the kind is open (0: every decision at every month; default {d.per_kind})",
+    )
+    bd.add_argument("--per-career", type=positive_int, metavar="K", help=f"at most K cases per career ({d.per_career})")
     bd.add_argument("--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds")
     bd.add_argument("--no-stability", action="store_true", help="skip the re-check on disjoint branches")
     bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
@@ -155,6 +168,14 @@ def _build_settings(args: argparse.Namespace) -> Any:
         if not 0.0 <= args.min_effect < 1.0:
             raise ValueError(f"--min-effect is a share between 0 and 1, got {args.min_effect}")
         change["min_share"] = args.min_effect
+    if args.months:
+        from world.runner import parse_seeds
+
+        change["months"] = tuple(parse_seeds(args.months))
+    if args.per_kind is not None:
+        if args.per_kind < 0:
+            raise ValueError(f"--per-kind is 0 or more, got {args.per_kind}")
+        change["per_kind"] = args.per_kind
     if args.per_career:
         change["per_career"] = args.per_career
     if args.cases:
@@ -176,14 +197,21 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         from scenarios import ScenarioError, load_scenario
 
-        load_scenario(settings.scenario)
+        horizon = load_scenario(settings.scenario).config.months
     except ScenarioError as exc:
         return _fail(str(exc))
-    total = len(settings.seeds) * len(settings.months)
+    if any(not 1 <= m < horizon for m in settings.months):
+        print(f"pibench pivots build: --months: each fork month must be 1-{horizon - 1} ({settings.scenario} "
+              f"lasts {horizon} months)", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
+    job = bar.add_task("pivots build", total=None)
 
     def show(done: int, of: int) -> None:
-        if sys.stderr.isatty():
-            print(f"\rpivots build: {done}/{of} (seed, month) candidates", end="", file=sys.stderr, flush=True)
+        bar.update(job, completed=done, total=of)
 
     if args.cluster and args.jobs > 1:
         print("pibench pivots build: choose one of --jobs N and --cluster ADDRESS", file=sys.stderr)
@@ -191,15 +219,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..sweep.executors import ExecutorError
 
     try:
-        summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show)
+        with bar:
+            summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show)
     except (ValueError, ExecutorError) as exc:
         return _fail(str(exc))
-    finally:
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
     stab = summary["stability"]
     print(
-        f"pibench pivots build: {summary['cases']} cases in {args.out} from {total} (seed, month) candidates "
+        f"pibench pivots build: {summary['cases']} cases in {args.out} from {summary['tasks']} (seed, month) tasks "
         f"({summary['candidates']} decisions found, {summary['screened']} passed screening); by kind "
         f"{summary['by_kind']}; stability {stab['agree']}/{stab['checked']} signs agree; "
         f"{summary['seconds_this_run']} s"
