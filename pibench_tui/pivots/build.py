@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cli.seeds import file_commitment
 from ..harness.rundir import JsonlFile, atomic_write_json, atomic_write_text, read_json, read_jsonl
 
 __all__ = ["BuildSettings", "PRESETS", "build", "run_task"]
@@ -59,6 +60,8 @@ class BuildSettings:
         cases: At most this many cases in all (0: no limit).
         stability: Replay kept cases on ``C`` disjoint branches and count sign agreement.
         prefix: Case id prefix.
+        commitments: Sealed seeds' public commitments, one per seed in order (empty: the
+            seeds are public). Cases then carry the commitment instead of the seed.
     """
 
     scenario: str = "standard"
@@ -75,6 +78,7 @@ class BuildSettings:
     cases: int = 0
     stability: bool = True
     prefix: str = "pv"
+    commitments: tuple[str, ...] = ()
 
     def fingerprint(self) -> str:
         """SHA-256 of the settings (a journal of other settings is not resumed)."""
@@ -223,7 +227,11 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
         if not keep(t, min_share=settings.min_share, min_citations=settings.min_citations):
             continue
         out["funnel"][d.kind][2] += 1
-        cid = f"{settings.prefix}-{seed:04d}-{month:02d}-{d.kind}"
+        commitment = (
+            dict(zip(settings.seeds, settings.commitments, strict=True)).get(seed) if settings.commitments else None
+        )
+        who = f"sealed:{commitment[:12]}" if commitment else str(seed)
+        cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
             again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy)
@@ -235,9 +243,9 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
             "id": cid,
             "scenario": settings.scenario,
             "config_hash": world.cfg.content_hash(),
-            "seed": seed,
-            "commitment": None,
-            "career": f"{settings.policy}/{seed}",
+            "seed": None if commitment else seed,
+            "commitment": commitment,
+            "career": f"{settings.policy}/{who}",
             "policy": settings.policy,
             "fork_month": month,
             "kind": d.kind,
@@ -268,9 +276,9 @@ def _select(results: list[dict[str, Any]], settings: BuildSettings) -> list[dict
     """Kept cases sorted by id: at most ``per_career`` per seed, then at most ``cases`` in all,
     each cap taken round-robin over kinds."""
     kept = sorted((k for r in results for k in r["kept"]), key=lambda k: k["case"]["id"])
-    by_seed: dict[int, list[dict[str, Any]]] = {}
+    by_seed: dict[str, list[dict[str, Any]]] = {}
     for k in kept:
-        by_seed.setdefault(k["case"]["seed"], []).append(k)
+        by_seed.setdefault(k["case"]["career"], []).append(k)
     capped = sorted(
         (k for ks in by_seed.values() for k in _round_robin(ks, settings.per_career)), key=lambda k: k["case"]["id"]
     )
@@ -333,8 +341,16 @@ def build(
     jobs: int = 1,
     cluster: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    seal: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Build a case set into ``out`` (``cases.jsonl``, ``key.jsonl``, ``build.json``).
+
+    A **sealed** build (``settings.commitments``, seeds from ``pibench seal``) writes only
+    ``cases.jsonl`` (commitments, no seeds) and a public ``build.json`` (seeds withheld, the
+    key's SHA-256 as its commitment) into ``out``; the key, the full ``build.json`` and the
+    journal (which holds seeds and answers) go into the private folder ``seal``. Publish
+    ``out``; keep ``seal`` until the evaluation is over, then publish the key and the seal
+    file so anyone can check both commitments.
 
     Args:
         settings: What to build.
@@ -343,23 +359,40 @@ def build(
         cluster: A Dask scheduler address (or ``distributed.Client``): the tasks run there,
             as the sweeps' (:class:`~pibench_tui.sweep.executors.DaskExecutor`).
         progress: Called with ``(tasks done, tasks)`` after each task.
+        seal: The private folder of a sealed build (required with sealed seeds, refused
+            without them).
 
     Raises:
-        ValueError: ``out`` holds the journal of a build of other settings.
+        ValueError: ``out`` holds the journal of a build of other settings; sealed seeds
+            without ``seal``, ``seal`` without sealed seeds, or ``seal`` inside ``out``.
         ExecutorError: The cluster cannot be used (the message says why).
     """
     from pibench_tui import __version__
 
     folder = Path(out)
+    if settings.commitments and seal is None:
+        raise ValueError(
+            "a build on sealed seeds needs a private folder for its key and journal (--seal DIR): "
+            "both hold the answers and the seeds"
+        )
+    if seal is not None and not settings.commitments:
+        raise ValueError(
+            "--seal needs sealed seeds (--seeds @FILE from pibench seal): cases built on public seeds "
+            "can be answered by playing the seeds"
+        )
+    work = Path(seal) if seal is not None else folder
+    if seal is not None and (work.resolve() == folder.resolve() or folder.resolve() in work.resolve().parents):
+        raise ValueError(f"--seal {work} is inside --out {folder}: the private folder must not be published with it")
     folder.mkdir(parents=True, exist_ok=True)
-    meta_path = folder / "journal.json"
+    work.mkdir(parents=True, exist_ok=True)
+    meta_path = work / "journal.json"
     if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
         raise ValueError(f"{folder} holds a build of other settings; use another --out")
     atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
-    lines = read_jsonl(folder / "journal.jsonl")
+    lines = read_jsonl(work / "journal.jsonl")
     surveys = {int(r["survey"]): r["found"] for r in lines if "survey" in r}
     done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
-    journal = JsonlFile(folder / "journal.jsonl")
+    journal = JsonlFile(work / "journal.jsonl")
     started = time.perf_counter()
     try:
         if settings.per_kind:
@@ -374,7 +407,8 @@ def build(
         journal.close()
     chosen = _select(results, settings)
     atomic_write_text(folder / "cases.jsonl", "".join(json.dumps(k["case"], sort_keys=True) + "\n" for k in chosen))
-    atomic_write_text(folder / "key.jsonl", "".join(json.dumps(k["key"], sort_keys=True) + "\n" for k in chosen))
+    key_text = "".join(json.dumps(k["key"], sort_keys=True) + "\n" for k in chosen)
+    atomic_write_text(work / "key.jsonl", key_text)
     stability = [a for r in results for a in r["stability"]]
     counts: dict[str, int] = {}
     for k in chosen:
@@ -392,6 +426,14 @@ def build(
         "kept_before_caps": sum(len(r["kept"]) for r in results),
         "stability": {"checked": len(stability), "agree": sum(stability)},
     }
-    atomic_write_json(folder / "build.json", summary)
+    atomic_write_json(work / "build.json", summary)
+    if seal is not None:
+        public = json.loads(json.dumps(summary))
+        public["settings"]["seeds"] = f"sealed ({len(settings.seeds)} seeds)"
+        public["sealed"] = {
+            "seed_commitment": file_commitment(list(settings.commitments)),
+            "key_sha256": hashlib.sha256(key_text.encode("utf-8")).hexdigest(),
+        }
+        atomic_write_json(folder / "build.json", public)
     summary["seconds_this_run"] = round(time.perf_counter() - started, 1)
     return summary

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "check_sealed_key",
     "CASE_FORMAT",
     "KINDS",
     "MAX_CASES_BYTES",
@@ -289,6 +290,34 @@ def load_key(path: str | os.PathLike[str], cases: list[Case] | None = None) -> d
         if extra:
             raise PivotFileError(f"{file}: answers {len(extra)} case(s) not in the set, e.g. {extra[0]!r}")
     return out
+
+
+def check_sealed_key(cases: str | os.PathLike[str], key: str | os.PathLike[str]) -> None:
+    """A sealed set's key must be the one it was built with: the SHA-256 of the key file's
+    bytes equals ``build.json["sealed"]["key_sha256"]`` beside the cases (sets that are not
+    sealed have nothing to check).
+
+    Raises:
+        PivotFileError: The key differs from the commitment, or cannot be read.
+    """
+    folder = Path(cases) if Path(cases).is_dir() else Path(cases).parent
+    try:
+        meta = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    want = (meta.get("sealed") or {}).get("key_sha256") if isinstance(meta, dict) else None
+    if not want:
+        return
+    file = key_path(key)
+    try:
+        got = hashlib.sha256(file.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise PivotFileError(f"{file}: cannot read the answer key ({exc.strerror})") from None
+    if got != want:
+        raise PivotFileError(
+            f"{file}: not the answer key this sealed set was built with (its SHA-256 {got[:12]}... differs from "
+            f"the commitment {want[:12]}... in {folder / 'build.json'})"
+        )
 
 
 def cases_hash(cases: list[Case]) -> str:

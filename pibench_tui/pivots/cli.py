@@ -87,7 +87,18 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     )
     bd.add_argument("--out", required=True, metavar="DIR", help="the case set folder (created; resumed if it exists)")
     bd.add_argument("--preset", choices=("dev", "smoke"), help="named settings (dev: the public development set)")
-    bd.add_argument("--seeds", metavar="SPEC", help="seeds, e.g. 1-40 or 1,5,9 (default: the preset's, else 1-3)")
+    bd.add_argument(
+        "--seeds",
+        metavar="SPEC",
+        help="seeds, e.g. 1-40 or 1,5,9, or @FILE (sealed seeds from pibench seal; needs --seal) "
+        "(default: the preset's, else 1-3)",
+    )
+    bd.add_argument(
+        "--seal",
+        metavar="DIR",
+        help="a sealed build's private folder: the answer key and the journal go here, cases and a public "
+        "build.json (the key's SHA-256 as its commitment) into --out",
+    )
     bd.add_argument("--scenario", help="a bundled scenario (default standard)")
     bd.add_argument("--policy", help="the reference policy playing to the fork and after it (default baseline)")
     bd.add_argument(
@@ -143,9 +154,11 @@ def _build_settings(args: argparse.Namespace) -> Any:
     base = PRESETS[args.preset] if args.preset else BuildSettings()
     change: dict[str, Any] = {}
     if args.seeds:
-        from world.runner import parse_seeds
+        from pibench_tui.cli.seeds import parse_seeds
 
-        change["seeds"] = tuple(parse_seeds(args.seeds))
+        spec = parse_seeds(args.seeds)
+        change["seeds"] = tuple(spec.seeds)
+        change["commitments"] = tuple(spec.commitments)
     if args.scenario:
         change["scenario"] = args.scenario
     if args.policy:
@@ -169,9 +182,9 @@ def _build_settings(args: argparse.Namespace) -> Any:
             raise ValueError(f"--min-effect is a share between 0 and 1, got {args.min_effect}")
         change["min_share"] = args.min_effect
     if args.months:
-        from world.runner import parse_seeds
+        from world.runner import parse_seeds as parse_numbers
 
-        change["months"] = tuple(parse_seeds(args.months))
+        change["months"] = tuple(parse_numbers(args.months))
     if args.per_kind is not None:
         if args.per_kind < 0:
             raise ValueError(f"--per-kind is 0 or more, got {args.per_kind}")
@@ -220,7 +233,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     try:
         with bar:
-            summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show)
+            summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show, seal=args.seal)
     except (ValueError, ExecutorError) as exc:
         return _fail(str(exc))
     stab = summary["stability"]
@@ -319,7 +332,7 @@ def _progress(total: int) -> Any:
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``pibench pivots score`` (exit 0, or 1 naming what could not be scored)."""
     from ..harness.rundir import read_json
-    from .cases import PivotFileError, cases_hash, load_cases, load_key
+    from .cases import PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
     from .evaluate import EVAL_FORMAT, read_answers
     from .score import case_scores, paired_difference, score_run
 
@@ -338,6 +351,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             if cases_hash(cases) != meta.get("cases_hash"):
                 return _fail(f"{run}: the case set at {meta['cases']} changed since this run was made")
             key_file = args.key or Path(meta["cases"]) / "key.jsonl"
+            check_sealed_key(meta["cases"], key_file)
             key = load_key(key_file, cases)
         except PivotFileError as exc:
             return _fail(str(exc))

@@ -32,7 +32,7 @@ from pibench_tui.tui.replay import Replayer, ReplaySource
 from pibench_tui.tui.replay_app import ReplayApp
 
 from ..harness.rundir import JsonlFile
-from .cases import Case, KeyEntry, PivotFileError, cases_hash, load_cases, load_key
+from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
 from .evaluate import EvalSettings, _check_settings, _held, read_answers
 from .fork_record import action_log_to_fork
 
@@ -319,6 +319,7 @@ def open_session(cases_path: str, key_path: str | None, out: str | None) -> Pivo
     default_key = Path(cases_path) / "key.jsonl" if Path(cases_path).is_dir() else None
     key: dict[str, KeyEntry] | None = None
     if key_path is not None:
+        check_sealed_key(cases_path, key_path)
         key = load_key(key_path, cases)
     elif default_key is not None and default_key.exists():
         key = load_key(default_key, cases)

@@ -129,3 +129,57 @@ def test_a_build_on_a_dask_cluster_writes_the_same_files(tmp_path: Path) -> None
     assert local["cases"] == on_dask["cases"] >= 1
     for name in ("cases.jsonl", "key.jsonl", "build.json"):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
+
+
+def _seal_file(path: Path, seeds: list[int]) -> str:
+    """A seal file holding chosen seeds (``pibench seal`` draws them at random: a test needs
+    a seed known to keep a case)."""
+    from pibench_tui.cli.seeds import SEAL_FORMAT, commit_seed, file_commitment, write_seal
+
+    rows = [{"seed": s, "salt": f"{i:032x}", "commitment": commit_seed(s, f"{i:032x}")} for i, s in enumerate(seeds)]
+    write_seal(
+        {"format": SEAL_FORMAT, "seeds": rows, "commitment": file_commitment([r["commitment"] for r in rows])}, path
+    )
+    return f"@{path}"
+
+
+def test_a_sealed_build_publishes_no_seed_and_commits_to_its_key(tmp_path: Path) -> None:
+    """`pivots build --seeds @FILE --seal DIR`: the published folder holds cases and a public
+    build.json with no seed anywhere (cases carry the seed's commitment) and no key; the key
+    and journal are in the private folder; score takes that key, and refuses an edited one
+    (its SHA-256 differs from build.json's commitment). Sealed seeds without --seal, --seal
+    without sealed seeds, and --seal inside --out are refused, naming why."""
+    seeds = _seal_file(tmp_path / "seal.json", [1])
+    out, private = tmp_path / "set", tmp_path / "private"
+    common = ["--kinds", "staffing,spending", "--months", "2,14", "--branches", "4,6", "--no-stability"]
+    r = pibench("pivots", "build", "--out", str(out), "--seeds", seeds, "--seal", str(private), *common)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["build.json", "cases.jsonl"]
+    published = (out / "cases.jsonl").read_text() + (out / "build.json").read_text()
+    cases = load_cases(out)
+    assert cases and all(c.raw["seed"] is None and c.raw["commitment"] for c in cases)
+    assert '"seed": 1,' not in published and '"seeds": [1]' not in published and "sealed:" in published
+    assert (private / "key.jsonl").exists() and (private / "journal.jsonl").exists()
+    load_key(private, cases)
+    run = tmp_path / "run"
+    assert pibench("pivots", "eval", "--cases", str(out), "--judge", "first", "--out", str(run)).returncode == 0
+    assert pibench("pivots", "score", str(run)).returncode == 1  # no key beside a sealed set
+    ok = pibench("pivots", "score", str(run), "--key", str(private / "key.jsonl"))
+    assert ok.returncode == 0, ok.stderr
+    lines = (private / "key.jsonl").read_text().splitlines(keepends=True)
+    flipped = json.loads(lines[0])
+    flipped["better"], flipped["delta"], flipped["ci"] = (
+        "B" if flipped["better"] == "A" else "A",
+        -flipped["delta"],
+        [-flipped["ci"][1], -flipped["ci"][0]],
+    )
+    flipped["impact"] = {"A": flipped["impact"]["B"], "B": flipped["impact"]["A"]}
+    (tmp_path / "edited.jsonl").write_text(json.dumps(flipped) + "\n" + "".join(lines[1:]))
+    bad = pibench("pivots", "score", str(run), "--key", str(tmp_path / "edited.jsonl"))
+    assert bad.returncode == 1 and "not the answer key this sealed set was built with" in bad.stderr
+    r = pibench("pivots", "build", "--out", str(tmp_path / "x"), "--seeds", seeds, *common)
+    assert r.returncode == 1 and "--seal DIR" in r.stderr
+    r = pibench("pivots", "build", "--out", str(tmp_path / "x"), "--seeds", "1", "--seal", str(tmp_path / "p"), *common)
+    assert r.returncode == 1 and "needs sealed seeds" in r.stderr
+    r = pibench("pivots", "build", "--out", str(out), "--seeds", seeds, "--seal", str(out / "p"), *common)
+    assert r.returncode == 1 and "inside --out" in r.stderr
