@@ -287,6 +287,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
             policy=policy,
         )
 
+    if args.judge in ("baseline", "lookahead"):
+        sealed = [c.id for c in cases if c.raw.get("seed") is None]
+        if sealed:
+            return _fail(
+                f"the {args.judge} judge replays each case's career from its seed, and {len(sealed)} case(s) are "
+                f"sealed (e.g. {sealed[0]}); use it on a public set"
+            )
     try:
         probe = make()
     except ValueError as exc:
@@ -305,8 +312,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     bar = _progress(total)
     try:
         summary = evaluate(cases, make, settings, args.out, jobs=args.jobs, progress=bar)
-    except RunConflict as exc:
-        return _fail(str(exc))
+    except (RunConflict, PivotFileError) as exc:
+        return _fail(
+            f"{exc} (the answers so far are kept in {args.out})" if isinstance(exc, PivotFileError) else str(exc)
+        )
     finally:
         print(file=sys.stderr)
     failed = summary["failed"]

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from ..harness.backends import Completion, LLMCallFailed
 from ..harness.rundir import JsonlFile, atomic_write_json, read_json, read_jsonl
-from .cases import Case
+from .cases import Case, PivotFileError
 from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse_answer
 
 __all__ = [
@@ -152,6 +152,7 @@ class LookaheadJudge:
     def decide(self, case: Case, order: str) -> Completion:
         """``ANSWER: 1|2`` for the plan its own branches favour (both orders share the work)."""
         if case.id not in self._seen:
+            from world.api import ActionError
             from world.pivots import Decision, Plan, truth
 
             from .fork_record import plan_calls, world_at_fork
@@ -163,7 +164,13 @@ class LookaheadJudge:
                 Plan(case.plans["B"]["text"], plan_calls(case, "B")),
             )
             policy = str(case.raw.get("policy") or "baseline")
-            t = truth(world_at_fork(case), d, LOOKAHEAD_BRANCHES, policy)
+            try:
+                t = truth(world_at_fork(case), d, LOOKAHEAD_BRANCHES, policy)
+            except ActionError as exc:
+                raise PivotFileError(
+                    f"case {case.id}: a plan is refused at the fork month {case.fork_month} ({exc.message}); "
+                    "the case set does not fit its record"
+                ) from None
             self._seen[case.id] = "A" if t.delta >= 0 else "B"
         pick = self._seen[case.id]
         shown = "1" if order[0] == pick else "2"

@@ -256,3 +256,26 @@ def test_record_versus_plans_is_a_paired_difference(caseset: Path) -> None:
     first = [{"id": c.id, "order": o, "answer": o[0]} for c in cases for o in ("AB", "BA")]
     d = paired_difference(case_scores(cases, key, right), case_scores(cases, key, first))
     assert d["cases"] == 6 and d["difference"] == pytest.approx(0.5) and d["ci"] == [0.5, 0.5]
+
+
+def test_a_plan_refused_at_the_fork_and_a_sealed_case_are_clear_errors_for_judges_that_play(
+    caseset: Path, tmp_path: Path
+) -> None:
+    """The lookahead judge plays each plan at the fork: a plan whose call the world refuses
+    there ends the evaluation with exit 1 naming the case (no traceback; the run directory
+    stays); the judges that replay a career refuse a sealed case before asking anything."""
+    lines = (caseset / "cases.jsonl").read_text().splitlines()
+    case = json.loads(lines[0])
+    case["plans"]["A"]["code"] = 'papers.submit(draft_id="D999", venue="NAIC")\n'
+    bad = tmp_path / "refused"
+    bad.mkdir()
+    (bad / "cases.jsonl").write_text(json.dumps(case) + "\n")
+    run = tmp_path / "run"
+    r = pibench("pivots", "eval", "--cases", str(bad), "--judge", "lookahead", "--out", str(run))
+    assert r.returncode == 1 and f"case {case['id']}: a plan is refused at the fork" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and (run / "run.json").exists()
+    sealed = dict(json.loads(lines[0]), seed=None, commitment="ab" * 32)
+    (bad / "cases.jsonl").write_text(json.dumps(sealed) + "\n")
+    for judge in ("baseline", "lookahead"):
+        r = pibench("pivots", "eval", "--cases", str(bad), "--judge", judge, "--out", str(tmp_path / judge))
+        assert r.returncode == 1 and "sealed" in r.stderr and sealed["id"] in r.stderr, r.stderr
