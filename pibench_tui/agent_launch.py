@@ -17,6 +17,8 @@ import marshal
 import os
 import subprocess
 import sys
+import threading
+from typing import Any
 
 #: The agent process's script (run through :data:`BOOTSTRAP`).
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox", "child.py")
@@ -68,9 +70,20 @@ def agent_command(script: str | os.PathLike[str] = CHILD_SCRIPT) -> list[str]:
     return [sys.executable, "-S", "-s", "-P", "-B", "-c", BOOTSTRAP, str(script), *prefix]
 
 
+#: The hidden test option capping the agent process's Landlock ABI
+#: (``pibench_tui.sandbox.confine.LANDLOCK_ABI_CAP_ENV``; named here so this module stays
+#: free of the sandbox package).
+LANDLOCK_ABI_CAP_ENV = "PIBENCH_TEST_LANDLOCK_ABI_MAX"
+
+
 def clean_env() -> dict[str, str]:
-    """The agent process's whole environment: nothing of the caller's (API keys ...)."""
+    """The agent process's whole environment: nothing of the caller's (API keys ...) but
+    the test option :data:`LANDLOCK_ABI_CAP_ENV` when set (it can only lower the agent
+    process's Landlock ABI, and the report names the ABI used)."""
     env = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    cap = os.environ.get(LANDLOCK_ABI_CAP_ENV)
+    if cap is not None:
+        env[LANDLOCK_ABI_CAP_ENV] = cap
     if sys.platform == "darwin":  # pragma: no cover - locale for the interpreter
         env["LC_CTYPE"] = "UTF-8"
     return env
@@ -91,6 +104,46 @@ def numpy_path() -> str | None:
     return _NUMPY_PATH[0]
 
 
+_LAUNCHER: list[Any] = []  # the launcher thread's request queue, once started
+_LAUNCHER_LOCK = threading.Lock()
+
+
+def _launcher_loop(requests: Any) -> None:
+    """The launcher thread: starts each requested process, answers with it or the error."""
+    while True:
+        argv, options, answer = requests.get()
+        try:
+            answer.put((subprocess.Popen(argv, **options), None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            answer.put((None, exc))
+
+
+def _spawn(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen(argv, **options)`` from a thread that lives as long as pibench.
+
+    The agent process asks the kernel to kill it when its parent ends
+    (``PR_SET_PDEATHSIG``), and for the kernel the parent is the *thread* that started it:
+    one started from a short-lived thread (a TUI console worker, a career's thread) would
+    die with that thread. So the main thread starts it itself and any other thread hands the
+    start to one launcher thread (a daemon, started once, ending only with the process).
+    """
+    if threading.current_thread() is threading.main_thread():
+        return subprocess.Popen(argv, **options)
+    import queue
+
+    with _LAUNCHER_LOCK:
+        if not _LAUNCHER:
+            requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+            threading.Thread(target=_launcher_loop, args=(requests,), name="pibench-launcher", daemon=True).start()
+            _LAUNCHER.append(requests)
+    answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    _LAUNCHER[0].put((argv, options, answer))
+    proc, error = answer.get()
+    if error is not None:
+        raise error
+    return proc
+
+
 def launch(command: list[str] | None = None) -> subprocess.Popen[bytes]:
     """Start an agent process (``command``, default :func:`agent_command`) with its two
     pipes, in the clean environment from ``/``, in a session of its own, and send it the
@@ -101,7 +154,7 @@ def launch(command: list[str] | None = None) -> subprocess.Popen[bytes]:
         OSError: The process cannot be started.
     """
     debug = bool(os.environ.get("PIBENCH_DEBUG_CHILD"))
-    proc = subprocess.Popen(
+    proc = _spawn(
         command if command is not None else agent_command(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -218,6 +218,12 @@ def _add_headless_parser(sub: Any) -> None:
         "--seed-index", type=int, default=0, metavar="K", help="which seed of --seeds to play (0-based, default 0)"
     )
     headless.add_argument(
+        "--allow-incomplete-confinement",
+        action="store_true",
+        help="play a sealed seed even when the agent process cannot prove complete OS confinement "
+        "(the report still names what is missing; an evaluation run so is not sealed against a determined agent)",
+    )
+    headless.add_argument(
         "--report-json",
         metavar="FILE",
         help="write the final career report as JSON to FILE (written by pibench itself, out of the agent's reach)",
@@ -448,6 +454,7 @@ def _cmd_headless(
         save=args.save,
         load=args.load,
         saves_dir=args.saves_dir,
+        allow_incomplete_confinement=args.allow_incomplete_confinement,
     )
     return headless_main(options, process=process)
 
@@ -494,7 +501,7 @@ def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | 
             return 2
         seed = spec.seeds[args.seed_index]
         if spec.sealed:
-            refusal = require_confinement()
+            refusal = require_confinement(allow_incomplete=args.allow_incomplete_confinement)
             if refusal is not None:
                 print(f"pibench headless: a sealed evaluation is refused: {refusal}", file=sys.stderr)
                 return 1

@@ -181,10 +181,15 @@ def parse_seeds(text: str) -> SeedSpec:
     return SeedSpec(seeds=parse_public(text), source=text)
 
 
-def require_confinement() -> str | None:
+def require_confinement(allow_incomplete: bool = False) -> str | None:
     """The hook a sealed evaluation passes before it starts: ``None`` when the OS confines
-    the agent process completely (:func:`pibench_tui.sandbox.confine.confinement_status`),
-    else the reason a sealed run is refused."""
+    the agent process completely as far as pibench can tell without one
+    (:func:`pibench_tui.sandbox.confine.confinement_status`), else the reason a sealed run is
+    refused. Only a first check: each agent process must then prove it in its handshake
+    (``Sandbox(require_complete=True)``). ``allow_incomplete``
+    (``--allow-incomplete-confinement``): never refuse."""
+    if allow_incomplete:
+        return None
     try:
         from pibench_tui.sandbox.confine import confinement_status
     except ImportError:  # pragma: no cover - confinement not built on this platform
@@ -194,4 +199,6 @@ def require_confinement() -> str | None:
         return None
     describe = getattr(status, "describe", None)
     detail = describe() if callable(describe) else ", ".join(getattr(status, "missing", ()))
-    return f"the OS confinement of agent processes is incomplete ({detail})"
+    return (
+        f"the OS confinement of agent processes is incomplete ({detail}); --allow-incomplete-confinement runs it anyway"
+    )

@@ -28,6 +28,7 @@ def open_sandbox(
     block_timeout: float,
     max_output: int,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    require_complete: bool = False,
 ) -> Sandbox:
     """A :class:`~pibench_tui.sandbox.Sandbox` over ``world``'s API, built by the one sandbox
     factory (:func:`pibench_tui.sandbox.factory.open_sandbox`) as headless mode builds it: the
@@ -40,6 +41,8 @@ def open_sandbox(
         block_timeout: Wall-clock limit per block, in seconds (MECHANICS §16: 20 s).
         max_output: Output cap per block inside the sandbox, in characters.
         memory_limit: Address-space limit of the agent process, in bytes.
+        require_complete: Every agent process must prove complete OS confinement (a
+            sealed evaluation; see :class:`~pibench_tui.sandbox.Sandbox`).
     """
     return _open_sandbox(
         handler,
@@ -47,4 +50,5 @@ def open_sandbox(
         block_timeout=block_timeout,
         max_output=max_output,
         memory_limit=memory_limit,
+        require_complete=require_complete,
     )

@@ -147,6 +147,12 @@ def add_agent_parser(sub: Any) -> None:
         "(run directories named by commitment prefix; refused unless the OS confines the agent "
         "completely) (default: the scenario's seed)",
     )
+    p.add_argument(
+        "--allow-incomplete-confinement",
+        action="store_true",
+        help="play sealed seeds even when the agent process cannot prove complete OS confinement "
+        "(each run's result.json still records what it proved)",
+    )
     p.add_argument("--out", default="runs", metavar="DIR", help="output folder (default ./runs)")
     p.add_argument(
         "--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)"
@@ -295,17 +301,20 @@ def cmd_agent(args: argparse.Namespace) -> int:
     seeds = list(spec.seeds) if spec is not None else [scen.seed]
     sealed = spec is not None and spec.sealed
     commitments = list(spec.commitments) if sealed else None
+    allow = bool(args.allow_incomplete_confinement)
     if sealed:
         from pibench_tui.cli.seeds import require_confinement
 
-        refusal = require_confinement()
+        refusal = require_confinement(allow_incomplete=allow)
         if refusal is not None:
             print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
             return EXIT_FAILED
     names = [spec.label(i) if spec is not None else str(s) for i, s in enumerate(seeds)]
-    from pibench_tui.sandbox import confinement_status
-
-    print(f"pibench agent: {confinement_status().describe()}", file=sys.stderr)
+    proved = _prove_confinement(sealed and not allow)
+    if isinstance(proved, str):
+        print(f"pibench agent: {proved}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"pibench agent: {proved.describe()}", file=sys.stderr)
     label = args.label or (args.model + ("-no-memory" if args.no_memory else ""))
     options = RequestOptions(
         token_param="max_completion_tokens" if args.max_completion_tokens is not None else "max_tokens",
@@ -327,6 +336,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         memory=not args.no_memory,
         block_timeout=args.block_timeout,
         request=options.settings(),
+        allow_incomplete_confinement=allow,
     )
     policy = RetryPolicy(retries=args.retries, base=args.retry_base, timeout=args.request_timeout)
 
@@ -417,6 +427,20 @@ def endpoint_check(backend: Any) -> str | None:
     except LLMCallFailed as exc:
         return f"{exc.kind}: {exc.message[:300]}"
     return None
+
+
+def _prove_confinement(required: bool) -> Any:
+    """What an agent process proves of its OS confinement here (a throw-away one, before any
+    career: each career's own processes prove it again), or why none could start; with
+    ``required`` (a sealed evaluation) an incomplete proof is that reason (the message names
+    what is missing and ``--allow-incomplete-confinement``)."""
+    from pibench_tui.sandbox import Sandbox, SandboxStartError
+
+    try:
+        with Sandbox(lambda *call: None, {}, require_complete=required) as sandbox:
+            return sandbox.confinement
+    except SandboxStartError as exc:
+        return str(exc)
 
 
 def _months_text(months: list[int]) -> str:

@@ -104,6 +104,9 @@ class LabCore:
             never shown to the agent (no API result, dashboard or ``info`` carries it) and
             the agent's ``random`` is seeded from secret entropy
             (``self.sandbox.random_seeds`` records it for the evaluator).
+        require_confinement: Every agent process must prove complete OS confinement
+            before it runs code (``Sandbox(require_complete=True)``; a sealed evaluation
+            unless ``--allow-incomplete-confinement``).
 
     Agent ``query()`` calls run in the world's query worker process, bounded by the OS and
     cut at the running block's deadline (``career.observer.isolate``), as in headless
@@ -121,6 +124,7 @@ class LabCore:
         block_timeout: float = DEFAULT_BLOCK_TIMEOUT,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         sealed: bool = False,
+        require_confinement: bool = False,
     ) -> None:
         from world.api import API_CALLS
         from world.config import WorldConfig
@@ -135,6 +139,7 @@ class LabCore:
         self.block_timeout = float(block_timeout)
         self.memory_limit = int(memory_limit)
         self.sealed = bool(sealed)
+        self.require_confinement = bool(require_confinement)
         self.rules = scenario_rules(self.config)
         self.system_prompt = harness_system_prompt(
             self.config, max_turns=self.max_turns, output_limit=self.output_limit, block_timeout=self.block_timeout
@@ -253,6 +258,7 @@ class LabCore:
             block_timeout=self.block_timeout,
             max_output=self.output_limit,
             memory_limit=self.memory_limit,
+            require_complete=self.require_confinement,
         )
         self.sandbox.secret_random = self.sealed
         # Agent queries run in the query worker the OS bounds, cut at the block's deadline

@@ -109,6 +109,9 @@ class AgentSettings:
         request: Request options that change what the model is asked
             (``max_completion_tokens``, ``no_temperature``, ``reasoning_effort``,
             ``extra_body``); empty by default. Headers are not settings (a gateway's key).
+        allow_incomplete_confinement: Play sealed seeds even when an agent process proves
+            its OS confinement incomplete (``--allow-incomplete-confinement``; not part of
+            the fingerprint: the run records what each process proved).
     """
 
     model: str
@@ -121,6 +124,7 @@ class AgentSettings:
     memory: bool = True
     block_timeout: float = DEFAULT_BLOCK_TIMEOUT
     request: dict[str, Any] = field(default_factory=dict)
+    allow_incomplete_confinement: bool = False
 
     def __post_init__(self) -> None:
         for name in ("model", "label", "scenario"):  # written into run directories: always UTF-8
@@ -229,13 +233,6 @@ class _Meter:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def _confinement() -> dict[str, Any]:
-    """The OS confinement of agent processes on this machine (``Confinement.to_dict()``)."""
-    from pibench_tui.sandbox import confinement_status
-
-    return confinement_status().to_dict()
-
-
 def _version() -> str:
     from pibench_tui import __version__
 
@@ -309,6 +306,7 @@ class _Career:
             memory=settings.memory,
             block_timeout=settings.block_timeout,
             sealed=commitment is not None,
+            require_confinement=commitment is not None and not settings.allow_incomplete_confinement,
         )
         self.transcript = JsonlFile(path / "transcript.jsonl")
         self.months = JsonlFile(path / "months.jsonl")
@@ -409,6 +407,16 @@ class _Career:
         self.transcript.append(note)
         self.log(f"resuming at month {month}: lost {turns} turn(s) of that month and the agent's Python variables")
 
+    def _confinement(self) -> dict[str, Any]:
+        """What this session's agent processes proved of their OS confinement
+        (``Sandbox.proved``; ``Confinement.to_dict()``): never pibench's own forecast, so
+        before any agent process answered, nothing is proved (incomplete, said in its notes)."""
+        from pibench_tui.sandbox import Confinement
+
+        sandbox = self.core.sandbox
+        proved = sandbox.proved if sandbox is not None else None
+        return (proved or Confinement.from_dict(None)).to_dict()
+
     def _public_seed(self) -> int | None:
         """The seed as the run directory may show it: ``None`` while sealed."""
         return None if self.commitment is not None else self.seed
@@ -431,7 +439,9 @@ class _Career:
         integrity = self.core.integrity.to_dict()
         # Copies for people reading the folder; the checkpoint holds both durably.
         atomic_write_text(self.path / "memory.txt", w.s.memory, durable=False)
-        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": _confinement()}, durable=False)
+        atomic_write_json(
+            self.path / "integrity.json", {**integrity, "confinement": self._confinement()}, durable=False
+        )
         atomic_write_json(
             self.path / "checkpoint.json",
             {
@@ -621,7 +631,7 @@ class _Career:
         self._note_random_seeds()
         atomic_write_json(self.path / "eval.json", {"eval_log": w.s.eval_log, "axes": capability_axes(w)}, indent=None)
         integrity = self.core.integrity.to_dict()
-        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": _confinement()})
+        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": self._confinement()})
         s = w.summary()
         m = self.meter
         result = {
@@ -690,7 +700,7 @@ class _Career:
             },
             "resumes": m.resumes,
             "agent_random_seeds": m.agent_random_seeds,
-            "confinement": _confinement(),
+            "confinement": self._confinement(),
             "valid": None,
         }
         self.transcript.append({"event": "end", "impact": result["impact"], "digest": result["digest"]})

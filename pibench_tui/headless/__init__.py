@@ -152,9 +152,8 @@ def main(
         session = HeadlessSession(options, process=process)
         session.sandbox.start()
         if mode != "jsonl":  # JSON lines: the first reply's "confinement" says it
-            from pibench_tui.sandbox import confinement_status
-
-            print(f"pibench headless: {confinement_status().describe()}", file=sys.stderr, flush=True)
+            # what the agent process proved in its handshake, not what pibench expects
+            print(f"pibench headless: {session.confinement().describe()}", file=sys.stderr, flush=True)
         if mode == "jsonl":
             from pibench_tui.headless.jsonl import run_jsonl
 

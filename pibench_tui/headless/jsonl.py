@@ -57,8 +57,6 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
     Returns:
         The exit status (0).
     """
-    from pibench_tui.sandbox import confinement_status
-
     lineno = 0
     first = True
     for line in read_bounded_lines(stdin, MAX_JSONL_LINE):
@@ -89,8 +87,8 @@ def run_jsonl(session: HeadlessSession, stdin: IO[str], stdout: IO[str]) -> int:
                     result = session.run_block(request["code"], filename=f"<block {session.blocks + 1}>")
                     after = session.world.last_report
                     reply = jsonl_reply(session, result, report=after if after is not before else None)
-        if first:  # the first reply says how the OS confines the agent process
-            reply["confinement"] = confinement_status().to_dict()
+        if first:  # the first reply says how the agent process proved it is confined
+            reply["confinement"] = session.confinement().to_dict()
             first = False
         stdout.write(json.dumps(reply, ensure_ascii=True) + "\n")
         stdout.flush()

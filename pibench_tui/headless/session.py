@@ -51,6 +51,9 @@ class HeadlessOptions:
             seal``): the seed is then never shown -- not in API results, reports or errors --
             and the agent's ``random`` is seeded from secret entropy.
         report_json: File the final report is written to as JSON (by this process).
+        allow_incomplete_confinement: Run a sealed career even when the agent process
+            proves its OS confinement incomplete (``--allow-incomplete-confinement``); the
+            report still says what was missing.
     """
 
     scenario: str | None = None
@@ -64,6 +67,7 @@ class HeadlessOptions:
     saves_dir: str | None = None
     sealed: str | None = None
     report_json: str | None = None
+    allow_incomplete_confinement: bool = False
 
 
 class HeadlessSession:
@@ -148,6 +152,8 @@ class HeadlessSession:
             # prefetched reads bound once (a sealed run's results go through _call, which drops the seed)
             bind_read=self.api.bound_read if options.sealed is None else None,
             plain_results=True,  # the world API's results are plain JSON data (tests/headless/test_plain_results.py)
+            # a sealed run: every agent process must prove its confinement complete
+            require_complete=options.sealed is not None and not options.allow_incomplete_confinement,
         )
         self.sandbox.secret_random = options.sealed is not None
         # Agent queries run in a query worker the OS bounds, and stop at the block's deadline:
@@ -309,7 +315,7 @@ class HeadlessSession:
             "students_quit": s.get("students_quit", 0),
             "final_budget": s.get("final_budget", 0),
             "digest": self.career.digest(),
-            "confinement": _confinement().to_dict(),
+            "confinement": self.confinement().to_dict(),
         }
 
     def report(self) -> str:
@@ -336,7 +342,7 @@ class HeadlessSession:
             f"students        {r['students_hired']} hired, {r['students_graduated']} graduated, "
             f"{r['students_quit']} quit",
             f"final budget    ${r['final_budget']:,.0f}",
-            f"confinement     {_confinement().describe().removeprefix('OS confinement: ')}",
+            f"confinement     {self.confinement().describe().removeprefix('OS confinement: ')}",
             f"state digest    {r['digest']}",
         ]
         return "\n".join(lines) + "\n"
@@ -375,18 +381,21 @@ class HeadlessSession:
         finally:
             self._release_career()
 
+    def confinement(self) -> Any:
+        """The OS confinement the agent processes of this session proved in their
+        handshakes (:attr:`pibench_tui.sandbox.Sandbox.proved`), never pibench's own
+        forecast; before any handshake, nothing proved (incomplete, said so in its notes)."""
+        proved = self.sandbox.proved
+        if proved is not None:
+            return proved
+        from pibench_tui.sandbox import Confinement
+
+        return Confinement.from_dict(None)
+
     def _release_career(self) -> None:
         """Let another session write this career (after the final save; see :meth:`close`)."""
         if self.career_lock is not None:
             self.career_lock.release()
-
-
-def _confinement() -> Any:
-    """The OS confinement of agent processes on this machine
-    (:func:`pibench_tui.sandbox.confinement_status`, probed once and cached)."""
-    from pibench_tui.sandbox import confinement_status
-
-    return confinement_status()
 
 
 #: How reports say the projection is not shown mid-career.
@@ -427,7 +436,7 @@ def _sealed_options(options: HeadlessOptions, scenario: Any) -> HeadlessOptions:
     if options.sealed is None:  # --seeds @FILE checked this already
         from pibench_tui.cli.seeds import require_confinement
 
-        refusal = require_confinement()
+        refusal = require_confinement(allow_incomplete=options.allow_incomplete_confinement)
         if refusal:
             raise HeadlessError(f"--load {options.load}: a sealed career's save; {refusal}")
     return replace(options, sealed=commitment)

@@ -268,6 +268,10 @@ class Sandbox:
         coschedule: During each block, run the thread calling :meth:`run` and the agent
             process on one CPU (:class:`~.cosched.CoSchedule`: their strict ping-pong costs
             a fraction of the CPU time; an optimisation only, skipped where unsupported).
+        require_complete: Every agent process must prove complete OS confinement in its
+            handshake (a sealed evaluation); one that does not is killed before it runs any
+            agent code and the start fails with :class:`SandboxStartError` naming what is
+            missing.
     """
 
     def __init__(
@@ -289,8 +293,14 @@ class Sandbox:
         bind_read: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
         plain_results: bool = False,
         coschedule: bool = True,
+        require_complete: bool = False,
     ) -> None:
         self.handler = handler
+        self.require_complete = bool(require_complete)
+        #: What the agent processes proved in their handshakes: the first incomplete
+        #: report (it stays, whatever later processes report), else the latest; ``None``
+        #: before the first handshake.
+        self.proved: Confinement | None = None
         #: Put this thread and the agent process on one CPU during each block (:mod:`.cosched`).
         self.coschedule = bool(coschedule)
         self._cosched: CoSchedule | None = None
@@ -373,8 +383,26 @@ class Sandbox:
                     "numpy_path": _numpy_path(),
                 }
             )
+            self._record_proof(proc)
             self.starts += 1
         return proc
+
+    def _record_proof(self, proc: AgentProcess) -> None:
+        """Keep what ``proc`` proved (:attr:`proved`); with :attr:`require_complete`, kill
+        it before it runs anything if its confinement is incomplete.
+
+        Raises:
+            SandboxStartError: ``require_complete`` and the confinement is incomplete.
+        """
+        status = proc.confinement or Confinement.from_dict(None)
+        if self.proved is None or self.proved.complete:
+            self.proved = status
+        if self.require_complete and not status.complete:
+            proc.kill()
+            raise SandboxStartError(
+                "the agent process proved its OS confinement incomplete, so a sealed evaluation is refused "
+                f"({status.describe()}); --allow-incomplete-confinement runs it anyway"
+            )
 
     def _agent_seed(self, month: int) -> int:
         """The seed of the next agent process's ``random``: from the career seed, or from
@@ -404,11 +432,13 @@ class Sandbox:
 
     @property
     def confinement(self) -> Confinement:
-        """The OS confinement the agent process reported it applied (MECHANICS Decisions
-        9); starts the agent process if none is running. Compare
-        :func:`confinement_status`, the same probed without a process."""
-        proc = self._ready_process()
-        return proc.confinement or Confinement.from_dict(None)
+        """The OS confinement the agent processes proved they applied (MECHANICS Decisions
+        9; :attr:`proved`: an incomplete report of any of them stays); starts the agent
+        process if none ever completed its handshake. Compare :func:`confinement_status`,
+        this machine probed by pibench without a process (a forecast, not a proof)."""
+        if self.proved is None:
+            self._ready_process()
+        return self.proved or Confinement.from_dict(None)
 
     def close(self) -> None:
         """Stop the agent process."""

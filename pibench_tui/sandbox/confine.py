@@ -18,7 +18,10 @@ ordinary user):
    the process is not root).
 5. **seccomp**, last, on every thread (``TSYNC``): an *allow-list* of the system calls a
    running Python needs (read/write on its descriptors, memory, clocks, futexes, signals
-   to itself ...). Everything else fails with ``EPERM``: ``socket``, ``connect``,
+   to itself ...). ``fcntl`` only with commands that cannot make the kernel signal another
+   process (no ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG``, no ``O_ASYNC`` through
+   ``F_SETFL``): on kernels whose Landlock has no signal scoping (ABI < 6, Linux < 6.12)
+   this rule is what keeps signals in. Everything else fails with ``EPERM``: ``socket``, ``connect``,
    ``fork``/``clone``/``vfork``, ``execve``, ``ptrace``, ``kill`` of any other process,
    ``process_vm_readv``, ``io_uring_setup``, ``bpf``, ``mount``, ``setuid`` ... and every
    system call added to future kernels. ``mmap``/``mprotect`` may not map executable
@@ -31,9 +34,14 @@ has finished importing needs few calls. Why Landlock for files: seccomp cannot s
 path an ``openat`` names, Landlock can, and it needs no privilege, so an ordinary user
 gets the same boundary as root.
 
-Each step is best effort and reported in a :class:`Confinement`; a missing mechanism
-(an old kernel, no ``libseccomp``) is said at start and in the report, and a sealed
-evaluation refuses to run (:attr:`Confinement.complete`).
+6. ``PR_SET_PDEATHSIG`` (``SIGKILL``), after the privilege drop: the agent process dies
+   with pibench, however pibench ends, whatever agent code does.
+
+Each step is best effort and reported in a :class:`Confinement` built from what the agent
+process itself did and checked (its ids after the drop, each system call's answer), not
+from what pibench expects; a missing mechanism (an old kernel, no ``libseccomp``, a user
+namespace where root cannot become ``nobody``) is said at start and in the report, and a
+sealed evaluation refuses to run unless told otherwise (:attr:`Confinement.complete`).
 
 Standard library only (loaded by the agent process, ``python -S -s -P``).
 """
@@ -70,6 +78,28 @@ _SCOPE_SIGNAL = 1 << 1
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_GET_SECCOMP = 21
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
+
+#: A hidden test option (environment variable): the highest Landlock ABI the agent process
+#: may use, so the behaviour of an older kernel can be tested on a newer one (e.g. ``5``:
+#: Linux 6.10-6.11, no signal scoping). pibench passes it on to the agent process's
+#: otherwise empty environment (:func:`pibench_tui.agent_launch.clean_env`); it can only
+#: lower what the kernel offers, and the report names the ABI used.
+LANDLOCK_ABI_CAP_ENV = "PIBENCH_TEST_LANDLOCK_ABI_MAX"
+
+# The parent at the moment this module was imported: in the agent process that is at its
+# start, so a later change means pibench is gone (see apply()).
+_START_PPID = os.getppid() if hasattr(os, "getppid") else 0
+
+# fcntl (include/uapi/asm-generic/fcntl.h, linux/fcntl.h): the commands the agent process
+# may use. Not F_SETOWN (8), F_SETSIG (10), F_SETOWN_EX (15): with O_ASYNC they make the
+# kernel signal any process of the same user (SIGIO, or any signal F_SETSIG names) when the
+# descriptor is ready, around the "signals only to itself" rule, on kernels whose Landlock
+# has no signal scoping (ABI < 6). Not F_SETLEASE/F_NOTIFY (signals too) nor the locks.
+_F_DUPFD, _F_GETFD, _F_SETFD, _F_GETFL, _F_SETFL, _F_GETOWN = 0, 1, 2, 3, 4, 9
+_F_DUPFD_CLOEXEC, _F_GETPIPE_SZ = 1030, 1032
+_O_ASYNC = getattr(os, "O_ASYNC", 0o20000)
 
 # libseccomp (seccomp.h)
 _SCMP_ACT_ALLOW = 0x7FFF0000
@@ -105,7 +135,6 @@ SECCOMP_ALLOWED: tuple[str, ...] = (
     "faccessat",
     "faccessat2",
     "getcwd",
-    "fcntl",
     "poll",
     "ppoll",
     "select",
@@ -153,6 +182,10 @@ SECCOMP_ALLOWED: tuple[str, ...] = (
 #: File-opening system calls: allowed only when Landlock confines the paths.
 SECCOMP_OPEN_CALLS: tuple[str, ...] = ("open", "openat", "openat2")
 
+#: ``fcntl`` commands allowed as they are (``F_SETFL`` too, without ``O_ASYNC``); never
+#: ``F_SETOWN``, ``F_SETOWN_EX``, ``F_SETSIG``, ``F_SETLEASE``, ``F_NOTIFY`` or the locks.
+SECCOMP_FCNTLS: tuple[int, ...] = (_F_DUPFD, _F_GETFD, _F_SETFD, _F_GETFL, _F_GETOWN, _F_DUPFD_CLOEXEC, _F_GETPIPE_SZ)
+
 #: ``ioctl`` requests allowed (terminal query, bytes readable, close-on-exec flags).
 SECCOMP_IOCTLS: tuple[int, ...] = (0x5401, 0x541B, 0x5450, 0x5451)  # TCGETS FIONREAD FIONCLEX FIOCLEX
 
@@ -169,6 +202,13 @@ class Confinement:
         landlock: The Landlock ruleset is enforced (reads confined to the Python
             installation, no writes anywhere).
         seccomp: The seccomp allow-list is enforced.
+        signal_filter: The seccomp filter holds the signal rules (``kill``/``tgkill`` to
+            itself only; ``fcntl`` without ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG`` and
+            ``F_SETFL`` without ``O_ASYNC``): signals to other processes are refused on
+            every kernel, also where Landlock has no signal scoping (ABI < 6).
+        parent_death: The kernel kills the agent process (``PR_SET_PDEATHSIG``,
+            ``SIGKILL``) when pibench's launching thread ends (pibench killed included),
+            whatever agent code does; set after the privilege drop, which clears it.
         rlimits: The resource limits are set.
         notes: Why a mechanism is missing, one short text each.
     """
@@ -180,6 +220,14 @@ class Confinement:
     seccomp: bool = False
     rlimits: bool = False
     notes: tuple[str, ...] = field(default=())
+    signal_filter: bool = False
+    parent_death: bool = False
+
+    @property
+    def signals_isolated(self) -> bool:
+        """Signals to other processes are refused: by the seccomp signal rules (every
+        kernel), with Landlock's signal scoping on top where its ABI is >= 6."""
+        return self.seccomp and self.signal_filter
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -193,8 +241,12 @@ class Confinement:
             out.append("landlock")
         if not self.seccomp:
             out.append("seccomp")
+        elif not self.signal_filter:
+            out.append("signal filter")
         if not self.rlimits:
             out.append("rlimits")
+        if not self.parent_death:
+            out.append("parent-death signal")
         return tuple(out)
 
     @property
@@ -204,16 +256,21 @@ class Confinement:
 
     def describe(self) -> str:
         """One line for people: ``"OS confinement: complete (landlock ABI 7, seccomp
-        allow-list, no_new_privs, rlimits, user nobody)"`` or what is missing."""
+        allow-list, signals to itself only, no_new_privs, rlimits, dies with pibench, user
+        nobody)"`` or what is missing."""
         parts = []
         if self.landlock:
             parts.append(f"landlock ABI {self.landlock_abi}")
         if self.seccomp:
             parts.append("seccomp allow-list")
+        if self.signals_isolated:
+            parts.append("signals to itself only")
         if self.no_new_privs:
             parts.append("no_new_privs")
         if self.rlimits:
             parts.append("rlimits")
+        if self.parent_death:
+            parts.append("dies with pibench")
         parts.append(f"user {self.user}")
         head = "complete" if self.complete else "INCOMPLETE, missing " + ", ".join(self.missing)
         text = f"OS confinement: {head} ({', '.join(parts)})"
@@ -230,6 +287,8 @@ class Confinement:
             "landlock": self.landlock,
             "seccomp": self.seccomp,
             "rlimits": self.rlimits,
+            "signal_filter": self.signal_filter,
+            "parent_death": self.parent_death,
             "notes": list(self.notes),
             "complete": self.complete,
             "missing": list(self.missing),
@@ -251,6 +310,8 @@ class Confinement:
             seccomp=data.get("seccomp") is True,
             rlimits=data.get("rlimits") is True,
             notes=tuple(str(n)[:200] for n in notes[:10]) if isinstance(notes, list) else (),
+            signal_filter=data.get("signal_filter") is True,
+            parent_death=data.get("parent_death") is True,
         )
 
 
@@ -268,7 +329,22 @@ def _libc() -> Any:
     return libc
 
 
+def landlock_abi_cap() -> int | None:
+    """The highest Landlock ABI the test option :data:`LANDLOCK_ABI_CAP_ENV` allows, or
+    ``None`` (unset or not a whole number >= 0: no cap)."""
+    text = os.environ.get(LANDLOCK_ABI_CAP_ENV, "").strip()
+    return int(text) if text.isdigit() else None
+
+
 def landlock_abi() -> int:
+    """The Landlock ABI version the agent process uses: the kernel's (0 when Landlock is
+    missing or disabled), at most :func:`landlock_abi_cap`."""
+    abi = _kernel_landlock_abi()
+    cap = landlock_abi_cap()
+    return abi if cap is None else min(abi, cap)
+
+
+def _kernel_landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
     if not sys.platform.startswith("linux"):
         return 0
@@ -366,6 +442,8 @@ def confinement_status() -> Confinement:
             seccomp=sec_ok,
             rlimits=rlimits,
             notes=tuple(notes),
+            signal_filter=sec_ok,
+            parent_death=linux,
         )
     return _PROBED
 
@@ -382,6 +460,23 @@ def _no_new_privs() -> bool:
         return bool(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
     except Exception:  # noqa: BLE001 - no ctypes, no libc
         return False
+
+
+def _parent_death() -> bool:
+    """Have the kernel send ``SIGKILL`` to this process when its parent (the thread of
+    pibench that started it) ends, however pibench ends (``kill -9`` included) and whatever
+    agent code does (a C loop holding the GIL starves the in-process watchdog). Set after
+    the privilege drop, which clears it. A parent that already ended before it was set (this
+    process was re-parented since this module was imported): exit now."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        ok = bool(_libc().prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0) == 0)
+    except Exception:  # noqa: BLE001 - no ctypes, no libc
+        return False
+    if ok and os.getppid() != _START_PPID:
+        os._exit(0)  # pibench is gone already: nobody will ever read this process
+    return ok
 
 
 def drop_privileges() -> str:
@@ -520,6 +615,11 @@ def _seccomp(lib: Any, allow_open: bool) -> str | None:
         pid = os.getpid()
         allow("kill", (0, _SCMP_CMP_EQ, pid, 0))  # signals to itself only
         allow("tgkill", (0, _SCMP_CMP_EQ, pid, 0))
+        # fcntl: no command that makes the kernel signal another process (see _F_DUPFD)
+        for name in ("fcntl", "fcntl64"):
+            for cmd in SECCOMP_FCNTLS:
+                allow(name, (1, _SCMP_CMP_EQ, cmd, 0))
+            allow(name, (1, _SCMP_CMP_EQ, _F_SETFL, 0), (2, _SCMP_CMP_MASKED_EQ, _O_ASYNC, 0))
         for request in SECCOMP_IOCTLS:
             allow("ioctl", (1, _SCMP_CMP_EQ, request, 0))
         allow("prlimit64", (0, _SCMP_CMP_EQ, 0, 0), (2, _SCMP_CMP_EQ, 0, 0))  # read own limits
@@ -598,6 +698,11 @@ def apply(
     abi = landlock_abi() if nnp else 0
     fds = _open_paths(read_paths) if abi else []
     user = drop_privileges()
+    if user != "root" and hasattr(os, "getresuid") and 0 in (*os.getresuid(), *os.getresgid()):
+        user = "root"  # what the process is, not what it asked for
+    parent_death = _parent_death()
+    if not parent_death:
+        notes.append("PR_SET_PDEATHSIG refused")
     landlock = False
     if abi:
         why = _landlock(abi, fds)
@@ -631,4 +736,6 @@ def apply(
         seccomp=seccomp,
         rlimits=rlimits,
         notes=tuple(notes),
+        signal_filter=seccomp,
+        parent_death=parent_death,
     )

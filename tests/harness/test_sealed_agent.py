@@ -105,7 +105,7 @@ def test_a_sealed_agent_run_is_refused_without_complete_confinement(tmp_path, mo
     import pibench_tui.cli.seeds as seeds
 
     monkeypatch.setattr(
-        seeds, "require_confinement", lambda: "the OS confinement of agent processes is incomplete (test)"
+        seeds, "require_confinement", lambda **_: "the OS confinement of agent processes is incomplete (test)"
     )
     seal_path = _seal(tmp_path)
     out = tmp_path / "runs"

@@ -357,6 +357,8 @@ def test_a_missing_mechanism_is_named():
         seccomp=True,
         rlimits=True,
         notes=("the kernel has no Landlock",),
+        signal_filter=True,
+        parent_death=True,
     )
     assert not partial.complete and partial.missing == ("landlock",)
     assert partial.describe().startswith("OS confinement: INCOMPLETE, missing landlock (")

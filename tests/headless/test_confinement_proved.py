@@ -1,0 +1,274 @@
+"""The agent process's confinement as the agent process proved it, on every kernel (issue 28).
+
+Mounted through the real ``pibench`` command where an attacker can reach it that way:
+
+* in a user namespace (``unshare -Ur``) root cannot become ``nobody``: the agent process
+  says so, pibench reports it (not its own forecast "user nobody, complete"), and a sealed
+  run refuses to start unless ``--allow-incomplete-confinement`` is given;
+* on an older kernel (the test option ``PIBENCH_TEST_LANDLOCK_ABI_MAX`` caps the agent
+  process's Landlock ABI at 5, Linux 6.10-6.11: no signal scoping) the ``fcntl`` route to
+  signal another process (``F_SETOWN`` + ``F_SETSIG`` + ``O_ASYNC``) is closed by seccomp;
+* the agent process dies with pibench (``kill -9``) even while agent code holds the GIL in
+  one C call, which starves the agent process's own watchdog.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import pibench_tui.sandbox as sandbox_module
+from pibench_tui.sandbox import confinement_status
+from tests.headless.conftest import pibench_command
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the OS confinement is Linux's")
+
+CONFINE_PY = Path(sandbox_module.__file__).with_name("confine.py")
+CAP = "PIBENCH_TEST_LANDLOCK_ABI_MAX"
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != CAP}
+    env.update(PIBENCH_HOME=str(tmp_path / "home"), **extra)
+    return env
+
+
+def _unshare_works() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    try:
+        return subprocess.run(["unshare", "-Ur", "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _seal(tmp_path: Path) -> Path:
+    path = tmp_path / "seal.json"
+    subprocess.run(
+        [*pibench_command(), "seal", "--count", "1", "--out", str(path)], check=True, capture_output=True, timeout=60
+    )
+    return path
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs unprivileged user namespaces (unshare -Ur)")
+def test_user_namespace_root_is_reported_as_proved_and_a_sealed_run_refuses_it(tmp_path):
+    """Under ``unshare -Ur`` the agent process stays (namespaced) root: pibench headless says
+    "INCOMPLETE, missing privilege drop ... user root" at start and in its report (before:
+    "complete ... user nobody", pibench's own forecast); ``--seeds @FILE`` then refuses to
+    run any block (exit 1, the reason named) and ``pibench agent --seeds @FILE`` refuses too,
+    while ``--allow-incomplete-confinement`` runs the block and still reports what was missing."""
+    env = _env(tmp_path)
+    ns = ["unshare", "-Ur", *pibench_command()]
+    public = subprocess.run(
+        [*ns, "headless", "--seed", "3"], input="print('RAN')\n", capture_output=True, text=True, env=env, timeout=120
+    )
+    assert public.returncode == 0, public.stderr
+    assert "INCOMPLETE, missing privilege drop" in public.stderr and "user root" in public.stderr
+    assert "user nobody" not in public.stderr + public.stdout
+    report = [line for line in public.stdout.splitlines() if line.startswith("confinement")]
+    assert report and "INCOMPLETE, missing privilege drop" in report[0], public.stdout
+
+    seal = _seal(tmp_path)
+    sealed = subprocess.run(
+        [*ns, "headless", "--seeds", f"@{seal}"],
+        input="print('RAN')\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert sealed.returncode == 1
+    assert "proved its OS confinement incomplete" in sealed.stderr and "privilege drop" in sealed.stderr
+    assert "--allow-incomplete-confinement" in sealed.stderr
+    assert "RAN" not in sealed.stdout
+
+    allowed = subprocess.run(
+        [*ns, "headless", "--seeds", f"@{seal}", "--allow-incomplete-confinement"],
+        input="print('RAN')\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert "RAN" in allowed.stdout and "INCOMPLETE, missing privilege drop" in allowed.stdout
+
+    out = tmp_path / "runs"
+    agent = subprocess.run(
+        [*ns, "agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "PIBENCH_NO_SUCH_KEY"]
+        + ["--scenario", "short-12", "--seeds", f"@{seal}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert agent.returncode == 1
+    assert "sealed evaluation is refused" in agent.stderr and "privilege drop" in agent.stderr
+    assert not out.exists()
+
+
+def test_the_landlock_abi_cap_reaches_the_agent_process_and_its_report(tmp_path):
+    """The test option caps the Landlock ABI the agent process uses, and the report is what
+    that process proved: at ABI 5 (no signal scoping) it is complete because the seccomp
+    signal filter is in force (``signal_filter``); at ABI 0 (no Landlock) it is incomplete
+    and a sealed run is refused."""
+    kernel = confinement_status()
+    if kernel.landlock_abi < 5 or not kernel.complete:
+        pytest.skip("needs a kernel with Landlock ABI >= 5 and complete confinement")
+    for cap, complete in (("5", True), ("0", False)):
+        run = subprocess.run(
+            [*pibench_command(), "headless", "--jsonl", "--seed", "3"],
+            input=json.dumps({"code": "x = 1"}) + "\n",
+            capture_output=True,
+            text=True,
+            env=_env(tmp_path, **{CAP: cap}),
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        first = json.loads(run.stdout.splitlines()[0])["confinement"]
+        assert first["landlock_abi"] == int(cap) and first["complete"] is complete, first
+        assert first["signal_filter"] is True and first["parent_death"] is True
+    seal = _seal(tmp_path)
+    refused = subprocess.run(
+        [*pibench_command(), "headless", "--seeds", f"@{seal}"],
+        input="print('RAN')\n",
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, **{CAP: "0"}),
+        timeout=120,
+    )
+    assert refused.returncode == 1 and "RAN" not in refused.stdout
+    assert "landlock" in refused.stderr
+
+
+#: A process confines itself with confine.apply (its Landlock capped by the environment),
+#: then tries the fcntl route to signal the victim (argv[2]): F_SETOWN, F_SETSIG SIGKILL,
+#: O_ASYNC, and a write that makes the pipe readable. Prints {attempt: errno}.
+FCNTL_PROBE = r"""
+import fcntl, json, os, signal, sys, importlib.util
+spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
+confine = importlib.util.module_from_spec(spec)
+sys.modules["confine_probe"] = confine
+spec.loader.exec_module(confine)
+victim = int(sys.argv[2])
+r, w = os.pipe()
+status = confine.apply([os.path.dirname(os.__file__)], memory_limit=0, keep_fds=64)
+out = {"status": status.to_dict()}
+
+def attempt(name, fn):
+    try:
+        fn()
+        out[name] = 0
+    except OSError as exc:
+        out[name] = exc.errno
+
+attempt("F_SETOWN", lambda: fcntl.fcntl(r, fcntl.F_SETOWN, victim))
+attempt("F_SETOWN_EX", lambda: fcntl.fcntl(r, 15, bytes(8)))
+attempt("F_SETSIG", lambda: fcntl.fcntl(r, 10, signal.SIGKILL))
+attempt("F_SETFL-O_ASYNC", lambda: fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC))
+attempt("control-F_SETFL", lambda: fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK))
+attempt("control-F_GETFD", lambda: fcntl.fcntl(w, fcntl.F_GETFD))
+os.write(w, b"x")  # the pipe is readable now: with the route open, the victim gets SIGKILL
+print(json.dumps(out))
+"""
+
+
+def test_fcntl_cannot_signal_another_process_under_landlock_abi_5(tmp_path):
+    """With the agent process's Landlock capped at ABI 5 (no signal scoping), a confined
+    process of the same user as its victim (``nobody`` when the tests run as root) cannot
+    aim SIGIO/SIGKILL at it through ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG``/``O_ASYNC``:
+    each is refused (EPERM) and the victim lives; ordinary ``fcntl`` still works. Before,
+    the filter let every fcntl through and the victim was killed."""
+    if not confinement_status().seccomp or confinement_status().landlock_abi < 5:
+        pytest.skip("needs seccomp and Landlock ABI >= 5")
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    if as_nobody and shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv to run the victim as nobody")
+    victim = subprocess.Popen([*as_nobody, "sleep", "600"], cwd="/")
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", FCNTL_PROBE, str(CONFINE_PY), str(victim.pid)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            env=dict(os.environ, **{CAP: "5"}),
+        )
+        assert probe.returncode == 0, probe.stderr
+        out = json.loads(probe.stdout)
+        status = out.pop("status")
+        assert status["landlock_abi"] == 5 and status["complete"], status
+        assert out.pop("control-F_SETFL") == 0 and out.pop("control-F_GETFD") == 0
+        assert out == dict.fromkeys(("F_SETOWN", "F_SETOWN_EX", "F_SETSIG", "F_SETFL-O_ASYNC"), 1), out
+        assert victim.poll() is None, "the victim was signalled"
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_the_agent_process_dies_with_pibench_even_holding_the_gil(tmp_path):
+    """Agent code stuck in one C call (``sum(range(10**15))`` holds the GIL, so the agent
+    process's own watchdog never runs) outlives nothing: ``kill -9`` of pibench headless
+    ends it (PR_SET_PDEATHSIG). Before, it spun on at 100 % CPU, re-parented to init."""
+    if not confinement_status().parent_death:
+        pytest.skip("no PR_SET_PDEATHSIG here")
+    proc = subprocess.Popen(
+        [*pibench_command(), "headless", "--jsonl", "--seed", "3", "--block-timeout", "600"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+    agents: list[int] = []
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"code": "x = 1"}) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["ok"]
+        agents = _children(proc.pid)
+        assert len(agents) == 1
+        proc.stdin.write(json.dumps({"code": "sum(range(10**15))"}) + "\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{agents[0]}/stat").read_text().rsplit(")", 1)[1].split()[0] != "R":
+            assert time.monotonic() < deadline, "the block never started"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not _gone(agents[0]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _gone(agents[0]), "the agent process outlived pibench"
+    finally:
+        for pid in agents:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
