@@ -456,6 +456,12 @@ class CommandBackend:
         model: The name recorded for the runs.
         temperature / max_tokens: Passed on in the request.
         policy: Retries, backoff and the per-attempt time-out.
+        user: ``(uid, gid)`` the command runs as (no supplementary groups, from ``/``;
+            pibench must be root), so that it cannot read what pibench's user can: a sealed
+            evaluation requires it (``--command-user``); ``None``: pibench's own user.
+        user: ``(uid, gid)`` the command runs as (no supplementary groups, from ``/``;
+            pibench must be root), so that it cannot read what pibench's user can: a sealed
+            evaluation requires it (``--command-user``); ``None``: pibench's own user.
 
     Raises:
         ValueError: An empty or unparsable command line, or a program that is neither on
@@ -471,7 +477,9 @@ class CommandBackend:
         max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
         options: RequestOptions | None = None,
+        user: tuple[int, int] | None = None,
     ) -> None:
+        self.user = user
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -498,6 +506,7 @@ class CommandBackend:
             "backend": "command",
             "model": self.model,
             "command": self.command,
+            **({"user": self.user[0]} if self.user else {}),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "retries": self.policy.retries,
@@ -514,7 +523,12 @@ class CommandBackend:
         :data:`_STDERR_TAIL` bytes kept), the whole run by ``policy.timeout``; a command over
         either is killed (raises :class:`_Attempt`)."""
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            as_user: dict[str, Any] = (
+                {"user": self.user[0], "group": self.user[1], "extra_groups": [], "cwd": "/"} if self.user else {}
+            )
+            proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **as_user
+            )
         except OSError as exc:
             raise _Attempt("command_failed", f"cannot run {self.argv[0]!r}: {exc}", False) from None
         limit = MAX_REPLY_BYTES

@@ -138,6 +138,12 @@ def add_agent_parser(sub: Any) -> None:
         metavar="CMD",
         help="instead of an endpoint: a command that reads the request as JSON on stdin and prints the reply",
     )
+    p.add_argument(
+        "--command-user",
+        metavar="USER",
+        help="run the --command backend as this user (no supplementary groups; pibench must run as root). "
+        "Required with sealed seeds: the backend must not be able to read the seal file or the run folders",
+    )
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: standard)")
     p.add_argument(
         "--seeds",
@@ -292,6 +298,9 @@ def cmd_agent(args: argparse.Namespace) -> int:
     if args.backend_command is not None and args.base_url is not None:
         print("pibench agent: error: --command and --base-url are two different backends; give one", file=sys.stderr)
         return EXIT_USAGE
+    if args.command_user is not None and args.backend_command is None:
+        print("pibench agent: error: --command-user applies to a --command backend only", file=sys.stderr)
+        return EXIT_USAGE
     try:
         scen = load_scenario(args.scenario)
     except ScenarioError as exc:
@@ -309,6 +318,13 @@ def cmd_agent(args: argparse.Namespace) -> int:
         if refusal is not None:
             print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
             return EXIT_FAILED
+    command_user: tuple[int, int] | None = None
+    if args.command_user is not None or (sealed and args.backend_command is not None):
+        checked = _command_user(args.command_user, spec.source[1:] if sealed else None, args.out)
+        if isinstance(checked, str):
+            print(f"pibench agent: {'a sealed evaluation is refused: ' if sealed else ''}{checked}", file=sys.stderr)
+            return EXIT_FAILED
+        command_user = checked
     names = [spec.label(i) if spec is not None else str(s) for i, s in enumerate(seeds)]
     proved = _prove_confinement(sealed and not allow)
     if isinstance(proved, str):
@@ -344,6 +360,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         if args.backend_command is not None:
             return CommandBackend(
                 args.backend_command,
+                user=command_user,
                 model=args.model,
                 temperature=args.temperature,
                 max_tokens=args.max_tokens,
@@ -427,6 +444,64 @@ def endpoint_check(backend: Any) -> str | None:
     except LLMCallFailed as exc:
         return f"{exc.kind}: {exc.message[:300]}"
     return None
+
+
+#: Why a sealed evaluation refuses a ``--command`` backend run as pibench's own user.
+SEALED_COMMAND_REFUSAL = (
+    "a --command backend runs as your own user, so it could read the seal file (its path is on "
+    "pibench's command line) and the run folders (their checkpoints hold the world's hidden state); "
+    "run it as another user with --command-user USER (pibench as root), or use an endpoint "
+    "(--base-url) served where neither can be read (docs/agent.md, 'Sealed evaluations')"
+)
+
+
+def _command_user(user: str | None, seal: str | None, out: str) -> tuple[int, int] | str:
+    """``(uid, gid)`` of ``--command-user USER``, or why it cannot run the backend.
+
+    With ``seal`` (a sealed evaluation; the seal file's path) the backend must not be able
+    to read it nor enter ``out`` (created owner-only when missing): a process of that user
+    tries both (``cat`` the seal, ``cd`` into ``out``) before any career, and either working
+    is the refusal, naming the path. ``user`` ``None`` in a sealed evaluation is refused
+    (:data:`SEALED_COMMAND_REFUSAL`)."""
+    import os
+    import pwd
+    import subprocess
+    from pathlib import Path
+
+    if user is None:
+        return SEALED_COMMAND_REFUSAL
+    try:
+        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
+    except (KeyError, OverflowError):
+        return f"--command-user {user!r}: no such user"
+    if os.geteuid() != 0:
+        return "--command-user needs pibench to run as root (it starts the backend as that user)"
+    if entry.pw_uid == 0:
+        return f"--command-user {user!r} is root: the backend would read everything pibench can"
+    if seal is None:
+        return entry.pw_uid, entry.pw_gid
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        return f"--out {out}: {exc.strerror or exc}"
+    probe = subprocess.run(
+        ["/bin/sh", "-c", 'cat -- "$1" >/dev/null 2>&1 && echo seal; cd -- "$2" 2>/dev/null && echo out', "sh"]
+        + [os.path.abspath(seal), os.path.abspath(out)],
+        user=entry.pw_uid,
+        group=entry.pw_gid,
+        extra_groups=[],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    reached = probe.stdout.split()
+    if "seal" in reached:
+        return f"--command-user {entry.pw_name} can read the seal file {seal}: make it readable by its owner only"
+    if "out" in reached:
+        return f"--command-user {entry.pw_name} can enter --out {out}: make it accessible to its owner only (chmod 700)"
+    return entry.pw_uid, entry.pw_gid
 
 
 def _prove_confinement(required: bool) -> Any:
