@@ -279,7 +279,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     play.add_argument(
         "--pivots",
         metavar="CASES",
-        help="answer pivot cases (a case set folder): the panels at each fork read-only, the two plans, "
+        help="answer pivot cases (a case set folder, or 'dev' for the shipped set): the panels at each fork read-only, the two plans, "
         "a/b to choose, then the futures revealed; answers are saved like `pibench pivots eval`",
     )
     play.add_argument(

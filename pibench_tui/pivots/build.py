@@ -35,7 +35,7 @@ from typing import Any
 from ..cli.seeds import file_commitment
 from ..harness.rundir import JsonlFile, atomic_write_json, atomic_write_text, read_json, read_jsonl
 
-__all__ = ["BuildSettings", "PRESETS", "build", "run_task"]
+__all__ = ["BuildSettings", "PRESETS", "build", "find_runs", "run_task", "survey_task"]
 
 BUILD_FORMAT = "pibench-pivots-build/1"
 
@@ -62,6 +62,9 @@ class BuildSettings:
         prefix: Case id prefix.
         commitments: Sealed seeds' public commitments, one per seed in order (empty: the
             seeds are public). Cases then carry the commitment instead of the seed.
+        runs: Recorded agent careers to fork along as well, ``(run directory, SHA-256 of its
+            actions.jsonl)`` each (:func:`find_runs`): the career up to the fork is the
+            agent's own, the continuation after it the reference policy.
     """
 
     scenario: str = "standard"
@@ -79,6 +82,7 @@ class BuildSettings:
     stability: bool = True
     prefix: str = "pv"
     commitments: tuple[str, ...] = ()
+    runs: tuple[tuple[str, str], ...] = ()
 
     def fingerprint(self) -> str:
         """SHA-256 of the settings (a journal of other settings is not resumed)."""
@@ -100,32 +104,124 @@ PRESETS: dict[str, BuildSettings] = {
 """Named settings: ``dev`` (the public development set) and ``smoke`` (a seconds-long check)."""
 
 
-def _record(seed: int, month: int, settings: BuildSettings) -> tuple[Any, dict[str, Any]]:
-    """The world at the start of ``month`` and the record the PI saw (rules, dashboard, reports)."""
-    from scenarios import load_scenario
-    from world.api import Api
-    from world.engine import World
-    from world.policies import ORACLE, make_policy
-    from world.runner import AgentView
+class _Player:
+    """One career of a build played a month at a time: a reference policy's over a seed, or
+    a recorded agent run's logged calls (``ref`` = ``"run<i>"``, the i-th of ``settings.runs``).
 
-    scen = load_scenario(settings.scenario)
-    world = World(scen.config, seed)
-    api = Api(world, shared_results=True)
-    view: Any = api if settings.policy == ORACLE else AgentView(api)
-    pol = make_policy(settings.policy)
+    Raises:
+        ValueError: A run that cannot be used (changed since the build started, sealed, of
+            another scenario's rules, or its action log does not replay).
+    """
+
+    def __init__(self, settings: BuildSettings, ref: int | str) -> None:
+        from scenarios import load_scenario
+        from world.api import Api
+        from world.engine import World
+        from world.policies import ORACLE, make_policy
+        from world.runner import AgentView
+
+        config = load_scenario(settings.scenario).config
+        self.rows: dict[int, list[Any]] | None = None
+        self.seed = ref if isinstance(ref, int) else 0
+        if isinstance(ref, str):
+            path, digest = settings.runs[int(ref[3:])]
+            self.seed, self.rows = _run_rows(path, digest, config.content_hash())
+        self.world = World(config, self.seed)
+        self.api = Api(self.world, shared_results=True)
+        self.view: Any = self.api if settings.policy == ORACLE else AgentView(self.api)
+        self.policy = make_policy(settings.policy)
+
+    @property
+    def over(self) -> bool:
+        """The career ended (or a run's log ends here)."""
+        return self.world.s.finished or (self.rows is not None and self.world.s.month not in self.rows)
+
+    def step(self) -> None:
+        """Play the current month and close it."""
+        from world.api import replay_calls
+
+        m = self.world.s.month
+        if self.rows is not None:
+            replay_calls(self.world, self.rows[m])
+            return
+        self.policy.act(self.view)
+        if self.world.s.month == m and not self.world.s.finished:
+            self.api.call("time", "next_month", [], {})
+
+    def actions(self) -> list[Any]:
+        """The calls made so far (``[month, "ns.method", kwargs]`` rows)."""
+        return json.loads(json.dumps(self.world.s.action_log))
+
+
+def _run_rows(path: str, digest: str, config_hash: str) -> tuple[int, dict[int, list[Any]]]:
+    """A run's seed and its logged calls by month (each month's list ends with its close).
+
+    Raises:
+        ValueError: As :class:`_Player`.
+    """
+    import hashlib as _hashlib
+
+    from world.config import WorldConfig
+
+    from ..harness.rundir import read_json as _read_json
+
+    folder = Path(path)
+    raw = (folder / "actions.jsonl").read_bytes()
+    if _hashlib.sha256(raw).hexdigest() != digest:
+        raise ValueError(f"{folder}: actions.jsonl changed since the build started; start a new build")
+    res = _read_json(folder / "result.json")
+    if not isinstance(res.get("seed"), int):
+        raise ValueError(f"{folder}: a sealed run (its seed is withheld) cannot be forked; unseal it first")
+    if WorldConfig.from_dict(res["config"]).content_hash() != config_hash:
+        raise ValueError(f"{folder}: played with other rules than the build's scenario")
+    rows: dict[int, list[Any]] = {}
+    for row in read_jsonl(folder / "actions.jsonl", strict=True):
+        rows.setdefault(int(row[0]), []).append(row)
+    closed = {m: r for m, r in rows.items() if r[-1][1] == "time.next_month"}
+    return int(res["seed"]), closed
+
+
+def find_runs(paths: Sequence[str | os.PathLike[str]]) -> tuple[tuple[str, str], ...]:
+    """The finished agent runs under ``paths`` (run directories, or folders holding them at
+    any depth), sorted, each with the SHA-256 of its ``actions.jsonl``.
+
+    Raises:
+        ValueError: A path that does not exist or holds no finished run.
+    """
+    found: list[Path] = []
+    for p in paths:
+        root = Path(p)
+        if not root.is_dir():
+            raise ValueError(f"--runs {p}: not a folder")
+        here = [root] if (root / "result.json").is_file() else sorted(x.parent for x in root.rglob("result.json"))
+        here = [x for x in here if (x / "actions.jsonl").is_file()]
+        if not here:
+            raise ValueError(f"--runs {p}: holds no finished run (a folder with result.json and actions.jsonl)")
+        found += here
+    return tuple(
+        (str(x.resolve()), hashlib.sha256((x / "actions.jsonl").read_bytes()).hexdigest()) for x in sorted(set(found))
+    )
+
+
+def _careers(settings: BuildSettings) -> list[int | str]:
+    """The build's careers: its seeds, then its runs (``"run<i>"``)."""
+    return [*settings.seeds, *(f"run{i}" for i in range(len(settings.runs)))]
+
+
+def _record(seed: int | str, month: int, settings: BuildSettings) -> tuple[Any, dict[str, Any], _Player]:
+    """The world at the start of ``month`` and the record the PI saw (rules, dashboard, reports)."""
+    player = _Player(settings, seed)
+    world, api = player.world, player.api
     reports = []
-    while world.s.month < month and not world.s.finished:
-        m = world.s.month
-        pol.act(view)
-        if world.s.month == m and not world.s.finished:
-            api.call("time", "next_month", [], {})
+    while world.s.month < month and not player.over:
+        player.step()
         reports.append(api.call("time", "last_report", [], {}))
     record = {
         "rules": api.call("lab", "rules", [], {}),
         "dashboard": api.call("lab", "dashboard", [], {}),
         "reports": reports,
     }
-    return world, json.loads(json.dumps(record))
+    return world, json.loads(json.dumps(record)), player
 
 
 def _screen_passes(t: Any, settings: BuildSettings) -> bool:
@@ -138,35 +234,26 @@ def _screen_passes(t: Any, settings: BuildSettings) -> bool:
     return abs(t.delta) >= max(settings.min_citations, settings.min_share * mean_impact) and abs(t.delta) >= se
 
 
-def survey_task(task: tuple[BuildSettings, int]) -> dict[str, Any]:
-    """The survey of one seed's career: at which candidate months each kind is open.
+def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
+    """The survey of one career: at which candidate months each kind is open.
 
     Returns:
-        ``{"survey": seed, "found": {kind: [month, ...]}}`` (kinds with no month left out).
+        ``{"survey": career, "found": {kind: [month, ...]}}`` (kinds with no month left out).
     """
-    from scenarios import load_scenario
-    from world.api import Api
-    from world.engine import World
     from world.pivots import find_decisions
-    from world.policies import ORACLE, make_policy
-    from world.runner import AgentView
 
-    settings, seed = task
-    world = World(load_scenario(settings.scenario).config, seed)
-    api = Api(world, shared_results=True)
-    view: Any = api if settings.policy == ORACLE else AgentView(api)
-    pol = make_policy(settings.policy)
+    settings, ref = task
+    player = _Player(settings, ref)
+    world = player.world
     months, last = set(settings.months), max(settings.months)
     found: dict[str, list[int]] = {}
-    while not world.s.finished and world.s.month <= last:
+    while not player.over and world.s.month <= last:
         m = world.s.month
         if m in months:
             for kind in sorted({d.kind for d in find_decisions(world, settings.kinds)}):
                 found.setdefault(kind, []).append(m)
-        pol.act(view)
-        if world.s.month == m and not world.s.finished:
-            api.call("time", "next_month", [], {})
-    return {"survey": seed, "found": found}
+        player.step()
+    return {"survey": ref, "found": found}
 
 
 def spread(months: Sequence[int], n: int) -> list[int]:
@@ -182,20 +269,24 @@ def spread(months: Sequence[int], n: int) -> list[int]:
     return [months[round(i * (len(months) - 1) / (n - 1))] for i in range(n)]
 
 
-def planned(settings: BuildSettings, surveys: dict[int, dict[str, list[int]]]) -> dict[tuple[int, int], list[str]]:
+def planned(
+    settings: BuildSettings, surveys: dict[int | str, dict[str, list[int]]]
+) -> dict[tuple[int | str, int], list[str]]:
     """The (seed, month) tasks and the kinds each screens: every kind at every month without
     ``per_kind``, else the months :func:`spread` picks from each seed's survey."""
     if not settings.per_kind:
-        return {(seed, m): list(settings.kinds) for seed in settings.seeds for m in settings.months}
-    plan: dict[tuple[int, int], list[str]] = {}
-    for seed in settings.seeds:
+        return {(seed, m): list(settings.kinds) for seed in _careers(settings) for m in settings.months}
+    plan: dict[tuple[int | str, int], list[str]] = {}
+    for seed in _careers(settings):
         for kind in settings.kinds:
             for m in spread(surveys[seed].get(kind, []), settings.per_kind):
                 plan.setdefault((seed, m), []).append(kind)
     return {k: [kind for kind in settings.kinds if kind in v] for k, v in sorted(plan.items())}
 
 
-def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, int, list[str]]) -> dict[str, Any]:
+def run_task(
+    task: tuple[BuildSettings, int | str, int] | tuple[BuildSettings, int | str, int, list[str]],
+) -> dict[str, Any]:
     """One (seed, month): every decision found (of the task's kinds, default the settings'),
     screened, confirmed; the kept cases with keys.
 
@@ -207,12 +298,16 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
 
     settings, seed, month = task[:3]
     kinds = task[3] if len(task) > 3 else list(settings.kinds)
-    world, record = _record(seed, month, settings)
+    world, record, player = _record(seed, month, settings)
     out: dict[str, Any] = {
         "seed": seed, "month": month, "found": 0, "screened": 0, "kept": [], "stability": [], "funnel": {}
     }  # fmt: skip
     if world.s.finished or world.s.month != month:
         return out
+    run: dict[str, Any] = {}
+    if isinstance(seed, str):  # an agent's run: the case carries its calls up to the fork
+        path = Path(settings.runs[int(seed[3:])][0])
+        run = {"run": f"{path.parent.name}/{path.name}", "actions": player.actions()}
     decisions = find_decisions(world, kinds)
     for d in decisions:
         out["funnel"].setdefault(d.kind, [0, 0, 0])[0] += 1
@@ -228,10 +323,16 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
             continue
         out["funnel"][d.kind][2] += 1
         commitment = (
-            dict(zip(settings.seeds, settings.commitments, strict=True)).get(seed) if settings.commitments else None
+            dict(zip(settings.seeds, settings.commitments, strict=True)).get(seed)
+            if settings.commitments and isinstance(seed, int)
+            else None
         )
         who = f"sealed:{commitment[:12]}" if commitment else str(seed)
-        cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}"
+        if run:
+            who = f"run/{run['run']}"
+            cid = f"{settings.prefix}-{seed}-{month:02d}-{d.kind}"
+        else:
+            cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
             again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy)
@@ -243,9 +344,9 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
             "id": cid,
             "scenario": settings.scenario,
             "config_hash": world.cfg.content_hash(),
-            "seed": None if commitment else seed,
+            "seed": None if commitment else player.seed,
             "commitment": commitment,
-            "career": f"{settings.policy}/{who}",
+            "career": who if run else f"{settings.policy}/{who}",
             "policy": settings.policy,
             "fork_month": month,
             "kind": d.kind,
@@ -253,6 +354,7 @@ def run_task(task: tuple[BuildSettings, int, int] | tuple[BuildSettings, int, in
             "question": d.question,
             "record": record,
             "plans": {"A": {"text": d.a.text, "code": d.a.code}, "B": {"text": d.b.text, "code": d.b.code}},
+            **run,
         }
         out["kept"].append({"case": case, "key": key})
     return out
@@ -370,6 +472,8 @@ def build(
     from pibench_tui import __version__
 
     folder = Path(out)
+    if not _careers(settings):
+        raise ValueError("nothing to build: no seeds and no runs (--seeds, --runs)")
     if settings.commitments and seal is None:
         raise ValueError(
             "a build on sealed seeds needs a private folder for its key and journal (--seal DIR): "
@@ -390,15 +494,16 @@ def build(
         raise ValueError(f"{folder} holds a build of other settings; use another --out")
     atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
     lines = read_jsonl(work / "journal.jsonl")
-    surveys = {int(r["survey"]): r["found"] for r in lines if "survey" in r}
+    surveys = {r["survey"]: r["found"] for r in lines if "survey" in r}
     done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
     journal = JsonlFile(work / "journal.jsonl")
     started = time.perf_counter()
     try:
         if settings.per_kind:
-            todo = [(settings, seed) for seed in settings.seeds if seed not in surveys]
-            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(settings.seeds), progress):
-                surveys[int(r["survey"])] = r["found"]
+            careers = _careers(settings)
+            todo = [(settings, ref) for ref in careers if ref not in surveys]
+            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress):
+                surveys[r["survey"]] = r["found"]
         plan = planned(settings, surveys)
         tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
         results = [done[k] for k in plan if k in done]

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "BUNDLED_SETS",
+    "resolve_set",
     "check_sealed_key",
     "CASE_FORMAT",
     "KINDS",
@@ -171,6 +173,18 @@ def _case(obj: dict[str, Any], where: str) -> Case:
         plans={k: {"text": plans[k]["text"], "code": plans[k]["code"]} for k in _PLAN_LABELS},
         raw=obj,
     )
+
+
+#: Case sets shipped with pibench (``pibench_tui/pivots/sets/<name>``), named on the command line.
+BUNDLED_SETS = ("dev",)
+
+
+def resolve_set(text: str) -> str:
+    """A case set named on the command line: a path as it is, or a bundled set's folder when
+    ``text`` is one of :data:`BUNDLED_SETS` and no such path exists here."""
+    if text in BUNDLED_SETS and not Path(text).exists():
+        return str(Path(__file__).with_name("sets") / text)
+    return text
 
 
 def cases_path(path: str | os.PathLike[str]) -> Path:

@@ -54,7 +54,9 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         epilog=_EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument("--cases", required=True, metavar="DIR", help="a case set folder (or its cases.jsonl)")
+    ev.add_argument(
+        "--cases", required=True, metavar="DIR", help="a case set folder (or its cases.jsonl), or 'dev' (shipped)"
+    )
     ev.add_argument("--out", required=True, metavar="RUN_DIR", help="the run directory (created; resumed if it exists)")
     who = ev.add_mutually_exclusive_group(required=True)
     who.add_argument("--model", help="the model name sent to the endpoint")
@@ -92,6 +94,13 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="SPEC",
         help="seeds, e.g. 1-40 or 1,5,9, or @FILE (sealed seeds from pibench seal; needs --seal) "
         "(default: the preset's, else 1-3)",
+    )
+    bd.add_argument(
+        "--runs",
+        action="append",
+        metavar="DIR",
+        help="also fork along recorded agent runs (run directories of pibench agent, or folders of them; "
+        "repeatable): the career up to each fork is the agent's, the continuation the reference policy's",
     )
     bd.add_argument(
         "--seal",
@@ -161,6 +170,12 @@ def _build_settings(args: argparse.Namespace) -> Any:
         change["commitments"] = tuple(spec.commitments)
     if args.scenario:
         change["scenario"] = args.scenario
+    if args.runs:
+        from .build import find_runs
+
+        change["runs"] = find_runs(args.runs)
+        if not args.seeds and not args.preset:
+            change["seeds"] = ()
     if args.policy:
         change["policy"] = args.policy
     if args.kinds:
@@ -254,9 +269,10 @@ def _fail(text: str) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``pibench pivots eval`` (exit 0 all answered, 1 an error or failed calls, 2 usage)."""
     from ..harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
-    from .cases import PivotFileError, cases_hash, load_cases
+    from .cases import PivotFileError, cases_hash, load_cases, resolve_set
     from .evaluate import BaselineJudge, EvalSettings, FirstJudge, Judge, LookaheadJudge, RunConflict, evaluate
 
+    args.cases = resolve_set(args.cases)
     try:
         cases = load_cases(args.cases)
     except PivotFileError as exc:

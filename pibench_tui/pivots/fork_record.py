@@ -84,6 +84,8 @@ def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
         scen = load_scenario(str(case.raw.get("scenario") or "standard"))
     except ScenarioError as exc:
         raise PivotFileError(f"case {case.id}: {exc}") from None
+    if "actions" in case.raw:  # forked along an agent's run: its own calls up to the fork
+        return _from_actions(case, scen.config, seed)
     career = Career.new(scen.config, seed)
     world, api = career.world, career.api
     policy_name = str(case.raw.get("policy") or "baseline")
@@ -105,3 +107,23 @@ def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
             f"to month {case.fork_month} (the dashboards differ)"
         )
     return scen.config, seed, list(world.s.action_log)
+
+
+def _from_actions(case: Case, config: Any, seed: int) -> tuple[Any, int, list[Any]]:
+    """:func:`action_log_to_fork` for a case that carries its career's calls (``actions``)."""
+    from world.api import ActionError, replay
+
+    log = case.raw["actions"]
+    if not isinstance(log, list) or any(not isinstance(r, list) or len(r) != 3 for r in log):
+        raise PivotFileError(f"case {case.id}: 'actions' must be [month, \"ns.method\", kwargs] rows")
+    try:
+        world = replay(config, seed, log)
+    except (ActionError, ValueError, TypeError) as exc:
+        raise PivotFileError(f"case {case.id}: its actions do not replay ({exc})") from None
+    if world.s.finished or world.s.month != case.fork_month:
+        raise PivotFileError(f"case {case.id}: its actions end in month {world.s.month}, not at the fork")
+    from world.api import Api
+
+    if _canon(Api(world).call("lab", "dashboard", [], {})) != _canon(case.record.get("dashboard")):
+        raise PivotFileError(f"case {case.id}: its record is not the career its actions make (the dashboards differ)")
+    return config, seed, list(log)

@@ -32,7 +32,7 @@ from pibench_tui.tui.replay import Replayer, ReplaySource
 from pibench_tui.tui.replay_app import ReplayApp
 
 from ..harness.rundir import JsonlFile
-from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
+from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key, resolve_set
 from .evaluate import EvalSettings, _check_settings, _held, read_answers
 from .fork_record import action_log_to_fork
 
@@ -344,7 +344,9 @@ def run_pivots(args: Any) -> int:
     from .evaluate import RunConflict
 
     try:
-        session = open_session(args.pivots, getattr(args, "pivots_key", None), getattr(args, "pivots_out", None))
+        session = open_session(
+            resolve_set(args.pivots), getattr(args, "pivots_key", None), getattr(args, "pivots_out", None)
+        )
         # The first case must re-play before the app starts, so a bad set fails here, not in the UI.
         first = session.next_index()
         action_log_to_fork(session.cases[first if first is not None else 0])

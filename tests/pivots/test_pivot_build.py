@@ -183,3 +183,54 @@ def test_a_sealed_build_publishes_no_seed_and_commits_to_its_key(tmp_path: Path)
     assert r.returncode == 1 and "needs sealed seeds" in r.stderr
     r = pibench("pivots", "build", "--out", str(out), "--seeds", seeds, "--seal", str(out / "p"), *common)
     assert r.returncode == 1 and "inside --out" in r.stderr
+
+
+def _baseline_run(folder: Path, seed: int) -> Path:
+    """A run directory as `pibench agent` leaves it (result.json with config and seed,
+    actions.jsonl), holding the baseline policy's own career of ``seed``."""
+    from scenarios import load_scenario
+    from world.engine import World
+    from world.policies import make_policy
+    from world.runner import play
+
+    cfg = load_scenario("standard").config
+    world = play(World(cfg, seed), make_policy("baseline"))
+    folder.mkdir(parents=True)
+    (folder / "result.json").write_text(json.dumps({"seed": seed, "config": cfg.to_dict(), "label": "agent"}))
+    (folder / "actions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in world.s.action_log))
+    return folder
+
+
+def test_a_build_along_a_recorded_run_forks_the_agents_own_career(tmp_path: Path) -> None:
+    """`--runs`: a recorded run that is the baseline's career of seed 1 gives the same
+    decisions and the same answer key as the seed build (same world at each fork, same
+    futures); its cases carry the run's calls up to the fork, which replay to the record.
+    A run whose actions.jsonl changes after the build started is refused on resume."""
+    run = _baseline_run(tmp_path / "runs" / "agent" / "standard-1", 1)
+    from pibench_tui.pivots.build import find_runs
+
+    along = BuildSettings(seeds=(), runs=find_runs([tmp_path / "runs"]), months=(2, 14), screen=4, confirm=6,
+                          stability=False, prefix="t")  # fmt: skip
+    seeded = BuildSettings(seeds=(1,), months=(2, 14), screen=4, confirm=6, stability=False, prefix="t")
+    a = build(along, tmp_path / "along")
+    b = build(seeded, tmp_path / "seeded")
+    assert a["cases"] == b["cases"] >= 1
+    ka = [json.loads(x) for x in (tmp_path / "along" / "key.jsonl").read_text().splitlines()]
+    kb = [json.loads(x) for x in (tmp_path / "seeded" / "key.jsonl").read_text().splitlines()]
+    assert [{k: v for k, v in x.items() if k != "id"} for x in ka] == [
+        {k: v for k, v in x.items() if k != "id"} for x in kb
+    ]
+    for case in load_cases(tmp_path / "along"):
+        assert case.raw["career"] == "run/agent/standard-1" and case.raw["seed"] == 1
+        config, seed, log = action_log_to_fork(case)
+        assert log == case.raw["actions"] and all(row[0] < case.fork_month for row in log)
+    with (run / "actions.jsonl").open("a") as fh:
+        fh.write(json.dumps([60, "time.next_month", {}]) + "\n")
+    journal = tmp_path / "along" / "journal.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:1]))
+    try:
+        build(along, tmp_path / "along")
+    except ValueError as exc:
+        assert "changed since the build started" in str(exc)
+    else:
+        raise AssertionError("a changed run was used")
