@@ -57,6 +57,11 @@ else:  # pragma: no cover - Windows
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
+#: How lock files are opened: created when missing, never through a link (a ``.lock``
+#: planted as a link to another file fails with ``ELOOP`` instead of writing the holder's
+#: note into that file), never inherited by child processes.
+_OPEN_LOCK = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
 DEFAULT_TIMEOUT = 5.0
 """Seconds a second writer waits for the lock before giving up."""
 
@@ -85,7 +90,9 @@ def _read_holder(path: Path) -> str:
     headless of 'c1', pid 123 on host, since 2026-12-02 07:10:24 UTC"``, or ``"an unknown
     process"`` when the note is missing or unreadable."""
     try:
-        lines = path.read_text(errors="replace").splitlines()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            lines = fh.read(2 * (_NOTE_WIDTH + 1)).decode(errors="replace").splitlines()
     except OSError:
         lines = []
     parts = lines[0].strip().split(" ", 2) if lines else []
@@ -137,7 +144,7 @@ class FileLock:
                 f"writing to it and did not finish within {wait:g} s"
             )
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(self.path, _OPEN_LOCK, 0o600)
             try:
                 while not _try_lock(fd):
                     if time.monotonic() >= deadline:
@@ -248,7 +255,7 @@ class CareerLock:
         """
         if self._fd is not None:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.path, _OPEN_LOCK, 0o600)
         try:
             if not _try_lock(fd):
                 raise CareerLockedError(self.career, self._busy_message())

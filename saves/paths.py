@@ -45,3 +45,33 @@ def default_store_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit is not None and str(explicit) != "":
         return Path(explicit).expanduser().resolve()
     return pibench_home() / "saves"
+
+
+def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why the existing folder ``path`` cannot be this process's save store, or ``None``.
+
+    A store is refused when it belongs to another user, or when users other than its owner
+    may write to it (group or others): either could plant a link (``.lock`` pointing at a
+    file of this user, root's included) or replace the index, saves and key under this
+    process. A folder that does not exist yet is no problem (the store creates it ``0700``).
+    Not checked where the platform has no user ids (Windows).
+    """
+    if not hasattr(os, "geteuid"):  # pragma: no cover - Windows
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    me = os.geteuid()
+    if st.st_uid != me:
+        return (
+            f"the save store {path} belongs to another user (uid {st.st_uid}, this process runs as uid {me}); "
+            "pibench uses only a store of its own user: choose your own folder with --saves DIR (or PIBENCH_HOME), "
+            "or copy the saves you want into one"
+        )
+    if st.st_mode & 0o022:
+        return (
+            f"the save store {path} can be written by other users (mode {st.st_mode & 0o777:o}); "
+            f"make it yours alone (chmod 700 {path}) or choose another folder with --saves DIR"
+        )
+    return None

@@ -60,7 +60,7 @@ from saves.errors import (
     SaveNotFoundError,
 )
 from saves.lock import DEFAULT_TIMEOUT, CareerLock, FileLock
-from saves.paths import default_store_dir
+from saves.paths import default_store_dir, foreign_store_problem
 from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -808,7 +808,19 @@ class SaveStore:
                 self.on_warning(message)
 
     def _db(self) -> TinyDB:
+        self._check_owned()
         return TinyDB(self.index_path, storage=AtomicJSONStorage, warn=self._warn)
+
+    def _check_owned(self) -> None:
+        """Refuse a store folder of another user, or one others may write to
+        (:func:`saves.paths.foreign_store_problem`): whatever is in it could be planted.
+
+        Raises:
+            SaveError: the folder exists and is not this user's alone.
+        """
+        problem = foreign_store_problem(self.path)
+        if problem is not None:
+            raise SaveError(problem)
 
     @contextmanager
     def _writing(self, durable: bool = True, timeout: float | None = None) -> Iterator[Any]:
@@ -825,6 +837,7 @@ class SaveStore:
         """
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._check_owned()  # before the lock file is opened in it
             self.lock.acquire(timeout)  # other processes and other threads wait here
             try:
                 if self._in_write:
@@ -873,6 +886,7 @@ class SaveStore:
 
     def _docs(self) -> list[dict[str, Any]]:
         """Index documents, read without the lock (files are replaced atomically)."""
+        self._check_owned()
         if not self.index_path.exists() and not self.index_path.with_name(INDEX_NAME + ".bak").exists():
             return []
         db = self._db()
@@ -1223,6 +1237,7 @@ class SaveStore:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
             if not self.path.is_dir():
                 raise NotADirectoryError(20, "Not a directory")
+            self._check_owned()
             self.blob_dir.mkdir(exist_ok=True, mode=0o700)
             fd, probe = tempfile.mkstemp(prefix=".probe.", suffix=TMP_SUFFIX, dir=self.blob_dir)
             try:
@@ -1280,6 +1295,7 @@ class SaveStore:
         lock = self.career_lock(career, doing, advice, new_career=new_career)
         try:
             self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._check_owned()  # before the career's lock file is opened in it
             lock.path.parent.mkdir(exist_ok=True, mode=0o700)
             try:
                 lock.acquire()
