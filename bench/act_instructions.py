@@ -72,23 +72,22 @@ def child(tree: str, careers: int) -> None:
     from world.config import WorldConfig
     from world.engine import World
     from world.policies import Baseline
-    from world.runner import AgentView, CachedReads, run_career
+    from world.runner import AgentView, run_career
 
     run_career("baseline", 100)  # warm-up
     months = 0
     for seed in range(101, 101 + careers):
         w = World(WorldConfig(), seed)
         pol = Baseline()
-        try:
-            api = Api(w, shared_results=True)  # as the runner plays policies
-            view = AgentView(api)
-        except TypeError:  # a tree from before shared_results: the runner's CachedReads
-            api = Api(w)
-            view = CachedReads(AgentView(api))
+        try:  # as the runner plays policies
+            from world.api.cached import CachedApi
+
+            api = CachedApi(Api(w))
+        except ImportError:  # a tree from before the read cache became a wrapper
+            api = Api(w, shared_results=True)
+        view = AgentView(api)
         while not w.s.finished:
             m = w.s.month
-            if isinstance(view, CachedReads):
-                view.forget()
             in_qsort(functools.partial(pol.act, view))
             if not w.s.finished and w.s.month == m:
                 api.next_month_unread()

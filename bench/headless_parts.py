@@ -13,7 +13,7 @@ that wrapping costs, counted on an empty call, is taken off):
 * pibench, the world's answers: the tick (``World.next_month``), every call of agent code
   answered (the tick included), the reads prefetched for the agent process's cache;
 * pibench, the transport: results turned into marshal bytes, the read cache's checks of
-  what still holds (the probes of ``Api.kept_probe``), and the rest (messages read and framed, the read
+  what still holds (the world version asked), and the rest (messages read and framed, the read
   cache's bookkeeping: the whole replay less the parts above);
 * the agent process: ``marshal.loads`` of results (a fresh object for each answer), the
   rest (agent code and its calls);
@@ -167,24 +167,11 @@ def pibench_part(folder: str, part: str) -> None:
         prefetching_with(handler)
     elif part == "prefetched":
         prefetching_with(_counted(handler))
-        bind = mirror.bind
-
-        def counted_bind(*call: Any) -> Any:  # prefetches go through the reads bound once
-            found = bind(*call)
-            return found if found is None else _counted(found)
-
-        mirror.bind = counted_bind
     elif part == "marshal":
         mirror.encode = _counted(mirror.encode)
         sandbox._encode = _counted(sandbox._encode)
-    elif part == "kept":
-        probe = mirror.probe
-
-        def counted_probe(*call: Any) -> Any:
-            found = probe(*call)
-            return found if found is None else _counted(found)
-
-        mirror.probe = counted_probe
+    elif part == "version" and mirror.version is not None:
+        mirror.version = _counted(mirror.version)
     results: list[Any] = []
     if part == "whole":
         in_qsort(lambda: results.append(sandbox.run(_code())))
@@ -327,7 +314,7 @@ def main() -> None:
         prefetched, marshal_, kept = (
             measured("pibench", "prefetched"),
             measured("pibench", "marshal"),
-            measured("pibench", "kept"),
+            measured("pibench", "version"),
         )
         agent_whole, loads = measured("agent", "whole"), measured("agent", "loads")
     print(f"baseline career, seed {SEED}, {trips} round trips (M instructions, callgrind)")
@@ -339,7 +326,7 @@ def main() -> None:
     print(f"    calls answered, less the tick     {answered - tick:7.1f}")
     print(f"    reads prefetched                  {prefetched:7.1f}")
     print(f"    results to marshal bytes          {marshal_:7.1f}")
-    print(f"    kept checks                       {kept:7.1f}")
+    print(f"    version checks                    {kept:7.1f}")
     rest = whole - answered - prefetched - marshal_ - kept
     print(f"    the rest (transport, read cache)  {rest:7.1f}")
     print(f"  headless, agent process             {agent_whole:7.1f}")

@@ -40,9 +40,9 @@ def main() -> None:
 
     add, refresh, told = reads.ReadMirror._add, reads.ReadMirror._refresh, reads.ReadMirror.used
 
-    def counted_add(self: Any, text: bytes, call: list[Any], value: Any, blob: bytes) -> int:
-        i: int = add(self, text, call, value, blob)
-        if refreshing[0]:
+    def counted_add(self: Any, text: bytes, call: list[Any], blob: bytes, old: int | None = None) -> int:
+        i: int = add(self, text, call, blob, old)
+        if refreshing[0] and old is None:
             kind_of[i] = f"{call[0]}.{call[1]}"
             sent[kind_of[i]] += 1
         return i
@@ -78,24 +78,6 @@ def main() -> None:
         return value
 
     session.sandbox.handler = counted_handler
-    mirror = session.sandbox._reads
-    bind = mirror.bind
-
-    def counted_bind(ns: str, method: str, a: list[Any], k: dict[str, Any]) -> Any:
-        """Prefetches call the reads bound once (``Api.bound_read``): counted as computed."""
-        read = bind(ns, method, a, k) if bind is not None else None
-        if read is None:
-            return None
-
-        def counted_read() -> Any:
-            value = read()
-            computed[f"{ns}.{method}"] += 1
-            size[f"{ns}.{method}"] += len(marshal.dumps(value, 4))
-            return value
-
-        return counted_read
-
-    mirror.bind = counted_bind
     try:
         session.run_block("1")
         result = session.run_block((ROOT / "examples" / "agents" / "baseline.py").read_text())

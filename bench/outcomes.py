@@ -58,7 +58,7 @@ def main() -> None:
             for seed in range(1, args.seeds + 1):
                 w = World(WorldConfig(), seed)
                 pol = runner.build_policy(policy, w)
-                api = Api(w, shared_results=True)
+                api = _runner_api(Api, w)
                 runner.play(w, pol, api)
                 out[f"{policy}/{seed}"] = {
                     "row": runner.result_row(w, pol),
@@ -76,6 +76,16 @@ def main() -> None:
     with open(args.out, "w") as fh:
         json.dump(out, fh, sort_keys=True, indent=0)
     print(args.out)
+
+
+def _runner_api(api_cls: Any, world: Any) -> Any:
+    """The API the runner plays policies through, in this tree or an older one (main before
+    the read cache became a wrapper: ``Api(world, shared_results=True)``)."""
+    try:
+        from world.api.cached import CachedApi
+    except ImportError:
+        return api_cls(world, shared_results=True)
+    return CachedApi(api_cls(world))
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def policy_and_tick(repeat: int) -> None:
     acts, ticks = [], []
     for i in range(repeat):
         w = World(WorldConfig(), 101 + i % 10)
-        api = Api(w, shared_results=True)
+        api = _runner_api(Api, w)
         view = AgentView(api)
         pol = Baseline()
         a = t = 0.0
@@ -539,6 +539,16 @@ def main() -> None:
     do_nothing_tick(10 if args.quick else 40)
     gc.collect()
     head_count({"": None}, sizes, months, args.runs)
+
+
+def _runner_api(api_cls: Any, world: Any) -> Any:
+    """The API the runner plays policies through, in this tree or an older one (main before
+    the read cache became a wrapper: ``Api(world, shared_results=True)``)."""
+    try:
+        from world.api.cached import CachedApi
+    except ImportError:
+        return api_cls(world, shared_results=True)
+    return CachedApi(api_cls(world))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 def pibench() -> list[str]:
@@ -263,7 +264,7 @@ def split(seeds: int) -> None:
         world = World(copy.copy(config), seed)
         c1 = time.process_time()
         policy = build_policy("baseline", world)
-        api = Api(world, shared_results=True)
+        api = _runner_api(Api, world)
         play(world, policy, api)
         c2 = time.process_time()
         row = result_row(world, policy)
@@ -328,6 +329,16 @@ def main() -> None:
             f"{at(0.1, 3):.0f}, {at(0.5, 3):.0f}, {at(0.9, 3):.0f} MB; the largest worker: "
             f"{at(0.1, 4):.0f}, {at(0.5, 4):.0f}, {at(0.9, 4):.0f} MB"
         )
+
+
+def _runner_api(api_cls: Any, world: Any) -> Any:
+    """The API the runner plays policies through, in this tree or an older one (main before
+    the read cache became a wrapper: ``Api(world, shared_results=True)``)."""
+    try:
+        from world.api.cached import CachedApi
+    except ImportError:
+        return api_cls(world, shared_results=True)
+    return CachedApi(api_cls(world))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from .textcache import TextCache
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import Api
+    from .api.cached import CachedApi
     from .observe import Observer
 
 __all__ = ["Career", "SaveWriter"]
@@ -60,21 +61,31 @@ class Career:
 
     Args:
         world: the world (new, restored or loaded).
-        shared_results: passed to :class:`~world.api.Api` (hand out kept results uncopied:
-            only for a caller that never alters what it reads).
+        cached: wrap the API in a :class:`~world.api.cached.CachedApi` (reads kept between
+            changes and handed out uncopied: only for a caller that never alters what it reads).
+        cache_bytes: the cache's bound in bytes (``max_bytes``; None: unbounded).
         saves: the save writer (``None``: this career is not saved).
 
     Attributes:
         world: the :class:`~world.engine.World`.
-        api: its :class:`~world.api.Api` (every call a front end or agent makes goes here).
+        api: its :class:`~world.api.Api`, or the :class:`~world.api.cached.CachedApi` around
+            it (every call a front end or agent makes goes here).
         saves: the :class:`SaveWriter`, or ``None``.
     """
 
-    def __init__(self, world: World, *, shared_results: bool = False, saves: SaveWriter | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        *,
+        cached: bool = False,
+        cache_bytes: int | None = None,
+        saves: SaveWriter | None = None,
+    ) -> None:
         from .api import Api
+        from .api.cached import CachedApi
 
         self.world = world
-        self.api: Api = Api(world, shared_results=shared_results)
+        self.api: Api | CachedApi = CachedApi(Api(world), max_bytes=cache_bytes) if cached else Api(world)
         self.saves = saves
         self._digest_text: TextCache | None = None
 
@@ -84,7 +95,7 @@ class Career:
         config: WorldConfig | None = None,
         seed: int = 0,
         *,
-        shared_results: bool = False,
+        cached: bool = False,
         saves: SaveWriter | None = None,
     ) -> Career:
         """A fresh career: ``World(config, seed)`` (MECHANICS §1) and its companions.
@@ -92,7 +103,7 @@ class Career:
         Raises:
             ValueError: the config is invalid (``WorldConfig.validate``).
         """
-        return cls(World(config, seed), shared_results=shared_results, saves=saves)
+        return cls(World(config, seed), cached=cached, saves=saves)
 
     @classmethod
     def restore(
@@ -100,7 +111,7 @@ class Career:
         state: dict[str, Any],
         *,
         copy: bool = True,
-        shared_results: bool = False,
+        cached: bool = False,
         saves: SaveWriter | None = None,
     ) -> Career:
         """A career continued from ``World.to_state()`` output (see :meth:`World.from_state`
@@ -109,9 +120,9 @@ class Career:
         Raises:
             ValueError: not a world state of a known format.
         """
-        return cls(World.from_state(state, copy=copy), shared_results=shared_results, saves=saves)
+        return cls(World.from_state(state, copy=copy), cached=cached, saves=saves)
 
-    def fork(self, branch: int, *, shared_results: bool = False) -> Career:
+    def fork(self, branch: int, *, cached: bool = False) -> Career:
         """A future of this career: the world at the start of its current month in branch
         ``branch`` (:meth:`World.fork <world.engine.World.fork>`), with companions of its own
         and no save writer.
@@ -120,7 +131,7 @@ class Career:
             ValueError: ``branch`` < 1, or the PI already acted this month.
             SimulationOver: the career has ended.
         """
-        return Career(self.world.fork(branch), shared_results=shared_results)
+        return Career(self.world.fork(branch), cached=cached)
 
     # ------------------------------------------------------------------ companions
     @property

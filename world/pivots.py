@@ -21,6 +21,7 @@ import numpy as np
 
 from . import scoring
 from .api import ActionError, Api
+from .api.cached import CachedApi
 from .engine import World
 from .policies import ORACLE, make_policy
 
@@ -163,7 +164,7 @@ class _SkipKind:
     """The API as the continuation policy sees it in the fork month: calls of the decision's
     kind are skipped (answered ``{"skipped": ...}``); every other call goes through."""
 
-    def __init__(self, api: Api, skipped: frozenset[str], month: int) -> None:
+    def __init__(self, api: Api | CachedApi, skipped: frozenset[str], month: int) -> None:
         self._api = api
         self._skipped = skipped
         self._month = month
@@ -213,7 +214,7 @@ def rollout(world: World, plan: Plan, kind: str, branch: int, policy: str = "bas
 def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline") -> World:
     """:func:`rollout`'s world at the end of the career (for inspection)."""
     w = world.fork(branch)
-    api = Api(w, shared_results=True)
+    api = CachedApi(Api(w))
     for ns, method, kwargs in plan.calls:
         api.call(ns, method, [], dict(kwargs))
     month = w.s.month

@@ -154,13 +154,6 @@ class MonthReport:
         """The report as a fresh JSON-able dict with every key of the contract (lists may be empty)."""
         return {k: _plain(getattr(self, k)) for k in self.FIELDS}
 
-    def shared_dict(self) -> dict[str, Any]:
-        """:meth:`to_dict`'s keys and values in a new dict, the values being the report's own
-        lists and dicts, not copies: for a caller that never alters what it reads (an
-        :class:`~world.api.Api` with ``shared_results``; the copy was ~6 M instructions of a
-        headless career)."""
-        return {k: getattr(self, k) for k in self.FIELDS}
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MonthReport:
         """Inverse of :meth:`to_dict` (unknown keys are ignored; missing ones take defaults).

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from .api import API_CALLS, ActionError, Api
+from .api import ActionError, Api
+from .api.cached import CachedApi
 from .axes import capability_axes, pool_axes
 from .career import Career
 from .config import WorldConfig
@@ -59,7 +60,7 @@ class AgentView:
 
     __slots__ = (*NAMESPACE_NAMES, "query", "memory")
 
-    def __init__(self, api: Api) -> None:
+    def __init__(self, api: Api | CachedApi) -> None:
         for name in NAMESPACE_NAMES:
             object.__setattr__(self, name, getattr(api, name))
         object.__setattr__(self, "query", api.query)
@@ -67,92 +68,6 @@ class AgentView:
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("the agent view is read-only")
-
-
-class _CachedNamespace:
-    """One namespace of a :class:`CachedReads`: its reading calls answered from the month's
-    memo, its changing calls passed through (and the memo forgotten)."""
-
-    def __init__(self, ns: Any, name: str, memo: dict[Any, Any]) -> None:
-        for method, spec in API_CALLS[name].items():
-            fn = getattr(ns, method)
-            setattr(self, method, _writer(fn, memo) if spec.mutating else _reader(fn, f"{name}.{method}", memo))
-
-
-_UNREAD = object()
-"""The memo's marker for a read not made yet."""
-
-
-def _reader(fn: Callable[..., Any], key: str, memo: dict[Any, Any]) -> Callable[..., Any]:
-    """``fn`` (a reading API call) answered from ``memo`` when asked again with the same
-    arguments (same values of the same types); unhashable arguments are not memoised."""
-
-    def read(*args: Any, **kwargs: Any) -> Any:
-        k: Any = key
-        if args or kwargs:
-            items = tuple(sorted(kwargs.items())) if kwargs else ()
-            k = (key, args, tuple(map(type, args)), items, tuple(type(v) for _, v in items))
-        try:
-            out = memo.get(k, _UNREAD)
-        except TypeError:  # an unhashable argument: ask the API every time
-            return fn(*args, **kwargs)
-        if out is _UNREAD:
-            out = memo[k] = fn(*args, **kwargs)
-        return out
-
-    read.__doc__ = fn.__doc__
-    return read
-
-
-def _writer(fn: Callable[..., Any], memo: dict[Any, Any]) -> Callable[..., Any]:
-    """``fn`` (a changing API call) passed through; the memo is forgotten afterwards, whether
-    the call was accepted or refused."""
-
-    def write(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            memo.clear()
-
-    write.__doc__ = fn.__doc__
-    return write
-
-
-class CachedReads:
-    """A policy's view of the API that answers a reading call asked again with the same
-    arguments from memory, until the policy changes something (the runner's speed-up:
-    a scripted policy reads the dashboard, its attention and its lists several times a month).
-
-    Exact, not approximate: between two changing calls made through this view the world does
-    not change (the tick and any other change happen outside :meth:`act` of the policy, and
-    :meth:`forget` is called before each month), and every changing call — accepted or
-    refused — forgets everything read. The one difference from the plain view: a repeated
-    read returns the *same* object, so the policy must not mutate what it reads (the
-    reference policies never do; ``tests/policies/test_cached_reads.py`` checks it).
-
-    Args:
-        view: an :class:`AgentView` (API-only policies) or the :class:`~world.api.Api` (the
-            oracle); only the namespaces, ``query`` and ``memory`` are exposed (``query``
-            and ``memory`` are passed through uncached).
-    """
-
-    __slots__ = (*NAMESPACE_NAMES, "query", "memory", "_memo")
-    _memo: dict[Any, Any]
-
-    def __init__(self, view: Any) -> None:
-        memo: dict[Any, Any] = {}
-        object.__setattr__(self, "_memo", memo)
-        for name in NAMESPACE_NAMES:
-            object.__setattr__(self, name, _CachedNamespace(getattr(view, name), name, memo))
-        object.__setattr__(self, "query", view.query)
-        object.__setattr__(self, "memory", view.memory)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("the agent view is read-only")
-
-    def forget(self) -> None:
-        """Drop every remembered read (call it whenever the world may have changed outside this view)."""
-        self._memo.clear()
 
 
 def build_policy(name: str, world: World, baseline_config: Any = None) -> Policy:
@@ -175,22 +90,21 @@ def build_policy(name: str, world: World, baseline_config: Any = None) -> Policy
     return make_policy(name)
 
 
-def play(world: World, policy: Policy, api: Api | None = None) -> World:
+def play(world: World, policy: Policy, api: Api | CachedApi | None = None) -> World:
     """Play ``policy`` on ``world`` until the horizon or a collapse.
 
     Each month calls ``policy.act`` (API-only policies get an :class:`AgentView`, the oracle
     the :class:`~world.api.Api`), then advances the clock unless the policy already did. A
     refusal the policy did not expect is counted in ``policy.errors`` and the month still ends.
 
-    Without ``api``, the policy plays through an ``Api(world, shared_results=True)``: every
-    read is built once per change of what it reads and handed out as is (the reference
-    policies never alter what they read; ``tests/policies/test_cached_reads.py``). A given
-    ``api`` without ``shared_results`` is wrapped in :class:`CachedReads` instead.
+    The policy plays through a :class:`~world.api.cached.CachedApi` (``api`` if it is one,
+    else one around ``api`` or a new ``Api``): a read made again between two changes is
+    answered with the result kept (the reference policies never alter what they read;
+    ``tests/policies/test_cached_reads.py``).
     """
-    api = api or Api(world, shared_results=True)
+    if not isinstance(api, CachedApi):
+        api = CachedApi(api or Api(world))
     view: Any = api if policy.name == ORACLE else AgentView(api)
-    if not api.shared_results:
-        view = CachedReads(view)
     policy.errors = []  # type: ignore[attr-defined]
     while not world.s.finished:
         month = world.s.month
@@ -200,8 +114,6 @@ def play(world: World, policy: Policy, api: Api | None = None) -> World:
             policy.errors.append([month, exc.code, exc.message])  # type: ignore[attr-defined]
         if not world.s.finished and world.s.month == month:
             api.next_month_unread()  # logged as time.next_month; no dashboard built for nobody
-        if type(view) is CachedReads:
-            view.forget()  # the tick changed the world
     return world
 
 
@@ -243,7 +155,7 @@ def run_career(
     # WorldConfig is frozen: a shallow copy (no re-run of its 270-field __init__) keeps each
     # world its own config object, as dataclasses.replace did, at ~1/40 of the cost
     cfg = copy.copy(config) if config is not None else WorldConfig()
-    career = Career.new(cfg, seed, shared_results=True)  # the API play() makes when given none
+    career = Career.new(cfg, seed, cached=True)  # the API play() makes when given none
     world, api = career.world, career.api
     pol = build_policy(policy, world, baseline_config)
     try:
@@ -254,7 +166,9 @@ def run_career(
         # world alive until the cyclic collector's next full pass (a few ms of its work a
         # career in a sweep, and memory growing in between). This Api is dropped here:
         # emptying it breaks the cycle, and the world is freed as soon as the row is returned.
+        inner = api.api if isinstance(api, CachedApi) else api
         vars(api).clear()
+        vars(inner).clear()
 
 
 CareerFn = Callable[[str, int, WorldConfig, Any], Any]

@@ -359,33 +359,6 @@ def venue_deadlines(w: World) -> list[str]:
     return [v for v in VENUES if cfg.venues[v]["conference"] and (m % 12) in cfg.venues[v]["deadlines"]]
 
 
-_DASHBOARD_FLAT_ROW_LISTS = (
-    "staff",
-    "students",
-    "available_drafts",
-    "submissions_under_review",
-    "proposals_pending",
-    "active_awards",
-    "open_grant_calls",
-)
-"""The dashboard's lists of rows whose values are all scalars (``active_projects`` holds
-``members`` lists, ``pending_events`` ``details`` dicts)."""
-
-
-def copy_dashboard(d: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a :func:`dashboard` dict sharing nothing mutable with it (its shape is known:
-    a flat copy per row, plus the members lists and event details inside rows)."""
-    out = dict(d)
-    out["attention"] = dict(d["attention"])
-    out["venue_deadlines_this_month"] = list(d["venue_deadlines_this_month"])
-    out["notes"] = list(d["notes"])
-    for key in _DASHBOARD_FLAT_ROW_LISTS:
-        out[key] = [dict(r) for r in d[key]]
-    out["active_projects"] = [{**r, "members": list(r["members"])} for r in d["active_projects"]]
-    out["pending_events"] = [{**r, "details": dict(r["details"])} for r in d["pending_events"]]
-    return out
-
-
 class MonthParts(NamedTuple):
     """The pieces of a dashboard that only the tick changes (see :func:`month_parts`).
 
@@ -409,8 +382,7 @@ class MonthParts(NamedTuple):
 def month_parts(w: World, calls: list[GrantCall] | None = None) -> MonthParts:
     """The month's :class:`MonthParts`, built afresh. They are a function of the month, the
     compute price, the grant calls and the monthly reports, which only the tick and the
-    start change (the API keeps them in its read cache until the world moves:
-    :data:`world.api.cache.SECTIONS`). ``calls``: :func:`open_calls` if the caller has them
+    start change. ``calls``: :func:`open_calls` if the caller has them
     (the API, from :func:`calls_by_month`)."""
     cfg, m = w.cfg, w.s.month
     deadlines = venue_deadlines(w)
@@ -603,13 +575,11 @@ def dashboard(
     w: World, attention_parts: tuple[float, float, float] | None = None, parts: MonthParts | None = None
 ) -> dict[str, Any]:
     """Everything on the PI's desk this month (``lab.dashboard()``, §15): a fresh dict the caller
-    may keep (unless ``parts`` is given: then it shares their lists and rows, and the caller
-    copies what it hands out, as the API does with :func:`copy_dashboard`).
+    may keep (unless ``parts`` is given: then it shares their lists and rows).
 
     ``attention_parts``: ``(oversight, pool, mentoring reserved)`` hours if already computed
     for this state (see :func:`attention`); ``parts``: this month's :class:`MonthParts` of
-    ``w`` if already built. The API keeps
-    each piece between the changes that move it (:class:`world.api.Api`)."""
+    ``w`` if already built."""
     if parts is None:
         parts = month_parts(w)
     return assemble_dashboard(

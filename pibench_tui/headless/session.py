@@ -20,6 +20,9 @@ from pibench_tui.sandbox.factory import open_sandbox
 
 #: Bytes of memory held in reserve for the final save and report (freed on MemoryError).
 _RESERVE_BYTES = 8 << 20
+#: Most bytes of read results the career's API keeps for agent code (:class:`world.api.cached.CachedApi`):
+#: agent code choosing its arguments cannot grow pibench's memory past it (issue 28).
+READ_CACHE_BYTES = 16 << 20
 
 #: The first line of pibench's own career report (console mode, REPL).
 REPORT_HEADER = "=== pibench career report ==="
@@ -89,10 +92,10 @@ class HeadlessSession:
         options = _sealed_options(options, self.scenario)
         if options.sealed is not None:  # saves of this career keep the commitment (issue 25 §3)
             self.scenario = replace(self.scenario, seed_commitment=options.sealed)
-        # Every result is encoded as JSON for the agent process before anything else sees
-        # it (and never altered here): the API may hand out what it keeps, uncopied.
+        # Every result is encoded for the agent process before anything else sees it (and
+        # never altered here): the API's read cache may hand out what it keeps, uncopied.
         #: The career: the world, its API, the SQL mirror (:class:`world.career.Career`).
-        self.career = Career(world, shared_results=True)
+        self.career = Career(world, cached=True, cache_bytes=READ_CACHE_BYTES)
         # A resumed career keeps saving under its own name without --save; until the session
         # changes it, there is nothing new to save (the world's version and the notes as loaded).
         self._unchanged_since: tuple[int, str] | None = None
@@ -145,12 +148,7 @@ class HeadlessSession:
             memory_limit=options.memory_limit,
             process=process,
             prefetch=True,  # read-only calls here change nothing, and a refusal is only a reply
-            # What still holds after a change stays in the agent process's cache (a sealed
-            # run answers copies without the seed: never the kept object, so nothing stays).
-            kept=self.api.kept if options.sealed is None else None,
-            kept_probe=self.api.kept_probe,
-            # prefetched reads bound once (a sealed run's results go through _call, which drops the seed)
-            bind_read=self.api.bound_read if options.sealed is None else None,
+            version=lambda: self.world.version,  # what the agent process's cache holds is valid for
             plain_results=True,  # the world API's results are plain JSON data (tests/headless/test_plain_results.py)
             # a sealed run: every agent process must prove its confinement complete
             require_complete=options.sealed is not None and not options.allow_incomplete_confinement,

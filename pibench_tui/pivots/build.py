@@ -116,6 +116,7 @@ class _Player:
     def __init__(self, settings: BuildSettings, ref: int | str) -> None:
         from scenarios import load_scenario
         from world.api import Api
+        from world.api.cached import CachedApi
         from world.engine import World
         from world.policies import ORACLE, make_policy
         from world.runner import AgentView
@@ -127,7 +128,7 @@ class _Player:
             path, digest = settings.runs[int(ref[3:])]
             self.seed, self.rows = _run_rows(path, digest, config.content_hash())
         self.world = World(config, self.seed)
-        self.api = Api(self.world, shared_results=True)
+        self.api = CachedApi(Api(self.world))
         self.view: Any = self.api if settings.policy == ORACLE else AgentView(self.api)
         self.policy = make_policy(settings.policy)
 

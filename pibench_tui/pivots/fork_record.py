@@ -86,7 +86,7 @@ def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
         raise PivotFileError(f"case {case.id}: {exc}") from None
     if "actions" in case.raw:  # forked along an agent's run: its own calls up to the fork
         return _from_actions(case, scen.config, seed)
-    career = Career.new(scen.config, seed)
+    career = Career.new(scen.config, seed, cached=True)  # a policy never alters what it reads
     world, api = career.world, career.api
     policy_name = str(case.raw.get("policy") or "baseline")
     try:

@@ -280,7 +280,7 @@ def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[A
     from world.runner import AgentView, build_policy
     from world.scoring import earned
 
-    held = career_mod.Career.new(dataclasses.replace(config), seed)
+    held = career_mod.Career.new(dataclasses.replace(config), seed, cached=True)
     w, api = held.world, held.api
     pol = build_policy(policy, w)
     view: Any = api if policy == "oracle" else AgentView(api)

@@ -244,20 +244,9 @@ class Sandbox:
             change nothing and whose refusals have no effect (headless mode's); results
             are exactly the handler's answers in the world as it is, and never counted
             in :attr:`BlockResult.calls`.
-        kept: ``kept(namespace, method, args, kwargs)``: the result ``handler`` keeps for
-            that read-only call now -- the very object it answered, as long as nothing that
-            result reads has changed (:meth:`world.api.Api.kept`; any other object when it
-            would build a new one). With it, a change leaves in the agent process's cache
-            the results that still hold (:mod:`.reads`); without, it empties the cache.
-        kept_probe: ``kept`` resolved once per call: ``kept_probe(namespace, method, args,
-            kwargs)`` returns a function of no arguments answering what ``kept`` would answer
-            whenever it is called, or None when that is never a result
-            (:meth:`world.api.Api.kept_probe`); checked after every change in place of ``kept``.
-        bind_read: A read-only call of ``handler`` bound once: ``bind_read(namespace, method,
-            args, kwargs)`` returns a function of no arguments answering what ``handler`` would
-            answer for it whenever it is called, or None (``handler`` is asked); prefetches go
-            through it (:meth:`world.api.Api.bound_read`: the call checked once, not at each
-            prefetch).
+        version: Returns the world's version, which every change moves (``World.version``):
+            an entry of the agent process's cache holds while the version is the one it was
+            sent at (:mod:`.reads`); without it, every change empties the cache.
         plain_results: The handler's results for the calls of ``spec`` are plain JSON data
             (dicts with str keys, lists, str, int, finite float, bool, None; no tuples, no
             subclasses, no dict or list twice in one result: the world API's,
@@ -288,9 +277,7 @@ class Sandbox:
         limits: dict[str, Any] | None = None,
         static_check: bool = True,
         prefetch: bool = False,
-        kept: Handler | None = None,
-        kept_probe: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
-        bind_read: Callable[[str, str, list, dict], Callable[[], Any] | None] | None = None,
+        version: Callable[[], int] | None = None,
         plain_results: bool = False,
         coschedule: bool = True,
         require_complete: bool = False,
@@ -332,9 +319,7 @@ class Sandbox:
         #: What the agent process's read cache holds, and what agent code reads after each change.
         #: ``encode(ns, method, value)``: a result as the agent process gets it (:func:`~.process.result_bytes`).
         self._encode = result_encoder(self._plain)
-        self._reads = ReadMirror(
-            kept, self.prefetch, self._encode, kept_probe if kept is not None else None, bind_read if prefetch else None
-        )
+        self._reads = ReadMirror(version, self.prefetch, self._encode)
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
@@ -603,7 +588,7 @@ class Sandbox:
                     if key in readonly:
                         if ok:
                             call = [key[0], key[1], list(msg["a"]), dict(msg["k"])]
-                            held, gone = reads.keep(call_text, call, reply["v"], answer["v"])
+                            held, gone = reads.keep(call_text, call, answer["v"])
                     elif key not in passive and (ok or internal):
                         # The call may have changed the world: the agent process drops what
                         # may no longer hold (a new epoch of reads starts).

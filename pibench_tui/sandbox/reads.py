@@ -7,13 +7,12 @@ answer to a read-only call, kept; ``"pf"``: ``[[id, call, result], ...]`` result
 prefetched, see below), and leaves when a message says so (``"x"``: ``[id, ...]``). Results
 travel, and are held, as marshal bytes (:func:`pibench_tui.sandbox.process.result_bytes`).
 
-When to drop an entry: a call that may have changed the world (and the start of a block:
-the world may have moved in between) ends the validity of every entry, unless the handler
-can tell which results still hold. Headless mode's can (``kept``: the result its API keeps
-for a reading call, the very object it answered before while nothing it reads has changed,
-:meth:`world.api.Api.kept`): an entry whose kept result is still the object this process
-sent stays; the others are dropped. Nothing else is ever kept: an entry is exact for the
-world as it is, or gone.
+When to drop an entry: an entry is valid for the world's version it was sent at (``version``:
+the world moves it with every change, :mod:`world.api.cached`). After a call that may have
+changed the world, and at the start of a block (the world may have moved in between), the
+entries of another version are dropped, unless prefetching sends the same bytes again (then
+the entry stays, valid for the new version). Without ``version`` every change drops every
+entry. Nothing else is ever kept: an entry is exact for the world as it is, or gone.
 
 Prefetching (``prefetch``): with the answer to a change (and with a block), this process
 also sends the results of the read-only calls agent code made after the same kind of change
@@ -27,7 +26,6 @@ ids of entries it holds are valid; anything else is a protocol violation.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from itertools import chain
@@ -39,30 +37,14 @@ PLAN_CALLS = 16
 #: How many past times of a kind of change what to prefetch after it is learnt from.
 PLAN_TIMES = 6
 CALL_CHARS = 4096
-#: Most entries the agent process's cache holds at once (the oldest leaves first).
+#: Most entries the agent process's cache holds at once, and most bytes of their results
+#: (marshal bytes, also held here: the oldest leave first).
 HELD_ENTRIES = 48
+HELD_BYTES = 8 << 20
 
 Handler = Callable[[str, str, list, dict], Any]
-#: ``probe(namespace, method, args, kwargs)``: a function of no arguments returning, whenever it
-#: is called, what ``kept(namespace, method, args, kwargs)`` would return then; or None when
-#: nothing is ever kept for that call (:meth:`world.api.Api.kept_probe`).
-Prober = Callable[[str, str, list, dict], "Callable[[], Any] | None"]
-#: Most probes (and bound reads) kept by call message (:attr:`ReadMirror.probes`; all are forgotten past it).
-PROBES = 1024
 #: ``encode(namespace, method, result)``: the result as the agent process gets it (marshal bytes).
 Encoder = Callable[[str, str, Any], bytes]
-
-_UNRESOLVED: Any = object()  # a call whose probe (or bound read) is not resolved yet
-
-
-def _resolve(table: dict[bytes, Any], text: bytes, value: Any) -> Any:
-    """Keep ``value`` (a probe or a bound read) for the call message ``text`` in ``table``
-    (:attr:`ReadMirror.probes` or :attr:`ReadMirror.bound`), forgetting them all once the
-    table holds :data:`PROBES`; returns ``value``."""
-    if len(table) >= PROBES:
-        table.clear()
-    table[text] = value
-    return value
 
 
 #: The changes after which agent code's reads start over: the month end.
@@ -74,41 +56,20 @@ class ReadMirror:
     read after each kind of change (to prefetch it).
 
     Args:
-        kept: ``kept(namespace, method, args, kwargs)``: the result the handler keeps for
-            that reading call now, the same object it answered while that result holds (any
-            other object otherwise); ``None``: every change drops every entry.
+        version: Returns the world's version (moved by every change); ``None``: every
+            change drops every entry.
         prefetch: Send the results agent code read after the same kind of change before.
         encode: Turns a result into what the agent process gets (marshal bytes).
-        probe: ``kept`` resolved once per call (:data:`Prober`), checked after every change
-            instead of ``kept`` (the same answers, without resolving the call each time);
-            without it each probe calls ``kept``.
-        bind: A read-only call of the handler bound once (:data:`Prober`'s shape: a function
-            of no arguments answering what the handler would, or None): prefetches call it
-            instead of the handler; without it (or for None) the handler is asked.
     """
 
-    def __init__(
-        self,
-        kept: Handler | None,
-        prefetch: bool,
-        encode: Encoder,
-        probe: Prober | None = None,
-        bind: Prober | None = None,
-    ) -> None:
-        self.kept = kept
+    def __init__(self, version: Callable[[], int] | None, prefetch: bool, encode: Encoder) -> None:
+        self.version = version
         self.prefetch = prefetch
         self.encode = encode
-        if probe is None and kept is not None:
-            probe = functools.partial(functools.partial, kept)  # each probe calls kept(...)
-        self.probe = probe
-        self.bind = bind
-        #: call message -> its probe (see :data:`Prober`), at most :data:`PROBES` of them
-        self.probes: dict[bytes, Callable[[], Any] | None] = {}
-        #: call message -> the call bound (``bind``), at most :data:`PROBES` of them
-        self.bound: dict[bytes, Callable[[], Any] | None] = {}
-        #: call message (bytes, as the agent process sends it) -> (id, the value sent (for
-        #: ``kept``), the call as [ns, m, args, kwargs], the result's bytes, its probe)
-        self.held: dict[bytes, tuple[int, Any, list[Any], bytes, Callable[[], Any] | None]] = {}
+        #: call message (bytes, as the agent process sends it) -> (id, the world's version it
+        #: is valid for (None: none), the call as [ns, m, args, kwargs], the result's bytes)
+        self.held: dict[bytes, tuple[int, int | None, list[Any], bytes]] = {}
+        self.held_bytes = 0  # of the results held
         self.text_of: dict[int, bytes] = {}  # id -> call message, for every entry held
         self.next_id = 0
         #: What agent code read after each kind of change the last :data:`PLAN_TIMES` times:
@@ -127,6 +88,7 @@ class ReadMirror:
         """A new agent process: its cache is empty."""
         self.held.clear()
         self.text_of.clear()
+        self.held_bytes = 0
 
     # learning ---------------------------------------------------------------------------
     def read(self, text: bytes, call: list[Any]) -> None:
@@ -213,74 +175,60 @@ class ReadMirror:
             self.windows[trigger] = {}
         return self._refresh(trigger, handler, deadline)
 
-    def keep(self, text: bytes, call: list[Any], value: Any, blob: bytes) -> tuple[int | None, list[int]]:
+    def keep(self, text: bytes, call: list[Any], blob: bytes) -> tuple[int | None, list[int]]:
         """A read-only call (``text``: its message; ``call``: ``[ns, method, args, kwargs]``)
-        is answered with ``value`` (``blob``: as sent): the id it is held under in the agent
+        is answered with ``blob`` (the result as sent): the id it is held under in the agent
         process (None: not held) and the ids that leave to make room."""
         self.read(text, call)
-        if len(text) > CALL_CHARS:
+        if len(text) > CALL_CHARS or len(blob) > HELD_BYTES:
             return None, []
-        gone = self._make_room(1)
-        old = self.held.get(text)
+        gone = []
+        old = self.held.pop(text, None)
         if old is not None:  # the agent process asked although it held it (it may): replace it
             del self.text_of[old[0]]
+            self.held_bytes -= len(old[3])
             gone.append(old[0])
-        i = self._add(text, call, value, blob)
+        gone += self._make_room(len(blob))
+        i = self._add(text, call, blob)
         return i, gone
 
-    def _add(self, text: bytes, call: list[Any], value: Any, blob: bytes) -> int:
-        i = self.next_id
-        self.next_id += 1
-        probe = None
-        if self.probe is not None:
-            probe = self.probes.get(text, _UNRESOLVED)
-            if probe is _UNRESOLVED:
-                probe = _resolve(self.probes, text, self.probe(call[0], call[1], call[2], call[3]))
-        self.held[text] = (i, value if probe is not None else None, call, blob, probe)
+    def _add(self, text: bytes, call: list[Any], blob: bytes, i: int | None = None) -> int:
+        """Hold ``blob`` for ``text`` under id ``i`` (None: a new id), valid for the version now."""
+        if i is None:
+            i = self.next_id
+            self.next_id += 1
+        self.held[text] = (i, None if self.version is None else self.version(), call, blob)
+        self.held_bytes += len(blob)
         self.text_of[i] = text
         return i
 
-    def _bound(self, text: bytes, call: list[Any]) -> Callable[[], Any] | None:
-        """The call ``text`` bound once (``bind``; None: ask the handler)."""
-        if self.bind is None:
-            return None
-        fetch = self.bound.get(text, _UNRESOLVED)
-        if fetch is _UNRESOLVED:
-            fetch = _resolve(self.bound, text, self.bind(call[0], call[1], list(call[2]), dict(call[3])))
-        return fetch
-
-    def _make_room(self, n: int) -> list[int]:
+    def _make_room(self, size: int) -> list[int]:
+        """Drop the oldest entries until one more of ``size`` bytes fits; their ids."""
         gone: list[int] = []
         held = self.held
-        while held and len(held) + n > HELD_ENTRIES:
+        while held and (len(held) + 1 > HELD_ENTRIES or self.held_bytes + size > HELD_BYTES):
             text = next(iter(held))
-            i = held.pop(text)[0]
-            del self.text_of[i]
-            gone.append(i)
+            entry = held.pop(text)
+            self.held_bytes -= len(entry[3])
+            del self.text_of[entry[0]]
+            gone.append(entry[0])
         return gone
 
     def _refresh(self, trigger: str | None, handler: Handler, deadline: float) -> tuple[list[int], list[list[Any]]]:
-        """Drop the entries that may no longer hold; prefetch the plan of ``trigger`` (an entry
-        that no longer holds but is in the plan stays when its new result has the same bytes)."""
+        """Drop the entries of another version than the world's now; prefetch the plan of
+        ``trigger`` (an entry that no longer holds but is in the plan stays when its new result
+        has the same bytes)."""
         held, text_of, encode = self.held, self.text_of, self.encode
+        now = None if self.version is None else self.version()
+        stale: dict[bytes, tuple[int, int | None, list[Any], bytes]] = {}  # may no longer hold
+        for text, entry in held.items():
+            if now is None or entry[1] != now:
+                stale[text] = entry
+        for text, entry in stale.items():  # out of the mirror; they go (below) or stay (the same bytes)
+            del held[text]
+            del text_of[entry[0]]
+            self.held_bytes -= len(entry[3])
         gone: list[int] = []
-        stale: dict[bytes, tuple[int, Any, list[Any], bytes, Callable[[], Any] | None]] = {}  # may no longer hold
-        if self.probe is None:
-            gone = list(text_of)
-            held.clear()
-            text_of.clear()
-        else:
-            for text, entry in held.items():
-                probe = entry[4]
-                try:
-                    same = probe is not None and probe() is entry[1]
-                except Exception:  # noqa: BLE001 - not known to hold
-                    same = False
-                if not same:
-                    stale[text] = entry
-            for text, entry in stale.items():  # out of the mirror; they go (below) or stay (the same bytes)
-                del held[text]
-                del text_of[entry[0]]
         items: list[list[Any]] = []
         if self.prefetch and trigger is not None:
             plan = [item for item in self._plan(trigger) if item[0] not in held]
@@ -288,20 +236,20 @@ class ReadMirror:
                 if time.monotonic() >= deadline:
                     break
                 try:
-                    fetch = self._bound(text, call)
                     # (the handler may keep or change the arguments: it gets copies)
-                    value = fetch() if fetch is not None else handler(call[0], call[1], list(call[2]), dict(call[3]))
-                    blob = encode(call[0], call[1], value)
+                    blob = encode(call[0], call[1], handler(call[0], call[1], list(call[2]), dict(call[3])))
                 except Exception:  # noqa: BLE001 - refused, failing or not plain JSON: agent code asks itself
+                    continue
+                if len(blob) > HELD_BYTES:
                     continue
                 old = stale.pop(text, None)
                 if old is not None and blob == old[3]:  # the same bytes, the same value: the entry stays
-                    held[text] = (old[0], value if old[4] is not None else None, call, blob, old[4])
-                    text_of[old[0]] = text
+                    gone += self._make_room(len(blob))
+                    self._add(text, call, blob, old[0])
                     continue
                 if old is not None:
                     gone.append(old[0])
-                gone += self._make_room(1)
-                items.append([self._add(text, call, value, blob), text, blob])
+                gone += self._make_room(len(blob))
+                items.append([self._add(text, call, blob), text, blob])
         gone += [entry[0] for entry in stale.values()]
         return gone, items

@@ -55,7 +55,7 @@ def recorded_career(
     from world.runner import AgentView, build_policy, result_row
 
     t0 = time.perf_counter()
-    career = Career.new(copy.copy(config), seed)  # as dataclasses.replace did, without re-running __init__
+    career = Career.new(copy.copy(config), seed, cached=True)  # as dataclasses.replace did, without re-running __init__
     world, api = career.world, career.api
     pol = build_policy(policy, world, baseline_config)
     view: Any = api if policy == "oracle" else AgentView(api)

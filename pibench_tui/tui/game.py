@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 from world.api import ActionError, Api
+from world.api.cached import CachedApi
 from world.career import Career
 from world.engine import World
 
@@ -75,7 +76,7 @@ class Game:
         return self.held.world
 
     @property
-    def api(self) -> Api:
+    def api(self) -> Api | CachedApi:
         """The career's API (every panel reads through it)."""
         return self.held.api
 

@@ -16,6 +16,7 @@ import pytest
 
 from pibench_tui.sandbox.process import json_copy, result_bytes
 from world.api import API_CALLS, REQUIRED, Api
+from world.api.cached import CachedApi
 from world.config import WorldConfig
 from world.engine import World
 from world.policies import POLICIES, make_policy
@@ -80,7 +81,7 @@ def check(name: str, value: Any) -> None:
     assert shared_parts(loaded) == [], (name, shared_parts(loaded)[:5])
 
 
-def _reading_calls(api: Api) -> list[tuple[str, str, list[Any]]]:
+def _reading_calls(api: Api | CachedApi) -> list[tuple[str, str, list[Any]]]:
     """Every reading call of the registry, with its defaults and a few other arguments."""
     dash = api.lab.dashboard()
     people = [p["id"] for p in dash["students"]] + [p["id"] for p in dash.get("staff", [])]
@@ -121,7 +122,7 @@ class _Checked:
 class _CheckedView:
     """What a policy plays through: the API's namespaces, every result checked."""
 
-    def __init__(self, api: Api, seen: set[str]) -> None:
+    def __init__(self, api: Api | CachedApi, seen: set[str]) -> None:
         for ns in API_CALLS:
             setattr(self, ns, _Checked(getattr(api, ns), ns, seen))
         self.query = api.query
@@ -136,7 +137,7 @@ def test_every_result_of_a_career_is_plain_json_data(policy):
     JSON data, and the marshal bytes the agent process gets load to exactly what JSON gave,
     with no part shared."""
     world = World(WorldConfig(), 101)
-    api = Api(world, shared_results=True)
+    api = CachedApi(Api(world))
     seen: set[str] = set()
     view = _CheckedView(api, seen)
     pol = make_policy(policy)

@@ -318,130 +318,56 @@ def test_prefetched_results_of_the_real_api_are_what_it_answers_now():
 
 
 # --------------------------------------------------------------------------------------
-# Results that still hold after a change stay (Sandbox(kept=...), as headless mode runs it)
+# Results held while the world's version does not move (Sandbox(version=...), as headless mode runs it)
 # --------------------------------------------------------------------------------------
 
 
-class KeptApi:
-    """A world that keeps its read results, like ``Api(shared_results=True)``: the same
-    object for a read until a change touches it; ``kept`` answers that object without
-    building anything (None when nothing is kept)."""
+class VersionedApi(MonthApi):
+    """:class:`MonthApi` with a version that every change moves (``World.version``)."""
 
     def __init__(self):
-        self.left = 100
-        self.month = 1
-        self.results = {}
-        self.seen = []
-        self.probes = []
-        self.bound = []
-        self.bound_calls = 0
-
-    def _build(self, ns, method, args):
-        if (ns, method) == ("lab", "attention"):
-            return {"left": self.left}
-        if (ns, method) == ("lab", "dashboard"):
-            return {"month": self.month, "left": self.left}
-        if (ns, method) == ("field", "news"):
-            return [{"month": self.month, "i": i} for i in range(args[0] if args else 5)]
-        raise AssertionError(f"unexpected read {ns}.{method}")
-
-    def kept(self, ns, method, args, kwargs):
-        return self.results.get((ns, method, tuple(args)))
-
-    def bound_read(self, ns, method, args, kwargs):
-        """A read bound once (``Api.bound_read``); counts the bindings and the calls of them."""
-        self.bound.append((ns, method, list(args)))
-
-        def read():
-            self.bound_calls += 1
-            return self(ns, method, list(args), dict(kwargs))
-
-        return read
-
-    def kept_probe(self, ns, method, args, kwargs):
-        """``kept`` for one call, resolved once (``Api.kept_probe``); counts the resolutions."""
-        self.probes.append((ns, method, list(args)))
-        key = (ns, method, tuple(args))
-        return lambda: self.results.get(key)
+        super().__init__()
+        self.version = 0
 
     def __call__(self, ns, method, args, kwargs):
-        self.seen.append((ns, method, list(args)))
-        if (ns, method) == ("papers", "polish"):  # touches the hours: attention and dashboard
-            self.left -= args[0]
-            self.results = {k: v for k, v in self.results.items() if k[:2] == ("field", "news")}
-            return {"left": self.left}
-        if (ns, method) == ("time", "next_month"):
-            self.month += 1
-            self.left = 100
-            self.results = {}
-            return {"month": self.month}
-        key = (ns, method, tuple(args))
-        if key not in self.results:
-            self.results[key] = self._build(ns, method, args)
-        return self.results[key]
+        out = super().__call__(ns, method, args, kwargs)
+        if (ns, method) in (("papers", "polish"), ("time", "next_month")):
+            self.version += 1
+        return out
 
 
-@pytest.mark.parametrize("probe", [False, True])
-@pytest.mark.parametrize("prefetch", [False, True])
-def test_a_change_leaves_the_results_it_did_not_touch_in_the_agent_process(prefetch, probe):
-    """papers.polish() changes the hours, not the news: after it, the news read before is
-    still answered in the agent process (no round trip), the attention is the world's new
-    one; after time.next_month() nothing read before is answered from the cache. The same
-    with ``kept_probe`` (each read's ``kept`` resolved once, as headless mode runs it)."""
-    world = KeptApi()
-    probes = {"kept_probe": world.kept_probe} if probe else {}
-    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=prefetch, kept=world.kept, **probes) as sb:
+def test_results_held_stay_while_the_version_does_not_move():
+    """With ``version``, a refused change leaves what the agent process holds (the version did
+    not move): the news read before it is answered without a round trip; an accepted change
+    moves the version and the news is asked again."""
+    world = VersionedApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, version=lambda: world.version) as sb:
         code = (
-            "n = field.news(2)\na = lab.attention()\n_ = papers.polish(10)\n"
-            "print(field.news(2) == n, lab.attention()['left'])\n"
-            "_ = time.next_month()\nprint([x['month'] for x in field.news(2)], lab.attention()['left'])"
+            "n = field.news(2)\n"
+            "try:\n    papers.polish(500)\nexcept Exception as e:\n    print(type(e).__name__)\n"
+            "print(field.news(2) == n)\n_ = papers.polish(10)\nprint(field.news(2) == n, lab.attention()['left'])"
         )
         r = sb.run(code)
         assert r.ok, r.error
-        assert r.stdout == "True 90\n[2, 2] 100\n"
+        assert r.stdout == "ActionError\nTrue\nTrue 90\n"
     assert world.seen == [
         ("field", "news", [2]),
-        ("lab", "attention", []),
+        ("papers", "polish", [500]),
         ("papers", "polish", [10]),
-        ("lab", "attention", []),
-        ("time", "next_month", []),
         ("field", "news", [2]),
         ("lab", "attention", []),
     ]
-    assert r.calls == 7
-    # each read resolved once, however often it was checked
-    assert world.probes == ([("field", "news", [2]), ("lab", "attention", [])] if probe else [])
 
 
-def test_prefetches_go_through_reads_bound_once():
-    """With ``bind_read`` (as headless mode runs it) the reads after a change are prefetched
-    through the reads bound once, each bound at most once however often it is prefetched,
-    and answer exactly what they answer without it."""
-    outputs = []
-    for bind in (False, True):
-        world = KeptApi()
-        extra = {"bind_read": world.bound_read} if bind else {}
-        code = "for _ in range(3):\n    print(field.news(2), lab.attention())\n    _ = time.next_month()\n"
-        with Sandbox(world, PREFETCH_SPEC, block_timeout=5, prefetch=True, kept=world.kept, **extra) as sb:
-            r = sb.run(code)
-            r2 = sb.run(code)
-        assert r.ok and r2.ok, (r.error, r2.error)
-        outputs.append((r.stdout, r2.stdout, r.calls, r2.calls))
-        if bind:
-            assert sorted(world.bound) == [("field", "news", [2]), ("lab", "attention", [])]
-            assert world.bound_calls >= 4  # prefetched after month ends, through the bound reads
-    assert outputs[0] == outputs[1]
-
-
-def test_results_that_still_hold_stay_from_block_to_block():
-    """A block starts with what the last one read when nothing changed it in between (the
-    world says so), and without it when something did (an automatic month end)."""
-    world = KeptApi()
-    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, kept=world.kept) as sb:
+def test_results_held_stay_from_block_to_block_while_the_version_holds():
+    """A block starts with what the last one read when the world's version did not move in
+    between, and without it when it did (a change outside the agent's calls)."""
+    world = VersionedApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, version=lambda: world.version) as sb:
         assert sb.run("print(field.news(2)[0]['month'])").stdout == "1\n"
         r = sb.run("print(field.news(2)[0]['month'])")
         assert r.stdout == "1\n" and r.calls == 0
-        world.month, world.results = 5, {}  # changed outside the agent's calls
+        world.month, world.version = 5, world.version + 1  # changed outside the agent's calls
         r = sb.run("print(field.news(2)[0]['month'])")
         assert r.stdout == "5\n" and r.calls == 1
     assert world.seen == [("field", "news", [2]), ("field", "news", [2])]
@@ -474,18 +400,18 @@ for msg in received:
     script = tmp_path / "stale_use_child.py"
     script.write_text(child)
     monkeypatch.setattr(sandbox_module.process, "CHILD_SCRIPT", script)
-    world = KeptApi()
-    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, kept=world.kept) as sb:
+    world = VersionedApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, version=lambda: world.version) as sb:
         r = sb.run("anything")
         assert not r.ok and r.restarted
         assert r.error["type"] == "SandboxError" and "protocol" in r.error["message"]
         assert r.calls == 2
 
 
-def test_results_of_the_real_api_untouched_by_a_change_stay_and_equal_what_it_answers():
-    """Through a headless session over a real world: a proposal changes the proposals and
-    the hours, not the news or the topics, which are answered after it without a round trip
-    and equal what the API answers then; the dashboard is asked again."""
+def test_reads_of_the_real_api_after_a_change_equal_what_it_answers():
+    """Through a headless session over a real world: a proposal moves the world's version, so
+    the news, topics and dashboard read before it are asked again after it, and equal what
+    the API answers then."""
     import json
 
     from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
@@ -504,9 +430,27 @@ def test_results_of_the_real_api_untouched_by_a_change_stay_and_equal_what_it_an
         first, second = r.stdout.splitlines()
         assert first == json.dumps(now, sort_keys=True)
         assert second not in ("0", "[]")
-        assert r.calls == 5  # news, topics, dashboard, the proposal, the dashboard after it
+        assert r.calls == 7  # news, topics, dashboard, the proposal, and the three reads again
     finally:
         session.close()
+
+
+def test_the_parent_holds_at_most_held_bytes_of_results(monkeypatch):
+    """What the agent process's cache holds (and its mirror here) is bounded by bytes: reads
+    of big results leave at most ``HELD_BYTES`` held, the oldest dropped first, and every
+    answer is still the world's."""
+    from pibench_tui.sandbox import reads
+
+    monkeypatch.setattr(reads, "HELD_BYTES", 3000)
+    world = VersionedApi()
+    with Sandbox(world, PREFETCH_SPEC, block_timeout=5, version=lambda: world.version) as sb:
+        r = sb.run("print(sum(len(field.news(k)) for k in range(20, 60)))")
+        assert r.ok, r.error
+        assert r.stdout == f"{sum(range(20, 60))}\n"
+        mirror = sb._reads
+        assert 0 < mirror.held_bytes <= 3000
+        assert mirror.held_bytes == sum(len(entry[3]) for entry in mirror.held.values())
+        assert r.calls == 40
 
 
 def test_the_plan_after_a_change_is_the_reads_of_a_third_of_its_last_times():

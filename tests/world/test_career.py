@@ -101,7 +101,7 @@ def test_the_runner_plays_a_career_like_play_on_a_bare_world():
 
     w = World(WorldConfig(), 9)
     pol = build_policy("baseline", w)
-    play(w, pol, Api(w, shared_results=True))
+    play(w, pol, Api(w))
     assert run_career("baseline", 9)["impact"] == result_row(w, pol)["impact"]
 
 

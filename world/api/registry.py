@@ -1,9 +1,10 @@
 """The call registry and argument binding of the agent API (MECHANICS §15).
 
-``ActionError`` lives in :mod:`world.errors` and is re-exported here. A namespace method becomes an API call with :func:`api_call`: its arguments are bound by
-name (a fast ``Signature.bind``), a mutating call is refused after the end of the career,
-and an accepted mutating call is appended to the world's action log as
-``[month, "namespace.method", kwargs]``. :func:`build_registry` turns the namespace classes
+``ActionError`` lives in :mod:`world.errors` and is re-exported here. A namespace method
+becomes an API call with :func:`api_call`: its arguments are bound by name and checked
+against the limits, a mutating call is refused after the end of the career, and an accepted
+mutating call is appended to the world's action log as ``[month, "namespace.method",
+kwargs]``. :func:`build_registry` turns the namespace classes
 into the registry (:class:`CallSpec` per call) every front end builds on.
 """
 
@@ -19,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from .. import rules as rules_mod
 from ..config import WorldConfig
 from ..errors import ActionError
-from .cache import AREAS, reader_reads
 from .checks import bounded, plain
 from .limits import MAX_CHANGES_PER_MONTH, MAX_INT_BITS, MAX_STRING_CHARS
 
@@ -59,283 +59,119 @@ class Unchanged(dict):  # type: ignore[type-arg]
     interviewed before): returned to the caller as a plain dict, never logged (issue 10 §1)."""
 
 
-def api_call(
-    mutating: bool, areas: tuple[str, ...] | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a namespace method as an API call; mutating calls are refused after the end and logged.
+def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a namespace method as an API call: bind its arguments, check their sizes, refuse a
+    mutating call after the end of the career or past the month's cap, delegate, and log.
 
     The decorated method's first parameter is the namespace (``self``); the namespace has
     ``_name`` (its API name) and ``_api`` (the :class:`~world.api.Api`, whose ``world`` is
-    acted on). Every argument is checked against :mod:`world.api.limits` first. A mutating
-    call that raises :class:`ActionError`, or returns :class:`Unchanged`, is not logged.
-
-    ``areas`` (:data:`world.api.cache.AREAS`): for a reading call, the areas of the state its
-    result depends on (``()``: only the tick changes it; ``None``: anything may); for a
-    changing call, the areas it may change (``None``: anything). They decide which kept
-    reads a change forgets (:mod:`world.api.cache`). An API with ``shared_results`` keeps
-    the result of every reading call whose arguments are plain scalars.
+    acted on). Every argument is checked against :mod:`world.api.limits` first. An accepted
+    mutating call is appended to the world's action log and moves ``world.version``; one that
+    raises :class:`ActionError`, or returns :class:`Unchanged`, is not logged and moves
+    nothing. A mutating call failing otherwise (a bug) moves the version too: it may have
+    changed part of the world (:class:`world.api.cached.CachedApi` keys on the version).
     """
-    if areas is not None:
-        unknown = [a for a in areas if a not in AREAS]
-        if unknown:
-            raise ValueError(f"unknown areas {unknown}; areas: {', '.join(AREAS)}")
-    read_areas: tuple[str, ...] = AREAS if areas is None else areas
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
-        if not mutating:
-            reader_reads(fn, read_areas)
-
         names = [p.name for p in sig.parameters.values()][1:]
         defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
 
-        def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-            """Map call arguments to parameter names (a fast ``Signature.bind``)."""
-            if len(args) > len(names):
-                raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
-            out = dict(zip(names, args, strict=False))
-            for k, v in kwargs.items():
-                if k not in names:
-                    raise TypeError(f"got an unexpected keyword argument {k!r}")
-                if k in out:
-                    raise TypeError(f"got multiple values for argument {k!r}")
-                out[k] = v
-            for k in names:
-                if k not in out:
-                    if k not in defaults:
-                        raise TypeError(f"missing a required argument: {k!r}")
-                    out[k] = defaults[k]
-            return out
-
-        # a call without arguments of a method whose parameters all have defaults binds to the
-        # defaults; they pass the size limits if one such call ever did (checked on first use)
-        all_default = all(k in defaults for k in names)
-        defaults_ok: list[dict[str, Any]] = []  # the bound defaults, once they passed the limits
-
-        n_names = len(names)
-        call_names: dict[str, str] = {}  # namespace name -> "namespace.method" (see wrapper)
-
-        def kept_read(self: Any, bound: dict[str, Any]) -> Any:
-            """A reading call through an API with ``shared_results``: the kept result for these
-            argument values (and types), built once per change of ``areas``."""
-            vals = tuple(bound.values())
-            types = tuple(map(type, vals))
-            if not _SCALARS.issuperset(types):
-                return fn(self, **bound)
-            kept = self._api._reads().values
-            by_args = kept.get(fn)
-            if by_args is None:
-                by_args = kept[fn] = {}
-            key = (vals, types)
-            out = by_args.get(key, _MISSING)
-            if out is _MISSING:
-                out = by_args[key] = fn(self, **bound)
-            return out
-
-        def kept_key(
-            args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]
-        ) -> tuple[tuple[Any, ...], tuple[type, ...]] | None:
-            """What a result of this reading call with these arguments is kept under (their
-            values and types, bound as :func:`wrapper` binds them), or None when no result of
-            it is ever kept (arguments that do not bind, a value that is not a scalar: see
-            :func:`kept_read`)."""
-            if not args and not kwargs and defaults_ok:
-                bound = defaults_ok[0]
-            elif not kwargs and len(args) == n_names:
-                bound = dict(zip(names, args, strict=True))
-            else:
-                try:
-                    bound = bind(tuple(args), kwargs)
-                except TypeError:
-                    return None
-            vals = tuple(bound.values())
-            types = tuple(map(type, vals))
-            return (vals, types) if _SCALARS.issuperset(types) else None
-
-        def kept_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-            """The result an API with ``shared_results`` keeps for this reading call with these
-            arguments, or ``NOT_KEPT`` (never builds one; see :meth:`world.api.Api.kept`)."""
-            api = self._api
-            if not api.shared_results:
-                return NOT_KEPT
-            key = kept_key(args, kwargs)
-            if key is None:
-                return NOT_KEPT
-            by_args = api._reads().values.get(fn)
-            return NOT_KEPT if by_args is None else by_args.get(key, NOT_KEPT)
-
-        def probe_only(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-            """:func:`kept_only` for these arguments as a function of no arguments (bound once,
-            answering at each call what ``kept_only`` would answer then), or None when that is
-            always ``NOT_KEPT`` (see :meth:`world.api.Api.kept_probe`)."""
-            if not self._api.shared_results:
-                return None
-            key = kept_key(args, kwargs)
-            return None if key is None else functools.partial(kept_now, self._api, fn, key)
-
-        @functools.wraps(fn)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not args and not kwargs and defaults_ok:
-                bound = dict(defaults_ok[0])  # fast path: the checks below already passed for these
-                positional = not names
-            else:
-                for k in kwargs:  # before binding: a huge keyword name never reaches a message
-                    if len(k) > MAX_STRING_CHARS:
-                        call = f"{self._name}.{fn.__name__}"
-                        raise ActionError(
-                            "bad_argument",
-                            f"{call}: a keyword argument name of {len(k):,} characters; "
-                            f"parameters: {', '.join(names) or 'none'}",
-                        )
-                if not kwargs and len(args) == n_names:
-                    # every parameter given in order; no strict= (the lengths are equal, and the
-                    # keyword makes zip() take its slow path)
-                    bound = dict(zip(names, args))  # noqa: B905
-                    positional = True
-                else:
-                    positional = False
-                    try:
-                        bound = bind(args, kwargs)
-                    except TypeError as exc:
-                        call = f"{self._name}.{fn.__name__}"
-                        raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
-                for k, v in bound.items():
-                    t = type(v)
-                    if v is None or t is bool or t is float:
-                        continue
-                    if t is str and len(v) <= MAX_STRING_CHARS:
-                        continue  # within the limits: bounded() would accept it
-                    if t is int and -_INT_LIMIT < v < _INT_LIMIT:
-                        continue
-                    if not isinstance(v, (bool, float)):
-                        bounded(f"{self._name}.{fn.__name__}: {k}", v)
-                    p = plain(v)  # numpy scalars as the Python numbers they hold, before logging
-                    if p is not v:
-                        bound[k] = p
-                        positional = False
-                if not args and not kwargs and all_default:
-                    defaults_ok.append(dict(bound))
-            api = self._api
-            w = api.world
-            if not mutating:
-                if api.shared_results:
-                    return kept_read(self, bound)
-                return fn(self, **bound)
-            if w.s.finished:
-                raise ActionError("career_over", over_message(w))
-            month = w.s.month
-            known = call_names.get(self._name)  # "namespace.method", formatted once per namespace
-            if known is None:
-                known = call_names[self._name] = f"{self._name}.{fn.__name__}"
-            call = known
-            log = w.s.action_log
-            # a log shorter than the limit cannot hold that many changes of this month: the count
-            # (a walk back through the log) is needed only from there on (the same refusals)
-            if (
-                len(log) >= MAX_CHANGES_PER_MONTH
-                and call != "time.next_month"
-                and _changes_this_month(log, month) >= MAX_CHANGES_PER_MONTH
-            ):
-                raise ActionError(
-                    "cap_reached",
-                    f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
-                    f"logged changes (the limit per month); close the month with time.next_month()",
-                )
-            call_args = jsonable(bound)
-            api._reads()  # notice any change made outside this API before this one
+        def bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+            """The arguments by parameter name, each checked against the limits (numpy
+            scalars as the Python numbers they hold)."""
+            call = f"{self._name}.{fn.__name__}"
+            for k in kwargs:  # before binding: a huge keyword name never reaches a message
+                if len(k) > MAX_STRING_CHARS:
+                    raise ActionError(
+                        "bad_argument",
+                        f"{call}: a keyword argument name of {len(k):,} characters; "
+                        f"parameters: {', '.join(names) or 'none'}",
+                    )
             try:
-                # the arguments as given when they were every parameter in order (bound is
-                # that mapping), else by name: the same binding either way
-                result = fn(self, *args) if positional else fn(self, **bound)
-            except ActionError:
-                api._changed(areas, 0)  # refused: nothing changed, but forget its areas all the same
-                raise
-            except BaseException:
-                api._forget()
-                raise
-            if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
-                return dict(result)
-            w.s.action_log.append([month, call, call_args])
-            w.version += 1
-            api._changed(areas, 1)
-            return result
+                bound = _bind(names, defaults, args, kwargs)
+            except TypeError as exc:
+                raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+            for k, v in bound.items():
+                t = type(v)
+                if v is None or t is bool or t is float or (t is int and -_INT_LIMIT < v < _INT_LIMIT):
+                    continue
+                if t is str and len(v) <= MAX_STRING_CHARS:
+                    continue
+                bounded(f"{call}: {k}", v)
+                bound[k] = plain(v)
+            return bound
 
-        if not names and not mutating:  # a reading call without parameters: nothing to bind or check
-            key = fn
+        if not mutating:
 
             @functools.wraps(fn)
-            def reader(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if args or kwargs:
-                    return wrapper(self, *args, **kwargs)  # the full path names the bad arguments
-                api = self._api
-                if not api.shared_results:
+            def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if not args and not kwargs and not names:
                     return fn(self)
-                c = api._cache
-                w = api.world
-                # ReadCache.holds(w) written out: this is the hot path of the in-process policies
-                # (~12 reads a month; the method call costs ~370 instructions, callgrind)
-                if w.version != c.version or w.s is not c.state:
-                    api._forget()
-                out = c.values.get(key, _MISSING)
-                if out is _MISSING:
-                    out = c.values[key] = fn(self)
-                return out
+                return fn(self, **bind(self, args, kwargs))
 
-            def kept_bare(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-                """The kept result of this reading call, or ``NOT_KEPT`` (never builds one)."""
-                api = self._api
-                if args or kwargs or not api.shared_results:
-                    return NOT_KEPT
-                return api._reads().values.get(key, NOT_KEPT)
+            wrapper = read
+        else:
 
-            def probe_bare(self: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> Any:
-                """:func:`kept_bare` as a function of no arguments, or None (see :func:`probe_only`)."""
-                if args or kwargs or not self._api.shared_results:
-                    return None
-                return functools.partial(kept_now, self._api, key, None)
+            @functools.wraps(fn)
+            def change(self: Any, *args: Any, **kwargs: Any) -> Any:
+                bound = bind(self, args, kwargs)
+                w = self._api.world
+                if w.s.finished:
+                    raise ActionError("career_over", over_message(w))
+                call = f"{self._name}.{fn.__name__}"
+                month = w.s.month
+                log = w.s.action_log
+                if call != "time.next_month" and _changes_this_month(log, month) >= MAX_CHANGES_PER_MONTH:
+                    raise ActionError(
+                        "cap_reached",
+                        f"{call}: this month already has {MAX_CHANGES_PER_MONTH} "
+                        f"logged changes (the limit per month); close the month with time.next_month()",
+                    )
+                call_args = jsonable(bound)
+                try:
+                    result = fn(self, **bound)
+                except ActionError:
+                    raise  # refused before anything changed
+                except BaseException:
+                    w.version += 1  # a failure part way may have changed something
+                    raise
+                if type(result) is Unchanged:  # accepted, but nothing changed: no log entry, no new version
+                    return dict(result)
+                log.append([month, call, call_args])
+                w.version += 1
+                return result
 
-            reader._api_mutating = mutating  # type: ignore[attr-defined]
-            reader._api_signature = sig  # type: ignore[attr-defined]
-            reader._api_areas = areas  # type: ignore[attr-defined]
-            reader._api_kept = kept_bare  # type: ignore[attr-defined]
-            reader._api_probe = probe_bare  # type: ignore[attr-defined]
-            return reader
-
+            wrapper = change
         wrapper._api_mutating = mutating  # type: ignore[attr-defined]
         wrapper._api_signature = sig  # type: ignore[attr-defined]
-        wrapper._api_areas = areas  # type: ignore[attr-defined]
-        if not mutating:
-            wrapper._api_kept = kept_only  # type: ignore[attr-defined]
-            wrapper._api_probe = probe_only  # type: ignore[attr-defined]
         return wrapper
 
     return deco
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-"""Argument types a kept read is looked up by (with the values: ``1`` and ``True`` differ)."""
+def _bind(names: list[str], defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Map call arguments to parameter names as ``inspect.Signature.bind`` does for
+    positional-or-keyword parameters, defaults filled in.
 
-_MISSING = object()
-"""Marks a read not kept yet."""
-
-NOT_KEPT: Any = object()
-"""What :meth:`world.api.Api.kept` returns for a reading call whose result is not kept (never
-equal to, nor the same object as, any result)."""
-
-
-def kept_now(api: Any, fn: Any, args_key: Any) -> Any:
-    """The result ``api`` keeps now for the reading call ``fn`` (``args_key``: its arguments'
-    values and types; None for a call without parameters), or ``NOT_KEPT``: what ``kept_bare``
-    or ``kept_only`` answer, in one call (the probes of :meth:`world.api.Api.kept_probe`).
-    Changes nothing: a world that moved since is noticed (and its kept reads forgotten) by the
-    next read, as ``kept`` would have forgotten them first."""
-    c = api._cache
-    if not c.holds(api.world):
-        return NOT_KEPT
-    found = c.values.get(fn, NOT_KEPT)
-    if args_key is None or found is NOT_KEPT:
-        return found
-    return found.get(args_key, NOT_KEPT)
+    Raises:
+        TypeError: too many arguments, an unknown or repeated keyword, a missing argument.
+    """
+    if len(args) > len(names):
+        raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
+    out = dict(zip(names, args, strict=False))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"got an unexpected keyword argument {k!r}")
+        if k in out:
+            raise TypeError(f"got multiple values for argument {k!r}")
+        out[k] = v
+    for k in names:
+        if k not in out:
+            if k not in defaults:
+                raise TypeError(f"missing a required argument: {k!r}")
+            out[k] = defaults[k]
+    return out
 
 
 _INT_LIMIT = 1 << MAX_INT_BITS

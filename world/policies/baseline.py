@@ -238,7 +238,7 @@ class Baseline(Policy):
         m = dash["month"]
         for call in dash["open_grant_calls"]:
             # the runway of the lab as it is now (after any proposal of this loop); reads are
-            # cheap to repeat (the runner's CachedReads), so only a TIF call asks again
+            # cheap to repeat (the runner's CachedApi), so only a TIF call asks again
             if call["agency"] == "TIF" and _runway(api.lab.dashboard()) > cfg.tif_runway:
                 continue
             if not can_propose(api, call, m, self.rules(api)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ... import people as people_mod
 from ..checks import listing, string_id
 from ..registry import ActionError
 
@@ -34,7 +35,7 @@ class Namespace:
         w = self._w
         if hours < 0:
             raise ActionError("bad_argument", f"{what}: hours cannot be negative")
-        _, pool, mentoring = self._api._attention_parts()
+        _, pool, mentoring = people_mod.attention_totals(w)
         left = pool - mentoring - w.s.oneoff_used
         if hours > left + 1e-9:
             raise ActionError(

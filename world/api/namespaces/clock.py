@@ -13,26 +13,23 @@ class Time(Namespace):
     """The clock (§1)."""
 
     _name = "time"
-    _unread = False  # set by Api.next_month_unread(): the caller will not read the new dashboard
+    _unread = False  # set by Api.next_month_unread(): the caller will not read the new dashboard or report
 
-    @api_call(mutating=True, areas=())
+    @api_call(mutating=True)
     def next_month(self) -> dict[str, Any]:
         """Close this month (the tick) and open the next; returns the new dashboard, or the
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w
-        api = self._api
         closed = w.next_month()
-        api._forget()  # the tick moved everything; what is kept from here on is of the new month
         if self._unread:  # Api.next_month_unread(): no report dict, no dashboard (time.last_report() has it)
             return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
-        report = closed.shared_dict() if api.shared_results else closed.to_dict()
+        report = closed.to_dict()
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
-        d = api._dashboard()  # kept: the next lab.dashboard() of this month is a copy of it
-        return {**(d if api.shared_results else views.copy_dashboard(d)), "report": report}
+        return {**views.dashboard(w), "report": report}
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def last_report(self) -> dict[str, Any]:
         """The report of the last closed month again (MECHANICS Decisions 8): month, label,
         decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
@@ -49,4 +46,4 @@ class Time(Namespace):
                 "no_report",
                 f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}",
             )
-        return rep.shared_dict() if self._api.shared_results else rep.to_dict()
+        return rep.to_dict()

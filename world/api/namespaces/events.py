@@ -17,13 +17,13 @@ class Events(Namespace):
 
     _name = "events"
 
-    @api_call(mutating=False, areas=("events",))
+    @api_call(mutating=False)
     def pending(self) -> list[Any]:
         """Events awaiting an answer: id, kind, status, arrived_month, respond_by_month, details."""
-        return [views.event_row(e) for e in self._api._live("events")]
+        return [views.event_row(e) for e in views.pending_events(self._w)]
 
     # not "people": an answer moves a person's hidden morale impulse only, nothing a read shows
-    @api_call(mutating=True, areas=("hours", "money", "events"))
+    @api_call(mutating=True)
     def respond(self, event_id: Any, action: Any) -> dict[str, Any]:
         """Answer a pending event: talk/review/collaboration accept|decline; crisis support|ignore."""
         w = self._w

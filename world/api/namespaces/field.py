@@ -16,18 +16,15 @@ class Field(Namespace):
 
     _name = "field"
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def news(self, n: int = 20) -> list[Any]:
         """The last ``n`` news items: month, kind, topic, text."""
         n = checks.integer(n, "n", 0, 100_000)
         if not n:
             return []
-        api = self._api
-        if api.shared_results:
-            return api._news_rows()[-n:]
         return [{"month": r[0], "kind": r[1], "topic": r[2], "text": r[3]} for r in self._w.s.news[-n:]]
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def preprints(self, n_months: int = 3) -> list[Any]:
         """Preprint counts per topic for the last ``n_months`` months."""
         w = self._w
@@ -35,7 +32,7 @@ class Field(Namespace):
         lo = w.s.month - n
         return [{"month": r[0], "topic": r[1], "preprint_count": r[2]} for r in w.s.preprints if r[0] > lo]
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def conference_report(self) -> list[Any]:
         """The last 32 conference-report rows: month, venue, topic, accepted_papers."""
         return [
@@ -43,7 +40,7 @@ class Field(Namespace):
             for r in self._w.s.conference_reports[-32:]
         ]
 
-    @api_call(mutating=True, areas=("hours", "money"))
+    @api_call(mutating=True)
     def attend_conference(self) -> dict[str, Any]:
         """Attend a conference: {rules.hours.conference}, {rules.costs.conference}, at most once every {rules.events.conference_gap_months}; returns hallway intel."""
         w = self._w
@@ -58,7 +55,7 @@ class Field(Namespace):
         intel = field_mod.attend_conference(w)
         return {"ok": True, "hallway_intel": intel, "note": "you hear what people are excited about"}
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def topics(self) -> list[Any]:
         """The research topics, in their fixed order."""
         return list(TOPICS)

@@ -16,13 +16,13 @@ class Grants(Namespace):
 
     _name = "grants"
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def calls(self) -> list[Any]:
         """Calls open this month: id, agency, award (USD), duration_months, open_month, last_month_to_apply, decision_delay_months."""
         w = self._w
-        return [views.call_row(w, c) for c in self._api._month_parts().calls]
+        return [views.call_row(w, c) for c in views.open_calls(w)]
 
-    @api_call(mutating=True, areas=("hours", "money", "proposals"))
+    @api_call(mutating=True)
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict[str, Any]:
         """Write a proposal to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}, optional drafts/publications as evidence."""
         w = self._w
@@ -69,15 +69,12 @@ class Grants(Namespace):
         prop = grants_mod.submit_proposal(w, c, topic, h, list(attach))
         return {"ok": True, "proposal_id": prop.id, "decision_expected_month": prop.decision_month}
 
-    @api_call(mutating=False, areas=("proposals",))
+    @api_call(mutating=False)
     def proposals(self) -> list[Any]:
         """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
-        api = self._api
-        if api.shared_results:
-            return api._proposal_rows()
         return [views.proposal_row(p) for p in self._w.s.proposals.values()]
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def awards(self) -> list[Any]:
         """All awards: id, agency, total (USD), monthly (USD), start_month, end_month."""
         return [views.award_row(a) for a in self._w.s.awards.values()]

@@ -7,7 +7,6 @@ from typing import Any
 from ... import rules as rules_mod
 from ... import views
 from .. import checks
-from ..cache import DASHBOARD_AREAS
 from ..registry import api_call
 from .base import Namespace
 
@@ -17,22 +16,25 @@ class Lab(Namespace):
 
     _name = "lab"
 
-    @api_call(mutating=False, areas=DASHBOARD_AREAS)
+    @api_call(mutating=False)
     def dashboard(self) -> dict[str, Any]:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
-        api = self._api
-        d = api._dashboard()
-        return d if api.shared_results else views.copy_dashboard(d)
+        return views.dashboard(self._w, parts=self._month_parts())
 
-    @api_call(mutating=False, areas=("money",))
+    def _month_parts(self) -> views.MonthParts:
+        """The dashboard's pieces that only the tick changes (built afresh here;
+        :class:`world.api.cached.CachedApi` keeps them for the month)."""
+        return views.month_parts(self._w)
+
+    @api_call(mutating=False)
     def ledger(self, n: int = 20) -> list[Any]:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
         n = checks.integer(n, "n", 0, 100_000)
         rows = self._w.s.ledger[-n:] if n else []
         return [{"month": r[0], "category": r[1], "amount": r[2], "note": r[3]} for r in rows]
 
-    @api_call(mutating=False, areas=("people", "hours"))
+    @api_call(mutating=False)
     def attention(self) -> dict[str, Any]:
         """Hours this month: base, oversight_tax, pool, mentoring_reserved, oneoff_used, left (§3).
 
@@ -40,11 +42,9 @@ class Lab(Namespace):
         {rules.attention.oversight_manager_relief} less per lab manager but at least {rules.attention.oversight_min_per_researcher};
         {rules.attention.oversight_per_ra} per RA) − service duty ({rules.attention.service_tax_hours} in month
         {rules.attention.service_tax_month} of each year), never below {rules.attention.floor}."""
-        api = self._api
-        a = api._attention()
-        return a if api.shared_results else dict(a)
+        return views.attention(self._w)
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def rules(self) -> dict[str, Any]:
         """This scenario's rules as numbers: horizon_months, start_budget, pay (USD/month per
         role), costs (USD), attention (hours), hours (per action), caps, season (months of

@@ -24,12 +24,12 @@ class Papers(Namespace):
         )
         return d
 
-    @api_call(mutating=False, areas=("drafts",))
+    @api_call(mutating=False)
     def drafts(self) -> list[Any]:
         """All drafts: id, topic, tier, status, created_month, authors, polish_hours, revisions, salvage, collab."""
         return [views.draft_row(d) for d in self._w.s.drafts.values()]
 
-    @api_call(mutating=True, areas=("hours", "drafts"))
+    @api_call(mutating=True)
     def polish(self, draft_id: Any, hours: Any) -> dict[str, Any]:
         """Spend hours polishing an available draft (gains saturate at {rules.hours.polish_saturation} in total)."""
         d = self._draft(draft_id)
@@ -42,7 +42,7 @@ class Papers(Namespace):
         note = f"polish beyond {cap:g} h adds nothing" if d.polish_hours > cap else "polished"
         return {"ok": True, "total_polish_hours": d.polish_hours, "note": note}
 
-    @api_call(mutating=True, areas=("drafts", "submissions"))
+    @api_call(mutating=True)
     def submit(self, draft_id: Any, venue: Any) -> dict[str, Any]:
         """Submit an available draft to a venue (conferences only in their deadline months)."""
         w = self._w
@@ -63,7 +63,7 @@ class Papers(Namespace):
         sub = papers_mod.submit(w, d, venue)
         return {"ok": True, "submission_id": sub.id, "decision_expected_month": sub.decision_month}
 
-    @api_call(mutating=True, areas=("hours", "drafts"))
+    @api_call(mutating=True)
     def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:
         """Revise a rejected, available draft (once a month); hours beyond {rules.hours.revise_saturation} add nothing, and gains shrink with each revision."""
         w = self._w
@@ -83,7 +83,7 @@ class Papers(Namespace):
             "note": f"revised; gains beyond {w.cfg.revise_cap_hours:g} h are lost and shrink with each revision",
         }
 
-    @api_call(mutating=True, areas=("drafts", "submissions"))
+    @api_call(mutating=True)
     def withdraw(self, submission_id: Any) -> dict[str, Any]:
         """Withdraw a submission under review; the draft becomes available again."""
         w = self._w
@@ -97,12 +97,12 @@ class Papers(Namespace):
         papers_mod.withdraw(w, sub)
         return {"ok": True}
 
-    @api_call(mutating=False, areas=("submissions",))
+    @api_call(mutating=False)
     def submissions(self) -> list[Any]:
         """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
         return [views.submission_row(sub) for sub in self._w.s.submissions.values()]
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def publications(self) -> list[Any]:
         """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
         return [views.publication_row(p) for p in views.published(self._w)]

@@ -21,12 +21,12 @@ class Projects(Namespace):
         pj: Project = self._live(self._w.s.projects, project_id, "project", "active", "active")
         return pj
 
-    @api_call(mutating=False, areas=("projects",))
+    @api_call(mutating=False)
     def list(self) -> list[Any]:
         """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
         return [views.project_row(pj) for pj in self._w.s.projects.values()]
 
-    @api_call(mutating=True, areas=("projects",))
+    @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
         """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}); at most {rules.caps.active_projects} projects run at once."""
         w = self._w
@@ -59,7 +59,7 @@ class Projects(Namespace):
             "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month",
         }
 
-    @api_call(mutating=True, areas=("projects",))
+    @api_call(mutating=True)
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
         """Set a project's compute units/month (0 to {rules.caps.compute_per_project}), paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
         pj = self._project(project_id)
@@ -69,7 +69,7 @@ class Projects(Namespace):
         projects_mod.set_compute(self._w, pj, compute)
         return {"ok": True, "monthly_compute": pj.compute}
 
-    @api_call(mutating=True, areas=("projects",))
+    @api_call(mutating=True)
     def assign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
         """Add an active lab member to an active project (no duplicates)."""
         pj = self._project(project_id)
@@ -79,7 +79,7 @@ class Projects(Namespace):
         projects_mod.assign(self._w, pj, p.id)
         return {"ok": True, "members": list(pj.members)}
 
-    @api_call(mutating=True, areas=("projects",))
+    @api_call(mutating=True)
     def unassign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
         """Remove a member from an active project (a non-member is ignored: nothing changes, nothing is logged)."""
         pj = self._project(project_id)
@@ -89,7 +89,7 @@ class Projects(Namespace):
         projects_mod.unassign(self._w, pj, student_id)
         return {"ok": True, "members": list(pj.members)}
 
-    @api_call(mutating=True, areas=("projects", "people"))
+    @api_call(mutating=True)
     def kill(self, project_id: Any) -> dict[str, Any]:
         """Stop an active project: no draft, and its members' morale suffers."""
         pj = self._project(project_id)

@@ -18,7 +18,7 @@ class Recruit(Namespace):
 
     _name = "recruit"
 
-    @api_call(mutating=False, areas=("applicants",))
+    @api_call(mutating=False)
     def applicants(self) -> list[Any]:
         """This season's pending/offered applicants (months {rules.season.offer_months} of the year only, else []): id, season_year, pool, name, transcript, letter, interview, status."""
         w = self._w
@@ -56,7 +56,7 @@ class Recruit(Namespace):
                 f"the next season opens in month {nxt}",
             )
 
-    @api_call(mutating=True, areas=("hours", "applicants"))
+    @api_call(mutating=True)
     def interview(self, ids: Any) -> dict[str, Any]:
         """Interview one applicant id or a list of ids: {rules.hours.interview} per new candidate, repeats free.
 
@@ -83,7 +83,7 @@ class Recruit(Namespace):
         people_mod.interview(self._w, new)
         return scores
 
-    @api_call(mutating=True, areas=("applicants",))
+    @api_call(mutating=True)
     def offer(self, applicant_id: Any) -> dict[str, Any]:
         """Make a PhD offer (months {rules.season.offer_months} of the year); answered at the tick of month
         {rules.season.offers_resolve}, arrival in month {rules.season.arrival}; a PhD student is paid {rules.pay.phd}."""
@@ -108,7 +108,7 @@ class Recruit(Namespace):
             f"arrivals in month {12 * y + rules_mod.PHD_ARRIVAL_MONTH}",
         }
 
-    @api_call(mutating=True, areas=("postings", "money"))
+    @api_call(mutating=True)
     def post_postdoc(self) -> dict[str, Any]:
         """Post a postdoc search ({rules.costs.postdoc_search}); it resolves at the tick {rules.postdoc.search_months} later."""
         w = self._w
@@ -124,7 +124,7 @@ class Recruit(Namespace):
             "note": f"search {post.id} posted; result at the end of month {post.resolve_month}",
         }
 
-    @api_call(mutating=True, areas=("people",))
+    @api_call(mutating=True)
     def renew_postdoc(self, postdoc_id: Any) -> dict[str, Any]:
         """Extend an active postdoc's contract by {rules.postdoc.renewal_months} (within {rules.postdoc.renewal_window_months} of its end)."""
         w = self._w
@@ -138,7 +138,7 @@ class Recruit(Namespace):
         people_mod.renew_postdoc(w, p)
         return {"ok": True, "new_contract_end": p.contract_end}
 
-    @api_call(mutating=True, areas=("people",))
+    @api_call(mutating=True)
     def hire_ra(self) -> dict[str, Any]:
         """Hire a research assistant now ({rules.pay.ra}; never an author)."""
         p = people_mod.hire_staff(self._w, "ra")
@@ -149,7 +149,7 @@ class Recruit(Namespace):
             "note": f"{p.name} joins as a research assistant",
         }
 
-    @api_call(mutating=True, areas=("people",))
+    @api_call(mutating=True)
     def hire_manager(self) -> dict[str, Any]:
         """Hire a lab manager now ({rules.pay.manager}; {rules.attention.oversight_manager_relief} less oversight per researcher; at most {rules.caps.managers})."""
         w = self._w
@@ -165,7 +165,7 @@ class Recruit(Namespace):
             "note": f"{p.name} joins as lab manager",
         }
 
-    @api_call(mutating=True, areas=("people",))
+    @api_call(mutating=True)
     def dismiss(self, staff_id: Any) -> dict[str, Any]:
         """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
         w = self._w

@@ -18,13 +18,13 @@ class Students(Namespace):
 
     _name = "students"
 
-    @api_call(mutating=False, areas=("people",))
+    @api_call(mutating=False)
     def list(self) -> list[Any]:
         """Everyone ever in the lab, any role or status: id, name, role, status, arrived_month, left_month, months_in, stipend, mentoring_hours, papers_accepted, first_author_accepted, contract_end."""
         w = self._w
         return [views.student_row(w, p) for p in w.s.people.values()]
 
-    @api_call(mutating=True, areas=("people",))
+    @api_call(mutating=True)
     def set_mentoring(self, hours: Any) -> dict[str, Any]:
         """Set standing monthly mentoring hours ``{id: h}`` (0 to {rules.caps.mentoring_hours} each; others keep theirs)."""
         w = self._w
@@ -34,13 +34,8 @@ class Students(Namespace):
         for pid, h in hours.items():
             p = self._person(pid)
             new[p.id] = checks.num(h, f"mentoring hours for {p.id}", 0.0, w.cfg.mentoring_max)
-        # the hours as they would be, summed in the people's order: the same floats added in the
-        # same order as sum(new.get(p.id, p.mentoring) for p in active_people(w)), exactly
-        index, standing, pool = self._api.mentoring_roster()
-        after = standing.copy()
-        for pid, h in new.items():
-            after[index[pid]] = h
-        total = sum(after)
+        total = sum(new.get(p.id, p.mentoring) for p in people_mod.active_people(w))  # as they would be
+        pool = people_mod.attention_pool(w)
         if total + w.s.oneoff_used > pool + 1e-9:
             raise ActionError(
                 "no_attention",
@@ -50,10 +45,9 @@ class Students(Namespace):
         if all(w.s.people[pid].mentoring == h for pid, h in new.items()):
             return Unchanged(result)  # the same hours again: nothing to log
         people_mod.set_mentoring(w, new)
-        self._api.keep_mentoring_roster(index, after, pool, total)
         return result
 
-    @api_call(mutating=False, areas=())
+    @api_call(mutating=False)
     def reports(self, student_id: Any, n: int = 6) -> builtins.list[Any]:
         """The last ``n`` monthly reports of a person: month, report_quality, meeting_sentiment."""
         w = self._w
@@ -63,6 +57,10 @@ class Students(Namespace):
                 "unknown_id", f"no such student {student_id!r}; students: {checks.listing(list(w.s.people))}"
             )
         n = checks.integer(n, "n", 0, 10_000)
-        positions = self._api._reports_of(student_id)
-        rows = [w.s.student_reports[i] for i in positions[-n:]] if n else []
+        rows = self._report_rows(student_id, n) if n else []
         return [{"month": r[1], "report_quality": r[2], "meeting_sentiment": r[3]} for r in rows]
+
+    def _report_rows(self, student_id: str, n: int) -> builtins.list[Any]:
+        """The last ``n`` (> 0) rows of ``student_id`` in the monthly reports, oldest first (a
+        walk over every report; :class:`world.api.cached.CachedApi` keeps an index instead)."""
+        return [r for r in self._w.s.student_reports if r[0] == student_id][-n:]

@@ -1,0 +1,259 @@
+"""Each piece of speed machinery against its removal, side by side (issue 23 §1; prints
+figures, asserts nothing).
+
+    python bench/machinery.py [--runs N] [--pieces a,b,...]
+
+For every piece, the same user-felt figure is measured with the piece on and off, the two
+alternating run by run (a shared machine disturbs both alike), and the medians and their
+ratio (off / on) are printed. A piece keeps its place only if removing it costs at least
+10 % (ratio >= 1.10). Pieces (each switched off in this process only):
+
+* ``mirror``: the agent process's read cache as the parent steers it (``sandbox/reads.py``:
+  what still holds after a change, prefetching) against the plain cache keyed on the world
+  version; figure: a headless career of ``examples/agents/baseline.py`` (seed 101) as one
+  block of a session here, wall and CPU (pibench + agent process).
+* ``cosched``: running pibench's thread and the agent process on one CPU during a block;
+  figure: the same headless career.
+* ``wrapper``: the read cache around the API (:class:`world.api.cached.CachedApi`) against
+  the plain API; figure: the baseline career in-process (``run_career``, seed 101), and a
+  headless career.
+* ``bind``: the API's fast argument binding against ``inspect.Signature.bind``; figure: the
+  baseline career in-process.
+* ``table``: ``pibench_tui/cli/fast_table.py`` against Rich's table for the sweep's output;
+  figure: ``pibench run baseline --seeds 1-N`` output printing (CPU of the table alone).
+* ``reseed``: the ctypes re-seeding in ``world/rng.py`` against numpy's own seeding; figure:
+  ``World()`` + a baseline career in-process (a sweep's unit of work).
+
+Pieces the tree on ``PYTHONPATH`` does not have any more are reported as gone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent  # run with PYTHONPATH set to the tree to measure
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` from ``/proc``, or None."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def headless_career(session_options: dict[str, Any]) -> tuple[float, float]:
+    """The baseline agent's career as one block of a headless session here (seed 101), with
+    ``session_options`` overriding the sandbox's keyword arguments: (wall s, CPU s of pibench
+    and the agent process)."""
+    import pibench_tui.headless.session as session_mod
+    import world
+    from pibench_tui.headless.session import HeadlessOptions, HeadlessSession
+
+    code = (Path(world.__file__).resolve().parent.parent / "examples" / "agents" / "baseline.py").read_text()
+    real = session_mod.open_sandbox
+
+    def patched(handler: Any, world: Any, **options: Any) -> Any:
+        options.update(session_options)
+        return real(handler, world, **options)
+
+    session_mod.open_sandbox = patched  # type: ignore[assignment]
+    try:
+        session = HeadlessSession(HeadlessOptions(seed=101))
+    finally:
+        session_mod.open_sandbox = real  # type: ignore[assignment]
+    try:
+        session.run_block("1")
+        proc = session.sandbox._process
+        pid = proc.proc.pid if proc is not None else 0
+        a0 = process_cpu(pid)
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = session.run_block(code)
+        wall = time.perf_counter() - t0
+        a1 = process_cpu(pid)
+        cpu = time.process_time() - c0 + (a1 - a0 if a0 is not None and a1 is not None else 0.0)
+        if not result.ok:
+            raise RuntimeError(f"baseline block failed: {result.error}")
+        return wall, cpu
+    finally:
+        session.close()
+
+
+def in_process_career() -> tuple[float, float]:
+    """``run_career("baseline", 101)``: (wall s, CPU s)."""
+    from world.runner import run_career
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    run_career("baseline", 101)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+@contextlib.contextmanager
+def nothing() -> Iterator[None]:
+    yield
+
+
+def side_by_side(
+    name: str, figure: str, measure: Callable[[], tuple[float, float]], off: Callable[[], Any], runs: int
+) -> None:
+    """Measure ``measure`` with the piece on and (inside ``off()``) off, alternately."""
+    on_w: list[float] = []
+    on_c: list[float] = []
+    off_w: list[float] = []
+    off_c: list[float] = []
+    measure()  # warm-up
+    for i in range(runs):
+        order = (True, False) if i % 2 == 0 else (False, True)
+        for enabled in order:
+            with nothing() if enabled else off():
+                w, c = measure()
+            (on_w if enabled else off_w).append(w)
+            (on_c if enabled else off_c).append(c)
+    mw, mc, xw, xc = (statistics.median(v) for v in (on_w, on_c, off_w, off_c))
+    print(
+        f"{name:8s} {figure:34s} with {mw * 1e3:8.1f} ms wall {mc * 1e3:8.1f} ms CPU | "
+        f"without {xw * 1e3:8.1f} ms wall {xc * 1e3:8.1f} ms CPU | ratio {xw / mw:5.2f} wall {xc / mc:5.2f} CPU (n={runs})",
+        flush=True,
+    )
+
+
+def gone(name: str) -> None:
+    print(f"{name:8s} (not in this tree)", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--pieces", default="mirror,cosched,wrapper,bind,reseed")
+    args = ap.parse_args()
+    pieces = args.pieces.split(",")
+    import world
+
+    print(f"tree: {Path(world.__file__).resolve().parent.parent}")
+    import inspect as inspect_mod
+
+    import pibench_tui.sandbox as sandbox_mod
+
+    sandbox_params = inspect_mod.signature(sandbox_mod.Sandbox.__init__).parameters
+    if "mirror" in pieces:
+        if "kept" in sandbox_params or "version" in sandbox_params:
+
+            @contextlib.contextmanager
+            def no_mirror() -> Iterator[None]:
+                global _overrides
+                # without the parent's mirror steering it: every change empties the agent
+                # process's cache and nothing is prefetched (the cache keyed on the version alone)
+                _overrides = {"version": None, "prefetch": False}
+                if "kept" in sandbox_params:  # main before the wrapper
+                    _overrides = {"kept": None, "kept_probe": None, "bind_read": None, "prefetch": False}
+                yield
+                _overrides = {}
+
+            side_by_side(
+                "mirror", "headless career (seed 101)", lambda: headless_career(_overrides), no_mirror, args.runs
+            )
+        else:
+            gone("mirror")
+    if "cosched" in pieces:
+        if "coschedule" in sandbox_params:
+
+            @contextlib.contextmanager
+            def no_cosched() -> Iterator[None]:
+                global _overrides
+                _overrides = {"coschedule": False}
+                yield
+                _overrides = {}
+
+            side_by_side(
+                "cosched", "headless career (seed 101)", lambda: headless_career(_overrides), no_cosched, args.runs
+            )
+        else:
+            gone("cosched")
+    if "wrapper" in pieces:
+        wrapper_piece(args.runs)
+    if "bind" in pieces:
+        bind_piece(args.runs)
+    if "reseed" in pieces:
+        reseed_piece(args.runs)
+
+
+_overrides: dict[str, Any] = {}
+
+
+def wrapper_piece(runs: int) -> None:
+    """The read cache around the API against the plain API, in-process and headless."""
+    try:
+        from world.api import cached  # type: ignore[attr-defined]
+    except ImportError:
+        gone("wrapper")
+        return
+    import world.career as career_mod
+
+    @contextlib.contextmanager
+    def plain() -> Iterator[None]:
+        real = career_mod.Career.__init__
+
+        def init(self: Any, world: Any, *, cached: bool = False, saves: Any = None) -> None:
+            real(self, world, cached=False, saves=saves)
+
+        career_mod.Career.__init__ = init  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            career_mod.Career.__init__ = real  # type: ignore[method-assign]
+
+    del cached
+    side_by_side("wrapper", "baseline career in-process", in_process_career, plain, runs)
+    side_by_side("wrapper", "headless career (seed 101)", lambda: headless_career({}), plain, runs)
+
+
+def bind_piece(runs: int) -> None:
+    """The registry's fast binding against ``inspect.Signature.bind``."""
+    from world.api import registry
+
+    if not hasattr(registry, "FAST_BIND"):
+        gone("bind")
+        return
+
+    @contextlib.contextmanager
+    def slow() -> Iterator[None]:
+        registry.FAST_BIND = False
+        try:
+            yield
+        finally:
+            registry.FAST_BIND = True
+
+    side_by_side("bind", "baseline career in-process", in_process_career, slow, runs)
+
+
+def reseed_piece(runs: int) -> None:
+    """The ctypes re-seeding in ``world/rng.py`` against numpy's own seeding."""
+    from world import rng
+
+    if not hasattr(rng, "FAST_RESEED"):
+        gone("reseed")
+        return
+
+    @contextlib.contextmanager
+    def slow() -> Iterator[None]:
+        rng.FAST_RESEED = False
+        try:
+            yield
+        finally:
+            rng.FAST_RESEED = True
+
+    side_by_side("reseed", "baseline career in-process", in_process_career, slow, runs)
+
+
+if __name__ == "__main__":
+    main()

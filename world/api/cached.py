@@ -1,0 +1,295 @@
+"""An opt-in read cache around the agent API (Gymnasium's wrapper layering: the concern sits
+around the :class:`~world.api.Api`, not inside it).
+
+:class:`CachedApi` answers a reading call made again with the same arguments from the result
+it kept, for as long as the world's ``version`` is the one the result was read at (the world
+moves it with every logged change and every tick, :func:`world.api.registry.api_call`) and
+the world's state is the same object (a restored or replaced state). Changing calls, ``query``
+and ``memory`` pass through. Nothing else decides validity: no call declares what it reads.
+
+Two reads are built from what the wrapper keeps of the state itself (:class:`StateKept`,
+for as long as the state object is the world's): the dashboard takes the month's pieces that
+only the tick changes (:class:`world.views.MonthParts`, kept while the month and the end
+flag stay), and ``students.reports`` takes a person's rows from an index of the append-only
+monthly reports, extended as they grow (a walk over every report per call made a lab of
+2,000 people cost the square of its size).
+
+The results are the kept objects themselves, shared between callers: only for callers that
+never alter what they read (the runner's reference policies, checked by
+``tests/policies/test_cached_reads.py``; headless mode, which encodes each result for the
+agent process before anyone sees it).
+
+What is kept is bounded by bytes when ``max_bytes`` is given (the marshal size of each
+result): agent code choosing its arguments (``field.preprints(n_months=k)`` for k = 40, 41,
+42 ...) cannot grow pibench's memory without limit; past the bound the oldest results are
+forgotten, and a result larger than the bound is answered but not kept. Running out is
+never an error.
+"""
+
+from __future__ import annotations
+
+import marshal
+from typing import TYPE_CHECKING, Any
+
+from .. import views
+from . import API_CALLS, NAMESPACES, check_call
+from .namespaces import Lab, Students
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import Observer
+    from . import Api
+
+__all__ = ["NOT_KEPT", "CachedApi"]
+
+NOT_KEPT: Any = object()
+"""What :meth:`CachedApi.kept` returns for a call whose result is not kept (never equal to,
+nor the same object as, any result)."""
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Argument types a kept read is looked up by (with the values: ``1`` and ``True`` differ)."""
+
+_READS = frozenset((ns, m) for ns, calls in API_CALLS.items() for m, spec in calls.items() if not spec.mutating)
+"""The reading calls of the registry: the ones :class:`CachedApi` keeps."""
+
+
+def read_key(namespace: str, method: str, args: Any, kwargs: Any) -> tuple[Any, ...] | None:
+    """What the result of the reading call ``namespace.method(*args, **kwargs)`` is kept under:
+    the call as given (values with their types), or None when it is never kept (not a reading
+    call of the registry, an argument that is not a scalar)."""
+    if (namespace, method) not in _READS:
+        return None
+    if not args and not kwargs:
+        return (namespace, method)
+    items = tuple(sorted(kwargs.items())) if kwargs else ()
+    values = (*args, *(v for _, v in items))
+    types = tuple(map(type, values))
+    if not _SCALARS.issuperset(types):
+        return None
+    return (namespace, method, tuple(args), items, types)
+
+
+class StateKept:
+    """What a :class:`CachedApi` keeps of one state object besides read results (see the
+    module doc); built again when the world's state is replaced.
+
+    Attributes:
+        state: the state object all this was read from.
+        month: ``(month, finished)`` the month's pieces are of (None: not built yet).
+        month_parts: :func:`world.views.month_parts` of that month.
+        reports_of: person id → their positions in ``state.student_reports``, for the first
+            ``reports_seen`` rows.
+    """
+
+    __slots__ = ("month", "month_parts", "reports_of", "reports_seen", "state")
+
+    def __init__(self, state: object) -> None:
+        self.state = state
+        self.month: tuple[int, bool] | None = None
+        self.month_parts: views.MonthParts | None = None
+        self.reports_of: dict[str, list[int]] = {}
+        self.reports_seen = 0
+
+
+class _KeptLab(Lab):
+    """``lab`` with the month's pieces kept for the month (:class:`StateKept`)."""
+
+    def __init__(self, cached: CachedApi) -> None:
+        super().__init__(cached.api)
+        self._cached = cached
+
+    def _month_parts(self) -> views.MonthParts:
+        w = self._w
+        kept = self._cached.state_kept()
+        now = (w.s.month, w.s.finished)
+        if kept.month != now or kept.month_parts is None:
+            kept.month_parts, kept.month = views.month_parts(w), now
+        return kept.month_parts
+
+
+class _KeptStudents(Students):
+    """``students`` with the reports of each person found through an index (:class:`StateKept`)."""
+
+    def __init__(self, cached: CachedApi) -> None:
+        super().__init__(cached.api)
+        self._cached = cached
+
+    def _report_rows(self, student_id: str, n: int) -> list[Any]:
+        kept = self._cached.state_kept()
+        rows = self._w.s.student_reports
+        if len(rows) < kept.reports_seen:  # the reports shrank (put straight into the state): start again
+            kept.reports_of, kept.reports_seen = {}, 0
+        index = kept.reports_of
+        for i in range(kept.reports_seen, len(rows)):
+            index.setdefault(rows[i][0], []).append(i)
+        kept.reports_seen = len(rows)
+        return [rows[i] for i in index.get(student_id, [])[-n:]]
+
+
+class CachedApi:
+    """The agent API with reads kept between changes (see the module doc); the same calls,
+    attributes and results as the :class:`~world.api.Api` it wraps.
+
+    Args:
+        api: the API to wrap.
+        max_bytes: most bytes of results kept at once (their marshal size); None: no bound
+            (for in-process callers whose arguments are few, the reference policies).
+
+    Attributes:
+        api: the wrapped :class:`~world.api.Api`.
+        world: its world.
+        held_bytes: bytes of the results kept now (counted only with ``max_bytes``).
+    """
+
+    def __init__(self, api: Api, *, max_bytes: int | None = None) -> None:
+        if max_bytes is not None and max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
+        self.api = api
+        self.world = api.world
+        self.max_bytes = max_bytes
+        self.held_bytes = 0
+        self._version = -1
+        self._state: object = None
+        self._results: dict[tuple[Any, ...], Any] = {}
+        self._sizes: dict[tuple[Any, ...], int] = {}
+        self._state_kept = StateKept(None)
+        # the namespaces reads are built by: the API's own, but for two that use what is kept
+        self._builders: dict[str, Any] = {name: getattr(api, name) for name in NAMESPACES}
+        self._builders["lab"] = _KeptLab(self)
+        self._builders["students"] = _KeptStudents(self)
+        for name in NAMESPACES:
+            setattr(self, name, _Namespace(self, name))
+        self.memory = api.memory
+
+    def __getattr__(self, name: str) -> Any:  # the namespaces are set in __init__ (for mypy)
+        raise AttributeError(name)
+
+    # ------------------------------------------------------------------ the cache
+    @property
+    def version(self) -> int:
+        """The world's version: what a kept result is valid for."""
+        return self.world.version
+
+    def state_kept(self) -> StateKept:
+        """What is kept of the world's state object now (:class:`StateKept`; new for a new state)."""
+        kept = self._state_kept
+        if kept.state is not self.world.s:
+            kept = self._state_kept = StateKept(self.world.s)
+        return kept
+
+    def _now(self) -> dict[tuple[Any, ...], Any]:
+        """The results kept for the world as it is now (all forgotten if it moved)."""
+        w = self.world
+        if w.version != self._version or w.s is not self._state:
+            self._results = {}
+            self._sizes = {}
+            self.held_bytes = 0
+            self._version = w.version
+            self._state = w.s
+        return self._results
+
+    def read(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
+        """The reading call ``namespace.method(*args, **kwargs)`` (a call of the registry),
+        from the kept result when there is one, else made on the API and kept.
+
+        Raises:
+            ActionError: what the call raises (a refusal is not kept).
+        """
+        kwargs = kwargs or {}
+        results = self._now()
+        key = read_key(namespace, method, args, kwargs)
+        if key is not None:
+            out = results.get(key, NOT_KEPT)
+            if out is not NOT_KEPT:
+                return out
+        out = getattr(self._builders[namespace], method)(*args, **kwargs)
+        if key is not None:
+            self._keep(key, out)
+        return out
+
+    def _keep(self, key: tuple[Any, ...], value: Any) -> None:
+        """Keep ``value`` under ``key``, within ``max_bytes`` (the oldest results leave)."""
+        limit = self.max_bytes
+        if limit is None:
+            self._results[key] = value
+            return
+        try:
+            size = len(marshal.dumps(value)) + len(repr(key))
+        except ValueError:  # not plain data: never kept by a bounded cache
+            return
+        if size > limit:
+            return
+        sizes, results = self._sizes, self._results
+        while self.held_bytes + size > limit:
+            oldest = next(iter(sizes))
+            self.held_bytes -= sizes.pop(oldest)
+            del results[oldest]
+        results[key] = value
+        sizes[key] = size
+        self.held_bytes += size
+
+    def kept(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
+        """The result kept now for the reading call ``namespace.method(*args, **kwargs)``: the
+        very object :meth:`call` would return, or :data:`NOT_KEPT` when it would build one.
+        Builds nothing and changes nothing (a front end that sent a kept result elsewhere
+        learns cheaply whether it still holds: ``kept(...) is sent``)."""
+        w = self.world
+        if w.version != self._version or w.s is not self._state:
+            return NOT_KEPT
+        try:
+            key = read_key(namespace, method, args, kwargs or {})
+        except TypeError:  # kwargs not a dict of comparable keys
+            return NOT_KEPT
+        return NOT_KEPT if key is None else self._results.get(key, NOT_KEPT)
+
+    # ------------------------------------------------------------------ the API's face
+    def call(
+        self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        """:meth:`Api.call <world.api.Api.call>`, reads answered from what is kept."""
+        kwargs = kwargs or {}
+        if (namespace, method) in _READS if type(namespace) is str and type(method) is str else False:
+            check_call(namespace, method, args, kwargs)
+            return self.read(namespace, method, args, kwargs)
+        return self.api.call(namespace, method, args, kwargs)
+
+    def next_month_unread(self) -> dict[str, Any]:
+        """:meth:`Api.next_month_unread <world.api.Api.next_month_unread>`."""
+        return self.api.next_month_unread()
+
+    def query(self, sql: Any) -> list[Any]:
+        """:meth:`Api.query <world.api.Api.query>` (never kept: the mirror answers)."""
+        return self.api.query(sql)
+
+    @property
+    def observer(self) -> Observer:
+        """The wrapped API's observable mirror."""
+        return self.api.observer
+
+    def close(self) -> None:
+        """:meth:`Api.close <world.api.Api.close>`."""
+        self.api.close()
+
+
+class _Namespace:
+    """One namespace of a :class:`CachedApi`: its reading calls go through the cache, its
+    changing calls straight to the API's namespace (same names and docstrings)."""
+
+    def __init__(self, cached: CachedApi, name: str) -> None:
+        ns = getattr(cached.api, name)
+        for method, spec in API_CALLS[name].items():
+            fn = getattr(ns, method)
+            setattr(self, method, fn if spec.mutating else _reader(cached, name, method, fn))
+
+    def __getattr__(self, name: str) -> Any:  # the calls are set in __init__ (for mypy)
+        raise AttributeError(name)
+
+
+def _reader(cached: CachedApi, namespace: str, method: str, fn: Any) -> Any:
+    """The reading call ``namespace.method`` (``fn`` on the API) through ``cached``."""
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        return cached.read(namespace, method, args, kwargs)
+
+    read.__name__ = method
+    read.__doc__ = fn.__doc__
+    return read
