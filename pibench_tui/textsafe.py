@@ -34,6 +34,7 @@ __all__ = [
     "lookalike_start",
     "markup_safe",
     "rich_text",
+    "skeleton",
     "visible",
 ]
 
@@ -127,9 +128,26 @@ def markup_safe(text: Any, *, newlines: bool = False) -> str:
     return escape(visible(text, newlines=newlines))
 
 
+#: ASCII characters a reader takes for others in many fonts (``l``/``1``/``I``/``|``,
+#: ``0``/``O``, ``5``/``S``), folded to one of each class on both sides of a comparison.
+_ASCII_CONFUSABLE = str.maketrans({"1": "l", "i": "l", "|": "l", "!": "l", "0": "o", "5": "s", "$": "s"})
+#: Pairs of ASCII letters read as one (``rn`` as ``m``, ``vv`` as ``w``, ``cl`` as ``d``).
+_ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+
+
 def _skeleton(text: str) -> str:
-    """NFKC-normalised, stripped, case-folded: how a reader may take the start of a line."""
-    return unicodedata.normalize("NFKC", text).strip().casefold()
+    """NFKC-normalised, stripped, case-folded, ASCII look-alikes folded (``1``/``i``/``|``
+    as ``l``, ``0`` as ``o``, ``rn`` as ``m`` ...): how a reader may take the start of a line."""
+    folded = unicodedata.normalize("NFKC", text).strip().casefold().translate(_ASCII_CONFUSABLE)
+    for pair, single in _ASCII_PAIRS:
+        folded = folded.replace(pair, single)
+    return folded
+
+
+def skeleton(text: str) -> str:
+    """How a reader may take ``text`` (:func:`_skeleton`: NFKC, case folded, ASCII look-alikes
+    folded); compare it with the skeleton of what it must not pass for."""
+    return _skeleton(text)
 
 
 def _same_or_lookalike(got: str, want: str) -> bool:
@@ -140,21 +158,25 @@ def _same_or_lookalike(got: str, want: str) -> bool:
     return ord(got) > 0x7F and want.isascii() and want.isalpha() and unicodedata.category(got)[0] in "LM"
 
 
+def _starts_like(start: str, word: str, partial: bool) -> bool:
+    if partial:
+        if len(start) > len(word):
+            return False
+        pairs = zip(start, word[: len(start)], strict=True)
+    else:
+        if len(start) < len(word):
+            return False
+        pairs = zip(start[: len(word)], word, strict=True)
+    return all(_same_or_lookalike(a, b) for a, b in pairs)
+
+
 def lookalike_start(line: str, words: tuple[str, ...], *, partial: bool = False) -> bool:
     """Whether ``line`` starts like one of ``words`` (lower-case ASCII) after NFKC
     normalisation and case folding, any non-ASCII letter matching any ASCII letter (a
-    Cyrillic or Greek look-alike). ``partial``: whether more text could still make it so
-    (``line`` is the start of a word)."""
+    Cyrillic or Greek look-alike) and ASCII look-alikes read as one (``lmpact``, ``1mpact``
+    and ``Impact``; ``rnonth`` and ``month``). ``partial``: whether more text could still
+    make it so (``line`` is the start of a word; a last ``r``, ``v`` or ``c`` may still
+    become ``m``, ``w`` or ``d``)."""
     start = _skeleton(line)
-    for word in words:
-        if partial:
-            if len(start) > len(word):
-                continue
-            pairs = zip(start, word[: len(start)], strict=True)
-        else:
-            if len(start) < len(word):
-                continue
-            pairs = zip(start[: len(word)], word, strict=True)
-        if all(_same_or_lookalike(a, b) for a, b in pairs):
-            return True
-    return False
+    starts = (start, start[:-1]) if partial and start[-1:] in ("r", "v", "c") else (start,)
+    return any(_starts_like(s, _skeleton(word), partial) for word in words for s in starts)

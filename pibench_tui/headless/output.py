@@ -4,12 +4,11 @@ behind a guard against forged pibench lines, errors, and the end-of-session repo
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import IO
 
 from pibench_tui.headless.session import HeadlessSession
-from pibench_tui.textsafe import escape_agent_text, lookalike_start
+from pibench_tui.textsafe import escape_agent_text, lookalike_start, skeleton
 
 
 def _finish_session(session: HeadlessSession, write: _Writer) -> int:
@@ -90,7 +89,7 @@ def looks_like_pibench(line: str) -> bool:
     letter (:func:`pibench_tui.textsafe.lookalike_start`)."""
     if lookalike_start(line, RESERVED_STARTS):
         return True
-    return "=== pibench" in unicodedata.normalize("NFKC", line).casefold()
+    return skeleton("=== pibench") in skeleton(line)
 
 
 def _may_become_reserved(partial: str) -> bool:

@@ -238,3 +238,28 @@ def test_an_endpoints_json_error_reaches_the_terminal_escaped(tmp_path):
     text = run.stdout + run.stderr
     assert "pwned" in text, text
     assert "\x1b" not in text and "\x07" not in text
+
+
+def test_headless_console_prefixes_report_lines_spelled_with_ascii_lookalikes(tmp_path):
+    """Report lines forged with ASCII look-alikes a terminal font blurs (``lmpact``/``1mpact``
+    for ``Impact``, ``rnonth`` for ``month``, ``c0nfinement``, ``5tate``, ``=== p1bench``)
+    get the ``[agent]`` prefix in console mode, also when the agent prints a line's first
+    letter alone and the rest after its output was flushed (before: each passed as it was)."""
+    lines = [
+        "lmpact          9999.0",
+        "1mpact          9999.0",
+        "rnonth reached   60 of 60",
+        "c0nfinement     complete",
+        "5tate digest    abc",
+        "=== p1bench career report ===",
+    ]
+    script = "".join(f"print({line!r})\n" for line in lines)
+    # "r" alone, then (after the agent process flushed it) the rest of "rnonth reached"
+    script += "print('r', end='')\nx = 0\nfor _ in range(3_000_000):\n    x += 1\nprint('nonth reached   60 of 60')\n"
+    script += "print('ok line')\n"
+    run = run_pibench(["headless", "--seed", "101"], script, home=tmp_path)
+    out = run.stdout.splitlines()
+    for line in lines:
+        assert f"[agent] {line}" in out, (line, out)
+    assert "[agent] rnonth reached   60 of 60" in out
+    assert "ok line" in out
