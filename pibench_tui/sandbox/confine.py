@@ -462,6 +462,56 @@ def _no_new_privs() -> bool:
         return False
 
 
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def _capabilities() -> str:
+    """This process's capabilities as ``/proc/self/status`` shows them: the non-zero ones
+    of ``CapInh``, ``CapPrm``, ``CapEff`` and ``CapAmb`` (``"CapEff 1fffeffffff"``), or ``""``
+    when there are none or the file cannot be read (not Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return ""
+    kept = []
+    for line in lines:
+        name, _, value = line.partition(":")
+        if name in ("CapInh", "CapPrm", "CapEff", "CapAmb") and value.strip().strip("0"):
+            kept.append(f"{name} {value.strip().lstrip('0')}")
+    return ", ".join(kept)
+
+
+def _drop_capabilities() -> str:
+    """Clear every capability this process still has (ambient, inheritable, permitted,
+    effective): after the drop from root they are normally gone already, but not under
+    ``SECBIT_NO_SETUID_FIXUP`` nor for an ordinary user started with ambient or file
+    capabilities. Returns what is left (:func:`_capabilities`; ``""``: none)."""
+    if not sys.platform.startswith("linux") or not _capabilities():
+        return ""
+    try:
+        import ctypes
+
+        class Header(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [
+                ("effective", ctypes.c_uint32),
+                ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32),
+            ]
+
+        libc = _libc()
+        libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        libc.capset(ctypes.byref(Header(_LINUX_CAPABILITY_VERSION_3, 0)), ctypes.byref((Data * 2)()))
+    except Exception:  # noqa: BLE001 - no ctypes, no libc: what is left is reported
+        pass
+    return _capabilities()
+
+
 def _parent_death() -> bool:
     """Have the kernel send ``SIGKILL`` to this process when its parent (the thread of
     pibench that started it) ends, however pibench ends (``kill -9`` included) and whatever
@@ -700,6 +750,10 @@ def apply(
     user = drop_privileges()
     if user != "root" and hasattr(os, "getresuid") and 0 in (*os.getresuid(), *os.getresgid()):
         user = "root"  # what the process is, not what it asked for
+    kept = _drop_capabilities()
+    if kept:
+        user = "root"  # a uid other than 0 with capabilities is not a dropped privilege
+        notes.append(f"capabilities kept after the drop: {kept}")
     parent_death = _parent_death()
     if not parent_death:
         notes.append("PR_SET_PDEATHSIG refused")

@@ -272,3 +272,42 @@ def test_the_agent_process_dies_with_pibench_even_holding_the_gil(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {k: v.strip() for k, _, v in (line.partition(":") for line in lines)}
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root and setpriv (securebits)",
+)
+def test_capabilities_kept_through_the_drop_are_cleared_or_reported(tmp_path):
+    """pibench started as root with ``SECBIT_NO_SETUID_FIXUP`` (``setpriv --securebits
+    +no_setuid_fixup``): the change to ``nobody`` no longer clears capabilities, so the
+    agent process clears them itself; it ends with none (``CapEff``/``CapPrm``/``CapAmb`` 0)
+    and reports complete. Before, it kept every capability of root while the report said
+    "user nobody, complete"."""
+    proc = subprocess.Popen(
+        ["setpriv", "--securebits", "+no_setuid_fixup", "--", *pibench_command(), "headless", "--jsonl", "--seed", "3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"code": "x = 1"}) + "\n")
+        proc.stdin.flush()
+        reply = json.loads(proc.stdout.readline())
+        (agent,) = _children(proc.pid)
+        status = _status(agent)
+        assert status["Uid"].split()[0] == "65534"
+        assert {status[k].strip("0") for k in ("CapEff", "CapPrm", "CapAmb", "CapInh")} == {""}, status
+        conf = reply["confinement"]
+        assert conf["user"] == "nobody" and conf["complete"] is confinement_status().complete, conf
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=60)
