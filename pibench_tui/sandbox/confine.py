@@ -471,9 +471,12 @@ def _capabilities() -> str:
     """This process's capabilities as ``/proc/self/status`` shows them: the non-zero ones
     of ``CapInh``, ``CapPrm``, ``CapEff`` and ``CapAmb`` (``"CapEff 1fffeffffff"``), or ``""``
     when there are none or the file cannot be read (not Linux)."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
-            lines = fh.read().splitlines()
+    try:  # bytes, decoded by the codec built into str (no codec module to import now)
+        fd = os.open("/proc/self/status", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            lines = os.read(fd, 1 << 16).decode("ascii", "replace").splitlines()
+        finally:
+            os.close(fd)
     except OSError:
         return ""
     kept = []
