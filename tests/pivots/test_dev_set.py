@@ -1,0 +1,49 @@
+"""The shipped development set (issue 24 part 2): every kind represented, loadable by the
+strict readers, and rebuilt bit for bit from the dev preset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pibench_tui.pivots.build import PRESETS, run_task
+from pibench_tui.pivots.cases import load_cases, load_key, resolve_set
+
+DEV = Path(resolve_set("dev"))
+
+
+def test_the_dev_set_ships_with_its_key_and_build_summary() -> None:
+    """`dev` names the shipped folder; its cases load with their key (every answer consistent
+    with its numbers); build.json's settings are the dev preset's and its counts the file's."""
+    cases = load_cases(DEV)
+    key = load_key(DEV, cases)
+    assert len(key) == len(cases)
+    build = json.loads((DEV / "build.json").read_text())
+    settings = dict(build["settings"], seeds=tuple(build["settings"]["seeds"]))
+    preset = PRESETS["dev"]
+    assert settings["seeds"] == preset.seeds and settings["screen"] == preset.screen
+    assert build["cases"] == len(cases)
+    counts: dict[str, int] = {}
+    for c in cases:
+        counts[c.kind] = counts.get(c.kind, 0) + 1
+    assert build["by_kind"] == dict(sorted(counts.items()))
+    assert all(c.raw["seed"] in preset.seeds for c in cases)
+
+
+def test_three_dev_cases_rebuild_bit_for_bit() -> None:
+    """Three cases of three kinds (the latest forks: the shortest futures) are built again
+    from the dev preset: the same case line and key line, byte for byte."""
+    lines = {json.loads(x)["id"]: x for x in (DEV / "cases.jsonl").read_text().splitlines()}
+    keys = {json.loads(x)["id"]: x for x in (DEV / "key.jsonl").read_text().splitlines()}
+    latest: dict[str, dict] = {}
+    for text in lines.values():
+        case = json.loads(text)
+        if case["kind"] not in latest or case["fork_month"] > latest[case["kind"]]["fork_month"]:
+            latest[case["kind"]] = case
+    chosen = sorted(latest.values(), key=lambda c: -c["fork_month"])[:3]
+    assert len(chosen) == 3
+    for case in chosen:
+        out = run_task((PRESETS["dev"], case["seed"], case["fork_month"], [case["kind"]]))
+        (again,) = [k for k in out["kept"] if k["case"]["id"] == case["id"]]
+        assert json.dumps(again["case"], sort_keys=True) == lines[case["id"]]
+        assert json.dumps(again["key"], sort_keys=True) == keys[case["id"]]
