@@ -15,14 +15,15 @@ ratio (off / on) are printed. A piece keeps its place only if removing it costs 
 * ``cosched``: running pibench's thread and the agent process on one CPU during a block;
   figure: the same headless career.
 * ``wrapper``: the read cache around the API (:class:`world.api.cached.CachedApi`) against
-  the plain API; figure: the baseline career in-process (``run_career``, seed 101), and a
-  headless career.
-* ``bind``: the API's fast argument binding against ``inspect.Signature.bind``; figure: the
-  baseline career in-process.
+  the plain API; figure: the baseline career in-process (``run_career``, seed 101); and the
+  headless career (which plays on the plain API) with the wrapper added (``+wrapper``: the
+  "without" column is the career with it).
+* ``bind``: the API's own argument binding (``registry._bind``, where a tree has one)
+  against ``inspect.Signature.bind``; figure: the baseline career in-process, and headless.
 * ``table``: ``pibench_tui/cli/fast_table.py`` against Rich's table for the sweep's output;
   figure: ``pibench run baseline --seeds 1-N`` output printing (CPU of the table alone).
-* ``reseed``: the ctypes re-seeding in ``world/rng.py`` against numpy's own seeding; figure:
-  ``World()`` + a baseline career in-process (a sweep's unit of work).
+* ``reseed``: the ctypes re-seeding in ``world/rng.py`` against numpy's own ``state`` setter;
+  figures: a baseline career in-process, ``World()``.
 
 Pieces the tree on ``PYTHONPATH`` does not have any more are reported as gone.
 """
@@ -134,7 +135,8 @@ def gone(name: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--pieces", default="mirror,cosched,wrapper,bind,reseed")
+    ap.add_argument("--pieces", default="mirror,cosched,wrapper,bind,reseed,table")
+    ap.add_argument("--table-rows", type=int, default=10_000)
     args = ap.parse_args()
     pieces = args.pieces.split(",")
     import world
@@ -185,6 +187,8 @@ def main() -> None:
         bind_piece(args.runs)
     if "reseed" in pieces:
         reseed_piece(args.runs)
+    if "table" in pieces:
+        table_piece(max(1, args.runs // 2), args.table_rows)
 
 
 _overrides: dict[str, Any] = {}
@@ -198,13 +202,37 @@ def wrapper_piece(runs: int) -> None:
         gone("wrapper")
         return
     import world.career as career_mod
+    import world.runner as runner
 
     @contextlib.contextmanager
     def plain() -> Iterator[None]:
         real = career_mod.Career.__init__
 
-        def init(self: Any, world: Any, *, cached: bool = False, saves: Any = None) -> None:
+        def init(self: Any, world: Any, *, cached: bool = False, cache_bytes: Any = None, saves: Any = None) -> None:
             real(self, world, cached=False, saves=saves)
+
+        class Plain:  # what play() wraps a plain API in: nothing
+            def __new__(cls, api: Any, **options: Any) -> Any:
+                return api
+
+        wrapper_cls = runner.CachedApi
+        career_mod.Career.__init__ = init  # type: ignore[method-assign]
+        runner.CachedApi = Plain  # type: ignore[misc,assignment]
+        try:
+            yield
+        finally:
+            career_mod.Career.__init__ = real  # type: ignore[method-assign]
+            runner.CachedApi = wrapper_cls  # type: ignore[misc]
+
+    del cached
+    side_by_side("wrapper", "baseline career in-process", in_process_career, plain, runs)
+
+    @contextlib.contextmanager
+    def added() -> Iterator[None]:  # headless plays on the plain API: "without" adds the wrapper
+        real = career_mod.Career.__init__
+
+        def init(self: Any, world: Any, **options: Any) -> None:
+            real(self, world, **{**options, "cached": True})
 
         career_mod.Career.__init__ = init  # type: ignore[method-assign]
         try:
@@ -212,47 +240,129 @@ def wrapper_piece(runs: int) -> None:
         finally:
             career_mod.Career.__init__ = real  # type: ignore[method-assign]
 
-    del cached
-    side_by_side("wrapper", "baseline career in-process", in_process_career, plain, runs)
-    side_by_side("wrapper", "headless career (seed 101)", lambda: headless_career({}), plain, runs)
+    side_by_side("+wrapper", "headless career (seed 101)", lambda: headless_career({}), added, runs)
 
 
 def bind_piece(runs: int) -> None:
-    """The registry's fast binding against ``inspect.Signature.bind``."""
+    """The registry's own argument binding (``registry._bind``) against
+    ``inspect.Signature.bind`` (the signature built once per call's parameters)."""
+    import inspect
+
     from world.api import registry
 
-    if not hasattr(registry, "FAST_BIND"):
+    if not hasattr(registry, "_bind"):
         gone("bind")
         return
+    fast = registry._bind
+    sigs: dict[tuple[Any, ...], inspect.Signature] = {}
+
+    def signature_bind(
+        names: list[str], defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        key = (tuple(names), tuple(defaults.items()))
+        sig = sigs.get(key)
+        if sig is None:
+            sig = sigs[key] = inspect.Signature(
+                [
+                    inspect.Parameter(
+                        n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(n, inspect.Parameter.empty)
+                    )
+                    for n in names
+                ]
+            )
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
 
     @contextlib.contextmanager
     def slow() -> Iterator[None]:
-        registry.FAST_BIND = False
+        registry._bind = signature_bind
         try:
             yield
         finally:
-            registry.FAST_BIND = True
+            registry._bind = fast
 
     side_by_side("bind", "baseline career in-process", in_process_career, slow, runs)
+    side_by_side("bind", "headless career (seed 101)", lambda: headless_career({}), slow, runs)
 
 
 def reseed_piece(runs: int) -> None:
-    """The ctypes re-seeding in ``world/rng.py`` against numpy's own seeding."""
+    """The ctypes re-seeding in ``world/rng.py`` against numpy's ``state`` setter."""
     from world import rng
 
-    if not hasattr(rng, "FAST_RESEED"):
+    if not getattr(rng, "_FAST_RESEED", False):
         gone("reseed")
         return
 
     @contextlib.contextmanager
     def slow() -> Iterator[None]:
-        rng.FAST_RESEED = False
+        rng._FAST_RESEED = False
         try:
             yield
         finally:
-            rng.FAST_RESEED = True
+            rng._FAST_RESEED = True
 
     side_by_side("reseed", "baseline career in-process", in_process_career, slow, runs)
+    side_by_side("reseed", "World() (a sweep's unit)", new_world, slow, runs)
+
+
+def new_world() -> tuple[float, float]:
+    """``World(WorldConfig(), 101)``: (wall s, CPU s)."""
+    from world.config import WorldConfig
+    from world.engine import World
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    World(WorldConfig(), 101)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def table_piece(runs: int, seeds: int) -> None:
+    """``pibench run``'s table of ``seeds`` rows printed by FastTable against rich's Table
+    (to a console writing nowhere): CPU of the printing alone."""
+    try:
+        from pibench_tui.cli.fast_table import FastTable, print_table
+    except ImportError:
+        gone("table")
+        return
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    cols = ["seed", "impact", "earned", "projection", "papers", "grants", "hires", "quits", "budget", "months"]
+    rows = [
+        [str(i), f"{i * 1.7:.1f}", str(i % 97), f"{i * 0.3:.1f}", "4", "2", "3", "0", f"{i * 13:,}", "60"]
+        for i in range(seeds)
+    ]
+
+    def fast() -> tuple[float, float]:
+        con = Console(file=io.StringIO(), width=160)
+        t0, c0 = time.perf_counter(), time.process_time()
+        table = FastTable([(c, "right") for c in cols])
+        table.add_rows(lambda: iter(rows), len(rows))
+        print_table(con, table)
+        return time.perf_counter() - t0, time.process_time() - c0
+
+    def rich_table() -> tuple[float, float]:
+        con = Console(file=io.StringIO(), width=160)
+        t0, c0 = time.perf_counter(), time.process_time()
+        table = Table(title="baseline")
+        for c in cols:
+            table.add_column(c, justify="right")
+        for r in rows:
+            table.add_row(*r)
+        con.print(table)
+        return time.perf_counter() - t0, time.process_time() - c0
+
+    on = [fast() for _ in range(runs)]
+    off = [rich_table() for _ in range(runs)]
+    mw, mc = statistics.median(x[0] for x in on), statistics.median(x[1] for x in on)
+    xw, xc = statistics.median(x[0] for x in off), statistics.median(x[1] for x in off)
+    print(
+        f"{'table':8s} {f'{seeds:,}-row run table printed':34s} with {mw * 1e3:8.1f} ms wall {mc * 1e3:8.1f} ms CPU | "
+        f"without {xw * 1e3:8.1f} ms wall {xc * 1e3:8.1f} ms CPU | +{(xc - mc):.1f} s CPU on the sweep (n={runs})",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -62,8 +62,8 @@ class Career:
     Args:
         world: the world (new, restored or loaded).
         cached: wrap the API in a :class:`~world.api.cached.CachedApi` (reads kept between
-            changes and handed out uncopied: only for a caller that never alters what it reads).
-        cache_bytes: the cache's bound in bytes (``max_bytes``; None: unbounded).
+            changes and handed out uncopied: only for a caller that never alters what it
+            reads, and whose arguments are few: the reference policies).
         saves: the save writer (``None``: this career is not saved).
 
     Attributes:
@@ -78,14 +78,13 @@ class Career:
         world: World,
         *,
         cached: bool = False,
-        cache_bytes: int | None = None,
         saves: SaveWriter | None = None,
     ) -> None:
         from .api import Api
         from .api.cached import CachedApi
 
         self.world = world
-        self.api: Api | CachedApi = CachedApi(Api(world), max_bytes=cache_bytes) if cached else Api(world)
+        self.api: Api | CachedApi = CachedApi(Api(world)) if cached else Api(world)
         self.saves = saves
         self._digest_text: TextCache | None = None
 

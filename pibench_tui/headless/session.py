@@ -20,9 +20,6 @@ from pibench_tui.sandbox.factory import open_sandbox
 
 #: Bytes of memory held in reserve for the final save and report (freed on MemoryError).
 _RESERVE_BYTES = 8 << 20
-#: Most bytes of read results the career's API keeps for agent code (:class:`world.api.cached.CachedApi`):
-#: agent code choosing its arguments cannot grow pibench's memory past it (issue 28).
-READ_CACHE_BYTES = 16 << 20
 
 #: The first line of pibench's own career report (console mode, REPL).
 REPORT_HEADER = "=== pibench career report ==="
@@ -92,10 +89,10 @@ class HeadlessSession:
         options = _sealed_options(options, self.scenario)
         if options.sealed is not None:  # saves of this career keep the commitment (issue 25 §3)
             self.scenario = replace(self.scenario, seed_commitment=options.sealed)
-        # Every result is encoded for the agent process before anything else sees it (and
-        # never altered here): the API's read cache may hand out what it keeps, uncopied.
+        # The plain API: the agent process keeps its own cache of results (bounded by bytes,
+        # sandbox/reads.py); a read cache here too cost ~6 % CPU and bought nothing (bench/machinery.py).
         #: The career: the world, its API, the SQL mirror (:class:`world.career.Career`).
-        self.career = Career(world, cached=True, cache_bytes=READ_CACHE_BYTES)
+        self.career = Career(world)
         # A resumed career keeps saving under its own name without --save; until the session
         # changes it, there is nothing new to save (the world's version and the notes as loaded).
         self._unchanged_since: tuple[int, str] | None = None

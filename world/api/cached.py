@@ -16,19 +16,14 @@ monthly reports, extended as they grow (a walk over every report per call made a
 
 The results are the kept objects themselves, shared between callers: only for callers that
 never alter what they read (the runner's reference policies, checked by
-``tests/policies/test_cached_reads.py``; headless mode, which encodes each result for the
-agent process before anyone sees it).
-
-What is kept is bounded by bytes when ``max_bytes`` is given (the marshal size of each
-result): agent code choosing its arguments (``field.preprints(n_months=k)`` for k = 40, 41,
-42 ...) cannot grow pibench's memory without limit; past the bound the oldest results are
-forgotten, and a result larger than the bound is answered but not kept. Running out is
-never an error.
+``tests/policies/test_cached_reads.py``). Not for agent code: it chooses its arguments, so
+what is kept would grow with them (``field.preprints(n_months=k)`` for k = 40, 41, 42 ...),
+and headless mode gains nothing from it (the agent process keeps its own cache of results,
+bounded by bytes: :mod:`pibench_tui.sandbox.reads`).
 """
 
 from __future__ import annotations
 
-import marshal
 from typing import TYPE_CHECKING, Any
 
 from .. import views
@@ -131,26 +126,18 @@ class CachedApi:
 
     Args:
         api: the API to wrap.
-        max_bytes: most bytes of results kept at once (their marshal size); None: no bound
-            (for in-process callers whose arguments are few, the reference policies).
 
     Attributes:
         api: the wrapped :class:`~world.api.Api`.
         world: its world.
-        held_bytes: bytes of the results kept now (counted only with ``max_bytes``).
     """
 
-    def __init__(self, api: Api, *, max_bytes: int | None = None) -> None:
-        if max_bytes is not None and max_bytes < 0:
-            raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
+    def __init__(self, api: Api) -> None:
         self.api = api
         self.world = api.world
-        self.max_bytes = max_bytes
-        self.held_bytes = 0
         self._version = -1
         self._state: object = None
         self._results: dict[tuple[Any, ...], Any] = {}
-        self._sizes: dict[tuple[Any, ...], int] = {}
         self._state_kept = StateKept(None)
         # the namespaces reads are built by: the API's own, but for two that use what is kept
         self._builders: dict[str, Any] = {name: getattr(api, name) for name in NAMESPACES}
@@ -181,8 +168,6 @@ class CachedApi:
         w = self.world
         if w.version != self._version or w.s is not self._state:
             self._results = {}
-            self._sizes = {}
-            self.held_bytes = 0
             self._version = w.version
             self._state = w.s
         return self._results
@@ -203,29 +188,8 @@ class CachedApi:
                 return out
         out = getattr(self._builders[namespace], method)(*args, **kwargs)
         if key is not None:
-            self._keep(key, out)
+            results[key] = out
         return out
-
-    def _keep(self, key: tuple[Any, ...], value: Any) -> None:
-        """Keep ``value`` under ``key``, within ``max_bytes`` (the oldest results leave)."""
-        limit = self.max_bytes
-        if limit is None:
-            self._results[key] = value
-            return
-        try:
-            size = len(marshal.dumps(value)) + len(repr(key))
-        except ValueError:  # not plain data: never kept by a bounded cache
-            return
-        if size > limit:
-            return
-        sizes, results = self._sizes, self._results
-        while self.held_bytes + size > limit:
-            oldest = next(iter(sizes))
-            self.held_bytes -= sizes.pop(oldest)
-            del results[oldest]
-        results[key] = value
-        sizes[key] = size
-        self.held_bytes += size
 
     def kept(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
         """The result kept now for the reading call ``namespace.method(*args, **kwargs)``: the

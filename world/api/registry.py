@@ -74,8 +74,8 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn)
-        names = [p.name for p in sig.parameters.values()][1:]
-        defaults = {p.name: p.default for p in sig.parameters.values() if p.default is not inspect.Parameter.empty}
+        params = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
+        names = list(params.parameters)
 
         def bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
             """The arguments by parameter name, each checked against the limits (numpy
@@ -89,9 +89,11 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                         f"parameters: {', '.join(names) or 'none'}",
                     )
             try:
-                bound = _bind(names, defaults, args, kwargs)
+                arguments = params.bind(*args, **kwargs)
             except TypeError as exc:
                 raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+            arguments.apply_defaults()
+            bound = dict(arguments.arguments)
             for k, v in bound.items():
                 t = type(v)
                 if v is None or t is bool or t is float or (t is int and -_INT_LIMIT < v < _INT_LIMIT):
@@ -148,30 +150,6 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         return wrapper
 
     return deco
-
-
-def _bind(names: list[str], defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Map call arguments to parameter names as ``inspect.Signature.bind`` does for
-    positional-or-keyword parameters, defaults filled in.
-
-    Raises:
-        TypeError: too many arguments, an unknown or repeated keyword, a missing argument.
-    """
-    if len(args) > len(names):
-        raise TypeError(f"takes {len(names)} argument(s) but {len(args)} were given")
-    out = dict(zip(names, args, strict=False))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise TypeError(f"got an unexpected keyword argument {k!r}")
-        if k in out:
-            raise TypeError(f"got multiple values for argument {k!r}")
-        out[k] = v
-    for k in names:
-        if k not in out:
-            if k not in defaults:
-                raise TypeError(f"missing a required argument: {k!r}")
-            out[k] = defaults[k]
-    return out
 
 
 _INT_LIMIT = 1 << MAX_INT_BITS
