@@ -217,8 +217,14 @@ def test_fcntl_cannot_signal_another_process_under_landlock_abi_5(tmp_path):
 
 
 def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
+    """Children of every thread of ``pid`` (the launcher thread starts some)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
 
 
 def _gone(pid: int) -> bool:
@@ -311,3 +317,91 @@ def test_capabilities_kept_through_the_drop_are_cleared_or_reported(tmp_path):
         if proc.stdin is not None:
             proc.stdin.close()
         proc.wait(timeout=60)
+
+
+#: A --command backend whose every reply is agent code that holds the GIL for hours.
+SPINNER = r"""#!{python}
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({{"content": "```python\nsum(range(10**15))\n```"}}))
+"""
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def _spinning_agent(pid: int) -> bool:
+    """Whether ``pid`` is an agent process running (state R)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return "child.py" in cmdline and state == "R"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_agent_processes_of_parallel_careers_die_with_pibench_agent(tmp_path):
+    """``pibench agent --jobs 2``: each career runs in a thread of its own and its agent
+    process is started through pibench's launcher thread; with both agent processes stuck
+    in one C call, ``kill -9`` of pibench ends them both (before, both spun on)."""
+    if not confinement_status().parent_death:
+        pytest.skip("no PR_SET_PDEATHSIG here")
+    backend = tmp_path / "spinner.py"
+    backend.write_text(SPINNER.format(python=sys.executable))
+    backend.chmod(0o755)
+    proc = subprocess.Popen(
+        [*pibench_command(), "agent", "--model", "m", "--command", str(backend), "--scenario", "short-12"]
+        + ["--seeds", "1,2", "--jobs", "2", "--out", str(tmp_path / "runs"), "--block-timeout", "600"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        env=_env(tmp_path),
+    )
+    agents: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(agents) < 2:
+            assert time.monotonic() < deadline, "the agent processes never started their blocks"
+            agents = [pid for pid in _descendants(proc.pid) if _spinning_agent(pid)]
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not all(_gone(pid) for pid in agents) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_gone(pid) for pid in agents), "an agent process outlived pibench"
+    finally:
+        for pid in agents:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_an_agent_process_started_from_a_thread_that_ends_lives_on():
+    """The parent-death signal is tied to the thread that started the agent process: one
+    started while a short-lived thread (a TUI console worker) runs a block must not die when
+    that thread ends. Its variables are still there for a block run from another thread."""
+    import threading
+
+    from pibench_tui.sandbox import Sandbox
+
+    with Sandbox(lambda *call: None, {}, block_timeout=30) as sandbox:
+        first: list = []
+        worker = threading.Thread(target=lambda: first.append(sandbox.run("x = 41")))
+        worker.start()
+        worker.join()
+        assert first and first[0].ok, first
+        time.sleep(0.5)  # the kernel signals at once when the starting thread ends
+        second = sandbox.run("print(x + 1)")
+        assert second.ok and second.stdout == "42\n" and not second.restarted, second
