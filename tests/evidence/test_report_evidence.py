@@ -271,3 +271,24 @@ def test_the_transcript_check_passes_resumed_and_sealed_careers_whose_code_uses_
     r_row = next(r for r in rep["leaderboard"] if r["label"] == "r")
     llm_lines = [json.loads(line) for line in transcript.splitlines() if '"event":"llm"' in line]
     assert r_row["tokens_total"] == sum(e["prompt_tokens"] + e["completion_tokens"] for e in llm_lines) > 1
+
+
+def test_junk_result_fields_and_a_copy_with_its_seed_edited_never_crash_or_count(tmp_path):
+    """Held-out spellings of the report attacks: result.json as a list, a float or a
+    63-bit-overflowing seed, a bool or NaN-string Impact, junk token counts, and a good seed's
+    folder copied over a bad seed's with its ``seed`` edited to match the folder. ``pibench
+    report`` still writes its leaderboard; each such career is invalid and counted as 0."""
+    runs = tmp_path / "runs"
+    _runs(runs, "m", [101, 102, 103, 104, 105], reply=MENTOR)
+    base = runs / "m"
+    (base / "short-12-101" / "result.json").write_text("[1, 2]")
+    _edit(base / "short-12-102", seed=102.0, impact=True)
+    _edit(base / "short-12-103", seed=10**400, tokens={"total": "x"}, llm="y")
+    shutil.rmtree(base / "short-12-104")
+    shutil.copytree(base / "short-12-105", base / "short-12-104")
+    _edit(base / "short-12-104", seed=104)
+    rep = _report([runs], tmp_path)
+    (row,) = rep["leaderboard"]
+    assert row["n"] == 5 and row["invalid_seeds"] == ["101", "102", "103", "104"], row
+    assert row["seeds"] == dict.fromkeys(["101", "102", "103", "104"], 0.0) | {"105": row["seeds"]["105"]}
+    assert any("copied run folder" in r or "digest differs" in r for r in row["invalid_reasons"])
