@@ -57,7 +57,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from saves import CareerSaves, SaveStore  # noqa: E402
-from saves.store import describe_world, verify_replay  # noqa: E402
+from saves.deltas import describe_world
+from saves.verify import verify_replay  # noqa: E402
 from world.api import Api  # noqa: E402
 from world.config import WorldConfig  # noqa: E402
 from world.engine import World  # noqa: E402
@@ -65,6 +66,19 @@ from world.policies import make_policy  # noqa: E402
 
 POLICY = "ambitious"
 SEED = 101
+
+
+def _home(tree: Any, name: str) -> Any:
+    """``name`` from the saves module that holds it in ``tree`` (saves.store before the split
+    of the store by concern, saves.deltas / saves.verify after it)."""
+    for module in ("saves.deltas", "saves.verify", "saves.store"):
+        try:
+            found = getattr(tree.module(module), name, None)
+        except ImportError:
+            continue
+        if found is not None:
+            return found
+    raise SystemExit(f"{tree.path} has no saves function {name}")
 
 
 def busy_config() -> WorldConfig:
@@ -165,13 +179,13 @@ def side_by_side_figures(trees: dict[str, Any], repeat: int, folder: Path) -> di
         if script is None:
             raise SystemExit(f"{tree.path} has no bench/saves.py")
         with tree:
-            store_mod = tree.module("saves.store")
+            verify_replay = _home(tree, "verify_replay")
             world = script.busy_career()
             store = script.SaveStore(folder / f"store-{n}")
             # a tree with save writers keeps the world's caches in the career's writer
             saver = script.CareerSaves(store) if hasattr(script, "CareerSaves") else store
             saver.save("busy-m60", world, scenario="busy")
-            raw = store_mod.describe_world(world, "busy")
+            raw = _home(tree, "describe_world")(world, "busy")
 
             def unsealed(s=store, r=raw) -> None:  # no seal: the load replays
                 s.save_state("busy-raw", *r)
@@ -184,7 +198,7 @@ def side_by_side_figures(trees: dict[str, Any], repeat: int, folder: Path) -> di
                 "load (as saved)": lambda s=store: s.load_world("busy-m60"),
                 "unsealed, 1st load": lambda s=store: s.load_world("busy-raw"),
                 "unsealed, verified": lambda s=store: s.load_world("busy-checked"),
-                "replay check": lambda m=store_mod, w=world, d=digest: m.verify_replay(w, "busy-m60", "-", d),
+                "replay check": lambda v=verify_replay, w=world, d=digest: v(w, "busy-m60", "-", d),
             }
             for what, fn in calls.items():
                 fn()  # warm

@@ -7,6 +7,7 @@ format, and :mod:`saves.store` for the store's layout.
 from __future__ import annotations
 
 from saves.codec import FORMAT_VERSION
+from saves.deltas import SaveCaches, describe_world
 from saves.errors import (
     CareerLockedError,
     SaveCorruptError,
@@ -17,17 +18,11 @@ from saves.errors import (
     StoreLockedError,
     StoreWarning,
 )
+from saves.files import read_save_file
+from saves.names import autosave_name
 from saves.paths import default_store_dir, pibench_home
-from saves.store import (
-    DEFAULT_KEEP,
-    SaveCaches,
-    SaveInfo,
-    SaveRecord,
-    SaveStore,
-    autosave_name,
-    describe_world,
-    read_save_file,
-)
+from saves.records import SaveInfo, SaveRecord
+from saves.store import DEFAULT_KEEP, SaveStore
 from saves.writer import CareerSaves
 
 __all__ = [

@@ -30,7 +30,9 @@ import sys
 from typing import Any, TextIO
 
 from saves.errors import SaveError, SaveExistsError
-from saves.store import SaveInfo, SaveRecord, SaveStore, is_world_state
+from saves.records import SaveInfo, SaveRecord
+from saves.store import SaveStore
+from saves.verify import is_world_state
 
 __all__ = ["add_saves_parser", "cmd_delete", "cmd_export", "cmd_import", "cmd_list", "cmd_show"]
 

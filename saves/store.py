@@ -33,25 +33,30 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import json
-import operator
 import os
-import re
-import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, get_args
+from typing import TYPE_CHECKING, Any, cast
 
 from tinydb import Query, TinyDB
 
 from saves import seal as seal_mod
 from saves import values
-from saves.codec import FORMAT_VERSION, SAVE_FORMAT, decode_envelope, encode_envelope
+from saves.codec import SAVE_FORMAT, encode_envelope
+from saves.deltas import (
+    DELTA_CALLS,
+    DELTA_MONTHS,
+    DeltaBase,
+    SaveCaches,
+    caches_of,
+    delta_check,
+    describe_delta,
+    describe_fast,
+    is_delta,
+)
 from saves.errors import (
     CareerLockedError,
     SaveCorruptError,
@@ -59,9 +64,13 @@ from saves.errors import (
     SaveExistsError,
     SaveNotFoundError,
 )
+from saves.files import read_outside_file, read_save_bytes
 from saves.lock import DEFAULT_TIMEOUT, CareerLock, FileLock
+from saves.names import AUTOSAVE_NAME, autosave_name, check_name, name_key
 from saves.paths import default_store_dir, foreign_store_problem
+from saves.records import KINDS, SaveInfo, SaveRecord, index_doc, now_text, pibench_version
 from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
+from saves.verify import is_world_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from world.engine import World
@@ -72,697 +81,13 @@ BLOB_DIR = "blobs"
 LOCK_NAME = ".lock"
 CAREER_LOCK_DIR = ".careers"
 TABLE = "saves"
-SaveKind: TypeAlias = Literal["manual", "autosave", "import"]
-"""How a save was made: by name, by the autosaver, or imported from a file."""
-KINDS: tuple[SaveKind, ...] = get_args(SaveKind)
-"""Every :data:`SaveKind`, in that order (``("manual", "autosave", "import")``)."""
-CareerStatus: TypeAlias = Literal["collapsed", "finished", "in progress"]
-"""Where the saved career stands (:attr:`SaveInfo.status`)."""
+
 DEFAULT_KEEP = 3
 """Autosaves kept per career."""
-MAX_NAME = 120
-"""Longest save name, in characters."""
-
-_VERSION: list[str] = []
-
-
-def pibench_version() -> str:
-    """The installed pibench's version (recorded in every save), looked up once, on the first
-    save (``importlib.metadata`` costs start-up time that listing saves does not need)."""
-    if not _VERSION:
-        try:
-            from importlib.metadata import version as _pkg_version
-
-            _VERSION.append(_pkg_version("pibench"))
-        except Exception:  # pragma: no cover - running from a bare checkout
-            _VERSION.append("0+unknown")
-    return _VERSION[0]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-RESERVED_CHARS = '@/\\:*?"<>|'
-"""Characters a save name may not contain (``@`` is reserved for autosaves, the rest are
-path characters)."""
-
-VALID_NAMES = (
-    "a save name may use letters, digits, spaces and punctuation other than "
-    + " ".join(RESERVED_CHARS)
-    + f", at most {MAX_NAME} characters "
-    "('@' is reserved for autosaves such as NAME@m07)"
-)
-"""What :func:`check_name` accepts, for messages."""
-
-_AUTOSAVE_NAME = re.compile(r"^(?P<career>.+)@m(?P<month>\d{2,})(?P<end>-end)?$")
-
-
-def check_name(name: str, *, autosave_ok: bool = False) -> str:
-    """Validate a save name given by the user.
-
-    Args:
-        name: any non-empty text without control characters, surrounding blanks or the
-            characters of :data:`RESERVED_CHARS`, at most ``MAX_NAME`` characters (unicode
-            is welcome).
-        autosave_ok: also accept an autosave's name (``CAREER@m07``, ``CAREER@m60-end``),
-            e.g. the name inside an exported autosave being imported.
-
-    Returns:
-        The name.
-
-    Raises:
-        SaveError: the name is unusable; the message says why and what is valid.
-    """
-    if not isinstance(name, str) or not name:
-        raise SaveError(f"a save name must be a non-empty text; {VALID_NAMES}")
-    if autosave_ok:
-        m = _AUTOSAVE_NAME.match(name)
-        if m is not None:
-            check_name(m.group("career"))
-            return name
-    if name != name.strip():
-        raise SaveError(f"save name {name!r} must not start or end with blanks; {VALID_NAMES}")
-    if len(name) > MAX_NAME:
-        raise SaveError(f"save name is {len(name)} characters long; {VALID_NAMES}")
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
-        raise SaveError(f"save name {name!r} contains a control character; {VALID_NAMES}")
-    bad = sorted({c for c in name if c in RESERVED_CHARS}, key=RESERVED_CHARS.index)
-    if bad:
-        raise SaveError(f"save name {name!r} contains {' '.join(repr(c) for c in bad)}; {VALID_NAMES}")
-    if set(name) == {"."}:
-        raise SaveError(f"save name {name!r} is only dots; {VALID_NAMES}")
-    return name
-
-
-# Letters of other scripts that look like Latin ones (after casefolding): Cyrillic and Greek.
-_LOOKALIKES = str.maketrans(
-    {
-        "а": "a",
-        "в": "b",
-        "е": "e",
-        "ё": "e",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "ѕ": "s",
-        "һ": "h",
-        "ԁ": "d",
-        "ԛ": "q",
-        "ԝ": "w",
-        "ӏ": "l",
-        "ү": "y",
-        "ɡ": "g",
-        "α": "a",
-        "β": "b",
-        "ε": "e",
-        "ζ": "z",
-        "η": "h",
-        "ι": "i",
-        "κ": "k",
-        "μ": "m",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "ϲ": "c",
-        "ϳ": "j",
-    }
-)
-
-
-def name_key(name: str) -> str:
-    """The form under which two save names count as the same name.
-
-    NFKC (full-width and other compatibility forms become plain ones), casefold (``CAR1`` =
-    ``car1``), invisible format characters (zero-width spaces and joiners) dropped, and
-    Cyrillic and Greek letters that look like Latin ones mapped to them (``cаr1`` with a
-    Cyrillic ``а`` = ``car1``). Used only to refuse look-alike names; saves keep the name
-    exactly as typed.
-    """
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", name).casefold()
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    return unicodedata.normalize("NFKC", text.translate(_LOOKALIKES))
 
 
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def autosave_name(career: str, month: int, finished: bool = False) -> str:
-    """The name of a career's autosave at ``month`` (e.g. ``"mylab@m07"``, ``"mylab@m60-end"``)."""
-    return f"{career}@m{month:02d}" + ("-end" if finished else "")
-
-
-@dataclass(frozen=True)
-class SaveInfo:
-    """What the store knows about one save without opening its file (the index entry).
-
-    Attributes:
-        name: the save's name.
-        career: the career it belongs to (defaults to the name of its first save).
-        kind: ``"manual"``, ``"autosave"`` or ``"import"``.
-        scenario: scenario name.
-        seed: the world seed.
-        month: the month the career was in (1..horizon).
-        months: the horizon (months).
-        finished: whether the career had ended (horizon or collapse).
-        collapsed: whether it ended by collapse.
-        created: ISO-8601 UTC time the name was first saved.
-        updated: ISO-8601 UTC time of the latest write.
-        size: bytes of the save file.
-        checksum: ``"sha256:..."`` of the save.
-        digest: the world digest at save time.
-        file: the save file's name inside ``blobs/``.
-        seq: write order within the store (larger = later).
-        format_version: the save file's format version.
-        verified: the store's mark that this very file passed the replay check on an
-            earlier load (:func:`saves.seal.vouch`; ``""`` when none): the next load skips
-            the replay. Internal: left out of :meth:`to_dict` and of comparisons.
-        sealed: the first 12 hex digits of a sealed career's seed commitment (``""``: a
-            public seed); listings show it instead of :attr:`seed`.
-    """
-
-    name: str
-    career: str
-    kind: SaveKind
-    scenario: str
-    seed: int
-    month: int
-    months: int | None
-    finished: bool
-    collapsed: bool
-    created: str
-    updated: str
-    size: int
-    checksum: str
-    digest: str
-    file: str
-    seq: int = 0
-    format_version: int = FORMAT_VERSION
-    verified: str = field(default="", repr=False, compare=False)
-    sealed: str = ""
-
-    @property
-    def seed_text(self) -> str:
-        """The seed as listings show it: the number, or ``sealed:<commitment prefix>`` for a
-        sealed career's save (its seed is withheld until unsealed)."""
-        return f"sealed:{self.sealed}" if self.sealed else str(self.seed)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict of every attribute but the internal :attr:`verified` mark."""
-        out = asdict(self)
-        del out["verified"]
-        if self.sealed:
-            out["seed"] = None  # withheld: a sealed career's save
-        return out
-
-    @classmethod
-    def from_doc(cls, doc: dict[str, Any]) -> SaveInfo:
-        """Build from an index document (unknown keys are ignored)."""
-        names = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in doc.items() if k in names})
-
-    @property
-    def status(self) -> CareerStatus:
-        """``"collapsed"``, ``"finished"`` or ``"in progress"``."""
-        return "collapsed" if self.collapsed else "finished" if self.finished else "in progress"
-
-
-@dataclass
-class SaveRecord:
-    """A verified save, read back in full.
-
-    Attributes:
-        info: the index entry.
-        scenario: ``{"name", "description", "config"}`` (config = ``WorldConfig.to_dict()``).
-        state: the world state exactly as ``World.to_state()`` returned it.
-        meta: every metadata field of the save file.
-    """
-
-    info: SaveInfo
-    scenario: dict[str, Any]
-    state: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
-    sealed: bool = False
-    """The store vouches for this file (:mod:`saves.seal`): it wrote the save itself from a
-    live world (the file's seal verifies), or this very file passed the replay check on an
-    earlier load (its index entry's mark verifies); :meth:`world` does not replay the
-    action log."""
-    replayed: bool = field(default=False, init=False, compare=False)
-    """:meth:`world` ran the replay check (:func:`verify_replay`) and the world passed it."""
-    _state_taken: bool = field(default=False, init=False, repr=False, compare=False)
-    _world: World | None = field(default=None, init=False, repr=False, compare=False)
-    """The world an autosave delta was rebuilt into when it was read (:func:`is_delta`);
-    :attr:`state` is its live state, and the first :meth:`world` returns it."""
-
-    def world(self) -> World:
-        """Rebuild the world and prove it is the one that was saved, and that it follows
-        from its own action log.
-
-        Two checks, in this order: the rebuilt world's digest equals the digest recorded at
-        save time (when one is recorded), and :func:`verify_replay` -- replaying the action
-        log from the seed gives the same world (the checksum only catches damage: anyone can
-        recompute it after editing a file, but nobody can make an edited state follow from
-        the rules). The replay is skipped for a save whose seal the store verified
-        (:attr:`sealed`, :mod:`saves.seal`): the store wrote it from a live world itself,
-        state and digest together; the first check is then made on the data the digest is
-        a hash of: :func:`rebuilds_state` (the rebuilt world is exactly the saved state).
-
-        An autosave delta (:func:`is_delta`) was rebuilt when it was read: its base's seal and
-        checksum, the replay of the calls logged since and the check of the result were
-        made then (:meth:`SaveStore._rebuild_delta`); the first call returns that world
-        (replayed from the seed first when the record is not :attr:`sealed`, as ``saves
-        show`` asks).
-
-        Returns:
-            ``World.from_state(state)``, whose ``digest()`` equals the digest at save time.
-            The first world built takes :attr:`state`'s lists and dicts over instead of
-            copying them (the record's state then follows that world's play); a later call
-            copies.
-
-        Raises:
-            SaveCorruptError: ``kind="corrupt"`` when the state is not a usable world state;
-                ``kind="mismatch"`` when the rebuilt world differs from the recorded digest
-                (the save comes from an incompatible version of the rules);
-                ``kind="tampered"`` when the world does not follow from its own action log,
-                or differs from the recorded digest while its log replays to that digest
-                (the state was edited, the digest kept: :func:`replays_to`).
-        """
-        from world.engine import World
-
-        prebuilt = self._world is not None and not self._state_taken
-        if prebuilt:
-            world = cast("World", self._world)
-            self._state_taken = True
-            if self.sealed:
-                return self._as_listed(world)
-        else:
-            try:
-                world = World.from_state(self.state, copy=self._state_taken)
-                self._state_taken = True
-            except Exception as exc:  # a hand-made state: refuse, never half-load
-                raise SaveCorruptError(
-                    "corrupt",
-                    self.info.file,
-                    f"save {self.info.name!r} does not hold a usable world state ({type(exc).__name__}: {exc})",
-                ) from None
-        if self.sealed and self.info.digest:
-            # The seal proves the store wrote this file, state and digest together, from a
-            # live world whose text was proven faithful (saves.values): the rebuilt world
-            # must then be exactly the saved state, which is checked directly (every value,
-            # its type and order; the digest is a hash of the same data).
-            if not rebuilds_state(world, self.state):
-                raise SaveCorruptError(
-                    "mismatch",
-                    self.info.file,
-                    f"save {self.info.name!r} does not rebuild the world it recorded (the rebuilt "
-                    "state differs from the saved one); it was probably written by an incompatible "
-                    "version of pibench's rules",
-                )
-            return self._as_listed(world)
-        if self.sealed and not self.info.digest:  # nothing recorded to compare with
-            return self._as_listed(world)
-        digest = world.digest() if self.info.digest else None
-        if digest is not None and digest != self.info.digest:
-            if not self.sealed and replays_to(world, self.info.digest):
-                # the rules give the recorded world from the log: the state was edited since
-                raise SaveCorruptError(
-                    "tampered",
-                    self.info.file,
-                    f"save {self.info.name!r} is refused as {TAMPERED} (its state was edited after "
-                    "it was saved: replaying its action log gives the world its recorded digest "
-                    "names, not the one in the file)",
-                )
-            raise SaveCorruptError(
-                "mismatch",
-                self.info.file,
-                f"save {self.info.name!r} does not rebuild the world it recorded (digest "
-                f"{digest[:12]} != {self.info.digest[:12]}); it was probably written by an "
-                "incompatible version of pibench's rules",
-            )
-        if not self.sealed:
-            verify_replay(world, self.info.name, self.info.file, digest)
-            self._as_listed(world)
-            self.replayed = True
-        return world
-
-    def _as_listed(self, world: World) -> World:
-        """``world``, if it is the seed and month the store's index lists for this save (what
-        lists and the load dialog show must be the world that loads: neither a seal nor the
-        index's mark covers the index's other fields).
-
-        Raises:
-            SaveCorruptError: ``kind="tampered"``: the index's seed or month were edited.
-        """
-        said = (self.info.seed, self.info.month)
-        if said != (world.seed, world.month):
-            raise SaveCorruptError(
-                "tampered",
-                self.info.file,
-                f"save {self.info.name!r} says seed {said[0]}, month {said[1]}, but its world is seed "
-                f"{world.seed}, month {world.month}: its details were edited",
-            )
-        return world
-
-
-def rebuilds_state(world: World, state: dict[str, Any]) -> bool:
-    """Whether ``world.state_view()`` is exactly ``state`` (a parsed save's state).
-
-    Exactly: the same keys in the same order, and values of the same types, values and
-    order (``world.textcache.fingerprint``; ``==`` would take ``1`` for ``1.0``). Parts the
-    world took over from ``state`` unchanged (the same objects, or lists of the same objects:
-    its entities) are equal without a look.
-    ``state`` holds plain JSON data only, so equal fingerprints are a proof (see
-    :mod:`world.textcache`). Costs about a tenth of a digest.
-    """
-    from world.textcache import fingerprint
-
-    def same(a: Any, b: Any) -> bool:
-        if a is b:
-            return True
-        if type(a) is list and type(b) is list and len(a) == len(b) and all(map(operator.is_, a, b)):
-            return True  # a list of the very objects taken over (a world's entities)
-        try:
-            return fingerprint(a) == fingerprint(b)
-        except ValueError:  # not plain data: not what a save holds
-            return False
-
-    view = world.state_view()
-    if not isinstance(state, dict) or list(view) != list(state):
-        return False
-    for key, value in view.items():
-        saved = state[key]
-        if key == "state" and isinstance(saved, dict) and isinstance(value, dict):
-            if list(value) != list(saved) or not all(same(value[k], saved[k]) for k in value):
-                return False
-        elif not same(value, saved):
-            return False
-    return True
-
-
-TAMPERED = "tampered: the world does not follow from its own action log"
-"""How a save whose state was edited is refused (see :func:`verify_replay`)."""
-
-
-def is_world_state(state: Any) -> bool:
-    """Whether ``state`` claims to be a ``World.to_state()`` (rather than, say, a test's fake)."""
-    from world.engine import STATE_FORMAT
-
-    return isinstance(state, dict) and state.get("format") == STATE_FORMAT
-
-
-def verify_replay(world: World, name: str, path: str, digest: str | None = None) -> None:
-    """Prove that ``world`` follows from its own seed, config and action log.
-
-    ``world.api.replay(config, seed, action_log)`` is run and the agent's memory notes
-    (which the action log does not carry) are copied into the replayed world; its digest
-    must equal ``world.digest()``. This is what makes a hand-edited save (a changed budget
-    with the checksum recomputed and the digest blanked) fail: the checksum is a plain
-    SHA-256 that detects damage, not tampering. It costs one replay (for a busy 60-month
-    career about 110 M instructions, a third of the first release's; ``bench/saves.py``).
-
-    The two worlds are first compared by :func:`same_world` (their digested data identical
-    in types, values and order proves the digests equal, at about a third of the cost of
-    encoding it); only when that fails are the digests compared (a world rebuilt from an
-    older save may hold dicts in another order, which the digest's sorted keys ignore).
-
-    ``digest`` is ``world.digest()`` when the caller has it already (saves computing it twice).
-
-    What it cannot catch: an edit of the config or seed themselves gives a different but
-    self-consistent world (``saves show`` prints both).
-
-    Raises:
-        SaveCorruptError: ``kind="tampered"`` when the replay raises or differs.
-    """
-    problem = ""
-    try:
-        twin = _replayed(world)
-        if not same_world(twin, world) and twin.digest() != (digest or world.digest()):
-            problem = f"replaying its {len(world.s.action_log)} logged calls gives another world"
-    except Exception as exc:  # a forged log may be refused anywhere in the rules
-        problem = f"replaying its action log fails ({type(exc).__name__}: {exc})"
-    if problem:
-        raise SaveCorruptError("tampered", path, f"save {name!r} is refused as {TAMPERED} ({problem})")
-
-
-def replays_to(world: World, digest: str) -> bool:
-    """Whether replaying ``world``'s action log from its seed and config (its agent's notes
-    copied, as :func:`verify_replay` does) gives a world of digest ``digest``.
-
-    Tells an edited save from one of other rules when a rebuilt world's digest differs from
-    the one recorded: the rules of this pibench reproduce the recorded world from the log
-    only if the state was changed after the save was written. ``False`` when the replay
-    raises or ends elsewhere (then nothing is proven either way). Costs one replay; called
-    only on that refusal path.
-    """
-    try:
-        return _replayed(world).digest() == digest
-    except Exception:  # noqa: BLE001 - a forged log may be refused anywhere in the rules
-        return False
-
-
-def _replayed(world: World) -> World:
-    """``world.api.replay`` of ``world``'s action log from its config and seed, with its agent's
-    notes copied (the action log does not carry them): the world the save should be.
-
-    Raises:
-        Exception: whatever the rules raise on a forged log.
-    """
-    from world.api import replay
-
-    # world.cfg was built by WorldConfig.from_dict from the save (frozen; the world never
-    # changes it): the twin shares it instead of a from_dict(to_dict()) copy (exact)
-    twin = replay(world.cfg, world.seed, world.s.action_log)
-    twin.s.memory = world.s.memory
-    return twin
-
-
-def same_world(a: World, b: World) -> bool:
-    """Whether the data :meth:`World.digest` hashes is exactly the same in ``a`` and ``b``
-    (``world.textcache.fingerprint`` of both ``state_view(report=False)``: the same types,
-    values and order), so that their digests are equal, without encoding either as JSON.
-
-    Sound when one side holds plain data only (a world rebuilt from a parsed save): equal
-    fingerprints are then a proof (see :mod:`world.textcache`). ``False`` says nothing:
-    equal data in another dict order, or values ``marshal`` refuses, still have equal
-    digests; compare those.
-    """
-    from world.textcache import fingerprint
-
-    try:
-        return fingerprint(a.state_view(report=False)) == fingerprint(b.state_view(report=False))
-    except ValueError:  # not plain data (a float subclass, ...): let the digests decide
-        return False
-
-
-DELTA_FORMAT = "pibench-delta"
-"""``format`` of an autosave delta's state (see :func:`is_delta`)."""
-
-DELTA_MONTHS = 12
-"""An autosave is written whole when its career's last whole autosave is this many months
-old (or older): once a simulated year; the months in between write deltas (a load replays
-at most this many months less one). A whole autosave costs about a save, and after a year
-of changes nearly a one-shot encoding of the state; a delta about a tenth of it."""
-
-DELTA_CALLS = 150
-"""... or when that many logged calls (or more) were made since it (bounds a load's replay
-for agents that act a lot)."""
-
-
-def is_delta(state: Any) -> bool:
-    """Whether a save file's ``state`` is an autosave delta rather than a world state.
-
-    A delta is what an autosave writes in the months between two whole autosaves of the
-    same live world: ``{"format": DELTA_FORMAT, "base": {"file", "checksum", "month",
-    "actions"}, "log": [the action log's entries since the base], "memory": the agent's
-    notes, "check": a checksum of the world's scalars, sizes and RNG streams}``. The store
-    rebuilds it when it is read (:meth:`SaveStore._rebuild_delta`): the base (a sealed whole
-    save of the same store, kept while a delta needs it), then the logged calls replayed,
-    then the check. It is only ever read inside its store (``saves export`` writes the
-    rebuilt world whole) and only with the store's seal.
-    """
-    return isinstance(state, dict) and state.get("format") == DELTA_FORMAT
-
-
-def delta_check(world: World) -> str:
-    """What an autosave delta records of its world so that a rebuild that went another way
-    is refused (``"sha256:<hex>"``): every scalar of the state (budget, reputation, month,
-    counters of the state ...), the length of every list and dict in it (logs, people,
-    projects ...) and the states of the persistent RNG streams. A few microseconds; the
-    digest (which covers everything) costs a whole encoding of the state."""
-    sizes: dict[str, Any] = {}
-    for name, value in world.s.__dict__.items():
-        if name == "memory" or name.startswith("_"):
-            continue
-        t = type(value)
-        sizes[name] = len(value) if t is list or t is dict else value
-    sizes["counters"] = world.s.counters
-    text = json.dumps([world.month, world.rng.to_state(), sizes], sort_keys=True, default=repr)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True)
-class _Base:
-    """The last whole autosave a store wrote of a live world (what its deltas build on)."""
-
-    store: str
-    career: str
-    file: str
-    checksum: str
-    month: int
-    actions: int
-    last: Any  # the action log's last entry then (the very object), or None
-
-
-@dataclass
-class SaveCaches:
-    """What a store keeps of one live world between its saves, held by that world's career
-    (:class:`saves.CareerSaves`, the Career's save writer) rather than by the store: the
-    save text's cache (:func:`saves.values.text_cache`), the metadata's (a cache keeps only
-    the pieces of the value it encoded last, so the metadata has its own), and the last whole
-    autosave the next autosave deltas build on (:func:`is_delta`). A save made without one
-    encodes the whole state and writes no delta."""
-
-    text: TextCache = field(default_factory=values.text_cache)
-    meta: TextCache = field(default_factory=values.text_cache)
-    base: _Base | None = None
-
-
-def _caches_of(world: Any, caches: SaveCaches | None) -> SaveCaches | None:
-    """``caches`` when ``world`` is a live world (what the caches can take); ``None`` for
-    anything else (tests' fakes) or when the caller keeps none."""
-    return caches if caches is not None and hasattr(world, "state_view") else None
-
-
-def _describe_fast(
-    world: Any, scenario: Any, cache: TextCache | None
-) -> tuple[dict[str, Any], dict[str, Any], str | None]:
-    """:func:`describe_world` (live) of a world about to be saved, and the state's save text
-    when the world's save-text cache made it in the same pass as the digest
-    (``World.digest_and_state_text``); ``None`` then means: encode the state apart."""
-    method = getattr(world, "digest_and_state_text", None)
-    if cache is None or method is None:
-        meta, state = describe_world(world, scenario, live=True)
-        return meta, state, None
-    view = world.state_view()
-    pair = method(cache, view)
-    if pair is None or values.TAG in pair[1]:  # a tagged value: the careful encoder decides
-        meta, state = describe_world(world, scenario, live=True, state=view)
-        return meta, state, None
-    meta, state = describe_world(world, scenario, live=True, digest=pair[0], state=view)
-    return meta, state, pair[1]
-
-
-def _scenario_names(scenario: Any) -> tuple[str, str]:
-    """``(name, description)`` of a ``Scenario``, a scenario name or ``None`` (``"custom"``)."""
-    if scenario is None:
-        return "custom", ""
-    if isinstance(scenario, str):
-        return scenario, ""
-    return scenario.name, getattr(scenario, "description", "")
-
-
-def _sealed_of(scenario: Any) -> dict[str, str]:
-    """``{"seed_commitment": ...}`` for a sealed career's scenario (a front end that opens the
-    save withholds the seed), else ``{}``."""
-    commitment = getattr(scenario, "seed_commitment", None)
-    return {"seed_commitment": commitment} if isinstance(commitment, str) and commitment else {}
-
-
-def _describe_delta(world: World, scenario: Any, base: _Base) -> tuple[dict[str, Any], tuple[bool, str]]:
-    """The metadata and the encoded state of an autosave delta of ``world`` over ``base``
-    (:func:`is_delta`). The metadata is :func:`describe_world`'s with an empty digest (it is
-    computed when the delta is loaded) and the base's file under ``"base"``."""
-    scen_name, description = _scenario_names(scenario)
-    meta = {
-        # The configuration is the base's (the world's never changes): not written again.
-        "scenario": {"name": scen_name, "description": description, **_sealed_of(scenario)},
-        "seed": int(world.seed),
-        "month": int(world.month),
-        "months": int(world.cfg.months),
-        "finished": bool(world.finished),
-        "collapsed": bool(world.collapsed),
-        "digest": "",
-        "base": base.file,
-    }
-    log = world.s.action_log
-    delta = {
-        "format": DELTA_FORMAT,
-        "base": {"file": base.file, "checksum": base.checksum, "month": base.month, "actions": base.actions},
-        "log": log[base.actions :],
-        "memory": world.s.memory,
-        "check": delta_check(world),
-    }
-    return meta, values.encode_text(delta)
-
-
-def describe_world(
-    world: Any,
-    scenario: Any = None,
-    *,
-    live: bool = False,
-    digest: str | None = None,
-    state: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Extract ``(meta, state)`` from a live world for saving.
-
-    Args:
-        world: a ``world.engine.World`` (anything with ``to_state``, ``digest``, ``month``,
-            ``finished``, ``collapsed``, ``cfg`` or ``config``, and ``seed``).
-        scenario: a ``scenarios.Scenario``, a scenario name, or ``None`` (then ``"custom"``).
-        live: return the world's live state (``World.state_view()``, no copy) instead of a
-            copy, for a caller that serialises it at once and keeps nothing (the store's
-            own save paths); the world must not change in between.
-        digest: ``world.digest()`` when the caller has it already.
-        state: ``world.state_view()`` when the caller has just made it (with ``live``).
-
-    Returns:
-        The save's metadata (scenario, seed, month, status, digest) and the world state.
-    """
-    view = getattr(world, "state_view", None) if live else None
-    if state is None:
-        state = view() if view is not None else world.to_state()
-    config: Any = getattr(world, "config", None) or getattr(world, "cfg", None) or getattr(scenario, "config", None)
-    if view is not None and config is getattr(world, "cfg", None) and isinstance(state.get("config"), dict):
-        config_dict = state["config"]  # the live view's own copy-free config, serialised at once
-    else:
-        config_dict = config.to_dict() if hasattr(config, "to_dict") else dict(config or {})
-    from world.config import config_hash
-
-    scen_name, description = _scenario_names(scenario)
-    seed: Any = getattr(world, "seed", None)
-    if seed is None:
-        seed = getattr(scenario, "seed", 0)
-    meta = {
-        "scenario": {
-            "name": scen_name,
-            "description": description,
-            "config": config_dict,
-            "config_hash": config_hash(config_dict),  # the scenario as its content (issue 25 §1)
-            **_sealed_of(scenario),
-        },
-        "seed": int(seed),
-        "month": int(world.month),
-        "months": config_dict.get("months"),
-        "finished": bool(world.finished),
-        "collapsed": bool(getattr(world, "collapsed", False)),
-        "digest": str(digest if digest is not None else world.digest()),
-    }
-    return meta, state
 
 
 class SaveStore:
@@ -1435,9 +760,9 @@ class SaveStore:
             SaveExistsError: ``overwrite`` is false and the name is taken.
             StoreLockedError: another process kept the store busy.
         """
-        kept = _caches_of(world, caches)
+        kept = caches_of(world, caches)
         cache = kept.text if kept is not None else None
-        meta, state, text = _describe_fast(world, scenario, cache)  # serialised at once
+        meta, state, text = describe_fast(world, scenario, cache)  # serialised at once
         if ui:
             meta["ui"] = dict(ui)
         return self.save_state(
@@ -1476,7 +801,7 @@ class SaveStore:
         the file gets the store's seal and loads without a replay (:mod:`saves.seal`).
         ``text_cache`` (the store's own callers) re-encodes only what changed since the
         last save of the same world (:func:`saves.values.encode_text`); ``_text`` is the
-        state's text made already by that cache (:func:`_describe_fast`).
+        state's text made already by that cache (:func:`describe_fast`).
         """
         try:
             check_name(name, autosave_ok=kind == "import" and career is not None)
@@ -1523,7 +848,7 @@ class SaveStore:
         existing = table.get(Query().name == name)
         if existing is not None and not overwrite:
             raise SaveExistsError(f"a save called {name!r} exists already")
-        now = _now()
+        now = now_text()
         full_meta = dict(meta)
         full_meta.update(
             {
@@ -1545,7 +870,7 @@ class SaveStore:
         file = f"{hashlib.sha256(name.encode()).hexdigest()[:12]}-{digest[7:23]}.json"
         atomic_write(self._blob_path(file), blob, durable=durable)
         seq = 1 + max((d.get("seq", 0) for d in table.all()), default=0)
-        doc = _index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
+        doc = index_doc(full_meta, size=len(blob), checksum=digest, file=file, seq=seq)
         if existing is None:
             table.insert(doc)
         else:  # replaced whole: a merge (upsert) would keep fields of the old file's entry (its mark, a delta's base)
@@ -1579,19 +904,19 @@ class SaveStore:
         """
         check_name(career)
         keep = max(1, int(keep))
-        kept = _caches_of(world, caches)
+        kept = caches_of(world, caches)
         cache = kept.text if kept is not None else None
         base = self._delta_base(career, world, kept) if kept is not None else None
         full: tuple[dict[str, Any], dict[str, Any], str | None] | None = None
         if base is None:
-            full = _describe_fast(world, scenario, cache)  # serialised right below
+            full = describe_fast(world, scenario, cache)  # serialised right below
         # Autosaves come every month and rotate: atomic, but not fsync'd (docs/saves.md).
         with self._writing(durable=False) as table:
             if base is not None and not self._blob_path(base.file).is_file():
                 base = None  # deleted since: write it whole
-                full = _describe_fast(world, scenario, cache)
+                full = describe_fast(world, scenario, cache)
             if base is not None:
-                meta, encoded = _describe_delta(world, scenario, base)
+                meta, encoded = describe_delta(world, scenario, base)
                 state: Any = None
             else:
                 assert full is not None
@@ -1617,7 +942,7 @@ class SaveStore:
             )
             if kept is not None and base is None and is_world_state(state) and not meta["finished"]:
                 log = world.s.action_log
-                kept.base = _Base(
+                kept.base = DeltaBase(
                     str(self.path), career, info.file, info.checksum, meta["month"], len(log), log[-1] if log else None
                 )
             # Only this career's autosaves, of this very world (a store from before careers
@@ -1638,7 +963,7 @@ class SaveStore:
                 table.remove(Query().name == old.name)
         return info
 
-    def _delta_base(self, career: str, world: Any, caches: SaveCaches) -> _Base | None:
+    def _delta_base(self, career: str, world: Any, caches: SaveCaches) -> DeltaBase | None:
         """The whole autosave of ``world`` this store wrote last for ``career`` (kept in
         ``caches``), when the autosave due now may be a delta of it (:func:`is_delta`): same
         store and career, the world not finished, fewer than :data:`DELTA_MONTHS` months and
@@ -1747,7 +1072,7 @@ class SaveStore:
             CareerLockedError: a session is writing the career the save would join.
         """
         src = Path(src).expanduser()
-        raw = _read_outside_file(src)
+        raw = read_outside_file(src)
         record = read_save_bytes(raw, str(src))
         if is_delta(record.state):
             raise SaveCorruptError(
@@ -1767,7 +1092,7 @@ class SaveStore:
         new_name = name or record.meta.get("name") or src.stem
         career = record.meta.get("career") if name is None else None
         if not self.exists(new_name):
-            auto = _AUTOSAVE_NAME.match(new_name)
+            auto = AUTOSAVE_NAME.match(new_name)
             self._refuse_lookalike(auto.group("career") if auto else new_name)
             joins = career or new_name
         else:  # as _put decides
@@ -1813,7 +1138,7 @@ class SaveStore:
             except (SaveError, OSError) as exc:
                 self._warn(f"warning: skipping unusable save file {p.name}: {exc}")
                 continue
-            doc = _index_doc(rec.meta, size=len(raw), checksum=rec.meta["checksum"], file=p.name, seq=0)
+            doc = index_doc(rec.meta, size=len(raw), checksum=rec.meta["checksum"], file=p.name, seq=0)
             old = best.get(doc["name"])
             if old is None or doc["updated"] > old[0]["updated"]:
                 best[doc["name"]] = (doc, p)
@@ -1880,127 +1205,3 @@ def _replaced_by(doc: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
         entry.update(doc)
 
     return replace
-
-
-def _index_doc(meta: dict[str, Any], *, size: int, checksum: str, file: str, seq: int) -> dict[str, Any]:
-    doc = {
-        "name": meta["name"],
-        "career": meta.get("career") or meta["name"],
-        "kind": meta.get("kind", "manual"),
-        "scenario": (meta.get("scenario") or {}).get("name", "custom"),
-        "seed": meta.get("seed", 0),
-        "month": meta.get("month", 0),
-        "months": meta.get("months"),
-        "finished": bool(meta.get("finished")),
-        "collapsed": bool(meta.get("collapsed")),
-        "created": meta.get("created", ""),
-        "updated": meta.get("updated", ""),
-        "size": size,
-        "checksum": checksum,
-        "digest": meta.get("digest", ""),
-        "file": file,
-        "seq": seq,
-        "format_version": FORMAT_VERSION,
-    }
-    if isinstance(meta.get("base"), str):  # an autosave delta: the file it builds on
-        doc["base"] = meta["base"]
-    commitment = (meta.get("scenario") or {}).get("seed_commitment")
-    if isinstance(commitment, str) and commitment:  # a sealed career: listings show this, not the seed
-        doc["sealed"] = commitment[:12]
-    return doc
-
-
-def read_save_bytes(raw: bytes, path: str) -> SaveRecord:
-    """Parse and verify a save file's bytes (a store blob or an exported save).
-
-    Args:
-        raw: the file's contents.
-        path: its path, for messages.
-
-    Returns:
-        The record; ``meta["checksum"]`` holds the file's checksum.
-
-    Raises:
-        SaveCorruptError: truncated, corrupt, not-a-save, future-version or tampered.
-    """
-    env = decode_envelope(raw, SAVE_FORMAT, "save", path)
-    body = env["save"]
-    if env.get("tagged"):
-        try:
-            body = values.from_doc(body)
-        except ValueError as exc:
-            raise SaveCorruptError("corrupt", path, f"the save file is corrupt: {exc}") from None
-    if not (
-        isinstance(body, dict)
-        and isinstance(body.get("meta"), dict)
-        and "state" in body
-        and isinstance(body["meta"].get("name"), str)
-    ):
-        raise SaveCorruptError("corrupt", path, "the save file is corrupt: its 'meta' or 'state' part is missing")
-    meta = dict(body["meta"])
-    meta["checksum"] = env["checksum"]
-    meta["format_version"] = env["format_version"]
-    if isinstance(env.get("seal"), str):
-        meta["seal"] = env["seal"]
-    info = SaveInfo.from_doc(_index_doc(meta, size=len(raw), checksum=env["checksum"], file=Path(path).name, seq=0))
-    scenario = meta.get("scenario") or {}
-    return SaveRecord(info=info, scenario=scenario, state=body["state"], meta=meta)
-
-
-def read_save_file(path: str | os.PathLike[str]) -> SaveRecord:
-    """Read and verify a save file outside any store (e.g. an export).
-
-    Raises:
-        SaveCorruptError: see :func:`read_save_bytes`.
-        SaveError: the file cannot be read.
-    """
-    p = Path(path)
-    return read_save_bytes(_read_outside_file(p), str(p))
-
-
-MAX_IMPORT_BYTES = 1 << 30
-"""Largest file read as a save from outside a store (``saves import``,
-:func:`read_save_file`), in bytes: far above any save (a baseline career's month-60 save is
-~200 kB), so that a sparse or runaway file is refused before it is read into memory."""
-
-
-def _read_outside_file(path: Path) -> bytes:
-    """The bytes of a save file given from outside the store, read only if it is an ordinary
-    file of at most :data:`MAX_IMPORT_BYTES` (a device such as ``/dev/zero`` was read until the
-    memory ran out; a pipe would wait for a writer).
-
-    Raises:
-        SaveError: it cannot be opened or read, is not an ordinary file, or is too large.
-    """
-    what = "a save file written by `pibench saves export`"
-    try:
-        # O_NONBLOCK: opening a pipe does not wait for a writer (no effect on a file).
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise SaveError(f"cannot read {path}: {exc.strerror}") from None
-    limit = MAX_IMPORT_BYTES
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise SaveError(f"cannot read {path}: it is a folder, not a file; give {what}")
-        if not stat.S_ISREG(st.st_mode):
-            raise SaveError(f"cannot read {path}: it is not a file (a device, pipe or socket); give {what}")
-        size = st.st_size
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(limit + 1) if size <= limit else b""
-        size = max(size, len(raw))
-    except OSError as exc:
-        raise SaveError(f"cannot read {path}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise SaveError(
-            f"cannot read {path}: it holds {size:,} bytes; a save file is at most {limit:,} bytes, "
-            f"so this is not {what}"
-        )
-    return raw
-
-
-def dumps_info(info: SaveInfo) -> str:
-    """One-line JSON of an index entry (for ``--json`` listings)."""
-    return json.dumps(info.to_dict(), ensure_ascii=False, sort_keys=True)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from saves.store import SaveCaches, SaveInfo, SaveStore
+from saves.deltas import SaveCaches
+from saves.records import SaveInfo
+from saves.store import SaveStore
 
 __all__ = ["CareerSaves"]
 

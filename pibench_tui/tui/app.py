@@ -557,7 +557,7 @@ class PibenchApp(App[int]):
 
     def _holds(self, career: str | None) -> bool:
         """Whether this app holds the session lock of ``career`` (same ``name_key``)."""
-        from saves.store import name_key
+        from saves.names import name_key
 
         lock = self.career_lock
         return career is not None and lock is not None and lock.held and name_key(lock.career) == name_key(career)
@@ -609,7 +609,7 @@ class PibenchApp(App[int]):
         """The name the save dialog offers: the save this career came from or was last saved
         to, but never an autosave slot (``t1@m49``): then its career (``t1``)."""
         from saves.errors import SaveError
-        from saves.store import check_name
+        from saves.names import check_name
 
         for name in (self.game.save_name, self.career, self.game.career):
             if name:
@@ -624,7 +624,7 @@ class PibenchApp(App[int]):
         or a save or career of ANOTHER career under that name or a look-alike of it
         (``saves.store.name_key``), which saving would silently overwrite."""
         from saves.errors import SaveError
-        from saves.store import check_name, name_key
+        from saves.names import check_name, name_key
 
         try:
             check_name(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import saves.store as store_mod
+import saves.records as records_mod
 from saves import SaveStore
 from tests.saves.saves_fakeworld import FakeWorld
 
@@ -27,11 +27,11 @@ def count_replays(monkeypatch) -> list[str]:
     """The names of the saves whose action log ``verify_replay`` replayed, in order (the
     real check still runs): a test can tell a load that replayed from one that did not."""
     calls: list[str] = []
-    real = store_mod.verify_replay
+    real = records_mod.verify_replay
 
     def counted(*a, **k):
         calls.append(a[1])
         return real(*a, **k)
 
-    monkeypatch.setattr(store_mod, "verify_replay", counted)
+    monkeypatch.setattr(records_mod, "verify_replay", counted)  # SaveRecord.world calls it
     return calls

@@ -9,7 +9,7 @@ import json
 
 import saves.store as store_mod
 from saves import CareerSaves, SaveStore
-from saves.store import is_delta
+from saves.deltas import is_delta
 from world.career import Career
 from world.config import WorldConfig
 

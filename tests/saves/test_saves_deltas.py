@@ -19,8 +19,8 @@ from saves import seal as seal_mod
 from saves import store as store_mod
 from saves.cli import cmd_export, cmd_show
 from saves.codec import SAVE_FORMAT, checksum, encode_envelope
+from saves.deltas import DELTA_MONTHS, is_delta
 from saves.seal import read_key
-from saves.store import DELTA_MONTHS, is_delta
 from saves.values import canonical_json
 from world.api import Api
 from world.engine import World

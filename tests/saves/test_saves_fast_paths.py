@@ -10,7 +10,7 @@ import pytest
 
 import saves.codec as codec_mod
 from saves import CareerSaves, SaveCorruptError, SaveStore, describe_world, values
-from saves.store import is_delta
+from saves.deltas import is_delta
 from world.api import Api
 from world.engine import World
 from world.policies import make_policy
@@ -157,6 +157,6 @@ def test_the_saves_commands_load_neither_numpy_nor_package_metadata():
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
-    from saves.store import pibench_version
+    from saves.records import pibench_version
 
     assert pibench_version() and pibench_version() == pibench_version()

@@ -14,7 +14,7 @@ import pytest
 
 from saves import SaveCorruptError, SaveStore, describe_world
 from saves.cli import cmd_show
-from saves.store import TAMPERED, same_world, verify_replay
+from saves.verify import TAMPERED, same_world, verify_replay
 from scenarios import load_scenario
 from tests.careers import play_to
 from world.api import replay
@@ -232,18 +232,18 @@ def test_an_import_reads_no_more_than_a_save_can_be(tmp_path, monkeypatch):
     import os
 
     from saves import SaveError
-    from saves import store as store_mod
+    from saves import files as files_mod
 
     src = quiet(tmp_path / "src")
     meta, state = describe_world(played(2), "standard")
     src.save_state("small", meta, state)
     path = src.export("small", tmp_path / "small.json")
     dest = quiet(tmp_path / "dest")
-    monkeypatch.setattr(store_mod, "MAX_IMPORT_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(files_mod, "MAX_IMPORT_BYTES", path.stat().st_size - 1)
     with pytest.raises(SaveError, match=r"bytes; a save file is at most [\d,]+ bytes"):
         dest.import_file(path)
     with pytest.raises(SaveError, match=r"bytes; a save file is at most"):
-        store_mod.read_save_file(path)
+        files_mod.read_save_file(path)
     monkeypatch.undo()
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)  # opening it for reading would wait for a writer

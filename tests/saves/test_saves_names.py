@@ -123,7 +123,7 @@ def test_exists_errors_name_force(tmp_path, fake):
 def test_a_new_career_that_looks_like_an_existing_one_is_refused(tmp_path, fake, lookalike):
     """A name that differs from an existing career's only by case, look-alike letters, width or
     invisible characters is the same name: a new career under it is refused."""
-    from saves.store import name_key
+    from saves.names import name_key
 
     store = quiet(tmp_path / "s")
     store.autosave("car1", fake(seed=3, month=4))

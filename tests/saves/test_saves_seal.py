@@ -11,7 +11,8 @@ import stat
 import pytest
 from tinydb import Query
 
-import saves.store as store_mod
+import saves.deltas as deltas_mod
+import saves.records as records_mod
 from saves import SaveCorruptError, SaveStore
 from saves.codec import checksum
 from saves.seal import KEY_NAME
@@ -46,7 +47,7 @@ def test_a_save_from_raw_data_or_another_store_is_replayed(tmp_path, count_repla
     not verify: both loads replay the action log."""
     w = played(5)
     a = SaveStore(tmp_path / "a", on_warning=None)
-    a.save_state("raw", *store_mod.describe_world(w, "standard"))
+    a.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     _, record = a.load_world("raw", exact=True)
     assert not record.sealed and count_replays == ["raw"]
     a.save("lab", w, scenario="standard")
@@ -105,7 +106,7 @@ def test_an_unsealed_save_that_passed_the_replay_check_loads_without_one_next_ti
     rebuild the same world; `saves list --json` does not show the mark."""
     w = played(6)
     store = SaveStore(tmp_path / "s", on_warning=None)
-    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     assert store.resolve("raw").verified == ""
     loaded, record = store.load_world("raw", exact=True)
     assert not record.sealed and record.replayed and count_replays == ["raw"]
@@ -114,7 +115,7 @@ def test_an_unsealed_save_that_passed_the_replay_check_loads_without_one_next_ti
         again, record = store.load_world("raw", exact=exact)
         assert record.sealed and not record.replayed and again.digest() == w.digest()
     assert count_replays == ["raw"]
-    assert "verified" not in json.loads(store_mod.dumps_info(store.resolve("raw")))
+    assert "verified" not in json.loads(records_mod.dumps_info(store.resolve("raw")))
 
 
 def test_a_tampered_unsealed_save_is_refused_and_never_marked(tmp_path, count_replays):
@@ -122,7 +123,7 @@ def test_a_tampered_unsealed_save_is_refused_and_never_marked(tmp_path, count_re
     a failed check leaves its index entry unmarked."""
     w = played(6)
     store = SaveStore(tmp_path / "s", on_warning=None)
-    meta, state = store_mod.describe_world(w, "standard")
+    meta, state = deltas_mod.describe_world(w, "standard")
     state = json.loads(json.dumps(state))
     state["state"]["budget"] = 50_000_000.0
     meta["digest"] = ""
@@ -155,7 +156,7 @@ def test_a_marked_save_edited_afterwards_is_replayed_and_refused(tmp_path, count
     w = played(6)
     store = SaveStore(tmp_path / "s", on_warning=None)
     for name in ("file-edit", "digest-edit"):
-        store.save_state(name, *store_mod.describe_world(w, "standard"))
+        store.save_state(name, *deltas_mod.describe_world(w, "standard"))
         store.load_world(name, exact=True)  # replayed and marked
     assert count_replays == ["file-edit", "digest-edit"]
 
@@ -181,7 +182,7 @@ def test_a_load_marks_nothing_while_another_writer_holds_the_lock(tmp_path, coun
     it, the load replays, succeeds and leaves the entry unmarked; the next load marks it."""
     w = played(5)
     store = SaveStore(tmp_path / "s", on_warning=None, lock_timeout=3600)
-    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     waits: list[float | None] = []
     acquire = store.lock.acquire
     store.lock.acquire = lambda timeout=None: (waits.append(timeout), acquire(timeout))[1]  # type: ignore[method-assign]
@@ -203,11 +204,11 @@ def test_writing_a_marked_save_again_drops_its_mark(tmp_path, count_replays):
     file's mark is removed, not merely left unverifiable): the new file is replayed."""
     w = played(5)
     store = SaveStore(tmp_path / "s", on_warning=None)
-    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     store.load_world("raw", exact=True)
     assert store.resolve("raw").verified
     play_to(w, 6)
-    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     doc = store._docs()[0]
     assert "verified" not in doc
     loaded, record = store.load_world("raw", exact=True)
@@ -222,7 +223,7 @@ def test_a_mark_that_cannot_be_written_leaves_the_store_as_it_was(tmp_path, coun
 
     w = played(5)
     store = SaveStore(tmp_path / "s", on_warning=None)
-    store.save_state("raw", *store_mod.describe_world(w, "standard"))
+    store.save_state("raw", *deltas_mod.describe_world(w, "standard"))
     index = (store.path / "index.json").read_bytes()
     real = storage_mod.atomic_write
 
@@ -246,7 +247,7 @@ def test_a_verified_save_whose_listed_month_was_edited_is_refused(tmp_path, how)
     w = played(8)
     store = SaveStore(tmp_path / "s", on_warning=None)
     if how == "mark":
-        store.save_state("lab", *store_mod.describe_world(w, "standard"))
+        store.save_state("lab", *deltas_mod.describe_world(w, "standard"))
         store.load_world("lab", exact=True)  # replayed, then marked
         assert store.resolve("lab", exact=True).verified
     else:
