@@ -13,6 +13,7 @@ Nothing is created here: the store makes its folder on the first write.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -50,19 +51,24 @@ def default_store_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
     """Why the existing folder ``path`` cannot be this process's save store, or ``None``.
 
-    A store is refused when it belongs to another user, or when users other than its owner
-    may write to it (group or others): either could plant a link (``.lock`` pointing at a
-    file of this user, root's included) or replace the index, saves and key under this
-    process. A folder that does not exist yet is no problem (the store creates it ``0700``).
-    Not checked where the platform has no user ids (Windows).
+    A store is refused when it belongs to another user, when users other than its owner
+    may write to it (group or others), when it is a link, or when a folder above it may be
+    changed by another user (owned by someone other than root or this user, or writable by
+    group or others without the sticky bit): any of them could plant a link (``.lock``
+    pointing at a file of this user, root's included), replace the index, saves and key, or
+    swap the whole folder for a link elsewhere under this process. A folder that does not
+    exist yet is no problem (the store creates it ``0700``; its parents are checked once it
+    exists). Not checked where the platform has no user ids (Windows).
     """
     if not hasattr(os, "geteuid"):  # pragma: no cover - Windows
         return None
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except OSError:
         return None
     me = os.geteuid()
+    if stat.S_ISLNK(st.st_mode):
+        return f"the save store {path} is a link; give the folder it points to with --saves DIR"
     if st.st_uid != me:
         return (
             f"the save store {path} belongs to another user (uid {st.st_uid}, this process runs as uid {me}); "
@@ -74,4 +80,20 @@ def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
             f"the save store {path} can be written by other users (mode {st.st_mode & 0o777:o}); "
             f"make it yours alone (chmod 700 {path}) or choose another folder with --saves DIR"
         )
+    for parent in Path(os.path.abspath(path)).parents:
+        try:
+            up = os.stat(parent)
+        except OSError:
+            continue
+        if up.st_uid not in (0, me):
+            return (
+                f"the save store {path} lies in {parent}, which belongs to another user (uid {up.st_uid}): "
+                "that user could replace the store; choose a folder of your own with --saves DIR"
+            )
+        if up.st_mode & 0o022 and not up.st_mode & stat.S_ISVTX:
+            return (
+                f"the save store {path} lies in {parent}, which other users can write to "
+                f"(mode {up.st_mode & 0o777:o}, no sticky bit): they could replace the store; "
+                "choose a folder of your own with --saves DIR"
+            )
     return None

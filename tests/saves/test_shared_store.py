@@ -79,3 +79,25 @@ def test_a_lock_file_link_is_never_followed(tmp_path):
     assert "played" in run.stdout
     assert "could not save 'c1'" in run.stderr and "symbolic links" in run.stderr
     assert victim.read_text() == VICTIM_TEXT
+
+
+def test_a_store_in_a_folder_another_user_can_change_is_refused(tmp_path):
+    """The store folder is this user's own, but the folder holding it can be written by
+    others (0777, no sticky bit) -- or, as root, belongs to nobody: its owner could rename
+    the store away and put a link to any folder in its place between two writes. pibench
+    refuses it naming that folder; a sticky world-writable parent (like /tmp) is fine."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    store = shared / "saves"
+    store.mkdir(mode=0o700)
+    shared.chmod(0o777)
+    run = _headless(store, tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert f"lies in {shared}, which other users can write to" in run.stderr
+    shared.chmod(0o1777)
+    assert _headless(store, tmp_path).returncode == 0
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        shared.chmod(0o755)
+        os.chown(shared, 65534, 65534)
+        run = _headless(store, tmp_path)
+        assert run.returncode == 1 and f"lies in {shared}, which belongs to another user (uid 65534)" in run.stderr
