@@ -405,3 +405,70 @@ def test_an_agent_process_started_from_a_thread_that_ends_lives_on():
         time.sleep(0.5)  # the kernel signals at once when the starting thread ends
         second = sandbox.run("print(x + 1)")
         assert second.ok and second.stdout == "42\n" and not second.restarted, second
+
+
+#: A parent (argv[2]: "spawn") starts a child that confines itself with confine.apply and
+#: then spins in one C call; the parent prints the child's pid and waits to be killed.
+ORPHAN_PROBE = r"""
+import os, subprocess, sys, time
+if sys.argv[2] == "spawn":
+    child = subprocess.Popen([sys.executable, "-c", sys.argv[3], sys.argv[1], "child", ""])
+    print(child.pid, flush=True)
+    time.sleep(600)
+else:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
+    confine = importlib.util.module_from_spec(spec)
+    sys.modules["confine_probe"] = confine
+    spec.loader.exec_module(confine)
+    status = confine.apply([os.path.dirname(os.__file__)], memory_limit=0, keep_fds=64)
+    assert status.parent_death, status
+    sum(range(10**15))
+"""
+
+
+def test_the_parent_death_signal_holds_for_an_ordinary_user(tmp_path):
+    """PR_SET_PDEATHSIG needs no privilege: a process of an ordinary user (uid 65534 when the
+    tests run as root, else the tests' own user) confined by confine.apply and stuck in one
+    C call dies when its parent is killed with SIGKILL."""
+    from tests.headless.test_confinement import NOBODY
+
+    prefix, python = (NOBODY, "/usr/bin/python3") if os.geteuid() == 0 else ([], sys.executable)
+    probe = [*prefix, python, "-c", f"import ctypes; open({str(CONFINE_PY)!r}).close()"]
+    if not os.access(python, os.X_OK) or subprocess.run(probe, cwd="/", capture_output=True).returncode != 0:
+        pytest.skip("needs an interpreter with ctypes and a checkout the ordinary user can run and read")
+    parent = subprocess.Popen(
+        [*prefix, python, "-c", ORPHAN_PROBE, str(CONFINE_PY), "spawn", ORPHAN_PROBE],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
+    child = 0
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        deadline = time.monotonic() + 30
+        while not _spinning(child):
+            assert time.monotonic() < deadline and not _gone(child), "the child never confined itself and spun"
+            time.sleep(0.05)
+        parent.kill()
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not _gone(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _gone(child), "the confined child outlived its parent"
+    finally:
+        if child and not _gone(child):
+            os.kill(child, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def _spinning(pid: int) -> bool:
+    """Whether ``pid`` is running (state R) with the seccomp filter on (confined)."""
+    try:
+        status = _status(pid)
+    except OSError:
+        return False
+    return status.get("State", "").startswith("R") and status.get("Seccomp") == "2"
