@@ -302,3 +302,18 @@ def test_a_replaced_state_is_read_afresh():
     _baseline_months(other, 9)
     w.s = other.s
     _same_as_fresh(api)
+
+
+def test_attention_is_the_kept_dashboards_section():
+    """``lab.attention()`` read while a dashboard is kept at the same version is that
+    dashboard's ``"attention"`` (one build for both, by the wrapper's namespace and by
+    ``call``), equal to the plain API's; after a change it is built again."""
+    w = World(WorldConfig(), 12)
+    api = CachedApi(Api(w))
+    dash = api.lab.dashboard()
+    assert api.lab.attention() is dash["attention"] and api.call("lab", "attention") is dash["attention"]
+    assert api.lab.attention() == Api(w).lab.attention()
+    api.recruit.hire_ra()
+    alone = api.call("lab", "attention")
+    assert alone is not dash["attention"] and alone == Api(w).lab.attention()
+    assert api.lab.dashboard()["attention"] == alone

@@ -47,6 +47,12 @@ _READS = frozenset((ns, m) for ns, calls in API_CALLS.items() for m, spec in cal
 """The reading calls of the registry: the ones :class:`CachedApi` keeps."""
 
 
+SECTIONS = {("lab", "attention"): (("lab", "dashboard"), "attention")}
+"""Reads that are a section of another read: ``lab.attention()`` is the dashboard's
+``"attention"`` (both :func:`world.views.attention`), answered from a dashboard kept at the
+same version instead of being built again."""
+
+
 def read_key(namespace: str, method: str, args: Any, kwargs: Any) -> tuple[Any, ...] | None:
     """What the result of the reading call ``namespace.method(*args, **kwargs)`` is kept under:
     the call as given (values with their types), or None when it is never kept (not a reading
@@ -186,6 +192,10 @@ class CachedApi:
             out = results.get(key, NOT_KEPT)
             if out is not NOT_KEPT:
                 return out
+            whole, section = SECTIONS.get(key, (None, None))
+            if whole in results:
+                out = results[key] = results[whole][section]
+                return out
         out = getattr(self._builders[namespace], method)(*args, **kwargs)
         if key is not None:
             results[key] = out
@@ -250,9 +260,19 @@ class _Namespace:
 
 def _reader(cached: CachedApi, namespace: str, method: str, fn: Any) -> Any:
     """The reading call ``namespace.method`` (``fn`` on the API) through ``cached``."""
+    key = (namespace, method)  # read_key() of a call without arguments
+    build = getattr(cached._builders[namespace], method)
+    whole, section = SECTIONS.get(key, (None, None))
 
     def read(*args: Any, **kwargs: Any) -> Any:
-        return cached.read(namespace, method, args, kwargs)
+        if args or kwargs:
+            return cached.read(namespace, method, args, kwargs)
+        results = cached._now()
+        out = results.get(key, NOT_KEPT)
+        if out is NOT_KEPT:
+            found = results.get(whole, NOT_KEPT) if whole is not None else NOT_KEPT
+            out = results[key] = build() if found is NOT_KEPT else found[section]
+        return out
 
     read.__name__ = method
     read.__doc__ = fn.__doc__

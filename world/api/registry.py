@@ -76,6 +76,7 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         sig = inspect.signature(fn)
         params = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
         names = list(params.parameters)
+        in_order = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params.parameters.values())
 
         def bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
             """The arguments by parameter name, each checked against the limits (numpy
@@ -88,12 +89,15 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                         f"{call}: a keyword argument name of {len(k):,} characters; "
                         f"parameters: {', '.join(names) or 'none'}",
                     )
-            try:
-                arguments = params.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
-            arguments.apply_defaults()
-            bound = dict(arguments.arguments)
+            if in_order and not kwargs and len(args) == len(names):  # what bind() gives, ~8 % of a policy's month
+                bound = dict(zip(names, args, strict=True))
+            else:
+                try:
+                    arguments = params.bind(*args, **kwargs)
+                except TypeError as exc:
+                    raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
+                arguments.apply_defaults()
+                bound = dict(arguments.arguments)
             for k, v in bound.items():
                 t = type(v)
                 if v is None or t is bool or t is float or (t is int and -_INT_LIMIT < v < _INT_LIMIT):
