@@ -440,6 +440,101 @@ def _map(
     return results
 
 
+def _folders(settings: BuildSettings, folder: Path, seal: str | os.PathLike[str] | None) -> Path:
+    """Check what :func:`build` is asked and make its folders; the folder its journal and
+    key go to (``seal`` for a sealed build, else ``folder``).
+
+    Raises:
+        ValueError: As :func:`build`.
+    """
+    if not _careers(settings):
+        raise ValueError("nothing to build: no seeds and no runs (--seeds, --runs)")
+    if settings.commitments and seal is None:
+        raise ValueError(
+            "a build on sealed seeds needs a private folder for its key and journal (--seal DIR): "
+            "both hold the answers and the seeds"
+        )
+    if seal is not None and not settings.commitments:
+        raise ValueError(
+            "--seal needs sealed seeds (--seeds @FILE from pibench seal): cases built on public seeds "
+            "can be answered by playing the seeds"
+        )
+    work = Path(seal) if seal is not None else folder
+    if seal is not None and (work.resolve() == folder.resolve() or folder.resolve() in work.resolve().parents):
+        raise ValueError(f"--seal {work} is inside --out {folder}: the private folder must not be published with it")
+    folder.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    meta_path = work / "journal.json"
+    if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
+        raise ValueError(f"{folder} holds a build of other settings; use another --out")
+    atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
+    return work
+
+
+def _run_all(
+    settings: BuildSettings, work: Path, jobs: int, cluster: Any, progress: Callable[[int, int], None] | None
+) -> list[dict[str, Any]]:
+    """The survey (with ``per_kind``) and every task's result, those in the journal taken
+    from it, the others run and appended to it."""
+    lines = read_jsonl(work / "journal.jsonl")
+    surveys = {r["survey"]: r["found"] for r in lines if "survey" in r}
+    done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
+    journal = JsonlFile(work / "journal.jsonl")
+    try:
+        if settings.per_kind:
+            careers = _careers(settings)
+            todo = [(settings, ref) for ref in careers if ref not in surveys]
+            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress):
+                surveys[r["survey"]] = r["found"]
+        plan = planned(settings, surveys)
+        tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
+        results = [done[k] for k in plan if k in done]
+        results += _map(run_task, tasks, jobs, cluster, journal, len(results), len(plan), progress)
+    finally:
+        journal.close()
+    return results
+
+
+def _write(
+    settings: BuildSettings, results: list[dict[str, Any]], folder: Path, work: Path, *, sealed: bool
+) -> dict[str, Any]:
+    """Write the chosen cases, the key and build.json (a sealed build's public build.json
+    withholds the seeds and commits to the key); the summary."""
+    from pibench_tui import __version__
+
+    chosen = _select(results, settings)
+    atomic_write_text(folder / "cases.jsonl", "".join(json.dumps(k["case"], sort_keys=True) + "\n" for k in chosen))
+    key_text = "".join(json.dumps(k["key"], sort_keys=True) + "\n" for k in chosen)
+    atomic_write_text(work / "key.jsonl", key_text)
+    stability = [a for r in results for a in r["stability"]]
+    counts: dict[str, int] = {}
+    for k in chosen:
+        counts[k["case"]["kind"]] = counts.get(k["case"]["kind"], 0) + 1
+    summary = {
+        "format": BUILD_FORMAT,
+        "pibench_version": __version__,
+        "settings": asdict(settings),
+        "cases": len(chosen),
+        "by_kind": dict(sorted(counts.items())),
+        "candidates": sum(r["found"] for r in results),
+        "tasks": len(results),
+        "funnel_by_kind": _funnel(results),
+        "screened": sum(r["screened"] for r in results),
+        "kept_before_caps": sum(len(r["kept"]) for r in results),
+        "stability": {"checked": len(stability), "agree": sum(stability)},
+    }
+    atomic_write_json(work / "build.json", summary)
+    if sealed:
+        public = json.loads(json.dumps(summary))
+        public["settings"]["seeds"] = f"sealed ({len(settings.seeds)} seeds)"
+        public["sealed"] = {
+            "seed_commitment": file_commitment(list(settings.commitments)),
+            "key_sha256": hashlib.sha256(key_text.encode("utf-8")).hexdigest(),
+        }
+        atomic_write_json(folder / "build.json", public)
+    return summary
+
+
 def build(
     settings: BuildSettings,
     out: str | os.PathLike[str],
@@ -473,76 +568,10 @@ def build(
             without ``seal``, ``seal`` without sealed seeds, or ``seal`` inside ``out``.
         ExecutorError: The cluster cannot be used (the message says why).
     """
-    from pibench_tui import __version__
-
     folder = Path(out)
-    if not _careers(settings):
-        raise ValueError("nothing to build: no seeds and no runs (--seeds, --runs)")
-    if settings.commitments and seal is None:
-        raise ValueError(
-            "a build on sealed seeds needs a private folder for its key and journal (--seal DIR): "
-            "both hold the answers and the seeds"
-        )
-    if seal is not None and not settings.commitments:
-        raise ValueError(
-            "--seal needs sealed seeds (--seeds @FILE from pibench seal): cases built on public seeds "
-            "can be answered by playing the seeds"
-        )
-    work = Path(seal) if seal is not None else folder
-    if seal is not None and (work.resolve() == folder.resolve() or folder.resolve() in work.resolve().parents):
-        raise ValueError(f"--seal {work} is inside --out {folder}: the private folder must not be published with it")
-    folder.mkdir(parents=True, exist_ok=True)
-    work.mkdir(parents=True, exist_ok=True)
-    meta_path = work / "journal.json"
-    if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
-        raise ValueError(f"{folder} holds a build of other settings; use another --out")
-    atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
-    lines = read_jsonl(work / "journal.jsonl")
-    surveys = {r["survey"]: r["found"] for r in lines if "survey" in r}
-    done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
-    journal = JsonlFile(work / "journal.jsonl")
+    work = _folders(settings, folder, seal)
     started = time.perf_counter()
-    try:
-        if settings.per_kind:
-            careers = _careers(settings)
-            todo = [(settings, ref) for ref in careers if ref not in surveys]
-            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress):
-                surveys[r["survey"]] = r["found"]
-        plan = planned(settings, surveys)
-        tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
-        results = [done[k] for k in plan if k in done]
-        results += _map(run_task, tasks, jobs, cluster, journal, len(results), len(plan), progress)
-    finally:
-        journal.close()
-    chosen = _select(results, settings)
-    atomic_write_text(folder / "cases.jsonl", "".join(json.dumps(k["case"], sort_keys=True) + "\n" for k in chosen))
-    key_text = "".join(json.dumps(k["key"], sort_keys=True) + "\n" for k in chosen)
-    atomic_write_text(work / "key.jsonl", key_text)
-    stability = [a for r in results for a in r["stability"]]
-    counts: dict[str, int] = {}
-    for k in chosen:
-        counts[k["case"]["kind"]] = counts.get(k["case"]["kind"], 0) + 1
-    summary = {
-        "format": BUILD_FORMAT,
-        "pibench_version": __version__,
-        "settings": asdict(settings),
-        "cases": len(chosen),
-        "by_kind": dict(sorted(counts.items())),
-        "candidates": sum(r["found"] for r in results),
-        "tasks": len(results),
-        "funnel_by_kind": _funnel(results),
-        "screened": sum(r["screened"] for r in results),
-        "kept_before_caps": sum(len(r["kept"]) for r in results),
-        "stability": {"checked": len(stability), "agree": sum(stability)},
-    }
-    atomic_write_json(work / "build.json", summary)
-    if seal is not None:
-        public = json.loads(json.dumps(summary))
-        public["settings"]["seeds"] = f"sealed ({len(settings.seeds)} seeds)"
-        public["sealed"] = {
-            "seed_commitment": file_commitment(list(settings.commitments)),
-            "key_sha256": hashlib.sha256(key_text.encode("utf-8")).hexdigest(),
-        }
-        atomic_write_json(folder / "build.json", public)
+    results = _run_all(settings, work, jobs, cluster, progress)
+    summary = _write(settings, results, folder, work, sealed=seal is not None)
     summary["seconds_this_run"] = round(time.perf_counter() - started, 1)
     return summary

@@ -152,46 +152,48 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     return psub
 
 
-def _build_settings(args: argparse.Namespace) -> Any:
-    """The build's settings: the preset's (or the defaults), then each option given."""
-    import dataclasses
-
-    from world.pivots import KINDS
-
-    from .build import PRESETS, BuildSettings
-
-    base = PRESETS[args.preset] if args.preset else BuildSettings()
+def _careers_given(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings ``--seeds`` and ``--runs`` give (only runs when no seeds are named)."""
     change: dict[str, Any] = {}
     if args.seeds:
         from pibench_tui.cli.seeds import parse_seeds
 
         spec = parse_seeds(args.seeds)
-        change["seeds"] = tuple(spec.seeds)
-        change["commitments"] = tuple(spec.commitments)
-    if args.scenario:
-        change["scenario"] = args.scenario
+        change.update(seeds=tuple(spec.seeds), commitments=tuple(spec.commitments))
     if args.runs:
         from .build import find_runs
 
         change["runs"] = find_runs(args.runs)
         if not args.seeds and not args.preset:
             change["seeds"] = ()
-    if args.policy:
-        change["policy"] = args.policy
-    if args.kinds:
-        kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-        bad = [k for k in kinds if k not in KINDS]
-        if bad:
-            raise ValueError(f"--kinds: unknown {', '.join(bad)}; valid: {', '.join(KINDS)}")
-        change["kinds"] = kinds
-    if args.branches:
-        try:
-            screen, confirm = (int(x) for x in args.branches.split(","))
-        except ValueError:
-            raise ValueError(f"--branches wants S,C (two whole numbers), got {args.branches!r}") from None
-        if screen < 2 or confirm < 2:
-            raise ValueError("--branches: S and C must each be 2 or more")
-        change.update(screen=screen, confirm=confirm)
+    return change
+
+
+def _kinds_given(text: str) -> tuple[str, ...]:
+    """``--kinds K,K``, each a known kind."""
+    from world.pivots import KINDS
+
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ValueError(f"--kinds: unknown {', '.join(bad)}; valid: {', '.join(KINDS)}")
+    return kinds
+
+
+def _branches_given(text: str) -> dict[str, int]:
+    """``--branches S,C``: two whole numbers, each 2 or more."""
+    try:
+        screen, confirm = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"--branches wants S,C (two whole numbers), got {text!r}") from None
+    if screen < 2 or confirm < 2:
+        raise ValueError("--branches: S and C must each be 2 or more")
+    return {"screen": screen, "confirm": confirm}
+
+
+def _numbers_given(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of the numeric options given (--min-effect, --months, --per-kind ...)."""
+    change: dict[str, Any] = {}
     if args.min_effect is not None:
         if not 0.0 <= args.min_effect < 1.0:
             raise ValueError(f"--min-effect is a share between 0 and 1, got {args.min_effect}")
@@ -208,6 +210,28 @@ def _build_settings(args: argparse.Namespace) -> Any:
         change["per_career"] = args.per_career
     if args.cases:
         change["cases"] = args.cases
+    return change
+
+
+def _build_settings(args: argparse.Namespace) -> Any:
+    """The build's settings: the preset's (or the defaults), then each option given.
+
+    Raises:
+        ValueError: An option's value is not valid (the message names it and what is).
+    """
+    import dataclasses
+
+    from .build import PRESETS, BuildSettings
+
+    base = PRESETS[args.preset] if args.preset else BuildSettings()
+    change = _careers_given(args) | _numbers_given(args)
+    if args.branches:
+        change.update(_branches_given(args.branches))
+    if args.kinds:
+        change["kinds"] = _kinds_given(args.kinds)
+    for option, name in ((args.scenario, "scenario"), (args.policy, "policy")):
+        if option:
+            change[name] = option
     if args.no_stability:
         change["stability"] = False
     return dataclasses.replace(base, **change)
