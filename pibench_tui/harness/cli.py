@@ -318,6 +318,12 @@ def cmd_agent(args: argparse.Namespace) -> int:
         if refusal is not None:
             print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
             return EXIT_FAILED
+    if sealed and args.base_url is not None and _on_this_machine(args.base_url):
+        print(
+            f"pibench agent: note: --base-url {visible(args.base_url)} is served on this machine; a sealed evaluation "
+            "trusts its server not to read the seal file or --out (run it as another user; docs/agent.md)",
+            file=sys.stderr,
+        )
     command_user: tuple[int, int] | None = None
     if args.command_user is not None or (sealed and args.backend_command is not None):
         checked = _command_user(args.command_user, spec.source[1:] if sealed else None, args.out)
@@ -453,6 +459,22 @@ SEALED_COMMAND_REFUSAL = (
     "run it as another user with --command-user USER (pibench as root), or use an endpoint "
     "(--base-url) served where neither can be read (docs/agent.md, 'Sealed evaluations')"
 )
+
+
+def _on_this_machine(url: str) -> bool:
+    """Whether ``url``'s host is this machine (a loopback address or name, or this host's
+    name): its server could read this machine's files as its own user."""
+    import ipaddress
+    import socket
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host in ("localhost", socket.gethostname().lower()) or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback or ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
 
 
 def _command_user(user: str | None, seal: str | None, out: str) -> tuple[int, int] | str:

@@ -43,7 +43,8 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     secret entropy (recorded in result.json), and the seed appears in nothing the agent saw
     (every request sent to the LLM) nor in any file of the run directory; `pibench replay`
     leaves the run unchecked and unmarked without the seal file (exit 2) and confirms it with
-    `--seal FILE`."""
+    `--seal FILE`. An endpoint on this machine (the fake one) gets a note on stderr: the seal
+    trusts its server not to read the seal file or the runs."""
     seal_path = _seal(tmp_path)
     row = read_seal(seal_path)["seeds"][0]
     seed, commitment = str(row["seed"]), row["commitment"]
@@ -70,6 +71,8 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
     captured = capsys.readouterr()
     assert rc == 0, captured.err
     assert seed not in captured.out and f"sealed:{commitment[:12]}" in captured.out
+    # the endpoint is served on this machine: the evaluator is told what the seal trusts
+    assert "is served on this machine; a sealed evaluation trusts its server" in captured.err
     run = out / "m" / f"short-12-sealed-{commitment[:12]}"
     res = json.loads((run / "result.json").read_text())
     assert res["seed"] is None and res["seed_commitment"] == commitment
