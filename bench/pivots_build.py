@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import resource
 import sys
 import tempfile
 import time
@@ -19,6 +20,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pibench_tui.pivots.build import PRESETS, build  # noqa: E402
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process and its finished workers."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _load() -> str:
+    """The 1-minute load average (the machine is shared: wall time depends on it)."""
+    import os
+
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main() -> None:
@@ -37,8 +51,10 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
+        cpu0 = _cpu()
         s = build(settings, out, jobs=args.jobs)
         wall = time.perf_counter() - t
+        cpu = _cpu() - cpu0
     rollouts = 2 * (s["candidates"] * settings.screen + s["screened"] * settings.confirm)
     rollouts += 2 * settings.confirm * s["stability"]["checked"]
     print(
@@ -48,7 +64,12 @@ def main() -> None:
     print(f"funnel by kind (found, screened, kept): {s['funnel_by_kind']}")
     print(f"by kind {s['by_kind']}; stability {s['stability']['agree']}/{s['stability']['checked']}")
     print(f"rollouts {rollouts:,} ({rollouts / wall:.0f} a second, {1000 * wall / max(1, rollouts):.1f} ms each)")
-    print(f"dev preset ({len(dev.seeds)} seeds) projected: {wall * len(dev.seeds) / args.seeds / 60:.1f} minutes")
+    scale = len(dev.seeds) / args.seeds
+    print(f"CPU {cpu:.1f} s in all (this process and its workers); the machine's load meanwhile: {_load()}")
+    print(
+        f"dev preset ({len(dev.seeds)} seeds) projected: {wall * scale / 60:.1f} minutes at this wall rate, "
+        f"{cpu * scale / args.jobs / 60:.1f} minutes on {args.jobs} free cores (CPU / jobs)"
+    )
 
 
 if __name__ == "__main__":
