@@ -165,26 +165,9 @@ def _without_seed_sentences(text: str) -> str:
     return " ".join(kept).rstrip(";").strip() or "-"
 
 
-def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Show one save's details and verify it completely (format, checksum, and for a world
-    state its digest and a replay of its action log).
-
-    Args:
-        args: ``saves``, ``name`` (a save name or a career), ``json``.
-        out: where the details go.
-        err: where warnings and errors go.
-
-    Returns:
-        0 when the save is intact, 1 when it is missing or fails verification.
-    """
-    out, err = out or sys.stdout, err or sys.stderr
-    store = None
-    try:
-        store = _store(args)
-        info = store.resolve(args.name)
-    except SaveError as exc:
-        return _fail(exc, store, err)
-    problem = None
+def _verify_for_show(store: SaveStore, info: SaveInfo) -> tuple[SaveRecord | None, str, str, str | None]:
+    """Load ``info``'s save and verify it whole (a world state is rebuilt and its action log
+    replayed, whatever the store's seal says): ``(record, what was checked, digest, problem)``."""
     record = None
     checked = "ok"
     digest = info.digest
@@ -200,11 +183,16 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         else:
             checked = "ok (checksum only: not a pibench world state, so not replayed)"
     except SaveError as exc:
-        problem = str(exc)
-    _flush_warnings(store, err)
+        return record, checked, digest, str(exc)
+    return record, checked, digest, None
+
+
+def _show_details(
+    store: SaveStore, info: SaveInfo, record: SaveRecord | None, digest: str, *, as_json: bool
+) -> dict[str, Any]:
+    """The rows ``saves show`` prints (a sealed career's seed withheld; an overridden seed said)."""
     scenario = (record.scenario if record else {}) or {}
     description = scenario.get("description") or "-"
-    as_json = getattr(args, "json", False)
     own_seed = _scenario_seed(info.scenario, scenario)
     seed: Any = info.seed if not info.sealed else info.seed_text
     if own_seed is not None and own_seed != info.seed and not info.sealed:
@@ -235,15 +223,51 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if record is not None:
         details["pibench version"] = record.meta.get("pibench_version", "-")
         details.update(_state_facts(record))
-    if problem is None and record is not None and is_world_state(record.state):
-        cfg = record.state.get("config") if isinstance(record.state, dict) else None
-        changed = modified_scenario(info.scenario, cfg if isinstance(cfg, dict) else scenario.get("config"))
-        if changed:
-            shown = ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
-            problem = (
-                f"modified scenario: the save is named after the bundled scenario {info.scenario!r} "
-                f"but its world parameters differ ({shown})"
-            )
+    return details
+
+
+def _modified_problem(info: SaveInfo, record: SaveRecord) -> str | None:
+    """A world state named after a bundled scenario whose parameters differ from it: the
+    problem to report, else ``None``."""
+    if not is_world_state(record.state):
+        return None
+    scenario = record.scenario or {}
+    cfg = record.state.get("config") if isinstance(record.state, dict) else None
+    changed = modified_scenario(info.scenario, cfg if isinstance(cfg, dict) else scenario.get("config"))
+    if not changed:
+        return None
+    shown = ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
+    return (
+        f"modified scenario: the save is named after the bundled scenario {info.scenario!r} "
+        f"but its world parameters differ ({shown})"
+    )
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Show one save's details and verify it completely (format, checksum, and for a world
+    state its digest and a replay of its action log).
+
+    Args:
+        args: ``saves``, ``name`` (a save name or a career), ``json``.
+        out: where the details go.
+        err: where warnings and errors go.
+
+    Returns:
+        0 when the save is intact, 1 when it is missing or fails verification.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
+    store = None
+    try:
+        store = _store(args)
+        info = store.resolve(args.name)
+    except SaveError as exc:
+        return _fail(exc, store, err)
+    record, checked, digest, problem = _verify_for_show(store, info)
+    _flush_warnings(store, err)
+    as_json = getattr(args, "json", False)
+    details = _show_details(store, info, record, digest, as_json=as_json)
+    if problem is None and record is not None:
+        problem = _modified_problem(info, record)
     details["integrity"] = checked if problem is None else f"FAILED: {problem}"
     if as_json:
         json.dump(details, out, ensure_ascii=False, indent=1)

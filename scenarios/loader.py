@@ -151,6 +151,44 @@ def _check_seed(seed: Any) -> str | None:
 
 
 # -- parsing -------------------------------------------------------------------------------
+def _header_problems(name: Any, description: Any, seed: Any) -> list[str]:
+    """What is wrong with a scenario's name, description and seed (each naming its key)."""
+    problems = []
+    if name is None:
+        problems.append("name: missing; every scenario needs a name")
+    elif not isinstance(name, str) or not name.strip():
+        problems.append(f"name: must be non-empty text, got {_kind(name)} {_show(name)}")
+    elif len(name) > 80 or any(ord(c) < 32 for c in name):
+        problems.append("name: must be at most 80 characters, without control characters")
+    if not isinstance(description, str):
+        problems.append(f"description: must be text, got {_kind(description)} {_show(description)}")
+    seed_problem_text = _check_seed(seed)
+    if seed_problem_text:
+        problems.append(f"seed: {seed_problem_text}")
+    return problems
+
+
+def _world_overrides(
+    data: Mapping[str, Any], shortcuts: list[str], problems: list[str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The world parameters a scenario sets (top-level shortcuts and ``[world]``) and the key
+    path of each, for messages; a key set twice or a ``world`` that is not a table is added
+    to ``problems``."""
+    overrides: dict[str, Any] = {key: data[key] for key in shortcuts if key in data}
+    paths = {key: key for key in overrides}
+    world = data.get("world", {})
+    if not isinstance(world, dict):
+        problems.append(f"world: must be a table ([world]), got {_kind(world)} {_show(world)}")
+        world = {}
+    for key, value in world.items():
+        if key in overrides:
+            problems.append(f"world.{key}: set twice, at the top level and in [world]; keep one")
+            continue
+        overrides[key] = value
+        paths[key] = f"world.{key}"
+    return overrides, paths
+
+
 def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scenario:
     """Validate parsed TOML data and build the :class:`Scenario`.
 
@@ -164,42 +202,13 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
     Raises:
         ScenarioError: every problem found, each naming its key.
     """
-    problems: list[str] = []
     fields = {f.name for f in dataclasses.fields(WorldConfig)}
     shortcuts = [k for k in SHORTCUTS if k in fields]
     top_valid = [k for k in TOP_KEYS if k not in SHORTCUTS or k in fields]
-
-    for key in data:
-        if key not in top_valid:
-            problems.append(_unknown(key, key, top_valid, "key"))
-
-    name = data.get("name")
-    if name is None:
-        problems.append("name: missing; every scenario needs a name")
-    elif not isinstance(name, str) or not name.strip():
-        problems.append(f"name: must be non-empty text, got {_kind(name)} {_show(name)}")
-    elif len(name) > 80 or any(ord(c) < 32 for c in name):
-        problems.append("name: must be at most 80 characters, without control characters")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        problems.append(f"description: must be text, got {_kind(description)} {_show(description)}")
-    seed = data.get("seed", DEFAULT_SEED)
-    seed_problem_text = _check_seed(seed)
-    if seed_problem_text:
-        problems.append(f"seed: {seed_problem_text}")
-
-    overrides: dict[str, Any] = {key: data[key] for key in shortcuts if key in data}
-    paths = {key: key for key in overrides}
-    world = data.get("world", {})
-    if not isinstance(world, dict):
-        problems.append(f"world: must be a table ([world]), got {_kind(world)} {_show(world)}")
-        world = {}
-    for key, value in world.items():
-        if key in overrides:
-            problems.append(f"world.{key}: set twice, at the top level and in [world]; keep one")
-            continue
-        overrides[key] = value
-        paths[key] = f"world.{key}"
+    problems = [_unknown(key, key, top_valid, "key") for key in data if key not in top_valid]
+    name, description, seed = data.get("name"), data.get("description", ""), data.get("seed", DEFAULT_SEED)
+    problems += _header_problems(name, description, seed)
+    overrides, paths = _world_overrides(data, shortcuts, problems)
 
     # The one validator of world parameters (WorldConfig): types, ranges, unknown keys, cross-field rules.
     try:
