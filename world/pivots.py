@@ -289,44 +289,17 @@ def _staffing(api: Api) -> list[Decision]:
     ]
 
 
-#: A compute decision offers this multiple of the project's current compute (MECHANICS §6:
-#: quality grows with ln(1 + average compute / 800), the cost with every unit).
-COMPUTE_STEP = 2.5
-
-
 def _spending(api: Api) -> list[Decision]:
+    q = "Should the PI attend a conference this month?"
     money = _runway_text(api)
-    out = [
+    return [
         Decision(
             "spending",
-            "Should the PI attend a conference this month?",
+            q,
             Plan(f"Attend a conference this month ({money}).", (("field", "attend_conference", {}),)),
             Plan(f"Stay home this month ({money}).", ()),
         )
     ]
-    rules = api.call("lab", "rules", [], {})
-    cap = float(rules["caps"]["compute_per_project"])
-    unit = float(rules["costs"]["compute_unit"])
-    running = [p for p in api.call("lab", "dashboard", [], {})["active_projects"] if p.get("monthly_compute")]
-    if running:
-        p = running[0]
-        now = float(p["monthly_compute"])
-        more = min(cap, round(now * COMPUTE_STEP))
-        if more > now:
-            what = f"project {p['id']} ({p['topic']}, tier {p['tier']}, {p['progress_pct']}% done)"
-            out.append(
-                Decision(
-                    "spending",
-                    f"Should {what} get more compute ({now:,.0f} units a month now)?",
-                    Plan(
-                        f"Raise {p['id']}'s compute to {more:,.0f} units a month (about ${(more - now) * unit:,.0f} "
-                        f"more a month at the base price; {money}).",
-                        (("projects", "set_compute", {"project_id": p["id"], "monthly_compute": more}),),
-                    ),
-                    Plan(f"Keep {p['id']} at {now:,.0f} units a month ({money}).", ()),
-                )
-            )
-    return out
 
 
 def _grants(api: Api) -> list[Decision]:

@@ -314,10 +314,7 @@ def run_task(
         out["funnel"].setdefault(d.kind, [0, 0, 0])[0] += 1
     out["found"] = len(decisions)
     s, c = settings.screen, settings.confirm
-    nth: dict[str, int] = {}
     for d in decisions:
-        nth[d.kind] = nth.get(d.kind, 0) + 1
-        suffix = f"-{nth[d.kind]}" if nth[d.kind] > 1 else ""  # a second decision of a kind this month
         if not _screen_passes(truth(world, d, range(1, s + 1), settings.policy), settings):
             continue
         out["screened"] += 1
@@ -334,9 +331,9 @@ def run_task(
         who = f"sealed:{commitment[:12]}" if commitment else str(seed)
         if run:
             who = f"run/{run['run']}"
-            cid = f"{settings.prefix}-{seed}-{month:02d}-{d.kind}{suffix}"
+            cid = f"{settings.prefix}-{seed}-{month:02d}-{d.kind}"
         else:
-            cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}{suffix}"
+            cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
             again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy)
