@@ -49,16 +49,29 @@ def default_store_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why the existing folder ``path`` cannot be this process's save store, or ``None``.
+    """Why the existing folder ``path`` cannot be this process's save store, or ``None``
+    (:func:`foreign_folder_problem` of a store: ``--saves DIR`` or ``PIBENCH_HOME`` choose
+    another)."""
+    return foreign_folder_problem(path, "the save store", "--saves DIR (or PIBENCH_HOME)")
 
-    A store is refused when it belongs to another user, when users other than its owner
-    may write to it (group or others), when it is a link, or when a folder above it may be
-    changed by another user (owned by someone other than root or this user, or writable by
-    group or others without the sticky bit): any of them could plant a link (``.lock``
-    pointing at a file of this user, root's included), replace the index, saves and key, or
-    swap the whole folder for a link elsewhere under this process. A folder that does not
-    exist yet is no problem (the store creates it ``0700``; its parents are checked once it
-    exists). Not checked where the platform has no user ids (Windows).
+
+def foreign_folder_problem(path: str | os.PathLike[str], what: str, option: str) -> str | None:
+    """Why the existing folder ``path`` cannot hold this process's files, or ``None``.
+
+    A folder is refused when it belongs to another user, when users other than its owner
+    may write to it (others, or a group other than this process's own: a private group of
+    one, ``umask 002``, is fine), when it is a link, or when a folder above it may be
+    changed by another user (owned by someone other than root or this user, or writable in
+    that way without the sticky bit): any of them could plant a link (a ``.lock`` or
+    a log pointing at a file of this user, root's included), replace what is in it, or swap
+    the whole folder for a link elsewhere under this process. A folder that does not exist
+    yet is no problem (check it again once created). Not checked where the platform has no
+    user ids (Windows).
+
+    Args:
+        path: The folder.
+        what: How messages name it (``"the save store"``, ``"the run folder"``).
+        option: The option that chooses another (``"--saves DIR"``).
     """
     if not hasattr(os, "geteuid"):  # pragma: no cover - Windows
         return None
@@ -67,18 +80,22 @@ def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
     except OSError:
         return None
     me = os.geteuid()
+
+    def shared(st: os.stat_result) -> bool:  # writable by users other than root and this one
+        return bool(st.st_mode & 0o002 or (st.st_mode & 0o020 and st.st_gid not in (0, os.getegid())))
+
     if stat.S_ISLNK(st.st_mode):
-        return f"the save store {path} is a link; give the folder it points to with --saves DIR"
+        return f"{what} {path} is a link; give the folder it points to with {option}"
     if st.st_uid != me:
         return (
-            f"the save store {path} belongs to another user (uid {st.st_uid}, this process runs as uid {me}); "
-            "pibench uses only a store of its own user: choose your own folder with --saves DIR (or PIBENCH_HOME), "
-            "or copy the saves you want into one"
+            f"{what} {path} belongs to another user (uid {st.st_uid}, this process runs as uid {me}); "
+            f"pibench writes only in folders of its own user: choose your own folder with {option}, "
+            "or copy what you want from it into one"
         )
-    if st.st_mode & 0o022:
+    if shared(st):
         return (
-            f"the save store {path} can be written by other users (mode {st.st_mode & 0o777:o}); "
-            f"make it yours alone (chmod 700 {path}) or choose another folder with --saves DIR"
+            f"{what} {path} can be written by other users (mode {st.st_mode & 0o777:o}); "
+            f"make it yours alone (chmod 700 {path}) or choose another folder with {option}"
         )
     for parent in Path(os.path.abspath(path)).parents:
         try:
@@ -87,13 +104,13 @@ def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
             continue
         if up.st_uid not in (0, me):
             return (
-                f"the save store {path} lies in {parent}, which belongs to another user (uid {up.st_uid}): "
-                "that user could replace the store; choose a folder of your own with --saves DIR"
+                f"{what} {path} lies in {parent}, which belongs to another user (uid {up.st_uid}): "
+                f"that user could replace it; choose a folder of your own with {option}"
             )
-        if up.st_mode & 0o022 and not up.st_mode & stat.S_ISVTX:
+        if shared(up) and not up.st_mode & stat.S_ISVTX:
             return (
-                f"the save store {path} lies in {parent}, which other users can write to "
-                f"(mode {up.st_mode & 0o777:o}, no sticky bit): they could replace the store; "
-                "choose a folder of your own with --saves DIR"
+                f"{what} {path} lies in {parent}, which other users can write to "
+                f"(mode {up.st_mode & 0o777:o}, no sticky bit): they could replace it; "
+                f"choose a folder of your own with {option}"
             )
     return None

@@ -845,6 +845,11 @@ def run_career(
         emit(visible(prefix + text, newlines=True))
 
     path.mkdir(parents=True, exist_ok=True)
+    from saves.paths import foreign_folder_problem
+
+    problem = foreign_folder_problem(path, "the run folder", "--out DIR")
+    if problem is not None:  # another user could plant links or swap files under this process
+        raise RunConflict(problem)
     lock = RunDirLock(path, doing=f"pibench agent ({settings.label}, pid {os.getpid()})")
     try:
         lock.acquire()

@@ -219,8 +219,9 @@ class JsonlFile:
         self._fh: IO[str] | None = None
 
     def _open(self) -> IO[str]:
-        if self._fh is None:
-            self._fh = open(self.path, "a", encoding="utf-8")
+        if self._fh is None:  # never through a link planted in the run folder
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            self._fh = open(os.open(self.path, flags, 0o666), "a", encoding="utf-8")
         return self._fh
 
     def append(self, obj: Any) -> None:

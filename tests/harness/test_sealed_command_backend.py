@@ -140,3 +140,39 @@ def test_a_command_backend_run_as_another_user_cannot_read_the_seal_or_the_runs(
     for path in career.rglob("*"):
         if path.is_file():
             assert row["salt"] not in path.read_text(errors="replace"), path
+
+
+def test_a_run_folder_another_user_can_change_is_refused(tmp_path, attacker):
+    """``pibench agent --out DIR`` where another user could plant links or swap files (DIR
+    writable by others; as root also DIR owned by nobody, with ``transcript.jsonl`` planted
+    as a link to a file of root's): the career is refused naming the folder and the linked
+    file is untouched (before: pibench, as root, wrote the career's files in it)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("ROOT-OWNED-DATA\n")
+    env = dict(os.environ, PIBENCH_HOME=str(tmp_path / "home"))
+    cases = [("open", 0o777, None)]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cases.append(("foreign", 0o755, 65534))
+    for name, mode, owner in cases:
+        out = tmp_path / name
+        career = out / "m" / "short-12-5"
+        career.mkdir(parents=True)
+        (career / "transcript.jsonl").symlink_to(victim)
+        for folder in (out, out / "m", career):
+            folder.chmod(mode)
+            if owner is not None:
+                os.chown(folder, owner, owner)
+        run = subprocess.run(
+            [*pibench_command(), "agent", "--model", "m", "--command", str(attacker), "--scenario", "short-12"]
+            + ["--seeds", "5", "--out", str(out), "--max-turns", "1", "--no-endpoint-check"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+            stdin=subprocess.DEVNULL,
+        )
+        assert run.returncode != 0, (name, run.stderr)
+        why = "belongs to another user" if owner is not None else "can be written by other users"
+        assert why in run.stderr and "the run folder" in run.stderr, (name, run.stderr)
+        assert victim.read_text() == "ROOT-OWNED-DATA\n"
+        assert sorted(p.name for p in career.iterdir()) == ["transcript.jsonl"]
