@@ -406,6 +406,17 @@ def seccomp_available() -> tuple[bool, str]:
 _PROBED: Confinement | None = None
 
 
+def _id_mapped(which: str, ident: int) -> bool:
+    """Whether ``ident`` is mapped in this process's user namespace (``/proc/self/uid_map``
+    or ``gid_map``: lines ``inside outside count``); ``True`` when the map cannot be read."""
+    try:
+        with open(f"/proc/self/{which}", "rb") as fh:
+            rows = [line.split() for line in fh.read().decode("ascii", "replace").splitlines()]
+    except OSError:
+        return True
+    return any(len(r) == 3 and int(r[0]) <= ident < int(r[0]) + int(r[2]) for r in rows if all(x.isdigit() for x in r))
+
+
 def confinement_status() -> Confinement:
     """What the OS confinement of agent processes will be on this machine, probed without
     starting one (cached): Landlock's ABI, whether seccomp and libseccomp are there, and
@@ -434,9 +445,13 @@ def confinement_status() -> Confinement:
             rlimits = False
             notes.append("no POSIX resource limits")
         root = hasattr(os, "geteuid") and os.geteuid() == 0
+        user = "nobody" if root else "unprivileged"
+        if root and linux and not (_id_mapped("uid_map", NOBODY) and _id_mapped("gid_map", NOBODY)):
+            user = "root"
+            notes.append(f"a user namespace without id {NOBODY} mapped: root cannot become nobody")
         _PROBED = Confinement(
             no_new_privs=linux,
-            user="nobody" if root else "unprivileged",
+            user=user,
             landlock_abi=abi,
             landlock=abi > 0,
             seccomp=sec_ok,

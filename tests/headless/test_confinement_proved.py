@@ -63,8 +63,9 @@ def test_user_namespace_root_is_reported_as_proved_and_a_sealed_run_refuses_it(t
     """Under ``unshare -Ur`` the agent process stays (namespaced) root: pibench headless says
     "INCOMPLETE, missing privilege drop ... user root" at start and in its report (before:
     "complete ... user nobody", pibench's own forecast); ``--seeds @FILE`` then refuses to
-    run any block (exit 1, the reason named) and ``pibench agent --seeds @FILE`` refuses too,
-    while ``--allow-incomplete-confinement`` runs the block and still reports what was missing."""
+    run any block (exit 1, the reason named: pibench's forecast now sees the namespace too)
+    and ``pibench agent --seeds @FILE`` refuses too, while ``--allow-incomplete-confinement``
+    runs the block and still reports what was missing."""
     env = _env(tmp_path)
     ns = ["unshare", "-Ur", *pibench_command()]
     public = subprocess.run(
@@ -86,7 +87,7 @@ def test_user_namespace_root_is_reported_as_proved_and_a_sealed_run_refuses_it(t
         timeout=120,
     )
     assert sealed.returncode == 1
-    assert "proved its OS confinement incomplete" in sealed.stderr and "privilege drop" in sealed.stderr
+    assert "sealed evaluation is refused" in sealed.stderr and "privilege drop" in sealed.stderr
     assert "--allow-incomplete-confinement" in sealed.stderr
     assert "RAN" not in sealed.stdout
 
@@ -114,6 +115,29 @@ def test_user_namespace_root_is_reported_as_proved_and_a_sealed_run_refuses_it(t
     assert agent.returncode == 1
     assert "sealed evaluation is refused" in agent.stderr and "privilege drop" in agent.stderr
     assert not out.exists()
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs unprivileged user namespaces (unshare -Ur)")
+def test_a_sealed_sandbox_refuses_an_agent_process_that_proves_less_than_forecast(monkeypatch):
+    """pibench's forecast says complete, but the agent process alone runs in a user
+    namespace (``unshare -Ur``): it proves ``user root``. A sandbox that requires complete
+    confinement (a sealed run) kills it before it runs any code and says what is missing;
+    without the requirement the block runs and :attr:`Sandbox.confinement` is the proof."""
+    import pibench_tui.sandbox.process as process_module
+    from pibench_tui.sandbox import Sandbox, SandboxStartError
+
+    if not confinement_status().complete:
+        pytest.skip("needs a machine whose forecast is complete")
+    command = ["unshare", "-Ur", *process_module.agent_launch.agent_command(process_module.CHILD_SCRIPT)]
+    monkeypatch.setattr(process_module, "agent_command", lambda: list(command))
+    with Sandbox(lambda *call: None, {}, block_timeout=30, require_complete=True) as sandbox:
+        with pytest.raises(SandboxStartError, match="proved its OS confinement incomplete.*privilege drop"):
+            sandbox.run("print('RAN')")
+        assert sandbox.proved is not None and sandbox.proved.user == "root"
+    with Sandbox(lambda *call: None, {}, block_timeout=30) as sandbox:
+        result = sandbox.run("print('RAN')")
+        assert result.ok and result.stdout == "RAN\n"
+        assert sandbox.confinement.user == "root" and "privilege drop" in sandbox.confinement.missing
 
 
 def test_the_landlock_abi_cap_reaches_the_agent_process_and_its_report(tmp_path):
