@@ -104,7 +104,7 @@ def numpy_path() -> str | None:
     return _NUMPY_PATH[0]
 
 
-_LAUNCHER: list[Any] = []  # the launcher thread's request queue, once started
+_LAUNCHER: list[Any] = []  # [pid, request queue] of the launcher thread, once started
 _LAUNCHER_LOCK = threading.Lock()
 
 
@@ -132,12 +132,12 @@ def _spawn(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
     import queue
 
     with _LAUNCHER_LOCK:
-        if not _LAUNCHER:
+        if not _LAUNCHER or _LAUNCHER[0] != os.getpid():  # none yet, or inherited through fork (no thread)
             requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
             threading.Thread(target=_launcher_loop, args=(requests,), name="pibench-launcher", daemon=True).start()
-            _LAUNCHER.append(requests)
+            _LAUNCHER[:] = [os.getpid(), requests]
     answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    _LAUNCHER[0].put((argv, options, answer))
+    _LAUNCHER[1].put((argv, options, answer))
     proc, error = answer.get()
     if error is not None:
         raise error

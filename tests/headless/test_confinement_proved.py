@@ -496,3 +496,31 @@ def _spinning(pid: int) -> bool:
     except OSError:
         return False
     return status.get("State", "").startswith("R") and status.get("Seccomp") == "2"
+
+
+def test_a_forked_worker_starts_processes_from_threads_through_a_launcher_of_its_own():
+    """A process forked after the launcher thread started (a fork-context worker pool) has
+    the launcher's queue but not its thread: a start from one of its threads gets a launcher
+    of its own instead of waiting forever on the inherited queue."""
+    import threading
+
+    from pibench_tui import agent_launch
+
+    def start(out: list) -> None:
+        proc = agent_launch._spawn(["true"])
+        out.append(proc.wait())
+
+    first: list = []
+    thread = threading.Thread(target=start, args=(first,))
+    thread.start()
+    thread.join(30)
+    assert first == [0]
+    pid = os.fork()
+    if pid == 0:  # the forked worker
+        done: list = []
+        worker = threading.Thread(target=start, args=(done,), daemon=True)
+        worker.start()
+        worker.join(30)
+        os._exit(0 if done == [0] else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
