@@ -295,6 +295,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         help="with --pivots: where the answers go (default ./pivots-human-<set hash>; resumed if it exists)",
     )
     play.add_argument(
+        "--seal",
+        dest="pivots_seal",
+        metavar="FILE",
+        help="with --pivots of a sealed set: the seal file of its seeds (pibench seal), kept by the evaluator; "
+        "each career is replayed from it and shown as sealed:<prefix>, the seed never",
+    )
+    play.add_argument(
         "--replay",
         metavar="SAVE|RUN_DIR",
         help="watch a saved career or a run directory (pibench agent / run --save-runs) read-only: "
@@ -556,8 +563,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return 2
 
     pivots = getattr(args, "pivots", None)
-    if pivots is None and (getattr(args, "pivots_key", None) or getattr(args, "pivots_out", None)):
-        print("pibench play: error: --key and --answers go with --pivots CASES", file=sys.stderr)
+    if pivots is None and any(getattr(args, k, None) for k in ("pivots_key", "pivots_out", "pivots_seal")):
+        print("pibench play: error: --key, --answers and --seal go with --pivots CASES", file=sys.stderr)
         return 2
     if pivots is not None:
         if any(getattr(args, k, None) is not None for k in ("scenario", "seed", "save", "load", "replay")):

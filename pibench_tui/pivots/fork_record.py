@@ -9,6 +9,7 @@ record does not come from its seed and policy is refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from world.career import Career
@@ -18,10 +19,25 @@ from world.runner import AgentView, build_policy
 
 from .cases import Case, PivotFileError
 
-__all__ = ["action_log_to_fork", "plan_calls", "world_at_fork"]
+__all__ = ["action_log_to_fork", "plan_calls", "sealed_seeds", "world_at_fork"]
 
 
-def world_at_fork(case: Case) -> World:
+def sealed_seeds(path: str) -> dict[str, int]:
+    """Commitment → seed from a ``pibench seal`` file (``@FILE`` or ``FILE``).
+
+    Raises:
+        PivotFileError: The file cannot be used (the message says why).
+    """
+    from pibench_tui.cli.seeds import SealError, read_seal
+
+    try:
+        data = read_seal(path[1:] if path.startswith("@") else path)
+    except SealError as exc:
+        raise PivotFileError(str(exc)) from None
+    return {str(r["commitment"]): int(r["seed"]) for r in data["seeds"]}
+
+
+def world_at_fork(case: Case, seeds: Mapping[str, int] | None = None) -> World:
     """The world at the start of ``case``'s fork month, re-played from its seed and policy.
 
     Raises:
@@ -29,7 +45,7 @@ def world_at_fork(case: Case) -> World:
     """
     from world.api import replay
 
-    config, seed, log = action_log_to_fork(case)
+    config, seed, log = action_log_to_fork(case, seeds)
     return replay(config, seed, log)
 
 
@@ -68,8 +84,11 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
+def action_log_to_fork(case: Case, seeds: Mapping[str, int] | None = None) -> tuple[Any, int, list[Any]]:
     """``(config, seed, action log)`` of ``case``'s career up to the start of its fork month.
+
+    ``seeds`` maps a sealed case's commitment to its seed (the evaluator's seal file,
+    :func:`sealed_seeds`); the seed is used to replay, never shown.
 
     Raises:
         PivotFileError: The set is sealed (no seed), the scenario or policy is unknown, or
@@ -78,8 +97,14 @@ def action_log_to_fork(case: Case) -> tuple[Any, int, list[Any]]:
     from scenarios import ScenarioError, load_scenario
 
     seed = case.raw.get("seed")
+    if seed is None and seeds is not None:
+        seed = seeds.get(str(case.raw.get("commitment")))
+        if seed is None:
+            raise PivotFileError(f"case {case.id}: its commitment is not in the seal file given")
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise PivotFileError(f"case {case.id}: its seed is sealed; the record can be shown only as text")
+        raise PivotFileError(
+            f"case {case.id}: its seed is sealed; give the seal file the set was built from (--seal FILE)"
+        )
     try:
         scen = load_scenario(str(case.raw.get("scenario") or "standard"))
     except ScenarioError as exc:

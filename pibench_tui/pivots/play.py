@@ -34,7 +34,7 @@ from pibench_tui.tui.replay_app import ReplayApp
 from ..harness.rundir import JsonlFile
 from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key, resolve_set
 from .evaluate import EvalSettings, _check_settings, _held, read_answers
-from .fork_record import action_log_to_fork
+from .fork_record import action_log_to_fork, sealed_seeds
 
 __all__ = ["PivotApp", "PivotSession", "human_order", "run_pivots"]
 
@@ -61,11 +61,14 @@ class PivotSession:
         cases: The case set.
         key: The answer key, or ``None`` (sealed, or not given): no reveal.
         run: The run directory (``answers.jsonl``, ``run.json``).
+        seeds: A sealed set's seeds by commitment, from the evaluator's seal file: used to
+            replay each career, shown only as ``sealed:<prefix>``.
     """
 
     cases: list[Case]
     key: dict[str, KeyEntry] | None
     run: Path
+    seeds: dict[str, int] | None = None  # a sealed set's commitment -> seed (never shown)
     answered: dict[str, str] = field(default_factory=dict)  # case id -> chosen case plan
 
     def __post_init__(self) -> None:
@@ -245,7 +248,8 @@ class PivotApp(ReplayApp):
 
     def _replayer(self, index: int) -> Replayer:
         case = self.session.cases[index]
-        config, seed, log = action_log_to_fork(case)
+        config, seed, log = action_log_to_fork(case, self.session.seeds)
+        commitment = case.raw.get("commitment")
         source = ReplaySource(
             kind="pivot",
             label=f"pivot {case.id}",
@@ -253,6 +257,7 @@ class PivotApp(ReplayApp):
             config=config,
             seed=seed,
             log=log,
+            seed_commitment=commitment if isinstance(commitment, str) and commitment else None,
         )
         return Replayer(source)
 
@@ -308,7 +313,7 @@ class PivotApp(ReplayApp):
         return super().check_action(action, parameters)
 
 
-def open_session(cases_path: str, key_path: str | None, out: str | None) -> PivotSession:
+def open_session(cases_path: str, key_path: str | None, out: str | None, seal: str | None = None) -> PivotSession:
     """Load the cases (and key), and prepare the run directory.
 
     Raises:
@@ -336,7 +341,7 @@ def open_session(cases_path: str, key_path: str | None, out: str | None) -> Pivo
     )
     with _held(run):
         _check_settings(run, settings)
-    return PivotSession(cases, key, run)
+    return PivotSession(cases, key, run, seeds=sealed_seeds(seal) if seal else None)
 
 
 def run_pivots(args: Any) -> int:
@@ -349,7 +354,7 @@ def run_pivots(args: Any) -> int:
         )
         # The first case must re-play before the app starts, so a bad set fails here, not in the UI.
         first = session.next_index()
-        action_log_to_fork(session.cases[first if first is not None else 0])
+        action_log_to_fork(session.cases[first if first is not None else 0], session.seeds)
     except (PivotFileError, RunConflict) as exc:
         print(f"pibench play --pivots: {exc}", file=sys.stderr)
         return 1

@@ -122,3 +122,55 @@ def test_play_pivots_refuses_a_bad_set_before_the_ui_starts(tmp_path: Path) -> N
         timeout=60,
     )
     assert r.returncode == 2 and "--pivots" in r.stderr
+
+
+def _sealed_copy(caseset: Path, folder: Path) -> tuple[Path, Path, set[int]]:
+    """The set with each seed replaced by a commitment (as `pivots build --seal` writes it),
+    its seal file, and the seeds."""
+    from pibench_tui.cli.seeds import SEAL_FORMAT, commit_seed, file_commitment, write_seal
+
+    folder.mkdir()
+    cases = [json.loads(x) for x in (caseset / "cases.jsonl").read_text().splitlines()]
+    seeds = sorted({c["seed"] for c in cases})
+    rows = [{"seed": s, "salt": f"{s:032x}", "commitment": commit_seed(s, f"{s:032x}")} for s in seeds]
+    by_seed = {r["seed"]: r["commitment"] for r in rows}
+    for c in cases:
+        c["commitment"], c["seed"] = by_seed[c["seed"]], None
+    (folder / "cases.jsonl").write_text("".join(json.dumps(c, sort_keys=True) + "\n" for c in cases))
+    seal = folder.parent / "seal.json"
+    write_seal(
+        {"format": SEAL_FORMAT, "seeds": rows, "commitment": file_commitment([r["commitment"] for r in rows])}, seal
+    )
+    return folder, seal, set(seeds)
+
+
+@pytest.mark.asyncio
+async def test_a_sealed_set_is_played_from_the_evaluators_seal_file_without_showing_a_seed(
+    caseset: Path, tmp_path: Path
+) -> None:
+    """`play --pivots SEALED --seal FILE`: each career replays from the seal file's seed, the
+    header names it sealed:<prefix> and no screen shows the seed; with no key the answer is
+    saved and the reveal waits. Without --seal the command refuses, naming the option."""
+    sealed, seal, seeds = _sealed_copy(caseset, tmp_path / "sealed")
+    r = subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "play", "--pivots", str(sealed), "--answers", str(tmp_path / "x")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert r.returncode == 1 and "--seal FILE" in r.stderr, r.stderr
+    session = open_session(str(sealed), None, str(tmp_path / "human"), str(seal))
+    app = PivotApp(session, test_mode=True)
+    async with app.run_test(size=(220, 40)) as pilot:  # wide enough for the header's career name
+        await pilot.pause()
+        assert isinstance(app.screen, PlansScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        import html
+        import re
+
+        shown = html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+        assert "sealed:" in shown and not any(f"seed {s}" in shown for s in seeds)
+        await pilot.press("p", "a")
+        await pilot.pause()
+        assert "sealed or was not given" in "\n".join(app.screen.lines())
+    lines = [json.loads(x) for x in (tmp_path / "human" / "answers.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in lines] == [session.cases[0].id]
