@@ -685,7 +685,7 @@ class _Runtime:
     def _make_globals(self) -> dict:
         rpc = self.rpc
         _api_call, api_namespace, seal = _make_api_classes(rpc)
-        g: dict = {"__builtins__": self.builtins, "__name__": "__main__", "__doc__": None}
+        g: dict = {"__builtins__": self.builtins, "__name__": policy.AGENT_CODE_MODULE, "__doc__": None}
         for ns, calls in self.spec.items():
             g[ns] = api_namespace(ns, calls)
 
@@ -906,6 +906,29 @@ def _attribute_helpers() -> dict[str, Any]:
         format.__doc__ = method.__doc__
         return format
 
+    def agent_class(obj: Any) -> bool:
+        """Whether ``obj`` is a class agent code defined or an instance of one."""
+        cls = obj if isinstance(obj, type) else type(obj)
+        return bool(type.__dict__["__module__"].__get__(cls) == policy.AGENT_CODE_MODULE)
+
+    def agent_defined(obj: Any, name: str) -> bool:
+        """Whether the private attribute ``name`` of ``obj`` is agent code's own: found in the
+        namespace of a class agent code defined (on the class or its type's MRO, first
+        match wins as in a lookup), or in the instance dictionary of such a class's
+        instance. Objects of pibench, numpy or the standard library never are (their
+        private attributes led to the real os: ``np.zeros(1).ctypes._ctypes._os``)."""
+        cls = obj if isinstance(obj, type) else type(obj)
+        for klass in type.__dict__["__mro__"].__get__(cls):
+            if name in type.__dict__["__dict__"].__get__(klass):
+                return type.__dict__["__module__"].__get__(klass) == policy.AGENT_CODE_MODULE
+        if isinstance(obj, type) or type.__dict__["__module__"].__get__(cls) != policy.AGENT_CODE_MODULE:
+            return False
+        try:
+            own = object.__getattribute__(obj, "__dict__")
+        except AttributeError:
+            return False
+        return isinstance(own, dict) and name in own
+
     def checked_attr(obj: Any, name: str) -> Any:
         if name in str_methods:
             # Whatever the route (an instance, a str subclass, super(), the class), if the
@@ -932,6 +955,8 @@ def _attribute_helpers() -> dict[str, Any]:
         why = attribute_refusal(name)
         if why is not None:
             raise SandboxError(why)
+        if policy.is_private(name) and not agent_defined(obj, name):
+            raise SandboxError(policy.private_refusal(name))
         return real_getattr(obj, name)
 
     def getattr(obj: Any, name: str, *default: Any) -> Any:  # noqa: A001 - the builtin's name
@@ -962,6 +987,8 @@ def _attribute_helpers() -> dict[str, Any]:
         why = attribute_refusal(name, store=True)
         if why is not None:
             raise SandboxError(why)
+        if policy.is_private(name) and not agent_class(obj):
+            raise SandboxError(policy.private_refusal(name))
         real_setattr(obj, name, value)
 
     def delattr(obj: Any, name: str) -> None:  # noqa: A001
@@ -969,6 +996,8 @@ def _attribute_helpers() -> dict[str, Any]:
         why = attribute_refusal(name, store=True)
         if why is not None:
             raise SandboxError(why)
+        if policy.is_private(name) and not agent_class(obj):
+            raise SandboxError(policy.private_refusal(name))
         real_delattr(obj, name)
 
     def vars(*args: Any) -> dict:  # noqa: A001

@@ -221,6 +221,23 @@ CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict_
 #: The builtin the rewritten lookups call (a dunder name: agent code cannot bind it).
 CHECKED_ATTRIBUTE_HELPER = "__pibench_attr__"
 
+#: ``__name__`` of agent code's globals, hence ``__module__`` of every class it defines.
+AGENT_CODE_MODULE = "__main__"
+
+
+def is_private(name: str) -> bool:
+    """Whether ``name`` is a private attribute name (a leading underscore, not a dunder):
+    readable only on what agent code defined (:func:`private_owner_is_agent`)."""
+    return name.startswith("_") and not is_dunder(name)
+
+
+def private_refusal(name: str) -> str:
+    """The message for a private attribute read on an object agent code did not define."""
+    return (
+        f"attribute {name!r} is not allowed: private attributes (a leading underscore) can be read only "
+        "on classes defined in agent code and their instances"
+    )
+
 
 class SandboxViolation(Exception):
     """Agent code refused by the static policy check (MECHANICS §16).
@@ -762,7 +779,7 @@ def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> s
 def _route_checked_attributes(node: ast.AST) -> ast.AST:
     """Rewrite ``node``'s subtree in place (children first, as :class:`ast.NodeTransformer`
     does); return what replaces ``node``: ``__pibench_attr__(x, "name")`` for a read of
-    ``x.name`` with ``name`` in :data:`CHECKED_ATTRIBUTES`, else ``node`` itself."""
+    ``x.name`` with ``name`` in :data:`CHECKED_ATTRIBUTES` or private, else ``node`` itself."""
     for name in node._fields:
         try:
             value = getattr(node, name)
@@ -774,7 +791,11 @@ def _route_checked_attributes(node: ast.AST) -> ast.AST:
                     value[i] = _route_checked_attributes(item)
         elif isinstance(value, ast.AST) and not isinstance(value, _LEAF_NODES):
             setattr(node, name, _route_checked_attributes(value))
-    if isinstance(node, ast.Attribute) and node.attr in CHECKED_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+    if (
+        isinstance(node, ast.Attribute)
+        and (node.attr in CHECKED_ATTRIBUTES or is_private(node.attr))
+        and isinstance(node.ctx, ast.Load)
+    ):
         helper = ast.copy_location(ast.Name(id=CHECKED_ATTRIBUTE_HELPER, ctx=ast.Load()), node)
         name_arg = ast.copy_location(ast.Constant(node.attr), node)
         return ast.copy_location(ast.Call(func=helper, args=[node.value, name_arg], keywords=[]), node)
@@ -782,13 +803,13 @@ def _route_checked_attributes(node: ast.AST) -> ast.AST:
 
 
 def may_read_checked_attributes(code: str) -> bool:
-    """Whether ``code`` may read an attribute of :data:`CHECKED_ATTRIBUTES` (so that
+    """Whether ``code`` may read an attribute of :data:`CHECKED_ATTRIBUTES` or a private one (so that
     :func:`rewrite_checked_attributes` has something to do): an attribute name made of ASCII
     characters is written out as it is; a non-ASCII character that may be part of a name
     (identifiers are NFKC-normalised: ``ｆormat`` is ``format``) makes it always may.
     Other non-ASCII characters (``§`` in a comment, ``—`` in a string) never spell a name."""
-    if any(name in code for name in CHECKED_ATTRIBUTES):
-        return True
+    if "_" in code or any(name in code for name in CHECKED_ATTRIBUTES):
+        return True  # any "_" may start a private attribute name (x._y, x . _y)
     if code.isascii():
         return False
     return any(_may_spell_a_name(ch) for ch in set(_NON_ASCII.findall(code)))

@@ -43,7 +43,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("bound-method-self", "print.__self__", SANDBOX),
     ("call-func-globals", "lab.dashboard.__call__.__func__.__globals__", SANDBOX),
     ("print-builtins", "print(__builtins__)", SANDBOX),
-    ("private-attribute", "lab._calls", ATTR),
+    ("private-attribute", "lab._calls", SANDBOX),  # private attributes of what agent code did not define
     ("hidden-world-attribute", "lab.w", ATTR),
     (
         "exception-object-walk",
@@ -75,7 +75,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("getattr-concatenated", "getattr(print, '__glo' + 'bals__')", SANDBOX),
     ("getattr-literal-dunder", "getattr(lab, '__globals__')", SANDBOX),
     ("getattr-alias", "g = getattr\ng(object, '__subclasses__')()", SANDBOX),
-    ("getattr-private", "getattr(lab, '_' + 'calls')", ATTR),
+    ("getattr-private", "getattr(lab, '_' + 'calls')", SANDBOX),
     ("vars-class", "vars(type(lab))", SANDBOX),
     ("globals-builtins-import", "globals()['__builtins__']['__import__']('os')", IMPORT),
     ("attrgetter-dunder", "import operator\noperator.attrgetter('__globals__')(print)", SANDBOX),
