@@ -12,6 +12,8 @@ ratio (off / on) are printed. A piece keeps its place only if removing it costs 
   what still holds after a change, prefetching) against the plain cache keyed on the world
   version; figure: a headless career of ``examples/agents/baseline.py`` (seed 101) as one
   block of a session here, wall and CPU (pibench + agent process).
+* ``child``: the agent process's read cache at all (with the mirror and prefetching) against
+  every read a round trip; figure: the same headless career.
 * ``cosched``: running pibench's thread and the agent process on one CPU during a block;
   figure: the same headless career.
 * ``wrapper``: the read cache around the API (:class:`world.api.cached.CachedApi`) against
@@ -135,7 +137,7 @@ def gone(name: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--pieces", default="mirror,cosched,wrapper,bind,reseed,table")
+    ap.add_argument("--pieces", default="mirror,child,cosched,wrapper,bind,reseed,table")
     ap.add_argument("--table-rows", type=int, default=10_000)
     args = ap.parse_args()
     pieces = args.pieces.split(",")
@@ -166,6 +168,24 @@ def main() -> None:
             )
         else:
             gone("mirror")
+    if "child" in pieces:
+        from pibench_tui.sandbox import reads
+
+        @contextlib.contextmanager
+        def no_child_cache() -> Iterator[None]:
+            global _overrides
+            keep = reads.ReadMirror.keep
+            reads.ReadMirror.keep = lambda self, text, call, *rest: (self.read(text, call), (None, []))[1]  # type: ignore[method-assign]
+            _overrides = {"prefetch": False}
+            try:
+                yield
+            finally:
+                reads.ReadMirror.keep = keep  # type: ignore[method-assign]
+                _overrides = {}
+
+        side_by_side(
+            "child", "headless career (seed 101)", lambda: headless_career(_overrides), no_child_cache, args.runs
+        )
     if "cosched" in pieces:
         if "coschedule" in sandbox_params:
 

@@ -161,13 +161,22 @@ def lab_kit(tree: Tree | None = None) -> LabKit:
         return importlib.import_module(name) if tree is None else tree.module(name)
 
     cfg, state = get("world.config"), get("world.state")
+    api: Any = get("world.api").Api
+    try:  # the API the runner plays policies through (its read cache keeps the reports' index)
+        wrapper = get("world.api.cached").CachedApi
+
+        def api(world: Any) -> Any:
+            return wrapper(get("world.api").Api(world))
+
+    except ImportError:  # a tree from before the wrapper: its Api kept its reads itself
+        pass
     return LabKit(
         get("world.engine").World,
         cfg.WorldConfig,
         cfg.TOPICS,
         state.Person,
         state.Project,
-        get("world.api").Api,
+        api,
         get("world.api.limits").MAX_DICT_ITEMS,
     )
 

@@ -7,12 +7,13 @@ moves it with every logged change and every tick, :func:`world.api.registry.api_
 the world's state is the same object (a restored or replaced state). Changing calls, ``query``
 and ``memory`` pass through. Nothing else decides validity: no call declares what it reads.
 
-Two reads are built from what the wrapper keeps of the state itself (:class:`StateKept`,
-for as long as the state object is the world's): the dashboard takes the month's pieces that
-only the tick changes (:class:`world.views.MonthParts`, kept while the month and the end
-flag stay), and ``students.reports`` takes a person's rows from an index of the append-only
-monthly reports, extended as they grow (a walk over every report per call made a lab of
-2,000 people cost the square of its size).
+``lab.attention()`` is answered from a dashboard kept at the same version (its named section,
+:data:`SECTIONS`). Two reads are built from what the wrapper keeps of the state itself
+(:class:`StateKept`, for as long as the state object is the world's): the dashboard takes the
+month's pieces that only the tick changes (:class:`world.views.MonthParts`, kept while the
+month and the end flag stay), and ``students.reports`` takes a person's rows from an index of
+the append-only monthly reports, extended as they grow (a walk over every report per call
+made a lab of 2,000 people cost the square of its size).
 
 The results are the kept objects themselves, shared between callers: only for callers that
 never alter what they read (the runner's reference policies, checked by
@@ -157,11 +158,6 @@ class CachedApi:
         raise AttributeError(name)
 
     # ------------------------------------------------------------------ the cache
-    @property
-    def version(self) -> int:
-        """The world's version: what a kept result is valid for."""
-        return self.world.version
-
     def state_kept(self) -> StateKept:
         """What is kept of the world's state object now (:class:`StateKept`; new for a new state)."""
         kept = self._state_kept
@@ -204,8 +200,7 @@ class CachedApi:
     def kept(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
         """The result kept now for the reading call ``namespace.method(*args, **kwargs)``: the
         very object :meth:`call` would return, or :data:`NOT_KEPT` when it would build one.
-        Builds nothing and changes nothing (a front end that sent a kept result elsewhere
-        learns cheaply whether it still holds: ``kept(...) is sent``)."""
+        Builds nothing and changes nothing (what the contract tests look at)."""
         w = self.world
         if w.version != self._version or w.s is not self._state:
             return NOT_KEPT
@@ -221,10 +216,10 @@ class CachedApi:
     ) -> Any:
         """:meth:`Api.call <world.api.Api.call>`, reads answered from what is kept."""
         kwargs = kwargs or {}
-        if (namespace, method) in _READS if type(namespace) is str and type(method) is str else False:
-            check_call(namespace, method, args, kwargs)
-            return self.read(namespace, method, args, kwargs)
-        return self.api.call(namespace, method, args, kwargs)
+        if type(namespace) is not str or type(method) is not str or (namespace, method) not in _READS:
+            return self.api.call(namespace, method, args, kwargs)  # changes, query, memory, errors
+        check_call(namespace, method, args, kwargs)
+        return self.read(namespace, method, args, kwargs)
 
     def next_month_unread(self) -> dict[str, Any]:
         """:meth:`Api.next_month_unread <world.api.Api.next_month_unread>`."""
