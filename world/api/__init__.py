@@ -99,11 +99,11 @@ class Api:
         (the runner advancing the clock for a policy): the same tick and the same action-log
         entry, but the result is only ``{"month"}`` (``{"simulation_over": True}`` at the end):
         no report dict (``time.last_report()`` builds it on demand) and no dashboard."""
-        self.time._unread = True
+        self.time._result_read = False
         try:
             result: dict[str, Any] = self.time.next_month()
         finally:
-            self.time._unread = False
+            self.time._result_read = True
         return result
 
     def query(self, sql: Any) -> list[Any]:

@@ -13,7 +13,7 @@ class Time(Namespace):
     """The clock (§1)."""
 
     _name = "time"
-    _unread = False  # set by Api.next_month_unread(): the caller will not read the new dashboard or report
+    _result_read = True  # False in Api.next_month_unread(): no one reads the new dashboard or the report
 
     @api_call(mutating=True)
     def next_month(self) -> dict[str, Any]:
@@ -22,7 +22,7 @@ class Time(Namespace):
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w
         closed = w.next_month()
-        if self._unread:  # Api.next_month_unread(): no report dict, no dashboard (time.last_report() has it)
+        if not self._result_read:  # time.last_report() has the report; the dashboard is built when asked
             return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
         report = closed.to_dict()
         if w.s.finished:
