@@ -677,7 +677,8 @@ class _Runtime:
         self.modules = _runtime_modules(out.write)
         self.builtins = _safe_builtins(self)
         self.pristine = {
-            k: self.builtins[k] for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER)
+            k: self.builtins[k]
+            for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER, policy.MATCH_CHECK_HELPER)
         }
         self.globals = self._make_globals()
 
@@ -1010,7 +1011,15 @@ def _attribute_helpers() -> dict[str, Any]:
             raise SandboxError("vars() of a class is not available in the sandbox; use vars(instance) or dir(cls)")
         return real_vars(args[0])
 
+    def match_check(*classes: Any) -> None:
+        """Before a ``match``: every class of its class patterns passes the pattern rule."""
+        for cls in classes:
+            why = policy.match_args_refusal(cls, isinstance(cls, type) and agent_class(cls))
+            if why is not None:
+                raise SandboxError(why)
+
     return {
+        policy.MATCH_CHECK_HELPER: match_check,
         "getattr": getattr,
         "hasattr": hasattr,
         "setattr": setattr,

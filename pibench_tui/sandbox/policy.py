@@ -221,6 +221,9 @@ CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict_
 #: The builtin the rewritten lookups call (a dunder name: agent code cannot bind it).
 CHECKED_ATTRIBUTE_HELPER = "__pibench_attr__"
 
+#: The builtin a ``match`` statement calls first on the classes of its class patterns.
+MATCH_CHECK_HELPER = "__pibench_match__"
+
 #: ``__name__`` of agent code's globals, hence ``__module__`` of every class it defines.
 AGENT_CODE_MODULE = "__main__"
 
@@ -354,6 +357,7 @@ _RESERVED_NAMES = frozenset(
         "__module__",
         "__qualname__",
         CHECKED_ATTRIBUTE_HELPER,
+        MATCH_CHECK_HELPER,
     }
 )
 
@@ -604,6 +608,8 @@ class _PolicyChecker(ast.NodeVisitor):
         for attr in node.kwd_attrs:
             if is_dunder(attr) or attr in ("format", "format_map"):
                 self.refuse(node, f"the pattern attribute {attr!r} is not allowed in the sandbox")
+            if is_private(attr):
+                self.refuse(node, f"the pattern attribute {attr!r} is not allowed: {private_refusal(attr)}")
             why = attribute_refusal(attr)
             if why is not None:
                 self.refuse(node, why)
@@ -722,6 +728,8 @@ def compile_agent_code(
     tree = parse_agent_code(code, filename, first_line, static_check=static_check)
     if may_read_checked_attributes(code):
         rewrite_checked_attributes(tree)
+    if "match" in code:  # a soft keyword: without the word, no match statement
+        guard_matches(tree)
     body = tree.body
     alone = any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" for stmt in body)
     units: list[tuple[Any, ...]] = []
@@ -822,6 +830,83 @@ def _may_spell_a_name(ch: str) -> bool:
     """Whether the character ``ch`` may be part of a name, itself or once NFKC-normalised
     (as the parser normalises names: ``ﬁ`` is ``fi``)."""
     return any(("a" + c).isidentifier() for c in ch + unicodedata.normalize("NFKC", ch))
+
+
+class _MatchGuard(ast.NodeTransformer):
+    """Put ``__pibench_match__(C1, C2, ...)`` before every ``match`` statement whose cases
+    have class patterns: a class pattern's positional subpatterns read the attributes its
+    class's ``__match_args__`` names without the attribute rule, so the runtime checks those
+    names (and that nothing can change them between the check and the match) first."""
+
+    def visit_Match(self, node: ast.Match) -> Any:
+        self.generic_visit(node)
+        classes = [p.cls for case in node.cases for p in ast.walk(case.pattern) if isinstance(p, ast.MatchClass)]
+        if not classes:
+            return node
+        helper = ast.copy_location(ast.Name(id=MATCH_CHECK_HELPER, ctx=ast.Load()), node)
+        args = [_as_load(c) for c in classes]
+        check = ast.copy_location(ast.Expr(ast.copy_location(ast.Call(helper, args, []), node)), node)
+        return [check, node]
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    """A copy of a pattern's class reference (a name or dotted name) as an expression."""
+    import copy
+
+    out = copy.deepcopy(node)
+    for n in ast.walk(out):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+    return out
+
+
+def guard_matches(tree: ast.Module) -> ast.Module:
+    """Check every ``match`` statement's pattern classes at run time (in place; returns
+    ``tree``): see :class:`_MatchGuard`."""
+    return ast.fix_missing_locations(_MatchGuard().visit(tree))
+
+
+def _library_class(cls: type) -> bool:
+    """Whether ``cls`` is a class of a loaded module, found there under its own name (a class
+    made at run time, whatever ``__module__`` it claims, is not)."""
+    module = sys.modules.get(str(type.__dict__["__module__"].__get__(cls)))
+    found: Any = module
+    for part in str(type.__dict__["__qualname__"].__get__(cls)).split("."):
+        found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") else None
+    return found is cls
+
+
+def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
+    """Why the class ``cls`` may not be used in a class pattern, or ``None``: its
+    ``__match_args__`` must be a tuple of names the attribute rule allows (private names
+    only on agent code's own class) found in the class's own namespaces, and neither its
+    metaclass nor anything between may compute attributes (``__getattribute__``,
+    ``__getattr__``, a ``__match_args__`` of its own): what the check read is then what the
+    match reads."""
+    if not isinstance(cls, type):
+        return None  # Python raises TypeError for a class pattern of a non-class
+    for meta in type.__dict__["__mro__"].__get__(type(cls)):
+        if meta is type or meta is object or _library_class(meta):
+            continue  # type, ABCMeta, EnumType ...: their isinstance and lookups are the library's
+        d = type.__dict__["__dict__"].__get__(meta)
+        for name in ("__getattribute__", "__getattr__", "__match_args__", "__instancecheck__"):
+            if name in d:
+                return f"class {cls.__name__!r}: its metaclass defines {name}; it cannot be a pattern in the sandbox"
+    args: Any = ()
+    for k in type.__dict__["__mro__"].__get__(cls):
+        d = type.__dict__["__dict__"].__get__(k)
+        if "__match_args__" in d:
+            args = d["__match_args__"]
+            break
+    if type(args) is not tuple:
+        return f"class {cls.__name__!r}: __match_args__ must be a tuple of attribute names"
+    for name in args:
+        why = attribute_refusal(name)
+        if why is None and isinstance(name, str) and is_private(name) and not agent_class:
+            why = private_refusal(name)
+        if why is not None:
+            return f"class {cls.__name__!r} in a pattern: {why}"
+    return None
 
 
 def rewrite_checked_attributes(tree: ast.Module) -> ast.Module:

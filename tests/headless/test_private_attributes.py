@@ -66,3 +66,38 @@ def test_the_private_rule_names(name: str) -> None:
     from pibench_tui.sandbox import policy
 
     assert policy.is_private(name) == (not policy.is_dunder(name))
+
+
+MATCH_ESCAPE = (
+    "M = type('M', (type,), {'__instancecheck__': lambda s, o: True})\n"
+    "C = M('C', (), {'__match_args__': ('gi_frame',)})\n"
+    "G = M('G', (), {'__match_args__': ('f_globals',)})\n"
+    "def g():\n    yield 1\n"
+    "match g():\n    case C(fr):\n        match fr:\n            case G(gl):\n                print('ESCAPED', sorted(gl)[:3])\n"
+)
+MATCH_PLAIN = (
+    "import numpy as np\nmatch np.zeros(1).ctypes:\n    case object(_ctypes=x):\n        print('ESCAPED', x)\n"
+)
+MATCH_OK = (
+    "from dataclasses import dataclass\nfrom collections.abc import Mapping\n"
+    "@dataclass\nclass P:\n    x: int\n    y: int\n"
+    "match P(1, 2):\n    case P(a, b):\n        print('P', a, b)\n"
+    "match {'k': 1}:\n    case Mapping():\n        print('mapping')\n"
+    "match 5:\n    case int(v):\n        print('int', v)\n"
+)
+
+
+def test_match_class_patterns_read_only_what_the_attribute_rule_allows(tmp_path) -> None:
+    """A class pattern's positional subpatterns read the attributes its __match_args__
+    names, unchecked: a class made with type() whose metaclass answers every isinstance
+    read a generator's frame and then the agent's globals (the issue's route). Now every
+    match statement checks its pattern classes first (their __match_args__ against the
+    attribute rule, no metaclass of agent code computing lookups or isinstance), private
+    keyword attributes are refused statically, and ordinary patterns (a dataclass, an ABC,
+    int(v)) match as in Python."""
+    escape, plain, ok = _session([MATCH_ESCAPE, MATCH_PLAIN, MATCH_OK], str(tmp_path))
+    assert not escape["ok"] and "ESCAPED" not in json.dumps(escape), escape
+    assert "metaclass defines __instancecheck__" in escape["error"]["message"]
+    assert not plain["ok"] and "ESCAPED" not in json.dumps(plain), plain
+    assert "private attributes" in plain["error"]["message"]
+    assert ok["ok"] and ok["stdout"] == "P 1 2\nmapping\nint 5\n", ok
