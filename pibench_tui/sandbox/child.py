@@ -1104,7 +1104,39 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
     if "functools" in copies:
         copies["functools"].update_wrapper = update_wrapper
         copies["functools"].wraps = wraps
+    if "dataclasses" in copies:
+        copies["dataclasses"].dataclass = _checked_dataclass()
     return copies
+
+
+def _checked_dataclass() -> Any:
+    """``dataclasses.dataclass`` that first checks the class's own field names: the real one
+    writes each name into the source of the methods it generates and runs it (``exec``),
+    so a name that is not an identifier (an ``__annotations__`` key set through
+    ``type(name, bases, namespace)``) would be code run with real builtins."""
+    import dataclasses
+    import functools
+    import keyword
+
+    real = dataclasses.dataclass
+
+    def check(cls: Any) -> Any:
+        if isinstance(cls, type):
+            own = type.__dict__["__dict__"].__get__(cls).get("__annotations__", {})
+            for name in own if isinstance(own, dict) else ():
+                if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+                    raise SandboxError(
+                        f"dataclass field name {name!r} is not an identifier; fields are names such as x or total_cost"
+                    )
+        return cls
+
+    @functools.wraps(real)
+    def dataclass(cls: Any = None, /, **kwargs: Any) -> Any:
+        if cls is None:
+            return lambda c: real(check(c), **kwargs)
+        return real(check(cls), **kwargs)
+
+    return dataclass
 
 
 #: Classes built by agent code's ``class`` statements in this process.

@@ -101,3 +101,24 @@ def test_match_class_patterns_read_only_what_the_attribute_rule_allows(tmp_path)
     assert not plain["ok"] and "ESCAPED" not in json.dumps(plain), plain
     assert "private attributes" in plain["error"]["message"]
     assert ok["ok"] and ok["stdout"] == "P 1 2\nmapping\nint 5\n", ok
+
+
+def test_dataclass_field_names_must_be_identifiers(tmp_path) -> None:
+    """dataclasses writes field names into the source it runs with exec; a class made with
+    type() can carry an __annotations__ key that is code, not a name. Such a class is
+    refused by the sandbox's dataclass with a SandboxError naming the field (before: the
+    real one ran the generated source); ordinary dataclasses, with or without arguments,
+    work."""
+    bad = (
+        "import dataclasses\n"
+        "C = type('C', (), {'__annotations__': {'x=print(\"INJECTED\"),y': int}})\n"
+        "dataclasses.dataclass(C)"
+    )
+    good = (
+        "from dataclasses import dataclass, field\n@dataclass(frozen=True)\nclass A:\n    x: int\n"
+        "    y: list = field(default_factory=list)\n@dataclass\nclass B:\n    z: str = 'b'\nprint(A(1), B())"
+    )
+    refused, fine = _session([bad, good], str(tmp_path))
+    assert not refused["ok"] and refused["error"]["type"] == "SandboxError", refused
+    assert "is not an identifier" in refused["error"]["message"] and not refused["stdout"]
+    assert fine["ok"] and fine["stdout"] == "A(x=1, y=[]) B(z='b')\n", fine
