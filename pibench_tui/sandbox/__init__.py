@@ -622,6 +622,7 @@ class Sandbox:
                     collector.cut(omitted)
                     collector.add(tail)
                     reads.finish()
+                    proc.hold()  # agent code never runs between blocks
                     return finish(_clean_error(error), calls, restarted=replaced)
                 else:
                     raise _ProtocolError(f"unexpected message {kind!r}")

@@ -10,6 +10,7 @@ import json.scanner
 import marshal
 import os
 import select
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -168,6 +169,28 @@ class AgentProcess:
         #: nothing for ``quiet.patience`` seconds (a block that computes rather than calls:
         #: co-scheduling lets it go, :meth:`~.cosched.CoSchedule.quiet_hook`), then clears it.
         self.quiet: QuietHook | None = None
+        #: Stopped between blocks (:meth:`hold`): agent code never runs while pibench is not
+        #: serving a block; the next message continues it first.
+        self.held = False
+
+    def hold(self) -> None:
+        """Stop the agent process (``SIGSTOP``) until the next message to it. Between blocks
+        an honest agent process only waits; a thread of agent code that escaped the Python
+        layer would otherwise keep computing (or tamper with its watchdog) while nobody
+        watches. Best effort: a process that is gone is found gone by the next send."""
+        try:
+            os.kill(self.proc.pid, signal.SIGSTOP)
+            self.held = True
+        except OSError:
+            pass
+
+    def _resume(self) -> None:
+        if self.held:
+            self.held = False
+            try:
+                os.kill(self.proc.pid, signal.SIGCONT)
+            except OSError:
+                pass
 
     # transport ------------------------------------------------------------------------
     def send(self, msg: dict, deadline: float) -> None:
@@ -176,7 +199,9 @@ class AgentProcess:
         self.send_frame(frame(msg), deadline)
 
     def send_frame(self, data: bytes, deadline: float) -> None:
-        """Write one framed message (:func:`frame`); raise :class:`_Timeout` or :class:`_Gone`."""
+        """Write one framed message (:func:`frame`), continuing a held process first; raise
+        :class:`_Timeout` or :class:`_Gone`."""
+        self._resume()
         view = memoryview(data)
         try:  # the pipe has room (the usual case): no select() first
             view = view[os.write(self.wfd, view) :]
