@@ -97,6 +97,7 @@ _GAME_ACTIONS = {
     "quit_game",
     "toggle_tutorial",
     "warning",
+    "reports",
 }
 
 
@@ -132,6 +133,7 @@ class PibenchApp(App[int]):
         Binding("ctrl+c", "ctrl_c", "Quit", id="quit-ctrl-c", show=False, priority=True),
         Binding("l", "load", "Load", id="load", show=False),
         Binding("t", "toggle_tutorial", "Tutorial", id="tutorial", show=False),
+        Binding("d", "reports", "Reports", id="reports", show=False),
         Binding("exclamation_mark", "warning", "Go to warning", id="warning", show=False, key_display="!"),
         *[
             Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False)
@@ -356,7 +358,7 @@ class PibenchApp(App[int]):
                 )
                 self.changed()
                 self.push_screen(
-                    DigestScreen(report, self.game, title=title),
+                    DigestScreen(report, self.game, title=title, history=self.game.month_reports()),
                     partial(self._digest_closed, bool(report.get("finished")) or self.game.finished),
                 )
                 return
@@ -392,6 +394,9 @@ class PibenchApp(App[int]):
         yield SystemCommand("Save", "Save the career (ctrl+s)", self.action_save)
         yield SystemCommand("Load", "Resume a save (key l)", self.action_load)
         yield SystemCommand("Help", "Rules and keys (key ?)", self.action_help)
+        yield SystemCommand(
+            "Month reports", "Re-read the digest of every month closed, hallway talk too (key d)", self.action_reports
+        )
         for a in ACTIONS:
             desc = a.describe(self.game)
             yield SystemCommand(
@@ -413,6 +418,19 @@ class PibenchApp(App[int]):
     def action_console(self) -> None:
         """Open the console panel."""
         self.action_tab("console")
+
+    def action_reports(self) -> None:
+        """``d``: the digest of the last closed month again; ← → reach the earlier ones."""
+        if isinstance(self.screen, ModalScreen):
+            return
+        history = self.game.month_reports()
+        if not history:
+            self.notify(
+                f"no month has been closed yet: the first report comes when month {self.game.world.month} closes (n)",
+                markup=False,
+            )
+            return
+        self.push_screen(DigestScreen(history[-1], self.game, history=history))
 
     def action_help(self) -> None:
         """Rules and keys."""
@@ -524,17 +542,20 @@ class PibenchApp(App[int]):
         self.busy = False
         self.months_advanced += 1
         self._close_confirm()  # in the same step as the digest's push: one redraw, not two
-        if message.note:
-            self.notify(message.note, severity="warning", markup=False)
         finished = bool(report.get("finished")) or self.game.finished
         if not self.show_digest:
+            if message.note:
+                self.notify(message.note, severity="warning", markup=False)
             self.refresh_view()
             if finished:
                 self.show_end()
             return
         # The digest covers the lab (opaque): only the header redraws now, the panels when it closes.
         self.changed()
-        self.push_screen(DigestScreen(report, self.game), partial(self._digest_closed, finished))
+        self.push_screen(
+            DigestScreen(report, self.game, history=self.game.month_reports(), note=message.note),
+            partial(self._digest_closed, finished),
+        )
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:
         self.refresh_view()

@@ -195,6 +195,22 @@ class Game:
             self.reports.append(report)
             return report
 
+    def month_reports(self) -> list[dict]:
+        """The month reports the player can re-read, oldest first: those of the months closed
+        in this session (``n`` or the console), preceded, for a resumed career, by the last
+        report it was saved with (``time.last_report``; older ones are not kept in saves)."""
+        with self.lock:
+            try:
+                last = self.api.time.last_report()
+            except ActionError:  # no month closed yet
+                return list(self.reports)
+        if isinstance(last, dict) and not any(r.get("month") == last.get("month") for r in self.reports):
+            if not self.reports or int(last.get("month", 0)) > int(self.reports[-1].get("month", 0)):
+                self.reports.append(last)  # closed from the console: kept from now on
+            else:
+                return [last, *self.reports]
+        return list(self.reports)
+
     # ------------------------------------------------------------------ saves
     def _saves(self, store: Any) -> Any:
         """The career's save writer for ``store`` (a ``saves.SaveStore``): the one it holds,

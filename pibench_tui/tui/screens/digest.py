@@ -11,8 +11,10 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+from textual.widgets._toast import ToastRack
 
 from pibench_tui.tui.alerts import alerts, season_months
 from pibench_tui.tui.record import (
@@ -228,39 +230,126 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     return out
 
 
+def hallway_lines(game: Any, month: int) -> list[str]:
+    """The hallway talk the PI heard at a conference in ``month`` (``Game.intel``), as lines."""
+    if game is None:
+        return []
+    return [
+        escape(", ".join(f"{k} {v}" for k, v in (i.get("intel") or {}).items()))
+        for i in getattr(game, "intel", [])
+        if int(i.get("month", 0)) == month
+    ]
+
+
 class DigestScreen(ModalScreen[None]):
     """What the close of a month brought; enter or escape closes it.
+
+    With ``history`` (the month reports the player can re-read, oldest first), ← and → (or
+    ``[`` and ``]``) move to the previous and next month's report; the warnings of the month
+    now open show only on the newest one.
 
     Args:
         report: the month report dict.
         game: the career (context and warnings).
         warn: list the warnings for the month now open.
         title: replaces "Month N closed — month N+1 opens".
+        history: the reports to browse (``report`` among them); ``None``: only ``report``.
+        note: a line shown first (a failed autosave), so no toast has to draw over the digest.
     """
 
-    BINDINGS = [Binding("escape,enter,space", "close", "Close", id="digest-close")]
+    BINDINGS = [
+        Binding("escape,enter,space", "close", "Close", id="digest-close"),
+        Binding("left,left_square_bracket", "older", "Previous month", id="digest-older"),
+        Binding("right,right_square_bracket", "newer", "Next month's report", id="digest-newer"),
+    ]
 
-    def __init__(self, report: dict, game: Any = None, *, warn: bool = True, title: str | None = None) -> None:
+    def __init__(
+        self,
+        report: dict,
+        game: Any = None,
+        *,
+        warn: bool = True,
+        title: str | None = None,
+        history: list[dict] | None = None,
+        note: str | None = None,
+    ) -> None:
         super().__init__()
         self.report = report
         self.game = game
         self.warn = warn
         self.title = title
+        self.note = note
+        self.history = list(history) if history else [report]
+        same = [i for i, h in enumerate(self.history) if h is report or h.get("month") == report.get("month")]
+        if same:
+            self.history[same[-1]] = report
+        else:
+            self.history.append(report)
+        self.index = same[-1] if same else len(self.history) - 1
 
-    def compose(self) -> ComposeResult:
+    def _head(self) -> str:
         r = self.report
         m = int(r.get("month", 0))
         head = f"Month {m} closed" + (" — the career is over" if r.get("finished") else f" — month {m + 1} opens")
+        if self.title and self.index == len(self.history) - 1:
+            head = self.title
+        if len(self.history) > 1:
+            head += f"  ({self.index + 1}/{len(self.history)})"
+        return head
+
+    def _body(self) -> str:
+        r = self.report
+        newest = self.index == len(self.history) - 1
+        lines = digest_lines(r, self.game, self.warn and newest)
+        if not newest:
+            lines.insert(0, "[dim]An earlier month's report; the warnings above the newest one are for today.[/]")
+        talk = hallway_lines(self.game, int(r.get("month", 0)))
+        if talk:
+            lines += ["", "[b]Conference hallway talk[/]"] + [f"  {x}" for x in talk]
+        if self.note and newest:
+            lines.insert(0, f"[b yellow]{escape(self.note)}[/]")
+        return "\n".join(lines)
+
+    def _hint(self) -> str:
+        keys = "[b]enter[/] continue · ↑↓ pgup pgdn scroll"
+        if len(self.history) > 1:
+            keys += " · [b]← →[/] other months"
+        return keys
+
+    def compose(self) -> ComposeResult:
         with Vertical(id="digest-box", classes="dialog"):
-            yield Label(self.title or head, classes="dialog-title")
+            yield Label(self._head(), classes="dialog-title", id="digest-title")
             with VerticalScroll(id="digest-body"):
-                yield Static("\n".join(digest_lines(r, self.game, self.warn)), id="digest-text")
-            yield Static("[b]enter[/] continue · ↑↓ pgup pgdn scroll", classes="form-hint")
+                yield Static(self._body(), id="digest-text")
+            yield Static(self._hint(), classes="form-hint")
 
     def on_mount(self) -> None:
         body = self.query_one("#digest-body", VerticalScroll)
         body.styles.max_height = max(6, self.app.size.height - 9)  # the title and the hint stay visible
         body.focus()
+        try:  # toasts wait under the digest (they show again when it closes): none draws over it
+            self.get_child_by_type(ToastRack).remove()
+        except NoMatches:  # notifications are off (tests)
+            pass
+
+    def show_index(self, index: int) -> None:
+        """Show the report at ``index`` of the history (clamped)."""
+        index = max(0, min(index, len(self.history) - 1))
+        if index == self.index:
+            return
+        self.index = index
+        self.report = self.history[index]
+        self.query_one("#digest-title", Label).update(self._head())
+        self.query_one("#digest-text", Static).update(self._body())
+        self.query_one("#digest-body", VerticalScroll).scroll_home(animate=False)
+
+    def action_older(self) -> None:
+        """The previous month's report."""
+        self.show_index(self.index - 1)
+
+    def action_newer(self) -> None:
+        """The next month's report."""
+        self.show_index(self.index + 1)
 
     def action_close(self) -> None:
         """Back to the lab."""

@@ -61,7 +61,7 @@ def columns_markdown(cfg: Any) -> str:
 (0 = nothing useful; it grows with skill, ability and morale, and is noisy) — your read of how
 their work goes. **Mood** is the sentiment of your latest meeting with them (0-1; your read of
 their morale, noisy; written only when you mentor them at least {cfg.sentiment_min_hours:g} h a month). Two low moods in a
-row (below {LOW_MOOD:g}) or reports falling are the signs that come before quitting: the header warns.
+row (each below {LOW_MOOD:g}) or reports falling are the signs that come before quitting: the header warns.
 **Mentor h** is the standing monthly mentoring; **Months** time in the lab; **Contract** a
 postdoc's last month.
 
@@ -86,6 +86,7 @@ def keys_markdown() -> str:
         "| ctrl+p | command palette (every action) | any |",
         "| t (in this help) | reopen the tutorial checklist | any |",
         "| ! | go to the panel of the most urgent warning (header line 3) | any |",
+        "| d | month reports: the last digest again, ← → the earlier ones (hallway talk too) | any |",
     ]
     for a in ACTIONS:
         rows.append(f"| {a.key} | {a.title} (`{a.api}`) | {a.tab} |")

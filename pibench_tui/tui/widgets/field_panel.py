@@ -24,6 +24,7 @@ class FieldPanel(Panel):
             yield LinePlot(id="preprint-plot", classes="plot")
             yield Static("", id="intel", classes="panel-note")
             yield Label("Conference reports (accepted papers per topic)", classes="section")
+            yield Static("", id="conf-note", classes="panel-note")
             yield new_table("conf-table", "Month", "Venue", "Topic", "Accepted")
 
     def show(self, game: Game) -> None:
@@ -39,22 +40,32 @@ class FieldPanel(Panel):
             xs.append(r["month"])
             ys.append(r["preprint_count"])
         self.query_one("#preprint-plot", LinePlot).show("Preprints per topic per month", series)
-        intel = game.intel[-1] if game.intel else None
+        trips = list(reversed(game.intel))
+        rules = game.rules
         self.query_one("#intel", Static).update(
             Text(
-                f"Hallway talk at the conference in month {intel['month']}: "
-                + ", ".join(f"{k} {v}" for k, v in intel["intel"].items())
-                if intel
+                "Hallway talk at your conference trips (newest first; key d shows it in that month's report):\n"
+                + "\n".join(
+                    f"  month {i['month']}: " + ", ".join(f"{k} {v}" for k, v in i["intel"].items()) for i in trips
+                )
+                if trips
                 else (
-                    f"Attend a conference (f: {game.rules['hours']['conference']:g} h, ${game.rules['costs']['conference']:,.0f}, "
-                    f"once every {game.rules['events']['conference_gap_months']} months) to hear which topics are hot."
+                    f"Attend a conference (f: {rules['hours']['conference']:g} h, ${rules['costs']['conference']:,.0f}, "
+                    f"once every {rules['events']['conference_gap_months']} months) to hear which topics are hot."
                 )
             )
         )
+        reports = game.call("field.conference_report")
         fill_table(
             self.query_one("#conf-table", DataTable),
-            [
-                [r["month"], r["venue"], r["topic"], r["accepted_papers"]]
-                for r in reversed(game.call("field.conference_report"))
-            ],
+            [[r["month"], r["venue"], r["topic"], r["accepted_papers"]] for r in reversed(reports)],
         )
+        note = self.query_one("#conf-note", Static)
+        note.display = not reports
+        if not reports:
+            note.update(
+                Text(
+                    "No conference report yet: the big conferences publish how many papers they accepted per "
+                    "topic in their deadline months (the public record; your own trips' hallway talk is above)."
+                )
+            )

@@ -1,0 +1,96 @@
+"""Issue 27 §3: every month's report stays at hand in play (key d, the command palette), with
+the conference hallway talk, and no toast draws over a digest."""
+
+from __future__ import annotations
+
+import pytest
+from textual.css.query import NoMatches
+from textual.widgets._toast import Toast, ToastRack
+
+from world.api import Api
+
+from .conftest import build, close_month, new_world, press, screen_ready, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+def toasts_drawn(app) -> bool:
+    """Whether the active screen draws any toast."""
+    try:
+        rack = app.screen.get_child_by_type(ToastRack)
+    except NoMatches:
+        return False
+    return rack.display and any(isinstance(t, Toast) and t.display for t in rack.walk_children())
+
+
+def digest_text(app) -> str:
+    return str(app.screen.query_one("#digest-text").render())
+
+
+def digest_title(app) -> str:
+    return str(app.screen.query_one("#digest-title").render())
+
+
+async def test_key_d_reopens_every_month_report_with_hallway_talk(tmp_path):
+    """After two closed months, d on the lab shows month 3's digest again; ← goes back to month 2's,
+    whose report carries the hallway talk heard at the conference that month; → returns; enter
+    closes. A month closed before the app started (here through the API) is there too."""
+    w = new_world()
+    api = Api(w)
+    api.time.next_month()  # month 2
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "d", to="DigestScreen")
+        assert "Month 1 closed" in digest_title(app)
+        await press(pilot, "escape", to="Screen")
+        await press(pilot, "6", panel="field")
+        await press(pilot, "f", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
+        heard = ", ".join(f"{k} {v}" for k, v in app.game.intel[-1]["intel"].items())
+        for _ in range(2):
+            await close_month(pilot, app)
+            await press(pilot, "enter", to="Screen")
+        await press(pilot, "d", to="DigestScreen")
+        assert "Month 3 closed" in digest_title(app) and "(3/3)" in digest_title(app)
+        await press(pilot, "left")
+        assert "Month 2 closed" in digest_title(app)
+        assert "Conference hallway talk" in digest_text(app) and heard in digest_text(app)
+        await press(pilot, "right")
+        assert "Month 3 closed" in digest_title(app)
+        await press(pilot, "enter", to="Screen")
+        # the Field panel keeps the talk too, and says why its conference table is empty
+        await press(pilot, "6", panel="field")
+        assert heard in str(app.screen.query_one("#intel").render())
+        assert "No conference report yet" in str(app.screen.query_one("#conf-note").render())
+
+
+async def test_command_palette_lists_month_reports(tmp_path):
+    """The command palette offers "Month reports" (key d) on the play screen; before any month
+    is closed, d says when the first report comes."""
+    app = build(new_world(), tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "Screen"), "the lab")
+        await press(pilot, "d")
+        assert any("no month has been closed yet" in t for t, _ in app.toasts)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Month reports" in titles
+
+
+async def test_no_toast_draws_over_the_digest(tmp_path):
+    """A toast shown just before the month closes (the conference's hallway talk) is not drawn
+    over the digest; a failed autosave's note is a line of the digest instead of a toast."""
+    w = new_world()
+    Api(w).time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await press(pilot, "6", panel="field")
+        await press(pilot, "f", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
+        assert toasts_drawn(app)  # the hallway talk's toast shows on the lab
+        app.career = "x"  # an autosave that fails: the store is a file
+        (tmp_path / "saves").write_text("not a folder")
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+        assert app._notifications and not toasts_drawn(app)
+        assert "autosave failed" in digest_text(app)
+        assert not any("autosave failed" in t for t, _ in app.toasts)
