@@ -85,6 +85,8 @@ class ActionSpec:
         unavailable: a reason the action cannot be taken now, or ``None``.
         done: turns the result into the notification text.
         summary: live line under the form (e.g. hours left while setting mentoring).
+        confirm: for an irreversible action, the question naming its target in full that
+            the form asks (yes/no) before making the call.
     """
 
     id: str
@@ -98,6 +100,7 @@ class ActionSpec:
     done: Callable[[Any], str] = lambda r: "done"
     summary: Callable[[Game, dict], str] | None = None
     description: str | Callable[[Game], str] = ""
+    confirm: Callable[[Game, dict], str] | None = None
 
     def describe(self, game: Game | None) -> str:
         """The description, with this scenario's costs formatted from its rules (``""``: none)."""
@@ -148,13 +151,20 @@ def _people(g: Game, roles: tuple[Role, ...] | None = None) -> Options:
 
 
 def _members(g: Game, on: bool) -> Callable[[dict], Options]:
-    """People of the chosen project (``on``) or everyone not on it, as the project choice changes."""
+    """People of the chosen project (``on``) or everyone not on it, as the project choice
+    changes; those not on it start with the idle people (the first is the default)."""
     people = _people(g)
     members = {p["id"]: set(p["members"]) for p in g.call("projects.list") if p["status"] == "active"}
+    idle = set(idle_people(g.dashboard()))
 
     def opts(values: dict) -> Options:
         mine = members.get(values.get("project"), set())
-        return [(label, pid) for label, pid in people if (pid in mine) == on]
+        out = [(label, pid) for label, pid in people if (pid in mine) == on]
+        if not on:
+            out = [(f"{label} · idle", pid) for label, pid in out if pid in idle] + [
+                (label, pid) for label, pid in out if pid not in idle
+            ]
+        return out
 
     return opts
 
@@ -245,6 +255,20 @@ def event_details(e: dict) -> str:
             asks.append(f"{k.replace('_', ' ')} {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}")
     out = text + (f" ({', '.join(asks)})" if asks else "")
     return out or "—"
+
+
+def _who(g: Game, pid: Any) -> str:
+    """``"APP004 Wen Kaur (pool A)"`` / ``"RA001 Ana Li (ra)"`` / ``"P003 reasoning tier 2"``."""
+    for a in g.call("recruit.applicants"):
+        if a["id"] == pid:
+            return f"{a['id']} {a['name']} (pool {a['pool']})"
+    for r in g.call("students.list"):
+        if r["id"] == pid:
+            return f"{r['id']} {r['name']} ({r['role']})"
+    for p in g.call("projects.list"):
+        if p["id"] == pid:
+            return f"{p['id']} {p['topic']} tier {p['tier']} ({p['progress_pct']:g}% done)"
+    return str(pid)
 
 
 # ---------------------------------------------------------------------------- actions
@@ -558,6 +582,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g: _need(_people(g, ("ra", "manager")), "the lab has no RA or lab manager"),
         lambda r: r.get("note", "dismissed"),
         description="They leave at the end of this month (still paid for it).",
+        confirm=lambda g, v: f"Dismiss {_who(g, v['staff'])}? They leave at this month's end; this cannot be undone.",
     ),
     # ---------------------------------------------------------------- recruiting
     ActionSpec(
@@ -595,6 +620,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g: None if _applicants(g) else "no pending applicants: offers are possible in months 1-3 of each year",
         lambda r: r.get("note", "offer sent"),
         summary=_offer_summary,
+        confirm=lambda g, v: f"Send a PhD offer to {_who(g, v['applicant'])}? An offer cannot be taken back.",
     ),
     # ---------------------------------------------------------------- projects
     ActionSpec(
@@ -669,6 +695,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g: _need(_projects(g), "no active project"),
         lambda r: "project stopped",
         description="No draft; its members' morale suffers.",
+        confirm=lambda g, v: f"Kill {_who(g, v['project'])}? Its work is lost (no draft); this cannot be undone.",
     ),
     # ---------------------------------------------------------------- papers
     ActionSpec(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 LOW_MOOD = 0.5
-"""Mean of the last two meeting sentiments below this: the researcher's reports have turned bad."""
+"""The last two meeting sentiments both below this: the researcher's reports have turned bad."""
 
 REPORT_DROP = 0.15
 """Mean of the last two report qualities this much below the earlier mean: reports have turned bad."""
@@ -85,7 +85,7 @@ def venue_deadlines(game: Any) -> dict[str, list[int]]:
 def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
     """Researchers whose recent reports turned bad: ``[(id, why)]`` from ``student_reports``.
 
-    Bad means the last two meeting sentiments average below :data:`LOW_MOOD`, or the last
+    Bad means the last two meeting sentiments are both below :data:`LOW_MOOD`, or the last
     two report qualities average :data:`REPORT_DROP` below the earlier ones.
     """
     rows = game.query(
@@ -102,7 +102,7 @@ def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
             continue
         moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
         quality = [r["q"] for r in reps if r["q"] is not None]
-        if len(moods) == 2 and sum(moods) / 2 < LOW_MOOD:
+        if len(moods) == 2 and max(moods) < LOW_MOOD:  # two low moods in a row (a recovering one is not)
             out.append((sid, f"mood {moods[0]:.2f}, {moods[1]:.2f}"))
         elif len(quality) >= 4:
             recent, earlier = quality[-2:], quality[:-2]
@@ -113,13 +113,16 @@ def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
 
 def idle_people(dash: dict) -> list[str]:
     """Ids of the people on no active project, researchers (PhD students and postdocs, the
-    future authors) first, then RAs, in roster order; managers do not work on projects.
+    future authors) first, then RAs (not one leaving at this month's end), in roster order;
+    managers do not work on projects.
 
     Args:
         dash: ``lab.dashboard()``.
     """
     busy = {x for p in dash["active_projects"] for x in p["members"]}
-    people = [s["id"] for s in dash["students"]] + [s["id"] for s in dash["staff"] if s["role"] == "ra"]
+    people = [s["id"] for s in dash["students"]] + [
+        s["id"] for s in dash["staff"] if s["role"] == "ra" and not s.get("leaving_at_month_end")
+    ]
     return [pid for pid in people if pid not in busy]
 
 

@@ -6,14 +6,18 @@ import pytest
 
 from world.api import Api
 
-from .conftest import build, new_world, press
+from .conftest import build, new_world, press, screen_ready
 
 
 async def act(pilot, *keys: str, send: str = "ctrl+o") -> None:
     """Open an action's form with ``keys`` (the last one opens it), wait until it is up, then
-    send it with ``send`` and wait until the main screen is back (the call is made by then)."""
+    send it with ``send`` (answering yes when an irreversible action asks first) and wait until
+    the main screen is back (the call is made by then)."""
     await press(pilot, *keys, to="ActionForm")
-    await press(pilot, send, to="Screen")
+    app = pilot.app
+    await press(pilot, send, until=lambda: screen_ready(app, "Screen") or screen_ready(app, "ConfirmAction"))
+    if screen_ready(app, "ConfirmAction"):  # an irreversible action asks first: yes
+        await press(pilot, "y", to="Screen")
 
 
 pytestmark = pytest.mark.asyncio

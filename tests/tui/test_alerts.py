@@ -195,3 +195,19 @@ def test_the_always_open_call_is_the_scenarios_rolling_agency_not_tif_by_name():
     other.call("time.next_month")
     closing = [a for a in alerts(other) if a.kind == "call"]
     assert [a.short for a in closing] == ["TIF call closes"]
+
+
+class _Reports:
+    """A game whose observable database holds one researcher's reports."""
+
+    def __init__(self, moods: list[float]) -> None:
+        self.rows = [{"id": "S001", "month": i + 1, "q": 0.5, "s": m} for i, m in enumerate(moods)]
+
+    def query(self, sql: str) -> list[dict]:
+        return self.rows
+
+
+def test_mood_warning_waits_for_two_low_moods_in_a_row():
+    """A recovering mood (0.23 then 0.69) is not "reports turned bad"; two low ones are."""
+    assert bad_reports(_Reports([0.23, 0.69]), 2) == []
+    assert bad_reports(_Reports([0.45, 0.3]), 2) == [("S001", "mood 0.45, 0.30")]

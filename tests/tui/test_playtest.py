@@ -233,7 +233,13 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
         assert app.screen.values["hours"] == "200"
         assert app.toasts[-1][1] == "error"
         assert app.game.call("grants.proposals") == []
-        await press(pilot, "backspace", "ctrl+o", to="Screen")  # 20 h: accepted, the form closes
+        assert app.focused is None, "the refused form lets go of the focus: hotkeys do not land in its fields"
+        for _ in range(8):  # tab walks back to the hours
+            await press(pilot, "tab")
+            if app.focused is not None and app.focused.id == "field-2":
+                break
+        assert app.focused is not None and app.focused.id == "field-2"
+        await press(pilot, "end", "backspace", "ctrl+o", to="Screen")  # 20 h: accepted, the form closes
         assert type(app.screen).__name__ == "Screen"
         assert [p["hours"] for p in app.game.call("grants.proposals")] == [20]
         await press(pilot, "g", "escape", to="Screen")  # escape still cancels

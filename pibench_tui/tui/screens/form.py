@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from rich.markup import escape
@@ -14,9 +15,41 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
-from pibench_tui.tui.actions import ActionSpec, Field, validate
+from pibench_tui.tui.actions import ActionSpec, Field, plural, validate
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.checklist import CheckList
+
+
+class ConfirmAction(ModalScreen[bool]):
+    """Yes or no before an irreversible action; the question names its target in full."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm-yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm-no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="form-box"):
+            yield Label("Are you sure?", id="form-title")
+            yield Static(Text(self.question, style="bold"), id="confirm-question")
+            with Horizontal(id="form-buttons"):
+                yield Button("Yes (y)", variant="error", id="confirm-yes")
+                yield Button("No (n / esc)", id="confirm-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """Answer the question."""
+        self.dismiss(yes)
 
 
 class ActionForm(ModalScreen[dict | None]):
@@ -111,7 +144,7 @@ class ActionForm(ModalScreen[dict | None]):
         return Select(
             [(label, value) for label, value in opts],
             value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
-            prompt=f"choose ({len(opts)} options)" if opts else "nothing to choose",
+            prompt=f"choose ({plural(len(opts), 'option')})" if opts else "nothing to choose",
             id=wid,
             classes="form-select",
         )
@@ -213,15 +246,29 @@ class ActionForm(ModalScreen[dict | None]):
         if problems:
             self.show_problems(problems)
             return
+        if self.spec.confirm is not None and self.apply is not None:
+            self.app.push_screen(ConfirmAction(self.spec.confirm(self.game, clean)), partial(self._confirmed, clean))
+            return
+        self._make_call(clean)
+
+    def _confirmed(self, clean: dict, yes: bool | None) -> None:
+        if yes:
+            self._make_call(clean)
+
+    def _make_call(self, clean: dict) -> None:
         if self.apply is not None:
             refusal = self.apply(clean)
             if refusal is not None:
                 self.show_problems(
                     [
                         f"{self.spec.api} refused: {refusal}",
-                        "Change the values and send again, or press escape to cancel.",
+                        "Change the values (tab to a field) and send again, or press escape to cancel.",
                     ]
                 )
+                # the fields let go of the focus: keys typed next do not land in them unseen
+                self.set_focus(None)
+                problems = self.query_one("#form-problems", Static)
+                problems.scroll_visible(animate=False)
                 return
         self.dismiss(clean)
 

