@@ -370,6 +370,28 @@ def _start_summary(g: Game, values: dict) -> str:
     )
 
 
+COMPUTE_BUYS = (
+    "Compute speeds a staffed project's monthly progress and raises its finished draft's quality "
+    "(the project's average units over its life count), with diminishing returns; it does nothing "
+    "in a month the project has no member."
+)
+"""What compute buys (MECHANICS §6), in words: the rule's numbers stay in the rules."""
+
+
+def _compute_summary(g: Game, values: dict) -> str:
+    """The chosen project's bill per month now and with the new units, at this month's price."""
+    try:
+        units = float(values.get("compute") or 0)
+    except (TypeError, ValueError):
+        units = 0.0
+    unit, price = rule(g, "costs.compute_unit"), compute_price(g)
+    now = {p["id"]: float(p["monthly_compute"]) for p in g.call("projects.list")}.get(values.get("project"))
+    out = f"new bill {units:,.0f} units × {_money(unit)} × price {price:g} = {_money(units * unit * price)}/month"
+    if now is not None:
+        out += f" (now {now:,.0f} units = {_money(now * unit * price)}/month)"
+    return out + " · billed at each month's end, at that month's price"
+
+
 def _respond_summary(g: Game, values: dict) -> str:
     """What each answer to the chosen event costs and does."""
     pending = {e["id"]: e for e in g.call("events.pending")}
@@ -655,6 +677,8 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("projects.set_compute", v["project"], float(v["compute"])),
         lambda g: _need(_projects(g), "no active project"),
         lambda r: f"compute set to {r['monthly_compute']:,.0f} units/month",
+        summary=_compute_summary,
+        description=COMPUTE_BUYS,
     ),
     ActionSpec(
         "assign",

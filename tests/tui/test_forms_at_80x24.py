@@ -110,3 +110,19 @@ async def test_lab_panel_shows_mood_at_80x24(tmp_path):
             if str(col.label) == "Mood":
                 break
         assert 0 < used <= room
+
+
+async def test_compute_form_says_what_compute_buys_and_previews_the_bill(tmp_path):
+    """c on the Projects panel says what compute buys and shows the new monthly bill next to
+    the current one, at this month's price, as the units change."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001"], 100)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "c", to="ActionForm")
+        assert "speeds a staffed project" in str(app.screen.query_one("#form-desc").render())
+        summary = app.screen.query_one("#form-summary")
+        assert "new bill 1,500 units" in str(summary.render()) and "(now 100 units" in str(summary.render())
