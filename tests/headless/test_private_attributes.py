@@ -122,3 +122,29 @@ def test_dataclass_field_names_must_be_identifiers(tmp_path) -> None:
     assert not refused["ok"] and refused["error"]["type"] == "SandboxError", refused
     assert "is not an identifier" in refused["error"]["message"] and not refused["stdout"]
     assert fine["ok"] and fine["stdout"] == "A(x=1, y=[]) B(z='b')\n", fine
+
+
+TYPING = {
+    "forward reference's evaluator": (
+        "import typing\nf = typing.get_args(typing.List['__import__(\"os\")'])[0]\n"
+        "r = f._evaluate(globals(), {}, frozenset())"
+    ),
+    "evaluator by getattr": "import typing\nr = getattr(typing.get_args(typing.Optional['x'])[0], '_evaluate')",
+    "get_type_hints": "import typing\nr = typing.get_type_hints(type('A', (), {'__annotations__': {'x': 'int'}}))",
+    "ForwardRef made directly": "import typing\nr = typing.ForwardRef('1')",
+}
+
+
+def test_typing_forward_references_cannot_evaluate_agent_strings(tmp_path) -> None:
+    """Issue 28, the ``typing`` class: a forward reference's private evaluator ran an agent
+    string with the real builtins. Every route to an evaluation of a string annotation
+    (the private evaluator of a ForwardRef the public ``typing.get_args`` hands out, by
+    attribute or ``getattr``; ``get_type_hints``; ``ForwardRef`` itself) is refused with a
+    SandboxError or is absent, through the real command; no reply holds a module."""
+    replies = _session(list(TYPING.values()), str(tmp_path))
+    assert len(replies) == len(TYPING)
+    for (what, _), reply in zip(TYPING.items(), replies, strict=False):
+        assert not reply["ok"], (what, reply)
+        text = json.dumps(reply)
+        assert "private attributes" in text or "not available" in text or "no attribute" in text, (what, reply)
+        assert "<module" not in text, (what, reply)
