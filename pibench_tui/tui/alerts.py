@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-LOW_MOOD = 0.5
-"""The last two meeting sentiments both below this: the researcher's reports have turned bad."""
+from world import explain
 
-REPORT_DROP = 0.15
+LOW_MOOD = explain.LOW_MOOD
+"""Each of the last two meeting sentiments below this: the researcher's reports have turned bad."""
+
+REPORT_DROP = explain.REPORT_DROP
 """Mean of the last two report qualities this much below the earlier mean: reports have turned bad."""
 
 CONTRACT_WARN_MONTHS = 3
@@ -85,8 +87,9 @@ def venue_deadlines(game: Any) -> dict[str, list[int]]:
 def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
     """Researchers whose recent reports turned bad: ``[(id, why)]`` from ``student_reports``.
 
-    Bad means the last two meeting sentiments are both below :data:`LOW_MOOD`, or the last
-    two report qualities average :data:`REPORT_DROP` below the earlier ones.
+    Bad means each of the last two meeting sentiments is below :data:`LOW_MOOD` (a recovering
+    mood, low then fine, is not bad), or the last two report qualities average
+    :data:`REPORT_DROP` below the earlier ones.
     """
     rows = game.query(
         "select r.student_id as id, r.month as month, r.report_quality as q, r.meeting_sentiment as s "
@@ -102,7 +105,7 @@ def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
             continue
         moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
         quality = [r["q"] for r in reps if r["q"] is not None]
-        if len(moods) == 2 and max(moods) < LOW_MOOD:  # two low moods in a row (a recovering one is not)
+        if len(moods) == 2 and all(x < LOW_MOOD for x in moods):
             out.append((sid, f"mood {moods[0]:.2f}, {moods[1]:.2f}"))
         elif len(quality) >= 4:
             recent, earlier = quality[-2:], quality[:-2]
@@ -163,20 +166,15 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                     "error" if e["kind"] == "student_crisis" else "warning",
                 )
             )
-    names = {s["id"]: s["name"] for s in dash["students"]}
     window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
-    most = int(game.rules["projects"]["overload_per_person"])  # more projects than this weigh on morale (§5)
-    for sid, why in bad_reports(game, m):
+    cfg = game.world.cfg
+    for s in dash["students"]:  # the visible signals the quit rule responds to (world.explain)
+        warning = explain.quit_warning(game.query, cfg, s["id"], m)
+        if warning:
+            out.append(Alert("mood", f"{s['id']} may quit", f"{s['name']} ({s['id']}): {warning}", "people", "m"))
+    for text in explain.orphaned_projects(game.query, cfg):
         out.append(
-            Alert(
-                "mood",
-                f"{sid} reports bad",
-                f"{names.get(sid, sid)} ({sid}): recent reports turned bad ({why}). "
-                "Low mood comes before quitting: give mentoring hours (m), keep them on at most "
-                f"{most} project{'' if most == 1 else 's'}.",
-                "people",
-                "m",
-            )
+            Alert("orphan", f"{text.split(' ', 2)[1]} has no member", text[0].upper() + text[1:] + ".", "projects", "a")
         )
     for s in dash["students"]:
         end = s.get("contract_end")

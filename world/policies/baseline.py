@@ -209,6 +209,8 @@ class Baseline(Policy):
                 api.papers.polish(d["id"], cfg.polish_hours)
             if rej and d["revisions"] == 0 and api.lab.attention()["left"] >= cfg.revise_hours:
                 authors = self._authors(api, d["id"])
+                # revising a departed author's draft has been allowed since issue 27; the baseline
+                # keeps its old check so reference careers stay as they were (README design notes)
                 if not authors or any(a in people for a in authors):
                     api.papers.revise(d["id"], cfg.revise_hours)
             if d["salvage"]:

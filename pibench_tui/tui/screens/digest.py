@@ -28,6 +28,7 @@ from pibench_tui.tui.record import (
     standing_note,
     venue_record,
 )
+from world import explain
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
 TAB_KEYS = {
@@ -49,6 +50,11 @@ NEWS_SHOWN = 14
 
 def _ctx(text: str) -> str:
     return f"    [dim]↳ {escape(text)}[/]"
+
+
+def _why(text: str) -> str:
+    """The explanation line under an outcome (:mod:`world.explain`)."""
+    return f"    [dim]↳ why: {escape(text)}[/]"
 
 
 def _late(game: Any, e: dict) -> str:
@@ -115,6 +121,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         )
         if game is not None:
             rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
+            rows.append(_why(explain.explain_decision(game.query, game.world.cfg, d.get("submission_id"))))
     section("Decisions", rows)
     section(
         "Published",
@@ -141,6 +148,8 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
                     agency_record(game, p.get("agency"), p.get("topic"), before=month) + (f"; {facts}" if facts else "")
                 )
             )
+            if funding != "funded":
+                rows.append(_why(explain.explain_proposal(game.query, game.world.cfg, p.get("proposal_id"))))
     section("Grants", rows)
     rows, expired = [], 0
     for o in r.get("offers", []):
@@ -154,6 +163,9 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         )
         if game is not None:
             rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game)}"))
+            if answer == "declined":
+                standing = game.dashboard()["lab_standing"]
+                rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
     if expired:
         rows.append(f"[dim]{expired} applicant(s) never offered a place: their applications lapsed.[/]")
     section("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
@@ -177,6 +189,8 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         rows.append(f"{s.get('posting_id')}: {what}")
         if game is not None:
             rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))
+            if s.get("outcome") != "filled":
+                rows.append(_why(explain.explain_search(game.dashboard()["lab_standing"], s.get("outcome"))))
     section("Postdoc searches", rows)
     section(
         "Arrivals",
@@ -186,12 +200,19 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             for a in r.get("arrivals", [])
         ],
     )
-    section(
-        "Departures",
-        [f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]" for q in r.get("quits", [])]
-        + [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
-        + [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])],
-    )
+    rows = []
+    for q in r.get("quits", []):
+        rows.append(f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]")
+        if game is not None:
+            rows.append(_why(explain.explain_quit(game.query, game.world.cfg, q.get("id"))))
+    rows += [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
+    rows += [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])]
+    gone = [x.get("id") for k in ("quits", "graduations", "contracts_ended") for x in r.get(k, [])]
+    if game is not None and gone:  # what the departures leave behind (issue 27 §2)
+        left = explain.orphaned_projects(game.query, game.world.cfg)
+        left += [t for pid in gone for t in explain.orphaned_drafts(game.query, pid)]
+        rows += [f"[yellow]left behind: {escape(t)}[/]" for t in dict.fromkeys(left)]
+    section("Departures", rows)
     section(
         "Projects",
         [
@@ -202,6 +223,7 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         + [
             f"[red]{d.get('project_id')} {d.get('topic')} tier {d.get('tier')}: dead end[/]"
             + (f" (salvage draft {d['salvage_draft_id']})" if d.get("salvage_draft_id") else "")
+            + ("\n" + _why(explain.explain_dead_end(game.query, game.world.cfg, d.get("project_id"))) if game else "")
             for d in r.get("dead_ends", [])
         ]
         + [

@@ -73,8 +73,8 @@ class Papers(Namespace):
             raise ActionError("not_allowed", f"{d.id} has not been rejected yet; only rejected drafts can be revised")
         if d.revised_month == w.s.month:
             raise ActionError("not_allowed", f"{d.id} was already revised this month; revise again next month")
-        if d.authors and not any(w.s.people[a].status == "active" for a in d.authors):
-            raise ActionError("not_allowed", f"none of {d.id}'s authors is still in the lab")
+        # A draft is the lab's: like polishing and submitting, revising it (the PI's hours, §7) is
+        # allowed whoever of its authors has left (README design notes, issue 27 §2).
         self._check_hours(h, f"revising {d.id}")
         papers_mod.revise(w, d, h)
         return {

@@ -1,0 +1,191 @@
+"""Outcomes explained by what the PI could see (world/explain.py, issue 27 §1-§2): each rule's
+text names visible signals and the scenario's numbers, and no hidden value reaches it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from scenarios import load_scenario
+from world import explain as ex
+from world.api import Api, replay
+from world.api.cached import CachedApi
+from world.engine import World
+from world.policies import make_policy
+from world.runner import AgentView
+
+SEED = 1001
+MONTHS = 20  # baseline on seed 1001: both PhD students quit in months 18 and 19, grants rejected
+
+
+def _played(months: int = MONTHS) -> World:
+    sc = load_scenario("standard", seed=SEED)
+    w = World(sc.config, sc.seed)
+    view = AgentView(CachedApi(Api(w)))
+    policy = make_policy("baseline")
+    while w.s.month <= months:
+        m = w.s.month
+        policy.act(view)
+        if w.s.month == m:
+            Api(w).time.next_month()
+    return w
+
+
+def _hidden_twin(w: World) -> World:
+    """The same career (same seed, same actions) with every hidden quantity changed: ability,
+    skill, morale, draft and paper quality, proposal quality, novelty, feasibility, agency
+    preferences and the numeric reputation (kept inside its standing)."""
+    twin = replay(w.cfg, w.seed, w.s.action_log)
+    for p in twin.s.people.values():
+        p.ability, p.skill, p.morale = 1 - p.ability, p.skill / 2, 1 - p.morale
+    for d in twin.s.drafts.values():
+        d.q = 10 - d.q
+    for pub in twin.s.publications.values():
+        pub.q = 10 - pub.q
+    for pr in twin.s.proposals.values():
+        pr.quality = -pr.quality
+    for pj in twin.s.projects.values():
+        pj.novelty, pj.feasible = 1.3 - pj.novelty, not pj.feasible
+    twin.s.agency_prefs = {a: [-x for x in v] for a, v in twin.s.agency_prefs.items()}
+    twin.s.reputation += 0.01
+    return twin
+
+
+@pytest.fixture(scope="module")
+def career() -> tuple[World, World]:
+    w = _played()
+    return w, _hidden_twin(w)
+
+
+def _texts(w: World) -> dict[str, Any]:
+    """Every explanation of the career, keyed by rule and id."""
+    q, cfg, m = Api(w).query, w.cfg, w.s.month
+    people = [r["id"] for r in q("select id from students where role in ('phd', 'postdoc')")]
+    out: dict[str, Any] = {}
+    for pid in people:
+        out[f"warning {pid}"] = ex.quit_warning(q, cfg, pid, m)
+        out[f"signals {pid}"] = ex.morale_signals(q, cfg, pid, m)
+        out[f"leftovers {pid}"] = ex.leftovers(q, cfg, pid)
+    for r in q("select id from students where status = 'quit'"):
+        out[f"quit {r['id']}"] = ex.explain_quit(q, cfg, r["id"])
+    for r in q("select id from proposals where status = 'rejected'"):
+        out[f"proposal {r['id']}"] = ex.explain_proposal(q, cfg, r["id"])
+    for r in q("select id from submissions where status in ('accept', 'reject')"):
+        out[f"decision {r['id']}"] = ex.explain_decision(q, cfg, r["id"])
+    for v in cfg.venues:
+        out[f"venue {v}"] = ex.venue_profile(q, cfg, v)
+    for r in q("select id from projects"):
+        out[f"dead end {r['id']}"] = ex.explain_dead_end(q, cfg, r["id"])
+    for pool in ("elite", "international", "nontraditional", "local"):
+        out[f"offer {pool}"] = ex.explain_offer(q, cfg, pool, "unknown")
+    out["search"] = ex.explain_search("unknown", "unfilled")
+    out["standing"] = ex.explain_standing(q, cfg, m)
+    return out
+
+
+def test_the_career_has_each_outcome_to_explain(career):
+    """The fixture career really has quits, rejected proposals, decisions and leftovers, so the
+    no-leak test below compares texts that exist (a world without them would prove nothing)."""
+    texts = _texts(career[0])
+    kinds = {k.split()[0] for k, v in texts.items() if v}
+    assert {"quit", "proposal", "decision", "venue", "leftovers", "signals"} <= kinds
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["warning", "signals", "leftovers", "quit", "proposal", "decision", "venue", "dead", "offer", "search", "standing"],
+)
+def test_no_hidden_value_reaches_the_explanation(career, rule):
+    """Two worlds with the same seed and actions but every hidden quantity changed (ability,
+    morale, quality, novelty, feasibility, agency tastes, numeric reputation) give the same
+    text for this rule: the explanation reads only what the PI can see."""
+    a, b = (_texts(w) for w in career)
+    keys = [k for k in a if k.split()[0] == rule]
+    assert keys
+    assert {k: a[k] for k in keys} == {k: b[k] for k in keys}
+
+
+def test_hidden_change_is_real(career):
+    """The twin's hidden state differs (so the no-leak test compares different worlds)."""
+    a, b = career
+    pid = next(iter(a.s.people))
+    assert a.s.people[pid].morale != b.s.people[pid].morale
+    assert [d.q for d in a.s.drafts.values()] != [d.q for d in b.s.drafts.values()]
+
+
+def test_quit_explanation_names_mentoring_below_the_scenarios_neglect_threshold(career):
+    """The quits of seed 1001's baseline (no mentoring) are explained by mentoring below the
+    scenario's neglect threshold, and the remedy names it; under a scenario whose threshold is
+    3 h the same text says 3 h (the number comes from the config, never typed in)."""
+    w = career[0]
+    q = Api(w).query
+    quits = [r["id"] for r in q("select id from students where status = 'quit'")]
+    assert len(quits) == 2
+    text = ex.explain_quit(q, w.cfg, quits[0])
+    assert "under 2 h weighs on morale" in text and "give at least 2 h of mentoring" in text
+    other = dataclasses.replace(w.cfg, neglect_hours=3.0)
+    assert "give at least 3 h of mentoring" in ex.explain_quit(q, other, quits[0])
+
+
+def test_quit_warning_fires_before_on_visible_signals_and_a_mood_that_recovers_is_not_low():
+    """A researcher with two low meeting moods in a row is warned; one low then a recovered
+    mood (0.23, 0.69: the issue's case) is not read as low; with no mentoring and no meeting
+    notes the warning still comes (the neglect is itself visible)."""
+    cfg = load_scenario("standard", seed=SEED).config
+    rows = [{"month": 1, "q": 0.5, "s": 0.3}, {"month": 2, "q": 0.5, "s": 0.4}]
+
+    def fake(moods: list[dict[str, Any]], hours: float):
+        def query(sql: str) -> list[dict[str, Any]]:
+            if "from student_reports" in sql:
+                return moods
+            if "from students where id" in sql:
+                return [{"id": "S001", "name": "A", "role": "phd", "mentoring_hours": hours, "left_month": None}]
+            return []
+
+        return query
+
+    assert "meeting mood low two months running (0.30, 0.40)" in (
+        ex.quit_warning(fake(rows, 5.0), cfg, "S001", 3) or ""
+    )
+    recovering = [{"month": 1, "q": 0.5, "s": 0.23}, {"month": 2, "q": 0.5, "s": 0.69}]
+    assert ex.quit_warning(fake(recovering, 5.0), cfg, "S001", 3) is None
+    blind = [{"month": 1, "q": 0.5, "s": None}, {"month": 2, "q": 0.5, "s": None}]
+    text = ex.quit_warning(fake(blind, 0.0), cfg, "S001", 3) or ""
+    assert "no meeting notes" in text and f"give at least {cfg.neglect_hours:g} h of mentoring" in text
+
+
+def test_grant_rejection_names_each_visible_factor(career):
+    """A rejected proposal's explanation says how it stood on evidence, hours (against the
+    scenario's reference hours), standing, and what the agency decided before."""
+    w = career[0]
+    q = Api(w).query
+    pid = q("select id from proposals where status = 'rejected'")[0]["id"]
+    text = ex.explain_proposal(q, w.cfg, pid)
+    assert "evidence:" in text and f"the reference is {w.cfg.grant_hours_ref:g} h" in text
+    assert "standing: unknown then" in text and "funded" in text
+
+
+def test_venue_profile_ranks_bar_and_citations_from_the_config(career):
+    """NAIC's bar and citations rank first of the four venues and W-SHOP's last; a scenario that
+    swaps their bars swaps the words (ranks come from the config, not from names)."""
+    w = career[0]
+    q = Api(w).query
+    assert "bar the highest of 4" in ex.venue_profile(q, w.cfg, "NAIC")
+    assert "bar the lowest of 4" in ex.venue_profile(q, w.cfg, "W-SHOP")
+    venues = {k: dict(v) for k, v in w.cfg.venues.items()}
+    venues["NAIC"]["bar"], venues["W-SHOP"]["bar"] = venues["W-SHOP"]["bar"], venues["NAIC"]["bar"]
+    swapped = dataclasses.replace(w.cfg, venues=venues)
+    assert "bar the lowest of 4" in ex.venue_profile(q, swapped, "NAIC")
+
+
+def test_departure_leaves_an_orphaned_project_named_as_still_billed(career):
+    """After both students quit, their project is named as still billed with no member, and any
+    draft with no author left says it can still be polished, revised and submitted."""
+    w = career[0]
+    api = Api(w)
+    q = api.query
+    left = [t for pid in ("S001", "S002") for t in ex.leftovers(q, w.cfg, pid)]
+    assert any("has no member left: still billed" in t for t in left)
+    assert all("can still polish, revise and submit" in t for t in ex.orphaned_drafts(q))

@@ -1,0 +1,456 @@
+"""Every outcome explained by what the PI could see: the one home of the explanations.
+
+MECHANICS is public, so an outcome can be read from its *visible* inputs and the documented
+direction of the rule that drew it, without a hidden value. Each function here takes the
+observable database (``query``: SQL → rows, as ``api.query`` answers it), the scenario's
+:class:`~world.config.WorldConfig` (public rule numbers, never a hidden draw) and ids, and
+returns text: the visible signals, how this case stood on each, and what the PI can do. The
+digest, the panels, the headless replies (``lab.explain``) and the month report's readers
+all use these, so a rule is explained the same way everywhere.
+
+Nothing here reads the world's state: only rows of the observable database, so no ability,
+quality, novelty, feasibility, hotness, morale, preference or numeric reputation can reach
+the text (the tests build worlds that differ only in hidden values and compare the text).
+
+Rules explained (MECHANICS section): quits and the warnings before them (§5 morale and quit),
+departures' leftovers (§5, §6, §7 revise), grant rejections (§9), venue decisions and each
+venue's bar and worth as the lab's record shows them (§7, §8), dead ends (§6), declined
+offers and unfilled postdoc searches (§5), standing (§10).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .config import WorldConfig
+
+Query = Callable[[str], list[dict[str, Any]]]
+"""The observable database: SQL text → rows as dicts (``api.query``)."""
+
+LOW_MOOD = 0.5
+"""A meeting sentiment below this reads as low (a reading guide, not a rule of the world)."""
+
+REPORT_DROP = 0.15
+"""The last two report qualities this much below the earlier mean read as falling."""
+
+WINDOW = 3
+"""Months before an outcome whose visible signals the explanation reads."""
+
+
+def _q(text: Any) -> str:
+    """``text`` quoted for an SQL literal."""
+    return str(text).replace("'", "''")
+
+
+def _list(value: Any) -> list[Any]:
+    """A JSON list column (text or list) as a list."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return [value] if value else []
+    return list(value) if isinstance(value, list) else []
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+# ----------------------------------------------------------------------------- quits (§5)
+def person(query: Query, pid: str) -> dict[str, Any] | None:
+    """The ``students`` row of ``pid`` (any role or status), or ``None``."""
+    rows = query(f"select * from students where id = '{_q(pid)}'")
+    return rows[0] if rows else None
+
+
+def _projects_of(query: Query, pid: str) -> list[dict[str, Any]]:
+    rows = query("select id, topic, tier, status, started_month, ended_month, members, monthly_compute from projects")
+    return [r for r in rows if pid in _list(r["members"])]
+
+
+def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tuple[list[str], list[str]]:
+    """The visible signals of ``pid``'s morale up to ``month``: ``(signals, remedies)``.
+
+    Signals are what the morale rule responds to and the PI can see (§5): the last meeting
+    sentiments (read only with at least 1 h of mentoring), falling report quality, mentoring
+    below the scenario's neglect threshold, more active projects than the overload threshold,
+    a short runway, and in the last :data:`WINDOW` months rejections of their drafts, dead
+    ends and stopped projects they were on, and crises left unanswered. Remedies are the PI's
+    actions that move each signal the right way. Both lists may be empty.
+    """
+    signals: list[str] = []
+    remedies: list[str] = []
+    reps = query(
+        "select month, report_quality as q, meeting_sentiment as s from student_reports "
+        f"where student_id = '{_q(pid)}' and month <= {int(month)} order by month"
+    )
+    moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
+    if len(moods) == 2 and all(x < LOW_MOOD for x in moods):
+        signals.append(f"meeting mood low two months running ({moods[0]:.2f}, {moods[1]:.2f})")
+    elif reps and all(r["s"] is None for r in reps[-2:]):
+        signals.append("no meeting notes lately (with under 1 h of mentoring there is no read on their mood)")
+    quality = [r["q"] for r in reps if r["q"] is not None]
+    if len(quality) >= 4:
+        earlier, recent = _mean(quality[:-2]), _mean(quality[-2:])
+        if earlier is not None and recent is not None and earlier - recent >= REPORT_DROP:
+            signals.append(f"reports falling ({earlier:.2f} before, {quality[-2]:.2f} and {quality[-1]:.2f} lately)")
+    row = person(query, pid)
+    hours = float(row["mentoring_hours"] or 0) if row else 0.0
+    if hours < cfg.neglect_hours:
+        signals.append(f"mentoring {hours:g} h a month (under {cfg.neglect_hours:g} h weighs on morale)")
+        remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
+    projects = _projects_of(query, pid)
+    active = [p for p in projects if p["status"] == "active"]
+    if len(active) > cfg.overload_projects:
+        signals.append(f"on {len(active)} active projects (more than {cfg.overload_projects} weighs on morale)")
+        remedies.append(f"keep them on at most {_plural(cfg.overload_projects, 'project')} (unassign, u)")
+    since = int(month) - WINDOW
+    hits = [
+        f"project {p['id']} {'dead-ended' if p['status'] == 'deadend' else 'was stopped'} in month {p['ended_month']}"
+        for p in projects
+        if p["status"] in ("deadend", "killed") and (p["ended_month"] or 0) > since
+    ]
+    drafts = {d["id"] for d in query("select id, authors from drafts") if pid in _list(d["authors"])}
+    if drafts:
+        for s in query(
+            "select draft_id, venue, decision_month from submissions where status = 'reject' "
+            f"and decision_month > {since} and decision_month <= {int(month)} order by decision_month"
+        ):
+            if s["draft_id"] in drafts:
+                hits.append(f"their draft {s['draft_id']} was rejected at {s['venue']} in month {s['decision_month']}")
+    for e in query(
+        "select id, status, arrived_month, details from events where kind = 'student_crisis' "
+        f"and status = 'ignored' and arrived_month > {since - 1}"
+    ):
+        details = e["details"]
+        if isinstance(details, str):
+            try:
+                details = json.loads(details)
+            except ValueError:
+                details = {}
+        if isinstance(details, dict) and details.get("student_id") == pid:
+            hits.append(f"their crisis {e['id']} went unanswered")
+            remedies.append("answer a student crisis with support (e)")
+    if hits:
+        signals.append("; ".join(hits))
+    lab = query(f"select month, budget from lab_monthly where month = {int(month) - 1}")
+    spent = query(f"select sum(amount) as out from ledger where month = {int(month) - 1} and amount < 0")
+    burn = -float(spent[0]["out"] or 0) if spent else 0.0
+    if lab and burn > 0 and 0 < float(lab[0]["budget"]) < cfg.runway_stress_months * burn:
+        signals.append(f"the runway was under {cfg.runway_stress_months:g} months (a short runway weighs on everyone)")
+        remedies.append("win a grant or cut costs before the runway falls that low")
+    return signals, remedies
+
+
+def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
+    """The warning before a researcher may quit, or ``None`` when their visible signals are quiet.
+
+    It fires on two low meeting moods in a row, on falling reports, or on no meeting notes
+    together with a pressure on morale (§5: the quit draw grows as morale falls).
+    """
+    signals, remedies = morale_signals(query, cfg, pid, month)
+    if not signals:
+        return None
+    read = any(s.startswith(("meeting mood low", "reports falling")) for s in signals)
+    blind = any(s.startswith("no meeting notes") for s in signals)
+    if not read and not (blind and len(signals) > 1):
+        return None
+    todo = remedies or ["keep their mentoring up and their load light"]
+    return "Low morale comes before quitting: " + "; ".join(signals) + ". What helps: " + "; ".join(todo) + "."
+
+
+def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
+    """Why ``pid`` quit, in what the PI could see in the months before, and what could have helped.
+
+    §5: the monthly quit draw grows steeply as morale falls; morale falls with neglect
+    (little mentoring), overload, a short runway, rejections, dead ends and ignored crises,
+    and rises with accepted papers and support. Raises nothing; an unknown id says so.
+    """
+    row = person(query, pid)
+    if row is None:
+        return f"no lab member {pid}"
+    left = int(row["left_month"] or 0)
+    signals, remedies = morale_signals(query, cfg, pid, left)
+    name = f"{row['name']} ({pid}, {row['role']})"
+    if not signals:
+        return (
+            f"{name} quit in month {left} with no visible warning sign: the quit draw is small but "
+            "never zero while morale is only middling. Mentoring of at least 1 h gives meeting notes "
+            "that show their mood."
+        )
+    todo = remedies or ["more mentoring, fewer projects at once"]
+    return (
+        f"{name} quit in month {left}. Visible before: "
+        + "; ".join(signals)
+        + ". Could have helped: "
+        + "; ".join(todo)
+        + "."
+    )
+
+
+# ---------------------------------------------------------------------- departures (§2 of the issue)
+def orphaned_projects(query: Query, cfg: WorldConfig) -> list[str]:
+    """Active projects with no member left in the lab: each still billed its compute every
+    month and making no progress (§2, §6). One sentence per project, without a final stop."""
+    out: list[str] = []
+    active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
+    for p in query("select id, topic, members, monthly_compute, progress_pct from projects where status = 'active'"):
+        if not any(m in active_ids for m in _list(p["members"])):
+            units = float(p["monthly_compute"] or 0)
+            bill = (
+                f"still billed {units:,.0f} compute units (${units * cfg.compute_unit_cost:,.0f} at the base price) a month"
+                if units
+                else "no compute billed"
+            )
+            out.append(
+                f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%) has no member left: "
+                f"{bill}, no progress; assign someone (a) or stop it (k)"
+            )
+    return out
+
+
+def orphaned_drafts(query: Query, pid: str | None = None) -> list[str]:
+    """Drafts (of ``pid`` when given) none of whose authors is still in the lab: they stay the
+    lab's and can still be polished, revised and submitted (the rule this project decided,
+    README design notes). Collaboration drafts have no authors and are never listed."""
+    active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
+    out = []
+    for d in query("select id, authors from drafts where status in ('available', 'under_review')"):
+        authors = _list(d["authors"])
+        if authors and (pid is None or pid in authors) and not any(a in active_ids for a in authors):
+            out.append(f"draft {d['id']} has no author left in the lab: you can still polish, revise and submit it")
+    return out
+
+
+def leftovers(query: Query, cfg: WorldConfig, pid: str) -> list[str]:
+    """What ``pid``'s departure leaves behind: the lab's projects with no member left (still
+    billed, no progress) and ``pid``'s drafts with no author left (§2 of issue 27)."""
+    return orphaned_projects(query, cfg) + orphaned_drafts(query, pid)
+
+
+# ------------------------------------------------------------------------------- grants (§9)
+def explain_proposal(query: Query, cfg: WorldConfig, proposal_id: str) -> str:
+    """What the panel weighed in ``proposal_id`` (§9) and how this proposal stood on each
+    visible factor: evidence (publications count fully, drafts at a fraction, off-topic items
+    at a fraction), hours against the reference, the lab's standing then, running awards,
+    the funding outlook then, the topic against the agency's record with the lab."""
+    rows = query(f"select * from proposals where id = '{_q(proposal_id)}'")
+    if not rows:
+        return f"no proposal {proposal_id}"
+    p = rows[0]
+    agency, topic, month = p["agency"], p["topic"], int(p["submitted_month"] or 0)
+    attached = _list(p["attached"])
+    pubs = {r["id"]: r for r in query("select id, topic, tier from publications")}
+    drafts = {r["id"]: r for r in query("select id, topic, tier from drafts")}
+    n_pub = n_draft = off = tier3 = 0
+    for a in attached:
+        item = pubs.get(a) or drafts.get(a)
+        if item is None:
+            continue
+        if a in pubs:
+            n_pub += 1
+        else:
+            n_draft += 1
+        off += item["topic"] != topic
+        tier3 += int(item["tier"] or 0) == 3
+    parts = []
+    if attached:
+        ev = f"evidence: {_plural(n_pub, 'publication')} (full weight) and {_plural(n_draft, 'draft')} (weight {cfg.grant_evidence_draft_weight:g})"
+        if off:
+            ev += f", {off} off {topic} (weight ×{cfg.grant_evidence_offtopic:g})"
+        parts.append(ev + "; better papers count for more, and evidence saturates")
+    else:
+        parts.append("evidence: none attached (attach publications on the topic: each counts fully, a draft partly)")
+    hours = float(p["hours"] or 0)
+    parts.append(
+        f"hours: {hours:g} h of writing (the reference is {cfg.grant_hours_ref:g} h; more helps, with diminishing returns)"
+    )
+    standing = query(f"select reputation_standing from lab_monthly where month <= {month} order by month desc limit 1")
+    if standing:
+        parts.append(f"standing: {standing[0]['reputation_standing']} then (a higher standing scores higher)")
+    running = query(f"select id from awards where start_month <= {month} and end_month >= {month}")
+    if running:
+        parts.append(f"{_plural(len(running), 'award')} already running (each running award counts against a proposal)")
+    outlook = query(
+        f"select month, text from news where kind = 'funding' and month <= {month} order by month desc limit 1"
+    )
+    if outlook:
+        parts.append(f"funding climate then: {str(outlook[0]['text']).rstrip('.')}")
+    if agency == "AMP":
+        parts.append(
+            f"{agency} favours topics that will be hot in {cfg.amp_hot_lead} months (watch the field news) and "
+            + ("this proposal had" if tier3 else "this proposal had no")
+            + " tier-3 work attached (which it rewards)"
+        )
+    elif cfg.agencies.get(agency, {}).get("rolling"):
+        parts.append(f"{agency} also favours topics hot now (the field news)")
+    parts.append(f"{agency} has its own taste in topics, shown only by its decisions: {agency_topics(query, agency)}")
+    return "; ".join(parts) + "."
+
+
+def agency_topics(query: Query, agency: str, before: int | None = None) -> str:
+    """The lab's decided proposals to ``agency`` by topic: ``"reasoning 1 of 3 funded, vision 0 of 1"``."""
+    by: dict[str, list[int]] = {}
+    for r in query(
+        f"select topic, status, decision_month from proposals where agency = '{_q(agency)}' and status != 'pending'"
+    ):
+        if before is not None and (r["decision_month"] or 0) >= before:
+            continue
+        n = by.setdefault(r["topic"], [0, 0])
+        n[0] += r["status"] == "funded"
+        n[1] += 1
+    if not by:
+        return "no decision yet"
+    return ", ".join(f"{t} {f} of {n} funded" for t, (f, n) in sorted(by.items()))
+
+
+# ------------------------------------------------------------------------------ venues (§7, §8)
+def _rank(cfg: WorldConfig, venue: str, key: str) -> str:
+    """``"the highest of 4"``, ``"2nd of 4"`` … for ``venue`` among the scenario's venues by ``key``."""
+    order = sorted(cfg.venues, key=lambda v: -float(cfg.venues[v][key]))
+    i, n = order.index(venue) + 1, len(order)
+    return {1: f"the highest of {n}", n: f"the lowest of {n}"}.get(
+        i, f"{i}{'nd' if i == 2 else 'rd' if i == 3 else 'th'} of {n}"
+    )
+
+
+def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None = None) -> str:
+    """A venue's bar and worth as the PI knows them: where its acceptance bar and its papers'
+    citation rate rank among the scenario's venues (the public tables of §7 and §8, as ranks),
+    the reviewer-score means the lab has seen accepted and rejected there (decisions made
+    before month ``before`` when given), and its papers' citations so far."""
+    v = cfg.venues.get(venue)
+    if v is None:
+        return f"no venue {venue}"
+    kind = v["kind"]
+    acc: list[float] = []
+    rej: list[float] = []
+    for r in query(
+        f"select status, decision_month, reviewer_scores from submissions where venue = '{_q(venue)}' and status in ('accept', 'reject')"
+    ):
+        if before is not None and (r["decision_month"] or 0) >= before:
+            continue
+        mean = _mean([float(x) for x in _list(r["reviewer_scores"])])
+        if mean is not None:
+            (acc if r["status"] == "accept" else rej).append(mean)
+    seen = []
+    if acc:
+        seen.append(f"accepted at means {min(acc):.1f}" + (f"-{max(acc):.1f}" if len(acc) > 1 else ""))
+    if rej:
+        seen.append(f"rejected at means {min(rej):.1f}" + (f"-{max(rej):.1f}" if len(rej) > 1 else ""))
+    pubs = query(f"select count(*) as n, sum(citations) as c from publications where venue = '{_q(venue)}'")
+    n = int(pubs[0]["n"] or 0) if pubs else 0
+    out = f"{venue} ({kind}): bar {_rank(cfg, venue, 'bar')}, citations {_rank(cfg, venue, 'visibility')}"
+    if seen:
+        out += "; the lab's record: " + ", ".join(seen)
+    if n:
+        out += f"; {_plural(n, 'paper')} of the lab there, {int(pubs[0]['c'] or 0)} citations"
+    return out
+
+
+def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
+    """A review decision in visible terms (§7): the reviewers' mean against the venue's record;
+    a score rises with the draft's quality, polish (up to the saturation hours) and revisions,
+    the topic's heat and the lab's standing."""
+    rows = query(f"select * from submissions where id = '{_q(submission_id)}'")
+    if not rows:
+        return f"no submission {submission_id}"
+    s = rows[0]
+    profile = venue_profile(query, cfg, s["venue"], before=s["decision_month"])
+    if s["status"] == "accept":
+        return profile + "."
+    d = query(f"select polish_hours, revisions from drafts where id = '{_q(s['draft_id'])}'")
+    polish = float(d[0]["polish_hours"] or 0) if d else 0.0
+    tips = []
+    if polish < cfg.polish_cap_hours:
+        tips.append(f"polish it to {cfg.polish_cap_hours:g} h (it has {polish:g} h)")
+    tips.append("revise it (each revision helps less)")
+    tips.append("or send it to a venue with a lower bar")
+    return profile + "; next: " + ", ".join(tips) + "."
+
+
+# ------------------------------------------------------------------- dead ends, people, standing
+def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str) -> str:
+    """A dead end (§6): a project that cannot work out shows it only at a share of its work;
+    the chance of that rises with the tier. Nothing the team did drew it."""
+    rows = query(f"select tier, topic from projects where id = '{_q(project_id)}'")
+    tier = int(rows[0]["tier"]) if rows else 0
+    odds = sorted(cfg.tiers, key=lambda t: cfg.tiers[t]["p_infeasible"])
+    return (
+        f"tier {tier} ideas fail more often than tier {odds[0]} ones and a project shows it only part-way: "
+        "no visible signal comes before; spread risk over tiers and keep drafts flowing"
+    )
+
+
+def explain_offer(query: Query, cfg: WorldConfig, pool: str, standing: str) -> str:
+    """A declined offer (§5): acceptance depends on the applicant pool and grows with standing."""
+    return (
+        f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool)}), and every pool "
+        f"accepts more often as the lab's standing ({standing} now) rises; offer to more applicants"
+    )
+
+
+def pool_answers(query: Query, pool: str) -> str:
+    """``"2 of 5 accepted"`` for the answered offers to ``pool``."""
+    rows = query(
+        f"select status from applicants where pool = '{_q(pool)}' and status in ('accepted', 'joined', 'declined')"
+    )
+    ok = sum(1 for r in rows if r["status"] != "declined")
+    return f"{ok} of {len(rows)} accepted" if rows else "no answer yet"
+
+
+def explain_search(standing: str, outcome: str) -> str:
+    """An unfilled or paused postdoc search (§5): fills grow with standing; a search is paused
+    when the lab is at its researcher cap at the resolution."""
+    if outcome == "paused":
+        return "the lab was at its researcher cap when the search resolved: post only with a free place"
+    return f"searches fill more often as the lab's standing ({standing} now) rises: publish, win grants, give talks"
+
+
+def explain_standing(query: Query, cfg: WorldConfig, month: int) -> str:
+    """Standing (§10): months at the current standing and what moves it (acceptances by venue
+    rank, funded grants, talks, reviews, citations; it slowly drifts back without them)."""
+    rows = query(f"select month, reputation_standing as s from lab_monthly where month <= {int(month)} order by month")
+    if not rows:
+        return "no month closed yet"
+    now = rows[-1]["s"]
+    since = rows[-1]["month"]
+    for r in reversed(rows):
+        if r["s"] != now:
+            break
+        since = r["month"]
+    months = int(rows[-1]["month"]) - int(since) + 1
+    return (
+        f"standing {now} for {_plural(months, 'month')}; it rises with accepted papers (most at the top conference "
+        "and the journal), funded grants, invited talks, reviews and citations, and drifts back slowly without them"
+    )
+
+
+__all__ = [
+    "LOW_MOOD",
+    "Query",
+    "REPORT_DROP",
+    "WINDOW",
+    "agency_topics",
+    "explain_dead_end",
+    "explain_decision",
+    "explain_offer",
+    "explain_proposal",
+    "explain_quit",
+    "explain_search",
+    "explain_standing",
+    "leftovers",
+    "orphaned_drafts",
+    "orphaned_projects",
+    "morale_signals",
+    "person",
+    "pool_answers",
+    "quit_warning",
+    "venue_profile",
+]
