@@ -102,7 +102,7 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
             signals.append(f"reports falling ({earlier:.2f} before, {quality[-2]:.2f} and {quality[-1]:.2f} lately)")
     row = person(query, pid)
     hours = float(row["mentoring_hours"] or 0) if row else 0.0
-    if hours < cfg.neglect_hours:
+    if row is not None and row["status"] == "active" and hours < cfg.neglect_hours:  # a leaver's hours read 0
         signals.append(f"mentoring {hours:g} h a month (under {cfg.neglect_hours:g} h weighs on morale)")
         remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
     projects = _projects_of(query, pid)

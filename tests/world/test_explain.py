@@ -115,18 +115,15 @@ def test_hidden_change_is_real(career):
     assert [d.q for d in a.s.drafts.values()] != [d.q for d in b.s.drafts.values()]
 
 
-def test_quit_explanation_names_mentoring_below_the_scenarios_neglect_threshold(career):
-    """The quits of seed 1001's baseline (no mentoring) are explained by mentoring below the
-    scenario's neglect threshold, and the remedy names it; under a scenario whose threshold is
-    3 h the same text says 3 h (the number comes from the config, never typed in)."""
+def test_quit_explanation_names_the_visible_blow_and_not_a_leavers_reset_hours(career):
+    """Seed 1001's baseline quits are explained by their draft's rejection in the month before;
+    the mentoring hours a leaver's row shows (reset to 0 when they left) are not read as neglect."""
     w = career[0]
     q = Api(w).query
     quits = [r["id"] for r in q("select id from students where status = 'quit'")]
     assert len(quits) == 2
     text = ex.explain_quit(q, w.cfg, quits[0])
-    assert "under 2 h weighs on morale" in text and "give at least 2 h of mentoring" in text
-    other = dataclasses.replace(w.cfg, neglect_hours=3.0)
-    assert "give at least 3 h of mentoring" in ex.explain_quit(q, other, quits[0])
+    assert "was rejected at NAIC" in text and "0 h a month" not in text
 
 
 def test_quit_warning_fires_before_on_visible_signals_and_a_mood_that_recovers_is_not_low():
@@ -141,7 +138,16 @@ def test_quit_warning_fires_before_on_visible_signals_and_a_mood_that_recovers_i
             if "from student_reports" in sql:
                 return moods
             if "from students where id" in sql:
-                return [{"id": "S001", "name": "A", "role": "phd", "mentoring_hours": hours, "left_month": None}]
+                return [
+                    {
+                        "id": "S001",
+                        "name": "A",
+                        "role": "phd",
+                        "status": "active",
+                        "mentoring_hours": hours,
+                        "left_month": None,
+                    }
+                ]
             return []
 
         return query
