@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pibench_tui.agent_limits import DEFAULT_MAX_OUTPUT
 from pibench_tui.harness import defaults
 from pibench_tui.harness.agent_process import ALLOWED_MODULES, DEFAULT_MEMORY_LIMIT, BlockResult, Refusal, open_sandbox
 from pibench_tui.harness.integrity import IntegrityLog
@@ -317,7 +318,19 @@ class LabCore:
             # agent text enters pibench here: lone surrogates and NUL made safe (pibench_tui.textsafe)
             error = clean_tree(result.error)
             shown, _ = cut_output(clean(result.stdout), self.output_limit, _error_text(error))
-            kinds = self.integrity.record_block(month, turn, error, result.truncated, result.restarted)
+            # The sandbox keeps head and tail of the display cut and counts the rest: what the
+            # block printed is about the cut plus what was omitted. Past the headless output
+            # cap it is a flood (flags the run); below it a benign display cut (issue 26 §2).
+            printed = self.output_limit + int(result.omitted or 0)
+            kinds = self.integrity.record_block(
+                month,
+                turn,
+                error,
+                result.truncated,
+                result.restarted,
+                flood=printed > max(DEFAULT_MAX_OUTPUT, self.output_limit),
+                printed=printed if result.truncated else None,
+            )
             info.update(code_ran=True, ok=result.ok, error=error, output=shown, integrity=kinds)
             reply = turn_output(turn, self.max_turns, shown)
         else:

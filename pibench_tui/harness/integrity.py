@@ -5,7 +5,18 @@ one kind; the kinds in :data:`FLAG_KINDS` flag the run in ``pibench report`` (as
 inspector flags a task whose agent poked at its harness). Python errors of the agent's own
 code and API refusals (game rules) are counted too but never flag a run.
 
-One kind is not a block's result but a hook of the harness, :data:`BENIGN_KINDS`:
+Two kinds are counted but never flag a run, :data:`BENIGN_KINDS`:
+
+``display_cut``
+    A block printed more than the harness shows the model (the 6,000-character display
+    cut of MECHANICS §16) but no more than the headless output cap
+    (:data:`pibench_tui.agent_limits.DEFAULT_MAX_OUTPUT`): an ordinary long print such as
+    ``print(lab.dashboard())``. The model sees the head and tail with a cut notice. A block
+    printing past the headless cap is an ``output_flood`` (the sandbox stops its output
+    there in headless mode), which flags the run.
+
+``after_month_closed``
+    A hook of the harness:
 
 ``after_month_closed``
     Recorded by :meth:`pibench_tui.harness.core.LabCore._handle` (the sandbox's API
@@ -39,25 +50,30 @@ FLAG_KINDS: tuple[str, ...] = (
     "protocol_anomaly",
 )
 
-#: Counted, never flagging: calls refused because the block had already ended the month
-#: (``after_month_closed``, recorded by ``LabCore._handle``; see the module docstring).
-BENIGN_KINDS: frozenset[str] = frozenset({"after_month_closed"})
+#: Counted, never flagging: a block's output longer than the display cut but within the
+#: headless output cap (``display_cut``), and calls refused because the block had already
+#: ended the month (``after_month_closed``, recorded by ``LabCore._handle``); see the module
+#: docstring.
+BENIGN_KINDS: frozenset[str] = frozenset({"after_month_closed", "display_cut"})
 
 #: Incidents kept verbatim (the counts are always complete).
 MAX_INCIDENTS = 200
 
 
-def classify_block(error: dict[str, Any] | None, truncated: bool) -> list[str]:
+def classify_block(error: dict[str, Any] | None, truncated: bool, *, flood: bool | None = None) -> list[str]:
     """The integrity kinds of one block's result (empty for a clean block).
 
     Args:
         error: ``BlockResult.error``: ``None`` or ``{"type", "message", "line"}``; a
             ``"code"`` key, when the sandbox gives one, names the kind directly.
-        truncated: Whether the block's output was cut (an output flood).
+        truncated: Whether the block's output was cut for display.
+        flood: Whether the output passed the headless output cap (``output_flood``, which
+            flags the run); ``None``: every cut is a flood (a caller that knows no more).
+            A cut output that is no flood is ``display_cut`` (benign).
     """
     kinds: list[str] = []
     if truncated:
-        kinds.append("output_flood")
+        kinds.append("output_flood" if flood is None or flood else "display_cut")
     if not error:
         return kinds
     code = error.get("code")
@@ -100,19 +116,32 @@ class IntegrityLog:
         self.restarts = 0
 
     def record_block(
-        self, month: int, turn: int, error: dict[str, Any] | None, truncated: bool, restarted: bool
+        self,
+        month: int,
+        turn: int,
+        error: dict[str, Any] | None,
+        truncated: bool,
+        restarted: bool,
+        *,
+        flood: bool | None = None,
+        printed: int | None = None,
     ) -> list[str]:
-        """Record one executed block; return its integrity kinds."""
+        """Record one executed block; return its integrity kinds.
+
+        ``truncated``/``flood`` as :func:`classify_block`; ``printed`` (characters the block
+        printed, when known) goes into the incident's message of a cut output.
+        """
         self.blocks += 1
         if restarted:
             self.restarts += 1
-        kinds = classify_block(error, truncated)
+        kinds = classify_block(error, truncated, flood=flood)
+        cut_note = "output cut" if printed is None else f"output cut ({printed:,} characters printed)"
         for kind in kinds:
             self.add(
                 kind,
                 month,
                 turn,
-                (error or {}).get("message", "output cut") if kind != "output_flood" else "output cut",
+                (error or {}).get("message", "output cut") if kind not in ("output_flood", "display_cut") else cut_note,
             )
         if error and not kinds and error.get("type") not in ("ActionError",):
             self.python_errors[str(error.get("type"))] += 1

@@ -140,6 +140,26 @@ def test_long_output_is_cut_at_6000_characters_with_a_marker(out):
     assert res["integrity"]["flagged"]
 
 
+def test_a_long_print_within_the_headless_cap_is_a_benign_display_cut(out):
+    """A block printing 10,000 characters (past the 6,000 shown, within the headless output
+    cap) is cut for display and counted as `display_cut`, and does not flag the run
+    (issue 26 §2: before, every cut was an `output_flood` that flagged it)."""
+
+    def brain(req, i):
+        if req["messages"][-1]["content"].startswith("=== Month"):
+            return Reply("```python\nprint('z' * 10_000)\n```")
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        res = play(srv, out)
+    body = srv.requests[1]["messages"][-1]["content"]
+    assert "cut" in body and body.count("z") <= OUTPUT_LIMIT
+    integrity = json.loads((_run_dir(out) / "integrity.json").read_text())
+    assert integrity["by_kind"] == {"display_cut": MONTHS}
+    assert integrity["flags"] == 0 and not integrity["flagged"] and not res["integrity"]["flagged"]
+    assert integrity["incidents"][0]["message"].startswith("output cut (")
+
+
 def test_retries_on_429_500_time_outs_and_unreadable_answers_then_success(out):
     """429 (with Retry-After), 500, a time-out and a 200 answer that is not JSON (a gateway's
     error page) are retried; the call then succeeds and plays the month, so no month is
@@ -274,7 +294,7 @@ def test_integrity_audit_counts_what_the_sandbox_refused(out):
         "print(().__class__.__bases__)",
         "import os",
         "while True:\n    pass",
-        "print('y' * 20_000)",
+        "print('y' * 30_000)",
         "print(undefined_name)",
         "projects.start('no-such-topic', 2, [])",
     ]
