@@ -1,15 +1,28 @@
 """``pibench/Lab-v0``: the §16 harness contract as a Gymnasium environment (optional extra ``gym``).
 
-    import gymnasium, pibench_tui.harness.gym_env  # registers pibench/Lab-v0
-    env = gymnasium.make("pibench/Lab-v0", scenario="short-12")
+    import gymnasium
+    env = gymnasium.make("pibench_tui.harness.gym_env:pibench/Lab-v0", scenario="short-12")
+    # or: import pibench_tui.harness.gym_env (registers pibench/Lab-v0), then gymnasium.make("pibench/Lab-v0")
     obs, info = env.reset(seed=101)             # obs: the month message (text)
     obs, reward, terminated, truncated, info = env.step("print(lab.dashboard()['budget'])")
 
 Observation and action are text. The observation is always the agent's next message: a
 month message when a month opens, otherwise ``OUTPUT (turn t/N)`` and the block's output.
 The action is the code of one turn ("" = a turn without code). ``reward`` = citations
-earned during the step, ``terminated`` = collapse, ``truncated`` = horizon, ``info`` =
-the turn's facts and the reports of months closed by the step. The code runs in the same
+earned during the step, and on the last step also the projection of the published papers'
+future citations (MECHANICS §12; none after a collapse), so the return of an episode is the
+career's Impact; ``terminated`` = collapse, ``truncated`` = horizon, ``info`` = the turn's
+facts and the reports of months closed by the step, and on the last step ``impact``,
+``earned`` and ``projection`` (Impact's split, :func:`world.scoring.impact`).
+
+Registration: Gymnasium 1.x has no plugin mechanism for installed packages (the ``gym.envs``
+entry points were removed in 1.0), so ``gymnasium.make("pibench/Lab-v0")`` needs this module
+imported first; the ``"module:id"`` form above imports it. ``max_episode_steps`` is
+registered as the most steps any scenario can take at the default turns (the longest
+horizon × :data:`DEFAULT_MAX_TURNS`): an episode ends by itself at its horizon, after at
+most :attr:`LabEnv.max_steps` steps. A smaller ``max_episode_steps`` given to
+``gymnasium.make`` cuts the career short (Gymnasium's ``TimeLimit``): the return is then not
+its Impact. The code runs in the same
 sandboxed agent process as ``pibench headless``; see :class:`~pibench_tui.harness.core.LabCore`.
 """
 
@@ -23,9 +36,11 @@ from gymnasium import spaces
 
 from pibench_tui.harness.core import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_TURNS, LabCore
 
-__all__ = ["ENV_ID", "LabEnv", "UnicodeText"]
+__all__ = ["ENV_ENTRY", "ENV_ID", "MAX_EPISODE_STEPS", "LabEnv", "UnicodeText"]
 
 ENV_ID = "pibench/Lab-v0"
+#: ``gymnasium.make`` id that imports this module first (works without an import).
+ENV_ENTRY = f"pibench_tui.harness.gym_env:{ENV_ID}"
 
 #: Longest observation (a month message with a large dashboard), in characters.
 MAX_OBSERVATION = 2_000_000
@@ -33,6 +48,20 @@ MAX_OBSERVATION = 2_000_000
 MAX_ACTION = 1_000_000
 
 _PRINTABLE = string.printable
+
+
+def _longest_horizon() -> int:
+    """The most months a scenario may have (the range of ``WorldConfig.months``)."""
+    import dataclasses
+
+    from world.config import WorldConfig
+
+    field = next(f for f in dataclasses.fields(WorldConfig) if f.name == "months")
+    return int(field.metadata["max"])
+
+
+#: Registered ``max_episode_steps``: the longest horizon × the default turns a month.
+MAX_EPISODE_STEPS = _longest_horizon() * DEFAULT_MAX_TURNS
 
 
 class UnicodeText(spaces.Text):
@@ -82,6 +111,9 @@ class LabEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self._last_obs = ""
+        #: The most steps a career can take: horizon × turns a month (each month ends at
+        #: its last turn at the latest).
+        self.max_steps = int(scen.config.months) * int(max_turns)
 
     @property
     def system_prompt(self) -> str:
@@ -97,10 +129,20 @@ class LabEnv(gymnasium.Env):
         return obs, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play one turn (see :meth:`LabCore.step`)."""
-        out = self.core.step(action)
-        self._last_obs = out[0]
-        return out
+        """Play one turn (see :meth:`LabCore.step`); the last step's reward adds the
+        projection, so the return is the career's Impact, and its ``info`` has ``impact``,
+        ``earned`` and ``projection``."""
+        obs, reward, terminated, truncated, info = self.core.step(action)
+        self._last_obs = obs
+        if terminated or truncated:
+            from world.scoring import earned, impact
+
+            parts = impact(self.core.world)
+            # earned before this step + this reward = the return so far; the rest of Impact
+            # (the projection, and the rounding of §12) is paid now.
+            reward = float(parts["total"]) - (float(earned(self.core.world)) - reward)
+            info.update(impact=float(parts["total"]), earned=float(parts["earned"]), projection=parts["projection"])
+        return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
         """The last observation (``render_mode="ansi"``)."""
@@ -112,4 +154,4 @@ class LabEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.envs.registry:
-    gymnasium.register(id=ENV_ID, entry_point="pibench_tui.harness.gym_env:LabEnv")
+    gymnasium.register(id=ENV_ID, entry_point="pibench_tui.harness.gym_env:LabEnv", max_episode_steps=MAX_EPISODE_STEPS)
