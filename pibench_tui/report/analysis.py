@@ -13,7 +13,17 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from pibench_tui.report.load import Career
-from pibench_tui.report.stats import bootstrap_mean_ci, spearman, summary, variance_shares
+from pibench_tui.report.stats import (
+    ALPHA,
+    FEW_CAREERS,
+    POWER,
+    bootstrap_mean_ci,
+    interval,
+    pair_power,
+    spearman,
+    summary,
+    variance_shares,
+)
 
 __all__ = ["ARCHETYPES", "BOOM_IMPACT", "CHURN_HIRES", "NEVER_BUILT_MAX", "archetype", "build_report", "counted"]
 
@@ -136,13 +146,21 @@ def _paired(cs: list[Career], ref_by: dict[tuple[str, str], float]) -> dict[str,
 
 
 def _cost(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> float | None:
+    """USD of a label's counted agent careers: from their tokens at ``--price`` (label or
+    model), else the sum of the costs their result.json recorded when every one has one."""
     if not agents:
         return None
     first = agents[0]
     price = prices.get(key) or prices.get(first.label) or (prices.get(first.model or "") if first.model else None)
     if not price:
-        return None
+        recorded = [c.cost_usd for c in agents]
+        return sum(x for x in recorded if x is not None) if all(x is not None for x in recorded) else None
     return sum(((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents)
+
+
+def _career_cost(key: str, c: Career, prices: dict[str, tuple[float, float]]) -> float | None:
+    """One agent career's USD (:func:`_cost` of that career alone); ``None`` for a policy."""
+    return _cost(key, [c], prices) if c.kind == "agent" else None
 
 
 def _mean(values: list[float]) -> float | None:
@@ -152,10 +170,12 @@ def _mean(values: list[float]) -> float | None:
 def _agent_columns(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
     """Tokens, cost, failed LLM calls and integrity flags of a label's counted agent careers."""
     tokens = [c.tokens for c in agents if c.tokens is not None]
+    cost = _cost(key, agents, prices)
     return {
         "tokens_per_career": statistics.fmean(tokens) if tokens else None,
         "tokens_total": sum(tokens) if tokens else None,
-        "cost_usd": _cost(key, agents, prices),
+        "cost_usd": cost,
+        "cost_per_career": cost / len(agents) if cost is not None and agents else None,
         "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
         "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
         "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
@@ -201,6 +221,7 @@ def _leaderboard_row(
     impacts = [scored_impact(c) for c in cs]
     ci = bootstrap_mean_ci(impacts)
     first = every[0]
+    means = _means(cs)
     return {
         "label": key,
         "kind": first.kind,
@@ -209,11 +230,42 @@ def _leaderboard_row(
         "seeds": {c.key: scored_impact(c) for c in sorted(cs, key=lambda c: _key_order(c.key))},
         **summary(impacts),
         "ci95": list(ci) if ci else None,
+        "interval": interval(impacts),
         "vs_reference": diff,
-        **_means(cs),
+        **means,
+        "collapse_share": means["collapses"] / len(cs) if cs else None,
         **_agent_columns(key, [c for c in cs if c.kind == "agent"], prices),
         **_status_columns(every, cs),
     }
+
+
+def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, Any]]:
+    """Every pair of labels (leaderboard order: ``a`` ranks above ``b``) on the careers both
+    played (same scenario and seed key: the same worlds): the mean paired difference a − b,
+    its interval (:func:`~pibench_tui.report.stats.interval`), wins of ``a``, the smallest
+    difference these pairs could detect and the careers needed to resolve the observed one
+    (:func:`~pibench_tui.report.stats.pair_power`), and whether it is resolved (a bootstrap
+    interval, so at least ``FEW_CAREERS`` pairs, that excludes 0)."""
+    by = {k: {(c.scenario, c.key): scored_impact(c) for c in cs} for k, cs in groups.items()}
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            shared = sorted(set(by[a]) & set(by[b]))
+            diffs = [by[a][k] - by[b][k] for k in shared]
+            iv = interval(diffs)
+            resolved = bool(iv and iv["kind"] == "bootstrap" and (iv["low"] > 0 or iv["high"] < 0))
+            out.append(
+                {
+                    "a": a,
+                    "b": b,
+                    **pair_power(diffs),
+                    "interval": iv,
+                    "wins": sum(1 for d in diffs if d > 0),
+                    "losses": sum(1 for d in diffs if d < 0),
+                    "resolved": resolved,
+                }
+            )
+    return out
 
 
 def _behaviour(groups: dict[str, list[Career]], axes: dict[str, dict[str, float | None]]) -> dict[str, Any]:
@@ -280,6 +332,7 @@ def build_report(
     leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last
     axes = {key: _pool_axes(cs) for key, cs in groups.items()}
     scored = [c for cs in groups.values() for c in cs]
+    order = [r["label"] for r in leaderboard]
     return {
         "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "pibench_version": __version__,
@@ -289,12 +342,22 @@ def build_report(
         "trust_unverified": trust_unverified,
         "seeds": sorted({c.key for c in careers}, key=_key_order),
         "leaderboard": leaderboard,
+        "pairs": _pairs(order, groups),
+        "power": {"alpha": ALPHA, "power": POWER, "few_careers": FEW_CAREERS},
         "axes": axes,
         "behaviour": _behaviour(groups, axes),
         "census": _census(groups),
         "legibility": {scen: _legibility([c for c in scored if c.scenario == scen], groups) for scen in scenarios},
         "careers": [
-            {**c.to_dict(), "archetype": archetype(c), "counted": counted(c, trust_unverified)} for c in careers
+            {
+                **c.to_dict(),
+                "row": key,
+                "cost": _career_cost(key, c, prices),
+                "archetype": archetype(c),
+                "counted": counted(c, trust_unverified),
+            }
+            for key in order
+            for c in sorted(every[key], key=lambda c: _key_order(c.key))
         ],
     }
 

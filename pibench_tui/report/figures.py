@@ -11,6 +11,8 @@ import io
 import math
 from typing import Any
 
+import numpy as np
+
 __all__ = ["all_figures"]
 
 AXES_SHOWN = (
@@ -83,8 +85,8 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
                     i + off,
                     r["seeds"][seed],
                     color=col,
-                    marker=markers[j % len(markers)],
-                    s=34,
+                    marker=markers[j % len(markers)] if len(seeds) <= len(markers) else "o",
+                    s=34 if len(seeds) <= len(markers) else 14,
                     zorder=3,
                     edgecolor="white",
                     linewidth=0.6,
@@ -102,7 +104,8 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
                 linewidth=1.2,
                 zorder=2,
             )
-    for j, seed in enumerate(seeds[:12]):
+    few = len(seeds) <= len(markers)
+    for j, seed in enumerate(seeds if few else []):
         ax.scatter([], [], color="grey", marker=markers[j % len(markers)], s=30, label=f"seed {seed}")
     ax.set_xticks(
         range(len(rows)), labels, rotation=20 if len(rows) > 4 else 0, ha="right" if len(rows) > 4 else "center"
@@ -112,53 +115,85 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
     lows = [r["min"] for r in rows if r["min"] > 0]
     if lows and max(r["max"] for r in rows) / min(lows) > 50:
         ax.set_yscale("symlog", linthresh=10)
-    ax.set_title("Impact per seed (bar: mean; whisker: seed-bootstrap 95% CI of the mean)")
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title("Impact per career (bar: mean; whisker: seed-bootstrap 95% CI of the mean)")
+    if len(seeds) <= len(markers):
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)
 
 
 def trajectories(report: dict[str, Any]) -> bytes | None:
-    """Budget and earned citations month by month, one line per career."""
+    """Budget and earned citations month by month, one row of two panels per label (labels
+    played on the same worlds would draw over each other in one panel): a thin line per
+    career, the median over careers in bold; axes shared across labels."""
     careers = [c for c in report["careers"] if c["budget_by_month"] or c["earned_by_month"]]
     if not careers:
         return None
     plt = _plt()
-    labels = list(dict.fromkeys(r["label"] for r in report["leaderboard"]))
-    colors = _colors(labels)
-    multi = len(report["scenarios"]) > 1
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
-    seen = set()
+    labels = [r["label"] for r in report["leaderboard"]]
+    by: dict[str, list[dict[str, Any]]] = {lab: [] for lab in labels}
     for c in careers:
-        key = f"{c['label']} · {c['scenario']}" if multi else c["label"]
-        col = colors.get(key, "grey")
-        lab = key if key not in seen else None
-        seen.add(key)
-        style = "--" if c["kind"] == "policy" else "-"  # dashed: a scripted policy (overlaps stay visible)
-        if c["budget_by_month"]:
-            xs = range(1, len(c["budget_by_month"]) + 1)
-            a1.plot(
-                xs,
-                [b / 1000 for b in c["budget_by_month"]],
-                color=col,
-                alpha=0.75,
-                linewidth=1.2,
-                label=lab,
-                linestyle=style,
-            )
-            if c["collapsed"]:
-                a1.scatter([len(c["budget_by_month"])], [c["budget_by_month"][-1] / 1000], color=col, marker="x", s=40)
-        if c["earned_by_month"]:
-            xs = range(1, len(c["earned_by_month"]) + 1)
-            a2.plot(xs, c["earned_by_month"], color=col, alpha=0.75, linewidth=1.2, linestyle=style)
-    a1.axhline(0, color="black", linewidth=0.8)
-    a1.set_title("Budget (thousand USD; × = collapse; dashed = policy)")
-    a1.set_xlabel("month")
-    a2.set_title("Citations earned so far")
-    a2.set_xlabel("month")
-    for a in (a1, a2):
-        a.grid(alpha=0.3)
-    a1.legend(fontsize=7, frameon=False)
+        by.setdefault(c.get("row") or c["label"], []).append(c)
+    shown = [lab for lab in by if by[lab]]
+    colors = _colors(labels)
+    fig, grid = plt.subplots(
+        len(shown), 2, figsize=(10, 1.9 * len(shown) + 0.8), sharex=True, sharey="col", squeeze=False
+    )
+    for i, lab in enumerate(shown):
+        a1, a2 = grid[i]
+        col = colors.get(lab, "grey")
+        for series, ax, scale in (("budget_by_month", a1, 1000.0), ("earned_by_month", a2, 1.0)):
+            lines = [[v / scale for v in c[series]] for c in by[lab] if c[series]]
+            for c, ys in zip([c for c in by[lab] if c[series]], lines, strict=True):
+                ax.plot(range(1, len(ys) + 1), ys, color=col, alpha=0.25, linewidth=0.8)
+                if series == "budget_by_month" and c["collapsed"]:
+                    ax.scatter([len(ys)], [ys[-1]], color=col, marker="x", s=25)
+            if lines:
+                horizon = max(len(ys) for ys in lines)
+                med = [float(np.median([ys[min(t, len(ys) - 1)] for ys in lines])) for t in range(horizon)]
+                ax.plot(range(1, horizon + 1), med, color=col, linewidth=2.0)
+            ax.grid(alpha=0.3)
+        a1.axhline(0, color="black", linewidth=0.8)
+        a1.set_ylabel(lab if len(lab) <= 22 else lab[:21] + "…", fontsize=8)
+        a1.text(0.01, 0.92, f"{len(by[lab])} careers", transform=a1.transAxes, fontsize=7, color="grey", va="top")
+    grid[0][0].set_title("Budget (thousand USD; × = collapse)")
+    grid[0][1].set_title("Citations earned so far")
+    grid[-1][0].set_xlabel("month")
+    grid[-1][1].set_xlabel("month")
+    fig.suptitle("Trajectories per label (thin: one career; bold: median)", fontweight="bold")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def cost_vs_impact(report: dict[str, Any]) -> bytes | None:
+    """Mean Impact (with its interval) against the cost per career, one point per agent
+    label; the x axis is USD per career when every agent label is priced, else tokens per
+    career. Policies (no cost) are horizontal reference lines."""
+    rows = report["leaderboard"]
+    agents = [r for r in rows if r["kind"] == "agent" and r.get("tokens_per_career") is not None]
+    if not agents:
+        return None
+    plt = _plt()
+    colors = _colors([r["label"] for r in rows])
+    priced = all(r.get("cost_per_career") is not None for r in agents)
+    key, xlabel = ("cost_per_career", "USD per career") if priced else ("tokens_per_career", "tokens per career")
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for r in agents:
+        x, y = r[key], r["mean"]
+        col = colors[r["label"]]
+        iv = r.get("interval")
+        if iv:
+            ax.errorbar(x, y, yerr=[[y - iv["low"]], [iv["high"] - y]], color=col, capsize=4, alpha=0.7)
+        ax.scatter([x], [y], color=col, s=40, zorder=3, label=r["label"])
+    for r in rows:
+        if r["kind"] != "agent" and r["mean"] == r["mean"]:
+            ax.axhline(r["mean"], color=colors[r["label"]], linestyle="--", linewidth=1, label=f"{r['label']} (policy)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("mean Impact")
+    ax.set_xlim(left=0)
+    ax.set_title("Cost against Impact (whisker: the label's interval)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _png(fig)
 
 
@@ -265,6 +300,7 @@ def all_figures(report: dict[str, Any]) -> dict[str, bytes]:
     out = {}
     for name, fn in (
         ("impact", impact_per_seed),
+        ("cost", cost_vs_impact),
         ("trajectories", trajectories),
         ("axes", axes_figure),
         ("census", census_figure),

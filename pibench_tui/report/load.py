@@ -84,6 +84,8 @@ class Career:
         flags / integrity: integrity incidents (agent runs), from the transcript.
         valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
+        cost_usd: The career's cost in USD as its result.json recorded it (``cost_usd``, when
+            the harness priced it; recorded, not re-derived), else ``None``.
         settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
             derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
             unknown. The report splits a label whose careers differ in it.
@@ -127,6 +129,7 @@ class Career:
     recorded_impact: float | None = None
     transcript_check: str | None = None
     settings_hash: str | None = None
+    cost_usd: float | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -399,6 +402,8 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
         setattr(c, name, _int(res.get(name)))
     model = res.get("model") or res.get("policy")
     c.model = str(model) if model is not None else None
+    cost = _num(res.get("cost_usd"), -1.0)
+    c.cost_usd = cost if cost >= 0 else None
 
 
 def _transcript_stats(c: Career, path: Path) -> None:

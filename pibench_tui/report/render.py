@@ -12,7 +12,14 @@ import html
 import math
 from typing import Any
 
-__all__ = ["format_value", "render_html", "render_terminal"]
+__all__ = [
+    "career_rows",
+    "format_value",
+    "leaderboard_rows",
+    "pair_rows",
+    "render_html",
+    "render_terminal",
+]
 
 AXES_ROWS = (
     ("mentoring_share", "mentoring share to high-return researchers"),
@@ -53,64 +60,107 @@ def _ci(ci: list[float] | None, digits: int = 1) -> str:
     return f"[{ci[0]:,.{digits}f}, {ci[1]:,.{digits}f}]" if ci else "—"
 
 
-def _diff(d: dict[str, Any] | None) -> str:
-    if not d:
+def _short(v: float) -> str:
+    """An Impact-sized number in few characters: one decimal below 1,000, none above."""
+    return f"{v:,.1f}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+#: Marks an interval that is the min-max range of fewer than FEW_CAREERS careers.
+RANGE_MARK = "†"
+
+
+def interval_cell(iv: dict[str, Any] | None) -> str:
+    """A label's interval: ``low–high`` (bootstrap 95 % CI), ``low–high†`` (the min-max range
+    of too few careers for an interval), or ``—`` (fewer than two careers)."""
+    if not iv:
         return "—"
-    return f"{d['mean']:+,.1f} {_ci(d['ci'])} (wins {d['wins']}/{d['n']})"
+    text = f"{_short(iv['low'])}–{_short(iv['high'])}"
+    return text + RANGE_MARK if iv["kind"] == "range" else text
+
+
+def _tokens(v: float | None) -> str:
+    """Tokens in few characters: ``850``, ``45.2k``, ``1.23M``."""
+    if v is None:
+        return "—"
+    if v >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    if v >= 1e4:
+        return f"{v / 1e3:.0f}k"
+    if v >= 1e3:
+        return f"{v / 1e3:.1f}k"
+    return f"{v:.0f}"
+
+
+def _usd(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"${v:,.2f}" if v < 1000 else f"${v:,.0f}"
+
+
+def _runs(count: int, runs: int) -> str:
+    """``0``, or ``count (runs)``: how many, in how many runs."""
+    return f"{count} ({runs})" if count else "0"
+
+
+#: The leaderboard's columns (one row per label; per-seed values are in the careers table).
+LEADERBOARD_HEAD = (
+    "label",
+    "n",
+    "mean",
+    "median",
+    "95% CI",
+    "collapse",
+    "$\n/career",
+    "tokens\n/career",
+    "failed\ncalls",
+    "flags",
+    "invalid",
+    "missing",
+)
 
 
 def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the leaderboard (shared by HTML and terminal)."""
-    seeds = report["seeds"]
-    head = [
-        "label",
-        "kind",
-        *[f"seed {s}" if s.lstrip("-").isdigit() else s for s in seeds],
-        "mean",
-        "95% CI",
-        "median",
-        "geomean(I+1)",
-        f"Δ vs {report['reference']}",
-        "collapses",
-        "papers",
-        "grants",
-        "tokens/career",
-        "cost USD",
-        "LLM failed calls",
-        "flags",
-        "invalid",
-        "missing",
-    ]
+    """Header and rows of the leaderboard (shared by HTML and terminal): one row per label,
+    the fixed columns of :data:`LEADERBOARD_HEAD`, whatever the number of seeds."""
     rows = []
     for r in report["leaderboard"]:
+        agent = r["kind"] == "agent"
         rows.append(
             [
                 r["label"],
-                r["kind"],
-                *[_seed_cell(r, s) for s in seeds],
+                str(r["n"]),
                 format_value(r["mean"], 1),
-                _ci(r["ci95"]),
                 format_value(r["median"], 1),
-                format_value(r["geomean"], 1),
-                "reference" if r["label"] == report["reference"] else _diff(r["vs_reference"]),
-                f"{r['collapses']}/{r['n']}",
-                format_value(r["publications"], 1),
-                format_value(r["grants"], 1),
-                format_value(r["tokens_per_career"], 0),
-                format_value(r["cost_usd"], 2),
+                interval_cell(r.get("interval")),
+                f"{100 * r['collapse_share']:.0f}%" if r.get("collapse_share") is not None else "—",
+                _usd(r.get("cost_per_career")) if agent else "—",
+                _tokens(r["tokens_per_career"]) if agent else "—",
                 _failed_calls(r),
-                (f"{r['flagged']} run(s): {r['flags']}" if r["flags"] else "0") if r["kind"] == "agent" else "—",
+                _runs(r["flags"], r["flagged"]) if agent else "—",
                 str(r["invalid"]),
                 str(r.get("missing", 0)),
             ]
         )
-    return head, rows
+    return list(LEADERBOARD_HEAD), rows
+
+
+def leaderboard_notes(report: dict[str, Any]) -> list[str]:
+    """Footnotes the leaderboard needs (the range mark, when any row has one)."""
+    notes = []
+    ranges = [r["label"] for r in report["leaderboard"] if (r.get("interval") or {}).get("kind") == "range"]
+    if ranges:
+        few = report.get("power", {}).get("few_careers", 10)
+        notes.append(
+            f"{RANGE_MARK} fewer than {few} careers: the min–max range of the careers, not a confidence interval "
+            f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
+        )
+    return notes
 
 
 def _seed_cell(row: dict[str, Any], key: str) -> str:
-    """A leaderboard cell of one seed (or sealed commitment): the counted Impact, ``invalid: 0``,
-    ``unverified: X`` (counted with --trust-unverified), or the status of a career that is
-    listed but not counted (``unverified``, ``unfinished``, ``crashed``)."""
+    """A per-seed Impact cell: the counted Impact, ``invalid: 0``, ``unverified: X`` (counted
+    with --trust-unverified), or the status of a career that is listed but not counted
+    (``unverified``, ``unfinished``, ``crashed``)."""
     if key in row.get("invalid_seeds", ()):
         return "invalid: 0"
     if key in row["seeds"]:
@@ -122,11 +172,107 @@ def _seed_cell(row: dict[str, Any], key: str) -> str:
 
 def _failed_calls(row: dict[str, Any]) -> str:
     """The leaderboard cell for LLM calls that failed after their retries (months advanced
-    without the model, MECHANICS §16): ``—`` for policies, ``0``, or ``N run(s): M``."""
+    without the model, MECHANICS §16): ``—`` for policies, ``0``, or ``M (N runs)``."""
     if row["kind"] != "agent":
         return "—"
-    failed = row.get("llm_failed_calls") or 0
-    return f"{row.get('llm_failed_runs') or 0} run(s): {failed}" if failed else "0"
+    return _runs(row.get("llm_failed_calls") or 0, row.get("llm_failed_runs") or 0)
+
+
+PAIRS_HEAD = ("a − b", "pairs", "mean\na − b", "95% CI", "a wins", "detect-\nable", "resolved", "careers\nneeded")
+
+
+def pair_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the table of label pairs (:func:`analysis._pairs`): on the seeds
+    both played, the mean difference and its interval, how often ``a`` won, the smallest
+    difference these pairs could detect, whether the observed one is resolved, and how many
+    careers would be needed to resolve it."""
+    rows = []
+    for p in report.get("pairs", ()):
+        n = p["n"]
+        iv = p["interval"]
+        needed = p["needed"]
+        rows.append(
+            [
+                f"{p['a']} − {p['b']}",
+                str(n),
+                f"{p['mean']:+,.1f}" if n else "—",
+                (
+                    (
+                        f"[{p['interval']['low']:+,.1f}, {iv['high']:+,.1f}]"
+                        + (RANGE_MARK if iv["kind"] == "range" else "")
+                    )
+                    if iv
+                    else "—"
+                ),
+                f"{p['wins']}/{n}" if n else "—",
+                f"{p['detectable']:,.1f}" if p["detectable"] is not None else "—",
+                "yes" if p["resolved"] else "no",
+                f"{needed:,}" if needed is not None else ("—" if n < 3 or p["mean"] == 0 else "> 1,000,000"),
+            ]
+        )
+    return list(PAIRS_HEAD), rows
+
+
+def pair_note(report: dict[str, Any]) -> str:
+    """What the table of pairs means (levels formatted from the report)."""
+    pw = report.get("power", {"alpha": 0.05, "power": 0.8, "few_careers": 10})
+    return (
+        "Pairs on the seeds both labels played (the same worlds). Detectable: the smallest true mean difference "
+        f"these pairs would find at two-sided level {pw['alpha']:g} with probability {pw['power']:.0%} (paired t, "
+        "from the spread of the differences). Resolved: a seed-bootstrap 95% interval of the difference that "
+        f"excludes 0 ({pw['few_careers']} pairs or more). Careers needed: how many paired careers would resolve "
+        f"the observed mean difference at that level and power, if it is the true one. {RANGE_MARK}: the min–max "
+        "range of fewer pairs."
+    )
+
+
+def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the careers table: every career found, one row each (per-seed
+    values live here, not in the leaderboard), in leaderboard order then by seed. The Impact
+    cell is the re-simulated Impact of a valid career, else its status: ``invalid: 0`` (counted
+    as 0), ``unverified: X`` (counted with --trust-unverified), ``unverified``, ``unfinished``
+    or ``crashed`` (listed, not counted). The scenario column appears with several scenarios."""
+    multi = len(report["scenarios"]) > 1
+    head = [
+        "label",
+        *(["scenario"] if multi else []),
+        "seed",
+        "Impact",
+        "earned",
+        "proj.",
+        "collapse",
+        "papers",
+        "hires",
+        "tokens",
+        "$",
+        "archetype",
+    ]
+    boards = {r["label"]: r for r in report["leaderboard"]}
+    rows = []
+    for c in report["careers"]:
+        key = c.get("row") or c["label"]
+        row = boards.get(key)
+        if c["status"] == "valid" or row is None:
+            impact = format_value(c["impact"], 1) if c["status"] == "valid" else c["status"]
+        else:
+            impact = _seed_cell(row, str(c["key"]))
+        rows.append(
+            [
+                key,
+                *([c["scenario"]] if multi else []),
+                str(c["key"]),
+                impact,
+                format_value(c["earned"], 1),
+                format_value(c["projection"], 1),
+                f"month {c['collapse_month']}" if c["collapsed"] else "—",
+                str(c["publications"]),
+                str(c["hires"]),
+                _tokens(c["tokens"]) if c["kind"] == "agent" else "—",
+                _usd(c.get("cost")) if c["kind"] == "agent" else "—",
+                c["archetype"],
+            ]
+        )
+    return head, rows
 
 
 def _table_rows(
@@ -202,9 +348,15 @@ ul.rules{font-size:13px;color:#46525e}
 """
 
 
+def _one_line(heading: str) -> str:
+    """A heading broken over lines for the terminal, on one line: ``detect-\nable`` ->
+    ``detectable``, ``$\n/career`` -> ``$/career``, other breaks -> spaces."""
+    return heading.replace("-\n", "").replace("\n/", "/").replace("\n", " ")
+
+
 def _html_table(head: list[str], rows: list[list[str]], ref: str | None = None) -> str:
     out = ['<div class="scroll"><table><thead><tr>']
-    out += [f"<th>{html.escape(h)}</th>" for h in head]
+    out += [f"<th>{html.escape(_one_line(h))}</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for row in rows:
         cls = ' class="ref"' if ref is not None and row and row[0] == ref else ""
@@ -245,18 +397,24 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "<h2>Leaderboard</h2>",
         *(f'<p class="note"><b>split</b>: {html.escape(line)}</p>' for line in split_lines(report)),
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
+        *(f'<p class="note">{html.escape(line)}</p>' for line in leaderboard_notes(report)),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
-        "citations (MECHANICS §12; no projection after a collapse). CI: seed-bootstrap 95% interval of the mean. Δ: mean paired difference per "
-        f"seed against <b>{html.escape(str(report['reference']))}</b>, with its bootstrap interval. LLM failed calls: "
-        "calls that failed after their retries (runs with any: calls); each such month advanced without the model "
+        "citations (MECHANICS §12; no projection after a collapse). n: careers counted. 95% CI: seed-bootstrap "
+        "interval of the mean. Collapse: share of careers whose lab collapsed. $/career and tokens/career: mean "
+        "over the label's counted careers (cost from --price, or as the runs recorded it). Failed calls: LLM "
+        "calls that failed after their retries (runs with any); each such month advanced without the model "
         "(MECHANICS §16). Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
         "protocol anomalies), counted from transcript.jsonl. Invalid: results that do not re-simulate from their action log "
         "and full config in this report (counted as 0). Missing: careers listed but not counted: unverified (not "
         "re-simulated here: sealed without --seal, --no-simulate), unfinished or crashed. A scenario shown "
         "'modified' has a config whose content hash is not the bundled scenario's of that name.</p>",
-        _img(figs, "impact", "Impact per seed"),
-        _img(figs, "trajectories", "Budget and citation trajectories"),
+        _img(figs, "impact", "Impact per career"),
+        "<h2>Differences between labels</h2>",
+        _html_table(*pair_rows(report)),
+        f'<p class="note">{html.escape(pair_note(report))}</p>',
+        _img(figs, "cost", "Cost against Impact"),
+        _img(figs, "trajectories", "Budget and citation trajectories per label"),
         "<h2>Capability axes (MECHANICS §17)</h2>",
         _html_table(*_table_rows(report, "axes", AXES_ROWS)),
         "<h2>Behaviour</h2>",
@@ -288,71 +446,76 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         parts.append(
             "<h2>Careers not counted</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in missing) + "</ul>"
         )
-    rows = []
-    for c in report["careers"]:
-        rows.append(
-            [
-                c["label"],
-                c["scenario"],
-                str(c["key"]),
-                format_value(c["impact"], 1),
-                format_value(c["earned"], 1),
-                format_value(c["projection"], 1),
-                f"collapse {c['collapse_month']}" if c["collapsed"] else "horizon",
-                str(c["publications"]),
-                str(c["hires"]),
-                c["archetype"],
-                c["status"] if c["status"] != "invalid" else "INVALID",
-                c["source"],
-            ]
-        )
     parts.append("<h2>Careers</h2>")
     parts.append(
-        _html_table(
-            [
-                "label",
-                "scenario",
-                "seed",
-                "Impact",
-                "earned",
-                "projection",
-                "end",
-                "papers",
-                "hires",
-                "archetype",
-                "status",
-                "run",
-            ],
-            rows,
-        )
+        '<p class="note">One row per career found (per-seed values). Impact: re-simulated here; '
+        "<code>invalid: 0</code> counts as 0; careers not counted show their status.</p>"
     )
+    parts.append(_html_table(*career_rows(report)))
     parts.append("</body></html>\n")
     return "\n".join(p for p in parts if p)
 
 
 # ---------------------------------------------------------------------------- terminal
+#: Columns of the report printed to a pipe or a file (a terminal uses its own width): the
+#: leaderboard, the pairs and the careers fit in it.
+TEXT_WIDTH = 100
+
+
 def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     """Print the report's tables with rich (and the legibility curve with plotext if present)."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     from pibench_tui.textsafe import markup_safe, rich_text
 
     con = console or Console()
-    if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
-        con = Console(width=200)
+    if console is None and not con.is_terminal:  # a pipe or a file: the width of a page of text
+        con = Console(width=TEXT_WIDTH)
 
-    def show(title: str, head: list[str], rows: list[list[str]]) -> None:
+    from rich.text import Text
+
+    def heading(h: str, ours: bool) -> Any:
+        # our own headings may break over lines at "\n"; a label as a heading is shown as text
+        if ours and "\n" in h:
+            return Text("\n").join(rich_text(part) for part in h.split("\n"))
+        return rich_text(h, newlines=True)
+
+    def show(title: str, head: list[str], rows: list[list[str]], ours: bool = False) -> None:
         # Labels, models and scenario names come from run directories: plain text, never markup.
         # Control characters are shown as escapes (pibench_tui.textsafe.visible): no terminal sequence runs.
-        t = Table(title=rich_text(title, newlines=True), title_justify="left", title_style="bold")
+        t = Table(
+            title=rich_text(title, newlines=True),
+            title_justify="left",
+            title_style="bold",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            padding=0,
+        )
         for i, h in enumerate(head):
-            t.add_column(rich_text(h, newlines=True), justify="left" if i == 0 else "right", overflow="fold")
+            # the first column (labels) folds when it must; numbers never break across lines
+            t.add_column(
+                heading(h, ours),
+                justify="left" if i == 0 else "right",
+                overflow="fold",
+                no_wrap=ours and i > 0,
+            )
         for row in rows:
             t.add_row(*(rich_text(cell, newlines=True) for cell in row))
         con.print(t)
 
-    show(f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})", *leaderboard_rows(report))
+    show(
+        f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})",
+        *leaderboard_rows(report),
+        ours=True,
+    )
+    for note in leaderboard_notes(report):
+        con.print(markup_safe(note, newlines=True))
+    if report.get("pairs"):
+        show("Differences between labels (paired by seed)", *pair_rows(report), ours=True)
+        con.print(markup_safe(pair_note(report), newlines=True))
+    show("Careers", *career_rows(report), ours=True)
     show("Capability axes (MECHANICS §17, pooled)", *_table_rows(report, "axes", AXES_ROWS))
     show("Behaviour", *_table_rows(report, "behaviour", BEHAVIOUR_ROWS))
     show("Census (careers by archetype)", *census_rows(report))

@@ -142,7 +142,7 @@ def test_report_over_agent_runs_and_run_json(tmp_path):
     page = html_out.read_text()
     assert page.count("data:image/png;base64,") >= 3
     assert not re.search(r"(src|href)=[\"']?(https?:)?//", page)
-    assert "<th>seed 101</th>" in page
+    assert "<th>$/career</th>" in page and "<th>seed 101</th>" not in page  # seeds are rows of the careers table
 
 
 def test_leaderboard_shows_llm_calls_that_failed(tmp_path):
@@ -164,9 +164,9 @@ def test_leaderboard_shows_llm_calls_that_failed(tmp_path):
     assert board["down"]["llm_failed_runs"] == 1 and board["down"]["llm_failed_calls"] == 8
     assert board["fine"]["llm_failed_calls"] == 0
     head, rows = leaderboard_rows(rep)
-    col = head.index("LLM failed calls")
+    col = head.index("failed\ncalls")
     cells = {row[0]: row[col] for row in rows}
-    assert cells == {"down": "1 run(s): 8", "fine": "0", "pol": "—"}
+    assert cells == {"down": "8 (1)", "fine": "0", "pol": "—"}
 
 
 def test_terminal_report_prints_labels_as_plain_text():
@@ -210,7 +210,7 @@ def test_report_pairs_default_with_standard_and_counts_a_seed_once(tmp_path, cap
     assert pibench_main(["report", str(pol), str(saved), "--no-simulate", "--json", str(out)]) == 0
     captured = capsys.readouterr()
     assert "counted once" in captured.err
-    assert max(len(line) for line in captured.out.splitlines()) > 80  # 200 columns, not folded to 80
+    assert max(len(line) for line in captured.out.splitlines()) > 80  # 100 columns, not folded to 80
     rep = json.loads(out.read_text())
     (row,) = rep["leaderboard"]
     assert row["label"] == "do-nothing" and row["scenario"] == "standard" and len(rep["careers"]) == 1
@@ -242,7 +242,7 @@ def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
     tampered run remove a bad seed), and the terminal leaderboard marks that cell."""
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.load import Career
-    from pibench_tui.report.render import leaderboard_rows
+    from pibench_tui.report.render import career_rows
 
     def career(label: str, seed: int, impact: float, valid: bool | None = True) -> Career:
         return Career(
@@ -258,9 +258,9 @@ def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
     assert board["a"]["seeds"] == {"1": 10.0, "2": 0.0} and board["a"]["invalid_seeds"] == ["2"]
     assert board["a"]["mean"] == 5.0 and board["a"]["median"] == 5.0
     assert board["a"]["vs_reference"]["mean"] == ((10.0 - 4.0) + (0.0 - 6.0)) / 2
-    head, rows = leaderboard_rows(rep)
-    row = next(r for r in rows if r[0] == "a")
-    assert row[head.index("seed 2")] == "invalid: 0" and row[head.index("seed 1")] == "10.0"
+    head, rows = career_rows(rep)
+    cells = {(r[0], r[head.index("seed")]): r[head.index("Impact")] for r in rows}
+    assert cells[("a", "2")] == "invalid: 0" and cells[("a", "1")] == "10.0"
 
 
 @pytest.mark.parametrize("price", ["m=nan,1", "m=1,inf", "m=-1,2", "=1,2", "m=1", "m"])
@@ -294,3 +294,147 @@ def test_a_label_whose_careers_differ_in_settings_is_split_into_one_row_per_sett
     assert all(r["n"] == 1 for r in report["leaderboard"])
     assert list(report["split_labels"]) == ["m"] and len(report["split_labels"]["m"]) == 2
     assert "holds careers of 2 different harness settings" in text
+
+
+def _grid(labels: dict[str, float], seeds: int, **kw) -> list[Career]:
+    """Careers of each label on seeds 1..seeds: Impact = the label's base + a seed effect."""
+    return [
+        _career(label=label, seed=s, impact=base + (s * 37 % 23) + (s % 3) * (base / 10), **kw)
+        for label, base in labels.items()
+        for s in range(1, seeds + 1)
+    ]
+
+
+def test_leaderboard_has_fixed_columns_and_fits_100_terminal_columns_at_30_seeds():
+    """30 seeds × 3 labels: the leaderboard is one row per label with the same columns as at
+    2 seeds (mean, median, CI, collapse %, cost and tokens per career, flags, missing; no
+    column per seed), every seed's value is a row of the careers table, and printed to a
+    pipe no line of the leaderboard, the pairs or the careers is wider than 100 columns and
+    no label row wraps."""
+    import io
+
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import career_rows, leaderboard_rows, render_terminal
+
+    labels = {"gpt-lab-large": 300.0, "gpt-lab-small": 200.0, "baseline-ish": 100.0}
+    rep30 = build_report(_grid(labels, 30, tokens=2_000_000, prompt_tokens=1_900_000, completion_tokens=100_000))
+    rep2 = build_report(_grid(labels, 2))
+    head30, rows30 = leaderboard_rows(rep30)
+    assert head30 == leaderboard_rows(rep2)[0] and len(rows30) == 3
+    for name in ("mean", "median", "95% CI", "collapse", "$\n/career", "tokens\n/career", "flags", "missing"):
+        assert name in head30
+    assert not any(h.startswith("seed") for h in head30)
+    chead, crows = career_rows(rep30)
+    assert len(crows) == 90 and {r[chead.index("seed")] for r in crows} == {str(s) for s in range(1, 31)}
+    out = io.StringIO()
+    render_terminal(rep30, Console(file=out, width=100))
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 100
+    for label in labels:  # one line per label row: the label and its tokens on the same line
+        assert any(line.lstrip().startswith(label) and "2.00M" in line for line in lines)
+
+
+def test_an_interval_of_fewer_than_ten_careers_is_shown_as_the_range():
+    """With 3 careers a label's interval is the min-max range, marked † and explained under
+    the leaderboard (a bootstrap of 3 values was the range called "95% CI"); with 10 it is
+    the seed-bootstrap 95 % interval, inside the range and without the mark."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import leaderboard_notes, leaderboard_rows
+
+    rep = build_report(_grid({"few": 100.0}, 3) + _grid({"many": 100.0}, 10))
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    few, many = board["few"], board["many"]
+    assert few["interval"] == {"kind": "range", "low": few["min"], "high": few["max"]}
+    assert many["interval"]["kind"] == "bootstrap"
+    assert many["min"] < many["interval"]["low"] < many["mean"] < many["interval"]["high"] < many["max"]
+    head, rows = leaderboard_rows(rep)
+    cells = {r[0]: r[head.index("95% CI")] for r in rows}
+    assert cells["few"].endswith("†") and not cells["many"].endswith("†")
+    (note,) = leaderboard_notes(rep)
+    assert note.startswith("† fewer than 10 careers") and "not a confidence interval" in note
+
+
+def test_pairs_state_the_detectable_difference_and_the_careers_needed():
+    """Per pair of labels on shared seeds: the mean paired difference; the smallest difference
+    these n pairs could detect at level 0.05 with power 0.8, (t(.975, n-1) + t(.8, n-1)) ·
+    sd / √n (t quantiles 2.0452 and 0.8542 at 29 degrees of freedom); the careers needed to
+    resolve the observed difference (the smallest n whose detectable difference is ≤ it);
+    resolved only when a bootstrap interval of ≥ 10 pairs excludes 0."""
+    import math
+    import statistics
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.stats import careers_needed, detectable_difference, t_quantile
+
+    assert t_quantile(0.975, 29) == pytest.approx(2.0452, abs=2e-4)
+    assert t_quantile(0.8, 29) == pytest.approx(0.8542, abs=2e-4)
+    careers = _grid({"a": 100.0}, 30) + [
+        _career(label="b", seed=s, impact=100.0 + (s * 37 % 23) + (s % 3) * 10.0 - 3.0 + (s % 5 - 2) * 8.0)
+        for s in range(1, 31)
+    ]
+    rep = build_report(careers)
+    (pair,) = rep["pairs"]
+    diffs = [3.0 - (s % 5 - 2) * 8.0 for s in range(1, 31)]
+    sd = statistics.stdev(diffs)
+    assert (pair["a"], pair["b"], pair["n"]) == ("a", "b", 30)
+    assert pair["mean"] == pytest.approx(statistics.fmean(diffs))
+    assert pair["detectable"] == pytest.approx((2.0452 + 0.8542) * sd / math.sqrt(30), rel=1e-3)
+    needed = pair["needed"]
+    assert detectable_difference(sd, needed) <= abs(pair["mean"]) < detectable_difference(sd, needed - 1)
+    assert needed > 30 and not pair["resolved"]  # 3 ± 11.5 over 30 pairs: not resolved
+    assert careers_needed(0.0, sd) is None and careers_needed(5.0, 0.0) == 3
+    few = build_report(_grid({"a": 100.0, "b": 10.0}, 3))["pairs"][0]
+    assert few["interval"]["kind"] == "range" and not few["resolved"]  # 3 pairs never "resolve"
+
+
+def test_cost_per_career_from_prices_or_recorded_costs():
+    """The leaderboard's cost is per career: with --price from the tokens, else the mean of
+    the costs the careers' result.json recorded (when each has one); each career's own cost
+    is in the careers table."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import career_rows, leaderboard_rows
+
+    careers = [
+        _career(label="priced", seed=s, tokens=3_000_000, prompt_tokens=2_000_000, completion_tokens=1_000_000)
+        for s in (1, 2)
+    ] + [_career(label="recorded", seed=s, tokens=10, cost_usd=float(s)) for s in (1, 2)]
+    rep = build_report(careers, prices={"priced": (1.0, 2.0)})
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert board["priced"]["cost_per_career"] == pytest.approx(4.0) and board["priced"]["cost_usd"] == 8.0
+    assert board["recorded"]["cost_per_career"] == pytest.approx(1.5)
+    head, rows = leaderboard_rows(rep)
+    assert {r[0]: r[head.index("$\n/career")] for r in rows} == {"priced": "$4.00", "recorded": "$1.50"}
+    chead, crows = career_rows(rep)
+    assert sorted(r[chead.index("$")] for r in crows) == ["$1.00", "$2.00", "$4.00", "$4.00"]
+
+
+def test_html_report_has_cost_plot_and_trajectories_faceted_per_label(tmp_path):
+    """The figures: a cost-against-Impact plot when agent labels have tokens, and the
+    trajectories drawn one row of panels per label (three labels on the same worlds no longer
+    draw over each other: the figure grows with the labels); the page has the pairs table
+    and no table wider than the page (no seed columns)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.image as mpimg
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.figures import all_figures, trajectories
+    from pibench_tui.report.render import render_html
+
+    traj = dict(earned_by_month=[float(m) for m in range(12)], budget_by_month=[1e5] * 12)
+    one = build_report(_grid({"a": 100.0}, 3, tokens=5000, **traj))
+    three = build_report(_grid({"a": 100.0, "b": 50.0, "c": 10.0}, 3, tokens=5000, **traj))
+    height = [mpimg.imread(io_png(trajectories(rep))).shape[0] for rep in (one, three)]
+    assert height[1] > 2 * height[0]
+    figs = all_figures(three)
+    assert {"cost", "trajectories", "impact"} <= set(figs)
+    page = render_html(three, figs)
+    assert "<h2>Differences between labels</h2>" in page and 'alt="Cost against Impact"' in page
+
+
+def io_png(data: bytes):
+    """A PNG's bytes as a file object for matplotlib.image.imread."""
+    import io
+
+    return io.BytesIO(data)
