@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from pibench_tui.report.stats import FEW_CAREERS
+
 __all__ = ["all_figures"]
 
 AXES_SHOWN = (
@@ -63,9 +65,20 @@ def _colors(labels: list[str]) -> dict[str, Any]:
     return {lab: cmap(i % 10) for i, lab in enumerate(labels)}
 
 
+def _interval_words(rows: list[dict[str, Any]]) -> str:
+    """What the whiskers of ``rows`` show, in the leaderboard's words."""
+    kinds = {r["interval"]["kind"] for r in rows if r.get("interval")}
+    if kinds == {"range"}:
+        return f"min-max range (fewer than {FEW_CAREERS} careers)"
+    if kinds == {"bootstrap"}:
+        return "seed-bootstrap 95% CI of the mean"
+    return "95% CI, or min-max range for labels of few careers"
+
+
 def impact_per_seed(report: dict[str, Any]) -> bytes | None:
     """Each seed's Impact per label (one marker shape per seed), with the mean (bar) and
-    its bootstrap 95 % interval (capped whisker)."""
+    the label's interval (capped whisker: the leaderboard's, a bootstrap 95 % interval or,
+    under ``stats.FEW_CAREERS`` careers, the min-max range)."""
     rows = report["leaderboard"]
     if not rows:
         return None
@@ -92,8 +105,8 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
                     linewidth=0.6,
                 )
         ax.hlines(r["mean"], i - width / 2 - 0.05, i + width / 2 + 0.05, color=col, linewidth=2.2, zorder=4)
-        if r["ci95"]:
-            lo, hi = r["ci95"]
+        if r.get("interval"):
+            lo, hi = r["interval"]["low"], r["interval"]["high"]
             ax.errorbar(
                 i,
                 r["mean"],
@@ -115,7 +128,7 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
     lows = [r["min"] for r in rows if r["min"] > 0]
     if lows and max(r["max"] for r in rows) / min(lows) > 50:
         ax.set_yscale("symlog", linthresh=10)
-    ax.set_title("Impact per career (bar: mean; whisker: seed-bootstrap 95% CI of the mean)")
+    ax.set_title(f"Impact per career (bar: mean; whisker: {_interval_words(rows)})")
     if len(seeds) <= len(markers):
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
@@ -190,7 +203,9 @@ def cost_vs_impact(report: dict[str, Any]) -> bytes | None:
             ax.axhline(r["mean"], color=colors[r["label"]], linestyle="--", linewidth=1, label=f"{r['label']} (policy)")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("mean Impact")
-    ax.set_xlim(left=0)
+    # From zero with room on the right: autoscale's margin is a share of the points' spread,
+    # which left labels of similar cost on the frame's edge.
+    ax.set_xlim(0, 1.1 * max(r[key] for r in agents) or 1.0)
     ax.set_title("Cost against Impact (whisker: the label's interval)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))

@@ -275,10 +275,23 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _table_rows(
-    report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...]
-) -> tuple[list[str], list[list[str]]]:
+def _table_parts(
+    report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...], width: int
+) -> list[tuple[list[str], list[list[str]]]]:
+    """A measure × label table cut into tables of as many label columns as fit ``width``
+    characters (at least one each), so that many labels never wrap a row."""
     labels = [r["label"] for r in report["leaderboard"]]
+    measure = max((len(title) for _, title in spec), default=7) + 1
+    column = max((min(len(lab), 24) for lab in labels), default=6) + 1
+    per = max(1, (width - measure) // max(column, 8))
+    return [_table_rows(report, source, spec, labels[i : i + per]) for i in range(0, len(labels), per)]
+
+
+def _table_rows(
+    report: dict[str, Any], source: str, spec: tuple[tuple[str, str], ...], labels: list[str] | None = None
+) -> tuple[list[str], list[list[str]]]:
+    if labels is None:
+        labels = [r["label"] for r in report["leaderboard"]]
     data = report[source]
     head = ["measure", *labels]
     rows = []
@@ -516,8 +529,13 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
         show("Differences between labels (paired by seed)", *pair_rows(report), ours=True)
         con.print(markup_safe(pair_note(report), newlines=True))
     show("Careers", *career_rows(report), ours=True)
-    show("Capability axes (MECHANICS §17, pooled)", *_table_rows(report, "axes", AXES_ROWS))
-    show("Behaviour", *_table_rows(report, "behaviour", BEHAVIOUR_ROWS))
+    for title, source, spec in (
+        ("Capability axes (MECHANICS §17, pooled)", "axes", AXES_ROWS),
+        ("Behaviour", "behaviour", BEHAVIOUR_ROWS),
+    ):
+        parts = _table_parts(report, source, spec, con.width)
+        for n, part in enumerate(parts, start=1):
+            show(title if len(parts) == 1 else f"{title} ({n}/{len(parts)})", *part)
     show("Census (careers by archetype)", *census_rows(report))
     show("Legibility", *legibility_rows(report))
     for line in split_lines(report):

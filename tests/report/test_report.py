@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pibench_tui.cli.command import main as pibench_main
@@ -439,3 +440,97 @@ def io_png(data: bytes):
     import io
 
     return io.BytesIO(data)
+
+
+def test_cost_plot_keeps_labels_of_similar_cost_inside_the_frame(monkeypatch):
+    """Labels whose costs are close (122k and 116k tokens) sit inside the cost axis, not on its
+    right edge: autoscale's margin is a share of the points' spread, which put the dearer label's
+    point and whisker on the frame (seen in the 30-seed x 3-label report)."""
+    from pibench_tui.report import figures
+
+    limits = []
+
+    def keep_limits(fig):
+        limits.append(fig.axes[0].get_xlim())
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return b""
+
+    monkeypatch.setattr(figures, "_png", keep_limits)
+    rows = [
+        {
+            "label": "m1",
+            "kind": "agent",
+            "tokens_per_career": 122_000,
+            "mean": 45.9,
+            "interval": {"low": 28.0, "high": 70.1},
+        },
+        {"label": "m2", "kind": "agent", "tokens_per_career": 116_000, "mean": 0.0, "interval": None},
+    ]
+    figures.cost_vs_impact({"leaderboard": rows})
+    ((low, high),) = limits
+    assert low == 0
+    assert high >= 1.05 * 122_000
+
+
+def test_impact_plot_whisker_is_the_leaderboard_interval(monkeypatch):
+    """With fewer careers than a bootstrap interval means anything, the Impact plot's whisker is
+    the min-max range the leaderboard shows (†), and its title says so; before, the whisker was
+    the bootstrap interval whatever the leaderboard said."""
+    from pibench_tui.report import figures, stats
+
+    drawn = []
+
+    def keep(fig):
+        ax = fig.axes[0]
+        drawn.append((ax.get_title(), [line.get_ydata() for line in ax.lines]))
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return b""
+
+    monkeypatch.setattr(figures, "_png", keep)
+    values = {101: 10.0, 102: 20.0, 103: 90.0}
+    row = {
+        "label": "m1",
+        "kind": "agent",
+        "seeds": values,
+        "mean": 40.0,
+        "min": 10.0,
+        "max": 90.0,
+        "ci95": (15.0, 70.0),
+        "interval": stats.interval(list(values.values())),
+    }
+    figures.impact_per_seed({"leaderboard": [row], "seeds": list(values)})
+    ((title, ys),) = drawn
+    assert "min-max range" in title
+    ends = {float(y) for ydata in ys for y in np.atleast_1d(ydata)}
+    assert 10.0 in ends and 90.0 in ends
+
+
+def test_measure_tables_of_many_labels_are_cut_to_fit_100_columns():
+    """Seven labels: the capability-axes and behaviour tables (one column per label) are cut
+    into parts that fit 100 columns, every label in one of them, and no measure row wraps onto a
+    second line; before, the row of each measure wrapped into several lines."""
+    import io
+
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import AXES_ROWS, BEHAVIOUR_ROWS, render_terminal
+
+    labels = {f"lab-model-{i}-large": 100.0 + 10 * i for i in range(7)}
+    rep = build_report(_grid(labels, 3))
+    for source, spec in (("axes", AXES_ROWS), ("behaviour", BEHAVIOUR_ROWS)):
+        rep[source] = {label: {key: 0.123 * i for key, _ in spec} for i, label in enumerate(labels, start=1)}
+    out = io.StringIO()
+    render_terminal(rep, Console(file=out, width=100))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "Behaviour (1/" in text and "Capability axes (MECHANICS §17, pooled) (1/" in text
+    behaviour = text[text.index("Behaviour (1/") : text.index("Census")]
+    for label in labels:
+        assert label in behaviour
+    assert sum(line.lstrip().startswith("actions a month") for line in lines) == text.count("Behaviour (")

@@ -1,5 +1,5 @@
-"""The key footer (KeysFooter): rebuilt once per key press, only when its keys change, and it
-shows the active screen's keys."""
+"""The key footer (KeysFooter): updated once per key press, only when its keys change, in place
+(its key widgets are kept, not remounted), and it shows the active screen's keys."""
 
 from __future__ import annotations
 
@@ -13,26 +13,30 @@ from .conftest import build, press
 pytestmark = pytest.mark.asyncio
 
 
-async def test_the_footer_is_rebuilt_once_per_key_and_only_when_its_keys_change(tmp_path):
+async def test_the_footer_is_updated_in_place_once_per_key_and_only_when_its_keys_change(tmp_path):
     """Between two panels already shown once, a switch publishes several binding changes (the
-    focus leaves one table and reaches another) and rebuilds the footer once, showing the new
-    panel's keys; showing the same panel again changes no key and rebuilds nothing."""
+    focus leaves one table and reaches another) and updates the footer once, showing the new
+    panel's keys with the key widgets it had (the fixed keys n ? : are the same widgets; none is
+    recomposed); showing the same panel again changes no key and updates nothing."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "5", panel="grants")  # its first show composes the panel
         await press(pilot, "1", panel="people")
         footer = app.screen.query_one(KeysFooter)
-        rebuilds: list[str] = []
+        recomposed: list[str] = []
         recompose = footer.recompose
 
         async def counted() -> None:
-            rebuilds.append(app.tabs.active)
+            recomposed.append(app.tabs.active)
             await recompose()
 
         footer.recompose = counted  # type: ignore[method-assign]
 
+        def widgets() -> list[FooterKey]:
+            return [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes]
+
         def shown() -> list[str]:
-            return [k.key for k in footer.query(FooterKey) if "-command-palette" not in k.classes]
+            return [k.key for k in widgets()]
 
         def expected() -> list[str]:
             keys: list[str] = []
@@ -41,10 +45,15 @@ async def test_the_footer_is_rebuilt_once_per_key_and_only_when_its_keys_change(
                     keys.append(binding.key)
             return keys
 
+        before, kept = footer.updates, widgets()[:3]
         await press(pilot, "5", panel="grants")
-        assert rebuilds == ["grants"], f"one rebuild for a panel switch, not {len(rebuilds)}"
+        assert footer.updates == before + 1, f"one update for a panel switch, not {footer.updates - before}"
         assert shown() == expected() and "g" in shown(), "the footer shows the Grants panel's keys"
+        assert widgets()[:3] == kept and not recomposed, "the fixed keys' widgets are kept, nothing recomposed"
         await press(pilot, "5", panel="grants")
-        assert rebuilds == ["grants"], "the same keys: no rebuild"
+        assert footer.updates == before + 1, "the same keys: no update"
         await press(pilot, "1", panel="people")
-        assert rebuilds == ["grants", "people"] and "R" in shown() and "g" not in shown()
+        assert footer.updates == before + 2 and "R" in shown() and "g" not in shown()
+        assert shown() == expected() and not recomposed
+        bound = {b.key: b.description for _n, b, _e, _t in app.screen.active_bindings.values()}
+        assert all(k.description == bound[k.key] for k in widgets()), "each key shows its own label after the update"
