@@ -281,10 +281,10 @@ class LabCore:
 
         Raises:
             CareerOver: The career already ended.
-            TypeError: ``action`` is not a string (the reply text).
+            TypeError: ``action`` is not a string (the code of one turn).
         """
         if not isinstance(action, str):
-            raise TypeError(f"action must be the reply text (a str), got {type(action).__name__}")
+            raise TypeError(f"action must be the code of one turn (a str), got {type(action).__name__}")
         if self.world is None or self.world.finished:
             raise CareerOver("the career is over; call reset() to start another")
         from world.scoring import earned

@@ -52,13 +52,13 @@ def test_step_semantics_turns_reward_and_truncation():
         env.close()
 
 
-def test_an_action_that_is_not_reply_text_is_a_type_error():
-    """`step(12345)` raises TypeError naming the type (an action is the reply text), and
+def test_an_action_that_is_not_text_is_a_type_error():
+    """`step(12345)` raises TypeError naming the type (an action is the code of one turn), and
     plays nothing: the turn after it is still turn 1 of month 1."""
     env = gymnasium.make(ENV_ID, scenario="short-12", max_turns=2)
     try:
         env.reset(seed=103)
-        with pytest.raises(TypeError, match="reply text .* got int"):
+        with pytest.raises(TypeError, match="code of one turn .* got int"):
             env.step(12345)
         obs, *_rest, info = env.step("print('ok')")
         assert obs == "OUTPUT (turn 1/2)\nok\n" and info["month"] == 1
