@@ -62,6 +62,7 @@ import _imp
 import _json
 import marshal
 import os
+import pprint
 import sys
 import threading
 import time as _time
@@ -487,7 +488,9 @@ def _make_api_classes(rpc: Any) -> tuple[type, Any, Any]:
             tag = " [changes the world]" if spec.get("mutating") else ""
             doc = (spec.get("doc") or "").strip()
             doc = "\n    ".join(line.strip() for line in doc.splitlines())
-            return f"{self.signature()}{tag}\n    {doc}" if doc else f"{self.signature()}{tag}"
+            # "- " first: a line starting "students." would pass for the report's "students"
+            # label and get the console's [agent] mark (pibench_tui.headless.output)
+            return f"- {self.signature()}{tag}\n    {doc}" if doc else f"- {self.signature()}{tag}"
 
     class APINamespace:
         """An API namespace (``lab``, ``time`` ...): read-only, its attributes are its calls."""
@@ -788,12 +791,27 @@ class _Runtime:
             if kind == "eval":
                 value = eval(unit[1], g)  # noqa: S307 - checked code
                 if value is not None:
-                    self.out.write(repr(value) + "\n")
+                    self.out.write(_display(value) + "\n")
             elif kind == "exec":
                 exec(unit[1], g)  # noqa: S102 - checked code
             else:
                 return dict(unit[1])
         return None
+
+
+DISPLAY_WIDTH = 100
+"""Columns of a bare expression's printed value: a longer dict, list or tuple is broken over
+lines (:func:`_display`)."""
+
+
+def _display(value: object) -> str:
+    """How a bare expression's value is printed: its ``repr``, or for a dict, list or tuple
+    whose ``repr`` is longer than :data:`DISPLAY_WIDTH`, ``pprint`` in that width with the keys
+    in their own order (``time.next_month()`` one key a line, as a reader can follow)."""
+    text = repr(value)
+    if len(text) > DISPLAY_WIDTH and type(value) in (dict, list, tuple):
+        return pprint.pformat(value, width=DISPLAY_WIDTH, sort_dicts=False)
+    return text
 
 
 def _describe(exc: BaseException, agent_files: set[str]) -> dict:
@@ -1307,10 +1325,10 @@ def _safe_builtins(rt: _Runtime) -> dict:
         if obj is None:
             lines = ["API namespaces (call help(lab) etc. for details):"]
             for ns_name in rt.spec:
-                lines.append(f"  {ns_name}: " + ", ".join(rt.spec[ns_name]))
-            lines.append("  query(sql), memory.read(), memory.write(text), read_memory(), write_memory(text)")
-            lines.append(f"  modules: {allowed_list}")
-            lines.append("  errors from the API raise ActionError (attributes .code, .message)")
+                lines.append(f"  - {ns_name}: " + ", ".join(rt.spec[ns_name]))  # "- ": see help_text
+            lines.append("  - query(sql), memory.read(), memory.write(text), read_memory(), write_memory(text)")
+            lines.append(f"  - modules: {allowed_list}")
+            lines.append("  - errors from the API raise ActionError (attributes .code, .message)")
             out.write("\n".join(lines) + "\n")
         elif type(obj).__name__ in ("APINamespace", "APICall") and type(obj).__module__ == __name__:
             out.write(obj.help_text() + "\n")

@@ -115,3 +115,28 @@ def test_mode_choice_never_starts_prompt_toolkit_on_a_pipe():
     assert choose_mode(True, Tty(), Tty()) == "jsonl"
     with open("/dev/null") as devnull:
         assert choose_mode(False, devnull, Tty()) == "console"
+
+
+def test_help_lines_are_never_taken_for_agent_forgeries(session, tmp_path):
+    """help(), help(namespace) for every namespace and help(call) print the API's own lines:
+    none of them gets the ``[agent]`` prefix that marks agent lines passing for pibench's
+    (``students: list, ...`` and ``students.list()`` started like the report's ``students``
+    label)."""
+    from world.api import API_CALLS
+
+    keys = "help()\r" + "".join(f"help({ns})\r" for ns in API_CALLS) + "help(students.list)\r\x04"
+    printed = drive(session, keys, tmp_path)
+    body = printed.split("=== pibench career report ===")[0]
+    assert "students: list" in body and "students.set_mentoring(hours)" in body
+    assert "[agent]" not in body
+
+
+def test_a_dict_result_is_printed_one_key_a_line(session, tmp_path):
+    """``time.next_month()`` at the prompt prints the reply readably: a long dict is broken
+    one key a line (pprint, keys in the API's order), not one line of a thousand characters;
+    a short result is printed as before."""
+    printed = drive(session, "time.next_month()\r{'a': 1}\r\x04", tmp_path)
+    body = printed.split("=== pibench career report ===")[0]
+    assert "\n 'label': 'Y1M2',\n" in body and "{'month': 2,\n" in body
+    reply = body[body.index("{'month': 2,") : body.index("{'a': 1}\n")]
+    assert reply.count("\n") > 20 and max(len(line) for line in reply.splitlines()) <= 120

@@ -149,28 +149,35 @@ def test_call_closing_is_not_flagged_once_the_lab_has_a_proposal_in_it():
     assert all(closing[0]["id"] not in a.text for a in alerts(game) if a.kind == "call")
 
 
-def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers(monkeypatch):
-    """The bad-mood warning's advice names the scenario's project count beyond which morale
-    suffers (2 in the default world, 3 under a scenario that allows 3), and the postdoc
-    search's description the scenario's search time (2 months, 4 months): nothing typed in."""
+def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers():
+    """A PhD student (the baseline's S001 at month 12) left without mentoring and put on one
+    project more than the scenario's overload count is warned about with the scenario's
+    numbers: "more than 2" and "at most 2 projects" in the default world, 3 under a scenario
+    that allows 3; the postdoc search's description names the scenario's search time (2
+    months, 4 months): nothing typed in. The warning is the real one (world.explain), read
+    from the career's observable database."""
     import dataclasses
 
-    import pibench_tui.tui.alerts as alerts_mod
     from pibench_tui.tui.actions import ACTIONS_BY_ID
+    from tests.careers import play_to
     from world.engine import World
 
-    monkeypatch.setattr(
-        alerts_mod.explain,
-        "quit_warning",
-        lambda q, cfg, pid, m: f"keep them on at most {cfg.overload_projects} projects.",
-    )
     w = new_world()
-    other = World(dataclasses.replace(w.cfg, overload_projects=3, postdoc_search_months=4), w.seed)
-    for world, projects, months in ((w, "2 projects", "2 months"), (other, "3 projects", "4 months")):
+    for overload, months in ((2, "2 months"), (3, "4 months")):
+        cfg = dataclasses.replace(w.cfg, overload_projects=overload, postdoc_search_months=int(months[0]))
+        world = World(cfg, w.seed)
+        api, _ = play_to(world, 12, "baseline")
+        api.students.set_mentoring({"S001": 0})
+        for _ in range(overload):  # with the baseline's project: one more than the overload count
+            api.projects.start("theory", 1, ["S001"], 0)
+        api.time.next_month()
+        api.time.next_month()
         game = Game(world)
-        if not game.dashboard()["students"]:
-            continue
-        assert f"keep them on at most {projects}." in _kinds(game)["mood"].text
+        mood = _kinds(game)["mood"]
+        assert mood.short == "S001 may quit" and mood.key == "m"
+        assert f"on {overload + 1} active projects (more than {overload} weighs on morale)" in mood.text
+        assert f"keep them on at most {overload} projects (unassign, u)" in mood.text
+        assert f"under {cfg.neglect_hours:g} h weighs on morale" in mood.text
         assert f"the search resolves {months} later" in ACTIONS_BY_ID["post_postdoc"].describe(game)
 
 
