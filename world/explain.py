@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .config import WorldConfig
+from .errors import ActionError
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
@@ -320,15 +321,21 @@ def _rank(cfg: WorldConfig, venue: str, key: str) -> str:
     )
 
 
+def venue_worth(cfg: WorldConfig, venue: str) -> str:
+    """A venue's bar and worth from the public rules alone (§7, §8), as ranks among the
+    scenario's venues: ``"NAIC (top conference): bar the highest of 4, citations the highest
+    of 4"``. ``venue`` must be one of ``cfg.venues``."""
+    kind = cfg.venues[venue]["kind"]
+    return f"{venue} ({kind}): bar {_rank(cfg, venue, 'bar')}, citations {_rank(cfg, venue, 'visibility')}"
+
+
 def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None = None) -> str:
     """A venue's bar and worth as the PI knows them: where its acceptance bar and its papers'
     citation rate rank among the scenario's venues (the public tables of §7 and §8, as ranks),
     the reviewer-score means the lab has seen accepted and rejected there (decisions made
     before month ``before`` when given), and its papers' citations so far."""
-    v = cfg.venues.get(venue)
-    if v is None:
+    if venue not in cfg.venues:
         return f"no venue {venue}"
-    kind = v["kind"]
     acc: list[float] = []
     rej: list[float] = []
     for r in query(
@@ -346,7 +353,7 @@ def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None
         seen.append(f"rejected at means {min(rej):.1f}" + (f"-{max(rej):.1f}" if len(rej) > 1 else ""))
     pubs = query(f"select count(*) as n, sum(citations) as c from publications where venue = '{_q(venue)}'")
     n = int(pubs[0]["n"] or 0) if pubs else 0
-    out = f"{venue} ({kind}): bar {_rank(cfg, venue, 'bar')}, citations {_rank(cfg, venue, 'visibility')}"
+    out = venue_worth(cfg, venue)
     if seen:
         out += "; the lab's record: " + ", ".join(seen)
     if n:
@@ -432,12 +439,94 @@ def explain_standing(query: Query, cfg: WorldConfig, month: int) -> str:
     )
 
 
+# ------------------------------------------------------------------------ one call: lab.explain
+EXPLAIN_KINDS: dict[str, str] = {
+    "quit": "a person who quit (their id): what was visible before and what could have helped (§5)",
+    "warning": "a person (their id): the visible signals of their morale now and what helps (§5)",
+    "left_behind": "a person (their id): projects with no member left and their drafts with no author left (§6, §7)",
+    "proposal": "a proposal (its id): what the panel weighs and how this one stood on each (§9)",
+    "decision": "a decided submission (its id): the reviewers' mean against the venue's record (§7)",
+    "venue": "a venue (its name): its bar and worth as the lab knows them (§7, §8)",
+    "dead_end": "a project (its id): why a project dead-ends and what can be done (§6)",
+    "offer": "an applicant (their id): how often their pool accepts and what raises it (§5)",
+    "search": "'unfilled' or 'paused': why a postdoc search ends without a hire (§5)",
+    "standing": "no id: months at the current standing and what moves it (§10)",
+}
+"""The kinds :func:`explain` answers, each with what its id is (the text of ``lab.explain``'s help)."""
+
+
+def _known(query: Query, table: str, ident: str, noun: str) -> dict[str, Any]:
+    """The row of ``ident`` in ``table``, or an ``unknown_id`` ActionError listing the ids."""
+    rows = query(f"select * from {table} where id = '{_q(ident)}'")
+    if rows:
+        return rows[0]
+    ids = [r["id"] for r in query(f"select id from {table} order by id")]
+    shown = ", ".join(ids[-15:]) + (f" (last 15 of {len(ids)})" if len(ids) > 15 else "") if ids else "none yet"
+    raise ActionError("unknown_id", f"no {noun} {ident!r}; {noun}s: {shown}")
+
+
+def explain(query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, standing: str) -> str:
+    """The explanation of one outcome, the text the digest's "why:" lines show (``lab.explain``).
+
+    Args:
+        query: the observable database.
+        cfg: the scenario's config (public rule numbers).
+        kind: one of :data:`EXPLAIN_KINDS`.
+        ident: the id the kind names (``""`` for ``standing``).
+        month: the month now open (the warning and standing read up to it).
+        standing: the lab's standing now (``lab.dashboard()["lab_standing"]``).
+
+    Raises:
+        ActionError: ``bad_argument`` for an unknown kind, a person who has not left (kind
+            ``quit``) or a search outcome other than ``unfilled``/``paused``; ``unknown_id``
+            for an id that names nothing of that kind.
+    """
+    if kind not in EXPLAIN_KINDS:
+        raise ActionError("bad_argument", f"unknown kind {kind!r}; kinds: {', '.join(EXPLAIN_KINDS)}")
+    if kind in ("quit", "warning", "left_behind"):
+        row = _known(query, "students", ident, "person")
+        if kind == "quit":
+            if not row["left_month"]:
+                raise ActionError(
+                    "bad_argument", f"{ident} has not left the lab; kind 'warning' reads their morale now"
+                )
+            return explain_quit(query, cfg, ident)
+        if kind == "warning":
+            return quit_warning(query, cfg, ident, month) or (
+                f"no warning for {ident}: none of the signals before quitting shows (two low meeting moods in a "
+                "row, falling reports, or no meeting notes with a pressure on morale)"
+            )
+        return "; ".join(leftovers(query, cfg, ident)) or f"nothing left behind by {ident}"
+    if kind == "proposal":
+        _known(query, "proposals", ident, "proposal")
+        return explain_proposal(query, cfg, ident)
+    if kind == "decision":
+        _known(query, "submissions", ident, "submission")
+        return explain_decision(query, cfg, ident)
+    if kind == "venue":
+        if ident not in cfg.venues:
+            raise ActionError("bad_argument", f"unknown venue {ident!r}; venues: {', '.join(cfg.venues)}")
+        return venue_profile(query, cfg, ident) + "."
+    if kind == "dead_end":
+        _known(query, "projects", ident, "project")
+        return explain_dead_end(query, cfg, ident)
+    if kind == "offer":
+        return explain_offer(query, cfg, _known(query, "applicants", ident, "applicant")["pool"], standing)
+    if kind == "search":
+        if ident not in ("unfilled", "paused"):
+            raise ActionError("bad_argument", f"a search's id is its outcome: 'unfilled' or 'paused', got {ident!r}")
+        return explain_search(standing, ident)
+    return explain_standing(query, cfg, month)
+
+
 __all__ = [
+    "EXPLAIN_KINDS",
     "LOW_MOOD",
     "Query",
     "REPORT_DROP",
     "WINDOW",
     "agency_topics",
+    "explain",
     "explain_dead_end",
     "explain_decision",
     "explain_offer",
@@ -453,4 +542,5 @@ __all__ = [
     "pool_answers",
     "quit_warning",
     "venue_profile",
+    "venue_worth",
 ]

@@ -50,6 +50,15 @@ class _Lab:
         """Everything on the PI's desk this month: budget, burn, runway, attention, people,
         projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes.
         """
+    def explain(self, kind: Any, id: Any = '') -> str:
+        """Why an outcome went as it did, in what the PI could see: the text of the TUI digest's
+        "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
+        its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
+        "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
+        "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
+        (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
+        "standing" (no id). Returns one string.
+        """
     def ledger(self, n: Any = 20) -> Any:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""
     def rules(self) -> Any:

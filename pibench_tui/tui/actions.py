@@ -24,6 +24,7 @@ from pibench_tui.tui.record import (
     postdoc_record,
     venue_record,
 )
+from world import explain
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 from world.kinds import ApplicantStatus, Role
@@ -327,13 +328,15 @@ def _interview_summary(g: Game, values: dict) -> str:
 
 
 def _submit_summary(g: Game, values: dict) -> str:
-    """The chosen venue's decision delay and the lab's record there."""
+    """The chosen venue's bar and worth (world.explain), its decision delay and the lab's
+    record there."""
     venue = values.get("venue")
     if not venue:
         return ""
     delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(venue)
     when = f"decision at the end of month {g.world.month + int(delay)}" if delay is not None else ""
-    return f"{when} · {venue_record(g, venue)}"
+    worth = explain.venue_worth(g.world.cfg, venue) if venue in g.world.cfg.venues else ""
+    return " · ".join(x for x in (worth, when, venue_record(g, venue)) if x)
 
 
 def _propose_summary(g: Game, values: dict) -> str:

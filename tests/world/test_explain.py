@@ -195,3 +195,49 @@ def test_departure_leaves_an_orphaned_project_named_as_still_billed(career):
     left = [t for pid in ("S001", "S002") for t in ex.leftovers(q, w.cfg, pid)]
     assert any("has no member left: still billed" in t for t in left)
     assert all("can still polish, revise and submit" in t for t in ex.orphaned_drafts(q))
+
+
+def test_lab_explain_answers_each_kind_with_the_digests_text(career):
+    """``lab.explain(kind, id)`` (the headless and agent read of world/explain.py) gives the same
+    text as the functions the digest calls, for each kind; a bad kind, an unknown id, a person
+    who has not left asked as a quit, and a search id that is no outcome are refused naming
+    what is valid; the twin with every hidden value changed answers the same."""
+    from world.errors import ActionError
+
+    def answers(w: World) -> dict[str, str]:
+        api = Api(w)
+        q, cfg, m = api.query, w.cfg, w.s.month
+        quit_id = q("select id from students where status = 'quit'")[0]["id"]
+        prop = q("select id from proposals where status = 'rejected'")[0]["id"]
+        sub = q("select id from submissions where status = 'reject'")[0]["id"]
+        app = q("select id, pool from applicants")[0]
+        expected = {
+            ("quit", quit_id): ex.explain_quit(q, cfg, quit_id),
+            ("proposal", prop): ex.explain_proposal(q, cfg, prop),
+            ("decision", sub): ex.explain_decision(q, cfg, sub),
+            ("venue", "NAIC"): ex.venue_profile(q, cfg, "NAIC") + ".",
+            ("dead_end", "PJ001"): ex.explain_dead_end(q, cfg, "PJ001"),
+            ("offer", app["id"]): ex.explain_offer(q, cfg, app["pool"], w.standing()),
+            ("search", "paused"): ex.explain_search(w.standing(), "paused"),
+            ("standing", ""): ex.explain_standing(q, cfg, m),
+        }
+        got = {k: api.lab.explain(*k) for k in expected}
+        assert got == expected
+        assert "no author left" in api.lab.explain("left_behind", quit_id) or api.lab.explain(
+            "left_behind", quit_id
+        ).startswith(("project", "nothing left behind"))
+        return {f"{k}": v for k, v in got.items()}
+
+    assert answers(career[0]) == answers(career[1])
+    api = Api(career[0])
+    active = api.query("select id from students where status = 'active'")[0]["id"]
+    for args, words in (
+        (("mood", "S001"), "kinds: quit, warning"),
+        (("proposal", "PR999"), "no proposal 'PR999'; proposals: PR"),
+        (("quit", active), "has not left the lab"),
+        (("search", "PD1"), "'unfilled' or 'paused'"),
+        (("venue", "NIPS"), "venues: NAIC"),
+    ):
+        with pytest.raises(ActionError, match=words):
+            api.lab.explain(*args)
+    assert api.lab.explain("warning", active)

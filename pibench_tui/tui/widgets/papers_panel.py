@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable, Label, Static
 
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
+from world import explain
 
 
 class PapersPanel(Panel):
@@ -26,6 +28,8 @@ class PapersPanel(Panel):
             yield new_table("subs-table", "ID", "Draft", "Venue", "Status", "Submitted", "Decision", "Reviewer scores")
             yield Label("Publications", classes="section")
             yield new_table("pubs-table", "ID", "Venue", "Topic", "Tier", "Published", "Citations", "Authors")
+            yield Label("Venues: bar and worth", classes="section")
+            yield Static(id="venues-text")
 
     def show(self, game: Game) -> None:
         drafts = game.call("papers.drafts")
@@ -81,3 +85,14 @@ class PapersPanel(Panel):
                 for p in pubs
             ],
         )
+        self._show_venues(game)
+
+    def _show_venues(self, game: Game) -> None:
+        """One line per venue: its bar and citation rate as ranks among the scenario's venues
+        (the public rules) and the lab's record there (world.explain.venue_profile)."""
+        cfg = game.world.cfg
+        text = "\n".join(f"• {explain.venue_profile(game.query, cfg, v)}" for v in cfg.venues)
+        widget = self.query_one("#venues-text", Static)
+        if getattr(widget, "_shown", None) != text:  # updating a Static re-measures it
+            widget._shown = text  # type: ignore[attr-defined]
+            widget.update(Text(text))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import explain as explain_mod
 from ... import rules as rules_mod
 from ... import views
 from .. import checks
@@ -52,3 +53,17 @@ class Lab(Namespace):
         decision delays), agencies (awards, durations, delays, call months), harness.
         Nothing hidden (no hotness, quality, ability or acceptance bars)."""
         return rules_mod.rules(self._w.cfg)
+
+    @api_call(mutating=False)
+    def explain(self, kind: str, id: str = "") -> str:  # noqa: A002 - the API's word
+        """Why an outcome went as it did, in what the PI could see: the text of the TUI digest's
+        "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
+        its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
+        "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
+        "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
+        (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
+        "standing" (no id). Returns one string."""
+        kind = checks.string_id(kind, "kind")
+        ident = checks.string_id(id, "id")
+        w = self._w
+        return explain_mod.explain(self._api.query, w.cfg, kind, ident, w.month, w.standing())
