@@ -87,6 +87,20 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
     """
     signals: list[str] = []
     remedies: list[str] = []
+    for read in (_report_signals, _mentoring_signal, _overload_signal, _recent_blows, _runway_signal):
+        signal, remedy = read(query, cfg, pid, month)
+        signals += signal
+        remedies += remedy
+    return signals, remedies
+
+
+Signals = tuple[list[str], list[str]]
+"""``(signals, remedies)`` of one kind of morale signal (:func:`morale_signals`)."""
+
+
+def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """Two low meeting moods in a row, or no meeting notes lately; falling report quality."""
+    signals: list[str] = []
     reps = query(
         "select month, report_quality as q, meeting_sentiment as s from student_reports "
         f"where student_id = '{_q(pid)}' and month <= {int(month)} order by month"
@@ -101,30 +115,66 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
         earlier, recent = _mean(quality[:-2]), _mean(quality[-2:])
         if earlier is not None and recent is not None and earlier - recent >= REPORT_DROP:
             signals.append(f"reports falling ({earlier:.2f} before, {quality[-2]:.2f} and {quality[-1]:.2f} lately)")
+    return signals, []
+
+
+def _mentoring_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """Mentoring under the neglect threshold (an active person's; a leaver's hours read 0)."""
     row = person(query, pid)
     hours = float(row["mentoring_hours"] or 0) if row else 0.0
-    if row is not None and row["status"] == "active" and hours < cfg.neglect_hours:  # a leaver's hours read 0
-        signals.append(f"mentoring {hours:g} h a month (under {cfg.neglect_hours:g} h weighs on morale)")
-        remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
-    projects = _projects_of(query, pid)
-    active = [p for p in projects if p["status"] == "active"]
-    if len(active) > cfg.overload_projects:
-        signals.append(f"on {len(active)} active projects (more than {cfg.overload_projects} weighs on morale)")
-        remedies.append(f"keep them on at most {_plural(cfg.overload_projects, 'project')} (unassign, u)")
+    if row is None or row["status"] != "active" or hours >= cfg.neglect_hours:
+        return [], []
+    return (
+        [f"mentoring {hours:g} h a month (under {cfg.neglect_hours:g} h weighs on morale)"],
+        [f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)"],
+    )
+
+
+def _overload_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """More active projects than the overload threshold."""
+    active = [p for p in _projects_of(query, pid) if p["status"] == "active"]
+    if len(active) <= cfg.overload_projects:
+        return [], []
+    return (
+        [f"on {len(active)} active projects (more than {cfg.overload_projects} weighs on morale)"],
+        [f"keep them on at most {_plural(cfg.overload_projects, 'project')} (unassign, u)"],
+    )
+
+
+def _recent_blows(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """In the last :data:`WINDOW` months: their projects' dead ends and stops, their drafts'
+    rejections and their crises left unanswered (one signal listing them all)."""
     since = int(month) - WINDOW
     hits = [
         f"project {p['id']} {'dead-ended' if p['status'] == 'deadend' else 'was stopped'} in month {p['ended_month']}"
-        for p in projects
+        for p in _projects_of(query, pid)
         if p["status"] in ("deadend", "killed") and (p["ended_month"] or 0) > since
     ]
+    hits += _rejections_of(query, pid, since, int(month))
+    crises = _ignored_crises(query, pid, since)
+    hits += crises
+    remedies = ["answer a student crisis with support (e)"] * len(crises)
+    return (["; ".join(hits)] if hits else []), remedies
+
+
+def _rejections_of(query: Query, pid: str, since: int, month: int) -> list[str]:
+    """Rejections of ``pid``'s drafts decided after month ``since`` up to ``month``."""
     drafts = {d["id"] for d in query("select id, authors from drafts") if pid in _list(d["authors"])}
-    if drafts:
+    if not drafts:
+        return []
+    return [
+        f"their draft {s['draft_id']} was rejected at {s['venue']} in month {s['decision_month']}"
         for s in query(
             "select draft_id, venue, decision_month from submissions where status = 'reject' "
-            f"and decision_month > {since} and decision_month <= {int(month)} order by decision_month"
-        ):
-            if s["draft_id"] in drafts:
-                hits.append(f"their draft {s['draft_id']} was rejected at {s['venue']} in month {s['decision_month']}")
+            f"and decision_month > {since} and decision_month <= {month} order by decision_month"
+        )
+        if s["draft_id"] in drafts
+    ]
+
+
+def _ignored_crises(query: Query, pid: str, since: int) -> list[str]:
+    """``pid``'s crises that arrived after month ``since - 1`` and went unanswered."""
+    out = []
     for e in query(
         "select id, status, arrived_month, details from events where kind = 'student_crisis' "
         f"and status = 'ignored' and arrived_month > {since - 1}"
@@ -136,17 +186,21 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
             except ValueError:
                 details = {}
         if isinstance(details, dict) and details.get("student_id") == pid:
-            hits.append(f"their crisis {e['id']} went unanswered")
-            remedies.append("answer a student crisis with support (e)")
-    if hits:
-        signals.append("; ".join(hits))
+            out.append(f"their crisis {e['id']} went unanswered")
+    return out
+
+
+def _runway_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """The runway at the last close under the scenario's stress threshold (it weighs on everyone)."""
     lab = query(f"select month, budget from lab_monthly where month = {int(month) - 1}")
     spent = query(f"select sum(amount) as out from ledger where month = {int(month) - 1} and amount < 0")
     burn = -float(spent[0]["out"] or 0) if spent else 0.0
-    if lab and burn > 0 and 0 < float(lab[0]["budget"]) < cfg.runway_stress_months * burn:
-        signals.append(f"the runway was under {cfg.runway_stress_months:g} months (a short runway weighs on everyone)")
-        remedies.append("win a grant or cut costs before the runway falls that low")
-    return signals, remedies
+    if not (lab and burn > 0 and 0 < float(lab[0]["budget"]) < cfg.runway_stress_months * burn):
+        return [], []
+    return (
+        [f"the runway was under {cfg.runway_stress_months:g} months (a short runway weighs on everyone)"],
+        ["win a grant or cut costs before the runway falls that low"],
+    )
 
 
 def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
@@ -196,23 +250,44 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
 
 
 # ---------------------------------------------------------------------- departures (§2 of the issue)
+def orphaned_project_rows(query: Query) -> list[dict[str, Any]]:
+    """The ``projects`` rows (id, topic, members, monthly_compute, progress_pct) of the active
+    projects with no member left in the lab."""
+    active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
+    return [
+        p
+        for p in query("select id, topic, members, monthly_compute, progress_pct from projects where status = 'active'")
+        if not any(m in active_ids for m in _list(p["members"]))
+    ]
+
+
 def orphaned_projects(query: Query, cfg: WorldConfig) -> list[str]:
     """Active projects with no member left in the lab: each still billed its compute every
     month and making no progress (§2, §6). One sentence per project, without a final stop."""
     out: list[str] = []
+    for p in orphaned_project_rows(query):
+        units = float(p["monthly_compute"] or 0)
+        bill = (
+            f"still billed {units:,.0f} compute units (${units * cfg.compute_unit_cost:,.0f} at the base price) a month"
+            if units
+            else "no compute billed"
+        )
+        out.append(
+            f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%) has no member left: "
+            f"{bill}, no progress; assign someone (a) or stop it (k)"
+        )
+    return out
+
+
+def orphaned_draft_ids(query: Query, pid: str | None = None) -> list[str]:
+    """Ids of the available or under-review drafts (of ``pid`` when given) none of whose
+    authors is still in the lab (collaboration drafts have no authors and are never listed)."""
     active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
-    for p in query("select id, topic, members, monthly_compute, progress_pct from projects where status = 'active'"):
-        if not any(m in active_ids for m in _list(p["members"])):
-            units = float(p["monthly_compute"] or 0)
-            bill = (
-                f"still billed {units:,.0f} compute units (${units * cfg.compute_unit_cost:,.0f} at the base price) a month"
-                if units
-                else "no compute billed"
-            )
-            out.append(
-                f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%) has no member left: "
-                f"{bill}, no progress; assign someone (a) or stop it (k)"
-            )
+    out = []
+    for d in query("select id, authors from drafts where status in ('available', 'under_review')"):
+        authors = _list(d["authors"])
+        if authors and (pid is None or pid in authors) and not any(a in active_ids for a in authors):
+            out.append(str(d["id"]))
     return out
 
 
@@ -220,13 +295,10 @@ def orphaned_drafts(query: Query, pid: str | None = None) -> list[str]:
     """Drafts (of ``pid`` when given) none of whose authors is still in the lab: they stay the
     lab's and can still be polished, revised and submitted (the rule this project decided,
     README design notes). Collaboration drafts have no authors and are never listed."""
-    active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
-    out = []
-    for d in query("select id, authors from drafts where status in ('available', 'under_review')"):
-        authors = _list(d["authors"])
-        if authors and (pid is None or pid in authors) and not any(a in active_ids for a in authors):
-            out.append(f"draft {d['id']} has no author left in the lab: you can still polish, revise and submit it")
-    return out
+    return [
+        f"draft {d} has no author left in the lab: you can still polish, revise and submit it"
+        for d in orphaned_draft_ids(query, pid)
+    ]
 
 
 def leftovers(query: Query, cfg: WorldConfig, pid: str) -> list[str]:
@@ -420,22 +492,61 @@ def explain_search(standing: str, outcome: str) -> str:
     return f"searches fill more often as the lab's standing ({standing} now) rises: publish, win grants, give talks"
 
 
-def explain_standing(query: Query, cfg: WorldConfig, month: int) -> str:
-    """Standing (§10): months at the current standing and what moves it (acceptances by venue
-    rank, funded grants, talks, reviews, citations; it slowly drifts back without them)."""
+def standing_months(query: Query, month: int) -> tuple[str, int] | None:
+    """``(standing, months)``: the standing of the last closed month up to ``month`` and for how
+    many closed months in a row the lab has had it (``lab_monthly``); ``None`` before any."""
     rows = query(f"select month, reputation_standing as s from lab_monthly where month <= {int(month)} order by month")
     if not rows:
-        return "no month closed yet"
+        return None
     now = rows[-1]["s"]
     since = rows[-1]["month"]
     for r in reversed(rows):
         if r["s"] != now:
             break
         since = r["month"]
-    months = int(rows[-1]["month"]) - int(since) + 1
-    return (
+    return str(now), int(rows[-1]["month"]) - int(since) + 1
+
+
+def explain_standing(query: Query, cfg: WorldConfig, month: int) -> str:
+    """Standing (§10): months at the current standing and what moves it (acceptances by venue
+    rank, funded grants, talks, reviews, citations; it slowly drifts back without them); after
+    :data:`STANDING_STUCK_MONTHS` at "unknown", the lab's record and the largest steps
+    (:func:`standing_moves`)."""
+    held = standing_months(query, month)
+    if held is None:
+        return "no month closed yet"
+    now, months = held
+    out = (
         f"standing {now} for {_plural(months, 'month')}; it rises with accepted papers (most at the top conference "
         "and the journal), funded grants, invited talks, reviews and citations, and drifts back slowly without them"
+    )
+    if now == "unknown" and months >= STANDING_STUCK_MONTHS:
+        out += "; " + standing_moves(query, cfg)
+    return out
+
+
+STANDING_STUCK_MONTHS = 24
+"""Months at "unknown" after which the standing explanation lists the lab's record against the
+public impulses of §10 (a reading guide, not a rule of the world)."""
+
+
+def standing_moves(query: Query, cfg: WorldConfig) -> str:
+    """What the lab's record holds of what moves standing (§10, the public impulse table) and
+    the largest steps: ``"the lab's record: 0 papers accepted, 0 grants funded, 1 talk given;
+    one NAIC acceptance (+0.50 in the public table) or a funded FEL grant (+0.50) are the largest
+    steps"``. Counts come from the observable database; the steps from the config."""
+    accepted = query("select count(*) as n from submissions where status = 'accept'")
+    funded = query("select count(*) as n from proposals where status = 'funded'")
+    talks = query("select count(*) as n from events where kind = 'invited_talk' and status = 'accepted'")
+    n_acc, n_fund, n_talk = (int(r[0]["n"] or 0) if r else 0 for r in (accepted, funded, talks))
+    venue = max(cfg.venues, key=lambda v: float(cfg.venues[v]["reputation"]))
+    agency = max(cfg.agencies, key=lambda a: float(cfg.agencies[a]["reputation"]))
+    return (
+        f"the lab's record: {_plural(n_acc, 'paper')} accepted, {_plural(n_fund, 'grant')} funded, "
+        f"{_plural(n_talk, 'invited talk')} given; the largest steps are an acceptance at {venue} "
+        f"(+{float(cfg.venues[venue]['reputation']):.2f} in the public table) and a grant from {agency} "
+        f"(+{float(cfg.agencies[agency]['reputation']):.2f}); a talk gives +{cfg.rep_talk:.2f}, "
+        f"a conference trip +{cfg.rep_conference:.2f}"
     )
 
 
@@ -524,6 +635,7 @@ __all__ = [
     "LOW_MOOD",
     "Query",
     "REPORT_DROP",
+    "STANDING_STUCK_MONTHS",
     "WINDOW",
     "agency_topics",
     "explain",
@@ -535,12 +647,16 @@ __all__ = [
     "explain_search",
     "explain_standing",
     "leftovers",
+    "orphaned_draft_ids",
     "orphaned_drafts",
+    "orphaned_project_rows",
     "orphaned_projects",
     "morale_signals",
     "person",
     "pool_answers",
     "quit_warning",
+    "standing_months",
+    "standing_moves",
     "venue_profile",
     "venue_worth",
 ]

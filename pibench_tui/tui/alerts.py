@@ -28,8 +28,8 @@ class Alert:
     """One warning.
 
     Attributes:
-        kind: stable id (``runway``, ``mood``, ``contract``, ``offers``, ``deadline``,
-            ``call``, ``idle``, ``event``).
+        kind: stable id (``runway``, ``mood``, ``departure``, ``orphan``, ``contract``,
+            ``offers``, ``deadline``, ``call``, ``idle``, ``event``, ``standing``).
         short: a few words for the header.
         text: the sentence for the digest and dialogs (what, when, what to do).
         tab: the panel that addresses it.
@@ -134,48 +134,107 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     dash = dash or game.dashboard()
     if dash.get("finished"):
         return []
+    out = runway_alerts(dash) + event_alerts(dash) + mood_alerts(game, dash)
+    out += departure_alerts(game, dash) + contract_alerts(game, dash) + offer_alerts(game, dash)
+    out += deadline_alerts(game, dash) + call_alerts(game, dash) + idle_alerts(dash) + standing_alerts(game, dash)
+    out.sort(key=lambda a: a.severity != "error")
+    return out
+
+
+def runway_alerts(dash: dict) -> list[Alert]:
+    """The runway is shorter than the months left: when the budget goes below zero (an error
+    under 6 months)."""
     m, total = dash["month"], dash["months_total"]
     left = total - m + 1
-    out: list[Alert] = []
     runway = dash["runway_months"]
-    if runway is not None and runway < left:
-        sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
-        out.append(
-            Alert(
-                "runway",
-                f"runway {runway:.0f} < {left} mo left",
-                f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
-                f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
-                "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
-                "grants",
-                "g",
-                sev,
-            )
+    if runway is None or runway >= left:
+        return []
+    sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
+    return [
+        Alert(
+            "runway",
+            f"runway {runway:.0f} < {left} mo left",
+            f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
+            f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
+            "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
+            "grants",
+            "g",
+            sev,
         )
-    for e in dash["pending_events"]:
-        if e["kind"] == "student_crisis" or e["respond_by_month"] <= m:
-            out.append(
-                Alert(
-                    "event",
-                    f"{e['id']} expires",
-                    f"{e['id']} {e['kind'].replace('_', ' ')}: this is the last month "
-                    "to answer; unanswered it lapses at the month's end"
-                    + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
-                    "events",
-                    "e",
-                    "error" if e["kind"] == "student_crisis" else "warning",
-                )
-            )
-    window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
-    cfg = game.world.cfg
-    for s in dash["students"]:  # the visible signals the quit rule responds to (world.explain)
-        warning = explain.quit_warning(game.query, cfg, s["id"], m)
+    ]
+
+
+def event_alerts(dash: dict) -> list[Alert]:
+    """Events in their last month to answer, and every student crisis (an error: ignored, it
+    costs morale)."""
+    m = dash["month"]
+    return [
+        Alert(
+            "event",
+            f"{e['id']} expires",
+            f"{e['id']} {e['kind'].replace('_', ' ')}: this is the last month "
+            "to answer; unanswered it lapses at the month's end"
+            + (" and counts as ignored (morale falls hard)." if e["kind"] == "student_crisis" else "."),
+            "events",
+            "e",
+            "error" if e["kind"] == "student_crisis" else "warning",
+        )
+        for e in dash["pending_events"]
+        if e["kind"] == "student_crisis" or e["respond_by_month"] <= m
+    ]
+
+
+def mood_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Researchers whose visible signals come before quitting (world.explain.quit_warning)."""
+    out = []
+    for s in dash["students"]:
+        warning = explain.quit_warning(game.query, game.world.cfg, s["id"], dash["month"])
         if warning:
             out.append(Alert("mood", f"{s['id']} may quit", f"{s['name']} ({s['id']}): {warning}", "people", "m"))
-    for text in explain.orphaned_projects(game.query, cfg):
-        out.append(
-            Alert("orphan", f"{text.split(' ', 2)[1]} has no member", text[0].upper() + text[1:] + ".", "projects", "a")
-        )
+    return out
+
+
+def departure_alerts(game: Any, dash: dict) -> list[Alert]:
+    """What departures leave behind (issue 27 §2): in the month after people left, one alert
+    naming the projects with no member left (still billed, no progress) and their drafts with
+    no author left (as the digest's "left behind" lines); in other months, one alert per
+    project with no member."""
+    query, cfg, m = game.query, game.world.cfg, dash["month"]
+    rows = {p["id"]: p for p in explain.orphaned_project_rows(query)}
+    said = dict(zip(rows, explain.orphaned_projects(query, cfg), strict=True))  # the same rows, in order
+    gone = query(f"select id, name from students where left_month = {int(m) - 1} order by id")
+    drafts: dict[str, str] = {}  # draft id -> its sentence
+    for p in gone:
+        ids, texts = explain.orphaned_draft_ids(query, p["id"]), explain.orphaned_drafts(query, p["id"])
+        drafts.update(zip(ids, texts, strict=True))
+    if gone and (rows or drafts):
+        who = ", ".join(p["id"] for p in gone)
+        names = ", ".join(f"{p['name']} ({p['id']})" for p in gone)
+        short = ", ".join([f"{p} billed" for p in rows] + [f"{d} no author" for d in drafts])
+        return [
+            Alert(
+                "departure",
+                f"{who} left: {short}",
+                f"{names} left in month {m - 1}, leaving behind: "
+                + "; ".join([*said.values(), *drafts.values()])
+                + ".",
+                "projects" if rows else "papers",
+                "a" if rows else "v",
+            )
+        ]
+    out = []
+    for pid, text in said.items():
+        units = float(rows[pid]["monthly_compute"] or 0)
+        short = f"{pid} no member" + (f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else "")
+        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", "a"))
+    return out
+
+
+def contract_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Postdoc contracts ending within :data:`CONTRACT_WARN_MONTHS`, with when renewal opens."""
+    m = dash["month"]
+    window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
+    out = []
     for s in dash["students"]:
         end = s.get("contract_end")
         if s["role"] == "postdoc" and end and 0 <= end - m <= CONTRACT_WARN_MONTHS:
@@ -190,9 +249,15 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                     "error" if end - m <= 1 else "warning",
                 )
             )
+    return out
+
+
+def offer_alerts(game: Any, dash: dict) -> list[Alert]:
+    """PhD offers closing next month, or this month with applicants still pending (an error)."""
+    m = dash["month"]
     last_offer = season_months(game.rules, m).last_offer
     if m == last_offer - 1:
-        out.append(
+        return [
             Alert(
                 "offers",
                 "offers close next month",
@@ -201,9 +266,9 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 "applicants",
                 "o",
             )
-        )
-    elif m == last_offer and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
-        out.append(
+        ]
+    if m == last_offer and any(a["status"] == "pending" for a in game.call("recruit.applicants")):
+        return [
             Alert(
                 "offers",
                 "last month for offers",
@@ -212,9 +277,16 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                 "o",
                 "error",
             )
-        )
+        ]
+    return []
+
+
+def deadline_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Venue deadlines next month while the lab has a draft available."""
+    m, total = dash["month"], dash["months_total"]
     nxt = month_of_year(m + 1)
     drafts = dash["available_drafts"]
+    out = []
     for venue, months in sorted(venue_deadlines(game).items()):
         if nxt in months and m + 1 <= total and drafts:
             ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
@@ -227,30 +299,49 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
                     "p",
                 )
             )
+    return out
+
+
+def call_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Grant calls closing at this month's end that the lab has no proposal in (rolling
+    agencies' calls never close)."""
+    m = dash["month"]
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     rolling = game.rolling_agencies  # their call never closes (it ends with the career)
-    for c in dash["open_grant_calls"]:  # a call the lab already has a proposal in is not a loss
-        if c["last_month_to_apply"] == m and c["agency"] not in rolling and c["id"] not in pending_calls:
-            out.append(
-                Alert(
-                    "call",
-                    f"{c['agency']} call closes",
-                    f"The {c['agency']} call {c['id']} "
-                    f"(${c['award']:,.0f}) closes at the end of this month: propose now (g).",
-                    "grants",
-                    "g",
-                )
-            )
-    idle = idle_people(dash)
-    if idle:
-        out.append(
-            Alert(
-                "idle",
-                f"idle {','.join(idle[:3])}" + ("…" if len(idle) > 3 else ""),
-                f"On no project (paid, producing nothing): {', '.join(idle)}. Start a project (s) or assign (a).",
-                "projects",
-                "s",
-            )
+    return [
+        Alert(
+            "call",
+            f"{c['agency']} call closes",
+            f"The {c['agency']} call {c['id']} (${c['award']:,.0f}) closes at the end of this month: propose now (g).",
+            "grants",
+            "g",
         )
-    out.sort(key=lambda a: a.severity != "error")
-    return out
+        for c in dash["open_grant_calls"]  # a call the lab already has a proposal in is not a loss
+        if c["last_month_to_apply"] == m and c["agency"] not in rolling and c["id"] not in pending_calls
+    ]
+
+
+def idle_alerts(dash: dict) -> list[Alert]:
+    """People on no project (:func:`idle_people`)."""
+    idle = idle_people(dash)
+    if not idle:
+        return []
+    return [
+        Alert(
+            "idle",
+            f"idle {','.join(idle[:3])}" + ("…" if len(idle) > 3 else ""),
+            f"On no project (paid, producing nothing): {', '.join(idle)}. Start a project (s) or assign (a).",
+            "projects",
+            "s",
+        )
+    ]
+
+
+def standing_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Standing "unknown" for :data:`world.explain.STANDING_STUCK_MONTHS` months or more: the
+    lab's record and what moves it (world.explain.explain_standing)."""
+    held = explain.standing_months(game.query, dash["month"])
+    if held is None or held[0] != "unknown" or held[1] < explain.STANDING_STUCK_MONTHS:
+        return []
+    text = explain.explain_standing(game.query, game.world.cfg, dash["month"])
+    return [Alert("standing", f"standing unknown {held[1]} mo", text[0].upper() + text[1:] + ".", "papers", "b")]

@@ -224,3 +224,44 @@ def test_mood_warning_waits_for_two_low_moods_in_a_row():
     """A recovering mood (0.23 then 0.69) is not "reports turned bad"; two low ones are."""
     assert bad_reports(_Reports([0.23, 0.69]), 2) == []
     assert bad_reports(_Reports([0.45, 0.3]), 2) == [("S001", "mood 0.45, 0.30")]
+
+
+def test_a_departure_names_what_it_leaves_behind_then_the_orphan_stays_flagged():
+    """Seed 1001's baseline: S001 quits in month 19. In month 20 one alert (the header's short
+    form too) names the project left with no member as still billed and the draft with no
+    author left, with the digest's sentences; from month 21 the project is flagged on its own
+    with its monthly bill."""
+    from tests.careers import play_to
+
+    w = new_world(seed=1001)
+    api, _ = play_to(w, 20, "baseline")
+    game = Game(w)
+    left = _kinds(game)["departure"]
+    assert left.short == "S001 left: PJ002 billed, D001 no author" and left.key == "a"
+    assert "left in month 19, leaving behind: project PJ002" in left.text and "still billed" in left.text
+    assert "draft D001 has no author left" in left.text
+    assert "orphan" not in _kinds(game)
+    api.time.next_month()
+    k = _kinds(game)
+    assert "departure" not in k and k["orphan"].short == "PJ002 no member, billed $1,500/mo"
+
+
+def test_standing_unknown_for_two_years_is_explained_with_the_record_and_what_moves_it():
+    """A lab that does nothing stays at standing "unknown": after 23 closed months no alert,
+    after 24 one naming the months, the lab's record (no paper, no grant, no talk) and the
+    largest steps of the public table (from the config), addressed on the Papers panel (b)."""
+    from world import explain
+
+    w = new_world()
+    api = Api(w)
+    game = Game(w)
+    for _ in range(explain.STANDING_STUCK_MONTHS - 1):
+        api.time.next_month()
+    assert "standing" not in _kinds(game)
+    api.time.next_month()
+    standing = _kinds(game)["standing"]
+    assert standing.short == f"standing unknown {explain.STANDING_STUCK_MONTHS} mo" and standing.key == "b"
+    naic = w.cfg.venues["NAIC"]["reputation"]
+    assert "0 papers accepted, 0 grants funded, 0 invited talks given" in standing.text
+    assert f"an acceptance at NAIC (+{naic:.2f} in the public table)" in standing.text
+    assert standing.text == api.lab.explain("standing")[0].upper() + api.lab.explain("standing")[1:] + "."

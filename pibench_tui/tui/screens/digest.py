@@ -79,14 +79,44 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
     """
     r = report
     month = int(r.get("month", 0))
-    out: list[str] = []
+    out = _money_lines(r)
+    sections: list[tuple[str, list[str]]] = []
+    if game is not None and warn and not r.get("finished"):
+        sections.append((f"Warnings for month {month + 1}", _warning_rows(game)))
+    sections += [
+        ("Decisions", _decision_rows(r, game, month)),
+        ("Published", _published_rows(r)),
+        ("Grants", _grant_rows(r, game, month)),
+        _offer_section(r, game),
+    ]
+    if game is not None and not r.get("finished"):
+        sections.append(("Offers waiting for an answer", _waiting_rows(game, month)))
+    sections += [
+        ("Postdoc searches", _search_rows(r, game, month)),
+        ("Arrivals", _arrival_rows(r, month)),
+        ("Departures", _departure_rows(r, game)),
+        ("Projects", _project_rows(r, game)),
+        ("Events", _event_rows(r, game)),
+        ("Citations", _citation_rows(r)),
+        ("News", [escape(h) for h in (r.get("headlines") or [])[-NEWS_SHOWN:]]),
+    ]
+    for title, rows in sections:
+        if rows:
+            out.append("")
+            out.append(f"[b]{title}[/]")
+            out.extend(f"  {x}" for x in rows)
+    return out
+
+
+def _money_lines(r: dict) -> list[str]:
+    """The budget's move and the month's citations, money by category, a collapse."""
     money = r.get("money") or {}
     budget, net = float(money.get("budget", 0.0)), float(money.get("net", 0.0))
     cit = r.get("citations") or {}
-    out.append(
+    out = [
         f"Budget ${budget - net:,.0f} → ${budget:,.0f} ({net:+,.0f}) · citations this month "
         f"{cit.get('earned', 0)} (total {cit.get('total', 0)})"
-    )
+    ]
     cats = money.get("by_category") or {}
     if cats:
         out.append(
@@ -96,21 +126,19 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         )
     if r.get("collapsed"):
         out.append("[b red]The budget ended the month below zero: the lab collapsed.[/]")
+    return out
 
-    def section(title: str, rows: list[str]) -> None:
-        if rows:
-            out.append("")
-            out.append(f"[b]{title}[/]")
-            out.extend(f"  {x}" for x in rows)
 
-    if game is not None and warn and not r.get("finished"):
-        section(
-            f"Warnings for month {month + 1}",
-            [
-                f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
-                for a in alerts(game)
-            ],
-        )
+def _warning_rows(game: Any) -> list[str]:
+    """The warnings for the month now open, with their panel and key."""
+    return [
+        f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
+        for a in alerts(game)
+    ]
+
+
+def _decision_rows(r: dict, game: Any, month: int) -> list[str]:
+    """Review decisions with their scores, the lab's record at the venue and why."""
     rows = []
     for d in r.get("decisions", []):
         decision: DecisionOutcome | None = d.get("outcome")
@@ -122,15 +150,18 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         if game is not None:
             rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
             rows.append(_why(explain.explain_decision(game.query, game.world.cfg, d.get("submission_id"))))
-    section("Decisions", rows)
-    section(
-        "Published",
-        [
-            f"{p.get('publication_id')} {p.get('topic')} tier {p.get('tier')} at {p.get('venue')} "
-            f"(draft {p.get('draft_id')})"
-            for p in r.get("publications", [])
-        ],
-    )
+    return rows
+
+
+def _published_rows(r: dict) -> list[str]:
+    return [
+        f"{p.get('publication_id')} {p.get('topic')} tier {p.get('tier')} at {p.get('venue')} (draft {p.get('draft_id')})"
+        for p in r.get("publications", [])
+    ]
+
+
+def _grant_rows(r: dict, game: Any, month: int) -> list[str]:
+    """Proposals decided: funded with the award, rejected with the agency's record and why."""
     rows = []
     for p in r.get("proposals", []):
         funding: ProposalOutcome | None = p.get("outcome")
@@ -150,7 +181,12 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             )
             if funding != "funded":
                 rows.append(_why(explain.explain_proposal(game.query, game.world.cfg, p.get("proposal_id"))))
-    section("Grants", rows)
+    return rows
+
+
+def _offer_section(r: dict, game: Any) -> tuple[str, list[str]]:
+    """Offers answered (with the pool's record and why a decline), the lapsed applications;
+    titled "Recruiting season closed" when only lapses are left to say."""
     rows, expired = [], 0
     for o in r.get("offers", []):
         answer: OfferOutcome | None = o.get("outcome")
@@ -168,16 +204,20 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
                 rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
     if expired:
         rows.append(f"[dim]{expired} applicant(s) never offered a place: their applications lapsed.[/]")
-    section("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
-    if game is not None and not r.get("finished"):
-        waiting = game.query("select id, name from applicants where status = 'offered'")
-        section(
-            "Offers waiting for an answer",
-            [
-                f"{w['name']} ({w['id']}) · answers come at the end of month {season_months(game.rules, month + 1).answers}"
-                for w in waiting
-            ],
-        )
+    return ("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)
+
+
+def _waiting_rows(game: Any, month: int) -> list[str]:
+    """Offers still waiting, with the month their answers come."""
+    waiting = game.query("select id, name from applicants where status = 'offered'")
+    return [
+        f"{w['name']} ({w['id']}) · answers come at the end of month {season_months(game.rules, month + 1).answers}"
+        for w in waiting
+    ]
+
+
+def _search_rows(r: dict, game: Any, month: int) -> list[str]:
+    """Postdoc searches resolved, with the lab's record and why one ended without a hire."""
     rows = []
     for s in r.get("postdoc_searches", []):
         search: dict[SearchOutcome, str] = {
@@ -191,15 +231,19 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))
             if s.get("outcome") != "filled":
                 rows.append(_why(explain.explain_search(game.dashboard()["lab_standing"], s.get("outcome"))))
-    section("Postdoc searches", rows)
-    section(
-        "Arrivals",
-        [
-            f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
-            + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")
-            for a in r.get("arrivals", [])
-        ],
-    )
+    return rows
+
+
+def _arrival_rows(r: dict, month: int) -> list[str]:
+    return [
+        f"{a.get('name')} ({a.get('id')}, {a.get('role')})"
+        + (f", arrives in month {a['arrived_month']}" if a.get("arrived_month", month) > month else "")
+        for a in r.get("arrivals", [])
+    ]
+
+
+def _departure_rows(r: dict, game: Any) -> list[str]:
+    """Quits (with why), graduations, contracts ended, and what the departures leave behind."""
     rows = []
     for q in r.get("quits", []):
         rows.append(f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]")
@@ -212,9 +256,12 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         left = explain.orphaned_projects(game.query, game.world.cfg)
         left += [t for pid in gone for t in explain.orphaned_drafts(game.query, pid)]
         rows += [f"[yellow]left behind: {escape(t)}[/]" for t in dict.fromkeys(left)]
-    section("Departures", rows)
-    section(
-        "Projects",
+    return rows
+
+
+def _project_rows(r: dict, game: Any) -> list[str]:
+    """Drafts completed, dead ends (with why) and scoops."""
+    return (
         [
             f"{d.get('project_id') or 'collaboration'} → draft {d.get('draft_id')} ({d.get('topic')} tier "
             f"{d.get('tier')}{', collaboration' if d.get('collab') else ''})"
@@ -229,27 +276,27 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
         + [
             f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)"
             for s in r.get("scoops", [])
-        ],
-    )
-    events = r.get("events") or {}
-    section(
-        "Events",
-        [
-            f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
-            + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
-            + (f" · [yellow]{escape(late)}[/]" if (late := _late(game, e)) else "")
-            for e in events.get("arrived", [])
         ]
-        + [
-            f"{e.get('id')} {str(e.get('kind', '')).replace('_', ' ')}: {e.get('status')}"
-            for e in events.get("expired", [])
-        ],
     )
-    by_pub = cit.get("by_publication") or {}
-    if by_pub:
-        section("Citations", [", ".join(f"{k} +{v}" for k, v in sorted(by_pub.items(), key=lambda kv: -kv[1]))])
-    section("News", [escape(h) for h in (r.get("headlines") or [])[-NEWS_SHOWN:]])
-    return out
+
+
+def _event_rows(r: dict, game: Any) -> list[str]:
+    """Events arrived (with the answers and what the career's end does to them) and expired."""
+    events = r.get("events") or {}
+    return [
+        f"new {e.get('id')} {str(e.get('kind', '')).replace('_', ' ')} · answer by month {e.get('respond_by_month')}"
+        + (f" · {escape(event_answers(game, e.get('kind')))}" if game is not None else "")
+        + (f" · [yellow]{escape(late)}[/]" if (late := _late(game, e)) else "")
+        for e in events.get("arrived", [])
+    ] + [
+        f"{e.get('id')} {str(e.get('kind', '')).replace('_', ' ')}: {e.get('status')}"
+        for e in events.get("expired", [])
+    ]
+
+
+def _citation_rows(r: dict) -> list[str]:
+    by_pub = (r.get("citations") or {}).get("by_publication") or {}
+    return [", ".join(f"{k} +{v}" for k, v in sorted(by_pub.items(), key=lambda kv: -kv[1]))] if by_pub else []
 
 
 def hallway_lines(game: Any, month: int) -> list[str]:
