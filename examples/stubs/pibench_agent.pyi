@@ -47,8 +47,9 @@ class _Lab:
         7 of each year), never below 30 h/month.
         """
     def dashboard(self) -> Any:
-        """Everything on the PI's desk this month: budget, burn, runway, attention, people,
-        projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes.
+        """Everything on the PI's desk this month. It holds budget, burn, runway, attention,
+        people, projects, drafts, submissions, proposals, awards, events, deadlines, open calls
+        and notes.
         """
     def explain(self, kind: Any, id: Any = '') -> str:
         """Why an outcome went as it did, in what the PI could see: the text of the TUI digest's
@@ -97,11 +98,11 @@ class _Projects:
     def list(self) -> Any:
         """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
     def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
-        """Set a project's compute units/month (0 to 50,000), paid at the tick ($1/unit × the month's price multiplier)."""
+        """Set a project's compute units/month (0 to 50,000). They are paid at the tick ($1/unit × the month's price multiplier)."""
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
         """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000); at most 10 projects run at once."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
-        """Remove a member from an active project (a non-member is ignored: nothing changes, nothing is logged)."""
+        """Remove a member from an active project. A non-member is ignored: nothing changes, nothing is logged."""
 
 projects: _Projects
 
@@ -153,7 +154,7 @@ class _Time:
             ActionError: ``no_report`` before the first month has been closed.
         """
     def next_month(self) -> Any:
-        """Close this month (the tick) and open the next; returns the new dashboard, or the
+        """Close this month (the tick) and open the next. Returns the new dashboard, or the
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``).
         """

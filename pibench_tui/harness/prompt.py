@@ -10,6 +10,7 @@ caps, costs): no formulas, no hidden parameters.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "mechanics_text",
     "month_message",
     "nudge_text",
+    "report_for_agent",
     "system_prompt",
     "turn_output",
 ]
@@ -54,11 +56,48 @@ def _months(values: list[int]) -> str:
     return f"{', '.join(str(m) for m in firsts)} of each year (career months {career}, ...)"
 
 
-def _first_line(doc: str) -> str:
-    for line in (doc or "").strip().splitlines():
-        if line.strip():
-            return " ".join(line.split()).replace("``", "")
-    return ""
+_INTERNAL_REF = re.compile(r"\s*\((?:MECHANICS [^()]*|§[\d.]+(?:, §[\d.]+)*)\)")
+_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?: [({].*[)}])?")
+
+
+def _top_level_split(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            start = i + len(sep)
+            i = start
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _summary(doc: str, tables: Mapping[str, list[str]]) -> tuple[str, str | None]:
+    """A call's doc as one cheat-sheet line: the first sentence of its first paragraph (the
+    whole sentence, however the docstring wraps it), without internal references to
+    MECHANICS sections. A trailing list of the result's fields is left out (``help(name)``
+    shows it); when those fields are a table's columns, the table is returned with it.
+
+    Returns:
+        ``(summary, table or None)``.
+    """
+    para = " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "")
+    para = _INTERNAL_REF.sub("", para)
+    sentence = re.split(r"(?<=[a-z0-9)\]])\. (?=[A-Z])", para, maxsplit=1)[0].rstrip(".")
+    head, *tail = _top_level_split(sentence, ": ")
+    if len(tail) == 1:
+        fields = [f.strip() for f in _top_level_split(tail[0], ", ")]
+        if all(_FIELD.fullmatch(f) for f in fields):
+            names = {f.split(" ")[0] for f in fields}
+            return head, next((t for t, cols in tables.items() if names <= set(cols)), None)
+    return sentence, None
 
 
 def api_cheatsheet(
@@ -77,10 +116,13 @@ def api_cheatsheet(
             (default: the registry's own docs).
 
     Returns:
-        Text: ``ns.call(params)  [*]  first line of its doc``; ``*`` marks calls that change
-        the world.
+        Text: ``[*] ns.call(params) - first sentence of its doc``; ``*`` marks calls that
+        change the world; a call returning a table's rows ends with ``-> table(columns)``.
+        Every table's columns are listed once: at the call that returns its rows, or under
+        the other tables ``query()`` reads.
     """
     lines = []
+    shown: set[str] = set()
     for ns, calls in api_calls.items():
         for name, spec in calls.items():
             parts = []
@@ -88,156 +130,169 @@ def api_cheatsheet(
                 parts.append(pname if default is required else f"{pname}={default!r}")
             star = "*" if spec.mutating else " "
             doc = (docs or {}).get(ns, {}).get(name) or spec.doc
-            lines.append(f"{star} {ns}.{name}({', '.join(parts)}) - {_first_line(doc)}")
-    lines.append("  query(sql) - one read-only SELECT/WITH over the lab's database; returns a list of row dicts")
+            text, table = _summary(doc, tables)
+            if table is not None and table not in shown:
+                shown.add(table)
+                text += f" -> {table}({', '.join(tables[table])})"
+            elif table is not None:
+                text += f" -> {table} rows"
+            lines.append(f"{star} {ns}.{name}({', '.join(parts)}) - {text}")
+    lines.append("  query(sql) - one read-only SELECT/WITH over the tables named here; returns a list of row dicts")
     lines.append("  read_memory() / write_memory(text) - your notes, carried from month to month")
-    lines.append("  help(name) - the full documentation of a call, e.g. help(papers.submit)")
-    table_lines = [f"    {t}({', '.join(cols)})" for t, cols in tables.items()]
-    return "\n".join(lines) + "\n  Tables for query():\n" + "\n".join(table_lines)
+    lines.append("  help(name) - a call's full documentation, e.g. help(papers.submit)")
+    rest = [f"{t}({', '.join(cols)})" for t, cols in tables.items() if t not in shown]
+    return "\n".join(lines) + "\nOther tables: " + "; ".join(rest)
 
 
-def mechanics_text(rules: Mapping[str, Any]) -> str:
+def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     """The qualitative mechanics of this scenario (calendar, roles, caps, venues, grants,
     costs), formatted from ``lab.rules()`` (:func:`pibench_tui.harness.rules.scenario_rules`).
+
+    Args:
+        rules: This scenario's rules.
+        with_api: The text goes beside the API cheat-sheet, whose lines already state the
+            costs of actions (interview hours, offer months, hiring pay, compute price,
+            polish and revision limits, conference and proposal costs): those are left out
+            here so each number is said once. ``False`` (a text on its own, e.g. a pivot
+            question) states them too.
     """
     r = rules
     pay, att, hours, costs, caps = r["pay"], r["attention"], r["hours"], r["costs"], r["caps"]
     season, postdoc = r["season"], r["postdoc"]
     out = ["THE CAREER"]
     out.append(
-        f"- {r['horizon_months']} months, starting with {_usd(r['start_budget'])} and no students. Every month ends "
-        "with time.next_month(): salaries, compute and costs are paid, research progresses, decisions arrive."
+        f"- {r['horizon_months']} months from {_usd(r['start_budget'])} and no students. time.next_month() ends a "
+        "month: pay, compute and costs are paid, research progresses, decisions arrive. A budget below zero at a "
+        "month's end collapses the lab: the career ends and only citations earned so far count."
     )
     out.append(
-        "- If the budget is below zero at the end of a month the lab collapses: the career ends and only the "
-        "citations earned so far count."
+        f"- Impact (the score) = citations earned by month {r['horizon_months']} + expected citations of your "
+        f"published papers over the next {r['projection_months']} months. Only published papers count."
+    )
+    out.append("PEOPLE (researchers: PhD students, postdocs; staff: RAs, lab managers)")
+    offers = ", ".join(str(m) for m in season["offer_months"])
+    if with_api:
+        out.append(
+            f"- A new applicant pool opens in month {season['pool_opens']} of each year (offers in months {offers}). "
+            "Transcripts, letters and interviews are noisy signals of ability."
+        )
+    else:
+        out.append(
+            f"- A new applicant pool opens in month {season['pool_opens']} of each year; interviews "
+            f"({_num(hours['interview'])} h per new candidate) and PhD offers in months {offers}; offers are answered "
+            f"at the end of month {season['offers_resolve']}, students arrive in month {season['arrival']}. "
+            "Transcripts, letters and interviews are noisy signals of ability."
+        )
+    out.append(
+        f"- Pay a month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, lab manager "
+        f"{_usd(pay['manager'])}. Postdoc contracts last {_n(postdoc['contract_months'], 'month')}"
+        + (
+            "."
+            if with_api
+            else f"; a search costs {_usd(costs['postdoc_search'])}, takes {_n(postdoc['search_months'], 'month')} "
+            f"and may fail; renewal by {_n(postdoc['renewal_months'], 'month')} within "
+            f"{_n(postdoc['renewal_window_months'], 'month')} of the end."
+        )
     )
     out.append(
-        f"- Score (Impact) = citations earned by month {r['horizon_months']} + the expected citations of your "
-        f"published papers over the following {r['projection_months']} months. Only published papers count."
-    )
-    out.append("PEOPLE (researchers are PhD students and postdocs; RAs and lab managers are staff)")
-    out.append(
-        f"- Recruiting: a new applicant pool opens in month {season['pool_opens']} of each year; interviews and PhD "
-        f"offers are possible in months {', '.join(str(m) for m in season['offer_months'])} of the year; offers are "
-        f"answered at the end of month {season['offers_resolve']} and accepted students arrive in month "
-        f"{season['arrival']}. Transcripts, letters and interviews are noisy signals of ability."
-    )
-    out.append(
-        f"- Monthly pay: PhD student {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, "
-        f"lab manager {_usd(pay['manager'])}."
-    )
-    out.append(
-        f"- Postdocs: a search costs {_usd(costs['postdoc_search'])} and resolves after "
-        f"{_n(postdoc['search_months'], 'month')} (it may fail); contracts last {_n(postdoc['contract_months'], 'month')} "
-        "and can be renewed by "
-        f"{_n(postdoc['renewal_months'], 'month')} within {_n(postdoc['renewal_window_months'], 'month')} of their end."
-    )
-    out.append(
-        f"- Caps: at most {caps['researchers']} researchers (outstanding offers, incoming students and open postdoc "
-        f"searches count), {caps['managers']} lab managers, {caps['active_projects']} active projects. Researchers "
-        "may quit when their morale falls (neglect, overload: more than "
-        f"{_n(r['projects']['overload_per_person'], 'active project')} each, a lab short of money, rejections). "
-        "A PhD student may "
-        f"graduate after {season['graduation_min_months']} months with {season['graduation_min_papers']} accepted "
-        "papers."
+        f"- At most {caps['researchers']} researchers (open offers, incoming students and postdoc searches count), "
+        f"{caps['managers']} lab managers, {caps['active_projects']} active projects. Low morale makes researchers "
+        f"quit (neglect, more than {_n(r['projects']['overload_per_person'], 'active project')} each, money "
+        f"trouble, rejections). A PhD student may graduate after {season['graduation_min_months']} months with "
+        f"{season['graduation_min_papers']} accepted papers."
     )
     out.append("ATTENTION (your hours; they do not carry over)")
     service = (
-        f" In month {att['service_tax_month']} of each year service duty takes {_num(att['service_tax_hours'])} h."
+        f"; service duty takes {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} of each year."
         if not att.get("unlimited")
-        else " (Unlimited attention in this scenario.)"
+        else " (unlimited in this scenario)."
     )
     out.append(
-        f"- {_num(att['base'])} h a month, minus oversight ({_num(att['oversight_per_researcher'])} h per "
-        f"researcher, {_num(att['oversight_per_ra'])} h per RA; each manager saves "
-        f"{_num(att['oversight_manager_relief'])} h per researcher), never below {_num(att['floor'])} h.{service}"
+        f"- {_num(att['base'])} h a month minus oversight ({_num(att['oversight_per_researcher'])} h per researcher, "
+        f"{_num(att['oversight_per_ra'])} h per RA"
+        + ("" if with_api else f"; each manager saves {_num(att['oversight_manager_relief'])} h per researcher")
+        + f"), never below {_num(att['floor'])} h{service}"
     )
-    out.append(
-        f"- Mentoring is a standing monthly commitment (up to {_num(caps['mentoring_hours'])} h per person): it grows "
-        "skills, keeps morale up and speeds projects. One-off costs: "
-        f"interview {_num(hours['interview'])} h per new candidate, invited talk {_num(hours['talk'])} h "
-        f"(+{_usd(costs['talk_travel'])} travel), paper review {_num(hours['review'])} h, student crisis "
-        f"{_num(hours['crisis'])} h, conference {_num(hours['conference'])} h and {_usd(costs['conference'])} (at most "
-        f"one every {_n(r['events']['conference_gap_months'], 'month')}), collaboration {_num(hours['collaboration'])} h "
-        f"a month for {_n(r['collaboration']['months'], 'month')}, proposals at least {_num(hours['proposal_min'])} h."
+    mentoring = (
+        "- Mentoring (standing hours a month per person) grows skills, morale and project speed."
+        if with_api
+        else f"- Mentoring (standing, up to {_num(caps['mentoring_hours'])} h a month per person) grows skills, "
+        "morale and project speed."
     )
+    oneoff = (
+        f" One-off: invited talk {_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review "
+        f"{_num(hours['review'])} h, student crisis {_num(hours['crisis'])} h, collaboration "
+        f"{_num(hours['collaboration'])} h a month for {_n(r['collaboration']['months'], 'month')}"
+    )
+    if not with_api:
+        oneoff += (
+            f", conference {_num(hours['conference'])} h + {_usd(costs['conference'])} (once every "
+            f"{_n(r['events']['conference_gap_months'], 'month')} at most), proposal at least "
+            f"{_num(hours['proposal_min'])} h"
+        )
+    out.append(mentoring + oneoff + ".")
     out.append("PROJECTS AND PAPERS")
+    compute = "" if with_api else f" ({_usd(costs['compute_unit'])} a unit, up to {_num(caps['compute_per_project'])})"
     out.append(
         "- A project has a topic, a tier (1 small and safe, 2 medium, 3 large and risky: more work, more dead ends, "
-        "better papers), members and monthly compute "
-        f"({_usd(costs['compute_unit'])} per unit, up to {_num(caps['compute_per_project'])} units). A finished "
-        "project leaves a draft; a dead end may leave a weaker salvage draft or nothing; a crowded topic can scoop "
-        "you."
+        f"better papers), members and compute units a month{compute}. It ends in a draft; a dead end leaves a weaker "
+        "salvage draft or nothing; a crowded topic can scoop you."
     )
-    out.append(
-        f"- Polishing a draft improves it, with gains that stop at {_num(hours['polish_saturation'])} h in total. "
-        f"After a rejection a draft may be revised once a month (up to {_num(hours['revise_saturation'])} h per "
-        "revision), with shrinking gains."
-    )
+    if not with_api:
+        out.append(
+            f"- Polishing improves a draft (gains stop at {_num(hours['polish_saturation'])} h in total); a rejected "
+            f"draft may be revised once a month (up to {_num(hours['revise_saturation'])} h), with shrinking gains."
+        )
     venues = []
     for name, v in r["venues"].items():
-        when = (
-            "submit in any month"
-            if not v["deadline_months"]
-            else "deadlines in months " + _months(v["deadline_months"])
-        )
-        venues.append(f"  {name} ({v['kind']}): {when}; decision after {_n(v['decision_delay_months'], 'month')}")
-    out.append("- Venues:\n" + "\n".join(venues))
-    out.append(
-        "- Topic hotness moves over time (booms and busts); news, preprint counts and conference reports hint at it."
-    )
-    out.append("GRANTS")
-    agencies = []
+        when = "any month" if not v["deadline_months"] else "deadlines in months " + _months(v["deadline_months"])
+        venues.append(f"{name} ({v['kind']}): {when}, decision after {_n(v['decision_delay_months'], 'month')}")
+    out.append("- Venues: " + "; ".join(venues) + ".")
+    out.append("- Topic hotness booms and busts; news, preprint counts and conference reports hint at it.")
+    out.append("GRANTS (at most N = running awards and pending proposals together)")
     for name, a in r["agencies"].items():
-        if a["rolling"]:
-            when = "a rolling call, open every month"
-        else:
-            when = (
-                "calls open in career months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
-            )
-        extra = f"; at least {_n(a['cooldown_months'], 'month')} between proposals" if a.get("cooldown_months") else ""
-        extra += "; funds a lab at most once" if a["once"] else ""
-        agencies.append(
-            f"  {name}: {_usd(a['award'])} over {_n(a['duration_months'], 'month')}; {when}; decision after "
-            f"{_n(a['decision_delay_months'], 'month')}; at most {a['max_concurrent']} running award(s) and pending "
-            f"proposal(s) together{extra}"
+        when = (
+            "rolling, every month"
+            if a["rolling"]
+            else "calls in months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
         )
-    out.append("\n".join(agencies))
+        extra = f"; {_n(a['cooldown_months'], 'month')} between proposals" if a.get("cooldown_months") else ""
+        extra += "; funds a lab once" if a["once"] else ""
+        out.append(
+            f"- {name}: {_usd(a['award'])} over {_n(a['duration_months'], 'month')}; {when}; decision after "
+            f"{_n(a['decision_delay_months'], 'month')}; at most {a['max_concurrent']}{extra}"
+        )
     out.append(
-        f"- A proposal costs {_usd(costs['proposal'])} and your hours; more hours and on-topic evidence (your drafts "
-        f"and publications, attached by id) help; each running award costs {_usd(costs['award_overhead'])} a month "
-        "in overhead."
+        ("- Proposals: " if with_api else f"- A proposal costs {_usd(costs['proposal'])} and hours; ")
+        + "more hours and on-topic evidence (your drafts and publications, attached by id) help; a running award "
+        f"costs {_usd(costs['award_overhead'])} a month in overhead."
     )
-    out.append("EVENTS")
     out.append(
-        "- Invited talks, review requests, student crises, collaboration offers, compute price shocks and service "
-        "duty arrive over time; answer pending events before they expire."
+        "EVENTS: invited talks, review requests, student crises, collaboration offers, compute price shocks and "
+        "service duty arrive over time; answer pending events before they expire."
     )
     return "\n".join(out)
 
 
 _NOTES_ADVICE = """\
-NOTES (MEMORY)
-- Every month starts a NEW conversation: you will not see this month's messages again.
-- Your notes (write_memory(text), at most {limit:,} characters, replacing the old notes) are shown to you at the
-  start of every month. Keep them short and structured: strategy, hiring plans, what each student is working on,
-  which drafts go where next, deadlines coming up, lessons from reviews and grant decisions.
-- Update the notes before you end the month. Python variables usually survive between turns and months, but
-  they are lost if the agent process restarts (a time-out, a crash, or a resumed run), so never rely on them
-  alone."""
+NOTES: every month is a NEW conversation. Your notes (write_memory(text) replaces them; at most {limit:,} \
+characters) open each month: keep strategy, plans, who works on what, drafts and deadlines, lessons. Update them \
+before ending the month; Python variables survive only until the agent process restarts (time-out, crash, resume)."""
 
 _CODING_TIPS = """\
 HOW TO ACT
-- Each reply must contain exactly one fenced code block (```python ... ```); only the first block runs. Its
-  printed output (cut at {limit:,} characters) and any error come back to you as "OUTPUT (turn t/{turns})".
-- You have at most {turns} turns this month. End the month yourself with time.next_month() once you are done;
-  after your last turn the month ends anyway. Calls after time.next_month() in the same block are refused.
-- Refused calls raise ActionError with a code and a message saying what is valid; catch it with
-  `except ActionError as e:` and read e.code / e.message.
-- Print compactly (selected fields, not whole lists); the dashboard is already in the month's first message.
-- Imports allowed: {modules}. No files, no network.
-- A block may run for at most {timeout:g} seconds."""
+- Reply with one ```python block (only the first runs); its printed output (cut at {limit:,} characters) and any \
+error come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; end it with time.next_month() (calls \
+after it in the same block are refused), or it ends after your last turn.
+- Refused calls raise ActionError (e.code, e.message say what is valid). Print compactly; the dashboard is in the \
+month's first message.
+- Imports: {modules}. No files, no network. A block runs at most {timeout:g} s."""
+
+
+def _modules(names: tuple[str, ...]) -> str:
+    """Importable modules, a submodule left out when its package is listed."""
+    top = [n for n in names if n.split(".")[0] == n or n.rsplit(".", 1)[0] not in names]
+    return ", ".join(top) or "none"
 
 
 def system_prompt(
@@ -261,26 +316,58 @@ def system_prompt(
         block_timeout: Wall-clock limit per block, in seconds.
     """
     goal = (
-        "You are the PI (principal investigator) of a new academic research lab in a simulated world. "
-        f"You run the lab for {rules['horizon_months']} months by writing Python that calls the lab's API. "
-        "Your goal is the highest Impact at the end of the career: publish good papers that get cited, "
-        "without ever letting the budget go below zero. True abilities, paper quality, topic hotness and "
-        "agency preferences are hidden: infer them from what you can observe."
+        "You are the PI of a new academic research lab in a simulated world. You run the lab for "
+        f"{rules['horizon_months']} months by writing Python that calls the lab's API. Goal: the highest Impact "
+        "(publish good papers that get cited) without the budget ever going below zero. Abilities, paper quality, "
+        "topic hotness and agency preferences are hidden: infer them from what you observe."
     )
     return "\n\n".join(
         [
             goal,
-            "API (calls marked * change the world; every call returns plain dicts and lists):\n" + cheatsheet,
-            mechanics_text(rules),
+            "API (* changes the world; calls return plain dicts and lists)\n" + cheatsheet,
+            mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(
                 limit=output_limit,
                 turns=max_turns,
-                modules=", ".join(allowed_modules) or "none",
+                modules=_modules(allowed_modules),
                 timeout=block_timeout,
             ),
         ]
     )
+
+
+def _lean(value: Any) -> Any:
+    """``value`` without empty lists/dicts and ``False`` flags (at any depth of a dict)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            v = _lean(v)
+            if v is False or (isinstance(v, (list, dict)) and not v):
+                continue
+            out[k] = v
+        return out
+    return value
+
+
+def report_for_agent(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The month report as the month message shows it (MECHANICS §16).
+
+    ``offers`` keeps only the PhD offers the PI made and what happened to them; applicants
+    never offered a place (outcome ``expired``) are one line, ``applicant_pool``, with the
+    season's pool size. Empty lists and ``False`` flags are left out (the message says so).
+    """
+    rep = dict(report)
+    offers = list(rep.get("offers") or [])
+    if offers:
+        made = [o for o in offers if o.get("outcome") != "expired"]
+        lapsed = len(offers) - len(made)
+        rep["offers"] = made
+        rep["applicant_pool"] = (
+            f"{len(offers)} applicants this season: {len(made)} offered, {lapsed} never offered (their "
+            "applications lapsed)"
+        )
+    return dict(_lean(rep))
 
 
 def month_message(
@@ -295,7 +382,8 @@ def month_message(
     report: Mapping[str, Any] | None,
 ) -> str:
     """The one user message that opens a month (MECHANICS §16): month header, the notes,
-    the last month's report (Decisions 8) and the dashboard as JSON."""
+    the last month's report (:func:`report_for_agent`) and the dashboard as JSON (empty lists
+    and ``False`` flags left out)."""
     head = f"=== Month {month} of {months} ({label}). New conversation: you have {max_turns} code turns. ==="
     if memory:
         notes = f"YOUR NOTES ({len(memory):,} of {memory_limit:,} characters):\n{memory}"
@@ -303,8 +391,11 @@ def month_message(
         notes = "YOUR NOTES: (empty: nothing written yet)"
     parts = [head, notes]
     if report:
-        parts.append("LAST MONTH'S REPORT (JSON):\n" + json.dumps(report, separators=(",", ":"), ensure_ascii=False))
-    parts.append("DASHBOARD (JSON):\n" + json.dumps(dashboard, separators=(",", ":"), ensure_ascii=False))
+        parts.append(
+            "LAST MONTH'S REPORT (JSON; empty lists and false flags left out):\n"
+            + json.dumps(report_for_agent(report), separators=(",", ":"), ensure_ascii=False)
+        )
+    parts.append("DASHBOARD (JSON):\n" + json.dumps(_lean(dict(dashboard)), separators=(",", ":"), ensure_ascii=False))
     return "\n\n".join(parts)
 
 

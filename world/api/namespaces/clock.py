@@ -17,7 +17,7 @@ class Time(Namespace):
 
     @api_call(mutating=True)
     def next_month(self) -> dict[str, Any]:
-        """Close this month (the tick) and open the next; returns the new dashboard, or the
+        """Close this month (the tick) and open the next. Returns the new dashboard, or the
         summary with ``simulation_over: True`` once the horizon or a collapse is reached,
         plus ``"report"``: what happened in the closed month (see ``time.last_report()``)."""
         w = self._w

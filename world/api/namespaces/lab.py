@@ -19,8 +19,9 @@ class Lab(Namespace):
 
     @api_call(mutating=False)
     def dashboard(self) -> dict[str, Any]:
-        """Everything on the PI's desk this month: budget, burn, runway, attention, people,
-        projects, drafts, submissions, proposals, awards, events, deadlines, open calls, notes."""
+        """Everything on the PI's desk this month. It holds budget, burn, runway, attention,
+        people, projects, drafts, submissions, proposals, awards, events, deadlines, open calls
+        and notes."""
         return views.dashboard(self._w, parts=self._month_parts())
 
     def _month_parts(self) -> views.MonthParts:

@@ -61,7 +61,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
-        """Set a project's compute units/month (0 to {rules.caps.compute_per_project}), paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
+        """Set a project's compute units/month (0 to {rules.caps.compute_per_project}). They are paid at the tick ({rules.costs.compute_unit} × the month's price multiplier)."""
         pj = self._project(project_id)
         compute = checks.num(monthly_compute, "monthly_compute", 0.0, self._w.cfg.max_compute)
         if compute == pj.compute:
@@ -81,7 +81,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def unassign(self, project_id: Any, student_id: Any) -> dict[str, Any]:
-        """Remove a member from an active project (a non-member is ignored: nothing changes, nothing is logged)."""
+        """Remove a member from an active project. A non-member is ignored: nothing changes, nothing is logged."""
         pj = self._project(project_id)
         checks.string_id(student_id, "student id")
         if student_id not in pj.members:
