@@ -113,6 +113,15 @@ def _header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+def _price_arg(text: str) -> tuple[str, Any]:
+    from pibench_tui.pricing import parse_price
+
+    try:
+        return parse_price(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_agent_parser(sub: Any) -> None:
     """Register ``agent`` on the ``pibench`` subparsers."""
     p = sub.add_parser(
@@ -224,6 +233,15 @@ def add_agent_parser(sub: Any) -> None:
         action="store_true",
         help="play again the finished careers in which the LLM never answered (their result.json is kept "
         "beside as abandoned-N.result.json and their tokens are counted as abandoned)",
+    )
+    p.add_argument(
+        "--price",
+        type=_price_arg,
+        action="append",
+        default=[],
+        metavar="MODEL=IN,OUT[,CACHED]",
+        help="USD per million prompt, completion and (optional) cached prompt tokens of MODEL (or the label), "
+        "for the cost per career in the summary; repeatable",
     )
     p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
     p.add_argument(
@@ -433,7 +451,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    return _summarise(names, results, args.out, label, scen.name, check=check)
+    return _summarise(names, results, args.out, label, scen.name, check=check, prices=dict(args.price or []))
 
 
 #: The conversation of the endpoint check: one short message (a few tokens each way).
@@ -552,27 +570,46 @@ def _months_text(months: list[int]) -> str:
     return "months " + ", ".join(str(m) for m in ms)
 
 
-def _summarise(
-    names: list[str],
-    results: list[Any],
-    out: str,
-    label: str,
-    scenario: str,
-    check: str = "check --base-url, --model and the key",
-) -> int:
-    """Print the per-seed table (stdout) and every failure (stderr); return the exit status.
-    ``check`` says what to check when a career's LLM never answered (the backend's settings).
+def _career_tokens(res: dict[str, Any]) -> tuple[int, int, int | None, int, int]:
+    """``(prompt, completion, cached prompt or None, abandoned prompt, abandoned completion)``
+    of a finished career's result.json."""
+    tok = res.get("tokens") or {}
+    raw = tok.get("abandoned")
+    ab: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    cached = tok.get("cached_prompt")
+    return (
+        int(tok.get("prompt") or 0),
+        int(tok.get("completion") or 0),
+        int(cached) if isinstance(cached, int) else None,
+        int(ab.get("prompt") or 0),
+        int(ab.get("completion") or 0),
+    )
 
-    A career is *failed* when it raised (not finished: resumable, unless its directory holds
-    other settings) or when the LLM never answered; *degraded* when it finished but some LLM
-    calls failed for good (:data:`EXIT_LLM_FAILED_PARTWAY`).
-    """
-    from pibench_tui.harness.loop import MAX_FAILED_CALLS, RunConflict
+
+def career_cost(res: dict[str, Any], price: Any) -> float:
+    """USD of a finished career at ``price`` (:class:`pibench_tui.pricing.Price`): its
+    prompt (cached ones at the cached price when the provider reported them) and completion
+    tokens, plus the tokens of its abandoned attempts (paid for, not in its counts)."""
+    from pibench_tui.pricing import cost_usd
+
+    prompt, completion, cached, ab_prompt, ab_completion = _career_tokens(res)
+    return cost_usd(price, prompt, completion, cached) + cost_usd(price, ab_prompt, ab_completion)
+
+
+def _summary_rows(
+    names: list[str], results: list[Any], width: int, price: Any
+) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
+    """The per-seed table on stdout and each career's error on stderr; returns the number of
+    careers that raised and the finished ones."""
+    from pibench_tui.harness.loop import RunConflict
 
     failed = 0
-    degraded: list[tuple[str, dict[str, Any]]] = []
-    width = max(8, *(len(n) for n in names))
-    print(f"{'seed':>{width}}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'calls':>6} {'failed':>6} {'flags':>5}")
+    finished: list[tuple[str, dict[str, Any]]] = []
+    cost_head = f" {'$':>9}" if price is not None else ""
+    print(
+        f"{'seed':>{width}}  {'Impact':>9}  {'state':<10} {'tokens':>10} {'abandoned':>9}{cost_head} {'calls':>6} "
+        f"{'failed':>6} {'flags':>5}"
+    )
     for name, res in zip(names, results, strict=True):
         if isinstance(res, Exception):
             failed += 1
@@ -588,12 +625,47 @@ def _summarise(
                 file=sys.stderr,
             )
             continue
+        finished.append((name, res))
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         llm = res["llm"]
+        _p, _c, _cached, ab_p, ab_c = _career_tokens(res)
+        cost = f" {career_cost(res, price):>9.2f}" if price is not None else ""
         print(
             f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
-            f"{llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
+            f"{ab_p + ab_c:>9,}{cost} {llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
         )
+    return failed, finished
+
+
+def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model: str) -> None:
+    """One line: tokens per career (cached and abandoned apart) and, with a price, USD per career."""
+    if not finished:
+        return
+    n = len(finished)
+    counts = [_career_tokens(res) for _name, res in finished]
+    per = sum(p + c for p, c, _cached, _ap, _ac in counts) / n
+    cached_known = [cached for _p, _c, cached, _ap, _ac in counts if cached is not None]
+    abandoned = sum(ap + ac for _p, _c, _cached, ap, ac in counts) / n
+    parts = [f"tokens per career {per:,.0f}"]
+    if cached_known:
+        parts.append(f"cached prompt {sum(cached_known) / len(cached_known):,.0f}")
+    parts.append(f"abandoned {abandoned:,.0f} (not in the tokens; interrupted turns, careers redone)")
+    if price is not None:
+        usd = sum(career_cost(res, price) for _name, res in finished) / n
+        cached_note = "" if price.cached is None else f", cached {price.cached:g}"
+        parts.insert(
+            0, f"cost per career ${usd:,.2f} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok"
+        )
+    else:
+        parts.append(f"cost: give --price {model}=IN,OUT[,CACHED]")
+    print(f"over {n} finished career(s): " + "; ".join(parts))
+
+
+def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: str) -> int:
+    """Say loudly on stderr which careers' LLM never answered; returns how many."""
+    failed = 0
+    for name, res in finished:
+        llm = res["llm"]
         if llm["calls"] and llm["failed_calls"] >= llm["calls"]:
             # not one reply: a wrong --base-url, --model or key, or a dead server; the career
             # is recorded (the §16 contract) and would not be played again, so say so loudly
@@ -609,40 +681,83 @@ def _summarise(
                 ),
                 file=sys.stderr,
             )
-        elif llm["failed_calls"]:
-            degraded.append((name, res))
-    if degraded:
-        from pibench_tui.harness.rundir import career_dir
+    return failed
 
+
+def _summary_degraded(
+    degraded: list[tuple[str, dict[str, Any]]], total: int, out: str, label: str, scenario: str
+) -> None:
+    """On stderr: the careers in which some LLM calls failed for good, and what that did."""
+    from pibench_tui.harness.loop import MAX_FAILED_CALLS
+    from pibench_tui.harness.rundir import career_dir
+
+    print(
+        f"pibench agent: in {len(degraded)} of {total} career(s) the LLM endpoint failed partway; "
+        "those months advanced without the model (MECHANICS §16: a call that fails after its retries "
+        f"ends the month, and after {MAX_FAILED_CALLS} failed calls the rest of the career advances):",
+        file=sys.stderr,
+    )
+    for name, res in degraded:
+        llm = res["llm"]
+        final = [e for e in llm.get("errors") or [] if not e.get("retried")]
+        last = final[-1] if final else {}
+        adv = res.get("auto_advances") or {}
+        without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
+        path = career_dir(out, label, scenario, res.get("seed"), res.get("seed_commitment"))
         print(
-            f"pibench agent: in {len(degraded)} of {len(names)} career(s) the LLM endpoint failed partway; "
-            "those months advanced without the model (MECHANICS §16: a call that fails after its retries "
-            f"ends the month, and after {MAX_FAILED_CALLS} failed calls the rest of the career advances):",
+            visible(
+                f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
+                f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
+                f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
+                f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
+                newlines=True,
+            ),
             file=sys.stderr,
         )
-        for name, res in degraded:
-            llm = res["llm"]
-            final = [e for e in llm.get("errors") or [] if not e.get("retried")]
-            last = final[-1] if final else {}
-            adv = res.get("auto_advances") or {}
-            without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
-            path = career_dir(out, label, scenario, res.get("seed"), res.get("seed_commitment"))
-            print(
-                visible(
-                    f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
-                    f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
-                    f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
-                    f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
-                    newlines=True,
-                ),
-                file=sys.stderr,
-            )
-        print(
-            "pibench agent: every finished run directory is kept and is never played again; to play one of "
-            "these careers again once the endpoint works, move its run directory away and run the same command "
-            f"(exit status {EXIT_LLM_FAILED_PARTWAY})",
-            file=sys.stderr,
-        )
+    print(
+        "pibench agent: every finished run directory is kept and is never played again; to play one of "
+        "these careers again once the endpoint works, move its run directory away and run the same command "
+        f"(exit status {EXIT_LLM_FAILED_PARTWAY})",
+        file=sys.stderr,
+    )
+
+
+def _price_for(prices: dict[str, Any], results: list[Any], label: str) -> tuple[Any, str]:
+    """The price of this run (by model, else label) and the model's name."""
+    model = next((str(r.get("model")) for r in results if isinstance(r, dict) and r.get("model")), label)
+    return prices.get(model) or prices.get(label), model
+
+
+def _summarise(
+    names: list[str],
+    results: list[Any],
+    out: str,
+    label: str,
+    scenario: str,
+    check: str = "check --base-url, --model and the key",
+    prices: dict[str, Any] | None = None,
+) -> int:
+    """Print the per-seed table and the cost line (stdout) and every failure (stderr); return
+    the exit status. ``check`` says what to check when a career's LLM never answered (the
+    backend's settings); ``prices`` (``--price``: model or label -> :class:`pibench_tui.pricing.Price`)
+    adds USD per career.
+
+    A career is *failed* when it raised (not finished: resumable, unless its directory holds
+    other settings) or when the LLM never answered; *degraded* when it finished but some LLM
+    calls failed for good (:data:`EXIT_LLM_FAILED_PARTWAY`).
+    """
+    price, model = _price_for(prices or {}, results, label)
+    width = max(8, *(len(n) for n in names))
+    failed, finished = _summary_rows(names, results, width, price)
+    _summary_cost(finished, price, model)
+    failed += _summary_never_answered(finished, check)
+    degraded = [
+        (name, res)
+        for name, res in finished
+        if res["llm"]["failed_calls"] and res["llm"]["failed_calls"] < res["llm"]["calls"]
+    ]
+    if degraded:
+        _summary_degraded(degraded, len(names), out, label, scenario)
     if failed:
         return EXIT_FAILED
     return EXIT_LLM_FAILED_PARTWAY if degraded else EXIT_OK

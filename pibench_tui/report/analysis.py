@@ -12,6 +12,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
+from pibench_tui.pricing import Price, cost_usd
 from pibench_tui.report.load import Career
 from pibench_tui.report.stats import (
     ALPHA,
@@ -145,9 +146,11 @@ def _paired(cs: list[Career], ref_by: dict[tuple[str, str], float]) -> dict[str,
     }
 
 
-def _cost(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> float | None:
+def _cost(key: str, agents: list[Career], prices: dict[str, Price]) -> float | None:
     """USD of a label's counted agent careers: from their tokens at ``--price`` (label or
-    model), else the sum of the costs their result.json recorded when every one has one."""
+    model; cached prompt tokens at the cached price when the provider reported them; the
+    tokens of abandoned attempts included: they were paid for), else the sum of the costs
+    their result.json recorded when every one has one."""
     if not agents:
         return None
     first = agents[0]
@@ -155,10 +158,15 @@ def _cost(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]
     if not price:
         recorded = [c.cost_usd for c in agents]
         return sum(x for x in recorded if x is not None) if all(x is not None for x in recorded) else None
-    return sum(((c.prompt_tokens or 0) * price[0] + (c.completion_tokens or 0) * price[1]) / 1e6 for c in agents)
+    price = Price(*price)  # a plain (in, out[, cached]) tuple too
+    return sum(
+        cost_usd(price, c.prompt_tokens or 0, c.completion_tokens or 0, c.cached_prompt_tokens)
+        + cost_usd(price, c.abandoned_prompt_tokens, c.abandoned_completion_tokens)
+        for c in agents
+    )
 
 
-def _career_cost(key: str, c: Career, prices: dict[str, tuple[float, float]]) -> float | None:
+def _career_cost(key: str, c: Career, prices: dict[str, Price]) -> float | None:
     """One agent career's USD (:func:`_cost` of that career alone); ``None`` for a policy."""
     return _cost(key, [c], prices) if c.kind == "agent" else None
 
@@ -167,7 +175,7 @@ def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _agent_columns(key: str, agents: list[Career], prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+def _agent_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> dict[str, Any]:
     """Tokens, cost, failed LLM calls and integrity flags of a label's counted agent careers."""
     tokens = [c.tokens for c in agents if c.tokens is not None]
     cost = _cost(key, agents, prices)
@@ -176,6 +184,16 @@ def _agent_columns(key: str, agents: list[Career], prices: dict[str, tuple[float
         "tokens_total": sum(tokens) if tokens else None,
         "cost_usd": cost,
         "cost_per_career": cost / len(agents) if cost is not None and agents else None,
+        "abandoned_tokens_per_career": (
+            statistics.fmean(c.abandoned_prompt_tokens + c.abandoned_completion_tokens for c in agents)
+            if agents
+            else None
+        ),
+        "cached_prompt_per_career": (
+            statistics.fmean(c.cached_prompt_tokens for c in agents if c.cached_prompt_tokens is not None)
+            if any(c.cached_prompt_tokens is not None for c in agents)
+            else None
+        ),
         "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
         "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
         "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
@@ -215,7 +233,7 @@ def _leaderboard_row(
     cs: list[Career],
     multi: bool,
     diff: dict[str, Any] | None,
-    prices: dict[str, tuple[float, float]],
+    prices: dict[str, Price],
 ) -> dict[str, Any]:
     """One label's row: ``cs`` are its counted careers, ``every`` all of them."""
     impacts = [scored_impact(c) for c in cs]
@@ -291,7 +309,7 @@ def build_report(
     careers: list[Career],
     *,
     reference: str | None = None,
-    prices: dict[str, tuple[float, float]] | None = None,
+    prices: dict[str, Price] | None = None,
     trust_unverified: bool = False,
 ) -> dict[str, Any]:
     """The report as data.
@@ -300,8 +318,9 @@ def build_report(
         careers: From :func:`pibench_tui.report.load.load_careers`.
         reference: Label to compare against (paired differences by scenario and seed key);
             default ``baseline`` when present, else the first label.
-        prices: ``label or model -> (USD per million prompt tokens, per million completion
-            tokens)`` for the cost column.
+        prices: ``label or model -> Price`` (:class:`pibench_tui.pricing.Price`, or a plain
+            ``(in, out[, cached])`` tuple): USD per million prompt, completion and cached
+            prompt tokens, for the cost column.
         trust_unverified: Count careers that were not re-simulated (their recorded Impact).
 
     Returns:

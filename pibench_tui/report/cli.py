@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.pricing import Price, parse_price
 from pibench_tui.textsafe import visible
 
 __all__ = ["add_report_parser", "cmd_report"]
@@ -31,19 +31,11 @@ examples:
 """
 
 
-def _price(text: str) -> tuple[str, tuple[float, float]]:
+def _price(text: str) -> tuple[str, Price]:
     try:
-        label, rest = text.rsplit("=", 1)
-        inp, out = (float(x) for x in rest.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--price wants LABEL=IN,OUT (USD per million prompt and completion tokens), got {text!r}"
-        ) from None
-    if not label or not all(math.isfinite(x) and x >= 0 for x in (inp, out)):
-        raise argparse.ArgumentTypeError(
-            f"--price: a label and two finite, non-negative prices are needed, got {text!r}"
-        )
-    return label, (inp, out)
+        return parse_price(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_report_parser(sub: Any) -> None:
@@ -65,8 +57,9 @@ def add_report_parser(sub: Any) -> None:
         type=_price,
         action="append",
         default=[],
-        metavar="LABEL=IN,OUT",
-        help="USD per million prompt/completion tokens for LABEL (or model), for the cost column; repeatable",
+        metavar="LABEL=IN,OUT[,CACHED]",
+        help="USD per million prompt, completion and (optional) cached prompt tokens for LABEL (or model), for "
+        "the cost per career (abandoned attempts' tokens included); repeatable",
     )
     p.add_argument(
         "--no-simulate",

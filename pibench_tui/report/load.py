@@ -130,6 +130,9 @@ class Career:
     transcript_check: str | None = None
     settings_hash: str | None = None
     cost_usd: float | None = None
+    cached_prompt_tokens: int | None = None
+    abandoned_prompt_tokens: int = 0
+    abandoned_completion_tokens: int = 0
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -404,6 +407,11 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
     c.model = str(model) if model is not None else None
     cost = _num(res.get("cost_usd"), -1.0)
     c.cost_usd = cost if cost >= 0 else None
+    tok = res.get("tokens")
+    abandoned = tok.get("abandoned") if isinstance(tok, dict) else None
+    if isinstance(abandoned, dict):
+        c.abandoned_prompt_tokens = _int(abandoned.get("prompt"))
+        c.abandoned_completion_tokens = _int(abandoned.get("completion"))
 
 
 def _transcript_stats(c: Career, path: Path) -> None:
@@ -411,6 +419,7 @@ def _transcript_stats(c: Career, path: Path) -> None:
     from pibench_tui.harness.integrity import BENIGN_KINDS
 
     prompt = completion = calls = failed = blocks = block_errors = 0
+    cached: int | None = None
     kinds: Counter[str] = Counter()
     for e in iter_jsonl(path / "transcript.jsonl"):
         if not isinstance(e, dict):
@@ -420,6 +429,8 @@ def _transcript_stats(c: Career, path: Path) -> None:
             calls += 1
             prompt += _int(e.get("prompt_tokens"))
             completion += _int(e.get("completion_tokens"))
+            if _is_number(e.get("cached_tokens")):
+                cached = (cached or 0) + _int(e.get("cached_tokens"))
         elif ev == "llm_failed":
             calls += 1
             failed += 1
@@ -428,6 +439,7 @@ def _transcript_stats(c: Career, path: Path) -> None:
             block_errors += not e.get("ok")
             kinds.update(str(k) for k in (e.get("integrity") or []) if isinstance(k, str))
     c.prompt_tokens, c.completion_tokens, c.tokens = prompt, completion, prompt + completion
+    c.cached_prompt_tokens = cached
     c.calls, c.failed_calls, c.blocks, c.block_errors = calls, failed, blocks, block_errors
     c.integrity = dict(sorted(kinds.items()))
     c.flags = sum(n for k, n in kinds.items() if k not in BENIGN_KINDS)

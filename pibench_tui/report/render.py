@@ -154,6 +154,13 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             f"{RANGE_MARK} fewer than {few} careers: the min–max range of the careers, not a confidence interval "
             f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
         )
+    for r in report["leaderboard"]:
+        abandoned = r.get("abandoned_tokens_per_career")
+        if r["kind"] == "agent" and abandoned:
+            notes.append(
+                f"{r['label']}: {_tokens(abandoned)} abandoned tokens per career (turns lost to an interruption "
+                "before a resume, careers played again with --redo-failed): not in tokens/career, in $/career"
+            )
     return notes
 
 
@@ -414,7 +421,8 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). n: careers counted. 95% CI: seed-bootstrap "
         "interval of the mean. Collapse: share of careers whose lab collapsed. $/career and tokens/career: mean "
-        "over the label's counted careers (cost from --price, or as the runs recorded it). Failed calls: LLM "
+        "over the label's counted careers (cost from --price, cached prompt tokens at its cached price when the "
+        "provider reported them, abandoned attempts included; or as the runs recorded it). Failed calls: LLM "
         "calls that failed after their retries (runs with any); each such month advanced without the model "
         "(MECHANICS §16). Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "

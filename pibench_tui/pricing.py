@@ -1,0 +1,73 @@
+"""What tokens cost: ``--price NAME=IN,OUT[,CACHED]`` of ``pibench agent`` and ``pibench report``.
+
+Prices are USD per million tokens: prompt (input), completion (output) and, optionally,
+cached prompt tokens (those the provider reported as served from its prompt cache; without
+a cached price they cost the prompt price). Tokens of abandoned attempts are priced like
+the others: they were paid for.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+__all__ = ["PRICE_FORM", "Price", "cost_usd", "parse_price"]
+
+#: The valid form, for error messages and help.
+PRICE_FORM = "NAME=IN,OUT[,CACHED] (USD per million prompt, completion and cached prompt tokens, e.g. gpt-4.1=2,8,0.5)"
+
+
+class Price(NamedTuple):
+    """USD per million tokens.
+
+    Attributes:
+        prompt: Prompt (input) tokens not served from a cache.
+        completion: Completion (output) tokens, reasoning included.
+        cached: Cached prompt tokens (``None``: the prompt price).
+    """
+
+    prompt: float
+    completion: float
+    cached: float | None = None
+
+
+def parse_price(text: str) -> tuple[str, Price]:
+    """``"gpt-4.1=2,8,0.5"`` -> ``("gpt-4.1", Price(2.0, 8.0, 0.5))``.
+
+    Raises:
+        ValueError: Naming what was wrong and the valid form (:data:`PRICE_FORM`): no ``=``,
+            an empty name, not two or three numbers, a number that is not finite or is negative.
+    """
+    name, sep, rest = text.rpartition("=")
+    if not sep:
+        raise ValueError(f"{text!r}: no '=' between the name and the prices; the form is {PRICE_FORM}")
+    if not name.strip():
+        raise ValueError(f"{text!r}: the name before '=' is empty; the form is {PRICE_FORM}")
+    parts = [p.strip() for p in rest.split(",")]
+    if len(parts) not in (2, 3):
+        raise ValueError(
+            f"{text!r}: {len(parts)} price(s) after '=', want 2 (in, out) or 3 (in, out, cached); "
+            f"the form is {PRICE_FORM}"
+        )
+    values = []
+    for what, part in zip(("in", "out", "cached"), parts, strict=False):
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"{text!r}: the {what} price {part!r} is not a number; the form is {PRICE_FORM}") from None
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(
+                f"{text!r}: the {what} price {part!r} must be a finite number >= 0; the form is {PRICE_FORM}"
+            )
+        values.append(value)
+    return name.strip(), Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+def cost_usd(price: Price, prompt: int, completion: int, cached: int | None = None) -> float:
+    """USD of ``prompt`` prompt tokens (``cached`` of them from the provider's cache, when it
+    reported them) and ``completion`` completion tokens at ``price``."""
+    cached_n = max(0, min(int(cached or 0), int(prompt)))
+    cached_price = price.prompt if price.cached is None else price.cached
+    return (
+        (int(prompt) - cached_n) * price.prompt + cached_n * cached_price + int(completion) * price.completion
+    ) / 1e6

@@ -1,0 +1,138 @@
+"""Costs a lab can budget (issue 26 §3): USD per career beside tokens per career in the
+`pibench agent` summary and in `pibench report`, cached prompt tokens at their own price,
+tokens of abandoned attempts counted apart and priced, and clear errors for a bad --price."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pibench_tui.cli.command import main as pibench_main
+from pibench_tui.pricing import PRICE_FORM, Price, cost_usd, parse_price
+from pibench_tui.report.analysis import build_report
+from pibench_tui.report.load import Career
+from pibench_tui.report.render import leaderboard_notes, leaderboard_rows
+from tests.harness.fakellm import FakeLLM, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+NEXT = "```python\ntime.next_month()\n```"
+
+
+def test_cached_prompt_tokens_are_priced_at_the_cached_price():
+    """1M prompt tokens of which 400k cached, 100k completion at $2 in, $8 out, $0.5 cached:
+    600k × 2 + 400k × 0.5 + 100k × 8 = $2.20; without a cached price all prompt tokens cost $2."""
+    assert parse_price("gpt-x=2,8,0.5") == ("gpt-x", Price(2.0, 8.0, 0.5))
+    assert cost_usd(Price(2.0, 8.0, 0.5), 1_000_000, 100_000, 400_000) == pytest.approx(2.2)
+    assert cost_usd(Price(2.0, 8.0), 1_000_000, 100_000, 400_000) == pytest.approx(2.8)
+    assert cost_usd(Price(2.0, 8.0, 0.5), 1_000_000, 100_000, None) == pytest.approx(2.8)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("m", "no '='"),
+        ("=1,2", "name before '=' is empty"),
+        ("m=1", "1 price(s)"),
+        ("m=1,2,3,4", "4 price(s)"),
+        ("m=1,x", "out price 'x' is not a number"),
+        ("m=1,2,-1", "cached price '-1' must be a finite number >= 0"),
+        ("m=nan,2", "in price 'nan' must be a finite number >= 0"),
+    ],
+)
+def test_a_bad_price_names_what_was_wrong_and_the_valid_form(text, names, capsys):
+    """parse_price refuses each bad form saying what was wrong and the form; `pibench agent
+    --price` and `pibench report --price` exit 2 with the same words."""
+    with pytest.raises(ValueError) as err:
+        parse_price(text)
+    assert names in str(err.value) and PRICE_FORM in str(err.value)
+    for argv in (["agent", "--model", "m", "--price", text], ["report", "runs", "--price", text]):
+        assert pibench_main(argv) == 2
+        err_text = capsys.readouterr().err
+        assert "argument --price" in err_text and names in err_text
+
+
+def _career(seed: int, **kw) -> Career:
+    base = dict(
+        label="m",
+        kind="agent",
+        scenario="s",
+        seed=seed,
+        source="x",
+        impact=100.0,
+        earned=50.0,
+        projection=50.0,
+        collapsed=False,
+        collapse_month=None,
+        months=60,
+        months_played=60,
+        publications=5,
+        grants=1,
+        hires=4,
+        quits=0,
+        valid=True,
+    )
+    base.update(kw)
+    return Career(**base)
+
+
+def test_report_cost_per_career_prices_cached_and_abandoned_tokens():
+    """Two careers of 1M prompt (500k cached) + 100k completion tokens, one with 200k prompt +
+    20k completion abandoned: at $2/$8/$0.5 per Mtok a career costs $2.05 (+ $0.56 abandoned),
+    so $2.33 per career; abandoned tokens per career (110k) are said under the leaderboard and
+    are not in tokens/career."""
+    tok = dict(tokens=1_100_000, prompt_tokens=1_000_000, completion_tokens=100_000, cached_prompt_tokens=500_000)
+    careers = [
+        _career(1, **tok),
+        _career(2, **tok, abandoned_prompt_tokens=200_000, abandoned_completion_tokens=20_000),
+    ]
+    rep = build_report(careers, prices={"m": Price(2.0, 8.0, 0.5)})
+    row = rep["leaderboard"][0]
+    assert row["cost_per_career"] == pytest.approx((2.05 + 2.05 + 0.56) / 2)
+    assert row["tokens_per_career"] == 1_100_000 and row["abandoned_tokens_per_career"] == 110_000
+    head, rows = leaderboard_rows(rep)
+    assert rows[0][head.index("$\n/career")] == "$2.33"
+    assert any("abandoned tokens per career" in n and n.startswith("m:") for n in leaderboard_notes(rep))
+
+
+def _agent(base_url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pibench_tui", "agent", "--model", "m", "--base-url", base_url]
+        + ["--api-key-env", "PIBENCH_TEST_NO_KEY", "--scenario", "short-12", "--seeds", "101,102"]
+        + ["--out", str(out), "--retries", "0", "--no-endpoint-check", *extra],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "PIBENCH_TEST_NO_KEY": ""},
+    )
+
+
+def test_agent_summary_shows_cost_per_career_with_cached_tokens_and_abandoned_apart(tmp_path):
+    """Two short careers against the fake endpoint, every reply 1,000 prompt tokens (400 cached)
+    and 100 completion: with --price m=2,8,0.5 each career's row has its USD and the summary says
+    the cost per career and tokens per career, cached and abandoned apart; result.json records the
+    cached prompt tokens. Without --price the summary says how to get a cost."""
+    usage = {
+        "prompt_tokens": 1000,
+        "completion_tokens": 100,
+        "total_tokens": 1100,
+        "prompt_tokens_details": {"cached_tokens": 400},
+    }
+    with FakeLLM(lambda req, i: Reply(NEXT, usage=usage)) as llm:
+        proc = _agent(llm.base_url, tmp_path / "runs", "--price", "m=2,8,0.5")
+        again = _agent(llm.base_url, tmp_path / "runs")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(next((tmp_path / "runs").rglob("result.json")).read_text())
+    calls = result["llm"]["calls"]
+    assert result["tokens"]["cached_prompt"] == 400 * calls
+    per = (600 * 2 + 400 * 0.5 + 100 * 8) * calls / 1e6
+    assert f"cost per career ${per:,.2f}" in proc.stdout
+    assert f"tokens per career {1100 * calls:,}" in proc.stdout
+    assert f"cached prompt {400 * calls:,}" in proc.stdout and "abandoned 0" in proc.stdout
+    assert f"{per:.2f}" in proc.stdout.splitlines()[1]  # seed 101's row
+    assert again.returncode == 0 and "cost: give --price m=IN,OUT[,CACHED]" in again.stdout
