@@ -13,7 +13,7 @@ import json
 import threading
 from typing import Any
 
-from world.api import ActionError, Api
+from world.api import ActionError, Api, replay_calls
 from world.api.cached import CachedApi
 from world.career import Career
 from world.engine import World
@@ -67,6 +67,7 @@ class Game:
         self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
         self._rules: dict | None = None
+        self._derived: list[dict] | None = None  # every closed month's report, re-derived (earlier_reports)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
     # ------------------------------------------------------------------ small views
@@ -198,7 +199,7 @@ class Game:
     def month_reports(self) -> list[dict]:
         """The month reports the player can re-read, oldest first: those of the months closed
         in this session (``n`` or the console), preceded, for a resumed career, by the last
-        report it was saved with (``time.last_report``; older ones are not kept in saves)."""
+        report it was saved with (``time.last_report``; older ones are re-derived on request: :meth:`earlier_reports`)."""
         with self.lock:
             try:
                 last = self.api.time.last_report()
@@ -210,6 +211,36 @@ class Game:
             else:
                 return [last, *self.reports]
         return list(self.reports)
+
+    def earlier_reports(self, before: int) -> list[dict]:
+        """The month reports of the months closed before month ``before``, oldest first,
+        re-derived (a report is derived data, never kept in a save): the world's action log is
+        replayed on a new world of the same scenario and seed, and each month's report taken
+        after its close, as ``time.last_report()`` gives it. Computed once per game (about a
+        second for a whole career) and only when asked: a resumed career's ← in the digest.
+        ``[]`` when the log does not replay from month 1 (a career that began mid-way)."""
+        with self.lock:
+            if self._derived is None:
+                self._derived = self._replay_reports()
+            return [r for r in self._derived if int(r.get("month", 0)) < before]
+
+    def _replay_reports(self) -> list[dict]:
+        """Every closed month's report, from a replay of the action log (see :meth:`earlier_reports`)."""
+        w = self.world
+        log = list(w.s.action_log)
+        twin = World(w.cfg, w.seed)
+        api = Api(twin)
+        reports: list[dict] = []
+        start = 0
+        try:
+            for i, row in enumerate(log):
+                if row[1] == "time.next_month":
+                    replay_calls(twin, log[start : i + 1])
+                    start = i + 1
+                    reports.append(api.time.last_report())
+        except ActionError:  # the log does not start from this world's month 1
+            return []
+        return reports
 
     # ------------------------------------------------------------------ saves
     def _saves(self, store: Any) -> Any:

@@ -94,3 +94,39 @@ async def test_no_toast_draws_over_the_digest(tmp_path):
         assert app._notifications and not toasts_drawn(app)
         assert "autosave failed" in digest_text(app)
         assert not any("autosave failed" in t for t, _ in app.toasts)
+
+
+async def test_a_resumed_career_re_reads_its_earlier_months(tmp_path):
+    """A career resumed from its saved state (month 9 of the baseline on seed 1001: no month
+    report but the last is in the save) shows month 8's digest on d, and ← goes on to months 7,
+    6 ... 1, each the report the month's close gave (re-derived from the saved action log);
+    → comes back to month 8. The hint says ← → from the start."""
+    import json
+
+    from world.engine import World
+    from world.policies import make_policy
+
+    w = new_world(seed=1001)
+    kept: dict[int, dict] = {}
+    api = Api(w)
+    policy = make_policy("baseline")
+    while w.month < 9:
+        m = w.month
+        policy.act(api)
+        if w.month == m:
+            api.time.next_month()
+        kept[m] = api.time.last_report()
+    saved = World.from_state(json.loads(json.dumps(w.to_state())))
+    app = build(saved, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "d", to="DigestScreen")
+        assert "Month 8 closed" in digest_title(app) and "← →" in str(app.screen.query_one(".form-hint").render())
+        for month in range(7, 0, -1):
+            await press(pilot, "left", until=lambda m=month: f"Month {m} closed" in digest_title(app))
+            assert app.screen.report == kept[month]
+        assert "(1/8)" in digest_title(app)
+        await press(pilot, "left")
+        assert "Month 1 closed" in digest_title(app)
+        for _ in range(7):
+            await press(pilot, "right")
+        assert "Month 8 closed" in digest_title(app) and "(8/8)" in digest_title(app)

@@ -381,7 +381,8 @@ class DigestScreen(ModalScreen[None]):
 
     def _hint(self) -> str:
         keys = "[b]enter[/] continue · ↑↓ pgup pgdn scroll"
-        if len(self.history) > 1:
+        first = int(self.history[0].get("month", 0)) if self.history else 0
+        if len(self.history) > 1 or (first > 1 and hasattr(self.game, "earlier_reports")):
             keys += " · [b]← →[/] other months"
         return keys
 
@@ -413,8 +414,22 @@ class DigestScreen(ModalScreen[None]):
         self.query_one("#digest-body", VerticalScroll).scroll_home(animate=False)
 
     def action_older(self) -> None:
-        """The previous month's report."""
+        """The previous month's report (before the oldest one held, the career's earlier months,
+        re-derived by the game: a resumed career's reports are not kept in its save)."""
+        if self.index == 0:
+            self._prepend_earlier()
         self.show_index(self.index - 1)
+
+    def _prepend_earlier(self) -> None:
+        """Put the reports of the months before the oldest held one in front of the history."""
+        earlier = getattr(self.game, "earlier_reports", None)
+        first = int(self.history[0].get("month", 0)) if self.history else 0
+        if earlier is None or first <= 1:
+            return
+        older = earlier(first)
+        if older:
+            self.history[:0] = older
+            self.index += len(older)
 
     def action_newer(self) -> None:
         """The next month's report."""
