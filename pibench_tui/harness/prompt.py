@@ -56,7 +56,7 @@ def _months(values: list[int]) -> str:
     return f"{', '.join(str(m) for m in firsts)} of each year (career months {career}, ...)"
 
 
-_INTERNAL_REF = re.compile(r"\s*\((?:MECHANICS [^()]*|§[\d.]+(?:, §[\d.]+)*)\)")
+_INTERNAL_REF = re.compile(r"\s*\([^()]*(?:MECHANICS|§)[^()]*\)")
 _FIELD = re.compile(r"[a-z_][a-z0-9_]*(?: [({].*[)}])?")
 
 
@@ -90,7 +90,7 @@ def _summary(doc: str, tables: Mapping[str, list[str]]) -> tuple[str, str | None
     """
     para = " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "")
     para = _INTERNAL_REF.sub("", para)
-    sentence = re.split(r"(?<=[a-z0-9)\]])\. (?=[A-Z])", para, maxsplit=1)[0].rstrip(".")
+    sentence = re.split(r"(?<!e\.g)(?<!i\.e)(?<=[A-Za-z0-9)\]\"'])\. ", para, maxsplit=1)[0].rstrip(".")
     head, *tail = _top_level_split(sentence, ": ")
     if len(tail) == 1:
         fields = [f.strip() for f in _top_level_split(tail[0], ", ")]
@@ -161,20 +161,20 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     season, postdoc = r["season"], r["postdoc"]
     out = ["THE CAREER"]
     out.append(
-        f"- {r['horizon_months']} months from {_usd(r['start_budget'])} and no students. time.next_month() ends a "
-        "month: pay, compute and costs are paid, research progresses, decisions arrive. A budget below zero at a "
-        "month's end collapses the lab: the career ends and only citations earned so far count."
+        f"- {r['horizon_months']} months from {_usd(r['start_budget'])}, no students. time.next_month() ends a month: "
+        "costs are paid, research progresses, decisions arrive. A budget below zero at a month's end collapses the "
+        "lab (the career ends; only citations earned so far count)."
     )
     out.append(
         f"- Impact (the score) = citations earned by month {r['horizon_months']} + expected citations of your "
-        f"published papers over the next {r['projection_months']} months. Only published papers count."
+        f"published papers over the next {r['projection_months']} months."
     )
     out.append("PEOPLE (researchers: PhD students, postdocs; staff: RAs, lab managers)")
     offers = ", ".join(str(m) for m in season["offer_months"])
     if with_api:
         out.append(
-            f"- A new applicant pool opens in month {season['pool_opens']} of each year (offers in months {offers}). "
-            "Transcripts, letters and interviews are noisy signals of ability."
+            f"- An applicant pool opens in month {season['pool_opens']} of each year (offers in months {offers}); "
+            "transcripts, letters and interviews are noisy signals of ability."
         )
     else:
         out.append(
@@ -184,7 +184,7 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
             "Transcripts, letters and interviews are noisy signals of ability."
         )
     out.append(
-        f"- Pay a month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, lab manager "
+        f"- Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, lab manager "
         f"{_usd(pay['manager'])}. Postdoc contracts last {_n(postdoc['contract_months'], 'month')}"
         + (
             "."
@@ -195,34 +195,34 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
         )
     )
     out.append(
-        f"- At most {caps['researchers']} researchers (open offers, incoming students and postdoc searches count), "
-        f"{caps['managers']} lab managers, {caps['active_projects']} active projects. Low morale makes researchers "
-        f"quit (neglect, more than {_n(r['projects']['overload_per_person'], 'active project')} each, money "
-        f"trouble, rejections). A PhD student may graduate after {season['graduation_min_months']} months with "
+        f"- Caps: {caps['researchers']} researchers (open offers, incoming students, postdoc searches count), "
+        f"{caps['managers']} managers, {caps['active_projects']} active projects. Low morale makes researchers quit "
+        f"(neglect, more than {_n(r['projects']['overload_per_person'], 'active project')} each, money trouble, "
+        f"rejections). PhD graduation: after {season['graduation_min_months']} months with "
         f"{season['graduation_min_papers']} accepted papers."
     )
-    out.append("ATTENTION (your hours; they do not carry over)")
+    out.append("ATTENTION (your hours; no carry-over)")
     service = (
-        f"; service duty takes {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} of each year."
+        f"; service duty {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} of each year."
         if not att.get("unlimited")
         else " (unlimited in this scenario)."
     )
     out.append(
-        f"- {_num(att['base'])} h a month minus oversight ({_num(att['oversight_per_researcher'])} h per researcher, "
+        f"- {_num(att['base'])} h/month minus oversight ({_num(att['oversight_per_researcher'])} h per researcher, "
         f"{_num(att['oversight_per_ra'])} h per RA"
         + ("" if with_api else f"; each manager saves {_num(att['oversight_manager_relief'])} h per researcher")
-        + f"), never below {_num(att['floor'])} h{service}"
+        + f"), at least {_num(att['floor'])} h{service}"
     )
     mentoring = (
-        "- Mentoring (standing hours a month per person) grows skills, morale and project speed."
+        "- Mentoring (standing h/month per person) grows skills, morale, project speed."
         if with_api
         else f"- Mentoring (standing, up to {_num(caps['mentoring_hours'])} h a month per person) grows skills, "
         "morale and project speed."
     )
     oneoff = (
-        f" One-off: invited talk {_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review "
-        f"{_num(hours['review'])} h, student crisis {_num(hours['crisis'])} h, collaboration "
-        f"{_num(hours['collaboration'])} h a month for {_n(r['collaboration']['months'], 'month')}"
+        f" One-offs: talk {_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review "
+        f"{_num(hours['review'])} h, crisis {_num(hours['crisis'])} h, collaboration "
+        f"{_num(hours['collaboration'])} h/month for {_n(r['collaboration']['months'], 'month')}"
     )
     if not with_api:
         oneoff += (
@@ -234,9 +234,9 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     out.append("PROJECTS AND PAPERS")
     compute = "" if with_api else f" ({_usd(costs['compute_unit'])} a unit, up to {_num(caps['compute_per_project'])})"
     out.append(
-        "- A project has a topic, a tier (1 small and safe, 2 medium, 3 large and risky: more work, more dead ends, "
-        f"better papers), members and compute units a month{compute}. It ends in a draft; a dead end leaves a weaker "
-        "salvage draft or nothing; a crowded topic can scoop you."
+        "- Project tiers: 1 small and safe, 2 medium, 3 large and risky (more work, dead ends, better papers); "
+        f"compute units/month{compute}. A project ends in a draft; a dead end leaves a weaker salvage draft or "
+        "nothing; crowded topics scoop."
     )
     if not with_api:
         out.append(
@@ -245,47 +245,51 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
         )
     venues = []
     for name, v in r["venues"].items():
-        when = "any month" if not v["deadline_months"] else "deadlines in months " + _months(v["deadline_months"])
-        venues.append(f"{name} ({v['kind']}): {when}, decision after {_n(v['decision_delay_months'], 'month')}")
+        if not v["deadline_months"]:
+            when = "any month"
+        elif with_api:
+            when = "months " + ", ".join(str(m) for m in sorted(v["deadline_months"]))
+        else:
+            when = "deadlines in months " + _months(v["deadline_months"])
+        venues.append(f"{name} ({v['kind']}) {when}, decision after {_n(v['decision_delay_months'], 'month')}")
     out.append("- Venues: " + "; ".join(venues) + ".")
-    out.append("- Topic hotness booms and busts; news, preprint counts and conference reports hint at it.")
-    out.append("GRANTS (at most N = running awards and pending proposals together)")
+    out.append("- Topic hotness booms and busts; news, preprints and conference reports hint at it.")
+    out.append("GRANTS (max: running awards + pending proposals at once)")
     for name, a in r["agencies"].items():
         when = (
             "rolling, every month"
             if a["rolling"]
-            else "calls in months " + ", ".join(str(m) for m in a["call_months"]) + " (and the month after)"
+            else "calls in months " + ", ".join(str(m) for m in a["call_months"]) + " (+1 month)"
         )
         extra = f"; {_n(a['cooldown_months'], 'month')} between proposals" if a.get("cooldown_months") else ""
         extra += "; funds a lab once" if a["once"] else ""
         out.append(
-            f"- {name}: {_usd(a['award'])} over {_n(a['duration_months'], 'month')}; {when}; decision after "
-            f"{_n(a['decision_delay_months'], 'month')}; at most {a['max_concurrent']}{extra}"
+            f"- {name} {_usd(a['award'])}/{_n(a['duration_months'], 'month')}; {when}; decision after "
+            f"{_n(a['decision_delay_months'], 'month')}; max {a['max_concurrent']}{extra}"
         )
     out.append(
         ("- Proposals: " if with_api else f"- A proposal costs {_usd(costs['proposal'])} and hours; ")
-        + "more hours and on-topic evidence (your drafts and publications, attached by id) help; a running award "
-        f"costs {_usd(costs['award_overhead'])} a month in overhead."
+        + "more hours and on-topic evidence (drafts, publications attached by id) help; a running award costs "
+        f"{_usd(costs['award_overhead'])}/month overhead."
     )
     out.append(
-        "EVENTS: invited talks, review requests, student crises, collaboration offers, compute price shocks and "
-        "service duty arrive over time; answer pending events before they expire."
+        "EVENTS: talks, reviews, crises, collaborations, compute price shocks, service duty; answer pending events "
+        "before they expire."
     )
     return "\n".join(out)
 
 
 _NOTES_ADVICE = """\
-NOTES: every month is a NEW conversation. Your notes (write_memory(text) replaces them; at most {limit:,} \
-characters) open each month: keep strategy, plans, who works on what, drafts and deadlines, lessons. Update them \
-before ending the month; Python variables survive only until the agent process restarts (time-out, crash, resume)."""
+NOTES: each month is a NEW conversation, opened by your notes (write_memory(text) replaces them; at most \
+{limit:,} characters): keep strategy, plans, who does what, drafts, deadlines, lessons; update them before ending \
+the month. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
 
 _CODING_TIPS = """\
 HOW TO ACT
-- Reply with one ```python block (only the first runs); its printed output (cut at {limit:,} characters) and any \
-error come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; end it with time.next_month() (calls \
-after it in the same block are refused), or it ends after your last turn.
-- Refused calls raise ActionError (e.code, e.message say what is valid). Print compactly; the dashboard is in the \
-month's first message.
+- Reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and any error \
+come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; end it with time.next_month() (later calls \
+in that block are refused), else it ends after your last turn.
+- Refused calls raise ActionError (e.code, e.message say what is valid). Print compactly.
 - Imports: {modules}. No files, no network. A block runs at most {timeout:g} s."""
 
 
@@ -316,10 +320,10 @@ def system_prompt(
         block_timeout: Wall-clock limit per block, in seconds.
     """
     goal = (
-        "You are the PI of a new academic research lab in a simulated world. You run the lab for "
+        "You are the PI of a new research lab in a simulated world. You run the lab for "
         f"{rules['horizon_months']} months by writing Python that calls the lab's API. Goal: the highest Impact "
-        "(publish good papers that get cited) without the budget ever going below zero. Abilities, paper quality, "
-        "topic hotness and agency preferences are hidden: infer them from what you observe."
+        "(good papers that get cited) without the budget going below zero. Abilities, paper quality, topic hotness "
+        "and agency preferences are hidden: infer them."
     )
     return "\n\n".join(
         [
