@@ -232,7 +232,9 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
         )
     out.append(mentoring + oneoff + ".")
     out.append("PROJECTS AND PAPERS")
-    compute = "" if with_api else f" ({_usd(costs['compute_unit'])} a unit, up to {_num(caps['compute_per_project'])})"
+    compute = f" at {_usd(costs['compute_unit'])}/unit × the month's price multiplier" + (
+        "" if with_api else f", up to {_num(caps['compute_per_project'])} units"
+    )
     out.append(
         "- Project tiers: 1 small and safe, 2 medium, 3 large and risky (more work, dead ends, better papers); "
         f"compute units/month{compute}. A project ends in a draft; a dead end leaves a weaker salvage draft or "
@@ -342,12 +344,12 @@ def system_prompt(
 
 
 def _lean(value: Any) -> Any:
-    """``value`` without empty lists/dicts and ``False`` flags (at any depth of a dict)."""
+    """``value`` without empty lists/dicts, ``None`` and ``False`` (at any depth of a dict)."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             v = _lean(v)
-            if v is False or (isinstance(v, (list, dict)) and not v):
+            if v is False or v is None or (isinstance(v, (list, dict)) and not v):
                 continue
             out[k] = v
         return out
@@ -359,7 +361,7 @@ def report_for_agent(report: Mapping[str, Any]) -> dict[str, Any]:
 
     ``offers`` keeps only the PhD offers the PI made and what happened to them; applicants
     never offered a place (outcome ``expired``) are one line, ``applicant_pool``, with the
-    season's pool size. Empty lists and ``False`` flags are left out (the message says so).
+    season's pool size. Empty lists, ``None`` and ``False`` are left out (the message says so).
     """
     rep = dict(report)
     offers = list(rep.get("offers") or [])
@@ -386,8 +388,8 @@ def month_message(
     report: Mapping[str, Any] | None,
 ) -> str:
     """The one user message that opens a month (MECHANICS §16): month header, the notes,
-    the last month's report (:func:`report_for_agent`) and the dashboard as JSON (empty lists
-    and ``False`` flags left out)."""
+    the last month's report (:func:`report_for_agent`) and the dashboard as JSON (empty lists,
+    ``None`` and ``False`` left out)."""
     head = f"=== Month {month} of {months} ({label}). New conversation: you have {max_turns} code turns. ==="
     if memory:
         notes = f"YOUR NOTES ({len(memory):,} of {memory_limit:,} characters):\n{memory}"
@@ -396,7 +398,7 @@ def month_message(
     parts = [head, notes]
     if report:
         parts.append(
-            "LAST MONTH'S REPORT (JSON; empty lists and false flags left out):\n"
+            "LAST MONTH'S REPORT (JSON; empty lists, nulls and false flags left out):\n"
             + json.dumps(report_for_agent(report), separators=(",", ":"), ensure_ascii=False)
         )
     parts.append("DASHBOARD (JSON):\n" + json.dumps(_lean(dict(dashboard)), separators=(",", ":"), ensure_ascii=False))

@@ -100,7 +100,7 @@ def test_month_report_after_a_hiring_season_names_only_the_offers_made():
 
 def test_report_for_agent_drops_empty_lists_and_lapsed_applicants():
     """The unit: lapsed applicants become the pool line, empty lists and false flags go, the
-    rest is kept as it was."""
+    rest is kept as it was; the dashboard text drops nulls too."""
     rep = {
         "month": 3,
         "offers": [
@@ -111,6 +111,7 @@ def test_report_for_agent_drops_empty_lists_and_lapsed_applicants():
         "quits": [],
         "collapsed": False,
         "money": {"net": -5.0, "by_category": {}},
+        "award_id": None,
     }
     out = report_for_agent(rep)
     assert out == {
