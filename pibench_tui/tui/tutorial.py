@@ -23,12 +23,19 @@ class Step:
         keys: where and how (``"2 then i, o"``).
         done: the career shows it done.
         now: it is the moment for it (e.g. the recruiting season is open).
+        short: the same in at most :data:`SHORT_CHARS` characters, for a narrow terminal
+            (80 columns), keeping the action and its decisive facts; ``""``: ``text``.
     """
 
     text: str
     keys: str
     done: bool
     now: bool = True
+    short: str = ""
+
+
+SHORT_CHARS = 64
+"""The longest :attr:`Step.short`: what fits after the box and the keys in 80 columns."""
 
 
 def steps(game: Any) -> list[Step]:
@@ -54,6 +61,7 @@ def steps(game: Any) -> list[Step]:
             "2: i, o",
             recruited,
             season,
+            f"Recruit PhD students (months {min(offer)}-{max(offer)}): interview, then offer",
         ),
         Step(
             "Start a project with an idle pair"
@@ -61,12 +69,15 @@ def steps(game: Any) -> list[Step]:
             "3: s",
             projects,
             len(idle) >= 2 or not people,
+            "Start a project with an idle pair"
+            + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else " (none idle: hire an RA, R)"),
         ),
         Step(
             "Mentor your people: standing hours lift skill and morale, and give you a Mood reading",
             "1: m",
             mentoring,
             bool(people),
+            "Mentor your people: it lifts skill and morale, and shows Mood",
         ),
         Step(
             "Polish a draft, submit it before a deadline"
@@ -74,6 +85,8 @@ def steps(game: Any) -> list[Step]:
             "4: p, b",
             submitted,
             bool(dash["available_drafts"]),
+            "Polish, then submit a draft"
+            + (f" ({deadlines} due this month)" if deadlines else " (W-SHOP and JMR: any month)"),
         ),
         Step(
             "Propose to an open call: grants are the only income"
@@ -81,5 +94,7 @@ def steps(game: Any) -> list[Step]:
             "5: g",
             proposed,
             bool(calls),
+            "Propose to a call, the only income"
+            + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
         ),
     ]

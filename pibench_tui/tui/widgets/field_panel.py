@@ -31,7 +31,7 @@ class FieldPanel(Panel):
         news = game.call("field.news", 60)
         fill_table(
             self.query_one("#news-table", DataTable),
-            [[n["month"], n["kind"], n["topic"] or "", n["text"]] for n in reversed(news)],
+            [[n["month"], n["kind"], n["topic"] or "", _without_topic(n["text"], n["topic"])] for n in reversed(news)],
         )
         rows = game.call("field.preprints", 100_000)
         series: dict[str, tuple[list, list]] = {}
@@ -69,3 +69,10 @@ class FieldPanel(Panel):
                     "topic in their deadline months (the public record; your own trips' hallway talk is above)."
                 )
             )
+
+
+def _without_topic(text: str, topic: str | None) -> str:
+    """A headline without its topic, which the Topic column shows ("2 items on reasoning this
+    month; the area is surging." → "2 items this month; the area is surging."): at 80 columns
+    the News column then keeps its last, decisive word."""
+    return text.replace(f" on {topic}", "", 1) if topic else text

@@ -73,7 +73,7 @@ class GrantsPanel(Panel):
             yield new_table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after")
             yield Static("", id="grants-note", classes="panel-note")
             yield Label("Call schedule (open now and upcoming)", classes="section")
-            yield new_table("schedule-table", "Agency", "Opens", "Last month to apply", "Award", "Months", "Status")
+            yield new_table("schedule-table", "Agency", "Opens", "Apply by", "Award", "Months", "Status")
             yield Label("Proposals", classes="section")
             yield new_table("proposals-table", "ID", "Call", "Agency", "Topic", "Hours", "Status", "Sent", "Decision")
             yield Label("Awards", classes="section")

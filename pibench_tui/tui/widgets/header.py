@@ -71,6 +71,26 @@ def facts_line(dash: dict, citations: int, narrow: bool) -> Text:
     return line
 
 
+def warnings_line(warnings: list, width: int, keys: bool = True) -> Text:
+    """The header's warning line: each warning's short form (and key), most urgent first, as
+    many as fit ``width`` whole; the rest are counted (``+2 more (!)``), never cut mid-word."""
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append("⚠ ", style="bold red")
+    line.append("! ", style="dim")
+    for i, w in enumerate(warnings):
+        piece = Text(" · " if i else "")
+        piece.append(w.short, style=w.style)
+        if keys:
+            piece.append(f" [{w.key}]", style="dim")
+        rest = len(warnings) - i - 1
+        more = len(f" · +{rest} more (!)") if rest else 0
+        if i and line.cell_len + piece.cell_len + more > width:
+            line.append(f" · +{len(warnings) - i} more (!)", style="bold")
+            break
+        line.append_text(piece)
+    return line
+
+
 class LabHeader(Static):
     """Two or three lines: the facts, the calendar, and warnings (when there are any)."""
 
@@ -121,12 +141,5 @@ class LabHeader(Static):
             out.append(f"  {scenario}", style="dim")
         if warnings and not dash.get("finished"):
             out.append("\n")
-            out.append("⚠ ", style="bold red")
-            out.append("! ", style="dim")
-            for i, w in enumerate(warnings):
-                if i:
-                    out.append(" · ")
-                out.append(w.short, style=w.style)
-                if keys:
-                    out.append(f" [{w.key}]", style="dim")
+            out.append_text(warnings_line(warnings, self.content_region.width or self.app.size.width - 2, keys))
         self.update(out)

@@ -28,7 +28,7 @@ class LedgerPanel(Panel):
                 yield LinePlot(id="budget-plot", classes="plot")
                 yield LinePlot(id="citations-plot", classes="plot")
             yield Label(
-                f"Ledger: the latest {LEDGER_ROWS} entries (all of them: query('select * from ledger') in the console)",
+                f"Ledger: the latest {LEDGER_ROWS} entries (query('select * from ledger') has all)",
                 classes="section",
             )
             yield new_table("ledger-table", "Month", "Category", "Amount", "Note")

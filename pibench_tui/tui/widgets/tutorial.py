@@ -9,6 +9,9 @@ from textual.widgets import Static
 
 from pibench_tui.tui.tutorial import steps
 
+BOX_AND_KEYS = 13
+"""Columns before a step's text: the box ``[ ] `` and the keys in 8 columns and a space."""
+
 
 class TutorialChecklist(Static):
     """Suggested next steps with their keys; ``t`` hides it, and the help's ``t`` brings it back."""
@@ -18,9 +21,18 @@ class TutorialChecklist(Static):
                         border-top: solid $accent; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
+    _game: Any = None
+
+    def on_resize(self) -> None:
+        if self._game is not None:
+            self.show(self._game)
+
     def show(self, game: Any) -> None:
-        """Redraw the steps from the career's state."""
+        """Redraw the steps from the career's state; a step whose text does not fit the width
+        shows its short form (:attr:`Step.short`), so no line loses its end."""
+        self._game = game
         items = steps(game)
+        width = self.content_region.width or self.app.size.width - 2
         left = sum(1 for s in items if not s.done)
         out = Text()
         if not left:  # every step done: one line, the rows go back to the panels
@@ -32,12 +44,13 @@ class TutorialChecklist(Static):
         out.append("  (t hides this; ? then t brings it back)", style="dim")
         for s in items:
             out.append("\n")
+            text = s.text if BOX_AND_KEYS + len(s.text) <= width or not s.short else s.short
             if s.done:
                 out.append("[x] ", style="green")
                 out.append(f"{s.keys:<8} ", style="dim")
-                out.append(s.text, style="dim strike")
+                out.append(text, style="dim strike")
             else:
                 out.append("[ ] ", style="bold" if s.now else "dim")
                 out.append(f"{s.keys:<8} ", style="bold cyan" if s.now else "dim")
-                out.append(s.text, style="" if s.now else "dim")
+                out.append(text, style="" if s.now else "dim")
         self.update(out)

@@ -1,0 +1,108 @@
+"""Issue 27 §4: at 80x24 no line of the main screen loses its decisive word: what a widget
+draws (its strips, as the terminal shows them) is read back and checked for a cut ("…")."""
+
+from __future__ import annotations
+
+import pytest
+from textual.geometry import Region
+
+from world.api import Api
+
+from .conftest import build, drain, new_world, press
+
+
+def shown_lines(widget) -> list[str]:
+    """The lines ``widget`` draws, as text (what the terminal shows of it)."""
+    width, height = widget.outer_size
+    return [strip.text for strip in widget.render_lines(Region(0, 0, width, height))]
+
+
+@pytest.mark.asyncio
+async def test_tutorial_checklist_keeps_each_steps_end_at_80_columns():
+    """The tutorial's steps at 80x24, in month 1 and in month 9 with two RAs hired: each line
+    is drawn whole (no "…"), a step too long for the width shows its short form, which keeps
+    the step's decisive facts (the season's months, the idle pair, the open calls)."""
+    from pibench_tui.tui.tutorial import SHORT_CHARS, steps
+
+    w = new_world("tutorial")
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show_tutorial()
+        await drain(pilot)
+        lines = shown_lines(app.tutorial)
+        assert not any("…" in line for line in lines), lines
+        assert any("(months 1-3): interview, then offer" in line for line in lines)
+        assert any("(open now: TIF)" in line for line in lines)
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    for _ in range(8):
+        api.time.next_month()
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show_tutorial()
+        await drain(pilot)
+        lines = shown_lines(app.tutorial)
+        assert not any("…" in line for line in lines), lines
+        assert any("idle pair (RA001, RA002)" in line for line in lines)
+        assert all(len(s.short) <= SHORT_CHARS for s in steps(app.game))
+    async with build(w).run_test(size=(160, 40)) as pilot:  # wide: the full sentences
+        pilot.app.show_tutorial()
+        await drain(pilot)
+        assert any("standing hours lift skill and morale" in line for line in shown_lines(pilot.app.tutorial))
+
+
+@pytest.mark.asyncio
+async def test_field_news_and_grants_schedule_end_whole_at_80_columns(tmp_path):
+    """At 80x24 the Field panel's news rows end with the area's word ("the area is surging."),
+    the topic being in its own column; the Grants panel's call schedule shows its last
+    column whole ("open now (TIF-rolling)")."""
+    w = new_world()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "6", panel="field")
+        news = app.screen.query_one("#news-table")
+        words = [n["text"].rsplit(" ", 1)[-1] for n in app.game.call("field.news", 60) if n["topic"]]
+        lines = shown_lines(news)
+        assert words and all(any(line.rstrip().endswith(word) for line in lines) for word in words), lines
+        await press(pilot, "5", panel="grants")
+        lines = shown_lines(app.screen.query_one("#schedule-table"))
+        assert any("open now (TIF-rolling)" in line for line in lines), lines
+
+
+def test_header_warnings_are_whole_or_counted_never_cut():
+    """At 78 columns four warnings do not fit: the header shows the first ones whole, each
+    with its key, and counts the rest ("+2 more (!)") instead of cutting a word with "…"; at
+    200 columns all four show."""
+    from pibench_tui.tui.alerts import Alert
+    from pibench_tui.tui.widgets.header import warnings_line
+
+    warnings = [
+        Alert("runway", "runway 39 < 43 mo left", "", "grants", "g", "error"),
+        Alert("event", "E010 expires", "", "events", "e"),
+        Alert("orphan", "PJ002 no member, billed $1,500/mo", "", "projects", "a"),
+        Alert("call", "BSF call closes", "", "grants", "g"),
+    ]
+    narrow = warnings_line(warnings, 78).plain
+    assert len(narrow) <= 78 and "…" not in narrow
+    assert narrow == "⚠ ! runway 39 < 43 mo left [g] · E010 expires [e] · +2 more (!)"
+    wide = warnings_line(warnings, 200).plain
+    assert all(f"{w.short} [{w.key}]" in wide for w in warnings) and "more" not in wide
+
+
+@pytest.mark.asyncio
+async def test_header_at_80_columns_shows_warnings_whole(tmp_path):
+    """A career with six idle RAs and heavy compute at 80x24: the header's warning line is
+    drawn whole (no "…")."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(8):
+        api.recruit.hire_ra()
+    api.projects.start("reasoning", 3, ["RA001"], 40000)
+    api.time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drain(pilot)
+        lines = shown_lines(app.screen.query_one("LabHeader"))
+        assert len(lines) == 3 and lines[2].lstrip().startswith("⚠ !"), lines
+        assert not any("…" in line for line in lines), lines
