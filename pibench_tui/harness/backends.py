@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pibench_tui.harness import defaults
+from pibench_tui.harness.limits import EndpointLimiter, estimate_tokens
 from pibench_tui.textsafe import clean
 
 __all__ = [
@@ -212,8 +213,15 @@ class Backend(Protocol):
 
 
 def _with_retries(
-    attempt: Callable[[], Completion], policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep
+    attempt: Callable[[], Completion],
+    policy: RetryPolicy,
+    sleep: Callable[[float], None] = time.sleep,
+    limiter: EndpointLimiter | None = None,
+    estimate: int = 0,
 ) -> Completion:
+    """Make attempts until one answers or the policy gives up (:class:`LLMCallFailed`).
+    With ``limiter`` (a plan's shared endpoint limits) each attempt first takes a slot of
+    it, reserving ``estimate`` tokens; a 429's ``Retry-After`` pauses the whole endpoint."""
     started = time.monotonic()
     errors: list[dict[str, Any]] = []
     n = 0
@@ -221,8 +229,16 @@ def _with_retries(
         n += 1
         t0 = time.monotonic()
         try:
-            done = attempt()
+            if limiter is None:
+                done = attempt()
+            else:
+                with limiter.slot(estimate) as slot:
+                    done = attempt()
+                    if done.prompt_tokens is not None or done.completion_tokens is not None:
+                        slot.tokens = int(done.prompt_tokens or 0) + int(done.completion_tokens or 0)
         except _Attempt as exc:
+            if limiter is not None and exc.status == 429 and exc.retry_after is not None:
+                limiter.pause(min(policy.cap, exc.retry_after))
             exc.message = clean(exc.message)  # the backend's own text (stderr, an endpoint's error)
             errors.append(
                 {
@@ -294,6 +310,8 @@ class OpenAIBackend:
         self.options = options or RequestOptions()
         self._openai = openai
         self._key = key
+        #: The plan's shared limits of this endpoint (``None``: none); see :mod:`~pibench_tui.harness.limits`.
+        self.limiter: EndpointLimiter | None = None
         self.client = self._new_client()
 
     def _new_client(self) -> Any:
@@ -322,7 +340,9 @@ class OpenAIBackend:
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
         """One chat completion, retried per the policy (see the module docstring)."""
-        return _with_retries(lambda: self._attempt(messages), self.policy)
+        return _with_retries(
+            lambda: self._attempt(messages), self.policy, limiter=self.limiter, estimate=estimate_tokens(messages)
+        )
 
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
         """One attempt, bounded by ``policy.timeout`` seconds of wall clock as a whole.
@@ -499,6 +519,8 @@ class CommandBackend:
         self.max_tokens = int(max_tokens)
         self.policy = policy or RetryPolicy()
         self.options = options or RequestOptions()
+        #: The plan's shared limits of this command (``None``: none); see :mod:`~pibench_tui.harness.limits`.
+        self.limiter: EndpointLimiter | None = None
 
     def describe(self) -> dict[str, Any]:
         """Backend settings."""
@@ -515,7 +537,9 @@ class CommandBackend:
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
         """Run the command once per attempt (see the class docstring)."""
-        return _with_retries(lambda: self._attempt(messages), self.policy)
+        return _with_retries(
+            lambda: self._attempt(messages), self.policy, limiter=self.limiter, estimate=estimate_tokens(messages)
+        )
 
     def _run(self, request: bytes) -> tuple[int, bytes, bytes]:
         """Run the command once: ``(exit status, stdout, the end of stderr)``. Its output is

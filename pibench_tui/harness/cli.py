@@ -47,12 +47,26 @@ actions.jsonl, months.jsonl, integrity.json, eval.json). A killed run resumes at
 last completed month when the same command is run again; a finished career (its
 result.json) is kept and never played again.
 
+--plan FILE.toml plays models x scenarios x seeds (docs/agent.md, "Evaluation plans"):
+  out = "runs/plan1"          seeds = "101-110" (or "@sealed.json")   scenarios = ["standard"]
+  jobs = 8                    endpoint_check = true
+  [endpoints.NAME]  base_url | command, api_key_env (the variable's name, never the key),
+                    max_concurrent, requests_per_minute, tokens_per_minute (shared by every
+                    career using it), retries, retry_base, request_timeout, headers, command_user
+  [[models]]        label (unique), endpoint, model, temperature | no_temperature,
+                    max_tokens | max_completion_tokens, reasoning_effort, extra_body, headers,
+                    max_turns, memory, block_timeout
+Relative paths are relative to the plan file; the whole file is checked first (unknown keys
+and two models of one label are errors); run it again to resume; `pibench report OUT` has a
+row per label. Beside --plan only --redo-failed, --no-endpoint-check, --allow-incomplete-confinement
+and --price are taken.
+
 exit status:
   0  every career played to its end, every LLM call answered (after retries)
   1  a career could not be played or did not finish (the same command resumes it at its
      last completed month), the LLM never answered in a career, a run directory of other
      settings, a bad scenario or key, or Ctrl-C
-  2  a usage error
+  2  a usage error (a bad option, or a bad --plan file: the key and its line are named)
   3  every career played to its end, but in some the LLM endpoint failed partway: calls
      failed after their retries and those months advanced without the model (§16); the
      careers are recorded and listed on stderr with the errors (move a run directory
@@ -62,6 +76,7 @@ examples:
   pibench agent --model qwen2.5-coder --base-url http://localhost:11434/v1 --seeds 101-103
   pibench agent --model gpt-4.1 --seeds 101-103 --jobs 3        # key in $OPENAI_API_KEY
   pibench agent --model scripted --command 'python my_agent.py' --scenario short-12
+  pibench agent --plan plan.toml                               # resumes when run again
 """
 
 
@@ -132,12 +147,19 @@ def add_agent_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--model", required=True, metavar="NAME", help="model name sent to the endpoint (and shown in reports)"
+        "--plan",
+        metavar="FILE.toml",
+        help="play an evaluation plan: models x scenarios x seeds with shared per-endpoint limits "
+        "(see below); the file then says everything --model ... --request-timeout would",
+    )
+    p.add_argument(
+        "--model",
+        metavar="NAME",
+        help="model name sent to the endpoint (and shown in reports); required without --plan",
     )
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OpenAI's)")
     p.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
         metavar="VAR",
         help="environment variable with the API key (default OPENAI_API_KEY)",
     )
@@ -168,37 +190,33 @@ def add_agent_parser(sub: Any) -> None:
         help="play sealed seeds even when the agent process cannot prove complete OS confinement "
         "(each run's result.json still records what it proved)",
     )
-    p.add_argument("--out", default="runs", metavar="DIR", help="output folder (default ./runs)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default ./runs)")
     p.add_argument(
         "--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)"
     )
     p.add_argument(
         "--jobs",
         type=_positive_int,
-        default=1,
         metavar="N",
-        help="careers played at the same time (default %(default)s)",
+        help="careers played at the same time (default 1)",
     )
     p.add_argument(
         "--max-turns",
         type=_positive_int,
-        default=defaults.MAX_TURNS,
         metavar="N",
-        help="code turns per month (default %(default)s)",
+        help=f"code turns per month (default {defaults.MAX_TURNS})",
     )
     p.add_argument(
         "--temperature",
         type=_float_in(0.0, 2.0, "--temperature"),
-        default=defaults.TEMPERATURE,
         metavar="T",
-        help="sampling temperature (default %(default)s)",
+        help=f"sampling temperature (default {defaults.TEMPERATURE})",
     )
     p.add_argument(
         "--max-tokens",
         type=_positive_int,
-        default=defaults.MAX_TOKENS,
         metavar="N",
-        help="output tokens per reply (default %(default)s)",
+        help=f"output tokens per reply (default {defaults.MAX_TOKENS})",
     )
     p.add_argument(
         "--max-completion-tokens",
@@ -219,7 +237,6 @@ def add_agent_parser(sub: Any) -> None:
         "--header",
         action="append",
         type=_header,
-        default=[],
         metavar="K:V",
         help="an extra HTTP header of every request (repeatable; values are never recorded)",
     )
@@ -247,30 +264,26 @@ def add_agent_parser(sub: Any) -> None:
     p.add_argument(
         "--block-timeout",
         type=_float_in(0.1, 3600.0, "--block-timeout"),
-        default=defaults.BLOCK_TIMEOUT,
         metavar="S",
-        help="wall-clock limit per code block in seconds (default %(default)g)",
+        help=f"wall-clock limit per code block in seconds (default {defaults.BLOCK_TIMEOUT:g})",
     )
     p.add_argument(
         "--retries",
         type=_non_negative_int,
-        default=defaults.RETRIES,
         metavar="N",
-        help="retries of a failed LLM call (default %(default)s)",
+        help=f"retries of a failed LLM call (default {defaults.RETRIES})",
     )
     p.add_argument(
         "--retry-base",
         type=_float_in(0.0, 600.0, "--retry-base"),
-        default=defaults.RETRY_BASE,
         metavar="S",
-        help="first backoff in seconds, doubled per retry (default %(default)g)",
+        help=f"first backoff in seconds, doubled per retry (default {defaults.RETRY_BASE:g})",
     )
     p.add_argument(
         "--request-timeout",
         type=_float_in(0.1, 3600.0, "--request-timeout"),
-        default=defaults.REQUEST_TIMEOUT,
         metavar="S",
-        help="time-out of one LLM request in seconds (default %(default)g)",
+        help=f"time-out of one LLM request in seconds (default {defaults.REQUEST_TIMEOUT:g})",
     )
     p.set_defaults(func=cmd_agent)
 
@@ -303,32 +316,68 @@ def add_replay_parser(sub: Any) -> None:
 
 def cmd_agent(args: argparse.Namespace) -> int:
     """Run ``pibench agent``; the exit status is :data:`EXIT_OK`, :data:`EXIT_FAILED`,
-    :data:`EXIT_USAGE` or :data:`EXIT_LLM_FAILED_PARTWAY` (see the epilog)."""
-    from pibench_tui.harness.backends import Backend, CommandBackend, OpenAIBackend, RequestOptions, RetryPolicy
-    from pibench_tui.harness.loop import AgentSettings, CareerInterrupted, run_careers
-    from pibench_tui.textsafe import clean
-    from scenarios import ScenarioError, load_scenario
+    :data:`EXIT_USAGE` or :data:`EXIT_LLM_FAILED_PARTWAY` (see the epilog).
 
-    # names from the command line enter run directories and requests: bytes that are not
-    # UTF-8 (surrogate escapes in argv) become U+FFFD, never a UnicodeEncodeError mid-career
-    args.model = clean(args.model)
-    args.label = clean(args.label) if args.label is not None else None
-    if args.backend_command is not None and args.base_url is not None:
-        print("pibench agent: error: --command and --base-url are two different backends; give one", file=sys.stderr)
-        return EXIT_USAGE
-    if args.command_user is not None and args.backend_command is None:
-        print("pibench agent: error: --command-user applies to a --command backend only", file=sys.stderr)
-        return EXIT_USAGE
+    One path for a plan and for a single label (a one-entry plan): read and check it
+    (:func:`_agent_plan`), check what a sealed evaluation and command backends need
+    (:func:`_agent_checks`), build the careers (:func:`_agent_careers`), set aside
+    ``--redo-failed`` careers and check the endpoints (:func:`_agent_endpoints`), play them
+    (:func:`_agent_play`) and summarise (:func:`_summarise`)."""
+    plan = _agent_plan(args)
+    if isinstance(plan, int):
+        return plan
+    users = _agent_checks(plan)
+    if isinstance(users, int):
+        return users
+    careers = _agent_careers(plan, users)
+    if isinstance(careers, int):
+        return careers
+    refused = _agent_endpoints(plan, careers, redo_failed=bool(args.redo_failed))
+    if refused is not None:
+        return refused
+    results = _agent_play(plan, careers)
+    if isinstance(results, int):
+        return results
+    return _summarise(careers, results, check=_check_advice(plan), prices=dict(args.price or []))
+
+
+def _agent_plan(args: argparse.Namespace) -> Any:
+    """Step 1: the :class:`~pibench_tui.harness.plan.Plan` of the command (``--plan FILE`` or
+    the one-entry plan of the options), or the exit status of a usage error."""
+    from pibench_tui.harness.plan import PlanError, plan_from_command
+
+    if args.plan is None:
+        if args.backend_command is not None and args.base_url is not None:
+            return _usage("--command and --base-url are two different backends; give one")
+        if args.command_user is not None and args.backend_command is None:
+            return _usage("--command-user applies to a --command backend only")
     try:
-        scen = load_scenario(args.scenario)
-    except ScenarioError as exc:
-        print(f"pibench agent: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    spec = args.seeds
-    seeds = list(spec.seeds) if spec is not None else [scen.seed]
+        plan = plan_from_command(args)
+    except PlanError as exc:
+        return _usage(str(exc))
+    if args.plan is None:
+        from scenarios import ScenarioError, load_scenario
+
+        try:
+            load_scenario(plan.scenarios[0])
+        except ScenarioError as exc:
+            print(f"pibench agent: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    return plan
+
+
+def _usage(message: str) -> int:
+    print(visible(f"pibench agent: error: {message}", newlines=True), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _agent_checks(plan: Any) -> dict[str, tuple[int, int] | None] | int:
+    """Step 2: what a sealed evaluation requires (the OS confinement; command backends as
+    another user that can read neither the seal nor the run folders), and each command
+    endpoint's user: ``{endpoint name: (uid, gid) or None}``, or the exit status of a refusal."""
+    spec = plan.seeds
     sealed = spec is not None and spec.sealed
-    commitments = list(spec.commitments) if sealed else None
-    allow = bool(args.allow_incomplete_confinement)
+    allow = plan.allow_incomplete_confinement
     if sealed:
         from pibench_tui.cli.seeds import require_confinement
 
@@ -336,122 +385,145 @@ def cmd_agent(args: argparse.Namespace) -> int:
         if refusal is not None:
             print(f"pibench agent: a sealed evaluation is refused: {refusal}", file=sys.stderr)
             return EXIT_FAILED
-    if sealed and args.base_url is not None and _on_this_machine(args.base_url):
-        print(
-            f"pibench agent: note: --base-url {visible(args.base_url)} is served on this machine; a sealed evaluation "
-            "trusts its server not to read the seal file or --out (run it as another user; docs/agent.md)",
-            file=sys.stderr,
-        )
-    command_user: tuple[int, int] | None = None
-    if args.command_user is not None or (sealed and args.backend_command is not None):
-        checked = _command_user(args.command_user, spec.source[1:] if sealed else None, args.out)
-        if isinstance(checked, str):
-            print(f"pibench agent: {'a sealed evaluation is refused: ' if sealed else ''}{checked}", file=sys.stderr)
-            return EXIT_FAILED
-        command_user = checked
-    names = [spec.label(i) if spec is not None else str(s) for i, s in enumerate(seeds)]
+    users: dict[str, tuple[int, int] | None] = {}
+    for name, ep in plan.endpoints.items():
+        if sealed and ep.base_url is not None and _on_this_machine(ep.base_url):
+            print(
+                f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
+                "machine; a sealed evaluation trusts its server not to read the seal file or --out (run it as "
+                "another user; docs/agent.md)",
+                file=sys.stderr,
+            )
+        users[name] = None
+        if ep.command_user is not None or (sealed and ep.command is not None):
+            checked = _command_user(ep.command_user, spec.source[1:] if sealed else None, plan.out)
+            if isinstance(checked, str):
+                print(
+                    f"pibench agent: {'a sealed evaluation is refused: ' if sealed else ''}{checked}", file=sys.stderr
+                )
+                return EXIT_FAILED
+            users[name] = checked
     proved = _prove_confinement(sealed and not allow)
     if isinstance(proved, str):
         print(f"pibench agent: {proved}", file=sys.stderr)
         return EXIT_FAILED
     print(f"pibench agent: {proved.describe()}", file=sys.stderr)
-    label = args.label or (args.model + ("-no-memory" if args.no_memory else ""))
-    options = RequestOptions(
-        token_param="max_completion_tokens" if args.max_completion_tokens is not None else "max_tokens",
-        send_temperature=not args.no_temperature,
-        reasoning_effort=args.reasoning_effort,
-        extra_body=args.extra_body or {},
-        headers=dict(args.header),
-    )
-    if args.max_completion_tokens is not None:
-        args.max_tokens = args.max_completion_tokens
-    settings = AgentSettings(
-        model=args.model,
-        label=label,
-        scenario=scen.name,
-        config=scen.config,
-        max_turns=args.max_turns,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        memory=not args.no_memory,
-        block_timeout=args.block_timeout,
-        request=options.settings(),
-        allow_incomplete_confinement=allow,
-    )
-    policy = RetryPolicy(retries=args.retries, base=args.retry_base, timeout=args.request_timeout)
+    return users
 
-    def make_backend() -> Backend:
-        if args.backend_command is not None:
-            return CommandBackend(
-                args.backend_command,
-                user=command_user,
-                model=args.model,
-                temperature=args.temperature,
-                max_tokens=args.max_tokens,
-                policy=policy,
-                options=options,
-            )
-        return OpenAIBackend(
-            args.model,
-            base_url=args.base_url,
-            api_key_env=args.api_key_env,
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            policy=policy,
-            options=options,
+
+def _where(plan: Any, endpoint: str, option: str) -> str:
+    """How to name an endpoint's setting: the option (a single command) or the plan's table."""
+    return option if plan.source is None else f"[endpoints.{endpoint}]"
+
+
+def _agent_careers(plan: Any, users: dict[str, tuple[int, int] | None]) -> list[Any] | int:
+    """Step 3: every career of the plan (backends built once up front, so a missing key,
+    package or command fails before anything runs), or the exit status of that failure."""
+    from pibench_tui.harness.planrun import careers_of, limiters_of
+
+    limiters = limiters_of(plan)
+    careers = careers_of(plan, limiters, users)
+    seen: set[str] = set()
+    for c in careers:
+        if c.model.label in seen:
+            continue
+        seen.add(c.model.label)
+        try:
+            c.make_backend()
+        except ValueError as exc:
+            who = f"label {c.model.label!r}: " if plan.source is not None else ""
+            print(visible(f"pibench agent: {who}{exc}", newlines=True), file=sys.stderr)
+            return EXIT_FAILED
+    if plan.source is not None:
+        n_seeds = len({(c.seed, c.commitment) for c in careers})
+        print(
+            visible(
+                f"pibench agent: plan {plan.source}: {len(careers)} careers ({len(plan.models)} labels x "
+                f"{len(plan.scenarios)} scenario(s) x {n_seeds} seed(s)), {plan.jobs} at a time, into {plan.out}",
+                newlines=True,
+            ),
+            file=sys.stderr,
         )
+        for name, lim in limiters.items():
+            print(visible(f"pibench agent: endpoint {name}: {lim.describe()} (shared)", newlines=True), file=sys.stderr)
+    return careers
 
-    try:
-        make_backend()  # fail early on a missing key, package or command line
-    except ValueError as exc:
-        print(f"pibench agent: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    check = (
-        "check the --command program (it must print a reply and exit 0)"
-        if args.backend_command is not None
-        else "check --base-url, --model and the key"
-    )
-    if args.redo_failed:
+
+def _check_advice(plan: Any) -> Callable[[Any], str]:
+    """What to check when a career's LLM never answered (its backend's settings)."""
+
+    def advice(c: Any) -> str:
+        if plan.source is not None:
+            what = "command" if c.endpoint.command is not None else "base_url, api_key_env"
+            return f"check [endpoints.{c.endpoint.name}] ({what}) and the model {c.model.model!r} of {plan.source}"
+        if c.endpoint.command is not None:
+            return "check the --command program (it must print a reply and exit 0)"
+        return "check --base-url, --model and the key"
+
+    return advice
+
+
+def _agent_endpoints(plan: Any, careers: list[Any], *, redo_failed: bool) -> int | None:
+    """Step 4: ``--redo-failed`` sets aside the finished careers whose LLM never answered;
+    then each model with a career to play is checked by one tiny request (unless the plan
+    or ``--no-endpoint-check`` skips it). ``None``, or the exit status of a failed check."""
+    if redo_failed:
         from pibench_tui.harness.loop import set_aside_failed
 
-        for name, seed, commit in zip(names, seeds, commitments or [None] * len(seeds), strict=True):
-            moved = set_aside_failed(settings, seed, args.out, commitment=commit)
+        for c in careers:
+            moved = set_aside_failed(c.settings, c.seed, plan.out, commitment=c.commitment)
             if moved is not None:
                 print(
                     visible(
-                        f"pibench agent: seed {name}: the LLM never answered; playing it again "
+                        f"pibench agent: {_career_name(plan, c)}: the LLM never answered; playing it again "
                         f"(the old result kept as {moved})",
                         newlines=True,
                     ),
                     file=sys.stderr,
                 )
-    from pibench_tui.harness.rundir import career_dir
-
-    to_play = [
-        career_dir(args.out, label, scen.name, None if commit else seed, commit)
-        for seed, commit in zip(seeds, commitments or [None] * len(seeds), strict=True)
-    ]
-    if not args.no_endpoint_check and any(not (d / "result.json").is_file() for d in to_play):
-        refusal = endpoint_check(make_backend())
+    if not plan.endpoint_check:
+        return None
+    advice = _check_advice(plan)
+    checked: set[str] = set()
+    for c in careers:
+        if c.model.label in checked or (c.path / "result.json").is_file():
+            continue
+        checked.add(c.model.label)
+        refusal = endpoint_check(c.make_backend())
         if refusal is not None:
+            who = f" of label {c.model.label!r}" if plan.source is not None else ""
             print(
                 visible(
-                    f"pibench agent: the endpoint check failed, no career was started: {refusal}; {check} "
+                    f"pibench agent: the endpoint check{who} failed, no career was started: {refusal}; {advice(c)} "
                     "(or --no-endpoint-check to skip this check)",
                     newlines=True,
                 ),
                 file=sys.stderr,
             )
             return EXIT_FAILED
+    return None
+
+
+def _career_name(plan: Any, c: Any) -> str:
+    """``seed 101`` (a single command) or ``m1-t0 standard seed 101`` (a plan)."""
+    return f"seed {c.name}" if plan.source is None else f"{c.settings.label} {c.settings.scenario} seed {c.name}"
+
+
+def _agent_play(plan: Any, careers: list[Any]) -> list[Any] | int:
+    """Step 5: play the careers under one progress display; the results in career order,
+    or :data:`EXIT_FAILED` when interrupted (the same command resumes)."""
+    from pibench_tui.harness.loop import CareerInterrupted
+    from pibench_tui.harness.planrun import PlanDisplay, run_planned
+
     try:
-        results = run_careers(settings, make_backend, seeds, args.out, jobs=args.jobs, commitments=commitments)
+        with PlanDisplay(careers) as display:
+            return run_planned(careers, jobs=plan.jobs, display=display)
     except (KeyboardInterrupt, CareerInterrupted):
         print(
             "pibench agent: interrupted; run the same command again to resume at the last completed month",
             file=sys.stderr,
         )
         return EXIT_FAILED
-    return _summarise(names, results, args.out, label, scen.name, check=check, prices=dict(args.price or []))
 
 
 #: The conversation of the endpoint check: one short message (a few tokens each way).
@@ -597,10 +669,11 @@ def career_cost(res: dict[str, Any], price: Any) -> float:
 
 
 def _summary_rows(
-    names: list[str], results: list[Any], width: int, price: Any
+    names: list[str], results: list[Any], width: int, price: Any, who: str = ""
 ) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
-    """The per-seed table on stdout and each career's error on stderr; returns the number of
-    careers that raised and the finished ones."""
+    """The per-seed table on stdout and each career's error on stderr (``who``: the label and
+    scenario before "seed N" in a plan of several); returns the number of careers that raised
+    and the finished ones."""
     from pibench_tui.harness.loop import RunConflict
 
     failed = 0
@@ -621,7 +694,7 @@ def _summary_rows(
                 "again to resume it"
             )
             print(
-                visible(f"pibench agent: seed {name}: {type(res).__name__}: {res} ({how})", newlines=True),
+                visible(f"pibench agent: {who}seed {name}: {type(res).__name__}: {res} ({how})", newlines=True),
                 file=sys.stderr,
             )
             continue
@@ -661,7 +734,7 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
     print(f"over {n} finished career(s): " + "; ".join(parts))
 
 
-def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: str) -> int:
+def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: str, who: str = "") -> int:
     """Say loudly on stderr which careers' LLM never answered; returns how many."""
     failed = 0
     for name, res in finished:
@@ -673,7 +746,7 @@ def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: s
             why = (llm.get("errors") or [{}])[-1]
             print(
                 visible(
-                    f"pibench agent: seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
+                    f"pibench agent: {who}seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
                     f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
                     "the career was auto-advanced and recorded: run the same command with --redo-failed to play "
                     "it again (or delete its run directory)",
@@ -684,12 +757,10 @@ def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: s
     return failed
 
 
-def _summary_degraded(
-    degraded: list[tuple[str, dict[str, Any]]], total: int, out: str, label: str, scenario: str
-) -> None:
-    """On stderr: the careers in which some LLM calls failed for good, and what that did."""
+def _summary_degraded(degraded: list[tuple[str, dict[str, Any], Any]], total: int) -> None:
+    """On stderr: the careers in which some LLM calls failed for good (``(who, result, run
+    directory)`` each), and what that did."""
     from pibench_tui.harness.loop import MAX_FAILED_CALLS
-    from pibench_tui.harness.rundir import career_dir
 
     print(
         f"pibench agent: in {len(degraded)} of {total} career(s) the LLM endpoint failed partway; "
@@ -697,16 +768,15 @@ def _summary_degraded(
         f"ends the month, and after {MAX_FAILED_CALLS} failed calls the rest of the career advances):",
         file=sys.stderr,
     )
-    for name, res in degraded:
+    for name, res, path in degraded:
         llm = res["llm"]
         final = [e for e in llm.get("errors") or [] if not e.get("retried")]
         last = final[-1] if final else {}
         adv = res.get("auto_advances") or {}
         without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
-        path = career_dir(out, label, scenario, res.get("seed"), res.get("seed_commitment"))
         print(
             visible(
-                f"  seed {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
+                f"  {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
                 f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
                 f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
                 f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
@@ -729,35 +799,46 @@ def _price_for(prices: dict[str, Any], results: list[Any], label: str) -> tuple[
 
 
 def _summarise(
-    names: list[str],
+    careers: list[Any],
     results: list[Any],
-    out: str,
-    label: str,
-    scenario: str,
-    check: str = "check --base-url, --model and the key",
+    check: Callable[[Any], str] | None = None,
     prices: dict[str, Any] | None = None,
 ) -> int:
-    """Print the per-seed table and the cost line (stdout) and every failure (stderr); return
-    the exit status. ``check`` says what to check when a career's LLM never answered (the
-    backend's settings); ``prices`` (``--price``: model or label -> :class:`pibench_tui.pricing.Price`)
-    adds USD per career.
+    """Print, for each label and scenario (a title line above each when there are several),
+    the per-seed table and the cost line (stdout) and every failure (stderr); return the
+    exit status. ``check(career)`` says what to check when a career's LLM never answered
+    (its backend's settings); ``prices`` (``--price``: model or label ->
+    :class:`pibench_tui.pricing.Price`) adds USD per career.
 
     A career is *failed* when it raised (not finished: resumable, unless its directory holds
     other settings) or when the LLM never answered; *degraded* when it finished but some LLM
     calls failed for good (:data:`EXIT_LLM_FAILED_PARTWAY`).
     """
-    price, model = _price_for(prices or {}, results, label)
-    width = max(8, *(len(n) for n in names))
-    failed, finished = _summary_rows(names, results, width, price)
-    _summary_cost(finished, price, model)
-    failed += _summary_never_answered(finished, check)
-    degraded = [
-        (name, res)
-        for name, res in finished
-        if res["llm"]["failed_calls"] and res["llm"]["failed_calls"] < res["llm"]["calls"]
-    ]
+    advise = check or (lambda _c: "check --base-url, --model and the key")
+    groups: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
+    for c, res in zip(careers, results, strict=True):
+        groups.setdefault((c.settings.label, c.settings.scenario), []).append((c, res))
+    many = len(groups) > 1
+    failed = 0
+    degraded: list[tuple[str, dict[str, Any], Any]] = []
+    for (label, scenario), rows in groups.items():
+        names = [c.name for c, _ in rows]
+        group = [res for _, res in rows]
+        who = f"{label} {scenario} " if many else ""
+        if many:
+            print(visible(f"{label} · {scenario}"))
+        price, model = _price_for(prices or {}, group, label)
+        bad, finished = _summary_rows(names, group, max(8, *(len(n) for n in names)), price, who)
+        _summary_cost(finished, price, model)
+        failed += bad + _summary_never_answered(finished, advise(rows[0][0]), who)
+        paths = {c.name: c.path for c, _ in rows}
+        degraded += [
+            (f"{who}seed {name}", res, paths[name])
+            for name, res in finished
+            if res["llm"]["failed_calls"] and res["llm"]["failed_calls"] < res["llm"]["calls"]
+        ]
     if degraded:
-        _summary_degraded(degraded, len(names), out, label, scenario)
+        _summary_degraded(degraded, len(careers))
     if failed:
         return EXIT_FAILED
     return EXIT_LLM_FAILED_PARTWAY if degraded else EXIT_OK

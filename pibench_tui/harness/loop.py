@@ -289,8 +289,11 @@ class _Career:
         log: Callable[[str], None],
         stop: threading.Event | None,
         commitment: str | None = None,
+        on_month: Callable[[int, int], None] | None = None,
     ) -> None:
         self.settings = settings
+        #: Told ``(months completed, months of the career)`` as months close (progress displays).
+        self.on_month = on_month
         self.backend = backend
         self.seed = seed
         #: The sealed seed's public commitment (``None``: a public seed).
@@ -486,6 +489,8 @@ class _Career:
             }
         )
         self._checkpoint()
+        if self.on_month is not None:
+            self.on_month(month, w.cfg.months)
         if month % 12 == 0 and not w.finished:
             rep = self.core.closed_months[-1]["report"] if self.core.closed_months else {}
             cit = (rep.get("citations") or {}).get("total")
@@ -813,6 +818,7 @@ def run_career(
     log: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
     commitment: str | None = None,
+    on_month: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Play (or resume, or skip if complete) one career and return its ``result.json``.
 
@@ -826,6 +832,8 @@ def run_career(
         commitment: The public commitment of a sealed ``seed`` (``pibench seal``): the run
             directory is named by its first 12 hex digits, ``result.json`` has ``seed: null``
             and ``seed_commitment``, and nothing the agent sees holds the seed.
+        on_month: Told ``(months completed, months of the career)`` when the career starts
+            or resumes and as each month closes (a progress display).
 
     Raises:
         RunConflict: The run directory holds a run with other settings.
@@ -856,7 +864,7 @@ def run_career(
     except RunDirBusy as exc:
         raise RunConflict(str(exc)) from None
     try:
-        return _run_locked(settings, backend, seed, path, say, stop, commitment)
+        return _run_locked(settings, backend, seed, path, say, stop, commitment, on_month)
     finally:
         lock.release()
 
@@ -869,6 +877,7 @@ def _run_locked(
     say: Callable[[str], None],
     stop: threading.Event | None,
     commitment: str | None,
+    on_month: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """:func:`run_career` once the run directory's lock is held."""
     done = path / "result.json"
@@ -887,9 +896,11 @@ def _run_locked(
             )
         say(f"already complete in {path} (delete it to play again)")
         return done_result
-    career = _Career(settings, backend, seed, path, say, stop, commitment)
+    career = _Career(settings, backend, seed, path, say, stop, commitment, on_month)
     try:
         career.open()
+        if on_month is not None:
+            on_month(career.core.month - 1, settings.config.months)
         career.play()
         result = career.finish()
     finally:

@@ -1,0 +1,329 @@
+"""Evaluation plans (issue 26 §4): `pibench agent --plan FILE.toml` plays models × scenarios ×
+seeds into one run directory per label, under per-endpoint limits shared by every career
+(requests in flight, requests and tokens a minute, a 429's Retry-After), resumes an
+interrupted plan, and refuses a bad file before anything runs, naming the key and line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from pibench_tui.cli.command import main as pibench_main
+from pibench_tui.harness.limits import WINDOW, EndpointLimiter
+from pibench_tui.harness.plan import PlanError, load_plan, parse_plan
+from tests.harness.fakellm import FakeLLM, Reply
+
+NEXT = "```python\ntime.next_month()\n```"
+#: A three-month world (the default rules cut short): careers of a few requests.
+TINY = 'name = "tiny-3"\ndescription = "The default world cut to three months (plan tests)."\nseed = 101\nmonths = 3\n'
+
+
+def _plan(tmp_path: Path, url: str, *, extra_endpoint: str = "", jobs: int = 1, seeds: str = "101-102") -> Path:
+    """A plan over two fake models (labels a-t0 and b) × the tiny scenario × ``seeds``."""
+    (tmp_path / "tiny.toml").write_text(TINY)
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        f"""\
+out = "runs"
+seeds = "{seeds}"
+scenarios = ["tiny.toml"]
+jobs = {jobs}
+
+[endpoints.fake]
+base_url = "{url}"
+api_key_env = "PIBENCH_TEST_NO_KEY"
+retries = 0
+{extra_endpoint}
+
+[[models]]
+label = "a-t0"
+endpoint = "fake"
+model = "m1"
+temperature = 0.0
+
+[[models]]
+label = "b"
+endpoint = "fake"
+model = "m2"
+max_turns = 2
+"""
+    )
+    return plan
+
+
+def test_a_plan_of_two_models_and_two_seeds_writes_a_run_dir_per_label_and_the_report_has_a_row_per_label(
+    tmp_path, capsys
+):
+    """Two model entries × one scenario × seeds 101-102: four careers, each in OUT/LABEL/
+    (OUT and the scenario file relative to the plan file), each with its model's settings;
+    the endpoint saw both models; `pibench report OUT` has one leaderboard row per label."""
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(tmp_path, srv.base_url, jobs=2)
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        models = sorted({r["model"] for r in srv.requests})
+    out = tmp_path / "runs"
+    results = {p.relative_to(out).as_posix(): json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))}
+    assert sorted(results) == [
+        "a-t0/tiny-3-101/result.json",
+        "a-t0/tiny-3-102/result.json",
+        "b/tiny-3-101/result.json",
+        "b/tiny-3-102/result.json",
+    ]
+    assert models == ["m1", "m2"]
+    a, b = results["a-t0/tiny-3-101/result.json"], results["b/tiny-3-102/result.json"]
+    assert (a["label"], a["model"], a["harness"]["temperature"], a["months_played"]) == ("a-t0", "m1", 0.0, 3)
+    assert (b["label"], b["model"], b["harness"]["max_turns"]) == ("b", "m2", 2)
+    err = capsys.readouterr().err
+    assert "4 careers (2 labels x 1 scenario(s) x 2 seed(s))" in err
+    assert "4/4 careers done" in err
+    report = tmp_path / "report.json"
+    assert pibench_main(["report", str(out), "--json", str(report)]) == 0
+    board = json.loads(report.read_text())["leaderboard"]
+    assert sorted(r["label"] for r in board) == ["a-t0", "b"]
+    assert all(r["n"] == 2 for r in board)
+
+
+def test_the_endpoint_limit_of_requests_in_flight_is_shared_by_every_career_of_the_plan(tmp_path):
+    """Four careers played at once (jobs = 4) of two models on one endpoint with
+    max_concurrent = 2: the fake server never has more than 2 requests in flight (counted
+    on the server, each request held 30 ms), and every request was answered."""
+    lock = threading.Lock()
+    state = {"now": 0, "max": 0}
+    gate = threading.Event()
+
+    def brain(req, i):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        gate.wait(0.03)
+        with lock:
+            state["now"] -= 1
+        return Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        plan = _plan(tmp_path, srv.base_url, jobs=4, extra_endpoint="max_concurrent = 2")
+        assert pibench_main(["agent", "--plan", str(plan), "--no-endpoint-check"]) == 0
+        n = len(srv.requests)
+    assert n == 4 * 3  # four careers of three months, one reply a month
+    assert 1 <= state["max"] <= 2
+
+
+class FakeClock:
+    """A clock that only moves when slept on (shared by threads)."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.lock = threading.Lock()
+
+    def now(self) -> float:
+        with self.lock:
+            return self.t
+
+    def sleep(self, s: float) -> None:
+        with self.lock:
+            self.t += max(s, 1e-6)
+
+
+def _most_in_a_window(times: list[float]) -> int:
+    """The most of ``times`` in any half-open window of :data:`WINDOW` seconds."""
+    times = sorted(times)
+    return max(sum(1 for u in times if t <= u < t + WINDOW) for t in times)
+
+
+def test_requests_per_minute_are_shared_by_every_career_of_the_plan(tmp_path):
+    """Four careers at once on one endpoint of requests_per_minute = 5, on a fake clock
+    that moves only when the limiter waits: every request the server saw was admitted by
+    the shared limiter, and no 60 s of the fake clock holds more than 5 of them (12
+    requests need at least two minutes)."""
+    from pibench_tui.harness.planrun import PlanDisplay, careers_of, limiters_of, run_planned
+
+    clock = FakeClock()
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = load_plan(_plan(tmp_path, srv.base_url, jobs=4, extra_endpoint="requests_per_minute = 5"))
+        limiters = limiters_of(plan, clock=clock.now, sleep=clock.sleep)
+        careers = careers_of(plan, limiters)
+        with PlanDisplay(careers, rich=False, stream=open(os.devnull, "w")) as display:  # noqa: SIM115
+            results = run_planned(careers, jobs=4, display=display)
+        n = len(srv.requests)
+    assert all(isinstance(r, dict) for r in results)
+    times = [t for t, _tokens in limiters["fake"].admitted]
+    assert len(times) == n == 12
+    assert _most_in_a_window(times) == 5
+    assert clock.now() >= 2 * WINDOW
+
+
+def test_tokens_per_minute_and_retry_after_hold_back_every_request_of_the_endpoint():
+    """On a fake clock: with tokens_per_minute = 1000 and requests of 400 tokens, at most two
+    start in any 60 s (a third would make 1,200); a request's reported usage replaces its
+    estimate; a pause (a 429's Retry-After) holds back the next request however free the
+    window is."""
+    clock = FakeClock()
+    lim = EndpointLimiter("e", tokens_per_minute=1000, clock=clock.now, sleep=clock.sleep)
+    for _ in range(5):
+        with lim.slot(400) as slot:
+            slot.tokens = 400
+    times = [t for t, _ in lim.admitted]
+    assert times[:2] == [0.0, 0.0] and times[2] >= WINDOW and times[4] >= 2 * WINDOW
+    assert _most_in_a_window(times) == 2
+    with lim.slot(10) as slot:
+        slot.tokens = 900  # the endpoint's usage: the window now holds 900 of this request
+    before = clock.now()
+    with lim.slot(200):
+        pass
+    assert clock.now() >= before + WINDOW - 1e-6  # 900 + 200 > 1000: waited for it to expire
+    free = EndpointLimiter("f", requests_per_minute=100, clock=clock.now, sleep=clock.sleep)
+    free.pause(30.0)
+    start = clock.now()
+    with free.slot(1):
+        pass
+    assert free.admitted[0][0] >= start + 30.0
+
+
+def test_an_interrupted_plan_run_again_reuses_its_finished_careers_and_plays_the_rest(tmp_path, capsys):
+    """A plan stopped by Ctrl-C (SIGINT once a first career has finished) exits 1 with
+    careers left unfinished; the same plan run again says "already complete" for each
+    finished career, leaves its result.json byte for byte, plays the rest, and exits 0."""
+    out = tmp_path / "runs"
+    sent = threading.Event()
+
+    def brain(req, i):
+        if not sent.is_set() and any(out.glob("*/*/result.json")):
+            sent.set()
+            os.kill(os.getpid(), signal.SIGINT)
+        return Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        plan = _plan(tmp_path, srv.base_url, jobs=2)
+        assert pibench_main(["agent", "--plan", str(plan)]) == 1
+        assert "interrupted" in capsys.readouterr().err
+        finished = {p: p.read_bytes() for p in out.glob("*/*/result.json")}
+        assert 1 <= len(finished) < 4
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("already complete") == len(finished)
+    assert all(p.read_bytes() == data for p, data in finished.items())
+    assert len(list(out.glob("*/*/result.json"))) == 4
+
+
+def test_a_finished_career_of_a_changed_plan_entry_is_refused_not_reused(tmp_path, capsys):
+    """After a plan ran, the same plan with label a-t0's temperature changed refuses a-t0's
+    finished careers (naming the setting) and exits 1; label b's careers are reused."""
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(tmp_path, srv.base_url, seeds="101")
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        plan.write_text(plan.read_text().replace("temperature = 0.0", "temperature = 0.7"))
+        capsys.readouterr()
+        assert pibench_main(["agent", "--plan", str(plan)]) == 1
+    err = capsys.readouterr().err
+    assert "a-t0 tiny-3 seed 101: RunConflict" in err and "temperature: 0.0 there, 0.7 now" in err
+    assert err.count("already complete") == 1
+
+
+BASE = """\
+seeds = "101"
+[endpoints.local]
+base_url = "http://127.0.0.1:9/v1"
+[[models]]
+label = "m"
+endpoint = "local"
+model = "m"
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("out = [1\n", "not valid TOML"),
+        (BASE + "temprature = 0.1\n", "models[1].temprature (line 8): unknown key; did you mean 'temperature'?"),
+        (BASE.replace("[[models]]", "max_concurent = 2\n[[models]]"), "endpoints.local.max_concurent (line 4)"),
+        (
+            BASE.replace('endpoint = "local"', 'endpoint = "remote"'),
+            "no endpoint 'remote'; the plan's endpoints: local",
+        ),
+        (BASE + '[[models]]\nlabel = "m"\nendpoint = "local"\nmodel = "m2"\n', "models[2].label (line 9): label 'm'"),
+        (BASE + "temperature = 3\n", "models[1].temperature (line 8): must be a number from 0 to 2, got 3"),
+        (BASE.replace('seeds = "101"', 'seeds = "10x"'), "seeds (line 1):"),
+        (BASE.replace('base_url = "http://127.0.0.1:9/v1"', 'api_key = "sk-123"'), "the key itself never goes"),
+        (BASE.replace('model = "m"\n', ""), "models[1] (line 4): missing 'model'"),
+        (BASE + 'scenarios = ["nope"]\n', "scenarios"),
+        ('seeds = "101"\n', "endpoints: a plan needs at least one [endpoints.NAME] table"),
+        (BASE.replace("[endpoints.local]", "[endpoints.local]\nrequests_per_minute = 0"), "at least 1, got 0"),
+    ],
+)
+def test_a_bad_plan_is_refused_before_anything_runs_naming_the_key_its_line_and_what_is_valid(text, expected):
+    """Bad TOML, unknown keys (with the nearest valid one), a model's missing endpoint, two
+    models of one label, values out of range, a key written into the file: each is a
+    PlanError naming the key (and its line)."""
+    with pytest.raises(PlanError) as err:
+        parse_plan(text, source="p.toml")
+    assert expected in str(err.value)
+
+
+def test_plan_with_a_configuration_option_or_a_bad_file_is_a_usage_error(tmp_path, capsys):
+    """`--plan` beside an option the plan file says (--model, --temperature) exits 2 naming
+    them; a plan file with an unknown key exits 2 naming the file, the key and its line;
+    a missing file too. Nothing is written."""
+    plan = tmp_path / "p.toml"
+    plan.write_text(BASE + "temprature = 0.1\n")
+    assert pibench_main(["agent", "--plan", str(plan), "--model", "x", "--temperature", "0"]) == 2
+    assert "--model, --temperature cannot be given with --plan" in capsys.readouterr().err
+    assert pibench_main(["agent", "--plan", str(plan)]) == 2
+    assert f"{plan}: models[1].temprature (line 8): unknown key" in capsys.readouterr().err
+    assert pibench_main(["agent", "--plan", str(tmp_path / "none.toml")]) == 2
+    assert "cannot read the plan" in capsys.readouterr().err
+    assert pibench_main(["agent"]) == 2
+    assert "--model NAME is required (or --plan FILE.toml)" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_plan_display_on_a_terminal_draws_careers_months_and_messages(tmp_path):
+    """The rich display (what a terminal gets) shows the careers and months bars and a
+    career's messages, and counts a failed career; the plain display writes a status line
+    naming careers done, failed and months as a career ends."""
+    import io
+
+    from pibench_tui.harness.planrun import PlanDisplay, careers_of, limiters_of
+
+    plan = load_plan(_plan(tmp_path, "http://127.0.0.1:9/v1"))
+    careers = careers_of(plan, limiters_of(plan))
+    screen = io.StringIO()
+    with PlanDisplay(careers, stream=screen, rich=True) as display:
+        display.month(careers[0].key, 1, 3)
+        display.log("[a-t0 tiny-3 101] resuming at month 2")
+        display.finished(careers[0].key, 3, ok=True)
+        display.finished(careers[1].key, 3, ok=False)
+    drawn = screen.getvalue()
+    assert "careers" in drawn and "months" in drawn and "resuming at month 2" in drawn
+    assert "2/4" in drawn
+    plain = io.StringIO()
+    with PlanDisplay(careers, stream=plain, rich=False) as display:
+        display.finished(careers[0].key, 3, ok=True)
+        display.finished(careers[1].key, 3, ok=False)
+    assert "2/4 careers done, 1 failed, 0 in play; 3/12 months" in plain.getvalue()
+
+
+def test_a_plan_plays_sealed_seeds_from_a_seal_file_beside_it(tmp_path, capsys):
+    """`seeds = "@seal.json"` (relative to the plan file) plays each label on the sealed
+    seed: run directories named by the commitment prefix, `seed: null` in result.json, the
+    seed in no summary line; the endpoint on this machine gets the seal's note, naming the
+    plan's endpoint table."""
+    from pibench_tui.cli.seeds import read_seal
+
+    assert pibench_main(["seal", "--count", "1", "--out", str(tmp_path / "seal.json")]) == 0
+    row = read_seal(tmp_path / "seal.json")["seeds"][0]
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(tmp_path, srv.base_url, seeds="@seal.json")
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+    captured = capsys.readouterr()
+    assert "[endpoints.fake]" in captured.err and "is served on this machine" in captured.err
+    assert str(row["seed"]) not in captured.out and f"sealed:{row['commitment'][:12]}" in captured.out
+    for label in ("a-t0", "b"):
+        res = json.loads(
+            (tmp_path / "runs" / label / f"tiny-3-sealed-{row['commitment'][:12]}" / "result.json").read_text()
+        )
+        assert res["seed"] is None and res["seed_commitment"] == row["commitment"] and res["months_played"] == 3
