@@ -74,22 +74,28 @@ def career_dir(
     return Path(out) / safe_name(label) / f"{safe_name(scenario)}-{tail}"
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True, private: bool = False) -> None:
     """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half
     (the save store's :func:`saves.storage.atomic_write`, UTF-8), with the permissions
-    ``open()`` would give it (``0o666`` less the umask).
+    ``open()`` would give it (``0o666`` less the umask), or ``0o600`` when ``private``
+    (answer keys, seeds).
 
     ``durable=False`` skips the fsyncs: still whole after a killed process, but not
     guaranteed after a power loss (for copies of what a durable file already holds)."""
     from saves.storage import atomic_write
 
-    atomic_write(Path(path), text.encode("utf-8"), durable=durable, mode=0o666)
+    atomic_write(Path(path), text.encode("utf-8"), durable=durable, mode=None if private else 0o666)
 
 
-def atomic_write_json(path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True) -> None:
+def atomic_write_json(
+    path: str | os.PathLike[str], data: Any, *, indent: int | None = 1, durable: bool = True, private: bool = False
+) -> None:
     """:func:`atomic_write_text` of ``data`` as JSON (NaN refused)."""
     atomic_write_text(
-        path, json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n", durable=durable
+        path,
+        json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False) + "\n",
+        durable=durable,
+        private=private,
     )
 
 
@@ -211,17 +217,22 @@ class JsonlFile:
 
     Lines are flushed as written; :meth:`sync` makes them durable. :meth:`truncate`
     cuts the file back to ``n`` lines (the lines of a lost month) and returns them.
+    ``private`` files are created ``0o600`` (and made so if they exist).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, private: bool = False) -> None:
         self.path = Path(path)
+        self.private = private
         self.lines = len(read_jsonl(self.path))
         self._fh: IO[str] | None = None
 
     def _open(self) -> IO[str]:
         if self._fh is None:  # never through a link planted in the run folder
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-            self._fh = open(os.open(self.path, flags, 0o666), "a", encoding="utf-8")
+            fd = os.open(self.path, flags, 0o600 if self.private else 0o666)
+            if self.private:
+                os.fchmod(fd, 0o600)
+            self._fh = open(fd, "a", encoding="utf-8")
         return self._fh
 
     def append(self, obj: Any) -> None:
@@ -244,7 +255,7 @@ class JsonlFile:
         keep, lost = rows[:n], rows[n:]
         text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n" for r in keep)
         if self.path.exists() or keep:
-            atomic_write_text(self.path, text)
+            atomic_write_text(self.path, text, private=self.private)
         self.lines = len(keep)
         return lost
 

@@ -461,22 +461,34 @@ def _folders(settings: BuildSettings, folder: Path, seal: str | os.PathLike[str]
         raise ValueError(f"--seal {work} is inside --out {folder}: the private folder must not be published with it")
     folder.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
+    private = seal is not None
+    if private:  # the key and the journal's seeds: the owner's alone
+        os.chmod(work, 0o700)
+        for old in work.iterdir():
+            if old.is_file() and not old.is_symlink():
+                os.chmod(old, 0o600)
     meta_path = work / "journal.json"
     if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
         raise ValueError(f"{folder} holds a build of other settings; use another --out")
-    atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()})
+    atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()}, private=private)
     return work
 
 
 def _run_all(
-    settings: BuildSettings, work: Path, jobs: int, cluster: Any, progress: Callable[[int, int], None] | None
+    settings: BuildSettings,
+    work: Path,
+    jobs: int,
+    cluster: Any,
+    progress: Callable[[int, int], None] | None,
+    *,
+    private: bool = False,
 ) -> list[dict[str, Any]]:
     """The survey (with ``per_kind``) and every task's result, those in the journal taken
-    from it, the others run and appended to it."""
+    from it, the others run and appended to it (``private``: the journal is ``0o600``)."""
     lines = read_jsonl(work / "journal.jsonl")
     surveys = {r["survey"]: r["found"] for r in lines if "survey" in r}
     done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
-    journal = JsonlFile(work / "journal.jsonl")
+    journal = JsonlFile(work / "journal.jsonl", private=private)
     try:
         if settings.per_kind:
             careers = _careers(settings)
@@ -502,7 +514,7 @@ def _write(
     chosen = _select(results, settings)
     atomic_write_text(folder / "cases.jsonl", "".join(json.dumps(k["case"], sort_keys=True) + "\n" for k in chosen))
     key_text = "".join(json.dumps(k["key"], sort_keys=True) + "\n" for k in chosen)
-    atomic_write_text(work / "key.jsonl", key_text)
+    atomic_write_text(work / "key.jsonl", key_text, private=sealed)
     stability = [a for r in results for a in r["stability"]]
     counts: dict[str, int] = {}
     for k in chosen:
@@ -520,7 +532,7 @@ def _write(
         "kept_before_caps": sum(len(r["kept"]) for r in results),
         "stability": {"checked": len(stability), "agree": sum(stability)},
     }
-    atomic_write_json(work / "build.json", summary)
+    atomic_write_json(work / "build.json", summary, private=sealed)
     if sealed:
         public = json.loads(json.dumps(summary))
         public["settings"]["seeds"] = f"sealed ({len(settings.seeds)} seeds)"
@@ -568,7 +580,7 @@ def build(
     folder = Path(out)
     work = _folders(settings, folder, seal)
     started = time.perf_counter()
-    results = _run_all(settings, work, jobs, cluster, progress)
+    results = _run_all(settings, work, jobs, cluster, progress, private=seal is not None)
     summary = _write(settings, results, folder, work, sealed=seal is not None)
     summary["seconds_this_run"] = round(time.perf_counter() - started, 1)
     return summary

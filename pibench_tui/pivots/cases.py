@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "BUNDLED_SETS",
     "resolve_set",
     "check_sealed_key",
+    "sealed_key_sha256",
     "CASE_FORMAT",
     "KINDS",
     "MAX_CASES_BYTES",
@@ -120,8 +122,11 @@ def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
                     continue
                 try:
                     obj = json.loads(line)
-                except ValueError as exc:
-                    raise PivotFileError(f"{path}: line {number} is not JSON ({exc})") from None
+                except json.JSONDecodeError as exc:
+                    raise PivotFileError(
+                        f"{path}: line {number}{_id_hint(line)} is not JSON ({exc.msg}, character {exc.colno} "
+                        "of that line)"
+                    ) from None
                 if not isinstance(obj, dict):
                     raise PivotFileError(f"{path}: line {number} is not a JSON object")
                 out.append((number, obj))
@@ -130,7 +135,27 @@ def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-def _need(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+def _id_hint(line: str) -> str:
+    """`` (case ID)`` when a broken JSON line still shows its ``"id"``, else ``""``."""
+    found = re.search(r'"id"\s*:\s*"([^"\\]{1,200})"', line)
+    return f" (case {found.group(1)})" if found else ""
+
+
+#: The fields of a case line (``docs/pivots.md`` "Files"; ``actions`` only in cases forked
+#: along a recorded run).
+CASE_FIELDS = ("format", "id", "scenario", "config_hash", "seed", "commitment", "career", "policy", "fork_month",
+               "kind", "capability", "question", "record", "plans", "actions")  # fmt: skip
+#: The fields of a key line (``docs/pivots.md`` "Files").
+KEY_FIELDS = ("format", "id", "better", "delta", "ci", "branches", "impact", "collapse", "p_a_beats_b", "stability")
+
+
+def _need(
+    obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str, fields: tuple[str, ...] = CASE_FIELDS
+) -> Any:
+    """``obj[name]`` of type ``kind``; a missing field is named with the fields a line holds."""
+    if name not in obj:
+        what = "case" if fields is CASE_FIELDS else "key"
+        raise PivotFileError(f"{where}: the field {name!r} is missing (a {what} line holds {', '.join(fields)})")
     value = obj.get(name)
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
@@ -139,10 +164,13 @@ def _need(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: 
 
 
 def _case(obj: dict[str, Any], where: str) -> Case:
+    if isinstance(obj.get("id"), str):
+        where = f"{where} (case {obj['id']})"
+    if "format" not in obj:
+        _need(obj, "format", int, where)
     if obj.get("format") != CASE_FORMAT:
         raise PivotFileError(f"{where}: format {obj.get('format')!r} is not {CASE_FORMAT} (rebuild the set)")
     cid = _need(obj, "id", str, where)
-    where = f"{where} (case {cid})"
     kind = _need(obj, "kind", str, where)
     if kind not in KINDS:
         raise PivotFileError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
@@ -257,7 +285,7 @@ def _check_key_consistent(
 
 
 def _key_entry(obj: dict[str, Any], where: str) -> KeyEntry:
-    cid = _need(obj, "id", str, where)
+    cid = _need(obj, "id", str, where, KEY_FIELDS)
     where = f"{where} (case {cid})"
     better = obj.get("better")
     if better not in _PLAN_LABELS:
@@ -306,23 +334,40 @@ def load_key(path: str | os.PathLike[str], cases: list[Case] | None = None) -> d
     return out
 
 
-def check_sealed_key(cases: str | os.PathLike[str], key: str | os.PathLike[str]) -> None:
+def sealed_key_sha256(cases: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 a sealed set's ``build.json`` commits its key to, or ``None`` for a set
+    that is not sealed (or has no readable ``build.json``)."""
+    folder = Path(cases) if Path(cases).is_dir() else Path(cases).parent
+    try:
+        meta = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    want = (meta.get("sealed") or {}).get("key_sha256") if isinstance(meta, dict) else None
+    return str(want) if want else None
+
+
+def check_sealed_key(cases: str | os.PathLike[str], key: str | os.PathLike[str], *, given: bool = True) -> None:
     """A sealed set's key must be the one it was built with: the SHA-256 of the key file's
     bytes equals ``build.json["sealed"]["key_sha256"]`` beside the cases (sets that are not
     sealed have nothing to check).
+
+    ``given=False`` means ``key`` is only the default place (beside the cases): when no key
+    is there the error says the set is sealed and how to give its key.
 
     Raises:
         PivotFileError: The key differs from the commitment, or cannot be read.
     """
     folder = Path(cases) if Path(cases).is_dir() else Path(cases).parent
-    try:
-        meta = json.loads((folder / "build.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    want = (meta.get("sealed") or {}).get("key_sha256") if isinstance(meta, dict) else None
+    want = sealed_key_sha256(cases)
     if not want:
         return
     file = key_path(key)
+    if not given and not file.exists():
+        raise PivotFileError(
+            f"the case set {folder} is sealed: its answer key is kept apart from the cases. Give it with "
+            "--key FILE (key.jsonl in the build's private --seal folder), or put the published key.jsonl "
+            "beside the cases once the set is unsealed"
+        )
     try:
         got = hashlib.sha256(file.read_bytes()).hexdigest()
     except OSError as exc:

@@ -399,8 +399,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             cases = load_cases(meta["cases"])
             if cases_hash(cases) != meta.get("cases_hash"):
                 return _fail(f"{run}: the case set at {meta['cases']} changed since this run was made")
-            key_file = args.key or Path(meta["cases"]) / "key.jsonl"
-            check_sealed_key(meta["cases"], key_file)
+            folder = Path(meta["cases"]) if Path(meta["cases"]).is_dir() else Path(meta["cases"]).parent
+            key_file = args.key or folder / "key.jsonl"
+            check_sealed_key(meta["cases"], key_file, given=args.key is not None)
             key = load_key(key_file, cases)
         except PivotFileError as exc:
             return _fail(str(exc))

@@ -350,7 +350,10 @@ def run_pivots(args: Any) -> int:
 
     try:
         session = open_session(
-            resolve_set(args.pivots), getattr(args, "pivots_key", None), getattr(args, "pivots_out", None)
+            resolve_set(args.pivots),
+            getattr(args, "pivots_key", None),
+            getattr(args, "pivots_out", None),
+            getattr(args, "pivots_seal", None),
         )
         # The first case must re-play before the app starts, so a bad set fails here, not in the UI.
         first = session.next_index()

@@ -4,6 +4,7 @@ by eval/score as they are, and clear refusals of bad settings."""
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -160,10 +161,15 @@ def test_a_sealed_build_publishes_no_seed_and_commits_to_its_key(tmp_path: Path)
     assert cases and all(c.raw["seed"] is None and c.raw["commitment"] for c in cases)
     assert '"seed": 1,' not in published and '"seeds": [1]' not in published and "sealed:" in published
     assert (private / "key.jsonl").exists() and (private / "journal.jsonl").exists()
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700  # the key and the seeds: the owner's alone
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in private.iterdir()} == {
+        name: 0o600 for name in ("build.json", "journal.json", "journal.jsonl", "key.jsonl")
+    }
     load_key(private, cases)
     run = tmp_path / "run"
     assert pibench("pivots", "eval", "--cases", str(out), "--judge", "first", "--out", str(run)).returncode == 0
-    assert pibench("pivots", "score", str(run)).returncode == 1  # no key beside a sealed set
+    nokey = pibench("pivots", "score", str(run))  # no key beside a sealed set: say so and what to give
+    assert nokey.returncode == 1 and "is sealed" in nokey.stderr and "--key FILE" in nokey.stderr, nokey.stderr
     ok = pibench("pivots", "score", str(run), "--key", str(private / "key.jsonl"))
     assert ok.returncode == 0, ok.stderr
     lines = (private / "key.jsonl").read_text().splitlines(keepends=True)

@@ -160,13 +160,28 @@ def test_a_run_directory_in_use_is_refused_naming_the_holder(caseset: Path, tmp_
 
 
 def test_malformed_case_files_and_tampered_keys_are_refused_naming_the_case(caseset: Path, tmp_path: Path) -> None:
-    """A line that is not JSON, a case without plan B, and a key whose 'better' was flipped
-    (it no longer agrees with its own delta) are each refused with the file, line and case."""
+    """A line that is not JSON, a case without its kind or plan B, and a key whose 'better'
+    was flipped (it no longer agrees with its own delta) are each refused with the file,
+    the line in the file and the case id (read from a broken line where it can be); a
+    missing field is named with the fields a case line holds."""
     bad = tmp_path / "bad"
     bad.mkdir()
     lines = (caseset / "cases.jsonl").read_text().splitlines()
     (bad / "cases.jsonl").write_text(lines[0] + "\n{oops\n")
     with pytest.raises(PivotFileError, match=r"line 2 is not JSON"):
+        load_cases(bad)
+    (bad / "cases.jsonl").write_text(lines[0] + "\n" + lines[1][:-40] + "\n")  # cut short: the id is still readable
+    with pytest.raises(PivotFileError) as cut:
+        load_cases(bad)
+    assert f"{bad / 'cases.jsonl'}: line 2 (case t-0002) is not JSON" in str(cut.value)
+    assert "line 1 column" not in str(cut.value)  # not the decoder's own line count within the line
+    case = json.loads(lines[1])
+    del case["kind"]
+    (bad / "cases.jsonl").write_text(lines[0] + "\n" + json.dumps(case) + "\n")
+    with pytest.raises(
+        PivotFileError,
+        match=r"line 2 \(case t-0002\): the field 'kind' is missing \(a case line holds .*fork_month.*plans",
+    ):
         load_cases(bad)
     case = json.loads(lines[1])
     del case["plans"]["B"]

@@ -174,3 +174,35 @@ async def test_a_sealed_set_is_played_from_the_evaluators_seal_file_without_show
         assert "sealed or was not given" in "\n".join(app.screen.lines())
     lines = [json.loads(x) for x in (tmp_path / "human" / "answers.jsonl").read_text().splitlines()]
     assert [x["id"] for x in lines] == [session.cases[0].id]
+
+
+def test_play_pivots_command_passes_the_seal_file_to_the_replay(
+    caseset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pibench play --pivots SEALED --seal FILE` through the real entry point: the seal file
+    reaches the session (each career replays from its seed), the player chooses plan A in
+    the app (run headless) and the answer is saved (before: --seal was ignored and the
+    command refused the set as sealed)."""
+    from pibench_tui.cli.command import main
+
+    sealed, seal, seeds = _sealed_copy(caseset, tmp_path / "sealed")
+    seen: list[dict[str, int] | None] = []
+    original = PivotApp.run
+
+    async def choose_a(pilot: object) -> None:
+        app = pilot.app  # type: ignore[attr-defined]
+        await pilot.pause()  # type: ignore[attr-defined]
+        seen.append(app.session.seeds)
+        await pilot.press("a")  # type: ignore[attr-defined]
+        await pilot.pause()  # type: ignore[attr-defined]
+        app.exit()
+
+    def run_headless(self: PivotApp, **_kw: object) -> object:
+        return original(self, headless=True, size=(120, 40), auto_pilot=choose_a)
+
+    monkeypatch.setattr(PivotApp, "run", run_headless)
+    code = main(["play", "--pivots", str(sealed), "--seal", str(seal), "--answers", str(tmp_path / "h")])
+    assert code == 0
+    assert seen and set(seen[0].values()) == seeds  # type: ignore[union-attr]
+    lines = [json.loads(x) for x in (tmp_path / "h" / "answers.jsonl").read_text().splitlines()]
+    assert len(lines) == 1 and lines[0]["raw"] == "key a"
