@@ -280,7 +280,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "--pivots",
         metavar="CASES",
         help="answer pivot cases (a case set folder, or 'dev' for the shipped set): the panels at each fork read-only, the two plans, "
-        "a/b to choose, then the futures revealed; answers are saved like `pibench pivots eval`",
+        "Plan 1 or Plan 2 to choose (keys 1/a, 2/b), then the futures revealed; answers are saved like `pibench pivots eval`",
     )
     play.add_argument(
         "--key",

@@ -27,7 +27,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -401,6 +400,14 @@ def _funnel(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {k: dict(zip(("found", "screened", "kept"), v, strict=True)) for k, v in sorted(out.items())}
 
 
+def _ignore_sigint() -> None:
+    """A build worker's initializer: Ctrl-C goes to the parent alone, which stops the pool
+    (a worker interrupted on its own would print a traceback and leave its task half done)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _map(
     fn: Callable[[Any], dict[str, Any]],
     tasks: Sequence[Any],
@@ -409,10 +416,15 @@ def _map(
     journal: JsonlFile,
     done: int,
     total: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int, str], None] | None,
+    what: str = "tasks",
 ) -> list[dict[str, Any]]:
     """``fn`` over ``tasks`` (locally, in ``jobs`` processes, or on the Dask ``cluster``), each
-    result appended to the journal and synced as it comes, in the order they finish."""
+    result appended to the journal and synced as it comes, in the order they finish.
+
+    An interrupt (Ctrl-C) or an error stops at once: the tasks not started are dropped, the
+    worker processes terminated (the cluster's futures cancelled); every result that finished
+    is already in the journal, so the same build resumes from there."""
     results: list[dict[str, Any]] = []
 
     def finished(r: dict[str, Any]) -> None:
@@ -420,7 +432,7 @@ def _map(
         journal.sync()
         results.append(r)
         if progress is not None:
-            progress(done + len(results), total)
+            progress(done + len(results), total, what)
 
     if cluster is not None:
         from ..sweep.executors import DaskExecutor
@@ -431,9 +443,20 @@ def _map(
         for task in tasks:
             finished(fn(task))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for r in pool.map(fn, tasks, chunksize=1):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        pool = ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint)
+        try:
+            for r in pool.imap_unordered(fn, tasks, chunksize=1):
                 finished(r)
+        except BaseException:
+            pool.terminate()  # Ctrl-C or an error: the running tasks are dropped, the queued never start
+            raise
+        else:
+            pool.close()
+        finally:
+            pool.join()
     return results
 
 
@@ -479,7 +502,7 @@ def _run_all(
     work: Path,
     jobs: int,
     cluster: Any,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int, str], None] | None,
     *,
     private: bool = False,
 ) -> list[dict[str, Any]]:
@@ -493,7 +516,9 @@ def _run_all(
         if settings.per_kind:
             careers = _careers(settings)
             todo = [(settings, ref) for ref in careers if ref not in surveys]
-            for r in _map(survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress):
+            for r in _map(
+                survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress, "careers surveyed"
+            ):
                 surveys[r["survey"]] = r["found"]
         plan = planned(settings, surveys)
         tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
@@ -550,7 +575,7 @@ def build(
     *,
     jobs: int = 1,
     cluster: Any = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     seal: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Build a case set into ``out`` (``cases.jsonl``, ``key.jsonl``, ``build.json``).
@@ -568,7 +593,8 @@ def build(
         jobs: Local worker processes (ignored with ``cluster``).
         cluster: A Dask scheduler address (or ``distributed.Client``): the tasks run there,
             as the sweeps' (:class:`~pibench_tui.sweep.executors.DaskExecutor`).
-        progress: Called with ``(tasks done, tasks)`` after each task.
+        progress: Called with ``(done, of, what)`` after each task: ``what`` is ``"careers
+            surveyed"`` during the survey (with ``per_kind``), then ``"tasks"``.
         seal: The private folder of a sealed build (required with sealed seeds, refused
             without them).
 
@@ -576,6 +602,8 @@ def build(
         ValueError: ``out`` holds the journal of a build of other settings; sealed seeds
             without ``seal``, ``seal`` without sealed seeds, or ``seal`` inside ``out``.
         ExecutorError: The cluster cannot be used (the message says why).
+        KeyboardInterrupt: Passed on after stopping the workers; the journal keeps every
+            finished task (the same call resumes).
     """
     folder = Path(out)
     work = _folders(settings, folder, seal)

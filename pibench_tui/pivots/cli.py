@@ -29,8 +29,8 @@ A killed evaluation resumes when the same command is run again; a call that fail
 its retries is asked again then (exit 1 names them).
 
 examples:
-  pibench pivots eval --cases pivots/dev --model qwen2.5 --base-url http://localhost:11434/v1 --out runs/pv-qwen
-  pibench pivots eval --cases pivots/dev --judge first --out runs/pv-first
+  pibench pivots eval --cases dev --model qwen2.5 --base-url http://localhost:11434/v1 --out runs/pv-qwen
+  pibench pivots eval --cases dev --judge first --out runs/pv-first
   pibench pivots score runs/pv-qwen runs/pv-first
 """
 
@@ -79,13 +79,17 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--jobs", type=positive_int, default=1, help="sessions asked at once")
     ev.set_defaults(func=cmd_eval)
 
+    from .build import BuildSettings
+
+    d = BuildSettings()
     bd = psub.add_parser(
         "build",
         help="play careers, find decision points, keep the cases the simulated futures decide",
         description="Build a pivot case set: reference-policy careers over --seeds, decision points of each kind "
         "at the candidate months, each pair of plans screened on S branches and confirmed on C fresh ones "
-        "(kept when the paired 95%% interval of the Impact difference excludes 0 and the difference is "
-        "material). Resumable: run the same command again after an interruption.",
+        "(kept when the paired 95 % interval of the Impact difference excludes 0 and the difference is "
+        "material). Resumable: run the same command again after an interruption (Ctrl-C keeps every finished "
+        "task).",
     )
     bd.add_argument("--out", required=True, metavar="DIR", help="the case set folder (created; resumed if it exists)")
     bd.add_argument("--preset", choices=("dev", "smoke"), help="named settings (dev: the public development set)")
@@ -93,7 +97,7 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         "--seeds",
         metavar="SPEC",
         help="seeds, e.g. 1-40 or 1,5,9, or @FILE (sealed seeds from pibench seal; needs --seal) "
-        "(default: the preset's, else 1-3)",
+        f"(default: the preset's, else {_spec(d.seeds)})",
     )
     bd.add_argument(
         "--runs",
@@ -108,32 +112,38 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         help="a sealed build's private folder: the answer key and the journal go here, cases and a public "
         "build.json (the key's SHA-256 as its commitment) into --out",
     )
-    bd.add_argument("--scenario", help="a bundled scenario (default standard)")
-    bd.add_argument("--policy", help="the reference policy playing to the fork and after it (default baseline)")
+    bd.add_argument("--scenario", help=f"a bundled scenario (default: {d.scenario})")
+    bd.add_argument("--policy", help=f"the reference policy playing to the fork and after it (default: {d.policy})")
+    bd.add_argument("--kinds", metavar="K,K", help=f"decision kinds (default: all, {','.join(d.kinds)})")
     bd.add_argument(
-        "--kinds", metavar="K,K", help="decision kinds (default all: hiring,venue,grants,topics,staffing,spending)"
-    )
-    from .build import BuildSettings
-
-    d = BuildSettings()
-    bd.add_argument(
-        "--branches", metavar="S,C", help=f"screening and confirmation branches (default {d.screen},{d.confirm})"
+        "--branches", metavar="S,C", help=f"screening and confirmation branches (default: {d.screen},{d.confirm})"
     )
     bd.add_argument(
-        "--min-effect", type=float, metavar="SHARE", help=f"keep rule: |delta| >= SHARE of mean Impact ({d.min_share})"
+        "--min-effect",
+        type=float,
+        metavar="SHARE",
+        help=f"keep rule: |delta| >= SHARE of mean Impact (default: {d.min_share})",
     )
-    bd.add_argument("--months", metavar="SPEC", help="candidate fork months, e.g. 2-50 or 6,14,30")
+    bd.add_argument(
+        "--months",
+        metavar="SPEC",
+        help=f"candidate fork months, e.g. 2-50 or 6,14,30 (default: {_spec(d.months)})",
+    )
     bd.add_argument(
         "--per-kind",
         type=int,
         metavar="K",
         help="survey each career first, then screen at most K decisions of each kind per career, at months "
-        f"spread over those where the kind is open (0: every decision at every month; default {d.per_kind})",
+        f"spread over those where the kind is open (0: every decision at every month; default: {d.per_kind})",
     )
-    bd.add_argument("--per-career", type=positive_int, metavar="K", help=f"at most K cases per career ({d.per_career})")
-    bd.add_argument("--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds")
+    bd.add_argument(
+        "--per-career", type=positive_int, metavar="K", help=f"at most K cases per career (default: {d.per_career})"
+    )
+    bd.add_argument(
+        "--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds (default: no limit)"
+    )
     bd.add_argument("--no-stability", action="store_true", help="skip the re-check on disjoint branches")
-    bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
+    bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: %(default)s)")
     bd.add_argument(
         "--cluster", metavar="ADDRESS", help="run on a Dask cluster instead (tcp://HOST:8786; needs pibench[cluster])"
     )
@@ -142,7 +152,7 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     sc = psub.add_parser(
         "score",
         help="grade pivot evaluation runs against the answer key",
-        description="Accuracy per run (both orders averaged per case), 95 %% intervals from case and "
+        description="Accuracy per run (both orders averaged per case), 95 % intervals from case and "
         "career-cluster bootstraps, per kind and capability, regret, and record-vs-plans differences.",
     )
     sc.add_argument("runs", nargs="+", metavar="RUN_DIR", help="pivot evaluation run directories")
@@ -150,6 +160,13 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     sc.add_argument("--json", metavar="FILE", help="also write the scores as JSON")
     sc.set_defaults(func=cmd_score)
     return psub
+
+
+def _spec(numbers: tuple[int, ...]) -> str:
+    """``1-3`` for a run of consecutive numbers, else ``2,6,10``."""
+    if numbers and list(numbers) == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ",".join(str(n) for n in numbers)
 
 
 def _careers_given(args: argparse.Namespace) -> dict[str, Any]:
@@ -256,33 +273,125 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"pibench pivots build: --months: each fork month must be 1-{horizon - 1} ({settings.scenario} "
               f"lasts {horizon} months)", file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
-    from rich.console import Console
-    from rich.progress import Progress
-
-    bar = Progress(console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty())
-    job = bar.add_task("pivots build", total=None)
-
-    def show(done: int, of: int) -> None:
-        bar.update(job, completed=done, total=of)
-
     if args.cluster and args.jobs > 1:
         print("pibench pivots build: choose one of --jobs N and --cluster ADDRESS", file=sys.stderr)
         return EXIT_USAGE
     from ..sweep.executors import ExecutorError
 
+    journal = Path(args.seal or args.out) / "journal.jsonl"
+    show = BuildProgress()
     try:
-        with bar:
+        with show:
             summary = build(settings, args.out, jobs=args.jobs, cluster=args.cluster, progress=show, seal=args.seal)
     except (ValueError, ExecutorError) as exc:
         return _fail(str(exc))
+    except KeyboardInterrupt:
+        print(
+            f"pibench pivots build: interrupted; {show.done_this_run} task(s) finished in this run are kept in "
+            f"{journal}. Run the same command again to resume: finished tasks are not recomputed.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     stab = summary["stability"]
     print(
-        f"pibench pivots build: {summary['cases']} cases in {args.out} from {summary['tasks']} (seed, month) tasks "
+        f"pibench pivots build: {_count(summary['cases'], 'case')} in {args.out} from "
+        f"{_count(summary['tasks'], '(seed, month) task')} "
         f"({summary['candidates']} decisions found, {summary['screened']} passed screening); by kind "
         f"{summary['by_kind']}; stability {stab['agree']}/{stab['checked']} signs agree; "
         f"{summary['seconds_this_run']} s"
     )
     return EXIT_OK
+
+
+class BuildProgress:
+    """The build's progress on stderr: on a terminal a bar with done/total, elapsed time and
+    the time left; otherwise (a log, CI) a plain line at every 10 % and at least every
+    ``every`` seconds. Called as ``progress(done, of, what)`` (:func:`~.build.build`)."""
+
+    def __init__(self, every: float = 30.0, *, tty: bool | None = None) -> None:
+        self.tty = sys.stderr.isatty() if tty is None else tty
+        self.every = every
+        self.done_this_run = 0
+        self._what = ""
+        self._last_done = -1
+        self._started = 0.0
+        self._phase_from = 0.0
+        self._first = 0
+        self._shown_at = 0.0
+        self._shown_tenth = -1
+        self._bar: Any = None
+        self._job: Any = None
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("pivots build: {task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("·"),
+                TimeElapsedColumn(),
+                TextColumn("elapsed · left"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> BuildProgress:
+        import time
+
+        self._phase_from = time.monotonic()
+        if self._bar is not None:
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+    def __call__(self, done: int, of: int, what: str = "tasks") -> None:
+        import time
+
+        now = time.monotonic()
+        if what != self._what:  # a new phase (the survey, then the tasks)
+            self._what, self._started, self._shown_at, self._shown_tenth = what, self._phase_from, now, -1
+            self._first = done - 1
+            if self._bar is not None:
+                self._job = self._bar.add_task(what, total=of, completed=max(0, done - 1))
+        self.done_this_run += 1
+        self._phase_from = now  # the next phase starts when this task ends
+        if self._bar is not None:
+            self._bar.update(self._job, completed=done, total=of)
+            return
+        tenth = 10 * done // max(1, of)
+        if tenth == self._shown_tenth and now - self._shown_at < self.every and done < of:
+            return
+        self._shown_tenth, self._shown_at = tenth, now
+        print(f"pivots build: {done}/{of} {what} ({100 * done // max(1, of)} %), {self._times(done, of, now)}",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    def _times(self, done: int, of: int, now: float) -> str:
+        """``elapsed 0:01:05, about 0:04:10 left`` (the rate of this run's tasks so far)."""
+        import datetime
+
+        spent = now - self._started
+        text = f"elapsed {datetime.timedelta(seconds=round(spent))}"
+        ran = done - self._first
+        if 0 < ran and done < of:
+            text += f", about {datetime.timedelta(seconds=round(spent / ran * (of - done)))} left"
+        return text
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 case``, ``2 cases``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _fail(text: str) -> int:
@@ -415,7 +524,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     pairs = _condition_pairs(per_run, paired_difference)
     for p in pairs:
         lo, hi = p["ci"] or (float("nan"), float("nan"))
-        print(f"{p['label']}: record − plans = {p['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] over {p['cases']} cases")
+        print(
+            f"{p['label']}: record − plans = {p['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] over {_count(p['cases'], 'case')}"
+        )
     if args.json:
         from ..harness.rundir import atomic_write_json
 

@@ -2,7 +2,8 @@
 
 For each case the usual panels show the career at the fork, read-only (the replay viewer,
 re-played from the case's public seed; ← → step through the months before it), and a dialog
-shows the question and the two plans. ``a`` or ``b`` chooses; then the futures are revealed:
+shows the question and the two plans as Plan 1 and Plan 2 (as ``pivots eval`` shows them to a
+model). ``1``/``a`` or ``2``/``b`` chooses; then the futures are revealed:
 which plan earned more Impact over the branches, Δ and its interval, each plan's Impact over
 its branches (a histogram) and collapse rates. With a sealed set, or without a key, the
 reveal waits: the answer is saved and ``pibench pivots score RUN --key FILE`` grades it
@@ -19,11 +20,11 @@ import hashlib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 from textual_plotext import PlotextPlot
@@ -85,14 +86,17 @@ class PivotSession:
                 return i
         return None
 
-    def record(self, case: Case, shown: str) -> str:
-        """Save the choice of the plan shown ``shown`` (``"A"`` first, ``"B"`` second);
-        returns the case's plan label it means."""
+    def record(self, case: Case, shown: int, key: str = "") -> str:
+        """Save the choice of the plan shown as Plan ``shown`` (1 first, 2 second; ``key`` the
+        key pressed); returns the case's plan label (``"A"``/``"B"``) it means. The line is an
+        eval run's answer line: ``answer`` in the case's labels, ``order`` as shown, ``raw``
+        the choice as a model's reply would end (``ANSWER: 1``)."""
         order = human_order(case.id)
-        chosen = order[0] if shown == "A" else order[1]
+        chosen = order[0] if shown == 1 else order[1]
         answers = JsonlFile(self.run / "answers.jsonl")
+        raw = f"ANSWER: {shown}" + (f" (key {key})" if key else "")
         try:
-            answers.append({"id": case.id, "order": order, "answer": chosen, "raw": f"key {shown.lower()}"})
+            answers.append({"id": case.id, "order": order, "answer": chosen, "raw": raw})
             answers.sync()
         finally:
             answers.close()
@@ -100,13 +104,31 @@ class PivotSession:
         return chosen
 
 
-class PlansScreen(ModalScreen[str | None]):
-    """The question and the two plans; ``a``/``b`` choose, escape looks at the record."""
+def shown_number(case: Case, plan: str) -> int:
+    """The number (1 or 2) a person sees the case's plan ``plan`` (``"A"``/``"B"``) as."""
+    return 1 if human_order(case.id)[0] == plan else 2
+
+
+PLAN_KEYS = (
+    ("1 or a", "choose Plan 1"),
+    ("2 or b", "choose Plan 2"),
+    ("p", "the question and the plans again"),
+    ("esc", "close the plans: look at the record (the panels, read-only)"),
+    ("q", "quit (every answer is saved as it is chosen; the next start resumes here)"),
+)
+"""The keys of ``play --pivots`` beside the viewer's (its help and the dialog's hint)."""
+
+
+class PlansScreen(ModalScreen[int | None]):
+    """The question and the two plans, shown as Plan 1 and Plan 2 (as ``pivots eval`` shows
+    them to a model); ``1``/``a`` or ``2``/``b`` choose, escape looks at the record, ``q`` quits."""
 
     BINDINGS = [
-        Binding("a", "choose('A')", "Plan A", id="pivot-plan-a"),
-        Binding("b", "choose('B')", "Plan B", id="pivot-plan-b"),
+        Binding("1,a", "choose(1)", "Plan 1", id="pivot-plan-1"),
+        Binding("2,b", "choose(2)", "Plan 2", id="pivot-plan-2"),
         Binding("escape", "close", "Look at the record", id="pivot-plans-close"),
+        Binding("q", "quit", "Quit", id="pivot-plans-quit"),
+        Binding("question_mark,f1", "help", "Help", id="pivot-plans-help", key_display="?"),
     ]
 
     def __init__(self, case: Case, index: int, total: int) -> None:
@@ -124,26 +146,38 @@ class PlansScreen(ModalScreen[str | None]):
             )
             with VerticalScroll():
                 yield Static(_escape(self.case.question), id="pivot-question")
-                yield Static("\n[b]Plan A[/]  " + _escape(self.case.plans[order[0]]["text"]), id="pivot-plan-a-text")
-                yield Static("\n[b]Plan B[/]  " + _escape(self.case.plans[order[1]]["text"]), id="pivot-plan-b-text")
+                yield Static("\n[b]Plan 1[/]  " + _escape(self.case.plans[order[0]]["text"]), id="pivot-plan-1-text")
+                yield Static("\n[b]Plan 2[/]  " + _escape(self.case.plans[order[1]]["text"]), id="pivot-plan-2-text")
             yield Static(
-                "[b]a[/] choose plan A · [b]b[/] choose plan B · [b]esc[/] look at the record (p brings this back)",
+                "[b]1[/]/[b]a[/] Plan 1 · [b]2[/]/[b]b[/] Plan 2 · [b]esc[/] the record (p: back here) · [b]q[/] quit",
                 classes="form-hint",
             )
 
-    def action_choose(self, shown: str) -> None:
-        """Choose the plan shown as ``shown``."""
+    def action_choose(self, shown: int) -> None:
+        """Choose Plan ``shown`` (1 or 2)."""
         self.dismiss(shown)
 
     def action_close(self) -> None:
         """Back to the panels, undecided."""
         self.dismiss(None)
 
+    def action_quit(self) -> None:
+        """Quit: nothing is lost (every answer was saved when chosen; this case waits)."""
+        self.app.exit(0)
+
+    def action_help(self) -> None:
+        """The help, over the dialog."""
+        cast("PivotApp", self.app).action_help()
+
 
 class RevealScreen(ModalScreen[None]):
-    """What the futures say: the better plan, Δ, its interval, Impact per branch, collapses."""
+    """What the futures say: the better plan, Δ, its interval, Impact per branch, collapses
+    (the plans named Plan 1 and Plan 2, as the person saw them)."""
 
-    BINDINGS = [Binding("escape,enter,space,n", "close", "Next case", id="pivot-reveal-close")]
+    BINDINGS = [
+        Binding("escape,enter,space,n", "close", "Next case", id="pivot-reveal-close"),
+        Binding("q", "quit", "Quit", id="pivot-reveal-quit"),
+    ]
 
     def __init__(self, case: Case, chosen: str, entry: KeyEntry | None, run: Path) -> None:
         super().__init__()
@@ -152,50 +186,44 @@ class RevealScreen(ModalScreen[None]):
         self.entry = entry
         self.run = run
 
-    def _shown(self, plan: str) -> str:
-        order = human_order(self.case.id)
-        return "A" if order[0] == plan else "B"
-
     def lines(self) -> list[str]:
-        """The reveal as text (plans named as the player saw them)."""
-        you = self._shown(self.chosen)
+        """The reveal as text (plans named as the player saw them: Plan 1, Plan 2)."""
+        you = shown_number(self.case, self.chosen)
         if self.entry is None:
             return [
-                f"You chose plan {you}. Your answer is saved in {self.run}.",
+                f"You chose Plan {you}. Your answer is saved in {self.run}.",
                 "The answer key is sealed or was not given: score your answers when it is revealed with",
                 f"  pibench pivots score {self.run} --key KEY.jsonl",
             ]
         e = self.entry
-        better = self._shown(e.better)
+        better = shown_number(self.case, e.better)
         verdict = "right" if e.better == self.chosen else "not the better plan"
         n = len(e.impact["A"])
-        a, b = self._shown("A"), self._shown("B")
-        delta_shown = e.delta if a == "A" else -e.delta
-        lo, hi = e.ci if a == "A" else (-e.ci[1], -e.ci[0])
+        order = human_order(self.case.id)
+        first, second = order[0], order[1]
+        sign = 1.0 if first == "A" else -1.0  # Δ is A − B; shown as Plan 1 − Plan 2
+        lo, hi = sorted((sign * e.ci[0], sign * e.ci[1]))
         out = [
-            f"You chose plan {you}: {verdict}.",
+            f"You chose Plan {you}: {verdict}.",
             f"Plan {better} earned more Impact over {n} shared futures.",
-            f"Impact(plan A) − Impact(plan B) = {delta_shown:+.1f} citations (95 % interval {lo:+.1f} to {hi:+.1f}).",
+            f"Impact(Plan 1) − Impact(Plan 2) = {sign * e.delta:+.1f} citations (95 % interval {lo:+.1f} to {hi:+.1f}).",
         ]
         if n:
             mean = {k: sum(v) / len(v) for k, v in e.impact.items()}
-            out.append(
-                f"Mean Impact: plan A {mean['A' if a == 'A' else 'B']:.1f}, plan B {mean['B' if b == 'B' else 'A']:.1f}."
-            )
+            out.append(f"Mean Impact: Plan 1 {mean[first]:.1f}, Plan 2 {mean[second]:.1f}.")
         out.append(
-            f"Collapsed: plan A in {100 * e.collapse['A' if a == 'A' else 'B']:.0f} % of futures, "
-            f"plan B in {100 * e.collapse['B' if b == 'B' else 'A']:.0f} %."
+            f"Collapsed: Plan 1 in {100 * e.collapse[first]:.0f} % of futures, Plan 2 in {100 * e.collapse[second]:.0f} %."
         )
         return out
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pivot-reveal", classes="dialog"):
             yield Label(f"The futures of case {self.case.id}", classes="dialog-title")
-            yield Static(_escape("\n".join(self.lines())), id="pivot-reveal-text")
-            if self.entry is not None and self.entry.impact["A"]:
-                with Horizontal(id="pivot-reveal-plots"):
+            with VerticalScroll(id="pivot-reveal-body"):
+                yield Static(_escape("\n".join(self.lines())), id="pivot-reveal-text")
+                if self.entry is not None and self.entry.impact["A"]:
                     yield PlotextPlot(id="pivot-hist")
-            yield Static("[b]enter[/] next case", classes="form-hint")
+            yield Static("[b]enter[/] next case · [b]q[/] quit", classes="form-hint")
 
     def on_mount(self) -> None:
         if self.entry is None or not self.entry.impact["A"]:
@@ -203,15 +231,18 @@ class RevealScreen(ModalScreen[None]):
         plot = self.query_one("#pivot-hist", PlotextPlot)
         plot.styles.height = max(8, min(16, self.app.size.height - 14))
         plt = plot.plt
-        order = human_order(self.case.id)
-        for shown, plan in (("A", order[0]), ("B", order[1])):
-            plt.hist(self.entry.impact[plan], bins=12, label=f"plan {shown}")
+        for n, plan in enumerate(human_order(self.case.id), 1):
+            plt.hist(self.entry.impact[plan], bins=12, label=f"Plan {n}")
         plt.title("Impact over the branches")
         plt.xlabel("Impact (citations)")
 
     def action_close(self) -> None:
         """On to the next case."""
         self.dismiss(None)
+
+    def action_quit(self) -> None:
+        """Quit (the answer is saved)."""
+        self.app.exit(0)
 
 
 class PivotApp(ReplayApp):
@@ -227,8 +258,8 @@ class PivotApp(ReplayApp):
     """The game's stylesheet (Textual resolves a relative path beside the subclass's module)."""
 
     BINDINGS = [
-        Binding("a", "choose('A')", "Plan A", id="pivot-a", priority=True),
-        Binding("b", "choose('B')", "Plan B", id="pivot-b", priority=True),
+        Binding("a", "choose(1)", "Plan 1", id="pivot-a", priority=True),
+        Binding("b", "choose(2)", "Plan 2", id="pivot-b", priority=True),
         Binding("p", "plans", "Plans", id="pivot-plans", priority=True),
     ]
 
@@ -237,6 +268,7 @@ class PivotApp(ReplayApp):
         first = session.next_index() if start is None else start
         self.index = 0 if first is None else first
         self.all_done_at_start = first is None
+        self._key = ""  # the key that chose (a/b reach the app first; 1/2 the dialog)
         replayer = self._replayer(self.index)
         super().__init__(replayer, month=replayer.last_month, test_mode=test_mode)
         self.title = "pibench pivots"
@@ -265,7 +297,7 @@ class PivotApp(ReplayApp):
         """``PIVOT case i/N · month m/fork`` for the header."""
         return (
             f"PIVOT case {self.index + 1}/{len(self.session.cases)} · month {self.replayer.month}/"
-            f"{self.replayer.last_month} · a/b choose · p plans"
+            f"{self.replayer.last_month} · a/b: Plan 1/2 · p plans"
         )
 
     def on_mount(self) -> None:
@@ -280,8 +312,9 @@ class PivotApp(ReplayApp):
             return
         self.push_screen(PlansScreen(self.case, self.index, len(self.session.cases)), self._chosen)
 
-    def action_choose(self, shown: str) -> None:
-        """Choose the plan shown as ``shown`` (from the panels or the plans dialog)."""
+    def action_choose(self, shown: int) -> None:
+        """Choose Plan ``shown`` (1 or 2; keys a/b, from the panels or the plans dialog)."""
+        self._key = "a" if shown == 1 else "b"
         if isinstance(self.screen, PlansScreen):
             self.screen.dismiss(shown)  # the app's priority keys reach here before the dialog's
             return
@@ -289,11 +322,12 @@ class PivotApp(ReplayApp):
             return
         self._chosen(shown)
 
-    def _chosen(self, shown: str | None) -> None:
+    def _chosen(self, shown: int | None) -> None:
         if shown is None:
             return
         case = self.case
-        chosen = self.session.record(case, shown)
+        key, self._key = self._key, ""
+        chosen = self.session.record(case, shown, key or str(shown))
         entry = self.session.key.get(case.id) if self.session.key is not None else None
         self.push_screen(RevealScreen(case, chosen, entry, self.session.run), lambda _r: self._next_case())
 
@@ -311,6 +345,21 @@ class PivotApp(ReplayApp):
         if action == "transcript":
             return False
         return super().check_action(action, parameters)
+
+    def action_help(self) -> None:
+        """Rules, the pivot keys (choose, plans, quit) and the viewer's keys."""
+        from pibench_tui.tui.replay_app import REPLAY_KEYS
+        from pibench_tui.tui.screens.help import HelpScreen
+
+        rows = ["| key | what |", "|---|---|"]
+        rows += [f"| {key} | {what} |" for key, what in PLAN_KEYS]
+        rows += [f"| {key} | {what} |" for key, what, agent_only in REPLAY_KEYS if not agent_only and key != "q"]
+        intro = (
+            "**Keys of a pivot case.** The panels show the career at the fork, read-only; the plans "
+            "dialog asks which plan the PI should follow this month. After a choice the futures are "
+            "revealed (when the answer key is given)."
+        )
+        self.push_screen(HelpScreen(self.game, keys=intro + "\n\n" + "\n".join(rows), tutorial=False))
 
 
 def open_session(cases_path: str, key_path: str | None, out: str | None, seal: str | None = None) -> PivotSession:
@@ -364,5 +413,8 @@ def run_pivots(args: Any) -> int:
     with _held(session.run):
         app = PivotApp(session)
         code = int(app.run() or 0)
-    print(f"pibench play --pivots: {len(session.answered)} of {len(session.cases)} cases answered in {session.run}")
+    n = len(session.cases)
+    print(
+        f"pibench play --pivots: {len(session.answered)} of {n} case{'' if n == 1 else 's'} answered in {session.run}"
+    )
     return code

@@ -151,3 +151,34 @@ def test_a_memory_limit_too_small_for_the_agent_process_is_refused_at_start(caps
         assert parser.parse_args(["headless", "--memory-limit", str(ok)]).memory_limit == ok
     with pytest.raises(ValueError, match=f"at least {MIN_MEMORY_LIMIT >> 20} MiB"):
         Sandbox(lambda *a: None, {}, memory_limit=100 << 20)
+
+
+def _parsers(parser, path=("pibench",)):
+    """``(command path, parser)`` for a parser and every subcommand below it."""
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, (*path, name))
+
+
+def test_no_help_text_shows_a_literal_percent_pair_or_an_old_set_name():
+    """Every command's and subcommand's --help (each command's parser is built in full only
+    when named) shows no literal `%%` (a description or epilog is not %-formatted, so an
+    escaped percent shows doubled) and names the shipped pivot set as `dev`, never
+    `pivots/dev`."""
+    top = build_parser([])
+    names = [n for path, _ in _parsers(top) if len(path) == 2 for n in [path[1]]]
+    assert "pivots" in names and "agent" in names
+    seen = 0
+    for name in names:
+        for path, parser in _parsers(build_parser([name])):
+            if len(path) < 2 or path[1] != name:
+                continue
+            text = parser.format_help()
+            seen += 1
+            assert "%%" not in text, f"{' '.join(path)} --help shows %%"
+            assert "pivots/dev" not in text, f"{' '.join(path)} --help names pivots/dev"
+    assert seen > len(names)  # the subcommands (pivots build, saves list ...) were formatted too

@@ -3,11 +3,17 @@ by eval/score as they are, and clear refusals of bad settings."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from pibench_tui.pivots.build import BuildSettings, build
 from pibench_tui.pivots.cases import load_cases, load_key
@@ -240,3 +246,83 @@ def test_a_build_along_a_recorded_run_forks_the_agents_own_career(tmp_path: Path
         assert "changed since the build started" in str(exc)
     else:
         raise AssertionError("a changed run was used")
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_build_at_once_keeps_finished_tasks_and_the_same_command_resumes(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the command's process group, as a terminal sends it) during a
+    `--jobs 2` build: the command says it was interrupted, where the finished tasks are kept
+    and how to resume, with no traceback; no worker process is left behind; the journal's
+    finished tasks stay and the same command completes the build without recomputing them.
+    Without a terminal the progress is printed as plain `done/total` lines."""
+    out = tmp_path / "set"
+    cmd = [sys.executable, "-m", "pibench_tui", "pivots", "build", "--out", str(out), "--seeds", "1-6",
+           "--months", "2,14", "--branches", "4,6", "--no-stability", "--jobs", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    journal = out / "journal.jsonl"
+    while proc.poll() is None and not (journal.exists() and journal.read_text().count("\n") >= 1):
+        time.sleep(0.2)
+    assert proc.poll() is None, "the build ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err
+    assert "interrupted" in err and "Run the same command again to resume" in err and str(journal) in err, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "/12 tasks (" in err  # plain progress lines on a pipe
+    left = [p for p in Path("/proc").glob("[0-9]*") if str(out) in _cmdline(p)]
+    assert not left, f"worker processes left: {left}"
+    kept = journal.read_text().splitlines(keepends=True)
+    assert 1 <= len(kept) < 12
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
+    assert again.returncode == 0, again.stderr
+    lines = journal.read_text().splitlines(keepends=True)
+    assert lines[: len(kept)] == kept and len(lines) == 12  # the finished tasks were not run again
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def test_build_progress_without_a_terminal_prints_a_line_every_tenth(capsys: pytest.CaptureFixture[str]) -> None:
+    """Off a terminal the build's progress is plain lines: done/total, the share and the
+    elapsed time, at every tenth of the way (not after every task), and a new phase (the
+    survey, then the tasks) starts its own count."""
+    from pibench_tui.pivots.cli import BuildProgress
+
+    show = BuildProgress(every=1e9, tty=False)
+    with show:
+        for done in range(1, 5):
+            show(done, 4, "careers surveyed")
+        for done in range(1, 41):
+            show(done, 40, "tasks")
+    lines = capsys.readouterr().err.splitlines()
+    assert [x.split(" (")[0] for x in lines] == [f"pivots build: {n}/4 careers surveyed" for n in range(1, 5)] + [
+        f"pivots build: {n}/40 tasks" for n in (1, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40)
+    ]
+    assert all("elapsed" in x for x in lines) and show.done_this_run == 44
+
+
+def test_build_help_states_every_default() -> None:
+    """`pivots build --help` gives the default of each option that has one (months, jobs,
+    cases, branches, kinds ...) in one form, `(default: X)`, formatted from the settings."""
+    from pibench_tui.cli.command import build_parser
+
+    def sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+        found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return found[0].choices[name]
+
+    text = " ".join(sub(sub(build_parser(["pivots"]), "pivots"), "build").format_help().split("options:")[1].split())
+    d = BuildSettings()
+    for option, default in (
+        ("--months SPEC", ",".join(map(str, d.months))),
+        ("--jobs JOBS", "1"),
+        ("--cases N", "no limit"),
+        ("--branches S,C", f"{d.screen},{d.confirm}"),
+        ("--per-career K", str(d.per_career)),
+        ("--min-effect SHARE", str(d.min_share)),
+    ):
+        after = text.split(option, 1)[1].split(" --", 1)[0]
+        assert f"(default: {default})" in after, (option, after)

@@ -54,7 +54,7 @@ async def test_a_player_reads_the_plans_chooses_and_sees_the_futures(caseset: Pa
         assert app.screen.case.id == session.cases[1].id
         assert app.replayer.month == session.cases[1].fork_month
     lines = [json.loads(x) for x in (tmp_path / "human" / "answers.jsonl").read_text().splitlines()]
-    assert lines == [{"id": first.id, "order": human_order(first.id), "answer": chosen, "raw": "key a"}]
+    assert lines == [{"id": first.id, "order": human_order(first.id), "answer": chosen, "raw": "ANSWER: 1 (key a)"}]
 
 
 @pytest.mark.asyncio
@@ -68,7 +68,7 @@ async def test_a_person_resumes_at_the_first_unanswered_case_and_is_scored_once_
     key = load_key(caseset)
     for case in session.cases[:2]:
         order = human_order(case.id)
-        session.record(case, "A" if order[0] == key[case.id].better else "B")  # the better plan
+        session.record(case, 1 if order[0] == key[case.id].better else 2)  # the better plan
     again = open_session(str(caseset), None, str(run))
     app = PivotApp(again, test_mode=True)
     assert app.index == 2
@@ -205,4 +205,66 @@ def test_play_pivots_command_passes_the_seal_file_to_the_replay(
     assert code == 0
     assert seen and set(seen[0].values()) == seeds  # type: ignore[union-attr]
     lines = [json.loads(x) for x in (tmp_path / "h" / "answers.jsonl").read_text().splitlines()]
-    assert len(lines) == 1 and lines[0]["raw"] == "key a"
+    assert len(lines) == 1 and lines[0]["raw"] == "ANSWER: 1 (key a)"
+
+
+def _screen_text(app: PivotApp) -> str:
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+
+
+@pytest.mark.asyncio
+async def test_plans_are_named_plan_1_and_plan_2_in_the_dialog_the_reveal_and_the_answers(
+    caseset: Path, tmp_path: Path
+) -> None:
+    """The dialog shows Plan 1 and Plan 2 (as eval shows a model), never the case's own
+    labels A/B; key 2 chooses the plan shown second; the reveal names the plans Plan 1/2
+    with Δ as Plan 1 − Plan 2; the saved line keeps the case's label and `ANSWER: 2`."""
+    session = open_session(str(caseset), None, str(tmp_path / "human"))
+    app = PivotApp(session, test_mode=True)
+    case = session.cases[0]
+    order = human_order(case.id)
+    key = load_key(caseset)[case.id]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        shown = _screen_text(app)
+        assert "Plan 1" in shown and "Plan 2" in shown and "Plan A" not in shown and "Plan B" not in shown
+        await pilot.press("2")
+        await pilot.pause()
+        assert isinstance(app.screen, RevealScreen)
+        text = "\n".join(app.screen.lines())
+        assert "You chose Plan 2" in text and "plan A" not in text.lower() and "plan B" not in text.lower()
+        delta = key.delta if order[0] == "A" else -key.delta
+        assert f"Impact(Plan 1) − Impact(Plan 2) = {delta:+.1f}" in text
+        assert f"Plan {1 if key.better == order[0] else 2} earned more" in text
+    line = json.loads((tmp_path / "human" / "answers.jsonl").read_text())
+    assert line == {"id": case.id, "order": order, "answer": order[1], "raw": "ANSWER: 2 (key 2)"}
+
+
+@pytest.mark.asyncio
+async def test_help_lists_the_pivot_keys_and_q_quits_from_the_plans_dialog(caseset: Path, tmp_path: Path) -> None:
+    """`?` in the plans dialog opens the help with the pivot keys (choose Plan 1/2 with
+    1/a and 2/b, p the plans, q quit) beside the viewer's; `q` in the dialog quits the app
+    (before: the help had no a/b/p and q did nothing there). Nothing is saved by quitting."""
+    from pibench_tui.tui.screens.help import HelpScreen
+
+    session = open_session(str(caseset), None, str(tmp_path / "human"))
+    app = PivotApp(session, test_mode=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PlansScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        keys = app.screen.keys
+        for row in ("| 1 or a | choose Plan 1 |", "| 2 or b | choose Plan 2 |", "| p |", "| q |", "| j |"):
+            assert row in keys, row
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PlansScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.return_code == 0
+    assert not (tmp_path / "human" / "answers.jsonl").exists() or not (tmp_path / "human" / "answers.jsonl").read_text()
