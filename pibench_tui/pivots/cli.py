@@ -546,6 +546,8 @@ def _condition_pairs(per_run: dict[str, Any], paired: Any) -> list[dict[str, Any
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
+    """Per run its overall row, then a row per decision kind and a row per capability it
+    tests (PIVOTS.md "Decision kinds"), each with both intervals and the regret."""
     head = f"{'label':<20} {'cond':<7} {'cases':>5} {'acc':>6} {'95% CI cases':>16} {'95% CI careers':>16} {'regret':>7} {'1st%':>5}"
     print(head)
     for r in results:
@@ -554,8 +556,16 @@ def _print_table(results: list[dict[str, Any]]) -> None:
             f"{str(r['label'])[:20]:<20} {str(r['condition']):<7} {o['cases']:>5} {o['accuracy']:>6.3f} "
             f"{_ci(o['ci_cases']):>16} {_ci(o['ci_careers']):>16} {o['regret']:>7.1f} {100 * o['first_plan_share']:>5.0f}"
         )
-        for kind, s in r["by_kind"].items():
-            print(f"  {kind:<18} {'':<7} {s['cases']:>5} {s['accuracy']:>6.3f} {_ci(s['ci_cases']):>16}")
+        for title, rows in (("by kind", r["by_kind"]), ("by capability", r.get("by_capability") or {})):
+            print(f"  {title}:")
+            for name, s in rows.items():
+                if len(name) > 24:  # a long capability: its name on a line of its own
+                    print(f"    {name}")
+                    name = ""
+                print(
+                    f"    {name:<24} {s['cases']:>5} {s['accuracy']:>6.3f} {_ci(s['ci_cases']):>16} "
+                    f"{_ci(s['ci_careers']):>16} {s['regret']:>7.1f}"
+                )
         if "reconsidered" in o:
             rc = o["reconsidered"]
             print(

@@ -261,6 +261,10 @@ class PivotApp(ReplayApp):
         Binding("a", "choose(1)", "Plan 1", id="pivot-a", priority=True),
         Binding("b", "choose(2)", "Plan 2", id="pivot-b", priority=True),
         Binding("p", "plans", "Plans", id="pivot-plans", priority=True),
+        # j and r work as in the viewer; the footer leaves them to the help (? lists them) so the
+        # plan keys fit in 80 columns
+        Binding("j", "jump", "Jump", id="replay-jump", show=False),
+        Binding("r", "report", "Report", id="replay-report", show=False),
     ]
 
     def __init__(self, session: PivotSession, *, start: int | None = None, test_mode: bool = False) -> None:

@@ -209,7 +209,8 @@ def score_run(
     see :func:`case_scores`).
 
     Returns:
-        ``{"overall": {...}, "by_kind": {kind: {...}}, "by_capability": {...}, "cases": [...]}``
+        ``{"overall": {...}, "by_kind": {kind: {...}}, "by_capability": {capability: {"kinds",
+        ...}}, "cases": [...]}``
         where each summary holds ``cases, careers, accuracy, ci_cases, ci_careers, regret,
         unanswered, first_plan_share, tokens_per_case`` (and ``reconsidered`` with a
         reconsideration turn).
@@ -223,7 +224,10 @@ def score_run(
     return {
         "overall": _summary(scores, n),
         "by_kind": {k: _summary(v, n) for k, v in by_kind.items() if v},
-        "by_capability": {k: _summary(v, n) for k, v in sorted(caps.items())},
+        "by_capability": {
+            k: {"kinds": sorted({s.kind for s in v}, key=KINDS.index), **_summary(v, n)}
+            for k, v in sorted(caps.items())
+        },
         "cases": [
             {"id": s.id, "kind": s.kind, "career": s.career, "accuracy": s.accuracy, "regret": s.regret} for s in scores
         ],

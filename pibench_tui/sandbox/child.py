@@ -948,6 +948,16 @@ def _attribute_helpers() -> dict[str, Any]:
             return False
         return isinstance(own, dict) and name in own
 
+    def numpy_defined(obj: Any, name: str) -> bool:
+        """Whether the attribute ``name`` of ``obj`` comes from a numpy class (first match on
+        the MRO, as a lookup finds it): ``ndarray.tofile``, ``generic.dump`` ... An agent
+        class's own ``dump`` is not."""
+        cls = obj if isinstance(obj, type) else type(obj)
+        for klass in type.__dict__["__mro__"].__get__(cls):
+            if name in type.__dict__["__dict__"].__get__(klass):
+                return str(type.__dict__["__module__"].__get__(klass)).split(".")[0] == "numpy"
+        return False
+
     def checked_attr(obj: Any, name: str) -> Any:
         if name in str_methods:
             # Whatever the route (an instance, a str subclass, super(), the class), if the
@@ -976,6 +986,8 @@ def _attribute_helpers() -> dict[str, Any]:
             raise SandboxError(why)
         if policy.is_private(name) and not agent_defined(obj, name):
             raise SandboxError(policy.private_refusal(name))
+        if name in policy.FILE_METHODS and numpy_defined(obj, name):
+            raise SandboxError(policy.file_method_refusal(name))
         return real_getattr(obj, name)
 
     def getattr(obj: Any, name: str, *default: Any) -> Any:  # noqa: A001 - the builtin's name

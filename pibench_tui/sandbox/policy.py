@@ -214,9 +214,24 @@ MAX_SOURCE_CHARS = 1_000_000
 #: ~0.2 s. The baseline agent has 31 in all.
 MAX_CODE_OBJECTS = 2_000
 
+#: Methods of numpy arrays and scalars that write a file (``a.tofile(path)``, ``a.dump(path)``):
+#: refused at run time with :func:`file_method_refusal` (the agent process has no file access,
+#: so they would fail with an obscure ``SystemError`` or "too many open files").
+FILE_METHODS: frozenset[str] = frozenset({"tofile", "dump"})
+
 #: Attribute names the agent process rewrites into a runtime-checked lookup
-#: (``TEMPLATE.format`` checks the template's fields; ``cls.__dict__`` is refused).
-CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict__"})
+#: (``TEMPLATE.format`` checks the template's fields; ``cls.__dict__`` is refused; a numpy
+#: object's :data:`FILE_METHODS` are refused).
+CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict__"} | FILE_METHODS)
+
+
+def file_method_refusal(name: str) -> str:
+    """The message for a numpy object's file-writing method (:data:`FILE_METHODS`)."""
+    return (
+        f"numpy's {name}() writes a file, and the agent process has no file access; keep notes with "
+        "memory.write(text) (a list of numbers can go there as text: memory.write(str(a.tolist())))"
+    )
+
 
 #: The builtin the rewritten lookups call (a dunder name: agent code cannot bind it).
 CHECKED_ATTRIBUTE_HELPER = "__pibench_attr__"

@@ -148,3 +148,51 @@ def test_typing_forward_references_cannot_evaluate_agent_strings(tmp_path) -> No
         text = json.dumps(reply)
         assert "private attributes" in text or "not available" in text or "no attribute" in text, (what, reply)
         assert "<module" not in text, (what, reply)
+
+
+FILE_WRITES = {
+    "ndarray.tofile": "import numpy as np\nnp.zeros(2).tofile('x.bin')",
+    "ndarray.dump": "import numpy as np\nnp.arange(3).dump('x.pkl')",
+    "a scalar's dump": "import numpy as np\nnp.float64(1.5).dump('x.pkl')",
+    "by getattr": "import numpy as np\ngetattr(np.zeros(1), 'tofile')('x.bin')",
+    "unbound": "import numpy as np\nnp.ndarray.tofile(np.zeros(1), 'x.bin')",
+    "methodcaller": "import numpy as np, operator\noperator.methodcaller('dump', 'x.pkl')(np.zeros(1))",
+}
+
+
+def test_numpy_file_writing_methods_are_refused_saying_why(tmp_path) -> None:
+    """`a.tofile(...)` and `a.dump(...)` of a numpy array or scalar, by any route, end in a
+    SandboxError saying they write a file and the agent process has no file access (before:
+    a SystemError or 'Too many open files' from the confinement); an agent class's own
+    `dump` method still runs."""
+    own = "class Log:\n    def dump(self):\n        return 'dumped'\nprint(Log().dump())"
+    replies = _session([*FILE_WRITES.values(), own], str(tmp_path))
+    assert len(replies) == len(FILE_WRITES) + 1
+    for (what, _), reply in zip(FILE_WRITES.items(), replies, strict=False):
+        text = json.dumps(reply)
+        assert not reply["ok"] and "SandboxError" in text, (what, reply)
+        assert "writes a file, and the agent process has no file access" in text, (what, reply)
+        assert "SystemError" not in text and "Too many open files" not in text, (what, reply)
+    assert replies[-1]["ok"] and "dumped" in json.dumps(replies[-1]), replies[-1]
+
+
+@pytest.mark.parametrize(
+    ("doc", "start", "end"),
+    [
+        ("README.md", "dunder attributes other\nthan the readable ones:", ";"),
+        ("docs/headless.md", "reading dunder attributes\n  other than", "(so"),
+    ],
+)
+def test_the_docs_list_exactly_the_readable_dunders_of_the_code(doc: str, start: str, end: str) -> None:
+    """The README and docs/headless.md name the dunder attributes agent code may read: the
+    same names as the sandbox's READABLE_DUNDERS, no more and no fewer (the README named
+    four of the eight)."""
+    import re
+    from pathlib import Path
+
+    from pibench_tui.sandbox.policy import READABLE_DUNDERS
+
+    text = (Path(__file__).resolve().parents[2] / doc).read_text()
+    assert start in text, f"{doc}: the sentence listing the readable dunders moved"
+    listed = text.split(start, 1)[1].split(end, 1)[0]
+    assert set(re.findall(r"`(__\w+__)`", listed)) == READABLE_DUNDERS, listed

@@ -71,6 +71,25 @@ def test_first_judge_scores_exactly_half_over_both_orders(caseset: Path, tmp_pat
     assert overall["first_plan_share"] == 1.0
 
 
+def test_score_table_and_json_have_a_row_per_kind_and_per_capability(caseset: Path, tmp_path: Path) -> None:
+    """`pivots score` prints, under each run's row, a row per decision kind and a row per
+    capability (PIVOTS.md: per kind AND per capability; before, only kinds were printed),
+    and the JSON's by_capability names the kinds each capability covers."""
+    run = tmp_path / "first"
+    assert pibench("pivots", "eval", "--cases", str(caseset), "--judge", "first", "--out", str(run)).returncode == 0
+    out = tmp_path / "score.json"
+    s = pibench("pivots", "score", str(run), "--json", str(out))
+    assert s.returncode == 0, s.stderr
+    caps = {c.capability: c.kind for c in load_cases(caseset)}
+    table = s.stdout.split("by capability:")[1]
+    for cap in caps:
+        assert cap in table, cap
+    assert "by kind:" in s.stdout
+    by_cap = json.loads(out.read_text())["runs"][0]["by_capability"]
+    assert {k: v["kinds"] for k, v in by_cap.items()} == {k: [v] for k, v in caps.items()}
+    assert all(v["accuracy"] == 0.5 for v in by_cap.values())
+
+
 def test_eval_against_a_chat_server_asks_both_orders_and_maps_answers_back(caseset: Path, tmp_path: Path) -> None:
     """Against a real local chat-completions server, each case is asked in two fresh
     conversations with the plans swapped; a model that always names the key's plan scores 1.0

@@ -268,3 +268,51 @@ async def test_help_lists_the_pivot_keys_and_q_quits_from_the_plans_dialog(cases
         await pilot.pause()
         assert app.return_code == 0
     assert not (tmp_path / "human" / "answers.jsonl").exists() or not (tmp_path / "human" / "answers.jsonl").read_text()
+
+
+def _rows(app: PivotApp) -> list[str]:
+    """The terminal rows the active screen shows."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def _flat(rows: list[str]) -> str:
+    """The rows as one line of words, wrapping removed; with a dialog open only what is
+    inside its border (``█ … █``), not the panels around it."""
+    inside = [r[r.index("█") + 1 : r.rindex("█")] if r.count("█") >= 2 else r for r in rows]
+    return " ".join(" ".join(inside).replace("\xa0", " ").replace("▀", " ").replace("▄", " ").split())
+
+
+@pytest.mark.asyncio
+async def test_pivots_fit_80x24_plans_footer_reveal_and_ledger(caseset: Path, tmp_path: Path) -> None:
+    """At 80×24: the plans dialog shows the question and both plans whole; on the panels the
+    footer's keys (a Plan 1, b Plan 2, p Plans, ? Help, q Quit) fit the row with none cut
+    (before: '… b Plan 2 j Jum'); the ledger's note is whole; the reveal
+    shows every line of its text whole, with the histogram below it, not over it."""
+    session = open_session(str(caseset), None, str(tmp_path / "human"))
+    app = PivotApp(session, test_mode=True)
+    case = session.cases[0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        flat = _flat(_rows(app))
+        assert case.question in flat
+        for plan in case.plans.values():
+            assert " ".join(plan["text"].split()) in flat
+        await pilot.press("escape")
+        await pilot.pause()
+        footer = _rows(app)[-1].rstrip()
+        for key in ("a Plan 1", "b Plan 2", "p Plans", "? Help", "q Quit"):
+            assert key in footer, footer
+        assert len(footer) < 80, footer  # nothing runs off the edge
+        await pilot.press("8")
+        await pilot.pause()
+        assert "Ledger: the latest 150 entries (query('select * from ledger') has all)" in _flat(_rows(app))
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, RevealScreen)
+        rows = _rows(app)
+        flat = _flat(rows)
+        for line in app.screen.lines():
+            assert " ".join(line.split()) in flat, line
+        last_text = max(i for i, r in enumerate(rows) if "Collapsed:" in r)
+        plot_title = min(i for i, r in enumerate(rows) if "Impact over the branches" in r)
+        assert plot_title > last_text
