@@ -276,15 +276,36 @@ def _runway_text(api: Api) -> str:
     return text + (f", about {float(runway):.0f} months of runway at the current burn" if runway is not None else "")
 
 
+def _ra_texts(api: Api) -> tuple[str, str]:
+    """The two staffing plans in the field's words, from the rules and the dashboard: what an
+    RA costs a month in pay and in the PI's oversight hours, what an RA does, who the lab
+    has, the budget and runway (PIVOTS.md "Plan")."""
+    rules = api.call("lab", "rules", [], {})
+    dash = api.call("lab", "dashboard", [], {})
+    pay = float(rules["pay"]["ra"])
+    hours = float(rules["attention"]["oversight_per_ra"])
+    ras = sum(1 for p in dash.get("staff") or [] if p.get("role") == "ra")
+    lab = (
+        f"the lab has {len(dash.get('students') or [])} researcher(s), {ras} RA(s) and "
+        f"{len(dash.get('active_projects') or [])} active project(s); {_runway_text(api)}"
+    )
+    hire = (
+        f"Hire a research assistant now: ${pay:,.0f} a month in pay and {hours:g} h a month of your oversight; "
+        f"an RA adds effort to projects but never authors a paper ({lab})."
+    )
+    wait = f"Hire nobody this month: no new ${pay:,.0f} a month of pay nor {hours:g} h of oversight ({lab})."
+    return hire, wait
+
+
 def _staffing(api: Api) -> list[Decision]:
     q = "Should the lab hire a research assistant this month?"
-    money = _runway_text(api)
+    hire, wait = _ra_texts(api)
     return [
         Decision(
             "staffing",
             q,
-            Plan(f"Hire a research assistant now ({money}).", (("recruit", "hire_ra", {}),)),
-            Plan(f"Hire nobody this month ({money}).", ()),
+            Plan(hire, (("recruit", "hire_ra", {}),)),
+            Plan(wait, ()),
         )
     ]
 
