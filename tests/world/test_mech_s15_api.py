@@ -12,7 +12,13 @@ from .test_mech_s14_database import _random_career
 
 R = REQUIRED
 EXPECTED = {
-    "lab": {"dashboard": (), "ledger": (("n", 20),), "attention": (), "rules": ()},
+    "lab": {
+        "dashboard": (),
+        "ledger": (("n", 20),),
+        "attention": (),
+        "rules": (),
+        "explain": (("kind", R), ("id", "")),
+    },
     "recruit": {
         "applicants": (),
         "interview": (("ids", R),),
@@ -61,6 +67,7 @@ READS = {
     ("lab", "dashboard"),
     ("lab", "ledger"),
     ("lab", "attention"),
+    ("lab", "explain"),
     ("recruit", "applicants"),
     ("students", "list"),
     ("students", "reports"),
@@ -82,11 +89,12 @@ READS = {
 
 
 def test_s15_every_call_with_its_parameters():
-    """§15: the 39 engine calls (plus query), Decisions 8's ``time.last_report`` and issue 9's
-    ``lab.rules``, with the documented parameters and defaults."""
+    """§15: the 39 engine calls (plus query), Decisions 8's ``time.last_report``, issue 9's
+    ``lab.rules`` and issue 27's ``lab.explain`` (a read), with the documented parameters and
+    defaults."""
     got = {ns: {m: spec.params for m, spec in calls.items()} for ns, calls in API_CALLS.items()}
     assert got == EXPECTED
-    assert sum(len(c) for c in got.values()) == 39 + 2
+    assert sum(len(c) for c in got.values()) == 39 + 3
     for ns, calls in API_CALLS.items():
         for m, spec in calls.items():
             assert spec.mutating == ((ns, m) not in READS), (ns, m)
