@@ -171,22 +171,37 @@ def researcher_commitments(w: World) -> int:
 
 
 # ---------------------------------------------------------------------------------- attention
-def oversight_tax(w: World) -> float:
-    """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
+def head_counts(w: World) -> tuple[int, int, int, list[float]]:
+    """One walk over the active lab members: ``(researchers, RAs, managers, their standing
+    mentoring hours in creation order)`` (what :func:`oversight_tax` and
+    :func:`mentoring_reserved` are computed from)."""
     researchers = ras = managers = 0
+    hours = []
     for p in w.s.people.values():
         if p.status != "active":
             continue
-        if p.role in RESEARCHER_ROLES:
+        hours.append(p.mentoring)
+        role = p.role
+        if role in RESEARCHER_ROLES:
             researchers += 1
-        elif p.role == "ra":
+        elif role == "ra":
             ras += 1
-        elif p.role == "manager":
+        elif role == "manager":
             managers += 1
-    cfg = w.cfg
+    return researchers, ras, managers, hours
+
+
+def oversight_hours(cfg: WorldConfig, researchers: int, ras: int, managers: int) -> float:
+    """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
     per = cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers
     lo = cfg.oversight_min_per_researcher
     return max(lo, per) * researchers + cfg.oversight_per_ra * ras
+
+
+def oversight_tax(w: World) -> float:
+    """:func:`oversight_hours` of the lab's active members (§3)."""
+    researchers, ras, managers, _ = head_counts(w)
+    return oversight_hours(w.cfg, researchers, ras, managers)
 
 
 def attention_pool(w: World, oversight: float | None = None) -> float:
@@ -215,9 +230,12 @@ def mentoring_reserved(w: World) -> float:
 
 
 def attention_totals(w: World) -> tuple[float, float, float]:
-    """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))``, hours (§3)."""
-    oversight = oversight_tax(w)
-    return oversight, attention_pool(w, oversight), mentoring_reserved(w)
+    """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))``, hours (§3), from one
+    walk over the people (:func:`head_counts`: the same counts and the same sum)."""
+    researchers, ras, managers, hours = head_counts(w)
+    oversight = oversight_hours(w.cfg, researchers, ras, managers)
+    reserved: float = sum(hours)
+    return oversight, attention_pool(w, oversight), reserved
 
 
 def attention_left(w: World) -> float:

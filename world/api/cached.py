@@ -63,7 +63,7 @@ def read_key(namespace: str, method: str, args: Any, kwargs: Any) -> tuple[Any, 
     if not args and not kwargs:
         return (namespace, method)
     items = tuple(sorted(kwargs.items())) if kwargs else ()
-    values = (*args, *(v for _, v in items))
+    values = (*args, *(v for _, v in items)) if items else args
     types = tuple(map(type, values))
     if not _SCALARS.issuperset(types):
         return None

@@ -77,16 +77,16 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
         params = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
         names = list(params.parameters)
         in_order = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params.parameters.values())
+        method = fn.__name__
 
         def bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
             """The arguments by parameter name, each checked against the limits (numpy
             scalars as the Python numbers they hold)."""
-            call = f"{self._name}.{fn.__name__}"
             for k in kwargs:  # before binding: a huge keyword name never reaches a message
                 if len(k) > MAX_STRING_CHARS:
                     raise ActionError(
                         "bad_argument",
-                        f"{call}: a keyword argument name of {len(k):,} characters; "
+                        f"{self._name}.{method}: a keyword argument name of {len(k):,} characters; "
                         f"parameters: {', '.join(names) or 'none'}",
                     )
             if in_order and not kwargs and len(args) == len(names):  # what bind() gives, ~8 % of a policy's month
@@ -95,6 +95,7 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                 try:
                     arguments = params.bind(*args, **kwargs)
                 except TypeError as exc:
+                    call = f"{self._name}.{method}"
                     raise ActionError("bad_argument", f"{call}: {exc}; usage: {call}{_usage(sig)}") from None
                 arguments.apply_defaults()
                 bound = dict(arguments.arguments)
@@ -104,7 +105,7 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                     continue
                 if t is str and len(v) <= MAX_STRING_CHARS:
                     continue
-                bounded(f"{call}: {k}", v)
+                bounded(f"{self._name}.{method}: {k}", v)
                 bound[k] = plain(v)
             return bound
 
@@ -125,7 +126,7 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
                 w = self._api.world
                 if w.s.finished:
                     raise ActionError("career_over", over_message(w))
-                call = f"{self._name}.{fn.__name__}"
+                call = f"{self._name}.{method}"
                 month = w.s.month
                 log = w.s.action_log
                 if call != "time.next_month" and _changes_this_month(log, month) >= MAX_CHANGES_PER_MONTH:
