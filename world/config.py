@@ -860,6 +860,18 @@ def _check(
     A table is checked key by key against the default table (unknown keys refused); ``ranges``
     gives the ranges of the numbers inside the rows of a table (:data:`TABLE_RANGES`).
     """
+    if isinstance(default, (bool, int, float, str)):
+        return _check_scalar(path, value, default, meta, problems)
+    if isinstance(default, list):
+        return _check_array(path, value, default, meta, problems)
+    if isinstance(default, dict):
+        return _check_table(path, value, default, problems, ranges)
+    problems.append(f"{path}: cannot be set")
+    return None
+
+
+def _check_scalar(path: str, value: Any, default: Any, meta: Mapping[str, Any], problems: list[str]) -> Any:
+    """:func:`_check` of a true/false, integer, number or text setting (numbers also against ``meta``'s range)."""
     if isinstance(default, bool):
         if not isinstance(value, bool):
             problems.append(f"{path}: must be true or false, got {value_kind(value)} {short_repr(value)}")
@@ -876,52 +888,72 @@ def _check(
             return None
         checked = _number(path, float(value), meta, problems)
         return None if checked is None else float(value)
-    if isinstance(default, str):
-        if not isinstance(value, str):
-            problems.append(f"{path}: must be text, got {value_kind(value)} {short_repr(value)}")
-            return None
-        return value
-    if isinstance(default, list):
-        if not isinstance(value, list):
-            problems.append(f"{path}: must be an array, got {value_kind(value)} {short_repr(value)}")
-            return None
-        model = default[0] if default else 0
-        items = [_check(f"{path}[{i}]", v, model, meta, problems) for i, v in enumerate(value)]
-        return None if any(v is None for v in items) else items
-    if isinstance(default, dict):
-        if not isinstance(value, dict):
-            problems.append(f"{path}: must be a table, got {value_kind(value)} {short_repr(value)}")
-            return None
-        out = {}
-        valid = [str(k) for k in default]
-        for k, v in value.items():
-            k = str(k)
-            if k not in default:
-                problems.append(unknown_key(f"{path}.{k}", k, valid, "key"))
-                continue
-            if ranges is not None and isinstance(default[k], dict):  # a row of a ranged table
-                row_out = {}
-                row_valid = [str(x) for x in default[k]]
-                if not isinstance(v, dict):
-                    problems.append(f"{path}.{k}: must be a table, got {value_kind(v)} {short_repr(v)}")
-                    continue
-                for k2, v2 in v.items():
-                    if k2 not in default[k]:
-                        problems.append(unknown_key(f"{path}.{k}.{k2}", str(k2), row_valid, "key"))
-                        continue
-                    lo_hi = ranges.get(k2)
-                    sub_meta = {"min": lo_hi[0], "max": lo_hi[1]} if lo_hi else {}
-                    checked = _check(f"{path}.{k}.{k2}", v2, default[k][k2], sub_meta, problems)
-                    if checked is not None:
-                        row_out[k2] = checked
-                out[k] = row_out
-                continue
-            checked = _check(f"{path}.{k}", v, default[k], {}, problems)
-            if checked is not None:
-                out[k] = checked
-        return out
-    problems.append(f"{path}: cannot be set")
-    return None
+    if not isinstance(value, str):
+        problems.append(f"{path}: must be text, got {value_kind(value)} {short_repr(value)}")
+        return None
+    return value
+
+
+def _check_array(path: str, value: Any, default: list[Any], meta: Mapping[str, Any], problems: list[str]) -> Any:
+    """:func:`_check` of an array: each item against the default's first item (or an integer)."""
+    if not isinstance(value, list):
+        problems.append(f"{path}: must be an array, got {value_kind(value)} {short_repr(value)}")
+        return None
+    model = default[0] if default else 0
+    items = [_check(f"{path}[{i}]", v, model, meta, problems) for i, v in enumerate(value)]
+    return None if any(v is None for v in items) else items
+
+
+def _check_table(
+    path: str,
+    value: Any,
+    default: dict[str, Any],
+    problems: list[str],
+    ranges: Mapping[str, tuple[float, float]] | None,
+) -> Any:
+    """:func:`_check` of a table, key by key against the default table (unknown keys refused;
+    the rows of a ranged table through :func:`_check_ranged_row`)."""
+    if not isinstance(value, dict):
+        problems.append(f"{path}: must be a table, got {value_kind(value)} {short_repr(value)}")
+        return None
+    out = {}
+    valid = [str(k) for k in default]
+    for k, v in value.items():
+        k = str(k)
+        if k not in default:
+            problems.append(unknown_key(f"{path}.{k}", k, valid, "key"))
+            continue
+        if ranges is not None and isinstance(default[k], dict):  # a row of a ranged table
+            row = _check_ranged_row(f"{path}.{k}", v, default[k], problems, ranges)
+            if row is not None:
+                out[k] = row
+            continue
+        checked = _check(f"{path}.{k}", v, default[k], {}, problems)
+        if checked is not None:
+            out[k] = checked
+    return out
+
+
+def _check_ranged_row(
+    path: str, value: Any, default: dict[str, Any], problems: list[str], ranges: Mapping[str, tuple[float, float]]
+) -> dict[str, Any] | None:
+    """One row of a ranged table: each key against the default row, numbers against ``ranges``;
+    the keys that passed (None when the row is not a table)."""
+    if not isinstance(value, dict):
+        problems.append(f"{path}: must be a table, got {value_kind(value)} {short_repr(value)}")
+        return None
+    row_out = {}
+    row_valid = [str(x) for x in default]
+    for k2, v2 in value.items():
+        if k2 not in default:
+            problems.append(unknown_key(f"{path}.{k2}", str(k2), row_valid, "key"))
+            continue
+        lo_hi = ranges.get(k2)
+        sub_meta = {"min": lo_hi[0], "max": lo_hi[1]} if lo_hi else {}
+        checked = _check(f"{path}.{k2}", v2, default[k2], sub_meta, problems)
+        if checked is not None:
+            row_out[k2] = checked
+    return row_out
 
 
 def _merge_into(table: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

@@ -300,25 +300,43 @@ def run_groups(
         if g.policy not in ALL_NAMES:
             raise KeyError(f"unknown policy {g.policy!r}; policies: {', '.join(ALL_NAMES)}")
     play_one = career or run_career
-    total = sum(len(g.seeds) for g in groups)
-    if jobs <= 1 or total <= 1:
-        out = []
-        threshold = gc.get_threshold()
-        gc.set_threshold(*_CAREER_GC_THRESHOLD)  # as in a worker; this process's own setting is put back
-        try:
-            for i, g in enumerate(groups):
-                cfg = g.config if g.config is not None else WorldConfig()
-                results = []
-                for seed in g.seeds:
-                    result = play_one(g.policy, seed, cfg, g.baseline_config)
-                    if keep:
-                        results.append(result)
-                    if progress:
-                        progress(i, result)
-                out.append(results)
-        finally:
-            gc.set_threshold(*threshold)
-        return out
+    if jobs <= 1 or sum(len(g.seeds) for g in groups) <= 1:
+        return _run_here(groups, play_one, progress, keep)
+    return _run_in_workers(groups, jobs, progress, career, chunk, keep)
+
+
+def _run_here(
+    groups: list[SeedGroup], play_one: CareerFn, progress: Callable[[int, Any], None] | None, keep: bool
+) -> list[list[Any]]:
+    """:func:`run_groups` in this process, career after career."""
+    out = []
+    threshold = gc.get_threshold()
+    gc.set_threshold(*_CAREER_GC_THRESHOLD)  # as in a worker; this process's own setting is put back
+    try:
+        for i, g in enumerate(groups):
+            cfg = g.config if g.config is not None else WorldConfig()
+            results = []
+            for seed in g.seeds:
+                result = play_one(g.policy, seed, cfg, g.baseline_config)
+                if keep:
+                    results.append(result)
+                if progress:
+                    progress(i, result)
+            out.append(results)
+    finally:
+        gc.set_threshold(*threshold)
+    return out
+
+
+def _run_in_workers(
+    groups: list[SeedGroup],
+    jobs: int,
+    progress: Callable[[int, Any], None] | None,
+    career: CareerFn | None,
+    chunk: int | None,
+    keep: bool,
+) -> list[list[Any]]:
+    """:func:`run_groups` in a pool of ``jobs`` worker processes, a few chunks in flight."""
     specs = [
         (g.policy, (g.config if g.config is not None else WorldConfig()).to_dict(), g.baseline_config) for g in groups
     ]
@@ -340,21 +358,33 @@ def run_groups(
                     pending[ex.submit(_chunk_task, (i, seeds))] = (i, start)
                     task = next(tasks, None)
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                try:
-                    for fut in done:
-                        i, start = pending.pop(fut)
-                        for k, result in enumerate(fut.result()):
-                            if keep:
-                                slots[i][start + k] = result
-                            if progress:
-                                progress(i, result)
-                except BaseException:  # an error or Ctrl-C: do not play the chunks still queued
-                    for fut in pending:
-                        fut.cancel()
-                    raise
+                _collect(done, pending, slots, progress, keep)
     finally:
         gc.unfreeze()
     return slots
+
+
+def _collect(
+    done: Iterable[Any],
+    pending: dict[Any, tuple[int, int]],
+    slots: list[list[Any]],
+    progress: Callable[[int, Any], None] | None,
+    keep: bool,
+) -> None:
+    """The results of the finished chunks ``done`` into ``slots`` and ``progress``; on an error
+    or Ctrl-C the chunks still queued are cancelled (not played) and it is raised."""
+    try:
+        for fut in done:
+            i, start = pending.pop(fut)
+            for k, result in enumerate(fut.result()):
+                if keep:
+                    slots[i][start + k] = result
+                if progress:
+                    progress(i, result)
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
 
 
 def run_seeds(

@@ -194,13 +194,23 @@ def jsonable(x: Any) -> Any:
     if t is float:
         return x if math.isfinite(x) else str(x)
     if t is dict:
-        out = {}
-        for k, v in x.items():
-            tv = type(v)
-            # a finite float is kept as it is, as jsonable(v) would keep it (without the call)
-            plain = tv is str or tv is int or tv is bool or (tv is float and math.isfinite(v))
-            out[k if type(k) is str else str(k)] = v if plain else jsonable(v)
-        return out
+        return _jsonable_dict(x)
+    return _jsonable_other(x)
+
+
+def _jsonable_dict(x: dict[Any, Any]) -> dict[str, Any]:
+    """:func:`jsonable` of a plain dict: keys as text, a plain value kept as it is (without the call)."""
+    out = {}
+    for k, v in x.items():
+        tv = type(v)
+        plain = tv is str or tv is int or tv is bool or (tv is float and math.isfinite(v))
+        out[k if type(k) is str else str(k)] = v if plain else jsonable(v)
+    return out
+
+
+def _jsonable_other(x: Any) -> Any:
+    """:func:`jsonable` of what is not exactly a str, int, bool, None, float or dict: subclasses
+    and other mappings, lists and tuples, anything else as its repr."""
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

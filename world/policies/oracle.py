@@ -67,16 +67,10 @@ class Oracle(Policy):
     # -------------------------------------------------------------- the month
     def act(self, api: Any) -> None:
         """One month of the oracle's heuristic."""
-        w = self.world
         dash = api.lab.dashboard()
         m = dash["month"]
         runway = 99.0 if dash["runway_months"] is None else float(dash["runway_months"])
-        n = len(dash["students"])
-        if m % 12 == self.rules(api)["season"]["pool_opens"]:
-            self.hire(api, n, runway)
-        managers = [p for p in dash["staff"] if p["role"] == "manager"]
-        if not managers and n >= 5 and runway > 15:
-            api.recruit.hire_manager()
+        self.staff(api, dash, runway)
         self.mentor(api)
         topic = self.best_topic(m)
         compute = 500.0 if runway < 12 else 2000.0
@@ -84,6 +78,24 @@ class Oracle(Policy):
         for pj in dash["active_projects"]:
             if pj["monthly_compute"] != compute:
                 api.projects.set_compute(pj["id"], compute)
+        self.start_projects(api, dash, m, runway, topic, compute)
+        self.submit(api, m)
+        self.propose(api, m, runway)
+        self.answer_events(api)
+
+    def staff(self, api: Any, dash: dict[str, Any], runway: float) -> None:
+        """Hire in the season (:meth:`hire`); a lab manager once there are 5 researchers and runway > 15."""
+        n = len(dash["students"])
+        if dash["month"] % 12 == self.rules(api)["season"]["pool_opens"]:
+            self.hire(api, n, runway)
+        managers = [p for p in dash["staff"] if p["role"] == "manager"]
+        if not managers and n >= 5 and runway > 15:
+            api.recruit.hire_manager()
+
+    def start_projects(self, api: Any, dash: dict[str, Any], m: int, runway: float, topic: str, compute: float) -> None:
+        """Idle researchers in pairs, the ablest first, on ``topic``: tier 3 for an able lead
+        with two publications, runway and time left, else tier 2."""
+        w = self.world
         idle = sorted(idle_researchers(dash), key=lambda pid: -(self._person(pid).ability * self._person(pid).skill))
         n_pubs = len(api.papers.publications())
         active = len(dash["active_projects"])
@@ -94,8 +106,10 @@ class Oracle(Policy):
             tier = 3 if (lead.ability > 0.7 and n_pubs >= 2 and m < w.cfg.months - 24 and runway > 18) else 2
             api.projects.start(topic, tier, idle[i : i + 2], compute)
             active += 1
-        self.submit(api, m)
-        self.propose(api, m, runway)
+
+    def answer_events(self, api: Any) -> None:
+        """Support crises with the hours, accept collaborations with a lab, other events with > 15 h left."""
+        w = self.world
         for ev in api.events.pending():
             left = api.lab.attention()["left"]
             if ev["kind"] == "student_crisis":
