@@ -44,7 +44,7 @@ def _same_as_fresh(api: CachedApi) -> None:
     for key, value in fresh.items():
         assert kept[key] == value, key
         ns, m, args = key
-        held = api.kept(ns, m, list(args))
+        held = api.kept_result(ns, m, list(args))
         assert held is NOT_KEPT or held is kept[key], key
 
 
@@ -183,21 +183,24 @@ def test_a_kept_read_is_handed_out_until_the_world_version_moves():
 
 
 def test_kept_answers_the_kept_object_without_building_one():
-    """``CachedApi.kept`` answers the very object a read returned while the version has not
+    """``CachedApi.kept_result`` answers the very object a read returned while the version has not
     moved (arguments as given, their types too), ``NOT_KEPT`` before the first read, after a
     change, for changing and unknown calls and for ``query``; it never builds a result."""
     w = World(WorldConfig(), 4)
     api = CachedApi(Api(w))
-    assert api.kept("lab", "dashboard") is NOT_KEPT and api.kept("field", "news", [5]) is NOT_KEPT
-    assert api.kept("lab", "dashboard") is NOT_KEPT  # asking built nothing
+    assert api.kept_result("lab", "dashboard") is NOT_KEPT and api.kept_result("field", "news", [5]) is NOT_KEPT
+    assert api.kept_result("lab", "dashboard") is NOT_KEPT  # asking built nothing
     dash, news = api.lab.dashboard(), api.field.news(5)
-    assert api.kept("lab", "dashboard") is dash and api.kept("field", "news", [5]) is news
-    assert api.kept("field", "news", [6]) is NOT_KEPT and api.kept("field", "news", ["5"]) is NOT_KEPT
-    assert api.kept("field", "news", [5.0]) is NOT_KEPT and api.kept("field", "news", [True]) is NOT_KEPT
-    assert api.kept("grants", "propose", [1]) is NOT_KEPT and api.kept("nope", "x") is NOT_KEPT
-    assert api.kept("lab", "no_such_call") is NOT_KEPT and api.kept("query", "query", ["select 1"]) is NOT_KEPT
+    assert api.kept_result("lab", "dashboard") is dash and api.kept_result("field", "news", [5]) is news
+    assert api.kept_result("field", "news", [6]) is NOT_KEPT and api.kept_result("field", "news", ["5"]) is NOT_KEPT
+    assert api.kept_result("field", "news", [5.0]) is NOT_KEPT and api.kept_result("field", "news", [True]) is NOT_KEPT
+    assert api.kept_result("grants", "propose", [1]) is NOT_KEPT and api.kept_result("nope", "x") is NOT_KEPT
+    assert (
+        api.kept_result("lab", "no_such_call") is NOT_KEPT
+        and api.kept_result("query", "query", ["select 1"]) is NOT_KEPT
+    )
     api.recruit.hire_ra()
-    assert api.kept("lab", "dashboard") is NOT_KEPT and api.kept("field", "news", [5]) is NOT_KEPT
+    assert api.kept_result("lab", "dashboard") is NOT_KEPT and api.kept_result("field", "news", [5]) is NOT_KEPT
 
 
 def test_kept_reads_hold_only_for_the_world_as_read():
@@ -211,9 +214,9 @@ def test_kept_reads_hold_only_for_the_world_as_read():
         lambda: setattr(w, "s", World(WorldConfig(), 4).s),
     ):
         d = api.lab.dashboard()
-        assert api.kept("lab", "dashboard") is d
+        assert api.kept_result("lab", "dashboard") is d
         move()
-        assert api.kept("lab", "dashboard") is NOT_KEPT
+        assert api.kept_result("lab", "dashboard") is NOT_KEPT
         assert api.lab.dashboard() is not d and api.lab.dashboard() == Api(w).lab.dashboard()
 
 
@@ -238,7 +241,7 @@ def test_a_failing_change_moves_the_version():
             api.recruit.hire_ra()
     finally:
         people_mod.hire_staff = real  # type: ignore[assignment]
-    assert w.version == version + 1 and api.kept("lab", "dashboard") is NOT_KEPT and api.lab.dashboard() == d
+    assert w.version == version + 1 and api.kept_result("lab", "dashboard") is NOT_KEPT and api.lab.dashboard() == d
 
 
 def test_set_mentoring_of_a_big_lab_answers_as_a_new_api_would():

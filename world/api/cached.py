@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["NOT_KEPT", "CachedApi"]
 
 NOT_KEPT: Any = object()
-"""What :meth:`CachedApi.kept` returns for a call whose result is not kept (never equal to,
+"""What :meth:`CachedApi.kept_result` returns for a call whose result is not kept (never equal to,
 nor the same object as, any result)."""
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -101,11 +101,11 @@ class _KeptLab(Lab):
 
     def _month_parts(self) -> views.MonthParts:
         w = self._w
-        kept = self._cached.state_kept()
+        of_state = self._cached.state_kept()
         now = (w.s.month, w.s.finished)
-        if kept.month != now or kept.month_parts is None:
-            kept.month_parts, kept.month = views.month_parts(w), now
-        return kept.month_parts
+        if of_state.month != now or of_state.month_parts is None:
+            of_state.month_parts, of_state.month = views.month_parts(w), now
+        return of_state.month_parts
 
 
 class _KeptStudents(Students):
@@ -116,14 +116,14 @@ class _KeptStudents(Students):
         self._cached = cached
 
     def _report_rows(self, student_id: str, n: int) -> list[Any]:
-        kept = self._cached.state_kept()
+        of_state = self._cached.state_kept()
         rows = self._w.s.student_reports
-        if len(rows) < kept.reports_seen:  # the reports shrank (put straight into the state): start again
-            kept.reports_of, kept.reports_seen = {}, 0
-        index = kept.reports_of
-        for i in range(kept.reports_seen, len(rows)):
+        if len(rows) < of_state.reports_seen:  # the reports shrank (put straight into the state): start again
+            of_state.reports_of, of_state.reports_seen = {}, 0
+        index = of_state.reports_of
+        for i in range(of_state.reports_seen, len(rows)):
             index.setdefault(rows[i][0], []).append(i)
-        kept.reports_seen = len(rows)
+        of_state.reports_seen = len(rows)
         return [rows[i] for i in index.get(student_id, [])[-n:]]
 
 
@@ -160,10 +160,10 @@ class CachedApi:
     # ------------------------------------------------------------------ the cache
     def state_kept(self) -> StateKept:
         """What is kept of the world's state object now (:class:`StateKept`; new for a new state)."""
-        kept = self._state_kept
-        if kept.state is not self.world.s:
-            kept = self._state_kept = StateKept(self.world.s)
-        return kept
+        of_state = self._state_kept
+        if of_state.state is not self.world.s:
+            of_state = self._state_kept = StateKept(self.world.s)
+        return of_state
 
     def _now(self) -> dict[tuple[Any, ...], Any]:
         """The results kept for the world as it is now (all forgotten if it moved)."""
@@ -197,7 +197,7 @@ class CachedApi:
             results[key] = out
         return out
 
-    def kept(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
+    def kept_result(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
         """The result kept now for the reading call ``namespace.method(*args, **kwargs)``: the
         very object :meth:`call` would return, or :data:`NOT_KEPT` when it would build one.
         Builds nothing and changes nothing (what the contract tests look at)."""
