@@ -31,50 +31,72 @@ def do_nothing(seed: int) -> World:
 
 
 def busy(seed: int, ticks: list[float] | None = None) -> World:
+    """A career that keeps the lab busy each month (offers, postdoc posts, projects, submissions,
+    proposals); each tick's wall seconds appended to ``ticks``."""
     w = World(WorldConfig(), seed)
     api = Api(w)
     while not w.finished:
         d = api.lab.dashboard()
         m = d["month"]
         if m % 12 == 1:
-            for a in api.recruit.applicants():
-                try:
-                    api.recruit.offer(a["id"])
-                except ActionError:
-                    break
+            _offer_to_all(api)
         if m % 6 == 0:
             try:
                 api.recruit.post_postdoc()
             except ActionError:
                 pass
-        studs = [s["id"] for s in d["students"]]
-        busy_ids = {x for p in d["active_projects"] for x in p["members"]}
-        idle = [s for s in studs if s not in busy_ids]
-        k = 0
-        while idle and len(d["active_projects"]) + k < 10:
-            try:
-                api.projects.start(TOPICS[(m + k) % len(TOPICS)], 2, idle[:2], 2000)
-            except ActionError:
-                break
-            idle = idle[2:]
-            k += 1
-        for dr in d["available_drafts"]:
-            for v in ("NAIC", "CLAR", "JMR", "W-SHOP"):
-                try:
-                    api.papers.submit(dr["id"], v)
-                    break
-                except ActionError:
-                    pass
-        for c in d["open_grant_calls"]:
-            try:
-                api.grants.propose(c["id"], "reasoning", 10, [])
-            except ActionError:
-                pass
+        _start_idle_pairs(api, d, m)
+        _submit_drafts(api, d)
+        _propose_to_open_calls(api, d)
         t0 = time.perf_counter()
         api.time.next_month()
         if ticks is not None:
             ticks.append(time.perf_counter() - t0)
     return w
+
+
+def _offer_to_all(api: Api) -> None:
+    """An offer to every applicant, until one is refused."""
+    for a in api.recruit.applicants():
+        try:
+            api.recruit.offer(a["id"])
+        except ActionError:
+            break
+
+
+def _start_idle_pairs(api: Api, d: dict, m: int) -> None:
+    """Idle researchers in pairs start tier-2 projects, topic by month, up to 10 projects."""
+    studs = [s["id"] for s in d["students"]]
+    busy_ids = {x for p in d["active_projects"] for x in p["members"]}
+    idle = [s for s in studs if s not in busy_ids]
+    k = 0
+    while idle and len(d["active_projects"]) + k < 10:
+        try:
+            api.projects.start(TOPICS[(m + k) % len(TOPICS)], 2, idle[:2], 2000)
+        except ActionError:
+            break
+        idle = idle[2:]
+        k += 1
+
+
+def _submit_drafts(api: Api, d: dict) -> None:
+    """Every available draft to the first venue that takes it."""
+    for dr in d["available_drafts"]:
+        for v in ("NAIC", "CLAR", "JMR", "W-SHOP"):
+            try:
+                api.papers.submit(dr["id"], v)
+                break
+            except ActionError:
+                pass
+
+
+def _propose_to_open_calls(api: Api, d: dict) -> None:
+    """A 10-hour proposal on reasoning to every open call (refusals ignored)."""
+    for c in d["open_grant_calls"]:
+        try:
+            api.grants.propose(c["id"], "reasoning", 10, [])
+        except ActionError:
+            pass
 
 
 def median_time(fn, repeat: int) -> float:

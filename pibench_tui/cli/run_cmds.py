@@ -799,24 +799,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     t.add_rows(seed_lines, len(args.seeds))
     t.add_section()
     sums = {p: summarize(res[p]) for p in names}
-    for label, key in (("mean", "mean"), ("median", "median"), ("geomean", "geomean"), ("std", "std")):
-        cells = [_num(sums[p][key]) for p in names]
-        for p in names[1:]:
-            rs = ratios[p]
-            if key == "mean":
-                cells.append(f"{statistics.fmean(rs):.2f}")
-            elif key == "median":
-                cells.append(f"{statistics.median(rs):.2f}")
-            elif key == "geomean":
-                cells.append(f"{math.exp(statistics.fmean(math.log(x) for x in rs)):.2f}")
-            else:
-                cells.append(f"{statistics.stdev(rs):.2f}" if len(rs) > 1 else "0.00")
-        t.add_row(label, *cells)
-    t.add_row(
-        "collapses",
-        *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
-        *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]],
-    )
+    _compare_summary_rows(t, names, sums, ratios)
     _write_outputs(
         args,
         lambda: {
@@ -832,6 +815,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     _print_table(title, t)
     return 0
+
+
+def _ratio_statistic(key: str, rs: list[float]) -> str:
+    """The ``key`` statistic (mean, median, geomean, std) of paired ratios ``rs``, to 2 dp."""
+    if key == "mean":
+        return f"{statistics.fmean(rs):.2f}"
+    if key == "median":
+        return f"{statistics.median(rs):.2f}"
+    if key == "geomean":
+        return f"{math.exp(statistics.fmean(math.log(x) for x in rs)):.2f}"
+    return f"{statistics.stdev(rs):.2f}" if len(rs) > 1 else "0.00"
+
+
+def _compare_summary_rows(t: Any, names: list[str], sums: dict[str, Any], ratios: dict[str, list[float]]) -> None:
+    """The summary rows under ``pibench compare``'s seeds: mean, median, geomean, std of each
+    policy's Impact and of its ratios to the first, then collapses and wins."""
+    for label, key in (("mean", "mean"), ("median", "median"), ("geomean", "geomean"), ("std", "std")):
+        cells = [_num(sums[p][key]) for p in names]
+        cells += [_ratio_statistic(key, ratios[p]) for p in names[1:]]
+        t.add_row(label, *cells)
+    t.add_row(
+        "collapses",
+        *[f"{sums[p]['collapses']}/{sums[p]['n']}" for p in names],
+        *[f"wins {sum(1 for x in ratios[p] if x > 1)}/{len(ratios[p])}" for p in names[1:]],
+    )
 
 
 @_handle
