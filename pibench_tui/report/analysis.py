@@ -385,9 +385,26 @@ def _legibility(cs: list[Career], groups: dict[str, list[Career]]) -> dict[str, 
     """Per month t: Spearman(earned citations at t, final Impact) across careers; the
     projection's and the best paper's shares of Impact; variance shares on log(1 + Impact)."""
     horizon = max((c.months for c in cs), default=0)
+    total = sum(c.impact for c in cs)
+    proj_pooled = (sum(c.projection for c in cs) / total) if total > 0 else None
+    shares = [c.projection / c.impact for c in cs if c.impact > 0]
+    best = [c.best_paper / c.impact for c in cs if c.impact > 0 and c.best_paper is not None]
+    return {
+        "months": horizon,
+        "careers": len(cs),
+        "curve": _rank_curve(cs, horizon),
+        "projection_share": {"pooled": proj_pooled, "mean": statistics.fmean(shares) if shares else None},
+        "best_paper_share": statistics.fmean(best) if best else None,
+        "variance_shares": variance_shares(_first_scenario_cells(cs, groups)),
+    }
+
+
+def _rank_curve(cs: list[Career], horizon: int) -> list[dict[str, Any]]:
+    """Month by month (1..``horizon``): Spearman's rho of the citations earned by then against
+    the final Impact, over the careers with a trajectory (None below 3 careers)."""
     with_traj = [c for c in cs if c.earned_by_month]
-    curve = []
     finals = [c.impact for c in with_traj]
+    curve = []
     for t in range(1, horizon + 1):
         xs = []
         for c in with_traj:
@@ -395,20 +412,15 @@ def _legibility(cs: list[Career], groups: dict[str, list[Career]]) -> dict[str, 
             xs.append(traj[t - 1] if t <= len(traj) else traj[-1])  # a collapsed lab keeps its citations
         rho = spearman(xs, finals) if len(with_traj) >= 3 else None
         curve.append({"month": t, "rho": rho, "n": len(with_traj)})
-    total = sum(c.impact for c in cs)
-    proj_pooled = (sum(c.projection for c in cs) / total) if total > 0 else None
-    shares = [c.projection / c.impact for c in cs if c.impact > 0]
-    best = [c.best_paper / c.impact for c in cs if c.impact > 0 and c.best_paper is not None]
+    return curve
+
+
+def _first_scenario_cells(cs: list[Career], groups: dict[str, list[Career]]) -> dict[tuple[str, Any], float]:
+    """(group, career key) -> Impact of the careers of the first career's scenario."""
+    scenario = cs[0].scenario if cs else None
     cells = {}
     for key, gcs in groups.items():
         for c in gcs:
-            if c.scenario == (cs[0].scenario if cs else None):
+            if c.scenario == scenario:
                 cells[(key, c.key)] = c.impact
-    return {
-        "months": horizon,
-        "careers": len(cs),
-        "curve": curve,
-        "projection_share": {"pooled": proj_pooled, "mean": statistics.fmean(shares) if shares else None},
-        "best_paper_share": statistics.fmean(best) if best else None,
-        "variance_shares": variance_shares(cells),
-    }
+    return cells
