@@ -227,31 +227,35 @@ def axes_figure(report: dict[str, Any]) -> bytes | None:
     nrows = math.ceil(len(shown) / ncols)
     fig, grid = plt.subplots(nrows, ncols, figsize=(12, 2.3 * nrows + 0.4), squeeze=False)
     for idx, (key, title) in enumerate(shown):
-        ax = grid[idx // ncols][idx % ncols]
-        vals = [axes[lab].get(key) for lab in labels]
-        ax.bar(range(len(labels)), [v if v is not None else 0 for v in vals], color=[colors[lab] for lab in labels])
-        for i, v in enumerate(vals):
-            if v is None:
-                ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
-        if all(v in (None, 0) for v in vals):
-            ax.set_ylim(-1, 1)
-            ax.set_yticks([0])
-            ax.text(0.5, 0.6, "0 for every label", transform=ax.transAxes, ha="center", fontsize=8, color="grey")
-        ax.set_title(title, fontsize=8)
-        ax.set_xticks(
-            range(len(labels)),
-            [lab if len(lab) <= 20 else lab[:19] + "…" for lab in labels],
-            fontsize=6.5,
-            rotation=35,
-            ha="right",
-        )
-        ax.axhline(0, color="black", linewidth=0.6)
-        ax.grid(axis="y", alpha=0.3)
+        _axis_panel(grid[idx // ncols][idx % ncols], title, labels, [axes[lab].get(key) for lab in labels], colors)
     for idx in range(len(shown), nrows * ncols):
         grid[idx // ncols][idx % ncols].axis("off")
     fig.suptitle("Capability axes and behaviour (MECHANICS §17; pooled over each label's careers)", fontweight="bold")
     fig.tight_layout()
     return _png(fig)
+
+
+def _axis_panel(ax: Any, title: str, labels: list[str], vals: list[Any], colors: dict[str, Any]) -> None:
+    """One panel of :func:`axes_figure`: a bar per label ("n/a" where it has no value; a
+    "0 for every label" note when no bar stands out), labels cut at 20 characters."""
+    ax.bar(range(len(labels)), [v if v is not None else 0 for v in vals], color=[colors[lab] for lab in labels])
+    for i, v in enumerate(vals):
+        if v is None:
+            ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
+    if all(v in (None, 0) for v in vals):
+        ax.set_ylim(-1, 1)
+        ax.set_yticks([0])
+        ax.text(0.5, 0.6, "0 for every label", transform=ax.transAxes, ha="center", fontsize=8, color="grey")
+    ax.set_title(title, fontsize=8)
+    ax.set_xticks(
+        range(len(labels)),
+        [lab if len(lab) <= 20 else lab[:19] + "…" for lab in labels],
+        fontsize=6.5,
+        rotation=35,
+        ha="right",
+    )
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(axis="y", alpha=0.3)
 
 
 def legibility_figure(report: dict[str, Any]) -> bytes | None:
