@@ -24,11 +24,13 @@ from .api import ActionError, Api
 from .api.cached import CachedApi
 from .engine import World
 from .policies import ORACLE, make_policy
+from .policies.base import can_propose
 
 __all__ = [
     "CAPABILITIES",
     "KIND_CALLS",
     "KINDS",
+    "FINDER_GENERATIONS",
     "Decision",
     "Plan",
     "Truth",
@@ -92,12 +94,17 @@ class Plan:
 
 @dataclass(frozen=True)
 class Decision:
-    """A decision point: kind, the question, and two plans (A, B)."""
+    """A decision point: kind, the question, and two plans (A, B).
+
+    ``variant`` tells apart two pairs of one kind at one fork (``""`` for the first; a case
+    id ends with it, e.g. ``...-hiring-none``).
+    """
 
     kind: str
     question: str
     a: Plan
     b: Plan
+    variant: str = ""
 
     @property
     def capability(self) -> str:
@@ -245,28 +252,61 @@ def truth(world: World, decision: Decision, branches: Sequence[int], policy: str
 
 # ---------------------------------------------------------------------------- decision finders
 def _applicant_text(a: dict[str, Any]) -> str:
-    bits = [f"{a['pool']} pool", f"transcript {a['transcript']}", f"letter '{a['letter']}'"]
+    bits = [f"{a['pool']} pool", f"transcript {a['transcript']}", f"letter {a['letter']}"]
     if a.get("interview") is not None:
-        bits.append(f"interview '{a['interview']}'")
-    return f"{a['id']} — " + ", ".join(bits)
+        bits.append(f"interview {a['interview']}")
+    return f"{a['id']} ({', '.join(bits)})"
+
+
+def _signal(a: dict[str, Any]) -> float:
+    """An applicant's observable signal: the interview where there is one, else transcript and
+    letter (the weights the baseline's ranking gives them)."""
+    if a.get("interview") is not None:
+        return 0.6 * float(a["interview"]) + 0.25 * float(a["transcript"]) + 0.15 * float(a["letter"])
+    return 0.6 * float(a["transcript"]) + 0.4 * float(a["letter"])
+
+
+def _names(apps: Sequence[dict[str, Any]]) -> str:
+    return " and ".join(_applicant_text(a) for a in apps)
 
 
 def _hiring(api: Api) -> list[Decision]:
-    apps = [a for a in api.call("recruit", "applicants", [], {}) if a.get("status") == "pending"]
-    if len(apps) < 2:
+    """Two offers each (acceptances are uncertain, so a PI offers more places than they need):
+    to the two applicants with the best signals against the two with the weakest (reading the
+    signals), and against making no offer this month (growing the lab against its runway)."""
+    everyone = api.call("recruit", "applicants", [], {})
+    apps = [a for a in everyone if a.get("status") == "pending"]
+    if len(apps) < 4:
         return []
-    ranked = sorted(apps, key=lambda a: (-float(a["transcript"]), a["id"]))
-    best, worst = ranked[0], ranked[-1]
-    q = "Whom should the lab offer its next PhD place to this month?"
-    a = Plan(
-        f"Offer a PhD place to {_applicant_text(best)}; not to {_applicant_text(worst)}.",
-        (("recruit", "offer", {"applicant_id": best["id"]}),),
+    ranked = sorted(apps, key=lambda a: (-_signal(a), a["id"]))
+    best, worst = ranked[:2], ranked[-2:][::-1]
+    offered = sum(1 for a in everyone if a.get("status") == "offered")
+    lab = api.call("lab", "dashboard", [], {})
+    situation = (
+        f"{len(lab['students'])} researcher(s) in the lab, {len(apps)} applicants pending, "
+        f"{offered} offer(s) already out; {_runway_text(api)}"
     )
-    b = Plan(
-        f"Offer a PhD place to {_applicant_text(worst)}; not to {_applicant_text(best)}.",
-        (("recruit", "offer", {"applicant_id": worst["id"]}),),
-    )
-    return [Decision("hiring", q, a, b)]
+
+    def offer(chosen: Sequence[dict[str, Any]], other: Sequence[dict[str, Any]], how: str) -> Plan:
+        calls = tuple(("recruit", "offer", {"applicant_id": a["id"]}) for a in chosen)
+        rest = f"; not to {_names(other)}" if other else ""
+        return Plan(f"Offer places to {_names(chosen)}, the two with the {how} signals{rest}.", calls)
+
+    return [
+        Decision(
+            "hiring",
+            f"Which applicants should the lab offer two PhD places to this month ({situation})?",
+            offer(best, worst, "best"),
+            offer(worst, best, "weakest"),
+        ),
+        Decision(
+            "hiring",
+            f"Should the lab offer two more PhD places this month ({situation})?",
+            offer(best, [], "best"),
+            Plan(f"Make no offer this month: a PhD student is paid for years ({_runway_text(api)}).", ()),
+            variant="none",
+        ),
+    ]
 
 
 def _runway_text(api: Api) -> str:
@@ -310,44 +350,118 @@ def _staffing(api: Api) -> list[Decision]:
     ]
 
 
+#: Compute a spending decision raises every active project to (units a month; the baseline starts projects at 1,500).
+COMPUTE_HIGH = 6000.0
+#: Runway (months) below which the spending question is whether to cut compute, not raise it.
+COMPUTE_CUT_RUNWAY = 24.0
+
+
 def _spending(api: Api) -> list[Decision]:
-    q = "Should the PI attend a conference this month?"
+    """Compute for the lab's active projects: raise it (a long runway) or cut it (a short one),
+    against leaving it as it is; without an active project, a conference trip or not."""
+    dash = api.call("lab", "dashboard", [], {})
     money = _runway_text(api)
-    return [
-        Decision(
-            "spending",
-            q,
-            Plan(f"Attend a conference this month ({money}).", (("field", "attend_conference", {}),)),
-            Plan(f"Stay home this month ({money}).", ()),
-        )
-    ]
+    projects = dash.get("active_projects") or []
+    if not projects:
+        q = "Should the PI attend a conference this month?"
+        return [
+            Decision(
+                "spending",
+                q,
+                Plan(f"Attend a conference this month ({money}).", (("field", "attend_conference", {}),)),
+                Plan(f"Stay home this month ({money}).", ()),
+            )
+        ]
+    runway = dash.get("runway_months")
+    now = sum(float(p["monthly_compute"]) for p in projects)
+    ids = ", ".join(f"{p['id']} ({p['topic']}, {p['progress_pct']:.0f} % done)" for p in projects)
+    keep_text = f"Keep compute as it is ({now:,.0f} units a month over {len(projects)} project(s))."
+    if runway is not None and float(runway) < COMPUTE_CUT_RUNWAY:
+        target = 0.0
+        verb = "Cut compute to 0 on every active project"
+    else:
+        target = COMPUTE_HIGH
+        verb = f"Raise compute to {COMPUTE_HIGH:,.0f} units a month on every active project"
+    calls = tuple(
+        ("projects", "set_compute", {"project_id": p["id"], "monthly_compute": target})
+        for p in projects
+        if float(p["monthly_compute"]) != target
+    )
+    if not calls:
+        return []
+    change = target * len(projects) - now
+    q = f"How much compute should the lab's projects get from now on ({money}; projects: {ids})?"
+    text = f"{verb} ({'+' if change >= 0 else '-'}{abs(change):,.0f} units a month in all, at $1 a unit before price swings)."
+    return [Decision("spending", q, Plan(text, calls), Plan(keep_text, ()))]
+
+
+#: Hours of a careful proposal, and of a quick one (the rules' minimum is 5).
+PROPOSAL_HOURS = (40.0, 5.0)
+#: A grants decision is looked for only when the award would pay for at least this many months
+#: before the horizon (a later award changes the career too little to be a case).
+GRANT_MONTHS_LEFT = 12
 
 
 def _grants(api: Api) -> list[Decision]:
-    calls = api.call("grants", "calls", [], {})
+    """The open call with the largest award the lab may apply to: a careful proposal (40 h, the
+    lab's papers on its topic attached) against a quick one (5 h, nothing attached), and against
+    letting the call pass this month (when this is its last month, only the latter)."""
+    view = _View(api)
+    dash = api.call("lab", "dashboard", [], {})
+    month = int(dash["month"])
+    rules = api.call("lab", "rules", [], {})
+    horizon = int(rules["horizon_months"])
+    left = float(api.call("lab", "attention", [], {})["left"])
+    careful, quick = PROPOSAL_HOURS
+    hours = min(careful, float(int(left)))
+    if hours < 20:
+        return []
+    calls = [
+        c
+        for c in api.call("grants", "calls", [], {})
+        if month + int(c["decision_delay_months"]) + 1 + GRANT_MONTHS_LEFT <= horizon
+        and can_propose(view, c, month, rules)
+    ]
     if not calls:
         return []
-    month = int(api.call("lab", "dashboard", [], {})["month"])
-    # the call closing soonest (the largest among those): skipping it may mean missing it
-    c = min(calls, key=lambda x: (int(x["last_month_to_apply"]), -float(x["award"]), x["id"]))
+    c = max(calls, key=lambda x: (float(x["award"]), -int(x["last_month_to_apply"]), x["id"]))
     last = int(c["last_month_to_apply"])
-    when = "this month is the last to apply" if last == month else f"open until month {last}"
-    topic = api.call("field", "topics", [], {})[0]
-    pubs = [p["id"] for p in api.call("papers", "publications", [], {})][:3]
-    q = (
-        f"Should the lab write a proposal to {c['agency']}'s call {c['id']} this month (award "
-        f"${float(c['award']):,.0f} over {c['duration_months']} months, decision {c['decision_delay_months']} "
-        f"months after applying; {when}; {_runway_text(api)})?"
-    )
-    text = f"Write a 20-hour proposal on {topic} to {c['id']}" + (
-        f" with {len(pubs)} publication(s) as evidence." if pubs else " without evidence."
-    )
-    kwargs: dict[str, Any] = {"call_id": c["id"], "topic": topic, "hours": 20}
+    pubs = api.call("papers", "publications", [], {})
+    topics = api.call("field", "topics", [], {})
+    by_topic = {t: sum(1 for p in pubs if p["topic"] == t) for t in topics}
     if pubs:
-        kwargs["attach"] = pubs
-    return [
-        Decision("grants", q, Plan(text, (("grants", "propose", kwargs),)), Plan("Write no proposal this month.", ()))
-    ]
+        topic = max(topics, key=lambda t: (by_topic[t], -topics.index(t)))
+        why = f"the topic of {by_topic[topic]} of the lab's {len(pubs)} publication(s)"
+    else:
+        news = [n for n in api.call("field", "news", [NEWS_WINDOW], {}) if n["kind"] == "field" and n["topic"]]
+        count = {t: sum(1 for n in news if n["topic"] == t) for t in topics}
+        topic = max(topics, key=lambda t: (count[t], -topics.index(t)))
+        why = f"{count[topic]} of the last {NEWS_WINDOW} news items were field news on it"
+    attach = [p["id"] for p in pubs if p["topic"] == topic][:4]
+    when = "this month is the last to apply" if last == month else f"open until month {last}"
+    q = (
+        f"How should the lab answer {c['agency']}'s call {c['id']} (award ${float(c['award']):,.0f} over "
+        f"{c['duration_months']} months, decision {c['decision_delay_months']} months after applying; {when}; "
+        f"{left:.0f} h of attention left this month; {_runway_text(api)})?"
+    )
+    kwargs: dict[str, Any] = {"call_id": c["id"], "topic": topic, "hours": hours}
+    if attach:
+        kwargs["attach"] = attach
+    evidence = f"attaching the lab's {len(attach)} publication(s) on it" if attach else "with nothing to attach"
+    a = Plan(
+        f"Write a careful {hours:.0f}-hour proposal to {c['id']} on {topic} ({why}), {evidence}.",
+        (("grants", "propose", kwargs),),
+    )
+    skip = Plan(f"Let {c['id']} pass this month: write no proposal and keep the hours for the lab's other work.", ())
+    out = [Decision("grants", q, a, skip, variant="none")]
+    if last != month:
+        b = Plan(
+            f"Write a quick {quick:.0f}-hour proposal to {c['id']} on {topic} with nothing attached, "
+            "and keep the other hours for the lab's other work.",
+            (("grants", "propose", {"call_id": c["id"], "topic": topic, "hours": quick}),),
+        )
+        out.insert(0, Decision("grants", q, a, b))
+    return out
 
 
 def _venue(api: Api) -> list[Decision]:
@@ -418,6 +532,84 @@ _FINDERS: dict[str, Callable[[Api], list[Decision]]] = {
 }
 
 
+# ------------------------------------------------- generation 1 (the shipped dev set's pairs)
+def _applicant_text_v1(a: dict[str, Any]) -> str:
+    bits = [f"{a['pool']} pool", f"transcript {a['transcript']}", f"letter '{a['letter']}'"]
+    if a.get("interview") is not None:
+        bits.append(f"interview '{a['interview']}'")
+    return f"{a['id']} — " + ", ".join(bits)
+
+
+def _hiring_v1(api: Api) -> list[Decision]:
+    """Generation 1: one offer, to the applicant with the best transcript or the worst."""
+    apps = [a for a in api.call("recruit", "applicants", [], {}) if a.get("status") == "pending"]
+    if len(apps) < 2:
+        return []
+    ranked = sorted(apps, key=lambda a: (-float(a["transcript"]), a["id"]))
+    best, worst = ranked[0], ranked[-1]
+    q = "Whom should the lab offer its next PhD place to this month?"
+    a = Plan(
+        f"Offer a PhD place to {_applicant_text_v1(best)}; not to {_applicant_text_v1(worst)}.",
+        (("recruit", "offer", {"applicant_id": best["id"]}),),
+    )
+    b = Plan(
+        f"Offer a PhD place to {_applicant_text_v1(worst)}; not to {_applicant_text_v1(best)}.",
+        (("recruit", "offer", {"applicant_id": worst["id"]}),),
+    )
+    return [Decision("hiring", q, a, b)]
+
+
+def _spending_v1(api: Api) -> list[Decision]:
+    """Generation 1: attend a conference or not."""
+    q = "Should the PI attend a conference this month?"
+    money = _runway_text(api)
+    return [
+        Decision(
+            "spending",
+            q,
+            Plan(f"Attend a conference this month ({money}).", (("field", "attend_conference", {}),)),
+            Plan(f"Stay home this month ({money}).", ()),
+        )
+    ]
+
+
+def _grants_v1(api: Api) -> list[Decision]:
+    """Generation 1: a 20 h proposal to the call closing soonest, or none."""
+    calls = api.call("grants", "calls", [], {})
+    if not calls:
+        return []
+    month = int(api.call("lab", "dashboard", [], {})["month"])
+    # the call closing soonest (the largest among those): skipping it may mean missing it
+    c = min(calls, key=lambda x: (int(x["last_month_to_apply"]), -float(x["award"]), x["id"]))
+    last = int(c["last_month_to_apply"])
+    when = "this month is the last to apply" if last == month else f"open until month {last}"
+    topic = api.call("field", "topics", [], {})[0]
+    pubs = [p["id"] for p in api.call("papers", "publications", [], {})][:3]
+    q = (
+        f"Should the lab write a proposal to {c['agency']}'s call {c['id']} this month (award "
+        f"${float(c['award']):,.0f} over {c['duration_months']} months, decision {c['decision_delay_months']} "
+        f"months after applying; {when}; {_runway_text(api)})?"
+    )
+    text = f"Write a 20-hour proposal on {topic} to {c['id']}" + (
+        f" with {len(pubs)} publication(s) as evidence." if pubs else " without evidence."
+    )
+    kwargs: dict[str, Any] = {"call_id": c["id"], "topic": topic, "hours": 20}
+    if pubs:
+        kwargs["attach"] = pubs
+    return [
+        Decision("grants", q, Plan(text, (("grants", "propose", kwargs),)), Plan("Write no proposal this month.", ()))
+    ]
+
+
+#: Finder generations (:func:`find_decisions`): 2 is the current one; 1 holds the pairs of the
+#: first dev set (hiring one offer, grants 20 h or none, spending a conference), kept so a set
+#: built with them stays rebuildable bit for bit until it is rebuilt.
+FINDER_GENERATIONS: dict[int, dict[str, Callable[[Api], list[Decision]]]] = {
+    2: _FINDERS,
+    1: {**_FINDERS, "hiring": _hiring_v1, "grants": _grants_v1, "spending": _spending_v1},
+}
+
+
 def _valid(world: World, plan: Plan) -> bool:
     """Whether every call of ``plan`` is accepted at the fork (tried on a throw-away fork)."""
     w = world.fork(1)
@@ -430,20 +622,26 @@ def _valid(world: World, plan: Plan) -> bool:
     return True
 
 
-def find_decisions(world: World, kinds: Sequence[str] = KINDS) -> list[Decision]:
+def find_decisions(world: World, kinds: Sequence[str] = KINDS, generation: int = 2) -> list[Decision]:
     """The decisions of ``kinds`` open at the start of ``world``'s month whose two plans are
-    both valid there (PIVOTS.md "Plan"), read through the API only (never hidden state).
+    both valid there (PIVOTS.md "Plan"), read through the API only (never hidden state), as
+    the finders of ``generation`` (:data:`FINDER_GENERATIONS`) pair them.
 
     Raises:
-        ValueError: An unknown kind (the message lists the valid ones).
+        ValueError: An unknown kind or generation (the message lists the valid ones).
     """
-    bad = [k for k in kinds if k not in _FINDERS]
+    if generation not in FINDER_GENERATIONS:
+        raise ValueError(
+            f"unknown finder generation {generation}; valid: {', '.join(map(str, sorted(FINDER_GENERATIONS)))}"
+        )
+    finders = FINDER_GENERATIONS[generation]
+    bad = [k for k in kinds if k not in finders]
     if bad:
         raise ValueError(f"unknown decision kind(s) {', '.join(bad)}; valid: {', '.join(KINDS)}")
     api = Api(world.fork(1))  # read on a copy: the caller's world keeps its read caches and version
     out = []
     for kind in kinds:
-        for d in _FINDERS[kind](api):
+        for d in finders[kind](api):
             if _valid(world, d.a) and _valid(world, d.b):
                 out.append(d)
     return out

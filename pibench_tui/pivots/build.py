@@ -61,6 +61,9 @@ class BuildSettings:
         prefix: Case id prefix.
         commitments: Sealed seeds' public commitments, one per seed in order (empty: the
             seeds are public). Cases then carry the commitment instead of the seed.
+        finders: The finder generation that pairs the plans (:data:`world.pivots.FINDER_GENERATIONS`):
+            1 the shipped dev set's pairs, screened whole (the default until the set is rebuilt
+            with 2); 2 the pairs that part ways more often, screened in two halves.
         runs: Recorded agent careers to fork along as well, ``(run directory, SHA-256 of its
             actions.jsonl)`` each (:func:`find_runs`): the career up to the fork is the
             agent's own, the continuation after it the reference policy.
@@ -82,6 +85,7 @@ class BuildSettings:
     prefix: str = "pv"
     commitments: tuple[str, ...] = ()
     runs: tuple[tuple[str, str], ...] = ()
+    finders: int = 1
 
     def fingerprint(self) -> str:
         """SHA-256 of the settings (a journal of other settings is not resumed)."""
@@ -234,6 +238,34 @@ def _screen_passes(t: Any, settings: BuildSettings) -> bool:
     return abs(t.delta) >= max(settings.min_citations, settings.min_share * mean_impact) and abs(t.delta) >= se
 
 
+#: The fewest branches the first half of a two-half screen has (fewer screen whole: with two
+#: or three branches "no branch parted ways" says too little).
+SCREEN_HALF_MIN = 4
+
+
+def _screen(world: Any, d: Any, settings: BuildSettings) -> bool:
+    """Screen ``d`` on branches ``1..S`` in two halves: when no branch of the first half moves
+    Impact by ``min_citations`` between the plans (they did not part ways), the second half is
+    not played and the decision fails; else :func:`_screen_passes` on all ``S``. Finder
+    generation 1, and a screen of fewer than ``2 * SCREEN_HALF_MIN`` branches, screen on all
+    ``S`` at once."""
+    from world.pivots import Truth, truth
+
+    half = settings.screen // 2
+    if half < SCREEN_HALF_MIN or settings.finders < 2:
+        return _screen_passes(truth(world, d, range(1, settings.screen + 1), settings.policy), settings)
+    t = truth(world, d, range(1, half + 1), settings.policy)
+    if all(abs(a - b) < settings.min_citations for a, b in zip(t.impact["A"], t.impact["B"], strict=True)):
+        return False
+    rest = truth(world, d, range(half + 1, settings.screen + 1), settings.policy)
+    both = Truth(
+        t.branches + rest.branches,
+        {k: t.impact[k] + rest.impact[k] for k in ("A", "B")},
+        {k: t.collapsed[k] + rest.collapsed[k] for k in ("A", "B")},
+    )
+    return _screen_passes(both, settings)
+
+
 def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
     """The survey of one career: at which candidate months each kind is open.
 
@@ -250,7 +282,7 @@ def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
     while not player.over and world.s.month <= last:
         m = world.s.month
         if m in months:
-            for kind in sorted({d.kind for d in find_decisions(world, settings.kinds)}):
+            for kind in sorted({d.kind for d in find_decisions(world, settings.kinds, settings.finders)}):
                 found.setdefault(kind, []).append(m)
         player.step()
     return {"survey": ref, "found": found}
@@ -308,13 +340,13 @@ def run_task(
     if isinstance(seed, str):  # an agent's run: the case carries its calls up to the fork
         path = Path(settings.runs[int(seed[3:])][0])
         run = {"run": f"{path.parent.name}/{path.name}", "actions": player.actions()}
-    decisions = find_decisions(world, kinds)
+    decisions = find_decisions(world, kinds, settings.finders)
     for d in decisions:
         out["funnel"].setdefault(d.kind, [0, 0, 0])[0] += 1
     out["found"] = len(decisions)
     s, c = settings.screen, settings.confirm
     for d in decisions:
-        if not _screen_passes(truth(world, d, range(1, s + 1), settings.policy), settings):
+        if not _screen(world, d, settings):
             continue
         out["screened"] += 1
         out["funnel"][d.kind][1] += 1
@@ -328,11 +360,12 @@ def run_task(
             else None
         )
         who = f"sealed:{commitment[:12]}" if commitment else str(seed)
+        what = f"{d.kind}-{d.variant}" if d.variant else d.kind
         if run:
             who = f"run/{run['run']}"
-            cid = f"{settings.prefix}-{seed}-{month:02d}-{d.kind}"
+            cid = f"{settings.prefix}-{seed}-{month:02d}-{what}"
         else:
-            cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{d.kind}"
+            cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{what}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
             again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy)

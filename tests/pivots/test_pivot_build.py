@@ -326,3 +326,24 @@ def test_build_help_states_every_default() -> None:
     ):
         after = text.split(option, 1)[1].split(" --", 1)[0]
         assert f"(default: {default})" in after, (option, after)
+
+
+def test_screening_drops_a_pair_that_never_parts_ways_after_half_the_branches(monkeypatch) -> None:  # noqa: ANN001
+    """With finder generation 2, a pair whose plans give the same Impact on each of the first
+    S/2 screening branches is dropped without playing the rest (the rollouts go to decisions that can matter); a pair
+    that parts ways is played on all S."""
+    import world.pivots as wp
+    from pibench_tui.pivots.build import BuildSettings, _screen
+
+    played: list[int] = []
+
+    def fake_rollout(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
+        played.append(branch)
+        return (100.0 + (50.0 * branch if plan.text == "A" and world == "apart" else 0.0), False)
+
+    monkeypatch.setattr(wp, "rollout", fake_rollout)
+    d = wp.Decision("staffing", "q", wp.Plan("A"), wp.Plan("B"))
+    settings = BuildSettings(screen=8, finders=2)
+    assert _screen("same", d, settings) is False and sorted(set(played)) == [1, 2, 3, 4]
+    played.clear()
+    assert _screen("apart", d, settings) is True and sorted(set(played)) == list(range(1, 9))

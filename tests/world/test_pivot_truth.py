@@ -33,14 +33,14 @@ def test_decisions_are_valid_at_the_fork_and_say_nothing_hidden(fork_world) -> N
 
 
 def test_the_continuation_policy_leaves_the_decision_alone_in_the_fork_month(fork_world) -> None:  # noqa: ANN001
-    """After plan B of the hiring decision (one offer), the fork month's action log holds that
-    offer and no other: the continuation policy's own offers were skipped that month; later
+    """After plan B of the hiring decision (two offers), the fork month's action log holds
+    those offers and no other: the continuation policy's own offers were skipped that month; later
     months play normally."""
     d = next(d for d in find_decisions(fork_world) if d.kind == "hiring")
     w = play_out(fork_world, d.b, d.kind, 3)
     month = fork_world.s.month
     offers = [row for row in w.s.action_log if row[0] == month and row[1] == "recruit.offer"]
-    assert [row[2] for row in offers] == [dict(d.b.calls[0][2])]
+    assert [row[2] for row in offers] == [dict(c[2]) for c in d.b.calls]
 
 
 def test_rollouts_are_reproducible_and_truth_is_paired(fork_world) -> None:  # noqa: ANN001
@@ -55,3 +55,46 @@ def test_rollouts_are_reproducible_and_truth_is_paired(fork_world) -> None:  # n
     assert key["better"] == ("A" if key["delta"] > 0 else "B")
     assert key["ci"][0] <= key["delta"] <= key["ci"][1]
     assert isinstance(keep(t), bool)
+
+
+def test_hiring_and_grants_pair_plans_two_ways_each_named_by_its_variant(fork_world) -> None:  # noqa: ANN001
+    """Hiring: two offers to the best-signal applicants against the two weakest, and against
+    no offer; grants: a careful 40 h proposal to the call against a quick 5 h one, and against
+    letting it pass. Each pair has its own variant (case ids differ), its plans differ, and the
+    texts say what the PI weighs (signals, hours, the budget)."""
+    ds = find_decisions(fork_world, ["hiring", "grants"])
+    by = {(d.kind, d.variant): d for d in ds}
+    assert set(by) == {("hiring", ""), ("hiring", "none"), ("grants", ""), ("grants", "none")}
+    signals, none = by["hiring", ""], by["hiring", "none"]
+    assert len(signals.a.calls) == len(signals.b.calls) == 2
+    assert not {c[2]["applicant_id"] for c in signals.a.calls} & {c[2]["applicant_id"] for c in signals.b.calls}
+    assert none.a.calls == signals.a.calls and none.b.calls == () and "budget" in none.question
+    careful, quick = by["grants", ""].a, by["grants", ""].b
+    assert careful.calls[0][2]["hours"] == 40.0 and quick.calls[0][2]["hours"] == 5.0
+    assert by["grants", "none"].a == careful and by["grants", "none"].b.calls == ()
+    assert "40-hour" in careful.text and "5-hour" in quick.text
+
+
+@pytest.mark.parametrize(("seed", "month", "target"), [(3, 14, 6000.0), (7, 50, 0.0)])
+def test_spending_weighs_the_projects_compute_against_the_runway(seed: int, month: int, target: float) -> None:
+    """With active projects, the spending question is their compute: with a long runway (66
+    months) raise every project to 6,000 units a month, with a short one (23 months) cut it to
+    0, against keeping it; the text names the projects, the change and the runway."""
+    world = _played(seed, month)
+    (d,) = find_decisions(world, ["spending"])
+    assert d.a.calls and {c[1] for c in d.a.calls} == {"set_compute"}
+    assert {c[2]["monthly_compute"] for c in d.a.calls} == {target}
+    assert d.b.calls == () and "Keep compute" in d.b.text
+    assert "runway" in d.question and "PJ" in d.question
+
+
+def test_finder_generation_1_keeps_the_first_dev_sets_pairs(fork_world) -> None:  # noqa: ANN001
+    """Generation 1 (which the shipped dev set was built with) still pairs one offer to the
+    best transcript against one to the worst, a 20 h proposal against none and a conference
+    trip against none; an unknown generation is refused naming the valid ones."""
+    by = {d.kind: d for d in find_decisions(fork_world, ["hiring", "grants", "spending"], generation=1)}
+    assert len(by["hiring"].a.calls) == len(by["hiring"].b.calls) == 1
+    assert by["grants"].a.calls[0][2]["hours"] == 20 and by["grants"].b.calls == ()
+    assert by["spending"].a.calls == (("field", "attend_conference", {}),)
+    with pytest.raises(ValueError, match="unknown finder generation 3; valid: 1, 2"):
+        find_decisions(fork_world, ["hiring"], generation=3)
