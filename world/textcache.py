@@ -162,35 +162,47 @@ class TextCache:
             text = self._encode(value)  # bool, None, non-finite float: refused or spelt as json does
             return text, text
         if t is dict and (depth == 0 or (depth < MAX_DEPTH and _has_long(value))):
-            keys = list(value)
-            if any(type(k) is not str for k in keys):
-                raise TypeError("non-string keys")  # json's own key handling: encode the whole
-            items = [(k, self._node(value[k], (*path, k), depth + 1, pair)) for k in keys]
-            ordered = sorted(items, key=_first) if (self.sort_keys or pair) else items
-            main = ordered if self.sort_keys else items
-            text = "{" + ",".join(_encode_str(k) + ":" + both[0] for k, both in main) + "}"
-            if not pair:
-                return text, None
-            omit = self._omit if depth == 0 else None
-            parts = [_encode_str(k) + ":" + cast(str, both[1]) for k, both in ordered if k != omit]
-            return text, "{" + ",".join(parts) + "}"
+            return self._dict_node(value, path, depth, pair)
         if t is list:
-            n = len(value)
-            per = DICT_BLOCK if n and type(value[0]) is dict else BLOCK
-            if n > per:
-                start = 0
-                pieces = []
-                if per == BLOCK and n > 2 * BLOCK:  # a log: its complete blocks rarely change
-                    start = (n - 1) // per * per
-                    pieces.append(self._prefix(value, path, start, pair))
-                pieces += [self._piece(value[i : i + per], (*path, i), pair, True) for i in range(start, n, per)]
-                text = "[" + ",".join([p[0] for p in pieces]) + "]"
-                if not pair:
-                    return text, None
-                if all(p[0] is p[1] for p in pieces):  # no dicts: key order changes nothing
-                    return text, text
-                return text, "[" + ",".join([cast(str, p[1]) for p in pieces]) + "]"
+            return self._list_node(value, path, pair)
         return self._piece(value, path, pair, False)
+
+    def _dict_node(
+        self, value: dict[str, Any], path: tuple[Any, ...], depth: int, pair: bool
+    ) -> tuple[str, str | None]:
+        """The texts of a dict encoded key by key (the top level, or one holding long lists)."""
+        keys = list(value)
+        if any(type(k) is not str for k in keys):
+            raise TypeError("non-string keys")  # json's own key handling: encode the whole
+        items = [(k, self._node(value[k], (*path, k), depth + 1, pair)) for k in keys]
+        ordered = sorted(items, key=_first) if (self.sort_keys or pair) else items
+        main = ordered if self.sort_keys else items
+        text = "{" + ",".join(_encode_str(k) + ":" + both[0] for k, both in main) + "}"
+        if not pair:
+            return text, None
+        omit = self._omit if depth == 0 else None
+        parts = [_encode_str(k) + ":" + cast(str, both[1]) for k, both in ordered if k != omit]
+        return text, "{" + ",".join(parts) + "}"
+
+    def _list_node(self, value: list[Any], path: tuple[Any, ...], pair: bool) -> tuple[str, str | None]:
+        """The texts of a list: block by block when it is longer than a block (a log's complete
+        blocks as one prefix), else as one piece."""
+        n = len(value)
+        per = DICT_BLOCK if n and type(value[0]) is dict else BLOCK
+        if n <= per:
+            return self._piece(value, path, pair, False)
+        start = 0
+        pieces = []
+        if per == BLOCK and n > 2 * BLOCK:  # a log: its complete blocks rarely change
+            start = (n - 1) // per * per
+            pieces.append(self._prefix(value, path, start, pair))
+        pieces += [self._piece(value[i : i + per], (*path, i), pair, True) for i in range(start, n, per)]
+        text = "[" + ",".join([p[0] for p in pieces]) + "]"
+        if not pair:
+            return text, None
+        if all(p[0] is p[1] for p in pieces):  # no dicts: key order changes nothing
+            return text, text
+        return text, "[" + ",".join([cast(str, p[1]) for p in pieces]) + "]"
 
     def _piece(self, value: Any, path: tuple[Any, ...], pair: bool, inner: bool) -> tuple[str, str | None]:
         """The texts of one piece; ``inner``: without the brackets of the list it is a block of."""
