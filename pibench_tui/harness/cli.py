@@ -58,8 +58,8 @@ result.json) is kept and never played again.
                     max_turns, memory, block_timeout
 Relative paths are relative to the plan file; the whole file is checked first (unknown keys
 and two models of one label are errors); run it again to resume; `pibench report OUT` has a
-row per label. Beside --plan only --redo-failed, --no-endpoint-check, --allow-incomplete-confinement
-and --price are taken.
+row per label. Beside --plan only --redo-failed, --no-endpoint-check,
+--allow-incomplete-confinement and --price are taken.
 
 exit status:
   0  every career played to its end, every LLM call answered (after retries)

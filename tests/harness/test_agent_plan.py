@@ -327,3 +327,25 @@ def test_a_plan_plays_sealed_seeds_from_a_seal_file_beside_it(tmp_path, capsys):
             (tmp_path / "runs" / label / f"tiny-3-sealed-{row['commitment'][:12]}" / "result.json").read_text()
         )
         assert res["seed"] is None and res["seed_commitment"] == row["commitment"] and res["months_played"] == 3
+
+
+def test_a_429_with_retry_after_pauses_every_request_of_the_shared_endpoint(tmp_path):
+    """A backend sharing an endpoint's limiter meets a 429 with Retry-After 0.02 s: its own
+    retry obeys it and answers; and the limiter (on a fake clock that only the limiter's
+    waits move) holds back the next request of any career until the pause is over."""
+    from pibench_tui.harness.backends import OpenAIBackend
+    from tests.harness.conftest import fast_policy
+    from tests.harness.fakellm import Status
+
+    clock = FakeClock()
+    lim = EndpointLimiter("e", max_concurrent=4, clock=clock.now, sleep=clock.sleep)
+    with FakeLLM(lambda req, i: Status(429, retry_after=0.02) if i == 0 else Reply(NEXT)) as srv:
+        backend = OpenAIBackend(
+            "m", base_url=srv.base_url, api_key_env="PIBENCH_TEST_NO_KEY", policy=fast_policy(cap=1.0)
+        )
+        backend.limiter = lim
+        comp = backend.complete([{"role": "user", "content": "hi"}])
+    assert comp.attempts == 2 and comp.text == NEXT
+    with lim.slot(1):  # another career's request after the 429
+        pass
+    assert [t for t, _ in lim.admitted][0] == 0.0 and lim.admitted[-1][0] >= 0.02
