@@ -32,7 +32,7 @@ from pibench_tui.tui.screens.form import ActionForm
 from pibench_tui.tui.screens.help import HelpScreen
 from pibench_tui.tui.widgets.console import ConsolePanel
 from pibench_tui.tui.widgets.footer import KeysFooter
-from pibench_tui.tui.widgets.header import LabHeader
+from pibench_tui.tui.widgets.header import HeaderView, LabHeader
 from pibench_tui.tui.widgets.panels import (
     ApplicantsPanel,
     EventsPanel,
@@ -195,7 +195,7 @@ class PibenchApp(App[int]):
         return list(self.query(Panel))
 
     def compose(self) -> ComposeResult:
-        yield LabHeader(id="header")
+        yield LabHeader(id="header").data_bind(view=PibenchApp.header_view)
         with Container(id="main"):
             with TabbedContent(id="tabs", initial="people"):
                 # The panels that do not show at start compose their widgets when first shown.
@@ -263,20 +263,24 @@ class PibenchApp(App[int]):
 
     # ------------------------------------------------------------------ refresh
     version: reactive[int] = reactive(0, init=False)
-    """Bumped whenever the career changes (an action, a console block, a month, a load): the
-    header redraws at once; each panel redraws when it is next shown (:attr:`Panel.stale`)."""
+    """Bumped whenever the career changes (an action, a console block, a month, a load): each
+    panel redraws when it is next shown (:attr:`Panel.stale`)."""
 
-    def watch_version(self) -> None:
-        self.refresh_header()
+    header_view: reactive[HeaderView | None] = reactive(None, init=False)
+    """What the header shows; the header is bound to it (``data_bind``) and redraws only when
+    it changes."""
 
-    def changed(self) -> None:
-        """The career changed: the header redraws (through :attr:`version`)."""
+    def changed(self, dashboard: dict | None = None) -> None:
+        """The career changed: the panels are stale and the header is refreshed (from
+        ``dashboard`` when the caller has the current one, else from the API)."""
         self.version += 1
+        self.refresh_header(dashboard)
 
-    def refresh_view(self, everything: bool = False) -> None:
+    def refresh_view(self, everything: bool = False, dashboard: dict | None = None) -> None:
         """Mark the career changed and redraw the visible panel (with ``everything``, every panel
-        shown before as well); the others redraw when shown."""
-        self.changed()
+        shown before as well); the others redraw when shown. ``dashboard``: the current
+        ``lab.dashboard()`` if the caller has it."""
+        self.changed(dashboard)
         active = self.tabs.active
         for panel in self.panels():
             if panel.id == active or (everything and panel.composed):
@@ -312,18 +316,19 @@ class PibenchApp(App[int]):
         else:
             self.show_tutorial()
 
-    def refresh_header(self) -> None:
-        """Redraw the header from ``lab.dashboard()`` and the publications."""
+    def refresh_header(self, dashboard: dict | None = None) -> None:
+        """Set :attr:`header_view` from ``dashboard`` (``None``: ``lab.dashboard()``) and the
+        publications; the header redraws if it changed."""
         game = self.game
-        dash = game.dashboard()
+        dash = dashboard if dashboard is not None else game.dashboard()
         citations = sum(p["citations"] for p in game.call("papers.publications"))
-        self.header.show(
+        self.header_view = HeaderView(
             dash,
             citations,
             game.rolling_agencies,
             busy=self.busy,
             scenario=f"{game.scenario_name} · {game.seed_text}",
-            warnings=alerts(game, dash),
+            warnings=tuple(alerts(game, dash)),
         )
         if self.tutorial.display:
             if game.finished:
@@ -514,7 +519,7 @@ class PibenchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - report, keep the app alive
             self.call_from_thread(self._advance_failed, exc)
             return
-        self.post_message(MonthAdvanced(report, self._autosave()))
+        self.post_message(MonthAdvanced(report, self.game.last_dashboard, self._autosave()))
 
     def _autosave(self) -> str | None:
         """Autosave the career (``--save``/``--load``) after a month closed, with ``n`` or from
@@ -546,12 +551,12 @@ class PibenchApp(App[int]):
         if not self.show_digest:
             if message.note:
                 self.notify(message.note, severity="warning", markup=False)
-            self.refresh_view()
+            self.refresh_view(dashboard=message.dashboard)
             if finished:
                 self.show_end()
             return
         # The digest covers the lab (opaque): only the header redraws now, the panels when it closes.
-        self.changed()
+        self.changed(message.dashboard)
         self.push_screen(
             DigestScreen(report, self.game, history=self.game.month_reports(), note=message.note),
             partial(self._digest_closed, finished),

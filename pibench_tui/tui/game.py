@@ -66,6 +66,9 @@ class Game:
         self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
+        self.last_dashboard: dict | None = (
+            None  # the dashboard ``time.next_month()`` returned with it (None at the end)
+        )
         self._rules: dict | None = None
         self._derived: list[dict] | None = None  # every closed month's report, re-derived (earlier_reports)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
@@ -194,6 +197,8 @@ class Game:
                 }
             self.last_report = report
             self.reports.append(report)
+            dash = {k: v for k, v in reply.items() if k != "report"} if isinstance(reply, dict) else {}
+            self.last_dashboard = None if dash.get("simulation_over") or "budget" not in dash else dash
             return report
 
     def month_reports(self) -> list[dict]:

@@ -110,8 +110,8 @@ class ReplayApp(PibenchApp):
     def show_end(self) -> None:
         """No end screen in the viewer (the last month shows the career's end)."""
 
-    def refresh_header(self) -> None:
-        dash = self.game.dashboard()
+    def refresh_header(self, dashboard: dict | None = None) -> None:
+        dash = dashboard if dashboard is not None else self.game.dashboard()
         citations = sum(p["citations"] for p in self.game.call("papers.publications"))
         from pibench_tui.tui.alerts import alerts
 

@@ -9,7 +9,11 @@ Line 3 (only when there is something to warn about) lists the warnings of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 
@@ -91,19 +95,54 @@ def warnings_line(warnings: list, width: int, keys: bool = True) -> Text:
     return line
 
 
+@dataclass(frozen=True)
+class HeaderView:
+    """What the header shows: equal views draw the same header (so an unchanged one is not
+    redrawn).
+
+    Attributes:
+        dash: ``lab.dashboard()``.
+        citations: the lab's citations so far.
+        rolling: the agencies whose call is always open (left out of the calendar's calls).
+        busy: a month is being closed.
+        scenario: the scenario and seed, shown dim at the right when there is room.
+        warnings: :class:`pibench_tui.tui.alerts.Alert` items, most urgent first.
+        banner: a word shown reversed before the calendar (the replay viewer's REPLAY …).
+        keys: show each warning's key (off in the read-only replay viewer).
+    """
+
+    dash: dict
+    citations: int
+    rolling: frozenset[str]
+    busy: bool = False
+    scenario: str = ""
+    warnings: tuple[Any, ...] = ()
+    banner: str = ""
+    keys: bool = True
+
+
 class LabHeader(Static):
-    """Two or three lines: the facts, the calendar, and warnings (when there are any)."""
+    """Two or three lines: the facts, the calendar, and warnings (when there are any).
+
+    The header draws its :attr:`view` (a reactive: the app binds its own ``header_view`` to
+    it with ``data_bind``), only when the view changed or the width did."""
 
     DEFAULT_CSS = """
     LabHeader { height: auto; max-height: 3; background: $primary-background; color: $text; padding: 0 1;
                 text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    _last: tuple | None = None
+    view: reactive[HeaderView | None] = reactive(None)
+    """What the header shows (``None``: nothing yet)."""
+
+    renders = 0
+    """How many times the header was drawn (for tests)."""
+
+    def watch_view(self) -> None:
+        self._draw()
 
     def on_resize(self) -> None:
-        if self._last is not None:
-            self.show(*self._last)
+        self._draw()
 
     def show(
         self,
@@ -116,30 +155,38 @@ class LabHeader(Static):
         banner: str = "",
         keys: bool = True,
     ) -> None:
-        """Render a dashboard (``lab.dashboard()``), the citation count so far (``rolling``: the
-        agencies whose call is always open, left out of the calls), and warnings
-        (:class:`pibench_tui.warnings.Warning` items; shorter words below 110 columns), each
-        with the key that addresses it unless ``keys`` is false (the read-only replay viewer)."""
-        self._last = (dash, citations, rolling, busy, scenario, warnings, banner, keys)
+        """Show a dashboard (``lab.dashboard()``), the citation count so far, and warnings
+        (:class:`HeaderView` says what each is); redrawn only if this differs from what shows."""
+        self.view = HeaderView(dash, citations, frozenset(rolling), busy, scenario, tuple(warnings or ()), banner, keys)
+
+    def _draw(self) -> None:
+        """Render :attr:`view` (shorter words below 110 columns)."""
+        v = self.view
+        if v is None:
+            return
+        self.renders += 1
+        dash = v.dash
         narrow = 0 < self.size.width < 110
-        out = facts_line(dash, citations, narrow)
+        out = facts_line(dash, v.citations, narrow)
         out.append("\n")
-        if banner:
-            out.append(f" {banner} ", style="bold reverse")
+        if v.banner:
+            out.append(f" {v.banner} ", style="bold reverse")
             out.append(" ")
-        out.append(calendar_label(dash, rolling, short=narrow))
+        out.append(calendar_label(dash, v.rolling, short=narrow))
         if dash.get("collapsed"):
             out.append(" · ")
             out.append("COLLAPSED", style="bold red")
         elif dash.get("finished"):
             out.append(" · ")
             out.append("career over", style="bold")
-        elif busy:
+        elif v.busy:
             out.append(" · ")
             out.append("closing the month…", style="bold yellow")
-        if scenario and not narrow:
-            out.append(f"  {scenario}", style="dim")
-        if warnings and not dash.get("finished"):
+        if v.scenario and not narrow:
+            out.append(f"  {v.scenario}", style="dim")
+        if v.warnings and not dash.get("finished"):
             out.append("\n")
-            out.append_text(warnings_line(warnings, self.content_region.width or self.app.size.width - 2, keys))
+            out.append_text(
+                warnings_line(list(v.warnings), self.content_region.width or self.app.size.width - 2, v.keys)
+            )
         self.update(out)

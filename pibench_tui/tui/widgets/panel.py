@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pibench_tui.tui.actions import ACTIONS, SHORT
 from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.rows_table import RowsTable
 
 
 def panel_bindings(tab: str) -> list[BindingType]:
@@ -31,35 +32,26 @@ def panel_bindings(tab: str) -> list[BindingType]:
     ]
 
 
-def as_text(x: object) -> Text:
-    """A table cell as plain text (``None`` → empty)."""
-    return Text("" if x is None else str(x))
-
-
 def fmt_num(x: float | None, fmt: str = "{:.2f}") -> str:
     """A number for a table cell, ``—`` when missing."""
     return "—" if x is None else fmt.format(x)
 
 
 def fill_table(table: DataTable, rows: list[list]) -> None:
-    """Replace a table's rows, keeping the cursor row where it was (no-op when nothing changed:
-    refilling a DataTable costs a full re-measure of every row)."""
-    if getattr(table, "_shown_rows", None) == rows:
-        return
-    table._shown_rows = rows  # type: ignore[attr-defined]
-    row = table.cursor_row
-    table.clear()
-    for r in rows:
-        table.add_row(*[c if isinstance(c, Text) else as_text(c) for c in r])
-    if rows:
-        table.move_cursor(row=min(row, len(rows) - 1), animate=False)
+    """Show ``rows`` in a panel's table (made by :func:`new_table`): only the cells and rows
+    that changed are updated (:meth:`RowsTable.show_rows`), the cursor stays on its row.
+
+    Raises:
+        TypeError: ``table`` is not a :class:`RowsTable`.
+    """
+    if not isinstance(table, RowsTable):
+        raise TypeError(f"fill_table needs a RowsTable (made by new_table), not a {type(table).__name__}")
+    table.show_rows(rows)
 
 
-def new_table(id: str, *columns: str) -> DataTable:
-    """A row-cursor, zebra-striped table with these columns."""
-    t: DataTable = DataTable(id=id, cursor_type="row", zebra_stripes=True)
-    t.add_columns(*columns)
-    return t
+def new_table(id: str, *columns: str) -> RowsTable:
+    """A row-cursor, zebra-striped table with these columns that remembers its rows."""
+    return RowsTable(*columns, id=id)
 
 
 class Panel(TabPane):

@@ -1,0 +1,86 @@
+"""Panel tables remember their rows (RowsTable): new rows change only the cells and rows that
+differ, and a month close updates the panels in place with the new values."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+
+from pibench_tui.tui.widgets.rows_table import RowsTable, row_keys
+from tests.careers import play_to
+
+from .conftest import build, close_month, drain, new_world, press, screen_text
+
+pytestmark = pytest.mark.asyncio
+
+
+class _One(App[None]):
+    def compose(self) -> ComposeResult:
+        yield RowsTable("ID", "Name", "Months", id="t")
+
+
+def _cells(table: RowsTable) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_a_changed_cell_is_updated_in_place_and_unchanged_rows_are_not_rebuilt():
+    """After the first fill, a changed cell is one update_cell (no rebuild, the other rows keep
+    their keys and values), a new row is added at the end, a gone row removed, the cursor stays
+    on its row; only a change of order among the rows kept rebuilds the table."""
+    app = _One()
+    async with app.run_test():
+        t = app.query_one(RowsTable)
+        rows = [["S001", "Ada", 3], ["S002", "Bo", 5], ["S003", "Cy", 1]]
+        t.show_rows(rows)
+        assert t.rebuilds == 1 and _cells(t) == [["S001", "Ada", "3"], ["S002", "Bo", "5"], ["S003", "Cy", "1"]]
+        t.move_cursor(row=2)
+        t.show_rows([["S001", "Ada", 3], ["S002", "Bo", 6], ["S003", "Cy", 1]])
+        assert (t.rebuilds, t.cells_updated) == (1, 1), "one cell changed: one update, no rebuild"
+        assert _cells(t)[1] == ["S002", "Bo", "6"] and _cells(t)[0] == ["S001", "Ada", "3"]
+        assert t.cursor_row == 2
+        t.show_rows([["S001", "Ada", 3], ["S002", "Bo", 6], ["S003", "Cy", 1]])
+        assert (t.rebuilds, t.cells_updated) == (1, 1), "the same rows: nothing changes"
+        t.show_rows([["S001", "Ada", 3], ["S003", "Cy", 1], ["S004", "Di", 0]])
+        assert (t.rebuilds, t.rows_removed, t.rows_added) == (1, 1, 1)
+        assert _cells(t) == [["S001", "Ada", "3"], ["S003", "Cy", "1"], ["S004", "Di", "0"]]
+        t.show_rows([["S003", "Cy", 1], ["S001", "Ada", 3], ["S004", "Di", 0]])
+        assert t.rebuilds == 2 and _cells(t)[0] == ["S003", "Cy", "1"], "a new order rebuilds"
+        t.show_rows([])
+        assert t.row_count == 0 and t.shown_rows == []
+
+
+def test_row_keys_are_unique_and_stable_when_rows_are_added_after():
+    """Rows whose first cell repeats (a ledger's month) get numbered keys; adding rows after
+    them keeps the earlier rows' keys."""
+    assert row_keys([[5, "a"], [5, "b"], [6, "c"]]) == ["5", "5#1", "6"]
+    assert row_keys([[5, "a"], [5, "b"], [6, "c"], [6, "d"]])[:3] == ["5", "5#1", "6"]
+
+
+async def test_a_month_close_updates_the_header_and_the_lab_table_in_place():
+    """On a lab with people, closing a month shows the new month and budget in the header and
+    the new values in the Lab table (each person's months in the lab, from the API after the
+    close), by updating cells of the rows kept: the table is not rebuilt; refreshing again with
+    nothing changed does not redraw the header."""
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "1", panel="people")
+        table = app.query_one("#people-table", RowsTable)
+        assert table.row_count > 0
+        rebuilds, updated = table.rebuilds, table.cells_updated
+        month = app.game.world.month
+        await close_month(pilot, app)
+        await press(pilot, "enter", to="Screen")
+        dash = app.game.dashboard()
+        header = screen_text(app).splitlines()[0]
+        assert dash["month"] == month + 1 and f"Month {month + 1}/" in header
+        assert f"${dash['budget']:,.0f}" in header
+        shown = {str(row[0]): row for row in (table.get_row_at(i) for i in range(table.row_count))}
+        for s in dash["students"]:
+            assert str(shown[s["id"]][7]) == str(s["months_in"]), "the Lab table shows the new months in lab"
+        assert table.rebuilds == rebuilds and table.cells_updated > updated, "updated in place, not rebuilt"
+        drawn = app.header.renders
+        app.refresh_view()
+        await drain(pilot)
+        assert app.header.renders == drawn, "nothing changed: the header (data-bound view) is not redrawn"
