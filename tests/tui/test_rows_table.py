@@ -11,8 +11,6 @@ from tests.careers import play_to
 
 from .conftest import build, close_month, drain, new_world, press, screen_text
 
-pytestmark = pytest.mark.asyncio
-
 
 class _One(App[None]):
     def compose(self) -> ComposeResult:
@@ -23,6 +21,7 @@ def _cells(table: RowsTable) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
+@pytest.mark.asyncio
 async def test_a_changed_cell_is_updated_in_place_and_unchanged_rows_are_not_rebuilt():
     """After the first fill, a changed cell is one update_cell (no rebuild, the other rows keep
     their keys and values), a new row is added at the end, a gone row removed, the cursor stays
@@ -56,6 +55,7 @@ def test_row_keys_are_unique_and_stable_when_rows_are_added_after():
     assert row_keys([[5, "a"], [5, "b"], [6, "c"], [6, "d"]])[:3] == ["5", "5#1", "6"]
 
 
+@pytest.mark.asyncio
 async def test_a_month_close_updates_the_header_and_the_lab_table_in_place():
     """On a lab with people, closing a month shows the new month and budget in the header and
     the new values in the Lab table (each person's months in the lab, from the API after the
