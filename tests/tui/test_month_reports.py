@@ -82,6 +82,9 @@ async def test_no_toast_draws_over_the_digest(tmp_path):
     w = new_world()
     Api(w).time.next_month()
     app = build(w, tmp_path=tmp_path)
+    # Toasts without their own time-out last NOTIFICATION_TIMEOUT (5 s): on a loaded machine the
+    # hallway talk's toast expired before it was looked at (a flaky failure in full suites).
+    app.NOTIFICATION_TIMEOUT = 3600
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await press(pilot, "6", panel="field")
         await press(pilot, "f", to="ActionForm")
