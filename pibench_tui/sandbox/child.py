@@ -681,7 +681,14 @@ class _Runtime:
         self.builtins = _safe_builtins(self)
         self.pristine = {
             k: self.builtins[k]
-            for k in ("__import__", "__build_class__", policy.CHECKED_ATTRIBUTE_HELPER, policy.MATCH_CHECK_HELPER)
+            for k in (
+                "__import__",
+                "__build_class__",
+                policy.CHECKED_ATTRIBUTE_HELPER,
+                policy.PUBLIC_ATTRIBUTE_HELPER,
+                policy.INPLACE_HELPER,
+                policy.MATCH_CHECK_HELPER,
+            )
         }
         self.globals = self._make_globals()
 
@@ -741,6 +748,7 @@ class _Runtime:
         for name, value in self.api_names.items():
             setattr(agent_module, name, value)
         self.modules[policy.AGENT_MODULE] = agent_module  # `from pibench_agent import lab, time`
+        _SANDBOX_MODULE_IDS.add(id(agent_module))
         seal()
         return g
 
@@ -875,12 +883,32 @@ def _agent_stream(write: Any) -> Any:
     return AgentStream()
 
 
+#: ``id()`` of every module object agent code may hold: the copies of the allowed modules
+#: (:func:`policy.module_copies`), ``pibench_agent`` and the ``__future__`` stand-in. Every
+#: other module is a real one (``os`` behind a library object's public attribute ...).
+_SANDBOX_MODULE_IDS: set[int] = set()
+
+
+def _module_refusal(what: str, module: types.ModuleType) -> str:
+    """The message for a real module met by agent code (``what``: where)."""
+    try:
+        name = object.__getattribute__(module, "__name__")
+    except AttributeError:
+        name = "?"
+    return (
+        f"{what} is the module {str(name)[:80]!r}: module objects other than the sandbox's copies of "
+        f"the allowed modules are out of reach in the sandbox (allowed: {', '.join(ALLOWED_MODULES)})"
+    )
+
+
 def _attribute_helpers() -> dict[str, Any]:
     """The runtime side of the attribute rule: checked ``getattr``/``hasattr``/
     ``setattr``/``delattr``/``vars`` and the lookup behind ``x.format``, ``x.format_map``
     and ``x.__dict__`` (rewritten by :func:`policy.rewrite_checked_attributes`)."""
+    import _string
     import builtins
     import functools
+    import operator
     from collections import UserString
 
     real_getattr = builtins.getattr
@@ -888,17 +916,83 @@ def _attribute_helpers() -> dict[str, Any]:
     real_delattr = builtins.delattr
     real_vars = builtins.vars
     str_methods = {"format": str.format, "format_map": str.format_map}
+    module_type = types.ModuleType
+    sandbox_modules = _SANDBOX_MODULE_IDS
+    inplace = {name: real_getattr(operator, name) for name in policy.INPLACE_OPERATORS.values()}
 
-    def checked_template(template: object) -> None:
+    def public_attr(obj: Any, name: str) -> Any:
+        """``obj.name`` (a name the static check allowed): neither ``obj`` nor the value may be
+        a real module."""
+        if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
+            raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
+        value = real_getattr(obj, name)
+        if isinstance(value, module_type) and id(value) not in sandbox_modules:
+            raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
+        return value
+
+    def no_module_in(obj: Any, namespace: Any) -> Any:
+        """``vars(obj)``/``obj.__dict__`` as agent code gets it: the object's own dict when
+        agent code defined its class, else a copy of its public entries only (private
+        attributes of other objects are out of reach, ``vars(np.zeros(1).ctypes)`` held
+        ``_ctypes``, the real ``ctypes``); refused when it holds a real module."""
+        if not isinstance(namespace, dict):
+            return namespace
+        if not agent_class(obj):
+            namespace = {k: v for k, v in namespace.items() if not (isinstance(k, str) and policy.is_private(k))}
+        for key, value in namespace.items():
+            if isinstance(value, module_type) and id(value) not in sandbox_modules:
+                raise SandboxError(_module_refusal(f"{key!r} in vars() of a {type(obj).__name__} object", value))
+        return namespace
+
+    def inplace_op(value: Any, op: str, operand: Any) -> Any:
+        """``value op= operand`` (``operator.iadd`` ...): an augmented attribute assignment."""
+        return inplace[op](value, operand)
+
+    def template_args(template: str, args: tuple, kwargs: Any, depth: int = 0) -> None:
+        """Follow the attribute and item parts of ``template``'s fields on the actual
+        arguments through the attribute rule (:func:`checked_attr`): a field may read neither
+        a private attribute of an object agent code did not define nor a real module or what
+        one holds (``'{0._ctypes._os.environ}'``). A part that fails is left to ``str.format``'s own error."""
+        auto = 0
+        for _literal, field, spec, _conv in _string.formatter_parser(template):
+            if field is None:
+                continue
+            first, rest = _string.formatter_field_name_split(field)
+            parts = list(rest)
+            if parts:
+                try:
+                    if first == "":
+                        value = args[auto]
+                    elif isinstance(first, int):
+                        value = args[first]
+                    else:
+                        value = kwargs[first]
+                    for is_attr, key in parts:
+                        value = checked_attr(value, key) if is_attr else value[key]
+                except SandboxError:
+                    raise
+                except Exception:  # noqa: BLE001 - str.format raises its own error for it
+                    pass
+            if first == "":
+                auto += 1
+            if spec and depth < 2:
+                template_args(spec, args, kwargs, depth + 1)
+
+    def checked_template(template: object, args: tuple = (), kwargs: Any = None, *, mapping: bool = False) -> None:
         why = policy.format_template_refusal(template)
         if why is not None:
             raise SandboxError(why)
+        if isinstance(template, str) and "." in template:
+            if mapping:
+                template_args(template, (), args[0] if args else {})
+            else:
+                template_args(template, args, kwargs or {})
 
     def bound_format(template: str, name: str) -> Any:
         method = str_methods[name]
 
         def format(*args: Any, **kwargs: Any) -> str:  # noqa: A001 - str.format's name
-            checked_template(template)
+            checked_template(template, args, kwargs, mapping=name == "format_map")
             return method(template, *args, **kwargs)
 
         format.__name__ = format.__qualname__ = name
@@ -909,7 +1003,7 @@ def _attribute_helpers() -> dict[str, Any]:
         method = str_methods[name]
 
         def format(template: str, *args: Any, **kwargs: Any) -> str:  # noqa: A001
-            checked_template(template)
+            checked_template(template, args, kwargs, mapping=name == "format_map")
             return method(template, *args, **kwargs)
 
         format.__name__ = format.__qualname__ = name
@@ -918,7 +1012,7 @@ def _attribute_helpers() -> dict[str, Any]:
 
     def user_string_format(method: Any) -> Any:
         def format(self: Any, *args: Any, **kwargs: Any) -> str:  # noqa: A001
-            checked_template(real_getattr(self, "data", None))
+            checked_template(real_getattr(self, "data", None), args, kwargs, mapping=method.__name__ == "format_map")
             return method(self, *args, **kwargs)
 
         format.__name__ = format.__qualname__ = method.__name__
@@ -959,6 +1053,15 @@ def _attribute_helpers() -> dict[str, Any]:
         return False
 
     def checked_attr(obj: Any, name: str) -> Any:
+        if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
+            raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
+        value = unchecked_value(obj, name)
+        if isinstance(value, module_type) and id(value) not in sandbox_modules:
+            raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
+        return value
+
+    def unchecked_value(obj: Any, name: str) -> Any:
+        """``obj.name`` within the attribute rule (the module check is the caller's)."""
         if name in str_methods:
             # Whatever the route (an instance, a str subclass, super(), the class), if the
             # value is str.format / str.format_map, its template is checked when called.
@@ -980,7 +1083,7 @@ def _attribute_helpers() -> dict[str, Any]:
                     "the __dict__ of a class is not available in the sandbox; use vars(instance), "
                     "dataclasses.fields(cls) or dir(cls)"
                 )
-            return real_getattr(obj, "__dict__")
+            return no_module_in(obj, real_getattr(obj, "__dict__"))
         why = attribute_refusal(name)
         if why is not None:
             raise SandboxError(why)
@@ -1039,12 +1142,20 @@ def _attribute_helpers() -> dict[str, Any]:
             raise TypeError(f"vars expected at most 1 argument, got {len(args)}")
         if isinstance(args[0], type):
             raise SandboxError("vars() of a class is not available in the sandbox; use vars(instance) or dir(cls)")
-        return real_vars(args[0])
+        if isinstance(args[0], module_type) and id(args[0]) not in sandbox_modules:
+            raise SandboxError(_module_refusal("the argument of vars()", args[0]))
+        return no_module_in(args[0], real_vars(args[0]))
 
-    def match_check(*classes: Any) -> None:
-        """Before a ``match``: every class of its class patterns passes the pattern rule."""
-        for cls in classes:
-            why = policy.match_args_refusal(cls, isinstance(cls, type) and agent_class(cls))
+    def match_check(*patterns: Any, values: tuple = ()) -> None:
+        """Before a ``match``: every class pattern (its class, then the numbers of its
+        positional and keyword subpatterns) passes the pattern rules; ``values`` (the value
+        patterns' names, read through the attribute helpers already) needs no more."""
+        for i in range(0, len(patterns) - 2, 3):
+            cls, positional, keywords = patterns[i : i + 3]
+            own = isinstance(cls, type) and agent_class(cls)
+            why = policy.match_args_refusal(cls, own) or policy.pattern_attributes_refusal(
+                cls, positional, keywords, own
+            )
             if why is not None:
                 raise SandboxError(why)
 
@@ -1056,6 +1167,8 @@ def _attribute_helpers() -> dict[str, Any]:
         "delattr": delattr,
         "vars": vars,
         policy.CHECKED_ATTRIBUTE_HELPER: checked_attr,
+        policy.PUBLIC_ATTRIBUTE_HELPER: public_attr,
+        policy.INPLACE_HELPER: inplace_op,
     }
 
 
@@ -1067,6 +1180,7 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
     import functools
 
     copies = policy.module_copies()
+    _SANDBOX_MODULE_IDS.update(id(m) for m in copies.values())
     helpers = _attribute_helpers()
     checked_attr = helpers[policy.CHECKED_ATTRIBUTE_HELPER]
     sys_copy = copies.get("sys")
@@ -1284,6 +1398,7 @@ def _safe_builtins(rt: _Runtime) -> dict:
     future = types.ModuleType("__future__")
     for feature in real_future.all_feature_names:
         setattr(future, feature, getattr(real_future, feature))
+    _SANDBOX_MODULE_IDS.add(id(future))
     allowed_list = ", ".join(ALLOWED_MODULES)
 
     real_import = builtins.__import__

@@ -236,6 +236,37 @@ def file_method_refusal(name: str) -> str:
 #: The builtin the rewritten lookups call (a dunder name: agent code cannot bind it).
 CHECKED_ATTRIBUTE_HELPER = "__pibench_attr__"
 
+#: The builtin every other attribute read of agent code is rewritten into
+#: (``__pibench_get__(x, "name")`` for ``x.name``): it refuses a real module as the object
+#: read from or as the value read (:func:`is_sandbox_module`).
+PUBLIC_ATTRIBUTE_HELPER = "__pibench_get__"
+
+#: The builtin an augmented assignment to an attribute (``x.n += 1``) is rewritten into, so
+#: that the value it reads goes through the attribute helpers too: ``__pibench_iop__(value,
+#: "iadd", operand)`` is ``operator.iadd(value, operand)``.
+INPLACE_HELPER = "__pibench_iop__"
+
+#: The temporary an augmented assignment to the attribute of an expression other than a
+#: name (``a[i].n += 1``) holds that expression in, so it is evaluated once.
+INPLACE_TARGET = "__pibench_target__"
+
+#: ``operator``'s in-place function for each augmented-assignment operator.
+INPLACE_OPERATORS: dict[type, str] = {
+    ast.Add: "iadd",
+    ast.Sub: "isub",
+    ast.Mult: "imul",
+    ast.MatMult: "imatmul",
+    ast.Div: "itruediv",
+    ast.FloorDiv: "ifloordiv",
+    ast.Mod: "imod",
+    ast.Pow: "ipow",
+    ast.LShift: "ilshift",
+    ast.RShift: "irshift",
+    ast.BitOr: "ior",
+    ast.BitXor: "ixor",
+    ast.BitAnd: "iand",
+}
+
 #: The builtin a ``match`` statement calls first on the classes of its class patterns.
 MATCH_CHECK_HELPER = "__pibench_match__"
 
@@ -372,6 +403,9 @@ _RESERVED_NAMES = frozenset(
         "__module__",
         "__qualname__",
         CHECKED_ATTRIBUTE_HELPER,
+        PUBLIC_ATTRIBUTE_HELPER,
+        INPLACE_HELPER,
+        INPLACE_TARGET,
         MATCH_CHECK_HELPER,
     }
 )
@@ -729,7 +763,9 @@ def compile_agent_code(
         code: Agent Python source.
         filename: Name of the agent's text in errors and tracebacks.
         first_line: Line of the block's first line in the agent's text (1-based).
-        static_check: Apply the policy (see :func:`parse_agent_code`).
+        static_check: Apply the policy (see :func:`parse_agent_code`) and route attribute
+            reads and ``match`` statements through the runtime checks; ``False`` (tests of
+            the OS layer alone) compiles the code as it is.
 
     Returns:
         ``[("eval", code object) | ("exec", code object) | ("error", {"type", "message",
@@ -741,10 +777,11 @@ def compile_agent_code(
         SandboxViolation: ``code`` is valid but refused (line numbers shifted).
     """
     tree = parse_agent_code(code, filename, first_line, static_check=static_check)
-    if may_read_checked_attributes(code):
-        rewrite_checked_attributes(tree)
-    if "match" in code:  # a soft keyword: without the word, no match statement
-        guard_matches(tree)
+    if static_check:  # off: the tests that prove the OS layer holds alone run the code as it is
+        if "match" in code:  # a soft keyword: without the word, no match statement
+            guard_matches(tree)  # first: the names it evaluates are rewritten next
+        if "." in code:  # every attribute read is spelled with a dot
+            rewrite_checked_attributes(tree)
     body = tree.body
     alone = any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" for stmt in body)
     units: list[tuple[Any, ...]] = []
@@ -799,29 +836,96 @@ def check_source(code: str, filename: str = "<stdin>", first_line: int = 1) -> s
     return None
 
 
-def _route_checked_attributes(node: ast.AST) -> ast.AST:
+def _attribute_helper(name: str) -> str:
+    """The runtime helper a read of the attribute ``name`` goes through."""
+    return CHECKED_ATTRIBUTE_HELPER if name in CHECKED_ATTRIBUTES or is_private(name) else PUBLIC_ATTRIBUTE_HELPER
+
+
+def _helper_call(helper: str, args: list[ast.expr], where: ast.AST) -> ast.Call:
+    """``helper(*args)``, every node at the location of ``where``."""
+    func = ast.copy_location(ast.Name(id=helper, ctx=ast.Load()), where)
+    return ast.copy_location(ast.Call(func=func, args=args, keywords=[]), where)
+
+
+def _mangled(name: str, klass: str | None) -> str:
+    """``name`` as Python spells it inside the class ``klass`` (``self.__x`` in class ``C``
+    reads ``_C__x``): the helpers take the name as a string, which the compiler no longer
+    mangles."""
+    if klass is None or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    stripped = klass.lstrip("_")
+    return f"_{stripped}{name}" if stripped else name
+
+
+def _read_through_helper(value: ast.expr, name: str, where: ast.AST, klass: str | None = None) -> ast.Call:
+    """``helper(value, "name")``: the read of ``value.name`` through its runtime helper
+    (``name`` mangled as inside the class ``klass``)."""
+    name = _mangled(name, klass)
+    return _helper_call(_attribute_helper(name), [value, ast.copy_location(ast.Constant(name), where)], where)
+
+
+def _inplace_attribute(node: ast.AugAssign, klass: str | None) -> list[ast.stmt]:
+    """``t.a op= v`` as statements whose read of ``t.a`` goes through the attribute helpers
+    (Python's own reads it without: a module found there would reach the operand's
+    reflected method, ``__radd__``), in Python's order: ``t``, ``t.a``, ``v``, the
+    operation, the store. ``t`` other than a name is evaluated once, into
+    :data:`INPLACE_TARGET` (deleted after)."""
+    target = node.target
+    assert isinstance(target, ast.Attribute)
+    op = ast.copy_location(ast.Constant(INPLACE_OPERATORS[type(node.op)]), node)
+    before: list[ast.stmt] = []
+    after: list[ast.stmt] = []
+    holder = target.value
+    if not isinstance(holder, ast.Name):
+        temp = ast.copy_location(ast.Name(id=INPLACE_TARGET, ctx=ast.Store()), node)
+        before.append(ast.copy_location(ast.Assign(targets=[temp], value=holder), node))
+        holder = ast.copy_location(ast.Name(id=INPLACE_TARGET, ctx=ast.Load()), node)
+        gone = ast.copy_location(ast.Name(id=INPLACE_TARGET, ctx=ast.Del()), node)
+        after.append(ast.copy_location(ast.Delete(targets=[gone]), node))
+    read_from = ast.copy_location(ast.Name(id=holder.id, ctx=ast.Load()), holder)
+    read = _read_through_helper(read_from, target.attr, target, klass)
+    value = _helper_call(INPLACE_HELPER, [read, op, node.value], node)
+    store = ast.copy_location(ast.Attribute(value=holder, attr=target.attr, ctx=ast.Store()), target)
+    return [*before, ast.copy_location(ast.Assign(targets=[store], value=value), node), *after]
+
+
+def _route_checked_attributes(node: ast.AST, klass: str | None = None) -> ast.AST | list[ast.stmt]:
     """Rewrite ``node``'s subtree in place (children first, as :class:`ast.NodeTransformer`
-    does); return what replaces ``node``: ``__pibench_attr__(x, "name")`` for a read of
-    ``x.name`` with ``name`` in :data:`CHECKED_ATTRIBUTES` or private, else ``node`` itself."""
+    does); return what replaces ``node``: for a read of ``x.name``, ``helper(x, "name")``
+    (:data:`CHECKED_ATTRIBUTE_HELPER` for a name of :data:`CHECKED_ATTRIBUTES` or a private
+    one, else :data:`PUBLIC_ATTRIBUTE_HELPER`); for ``x.name op= v`` the statements of
+    :func:`_inplace_attribute`; else ``node`` itself. Patterns are left as they are (they
+    hold no calls; :class:`_MatchGuard` evaluates their names first). ``klass``: the class
+    whose body (or method) ``node`` is in, for private names (:func:`_mangled`)."""
     for name in node._fields:
+        if name == "pattern" and isinstance(node, ast.match_case):
+            continue
+        inner = node.name if isinstance(node, ast.ClassDef) and name == "body" else klass
         try:
             value = getattr(node, name)
         except AttributeError:
             continue
         if isinstance(value, list):
-            for i, item in enumerate(value):
+            spliced = False
+            out: list[Any] = []
+            for item in value:
                 if isinstance(item, ast.AST) and not isinstance(item, _LEAF_NODES):
-                    value[i] = _route_checked_attributes(item)
+                    item = _route_checked_attributes(item, inner)
+                if isinstance(item, list):
+                    out.extend(item)
+                    spliced = True
+                else:
+                    out.append(item)
+            if spliced:
+                setattr(node, name, out)
+            else:
+                value[:] = out
         elif isinstance(value, ast.AST) and not isinstance(value, _LEAF_NODES):
-            setattr(node, name, _route_checked_attributes(value))
-    if (
-        isinstance(node, ast.Attribute)
-        and (node.attr in CHECKED_ATTRIBUTES or is_private(node.attr))
-        and isinstance(node.ctx, ast.Load)
-    ):
-        helper = ast.copy_location(ast.Name(id=CHECKED_ATTRIBUTE_HELPER, ctx=ast.Load()), node)
-        name_arg = ast.copy_location(ast.Constant(node.attr), node)
-        return ast.copy_location(ast.Call(func=helper, args=[node.value, name_arg], keywords=[]), node)
+            setattr(node, name, _route_checked_attributes(value, inner))
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return _read_through_helper(node.value, node.attr, node, klass)
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+        return _inplace_attribute(node, klass)
     return node
 
 
@@ -848,19 +952,34 @@ def _may_spell_a_name(ch: str) -> bool:
 
 
 class _MatchGuard(ast.NodeTransformer):
-    """Put ``__pibench_match__(C1, C2, ...)`` before every ``match`` statement whose cases
-    have class patterns: a class pattern's positional subpatterns read the attributes its
-    class's ``__match_args__`` names without the attribute rule, so the runtime checks those
-    names (and that nothing can change them between the check and the match) first."""
+    """Put ``__pibench_match__(C1, p1, k1, C2, p2, k2, ..., values=(v1, ...))`` before every
+    ``match`` statement with class or value patterns: ``C`` is a class pattern's class,
+    ``p``/``k`` the number of its positional and keyword subpatterns, ``v`` a value
+    pattern's dotted name. A class pattern reads attributes of the subject without the
+    attribute rule (keyword subpatterns by name, positional ones by ``__match_args__``), and
+    a value pattern's name is read without the attribute helpers, so the runtime checks
+    both first (the call's own arguments go through the helpers like any other code)."""
 
     def visit_Match(self, node: ast.Match) -> Any:
         self.generic_visit(node)
-        classes = [p.cls for case in node.cases for p in ast.walk(case.pattern) if isinstance(p, ast.MatchClass)]
-        if not classes:
+        args: list[ast.expr] = []
+        values: list[ast.expr] = []
+        for case in node.cases:
+            for p in ast.walk(case.pattern):
+                if isinstance(p, ast.MatchClass):
+                    args.append(_as_load(p.cls))
+                    args.append(ast.copy_location(ast.Constant(len(p.patterns)), p))
+                    args.append(ast.copy_location(ast.Constant(len(p.kwd_patterns)), p))
+                elif isinstance(p, ast.MatchValue) and isinstance(p.value, ast.Attribute):
+                    values.append(_as_load(p.value))
+        if not args and not values:
             return node
         helper = ast.copy_location(ast.Name(id=MATCH_CHECK_HELPER, ctx=ast.Load()), node)
-        args = [_as_load(c) for c in classes]
-        check = ast.copy_location(ast.Expr(ast.copy_location(ast.Call(helper, args, []), node)), node)
+        keywords = []
+        if values:
+            tuple_node = ast.copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
+            keywords.append(ast.copy_location(ast.keyword(arg="values", value=tuple_node), node))
+        check = ast.copy_location(ast.Expr(ast.copy_location(ast.Call(helper, args, keywords), node)), node)
         return [check, node]
 
 
@@ -921,6 +1040,30 @@ def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
             why = private_refusal(name)
         if why is not None:
             return f"class {cls.__name__!r} in a pattern: {why}"
+    return None
+
+
+#: Built-in classes whose class pattern with one positional subpattern matches the subject
+#: itself (``case int(n)``), reading no attribute.
+MATCH_SELF_CLASSES: tuple[type, ...] = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+def pattern_attributes_refusal(cls: Any, positional: int, keywords: int, agent_class: bool) -> str | None:
+    """Why a class pattern of ``cls`` with ``positional`` and ``keywords`` subpatterns may
+    not run, or ``None``. A pattern that reads attributes of its subject (any keyword
+    subpattern; positional ones, except the one of ``int(n)``-like built-ins) does so
+    without the attribute helpers, so it may only be of a class agent code defined (its
+    instances hold what agent code put there): ``case object(os=m)`` on a library object
+    would hand out whatever it holds, a real module included."""
+    if not isinstance(cls, type):
+        return None  # Python raises TypeError for a class pattern of a non-class
+    reads = keywords > 0 or (positional > 0 and not (positional == 1 and cls in MATCH_SELF_CLASSES))
+    if reads and not agent_class:
+        return (
+            f"class pattern {cls.__name__}(...) with subpatterns reads attributes of the subject; in the "
+            "sandbox only classes your code defines may have them (match a library object with "
+            "isinstance() and read its attributes in the case body)"
+        )
     return None
 
 

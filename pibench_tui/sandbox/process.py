@@ -134,6 +134,23 @@ def agent_command() -> list[str]:
     return agent_launch.agent_command(CHILD_SCRIPT)
 
 
+#: Longest wait for a stopped agent process to be reported stopped (:meth:`AgentProcess.hold`), in seconds.
+STOP_WAIT = 1.0
+
+
+def proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (``[0]`` the state,
+    ``[11]``/``[12]`` user and system CPU time in clock ticks), or ``None`` without it
+    (gone, or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    end = data.rfind(b")")
+    return data[end + 2 :].split() if end >= 0 else None
+
+
 class AgentProcess:
     """One agent process and its two pipes (marshal frames to it, line-delimited JSON from it).
 
@@ -174,15 +191,25 @@ class AgentProcess:
         self.held = False
 
     def hold(self) -> None:
-        """Stop the agent process (``SIGSTOP``) until the next message to it. Between blocks
-        an honest agent process only waits; a thread of agent code that escaped the Python
-        layer would otherwise keep computing (or tamper with its watchdog) while nobody
-        watches. Best effort: a process that is gone is found gone by the next send."""
+        """Stop the agent process (``SIGSTOP``) until the next message to it, and return once
+        the kernel says it is stopped (a signal is delivered asynchronously: state ``R`` for
+        a moment after ``kill``; at most :data:`STOP_WAIT` seconds). Between blocks an honest
+        agent process only waits; a thread of agent code that escaped the Python layer would
+        otherwise keep computing (or tamper with its watchdog) while nobody watches. Best
+        effort: a process that is gone is found gone by the next send."""
         try:
             os.kill(self.proc.pid, signal.SIGSTOP)
             self.held = True
         except OSError:
-            pass
+            return
+        give_up = time.monotonic() + STOP_WAIT
+        pause = 0.0001
+        while True:
+            fields = proc_stat(self.proc.pid)
+            if fields is None or fields[0] in (b"T", b"t", b"Z", b"X") or time.monotonic() > give_up:
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
 
     def _resume(self) -> None:
         if self.held:

@@ -21,6 +21,7 @@ SNIPPETS = [
     "try:\n    pass\nexcept (E, F) as e:\n    del x.y\nelse:\n    a.format = 1\nfinally:\n    g = (x async for x in y)\n",
     "async def h():\n    async with a as b:\n        await c.format(d)\n    global q\n",
     "import math, json as j\nfrom collections import deque\nx: int = -a ** ~b < c is not d and not e\n",
+    "class K:\n    def f(self):\n        self.__n += 1\n        a[i].b.c -= self._k\n        return self.__n\n",
 ]
 
 
@@ -44,14 +45,49 @@ class _Recording(policy._PolicyChecker):
 
 
 class _Reference(ast.NodeTransformer):
-    """The rewrite as it was written with ast.NodeTransformer."""
+    """The rewrite as it was written with ast.NodeTransformer: every attribute read through
+    its helper (names mangled in class bodies), augmented attribute assignments as
+    policy._inplace_attribute makes them, patterns left alone."""
+
+    def __init__(self) -> None:
+        self.klass: str | None = None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.bases = [self.visit(b) for b in node.bases]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        saved, self.klass = self.klass, node.name
+        body: list[ast.stmt] = []
+        for stmt in node.body:
+            out = self.visit(stmt)
+            body.extend(out if isinstance(out, list) else [out])
+        node.body = body
+        self.klass = saved
+        return node
+
+    def visit_match_case(self, node: ast.match_case) -> ast.AST:
+        if node.guard is not None:
+            node.guard = self.visit(node.guard)
+        body: list[ast.stmt] = []
+        for stmt in node.body:
+            out = self.visit(stmt)
+            body.extend(out if isinstance(out, list) else [out])
+        node.body = body
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST | list[ast.stmt]:
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Attribute):
+            return policy._inplace_attribute(node, self.klass)
+        return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
-        if node.attr in policy.CHECKED_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+        if isinstance(node.ctx, ast.Load):
+            name = policy._mangled(node.attr, self.klass)
             call = ast.Call(
-                func=ast.Name(id=policy.CHECKED_ATTRIBUTE_HELPER, ctx=ast.Load()),
-                args=[node.value, ast.Constant(node.attr)],
+                func=ast.Name(id=policy._attribute_helper(name), ctx=ast.Load()),
+                args=[node.value, ast.Constant(name)],
                 keywords=[],
             )
             return ast.copy_location(call, node)
