@@ -330,6 +330,7 @@ class LabCore:
                 result.restarted,
                 flood=printed > max(DEFAULT_MAX_OUTPUT, self.output_limit),
                 printed=printed if result.truncated else None,
+                observed=result.observed,
             )
             info.update(code_ran=True, ok=result.ok, error=error, output=shown, integrity=kinds)
             reply = turn_output(turn, self.max_turns, shown)

@@ -15,8 +15,31 @@ Two kinds are counted but never flag a run, :data:`BENIGN_KINDS`:
     printing past the headless cap is an ``output_flood`` (the sandbox stops its output
     there in headless mode), which flags the run.
 
-``after_month_closed``
-    A hook of the harness:
+What pibench observes of the agent process itself (each flags the run; the agent process
+is agent-controlled once code escapes the Python layer, so these are seen from outside it):
+
+``protocol_oversized``
+    A message longer than the protocol's limit (:func:`pibench_tui.sandbox.protocol.message_limit`,
+    refused once that much is buffered, never read whole) or holding more than
+    :data:`~pibench_tui.sandbox.protocol.MAX_CONTAINERS` arrays and objects (refused before
+    it is parsed). The agent process is restarted.
+``protocol_malformed``
+    A line that is not a message of the protocol (not JSON, wrong fields, out of step).
+``protocol_between_blocks``
+    Messages sent outside a block (after its end): found when the next block starts.
+``ran_between_blocks``
+    A thread of the agent process was running code, not waiting in a system call, when the
+    block ended (seen in ``/proc/<pid>/task/<tid>/syscall`` once the process is stopped,
+    and again after letting it run a moment): agent code that escaped the Python layer and
+    took over a thread. The process stays stopped until the next block.
+``cpu_outside_block``
+    The agent process used CPU time (``utime + stime`` of ``/proc/<pid>/stat``) between the
+    stop at the end of a block and the next block: the stop did not hold.
+
+``protocol_anomaly`` is the kind older transcripts recorded for any protocol breach.
+Refused system calls are not among the kinds: the seccomp filter answers them with an
+error (``SECCOMP_RET_ERRNO``), which the kernel does not report to anyone (see
+``docs/agent.md``).
 
 ``after_month_closed``
     Recorded by :meth:`pibench_tui.harness.core.LabCore._handle` (the sandbox's API
@@ -34,6 +57,7 @@ Two kinds are counted but never flag a run, :data:`BENIGN_KINDS`:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["FLAG_KINDS", "IntegrityLog", "classify_block"]
@@ -48,6 +72,11 @@ FLAG_KINDS: tuple[str, ...] = (
     "memory_error",
     "output_flood",
     "protocol_anomaly",
+    "protocol_oversized",
+    "protocol_malformed",
+    "protocol_between_blocks",
+    "ran_between_blocks",
+    "cpu_outside_block",
 )
 
 #: Counted, never flagging: a block's output longer than the display cut but within the
@@ -74,34 +103,48 @@ def classify_block(error: dict[str, Any] | None, truncated: bool, *, flood: bool
     kinds: list[str] = []
     if truncated:
         kinds.append("output_flood" if flood is None or flood else "display_cut")
-    if not error:
-        return kinds
+    if error:
+        kind = _error_kind(error)
+        if kind is not None:
+            kinds.append(kind)
+    return kinds
+
+
+def _error_kind(error: dict[str, Any]) -> str | None:
+    """The kind of a block's error: its ``code`` when it has one, else read from its type
+    and message (``None``: an ordinary Python error or API refusal)."""
     code = error.get("code")
     if isinstance(code, str) and code:
-        kinds.append(code)
-        return kinds
+        return code
     etype = str(error.get("type", ""))
     msg = str(error.get("message", "")).lower()
     if etype == "SandboxError":
-        if "protocol" in msg:
-            kinds.append("protocol_anomaly")
-        elif "dunder" in msg or "'__" in msg or "private" in msg or "reserved" in msg or "special method" in msg:
-            kinds.append("private_or_dunder")
-        elif "import" in msg:
-            kinds.append("import_refused")
-        else:
-            kinds.append("policy_refusal")
-    elif etype == "BlockTimeout":
-        kinds.append("timeout")
-    elif etype == "AgentProcessDied":
-        kinds.append("memory_kill")
-    elif etype == "MemoryError":
-        kinds.append("memory_error")
-    elif etype in ("ImportError", "ModuleNotFoundError") and ("not allowed" in msg or "sandbox" in msg):
-        kinds.append("import_refused")
-    elif etype == "AttributeError" and ("private" in msg or "dunder" in msg or "out of reach" in msg):
-        kinds.append("private_or_dunder")
-    return kinds
+        return _sandbox_error_kind(msg)
+    if etype in _TYPE_KINDS:
+        return _TYPE_KINDS[etype]
+    if etype in ("ImportError", "ModuleNotFoundError") and ("not allowed" in msg or "sandbox" in msg):
+        return "import_refused"
+    if etype == "AttributeError" and ("private" in msg or "dunder" in msg or "out of reach" in msg):
+        return "private_or_dunder"
+    return None
+
+
+#: Error types that are a kind by themselves.
+_TYPE_KINDS = {"BlockTimeout": "timeout", "AgentProcessDied": "memory_kill", "MemoryError": "memory_error"}
+
+#: Words of a SandboxError's message that make it an attempt on a private or dunder name.
+_PRIVATE_WORDS = ("dunder", "'__", "private", "reserved", "special method")
+
+
+def _sandbox_error_kind(msg: str) -> str:
+    """The kind of a ``SandboxError`` with the (lower-cased) message ``msg``."""
+    if "protocol" in msg:
+        return "protocol_anomaly"
+    if any(word in msg for word in _PRIVATE_WORDS):
+        return "private_or_dunder"
+    if "import" in msg:
+        return "import_refused"
+    return "policy_refusal"
 
 
 class IntegrityLog:
@@ -125,11 +168,14 @@ class IntegrityLog:
         *,
         flood: bool | None = None,
         printed: int | None = None,
+        observed: Sequence[tuple[str, str]] = (),
     ) -> list[str]:
         """Record one executed block; return its integrity kinds.
 
         ``truncated``/``flood`` as :func:`classify_block`; ``printed`` (characters the block
-        printed, when known) goes into the incident's message of a cut output.
+        printed, when known) goes into the incident's message of a cut output; ``observed``
+        (``BlockResult.observed``: ``(kind, message)`` pibench saw of the agent process) adds
+        its kinds after the block's own.
         """
         self.blocks += 1
         if restarted:
@@ -145,6 +191,9 @@ class IntegrityLog:
             )
         if error and not kinds and error.get("type") not in ("ActionError",):
             self.python_errors[str(error.get("type"))] += 1
+        for kind, message in observed:
+            self.add(kind, month, turn, message)
+            kinds.append(kind)
         return kinds
 
     def add(self, kind: str, month: int, turn: int, message: str) -> None:

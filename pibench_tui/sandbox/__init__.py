@@ -90,6 +90,7 @@ from pibench_tui.sandbox.protocol import (
     _ProtocolError,
     _Timeout,
     _valid_error,
+    message_limit,
 )
 from pibench_tui.sandbox.reads import ReadMirror
 
@@ -156,6 +157,12 @@ class BlockResult:
         restarted: Whether the agent process was killed/lost and restarted (variables
             defined by agent code are gone).
         seconds: Wall time of the block, in seconds.
+        observed: What pibench observed of the agent process around the block, as
+            ``(integrity kind, message)``: a thread still running when the block ended
+            (``ran_between_blocks``), CPU used while it was stopped between blocks
+            (``cpu_outside_block``). A protocol breach is the block's error (its ``code``
+            is the kind: ``protocol_oversized``, ``protocol_malformed``,
+            ``protocol_between_blocks``). See :mod:`pibench_tui.harness.integrity`.
     """
 
     ok: bool
@@ -166,6 +173,7 @@ class BlockResult:
     calls: int = 0
     restarted: bool = False
     seconds: float = 0.0
+    observed: tuple[tuple[str, str], ...] = ()
 
 
 def spec_from_api_calls(
@@ -355,6 +363,7 @@ class Sandbox:
                 proc.kill()
             proc = self._process = AgentProcess()
             self._reads.reset()
+        proc.max_message = message_limit(self.max_output)
         if not proc.ready:
             month = int(self.month()) if self.month is not None else 0
             proc.handshake(
@@ -469,9 +478,11 @@ class Sandbox:
         """
         started = time.monotonic()
         collector = _OutputCollector(self.max_output, on_output)
+        used: list[AgentProcess] = []  # the process the block ran in (what pibench observed of it)
 
         def finish(error: dict | None, calls: int = 0, restarted: bool = False, lost: bool = False) -> BlockResult:
             text, truncated, omitted = collector.finish(lost=lost)
+            observed = tuple(used[0].take_observed()) if used else ()
             return BlockResult(
                 ok=error is None,
                 stdout=text,
@@ -481,6 +492,7 @@ class Sandbox:
                 calls=calls,
                 restarted=restarted,
                 seconds=time.monotonic() - started,
+                observed=observed,
             )
 
         if len(code) > MAX_CODE_CHARS:
@@ -503,6 +515,7 @@ class Sandbox:
             return finish(dict(refusal))
 
         proc = self._ready_process()
+        used.append(proc)
         if proc.pending():
             # Messages outside a block: the last block's process kept talking after its
             # "done" (or forged one). Never read them as this block's answer.
@@ -517,6 +530,7 @@ class Sandbox:
                     ),
                     "line": first_line,
                     "source": "pibench",
+                    "code": "protocol_between_blocks",
                 },
                 restarted=True,
             )
@@ -677,6 +691,7 @@ class Sandbox:
                     ),
                     "line": first_line,
                     "source": "pibench",
+                    "code": exc.kind,
                 },
                 calls,
                 restarted=True,

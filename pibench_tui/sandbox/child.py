@@ -113,8 +113,7 @@ BLOCKED_NAMES = policy.BLOCKED_NAMES
 NOBODY = confine.NOBODY
 attribute_refusal = policy.attribute_refusal
 
-_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-_MAX_ARG_BYTES = 1_000_000
+_MAX_ARG_BYTES = policy.MAX_CALL_CHARS
 
 
 class ActionError(Exception):

@@ -38,6 +38,11 @@ from typing import Any
 ERROR_TYPE_CHARS = 200
 """Longest exception type name an agent error reports (longer ones are cut)."""
 
+MAX_CALL_CHARS = 1_000_000
+"""Longest API call message (its JSON text, in characters) the agent process sends: larger
+arguments are refused there (``ActionError`` ``bad_argument``); pibench bounds what it reads
+by it (:func:`.protocol.message_limit`)."""
+
 ERROR_MESSAGE_CHARS = 20_000
 """Longest exception message an agent error reports (longer ones are cut). Both are cut in
 the agent process, so that no exception, however big its message, makes a protocol message

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pibench_tui import agent_launch
 from pibench_tui.sandbox.confine import Confinement
-from pibench_tui.sandbox.protocol import MAX_MESSAGE_BYTES, _Gone, _ProtocolError, _refuse_constant, _Timeout
+from pibench_tui.sandbox.protocol import (
+    MAX_CONTAINERS,
+    MAX_MESSAGE_BYTES,
+    _Gone,
+    _ProtocolError,
+    _refuse_constant,
+    _Timeout,
+    too_many_containers,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pibench_tui.sandbox.cosched import QuietHook
@@ -138,12 +146,47 @@ def agent_command() -> list[str]:
 STOP_WAIT = 1.0
 
 
-def proc_stat(pid: int) -> list[bytes] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (``[0]`` the state,
-    ``[11]``/``[12]`` user and system CPU time in clock ticks), or ``None`` without it
-    (gone, or not Linux)."""
+#: Pauses (seconds) after which a thread seen running at the end of a block is looked at again.
+RUNNING_RECHECKS: tuple[float, ...] = (0.002, 0.02, 0.2)
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_ticks(fields: list[bytes] | None) -> int:
+    """User + system CPU time in clock ticks from :func:`proc_stat` fields (0 without)."""
+    if fields is None or len(fields) < 13:
+        return 0
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
+        return int(fields[11]) + int(fields[12])
+    except ValueError:
+        return 0
+
+
+def _threads_in_user_space(pid: int) -> set[int]:
+    """Threads of the stopped process ``pid`` that were running code, not in a system call,
+    when it stopped (their ``syscall`` file reads ``-1``; empty where it cannot be read)."""
+    found: set[int] = set()
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as fh:
+                if fh.read().split(b" ", 1)[0].strip() == b"-1":
+                    found.add(int(tid))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def proc_stat(pid: int, tid: int | None = None) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` (of the thread ``tid``: ``/proc/<pid>/task/<tid>/stat``)
+    after the command name (``[0]`` the state, ``[11]``/``[12]`` user and system CPU time in
+    clock ticks), or ``None`` without it (gone, or not Linux)."""
+    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+    try:
+        with open(path, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
@@ -178,6 +221,14 @@ class AgentProcess:
         self.wfd = self.proc.stdin.fileno()
         self.rfd = self.proc.stdout.fileno()
         os.set_blocking(self.wfd, False)
+        #: Longest message read from it, in bytes (:func:`~.protocol.message_limit`; the
+        #: sandbox sets it from its output cap): a longer line is refused once that much of
+        #: it is buffered, never read whole.
+        self.max_message = MAX_MESSAGE_BYTES
+        #: What pibench observed of it, not yet reported: ``(integrity kind, message)``
+        #: (:meth:`hold`, :meth:`_resume`; taken by :meth:`take_observed`).
+        self.observed: list[tuple[str, str]] = []
+        self._cpu_held: int | None = None
         self.buf = bytearray()
         self.last = b""  # the last message read, as it came (its newline included)
         self.ready = False
@@ -202,18 +253,78 @@ class AgentProcess:
             self.held = True
         except OSError:
             return
+        fields = self._wait_stopped()
+        if fields is None:
+            return
+        running = self._running_threads()
+        if running:
+            self.observed.append(("ran_between_blocks", running))
+        self._cpu_held = _cpu_ticks(proc_stat(self.proc.pid))
+
+    def _wait_stopped(self) -> list[bytes] | None:
+        """Wait (at most :data:`STOP_WAIT` s) until the process is reported stopped; its
+        stat fields then, ``None`` if it is gone or not stopped in time."""
         give_up = time.monotonic() + STOP_WAIT
         pause = 0.0001
         while True:
             fields = proc_stat(self.proc.pid)
-            if fields is None or fields[0] in (b"T", b"t", b"Z", b"X") or time.monotonic() > give_up:
-                return
+            if fields is None or fields[0] in (b"Z", b"X"):
+                return None
+            if fields[0] in (b"T", b"t"):
+                return fields
+            if time.monotonic() > give_up:
+                return None
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
+
+    def _running_threads(self) -> str:
+        """Say which threads of the stopped process were running code rather than waiting
+        in a system call when it stopped (``/proc/<pid>/task/<tid>/syscall`` is ``-1``), or
+        ``""``. Between blocks an honest agent process waits: its main thread reads the
+        pipe, the watchdog sleeps. A thread seen running is looked at again after letting
+        the process run a moment (:data:`RUNNING_RECHECKS`: the main thread may not have
+        reached its read yet, numpy's BLAS threads spin a while after work); only a thread
+        running every time is reported, with the CPU time it has used."""
+        pid = self.proc.pid
+        running = _threads_in_user_space(pid)
+        for pause in RUNNING_RECHECKS:
+            if not running:
+                return ""
+            try:
+                os.kill(pid, signal.SIGCONT)
+                time.sleep(pause)
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                return ""
+            if self._wait_stopped() is None:
+                return ""
+            running &= _threads_in_user_space(pid)
+        if not running:
+            return ""
+        cpu = sum(_cpu_ticks(proc_stat(pid, tid)) for tid in running) / _CLK_TCK
+        return (
+            f"{len(running)} thread(s) of the agent process kept running after the block ended "
+            f"({cpu:.2f} s of CPU so far); stopped with the process until the next block"
+        )
+
+    def take_observed(self) -> list[tuple[str, str]]:
+        """What was observed since the last call (and forget it)."""
+        out, self.observed = self.observed, []
+        return out
 
     def _resume(self) -> None:
         if self.held:
             self.held = False
+            before, self._cpu_held = self._cpu_held, None
+            if before is not None:
+                used = _cpu_ticks(proc_stat(self.proc.pid)) - before
+                if used > 0:
+                    self.observed.append(
+                        (
+                            "cpu_outside_block",
+                            f"the agent process used {used / _CLK_TCK:.2f} s of CPU while it was to be stopped between blocks",
+                        )
+                    )
             try:
                 os.kill(self.proc.pid, signal.SIGCONT)
             except OSError:
@@ -259,9 +370,15 @@ class AgentProcess:
         :class:`_Gone` or :class:`_ProtocolError`."""
         while True:
             i = self.buf.find(b"\n")
+            if i > self.max_message:
+                raise _ProtocolError(f"message longer than {self.max_message:,} bytes", "protocol_oversized")
             if i >= 0:
                 self.last = line = bytes(self.buf[: i + 1])
                 del self.buf[: i + 1]
+                if too_many_containers(line):
+                    raise _ProtocolError(
+                        f"message with more than {MAX_CONTAINERS:,} arrays and objects", "protocol_oversized"
+                    )
                 try:
                     text = line[:-1].decode("utf-8")
                     msg, end = _SCAN(text, 0)  # the decoder's scanner: no whitespace around a message
@@ -274,8 +391,8 @@ class AgentProcess:
                 if not isinstance(msg, dict):
                     raise _ProtocolError("message is not an object")
                 return msg
-            if len(self.buf) > MAX_MESSAGE_BYTES:
-                raise _ProtocolError("message too large")
+            if len(self.buf) > self.max_message:  # bounded before more is read
+                raise _ProtocolError(f"message longer than {self.max_message:,} bytes", "protocol_oversized")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Timeout()
