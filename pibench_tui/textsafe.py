@@ -32,6 +32,8 @@ __all__ = [
     "escape_agent_text",
     "from_bytes",
     "lookalike_start",
+    "printable",
+    "reads_as",
     "markup_safe",
     "rich_text",
     "skeleton",
@@ -168,6 +170,28 @@ def _starts_like(start: str, word: str, partial: bool) -> bool:
             return False
         pairs = zip(start[: len(word)], word, strict=True)
     return all(_same_or_lookalike(a, b) for a, b in pairs)
+
+
+def reads_as(text: str, names: tuple[str, ...]) -> str | None:
+    """The one of ``names`` that ``text`` may be taken for, or ``None``: the same once
+    characters that show nothing are dropped (controls, format characters such as
+    zero-width spaces and direction marks), NFKC-normalised and case-folded, ASCII look-alikes
+    read as one (``basel1ne``) and any non-ASCII letter as any ASCII letter (Cyrillic
+    ``а`` for ``a``). Also when only the part before a ``·`` (the report's row-key separator)
+    is: ``baseline · standard`` reads as ``baseline``."""
+    shown = "".join(ch for ch in str(text) if ch.isprintable() and unicodedata.category(ch) != "Cf")
+    for part in {shown, shown.split("·")[0]}:
+        got = _skeleton(part)
+        for name in names:
+            want = _skeleton(name)
+            if len(got) == len(want) and all(_same_or_lookalike(a, b) for a, b in zip(got, want, strict=True)):
+                return name
+    return None
+
+
+def printable(text: str) -> bool:
+    """Whether every character of ``text`` shows as itself (no control or format character)."""
+    return all(ch.isprintable() and unicodedata.category(ch) != "Cf" for ch in str(text))
 
 
 def lookalike_start(line: str, words: tuple[str, ...], *, partial: bool = False) -> bool:

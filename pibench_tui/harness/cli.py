@@ -355,6 +355,10 @@ def _agent_plan(args: argparse.Namespace) -> Any:
         plan = plan_from_command(args)
     except PlanError as exc:
         return _usage(str(exc))
+    for model in plan.models:
+        problem = _label_problem(model.label)
+        if problem is not None:
+            return _usage(problem)
     if args.plan is None:
         from scenarios import ScenarioError, load_scenario
 
@@ -549,6 +553,24 @@ SEALED_COMMAND_REFUSAL = (
     "run it as another user with --command-user USER (pibench as root), or use an endpoint "
     "(--base-url) served where neither can be read (docs/agent.md, 'Sealed evaluations')"
 )
+
+
+def _label_problem(label: str) -> str | None:
+    """Why ``label`` cannot name a run, or ``None``: it names the run's folder and its row in
+    ``pibench report``, and must not read as a reference policy's name (``baseline``, a
+    Cyrillic ``bаseline``, ``Baseline``, one with an escape or zero-width character inside),
+    which a reader would take for the policy's row. Other labels, escapes included, are
+    kept as given and shown safely (control characters as visible escapes)."""
+    from pibench_tui.textsafe import reads_as
+    from world.policies import ALL_NAMES
+
+    name = reads_as(label, ALL_NAMES)
+    if name is not None:
+        return (
+            f"the label {visible(label)!r} reads as the reference policy {name!r} in reports; "
+            "choose a label that names your model or setup (--label)"
+        )
+    return None
 
 
 def _on_this_machine(url: str) -> bool:

@@ -100,8 +100,26 @@ def split_labels(careers: list[Career]) -> dict[str, list[str]]:
     return {label: sorted(hashes) for label, hashes in seen.items() if len(hashes) > 1}
 
 
+#: What an agent career's row is called when its label may be taken for a policy's name.
+AGENT_RUN_MARK = " (agent run)"
+
+
+def row_label(c: Career) -> str:
+    """The label a career's row shows: an agent career whose label a reader may take for a
+    reference policy's name (``baseline``, a Cyrillic ``bаseline``, ``baseline`` behind
+    escapes or zero-width characters, ``baseline · x``) gets :data:`AGENT_RUN_MARK`, so it
+    is never one row with the policy nor taken for it."""
+    from pibench_tui.textsafe import reads_as
+    from world.policies import ALL_NAMES
+
+    if c.kind == "agent" and reads_as(c.label, ALL_NAMES):
+        return c.label + AGENT_RUN_MARK
+    return c.label
+
+
 def _key(c: Career, multi: bool, split: dict[str, list[str]] | None = None) -> str:
-    key = f"{c.label} · {c.scenario}" if multi else c.label
+    label = row_label(c)
+    key = f"{label} · {c.scenario}" if multi else label
     if split and c.label in split:
         own = c.settings_hash if c.settings_hash in split[c.label] or c.status != "invalid" else split[c.label][0]
         key += f" · settings {own[:8] if own else 'unknown'}"
@@ -122,10 +140,14 @@ def _key_order(key: str) -> tuple[int, int, str]:
     return (1 if key.startswith("sealed:") else 2, 0, key)
 
 
-def _reference(labels: list[str], reference: str | None) -> str | None:
+def _reference(labels: list[str], reference: str | None, policies: set[str] | None = None) -> str | None:
+    """The reference row: ``reference``, else the first row of the ``baseline`` (or
+    ``baseline-tuned``) policy among ``policies`` (rows of policy careers only: an agent run
+    never becomes the reference by its label), else the first row."""
     if reference is None:
         return next(
-            (k for k in labels if k.split(" · ")[0] in ("baseline", "baseline-tuned")), labels[0] if labels else None
+            (k for k in labels if k in (policies or set()) and k.split(" · ")[0] in ("baseline", "baseline-tuned")),
+            labels[0] if labels else None,
         )
     if reference not in labels:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")
@@ -342,7 +364,8 @@ def build_report(
     for c in careers:
         every[_key(c, multi, split)].append(c)
     groups = {k: [c for c in cs if counted(c, trust_unverified)] for k, cs in every.items()}
-    reference = _reference(list(every), reference)
+    policy_rows = {k for k, cs in every.items() if cs and all(c.kind == "policy" for c in cs)}
+    reference = _reference(list(every), reference, policy_rows)
     ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
     leaderboard = [
         _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices)
