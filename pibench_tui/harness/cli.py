@@ -190,6 +190,12 @@ def add_agent_parser(sub: Any) -> None:
         help="play sealed seeds even when the agent process cannot prove complete OS confinement "
         "(each run's result.json still records what it proved)",
     )
+    p.add_argument(
+        "--trust-local-endpoint",
+        action="store_true",
+        help="play sealed seeds against a --base-url served on this machine by a user who can read the seal "
+        "file (refused otherwise: that server could read the seeds)",
+    )
     p.add_argument("--out", metavar="DIR", help="output folder (default ./runs)")
     p.add_argument(
         "--label", metavar="L", help="run label, the folder under --out (default: the model name, plus -no-memory)"
@@ -326,7 +332,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     plan = _agent_plan(args)
     if isinstance(plan, int):
         return plan
-    users = _agent_checks(plan)
+    users = _agent_checks(plan, trust_local=bool(args.trust_local_endpoint))
     if isinstance(users, int):
         return users
     careers = _agent_careers(plan, users)
@@ -375,10 +381,12 @@ def _usage(message: str) -> int:
     return EXIT_USAGE
 
 
-def _agent_checks(plan: Any) -> dict[str, tuple[int, int] | None] | int:
+def _agent_checks(plan: Any, trust_local: bool = False) -> dict[str, tuple[int, int] | None] | int:
     """Step 2: what a sealed evaluation requires (the OS confinement; command backends as
-    another user that can read neither the seal nor the run folders), and each command
-    endpoint's user: ``{endpoint name: (uid, gid) or None}``, or the exit status of a refusal."""
+    another user that can read neither the seal nor the run folders; an endpoint on this
+    machine served by a user who cannot read the seal, unless ``trust_local``:
+    ``--trust-local-endpoint``), and each command endpoint's user: ``{endpoint name: (uid,
+    gid) or None}``, or the exit status of a refusal."""
     spec = plan.seeds
     sealed = spec is not None and spec.sealed
     allow = plan.allow_incomplete_confinement
@@ -392,6 +400,10 @@ def _agent_checks(plan: Any) -> dict[str, tuple[int, int] | None] | int:
     users: dict[str, tuple[int, int] | None] = {}
     for name, ep in plan.endpoints.items():
         if sealed and ep.base_url is not None and _on_this_machine(ep.base_url):
+            problem = _local_endpoint_problem(ep.base_url, spec.source[1:])
+            if problem is not None and not trust_local:
+                print(f"pibench agent: a sealed evaluation is refused: {problem}", file=sys.stderr)
+                return EXIT_FAILED
             print(
                 f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
                 "machine; a sealed evaluation trusts its server not to read the seal file or --out (run it as "
@@ -571,6 +583,75 @@ def _label_problem(label: str) -> str | None:
             "choose a label that names your model or setup (--label)"
         )
     return None
+
+
+def _listener_uid(url: str) -> int | None:
+    """The user id owning the TCP socket listening on ``url``'s port on this machine
+    (``/proc/net/tcp`` and ``tcp6``), or ``None`` when it cannot be told (not Linux, no such
+    listener in this network namespace: a server in a container of its own)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 7 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                return int(fields[7])
+    return None
+
+
+def _may_read(uid: int, path: str) -> bool:
+    """Whether the user ``uid`` may read the file ``path`` by its permission bits (root
+    always; the folders on the way are not looked at, so this may say yes too often)."""
+    import grp
+    import os
+    import pwd
+
+    if uid == 0:
+        return True
+    st = os.stat(path)
+    if st.st_uid == uid:
+        return bool(st.st_mode & 0o400)
+    try:
+        user = pwd.getpwuid(uid)
+        groups = {user.pw_gid} | {g.gr_gid for g in grp.getgrall() if user.pw_name in g.gr_mem}
+    except KeyError:
+        groups = set()
+    if st.st_gid in groups:
+        return bool(st.st_mode & 0o040)
+    return bool(st.st_mode & 0o004)
+
+
+def _local_endpoint_problem(url: str, seal: str) -> str | None:
+    """Why a sealed evaluation may not trust the server behind ``url`` (served on this
+    machine), or ``None``: the user its listening socket belongs to may read the seal file
+    ``seal``. ``None`` also when that user cannot be told (the note on stderr still says
+    what the seal trusts)."""
+    from pibench_tui.textsafe import visible
+
+    uid = _listener_uid(url)
+    if uid is None:
+        return None
+    try:
+        readable = _may_read(uid, seal)
+    except OSError:
+        return None
+    if not readable:
+        return None
+    return (
+        f"the server behind --base-url {visible(url)} listens as uid {uid}, which may read the seal file "
+        f"{visible(seal)}; serve it as a user that cannot (docs/agent.md, 'Sealed evaluations'), "
+        "or give --trust-local-endpoint"
+    )
 
 
 def _on_this_machine(url: str) -> bool:

@@ -65,6 +65,7 @@ def test_a_sealed_agent_career_never_shows_its_seed_and_replays_after_unsealing(
                 f"@{seal_path}",
                 "--out",
                 str(out),
+                "--trust-local-endpoint",  # the fake server runs as this user
             ]
         )
         requests = list(srv.requests)
@@ -182,3 +183,26 @@ def test_a_hostile_query_in_a_reply_does_not_stop_the_career(out):
     first = next(e for e in events if e.get("event") == "block")
     assert "refused: ActionError" in first["output"] and "still here" in first["output"]
     assert "rows" not in first["output"]
+
+
+def test_a_sealed_run_refuses_a_local_endpoint_whose_user_may_read_the_seal(tmp_path, capsys):
+    """An endpoint served on this machine by a user who may read the seal file (here the test
+    process itself, listening on 127.0.0.1) could read the seeds: the sealed evaluation is
+    refused (exit 1) before any request, naming the listener's uid, the seal file and
+    --trust-local-endpoint; nothing is written under --out. Before, pibench printed a note
+    and played."""
+    import os
+
+    seal_path = _seal(tmp_path)
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(CURIOUS)) as srv:
+        url = srv.base_url.replace("localhost", "127.0.0.1")
+        rc = pibench_main(
+            ["agent", "--model", "m", "--base-url", url, "--api-key-env", "PIBENCH_NO_SUCH_KEY",
+             "--scenario", "short-12", "--seeds", f"@{seal_path}", "--out", str(out)]
+        )  # fmt: skip
+        requests = list(srv.requests)
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert f"listens as uid {os.getuid()}" in err and str(seal_path) in err and "--trust-local-endpoint" in err
+    assert requests == [] and not out.exists()
