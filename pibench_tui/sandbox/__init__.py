@@ -571,8 +571,6 @@ class Sandbox:
     ) -> BlockResult:
         """Send one block and serve its calls until it ends, times out or breaks the protocol."""
         calls = 0
-        reads = self._reads
-        readonly, passive, triggers = self._readonly, self._passive, self._triggers
         try:
             run_msg: dict[str, Any] = {
                 "t": "run",
@@ -584,119 +582,113 @@ class Sandbox:
             }
             if rebind:
                 run_msg["rebind"] = True
-            gone, items = reads.start_block(self.handler, deadline)
+            gone, items = self._reads.start_block(self.handler, deadline)
             proc.send_frame(frame(_with_cache_fields(run_msg, None, gone, items)), deadline)
             while True:
                 msg = proc.recv(deadline)
                 kind = msg.get("t")
                 if kind == "call":
-                    if msg.keys() != _CALL_KEYS:
-                        raise _ProtocolError("malformed call message")
-                    call_text = proc.last
-                    reply = self._serve(msg)
+                    self._on_call(proc, msg, deadline)
                     calls += 1
-                    answer, ok, internal = self._answer(msg, reply)
-                    key = (msg["ns"], msg["m"])
-                    held: int | None = None
-                    gone, items = [], []
-                    if key in readonly:
-                        if ok:
-                            call = [key[0], key[1], list(msg["a"]), dict(msg["k"])]
-                            held, gone = reads.keep(call_text, call, answer["v"])
-                    elif key not in passive and (ok or internal):
-                        # The call may have changed the world: the agent process drops what
-                        # may no longer hold (a new epoch of reads starts).
-                        trigger = f"{key[0]}.{key[1]}" if ok and key in triggers else None
-                        gone, items = reads.changed(trigger, self.handler, deadline)
-                    try:
-                        proc.send_frame(frame(_with_cache_fields(answer, held, gone, items)), deadline)
-                    except _Gone:
-                        pass  # the call is done; the EOF is seen on the next read
-                elif kind == "use":
-                    if set(msg) != _USE_KEYS or not reads.used(msg.get("i")):
-                        raise _ProtocolError("malformed use message")
-                elif kind == "out":
-                    text = msg.get("s")
-                    if set(msg) != _OUT_KEYS or not isinstance(text, str):
-                        raise _ProtocolError("malformed output message")
-                    collector.add(text)
                 elif kind == "done":
-                    tail = msg.get("tail", "")
-                    omitted = msg.get("omitted", 0)
-                    error = msg.get("error")
-                    if (
-                        set(msg) != _DONE_KEYS
-                        or msg.get("id") != block
-                        or not isinstance(tail, str)
-                        or type(omitted) is not int
-                        or omitted < 0
-                        or not _valid_error(error)
-                    ):
-                        raise _ProtocolError("malformed or out-of-step end-of-block message")
-                    collector.cut(omitted)
-                    collector.add(tail)
-                    reads.finish()
-                    proc.hold()  # agent code never runs between blocks
+                    error = self._on_done(proc, msg, block, collector)
                     return finish(_clean_error(error), calls, restarted=replaced)
                 else:
-                    raise _ProtocolError(f"unexpected message {kind!r}")
-        except _Timeout:
-            self._restart()
-            return finish(
-                {
-                    "type": "BlockTimeout",
-                    "message": (
-                        f"the block ran longer than {self.block_timeout:g} s and was stopped; "
-                        "the agent process was restarted, so variables and functions defined "
-                        f"earlier are gone; {_calls_kept(calls)}"
-                    ),
-                    "line": first_line,
-                    "source": "pibench",
-                },
-                calls,
-                restarted=True,
-                lost=True,
-            )
-        except _Gone:
-            how = proc.exit_description()
-            self._restart()
-            mib = self.memory_limit // (1 << 20)
-            return finish(
-                {
-                    "type": "AgentProcessDied",
-                    "message": (
-                        f"the agent process died ({how}; most likely the memory limit of "
-                        f"{mib:,} MiB); it was restarted, so variables and functions defined "
-                        f"earlier are gone; {_calls_kept(calls)}"
-                    ),
-                    "line": first_line,
-                    "source": "pibench",
-                },
-                calls,
-                restarted=True,
-                lost=True,
-            )
+                    self._on_message(kind, msg, collector)
+        except (_Timeout, _Gone, _ProtocolError) as exc:
+            return finish(self._failure(exc, proc, calls, first_line), calls, restarted=True, lost=True)
         except KeyboardInterrupt:
             # Ctrl-C (the REPL): the block stops; the agent process is in an unknown state.
             self._restart()
             raise
-        except _ProtocolError as exc:
-            self._restart()
-            return finish(
-                {
-                    "type": "SandboxError",
-                    "message": (
-                        f"the agent process broke the sandbox protocol ({exc}) and was "
-                        f"restarted; variables are gone; {_calls_kept(calls)}"
-                    ),
-                    "line": first_line,
-                    "source": "pibench",
-                    "code": exc.kind,
-                },
-                calls,
-                restarted=True,
-                lost=True,
+
+    def _on_call(self, proc: AgentProcess, msg: dict, deadline: float) -> None:
+        """Serve one API call and answer it, with what the agent process's read cache must
+        keep or drop (:mod:`.reads`)."""
+        if msg.keys() != _CALL_KEYS:
+            raise _ProtocolError("malformed call message")
+        call_text = proc.last
+        reply = self._serve(msg)
+        answer, ok, internal = self._answer(msg, reply)
+        key = (msg["ns"], msg["m"])
+        held: int | None = None
+        gone: list[int] = []
+        items: list[list[Any]] = []
+        if key in self._readonly:
+            if ok:
+                call = [key[0], key[1], list(msg["a"]), dict(msg["k"])]
+                held, gone = self._reads.keep(call_text, call, answer["v"])
+        elif key not in self._passive and (ok or internal):
+            # The call may have changed the world: the agent process drops what may no
+            # longer hold (a new epoch of reads starts).
+            trigger = f"{key[0]}.{key[1]}" if ok and key in self._triggers else None
+            gone, items = self._reads.changed(trigger, self.handler, deadline)
+        try:
+            proc.send_frame(frame(_with_cache_fields(answer, held, gone, items)), deadline)
+        except _Gone:
+            pass  # the call is done; the EOF is seen on the next read
+
+    def _on_message(self, kind: object, msg: dict, collector: _OutputCollector) -> None:
+        """A ``use`` or ``out`` message (anything else breaks the protocol)."""
+        if kind == "use":
+            if set(msg) != _USE_KEYS or not self._reads.used(msg.get("i")):
+                raise _ProtocolError("malformed use message")
+        elif kind == "out":
+            text = msg.get("s")
+            if set(msg) != _OUT_KEYS or not isinstance(text, str):
+                raise _ProtocolError("malformed output message")
+            collector.add(text)
+        else:
+            raise _ProtocolError(f"unexpected message {kind!r}")
+
+    def _on_done(self, proc: AgentProcess, msg: dict, block: int, collector: _OutputCollector) -> object:
+        """The end of the block ``block``: its output's tail, then the process is stopped
+        (:meth:`AgentProcess.hold`: agent code never runs between blocks); returns the
+        error it reported."""
+        tail = msg.get("tail", "")
+        omitted = msg.get("omitted", 0)
+        error = msg.get("error")
+        if (
+            set(msg) != _DONE_KEYS
+            or msg.get("id") != block
+            or not isinstance(tail, str)
+            or type(omitted) is not int
+            or omitted < 0
+            or not _valid_error(error)
+        ):
+            raise _ProtocolError("malformed or out-of-step end-of-block message")
+        collector.cut(omitted)
+        collector.add(tail)
+        self._reads.finish()
+        proc.hold()
+        return error
+
+    def _failure(self, exc: Exception, proc: AgentProcess, calls: int, first_line: int) -> dict:
+        """Restart the agent process after a time-out, its death or a protocol breach; the
+        block's error saying so."""
+        if isinstance(exc, _Timeout):
+            kind, message = (
+                "BlockTimeout",
+                f"the block ran longer than {self.block_timeout:g} s and was stopped; the agent process was "
+                "restarted, so variables and functions defined earlier are gone",
             )
+        elif isinstance(exc, _Gone):
+            mib = self.memory_limit // (1 << 20)
+            kind, message = (
+                "AgentProcessDied",
+                f"the agent process died ({proc.exit_description()}; most likely the memory limit of "
+                f"{mib:,} MiB); it was restarted, so variables and functions defined earlier are gone",
+            )
+        else:
+            kind, message = (
+                "SandboxError",
+                f"the agent process broke the sandbox protocol ({exc}) and was restarted; variables are gone",
+            )
+        self._restart()
+        error = {"type": kind, "message": f"{message}; {_calls_kept(calls)}", "line": first_line, "source": "pibench"}
+        if isinstance(exc, _ProtocolError):
+            error["code"] = exc.kind
+        return error
 
     def _serve(self, msg: dict) -> dict:
         """Apply one API call completely, then build the reply (raises only

@@ -731,6 +731,64 @@ def _rlimits(memory_limit: int, keep_fds: int) -> list[str]:
     return failed
 
 
+def _preload() -> Any:
+    """Load what the later steps need (libseccomp, ``resource``) while their files are
+    still readable: after the privilege drop and Landlock they are out of reach. Returns
+    libseccomp, or ``None`` when it is not installed."""
+    try:
+        libseccomp = _load_libseccomp()
+    except OSError:
+        libseccomp = None
+    try:
+        import resource  # noqa: F401 - used by _rlimits
+    except ImportError:  # not POSIX
+        pass
+    return libseccomp
+
+
+def _drop_to_nobody(notes: list[str]) -> str:
+    """Drop root to ``nobody`` and every capability; return the user the process now is
+    (``"root"`` when a uid or gid of 0, or a capability, is left), noting what was kept."""
+    user = drop_privileges()
+    if user != "root" and hasattr(os, "getresuid") and 0 in (*os.getresuid(), *os.getresgid()):
+        user = "root"  # what the process is, not what it asked for
+    kept = _drop_capabilities()
+    if kept:
+        user = "root"  # a uid other than 0 with capabilities is not a dropped privilege
+        notes.append(f"capabilities kept after the drop: {kept}")
+    return user
+
+
+def _apply_landlock(abi: int, fds: list[tuple[int, bool]], nnp: bool, notes: list[str]) -> bool:
+    """Restrict the process with Landlock to the folders ``fds`` (opened before the drop;
+    closed here); whether it is in force, noting why not."""
+    landlock = False
+    if abi:
+        why = _landlock(abi, fds)
+        landlock = why is None
+        if why:
+            notes.append(why)
+    elif nnp:
+        notes.append("the kernel has no Landlock")
+    for fd, _is_dir in fds:
+        os.close(fd)
+    return landlock
+
+
+def _apply_seccomp(libseccomp: Any, nnp: bool, landlock: bool, notes: list[str]) -> bool:
+    """Install the seccomp allow-list (``open`` allowed only under Landlock); whether it is
+    in force, noting why not."""
+    if not nnp:
+        return False
+    if libseccomp is None:
+        notes.append("libseccomp.so.2 is not installed")
+        return False
+    why = _seccomp(libseccomp, allow_open=landlock)
+    if why:
+        notes.append(why)
+    return why is None
+
+
 def apply(
     read_paths: list[str],
     *,
@@ -752,52 +810,23 @@ def apply(
         named in ``notes``.
     """
     notes: list[str] = []
-    try:  # loaded now: after the privilege drop and Landlock their files are out of reach
-        libseccomp = _load_libseccomp()
-    except OSError:
-        libseccomp = None
-    try:
-        import resource  # noqa: F401 - used by _rlimits
-    except ImportError:  # not POSIX
-        pass
+    libseccomp = _preload()
     nnp = _no_new_privs()
     if not nnp:
         notes.append("PR_SET_NO_NEW_PRIVS refused")
     abi = landlock_abi() if nnp else 0
     fds = _open_paths(read_paths) if abi else []
-    user = drop_privileges()
-    if user != "root" and hasattr(os, "getresuid") and 0 in (*os.getresuid(), *os.getresgid()):
-        user = "root"  # what the process is, not what it asked for
-    kept = _drop_capabilities()
-    if kept:
-        user = "root"  # a uid other than 0 with capabilities is not a dropped privilege
-        notes.append(f"capabilities kept after the drop: {kept}")
+    user = _drop_to_nobody(notes)
     parent_death = _parent_death()
     if not parent_death:
         notes.append("PR_SET_PDEATHSIG refused")
-    landlock = False
-    if abi:
-        why = _landlock(abi, fds)
-        landlock = why is None
-        if why:
-            notes.append(why)
-    elif nnp:
-        notes.append("the kernel has no Landlock")
-    for fd, _is_dir in fds:
-        os.close(fd)
+    landlock = _apply_landlock(abi, fds, nnp, notes)
     if before_seccomp is not None:
         before_seccomp()  # threads start before RLIMIT_NPROC and seccomp forbid them
     refused = _rlimits(memory_limit, keep_fds)
     rlimits = not refused
     notes.extend(refused)
-    seccomp = False
-    if nnp and libseccomp is None:
-        notes.append("libseccomp.so.2 is not installed")
-    elif nnp:
-        why = _seccomp(libseccomp, allow_open=landlock)
-        seccomp = why is None
-        if why:
-            notes.append(why)
+    seccomp = _apply_seccomp(libseccomp, nnp, landlock, notes)
     for name in [m for m in sys.modules if m in ("ctypes", "_ctypes") or m.startswith("ctypes.")]:
         del sys.modules[name]  # leave nothing of ctypes importable by name
     return Confinement(

@@ -149,6 +149,10 @@ STOP_WAIT = 1.0
 #: Pauses (seconds) after which a thread seen running at the end of a block is looked at again.
 RUNNING_RECHECKS: tuple[float, ...] = (0.002, 0.02, 0.2)
 
+#: CPU time (clock ticks) a thread other than the main one may use during a block before it
+#: is looked at when the block ends (numpy's BLAS threads use more in a large product).
+BUSY_TICKS = 5
+
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -162,6 +166,28 @@ def _cpu_ticks(fields: list[bytes] | None) -> int:
         return 0
 
 
+def _task_cpu(pid: int) -> dict[int, int]:
+    """User + system CPU time (clock ticks) of each thread of ``pid`` (empty without /proc)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    return {int(tid): _cpu_ticks(proc_stat(pid, int(tid))) for tid in tids if tid.isdigit()}
+
+
+def _all_threads_stopped(pid: int) -> bool:
+    """Whether every thread of ``pid`` is in a stopped state (or gone)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for tid in tids:
+        fields = proc_stat(pid, int(tid)) if tid.isdigit() else None
+        if fields is not None and fields[0] not in (b"T", b"t", b"Z", b"X"):
+            return False
+    return True
+
+
 def _threads_in_user_space(pid: int) -> set[int]:
     """Threads of the stopped process ``pid`` that were running code, not in a system call,
     when it stopped (their ``syscall`` file reads ``-1``; empty where it cannot be read)."""
@@ -173,7 +199,7 @@ def _threads_in_user_space(pid: int) -> set[int]:
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/syscall", "rb") as fh:
-                if fh.read().split(b" ", 1)[0].strip() == b"-1":
+                if fh.read().split(b" ", 1)[0].strip() in (b"-1", b"running"):
                     found.add(int(tid))
         except (OSError, ValueError):
             continue
@@ -229,6 +255,8 @@ class AgentProcess:
         #: (:meth:`hold`, :meth:`_resume`; taken by :meth:`take_observed`).
         self.observed: list[tuple[str, str]] = []
         self._cpu_held: int | None = None
+        #: CPU time of each thread (clock ticks) when the running block started.
+        self._task_cpu: dict[int, int] = {}
         self.buf = bytearray()
         self.last = b""  # the last message read, as it came (its newline included)
         self.ready = False
@@ -262,15 +290,16 @@ class AgentProcess:
         self._cpu_held = _cpu_ticks(proc_stat(self.proc.pid))
 
     def _wait_stopped(self) -> list[bytes] | None:
-        """Wait (at most :data:`STOP_WAIT` s) until the process is reported stopped; its
-        stat fields then, ``None`` if it is gone or not stopped in time."""
+        """Wait (at most :data:`STOP_WAIT` s) until the process and each of its threads is
+        reported stopped (each thread stops on its own); its stat fields then, ``None`` if it
+        is gone or not stopped in time."""
         give_up = time.monotonic() + STOP_WAIT
         pause = 0.0001
         while True:
             fields = proc_stat(self.proc.pid)
             if fields is None or fields[0] in (b"Z", b"X"):
                 return None
-            if fields[0] in (b"T", b"t"):
+            if fields[0] in (b"T", b"t") and _all_threads_stopped(self.proc.pid):
                 return fields
             if time.monotonic() > give_up:
                 return None
@@ -281,15 +310,20 @@ class AgentProcess:
         """Say which threads of the stopped process were running code rather than waiting
         in a system call when it stopped (``/proc/<pid>/task/<tid>/syscall`` is ``-1``), or
         ``""``. Between blocks an honest agent process waits: its main thread reads the
-        pipe, the watchdog sleeps. A thread seen running is looked at again after letting
-        the process run a moment (:data:`RUNNING_RECHECKS`: the main thread may not have
-        reached its read yet, numpy's BLAS threads spin a while after work); only a thread
-        running every time is reported, with the CPU time it has used."""
+        pipe, the watchdog sleeps. When a thread is seen running, the process is let run a
+        few moments more (:data:`RUNNING_RECHECKS`: the main thread may not have reached its
+        read yet, numpy's BLAS threads spin a while after work) and what runs after the
+        last is reported, with the CPU time it has used. A thread other than the main one
+        that used :data:`BUSY_TICKS` of CPU during the block is looked at the same way even
+        when it waits at the first look (a thread of agent code may be waiting for the
+        interpreter's lock, which the main thread takes last before its read)."""
         pid = self.proc.pid
-        running = _threads_in_user_space(pid)
+        before, self._task_cpu = self._task_cpu, {}
+        busy = {t for t, used in _task_cpu(pid).items() if t != pid and used - before.get(t, 0) >= BUSY_TICKS}
+        running = _threads_in_user_space(pid) | busy
+        if not running:
+            return ""
         for pause in RUNNING_RECHECKS:
-            if not running:
-                return ""
             try:
                 os.kill(pid, signal.SIGCONT)
                 time.sleep(pause)
@@ -298,7 +332,7 @@ class AgentProcess:
                 return ""
             if self._wait_stopped() is None:
                 return ""
-            running &= _threads_in_user_space(pid)
+            running = _threads_in_user_space(pid)
         if not running:
             return ""
         cpu = sum(_cpu_ticks(proc_stat(pid, tid)) for tid in running) / _CLK_TCK
@@ -325,6 +359,7 @@ class AgentProcess:
                             f"the agent process used {used / _CLK_TCK:.2f} s of CPU while it was to be stopped between blocks",
                         )
                     )
+            self._task_cpu = _task_cpu(self.proc.pid)
             try:
                 os.kill(self.proc.pid, signal.SIGCONT)
             except OSError:
