@@ -32,7 +32,6 @@ __all__ = [
     "escape_agent_text",
     "from_bytes",
     "lookalike_start",
-    "printable",
     "reads_as",
     "markup_safe",
     "rich_text",
@@ -187,11 +186,6 @@ def reads_as(text: str, names: tuple[str, ...]) -> str | None:
             if len(got) == len(want) and all(_same_or_lookalike(a, b) for a, b in zip(got, want, strict=True)):
                 return name
     return None
-
-
-def printable(text: str) -> bool:
-    """Whether every character of ``text`` shows as itself (no control or format character)."""
-    return all(ch.isprintable() and unicodedata.category(ch) != "Cf" for ch in str(text))
 
 
 def lookalike_start(line: str, words: tuple[str, ...], *, partial: bool = False) -> bool:

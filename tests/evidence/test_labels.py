@@ -1,8 +1,8 @@
 """Labels are safe and never pass for a reference policy (issue 28, smaller): an agent run
 labelled ``baseline``, a Cyrillic ``bаseline`` or ``baseline`` with an escape character or
 a zero-width space in it is its own row in ``pibench report`` (marked as an agent run), never the
-policy's row nor the default reference; ``pibench agent`` refuses such labels, and labels
-that do not show as themselves, before any career."""
+policy's row nor the default reference; ``pibench agent`` refuses such labels before any
+career."""
 
 from __future__ import annotations
 
@@ -55,16 +55,18 @@ def test_an_agent_run_never_passes_for_the_reference_policy_in_the_report(tmp_pa
     assert all(k.endswith(" (agent run)") for k in agent_rows), agent_rows
 
 
-@pytest.mark.parametrize("label", [*CONFUSABLE, "\x1b[2Jx", "ok\x07bell", "rtl\u202eenil"])
-def test_pibench_agent_refuses_a_label_that_passes_for_a_policy_or_hides_characters(label, tmp_path, capsys) -> None:
-    """Each such --label is a usage error (exit 2) naming the problem, before any career or
-    backend: nothing is written under --out."""
+@pytest.mark.parametrize("label", CONFUSABLE)
+def test_pibench_agent_refuses_a_label_that_passes_for_a_policy(label, tmp_path, capsys) -> None:
+    """Each such --label is a usage error (exit 2) naming the policy, before any career or
+    backend: nothing is written under --out, and the label is printed with its escapes
+    visible. (Other labels, escapes included, run and are shown safely:
+    tests/evidence/test_text_safety.py.)"""
     out = tmp_path / "out"
     rc = pibench_main(
         ["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--label", label, "--out", str(out)]
     )
     err = capsys.readouterr().err
     assert rc == 2, err
-    assert "reads as the reference policy" in err or "do not show as themselves" in err
-    assert "\x1b" not in err and "\u202e" not in err
+    assert "reads as the reference policy 'baseline'" in err
+    assert "\x1b" not in err and "\u200b" not in err
     assert not out.exists()
