@@ -617,7 +617,7 @@ def plan_from_command(args: Any) -> Plan:
         raise PlanError(
             f"{', '.join(clash)} cannot be given with --plan: the plan file says how every career is played "
             "(put it in the file); beside --plan only --redo-failed, --no-endpoint-check, "
-            "--allow-incomplete-confinement and --price are taken"
+            "--allow-incomplete-confinement, --trust-local-endpoint and --price are taken"
         )
     plan = load_plan(args.plan)
     from dataclasses import replace

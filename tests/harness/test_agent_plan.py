@@ -318,7 +318,8 @@ def test_a_plan_plays_sealed_seeds_from_a_seal_file_beside_it(tmp_path, capsys):
     row = read_seal(tmp_path / "seal.json")["seeds"][0]
     with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
         plan = _plan(tmp_path, srv.base_url, seeds="@seal.json")
-        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        # the fake endpoint runs as this user, who may read the seal: trusted explicitly
+        assert pibench_main(["agent", "--plan", str(plan), "--trust-local-endpoint"]) == 0
     captured = capsys.readouterr()
     assert "[endpoints.fake]" in captured.err and "is served on this machine" in captured.err
     assert str(row["seed"]) not in captured.out and f"sealed:{row['commitment'][:12]}" in captured.out
