@@ -52,8 +52,8 @@ class _Lab:
         and notes.
         """
     def explain(self, kind: Any, id: Any = '') -> str:
-        """Why an outcome went as it did, in what the PI could see: the text of the TUI digest's
-        "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
+        """Why an outcome went as it did, from what the PI could see. It is the text of the TUI
+        digest's "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
         its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
@@ -80,7 +80,7 @@ class _Papers:
     def publications(self) -> Any:
         """Published papers: id, draft_id, venue, topic, tier, published_month, citations, authors, collab."""
     def revise(self, draft_id: Any, hours: Any) -> Any:
-        """Revise a rejected, available draft (once a month); hours beyond 10 h add nothing, and gains shrink with each revision."""
+        """Revise a rejected, available draft (once a month; gains stop at 10 h and shrink with each revision)."""
     def submissions(self) -> Any:
         """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
     def submit(self, draft_id: Any, venue: Any) -> Any:
@@ -100,7 +100,7 @@ class _Projects:
     def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
         """Set a project's compute units/month (0 to 50,000). They are paid at the tick ($1/unit × the month's price multiplier)."""
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000); at most 10 projects run at once."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000). At most 10 projects run at once."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
         """Remove a member from an active project. A non-member is ignored: nothing changes, nothing is logged."""
 
@@ -112,7 +112,7 @@ class _Recruit:
     def dismiss(self, staff_id: Any) -> Any:
         """Dismiss an RA or lab manager; they leave at the end of this month (paid for it)."""
     def hire_manager(self) -> Any:
-        """Hire a lab manager now ($4,500/month; 2 h/month less oversight per researcher; at most 2)."""
+        """Hire a lab manager now (2 h/month less oversight per researcher). A manager is paid $4,500/month; at most 2."""
     def hire_ra(self) -> Any:
         """Hire a research assistant now ($1,800/month; never an author)."""
     def interview(self, ids: Any) -> Any:
@@ -122,8 +122,8 @@ class _Recruit:
         new candidates are not left, nobody is interviewed.
         """
     def offer(self, applicant_id: Any) -> Any:
-        """Make a PhD offer (months 1-3 of the year); answered at the tick of month
-        3, arrival in month 5; a PhD student is paid $3,200/month.
+        """Make a PhD offer (months 1-3 of the year), answered at the tick of month
+        3, arrival in month 5. A PhD student is paid $3,200/month.
         """
     def post_postdoc(self) -> Any:
         """Post a postdoc search ($1,000); it resolves at the tick 2 months later."""

@@ -116,7 +116,7 @@ def api_cheatsheet(
             (default: the registry's own docs).
 
     Returns:
-        Text: ``[*] ns.call(params) - first sentence of its doc``; ``*`` marks calls that
+        Text: ``[*]ns.call(params): first sentence of its doc``; ``*`` marks calls that
         change the world; a call returning a table's rows ends with ``-> table(columns)``.
         Every table's columns are listed once: at the call that returns its rows, or under
         the other tables ``query()`` reads.
@@ -128,7 +128,7 @@ def api_cheatsheet(
             parts = []
             for pname, default in spec.params:
                 parts.append(pname if default is required else f"{pname}={default!r}")
-            star = "*" if spec.mutating else " "
+            star = "*" if spec.mutating else ""
             doc = (docs or {}).get(ns, {}).get(name) or spec.doc
             text, table = _summary(doc, tables)
             if table is not None and table not in shown:
@@ -136,12 +136,96 @@ def api_cheatsheet(
                 text += f" -> {table}({', '.join(tables[table])})"
             elif table is not None:
                 text += f" -> {table} rows"
-            lines.append(f"{star} {ns}.{name}({', '.join(parts)}) - {text}")
-    lines.append("  query(sql) - one read-only SELECT/WITH over the tables named here; returns a list of row dicts")
-    lines.append("  read_memory() / write_memory(text) - your notes, carried from month to month")
-    lines.append("  help(name) - a call's full documentation, e.g. help(papers.submit)")
+            lines.append(f"{star}{ns}.{name}({', '.join(parts)}): {text}")
+    lines.append("query(sql): one read-only SELECT/WITH over the tables named here; returns a list of row dicts")
+    lines.append("read_memory() / write_memory(text): your notes, carried from month to month")
+    lines.append("help(name): a call's full documentation, e.g. help(papers.submit)")
     rest = [f"{t}({', '.join(cols)})" for t, cols in tables.items() if t not in shown]
     return "\n".join(lines) + "\nOther tables: " + "; ".join(rest)
+
+
+def _month_list(values: list[int]) -> str:
+    """Career months as text: ``in months 2, 8, 14`` or, four or more evenly spaced, ``every 6 months from month 2``."""
+    vals = sorted(int(v) for v in values)
+    steps = {b - a for a, b in zip(vals, vals[1:], strict=False)}
+    if len(vals) >= 4 and len(steps) == 1:
+        return f"every {steps.pop()} months from month {vals[0]}"
+    return "in months " + ", ".join(str(v) for v in vals)
+
+
+def _rules_beside_api(r: Mapping[str, Any]) -> str:
+    """The mechanics as the system prompt states them beside the API cheat-sheet: every rule
+    number an action's cost or limit does not already say in its API line, once."""
+    pay, att, hours, costs, caps = r["pay"], r["attention"], r["hours"], r["costs"], r["caps"]
+    season, postdoc = r["season"], r["postdoc"]
+    offers = ", ".join(str(m) for m in season["offer_months"])
+    out = ["RULES"]
+    out.append(
+        f"- {r['horizon_months']} months from {_usd(r['start_budget'])}, nobody hired. A budget below zero at a "
+        "month's end collapses the lab (career over; only citations earned so far count). Impact (the score) = citations earned by month "
+        f"{r['horizon_months']} + expected citations of your papers over the next {r['projection_months']} months."
+    )
+    out.append(
+        f"- Each year an applicant pool opens in month {season['pool_opens']} (offers in months {offers}); "
+        "transcripts, letters and interviews are noisy signals of ability."
+    )
+    out.append(
+        f"- Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])} "
+        f"({_num(postdoc['contract_months'])}-month contract), RA {_usd(pay['ra'])}, lab manager "
+        f"{_usd(pay['manager'])}. Researchers are PhDs and postdocs; RAs and managers are staff."
+    )
+    out.append(
+        f"- Caps: {caps['researchers']} researchers (open offers, incoming students, postdoc searches count), "
+        f"{caps['managers']} managers, {caps['active_projects']} active projects. Neglect, more than "
+        f"{_n(r['projects']['overload_per_person'], 'active project')} each, money trouble and rejections lower "
+        f"morale; low morale makes researchers quit. A PhD graduates after {season['graduation_min_months']} "
+        f"months with {season['graduation_min_papers']} accepted papers."
+    )
+    service = (
+        f"; service duty {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} of each year"
+        if not att.get("unlimited")
+        else " (unlimited in this scenario)"
+    )
+    out.append(
+        f"- Your hours: {_num(att['base'])}/month minus oversight ({_num(att['oversight_per_researcher'])} per "
+        f"researcher, {_num(att['oversight_per_ra'])} per RA), at least {_num(att['floor'])}{service}; no "
+        "carry-over. Standing mentoring (h/month per person) grows skills, morale, project speed. One-offs: talk "
+        f"{_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review {_num(hours['review'])} h, crisis "
+        f"{_num(hours['crisis'])} h, collaboration {_num(hours['collaboration'])} h/month for "
+        f"{_n(r['collaboration']['months'], 'month')}."
+    )
+    out.append(
+        "- Project tiers: 1 small and safe, 2 medium, 3 large and risky (more work, dead ends, better papers); "
+        f"compute costs {_usd(costs['compute_unit'])}/unit × the month's price multiplier. A project ends in a "
+        "draft; a dead end leaves a weaker draft or nothing; crowded topics scoop. Topic hotness booms and busts; "
+        "news, preprints and conference reports hint at it."
+    )
+    venues = []
+    for name, v in r["venues"].items():
+        when = (
+            "months " + ", ".join(str(m) for m in sorted(v["deadline_months"])) if v["deadline_months"] else "any month"
+        )
+        venues.append(f"{name} {v['kind']}, {when}, decision in {v['decision_delay_months']}")
+    out.append("- Venues (deadlines by month of the year; decision delays in months): " + "; ".join(venues) + ".")
+    grants = []
+    for name, a in r["agencies"].items():
+        when = "rolling" if a["rolling"] else "calls " + _month_list(a["call_months"])
+        extra = f", {a['cooldown_months']} months between proposals" if a.get("cooldown_months") else ""
+        extra += ", funds a lab once" if a["once"] else ""
+        grants.append(
+            f"{name} {_usd(a['award'])}/{a['duration_months']} months, {when}, decision in "
+            f"{a['decision_delay_months']}, max {a['max_concurrent']}{extra}"
+        )
+    out.append(
+        "- Grants (calls by career month, open that month and the next; decision delays in months; max: running "
+        "awards + pending proposals at once): " + "; ".join(grants) + "."
+    )
+    out.append(
+        "- More proposal hours and on-topic evidence (drafts, publications attached by id) help; a running award "
+        f"costs {_usd(costs['award_overhead'])}/month overhead."
+    )
+    out.append("- Events (talks, reviews, crises, collaborations, price shocks) expire unless answered in time.")
+    return "\n".join(out)
 
 
 def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
@@ -151,11 +235,13 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     Args:
         rules: This scenario's rules.
         with_api: The text goes beside the API cheat-sheet, whose lines already state the
-            costs of actions (interview hours, offer months, hiring pay, compute price,
-            polish and revision limits, conference and proposal costs): those are left out
-            here so each number is said once. ``False`` (a text on its own, e.g. a pivot
-            question) states them too.
+            costs and limits of actions (interview hours, offer months, postdoc search and
+            renewal, compute and mentoring caps, polish and revision limits, conference and
+            proposal costs): the terser rules of the system prompt, each number said once.
+            ``False`` (a text on its own, e.g. a pivot question) states them too.
     """
+    if with_api:
+        return _rules_beside_api(rules)
     r = rules
     pay, att, hours, costs, caps = r["pay"], r["attention"], r["hours"], r["costs"], r["caps"]
     season, postdoc = r["season"], r["postdoc"]
@@ -171,28 +257,17 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     )
     out.append("PEOPLE (researchers: PhD students, postdocs; staff: RAs, lab managers)")
     offers = ", ".join(str(m) for m in season["offer_months"])
-    if with_api:
-        out.append(
-            f"- An applicant pool opens in month {season['pool_opens']} of each year (offers in months {offers}); "
-            "transcripts, letters and interviews are noisy signals of ability."
-        )
-    else:
-        out.append(
-            f"- A new applicant pool opens in month {season['pool_opens']} of each year; interviews "
-            f"({_num(hours['interview'])} h per new candidate) and PhD offers in months {offers}; offers are answered "
-            f"at the end of month {season['offers_resolve']}, students arrive in month {season['arrival']}. "
-            "Transcripts, letters and interviews are noisy signals of ability."
-        )
+    out.append(
+        f"- A new applicant pool opens in month {season['pool_opens']} of each year; interviews "
+        f"({_num(hours['interview'])} h per new candidate) and PhD offers in months {offers}; offers are answered "
+        f"at the end of month {season['offers_resolve']}, students arrive in month {season['arrival']}. "
+        "Transcripts, letters and interviews are noisy signals of ability."
+    )
     out.append(
         f"- Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])}, RA {_usd(pay['ra'])}, lab manager "
-        f"{_usd(pay['manager'])}. Postdoc contracts last {_n(postdoc['contract_months'], 'month')}"
-        + (
-            "."
-            if with_api
-            else f"; a search costs {_usd(costs['postdoc_search'])}, takes {_n(postdoc['search_months'], 'month')} "
-            f"and may fail; renewal by {_n(postdoc['renewal_months'], 'month')} within "
-            f"{_n(postdoc['renewal_window_months'], 'month')} of the end."
-        )
+        f"{_usd(pay['manager'])}. Postdoc contracts last {_n(postdoc['contract_months'], 'month')}; a search costs "
+        f"{_usd(costs['postdoc_search'])}, takes {_n(postdoc['search_months'], 'month')} and may fail; renewal by "
+        f"{_n(postdoc['renewal_months'], 'month')} within {_n(postdoc['renewal_window_months'], 'month')} of the end."
     )
     out.append(
         f"- Caps: {caps['researchers']} researchers (open offers, incoming students, postdoc searches count), "
@@ -209,48 +284,40 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
     )
     out.append(
         f"- {_num(att['base'])} h/month minus oversight ({_num(att['oversight_per_researcher'])} h per researcher, "
-        f"{_num(att['oversight_per_ra'])} h per RA"
-        + ("" if with_api else f"; each manager saves {_num(att['oversight_manager_relief'])} h per researcher")
-        + f"), at least {_num(att['floor'])} h{service}"
+        f"{_num(att['oversight_per_ra'])} h per RA; each manager saves {_num(att['oversight_manager_relief'])} h per "
+        f"researcher), at least {_num(att['floor'])} h{service}"
     )
     mentoring = (
-        "- Mentoring (standing h/month per person) grows skills, morale, project speed."
-        if with_api
-        else f"- Mentoring (standing, up to {_num(caps['mentoring_hours'])} h a month per person) grows skills, "
+        f"- Mentoring (standing, up to {_num(caps['mentoring_hours'])} h a month per person) grows skills, "
         "morale and project speed."
     )
     oneoff = (
         f" One-offs: talk {_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review "
         f"{_num(hours['review'])} h, crisis {_num(hours['crisis'])} h, collaboration "
-        f"{_num(hours['collaboration'])} h/month for {_n(r['collaboration']['months'], 'month')}"
+        f"{_num(hours['collaboration'])} h/month for {_n(r['collaboration']['months'], 'month')}, conference "
+        f"{_num(hours['conference'])} h + {_usd(costs['conference'])} (once every "
+        f"{_n(r['events']['conference_gap_months'], 'month')} at most), proposal at least "
+        f"{_num(hours['proposal_min'])} h"
     )
-    if not with_api:
-        oneoff += (
-            f", conference {_num(hours['conference'])} h + {_usd(costs['conference'])} (once every "
-            f"{_n(r['events']['conference_gap_months'], 'month')} at most), proposal at least "
-            f"{_num(hours['proposal_min'])} h"
-        )
     out.append(mentoring + oneoff + ".")
     out.append("PROJECTS AND PAPERS")
-    compute = f" at {_usd(costs['compute_unit'])}/unit × the month's price multiplier" + (
-        "" if with_api else f", up to {_num(caps['compute_per_project'])} units"
+    compute = (
+        f" at {_usd(costs['compute_unit'])}/unit × the month's price multiplier, up to "
+        f"{_num(caps['compute_per_project'])} units"
     )
     out.append(
         "- Project tiers: 1 small and safe, 2 medium, 3 large and risky (more work, dead ends, better papers); "
         f"compute units/month{compute}. A project ends in a draft; a dead end leaves a weaker salvage draft or "
         "nothing; crowded topics scoop."
     )
-    if not with_api:
-        out.append(
-            f"- Polishing improves a draft (gains stop at {_num(hours['polish_saturation'])} h in total); a rejected "
-            f"draft may be revised once a month (up to {_num(hours['revise_saturation'])} h), with shrinking gains."
-        )
+    out.append(
+        f"- Polishing improves a draft (gains stop at {_num(hours['polish_saturation'])} h in total); a rejected "
+        f"draft may be revised once a month (up to {_num(hours['revise_saturation'])} h), with shrinking gains."
+    )
     venues = []
     for name, v in r["venues"].items():
         if not v["deadline_months"]:
             when = "any month"
-        elif with_api:
-            when = "months " + ", ".join(str(m) for m in sorted(v["deadline_months"]))
         else:
             when = "deadlines in months " + _months(v["deadline_months"])
         venues.append(f"{name} ({v['kind']}) {when}, decision after {_n(v['decision_delay_months'], 'month')}")
@@ -270,8 +337,7 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
             f"{_n(a['decision_delay_months'], 'month')}; max {a['max_concurrent']}{extra}"
         )
     out.append(
-        ("- Proposals: " if with_api else f"- A proposal costs {_usd(costs['proposal'])} and hours; ")
-        + "more hours and on-topic evidence (drafts, publications attached by id) help; a running award costs "
+        f"- A proposal costs {_usd(costs['proposal'])} and hours; more hours and on-topic evidence (drafts, publications attached by id) help; a running award costs "
         f"{_usd(costs['award_overhead'])}/month overhead."
     )
     out.append(
@@ -282,17 +348,15 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
 
 
 _NOTES_ADVICE = """\
-NOTES: each month is a NEW conversation, opened by your notes (write_memory(text) replaces them; at most \
-{limit:,} characters): keep strategy, plans, who does what, drafts, deadlines, lessons; update them before ending \
-the month. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
+NOTES: each month is a NEW conversation opened by your notes (write_memory(text) replaces them; at most \
+{limit:,} characters): keep plans, who does what, deadlines, lessons; update them before ending the month. Python \
+variables are lost when the agent process restarts (time-out, crash, resume)."""
 
 _CODING_TIPS = """\
-HOW TO ACT
-- Reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and any error \
-come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; end it with time.next_month() (later calls \
-in that block are refused), else it ends after your last turn.
-- Refused calls raise ActionError (e.code, e.message say what is valid). Print compactly.
-- Imports: {modules}. No files, no network. A block runs at most {timeout:g} s."""
+HOW TO ACT: reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and \
+errors come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; time.next_month() ends it (later \
+calls in that block are refused), else it ends after your last turn. Refused calls raise ActionError (e.code, \
+e.message say what is valid). Print compactly. Imports: {modules}; no files, no network; {timeout:g} s per block."""
 
 
 def _modules(names: tuple[str, ...]) -> str:
@@ -323,14 +387,14 @@ def system_prompt(
     """
     goal = (
         "You are the PI of a new research lab in a simulated world. You run the lab for "
-        f"{rules['horizon_months']} months by writing Python that calls the lab's API. Goal: the highest Impact "
-        "(good papers that get cited) without the budget going below zero. Abilities, paper quality, topic hotness "
-        "and agency preferences are hidden: infer them."
+        f"{rules['horizon_months']} months by writing Python that calls its API. Goal: the highest Impact (good "
+        "papers that get cited) without the budget going below zero. Abilities, paper quality, topic hotness and "
+        "agency preferences are hidden: infer them."
     )
     return "\n\n".join(
         [
             goal,
-            "API (* changes the world; calls return plain dicts and lists)\n" + cheatsheet,
+            "API (*: changes the world; calls return plain dicts and lists)\n" + cheatsheet,
             mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(

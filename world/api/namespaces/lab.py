@@ -57,8 +57,8 @@ class Lab(Namespace):
 
     @api_call(mutating=False)
     def explain(self, kind: str, id: str = "") -> str:  # noqa: A002 - the API's word
-        """Why an outcome went as it did, in what the PI could see: the text of the TUI digest's
-        "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
+        """Why an outcome went as it did, from what the PI could see. It is the text of the TUI
+        digest's "why:" lines (world/explain.py; MECHANICS §5-§10), never a hidden value. ``kind`` and
         its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"

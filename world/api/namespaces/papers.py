@@ -65,7 +65,7 @@ class Papers(Namespace):
 
     @api_call(mutating=True)
     def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:
-        """Revise a rejected, available draft (once a month); hours beyond {rules.hours.revise_saturation} add nothing, and gains shrink with each revision."""
+        """Revise a rejected, available draft (once a month; gains stop at {rules.hours.revise_saturation} and shrink with each revision)."""
         w = self._w
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)

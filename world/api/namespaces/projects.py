@@ -28,7 +28,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}); at most {rules.caps.active_projects} projects run at once."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}). At most {rules.caps.active_projects} projects run at once."""
         w = self._w
         topic = checks.topic(topic)
         if isinstance(tier, bool) or tier not in (1, 2, 3):

@@ -85,8 +85,8 @@ class Recruit(Namespace):
 
     @api_call(mutating=True)
     def offer(self, applicant_id: Any) -> dict[str, Any]:
-        """Make a PhD offer (months {rules.season.offer_months} of the year); answered at the tick of month
-        {rules.season.offers_resolve}, arrival in month {rules.season.arrival}; a PhD student is paid {rules.pay.phd}."""
+        """Make a PhD offer (months {rules.season.offer_months} of the year), answered at the tick of month
+        {rules.season.offers_resolve}, arrival in month {rules.season.arrival}. A PhD student is paid {rules.pay.phd}."""
         self._require_season("making offers")
         w = self._w
         a = self._season_applicant(applicant_id)
@@ -151,7 +151,7 @@ class Recruit(Namespace):
 
     @api_call(mutating=True)
     def hire_manager(self) -> dict[str, Any]:
-        """Hire a lab manager now ({rules.pay.manager}; {rules.attention.oversight_manager_relief} less oversight per researcher; at most {rules.caps.managers})."""
+        """Hire a lab manager now ({rules.attention.oversight_manager_relief} less oversight per researcher). A manager is paid {rules.pay.manager}; at most {rules.caps.managers}."""
         w = self._w
         n = len(people_mod.active_people(w, ("manager",)))
         if n >= w.cfg.manager_cap:
