@@ -919,15 +919,22 @@ def _attribute_helpers() -> dict[str, Any]:
     sandbox_modules = _SANDBOX_MODULE_IDS
     inplace = {name: real_getattr(operator, name) for name in policy.INPLACE_OPERATORS.values()}
 
-    def public_attr(obj: Any, name: str) -> Any:
-        """``obj.name`` (a name the static check allowed): neither ``obj`` nor the value may be
-        a real module."""
-        if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
-            raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
-        value = real_getattr(obj, name)
-        if isinstance(value, module_type) and id(value) not in sandbox_modules:
-            raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
-        return value
+    def modules_refused(read: Any) -> Any:
+        """``read(obj, name)`` where neither ``obj`` nor the value may be a real module (the
+        object is checked first: a module's ``__getattr__`` may import)."""
+
+        def guarded(obj: Any, name: str) -> Any:
+            if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
+                raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
+            value = read(obj, name)
+            if isinstance(value, module_type) and id(value) not in sandbox_modules:
+                raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
+            return value
+
+        return guarded
+
+    #: ``obj.name`` for a name the static check allowed.
+    public_attr = modules_refused(real_getattr)
 
     def no_module_in(obj: Any, namespace: Any) -> Any:
         """``vars(obj)``/``obj.__dict__`` as agent code gets it: the object's own dict when
@@ -1051,14 +1058,6 @@ def _attribute_helpers() -> dict[str, Any]:
                 return str(type.__dict__["__module__"].__get__(klass)).split(".")[0] == "numpy"
         return False
 
-    def checked_attr(obj: Any, name: str) -> Any:
-        if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
-            raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
-        value = unchecked_value(obj, name)
-        if isinstance(value, module_type) and id(value) not in sandbox_modules:
-            raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
-        return value
-
     def unchecked_value(obj: Any, name: str) -> Any:
         """``obj.name`` within the attribute rule (the module check is the caller's)."""
         if name in str_methods:
@@ -1091,6 +1090,9 @@ def _attribute_helpers() -> dict[str, Any]:
         if name in policy.FILE_METHODS and numpy_defined(obj, name):
             raise SandboxError(policy.file_method_refusal(name))
         return real_getattr(obj, name)
+
+    #: ``obj.name`` for any name: the attribute rule (:func:`unchecked_value`), then no module.
+    checked_attr = modules_refused(unchecked_value)
 
     def getattr(obj: Any, name: str, *default: Any) -> Any:  # noqa: A001 - the builtin's name
         """getattr(object, name[, default]): as Python's, within the sandbox's attribute rule."""
