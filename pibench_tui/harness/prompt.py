@@ -137,7 +137,7 @@ def api_cheatsheet(
             elif table is not None:
                 text += f" -> {table} rows"
             lines.append(f"{star}{ns}.{name}({', '.join(parts)}): {text}")
-    lines.append("query(sql): one read-only SELECT/WITH over the tables named here; returns a list of row dicts")
+    lines.append("query(sql): a read-only SELECT/WITH over the tables named here -> list of row dicts")
     lines.append("read_memory() / write_memory(text): your notes, carried from month to month")
     lines.append("help(name): a call's full documentation, e.g. help(papers.submit)")
     rest = [f"{t}({', '.join(cols)})" for t, cols in tables.items() if t not in shown]
@@ -158,7 +158,6 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
     number an action's cost or limit does not already say in its API line, once."""
     pay, att, hours, costs, caps = r["pay"], r["attention"], r["hours"], r["costs"], r["caps"]
     season, postdoc = r["season"], r["postdoc"]
-    offers = ", ".join(str(m) for m in season["offer_months"])
     out = ["RULES"]
     out.append(
         f"- {r['horizon_months']} months from {_usd(r['start_budget'])}, nobody hired. A budget below zero at a "
@@ -166,8 +165,8 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
         f"{r['horizon_months']} + expected citations of your papers over the next {r['projection_months']} months."
     )
     out.append(
-        f"- Each year an applicant pool opens in month {season['pool_opens']} (offers in months {offers}); "
-        "transcripts, letters and interviews are noisy signals of ability."
+        f"- Each year an applicant pool opens in month {season['pool_opens']}; transcripts, letters and interviews "
+        "are noisy signals of ability."
     )
     out.append(
         f"- Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])} "
@@ -218,13 +217,13 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
         )
     out.append(
         "- Grants (calls by career month, open that month and the next; decision delays in months; max: running "
-        "awards + pending proposals at once): " + "; ".join(grants) + "."
+        "awards + pending proposals): " + "; ".join(grants) + "."
     )
     out.append(
         "- More proposal hours and on-topic evidence (drafts, publications attached by id) help; a running award "
         f"costs {_usd(costs['award_overhead'])}/month overhead."
     )
-    out.append("- Events (talks, reviews, crises, collaborations, price shocks) expire unless answered in time.")
+    out.append("- Events (talks, reviews, crises, collaborations, price shocks) expire unless answered.")
     return "\n".join(out)
 
 
@@ -408,7 +407,8 @@ def system_prompt(
 
 
 def _lean(value: Any) -> Any:
-    """``value`` without empty lists/dicts, ``None`` and ``False`` (at any depth of a dict)."""
+    """``value`` without empty lists/dicts, ``None`` and ``False`` (at any depth, in dicts and the
+    dicts inside lists), a whole float written as an int (``3200`` for ``3200.0``)."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
@@ -417,7 +417,37 @@ def _lean(value: Any) -> Any:
                 continue
             out[k] = v
         return out
+    if isinstance(value, list):
+        return [_lean(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
+
+
+#: Dashboard keys the month message's header already states (month, label, horizon).
+_HEADER_KEYS = ("month", "label", "months_total")
+
+
+#: A field-news headline of the world (``world.field``): count, topic, the area's trend word.
+_FIELD_HEADLINE = re.compile(r"(\d+) items? on (\S+) this month; the area is ([^.;]+)\.")
+
+
+def _headlines(lines: list[Any]) -> list[Any]:
+    """The month's headlines with the field-news ones (``"2 items on reasoning this month; the area
+    is surging."``) said as one line where the first was: ``"Field news this month: reasoning 2
+    items, surging; ..."``. Every count, topic and trend word is kept; other headlines as they are."""
+    out: list[Any] = []
+    news: list[str] = []
+    for line in lines:
+        match = _FIELD_HEADLINE.fullmatch(line) if isinstance(line, str) else None
+        if match is None:
+            out.append(line)
+            continue
+        n, topic, word = match.groups()
+        if not news:
+            out.append(None)  # where the field news go
+        news.append(f"{topic} {n} item{'' if n == '1' else 's'}, {word}")
+    return [("Field news this month: " + "; ".join(news) + ".") if x is None else x for x in out]
 
 
 def report_for_agent(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -425,9 +455,13 @@ def report_for_agent(report: Mapping[str, Any]) -> dict[str, Any]:
 
     ``offers`` keeps only the PhD offers the PI made and what happened to them; applicants
     never offered a place (outcome ``expired``) are one line, ``applicant_pool``, with the
-    season's pool size. Empty lists, ``None`` and ``False`` are left out (the message says so).
+    season's pool size. The field-news headlines are one line (:func:`_headlines`); the label
+    (the month says it) is left out, and so are empty lists, ``None`` and ``False`` (the
+    message says so).
     """
-    rep = dict(report)
+    rep = {k: v for k, v in report.items() if k != "label"}
+    if rep.get("headlines"):
+        rep["headlines"] = _headlines(list(rep["headlines"]))
     offers = list(rep.get("offers") or [])
     if offers:
         made = [o for o in offers if o.get("outcome") != "expired"]
@@ -453,19 +487,34 @@ def month_message(
 ) -> str:
     """The one user message that opens a month (MECHANICS §16): month header, the notes,
     the last month's report (:func:`report_for_agent`) and the dashboard as JSON (empty lists,
-    ``None`` and ``False`` left out)."""
-    head = f"=== Month {month} of {months} ({label}). New conversation: you have {max_turns} code turns. ==="
+    ``None`` and ``False`` left out; the month, label and horizon only in the header). An
+    event that arrived at the tick and is pending shows whole once, in the dashboard's
+    ``pending_events``; the report's ``events.arrived`` names its id. The report's closing
+    budget is left out when it is the dashboard's."""
+    head = f"=== Month {month} of {months} ({label}): {max_turns} code turns ==="
     if memory:
         notes = f"YOUR NOTES ({len(memory):,} of {memory_limit:,} characters):\n{memory}"
     else:
         notes = "YOUR NOTES: (empty: nothing written yet)"
     parts = [head, notes]
+    pending = {e.get("id") for e in dashboard.get("pending_events") or [] if isinstance(e, Mapping)}
     if report:
+        rep = report_for_agent(report)
+        events = rep.get("events")
+        if isinstance(events, dict) and events.get("arrived"):
+            arrived = [
+                e.get("id") if isinstance(e, Mapping) and e.get("id") in pending else e for e in events["arrived"]
+            ]
+            rep["events"] = {**events, "arrived": arrived}
+        money = rep.get("money")
+        if isinstance(money, dict) and money.get("budget") == dashboard.get("budget"):
+            rep["money"] = {k: v for k, v in money.items() if k != "budget"}  # the dashboard's budget
         parts.append(
-            "LAST MONTH'S REPORT (JSON; empty lists, nulls and false flags left out):\n"
-            + json.dumps(report_for_agent(report), separators=(",", ":"), ensure_ascii=False)
+            "LAST MONTH'S REPORT (JSON; empties, nulls, false flags left out; pending events by id):\n"
+            + json.dumps(rep, separators=(",", ":"), ensure_ascii=False)
         )
-    parts.append("DASHBOARD (JSON):\n" + json.dumps(_lean(dict(dashboard)), separators=(",", ":"), ensure_ascii=False))
+    dash = {k: v for k, v in dashboard.items() if k not in _HEADER_KEYS}
+    parts.append("DASHBOARD (JSON):\n" + json.dumps(_lean(dash), separators=(",", ":"), ensure_ascii=False))
     return "\n\n".join(parts)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.core import LabCore, harness_system_prompt
-from pibench_tui.harness.prompt import report_for_agent
+from pibench_tui.harness.prompt import month_message, report_for_agent
 from scenarios import load_scenario
 from world.api import API_CALLS
 from world.config import WorldConfig
@@ -22,7 +22,11 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "prompt_tokens.py"
 
 #: Tokens of the standard scenario's system prompt (bench/prompt_tokens.py's count). Before
 #: issue 26 §3 it was 3,261 (characters / 4); the issue's goal is 1,600.
-SYSTEM_BUDGET = 2_210
+SYSTEM_BUDGET = 2_200
+
+#: Mean prompt tokens a call over the bench's scripted baseline-like career (standard, seed 101):
+#: 4,101 before issue 26 §3; its goal, 2,800.
+MEAN_BUDGET = 2_800
 
 
 def _bench() -> Any:
@@ -122,3 +126,56 @@ def test_report_for_agent_drops_empty_lists_and_lapsed_applicants():
         "money": {"net": -5.0},
         "applicant_pool": "3 applicants this season: 1 offered, 2 never offered (their applications lapsed)",
     }
+
+
+def test_mean_prompt_per_call_over_a_baseline_like_career_is_within_budget():
+    """Over the bench's scripted baseline-like 60-month career every call sends at most MEAN_BUDGET
+    tokens on average (4,101 before issue 26 §3), with one system prompt for all calls."""
+    m = _bench().measure(seed=101, scenario="standard")
+    assert m["calls"] >= 100
+    assert m["mean_prompt_tokens"] <= MEAN_BUDGET, m["mean_prompt_tokens"]
+    assert m["system_stable"]
+
+
+def test_month_message_says_each_thing_once_and_keeps_every_field_news_item():
+    """The month message: the field-news headlines as one line with every count, topic and trend
+    word; an arrived event that is pending shown whole only in the dashboard (the report names its
+    id); month, label and horizon only in the header; whole floats as ints; nulls in list items gone."""
+    report = {
+        "month": 40,
+        "label": "Y4M4",
+        "headlines": [
+            "Qi Costa joined the lab as a PhD student.",
+            "1 item on sparse_models this month; the area is surging.",
+            "2 items on ai4science this month; the area is gaining steam.",
+        ],
+        "money": {"net": -12600.0, "budget": 333000.0},
+        "events": {"arrived": [{"id": "E034", "kind": "review_request", "details": {"hours": 6.0}}], "expired": []},
+    }
+    dashboard = {
+        "month": 41,
+        "label": "Y4M5",
+        "months_total": 60,
+        "budget": 333000,
+        "students": [{"id": "S004", "stipend": 3200.0, "last_report_quality": None}],
+        "pending_events": [{"id": "E034", "kind": "review_request", "details": {"hours": 6.0}}],
+    }
+    text = month_message(
+        month=41, months=60, label="Y4M5", max_turns=8, memory="", memory_limit=6000, dashboard=dashboard, report=report
+    )
+    head, _notes, rep_block, dash_block = text.split("\n\n")
+    assert "41" in head and "60" in head and "Y4M5" in head and "8 code turns" in head
+    rep = json.loads(rep_block.split("\n", 1)[1])
+    dash = json.loads(dash_block.split("\n", 1)[1])
+    assert rep["headlines"] == [
+        "Qi Costa joined the lab as a PhD student.",
+        "Field news this month: sparse_models 1 item, surging; ai4science 2 items, gaining steam.",
+    ]
+    assert rep["events"] == {"arrived": ["E034"]} and "label" not in rep
+    assert rep["money"] == {"net": -12600}
+    assert dash == {
+        "budget": 333000,
+        "students": [{"id": "S004", "stipend": 3200}],
+        "pending_events": [{"id": "E034", "kind": "review_request", "details": {"hours": 6}}],
+    }
+    assert isinstance(dash["students"][0]["stipend"], int)
