@@ -900,6 +900,15 @@ def _module_refusal(what: str, module: types.ModuleType) -> str:
     )
 
 
+def _raw_memory_refusal(what: str, obj: Any) -> str:
+    """The message for a ctypes object or type reached by an attribute read."""
+    kind = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    return (
+        f"{what} is ctypes' {str(kind)[:80]!r}: ctypes objects read and write raw memory and are out of "
+        "reach in the sandbox (numpy arrays: use a.shape, a.strides, a.tolist())"
+    )
+
+
 def _attribute_helpers() -> dict[str, Any]:
     """The runtime side of the attribute rule: checked ``getattr``/``hasattr``/
     ``setattr``/``delattr``/``vars`` and the lookup behind ``x.format``, ``x.format_map``
@@ -917,18 +926,32 @@ def _attribute_helpers() -> dict[str, Any]:
     str_methods = {"format": str.format, "format_map": str.format_map}
     module_type = types.ModuleType
     sandbox_modules = _SANDBOX_MODULE_IDS
+    import _ctypes
+
+    c_data: type = _ctypes.Array.__mro__[1]  # _ctypes._CData, the base of every ctypes type (not exported)
     inplace = {name: real_getattr(operator, name) for name in policy.INPLACE_OPERATORS.values()}
 
+    def raw_memory(x: Any) -> bool:
+        """Whether ``x`` is a ctypes object or type: its ``from_address``, ``from_buffer`` ...
+        read and write any address (``type(np.zeros(1).ctypes.shape).from_address`` planted the
+        real builtins in a list)."""
+        return isinstance(x, c_data) or (isinstance(x, type) and issubclass(x, c_data))
+
     def modules_refused(read: Any) -> Any:
-        """``read(obj, name)`` where neither ``obj`` nor the value may be a real module (the
-        object is checked first: a module's ``__getattr__`` may import)."""
+        """``read(obj, name)`` where neither ``obj`` nor the value may be a real module or a
+        ctypes object or type (the object is checked first: a module's ``__getattr__`` may
+        import)."""
 
         def guarded(obj: Any, name: str) -> Any:
             if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
                 raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
+            if raw_memory(obj):
+                raise SandboxError(_raw_memory_refusal(f"the object whose attribute {name!r} is read", obj))
             value = read(obj, name)
             if isinstance(value, module_type) and id(value) not in sandbox_modules:
                 raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
+            if raw_memory(value):
+                raise SandboxError(_raw_memory_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
             return value
 
         return guarded
