@@ -655,9 +655,11 @@ def _local_endpoint_problem(url: str, seal: str) -> str | None:
 
 
 def _on_this_machine(url: str) -> bool:
-    """Whether ``url``'s host is this machine (a loopback address or name, or this host's
-    name): its server could read this machine's files as its own user."""
-    import ipaddress
+    """Whether ``url``'s host is this machine, however it is spelled: a loopback or local
+    name, or any address it resolves to that is loopback, unspecified or one of this
+    machine's own (an address a socket here can bind). ``127.1``, ``0x7f000001``,
+    ``2130706433``, ``[::ffff:127.0.0.1]`` and the host's own IP are this machine; its server
+    could read this machine's files as its own user."""
     import socket
     from urllib.parse import urlsplit
 
@@ -665,9 +667,32 @@ def _on_this_machine(url: str) -> bool:
     if host in ("localhost", socket.gethostname().lower()) or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback or ipaddress.ip_address(host).is_unspecified
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False
+    return any(_local_address(str(info[4][0])) for info in infos)
+
+
+def _local_address(address: str) -> bool:
+    """Whether the numeric ``address`` (IPv4 or IPv6, maybe IPv4-mapped) is this machine's."""
+    import ipaddress
+    import socket
+
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback or ip.is_unspecified:
+        return True
+    family = socket.AF_INET if ip.version == 4 else socket.AF_INET6
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((str(ip), 0))  # only an address of this machine can be bound
+        except OSError:
+            return False
+    return True
 
 
 def _command_user(user: str | None, seal: str | None, out: str) -> tuple[int, int] | str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pibench_tui.cli.command import main as pibench_main
 from pibench_tui.cli.seeds import read_seal
 from tests.harness.conftest import play
@@ -206,3 +208,45 @@ def test_a_sealed_run_refuses_a_local_endpoint_whose_user_may_read_the_seal(tmp_
     assert rc == 1, err
     assert f"listens as uid {os.getuid()}" in err and str(seal_path) in err and "--trust-local-endpoint" in err
     assert requests == [] and not out.exists()
+
+
+@pytest.mark.parametrize("spelling", ["127.1", "0x7f000001", "2130706433", "[::ffff:127.0.0.1]"])
+def test_a_local_endpoint_is_found_however_its_address_is_spelled(tmp_path, capsys, spelling):
+    """127.0.0.1 spelled another way (a QA tester's find: the short, hex, decimal and
+    IPv4-mapped forms ran the whole sealed evaluation against a root-owned local server, with
+    no refusal and no note) is this machine: refused like 127.0.0.1, before any request."""
+    import os
+    from urllib.parse import urlsplit
+
+    seal_path = _seal(tmp_path)
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(CURIOUS)) as srv:
+        port = urlsplit(srv.base_url).port
+        url = f"http://{spelling}:{port}/v1"
+        rc = pibench_main(
+            ["agent", "--model", "m", "--base-url", url, "--api-key-env", "PIBENCH_NO_SUCH_KEY",
+             "--scenario", "short-12", "--seeds", f"@{seal_path}", "--out", str(out)]
+        )  # fmt: skip
+        requests = list(srv.requests)
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert f"listens as uid {os.getuid()}" in err
+    assert requests == [] and not out.exists()
+
+
+def test_this_machines_own_address_is_local():
+    """The address this machine's own interface carries is this machine (only a local address
+    can be bound); a documentation-range address that is not ours is not."""
+    import socket
+
+    from pibench_tui.harness.cli import _local_address
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: picks the outgoing interface's address
+            own = s.getsockname()[0]
+        except OSError:
+            own = "127.0.0.1"
+    assert _local_address(own)
+    assert _local_address("::ffff:" + own)
+    assert not _local_address("198.51.100.77")
