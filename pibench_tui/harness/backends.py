@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import random
 import shlex
@@ -452,7 +453,14 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def _int_or_none(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A token count the endpoint or command reported, or ``None`` when it is not one: a
+    finite number of at least 0 (a string, a bool, a negative, NaN or infinite count is not:
+    ``-5`` made a career's tokens negative in result.json and the report)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value) or value < 0:
+        return None
+    return int(value)
 
 
 MAX_REPLY_BYTES = 64 << 20

@@ -344,3 +344,23 @@ def test_a_command_that_prints_without_end_fails_its_attempt_at_the_reply_limit(
         [{"role": "user", "content": "hi"}]
     )
     assert done.text.strip() == "```python\ntime.next_month()\n```"
+
+
+def test_a_usage_that_is_not_a_count_is_not_a_count(out):
+    """Negative, non-numeric, NaN and infinite token counts in a reply's usage (a QA tester's
+    --command backend printed completion_tokens -5 and a career recorded -30 tokens) are counted
+    as calls without usage: tokens never go below 0 and nothing raises."""
+    bad = [
+        {"prompt_tokens": "abc", "completion_tokens": -5},
+        {"prompt_tokens": -1, "completion_tokens": float("nan")},
+        {"prompt_tokens": float("inf"), "completion_tokens": True},
+    ]
+
+    def brain(req, i):
+        return Reply("```python\ntime.next_month()\n```", usage=bad[i % len(bad)])
+
+    with FakeLLM(brain) as srv:
+        res = play(srv, out)
+    assert res["tokens"]["total"] == 0
+    assert all(v >= 0 for v in res["tokens"].values() if isinstance(v, (int, float)))
+    assert res["tokens"]["calls_without_usage"] == MONTHS
