@@ -154,12 +154,36 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             f"{RANGE_MARK} fewer than {few} careers: the min–max range of the careers, not a confidence interval "
             f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
         )
+    notes.extend(absent_seed_notes(report))
     for r in report["leaderboard"]:
         abandoned = r.get("abandoned_tokens_per_career")
         if r["kind"] == "agent" and abandoned:
             notes.append(
                 f"{r['label']}: {_tokens(abandoned)} abandoned tokens per career (turns lost to an interruption "
                 "before a resume, careers played again with --redo-failed): not in tokens/career, in $/career"
+            )
+    return notes
+
+
+def absent_seed_notes(report: dict[str, Any]) -> list[str]:
+    """A line per label without any run folder for seeds other labels of the same scenario
+    have: a deleted folder (say, of a collapsed career) is not found, so it is neither counted
+    nor missing, and the label's mean is over the seeds it has. Labels of several scenarios
+    are not compared."""
+    rows = report["leaderboard"]
+    scenarios = {r["scenario"] if isinstance(r["scenario"], str) else None for r in rows}
+    if len(rows) < 2 or len(scenarios) != 1 or None in scenarios:
+        return []
+    notes = []
+    for r in rows:
+        have = set(r["seeds"]) | set(r.get("missing_seeds") or {}) | set(r.get("invalid_seeds") or ())
+        absent = [str(k) for k in report["seeds"] if k not in have]
+        if absent:
+            shown = ", ".join(absent[:8]) + (f" (+{len(absent) - 8} more)" if len(absent) > 8 else "")
+            notes.append(
+                f"{r['label']}: no run folder for seed {shown}, which other labels played: its mean is over "
+                f"the {len(r['seeds'])} careers it has (a folder deleted or never run); the pairs compare shared "
+                "seeds only"
             )
     return notes
 

@@ -534,3 +534,18 @@ def test_measure_tables_of_many_labels_are_cut_to_fit_100_columns():
     for label in labels:
         assert label in behaviour
     assert sum(line.lstrip().startswith("actions a month") for line in lines) == text.count("Behaviour (")
+
+
+def test_a_label_without_a_seed_other_labels_played_is_noted():
+    """A run folder deleted (a QA tester removed a collapsed career's folder: the label's mean
+    rose with nothing said) leaves the label without a seed the other labels have: a note under
+    the leaderboard names the label and the seed; labels with every seed get none."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import leaderboard_notes
+
+    careers = [c for c in _grid({"a": 100.0, "b": 50.0}, 4) if not (c.label == "a" and c.seed == 3)]
+    notes = leaderboard_notes(build_report(careers))
+    absent = [n for n in notes if "no run folder" in n]
+    assert len(absent) == 1
+    assert absent[0].startswith("a: no run folder for seed 3,") and "3 careers" in absent[0]
+    assert not any("no run folder" in n for n in leaderboard_notes(build_report(_grid({"a": 1.0, "b": 2.0}, 4))))
