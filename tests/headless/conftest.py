@@ -61,6 +61,19 @@ class Run:
         return [line for line in self.stdout.splitlines() if line.startswith(("Error", "pibench error"))]
 
 
+def jsonl_replies(codes: list[str], home: str) -> list[dict]:
+    """The replies (not the greeting) of one ``pibench headless --jsonl --seed 3`` session
+    that runs ``codes`` as blocks, one after the other, with ``PIBENCH_HOME=home``."""
+    proc = subprocess.run(
+        pibench_command() + ["headless", "--jsonl", "--seed", "3"],
+        input="".join(json.dumps({"code": c}) + "\n" for c in codes),
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, PIBENCH_HOME=home), check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    return [x for x in lines if "ok" in x]
+
+
 def run_pibench(args: list[str], stdin: str | bytes = "", *, timeout: float = 120, home: Path | None = None) -> Run:
     """Run ``pibench ARGS`` with ``stdin`` piped in; return its exit status and output."""
     env = dict(os.environ)

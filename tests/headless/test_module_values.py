@@ -11,13 +11,11 @@ attribute (no library object in this installation exposes one)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import types
 
 import pytest
 
-from tests.headless.conftest import pibench_command
+from tests.headless.conftest import jsonl_replies
 
 #: Agent code catching what an operation hands it (a reflected operator, an equality).
 CATCH = (
@@ -49,15 +47,7 @@ QUIET = ("vars() of a library object", "__dict__ of a library object")
 REPORT = "print('LEAK', [type(v).__name__ for v in leak])"
 
 
-def _session(codes: list[str], home: str) -> list[dict]:
-    proc = subprocess.run(
-        pibench_command() + ["headless", "--jsonl", "--seed", "3"],
-        input="".join(json.dumps({"code": c}) + "\n" for c in codes),
-        capture_output=True, text=True, timeout=300, env=dict(os.environ, PIBENCH_HOME=home), check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    return [x for x in lines if "ok" in x]
+_session = jsonl_replies
 
 
 def test_no_route_hands_agent_code_a_module_through_the_command(tmp_path) -> None:

@@ -6,12 +6,10 @@ dunder and no import) is closed for every spelling — dotted, ``getattr``, ``at
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import pytest
 
-from tests.headless.conftest import pibench_command
+from tests.headless.conftest import jsonl_replies
 
 ATTACKS = {
     "numpy ctypes": "import numpy as np\nr = np.zeros(1).ctypes._ctypes._os.getpid()",
@@ -34,15 +32,7 @@ OWN = (
 )
 
 
-def _session(codes: list[str], home: str) -> list[dict]:
-    proc = subprocess.run(
-        pibench_command() + ["headless", "--jsonl", "--seed", "3"],
-        input="".join(json.dumps({"code": c}) + "\n" for c in codes),
-        capture_output=True, text=True, timeout=300, env=dict(os.environ, PIBENCH_HOME=home), check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    return [x for x in lines if "ok" in x]  # the replies (not the greeting)
+_session = jsonl_replies
 
 
 def test_private_attributes_of_objects_agent_code_did_not_define_are_refused(tmp_path) -> None:

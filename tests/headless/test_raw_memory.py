@@ -8,10 +8,8 @@ as before. Through the real ``pibench headless``."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
-from tests.headless.conftest import pibench_command
+from tests.headless.conftest import jsonl_replies
 
 SETUP = "import numpy as np, operator, statistics\na = np.zeros(3)\n"
 
@@ -28,15 +26,7 @@ ROUTES = {
 }
 
 
-def _session(codes: list[str], home: str) -> list[dict]:
-    proc = subprocess.run(
-        pibench_command() + ["headless", "--jsonl", "--seed", "3"],
-        input="".join(json.dumps({"code": c}) + "\n" for c in codes),
-        capture_output=True, text=True, timeout=300, env=dict(os.environ, PIBENCH_HOME=home), check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    return [x for x in lines if "ok" in x]
+_session = jsonl_replies
 
 
 def test_no_route_hands_agent_code_a_ctypes_object(tmp_path):
