@@ -1333,6 +1333,115 @@ def _guard_abc_register(agent_classes: Any, agent_files: set[str]) -> None:
     abc.ABCMeta.register = register  # type: ignore[method-assign]
 
 
+class _RawMemoryShield:
+    """A data descriptor every class made at run time gets under each name of
+    :data:`policy.RAW_MEMORY_PROTOCOLS`: reading answers "no such attribute" (so numpy finds
+    no interface), assigning is refused. Being a data descriptor on the class, it shadows the
+    instance dictionary (``vars(x)[name] = ...``, ``super().__setattr__(name, ...)``, a copy's
+    state): no instance of such a class can answer the protocol either."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> object:
+        raise AttributeError(self.name)
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise SandboxError(policy.raw_memory_protocol_refusal(self.name))
+
+    def __delete__(self, obj: object) -> None:
+        raise SandboxError(policy.raw_memory_protocol_refusal(self.name))
+
+
+def _guard_raw_memory_protocols() -> None:
+    """Make every class created from now on unable to answer numpy's raw-pointer protocols
+    (:data:`policy.RAW_MEMORY_PROTOCOLS`), whatever made it: a ``class`` statement, three-argument
+    ``type()`` (or ``type(type)``), ``enum``, ``dataclasses.make_dataclass``, ``abc.ABCMeta``.
+
+    Called once by the agent process before any agent code, after numpy and pibench's own
+    classes exist (numpy's own objects that answer the protocol, such as the helper behind
+    ``np.broadcast_to``, keep working). Every class creation ends in ``type.__new__``, which
+    calls the nearest ``__init_subclass__`` of the new class's bases: ``object``'s is replaced
+    by a check that (1) refuses a class whose own namespace holds a protocol name, (2) puts a
+    :class:`_RawMemoryShield` under each name (instance dictionaries are shadowed), (3) wraps
+    the class's own ``__getattr__``/``__getattribute__`` so that they never answer a protocol
+    name, and its own ``__init_subclass__`` so that the check runs for its subclasses too, and
+    (4) refuses subclasses of the module type (a module's ``__getattr__`` lives in its
+    dictionary, out of reach of (2)). The replacement goes into ``object``'s dictionary through
+    ``gc`` and ``PyType_Modified`` (CPython's documented call after changing a type's
+    dictionary); agent code cannot reach either.
+
+    Raises:
+        SandboxError: at agent code's class creation, for (1) and (4).
+    """
+    import ctypes
+    import gc
+    import weakref
+
+    names = tuple(sorted(policy.RAW_MEMORY_PROTOCOLS))
+    shields = {name: _RawMemoryShield(name) for name in names}
+    class_dict = type.__dict__["__dict__"].__get__
+    type_setattr = type.__setattr__
+    real_setattr = setattr
+
+    def set_class_attr(cls: type, name: str, value: object) -> None:
+        try:  # type's own, so that a metaclass made at run time cannot skip it with a __setattr__
+            type_setattr(cls, name, value)
+        except TypeError:  # a C metatype with its own setattro (ctypes' structures): trusted
+            real_setattr(cls, name, value)
+
+    original = object.__dict__["__init_subclass__"]
+    ours: weakref.WeakSet = weakref.WeakSet()  # the wrappers this guard made (never agent code's)
+
+    def bound(method: Any, obj: object, owner: type) -> Any:
+        get = getattr(type(method), "__get__", None)
+        return get(method, obj, owner) if get is not None else method
+
+    def guarded_lookup(method: Any) -> Any:
+        def lookup(self: Any, name: str) -> Any:
+            if name in shields:
+                raise AttributeError(name)
+            return bound(method, self, type(self))(name)
+
+        ours.add(lookup)
+        return lookup
+
+    def guarded_init_subclass(method: Any) -> Any:
+        def init_subclass(cls: type, **kwargs: Any) -> None:
+            guard(cls)
+            bound(method, None, cls)(**kwargs)
+
+        ours.add(init_subclass)
+        return classmethod(init_subclass)
+
+    def guard(cls: type) -> None:
+        own = class_dict(cls)
+        for name in names:
+            if name in own and own[name] is not shields[name]:
+                raise SandboxError(policy.raw_memory_protocol_refusal(name))
+        if issubclass(cls, types.ModuleType):
+            raise SandboxError("subclasses of the module type are not available in the sandbox")
+        for hook in ("__getattr__", "__getattribute__"):
+            method = own.get(hook)
+            if method is not None and method not in ours:
+                set_class_attr(cls, hook, guarded_lookup(method))
+        method = own.get("__init_subclass__")
+        if method is not None and getattr(method, "__func__", None) not in ours:
+            set_class_attr(cls, "__init_subclass__", guarded_init_subclass(method))
+        for name in names:
+            set_class_attr(cls, name, shields[name])
+
+    def init_subclass(cls: type, **kwargs: Any) -> None:
+        guard(cls)
+        original.__get__(None, cls)(**kwargs)  # object's own: refuses keyword arguments
+
+    ours.add(init_subclass)
+    gc.get_referents(object.__dict__)[0]["__init_subclass__"] = classmethod(init_subclass)
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(object))
+
+
 #: Modules never handed out to the C-level imports of allowed modules (see safe_import).
 _INTERNAL_IMPORT_DENY = frozenset(
     {
@@ -1657,6 +1766,7 @@ def _child_main() -> None:
     if readable is None:
         readable = _preload(init.get("numpy_path"))
     runtime = _Runtime(channel, init)
+    _guard_raw_memory_protocols()
     random.seed(runtime.seed)
     numpy = sys.modules.get("numpy")
     if numpy is not None:

@@ -230,6 +230,24 @@ FILE_METHODS: frozenset[str] = frozenset({"tofile", "dump"})
 CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "__dict__"} | FILE_METHODS)
 
 
+#: numpy's raw-pointer protocols: numpy reads a memory address from an object's
+#: ``__array_interface__`` (``"data": (address, readonly)``) or ``__array_struct__`` (a
+#: capsule) and builds an array over that memory, unchecked. An object agent code made that
+#: answered either would read and write any memory of the agent process (an array over
+#: ``id(x)``), as ctypes' ``from_address`` did. Agent classes never answer them: defining one is
+#: refused, and the agent process shields every class made at run time (see
+#: ``sandbox/child.py``'s ``_guard_raw_memory_protocols``).
+RAW_MEMORY_PROTOCOLS: frozenset[str] = frozenset({"__array_interface__", "__array_struct__"})
+
+
+def raw_memory_protocol_refusal(name: str) -> str:
+    """The message for agent code giving an object one of :data:`RAW_MEMORY_PROTOCOLS`."""
+    return (
+        f"{name!r} is numpy's raw-memory protocol (numpy reads a memory address from it), and objects "
+        "made in the sandbox cannot offer it; build arrays from values with np.array(...)"
+    )
+
+
 def file_method_refusal(name: str) -> str:
     """The message for a numpy object's file-writing method (:data:`FILE_METHODS`)."""
     return (
@@ -585,6 +603,8 @@ class _PolicyChecker(ast.NodeVisitor):
         if is_dunder(node.name):
             if not self.class_depth:
                 self.refuse(node, f"defining {node.name!r} is not allowed outside a class body")
+            if node.name in RAW_MEMORY_PROTOCOLS:
+                self.refuse(node, raw_memory_protocol_refusal(node.name))
             if node.name in REFUSED_SPECIAL_METHODS:
                 self.refuse(
                     node,

@@ -134,6 +134,8 @@ REFUSED = [
     ("class A:\n    def __subclasshook__(cls, c):\n        return True", "defining '__subclasshook__'"),
     ("class A:\n    __match_args__ = ('format',)", "'__match_args__'"),
     ("class A:\n    def __init_subclass__(cls):\n        pass", "defining '__init_subclass__'"),
+    ("class A:\n    @property\n    def __array_interface__(self):\n        pass", "numpy's raw-memory protocol"),
+    ("class A:\n    def __array_struct__(self):\n        pass", "numpy's raw-memory protocol"),
     ("def __init__(self):\n    pass", "defining '__init__'"),
     ("class A(metaclass=M):\n    pass", "metaclasses"),
     ("def f(__x__):\n    pass", "argument '__x__'"),
