@@ -115,6 +115,9 @@ class SaveStore:
         on_warning: Callable[[str], None] | None = _stderr,
     ) -> None:
         self.path = default_store_dir(path)
+        #: The folder as given (``--saves DIR``), before links are resolved: a link there is
+        #: refused as ``--out`` refuses one (its owner chose where this process writes).
+        self._given = Path(path).expanduser().absolute() if path is not None and str(path) != "" else None
         self.index_path = self.path / INDEX_NAME
         self.blob_dir = self.path / BLOB_DIR
         self.lock = FileLock(self.path / LOCK_NAME, timeout=lock_timeout)
@@ -144,6 +147,8 @@ class SaveStore:
             SaveError: the folder exists and is not this user's alone.
         """
         problem = foreign_store_problem(self.path)
+        if problem is None and self._given is not None and self._given != self.path:
+            problem = foreign_store_problem(self._given)
         if problem is not None:
             raise SaveError(problem)
 

@@ -64,6 +64,16 @@ def scored_impact(career: Career) -> float:
     return 0.0 if career.valid is False else career.impact
 
 
+def scored_collapse(career: Career) -> bool:
+    """Whether a career counts as collapsed in the leaderboard's collapse column: its own
+    (re-simulated) outcome, or collapsed when it is invalid. An invalid career's files are not
+    believed and it counts as Impact 0 (:func:`scored_impact`), the worst outcome; its
+    collapse is counted the same way, so a tampered ``collapsed: false`` cannot lower a
+    label's collapse share (found by a QA tester: the invalid career scored 0 but showed no
+    collapse)."""
+    return True if career.valid is False else career.collapsed
+
+
 def counted(career: Career, trust_unverified: bool = False) -> bool:
     """Whether a career enters aggregates: valid and invalid ones (invalid as 0); unverified
     ones only with ``trust_unverified``; unfinished and crashed ones never (they are listed
@@ -244,7 +254,7 @@ def _status_columns(every: list[Career], cs: list[Career]) -> dict[str, Any]:
 def _means(cs: list[Career]) -> dict[str, Any]:
     """Collapses and mean papers, grants, hires and quits of the counted careers."""
     return {
-        "collapses": sum(1 for c in cs if c.collapsed),
+        "collapses": sum(1 for c in cs if scored_collapse(c)),
         **{name: _mean([getattr(c, name) for c in cs]) for name in ("publications", "grants", "hires", "quits")},
     }
 

@@ -444,7 +444,8 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         *(f'<p class="note">{html.escape(line)}</p>' for line in leaderboard_notes(report)),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). n: careers counted. 95% CI: seed-bootstrap "
-        "interval of the mean. Collapse: share of careers whose lab collapsed. $/career and tokens/career: mean "
+        "interval of the mean. Collapse: share of careers whose lab collapsed (an invalid career counts as "
+        "collapsed, as it counts as Impact 0). $/career and tokens/career: mean "
         "over the label's counted careers (cost from --price, cached prompt tokens at its cached price when the "
         "provider reported them, abandoned attempts included; or as the runs recorded it). Failed calls: LLM "
         "calls that failed after their retries (runs with any); each such month advanced without the model "

@@ -241,7 +241,8 @@ def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path,
 def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
     """A career that does not replay to its recorded result counts as Impact 0 in its seed's
     column, the mean, the median and the paired difference (dropping it would let a
-    tampered run remove a bad seed), and the terminal leaderboard marks that cell."""
+    tampered run remove a bad seed), and as collapsed in the collapse column (its recorded
+    ``collapsed: false`` is not believed either); the terminal leaderboard marks that cell."""
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.load import Career
     from pibench_tui.report.render import career_rows
@@ -259,6 +260,7 @@ def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
     board = {r["label"]: r for r in rep["leaderboard"]}
     assert board["a"]["seeds"] == {"1": 10.0, "2": 0.0} and board["a"]["invalid_seeds"] == ["2"]
     assert board["a"]["mean"] == 5.0 and board["a"]["median"] == 5.0
+    assert board["a"]["collapses"] == 1 and board["a"]["collapse_share"] == 0.5 and board["b"]["collapses"] == 0
     assert board["a"]["vs_reference"]["mean"] == ((10.0 - 4.0) + (0.0 - 6.0)) / 2
     head, rows = career_rows(rep)
     cells = {(r[0], r[head.index("seed")]): r[head.index("Impact")] for r in rows}

@@ -101,3 +101,20 @@ def test_a_store_in_a_folder_another_user_can_change_is_refused(tmp_path):
         os.chown(shared, 65534, 65534)
         run = _headless(store, tmp_path)
         assert run.returncode == 1 and f"lies in {shared}, which belongs to another user (uid 65534)" in run.stderr
+
+
+def test_a_store_given_as_a_link_is_refused_like_a_run_folder(tmp_path):
+    """``--saves LINK`` where LINK is a symbolic link (as a QA tester planted one owned by
+    another user, pointing at a folder of this user) is refused with the message ``--out``
+    gives, naming the link; the folder it points to is untouched. Before, the link was
+    resolved and used."""
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        os.lchown(link, 65534, 65534)
+    run = _headless(link, tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert f"the save store {link} is a link; give the folder it points to with --saves DIR" in run.stderr
+    assert list(real.iterdir()) == []
