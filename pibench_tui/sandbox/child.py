@@ -1365,7 +1365,8 @@ def _guard_raw_memory_protocols() -> None:
     ``np.broadcast_to``, keep working). Every class creation ends in ``type.__new__``, which
     calls the nearest ``__init_subclass__`` of the new class's bases: ``object``'s is replaced
     by a check that (1) refuses a class whose own namespace holds a protocol name, (2) puts a
-    :class:`_RawMemoryShield` under each name (instance dictionaries are shadowed), (3) wraps
+    :class:`_RawMemoryShield` under each name (instance dictionaries are shadowed; not on a
+    metaclass, whose instances are classes that get their own), (3) wraps
     the class's own ``__getattr__``/``__getattribute__`` so that they never answer a protocol
     name, and its own ``__init_subclass__`` so that the check runs for its subclasses too, and
     (4) refuses subclasses of the module type (a module's ``__getattr__`` lives in its
@@ -1430,8 +1431,9 @@ def _guard_raw_memory_protocols() -> None:
         method = own.get("__init_subclass__")
         if method is not None and getattr(method, "__func__", None) not in ours:
             set_class_attr(cls, "__init_subclass__", guarded_init_subclass(method))
-        for name in names:
-            set_class_attr(cls, name, shields[name])
+        if not issubclass(cls, type):  # a metaclass's shield would refuse setting its classes' own
+            for name in names:
+                set_class_attr(cls, name, shields[name])
 
     def init_subclass(cls: type, **kwargs: Any) -> None:
         guard(cls)
