@@ -67,9 +67,10 @@ def harness_system_prompt(
     from world.api import API_CALLS, REQUIRED, call_docs
     from world.observe import SCHEMA
 
+    rules = scenario_rules(config)
     return system_prompt(
-        scenario_rules(config),
-        api_cheatsheet(API_CALLS, REQUIRED, SCHEMA, call_docs(config)),
+        rules,
+        api_cheatsheet(API_CALLS, REQUIRED, SCHEMA, call_docs(config), rules),
         max_turns=max_turns,
         output_limit=output_limit,
         allowed_modules=tuple(ALLOWED_MODULES),

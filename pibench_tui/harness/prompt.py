@@ -100,13 +100,72 @@ def _summary(doc: str, tables: Mapping[str, list[str]]) -> tuple[str, str | None
     return sentence, None
 
 
+def _lower_first(text: str) -> str:
+    """``text`` with its first letter lower-cased unless it starts an acronym (``PhD``, ``RA``)."""
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def _columns(table: str, tables: Mapping[str, list[str]]) -> str:
+    """``table(col1,col2,...)``: a table's columns in the compact form the prompt uses once."""
+    return f"{table}({','.join(tables[table])})"
+
+
+#: The prompt's short clause for a call whose docstring's first sentence restates its name or
+#: parameters; ``{rules.KEY}`` placeholders are filled from this scenario's rules
+#: (``world.rules.render``). A call not named here shows its docstring's first sentence; its
+#: whole docstring is ``help(ns.call)`` in the sandbox either way.
+BRIEFS: dict[str, str] = {
+    "recruit.interview": "an id or a list; {rules.hours.interview} per new candidate, repeats free",
+    "recruit.offer": "a PhD offer in months {rules.season.offer_months} of the year; answered at the tick of "
+    "month {rules.season.offers_resolve}, arrival in month {rules.season.arrival}",
+    "recruit.post_postdoc": "a postdoc search, {rules.costs.postdoc_search}; resolves at the tick "
+    "{rules.postdoc.search_months} later",
+    "recruit.renew_postdoc": "+{rules.postdoc.renewal_months} to an active postdoc's contract, within "
+    "{rules.postdoc.renewal_window_months} of its end",
+    "recruit.hire_ra": "now; never an author",
+    "recruit.hire_manager": "now; {rules.attention.oversight_manager_relief} less oversight per researcher",
+    "recruit.dismiss": "an RA or manager; leaves at this month's end (paid for it)",
+    "field.news": "the last n items",
+    "students.set_mentoring": "standing hours {id: h}, 0 to {rules.caps.mentoring_hours} each; others keep theirs",
+    "lab.ledger": "the last n rows",
+    "projects.start": "tier 1-3, members: ids, compute units/month 0 to {rules.caps.compute_per_project}",
+    "projects.set_compute": "units/month, 0 to {rules.caps.compute_per_project}",
+    "projects.assign": "an active member to an active project (no duplicates)",
+    "projects.unassign": "a member from an active project",
+    "projects.kill": "no draft; its members' morale suffers",
+    "students.list": "everyone ever, any role or status",
+    "lab.explain": "why an outcome went as it did, from what you could see",
+    "papers.polish": "an available draft; gains saturate at {rules.hours.polish_saturation} in total",
+    "papers.submit": "an available draft; conferences only in their deadline months",
+    "papers.revise": "a rejected, available draft, once a month; gains stop at {rules.hours.revise_saturation}, "
+    "shrink each revision",
+    "papers.withdraw": "a submission under review; its draft becomes available again",
+    "grants.propose": "to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}; more hours "
+    "and on-topic evidence (drafts, publications attached by id) help",
+    "grants.calls": "open this month",
+    "grants.proposals": "all",
+    "grants.awards": "all",
+    "papers.drafts": "all",
+    "papers.submissions": "all",
+    "events.pending": "awaiting an answer",
+    "recruit.applicants": "pending/offered ones this season (months {rules.season.offer_months} of the year, else [])",
+    "field.preprints": "counts per topic, last n_months months",
+    "field.attend_conference": "{rules.hours.conference}, {rules.costs.conference}, at most once every "
+    "{rules.events.conference_gap_months}; returns hallway intel",
+    "events.respond": "talk/review/collaboration accept|decline; crisis support|ignore",
+}
+
+
 def api_cheatsheet(
     api_calls: Mapping[str, Mapping[str, Any]],
     required: object,
     tables: Mapping[str, list[str]],
     docs: Mapping[str, Mapping[str, str]] | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> str:
-    """The API as the agent sees it, one line per call, from the registry.
+    """The API as the agent sees it, one line per namespace, from the registry.
 
     Args:
         api_calls: ``world.api.API_CALLS`` (namespace -> name -> ``CallSpec``).
@@ -114,34 +173,39 @@ def api_cheatsheet(
         tables: ``world.observe.SCHEMA`` (table -> columns) for ``query(sql)``.
         docs: ``world.api.call_docs(config)``: the docs with this scenario's numbers
             (default: the registry's own docs).
+        rules: This scenario's rules, filling the :data:`BRIEFS` (``None``: the default
+            world's).
 
     Returns:
-        Text: ``[*]ns.call(params): first sentence of its doc``; ``*`` marks calls that
-        change the world; a call returning a table's rows ends with ``-> table(columns)``.
-        Every table's columns are listed once: at the call that returns its rows, or under
-        the other tables ``query()`` reads.
+        Text: per namespace ``ns: [*]call(params): clause | ...``, the clause its
+        :data:`BRIEFS` entry or else the first sentence of its doc; ``*`` marks calls that
+        change the world; a call returning a table's rows ends with ``-> table``. The last
+        line names the tables ``query(sql)`` reads; their columns are ``help(query)`` and the
+        full docstrings ``help(ns.call)`` in the sandbox (the header says so).
     """
+    from world.config import WorldConfig
+    from world.rules import render
+    from world.rules import rules as default_rules
+
+    r = dict(rules) if rules is not None else default_rules(WorldConfig())
     lines = []
-    shown: set[str] = set()
     for ns, calls in api_calls.items():
+        items = []
         for name, spec in calls.items():
-            parts = []
-            for pname, default in spec.params:
-                parts.append(pname if default is required else f"{pname}={default!r}")
-            star = "*" if spec.mutating else ""
+            params = ", ".join(p if default is required else f"{p}={default!r}" for p, default in spec.params)
             doc = (docs or {}).get(ns, {}).get(name) or spec.doc
             text, table = _summary(doc, tables)
-            if table is not None and table not in shown:
-                shown.add(table)
-                text += f" -> {table}({', '.join(tables[table])})"
-            elif table is not None:
-                text += f" -> {table} rows"
-            lines.append(f"{star}{ns}.{name}({', '.join(parts)}): {text}")
-    lines.append("query(sql): a read-only SELECT/WITH over the tables named here -> list of row dicts")
-    lines.append("read_memory() / write_memory(text): your notes, carried from month to month")
-    lines.append("help(name): a call's full documentation, e.g. help(papers.submit)")
-    rest = [f"{t}({', '.join(cols)})" for t, cols in tables.items() if t not in shown]
-    return "\n".join(lines) + "\nOther tables: " + "; ".join(rest)
+            brief = BRIEFS.get(f"{ns}.{name}")
+            text = (render(brief, r) if brief else _lower_first(text)) + (f" -> {table}" if table is not None else "")
+            items.append(f"{'*' if spec.mutating else ''}{name}({params}): {text}")
+        lines.append(f"{ns}: " + " | ".join(items))
+    named = set(re.findall(r" -> ([a-z_]+)", "\n".join(lines)))
+    others = ", ".join(t for t in tables if t not in named)
+    lines.append(
+        f"query(sql): the rows of one read-only SELECT/WITH over the tables above and {others}; help(query) "
+        "lists their columns"
+    )
+    return "\n".join(lines)
 
 
 def _month_list(values: list[int]) -> str:
@@ -160,55 +224,46 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
     season, postdoc = r["season"], r["postdoc"]
     out = ["RULES"]
     out.append(
-        f"- {r['horizon_months']} months from {_usd(r['start_budget'])}, nobody hired. A budget below zero at a "
-        "month's end collapses the lab (career over; only citations earned so far count). Impact (the score) = citations earned by month "
-        f"{r['horizon_months']} + expected citations of your papers over the next {r['projection_months']} months."
-    )
-    out.append(
-        f"- Each year an applicant pool opens in month {season['pool_opens']}; transcripts, letters and interviews "
-        "are noisy signals of ability."
-    )
-    out.append(
-        f"- Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])} "
-        f"({_num(postdoc['contract_months'])}-month contract), RA {_usd(pay['ra'])}, lab manager "
-        f"{_usd(pay['manager'])}. Researchers are PhDs and postdocs; RAs and managers are staff."
+        f"- A yearly applicant pool opens in month {season['pool_opens']}; transcripts, letters, interviews are "
+        f"noisy signals of ability. Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])} "
+        f"({_num(postdoc['contract_months'])}-month contract), RA {_usd(pay['ra'])}, manager "
+        f"{_usd(pay['manager'])}. Researchers: PhDs, postdocs; staff: RAs, managers."
     )
     out.append(
         f"- Caps: {caps['researchers']} researchers (open offers, incoming students, postdoc searches count), "
         f"{caps['managers']} managers, {caps['active_projects']} active projects. Neglect, more than "
-        f"{_n(r['projects']['overload_per_person'], 'active project')} each, money trouble and rejections lower "
-        f"morale; low morale makes researchers quit. A PhD graduates after {season['graduation_min_months']} "
-        f"months with {season['graduation_min_papers']} accepted papers."
+        f"{_n(r['projects']['overload_per_person'], 'active project')} each, money trouble, rejections lower morale; "
+        f"low morale makes researchers quit. A PhD graduates after {season['graduation_min_months']} months with "
+        f"{season['graduation_min_papers']} accepted papers."
     )
     service = (
-        f"; service duty {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} of each year"
+        f"; service duty {_num(att['service_tax_hours'])} h in month {att['service_tax_month']} yearly"
         if not att.get("unlimited")
         else " (unlimited in this scenario)"
     )
     out.append(
         f"- Your hours: {_num(att['base'])}/month minus oversight ({_num(att['oversight_per_researcher'])} per "
         f"researcher, {_num(att['oversight_per_ra'])} per RA), at least {_num(att['floor'])}{service}; no "
-        "carry-over. Standing mentoring (h/month per person) grows skills, morale, project speed. One-offs: talk "
+        "carry-over. Standing mentoring grows skills, morale, project speed. Events (talks, reviews, crises, "
+        "collaborations, price shocks) expire unless answered; one-offs: talk "
         f"{_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review {_num(hours['review'])} h, crisis "
         f"{_num(hours['crisis'])} h, collaboration {_num(hours['collaboration'])} h/month for "
         f"{_n(r['collaboration']['months'], 'month')}."
     )
     out.append(
-        "- Project tiers: 1 small and safe, 2 medium, 3 large and risky (more work, dead ends, better papers); "
-        f"compute costs {_usd(costs['compute_unit'])}/unit × the month's price multiplier. A project ends in a "
-        "draft; a dead end leaves a weaker draft or nothing; crowded topics scoop. Topic hotness booms and busts; "
-        "news, preprints and conference reports hint at it."
+        "- Project tiers: 1 small, safe; 2 medium; 3 large, risky (more work, dead ends, better papers). Compute: "
+        f"{_usd(costs['compute_unit'])}/unit × the month's price multiplier. A project ends in a draft; a dead end "
+        "leaves a weaker draft or none; crowded topics scoop. Topic hotness booms and busts; news, preprints, "
+        "conference reports hint at it."
     )
     venues = []
     for name, v in r["venues"].items():
-        when = (
-            "months " + ", ".join(str(m) for m in sorted(v["deadline_months"])) if v["deadline_months"] else "any month"
-        )
-        venues.append(f"{name} {v['kind']}, {when}, decision in {v['decision_delay_months']}")
-    out.append("- Venues (deadlines by month of the year; decision delays in months): " + "; ".join(venues) + ".")
+        when = ", ".join(str(m) for m in sorted(v["deadline_months"])) if v["deadline_months"] else "any month"
+        venues.append(f"{name} {v['kind']}, {when}, {v['decision_delay_months']}")
+    out.append("- Venues (deadline months of the year, decision delay in months): " + "; ".join(venues) + ".")
     grants = []
     for name, a in r["agencies"].items():
-        when = "rolling" if a["rolling"] else "calls " + _month_list(a["call_months"])
+        when = "rolling" if a["rolling"] else _month_list(a["call_months"])
         extra = f", {a['cooldown_months']} months between proposals" if a.get("cooldown_months") else ""
         extra += ", funds a lab once" if a["once"] else ""
         grants.append(
@@ -216,14 +271,10 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
             f"{a['decision_delay_months']}, max {a['max_concurrent']}{extra}"
         )
     out.append(
-        "- Grants (calls by career month, open that month and the next; decision delays in months; max: running "
-        "awards + pending proposals): " + "; ".join(grants) + "."
+        "- Grants (calls by career month, open that month and the next; max: running awards + pending proposals): "
+        + "; ".join(grants)
+        + f". A running award costs {_usd(costs['award_overhead'])}/month overhead."
     )
-    out.append(
-        "- More proposal hours and on-topic evidence (drafts, publications attached by id) help; a running award "
-        f"costs {_usd(costs['award_overhead'])}/month overhead."
-    )
-    out.append("- Events (talks, reviews, crises, collaborations, price shocks) expire unless answered.")
     return "\n".join(out)
 
 
@@ -347,9 +398,9 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
 
 
 _NOTES_ADVICE = """\
-NOTES: each month is a NEW conversation opened by your notes (write_memory(text) replaces them; at most \
-{limit:,} characters): keep plans, who does what, deadlines, lessons; update them before ending the month. Python \
-variables are lost when the agent process restarts (time-out, crash, resume)."""
+NOTES: each month is a NEW conversation opened by your notes: write_memory(text) replaces them (at most \
+{limit:,} characters), read_memory() returns them. Keep plans, roles, deadlines, lessons there; update them \
+before ending the month. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
 
 _CODING_TIPS = """\
 HOW TO ACT: reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and \
@@ -359,9 +410,14 @@ e.message say what is valid). Print compactly. Imports: {modules}; no files, no 
 
 
 def _modules(names: tuple[str, ...]) -> str:
-    """Importable modules, a submodule left out when its package is listed."""
+    """Importable modules as the prompt names them: numpy and the standard library's ones by
+    count (``help()`` lists them all); a submodule is left out when its package is listed."""
     top = [n for n in names if n.split(".")[0] == n or n.rsplit(".", 1)[0] not in names]
-    return ", ".join(top) or "none"
+    if not top:
+        return "none"
+    lead = [n for n in ("numpy", "math", "random", "json", "collections") if n in top]
+    rest = len(top) - len(lead)
+    return ", ".join(lead) + (f" and {rest} more (help() lists them)" if rest else "")
 
 
 def system_prompt(
@@ -384,16 +440,20 @@ def system_prompt(
         allowed_modules: Modules agent code may import.
         block_timeout: Wall-clock limit per block, in seconds.
     """
+    horizon = rules["horizon_months"]
     goal = (
-        "You are the PI of a new research lab in a simulated world. You run the lab for "
-        f"{rules['horizon_months']} months by writing Python that calls its API. Goal: the highest Impact (good "
-        "papers that get cited) without the budget going below zero. Abilities, paper quality, topic hotness and "
-        "agency preferences are hidden: infer them."
+        f"You are the PI of a new research lab in a simulated world: {horizon} months from "
+        f"{_usd(rules['start_budget'])}, nobody hired, run by writing Python that calls its API. Goal: the highest "
+        f"Impact = citations earned by month {horizon} + expected citations of your papers over the next "
+        f"{rules['projection_months']} months. A budget below zero at a month's end collapses the lab (career over; "
+        "only citations earned so far count). Abilities, paper quality, topic hotness and agency preferences are "
+        "hidden: infer them."
     )
     return "\n\n".join(
         [
             goal,
-            "API (*: changes the world; calls return plain dicts and lists)\n" + cheatsheet,
+            "API (*: changes the world; results: plain dicts, lists; -> t: rows of table t; help(x) shows "
+            "a call's full doc, e.g. help(papers.submit))\n" + cheatsheet,
             mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(

@@ -241,6 +241,8 @@ class Sandbox:
         limits: This scenario's ``{"memory_max_chars", "query_max_rows"}`` (from
             ``lab.rules()["harness"]``) for the help texts of the memory and query calls;
             ``None``: the help names no number.
+        tables: The tables ``query(sql)`` reads and their columns (``world.observe.SCHEMA``),
+            listed by ``help(query)``; ``None``: the help lists none.
         static_check: Apply the static policy check (here, before the block is compiled
             for the agent process). ``False`` exists only for the tests that prove the OS
             confinement holds on its own; agent code cannot reach it.
@@ -283,6 +285,7 @@ class Sandbox:
         month: Callable[[], int] | None = None,
         process: AgentProcess | None = None,
         limits: dict[str, Any] | None = None,
+        tables: Mapping[str, list[str]] | None = None,
         static_check: bool = True,
         prefetch: bool = False,
         version: Callable[[], int] | None = None,
@@ -331,6 +334,7 @@ class Sandbox:
         self.static_check = bool(static_check)
         self.spec = spec
         self.limits = dict(limits or {})
+        self.tables = {str(t): [str(c) for c in cols] for t, cols in (tables or {}).items()}
         self.block_timeout = float(block_timeout)
         self.max_output = int(max_output)
         self.memory_limit = int(memory_limit)
@@ -374,6 +378,7 @@ class Sandbox:
                     "seed": self._agent_seed(month),
                     "memory_limit": self.memory_limit,
                     "limits": self.limits,
+                    "tables": self.tables,
                     "numpy_path": _numpy_path(),
                 }
             )

@@ -26,7 +26,7 @@ parent -> child
     ``{"t": "boot", "numpy_path": str | null}`` (optional, first: sent as the process
     starts, so it imports what agent code may use while the parent still builds the world)
     ``{"t": "init", "spec": {...}, "max_output": int, "seed": int, "memory_limit": int,
-    "limits": {...}, "numpy_path": str | null}``
+    "limits": {...}, "tables": {table: [column, ...]}, "numpy_path": str | null}``
     ``{"t": "run", "id": int, "code": str, "filename": str, "first_line": int, "units":
     bytes}`` (``units``: the block checked and compiled by the parent,
     ``policy.compile_agent_code``, marshalled: what this process runs; the
@@ -564,6 +564,7 @@ class _Runtime:
         self.out = _OutputCap(channel, int(init.get("max_output", 20_000)))
         self.seed = int(init.get("seed", 0))
         self.limits: dict[str, int] = init.get("limits") or {}
+        self.tables: dict[str, list] = init.get("tables") or {}  # what help(query) lists
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
         self.help_targets: list = []
@@ -727,7 +728,11 @@ class _Runtime:
             id(query): "query(sql)\n    Run one read-only SELECT or WITH statement on the observable "
             f"database and return its rows as a list of dicts (at most {rows}; a cut result ends "
             "with a {'_truncated': ...} row). Refused SQL raises ActionError.\n"
-            "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")",
+            "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")"
+            + "".join(
+                f"\n    {'Tables (columns):' if i == 0 else ' ' * 17} {t}({', '.join(map(str, cols))})"
+                for i, (t, cols) in enumerate(self.tables.items())
+            ),
             id(read_memory): f"read_memory()\n    Return your notes (at most {chars}); the same as memory.read().",
             id(write_memory): f"write_memory(text)\n    Replace your notes (cut to {chars} "
             "with a notice); the same as memory.write(text). Notes are kept in saves.",

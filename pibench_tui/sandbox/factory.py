@@ -29,10 +29,13 @@ class AgentSpec:
             (:func:`~pibench_tui.sandbox.spec_from_api_calls` with the scenario's docs).
         limits: ``{"memory_max_chars", "query_max_rows"}`` of the scenario
             (``lab.rules()["harness"]``), named by the help of ``memory`` and ``query``.
+        tables: table -> columns ``query(sql)`` reads (``world.observe.SCHEMA``), listed
+            by ``help(query)`` (the harness prompt names the tables and points there).
     """
 
     calls: dict[str, Any]
     limits: dict[str, Any]
+    tables: dict[str, list[str]]
 
 
 def agent_spec(config: Any) -> AgentSpec:
@@ -40,11 +43,13 @@ def agent_spec(config: Any) -> AgentSpec:
     registry with this scenario's rule numbers in every docstring (``call_docs(config)``)
     and its harness limits (``rules(config)["harness"]``). A fresh object each call."""
     from world.api import API_CALLS, REQUIRED, call_docs
+    from world.observe import SCHEMA
     from world.rules import rules
 
     return AgentSpec(
         calls=spec_from_api_calls(API_CALLS, REQUIRED, call_docs(config)),
         limits=dict(rules(config)["harness"]),
+        tables={t: list(cols) for t, cols in SCHEMA.items()},
     )
 
 
@@ -63,13 +68,14 @@ def open_sandbox(
         world: the career's ``World`` (``cfg``, ``seed`` and ``month`` are read).
         options: the rest of :class:`~pibench_tui.sandbox.Sandbox`'s keyword arguments
             (``block_timeout``, ``max_output``, ``memory_limit``, ``process``, ``prefetch``
-            ...); never ``spec``, ``limits``, ``seed`` or ``month``, which come from ``world``.
+            ...); never ``spec``, ``limits``, ``tables``, ``seed`` or ``month``, which come from
+            ``world``.
 
     Raises:
         TypeError: ``options`` names one of the arguments that come from ``world``.
         ValueError: a bad limit (see :class:`~pibench_tui.sandbox.Sandbox`).
     """
-    fixed = {"spec", "limits", "seed", "month"} & options.keys()
+    fixed = {"spec", "limits", "tables", "seed", "month"} & options.keys()
     if fixed:
         raise TypeError(f"open_sandbox() takes {', '.join(sorted(fixed))} from the world, not as an argument")
     spec = agent_spec(world.cfg)
@@ -77,6 +83,7 @@ def open_sandbox(
         handler,
         spec.calls,
         limits=spec.limits,
+        tables=spec.tables,
         seed=world.seed,
         month=lambda: world.month,
         **options,

@@ -11,16 +11,21 @@ from world.config import WorldConfig
 
 
 def test_prompt_lists_every_api_call_and_follows_the_scenario():
-    """A changed PhD stipend, horizon, memory cap and overload threshold show in the prompt; every registered
-    call is listed with its parameters; hidden parameters (venue bars) are not."""
-    cfg = dataclasses.replace(WorldConfig(), pay_phd=4321.0, months=24, memory_max_chars=3000, overload_projects=3)
+    """A changed PhD stipend, horizon, memory cap, overload threshold and interview hours (a number of
+    a call's short clause) show in the prompt; every registered call is listed in its namespace's
+    line with its parameters; hidden parameters (venue bars) are not."""
+    cfg = dataclasses.replace(
+        WorldConfig(), pay_phd=4321.0, months=24, memory_max_chars=3000, overload_projects=3, interview_hours=4.5
+    )
     core = LabCore(cfg, max_turns=5)
     text = core.system_prompt
+    lines = {ln.split(": ", 1)[0]: ln for ln in text.splitlines()}
     for ns, calls in API_CALLS.items():
         for name in calls:
-            assert f"{ns}.{name}(" in text
-    assert "$4,321" in text and "You run the lab for 24 months" in text
+            assert f" {name}(" in lines[ns] or f"*{name}(" in lines[ns], (ns, name)
+    assert "$4,321" in text and "simulated world: 24 months" in text
     assert "more than 3 active projects each" in text
+    assert "*interview(ids): an id or a list; 4.5 h per new candidate" in text
     assert "at most 3,000 characters" in text and "OUTPUT (turn t/5)" in text
     assert "bar" not in text.lower().replace("barely", "")
     assert "6.3" not in text  # NAIC's hidden acceptance bar
