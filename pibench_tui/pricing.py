@@ -9,9 +9,9 @@ the others: they were paid for.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-__all__ = ["PRICE_FORM", "Price", "cost_usd", "parse_price"]
+__all__ = ["PRICE_FORM", "Price", "career_cost", "cost_usd", "parse_price", "price_record"]
 
 #: The valid form, for error messages and help.
 PRICE_FORM = "NAME=IN,OUT[,CACHED] (USD per million prompt, completion and cached prompt tokens, e.g. gpt-4.1=2,8,0.5)"
@@ -71,3 +71,31 @@ def cost_usd(price: Price, prompt: int, completion: int, cached: int | None = No
     return (
         (int(prompt) - cached_n) * price.prompt + cached_n * cached_price + int(completion) * price.completion
     ) / 1e6
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def career_cost(result: dict[str, Any], price: Price) -> float:
+    """USD of a finished career's ``result.json`` at ``price``: its prompt (cached ones at the
+    cached price when the provider reported them) and completion tokens, plus the tokens of
+    its abandoned attempts (``tokens.abandoned``: paid for, not in its counts)."""
+    tok = result.get("tokens")
+    tokens: dict[str, Any] = tok if isinstance(tok, dict) else {}
+    raw = tokens.get("abandoned")
+    ab: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    cached = tokens.get("cached_prompt")
+    return cost_usd(
+        price, _count(tokens.get("prompt")), _count(tokens.get("completion")), _count(cached) if cached else None
+    ) + cost_usd(price, _count(ab.get("prompt")), _count(ab.get("completion")))
+
+
+def price_record(price: Price) -> dict[str, Any]:
+    """``price`` as ``result.json`` records it beside ``cost_usd``."""
+    return {
+        "prompt": price.prompt,
+        "completion": price.completion,
+        "cached_prompt": price.cached,
+        "unit": "USD per million tokens",
+    }

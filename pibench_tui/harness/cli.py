@@ -341,10 +341,30 @@ def cmd_agent(args: argparse.Namespace) -> int:
     refused = _agent_endpoints(plan, careers, redo_failed=bool(args.redo_failed))
     if refused is not None:
         return refused
+    _keep_plan(plan)
     results = _agent_play(plan, careers)
     if isinstance(results, int):
         return results
-    return _summarise(careers, results, check=_check_advice(plan), prices=dict(args.price or []))
+    prices = {m.label: m.price for m in plan.models if m.price is not None}
+    return _summarise(careers, results, check=_check_advice(plan), prices=prices)
+
+
+def _keep_plan(plan: Any) -> None:
+    """A copy of the plan file in the output folder, ``plan-<first 12 hex digits of its
+    SHA-256>.toml`` (the same plan run again writes nothing new); nothing for a command
+    without ``--plan``."""
+    if plan.text is None:
+        return
+    import hashlib
+    from pathlib import Path
+
+    from pibench_tui.harness.rundir import atomic_write_text
+
+    data = plan.text.encode("utf-8")
+    path = Path(plan.out) / f"plan-{hashlib.sha256(data).hexdigest()[:12]}.toml"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, plan.text)
 
 
 def _agent_plan(args: argparse.Namespace) -> Any:
@@ -787,13 +807,10 @@ def _career_tokens(res: dict[str, Any]) -> tuple[int, int, int | None, int, int]
 
 
 def career_cost(res: dict[str, Any], price: Any) -> float:
-    """USD of a finished career at ``price`` (:class:`pibench_tui.pricing.Price`): its
-    prompt (cached ones at the cached price when the provider reported them) and completion
-    tokens, plus the tokens of its abandoned attempts (paid for, not in its counts)."""
-    from pibench_tui.pricing import cost_usd
+    """USD of a finished career at ``price`` (:func:`pibench_tui.pricing.career_cost`)."""
+    from pibench_tui.pricing import career_cost as cost
 
-    prompt, completion, cached, ab_prompt, ab_completion = _career_tokens(res)
-    return cost_usd(price, prompt, completion, cached) + cost_usd(price, ab_prompt, ab_completion)
+    return cost(res, price)
 
 
 def _summary_rows(
@@ -921,9 +938,10 @@ def _summary_degraded(degraded: list[tuple[str, dict[str, Any], Any]], total: in
 
 
 def _price_for(prices: dict[str, Any], results: list[Any], label: str) -> tuple[Any, str]:
-    """The price of this run (by model, else label) and the model's name."""
+    """The price of this label (``--price`` by label or model and the plan's, resolved per
+    label by :func:`~pibench_tui.harness.plan.with_prices`) and the model's name."""
     model = next((str(r.get("model")) for r in results if isinstance(r, dict) and r.get("model")), label)
-    return prices.get(model) or prices.get(label), model
+    return prices.get(label), model
 
 
 def _summarise(
@@ -935,8 +953,8 @@ def _summarise(
     """Print, for each label and scenario (a title line above each when there are several),
     the per-seed table and the cost line (stdout) and every failure (stderr); return the
     exit status. ``check(career)`` says what to check when a career's LLM never answered
-    (its backend's settings); ``prices`` (``--price``: model or label ->
-    :class:`pibench_tui.pricing.Price`) adds USD per career.
+    (its backend's settings); ``prices`` (label -> :class:`pibench_tui.pricing.Price`)
+    adds USD per career.
 
     A career is *failed* when it raised (not finished: resumable, unless its directory holds
     other settings) or when the LLM never answered; *degraded* when it finished but some LLM

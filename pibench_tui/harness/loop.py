@@ -292,6 +292,8 @@ class _Career:
         on_month: Callable[[int, int], None] | None = None,
     ) -> None:
         self.settings = settings
+        #: The model's price (``pibench_tui.pricing.Price``): ``result.json`` records ``cost_usd``.
+        self.price: Any = None
         #: Told ``(months completed, months of the career)`` as months close (progress displays).
         self.on_month = on_month
         self.backend = backend
@@ -708,6 +710,11 @@ class _Career:
             "confinement": self._confinement(),
             "valid": None,
         }
+        if self.price is not None:
+            from pibench_tui.pricing import career_cost, price_record
+
+            result["cost_usd"] = round(career_cost(result, self.price), 6)
+            result["price"] = price_record(self.price)
         self.transcript.append({"event": "end", "impact": result["impact"], "digest": result["digest"]})
         self.transcript.sync()
         atomic_write_json(self.path / "result.json", result)
@@ -819,6 +826,7 @@ def run_career(
     stop: threading.Event | None = None,
     commitment: str | None = None,
     on_month: Callable[[int, int], None] | None = None,
+    price: Any = None,
 ) -> dict[str, Any]:
     """Play (or resume, or skip if complete) one career and return its ``result.json``.
 
@@ -834,6 +842,10 @@ def run_career(
             and ``seed_commitment``, and nothing the agent sees holds the seed.
         on_month: Told ``(months completed, months of the career)`` when the career starts
             or resumes and as each month closes (a progress display).
+        price: The model's :class:`pibench_tui.pricing.Price` (``--price`` or the plan's):
+            ``result.json`` then records ``cost_usd`` (its tokens at this price, abandoned
+            attempts' included) and ``price``. Not a setting: a finished career is reused
+            whatever the price.
 
     Raises:
         RunConflict: The run directory holds a run with other settings.
@@ -864,7 +876,7 @@ def run_career(
     except RunDirBusy as exc:
         raise RunConflict(str(exc)) from None
     try:
-        return _run_locked(settings, backend, seed, path, say, stop, commitment, on_month)
+        return _run_locked(settings, backend, seed, path, say, stop, commitment, on_month, price)
     finally:
         lock.release()
 
@@ -878,6 +890,7 @@ def _run_locked(
     stop: threading.Event | None,
     commitment: str | None,
     on_month: Callable[[int, int], None] | None = None,
+    price: Any = None,
 ) -> dict[str, Any]:
     """:func:`run_career` once the run directory's lock is held."""
     done = path / "result.json"
@@ -897,6 +910,7 @@ def _run_locked(
         say(f"already complete in {path} (delete it to play again)")
         return done_result
     career = _Career(settings, backend, seed, path, say, stop, commitment, on_month)
+    career.price = price
     try:
         career.open()
         if on_month is not None:

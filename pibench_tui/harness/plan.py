@@ -20,14 +20,23 @@ The file (TOML; relative paths are relative to the plan file's folder)::
     requests_per_minute = 60
     tokens_per_minute = 200000
 
+    [defaults]                     # any [[models]] key but label: each model's unless it says its own
+    endpoint = "local"
+    max_turns = 8
+
     [[models]]
     label = "m1-t0"
-    endpoint = "local"
     model = "m1"
     temperature = 0.0
+    price = [2, 8, 0.5]            # USD per million prompt, completion[, cached prompt] tokens
 
 Every key is checked before anything runs (:class:`PlanError` names the key, its line and
-the valid values); unknown keys and two models of one label are errors.
+the valid values); unknown keys and two models of one label are errors. A model's own key
+replaces its default, and with it the default it excludes (``no_temperature`` the default
+``temperature``, ``max_tokens`` the default ``max_completion_tokens`` and back). A price
+(here or ``--price``, which wins) makes each career's ``result.json`` record ``cost_usd``.
+``pibench agent --plan`` keeps a copy of the plan file in the output folder
+(``plan-<first 12 hex digits of its SHA-256>.toml``).
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ __all__ = [
     "PlanError",
     "load_plan",
     "parse_plan",
+    "with_prices",
 ]
 
 
@@ -69,6 +79,7 @@ PLAN_KEYS: dict[str, str] = {
     "endpoint_check": "check every model's endpoint with one tiny request first (default true)",
     "allow_incomplete_confinement": "play sealed seeds without complete OS confinement (default false)",
     "endpoints": "[endpoints.NAME] tables",
+    "defaults": "a table of [[models]] keys (not label) every model takes unless it gives its own",
     "models": "[[models]] entries",
 }
 
@@ -102,6 +113,16 @@ MODEL_KEYS: dict[str, str] = {
     "max_turns": f"code turns per month (default {defaults.MAX_TURNS})",
     "memory": "false: memory writes are no-ops (as --no-memory; default true)",
     "block_timeout": f"wall-clock limit per code block in seconds (default {defaults.BLOCK_TIMEOUT:g})",
+    "price": "[IN, OUT] or [IN, OUT, CACHED]: USD per million prompt, completion and cached prompt tokens "
+    "(result.json's cost_usd; --price NAME=... wins)",
+}
+
+#: A model's own key that replaces a default of another key (``[defaults]``).
+_EXCLUDES: dict[str, tuple[str, ...]] = {
+    "no_temperature": ("temperature",),
+    "temperature": ("no_temperature",),
+    "max_tokens": ("max_completion_tokens",),
+    "max_completion_tokens": ("max_tokens",),
 }
 
 
@@ -160,6 +181,7 @@ class ModelSpec:
     max_turns: int = defaults.MAX_TURNS
     memory: bool = True
     block_timeout: float = defaults.BLOCK_TIMEOUT
+    price: Any = None  # a pibench_tui.pricing.Price, or None
 
 
 @dataclass(frozen=True)
@@ -176,6 +198,7 @@ class Plan:
         endpoint_check: Check each model's endpoint before any career.
         allow_incomplete_confinement: As the CLI flag.
         source: The plan file (``None``: built from command-line options).
+        text: The plan file's text (``None``: built from command-line options).
     """
 
     out: str
@@ -187,6 +210,7 @@ class Plan:
     endpoint_check: bool = True
     allow_incomplete_confinement: bool = False
     source: str | None = None
+    text: str | None = None
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -218,7 +242,9 @@ def parse_plan(text: str, *, source: str = "<plan>", base: Path | None = None) -
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{source}: not valid TOML: {exc}") from None
-    return _Checker(text, source, base or Path.cwd()).plan(data)
+    from dataclasses import replace
+
+    return replace(_Checker(text, source, base or Path.cwd()).plan(data), text=text)
 
 
 # ---------------------------------------------------------------------------------- checking
@@ -239,6 +265,8 @@ class _Checker:
         if len(where) >= 2 and where[0] == "models" and isinstance(where[1], int):
             head = r"\s*\[\[\s*models\s*\]\]"
             heads = [i for i, ln in enumerate(self.lines) if re.match(head, ln)][where[1] : where[1] + 1]
+        elif where and where[0] == "defaults":
+            heads = [i for i, ln in enumerate(self.lines) if re.match(r"\s*\[\s*defaults\s*\]", ln)][:1]
         elif len(where) >= 2 and where[0] == "endpoints":
             head = r"\s*\[\s*endpoints\s*\.\s*[\"']?" + re.escape(str(where[1])) + r"[\"']?\s*\]"
             heads = [i for i, ln in enumerate(self.lines) if re.match(head, ln)][:1]
@@ -253,7 +281,11 @@ class _Checker:
         of its table's header when the key is not found (a heuristic over the text: TOML
         keeps no positions); ``None`` when neither is found."""
         first, end, found = self._table_lines(where)
-        key = where[-1] if where and isinstance(where[-1], str) and (len(where) == 1 or len(where) > 2) else None
+        key = (
+            where[-1]
+            if where and isinstance(where[-1], str) and (len(where) == 1 or len(where) > 2 or where[0] == "defaults")
+            else None
+        )
         if key is not None:
             pat = re.compile(r"\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
             for i in range(first, end):
@@ -338,13 +370,14 @@ class _Checker:
         if not raw_eps:
             raise self.fail(("endpoints",), "a plan needs at least one [endpoints.NAME] table")
         endpoints = {name: self.endpoint(name, ep) for name, ep in raw_eps.items()}
+        base = self.defaults(data.get("defaults", {}), endpoints)
         raw_models = data.get("models")
         if not isinstance(raw_models, list) or not raw_models:
             raise self.fail(("models",), "a plan needs at least one [[models]] entry (label, endpoint, model)")
         models: list[ModelSpec] = []
         seen: dict[str, int] = {}
         for i, entry in enumerate(raw_models):
-            m = self.model(i, entry, endpoints)
+            m = self.model(i, entry, endpoints, base)
             from pibench_tui.harness.rundir import safe_name
 
             folder = safe_name(m.label).lower()  # one folder per label, even on a case-insensitive disk
@@ -447,14 +480,61 @@ class _Checker:
             kw["command_user"] = str(cu) if is_id else self.string(cu, (*where, "command_user"), "a user name or id")
         return EndpointSpec(name=name, **kw)
 
-    def model(self, i: int, value: Any, endpoints: dict[str, EndpointSpec]) -> ModelSpec:
+    def price(self, value: Any, where: tuple[str | int, ...]) -> Any:
+        """``[IN, OUT]`` or ``[IN, OUT, CACHED]`` (USD per million tokens) as a ``Price``."""
+        from pibench_tui.pricing import Price
+
+        ok = isinstance(value, list) and len(value) in (2, 3)
+        ok = ok and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value
+        )
+        if not ok:
+            raise self.fail(
+                where,
+                "must be [IN, OUT] or [IN, OUT, CACHED]: USD per million prompt, completion and cached prompt "
+                f"tokens, finite numbers >= 0 (e.g. [2, 8, 0.5]), got {value!r}",
+            )
+        return Price(float(value[0]), float(value[1]), float(value[2]) if len(value) == 3 else None)
+
+    def checked(self, m: dict[str, Any], where: tuple[str | int, ...]) -> dict[str, Any]:
+        """The values of ``m`` (model keys) checked, ``where`` naming their table."""
+        return {
+            key: self.price(v, (*where, key)) if key == "price" else self.value(_MODEL_KINDS[key], v, (*where, key))
+            for key, v in m.items()
+        }
+
+    def defaults(self, value: Any, endpoints: dict[str, EndpointSpec]) -> dict[str, Any]:
+        """The ``[defaults]`` table checked: model keys but ``label``."""
+        where: tuple[str | int, ...] = ("defaults",)
+        table = self.table(value, where)
+        if "label" in table:
+            raise self.fail((*where, "label"), "a label is one configuration: each [[models]] entry gives its own")
+        self.unknown(table, {k: v for k, v in MODEL_KEYS.items() if k != "label"}, where)
+        kw = self.checked(table, where)
+        if "endpoint" in kw and kw["endpoint"] not in endpoints:
+            raise self.fail(
+                (*where, "endpoint"), f"no endpoint {kw['endpoint']!r}; the plan's endpoints: {', '.join(endpoints)}"
+            )
+        for key, others in _EXCLUDES.items():
+            if key in kw and kw[key] is not False and any(o in kw and kw[o] is not False for o in others):
+                raise self.fail((*where, key), f"give one of {key} and {', '.join(others)}")
+        return kw
+
+    def model(
+        self, i: int, value: Any, endpoints: dict[str, EndpointSpec], base: dict[str, Any] | None = None
+    ) -> ModelSpec:
         where: tuple[str | int, ...] = ("models", i)
         m = self.table(value, where)
         self.unknown(m, MODEL_KEYS, where)
+        own = self.checked(m, where)
+        inherited = dict(base or {})
+        for key in own:
+            for other in _EXCLUDES.get(key, ()) if own[key] is not False else ():
+                inherited.pop(other, None)
+        kw = {**inherited, **own}
         for key in ("label", "endpoint", "model"):
-            if key not in m:
+            if key not in kw:
                 raise self.fail(where, f"missing {key!r} ({MODEL_KEYS[key]})")
-        kw = {key: self.value(_MODEL_KINDS[key], v, (*where, key)) for key, v in m.items()}
         if kw["endpoint"] not in endpoints:
             raise self.fail(
                 (*where, "endpoint"), f"no endpoint {kw['endpoint']!r}; the plan's endpoints: {', '.join(endpoints)}"
@@ -611,7 +691,7 @@ def plan_from_command(args: Any) -> Plan:
         PlanError: A bad plan file, options that conflict with ``--plan``, or no ``--model``.
     """
     if getattr(args, "plan", None) is None:
-        return plan_from_args(args)
+        return with_prices(plan_from_args(args), getattr(args, "price", None))
     clash = conflicting_options(args)
     if clash:
         raise PlanError(
@@ -622,8 +702,33 @@ def plan_from_command(args: Any) -> Plan:
     plan = load_plan(args.plan)
     from dataclasses import replace
 
-    return replace(
-        plan,
-        endpoint_check=plan.endpoint_check and not args.no_endpoint_check,
-        allow_incomplete_confinement=plan.allow_incomplete_confinement or bool(args.allow_incomplete_confinement),
+    return with_prices(
+        replace(
+            plan,
+            endpoint_check=plan.endpoint_check and not args.no_endpoint_check,
+            allow_incomplete_confinement=plan.allow_incomplete_confinement or bool(args.allow_incomplete_confinement),
+        ),
+        getattr(args, "price", None),
     )
+
+
+def with_prices(plan: Plan, prices: Any) -> Plan:
+    """``plan`` with ``--price NAME=...`` applied: ``prices`` (``[(name, Price), ...]``) sets
+    the price of every model whose label or model name is ``name`` (over the plan file's).
+
+    Raises:
+        PlanError: A ``--price`` names neither a label nor a model of the plan.
+    """
+    from dataclasses import replace
+
+    given = dict(prices or [])
+    names = {m.label for m in plan.models} | {m.model for m in plan.models}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise PlanError(
+            f"--price {unknown[0]}=...: no label or model of this run is named {unknown[0]!r}; "
+            f"the labels: {', '.join(m.label for m in plan.models)}; the models: "
+            f"{', '.join(sorted({m.model for m in plan.models}))}"
+        )
+    models = [replace(m, price=given.get(m.label) or given.get(m.model) or m.price) for m in plan.models]
+    return replace(plan, models=models)

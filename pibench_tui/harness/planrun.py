@@ -364,6 +364,7 @@ def run_planned(
                 stop=stop,
                 commitment=c.commitment,
                 on_month=lambda done, total: display.month(c.key, done, total),
+                price=c.model.price,
             )
         except CareerInterrupted:
             raise

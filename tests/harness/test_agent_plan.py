@@ -350,3 +350,89 @@ def test_a_429_with_retry_after_pauses_every_request_of_the_shared_endpoint(tmp_
     with lim.slot(1):  # another career's request after the 429
         pass
     assert [t for t, _ in lim.admitted][0] == 0.0 and lim.admitted[-1][0] >= 0.02
+
+
+def test_plan_defaults_prices_per_model_and_a_copy_of_the_plan_in_the_output_folder(tmp_path, capsys):
+    """A [defaults] table gives every model its endpoint and max_turns unless the model says its
+    own; a model's price (plan file) and a --price by label (which wins) make each result.json
+    record cost_usd at that model's price; the summary prices each label; the output folder holds
+    a byte-identical copy of the plan named by its hash. Before, [defaults] and price were unknown
+    keys and no copy was kept."""
+    (tmp_path / "tiny.toml").write_text(TINY)
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    with FakeLLM(lambda req, i: Reply(NEXT, usage=usage)) as srv:
+        text = f"""\
+out = "runs"
+seeds = "101"
+scenarios = ["tiny.toml"]
+
+[endpoints.fake]
+base_url = "{srv.base_url}"
+api_key_env = "PIBENCH_TEST_NO_KEY"
+retries = 0
+
+[defaults]
+endpoint = "fake"
+max_turns = 3
+price = [1, 1]
+
+[[models]]
+label = "a"
+model = "m1"
+price = [2, 8]
+
+[[models]]
+label = "b"
+model = "m2"
+max_turns = 2
+
+[[models]]
+label = "c"
+model = "m3"
+"""
+        plan = tmp_path / "plan.toml"
+        plan.write_text(text)
+        assert pibench_main(["agent", "--plan", str(plan), "--price", "c=4,4"]) == 0
+    out = tmp_path / "runs"
+    res = {label: json.loads(next((out / label).rglob("result.json")).read_text()) for label in "abc"}
+    assert [res[x]["harness"]["max_turns"] for x in "abc"] == [3, 2, 3]
+    for label, (pin, pout) in {"a": (2, 8), "b": (1, 1), "c": (4, 4)}.items():
+        calls = res[label]["llm"]["calls"]
+        assert res[label]["cost_usd"] == pytest.approx((1000 * pin + 100 * pout) * calls / 1e6), label
+    copies = list(out.glob("plan-*.toml"))
+    assert len(copies) == 1 and copies[0].read_text() == text
+    assert "cost per career" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (BASE + "price = [2]\n", "models[1].price (line 8): must be [IN, OUT] or [IN, OUT, CACHED]"),
+        (BASE + "price = [2, -1]\n", "must be [IN, OUT] or [IN, OUT, CACHED]"),
+        (BASE + "[defaults]\nlabel = 'x'\n", "defaults.label (line 9): a label is one configuration"),
+        (
+            BASE + "[defaults]\ntemprature = 1\n",
+            "defaults.temprature (line 9): unknown key; did you mean 'temperature'?",
+        ),
+        (BASE + "[defaults]\nendpoint = 'nope'\n", "defaults.endpoint (line 9): no endpoint 'nope'"),
+        (BASE + "[defaults]\nmax_tokens = 9\nmax_completion_tokens = 9\n", "give one of max_tokens and"),
+    ],
+)
+def test_a_bad_price_or_defaults_entry_in_a_plan_names_the_key_and_line(text, expected):
+    """A price that is not 2 or 3 numbers >= 0, a label or an unknown key in [defaults], a default
+    endpoint the plan lacks, two exclusive defaults: each a PlanError naming the key and line."""
+    with pytest.raises(PlanError) as err:
+        parse_plan(text, source="p.toml")
+    assert expected in str(err.value)
+
+
+def test_a_models_own_key_replaces_the_default_it_excludes():
+    """A model saying no_temperature drops the default temperature, one saying max_completion_tokens
+    the default max_tokens; a model without them takes the defaults."""
+    text = BASE.replace('model = "m"\n', 'model = "m"\nno_temperature = true\nmax_completion_tokens = 50\n')
+    text += (
+        '[[models]]\nlabel = "n"\nendpoint = "local"\nmodel = "n"\n[defaults]\ntemperature = 0.2\nmax_tokens = 900\n'
+    )
+    m, n = parse_plan(text, source="p.toml").models
+    assert (m.no_temperature, m.max_completion_tokens, m.max_tokens) == (True, 50, 50)
+    assert (n.temperature, n.max_tokens, n.max_completion_tokens) == (0.2, 900, None)

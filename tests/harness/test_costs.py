@@ -136,3 +136,45 @@ def test_agent_summary_shows_cost_per_career_with_cached_tokens_and_abandoned_ap
     assert f"cached prompt {400 * calls:,}" in proc.stdout and "abandoned 0" in proc.stdout
     assert f"{per:.2f}" in proc.stdout.splitlines()[1]  # seed 101's row
     assert again.returncode == 0 and "cost: give --price m=IN,OUT[,CACHED]" in again.stdout
+
+
+def test_result_json_records_the_cost_at_the_given_price_and_the_report_prefers_the_tokens(tmp_path, capsys):
+    """With --price (by model name) each career's result.json records cost_usd (its tokens at
+    that price) and the price; `pibench report` without --price shows that recorded cost, with
+    another --price re-derives the cost from the tokens (before, result.json had no cost and the
+    report, without --price, none)."""
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    out = tmp_path / "runs"
+    argv = ["agent", "--model", "m", "--label", "lab-m", "--api-key-env", "PIBENCH_TEST_NO_KEY"]
+    argv += ["--scenario", "short-12", "--seeds", "101", "--out", str(out), "--retries", "0", "--no-endpoint-check"]
+    with FakeLLM(lambda req, i: Reply(NEXT, usage=usage)) as llm:
+        os.environ["PIBENCH_TEST_NO_KEY"] = ""
+        try:
+            assert pibench_main([*argv, "--base-url", llm.base_url, "--price", "m=2,8"]) == 0
+        finally:
+            del os.environ["PIBENCH_TEST_NO_KEY"]
+    result = json.loads(next(out.rglob("result.json")).read_text())
+    calls = result["llm"]["calls"]
+    assert result["cost_usd"] == pytest.approx((1000 * 2 + 100 * 8) * calls / 1e6)
+    assert result["price"] == {
+        "prompt": 2.0,
+        "completion": 8.0,
+        "cached_prompt": None,
+        "unit": "USD per million tokens",
+    }
+    capsys.readouterr()
+    recorded, derived = tmp_path / "recorded.json", tmp_path / "derived.json"
+    assert pibench_main(["report", str(out), "--json", str(recorded)]) == 0
+    assert pibench_main(["report", str(out), "--json", str(derived), "--price", "lab-m=1,1"]) == 0
+    row = json.loads(recorded.read_text())["leaderboard"][0]
+    assert row["cost_per_career"] == pytest.approx(result["cost_usd"])
+    row = json.loads(derived.read_text())["leaderboard"][0]
+    assert row["cost_per_career"] == pytest.approx(1100 * calls / 1e6)
+
+
+def test_a_price_naming_no_label_or_model_of_the_run_is_a_usage_error(capsys):
+    """`--price typo=2,8` beside `--model m` exits 2 naming the price's name, the labels and the
+    models (before, the price was silently unused and the run had no cost)."""
+    assert pibench_main(["agent", "--model", "m", "--seeds", "101", "--price", "typo=2,8"]) == 2
+    err = capsys.readouterr().err
+    assert "--price typo=...: no label or model of this run is named 'typo'" in err and "the models: m" in err
