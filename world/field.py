@@ -6,7 +6,7 @@ All functions take the :class:`world.engine.World` (``w``) and mutate ``w.s`` (t
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -229,6 +229,19 @@ def conference_intel(w: World, m: int) -> dict[str, str]:
         else:
             out[topic] = "quiet"
     return out
+
+
+def hallway_talk(w: World) -> list[dict[str, Any]]:
+    """What the PI heard at each conference trip of the career, oldest first:
+    ``[{"month": m, "intel": conference_intel(w, m)}]``, one per ``field.attend_conference``
+    in the action log (§11). The same words as the trip's reply: the intel depends only on the
+    seed, the month and the trajectory drawn at construction, so a loaded or replayed career
+    hears it again without keeping it (nothing is saved, no stream is advanced)."""
+    return [
+        {"month": int(month), "intel": conference_intel(w, int(month))}
+        for month, name, _kwargs in w.s.action_log
+        if name == "field.attend_conference"
+    ]
 
 
 def attend_conference(w: World) -> dict[str, str]:

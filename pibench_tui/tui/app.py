@@ -480,8 +480,6 @@ class PibenchApp(App[int]):
         except ActionError as exc:
             self.notify(exc.message, title=f"{spec.api} refused", severity="error", markup=False, timeout=8)
             return exc.message
-        if spec.id == "conference":
-            self.game.intel.append({"month": self.game.world.month, "intel": result["hallway_intel"]})
         self.notify(spec.done(result), title=spec.title, markup=False)
         self.refresh_view()
         return None

@@ -17,6 +17,7 @@ from world.api import ActionError, Api, replay_calls
 from world.api.cached import CachedApi
 from world.career import Career
 from world.engine import World
+from world.field import hallway_talk
 
 TUTORIAL_STATES = ("shown", "hidden")
 """The values of the saved UI field ``ui["tutorial"]``."""
@@ -63,13 +64,13 @@ class Game:
         self.saved_month: int | None = world.month if save_name else None
         self.ui: dict[str, str] = clean_ui(ui)  # saved with the career, outside the world
         self._saved_ui: dict[str, str] = dict(self.ui) if save_name else {}
-        self.intel: list[dict] = []  # hallway intel from conference trips: {month, intel}
         self.reports: list[dict] = []  # month reports of the ticks this game made
         self.last_report: dict | None = None  # the month report of the last tick (``time.next_month()["report"]``)
         self.last_dashboard: dict | None = (
             None  # the dashboard ``time.next_month()`` returned with it (None at the end)
         )
         self._rules: dict | None = None
+        self._intel: tuple[World, int, list[dict]] | None = None  # (world, its log's length, Game.intel then)
         self._derived: list[dict] | None = None  # every closed month's report, re-derived (earlier_reports)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
 
@@ -78,6 +79,18 @@ class Game:
     def world(self) -> World:
         """The career's world."""
         return self.held.world
+
+    @property
+    def intel(self) -> list[dict]:
+        """The hallway talk heard at each conference trip of the career, oldest first
+        (``[{"month": m, "intel": {topic: "very hot" | "hot" | "warm" | "quiet"}}]``): re-heard
+        from the world's action log (:func:`world.field.hallway_talk`), so the trips of the
+        months before a load, or made from the console, are there too; nothing is saved."""
+        with self.lock:
+            w, n = self.world, len(self.world.s.action_log)
+            if self._intel is None or self._intel[:2] != (w, n):
+                self._intel = (w, n, hallway_talk(w))
+            return list(self._intel[2])
 
     @property
     def api(self) -> Api | CachedApi:

@@ -133,3 +133,40 @@ async def test_a_resumed_career_re_reads_its_earlier_months(tmp_path):
         for _ in range(7):
             await press(pilot, "right")
         assert "Month 8 closed" in digest_title(app) and "(8/8)" in digest_title(app)
+
+
+async def test_hallway_talk_survives_save_and_load(tmp_path):
+    """Hallway talk heard at a conference in month 2 (f on the Field panel), saved with ctrl+s in
+    month 4 and loaded into a new app (``play --load``): month 2's re-derived digest (d, then ←)
+    and the Field panel still show the same talk, word for word (re-heard from the saved action
+    log: nothing new is kept in the save). Before, the loaded career had forgotten it."""
+    from pibench_tui.tui.app import make_app
+
+    w = new_world()
+    Api(w).time.next_month()  # month 2
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6", panel="field")
+        await press(pilot, "f", to="ActionForm")
+        await press(pilot, "enter", to="Screen")
+        heard = ", ".join(f"{k} {v}" for k, v in app.game.intel[-1]["intel"].items())
+        assert app.game.intel[-1]["month"] == 2
+        for _ in range(2):
+            await close_month(pilot, app)
+            await press(pilot, "enter", to="Screen")
+        await press(pilot, "ctrl+s", to="SaveDialog")
+        app.screen.query_one("#save-name").value = "talk"
+        await press(pilot, "enter", to="Screen")
+        assert app.toasts[-1][0].startswith("saved as")
+    loaded = make_app(load="talk", saves_dir=str(tmp_path / "saves"), test_mode=True, run_baseline=False)
+    async with loaded.run_test(size=(120, 40)) as pilot:
+        assert loaded.game.world.month == 4 and loaded.game.intel == [
+            {"month": 2, "intel": app.game.intel[-1]["intel"]}
+        ]
+        await press(pilot, "d", to="DigestScreen")
+        assert "Month 3 closed" in digest_title(loaded)
+        await press(pilot, "left", until=lambda: "Month 2 closed" in digest_title(loaded), what="month 2's digest")
+        assert "Conference hallway talk" in digest_text(loaded) and heard in digest_text(loaded)
+        await press(pilot, "enter", to="Screen")
+        await press(pilot, "6", panel="field")
+        assert f"month 2: {heard}" in str(loaded.screen.query_one("#intel").render())

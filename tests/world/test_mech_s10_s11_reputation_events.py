@@ -237,3 +237,22 @@ def test_s11_conference_attendance_gap_cost_and_intel():
 
         words.append(conference_intel(w2, m)["embodied"])
     assert 0.30 < words.count("warm") / len(words) < 0.55  # P(0.8 < 1.05 + N(0,0.5) ≤ 1.3) ≈ 0.38
+
+
+def test_s11_hallway_talk_is_heard_again_from_the_action_log():
+    """world.field.hallway_talk gives, for each logged conference trip, the very intel the trip's
+    reply gave (months 2 and 8 of a standard career), in order; re-hearing it changes nothing in
+    the world (same digest after), and a world replayed from the log hears the same."""
+    from world.api import replay
+    from world.field import hallway_talk
+
+    w, api = make_world(seed=3)
+    replies = []
+    while w.s.month < 10:
+        if w.s.month in (2, 8):
+            replies.append({"month": w.s.month, "intel": api.field.attend_conference()["hallway_intel"]})
+        api.time.next_month()
+    digest = w.digest()
+    assert hallway_talk(w) == replies and len(replies) == 2
+    assert w.digest() == digest
+    assert hallway_talk(replay(w.cfg, w.seed, list(w.s.action_log))) == replies
