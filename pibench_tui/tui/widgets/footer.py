@@ -6,11 +6,18 @@ after every change of the screen's bindings, and one key press publishes several
 :class:`KeysFooter` looks at the keys once per refresh, does nothing when the keys, their
 labels and whether they are enabled are what it already shows, and otherwise updates its
 key widgets in place: a key whose label changed is redrawn, only the difference in number is
-mounted or removed. What the footer shows is what Textual's Footer shows for the same keys.
+mounted or removed. What the footer shows is what Textual's Footer shows for the same keys,
+except when they do not fit its width (80 columns on a panel with many keys): then the keys
+named in :attr:`KeysFooter.LEAVE_OUT` are left out first (they stay bound, and the help and
+the command palette list them), the help key says "More", and, if that is still too wide,
+keys are left out from the end; a key is never drawn cut.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -27,6 +34,13 @@ class KeysFooter(Footer):
         updates: how many times the keys were changed (for tests; a key press that changes
             nothing does not count).
     """
+
+    LEAVE_OUT: tuple[str, ...] = ("console", "quit", "save")
+    """Binding ids of the keys left out first when the keys do not fit, in this order (the
+    console has its panel 9; q and ctrl+s work everywhere and the help lists them)."""
+    MORE: tuple[str, str] = ("help", "More")
+    """The binding id of the key whose label becomes the second item when keys are left out
+    (the help screen lists every key)."""
 
     _update_pending = False
     _shown: tuple | None = None
@@ -48,11 +62,13 @@ class KeysFooter(Footer):
         app = self.app
         active = self.screen.active_bindings
         keys: dict[str, KeyShown] = {}
+        ids: dict[str, str | None] = {}
         grouped = False
         for _node, binding, enabled, tooltip in active.values():
             if not binding.show or binding.action in keys:
                 continue
             grouped = grouped or binding.group is not None
+            ids[binding.action] = binding.id
             keys[binding.action] = (
                 binding.key,
                 app.get_key_display(binding),
@@ -65,9 +81,20 @@ class KeysFooter(Footer):
         palette_key = None
         if palette is not None:
             _node, binding, enabled, tooltip = palette
-            palette_key = (binding.key, app.get_key_display(binding), binding.description, enabled, binding.tooltip)
+            palette_key = (
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                enabled,
+                binding.tooltip,
+                binding.action,
+            )
+        shown = list(keys.values())
+        if not grouped:
+            room = (self.size.width or app.size.width) - self._palette_width(palette_key)
+            shown = self._fit(shown, [ids[k[3]] for k in shown], room)
         return (
-            tuple(keys.values()),
+            tuple(shown),
             grouped,
             palette_key,
             self.show_command_palette,
@@ -75,7 +102,70 @@ class KeysFooter(Footer):
             self.compact,
         )
 
+    def _key_width(self, key: KeyShown) -> int:
+        """Columns one key takes in this footer (its key, label, padding and margin)."""
+        _key, display, description, *_rest = key
+        if self.compact:  # key, space, label, margin
+            return cell_len(display) + (1 + cell_len(description) if description else 0) + 1
+        return cell_len(display) + 2 + (cell_len(description) + 1 if description else 0)
+
+    def _palette_width(self, palette_key: tuple | None) -> int:
+        """Columns the command palette's key takes at the right (0 when it is not shown)."""
+        if palette_key is None or not self.show_command_palette:
+            return 0
+        _key, display, description, *_rest = palette_key
+        return 1 + cell_len(display) + 2 + cell_len(description) + (0 if self.compact else 2)
+
+    def _fit(self, keys: list[KeyShown], ids: list[str | None], room: int) -> list[KeyShown]:
+        """``keys`` (bound under ``ids``) as they fit in ``room`` columns (module docstring):
+        all of them when they fit; else without the :attr:`LEAVE_OUT` keys, one at a time, the
+        help key relabelled :attr:`MORE`; then without keys from the end."""
+        if room <= 0 or sum(map(self._key_width, keys)) <= room:
+            return keys
+        more_id, more = self.MORE
+        kept = [(i, k if i != more_id else (*k[:2], more, *k[3:])) for i, k in zip(ids, keys, strict=True)]
+
+        def width() -> int:
+            return sum(self._key_width(k) for _i, k in kept)
+
+        for leave in self.LEAVE_OUT:
+            if width() <= room:
+                break
+            kept = [(i, k) for i, k in kept if i != leave]
+        while kept and width() > room:  # still too wide: the last keys go (the help key last of all)
+            del kept[max(j for j, (i, _k) in enumerate(kept) if i != more_id or len(kept) == 1)]
+        return [k for _i, k in kept]
+
+    def compose(self) -> ComposeResult:
+        """The keys as :meth:`_keys_shown` fits them (Textual's Footer, when bindings are grouped)."""
+        if not self._bindings_ready:
+            return
+        self._shown = shown = self._keys_shown()
+        keys, grouped, palette_key, show_palette = shown[:4]
+        if grouped:
+            yield from super().compose()
+            return
+        for key, display, description, action, enabled, tooltip in keys:
+            yield FooterKey(key, display, description, action, disabled=not enabled, tooltip=tooltip).data_bind(
+                compact=Footer.compact
+            )
+        if show_palette and palette_key is not None:
+            key, display, description, enabled, tooltip, action = palette_key
+            yield FooterKey(
+                key,
+                display,
+                description,
+                action,
+                classes="-command-palette",
+                disabled=not enabled,
+                tooltip=tooltip or description,
+            )
+
     def watch_show_command_palette(self) -> None:
+        self.bindings_changed(self.screen)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width may fit more or fewer keys."""
         self.bindings_changed(self.screen)
 
     async def _update_keys(self) -> None:
