@@ -239,12 +239,28 @@ def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "ba
     return w
 
 
-def truth(world: World, decision: Decision, branches: Sequence[int], policy: str = "baseline") -> Truth:
-    """Both plans of ``decision`` played on each branch (common random numbers)."""
+def truth(
+    world: World,
+    decision: Decision,
+    branches: Sequence[int],
+    policy: str = "baseline",
+    cache: dict[tuple[str, str, int, str], tuple[float, bool]] | None = None,
+) -> Truth:
+    """Both plans of ``decision`` played on each branch (common random numbers).
+
+    ``cache`` (one dict per fork ``world``, shared by its decisions): a rollout is a function
+    of the fork, the plan's calls, the kind, the branch and the policy, so two pairs of one
+    kind that share a plan (hiring's and grants' variants) play it once per branch."""
     t = Truth(list(branches), {"A": [], "B": []}, {"A": [], "B": []})
     for b in branches:
         for label, plan in (("A", decision.a), ("B", decision.b)):
-            impact, collapsed = rollout(world, plan, decision.kind, b, policy)
+            key = (plan.code, decision.kind, b, policy)
+            if cache is not None and key in cache:
+                impact, collapsed = cache[key]
+            else:
+                impact, collapsed = rollout(world, plan, decision.kind, b, policy)
+                if cache is not None:
+                    cache[key] = (impact, collapsed)
             t.impact[label].append(impact)
             t.collapsed[label].append(collapsed)
     return t
@@ -398,19 +414,27 @@ def _spending(api: Api) -> list[Decision]:
 #: Hours of a careful proposal, and of a quick one (the rules' minimum is 5).
 PROPOSAL_HOURS = (40.0, 5.0)
 #: A grants decision is looked for only when the award would pay for at least this many months
-#: before the horizon (a later award changes the career too little to be a case).
+#: before the horizon (a later award changes the career too little to be a case) ...
 GRANT_MONTHS_LEFT = 12
+#: ... or, when the dashboard's runway ends before the horizon, this many (an award that pays
+#: for the last months can keep a lab from running out of money).
+GRANT_MONTHS_LEFT_SHORT = 3
 
 
 def _grants(api: Api) -> list[Decision]:
     """The open call with the largest award the lab may apply to: a careful proposal (40 h, the
     lab's papers on its topic attached) against a quick one (5 h, nothing attached), and against
-    letting the call pass this month (when this is its last month, only the latter)."""
+    letting the call pass this month (when this is its last month, only the latter). Only calls
+    whose award would pay for :data:`GRANT_MONTHS_LEFT` months before the horizon, or
+    :data:`GRANT_MONTHS_LEFT_SHORT` when the runway ends before it."""
     view = _View(api)
     dash = api.call("lab", "dashboard", [], {})
     month = int(dash["month"])
     rules = api.call("lab", "rules", [], {})
     horizon = int(rules["horizon_months"])
+    runway = dash.get("runway_months")
+    short = runway is not None and month + float(runway) < horizon
+    months_left = GRANT_MONTHS_LEFT_SHORT if short else GRANT_MONTHS_LEFT
     left = float(api.call("lab", "attention", [], {})["left"])
     careful, quick = PROPOSAL_HOURS
     hours = min(careful, float(int(left)))
@@ -419,8 +443,7 @@ def _grants(api: Api) -> list[Decision]:
     calls = [
         c
         for c in api.call("grants", "calls", [], {})
-        if month + int(c["decision_delay_months"]) + 1 + GRANT_MONTHS_LEFT <= horizon
-        and can_propose(view, c, month, rules)
+        if month + int(c["decision_delay_months"]) + 1 + months_left <= horizon and can_propose(view, c, month, rules)
     ]
     if not calls:
         return []

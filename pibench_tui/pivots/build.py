@@ -56,6 +56,12 @@ class BuildSettings:
         per_career: At most this many kept cases per career (seed).
         per_kind: With ``0`` every decision at every candidate month is screened; else a
             survey first, then at most this many decisions of each kind per career.
+        per_kind_by: ``((kind, n), ...)``: with ``per_kind``, at most ``n`` decisions of that
+            kind per career instead of ``per_kind`` (a kind that keeps most of what it screens
+            needs fewer; a scarce one more).
+        stress_kinds: Kinds whose months (with ``per_kind``) are those of the shortest runway on
+            the dashboard where the kind was open (ties: the earliest), not months spread evenly:
+            grants matter when money does.
         cases: At most this many cases in all (0: no limit).
         stability: Replay kept cases on ``C`` disjoint branches and count sign agreement.
         prefix: Case id prefix.
@@ -86,6 +92,12 @@ class BuildSettings:
     commitments: tuple[str, ...] = ()
     runs: tuple[tuple[str, str], ...] = ()
     finders: int = 1
+    per_kind_by: tuple[tuple[str, int], ...] = ()
+    stress_kinds: tuple[str, ...] = ()
+
+    def months_of(self, kind: str) -> int:
+        """How many decisions of ``kind`` a career screens (with ``per_kind``)."""
+        return dict(self.per_kind_by).get(kind, self.per_kind)
 
     def fingerprint(self) -> str:
         """SHA-256 of the settings (a journal of other settings is not resumed)."""
@@ -243,21 +255,21 @@ def _screen_passes(t: Any, settings: BuildSettings) -> bool:
 SCREEN_HALF_MIN = 4
 
 
-def _screen(world: Any, d: Any, settings: BuildSettings) -> bool:
+def _screen(world: Any, d: Any, settings: BuildSettings, cache: dict[Any, Any] | None = None) -> bool:
     """Screen ``d`` on branches ``1..S`` in two halves: when no branch of the first half moves
     Impact by ``min_citations`` between the plans (they did not part ways), the second half is
     not played and the decision fails; else :func:`_screen_passes` on all ``S``. Finder
     generation 1, and a screen of fewer than ``2 * SCREEN_HALF_MIN`` branches, screen on all
-    ``S`` at once."""
+    ``S`` at once. ``cache``: :func:`world.pivots.truth`'s, the task's."""
     from world.pivots import Truth, truth
 
     half = settings.screen // 2
     if half < SCREEN_HALF_MIN or settings.finders < 2:
-        return _screen_passes(truth(world, d, range(1, settings.screen + 1), settings.policy), settings)
-    t = truth(world, d, range(1, half + 1), settings.policy)
+        return _screen_passes(truth(world, d, range(1, settings.screen + 1), settings.policy, cache), settings)
+    t = truth(world, d, range(1, half + 1), settings.policy, cache)
     if all(abs(a - b) < settings.min_citations for a, b in zip(t.impact["A"], t.impact["B"], strict=True)):
         return False
-    rest = truth(world, d, range(half + 1, settings.screen + 1), settings.policy)
+    rest = truth(world, d, range(half + 1, settings.screen + 1), settings.policy, cache)
     both = Truth(
         t.branches + rest.branches,
         {k: t.impact[k] + rest.impact[k] for k in ("A", "B")},
@@ -267,11 +279,14 @@ def _screen(world: Any, d: Any, settings: BuildSettings) -> bool:
 
 
 def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
-    """The survey of one career: at which candidate months each kind is open.
+    """The survey of one career: at which candidate months each kind is open, and (for the
+    settings' ``stress_kinds``) the runway the dashboard showed at those months.
 
     Returns:
-        ``{"survey": career, "found": {kind: [month, ...]}}`` (kinds with no month left out).
+        ``{"survey": career, "found": {kind: [month, ...]}}`` (kinds with no month left out),
+        with ``stress_kinds`` also ``"runway": [[month, months of runway or None], ...]``.
     """
+    from world.api import Api
     from world.pivots import find_decisions
 
     settings, ref = task
@@ -279,13 +294,33 @@ def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
     world = player.world
     months, last = set(settings.months), max(settings.months)
     found: dict[str, list[int]] = {}
+    runway: list[list[Any]] = []
     while not player.over and world.s.month <= last:
         m = world.s.month
         if m in months:
-            for kind in sorted({d.kind for d in find_decisions(world, settings.kinds, settings.finders)}):
+            kinds = sorted({d.kind for d in find_decisions(world, settings.kinds, settings.finders)})
+            for kind in kinds:
                 found.setdefault(kind, []).append(m)
+            if set(kinds) & set(settings.stress_kinds):  # read on a copy, as the finders do
+                runway.append([m, Api(world.fork(1)).call("lab", "dashboard", [], {}).get("runway_months")])
         player.step()
-    return {"survey": ref, "found": found}
+    out: dict[str, Any] = {"survey": ref, "found": found}
+    if settings.stress_kinds:
+        out["runway"] = runway
+    return out
+
+
+def shortest_runway(months: Sequence[int], runway: dict[int, float | None], n: int) -> list[int]:
+    """At most ``n`` of ``months`` (sorted): those with the shortest runway (no runway, a lab
+    that burns nothing, counts as endless), ties the earliest.
+
+    >>> shortest_runway([2, 3, 4, 5], {2: None, 3: 30.0, 4: 12.5, 5: 30.0}, 2)
+    [3, 4]
+    """
+    if n <= 0:
+        return list(months)
+    ranked = sorted(months, key=lambda m: (float("inf") if runway.get(m) is None else float(runway[m] or 0.0), m))
+    return sorted(ranked[:n])
 
 
 def spread(months: Sequence[int], n: int) -> list[int]:
@@ -302,16 +337,22 @@ def spread(months: Sequence[int], n: int) -> list[int]:
 
 
 def planned(
-    settings: BuildSettings, surveys: dict[int | str, dict[str, list[int]]]
+    settings: BuildSettings, surveys: dict[int | str, dict[str, Any]]
 ) -> dict[tuple[int | str, int], list[str]]:
     """The (seed, month) tasks and the kinds each screens: every kind at every month without
-    ``per_kind``, else the months :func:`spread` picks from each seed's survey."""
+    ``per_kind``, else the months each seed's survey (a :func:`survey_task` result) offers:
+    :func:`spread` evenly, or for ``stress_kinds`` those of the :func:`shortest_runway`, at
+    most :meth:`BuildSettings.months_of` each."""
     if not settings.per_kind:
         return {(seed, m): list(settings.kinds) for seed in _careers(settings) for m in settings.months}
     plan: dict[tuple[int | str, int], list[str]] = {}
     for seed in _careers(settings):
+        survey = surveys[seed]
+        runway = {int(m): r for m, r in survey.get("runway", [])}
         for kind in settings.kinds:
-            for m in spread(surveys[seed].get(kind, []), settings.per_kind):
+            months, n = survey["found"].get(kind, []), settings.months_of(kind)
+            chosen = shortest_runway(months, runway, n) if kind in settings.stress_kinds else spread(months, n)
+            for m in chosen:
                 plan.setdefault((seed, m), []).append(kind)
     return {k: [kind for kind in settings.kinds if kind in v] for k, v in sorted(plan.items())}
 
@@ -345,12 +386,13 @@ def run_task(
         out["funnel"].setdefault(d.kind, [0, 0, 0])[0] += 1
     out["found"] = len(decisions)
     s, c = settings.screen, settings.confirm
+    played: dict[Any, Any] = {}  # rollouts of this fork, shared by pairs with a plan in common
     for d in decisions:
-        if not _screen(world, d, settings):
+        if not _screen(world, d, settings, played):
             continue
         out["screened"] += 1
         out["funnel"][d.kind][1] += 1
-        t = truth(world, d, range(s + 1, s + c + 1), settings.policy)
+        t = truth(world, d, range(s + 1, s + c + 1), settings.policy, played)
         if not keep(t, min_share=settings.min_share, min_citations=settings.min_citations):
             continue
         out["funnel"][d.kind][2] += 1
@@ -368,7 +410,7 @@ def run_task(
             cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{what}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
-            again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy)
+            again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy, played)
             agree = (again.delta > 0) == (t.delta > 0)
             key["stability"] = {"branches": [s + c + 1, s + 2 * c], "delta": again.delta, "agree": agree}
             out["stability"].append(agree)
@@ -542,7 +584,7 @@ def _run_all(
     """The survey (with ``per_kind``) and every task's result, those in the journal taken
     from it, the others run and appended to it (``private``: the journal is ``0o600``)."""
     lines = read_jsonl(work / "journal.jsonl")
-    surveys = {r["survey"]: r["found"] for r in lines if "survey" in r}
+    surveys = {r["survey"]: r for r in lines if "survey" in r}
     done = {(r["seed"], r["month"]): r for r in lines if "survey" not in r}
     journal = JsonlFile(work / "journal.jsonl", private=private)
     try:
@@ -552,7 +594,7 @@ def _run_all(
             for r in _map(
                 survey_task, todo, jobs, cluster, journal, len(surveys), len(careers), progress, "careers surveyed"
             ):
-                surveys[r["survey"]] = r["found"]
+                surveys[r["survey"]] = r
         plan = planned(settings, surveys)
         tasks = [(settings, seed, m, kinds) for (seed, m), kinds in plan.items() if (seed, m) not in done]
         results = [done[k] for k in plan if k in done]

@@ -4,6 +4,7 @@ by eval/score as they are, and clear refusals of bad settings."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
@@ -347,3 +348,41 @@ def test_screening_drops_a_pair_that_never_parts_ways_after_half_the_branches(mo
     assert _screen("same", d, settings) is False and sorted(set(played)) == [1, 2, 3, 4]
     played.clear()
     assert _screen("apart", d, settings) is True and sorted(set(played)) == list(range(1, 9))
+
+
+def test_grants_months_are_those_of_the_shortest_runway_and_each_kind_has_its_own_budget() -> None:
+    """With ``stress_kinds`` a career's grants decisions are screened at the months its survey
+    saw the shortest runway (a lab that burns nothing counts as endless; ties the earliest), not
+    spread evenly; ``per_kind_by`` gives a kind its own number of months."""
+    from pibench_tui.pivots.build import planned
+
+    settings = BuildSettings(
+        seeds=(1,), kinds=("grants", "staffing"), per_kind=2, per_kind_by=(("staffing", 3),), stress_kinds=("grants",)
+    )
+    survey = {
+        "found": {"grants": [2, 3, 4, 5, 6], "staffing": [2, 4, 6, 8, 10]},
+        "runway": [[2, None], [3, 30.0], [4, 12.5], [5, 9.0], [6, 12.5]],
+    }
+    assert planned(settings, {1: survey}) == {
+        (1, 2): ["staffing"],
+        (1, 4): ["grants"],
+        (1, 5): ["grants"],
+        (1, 6): ["staffing"],
+        (1, 10): ["staffing"],
+    }
+    spread_out = dataclasses.replace(settings, stress_kinds=())
+    assert [m for (_, m), kinds in planned(spread_out, {1: survey}).items() if "grants" in kinds] == [2, 6]
+
+
+def test_the_survey_notes_the_runway_the_dashboard_showed_where_a_stress_kind_was_open() -> None:
+    """The survey of a career records, for each candidate month where grants were open, the
+    dashboard's runway at the start of that month (what the PI saw: the same as the record a
+    case at that fork holds); without stress kinds it records none."""
+    from pibench_tui.pivots.build import _record, survey_task
+
+    settings = BuildSettings(seeds=(3,), months=(2, 20, 40), finders=2, per_kind=1, stress_kinds=("grants",))
+    out = survey_task((settings, 3))
+    assert [m for m, _ in out["runway"]] == out["found"]["grants"] == [2, 20, 40]
+    for m, runway in out["runway"]:
+        assert runway == _record(3, m, settings)[1]["dashboard"]["runway_months"]
+    assert "runway" not in survey_task((dataclasses.replace(settings, stress_kinds=()), 3))

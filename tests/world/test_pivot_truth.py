@@ -98,3 +98,44 @@ def test_finder_generation_1_keeps_the_first_dev_sets_pairs(fork_world) -> None:
     assert by["spending"].a.calls == (("field", "attend_conference", {}),)
     with pytest.raises(ValueError, match="unknown finder generation 3; valid: 1, 2"):
         find_decisions(fork_world, ["hiring"], generation=3)
+
+
+def test_a_grants_decision_late_in_a_career_is_found_only_when_the_runway_ends_before_the_horizon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 30's baseline lab has about three months of runway at month 46: the rolling TIF
+    call (decision 2 months after applying) pays for fewer than GRANT_MONTHS_LEFT months before
+    the horizon but at least GRANT_MONTHS_LEFT_SHORT, so it is a grants decision (it can keep
+    the lab from running out of money); with the long-runway rule alone there is none."""
+    import world.pivots as wp
+
+    world = _played(30, 46)
+    found = [d for d in find_decisions(world, ["grants"]) if "TIF-rolling" in d.question]
+    assert found and all("months of runway" in d.question for d in found)
+    monkeypatch.setattr(wp, "GRANT_MONTHS_LEFT_SHORT", wp.GRANT_MONTHS_LEFT)
+    assert find_decisions(world, ["grants"]) == []
+
+
+def test_two_pairs_sharing_a_plan_play_it_once_per_branch_with_a_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a cache shared by a fork's decisions, a plan (its calls, under one kind) that two
+    pairs share is played once per branch, and each pair's truth is what it is without the
+    cache (a rollout depends on the calls, the kind, the branch and the policy only)."""
+    import world.pivots as wp
+
+    played: list[tuple[str, int]] = []
+
+    def fake_rollout(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
+        played.append((plan.code, branch))
+        return (float(len(plan.code) * branch), branch == 2)
+
+    monkeypatch.setattr(wp, "rollout", fake_rollout)
+    offer = (("recruit", "offer", {"applicant_id": "APP001"}),)
+    other = (("recruit", "offer", {"applicant_id": "APP002"}),)
+    first = wp.Decision("hiring", "q", wp.Plan("best", offer), wp.Plan("weakest", other))
+    second = wp.Decision("hiring", "q", wp.Plan("best, said otherwise", offer), wp.Plan("none"), variant="none")
+    alone = [wp.truth("fork", d, [1, 2, 3]) for d in (first, second)]
+    played.clear()
+    cache: dict = {}
+    shared = [wp.truth("fork", d, [1, 2, 3], cache=cache) for d in (first, second)]
+    assert len(played) == 9 and len(set(played)) == 9  # 12 without the cache
+    assert [(t.impact, t.collapsed) for t in shared] == [(t.impact, t.collapsed) for t in alone]
