@@ -47,3 +47,29 @@ def test_three_dev_cases_rebuild_bit_for_bit() -> None:
         (again,) = [k for k in out["kept"] if k["case"]["id"] == case["id"]]
         assert json.dumps(again["case"], sort_keys=True) == lines[case["id"]]
         assert json.dumps(again["key"], sort_keys=True) == keys[case["id"]]
+
+
+def test_the_docs_show_the_shipped_sets_counts_as_its_build_summary_has_them() -> None:
+    """docs/pivots.md's table of the shipped set gives, per kind and in all, the decisions found,
+    screened and kept and the cases that build.json counts, and its stability sentence the
+    agreement build.json holds (numbers copied from `bench/pivots_devset.py`, never typed)."""
+    import re
+
+    build = json.loads((DEV / "build.json").read_text())
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "pivots.md").read_text()
+    section = docs.split("### The shipped development set", 1)[1].split("\n### ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 5 and cells[0] in (*build["funnel_by_kind"], "all"):
+            rows[cells[0]] = [int(c.replace(",", "")) for c in cells[1:5]]
+    funnel = build["funnel_by_kind"]
+    want = {k: [f["found"], f["screened"], f["kept"], build["by_kind"].get(k, 0)] for k, f in funnel.items()}
+    want["all"] = [sum(f[x] for f in funnel.values()) for x in ("found", "screened", "kept")] + [build["cases"]]
+    assert rows == want
+    agree = re.search(r"agreed in sign for ([\d,]+) of ([\d,]+) kept cases", section)
+    assert agree is not None
+    assert [int(x.replace(",", "")) for x in agree.groups()] == [
+        build["stability"]["agree"],
+        build["stability"]["checked"],
+    ]
