@@ -142,6 +142,12 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     bd.add_argument(
         "--cases", type=positive_int, metavar="N", help="at most N cases, round-robin over kinds (default: no limit)"
     )
+    bd.add_argument(
+        "--finders",
+        type=int,
+        metavar="N",
+        help=f"the finder generation that pairs the plans (docs/pivots.md; default: the preset's, else {d.finders})",
+    )
     bd.add_argument("--no-stability", action="store_true", help="skip the re-check on disjoint branches")
     bd.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: %(default)s)")
     bd.add_argument(
@@ -251,6 +257,13 @@ def _build_settings(args: argparse.Namespace) -> Any:
             change[name] = option
     if args.no_stability:
         change["stability"] = False
+    if args.finders is not None:
+        from world.pivots import FINDER_GENERATIONS
+
+        if args.finders not in FINDER_GENERATIONS:
+            valid = ", ".join(map(str, sorted(FINDER_GENERATIONS)))
+            raise ValueError(f"--finders is a finder generation ({valid}), got {args.finders}")
+        change["finders"] = args.finders
     return dataclasses.replace(base, **change)
 
 

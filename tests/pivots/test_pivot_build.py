@@ -386,3 +386,24 @@ def test_the_survey_notes_the_runway_the_dashboard_showed_where_a_stress_kind_wa
     for m, runway in out["runway"]:
         assert runway == _record(3, m, settings)[1]["dashboard"]["runway_months"]
     assert "runway" not in survey_task((dataclasses.replace(settings, stress_kinds=()), 3))
+
+
+def test_finders_option_picks_the_generation() -> None:
+    """`--finders N` sets the finder generation of a build (in build.json's settings and the
+    fingerprint); without it the preset's or the default; an unknown generation is refused
+    naming the valid ones."""
+    from pibench_tui.cli.command import build_parser
+    from pibench_tui.pivots.build import PRESETS
+    from pibench_tui.pivots.cli import _build_settings
+    from world.pivots import FINDER_GENERATIONS
+
+    def settings(*args: str) -> BuildSettings:
+        argv = ["pivots", "build", "--out", "x", *args]
+        return _build_settings(build_parser(argv).parse_args(argv))
+
+    assert settings("--finders", "2").finders == 2 and settings("--finders", "1").finders == 1
+    assert settings().finders == BuildSettings().finders
+    assert settings("--preset", "dev").finders == PRESETS["dev"].finders
+    assert settings("--preset", "dev", "--finders", str(max(FINDER_GENERATIONS))).finders == max(FINDER_GENERATIONS)
+    with pytest.raises(ValueError, match=r"--finders is a finder generation \(1, 2\), got 7"):
+        settings("--finders", "7")
