@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .config import POOLS
-from .kinds import Role, StaffRole
+from .kinds import PersonStatus, Role, StaffRole
 from .numbers import round2
 from .rules import OFFER_MONTHS
-from .state import Applicant, Person, Posting
+from .state import Applicant, Person, Posting, Project
 
 if TYPE_CHECKING:  # pragma: no cover
     from .config import WorldConfig
@@ -530,9 +531,7 @@ def apply_dismissals(w: World, m: int) -> None:
     left: set[str] = set()
     for p in w.s.people.values():
         if p.status == "active" and p.dismiss_at_tick:
-            p.status = "dismissed"
-            p.left_month = m
-            p.mentoring = 0.0
+            _depart(p, "dismissed", m)
             left.add(p.id)
     w.remove_all_from_projects(left)
 
@@ -546,105 +545,158 @@ def quit_probability(cfg: WorldConfig, morale: float) -> float:
 
 
 def researcher_step(w: World, m: int) -> None:
-    """Skill growth, morale, monthly report, quit, contract end, graduation (§5, tick step 7)."""
-    cfg, s = w.cfg, w.s
+    """Tick step 7 (§5 "Researchers' monthly step"): each active PhD and postdoc in turn grows
+    in skill, takes the month's morale, writes the monthly report, then may leave (quit,
+    contract end, graduation); who leaves is taken off their projects in one pass at the end.
+    Staff have no morale dynamics: their queued impulses are dropped."""
+    researchers = _researchers_dropping_staff_impulses(w)
+    if not researchers:
+        return
+    cfg = w.cfg
+    n_projects = active_memberships(w.s.projects.values())
+    mean_morale = sum(p.morale for p in researchers) / len(researchers)  # before this month's updates
+    stress = runway_stress(w)
+    reports = w.s.student_reports
+    left: set[str] = set()
+    for p in researchers:
+        n = n_projects.get(p.id, 0)
+        grow_skill(cfg, p, n)
+        p.morale = new_morale(cfg, p, n, mean_morale, stress)
+        p.impulse = 0.0
+        z_report, z_sentiment, u_quit = _person_month_draws(w, p.id, m)
+        reports.append([p.id, m, *monthly_report(cfg, p, z_report, z_sentiment)])
+        if _leaves(w, p, m, u_quit):
+            left.add(p.id)
+    w.remove_all_from_projects(left)
+
+
+def _researchers_dropping_staff_impulses(w: World) -> list[Person]:
+    """The active PhDs and postdocs in id order; an active staff member's queued impulse is
+    dropped on the way (staff have no morale dynamics, §5)."""
     researchers = []
-    for p in s.people.values():
+    for p in w.s.people.values():
         if p.status == "active":
             if p.role in RESEARCHER_ROLES:
                 researchers.append(p)
             else:
                 p.impulse = 0.0
-    if not researchers:
-        return
-    mean_morale = sum(p.morale for p in researchers) / len(researchers) if researchers else cfg.peer_morale_default
-    burn = w.burn_rate()
-    stress = 0.0 < s.budget < cfg.runway_stress_months * max(1.0, burn)
-    memberships: dict[str, int] = {}
-    for pj in s.projects.values():
+    return researchers
+
+
+def active_memberships(projects: Iterable[Project]) -> dict[str, int]:
+    """n_i of §6: how many active projects list each person (a duplicate listing counts twice)."""
+    counts: dict[str, int] = {}
+    for pj in projects:
         if pj.status == "active":
             for pid in pj.members:
-                memberships[pid] = memberships.get(pid, 0) + 1
-    keyed_text = w.rng.keyed_text
-    reports = s.student_reports
-    skill_cap, skill_growth, mentor_gain, mentor_hours = (
-        cfg.skill_cap,
-        cfg.skill_growth,
-        cfg.skill_mentor_gain,
-        cfg.skill_mentor_hours,
+                counts[pid] = counts.get(pid, 0) + 1
+    return counts
+
+
+def runway_stress(w: World) -> bool:
+    """Runway stress of §5: 0 < budget < ``runway_stress_months`` × max(1, burn)."""
+    return 0.0 < w.s.budget < w.cfg.runway_stress_months * max(1.0, w.burn_rate())
+
+
+def grow_skill(cfg: WorldConfig, p: Person, n_projects: int) -> None:
+    """Skill growth of §5 for a researcher on ``n_projects`` active projects: on at least one,
+    skill += 0.012 × growth × (1 + 1.2 × min(mentor h, 8)/8), capped at 1.2."""
+    if n_projects >= 1:
+        mentor_hours = cfg.skill_mentor_hours
+        gain = 1.0 + cfg.skill_mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours
+        p.skill = min(cfg.skill_cap, p.skill + cfg.skill_growth * p.growth * gain)
+
+
+def new_morale(cfg: WorldConfig, p: Person, n_projects: int, mean_morale: float, stress: bool) -> float:
+    """This month's morale of §5: the queued impulse, overload, neglect, runway stress and the
+    pull towards the lab's mean morale make I; clip(x + 0.06(0.70 − x) + I, 0, 1)."""
+    impulse = p.impulse
+    if n_projects > cfg.overload_projects:
+        impulse += cfg.overload_impulse
+    if p.mentoring < cfg.neglect_hours:
+        impulse += cfg.neglect_impulse * (1.0 - p.independence)
+    if stress:
+        impulse += cfg.runway_stress_impulse
+    morale = p.morale
+    impulse += cfg.peer_morale_rate * (mean_morale - morale)
+    return min(1.0, max(0.0, morale + cfg.morale_reversion * (cfg.morale_target - morale) + impulse))
+
+
+def _person_month_draws(w: World, pid: str, m: int) -> tuple[float, float, float]:
+    """The person's draws of month ``m`` (§13, keyed by person and month), in their order:
+    the report's and the sentiment's standard normals, then the quit uniform."""
+    gen = w.rng.keyed_text(f"person_month|{pid}|{m}")
+    # numpy's gen.normal(0.0, sd) is 0.0 + sd × a standard normal: both drawn in one call, the
+    # same draws in the same order (monthly_report scales them)
+    z_report, z_sentiment = gen.standard_normal(2).tolist()
+    return z_report, z_sentiment, gen.random()  # a scalar draw is a Python float
+
+
+def monthly_report(cfg: WorldConfig, p: Person, z_report: float, z_sentiment: float) -> tuple[float, float | None]:
+    """The monthly report of §5 from the new morale: report quality max(0, skill × ability ×
+    (0.6 + 0.4 morale) + N(0, 0.15)) and the meeting sentiment clip(morale + N(0, 0.18), 0, 1)
+    (``None`` under ``sentiment_min_hours`` of mentoring), both to 2 dp; ``z_*`` are the
+    standard normals of :func:`_person_month_draws`."""
+    morale = p.morale
+    noise = 0.0 + cfg.report_noise_sd * z_report
+    report = round2(max(0.0, p.skill * p.ability * (cfg.report_morale_base + cfg.report_morale_gain * morale) + noise))
+    if p.mentoring < cfg.sentiment_min_hours:
+        return report, None
+    return report, round2(min(1.0, max(0.0, morale + (0.0 + cfg.sentiment_noise_sd * z_sentiment))))
+
+
+def _leaves(w: World, p: Person, m: int, u_quit: float) -> bool:
+    """Whether the researcher leaves at this tick, checked in §5's order: quit (``u_quit``
+    against :func:`quit_probability`), postdoc contract end, PhD graduation."""
+    if u_quit < quit_probability(w.cfg, p.morale):
+        _quit(w, p, m)
+    elif p.role == "postdoc" and p.contract_end is not None and m >= p.contract_end:
+        _end_contract(w, p, m)
+    elif graduates(w.cfg, p, m):
+        _graduate(w, p, m)
+    else:
+        return False
+    return True
+
+
+def graduates(cfg: WorldConfig, p: Person, m: int) -> bool:
+    """A PhD graduates at month ≡ 5 (mod 12) after 48 months in the lab with 2 accepted papers (§5)."""
+    return (
+        p.role == "phd"
+        and m % 12 == cfg.graduation_month
+        and m - p.arrived_month >= cfg.graduation_min_months
+        and p.papers_accepted >= cfg.graduation_min_papers
     )
-    overload, neglect_hours = cfg.overload_projects, cfg.neglect_hours
-    reversion, target, peer_rate = cfg.morale_reversion, cfg.morale_target, cfg.peer_morale_rate
-    report_sd, sentiment_sd, sentiment_min = cfg.report_noise_sd, cfg.sentiment_noise_sd, cfg.sentiment_min_hours
-    report_base, report_gain = cfg.report_morale_base, cfg.report_morale_gain
-    left: set[str] = set()  # who leaves: taken off their projects in one pass after the loop
-    overload_impulse, neglect_impulse = cfg.overload_impulse, cfg.neglect_impulse
-    stress_impulse = cfg.runway_stress_impulse
-    for p in researchers:
-        pid = p.id
-        n_proj = memberships.get(pid, 0)
-        mentoring = p.mentoring
-        if n_proj >= 1:
-            p.skill = min(
-                skill_cap,
-                p.skill + skill_growth * p.growth * (1.0 + mentor_gain * min(mentoring, mentor_hours) / mentor_hours),
-            )
-        impulse = p.impulse
-        if n_proj > overload:
-            impulse += overload_impulse
-        if mentoring < neglect_hours:
-            impulse += neglect_impulse * (1.0 - p.independence)
-        if stress:
-            impulse += stress_impulse
-        morale = p.morale
-        impulse += peer_rate * (mean_morale - morale)
-        p.impulse = 0.0
-        p.morale = min(1.0, max(0.0, morale + reversion * (target - morale) + impulse))
-        gen = keyed_text(f"person_month|{pid}|{m}")
-        # gen.normal(0.0, sd) twice, as numpy computes it (0.0 + sd × a standard normal) from
-        # one call for both standard normals: the same draws in the same order, the same floats
-        z_report, z_sentiment = gen.standard_normal(2).tolist()
-        report_noise = 0.0 + report_sd * z_report
-        sentiment_noise = 0.0 + sentiment_sd * z_sentiment
-        u_quit = gen.random()  # a scalar draw is a Python float
-        morale = p.morale
-        report = round2(max(0.0, p.skill * p.ability * (report_base + report_gain * morale) + report_noise))
-        if mentoring >= sentiment_min:
-            sentiment = round2(min(1.0, max(0.0, morale + sentiment_noise)))
-        else:
-            sentiment = None
-        reports.append([pid, m, report, sentiment])
-        if u_quit < quit_probability(cfg, morale):
-            p.status = "quit"
-            p.left_month = m
-            p.mentoring = 0.0
-            left.add(p.id)
-            w.eval_event("quit", p.id)
-            w.note_fact("quits", {"id": p.id, "name": p.name, "role": p.role})
-            w.add_news("lab", None, f"{p.name} ({p.id}) quit the lab.")
-            continue
-        if p.role == "postdoc" and p.contract_end is not None and m >= p.contract_end:
-            p.status = "contract_ended"
-            p.left_month = m
-            p.mentoring = 0.0
-            left.add(p.id)
-            w.note_fact("contracts_ended", {"id": p.id, "name": p.name})
-            continue
-        if (
-            p.role == "phd"
-            and m % 12 == cfg.graduation_month
-            and m - p.arrived_month >= cfg.graduation_min_months
-            and p.papers_accepted >= cfg.graduation_min_papers
-        ):
-            p.status = "graduated"
-            p.left_month = m
-            p.mentoring = 0.0
-            left.add(p.id)
-            w.reputation_impulse("graduation", cfg.graduation_reputation)
-            s.alumni += 1
-            w.note_fact("graduations", {"id": p.id, "name": p.name})
-            w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")
-    w.remove_all_from_projects(left)
+
+
+def _depart(p: Person, status: PersonStatus, m: int) -> None:
+    """Mark a person gone at month ``m`` with ``status``; their mentoring hours are freed."""
+    p.status = status
+    p.left_month = m
+    p.mentoring = 0.0
+
+
+def _quit(w: World, p: Person, m: int) -> None:
+    """A researcher quits (§5): lab news and the eval log's quit event."""
+    _depart(p, "quit", m)
+    w.eval_event("quit", p.id)
+    w.note_fact("quits", {"id": p.id, "name": p.name, "role": p.role})
+    w.add_news("lab", None, f"{p.name} ({p.id}) quit the lab.")
+
+
+def _end_contract(w: World, p: Person, m: int) -> None:
+    """A postdoc's contract ends (§5): no news."""
+    _depart(p, "contract_ended", m)
+    w.note_fact("contracts_ended", {"id": p.id, "name": p.name})
+
+
+def _graduate(w: World, p: Person, m: int) -> None:
+    """A PhD graduates (§5): a one-off reputation impulse, one more alumnus, lab news."""
+    _depart(p, "graduated", m)
+    w.reputation_impulse("graduation", w.cfg.graduation_reputation)
+    w.s.alumni += 1
+    w.note_fact("graduations", {"id": p.id, "name": p.name})
+    w.add_news("lab", None, f"{p.name} ({p.id}) graduated.")
 
 
 # ---------------------------------------------------------------------------------- recruiting actions

@@ -427,40 +427,19 @@ def _grants(api: Api) -> list[Decision]:
     letting the call pass this month (when this is its last month, only the latter). Only calls
     whose award would pay for :data:`GRANT_MONTHS_LEFT` months before the horizon, or
     :data:`GRANT_MONTHS_LEFT_SHORT` when the runway ends before it."""
-    view = _View(api)
     dash = api.call("lab", "dashboard", [], {})
     month = int(dash["month"])
     rules = api.call("lab", "rules", [], {})
-    horizon = int(rules["horizon_months"])
-    runway = dash.get("runway_months")
-    short = runway is not None and month + float(runway) < horizon
-    months_left = GRANT_MONTHS_LEFT_SHORT if short else GRANT_MONTHS_LEFT
     left = float(api.call("lab", "attention", [], {})["left"])
     careful, quick = PROPOSAL_HOURS
     hours = min(careful, float(int(left)))
     if hours < 20:
         return []
-    calls = [
-        c
-        for c in api.call("grants", "calls", [], {})
-        if month + int(c["decision_delay_months"]) + 1 + months_left <= horizon and can_propose(view, c, month, rules)
-    ]
-    if not calls:
+    c = _largest_open_call(api, dash, rules)
+    if c is None:
         return []
-    c = max(calls, key=lambda x: (float(x["award"]), -int(x["last_month_to_apply"]), x["id"]))
     last = int(c["last_month_to_apply"])
-    pubs = api.call("papers", "publications", [], {})
-    topics = api.call("field", "topics", [], {})
-    by_topic = {t: sum(1 for p in pubs if p["topic"] == t) for t in topics}
-    if pubs:
-        topic = max(topics, key=lambda t: (by_topic[t], -topics.index(t)))
-        why = f"the topic of {by_topic[topic]} of the lab's {len(pubs)} publication(s)"
-    else:
-        news = [n for n in api.call("field", "news", [NEWS_WINDOW], {}) if n["kind"] == "field" and n["topic"]]
-        count = {t: sum(1 for n in news if n["topic"] == t) for t in topics}
-        topic = max(topics, key=lambda t: (count[t], -topics.index(t)))
-        why = f"{count[topic]} of the last {NEWS_WINDOW} news items were field news on it"
-    attach = [p["id"] for p in pubs if p["topic"] == topic][:4]
+    topic, why, attach = _proposal_topic(api)
     when = "this month is the last to apply" if last == month else f"open until month {last}"
     q = (
         f"How should the lab answer {c['agency']}'s call {c['id']} (award ${float(c['award']):,.0f} over "
@@ -485,6 +464,45 @@ def _grants(api: Api) -> list[Decision]:
         )
         out.insert(0, Decision("grants", q, a, b))
     return out
+
+
+def _largest_open_call(api: Api, dash: dict[str, Any], rules: dict[str, Any]) -> dict[str, Any] | None:
+    """The call with the largest award (then the earliest last month, then the id) the lab may
+    apply to this month whose award would pay for :data:`GRANT_MONTHS_LEFT` months before the
+    horizon (:data:`GRANT_MONTHS_LEFT_SHORT` when the dashboard's runway ends before it);
+    ``None`` when there is none."""
+    month = int(dash["month"])
+    horizon = int(rules["horizon_months"])
+    runway = dash.get("runway_months")
+    short = runway is not None and month + float(runway) < horizon
+    months_left = GRANT_MONTHS_LEFT_SHORT if short else GRANT_MONTHS_LEFT
+    view = _View(api)
+    calls = [
+        c
+        for c in api.call("grants", "calls", [], {})
+        if month + int(c["decision_delay_months"]) + 1 + months_left <= horizon and can_propose(view, c, month, rules)
+    ]
+    if not calls:
+        return None
+    best: dict[str, Any] = max(calls, key=lambda x: (float(x["award"]), -int(x["last_month_to_apply"]), x["id"]))
+    return best
+
+
+def _proposal_topic(api: Api) -> tuple[str, str, list[str]]:
+    """The topic a proposal is on, why, and the publications to attach (at most 4): the topic
+    of most of the lab's publications, else the one the recent field news names most."""
+    pubs = api.call("papers", "publications", [], {})
+    topics = api.call("field", "topics", [], {})
+    if pubs:
+        by_topic = {t: sum(1 for p in pubs if p["topic"] == t) for t in topics}
+        topic = max(topics, key=lambda t: (by_topic[t], -topics.index(t)))
+        why = f"the topic of {by_topic[topic]} of the lab's {len(pubs)} publication(s)"
+    else:
+        news = [n for n in api.call("field", "news", [NEWS_WINDOW], {}) if n["kind"] == "field" and n["topic"]]
+        count = {t: sum(1 for n in news if n["topic"] == t) for t in topics}
+        topic = max(topics, key=lambda t: (count[t], -topics.index(t)))
+        why = f"{count[topic]} of the last {NEWS_WINDOW} news items were field news on it"
+    return topic, why, [p["id"] for p in pubs if p["topic"] == topic][:4]
 
 
 def _venue(api: Api) -> list[Decision]:

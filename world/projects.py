@@ -9,6 +9,7 @@ from .config import TOPIC_INDEX, TOPICS
 from .field import hotness
 from .kinds import ProjectEnd
 from .numbers import round1
+from .people import active_memberships
 from .state import Draft, Person, Project
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -210,84 +211,114 @@ def draft_quality(w: World, pj: Project) -> float:
 
 
 def projects_step(w: World, m: int) -> None:
-    """Tick step 2: delayed scoop news, progress, bleed, scoops, dead ends, completions (§6)."""
+    """Tick step 2 (§6): the scoop news due this month, then each active project's month in
+    turn: its team's effort, progress, novelty bleed, a scoop draw, a dead end or completion."""
     cfg, s = w.cfg, w.s
     if s.pending_scoop_news:
-        due = [row for row in s.pending_scoop_news if row[0] == m]
-        if due:
-            s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
-            for _, pid, topic in due:
-                w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
-                w.note_fact("scoops", {"project_id": pid, "topic": topic})
+        _scoop_news_due(w, m)
     active = [pj for pj in s.projects.values() if pj.status == "active"]
     if not active:
         return
-    memberships: dict[str, int] = {}
-    for pj in active:
-        for pid in pj.members:
-            memberships[pid] = memberships.get(pid, 0) + 1
-    people = s.people
-    keyed_text = w.rng.keyed_text
-    noise_sd = cfg.progress_noise_sd
-    crowding = s.crowding
-    novelty_min, bleed = cfg.novelty_min, cfg.novelty_bleed
+    n_projects = active_memberships(active)
     for pj in active:  # a project ended in this loop is never one still to come
-        k = TOPIC_INDEX[pj.topic]
-        effort = 0.0
-        ka = []
-        for pid in pj.members:
-            p = people[pid]
-            if p.status != "active":
-                continue
-            effort += effectiveness(cfg, p, memberships.get(pid, 1))
-            ka.append(p.skill * p.ability)
-        pj.ticks += 1
-        compute = pj.compute
-        pj.compute_sum += compute
-        if ka:
-            weight = max(effort, 1e-6)
-            pj.ka_sum += weight * (sum(ka) / len(ka))
-            pj.ka_weight += weight
-        gen = keyed_text(f"project_month|{pj.id}|{m}")
-        # gen.normal(1.0, sd) as numpy computes it (1.0 + sd × a standard normal), without its
-        # argument checks: the same draw, the same float (scalar draws are Python floats)
-        noise = 1.0 + noise_sd * gen.standard_normal()
-        u_scoop = gen.random()
+        effort = _staff_month(w, pj, n_projects)
+        noise, u_scoop = _project_month_draws(w, pj.id, m)
         if effort > 0:
-            pj.progress += progress_increment(cfg, effort, compute, noise)
-        pj.novelty = max(novelty_min, pj.novelty - bleed * crowding[k])
-        if (
-            not cfg.no_scooping
-            and pj.progress / pj.work >= cfg.scoop_progress
-            and u_scoop < cfg.scoop_rate * s.crowding[k]
-        ):
-            pj.novelty *= cfg.scoop_factor
-            pj.scoops += 1
-            rec = s.eval_log.get("projects", {}).get(pj.id)
-            if rec is not None:
-                rec["scoops"] += 1
-            _member_impulse(w, pj, cfg.impulse_scooped)
-            s.pending_scoop_news.append([m + 1, pj.id, pj.topic])
+            pj.progress += progress_increment(cfg, effort, pj.compute, noise)
+        crowding = s.crowding[TOPIC_INDEX[pj.topic]]
+        pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * crowding)
+        if scooped(cfg, pj, crowding, u_scoop):
+            _scoop(w, pj, m)
         if not pj.feasible and pj.progress >= cfg.deadend_progress * pj.work:
-            _member_impulse(w, pj, cfg.impulse_killed)
-            end_project(w, pj, "deadend")
-            g = w.rng.keyed("salvage", pj.id)
-            salvage_id = None
-            if float(g.random()) < cfg.salvage_p:
-                q = float(g.uniform(cfg.salvage_q_low, cfg.salvage_q_high))
-                salvage_id = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True).id
-            w.note_fact(
-                "dead_ends", {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage_id}
-            )
+            _dead_end(w, pj)
+        elif pj.feasible and pj.progress >= pj.work:
+            _complete(w, pj)
+
+
+def _scoop_news_due(w: World, m: int) -> None:
+    """Write the scoop news due at the tick of ``m`` (a scoop of month m − 1, §6's delay)."""
+    s = w.s
+    due = [row for row in s.pending_scoop_news if row[0] == m]
+    if due:
+        s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
+        for _, pid, topic in due:
+            w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
+            w.note_fact("scoops", {"project_id": pid, "topic": topic})
+
+
+def _staff_month(w: World, pj: Project, n_projects: dict[str, int]) -> float:
+    """The project's team this month (§6): effort E = Σ e_i over listed members still active,
+    and the month added to the accumulators (ticks, compute sum, the effort-weighted mean of
+    skill × ability). Returns E."""
+    cfg, people = w.cfg, w.s.people
+    effort = 0.0
+    ka = []
+    for pid in pj.members:
+        p = people[pid]
+        if p.status != "active":
             continue
-        if pj.feasible and pj.progress >= pj.work:
-            q = draft_quality(w, pj)
-            end_project(w, pj, "completed")
-            d = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
-            w.note_fact(
-                "drafts_completed",
-                {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False},
-            )
+        effort += effectiveness(cfg, p, n_projects.get(pid, 1))
+        ka.append(p.skill * p.ability)
+    pj.ticks += 1
+    pj.compute_sum += pj.compute
+    if ka:
+        weight = max(effort, 1e-6)
+        pj.ka_sum += weight * (sum(ka) / len(ka))
+        pj.ka_weight += weight
+    return effort
+
+
+def _project_month_draws(w: World, project_id: str, m: int) -> tuple[float, float]:
+    """The project's draws of month ``m`` (§13, keyed by project and month): the progress
+    noise ~ N(1, ``progress_noise_sd``), then the scoop uniform."""
+    gen = w.rng.keyed_text(f"project_month|{project_id}|{m}")
+    # numpy's gen.normal(1.0, sd) is 1.0 + sd × a standard normal: the same draw and float
+    # without its argument checks (scalar draws are Python floats)
+    noise = 1.0 + w.cfg.progress_noise_sd * gen.standard_normal()
+    return noise, gen.random()
+
+
+def scooped(cfg: WorldConfig, pj: Project, crowding: float, u_scoop: float) -> bool:
+    """Whether the project is scooped this month (§6): progress/W ≥ 0.25 after this month's
+    progress and ``u_scoop`` < 0.010 C_k (``crowding`` C_k of its topic); never under ``no_scooping``."""
+    return not cfg.no_scooping and pj.progress / pj.work >= cfg.scoop_progress and u_scoop < cfg.scoop_rate * crowding
+
+
+def _scoop(w: World, pj: Project, m: int) -> None:
+    """A scoop (§6): novelty × 0.45, the count, −0.20/ρ to active members, news at m + 1."""
+    cfg = w.cfg
+    pj.novelty *= cfg.scoop_factor
+    pj.scoops += 1
+    rec = w.s.eval_log.get("projects", {}).get(pj.id)
+    if rec is not None:
+        rec["scoops"] += 1
+    _member_impulse(w, pj, cfg.impulse_scooped)
+    w.s.pending_scoop_news.append([m + 1, pj.id, pj.topic])
+
+
+def _dead_end(w: World, pj: Project) -> None:
+    """An infeasible project reaches its dead end (§6): −0.15/ρ to active members, status
+    deadend, and with p ``salvage_p`` (keyed by project) a salvage draft of the same tier."""
+    cfg = w.cfg
+    _member_impulse(w, pj, cfg.impulse_killed)
+    end_project(w, pj, "deadend")
+    g = w.rng.keyed("salvage", pj.id)
+    salvage_id = None
+    if float(g.random()) < cfg.salvage_p:
+        q = float(g.uniform(cfg.salvage_q_low, cfg.salvage_q_high))
+        salvage_id = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj), salvage=True).id
+    w.note_fact("dead_ends", {"project_id": pj.id, "topic": pj.topic, "tier": pj.tier, "salvage_draft_id": salvage_id})
+
+
+def _complete(w: World, pj: Project) -> None:
+    """A feasible project completes (§6): status completed, its draft at :func:`draft_quality`."""
+    q = draft_quality(w, pj)
+    end_project(w, pj, "completed")
+    d = _new_draft(w, pj, pj.topic, pj.tier, q, _authors(w, pj))
+    w.note_fact(
+        "drafts_completed",
+        {"project_id": pj.id, "draft_id": d.id, "topic": d.topic, "tier": d.tier, "collab": False},
+    )
 
 
 def _authors(w: World, pj: Project) -> list[str]:
