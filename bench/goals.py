@@ -371,7 +371,37 @@ def print_table(rows: list[Row]) -> None:
             print("  ".join("-" * w for w in widths))
 
 
-def main(argv: list[str] | None = None) -> int:
+# --- the run ------------------------------------------------------------------------------
+
+
+@dataclass
+class Measured:
+    """What one run measured (the module docstring says how): per tree (``"ours"``,
+    ``"anchor"``) the baseline month and do-nothing tick (CPU ms), the save figures and the
+    start-up figures (wall s); ours alone the head-count runs, the headless career figures
+    and the sweeps (``None`` when not run or failed; ``sweep0`` the small run for the fixed cost)."""
+
+    base: dict[str, float]
+    tick: dict[str, float]
+    saves: dict[str, SaveFigures]
+    start: dict[str, dict[str, float]]
+    head_runs: list[list[Any]]
+    headless: dict[str, list[float]]
+    sweep: Any | None
+    sweep0: Any | None
+
+
+@dataclass
+class Factors:
+    """The machine factors (the first release now / the issue's figure for it), per kind of work."""
+
+    cpu: Range
+    start: Range
+    disk: Range
+
+
+def _arguments(argv: list[str] | None) -> tuple[argparse.Namespace, int]:
+    """The command line and the sweep's seed count (``--sweep-seeds``, else 600, 200 with ``--quick``)."""
     ap = argparse.ArgumentParser(
         prog="python bench/goals.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -389,130 +419,126 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-sweep", action="store_true", help="leave the sweep out")
     args = ap.parse_args(argv)
-    q = args.quick
-    n_seeds = args.sweep_seeds or (200 if q else 600)
+    n_seeds = args.sweep_seeds or (200 if args.quick else 600)
     if n_seeds < 1:
         ap.error(f"--sweep-seeds must be 1 or more, not {n_seeds}")
-    started = time.perf_counter()
-    print(
-        f"issue 9 §3 goals, read against the first release measured now (python {sys.version.split()[0]}, "
-        f"{os.cpu_count()} CPUs, load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())}, "
-        f"{time.strftime('%Y-%m-%d %H:%M %Z')})"
+    return args, n_seeds
+
+
+def _measure(args: argparse.Namespace, n_seeds: int, tmp: Path) -> Measured:
+    """Every figure, the anchor taken into ``tmp``; progress is printed as it goes.
+
+    Raises:
+        AnchorError: the anchor cannot be had, or it has no bench script to measure saves with.
+    """
+    q = args.quick
+    anchor_path, anchor_text = anchor_checkout(args.anchor, tmp)
+    print(f"this tree: {ROOT}; the anchor (first release, assumed the tree the issue measured): {anchor_text}")
+    if os.getloadavg()[0] > (os.cpu_count() or 1):
+        print(
+            "the machine is loaded (more runnable processes than CPUs): wall times stretch, CPU times less; "
+            "the side-by-side factors absorb what hits both trees alike, not the noise"
+        )
+    trees = {"ours": speed.Tree(ROOT), "anchor": speed.Tree(anchor_path)}
+
+    print("measuring: in-process side by side (baseline careers, do-nothing ticks) ...", flush=True)
+    sbs = speed.side_by_side_figures(trees, 8 if q else 24)
+
+    print("measuring: saves side by side (busy month-60 lab: save, load, a career of autosaves) ...", flush=True)
+    sv = save_figures(trees, tmp, 7 if q else 21, 1 if q else 3)
+
+    print("measuring: per-month cost against head count ...", flush=True)
+    sizes = [10, 100, 500, 2000] if q else [10, 50, 200, 500, 1000, 2000]
+    head_runs = speed.head_count_runs({"": None}, sizes, 4 if q else 10, 1 if q else 3, pick=min)[""]
+
+    print("measuring: a baseline career through headless against in-process ...", flush=True)
+    code = (ROOT / "examples" / "agents" / "baseline.py").read_text()
+    hl = headless.career_in_session_figures(code, 2 if q else 5)
+
+    print("measuring: start-up, fresh processes, both trees interleaved ...", flush=True)
+    st = start_figures({"ours": ROOT, "anchor": anchor_path}, 3 if q else 9, tmp)
+
+    sw, sw0 = (None, None) if args.no_sweep else _sweeps(n_seeds, tmp)
+    return Measured(
+        base={n: statistics.median(f["base"]) * 1e3 for n, f in sbs.items()},
+        tick={n: statistics.median(f["tick"]) * 1e3 for n, f in sbs.items()},
+        saves=sv,
+        start=st,
+        head_runs=head_runs,
+        headless=hl,
+        sweep=sw,
+        sweep0=sw0,
     )
-    with tempfile.TemporaryDirectory(prefix="pibench-goals-") as tmp_name:
-        tmp = Path(tmp_name)
-        try:
-            anchor_path, anchor_text = anchor_checkout(args.anchor, tmp)
-        except AnchorError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        print(f"this tree: {ROOT}; the anchor (first release, assumed the tree the issue measured): {anchor_text}")
-        if os.getloadavg()[0] > (os.cpu_count() or 1):
-            print(
-                "the machine is loaded (more runnable processes than CPUs): wall times stretch, CPU times less; "
-                "the side-by-side factors absorb what hits both trees alike, not the noise"
-            )
-        trees = {"ours": speed.Tree(ROOT), "anchor": speed.Tree(anchor_path)}
 
-        print("measuring: in-process side by side (baseline careers, do-nothing ticks) ...", flush=True)
-        sbs = speed.side_by_side_figures(trees, 8 if q else 24)
-        base = {n: statistics.median(f["base"]) * 1e3 for n, f in sbs.items()}
-        tick = {n: statistics.median(f["tick"]) * 1e3 for n, f in sbs.items()}
 
-        print("measuring: saves side by side (busy month-60 lab: save, load, a career of autosaves) ...", flush=True)
-        try:
-            sv = save_figures(trees, tmp, 7 if q else 21, 1 if q else 3)
-        except AnchorError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+def _sweeps(n_seeds: int, tmp: Path) -> tuple[Any | None, Any | None]:
+    """The sweep of ``n_seeds`` seeds and the small one for its fixed cost; ``(None, None)``
+    (said on stderr) when either fails."""
+    print(
+        f"measuring: pibench run baseline --seeds 1-{n_seeds} --jobs {SWEEP_JOBS}, "
+        f"and --seeds 1-{SWEEP_JOBS} for its fixed cost ...",
+        flush=True,
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PIBENCH_HOME=str(tmp / "home"))
+    sw0 = sweep.run_sweep(SWEEP_JOBS, SWEEP_JOBS, env=env)
+    sw = sweep.run_sweep(n_seeds, SWEEP_JOBS, env=env)
+    if sw.returncode != 0 or sw0.returncode != 0:
+        print(f"the sweep failed with exit status {sw.returncode or sw0.returncode}", file=sys.stderr)
+        return None, None
+    return sw, sw0
 
-        print("measuring: per-month cost against head count ...", flush=True)
-        sizes = [10, 100, 500, 2000] if q else [10, 50, 200, 500, 1000, 2000]
-        head_runs = speed.head_count_runs({"": None}, sizes, 4 if q else 10, 1 if q else 3, pick=min)[""]
 
-        print("measuring: a baseline career through headless against in-process ...", flush=True)
-        code = (ROOT / "examples" / "agents" / "baseline.py").read_text()
-        hl = headless.career_in_session_figures(code, 2 if q else 5)
-
-        print("measuring: start-up, fresh processes, both trees interleaved ...", flush=True)
-        st = start_figures({"ours": ROOT, "anchor": anchor_path}, 3 if q else 9, tmp)
-
-        sw = sw0 = None
-        if not args.no_sweep:
-            print(
-                f"measuring: pibench run baseline --seeds 1-{n_seeds} --jobs {SWEEP_JOBS}, "
-                f"and --seeds 1-{SWEEP_JOBS} for its fixed cost ...",
-                flush=True,
-            )
-            env = dict(os.environ, PYTHONPATH=str(ROOT), PIBENCH_HOME=str(tmp / "home"))
-            sw0 = sweep.run_sweep(SWEEP_JOBS, SWEEP_JOBS, env=env)
-            sw = sweep.run_sweep(n_seeds, SWEEP_JOBS, env=env)
-            if sw.returncode != 0 or sw0.returncode != 0:
-                print(f"the sweep failed with exit status {sw.returncode or sw0.returncode}", file=sys.stderr)
-                sw = None
-
-    # machine factors
-    f_cpu = machine_factor(base["anchor"], ISSUE["anchor_baseline_ms"])
-    f_start = machine_factor(st["anchor"]["import"] * 1e3, ISSUE["anchor_import_ms"])
-    f_disk = machine_factor(sv["anchor"].autosave_median * 1e3, ISSUE["anchor_autosave_ms"])
+def _machine_factors(fig: Measured) -> Factors:
+    """The three machine factors, printed with what they were read from."""
+    fac = Factors(
+        cpu=machine_factor(fig.base["anchor"], ISSUE["anchor_baseline_ms"]),
+        start=machine_factor(fig.start["anchor"]["import"] * 1e3, ISSUE["anchor_import_ms"]),
+        disk=machine_factor(fig.saves["anchor"].autosave_median * 1e3, ISSUE["anchor_autosave_ms"]),
+    )
     print()
     print("machine factors (the first release now / the issue's figure for it):")
     print(
-        f"  compute  {rng(f_cpu, '{:.2f}')}x: its warm baseline career {base['anchor']:.4f} ms/month CPU now "
+        f"  compute  {rng(fac.cpu, '{:.2f}')}x: its warm baseline career {fig.base['anchor']:.4f} ms/month CPU now "
         f"/ {ISSUE['anchor_baseline_ms']} ms (side by side in this process)"
     )
     print(
-        f"  start-up {rng(f_start, '{:.2f}')}x: its `import world.runner` {st['anchor']['import'] * 1e3:.0f} ms wall now "
+        f"  start-up {rng(fac.start, '{:.2f}')}x: its `import world.runner` {fig.start['anchor']['import'] * 1e3:.0f} ms wall now "
         f"/ {ISSUE['anchor_import_ms']:.0f} ms (fresh processes, interleaved with ours)"
     )
     print(
-        f"  disk     {rng(f_disk, '{:.2f}')}x: its autosave {sv['anchor'].autosave_median * 1e3:.1f} ms/month wall "
+        f"  disk     {rng(fac.disk, '{:.2f}')}x: its autosave {fig.saves['anchor'].autosave_median * 1e3:.1f} ms/month wall "
         f"(median) now / {rng(ISSUE['anchor_autosave_ms'], '{:.0f}')} ms (side by side in this process)"
     )
+    return fac
 
-    rows: list[Row] = []
-    orig = as_range(ISSUE["original_baseline_ms"])
-    goal = scaled_goal((orig[0] / GOAL_SPEEDUP, orig[1] / GOAL_SPEEDUP), f_cpu)
-    est = ratio_to_original(base["anchor"], base["ours"], [o / ISSUE["anchor_baseline_ms"] for o in orig])
-    rows.append(
-        Row(
-            f"baseline month >= {GOAL_SPEEDUP:g}x the original ({rng(orig, '{:.2f}')} ms) [1]",
-            f"compute {rng(f_cpu, '{:.2f}')}",
-            f"<= {rng(goal, '{:.4f}')} ms",
-            f"{base['ours']:.4f} ms",
-            verdict(base["ours"], goal),
-            f"{rng(est, '{:.1f}')}x faster",
-        )
-    )
-    est_t = ratio_to_original(tick["anchor"], tick["ours"], ISSUE["anchor_tick_vs_original"])
-    goal = scaled_goal(GOAL_TICK_MS, f_cpu)
-    rows.append(
-        Row(
-            f"do-nothing engine tick <= {GOAL_TICK_MS} ms [2]",
-            f"compute {rng(f_cpu, '{:.2f}')} *",
-            f"<= {rng(goal, '{:.4f}')} ms",
-            f"{tick['ours']:.4f} ms",
-            verdict(tick["ours"], goal),
-            f"~{rng(est_t, '{:.1f}')}x faster",
-        )
-    )
-    if sw is not None:
-        assert sw0 is not None
-        cpu_fit, cpu_fixed = extrapolate((sw0.seeds, sw0.cpu), (sw.seeds, sw.cpu), SWEEP_SEEDS)
-        wall_fit, wall_fixed = extrapolate((sw0.seeds, sw0.wall), (sw.seeds, sw.wall), SWEEP_SEEDS)
-        cpu_wall = cpu_fit / SWEEP_JOBS
-        goal = scaled_goal(GOAL_SWEEP_S, f_cpu)
-        label = "" if sw.seeds == SWEEP_SEEDS else f", extrapolated from {sw.seeds:,}"
-        rows.append(
-            Row(
-                f"{SWEEP_SEEDS:,}-seed sweep, --jobs {SWEEP_JOBS}, < {GOAL_SWEEP_S:g} s [3]",
-                f"compute {rng(f_cpu, '{:.2f}')} *",
-                f"< {rng(goal, '{:.0f}')} s",
-                f"{cpu_wall:.0f} s (CPU/{SWEEP_JOBS}{label})",
-                verdict(cpu_wall, goal),
-            )
-        )
-    ratio = statistics.median(hl["cpu"]) / statistics.median(hl["ip_cpu"])
+
+def _sweep_fit(fig: Measured) -> tuple[float, float, float, float]:
+    """The sweep extrapolated to :data:`SWEEP_SEEDS`: CPU s, its fixed part, wall s, its fixed part."""
+    sw, sw0 = fig.sweep, fig.sweep0
+    assert sw is not None and sw0 is not None
+    cpu_fit, cpu_fixed = extrapolate((sw0.seeds, sw0.cpu), (sw.seeds, sw.cpu), SWEEP_SEEDS)
+    wall_fit, wall_fixed = extrapolate((sw0.seeds, sw0.wall), (sw.seeds, sw.wall), SWEEP_SEEDS)
+    return cpu_fit, cpu_fixed, wall_fit, wall_fixed
+
+
+def _headless_ratio(fig: Measured) -> float:
+    """The headless career's CPU over the in-process career's (medians)."""
+    return statistics.median(fig.headless["cpu"]) / statistics.median(fig.headless["ip_cpu"])
+
+
+def _head_fits(fig: Measured) -> tuple[list[int], list[float], list[tuple[float, float]]]:
+    """The head-count sizes, the median per-month cost of each, and each run's two exponents."""
+    ns = [n for n, _, _ in fig.head_runs[0]]
+    total = [statistics.median(r[i][1] + r[i][2] for r in fig.head_runs) for i in range(len(ns))]
+    return ns, total, [speed.head_exponents(r) for r in fig.head_runs]
+
+
+def _rows(fig: Measured, fac: Factors) -> list[Row]:
+    """The table's rows, goal by goal ([1] ... [8] of the notes)."""
+    rows = [_baseline_row(fig, fac), _tick_row(fig, fac)]
+    if fig.sweep is not None:
+        rows.append(_sweep_row(fig, fac))
+    ratio = _headless_ratio(fig)
     rows.append(
         Row(
             f"headless career within {GOAL_HEADLESS_RATIO}x of in-process [4]",
@@ -522,133 +548,203 @@ def main(argv: list[str] | None = None) -> int:
             verdict(ratio, (GOAL_HEADLESS_RATIO, GOAL_HEADLESS_RATIO)),
         )
     )
-    goal = scaled_goal(GOAL_AUTOSAVE_MS, f_disk)
-    rows.append(
-        Row(
-            f"autosave <= {GOAL_AUTOSAVE_MS:g} ms a month [5]",
-            f"disk {rng(f_disk, '{:.2f}')}",
-            f"<= {rng(goal, '{:.1f}')} ms",
-            f"{sv['ours'].autosave_mean * 1e3:.2f} ms (mean)",
-            verdict(sv["ours"].autosave_mean * 1e3, goal),
-        )
-    )
-    goal = scaled_goal(GOAL_SAVE_LOAD_MS, f_disk)
-    for what, fig in (
-        ("save", sv["ours"].save),
-        ("load", sv["ours"].load),
-        ("unsealed load, 1st (replay)", sv["ours"].unsealed),
-        ("unsealed load, verified", sv["ours"].verified),
-    ):
-        rows.append(
-            Row(
-                f"{what} of a busy month-60 career <= {GOAL_SAVE_LOAD_MS:g} ms [6]",
-                f"disk {rng(f_disk, '{:.2f}')} *",
-                f"<= {rng(goal, '{:.1f}')} ms",
-                f"{fig[0] * 1e3:.2f} ms",
-                verdict(fig[0] * 1e3, goal),
-            )
-        )
-    goal = scaled_goal(GOAL_START_MS, f_start)
+    rows += _save_rows(fig, fac)
+    goal = scaled_goal(GOAL_START_MS, fac.start)
     for what, key in (("pibench --help", "help"), ("headless start-up (1st reply)", "headless")):
         rows.append(
             Row(
                 f"{what} <= {GOAL_START_MS:g} ms [7]",
-                f"start-up {rng(f_start, '{:.2f}')}",
+                f"start-up {rng(fac.start, '{:.2f}')}",
                 f"<= {rng(goal, '{:.0f}')} ms",
-                f"{st['ours'][key] * 1e3:.0f} ms",
-                verdict(st["ours"][key] * 1e3, goal),
+                f"{fig.start['ours'][key] * 1e3:.0f} ms",
+                verdict(fig.start["ours"][key] * 1e3, goal),
             )
         )
-    ns = [n for n, _, _ in head_runs[0]]
-    total = [statistics.median(r[i][1] + r[i][2] for r in head_runs) for i in range(len(ns))]
-    fits = [speed.head_exponents(r) for r in head_runs]
-    b_alls, b_tops = [f[0] for f in fits], [f[1] for f in fits]
-    b_all, b_top = statistics.median(b_alls), statistics.median(b_tops)
-    spread = f"; runs {min(b_tops):.2f}-{max(b_tops):.2f}" if len(fits) > 1 else ""
-    worst = max(b_all, b_top)
-    rows.append(
+    rows.append(_head_count_row(fig))
+    return rows
+
+
+def _baseline_row(fig: Measured, fac: Factors) -> Row:
+    """[1] the warm baseline month against the original's divided by :data:`GOAL_SPEEDUP`."""
+    orig = as_range(ISSUE["original_baseline_ms"])
+    goal = scaled_goal((orig[0] / GOAL_SPEEDUP, orig[1] / GOAL_SPEEDUP), fac.cpu)
+    est = ratio_to_original(fig.base["anchor"], fig.base["ours"], [o / ISSUE["anchor_baseline_ms"] for o in orig])
+    return Row(
+        f"baseline month >= {GOAL_SPEEDUP:g}x the original ({rng(orig, '{:.2f}')} ms) [1]",
+        f"compute {rng(fac.cpu, '{:.2f}')}",
+        f"<= {rng(goal, '{:.4f}')} ms",
+        f"{fig.base['ours']:.4f} ms",
+        verdict(fig.base["ours"], goal),
+        f"{rng(est, '{:.1f}')}x faster",
+    )
+
+
+def _tick_row(fig: Measured, fac: Factors) -> Row:
+    """[2] the do-nothing engine tick."""
+    est_t = ratio_to_original(fig.tick["anchor"], fig.tick["ours"], ISSUE["anchor_tick_vs_original"])
+    goal = scaled_goal(GOAL_TICK_MS, fac.cpu)
+    return Row(
+        f"do-nothing engine tick <= {GOAL_TICK_MS} ms [2]",
+        f"compute {rng(fac.cpu, '{:.2f}')} *",
+        f"<= {rng(goal, '{:.4f}')} ms",
+        f"{fig.tick['ours']:.4f} ms",
+        verdict(fig.tick["ours"], goal),
+        f"~{rng(est_t, '{:.1f}')}x faster",
+    )
+
+
+def _sweep_row(fig: Measured, fac: Factors) -> Row:
+    """[3] the 10,000-seed sweep, its CPU time shared by the jobs."""
+    assert fig.sweep is not None
+    cpu_wall = _sweep_fit(fig)[0] / SWEEP_JOBS
+    goal = scaled_goal(GOAL_SWEEP_S, fac.cpu)
+    label = "" if fig.sweep.seeds == SWEEP_SEEDS else f", extrapolated from {fig.sweep.seeds:,}"
+    return Row(
+        f"{SWEEP_SEEDS:,}-seed sweep, --jobs {SWEEP_JOBS}, < {GOAL_SWEEP_S:g} s [3]",
+        f"compute {rng(fac.cpu, '{:.2f}')} *",
+        f"< {rng(goal, '{:.0f}')} s",
+        f"{cpu_wall:.0f} s (CPU/{SWEEP_JOBS}{label})",
+        verdict(cpu_wall, goal),
+    )
+
+
+def _save_rows(fig: Measured, fac: Factors) -> list[Row]:
+    """[5] autosave a month, [6] save and the loads of a busy month-60 career."""
+    ours = fig.saves["ours"]
+    goal = scaled_goal(GOAL_AUTOSAVE_MS, fac.disk)
+    rows = [
         Row(
-            f"per-month cost <= linear in head count {ns[0]}..{ns[-1]:,} [8]",
-            "none (an exponent)",
-            f"exponent <= {GOAL_EXPONENT:g}",
-            f"{b_all:.2f} (>= {speed.UPPER_SIZES}: {b_top:.2f}{spread})",
-            verdict(worst, (GOAL_EXPONENT, GOAL_EXPONENT + EXPONENT_NOISE)),
+            f"autosave <= {GOAL_AUTOSAVE_MS:g} ms a month [5]",
+            f"disk {rng(fac.disk, '{:.2f}')}",
+            f"<= {rng(goal, '{:.1f}')} ms",
+            f"{ours.autosave_mean * 1e3:.2f} ms (mean)",
+            verdict(ours.autosave_mean * 1e3, goal),
         )
+    ]
+    goal = scaled_goal(GOAL_SAVE_LOAD_MS, fac.disk)
+    for what, f in (
+        ("save", ours.save),
+        ("load", ours.load),
+        ("unsealed load, 1st (replay)", ours.unsealed),
+        ("unsealed load, verified", ours.verified),
+    ):
+        rows.append(
+            Row(
+                f"{what} of a busy month-60 career <= {GOAL_SAVE_LOAD_MS:g} ms [6]",
+                f"disk {rng(fac.disk, '{:.2f}')} *",
+                f"<= {rng(goal, '{:.1f}')} ms",
+                f"{f[0] * 1e3:.2f} ms",
+                verdict(f[0] * 1e3, goal),
+            )
+        )
+    return rows
+
+
+def _head_count_row(fig: Measured) -> Row:
+    """[8] the per-month cost against head count: the larger of the two fitted exponents."""
+    ns, _, fits = _head_fits(fig)
+    b_tops = [f[1] for f in fits]
+    b_all, b_top = statistics.median(f[0] for f in fits), statistics.median(b_tops)
+    spread = f"; runs {min(b_tops):.2f}-{max(b_tops):.2f}" if len(fits) > 1 else ""
+    return Row(
+        f"per-month cost <= linear in head count {ns[0]}..{ns[-1]:,} [8]",
+        "none (an exponent)",
+        f"exponent <= {GOAL_EXPONENT:g}",
+        f"{b_all:.2f} (>= {speed.UPPER_SIZES}: {b_top:.2f}{spread})",
+        verdict(max(b_all, b_top), (GOAL_EXPONENT, GOAL_EXPONENT + EXPONENT_NOISE)),
     )
-    print()
-    print_table(rows)
-    print(
-        "* the issue gives no first-release figure for this goal: the factor of its kind is used (see the note). "
-        "'borderline': met at one end of the factor's range only (the exponent: within "
-        f"{EXPONENT_NOISE:g} of linear, this measurement's noise)."
-    )
-    print()
-    a, o = st["anchor"], st["ours"]
-    print("notes (every figure a median unless said; 'anchor' = the first release measured now, side by side):")
-    print(
+
+
+def _notes(fig: Measured, fac: Factors) -> list[str]:
+    """The notes under the table, [1] ... [8]: how each figure was measured, with the raw figures."""
+    base, tick = fig.base, fig.tick
+    orig = as_range(ISSUE["original_baseline_ms"])
+    return [
         f"[1] CPU ms per simulated month of a warm in-process baseline career (seeds 101-110); anchor "
         f"{base['anchor']:.4f} ms, ours {base['ours']:.4f} ms: {base['anchor'] / base['ours']:.2f}x the first release. "
         f"The goal is the original's {rng(orig, '{:.2f}')} ms / {GOAL_SPEEDUP:g} times the factor; 'met' needs "
-        f">= {GOAL_SPEEDUP:g}x against the original's fast end ({orig[0]} ms)."
-    )
-    print(
+        f">= {GOAL_SPEEDUP:g}x against the original's fast end ({orig[0]} ms).",
         f"[2] CPU ms of World.next_month with nobody in the lab, months of seeds 101-110; anchor {tick['anchor']:.4f} ms "
         f"({tick['anchor'] / tick['ours']:.2f}x ours). The issue gives no first-release tick figure: the compute factor "
-        f"is used. vs original: times the issue's 'our engine tick is already 2.8x faster' (of the first release)."
+        f"is used. vs original: times the issue's 'our engine tick is already 2.8x faster' (of the first release).",
+        _sweep_note(fig),
+        _headless_note(fig),
+        *_save_notes(fig, fac),
+        _start_note(fig),
+        _head_count_note(fig),
+    ]
+
+
+def _sweep_note(fig: Measured) -> str:
+    """[3]: the sweep's two runs, the extrapolation and the memory of the process tree."""
+    sw, sw0 = fig.sweep, fig.sweep0
+    if sw is None or sw0 is None:
+        return "[3] the sweep was not run (--no-sweep, or it failed): no row."
+    cpu_fit, cpu_fixed, wall_fit, wall_fixed = _sweep_fit(fig)
+    extrapolated = (
+        f"Extrapolated to {SWEEP_SEEDS:,} seeds by the line through both runs (fixed part: CPU "
+        f"{cpu_fixed:.1f} s, wall {wall_fixed:.1f} s): "
+        if sw.seeds != SWEEP_SEEDS
+        else ""
     )
-    if sw is not None:
-        print(
-            f"[3] `pibench run baseline --seeds 1-{sw.seeds} --jobs {SWEEP_JOBS}` once: wall {sw.wall:.1f} s, CPU of the "
-            f"process tree {sw.cpu:.1f} s ({sw.cpu / sw.seeds * 1e3:.1f} ms a career); with --seeds 1-{sw0.seeds}: wall "
-            f"{sw0.wall:.1f} s, CPU {sw0.cpu:.1f} s. "
-            + (
-                f"Extrapolated to {SWEEP_SEEDS:,} seeds by the line through both runs (fixed part: CPU "
-                f"{cpu_fixed:.1f} s, wall {wall_fixed:.1f} s): "
-                if sw.seeds != SWEEP_SEEDS
-                else ""
-            )
-            + f"CPU {cpu_fit:.0f} s / {SWEEP_JOBS} jobs = {cpu_wall:.0f} s; wall as seen {wall_fit:.0f} s (load average "
-            f"{sw.load_before} before, {sw.load_after} after: the wall waits for other work). Memory of the tree at "
-            "10/50/90% of the run: "
-            f"{sw.at(0.1, 1):.0f}/{sw.at(0.5, 1):.0f}/{sw.at(0.9, 1):.0f} MB resident, "
-            f"{sw.at(0.1, 2):.0f}/{sw.at(0.5, 2):.0f}/{sw.at(0.9, 2):.0f} MB PSS. No anchor figure: the compute factor."
-        )
-    else:
-        print("[3] the sweep was not run (--no-sweep, or it failed): no row.")
+    return (
+        f"[3] `pibench run baseline --seeds 1-{sw.seeds} --jobs {SWEEP_JOBS}` once: wall {sw.wall:.1f} s, CPU of the "
+        f"process tree {sw.cpu:.1f} s ({sw.cpu / sw.seeds * 1e3:.1f} ms a career); with --seeds 1-{sw0.seeds}: wall "
+        f"{sw0.wall:.1f} s, CPU {sw0.cpu:.1f} s. "
+        + extrapolated
+        + f"CPU {cpu_fit:.0f} s / {SWEEP_JOBS} jobs = {cpu_fit / SWEEP_JOBS:.0f} s; wall as seen {wall_fit:.0f} s (load average "
+        f"{sw.load_before} before, {sw.load_after} after: the wall waits for other work). Memory of the tree at "
+        "10/50/90% of the run: "
+        f"{sw.at(0.1, 1):.0f}/{sw.at(0.5, 1):.0f}/{sw.at(0.9, 1):.0f} MB resident, "
+        f"{sw.at(0.1, 2):.0f}/{sw.at(0.5, 2):.0f}/{sw.at(0.9, 2):.0f} MB PSS. No anchor figure: the compute factor."
+    )
+
+
+def _headless_note(fig: Measured) -> str:
+    """[4]: the headless career's CPU and wall against in-process, and the cost per round trip."""
+    hl = fig.headless
     trips = statistics.median(hl["trips"])
-    print(
+    return (
         f"[4] the baseline career (examples/agents/baseline.py, seed 101) as one block of a headless session "
         f"against run_career in-process, alternately: CPU {statistics.median(hl['cpu']) * 1e3:.0f} ms (pibench + "
-        f"agent process) / {statistics.median(hl['ip_cpu']) * 1e3:.0f} ms = {ratio:.2f}x; wall "
+        f"agent process) / {statistics.median(hl['ip_cpu']) * 1e3:.0f} ms = {_headless_ratio(fig):.2f}x; wall "
         f"{statistics.median(hl['wall']) / statistics.median(hl['ip_wall']):.2f}x; {trips:.0f} round trips, "
         f"{(statistics.median(hl['cpu']) - statistics.median(hl['ip_cpu'])) / trips * 1e6:.0f} us CPU each beyond "
         f"in-process (the issue: the first release {ISSUE['anchor_headless_ratio']}x, ~{ISSUE['anchor_round_trip_us']:.0f} "
         f"us a round trip). Not scaled; the anchor's headless is not measured (its session API differs)."
     )
-    cpu_text = f", CPU mean {sv['ours'].autosave_cpu_mean * 1e3:.2f} ms" if sv["ours"].autosave_cpu_mean else ""
-    print(
+
+
+def _save_notes(fig: Measured, fac: Factors) -> list[str]:
+    """[5] and [6]: the autosave, save and load figures of both trees."""
+    ours, anchor = fig.saves["ours"], fig.saves["anchor"]
+    cpu_text = f", CPU mean {ours.autosave_cpu_mean * 1e3:.2f} ms" if ours.autosave_cpu_mean else ""
+    return [
         f"[5] wall ms per month of SaveStore.autosave over a busy career (ambitious policy, seed 101, $100M: "
-        f"bench/saves.py's busy_career of each tree); ours: mean {sv['ours'].autosave_mean * 1e3:.2f} ms, "
-        f"median {sv['ours'].autosave_median * 1e3:.2f} ms{cpu_text}; anchor: median "
-        f"{sv['anchor'].autosave_median * 1e3:.2f} ms, mean {sv['anchor'].autosave_mean * 1e3:.2f} ms "
-        f"({sv['anchor'].autosave_mean / sv['ours'].autosave_mean:.1f}x ours, means)."
-    )
-    print(
+        f"bench/saves.py's busy_career of each tree); ours: mean {ours.autosave_mean * 1e3:.2f} ms, "
+        f"median {ours.autosave_median * 1e3:.2f} ms{cpu_text}; anchor: median "
+        f"{anchor.autosave_median * 1e3:.2f} ms, mean {anchor.autosave_mean * 1e3:.2f} ms "
+        f"({anchor.autosave_mean / ours.autosave_mean:.1f}x ours, means).",
         f"[6] wall ms of SaveStore.save / load_world of the busy lab at month 60 (bench/saves.py's side_by_side_figures; "
-        f"ours' load: the sealed save, no replay needed); ours save {sv['ours'].save[0] * 1e3:.2f} (CPU "
-        f"{sv['ours'].save[1] * 1e3:.2f}), load {sv['ours'].load[0] * 1e3:.2f} (CPU {sv['ours'].load[1] * 1e3:.2f}), "
-        f"an unsealed save's first load with the replay check {sv['ours'].unsealed[0] * 1e3:.2f} (CPU "
-        f"{sv['ours'].unsealed[1] * 1e3:.2f}; the check alone {sv['ours'].replay[0] * 1e3:.2f}) and its loads once "
-        f"verified (its index entry marked, no replay) {sv['ours'].verified[0] * 1e3:.2f} (CPU "
-        f"{sv['ours'].verified[1] * 1e3:.2f}); anchor save "
-        f"{sv['anchor'].save[0] * 1e3:.2f}, load {sv['anchor'].load[0] * 1e3:.2f} (with its replay check). The issue "
+        f"ours' load: the sealed save, no replay needed); ours save {ours.save[0] * 1e3:.2f} (CPU "
+        f"{ours.save[1] * 1e3:.2f}), load {ours.load[0] * 1e3:.2f} (CPU {ours.load[1] * 1e3:.2f}), "
+        f"an unsealed save's first load with the replay check {ours.unsealed[0] * 1e3:.2f} (CPU "
+        f"{ours.unsealed[1] * 1e3:.2f}; the check alone {ours.replay[0] * 1e3:.2f}) and its loads once "
+        f"verified (its index entry marked, no replay) {ours.verified[0] * 1e3:.2f} (CPU "
+        f"{ours.verified[1] * 1e3:.2f}); anchor save "
+        f"{anchor.save[0] * 1e3:.2f}, load {anchor.load[0] * 1e3:.2f} (with its replay check). The issue "
         f"gives no first-release save or load figure: the disk factor (its autosave, the same store's work, wall "
-        f"time) is used. Read in CPU time with the compute factor instead: ours save {sv['ours'].save[1] * 1e3:.2f}, "
-        f"load {sv['ours'].load[1] * 1e3:.2f}, an unsealed save's first load {sv['ours'].unsealed[1] * 1e3:.2f} and "
-        f"once verified {sv['ours'].verified[1] * 1e3:.2f} against <= "
-        f"{rng(scaled_goal(GOAL_SAVE_LOAD_MS, f_cpu), '{:.1f}')} ms."
-    )
-    print(
+        f"time) is used. Read in CPU time with the compute factor instead: ours save {ours.save[1] * 1e3:.2f}, "
+        f"load {ours.load[1] * 1e3:.2f}, an unsealed save's first load {ours.unsealed[1] * 1e3:.2f} and "
+        f"once verified {ours.verified[1] * 1e3:.2f} against <= "
+        f"{rng(scaled_goal(GOAL_SAVE_LOAD_MS, fac.cpu), '{:.1f}')} ms.",
+    ]
+
+
+def _start_note(fig: Measured) -> str:
+    """[7]: the start-up figures of both trees, and import world.runner against the original."""
+    a, o = fig.start["anchor"], fig.start["ours"]
+    return (
         f"[7] wall ms, fresh processes, bytecode cached: ours --help {o['help'] * 1e3:.0f}, headless to its first "
         f"reply {o['headless'] * 1e3:.0f}, import world.runner {o['import'] * 1e3:.0f}; anchor --help "
         f"{a['help'] * 1e3:.0f}, headless {a['headless'] * 1e3:.0f}, import {a['import'] * 1e3:.0f}. "
@@ -656,11 +752,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{rng(ratio_to_original(a['import'], o['import'], ISSUE['original_import_ms'] / ISSUE['anchor_import_ms']), '{:.2f}')}x "
         f"the original's speed."
     )
-    print(
+
+
+def _head_count_note(fig: Measured) -> str:
+    """[8]: how the head-count months were played and fitted, every run's exponents, the medians per size."""
+    ns, total, fits = _head_fits(fig)
+    return (
         "[8] CPU ms per month (engine tick + an API month: two dashboards, every researcher's reports and "
         "everybody's mentoring, 100 people a call) of a lab of n researchers (speed.py's crowded_lab; the sizes play "
         f"their months in turn, a full garbage collection untimed before each), each the fastest of its months (the "
-        f"least disturbed: the shape matters here, not the level), in {len(head_runs)} run(s) of fresh labs; exponent fitted on logarithms over all sizes and over "
+        f"least disturbed: the shape matters here, not the level), in {len(fig.head_runs)} run(s) of fresh labs; exponent fitted on logarithms over all sizes and over "
         f"n >= {speed.UPPER_SIZES} in each run, the medians shown (the verdict takes the larger; 'borderline' up to "
         f"{GOAL_EXPONENT + EXPONENT_NOISE:g}, within this measurement's noise of linear); every run's exponents "
         + ", ".join(f"{x:.3f}/{y:.3f}" for x, y in fits)
@@ -668,6 +769,35 @@ def main(argv: list[str] | None = None) -> int:
         "medians per size: "
         + ", ".join(f"n={n}: {c * 1e3:.2f} ms ({c * 1e6 / n:.1f} us/person)" for n, c in zip(ns, total, strict=True))
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure, then print the machine factors, the goals table and its notes; 2 when the anchor cannot be had."""
+    args, n_seeds = _arguments(argv)
+    started = time.perf_counter()
+    print(
+        f"issue 9 §3 goals, read against the first release measured now (python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs, load average {'/'.join(f'{x:.1f}' for x in os.getloadavg())}, "
+        f"{time.strftime('%Y-%m-%d %H:%M %Z')})"
+    )
+    with tempfile.TemporaryDirectory(prefix="pibench-goals-") as tmp_name:
+        try:
+            fig = _measure(args, n_seeds, Path(tmp_name))
+        except AnchorError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    fac = _machine_factors(fig)
+    print()
+    print_table(_rows(fig, fac))
+    print(
+        "* the issue gives no first-release figure for this goal: the factor of its kind is used (see the note). "
+        "'borderline': met at one end of the factor's range only (the exponent: within "
+        f"{EXPONENT_NOISE:g} of linear, this measurement's noise)."
+    )
+    print()
+    print("notes (every figure a median unless said; 'anchor' = the first release measured now, side by side):")
+    for note in _notes(fig, fac):
+        print(note)
     print(
         f"load average at the end {'/'.join(f'{x:.1f}' for x in os.getloadavg())}; took {time.perf_counter() - started:.0f} s"
     )

@@ -209,8 +209,15 @@ def _mean(values: list[float]) -> float | None:
 
 def _agent_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> dict[str, Any]:
     """Tokens, cost, failed LLM calls and integrity flags of a label's counted agent careers."""
+    return {**_token_columns(key, agents, prices), **_trouble_columns(agents)}
+
+
+def _token_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> dict[str, Any]:
+    """Tokens per career and in all, USD in all and per career (:func:`_cost`), abandoned
+    tokens and cached prompt tokens per career; ``None`` where nothing was counted."""
     tokens = [c.tokens for c in agents if c.tokens is not None]
     cost = _cost(key, agents, prices)
+    cached = [c.cached_prompt_tokens for c in agents if c.cached_prompt_tokens is not None]
     return {
         "tokens_per_career": statistics.fmean(tokens) if tokens else None,
         "tokens_total": sum(tokens) if tokens else None,
@@ -221,11 +228,14 @@ def _agent_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> 
             if agents
             else None
         ),
-        "cached_prompt_per_career": (
-            statistics.fmean(c.cached_prompt_tokens for c in agents if c.cached_prompt_tokens is not None)
-            if any(c.cached_prompt_tokens is not None for c in agents)
-            else None
-        ),
+        "cached_prompt_per_career": statistics.fmean(cached) if cached else None,
+    }
+
+
+def _trouble_columns(agents: list[Career]) -> dict[str, Any]:
+    """Careers with failed LLM calls and the calls, flagged careers and the flags, and the
+    integrity findings counted by kind."""
+    return {
         "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
         "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
         "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
@@ -369,19 +379,13 @@ def build_report(
     prices = prices or {}
     scenarios = sorted({c.scenario for c in careers})
     multi = len(scenarios) > 1
-    every: dict[str, list[Career]] = defaultdict(list)
     split = split_labels(careers)
+    every: dict[str, list[Career]] = defaultdict(list)
     for c in careers:
         every[_key(c, multi, split)].append(c)
     groups = {k: [c for c in cs if counted(c, trust_unverified)] for k, cs in every.items()}
-    policy_rows = {k for k, cs in every.items() if cs and all(c.kind == "policy" for c in cs)}
-    reference = _reference(list(every), reference, policy_rows)
-    ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
-    leaderboard = [
-        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices)
-        for k, cs in groups.items()
-    ]
-    leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last
+    reference = _reference(list(every), reference, _policy_rows(every))
+    leaderboard = _leaderboard(every, groups, reference, multi, prices)
     axes = {key: _pool_axes(cs) for key, cs in groups.items()}
     scored = [c for cs in groups.values() for c in cs]
     order = [r["label"] for r in leaderboard]
@@ -400,18 +404,49 @@ def build_report(
         "behaviour": _behaviour(groups, axes),
         "census": _census(groups),
         "legibility": {scen: _legibility([c for c in scored if c.scenario == scen], groups) for scen in scenarios},
-        "careers": [
-            {
-                **c.to_dict(),
-                "row": key,
-                "cost": _career_cost(key, c, prices),
-                "archetype": archetype(c),
-                "counted": counted(c, trust_unverified),
-            }
-            for key in order
-            for c in sorted(every[key], key=lambda c: _key_order(c.key))
-        ],
+        "careers": _career_rows(order, every, prices, trust_unverified),
     }
+
+
+def _policy_rows(every: dict[str, list[Career]]) -> set[str]:
+    """The rows whose every career is a policy's."""
+    return {k for k, cs in every.items() if cs and all(c.kind == "policy" for c in cs)}
+
+
+def _leaderboard(
+    every: dict[str, list[Career]],
+    groups: dict[str, list[Career]],
+    reference: str | None,
+    multi: bool,
+    prices: dict[str, Price],
+) -> list[dict[str, Any]]:
+    """A :func:`_leaderboard_row` per row, paired against ``reference``'s careers (the
+    reference's own row has none), best mean first (a row with no counted career last)."""
+    ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
+    leaderboard = [
+        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices)
+        for k, cs in groups.items()
+    ]
+    leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last
+    return leaderboard
+
+
+def _career_rows(
+    order: list[str], every: dict[str, list[Career]], prices: dict[str, Price], trust_unverified: bool
+) -> list[dict[str, Any]]:
+    """Every career as data with its row, cost, archetype and whether it counts, row by row
+    in leaderboard ``order``, seeds in order within a row."""
+    return [
+        {
+            **c.to_dict(),
+            "row": key,
+            "cost": _career_cost(key, c, prices),
+            "archetype": archetype(c),
+            "counted": counted(c, trust_unverified),
+        }
+        for key in order
+        for c in sorted(every[key], key=lambda c: _key_order(c.key))
+    ]
 
 
 def _legibility(cs: list[Career], groups: dict[str, list[Career]]) -> dict[str, Any]:

@@ -144,9 +144,7 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
         return None
     plt = _plt()
     labels = [r["label"] for r in report["leaderboard"]]
-    by: dict[str, list[dict[str, Any]]] = {lab: [] for lab in labels}
-    for c in careers:
-        by.setdefault(c.get("row") or c["label"], []).append(c)
+    by = _careers_by_row(labels, careers)
     shown = [lab for lab in by if by[lab]]
     colors = _colors(labels)
     fig, grid = plt.subplots(
@@ -155,17 +153,8 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
     for i, lab in enumerate(shown):
         a1, a2 = grid[i]
         col = colors.get(lab, "grey")
-        for series, ax, scale in (("budget_by_month", a1, 1000.0), ("earned_by_month", a2, 1.0)):
-            lines = [[v / scale for v in c[series]] for c in by[lab] if c[series]]
-            for c, ys in zip([c for c in by[lab] if c[series]], lines, strict=True):
-                ax.plot(range(1, len(ys) + 1), ys, color=col, alpha=0.25, linewidth=0.8)
-                if series == "budget_by_month" and c["collapsed"]:
-                    ax.scatter([len(ys)], [ys[-1]], color=col, marker="x", s=25)
-            if lines:
-                horizon = max(len(ys) for ys in lines)
-                med = [float(np.median([ys[min(t, len(ys) - 1)] for ys in lines])) for t in range(horizon)]
-                ax.plot(range(1, horizon + 1), med, color=col, linewidth=2.0)
-            ax.grid(alpha=0.3)
+        _trajectory_panel(a1, by[lab], "budget_by_month", 1000.0, col)
+        _trajectory_panel(a2, by[lab], "earned_by_month", 1.0, col)
         a1.axhline(0, color="black", linewidth=0.8)
         a1.set_ylabel(lab if len(lab) <= 22 else lab[:21] + "…", fontsize=8)
         a1.text(0.01, 0.92, f"{len(by[lab])} careers", transform=a1.transAxes, fontsize=7, color="grey", va="top")
@@ -176,6 +165,32 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
     fig.suptitle("Trajectories per label (thin: one career; bold: median)", fontweight="bold")
     fig.tight_layout()
     return _png(fig)
+
+
+def _careers_by_row(labels: list[str], careers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The careers under the leaderboard row they count in (their ``row``, else their label),
+    the leaderboard's labels first and in its order (a label may have none)."""
+    by: dict[str, list[dict[str, Any]]] = {lab: [] for lab in labels}
+    for c in careers:
+        by.setdefault(c.get("row") or c["label"], []).append(c)
+    return by
+
+
+def _trajectory_panel(ax: Any, careers: list[dict[str, Any]], series: str, scale: float, col: Any) -> None:
+    """One panel of :func:`trajectories`: each career's ``series`` divided by ``scale`` as a thin
+    line (a budget ending in a collapse marked ×), and the median month by month in bold (a
+    career that ended early counts with its last value)."""
+    drawn = [c for c in careers if c[series]]
+    lines = [[v / scale for v in c[series]] for c in drawn]
+    for c, ys in zip(drawn, lines, strict=True):
+        ax.plot(range(1, len(ys) + 1), ys, color=col, alpha=0.25, linewidth=0.8)
+        if series == "budget_by_month" and c["collapsed"]:
+            ax.scatter([len(ys)], [ys[-1]], color=col, marker="x", s=25)
+    if lines:
+        horizon = max(len(ys) for ys in lines)
+        med = [float(np.median([ys[min(t, len(ys) - 1)] for ys in lines])) for t in range(horizon)]
+        ax.plot(range(1, horizon + 1), med, color=col, linewidth=2.0)
+    ax.grid(alpha=0.3)
 
 
 def cost_vs_impact(report: dict[str, Any]) -> bytes | None:

@@ -510,46 +510,16 @@ TEXT_WIDTH = 100
 
 def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     """Print the report's tables with rich (and the legibility curve with plotext if present)."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
-    from pibench_tui.textsafe import markup_safe, rich_text
+    from pibench_tui.textsafe import markup_safe
 
     con = console or Console()
     if console is None and not con.is_terminal:  # a pipe or a file: the width of a page of text
         con = Console(width=TEXT_WIDTH)
 
-    from rich.text import Text
-
-    def heading(h: str, ours: bool) -> Any:
-        # our own headings may break over lines at "\n"; a label as a heading is shown as text
-        if ours and "\n" in h:
-            return Text("\n").join(rich_text(part) for part in h.split("\n"))
-        return rich_text(h, newlines=True)
-
     def show(title: str, head: list[str], rows: list[list[str]], ours: bool = False) -> None:
-        # Labels, models and scenario names come from run directories: plain text, never markup.
-        # Control characters are shown as escapes (pibench_tui.textsafe.visible): no terminal sequence runs.
-        t = Table(
-            title=rich_text(title, newlines=True),
-            title_justify="left",
-            title_style="bold",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            padding=0,
-        )
-        for i, h in enumerate(head):
-            # the first column (labels) folds when it must; numbers never break across lines
-            t.add_column(
-                heading(h, ours),
-                justify="left" if i == 0 else "right",
-                overflow="fold",
-                no_wrap=ours and i > 0,
-            )
-        for row in rows:
-            t.add_row(*(rich_text(cell, newlines=True) for cell in row))
-        con.print(t)
+        con.print(_rich_table(title, head, rows, ours))
 
     show(
         f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})",
@@ -571,13 +541,68 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
             show(title if len(parts) == 1 else f"{title} ({n}/{len(parts)})", *part)
     show("Census (careers by archetype)", *census_rows(report))
     show("Legibility", *legibility_rows(report))
+    _print_warnings(con, report)
+    _plot_legibility(con, report)
+
+
+def _rich_table(title: str, head: list[str], rows: list[list[str]], ours: bool) -> Any:
+    """One table of :func:`render_terminal` as a rich ``Table``. Labels, models and scenario
+    names come from run directories: plain text, never markup; control characters are shown as
+    escapes (:func:`pibench_tui.textsafe.visible`): no terminal sequence runs. ``ours``: the
+    headings are ours (they may break at a newline) and numbers never break across lines."""
+    from rich import box
+    from rich.table import Table
+
+    from pibench_tui.textsafe import rich_text
+
+    t = Table(
+        title=rich_text(title, newlines=True),
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=0,
+    )
+    for i, h in enumerate(head):
+        # the first column (labels) folds when it must; numbers never break across lines
+        t.add_column(
+            _heading(h, ours),
+            justify="left" if i == 0 else "right",
+            overflow="fold",
+            no_wrap=ours and i > 0,
+        )
+    for row in rows:
+        t.add_row(*(rich_text(cell, newlines=True) for cell in row))
+    return t
+
+
+def _heading(h: str, ours: bool) -> Any:
+    """A column heading as rich text: our own headings may break over lines at a newline; a
+    label as a heading is shown as text."""
+    from rich.text import Text
+
+    from pibench_tui.textsafe import rich_text
+
+    if ours and "\n" in h:
+        return Text("\n").join(rich_text(part) for part in h.split("\n"))
+    return rich_text(h, newlines=True)
+
+
+def _print_warnings(con: Any, report: dict[str, Any]) -> None:
+    """The lines under the tables: split labels, invalid careers, careers not counted."""
+    from pibench_tui.textsafe import markup_safe
+
     for line in split_lines(report):
         con.print(f"[bold yellow]split[/]: {markup_safe(line, newlines=True)}")
-    invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
-    for x in invalid:
+    for x in (x for r in report["leaderboard"] for x in r["invalid_reasons"]):
         con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")
     for x in (x for r in report["leaderboard"] for x in r.get("missing_reasons", ())):
         con.print(f"[bold yellow]not counted[/]: {markup_safe(x, newlines=True)}")
+
+
+def _plot_legibility(con: Any, report: dict[str, Any]) -> None:
+    """The legibility curve of each scenario with plotext, on a terminal only (nothing when
+    plotext is not installed or a curve has under two points)."""
     try:
         import plotext as plx
     except ImportError:
