@@ -398,46 +398,58 @@ class OpenAIBackend:
         except oa.APIConnectionError as exc:
             raise _Attempt("connection", str(exc) or "connection failed", True) from None
         except oa.APIStatusError as exc:
-            status = int(getattr(exc, "status_code", 0) or 0)
-            if status >= 500 or status in (408, 409):
-                raise _Attempt("server_error", str(exc), True, status, _retry_after(exc)) from None
-            param = parameter_error(status, exc)
-            if param is not None:
-                raise _Attempt(
-                    "bad_parameter",
-                    f"the endpoint refused the request parameter {param!r} (HTTP {status}): {exc}; see "
-                    "--max-completion-tokens, --no-temperature, --reasoning-effort and --extra-body",
-                    False,
-                    status,
-                ) from None
-            kind = "auth" if status in (401, 403) else "bad_request"
-            raise _Attempt(kind, str(exc), False, status) from None
+            raise _status_attempt(exc) from None
         # An unreadable 200 answer is retried: it is what a proxy or gateway in trouble sends
         # (an HTML error page, a cut body), and one such answer should not cost the month.
         except oa.APIError as exc:  # an answer the client could not read
             raise _Attempt("bad_response", str(exc), True) from None
         except (ValueError, TypeError, KeyError) as exc:  # garbage the client choked on
             raise _Attempt("bad_response", f"{type(exc).__name__}: {exc}", True) from None
-        try:
-            choice = resp.choices[0]
-            text = choice.message.content or ""
-            finish = getattr(choice, "finish_reason", None)
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise _Attempt("bad_response", f"the answer has no message: {exc}", True) from None
-        usage = getattr(resp, "usage", None)
-        model_id, request_id = getattr(resp, "model", None), getattr(resp, "id", None)
-        return Completion(
-            text=str(text),
-            prompt_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
-            completion_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
-            finish_reason=finish,
-            model_id=clean(model_id)[:200] if isinstance(model_id, str) and model_id else None,
-            request_id=clean(request_id)[:200] if isinstance(request_id, str) and request_id else None,
-            reasoning_tokens=_int_or_none(
-                getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
-            ),
-            cached_tokens=_int_or_none(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)),
+        return _completion(resp)
+
+
+def _status_attempt(exc: Exception) -> _Attempt:
+    """The failed attempt an HTTP error status makes: a server error (5xx, 408, 409) is
+    retried; a refused request parameter, an auth failure (401, 403) or another bad request is not."""
+    status = int(getattr(exc, "status_code", 0) or 0)
+    if status >= 500 or status in (408, 409):
+        return _Attempt("server_error", str(exc), True, status, _retry_after(exc))
+    param = parameter_error(status, exc)
+    if param is not None:
+        return _Attempt(
+            "bad_parameter",
+            f"the endpoint refused the request parameter {param!r} (HTTP {status}): {exc}; see "
+            "--max-completion-tokens, --no-temperature, --reasoning-effort and --extra-body",
+            False,
+            status,
         )
+    kind = "auth" if status in (401, 403) else "bad_request"
+    return _Attempt(kind, str(exc), False, status)
+
+
+def _completion(resp: Any) -> Completion:
+    """The reply of a chat-completions answer with what it reports (tokens, finish reason, model
+    and request ids); an answer without a message is a failed attempt, retried (:class:`_Attempt`)."""
+    try:
+        choice = resp.choices[0]
+        text = choice.message.content or ""
+        finish = getattr(choice, "finish_reason", None)
+    except (AttributeError, IndexError, TypeError) as exc:
+        raise _Attempt("bad_response", f"the answer has no message: {exc}", True) from None
+    usage = getattr(resp, "usage", None)
+    model_id, request_id = getattr(resp, "model", None), getattr(resp, "id", None)
+    return Completion(
+        text=str(text),
+        prompt_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
+        completion_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
+        finish_reason=finish,
+        model_id=clean(model_id)[:200] if isinstance(model_id, str) and model_id else None,
+        request_id=clean(request_id)[:200] if isinstance(request_id, str) and request_id else None,
+        reasoning_tokens=_int_or_none(
+            getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+        ),
+        cached_tokens=_int_or_none(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)),
+    )
 
 
 def _retry_after(exc: Exception) -> float | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.harness.backends import Backend, LLMCallFailed
+from pibench_tui.harness.backends import Backend, Completion, LLMCallFailed
 from pibench_tui.harness.codeblock import find_code
 from pibench_tui.harness.core import DEFAULT_BLOCK_TIMEOUT, DEFAULT_MAX_TURNS, LabCore, harness_system_prompt
 from pibench_tui.harness.integrity import IntegrityLog
@@ -519,6 +519,8 @@ class _Career:
             self._month_closed(month)
 
     def _play_month(self, month: int) -> None:
+        """One month's conversation: the observation, then turn by turn the model's reply and
+        its block run, until the month advances (by the agent, the turn limit or a failed call)."""
         core = self.core
         obs = core.observation()
         messages = [{"role": "system", "content": core.system_prompt}, {"role": "user", "content": obs}]
@@ -533,99 +535,115 @@ class _Career:
             try:
                 comp = self.backend.complete(messages)
             except LLMCallFailed as exc:
-                self.meter.calls += 1
-                self.meter.failed_calls += 1
-                self.meter.attempts += exc.attempts
-                self.meter.llm_seconds += exc.seconds
-                mt["calls"] += 1
-                err = {
-                    "month": month,
-                    "turn": turn,
-                    "kind": exc.kind,
-                    "message": exc.message[:500],
-                    "attempts": exc.attempts,
-                }
-                if len(self.meter.errors) < MAX_ERRORS_KEPT:
-                    self.meter.errors.append(err)
-                self.transcript.append(
-                    {"event": "llm_failed", **err, "errors": exc.errors, "seconds": round(exc.seconds, 3)}
-                )
-                core.advance()
-                self.meter.auto_advances["llm_failed"] += 1
-                self.transcript.append({"event": "auto_advance", "month": month, "reason": "llm_failed"})
-                self.log(
-                    f"month {month}: the LLM call failed ({exc.kind}: {exc.message[:120]}); month advanced "
-                    f"({self.meter.failed_calls}/{MAX_FAILED_CALLS} failed calls)"
-                )
+                self._llm_failed(month, turn, exc)
                 return
-            self.meter.calls += 1
-            self.meter.attempts += comp.attempts
-            self.meter.llm_seconds += comp.seconds
-            self.meter.turns += 1
-            mt["calls"] += 1
-            if comp.prompt_tokens is None and comp.completion_tokens is None:
-                self.meter.usage_missing += 1
-            self.meter.take(comp)
-            ptok, ctok = int(comp.prompt_tokens or 0), int(comp.completion_tokens or 0)
-            self.meter.prompt_tokens += ptok
-            self.meter.completion_tokens += ctok
-            mt["prompt"] += ptok
-            mt["completion"] += ctok
-            for e in comp.errors:
-                if len(self.meter.errors) < MAX_ERRORS_KEPT:
-                    self.meter.errors.append({"month": month, "turn": turn, "retried": True, **e})
-            self.transcript.append(
-                {
-                    "event": "llm",
-                    "month": month,
-                    "turn": turn,
-                    **transcript_text("reply", comp.text),
-                    "prompt_tokens": comp.prompt_tokens,
-                    "completion_tokens": comp.completion_tokens,
-                    "seconds": round(comp.seconds, 3),
-                    "attempts": comp.attempts,
-                    "retried_errors": comp.errors,
-                    "finish_reason": comp.finish_reason,
-                    "model_id": comp.model_id,
-                    "request_id": comp.request_id,
-                    "reasoning_tokens": comp.reasoning_tokens,
-                    "cached_tokens": comp.cached_tokens,
-                }
-            )
-            block = find_code(comp.text)
-            obs, _reward, _term, _trunc, info = core.step(block.code or "")
-            if info["code_ran"]:
-                res = core.last_result
-                self.meter.blocks += 1
-                self.transcript.append(
-                    {
-                        "event": "block",
-                        "month": month,
-                        "turn": turn,
-                        **transcript_text("code", block.code),
-                        "output": info["output"],
-                        "ok": info["ok"],
-                        "error": info["error"],
-                        "seconds": round(res.seconds, 3) if res else None,
-                        "calls": res.calls if res else None,
-                        "truncated": bool(res.truncated) if res else False,
-                        "restarted": bool(res.restarted) if res else False,
-                        "integrity": info["integrity"],
-                    }
-                )
-            else:
-                self.meter.nudges += 1
-                if block.unclosed and not info["advanced"]:
-                    obs = nudge_text(turn, core.max_turns, unclosed=True)
-                self.transcript.append({"event": "nudge", "month": month, "turn": turn, "unclosed": block.unclosed})
-            if info["advanced"]:
-                if info["auto_advanced"]:
-                    self.meter.auto_advances["turns_exhausted"] += 1
-                    self.transcript.append({"event": "auto_advance", "month": month, "reason": "turns_exhausted"})
+            self._count_reply(month, turn, comp)
+            obs, advanced = self._run_reply(month, turn, comp)
+            if advanced:
                 return
             messages.append({"role": "assistant", "content": comp.text})
             messages.append({"role": "user", "content": obs})
             self.transcript.append({"event": "user", "month": month, "turn": turn, "content": obs})
+
+    def _llm_failed(self, month: int, turn: int, exc: LLMCallFailed) -> None:
+        """A call that failed after its retries: counted and kept (the first
+        ``MAX_ERRORS_KEPT`` errors), and the month advanced without the model."""
+        meter = self.meter
+        meter.calls += 1
+        meter.failed_calls += 1
+        meter.attempts += exc.attempts
+        meter.llm_seconds += exc.seconds
+        meter.month_tokens["calls"] += 1
+        err = {
+            "month": month,
+            "turn": turn,
+            "kind": exc.kind,
+            "message": exc.message[:500],
+            "attempts": exc.attempts,
+        }
+        if len(meter.errors) < MAX_ERRORS_KEPT:
+            meter.errors.append(err)
+        self.transcript.append({"event": "llm_failed", **err, "errors": exc.errors, "seconds": round(exc.seconds, 3)})
+        self.core.advance()
+        meter.auto_advances["llm_failed"] += 1
+        self.transcript.append({"event": "auto_advance", "month": month, "reason": "llm_failed"})
+        self.log(
+            f"month {month}: the LLM call failed ({exc.kind}: {exc.message[:120]}); month advanced "
+            f"({meter.failed_calls}/{MAX_FAILED_CALLS} failed calls)"
+        )
+
+    def _count_reply(self, month: int, turn: int, comp: Completion) -> None:
+        """A reply counted (calls, attempts, seconds, tokens in all and this month, the errors
+        its retries met) and written to the transcript."""
+        meter, mt = self.meter, self.meter.month_tokens
+        meter.calls += 1
+        meter.attempts += comp.attempts
+        meter.llm_seconds += comp.seconds
+        meter.turns += 1
+        mt["calls"] += 1
+        if comp.prompt_tokens is None and comp.completion_tokens is None:
+            meter.usage_missing += 1
+        meter.take(comp)
+        ptok, ctok = int(comp.prompt_tokens or 0), int(comp.completion_tokens or 0)
+        meter.prompt_tokens += ptok
+        meter.completion_tokens += ctok
+        mt["prompt"] += ptok
+        mt["completion"] += ctok
+        for e in comp.errors:
+            if len(meter.errors) < MAX_ERRORS_KEPT:
+                meter.errors.append({"month": month, "turn": turn, "retried": True, **e})
+        self.transcript.append(
+            {
+                "event": "llm",
+                "month": month,
+                "turn": turn,
+                **transcript_text("reply", comp.text),
+                "prompt_tokens": comp.prompt_tokens,
+                "completion_tokens": comp.completion_tokens,
+                "seconds": round(comp.seconds, 3),
+                "attempts": comp.attempts,
+                "retried_errors": comp.errors,
+                "finish_reason": comp.finish_reason,
+                "model_id": comp.model_id,
+                "request_id": comp.request_id,
+                "reasoning_tokens": comp.reasoning_tokens,
+                "cached_tokens": comp.cached_tokens,
+            }
+        )
+
+    def _run_reply(self, month: int, turn: int, comp: Completion) -> tuple[str, bool]:
+        """The reply's code block run as one step (or a nudge when it has none), written to the
+        transcript: ``(the next observation, whether the month advanced)``."""
+        block = find_code(comp.text)
+        obs, _reward, _term, _trunc, info = self.core.step(block.code or "")
+        if info["code_ran"]:
+            res = self.core.last_result
+            self.meter.blocks += 1
+            self.transcript.append(
+                {
+                    "event": "block",
+                    "month": month,
+                    "turn": turn,
+                    **transcript_text("code", block.code),
+                    "output": info["output"],
+                    "ok": info["ok"],
+                    "error": info["error"],
+                    "seconds": round(res.seconds, 3) if res else None,
+                    "calls": res.calls if res else None,
+                    "truncated": bool(res.truncated) if res else False,
+                    "restarted": bool(res.restarted) if res else False,
+                    "integrity": info["integrity"],
+                }
+            )
+        else:
+            self.meter.nudges += 1
+            if block.unclosed and not info["advanced"]:
+                obs = nudge_text(turn, self.core.max_turns, unclosed=True)
+            self.transcript.append({"event": "nudge", "month": month, "turn": turn, "unclosed": block.unclosed})
+        if info["advanced"] and info["auto_advanced"]:
+            self.meter.auto_advances["turns_exhausted"] += 1
+            self.transcript.append({"event": "auto_advance", "month": month, "reason": "turns_exhausted"})
+        return obs, bool(info["advanced"])
 
     # ------------------------------------------------------------------ the end
     def finish(self) -> dict[str, Any]:

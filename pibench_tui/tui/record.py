@@ -121,20 +121,25 @@ def agency_record(game: Any, agency: str, topic: str | None = None, before: int 
         if before is None or (r["decision_month"] or 0) < before
     ]
     mine = [r for r in rows if r["agency"] == agency]
-    if not mine:
-        out = f"no earlier decision from {agency}"
-    else:
-        funded = sum(1 for r in mine if r["status"] == "funded")
-        out = f"{agency} before: {funded} of {len(mine)} funded"
-    if topic:
-        on = [r for r in mine if r["topic"] == topic]
-        if on:
-            out += f"; on {topic}: {sum(1 for r in on if r['status'] == 'funded')} of {len(on)}"
-        any_topic = [r for r in rows if r["topic"] == topic]
-        if any_topic and len(any_topic) != len(on):
-            out += (
-                f"; {topic} at any agency: {sum(1 for r in any_topic if r['status'] == 'funded')} of {len(any_topic)}"
-            )
+    out = f"{agency} before: {_funded(mine)} of {len(mine)} funded" if mine else f"no earlier decision from {agency}"
+    return out + _topic_record(rows, mine, topic) if topic else out
+
+
+def _funded(rows: list[Any]) -> int:
+    """How many of the decided proposals ``rows`` were funded."""
+    return sum(1 for r in rows if r["status"] == "funded")
+
+
+def _topic_record(rows: list[Any], mine: list[Any], topic: str) -> str:
+    """:func:`agency_record`'s topic part: the agency's decisions on ``topic`` (``mine``), and
+    every agency's when they are more (``rows``); empty when neither says anything."""
+    out = ""
+    on = [r for r in mine if r["topic"] == topic]
+    if on:
+        out += f"; on {topic}: {_funded(on)} of {len(on)}"
+    any_topic = [r for r in rows if r["topic"] == topic]
+    if any_topic and len(any_topic) != len(on):
+        out += f"; {topic} at any agency: {_funded(any_topic)} of {len(any_topic)}"
     return out
 
 

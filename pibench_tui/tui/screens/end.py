@@ -6,7 +6,7 @@ is only ever shown after the career is over (horizon or collapse).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -19,6 +19,9 @@ from textual.widgets import DataTable, Label, Static
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.footer import KeysFooter
 from pibench_tui.tui.widgets.plots import LinePlot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from world.state import Publication
 
 
 def paper_projection(world: Any) -> dict[str, float]:
@@ -91,14 +94,21 @@ class EndScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        from world.config import TOPICS
+        s = self.game.world.s
+        pubs = [p for p in s.publications.values() if p.published_month <= s.month]
+        self._show_papers(pubs)
+        self._show_lab_plots()
+        self._show_people()
+        self._show_topics(pubs)
+        if self.run_baseline_now:
+            self.compute_baseline()
 
-        w = self.game.world
-        s = w.s
-        proj = paper_projection(w)
+    def _show_papers(self, pubs: list[Publication]) -> None:
+        """The papers that carried the career, largest share of the Impact first: earned and
+        projected citations, the share, the true quality."""
+        proj = paper_projection(self.game.world)
         t = self.query_one("#end-papers", DataTable)
         t.add_columns("ID", "Venue", "Topic", "Tier", "Published", "Earned", "Projected", "Share", "True quality")
-        pubs = [p for p in s.publications.values() if p.published_month <= s.month]
         total = sum(p.citations + proj.get(p.id, 0.0) for p in pubs) or 1.0
         for p in sorted(pubs, key=lambda p: -(p.citations + proj.get(p.id, 0.0))):
             v = p.citations + proj.get(p.id, 0.0)
@@ -115,6 +125,9 @@ class EndScreen(Screen[None]):
             )
         if not pubs:
             t.add_row("—", "no publication", "", "", "", "", "", "", "")
+
+    def _show_lab_plots(self) -> None:
+        """The budget and the citations earned, month by month."""
         months = self.game.query("select month, budget, citations_total from lab_monthly order by month")
         xs = [r["month"] for r in months]
         self.query_one("#end-budget", LinePlot).show(
@@ -125,6 +138,10 @@ class EndScreen(Screen[None]):
             per.append(r["citations_total"] - prev)
             prev = r["citations_total"]
         self.query_one("#end-citations", LinePlot).show("Citations per month", {"citations": (xs, per)})
+
+    def _show_people(self) -> None:
+        """Everybody hired, with what the PI saw of them as applicants and their true values."""
+        s = self.game.world.s
         pt = self.query_one("#end-people", DataTable)
         pt.add_columns(
             "ID",
@@ -160,7 +177,14 @@ class EndScreen(Screen[None]):
             )
         if not s.people:
             pt.add_row("—", "nobody was hired", *[""] * 11)
-        traj = s.trajectory
+
+    def _show_topics(self, pubs: list[Publication]) -> None:
+        """The true hotness of every topic over the career, plotted and summed up per topic
+        beside the lab's papers on it."""
+        from world.config import TOPICS
+
+        w = self.game.world
+        traj = w.s.trajectory
         last = min(len(traj) - 1, w.cfg.months)
         series = {
             topic: (list(range(1, last + 1)), [traj[m][k] for m in range(1, last + 1)])
@@ -175,8 +199,6 @@ class EndScreen(Screen[None]):
             tt.add_row(
                 topic, f"{vals[0]:.2f}", f"{sum(vals) / len(vals):.2f}", f"{max(vals):.2f}", f"{vals[-1]:.2f}", str(n)
             )
-        if self.run_baseline_now:
-            self.compute_baseline()
 
     @work(thread=True, exclusive=True, group="baseline", exit_on_error=False)
     def compute_baseline(self) -> None:

@@ -20,6 +20,17 @@ def as_text(x: object) -> Text:
     return Text("" if x is None else str(x))
 
 
+def _appended(old: dict[str, tuple], new: dict[str, tuple]) -> list[str] | None:
+    """The keys of ``new`` to add after the rows kept from ``old``; ``None`` when the table must
+    be rebuilt instead: it was empty, the kept rows changed order, or a new row sits among them."""
+    kept_old = [k for k in old if k in new]
+    kept_new = [k for k in new if k in old]
+    appended = list(new)[len(kept_new) :]
+    if not old or kept_old != kept_new or any(k in old for k in appended):
+        return None
+    return appended
+
+
 def _cell(x: object) -> Text:
     return x if isinstance(x, Text) else as_text(x)
 
@@ -69,32 +80,39 @@ class RowsTable(DataTable):
         old = self._shown
         if new == old and list(new) == list(old):
             return
-        kept_old = [k for k in old if k in new]
-        kept_new = [k for k in new if k in old]
-        appended = list(new)[len(kept_new) :]
-        if not old or kept_old != kept_new or any(k in old for k in appended):
+        appended = _appended(old, new)
+        if appended is None:
             self._rebuild(new)
             return
-        columns = list(self.columns)
         for k in old:
             if k not in new:
                 self.remove_row(RowKey(k))
                 self.rows_removed += 1
-        for k in kept_new:
-            before, after = old[k], new[k]
-            if before == after:
-                continue
-            if len(before) != len(after):
-                self._rebuild(new)
-                return
-            for col, (a, b) in zip(columns, zip(before, after, strict=True), strict=True):
-                if a != b:
-                    self.update_cell(RowKey(k), col, _cell(b), update_width=True)
-                    self.cells_updated += 1
+        if not self._update_kept(old, new):
+            self._rebuild(new)
+            return
         for k in appended:
             self.add_row(*[_cell(c) for c in new[k]], key=k)
             self.rows_added += 1
         self._shown = new
+
+    def _update_kept(self, old: dict[str, tuple], new: dict[str, tuple]) -> bool:
+        """Update the changed cells of the rows in both ``old`` and ``new``; ``False`` (the
+        table is to be rebuilt) at a kept row whose number of cells changed."""
+        columns = list(self.columns)
+        for k in new:
+            if k not in old:
+                continue
+            before, after = old[k], new[k]
+            if before == after:
+                continue
+            if len(before) != len(after):
+                return False
+            for col, (a, b) in zip(columns, zip(before, after, strict=True), strict=True):
+                if a != b:
+                    self.update_cell(RowKey(k), col, _cell(b), update_width=True)
+                    self.cells_updated += 1
+        return True
 
     def _rebuild(self, new: dict[str, tuple]) -> None:
         row = self.cursor_row
