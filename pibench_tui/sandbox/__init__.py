@@ -93,6 +93,7 @@ from pibench_tui.sandbox.protocol import (
     message_limit,
 )
 from pibench_tui.sandbox.reads import ReadMirror
+from pibench_tui.textsafe import clean_tree
 
 __all__ = [
     "ALLOWED_MODULES",
@@ -666,7 +667,7 @@ class Sandbox:
         collector.add(tail)
         self._reads.finish()
         proc.hold()
-        return error
+        return clean_tree(error)  # its texts made safe where they enter pibench, as output is
 
     def _failure(self, exc: Exception, proc: AgentProcess, calls: int, first_line: int) -> dict:
         """Restart the agent process after a time-out, its death or a protocol breach; the

@@ -67,6 +67,7 @@ import sys
 import threading
 import time as _time
 import types
+import weakref
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -1053,10 +1054,12 @@ def _attribute_helpers() -> dict[str, Any]:
         format.__doc__ = method.__doc__
         return format
 
+    agent_classes = _AGENT_CLASSES
+
     def agent_class(obj: Any) -> bool:
-        """Whether ``obj`` is a class agent code defined or an instance of one."""
+        """Whether ``obj`` is a class agent code made or an instance of one (:data:`_AGENT_CLASSES`)."""
         cls = obj if isinstance(obj, type) else type(obj)
-        return bool(type.__dict__["__module__"].__get__(cls) == policy.AGENT_CODE_MODULE)
+        return cls in agent_classes
 
     def agent_defined(obj: Any, name: str) -> bool:
         """Whether the private attribute ``name`` of ``obj`` is agent code's own: found in the
@@ -1067,8 +1070,8 @@ def _attribute_helpers() -> dict[str, Any]:
         cls = obj if isinstance(obj, type) else type(obj)
         for klass in type.__dict__["__mro__"].__get__(cls):
             if name in type.__dict__["__dict__"].__get__(klass):
-                return type.__dict__["__module__"].__get__(klass) == policy.AGENT_CODE_MODULE
-        if isinstance(obj, type) or type.__dict__["__module__"].__get__(cls) != policy.AGENT_CODE_MODULE:
+                return klass in agent_classes
+        if isinstance(obj, type) or cls not in agent_classes:
             return False
         try:
             own = object.__getattribute__(obj, "__dict__")
@@ -1260,8 +1263,15 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         assigned: Any = functools.WRAPPER_ASSIGNMENTS,
         updated: Any = functools.WRAPPER_UPDATES,
     ) -> Any:
-        """As functools.update_wrapper, with its default attribute lists only."""
+        """As functools.update_wrapper, with its default attribute lists only, onto a wrapper
+        agent code made: it writes ``__module__``, ``__name__`` ... of the wrapper, which on a
+        library class (``update_wrapper(type(x), f)``) once passed for agent code's own."""
         check_wrapper_names(assigned, updated)
+        if isinstance(wrapper, (type, types.ModuleType)) and wrapper not in _AGENT_CLASSES:
+            raise SandboxError(
+                "functools.update_wrapper/wraps write the wrapper's attributes, so in the sandbox the "
+                f"wrapper must be a function or class of your own, not {wrapper!r:.80}"
+            )
         return functools.update_wrapper(wrapper, wrapped, assigned, updated)
 
     def wraps(
@@ -1279,7 +1289,74 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         copies["functools"].wraps = wraps
     if "dataclasses" in copies:
         copies["dataclasses"].dataclass = _checked_dataclass()
+    if "copy" in copies:
+        copies["copy"].deepcopy = _checked_deepcopy()
     return copies
+
+
+class _DeepcopyMemo:
+    """``copy.deepcopy``'s memo as the sandbox runs it: a mapping that the ``copy`` module
+    reads and writes as usual, but from which agent code (a ``__deepcopy__(self, memo)`` of its
+    own, or a memo it passed) reads back only the entries it put there itself. The memo holds
+    the internal state of every library object copied through ``__reduce_ex__`` (their private
+    attributes, ``ForwardRef.__forward_code__``: a QA tester read them out of a plain dict
+    memo) and the originals kept alive under ``id(memo)``. Agent code may not overwrite an
+    entry the ``copy`` module made, nor the keep-alive entry."""
+
+    __slots__ = ("_store", "_own")
+
+    def __init__(self) -> None:
+        self._store: dict = {}
+        self._own: set = set()
+
+    @staticmethod
+    def _by_copy() -> bool:
+        return sys._getframe(2).f_code.co_filename == _COPY_FILE
+
+    def get(self, key: object, default: object = None) -> object:
+        if self._by_copy() or key in self._own:
+            return self._store.get(key, default)
+        return default
+
+    def __getitem__(self, key: object) -> object:
+        if self._by_copy() or key in self._own:
+            return self._store[key]
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._store and (key in self._own or self._by_copy())
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if not self._by_copy():
+            if key == id(self) or (key in self._store and key not in self._own):
+                raise SandboxError("this deepcopy memo entry belongs to the copy module and cannot be replaced")
+            self._own.add(key)
+        self._store[key] = value
+
+
+_COPY_FILE = ""
+
+
+def _checked_deepcopy() -> Any:
+    """``copy.deepcopy(x, memo=None)`` run with a :class:`_DeepcopyMemo`: a memo agent code
+    passes as a dict seeds it (its entries are agent code's own) and is not filled."""
+    import copy
+
+    global _COPY_FILE
+    _COPY_FILE = copy.__file__
+    real = copy.deepcopy
+
+    def deepcopy(x: Any, memo: Any = None, _nil: Any = None) -> Any:
+        """deepcopy(x, memo=None): as copy.deepcopy; the memo shows agent code only its own entries."""
+        if not isinstance(memo, _DeepcopyMemo):
+            seed = memo
+            memo = _DeepcopyMemo()
+            if seed is not None:
+                for key, value in dict(seed).items():
+                    memo[key] = value
+        return real(x, memo)
+
+    return deepcopy
 
 
 def _checked_dataclass() -> Any:
@@ -1312,8 +1389,52 @@ def _checked_dataclass() -> Any:
     return dataclass
 
 
-#: Classes built by agent code's ``class`` statements in this process.
-_AGENT_CLASSES: Any = None
+#: Classes agent code made in this process: by its ``class`` statements, and, once
+#: :func:`_guard_raw_memory_protocols` is installed, every class created after start-up
+#: (``type()``, ``enum``, ``make_dataclass`` ... at agent code's request). Membership, never a
+#: class's ``__module__`` (library code writes that: ``functools.update_wrapper(type(x), f)``
+#: set ``typing.ForwardRef.__module__`` to agent code's and opened its private attributes),
+#: decides what counts as agent code's own.
+_AGENT_CLASSES: weakref.WeakSet = weakref.WeakSet()
+
+
+def _guard_compilation() -> None:
+    """In the agent process, no Python source is compiled and no code object is run except
+    pibench's own blocks (compiled by the parent's policy) and two standard-library code
+    generators whose inputs are checked: ``dataclasses`` (field names are identifiers: see
+    :func:`_checked_dataclass`) and ``collections.namedtuple`` (it validates its names). An
+    audit hook (which agent code cannot remove) refuses every other ``compile`` and ``exec``
+    event with a :class:`SandboxError`.
+
+    The class this closes: library code compiling a string agent code chose. ``typing``
+    compiles a string type argument into a code object (``typing.List["..."]`` makes a
+    ``ForwardRef``), and a QA tester ran it twice: through ``ForwardRef._evaluate`` (the
+    real builtins) and by making a function of the code object with ``type(f)(code, g)``
+    (attribute reads no rewrite checks). Importing the standard library's source files
+    (frozen importlib) stays allowed. Called once before any agent code.
+    """
+    import collections
+    import dataclasses
+
+    generators = {dataclasses._create_fn.__code__, collections.namedtuple.__code__}  # type: ignore[attr-defined]
+    allowed = {"compile": generators, "exec": generators | {_Runtime._execute.__code__}}
+    getframe = sys._getframe
+
+    def audit(event: str, args: tuple) -> None:
+        codes = allowed.get(event)
+        if codes is None:
+            return
+        caller = getframe(1).f_code
+        if caller in codes or caller.co_filename.startswith("<frozen importlib"):
+            return
+        where = "typing" if caller.co_filename.endswith("typing.py") else caller.co_filename.rpartition("/")[2]
+        raise SandboxError(
+            f"{where} compiles or runs Python source here, which the agent process refuses (only your "
+            "blocks run as code); with typing, write types themselves (Optional[Node], not "
+            "Optional['Node']), or put `from __future__ import annotations` first"
+        )
+
+    sys.addaudithook(audit)
 
 
 def _guard_abc_register(agent_classes: Any, agent_files: set[str]) -> None:
@@ -1384,7 +1505,6 @@ def _guard_raw_memory_protocols() -> None:
     """
     import ctypes
     import gc
-    import weakref
 
     names = tuple(sorted(policy.RAW_MEMORY_PROTOCOLS))
     shields = {name: _RawMemoryShield(name) for name in names}
@@ -1417,6 +1537,7 @@ def _guard_raw_memory_protocols() -> None:
     def guarded_init_subclass(method: Any) -> Any:
         def init_subclass(cls: type, **kwargs: Any) -> None:
             guard(cls)
+            _AGENT_CLASSES.add(cls)
             bound(method, None, cls)(**kwargs)
 
         ours.add(init_subclass)
@@ -1442,6 +1563,7 @@ def _guard_raw_memory_protocols() -> None:
 
     def init_subclass(cls: type, **kwargs: Any) -> None:
         guard(cls)
+        _AGENT_CLASSES.add(cls)
         original.__get__(None, cls)(**kwargs)  # object's own: refuses keyword arguments
 
     ours.add(init_subclass)
@@ -1500,7 +1622,6 @@ def _safe_builtins(rt: _Runtime) -> dict:
     access (``open``, ``exec``, ``eval``, ``compile``, ``input``, ``breakpoint`` are
     absent), the attribute helpers checked by the attribute rule, a guarded import."""
     import builtins
-    import weakref
 
     allowed = (
         "abs aiter all anext any ascii bin bool bytearray bytes callable chr classmethod complex "
@@ -1517,10 +1638,7 @@ def _safe_builtins(rt: _Runtime) -> dict:
     ns["SandboxError"] = SandboxError
     ns.update(_attribute_helpers())
     modules = getattr(rt, "modules", None) or policy.module_copies()
-    global _AGENT_CLASSES
-    if _AGENT_CLASSES is None:
-        _AGENT_CLASSES = weakref.WeakSet()
-        _guard_abc_register(_AGENT_CLASSES, getattr(rt, "agent_files", set()))
+    _guard_abc_register(_AGENT_CLASSES, getattr(rt, "agent_files", set()))  # once per process
     agent_classes = _AGENT_CLASSES
     real_build_class = builtins.__build_class__
 
@@ -1774,6 +1892,7 @@ def _child_main() -> None:
         readable = _preload(init.get("numpy_path"))
     runtime = _Runtime(channel, init)
     _guard_raw_memory_protocols()
+    _guard_compilation()
     random.seed(runtime.seed)
     numpy = sys.modules.get("numpy")
     if numpy is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pibench_tui.textsafe import clean
+
 OutputSink = Callable[[str], None]
 
 
@@ -23,8 +25,12 @@ class _OutputCollector:
         self.reported_cut = 0
 
     def add(self, text: str) -> None:
+        """Take ``text`` the agent process printed: made safe here, where it enters pibench (a
+        lone surrogate or NUL becomes U+FFFD: the agent process's own encoder already does
+        that, but an escaped agent process can send raw protocol lines)."""
         if not text:
             return
+        text = clean(text)
         room = self.head_limit - self.head_len
         if room > 0:
             part = text[:room]

@@ -1,0 +1,106 @@
+"""Library code never works for agent code around the first layer (issue 25 §4 / issue 28,
+found by a fresh QA tester; the OS layer held each time). Three classes, each closed as a class:
+
+* library code compiling a string agent code chose: ``typing.List["..."]`` compiles it into a
+  ``ForwardRef``'s code object, which ran with the real builtins (``_evaluate``) or as a
+  function made with ``type(f)(code, globals())``. No source is compiled in the agent process
+  except pibench's blocks and two checked code generators (dataclasses, namedtuple);
+* library code writing a class's ``__module__`` (``functools.update_wrapper(type(x), f)``)
+  made a library class pass for agent code's own, opening its private attributes: what agent
+  code made is known by identity, and update_wrapper writes only onto agent code's own;
+* ``copy.deepcopy``'s memo holding library objects' internal state (private attributes, code
+  objects, the originals kept alive): agent code reads back only its own entries.
+
+Through the real ``pibench headless``."""
+
+from __future__ import annotations
+
+from tests.headless.conftest import jsonl_replies
+
+ATTACKS = {
+    "ForwardRef._evaluate after update_wrapper": (
+        "import functools, typing\ndef agentfn():\n    pass\n"
+        "r = typing.get_args(typing.List[\"OUT.append((__import__('os').getuid(), open)) or int\"])[0]\n"
+        "try:\n    functools.update_wrapper(type(r), agentfn)\nexcept AttributeError:\n    pass\n"
+        "OUT = []\nr._evaluate({}, {'OUT': OUT}, frozenset())\nprint('ESCAPED', OUT)"
+    ),
+    "a function made of a ForwardRef's code from a deepcopy memo": (
+        "import copy, typing, numpy as np\n"
+        "def compiled(expr):\n    r = typing.get_args(typing.List[expr])[0]\n    memo = {}\n"
+        "    copy.deepcopy(r, memo)\n"
+        "    return [v for v in memo.values() if isinstance(v, dict)][0]['__forward_code__']\n"
+        "def agentfn():\n    pass\nc = np.zeros(1).ctypes\n"
+        "print('ESCAPED', type(agentfn)(compiled('c._ctypes._os'), globals())())"
+    ),
+    "update_wrapper onto a library class": (
+        "import functools, numpy as np\ndef agentfn():\n    pass\nc = np.zeros(1).ctypes\n"
+        "try:\n    functools.update_wrapper(type(c), agentfn)\nexcept AttributeError:\n    pass\n"
+        "print('ESCAPED', c._arr)"
+    ),
+    "wraps onto a library class": (
+        "import functools, numpy as np\ndef agentfn():\n    pass\nc = np.zeros(1).ctypes\n"
+        "try:\n    functools.wraps(agentfn)(type(c))\nexcept AttributeError:\n    pass\n"
+        "print('ESCAPED', c._arr)"
+    ),
+    "a deepcopy memo passed in": (
+        "import copy, dataclasses\nm = {}\ncopy.deepcopy(dataclasses.field(default=1), m)\n"
+        "print('ESCAPED' if any(isinstance(v, dict) and '_field_type' in v for v in m.values()) else 'held')\n"
+        "print([v for v in m.values() if isinstance(v, list)] and 'ESCAPED')"
+    ),
+    "the memo a __deepcopy__ receives": (
+        "import copy, dataclasses\nLEAK = []\nclass A:\n    def __deepcopy__(self, memo):\n"
+        "        LEAK.append(memo)\n        return A()\n"
+        "copy.deepcopy([dataclasses.field(default=1), A()])\nmemo = LEAK[0]\n"
+        "print('ESCAPED', memo.get(id(memo)), dict(memo))"
+    ),
+}
+
+
+def test_library_code_does_not_work_around_the_first_layer(tmp_path):
+    """Each attack fails (a SandboxError naming the rule, or nothing leaks) and prints no
+    ESCAPED line; before, the first two reached the real ``open`` and ``os``, the next two
+    read a numpy object's private ``_arr``, and the memos held the private state."""
+    replies = jsonl_replies(list(ATTACKS.values()), str(tmp_path / "home"))
+    for name, reply in zip(ATTACKS, replies, strict=True):
+        assert "ESCAPED" not in reply.get("stdout", ""), (name, reply)
+    assert "typing compiles or runs Python source" in replies[0]["error"]["message"]
+    assert "typing compiles or runs Python source" in replies[1]["error"]["message"]
+    assert "private attributes" in replies[2]["error"]["message"]  # the class stayed a library class
+
+
+def test_update_wrapper_names_why_it_refuses_a_library_class(tmp_path):
+    """The refusal itself says what is wrong and what is valid."""
+    (reply,) = jsonl_replies(
+        ["import functools, numpy as np\nfunctools.update_wrapper(type(np.zeros(1).ctypes), print)"],
+        str(tmp_path / "h"),
+    )
+    assert "the wrapper must be a function or class of your own" in reply["error"]["message"]
+
+
+def test_ordinary_typing_dataclasses_copy_and_wraps_still_work(tmp_path):
+    """What agent code does with these modules is unchanged: typing annotations without
+    quotes, dataclasses, namedtuples, NamedTuple, make_dataclass, enums, functools.wraps on
+    its own functions, private attributes of its own classes (type() ones too), a cyclic
+    structure whose ``__deepcopy__`` uses the memo, ``deepcopy(x, {})``. A quoted forward
+    reference is refused with advice."""
+    code = (
+        "import typing, dataclasses, collections, enum, functools, copy\n"
+        "@dataclasses.dataclass\nclass P:\n    a: typing.Optional[int] = None\n"
+        "    b: typing.List[int] = dataclasses.field(default_factory=list)\n"
+        "T = collections.namedtuple('T', 'x y')\nN = typing.NamedTuple('N', [('a', int)])\n"
+        "Q = dataclasses.make_dataclass('Q', [('x', int)])\nE = enum.Enum('E', 'A B')\n"
+        "class Box:\n    def __init__(self):\n        self._v = 3\n"
+        "def deco(f):\n    @functools.wraps(f)\n    def w(*a):\n        return f(*a)\n    return w\n"
+        "@deco\ndef h():\n    return Box()._v\n"
+        "X = type('X', (), {'_k': 5})\n"
+        "class Node:\n    def __init__(self):\n        self.peer = None\n"
+        "    def __deepcopy__(self, memo):\n        if id(self) in memo:\n            return memo[id(self)]\n"
+        "        new = Node()\n        memo[id(self)] = new\n        new.peer = copy.deepcopy(self.peer, memo)\n"
+        "        return new\n"
+        "a, b = Node(), Node()\na.peer, b.peer = b, a\nc = copy.deepcopy(a)\n"
+        "print(P(), T(1, 2), N(1), Q(2), E.A, h(), h.__name__, X()._k, c.peer.peer is c, copy.deepcopy({'x': [1]}, {}))"
+    )
+    ok, quoted = jsonl_replies([code, "import typing\nprint(typing.Optional['Node'])"], str(tmp_path / "home"))
+    assert ok["ok"], ok
+    assert ok["stdout"] == "P(a=None, b=[]) T(x=1, y=2) N(a=1) Q(x=2) E.A 3 h 5 True {'x': [1]}\n"
+    assert not quoted["ok"] and "Optional[Node], not Optional['Node']" in quoted["error"]["message"]
