@@ -209,8 +209,11 @@ def api_cheatsheet(
 
 
 def _month_list(values: list[int]) -> str:
-    """Career months as text: ``in months 2, 8, 14`` or, four or more evenly spaced, ``every 6 months from month 2``."""
+    """Career months as text: ``in months 2, 8, 14``, or, four or more evenly spaced, ``every 6 months from
+    month 2``, or ``no call within this career`` (before, "in months ," for a 1-month scenario)."""
     vals = sorted(int(v) for v in values)
+    if not vals:  # a scenario shorter than the agency's first call
+        return "no call within this career"
     steps = {b - a for a, b in zip(vals, vals[1:], strict=False)}
     if len(vals) >= 4 and len(steps) == 1:
         return f"every {steps.pop()} months from month {vals[0]}"

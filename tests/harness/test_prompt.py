@@ -29,3 +29,11 @@ def test_prompt_lists_every_api_call_and_follows_the_scenario():
     assert "at most 3,000 characters" in text and "OUTPUT (turn t/5)" in text
     assert "bar" not in text.lower().replace("barely", "")
     assert "6.3" not in text  # NAIC's hidden acceptance bar
+
+
+def test_prompt_of_a_career_shorter_than_an_agency_first_call_says_so():
+    """In a 1-month career the agencies with calls only later say "no call within this
+    career" instead of an empty list ("in months , decision in 5")."""
+    text = LabCore(dataclasses.replace(WorldConfig(), months=1), max_turns=2).system_prompt
+    grants = next(ln for ln in text.splitlines() if ln.startswith("- Grants"))
+    assert "in months ," not in grants and "no call within this career" in grants
