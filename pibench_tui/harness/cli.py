@@ -1000,7 +1000,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for root in args.runs:
         found = [d for d in iter_run_dirs(root) if (d / "result.json").is_file()]
         if not found:
-            print(f"pibench replay: {root}: no completed run (no result.json) here", file=sys.stderr)
+            print(
+                visible(f"pibench replay: {root}: no completed run (no result.json) here", newlines=True),
+                file=sys.stderr,
+            )
             return 1
         dirs.extend(found)
     bad = unchecked = 0
@@ -1016,5 +1019,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             unchecked += 1
             continue
         print(visible(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}", newlines=True))
+        if verdict.get("not_recorded"):
+            print(visible(f"pibench replay: not recorded: {verdict['not_recorded']}", newlines=True), file=sys.stderr)
         bad += not verdict["valid"]
     return 1 if bad else 2 if unchecked else 0

@@ -15,11 +15,12 @@ after the evaluation, ``pibench replay RUN_DIR --seal FILE`` takes its seed from
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.harness.rundir import atomic_write_json, read_json, read_jsonl
+from pibench_tui.harness.rundir import read_json, read_jsonl
 
 __all__ = ["NONDETERMINISM_NOTE", "check_transcript", "replay_run", "verify_run"]
 
@@ -124,14 +125,28 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
     """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``);
     a sealed run replayed without its seal file (``verdict["sealed"]``) was not checked, and
     nothing is recorded. ``check_transcripts``: an agent run that replays must also pass
-    :func:`check_transcript` (its verdict is ``verdict["transcript"]``)."""
+    :func:`check_transcript` (its verdict is ``verdict["transcript"]``).
+
+    Files are read without following symbolic links (a link is a damaged run:
+    :class:`~pibench_tui.harness.rundir.RunFileIsLink`), and the verdict is recorded only in a
+    folder ``pibench agent`` would write to (:func:`saves.paths.foreign_folder_problem`: this
+    user's own, not writable by others, not a link); otherwise ``verdict["not_recorded"]`` says
+    why and nothing is written. The new ``result.json`` keeps the old one's permissions.
+    """
+    from saves.paths import foreign_folder_problem
+
     path = Path(path)
     verdict = verify_run(path, seal)
     if verdict.get("sealed"):
         return verdict
     if check_transcripts and verdict["valid"]:
         _check_transcript_too(path, seal, verdict)
+    problem = foreign_folder_problem(path, "the run folder", "a copy of it (cp -r) that is yours")
+    if problem is not None:
+        verdict["not_recorded"] = problem
+        return verdict
     res = read_json(path / "result.json")
+    mode = os.lstat(path / "result.json").st_mode & 0o666
     res["valid"] = bool(verdict["valid"])
     res["replay"] = {
         "valid": verdict["valid"],
@@ -140,7 +155,10 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
         "impact": verdict["impact"],
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    atomic_write_json(path / "result.json", res)
+    from saves.storage import atomic_write
+
+    text = json.dumps(res, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    atomic_write(path / "result.json", text.encode("utf-8"), mode=mode)
     return verdict
 
 

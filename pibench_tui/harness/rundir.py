@@ -30,6 +30,7 @@ __all__ = [
     "career_dir",
     "RunDirBusy",
     "RunDirLock",
+    "RunFileIsLink",
     "RunFileTooLarge",
     "is_run_dir",
     "iter_jsonl",
@@ -108,33 +109,93 @@ MAX_JSON_BYTES = 64 << 20
 MAX_LINE_BYTES = 4 << 20
 #: Largest JSON-lines file read from a run directory, in bytes.
 MAX_JSONL_BYTES = 1 << 30
+#: Deepest nesting of lists and objects in a JSON value read from a run directory: a
+#: career's files nest a few levels (a checkpoint's world state the most, well under this);
+#: deeper is damage (a line of ``[`` * 200000 took ``report`` and ``replay`` down with a
+#: ``RecursionError``), and every later reader (``json.dumps``, copies) stays far from
+#: Python's recursion limit.
+MAX_JSON_DEPTH = 100
 
 
 class RunFileTooLarge(ValueError):
     """A file of a run directory is larger than pibench reads (the message names it and the limit)."""
 
 
+class RunFileIsLink(ValueError):
+    """A file of a run directory is a symbolic link, which pibench never follows (a link
+    planted in another user's run folder could point at any file of the reader's)."""
+
+
+def _open_file(path: Path, follow_links: bool = False) -> IO[bytes]:
+    """``path`` opened for reading in binary, without following a final symbolic link
+    unless ``follow_links`` (a file the user named on the command line).
+
+    Raises:
+        RunFileIsLink: ``path`` is a link (and ``follow_links`` is false).
+        OSError: It cannot be opened.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_links and os.path.islink(path):
+            raise RunFileIsLink(
+                f"{path} is a symbolic link; pibench never follows a link in a run folder (copy the file itself)"
+            ) from None
+        raise exc from None
+    return open(fd, "rb")
+
+
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):g} MiB"
 
 
-def read_json(path: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES) -> Any:
-    """Parse a JSON file of at most ``limit`` bytes.
+def _too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels (iteratively: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        if depth > limit:
+            return True
+        stack.extend((v, depth + 1) for v in item if isinstance(v, (list, dict)))
+    return False
+
+
+def _deep(where: str) -> ValueError:
+    return ValueError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels (a damaged file)")
+
+
+def read_json(path: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, follow_links: bool = False) -> Any:
+    """Parse a JSON file of at most ``limit`` bytes; a symbolic link is refused unless
+    ``follow_links`` (a file named on the command line, not one found in a run folder).
 
     Raises:
         FileNotFoundError / OSError: The file cannot be opened.
+        RunFileIsLink: It is a symbolic link (without ``follow_links``).
         RunFileTooLarge: It is larger than ``limit`` (nothing past the limit is read).
-        ValueError: It is not valid JSON (or not UTF-8); the message names the file.
+        ValueError: It is not valid JSON (or not UTF-8), or nests deeper than
+            :data:`MAX_JSON_DEPTH`; the message names the file.
     """
     path = Path(path)
-    with open(path, "rb") as fh:
+    with _open_file(path, follow_links) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
         raise RunFileTooLarge(f"{path}: larger than {_mib(limit)}, the most pibench reads from a run directory")
     try:
-        return json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise _deep(str(path)) from None
     except ValueError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if _too_deep(value):
+        raise _deep(str(path))
+    return value
 
 
 def iter_jsonl(
@@ -146,17 +207,19 @@ def iter_jsonl(
 ) -> Iterator[Any]:
     """The complete JSON lines of ``path``, one at a time (see :func:`read_jsonl`). Lines end
     at ``\n`` only (a U+2028 in a text is not a line break). Nothing longer than
-    ``line_limit`` bytes is held in memory.
+    ``line_limit`` bytes is held in memory. A symbolic link is never followed.
 
     Raises:
+        RunFileIsLink: ``path`` is a symbolic link.
         RunFileTooLarge: A line is longer than ``line_limit`` bytes or the file than ``limit``.
-        ValueError: With ``strict``, a line that is not JSON or a cut last line.
+        ValueError: A line nests deeper than :data:`MAX_JSON_DEPTH` (damage, not a torn
+            line); with ``strict``, also a line that is not JSON or a cut last line.
     """
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         return
     total = 0
-    with open(path, "rb") as fh:
+    with _open_file(path) as fh:
         number = 0
         while raw := fh.readline(line_limit + 1):
             number += 1
@@ -175,11 +238,16 @@ def iter_jsonl(
             if not line:
                 continue
             try:
-                yield json.loads(line.decode("utf-8"))
+                value = json.loads(line.decode("utf-8"))
+            except RecursionError:
+                raise _deep(f"{path}: line {number}") from None
             except ValueError:
                 if strict:
                     raise ValueError(f"{path}: line {number} is not JSON: {line[:60]!r}") from None
                 return
+            if _too_deep(value):
+                raise _deep(f"{path}: line {number}")
+            yield value
 
 
 def read_jsonl(path: str | os.PathLike[str], *, strict: bool = False) -> list[Any]:

@@ -120,7 +120,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             careers, reference=args.reference, prices=dict(args.price), trust_unverified=args.trust_unverified
         )
     except ValueError as exc:
-        print(f"pibench report: {exc}", file=sys.stderr)
+        print(visible(f"pibench report: {exc}", newlines=True), file=sys.stderr)
         return 1
     render_terminal(report)
     if pivots is not None:
@@ -134,9 +134,12 @@ def cmd_report(args: argparse.Namespace) -> int:
                 json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n", encoding="utf-8"
             )
         except OSError as exc:
-            print(f"pibench report: cannot write --json {args.json_file}: {exc.strerror or exc}", file=sys.stderr)
+            print(
+                visible(f"pibench report: cannot write --json {args.json_file}: {exc.strerror or exc}", newlines=True),
+                file=sys.stderr,
+            )
             return 1
-        print(f"wrote {args.json_file}", file=sys.stderr)
+        print(visible(f"wrote {args.json_file}", newlines=True), file=sys.stderr)
     if args.html:
         try:
             from pibench_tui.report.figures import all_figures
@@ -153,9 +156,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
-            print(f"pibench report: cannot write --html {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            print(
+                visible(f"pibench report: cannot write --html {args.html}: {exc.strerror or exc}", newlines=True),
+                file=sys.stderr,
+            )
             return 1
-        print(f"wrote {args.html}", file=sys.stderr)
+        print(visible(f"wrote {args.html}", newlines=True), file=sys.stderr)
     return 0
 
 
@@ -169,12 +175,14 @@ def _pivots_only(args: argparse.Namespace, pivots: dict[str, Any]) -> int:
             Path(args.json_file).write_text(
                 json.dumps(_nan_free({"pivots": pivots}), indent=1, allow_nan=False) + "\n", encoding="utf-8"
             )
-            print(f"wrote {args.json_file}", file=sys.stderr)
+            print(visible(f"wrote {args.json_file}", newlines=True), file=sys.stderr)
         if args.html:
             Path(args.html).write_text(pivot_page(pivots), encoding="utf-8")
-            print(f"wrote {args.html}", file=sys.stderr)
+            print(visible(f"wrote {args.html}", newlines=True), file=sys.stderr)
     except OSError as exc:
-        print(f"pibench report: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            visible(f"pibench report: cannot write the report: {exc.strerror or exc}", newlines=True), file=sys.stderr
+        )
         return 1
     return 0
 

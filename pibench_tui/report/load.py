@@ -699,7 +699,8 @@ def _run_dirs(root: Path) -> list[Path]:
 
 def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
     try:  # a `compare --json` of many seeds is larger than a run directory's files may be
-        data = read_json(p, limit=MAX_JSONL_BYTES) if p.name != "result.json" else read_json(p)
+        # a file named on the command line may be a link; a run folder's result.json never is
+        data = read_json(p, limit=MAX_JSONL_BYTES, follow_links=True) if p.name != "result.json" else read_json(p)
     except (OSError, ValueError) as exc:
         raise LoadError(f"{raw}: {exc}") from None
     if isinstance(data, dict) and data.get("format") == RUN_FORMAT:

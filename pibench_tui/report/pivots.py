@@ -42,7 +42,7 @@ def is_pivot_run(path: str | os.PathLike[str]) -> bool:
 
         with open(meta, encoding="utf-8") as fh:
             data = json.loads(fh.read(1_000_000))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("format") == EVAL_FORMAT
 
@@ -228,6 +228,8 @@ def print_pivots(section: dict[str, Any], console: Any = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from pibench_tui.textsafe import rich_text
+
     con = console or Console()
     if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
         con = Console(width=160)
@@ -239,7 +241,7 @@ def print_pivots(section: dict[str, Any], console: Any = None) -> None:
         for i, h in enumerate(head):
             t.add_column(Text(h), justify="left" if i < 2 else "right", overflow="fold")
         for row in rows:
-            t.add_row(*(Text(c) for c in row))
+            t.add_row(*(rich_text(c, newlines=True) for c in row))  # labels and paths: escapes shown, never run
         con.print(t)
 
 
