@@ -84,8 +84,9 @@ def counted(career: Career, trust_unverified: bool = False) -> bool:
 
 
 def archetype(c: Career) -> str:
-    """The census archetype of a career (rules applied in :data:`ARCHETYPES` order)."""
-    if c.collapsed:
+    """The census archetype of a career (rules applied in :data:`ARCHETYPES` order); an
+    invalid career is counted as collapsed (:func:`scored_collapse`): its files are not believed."""
+    if scored_collapse(c):
         return "bankrupt"
     if c.hires <= NEVER_BUILT_MAX or c.publications <= NEVER_BUILT_MAX:
         return "never built"

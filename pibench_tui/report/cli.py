@@ -108,11 +108,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 1
     careers, dropped = drop_duplicates(careers)
     for c in dropped:
+        said = (
+            f"{c.invalid_reason}"
+            if c.invalid_reason and c.invalid_reason.startswith("conflicting careers")
+            else "the same career was already read; counted once"
+        )
         print(
-            visible(
-                f"pibench report: note: {c.source}: {c.label} · {c.scenario} {c.key} was already read; counted once",
-                newlines=True,
-            ),
+            visible(f"pibench report: note: {c.source}: {c.label} · {c.scenario} {c.key}: {said}", newlines=True),
             file=sys.stderr,
         )
     try:

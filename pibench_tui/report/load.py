@@ -5,10 +5,13 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
 :class:`Career` whose ``status`` says what this invocation proved:
 
 * ``valid`` -- re-simulated here, from its action log and the full config its run recorded
-  (``run --json`` rows: the policy played again, which is deterministic); the world reached
-  the recorded end, Impact and state digest. Its Impact is the *re-simulated* one.
+  (policy careers, folders and ``run --json`` rows: the named policy played again, which is
+  deterministic, making exactly the logged calls); the world reached the recorded end,
+  Impact and state digest. Its Impact is the *re-simulated* one.
 * ``invalid`` -- it does not re-simulate, a file is damaged, too large or not a run result,
-  or its folder is another career's (a copied run folder). Counts as Impact 0.
+  its folder is another career's (a copied run folder), a policy career's log is not its
+  policy's, or another career of its label and seed conflicts with it
+  (:func:`drop_duplicates`). Counts as Impact 0 and shows no figures of its files.
 * ``unverified`` -- it could not be re-simulated here: a sealed seed without ``--seal``, a
   policy this pibench does not know, or ``--no-simulate``. Kept out of every aggregate unless
   ``--trust-unverified``.
@@ -26,6 +29,8 @@ come from ``transcript.jsonl``, not from ``result.json``.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 import os
 import re
@@ -86,6 +91,10 @@ class Career:
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
         cost_usd: The career's cost in USD as its result.json recorded it (``cost_usd``, when
             the harness priced it; recorded, not re-derived), else ``None``.
+        fingerprint: SHA-256 of the career's action log (canonical JSON rows), from
+            actions.jsonl or from the policy played again; with the seed and config it is the
+            career. Two careers of one label, scenario and seed are the same career when
+            their fingerprints are (:func:`drop_duplicates`). ``None`` when unknown.
         settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
             derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
             unknown. The report splits a label whose careers differ in it.
@@ -133,6 +142,7 @@ class Career:
     cached_prompt_tokens: int | None = None
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
+    fingerprint: str | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -146,6 +156,17 @@ class Career:
         self.valid = True if status == "valid" else False if status == "invalid" else None
         if reason is not None:
             self.invalid_reason = reason if not self.invalid_reason else f"{self.invalid_reason}; {reason}"
+
+    def clear_figures(self) -> None:
+        """Forget every figure of the career's world (Impact split, counts, collapse,
+        trajectories, best paper, axes): an invalid career's files are not believed, so it
+        shows none of their figures (and counts as Impact 0). Token counts, re-derived from
+        the transcript, stay: they were spent."""
+        self.impact = self.earned = self.projection = 0.0
+        self.collapsed, self.collapse_month = False, None
+        self.months_played = self.publications = self.grants = self.hires = self.quits = 0
+        self.earned_by_month, self.budget_by_month = [], []
+        self.best_paper, self.axes = None, None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (trajectories included)."""
@@ -182,20 +203,62 @@ def _sealed_key(commitment: Any) -> str:
     return f"sealed:{str(commitment)[:12]}"
 
 
+def _same_career(a: Career, b: Career) -> bool:
+    """Whether ``a`` and ``b`` (same label, kind, scenario and key) are one career given twice:
+    the same folder, or the same action log (:attr:`Career.fingerprint`), or, where a log is
+    unknown (not re-simulated, damaged), the same recorded Impact."""
+    if os.path.realpath(a.source) == os.path.realpath(b.source):
+        return True
+    if a.fingerprint is not None and b.fingerprint is not None:
+        return a.fingerprint == b.fingerprint
+    return a.recorded_impact is not None and a.recorded_impact == b.recorded_impact
+
+
+def _career_brief(c: Career) -> str:
+    figure = f", Impact {c.impact:,.1f}" if c.status == "valid" else ""
+    return f"{c.source} ({c.status}{figure})"
+
+
 def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
-    """Split ``careers`` into (kept, dropped): a career whose label, kind, scenario and key
-    equal an earlier one's (the same run given twice, e.g. ``run --json`` and its
-    ``--save-runs`` folder) is dropped, so no seed counts twice in means and intervals. A
-    valid career is kept before an earlier one that is not."""
-    order = sorted(range(len(careers)), key=lambda i: (careers[i].status != "valid", i))
-    seen: set[tuple[str, str, str, str]] = set()
+    """Split ``careers`` into (kept, dropped), one career per label, kind, scenario and key.
+
+    The same career given twice (e.g. ``run --json`` and its ``--save-runs`` folder, or one
+    folder named twice: :func:`_same_career`) counts once: the later copies are dropped (a
+    valid copy is kept before one that is not). Different careers under one label, scenario
+    and seed (two folders holding two runs of the model on seed 101) conflict: which one
+    counts must never depend on the order of the paths, so none does. The first is kept as
+    the seed's career, marked invalid (Impact 0, no figures) with a reason naming every
+    folder; the others are dropped with :attr:`Career.invalid_reason` saying what they
+    conflict with."""
+    groups: dict[tuple[str, str, str, str], list[int]] = {}
+    for i, c in enumerate(careers):
+        groups.setdefault((c.label, c.kind, c.scenario, c.key), []).append(i)
     keep: set[int] = set()
-    for i in order:
-        c = careers[i]
-        k = (c.label, c.kind, c.scenario, c.key)
-        if k not in seen:
-            seen.add(k)
-            keep.add(i)
+    for members in groups.values():
+        order = sorted(members, key=lambda i: (careers[i].status != "valid", i))
+        first = careers[order[0]]
+        distinct = [first]
+        for i in order[1:]:
+            if not any(_same_career(careers[i], d) for d in distinct):
+                distinct.append(careers[i])
+        keep.add(order[0])
+        if len(distinct) == 1:
+            continue
+        names = "; ".join(_career_brief(d) for d in distinct)
+        head = min(members)  # the first given holds the conflict (its position in the listing)
+        keep.discard(order[0])
+        keep.add(head)
+        held = careers[head]
+        why = (
+            f"conflicting careers for {held.label} · {held.scenario} {held.key}: {names} hold different careers "
+            "of this label on this seed; none is counted (Impact 0): keep one run folder per seed"
+        )
+        held.invalid_reason = None
+        held.mark("invalid", why)
+        held.clear_figures()
+        for i in members:
+            if i != head:
+                careers[i].invalid_reason = why
     kept = [c for i, c in enumerate(careers) if i in keep]
     dropped = [c for i, c in enumerate(careers) if i not in keep]
     return kept, dropped
@@ -280,7 +343,11 @@ def _replay_with_trajectory(config: Any, seed: int, actions: list[Any]) -> tuple
     return w, e_traj, b_traj
 
 
-def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[Any, list[float], list[float]]:
+def _play_policy_with_trajectory(
+    policy: str, seed: int, config: Any, baseline_config: Any = None
+) -> tuple[Any, list[float], list[float]]:
+    """Play ``policy`` (deterministic) on ``seed``, as ``pibench run`` does, recording earned
+    citations and budget after every month. Raises ``KeyError`` for an unknown policy."""
     from world import career as career_mod
     from world.errors import ActionError
     from world.runner import AgentView, build_policy
@@ -288,7 +355,7 @@ def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[A
 
     held = career_mod.Career.new(dataclasses.replace(config), seed, cached=True)
     w, api = held.world, held.api
-    pol = build_policy(policy, w)
+    pol = build_policy(policy, w, baseline_config)
     view: Any = api if policy == "oracle" else AgentView(api)
     e_traj: list[float] = []
     b_traj: list[float] = []
@@ -304,6 +371,29 @@ def _play_policy_with_trajectory(policy: str, seed: int, config: Any) -> tuple[A
             e_traj.append(float(earned(w)))
             b_traj.append(float(w.s.budget))
     return w, e_traj, b_traj
+
+
+def _row_text(row: Any) -> str:
+    """An action-log row as canonical JSON (a tuple and a list of the same values agree)."""
+    return json.dumps(list(row) if isinstance(row, tuple) else row, sort_keys=True, separators=(",", ":"))
+
+
+def log_fingerprint(rows: list[Any]) -> str:
+    """SHA-256 of an action log's rows as canonical JSON, one per line."""
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(_row_text(row).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def _first_difference(played: list[Any], logged: list[Any]) -> str | None:
+    """Where the policy's own calls and the logged ones first differ, or ``None``."""
+    for i, (a, b) in enumerate(zip(played, logged, strict=False)):
+        if _row_text(a) != _row_text(b):
+            return f"call {i + 1} of the log is {_row_text(b)[:160]}, the policy makes {_row_text(a)[:160]}"
+    if len(played) != len(logged):
+        return f"the policy makes {len(played)} calls, the log holds {len(logged)}"
+    return None
 
 
 # ---------------------------------------------------------------------------- numbers
@@ -505,7 +595,14 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
     try:
         cfg = WorldConfig.from_dict(res["config"])
         actions = read_jsonl(path / "actions.jsonl", strict=True)
-        world, e_traj, b_traj = _replay_with_trajectory(cfg, seed, actions)
+        c.fingerprint = log_fingerprint(actions)
+        if c.kind == "policy":
+            played = _policy_career(c, res, cfg, seed, actions)
+            if played is None:
+                return
+            world, e_traj, b_traj = played
+        else:
+            world, e_traj, b_traj = _replay_with_trajectory(cfg, seed, actions)
     except (ActionError, ValueError, TypeError, KeyError) as exc:
         c.mark("invalid", f"the action log does not replay: {exc}")
         return
@@ -516,6 +613,51 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
     _judge(c, world, imp if isinstance(imp, dict) else {"total": imp}, res.get("digest"))
     if c.status == "valid" and opts.check_transcripts and c.kind == "agent":
         _check_transcript(c, path, res, seed, cfg)
+
+
+def _policy_career(
+    c: Career, res: dict[str, Any], cfg: Any, seed: int, actions: list[Any]
+) -> tuple[Any, list[float], list[float]] | None:
+    """A policy career is its policy's: the named policy (deterministic) is played again on
+    the seed and config and must make exactly the logged calls, and a label that reads as a
+    policy's name must be that policy's, with its own settings. Returns the played world and
+    trajectories, or ``None`` with ``c`` marked (invalid, or unverified for a policy this
+    pibench does not know). An agent's or another policy's log under the baseline's name
+    (a forged ``kind: policy``) is invalid with the first differing call."""
+    from pibench_tui.textsafe import reads_as
+    from world.policies import ALL_NAMES
+
+    policy = res.get("policy")
+    named = reads_as(c.label, ALL_NAMES)
+    if not isinstance(policy, str) or not policy:
+        c.mark("invalid", "a policy career whose result.json names no policy")
+        return None
+    if named is not None and named != policy:
+        c.mark("invalid", f"the label {c.label!r} names the policy {named!r}, but the career says it was {policy!r}")
+        return None
+    bcfg = res.get("baseline_config")
+    if named is not None and bcfg is not None:
+        c.mark(
+            "invalid", f"the label {c.label!r} names the policy {named!r}, but the career ran it with other settings"
+        )
+        return None
+    if policy not in ALL_NAMES:
+        c.mark("unverified", f"the policy {policy!r} is not one this pibench knows")
+        return None
+    baseline_config = None
+    if bcfg is not None:
+        from world.policies.baseline import BaselineConfig
+
+        if not isinstance(bcfg, dict) or policy != "baseline":
+            c.mark("invalid", f"baseline_config {str(bcfg)[:80]!r} is not a baseline's settings")
+            return None
+        baseline_config = BaselineConfig(**bcfg)
+    world, e_traj, b_traj = _play_policy_with_trajectory(policy, seed, cfg, baseline_config)
+    diff = _first_difference(world.s.action_log, actions)
+    if diff is not None:
+        c.mark("invalid", f"the action log is not what the policy {policy!r} plays on this seed: {diff}")
+        return None
+    return world, e_traj, b_traj
 
 
 def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg: Any) -> None:
@@ -572,6 +714,8 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
             _resimulate(c, path, res, opts)
         else:
             c.mark("unverified", "not re-simulated (--no-simulate)")
+    if c.status == "invalid":
+        c.clear_figures()
     return c
 
 
@@ -666,8 +810,11 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
         except KeyError:
             c.mark("unverified", f"the policy {policy!r} is not one this pibench knows")
         else:
+            c.fingerprint = log_fingerprint(world.s.action_log)
             _take_world(c, world, e_traj, b_traj)
             _judge(c, world, {"total": row.get("impact")}, None)
+    if c.status == "invalid":
+        c.clear_figures()
     return c
 
 

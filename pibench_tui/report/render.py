@@ -287,17 +287,18 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             impact = format_value(c["impact"], 1) if c["status"] == "valid" else c["status"]
         else:
             impact = _seed_cell(row, str(c["key"]))
+        shown = c["status"] != "invalid"  # an invalid career's files are not believed: no figures of theirs
         rows.append(
             [
                 key,
                 *([c["scenario"]] if multi else []),
                 str(c["key"]),
                 impact,
-                format_value(c["earned"], 1),
-                format_value(c["projection"], 1),
-                f"month {c['collapse_month']}" if c["collapsed"] else "—",
-                str(c["publications"]),
-                str(c["hires"]),
+                format_value(c["earned"], 1) if shown else "—",
+                format_value(c["projection"], 1) if shown else "—",
+                f"month {c['collapse_month']}" if c["collapsed"] and shown else "—",
+                str(c["publications"]) if shown else "—",
+                str(c["hires"]) if shown else "—",
                 _tokens(c["tokens"]) if c["kind"] == "agent" else "—",
                 _usd(c.get("cost")) if c["kind"] == "agent" else "—",
                 c["archetype"],
