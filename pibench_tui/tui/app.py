@@ -286,6 +286,12 @@ class PibenchApp(App[int]):
             if panel.id == active or (everything and panel.composed):
                 panel.redraw(self.game)
 
+    def redraw_shown(self) -> None:
+        """Redraw the visible panel if the career changed since it was drawn (nothing else)."""
+        panel = self.query_one(f"#{self.tabs.active}", Panel)
+        if panel.stale:
+            panel.redraw(self.game)
+
     @property
     def tutorial(self) -> TutorialChecklist:
         """The tutorial checklist (shown in the tutorial scenario; t toggles it)."""
@@ -361,7 +367,7 @@ class PibenchApp(App[int]):
                 title = (
                     None if n == 1 else f"Months {last - n + 1}-{last} closed from the console: month {last}'s digest"
                 )
-                self.changed()
+                self.refresh_view()  # under the digest, as after n's close
                 self.push_screen(
                     DigestScreen(report, self.game, title=title, history=self.game.month_reports()),
                     partial(self._digest_closed, bool(report.get("finished")) or self.game.finished),
@@ -553,15 +559,17 @@ class PibenchApp(App[int]):
             if finished:
                 self.show_end()
             return
-        # The digest covers the lab (opaque): only the header redraws now, the panels when it closes.
-        self.changed(message.dashboard)
+        # The digest covers the lab (opaque): the header and the shown panel are updated under it
+        # now (nothing is painted until the lab shows again), so closing it only repaints.
+        self.refresh_view(dashboard=message.dashboard)
         self.push_screen(
             DigestScreen(report, self.game, history=self.game.month_reports(), note=message.note),
             partial(self._digest_closed, finished),
         )
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:
-        self.refresh_view()
+        # The career did not change while the digest showed: the panel drawn under it stands.
+        self.redraw_shown()
         if finished:
             self.show_end()
 

@@ -389,14 +389,15 @@ class DigestScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="digest-box", classes="dialog"):
             yield Label(self._head(), classes="dialog-title", id="digest-title")
-            with VerticalScroll(id="digest-body"):
+            body = VerticalScroll(id="digest-body")
+            # set before the first layout (not in on_mount, which would lay the screen out again)
+            body.styles.max_height = max(6, self.app.size.height - 9)  # the title and the hint stay visible
+            with body:
                 yield Static(self._body(), id="digest-text")
             yield Static(self._hint(), classes="form-hint")
 
     def on_mount(self) -> None:
-        body = self.query_one("#digest-body", VerticalScroll)
-        body.styles.max_height = max(6, self.app.size.height - 9)  # the title and the hint stay visible
-        body.focus()
+        self.query_one("#digest-body", VerticalScroll).focus()
         try:  # toasts wait under the digest (they show again when it closes): none draws over it
             self.get_child_by_type(ToastRack).remove()
         except NoMatches:  # notifications are off (tests)

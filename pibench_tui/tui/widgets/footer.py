@@ -3,10 +3,11 @@
 Textual's :class:`~textual.widgets.Footer` recomposes (removes and mounts) all its key widgets
 after every change of the screen's bindings, and one key press publishes several such changes
 (the focus leaves a widget, reaches the next, the screen's active bindings update...).
-:class:`KeysFooter` looks at the keys once per refresh, does nothing when the keys, their
-labels and whether they are enabled are what it already shows, and otherwise updates its
-key widgets in place: a key whose label changed is redrawn, only the difference in number is
-mounted or removed. What the footer shows is what Textual's Footer shows for the same keys,
+:class:`KeysFooter` looks at the keys once the messages of that key press are handled (in the
+same repaint), does nothing when the keys, their labels and whether they are enabled are what
+it already shows, and otherwise updates its key widgets in place: a key whose label changed is
+redrawn, only the difference in number is mounted or removed. A dialog that turns every key
+off hides them instead (they show again when it closes). What the footer shows is what Textual's Footer shows for the same keys,
 except when they do not fit its width (80 columns on a panel with many keys): then the keys
 named in :attr:`KeysFooter.LEAVE_OUT` are left out first (they stay bound, and the help and
 the command palette list them), the help key says "More", and, if that is still too wide,
@@ -27,7 +28,7 @@ KeyShown = tuple[str, str, str, str, bool, str]
 
 
 class KeysFooter(Footer):
-    """A :class:`~textual.widgets.Footer` whose keys update in place, once per refresh and only
+    """A :class:`~textual.widgets.Footer` whose keys update in place, once per key press and only
     when they changed (module docstring). Same arguments and look as Textual's Footer.
 
     Attributes:
@@ -42,18 +43,24 @@ class KeysFooter(Footer):
     """The binding id of the key whose label becomes the second item when keys are left out
     (the help screen lists every key)."""
 
+    DEFAULT_CSS = """
+    KeysFooter.-covered FooterKey { display: none; }
+    KeysFooter.-covered FooterKey.-command-palette { display: block; }
+    """
+
     _update_pending = False
     _shown: tuple | None = None
     updates = 0
 
     def bindings_changed(self, screen: Screen) -> None:
-        """The screen's bindings changed: look at the keys after the next refresh (once)."""
+        """The screen's bindings changed: look at the keys once the messages queued now are
+        handled (once), so that they change in the same repaint as what changed them."""
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._update_pending:
             self._update_pending = True
-            self.call_after_refresh(self._update_keys)
+            self.call_later(self._update_keys)
 
     def _keys_shown(self) -> tuple:
         """Everything :meth:`Footer.compose` reads to build the keys (so equal values build the
@@ -173,7 +180,15 @@ class KeysFooter(Footer):
         if not self.is_attached:
             return
         shown = self._keys_shown()
-        old, self._shown = self._shown, shown
+        old = self._shown
+        # A screen above this one (a dialog) turns every key off: they are hidden, not removed,
+        # and show again as they were when the dialog closes (no widget mounted twice per dialog).
+        covered = old is not None and not shown[0] and shown[1:] == old[1:] and self.app.screen is not self.screen
+        if covered or self.has_class("-covered"):
+            self.set_class(covered, "-covered")
+            if covered:
+                return
+        self._shown = shown
         if shown == old:
             return
         self.updates += 1
