@@ -2,12 +2,14 @@
 
 The app renders what the agent API returns and acts only through it. Advancing a month
 runs in a thread worker (group ``"sim"``); a second ``next month`` cannot start while one
-runs. The hidden state is read only by the end screen, after the career is over.
+runs. The autosave after a close runs in its own thread worker (group ``"autosave"``), so the
+month's digest never waits for it; autosaves run one at a time. The hidden state is read only by the end screen, after the career is over.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -24,7 +26,7 @@ from textual.widgets import DataTable, Input, Static, TabbedContent
 from pibench_tui.tui.actions import ACTIONS, ACTIONS_BY_ID
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import ActionError, Game
-from pibench_tui.tui.messages import MonthAdvanced
+from pibench_tui.tui.messages import AutosaveFailed, MonthAdvanced
 from pibench_tui.tui.screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
 from pibench_tui.tui.screens.digest import DigestScreen
 from pibench_tui.tui.screens.end import EndScreen
@@ -166,6 +168,8 @@ class PibenchApp(App[int]):
         self.busy = False
         self.months_advanced = 0
         self.quit_pending = False  # q pressed while too small, with unsaved months: ask once the size is back
+        self._autosave_lock = threading.Lock()  # one autosave at a time (worker threads, the UI's finish_autosave)
+        self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
         if test_mode:
             self.animation_level = "none"
 
@@ -255,6 +259,7 @@ class PibenchApp(App[int]):
         await super().on_event(event)
 
     def _quit_while_too_small(self) -> None:
+        self.finish_autosave()
         if not self.game.unsaved or self.quit_pending:
             self.exit(0)
             return
@@ -357,9 +362,7 @@ class PibenchApp(App[int]):
         n = message.months_closed
         if n > 0:
             self.months_advanced += n
-            note = self._autosave()
-            if note:
-                self.notify(note, severity="warning", markup=False)
+            self.start_autosave()
             if self.show_digest and not isinstance(self.screen, ModalScreen):
                 report = self.game.call("time.last_report")
                 self.game.last_report = report
@@ -523,19 +526,54 @@ class PibenchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - report, keep the app alive
             self.call_from_thread(self._advance_failed, exc)
             return
-        self.post_message(MonthAdvanced(report, self.game.last_dashboard, self._autosave()))
+        self.post_message(MonthAdvanced(report, self.game.last_dashboard))
 
-    def _autosave(self) -> str | None:
+    def start_autosave(self) -> None:
         """Autosave the career (``--save``/``--load``) after a month closed, with ``n`` or from
-        the console; ``None``, or a note saying why the autosave failed."""
+        the console, in the ``"autosave"`` worker group: the close shows its digest without
+        waiting, a newer autosave cancels one not yet started (exclusive), and two never write
+        at once (:meth:`_autosave_now`). A failure is told (:class:`AutosaveFailed`)."""
         if not self.career:
+            return
+        self._autosave_due = True  # written by finish_autosave if the worker never starts
+        self._autosave_worker(self.game)
+
+    @work(thread=True, exclusive=True, group="autosave", exit_on_error=False)
+    def _autosave_worker(self, game: Game) -> None:
+        note = self._autosave_now(game)
+        if note:
+            self.post_message(AutosaveFailed(note))
+
+    def finish_autosave(self) -> None:
+        """Write the autosave of a close now if it has not been written yet (waiting for one
+        being written): before the app ends, quits or switches careers. A failure is told."""
+        note = self._autosave_now(self.game)
+        if note:
+            self.notify(note, severity="warning", markup=False)
+
+    def _autosave_now(self, game: Game) -> str | None:
+        """Autosave ``game`` if a close is not autosaved yet and it is still the app's career
+        (one at a time); ``None``, or a note saying why the autosave failed."""
+        with self._autosave_lock:
+            if not self._autosave_due or game is not self.game or not self.career:
+                return None
+            self._autosave_due = False
+            try:
+                self._hold_career(self.career)  # held since the start (make_app) or the load
+                game.autosave(self.career, self._store())
+            except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
+                return f"autosave failed: {exc}"
             return None
-        try:
-            self._hold_career(self.career)  # held since the start (make_app) or the load
-            self.game.autosave(self.career, self._store())
-        except Exception as exc:  # noqa: BLE001 - a failed autosave must not end the career
-            return f"autosave failed: {exc}"
-        return None
+
+    @on(AutosaveFailed)
+    def _autosave_failed(self, message: AutosaveFailed) -> None:
+        """Say why the autosave failed: a line of the digest if the closed month's digest shows
+        (no toast draws over it), else a warning toast."""
+        screen = self.screen
+        if isinstance(screen, DigestScreen):
+            screen.add_note(message.note)
+            return
+        self.notify(message.note, severity="warning", markup=False)
 
     def _advance_failed(self, exc: Exception) -> None:
         self.busy = False
@@ -553,9 +591,8 @@ class PibenchApp(App[int]):
         self._close_confirm()  # in the same step as the digest's push: one redraw, not two
         finished = bool(report.get("finished")) or self.game.finished
         if not self.show_digest:
-            if message.note:
-                self.notify(message.note, severity="warning", markup=False)
             self.refresh_view(dashboard=message.dashboard)
+            self.start_autosave()
             if finished:
                 self.show_end()
             return
@@ -563,9 +600,10 @@ class PibenchApp(App[int]):
         # now (nothing is painted until the lab shows again), so closing it only repaints.
         self.refresh_view(dashboard=message.dashboard)
         self.push_screen(
-            DigestScreen(report, self.game, history=self.game.month_reports(), note=message.note),
+            DigestScreen(report, self.game, history=self.game.month_reports()),
             partial(self._digest_closed, finished),
         )
+        self.start_autosave()  # after the lab's and the digest's reads of this month
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:
         # The career did not change while the digest showed: the panel drawn under it stands.
@@ -713,6 +751,7 @@ class PibenchApp(App[int]):
     def _load_named(self, name: str | None) -> None:
         if not name:
             return
+        self.finish_autosave()  # the career played so far, before another replaces it
         try:
             world, record = self._store().load_world(name, exact=True)  # the row picked, exactly
             self._hold_career(record.info.career)  # the career this app autosaves from now on
@@ -739,6 +778,7 @@ class PibenchApp(App[int]):
         """Quit; offer to save first when there are unsaved months."""
         if isinstance(self.screen, ModalScreen):
             return
+        self.finish_autosave()  # the last close's autosave, if its worker has not written it yet
         if not self.game.unsaved:
             self.exit(0)
             return
@@ -778,6 +818,7 @@ class PibenchApp(App[int]):
             self.console_panel.close_sandbox()
         except Exception:  # noqa: BLE001 - shutting down
             pass
+        self.finish_autosave()
         self.release_career()  # the session is over (a final save after a signal takes it again)
 
 

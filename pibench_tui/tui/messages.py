@@ -12,11 +12,21 @@ class MonthAdvanced(Message):
         report: the closed month's report (``time.next_month()["report"]``).
         dashboard: the new month's ``lab.dashboard()`` as ``time.next_month()`` returned it
             (``None`` once the career is over: the header asks the API then).
-        note: a problem worth telling the player (a failed autosave), or ``None``.
     """
 
-    def __init__(self, report: dict, dashboard: dict | None = None, note: str | None = None) -> None:
+    def __init__(self, report: dict, dashboard: dict | None = None) -> None:
         super().__init__()
         self.report = report
         self.dashboard = dashboard
+
+
+class AutosaveFailed(Message):
+    """The autosave after a close failed (posted from the autosave worker).
+
+    Attributes:
+        note: what to tell the player (``"autosave failed: …"``).
+    """
+
+    def __init__(self, note: str) -> None:
+        super().__init__()
         self.note = note

@@ -1,6 +1,7 @@
-"""What changes is drawn once: the shown panel is updated under the month's digest (closing
-the digest only repaints the lab), and a dialog hides the footer's keys instead of removing
-them (closing it shows the same key widgets again)."""
+"""A month close does each thing once and waits for nothing it does not show: the shown panel
+is updated under the month's digest (closing the digest only repaints the lab), a dialog hides
+the footer's keys instead of removing them (closing it shows the same key widgets again), and
+the autosave runs in its own worker group, one at a time, while the digest shows."""
 
 from __future__ import annotations
 
@@ -71,3 +72,82 @@ async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys
         assert not footer.has_class("-covered")
         assert _keys(app) == before and all(k.display for k in before)
         assert footer.updates == updates
+
+
+@pytest.mark.asyncio
+async def test_the_autosave_runs_in_its_own_worker_group_after_the_digest_shows(tmp_path):
+    """With --save, a month's close shows its digest while its autosave is still being written
+    (held back here until the digest shows): the autosave is a worker of the ``autosave`` group,
+    not of the month's ``sim`` group, and its save c@m03 is in the store once it ends."""
+    import threading
+
+    from saves import SaveStore
+
+    app = build(new_world("short-12"), tmp_path=tmp_path, save="c")
+    game = app.game
+    release, entered = threading.Event(), threading.Event()
+    write = game.autosave
+
+    def held_autosave(career, store):
+        entered.set()
+        release.wait(30)  # a bound for a hung test, not a timing
+        return write(career, store)
+
+    game.autosave = held_autosave  # type: ignore[method-assign]
+
+    def saving() -> list:
+        return [w for w in app.workers if w.group == "autosave" and not w.is_finished]
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        release.set()
+        await close_month(pilot, app)  # month 2 (the store's first autosave is whole)
+        await wait_for(pilot, lambda: not app.game.unsaved, "month 2's autosave")
+        await press(pilot, "enter", to="Screen")
+        release.clear()
+        entered.clear()
+        await press(pilot, "n", to="ConfirmNextMonth")
+        await press(pilot, "enter", to="DigestScreen")  # (close_month would wait for every worker)
+        await wait_for(pilot, lambda: entered.is_set() and bool(saving()), "the autosave to start")
+        assert not [w for w in app.workers if w.group == "sim" and not w.is_finished]
+        assert screen_ready(app, "DigestScreen") and app.game.unsaved
+        assert "c@m03" not in {i.name for i in SaveStore(tmp_path / "saves", on_warning=None).list()}
+        release.set()
+        await wait_for(pilot, lambda: not app.game.unsaved and not saving(), "the autosave to be written")
+    assert "c@m03" in {i.name for i in SaveStore(tmp_path / "saves", on_warning=None).list()}
+
+
+@pytest.mark.asyncio
+async def test_two_autosaves_never_write_at_once(tmp_path):
+    """A second autosave started while the first is writing (a newer one cancels the first's
+    worker, exclusive, but a thread already writing goes on) waits for it: the writes follow
+    each other, never overlap; quitting then finds the career saved."""
+    import threading
+
+    app = build(new_world("short-12"), tmp_path=tmp_path, save="c")
+    game = app.game
+    release = threading.Event()
+    log: list[str] = []
+    write = game.autosave
+
+    def logged_autosave(career, store):
+        n = sum(1 for x in log if x.startswith("in"))
+        log.append(f"in{n}")
+        if n == 0:
+            release.wait(30)  # a bound for a hung test, not a timing
+        out = write(career, store)
+        log.append(f"out{n}")
+        return out
+
+    game.autosave = logged_autosave  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "n", to="ConfirmNextMonth")
+        await press(pilot, "enter", to="DigestScreen")
+        await wait_for(pilot, lambda: log == ["in0"], "the first autosave to start")
+        app._autosave_due = True
+        second = app._autosave_worker(game)
+        await drain(pilot)
+        assert log == ["in0"], "the second autosave waits while the first writes"
+        release.set()
+        await second.wait()
+        assert log == ["in0", "out0", "in1", "out1"]
+        assert not app.game.unsaved

@@ -414,6 +414,13 @@ class DigestScreen(ModalScreen[None]):
         self.query_one("#digest-text", Static).update(self._body())
         self.query_one("#digest-body", VerticalScroll).scroll_home(animate=False)
 
+    def add_note(self, note: str) -> None:
+        """Show ``note`` first in the newest month's report (a failed autosave, known after the
+        digest opened; kept for when the newest report shows again)."""
+        self.note = note
+        if self.index == len(self.history) - 1:
+            self.query_one("#digest-text", Static).update(self._body())
+
     def action_older(self) -> None:
         """The previous month's report (before the oldest one held, the career's earlier months,
         re-derived by the game: a resumed career's reports are not kept in its save)."""
