@@ -171,13 +171,51 @@ def _starts_like(start: str, word: str, partial: bool) -> bool:
     return all(_same_or_lookalike(a, b) for a, b in pairs)
 
 
+#: Words a label may add to a policy's name and still read as that policy's row
+#: (``baseline (policy)``, ``policy:baseline``).
+_POLICY_WORDS = ("policy", "policies")
+#: ASCII punctuation that :data:`_ASCII_CONFUSABLE` reads as a letter (``basel|ne``).
+_LETTERLIKE = frozenset("|!$")
+
+
+def _is_word_char(ch: str, letterlike: bool) -> bool:
+    return ch.isalnum() or unicodedata.category(ch)[0] == "M" or (letterlike and ch in _LETTERLIKE)
+
+
+def _words(text: str, letterlike: bool) -> list[str]:
+    """The words of ``text`` (NFKC): runs of letters, digits and marks (and, with
+    ``letterlike``, of ``|``, ``!``, ``$``); everything else separates them."""
+    out: list[str] = []
+    current: list[str] = []
+    for ch in unicodedata.normalize("NFKC", text):
+        if _is_word_char(ch, letterlike):
+            current.append(ch)
+        elif current:
+            out.append("".join(current))
+            current = []
+    if current:
+        out.append("".join(current))
+    return out
+
+
+def _reads_as_word(got: str, want: str) -> bool:
+    got, want = _skeleton(got), _skeleton(want)
+    return len(got) == len(want) and all(_same_or_lookalike(a, b) for a, b in zip(got, want, strict=True))
+
+
 def reads_as(text: str, names: tuple[str, ...]) -> str | None:
-    """The one of ``names`` that ``text`` may be taken for, or ``None``: the same once
-    characters that show nothing are dropped (controls, format characters such as
-    zero-width spaces and direction marks), NFKC-normalised and case-folded, ASCII look-alikes
-    read as one (``basel1ne``) and any non-ASCII letter as any ASCII letter (Cyrillic
-    ``а`` for ``a``). Also when only the part before a ``·`` (the report's row-key separator)
-    is: ``baseline · standard`` reads as ``baseline``."""
+    """The one of ``names`` that ``text`` may be taken for, or ``None``.
+
+    What a reader sees decides, not a list of spellings. Characters that show nothing are
+    dropped (controls, format characters such as zero-width spaces and direction marks);
+    then ``text`` reads as a name when its *words* are the name's words (``baseline-tuned``:
+    ``baseline``, ``tuned``), with only punctuation, spaces or the word ``policy`` around or
+    between them: ``baseline``, ``Baseline``, ``baseline_``, ``baseline.``, ``baseline
+    (policy)``, ``policy:baseline``, ``baseline · standard``. Words compare NFKC-normalised
+    and case-folded, ASCII look-alikes read as one (``basel1ne``, ``basel|ne``) and any
+    non-ASCII letter as any ASCII letter (Cyrillic ``а`` for ``a``). A label with any other
+    word beside the name (``gpt-baseline-v2``, ``baseline 2``, ``my baseline``) does not
+    read as the policy: it names a model or a setup."""
     shown = "".join(ch for ch in str(text) if ch.isprintable() and unicodedata.category(ch) != "Cf")
     for part in {shown, shown.split("·")[0]}:
         got = _skeleton(part)
@@ -185,6 +223,14 @@ def reads_as(text: str, names: tuple[str, ...]) -> str | None:
             want = _skeleton(name)
             if len(got) == len(want) and all(_same_or_lookalike(a, b) for a, b in zip(got, want, strict=True)):
                 return name
+        for letterlike in (False, True):
+            words = [w for w in _words(part, letterlike) if not any(_reads_as_word(w, p) for p in _POLICY_WORDS)]
+            for name in names:
+                want_words = _words(name, False)
+                if len(words) == len(want_words) and all(
+                    _reads_as_word(a, b) for a, b in zip(words, want_words, strict=True)
+                ):
+                    return name
     return None
 
 

@@ -20,6 +20,10 @@ IDLE = "```python\ntime.next_month()\n```"
 
 #: Labels a reader may take for the baseline policy's name.
 CONFUSABLE = ["baseline", "bаseline", "ba\x1bseline", "base\u200bline", "Baseline · short-12"]
+#: The QA tester's spellings (F8): the name with only punctuation or the word "policy" beside it.
+DRESSED = ["baseline (policy)", "policy:baseline", "baseline_", "baseline."]
+#: Labels that name a model or a setup: a policy's name among other words.
+ORDINARY = ["gpt-baseline-v2", "my baseline", "baseline 2", "oracle-distill-7b"]
 
 
 class _Instant:
@@ -70,3 +74,35 @@ def test_pibench_agent_refuses_a_label_that_passes_for_a_policy(label, tmp_path,
     assert "reads as the reference policy 'baseline'" in err
     assert "\x1b" not in err and "\u200b" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("label", DRESSED)
+def test_pibench_agent_refuses_a_policy_name_dressed_in_punctuation_or_the_word_policy(label, tmp_path, capsys):
+    """`pibench agent --label` refuses what a reader sees as the baseline's row, whatever the
+    punctuation or the word "policy" beside the name (before: "baseline (policy)",
+    "policy:baseline", "baseline_" and "baseline." ran, and the report showed them unmarked)."""
+    out = tmp_path / "out"
+    rc = pibench_main(
+        ["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--label", label, "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2 and "reads as the reference policy 'baseline'" in err, err
+    assert not out.exists()
+
+
+def test_dressed_policy_names_are_marked_in_the_report_and_ordinary_labels_are_not(tmp_path: Path) -> None:
+    """Agent runs whose folders carry the dressed labels (written past `pibench agent`, as an
+    older pibench or a hand would) each get a row marked '(agent run)'; labels that merely
+    contain a policy's name among other words ("gpt-baseline-v2") are model names, kept
+    unmarked, and `pibench agent` accepts them (the rule: docs/agent.md)."""
+    from pibench_tui.harness.cli import _label_problem
+
+    runs = tmp_path / "runs"
+    for label in DRESSED + ORDINARY[:1]:
+        res = run_careers(settings_for("short-12", label=label), _Instant, [101], runs, log=lambda _t: None)
+        assert all(isinstance(r, dict) for r in res), res
+    out = tmp_path / "report.json"
+    assert pibench_main(["report", str(runs), "--json", str(out)]) == 0
+    rows = {r["label"] for r in json.loads(out.read_text())["leaderboard"]}
+    assert rows == {f"{label} (agent run)" for label in DRESSED} | {ORDINARY[0]}, rows
+    assert all(_label_problem(label) is None for label in ORDINARY)
