@@ -50,7 +50,8 @@ class MonthReport:
             reviewer_scores}`` for each review decided at the tick (§7).
         offers: ``{applicant_id, name, pool, outcome}``, outcome ``"accepted"``/``"declined"``
             for offered applicants and ``"expired"`` for this season's applicants never
-            offered, at the tick of the month ≡ 3 (§5).
+            offered, at the tick of the month ≡ 3 (§5). The PI is told only the offers made
+            and the pool's counts (:func:`pi_view`).
         postdoc_searches: ``{posting_id, outcome ("filled"/"unfilled"/"paused"), postdoc_id}``
             (``postdoc_id`` ``None`` unless filled) (§5).
         arrivals: ``{id, name, role, arrived_month}``: a filled postdoc search (arrives now)
@@ -197,6 +198,37 @@ class MonthReport:
         )
 
 
+def pi_view(report: dict[str, Any]) -> dict[str, Any]:
+    """A month report (:meth:`MonthReport.to_dict`) as the PI is told it: what
+    ``time.next_month()["report"]`` and ``time.last_report()`` return and the harness's month
+    message shows (the one home of this rule; MECHANICS Decisions 8).
+
+    ``offers`` keeps the PhD offers the PI made and their answers; the season's applicants
+    never offered a place (outcome ``"expired"``: their applications lapsed) are counted in
+    ``applicant_pool`` ``{applicants, offered, never_offered}`` (after ``offers``), set in the
+    month the season's offers are answered and ``None`` otherwise. Every other key is as
+    :meth:`MonthReport.to_dict` has it. A report already in this form is returned as it is.
+    The applicants themselves stay reachable through ``recruit.applicants()`` and
+    ``query("select * from applicants")``.
+    """
+    if "applicant_pool" in report:
+        return report
+    out: dict[str, Any] = {}
+    for key, value in report.items():
+        if key != "offers":
+            out[key] = value
+            continue
+        offers = list(value or [])
+        made = [o for o in offers if not isinstance(o, dict) or o.get("outcome") != "expired"]
+        out["offers"] = made
+        out["applicant_pool"] = (
+            {"applicants": len(offers), "offered": len(made), "never_offered": len(offers) - len(made)}
+            if offers
+            else None
+        )
+    return out
+
+
 def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[str, Any]:
     """The ``money`` block over the ledger rows dated ``month`` (the ledger is append-only and
     dated in order, so only its tail is read).
@@ -232,4 +264,4 @@ def money_of_month(ledger: list[list[Any]], month: int, budget: float) -> dict[s
     }
 
 
-__all__ = ["LIST_KINDS", "MonthReport", "money_of_month", "month_label"]
+__all__ = ["LIST_KINDS", "MonthReport", "money_of_month", "month_label", "pi_view"]

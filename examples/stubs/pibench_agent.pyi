@@ -145,10 +145,12 @@ students: _Students
 class _Time:
     def last_report(self) -> Any:
         """The report of the last closed month again (MECHANICS Decisions 8): month, label,
-        decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
-        drafts_completed, dead_ends, scoops, publications, proposals, citations
-        {earned, total, by_publication}, money {by_category, inflow, outflow, net, budget}
-        (USD), events {arrived, expired}, headlines, collapsed, finished.
+        decisions, offers (the PhD offers you made, with their answers), applicant_pool
+        {applicants, offered, never_offered} (the month offers are answered, else None),
+        postdoc_searches, arrivals, graduations, quits, contracts_ended, drafts_completed,
+        dead_ends, scoops, publications, proposals, citations {earned, total,
+        by_publication}, money {by_category, inflow, outflow, net, budget} (USD), events
+        {arrived, expired}, headlines, collapsed, finished.
 
         Raises:
             ActionError: ``no_report`` before the first month has been closed.

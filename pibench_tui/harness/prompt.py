@@ -516,24 +516,16 @@ def _headlines(lines: list[Any]) -> list[Any]:
 def report_for_agent(report: Mapping[str, Any]) -> dict[str, Any]:
     """The month report as the month message shows it (MECHANICS §16).
 
-    ``offers`` keeps only the PhD offers the PI made and what happened to them; applicants
-    never offered a place (outcome ``expired``) are one line, ``applicant_pool``, with the
-    season's pool size. The field-news headlines are one line (:func:`_headlines`); the label
-    (the month says it) is left out, and so are empty lists, ``None`` and ``False`` (the
-    message says so).
+    The report as the PI is told it (:func:`world.report.pi_view`, what ``time.last_report()``
+    returns: the offers the PI made, the pool's counts in ``applicant_pool``); the field-news
+    headlines as one line (:func:`_headlines`); the label (the month says it), empty lists,
+    ``None`` and ``False`` left out (the message says so).
     """
-    rep = {k: v for k, v in report.items() if k != "label"}
+    from world.report import pi_view
+
+    rep = {k: v for k, v in pi_view(dict(report)).items() if k != "label"}
     if rep.get("headlines"):
         rep["headlines"] = _headlines(list(rep["headlines"]))
-    offers = list(rep.get("offers") or [])
-    if offers:
-        made = [o for o in offers if o.get("outcome") != "expired"]
-        lapsed = len(offers) - len(made)
-        rep["offers"] = made
-        rep["applicant_pool"] = (
-            f"{len(offers)} applicants this season: {len(made)} offered, {lapsed} never offered (their "
-            "applications lapsed)"
-        )
     return dict(_lean(rep))
 
 

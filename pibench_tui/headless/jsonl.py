@@ -9,6 +9,7 @@ from typing import IO, Any
 from pibench_tui.headless.limits import MAX_JSONL_LINE, read_bounded_lines
 from pibench_tui.headless.session import HeadlessSession
 from pibench_tui.sandbox import BlockResult
+from world.report import pi_view
 
 
 def jsonl_reply(
@@ -37,7 +38,7 @@ def jsonl_reply(
         "month": status["month"],
         "done": status["done"],
         "impact": status["impact"],
-        "month_report": report.to_dict() if report is not None else None,
+        "month_report": pi_view(report.to_dict()) if report is not None else None,
     }
 
 

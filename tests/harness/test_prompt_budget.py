@@ -19,6 +19,7 @@ from scenarios import list_scenarios, load_scenario
 from world.api import API_CALLS
 from world.config import WorldConfig
 from world.observe import SCHEMA
+from world.report import pi_view
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "prompt_tokens.py"
 
@@ -108,29 +109,39 @@ def _offers_shown(message: str) -> dict[str, Any]:
 
 def test_month_report_after_a_hiring_season_names_only_the_offers_made():
     """After the season's offers resolve, the month message's report lists the one offer the PI
-    made (with its outcome) and says the pool's size in one line; the applicants never offered
-    are not listed (before: every applicant of the pool, most 'expired')."""
+    made (with its outcome) and counts the pool in applicant_pool; the applicants never offered
+    are not listed (before: every applicant of the pool, most 'expired'). time.last_report() from
+    agent code says the same (before: the whole pool as 'expired' offers), and the applicants stay
+    reachable through query()."""
     core = LabCore(load_scenario("short-12").config)
     try:
         core.reset(seed=101)
-        core.step("a = recruit.applicants()[0]['id']\n_ = recruit.offer(a)\nprint(a)\n_ = time.next_month()")
-        offered = core.last_result.stdout.strip() if core.last_result else ""
+        core.step(
+            "apps = recruit.applicants()\na = apps[0]['id']\n_ = recruit.offer(a)\nprint(a, len(apps))\n"
+            "_ = time.next_month()"
+        )
+        offered, pool = (core.last_result.stdout.split() if core.last_result else ["", "0"])[:2]
         for _ in range(2):
             obs, *_rest = core.step("time.next_month()")
         report = _offers_shown(obs)
-        pool = len(core.api.recruit.applicants()) or None
+        core.step(
+            "import json\nr = time.last_report()\n"
+            "print(json.dumps([r['offers'], r['applicant_pool'], query('select count(*) n from applicants')[0]['n']]))"
+        )
+        code_offers, code_pool, in_db = json.loads(core.last_result.stdout if core.last_result else "null")
     finally:
         core.close()
     assert report["month"] == 3
     assert [o["applicant_id"] for o in report["offers"]] == [offered]
     assert report["offers"][0]["outcome"] in ("accepted", "declined")
-    assert "1 offered" in report["applicant_pool"] and "never offered" in report["applicant_pool"]
-    assert pool is None or str(pool) in report["applicant_pool"]
+    assert report["applicant_pool"] == {"applicants": int(pool), "offered": 1, "never_offered": int(pool) - 1}
+    assert [o["applicant_id"] for o in code_offers] == [offered] and code_pool == report["applicant_pool"]
+    assert in_db >= int(pool) > 1
 
 
 def test_report_for_agent_drops_empty_lists_and_lapsed_applicants():
-    """The unit: lapsed applicants become the pool line, empty lists and false flags go, the
-    rest is kept as it was; the dashboard text drops nulls too."""
+    """The unit: lapsed applicants become the pool's counts, empty lists, nulls and false flags go,
+    the rest is kept as it was; a report already in the PI's form (time.last_report()'s) is kept."""
     rep = {
         "month": 3,
         "offers": [
@@ -147,9 +158,11 @@ def test_report_for_agent_drops_empty_lists_and_lapsed_applicants():
     assert out == {
         "month": 3,
         "offers": [{"applicant_id": "APP1", "outcome": "accepted"}],
+        "applicant_pool": {"applicants": 3, "offered": 1, "never_offered": 2},
         "money": {"net": -5.0},
-        "applicant_pool": "3 applicants this season: 1 offered, 2 never offered (their applications lapsed)",
     }
+    assert report_for_agent(pi_view(rep)) == out
+    assert pi_view({"month": 4, "offers": []})["applicant_pool"] is None
 
 
 def test_mean_prompt_per_call_over_a_baseline_like_career_is_within_budget():

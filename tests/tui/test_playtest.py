@@ -269,3 +269,17 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
         await press(pilot, "enter", to="Screen")
         assert table.row_count > before, "the ledger gained the month's pay"
         assert not app.query_one("#budget-plot", LinePlot).empty
+
+
+async def test_digest_counts_the_applicants_never_offered_from_the_reports_pool_counts():
+    """The report the TUI gets (time.next_month()["report"]) counts the season's applicants never
+    offered in applicant_pool instead of listing them as 'expired' offers: the digest still says how
+    many applications lapsed, beside the offer made; a recorded report that lists them says the same."""
+    from world.report import pi_view
+
+    offers = [{"applicant_id": "A1", "name": "Ada", "pool": "top", "outcome": "accepted"}]
+    offers += [{"applicant_id": f"A{i}", "name": "X", "pool": "mid", "outcome": "expired"} for i in range(2, 6)]
+    raw = {"month": 3, "offers": offers}
+    for report in (pi_view(raw), raw):
+        text = "\n".join(digest_lines(report))
+        assert "Ada (A1)" in text and "4 applicant(s) never offered a place" in text

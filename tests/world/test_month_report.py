@@ -16,7 +16,7 @@ import pytest
 from world.api import ActionError, Api
 from world.config import WorldConfig
 from world.engine import World
-from world.report import MonthReport
+from world.report import MonthReport, pi_view
 
 from .month_report_helpers import play
 
@@ -25,6 +25,7 @@ REPORT_KEYS = {
     "label",
     "decisions",
     "offers",
+    "applicant_pool",
     "postdoc_searches",
     "arrivals",
     "graduations",
@@ -164,13 +165,24 @@ def test_report_decisions_and_publications_in_their_month(careers):
 
 
 def test_report_offers_arrivals_and_departures_in_their_month(careers):
-    """Offer answers at the tick of month ≡ 3, PhD arrivals at the tick before they arrive,
-    filled postdocs in their month, quits and contract ends in their leaving month."""
+    """Offer answers at the tick of month ≡ 3 (the offers made listed, the applicants never
+    offered counted in applicant_pool), PhD arrivals at the tick before they arrive, filled
+    postdocs in their month, quits and contract ends in their leaving month."""
     kinds = Counter()
     for w, reports in careers.values():
         months = by_month(reports)
         for r in reports:
+            pool = r["applicant_pool"]
+            if pool is not None:  # the season's applicants never offered are counted, not listed
+                assert r["month"] % 12 == 3 and pool["offered"] == len(r["offers"])
+                assert pool["applicants"] == pool["offered"] + pool["never_offered"]
+                kinds["offer_expired"] += pool["never_offered"]
+                year = (r["month"] - 1) // 12
+                assert pool["never_offered"] == sum(
+                    1 for a in w.s.applicants.values() if a.season_year == year and a.status == "expired"
+                )
             for o in r["offers"]:
+                assert o["outcome"] != "expired"
                 kinds["offer_" + o["outcome"]] += 1
                 assert r["month"] % 12 == 3
                 a = w.s.applicants[o["applicant_id"]]
@@ -414,4 +426,4 @@ def test_month_report_money_read_late_equals_money_read_at_once():
         assert any(r["money"]["by_category"] for r in at_once)
         assert all(r._money is None for r in late)  # not built yet
         assert [r.money for r in late] == [r["money"] for r in at_once]
-        assert [r.to_dict() for r in late] == at_once
+        assert [pi_view(r.to_dict()) for r in late] == at_once

@@ -202,6 +202,8 @@ def _offer_section(r: dict, game: Any) -> tuple[str, list[str]]:
             if answer == "declined":
                 standing = game.dashboard()["lab_standing"]
                 rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
+    pool = r.get("applicant_pool")  # time.last_report()'s count (world.report.pi_view); older records list them
+    expired += int(pool.get("never_offered") or 0) if isinstance(pool, dict) else 0
     if expired:
         rows.append(f"[dim]{expired} applicant(s) never offered a place: their applications lapsed.[/]")
     return ("Offers answered" if len(rows) > (1 if expired else 0) else "Recruiting season closed", rows)

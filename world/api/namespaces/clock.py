@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import scoring, views
+from ...report import pi_view
 from ..registry import ActionError, api_call
 from .base import Namespace
 
@@ -24,7 +25,7 @@ class Time(Namespace):
         closed = w.next_month()
         if not self._result_read:  # time.last_report() has the report; the dashboard is built when asked
             return {"simulation_over": True} if w.s.finished else {"month": w.s.month}
-        report = closed.to_dict()
+        report = pi_view(closed.to_dict())
         if w.s.finished:
             return {"simulation_over": True, **scoring.summary(w), "report": report}
         return {**views.dashboard(w), "report": report}
@@ -32,10 +33,12 @@ class Time(Namespace):
     @api_call(mutating=False)
     def last_report(self) -> dict[str, Any]:
         """The report of the last closed month again (MECHANICS Decisions 8): month, label,
-        decisions, offers, postdoc_searches, arrivals, graduations, quits, contracts_ended,
-        drafts_completed, dead_ends, scoops, publications, proposals, citations
-        {earned, total, by_publication}, money {by_category, inflow, outflow, net, budget}
-        (USD), events {arrived, expired}, headlines, collapsed, finished.
+        decisions, offers (the PhD offers you made, with their answers), applicant_pool
+        {applicants, offered, never_offered} (the month offers are answered, else None),
+        postdoc_searches, arrivals, graduations, quits, contracts_ended, drafts_completed,
+        dead_ends, scoops, publications, proposals, citations {earned, total,
+        by_publication}, money {by_category, inflow, outflow, net, budget} (USD), events
+        {arrived, expired}, headlines, collapsed, finished.
 
         Raises:
             ActionError: ``no_report`` before the first month has been closed.
@@ -46,4 +49,4 @@ class Time(Namespace):
                 "no_report",
                 f"no month has been closed yet; the first report comes with time.next_month() at the end of month {self._w.s.month}",
             )
-        return rep.to_dict()
+        return pi_view(rep.to_dict())
