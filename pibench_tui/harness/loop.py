@@ -211,6 +211,8 @@ class _Meter:
     request_ids: list[str] = field(default_factory=list)
     lost_prompt_tokens: int = 0
     lost_completion_tokens: int = 0
+    timed_out_requests: int = 0
+    timed_out_prompt_estimate: int = 0
 
     def take(self, comp: Any) -> None:
         """Count a completion's provenance: the model id the provider returned, its request
@@ -223,6 +225,16 @@ class _Meter:
             self.reasoning_tokens = (self.reasoning_tokens or 0) + comp.reasoning_tokens
         if comp.cached_tokens is not None:
             self.cached_prompt_tokens = (self.cached_prompt_tokens or 0) + comp.cached_tokens
+
+    def timed_out(self, errors: list[dict[str, Any]], messages: list[dict[str, str]]) -> None:
+        """Count the attempts among ``errors`` abandoned at a time-out (no usage comes back):
+        each sent ``messages``, estimated at their characters / 4 prompt tokens."""
+        n = sum(1 for e in errors if isinstance(e, dict) and e.get("kind") == "timeout")
+        if n:
+            from pibench_tui.harness.limits import estimate_tokens
+
+            self.timed_out_requests += n
+            self.timed_out_prompt_estimate += n * estimate_tokens(messages)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -535,8 +547,10 @@ class _Career:
             try:
                 comp = self.backend.complete(messages)
             except LLMCallFailed as exc:
+                self.meter.timed_out(exc.errors, messages)
                 self._llm_failed(month, turn, exc)
                 return
+            self.meter.timed_out(comp.errors, messages)
             self._count_reply(month, turn, comp)
             obs, advanced = self._run_reply(month, turn, comp)
             if advanced:
@@ -751,16 +765,24 @@ class _Career:
 def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
     """``result.json["tokens"]["abandoned"]``: tokens paid for that are not in the career's
     prompt/completion counts: turns lost to an interruption before a resume, and earlier
-    attempts set aside by ``--redo-failed``."""
+    attempts set aside by ``--redo-failed``; apart, ``timed_out``: the requests abandoned at
+    a time-out and their prompt tokens, estimated (characters / 4: no usage comes back)."""
     earlier = _abandoned_results(path)
     return {
         "prompt": meter.lost_prompt_tokens + sum(e["prompt"] for e in earlier),
         "completion": meter.lost_completion_tokens + sum(e["completion"] for e in earlier),
         "interrupted": {"prompt": meter.lost_prompt_tokens, "completion": meter.lost_completion_tokens},
         "redone": earlier,
+        "timed_out": {
+            "requests": meter.timed_out_requests,
+            "prompt_estimated": meter.timed_out_prompt_estimate,
+            "note": "requests abandoned at a time-out return no usage: their prompt tokens are estimated as "
+            "the characters / 4 of the prompt sent, completion tokens unknown; not in prompt/completion above "
+            "nor in a cost",
+        },
         "note": "paid for, not in prompt/completion: turns lost to an interruption (a kill, Ctrl-C) before a "
-        "resume, and careers played again with --redo-failed; requests abandoned at a time-out are counted "
-        "in llm.errors (their tokens are unknown)",
+        "resume, and careers played again with --redo-failed; requests abandoned at a time-out are apart, "
+        "estimated (timed_out)",
     }
 
 

@@ -178,3 +178,44 @@ def test_a_price_naming_no_label_or_model_of_the_run_is_a_usage_error(capsys):
     assert pibench_main(["agent", "--model", "m", "--seeds", "101", "--price", "typo=2,8"]) == 2
     err = capsys.readouterr().err
     assert "--price typo=...: no label or model of this run is named 'typo'" in err and "the models: m" in err
+
+
+def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and_labelled(tmp_path):
+    """A backend whose first call met one time-out before answering and whose second call failed
+    after two time-outs: result.json's tokens.abandoned.timed_out counts the 3 requests and their
+    prompt tokens as characters / 4 of each prompt sent, labelled estimated, outside the counted
+    prompt tokens (before, only llm.errors said they happened; their tokens were unknown)."""
+    import dataclasses
+
+    from pibench_tui.harness.backends import Completion, LLMCallFailed
+    from pibench_tui.harness.limits import estimate_tokens
+    from pibench_tui.harness.loop import AgentSettings, run_career
+    from scenarios import load_scenario
+
+    timeout = {"kind": "timeout", "status": None, "message": "no answer", "seconds": 1.0}
+    sent: list[int] = []
+
+    class TimingOut:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def describe(self) -> dict:
+            return {"backend": "scripted", "model": "m"}
+
+        def complete(self, messages):
+            self.calls += 1
+            if self.calls == 1:
+                sent.append(estimate_tokens(messages))
+                return Completion(NEXT, 10, 5, attempts=2, errors=[dict(timeout)])
+            if self.calls == 2:
+                sent.append(2 * estimate_tokens(messages))
+                raise LLMCallFailed("timeout", "no answer", [dict(timeout), dict(timeout)], 2.0, 2)
+            return Completion(NEXT, 10, 5)
+
+    scen = load_scenario("short-12")
+    config = dataclasses.replace(scen.config, months=3)
+    settings = AgentSettings(model="m", label="m", scenario=scen.name, config=config)
+    result = run_career(settings, TimingOut(), 101, tmp_path, log=lambda _t: None)
+    timed = result["tokens"]["abandoned"]["timed_out"]
+    assert timed["requests"] == 3 and timed["prompt_estimated"] == sum(sent) > 0
+    assert "estimated" in timed["note"] and result["tokens"]["prompt"] == 20
