@@ -403,7 +403,10 @@ class OpenAIBackend:
         # (an HTML error page, a cut body), and one such answer should not cost the month.
         except oa.APIError as exc:  # an answer the client could not read
             raise _Attempt("bad_response", str(exc), True) from None
-        except (ValueError, TypeError, KeyError) as exc:  # garbage the client choked on
+        # Garbage the client choked on: a ValueError of its JSON decoder, and whatever else an
+        # answer can make it raise (a body of 100,000 nested ``[`` raised RecursionError, which
+        # ended the career): an answer the client cannot read is never the career's end.
+        except Exception as exc:  # noqa: BLE001 - see above
             raise _Attempt("bad_response", f"{type(exc).__name__}: {exc}", True) from None
         return _completion(resp)
 
@@ -429,13 +432,22 @@ def _status_attempt(exc: Exception) -> _Attempt:
 
 def _completion(resp: Any) -> Completion:
     """The reply of a chat-completions answer with what it reports (tokens, finish reason, model
-    and request ids); an answer without a message is a failed attempt, retried (:class:`_Attempt`)."""
+    and request ids); an answer without a message, or one too strange to read (its reading
+    raised anything), is a failed attempt, retried (:class:`_Attempt`)."""
     try:
-        choice = resp.choices[0]
-        text = choice.message.content or ""
-        finish = getattr(choice, "finish_reason", None)
-    except (AttributeError, IndexError, TypeError) as exc:
-        raise _Attempt("bad_response", f"the answer has no message: {exc}", True) from None
+        return _read_completion(resp)
+    except Exception as exc:  # noqa: BLE001 - a completion too strange to read (see _request)
+        raise _Attempt(
+            "bad_response", f"the answer has no readable message: {type(exc).__name__}: {exc}", True
+        ) from None
+
+
+def _read_completion(resp: Any) -> Completion:
+    """:func:`_completion`'s reading (raises on an answer without a message)."""
+    choice = resp.choices[0]
+    text = choice.message.content or ""
+    finish = getattr(choice, "finish_reason", None)
+    finish = finish if isinstance(finish, str) else None
     usage = getattr(resp, "usage", None)
     model_id, request_id = getattr(resp, "model", None), getattr(resp, "id", None)
     return Completion(
@@ -464,13 +476,21 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+MAX_REPLY_TOKENS = 10**9
+"""Most tokens one count of one reply may report (prompt, completion, cached or reasoning):
+a million times a long reply, a hundred times the largest context windows. A larger count is
+no count (``None``), as a negative one is: a backend's ``completion_tokens`` of 10**22 made a
+career's tokens 1.2e23 in result.json and the report."""
+
+
 def _int_or_none(value: Any) -> int | None:
     """A token count the endpoint or command reported, or ``None`` when it is not one: a
-    finite number of at least 0 (a string, a bool, a negative, NaN or infinite count is not:
-    ``-5`` made a career's tokens negative in result.json and the report)."""
+    finite number from 0 to :data:`MAX_REPLY_TOKENS` (a string, a bool, a negative, NaN,
+    infinite or larger count is not: ``-5`` made a career's tokens negative in result.json
+    and the report, 10**22 made them 1.2e23)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(value) or not 0 <= value <= MAX_REPLY_TOKENS:
         return None
     return int(value)
 
@@ -641,7 +661,9 @@ class CommandBackend:
             try:
                 data = json.loads(stripped)
             except ValueError:
-                data = None
+                data = None  # not JSON: a plain-text reply that starts with "{"
+            except RecursionError:  # 100,000 nested "[" ended the career before
+                raise _Attempt("bad_response", "the command's JSON reply is nested too deeply to read", True) from None
             if isinstance(data, dict) and isinstance(data.get("content"), str):
                 raw = data.get("usage")
                 usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
