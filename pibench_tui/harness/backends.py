@@ -10,6 +10,7 @@ and are recorded.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import math
@@ -18,6 +19,7 @@ import random
 import shlex
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -503,6 +505,107 @@ _STDERR_TAIL = 64 << 10
 """Bytes of a command's stderr kept (its end, for the failure message)."""
 
 
+_LIVE: set[subprocess.Popen[bytes]] = set()
+"""The ``--command`` processes running now (their groups are killed at exit)."""
+_LIVE_LOCK = threading.Lock()
+
+
+def _wait_unreaped(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``proc`` to exit, without reaping it: until it is
+    reaped its pid, which is also its process group's id, cannot name another process, so
+    :func:`_end_group` can kill the group safely. ``True`` when it exited."""
+    if not hasattr(os, "waitid"):  # pragma: no cover - not Linux
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    deadline = time.monotonic() + timeout
+    delay = 0.0005
+    while True:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return True
+        except ChildProcessError:  # reaped already
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(delay, remaining, 0.05))
+        delay *= 2
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc``'s process group (it leads one: ``start_new_session``), then reap it."""
+    if proc.returncode is None:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, 9)  # SIGKILL (a number: not every platform names it)
+        proc.wait()
+
+
+def _end_live_commands() -> None:
+    """At pibench's exit: kill every ``--command`` process group still running (a career
+    thread left in a request). ``kill -9`` of pibench skips this; the kernel's parent-death
+    signal still ends each command itself."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for proc in procs:
+        if proc.returncode is None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, 9)
+
+
+atexit.register(_end_live_commands)
+
+
+def _dies_with_pibench() -> Callable[[], None] | None:
+    """The ``preexec_fn`` of a ``--command`` process: in the child, before ``exec`` and after
+    the change of user (which would clear it), ask the kernel for ``SIGKILL`` when its parent
+    ends (``PR_SET_PDEATHSIG``), and exit at once if pibench ended before that. ``None``
+    where there is no ``prctl`` (not Linux). libc's ``prctl`` is looked up here, in the
+    parent: the child only calls it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - no libc
+        return None
+    prctl.restype = ctypes.c_int
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        if os.getppid() != parent:
+            os._exit(127)
+
+    return child
+
+
+#: What a ``--command`` backend run as another user keeps of pibench's environment (and
+#: every ``LC_*``); see :func:`command_environment`.
+COMMAND_ENV_KEPT = ("PATH", "LANG", "LANGUAGE", "TZ")
+
+
+def command_environment(uid: int) -> dict[str, str]:
+    """The environment of a ``--command`` backend run as the user ``uid``: pibench's
+    ``PATH``, ``LANG``, ``LANGUAGE``, ``TZ`` and ``LC_*`` only, with that user's ``HOME``,
+    ``USER`` and ``LOGNAME`` (``HOME=/`` for a uid without an entry). Nothing else of
+    pibench's environment (its ``HOME``, API keys, tokens) reaches it."""
+    import pwd
+
+    env = {k: v for k, v in os.environ.items() if k in COMMAND_ENV_KEPT or k.startswith("LC_")}
+    env.setdefault("PATH", os.defpath)
+    try:
+        entry = pwd.getpwuid(uid)
+    except KeyError:
+        env["HOME"] = "/"
+    else:
+        env.update(HOME=entry.pw_dir, USER=entry.pw_name, LOGNAME=entry.pw_name)
+    return env
+
+
 class CommandBackend:
     """Replies from a local executable: the request as JSON on its stdin, the reply on stdout.
 
@@ -516,12 +619,10 @@ class CommandBackend:
         model: The name recorded for the runs.
         temperature / max_tokens: Passed on in the request.
         policy: Retries, backoff and the per-attempt time-out.
-        user: ``(uid, gid)`` the command runs as (no supplementary groups, from ``/``;
-            pibench must be root), so that it cannot read what pibench's user can: a sealed
-            evaluation requires it (``--command-user``); ``None``: pibench's own user.
-        user: ``(uid, gid)`` the command runs as (no supplementary groups, from ``/``;
-            pibench must be root), so that it cannot read what pibench's user can: a sealed
-            evaluation requires it (``--command-user``); ``None``: pibench's own user.
+        user: ``(uid, gid)`` the command runs as (no supplementary groups, from ``/``, with
+            :func:`command_environment`; pibench must be root), so that it cannot read what
+            pibench's user can: a sealed evaluation requires it (``--command-user``);
+            ``None``: pibench's own user (and its whole environment).
 
     Raises:
         ValueError: An empty or unparsable command line, or a program that is neither on
@@ -585,16 +686,47 @@ class CommandBackend:
         """Run the command once: ``(exit status, stdout, the end of stderr)``. Its output is
         read as it comes and bounded (stdout :data:`MAX_REPLY_BYTES`, stderr's last
         :data:`_STDERR_TAIL` bytes kept), the whole run by ``policy.timeout``; a command over
-        either is killed (raises :class:`_Attempt`)."""
+        either is killed (raises :class:`_Attempt`).
+
+        The command runs in a session and process group of its own, and the kernel kills it
+        when pibench ends (``PR_SET_PDEATHSIG``, set in the child before ``exec``, after the
+        change of user), ``kill -9`` included; when the attempt ends (answered, failed, timed
+        out, interrupted) every process left in its group is killed. As another user
+        (``user``) it gets :func:`command_environment`, not pibench's."""
         try:
             as_user: dict[str, Any] = (
-                {"user": self.user[0], "group": self.user[1], "extra_groups": [], "cwd": "/"} if self.user else {}
+                {
+                    "user": self.user[0],
+                    "group": self.user[1],
+                    "extra_groups": [],
+                    "cwd": "/",
+                    "env": command_environment(self.user[0]),
+                }
+                if self.user
+                else {}
             )
             proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **as_user
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # a process group of its own: ended with the attempt
+                preexec_fn=_dies_with_pibench(),
+                **as_user,
             )
         except OSError as exc:
             raise _Attempt("command_failed", f"cannot run {self.argv[0]!r}: {exc}", False) from None
+        with _LIVE_LOCK:
+            _LIVE.add(proc)
+        try:
+            return self._collect(proc, request)
+        finally:
+            _end_group(proc)
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
+
+    def _collect(self, proc: subprocess.Popen[bytes], request: bytes) -> tuple[int, bytes, bytes]:
+        """Feed ``proc`` the ``request`` and read its answer (see :meth:`_run`)."""
         limit = MAX_REPLY_BYTES
         out: list[bytes] = []
         err = bytearray()
@@ -606,7 +738,8 @@ class CommandBackend:
                 total += len(chunk)
                 if total > limit:
                     flooded.set()
-                    proc.kill()
+                    with contextlib.suppress(OSError):  # not reaped yet: the group is still its own
+                        os.killpg(proc.pid, 9)
                     return
                 out.append(chunk)
 
@@ -624,13 +757,11 @@ class CommandBackend:
         for t in readers:
             t.start()
         try:
-            proc.wait(self.policy.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True) from None
+            if not _wait_unreaped(proc, self.policy.timeout):
+                raise _Attempt("timeout", f"the command gave no reply within {self.policy.timeout:g} s", True)
         finally:
-            for t in readers:  # a grandchild may keep a pipe open: do not wait for it long
+            _end_group(proc)  # what it left running (or all of it, at a time-out) ends with the attempt
+            for t in readers:  # a process outside its group may keep a pipe open: do not wait for it long
                 t.join(1.0)
             for pipe in (proc.stdout, proc.stderr):
                 with contextlib.suppress(OSError):

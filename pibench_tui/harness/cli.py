@@ -172,8 +172,9 @@ def add_agent_parser(sub: Any) -> None:
     p.add_argument(
         "--command-user",
         metavar="USER",
-        help="run the --command backend as this user (no supplementary groups; pibench must run as root). "
-        "Required with sealed seeds: the backend must not be able to read the seal file or the run folders",
+        help="run the --command backend as this user (no supplementary groups, a minimal environment; pibench "
+        "must run as root; not root, not nobody: the agent processes' user). Required with sealed seeds: the "
+        "backend must not be able to read the seal file or the run folders",
     )
     p.add_argument("--scenario", metavar="NAME|PATH", help="a bundled scenario or a .toml file (default: standard)")
     p.add_argument(
@@ -722,7 +723,9 @@ def _command_user(user: str | None, seal: str | None, out: str) -> tuple[int, in
     to read it nor enter ``out`` (created owner-only when missing): a process of that user
     tries both (``cat`` the seal, ``cd`` into ``out``) before any career, and either working
     is the refusal, naming the path. ``user`` ``None`` in a sealed evaluation is refused
-    (:data:`SEALED_COMMAND_REFUSAL`)."""
+    (:data:`SEALED_COMMAND_REFUSAL`); so are root and the agent processes' user
+    (:data:`pibench_tui.sandbox.confine.NOBODY`), sealed or not: a backend of that user could
+    kill or trace any session's agent process."""
     import os
     import pwd
     import subprocess
@@ -734,6 +737,14 @@ def _command_user(user: str | None, seal: str | None, out: str) -> tuple[int, in
         entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
     except (KeyError, OverflowError):
         return f"--command-user {user!r}: no such user"
+    from pibench_tui.sandbox.confine import NOBODY
+
+    if entry.pw_uid == NOBODY:
+        return (
+            f"--command-user {user!r} is uid {NOBODY} ({entry.pw_name}), the user pibench's agent processes run as "
+            "(started as root): a backend of that user could signal them, this session's and every other's on this "
+            "machine; run the backend as a user of its own (docs/agent.md, 'Sealed evaluations')"
+        )
     if os.geteuid() != 0:
         return "--command-user needs pibench to run as root (it starts the backend as that user)"
     if entry.pw_uid == 0:

@@ -65,6 +65,18 @@ def attacker():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def backend_user() -> str:
+    """A user of the system for a ``--command`` backend that is neither root nor the agent
+    processes' ``nobody`` (refused): ``daemon``."""
+    import pwd
+
+    try:
+        pwd.getpwnam("daemon")
+    except KeyError:
+        pytest.skip("needs a user 'daemon'")
+    return "daemon"
+
+
 def _seal(folder: Path) -> Path:
     path = folder / "seal.json"
     subprocess.run(
@@ -113,7 +125,7 @@ def test_a_sealed_run_refuses_a_command_backend_of_its_own_user(tmp_path, attack
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="--command-user needs root")
 def test_a_command_backend_run_as_another_user_cannot_read_the_seal_or_the_runs(tmp_path, attacker):
-    """With ``--command-user nobody`` the sealed career plays; every reply of the attacker's
+    """With ``--command-user daemon`` the sealed career plays; every reply of the attacker's
     backend says it could read neither the seal file nor ``--out`` (created owner-only), and
     the seed appears nowhere in the run folder. An ``--out`` that user can enter is refused
     before any career, naming the folder."""
@@ -123,13 +135,13 @@ def test_a_command_backend_run_as_another_user_cannot_read_the_seal_or_the_runs(
     open_out = Path(tempfile.mkdtemp(prefix="pibench-open-out-", dir="/tmp"))
     try:
         open_out.chmod(0o755)
-        refused = _agent(seal, open_out, attacker, "--command-user", "nobody", env=env)
+        refused = _agent(seal, open_out, attacker, "--command-user", backend_user(), env=env)
         assert refused.returncode == 1 and "can enter --out" in refused.stderr, refused.stderr
     finally:
         shutil.rmtree(open_out, ignore_errors=True)
 
     out = tmp_path / "runs"
-    run = _agent(seal, out, attacker, "--command-user", "nobody", env=env)
+    run = _agent(seal, out, attacker, "--command-user", backend_user(), env=env)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_mode & 0o077 == 0
     (career,) = [p for p in (out / "m").iterdir() if p.is_dir()]
