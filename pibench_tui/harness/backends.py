@@ -291,6 +291,7 @@ class OpenAIBackend:
         max_tokens: int = defaults.MAX_TOKENS,
         policy: RetryPolicy | None = None,
         options: RequestOptions | None = None,
+        fixed_proxy: bool = False,
     ) -> None:
         try:
             import openai
@@ -313,6 +314,11 @@ class OpenAIBackend:
         self.options = options or RequestOptions()
         self._openai = openai
         self._key = key
+        #: ``fixed_proxy`` (a sealed run): the proxy :func:`environment_proxy` names, checked
+        #: before the run, is the one the client uses (``None``: none), whatever else the
+        #: HTTP library would read from the environment.
+        self.fixed_proxy = fixed_proxy
+        self.proxy = environment_proxy(base_url or OPENAI_URL) if fixed_proxy else None
         #: The plan's shared limits of this endpoint (``None``: none); see :mod:`~pibench_tui.harness.limits`.
         self.limiter: EndpointLimiter | None = None
         self.client = self._new_client()
@@ -326,7 +332,17 @@ class OpenAIBackend:
             timeout=self.policy.timeout,
             max_retries=0,
             default_headers=dict(self.options.headers) or None,
+            **({"http_client": self._fixed_proxy_client()} if self.fixed_proxy else {}),
         )
+
+    def _fixed_proxy_client(self) -> Any:
+        """The client's HTTP client with its proxy given, not read from the environment: an
+        explicit transport (through ``self.proxy``, or direct) turns the library's own
+        proxy variables off and keeps the rest of what it reads there (certificates)."""
+        base = self._openai.DefaultHttpxClient
+        library = sys.modules[next(c for c in base.__mro__ if c.__name__ == "Client").__module__.split(".")[0]]
+        proxy = self.proxy[1] if self.proxy is not None else None
+        return base(transport=library.HTTPTransport(proxy=proxy))
 
     def describe(self) -> dict[str, Any]:
         """Backend settings (no key)."""
@@ -464,6 +480,37 @@ def _read_completion(resp: Any) -> Completion:
         ),
         cached_tokens=_int_or_none(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)),
     )
+
+
+OPENAI_URL = "https://api.openai.com/v1"
+"""Where the openai client sends requests without ``--base-url``."""
+
+
+def environment_proxy(url: str) -> tuple[str, str] | None:
+    """The proxy the environment names for a request to ``url``: ``(variable, proxy URL)``,
+    or ``None`` (no proxy, or ``NO_PROXY`` excludes ``url``'s host).
+
+    Read as Python's ``urllib.request`` reads it: ``HTTP_PROXY`` / ``HTTPS_PROXY`` by
+    ``url``'s scheme, else ``ALL_PROXY``, in any case (the lower-case variable wins);
+    ``NO_PROXY`` names hosts and domains (``example.com`` also excludes its subdomains; ``*``
+    every host). A proxy without a scheme is ``http://``. A sealed run checks this proxy as it
+    checks ``--base-url`` and gives the client exactly this proxy
+    (``OpenAIBackend(fixed_proxy=True)``), so what was checked is what is used."""
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    for key in (parts.scheme.lower(), "all"):
+        value = proxies.get(key)
+        if value:
+            break
+    else:
+        return None
+    host = parts.hostname or ""
+    if proxies.get("no") and urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
+        return None
+    return f"{key.upper()}_PROXY", value if "://" in value else f"http://{value}"
 
 
 def _retry_after(exc: Exception) -> float | None:

@@ -431,6 +431,10 @@ def _agent_checks(plan: Any, trust_local: bool = False) -> dict[str, tuple[int, 
                 "another user; docs/agent.md)",
                 file=sys.stderr,
             )
+        if sealed and ep.command is None:
+            refused = _sealed_proxy(plan, name, ep.base_url, spec.source[1:], trust_local)
+            if refused is not None:
+                return refused
         users[name] = None
         if ep.command_user is not None or (sealed and ep.command is not None):
             checked = _command_user(ep.command_user, spec.source[1:] if sealed else None, plan.out)
@@ -446,6 +450,41 @@ def _agent_checks(plan: Any, trust_local: bool = False) -> dict[str, tuple[int, 
         return EXIT_FAILED
     print(f"pibench agent: {proved.describe()}", file=sys.stderr)
     return users
+
+
+def _sealed_proxy(plan: Any, name: str, base_url: str | None, seal: str, trust_local: bool) -> int | None:
+    """A sealed run's check of the proxy its requests to ``base_url`` go through (the
+    environment's, :func:`~pibench_tui.harness.backends.environment_proxy`; the client is
+    given exactly that one): a proxy served on this machine by a user who may read the seal
+    file is refused like such a ``--base-url`` (unless ``trust_local``); any proxy is said on
+    stderr. ``None``, or the exit status of the refusal."""
+    from pibench_tui.harness.backends import OPENAI_URL, environment_proxy
+
+    url = base_url or OPENAI_URL
+    proxy = environment_proxy(url)
+    if proxy is None:
+        return None
+    var, proxy_url = proxy
+    where = f"{_where(plan, name, '--base-url')} {visible(url)}"
+    if not _on_this_machine(proxy_url):
+        print(
+            f"pibench agent: note: requests to {where} go through the proxy {var}={visible(proxy_url)}", file=sys.stderr
+        )
+        return None
+    problem = _local_endpoint_problem(proxy_url, seal, what=f"the proxy {var}")
+    if problem is not None and not trust_local:
+        print(
+            f"pibench agent: a sealed evaluation is refused: requests to {where} go through a proxy on this "
+            f"machine: {problem} (or unset {var}, or name the host in NO_PROXY)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    print(
+        f"pibench agent: note: requests to {where} go through the proxy {var}={visible(proxy_url)}, served on "
+        "this machine; a sealed evaluation trusts it not to read the seal file or --out (docs/agent.md)",
+        file=sys.stderr,
+    )
+    return None
 
 
 def _where(plan: Any, endpoint: str, option: str) -> str:
@@ -652,7 +691,7 @@ def _may_read(uid: int, path: str) -> bool:
     return bool(st.st_mode & 0o004)
 
 
-def _local_endpoint_problem(url: str, seal: str) -> str | None:
+def _local_endpoint_problem(url: str, seal: str, what: str = "the server behind --base-url") -> str | None:
     """Why a sealed evaluation may not trust the server behind ``url`` (served on this
     machine), or ``None``: the user its listening socket belongs to may read the seal file
     ``seal``. ``None`` also when that user cannot be told (the note on stderr still says
@@ -669,7 +708,7 @@ def _local_endpoint_problem(url: str, seal: str) -> str | None:
     if not readable:
         return None
     return (
-        f"the server behind --base-url {visible(url)} listens as uid {uid}, which may read the seal file "
+        f"{what} {visible(url)} listens as uid {uid}, which may read the seal file "
         f"{visible(seal)}; serve it as a user that cannot (docs/agent.md, 'Sealed evaluations'), "
         "or give --trust-local-endpoint"
     )

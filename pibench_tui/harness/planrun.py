@@ -78,10 +78,12 @@ def make_backend_factory(
     endpoint: EndpointSpec,
     limiter: EndpointLimiter | None,
     command_user: tuple[int, int] | None = None,
+    fixed_proxy: bool = False,
 ) -> Callable[[], Any]:
     """A function returning a fresh backend of ``model`` on ``endpoint`` (an OpenAI-compatible
-    client, or the command backend), sharing ``limiter``. The backend raises ``ValueError``
-    on a missing key, package or command (call it once up front)."""
+    client, or the command backend), sharing ``limiter``; ``fixed_proxy`` (a sealed run):
+    the client uses the proxy pibench checked (``OpenAIBackend``). The backend raises
+    ``ValueError`` on a missing key, package or command (call it once up front)."""
     from pibench_tui.harness.backends import CommandBackend, OpenAIBackend, RequestOptions, RetryPolicy
 
     options = RequestOptions(
@@ -114,6 +116,7 @@ def make_backend_factory(
                 max_tokens=model.max_tokens,
                 policy=policy,
                 options=options,
+                fixed_proxy=fixed_proxy,
             )
         backend.limiter = limiter
         return backend
@@ -148,9 +151,14 @@ def careers_of(
     from scenarios import load_scenario
 
     scens = [load_scenario(ref) for ref in plan.scenarios]
+    sealed = plan.seeds is not None and plan.seeds.sealed
     factories = {
         m.label: make_backend_factory(
-            m, plan.endpoints[m.endpoint], limiters.get(m.endpoint), (command_users or {}).get(m.endpoint)
+            m,
+            plan.endpoints[m.endpoint],
+            limiters.get(m.endpoint),
+            (command_users or {}).get(m.endpoint),
+            fixed_proxy=sealed,
         )
         for m in plan.models
     }
