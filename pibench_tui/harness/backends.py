@@ -342,7 +342,12 @@ class OpenAIBackend:
         base = self._openai.DefaultHttpxClient
         library = sys.modules[next(c for c in base.__mro__ if c.__name__ == "Client").__module__.split(".")[0]]
         proxy = self.proxy[1] if self.proxy is not None else None
-        return base(transport=library.HTTPTransport(proxy=proxy))
+        try:
+            transport = library.HTTPTransport(proxy=proxy)
+        except (ImportError, ValueError) as exc:  # a SOCKS proxy without its package, a bad URL
+            assert self.proxy is not None
+            raise ValueError(f"the proxy {self.proxy[0]}={self.proxy[1]}: {exc}") from None
+        return base(transport=transport)
 
     def describe(self) -> dict[str, Any]:
         """Backend settings (no key)."""

@@ -653,7 +653,7 @@ def _listener_uid(url: str) -> int | None:
 
     parts = urlsplit(url)
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
     except ValueError:
         return None
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
