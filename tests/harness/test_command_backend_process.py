@@ -125,6 +125,45 @@ def test_a_command_backend_dies_with_pibench_agent(tmp_path, script_folder):
                     os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
+#: A backend that leaves a child running (its pid appended to ``pids`` beside the script)
+#: and answers at once.
+LEAVES_A_CHILD = r"""#!/usr/bin/python3
+import json, os, subprocess, sys
+sys.stdin.read()
+child = subprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(600)"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pids"), "a") as fh:
+    fh.write("%d\n" % child.pid)
+print(json.dumps({"content": "```python\ntime.next_month()\n```"}))
+"""
+
+
+def test_what_a_command_backend_leaves_running_ends_with_its_attempt(tmp_path, script_folder):
+    """A backend that starts a child and answers: when each attempt ends its process group
+    is killed, so after ``pibench agent`` ends no child of any attempt is alive (before,
+    every one kept running under init)."""
+    script = _script(script_folder, LEAVES_A_CHILD)
+    out = tmp_path / "runs"
+    run = subprocess.run(
+        [*pibench_command(), "agent", "--model", "m", "--command", str(script), "--scenario", "short-12"]
+        + ["--seeds", "5", "--out", str(out), "--max-turns", "1", "--no-endpoint-check"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PIBENCH_HOME": str(tmp_path / "home")},
+    )
+    pids = [int(p) for p in (script_folder / "pids").read_text().split()]
+    try:
+        assert run.returncode == 0, run.stderr
+        assert len(pids) == 12
+        assert _wait_for(lambda: not any(_alive(p) for p in pids), 30), [p for p in pids if _alive(p)]
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_the_agent_processes_user_is_refused_as_command_user(tmp_path, script_folder):
     """``--command-user nobody`` (or its uid 65534), the user every agent process runs as
     when pibench is root: a backend of that user killed another root session's agent
