@@ -102,7 +102,7 @@ def measure(tree: str, careers: int) -> tuple[int, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--careers", type=int, default=2, help="baseline careers per tree (default 2)")
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
     ap.add_argument("--child", metavar="TREE", help=argparse.SUPPRESS)

@@ -164,7 +164,7 @@ def measure(tree: str, mode: str, code_path: str = "", warm: bool = False, keep:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
     ap.add_argument("--warm", action="store_true", help="a first session runs the block before the measured one")
     ap.add_argument("--trips", type=int, default=0, metavar="N", help="also a block of N refused calls")

@@ -75,7 +75,7 @@ def measure(tree: str, n: int, months: int) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument(
         "--sizes", default="10,200,500,1000,2000", help="head counts, comma-separated (default 10,200,500,1000,2000)"
     )

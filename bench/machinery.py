@@ -135,10 +135,19 @@ def gone(name: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--pieces", default="mirror,child,cosched,wrapper,bind,reseed,table")
-    ap.add_argument("--table-rows", type=int, default=10_000)
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--runs", type=int, default=5, help="runs of each figure with and without a piece (default 5)")
+    ap.add_argument(
+        "--pieces",
+        default="mirror,child,cosched,wrapper,bind,reseed,table",
+        help="the pieces to measure, comma-separated (default all: mirror,child,cosched,wrapper,bind,reseed,table)",
+    )
+    ap.add_argument(
+        "--table-rows",
+        type=int,
+        default=10_000,
+        help="rows of the `pibench run` table of the table piece (default 10,000)",
+    )
     args = ap.parse_args()
     pieces = args.pieces.split(",")
     import world

@@ -158,7 +158,7 @@ def measure(tree: str, careers: int, targets: list[str]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("targets", nargs="*", metavar="TARGET", help="module:function or module:Class.method")
     ap.add_argument("--careers", type=int, default=3, help="baseline careers per tree (default 3: seeds 101-103)")
     ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
