@@ -132,6 +132,9 @@ class _Replayed:
     def send_frame(self, data: bytes, deadline: float) -> None:
         pass
 
+    def hold(self) -> None:
+        """The real process is stopped between blocks (``AgentProcess.hold``); nothing to stop here."""
+
     def recv(self, deadline: float, *args: Any, **kwargs: Any) -> dict:
         self.last = self.messages[self.i]
         self.i += 1
