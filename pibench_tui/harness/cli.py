@@ -420,19 +420,8 @@ def _agent_checks(plan: Any, trust_local: bool = False) -> dict[str, tuple[int, 
             return EXIT_FAILED
     users: dict[str, tuple[int, int] | None] = {}
     for name, ep in plan.endpoints.items():
-        if sealed and ep.base_url is not None and _on_this_machine(ep.base_url):
-            problem = _local_endpoint_problem(ep.base_url, spec.source[1:])
-            if problem is not None and not trust_local:
-                print(f"pibench agent: a sealed evaluation is refused: {problem}", file=sys.stderr)
-                return EXIT_FAILED
-            print(
-                f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
-                "machine; a sealed evaluation trusts its server not to read the seal file or --out (run it as "
-                "another user; docs/agent.md)",
-                file=sys.stderr,
-            )
-        if sealed and ep.command is None:
-            refused = _sealed_proxy(plan, name, ep.base_url, spec.source[1:], trust_local)
+        if sealed:
+            refused = _sealed_endpoint(plan, name, ep, spec.source[1:], trust_local)
             if refused is not None:
                 return refused
         users[name] = None
@@ -450,6 +439,27 @@ def _agent_checks(plan: Any, trust_local: bool = False) -> dict[str, tuple[int, 
         return EXIT_FAILED
     print(f"pibench agent: {proved.describe()}", file=sys.stderr)
     return users
+
+
+def _sealed_endpoint(plan: Any, name: str, ep: Any, seal: str, trust_local: bool) -> int | None:
+    """A sealed run's checks of endpoint ``name``: a ``--base-url`` on this machine served by a
+    user who may read the ``seal`` file is refused (unless ``trust_local``), any on this
+    machine is said on stderr; then the proxy its requests go through (:func:`_sealed_proxy`;
+    a command endpoint has none). ``None``, or the exit status of the refusal."""
+    if ep.base_url is not None and _on_this_machine(ep.base_url):
+        problem = _local_endpoint_problem(ep.base_url, seal)
+        if problem is not None and not trust_local:
+            print(f"pibench agent: a sealed evaluation is refused: {problem}", file=sys.stderr)
+            return EXIT_FAILED
+        print(
+            f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
+            "machine; a sealed evaluation trusts its server not to read the seal file or --out (run it as "
+            "another user; docs/agent.md)",
+            file=sys.stderr,
+        )
+    if ep.command is None:
+        return _sealed_proxy(plan, name, ep.base_url, seal, trust_local)
+    return None
 
 
 def _sealed_proxy(plan: Any, name: str, base_url: str | None, seal: str, trust_local: bool) -> int | None:
