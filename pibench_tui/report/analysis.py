@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from pibench_tui.pricing import Price, cost_usd
-from pibench_tui.report.load import Career
+from pibench_tui.report.load import HARNESS_SETTINGS, Career
 from pibench_tui.report.stats import (
     ALPHA,
     FEW_CAREERS,
@@ -297,6 +297,7 @@ def _leaderboard_row(
         "collapse_share": means["collapses"] / len(cs) if cs else None,
         **_agent_columns(key, [c for c in cs if c.kind == "agent"], prices),
         **_status_columns(every, cs),
+        "harness": _harness_values([c for c in cs if c.kind == "agent" and c.status != "invalid"]),
     }
 
 
@@ -327,6 +328,35 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
                 }
             )
     return out
+
+
+def _harness_values(cs: list[Career]) -> dict[str, list[Any]]:
+    """Per :data:`~pibench_tui.report.load.HARNESS_SETTINGS` key, the values a label's agent
+    careers recorded (sorted by their text; invalid careers' files are not believed)."""
+    out: dict[str, list[Any]] = {}
+    for key in HARNESS_SETTINGS:
+        values = {repr(c.harness.get(key)): c.harness.get(key) for c in cs if c.harness is not None}
+        if values:
+            out[key] = [values[k] for k in sorted(values)]
+    return out
+
+
+def harness_differences(leaderboard: list[dict[str, Any]]) -> list[str]:
+    """One line per harness setting (max turns, block timeout, temperature, max tokens) whose
+    recorded values differ between the compared agent rows, naming each row's value(s): a
+    difference between such labels may be the harness's, not the model's."""
+    rows = [r for r in leaderboard if r.get("harness")]
+    lines = []
+    for key, name in HARNESS_SETTINGS.items():
+        seen = {r["label"]: r["harness"].get(key) for r in rows if key in r["harness"]}
+        if len(seen) < 2 or len({repr(v) for v in seen.values()}) < 2:
+            continue
+        shown = "; ".join(
+            f"{label} {', '.join('—' if v is None else f'{v:g}' if isinstance(v, float) else str(v) for v in vals)}"
+            for label, vals in seen.items()
+        )
+        lines.append(f"{name}: {shown}")
+    return lines
 
 
 def _behaviour(groups: dict[str, list[Career]], axes: dict[str, dict[str, float | None]]) -> dict[str, Any]:
@@ -396,6 +426,7 @@ def build_report(
         "scenarios": scenarios,
         "reference": reference,
         "split_labels": split,
+        "harness_differences": harness_differences(leaderboard),
         "trust_unverified": trust_unverified,
         "seeds": sorted({c.key for c in careers}, key=_key_order),
         "leaderboard": leaderboard,

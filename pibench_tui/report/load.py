@@ -43,6 +43,7 @@ from urllib.parse import unquote
 from pibench_tui.harness.rundir import MAX_JSONL_BYTES, RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
 
 __all__ = [
+    "HARNESS_SETTINGS",
     "MISSING_STATUSES",
     "Career",
     "LoadError",
@@ -95,6 +96,9 @@ class Career:
             actions.jsonl or from the policy played again; with the seed and config it is the
             career. Two careers of one label, scenario and seed are the same career when
             their fingerprints are (:func:`drop_duplicates`). ``None`` when unknown.
+        harness: The harness settings a reader compares labels by (:data:`HARNESS_SETTINGS`:
+            max turns, block timeout, temperature, max tokens) as result.json's ``harness``
+            recorded them (agent runs; ``None`` when not recorded).
         settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
             derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
             unknown. The report splits a label whose careers differ in it.
@@ -143,6 +147,7 @@ class Career:
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
     fingerprint: str | None = None
+    harness: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -167,6 +172,7 @@ class Career:
         self.months_played = self.publications = self.grants = self.hires = self.quits = 0
         self.earned_by_month, self.budget_by_month = [], []
         self.best_paper, self.axes = None, None
+        self.harness = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (trajectories included)."""
@@ -695,6 +701,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     c = _blank(path, label, kind, scen, own_key)
     _recorded(c, res)
     c.settings_hash = _settings_hash(res)
+    c.harness = _harness(res) if kind == "agent" else None
     cfg_hash = _config_hash(res.get("config"))
     c.config_hash = cfg_hash
     c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)
@@ -717,6 +724,27 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     if c.status == "invalid":
         c.clear_figures()
     return c
+
+
+#: ``result.json["harness"]`` keys the report compares between labels (key -> how notes name it).
+HARNESS_SETTINGS = {
+    "max_turns": "max turns",
+    "block_timeout": "block timeout (s)",
+    "temperature": "temperature",
+    "max_tokens": "max tokens",
+}
+
+
+def _harness(res: dict[str, Any]) -> dict[str, Any] | None:
+    """The :data:`HARNESS_SETTINGS` of result.json's ``harness`` (JSON scalars only)."""
+    harness = res.get("harness")
+    if not isinstance(harness, dict):
+        return None
+    return {
+        k: harness.get(k)
+        for k in HARNESS_SETTINGS
+        if harness.get(k) is None or isinstance(harness.get(k), (int, float, str, bool))
+    }
 
 
 #: ``result.json["harness"]`` keys that are not settings of the career (how it was run).

@@ -155,6 +155,12 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
         )
     notes.extend(absent_seed_notes(report))
+    differences = report.get("harness_differences") or []
+    if differences:
+        notes.append(
+            "harness settings differ between labels (a difference in Impact may be the harness's, not the "
+            "model's): " + " | ".join(differences)
+        )
     for r in report["leaderboard"]:
         abandoned = r.get("abandoned_tokens_per_career")
         if r["kind"] == "agent" and abandoned:

@@ -85,3 +85,26 @@ def test_two_different_careers_of_one_label_and_seed_conflict_whatever_the_order
     for paths in ([da, dc], [da, da / "m" / "short-12-101"]):
         (row,) = _report(paths, tmp_path)["leaderboard"]
         assert row["n"] == 2 and row["invalid"] == 0, row
+
+
+def test_the_report_names_harness_settings_that_differ_between_labels(tmp_path):
+    """Two labels played with different max turns and temperature (result.json's `harness`):
+    `pibench report` prints a note under the leaderboard naming each differing setting with
+    every label's value, and --json keeps it (before: nothing said the labels were played
+    differently). Settings both labels share (max tokens) are not named."""
+    from pibench_tui.harness.loop import run_careers
+    from tests.evidence.test_report_evidence import _Instant
+    from tests.harness.conftest import settings_for
+
+    runs = tmp_path / "runs"
+    for model, turns, temp in (("a", 8, 0.0), ("b", 3, 0.7)):
+        settings = settings_for("short-12", model=model, max_turns=turns, temperature=temp)
+        res = run_careers(settings, lambda: _Instant(IDLE), [101], runs, log=lambda _t: None)
+        assert all(isinstance(r, dict) for r in res), res
+    rep = _report([runs], tmp_path)
+    notes = rep["harness_differences"]
+    assert any(n.startswith("max turns:") and "a 8" in n and "b 3" in n for n in notes), notes
+    assert any(n.startswith("temperature:") and "a 0" in n and "b 0.7" in n for n in notes), notes
+    assert not any(n.startswith("max tokens") for n in notes), notes
+    shown = run_pibench(["report", str(runs)])
+    assert shown.returncode == 0 and "harness settings differ between labels" in shown.stdout, shown.stdout
