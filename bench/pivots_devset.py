@@ -48,6 +48,7 @@ def main() -> None:
     ap.add_argument("--cases", default="dev", help="a case set folder or a shipped set's name (default: dev)")
     ap.add_argument("--runs", help="keep the judges' runs here (resumable); default: a temporary folder")
     ap.add_argument("--judges", default=",".join(JUDGES), help="comma-separated scripted judges")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args()
     folder = Path(resolve_set(args.cases))
     cases = load_cases(folder)
@@ -86,6 +87,17 @@ def main() -> None:
         f"stability: {stab['agree']} of {stab['checked']} kept cases agree in sign "
         f"({100 * stab['agree'] / max(1, stab['checked']):.1f} %)"
     )
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "judges": {n: {"overall": s["overall"], "by_kind": s["by_kind"]} for n, s in scores.items()},
+                    "tokens": {"record": record, "plans": plans},
+                    "stability": stab,
+                },
+                indent=1,
+            )
+        )
     funnel = build["funnel_by_kind"]
     names = list(scores)
     print()

@@ -4,6 +4,7 @@ strict readers, and rebuilt bit for bit from the dev preset."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from pibench_tui.pivots.build import PRESETS, run_task
@@ -14,14 +15,14 @@ DEV = Path(resolve_set("dev"))
 
 def test_the_dev_set_ships_with_its_key_and_build_summary() -> None:
     """`dev` names the shipped folder; its cases load with their key (every answer consistent
-    with its numbers); build.json's settings are the dev preset's and its counts the file's."""
+    with its numbers); build.json's settings are the dev preset's, every one, and its counts
+    the file's."""
     cases = load_cases(DEV)
     key = load_key(DEV, cases)
     assert len(key) == len(cases)
     build = json.loads((DEV / "build.json").read_text())
-    settings = dict(build["settings"], seeds=tuple(build["settings"]["seeds"]))
     preset = PRESETS["dev"]
-    assert settings["seeds"] == preset.seeds and settings["screen"] == preset.screen
+    assert build["settings"] == json.loads(json.dumps(asdict(preset)))
     assert build["cases"] == len(cases)
     counts: dict[str, int] = {}
     for c in cases:
