@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any
 
-from textual import events, on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Container
-from textual.events import Resize
-from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static
 
 from pibench_tui.tui.actions import ACTIONS, ACTIONS_BY_ID
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import ActionError, Game
+from pibench_tui.tui.lab_app import MIN_HEIGHT, MIN_WIDTH, TABS, TOO_SMALL, LabApp
 from pibench_tui.tui.messages import AutosaveFailed, MonthAdvanced
 from pibench_tui.tui.screens.dialogs import ConfirmNextMonth, LoadDialog, QuitDialog, SaveDialog
 from pibench_tui.tui.screens.digest import DigestScreen
@@ -33,56 +31,15 @@ from pibench_tui.tui.screens.end import EndScreen
 from pibench_tui.tui.screens.form import ActionForm
 from pibench_tui.tui.screens.help import HelpScreen
 from pibench_tui.tui.widgets.console import ConsolePanel
-from pibench_tui.tui.widgets.footer import KeysFooter
-from pibench_tui.tui.widgets.header import HeaderView, LabHeader
-from pibench_tui.tui.widgets.panels import (
-    ApplicantsPanel,
-    EventsPanel,
-    FieldPanel,
-    GrantsPanel,
-    LedgerPanel,
-    Panel,
-    PapersPanel,
-    PeoplePanel,
-    ProjectsPanel,
-)
+from pibench_tui.tui.widgets.header import HeaderView
+from pibench_tui.tui.widgets.panel import Panel
 from pibench_tui.tui.widgets.tutorial import TutorialChecklist
 
-MIN_WIDTH, MIN_HEIGHT = 80, 24
-"""Below this terminal size the app shows a message instead of the panels."""
-
-TABS: list[tuple[str, str]] = [
-    ("people", "1 Lab"),
-    ("applicants", "2 Applicants"),
-    ("projects", "3 Projects"),
-    ("papers", "4 Papers"),
-    ("grants", "5 Grants"),
-    ("field", "6 Field"),
-    ("events", "7 Events"),
-    ("ledger", "8 Ledger"),
-    ("console", "9 Console"),
-]
-"""Panel ids and tab titles, in order (keys 1-9)."""
-
-NARROW_TITLES: dict[str, str] = {"applicants": "2 Apps"}
-"""Shorter tab titles below 100 columns (the numbers stay: they are the keys)."""
-
-NARROW = 110
-"""Below this width the header shortens its words, the tabs their titles and padding, and
-the footer drops the command-palette hint (ctrl+p still works)."""
-
-TOO_SMALL = (
-    f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
-    "Enlarge the window (or press q to quit)."
-)
 TOO_SMALL_QUIT = (
     f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters.\n"
     "{unsaved}: enlarge the window to choose whether to save before quitting, "
     "or press q again to quit without saving."
 )
-QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
-"""The only keys that work while the terminal is too small."""
-
 NOT_A_TERMINAL = (
     "pibench play needs an interactive terminal (its stdin is not one). To drive a career from a pipe, "
     "a script or a program, use `pibench headless` (see `pibench headless --help`)."
@@ -103,7 +60,7 @@ _GAME_ACTIONS = {
 }
 
 
-class PibenchApp(App[int]):
+class PibenchApp(LabApp):
     """The pibench TUI over one :class:`~pibench_tui.tui.game.Game`.
 
     Args:
@@ -120,10 +77,6 @@ class PibenchApp(App[int]):
         run_baseline: run the baseline policy for the end screen.
     """
 
-    CSS_PATH = "app.tcss"
-    TITLE = "pibench"
-    COLUMN_SCROLL_KEYS = "← → or shift+wheel scroll"
-    """How the panels' hint under a wide table says to reach its cut-off columns."""
     BINDINGS = [
         Binding("n", "next_month", "Next month", id="next_month", tooltip="Close this month (asks first)"),
         Binding("question_mark", "help", "Help", id="help", key_display="?"),
@@ -156,13 +109,11 @@ class PibenchApp(App[int]):
         show_digest: bool = True,
         run_baseline: bool = True,
     ) -> None:
-        super().__init__()
-        self.game = game
+        super().__init__(game, test_mode=test_mode)
         self.store = store
         self.saves_dir = saves_dir
         self.career = career
         self.career_lock = career_lock
-        self.test_mode = test_mode
         self.show_digest = show_digest
         self.run_baseline = run_baseline
         self.busy = False
@@ -170,93 +121,33 @@ class PibenchApp(App[int]):
         self.quit_pending = False  # q pressed while too small, with unsaved months: ask once the size is back
         self._autosave_lock = threading.Lock()  # one autosave at a time (worker threads, the UI's finish_autosave)
         self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
-        if test_mode:
-            self.animation_level = "none"
 
     # ------------------------------------------------------------------ layout
-    @property
-    def blink(self) -> bool:
-        """Cursor blink (off in tests)."""
-        return not self.test_mode
-
-    @property
-    def header(self) -> LabHeader:
-        """The always-visible header."""
-        return self.query_one("#header", LabHeader)
-
-    @property
-    def tabs(self) -> TabbedContent:
-        """The panels."""
-        return self.query_one("#tabs", TabbedContent)
-
     @property
     def console_panel(self) -> ConsolePanel:
         """The console panel."""
         return self.query_one("#console", ConsolePanel)
 
-    def panels(self) -> list[Panel]:
-        """Every panel, in tab order."""
-        return list(self.query(Panel))
+    def compose_panels(self) -> Iterator[Panel]:
+        """The shared panels 1-8, then the console (9)."""
+        yield from super().compose_panels()
+        yield ConsolePanel("9 Console", blink=self.blink)
 
-    def compose(self) -> ComposeResult:
-        yield LabHeader(id="header").data_bind(view=PibenchApp.header_view)
-        with Container(id="main"):
-            with TabbedContent(id="tabs", initial="people"):
-                # The panels that do not show at start compose their widgets when first shown.
-                yield PeoplePanel("1 Lab", lazy=False)
-                yield ApplicantsPanel("2 Applicants")
-                yield ProjectsPanel("3 Projects")
-                yield PapersPanel("4 Papers")
-                yield GrantsPanel("5 Grants")
-                yield FieldPanel("6 Field")
-                yield EventsPanel("7 Events")
-                yield LedgerPanel("8 Ledger")
-                yield ConsolePanel("9 Console", blink=self.blink)
-            yield TutorialChecklist(id="tutorial")
-        yield Static(TOO_SMALL, id="too-small")
-        yield KeysFooter(compact=True)  # compact: the Lab panel's keys fit in 120 columns
+    def compose_beside(self) -> ComposeResult:
+        yield TutorialChecklist(id="tutorial")
 
-    def on_mount(self) -> None:
+    def on_mount(self) -> None:  # before LabApp.on_mount draws the panels and the header
         self.tutorial.display = self.game.tutorial_shown and not self.game.finished
         self.console_panel.show(self.game)
-        self.refresh_view()
-        self.query_one("#people", Panel).focus_main()
-        self._check_size(self.size.width, self.size.height)
         if self.game.finished:
             self.call_after_refresh(self.show_end)
 
-    def on_resize(self, event: Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
-
-    @property
-    def too_small(self) -> bool:
-        """The terminal is below the minimum size (only the message shows; keys are blocked)."""
-        return self.has_class("-too-small")
-
-    def _check_size(self, width: int, height: int) -> None:
-        was_small = self.too_small
-        self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
-        narrow = width < NARROW
-        self.set_class(narrow, "-narrow")
-        try:
-            for tab, title in TABS:
-                self.tabs.get_tab(tab).label = NARROW_TITLES.get(tab, title) if width < 100 else title
-            self.query_one(KeysFooter).show_command_palette = not narrow
-        except Exception:  # noqa: BLE001 - before the tabs exist
-            pass
-        if was_small and not self.too_small and self.quit_pending:
+    def size_restored(self) -> None:
+        """Ask the quit question that q left pending while the terminal was too small."""
+        if self.quit_pending:
             self.quit_pending = False
             self.query_one("#too-small", Static).update(TOO_SMALL)
             self.call_after_refresh(self._ask_quit)
-
-    async def on_event(self, event: events.Event) -> None:
-        # While the terminal is too small, no key reaches the hidden screens (not even a
-        # focused input): only quit works.
-        if isinstance(event, events.Key) and not event.is_forwarded and self.too_small:
-            if event.key in QUIT_KEYS:
-                self._quit_while_too_small()
-            return
-        await super().on_event(event)
 
     def _quit_while_too_small(self) -> None:
         self.finish_autosave()
@@ -267,30 +158,6 @@ class PibenchApp(App[int]):
         self.query_one("#too-small", Static).update(TOO_SMALL_QUIT.format(unsaved=self.game.unsaved_note()))
 
     # ------------------------------------------------------------------ refresh
-    version: reactive[int] = reactive(0, init=False)
-    """Bumped whenever the career changes (an action, a console block, a month, a load): each
-    panel redraws when it is next shown (:attr:`Panel.stale`)."""
-
-    header_view: reactive[HeaderView | None] = reactive(None, init=False)
-    """What the header shows; the header is bound to it (``data_bind``) and redraws only when
-    it changes."""
-
-    def changed(self, dashboard: dict | None = None) -> None:
-        """The career changed: the panels are stale and the header is refreshed (from
-        ``dashboard`` when the caller has the current one, else from the API)."""
-        self.version += 1
-        self.refresh_header(dashboard)
-
-    def refresh_view(self, everything: bool = False, dashboard: dict | None = None) -> None:
-        """Mark the career changed and redraw the visible panel (with ``everything``, every panel
-        shown before as well); the others redraw when shown. ``dashboard``: the current
-        ``lab.dashboard()`` if the caller has it."""
-        self.changed(dashboard)
-        active = self.tabs.active
-        for panel in self.panels():
-            if panel.id == active or (everything and panel.composed):
-                panel.redraw(self.game)
-
     def redraw_shown(self) -> None:
         """Redraw the visible panel if the career changed since it was drawn (nothing else)."""
         panel = self.query_one(f"#{self.tabs.active}", Panel)
@@ -346,14 +213,6 @@ class PibenchApp(App[int]):
                 self.tutorial.display = False
             else:
                 self.tutorial.show(game)
-
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        pane = event.pane
-        if isinstance(pane, Panel):
-            if pane.stale:
-                pane.redraw(self.game)
-            pane.take_focus()
 
     @on(ConsolePanel.BlockFinished)
     def _console_done(self, message: ConsolePanel.BlockFinished) -> None:
@@ -423,11 +282,7 @@ class PibenchApp(App[int]):
         """Show a panel."""
         if isinstance(self.screen, EndScreen):
             return
-        self.tabs.active = tab
-        pane = self.query_one(f"#{tab}", Panel)
-        if pane.stale:
-            pane.redraw(self.game)
-        pane.take_focus()
+        super().action_tab(tab)
 
     def action_console(self) -> None:
         """Open the console panel."""

@@ -1,10 +1,11 @@
 """The replay viewer: ``pibench play --replay SAVE|RUN_DIR`` (read-only).
 
-The same panels as a career, over the world re-simulated to the month being viewed
+The shared panels of a career (:class:`~pibench_tui.tui.lab_app.LabApp`, without the game
+app), over the world re-simulated to the month being viewed
 (:class:`~pibench_tui.tui.replay.Replayer`): ← and → step through the months, ``j`` jumps,
 ``r`` shows the month's report (what the month's close brought), ``x`` the agent's
-transcript of that month (agent runs). Nothing can be changed: actions, the clock, saves
-and the console are off.
+transcript of that month (agent runs). Nothing can be changed: the viewer has no action,
+clock, save, console or tutorial (the panels' keys for them are off: LabApp.check_action).
 """
 
 from __future__ import annotations
@@ -14,19 +15,17 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from pibench_tui.tui.app import TABS, PibenchApp
+from pibench_tui.tui.alerts import alerts
+from pibench_tui.tui.lab_app import TABS, LabApp
 from pibench_tui.tui.replay import Replayer, ReplayError, ReplaySource, open_source
 from pibench_tui.tui.screens.digest import DigestScreen
 from pibench_tui.tui.screens.help import HelpScreen
 from pibench_tui.tui.screens.jump import JumpDialog
 from pibench_tui.tui.screens.transcript import TranscriptScreen
-
-_OFF = {"act", "next_month", "save", "load", "console", "toggle_tutorial"}
-"""App actions the viewer turns off (they would change the career)."""
 
 REPLAY_KEYS: list[tuple[str, str, bool]] = [
     ("← or ,", "previous month", False),
@@ -57,7 +56,7 @@ def replay_keys_markdown(agent: bool) -> str:
     return REPLAY_INTRO + "\n\n" + "\n".join(rows)
 
 
-class ReplayApp(PibenchApp):
+class ReplayApp(LabApp):
     """The read-only viewer over a :class:`Replayer`.
 
     Args:
@@ -67,6 +66,17 @@ class ReplayApp(PibenchApp):
     """
 
     BINDINGS = [
+        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        Binding("f1", "help", "Help", id="help-f1", show=False),
+        Binding("q", "quit_game", "Quit", id="quit"),
+        Binding("ctrl+q", "quit_game", "Quit", id="quit-hard", show=False, priority=True),
+        Binding("ctrl+c", "quit_game", "Quit", id="quit-ctrl-c", show=False, priority=True),
+        Binding("exclamation_mark", "warning", "Go to warning", id="warning", show=False, key_display="!"),
+        *[
+            Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False)
+            for i, (tab, title) in enumerate(TABS)
+            if tab != "console"
+        ],
         Binding("left,comma", "step(-1)", "Prev month", id="replay-prev", priority=True),
         Binding("right,full_stop", "step(1)", "Next month", id="replay-next", priority=True),
         Binding("j", "jump", "Jump", id="replay-jump"),
@@ -78,11 +88,13 @@ class ReplayApp(PibenchApp):
 
     COLUMN_SCROLL_KEYS = "shift+wheel scroll; ← → step months here"
     """How the panels' hint says to reach cut-off columns: ← → belong to the month stepper."""
+    WARNING_KEYS = False
+    """The header's warnings name no key: their actions are not in the viewer."""
 
     def __init__(self, replayer: Replayer, *, month: int | None = None, test_mode: bool = False) -> None:
         self.replayer = replayer
         game = replayer.goto(month or replayer.first_month)
-        super().__init__(game, test_mode=test_mode, show_digest=False, run_baseline=False)
+        super().__init__(game, test_mode=test_mode)
         self.title = f"pibench replay · {replayer.source.label}"
 
     @property
@@ -94,53 +106,27 @@ class ReplayApp(PibenchApp):
         """``REPLAY <label> · month m/last`` for the header."""
         return f"REPLAY {self.source.label} · {self.replayer.month}/{self.replayer.last_month}"
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.tutorial.display = False  # its steps name action keys, which are off here
-        try:
-            self.tabs.hide_tab("console")  # running code would change the career
-        except Exception:  # noqa: BLE001 - older Textual
-            pass
-        here = self.replayer.month
+    def on_mount(self) -> None:  # LabApp.on_mount draws the month shown
         problem = self.replayer.check_digest() if self.source.result.get("digest") else None
-        self._show(here)
         if problem:
             self.notify(problem, title="replay differs", severity="error", markup=False, timeout=15)
 
-    def show_end(self) -> None:
-        """No end screen in the viewer (the last month shows the career's end)."""
-
-    def refresh_header(self, dashboard: dict | None = None) -> None:
-        dash = dashboard if dashboard is not None else self.game.dashboard()
-        citations = sum(p["citations"] for p in self.game.call("papers.publications"))
-        from pibench_tui.tui.alerts import alerts
-
-        self.header.show(
-            dash,
-            citations,
-            self.game.rolling_agencies,
-            scenario=f"{self.source.scenario} · {self.source.seed_text}",
-            warnings=alerts(self.game, dash),
-            banner=self.banner(),
-            keys=False,  # the warnings' action keys do nothing here
-        )
+    def scenario_text(self) -> str:
+        """The replayed career's scenario and seed (or sealed commitment)."""
+        return f"{self.source.scenario} · {self.source.seed_text}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in _OFF:
-            return False
-        if action == "tab" and parameters and parameters[0] == "console":  # 9: the console is off
-            return False
         if action == "transcript" and self.source.kind != "agent":
             return False
-        if action in ("step", "goto", "jump", "report", "transcript"):
+        if action in ("step", "goto", "jump", "report", "transcript", "help", "warning", "tab"):
             if isinstance(self.screen, ModalScreen):  # ← → belong to the dialog's input
                 return False
         return super().check_action(action, parameters)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """The command palette: Textual's own commands and the viewer's, never the game's
-        actions, clock or saves (they would change the career)."""
-        yield from App.get_system_commands(self, screen)
+        """The command palette: Textual's own commands and the viewer's (there are no game
+        actions, clock or saves here)."""
+        yield from super().get_system_commands(screen)
         if isinstance(screen, ModalScreen):
             return
         yield SystemCommand("Previous month", "Key ← (or ,)", partial(self.action_step, -1))
@@ -154,20 +140,12 @@ class ReplayApp(PibenchApp):
             if tab != "console":
                 yield SystemCommand(f"Show {title[2:]}", f"Panel {i + 1}", partial(self.action_tab, tab))
 
-    def action_tab(self, tab: str) -> None:
-        """Show a panel (never the console: running code would change the career)."""
-        if tab == "console":
-            return
-        super().action_tab(tab)
-
     def action_help(self) -> None:
         """Rules, and only the keys that work in the viewer."""
         self.push_screen(HelpScreen(self.game, keys=replay_keys_markdown(self.source.kind == "agent"), tutorial=False))
 
     def action_warning(self) -> None:
         """``!``: the panel of the month's most urgent warning, and the warning as the PI read it."""
-        from pibench_tui.tui.alerts import alerts
-
         found = alerts(self.game)
         if not found:
             self.notify("no warning this month", markup=False)

@@ -71,3 +71,38 @@ async def test_the_game_help_still_lists_every_key(tmp_path):
         assert "| n |" in keys and "ctrl+s" in keys and all(f"| {a.key} |" in keys for a in ACTIONS)
         assert "tutorial" in _shown_actions(app)
         assert "pibench — help" in screen_text(app)
+
+
+@pytest.mark.asyncio
+async def test_the_viewer_composes_the_shared_panels_without_the_game_app(tmp_path):
+    """The viewer is a LabApp (the shared read-only panels), not the game app: panels 1-8 are
+    there and each draws the month shown, there is no console, tutorial, action, clock, save or
+    load in it at all, and each panel's action keys (and n, :, ctrl+s, l, t) open nothing and
+    change nothing (r, j and x are the viewer's own keys)."""
+    from textual.widgets import DataTable
+
+    from pibench_tui.tui.app import PibenchApp
+    from pibench_tui.tui.lab_app import TABS, LabApp
+
+    run = write_run_dir(tmp_path, months=6)
+    app = make_replay_app(str(run), test_mode=True)
+    assert isinstance(app, LabApp) and not isinstance(app, PibenchApp)
+    for name in ("act", "next_month", "save", "load", "console", "toggle_tutorial", "reports"):
+        assert not hasattr(app, f"action_{name}"), name
+    async with app.run_test(size=(120, 40)) as pilot:
+        last = app.replayer.last_month
+        await press(pilot, "end", until=lambda: app.replayer.month == last, what="the last month")
+        assert [p.id for p in app.panels()] == [tab for tab, _ in TABS if tab != "console"]
+        assert not app.query("ConsolePanel") and not app.query("#tutorial")
+        before = app.game.world.digest()
+        for i, (tab, _title) in enumerate(TABS[:-1]):
+            await press(pilot, str(i + 1), panel=tab)
+            panel = app.query_one(f"#{tab}")
+            assert panel.shown_version == app.version, f"{tab} drew the month shown"
+            assert panel.composed and panel.query(DataTable), f"{tab} shows its tables"
+            viewer = {"r", "j", "x"}  # the viewer's own keys (r on the Lab panel is the month report here)
+            keys = [a.key for a in ACTIONS if a.tab == tab and a.key not in viewer] + ["n", "colon", "ctrl+s", "l", "t"]
+            await press(pilot, *keys)
+            assert type(app.screen).__name__ == "Screen" and app.tabs.active == tab, (tab, app.screen)
+            assert _shown_actions(app) <= VIEWER_ACTIONS, (tab, _shown_actions(app))
+        assert app.game.world.digest() == before and app.replayer.month == last

@@ -1,0 +1,260 @@
+"""The panels of one career, read-only: the base of the game app and of the replay viewer.
+
+:class:`LabApp` composes the header, the shared panels (:mod:`pibench_tui.tui.widgets.panels`)
+and the key footer over one :class:`~pibench_tui.tui.game.Game`, redraws them when the career
+changes, switches panels and blocks keys while the terminal is too small. Nothing in it
+changes the career: the game app (:class:`~pibench_tui.tui.app.PibenchApp`) adds the actions,
+the clock, saves, the console and the tutorial; the replay viewer
+(:class:`~pibench_tui.tui.replay_app.ReplayApp`) adds the month stepper. A panel's key whose
+action the app does not have (the game's keys in the viewer) is off: neither shown nor run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from textual import events, on
+from textual.app import App, ComposeResult
+from textual.containers import Container
+from textual.events import Resize
+from textual.reactive import reactive
+from textual.widgets import Static, TabbedContent
+
+from pibench_tui.tui.alerts import alerts
+from pibench_tui.tui.game import Game
+from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.header import HeaderView, LabHeader
+from pibench_tui.tui.widgets.panels import (
+    ApplicantsPanel,
+    EventsPanel,
+    FieldPanel,
+    GrantsPanel,
+    LedgerPanel,
+    Panel,
+    PapersPanel,
+    PeoplePanel,
+    ProjectsPanel,
+)
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+"""Below this terminal size the app shows a message instead of the panels."""
+
+TABS: list[tuple[str, str]] = [
+    ("people", "1 Lab"),
+    ("applicants", "2 Applicants"),
+    ("projects", "3 Projects"),
+    ("papers", "4 Papers"),
+    ("grants", "5 Grants"),
+    ("field", "6 Field"),
+    ("events", "7 Events"),
+    ("ledger", "8 Ledger"),
+    ("console", "9 Console"),
+]
+"""Panel ids and tab titles, in order (keys 1-9; the console is the game app's only)."""
+
+NARROW_TITLES: dict[str, str] = {"applicants": "2 Apps"}
+"""Shorter tab titles below 100 columns (the numbers stay: they are the keys)."""
+
+NARROW = 110
+"""Below this width the header shortens its words, the tabs their titles and padding, and
+the footer drops the command-palette hint (ctrl+p still works)."""
+
+TOO_SMALL = (
+    f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
+    "Enlarge the window (or press q to quit)."
+)
+QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
+"""The only keys that work while the terminal is too small."""
+
+
+def lab_panels() -> Iterator[Panel]:
+    """The shared panels 1-8, in tab order (the Lab composes at once, the others when first shown)."""
+    yield PeoplePanel("1 Lab", lazy=False)
+    yield ApplicantsPanel("2 Applicants")
+    yield ProjectsPanel("3 Projects")
+    yield PapersPanel("4 Papers")
+    yield GrantsPanel("5 Grants")
+    yield FieldPanel("6 Field")
+    yield EventsPanel("7 Events")
+    yield LedgerPanel("8 Ledger")
+
+
+class LabApp(App[int]):
+    """The header, the panels and the key footer over one career, read-only (module docstring).
+
+    Args:
+        game: the career shown.
+        test_mode: no cursor blink, no animations (tests, snapshots, benchmarks).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "pibench"
+    COLUMN_SCROLL_KEYS = "← → or shift+wheel scroll"
+    """How the panels' hint under a wide table says to reach its cut-off columns."""
+    WARNING_KEYS = True
+    """The header's warnings name the key that addresses each (off where actions are off)."""
+
+    version: reactive[int] = reactive(0, init=False)
+    """Bumped whenever the career changes (an action, a console block, a month, a load): each
+    panel redraws when it is next shown (:attr:`Panel.stale`)."""
+
+    header_view: reactive[HeaderView | None] = reactive(None, init=False)
+    """What the header shows; the header is bound to it (``data_bind``) and redraws only when
+    it changes."""
+
+    def __init__(self, game: Game, *, test_mode: bool = False) -> None:
+        super().__init__()
+        self.game = game
+        self.test_mode = test_mode
+        if test_mode:
+            self.animation_level = "none"
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def blink(self) -> bool:
+        """Cursor blink (off in tests)."""
+        return not self.test_mode
+
+    @property
+    def header(self) -> LabHeader:
+        """The always-visible header."""
+        return self.query_one("#header", LabHeader)
+
+    @property
+    def tabs(self) -> TabbedContent:
+        """The panels."""
+        return self.query_one("#tabs", TabbedContent)
+
+    def panels(self) -> list[Panel]:
+        """Every panel, in tab order."""
+        return list(self.query(Panel))
+
+    def compose_panels(self) -> Iterator[Panel]:
+        """The panels of the tabs (the shared panels 1-8; the game app adds its console)."""
+        yield from lab_panels()
+
+    def compose_beside(self) -> ComposeResult:
+        """Widgets below the panels (the game app's tutorial checklist); none here."""
+        yield from ()
+
+    def compose(self) -> ComposeResult:
+        yield LabHeader(id="header").data_bind(view=LabApp.header_view)
+        with Container(id="main"):
+            with TabbedContent(id="tabs", initial="people"):
+                yield from self.compose_panels()
+            yield from self.compose_beside()
+        yield Static(TOO_SMALL, id="too-small")
+        yield KeysFooter(compact=True)  # compact: the Lab panel's keys fit in 120 columns
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+        self.query_one("#people", Panel).focus_main()
+        self._check_size(self.size.width, self.size.height)
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    @property
+    def too_small(self) -> bool:
+        """The terminal is below the minimum size (only the message shows; keys are blocked)."""
+        return self.has_class("-too-small")
+
+    def _check_size(self, width: int, height: int) -> None:
+        was_small = self.too_small
+        self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
+        narrow = width < NARROW
+        self.set_class(narrow, "-narrow")
+        try:
+            shown = {p.id for p in self.panels()}
+            for tab, title in TABS:
+                if tab in shown:
+                    self.tabs.get_tab(tab).label = NARROW_TITLES.get(tab, title) if width < 100 else title
+            self.query_one(KeysFooter).show_command_palette = not narrow
+        except Exception:  # noqa: BLE001 - before the tabs exist
+            pass
+        if was_small and not self.too_small:
+            self.size_restored()
+
+    def size_restored(self) -> None:
+        """The terminal is large enough again (the game app asks a pending quit question)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        # While the terminal is too small, no key reaches the hidden screens (not even a
+        # focused input): only quit works.
+        if isinstance(event, events.Key) and not event.is_forwarded and self.too_small:
+            if event.key in QUIT_KEYS:
+                self._quit_while_too_small()
+            return
+        await super().on_event(event)
+
+    def _quit_while_too_small(self) -> None:
+        """q while too small: quit (the game app asks first when months are unsaved)."""
+        self.exit(0)
+
+    # ------------------------------------------------------------------ refresh
+    def changed(self, dashboard: dict | None = None) -> None:
+        """The career changed: the panels are stale and the header is refreshed (from
+        ``dashboard`` when the caller has the current one, else from the API)."""
+        self.version += 1
+        self.refresh_header(dashboard)
+
+    def refresh_view(self, everything: bool = False, dashboard: dict | None = None) -> None:
+        """Mark the career changed and redraw the visible panel (with ``everything``, every panel
+        shown before as well); the others redraw when shown. ``dashboard``: the current
+        ``lab.dashboard()`` if the caller has it."""
+        self.changed(dashboard)
+        active = self.tabs.active
+        for panel in self.panels():
+            if panel.id == active or (everything and panel.composed):
+                panel.redraw(self.game)
+
+    def banner(self) -> str:
+        """A banner at the start of the header's calendar line (``""``: none)."""
+        return ""
+
+    def scenario_text(self) -> str:
+        """The scenario and seed as the header shows them."""
+        return f"{self.game.scenario_name} · {self.game.seed_text}"
+
+    def refresh_header(self, dashboard: dict | None = None) -> None:
+        """Set :attr:`header_view` from ``dashboard`` (``None``: ``lab.dashboard()``) and the
+        publications; the header redraws if it changed."""
+        game = self.game
+        dash = dashboard if dashboard is not None else game.dashboard()
+        citations = sum(p["citations"] for p in game.call("papers.publications"))
+        self.header_view = HeaderView(
+            dash,
+            citations,
+            game.rolling_agencies,
+            scenario=self.scenario_text(),
+            warnings=tuple(alerts(game, dash)),
+            banner=self.banner(),
+            keys=self.WARNING_KEYS,
+        )
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane
+        if isinstance(pane, Panel):
+            if pane.stale:
+                pane.redraw(self.game)
+            pane.take_focus()
+
+    # ------------------------------------------------------------------ bindings
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key whose action this app does not have (a panel's game key in the viewer) is off."""
+        return hasattr(self, f"action_{action}")
+
+    def action_tab(self, tab: str) -> None:
+        """Show a panel (a tab this app does not have: nothing)."""
+        panes = [p for p in self.panels() if p.id == tab]
+        if not panes:
+            return
+        self.tabs.active = tab
+        pane = panes[0]
+        if pane.stale:
+            pane.redraw(self.game)
+        pane.take_focus()
+
+
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "NARROW", "QUIT_KEYS", "TABS", "TOO_SMALL", "LabApp", "lab_panels"]
