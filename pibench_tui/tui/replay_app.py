@@ -106,8 +106,10 @@ class ReplayApp(LabApp):
         """``REPLAY <label> · month m/last`` for the header."""
         return f"REPLAY {self.source.label} · {self.replayer.month}/{self.replayer.last_month}"
 
-    def on_mount(self) -> None:  # LabApp.on_mount draws the month shown
+    def on_mount(self) -> None:  # LabApp.on_mount then draws the month shown
+        here = self.replayer.month
         problem = self.replayer.check_digest() if self.source.result.get("digest") else None
+        self.game = self.replayer.goto(here)  # the check replays to the end
         if problem:
             self.notify(problem, title="replay differs", severity="error", markup=False, timeout=15)
 
