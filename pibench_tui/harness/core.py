@@ -318,7 +318,10 @@ class LabCore:
             self.last_result = result
             # agent text enters pibench here: lone surrogates and NUL made safe (pibench_tui.textsafe)
             error = clean_tree(result.error)
-            shown, _ = cut_output(clean(result.stdout), self.output_limit, _error_text(error))
+            if result.omitted:  # the sandbox already kept head and tail within the limit, with its notice
+                shown = clean(result.stdout) + _error_text(error)
+            else:  # cutting again lost the tail's last lines behind a second, contradicting notice
+                shown, _ = cut_output(clean(result.stdout), self.output_limit, _error_text(error))
             # The sandbox keeps head and tail of the display cut and counts the rest: what the
             # block printed is about the cut plus what was omitted. Past the headless output
             # cap it is a flood (flags the run); below it a benign display cut (issue 26 §2).

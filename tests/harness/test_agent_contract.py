@@ -140,6 +140,24 @@ def test_long_output_is_cut_at_6000_characters_with_a_marker(out):
     assert res["integrity"]["flagged"]
 
 
+def test_a_cut_output_keeps_its_last_lines_behind_one_notice(out):
+    """A block printing 400 lines and an end marker (about 12,000 characters) shows the head,
+    one cut notice and the tail up to its last line (found by a new-user tester: the
+    sandbox's head+notice+tail was cut again at 6,000, losing the last lines behind a second
+    notice that disagreed with the first)."""
+
+    def brain(req, i):
+        if req["messages"][-1]["content"].startswith("=== Month"):
+            return Reply("```python\nfor i in range(400):\n    print('line', i, 'y' * 20)\nprint('THE-END')\n```")
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        play(srv, out)
+    body = srv.requests[1]["messages"][-1]["content"].split("\n", 1)[1]
+    assert body.rstrip().endswith("line 399 yyyyyyyyyyyyyyyyyyyy\nTHE-END"), body[-200:]
+    assert body.count("cut") == 1 and body.startswith("line 0 ")
+
+
 def test_a_long_print_within_the_headless_cap_is_a_benign_display_cut(out):
     """A block printing 10,000 characters (past the 6,000 shown, within the headless output
     cap) is cut for display and counted as `display_cut`, and does not flag the run
