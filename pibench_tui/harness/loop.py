@@ -144,7 +144,8 @@ class AgentSettings:
             "scenario": self.scenario,
             "config_sha256": self.config.content_hash(),
             "max_turns": self.max_turns,
-            "temperature": self.temperature,
+            # none when none is sent (--no-temperature): a recorded 0.4 was shown in reports
+            "temperature": None if self.request.get("no_temperature") else self.temperature,
             "max_tokens": self.max_tokens,
             "memory": self.memory,
             "prompt_sha256": hashlib.sha256(self.system_prompt.encode("utf-8")).hexdigest(),

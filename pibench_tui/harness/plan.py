@@ -602,6 +602,10 @@ def plan_from_args(args: Any) -> Plan:
 
     if not args.model:
         raise PlanError("--model NAME is required (or --plan FILE.toml)")
+    if args.no_temperature and getattr(args, "temperature", None) is not None:
+        raise PlanError(
+            "--temperature and --no-temperature exclude each other: no temperature is sent with --no-temperature"
+        )
     # names from the command line enter run directories and requests: bytes that are not
     # UTF-8 (surrogate escapes in argv) become U+FFFD, never a UnicodeEncodeError mid-career
     name = clean(args.model)

@@ -120,7 +120,9 @@ def test_redo_failed_plays_again_the_careers_whose_llm_never_answered(tmp_path, 
 
 def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp_path, capsys):
     """--max-completion-tokens, --no-temperature, --reasoning-effort, --extra-body and --header
-    shape every request; they are part of the settings (result.json). An endpoint that
+    shape every request; they are part of the settings (result.json), where no temperature
+    is recorded when none is sent, and --temperature beside --no-temperature is a usage
+    error (as in a plan). An endpoint that
     refuses max_tokens with a 400 naming it is reported as a refused parameter."""
     out = tmp_path / "runs"
 
@@ -144,6 +146,10 @@ def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp
     }
     assert res["harness"]["backend"]["request"]["header_names"] == ["X-Route"]
     assert "fast" not in json.dumps(res)
+    assert res["harness"]["temperature"] is None  # none was sent (QA26: 0.4 was recorded and reported)
+    both = _args(srv.base_url, tmp_path / "c", "--seeds", "101", "--no-temperature", "--temperature", "0.9")
+    assert pibench_main(both) == 2
+    assert "--temperature and --no-temperature exclude each other" in capsys.readouterr().err
 
     def refuse(req, i):
         return Status(400, body={"error": {"message": "Unsupported parameter: 'max_tokens'", "param": "max_tokens"}})
