@@ -154,11 +154,13 @@ def _key_order(key: str) -> tuple[int, int, str]:
 def _reference(labels: list[str], reference: str | None, policies: set[str] | None = None) -> str | None:
     """The reference row: ``reference``, else the first row of the ``baseline`` (or
     ``baseline-tuned``) policy among ``policies`` (rows of policy careers only: an agent run
-    never becomes the reference by its label), else the first row."""
+    never becomes the reference by its label), else none (a new-user tester found the report
+    heading "reference fake-k", a label with no counted career, where docs/agent.md says the
+    default reference is the baseline's row only)."""
     if reference is None:
         return next(
             (k for k in labels if k in (policies or set()) and k.split(" · ")[0] in ("baseline", "baseline-tuned")),
-            labels[0] if labels else None,
+            None,
         )
     if reference not in labels:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")

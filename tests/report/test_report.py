@@ -553,3 +553,31 @@ def test_a_label_without_a_seed_other_labels_played_is_noted():
     assert len(absent) == 1
     assert absent[0].startswith("a: no run folder for seed 3,") and "3 careers" in absent[0]
     assert not any("no run folder" in n for n in leaderboard_notes(build_report(_grid({"a": 1.0, "b": 2.0}, 4))))
+
+
+def test_without_a_baseline_row_there_is_no_default_reference():
+    """Agent labels only: no row is the reference unless --reference names one (a new-user
+    tester saw "reference fake-k", a label with no counted career, heading the table, where
+    docs/agent.md says the default reference is the baseline policy's row only); the terminal
+    and HTML render without one, and --reference still works."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import Career
+    from pibench_tui.report.render import render_html, render_terminal
+
+    def career(label: str, seed: int, impact: float) -> Career:
+        return Career(
+            label=label, kind="agent", scenario="short-12", seed=seed, source=f"{label}-{seed}",
+            impact=impact, earned=impact, projection=0.0, collapsed=False, collapse_month=None,
+            months=12, months_played=12, publications=0, grants=0, hires=0, quits=0, valid=True,
+        )  # fmt: skip
+
+    careers = [career("a", 1, 10.0), career("b", 1, 4.0)]
+    rep = build_report(careers)
+    assert rep["reference"] is None and all(r["vs_reference"] is None for r in rep["leaderboard"])
+    from rich.console import Console
+
+    console = Console(record=True, width=100)
+    render_terminal(rep, console=console)
+    assert "a" in console.export_text() and "reference a" not in console.export_text()
+    assert "<html" in render_html(rep, {}).lower()
+    assert build_report(careers, reference="b")["reference"] == "b"
