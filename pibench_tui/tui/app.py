@@ -31,7 +31,6 @@ from pibench_tui.tui.screens.end import EndScreen
 from pibench_tui.tui.screens.form import ActionForm
 from pibench_tui.tui.screens.help import HelpScreen
 from pibench_tui.tui.widgets.console import ConsolePanel
-from pibench_tui.tui.widgets.header import HeaderView
 from pibench_tui.tui.widgets.panel import Panel
 from pibench_tui.tui.widgets.tutorial import TutorialChecklist
 
@@ -196,18 +195,9 @@ class PibenchApp(LabApp):
 
     def refresh_header(self, dashboard: dict | None = None) -> None:
         """Set :attr:`header_view` from ``dashboard`` (``None``: ``lab.dashboard()``) and the
-        publications; the header redraws if it changed."""
+        publications (:meth:`LabApp.refresh_header`), then the tutorial checklist."""
+        super().refresh_header(dashboard)
         game = self.game
-        dash = dashboard if dashboard is not None else game.dashboard()
-        citations = sum(p["citations"] for p in game.call("papers.publications"))
-        self.header_view = HeaderView(
-            dash,
-            citations,
-            game.rolling_agencies,
-            busy=self.busy,
-            scenario=f"{game.scenario_name} · {game.seed_text}",
-            warnings=tuple(alerts(game, dash)),
-        )
         if self.tutorial.display:
             if game.finished:
                 self.tutorial.display = False

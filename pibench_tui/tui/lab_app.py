@@ -92,6 +92,8 @@ class LabApp(App[int]):
     COLUMN_SCROLL_KEYS = "← → or shift+wheel scroll"
     """How the panels' hint under a wide table says to reach its cut-off columns."""
     WARNING_KEYS = True
+    #: A month is being closed (the game app sets it; the header shows it).
+    busy = False
     """The header's warnings name the key that addresses each (off where actions are off)."""
 
     version: reactive[int] = reactive(0, init=False)
@@ -226,6 +228,7 @@ class LabApp(App[int]):
             dash,
             citations,
             game.rolling_agencies,
+            busy=self.busy,
             scenario=self.scenario_text(),
             warnings=tuple(alerts(game, dash)),
             banner=self.banner(),
