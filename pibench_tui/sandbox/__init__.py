@@ -354,6 +354,7 @@ class Sandbox:
         self._process: AgentProcess | None = process
         self.closed = False
         self.lost_state = False  # an idle agent process died: its variables are gone
+        self.lost_cause = ""  # how it died (AgentProcess.death_cause)
         self.blocks = 0  # blocks sent to agent processes (the id of each run message)
         #: ``time.monotonic()`` by which the running block must end (``None`` between
         #: blocks): handlers bound their own work by it (a query stops at the deadline).
@@ -364,7 +365,8 @@ class Sandbox:
         proc = self._process
         if proc is None or proc.proc.poll() is not None:
             if proc is not None:
-                self.lost_state = self.lost_state or proc.ready
+                if proc.ready and not self.lost_state:
+                    self.lost_state, self.lost_cause = True, proc.death_cause(self.memory_limit)
                 proc.kill()
             proc = self._process = AgentProcess()
             self._reads.reset()
@@ -543,7 +545,7 @@ class Sandbox:
         replaced, self.lost_state = self.lost_state, False
         if replaced:
             collector.add(
-                "[note: the agent process had stopped and was restarted; variables and "
+                f"[note: the agent process had died ({self.lost_cause}) and was restarted; variables and "
                 "functions defined earlier are gone]\n"
             )
         deadline = time.monotonic() + self.block_timeout
@@ -679,11 +681,10 @@ class Sandbox:
                 "restarted, so variables and functions defined earlier are gone",
             )
         elif isinstance(exc, _Gone):
-            mib = self.memory_limit // (1 << 20)
             kind, message = (
                 "AgentProcessDied",
-                f"the agent process died ({proc.exit_description()}; most likely the memory limit of "
-                f"{mib:,} MiB); it was restarted, so variables and functions defined earlier are gone",
+                f"the agent process died ({proc.death_cause(self.memory_limit)}); it was restarted, "
+                "so variables and functions defined earlier are gone",
             )
         else:
             kind, message = (

@@ -486,7 +486,33 @@ class AgentProcess:
         self.confinement = Confinement.from_dict(msg.get("confinement"))
         self.ready = True
 
+    def death_cause(self, memory_limit: int) -> str:
+        """Why the agent process ended, as far as its exit shows: ``"killed by SIGKILL, sent
+        from outside the agent process (the system's out-of-memory killer or a user)"``, or
+        the exit with ``"; most likely the memory limit of N MiB"`` when a limit is set and the
+        exit is one an allocation failure gives (``SIGSEGV``, ``SIGABRT``, ``SIGBUS`` or a
+        non-zero status: the address-space limit makes allocations fail, it never sends
+        ``SIGKILL``), else the bare exit.
+
+        Args:
+            memory_limit: The address-space limit in bytes (0: none).
+        """
+        import signal
+
+        try:  # its pipes close before it can be reaped: give the exit a moment to show
+            code = self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        what = self.exit_description()
+        if code == -signal.SIGKILL:
+            return f"{what}, sent from outside the agent process (the system's out-of-memory killer or a user)"
+        if memory_limit > 0 and code is not None and code != 0 and code not in (-signal.SIGTERM, -signal.SIGINT):
+            return f"{what}; most likely the memory limit of {memory_limit >> 20:,} MiB"
+        return what
+
     def exit_description(self) -> str:
+        """The process's exit in words: ``"exit status N"``, ``"killed by SIGNAME"`` or
+        ``"still running"``."""
         code = self.proc.poll()
         if code is None:
             return "still running"
