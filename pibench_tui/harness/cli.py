@@ -255,8 +255,9 @@ def add_agent_parser(sub: Any) -> None:
     p.add_argument(
         "--redo-failed",
         action="store_true",
-        help="play again the finished careers in which the LLM never answered (their result.json is kept "
-        "beside as abandoned-N.result.json and their tokens are counted as abandoned)",
+        help="play again, from month 1 as new careers, the finished careers in which the LLM never answered "
+        "(their result.json and transcript.jsonl are kept beside as abandoned-N.result.json and "
+        "abandoned-N.transcript.jsonl and their tokens are counted as abandoned)",
     )
     p.add_argument(
         "--price",

@@ -800,9 +800,11 @@ def set_aside_failed(
 ) -> Path | None:
     """``--redo-failed``: when the finished career of ``seed`` under ``out`` is one whose
     LLM never answered (:func:`never_answered`), rename its ``result.json`` to
-    ``abandoned-N.result.json`` (N = 1, 2 ... the first free) so the next run plays it
-    again from month 1; its tokens are then counted as abandoned in the new result.
-    Returns the new name, or ``None`` when there was nothing to set aside.
+    ``abandoned-N.result.json`` and its ``transcript.jsonl`` to
+    ``abandoned-N.transcript.jsonl`` (N = 1, 2 ... the first free) so the next run plays it
+    again from month 1 as a new career (not a resume: no ``resume`` event, ``resumes``
+    empty); its tokens are then counted as abandoned in the new result (``redone``).
+    Returns the new name of the result, or ``None`` when there was nothing to set aside.
 
     Raises:
         RunConflict: The run directory is in use by another command.
@@ -824,9 +826,12 @@ def set_aside_failed(
         raise RunConflict(str(exc)) from None
     try:
         n = 1
-        while (path / f"abandoned-{n}.result.json").exists():
+        while any(os.path.lexists(path / f"abandoned-{n}.{f}") for f in ("result.json", "transcript.jsonl")):
             n += 1
         target = path / f"abandoned-{n}.result.json"
+        transcript = path / "transcript.jsonl"
+        if os.path.lexists(transcript):  # kept: the new career's transcript starts empty, not as a resume
+            os.replace(transcript, path / f"abandoned-{n}.transcript.jsonl")
         os.replace(done, target)
     finally:
         lock.release()

@@ -94,7 +94,9 @@ def test_the_endpoint_check_refuses_a_wrong_model_before_any_career(tmp_path, ca
 def test_redo_failed_plays_again_the_careers_whose_llm_never_answered(tmp_path, capsys):
     """A career recorded while the endpoint refused every call is reused by a plain re-run;
     --redo-failed plays it again with the working endpoint, keeps the old result beside as
-    abandoned-1.result.json and counts its tokens as abandoned. A healthy career is kept."""
+    abandoned-1.result.json (its transcript as abandoned-1.transcript.jsonl) and counts its
+    tokens as abandoned; the new career is a new one, not recorded as resumed (no resume event,
+    resumes empty). A healthy career is kept."""
     out = tmp_path / "runs"
     broken = True
 
@@ -115,6 +117,11 @@ def test_redo_failed_plays_again_the_careers_whose_llm_never_answered(tmp_path, 
     assert res["llm"]["failed_calls"] == 0 and res["llm"]["calls"] == 12
     assert (run / "abandoned-1.result.json").is_file()
     assert res["tokens"]["abandoned"]["redone"][0]["file"] == "abandoned-1.result.json"
+    assert res["resumes"] == [] and "resuming" not in err
+    events = [json.loads(line)["event"] for line in (run / "transcript.jsonl").read_text().splitlines()]
+    assert events[:2] == ["start", "system"] and "resume" not in events
+    old_events = [json.loads(line)["event"] for line in (run / "abandoned-1.transcript.jsonl").read_text().splitlines()]
+    assert "llm_failed" in old_events and "llm" not in old_events
     assert (out / "m" / "short-12-102" / "result.json").read_bytes() == healthy
 
 
