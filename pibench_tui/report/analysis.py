@@ -151,17 +151,15 @@ def _key_order(key: str) -> tuple[int, int, str]:
     return (1 if key.startswith("sealed:") else 2, 0, key)
 
 
-def _reference(labels: list[str], reference: str | None, policies: set[str] | None = None) -> str | None:
+def _reference(labels: list[str], reference: str | None, policies: dict[str, str] | None = None) -> str | None:
     """The reference row: ``reference``, else the first row of the ``baseline`` (or
-    ``baseline-tuned``) policy among ``policies`` (rows of policy careers only: an agent run
+    ``baseline-tuned``) policy among ``policies`` (row -> its careers' label, rows of policy
+    careers only, so a row's name is never split on its separator: an agent run
     never becomes the reference by its label), else none (a new-user tester found the report
     heading "reference fake-k", a label with no counted career, where docs/agent.md says the
     default reference is the baseline's row only)."""
     if reference is None:
-        return next(
-            (k for k in labels if k in (policies or set()) and k.split(" · ")[0] in ("baseline", "baseline-tuned")),
-            None,
-        )
+        return next((k for k in labels if (policies or {}).get(k) in ("baseline", "baseline-tuned")), None)
     if reference not in labels:
         raise ValueError(f"--reference {reference!r}: no such label; labels: {', '.join(labels)}")
     return reference
@@ -247,21 +245,55 @@ def _trouble_columns(agents: list[Career]) -> dict[str, Any]:
     }
 
 
-def _status_columns(every: list[Career], cs: list[Career]) -> dict[str, Any]:
+def _status_columns(every: list[Career], cs: list[Career], absent: dict[str, Any] | None = None) -> dict[str, Any]:
     """Which seeds are invalid (counted as 0), unverified (counted: --trust-unverified) or
-    missing (listed, not counted), with the reasons."""
+    missing (listed, not counted), with the reasons; ``absent`` (:func:`_absent_seeds`): the
+    seeds of the row's scenario that other rows played and this row has no run folder for.
+    ``missing`` counts both: the careers found but not counted and the absent seeds."""
     counted_ids = {id(c) for c in cs}
     missing = [c for c in every if id(c) not in counted_ids]
     invalid = [c for c in cs if c.valid is False]
+    absent = absent or {"seeds": [], "elsewhere": {}}
     return {
         "invalid_seeds": [c.key for c in invalid],
         "unverified_seeds": [c.key for c in cs if c.status == "unverified"],
-        "missing": len(missing),
+        "missing": len(missing) + len(absent["seeds"]),
         "missing_seeds": {c.key: c.status for c in missing},
+        "absent_seeds": absent["seeds"],
+        "absent_elsewhere": absent["elsewhere"],
         "missing_reasons": [f"{c.source}: {c.status}: {c.invalid_reason}" for c in missing],
         "invalid": len(invalid),
         "invalid_reasons": [f"{c.source}: {c.invalid_reason}" for c in invalid],
     }
+
+
+def _absent_seeds(every: dict[str, list[Career]]) -> dict[str, dict[str, Any]]:
+    """Per row: ``seeds``, the seed keys that other rows of the same scenario have a run
+    folder for (any status) and this row has none, in seed order; ``elsewhere``, for those of
+    them that a career of the row's own label played in another row of the scenario (a label
+    split by settings, :func:`split_labels`), seed key -> those rows. Worked out from the
+    careers themselves (their scenario, label and seed key), never by reading a row's name:
+    a label may hold any character, the rows' separator ``" · "`` included."""
+    played: dict[str, set[str]] = defaultdict(set)
+    where: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (scenario, label, key) -> rows
+    for row, cs in every.items():
+        for c in cs:
+            played[c.scenario].add(c.key)
+            where[(c.scenario, c.label, c.key)].add(row)
+    out = {}
+    for row, cs in every.items():
+        have = {(c.scenario, c.key) for c in cs}
+        absent = sorted(
+            {(scen, key) for scen in {c.scenario for c in cs} for key in played[scen] if (scen, key) not in have},
+            key=lambda sk: (_key_order(sk[1]), sk[0]),
+        )
+        elsewhere = {}
+        for scen, key in absent:
+            rows = sorted(r for lab in {c.label for c in cs} for r in where.get((scen, lab, key), ()) if r != row)
+            if rows:
+                elsewhere[key] = rows
+        out[row] = {"seeds": [key for _, key in absent], "elsewhere": elsewhere}
+    return out
 
 
 def _means(cs: list[Career]) -> dict[str, Any]:
@@ -279,8 +311,10 @@ def _leaderboard_row(
     multi: bool,
     diff: dict[str, Any] | None,
     prices: dict[str, Price],
+    absent: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One label's row: ``cs`` are its counted careers, ``every`` all of them."""
+    """One label's row: ``cs`` are its counted careers, ``every`` all of them, ``absent`` the
+    seeds it has no run folder for (:func:`_absent_seeds`)."""
     impacts = [scored_impact(c) for c in cs]
     ci = bootstrap_mean_ci(impacts)
     first = every[0]
@@ -298,7 +332,7 @@ def _leaderboard_row(
         **means,
         "collapse_share": means["collapses"] / len(cs) if cs else None,
         **_agent_columns(key, [c for c in cs if c.kind == "agent"], prices),
-        **_status_columns(every, cs),
+        **_status_columns(every, cs, absent),
         "harness": _harness_values([c for c in cs if c.kind == "agent" and c.status != "invalid"]),
     }
 
@@ -401,8 +435,9 @@ def build_report(
     Returns:
         ``{"generated", "pibench_version", "scenarios", "reference", "leaderboard", "seeds",
         "axes", "behaviour", "census", "legibility", "careers", "trust_unverified"}``;
-        every leaderboard row has ``missing`` (careers listed but not counted: unfinished,
-        crashed, unverified) beside ``n``.
+        every leaderboard row has ``missing`` beside ``n``: careers listed but not counted
+        (unfinished, crashed, unverified; ``missing_seeds``) and seeds of its scenario that
+        other rows played and it has no run folder for (``absent_seeds``).
 
     Raises:
         ValueError: ``reference`` is not a label.
@@ -442,9 +477,9 @@ def build_report(
     }
 
 
-def _policy_rows(every: dict[str, list[Career]]) -> set[str]:
-    """The rows whose every career is a policy's."""
-    return {k for k, cs in every.items() if cs and all(c.kind == "policy" for c in cs)}
+def _policy_rows(every: dict[str, list[Career]]) -> dict[str, str]:
+    """The rows whose every career is a policy's, each with its careers' label."""
+    return {k: cs[0].label for k, cs in every.items() if cs and all(c.kind == "policy" for c in cs)}
 
 
 def _leaderboard(
@@ -457,8 +492,9 @@ def _leaderboard(
     """A :func:`_leaderboard_row` per row, paired against ``reference``'s careers (the
     reference's own row has none), best mean first (a row with no counted career last)."""
     ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
+    absent = _absent_seeds(every)
     leaderboard = [
-        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices)
+        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices, absent[k])
         for k, cs in groups.items()
     ]
     leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last

@@ -22,7 +22,8 @@ with --seal FILE). A result that does not reproduce, a damaged file or a copied 
 is invalid, listed with its reason, and counts as Impact 0 in every aggregate. Careers that
 could not be re-simulated (unverified), and unfinished or crashed ones, are listed in rows
 of their own and counted in the "missing" column, never in a mean (unverified ones are with
---trust-unverified). A scenario is its content: "standard" only when the config's hash is
+--trust-unverified), as are seeds other labels of the scenario played that a label has no run
+folder for. A scenario is its content: "standard" only when the config's hash is
 the bundled scenario's. Tokens and integrity flags come from transcript.jsonl.
 
 examples:

@@ -12,6 +12,8 @@ import html
 import math
 from typing import Any
 
+from pibench_tui.words import count, noun
+
 __all__ = [
     "career_rows",
     "format_value",
@@ -172,26 +174,35 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
 
 
 def absent_seed_notes(report: dict[str, Any]) -> list[str]:
-    """A line per label without any run folder for seeds other labels of the same scenario
-    have: a deleted folder (say, of a collapsed career) is not found, so it is neither counted
-    nor missing, and the label's mean is over the seeds it has. Labels of several scenarios
-    are not compared."""
-    rows = report["leaderboard"]
-    scenarios = {r["scenario"] if isinstance(r["scenario"], str) else None for r in rows}
-    if len(rows) < 2 or len(scenarios) != 1 or None in scenarios:
-        return []
+    """A line per row without any run folder for seeds other rows of its scenario have
+    (``absent_seeds`` of :func:`pibench_tui.report.analysis.build_report`, counted in its
+    missing column): a deleted folder (say, of a collapsed career) is not found, so it is not
+    counted, and the row's mean is over the seeds it has. A seed its label played in another
+    row (a label split by settings) is said to be there."""
     notes = []
-    for r in rows:
-        have = set(r["seeds"]) | set(r.get("missing_seeds") or {}) | set(r.get("invalid_seeds") or ())
-        absent = [str(k) for k in report["seeds"] if k not in have]
+    for r in report["leaderboard"]:
+        elsewhere = r.get("absent_elsewhere") or {}
+        absent = [str(k) for k in r.get("absent_seeds") or () if k not in elsewhere]
         if absent:
-            shown = ", ".join(absent[:8]) + (f" (+{len(absent) - 8} more)" if len(absent) > 8 else "")
             notes.append(
-                f"{r['label']}: no run folder for seed {shown}, which other labels played: its mean is over "
-                f"the {len(r['seeds'])} careers it has (a folder deleted or never run); the pairs compare shared "
-                "seeds only"
+                f"{r['label']}: no run folder for {noun(len(absent), 'seed')} {_some(absent)}, which other labels "
+                f"played: its mean is over the {count(len(r['seeds']), 'career')} "
+                "it has (a folder deleted or never run; counted as missing); the pairs compare shared seeds only"
+            )
+        moved: dict[str, list[str]] = {}
+        for key, rows in elsewhere.items():
+            moved.setdefault(" and ".join(f"'{x}'" for x in rows), []).append(str(key))
+        for rows, keys in moved.items():
+            notes.append(
+                f"{r['label']}: {noun(len(keys), 'seed')} {_some(keys)} played only with "
+                f"other settings, in row {rows}: not in this row's mean (counted as missing)"
             )
     return notes
+
+
+def _some(keys: list[str], most: int = 8) -> str:
+    """``101, 102, 103`` or the first ``most`` and ``(+N more)``."""
+    return ", ".join(keys[:most]) + (f" (+{len(keys) - most} more)" if len(keys) > most else "")
 
 
 def _seed_cell(row: dict[str, Any], key: str) -> str:
@@ -460,7 +471,8 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
         "protocol anomalies), counted from transcript.jsonl. Invalid: results that do not re-simulate from their action log "
         "and full config in this report (counted as 0). Missing: careers listed but not counted: unverified (not "
-        "re-simulated here: sealed without --seal, --no-simulate), unfinished or crashed. A scenario shown "
+        "re-simulated here: sealed without --seal, --no-simulate), unfinished or crashed; and seeds other labels "
+        "of the scenario played that have no run folder of this label (noted under the table). A scenario shown "
         "'modified' has a config whose content hash is not the bundled scenario's of that name.</p>",
         _img(figs, "impact", "Impact per career"),
         "<h2>Differences between labels</h2>",

@@ -357,7 +357,7 @@ def test_an_interval_of_fewer_than_ten_careers_is_shown_as_the_range():
     cells = {r[0]: r[head.index("95% CI")] for r in rows}
     assert cells["few"].endswith("†") and not cells["many"].endswith("†")
     notes = leaderboard_notes(rep)
-    assert any(n.startswith("few: no run folder for seed 4, 5") for n in notes)  # few played 3 of 10
+    assert any(n.startswith("few: no run folder for seeds 4, 5") for n in notes)  # few played 3 of 10
     (note,) = [n for n in notes if "no run folder" not in n]
     assert note.startswith("† fewer than 10 careers") and "not a confidence interval" in note
 
@@ -581,3 +581,39 @@ def test_without_a_baseline_row_there_is_no_default_reference():
     assert "a" in console.export_text() and "reference a" not in console.export_text()
     assert "<html" in render_html(rep, {}).lower()
     assert build_report(careers, reference="b")["reference"] == "b"
+
+
+def test_missing_counts_absent_seeds_and_the_note_reads_rows_from_their_careers():
+    """A seed other labels of the scenario played and a row has no run folder for counts in
+    that row's missing column (before, only careers found but not counted did: a deleted
+    folder lowered nothing), also with several scenarios and a label holding the rows'
+    separator " · " (before: no note at all with two scenarios); a seed a split label played
+    under its other settings is said to be in that row, not "no run folder"."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import leaderboard_notes
+
+    careers = [
+        c
+        for scen in ("s", "t")
+        for c in _grid({"a · b": 100.0, "c": 50.0}, 4, scenario=scen)
+        if not (c.label == "a · b" and c.scenario == "t" and c.seed == 3)
+    ]
+    rep = build_report(careers)
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    assert board["a · b · t"]["missing"] == 1 and board["a · b · t"]["absent_seeds"] == ["3"]
+    assert all(board[k]["missing"] == 0 for k in ("a · b · s", "c · s", "c · t"))
+    notes = [n for n in leaderboard_notes(rep) if "run folder" in n]
+    assert len(notes) == 1 and notes[0].startswith("a · b · t: no run folder for seed 3, ")
+    assert "over the 3 careers" in notes[0]
+
+    split = [_career(label="m", seed=s, settings_hash="1" * 64) for s in (1, 2, 3)]
+    split += [_career(label="m", seed=4, settings_hash="2" * 64)]
+    split += [_career(label="n", seed=s) for s in (1, 2, 3, 4)]
+    rep = build_report(split)
+    board = {r["label"]: r for r in rep["leaderboard"]}
+    one, two = "m · settings 11111111", "m · settings 22222222"
+    assert board[one]["missing"] == 1 and board[two]["missing"] == 3 and board["n"]["missing"] == 0
+    notes = leaderboard_notes(rep)
+    assert f"{one}: seed 4 played only with other settings, in row '{two}'" in " ".join(notes)
+    assert f"{two}: seeds 1, 2, 3 played only with other settings, in row '{one}'" in " ".join(notes)
+    assert not any("no run folder" in n for n in notes)
