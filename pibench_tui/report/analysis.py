@@ -26,7 +26,16 @@ from pibench_tui.report.stats import (
     variance_shares,
 )
 
-__all__ = ["ARCHETYPES", "BOOM_IMPACT", "CHURN_HIRES", "NEVER_BUILT_MAX", "archetype", "build_report", "counted"]
+__all__ = [
+    "ARCHETYPES",
+    "BOOM_IMPACT",
+    "CHURN_HIRES",
+    "NEVER_BUILT_MAX",
+    "UNPLAYED",
+    "archetype",
+    "build_report",
+    "counted",
+]
 
 #: Impact at which a career counts as a boom rider (the census rule).
 BOOM_IMPACT = 800.0
@@ -43,6 +52,10 @@ ARCHETYPE_RULES = {
     "overbuilt churn": f"≥ {CHURN_HIRES} hires without reaching Impact {BOOM_IMPACT:g}",
     "steady": "every other career",
 }
+
+#: Statuses of careers that have no result yet (no ``result.json``): their figures are not
+#: a career's (an unfinished one is still being played), so they show none.
+UNPLAYED = ("unfinished", "crashed")
 
 #: Behaviour measures taken from the pooled capability axes (key -> axis).
 BEHAVIOUR_AXES = {
@@ -505,13 +518,14 @@ def _career_rows(
     order: list[str], every: dict[str, list[Career]], prices: dict[str, Price], trust_unverified: bool
 ) -> list[dict[str, Any]]:
     """Every career as data with its row, cost, archetype and whether it counts, row by row
-    in leaderboard ``order``, seeds in order within a row."""
+    in leaderboard ``order``, seeds in order within a row. A career without a result
+    (:data:`UNPLAYED`) has no archetype (``None``): its zeros are not figures of a career."""
     return [
         {
             **c.to_dict(),
             "row": key,
             "cost": _career_cost(key, c, prices),
-            "archetype": archetype(c),
+            "archetype": archetype(c) if c.status not in UNPLAYED else None,
             "counted": counted(c, trust_unverified),
         }
         for key in order

@@ -279,7 +279,9 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     values live here, not in the leaderboard), in leaderboard order then by seed. The Impact
     cell is the re-simulated Impact of a valid career, else its status: ``invalid: 0`` (counted
     as 0), ``unverified: X`` (counted with --trust-unverified), ``unverified``, ``unfinished``
-    or ``crashed`` (listed, not counted). The scenario column appears with several scenarios."""
+    or ``crashed`` (listed, not counted); an invalid, unfinished or crashed career shows ``—``
+    for its world's figures and archetype (not zeros nor "never built"). The scenario column
+    appears with several scenarios."""
     multi = len(report["scenarios"]) > 1
     head = [
         "label",
@@ -304,7 +306,9 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             impact = format_value(c["impact"], 1) if c["status"] == "valid" else c["status"]
         else:
             impact = _seed_cell(row, str(c["key"]))
-        shown = c["status"] != "invalid"  # an invalid career's files are not believed: no figures of theirs
+        # an invalid career's files are not believed, and an unfinished or crashed one has no result
+        # yet (its zeros are no career's figures): no figures of theirs, no archetype
+        shown = c["status"] not in ("invalid", "unfinished", "crashed")
         rows.append(
             [
                 key,
@@ -318,7 +322,7 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 str(c["hires"]) if shown else "—",
                 _tokens(c["tokens"]) if c["kind"] == "agent" else "—",
                 _usd(c.get("cost")) if c["kind"] == "agent" else "—",
-                c["archetype"],
+                c["archetype"] or "—",
             ]
         )
     return head, rows

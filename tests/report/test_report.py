@@ -617,3 +617,26 @@ def test_missing_counts_absent_seeds_and_the_note_reads_rows_from_their_careers(
     assert f"{one}: seed 4 played only with other settings, in row '{two}'" in " ".join(notes)
     assert f"{two}: seeds 1, 2, 3 played only with other settings, in row '{one}'" in " ".join(notes)
     assert not any("no run folder" in n for n in notes)
+
+
+def test_an_unfinished_career_shows_no_figures_and_no_archetype_in_the_careers_table():
+    """A career still being played (a checkpoint, no result.json) is listed as unfinished with
+    "—" for earned, projection, papers, hires and archetype: before, its blank zeros showed as
+    results and it was called "never built". A crashed one likewise; a valid one keeps its figures."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import career_rows
+
+    careers = _grid({"a": 100.0}, 2) + [
+        _career(seed=3, valid=None, status=status, impact=0.0, earned=0.0, projection=0.0, publications=0, hires=0)
+        for status in ("unfinished",)
+    ]
+    careers += [_career(seed=4, valid=None, status="crashed", impact=0.0, earned=0.0, publications=0, hires=0)]
+    rep = build_report(careers)
+    head, rows = career_rows(rep)
+    by_seed = {r[head.index("seed")]: dict(zip(head, r, strict=True)) for r in rows}
+    for seed, status in (("3", "unfinished"), ("4", "crashed")):
+        row = by_seed[seed]
+        assert row["Impact"] == status
+        assert [row[k] for k in ("earned", "proj.", "papers", "hires", "archetype")] == ["—"] * 5
+    assert by_seed["1"]["archetype"] == "steady" and by_seed["1"]["papers"] == "5"
+    assert {c["key"]: c["archetype"] for c in rep["careers"]}["3"] is None
