@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["PRICE_FORM", "Price", "career_cost", "cost_usd", "parse_price", "price_record"]
+__all__ = ["PRICE_FORM", "Price", "career_cost", "cost_usd", "format_usd", "parse_price", "price_record"]
 
 #: The valid form, for error messages and help.
 PRICE_FORM = "NAME=IN,OUT[,CACHED] (USD per million prompt, completion and cached prompt tokens, e.g. gpt-4.1=2,8,0.5)"
@@ -99,3 +99,25 @@ def price_record(price: Price) -> dict[str, Any]:
         "cached_prompt": price.cached,
         "unit": "USD per million tokens",
     }
+
+
+#: Below this a cost is shown as ``<$0.000001`` (a millionth of a dollar).
+SMALLEST_USD = 1e-6
+
+
+def format_usd(usd: float | None) -> str:
+    """A cost for a table or a summary line: ``—`` (unknown), ``$0.00`` (nothing),
+    ``$12.34``, ``$1,234`` (from $1,000), and under a cent two significant digits so a cheap
+    career never reads as free (``$0.0034``, ``$0.000012``; ``<$0.000001`` below that)."""
+    if usd is None or usd != usd:
+        return "—"
+    if usd == 0:
+        return "$0.00"
+    if round(usd, 2) >= 1000:
+        return f"${usd:,.0f}"
+    if usd < SMALLEST_USD:
+        return f"<${SMALLEST_USD:.6f}"
+    decimals = 1 - math.floor(math.log10(usd))  # two significant digits
+    if round(usd, decimals) >= 0.01:  # $0.0099999 is $0.01, not $0.0100
+        return f"${usd:,.2f}"
+    return f"${usd:.{decimals}f}"

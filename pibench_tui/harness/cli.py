@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pibench_tui.cli.argtypes import non_negative_int, positive_int
+from pibench_tui.pricing import format_usd
 from pibench_tui.textsafe import visible
 
 from . import defaults
@@ -908,7 +909,7 @@ def _summary_rows(
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         llm = res["llm"]
         _p, _c, _cached, ab_p, ab_c = _career_tokens(res)
-        cost = f" {career_cost(res, price):>9.2f}" if price is not None else ""
+        cost = f" {format_usd(career_cost(res, price)):>9}" if price is not None else ""
         print(
             f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
             f"{ab_p + ab_c:>9,}{cost} {llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
@@ -933,7 +934,8 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
         usd = sum(career_cost(res, price) for _name, res in finished) / n
         cached_note = "" if price.cached is None else f", cached {price.cached:g}"
         parts.insert(
-            0, f"cost per career ${usd:,.2f} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok"
+            0,
+            f"cost per career {format_usd(usd)} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok",
         )
     else:
         parts.append(f"cost: give --price {model}=IN,OUT[,CACHED]")

@@ -94,9 +94,10 @@ def _tokens(v: float | None) -> str:
 
 
 def _usd(v: float | None) -> str:
-    if v is None:
-        return "—"
-    return f"${v:,.2f}" if v < 1000 else f"${v:,.0f}"
+    """A cost cell (:func:`pibench_tui.pricing.format_usd`: under a cent never ``$0.00``)."""
+    from pibench_tui.pricing import format_usd
+
+    return format_usd(v)
 
 
 def _runs(count: int, runs: int) -> str:

@@ -219,3 +219,36 @@ def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and
     timed = result["tokens"]["abandoned"]["timed_out"]
     assert timed["requests"] == 3 and timed["prompt_estimated"] == sum(sent) > 0
     assert "estimated" in timed["note"] and result["tokens"]["prompt"] == 20
+
+
+def test_a_cost_under_a_cent_never_reads_as_free(tmp_path, capsys):
+    """Costs under $0.01 show two significant digits, in `pibench report`'s cells and in the
+    `pibench agent` summary (before, both showed $0.00 for a career that cost $0.00013);
+    $0 is $0.00, cents and dollars keep two decimals, from $1,000 none."""
+    from pibench_tui.pricing import format_usd
+    from pibench_tui.report.render import career_rows
+
+    assert [format_usd(v) for v in (0.0, 0.0034, 0.000012, 1e-9, 0.00999, 0.5, 12.345, 1234.5, None)] == [
+        "$0.00",
+        "$0.0034",
+        "$0.000012",
+        "<$0.000001",
+        "$0.01",
+        "$0.50",
+        "$12.35",
+        "$1,234",
+        "—",
+    ]
+    rep = build_report([_career(1, tokens=1100, prompt_tokens=1000, completion_tokens=100)], prices={"m": Price(1, 1)})
+    head, rows = leaderboard_rows(rep)
+    assert rows[0][head.index("$\n/career")] == "$0.0011"
+    chead, crows = career_rows(rep)
+    assert crows[0][chead.index("$")] == "$0.0011"
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    argv = ["agent", "--model", "m", "--api-key-env", "PIBENCH_NO_SUCH_KEY", "--scenario", "short-12"]
+    argv += ["--seeds", "101", "--out", str(tmp_path / "runs"), "--retries", "0", "--no-endpoint-check"]
+    with FakeLLM(lambda req, i: Reply(NEXT, usage=usage)) as llm:
+        assert pibench_main([*argv, "--base-url", llm.base_url, "--price", "m=0.01,0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "cost per career $0.00013 at $0.01 in" in out  # 12 calls × 1,100 tokens at $0.01 per Mtok
+    assert " $0.00013 " in out.splitlines()[1]  # seed 101's row
