@@ -612,8 +612,9 @@ atexit.register(_end_live_commands)
 
 def _dies_with_pibench() -> Callable[[], None] | None:
     """The ``preexec_fn`` of a ``--command`` process: in the child, before ``exec`` and after
-    the change of user (which would clear it), ask the kernel for ``SIGKILL`` when its parent
-    ends (``PR_SET_PDEATHSIG``), and exit at once if pibench ended before that. ``None``
+    the change of user (which would clear it), ask the kernel for ``SIGTERM`` when its parent
+    ends (``PR_SET_PDEATHSIG``; :data:`COMMAND_GUARD` then kills its process group), and exit
+    at once if pibench ended before that. ``None``
     where there is no ``prctl`` (not Linux). libc's ``prctl`` is looked up here, in the
     parent: the child only calls it."""
     if not sys.platform.startswith("linux"):
@@ -628,11 +629,26 @@ def _dies_with_pibench() -> Callable[[], None] | None:
     parent = os.getpid()
 
     def child() -> None:
-        prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        prctl(1, 15, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGTERM (the guard's trap)
         if os.getppid() != parent:
             os._exit(127)
 
     return child
+
+
+#: The shell a ``--command`` runs under (``/bin/sh -c GUARD pibench-command COMMAND...``): on
+#: ``SIGTERM`` it kills its whole process group, itself included, and the kernel sends it
+#: ``SIGTERM`` when pibench ends (:func:`_dies_with_pibench`). A parent-death signal reaches only
+#: a direct child; through the guard, what the command started dies with pibench too
+#: (``kill -9`` of pibench included). The command keeps the standard input (through descriptor
+#: 3: an asynchronous command's would be ``/dev/null``), gets no ``PWD`` the shell would add,
+#: and its exit status is the guard's.
+COMMAND_GUARD = 'unset PWD; trap "kill -s KILL 0" TERM; exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!; exit $?'
+
+
+def guarded_argv(argv: list[str]) -> list[str]:
+    """``argv`` run under :data:`COMMAND_GUARD`."""
+    return ["/bin/sh", "-c", COMMAND_GUARD, "pibench-command", *argv]
 
 
 #: What a ``--command`` backend run as another user keeps of pibench's environment (and
@@ -740,10 +756,10 @@ class CommandBackend:
         :data:`_STDERR_TAIL` bytes kept), the whole run by ``policy.timeout``; a command over
         either is killed (raises :class:`_Attempt`).
 
-        The command runs in a session and process group of its own, and the kernel kills it
-        when pibench ends (``PR_SET_PDEATHSIG``, set in the child before ``exec``, after the
-        change of user), ``kill -9`` included; when the attempt ends (answered, failed, timed
-        out, interrupted) every process left in its group is killed. As another user
+        The command runs in a session and process group of its own, under
+        :data:`COMMAND_GUARD`, which kills the group when pibench ends (a parent-death signal,
+        set after the change of user), ``kill -9`` included; when the attempt ends (answered,
+        failed, timed out, interrupted) every process left in its group is killed. As another user
         (``user``) it gets :func:`command_environment`, not pibench's."""
         try:
             as_user: dict[str, Any] = (
@@ -758,7 +774,7 @@ class CommandBackend:
                 else {}
             )
             proc = subprocess.Popen(
-                self.argv,
+                guarded_argv(self.argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

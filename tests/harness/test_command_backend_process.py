@@ -1,5 +1,6 @@
 """The ``--command`` backend's process (a QA pass on the harness): it dies with pibench
-(``kill -9`` and SIGTERM of ``pibench agent`` during a request), it may not run as the agent
+(``kill -9`` and SIGTERM of ``pibench agent`` during a request), and so does every process it
+started, it may not run as the agent
 processes' user, and run as another user it gets a minimal environment, not pibench's.
 Each through the real ``pibench agent`` command."""
 
@@ -223,3 +224,44 @@ def test_a_command_backend_of_another_user_gets_a_minimal_environment(tmp_path, 
         k for k in env if k.startswith("LC_")
     }, sorted(env)
     assert "sk-secret-of-the-evaluator" not in texts[0]
+
+
+#: A backend that starts a child (writing the child's pid, then its own, to ``pids`` beside
+#: the script) and then never answers.
+HOLD_WITH_A_CHILD = r"""#!/usr/bin/python3
+import os, subprocess, sys, time
+sys.stdin.read()
+child = subprocess.Popen(["/usr/bin/python3", "-c", "import time; time.sleep(600)"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pids")
+with open(path + ".tmp", "w") as fh:
+    fh.write("%d %d" % (child.pid, os.getpid()))
+os.rename(path + ".tmp", path)
+time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+def test_what_a_command_backend_started_dies_with_pibench_agent(tmp_path, script_folder):
+    """``kill -9`` of a real ``pibench agent`` while its ``--command`` backend, which started a
+    child of its own, is answering: the backend and its child both die (before, the
+    parent-death signal ended the backend only, and its child kept running under init)."""
+    script = _script(script_folder, HOLD_WITH_A_CHILD)
+    pidfile = script_folder / "pids"
+    agent = _start_agent(tmp_path / "runs", script)
+    pids: list[int] = []
+    try:
+        assert _wait_for(lambda: pidfile.exists() or agent.poll() is not None, 300)
+        assert agent.poll() is None, agent.stderr.read() if agent.stderr else ""
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert all(_alive(p) for p in pids)
+        agent.kill()
+        agent.wait(60)
+        assert _wait_for(lambda: not any(_alive(p) for p in pids), 30), [p for p in pids if _alive(p)]
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait()
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -1,8 +1,8 @@
 """A sealed evaluation with a ``--command`` backend (issue 28): the backend must not be able
 to read the seal file nor the run folders.
 
-The attacker's backend reads ``--seeds @FILE`` from its parent's command line
-(``/proc/PPID/cmdline``), opens the seal file and lists ``--out``; it sends what it found
+The attacker's backend reads ``--seeds @FILE`` from pibench's command line (its nearest
+ancestor's ``/proc/PID/cmdline`` that holds one), opens the seal file and lists ``--out``; it sends what it found
 back as its reply. Run as pibench's own user it could (and then played the hidden-state
 oracle): such a run is refused before any career. Run as another user
 (``--command-user``, pibench as root) it finds nothing.
@@ -28,7 +28,10 @@ import json, os, sys
 json.load(sys.stdin)
 found = []
 try:
-    argv = open("/proc/%d/cmdline" % os.getppid(), "rb").read().split(b"\0")
+    pid, argv = os.getppid(), []
+    while pid > 1 and not any(a.startswith(b"@") for a in argv):  # up to pibench (past any wrapper)
+        argv = open("/proc/%d/cmdline" % pid, "rb").read().split(b"\0")
+        pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
     seal = next(a[1:].decode() for a in argv if a.startswith(b"@"))
     try:
         found.append("SEAL-READ " + open(seal).read().replace("\n", " ")[:4000])
