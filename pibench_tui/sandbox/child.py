@@ -1416,7 +1416,8 @@ def _guard_compilation() -> None:
     import collections
     import dataclasses
 
-    generators = {dataclasses._create_fn.__code__, collections.namedtuple.__code__}  # type: ignore[attr-defined]
+    create_fn = dataclasses._create_fn.__code__  # type: ignore[attr-defined]
+    generators = {create_fn, collections.namedtuple.__code__}
     allowed = {"compile": generators, "exec": generators | {_Runtime._execute.__code__}}
     getframe = sys._getframe
 
@@ -1425,16 +1426,70 @@ def _guard_compilation() -> None:
         if codes is None:
             return
         caller = getframe(1).f_code
+        if caller is create_fn:
+            _check_generated_fields(getframe(2))
+            return
         if caller in codes or caller.co_filename.startswith("<frozen importlib"):
             return
         where = "typing" if caller.co_filename.endswith("typing.py") else caller.co_filename.rpartition("/")[2]
         raise SandboxError(
             f"{where} compiles or runs Python source here, which the agent process refuses (only your "
             "blocks run as code); with typing, write types themselves (Optional[Node], not "
-            "Optional['Node']), or put `from __future__ import annotations` first"
+            "Optional['Node']); annotations are never evaluated here, so they need no typing at all"
         )
 
     sys.addaudithook(audit)
+    _named_tuples_keep_their_annotations()
+
+
+def _named_tuples_keep_their_annotations() -> None:
+    """``class P(typing.NamedTuple): a: int`` works in the agent process. Agent code is
+    compiled with ``from __future__ import annotations``, so the class's annotations are
+    strings, and ``typing`` would turn each into a ``ForwardRef`` by compiling it (refused by
+    :func:`_guard_compilation`). The real ``typing._make_nmtuple`` now gets ``object`` for each
+    string annotation and the tuple keeps the strings as its ``__annotations__``: what a
+    string annotation holds is never compiled, as everywhere else in agent code."""
+    import typing
+
+    real = typing._make_nmtuple  # type: ignore[attr-defined]
+
+    def make(name: Any, types: Any, module: Any, defaults: Any = ()) -> Any:
+        types = list(types)
+        tpl = real(name, [(n, object if isinstance(t, str) else t) for n, t in types], module, defaults=defaults)
+        annotations = dict(tpl.__annotations__)
+        annotations.update((n, t) for n, t in types if isinstance(t, str))
+        tpl.__annotations__ = tpl.__new__.__annotations__ = annotations
+        return tpl
+
+    typing._make_nmtuple = make  # type: ignore[attr-defined]
+
+
+def _check_generated_fields(frame: Any) -> None:
+    """Before ``dataclasses`` compiles the methods it generated: every field it wrote into
+    their source (the ``fields`` of the ``_process_class`` call below ``frame``, own and
+    inherited) is a plain :class:`dataclasses.Field` whose name is an identifier, else
+    :class:`SandboxError`. The source is made of those names only, and agent code cannot
+    run between its making and this check. The class's own annotations are checked earlier
+    (:func:`_checked_dataclass`); this closes every other way a name reaches the generator:
+    a base's ``Field.name`` reassigned (it is a public, writable slot), ``make_dataclass``
+    with such a base, or a route no one has found yet."""
+    import dataclasses
+    import keyword
+
+    process = dataclasses._process_class.__code__  # type: ignore[attr-defined]
+    slot = dataclasses.Field.__dict__["name"]
+    while frame is not None and frame.f_code is not process:
+        frame = frame.f_back
+    fields = frame.f_locals.get("fields") if frame is not None else None
+    if type(fields) is not dict:
+        raise SandboxError("dataclasses generated code outside a dataclass definition; refused")
+    for field in fields.values():
+        name = slot.__get__(field, dataclasses.Field) if type(field) is dataclasses.Field else None
+        if type(name) is not str or not name.isidentifier() or keyword.iskeyword(name):
+            raise SandboxError(
+                f"dataclass field name {name!r:.80} is not an identifier (a field of a base class renamed?); "
+                "fields are names such as x or total_cost"
+            )
 
 
 def _guard_abc_register(agent_classes: Any, agent_files: set[str]) -> None:

@@ -9,7 +9,10 @@ found by a fresh QA tester; the OS layer held each time). Three classes, each cl
   made a library class pass for agent code's own, opening its private attributes: what agent
   code made is known by identity, and update_wrapper writes only onto agent code's own;
 * ``copy.deepcopy``'s memo holding library objects' internal state (private attributes, code
-  objects, the originals kept alive): agent code reads back only its own entries.
+  objects, the originals kept alive): agent code reads back only its own entries;
+* a base class's dataclass ``Field.name`` (a public, writable slot) renamed to code, then
+  inherited by a new dataclass (``@dataclass`` or ``make_dataclass``): dataclasses wrote it
+  into the source it compiles. Every field it compiles is checked where it compiles.
 
 Through the real ``pibench headless``."""
 
@@ -47,6 +50,18 @@ ATTACKS = {
         "print('ESCAPED' if any(isinstance(v, dict) and '_field_type' in v for v in m.values()) else 'held')\n"
         "print([v for v in m.values() if isinstance(v, list)] and 'ESCAPED')"
     ),
+    "a base's dataclass field renamed, then inherited": (
+        "import dataclasses\n@dataclasses.dataclass\nclass A:\n    a: int = 0\n"
+        'dataclasses.fields(A)[0].name = "a,().__class__.__mro__[1].__subclasses__().__len__())#"\n'
+        "@dataclasses.dataclass(init=False, repr=False, eq=True)\nclass C(A):\n    pass\n"
+        "print('ESCAPED', (C() == C())[1])"
+    ),
+    "a base's dataclass field renamed, then make_dataclass": (
+        "import dataclasses\n@dataclasses.dataclass\nclass A:\n    a: int = 0\n"
+        'dataclasses.fields(A)[0].name = "a,().__class__.__mro__[1].__subclasses__().__len__())#"\n'
+        "C = dataclasses.make_dataclass('C', [], bases=(A,), init=False, repr=False)\n"
+        "print('ESCAPED', (C() == C())[1])"
+    ),
     "the memo a __deepcopy__ receives": (
         "import copy, dataclasses\nLEAK = []\nclass A:\n    def __deepcopy__(self, memo):\n"
         "        LEAK.append(memo)\n        return A()\n"
@@ -66,6 +81,10 @@ def test_library_code_does_not_work_around_the_first_layer(tmp_path):
     assert "typing compiles or runs Python source" in replies[0]["error"]["message"]
     assert "typing compiles or runs Python source" in replies[1]["error"]["message"]
     assert "private attributes" in replies[2]["error"]["message"]  # the class stayed a library class
+    for renamed in (replies[5], replies[6]):  # refused where dataclasses would compile the name
+        assert (
+            "dataclass field name" in renamed["error"]["message"] and "not an identifier" in renamed["error"]["message"]
+        )
 
 
 def test_update_wrapper_names_why_it_refuses_a_library_class(tmp_path):
@@ -81,8 +100,9 @@ def test_ordinary_typing_dataclasses_copy_and_wraps_still_work(tmp_path):
     """What agent code does with these modules is unchanged: typing annotations without
     quotes, dataclasses, namedtuples, NamedTuple, make_dataclass, enums, functools.wraps on
     its own functions, private attributes of its own classes (type() ones too), a cyclic
-    structure whose ``__deepcopy__`` uses the memo, ``deepcopy(x, {})``. A quoted forward
-    reference is refused with advice."""
+    structure whose ``__deepcopy__`` uses the memo, ``deepcopy(x, {})``; ``typing.NamedTuple``
+    in class syntax (its annotations are strings here: they are kept, never compiled) and with
+    string types. A quoted forward reference is refused with advice."""
     code = (
         "import typing, dataclasses, collections, enum, functools, copy\n"
         "@dataclasses.dataclass\nclass P:\n    a: typing.Optional[int] = None\n"
@@ -100,7 +120,14 @@ def test_ordinary_typing_dataclasses_copy_and_wraps_still_work(tmp_path):
         "a, b = Node(), Node()\na.peer, b.peer = b, a\nc = copy.deepcopy(a)\n"
         "print(P(), T(1, 2), N(1), Q(2), E.A, h(), h.__name__, X()._k, c.peer.peer is c, copy.deepcopy({'x': [1]}, {}))"
     )
-    ok, quoted = jsonl_replies([code, "import typing\nprint(typing.Optional['Node'])"], str(tmp_path / "home"))
+    named = (
+        "import typing\nclass M(typing.NamedTuple):\n    a: int\n    b: 'str' = 'x'\n"
+        "S = typing.NamedTuple('S', [('a', 'int'), ('b', float)])\nprint(M(1), M._fields, S(1, 2.0))"
+    )
+    ok, quoted, nt = jsonl_replies(
+        [code, "import typing\nprint(typing.Optional['Node'])", named], str(tmp_path / "home")
+    )
     assert ok["ok"], ok
     assert ok["stdout"] == "P(a=None, b=[]) T(x=1, y=2) N(a=1) Q(x=2) E.A 3 h 5 True {'x': [1]}\n"
     assert not quoted["ok"] and "Optional[Node], not Optional['Node']" in quoted["error"]["message"]
+    assert nt["ok"] and nt["stdout"] == "M(a=1, b='x') ('a', 'b') S(a=1, b=2.0)\n", nt
