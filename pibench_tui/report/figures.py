@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from pibench_tui.report.stats import FEW_CAREERS
+from pibench_tui.words import count
 
 __all__ = ["all_figures"]
 
@@ -45,6 +46,10 @@ def _plt() -> Any:
             "axes.titlesize": 10,
             "axes.titleweight": "bold",
             "figure.dpi": 110,
+            # every figure is laid out by matplotlib's constrained layout: titles, suptitles,
+            # axis and tick labels and legends never overlap (tight_layout let a suptitle fall
+            # on the panel titles of a tall figure, and a title on a tick label)
+            "figure.constrained_layout.use": True,
         }
     )
     return plt
@@ -100,7 +105,7 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
                     color=col,
                     marker=markers[j % len(markers)] if len(seeds) <= len(markers) else "o",
                     s=34 if len(seeds) <= len(markers) else 14,
-                    zorder=3,
+                    zorder=5,  # above the mean's bar and the whisker: a career at the mean stays visible
                     edgecolor="white",
                     linewidth=0.6,
                 )
@@ -128,7 +133,7 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
     lows = [r["min"] for r in rows if r["min"] > 0]
     if lows and max(r["max"] for r in rows) / min(lows) > 50:
         ax.set_yscale("symlog", linthresh=10)
-    ax.set_title(f"Impact per career (bar: mean; whisker: {_interval_words(rows)})")
+    ax.set_title(f"Impact per career\n(bar: mean; whisker: {_interval_words(rows)})")
     if len(seeds) <= len(markers):
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
@@ -156,14 +161,13 @@ def trajectories(report: dict[str, Any]) -> bytes | None:
         _trajectory_panel(a1, by[lab], "budget_by_month", 1000.0, col)
         _trajectory_panel(a2, by[lab], "earned_by_month", 1.0, col)
         a1.axhline(0, color="black", linewidth=0.8)
-        a1.set_ylabel(lab if len(lab) <= 22 else lab[:21] + "…", fontsize=8)
-        a1.text(0.01, 0.92, f"{len(by[lab])} careers", transform=a1.transAxes, fontsize=7, color="grey", va="top")
+        name = lab if len(lab) <= 22 else lab[:21] + "…"
+        a1.set_ylabel(f"{name}\n({count(len(by[lab]), 'career')})", fontsize=8)  # not over the lines
     grid[0][0].set_title("Budget (thousand USD; × = collapse)")
     grid[0][1].set_title("Citations earned so far")
     grid[-1][0].set_xlabel("month")
     grid[-1][1].set_xlabel("month")
     fig.suptitle("Trajectories per label (thin: one career; bold: median)", fontweight="bold")
-    fig.tight_layout()
     return _png(fig)
 
 
@@ -193,37 +197,134 @@ def _trajectory_panel(ax: Any, careers: list[dict[str, Any]], series: str, scale
     ax.grid(alpha=0.3)
 
 
+#: Marker shapes of the cost plot, one per agent label in turn (with its colour), so labels
+#: drawn close together stay apart.
+COST_MARKERS = "osD^v<>pP*Xh"
+#: Points of the cost plot closer than these shares of the axes (x, y) are set side by side.
+NEAR_X, NEAR_Y = 0.02, 0.04
+#: Horizontal distance, in points, between points set side by side.
+DODGE_POINTS = 11.0
+
+
+def _dodges(xy: list[tuple[float, float]], span: tuple[float, float]) -> list[float]:
+    """A horizontal offset in points for each of ``xy``: points within ``NEAR_X`` × x span and
+    ``NEAR_Y`` × y span of an earlier one join its group, and a group of m points is spread
+    ``DODGE_POINTS`` apart around its place (one point: 0), so equal values never hide each
+    other. The data keep their values; only the drawing moves."""
+    groups: list[list[int]] = []
+    for i, (x, y) in enumerate(xy):
+        for g in groups:
+            gx, gy = xy[g[0]]
+            if abs(x - gx) <= NEAR_X * span[0] and abs(y - gy) <= NEAR_Y * span[1]:
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    out = [0.0] * len(xy)
+    for g in groups:
+        for k, i in enumerate(g):
+            out[i] = (k - (len(g) - 1) / 2) * DODGE_POINTS
+    return out
+
+
+def _cost_points(ax: Any, fig: Any, rows: list[dict[str, Any]], xs: list[float], style: dict[str, Any]) -> bool:
+    """Draw each row's mean Impact (and its interval's whisker) at ``xs`` on ``ax`` with its
+    colour and marker (``style``: label -> (colour, marker, filled)); points that would cover
+    each other are set side by side (:func:`_dodges`). Whether any was moved."""
+    from matplotlib.transforms import offset_copy
+
+    ys = [r["mean"] for r in rows]
+    lows = [r["interval"]["low"] if r.get("interval") else r["mean"] for r in rows]
+    highs = [r["interval"]["high"] if r.get("interval") else r["mean"] for r in rows]
+    span = (max(xs) - min(0.0, min(xs)) or 1.0, (max(highs) - min(lows)) or max(1.0, abs(max(ys))))
+    dodges = _dodges(list(zip(xs, ys, strict=True)), span)
+    for r, x, y, dx in zip(rows, xs, ys, dodges, strict=True):
+        col, marker, filled = style[r["label"]]
+        # drawn at the data point (so the axes' limits hold it), then moved dx points sideways
+        moved = offset_copy(ax.transData, fig=fig, x=dx, y=0.0, units="points")
+        iv = r.get("interval")
+        if iv:
+            bars = ax.errorbar(x, y, yerr=[[y - iv["low"]], [iv["high"] - y]], color=col, capsize=4, alpha=0.7)
+            for part in (*bars.lines[1], *bars.lines[2]):
+                part.set_transform(moved)
+            if bars.lines[0] is not None:
+                bars.lines[0].set_transform(moved)
+        point = ax.scatter(
+            [x],
+            [y],
+            color=col if filled else "white",
+            edgecolor=col,
+            linewidth=1.2,
+            marker=marker,
+            s=40,
+            zorder=3,
+            label=r["label"] if filled else f"{r['label']} (no price)",
+        )
+        point.set_offset_transform(moved)
+    return any(dodges)
+
+
 def cost_vs_impact(report: dict[str, Any]) -> bytes | None:
-    """Mean Impact (with its interval) against the cost per career, one point per agent
-    label; the x axis is USD per career when every agent label is priced, else tokens per
-    career. Policies (no cost) are horizontal reference lines."""
+    """Mean Impact (with its interval) against the cost per career, one point per agent label
+    (a colour and a marker shape each; labels of about the same cost and Impact are set side
+    by side, said in the title). The x axis is USD per career for the labels with a price;
+    labels without one are not put on that axis at a made-up cost: they are drawn as hollow
+    markers in a narrow panel of their own on the right, "no price" (same Impact axis). Only
+    when no agent label has a price is the x axis tokens per career, for every label.
+    Policies (no cost) are horizontal reference lines."""
     rows = report["leaderboard"]
     agents = [r for r in rows if r["kind"] == "agent" and r.get("tokens_per_career") is not None]
     if not agents:
         return None
     plt = _plt()
     colors = _colors([r["label"] for r in rows])
-    priced = all(r.get("cost_per_career") is not None for r in agents)
+    priced = [r for r in agents if r.get("cost_per_career") is not None]
+    unpriced = [r for r in agents if r.get("cost_per_career") is None] if priced else []
+    main = priced or agents
     key, xlabel = ("cost_per_career", "USD per career") if priced else ("tokens_per_career", "tokens per career")
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for r in agents:
-        x, y = r[key], r["mean"]
-        col = colors[r["label"]]
-        iv = r.get("interval")
-        if iv:
-            ax.errorbar(x, y, yerr=[[y - iv["low"]], [iv["high"] - y]], color=col, capsize=4, alpha=0.7)
-        ax.scatter([x], [y], color=col, s=40, zorder=3, label=r["label"])
-    for r in rows:
-        if r["kind"] != "agent" and r["mean"] == r["mean"]:
-            ax.axhline(r["mean"], color=colors[r["label"]], linestyle="--", linewidth=1, label=f"{r['label']} (policy)")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("mean Impact")
+    style = {r["label"]: (colors[r["label"]], COST_MARKERS[i % len(COST_MARKERS)], True) for i, r in enumerate(agents)}
+    for r in unpriced:
+        style[r["label"]] = (*style[r["label"]][:2], False)
+    if unpriced:
+        fig, (ax, side) = plt.subplots(
+            1, 2, figsize=(7.5 + 0.5 * len(unpriced), 3.8), sharey=True, width_ratios=[6, 0.6 + 0.5 * len(unpriced)]
+        )
+    else:
+        fig, ax = plt.subplots(figsize=(7, 3.8))
+        side = None
+    xs = [r[key] for r in main]
     # From zero with room on the right: autoscale's margin is a share of the points' spread,
     # which left labels of similar cost on the frame's edge.
-    ax.set_xlim(0, 1.1 * max(r[key] for r in agents) or 1.0)
-    ax.set_title("Cost against Impact (whisker: the label's interval)")
+    ax.set_xlim(0, 1.1 * max(xs) or 1.0)
+    dodged = _cost_points(ax, fig, main, xs, style)
+    if side is not None:
+        dodged = _cost_points(side, fig, unpriced, [float(i) for i in range(len(unpriced))], style) or dodged
+        side.set_xlim(-0.7, len(unpriced) - 0.3)
+        side.set_xticks(range(len(unpriced)), [r["label"] for r in unpriced], rotation=30, ha="right", fontsize=7)
+        side.set_title("no price", fontsize=8)
+        side.grid(axis="y", alpha=0.3)
+    for r in rows:
+        if r["kind"] != "agent" and r["mean"] == r["mean"]:
+            for a in (ax, side) if side is not None else (ax,):
+                a.axhline(
+                    r["mean"],
+                    color=colors[r["label"]],
+                    linestyle="--",
+                    linewidth=1,
+                    label=f"{r['label']} (policy)" if a is ax else None,
+                )
+    ax.set_xlabel(xlabel if priced else f"{xlabel} (no label has a price: --price LABEL=IN,OUT)")
+    ax.set_ylabel("mean Impact")
+    title = "Cost against Impact (whisker: the label's interval)"
+    if dodged:
+        title += "\npoints of about the same cost and Impact are set side by side"
+    ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, names = ax.get_legend_handles_labels()
+    if side is not None:
+        more, more_names = side.get_legend_handles_labels()
+        handles, names = handles + more, names + more_names
+    fig.legend(handles, names, fontsize=7, frameon=False, loc="outside right upper")
     return _png(fig)
 
 
@@ -246,7 +347,6 @@ def axes_figure(report: dict[str, Any]) -> bytes | None:
     for idx in range(len(shown), nrows * ncols):
         grid[idx // ncols][idx % ncols].axis("off")
     fig.suptitle("Capability axes and behaviour (MECHANICS §17; pooled over each label's careers)", fontweight="bold")
-    fig.tight_layout()
     return _png(fig)
 
 
@@ -325,7 +425,7 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("careers")
     ax.set_title("Census: careers by archetype")
-    ax.legend(fontsize=7, frameon=False, ncols=5, loc="lower center", bbox_to_anchor=(0.5, 1.08))
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # not over the title
     return _png(fig)
 
 
