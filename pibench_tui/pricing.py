@@ -46,7 +46,8 @@ def parse_price(text: str) -> tuple[str, Price]:
     parts = [p.strip() for p in rest.split(",")]
     if len(parts) not in (2, 3):
         raise ValueError(
-            f"{text!r}: {len(parts)} price(s) after '=', want 2 (in, out) or 3 (in, out, cached); "
+            f"{text!r}: {len(parts)} {'price' if len(parts) == 1 else 'prices'} after '=', want 2 (in, out) or 3 "
+            "(in, out, cached); "
             f"the form is {PRICE_FORM}"
         )
     values = []

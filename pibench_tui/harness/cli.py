@@ -10,6 +10,7 @@ from typing import Any
 from pibench_tui.cli.argtypes import non_negative_int, positive_int
 from pibench_tui.pricing import format_usd
 from pibench_tui.textsafe import visible
+from pibench_tui.words import count
 
 from . import defaults
 
@@ -526,8 +527,9 @@ def _agent_careers(plan: Any, users: dict[str, tuple[int, int] | None]) -> list[
         n_seeds = len({(c.seed, c.commitment) for c in careers})
         print(
             visible(
-                f"pibench agent: plan {plan.source}: {len(careers)} careers ({len(plan.models)} labels x "
-                f"{len(plan.scenarios)} scenario(s) x {n_seeds} seed(s)), {plan.jobs} at a time, into {plan.out}",
+                f"pibench agent: plan {plan.source}: {count(len(careers), 'career')} ({count(len(plan.models), 'label')} x "
+                f"{count(len(plan.scenarios), 'scenario')} x {count(n_seeds, 'seed')}), {plan.jobs} at a time, "
+                f"into {plan.out}",
                 newlines=True,
             ),
             file=sys.stderr,
@@ -939,7 +941,7 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
         )
     else:
         parts.append(f"cost: give --price {model}=IN,OUT[,CACHED]")
-    print(f"over {n} finished career(s): " + "; ".join(parts))
+    print(f"over {count(n, 'finished career')}: " + "; ".join(parts))
 
 
 def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: str, who: str = "") -> int:
@@ -954,7 +956,7 @@ def _summary_never_answered(finished: list[tuple[str, dict[str, Any]]], check: s
             why = (llm.get("errors") or [{}])[-1]
             print(
                 visible(
-                    f"pibench agent: {who}seed {name}: the LLM never answered ({llm['failed_calls']} failed calls; last: "
+                    f"pibench agent: {who}seed {name}: the LLM never answered ({count(llm['failed_calls'], 'failed call')}; last: "
                     f"{why.get('kind', '?')}: {why.get('message', '?')}); {check}; "
                     "the career was auto-advanced and recorded: run the same command with --redo-failed to play "
                     "it again (or delete its run directory)",
@@ -971,9 +973,9 @@ def _summary_degraded(degraded: list[tuple[str, dict[str, Any], Any]], total: in
     from pibench_tui.harness.loop import MAX_FAILED_CALLS
 
     print(
-        f"pibench agent: in {len(degraded)} of {total} career(s) the LLM endpoint failed partway; "
+        f"pibench agent: in {len(degraded)} of {count(total, 'career')} the LLM endpoint failed partway; "
         "those months advanced without the model (MECHANICS §16: a call that fails after its retries "
-        f"ends the month, and after {MAX_FAILED_CALLS} failed calls the rest of the career advances):",
+        f"ends the month, and after {count(MAX_FAILED_CALLS, 'failed call')} the rest of the career advances):",
         file=sys.stderr,
     )
     for name, res, path in degraded:
@@ -984,9 +986,9 @@ def _summary_degraded(degraded: list[tuple[str, dict[str, Any], Any]], total: in
         without = int(adv.get("llm_failed", 0)) + int(adv.get("llm_failures_exhausted", 0))
         print(
             visible(
-                f"  {name}: {llm['failed_calls']} of {llm['calls']} LLM calls failed "
+                f"  {name}: {llm['failed_calls']} of {count(llm['calls'], 'LLM call')} failed "
                 f"({_months_text([int(e['month']) for e in final if 'month' in e])}; last: "
-                f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {without} month(s) advanced "
+                f"{last.get('kind', '?')}: {str(last.get('message', '?'))[:200]}); {count(without, 'month')} advanced "
                 f"without the model; Impact {res['impact']['total']:.1f} recorded in {path}",
                 newlines=True,
             ),

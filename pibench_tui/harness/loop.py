@@ -44,6 +44,7 @@ from pibench_tui.harness.rundir import (
     read_jsonl,
 )
 from pibench_tui.textsafe import clean, visible
+from pibench_tui.words import count
 
 __all__ = [
     "MAX_FAILED_CALLS",
@@ -423,7 +424,9 @@ class _Career:
         self.meter.lost_completion_tokens += ctok
         self.meter.resumes.append({k: v for k, v in note.items() if k != "event"})
         self.transcript.append(note)
-        self.log(f"resuming at month {month}: lost {turns} turn(s) of that month and the agent's Python variables")
+        self.log(
+            f"resuming at month {month}: lost {count(turns, 'turn')} of that month and the agent's Python variables"
+        )
 
     def _confinement(self) -> dict[str, Any]:
         """What this session's agent processes proved of their OS confinement
@@ -511,8 +514,8 @@ class _Career:
             cit = (rep.get("citations") or {}).get("total")
             self.log(
                 f"month {month}/{w.cfg.months}: budget ${w.s.budget:,.0f}, citations {cit}, "
-                f"{self.meter.prompt_tokens + self.meter.completion_tokens:,} tokens, "
-                f"{self.meter.failed_calls} failed calls"
+                f"{count(self.meter.prompt_tokens + self.meter.completion_tokens, 'token')}, "
+                f"{count(self.meter.failed_calls, 'failed call')}"
             )
 
     # ------------------------------------------------------------------ the loop
@@ -968,7 +971,7 @@ def _run_locked(
     imp = result["impact"]
     say(
         f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
-        f"{result['tokens']['total']:,} tokens, {result['llm']['calls']} calls -> {path}"
+        f"{count(result['tokens']['total'], 'token')}, {count(result['llm']['calls'], 'call')} -> {path}"
     )
     return result
 
@@ -991,7 +994,7 @@ def run_careers(
     stop = threading.Event()
     commits: list[str | None] = list(commitments) if commitments is not None else [None] * len(seeds)
     if len(commits) != len(seeds):
-        raise ValueError(f"{len(commits)} commitments for {len(seeds)} seeds")
+        raise ValueError(f"{count(len(commits), 'commitment')} for {count(len(seeds), 'seed')}")
     results: dict[int, Any] = {}
     if jobs <= 1 or len(seeds) <= 1:
         for i, seed in enumerate(seeds):

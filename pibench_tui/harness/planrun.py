@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from pibench_tui.harness.limits import EndpointLimiter
 from pibench_tui.harness.plan import EndpointSpec, ModelSpec, Plan
 from pibench_tui.textsafe import visible
+from pibench_tui.words import noun
 
 __all__ = ["PlanDisplay", "PlannedCareer", "careers_of", "limiters_of", "make_backend_factory", "run_planned"]
 
@@ -326,8 +327,9 @@ class PlanDisplay:
             secs = int(time.monotonic() - self.started)
             failed = f", {self.failed} failed" if self.failed else ""
             return (
-                f"pibench agent: {self.done}/{self.total} careers done{failed}, {len(self.running)} in play; "
-                f"{months:,}/{self.months_total:,} months; {secs // 3600}:{secs // 60 % 60:02d}:{secs % 60:02d} elapsed"
+                f"pibench agent: {self.done}/{self.total} {noun(self.total, 'career')} done{failed}, "
+                f"{len(self.running)} in play; {months:,}/{self.months_total:,} {noun(self.months_total, 'month')}; "
+                f"{secs // 3600}:{secs // 60 % 60:02d}:{secs % 60:02d} elapsed"
             )
 
     def _status(self, force: bool = False) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.rundir import read_json, read_jsonl
+from pibench_tui.words import count
 
 __all__ = ["NONDETERMINISM_NOTE", "check_transcript", "replay_run", "verify_run"]
 
@@ -306,7 +307,7 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
         run.compare("at the end")
         if run.checked != len(run.logged):
             raise _Diverged(
-                f"the re-run code made {run.checked} calls, actions.jsonl holds {len(run.logged)}: the next logged "
+                f"the re-run code made {count(run.checked, 'call')}, actions.jsonl holds {len(run.logged)}: the next logged "
                 f"call {run.logged[run.checked][:200]} was never made"
             )
     except _Diverged as exc:

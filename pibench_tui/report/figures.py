@@ -383,7 +383,9 @@ def legibility_figure(report: dict[str, Any]) -> bytes | None:
         if not pts:
             continue
         drawn = True
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=f"{scen} ({leg['careers']} careers)")
+        ax.plot(
+            [p[0] for p in pts], [p[1] for p in pts], marker=".", label=f"{scen} ({count(leg['careers'], 'career')})"
+        )
     if not drawn:
         plt.close(fig)
         return None

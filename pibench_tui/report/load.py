@@ -41,6 +41,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from pibench_tui.harness.rundir import MAX_JSONL_BYTES, RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
+from pibench_tui.words import count
 
 __all__ = [
     "HARNESS_SETTINGS",
@@ -398,7 +399,7 @@ def _first_difference(played: list[Any], logged: list[Any]) -> str | None:
         if _row_text(a) != _row_text(b):
             return f"call {i + 1} of the log is {_row_text(b)[:160]}, the policy makes {_row_text(a)[:160]}"
     if len(played) != len(logged):
-        return f"the policy makes {len(played)} calls, the log holds {len(logged)}"
+        return f"the policy makes {count(len(played), 'call')}, the log holds {len(logged)}"
     return None
 
 

@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.words import count
+
 from ..pivots.cases import KINDS, PivotFileError, cases_hash, load_cases, load_key
 from ..pivots.evaluate import EVAL_FORMAT, read_answers
 from ..pivots.score import score_run
@@ -234,7 +236,7 @@ def print_pivots(section: dict[str, Any], console: Any = None) -> None:
     if console is None and not con.is_terminal:  # a pipe or a file: wide enough that no column folds
         con = Console(width=160)
     for title, (head, rows) in (
-        (f"Pivot cases ({len(section['rows'])} runs)", pivot_table(section)),
+        (f"Pivot cases ({count(len(section['rows']), 'run')})", pivot_table(section)),
         ("Pivot accuracy per decision kind", kind_table(section)),
     ):
         t = Table(title=Text(title), title_justify="left", title_style="bold")

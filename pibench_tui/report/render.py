@@ -459,7 +459,8 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "<title>pibench report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>pibench report</h1>",
-        f'<p class="meta">{n} careers, {labels} labels, scenario(s) {html.escape(", ".join(report["scenarios"]))}; '
+        f'<p class="meta">{count(n, "career")}, {count(labels, "label")}, {noun(len(report["scenarios"]), "scenario")} '
+        f"{html.escape(', '.join(report['scenarios']))}; "
         f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
         "<h2>Leaderboard</h2>",
         *(f'<p class="note"><b>split</b>: {html.escape(line)}</p>' for line in split_lines(report)),
@@ -546,7 +547,8 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
         con.print(_rich_table(title, head, rows, ours))
 
     show(
-        f"Leaderboard ({len(report['careers'])} careers; reference {report['reference']})",
+        f"Leaderboard ({count(len(report['careers']), 'career')}; "
+        + (f"reference {report['reference']})" if report["reference"] is not None else "no reference row)"),
         *leaderboard_rows(report),
         ours=True,
     )

@@ -79,7 +79,7 @@ def test_a_plan_of_two_models_and_two_seeds_writes_a_run_dir_per_label_and_the_r
     assert (a["label"], a["model"], a["harness"]["temperature"], a["months_played"]) == ("a-t0", "m1", 0.0, 3)
     assert (b["label"], b["model"], b["harness"]["max_turns"]) == ("b", "m2", 2)
     err = capsys.readouterr().err
-    assert "4 careers (2 labels x 1 scenario(s) x 2 seed(s))" in err
+    assert "4 careers (2 labels x 1 scenario x 2 seeds)" in err
     assert "4/4 careers done" in err
     report = tmp_path / "report.json"
     assert pibench_main(["report", str(out), "--json", str(report)]) == 0

@@ -165,3 +165,16 @@ def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp
         assert pibench_main(_args(srv.base_url, tmp_path / "b", "--seeds", "101")) == 1
     err = capsys.readouterr().err
     assert "bad_parameter: the endpoint refused the request parameter 'max_tokens' (HTTP 400)" in err
+
+
+def test_counts_of_one_are_singular_in_the_agent_summary_and_progress(tmp_path, capsys):
+    """One career played: the summary says "over 1 finished career", the progress line "1/1
+    career done" and the career's line "1 call" counts in the singular where the count is 1
+    (before: "1 finished career(s)", "1/1 careers done"); other counts stay plural."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+    captured = capsys.readouterr()
+    assert "over 1 finished career: tokens per career" in captured.out
+    assert "1/1 career done, 0 in play; 12/12 months" in captured.err
+    assert "12 calls ->" in captured.err and "career(s)" not in captured.out + captured.err

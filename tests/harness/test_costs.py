@@ -37,8 +37,8 @@ def test_cached_prompt_tokens_are_priced_at_the_cached_price():
     [
         ("m", "no '='"),
         ("=1,2", "name before '=' is empty"),
-        ("m=1", "1 price(s)"),
-        ("m=1,2,3,4", "4 price(s)"),
+        ("m=1", "1 price after"),
+        ("m=1,2,3,4", "4 prices after"),
         ("m=1,x", "out price 'x' is not a number"),
         ("m=1,2,-1", "cached price '-1' must be a finite number >= 0"),
         ("m=nan,2", "in price 'nan' must be a finite number >= 0"),

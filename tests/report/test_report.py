@@ -640,3 +640,28 @@ def test_an_unfinished_career_shows_no_figures_and_no_archetype_in_the_careers_t
         assert [row[k] for k in ("earned", "proj.", "papers", "hires", "archetype")] == ["—"] * 5
     assert by_seed["1"]["archetype"] == "steady" and by_seed["1"]["papers"] == "5"
     assert {c["key"]: c["archetype"] for c in rep["careers"]}["3"] is None
+
+
+def test_counts_of_one_are_singular_in_the_report():
+    """A report of one career: "1 career" in the terminal leaderboard's title and the HTML
+    page's heading, "1 label", "scenario" (before: "1 careers, 1 labels, scenario(s)"), and
+    with no reference row the title says so instead of "reference None"."""
+    import io
+
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import render_html, render_terminal
+    from pibench_tui.words import count
+
+    assert (count(1, "career"), count(2, "career"), count(0, "seed"), count(1500, "month")) == (
+        "1 career",
+        "2 careers",
+        "0 seeds",
+        "1,500 months",
+    )
+    rep = build_report([_career()])
+    out = io.StringIO()
+    render_terminal(rep, Console(file=out, width=100))
+    assert "Leaderboard (1 career; no reference row)" in out.getvalue()
+    assert "1 career, 1 label, scenario s;" in render_html(rep, {})
