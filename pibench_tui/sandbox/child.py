@@ -730,10 +730,11 @@ class _Runtime:
             f"database and return its rows as a list of dicts (at most {rows}; a cut result ends "
             "with a {'_truncated': ...} row). Refused SQL raises ActionError.\n"
             "    Example: query(\"SELECT name FROM sqlite_master WHERE type = 'table'\")"
-            + "".join(
-                f"\n    {'Tables (columns):' if i == 0 else ' ' * 17} {t}({', '.join(map(str, cols))})"
-                for i, (t, cols) in enumerate(self.tables.items())
-            ),
+            # a table a line behind "- ": a line starting with a table's name ("publications(...")
+            # read like a line of the career report, and the console's guard against forged
+            # pibench lines marked pibench's own help text "[agent]"
+            + ("\n    Tables (columns):" if self.tables else "")
+            + "".join(f"\n      - {t}({', '.join(map(str, cols))})" for t, cols in self.tables.items()),
             id(read_memory): f"read_memory()\n    Return your notes (at most {chars}); the same as memory.read().",
             id(write_memory): f"write_memory(text)\n    Replace your notes (cut to {chars} "
             "with a notice); the same as memory.write(text). Notes are kept in saves.",

@@ -118,17 +118,21 @@ def test_mode_choice_never_starts_prompt_toolkit_on_a_pipe():
 
 
 def test_help_lines_are_never_taken_for_agent_forgeries(session, tmp_path):
-    """help(), help(namespace) for every namespace and help(call) print the API's own lines:
-    none of them gets the ``[agent]`` prefix that marks agent lines passing for pibench's
-    (``students: list, ...`` and ``students.list()`` started like the report's ``students``
-    label)."""
+    """help(), help(namespace) for every namespace, help(call) for every call, and help of
+    query, the memory functions and help itself print the API's own lines: none of them gets
+    the ``[agent]`` prefix that marks agent lines passing for pibench's (``students: list, ...``
+    and ``students.list()`` started like the report's ``students`` label, and help(query)'s
+    table line ``publications(id, ...)`` like its ``publications`` label)."""
     from world.api import API_CALLS
 
-    keys = "help()\r" + "".join(f"help({ns})\r" for ns in API_CALLS) + "help(students.list)\r\x04"
+    keys = "help()\r" + "".join(f"help({ns})\r" for ns in API_CALLS)
+    keys += "".join(f"help({ns}.{method})\r" for ns, calls in API_CALLS.items() for method in calls)
+    keys += "help(query)\rhelp(read_memory)\rhelp(write_memory)\rhelp(help)\r\x04"
     printed = drive(session, keys, tmp_path)
     body = printed.split("=== pibench career report ===")[0]
     assert "students: list" in body and "students.set_mentoring(hours)" in body
     assert "[agent]" not in body
+    assert "- publications(id, " in body
 
 
 def test_a_dict_result_is_printed_one_key_a_line(session, tmp_path):
