@@ -92,9 +92,12 @@ class LabApp(App[int]):
     COLUMN_SCROLL_KEYS = "← → or shift+wheel scroll"
     """How the panels' hint under a wide table says to reach its cut-off columns."""
     WARNING_KEYS = True
+    """The header's warnings name the key that addresses each (off where actions are off)."""
+    STEP_KEYS = ""
+    """How to reach another month of the career, for the panels' empty-state hints (``""``:
+    the game, whose hints name the actions that fill the panel instead)."""
     #: A month is being closed (the game app sets it; the header shows it).
     busy = False
-    """The header's warnings name the key that addresses each (off where actions are off)."""
 
     version: reactive[int] = reactive(0, init=False)
     """Bumped whenever the career changes (an action, a console block, a month, a load): each

@@ -90,6 +90,8 @@ class ReplayApp(LabApp):
     """How the panels' hint says to reach cut-off columns: ← → belong to the month stepper."""
     WARNING_KEYS = False
     """The header's warnings name no key: their actions are not in the viewer."""
+    STEP_KEYS = "→ shows the next month, j jumps to one"
+    """The panels' empty-state hints name the viewer's month keys, not the game's actions."""
 
     def __init__(self, replayer: Replayer, *, month: int | None = None, test_mode: bool = False) -> None:
         self.replayer = replayer

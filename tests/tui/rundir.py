@@ -11,9 +11,11 @@ from world.api import Api
 from world.engine import World
 
 
-def write_run_dir(root: Path, *, kind: str = "agent", scenario: str = "short-12", months: int = 6) -> Path:
+def write_run_dir(
+    root: Path, *, kind: str = "agent", scenario: str = "short-12", months: int = 6, hire: bool = True
+) -> Path:
     """Play ``months`` months of ``scenario`` (two RAs on a tier-1 project, a W-SHOP submission
-    when a draft is ready) and write ``root/test/<scenario>-<seed>/`` with result.json,
+    when a draft is ready; with ``hire=False`` nobody is hired: the lab stays empty) and write ``root/test/<scenario>-<seed>/`` with result.json,
     actions.jsonl, months.jsonl and (agent runs) a transcript of one code block per month."""
     sc = load_scenario(scenario)
     w = World(sc.config, sc.seed)
@@ -23,7 +25,7 @@ def write_run_dir(root: Path, *, kind: str = "agent", scenario: str = "short-12"
     for _ in range(months):
         m = w.month
         code = "time.next_month()"
-        if m == 1:
+        if m == 1 and hire:
             api.recruit.hire_ra()
             api.recruit.hire_ra()
             api.projects.start("reasoning", 1, ["RA001", "RA002"], 1500)

@@ -106,3 +106,29 @@ async def test_the_viewer_composes_the_shared_panels_without_the_game_app(tmp_pa
             assert type(app.screen).__name__ == "Screen" and app.tabs.active == tab, (tab, app.screen)
             assert _shown_actions(app) <= VIEWER_ACTIONS, (tab, _shown_actions(app))
         assert app.game.world.digest() == before and app.replayer.month == last
+
+
+@pytest.mark.asyncio
+async def test_the_viewer_empty_lab_and_projects_hints_name_only_keys_that_work_there(tmp_path):
+    """In the replay of a career where nobody was hired (no project either) the Lab and Projects
+    panels say so and name the viewer's month keys (→, j), not the game's actions (P, R, s,
+    which do nothing in the viewer); the game app's empty Lab still names its actions."""
+    from .conftest import build, new_world
+
+    run = write_run_dir(tmp_path, months=3, hire=False)
+    app = make_replay_app(str(run), test_mode=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        assert not app.game.dashboard()["students"] and not app.game.dashboard()["staff"]
+        lab = screen_text(app)
+        assert "Nobody in the lab yet (→ shows the next month, j jumps to one)." in lab
+        for game_key in ("(P)", "(R)", "hire an RA", "postdoc search"):
+            assert game_key not in lab, game_key
+        await press(pilot, "3")
+        projects = screen_text(app)
+        assert "No projects yet (→ shows the next month, j jumps to one)." in projects
+        assert "start one with s" not in projects
+    game = build(new_world())
+    async with game.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        assert "hire an RA (R)" in screen_text(game)

@@ -155,6 +155,13 @@ class Panel(TabPane):
         else:
             self.focus_main()
 
+    def empty_hint(self, game_text: str, what: str) -> str:
+        """What an empty panel says: ``game_text`` (which names the game's actions that fill
+        the panel) in the game app; in an app without them (the replay viewer, which sets
+        ``STEP_KEYS``) ``what`` ("Nobody in the lab yet") and the keys that work there."""
+        step = getattr(self.app, "STEP_KEYS", "")
+        return f"{what} ({step})." if step else game_text
+
     def focus_main(self) -> None:
         """Focus the panel's first table (so its keys show in the footer)."""
         tables = self.query(DataTable)

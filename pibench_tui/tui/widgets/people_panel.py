@@ -103,10 +103,12 @@ class PeoplePanel(Panel):
         )
         if not rows and not (dash.get("finished") or dash.get("collapsed")):
             offer = game.rules["season"]["offer_months"]
-            note = (
-                f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a postdoc "
-                "search (P), or hire an RA (R).\n" + note
+            hint = self.empty_hint(
+                f"Nobody in the lab yet. Recruit PhD students in months {min(offer)}-{max(offer)} (panel 2), post a "
+                "postdoc search (P), or hire an RA (R).",
+                "Nobody in the lab yet",
             )
+            note = hint + "\n" + note
         if gone:
             note += "\nFormer members: " + ", ".join(
                 f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:]

@@ -62,6 +62,8 @@ class ProjectsPanel(Panel):
                 f"{'/'.join(f'{w:g}' for _, w in sorted(game.rules['projects']['tier_work'].items()))} units of work; compute costs "
                 f"${game.rules['costs']['compute_unit']:g} a unit × the price multiplier."
                 if rows
-                else "No projects yet: start one with s (topic, tier, members, compute)."
+                else self.empty_hint(
+                    "No projects yet: start one with s (topic, tier, members, compute).", "No projects yet"
+                )
             )
         )
