@@ -131,23 +131,10 @@ def idle_people(dash: dict) -> list[str]:
 
 def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     """Every warning for the month now open, most urgent first (empty once the career is over).
-
-    ``dash``: the current ``lab.dashboard()`` if the caller has it. The warnings are worked out
-    once per state of the career (its world and ``world.version``, which every change moves):
-    a month close's header and digest ask for the same ones (each asking costs a few SQL
-    queries per researcher)."""
-    w = getattr(game, "world", None)
-    kept = getattr(game, "_alerts_kept", None)
-    if w is not None and kept is not None and kept[0] is w and kept[1] is w.s and kept[2] == w.version:
-        return list(kept[3])
+    ``dash``: the current ``lab.dashboard()`` if the caller has it."""
     dash = dash or game.dashboard()
-    out = [] if dash.get("finished") else _all_alerts(game, dash)
-    if w is not None:
-        game._alerts_kept = (w, w.s, w.version, tuple(out))
-    return out
-
-
-def _all_alerts(game: Any, dash: dict) -> list[Alert]:
+    if dash.get("finished"):
+        return []
     out = runway_alerts(dash) + event_alerts(dash) + mood_alerts(game, dash)
     out += departure_alerts(game, dash) + contract_alerts(game, dash) + offer_alerts(game, dash)
     out += deadline_alerts(game, dash) + call_alerts(game, dash) + idle_alerts(dash) + standing_alerts(game, dash)

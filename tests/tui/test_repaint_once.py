@@ -151,39 +151,3 @@ async def test_two_autosaves_never_write_at_once(tmp_path):
         await second.wait()
         assert log == ["in0", "out0", "in1", "out1"]
         assert not app.game.unsaved
-
-
-@pytest.mark.asyncio
-async def test_a_month_close_works_out_its_warnings_once(monkeypatch):
-    """The header and the digest of one close show the same warnings, worked out once for the
-    new month (not once each); any change of the career (a mentoring action) works them out
-    again, and the header then shows the new ones."""
-    from pibench_tui.tui import alerts as alerts_mod
-
-    calls: list[int] = []
-    real = alerts_mod._all_alerts
-
-    def counted(game, dash):
-        calls.append(dash["month"])
-        return real(game, dash)
-
-    monkeypatch.setattr(alerts_mod, "_all_alerts", counted)
-    w = new_world()
-    play_to(w, 14)
-    app = build(w)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "1", panel="people")
-        month = app.game.world.month
-        calls.clear()
-        await close_month(pilot, app)
-        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
-        await press(pilot, "enter", to="Screen")
-        await drain(pilot)
-        assert calls == [month + 1]
-        assert app.header.view is not None
-        assert list(app.header.view.warnings) == alerts_mod.alerts(app.game) and calls == [month + 1]
-        student = app.game.dashboard()["students"][0]["id"]
-        app.game.call("students.set_mentoring", {student: 0})
-        fresh = alerts_mod.alerts(app.game)
-        assert calls == [month + 1, month + 1], "a change works the warnings out again"
-        assert fresh == real(app.game, app.game.dashboard())
