@@ -345,7 +345,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     refused = _agent_endpoints(plan, careers, redo_failed=bool(args.redo_failed))
     if refused is not None:
         return refused
-    _keep_plan(plan)
+    _keep_plan(plan, careers)
     results = _agent_play(plan, careers)
     if isinstance(results, int):
         return results
@@ -353,16 +353,34 @@ def cmd_agent(args: argparse.Namespace) -> int:
     return _summarise(careers, results, check=_check_advice(plan), prices=prices)
 
 
-def _keep_plan(plan: Any) -> None:
+def _keep_plan(plan: Any, careers: list[Any]) -> None:
     """A copy of the plan file in the output folder, ``plan-<first 12 hex digits of its
     SHA-256>.toml`` (the same plan run again writes nothing new); nothing for a command
-    without ``--plan``."""
+    without ``--plan``. A plan some of whose careers will be refused, their run directories
+    holding runs of other settings (an entry changed after it ran:
+    :func:`~pibench_tui.harness.loop.settings_conflict`), leaves no copy: a copy says the
+    runs beside it were played under that plan (the rest of it is played as usual)."""
     if plan.text is None:
         return
     import hashlib
     from pathlib import Path
 
+    from pibench_tui.harness.loop import settings_conflict
     from pibench_tui.harness.rundir import atomic_write_text
+
+    refused = [c for c in careers if settings_conflict(c.settings, c.path)]
+    if refused:
+        print(
+            visible(
+                f"pibench agent: {plan.source}: {count(len(refused), 'career')} of this plan "
+                f"({', '.join(sorted({c.settings.label for c in refused}))}) will be refused: "
+                + ("its run directory holds a run" if len(refused) == 1 else "their run directories hold runs")
+                + f" of other settings; no copy of the plan is kept in {plan.out} (give a changed entry a new label)",
+                newlines=True,
+            ),
+            file=sys.stderr,
+        )
+        return
 
     data = plan.text.encode("utf-8")
     path = Path(plan.out) / f"plan-{hashlib.sha256(data).hexdigest()[:12]}.toml"

@@ -790,6 +790,25 @@ def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
     }
 
 
+def settings_conflict(settings: AgentSettings, path: Path) -> list[str]:
+    """How the run already in ``path`` (a finished career's ``result.json`` ``harness``, or
+    an unfinished one's ``checkpoint.json`` ``settings``) differs from ``settings``
+    (:meth:`AgentSettings.differences`): such a run is refused, not reused nor resumed.
+    Empty when the folder holds no run, the same settings, or files that cannot be read
+    (the career itself then says what is wrong)."""
+    ckpt, done = path / "checkpoint.json", path / "result.json"
+    try:
+        if ckpt.is_file() and not ckpt.is_symlink():
+            raw = read_json(ckpt)
+            return settings.differences(raw.get("settings")) if isinstance(raw, dict) else []
+        if done.is_file() and not done.is_symlink():
+            raw = read_json(done)
+            return settings.differences(raw.get("harness")) if isinstance(raw, dict) else []
+    except (OSError, ValueError):
+        return []
+    return []
+
+
 def never_answered(result: dict[str, Any]) -> bool:
     """Whether a finished career's LLM never answered (every call failed for good)."""
     raw = result.get("llm")

@@ -212,16 +212,21 @@ def test_an_interrupted_plan_run_again_reuses_its_finished_careers_and_plays_the
 
 def test_a_finished_career_of_a_changed_plan_entry_is_refused_not_reused(tmp_path, capsys):
     """After a plan ran, the same plan with label a-t0's temperature changed refuses a-t0's
-    finished careers (naming the setting) and exits 1; label b's careers are reused."""
+    finished careers (naming the setting) and exits 1; label b's careers are reused. The
+    refused plan leaves no copy of itself beside the runs (before, plan-<sha>.toml of the
+    edited plan was kept as if its runs were there): only the first plan's copy is."""
     with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
         plan = _plan(tmp_path, srv.base_url, seeds="101")
         assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        copies = sorted(p.name for p in (tmp_path / "runs").glob("plan-*.toml"))
         plan.write_text(plan.read_text().replace("temperature = 0.0", "temperature = 0.7"))
         capsys.readouterr()
         assert pibench_main(["agent", "--plan", str(plan)]) == 1
     err = capsys.readouterr().err
     assert "a-t0 tiny-3 seed 101: RunConflict" in err and "temperature: 0.0 there, 0.7 now" in err
     assert err.count("already complete") == 1
+    assert len(copies) == 1 and sorted(p.name for p in (tmp_path / "runs").glob("plan-*.toml")) == copies
+    assert "1 career of this plan (a-t0) will be refused" in err and "no copy of the plan is kept" in err
 
 
 BASE = """\
