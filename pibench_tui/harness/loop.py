@@ -308,6 +308,8 @@ class _Career:
         self.settings = settings
         #: The model's price (``pibench_tui.pricing.Price``): ``result.json`` records ``cost_usd``.
         self.price: Any = None
+        #: SHA-256 of the plan file's text (``--plan``), recorded in ``result.json`` as ``plan``.
+        self.plan_sha256: str | None = None
         #: Told ``(months completed, months of the career)`` as months close (progress displays).
         self.on_month = on_month
         self.backend = backend
@@ -703,6 +705,16 @@ class _Career:
             "memory_final": w.s.memory,
             "pibench_version": _version(),
             "settings_sha256": self.settings.settings_hash(),
+            "plan": (
+                {
+                    "sha256": self.plan_sha256,
+                    "copy": f"plan-{self.plan_sha256[:12]}.toml",
+                    "note": "the plan file (its text's SHA-256) of the command that finished this career; its copy "
+                    "is kept in the output folder, two folders up, unless the plan was refused in part",
+                }
+                if self.plan_sha256
+                else None
+            ),
             "provenance": {
                 **provenance(self.settings),
                 "provider_model_ids": dict(sorted(m.model_ids.items())),
@@ -895,6 +907,7 @@ def run_career(
     commitment: str | None = None,
     on_month: Callable[[int, int], None] | None = None,
     price: Any = None,
+    plan_sha256: str | None = None,
 ) -> dict[str, Any]:
     """Play (or resume, or skip if complete) one career and return its ``result.json``.
 
@@ -914,6 +927,9 @@ def run_career(
             ``result.json`` then records ``cost_usd`` (its tokens at this price, abandoned
             attempts' included) and ``price``. Not a setting: a finished career is reused
             whatever the price.
+        plan_sha256: SHA-256 of the text of the plan file the command runs (``--plan``):
+            ``result.json`` records it as ``plan`` (with the name of its copy in ``out``,
+            ``plan-<first 12 hex digits>.toml``), else ``plan: null``.
 
     Raises:
         RunConflict: The run directory holds a run with other settings.
@@ -944,7 +960,7 @@ def run_career(
     except RunDirBusy as exc:
         raise RunConflict(str(exc)) from None
     try:
-        return _run_locked(settings, backend, seed, path, say, stop, commitment, on_month, price)
+        return _run_locked(settings, backend, seed, path, say, stop, commitment, on_month, price, plan_sha256)
     finally:
         lock.release()
 
@@ -959,6 +975,7 @@ def _run_locked(
     commitment: str | None,
     on_month: Callable[[int, int], None] | None = None,
     price: Any = None,
+    plan_sha256: str | None = None,
 ) -> dict[str, Any]:
     """:func:`run_career` once the run directory's lock is held."""
     done = path / "result.json"
@@ -979,6 +996,7 @@ def _run_locked(
         return done_result
     career = _Career(settings, backend, seed, path, say, stop, commitment, on_month)
     career.price = price
+    career.plan_sha256 = plan_sha256
     try:
         career.open()
         if on_month is not None:

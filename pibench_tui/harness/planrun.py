@@ -11,6 +11,7 @@ refusal of a finished career of other settings are :func:`~pibench_tui.harness.l
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import threading
 import time
@@ -41,6 +42,9 @@ class PlannedCareer:
         out: The plan's output folder.
         path: Its run directory.
         make_backend: A fresh backend for it (sharing the endpoint's limiter).
+        plan_sha256: SHA-256 of the plan file's text (``None``: a command without
+            ``--plan``); its ``result.json`` records it (``plan``), so the copy
+            ``plan-<first 12 hex digits>.toml`` in ``out`` can be checked against it.
     """
 
     model: ModelSpec
@@ -52,6 +56,7 @@ class PlannedCareer:
     out: str
     path: Path
     make_backend: Callable[[], Any]
+    plan_sha256: str | None = None
 
     @property
     def key(self) -> str:
@@ -190,6 +195,7 @@ def careers_of(
         )
         for scen in scens
     }
+    plan_sha = hashlib.sha256(plan.text.encode("utf-8")).hexdigest() if plan.text is not None else None
     out: list[PlannedCareer] = []
     # seed-major: the first seed of every scenario and label before the second of any
     for i in range(max(len(r) for r in rows.values())):
@@ -210,6 +216,7 @@ def careers_of(
                         out=plan.out,
                         path=career_dir(plan.out, s.label, s.scenario, None if commit else seed, commit),
                         make_backend=factories[m.label],
+                        plan_sha256=plan_sha,
                     )
                 )
     return out
@@ -375,6 +382,7 @@ def run_planned(
                 commitment=c.commitment,
                 on_month=lambda done, total: display.month(c.key, done, total),
                 price=c.model.price,
+                plan_sha256=c.plan_sha256,
             )
         except CareerInterrupted:
             raise

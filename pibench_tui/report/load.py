@@ -40,7 +40,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from pibench_tui.harness.rundir import MAX_JSONL_BYTES, RUN_FORMAT, career_dir, iter_jsonl, read_json, read_jsonl
+from pibench_tui.harness.rundir import (
+    MAX_JSON_BYTES,
+    MAX_JSONL_BYTES,
+    RUN_FORMAT,
+    career_dir,
+    iter_jsonl,
+    read_json,
+    read_jsonl,
+)
 from pibench_tui.words import count
 
 __all__ = [
@@ -100,6 +108,9 @@ class Career:
         harness: The harness settings a reader compares labels by (:data:`HARNESS_SETTINGS`:
             max turns, block timeout, temperature, max tokens) as result.json's ``harness``
             recorded them (agent runs; ``None`` when not recorded).
+        plan_sha256 / plan_copy: The plan file's SHA-256 its result.json recorded (``plan``;
+            ``None``: not run from a plan) and whether the copy in the output folder has
+            that hash (:func:`_plan_copy`: ``verified``, ``differs``, ``missing``).
         settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
             derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
             unknown. The report splits a label whose careers differ in it.
@@ -149,6 +160,8 @@ class Career:
     abandoned_completion_tokens: int = 0
     fingerprint: str | None = None
     harness: dict[str, Any] | None = None
+    plan_sha256: str | None = None
+    plan_copy: str | None = None
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -511,6 +524,24 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
         c.abandoned_completion_tokens = _int(abandoned.get("completion"))
 
 
+def _plan_copy(res: dict[str, Any], path: Path) -> tuple[str | None, str | None]:
+    """The plan a career's ``result.json`` says it ran under (``plan.sha256``) and what its
+    copy in the output folder (two folders up, ``plan-<first 12 hex digits>.toml``) says:
+    ``"verified"`` (its text has that SHA-256), ``"differs"`` (it has not: edited after the
+    run), ``"missing"`` (no such file), or ``None`` (no plan recorded)."""
+    plan = res.get("plan")
+    sha = plan.get("sha256") if isinstance(plan, dict) else None
+    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        return None, None
+    copy = path.parent.parent / f"plan-{sha[:12]}.toml"
+    try:
+        if copy.is_symlink() or not copy.is_file() or copy.stat().st_size > MAX_JSON_BYTES:
+            return sha, "missing"
+        return sha, "verified" if hashlib.sha256(copy.read_bytes()).hexdigest() == sha else "differs"
+    except OSError:
+        return sha, "missing"
+
+
 def _transcript_stats(c: Career, path: Path) -> None:
     """Tokens, LLM calls, blocks and integrity flags re-derived from transcript.jsonl."""
     from pibench_tui.harness.integrity import BENIGN_KINDS
@@ -703,6 +734,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     _recorded(c, res)
     c.settings_hash = _settings_hash(res)
     c.harness = _harness(res) if kind == "agent" else None
+    c.plan_sha256, c.plan_copy = _plan_copy(res, path)
     cfg_hash = _config_hash(res.get("config"))
     c.config_hash = cfg_hash
     c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)

@@ -158,6 +158,7 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
         )
     notes.extend(absent_seed_notes(report))
+    notes.extend(plan_copy_notes(report))
     differences = report.get("harness_differences") or []
     if differences:
         notes.append(
@@ -199,6 +200,22 @@ def absent_seed_notes(report: dict[str, Any]) -> list[str]:
                 f"other settings, in row {rows}: not in this row's mean (counted as missing)"
             )
     return notes
+
+
+def plan_copy_notes(report: dict[str, Any]) -> list[str]:
+    """A line per plan whose careers' result.json name it (``plan.sha256``) but whose copy
+    in their output folder is missing or has another hash (edited after the run): what the
+    careers were played under cannot be read from that folder."""
+    bad: dict[tuple[str, str], int] = {}
+    for c in report["careers"]:
+        if c.get("plan_copy") in ("missing", "differs"):
+            key = (str(c["plan_sha256"]), str(c["plan_copy"]))
+            bad[key] = bad.get(key, 0) + 1
+    return [
+        f"{count(n, 'career')} ran under plan {sha[:12]} (result.json plan.sha256), but its copy plan-{sha[:12]}.toml "
+        + ("is not in their output folder" if how == "missing" else "in their output folder has another SHA-256")
+        for (sha, how), n in sorted(bad.items())
+    ]
 
 
 def _some(keys: list[str], most: int = 8) -> str:

@@ -441,3 +441,41 @@ def test_a_models_own_key_replaces_the_default_it_excludes():
     m, n = parse_plan(text, source="p.toml").models
     assert (m.no_temperature, m.max_completion_tokens, m.max_tokens) == (True, 50, 50)
     assert (n.temperature, n.max_tokens, n.max_completion_tokens) == (0.2, 900, None)
+
+
+def test_result_json_names_the_plan_it_ran_under_and_the_report_checks_its_copy(tmp_path, capsys):
+    """Each career of a plan records plan.sha256, the SHA-256 of the plan file's text, and
+    the name of its copy in the output folder (before, nothing tied a result to its plan);
+    the report finds the copy with that hash (plan_copy "verified"), says "differs" and a
+    note under the leaderboard when the copy was edited afterwards. A single command records
+    plan null."""
+    import hashlib
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import load_careers
+    from pibench_tui.report.render import leaderboard_notes
+
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(tmp_path, srv.base_url, seeds="101")
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        sha = hashlib.sha256(plan.read_bytes()).hexdigest()
+        out = tmp_path / "runs"
+        results = [json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))]
+        assert len(results) == 2 and all(r["plan"]["sha256"] == sha for r in results)
+        assert results[0]["plan"]["copy"] == f"plan-{sha[:12]}.toml" and (out / results[0]["plan"]["copy"]).is_file()
+        careers = load_careers([str(out)], simulate=False)
+        assert {c.plan_copy for c in careers} == {"verified"}
+        copy = out / f"plan-{sha[:12]}.toml"
+        copy.write_text(copy.read_text() + "# edited\n")
+        rep = build_report(load_careers([str(out)], simulate=False), trust_unverified=True)
+        assert {c["plan_copy"] for c in rep["careers"]} == {"differs"}
+        assert any(n.startswith(f"2 careers ran under plan {sha[:12]}") for n in leaderboard_notes(rep))
+        single = tmp_path / "single"
+        argv = ["agent", "--model", "m", "--base-url", srv.base_url, "--api-key-env", "PIBENCH_TEST_NO_KEY"]
+        argv += ["--scenario", "short-12", "--seeds", "101", "--out", str(single), "--retries", "0"]
+        os.environ["PIBENCH_TEST_NO_KEY"] = ""
+        try:
+            assert pibench_main(argv) == 0
+        finally:
+            del os.environ["PIBENCH_TEST_NO_KEY"]
+    assert json.loads(next(single.rglob("result.json")).read_text())["plan"] is None
