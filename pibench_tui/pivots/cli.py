@@ -501,50 +501,53 @@ def _progress(total: int) -> Any:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    """Run ``pibench pivots score`` (exit 0, or 1 naming what could not be scored)."""
-    from ..harness.rundir import read_json
-    from .cases import PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
-    from .evaluate import EVAL_FORMAT, read_answers
+    """Run ``pibench pivots score`` (exit 0, or 1 naming each run that could not be scored;
+    the other runs are scored all the same)."""
+    from pibench_tui.textsafe import visible
+
+    from .cases import PivotFileError
+    from .evaluate import PivotRun, load_run, sort_out_runs
     from .score import case_scores, paired_difference, score_run
 
+    loaded: list[PivotRun] = []
+    errors: list[str] = []
+    for run in args.runs:
+        try:
+            loaded.append(load_run(run, args.key))
+        except PivotFileError as exc:
+            errors.append(str(exc))
+    kept, notes, conflicts = sort_out_runs(loaded)
     results: list[dict[str, Any]] = []
     per_run: dict[str, Any] = {}
-    for run in args.runs:
-        meta_path = Path(run) / "run.json"
-        try:
-            meta = read_json(meta_path)
-        except (OSError, ValueError) as exc:
-            return _fail(f"{run}: not a pivot evaluation run ({exc})")
-        if not isinstance(meta, dict) or meta.get("format") != EVAL_FORMAT:
-            return _fail(f"{run}: not a pivot evaluation run (no {EVAL_FORMAT} run.json)")
-        try:
-            cases = load_cases(meta["cases"])
-            if cases_hash(cases) != meta.get("cases_hash"):
-                return _fail(f"{run}: the case set at {meta['cases']} changed since this run was made")
-            folder = Path(meta["cases"]) if Path(meta["cases"]).is_dir() else Path(meta["cases"]).parent
-            key_file = args.key or folder / "key.jsonl"
-            check_sealed_key(meta["cases"], key_file, given=args.key is not None)
-            key = load_key(key_file, cases)
-        except PivotFileError as exc:
-            return _fail(str(exc))
-        answers = read_answers(run)
-        sessions = 1 if (meta.get("backend") or {}).get("sessions_per_case") == 1 else 2
-        scored = score_run(cases, key, answers, sessions)
-        row = {"run": str(run), "label": meta.get("label"), "condition": meta.get("condition"), **scored}
+    for pr in kept:
+        scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case)
+        row = {"run": str(pr.path), "label": pr.meta.get("label"), "condition": pr.meta.get("condition"), **scored}
+        if pr.path in conflicts:
+            row["conflict"] = conflicts[pr.path]
+        else:
+            per_run[str(pr.path)] = (pr.meta, case_scores(pr.cases, pr.key, pr.answers, pr.sessions_per_case))
         results.append(row)
-        per_run[str(run)] = (meta, case_scores(cases, key, answers, sessions))
-    _print_table(results)
+    if results:
+        _print_table(results)
     pairs = _condition_pairs(per_run, paired_difference)
     for p in pairs:
         lo, hi = p["ci"] or (float("nan"), float("nan"))
-        print(
+        print(visible(
             f"{p['label']}: record − plans = {p['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] over {_count(p['cases'], 'case')}"
-        )
+        ))  # fmt: skip
+    for note in [*notes, *sorted(set(conflicts.values()))]:
+        print(visible(f"pibench pivots score: note: {note}", newlines=True), file=sys.stderr)
     if args.json:
         from ..harness.rundir import atomic_write_json
 
-        atomic_write_json(args.json, {"runs": results, "record_vs_plans": pairs})
-    return EXIT_OK
+        atomic_write_json(
+            args.json,
+            {"runs": results, "record_vs_plans": pairs, "notes": [*notes, *sorted(set(conflicts.values()))],
+             "errors": errors},
+        )  # fmt: skip
+    for e in errors:
+        print(visible(f"pibench pivots score: {e}", newlines=True), file=sys.stderr)
+    return EXIT_FAILED if errors else EXIT_OK
 
 
 def _condition_pairs(per_run: dict[str, Any], paired: Any) -> list[dict[str, Any]]:
@@ -559,16 +562,27 @@ def _condition_pairs(per_run: dict[str, Any], paired: Any) -> list[dict[str, Any
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
-    """Per run its overall row, then a row per decision kind and a row per capability it
-    tests (PIVOTS.md "Decision kinds"), each with both intervals and the regret."""
+    """Per run its overall row and folder, what its records held (sessions answered,
+    missing, invalid, duplicates: :func:`~pibench_tui.pivots.score.check_answers`), then a
+    row per decision kind and a row per capability it tests (PIVOTS.md "Decision kinds"),
+    each with both intervals and the regret."""
+    from pibench_tui.textsafe import visible
+
+    from .score import integrity_lines
+
     head = f"{'label':<20} {'cond':<7} {'cases':>5} {'acc':>6} {'95% CI cases':>16} {'95% CI careers':>16} {'regret':>7} {'1st%':>5}"
     print(head)
     for r in results:
         o = r["overall"]
-        print(
-            f"{str(r['label'])[:20]:<20} {str(r['condition']):<7} {o['cases']:>5} {o['accuracy']:>6.3f} "
+        print(visible(
+            f"{str(r['label'])[:20]:<20} {str(r['condition'])[:7]:<7} {o['cases']:>5} {o['accuracy']:>6.3f} "
             f"{_ci(o['ci_cases']):>16} {_ci(o['ci_careers']):>16} {o['regret']:>7.1f} {100 * o['first_plan_share']:>5.0f}"
-        )
+        ))  # fmt: skip
+        print(visible(f"  run folder: {r['run']}"))
+        for line in integrity_lines(r["integrity"]):
+            print(visible(f"  {line}"))
+        if "conflict" in r:
+            print(visible(f"  CONFLICT: {r['conflict']}"))
         for title, rows in (("by kind", r["by_kind"]), ("by capability", r.get("by_capability") or {})):
             print(f"  {title}:")
             for name, s in rows.items():

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from ..harness.backends import Completion, LLMCallFailed
 from ..harness.rundir import JsonlFile, atomic_write_json, read_json, read_jsonl
-from .cases import Case, PivotFileError
+from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
 from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse_answer
 
 __all__ = [
@@ -37,8 +37,10 @@ __all__ = [
     "EvalSettings",
     "FirstJudge",
     "Judge",
+    "PivotRun",
     "RunConflict",
     "evaluate",
+    "load_run",
     "read_answers",
 ]
 
@@ -242,8 +244,74 @@ def _held(run: Path) -> Iterator[None]:
 
 
 def read_answers(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The answer lines of an evaluation run (a torn last line from a kill is ignored)."""
+    """The answer lines of an evaluation run (a torn last line from a kill is ignored).
+
+    Raises:
+        ValueError: The file is damaged beyond a torn last line (a line nested too deep, a
+            line or file too large, a symbolic link): the message names the file and line.
+    """
     return read_jsonl(Path(run) / "answers.jsonl")
+
+
+@dataclass(frozen=True)
+class PivotRun:
+    """An evaluation run directory, read for scoring (:func:`load_run`).
+
+    Attributes:
+        path: The run directory.
+        meta: Its ``run.json``.
+        cases: The case set it answered (unchanged since: its hash is checked).
+        key: The answer key.
+        answers: The ``answers.jsonl`` lines, as read (the scorer re-derives every choice).
+        sessions_per_case: 2 (a model) or 1 (a person).
+    """
+
+    path: Path
+    meta: dict[str, Any]
+    cases: list[Case]
+    key: dict[str, KeyEntry]
+    answers: list[Any]
+    sessions_per_case: int
+
+
+def load_run(run: str | os.PathLike[str], key: str | os.PathLike[str] | None = None) -> PivotRun:
+    """Read a run directory, its case set and answer key for ``pibench pivots score`` and
+    ``pibench report`` (one home: both read a run alike).
+
+    Args:
+        run: The run directory.
+        key: The answer key (default: ``key.jsonl`` beside the run's case set; a sealed set's
+            key must match its commitment).
+
+    Raises:
+        PivotFileError: Not a pivot evaluation run, a damaged ``run.json`` or
+            ``answers.jsonl``, a case set changed since the run, a missing or wrong key: the
+            message names the run directory, the file and (for a damaged line) its number.
+    """
+    path = Path(run)
+    try:
+        meta = read_json(path / "run.json")
+    except (OSError, ValueError) as exc:
+        raise PivotFileError(f"{run}: not a pivot evaluation run ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != EVAL_FORMAT:
+        raise PivotFileError(f"{run}: not a pivot evaluation run (no {EVAL_FORMAT} run.json)")
+    where = meta.get("cases")
+    if not isinstance(where, str) or not where:
+        raise PivotFileError(f"{run}: run.json names no case set")
+    cases = load_cases(where)
+    if cases_hash(cases) != meta.get("cases_hash"):
+        raise PivotFileError(f"{run}: the case set at {where} changed since this run was made")
+    folder = Path(where) if Path(where).is_dir() else Path(where).parent
+    key_file = key if key is not None else folder / "key.jsonl"
+    check_sealed_key(where, key_file, given=key is not None)
+    entries = load_key(key_file, cases)
+    try:
+        answers = read_answers(path)
+    except ValueError as exc:
+        raise PivotFileError(f"{run}: answers cannot be read: {exc}") from None
+    backend = meta.get("backend")
+    sessions = 1 if isinstance(backend, dict) and backend.get("sessions_per_case") == 1 else 2
+    return PivotRun(path, meta, cases, entries, answers, sessions)
 
 
 def _check_settings(run: Path, settings: EvalSettings) -> None:
@@ -365,3 +433,55 @@ def evaluate(
         finally:
             answers.close()
         return {"asked": len(todo), "done": state["done"], "total": total, "failed": failed}
+
+
+def run_row_key(run: PivotRun) -> tuple[str, str, str]:
+    """What names a run's row in scores and reports: (label, condition, case set hash)."""
+    return (str(run.meta.get("label")), str(run.meta.get("condition")), str(run.meta.get("cases_hash")))
+
+
+def sort_out_runs(runs: list[PivotRun]) -> tuple[list[PivotRun], list[str], dict[Path, str]]:
+    """Drop a run given twice and find runs that claim one row (the career report's rule for
+    conflicting careers, :func:`pibench_tui.report.load.drop_duplicates`).
+
+    The same run read twice (one folder named twice, or a copy: the same settings and the
+    same answer lines) counts once. Different runs under one label, condition and case set
+    conflict: which one is "the" row must never depend on the order of the paths.
+
+    Returns:
+        ``(kept, notes, conflicts)``: the runs to show (first copies, in the order given),
+        one note per dropped copy, and for each run in a conflict the reason naming every
+        folder of its row.
+    """
+    kept: list[PivotRun] = []
+    notes: list[str] = []
+    for run in runs:
+        twin = next((k for k in kept if _same_run(k, run)), None)
+        if twin is not None:
+            notes.append(f"{run.path}: the same run as {twin.path}; counted once")
+            continue
+        kept.append(run)
+    rows: dict[tuple[str, str, str], list[PivotRun]] = {}
+    for run in kept:
+        rows.setdefault(run_row_key(run), []).append(run)
+    conflicts: dict[Path, str] = {}
+    for (label, condition, _h), members in rows.items():
+        if len(members) < 2:
+            continue
+        names = ", ".join(str(m.path) for m in members)
+        why = (
+            f"conflicting runs for {label} · {condition}: {names} hold different answers of this label, "
+            "condition and case set; keep one run folder per row, or evaluate again with --label"
+        )
+        for m in members:
+            conflicts[m.path] = why
+    return kept, notes, conflicts
+
+
+def _same_run(a: PivotRun, b: PivotRun) -> bool:
+    try:
+        if a.path.resolve() == b.path.resolve():
+            return True
+    except OSError:
+        pass
+    return a.meta == b.meta and a.answers == b.answers

@@ -16,7 +16,6 @@ session per case, the order the plans were shown recorded), so ``pivots score`` 
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,17 +35,12 @@ from ..harness.rundir import JsonlFile
 from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key, resolve_set
 from .evaluate import EvalSettings, _check_settings, _held, read_answers
 from .fork_record import action_log_to_fork, sealed_seeds
+from .prompt import human_order
 
 __all__ = ["PivotApp", "PivotSession", "human_order", "run_pivots"]
 
 HUMAN = "human"
 """The label and model of a person's answers."""
-
-
-def human_order(case_id: str) -> str:
-    """The order a person sees a case's plans in: ``"AB"`` or ``"BA"``, fixed per case by
-    SHA-256 of its id, so about half the cases show plan B first (no position to learn)."""
-    return "AB" if hashlib.sha256(case_id.encode("utf-8")).digest()[0] % 2 == 0 else "BA"
 
 
 def _escape(text: str) -> str:

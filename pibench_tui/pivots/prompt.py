@@ -13,6 +13,7 @@ and scored wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -27,7 +28,9 @@ __all__ = [
     "RECORD_TOKEN_BUDGET",
     "approx_tokens",
     "case_messages",
+    "human_order",
     "parse_answer",
+    "parse_human_answer",
     "render_reports",
 ]
 
@@ -60,6 +63,7 @@ _SYSTEM = (
 )
 
 _ANSWER = re.compile(r"^\s*answer\s*:\s*\**\s*([12])\s*\**\s*\.?\s*$", re.IGNORECASE | re.MULTILINE)
+_HUMAN_ANSWER = re.compile(r"ANSWER: ([12])(?: \(key [^\n]{1,20}\))?")
 
 
 def approx_tokens(text: str) -> int:
@@ -190,3 +194,19 @@ def parse_answer(reply: str, order: str) -> str | None:
         return None
     shown = picks.pop()
     return order[0] if shown == "1" else order[1]
+
+
+def parse_human_answer(raw: str, order: str) -> str | None:
+    """The case plan a person's saved line chose (``pibench play --pivots`` writes ``raw`` as
+    ``ANSWER: 1`` or ``ANSWER: 2``, then `` (key K)`` with the key pressed), or ``None`` when
+    ``raw`` is not such a line."""
+    m = _HUMAN_ANSWER.fullmatch(raw) if isinstance(raw, str) else None
+    if m is None:
+        return None
+    return order[0] if m.group(1) == "1" else order[1]
+
+
+def human_order(case_id: str) -> str:
+    """The order a person sees a case's plans in: ``"AB"`` or ``"BA"``, fixed per case by
+    SHA-256 of its id, so about half the cases show plan B first (no position to learn)."""
+    return "AB" if hashlib.sha256(case_id.encode("utf-8")).digest()[0] % 2 == 0 else "BA"

@@ -12,6 +12,26 @@ cases weigh equally. A missing or unparseable answer is wrong. Intervals are per
 
 Regret is the Impact lost by wrong choices: per case ``|Δ| × (1 − accuracy)``, averaged over
 cases (citations).
+
+**Every choice is re-derived, never read** (:func:`check_answers`): a session's choice is
+parsed from its recorded reply (``raw``, by the strict rule of
+:func:`~pibench_tui.pivots.prompt.parse_answer`; a person's saved line by
+:func:`~pibench_tui.pivots.prompt.parse_human_answer`) in the plan order recorded for that
+conversation. The stored ``answer`` field is only compared with it:
+
+* a record whose stored ``answer`` (or ``reconsidered``) differs from the one its reply gives
+  is **mismatched**: the session counts **wrong** (never as stored, never as re-derived) and
+  is named in the output;
+* a session (case, order) recorded more than once: copies identical to the first are
+  **duplicates**, ignored (counted); records that differ make the session **conflicting**,
+  counted wrong and named (which one was meant cannot be told);
+* a record of no case of the set, of an order that is not ``AB``/``BA`` (for a person: not
+  the order the case is shown in), or that is not an object is **stray**: ignored, counted;
+* a session with no record is **missing** and counts wrong; a reply without a parseable
+  answer is **unparseable** and counts wrong.
+
+An evaluation never writes any of these but missing and unparseable sessions, so the others
+mean the file was edited or damaged.
 """
 
 from __future__ import annotations
@@ -23,14 +43,19 @@ from typing import Any
 
 import numpy as np
 
+from pibench_tui.words import count
+
 from .cases import KINDS, Case, KeyEntry
-from .prompt import ORDERS
+from .prompt import ORDERS, human_order, parse_answer, parse_human_answer
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
     "BOOTSTRAP_SEED",
     "CaseScore",
+    "Session",
     "case_scores",
+    "check_answers",
+    "integrity_lines",
     "paired_difference",
     "score_run",
 ]
@@ -47,7 +72,9 @@ class CaseScore:
 
     Attributes:
         accuracy: Mean correctness over the orders (missing answers count wrong).
-        answered: Orders with a parseable answer.
+        answered: Orders with a valid, parseable answer.
+        missing: Orders with no record.
+        invalid: Orders whose record is mismatched or conflicting (:func:`check_answers`).
         first_picks: Orders in which the plan shown first was chosen.
         reconsidered: Accuracy after the reconsideration turn (``None`` without one).
         regret: ``|Δ| × (1 − accuracy)`` (citations).
@@ -59,6 +86,8 @@ class CaseScore:
     career: str
     accuracy: float
     answered: int
+    missing: int
+    invalid: int
     first_picks: int
     reconsidered: float | None
     regret: float
@@ -77,54 +106,157 @@ def _tokens(line: Mapping[str, Any]) -> int:
     return total
 
 
+@dataclass(frozen=True)
+class Session:
+    """One conversation's record, checked (:func:`check_answers`).
+
+    Attributes:
+        record: The (first) answer line of this case and order.
+        pick: The case plan (``"A"``/``"B"``) re-derived from ``raw``; ``None`` when the reply
+            is unparseable or the record is invalid (both count wrong).
+        reconsidered: The same for the reconsideration turn (``None`` without one).
+        has_second: The record holds a reconsideration turn.
+        problem: ``None``, ``"mismatched"`` or ``"conflicting"`` (the session counts wrong).
+    """
+
+    record: Mapping[str, Any]
+    pick: str | None
+    reconsidered: str | None
+    has_second: bool
+    problem: str | None
+
+
+def _derive(raw: Any, order: str, human: bool) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    return parse_human_answer(raw, order) if human else parse_answer(raw, order)
+
+
+def _session(records: list[Mapping[str, Any]], order: str, human: bool) -> Session:
+    first = records[0]
+    pick = _derive(first.get("raw"), order, human)
+    has_second = "reconsidered" in first or "raw_reconsidered" in first
+    again = _derive(first.get("raw_reconsidered"), order, human) if has_second else None
+    problem = None
+    if any(r != first for r in records[1:]):
+        problem = "conflicting"
+    elif first.get("answer") != pick or (has_second and first.get("reconsidered") != again):
+        problem = "mismatched"
+    if problem:
+        return Session(first, None, None, has_second, problem)
+    return Session(first, pick, again, has_second, None)
+
+
+def check_answers(
+    cases: Sequence[Case], answers: Sequence[Any], sessions_per_case: int = 2
+) -> tuple[dict[tuple[str, str], Session], dict[str, Any]]:
+    """Re-derive every session's choice from its recorded reply and check the records (the
+    rules are in this module's docstring).
+
+    Args:
+        cases: The case set.
+        answers: ``answers.jsonl`` lines (anything a file may hold).
+        sessions_per_case: 2 (both orders) or 1 (a person: the order of
+            :func:`~pibench_tui.pivots.prompt.human_order` alone).
+
+    Returns:
+        ``(sessions, integrity)``: the checked session of each recorded (case id, order) of the
+        set, and ``{"sessions", "recorded", "answered", "unparseable", "missing",
+        "mismatched": ["ID ORDER", ...], "conflicting": [...], "duplicates", "stray",
+        "cases_answered", "cases_missing"}`` (counts of sessions, records and cases).
+    """
+    human = sessions_per_case == 1
+    ids = {c.id for c in cases}
+    grouped: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    stray = 0
+    for a in answers:
+        if not isinstance(a, Mapping):
+            stray += 1
+            continue
+        cid, order = a.get("id"), a.get("order")
+        valid = (order == human_order(cid)) if human and isinstance(cid, str) else order in ORDERS
+        if not isinstance(cid, str) or cid not in ids or not valid:
+            stray += 1
+            continue
+        grouped.setdefault((cid, str(order)), []).append(a)
+    sessions = {k: _session(v, k[1], human) for k, v in grouped.items()}
+    expected = [(c.id, o) for c in cases for o in _orders(c.id, sessions_per_case)]
+    recorded = [k for k in expected if k in sessions]
+    per_case: dict[str, int] = defaultdict(int)
+    for cid, _o in recorded:
+        per_case[cid] += 1
+    integrity = {
+        "sessions": len(expected),
+        "recorded": len(recorded),
+        "answered": sum(sessions[k].pick is not None for k in recorded),
+        "unparseable": sum(sessions[k].pick is None and sessions[k].problem is None for k in recorded),
+        "missing": len(expected) - len(recorded),
+        "mismatched": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "mismatched"],
+        "conflicting": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "conflicting"],
+        "duplicates": sum(len(v) - 1 for k, v in grouped.items() if sessions[k].problem != "conflicting"),
+        "stray": stray,
+        "cases_answered": sum(per_case[c.id] == sessions_per_case for c in cases),
+        "cases_missing": sum(per_case[c.id] == 0 for c in cases),
+    }
+    return sessions, integrity
+
+
+def _orders(case_id: str, sessions_per_case: int) -> tuple[str, ...]:
+    """The orders a case is asked in: both, or a person's one (:func:`human_order`)."""
+    return ORDERS if sessions_per_case == 2 else (human_order(case_id),)
+
+
 def case_scores(
     cases: Sequence[Case],
     key: Mapping[str, KeyEntry],
-    answers: Sequence[Mapping[str, Any]],
+    answers: Sequence[Any],
     sessions_per_case: int = 2,
 ) -> list[CaseScore]:
-    """Score every case of the set (the last answer of a (case, order) counts).
+    """Score every case of the set from the choices re-derived by :func:`check_answers`.
 
     Args:
         cases: The case set.
         key: The answer key (every case must be in it).
         answers: ``answers.jsonl`` lines.
         sessions_per_case: 2 (a model: both orders, averaged) or 1 (a person sees each case
-            once, in the order of :func:`pibench_tui.pivots.play.human_order`: that answer
+            once, in the order of :func:`~pibench_tui.pivots.prompt.human_order`: that answer
             alone counts).
 
     Raises:
         KeyError: A case has no key entry.
     """
-    by: dict[tuple[str, str], Mapping[str, Any]] = {}
-    for a in answers:
-        by[(str(a.get("id")), str(a.get("order")))] = a
+    sessions, _ = check_answers(cases, answers, sessions_per_case)
     out = []
     for case in cases:
         right = key[case.id].better
         correct = []
         after: list[bool] = []
-        answered = first = repaired = introduced = tokens = 0
+        answered = missing = invalid = first = repaired = introduced = tokens = 0
         has_second = False
-        orders = ORDERS if sessions_per_case == 2 else _answered_order(by, case.id)
+        orders = _orders(case.id, sessions_per_case)
         for order in orders:
-            line = by.get((case.id, order))
-            pick = line.get("answer") if line else None
+            session = sessions.get((case.id, order))
+            if session is None:
+                missing += 1
+                correct.append(False)
+                after.append(False)
+                continue
+            pick = session.pick
             ok = pick == right
             correct.append(ok)
-            if pick in ("A", "B"):
+            invalid += session.problem is not None
+            if pick is not None:
                 answered += 1
                 first += pick == order[0]
-            if line is not None:
-                tokens += _tokens(line)
-                if "reconsidered" in line:
-                    has_second = True
-                    ok2 = line.get("reconsidered") == right
-                    after.append(ok2)
-                    repaired += (not ok) and ok2
-                    introduced += ok and not ok2
-                else:
-                    after.append(ok)
+            tokens += _tokens(session.record)
+            if session.has_second:
+                has_second = True
+                ok2 = session.reconsidered == right
+                after.append(ok2)
+                repaired += (not ok) and ok2
+                introduced += ok and not ok2
+            else:
+                after.append(ok)
         acc = sum(correct) / len(orders)
         out.append(
             CaseScore(
@@ -134,6 +266,8 @@ def case_scores(
                 career=case.career,
                 accuracy=acc,
                 answered=answered,
+                missing=missing,
+                invalid=invalid,
                 first_picks=first,
                 reconsidered=(sum(after) / len(orders)) if has_second else None,
                 regret=key[case.id].regret * (1.0 - acc),
@@ -143,14 +277,6 @@ def case_scores(
             )
         )
     return out
-
-
-def _answered_order(by: Mapping[tuple[str, str], Mapping[str, Any]], case_id: str) -> tuple[str, ...]:
-    """The one order a single-session judge answered ``case_id`` in (``("AB",)`` if none)."""
-    for order in ORDERS:
-        if (case_id, order) in by:
-            return (order,)
-    return ORDERS[:1]
 
 
 def _interval(samples: np.ndarray) -> list[float]:
@@ -186,6 +312,8 @@ def _summary(scores: Sequence[CaseScore], sessions_per_case: int = 2) -> dict[st
         "ci_careers": _cluster_bootstrap(values, [s.career for s in scores], np.random.default_rng(BOOTSTRAP_SEED)),
         "regret": float(np.mean([s.regret for s in scores])),
         "unanswered": sum(sessions_per_case - s.answered for s in scores),
+        "missing": sum(s.missing for s in scores),
+        "invalid": sum(s.invalid for s in scores),
         "first_plan_share": (sum(s.first_picks for s in scores) / max(1, sum(s.answered for s in scores))),
         "tokens_per_case": float(np.mean([s.tokens for s in scores])),
     }
@@ -202,20 +330,22 @@ def _summary(scores: Sequence[CaseScore], sessions_per_case: int = 2) -> dict[st
 def score_run(
     cases: Sequence[Case],
     key: Mapping[str, KeyEntry],
-    answers: Sequence[Mapping[str, Any]],
+    answers: Sequence[Any],
     sessions_per_case: int = 2,
 ) -> dict[str, Any]:
     """Accuracy, both intervals, regret, per kind and per capability (``sessions_per_case``:
-    see :func:`case_scores`).
+    see :func:`case_scores`), and what the records held (:func:`check_answers`).
 
     Returns:
         ``{"overall": {...}, "by_kind": {kind: {...}}, "by_capability": {capability: {"kinds",
-        ...}}, "cases": [...]}``
+        ...}}, "integrity": {...}, "cases": [...]}``
         where each summary holds ``cases, careers, accuracy, ci_cases, ci_careers, regret,
-        unanswered, first_plan_share, tokens_per_case`` (and ``reconsidered`` with a
-        reconsideration turn).
+        unanswered, missing, invalid, first_plan_share, tokens_per_case`` (and
+        ``reconsidered`` with a reconsideration turn); ``unanswered`` counts every session
+        without a valid parseable answer (missing, unparseable or invalid), all scored wrong.
     """
     scores = case_scores(cases, key, answers, sessions_per_case)
+    _, integrity = check_answers(cases, answers, sessions_per_case)
     n = sessions_per_case
     by_kind = {k: [s for s in scores if s.kind == k] for k in KINDS}
     caps: dict[str, list[CaseScore]] = defaultdict(list)
@@ -228,6 +358,7 @@ def score_run(
             k: {"kinds": sorted({s.kind for s in v}, key=KINDS.index), **_summary(v, n)}
             for k, v in sorted(caps.items())
         },
+        "integrity": integrity,
         "cases": [
             {"id": s.id, "kind": s.kind, "career": s.career, "accuracy": s.accuracy, "regret": s.regret} for s in scores
         ],
@@ -247,3 +378,31 @@ def paired_difference(a: Sequence[CaseScore], b: Sequence[CaseScore]) -> dict[st
         "difference": float(diff.mean()),
         "ci": _case_bootstrap(diff, np.random.default_rng(BOOTSTRAP_SEED)),
     }
+
+
+def integrity_lines(integrity: dict[str, Any], names: int = 5) -> list[str]:
+    """What a run's records held, in words (:func:`~pibench_tui.pivots.score.check_answers`):
+    sessions answered, unparseable and missing; cases answered in full and not at all;
+    duplicate and stray records; and (naming the first ``names``) sessions whose stored
+    answer disagrees with their reply or that were recorded twice differently."""
+    i = integrity
+    out = [
+        f"sessions: {i['answered']} of {i['sessions']} answered; {i['unparseable']} unparseable, "
+        f"{i['missing']} missing (both counted wrong); cases: {i['cases_answered']} answered in full, "
+        f"{i['cases_missing']} with no answer"
+    ]
+    if i["duplicates"] or i["stray"]:
+        out.append(
+            f"records ignored: {count(i['duplicates'], 'duplicate')} (copies of a session's first record), "
+            f"{i['stray']} stray (no case of the set, or an order it is not asked in)"
+        )
+    for what, why in (
+        ("mismatched", "stored answer disagrees with the recorded reply"),
+        ("conflicting", "session recorded more than once, differently"),
+    ):
+        bad = i[what]
+        if bad:
+            more = f" and {len(bad) - names} more" if len(bad) > names else ""
+            out.append(f"INVALID: {count(len(bad), 'session')} {what} ({why}; counted wrong): "
+                       f"{', '.join(bad[:names])}{more}")  # fmt: skip
+    return out

@@ -97,6 +97,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     pivot_runs = find_pivot_runs(args.paths)
     pivots = pivot_section(pivot_runs, dict(args.price)) if pivot_runs else None
+    for note in (pivots or {}).get("notes", []):
+        print(visible(f"pibench report: note: {note}", newlines=True), file=sys.stderr)
     paths = career_paths(args.paths) if pivot_runs else args.paths
     if pivots is not None and not paths:
         return _pivots_only(args, pivots)

@@ -4,7 +4,13 @@
 run directories) beside career runs: one row per run with accuracy and both 95 % intervals,
 accuracy per kind and per capability, regret, tokens and cost per case. Every number is
 re-scored here from the run's answers and the case set's key (the same code as ``pibench
-pivots score``); a run whose key is not available (a sealed set) is listed as unscored.
+pivots score``, :func:`pibench_tui.pivots.evaluate.load_run`): every choice is re-derived from
+the recorded reply, never read from the stored ``answer`` field
+(:func:`pibench_tui.pivots.score.check_answers`: a record that disagrees is counted wrong and
+named in the notes); a run whose key is not available (a sealed set) or whose files are
+damaged is listed as unscored with the reason. Two different runs claiming one row (label,
+condition and case set) conflict, as careers do: neither is scored and a note names both
+folders; the same run read twice counts once.
 """
 
 from __future__ import annotations
@@ -16,9 +22,9 @@ from typing import Any
 
 from pibench_tui.words import count
 
-from ..pivots.cases import KINDS, PivotFileError, cases_hash, load_cases, load_key
-from ..pivots.evaluate import EVAL_FORMAT, read_answers
-from ..pivots.score import score_run
+from ..pivots.cases import KINDS, PivotFileError
+from ..pivots.evaluate import EVAL_FORMAT, PivotRun, load_run, sort_out_runs
+from ..pivots.score import integrity_lines, score_run
 
 __all__ = [
     "career_paths",
@@ -91,35 +97,34 @@ def _cost(tokens: list[dict[str, Any]], price: tuple[float, ...] | None) -> floa
     return (prompt * price[0] + completion * price[1]) / 1e6
 
 
-def _row(run: Path, prices: dict[str, tuple[float, ...]]) -> dict[str, Any]:
-    import json
+def _head(run: Path) -> dict[str, Any]:
+    """The row's names from ``run.json`` (bounded, like every run file read)."""
+    from ..harness.rundir import read_json
 
-    meta = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    label = str(meta.get("label"))
-    row: dict[str, Any] = {
-        "run": str(run),
-        "label": label,
-        "condition": meta.get("condition"),
-        "model": meta.get("model"),
-    }
     try:
-        cases = load_cases(meta["cases"])
-        if cases_hash(cases) != meta.get("cases_hash"):
-            return {**row, "error": f"the case set at {meta['cases']} changed since this run"}
-        key = load_key(Path(meta["cases"]) / "key.jsonl", cases)
-    except (PivotFileError, KeyError, TypeError) as exc:
-        return {**row, "error": f"not scored: {exc}"}
-    answers = read_answers(run)
-    sessions = 1 if (meta.get("backend") or {}).get("sessions_per_case") == 1 else 2
-    scored = score_run(cases, key, answers, sessions)
-    tokens = [t for a in answers for t in (a.get("tokens") or []) if isinstance(t, dict)]
+        meta = read_json(run / "run.json")
+    except (OSError, ValueError):
+        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
+    return {"run": str(run), "label": str(meta.get("label")), "condition": meta.get("condition"),
+            "model": meta.get("model")}  # fmt: skip
+
+
+def _row(pr: PivotRun, prices: dict[str, tuple[float, ...]]) -> dict[str, Any]:
+    meta = pr.meta
+    label = str(meta.get("label"))
+    row: dict[str, Any] = {"run": str(pr.path), "label": label, "condition": meta.get("condition"),
+                           "model": meta.get("model")}  # fmt: skip
+    scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case)
+    tokens = [t for a in pr.answers if isinstance(a, dict) for t in (a.get("tokens") or []) if isinstance(t, dict)]
     price = prices.get(label) or prices.get(str(meta.get("model")))
     cost = _cost(tokens, price)
     row.update(
         overall=scored["overall"],
+        integrity=scored["integrity"],
         by_kind={k: v["accuracy"] for k, v in scored["by_kind"].items()},
         by_capability={k: v["accuracy"] for k, v in scored["by_capability"].items()},
-        cost_per_case=None if cost is None else cost / max(1, len(cases)),
+        cost_per_case=None if cost is None else cost / max(1, len(pr.cases)),
     )
     return row
 
@@ -128,12 +133,29 @@ def pivot_section(runs: list[Path], prices: dict[str, tuple[float, ...]] | None 
     """Rows of the report's pivot section: one per run, re-scored from its answers and key.
 
     Returns:
-        ``{"rows": [{"run", "label", "condition", "overall", "by_kind", "by_capability",
-        "cost_per_case"} or {..., "error"}], "kinds": [...]}``.
+        ``{"rows": [{"run", "label", "condition", "overall", "integrity", "by_kind",
+        "by_capability", "cost_per_case"} or {..., "error"}], "kinds": [...], "notes": [...]}``;
+        ``notes`` say which runs were read twice, which conflict, and which hold invalid
+        records (:func:`~pibench_tui.pivots.score.integrity_lines`).
     """
-    rows = [_row(r, prices or {}) for r in runs]
+    loaded: list[PivotRun] = []
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        try:
+            loaded.append(load_run(run))
+        except PivotFileError as exc:
+            rows.append({**_head(run), "error": f"not scored: {exc}"})
+    kept, notes, conflicts = sort_out_runs(loaded)
+    for pr in kept:
+        if pr.path in conflicts:
+            rows.append({**_head(pr.path), "error": f"not scored: {conflicts[pr.path]}"})
+            continue
+        row = _row(pr, prices or {})
+        notes += [f"{pr.path}: {line}" for line in integrity_lines(row["integrity"])[1:]]
+        rows.append(row)
+    notes += sorted(set(conflicts.values()))
     rows.sort(key=lambda r: (-(r.get("overall") or {}).get("accuracy", -1.0), r["label"], str(r["condition"])))
-    return {"rows": rows, "kinds": [k for k in KINDS if any(k in r.get("by_kind", {}) for r in rows)]}
+    return {"rows": rows, "kinds": [k for k in KINDS if any(k in r.get("by_kind", {}) for r in rows)], "notes": notes}
 
 
 def _ci(ci: list[float] | None) -> str:
@@ -142,8 +164,8 @@ def _ci(ci: list[float] | None) -> str:
 
 def pivot_table(section: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the pivot leaderboard (text cells; one row per run)."""
-    head = ["label", "condition", "cases", "accuracy", "95% CI cases", "95% CI careers", "regret", "missing"]
-    head += ["tokens/case", "cost/case"]
+    head = ["label", "condition", "cases", "accuracy", "95% CI cases", "95% CI careers", "regret"]
+    head += ["answered", "missing", "invalid", "tokens/case", "cost/case"]
     rows = []
     for r in section["rows"]:
         if "error" in r:
@@ -160,7 +182,9 @@ def pivot_table(section: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 _ci(o["ci_cases"]),
                 _ci(o["ci_careers"]),
                 f"{o['regret']:.1f}",
-                str(o["unanswered"]),
+                f"{r['integrity']['answered']}/{r['integrity']['sessions']}",
+                str(o["missing"]),
+                str(o["invalid"]),
                 f"{o['tokens_per_case']:,.0f}",
                 "" if cost is None else f"${cost:.4f}",
             ]
@@ -216,7 +240,9 @@ def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
         '<p class="note">Accuracy: share of cases where the better plan (by the simulated futures) was chosen, '
         "both plan orders averaged per case (one session per case for a person). CI cases / careers: 95% "
         "bootstrap intervals resampling cases, and careers with all their cases. Regret: Impact lost by wrong "
-        "choices per case (citations).</p>"
+        "choices per case (citations). Answered: sessions with a valid answer, re-derived from the recorded "
+        "reply; missing: sessions with no answer; invalid: sessions whose stored answer disagrees with the "
+        "reply or that were recorded twice differently. All three count wrong.</p>"
     )
     if figure:
         data = base64.b64encode(figure).decode("ascii")

@@ -34,6 +34,11 @@ def pibench(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
     )
 
 
+def _line(case_id: str, order: str, pick: str) -> dict[str, str]:
+    """An answer line as `pivots eval` writes it: the reply names the shown number of ``pick``."""
+    return {"id": case_id, "order": order, "answer": pick, "raw": f"ANSWER: {1 if order[0] == pick else 2}"}
+
+
 def _key(caseset: Path) -> dict[str, str]:
     return {k.id: k.better for k in load_key(caseset / "key.jsonl").values()}
 
@@ -272,7 +277,7 @@ def test_career_cluster_interval_is_wider_when_a_careers_cases_agree(caseset: Pa
     answers = []
     for c in cases:
         pick = key[c.id].better if c.career != "baseline/103" else ("B" if key[c.id].better == "A" else "A")
-        answers += [{"id": c.id, "order": o, "answer": pick} for o in ("AB", "BA")]
+        answers += [_line(c.id, o, pick) for o in ("AB", "BA")]
     a = score_run(cases, key, answers)["overall"]
     b = score_run(cases, key, answers)["overall"]
     assert a == b
@@ -286,8 +291,8 @@ def test_record_versus_plans_is_a_paired_difference(caseset: Path) -> None:
     """The difference of two conditions is taken case by case over the cases both scored."""
     cases = load_cases(caseset)
     key = load_key(caseset, cases)
-    right = [{"id": c.id, "order": o, "answer": key[c.id].better} for c in cases for o in ("AB", "BA")]
-    first = [{"id": c.id, "order": o, "answer": o[0]} for c in cases for o in ("AB", "BA")]
+    right = [_line(c.id, o, key[c.id].better) for c in cases for o in ("AB", "BA")]
+    first = [_line(c.id, o, o[0]) for c in cases for o in ("AB", "BA")]
     d = paired_difference(case_scores(cases, key, right), case_scores(cases, key, first))
     assert d["cases"] == 6 and d["difference"] == pytest.approx(0.5) and d["ci"] == [0.5, 0.5]
 
