@@ -1097,6 +1097,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(visible(f"INVALID  {d}: {exc}", newlines=True))
             bad += 1
             continue
+        except Exception as exc:  # noqa: BLE001 - one hostile folder never stops the check of the others
+            print(visible(f"INVALID  {d}: cannot be checked: {type(exc).__name__}: {exc}", newlines=True))
+            bad += 1
+            continue
         if verdict.get("sealed"):
             print(visible(f"sealed   {d}: {verdict['message']}", newlines=True))
             unchecked += 1

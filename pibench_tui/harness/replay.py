@@ -54,18 +54,25 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
         ``{"valid": bool, "message": str, "impact": {...} | None, "digest": str | None,
         "expected_impact", "expected_digest", "actions": int, "seconds": float}``.
 
+    A result whose folder is not the one its label, scenario and seed name (a copied run
+    folder: :func:`~pibench_tui.harness.runcheck.folder_problem`, the report's rule) is
+    invalid without a replay.
+
     Raises:
         FileNotFoundError: No ``result.json`` in ``path``.
-        ValueError: ``result.json`` is not a run result.
+        ValueError: ``result.json`` is not a run result
+            (:func:`~pibench_tui.harness.runcheck.result_problem`: the message names the field).
     """
+    from pibench_tui.harness.runcheck import folder_problem, result_problem
     from world.api import ActionError, replay
     from world.config import WorldConfig
     from world.scoring import impact
 
     path = Path(path)
     res = read_json(path / "result.json")
-    if not isinstance(res, dict) or "config" not in res:
-        raise ValueError(f"{path}/result.json is not a pibench run result (no config)")
+    problem = result_problem(res, path / "result.json")
+    if problem is not None:
+        raise ValueError(problem)
     out: dict[str, Any] = {
         "valid": False,
         "impact": None,
@@ -75,6 +82,10 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
         "actions": 0,
         "seconds": 0.0,
     }
+    problem = folder_problem(path, res)
+    if problem is not None:  # the report's rule: never this folder's career
+        out["message"] = problem
+        return out
     try:
         actions = read_jsonl(path / "actions.jsonl", strict=True)
     except ValueError as exc:  # a completed run's log has no torn or foreign lines

@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from pibench_tui.harness.runcheck import folder_problem, result_problem
 from pibench_tui.harness.rundir import (
     MAX_JSON_BYTES,
     MAX_JSONL_BYTES,
     RUN_FORMAT,
-    career_dir,
     iter_jsonl,
     read_json,
     read_jsonl,
@@ -573,40 +573,11 @@ def _transcript_stats(c: Career, path: Path) -> None:
     c.flags = sum(n for k, n in kinds.items() if k not in BENIGN_KINDS)
 
 
-def _check_folder(c: Career, path: Path, res: dict[str, Any]) -> None:
-    """A run folder holds the career its names say (``<label>/<scenario>-<seed>``): a good
-    seed's folder copied over a bad seed's, or another label's folder copied into this
-    label's, is invalid, counted under the label and seed of its folder."""
-    seed, commitment = _seed(res.get("seed")), res.get("seed_commitment")
-    if seed is None and res.get("seed") is not None:
-        return  # not an integer: _sealed_seed names it
-    want = career_dir(
-        path.parent.parent,
-        str(res.get("label") or ""),
-        str(res.get("scenario") or ""),
-        seed,
-        commitment if isinstance(commitment, str) else None,
-    )
-    here, there = f"{path.parent.name}/{path.name}", f"{want.parent.name}/{want.name}"
-    if here != there:
-        c.mark("invalid", f"the folder {here!r} holds the result of {there!r} (a copied run folder)")
-
-
 def _sealed_seed(c: Career, res: dict[str, Any], opts: _Options) -> int | None:
     """The seed to re-simulate with: the public one, or a sealed one from ``--seal``."""
     seed = _seed(res.get("seed"))
-    commitment = res.get("seed_commitment")
-    if res.get("seed") is not None and seed is None:
-        c.mark("invalid", f"result.json's seed {res.get('seed')!r} is not an integer")
-        return None
-    if seed is not None:
-        if commitment:
-            c.mark("invalid", "result.json has both a public seed and a seed commitment")
-            return None
+    if seed is not None:  # its shape is checked (result_problem): an int, or null with a commitment
         return seed
-    if not isinstance(commitment, str) or not commitment:
-        c.mark("invalid", "result.json has neither a seed nor a seed commitment")
-        return None
     if opts.seal is None:
         c.mark("unverified", "sealed: re-simulated only with --seal FILE (after the evaluation)")
         return None
@@ -626,9 +597,6 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
 
     seed = _sealed_seed(c, res, opts)
     if seed is None or c.status == "invalid":
-        return
-    if not isinstance(res.get("config"), dict):
-        c.mark("invalid", "result.json has no config: the career cannot be re-simulated")
         return
     try:
         cfg = WorldConfig.from_dict(res["config"])
@@ -719,9 +687,10 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
         c.mark("invalid", str(exc))
         c.scenario = scenario_label(scen, None)
         return c
+    problem = result_problem(res, path / "result.json")
     if not isinstance(res, dict) or res.get("format") != RUN_FORMAT:
         c = _blank(path, label, "agent", scen, key)
-        c.mark("invalid", f"{path / 'result.json'} is not a pibench run result")
+        c.mark("invalid", str(problem))
         c.scenario = scenario_label(scen, None)
         return c
     kind = "policy" if res.get("kind") == "policy" else "agent"
@@ -738,7 +707,9 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     cfg_hash = _config_hash(res.get("config"))
     c.config_hash = cfg_hash
     c.scenario = scenario_label(res.get("scenario") or "custom", cfg_hash)
-    _check_folder(c, path, res)
+    problem = problem or folder_problem(path, res)
+    if problem is not None:
+        c.mark("invalid", problem)
     if c.status == "invalid":
         c.key = key  # counted under the label and seed its folders name
         c.label = folder_label or c.label

@@ -1,0 +1,86 @@
+"""What makes a folder a run folder and its ``result.json`` a career's result: one rule, in
+one place, for ``pibench report`` and ``pibench replay`` (a QA tester found the two
+disagreeing: replay called a copied folder valid that the report called invalid, and a
+result.json with ``"impact": "abc"`` crashed replay while the report named it).
+
+* :func:`result_problem` -- the shape of a run result: format, an integer seed or a seed
+  commitment (never both), a config, an Impact split of finite numbers.
+* :func:`folder_problem` -- a run folder holds the career its names say
+  (``<label>/<scenario>-<seed>``, :func:`~pibench_tui.harness.rundir.career_dir`): a good
+  seed's folder copied over a bad seed's, or another label's copied into this label's, is
+  not that career.
+
+What a career's files may hold is judged here; whether it re-simulates to them is each
+command's own work (``world.api.replay``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from pibench_tui.harness.rundir import RUN_FORMAT, career_dir
+
+__all__ = ["IMPACT_KEYS", "folder_problem", "result_problem"]
+
+#: The Impact split a run result records (MECHANICS §12): ``total`` always, ``earned`` and
+#: ``projection`` when present (a result of every pibench writes all three).
+IMPACT_KEYS = ("total", "earned", "projection")
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _brief(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def result_problem(res: Any, where: str | Path = "result.json") -> str | None:
+    """Why ``res`` (a parsed ``result.json``, from the file ``where``) is not a run result a
+    career can be judged by, or ``None``: it must be a dict of :data:`RUN_FORMAT` with an
+    integer seed (not a bool) or, for a sealed career, ``seed: null`` and a seed commitment
+    (never both), a ``config`` object and an ``impact`` object whose ``total`` (and
+    ``earned``, ``projection`` when present) are finite numbers. The message names the field
+    and the value found."""
+    if not isinstance(res, dict) or res.get("format") != RUN_FORMAT:
+        return f"{where} is not a pibench run result"
+    seed, commitment = res.get("seed"), res.get("seed_commitment")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        return f"result.json's seed {_brief(seed)} is not an integer"
+    if seed is not None and commitment:
+        return "result.json has both a public seed and a seed commitment"
+    if seed is None and (not isinstance(commitment, str) or not commitment):
+        return "result.json has neither a seed nor a seed commitment"
+    if not isinstance(res.get("config"), dict):
+        return "result.json has no config: the career cannot be re-simulated"
+    imp = res.get("impact")
+    if (
+        not isinstance(imp, dict)
+        or not _finite(imp.get("total"))
+        or any(k in imp and not _finite(imp[k]) for k in IMPACT_KEYS)
+    ):
+        return f"result.json's impact {_brief(imp)} is not an Impact split (finite numbers: {', '.join(IMPACT_KEYS)})"
+    return None
+
+
+def folder_problem(path: str | Path, res: dict[str, Any]) -> str | None:
+    """Why the run folder ``path`` does not hold the career its names say, or ``None``: its
+    last two components must be the ones ``pibench agent`` / ``pibench run --save-runs``
+    give ``res``'s label, scenario and seed (or commitment). Call it on a result that passed
+    :func:`result_problem`."""
+    path = Path(path)
+    seed, commitment = res.get("seed"), res.get("seed_commitment")
+    want = career_dir(
+        path.parent.parent,
+        str(res.get("label") or ""),
+        str(res.get("scenario") or ""),
+        seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        commitment if isinstance(commitment, str) else None,
+    )
+    here, there = f"{path.parent.name}/{path.name}", f"{want.parent.name}/{want.name}"
+    if here != there:
+        return f"the folder {here!r} holds the result of {there!r} (a copied run folder)"
+    return None
