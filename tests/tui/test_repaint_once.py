@@ -63,13 +63,13 @@ async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys
         assert before and all(k.display for k in before)
         await press(pilot, "n", to="ConfirmNextMonth")
         await drain(pilot)
-        assert footer.has_class("-covered")
+        assert footer.covered
         assert _keys(app) == before and not any(k.display for k in before), "hidden, not removed"
         palette = footer.query_children(".-command-palette")
         assert all(k.display for k in palette)
         await press(pilot, "escape", to="Screen")
         await drain(pilot)
-        assert not footer.has_class("-covered")
+        assert not footer.covered
         assert _keys(app) == before and all(k.display for k in before)
         assert footer.updates == updates
 
