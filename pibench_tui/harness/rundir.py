@@ -204,6 +204,7 @@ def iter_jsonl(
     strict: bool = False,
     line_limit: int = MAX_LINE_BYTES,
     limit: int = MAX_JSONL_BYTES,
+    torn_tail: bool = False,
 ) -> Iterator[Any]:
     """The complete JSON lines of ``path``, one at a time (see :func:`read_jsonl`). Lines end
     at ``\n`` only (a U+2028 in a text is not a line break). Nothing longer than
@@ -213,7 +214,9 @@ def iter_jsonl(
         RunFileIsLink: ``path`` is a symbolic link.
         RunFileTooLarge: A line is longer than ``line_limit`` bytes or the file than ``limit``.
         ValueError: A line nests deeper than :data:`MAX_JSON_DEPTH` (damage, not a torn
-            line); with ``strict``, also a line that is not JSON or a cut last line.
+            line); with ``strict``, also a line that is not JSON or a cut last line (unless
+            ``torn_tail``: a last line without its newline, as a kill mid-write leaves, is
+            then ignored; any other damage raises).
     """
     path = Path(path)
     if not os.path.lexists(path):
@@ -231,7 +234,7 @@ def iter_jsonl(
                     raise RunFileTooLarge(
                         f"{path}: line {number} is longer than {_mib(line_limit)}, the most pibench reads as one line"
                     )
-                if strict:
+                if strict and not torn_tail:
                     raise ValueError(f"{path}: line {number} is cut (no newline at the end of the file)")
                 return
             line = raw.strip()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..harness.backends import Completion, LLMCallFailed
-from ..harness.rundir import JsonlFile, atomic_write_json, read_json, read_jsonl
+from ..harness.rundir import JsonlFile, atomic_write_json, iter_jsonl, read_json
 from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
 from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse_answer
 
@@ -243,14 +243,16 @@ def _held(run: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def read_answers(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The answer lines of an evaluation run (a torn last line from a kill is ignored).
+def read_answers(run: str | os.PathLike[str]) -> list[Any]:
+    """The answer lines of an evaluation run (a torn last line from a kill is ignored; lines
+    are returned as parsed, not necessarily objects).
 
     Raises:
-        ValueError: The file is damaged beyond a torn last line (a line nested too deep, a
-            line or file too large, a symbolic link): the message names the file and line.
+        ValueError: The file is damaged beyond a torn last line (a line that is not JSON, a
+            line nested too deep, a line or file too large, a symbolic link): the message
+            names the file and line.
     """
-    return read_jsonl(Path(run) / "answers.jsonl")
+    return list(iter_jsonl(Path(run) / "answers.jsonl", strict=True, torn_tail=True))
 
 
 @dataclass(frozen=True)
@@ -369,6 +371,20 @@ def _ask(judge: Judge, case: Case, order: str, settings: EvalSettings) -> dict[s
     return line
 
 
+def _drop_torn_tail(answers: JsonlFile) -> None:
+    """Cut a last line a kill left without its newline, so the next answer starts a line of
+    its own (appended to the torn one, both would be lost to every reader)."""
+    try:
+        size = answers.path.stat().st_size
+        with open(answers.path, "rb") as fh:
+            fh.seek(max(0, size - 1))
+            last = fh.read(1)
+    except OSError:
+        return
+    if last and last != b"\n":
+        answers.truncate(answers.lines)
+
+
 def evaluate(
     cases: list[Case],
     judge_factory: Callable[[], Judge],
@@ -397,10 +413,18 @@ def evaluate(
     run = Path(out)
     with _held(run):
         _check_settings(run, settings)
-        done = {(a.get("id"), a.get("order")) for a in read_answers(run)}
+        try:
+            previous = read_answers(run)
+        except ValueError as exc:
+            raise RunConflict(
+                f"{run}: its answers cannot be read ({exc}); nothing was asked: move the damaged "
+                "answers.jsonl aside or use another --out"
+            ) from None
+        done = {(a.get("id"), a.get("order")) for a in previous if isinstance(a, dict)}
         todo = [(c, o) for c in cases for o in ORDERS if (c.id, o) not in done]
         total = 2 * len(cases)
         answers = JsonlFile(run / "answers.jsonl")
+        _drop_torn_tail(answers)
         lock = threading.Lock()
         failed: list[dict[str, Any]] = []
         state = {"done": total - len(todo)}

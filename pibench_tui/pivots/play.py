@@ -67,9 +67,13 @@ class PivotSession:
     answered: dict[str, str] = field(default_factory=dict)  # case id -> chosen case plan
 
     def __post_init__(self) -> None:
-        for line in read_answers(self.run):
-            if line.get("answer") in ("A", "B"):
-                self.answered[str(line["id"])] = str(line["answer"])
+        try:
+            lines = read_answers(self.run)
+        except ValueError as exc:
+            raise PivotFileError(f"{self.run}: the answers so far cannot be read ({exc})") from None
+        for line in lines:
+            if isinstance(line, dict) and line.get("answer") in ("A", "B"):
+                self.answered[str(line.get("id"))] = str(line["answer"])
 
     def next_index(self, after: int = -1) -> int | None:
         """The first unanswered case after ``after`` (wrapping), or ``None`` when all are."""

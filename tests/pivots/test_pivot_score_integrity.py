@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pibench_tui.pivots.cases import load_cases, load_key
+from pibench_tui.pivots.play import open_session
 from pibench_tui.pivots.score import check_answers, score_run
 from tests.pivots.casesets import make_set
 
@@ -175,3 +176,43 @@ def test_two_runs_of_one_label_conflict_and_one_run_given_twice_counts_once(
     rows = json.loads(rep.read_text())["pivots"]["rows"]
     assert len(rows) == 2 and all("conflicting runs for first" in x["error"] for x in rows)
     assert "conflicting runs for first" in r.stderr
+
+
+def test_a_torn_last_answer_is_cut_before_resuming_and_damage_is_a_clean_error(
+    first_run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`pivots eval` resumed after a kill that tore the last answer line cuts that line first:
+    the answer asked again starts a line of its own and every session is scored (before, it
+    was glued to the torn line, and that line and all after it were lost to every reader at
+    every resume). An answers file damaged elsewhere (a line that is not JSON, a line nested
+    100,000 deep) is refused naming the file and line, with nothing asked and nothing
+    written, by `pivots eval`, `pivots score` and `play --pivots`; before: tracebacks, or the
+    lines after the damage silently dropped."""
+    cases, run = first_run
+    torn = _copy(run, tmp_path / "torn")
+    text = (torn / "answers.jsonl").read_text().splitlines(keepends=True)
+    (torn / "answers.jsonl").write_text("".join(text[:-1]) + text[-1][:25])
+    r = pibench("pivots", "eval", "--cases", str(cases), "--judge", "first", "--out", str(torn))
+    assert r.returncode == 0, r.stderr
+    assert "12 of 12 sessions answered" in r.stderr and "(1 asked now)" in r.stderr
+    assert [json.loads(x) for x in (torn / "answers.jsonl").read_text().splitlines()] == _lines(run)
+    for damage, where in (("not json\n", "line 7 is not JSON"), ("[" * 100_000 + "]" * 100_000 + "\n", "line 7: JSON")):
+        bad = tmp_path / f"bad{len(damage)}"
+        _copy(run, bad)
+        text = (bad / "answers.jsonl").read_text().splitlines(keepends=True)
+        before = "".join(text[:6]) + damage + "".join(text[6:])
+        (bad / "answers.jsonl").write_text(before)
+        human = tmp_path / f"human{len(damage)}"
+        session = open_session(str(cases), None, str(human))
+        for case in session.cases:
+            session.record(case, 1, "a")
+        (human / "answers.jsonl").write_text("".join(text[:6]) + damage)
+        for args, folder in (
+            (("pivots", "eval", "--cases", str(cases), "--judge", "first", "--out", str(bad)), bad),
+            (("pivots", "score", str(bad)), bad),
+            (("play", "--pivots", str(cases), "--answers", str(human)), human),
+        ):
+            r = pibench(*args)
+            assert r.returncode == 1, (args, r.stderr)
+            assert "Traceback" not in r.stderr and f"{folder / 'answers.jsonl'}: {where}" in r.stderr, (args, r.stderr)
+        assert (bad / "answers.jsonl").read_text() == before
