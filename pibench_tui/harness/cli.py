@@ -1076,12 +1076,14 @@ def _summarise(
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``pibench replay``; exit status 1 when any run does not replay, else 2 when a
     sealed run could not be checked (no ``--seal``), else 0."""
-    from pibench_tui.harness.replay import replay_run
-    from pibench_tui.harness.rundir import iter_run_dirs
+    import os
 
-    dirs = []
-    for root in args.runs:
-        found = [d for d in iter_run_dirs(root) if (d / "result.json").is_file()]
+    from pibench_tui.harness.replay import replay_run
+    from pibench_tui.harness.runcheck import Found, find_run_folders
+
+    dirs: list[Found] = []
+    for root in args.runs:  # the report's walk: a link to a folder is listed, a FIFO result.json refused
+        found = [f for f in find_run_folders(root) if f.problem or os.path.lexists(f.path / "result.json")]
         if not found:
             print(
                 visible(f"pibench replay: {root}: no completed run (no result.json) here", newlines=True),
@@ -1090,7 +1092,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return 1
         dirs.extend(found)
     bad = unchecked = 0
-    for d in dirs:
+    for f in dirs:
+        d = f.path
+        if f.problem is not None:
+            print(visible(f"INVALID  {d}: {f.problem}", newlines=True))
+            bad += 1
+            continue
         try:
             verdict = replay_run(d, args.seal, check_transcripts=args.check_transcripts)
         except (OSError, ValueError) as exc:

@@ -5,6 +5,8 @@ result.json with ``"impact": "abc"`` crashed replay while the report named it).
 
 * :func:`result_problem` -- the shape of a run result: format, an integer seed or a seed
   commitment (never both), a config, an Impact split of finite numbers.
+* :func:`find_run_folders` -- the run folders at or below a path, and the folders under it
+  that cannot be read as one: a symbolic link to a folder is listed, never followed.
 * :func:`folder_problem` -- a run folder holds the career its names say
   (``<label>/<scenario>-<seed>``, :func:`~pibench_tui.harness.rundir.career_dir`): a good
   seed's folder copied over a bad seed's, or another label's copied into this label's, is
@@ -17,12 +19,62 @@ command's own work (``world.api.replay``).
 from __future__ import annotations
 
 import math
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.rundir import RUN_FORMAT, career_dir
 
-__all__ = ["IMPACT_KEYS", "folder_problem", "result_problem"]
+__all__ = ["IMPACT_KEYS", "RUN_FILES", "Found", "find_run_folders", "folder_problem", "result_problem"]
+
+#: Files whose presence makes a folder a run folder (a career that crashed before its first
+#: checkpoint still leaves its transcript or action log); present means any kind of file
+#: (a FIFO named result.json is a damaged run, not a folder without a result).
+RUN_FILES = ("result.json", "checkpoint.json", "transcript.jsonl", "actions.jsonl")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A folder :func:`find_run_folders` found: ``problem`` says why it cannot be read as a
+    run folder (``None``: read it)."""
+
+    path: Path
+    problem: str | None = None
+
+
+def _holds_run_files(path: Path) -> bool:
+    return any(os.path.lexists(path / f) for f in RUN_FILES)
+
+
+def find_run_folders(root: str | Path) -> list[Found]:
+    """The run folders at or below ``root`` (a folder holding any of :data:`RUN_FILES`, not
+    looked into further), in path order, and every symbolic link to a folder below ``root``
+    with its problem: it is listed, never followed (a link planted among run folders could
+    point anywhere; a QA tester's linked run folder vanished from the report and from replay
+    without a word). ``root`` itself, named by the user, may be a link."""
+    root = Path(root)
+    if _holds_run_files(root):
+        return [Found(root)]
+    found: list[Found] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if any(f in filenames or f in dirnames for f in RUN_FILES):
+            found.append(Found(here))
+            dirnames[:] = []
+            continue
+        for name in sorted(dirnames):
+            if os.path.islink(here / name):
+                found.append(
+                    Found(
+                        here / name,
+                        f"{here / name} is a symbolic link, not followed (pibench never follows a link below "
+                        "a folder it reads: copy the run folder itself)",
+                    )
+                )
+        dirnames[:] = sorted(d for d in dirnames if not os.path.islink(here / d))
+    return sorted(found, key=lambda f: f.path.parts)
+
 
 #: The Impact split a run result records (MECHANICS §12): ``total`` always, ``earned`` and
 #: ``projection`` when present (a result of every pibench writes all three).

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -31,6 +32,7 @@ __all__ = [
     "RunDirBusy",
     "RunDirLock",
     "RunFileIsLink",
+    "RunFileNotRegular",
     "RunFileTooLarge",
     "is_run_dir",
     "iter_jsonl",
@@ -121,6 +123,11 @@ class RunFileTooLarge(ValueError):
     """A file of a run directory is larger than pibench reads (the message names it and the limit)."""
 
 
+class RunFileNotRegular(ValueError):
+    """A file of a run directory is not a regular file (a FIFO, a device, a folder): pibench
+    reads only regular files there (opening a FIFO would wait for a writer for ever)."""
+
+
 class RunFileIsLink(ValueError):
     """A file of a run directory is a symbolic link, which pibench never follows (a link
     planted in another user's run folder could point at any file of the reader's)."""
@@ -128,15 +135,18 @@ class RunFileIsLink(ValueError):
 
 def _open_file(path: Path, follow_links: bool = False) -> IO[bytes]:
     """``path`` opened for reading in binary, without following a final symbolic link
-    unless ``follow_links`` (a file the user named on the command line).
+    unless ``follow_links`` (a file the user named on the command line, which may also be a
+    pipe: ``<(pibench run --json ...)``).
 
     Raises:
         RunFileIsLink: ``path`` is a link (and ``follow_links`` is false).
+        RunFileNotRegular: ``path`` is not a regular file (and ``follow_links`` is false):
+            opened without blocking and closed at once, never read.
         OSError: It cannot be opened.
     """
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    if not follow_links:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
+    if not follow_links:  # a FIFO planted in a run folder opens at once, and is refused below
+        flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
@@ -145,6 +155,9 @@ def _open_file(path: Path, follow_links: bool = False) -> IO[bytes]:
                 f"{path} is a symbolic link; pibench never follows a link in a run folder (copy the file itself)"
             ) from None
         raise exc from None
+    if not follow_links and not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RunFileNotRegular(f"{path} is not a regular file; pibench reads only regular files from a run folder")
     return open(fd, "rb")
 
 
@@ -178,6 +191,7 @@ def read_json(path: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, foll
     Raises:
         FileNotFoundError / OSError: The file cannot be opened.
         RunFileIsLink: It is a symbolic link (without ``follow_links``).
+        RunFileNotRegular: It is not a regular file (without ``follow_links``).
         RunFileTooLarge: It is larger than ``limit`` (nothing past the limit is read).
         ValueError: It is not valid JSON (or not UTF-8), or nests deeper than
             :data:`MAX_JSON_DEPTH`; the message names the file.
@@ -212,6 +226,7 @@ def iter_jsonl(
 
     Raises:
         RunFileIsLink: ``path`` is a symbolic link.
+        RunFileNotRegular: ``path`` is not a regular file.
         RunFileTooLarge: A line is longer than ``line_limit`` bytes or the file than ``limit``.
         ValueError: A line nests deeper than :data:`MAX_JSON_DEPTH` (damage, not a torn
             line); with ``strict``, also a line that is not JSON or a cut last line (unless

@@ -447,7 +447,8 @@ def build_report(
 
     Returns:
         ``{"generated", "pibench_version", "scenarios", "reference", "leaderboard", "seeds",
-        "axes", "behaviour", "census", "legibility", "careers", "trust_unverified"}``;
+        "axes", "behaviour", "census", "legibility", "careers", "trust_unverified", "foreign"}``
+        (``foreign``: ``{"source", "reason"}`` of each folder found that is not a run);
         every leaderboard row has ``missing`` beside ``n``: careers listed but not counted
         (unfinished, crashed, unverified; ``missing_seeds``) and seeds of its scenario that
         other rows played and it has no run folder for (``absent_seeds``).
@@ -458,6 +459,8 @@ def build_report(
     from pibench_tui import __version__
 
     prices = prices or {}
+    foreign = [{"source": c.source, "reason": c.invalid_reason} for c in careers if c.status == "foreign"]
+    careers = [c for c in careers if c.status != "foreign"]  # no career: no row, scenario nor seed
     scenarios = sorted({c.scenario for c in careers})
     multi = len(scenarios) > 1
     split = split_labels(careers)
@@ -487,6 +490,7 @@ def build_report(
         "census": _census(groups),
         "legibility": {scen: _legibility([c for c in scored if c.scenario == scen], groups) for scen in scenarios},
         "careers": _career_rows(order, every, prices, trust_unverified),
+        "foreign": foreign,
     }
 
 

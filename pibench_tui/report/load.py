@@ -17,6 +17,9 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
   ``--trust-unverified``.
 * ``unfinished`` / ``crashed`` -- a run directory with a checkpoint (the career stopped and
   can be resumed) or with its files but neither a checkpoint nor a result.
+* ``foreign`` -- a folder among the runs that is not a run folder: its name is not
+  ``<scenario>-<seed>`` and it holds no run result (``{"hello": 1}``, only a log, a link to
+  a folder). Listed with its reason; it is no career: no row, no scenario, no seed.
 
 Careers are keyed by :attr:`Career.key`: the seed, or ``sealed:<first 12 hex digits of the
 commitment>`` for a sealed career (pairing for Δ and wins uses it). A scenario is its
@@ -40,7 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from pibench_tui.harness.runcheck import folder_problem, result_problem
+from pibench_tui.harness.runcheck import find_run_folders, folder_problem, result_problem
 from pibench_tui.harness.rundir import (
     MAX_JSON_BYTES,
     MAX_JSONL_BYTES,
@@ -66,10 +69,6 @@ __all__ = [
 #: counted with ``--trust-unverified``).
 MISSING_STATUSES = ("unfinished", "crashed", "unverified")
 
-#: Files whose presence makes a folder a run directory for the report (a career that
-#: crashed before its first checkpoint still leaves its transcript or action log).
-_RUN_FILES = ("result.json", "checkpoint.json", "transcript.jsonl", "actions.jsonl")
-
 
 class LoadError(ValueError):
     """A path given to ``pibench report`` holds nothing it can read."""
@@ -86,7 +85,8 @@ class Career:
         seed: World seed (``None`` while sealed, also after ``--seal``: the seal file stays
             the one place the seed is written).
         key: The seed's column: ``str(seed)`` or ``sealed:<commitment prefix>``.
-        status: ``valid``, ``invalid``, ``unverified``, ``unfinished`` or ``crashed`` (module docstring).
+        status: ``valid``, ``invalid``, ``unverified``, ``unfinished``, ``crashed`` or ``foreign``
+            (module docstring).
         config_hash: The config's content hash (``None`` when unknown).
         impact / earned / projection: Impact split (MECHANICS §12): re-simulated for valid
             careers, recorded otherwise; ``recorded_impact``: what the files said.
@@ -251,9 +251,12 @@ def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
     folder; the others are dropped with :attr:`Career.invalid_reason` saying what they
     conflict with."""
     groups: dict[tuple[str, str, str, str], list[int]] = {}
-    for i, c in enumerate(careers):
-        groups.setdefault((c.label, c.kind, c.scenario, c.key), []).append(i)
     keep: set[int] = set()
+    for i, c in enumerate(careers):
+        if c.status == "foreign":  # no career: listed as it is
+            keep.add(i)
+        else:
+            groups.setdefault((c.label, c.kind, c.scenario, c.key), []).append(i)
     for members in groups.values():
         order = sorted(members, key=lambda i: (careers[i].status != "valid", i))
         first = careers[order[0]]
@@ -480,9 +483,44 @@ def _blank(path: Path, label: str, kind: str, scenario: str, key: str) -> Career
     )
 
 
-def _without_result(path: Path) -> Career:
-    """A run directory without result.json: unfinished (a checkpoint) or crashed."""
+#: The kind of a career whose result could not be read, until :func:`_settle_kinds` gives it its label's.
+_KIND_UNKNOWN = "unknown"
+
+
+def _settle_kinds(careers: list[Career]) -> None:
+    """A career whose result could not be read takes the kind of its label's other careers
+    when they all have one (an unreadable folder among a policy's is the policy's: no
+    "(agent run)" row of its own), else ``agent``."""
+    kinds: dict[str, set[str]] = {}
+    for c in careers:
+        if c.kind != _KIND_UNKNOWN:
+            kinds.setdefault(c.label, set()).add(c.kind)
+    for c in careers:
+        if c.kind == _KIND_UNKNOWN:
+            known = kinds.get(c.label, set())
+            c.kind = next(iter(known)) if len(known) == 1 else "agent"
+
+
+def _unreadable(path: Path, reason: str) -> Career:
+    """A folder whose result cannot be read as a run's (damaged, not a run result, a link):
+    an invalid career of the label, scenario and seed its names say, or, when its name is not
+    ``<scenario>-<seed>``, a ``foreign`` folder (no career, no scenario of its own)."""
     label, scen, key = _folder_identity(path)
+    c = _blank(path, label, _KIND_UNKNOWN, scen, key)
+    if key.startswith("folder:"):
+        c.mark("foreign", f"not a run folder (its name is not <scenario>-<seed>): {reason}")
+        return c
+    c.mark("invalid", reason)
+    c.scenario = scenario_label(scen, None)
+    return c
+
+
+def _without_result(path: Path) -> Career:
+    """A run directory without result.json: unfinished (a checkpoint) or crashed; a
+    ``foreign`` folder when its name is not a run folder's."""
+    label, scen, key = _folder_identity(path)
+    if key.startswith("folder:"):
+        return _unreadable(path, "it holds no result.json")
     c = _blank(path, label, "agent", scen, key)
     ckpt_hash = None
     if (path / "checkpoint.json").is_file():
@@ -677,22 +715,16 @@ def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg
 
 def _from_run_dir(path: Path, opts: _Options) -> Career:
     """One run directory as a career: never raises for what its files hold."""
-    if not (path / "result.json").is_file():
+    if not os.path.lexists(path / "result.json"):  # a FIFO or a folder named result.json is damage
         return _without_result(path)
     label, scen, key = _folder_identity(path)
     try:
         res = read_json(path / "result.json")
     except (OSError, ValueError) as exc:
-        c = _blank(path, label, "agent", scen, key)
-        c.mark("invalid", str(exc))
-        c.scenario = scenario_label(scen, None)
-        return c
+        return _unreadable(path, str(exc))
     problem = result_problem(res, path / "result.json")
     if not isinstance(res, dict) or res.get("format") != RUN_FORMAT:
-        c = _blank(path, label, "agent", scen, key)
-        c.mark("invalid", str(problem))
-        c.scenario = scenario_label(scen, None)
-        return c
+        return _unreadable(path, str(problem))
     kind = "policy" if res.get("kind") == "policy" else "agent"
     folder_label = label
     label = str(res.get("label") or res.get("model") or res.get("policy") or label)
@@ -863,19 +895,6 @@ def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Car
 
 
 # ---------------------------------------------------------------------------- paths
-def _run_dirs(root: Path) -> list[Path]:
-    """Every run directory at or below ``root`` (completed, unfinished or crashed), sorted."""
-    if any((root / f).is_file() for f in _RUN_FILES):
-        return [root]
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        if any(f in filenames for f in _RUN_FILES):
-            found.append(Path(dirpath))
-            dirnames[:] = []
-    return found
-
-
 def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
     try:  # a `compare --json` of many seeds is larger than a run directory's files may be
         # a file named on the command line may be a link; a run folder's result.json never is
@@ -893,7 +912,9 @@ def load_careers(
     paths: list[str], *, simulate: bool = True, seal: str | None = None, check_transcripts: bool = False
 ) -> list[Career]:
     """Every career under ``paths`` (run directories, folders of them, or ``run --json``
-    files): completed careers and, in rows of their own, unfinished and crashed ones.
+    files): completed careers and, in rows of their own, unfinished and crashed ones; the
+    folders found that are not runs (links to folders, folders of other things) come as
+    ``foreign`` entries (:func:`pibench_tui.report.analysis.build_report` lists them apart).
 
     Args:
         simulate: Re-simulate careers (``False``: every career is ``unverified``).
@@ -913,8 +934,11 @@ def load_careers(
         if p.is_file():
             careers.extend(_from_file(p, raw, opts))
             continue
-        found = _run_dirs(p)
+        found = find_run_folders(p)
         if not found:
             raise LoadError(f"{raw}: no completed run (no result.json) in this folder")
-        careers.extend(_from_run_dir(d, opts) for d in found)
+        careers.extend(
+            _from_run_dir(f.path, opts) if f.problem is None else _unreadable(f.path, f.problem) for f in found
+        )
+    _settle_kinds(careers)
     return careers

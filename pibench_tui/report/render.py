@@ -534,6 +534,11 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         parts.append(
             "<h2>Careers not counted</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in missing) + "</ul>"
         )
+    foreign = [f"{f['source']}: {f['reason']}" for f in report.get("foreign", ())]
+    if foreign:
+        parts.append(
+            "<h2>Folders that are not runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in foreign) + "</ul>"
+        )
     parts.append("<h2>Careers</h2>")
     parts.append(
         '<p class="note">One row per career found (per-seed values). Impact: re-simulated here; '
@@ -632,7 +637,8 @@ def _heading(h: str, ours: bool) -> Any:
 
 
 def _print_warnings(con: Any, report: dict[str, Any]) -> None:
-    """The lines under the tables: split labels, invalid careers, careers not counted."""
+    """The lines under the tables: split labels, invalid careers, careers not counted, folders
+    that are not runs."""
     from pibench_tui.textsafe import markup_safe
 
     for line in split_lines(report):
@@ -641,6 +647,9 @@ def _print_warnings(con: Any, report: dict[str, Any]) -> None:
         con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")
     for x in (x for r in report["leaderboard"] for x in r.get("missing_reasons", ())):
         con.print(f"[bold yellow]not counted[/]: {markup_safe(x, newlines=True)}")
+    for f in report.get("foreign", ()):
+        line = f"{f['source']}: {f['reason']}"
+        con.print(f"[bold yellow]not a run[/]: {markup_safe(line, newlines=True)}")
 
 
 def _plot_legibility(con: Any, report: dict[str, Any]) -> None:

@@ -1,12 +1,14 @@
 """`pibench report` and `pibench replay` judge a run folder by one rule
 (pibench_tui.harness.runcheck; QA findings F4, F13 on issue 25): a result.json of odd types is
 an invalid career named for its field, never a crash that leaves the folders after it
-unchecked; a copied run folder is invalid in both. Mounted through the real ``pibench``
+unchecked; a copied run folder is invalid in both (F13); a linked run folder and a FIFO are
+listed invalid in both (F8, F9); a folder that is not a run makes no career (F10). Mounted through the real ``pibench``
 command."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -74,3 +76,68 @@ def test_replay_and_report_both_call_a_copied_run_folder_invalid(tmp_path):
     rep, _ = _report([tmp_path / "runs"], tmp_path)
     copies = [c for c in rep["careers"] if c["source"].endswith(("short-12-102", "short-12-102x"))]
     assert len(copies) == 2 and all("a copied run folder" in (c["invalid_reason"] or "") for c in copies), copies
+
+
+def test_a_linked_run_folder_is_listed_invalid_by_report_and_replay(tmp_path):
+    """Seed 102's run folder replaced by a symbolic link to it (moved elsewhere): `pibench
+    report` lists it as an invalid career of its seed ("a symbolic link, not followed"), and
+    `pibench replay` prints it INVALID and exits 1 (before: the report showed n=1 and "no run
+    folder for seed 102 ... deleted or never run"; replay skipped it without a word)."""
+    pol = _policy_runs(tmp_path / "runs")
+    shutil.move(pol / "short-12-102", tmp_path / "elsewhere")
+    (pol / "short-12-102").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    rep, text = _report([tmp_path / "runs"], tmp_path)
+    careers = {c["key"]: c for c in rep["careers"]}
+    assert careers["102"]["status"] == "invalid", careers
+    assert "a symbolic link, not followed" in careers["102"]["invalid_reason"]
+    assert rep["leaderboard"][0]["n"] == 2 and "no run folder" not in text
+    rp = run_pibench(["replay", str(tmp_path / "runs")], home=tmp_path / "home")
+    assert rp.returncode == 1, rp.stdout + rp.stderr
+    assert "INVALID" in rp.stdout and "short-12-102: " in rp.stdout and "symbolic link, not followed" in rp.stdout
+    assert "symbolic link" not in rp.stdout.split("short-12-101")[1].split("\n")[0]
+
+
+def test_a_run_file_that_is_a_fifo_is_not_a_regular_file(tmp_path):
+    """A FIFO in place of seed 102's result.json and of seed 103's actions.jsonl: `pibench
+    report` lists both invalid, "not a regular file" (before: 102 was "crashed: the run
+    directory has neither result.json nor checkpoint.json" and 103 hung the report reading
+    the FIFO), and `pibench replay` says the same of each without waiting for a writer."""
+    pol = _policy_runs(tmp_path / "runs", "101-103")
+    (pol / "short-12-102" / "result.json").unlink()
+    os.mkfifo(pol / "short-12-102" / "result.json")
+    (pol / "short-12-103" / "actions.jsonl").unlink()
+    os.mkfifo(pol / "short-12-103" / "actions.jsonl")
+    out = tmp_path / "report.json"
+    rep = run_pibench(["report", str(tmp_path / "runs"), "--json", str(out)], home=tmp_path / "home", timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    careers = {c["key"]: c for c in json.loads(out.read_text())["careers"]}
+    for key in ("102", "103"):
+        assert careers[key]["status"] == "invalid", careers[key]
+        assert "is not a regular file" in careers[key]["invalid_reason"], careers[key]
+    rp = run_pibench(["replay", str(tmp_path / "runs")], home=tmp_path / "home", timeout=60)
+    assert rp.returncode == 1, rp.stdout + rp.stderr
+    lines = {line.split()[1].rsplit("/", 1)[-1].rstrip(":"): line for line in rp.stdout.splitlines()}
+    assert "result.json is not a regular file" in lines["short-12-102"], rp.stdout
+    assert "actions.jsonl is not a regular file" in lines["short-12-103"], rp.stdout
+    assert lines["short-12-101"].startswith("valid"), rp.stdout
+
+
+def test_a_folder_that_is_not_a_run_makes_no_row_scenario_or_label_suffix(tmp_path):
+    """``oracle/notarun/result.json`` = ``{"hello": 1}`` and a ``notes`` folder holding only an
+    actions.jsonl, beside two oracle careers: the report has one scenario and one row named
+    ``oracle`` (before: a row for a scenario "notarun", collapse 100%, and every label
+    suffixed " · short-12"), and lists both folders as not runs (JSON ``foreign``, the
+    terminal, the HTML page)."""
+    pol = _policy_runs(tmp_path / "runs")
+    (pol / "notarun").mkdir()
+    (pol / "notarun" / "result.json").write_text('{"hello": 1}')
+    (tmp_path / "runs" / "notes").mkdir()
+    (tmp_path / "runs" / "notes" / "actions.jsonl").write_text("[]\n")
+    html_file = tmp_path / "r.html"
+    rep, text = _report([tmp_path / "runs"], tmp_path, "--html", str(html_file))
+    assert rep["scenarios"] == ["short-12"] and [r["label"] for r in rep["leaderboard"]] == ["oracle"]
+    assert sorted(c["key"] for c in rep["careers"]) == ["101", "102"]
+    foreign = {Path(f["source"]).name: f["reason"] for f in rep["foreign"]}
+    assert set(foreign) == {"notarun", "notes"} and all("not a run folder" in r for r in foreign.values())
+    assert "not a run" in text and "notarun" in text
+    assert "Folders that are not runs" in html_file.read_text()
