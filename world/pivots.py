@@ -38,6 +38,7 @@ __all__ = [
     "keep",
     "play_out",
     "rollout",
+    "rollout_calls",
     "truth",
 ]
 
@@ -176,10 +177,14 @@ class _SkipKind:
         self._skipped = skipped
         self._month = month
         self.query = api.query
+        self.attempted: set[str] = set()  # the calls the policy made or tried in the fork month
 
     def call(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        if f"{ns}.{method}" in self._skipped and self._api.world.s.month == self._month:
-            return {"skipped": f"{ns}.{method}: the pivot plan decides this month"}
+        if self._api.world.s.month == self._month:
+            name = f"{ns}.{method}"
+            self.attempted.add(name)
+            if name in self._skipped:
+                return {"skipped": f"{name}: the pivot plan decides this month"}
         return self._api.call(ns, method, args, kwargs)
 
 
@@ -214,12 +219,37 @@ def rollout(world: World, plan: Plan, kind: str, branch: int, policy: str = "bas
     Raises:
         ActionError: A call of the plan is refused at the fork (the plan is not valid here).
     """
-    w = play_out(world, plan, kind, branch, policy)
-    return float(scoring.impact(w)["total"]), bool(w.s.collapsed)
+    impact, collapsed, _ = rollout_calls(world, plan, kind, branch, policy)
+    return impact, collapsed
+
+
+def rollout_calls(
+    world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline"
+) -> tuple[float, bool, frozenset[str]]:
+    """:func:`rollout`, and the calls (``ns.method``) the continuation policy made or tried in
+    the fork month through its view (those of the kind were skipped; empty for the oracle,
+    which acts on the API itself and skips nothing).
+
+    Raises:
+        ActionError: As :func:`rollout`.
+    """
+    w, attempted = _play(world, plan, kind, branch, policy)
+    return float(scoring.impact(w)["total"]), bool(w.s.collapsed), attempted
+
+
+#: The cache key of the continuation alone (an empty plan whose fork month skipped nothing).
+_ALONE = "(the continuation alone)"
 
 
 def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline") -> World:
     """:func:`rollout`'s world at the end of the career (for inspection)."""
+    return _play(world, plan, kind, branch, policy)[0]
+
+
+def _play(world: World, plan: Plan, kind: str, branch: int, policy: str) -> tuple[World, frozenset[str]]:
+    """:func:`play_out`, and the calls the continuation policy made or tried in the fork
+    month through the skipping view (``ns.method`` names; empty for the oracle, which acts on
+    the API itself and skips nothing)."""
     w = world.fork(branch)
     api = CachedApi(Api(w))
     for ns, method, kwargs in plan.calls:
@@ -235,8 +265,8 @@ def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "ba
         except ActionError:
             pass  # a refusal the policy did not expect ends its month, as in world.runner.play
         if not w.s.finished and w.s.month == m:
-            api.call("time", "next_month", [], {})
-    return w
+            api.next_month_unread()  # time.next_month without the report and dashboard nobody reads
+    return w, frozenset(first.attempted)
 
 
 def truth(
@@ -244,23 +274,33 @@ def truth(
     decision: Decision,
     branches: Sequence[int],
     policy: str = "baseline",
-    cache: dict[tuple[str, str, int, str], tuple[float, bool]] | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> Truth:
     """Both plans of ``decision`` played on each branch (common random numbers).
 
     ``cache`` (one dict per fork ``world``, shared by its decisions): a rollout is a function
     of the fork, the plan's calls, the kind, the branch and the policy, so two pairs of one
-    kind that share a plan (hiring's and grants' variants) play it once per branch."""
+    kind that share a plan (hiring's and grants' variants) play it once per branch. An empty
+    plan ("hire nobody", "keep compute as it is", "make no offer") is the continuation alone
+    wherever the policy makes no call of the decision's kind in the fork month (nothing is
+    skipped), so it is played once per branch for every kind whose calls the continuation
+    did not make there: the same rollout, not a new one."""
     t = Truth(list(branches), {"A": [], "B": []}, {"A": [], "B": []})
+    calls = KIND_CALLS[decision.kind]
     for b in branches:
         for label, plan in (("A", decision.a), ("B", decision.b)):
             key = (plan.code, decision.kind, b, policy)
+            alone = cache.get((_ALONE, b, policy)) if cache is not None and not plan.calls else None
             if cache is not None and key in cache:
                 impact, collapsed = cache[key]
+            elif alone is not None and not alone[2] & calls:
+                impact, collapsed = alone[0], alone[1]
             else:
-                impact, collapsed = rollout(world, plan, decision.kind, b, policy)
+                impact, collapsed, attempted = rollout_calls(world, plan, decision.kind, b, policy)
                 if cache is not None:
                     cache[key] = (impact, collapsed)
+                    if not plan.calls and not attempted & calls:
+                        cache[(_ALONE, b, policy)] = (impact, collapsed, attempted)
             t.impact[label].append(impact)
             t.collapsed[label].append(collapsed)
     return t

@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from world.report import pi_view
+
 from .cases import Case
 
 __all__ = [
@@ -147,6 +149,11 @@ def _rules_text(rules: Mapping[str, Any]) -> str:
 def case_messages(case: Case, order: str, condition: str) -> list[dict[str, str]]:
     """The conversation that asks ``case`` in ``order`` under ``condition``.
 
+    The month reports are shown as the PI was told them (:func:`world.report.pi_view`, what
+    ``time.last_report()`` returns): the PhD offers the PI made and the season's applicant
+    counts, never the applicants not offered a place as "expired" offers, whichever form the
+    case file stores (sets built before the record held the PI's view store the full report).
+
     Args:
         case: The case.
         order: ``"AB"`` or ``"BA"`` (:data:`ORDERS`).
@@ -173,7 +180,7 @@ def case_messages(case: Case, order: str, condition: str) -> list[dict[str, str]
     fixed = len(_SYSTEM) + len(head) + len(dash) + len(tail) + 200
     budget = max(400, RECORD_TOKEN_BUDGET * 4 - fixed)
     reports = "MONTH REPORTS SO FAR (JSON, one month a line; older months condensed):\n" + render_reports(
-        list(rec["reports"]), budget
+        [pi_view(dict(r)) for r in rec["reports"]], budget
     )
     user = "\n\n".join([head, reports, dash, tail])
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]

@@ -340,9 +340,9 @@ def test_screening_drops_a_pair_that_never_parts_ways_after_half_the_branches(mo
 
     def fake_rollout(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
         played.append(branch)
-        return (100.0 + (50.0 * branch if plan.text == "A" and world == "apart" else 0.0), False)
+        return (100.0 + (50.0 * branch if plan.text == "A" and world == "apart" else 0.0), False, frozenset())
 
-    monkeypatch.setattr(wp, "rollout", fake_rollout)
+    monkeypatch.setattr(wp, "rollout_calls", fake_rollout)
     d = wp.Decision("staffing", "q", wp.Plan("A"), wp.Plan("B"))
     settings = BuildSettings(screen=8, finders=2)
     assert _screen("same", d, settings) is False and sorted(set(played)) == [1, 2, 3, 4]

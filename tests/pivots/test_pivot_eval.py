@@ -318,3 +318,31 @@ def test_a_plan_refused_at_the_fork_and_a_sealed_case_are_clear_errors_for_judge
     for judge in ("baseline", "lookahead"):
         r = pibench("pivots", "eval", "--cases", str(bad), "--judge", judge, "--out", str(tmp_path / judge))
         assert r.returncode == 1 and "sealed" in r.stderr and sealed["id"] in r.stderr, r.stderr
+
+
+def test_record_prompt_shows_the_offers_the_pi_made_not_the_never_offered_as_expired() -> None:
+    """A record that stores the month reports whole (as the first dev set's cases do) lists the
+    season's applicants never offered a place as offers with outcome "expired"; the prompt
+    shows the reports as the PI was told them (world.report.pi_view): the offers made and the
+    pool's counts, no "expired" offer."""
+    from world.api import Api
+    from world.engine import World
+    from world.policies import make_policy
+    from world.runner import AgentView
+
+    world = World(seed=101)
+    api = Api(world)
+    view, policy = AgentView(api), make_policy("baseline")
+    stored = []
+    while world.s.month < 6:
+        before = world.s.month
+        policy.act(view)
+        if world.s.month == before:
+            api.call("time", "next_month", [], {})
+        assert world.last_report is not None
+        stored.append(world.last_report.to_dict())
+    record = {**record_at(101, 6), "reports": stored}
+    assert any(o["outcome"] == "expired" for r in stored for o in r["offers"])  # the stored form lists them
+    text = case_messages(load_cases_from_record(record), "AB", "record")[1]["content"]
+    assert '"expired"' not in text.split("DASHBOARD AT THE FORK")[0]
+    assert '"applicant_pool":{"applicants":' in text

@@ -126,9 +126,9 @@ def test_two_pairs_sharing_a_plan_play_it_once_per_branch_with_a_cache(monkeypat
 
     def fake_rollout(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
         played.append((plan.code, branch))
-        return (float(len(plan.code) * branch), branch == 2)
+        return (float(len(plan.code) * branch), branch == 2, frozenset({"recruit.offer"}))
 
-    monkeypatch.setattr(wp, "rollout", fake_rollout)
+    monkeypatch.setattr(wp, "rollout_calls", fake_rollout)
     offer = (("recruit", "offer", {"applicant_id": "APP001"}),)
     other = (("recruit", "offer", {"applicant_id": "APP002"}),)
     first = wp.Decision("hiring", "q", wp.Plan("best", offer), wp.Plan("weakest", other))
@@ -138,4 +138,30 @@ def test_two_pairs_sharing_a_plan_play_it_once_per_branch_with_a_cache(monkeypat
     cache: dict = {}
     shared = [wp.truth("fork", d, [1, 2, 3], cache=cache) for d in (first, second)]
     assert len(played) == 9 and len(set(played)) == 9  # 12 without the cache
+    assert [(t.impact, t.collapsed) for t in shared] == [(t.impact, t.collapsed) for t in alone]
+
+
+def test_empty_plans_of_kinds_the_continuation_left_alone_share_its_rollouts(
+    fork_world, monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
+    """An empty plan ("hire nobody", "keep compute as it is") is the continuation alone where
+    the policy makes no call of the decision's kind in the fork month: with a fork's cache the
+    staffing and spending pairs play it once per branch, and each pair's truth is exactly
+    what it is played on its own."""
+    import world.pivots as wp
+
+    decisions = [d for d in find_decisions(fork_world, ("staffing", "spending")) if not d.b.calls]
+    assert sorted(d.kind for d in decisions) == ["spending", "staffing"]
+    alone = [truth(fork_world, d, [1, 2]) for d in decisions]
+    played: list[tuple[str, str, int]] = []
+    real = wp.rollout_calls
+
+    def counted(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
+        played.append((plan.code, kind, branch))
+        return real(world, plan, kind, branch, policy)
+
+    monkeypatch.setattr(wp, "rollout_calls", counted)
+    cache: dict = {}
+    shared = [truth(fork_world, d, [1, 2], cache=cache) for d in decisions]
+    assert len(played) == 6  # 8 without sharing: the second kind's empty plan is not played again
     assert [(t.impact, t.collapsed) for t in shared] == [(t.impact, t.collapsed) for t in alone]
