@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import scoring
-from .api import ActionError, Api
+from .api import API_CALLS, ActionError, Api
 from .api.cached import CachedApi
 from .engine import World
 from .policies import ORACLE, make_policy
@@ -64,6 +64,9 @@ KIND_CALLS: dict[str, frozenset[str]] = {
     "spending": frozenset({"field.attend_conference", "projects.set_compute"}),
 }
 """The calls of each kind: a plan makes them; the continuation policy skips them in the fork month."""
+
+#: The API's reading calls (``(namespace, method)``): the skipping view reads them directly.
+READING_CALLS = frozenset((ns, m) for ns, calls in API_CALLS.items() for m, spec in calls.items() if not spec.mutating)
 
 BOOTSTRAP_SAMPLES = 2_000
 """Resamples of the paired bootstrap interval of Δ."""
@@ -133,6 +136,12 @@ class Truth:
         a, b = np.array(self.impact["A"]), np.array(self.impact["B"])
         return float((a - b).mean())
 
+    def standard_error(self) -> float:
+        """The standard error of :attr:`delta`: the paired differences' sample standard
+        deviation over √branches (``inf`` with fewer than two branches)."""
+        d = np.array(self.impact["A"]) - np.array(self.impact["B"])
+        return float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
+
     def interval(self, seed: int = 0) -> tuple[float, float]:
         """The paired 95 % percentile bootstrap interval of :attr:`delta`
         (:data:`BOOTSTRAP_SAMPLES` resamples from a generator seeded with ``seed``)."""
@@ -158,11 +167,17 @@ class Truth:
         }
 
 
-def keep(t: Truth, *, min_share: float = 0.05, min_citations: float = 5.0, seed: int = 0) -> bool:
+def keep(t: Truth, *, min_share: float = 0.05, min_citations: float = 5.0, min_se: float = 0.0, seed: int = 0) -> bool:
     """The keep rule (issue 24): the 95 % interval of Δ excludes 0 and |Δ| is at least
-    ``min_share`` of the two plans' mean Impact and at least ``min_citations``."""
+    ``min_share`` of the two plans' mean Impact and at least ``min_citations``; with
+    ``min_se``, |Δ| is also at least that many standard errors of the paired differences
+    (their sample standard deviation over √branches). Over few branches of heavy-tailed
+    Impacts the percentile bootstrap interval is narrower than Student's t interval (``min_se``
+    2.04 is that interval's rule at 32 branches)."""
     lo, hi = t.interval(seed)
     if lo <= 0.0 <= hi:
+        return False
+    if min_se > 0.0 and abs(t.delta) < min_se * t.standard_error():
         return False
     mean = (float(np.mean(t.impact["A"])) + float(np.mean(t.impact["B"]))) / 2.0
     return abs(t.delta) >= max(min_citations, min_share * mean)
@@ -178,6 +193,9 @@ class _SkipKind:
         self._month = month
         self.query = api.query
         self.attempted: set[str] = set()  # the calls the policy made or tried in the fork month
+        # a reading call of _View's names, arguments a list and keywords (names always
+        # strings): what CachedApi.call would check cannot fail, so it is read directly
+        self._read = api.read if isinstance(api, CachedApi) else None
 
     def call(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if self._api.world.s.month == self._month:
@@ -185,6 +203,8 @@ class _SkipKind:
             self.attempted.add(name)
             if name in self._skipped:
                 return {"skipped": f"{name}: the pivot plan decides this month"}
+        if self._read is not None and (ns, method) in READING_CALLS:
+            return self._read(ns, method, args, kwargs)
         return self._api.call(ns, method, args, kwargs)
 
 

@@ -70,6 +70,13 @@ class BuildSettings:
         finders: The finder generation that pairs the plans (:data:`world.pivots.FINDER_GENERATIONS`):
             1 the shipped dev set's pairs, screened whole (the default until the set is rebuilt
             with 2); 2 the pairs that part ways more often, screened in two halves.
+        min_se: Keep rule, stricter than the issue's floor: |Δ| at least this many standard
+            errors of the confirmation's paired differences (0: the floor alone;
+            :func:`world.pivots.keep`).
+        confirm_stop: Sequential early stop of the confirmation: after its first half of
+            branches, a pair whose |Δ| there is below this many standard errors (of that half)
+            is dropped without the second half (0: every confirmation plays all ``C``). A kept
+            case's key is always the whole confirmation's.
         runs: Recorded agent careers to fork along as well, ``(run directory, SHA-256 of its
             actions.jsonl)`` each (:func:`find_runs`): the career up to the fork is the
             agent's own, the continuation after it the reference policy.
@@ -94,6 +101,8 @@ class BuildSettings:
     finders: int = 1
     per_kind_by: tuple[tuple[str, int], ...] = ()
     stress_kinds: tuple[str, ...] = ()
+    min_se: float = 0.0
+    confirm_stop: float = 0.0
 
     def months_of(self, kind: str) -> int:
         """How many decisions of ``kind`` a career screens (with ``per_kind``)."""
@@ -117,9 +126,25 @@ PRESETS: dict[str, BuildSettings] = {
         prefix="dev",
         finders=2,
     ),
+    "dev-next": BuildSettings(
+        seeds=tuple(range(1, 86)),
+        months=tuple(range(2, 51)),
+        per_kind=4,
+        per_kind_by=(("hiring", 2), ("staffing", 3), ("spending", 3), ("topics", 6), ("grants", 6)),
+        stress_kinds=("grants",),
+        per_career=8,
+        screen=8,
+        confirm=32,
+        prefix="dev",
+        finders=2,
+        min_se=2.0,
+        confirm_stop=1.0,
+    ),
     "smoke": BuildSettings(seeds=(1, 2), months=(2, 14), screen=4, confirm=8, prefix="smoke", stability=False),
 }
-"""Named settings: ``dev`` (the public development set) and ``smoke`` (a seconds-long check)."""
+"""Named settings: ``dev`` (the public development set), ``dev-next`` (its successor, not yet
+shipped: 85 seeds, at most 8 cases a career, the keep rule with ``min_se`` 2 and the
+confirmation's early stop; docs/pivots.md) and ``smoke`` (a seconds-long check)."""
 
 
 class _Player:
@@ -165,7 +190,7 @@ class _Player:
             return
         self.policy.act(self.view)
         if self.world.s.month == m and not self.world.s.finished:
-            self.api.call("time", "next_month", [], {})
+            self.api.next_month_unread()  # the record reads the report and the dashboard it needs
 
     def actions(self) -> list[Any]:
         """The calls made so far (``[month, "ns.method", kwargs]`` rows)."""
@@ -234,11 +259,7 @@ def _record(seed: int | str, month: int, settings: BuildSettings) -> tuple[Any, 
     reports = []
     while world.s.month < month and not player.over:
         player.step()
-        # the stored report as time.last_report() gave it before world.report.pi_view (the
-        # applicants never offered listed as "expired" offers): the shipped dev set's cases
-        # were built so and rebuild bit for bit (tests/pivots/test_dev_set.py)
-        last = world.last_report
-        reports.append(last.to_dict() if last is not None else api.call("time", "last_report", [], {}))
+        reports.append(api.call("time", "last_report", [], {}))  # as the PI was told it (world.report.pi_view)
     record = {
         "rules": api.call("lab", "rules", [], {}),
         "dashboard": api.call("lab", "dashboard", [], {}),
@@ -283,6 +304,28 @@ def _screen(world: Any, d: Any, settings: BuildSettings, cache: dict[Any, Any] |
         {k: t.collapsed[k] + rest.collapsed[k] for k in ("A", "B")},
     )
     return _screen_passes(both, settings)
+
+
+def _confirm(world: Any, d: Any, settings: BuildSettings, cache: dict[Any, Any]) -> Any:
+    """The confirmation of ``d`` on branches ``S+1..S+C`` (a :class:`world.pivots.Truth`), or
+    ``None`` when the sequential early stop (``confirm_stop``) drops it after the first half:
+    |Δ| over those branches below ``confirm_stop`` standard errors. The halves are played in
+    branch order and joined, so a confirmation that goes on is the one played whole."""
+    from world.pivots import Truth, truth
+
+    s, c = settings.screen, settings.confirm
+    half = c // 2
+    if settings.confirm_stop <= 0.0 or half < 2:
+        return truth(world, d, range(s + 1, s + c + 1), settings.policy, cache)
+    first = truth(world, d, range(s + 1, s + half + 1), settings.policy, cache)
+    if abs(first.delta) < settings.confirm_stop * first.standard_error():
+        return None
+    rest = truth(world, d, range(s + half + 1, s + c + 1), settings.policy, cache)
+    return Truth(
+        first.branches + rest.branches,
+        {k: first.impact[k] + rest.impact[k] for k in ("A", "B")},
+        {k: first.collapsed[k] + rest.collapsed[k] for k in ("A", "B")},
+    )
 
 
 def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
@@ -399,8 +442,10 @@ def run_task(
             continue
         out["screened"] += 1
         out["funnel"][d.kind][1] += 1
-        t = truth(world, d, range(s + 1, s + c + 1), settings.policy, played)
-        if not keep(t, min_share=settings.min_share, min_citations=settings.min_citations):
+        t = _confirm(world, d, settings, played)
+        if t is None or not keep(
+            t, min_share=settings.min_share, min_citations=settings.min_citations, min_se=settings.min_se
+        ):
             continue
         out["funnel"][d.kind][2] += 1
         commitment = (

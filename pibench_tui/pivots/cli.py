@@ -92,7 +92,11 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         "task).",
     )
     bd.add_argument("--out", required=True, metavar="DIR", help="the case set folder (created; resumed if it exists)")
-    bd.add_argument("--preset", choices=("dev", "smoke"), help="named settings (dev: the public development set)")
+    bd.add_argument(
+        "--preset",
+        choices=("dev", "dev-next", "smoke"),
+        help="named settings (dev: the public development set; dev-next: its successor, docs/pivots.md)",
+    )
     bd.add_argument(
         "--seeds",
         metavar="SPEC",
@@ -123,6 +127,20 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
         type=float,
         metavar="SHARE",
         help=f"keep rule: |delta| >= SHARE of mean Impact (default: {d.min_share})",
+    )
+    bd.add_argument(
+        "--min-se",
+        type=float,
+        metavar="Z",
+        help=f"keep rule, stricter: |delta| >= Z standard errors of the paired differences (0: off; "
+        f"default: the preset's, else {d.min_se})",
+    )
+    bd.add_argument(
+        "--confirm-stop",
+        type=float,
+        metavar="Z",
+        help="stop a confirmation after half its branches when |delta| there is below Z standard errors "
+        f"(0: off; default: the preset's, else {d.confirm_stop})",
     )
     bd.add_argument(
         "--months",
@@ -221,6 +239,13 @@ def _numbers_given(args: argparse.Namespace) -> dict[str, Any]:
         if not 0.0 <= args.min_effect < 1.0:
             raise ValueError(f"--min-effect is a share between 0 and 1, got {args.min_effect}")
         change["min_share"] = args.min_effect
+    for option, name in ((args.min_se, "min_se"), (args.confirm_stop, "confirm_stop")):
+        if option is not None:
+            if not 0.0 <= option < 10.0:
+                raise ValueError(
+                    f"--{name.replace('_', '-')} is a number of standard errors from 0 to 10, got {option}"
+                )
+            change[name] = option
     if args.months:
         from world.runner import parse_seeds as parse_numbers
 

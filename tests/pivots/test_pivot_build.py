@@ -407,3 +407,63 @@ def test_finders_option_picks_the_generation() -> None:
     assert settings("--preset", "dev", "--finders", str(max(FINDER_GENERATIONS))).finders == max(FINDER_GENERATIONS)
     with pytest.raises(ValueError, match=r"--finders is a finder generation \(1, 2\), got 7"):
         settings("--finders", "7")
+
+
+def test_the_stricter_keep_rule_refuses_a_delta_within_two_standard_errors() -> None:
+    """A real confirmation (32 branches, a month-2 staffing pair of the first dev set) whose
+    percentile bootstrap interval excludes 0 only because two branches carry the difference:
+    the issue's rule keeps it, `min_se` 2 (|Δ| at least two standard errors) does not."""
+    from world.pivots import Truth, keep
+
+    a = [296.6, 68.0, 65.0, 518.6, 111.0, 441.9, 292.6, 193.8, 286.7, 25.2, 292.6, 289.0, 252.3, 142.2, 519.3, 377.7,
+         562.1, 69.0, 1024.7, 447.6, 340.9, 101.0, 1082.1, 355.1, 372.2, 449.7, 18.0, 66.0, 340.0, 52.0, 433.5, 74.0]  # fmt: skip
+    b = [296.6, 349.2, 1043.5, 518.6, 81.0, 441.9, 292.6, 158.2, 286.7, 19.8, 292.6, 289.0, 254.6, 142.2, 521.8, 377.7,
+         573.9, 124.0, 1024.7, 448.9, 337.7, 101.0, 1098.0, 355.1, 372.2, 449.7, 25.0, 120.0, 339.0, 46.0, 435.3, 97.0]  # fmt: skip
+    t = Truth(list(range(41, 73)), {"A": a, "B": b}, {"A": [False] * 32, "B": [False] * 32})
+    assert t.interval()[1] < 0.0 and abs(t.delta) < 2.0 * t.standard_error()
+    assert keep(t) is True
+    assert keep(t, min_se=2.0) is False
+
+
+def test_a_confirmation_stops_after_half_when_its_delta_is_within_the_stop_rule(monkeypatch) -> None:  # noqa: ANN001
+    """With `confirm_stop`, a pair whose |Δ| over the first half of the confirmation branches is
+    below that many standard errors is dropped without the second half; a pair that goes on
+    gets the Truth of all C branches, the same as played whole (its key never depends on the
+    stop)."""
+    import world.pivots as wp
+    from pibench_tui.pivots.build import _confirm
+
+    played: list[int] = []
+
+    def fake_rollout(world, plan, kind, branch, policy="baseline"):  # noqa: ANN001, ANN202
+        played.append(branch)
+        wobble = 10.0 if branch % 2 else -10.0
+        gap = 40.0 if world == "clear" else 0.0
+        return (100.0 + (gap + wobble if plan.text == "A" else 0.0), branch == 11, frozenset())
+
+    monkeypatch.setattr(wp, "rollout_calls", fake_rollout)
+    d = wp.Decision("staffing", "q", wp.Plan("A", (("recruit", "hire_ra", {}),)), wp.Plan("B"))
+    settings = BuildSettings(screen=8, confirm=8, confirm_stop=1.0)
+    assert _confirm("noise", d, settings, {}) is None
+    assert sorted(set(played)) == [9, 10, 11, 12]
+    played.clear()
+    went_on = _confirm("clear", d, settings, {})
+    assert sorted(set(played)) == list(range(9, 17))
+    whole = wp.truth("clear", d, range(9, 17))
+    assert went_on is not None
+    assert (went_on.branches, went_on.impact, went_on.collapsed) == (whole.branches, whole.impact, whole.collapsed)
+    assert _confirm("noise", d, dataclasses.replace(settings, confirm_stop=0.0), {}) is not None  # off: played whole
+
+
+def test_a_cases_record_holds_the_month_reports_as_the_pi_was_told_them() -> None:
+    """The record a build stores is what time.last_report() gave the PI each month
+    (world.report.pi_view): the offers the PI made and the season's applicant counts, never
+    the applicants not offered a place as "expired" offers."""
+    from pibench_tui.pivots.build import _record
+
+    _, record, _ = _record(1, 6, TINY)
+    offers = [o for r in record["reports"] for o in r["offers"]]
+    assert all(o["outcome"] != "expired" for o in offers)
+    pools = [r["applicant_pool"] for r in record["reports"] if r.get("applicant_pool")]
+    assert pools and all(p["applicants"] == p["offered"] + p["never_offered"] for p in pools)
+    assert any(p["never_offered"] > 0 for p in pools)
