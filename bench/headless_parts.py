@@ -135,6 +135,10 @@ class _Replayed:
     def hold(self) -> None:
         """The real process is stopped between blocks (``AgentProcess.hold``); nothing to stop here."""
 
+    def take_observed(self) -> list[tuple[str, str]]:
+        """What pibench observed of the process around the block (``AgentProcess.take_observed``): nothing here."""
+        return []
+
     def recv(self, deadline: float, *args: Any, **kwargs: Any) -> dict:
         self.last = self.messages[self.i]
         self.i += 1

@@ -7,7 +7,8 @@ drives the environment plays under exactly the same contract (MECHANICS §16, De
 
 * an observation is always the next message for the agent: a month opens with the
   month message (header, notes, last month's report, dashboard JSON); a turn answers
-  with ``OUTPUT (turn t/N)`` and the block's output cut at 6,000 characters;
+  with ``OUTPUT (turn t/N)`` and the block's output as the sandbox cut it (head and tail
+  within 6,000 characters, :data:`~pibench_tui.harness.defaults.OUTPUT_LIMIT`);
 * an action is the code of one turn; an empty action is a turn without code (a nudge);
 * the code runs in the same sandboxed agent process as headless mode, one per career,
   whose namespace persists across turns and months;
@@ -35,14 +36,13 @@ from pibench_tui.harness.integrity import IntegrityLog
 from pibench_tui.harness.prompt import (
     OUTPUT_LIMIT,
     api_cheatsheet,
-    cut_output,
     month_message,
     nudge_text,
     system_prompt,
     turn_output,
 )
 from pibench_tui.harness.rules import scenario_rules
-from pibench_tui.textsafe import clean, clean_tree
+from pibench_tui.textsafe import clean_tree
 
 __all__ = ["DEFAULT_BLOCK_TIMEOUT", "DEFAULT_MAX_TURNS", "CareerOver", "LabCore", "harness_system_prompt"]
 
@@ -316,12 +316,10 @@ class LabCore:
             finally:
                 self._block_month = None
             self.last_result = result
-            # agent text enters pibench here: lone surrogates and NUL made safe (pibench_tui.textsafe)
-            error = clean_tree(result.error)
-            if result.omitted:  # the sandbox already kept head and tail within the limit, with its notice
-                shown = clean(result.stdout) + _error_text(error)
-            else:  # cutting again lost the tail's last lines behind a second, contradicting notice
-                shown, _ = cut_output(clean(result.stdout), self.output_limit, _error_text(error))
+            # The sandbox made the output and the error safe where they entered pibench and kept
+            # the output's head and tail within output_limit (its max_output): shown as it is.
+            error = result.error
+            shown = result.stdout + _error_text(error)
             # The sandbox keeps head and tail of the display cut and counts the rest: what the
             # block printed is about the cut plus what was omitted. Past the headless output
             # cap it is a flood (flags the run); below it a benign display cut (issue 26 §2).

@@ -8,6 +8,9 @@ from __future__ import annotations
 MAX_TURNS = 8
 #: Wall-clock limit per code block, in seconds.
 BLOCK_TIMEOUT = 20.0
+#: Characters of a block's output shown to the model per turn: the sandbox's cap per block in
+#: the harness (it keeps head and tail within it behind one notice; nothing cuts again).
+OUTPUT_LIMIT = 6_000
 #: Sampling temperature.
 TEMPERATURE = 0.4
 #: Output tokens per reply.

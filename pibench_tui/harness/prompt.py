@@ -14,11 +14,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pibench_tui.harness import defaults
+
 __all__ = [
     "OUTPUT_LIMIT",
     "PLACEHOLDER",
     "api_cheatsheet",
-    "cut_output",
     "mechanics_text",
     "month_message",
     "nudge_text",
@@ -27,8 +28,9 @@ __all__ = [
     "turn_output",
 ]
 
-#: Characters of a turn's output shown to the model (MECHANICS §16).
-OUTPUT_LIMIT = 6_000
+#: Characters of a turn's output shown to the model: the sandbox's output cap in the harness
+#: (its one home is :mod:`pibench_tui.harness.defaults`).
+OUTPUT_LIMIT = defaults.OUTPUT_LIMIT
 
 #: What an empty output looks like to the model.
 PLACEHOLDER = "(the block ran and printed nothing; print() or end with an expression to see values)"
@@ -571,20 +573,6 @@ def month_message(
     dash = {k: v for k, v in dashboard.items() if k not in _HEADER_KEYS}
     parts.append("DASHBOARD (JSON):\n" + json.dumps(_lean(dash), separators=(",", ":"), ensure_ascii=False))
     return "\n\n".join(parts)
-
-
-def cut_output(text: str, limit: int = OUTPUT_LIMIT, keep_end: str = "") -> tuple[str, bool]:
-    """Cut ``text`` to ``limit`` characters with a marker, keeping ``keep_end`` (an error
-    line) whole after it.
-
-    Returns:
-        ``(text, cut)``; the result is at most ``limit`` characters plus the marker.
-    """
-    room = max(0, limit - len(keep_end))
-    if len(text) <= room:
-        return text + keep_end, False
-    marker = f"\n[... output cut at {limit:,} characters: {len(text) - room:,} more not shown ...]\n"
-    return text[:room] + marker + keep_end, True
 
 
 def turn_output(turn: int, max_turns: int, text: str) -> str:

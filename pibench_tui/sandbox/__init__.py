@@ -143,13 +143,15 @@ class BlockResult:
 
     Attributes:
         ok: ``True`` when the block ran to the end without an exception.
-        stdout: The block's output within the cap (head, a cut notice, tail).
+        stdout: The block's output within the cap (head, a cut notice, tail): the one cut
+            of a block's output, every front end shows it as it is.
         error: ``None`` or ``{"type", "message", "line", "source"}``; ``line`` is the line
             in the agent's own text (``None`` if unknown); ``source`` says who reported it:
             ``"agent"`` (raised in the agent process -- by the agent's code, or an API
             refusal it did not catch; type and message are whatever that process sent) or
             ``"pibench"`` (found by pibench itself: time-out, death of the agent process,
-            protocol breach, the static check, input too long).
+            protocol breach, the static check, input too long). Its texts, like ``stdout``'s,
+            are made safe (:func:`pibench_tui.textsafe.clean`): callers need not clean again.
         truncated: Whether output was cut.
         omitted: Characters of output cut (0 if none or unknown).
         calls: API calls this process completed for the block (each kept for good). A
@@ -489,12 +491,12 @@ class Sandbox:
         used: list[AgentProcess] = []  # the process the block ran in (what pibench observed of it)
 
         def finish(error: dict | None, calls: int = 0, restarted: bool = False, lost: bool = False) -> BlockResult:
-            text, truncated, omitted = collector.finish(lost=lost)
+            text, truncated, omitted = collector.finish(lost=lost)  # each piece made safe as it came
             observed = tuple(used[0].take_observed()) if used else ()
             return BlockResult(
                 ok=error is None,
                 stdout=text,
-                error=error,
+                error=clean_tree(error),  # made safe here, the one place every block's error passes
                 truncated=truncated,
                 omitted=omitted,
                 calls=calls,
@@ -669,7 +671,7 @@ class Sandbox:
         collector.add(tail)
         self._reads.finish()
         proc.hold()
-        return clean_tree(error)  # its texts made safe where they enter pibench, as output is
+        return error
 
     def _failure(self, exc: Exception, proc: AgentProcess, calls: int, first_line: int) -> dict:
         """Restart the agent process after a time-out, its death or a protocol breach; the

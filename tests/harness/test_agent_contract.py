@@ -158,6 +158,24 @@ def test_a_cut_output_keeps_its_last_lines_behind_one_notice(out):
     assert body.count("cut") == 1 and body.startswith("line 0 ")
 
 
+def test_output_within_the_limit_is_shown_whole_beside_its_error(out):
+    """A block printing 5,990 characters (within the 6,000 the sandbox keeps) and then
+    raising shows all its output, then the error, with no cut notice: the sandbox's head and
+    tail cut is the only cut (before, the harness cut the output again to make room for the
+    error line, and its notice said output was cut that the sandbox had kept)."""
+
+    def brain(req, i):
+        if req["messages"][-1]["content"].startswith("=== Month"):
+            return Reply("```python\nprint('q' * 5_990)\nraise ValueError('boom')\n```")
+        return Reply("```python\ntime.next_month()\n```")
+
+    with FakeLLM(brain) as srv:
+        play(srv, out)
+    body = srv.requests[1]["messages"][-1]["content"].split("\n", 1)[1]
+    assert "q" * 5_990 in body and "cut" not in body
+    assert body.rstrip().endswith("ValueError: boom"), body[-200:]
+
+
 def test_a_long_print_within_the_headless_cap_is_a_benign_display_cut(out):
     """A block printing 10,000 characters (past the 6,000 shown, within the headless output
     cap) is cut for display and counted as `display_cut`, and does not flag the run
