@@ -2,7 +2,7 @@
 pibench process and in the agent process, next to the same career in-process: a figure the
 load of a shared machine does not disturb (issue 9 §3; prints figures, asserts nothing).
 
-    python bench/headless_instructions.py [--against PATH] [--warm] [--trips N]
+    python bench/headless_instructions.py [--against PATH ...] [--warm] [--trips N]
 
 Run (a few minutes per tree under valgrind). For each checkout:
 
@@ -15,6 +15,10 @@ Run (a few minutes per tree under valgrind). For each checkout:
   before the measured one (the parent's compiled blocks are kept: no parse, no check);
 * ``--trips N``: a block of N refused calls (``events.respond`` of an unknown event, caught):
   the instructions of a bare round trip, both processes.
+
+``--against`` may be given several times (e.g. main now and an old main): the trees are
+measured in the order given, this one first, and a last table puts them side by side, each
+as a ratio to the last tree named (the reference).
 
 valgrind cannot run a confined agent process (Landlock keeps it from writing its output; the
 seccomp filter refuses its executable mappings), so the agent process runs from a copy of
@@ -165,7 +169,13 @@ def measure(tree: str, mode: str, code_path: str = "", warm: bool = False, keep:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    ap.add_argument("--against", metavar="PATH", help="another pibench checkout, measured the same way")
+    ap.add_argument(
+        "--against",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="another pibench checkout, measured the same way (repeatable; the last is the reference of the side-by-side table)",
+    )
     ap.add_argument("--warm", action="store_true", help="a first session runs the block before the measured one")
     ap.add_argument("--trips", type=int, default=0, metavar="N", help="also a block of N refused calls")
     ap.add_argument("--keep", metavar="DIR", default="", help="copy the callgrind files there (callgrind_annotate)")
@@ -177,7 +187,8 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
-    trees = [str(HERE.parents[1])] + ([args.against] if args.against else [])
+    trees = [str(HERE.parents[1]), *args.against]
+    figures: list[tuple[str, int, int]] = []  # (tree, in-process, headless in all)
     for tree in trees:
         baseline = os.path.join(tree, "examples", "agents", "baseline.py")
         keep = os.path.join(args.keep, Path(tree).name) if args.keep else ""
@@ -188,6 +199,7 @@ def main() -> None:
             raise SystemExit(f"the block did not report its round trips:\n{out[-2000:]}")
         trips = int(found.group(1))
         total = parent + agent
+        figures.append((tree, ip, total))
         how = "warm: the block compiled by a first session" if args.warm else "cold: the block compiled in the session"
         print(f"{tree}: baseline career, seed 101 ({how})")
         print(f"  in-process                 {ip / 1e6:8.1f} M instructions")
@@ -213,6 +225,17 @@ def main() -> None:
                 f"  a bare round trip (a refused call): {parent / args.trips / 1e3:,.0f} k pibench + "
                 f"{agent / args.trips / 1e3:,.0f} k agent process instructions"
             )
+    if len(figures) > 1:
+        side_by_side(figures)
+
+
+def side_by_side(figures: list[tuple[str, int, int]]) -> None:
+    """The trees' careers in one table, each as a ratio to the last tree's (the reference)."""
+    ref_tree, ref_ip, ref_total = figures[-1]
+    print(f"side by side, M instructions (ratios to {ref_tree})")
+    print(f"  {'tree':40s} {'in-process':>11s} {'ratio':>7s} {'headless':>9s} {'ratio':>7s}")
+    for tree, ip, total in figures:
+        print(f"  {tree[-40:]:40s} {ip / 1e6:11.1f} {ip / ref_ip:7.3f} {total / 1e6:9.1f} {total / ref_total:7.3f}")
 
 
 if __name__ == "__main__":
