@@ -228,7 +228,9 @@ def pivots_figure(section: dict[str, Any]) -> bytes | None:
 
 
 def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
-    """The pivot section of the HTML page (escaped; the figure embedded)."""
+    """The pivot section of the HTML page (escaped; the figure embedded): the tables, what
+    the columns mean, the section's notes (runs read twice, conflicting runs, invalid
+    records), then the figure."""
     import base64
 
     out = ["<h2>Pivot cases</h2>"]
@@ -244,6 +246,9 @@ def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
         "reply; missing: sessions with no answer; invalid: sessions whose stored answer disagrees with the "
         "reply or that were recorded twice differently. All three count wrong.</p>"
     )
+    notes = section.get("notes") or []
+    if notes:
+        out.append('<ul class="note">' + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
     if figure:
         data = base64.b64encode(figure).decode("ascii")
         out.append(f'<img alt="Pivot accuracy per kind" src="data:image/png;base64,{data}">')

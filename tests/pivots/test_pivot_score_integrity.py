@@ -73,11 +73,13 @@ def test_score_rederives_choices_from_the_replies_and_flags_edited_answers(
     assert row["overall"]["invalid"] == 6
     assert "INVALID: 6 sessions mismatched" in r.stdout and edited[0] in r.stdout
     rep = tmp_path / "r.json"
-    r = pibench("report", str(bad), "--json", str(rep))
+    page = tmp_path / "r.html"
+    r = pibench("report", str(bad), "--json", str(rep), "--html", str(page))
     assert r.returncode == 0, r.stderr
     prow = json.loads(rep.read_text())["pivots"]["rows"][0]
     assert prow["overall"]["accuracy"] == 0.5 and prow["overall"]["invalid"] == 6
     assert "mismatched" in r.stderr and edited[0] in r.stderr
+    assert "6 sessions mismatched" in page.read_text() and edited[0] in page.read_text()
 
 
 def test_an_edited_reconsidered_answer_is_flagged_too(first_run: tuple[Path, Path]) -> None:
