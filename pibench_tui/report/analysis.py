@@ -73,8 +73,13 @@ def scored_impact(career: Career) -> float:
     it is invalid (it does not replay to its recorded result, or its files are damaged or
     another career's). Dropping invalid careers instead would let a damaged or tampered run
     take a bad seed out of a mean; they are listed with their reasons and marked in their
-    seed's column."""
-    return 0.0 if career.valid is False else career.impact
+    seed's column. An unverified career (counted with ``--trust-unverified`` only) counts
+    for the Impact its result.json records."""
+    if career.valid is False:
+        return 0.0
+    if career.status == "unverified":  # counted only with --trust-unverified, marked where it is
+        return career.recorded_impact or 0.0
+    return career.impact
 
 
 def scored_collapse(career: Career) -> bool:
@@ -84,7 +89,11 @@ def scored_collapse(career: Career) -> bool:
     collapse is counted the same way, so a tampered ``collapsed: false`` cannot lower a
     label's collapse share (found by a QA tester: the invalid career scored 0 but showed no
     collapse)."""
-    return True if career.valid is False else career.collapsed
+    if career.valid is False:
+        return True
+    if career.status == "unverified":
+        return bool(career.recorded_collapsed)
+    return career.collapsed
 
 
 def counted(career: Career, trust_unverified: bool = False) -> bool:
@@ -94,6 +103,12 @@ def counted(career: Career, trust_unverified: bool = False) -> bool:
     if career.status in ("valid", "invalid"):
         return True
     return trust_unverified and career.status == "unverified"
+
+
+#: Statuses of careers whose figures were not re-simulated: no archetype of theirs is shown.
+UNSCORED = ("invalid", "unverified")
+#: The census column of counted careers whose figures are not verified (:data:`UNSCORED`).
+NOT_VERIFIED = "not verified"
 
 
 def archetype(c: Career) -> str:
@@ -178,13 +193,19 @@ def _reference(labels: list[str], reference: str | None, policies: dict[str, str
     return reference
 
 
-def _paired(cs: list[Career], ref_by: dict[tuple[str, str], float]) -> dict[str, Any] | None:
-    """The paired difference against the reference over the (scenario, key) both have."""
-    paired = [scored_impact(c) - ref_by[(c.scenario, c.key)] for c in cs if (c.scenario, c.key) in ref_by]
+def _paired(
+    cs: list[Career], ref_by: dict[tuple[str, str], float], unverified: frozenset[tuple[str, str]] = frozenset()
+) -> dict[str, Any] | None:
+    """The paired difference against the reference over the (scenario, key) both have;
+    ``unverified``: the reference's (scenario, key) of unverified careers (``--trust-unverified``):
+    ``unverified`` counts the pairs either side of which is one."""
+    shared = [c for c in cs if (c.scenario, c.key) in ref_by]
+    paired = [scored_impact(c) - ref_by[(c.scenario, c.key)] for c in shared]
     if not paired:
         return None
     pci = bootstrap_mean_ci(paired)
     return {
+        "unverified": sum(1 for c in shared if c.status == "unverified" or (c.scenario, c.key) in unverified),
         "n": len(paired),
         "mean": statistics.fmean(paired),
         "ci": list(pci) if pci else None,
@@ -310,10 +331,12 @@ def _absent_seeds(every: dict[str, list[Career]]) -> dict[str, dict[str, Any]]:
 
 
 def _means(cs: list[Career]) -> dict[str, Any]:
-    """Collapses and mean papers, grants, hires and quits of the counted careers."""
+    """Collapses and mean papers, grants, hires and quits of the counted careers (the means
+    over those re-simulated or invalid: an unverified career's counts are not believed)."""
+    known = [c for c in cs if c.status != "unverified"]
     return {
         "collapses": sum(1 for c in cs if scored_collapse(c)),
-        **{name: _mean([getattr(c, name) for c in cs]) for name in ("publications", "grants", "hires", "quits")},
+        **{name: _mean([getattr(c, name) for c in known]) for name in ("publications", "grants", "hires", "quits")},
     }
 
 
@@ -355,13 +378,16 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
     played (same scenario and seed key: the same worlds): the mean paired difference a − b,
     its interval (:func:`~pibench_tui.report.stats.interval`), wins of ``a``, the smallest
     difference these pairs could detect and the careers needed to resolve the observed one
-    (:func:`~pibench_tui.report.stats.pair_power`), and whether it is resolved (a bootstrap
-    interval, so at least ``FEW_CAREERS`` pairs, that excludes 0)."""
+    (:func:`~pibench_tui.report.stats.pair_power`), whether it is resolved (a bootstrap
+    interval, so at least ``FEW_CAREERS`` pairs, that excludes 0), and ``unverified``: the
+    pairs with an unverified career on either side (``--trust-unverified``)."""
     by = {k: {(c.scenario, c.key): scored_impact(c) for c in cs} for k, cs in groups.items()}
+    unverified = {k: {(c.scenario, c.key) for c in cs if c.status == "unverified"} for k, cs in groups.items()}
     out = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
             shared = sorted(set(by[a]) & set(by[b]))
+            trusted = sum(1 for k in shared if k in unverified[a] or k in unverified[b])
             diffs = [by[a][k] - by[b][k] for k in shared]
             iv = interval(diffs)
             resolved = bool(iv and iv["kind"] == "bootstrap" and (iv["low"] > 0 or iv["high"] < 0))
@@ -374,6 +400,7 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
                     "wins": sum(1 for d in diffs if d > 0),
                     "losses": sum(1 for d in diffs if d < 0),
                     "resolved": resolved,
+                    "unverified": trusted,
                 }
             )
     return out
@@ -420,11 +447,22 @@ def _behaviour(groups: dict[str, list[Career]], axes: dict[str, dict[str, float 
 
 
 def _census(groups: dict[str, list[Career]]) -> dict[str, Any]:
-    table = {key: {a: 0 for a in ARCHETYPES} for key in groups}
+    """Counted careers by archetype per row; those whose figures are not verified (invalid,
+    or unverified with ``--trust-unverified``) in a :data:`NOT_VERIFIED` column of their own
+    (shown only when there is one): no archetype is made of figures nobody re-simulated."""
+    unscored = any(c.status in UNSCORED for cs in groups.values() for c in cs)
+    names = [*ARCHETYPES, NOT_VERIFIED] if unscored else list(ARCHETYPES)
+    table = {key: {a: 0 for a in names} for key in groups}
     for key, cs in groups.items():
         for c in cs:
-            table[key][archetype(c)] += 1
-    return {"archetypes": list(ARCHETYPES), "rules": ARCHETYPE_RULES, "table": table}
+            table[key][NOT_VERIFIED if c.status in UNSCORED else archetype(c)] += 1
+    rules = dict(ARCHETYPE_RULES)
+    if unscored:
+        rules[NOT_VERIFIED] = (
+            "invalid (counted as Impact 0 and collapsed) or unverified (--trust-unverified): its files' figures "
+            "are not believed, so it has no archetype"
+        )
+    return {"archetypes": names, "rules": rules, "table": table}
 
 
 def build_report(
@@ -471,7 +509,7 @@ def build_report(
     reference = _reference(list(every), reference, _policy_rows(every))
     leaderboard = _leaderboard(every, groups, reference, multi, prices)
     axes = {key: _pool_axes(cs) for key, cs in groups.items()}
-    scored = [c for cs in groups.values() for c in cs]
+    scored = [c for cs in groups.values() for c in cs if c.status != "unverified"]  # figures of worlds only
     order = [r["label"] for r in leaderboard]
     return {
         "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -508,10 +546,14 @@ def _leaderboard(
 ) -> list[dict[str, Any]]:
     """A :func:`_leaderboard_row` per row, paired against ``reference``'s careers (the
     reference's own row has none), best mean first (a row with no counted career last)."""
-    ref_by = {(c.scenario, c.key): scored_impact(c) for c in groups.get(reference or "", [])}
+    ref = groups.get(reference or "", [])
+    ref_by = {(c.scenario, c.key): scored_impact(c) for c in ref}
+    ref_unverified = frozenset((c.scenario, c.key) for c in ref if c.status == "unverified")
     absent = _absent_seeds(every)
     leaderboard = [
-        _leaderboard_row(k, every[k], cs, multi, _paired(cs, ref_by) if k != reference else None, prices, absent[k])
+        _leaderboard_row(
+            k, every[k], cs, multi, _paired(cs, ref_by, ref_unverified) if k != reference else None, prices, absent[k]
+        )
         for k, cs in groups.items()
     ]
     leaderboard.sort(key=lambda r: -r["mean"] if r["mean"] == r["mean"] else math.inf)  # no counted career: last
@@ -523,13 +565,14 @@ def _career_rows(
 ) -> list[dict[str, Any]]:
     """Every career as data with its row, cost, archetype and whether it counts, row by row
     in leaderboard ``order``, seeds in order within a row. A career without a result
-    (:data:`UNPLAYED`) has no archetype (``None``): its zeros are not figures of a career."""
+    (:data:`UNPLAYED`) or whose figures are not verified (:data:`UNSCORED`) has no archetype
+    (``None``): its zeros are not figures of a career, its files are not believed."""
     return [
         {
             **c.to_dict(),
             "row": key,
             "cost": _career_cost(key, c, prices),
-            "archetype": archetype(c) if c.status not in UNPLAYED else None,
+            "archetype": archetype(c) if c.status not in (*UNPLAYED, *UNSCORED) else None,
             "counted": counted(c, trust_unverified),
         }
         for key in order

@@ -22,8 +22,10 @@ with --seal FILE). A result that does not reproduce, a damaged file or a copied 
 is invalid, listed with its reason, and counts as Impact 0 in every aggregate. Careers that
 could not be re-simulated (unverified), and unfinished or crashed ones, are listed in rows
 of their own and counted in the "missing" column, never in a mean (unverified ones are with
---trust-unverified), as are seeds other labels of the scenario played that a label has no run
-folder for. A scenario is its content: "standard" only when the config's hash is
+--trust-unverified, marked ‡ wherever they enter a figure), as are seeds other labels of the
+scenario played that a label has no run folder for. Invalid and unverified careers show no
+figures of their files. A folder among the runs that is not one (a link to a folder, a
+folder of other things) is listed as "not a run". A scenario is its content: "standard" only when the config's hash is
 the bundled scenario's. Tokens and integrity flags come from transcript.jsonl.
 
 examples:
@@ -77,7 +79,8 @@ def add_report_parser(sub: Any) -> None:
         "--trust-unverified",
         action="store_true",
         help="count careers that were not re-simulated (sealed without --seal, --no-simulate, unknown "
-        "policies) with their recorded Impact",
+        "policies) with the Impact their result.json records; every figure they enter is marked ‡ (they "
+        "are not evidence), and their other figures are not shown",
     )
     p.add_argument(
         "--check-transcripts",
@@ -111,11 +114,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 1
     careers, dropped = drop_duplicates(careers)
     for c in dropped:
-        said = (
-            f"{c.invalid_reason}"
-            if c.invalid_reason and c.invalid_reason.startswith("conflicting careers")
-            else "the same career was already read; counted once"
-        )
+        said = c.dropped_as or "the same career was already read; counted once"
         print(
             visible(f"pibench report: note: {c.source}: {c.label} · {c.scenario} {c.key}: {said}", newlines=True),
             file=sys.stderr,

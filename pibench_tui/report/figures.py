@@ -413,6 +413,7 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
         "boom rider": "#27ae60",
         "overbuilt churn": "#e67e22",
         "steady": "#2980b9",
+        "not verified": "#d5d8dc",
     }
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1.2))
     left = [0] * len(labels)

@@ -13,8 +13,10 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
   policy's, or another career of its label and seed conflicts with it
   (:func:`drop_duplicates`). Counts as Impact 0 and shows no figures of its files.
 * ``unverified`` -- it could not be re-simulated here: a sealed seed without ``--seal``, a
-  policy this pibench does not know, or ``--no-simulate``. Kept out of every aggregate unless
-  ``--trust-unverified``.
+  policy this pibench does not know, or ``--no-simulate``. Shows no figures of its files
+  (as an invalid one); kept out of every aggregate unless ``--trust-unverified``, which
+  counts its recorded Impact and collapse (:attr:`Career.recorded_impact`,
+  :attr:`Career.recorded_collapsed`), marked wherever they enter a figure.
 * ``unfinished`` / ``crashed`` -- a run directory with a checkpoint (the career stopped and
   can be resumed) or with its files but neither a checkpoint nor a result.
 * ``foreign`` -- a folder among the runs that is not a run folder: its name is not
@@ -70,6 +72,10 @@ __all__ = [
 MISSING_STATUSES = ("unfinished", "crashed", "unverified")
 
 
+#: Statuses of careers whose files' figures are not shown (:meth:`Career.clear_figures`).
+_UNBELIEVED = ("invalid", "unverified")
+
+
 class LoadError(ValueError):
     """A path given to ``pibench report`` holds nothing it can read."""
 
@@ -89,7 +95,9 @@ class Career:
             (module docstring).
         config_hash: The config's content hash (``None`` when unknown).
         impact / earned / projection: Impact split (MECHANICS §12): re-simulated for valid
-            careers, recorded otherwise; ``recorded_impact``: what the files said.
+            careers; 0 for the others, whose files are not believed (:meth:`clear_figures`);
+            ``recorded_impact`` / ``recorded_collapsed``: what the files said (counted for an
+            unverified career with ``--trust-unverified`` only).
         months: Horizon of the scenario; ``months_played``: months survived.
         earned_by_month / budget_by_month: Citations earned and budget (USD) at the end
             of each closed month (index 0 = month 1), when re-simulated.
@@ -105,6 +113,7 @@ class Career:
             actions.jsonl or from the policy played again; with the seed and config it is the
             career. Two careers of one label, scenario and seed are the same career when
             their fingerprints are (:func:`drop_duplicates`). ``None`` when unknown.
+        dropped_as: Why :func:`drop_duplicates` dropped the career (``None``: kept).
         harness: The harness settings a reader compares labels by (:data:`HARNESS_SETTINGS`:
             max turns, block timeout, temperature, max tokens) as result.json's ``harness``
             recorded them (agent runs; ``None`` when not recorded).
@@ -152,6 +161,8 @@ class Career:
     status: str = ""
     config_hash: str | None = None
     recorded_impact: float | None = None
+    recorded_collapsed: bool | None = None
+    dropped_as: str | None = None
     transcript_check: str | None = None
     settings_hash: str | None = None
     cost_usd: float | None = None
@@ -178,9 +189,10 @@ class Career:
 
     def clear_figures(self) -> None:
         """Forget every figure of the career's world (Impact split, counts, collapse,
-        trajectories, best paper, axes): an invalid career's files are not believed, so it
-        shows none of their figures (and counts as Impact 0). Token counts, re-derived from
-        the transcript, stay: they were spent."""
+        trajectories, best paper, axes): an invalid or unverified career's files are not
+        believed, so it shows none of their figures (an invalid one counts as Impact 0). The
+        recorded Impact and collapse stay apart (``recorded_*``); token counts, re-derived
+        from the transcript, stay: they were spent."""
         self.impact = self.earned = self.projection = 0.0
         self.collapsed, self.collapse_month = False, None
         self.months_played = self.publications = self.grants = self.hires = self.quits = 0
@@ -239,12 +251,28 @@ def _career_brief(c: Career) -> str:
     return f"{c.source} ({c.status}{figure})"
 
 
+def _copy_note(copy: Career, kept: Career) -> str:
+    """What is said of ``copy``, dropped as the career ``kept`` holds: the same career read
+    again, or, when the copy's files say something else (it is invalid while the kept one is
+    not, or its recorded Impact differs), an invalid copy naming why: a duplicate with other
+    content is never passed off as the same career."""
+    differs = copy.status != kept.status or copy.recorded_impact != kept.recorded_impact
+    if copy.status == "invalid" or differs:
+        why = copy.invalid_reason or f"its result.json records Impact {copy.recorded_impact!r}"
+        return (
+            f"an invalid copy of the career in {kept.source} ({kept.status}): the same action log, other "
+            f"files: {why}; not counted (the career counts once, as {kept.status})"
+        )
+    return "the same career was already read; counted once"
+
+
 def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
     """Split ``careers`` into (kept, dropped), one career per label, kind, scenario and key.
 
     The same career given twice (e.g. ``run --json`` and its ``--save-runs`` folder, or one
     folder named twice: :func:`_same_career`) counts once: the later copies are dropped (a
-    valid copy is kept before one that is not). Different careers under one label, scenario
+    valid copy is kept before one that is not), each with :attr:`Career.dropped_as` saying
+    so (an invalid copy, one whose files were edited, is named as such). Different careers under one label, scenario
     and seed (two folders holding two runs of the model on seed 101) conflict: which one
     counts must never depend on the order of the paths, so none does. The first is kept as
     the seed's career, marked invalid (Impact 0, no figures) with a reason naming every
@@ -266,6 +294,8 @@ def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
                 distinct.append(careers[i])
         keep.add(order[0])
         if len(distinct) == 1:
+            for i in order[1:]:
+                careers[i].dropped_as = _copy_note(careers[i], first)
             continue
         names = "; ".join(_career_brief(d) for d in distinct)
         head = min(members)  # the first given holds the conflict (its position in the listing)
@@ -281,7 +311,7 @@ def drop_duplicates(careers: list[Career]) -> tuple[list[Career], list[Career]]:
         held.clear_figures()
         for i in members:
             if i != head:
-                careers[i].invalid_reason = why
+                careers[i].invalid_reason = careers[i].dropped_as = why
     kept = [c for i, c in enumerate(careers) if i in keep]
     dropped = [c for i, c in enumerate(careers) if i not in keep]
     return kept, dropped
@@ -544,7 +574,7 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
     imp = imp if isinstance(imp, dict) else {"total": imp}
     c.impact, c.earned, c.projection = _num(imp.get("total")), _num(imp.get("earned")), _num(imp.get("projection"))
     c.recorded_impact = float(imp["total"]) if _is_number(imp.get("total")) else None
-    c.collapsed = bool(res.get("collapsed"))
+    c.collapsed = c.recorded_collapsed = bool(res.get("collapsed"))
     c.collapse_month = _seed(res.get("collapse_month"))
     cfg = res.get("config")
     c.months = _int((cfg or {}).get("months")) if isinstance(cfg, dict) else 0
@@ -757,7 +787,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
             _resimulate(c, path, res, opts)
         else:
             c.mark("unverified", "not re-simulated (--no-simulate)")
-    if c.status == "invalid":
+    if c.status in _UNBELIEVED:
         c.clear_figures()
     return c
 
@@ -858,7 +888,7 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
     c.projection = _num(row.get("projection"))
     c.earned = _num(row.get("earned"))
     c.collapse_month = _seed(row.get("collapse_month"))
-    c.collapsed = c.collapse_month is not None
+    c.collapsed = c.recorded_collapsed = c.collapse_month is not None
     c.months = int(config.months) if config is not None else 0
     c.months_played = _int(row.get("months"))
     c.publications, c.grants, c.hires, c.quits = (_int(row.get(k)) for k in ("papers", "grants_won", "hires", "quits"))
@@ -877,7 +907,7 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
             c.fingerprint = log_fingerprint(world.s.action_log)
             _take_world(c, world, e_traj, b_traj)
             _judge(c, world, {"total": row.get("impact")}, None)
-    if c.status == "invalid":
+    if c.status in _UNBELIEVED:
         c.clear_figures()
     return c
 

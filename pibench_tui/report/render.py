@@ -69,6 +69,13 @@ def _short(v: float) -> str:
 
 #: Marks an interval that is the min-max range of fewer than FEW_CAREERS careers.
 RANGE_MARK = "†"
+#: Marks a figure that counts unverified careers at their recorded Impact (--trust-unverified).
+UNVERIFIED_MARK = "‡"
+
+
+def _trusted(text: str, unverified: int | None) -> str:
+    """``text`` with :data:`UNVERIFIED_MARK` when it counts unverified careers."""
+    return text + UNVERIFIED_MARK if unverified and text != "—" else text
 
 
 def interval_cell(iv: dict[str, Any] | None) -> str:
@@ -128,13 +135,14 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
     rows = []
     for r in report["leaderboard"]:
         agent = r["kind"] == "agent"
+        trusted = len(r.get("unverified_seeds") or ())
         rows.append(
             [
                 r["label"],
                 str(r["n"]),
-                format_value(r["mean"], 1),
-                format_value(r["median"], 1),
-                interval_cell(r.get("interval")),
+                _trusted(format_value(r["mean"], 1), trusted),
+                _trusted(format_value(r["median"], 1), trusted),
+                _trusted(interval_cell(r.get("interval")), trusted),
                 f"{100 * r['collapse_share']:.0f}%" if r.get("collapse_share") is not None else "—",
                 _usd(r.get("cost_per_career")) if agent else "—",
                 _tokens(r["tokens_per_career"]) if agent else "—",
@@ -156,6 +164,15 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
         notes.append(
             f"{RANGE_MARK} fewer than {few} careers: the min–max range of the careers, not a confidence interval "
             f"(a bootstrap of so few seeds only reproduces their range); run {few} or more seeds for a 95% CI"
+        )
+    trusted = [(r["label"], r["unverified_seeds"]) for r in report["leaderboard"] if r.get("unverified_seeds")]
+    if trusted:
+        notes.append(
+            f"{UNVERIFIED_MARK} counts unverified careers at the Impact their result.json records (--trust-unverified): "
+            "not re-simulated, so not evidence (a file says what it likes); "
+            + "; ".join(
+                f"{label}: {count(len(keys), 'career')} ({_some([str(k) for k in keys])})" for label, keys in trusted
+            )
         )
     notes.extend(absent_seed_notes(report))
     notes.extend(plan_copy_notes(report))
@@ -261,7 +278,7 @@ def pair_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             [
                 f"{p['a']} − {p['b']}",
                 str(n),
-                f"{p['mean']:+,.1f}" if n else "—",
+                _trusted(f"{p['mean']:+,.1f}", p.get("unverified")) if n else "—",
                 (
                     (
                         f"[{p['interval']['low']:+,.1f}, {iv['high']:+,.1f}]"
@@ -289,6 +306,11 @@ def pair_note(report: dict[str, Any]) -> str:
         f"excludes 0 ({pw['few_careers']} pairs or more). Careers needed: how many paired careers would resolve "
         f"the observed mean difference at that level and power, if it is the true one. {RANGE_MARK}: the min–max "
         "range of fewer pairs."
+        + (
+            f" {UNVERIFIED_MARK}: pairs with an unverified career (its recorded Impact, not re-simulated)."
+            if any(p.get("unverified") for p in report.get("pairs", ()))
+            else ""
+        )
     )
 
 
@@ -297,8 +319,8 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     values live here, not in the leaderboard), in leaderboard order then by seed. The Impact
     cell is the re-simulated Impact of a valid career, else its status: ``invalid: 0`` (counted
     as 0), ``unverified: X`` (counted with --trust-unverified), ``unverified``, ``unfinished``
-    or ``crashed`` (listed, not counted); an invalid, unfinished or crashed career shows ``—``
-    for its world's figures and archetype (not zeros nor "never built"). The scenario column
+    or ``crashed`` (listed, not counted); an invalid, unverified, unfinished or crashed career
+    shows ``—`` for its world's figures and archetype (not zeros nor "never built"). The scenario column
     appears with several scenarios."""
     multi = len(report["scenarios"]) > 1
     head = [
@@ -324,9 +346,9 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             impact = format_value(c["impact"], 1) if c["status"] == "valid" else c["status"]
         else:
             impact = _seed_cell(row, str(c["key"]))
-        # an invalid career's files are not believed, and an unfinished or crashed one has no result
-        # yet (its zeros are no career's figures): no figures of theirs, no archetype
-        shown = c["status"] not in ("invalid", "unfinished", "crashed")
+        # an invalid or unverified career's files are not believed, and an unfinished or crashed one
+        # has no result yet (its zeros are no career's figures): no figures of theirs, no archetype
+        shown = c["status"] not in ("invalid", "unverified", "unfinished", "crashed")
         rows.append(
             [
                 key,
