@@ -9,8 +9,11 @@ evaluation, ``pibench unseal FILE`` reveals the seeds and salts so anyone can re
 career from its action log and check the commitments.
 
 File format (JSON): ``{"format": "pibench-seal/1", "seeds": [{"seed", "salt",
-"commitment"}], "commitment"}``. The file is the secret: keep it where agent code cannot read
-it (the agent process never can: it runs confined and holds no files).
+"commitment"}], "commitment"}``. Seeds are numbered from 0 in their file order everywhere:
+``pibench seal`` and ``pibench unseal`` print ``seed #0`` first, ``--seed-index 0`` plays it,
+and an error about a changed seed names the same number. The file is the secret: keep it
+where agent code cannot read it (the agent process never can: it runs confined and holds no
+files).
 """
 
 from __future__ import annotations
@@ -152,7 +155,7 @@ def read_seal(path: str | Path) -> dict[str, Any]:
             and row.get("commitment") == commit_seed(row["seed"], row["salt"])
         )
         if not ok:
-            raise SealError(f"{path}: seed #{i + 1} does not match its commitment (the file was changed)")
+            raise SealError(f"{path}: seed #{i} does not match its commitment (the file was changed)")
         commitments.append(row["commitment"])
     if not commitments or data.get("commitment") != file_commitment(commitments):
         raise SealError(f"{path}: the file commitment does not match its seeds (the file was changed)")
