@@ -49,9 +49,13 @@ CALIBRATION_POLICIES = ("do-nothing", "hire-max", "baseline", "all-in", "oracle"
 # ------------------------------------------------------------------ parsers
 class _SealedSeeds(list):
     """Seeds from a seal file (``--seeds @FILE``): tables show :attr:`labels` (commitment
-    prefixes), never the seeds."""
+    prefixes), files and run directories :attr:`commitments`, never the seeds."""
 
     labels: dict[int, str]
+    commitments: dict[int, str]
+    """seed -> its full commitment."""
+    commitment: str
+    """The seal file's commitment."""
 
 
 def _seeds_arg(text: str) -> list[int]:
@@ -65,7 +69,28 @@ def _seeds_arg(text: str) -> list[int]:
         return spec.seeds
     sealed = _SealedSeeds(spec.seeds)
     sealed.labels = {seed: spec.label(i) for i, seed in enumerate(spec.seeds)}
+    sealed.commitments = dict(zip(spec.seeds, spec.commitments, strict=True))
+    sealed.commitment = str(spec.commitment)
     return sealed
+
+
+def _sealed(args: argparse.Namespace) -> dict[int, str] | None:
+    """seed -> commitment of the command's sealed seeds (``--seeds @FILE``), else ``None``."""
+    return getattr(getattr(args, "seeds", None), "commitments", None)
+
+
+def _seeds_record(args: argparse.Namespace) -> dict[str, Any]:
+    """The seeds as ``--json`` records them: ``{"seeds": [...]}``, or for sealed seeds
+    ``{"seeds": null, "seed_commitments": [...], "seal_commitment": ...}`` (the rows then
+    have ``seed`` null and ``seed_commitment``; ``pibench unseal`` reveals the seeds)."""
+    sealed = _sealed(args)
+    if sealed is None:
+        return {"seeds": args.seeds}
+    return {
+        "seeds": None,
+        "seed_commitments": [sealed[s] for s in args.seeds],
+        "seal_commitment": args.seeds.commitment,
+    }
 
 
 #: Labels of the sealed seeds of this command (set by ``--seeds @FILE``).
@@ -212,8 +237,9 @@ def add_parsers(sub: Any) -> None:
         "--save-runs",
         metavar="DIR",
         dest="save_runs",
-        help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/: result.json, "
-        "actions.jsonl, months.jsonl, eval.json) for pibench report, pibench replay and the replay viewer",
+        help="also write one run directory per career under DIR (DIR/POLICY/SCENARIO-SEED/, or "
+        "SCENARIO-sealed-PREFIX/ for a sealed seed: result.json, actions.jsonl, months.jsonl, eval.json) for "
+        "pibench report, pibench replay and the replay viewer",
     )
     p.set_defaults(func=cmd_run)
 
@@ -430,7 +456,7 @@ def _run_many(
     journal = None
     path = _journal_of(args)
     if path is not None:
-        settings = {**sweep_settings(args.command, scenario, groups), "save_runs": save_runs}
+        settings = {**sweep_settings(args.command, scenario, groups, _sealed(args)), "save_runs": save_runs}
         try:
             journal = SweepJournal(path, settings)
         except JournalError as exc:
@@ -462,7 +488,9 @@ def _run_many(
                 if done[0] == total:  # the last career is in: a Ctrl-C now no longer stops the sweep
                     holder.hold()
 
-            result = run_sweep(groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario, axes)
+            result = run_sweep(
+                groups, make_executor(args.jobs, cluster), journal, progress, save_runs, scenario, axes, _sealed(args)
+            )
             holder.hold()
             return result
     except ExecutorError as exc:
@@ -536,14 +564,17 @@ def _num(x: float, nd: int = 1) -> str:
     return f"{x:,.{nd}f}"
 
 
-def _write_csv(path: str, rows: Iterable[dict], extra: dict[str, Any] | None = None) -> None:
+def _write_csv(path: str, rows: Iterable[dict], extra: dict[str, Any] | None = None, sealed: bool = False) -> None:
     """Write rows as CSV (atomically, a row at a time: pass the rows as they are read, e.g.
     :meth:`~pibench_tui.sweep.GroupRows.full_rows`): the ``extra`` columns (e.g. ``policy``)
-    first, then :data:`ROW_FIELDS`."""
+    first, then :data:`ROW_FIELDS`; ``sealed``: with ``seed_commitment`` after ``seed``
+    (which is then empty: sealed rows name no seed)."""
     from pibench_tui.sweep import atomic_text_writer
     from world.runner import ROW_FIELDS
 
     fields = list(extra or {}) + list(ROW_FIELDS)
+    if sealed:
+        fields.insert(fields.index("seed") + 1, "seed_commitment")
     try:
         with atomic_text_writer(path) as out:
             w = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
@@ -568,7 +599,7 @@ def _write_outputs(
     if args.json_file:
         _write_json(args.json_file, json_doc())
     if csv_rows is not None and args.csv_file:
-        _write_csv(args.csv_file, csv_rows(), csv_extra)
+        _write_csv(args.csv_file, csv_rows(), csv_extra, _sealed(args) is not None)
     args._outputs_written = True
 
 
@@ -743,7 +774,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         lambda: {
             "policy": args.policy,
             "scenario": scen,
-            "seeds": args.seeds,
+            **_seeds_record(args),
             "rows": rows,
             "summary": summarize(rows),
             "axes": axes,
@@ -804,7 +835,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         args,
         lambda: {
             "scenario": scen,
-            "seeds": args.seeds,
+            **_seeds_record(args),
             "policies": names,
             "rows": res,
             "summary": sums,
@@ -880,7 +911,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         )
     _write_outputs(
         args,
-        lambda: {"policy": args.policy, "scenario": scen, "seeds": args.seeds, "rows": res, "summary": sums},
+        lambda: {"policy": args.policy, "scenario": scen, **_seeds_record(args), "rows": res, "summary": sums},
         lambda: ({"variant": v, **r} for v in variants for r in res[v].full_rows()),
         {"variant": ""},
     )
@@ -966,7 +997,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         args,
         lambda: {
             "scenario": scen,
-            "seeds": args.seeds,
+            **_seeds_record(args),
             "rows": res,
             "summary": {p: summarize(res[p]) for p in policies},
         },
@@ -974,7 +1005,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         {"policy": ""},
     )
     con = _console()
-    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({args.seeds[0]}..{args.seeds[-1]})")
+    first, last = _seed_label(args.seeds[0]), _seed_label(args.seeds[-1])
+    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({first}..{last})")
     for line in calibration_report(res):
         con.print("  " + line)
     return 0

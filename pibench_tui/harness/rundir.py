@@ -39,6 +39,7 @@ __all__ = [
     "read_json",
     "read_jsonl",
     "safe_name",
+    "seed_fields",
 ]
 
 #: ``result.json["format"]``.
@@ -75,6 +76,16 @@ def career_dir(
     """``OUT/<label>/<scenario>-<seed or the commitment's first 12 hex digits>``."""
     tail = str(seed) if seed is not None else f"sealed-{(commitment or 'unknown')[:12]}"
     return Path(out) / safe_name(label) / f"{safe_name(scenario)}-{tail}"
+
+
+def seed_fields(seed: int, commitment: str | None) -> dict[str, Any]:
+    """How a run's files record its seed: ``{"seed": seed, "seed_commitment": None}``, or
+    for a sealed seed (``commitment``, from ``pibench seal``) ``{"seed": None,
+    "seed_commitment": commitment}``: the seal file stays the one place a sealed seed is
+    written (agent and policy runs alike, with :func:`career_dir`'s folder names)."""
+    if commitment is not None:
+        return {"seed": None, "seed_commitment": commitment}
+    return {"seed": seed, "seed_commitment": None}
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, durable: bool = True, private: bool = False) -> None:

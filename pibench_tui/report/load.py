@@ -6,7 +6,8 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
 
 * ``valid`` -- re-simulated here, from its action log and the full config its run recorded
   (policy careers, folders and ``run --json`` rows: the named policy played again, which is
-  deterministic, making exactly the logged calls); the world reached the recorded end,
+  deterministic, making exactly the logged calls; a sealed row, ``seed`` null and
+  ``seed_commitment``, with the seed ``--seal`` reveals); the world reached the recorded end,
   Impact and state digest. Its Impact is the *re-simulated* one.
 * ``invalid`` -- it does not re-simulate, a file is damaged, too large or not a run result,
   its folder is another career's (a copied run folder), a policy career's log is not its
@@ -876,11 +877,27 @@ def _run_json_groups(path: Path, data: dict[str, Any]) -> dict[str, list[Any]]:
     raise LoadError(f"{path}: a JSON file from `pibench run --json` or `pibench compare --json` was expected")
 
 
-def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any, simulate: bool) -> Career:
+def _row_seed(c: Career, row: dict[str, Any], opts: _Options) -> int | None:
+    """The seed to play a ``run --json`` row's career with: its public seed, or for a
+    sealed row (``seed`` null, ``seed_commitment``) the seed ``--seal`` reveals; ``None``
+    with ``c`` marked (invalid, or unverified for a sealed row without ``--seal``)."""
+    commitment = row.get("seed_commitment")
+    if row.get("seed") is None and isinstance(commitment, str) and commitment:
+        return _sealed_seed(c, {"seed": None, "seed_commitment": commitment}, opts)
+    seed = _seed(row.get("seed"))
+    if seed is None:
+        c.mark("invalid", f"the row's seed {row.get('seed')!r} is not an integer")
+    return seed
+
+
+def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any, opts: _Options) -> Career:
     scenario = scenario_label(name, config.content_hash() if config is not None else None)
     row = row if isinstance(row, dict) else {}
     seed = _seed(row.get("seed"))
-    c = _blank(path, policy, "policy", scenario, str(seed) if seed is not None else f"row:{row.get('seed')!r}")
+    commitment = row.get("seed_commitment")
+    sealed = row.get("seed") is None and isinstance(commitment, str) and bool(commitment)
+    key = _sealed_key(commitment) if sealed else str(seed) if seed is not None else f"row:{row.get('seed')!r}"
+    c = _blank(path, policy, "policy", scenario, key)
     c.label, c.model, c.scenario, c.seed = policy, policy, scenario, seed
     c.config_hash = config.content_hash() if config is not None else None
     c.impact = c.earned = _num(row.get("impact"))
@@ -892,15 +909,18 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
     c.months = int(config.months) if config is not None else 0
     c.months_played = _int(row.get("months"))
     c.publications, c.grants, c.hires, c.quits = (_int(row.get(k)) for k in ("papers", "grants_won", "hires", "quits"))
-    if seed is None:
-        c.mark("invalid", f"the row's seed {row.get('seed')!r} is not an integer")
-    elif not simulate:
-        c.mark("unverified", "not re-simulated (--no-simulate)")
+    if not opts.simulate:
+        if not sealed and seed is None:
+            c.mark("invalid", f"the row's seed {row.get('seed')!r} is not an integer")
+        else:
+            c.mark("unverified", "not re-simulated (--no-simulate)")
+    elif (played_seed := _row_seed(c, row, opts)) is None:
+        pass
     elif config is None:
         c.mark("unverified", f"the scenario {name!r} cannot be loaded here")
     else:
         try:
-            world, e_traj, b_traj = _play_policy_with_trajectory(policy, seed, config)
+            world, e_traj, b_traj = _play_policy_with_trajectory(policy, played_seed, config)
         except KeyError:
             c.mark("unverified", f"the policy {policy!r} is not one this pibench knows")
         else:
@@ -912,7 +932,7 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
     return c
 
 
-def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Career]:
+def _from_run_json(path: Path, data: dict[str, Any], opts: _Options) -> list[Career]:
     name = canonical_scenario(data.get("scenario"))
     groups = _run_json_groups(path, data)
     try:
@@ -920,7 +940,7 @@ def _from_run_json(path: Path, data: dict[str, Any], simulate: bool) -> list[Car
     except Exception:  # noqa: BLE001 - ScenarioError: the rows stay unverified
         config = None
     return [
-        _from_run_json_row(path, policy, row, name, config, simulate) for policy, rows in groups.items() for row in rows
+        _from_run_json_row(path, policy, row, name, config, opts) for policy, rows in groups.items() for row in rows
     ]
 
 
@@ -934,7 +954,7 @@ def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
     if isinstance(data, dict) and data.get("format") == RUN_FORMAT:
         return [_from_run_dir(p.parent, opts)]
     if isinstance(data, dict):
-        return _from_run_json(p, data, opts.simulate)
+        return _from_run_json(p, data, opts)
     raise LoadError(f"{raw}: not a pibench result")
 
 

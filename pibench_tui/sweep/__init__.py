@@ -10,6 +10,8 @@ which
   processes; :class:`DaskExecutor`: ``--cluster ADDRESS``), whose rows are identical,
 * streams each finished career to the journal, the progress callback and, with
   ``--save-runs DIR``, its run directory,
+* names sealed seeds (``--seeds @FILE``) by their commitments in every file it writes
+  (run directories, journal rows, so ``--json``/``--csv``, journal settings),
 * returns the rows per group in seed order as :class:`GroupRows`: a few numbers a career
   in this process, the full rows in the journal (memory flat in the number of seeds).
 
@@ -20,7 +22,7 @@ recorded twin for run directories). No rich or textual import at module level.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +52,26 @@ __all__ = [
     "journal_path",
     "make_executor",
     "run_sweep",
+    "sealed_text",
     "sweep_settings",
     "write_json",
 ]
 
 
-def sweep_settings(command: str, scenario: str, groups: Sequence[Group]) -> dict[str, Any]:
+def sweep_settings(
+    command: str, scenario: str, groups: Sequence[Group], sealed: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """The settings a journal is checked against: the command, the scenario, and per group
-    its key, policy, world parameters (fingerprint), baseline config and seeds (fingerprint)."""
+    its key, policy, world parameters (fingerprint), baseline config and seeds (fingerprint).
+    ``sealed`` (seed -> commitment, ``--seeds @FILE``): the seeds are fingerprinted and
+    described by their commitments, never by themselves."""
+
+    def seeds_of(g: Group) -> tuple[str, str]:
+        if not sealed:
+            return fingerprint(list(g.seeds)), seeds_text(list(g.seeds))
+        commitments = [sealed[s] for s in g.seeds]
+        return fingerprint(commitments), sealed_text(commitments)
+
     return {
         "command": command,
         "scenario": scenario,
@@ -69,12 +83,21 @@ def sweep_settings(command: str, scenario: str, groups: Sequence[Group]) -> dict
                 "baseline_config": dataclasses.asdict(g.baseline_config)
                 if dataclasses.is_dataclass(g.baseline_config) and not isinstance(g.baseline_config, type)
                 else None,
-                "seeds": fingerprint(list(g.seeds)),
-                "seeds_text": seeds_text(list(g.seeds)),
+                "seeds": seeds_of(g)[0],
+                "seeds_text": seeds_of(g)[1],
             }
             for g in groups
         ],
     }
+
+
+def sealed_text(commitments: Sequence[str]) -> str:
+    """A short description of sealed seeds for messages, by their labels:
+    ``sealed:0a1b2c3d4e5f, sealed:...`` (at most 4 named, then how many)."""
+    labels = [f"sealed:{c[:12]}" for c in commitments]
+    if len(labels) <= 4:
+        return ", ".join(labels) or "no seeds"
+    return f"{labels[0]}, {labels[1]}, ... {labels[-1]} ({len(labels):,} sealed seeds)"
 
 
 def run_sweep(
@@ -85,6 +108,7 @@ def run_sweep(
     save_runs: str | Path | None = None,
     scenario: str = "default",
     axes: bool = False,
+    sealed: Mapping[int, str] | None = None,
 ) -> dict[str, GroupRows]:
     """Every career of ``groups``; the rows per group key, in seed order.
 
@@ -99,6 +123,10 @@ def run_sweep(
             already have theirs: a directory is written before its journal line).
         scenario: the scenario name (run directories' ``scenario``).
         axes: keep what :meth:`GroupRows.pooled_axes` needs.
+        sealed: seed -> commitment of sealed seeds (``--seeds @FILE``): their run
+            directories and journal rows (so ``--json``/``--csv``) name them by commitment,
+            never by seed (:func:`~pibench_tui.sweep.runs.sealed_row`); the rows returned
+            for tables keep the seeds (tables show :func:`sealed_text`'s labels).
 
     Raises:
         ValueError: two groups share a key.
@@ -110,9 +138,13 @@ def run_sweep(
     if len(set(keys)) != len(keys):
         raise ValueError(f"sweep groups need distinct keys, got {keys}")
     executor = executor or LocalExecutor(1)
+    sealed = dict(sealed or {})
+    unseal = {c: s for s, c in sealed.items()}
     results = {g.key: GroupRows(g.seeds, journal, axes) for g in groups}
     if journal is not None:
         for key, row, offset in journal.read_back():
+            if row.get("seed") is None and row.get("seed_commitment") in unseal:
+                row = {**row, "seed": unseal[row["seed_commitment"]]}
             rows = results.get(key)
             if rows is None or not rows.wants(int(row["seed"])):  # not this sweep's (settings matched)
                 continue
@@ -125,11 +157,12 @@ def run_sweep(
             todo.append(dataclasses.replace(g, seeds=missing))
 
     def emit(key: str, row: dict[str, Any], run: dict[str, Any] | None) -> None:
-        if save_runs is not None and run is not None:
-            from .runs import write_run
+        from .runs import sealed_row, write_run
 
-            write_run(save_runs, key, scenario, run)
-        offset = journal.append(key, row) if journal is not None else None
+        commitment = sealed.get(int(row["seed"]))
+        if save_runs is not None and run is not None:
+            write_run(save_runs, key, scenario, run, commitment)
+        offset = journal.append(key, sealed_row(row, commitment)) if journal is not None else None
         results[key].add(row, offset)
         if progress is not None:
             progress(key, row)
@@ -138,8 +171,9 @@ def run_sweep(
         executor.run(todo, emit, record=save_runs is not None)
     for key, rows in results.items():
         if rows.missing():
+            missing = rows.missing()
+            which = sealed_text([sealed[s] for s in missing]) if sealed else seeds_text(missing)
             raise ExecutorError(
-                f"{executor.describe()} returned without {len(rows.missing()):,} career(s) of {key} "
-                f"(seeds {seeds_text(rows.missing())})"
+                f"{executor.describe()} returned without {len(missing):,} career(s) of {key} (seeds {which})"
             )
     return results

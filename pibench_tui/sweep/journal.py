@@ -2,7 +2,8 @@
 
 A sweep that writes ``--json FILE`` (or ``--csv FILE``) keeps ``FILE.partial.jsonl`` while it
 runs: a header line with the sweep's settings, then one line per finished career
-(``{"key", "seed", "row"}``). Lines are appended and flushed as careers finish (and synced to
+(``{"key", "seed", "row"}``; a sealed seed's line has ``seed`` null and its row
+``seed_commitment``: :func:`~pibench_tui.sweep.runs.sealed_row`). Lines are appended and flushed as careers finish (and synced to
 disk at most every couple of seconds), so a kill loses at most the careers in flight and a
 torn last line is ignored. Run the same command again and the journaled careers are read
 back instead of recomputed; a journal written with other settings (seeds, scenario,
@@ -265,7 +266,12 @@ class SweepJournal:
                     )
             else:
                 try:
-                    str(obj["key"]), int(obj["seed"]), obj["row"]["seed"]
+                    str(obj["key"]), obj["row"]["seed"]
+                    if obj["seed"] is None:  # a sealed seed's row names its commitment instead
+                        if not isinstance(obj["row"]["seed_commitment"], str):
+                            raise TypeError("a sealed row without its commitment")
+                    else:
+                        int(obj["seed"])
                 except (KeyError, TypeError, ValueError):
                     raise JournalError(
                         f"{self.path} is damaged at line {i + 1} (not a career row); {start_over}"

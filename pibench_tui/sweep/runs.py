@@ -2,7 +2,8 @@
 
 One directory per career, in the run-directory format shared with ``pibench agent``
 (read by ``pibench report``, ``pibench replay`` and the replay viewer):
-``DIR/<label>/<scenario>-<seed>/`` with ``actions.jsonl`` (the world's action log, enough
+``DIR/<label>/<scenario>-<seed>/`` (``<scenario>-sealed-<commitment prefix>`` for a sealed
+seed) with ``actions.jsonl`` (the world's action log, enough
 for :func:`world.api.replay`), ``months.jsonl`` (per closed month the month report and the
 dashboard after the tick), ``eval.json`` (the hidden evaluation log and the capability axes,
 as for agent runs) and ``result.json`` (kind ``policy``; written last, so its presence means
@@ -20,9 +21,9 @@ from typing import Any
 
 from world.config import WorldConfig
 
-from ..harness.rundir import RUN_FORMAT, atomic_write_json, atomic_write_text, career_dir, read_json
+from ..harness.rundir import RUN_FORMAT, atomic_write_json, atomic_write_text, career_dir, read_json, seed_fields
 
-__all__ = ["RUN_FORMAT", "recorded_career", "write_run"]
+__all__ = ["RUN_FORMAT", "recorded_career", "sealed_row", "write_run"]
 
 
 def _month_report(api: Any, reply: Any) -> Any:
@@ -119,8 +120,26 @@ def _jsonl(rows: list[Any]) -> str:
     return "".join(json.dumps(r, separators=(",", ":"), allow_nan=False) + "\n" for r in rows)
 
 
-def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) -> Path:
+def sealed_row(row: dict[str, Any], commitment: str | None) -> dict[str, Any]:
+    """A career's row (:func:`world.runner.result_row`) as files may hold it: itself when the
+    seed is public, else with ``seed`` null and ``seed_commitment`` after it
+    (:func:`~pibench_tui.harness.rundir.seed_fields`)."""
+    if commitment is None:
+        return row
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if k == "seed":
+            out.update(seed_fields(int(v), commitment))
+        else:
+            out[k] = v
+    return out
+
+
+def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any], commitment: str | None = None) -> Path:
     """Write one career's run directory (``result.json`` last, every file atomically).
+    ``commitment``: the seed's commitment when it is sealed (``--seeds @FILE``): the folder
+    is named by its prefix and ``result.json`` has ``seed`` null and ``seed_commitment``, as
+    ``pibench agent`` writes a sealed career (:func:`~pibench_tui.harness.rundir.seed_fields`).
 
     Returns:
         The directory.
@@ -129,8 +148,11 @@ def write_run(root: str | Path, label: str, scenario: str, run: dict[str, Any]) 
         OSError: it cannot be written; ``FileExistsError`` when the directory holds the run of
             another label (two labels that differ only in case, on a case-insensitive file system).
     """
-    result = {**run["result"], "label": label, "scenario": scenario}
-    d = career_dir(root, label, scenario, int(result["seed"]))
+    seed = int(run["result"]["seed"])
+    result = {**run["result"], "label": label, "scenario": scenario, **seed_fields(seed, commitment)}
+    if commitment is not None and isinstance(result.get("summary"), dict):  # the world's summary names its seed
+        result["summary"] = {k: v for k, v in result["summary"].items() if k != "seed"}
+    d = career_dir(root, label, scenario, result["seed"], commitment)
     if (d / "result.json").exists():
         other = read_json(d / "result.json").get("label", label)
         if other != label:
