@@ -15,10 +15,7 @@ import pytest
 
 from pibench_tui.sandbox.process import AgentProcess
 from tests.headless.conftest import pibench_command
-
-
-def _children(parent: int) -> list[int]:
-    return [int(p) for p in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+from tests.headless.test_between_blocks import _children
 
 
 def _exited(code: int | None) -> AgentProcess:
