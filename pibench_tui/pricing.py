@@ -11,7 +11,17 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["PRICE_FORM", "Price", "career_cost", "cost_usd", "format_usd", "parse_price", "price_record"]
+__all__ = [
+    "PRICE_FORM",
+    "Price",
+    "career_cost",
+    "cost_usd",
+    "format_usd",
+    "parse_price",
+    "price_record",
+    "timed_out_cost",
+    "timed_out_prompt_estimate",
+]
 
 #: The valid form, for error messages and help.
 PRICE_FORM = "NAME=IN,OUT[,CACHED] (USD per million prompt, completion and cached prompt tokens, e.g. gpt-4.1=2,8,0.5)"
@@ -81,15 +91,37 @@ def _count(value: Any) -> int:
 def career_cost(result: dict[str, Any], price: Price) -> float:
     """USD of a finished career's ``result.json`` at ``price``: its prompt (cached ones at the
     cached price when the provider reported them) and completion tokens, plus the tokens of
-    its abandoned attempts (``tokens.abandoned``: paid for, not in its counts)."""
+    its abandoned attempts (``tokens.abandoned``: paid for, not in its counts), plus the
+    estimated prompt tokens of requests abandoned at a time-out (:func:`timed_out_cost`)."""
     tok = result.get("tokens")
     tokens: dict[str, Any] = tok if isinstance(tok, dict) else {}
     raw = tokens.get("abandoned")
     ab: dict[str, Any] = raw if isinstance(raw, dict) else {}
     cached = tokens.get("cached_prompt")
-    return cost_usd(
-        price, _count(tokens.get("prompt")), _count(tokens.get("completion")), _count(cached) if cached else None
-    ) + cost_usd(price, _count(ab.get("prompt")), _count(ab.get("completion")))
+    return (
+        cost_usd(
+            price, _count(tokens.get("prompt")), _count(tokens.get("completion")), _count(cached) if cached else None
+        )
+        + cost_usd(price, _count(ab.get("prompt")), _count(ab.get("completion")))
+        + timed_out_cost(result, price)
+    )
+
+
+def timed_out_prompt_estimate(result: dict[str, Any]) -> int:
+    """The prompt tokens of a ``result.json``'s requests abandoned at a time-out
+    (``tokens.abandoned.timed_out.prompt_estimated``: characters / 4 of the prompts sent, an
+    estimate: no usage comes back), 0 when none is recorded."""
+    tok = result.get("tokens")
+    ab = tok.get("abandoned") if isinstance(tok, dict) else None
+    timed = ab.get("timed_out") if isinstance(ab, dict) else None
+    return _count(timed.get("prompt_estimated")) if isinstance(timed, dict) else 0
+
+
+def timed_out_cost(result: dict[str, Any], price: Price) -> float:
+    """USD of :func:`timed_out_prompt_estimate` at the prompt price (an estimate: their
+    completion tokens are unknown and not priced; a provider may bill an abandoned request
+    in full, in part or not at all)."""
+    return cost_usd(price, timed_out_prompt_estimate(result), 0)
 
 
 def price_record(price: Price) -> dict[str, Any]:

@@ -951,11 +951,19 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
         parts.append(f"cached prompt {sum(cached_known) / len(cached_known):,.0f}")
     parts.append(f"abandoned {abandoned:,.0f} (not in the tokens; interrupted turns, careers redone)")
     if price is not None:
+        from pibench_tui.pricing import timed_out_cost
+
         usd = sum(career_cost(res, price) for _name, res in finished) / n
+        estimated = sum(timed_out_cost(res, price) for _name, res in finished) / n
         cached_note = "" if price.cached is None else f", cached {price.cached:g}"
         parts.insert(
             0,
-            f"cost per career {format_usd(usd)} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok",
+            f"cost per career {format_usd(usd)} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok"
+            + (
+                f" ({format_usd(estimated)} of it estimated: prompts of requests abandoned at a time-out)"
+                if estimated
+                else ""
+            ),
         )
     else:
         parts.append(f"cost: give --price {model}=IN,OUT[,CACHED]")

@@ -759,9 +759,19 @@ class _Career:
             "valid": None,
         }
         if self.price is not None:
-            from pibench_tui.pricing import career_cost, price_record
+            from pibench_tui.pricing import career_cost, price_record, timed_out_cost
 
             result["cost_usd"] = round(career_cost(result, self.price), 6)
+            estimated = timed_out_cost(result, self.price)
+            result["cost"] = {
+                "counted_usd": round(result["cost_usd"] - estimated, 6),
+                "timed_out_estimated_usd": round(estimated, 6),
+                "timed_out_estimated": bool(estimated),
+                "note": "cost_usd = counted_usd (the tokens the provider reported, abandoned attempts' included) + "
+                "timed_out_estimated_usd, an ESTIMATE: the prompt tokens of requests abandoned at a time-out "
+                "(tokens.abandoned.timed_out.prompt_estimated, characters / 4 of the prompts sent) at the prompt "
+                "price; their completion tokens are unknown and not priced",
+            }
             result["price"] = price_record(self.price)
         self.transcript.append({"event": "end", "impact": result["impact"], "digest": result["digest"]})
         self.transcript.sync()
@@ -793,8 +803,8 @@ def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
             "requests": meter.timed_out_requests,
             "prompt_estimated": meter.timed_out_prompt_estimate,
             "note": "requests abandoned at a time-out return no usage: their prompt tokens are estimated as "
-            "the characters / 4 of the prompt sent, completion tokens unknown; not in prompt/completion above "
-            "nor in a cost",
+            "the characters / 4 of the prompt sent, completion tokens unknown; not in prompt/completion above; "
+            "with a price, in cost_usd as an estimate (cost.timed_out_estimated_usd)",
         },
         "note": "paid for, not in prompt/completion: turns lost to an interruption (a kill, Ctrl-C) before a "
         "resume, and careers played again with --redo-failed; requests abandoned at a time-out are apart, "

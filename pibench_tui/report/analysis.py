@@ -216,7 +216,8 @@ def _paired(
 def _cost(key: str, agents: list[Career], prices: dict[str, Price]) -> float | None:
     """USD of a label's counted agent careers: from their tokens at ``--price`` (label or
     model; cached prompt tokens at the cached price when the provider reported them; the
-    tokens of abandoned attempts included: they were paid for), else the sum of the costs
+    tokens of abandoned attempts included: they were paid for, and the estimated prompt
+    tokens of requests abandoned at a time-out at the prompt price), else the sum of the costs
     their result.json recorded when every one has one."""
     if not agents:
         return None
@@ -229,6 +230,7 @@ def _cost(key: str, agents: list[Career], prices: dict[str, Price]) -> float | N
     return sum(
         cost_usd(price, c.prompt_tokens or 0, c.completion_tokens or 0, c.cached_prompt_tokens)
         + cost_usd(price, c.abandoned_prompt_tokens, c.abandoned_completion_tokens)
+        + cost_usd(price, c.timed_out_prompt_estimate, 0)  # an estimate (characters / 4)
         for c in agents
     )
 
@@ -264,6 +266,9 @@ def _token_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> 
             else None
         ),
         "cached_prompt_per_career": statistics.fmean(cached) if cached else None,
+        "timed_out_estimated_per_career": (
+            statistics.fmean(c.timed_out_prompt_estimate for c in agents) if agents else None
+        ),
     }
 
 

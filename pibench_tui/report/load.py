@@ -118,6 +118,9 @@ class Career:
         harness: The harness settings a reader compares labels by (:data:`HARNESS_SETTINGS`:
             max turns, block timeout, temperature, max tokens) as result.json's ``harness``
             recorded them (agent runs; ``None`` when not recorded).
+        timed_out_prompt_estimate: The prompt tokens of requests abandoned at a time-out,
+            estimated (result.json ``tokens.abandoned.timed_out.prompt_estimated``): priced
+            into the cost at the prompt price, as an estimate.
         plan_sha256 / plan_copy: The plan file's SHA-256 its result.json recorded (``plan``;
             ``None``: not run from a plan) and whether the copy in the output folder has
             that hash (:func:`_plan_copy`: ``verified``, ``differs``, ``missing``).
@@ -170,6 +173,7 @@ class Career:
     cached_prompt_tokens: int | None = None
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
+    timed_out_prompt_estimate: int = 0
     fingerprint: str | None = None
     harness: dict[str, Any] | None = None
     plan_sha256: str | None = None
@@ -591,6 +595,9 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
     if isinstance(abandoned, dict):
         c.abandoned_prompt_tokens = _int(abandoned.get("prompt"))
         c.abandoned_completion_tokens = _int(abandoned.get("completion"))
+    from pibench_tui.pricing import timed_out_prompt_estimate
+
+    c.timed_out_prompt_estimate = timed_out_prompt_estimate(res)
 
 
 def _plan_copy(res: dict[str, Any], path: Path) -> tuple[str | None, str | None]:

@@ -183,6 +183,13 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             "model's): " + " | ".join(differences)
         )
     for r in report["leaderboard"]:
+        estimated = r.get("timed_out_estimated_per_career")
+        if r["kind"] == "agent" and estimated:
+            notes.append(
+                f"{r['label']}: ~{_tokens(estimated)} prompt tokens per career of requests abandoned at a time-out, "
+                "ESTIMATED (characters / 4 of the prompts sent: no usage comes back): in $/career at the prompt "
+                "price, not in tokens/career"
+            )
         abandoned = r.get("abandoned_tokens_per_career")
         if r["kind"] == "agent" and abandoned:
             notes.append(

@@ -184,7 +184,9 @@ def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and
     """A backend whose first call met one time-out before answering and whose second call failed
     after two time-outs: result.json's tokens.abandoned.timed_out counts the 3 requests and their
     prompt tokens as characters / 4 of each prompt sent, labelled estimated, outside the counted
-    prompt tokens (before, only llm.errors said they happened; their tokens were unknown)."""
+    prompt tokens (before, only llm.errors said they happened; their tokens were unknown). With a
+    price they are in cost_usd, and result.json's cost says which part is that estimate; the
+    report prices them the same way."""
     import dataclasses
 
     from pibench_tui.harness.backends import Completion, LLMCallFailed
@@ -215,10 +217,20 @@ def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and
     scen = load_scenario("short-12")
     config = dataclasses.replace(scen.config, months=3)
     settings = AgentSettings(model="m", label="m", scenario=scen.name, config=config)
-    result = run_career(settings, TimingOut(), 101, tmp_path, log=lambda _t: None)
+    result = run_career(settings, TimingOut(), 101, tmp_path, log=lambda _t: None, price=Price(2.0, 8.0))
     timed = result["tokens"]["abandoned"]["timed_out"]
     assert timed["requests"] == 3 and timed["prompt_estimated"] == sum(sent) > 0
     assert "estimated" in timed["note"] and result["tokens"]["prompt"] == 20
+    # priced as an estimate (before, left out of cost_usd): at $2 per M prompt tokens
+    estimate = sum(sent) * 2.0 / 1e6
+    assert result["cost"]["timed_out_estimated_usd"] == pytest.approx(estimate, abs=1e-6)
+    assert result["cost_usd"] == pytest.approx((20 * 2 + 10 * 8) / 1e6 + estimate, abs=1e-6)
+    assert result["cost"]["timed_out_estimated"] is True and "ESTIMATE" in result["cost"]["note"]
+    # the report prices them too, and says so under the leaderboard
+    careers = [_career(1, tokens=30, prompt_tokens=20, completion_tokens=10, timed_out_prompt_estimate=sum(sent))]
+    rep = build_report(careers, prices={"m": Price(2.0, 8.0)})
+    assert rep["leaderboard"][0]["cost_per_career"] == pytest.approx(result["cost_usd"], abs=1e-6)
+    assert any("ESTIMATED" in n and "time-out" in n for n in leaderboard_notes(rep))
 
 
 def test_a_cost_under_a_cent_never_reads_as_free(tmp_path, capsys):
