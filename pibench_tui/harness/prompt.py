@@ -138,6 +138,7 @@ BRIEFS: dict[str, str] = {
     "projects.unassign": "a member from an active project",
     "projects.kill": "no draft; its members' morale suffers",
     "students.list": "everyone ever, any role or status",
+    "projects.list": "all ever",
     "lab.explain": "why an outcome went as it did, from what you could see",
     "papers.polish": "an available draft; gains saturate at {rules.hours.polish_saturation} in total",
     "papers.submit": "an available draft; conferences only in their deadline months",
@@ -152,7 +153,7 @@ BRIEFS: dict[str, str] = {
     "papers.drafts": "all",
     "papers.submissions": "all",
     "events.pending": "awaiting an answer",
-    "recruit.applicants": "pending/offered ones this season (months {rules.season.offer_months} of the year, else [])",
+    "recruit.applicants": "pending/offered ones this season, else []",  # offer() says the months
     "field.preprints": "counts per topic, last n_months months",
     "field.attend_conference": "{rules.hours.conference}, {rules.costs.conference}, at most once every "
     "{rules.events.conference_gap_months}; returns hallway intel",
@@ -458,7 +459,7 @@ def system_prompt(
         [
             goal,
             "API (*: changes the world; results: plain dicts, lists; -> t: rows of table t; help(x) shows "
-            "a call's full doc, e.g. help(papers.submit))\n" + cheatsheet,
+            "a call's full doc)\n" + cheatsheet,
             mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(

@@ -25,6 +25,11 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "prompt_tokens.py"
 
 #: Tokens of the standard scenario's system prompt (bench/prompt_tokens.py's count): the goal of
 #: issue 26 §3. Before it, 3,261 (characters / 4); then 2,194 (columns once, whole sentences).
+#: The goal, not a measurement: never raised to fit a longer prompt. Measured (characters / 4,
+#: no offline tokenizer here): 1,595 once the goal was met, 5 tokens of headroom, so any
+#: addition broke this test; trimmed to 1,580 (QA26 fix 12: no "e.g. help(papers.submit)",
+#: applicants() no longer repeats offer()'s months, projects.list() "all ever"): 20 tokens of
+#: headroom (80 characters) in every scenario. A change that needs more trims elsewhere first.
 SYSTEM_BUDGET = 1_600
 
 #: Mean prompt tokens a call over the bench's scripted baseline-like career (standard, seed 101):
@@ -44,7 +49,8 @@ def _bench() -> Any:
 def test_system_prompt_is_within_its_token_budget():
     """Every scenario's system prompt counts at most SYSTEM_BUDGET tokens with the bench's own
     counter (standard: 3,261 at first, 2,194 before the goal was met: a call a line with its
-    docstring's first sentence, every table's columns, the module list, the rules twice over)."""
+    docstring's first sentence, every table's columns, the module list, the rules twice over;
+    1,595 once the goal was met, 1,580 since QA26 fix 12)."""
     count, _name = _bench().tokenizer()
     for scen in list_scenarios():
         prompt = harness_system_prompt(scen.config)
