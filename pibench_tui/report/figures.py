@@ -133,6 +133,7 @@ def impact_per_seed(report: dict[str, Any]) -> bytes | None:
     lows = [r["min"] for r in rows if r["min"] > 0]
     if lows and max(r["max"] for r in rows) / min(lows) > 50:
         ax.set_yscale("symlog", linthresh=10)
+        ax.set_ylim(bottom=0)  # Impact is never negative: no empty decade below zero
     ax.set_title(f"Impact per career\n(bar: mean; whisker: {_interval_words(rows)})")
     if len(seeds) <= len(markers):
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
