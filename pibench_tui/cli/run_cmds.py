@@ -164,6 +164,13 @@ def _executor_args(p: argparse.ArgumentParser) -> None:
         help="play the careers on a Dask cluster instead, e.g. tcp://HOST:8786 (needs pibench[cluster]; "
         "the README shows how to start one); the results are those of --jobs 1",
     )
+    p.add_argument(
+        "--send-seeds-to-cluster",
+        action="store_true",
+        help="with --cluster and sealed seeds (--seeds @FILE): send the seeds to the cluster's workers, which "
+        "must know a seed to play its career (without it the combination is refused: a cluster may be "
+        "remote and is outside this process)",
+    )
 
 
 class _NoSeeds(argparse.Action):
@@ -445,10 +452,14 @@ def _run_many(
         run_sweep,
         sweep_settings,
     )
+    from pibench_tui.sweep.executors import sealed_cluster_problem
 
     cluster = getattr(args, "cluster", None)
     if cluster and getattr(args, "jobs", 1) > 1:
         raise _Usage("choose one of --jobs N (local processes) and --cluster ADDRESS (a Dask cluster)")
+    refused = sealed_cluster_problem(cluster, _sealed(args) is not None, getattr(args, "send_seeds_to_cluster", False))
+    if refused:
+        raise _Usage(refused)
     groups = [Group(key, policy, cfg, tuple(seeds), bcfg) for key, policy, cfg, seeds, bcfg in jobs_list]
     save_runs = getattr(args, "save_runs", None)
     _check_outputs(args)

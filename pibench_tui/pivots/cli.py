@@ -171,6 +171,12 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     bd.add_argument(
         "--cluster", metavar="ADDRESS", help="run on a Dask cluster instead (tcp://HOST:8786; needs pibench[cluster])"
     )
+    bd.add_argument(
+        "--send-seeds-to-cluster",
+        action="store_true",
+        help="with --cluster and sealed seeds (--seeds @FILE): send the seeds to the cluster's workers, which "
+        "must know a seed to play its careers (without it the combination is refused)",
+    )
     bd.set_defaults(func=cmd_build)
 
     sc = psub.add_parser(
@@ -313,6 +319,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.cluster and args.jobs > 1:
         print("pibench pivots build: choose one of --jobs N and --cluster ADDRESS", file=sys.stderr)
+        return EXIT_USAGE
+    from ..sweep.executors import sealed_cluster_problem
+
+    refused = sealed_cluster_problem(args.cluster, bool(settings.commitments), args.send_seeds_to_cluster)
+    if refused:
+        print(f"pibench pivots build: {refused}", file=sys.stderr)
         return EXIT_USAGE
     from ..sweep.executors import ExecutorError
 

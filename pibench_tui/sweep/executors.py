@@ -18,7 +18,45 @@ from typing import Any, Protocol
 
 from world.config import WorldConfig
 
-__all__ = ["DaskExecutor", "Emit", "Executor", "ExecutorError", "Group", "LocalExecutor", "make_executor"]
+__all__ = [
+    "SEND_SEEDS_FLAG",
+    "DaskExecutor",
+    "Emit",
+    "Executor",
+    "ExecutorError",
+    "Group",
+    "LocalExecutor",
+    "make_executor",
+    "sealed_cluster_problem",
+]
+
+#: The flag that lets sealed seeds go to a Dask cluster (:func:`sealed_cluster_problem`).
+SEND_SEEDS_FLAG = "--send-seeds-to-cluster"
+
+
+def sealed_cluster_problem(cluster: str | None, sealed: bool, allowed: bool) -> str | None:
+    """Why sealed seeds may not be played on ``cluster``, or ``None``.
+
+    A worker must know a seed to play its career, so a sweep on a Dask cluster sends every
+    seed to the cluster's scheduler and workers: processes outside the evaluator's, possibly
+    on other machines and run by other people. Sealed seeds (``--seeds @FILE``) are meant to
+    stay with the evaluator until ``pibench unseal``, so the combination is refused unless
+    the evaluator says the cluster is theirs (:data:`SEND_SEEDS_FLAG`); ``--jobs N`` plays
+    them in local worker processes of this pibench.
+
+    Args:
+        cluster: The ``--cluster`` address (``None``: no cluster, nothing to refuse).
+        sealed: The seeds come from a seal file.
+        allowed: :data:`SEND_SEEDS_FLAG` was given.
+    """
+    if not cluster or not sealed or allowed:
+        return None
+    return (
+        f"--cluster {cluster} with sealed seeds (--seeds @FILE) would send the sealed seeds to the Dask "
+        f"cluster's scheduler and workers (a worker must know a seed to play its career), outside this "
+        f"process and possibly on other machines; give {SEND_SEEDS_FLAG} if that cluster is as trusted as "
+        "the seal file, or play the careers here with --jobs N"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
