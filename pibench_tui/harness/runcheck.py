@@ -6,7 +6,9 @@ result.json with ``"impact": "abc"`` crashed replay while the report named it).
 * :func:`result_problem` -- the shape of a run result: format, an integer seed or a seed
   commitment (never both), a config, an Impact split of finite numbers.
 * :func:`find_run_folders` -- the run folders at or below a path, and the folders under it
-  that cannot be read as one: a symbolic link to a folder is listed, never followed.
+  that cannot be read as one: a symbolic link to a folder is listed, never followed; a
+  folder named as a run folder is (:data:`RUN_NAME`) that holds none of a run's files is
+  listed with that reason, never taken for a seed that was not played.
 * :func:`folder_problem` -- a run folder holds the career its names say
   (``<label>/<scenario>-<seed>``, :func:`~pibench_tui.harness.rundir.career_dir`): a good
   seed's folder copied over a bad seed's, or another label's copied into this label's, is
@@ -20,18 +22,32 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.rundir import RUN_FORMAT, career_dir
 
-__all__ = ["IMPACT_KEYS", "RUN_FILES", "Found", "find_run_folders", "folder_problem", "result_problem"]
+__all__ = [
+    "IMPACT_KEYS",
+    "RUN_FILES",
+    "RUN_NAME",
+    "Found",
+    "find_run_folders",
+    "folder_problem",
+    "result_problem",
+]
 
 #: Files whose presence makes a folder a run folder (a career that crashed before its first
 #: checkpoint still leaves its transcript or action log); present means any kind of file
 #: (a FIFO named result.json is a damaged run, not a folder without a result).
 RUN_FILES = ("result.json", "checkpoint.json", "transcript.jsonl", "actions.jsonl")
+
+
+#: The name of a run folder (:func:`~pibench_tui.harness.rundir.career_dir`):
+#: ``<scenario>-<seed>`` or ``<scenario>-sealed-<commitment prefix>``.
+RUN_NAME = re.compile(r"^(?P<scenario>.+)-(?:sealed-(?P<commit>[0-9a-fA-F]+)|(?P<seed>-?\d+))$")
 
 
 @dataclass(frozen=True)
@@ -47,12 +63,31 @@ def _holds_run_files(path: Path) -> bool:
     return any(os.path.lexists(path / f) for f in RUN_FILES)
 
 
+def _empty_run_folder(path: Path, dirnames: list[str], filenames: list[str]) -> str | None:
+    """Why ``path`` (no run file in it) is a broken run folder: a folder with no folder in it,
+    named as a run folder is, holds none of a run's files; else ``None``."""
+    if dirnames or not RUN_NAME.match(path.name):
+        return None
+    shown = ", ".join(sorted(filenames)[:3]) + (" ..." if len(filenames) > 3 else "")
+    holds = f"it holds only {shown}" if filenames else "it is empty"
+    return (
+        f"{path} is named as a run folder but holds none of a run's files ({', '.join(RUN_FILES)}): {holds} "
+        "(a run folder emptied, or never written)"
+    )
+
+
 def find_run_folders(root: str | Path) -> list[Found]:
     """The run folders at or below ``root`` (a folder holding any of :data:`RUN_FILES`, not
-    looked into further), in path order, and every symbolic link to a folder below ``root``
-    with its problem: it is listed, never followed (a link planted among run folders could
-    point anywhere; a QA tester's linked run folder vanished from the report and from replay
-    without a word). ``root`` itself, named by the user, may be a link."""
+    looked into further), in path order, and the folders that cannot be read as one, each
+    with its problem:
+
+    * every symbolic link to a folder below ``root``: listed, never followed (a link planted
+      among run folders could point anywhere; a QA tester's linked run folder vanished from
+      the report and from replay without a word). ``root`` itself, named by the user, may
+      be a link;
+    * every folder without subfolders named as a run folder is (:data:`RUN_NAME`) that holds
+      none of :data:`RUN_FILES` (empty, or only other files): a broken run folder of the seed
+      its name says, not a seed nobody played (the report counted it as a missing seed)."""
     root = Path(root)
     if _holds_run_files(root):
         return [Found(root)]
@@ -62,6 +97,10 @@ def find_run_folders(root: str | Path) -> list[Found]:
         if any(f in filenames or f in dirnames for f in RUN_FILES):
             found.append(Found(here))
             dirnames[:] = []
+            continue
+        empty = _empty_run_folder(here, dirnames, filenames)
+        if empty is not None:
+            found.append(Found(here, empty))
             continue
         for name in sorted(dirnames):
             if os.path.islink(here / name):

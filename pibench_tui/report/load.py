@@ -10,7 +10,8 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
   ``seed_commitment``, with the seed ``--seal`` reveals); the world reached the recorded end,
   Impact and state digest. Its Impact is the *re-simulated* one.
 * ``invalid`` -- it does not re-simulate, a file is damaged, too large or not a run result,
-  its folder is another career's (a copied run folder), a policy career's log is not its
+  its folder is another career's (a copied run folder) or is named as a run folder but
+  holds none of a run's files, a policy career's log is not its
   policy's, or another career of its label and seed conflicts with it
   (:func:`drop_duplicates`). Counts as Impact 0 and shows no figures of its files.
 * ``unverified`` -- it could not be re-simulated here: a sealed seed without ``--seal``, a
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from pibench_tui.harness.runcheck import find_run_folders, folder_problem, result_problem
+from pibench_tui.harness.runcheck import RUN_NAME, find_run_folders, folder_problem, result_problem
 from pibench_tui.harness.rundir import (
     MAX_JSON_BYTES,
     MAX_JSONL_BYTES,
@@ -481,13 +482,10 @@ class _Options:
     check_transcripts: bool = False
 
 
-_TAIL = re.compile(r"^(?P<scenario>.+)-(?:sealed-(?P<commit>[0-9a-fA-F]+)|(?P<seed>-?\d+))$")
-
-
 def _folder_identity(path: Path) -> tuple[str, str, str]:
     """``(label, scenario, key)`` as the folder names say them (``OUT/<label>/<scenario>-<seed>``)."""
     label = unquote(path.parent.name) if path.parent.name != "%" else ""
-    m = _TAIL.match(path.name)
+    m = RUN_NAME.match(path.name)
     if not m:
         return label, unquote(path.name), f"folder:{path.name}"
     key = _sealed_key(m.group("commit")) if m.group("commit") else str(int(m.group("seed")))

@@ -141,3 +141,37 @@ def test_a_folder_that_is_not_a_run_makes_no_row_scenario_or_label_suffix(tmp_pa
     assert set(foreign) == {"notarun", "notes"} and all("not a run folder" in r for r in foreign.values())
     assert "not a run" in text and "notarun" in text
     assert "Folders that are not runs" in html_file.read_text()
+
+
+def test_an_emptied_run_folder_is_an_invalid_career_not_a_missing_seed(tmp_path):
+    """Beside do-nothing careers of seeds 101-105, oracle's folder of seed 103 emptied, 104's
+    holding only a notes file and 105's a garbage result.json: `pibench report` lists all three
+    as invalid careers of their seeds, each with its reason (103 "it is empty", 104 "it holds
+    only notes.txt"), counts them in the invalid column and none as missing, and says no "no
+    run folder for seed" (before: 103 and 104 were not found, counted as missing seeds "deleted
+    or never run"); `pibench replay` prints each INVALID and exits 1 (before: 103 and 104
+    were skipped without a word)."""
+    pol = _policy_runs(tmp_path / "runs", "101-105")
+    rc = run_pibench(["run", "do-nothing", "--scenario", "short-12", "--seeds", "101-105", "--save-runs",
+                      str(tmp_path / "runs")])  # fmt: skip
+    assert rc.returncode == 0, rc.stderr
+    for name in ("short-12-103", "short-12-104"):
+        shutil.rmtree(pol / name)
+        (pol / name).mkdir()
+    (pol / "short-12-104" / "notes.txt").write_text("kept for later\n")
+    (pol / "short-12-105" / "result.json").write_text("garbage")
+    rep, text = _report([tmp_path / "runs"], tmp_path)
+    careers = {(c["label"], c["key"]): c for c in rep["careers"]}
+    for seed, why in (("103", "it is empty"), ("104", "it holds only notes.txt"), ("105", "result.json")):
+        c = careers[("oracle", seed)]
+        assert c["status"] == "invalid" and why in c["invalid_reason"], c
+    assert "named as a run folder but holds none of a run's files" in careers[("oracle", "103")]["invalid_reason"]
+    row = next(r for r in rep["leaderboard"] if r["label"] == "oracle")
+    assert (row["n"], row["invalid"], row["missing"]) == (5, 3, 0), row
+    assert "no run folder for seed" not in text, text
+    rp = run_pibench(["replay", str(tmp_path / "runs")], home=tmp_path / "home")
+    assert rp.returncode == 1, rp.stdout + rp.stderr
+    lines = {"/".join(line.split()[1].rstrip(":").split("/")[-2:]): line for line in rp.stdout.splitlines()}
+    assert all(lines[f"oracle/short-12-{s}"].startswith("INVALID") for s in (103, 104, 105)), rp.stdout
+    assert "holds none of a run's files" in lines["oracle/short-12-104"], rp.stdout
+    assert lines["do-nothing/short-12-103"].startswith("valid"), rp.stdout
