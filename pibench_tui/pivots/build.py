@@ -68,8 +68,8 @@ class BuildSettings:
         commitments: Sealed seeds' public commitments, one per seed in order (empty: the
             seeds are public). Cases then carry the commitment instead of the seed.
         finders: The finder generation that pairs the plans (:data:`world.pivots.FINDER_GENERATIONS`):
-            1 the shipped dev set's pairs, screened whole (the default until the set is rebuilt
-            with 2); 2 the pairs that part ways more often, screened in two halves.
+            1 the first dev set's pairs, screened whole (the default without a preset); 2 the
+            pairs that part ways more often, screened in two halves (the dev preset's).
         min_se: Keep rule, stricter than the issue's floor: |Δ| at least this many standard
             errors of the confirmation's paired differences (0: the floor alone;
             :func:`world.pivots.keep`).
@@ -115,18 +115,6 @@ class BuildSettings:
 
 PRESETS: dict[str, BuildSettings] = {
     "dev": BuildSettings(
-        seeds=tuple(range(1, 61)),
-        months=tuple(range(2, 51)),
-        per_kind=4,
-        per_kind_by=(("hiring", 2), ("staffing", 3), ("spending", 3), ("topics", 6), ("grants", 6)),
-        stress_kinds=("grants",),
-        per_career=6,
-        screen=8,
-        confirm=32,
-        prefix="dev",
-        finders=2,
-    ),
-    "dev-next": BuildSettings(
         seeds=tuple(range(1, 86)),
         months=tuple(range(2, 51)),
         per_kind=4,
@@ -142,9 +130,9 @@ PRESETS: dict[str, BuildSettings] = {
     ),
     "smoke": BuildSettings(seeds=(1, 2), months=(2, 14), screen=4, confirm=8, prefix="smoke", stability=False),
 }
-"""Named settings: ``dev`` (the public development set), ``dev-next`` (its successor, not yet
-shipped: 85 seeds, at most 8 cases a career, the keep rule with ``min_se`` 2 and the
-confirmation's early stop; docs/pivots.md) and ``smoke`` (a seconds-long check)."""
+"""Named settings: ``dev`` (the public development set shipped in ``sets/dev``: 85 seeds, at
+most 8 cases a career, the keep rule with ``min_se`` 2 and the confirmation's early stop;
+docs/pivots.md) and ``smoke`` (a seconds-long check)."""
 
 
 class _Player:

@@ -94,8 +94,8 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     bd.add_argument("--out", required=True, metavar="DIR", help="the case set folder (created; resumed if it exists)")
     bd.add_argument(
         "--preset",
-        choices=("dev", "dev-next", "smoke"),
-        help="named settings (dev: the public development set; dev-next: its successor, docs/pivots.md)",
+        choices=("dev", "smoke"),
+        help="named settings (dev: the public development set, docs/pivots.md; smoke: a seconds-long check)",
     )
     bd.add_argument(
         "--seeds",

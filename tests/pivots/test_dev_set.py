@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pibench_tui.pivots.build import PRESETS, run_task
 from pibench_tui.pivots.cases import load_cases, load_key, resolve_set
+from world.pivots import KINDS
 
 DEV = Path(resolve_set("dev"))
 
@@ -29,6 +30,20 @@ def test_the_dev_set_ships_with_its_key_and_build_summary() -> None:
         counts[c.kind] = counts.get(c.kind, 0) + 1
     assert build["by_kind"] == dict(sorted(counts.items()))
     assert all(c.raw["seed"] in preset.seeds for c in cases)
+
+
+def test_the_dev_set_meets_the_issues_floor_and_stability_target() -> None:
+    """Issue 24 §2's floor for the shipped set: at least 200 cases, every kind at least 20, on
+    public seeds; and its build's stability re-check agrees in sign for at least 95 % of the
+    kept cases (the target)."""
+    cases = load_cases(DEV)
+    counts = {kind: sum(c.kind == kind for c in cases) for kind in KINDS}
+    assert len(cases) >= 200
+    assert min(counts.values()) >= 20, counts
+    assert all(c.raw["seed"] is not None and c.raw["commitment"] is None for c in cases)
+    stability = json.loads((DEV / "build.json").read_text())["stability"]
+    assert stability["checked"] >= len(cases)
+    assert stability["agree"] >= 0.95 * stability["checked"], stability
 
 
 def test_three_dev_cases_rebuild_bit_for_bit() -> None:
