@@ -200,7 +200,7 @@ async def play(world, months: int) -> dict:
                 await wait(pilot, lambda: type(app.screen).__name__ == "DigestScreen")
                 t1 = time.process_time()
                 await key(pilot, "enter")
-                await wait(pilot, lambda: type(app.screen).__name__ == "Screen")
+                await wait(pilot, lambda: type(app.screen).__name__ == "LabScreen")
                 t2 = time.process_time()
                 out["digest"].append((t1 - t0) * 1000)
                 out["repaint"].append((t2 - t1) * 1000)

@@ -22,6 +22,7 @@ from textual.widgets import Static, TabbedContent
 
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import Game
+from pibench_tui.tui.screens.lab import LabScreen
 from pibench_tui.tui.widgets.footer import KeysFooter
 from pibench_tui.tui.widgets.header import HeaderView, LabHeader
 from pibench_tui.tui.widgets.panels import (
@@ -115,6 +116,10 @@ class LabApp(App[int]):
             self.animation_level = "none"
 
     # ------------------------------------------------------------------ layout
+    def get_default_screen(self) -> LabScreen:
+        """The main screen (:class:`LabScreen`: a focus change repaints only what it changes)."""
+        return LabScreen(id="_default")
+
     @property
     def blink(self) -> bool:
         """Cursor blink (off in tests)."""

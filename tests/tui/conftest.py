@@ -186,7 +186,7 @@ async def wait_for(pilot, condition: Callable[[], bool], what: str, bound_s: flo
 
 
 def screen_ready(app: PibenchApp, name: str) -> bool:
-    """True when the active screen is a ``name`` (class name; ``"Screen"`` is the main one),
+    """True when the active screen is a ``name`` (class name; ``"LabScreen"`` is the main one),
     mounted, and -- if it has anything to focus -- its focus is placed, so keys reach it."""
     screen = app.screen
     if type(screen).__name__ != name or not screen.is_mounted:
@@ -197,7 +197,7 @@ def screen_ready(app: PibenchApp, name: str) -> bool:
 def panel_ready(app: PibenchApp, panel: str) -> bool:
     """True when the tab ``panel`` (an id of ``TABS``: "applicants", "papers", ...) is shown on
     the main screen and the focus is inside it (where its keys act)."""
-    if not screen_ready(app, "Screen") or app.tabs.active != panel:
+    if not screen_ready(app, "LabScreen") or app.tabs.active != panel:
         return False
     focused = app.focused
     return focused is not None and any(node.id == panel for node in focused.ancestors_with_self)
@@ -216,7 +216,7 @@ async def press(
 
     Args:
         keys: pressed in order (they must not change screens midway: split the call there).
-        to: the screen the keys open or return to (class name, ``"Screen"`` for the main
+        to: the screen the keys open or return to (class name, ``"LabScreen"`` for the main
             one): waits until it is active and focused (:func:`screen_ready`).
         panel: the tab the keys show: waits until it is active and focused (:func:`panel_ready`).
         focus: the id of the widget the keys move the focus to (``"field-1"``): waits for it.

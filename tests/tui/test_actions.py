@@ -15,9 +15,9 @@ async def act(pilot, *keys: str, send: str = "ctrl+o") -> None:
     the main screen is back (the call is made by then)."""
     await press(pilot, *keys, to="ActionForm")
     app = pilot.app
-    await press(pilot, send, until=lambda: screen_ready(app, "Screen") or screen_ready(app, "ConfirmAction"))
+    await press(pilot, send, until=lambda: screen_ready(app, "LabScreen") or screen_ready(app, "ConfirmAction"))
     if screen_ready(app, "ConfirmAction"):  # an irreversible action asks first: yes
-        await press(pilot, "y", to="Screen")
+        await press(pilot, "y", to="LabScreen")
 
 
 pytestmark = pytest.mark.asyncio
@@ -59,7 +59,7 @@ async def test_interview_and_offer(tmp_path):
             until=lambda: len(app.screen.values["ids"]) == 2,
             what="two applicants ticked",
         )
-        await press(pilot, "ctrl+o", to="Screen")
+        await press(pilot, "ctrl+o", to="LabScreen")
         apps = {a["id"]: a for a in app.game.call("recruit.applicants")}
         interviewed = [a for a in apps.values() if a["interview"] is not None]
         assert len(interviewed) == 2
@@ -85,7 +85,7 @@ async def test_mentoring_and_project_actions(tmp_path):
             pilot, "backspace", "4", until=lambda: app.screen.values["h:RA001"] == "4", what="RA001's hours typed"
         )
         await press(pilot, "tab", focus="field-1")
-        await press(pilot, "backspace", "6", "enter", to="Screen")
+        await press(pilot, "backspace", "6", "enter", to="LabScreen")
         people = {p["id"]: p["mentoring_hours"] for p in app.game.call("students.list")}
         assert people == {"RA001": 4.0, "RA002": 6.0}, "the typed hours are the standing ones"
         # projects: the idle pair RA001, RA002 comes ticked: down, space unticks RA002
@@ -97,7 +97,7 @@ async def test_mentoring_and_project_actions(tmp_path):
             pilot, "down", "space", until=lambda: app.screen.values["members"] == ["RA001"], what="RA002 unticked"
         )
         await press(pilot, "tab", focus="field-3")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         pj = app.game.call("projects.list")[0]
         assert (
             pj["members"] == ["RA001"]
@@ -111,7 +111,7 @@ async def test_mentoring_and_project_actions(tmp_path):
         assert app.game.call("projects.list")[0]["members"] == ["RA002"]
         await press(pilot, "c", to="ActionForm")
         await press(pilot, "tab", focus="field-1")
-        await press(pilot, *["backspace"] * 4, "9", "0", "0", "enter", to="Screen")
+        await press(pilot, *["backspace"] * 4, "9", "0", "0", "enter", to="LabScreen")
         assert app.game.call("projects.list")[0]["monthly_compute"] == 900
         await act(pilot, "k")
         assert app.game.call("projects.list")[0]["status"] == "killed"
@@ -215,8 +215,8 @@ async def test_refused_and_invalid_values_leave_the_world_untouched(tmp_path):
         assert type(app.screen).__name__ == "ActionForm", "an invalid value keeps the form open"
         assert "at least 5" in str(app.screen.query_one("#form-problems").render())
         assert len(app.game.world.s.action_log) == log_len, "no call was made"
-        await press(pilot, "escape", to="Screen")
-        assert type(app.screen).__name__ == "Screen"
+        await press(pilot, "escape", to="LabScreen")
+        assert type(app.screen).__name__ == "LabScreen"
 
         # a refused call shows the API's message
         await press(pilot, "g", to="ActionForm")

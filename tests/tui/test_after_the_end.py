@@ -79,7 +79,7 @@ async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_pa
     async with app.run_test(size=(200, 50)) as pilot:
         # the end screen opens once the app has mounted
         await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
-        await press(pilot, "escape", to="Screen")  # from the end screen back to the lab
+        await press(pilot, "escape", to="LabScreen")  # from the end screen back to the lab
         await press(pilot, "1", panel="people")
         text = screen_text(app)
         assert f"{dash['label']} · career over" in text and text.count("career over") == 1

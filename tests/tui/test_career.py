@@ -68,7 +68,7 @@ async def _career_through_the_keyboard(tmp_path, scenario: str, *, publishes: bo
         while not app.game.finished:
             for step in plan(app.game.dashboard()):
                 await press(pilot, *KEYS[step])
-                assert type(app.screen).__name__ == "Screen", step
+                assert type(app.screen).__name__ == "LabScreen", step
             await close_month(pilot, app)
         await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
         imp = impact(app.game.world)

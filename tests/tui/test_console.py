@@ -55,7 +55,7 @@ async def test_a_month_closed_from_the_console_shows_its_digest_as_n_does(tmp_pa
         await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
         assert "Month 1 closed" in str(app.screen.query_one(".dialog-title").render())
         assert app.months_advanced == 1
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert "Month 2/60" in str(app.header.render())
         assert app.console_panel.input.has_focus  # back where the player typed
         await press(pilot, *"time.next_month(); time.next_month()")
@@ -64,5 +64,5 @@ async def test_a_month_closed_from_the_console_shows_its_digest_as_n_does(tmp_pa
         title = str(app.screen.query_one(".dialog-title").render())
         assert "Months 2-3 closed from the console: month 3's digest" in title
         assert app.screen.report == app.game.call("time.last_report") and app.screen.report["month"] == 3
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert "Month 4/60" in str(app.header.render()) and app.months_advanced == 3

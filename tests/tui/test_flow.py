@@ -27,7 +27,7 @@ async def test_next_month_confirms_then_advances_and_shows_digest(tmp_path):
         await press(pilot, "n", to="ConfirmNextMonth")
         text = str(app.screen.query_one("#confirm-warnings").render())
         assert "100 h of attention unused" in text and "E001 review request" in text
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         assert w.month == 2
         await close_month(pilot, app)
         assert w.month == 3
@@ -61,7 +61,7 @@ async def test_clock_help_console_save_load_and_quit_of_one_career(tmp_path):
         # help and command palette list every action
         await press(pilot, "question_mark", to="HelpScreen")
         assert type(app.screen).__name__ == "HelpScreen"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {a.title for a in ACTIONS} <= titles and "Next month" in titles, "the palette offers every action"
 
@@ -79,16 +79,16 @@ async def test_clock_help_console_save_load_and_quit_of_one_career(tmp_path):
         # quit asks when months are unsaved (the career has no save yet)
         await press(pilot, "q", to="QuitDialog")
         assert type(app.screen).__name__ == "QuitDialog"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         assert app.is_running
 
         # save, then load resumes the same world
         await press(pilot, "R", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         await close_month(pilot, app)
         saved_month, digest = app.game.world.month, app.game.world.digest()
         await press(pilot, "ctrl+s", to="SaveDialog")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert app.toasts[-1][0].startswith("saved as")
         assert not app.game.unsaved, "nothing is unsaved after ctrl+s"
         await close_month(pilot, app)

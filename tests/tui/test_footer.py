@@ -33,7 +33,7 @@ async def test_the_footer_is_updated_in_place_once_per_key_and_only_when_its_key
         footer.recompose = counted  # type: ignore[method-assign]
 
         def widgets() -> list[FooterKey]:
-            return [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes]
+            return [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes and k.display]
 
         def shown() -> list[str]:
             return [k.key for k in widgets()]

@@ -30,7 +30,7 @@ async def test_offer_dismiss_and_kill_ask_first_naming_the_target(tmp_path):
         await press(pilot, "n", to="ActionForm")
         assert not any(s.get("leaving_at_month_end") for s in api.lab.dashboard()["staff"])
         await press(pilot, "ctrl+o", to="ConfirmAction")
-        await press(pilot, "y", to="Screen")
+        await press(pilot, "y", to="LabScreen")
         assert api.lab.dashboard()["staff"][0]["leaving_at_month_end"]
         app_id = api.recruit.applicants()[0]["id"]
         await press(pilot, "2", panel="applicants")
@@ -38,7 +38,7 @@ async def test_offer_dismiss_and_kill_ask_first_naming_the_target(tmp_path):
         await press(pilot, "ctrl+o", to="ConfirmAction")
         assert f"PhD offer to {app_id}" in str(app.screen.query_one("#confirm-question").render())
         await press(pilot, "escape", to="ActionForm")
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         assert all(a["status"] == "pending" for a in api.recruit.applicants())
 
 
@@ -55,7 +55,7 @@ async def test_start_form_skips_a_leaving_ra_and_assign_defaults_to_an_idle_pers
         await press(pilot, "3", panel="projects")
         await press(pilot, "s", to="ActionForm")
         assert app.screen.values["members"] == ["RA002", "RA003"]
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         api.projects.start("reasoning", 1, ["RA002"], 100)
         app.refresh_view()
         await press(pilot, "a", to="ActionForm")
@@ -101,7 +101,7 @@ async def test_lab_panel_shows_mood_at_80x24(tmp_path):
         api.projects.start(topic, 1, ["RA001", "RA002", "RA003"], 100)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: screen_ready(app, "Screen"), "the lab")
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
         table = app.query_one("#people-table", DataTable)
         room = table.scrollable_content_region.width
         used = 0

@@ -97,12 +97,12 @@ async def test_forms_preselect_the_highlighted_row(tmp_path):
         await wait_for(pilot, lambda: app.highlighted_id() == "APP004", "APP004 highlighted")
         await press(pilot, "o", to="ActionForm")
         assert app.screen.values["applicant"] == "APP004"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await press(pilot, "3", panel="projects")
         await press(pilot, "a", to="ActionForm")
         assert app.screen.values["project"] == "PJ001"
         assert app.screen.values["person"] in ("RA002", "RA003")
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await press(pilot, "u", to="ActionForm")
         assert app.screen.values["person"] == "RA001"
 
@@ -123,7 +123,7 @@ async def test_keys_of_a_new_career_checklist_quit_notes_ctrl_c_and_keymap(tmp_p
         # enter in a checklist sends the form
         await press(pilot, "2", panel="applicants")
         await press(pilot, "i", to="ActionForm")
-        await press(pilot, "space", "enter", to="Screen")
+        await press(pilot, "space", "enter", to="LabScreen")
         await settle(pilot, app)
         assert type(app.screen).__name__ != "ActionForm", "enter in the checklist sent the form"
         assert any(a["interview"] is not None for a in app.game.call("recruit.applicants")), "the interview was made"
@@ -132,12 +132,12 @@ async def test_keys_of_a_new_career_checklist_quit_notes_ctrl_c_and_keymap(tmp_p
         app.game.call("recruit.hire_ra")
         await press(pilot, "q", to="QuitDialog")
         assert "This month's play (month 1) is not saved." in str(app.screen.query_one("#quit-note").render())
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await close_month(pilot, app)
         await press(pilot, "ctrl+c", to="QuitDialog")  # ctrl+c quits the safe way: it asks too
         assert type(app.screen).__name__ == "QuitDialog"
         assert "2 months of play (months 1-2) are not saved." in str(app.screen.query_one("#quit-note").render())
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
 
         # ctrl+c in a dialog says what to press
         await press(pilot, "question_mark", to="HelpScreen")
@@ -145,22 +145,22 @@ async def test_keys_of_a_new_career_checklist_quit_notes_ctrl_c_and_keymap(tmp_p
             pilot, "ctrl+c", until=lambda: any("escape" in t for t, _ in app.toasts), what="a note naming escape"
         )
         assert any("escape" in t and "quit" in t for t, _ in app.toasts), "the note names escape, then q"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
 
         # one binding id per action: set_keymap rebinds everywhere
         await press(pilot, "1", panel="people")
         roles = [r["role"] for r in app.game.call("students.list")]
         app.set_keymap({"next_month": "N", "hire_ra": "H"})
         await press(pilot, "H", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert [r["role"] for r in app.game.call("students.list")] == [*roles, "ra"], "H hired an RA"
         await press(pilot, "N", to="ConfirmNextMonth")
         assert type(app.screen).__name__ == "ConfirmNextMonth", "N from the Lab panel"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await press(pilot, "4", panel="papers")
         await press(pilot, "N", to="ConfirmNextMonth")
         assert type(app.screen).__name__ == "ConfirmNextMonth", "N from the Papers panel"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
 
         # saved: ctrl+c quits at once
         app.game.mark_saved()
@@ -175,7 +175,7 @@ async def test_no_actions_offered_after_the_career_ends(tmp_path):
         await close_month(pilot, app)
         await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
         assert type(app.screen).__name__ == "EndScreen"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         footer = screen_text(app).splitlines()[-1]
         assert "Next month" not in footer and "Mentoring" not in footer
         assert "Quit" in footer

@@ -42,14 +42,14 @@ async def test_key_d_reopens_every_month_report_with_hallway_talk(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "d", to="DigestScreen")
         assert "Month 1 closed" in digest_title(app)
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await press(pilot, "6", panel="field")
         await press(pilot, "f", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         heard = ", ".join(f"{k} {v}" for k, v in app.game.intel[-1]["intel"].items())
         for _ in range(2):
             await close_month(pilot, app)
-            await press(pilot, "enter", to="Screen")
+            await press(pilot, "enter", to="LabScreen")
         await press(pilot, "d", to="DigestScreen")
         assert "Month 3 closed" in digest_title(app) and "(3/3)" in digest_title(app)
         await press(pilot, "left")
@@ -57,7 +57,7 @@ async def test_key_d_reopens_every_month_report_with_hallway_talk(tmp_path):
         assert "Conference hallway talk" in digest_text(app) and heard in digest_text(app)
         await press(pilot, "right")
         assert "Month 3 closed" in digest_title(app)
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         # the Field panel keeps the talk too, and says why its conference table is empty
         await press(pilot, "6", panel="field")
         assert heard in str(app.screen.query_one("#intel").render())
@@ -69,7 +69,7 @@ async def test_command_palette_lists_month_reports(tmp_path):
     is closed, d says when the first report comes."""
     app = build(new_world(), tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: screen_ready(app, "Screen"), "the lab")
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
         await press(pilot, "d")
         assert any("no month has been closed yet" in t for t, _ in app.toasts)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -88,7 +88,7 @@ async def test_no_toast_draws_over_the_digest(tmp_path):
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await press(pilot, "6", panel="field")
         await press(pilot, "f", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert toasts_drawn(app)  # the hallway talk's toast shows on the lab
         app.career = "x"  # an autosave that fails: the store is a file
         (tmp_path / "saves").write_text("not a folder")
@@ -149,15 +149,15 @@ async def test_hallway_talk_survives_save_and_load(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "6", panel="field")
         await press(pilot, "f", to="ActionForm")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         heard = ", ".join(f"{k} {v}" for k, v in app.game.intel[-1]["intel"].items())
         assert app.game.intel[-1]["month"] == 2
         for _ in range(2):
             await close_month(pilot, app)
-            await press(pilot, "enter", to="Screen")
+            await press(pilot, "enter", to="LabScreen")
         await press(pilot, "ctrl+s", to="SaveDialog")
         app.screen.query_one("#save-name").value = "talk"
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         assert app.toasts[-1][0].startswith("saved as")
     loaded = make_app(load="talk", saves_dir=str(tmp_path / "saves"), test_mode=True, run_baseline=False)
     async with loaded.run_test(size=(120, 40)) as pilot:
@@ -168,6 +168,6 @@ async def test_hallway_talk_survives_save_and_load(tmp_path):
         assert "Month 3 closed" in digest_title(loaded)
         await press(pilot, "left", until=lambda: "Month 2 closed" in digest_title(loaded), what="month 2's digest")
         assert "Conference hallway talk" in digest_text(loaded) and heard in digest_text(loaded)
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         await press(pilot, "6", panel="field")
         assert f"month 2: {heard}" in str(loaded.screen.query_one("#intel").render())

@@ -93,12 +93,12 @@ async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_pat
                 await press(pilot, "escape")
                 assert app.focused is not app.console_panel.input
             await drain(pilot)
-            shown = {k.key for k in app.screen.query(FooterKey)}
+            shown = {k.key for k in app.screen.query(FooterKey) if k.display}
             assert not shown & {"n", "question_mark", "q"}, shown
             assert {"ctrl+s", "escape"} <= shown, shown
         await press(pilot, "n")
         assert app.console_panel.input.value == "n" and app.game.world.month == 1
-        assert type(app.screen).__name__ == "Screen"
+        assert type(app.screen).__name__ == "LabScreen"
 
 
 async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):
@@ -112,7 +112,7 @@ async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):
         assert app.too_small
         await press(pilot, "x", "n", "2", "enter")
         assert app.console_panel.input.value == ""
-        assert type(app.screen).__name__ == "Screen" and app.tabs.active == "console"
+        assert type(app.screen).__name__ == "LabScreen" and app.tabs.active == "console"
         assert app.game.world.month == 1
         await press(pilot, "q")
     assert app.return_code == 0
@@ -134,7 +134,7 @@ async def test_too_small_quit_with_unsaved_months_asks_once_the_size_is_back(tmp
         await drain(pilot)
         assert type(app.screen).__name__ == "QuitDialog"
         await press(pilot, "escape")
-        assert app.is_running and type(app.screen).__name__ == "Screen"
+        assert app.is_running and type(app.screen).__name__ == "LabScreen"
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -221,7 +221,7 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
         await press(pilot, "end")
         assert body.scroll_y == body.max_scroll_y, "end reaches the help's end"
         assert "Answer an event" in screen_text(app)  # the key table's last row
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
 
         # a refused call keeps the form open with the reason
         await press(pilot, "5", panel="grants")
@@ -239,25 +239,25 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
             if app.focused is not None and app.focused.id == "field-2":
                 break
         assert app.focused is not None and app.focused.id == "field-2"
-        await press(pilot, "end", "backspace", "ctrl+o", to="Screen")  # 20 h: accepted, the form closes
-        assert type(app.screen).__name__ == "Screen"
+        await press(pilot, "end", "backspace", "ctrl+o", to="LabScreen")  # 20 h: accepted, the form closes
+        assert type(app.screen).__name__ == "LabScreen"
         assert [p["hours"] for p in app.game.call("grants.proposals")] == [20]
-        await press(pilot, "g", "escape", to="Screen")  # escape still cancels
-        assert type(app.screen).__name__ == "Screen" and len(app.game.call("grants.proposals")) == 1
+        await press(pilot, "g", "escape", to="LabScreen")  # escape still cancels
+        assert type(app.screen).__name__ == "LabScreen" and len(app.game.call("grants.proposals")) == 1
 
         # a checklist shows its ticks without colour
         await press(pilot, "1", panel="people")
-        await press(pilot, "R", "enter", "R", "enter", to="Screen")
+        await press(pilot, "R", "enter", "R", "enter", to="LabScreen")
         await press(pilot, "3", panel="projects")
         await press(pilot, "s", to="ActionForm")
         await press(pilot, "tab", "tab", "space")
         lines = [ln for ln in screen_text(app).splitlines() if "RA00" in ln]
         assert any("▐ ▌ RA001" in ln for ln in lines) and any("▐X▌ RA002" in ln for ln in lines)
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
 
         # the month's close: the confirmation, then the digest, then the panel redrawn
         await press(pilot, "1", panel="people")
-        await press(pilot, "R", "enter", to="Screen")
+        await press(pilot, "R", "enter", to="LabScreen")
         await press(pilot, "8", panel="ledger")
         table = app.query_one("#ledger-table", DataTable)
         before = table.row_count
@@ -265,8 +265,8 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
         await press(pilot, "enter")
         assert type(app.screen).__name__ in ("ConfirmNextMonth", "DigestScreen")
         await settle(pilot, app)
-        assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "DigestScreen"]
-        await press(pilot, "enter", to="Screen")
+        assert [type(s).__name__ for s in app.screen_stack] == ["LabScreen", "DigestScreen"]
+        await press(pilot, "enter", to="LabScreen")
         assert table.row_count > before, "the ledger gained the month's pay"
         assert not app.query_one("#budget-plot", LinePlot).empty
 

@@ -38,7 +38,7 @@ async def test_start_project_ticks_the_idle_people_or_says_nobody_is_idle(tmp_pa
         text = screen_text(app)
         assert "Ticked for you: RA002, RA003, on no project" in text
         assert "· on PJ001" in text and "· idle" in text
-        await press(pilot, "ctrl+o", to="Screen")
+        await press(pilot, "ctrl+o", to="LabScreen")
         assert type(app.screen).__name__ != "ActionForm"
         started = [p for p in app.game.call("projects.list") if p["id"] != "PJ001"]
         assert [p["members"] for p in started] == [["RA002", "RA003"]]

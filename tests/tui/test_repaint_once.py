@@ -43,7 +43,7 @@ async def test_the_shown_panel_is_updated_under_the_digest_and_closing_it_redraw
             assert str(shown[s["id"]][7]) == str(s["months_in"]), "the Lab table under the digest is up to date"
         assert app.header.view is not None and app.header.view.dash["month"] == month + 1
         drawn, cells, rebuilds = app.header.renders, table.cells_updated, table.rebuilds
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         await drain(pilot)
         assert (app.header.renders, table.cells_updated, table.rebuilds) == (drawn, cells, rebuilds)
         assert not app.query_one("#people").stale
@@ -67,7 +67,7 @@ async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys
         assert _keys(app) == before and not any(k.display for k in before), "hidden, not removed"
         palette = footer.query_children(".-command-palette")
         assert all(k.display for k in palette)
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await drain(pilot)
         assert not footer.covered
         assert _keys(app) == before and all(k.display for k in before)
@@ -102,7 +102,7 @@ async def test_the_autosave_runs_in_its_own_worker_group_after_the_digest_shows(
         release.set()
         await close_month(pilot, app)  # month 2 (the store's first autosave is whole)
         await wait_for(pilot, lambda: not app.game.unsaved, "month 2's autosave")
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         release.clear()
         entered.clear()
         await press(pilot, "n", to="ConfirmNextMonth")
@@ -151,3 +151,48 @@ async def test_two_autosaves_never_write_at_once(tmp_path):
         await second.wait()
         assert log == ["in0", "out0", "in1", "out1"]
         assert not app.game.unsaved
+
+
+@pytest.mark.asyncio
+async def test_a_tab_switch_moves_the_focus_without_repainting_the_whole_screen():
+    """The main screen is a LabScreen: moving the focus to another panel's table marks only the
+    widgets it changes for a repaint, not the whole screen (Textual's Screen repaints everything
+    on a focus change, a second full paint per tab switch); the table shown has the focus."""
+    from pibench_tui.tui.screens.lab import LabScreen
+
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        screen = app.screen
+        assert isinstance(screen, LabScreen) and app.screen_stack[0] is screen
+        app.tabs.active = "projects"
+        projects = app.query_one("#projects-table", RowsTable)
+        screen.set_focus(projects)
+        assert screen.focused is projects
+        assert not screen._repaint_required, "a focus change does not repaint the whole screen"
+        await drain(pilot)
+        assert app.focused is projects and projects.has_focus
+
+
+@pytest.mark.asyncio
+async def test_switching_between_panels_with_more_and_fewer_keys_keeps_the_footer_key_widgets():
+    """The Lab panel has more keys than the Grants panel: switching to Grants hides the footer's
+    spare key widgets instead of removing them, and switching back shows the very same widgets
+    with the Lab's keys (none removed or mounted, as Textual's Footer would)."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        lab = _keys(app)
+        lab_shown = [k.key for k in lab if k.display]
+        await press(pilot, "5", panel="grants")
+        await drain(pilot)
+        assert _keys(app) == lab, "no key widget removed or mounted"
+        grants_shown = [k.key for k in _keys(app) if k.display]
+        assert "g" in grants_shown and len(grants_shown) < len(lab_shown), "the spare key widgets are hidden"
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        assert _keys(app) == lab and [k.key for k in lab if k.display] == lab_shown

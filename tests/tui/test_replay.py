@@ -68,7 +68,7 @@ async def test_viewer_steps_through_an_agent_run_read_only(tmp_path):
         await press(pilot, "escape")
         before = app.game.world.digest()
         await press(pilot, "n", "R", "ctrl+s", "colon")
-        assert app.game.world.digest() == before and type(app.screen).__name__ == "Screen"
+        assert app.game.world.digest() == before and type(app.screen).__name__ == "LabScreen"
         assert app.replayer.month == 6
 
 

@@ -103,7 +103,7 @@ async def test_the_viewer_composes_the_shared_panels_without_the_game_app(tmp_pa
             viewer = {"r", "j", "x"}  # the viewer's own keys (r on the Lab panel is the month report here)
             keys = [a.key for a in ACTIONS if a.tab == tab and a.key not in viewer] + ["n", "colon", "ctrl+s", "l", "t"]
             await press(pilot, *keys)
-            assert type(app.screen).__name__ == "Screen" and app.tabs.active == tab, (tab, app.screen)
+            assert type(app.screen).__name__ == "LabScreen" and app.tabs.active == tab, (tab, app.screen)
             assert _shown_actions(app) <= VIEWER_ACTIONS, (tab, _shown_actions(app))
         assert app.game.world.digest() == before and app.replayer.month == last
 

@@ -71,7 +71,7 @@ async def test_a_month_close_updates_the_header_and_the_lab_table_in_place():
         rebuilds, updated = table.rebuilds, table.cells_updated
         month = app.game.world.month
         await close_month(pilot, app)
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         dash = app.game.dashboard()
         header = screen_text(app).splitlines()[0]
         assert dash["month"] == month + 1 and f"Month {month + 1}/" in header
@@ -105,7 +105,7 @@ async def test_a_table_shown_again_keeps_its_lines_and_shows_what_changed_while_
         await press(pilot, "1", panel="people")
         before = {p["id"]: p["progress_pct"] for p in app.game.call("projects.list") if p["status"] == "active"}
         await close_month(pilot, app)
-        await press(pilot, "enter", to="Screen")
+        await press(pilot, "enter", to="LabScreen")
         await press(pilot, "3", panel="projects")
         after = {p["id"]: p["progress_pct"] for p in app.game.call("projects.list") if p["status"] == "active"}
         assert after and after != before, "the close moved the projects on"

@@ -72,17 +72,17 @@ async def test_panel_keys_console_typing_and_blocks(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "6", panel="field")
         await press(pilot, "R")  # R = hire an RA: a Lab panel key (its form takes only enter)
-        assert type(app.screen).__name__ == "Screen", "R does nothing on the Field panel"
+        assert type(app.screen).__name__ == "LabScreen", "R does nothing on the Field panel"
         await press(pilot, "1", panel="people")
         await press(pilot, "R", to="ActionForm")
         assert type(app.screen).__name__ == "ActionForm", "R opens its form on the Lab panel"
-        await press(pilot, "escape", to="Screen")
+        await press(pilot, "escape", to="LabScreen")
         await press(pilot, "colon", focus="console-input")
         await press(pilot, "escape", until=lambda: app.focused is not app.console_panel.input, what="the console left")
         inp = app.console_panel.input
         assert app.focused is not inp
         await press(pilot, *"[(a['id'], e)")
-        assert type(app.screen).__name__ == "Screen"
+        assert type(app.screen).__name__ == "LabScreen"
         assert inp.value == "[(a['id'], e)" and app.focused is inp, "typing went to the console line"
 
         # a block waits for an empty line

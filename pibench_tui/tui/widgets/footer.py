@@ -16,6 +16,8 @@ keys are left out from the end; a key is never drawn cut.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
@@ -48,6 +50,10 @@ class KeysFooter(Footer):
     """A dialog turns every key off: the key widgets are hidden (the palette key stays)."""
     _shown: tuple | None = None
     updates = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._spare: set[FooterKey] = set()  # key widgets hidden because the keys shown are fewer
 
     def bindings_changed(self, screen: Screen) -> None:
         """The screen's bindings changed: look at the keys once the messages queued now are
@@ -191,6 +197,7 @@ class KeysFooter(Footer):
         self.updates += 1
         keys, grouped = shown[0], shown[1]
         if old is None or grouped or old[1] or shown[2:] != old[2:]:
+            self._spare.clear()
             await self.recompose()  # first build, binding groups, or the palette key changed: as Footer does
             return
         await self._patch(list(keys))
@@ -203,17 +210,26 @@ class KeysFooter(Footer):
             return
         self.covered = covered
         for key in self.query_children(FooterKey):
-            if not key.has_class("-command-palette"):
+            if not key.has_class("-command-palette") and key not in self._spare:
                 key.display = not covered
 
     async def _patch(self, keys: list[KeyShown]) -> None:
-        """Show ``keys`` by updating the footer's key widgets in place (the palette key stays)."""
+        """Show ``keys`` by updating the footer's key widgets in place (the palette key stays).
+        Key widgets beyond ``keys`` are hidden, not removed, and shown again when a panel with
+        more keys is shown: removing and mounting took a second layout after a tab switch."""
         widgets = [w for w in self.query_children(FooterKey) if not w.has_class("-command-palette")]
-        for widget, shown in zip(widgets, keys, strict=False):
-            _set_key(widget, shown)
-        if len(widgets) > len(keys):
-            await self.remove_children(widgets[len(keys) :])
-        elif len(keys) > len(widgets):
+        for i, widget in enumerate(widgets):
+            spare = i >= len(keys)
+            if not spare:
+                _set_key(widget, keys[i])
+            if spare == (widget in self._spare):
+                continue
+            if spare:
+                self._spare.add(widget)
+            else:
+                self._spare.discard(widget)
+            widget.display = not spare and not self.covered
+        if len(keys) > len(widgets):
             palette = self.query_children(".-command-palette")
             new = [
                 FooterKey(key, display, description, action, disabled=not enabled, tooltip=tooltip).data_bind(

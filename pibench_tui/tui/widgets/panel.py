@@ -68,6 +68,7 @@ class Panel(TabPane):
         self.shown_version = -1  # the app's career version this panel last drew
         self.composed = not lazy  # its body's widgets exist (they are composed on first show)
         self.mounting = False  # they are being mounted (the panel draws and takes the focus then)
+        self._hint = ""  # the scroll hint's text
 
     def compose(self) -> ComposeResult:
         if self.composed:
@@ -143,7 +144,10 @@ class Panel(TabPane):
         except Exception:  # noqa: BLE001 - not mounted yet
             return
         how = getattr(self.app, "COLUMN_SCROLL_KEYS", "← → or shift+wheel scroll")
-        hint.update(Text(f"→ more columns ({how}): " + " | ".join(cut), style="italic") if cut else "")
+        text = f"→ more columns ({how}): " + " | ".join(cut) if cut else ""
+        if text != self._hint:  # an update lays the screen out again, even to the same text
+            self._hint = text
+            hint.update(Text(text, style="italic"))
         hint.display = bool(cut)
 
     def take_focus(self) -> None:
@@ -165,5 +169,5 @@ class Panel(TabPane):
     def focus_main(self) -> None:
         """Focus the panel's first table (so its keys show in the footer)."""
         tables = self.query(DataTable)
-        if tables:
+        if tables and self.screen.focused is not tables.first():  # focus() repaints even a focused table
             tables.first().focus()
