@@ -87,21 +87,15 @@ async def test_a_month_close_updates_the_header_and_the_lab_table_in_place():
 
 
 @pytest.mark.asyncio
-async def test_a_table_shown_again_keeps_its_lines_and_shows_what_changed_while_hidden():
-    """Switching back to a panel whose table has the size it had keeps the lines the table
-    rendered (Textual's Resize on showing it again no longer throws them away), and a table whose
-    cells changed while it was hidden (a month closed on another panel) shows the new values:
-    every active project's progress after the close is on the screen."""
+async def test_a_table_whose_cells_changed_while_hidden_shows_the_new_values():
+    """A table whose cells changed while it was hidden (a month closed on another panel) shows
+    the new values when its panel is shown again: every active project's progress after the
+    close is on the screen."""
     w = new_world()
     play_to(w, 14)
     app = build(w)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "3", panel="projects")
-        table = app.query_one("#projects-table", RowsTable)
-        await press(pilot, "1", panel="people")
-        kept = table.resizes_kept
-        await press(pilot, "3", panel="projects")
-        assert table.resizes_kept > kept, "shown again at its size: its rendered lines are kept"
         await press(pilot, "1", panel="people")
         before = {p["id"]: p["progress_pct"] for p in app.game.call("projects.list") if p["status"] == "active"}
         await close_month(pilot, app)

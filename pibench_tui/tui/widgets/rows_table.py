@@ -4,10 +4,6 @@ Textual's :class:`~textual.widgets.DataTable` re-measures every row when it is c
 refilled; a month usually changes a few cells of a few rows. :meth:`RowsTable.show_rows`
 updates the cells that changed (``DataTable.update_cell``), removes the rows that went and
 adds the rows that came; the table is rebuilt only when the rows that stay change order.
-
-Textual sends a widget shown again (its tab switched to) a Resize even when its size is what it
-was, and DataTable forgets every line it rendered at each Resize: a RowsTable shown again at
-its size keeps them (a tab switch rendered the table twice, ~12 ms each at month 40).
 """
 
 from __future__ import annotations
@@ -15,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import events
-from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -61,7 +55,6 @@ class RowsTable(DataTable):
 
     Attributes:
         rebuilds: times every row was removed and added again (the first fill counts).
-        resizes_kept: Resize events at the size the table had, that kept its rendered lines.
         rows_added, rows_removed, cells_updated: rows and cells changed in place so far.
     """
 
@@ -69,19 +62,10 @@ class RowsTable(DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.add_columns(*columns)
         self._shown: dict[str, tuple] = {}  # row key -> its cells, in the order shown
-        self._resized_to: Size | None = None  # the size of the last Resize kept
         self.rebuilds = 0
-        self.resizes_kept = 0
         self.rows_added = 0
         self.rows_removed = 0
         self.cells_updated = 0
-
-    def _on_resize(self, event: events.Resize) -> None:
-        """Forget the rendered lines (DataTable's Resize handler) only if the size changed."""
-        if event.size == self._resized_to:
-            event.prevent_default()
-            self.resizes_kept += 1
-        self._resized_to = event.size
 
     @property
     def shown_rows(self) -> list[tuple]:
