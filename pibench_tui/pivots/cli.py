@@ -544,7 +544,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     from .cases import PivotFileError
     from .evaluate import PivotRun, load_run, sort_out_runs
-    from .score import case_scores, paired_difference, score_run
+    from .score import case_scores, check_answers, paired_difference, score_run
 
     loaded: list[PivotRun] = []
     errors: list[str] = []
@@ -557,12 +557,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     results: list[dict[str, Any]] = []
     per_run: dict[str, Any] = {}
     for pr in kept:
-        scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case)
+        checked = check_answers(pr.cases, pr.answers, pr.sessions_per_case, pr.condition, pr.reference_reply())
+        scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case, checked=checked)
         row = {"run": str(pr.path), "label": pr.meta.get("label"), "condition": pr.meta.get("condition"), **scored}
         if pr.path in conflicts:
             row["conflict"] = conflicts[pr.path]
         else:
-            per_run[str(pr.path)] = (pr.meta, case_scores(pr.cases, pr.key, pr.answers, pr.sessions_per_case))
+            per_run[str(pr.path)] = (
+                pr.meta,
+                case_scores(pr.cases, pr.key, pr.answers, pr.sessions_per_case, checked=checked[0]),
+            )
         results.append(row)
     if results:
         _print_table(results)

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from ..harness.backends import Completion, LLMCallFailed
 from ..harness.rundir import JsonlFile, atomic_write_json, iter_jsonl, read_json
 from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
-from .prompt import ORDERS, RECONSIDER_TEXT, approx_tokens, case_messages, parse_answer
+from .prompt import ORDERS, approx_tokens, case_messages, conversation_digest, parse_answer, reconsider_messages
 
 __all__ = [
     "EVAL_FORMAT",
@@ -275,6 +275,48 @@ class PivotRun:
     answers: list[Any]
     sessions_per_case: int
 
+    @property
+    def condition(self) -> str:
+        """The condition its ``run.json`` names (the scorer re-derives each model session's
+        conversation under it: :func:`~pibench_tui.pivots.score.check_answers`)."""
+        return str(self.meta.get("condition"))
+
+    def reference_reply(self) -> Callable[[Case, str], str | None] | None:
+        """For a run of a scripted judge (``run.json``'s backend ``scripted``), the reply that
+        judge gives to a case in an order, played again here (``None`` where it refuses the
+        case); ``None`` for a model or a person, whose replies only the record holds."""
+        return scripted_reply(self.meta.get("backend"))
+
+
+SCRIPTED_JUDGES: dict[str, Callable[[], Judge]] = {
+    "first": FirstJudge,
+    "baseline": BaselineJudge,
+    "lookahead": LookaheadJudge,
+}
+"""The scripted judges by name (``pibench pivots eval --judge``)."""
+
+
+def scripted_reply(backend: Any) -> Callable[[Case, str], str | None] | None:
+    """The reply function of the scripted judge a run's ``backend`` settings name (see
+    :meth:`PivotRun.reference_reply`), or ``None`` when they name none. Deterministic: a
+    scripted judge's reply depends only on the case and the order (the lookahead judge plays
+    its own fixed branches), so a reply it did not give shows."""
+    if not isinstance(backend, dict) or backend.get("backend") != "scripted":
+        return None
+    make = SCRIPTED_JUDGES.get(str(backend.get("judge")))
+    if make is None:
+        return lambda case, order: None  # a scripted judge this pibench does not have: no reply is its
+    judge = make()
+
+    def reply(case: Case, order: str) -> str | None:
+        decide = getattr(judge, "decide", None)
+        try:
+            return (decide(case, order) if decide is not None else judge.complete([])).text
+        except (LLMCallFailed, PivotFileError):  # it refuses the case: it gave no reply
+            return None
+
+    return reply
+
 
 def load_run(run: str | os.PathLike[str], key: str | os.PathLike[str] | None = None) -> PivotRun:
     """Read a run directory, its case set and answer key for ``pibench pivots score`` and
@@ -346,6 +388,7 @@ def _usage(c: Completion, messages: list[dict[str, str]]) -> dict[str, Any]:
         "prompt_estimate": approx_tokens("".join(m["content"] for m in messages)),
         "attempts": c.attempts,
         "seconds": round(c.seconds, 3),
+        "conversation_sha256": conversation_digest(messages),
     }
 
 
@@ -363,7 +406,7 @@ def _ask(judge: Judge, case: Case, order: str, settings: EvalSettings) -> dict[s
         "tokens": [_usage(first, messages)],
     }
     if settings.reconsider:
-        again = [*messages, {"role": "assistant", "content": first.text}, {"role": "user", "content": RECONSIDER_TEXT}]
+        again = reconsider_messages(messages, first.text)
         second = judge.complete(again)
         line["reconsidered"] = parse_answer(second.text, order)
         line["raw_reconsidered"] = second.text

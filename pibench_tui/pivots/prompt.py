@@ -30,9 +30,11 @@ __all__ = [
     "RECORD_TOKEN_BUDGET",
     "approx_tokens",
     "case_messages",
+    "conversation_digest",
     "human_order",
     "parse_answer",
     "parse_human_answer",
+    "reconsider_messages",
     "render_reports",
 ]
 
@@ -184,6 +186,21 @@ def case_messages(case: Case, order: str, condition: str) -> list[dict[str, str]
     )
     user = "\n\n".join([head, reports, dash, tail])
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
+
+
+def conversation_digest(messages: list[dict[str, str]]) -> str:
+    """SHA-256 (hex) of a conversation as sent (its messages' roles and texts, canonical JSON):
+    ``pibench pivots eval`` records it for each turn, and the scorer compares it with the
+    digest of the conversation it re-derives from the case, the order and the condition
+    (:func:`case_messages`), so a record's order cannot be changed without it showing."""
+    text = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def reconsider_messages(first: list[dict[str, str]], reply: str) -> list[dict[str, str]]:
+    """The reconsideration turn's conversation: ``first``, the model's first reply, then
+    :data:`RECONSIDER_TEXT`."""
+    return [*first, {"role": "assistant", "content": reply}, {"role": "user", "content": RECONSIDER_TEXT}]
 
 
 def parse_answer(reply: str, order: str) -> str | None:

@@ -22,6 +22,17 @@ conversation. The stored ``answer`` field is only compared with it:
 * a record whose stored ``answer`` (or ``reconsidered``) differs from the one its reply gives
   is **mismatched**: the session counts **wrong** (never as stored, never as re-derived) and
   is named in the output;
+* in a scripted judge's run (``first``, ``baseline``, ``lookahead``) the reply itself is
+  re-derived: the judge is played again on the case and order, and a record whose reply is
+  another is **replaced**: counted **wrong** and named;
+* **the order is re-derived too**: a model session's conversation is re-built from its case,
+  its order and the run's condition (:func:`~pibench_tui.pivots.prompt.case_messages`, the
+  reconsideration turn on the recorded first reply) and each turn's record must carry its
+  digest (``conversation_sha256``, written by ``pibench pivots eval``). A record that does not
+  (an order swapped between a case's two records, a prompt of another condition or case, a
+  record written before pibench recorded digests) is **unbound**: counted **wrong** and named.
+  A person's order is the rule's (:func:`~pibench_tui.pivots.prompt.human_order`); a record
+  in another order is stray;
 * a session (case, order) recorded more than once: copies identical to the first are
   **duplicates**, ignored (counted); records that differ make the session **conflicting**,
   counted wrong and named (which one was meant cannot be told);
@@ -32,12 +43,22 @@ conversation. The stored ``answer`` field is only compared with it:
 
 An evaluation never writes any of these but missing and unparseable sessions, so the others
 mean the file was edited or damaged.
+
+What cannot be re-derived: a model's (or a person's) reply is what the record holds (no one but the provider
+saw it); the checks above find records that disagree with themselves, with their case or with
+their run, not a file rewritten consistently by someone who can run the scorer. Keep a run
+directory where the evaluated party cannot write.
+
+**Tokens**: ``tokens_per_case`` is re-derived from the texts (the re-built conversations and
+the recorded replies, characters / 4); the provider's own counts (``tokens[i]["prompt"]``,
+``["completion"]``) cannot be re-derived and are given apart as ``provider_tokens_per_case``,
+"reported by the provider, not re-derived". The stored ``prompt_estimate`` is not read.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +67,16 @@ import numpy as np
 from pibench_tui.words import count
 
 from .cases import KINDS, Case, KeyEntry
-from .prompt import ORDERS, human_order, parse_answer, parse_human_answer
+from .prompt import (
+    ORDERS,
+    approx_tokens,
+    case_messages,
+    conversation_digest,
+    human_order,
+    parse_answer,
+    parse_human_answer,
+    reconsider_messages,
+)
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
@@ -78,6 +108,9 @@ class CaseScore:
         first_picks: Orders in which the plan shown first was chosen.
         reconsidered: Accuracy after the reconsideration turn (``None`` without one).
         regret: ``|Δ| × (1 − accuracy)`` (citations).
+        tokens: Tokens of the case's sessions re-derived from the texts (:class:`Session`).
+        provider_tokens: The tokens the provider reported for them (``None`` when a session
+            is missing or has no reported count): reported, not re-derived.
     """
 
     id: str
@@ -94,16 +127,28 @@ class CaseScore:
     repaired: int
     introduced: int
     tokens: int
+    provider_tokens: int | None = None
 
 
-def _tokens(line: Mapping[str, Any]) -> int:
-    total = 0
-    for t in line.get("tokens") or []:
-        if not isinstance(t, Mapping):
-            continue
-        prompt = t.get("prompt") if isinstance(t.get("prompt"), int) else t.get("prompt_estimate") or 0
-        total += int(prompt or 0) + int(t.get("completion") or 0)
-    return total
+def _count(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def provider_tokens(line: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(prompt, completion)`` tokens of a record's turns as the provider reported them
+    (``tokens[i]["prompt"]``, ``["completion"]``, summed), or ``None`` when a turn has no such
+    count. These come from the provider's reply alone: nothing here can re-derive them, so
+    they are shown as "reported by the provider, not re-derived"."""
+    prompt = completion = 0
+    turns = line.get("tokens")
+    if not isinstance(turns, list) or not turns:
+        return None
+    for t in turns:
+        p, c = (_count(t.get("prompt")), _count(t.get("completion"))) if isinstance(t, Mapping) else (None, None)
+        if p is None or c is None:
+            return None
+        prompt, completion = prompt + p, completion + c
+    return prompt, completion
 
 
 @dataclass(frozen=True)
@@ -116,7 +161,15 @@ class Session:
             is unparseable or the record is invalid (both count wrong).
         reconsidered: The same for the reconsideration turn (``None`` without one).
         has_second: The record holds a reconsideration turn.
-        problem: ``None``, ``"mismatched"`` or ``"conflicting"`` (the session counts wrong).
+        problem: ``None``, ``"mismatched"`` (the stored answer disagrees with the reply),
+            ``"replaced"`` (a scripted judge's run whose reply is not the one the judge gives),
+            ``"unbound"`` (the conversation the record says it answered is not the one its
+            case, order and condition give) or ``"conflicting"`` (the session counts wrong).
+        asked: Prompt tokens re-derived from the texts: the conversations re-derived from the
+            case, order and condition (characters / 4,
+            :func:`~pibench_tui.pivots.prompt.approx_tokens`; 0 without a condition).
+        replied: Completion tokens re-derived from the recorded replies alike.
+        provider: :func:`provider_tokens` of the record (reported, not re-derived).
     """
 
     record: Mapping[str, Any]
@@ -124,6 +177,14 @@ class Session:
     reconsidered: str | None
     has_second: bool
     problem: str | None
+    asked: int = 0
+    replied: int = 0
+    provider: tuple[int, int] | None = None
+
+    @property
+    def tokens(self) -> int:
+        """Tokens re-derived from the texts: :attr:`asked` + :attr:`replied`."""
+        return self.asked + self.replied
 
 
 def _derive(raw: Any, order: str, human: bool) -> str | None:
@@ -132,23 +193,73 @@ def _derive(raw: Any, order: str, human: bool) -> str | None:
     return parse_human_answer(raw, order) if human else parse_answer(raw, order)
 
 
-def _session(records: list[Mapping[str, Any]], order: str, human: bool) -> Session:
+def _conversations(case: Case, order: str, condition: str, record: Mapping[str, Any]) -> list[list[dict[str, str]]]:
+    """The conversations a model session of ``case`` in ``order`` under ``condition`` was
+    asked: the first turn, and the reconsideration turn when the record holds one (built on
+    the recorded first reply). Raises ``ValueError`` for an unknown order or condition."""
+    first = case_messages(case, order, condition)
+    if "raw_reconsidered" not in record and "reconsidered" not in record:
+        return [first]
+    raw = record.get("raw")
+    return [first, reconsider_messages(first, raw if isinstance(raw, str) else "")]
+
+
+def _bound(record: Mapping[str, Any], conversations: list[list[dict[str, str]]]) -> bool:
+    """Whether the record's turns carry the digests of ``conversations`` (one a turn)."""
+    turns = record.get("tokens")
+    if not isinstance(turns, list) or len(turns) != len(conversations):
+        return False
+    return all(
+        isinstance(t, Mapping) and t.get("conversation_sha256") == conversation_digest(conv)
+        for t, conv in zip(turns, conversations, strict=True)
+    )
+
+
+#: A scripted judge's reply to a case in an order (``None``: it gives none).
+ReplyOf = Callable[[Case, str], "str | None"]
+
+
+def _session(
+    records: list[Mapping[str, Any]],
+    order: str,
+    human: bool,
+    case: Case | None = None,
+    condition: str | None = None,
+    reply: ReplyOf | None = None,
+) -> Session:
     first = records[0]
     pick = _derive(first.get("raw"), order, human)
     has_second = "reconsidered" in first or "raw_reconsidered" in first
     again = _derive(first.get("raw_reconsidered"), order, human) if has_second else None
+    replies = sum(approx_tokens(first[k]) for k in ("raw", "raw_reconsidered") if isinstance(first.get(k), str))
+    conversations: list[list[dict[str, str]]] | None = None
+    if case is not None and condition is not None and not human:
+        try:
+            conversations = _conversations(case, order, condition, first)
+        except ValueError:  # run.json names no condition there is: nothing can match
+            conversations = []
+    asked = sum(approx_tokens("".join(m["content"] for m in conv)) for conv in conversations or [])
     problem = None
     if any(r != first for r in records[1:]):
         problem = "conflicting"
     elif first.get("answer") != pick or (has_second and first.get("reconsidered") != again):
         problem = "mismatched"
+    elif reply is not None and case is not None and not human and first.get("raw") != reply(case, order):
+        problem = "replaced"
+    elif conversations is not None and not _bound(first, conversations):
+        problem = "unbound"
+    provider = provider_tokens(first)
     if problem:
-        return Session(first, None, None, has_second, problem)
-    return Session(first, pick, again, has_second, None)
+        return Session(first, None, None, has_second, problem, asked, replies, provider)
+    return Session(first, pick, again, has_second, None, asked, replies, provider)
 
 
 def check_answers(
-    cases: Sequence[Case], answers: Sequence[Any], sessions_per_case: int = 2
+    cases: Sequence[Case],
+    answers: Sequence[Any],
+    sessions_per_case: int = 2,
+    condition: str | None = None,
+    reply: ReplyOf | None = None,
 ) -> tuple[dict[tuple[str, str], Session], dict[str, Any]]:
     """Re-derive every session's choice from its recorded reply and check the records (the
     rules are in this module's docstring).
@@ -158,15 +269,25 @@ def check_answers(
         answers: ``answers.jsonl`` lines (anything a file may hold).
         sessions_per_case: 2 (both orders) or 1 (a person: the order of
             :func:`~pibench_tui.pivots.prompt.human_order` alone).
+        condition: The run's condition (``run.json``): a model session's conversation is
+            re-derived from its case, order and this condition and must be the one its record
+            carries the digest of (else the session is ``unbound``). ``None``: not checked
+            (records alone, without their run).
+        reply: For a scripted judge's run, the judge's own reply to a case in an order
+            (:meth:`~pibench_tui.pivots.evaluate.PivotRun.reference_reply`): a session whose
+            recorded first reply is another is ``replaced``. ``None``: a model's or a
+            person's run (their replies only the record holds).
 
     Returns:
         ``(sessions, integrity)``: the checked session of each recorded (case id, order) of the
         set, and ``{"sessions", "recorded", "answered", "unparseable", "missing",
-        "mismatched": ["ID ORDER", ...], "conflicting": [...], "duplicates", "stray",
-        "cases_answered", "cases_missing"}`` (counts of sessions, records and cases).
+        "mismatched": ["ID ORDER", ...], "replaced": [...], "unbound": [...], "conflicting": [...],
+        "duplicates", "stray", "cases_answered", "cases_missing"}`` (counts of sessions,
+        records and cases).
     """
     human = sessions_per_case == 1
-    ids = {c.id for c in cases}
+    by_id = {c.id: c for c in cases}
+    ids = set(by_id)
     grouped: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     stray = 0
     for a in answers:
@@ -179,7 +300,7 @@ def check_answers(
             stray += 1
             continue
         grouped.setdefault((cid, str(order)), []).append(a)
-    sessions = {k: _session(v, k[1], human) for k, v in grouped.items()}
+    sessions = {k: _session(v, k[1], human, by_id[k[0]], condition, reply) for k, v in grouped.items()}
     expected = [(c.id, o) for c in cases for o in _orders(c.id, sessions_per_case)]
     recorded = [k for k in expected if k in sessions]
     per_case: dict[str, int] = defaultdict(int)
@@ -192,6 +313,8 @@ def check_answers(
         "unparseable": sum(sessions[k].pick is None and sessions[k].problem is None for k in recorded),
         "missing": len(expected) - len(recorded),
         "mismatched": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "mismatched"],
+        "replaced": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "replaced"],
+        "unbound": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "unbound"],
         "conflicting": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "conflicting"],
         "duplicates": sum(len(v) - 1 for k, v in grouped.items() if sessions[k].problem != "conflicting"),
         "stray": stray,
@@ -211,6 +334,9 @@ def case_scores(
     key: Mapping[str, KeyEntry],
     answers: Sequence[Any],
     sessions_per_case: int = 2,
+    condition: str | None = None,
+    *,
+    checked: dict[tuple[str, str], Session] | None = None,
 ) -> list[CaseScore]:
     """Score every case of the set from the choices re-derived by :func:`check_answers`.
 
@@ -221,17 +347,20 @@ def case_scores(
         sessions_per_case: 2 (a model: both orders, averaged) or 1 (a person sees each case
             once, in the order of :func:`~pibench_tui.pivots.prompt.human_order`: that answer
             alone counts).
+        condition: The run's condition (:func:`check_answers`).
+        checked: The sessions :func:`check_answers` already gave for these answers.
 
     Raises:
         KeyError: A case has no key entry.
     """
-    sessions, _ = check_answers(cases, answers, sessions_per_case)
+    sessions = checked if checked is not None else check_answers(cases, answers, sessions_per_case, condition)[0]
     out = []
     for case in cases:
         right = key[case.id].better
         correct = []
         after: list[bool] = []
         answered = missing = invalid = first = repaired = introduced = tokens = 0
+        provider: int | None = 0
         has_second = False
         orders = _orders(case.id, sessions_per_case)
         for order in orders:
@@ -240,6 +369,7 @@ def case_scores(
                 missing += 1
                 correct.append(False)
                 after.append(False)
+                provider = None
                 continue
             pick = session.pick
             ok = pick == right
@@ -248,7 +378,8 @@ def case_scores(
             if pick is not None:
                 answered += 1
                 first += pick == order[0]
-            tokens += _tokens(session.record)
+            tokens += session.tokens
+            provider = None if provider is None or session.provider is None else provider + sum(session.provider)
             if session.has_second:
                 has_second = True
                 ok2 = session.reconsidered == right
@@ -274,6 +405,7 @@ def case_scores(
                 repaired=repaired,
                 introduced=introduced,
                 tokens=tokens,
+                provider_tokens=provider,
             )
         )
     return out
@@ -316,6 +448,11 @@ def _summary(scores: Sequence[CaseScore], sessions_per_case: int = 2) -> dict[st
         "invalid": sum(s.invalid for s in scores),
         "first_plan_share": (sum(s.first_picks for s in scores) / max(1, sum(s.answered for s in scores))),
         "tokens_per_case": float(np.mean([s.tokens for s in scores])),
+        "provider_tokens_per_case": (
+            float(np.mean([s.provider_tokens for s in scores]))
+            if all(s.provider_tokens is not None for s in scores)
+            else None
+        ),
     }
     second = [s for s in scores if s.reconsidered is not None]
     if second:
@@ -332,20 +469,32 @@ def score_run(
     key: Mapping[str, KeyEntry],
     answers: Sequence[Any],
     sessions_per_case: int = 2,
+    condition: str | None = None,
+    reply: ReplyOf | None = None,
+    *,
+    checked: tuple[dict[tuple[str, str], Session], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Accuracy, both intervals, regret, per kind and per capability (``sessions_per_case``:
-    see :func:`case_scores`), and what the records held (:func:`check_answers`).
+    see :func:`case_scores`), and what the records held (:func:`check_answers`, with the
+    run's ``condition`` and, for a scripted judge's run, its ``reply``; ``checked``: what
+    :func:`check_answers` already gave for them).
 
     Returns:
         ``{"overall": {...}, "by_kind": {kind: {...}}, "by_capability": {capability: {"kinds",
-        ...}}, "integrity": {...}, "cases": [...]}``
+        ...}}, "integrity": {...}, "token_counts": {"derived": [prompt, completion],
+        "provider": [prompt, completion] or None}, "cases": [...]}``
         where each summary holds ``cases, careers, accuracy, ci_cases, ci_careers, regret,
-        unanswered, missing, invalid, first_plan_share, tokens_per_case`` (and
-        ``reconsidered`` with a reconsideration turn); ``unanswered`` counts every session
-        without a valid parseable answer (missing, unparseable or invalid), all scored wrong.
+        unanswered, missing, invalid, first_plan_share, tokens_per_case,
+        provider_tokens_per_case`` (and ``reconsidered`` with a reconsideration turn);
+        ``unanswered`` counts every session without a valid parseable answer (missing,
+        unparseable or invalid), all scored wrong. ``tokens_per_case`` is re-derived from the
+        texts (characters / 4); ``provider_tokens_per_case`` is what the provider reported
+        (``None`` unless every case's sessions have a reported count), not re-derived.
     """
-    scores = case_scores(cases, key, answers, sessions_per_case)
-    _, integrity = check_answers(cases, answers, sessions_per_case)
+    sessions, integrity = checked or check_answers(cases, answers, sessions_per_case, condition, reply)
+    scores = case_scores(cases, key, answers, sessions_per_case, condition, checked=sessions)
+    counted = [sessions[(c.id, o)] for c in cases for o in _orders(c.id, sessions_per_case) if (c.id, o) in sessions]
+    reported = [x.provider for x in counted]
     n = sessions_per_case
     by_kind = {k: [s for s in scores if s.kind == k] for k in KINDS}
     caps: dict[str, list[CaseScore]] = defaultdict(list)
@@ -359,6 +508,14 @@ def score_run(
             for k, v in sorted(caps.items())
         },
         "integrity": integrity,
+        "token_counts": {
+            "derived": [sum(x.asked for x in counted), sum(x.replied for x in counted)],
+            "provider": (
+                [sum(r[0] for r in reported if r), sum(r[1] for r in reported if r)]
+                if counted and all(r is not None for r in reported)
+                else None
+            ),
+        },
         "cases": [
             {"id": s.id, "kind": s.kind, "career": s.career, "accuracy": s.accuracy, "regret": s.regret} for s in scores
         ],
@@ -398,9 +555,15 @@ def integrity_lines(integrity: dict[str, Any], names: int = 5) -> list[str]:
         )
     for what, why in (
         ("mismatched", "stored answer disagrees with the recorded reply"),
+        ("replaced", "the reply is not the one the run's scripted judge gives, played again"),
+        (
+            "unbound",
+            "the record carries no digest of the conversation its case, order and condition give: "
+            "its order or prompt was changed, or it is another run's",
+        ),
         ("conflicting", "session recorded more than once, differently"),
     ):
-        bad = i[what]
+        bad = i.get(what) or []
         if bad:
             more = f" and {len(bad) - names} more" if len(bad) > names else ""
             out.append(f"INVALID: {count(len(bad), 'session')} {what} ({why}; counted wrong): "

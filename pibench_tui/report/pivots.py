@@ -5,7 +5,9 @@ run directories) beside career runs: one row per run with accuracy and both 95 %
 accuracy per kind and per capability, regret, tokens and cost per case. Every number is
 re-scored here from the run's answers and the case set's key (the same code as ``pibench
 pivots score``, :func:`pibench_tui.pivots.evaluate.load_run`): every choice is re-derived from
-the recorded reply, never read from the stored ``answer`` field
+the recorded reply (a scripted judge's reply by playing the judge again), in the order its
+recorded conversation digest binds, never read from the stored ``answer`` field; token counts
+are re-derived from the texts, the provider's shown apart as reported
 (:func:`pibench_tui.pivots.score.check_answers`: a record that disagrees is counted wrong and
 named in the notes); a run whose key is not available (a sealed set) or whose files are
 damaged is listed as unscored with the reason. Two different runs claiming one row (label,
@@ -87,14 +89,12 @@ def career_paths(paths: list[str]) -> list[str]:
     return out
 
 
-def _cost(tokens: list[dict[str, Any]], price: tuple[float, ...] | None) -> float | None:
+def _cost(counts: list[int], price: tuple[float, ...] | None) -> float | None:
+    """USD of ``[prompt, completion]`` tokens at ``price`` (USD per million, prompt and
+    completion), or ``None`` without a price."""
     if price is None:
         return None
-    prompt = sum(
-        int(t["prompt"] if isinstance(t.get("prompt"), int) else t.get("prompt_estimate") or 0) for t in tokens
-    )
-    completion = sum(int(t.get("completion") or 0) for t in tokens)
-    return (prompt * price[0] + completion * price[1]) / 1e6
+    return (counts[0] * price[0] + counts[1] * price[1]) / 1e6
 
 
 def _head(run: Path) -> dict[str, Any]:
@@ -115,16 +115,17 @@ def _row(pr: PivotRun, prices: dict[str, tuple[float, ...]]) -> dict[str, Any]:
     label = str(meta.get("label"))
     row: dict[str, Any] = {"run": str(pr.path), "label": label, "condition": meta.get("condition"),
                            "model": meta.get("model")}  # fmt: skip
-    scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case)
-    tokens = [t for a in pr.answers if isinstance(a, dict) for t in (a.get("tokens") or []) if isinstance(t, dict)]
+    scored = score_run(pr.cases, pr.key, pr.answers, pr.sessions_per_case, pr.condition, pr.reference_reply())
+    counts = scored["token_counts"]
     price = prices.get(label) or prices.get(str(meta.get("model")))
-    cost = _cost(tokens, price)
+    cost = _cost(counts["provider"] or counts["derived"], price)
     row.update(
         overall=scored["overall"],
         integrity=scored["integrity"],
         by_kind={k: v["accuracy"] for k, v in scored["by_kind"].items()},
         by_capability={k: v["accuracy"] for k, v in scored["by_capability"].items()},
         cost_per_case=None if cost is None else cost / max(1, len(pr.cases)),
+        cost_from="provider" if counts["provider"] is not None else "derived",
     )
     return row
 
@@ -158,6 +159,15 @@ def pivot_section(runs: list[Path], prices: dict[str, tuple[float, ...]] | None 
     return {"rows": rows, "kinds": [k for k in KINDS if any(k in r.get("by_kind", {}) for r in rows)], "notes": notes}
 
 
+#: What the token and cost columns are, for the terminal and the HTML page.
+TOKENS_NOTE = (
+    "tokens/case: re-derived here from the texts (the conversation re-built from the case, order and "
+    "condition, and the recorded replies; characters / 4). reported tokens/case: what the provider reported, "
+    "copied from the records: reported by the provider, not re-derived (— when a session has no such count). "
+    "cost/case: from the reported counts when every session has them, else from the re-derived ones (marked ~)."
+)
+
+
 def _ci(ci: list[float] | None) -> str:
     return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
@@ -165,7 +175,7 @@ def _ci(ci: list[float] | None) -> str:
 def pivot_table(section: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the pivot leaderboard (text cells; one row per run)."""
     head = ["label", "condition", "cases", "accuracy", "95% CI cases", "95% CI careers", "regret"]
-    head += ["answered", "missing", "invalid", "tokens/case", "cost/case"]
+    head += ["answered", "missing", "invalid", "tokens/case", "reported tokens/case", "cost/case"]
     rows = []
     for r in section["rows"]:
         if "error" in r:
@@ -185,8 +195,9 @@ def pivot_table(section: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 f"{r['integrity']['answered']}/{r['integrity']['sessions']}",
                 str(o["missing"]),
                 str(o["invalid"]),
-                f"{o['tokens_per_case']:,.0f}",
-                "" if cost is None else f"${cost:.4f}",
+                f"~{o['tokens_per_case']:,.0f}",
+                "—" if o.get("provider_tokens_per_case") is None else f"{o['provider_tokens_per_case']:,.0f}",
+                "" if cost is None else f"${cost:.4f}" + ("" if r.get("cost_from") == "provider" else " ~"),
             ]
         )
     return head, rows
@@ -244,7 +255,10 @@ def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
         "bootstrap intervals resampling cases, and careers with all their cases. Regret: Impact lost by wrong "
         "choices per case (citations). Answered: sessions with a valid answer, re-derived from the recorded "
         "reply; missing: sessions with no answer; invalid: sessions whose stored answer disagrees with the "
-        "reply or that were recorded twice differently. All three count wrong.</p>"
+        "reply, whose reply is not the one the run's scripted judge gives, whose record does not carry the "
+        "digest of the conversation its case, order and condition give, or that were recorded twice differently. All three count wrong. "
+        + html.escape(TOKENS_NOTE)
+        + "</p>"
     )
     notes = section.get("notes") or []
     if notes:
@@ -270,7 +284,8 @@ def print_pivots(section: dict[str, Any], console: Any = None) -> None:
         (f"Pivot cases ({count(len(section['rows']), 'run')})", pivot_table(section)),
         ("Pivot accuracy per decision kind", kind_table(section)),
     ):
-        t = Table(title=Text(title), title_justify="left", title_style="bold")
+        caption = Text(TOKENS_NOTE) if head[-1] == "cost/case" and rows else None
+        t = Table(title=Text(title), title_justify="left", title_style="bold", caption=caption, caption_justify="left")
         for i, h in enumerate(head):
             t.add_column(Text(h), justify="left" if i < 2 else "right", overflow="fold")
         for row in rows:
