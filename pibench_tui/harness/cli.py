@@ -273,7 +273,7 @@ def add_agent_parser(sub: Any) -> None:
     p.add_argument("--no-memory", action="store_true", help="memory writes are no-ops (the harness ablation)")
     p.add_argument(
         "--block-timeout",
-        type=_float_in(0.1, 3600.0, "--block-timeout"),
+        type=_float_in(0.1, defaults.MAX_BLOCK_TIMEOUT, "--block-timeout"),
         metavar="S",
         help=f"wall-clock limit per code block in seconds (default {defaults.BLOCK_TIMEOUT:g})",
     )

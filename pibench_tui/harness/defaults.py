@@ -8,6 +8,9 @@ from __future__ import annotations
 MAX_TURNS = 8
 #: Wall-clock limit per code block, in seconds.
 BLOCK_TIMEOUT = 20.0
+#: The largest wall-clock limit per code block ``pibench agent --block-timeout`` accepts, in
+#: seconds; the transcript check never gives a block more (a run folder's result.json is editable).
+MAX_BLOCK_TIMEOUT = 3600.0
 #: Characters of a block's output shown to the model per turn: the sandbox's cap per block in
 #: the harness (it keeps head and tail within it behind one notice; nothing cuts again).
 OUTPUT_LIMIT = 6_000

@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.rundir import read_json, read_jsonl
 from pibench_tui.words import count
 
-__all__ = ["NONDETERMINISM_NOTE", "check_transcript", "replay_run", "verify_run"]
+__all__ = ["NONDETERMINISM_NOTE", "check_block_timeout", "check_transcript", "replay_run", "verify_run"]
 
 
 def sealed_seed(res: dict[str, Any], seal: str | Path) -> int:
@@ -188,7 +189,7 @@ def _check_transcript_too(path: Path, seal: str | Path | None, verdict: dict[str
     verdict["transcript"] = check
     if not check["valid"]:
         verdict["valid"] = False
-        verdict["message"] = f"the transcript does not make the logged calls: {check['message']}"
+        verdict["message"] = f"the transcript does not record what its code does: {check['message']}"
     else:
         verdict["message"] += f"; {check['message']}"
 
@@ -208,8 +209,42 @@ class _Diverged(Exception):
     """The re-run code made other calls than the action log holds."""
 
 
+def check_block_timeout(recorded: Any) -> tuple[float, str | None]:
+    """The time-out per block of a transcript check, in seconds, and what to say of it:
+    ``result.json``'s ``harness.block_timeout`` (the career's own limit) when it is a positive
+    number no larger than the harness allows (:data:`~pibench_tui.harness.defaults.MAX_BLOCK_TIMEOUT`,
+    the bound of ``pibench agent --block-timeout``); never more than that bound (the file is
+    editable: ``1e9`` made a check that never ended); the harness default when the file
+    names no time-out."""
+    from pibench_tui.harness import defaults
+
+    bound = defaults.MAX_BLOCK_TIMEOUT
+    if not isinstance(recorded, (int, float)) or isinstance(recorded, bool) or not recorded > 0:
+        return defaults.BLOCK_TIMEOUT, (
+            f"result.json records no block time-out ({str(recorded)[:40]!r}): blocks were re-run with the "
+            f"harness default, {defaults.BLOCK_TIMEOUT:g} s"
+        )
+    if not recorded <= bound:  # NaN and inf too
+        return bound, (
+            f"result.json's block time-out {recorded:g} s is more than the harness allows: blocks were re-run "
+            f"with at most {bound:g} s"
+        )
+    return float(recorded), None
+
+
+#: The fields of a transcript's ``block`` entry the re-run must reproduce, with how a
+#: divergence names them.
+_BLOCK_FIELDS = (("ok", "ok"), ("restarted", "restarted"), ("error", "error"), ("output", "output"))
+
+
+def _kinds_text(kinds: list[Any]) -> str:
+    return ", ".join(str(k) for k in kinds) if kinds else "none"
+
+
 class _TranscriptRun:
-    """Re-runs a transcript's replies in a fresh agent process against a replayed world."""
+    """Re-runs a transcript's replies in a fresh agent process against a replayed world, and
+    compares what the re-run observes (calls, output, errors, integrity incidents) with what
+    the transcript records."""
 
     def __init__(self, core: Any, logged: list[Any], sealed_seeds: list[int] | None) -> None:
         self.core = core
@@ -217,6 +252,12 @@ class _TranscriptRun:
         self.sealed_seeds = list(sealed_seeds) if sealed_seeds is not None else None
         self.checked = 0  # world log rows compared so far
         self.blocks = 0
+        #: Integrity incidents the re-run observed, by kind (the career's flags after a check).
+        self.kinds: Counter[str] = Counter()
+        #: The re-run's step of the last reply whose code ran, until its ``block`` entry is read.
+        self.pending: tuple[str, dict[str, Any]] | None = None
+        #: ``(month, turn, observation)`` the re-run's step answered, until the ``user`` entry.
+        self.answer: tuple[Any, Any, str] | None = None
 
     def _given_seeds(self) -> None:
         """A sealed career's agent ``random`` was seeded from secret entropy, recorded in
@@ -246,20 +287,73 @@ class _TranscriptRun:
                 )
         self.checked = len(made)
 
+    def _block(self, e: dict[str, Any], where: str) -> None:
+        """A ``block`` entry must record what the re-run of its reply observed: the same
+        integrity incidents (kinds, in order), ok, restart, error and output (a block that
+        timed out: the same error type, its output and message depend on the machine's speed)."""
+        if self.pending is None:
+            raise _Diverged(f"{where}: the transcript records a block, but no reply whose code ran comes before it")
+        pwhere, info = self.pending
+        self.pending = None
+        got_kinds = list(info["integrity"])
+        rec_kinds = e.get("integrity")
+        if not isinstance(rec_kinds, list) or rec_kinds != got_kinds:
+            raise _Diverged(
+                f"{pwhere}: the re-run observed integrity incidents {_kinds_text(got_kinds)}, the transcript "
+                f"records {_kinds_text(rec_kinds) if isinstance(rec_kinds, list) else repr(rec_kinds)[:80]}"
+            )
+        timed_out = "timeout" in got_kinds
+        for key, name in _BLOCK_FIELDS:
+            want: Any = info[key]
+            have: Any = e.get(key)
+            if timed_out and key == "output":
+                continue
+            if timed_out and key == "error":
+                want = want.get("type") if isinstance(want, dict) else want
+                have = have.get("type") if isinstance(have, dict) else have
+            if _row_text(want) != _row_text(have):
+                raise _Diverged(
+                    f"{pwhere}: the block's {name} in the transcript is {_row_text(have)[:160]}, the re-run's is "
+                    f"{_row_text(want)[:160]}"
+                )
+
     def event(self, e: dict[str, Any]) -> None:
-        """Apply one transcript entry (replies run, failed calls advance, resumes restart)."""
+        """Apply one transcript entry (replies run, failed calls advance, resumes restart) and
+        check the entries that record what a reply's code did (``block``, the next ``user``)."""
         from pibench_tui.harness.codeblock import find_code
 
         ev = e.get("event")
         where = f"month {e.get('month')} turn {e.get('turn')}"
+        if ev == "block":
+            self._block(e, where)
+            return
+        if self.pending is not None:
+            raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
+        if ev == "user" and self.answer is not None:
+            month, turn, text = self.answer
+            self.answer = None
+            if (e.get("month"), e.get("turn")) == (month, turn) and e.get("content") != text:
+                raise _Diverged(f"{where}: the output shown to the model in the transcript is not the re-run's")
         if ev == "llm":
             if "reply_chars" in e:
                 raise _Diverged(f"{where}: the reply was cut in the transcript (longer than it keeps); not checkable")
             if self.core.world.finished:
                 raise _Diverged(f"{where}: a reply after the career's end")
-            self.core.step(find_code(str(e.get("reply") or "")).code or "")
+            if (e.get("month"), e.get("turn")) != (self.core.month, self.core.turn + 1):
+                raise _Diverged(
+                    f"{where}: the re-run is at month {self.core.month} turn {self.core.turn + 1} (a turn of the "
+                    "transcript is missing, added or renumbered)"
+                )
+            obs, _r, _t, _u, info = self.core.step(find_code(str(e.get("reply") or "")).code or "")
             self.blocks += 1
             self.compare(where)
+            self.answer = None
+            if info["code_ran"]:
+                self.kinds.update(str(k) for k in info["integrity"])
+                result = self.core.last_result
+                self.pending = (where, {**info, "ok": bool(info["ok"]), "restarted": bool(result and result.restarted)})
+                if not info["advanced"] and "timeout" not in info["integrity"]:
+                    self.answer = (e.get("month"), e.get("turn"), obs)
         elif ev == "llm_failed" or (ev == "auto_advance" and e.get("reason") == "llm_failures_exhausted"):
             self.core.advance()
             self.compare(where)
@@ -268,34 +362,53 @@ class _TranscriptRun:
             self.core.reset(options={"world": self.core.world, "last_close": closed})
             self._given_seeds()
 
+    def finish(self) -> None:
+        """The transcript's end: the last reply's block must have been recorded."""
+        if self.pending is not None:
+            raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
+
 
 def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: Any) -> dict[str, Any]:
-    """Confirm that the action log comes from the transcript: the recorded replies' code
-    blocks are re-run, in order, in a fresh agent process against a world replayed from
-    ``seed`` and ``config`` (failed LLM calls and resumes as recorded), and must make exactly
-    the calls of ``actions.jsonl``. A log pasted from another career (the hidden-state
-    oracle's) or edited by hand fails at its first divergence, which is named.
+    """Confirm that the action log and the integrity record come from the transcript: the
+    recorded replies' code blocks are re-run, in order, in a fresh agent process against a
+    world replayed from ``seed`` and ``config`` (failed LLM calls and resumes as recorded);
+    they must make exactly the calls of ``actions.jsonl``, and each ``block`` entry must
+    record what the re-run observed of its block: the same integrity incidents (protocol
+    violations, refusals, time-outs, output floods), ok, error, restart and output, and the
+    output shown to the model (the next ``user`` entry) must be the re-run's. A log pasted
+    from another career (the hidden-state oracle's), an entry edited by hand (incidents
+    blanked to hide a flag) or a block entry removed fails at its first divergence, which is
+    named. The career's integrity flags after a check are the re-run's (``integrity``).
+
+    Each block gets ``result.json``'s block time-out, never more than the harness allows
+    (:func:`check_block_timeout`; the verdict says when it was bounded).
 
     Agent code must be deterministic for this to hold (:data:`NONDETERMINISM_NOTE`): a
     divergence says so. A sealed career's agent ``random`` gets the seeds ``result.json``
-    recorded for it (``agent_random_seeds``).
+    recorded for it (``agent_random_seeds``). Not checkable: the model's replies themselves
+    (a reply removed with its block and the later turns renumbered is another, consistent
+    transcript).
 
     Returns:
-        ``{"valid": bool, "message": str, "blocks": int}``.
+        ``{"valid": bool, "message": str, "blocks": int, "integrity": {kind: count},
+        "block_timeout": float}``; ``integrity`` holds the incidents the re-run observed (up
+        to the divergence, when there is one).
     """
     from pibench_tui.harness.core import LabCore
 
     path = Path(path)
+    harness: dict[str, Any] = res["harness"] if isinstance(res.get("harness"), dict) else {}
+    timeout, timeout_note = check_block_timeout(harness.get("block_timeout"))
+    base: dict[str, Any] = {"valid": False, "blocks": 0, "integrity": {}, "block_timeout": timeout}
     try:
         transcript = read_jsonl(path / "transcript.jsonl", strict=True)
         logged = read_jsonl(path / "actions.jsonl", strict=True)
     except (OSError, ValueError) as exc:
-        return {"valid": False, "message": str(exc), "blocks": 0}
+        return {**base, "message": str(exc)}
     start = next((e for e in transcript if isinstance(e, dict) and e.get("event") == "start"), None)
     if start is None:
-        return {"valid": False, "message": "transcript.jsonl has no start entry", "blocks": 0}
+        return {**base, "message": "transcript.jsonl has no start entry"}
     settings: dict[str, Any] = start["settings"] if isinstance(start.get("settings"), dict) else {}
-    harness: dict[str, Any] = res["harness"] if isinstance(res.get("harness"), dict) else {}
     sealed = bool(res.get("seed_commitment"))
     seeds = res.get("agent_random_seeds")
     core = LabCore(
@@ -303,18 +416,20 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
         seed=seed,
         max_turns=int(settings.get("max_turns") or 8),
         memory=bool(settings.get("memory", True)),
-        block_timeout=float(harness.get("block_timeout") or 20.0),
+        block_timeout=timeout,
         sealed=sealed,
     )
     run = _TranscriptRun(
         core, logged, [int(s) for s in seeds if isinstance(s, int)] if sealed and isinstance(seeds, list) else None
     )
+    note = f"; {timeout_note}" if timeout_note else ""
     try:
         core.reset(seed=seed)
         run._given_seeds()
         for e in transcript:
             if isinstance(e, dict):
                 run.event(e)
+        run.finish()
         run.compare("at the end")
         if run.checked != len(run.logged):
             raise _Diverged(
@@ -322,17 +437,26 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
                 f"call {run.logged[run.checked][:200]} was never made"
             )
     except _Diverged as exc:
-        return {"valid": False, "message": f"{exc} (note: {NONDETERMINISM_NOTE})", "blocks": run.blocks}
+        return {
+            **base,
+            "message": f"{exc} (note: {NONDETERMINISM_NOTE}){note}",
+            "blocks": run.blocks,
+            "integrity": dict(sorted(run.kinds.items())),
+        }
     except Exception as exc:  # noqa: BLE001 - CareerOver, ActionError, SandboxStartError: named, never raised
         return {
-            "valid": False,
-            "message": f"the transcript cannot be re-run: {type(exc).__name__}: {exc}",
+            **base,
+            "message": f"the transcript cannot be re-run: {type(exc).__name__}: {exc}{note}",
             "blocks": run.blocks,
+            "integrity": dict(sorted(run.kinds.items())),
         }
     finally:
         core.close()
     return {
+        **base,
         "valid": True,
-        "message": f"the {run.blocks} recorded replies make exactly the {run.checked} logged calls",
+        "message": f"the {run.blocks} recorded replies make exactly the {run.checked} logged calls and the recorded "
+        f"block results and integrity incidents ({sum(run.kinds.values())}){note}",
         "blocks": run.blocks,
+        "integrity": dict(sorted(run.kinds.items())),
     }

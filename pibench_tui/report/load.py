@@ -741,12 +741,17 @@ def _policy_career(
 
 
 def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg: Any) -> None:
+    from pibench_tui.harness.integrity import BENIGN_KINDS
     from pibench_tui.harness.replay import check_transcript
 
     verdict = check_transcript(path, res, seed, cfg)
     c.transcript_check = verdict["message"]
+    # The flags are what the re-run observed, not what the transcript's entries say.
+    kinds = verdict.get("integrity") or {}
+    c.integrity = dict(sorted(kinds.items()))
+    c.flags = sum(n for k, n in kinds.items() if k not in BENIGN_KINDS)
     if not verdict["valid"]:
-        c.mark("invalid", f"the transcript does not make the logged calls: {verdict['message']}")
+        c.mark("invalid", f"the transcript does not record what its code does: {verdict['message']}")
 
 
 def _from_run_dir(path: Path, opts: _Options) -> Career:

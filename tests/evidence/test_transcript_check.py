@@ -1,0 +1,124 @@
+"""The transcript check (issue 25 §1) re-runs a career's recorded code and compares more
+than the calls: the integrity incidents, errors and output the re-run observes must be the
+ones the transcript records (a QA tester blanked a flooding career's block entries and
+`--check-transcripts` called it valid with 0 flags), and each block gets no more time than
+the harness allows (a result.json saying ``block_timeout: 1e9`` made a check that never
+ended)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pibench_tui.cli import main as pibench_main
+from pibench_tui.harness.backends import Completion
+from pibench_tui.harness.loop import run_careers
+from tests.harness.conftest import settings_for
+
+IDLE = "```python\ntime.next_month()\n```"
+#: A reply the sandbox refuses (a module outside the allowed ones): one ``import_refused`` incident.
+POKE = "```python\nimport os\n```"
+
+
+class _Script:
+    """A backend that answers with ``replies`` in turn, then ``IDLE`` forever."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies, self.name = list(replies), "script"
+
+    def describe(self):
+        return {"backend": "script"}
+
+    def complete(self, messages):
+        text = self.replies.pop(0) if self.replies else IDLE
+        return Completion(text=text, prompt_tokens=100, completion_tokens=10)
+
+
+def _run(out: Path, model: str, replies: list[str], **settings) -> Path:
+    res = run_careers(
+        settings_for("short-12", model=model, **settings),
+        lambda: _Script(replies),
+        [101],
+        out,
+        log=lambda _t: None,
+    )
+    assert all(isinstance(r, dict) for r in res), res
+    return out / model / "short-12-101"
+
+
+def _report(paths: list[Path], tmp_path: Path, *extra: str) -> dict:
+    out = tmp_path / "report.json"
+    assert pibench_main(["report", *map(str, paths), "--json", str(out), *extra]) == 0
+    return json.loads(out.read_text())
+
+
+def _rewrite_transcript(run: Path, change) -> None:
+    lines = [json.loads(line) for line in (run / "transcript.jsonl").read_text().splitlines()]
+    kept = [e for e in (change(e) for e in lines) if e is not None]
+    (run / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
+
+
+def _blank_block(e: dict) -> dict:
+    if e.get("event") == "block":
+        return {**e, "integrity": [], "ok": True, "error": None, "output": ""}
+    return e
+
+
+def test_integrity_incidents_blanked_in_the_transcript_fail_the_transcript_check(tmp_path, capsys):
+    """A career whose agent poked at the sandbox once (flags 1): blanking its block entries
+    (integrity, ok, error, output) hides the flag from a report that reads the transcript,
+    but `pibench replay --check-transcripts` and `pibench report --check-transcripts` re-run
+    the block, observe the incident the transcript lacks and call the career invalid,
+    naming month 1 turn 1 and the incident; a block entry removed is named too. The
+    untouched career passes, and its flags after the check are the re-run's."""
+    runs = tmp_path / "runs"
+    _run(runs, "g", [POKE])
+    blanked = _run(runs, "b", [POKE])
+    removed = _run(runs, "r", [POKE])
+    _rewrite_transcript(blanked, _blank_block)
+    _rewrite_transcript(removed, lambda e: None if e.get("event") == "block" else e)
+    before = {c["label"]: c["flags"] for c in _report([runs], tmp_path)["careers"]}
+    assert before == {"g": 1, "b": 0, "r": 0}, "from the files alone the flag is gone"
+    capsys.readouterr()
+    assert pibench_main(["replay", str(blanked), "--check-transcripts"]) == 1
+    out = capsys.readouterr().out
+    assert "month 1 turn 1: the re-run observed integrity incidents import_refused" in out, out
+    rep = _report([runs], tmp_path, "--check-transcripts")
+    careers = {c["label"]: c for c in rep["careers"]}
+    assert careers["g"]["status"] == "valid" and careers["g"]["flags"] == 1
+    assert careers["g"]["integrity"] == {"import_refused": 1}
+    assert careers["b"]["status"] == "invalid" and careers["b"]["flags"] == 1
+    assert "the transcript records none" in careers["b"]["invalid_reason"]
+    assert careers["r"]["status"] == "invalid"
+    assert "month 1 turn 1: the reply's code ran, but the transcript records no block" in careers["r"]["invalid_reason"]
+
+
+def test_a_block_output_edited_in_the_transcript_fails_the_transcript_check(tmp_path):
+    """The output a block printed, edited in its transcript entry (the calls unchanged), is
+    named as the block's output differing from the re-run's."""
+    runs = tmp_path / "runs"
+    run = _run(runs, "o", ["```python\nprint('hello')\n```"])
+    _rewrite_transcript(run, lambda e: {**e, "output": "other"} if e.get("event") == "block" else e)
+    (career,) = _report([runs], tmp_path, "--check-transcripts")["careers"]
+    assert career["status"] == "invalid", career
+    assert "month 1 turn 1: the block's output in the transcript is" in career["invalid_reason"]
+
+
+def test_the_transcript_check_gives_a_block_no_more_time_than_the_harness_allows(tmp_path, monkeypatch, capsys):
+    """A career whose first block loops forever (stopped at its 1 s time-out) and whose
+    result.json then says ``block_timeout: 1e9``: `pibench replay --check-transcripts` gives
+    the block at most the harness's largest time-out (made 2 s here), so the check ends, and
+    the verdict says the time-out was bounded."""
+    from pibench_tui.harness import defaults
+
+    runs = tmp_path / "runs"
+    run = _run(runs, "h", ["```python\nwhile True:\n    pass\n```"], block_timeout=1.0)
+    res = json.loads((run / "result.json").read_text())
+    assert res["harness"]["block_timeout"] == 1.0
+    res["harness"]["block_timeout"] = 1e9
+    (run / "result.json").write_text(json.dumps(res))
+    monkeypatch.setattr(defaults, "MAX_BLOCK_TIMEOUT", 2.0)
+    capsys.readouterr()
+    assert pibench_main(["replay", str(run), "--check-transcripts"]) == 0
+    out = capsys.readouterr().out
+    assert "block time-out 1e+09 s is more than the harness allows: blocks were re-run with at most 2 s" in out, out
