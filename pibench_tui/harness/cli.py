@@ -316,10 +316,13 @@ def add_replay_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--check-transcripts",
-        action="store_true",
-        help="also re-run each agent run's recorded code blocks in a fresh agent process against the replayed "
-        "world and require exactly the logged calls (the action log must come from the transcript; agent code "
-        "must be deterministic); the first divergence is named",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="re-run each agent run's recorded code blocks in a fresh agent process against the replayed world "
+        "and require exactly the logged calls and the recorded block results and integrity incidents (the action "
+        "log must come from the transcript; agent code must be deterministic); the first divergence is named. "
+        "On by default; --no-check-transcripts skips it (faster; the verdict then says the transcript was not "
+        "checked)",
     )
     p.set_defaults(func=cmd_replay)
 

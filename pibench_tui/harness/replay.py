@@ -24,7 +24,14 @@ from typing import Any
 from pibench_tui.harness.rundir import read_json, read_jsonl
 from pibench_tui.words import count
 
-__all__ = ["NONDETERMINISM_NOTE", "check_block_timeout", "check_transcript", "replay_run", "verify_run"]
+__all__ = [
+    "NONDETERMINISM_NOTE",
+    "TRANSCRIPT_UNCHECKED",
+    "check_block_timeout",
+    "check_transcript",
+    "replay_run",
+    "verify_run",
+]
 
 
 def sealed_seed(res: dict[str, Any], seal: str | Path) -> int:
@@ -134,11 +141,14 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     return out
 
 
-def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transcripts: bool = False) -> dict[str, Any]:
+def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transcripts: bool = True) -> dict[str, Any]:
     """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``);
     a sealed run replayed without its seal file (``verdict["sealed"]``) was not checked, and
-    nothing is recorded. ``check_transcripts``: an agent run that replays must also pass
-    :func:`check_transcript` (its verdict is ``verdict["transcript"]``).
+    nothing is recorded. ``check_transcripts`` (``pibench replay``'s default): an agent run
+    that replays must also pass :func:`check_transcript` (its verdict is
+    ``verdict["transcript"]``); without it, the verdict of a valid agent run says that its
+    transcript was not checked (:data:`TRANSCRIPT_UNCHECKED`) and ``verdict["transcript"]`` is
+    ``None``.
 
     Files are read without following symbolic links (a link is a damaged run:
     :class:`~pibench_tui.harness.rundir.RunFileIsLink`), and the verdict is recorded only in a
@@ -152,8 +162,12 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
     verdict = verify_run(path, seal)
     if verdict.get("sealed"):
         return verdict
-    if check_transcripts and verdict["valid"]:
-        _check_transcript_too(path, seal, verdict)
+    if verdict["valid"]:
+        if check_transcripts:
+            _check_transcript_too(path, seal, verdict)
+        elif read_json(path / "result.json").get("kind", "agent") == "agent":
+            verdict["transcript"] = None
+            verdict["message"] += f"; {TRANSCRIPT_UNCHECKED}"
     problem = foreign_folder_problem(path, "the run folder", "a copy of it (cp -r) that is yours")
     if problem is not None:
         verdict["not_recorded"] = problem
@@ -166,6 +180,7 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
         "message": verdict["message"],
         "digest": verdict["digest"],
         "impact": verdict["impact"],
+        "transcript_checked": bool(verdict.get("transcript")),
         "checked_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     from saves.storage import atomic_write
@@ -193,6 +208,12 @@ def _check_transcript_too(path: Path, seal: str | Path | None, verdict: dict[str
     else:
         verdict["message"] += f"; {check['message']}"
 
+
+#: Said of a valid agent run replayed with ``--no-check-transcripts``.
+TRANSCRIPT_UNCHECKED = (
+    "its transcript was NOT checked (--no-check-transcripts): the action log is consistent with the world, "
+    "not proved to come from the model's replies"
+)
 
 #: Said of every divergence: the check assumes agent code that does the same given the same world.
 NONDETERMINISM_NOTE = (

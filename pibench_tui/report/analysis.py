@@ -284,6 +284,13 @@ def _trouble_columns(agents: list[Career]) -> dict[str, Any]:
     }
 
 
+def log_unchecked(c: Career) -> bool:
+    """Whether ``c`` is a valid agent career whose action log was not checked against its
+    transcript (``pibench report`` without ``--check-transcripts``): its Impact is what the
+    logged calls produce, not proved to be what the model's replies did."""
+    return c.kind == "agent" and c.status == "valid" and c.transcript_check is None
+
+
 def _status_columns(every: list[Career], cs: list[Career], absent: dict[str, Any] | None = None) -> dict[str, Any]:
     """Which seeds are invalid (counted as 0), unverified (counted: --trust-unverified) or
     missing (listed, not counted), with the reasons; ``absent`` (:func:`_absent_seeds`): the
@@ -296,6 +303,7 @@ def _status_columns(every: list[Career], cs: list[Career], absent: dict[str, Any
     return {
         "invalid_seeds": [c.key for c in invalid],
         "unverified_seeds": [c.key for c in cs if c.status == "unverified"],
+        "log_unchecked_seeds": [c.key for c in cs if log_unchecked(c)],
         "missing": len(missing) + len(absent["seeds"]),
         "missing_seeds": {c.key: c.status for c in missing},
         "absent_seeds": absent["seeds"],
@@ -579,6 +587,7 @@ def _career_rows(
             "cost": _career_cost(key, c, prices),
             "archetype": archetype(c) if c.status not in (*UNPLAYED, *UNSCORED) else None,
             "counted": counted(c, trust_unverified),
+            "log_unchecked": log_unchecked(c),
         }
         for key in order
         for c in sorted(every[key], key=lambda c: _key_order(c.key))

@@ -71,6 +71,11 @@ def _short(v: float) -> str:
 RANGE_MARK = "†"
 #: Marks a figure that counts unverified careers at their recorded Impact (--trust-unverified).
 UNVERIFIED_MARK = "‡"
+#: Marks a figure that counts agent careers whose action log was not checked against their
+#: transcript (no --check-transcripts).
+LOG_UNCHECKED_MARK = "§"
+#: How the careers table marks such a career's Impact.
+LOG_UNCHECKED = "log unchecked"
 
 
 def _trusted(text: str, unverified: int | None) -> str:
@@ -136,11 +141,12 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
     for r in report["leaderboard"]:
         agent = r["kind"] == "agent"
         trusted = len(r.get("unverified_seeds") or ())
+        unchecked = LOG_UNCHECKED_MARK if r.get("log_unchecked_seeds") and r["mean"] is not None else ""
         rows.append(
             [
                 r["label"],
                 str(r["n"]),
-                _trusted(format_value(r["mean"], 1), trusted),
+                _trusted(format_value(r["mean"], 1), trusted) + unchecked,
                 _trusted(format_value(r["median"], 1), trusted),
                 _trusted(interval_cell(r.get("interval")), trusted),
                 f"{100 * r['collapse_share']:.0f}%" if r.get("collapse_share") is not None else "—",
@@ -174,6 +180,7 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
                 f"{label}: {count(len(keys), 'career')} ({_some([str(k) for k in keys])})" for label, keys in trusted
             )
         )
+    notes.extend(log_unchecked_notes(report))
     notes.extend(absent_seed_notes(report))
     notes.extend(plan_copy_notes(report))
     differences = report.get("harness_differences") or []
@@ -197,6 +204,24 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
                 "before a resume, careers played again with --redo-failed): not in tokens/career, in $/career"
             )
     return notes
+
+
+def log_unchecked_notes(report: dict[str, Any]) -> list[str]:
+    """The line saying that agent careers' action logs were not checked against their
+    transcripts (``log_unchecked_seeds`` of the rows: ``pibench report`` without
+    ``--check-transcripts``), so a reader cannot take their Impact for the model's: a log
+    pasted from another career (the hidden-state oracle's) re-simulates as valid."""
+    rows = [(r["label"], r["log_unchecked_seeds"]) for r in report["leaderboard"] if r.get("log_unchecked_seeds")]
+    if not rows:
+        return []
+    careers = sum(len(keys) for _label, keys in rows)
+    return [
+        f"{LOG_UNCHECKED_MARK} {LOG_UNCHECKED}: the action logs of {count(careers, 'agent career')} were NOT checked "
+        "against their transcripts (the model's replies were not re-run): each Impact is what its logged calls "
+        "produce, not proved to be what the model did (a log pasted from another career passes); "
+        "`pibench report --check-transcripts` checks them (it re-runs every block: slow); "
+        + "; ".join(f"{label}: {count(len(keys), 'career')} ({_some([str(k) for k in keys])})" for label, keys in rows)
+    ]
 
 
 def absent_seed_notes(report: dict[str, Any]) -> list[str]:
@@ -353,6 +378,8 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             impact = format_value(c["impact"], 1) if c["status"] == "valid" else c["status"]
         else:
             impact = _seed_cell(row, str(c["key"]))
+        if c.get("log_unchecked"):
+            impact = f"{impact} {LOG_UNCHECKED}"
         # an invalid or unverified career's files are not believed, and an unfinished or crashed one
         # has no result yet (its zeros are no career's figures): no figures of theirs, no archetype
         shown = c["status"] not in ("invalid", "unverified", "unfinished", "crashed")
@@ -521,7 +548,10 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "calls that failed after their retries (runs with any); each such month advanced without the model "
         "(MECHANICS §16). Flags: integrity "
         "incidents (sandbox refusals, private/dunder attempts, refused imports, time-outs, memory kills, output floods, "
-        "protocol anomalies), counted from transcript.jsonl. Invalid: results that do not re-simulate from their action log "
+        "protocol anomalies), counted from transcript.jsonl (re-derived by re-running the blocks with "
+        f"--check-transcripts). {LOG_UNCHECKED_MARK} {LOG_UNCHECKED}: an agent career whose action log was not "
+        "checked against its transcript (no --check-transcripts): its Impact is what the logged calls produce, "
+        "not proved to be the model's. Invalid: results that do not re-simulate from their action log "
         "and full config in this report (counted as 0). Missing: careers listed but not counted: unverified (not "
         "re-simulated here: sealed without --seal, --no-simulate), unfinished or crashed; and seeds other labels "
         "of the scenario played that have no run folder of this label (noted under the table). A scenario shown "
@@ -571,7 +601,8 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     parts.append("<h2>Careers</h2>")
     parts.append(
         '<p class="note">One row per career found (per-seed values). Impact: re-simulated here; '
-        "<code>invalid: 0</code> counts as 0; careers not counted show their status.</p>"
+        f"<code>invalid: 0</code> counts as 0; careers not counted show their status; <code>{LOG_UNCHECKED}</code>: "
+        "an agent career whose action log was not checked against its transcript.</p>"
     )
     parts.append(_html_table(*career_rows(report)))
     parts.append("</body></html>\n")

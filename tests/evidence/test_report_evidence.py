@@ -188,12 +188,15 @@ def test_another_labels_run_folder_copied_in_counts_as_zero_for_this_label(tmp_p
     assert board["a"]["n"] == 2 and board["a"]["invalid"] == 0
 
 
-def test_an_action_log_pasted_from_another_career_fails_the_transcript_check(tmp_path):
+def test_an_action_log_pasted_from_another_career_fails_the_transcript_check(tmp_path, capsys):
     """The hidden-state oracle's action log (and its Impact and digest) pasted into an LLM's
-    run directory replays as valid from the files alone, but `pibench replay
-    --check-transcripts` and `pibench report --check-transcripts` re-run the recorded code in
-    a fresh agent process, find calls other than the logged ones, and name the first
-    divergence; the genuine career passes the check."""
+    run directory replays as valid from the files alone (`pibench replay
+    --no-check-transcripts`, which says the transcript was not checked), but `pibench replay`
+    (its default) and `pibench report --check-transcripts` re-run the recorded code in a
+    fresh agent process, find calls other than the logged ones, and name the first
+    divergence; the genuine career passes the check. Without the check, the report marks
+    the pasted career's Impact "log unchecked" and says under the table that the action logs
+    were not checked against the transcripts."""
     runs = tmp_path / "runs"
     _runs(runs, "m", [101, 102])
     oracle = tmp_path / "oracle"
@@ -203,13 +206,31 @@ def test_an_action_log_pasted_from_another_career_fails_the_transcript_check(tmp
     target = runs / "m" / "short-12-101"
     shutil.copy(odir.parent / "actions.jsonl", target / "actions.jsonl")
     _edit(target, impact=ores["impact"], digest=ores["digest"], memory_final="")
-    assert pibench_main(["replay", str(target)]) == 0, "from the files alone it replays"
+    capsys.readouterr()
+    assert pibench_main(["replay", str(target), "--no-check-transcripts"]) == 0, "from the files alone it replays"
+    assert "its transcript was NOT checked (--no-check-transcripts)" in capsys.readouterr().out
+    assert json.loads((target / "result.json").read_text())["replay"]["transcript_checked"] is False
+    assert pibench_main(["replay", str(target)]) == 1, "pibench replay checks the transcript by default"
+    assert "month 1 turn 1: call 1 of the log is" in capsys.readouterr().out
     assert pibench_main(["replay", str(target), "--check-transcripts"]) == 1
+    unchecked = _report([runs], tmp_path)
+    assert {c["key"]: c["log_unchecked"] for c in unchecked["careers"]} == {"101": True, "102": True}
+    capsys.readouterr()
+    html_path = tmp_path / "r.html"
+    assert pibench_main(["report", str(runs), "--html", str(html_path)]) == 0
+    shown = capsys.readouterr().out
+    assert "§ log unchecked: the action logs of 2 agent careers were NOT checked against their transcripts" in (
+        " ".join(shown.split())
+    ), shown
+    assert "log unchecked" in html_path.read_text() and "were NOT checked against their transcripts" in (
+        html_path.read_text()
+    )
     rep = _report([runs], tmp_path, "--check-transcripts")
     status = {c["key"]: (c["status"], c["invalid_reason"]) for c in rep["careers"]}
     assert status["102"] == ("valid", None)
     assert status["101"][0] == "invalid" and "month 1 turn 1: call 1 of the log is" in status["101"][1], status
     assert "not deterministic" in status["101"][1]
+    assert not any(c["log_unchecked"] for c in rep["careers"])
 
 
 #: Agent code whose calls depend on its own ``random`` and on its variables across turns.
