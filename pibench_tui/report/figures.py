@@ -433,18 +433,41 @@ def census_figure(report: dict[str, Any]) -> bytes | None:
     return _png(fig)
 
 
+def _shown(value: Any) -> Any:
+    """``value`` (the report's data) with every string, keys included, as the tables show it
+    (:func:`pibench_tui.textsafe.visible`: control characters as visible escapes), so a label
+    holding ESC or BEL is drawn as ``\\x1b`` and never reaches matplotlib raw (its "Glyph 27
+    missing" warning printed the raw byte on stderr)."""
+    from pibench_tui.textsafe import visible
+
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown(v) for v in value]
+    return value
+
+
 def all_figures(report: dict[str, Any]) -> dict[str, bytes]:
-    """Every figure that has something to show, by name (in page order)."""
+    """Every figure that has something to show, by name (in page order). Text from run
+    folders is drawn as the tables show it (:func:`_shown`), and matplotlib's warnings about
+    glyphs missing from its font (which quote the character raw) are not printed."""
+    import warnings
+
+    report = _shown(report)
     out = {}
-    for name, fn in (
-        ("impact", impact_per_seed),
-        ("cost", cost_vs_impact),
-        ("trajectories", trajectories),
-        ("axes", axes_figure),
-        ("census", census_figure),
-        ("legibility", legibility_figure),
-    ):
-        png = fn(report)
-        if png:
-            out[name] = png
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"(?s).*missing from (current )?font")
+        for name, fn in (
+            ("impact", impact_per_seed),
+            ("cost", cost_vs_impact),
+            ("trajectories", trajectories),
+            ("axes", axes_figure),
+            ("census", census_figure),
+            ("legibility", legibility_figure),
+        ):
+            png = fn(report)
+            if png:
+                out[name] = png
     return out

@@ -185,7 +185,8 @@ def test_agent_label_and_model_with_invalid_utf8_and_escapes_finish_and_report(t
     """`--label` and `--model` holding bytes that are not UTF-8 (surrogate escapes in argv)
     and an OSC sequence: the career finishes (before: UnicodeEncodeError writing result.json),
     its folder name is the label's escape, and neither pibench agent nor pibench report print
-    the sequence raw."""
+    the sequence raw, also with --html (before: matplotlib's "Glyph 27 missing from font"
+    warnings quoted the label's raw ESC and BEL on stderr)."""
     out = tmp_path / "runs"
     idle = tmp_path / "idle.py"
     idle.write_text("import sys\nsys.stdin.read()\nprint('```python\\ntime.next_month()\\n```')\n")
@@ -202,6 +203,11 @@ def test_agent_label_and_model_with_invalid_utf8_and_escapes_finish_and_report(t
     assert json.loads(res.read_text(encoding="utf-8"))["label"] == "l\ufffd\x1b]0;pwned\x07"
     rep = run_pibench(["report", str(out)], home=tmp_path / "home")
     assert rep.returncode == 0 and "\x1b" not in rep.stdout + rep.stderr and "\\x1b]0;pwned\\x07" in rep.stdout
+    page = tmp_path / "rep.html"
+    rep = run_pibench(["report", str(out), "--html", str(page)], home=tmp_path / "home")
+    assert rep.returncode == 0, rep.stderr
+    assert "\x1b" not in rep.stdout + rep.stderr and "\x07" not in rep.stdout + rep.stderr, rep.stderr
+    assert "Glyph" not in rep.stderr, "the figures draw the label escaped: no font warning quoting a raw byte"
 
 
 def test_an_endpoints_json_error_reaches_the_terminal_escaped(tmp_path):
