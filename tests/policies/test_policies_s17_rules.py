@@ -50,9 +50,9 @@ class _CheckedBaseline(Baseline):
         self.missed: list[Any] = []
         self.repeat_proposals = 0
 
-    def propose(self, api: Any, topic: str) -> None:
+    def propose(self, api: Any, topic: str | None = None, dash: dict[str, Any] | None = None) -> None:
         before = {p["call_id"] for p in api.grants.proposals()}
-        super().propose(api, topic)
+        super().propose(api, topic, dash)
         dash = api.lab.dashboard()
         runway = 99.0 if dash["runway_months"] is None else dash["runway_months"]
         if dash["attention"]["left"] < self.config.proposal_hours:

@@ -154,9 +154,13 @@ def rejecting_venues(api: Any) -> dict[str, list[str]]:
     return out
 
 
-def can_propose(api: Any, call: dict[str, Any], month: int, rules: dict[str, Any]) -> bool:
+def can_propose(
+    api: Any, call: dict[str, Any], month: int, rules: dict[str, Any], pending: list[str] | None = None
+) -> bool:
     """True if a proposal to ``call`` passes the caps, the once-only rule and the cool-down
-    of its agency (§9), as ``rules`` (``lab.rules()``) states them.
+    of its agency (§9), as ``rules`` (``lab.rules()``) states them. ``pending``: the agency of
+    each of the lab's pending proposals, if the caller keeps them (else they are read from
+    the dashboard).
 
     Only these §9 rules refuse (MECHANICS §17, baseline rule 5): a call the lab already
     applied to gets another proposal whenever they allow (a two-month call in each of its
@@ -168,7 +172,9 @@ def can_propose(api: Any, call: dict[str, Any], month: int, rules: dict[str, Any
     # the pending proposals from the dashboard (its rows are exactly those of grants.proposals()
     # with status "pending"); the whole list is walked only for the once-only rule and the
     # cool-down, which two agencies have: the same answer, most calls without the walk
-    live = sum(1 for p in api.lab.dashboard()["proposals_pending"] if p["agency"] == agency)
+    if pending is None:
+        pending = [p["agency"] for p in api.lab.dashboard()["proposals_pending"]]
+    live = pending.count(agency)
     live += sum(1 for a in api.grants.awards() if a["agency"] == agency and a["end_month"] >= month)
     if live >= terms["max_concurrent"]:
         return False

@@ -133,7 +133,7 @@ class Baseline(Policy):
         self._month_topic = None  # the topic is read from the news when first needed this month
         self.start_projects(api, None)
         self.handle_drafts(api)
-        self.propose(api, None)
+        self.propose(api, None, dash)
         self.answer_events(api)
 
     def month_topic(self, api: Any) -> str:
@@ -229,21 +229,28 @@ class Baseline(Policy):
                 return list(d["authors"])
         return []
 
-    def propose(self, api: Any, topic: str | None = None) -> None:
+    def propose(self, api: Any, topic: str | None = None, dash: dict[str, Any] | None = None) -> None:
         """Rule 5: every open call (TIF only at runway ≤ 24), 25 h, on the topic (default:
         :meth:`month_topic`), with evidence.
 
         Every month, including calls the lab already applied to: only the §9 rules (caps,
-        TIF cool-down, FEL once) and the hours left stop a proposal."""
+        TIF cool-down, FEL once) and the hours left stop a proposal.
+
+        ``dash``: a dashboard read this month before any proposal (``act``'s), so that none
+        is built again for what it already says: the month and the open calls (only the tick
+        changes them) and the pending proposals (only a proposal adds one: this loop counts
+        its own)."""
         cfg = self.config
-        dash = api.lab.dashboard()
+        if dash is None:
+            dash = api.lab.dashboard()
         m = dash["month"]
+        pending = [p["agency"] for p in dash["proposals_pending"]]
         for call in dash["open_grant_calls"]:
             # the runway of the lab as it is now (after any proposal of this loop); reads are
             # cheap to repeat (the runner's CachedApi), so only a TIF call asks again
             if call["agency"] == "TIF" and _runway(api.lab.dashboard()) > cfg.tif_runway:
                 continue
-            if not can_propose(api, call, m, self.rules(api)):
+            if not can_propose(api, call, m, self.rules(api), pending):
                 continue
             if api.lab.attention()["left"] < cfg.proposal_hours:
                 break
@@ -255,9 +262,10 @@ class Baseline(Policy):
                 attach = same[:4]
             elif pubs:
                 attach = [p["id"] for p in pubs[:4]]
-            else:
-                attach = [d["id"] for d in api.lab.dashboard()["available_drafts"][:2]]
+            else:  # the dashboard's first two available drafts, without building a dashboard
+                attach = [d["id"] for d in api.papers.drafts() if d["status"] == "available"][:2]
             api.grants.propose(call["id"], topic, cfg.proposal_hours, attach)
+            pending.append(call["agency"])
 
     def answer_events(self, api: Any) -> None:
         """Rule 6: support crises, talks/reviews only with > 20 h left, accept collaborations."""
