@@ -164,18 +164,23 @@ class AgentSettings:
         """How ``recorded`` (a checkpoint's ``settings`` or a result's ``harness``) differs
         from these settings, one ``"key: 'there' there, 'now' now"`` each (empty: the same).
         Keys a run of an older pibench did not record (:data:`ADDED_SETTINGS`) are not
-        compared; a missing or malformed record differs in everything."""
+        compared; a missing or malformed record differs in everything. ``request`` is
+        compared both ways: absent (no request option) differs from any option present,
+        whichever side has it (before, a finished career played without options was reused
+        "already complete" by a command that had them)."""
         theirs = recorded if isinstance(recorded, dict) else {}
         mine = self.fingerprint()
         return [
             f"{k}: {theirs.get(k)!r} there, {mine.get(k)!r} now"
-            for k in sorted(set(mine) | ({"request"} & set(theirs)))
+            for k in sorted(set(mine) | {"request"})
             if not (k in ADDED_SETTINGS and k not in theirs and theirs) and theirs.get(k) != mine.get(k)
         ]
 
 
 #: Settings a run directory of an earlier pibench did not record (not compared when absent).
-ADDED_SETTINGS = frozenset({"prompt_sha256", "request"})
+#: Not ``request``: a record without it was played without request options (the fingerprint
+#: leaves it out when none is set), which differs from a command that sets one.
+ADDED_SETTINGS = frozenset({"prompt_sha256"})
 
 
 def settings_hash(fingerprint: dict[str, Any]) -> str:

@@ -479,3 +479,24 @@ def test_result_json_names_the_plan_it_ran_under_and_the_report_checks_its_copy(
         finally:
             del os.environ["PIBENCH_TEST_NO_KEY"]
     assert json.loads(next(single.rglob("result.json")).read_text())["plan"] is None
+
+
+def test_a_plan_entry_given_request_options_after_it_ran_is_refused_not_reused(tmp_path, capsys):
+    """A plan entry edited after its run to add ``reasoning_effort`` and ``extra_body`` (QA F6:
+    before, "already complete", exit 0, and a second plan copy beside the runs) refuses the
+    finished career naming ``request``, exits 1 and keeps no copy of the edited plan."""
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(tmp_path, srv.base_url, seeds="101")
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        copies = sorted(p.name for p in (tmp_path / "runs").glob("plan-*.toml"))
+        plan.write_text(
+            plan.read_text().replace(
+                'model = "m2"\n', 'model = "m2"\nreasoning_effort = "high"\nextra_body = {top_p = 0.1}\n'
+            )
+        )
+        capsys.readouterr()
+        assert pibench_main(["agent", "--plan", str(plan)]) == 1
+    err = capsys.readouterr().err
+    assert "b tiny-3 seed 101: RunConflict" in err and "request: None there" in err
+    assert err.count("already complete") == 1  # a-t0's career, unchanged
+    assert sorted(p.name for p in (tmp_path / "runs").glob("plan-*.toml")) == copies

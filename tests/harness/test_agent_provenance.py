@@ -178,3 +178,29 @@ def test_counts_of_one_are_singular_in_the_agent_summary_and_progress(tmp_path, 
     assert "over 1 finished career: tokens per career" in captured.out
     assert "1/1 career done, 0 in play; 12/12 months" in captured.err
     assert "12 calls ->" in captured.err and "career(s)" not in captured.out + captured.err
+
+
+def test_a_finished_career_without_request_options_is_refused_by_a_command_with_them(tmp_path, capsys):
+    """Request options are settings both ways (QA F6): after seed 101 finished with none, the
+    same command with --reasoning-effort, --extra-body, --max-completion-tokens or
+    --no-temperature does not reuse it ("already complete", exit 0 before this fix): each is
+    refused naming ``request`` and the command exits 1; the career is left as it was."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+        before = (out / "m" / "short-12-101" / "result.json").read_text()
+        for extra in (
+            ["--reasoning-effort", "high"],
+            ["--extra-body", '{"top_p": 0.1}'],
+            ["--max-completion-tokens", "4000"],
+            ["--no-temperature"],
+        ):
+            capsys.readouterr()
+            rc = pibench_main(_args(srv.base_url, out, "--seeds", "101", "--no-endpoint-check", *extra))
+            err = capsys.readouterr().err
+            assert rc == 1, (extra, err)
+            assert "already complete" not in err and "finished career played with other settings" in err, extra
+            assert "request: None there" in err, (extra, err)
+        assert (out / "m" / "short-12-101" / "result.json").read_text() == before
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
+        assert "already complete" in capsys.readouterr().err
