@@ -628,12 +628,19 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     def show(title: str, head: list[str], rows: list[list[str]], ours: bool = False) -> None:
         con.print(_rich_table(title, head, rows, ours))
 
-    show(
-        f"Leaderboard ({count(len(report['careers']), 'career')}; "
-        + (f"reference {report['reference']})" if report["reference"] is not None else "no reference row)"),
-        *leaderboard_rows(report),
-        ours=True,
+    title = f"Leaderboard ({count(len(report['careers']), 'career')}; " + (
+        f"reference {report['reference']})" if report["reference"] is not None else "no reference row)"
     )
+    table, dropped = fit_leaderboard(con, title, *leaderboard_rows(report))
+    con.print(table)
+    if dropped:
+        con.print(
+            markup_safe(
+                f"Not shown at {con.width} columns: {', '.join(dropped)} (a wider terminal, --json or --html "
+                "shows every column).",
+                newlines=True,
+            )
+        )
     for note in leaderboard_notes(report):
         con.print(markup_safe(note, newlines=True))
     if report.get("pairs"):
@@ -651,6 +658,34 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     show("Legibility", *legibility_rows(report))
     _print_warnings(con, report)
     _plot_legibility(con, report)
+
+
+#: Leaderboard columns a narrow terminal leaves out, first to last (label, n, mean, the
+#: interval, flags, invalid and missing are always shown).
+LEADERBOARD_DROPPABLE = ("median", "tokens\n/career", "failed\ncalls", "$\n/career", "collapse")
+
+
+def fit_leaderboard(con: Any, title: str, head: list[str], rows: list[list[str]]) -> tuple[Any, list[str]]:
+    """The leaderboard as a rich ``Table`` that fits ``con.width`` with every row on one line
+    and every label whole: columns of :data:`LEADERBOARD_DROPPABLE` are left out, in that
+    order, until the table's natural width fits (before, at 80 columns rich shrank the label
+    column to one character and each row took 4-5 lines). Only a label longer than the
+    terminal leaves then folds. Also the headings of the columns left out (one line each)."""
+    from rich.measure import Measurement
+
+    keep = list(range(len(head)))
+    dropped: list[str] = []
+    for name in LEADERBOARD_DROPPABLE:
+        table = _rich_table(title, [head[i] for i in keep], [[r[i] for i in keep] for r in rows], True)
+        if Measurement.get(con, con.options.update_width(1_000_000), table).maximum <= con.width:
+            break
+        if name in head:
+            keep.remove(head.index(name))
+            dropped.append(name.replace("\n/", "/").replace("\n", " "))
+    table = _rich_table(title, [head[i] for i in keep], [[r[i] for i in keep] for r in rows], True)
+    longest = max((len(r[0]) for r in rows), default=1)
+    table.columns[0].min_width = min(longest, max(1, con.width - 2))
+    return table, dropped
 
 
 def _rich_table(title: str, head: list[str], rows: list[list[str]], ours: bool) -> Any:

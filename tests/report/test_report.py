@@ -665,3 +665,36 @@ def test_counts_of_one_are_singular_in_the_report():
     render_terminal(rep, Console(file=out, width=100))
     assert "Leaderboard (1 career; no reference row)" in out.getvalue()
     assert "1 career, 1 label, scenario s;" in render_html(rep, {})
+
+
+def test_the_leaderboard_fits_80_columns_one_line_a_row_with_labels_whole():
+    """At 80 columns (QA F9: the table was 84 wide, labels shrank to one character, each row
+    took 4-5 lines) the leaderboard leaves out its least needed columns, says which, and
+    keeps every label whole on one line with its mean, interval and missing count; at 200
+    columns every column is shown and nothing is said."""
+    import io
+
+    from rich.console import Console
+
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import format_value, render_terminal
+
+    labels = {"gpt-4o-mini-2024-07-18-t0": 1300.0, "claude-lab-small": 1200.0, "baseline-ish": 1000.0}
+    rep = build_report(_grid(labels, 30, tokens=2_000_000, prompt_tokens=1_900_000, completion_tokens=100_000))
+    means = {r["label"]: format_value(r["mean"], 1) for r in rep["leaderboard"]}
+    out = io.StringIO()
+    render_terminal(rep, Console(file=out, width=80))
+    board = out.getvalue().split("Differences between labels")[0]
+    lines = board.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for label, mean in means.items():
+        (row,) = [line for line in lines if line.split()[:1] == [label]]
+        assert row.split()[0] == label and mean in row and row.split()[-1] == "0"
+    assert "Not shown at 80 columns: median" in " ".join(lines)
+    rows = [line for line in lines if line.split() and line.split()[0] in labels]
+    head = lines[lines.index(next(line for line in lines if "───" in line)) - 1]
+    assert len(rows) == 3 and head.split()[0] == "label"
+    wide = io.StringIO()
+    render_terminal(rep, Console(file=wide, width=200))
+    wide_board = wide.getvalue().split("Differences between labels")[0]
+    assert "Not shown" not in wide_board and "median" in wide_board and "2.00M" in wide_board
