@@ -71,7 +71,10 @@ __all__ = [
 
 #: Statuses of careers that are listed but kept out of aggregates (``unverified`` is
 #: counted with ``--trust-unverified``).
-MISSING_STATUSES = ("unfinished", "crashed", "unverified")
+MISSING_STATUSES = ("unfinished", "crashed", "unverified", "never answered")
+#: The status of an agent career whose LLM never answered (:func:`_unanswered`): listed and
+#: counted in the "missing" column, kept out of every mean.
+NEVER_ANSWERED = "never answered"
 
 
 #: Statuses of careers whose files' figures are not shown (:meth:`Career.clear_figures`).
@@ -800,7 +803,24 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
             c.mark("unverified", "not re-simulated (--no-simulate)")
     if c.status in _UNBELIEVED:
         c.clear_figures()
+    _unanswered(c)
     return c
+
+
+def _unanswered(c: Career) -> None:
+    """Mark an agent career in which every LLM call failed (a dead or mistyped endpoint,
+    played with ``--no-endpoint-check``) :data:`NEVER_ANSWERED`: its Impact is the world's
+    auto-advance, not evidence about the model, so it is listed and counted missing, never
+    averaged in as a 0 (before, it was a valid 0 in the mean). An invalid career stays
+    invalid (counted as 0: its files are not believed). ``pibench agent --redo-failed`` plays
+    it again."""
+    if c.kind != "agent" or c.status == "invalid" or not c.calls or (c.failed_calls or 0) < c.calls:
+        return
+    c.mark(
+        NEVER_ANSWERED,
+        f"the LLM never answered ({c.failed_calls} failed calls): not evidence about the model, not counted; "
+        "`pibench agent --redo-failed` plays it again",
+    )
 
 
 #: ``result.json["harness"]`` keys the report compares between labels (key -> how notes name it).

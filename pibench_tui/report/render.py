@@ -275,7 +275,7 @@ def _some(keys: list[str], most: int = 8) -> str:
 def _seed_cell(row: dict[str, Any], key: str) -> str:
     """A per-seed Impact cell: the counted Impact, ``invalid: 0``, ``unverified: X`` (counted
     with --trust-unverified), or the status of a career that is listed but not counted
-    (``unverified``, ``unfinished``, ``crashed``)."""
+    (``unverified``, ``unfinished``, ``crashed``, ``never answered``)."""
     if key in row.get("invalid_seeds", ()):
         return "invalid: 0"
     if key in row["seeds"]:

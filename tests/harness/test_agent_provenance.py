@@ -204,3 +204,35 @@ def test_a_finished_career_without_request_options_is_refused_by_a_command_with_
         assert (out / "m" / "short-12-101" / "result.json").read_text() == before
         assert pibench_main(_args(srv.base_url, out, "--seeds", "101")) == 0
         assert "already complete" in capsys.readouterr().err
+
+
+def test_a_career_whose_llm_never_answered_is_missing_in_the_report_not_a_zero_in_the_mean(tmp_path, capsys):
+    """QA F10: seed 101 played against a dead endpoint (--no-endpoint-check, every call
+    refused) and seed 102 against a working one. `pibench report --json F` counts one career
+    (n 1; before, n 2 with the dead career a valid 0 in the mean), lists 101 as missing with
+    the reason "the LLM never answered" and --redo-failed; the terminal report names it in
+    its careers table. After --redo-failed both careers count."""
+    out = tmp_path / "runs"
+    broken = True
+
+    def brain(req, i):
+        return Status(500) if broken else Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", "--no-endpoint-check")) == 1
+        broken = False
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "102")) == 0
+        capsys.readouterr()
+        rep_file = tmp_path / "rep.json"
+        assert pibench_main(["report", str(out), "--json", str(rep_file)]) == 0
+        (row,) = [r for r in json.loads(rep_file.read_text())["leaderboard"] if r["label"] == "m"]
+        assert row["n"] == 1 and row["missing"] == 1 and list(row["seeds"]) == ["102"]
+        assert row["missing_seeds"] == {"101": "never answered"}
+        assert any(
+            "the LLM never answered (8 failed calls)" in r and "--redo-failed" in r for r in row["missing_reasons"]
+        )
+        assert "never answered" in capsys.readouterr().out
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101-102", "--redo-failed")) == 0
+        assert pibench_main(["report", str(out), "--json", str(rep_file)]) == 0
+        (row,) = [r for r in json.loads(rep_file.read_text())["leaderboard"] if r["label"] == "m"]
+        assert row["n"] == 2 and row["missing"] == 0
