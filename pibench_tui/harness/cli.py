@@ -662,15 +662,30 @@ SEALED_COMMAND_REFUSAL = (
 )
 
 
+#: Bytes of one path component on Linux and macOS file systems (NAME_MAX): the label names
+#: the run's first folder (:func:`~pibench_tui.harness.rundir.safe_name`).
+MAX_LABEL_FOLDER_BYTES = 255
+
+
 def _label_problem(label: str) -> str | None:
     """Why ``label`` cannot name a run, or ``None``: it names the run's folder and its row in
     ``pibench report``, and must not read as a reference policy's name (``baseline``, a
     Cyrillic ``bаseline``, ``Baseline``, one with an escape or zero-width character inside),
     which a reader would take for the policy's row. Other labels, escapes included, are
-    kept as given and shown safely (control characters as visible escapes)."""
+    kept as given and shown safely (control characters as visible escapes). Its folder name
+    holds at most :data:`MAX_LABEL_FOLDER_BYTES` bytes (before, a longer one ended in a
+    traceback, "File name too long", once a career started)."""
+    from pibench_tui.harness.rundir import safe_name
     from pibench_tui.textsafe import reads_as
     from world.policies import ALL_NAMES
 
+    folder = len(safe_name(label).encode("utf-8"))
+    if folder > MAX_LABEL_FOLDER_BYTES:
+        return (
+            f"the label {visible(label[:40])}... ({count(len(label), 'character')}) names a folder of "
+            f"{folder:,} bytes; a folder name holds at most {MAX_LABEL_FOLDER_BYTES} bytes (characters other "
+            "than letters, digits and . _ + - take 3 bytes each): give a shorter --label (it defaults to --model)"
+        )
     name = reads_as(label, ALL_NAMES)
     if name is not None:
         return (

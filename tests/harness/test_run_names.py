@@ -87,3 +87,16 @@ def test_save_runs_refuses_a_folder_holding_another_labels_run(tmp_path):
     with pytest.raises(FileExistsError, match="holds the run of label 'Baseline', not 'baseline'"):
         write_run(tmp_path, "baseline", "standard", run)
     assert json.loads((d / "result.json").read_text())["label"] == "Baseline"
+
+
+@pytest.mark.parametrize("option", ["--label", "--model"])
+def test_a_label_too_long_for_a_folder_name_is_a_usage_error_before_any_career(tmp_path, capsys, option):
+    """A 300-character --label, or --model (the default label), cannot name a folder (255
+    bytes): before, a traceback (OSError, File name too long) after the command started;
+    now exit 2 naming the limit and --label, and nothing is written."""
+    names = {"--model": "m", option: "x" * 300}
+    args = ["agent", *(x for kv in names.items() for x in kv), "--command", "true", "--out", str(tmp_path / "runs")]
+    assert pibench_main([*args, "--no-endpoint-check"]) == 2
+    err = capsys.readouterr().err
+    assert "at most 255 bytes" in err and "--label" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
