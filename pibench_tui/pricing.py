@@ -18,6 +18,7 @@ __all__ = [
     "cost_usd",
     "format_usd",
     "parse_price",
+    "price_problem",
     "price_record",
     "timed_out_cost",
     "timed_out_prompt_estimate",
@@ -46,7 +47,7 @@ def parse_price(text: str) -> tuple[str, Price]:
 
     Raises:
         ValueError: Naming what was wrong and the valid form (:data:`PRICE_FORM`): no ``=``,
-            an empty name, not two or three numbers, a number that is not finite or is negative.
+            an empty name, not two or three numbers, a price :func:`price_problem` refuses.
     """
     name, sep, rest = text.rpartition("=")
     if not sep:
@@ -66,12 +67,28 @@ def parse_price(text: str) -> tuple[str, Price]:
             value = float(part)
         except ValueError:
             raise ValueError(f"{text!r}: the {what} price {part!r} is not a number; the form is {PRICE_FORM}") from None
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(
-                f"{text!r}: the {what} price {part!r} must be a finite number >= 0; the form is {PRICE_FORM}"
-            )
         values.append(value)
+    problem = price_problem(values)
+    if problem is not None:
+        raise ValueError(f"{text!r}: {problem}; the form is {PRICE_FORM}")
     return name.strip(), Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+#: The highest price accepted, USD per million tokens (the dearest models listed cost a few
+#: hundred): a larger one is a typo, and 1e308 overflowed every cost to infinity.
+MAX_PRICE = 10_000.0
+
+
+def price_problem(values: list[float]) -> str | None:
+    """Why prices ``[in, out]`` or ``[in, out, cached]`` (USD per million tokens) are not
+    valid, or ``None``: each must be a finite number from 0 to :data:`MAX_PRICE`, and the
+    cached price at most the input price (cached prompt tokens are a discount)."""
+    for what, value in zip(("in", "out", "cached"), values, strict=False):
+        if not math.isfinite(value) or not 0 <= value <= MAX_PRICE:
+            return f"the {what} price {value!r} must be a finite number from 0 to {MAX_PRICE:,.0f}"
+    if len(values) == 3 and values[2] > values[0]:
+        return f"the cached price {values[2]!r} is above the in price {values[0]!r}; it must be at most the in price"
+    return None
 
 
 def cost_usd(price: Price, prompt: int, completion: int, cached: int | None = None) -> float:

@@ -482,17 +482,17 @@ class _Checker:
 
     def price(self, value: Any, where: tuple[str | int, ...]) -> Any:
         """``[IN, OUT]`` or ``[IN, OUT, CACHED]`` (USD per million tokens) as a ``Price``."""
-        from pibench_tui.pricing import Price
+        from pibench_tui.pricing import MAX_PRICE, Price, price_problem
 
         ok = isinstance(value, list) and len(value) in (2, 3)
-        ok = ok and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value
-        )
-        if not ok:
+        ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        problem = price_problem([float(v) for v in value]) if ok else None
+        if not ok or problem is not None:
             raise self.fail(
                 where,
                 "must be [IN, OUT] or [IN, OUT, CACHED]: USD per million prompt, completion and cached prompt "
-                f"tokens, finite numbers >= 0 (e.g. [2, 8, 0.5]), got {value!r}",
+                f"tokens, finite numbers from 0 to {MAX_PRICE:,.0f}, the cached one at most IN (e.g. [2, 8, 0.5]), "
+                f"got {value!r}" + (f" ({problem})" if problem else ""),
             )
         return Price(float(value[0]), float(value[1]), float(value[2]) if len(value) == 3 else None)
 

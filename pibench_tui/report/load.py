@@ -619,6 +619,26 @@ def _plan_copy(res: dict[str, Any], path: Path) -> tuple[str | None, str | None]
         return sha, "missing"
 
 
+#: Tokens one LLM call can count (prompt, completion or cached): far above any context
+#: window; a larger count in a transcript is not a provider's (a 10^300 one squashed the
+#: leaderboard) and makes the career invalid.
+MAX_CALL_TOKENS = 100_000_000
+
+
+def _call_tokens(e: dict[str, Any], key: str, call: int) -> int:
+    """An ``llm`` event's token count ``key`` (0 when not a number).
+
+    Raises:
+        ValueError: Above :data:`MAX_CALL_TOKENS` (the career is then invalid)."""
+    n = _int(e.get(key))
+    if n > MAX_CALL_TOKENS:
+        raise ValueError(
+            f"transcript.jsonl: LLM call {call} records {key} {n:.3g}, more than any call counts "
+            f"(at most {MAX_CALL_TOKENS:,})"
+        )
+    return n
+
+
 def _transcript_stats(c: Career, path: Path) -> None:
     """Tokens, LLM calls, blocks and integrity flags re-derived from transcript.jsonl."""
     from pibench_tui.harness.integrity import BENIGN_KINDS
@@ -632,10 +652,10 @@ def _transcript_stats(c: Career, path: Path) -> None:
         ev = e.get("event")
         if ev == "llm":
             calls += 1
-            prompt += _int(e.get("prompt_tokens"))
-            completion += _int(e.get("completion_tokens"))
+            prompt += _call_tokens(e, "prompt_tokens", calls)
+            completion += _call_tokens(e, "completion_tokens", calls)
             if _is_number(e.get("cached_tokens")):
-                cached = (cached or 0) + _int(e.get("cached_tokens"))
+                cached = (cached or 0) + _call_tokens(e, "cached_tokens", calls)
         elif ev == "llm_failed":
             calls += 1
             failed += 1

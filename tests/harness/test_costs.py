@@ -40,8 +40,10 @@ def test_cached_prompt_tokens_are_priced_at_the_cached_price():
         ("m=1", "1 price after"),
         ("m=1,2,3,4", "4 prices after"),
         ("m=1,x", "out price 'x' is not a number"),
-        ("m=1,2,-1", "cached price '-1' must be a finite number >= 0"),
-        ("m=nan,2", "in price 'nan' must be a finite number >= 0"),
+        ("m=1,2,-1", "cached price -1.0 must be a finite number from 0 to 10,000"),
+        ("m=nan,2", "in price nan must be a finite number from 0 to 10,000"),
+        ("m=1e308,1e308", "in price 1e+308 must be a finite number from 0 to 10,000"),  # QA F12: a crash in --html
+        ("m=1,2,3", "cached price 3.0 is above the in price 1.0; it must be at most the in price"),
     ],
 )
 def test_a_bad_price_names_what_was_wrong_and_the_valid_form(text, names, capsys):
@@ -264,3 +266,40 @@ def test_a_cost_under_a_cent_never_reads_as_free(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "cost per career $0.00013 at $0.01 in" in out  # 12 calls × 1,100 tokens at $0.01 per Mtok
     assert " $0.00013 " in out.splitlines()[1]  # seed 101's row
+
+
+def test_an_absurd_token_count_in_a_transcript_makes_the_career_invalid_with_the_reason(tmp_path, capsys):
+    """QA F12: an ``llm`` event of 10^300 prompt tokens was accepted and printed a 300-digit
+    tokens column; now `pibench report` marks that career invalid (counted as 0) naming the
+    call, the count and the limit, and the leaderboard shows no such number."""
+    out = tmp_path / "runs"
+    argv = ["agent", "--model", "m", "--api-key-env", "PIBENCH_TEST_NO_KEY", "--scenario", "short-12"]
+    argv += ["--seeds", "101", "--out", str(out), "--retries", "0", "--no-endpoint-check"]
+    with FakeLLM(lambda req, i: Reply(NEXT)) as llm:
+        assert pibench_main([*argv, "--base-url", llm.base_url]) == 0
+    transcript = out / "m" / "short-12-101" / "transcript.jsonl"
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    first = next(e for e in events if e["event"] == "llm")
+    first["prompt_tokens"] = 10**300
+    transcript.write_text("".join(json.dumps(e) + "\n" for e in events))
+    capsys.readouterr()
+    rep = tmp_path / "rep.json"
+    assert pibench_main(["report", str(out), "--json", str(rep)]) == 0
+    assert "0" * 100 not in capsys.readouterr().out
+    (row,) = json.loads(rep.read_text())["leaderboard"]
+    assert row["invalid"] == 1
+    assert any(
+        "LLM call 1 records prompt_tokens 1e+300, more than any call counts" in r for r in row["invalid_reasons"]
+    )
+
+
+def test_a_plan_price_above_the_limit_or_a_cached_price_above_the_input_is_refused():
+    """A plan's ``price`` follows --price's rules: 1e308 (QA F12) and a cached price above
+    the input price are refused naming the key and what is valid."""
+    from pibench_tui.harness.plan import PlanError, parse_plan
+
+    base = 'seeds = "101"\n[endpoints.e]\nbase_url = "http://127.0.0.1:9/v1"\n[[models]]\nlabel = "m"\nendpoint = "e"\nmodel = "m"\n'
+    for price, says in (("[1e308, 1]", "from 0 to 10,000"), ("[1, 2, 3]", "at most the in price")):
+        with pytest.raises(PlanError) as err:
+            parse_plan(base + f"price = {price}\n")
+        assert "models[1].price" in str(err.value) and says in str(err.value)
