@@ -131,6 +131,33 @@ class _Attempt(Exception):
         self.retry_after = retry_after
 
 
+#: What a secret's value is recorded as (``--extra-body`` fields named like a key).
+REDACTED = "<redacted>"
+#: Endings of a field name (lower case, separators dropped) that hold a secret: ``api_key``,
+#: ``apiKey``, ``x-api-key``, ``access_token``, ``client_secret``, ``password``. Not
+#: ``tokens`` (``max_tokens``, ``budget_tokens`` are settings).
+_SECRET_ENDINGS = ("key", "token", "secret", "password", "passwd", "credential", "credentials", "cookie")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a request-body field named ``name`` holds a secret (:data:`_SECRET_ENDINGS`, or
+    a name starting ``auth``: ``authorization``, ``auth``)."""
+    compact = "".join(ch for ch in str(name).lower() if ch.isalnum())
+    return compact.endswith(_SECRET_ENDINGS) or compact.startswith("auth")
+
+
+def redact_secrets(value: Any) -> Any:
+    """``value`` (an ``--extra-body`` JSON value) with every field :func:`is_secret_name`
+    names, at any depth, replaced by :data:`REDACTED`: what is recorded (``result.json``, the
+    transcript, the settings fingerprint) never holds a key, as header values never are
+    (before, ``{"api_key": ...}`` was written verbatim). The request itself sends the values."""
+    if isinstance(value, dict):
+        return {k: REDACTED if is_secret_name(k) else redact_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_secrets(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class RequestOptions:
     """How a request is shaped, for providers and gateways that differ from the default.
@@ -140,7 +167,8 @@ class RequestOptions:
             (default) or ``"max_completion_tokens"`` (reasoning models).
         send_temperature: ``False``: no ``temperature`` in the request (models that refuse one).
         reasoning_effort: Sent as ``reasoning_effort`` when set (``"low"``, ``"medium"`` ...).
-        extra_body: Merged into the request's JSON body (a provider's own fields).
+        extra_body: Merged into the request's JSON body (a provider's own fields); recorded
+            with secret fields redacted (:func:`redact_secrets`).
         headers: Extra HTTP headers (a gateway's routing or key header); never recorded
             with their values.
     """
@@ -153,7 +181,8 @@ class RequestOptions:
 
     def settings(self) -> dict[str, Any]:
         """The options that change what the model is asked (empty when all are defaults):
-        part of a career's settings fingerprint. Header values are not included."""
+        part of a career's settings fingerprint. Header values are not included, nor the
+        values of secret ``extra_body`` fields (:func:`redact_secrets`)."""
         out: dict[str, Any] = {}
         if self.token_param != "max_tokens":
             out["token_param"] = self.token_param
@@ -162,7 +191,7 @@ class RequestOptions:
         if self.reasoning_effort is not None:
             out["reasoning_effort"] = self.reasoning_effort
         if self.extra_body:
-            out["extra_body"] = self.extra_body
+            out["extra_body"] = redact_secrets(self.extra_body)
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -240,7 +240,9 @@ def add_agent_parser(sub: Any) -> None:
         "--extra-body",
         type=_json_object,
         metavar="JSON",
-        help="a JSON object merged into every request body (a provider's own fields), e.g. '{\"top_p\": 0.9}'",
+        help="a JSON object merged into every request body (a provider's own fields), e.g. '{\"top_p\": 0.9}'; "
+        "the values of fields named like a secret (api_key, access_token, client_secret, password, authorization) "
+        "are never recorded",
     )
     p.add_argument(
         "--header",

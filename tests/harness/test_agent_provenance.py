@@ -236,3 +236,39 @@ def test_a_career_whose_llm_never_answered_is_missing_in_the_report_not_a_zero_i
         assert pibench_main(["report", str(out), "--json", str(rep_file)]) == 0
         (row,) = [r for r in json.loads(rep_file.read_text())["leaderboard"] if r["label"] == "m"]
         assert row["n"] == 2 and row["missing"] == 0
+
+
+def test_secrets_in_extra_body_are_sent_but_never_recorded(tmp_path):
+    """QA F13: ``--extra-body '{"api_key": ...}'`` was written verbatim into result.json and
+    the transcript. Fields named like a secret (api_key, nested accessToken, authorization,
+    client_secret, password), at any depth, reach the endpoint but are recorded as
+    "<redacted>"; settings such as top_p and budget_tokens are recorded as given."""
+    from pibench_tui.harness.backends import is_secret_name
+
+    body = {
+        "api_key": "sk-SECRET1",
+        "top_p": 0.5,
+        "provider": {"accessToken": "SECRET2", "order": ["a"]},
+        "authorization": "Bearer SECRET3",
+        "thinking": {"budget_tokens": 1024},
+        "extra": [{"client_secret": "SECRET4", "password": "SECRET5"}],
+    }
+    seen = []
+
+    def brain(req, i):
+        seen.append(req)
+        return Reply(NEXT)
+
+    out = tmp_path / "runs"
+    with FakeLLM(brain) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", "--extra-body", json.dumps(body))) == 0
+    assert seen[-1]["api_key"] == "sk-SECRET1" and seen[-1]["provider"]["accessToken"] == "SECRET2"
+    run = out / "m" / "short-12-101"
+    for name in ("result.json", "transcript.jsonl", "checkpoint.json"):
+        if (run / name).exists():
+            assert "SECRET" not in (run / name).read_text(), name
+    res = json.loads((run / "result.json").read_text())
+    recorded = res["harness"]["request"]["extra_body"]
+    assert recorded["api_key"] == "<redacted>" and recorded["provider"] == {"accessToken": "<redacted>", "order": ["a"]}
+    assert recorded["top_p"] == 0.5 and recorded["thinking"] == {"budget_tokens": 1024}
+    assert not any(is_secret_name(k) for k in ("max_tokens", "budget_tokens", "top_k", "reasoning_effort"))
