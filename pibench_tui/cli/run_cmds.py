@@ -330,6 +330,17 @@ def _config(args: argparse.Namespace):
     return sc.config, sc.name
 
 
+def _shown_scenario(name: str, cfg: Any) -> str:
+    """The scenario as a table title names it: ``name``, or ``modified standard (hash
+    ad3657df)`` when ``name`` is a bundled scenario's but ``cfg`` is not its config (an
+    edited copy of standard.toml was titled "on standard")."""
+    from scenarios import bundled_hash
+
+    bundled = bundled_hash(name)
+    digest = cfg.content_hash()
+    return f"modified {name} (hash {digest[:8]})" if bundled is not None and bundled != digest else name
+
+
 def _check_policy(name: str) -> None:
     from world.policies import ALL_NAMES
 
@@ -792,7 +803,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         },
         rows.full_rows,
     )
-    _print_table(f"{args.policy} on {scen} ({len(rows)} seeds)", _per_seed_table(rows))
+    _print_table(f"{args.policy} on {_shown_scenario(scen, cfg)} ({len(rows)} seeds)", _per_seed_table(rows))
     con = _console()
     _print_table(
         "capability axes (MECHANICS §17, from the hidden evaluation log, pooled over seeds)",
@@ -824,7 +835,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     cfg, scen = _config(args)
     res = _run_many([(p, p, cfg, args.seeds, None) for p in names], args, scen)
     a = names[0]
-    title = f"{' vs '.join(names)} on {scen} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)"
+    title = f"{' vs '.join(names)} on {_shown_scenario(scen, cfg)} ({len(args.seeds)} seeds); ratio = (Impact+1)/({a} Impact+1)"
     t = FastTable([("seed", "right")] + [(p, "right") for p in names] + [(f"{p}/{a}", "right") for p in names[1:]])
     ratios = {p: paired_ratios(res[a], res[p]) for p in names[1:]}
 
@@ -904,7 +915,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         jobs += [(v, "ambitious", cfg, args.seeds, None) for v, cfg in extra.items()]
         variants = {**variants, **extra}
     res = _run_many(jobs, args, scen)
-    title = f"ablations of {args.policy} on {scen} ({len(args.seeds)} seeds)"
+    title = f"ablations of {args.policy} on {_shown_scenario(scen, base)} ({len(args.seeds)} seeds)"
     t = Table()
     for col in ("variant", "mean Impact", "median Impact", "collapses", "mean papers", "mean grants", "mean grant $"):
         t.add_column(col, justify="left" if col == "variant" else "right")
@@ -1017,7 +1028,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     )
     con = _console()
     first, last = _seed_label(args.seeds[0]), _seed_label(args.seeds[-1])
-    con.print(f"[bold]Calibration[/] on {scen}, {len(args.seeds)} seeds ({first}..{last})")
+    con.print(f"[bold]Calibration[/] on {_shown_scenario(scen, cfg)}, {len(args.seeds)} seeds ({first}..{last})")
     for line in calibration_report(res):
         con.print("  " + line)
     return 0

@@ -182,7 +182,7 @@ def _key_order(key: str) -> tuple[int, int, str]:
 def _reference(labels: list[str], reference: str | None, policies: dict[str, str] | None = None) -> str | None:
     """The reference row: ``reference``, else the first row of the ``baseline`` (or
     ``baseline-tuned``) policy among ``policies`` (row -> its careers' label, rows of policy
-    careers only, so a row's name is never split on its separator: an agent run
+    careers only, none on a modified bundled scenario, so a row's name is never split on its separator: an agent run
     never becomes the reference by its label), else none (a new-user tester found the report
     heading "reference fake-k", a label with no counted career, where docs/agent.md says the
     default reference is the baseline's row only)."""
@@ -519,7 +519,8 @@ def build_report(
     for c in careers:
         every[_key(c, multi, split)].append(c)
     groups = {k: [c for c in cs if counted(c, trust_unverified)] for k, cs in every.items()}
-    reference = _reference(list(every), reference, _policy_rows(every))
+    policies = {k: v for k, v in _policy_rows(every).items() if not any(_modified_bundled(c) for c in every[k])}
+    reference = _reference(list(every), reference, policies)
     leaderboard = _leaderboard(every, groups, reference, multi, prices)
     axes = {key: _pool_axes(cs) for key, cs in groups.items()}
     scored = [c for cs in groups.values() for c in cs if c.status != "unverified"]  # figures of worlds only
@@ -543,6 +544,21 @@ def build_report(
         "careers": _career_rows(order, every, prices, trust_unverified),
         "foreign": foreign,
     }
+
+
+def _modified_bundled(c: Career) -> bool:
+    """Whether ``c`` played a bundled scenario's name with another config (``standard
+    (modified ad3657df)``): such a row is never the default reference (QA F13: a baseline
+    run on an edited standard.toml was taken for the baseline's row)."""
+    base, sep, _ = c.scenario.partition(" (modified ")
+    if not sep:
+        return False
+    from scenarios import bundled_hash
+
+    try:
+        return bundled_hash(base) is not None
+    except Exception:  # noqa: BLE001 - a broken bundled file: nothing is "standard" then
+        return False
 
 
 def _policy_rows(every: dict[str, list[Career]]) -> dict[str, str]:

@@ -698,3 +698,26 @@ def test_the_leaderboard_fits_80_columns_one_line_a_row_with_labels_whole():
     render_terminal(rep, Console(file=wide, width=200))
     wide_board = wide.getvalue().split("Differences between labels")[0]
     assert "Not shown" not in wide_board and "median" in wide_board and "2.00M" in wide_board
+
+
+def test_a_modified_standard_scenario_is_titled_so_and_never_the_default_reference(tmp_path, capsys):
+    """QA F13: `pibench run baseline --scenario sub/standard.toml` (a file named standard with
+    another config) titled its table "baseline on standard", and `pibench report` took that
+    modified row for its default reference. Now the title says "modified standard (hash …)"
+    and the report has no reference row for it; beside a bundled scenario's baseline row,
+    that one is the reference."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "standard.toml").write_text('name = "standard"\ndescription = "x"\nseed = 1001\nmonths = 6\n')
+    runs, runs2 = tmp_path / "runs", tmp_path / "runs2"
+    run = ["run", "baseline", "--seeds", "101", "--save-runs"]
+    assert pibench_main([*run, str(runs), "--scenario", str(sub / "standard.toml")]) == 0
+    assert re.search(r"baseline on modified standard \(hash [0-9a-f]{8}\)", capsys.readouterr().out)
+    assert pibench_main([*run, str(runs2), "--scenario", "short-12"]) == 0
+    assert "baseline on short-12" in capsys.readouterr().out
+    rep = tmp_path / "rep.json"
+    assert pibench_main(["report", str(runs), "--json", str(rep)]) == 0
+    data = json.loads(rep.read_text())
+    assert data["scenarios"][0].startswith("standard (modified ") and data["reference"] is None
+    assert pibench_main(["report", str(runs), str(runs2), "--json", str(rep)]) == 0
+    assert json.loads(rep.read_text())["reference"] == "baseline · short-12"
