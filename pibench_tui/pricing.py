@@ -127,11 +127,16 @@ def career_cost(result: dict[str, Any], price: Price) -> float:
 def timed_out_prompt_estimate(result: dict[str, Any]) -> int:
     """The prompt tokens of a ``result.json``'s requests abandoned at a time-out
     (``tokens.abandoned.timed_out.prompt_estimated``: characters / 4 of the prompts sent, an
-    estimate: no usage comes back), 0 when none is recorded."""
+    estimate: no usage comes back), plus those of a request in flight at a kill
+    (``tokens.abandoned.in_flight.prompt_estimated``, estimated the same way), 0 when none
+    is recorded."""
     tok = result.get("tokens")
     ab = tok.get("abandoned") if isinstance(tok, dict) else None
     timed = ab.get("timed_out") if isinstance(ab, dict) else None
-    return _count(timed.get("prompt_estimated")) if isinstance(timed, dict) else 0
+    flight = ab.get("in_flight") if isinstance(ab, dict) else None
+    return (_count(timed.get("prompt_estimated")) if isinstance(timed, dict) else 0) + (
+        _count(flight.get("prompt_estimated")) if isinstance(flight, dict) else 0
+    )
 
 
 def timed_out_cost(result: dict[str, Any], price: Price) -> float:

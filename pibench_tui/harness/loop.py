@@ -220,6 +220,8 @@ class _Meter:
     lost_completion_tokens: int = 0
     timed_out_requests: int = 0
     timed_out_prompt_estimate: int = 0
+    in_flight_requests: int = 0
+    in_flight_prompt_estimate: int = 0
 
     def take(self, comp: Any) -> None:
         """Count a completion's provenance: the model id the provider returned, its request
@@ -427,6 +429,9 @@ class _Career:
         }
         if why:
             note["why"] = why
+        in_flight = self._count_in_flight()
+        if in_flight is not None:
+            note["in_flight"] = {**in_flight, "note": IN_FLIGHT_NOTE}
         self.meter.lost_prompt_tokens += ptok
         self.meter.lost_completion_tokens += ctok
         self.meter.resumes.append({k: v for k, v in note.items() if k != "event"})
@@ -555,12 +560,15 @@ class _Career:
             if self.stop is not None and self.stop.is_set():
                 raise CareerInterrupted("stopped")
             turn = core.turn + 1
+            self._request_started(month, turn, messages)
             try:
                 comp = self.backend.complete(messages)
             except LLMCallFailed as exc:
+                self._request_ended()
                 self.meter.timed_out(exc.errors, messages)
                 self._llm_failed(month, turn, exc)
                 return
+            self._request_ended()
             self.meter.timed_out(comp.errors, messages)
             self._count_reply(month, turn, comp)
             obs, advanced = self._run_reply(month, turn, comp)
@@ -569,6 +577,38 @@ class _Career:
             messages.append({"role": "assistant", "content": comp.text})
             messages.append({"role": "user", "content": obs})
             self.transcript.append({"event": "user", "month": month, "turn": turn, "content": obs})
+
+    def _request_started(self, month: int, turn: int, messages: list[dict[str, str]]) -> None:
+        """Write :data:`IN_FLIGHT_FILE` before a request is sent (flushed to the OS, not
+        fsynced): a kill before its answer leaves it, and the resume counts the request as
+        abandoned (:meth:`_count_in_flight`)."""
+        from pibench_tui.harness.limits import estimate_tokens
+
+        record = {"month": month, "turn": turn, "prompt_estimate": estimate_tokens(messages)}
+        atomic_write_text(self.path / IN_FLIGHT_FILE, json.dumps(record) + "\n", durable=False)
+
+    def _request_ended(self) -> None:
+        """The request of :meth:`_request_started` came back (answered or failed)."""
+        (self.path / IN_FLIGHT_FILE).unlink(missing_ok=True)
+
+    def _count_in_flight(self) -> dict[str, Any] | None:
+        """A request in flight when the last session ended (:data:`IN_FLIGHT_FILE` left by a
+        kill): counted as abandoned, its prompt estimated at characters / 4 (the server may
+        have received it and billed it; no usage came back; before, it was not counted at
+        all while time-outs were). The record, or ``None`` when there was none."""
+        marker = self.path / IN_FLIGHT_FILE
+        try:
+            raw = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            marker.unlink(missing_ok=True)
+            return None
+        marker.unlink(missing_ok=True)
+        est = raw.get("prompt_estimate") if isinstance(raw, dict) else None
+        if not isinstance(est, int) or isinstance(est, bool) or not 0 < est <= 100_000_000:
+            return None
+        self.meter.in_flight_requests += 1
+        self.meter.in_flight_prompt_estimate += est
+        return {"month": raw.get("month"), "turn": raw.get("turn"), "prompt_estimated": est}
 
     def _llm_failed(self, month: int, turn: int, exc: LLMCallFailed) -> None:
         """A call that failed after its retries: counted and kept (the first
@@ -793,6 +833,16 @@ class _Career:
             f.close()
 
 
+#: The file a career writes before each request and removes when it comes back (see
+#: :meth:`_Career._request_started`).
+IN_FLIGHT_FILE = "request-in-flight.json"
+#: How ``result.json`` and the resume note label a request in flight at a kill.
+IN_FLIGHT_NOTE = (
+    "a request in flight when the run was killed (the server may have received and billed it; no usage came "
+    "back): its prompt tokens estimated as the characters / 4 of the prompt sent, completion tokens unknown"
+)
+
+
 def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
     """``result.json["tokens"]["abandoned"]``: tokens paid for that are not in the career's
     prompt/completion counts: turns lost to an interruption before a resume, and earlier
@@ -804,6 +854,11 @@ def _abandoned_tokens(meter: _Meter, path: Path) -> dict[str, Any]:
         "completion": meter.lost_completion_tokens + sum(e["completion"] for e in earlier),
         "interrupted": {"prompt": meter.lost_prompt_tokens, "completion": meter.lost_completion_tokens},
         "redone": earlier,
+        "in_flight": {
+            "requests": meter.in_flight_requests,
+            "prompt_estimated": meter.in_flight_prompt_estimate,
+            "note": IN_FLIGHT_NOTE + "; with a price, in cost_usd as an estimate (cost.timed_out_estimated_usd)",
+        },
         "timed_out": {
             "requests": meter.timed_out_requests,
             "prompt_estimated": meter.timed_out_prompt_estimate,

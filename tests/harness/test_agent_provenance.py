@@ -272,3 +272,52 @@ def test_secrets_in_extra_body_are_sent_but_never_recorded(tmp_path):
     assert recorded["api_key"] == "<redacted>" and recorded["provider"] == {"accessToken": "<redacted>", "order": ["a"]}
     assert recorded["top_p"] == 0.5 and recorded["thinking"] == {"budget_tokens": 1024}
     assert not any(is_secret_name(k) for k in ("max_tokens", "budget_tokens", "top_k", "reasoning_effort"))
+
+
+def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_path):
+    """QA F9 (low d): `pibench agent` killed (SIGKILL) while the server holds its 4th request
+    resumes and records that request as abandoned: tokens.abandoned.in_flight (1 request, its
+    prompt estimated at characters / 4, labelled) and in the resume note; before, lost tokens
+    were 0 and nothing was estimated, while time-outs were."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "runs"
+    release = threading.Event()
+    held = threading.Event()
+
+    def brain(req, i):
+        if i >= 3 and not release.is_set():
+            held.set()
+            release.wait(120)
+        return Reply(NEXT)
+
+    with FakeLLM(brain) as srv:
+        args = _args(srv.base_url, out, "--seeds", "101", "--no-endpoint-check")
+        child = subprocess.Popen(
+            [sys.executable, "-m", "pibench_tui", *args],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
+        try:
+            assert held.wait(120)  # a cap, not a timing: the 4th request is at the server
+        finally:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            release.set()
+        assert pibench_main(args) == 0
+    run = out / "m" / "short-12-101"
+    res = json.loads((run / "result.json").read_text())
+    flight = res["tokens"]["abandoned"]["in_flight"]
+    assert flight["requests"] == 1 and flight["prompt_estimated"] > 100 and "characters / 4" in flight["note"]
+    (resume,) = res["resumes"]
+    assert resume["in_flight"]["prompt_estimated"] == flight["prompt_estimated"]
+    assert not (run / "request-in-flight.json").exists()
