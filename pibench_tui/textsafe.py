@@ -136,10 +136,26 @@ _ASCII_CONFUSABLE = str.maketrans({"1": "l", "i": "l", "|": "l", "!": "l", "0": 
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
 
 
+#: Categories of characters that add nothing a reader reads as a letter of its own:
+#: non-spacing and enclosing marks (an overlay such as U+0336 on ``=``, an accent),
+#: format and control characters (zero-width spaces, direction marks).
+_UNSEEN_CATEGORIES = frozenset({"Mn", "Me", "Cf", "Cc"})
+
+
+def _without_marks(text: str) -> str:
+    """``text`` decomposed (NFKD) with every non-spacing or enclosing mark and every format
+    or control character dropped, then recomposed (NFKC): ``=\u0336==`` reads as ``===``,
+    ``pi\u0301bench`` as ``pibench``. Newlines and tabs stay (they separate)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    kept = "".join(ch for ch in decomposed if ch in "\n\t" or unicodedata.category(ch) not in _UNSEEN_CATEGORIES)
+    return unicodedata.normalize("NFKC", kept)
+
+
 def _skeleton(text: str) -> str:
-    """NFKC-normalised, stripped, case-folded, ASCII look-alikes folded (``1``/``i``/``|``
-    as ``l``, ``0`` as ``o``, ``rn`` as ``m`` ...): how a reader may take the start of a line."""
-    folded = unicodedata.normalize("NFKC", text).strip().casefold().translate(_ASCII_CONFUSABLE)
+    """Marks and invisible characters dropped (:func:`_without_marks`), NFKC-normalised,
+    stripped, case-folded, ASCII look-alikes folded (``1``/``i``/``|`` as ``l``, ``0`` as
+    ``o``, ``rn`` as ``m`` ...): how a reader may take the start of a line."""
+    folded = _without_marks(text).strip().casefold().translate(_ASCII_CONFUSABLE)
     for pair, single in _ASCII_PAIRS:
         folded = folded.replace(pair, single)
     return folded

@@ -269,3 +269,25 @@ def test_headless_console_prefixes_report_lines_spelled_with_ascii_lookalikes(tm
         assert f"[agent] {line}" in out, (line, out)
     assert "[agent] rnonth reached   60 of 60" in out
     assert "ok line" in out
+
+
+def test_headless_console_prefixes_report_lines_overlaid_with_combining_marks(tmp_path):
+    """Report lines forged with combining marks a terminal draws over or beside a character
+    (``=\\u0336==`` a strike-through overlay on ``=``, an enclosing circle on ``I``, an acute
+    on ``i``, a stack of marks on ``p``) get the ``[agent]`` prefix in console mode: the guard
+    compares the line with its non-spacing and enclosing marks removed (before: the overlay
+    on the first ``=`` let ``=\\u0336== pibench career report ===`` pass unprefixed)."""
+    lines = [
+        "=\u0336== pibench career report ===",
+        "==\u0338= pibench career report ===",
+        "I\u20ddmpact          9999.0",
+        "pi\u0301bench error on line 1: X",
+        "p\u0300\u0301\u0302ibench error on line 1: X",
+        "st\u0335ate digest    abc",
+    ]
+    script = "".join(f"print({line!r})\n" for line in lines) + "print('caf\\u00e9 ok line')\n"
+    run = run_pibench(["headless", "--seed", "101"], script, home=tmp_path)
+    out = run.stdout.splitlines()
+    for line in lines:
+        assert f"[agent] {line}" in out, (line, out)
+    assert "caf\u00e9 ok line" in out
