@@ -9,7 +9,10 @@ them in-process for trusted callers (the TUI), and :class:`QueryWorker` runs the
 setting can: a straight-line expression that never reaches a loop point (where SQLite checks
 its progress handler) is killed on time; memory is capped by ``RLIMIT_AS`` and SQLite's hard
 heap limit; the worker cannot write a byte to disk (``RLIMIT_FSIZE`` 0, few descriptors),
-so a big sort cannot spill to a temporary file. A killed worker is restarted on the next
+so a big sort cannot spill to a temporary file. Before it reads any agent SQL the worker
+sets ``PR_SET_NO_NEW_PRIVS`` and, when started as root, becomes ``nobody`` (no groups, no
+capabilities) (:func:`_drop_privileges`); it has no seccomp filter or Landlock ruleset
+(see ``docs/headless.md``, "Bounds on the pibench process"). A killed worker is restarted on the next
 query. The pibench process only ever waits (with a deadline) and reads a reply of bounded size.
 
 This file is also the worker's script (``python -S -s -P -B world/sqlworker.py``): it imports
@@ -280,6 +283,35 @@ def _apply_worker_limits(memory: int) -> None:
     lower(resource.RLIMIT_NOFILE, 8)
 
 
+#: The unprivileged user and group the worker becomes when started as root (``nobody``, the
+#: agent process's identity too: ``pibench_tui.sandbox.confine.NOBODY``).
+WORKER_NOBODY = 65534
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+def _drop_privileges() -> None:
+    """Give up what the worker does not need before it reads any agent SQL: set
+    ``PR_SET_NO_NEW_PRIVS`` (no exec can gain privileges) and, when started as root, become
+    user and group ``nobody`` with no supplementary groups, which clears every capability.
+    Best effort: where the system refuses a step (no ``prctl``, a user namespace that does
+    not map 65534) the worker runs on as it is; its other bounds still hold. Everything the
+    worker imports is loaded before this (a Python installed under root's private home is
+    unreadable to ``nobody``)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    except (OSError, AttributeError, ImportError):
+        pass
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(WORKER_NOBODY, WORKER_NOBODY, WORKER_NOBODY)
+            os.setresuid(WORKER_NOBODY, WORKER_NOBODY, WORKER_NOBODY)
+        except (OSError, AttributeError):
+            pass
+
+
 def _load_reader(payload: bytes, init: dict[str, Any], denied: list[str]) -> sqlite3.Connection:
     """A new bounded reader (:func:`configure_reader`) holding ``payload``, one serialized
     copy of the mirror. Each copy gets a new connection: a configured reader cannot load
@@ -303,6 +335,7 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
     denied = [""]
     conn: sqlite3.Connection | None = None
     _apply_worker_limits(int(init.get("memory", WORKER_MEMORY_BYTES)))
+    _drop_privileges()
     while True:
         try:
             kind, payload = _read_frame(rfd, None, 1 << 31)

@@ -479,8 +479,8 @@ def _sealed_endpoint(plan: Any, name: str, ep: Any, seal: str, trust_local: bool
             return EXIT_FAILED
         print(
             f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
-            "machine; a sealed evaluation trusts its server not to read the seal file or --out (run it as "
-            "another user; docs/agent.md)",
+            "machine; a sealed evaluation trusts its server not to read the seal file or --out. "
+            f"{LOCAL_ENDPOINT_LIMIT} (docs/agent.md, 'Sealed evaluations')",
             file=sys.stderr,
         )
     if ep.command is None:
@@ -741,6 +741,15 @@ def _may_read(uid: int, path: str) -> bool:
     if st.st_gid in groups:
         return bool(st.st_mode & 0o040)
     return bool(st.st_mode & 0o004)
+
+
+#: What the local-endpoint check of a sealed run proves, and what it cannot (said in its note).
+LOCAL_ENDPOINT_LIMIT = (
+    "The check sees only the user of the socket listening on that port, not who answers "
+    "behind it: a relay run as a user who cannot read the seal, in front of a server that can, "
+    "passes. For a sealed evaluation use a remote endpoint, or run the model server itself as "
+    "a user with no access to the seal file or --out"
+)
 
 
 def _local_endpoint_problem(url: str, seal: str, what: str = "the server behind --base-url") -> str | None:

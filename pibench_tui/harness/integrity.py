@@ -36,10 +36,20 @@ is agent-controlled once code escapes the Python layer, so these are seen from o
     The agent process used CPU time (``utime + stime`` of ``/proc/<pid>/stat``) between the
     stop at the end of a block and the next block: the stop did not hold.
 
+``sandbox_violation``
+    The kernel killed the agent process with ``SIGSYS``: its seccomp filter answers the
+    system calls no agent code confined by the Python layer can make (a signal to another
+    process, the ``fcntl`` signal route, ``ptrace``, ``process_vm_readv``, ``bpf``,
+    ``perf_event_open``, ``io_uring``, namespaces ...;
+    :data:`pibench_tui.sandbox.confine.SECCOMP_KILLED`) with
+    ``SECCOMP_RET_KILL_PROCESS``, so the attempt leaves a trace: agent code escaped the
+    Python layer. The agent process is restarted, as after any death.
+
 ``protocol_anomaly`` is the kind older transcripts recorded for any protocol breach.
-Refused system calls are not among the kinds: the seccomp filter answers them with an
-error (``SECCOMP_RET_ERRNO``), which the kernel does not report to anyone (see
-``docs/agent.md``).
+Other refused system calls are not among the kinds: the seccomp filter answers them with
+an error (``EPERM``: a socket, a fork, an open outside the installation refused by
+Landlock ...), which the kernel reports to no one but the caller (see ``docs/headless.md``,
+"What the integrity log can see").
 
 ``after_month_closed``
     Recorded by :meth:`pibench_tui.harness.core.LabCore._handle` (the sandbox's API
@@ -77,6 +87,7 @@ FLAG_KINDS: tuple[str, ...] = (
     "protocol_between_blocks",
     "ran_between_blocks",
     "cpu_outside_block",
+    "sandbox_violation",
 )
 
 #: Counted, never flagging: a block's output longer than the display cut but within the

@@ -676,6 +676,7 @@ class Sandbox:
     def _failure(self, exc: Exception, proc: AgentProcess, calls: int, first_line: int) -> dict:
         """Restart the agent process after a time-out, its death or a protocol breach; the
         block's error saying so."""
+        code: str | None = None
         if isinstance(exc, _Timeout):
             kind, message = (
                 "BlockTimeout",
@@ -688,6 +689,7 @@ class Sandbox:
                 f"the agent process died ({proc.death_cause(self.memory_limit)}); it was restarted, "
                 "so variables and functions defined earlier are gone",
             )
+            code = "sandbox_violation" if proc.violated() else None
         else:
             kind, message = (
                 "SandboxError",
@@ -697,6 +699,8 @@ class Sandbox:
         error = {"type": kind, "message": f"{message}; {_calls_kept(calls)}", "line": first_line, "source": "pibench"}
         if isinstance(exc, _ProtocolError):
             error["code"] = exc.kind
+        elif code:
+            error["code"] = code  # seen by the kernel and pibench, not said by the agent process
         return error
 
     def _serve(self, msg: dict) -> dict:

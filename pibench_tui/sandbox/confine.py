@@ -22,9 +22,11 @@ ordinary user):
    process (no ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG``, no ``O_ASYNC`` through
    ``F_SETFL``): on kernels whose Landlock has no signal scoping (ABI < 6, Linux < 6.12)
    this rule is what keeps signals in. Everything else fails with ``EPERM``: ``socket``, ``connect``,
-   ``fork``/``clone``/``vfork``, ``execve``, ``ptrace``, ``kill`` of any other process,
-   ``process_vm_readv``, ``io_uring_setup``, ``bpf``, ``mount``, ``setuid`` ... and every
-   system call added to future kernels. ``mmap``/``mprotect`` may not map executable
+   ``fork``/``clone``/``vfork``, ``execve`` ... and every system call added to future
+   kernels; the calls no confined agent code can make (``kill`` of any other process, the
+   ``fcntl`` signal route, ``ptrace``, ``process_vm_readv``, ``io_uring_setup``, ``bpf``,
+   ``mount``, ``setuid``, namespaces ...: :data:`SECCOMP_KILLED`) kill the process
+   (``SIGSYS``), a death pibench sees and records as a ``sandbox_violation``. ``mmap``/``mprotect`` may not map executable
    memory (no new native code). File opens are allowed only when Landlock confines them;
    without Landlock the filter refuses every open.
 
@@ -103,6 +105,9 @@ _O_ASYNC = getattr(os, "O_ASYNC", 0o20000)
 
 # libseccomp (seccomp.h)
 _SCMP_ACT_ALLOW = 0x7FFF0000
+_SCMP_ACT_KILL_PROCESS = 0x80000000
+_SCMP_CMP_NE = 1
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
 _SCMP_FLTATR_CTL_TSYNC = 4
 _SCMP_CMP_EQ = 4
 _SCMP_CMP_MASKED_EQ = 7
@@ -179,7 +184,94 @@ SECCOMP_ALLOWED: tuple[str, ...] = (
     "exit_group",
 )
 
-#: File-opening system calls: allowed only when Landlock confines the paths.
+#: System calls that agent code confined by the Python layer can never make (no ``os``,
+#: ``signal``, ``ctypes`` or ``socket`` reaches it) and that CPython's own runtime never
+#: makes once the agent process has started: ptrace and reading or writing another
+#: process's memory, BPF, perf events, io_uring, namespaces, signals through pidfds or
+#: queues, identity changes, mounts, modules, keys. The seccomp filter answers each with
+#: ``SECCOMP_RET_KILL_PROCESS`` instead of ``EPERM``: the kernel kills the agent process
+#: with ``SIGSYS``, which pibench sees, restarts it and records a ``sandbox_violation``
+#: incident (an ``EPERM`` is seen by no one but the caller). ``kill``/``tgkill`` of another
+#: process, ``clone`` with a namespace flag and the ``fcntl`` signal route (``F_SETOWN``,
+#: ``F_SETOWN_EX``, ``F_SETSIG``, ``O_ASYNC``) are killed the same way (see :func:`_seccomp`).
+#: Unknown names on this architecture are skipped.
+SECCOMP_KILLED: tuple[str, ...] = (
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "bpf",
+    "perf_event_open",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "unshare",
+    "setns",
+    "tkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+    "userfaultfd",
+    "setuid",
+    "setgid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "setfsuid",
+    "setfsgid",
+    "capset",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "iopl",
+    "ioperm",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "sethostname",
+    "setdomainname",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+)
+
+#: ``clone`` flags that make new namespaces (``CLONE_NEWNS``, ``NEWCGROUP``, ``NEWUTS``,
+#: ``NEWIPC``, ``NEWUSER``, ``NEWPID``, ``NEWNET``, ``NEWTIME``): a ``clone`` with any of
+#: them is killed, any other ``clone`` is refused (``EPERM``: a thread an allowed module
+#: tries to start is an ordinary error).
+CLONE_NAMESPACE_FLAGS: tuple[int, ...] = (
+    0x00020000,
+    0x02000000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+    0x00000080,
+)
+
+#: File-opening system calls: allowed only when Landlock confines them.
 SECCOMP_OPEN_CALLS: tuple[str, ...] = ("open", "openat", "openat2")
 
 #: ``fcntl`` commands allowed as they are (``F_SETFL`` too, without ``O_ASYNC``); never
@@ -673,6 +765,7 @@ def _seccomp(lib: Any, allow_open: bool) -> str | None:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add({name}) failed: {os.strerror(-rc)}")
 
+        killing = _KillRules(lib, ctx, nr, ArgCmp)
         names = SECCOMP_ALLOWED + (SECCOMP_OPEN_CALLS if allow_open else ())
         for name in names:
             allow(name)
@@ -683,11 +776,20 @@ def _seccomp(lib: Any, allow_open: bool) -> str | None:
         pid = os.getpid()
         allow("kill", (0, _SCMP_CMP_EQ, pid, 0))  # signals to itself only
         allow("tgkill", (0, _SCMP_CMP_EQ, pid, 0))
+        killing.add("kill", (0, _SCMP_CMP_NE, pid, 0))  # to anyone else: SIGSYS
+        killing.add("tgkill", (0, _SCMP_CMP_NE, pid, 0))
         # fcntl: no command that makes the kernel signal another process (see _F_DUPFD)
         for name in ("fcntl", "fcntl64"):
             for cmd in SECCOMP_FCNTLS:
                 allow(name, (1, _SCMP_CMP_EQ, cmd, 0))
             allow(name, (1, _SCMP_CMP_EQ, _F_SETFL, 0), (2, _SCMP_CMP_MASKED_EQ, _O_ASYNC, 0))
+            for cmd in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
+                killing.add(name, (1, _SCMP_CMP_EQ, cmd, 0))
+            killing.add(name, (1, _SCMP_CMP_EQ, _F_SETFL, 0), (2, _SCMP_CMP_MASKED_EQ, _O_ASYNC, _O_ASYNC))
+        for name in SECCOMP_KILLED:
+            killing.add(name)
+        for flag in CLONE_NAMESPACE_FLAGS:
+            killing.add("clone", (0, _SCMP_CMP_MASKED_EQ, flag, flag))
         for request in SECCOMP_IOCTLS:
             allow("ioctl", (1, _SCMP_CMP_EQ, request, 0))
         allow("prlimit64", (0, _SCMP_CMP_EQ, 0, 0), (2, _SCMP_CMP_EQ, 0, 0))  # read own limits
@@ -702,6 +804,30 @@ def _seccomp(lib: Any, allow_open: bool) -> str | None:
     finally:
         lib.seccomp_release(ctx)
     return None
+
+
+class _KillRules:
+    """Adds ``SECCOMP_RET_KILL_PROCESS`` rules to a libseccomp filter (:data:`SECCOMP_KILLED`).
+
+    On a kernel or libseccomp without that action (Linux < 4.14, libseccomp < 2.4) the
+    first rule is refused: no further ones are tried and those calls keep the filter's
+    default answer, ``EPERM`` (the boundary is the same; only the trace is lost)."""
+
+    def __init__(self, lib: Any, ctx: Any, nr: Callable[[str], int], argcmp: Any) -> None:
+        self.lib, self.ctx, self.nr, self.argcmp = lib, ctx, nr, argcmp
+        self.available = True
+
+    def add(self, name: str, *conds: tuple[int, int, int, int]) -> None:
+        """Kill the process when it makes ``name`` with ``conds`` (all of them) holding."""
+        number = self.nr(name)
+        if number < 0 or not self.available:
+            return
+        array = (self.argcmp * max(1, len(conds)))(*[self.argcmp(*c) for c in conds])
+        rc = self.lib.seccomp_rule_add_array(
+            self.ctx, _SCMP_ACT_KILL_PROCESS, number, len(conds), array if conds else None
+        )
+        if rc < 0:
+            self.available = False
 
 
 def _rlimits(memory_limit: int, keep_fds: int) -> list[str]:

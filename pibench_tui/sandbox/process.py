@@ -32,6 +32,14 @@ from pibench_tui.sandbox.protocol import (
 if TYPE_CHECKING:  # pragma: no cover
     from pibench_tui.sandbox.cosched import QuietHook
 
+#: Why the kernel killed the agent process with ``SIGSYS`` (the seccomp filter's
+#: ``SECCOMP_RET_KILL_PROCESS``, :data:`pibench_tui.sandbox.confine.SECCOMP_KILLED`).
+SANDBOX_VIOLATION = (
+    "the sandbox's seccomp filter killed it for a system call no confined agent code can make: "
+    "a signal to another process, ptrace, another process's memory, a namespace, io_uring, bpf "
+    "or the like; agent code got past the Python layer"
+)
+
 #: The agent process's script (tests replace it with a script of their own).
 CHILD_SCRIPT = Path(agent_launch.CHILD_SCRIPT)
 
@@ -504,11 +512,21 @@ class AgentProcess:
         except subprocess.TimeoutExpired:
             code = None
         what = self.exit_description()
+        if code == -signal.SIGSYS:
+            return f"{what}: {SANDBOX_VIOLATION}"
         if code == -signal.SIGKILL:
             return f"{what}, sent from outside the agent process (the system's out-of-memory killer or a user)"
         if memory_limit > 0 and code is not None and code != 0 and code not in (-signal.SIGTERM, -signal.SIGINT):
             return f"{what}; most likely the memory limit of {memory_limit >> 20:,} MiB"
         return what
+
+    def violated(self) -> bool:
+        """Whether the process ended by ``SIGSYS``: the seccomp filter killed it for a
+        system call the sandbox forbids outright (:data:`.confine.SECCOMP_KILLED`); call
+        after :meth:`death_cause` (which reaps it)."""
+        import signal
+
+        return self.proc.poll() == -signal.SIGSYS
 
     def exit_description(self) -> str:
         """The process's exit in words: ``"exit status N"``, ``"killed by SIGNAME"`` or

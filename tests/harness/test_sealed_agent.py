@@ -250,3 +250,25 @@ def test_this_machines_own_address_is_local():
     assert _local_address(own)
     assert _local_address("::ffff:" + own)
     assert not _local_address("198.51.100.77")
+
+
+def test_the_local_endpoint_note_says_the_check_cannot_see_a_relay(tmp_path, capsys):
+    """The sealed run's check of an endpoint on this machine sees only the user of the
+    listening socket, not who answers behind it (QA4: a relay run as another user in front
+    of a root server passed with a bare note). Every endpoint on this machine gets a note
+    that says exactly that: a relay passes, and a sealed evaluation should use a remote
+    endpoint or run the model server itself as a user with no access to the seal."""
+    from types import SimpleNamespace
+
+    from pibench_tui.harness import cli as harness_cli
+
+    seal_path = _seal(tmp_path)
+    with FakeLLM(lambda req, i: Reply(CURIOUS)) as srv:
+        ep = SimpleNamespace(base_url=srv.base_url, command=None)
+        plan = SimpleNamespace(source=None)
+        rc = harness_cli._sealed_endpoint(plan, "m", ep, str(seal_path), True)
+    err = capsys.readouterr().err
+    assert rc is None, err
+    assert "is served on this machine" in err
+    assert "listening on that port, not who answers behind it" in err and "relay" in err
+    assert "use a remote endpoint" in err and "model server itself" in err

@@ -157,14 +157,20 @@ ATTACKS = [
     ("fork", "print('child' if os.fork() == 0 else 'parent')", ("PermissionError",)),
     ("exec", "os.execv('/bin/sh', ['/bin/sh', '-c', 'touch ' + VICTIM + '/pwned'])", ("PermissionError",)),
     ("posix-spawn", "os.posix_spawn('/bin/true', ['/bin/true'], {})", ("PermissionError",)),
-    ("kill-parent", "os.kill(PARENT, 9)", ("PermissionError",)),
-    ("kill-init", "os.kill(1, 0)", ("PermissionError",)),
-    ("kill-everyone", "os.kill(-1, 9)", ("PermissionError",)),
     # socket and ctypes are extension modules: not preloaded, so unreachable here
     # (a new native library cannot even be mapped); the raw calls are proven below.
     ("socket", "bi['__import__']('socket').socket()", ("PermissionError", "ModuleNotFoundError", "ImportError")),
     ("ctypes-raw-socket", RAW.format(call="libc.socket(2, 1, 0)"), RAW_REFUSED),
     ("ctypes-ptrace-parent", RAW.format(call="libc.ptrace(16, PARENT, None, None)"), RAW_REFUSED),
+]
+
+#: (id, agent code) of attempts the seccomp filter answers by killing the agent process
+#: (``SIGSYS``: pibench sees it, :data:`pibench_tui.sandbox.confine.SECCOMP_KILLED`).
+KILLED = [
+    ("kill-parent", "os.kill(PARENT, 9)"),
+    ("kill-init", "os.kill(1, 0)"),
+    ("kill-everyone", "os.kill(-1, 9)"),
+    ("setuid-root", "os.setuid(0)"),
 ]
 
 
@@ -173,7 +179,8 @@ def test_os_layer_alone_refuses_every_attack(user, victim, monkeypatch):
     """With the static check off, each attack escapes the Python layers (the block prints
     'escaped') and is then refused by the OS confinement alone; no secret leaks, nothing
     is written, the pibench process is untouched, and the agent process is still there
-    for the next attack."""
+    for the next attack. Signals to other processes and ``setuid`` kill the agent process
+    instead (a ``sandbox_violation`` pibench sees); it is restarted."""
     sb = _sandbox(user, monkeypatch)
     try:
         conf = sb.confinement
@@ -188,6 +195,12 @@ def test_os_layer_alone_refuses_every_attack(user, victim, monkeypatch):
             assert result.error["type"] in refused_by, (attack_id, result.error)
             assert not result.restarted, attack_id
             assert "SECRET" not in result.stdout and "root:x:0" not in result.stdout, attack_id
+        for attack_id, code in KILLED:
+            result = sb.run(code)
+            assert not result.ok and result.restarted, (attack_id, result)
+            assert result.error["type"] == "AgentProcessDied", (attack_id, result.error)
+            assert result.error.get("code") == "sandbox_violation", (attack_id, result.error)
+            assert sb.run(prelude).ok  # a new agent process: escape again
         # Landlock grants reading the installation; the file permissions may still refuse
         # user 65534 (a Python installed under root's 0700 home): then PermissionError.
         installed = sb.run("print(bi['__import__']('json').__file__)").stdout.strip()
@@ -256,11 +269,6 @@ attempt("socketpair", lambda: socket.socketpair())
 raw("raw-socket", libc.socket(2, 1, 0))
 attempt("fork", os.fork)
 attempt("exec", lambda: os.execv("/bin/true", ["/bin/true"]))
-attempt("kill-parent", lambda: os.kill(parent, 0))
-raw("ptrace-attach", libc.ptrace(16, parent, None, None))
-raw("process-vm-readv", libc.syscall(310, parent, None, 0, None, 0, 0))
-raw("io-uring-setup", libc.syscall(425, 1, None))
-raw("setuid-0", libc.setuid(0))
 attempt("exec-memory", lambda: mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC))
 attempt("read-etc-passwd", lambda: open("/etc/passwd").read())
 attempt("read-victim", lambda: open(victim + "/home-secret.txt").read())
@@ -275,10 +283,11 @@ REFUSED = {errno.EPERM, errno.EACCES}
 
 @pytest.mark.parametrize("user", USERS)
 def test_raw_system_calls_meet_seccomp_and_landlock(user, victim):
-    """Native code (ctypes) in a confined process: sockets, fork, exec, signals and
-    ptrace of the parent, process_vm_readv, io_uring, setuid, executable memory, reading
-    /etc/passwd or a world-readable file, writing /tmp: each fails with EPERM or EACCES;
-    reading a folder it was allowed to read and signalling itself still work."""
+    """Native code (ctypes) in a confined process: sockets, fork, exec, executable memory,
+    reading /etc/passwd or a world-readable file, writing /tmp: each fails with EPERM or
+    EACCES; reading a folder it was allowed to read and signalling itself still work.
+    (Signals to others, ptrace, process_vm_readv, io_uring, setuid: see
+    :func:`test_forbidden_system_calls_kill_the_confined_process`.)"""
     python = sys.executable if user == "pibench-user" else NOBODY_PYTHON
     prefix = [] if user == "pibench-user" else NOBODY
     proc = subprocess.run(
@@ -297,7 +306,79 @@ def test_raw_system_calls_meet_seccomp_and_landlock(user, victim):
     assert out.pop("control-signal-self") == 0
     refused = {name: code for name, code in out.items() if code in REFUSED}
     assert refused == out, {name: code for name, code in out.items() if code not in REFUSED}
-    assert len(out) == 15
+    assert len(out) == 10
+
+
+#: A plain process confines itself (ctypes loaded first) and makes one raw system call
+#: (argv[2]) that no confined agent code can make; it prints "survived" if it lives.
+KILL_PROBE = r"""
+import ctypes, os, sys, importlib.util
+spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
+confine = importlib.util.module_from_spec(spec)
+sys.modules["confine_probe"] = confine
+spec.loader.exec_module(confine)
+libc = ctypes.CDLL(None, use_errno=True)
+parent = os.getppid()
+r, w = os.pipe()
+status = confine.apply([os.path.dirname(os.__file__)], memory_limit=0, keep_fds=64)
+assert status.complete, status
+print("confined", flush=True)
+calls = {
+    "kill-parent": lambda: libc.kill(parent, 0),
+    "tgkill-parent": lambda: libc.syscall(234, parent, parent, 0),
+    "ptrace-attach": lambda: libc.ptrace(16, parent, None, None),
+    "process-vm-readv": lambda: libc.syscall(310, parent, None, 0, None, 0, 0),
+    "io-uring-setup": lambda: libc.syscall(425, 1, None),
+    "bpf": lambda: libc.syscall(321, 0, None, 0),
+    "perf-event-open": lambda: libc.syscall(298, None, 0, -1, -1, 0),
+    "unshare-user": lambda: libc.unshare(0x10000000),
+    "clone-newuser": lambda: libc.syscall(56, 0x10000000 | 17, None, None, None, None),
+    "setuid-0": lambda: libc.setuid(0),
+    "fcntl-setown": lambda: libc.fcntl(r, 8, parent),
+    "fcntl-setsig": lambda: libc.fcntl(r, 10, 9),
+    "fcntl-async": lambda: libc.fcntl(r, 4, os.O_ASYNC),
+}
+calls[sys.argv[2]]()
+print("survived", flush=True)
+"""
+
+KILL_CALLS = [
+    "kill-parent",
+    "tgkill-parent",
+    "ptrace-attach",
+    "process-vm-readv",
+    "io-uring-setup",
+    "bpf",
+    "perf-event-open",
+    "unshare-user",
+    "clone-newuser",
+    "setuid-0",
+    "fcntl-setown",
+    "fcntl-setsig",
+    "fcntl-async",
+]
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the raw system call numbers are x86_64's")
+@pytest.mark.skipif(not confinement_status().complete, reason="needs complete confinement")
+def test_forbidden_system_calls_kill_the_confined_process():
+    """Each system call no confined agent code can make (signals to another process, the
+    fcntl signal route, ptrace, process_vm_readv, io_uring, bpf, perf events, a user
+    namespace by unshare or clone, setuid) kills the confined process with SIGSYS, a death
+    its parent sees (before: EPERM, seen by no one but the caller)."""
+    import signal
+
+    for name in KILL_CALLS:
+        proc = subprocess.run(
+            [sys.executable, "-c", KILL_PROBE, str(CONFINE_PY), name],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.stdout == "confined\n", (name, proc.stdout, proc.stderr)
+        assert proc.returncode == -signal.SIGSYS, (name, proc.returncode, proc.stderr)
 
 
 #: seccomp alone, as on a kernel without Landlock: the filter then refuses every open.

@@ -175,8 +175,9 @@ def test_the_landlock_abi_cap_reaches_the_agent_process_and_its_report(tmp_path)
 
 
 #: A process confines itself with confine.apply (its Landlock capped by the environment),
-#: then tries the fcntl route to signal the victim (argv[2]): F_SETOWN, F_SETSIG SIGKILL,
-#: O_ASYNC, and a write that makes the pipe readable. Prints {attempt: errno}.
+#: checks ordinary fcntl, then tries one step (argv[3]) of the fcntl route to signal the
+#: victim (argv[2]): F_SETOWN, F_SETOWN_EX, F_SETSIG SIGKILL, O_ASYNC, then a write that makes
+#: the pipe readable. Prints {attempt: errno}; the seccomp filter kills it at the step.
 FCNTL_PROBE = r"""
 import fcntl, json, os, signal, sys, importlib.util
 spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
@@ -195,14 +196,22 @@ def attempt(name, fn):
     except OSError as exc:
         out[name] = exc.errno
 
-attempt("F_SETOWN", lambda: fcntl.fcntl(r, fcntl.F_SETOWN, victim))
-attempt("F_SETOWN_EX", lambda: fcntl.fcntl(r, 15, bytes(8)))
-attempt("F_SETSIG", lambda: fcntl.fcntl(r, 10, signal.SIGKILL))
-attempt("F_SETFL-O_ASYNC", lambda: fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC))
 attempt("control-F_SETFL", lambda: fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK))
 attempt("control-F_GETFD", lambda: fcntl.fcntl(w, fcntl.F_GETFD))
+print(json.dumps(out), flush=True)
+steps = {
+    "F_SETOWN": lambda: fcntl.fcntl(r, fcntl.F_SETOWN, victim),
+    "F_SETOWN_EX": lambda: fcntl.fcntl(r, 15, bytes(8)),
+    "F_SETSIG": lambda: fcntl.fcntl(r, 10, signal.SIGKILL),
+    "F_SETFL-O_ASYNC": lambda: fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC),
+}
+for name, step in steps.items():
+    if name == sys.argv[3]:
+        step()
+    else:
+        attempt(name, step)
 os.write(w, b"x")  # the pipe is readable now: with the route open, the victim gets SIGKILL
-print(json.dumps(out))
+print("survived", flush=True)
 """
 
 
@@ -210,8 +219,9 @@ def test_fcntl_cannot_signal_another_process_under_landlock_abi_5(tmp_path):
     """With the agent process's Landlock capped at ABI 5 (no signal scoping), a confined
     process of the same user as its victim (``nobody`` when the tests run as root) cannot
     aim SIGIO/SIGKILL at it through ``F_SETOWN``/``F_SETOWN_EX``/``F_SETSIG``/``O_ASYNC``:
-    each is refused (EPERM) and the victim lives; ordinary ``fcntl`` still works. Before,
-    the filter let every fcntl through and the victim was killed."""
+    each step kills the confined process (SIGSYS, seen by its parent) and the victim lives;
+    ordinary ``fcntl`` still works. Before, the filter let every fcntl through and the
+    victim was killed."""
     if not confinement_status().seccomp or confinement_status().landlock_abi < 5:
         pytest.skip("needs seccomp and Landlock ABI >= 5")
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
@@ -219,22 +229,23 @@ def test_fcntl_cannot_signal_another_process_under_landlock_abi_5(tmp_path):
         pytest.skip("needs setpriv to run the victim as nobody")
     victim = subprocess.Popen([*as_nobody, "sleep", "600"], cwd="/")
     try:
-        probe = subprocess.run(
-            [sys.executable, "-c", FCNTL_PROBE, str(CONFINE_PY), str(victim.pid)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            env=dict(os.environ, **{CAP: "5"}),
-        )
-        assert probe.returncode == 0, probe.stderr
-        out = json.loads(probe.stdout)
-        status = out.pop("status")
-        assert status["landlock_abi"] == 5 and status["complete"], status
-        assert out.pop("control-F_SETFL") == 0 and out.pop("control-F_GETFD") == 0
-        assert out == dict.fromkeys(("F_SETOWN", "F_SETOWN_EX", "F_SETSIG", "F_SETFL-O_ASYNC"), 1), out
-        assert victim.poll() is None, "the victim was signalled"
+        for step in ("F_SETOWN", "F_SETOWN_EX", "F_SETSIG", "F_SETFL-O_ASYNC"):
+            probe = subprocess.run(
+                [sys.executable, "-c", FCNTL_PROBE, str(CONFINE_PY), str(victim.pid), step],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                env=dict(os.environ, **{CAP: "5"}),
+            )
+            assert probe.returncode == -signal.SIGSYS, (step, probe.returncode, probe.stdout, probe.stderr)
+            out = json.loads(probe.stdout.splitlines()[0])
+            status = out.pop("status")
+            assert status["landlock_abi"] == 5 and status["complete"], status
+            assert out == {"control-F_SETFL": 0, "control-F_GETFD": 0}, out
+            assert "survived" not in probe.stdout
+            assert victim.poll() is None, "the victim was signalled"
     finally:
         victim.kill()
         victim.wait()

@@ -63,3 +63,37 @@ def test_a_table_valued_function_is_refused_with_a_way_out():
         finally:
             if isolated:
                 api.observer.close()
+
+
+def _status(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
+
+
+@pytest.mark.skipif(not sqlworker.sys.platform.startswith("linux"), reason="reads /proc/PID/status (Linux)")
+def test_the_worker_reads_agent_sql_without_privileges():
+    """The query worker parses agent-written SQL: by the time it answers a query it has
+    ``NoNewPrivs 1`` and no effective, permitted or bounding-relevant capability
+    (``CapEff``/``CapPrm`` 0), and when pibench runs as root it is user and group ``nobody``
+    (65534) with no supplementary groups, and still answers. Before, as root it was uid 0
+    with ``CapEff 000001ffffffffff`` and ``NoNewPrivs 0`` (QA4 F7)."""
+    import os
+
+    source = sqlite3.connect(":memory:")
+    source.execute("create table t (id)")
+    source.execute("insert into t values (1)")
+    source.commit()
+    worker = sqlworker.QueryWorker(ALLOWED_FUNCTIONS)
+    try:
+        assert worker.query("select count(*) from t", 100, 5.0, 0, source.serialize)["rows"] == [[1]]
+        assert worker.proc is not None
+        status = _status(worker.proc.pid)
+        assert status["NoNewPrivs"].strip() == "1", status
+        assert int(status["CapEff"], 16) == 0 and int(status["CapPrm"], 16) == 0, status
+        if os.geteuid() == 0:
+            assert status["Uid"].split() == ["65534"] * 4, status
+            assert status["Gid"].split() == ["65534"] * 4, status
+            assert status["Groups"].strip() == "", status
+        assert worker.query("select id + 1 from t", 100, 5.0, 0, source.serialize)["rows"] == [[2]]
+    finally:
+        worker.stop()
