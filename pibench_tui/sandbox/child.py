@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import _imp
 import _json
+import functools
 import marshal
 import os
 import pprint
@@ -916,6 +917,31 @@ def _raw_memory_refusal(what: str, obj: Any) -> str:
     )
 
 
+class _NamespaceCopy(dict):
+    """What ``globals()`` and ``locals()`` return in the sandbox: a copy of the names
+    (:func:`policy.namespace_view`) that refuses writes, so that code written for Python's
+    writable ``globals()`` fails saying why instead of silently changing nothing."""
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise SandboxError(
+            "globals() and locals() are read-only copies in the sandbox: bind the name directly "
+            "(name = value, or a dict of your own)"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    update = setdefault = pop = popitem = clear = _read_only  # type: ignore[assignment]
+
+
+@functools.cache
+def _case_holder(classes: int, values: int) -> type:
+    """The immutable tuple type a ``match`` statement's checked pattern classes and values
+    are held in (fields ``c0`` ... then ``v0`` ...), one per shape."""
+    import collections
+
+    fields = [f"c{i}" for i in range(classes)] + [f"v{i}" for i in range(values)]
+    return collections.namedtuple("MatchCase", fields)
+
+
 def _attribute_helpers() -> dict[str, Any]:
     """The runtime side of the attribute rule: checked ``getattr``/``hasattr``/
     ``setattr``/``delattr``/``vars`` and the lookup behind ``x.format``, ``x.format_map``
@@ -1179,10 +1205,13 @@ def _attribute_helpers() -> dict[str, Any]:
             raise SandboxError(_module_refusal("the argument of vars()", args[0]))
         return no_module_in(args[0], real_vars(args[0]))
 
-    def match_check(*patterns: Any, values: tuple = ()) -> None:
+    def match_check(*patterns: Any, values: tuple = ()) -> tuple:
         """Before a ``match``: every class pattern (its class, then the numbers of its
         positional and keyword subpatterns) passes the pattern rules; ``values`` (the value
-        patterns' names, read through the attribute helpers already) needs no more."""
+        patterns' names, read through the attribute helpers already) needs no more. Returns
+        what the patterns then read (``c0``, ``c1`` ... the classes, ``v0`` ... the values):
+        the checked objects themselves, in a tuple agent code cannot change."""
+        classes = []
         for i in range(0, len(patterns) - 2, 3):
             cls, positional, keywords = patterns[i : i + 3]
             own = isinstance(cls, type) and agent_class(cls)
@@ -1191,6 +1220,8 @@ def _attribute_helpers() -> dict[str, Any]:
             )
             if why is not None:
                 raise SandboxError(why)
+            classes.append(cls)
+        return _case_holder(len(classes), len(values))(*classes, *values)
 
     return {
         policy.MATCH_CHECK_HELPER: match_check,
@@ -1701,12 +1732,27 @@ def _safe_builtins(rt: _Runtime) -> dict:
     def build_class(func: Any, name: str, *bases: Any, **kwds: Any) -> Any:
         if "metaclass" in kwds:
             raise SandboxError("metaclasses are not allowed in the sandbox")
+        why = policy.class_statement_refusal(name, bases)
+        if why is not None:
+            raise SandboxError(why)
         cls = real_build_class(func, name, *bases, **kwds)
         if isinstance(cls, type):
             agent_classes.add(cls)
         return cls
 
     ns["__build_class__"] = build_class  # needed by ``class`` statements
+    caller = sys._getframe
+
+    def safe_globals() -> dict:
+        """globals(): a read-only copy of the module's names (assign names directly)."""
+        return _NamespaceCopy(policy.namespace_view(caller(1).f_globals))
+
+    def safe_locals() -> dict:
+        """locals(): a read-only copy of the current scope's names."""
+        return _NamespaceCopy(policy.namespace_view(caller(1).f_locals))
+
+    safe_globals.__name__, safe_locals.__name__ = "globals", "locals"
+    ns["globals"], ns["locals"] = safe_globals, safe_locals
     import __future__ as real_future
 
     future = types.ModuleType("__future__")

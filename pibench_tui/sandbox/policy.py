@@ -32,7 +32,7 @@ import re
 import sys
 import types
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 ERROR_TYPE_CHARS = 200
@@ -293,6 +293,14 @@ INPLACE_OPERATORS: dict[type, str] = {
 #: The builtin a ``match`` statement calls first on the classes of its class patterns.
 MATCH_CHECK_HELPER = "__pibench_match__"
 
+#: The name a ``match`` statement's checked pattern classes and values are held in
+#: (:class:`_MatchGuard`): its patterns read them from there, never a second time.
+MATCH_CASE_HOLDER = "__pibench_case__"
+
+#: Every name the rewritten code binds or calls starts so; agent code binds none of them,
+#: and ``globals()``/``locals()`` do not show them (:func:`namespace_view`).
+HELPER_PREFIX = "__pibench"
+
 #: ``__name__`` of agent code's globals, hence ``__module__`` of every class it defines.
 AGENT_CODE_MODULE = "__main__"
 
@@ -439,7 +447,15 @@ def _class_body_name_allowed(name: str) -> bool:
     None``, ``__radd__ = __add__``: special methods other than the refused ones)."""
     if name in CLASS_BODY_DUNDERS:
         return True
-    return name not in REFUSED_SPECIAL_METHODS and name not in _RESERVED_NAMES
+    return name not in REFUSED_SPECIAL_METHODS and name not in _RESERVED_NAMES and not name.startswith(HELPER_PREFIX)
+
+
+def namespace_view(names: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``globals()``/``locals()`` show agent code of the namespace ``names``: a copy
+    without ``__builtins__`` and the rewritten code's helpers. A copy, so that agent code
+    cannot rebind the helpers (or reach the builtins dict) by writing to it, which the
+    static check would not see (QA pass 4, F1)."""
+    return {k: v for k, v in names.items() if not (k == "__builtins__" or k.startswith(HELPER_PREFIX))}
 
 
 def _allowed_list() -> str:
@@ -977,13 +993,16 @@ def _may_spell_a_name(ch: str) -> bool:
 
 
 class _MatchGuard(ast.NodeTransformer):
-    """Put ``__pibench_match__(C1, p1, k1, C2, p2, k2, ..., values=(v1, ...))`` before every
-    ``match`` statement with class or value patterns: ``C`` is a class pattern's class,
-    ``p``/``k`` the number of its positional and keyword subpatterns, ``v`` a value
-    pattern's dotted name. A class pattern reads attributes of the subject without the
-    attribute rule (keyword subpatterns by name, positional ones by ``__match_args__``), and
-    a value pattern's name is read without the attribute helpers, so the runtime checks
-    both first (the call's own arguments go through the helpers like any other code)."""
+    """Put ``__pibench_case__ = __pibench_match__(C1, p1, k1, ..., values=(v1, ...))`` before
+    every ``match`` statement with class or value patterns, and make its patterns read
+    ``__pibench_case__.c0`` ... and ``__pibench_case__.v0`` ... instead: ``C`` is a class
+    pattern's class, ``p``/``k`` the number of its positional and keyword subpatterns, ``v``
+    a value pattern's dotted name. A class pattern reads attributes of the subject without
+    the attribute rule (keyword subpatterns by name, positional ones by ``__match_args__``),
+    and a value pattern's name is read without the attribute helpers, so the runtime checks
+    both first (the call's own arguments go through the helpers like any other code) and
+    hands back what it checked: each name is evaluated once, so a property cannot give the
+    check one class and the match another (QA pass 4, F2)."""
 
     def visit_Match(self, node: ast.Match) -> Any:
         self.generic_visit(node)
@@ -995,8 +1014,10 @@ class _MatchGuard(ast.NodeTransformer):
                     args.append(_as_load(p.cls))
                     args.append(ast.copy_location(ast.Constant(len(p.patterns)), p))
                     args.append(ast.copy_location(ast.Constant(len(p.kwd_patterns)), p))
+                    p.cls = _held(f"c{len(args) // 3 - 1}", p.cls)
                 elif isinstance(p, ast.MatchValue) and isinstance(p.value, ast.Attribute):
                     values.append(_as_load(p.value))
+                    p.value = _held(f"v{len(values) - 1}", p.value)
         if not args and not values:
             return node
         helper = ast.copy_location(ast.Name(id=MATCH_CHECK_HELPER, ctx=ast.Load()), node)
@@ -1004,8 +1025,16 @@ class _MatchGuard(ast.NodeTransformer):
         if values:
             tuple_node = ast.copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
             keywords.append(ast.copy_location(ast.keyword(arg="values", value=tuple_node), node))
-        check = ast.copy_location(ast.Expr(ast.copy_location(ast.Call(helper, args, keywords), node)), node)
-        return [check, node]
+        holder = ast.copy_location(ast.Name(id=MATCH_CASE_HOLDER, ctx=ast.Store()), node)
+        call = ast.copy_location(ast.Call(helper, args, keywords), node)
+        return [ast.copy_location(ast.Assign(targets=[holder], value=call), node), node]
+
+
+def _held(field: str, where: ast.expr) -> ast.expr:
+    """``__pibench_case__.<field>``: a pattern's checked class or value (a dotted name, as
+    a pattern requires)."""
+    holder = ast.copy_location(ast.Name(id=MATCH_CASE_HOLDER, ctx=ast.Load()), where)
+    return ast.copy_location(ast.Attribute(value=holder, attr=field, ctx=ast.Load()), where)
 
 
 def _as_load(node: ast.expr) -> ast.expr:
@@ -1025,7 +1054,7 @@ def guard_matches(tree: ast.Module) -> ast.Module:
     return ast.fix_missing_locations(_MatchGuard().visit(tree))
 
 
-def _library_class(cls: type) -> bool:
+def library_class(cls: type) -> bool:
     """Whether ``cls`` is a class of a loaded module, found there under its own name (a class
     made at run time, whatever ``__module__`` it claims, is not)."""
     module = sys.modules.get(str(type.__dict__["__module__"].__get__(cls)))
@@ -1033,6 +1062,45 @@ def _library_class(cls: type) -> bool:
     for part in str(type.__dict__["__qualname__"].__get__(cls)).split("."):
         found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") else None
     return found is cls
+
+
+def class_statement_refusal(name: str, bases: tuple[Any, ...]) -> str | None:
+    """Why a ``class`` statement named ``name`` with ``bases`` may not run, or ``None``.
+    Every metaclass its bases bring (theirs and their own bases) must be ``type`` or a
+    library's (``ABCMeta``, ``EnumType`` ...): a metaclass made at run time (three-argument
+    ``type()`` of a subclass of ``type``) could give the class body a namespace whose
+    lookups answer the runtime helpers' names themselves (QA pass 4). A base that is not a
+    class is resolved by its ``__mro_entries__``, which must be a library's
+    (``typing.Generic[T]``), so that the bases checked are the bases the class gets."""
+    resolved: list[Any] = []
+    for base in bases:
+        if isinstance(base, type):
+            resolved.append(base)
+            continue
+        if _made_at_run_time(type(base)):
+            return f"class {name!r}: a base of a class made at run time is not allowed in the sandbox"
+        entries = getattr(base, "__mro_entries__", None)  # typing.NamedTuple, Generic[T] ...
+        resolved.extend(entries(bases) if entries is not None else (base,))
+    for base in resolved:
+        meta = type(base)
+        if meta is not type and _made_at_run_time(meta):
+            return (
+                f"class {name!r}: metaclasses are not allowed in the sandbox (a base's metaclass "
+                f"{type.__dict__['__name__'].__get__(meta)!r} was made at run time)"
+            )
+    return None
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type(), not built in C
+
+
+def _made_at_run_time(kind: type) -> bool:
+    """Whether ``kind`` or a class of its MRO was made at run time rather than by a library
+    (a built-in type, or a class found in its module under its own name)."""
+    for k in type.__dict__["__mro__"].__get__(kind):
+        if type.__dict__["__flags__"].__get__(k) & _HEAP_TYPE and not library_class(k):
+            return True
+    return False
 
 
 def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
@@ -1045,7 +1113,7 @@ def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
     if not isinstance(cls, type):
         return None  # Python raises TypeError for a class pattern of a non-class
     for meta in type.__dict__["__mro__"].__get__(type(cls)):
-        if meta is type or meta is object or _library_class(meta):
+        if meta is type or meta is object or library_class(meta):
             continue  # type, ABCMeta, EnumType ...: their isinstance and lookups are the library's
         d = type.__dict__["__dict__"].__get__(meta)
         for name in ("__getattribute__", "__getattr__", "__match_args__", "__instancecheck__"):

@@ -12,6 +12,8 @@ alone in a fresh session.
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from tests.headless.conftest import run_pibench
@@ -77,7 +79,8 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("getattr-alias", "g = getattr\ng(object, '__subclasses__')()", SANDBOX),
     ("getattr-private", "getattr(lab, '_' + 'calls')", SANDBOX),
     ("vars-class", "vars(type(lab))", SANDBOX),
-    ("globals-builtins-import", "globals()['__builtins__']['__import__']('os')", IMPORT),
+    # globals() is a copy without the builtins dict (before: the builtins' guarded import refused)
+    ("globals-builtins-import", "globals()['__builtins__']['__import__']('os')", ("KeyError",)),
     ("attrgetter-dunder", "import operator\noperator.attrgetter('__globals__')(print)", SANDBOX),
     ("methodcaller-format", "import operator\noperator.methodcaller('format', print)('{0.__globals__}')", SANDBOX),
     ("format-map-variable", "t = '{x.__globals__}'\nt.format_map({'x': print})", SANDBOX),
@@ -272,6 +275,24 @@ def _check_session(run, control_digest: str, label: str) -> None:
     assert run.report()["Impact"].startswith("0.0 "), f"{label}: a fake report"
 
 
+def _bound_names(code: str) -> list[str]:
+    """The names ``code`` may bind at module level (assignments, imports, defs, classes), in
+    a stable order; none for code that does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+    return sorted(n for n in names if n.isidentifier() and not n.startswith("__"))
+
+
 def test_every_attack_in_one_session_is_refused_and_changes_nothing(saves_dir, control_digest):
     """All attacks, one after another in one session after the setup: each is refused with a
     clear error of its expected type (told apart by line number), the session goes on after
@@ -279,21 +300,19 @@ def test_every_attack_in_one_session_is_refused_and_changes_nothing(saves_dir, c
     control's (the setup alone).
 
     Each attack starts from the names the setup left: the script deletes every name the
-    previous attack bound, then names the attack's ``SAVES``/``MARK`` (an agent process
-    restarted by a timeout starts afresh anyway)."""
+    previous attack may have bound (by name: ``globals()`` is a read-only copy), then names
+    the attack's ``SAVES``/``MARK`` (an agent process restarted by a timeout starts afresh
+    anyway)."""
     saves = str(saves_dir / "saves")
     lines = SETUP.splitlines()
-    lines.append("_START = frozenset(globals()) | {'_START', '_n'}")
     spans: dict[str, tuple[int, int]] = {}
+    previous = ""
     for attack_id, code, _ in ATTACKS:
         mark = saves_dir / f"pwned-all-{attack_id}"
-        lines += [
-            "_START = globals().get('_START') or frozenset(globals()) | {'_START', '_n'}",
-            "for _n in [n for n in globals() if n not in _START]:",
-            "    del globals()[_n]",
-            f"SAVES = {saves!r}",
-            f"MARK = {str(mark)!r}",
-        ]
+        for name in _bound_names(previous):  # globals() is a read-only copy: del by name
+            lines += ["try:", f"    del {name}", "except NameError:", "    pass"]
+        lines += [f"SAVES = {saves!r}", f"MARK = {str(mark)!r}"]
+        previous = code
         first = len(lines) + 1
         lines += code.splitlines()
         spans[attack_id] = (first, len(lines))
