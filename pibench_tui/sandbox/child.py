@@ -932,6 +932,39 @@ class _NamespaceCopy(dict):
     update = setdefault = pop = popitem = clear = _read_only  # type: ignore[assignment]
 
 
+class _PatternMeta(type):
+    """The metaclass of :func:`_pattern_class`'s stand-ins: ``isinstance`` by the subject's
+    real type (its MRO holds the class the pattern names), never by hooks agent code can
+    set (``__subclasshook__``, ``register``, ``__class__``)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        target = type.__dict__["__dict__"].__get__(cls)["_target"]
+        return target in type.__dict__["__mro__"].__get__(type(obj))
+
+
+_PATTERN_CLASSES: dict[tuple[type, tuple[str, ...]], type] = {}
+
+
+def _pattern_class(cls: type, match_args: tuple[str, ...]) -> type:
+    """What a class pattern that reads attributes of its subject (``case C(a, b=x)``)
+    matches against instead of ``cls``: a stand-in whose ``isinstance`` is the subject's
+    real type holding ``cls`` and whose ``__match_args__`` is the tuple the check read.
+    The pattern then reads what was checked, whatever agent code does to ``cls`` later
+    (``dataclass(C)`` in the subject's expression once set ``__match_args__`` to
+    ``('__globals__',)``) and whatever its ABC hooks answer (an ``abc.ABCMeta`` class with a
+    ``__subclasshook__`` saying yes matched any object and read its private attributes;
+    QA pass 4)."""
+    key = (cls, match_args)
+    stand_in = _PATTERN_CLASSES.get(key)
+    if stand_in is None:
+        if len(_PATTERN_CLASSES) >= 4096:
+            _PATTERN_CLASSES.clear()
+        name = type.__dict__["__name__"].__get__(cls)
+        stand_in = _PatternMeta(name, (), {"__match_args__": match_args, "_target": cls, "__slots__": ()})
+        _PATTERN_CLASSES[key] = stand_in
+    return stand_in
+
+
 @functools.cache
 def _case_holder(classes: int, values: int) -> type:
     """The immutable tuple type a ``match`` statement's checked pattern classes and values
@@ -1220,6 +1253,8 @@ def _attribute_helpers() -> dict[str, Any]:
             )
             if why is not None:
                 raise SandboxError(why)
+            if policy.pattern_reads_attributes(cls, positional, keywords):
+                cls = _pattern_class(cls, policy.match_args(cls))
             classes.append(cls)
         return _case_holder(len(classes), len(values))(*classes, *values)
 

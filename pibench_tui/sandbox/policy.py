@@ -1077,8 +1077,11 @@ def class_statement_refusal(name: str, bases: tuple[Any, ...]) -> str | None:
         if isinstance(base, type):
             resolved.append(base)
             continue
-        if _made_at_run_time(type(base)):
-            return f"class {name!r}: a base of a class made at run time is not allowed in the sandbox"
+        if _made_at_run_time(type(base)) or not _library_mro_entries(base):
+            return (
+                f"class {name!r}: a base that is not a class must be a library's (typing.NamedTuple, "
+                "Generic[T] ...) in the sandbox"
+            )
         entries = getattr(base, "__mro_entries__", None)  # typing.NamedTuple, Generic[T] ...
         resolved.extend(entries(bases) if entries is not None else (base,))
     for base in resolved:
@@ -1089,6 +1092,29 @@ def class_statement_refusal(name: str, bases: tuple[Any, ...]) -> str | None:
                 f"{type.__dict__['__name__'].__get__(meta)!r} was made at run time)"
             )
     return None
+
+
+def _library_mro_entries(base: Any) -> bool:
+    """Whether the non-class ``base``'s ``__mro_entries__`` (what Python calls to turn it
+    into bases: once here, once when the class is made) is a library's: a method of its
+    library type not overridden in its own ``__dict__`` (``Generic[T]``), or ``base`` is
+    itself a library object found in its module under its own name (``typing.NamedTuple``).
+    An entry copied into a ``functools.partial``'s dict by ``update_wrapper`` could answer
+    the check one way and the class statement another (QA pass 4)."""
+    own = getattr(base, "__dict__", None)  # the type of base is not made at run time (checked first)
+    if isinstance(own, dict) and "__mro_entries__" in own:
+        return isinstance(base, types.FunctionType) and _library_function(base)
+    return any(
+        "__mro_entries__" in type.__dict__["__dict__"].__get__(k) for k in type.__dict__["__mro__"].__get__(type(base))
+    )
+
+
+def _library_function(f: types.FunctionType) -> bool:
+    """Whether the function ``f`` is found in its module under its own name."""
+    found: Any = sys.modules.get(str(types.FunctionType.__dict__["__module__"].__get__(f)))
+    for part in str(types.FunctionType.__dict__["__qualname__"].__get__(f)).split("."):
+        found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") else None
+    return found is f
 
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type(), not built in C
@@ -1119,14 +1145,9 @@ def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
         for name in ("__getattribute__", "__getattr__", "__match_args__", "__instancecheck__"):
             if name in d:
                 return f"class {cls.__name__!r}: its metaclass defines {name}; it cannot be a pattern in the sandbox"
-    args: Any = ()
-    for k in type.__dict__["__mro__"].__get__(cls):
-        d = type.__dict__["__dict__"].__get__(k)
-        if "__match_args__" in d:
-            args = d["__match_args__"]
-            break
-    if type(args) is not tuple:
-        return f"class {cls.__name__!r}: __match_args__ must be a tuple of attribute names"
+    args = match_args(cls)
+    if type(args) is not tuple or any(type(name) is not str for name in args):
+        return f"class {cls.__name__!r}: __match_args__ must be a tuple of attribute names (str)"
     for name in args:
         why = attribute_refusal(name)
         if why is None and isinstance(name, str) and is_private(name) and not agent_class:
@@ -1136,9 +1157,28 @@ def match_args_refusal(cls: Any, agent_class: bool) -> str | None:
     return None
 
 
+def match_args(cls: type) -> Any:
+    """``cls.__match_args__`` as a class pattern reads it, found in the class's own
+    namespaces (no metaclass lookup); ``()`` when none defines it."""
+    for k in type.__dict__["__mro__"].__get__(cls):
+        d = type.__dict__["__dict__"].__get__(k)
+        if "__match_args__" in d:
+            return d["__match_args__"]
+    return ()
+
+
 #: Built-in classes whose class pattern with one positional subpattern matches the subject
 #: itself (``case int(n)``), reading no attribute.
 MATCH_SELF_CLASSES: tuple[type, ...] = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+def pattern_reads_attributes(cls: Any, positional: int, keywords: int) -> bool:
+    """Whether a class pattern of ``cls`` with ``positional`` and ``keywords`` subpatterns
+    reads attributes of its subject (any keyword subpattern; positional ones, except the
+    one of ``int(n)``-like built-ins)."""
+    if not isinstance(cls, type):
+        return False
+    return keywords > 0 or (positional > 0 and not (positional == 1 and cls in MATCH_SELF_CLASSES))
 
 
 def pattern_attributes_refusal(cls: Any, positional: int, keywords: int, agent_class: bool) -> str | None:
@@ -1150,8 +1190,7 @@ def pattern_attributes_refusal(cls: Any, positional: int, keywords: int, agent_c
     would hand out whatever it holds, a real module included."""
     if not isinstance(cls, type):
         return None  # Python raises TypeError for a class pattern of a non-class
-    reads = keywords > 0 or (positional > 0 and not (positional == 1 and cls in MATCH_SELF_CLASSES))
-    if reads and not agent_class:
+    if pattern_reads_attributes(cls, positional, keywords) and not agent_class:
         return (
             f"class pattern {cls.__name__}(...) with subpatterns reads attributes of the subject; in the "
             "sandbox only classes your code defines may have them (match a library object with "

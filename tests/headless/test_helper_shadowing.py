@@ -162,6 +162,9 @@ NAMESPACES_STILL_WORK = (
     "import enum\nclass Colour(enum.Enum):\n    RED = 1\n    BLUE = 2\n"
     "match Colour.BLUE:\n    case Colour.RED:\n        print('red')\n    case Colour.BLUE:\n        print('blue')\n"
     "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n    y: int\n"
+    "import typing\nT = typing.TypeVar('T')\nclass Box(typing.Generic[T]):\n    pass\n"
+    "class Pair(typing.NamedTuple):\n    a: int\n    b: int\n"
+    "match Pair(1, 2):\n    case Pair(a, b=b):\n        print('pair', a, b)\n"
     "for p in (P(1, 2), P(0, 5), 7):\n"
     "    match p:\n"
     "        case P(0, y):\n            print('on the axis', y)\n"
@@ -177,5 +180,81 @@ def test_namespace_views_and_matches_work_as_in_python(tmp_path) -> None:
     (reply,) = jsonl_replies([NAMESPACES_STILL_WORK], str(tmp_path))
     assert reply["ok"], reply
     assert reply["stdout"] == (
-        "3 True False False\n[('a', 1), ('b', 2)]\n['y']\nblue\npoint 1 2\non the axis 5\nint 7\n"
+        "3 True False False\n[('a', 1), ('b', 2)]\n['y']\nblue\npair 1 2\npoint 1 2\non the axis 5\nint 7\n"
     ), reply
+
+
+HOOKED = (
+    "import abc\nimport numpy as np\n"
+    "R = abc.ABCMeta('R', (), {'__subclasshook__': classmethod(lambda c, s: True), '__match_args__': ('_ctypes',)})\n"
+    "print(isinstance(np.zeros(1).ctypes, R))\n"
+    "match np.zeros(1).ctypes:\n"
+    "    case R(ct):\n"
+    "        print('ESCAPED', ct)\n"
+    "    case _:\n"
+    "        print('no match')\n"
+)
+
+CHANGED_AFTER_CHECK = (
+    "import abc, dataclasses, copy\n"
+    "C = abc.ABCMeta('C', (), {'__subclasshook__': classmethod(lambda c, s: True),"
+    " '__annotations__': {'__globals__': 'object'}})\n"
+    "def subject():\n"
+    "    dataclasses.dataclass(C)\n"
+    "    return copy.deepcopy\n"
+    "match subject():\n"
+    "    case C(g):\n"
+    "        print('ESCAPED', type(g))\n"
+)
+
+ENTRIES_TWICE = (
+    "import functools\n"
+    "class NS(dict):\n"
+    "    def __missing__(self, key):\n"
+    "        if key == '__pibench_get__':\n"
+    "            return lambda obj, name: 'ESCAPED'\n"
+    "        raise KeyError(key)\n"
+    "EM = type('EM', (type,), {'__prepare__': classmethod(lambda mcs, name, bases, **kw: NS())})\n"
+    "Evil = EM('Evil', (), {})\n"
+    "calls = []\n"
+    "def entries(bases):\n"
+    "    calls.append(1)\n"
+    "    return (object,) if len(calls) == 1 else (Evil,)\n"
+    "class Carrier:\n    pass\n"
+    "c = Carrier()\n"
+    "vars(c)['__mro_entries__'] = entries\n"
+    "p = functools.update_wrapper(functools.partial(print), c)\n"
+    "class Victim(p):\n"
+    "    x = (1).real\n"
+    "print(Victim.x)\n"
+)
+
+
+def test_a_reading_pattern_matches_by_the_subjects_real_type(tmp_path) -> None:
+    """A class pattern that reads attributes matches only a subject whose real type has
+    the class in its MRO: an ``abc.ABCMeta`` class whose ``__subclasshook__`` (passed in a
+    namespace dict, where the static check never sees it) says yes to anything still
+    passes ``isinstance``, but its pattern no longer matches a library object and reads
+    none of its private attributes (QA pass 4: it handed out the real ctypes, os, sys)."""
+    (reply,) = jsonl_replies([HOOKED], str(tmp_path))
+    assert "ESCAPED" not in json.dumps(reply), reply
+    assert reply["ok"] and reply["stdout"] == "True\nno match\n", reply
+
+
+def test_a_pattern_reads_the_match_args_that_were_checked(tmp_path) -> None:
+    """The subject's expression runs after the check: there ``dataclass(C)`` gave ``C``
+    ``__match_args__ = ('__globals__',)``. The pattern reads the tuple the check read (none
+    here), so the match fails instead of reading a function's globals."""
+    (reply,) = jsonl_replies([CHANGED_AFTER_CHECK], str(tmp_path))
+    assert "ESCAPED" not in json.dumps(reply), reply
+
+
+def test_a_base_resolved_twice_is_refused(tmp_path) -> None:
+    """A ``functools.partial`` carrying an ``__mro_entries__`` in its dict (copied there by
+    ``update_wrapper``) could answer the class check ``object`` and the class statement a
+    base whose metaclass ``__prepare__`` answers the helpers' names: a non-class base must
+    be a library's (``NamedTuple``, ``Generic[T]``)."""
+    (reply,) = jsonl_replies([ENTRIES_TWICE], str(tmp_path))
+    assert "ESCAPED" not in json.dumps(reply), reply
+    assert not reply["ok"] and reply["error"]["type"] == "SandboxError", reply
+    assert "must be a library's" in reply["error"]["message"], reply
