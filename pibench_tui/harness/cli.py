@@ -1116,7 +1116,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     import os
 
     from pibench_tui.harness.replay import replay_run
-    from pibench_tui.harness.runcheck import Found, find_run_folders
+    from pibench_tui.harness.runcheck import RUN_NAME, Found, find_run_folders
 
     dirs: list[Found] = []
     for root in args.runs:  # the report's walk: a link to a folder is listed, a FIFO result.json refused
@@ -1132,6 +1132,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for f in dirs:
         d = f.path
         if f.problem is not None:
+            if not RUN_NAME.match(d.name):  # a folder that is no run folder: said, not a run's verdict
+                print(visible(f"not a run  {d}: {f.problem}", newlines=True))
+                continue
             print(visible(f"INVALID  {d}: {f.problem}", newlines=True))
             bad += 1
             continue

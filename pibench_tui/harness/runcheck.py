@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,15 +66,36 @@ def _holds_run_files(path: Path) -> bool:
 
 def _empty_run_folder(path: Path, dirnames: list[str], filenames: list[str]) -> str | None:
     """Why ``path`` (no run file in it) is a broken run folder: a folder with no folder in it,
-    named as a run folder is, holds none of a run's files; else ``None``."""
-    if dirnames or not RUN_NAME.match(path.name):
+    named as a run folder is, holds none of a run's files; a folder with no folder in it whose
+    name is not a run folder's and that holds no run file (``standard-abc``, an empty
+    ``standard-103x``) is said to be no run folder (listed, never silently skipped; a hidden
+    one, ``.name``, is skipped); else ``None``."""
+    if dirnames:
         return None
     shown = ", ".join(sorted(filenames)[:3]) + (" ..." if len(filenames) > 3 else "")
     holds = f"it holds only {shown}" if filenames else "it is empty"
+    if not RUN_NAME.match(path.name):
+        if path.name.startswith("."):
+            return None
+        return f"{path} holds none of a run's files ({', '.join(RUN_FILES)}): {holds}"
     return (
         f"{path} is named as a run folder but holds none of a run's files ({', '.join(RUN_FILES)}): {holds} "
         "(a run folder emptied, or never written)"
     )
+
+
+def _not_folder_problem(path: Path) -> str | None:
+    """Why ``path``, an entry that is not a folder (a plain file, a FIFO, a socket) but is
+    named as a run folder is (:data:`RUN_NAME`), is listed: a run folder is a folder."""
+    if not RUN_NAME.match(path.name):
+        return None
+    if os.path.islink(path):
+        return f"{path} is a symbolic link, not followed (pibench never follows a link below a folder it reads)"
+    try:
+        what = "a FIFO" if stat.S_ISFIFO(os.lstat(path).st_mode) else "a file"
+    except OSError:
+        what = "an entry that cannot be read"
+    return f"{path} is named as a run folder but is {what}, not a folder: no career can be read from it"
 
 
 def find_run_folders(root: str | Path) -> list[Found]:
@@ -87,7 +109,11 @@ def find_run_folders(root: str | Path) -> list[Found]:
       be a link;
     * every folder without subfolders named as a run folder is (:data:`RUN_NAME`) that holds
       none of :data:`RUN_FILES` (empty, or only other files): a broken run folder of the seed
-      its name says, not a seed nobody played (the report counted it as a missing seed)."""
+      its name says, not a seed nobody played (the report counted it as a missing seed);
+    * every entry named as a run folder that is not a folder (a plain file, a FIFO, a link to
+      a file) and every folder below ``root`` without subfolders that holds no run file and
+      is not named as a run folder (``standard-abc``; hidden ``.name`` folders aside): listed
+      with its reason, never silently skipped."""
     root = Path(root)
     if _holds_run_files(root):
         return [Found(root)]
@@ -99,9 +125,15 @@ def find_run_folders(root: str | Path) -> list[Found]:
             dirnames[:] = []
             continue
         empty = _empty_run_folder(here, dirnames, filenames)
+        if here == root and not RUN_NAME.match(here.name):  # the folder named holds no runs: the caller says so
+            empty = None
         if empty is not None:
             found.append(Found(here, empty))
             continue
+        for name in sorted(filenames):
+            odd = _not_folder_problem(here / name)
+            if odd is not None:
+                found.append(Found(here / name, odd))
         for name in sorted(dirnames):
             if os.path.islink(here / name):
                 found.append(

@@ -314,9 +314,17 @@ def _status_columns(every: list[Career], cs: list[Career], absent: dict[str, Any
     }
 
 
+def _was_played(c: Career) -> bool:
+    """Whether ``c`` is a career someone played: its folder held a result (any status that
+    read one, or a recorded Impact) or a checkpoint (unfinished); not a folder, file or link
+    merely named as a run folder, nor one holding a stray file of a run."""
+    return c.status in ("valid", "unverified", "unfinished") or c.recorded_impact is not None
+
+
 def _absent_seeds(every: dict[str, list[Career]]) -> dict[str, dict[str, Any]]:
-    """Per row: ``seeds``, the seed keys that other rows of the same scenario have a run
-    folder for (any status) and this row has none, in seed order; ``elsewhere``, for those of
+    """Per row: ``seeds``, the seed keys that other rows of the same scenario played
+    (:func:`_was_played`: a run folder with a result or a checkpoint; an empty folder, a
+    file or a link named as a run folder is no seed played) and this row has none, in seed order; ``elsewhere``, for those of
     them that a career of the row's own label played in another row of the scenario (a label
     split by settings, :func:`split_labels`), seed key -> those rows. Worked out from the
     careers themselves (their scenario, label and seed key), never by reading a row's name:
@@ -325,8 +333,9 @@ def _absent_seeds(every: dict[str, list[Career]]) -> dict[str, dict[str, Any]]:
     where: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (scenario, label, key) -> rows
     for row, cs in every.items():
         for c in cs:
-            played[c.scenario].add(c.key)
-            where[(c.scenario, c.label, c.key)].add(row)
+            if _was_played(c):
+                played[c.scenario].add(c.key)
+                where[(c.scenario, c.label, c.key)].add(row)
     out = {}
     for row, cs in every.items():
         have = {(c.scenario, c.key) for c in cs}

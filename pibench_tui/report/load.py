@@ -526,15 +526,20 @@ _KIND_UNKNOWN = "unknown"
 def _settle_kinds(careers: list[Career]) -> None:
     """A career whose result could not be read takes the kind of its label's other careers
     when they all have one (an unreadable folder among a policy's is the policy's: no
-    "(agent run)" row of its own), else ``agent``."""
+    "(agent run)" row of its own), ``policy`` when the label has a policy career or reads as
+    a policy's name (``pibench agent`` refuses such labels), else ``agent``."""
     kinds: dict[str, set[str]] = {}
     for c in careers:
         if c.kind != _KIND_UNKNOWN:
             kinds.setdefault(c.label, set()).add(c.kind)
+    from pibench_tui.textsafe import reads_as
+    from world.policies import ALL_NAMES
+
     for c in careers:
         if c.kind == _KIND_UNKNOWN:
             known = kinds.get(c.label, set())
-            c.kind = next(iter(known)) if len(known) == 1 else "agent"
+            policy = "policy" if reads_as(c.label, ALL_NAMES) is not None else "agent"
+            c.kind = next(iter(known)) if len(known) == 1 else "policy" if "policy" in known else policy
 
 
 def _unreadable(path: Path, reason: str) -> Career:
@@ -557,7 +562,10 @@ def _without_result(path: Path) -> Career:
     label, scen, key = _folder_identity(path)
     if key.startswith("folder:"):
         return _unreadable(path, "it holds no result.json")
-    c = _blank(path, label, "agent", scen, key)
+    # a checkpoint or a transcript is written by `pibench agent` only; anything else (an
+    # action log alone) is its label's kind (_settle_kinds): never an "(agent run)" row of a policy
+    agent = any(os.path.lexists(path / f) for f in ("checkpoint.json", "transcript.jsonl"))
+    c = _blank(path, label, "agent" if agent else _KIND_UNKNOWN, scen, key)
     ckpt_hash = None
     if (path / "checkpoint.json").is_file():
         try:

@@ -175,3 +175,39 @@ def test_an_emptied_run_folder_is_an_invalid_career_not_a_missing_seed(tmp_path)
     assert all(lines[f"oracle/short-12-{s}"].startswith("INVALID") for s in (103, 104, 105)), rp.stdout
     assert "holds none of a run's files" in lines["oracle/short-12-104"], rp.stdout
     assert lines["do-nothing/short-12-103"].startswith("valid"), rp.stdout
+
+
+def test_every_entry_named_as_a_run_or_left_without_run_files_is_listed_with_its_reason(tmp_path):
+    """Beside oracle's genuine careers of seeds 101-102, under its label: a plain file
+    `short-12-104`, a FIFO `short-12-107`, a link `short-12-105`, a folder holding only an
+    action log `short-12-108`, empty folders `short-12-abc` and `short-12-103x`. `pibench
+    report` lists every one with its reason: the run-named ones as careers of oracle's row
+    (no "oracle (agent run)" row, no "played only with other settings" note for seeds nobody
+    played), the others in `--json`'s `foreign` and the terminal's "not a run" lines (before:
+    the file, the FIFO and both odd folders were listed nowhere, and the link and the partial
+    folder made an "oracle (agent run)" row at 100 % collapse)."""
+    runs = tmp_path / "runs"
+    pol = _policy_runs(runs)
+    (pol / "short-12-104").write_text("not a folder\n")
+    os.mkfifo(pol / "short-12-107")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, pol / "short-12-105")
+    (pol / "short-12-108").mkdir()
+    shutil.copy(pol / "short-12-101" / "actions.jsonl", pol / "short-12-108" / "actions.jsonl")
+    (pol / "short-12-abc").mkdir()
+    (pol / "short-12-103x").mkdir()
+    rep, text = _report([runs], tmp_path)
+    careers = {c["key"]: c for c in rep["careers"]}
+    assert {c["row"] for c in rep["careers"]} == {"oracle"}, [c["row"] for c in rep["careers"]]
+    assert careers["104"]["status"] == "invalid" and "is a file, not a folder" in careers["104"]["invalid_reason"]
+    assert careers["107"]["status"] == "invalid" and "is a FIFO, not a folder" in careers["107"]["invalid_reason"]
+    assert careers["105"]["status"] == "invalid" and "symbolic link" in careers["105"]["invalid_reason"]
+    assert careers["108"]["status"] == "crashed"
+    foreign = {Path(f["source"]).name: f["reason"] for f in rep["foreign"]}
+    assert set(foreign) == {"short-12-abc", "short-12-103x"}, foreign
+    assert all("holds none of a run's files" in why for why in foreign.values()), foreign
+    flat = " ".join(text.split())
+    assert "played only with other settings" not in flat and "(agent run)" not in flat, text
+    for name in ("short-12-104", "short-12-107", "short-12-abc", "short-12-103x"):
+        assert name in flat, name
