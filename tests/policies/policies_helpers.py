@@ -65,3 +65,13 @@ def run_script(path: Path, seed: int, config: WorldConfig | None = None) -> Worl
     w = World(config or WorldConfig(), seed)
     exec(compile(path.read_text(), str(path), "exec"), script_globals(Api(w)))
     return w
+
+
+def cli(argv: list[str]) -> int:
+    """``pibench ARGV`` in this process; its exit status (argparse usage errors included)."""
+    from pibench_tui.cli.command import main
+
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        return int(exc.code or 0)

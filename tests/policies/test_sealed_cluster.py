@@ -10,33 +10,14 @@ import json
 from pathlib import Path
 
 import pytest
-
-from pibench_tui.cli.command import main
-
-
-def _cli(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:  # argparse usage errors
-        return int(exc.code or 0)
-
-
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """A small in-process Dask cluster (threads, no dashboard)."""
-    import distributed  # the `test` extra installs dask[distributed]
-
-    with distributed.LocalCluster(
-        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
-    ) as cluster:
-        yield cluster
+from policies_helpers import cli
 
 
 @pytest.fixture
 def seal_file(tmp_path: Path) -> Path:
     """A seal file of two secret seeds (``pibench seal``)."""
     path = tmp_path / "seal.json"
-    assert _cli(["seal", "--count", "2", "--out", str(path)]) == 0
+    assert cli(["seal", "--count", "2", "--out", str(path)]) == 0
     return path
 
 
@@ -46,7 +27,7 @@ def test_sealed_seeds_on_a_cluster_are_refused_without_the_opt_in(tmp_path, dask
     --send-seeds-to-cluster (before: exit 0, every sealed seed sent to the workers)."""
     out = tmp_path / "r.json"
     argv = ["run", "baseline", "--scenario", "short-12", "--seeds", f"@{seal_file}"]
-    rc = _cli([*argv, "--cluster", dask_cluster.scheduler_address, "--json", str(out)])
+    rc = cli([*argv, "--cluster", dask_cluster.scheduler_address, "--json", str(out)])
     err = capsys.readouterr().err
     assert rc == 2, err
     assert "--cluster" in err and "sealed seeds" in err and "--send-seeds-to-cluster" in err, err
@@ -58,9 +39,9 @@ def test_sealed_seeds_go_to_a_cluster_with_the_opt_in(tmp_path, dask_cluster, se
     of --jobs 1 (rows keyed by commitment, no seed)."""
     local, dask = tmp_path / "local.json", tmp_path / "dask.json"
     argv = ["run", "baseline", "--scenario", "short-12", "--seeds", f"@{seal_file}"]
-    assert _cli([*argv, "--json", str(local)]) == 0
+    assert cli([*argv, "--json", str(local)]) == 0
     assert (
-        _cli([*argv, "--cluster", dask_cluster.scheduler_address, "--send-seeds-to-cluster", "--json", str(dask)]) == 0
+        cli([*argv, "--cluster", dask_cluster.scheduler_address, "--send-seeds-to-cluster", "--json", str(dask)]) == 0
     )
     data = json.loads(dask.read_text())
     assert data == json.loads(local.read_text())
@@ -71,7 +52,7 @@ def test_a_sealed_pivot_build_on_a_cluster_is_refused_without_the_opt_in(tmp_pat
     """`pibench pivots build --seeds @FILE --seal DIR --cluster ADDR` exits 2 naming both
     flags before it builds anything (before: the build sent the sealed seeds to the cluster)."""
     argv = ["pivots", "build", "--preset", "smoke", "--seeds", f"@{seal_file}", "--seal", str(tmp_path / "private")]
-    rc = _cli([*argv, "--out", str(tmp_path / "set"), "--cluster", "tcp://127.0.0.1:1"])
+    rc = cli([*argv, "--out", str(tmp_path / "set"), "--cluster", "tcp://127.0.0.1:1"])
     err = capsys.readouterr().err
     assert rc == 2, err
     assert "--cluster" in err and "--send-seeds-to-cluster" in err, err

@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from policies_helpers import ROOT
+from policies_helpers import ROOT, cli
 
 import pibench_tui.sweep as sweep_pkg
-from pibench_tui.cli.command import main
 from pibench_tui.sweep import JournalError, LocalExecutor, SweepJournal, journal_path
 
 
@@ -32,13 +31,6 @@ class _Counting(LocalExecutor):
         super().run(groups, emit, record)
 
 
-def _cli(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:  # argparse usage errors
-        return int(exc.code or 0)
-
-
 @pytest.mark.parametrize("command", [["run", "baseline"], ["compare", "baseline", "hire-max"]])
 def test_json_and_csv_naming_one_file_are_refused_before_any_career(command, tmp_path, monkeypatch, capsys):
     """``--json F --csv F`` (the CSV would silently replace the JSON) is a usage error naming
@@ -46,7 +38,7 @@ def test_json_and_csv_naming_one_file_are_refused_before_any_career(command, tmp
     ex = _Counting()
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
     out = tmp_path / "same.out"
-    code = _cli([*command, "--seeds", "1-2", "--json", str(out), "--csv", str(tmp_path / "." / "same.out")])
+    code = cli([*command, "--seeds", "1-2", "--json", str(out), "--csv", str(tmp_path / "." / "same.out")])
     assert code == 2
     assert "--json and --csv name the same file" in capsys.readouterr().err
     assert ex.asked == [] and not out.exists() and not journal_path(out).exists()
@@ -60,7 +52,7 @@ def test_an_output_that_is_a_folder_is_refused_before_any_career(option, tmp_pat
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
     folder = tmp_path / "results"
     folder.mkdir()
-    assert _cli(["run", "baseline", "--seeds", "1-2", option, str(folder)]) == 2
+    assert cli(["run", "baseline", "--seeds", "1-2", option, str(folder)]) == 2
     assert f"{option} {folder} is a folder" in capsys.readouterr().err
     assert ex.asked == [] and list(folder.iterdir()) == []
 
@@ -74,7 +66,7 @@ def test_sweep_outputs_get_the_permissions_open_would_give_them(tmp_path, capsys
     umask = os.umask(0o022)
     os.umask(umask)
     out_json, out_csv = tmp_path / "o.json", tmp_path / "o.csv"
-    assert _cli(["run", "baseline", "--seeds", "1", "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert cli(["run", "baseline", "--seeds", "1", "--json", str(out_json), "--csv", str(out_csv)]) == 0
     capsys.readouterr()
     for out in (out_json, out_csv):
         assert out.stat().st_mode & 0o777 == 0o666 & ~umask, oct(out.stat().st_mode)
@@ -91,7 +83,7 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_career(tmp_path, mo
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
     out = tmp_path / "o.json"
     missing = tmp_path / "nowhere"
-    assert _cli(["run", "baseline", "--seeds", "1-2", "--json", str(out), "--csv", str(missing / "o.csv")]) == 2
+    assert cli(["run", "baseline", "--seeds", "1-2", "--json", str(out), "--csv", str(missing / "o.csv")]) == 2
     assert f"there is no folder {missing}" in capsys.readouterr().err
     assert ex.asked == [] and list(tmp_path.iterdir()) == []
 
@@ -220,17 +212,17 @@ def test_a_csv_sweep_resumes_when_json_is_added(tmp_path, monkeypatch, capsys):
     is left beside either."""
     cmd = ["run", "baseline", "--scenario", "short-12", "--seeds", "1-5"]
     ref_json, ref_csv = tmp_path / "ref.json", tmp_path / "ref.csv"
-    assert _cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
+    assert cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
     out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
     first = _Stopping(stop_after=2)
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: first)
-    assert _cli([*cmd, "--csv", str(out_csv)]) == 130
+    assert cli([*cmd, "--csv", str(out_csv)]) == 130
     assert journal_path(out_csv).exists()
     capsys.readouterr()
 
     second = _Counting()
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: second)
-    assert _cli([*cmd, "--json", str(out_json), "--csv", str(out_csv)]) == 0
+    assert cli([*cmd, "--json", str(out_json), "--csv", str(out_csv)]) == 0
     assert f"resuming: 2 finished career(s) read back from {journal_path(out_csv)}" in capsys.readouterr().err
     assert second.asked == [3, 4, 5]
     assert out_json.read_bytes() == ref_json.read_bytes()
@@ -245,13 +237,13 @@ def test_two_interrupted_sweeps_beside_json_and_csv_are_refused(tmp_path, monkey
     cmd = ["run", "baseline", "--scenario", "short-12"]
     out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: _Stopping(stop_after=1))
-    assert _cli([*cmd, "--seeds", "1-3", "--json", str(out_json)]) == 130
-    assert _cli([*cmd, "--seeds", "4-6", "--csv", str(out_csv)]) == 130
+    assert cli([*cmd, "--seeds", "1-3", "--json", str(out_json)]) == 130
+    assert cli([*cmd, "--seeds", "4-6", "--csv", str(out_csv)]) == 130
     capsys.readouterr()
     before = {p: p.read_bytes() for p in (journal_path(out_json), journal_path(out_csv))}
     ex = _Counting()
     monkeypatch.setattr(sweep_pkg, "make_executor", lambda jobs=1, cluster=None: ex)
-    assert _cli([*cmd, "--seeds", "1-3", "--json", str(out_json), "--csv", str(out_csv)]) == 1
+    assert cli([*cmd, "--seeds", "1-3", "--json", str(out_json), "--csv", str(out_csv)]) == 1
     err = capsys.readouterr().err
     assert str(journal_path(out_json)) in err and str(journal_path(out_csv)) in err
     assert "both hold an interrupted sweep" in err and "delete the one you do not want" in err
@@ -281,7 +273,7 @@ def test_the_journal_stays_locked_until_the_files_are_written(option, tmp_path, 
         return real(path, *a, **kw)
 
     monkeypatch.setattr(run_cmds, writer, writing)
-    assert _cli(["run", "baseline", "--scenario", "short-12", "--seeds", "1-2", option, str(out)]) == 0
+    assert cli(["run", "baseline", "--scenario", "short-12", "--seeds", "1-2", option, str(out)]) == 0
     capsys.readouterr()
     assert len(seen) == 1 and "in use by another pibench sweep" in seen[0], seen
     assert out.exists() and not journal_path(out).exists()

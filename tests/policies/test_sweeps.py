@@ -14,32 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-from policies_helpers import ROOT
+from policies_helpers import ROOT, cli
 
 import pibench_tui.sweep as sweep_pkg
-from pibench_tui.cli.command import main
 from pibench_tui.sweep import DaskExecutor, Group, LocalExecutor, SweepJournal, journal_path, run_sweep
 from world.api import replay
 from world.config import WorldConfig
 from world.runner import run_career
-
-
-def _cli(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:  # argparse usage errors
-        return int(exc.code or 0)
-
-
-@pytest.fixture(scope="module")
-def dask_cluster():
-    """A small in-process Dask cluster (threads, no dashboard) shared by the Dask tests."""
-    import distributed  # the `test` extra installs dask[distributed]
-
-    with distributed.LocalCluster(
-        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
-    ) as cluster:
-        yield cluster
 
 
 def test_dask_cluster_sweep_equals_jobs_1(tmp_path, dask_cluster):
@@ -47,8 +28,8 @@ def test_dask_cluster_sweep_equals_jobs_1(tmp_path, dask_cluster):
     local = [str(tmp_path / "local.json"), str(tmp_path / "local.csv")]
     dask = [str(tmp_path / "dask.json"), str(tmp_path / "dask.csv")]
     base = ["compare", "baseline", "oracle", "ambitious", "--seeds", "3-4"]
-    assert _cli([*base, "--jobs", "1", "--json", local[0], "--csv", local[1]]) == 0
-    assert _cli([*base, "--cluster", dask_cluster.scheduler_address, "--json", dask[0], "--csv", dask[1]]) == 0
+    assert cli([*base, "--jobs", "1", "--json", local[0], "--csv", local[1]]) == 0
+    assert cli([*base, "--cluster", dask_cluster.scheduler_address, "--json", dask[0], "--csv", dask[1]]) == 0
     assert json.loads(Path(dask[0]).read_text()) == json.loads(Path(local[0]).read_text())
     assert Path(dask[1]).read_text() == Path(local[1]).read_text()
     assert not journal_path(dask[0]).exists()
@@ -94,7 +75,7 @@ def test_dask_executor_streams_rows_and_run_data(dask_cluster, tmp_path):
 
 def test_cluster_and_jobs_together_are_refused(tmp_path, capsys):
     """``--jobs`` and ``--cluster`` together are a usage error (exit 2) asking to choose one."""
-    assert _cli(["run", "baseline", "--seeds", "1", "--jobs", "2", "--cluster", "tcp://127.0.0.1:1"]) == 2
+    assert cli(["run", "baseline", "--seeds", "1", "--jobs", "2", "--cluster", "tcp://127.0.0.1:1"]) == 2
     assert "choose one of --jobs" in capsys.readouterr().err
 
 
@@ -140,14 +121,14 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(
     included) and writes byte-identical JSON and CSV to an uninterrupted run; the journal is
     then removed."""
     ref_json, ref_csv = tmp_path / "ref.json", tmp_path / "ref.csv"
-    assert _cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
+    assert cli([*cmd, "--json", str(ref_json), "--csv", str(ref_csv)]) == 0
     ref_out = capsys.readouterr().out
     out_json, out_csv = tmp_path / "out.json", tmp_path / "out.csv"
     files = ["--json", str(out_json), "--csv", str(out_csv)]
 
     first = _CountingExecutor(stop_after=3)
     _with_executor(monkeypatch, first)
-    assert _cli([*cmd, *files]) == 130
+    assert cli([*cmd, *files]) == 130
     err = capsys.readouterr().err
     assert f"interrupted: 3 of {shown} careers kept" in err and "run the same command again" in err
     assert not out_json.exists() and not out_csv.exists()
@@ -156,7 +137,7 @@ def test_interrupted_sweep_resumes_without_replaying_finished_careers(
 
     second = _CountingExecutor()
     _with_executor(monkeypatch, second)
-    assert _cli([*cmd, *files]) == 0
+    assert cli([*cmd, *files]) == 0
     out, err = capsys.readouterr()
     assert "resuming: 3 finished career(s)" in err
     assert out == ref_out
@@ -196,7 +177,7 @@ def test_ctrl_c_after_every_career_finished_completes_the_sweep(
     files are written) no longer loses the sweep: the files are written, the tables printed
     as without it, the journal removed, exit 0, and stderr says the Ctrl-C came too late."""
     cmd = ["run", "baseline", "--seeds", "11-12"]
-    assert _cli(cmd) == 0
+    assert cli(cmd) == 0
     ref_out = capsys.readouterr().out
     out_json = tmp_path / "out.json"
     if when == "executor":
@@ -211,7 +192,7 @@ def test_ctrl_c_after_every_career_finished_completes_the_sweep(
             write_json(path, data)
 
         monkeypatch.setattr(run_cmds, "_write_json", interrupted_write)
-    assert _cli([*cmd, "--json", str(out_json)]) == 0
+    assert cli([*cmd, "--json", str(out_json)]) == 0
     out, err = capsys.readouterr()
     assert out == ref_out
     assert "Ctrl-C came after every career had finished" in err
@@ -236,7 +217,7 @@ def test_a_sweep_started_with_sigint_ignored_leaves_it_ignored(tmp_path, monkeyp
 
     monkeypatch.setattr(run_cmds, "_write_json", watched_write)
     out_json = tmp_path / "out.json"
-    assert _cli(["run", "baseline", "--seeds", "11-12", "--json", str(out_json)]) == 0
+    assert cli(["run", "baseline", "--seeds", "11-12", "--json", str(out_json)]) == 0
     assert seen == [signal.SIG_IGN]
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     assert json.loads(out_json.read_text())["seeds"] == [11, 12]
@@ -313,13 +294,13 @@ def test_a_journal_of_other_settings_is_refused(tmp_path, monkeypatch, capsys):
     and how to start over; the journal is left as it was."""
     out = tmp_path / "o.json"
     _with_executor(monkeypatch, _CountingExecutor(stop_after=1))
-    assert _cli(["run", "baseline", "--seeds", "1-3", "--json", str(out)]) == 130
+    assert cli(["run", "baseline", "--seeds", "1-3", "--json", str(out)]) == 130
     capsys.readouterr()
     before = journal_path(out).read_bytes()
-    assert _cli(["run", "baseline", "--seeds", "1-4", "--json", str(out)]) == 1
+    assert cli(["run", "baseline", "--seeds", "1-4", "--json", str(out)]) == 1
     err = capsys.readouterr().err
     assert "other settings" in err and "seeds of baseline: 1, 2, 3 there, 1, 2, 3, 4 now" in err and "delete" in err
-    assert _cli(["run", "oracle", "--seeds", "1-3", "--json", str(out)]) == 1
+    assert cli(["run", "oracle", "--seeds", "1-3", "--json", str(out)]) == 1
     assert "policies/variants: baseline there, oracle now" in capsys.readouterr().err
     assert journal_path(out).read_bytes() == before
 
@@ -351,7 +332,7 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
     digest, one months.jsonl line per closed month (report and dashboard) and eval.json (the
     capability axes of the career's row)."""
     runs = tmp_path / "runs"
-    assert _cli(["run", "baseline", "--scenario", "short-12", "--seeds", "7,8", "--save-runs", str(runs)]) == 0
+    assert cli(["run", "baseline", "--scenario", "short-12", "--seeds", "7,8", "--save-runs", str(runs)]) == 0
     from scenarios import load_scenario
 
     cfg = load_scenario("short-12").config
@@ -386,7 +367,7 @@ def test_save_runs_writes_replayable_run_directories(tmp_path):
 @pytest.mark.parametrize("command", ["run", "compare", "ablate", "calibrate", "tune"])
 def test_every_sweep_command_takes_cluster_and_jobs(command, capsys):
     """`pibench run|compare|ablate|calibrate|tune --help` offers --cluster ADDRESS beside --jobs N."""
-    assert _cli([command, "--help"]) == 0
+    assert cli([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert "--cluster ADDRESS" in out and "--jobs N" in out
 
@@ -418,7 +399,7 @@ def test_sweep_files_are_the_bytes_of_rows_kept_in_memory(tmp_path):
     run_rows = [rows["baseline"][s] for s in seeds]
     j, c = tmp_path / "run.json", tmp_path / "run.csv"
     base = ["--scenario", "short-12", "--seeds", ",".join(map(str, seeds)), "--jobs", "2"]
-    assert _cli(["run", "baseline", *base, "--json", str(j), "--csv", str(c)]) == 0
+    assert cli(["run", "baseline", *base, "--json", str(j), "--csv", str(c)]) == 0
     want = {
         "policy": "baseline",
         "scenario": "short-12",
@@ -431,7 +412,7 @@ def test_sweep_files_are_the_bytes_of_rows_kept_in_memory(tmp_path):
     assert c.read_bytes() == csv_text(run_rows).encode()
 
     res = {p: [rows[p][s] for s in seeds] for p in rows}
-    assert _cli(["compare", "baseline", "hire-max", *base, "--json", str(j), "--csv", str(c)]) == 0
+    assert cli(["compare", "baseline", "hire-max", *base, "--json", str(j), "--csv", str(c)]) == 0
     want = {
         "scenario": "short-12",
         "seeds": seeds,
