@@ -221,7 +221,7 @@ def attention_pool(w: World, oversight: float | None = None) -> float:
     if w.s.month % 12 == cfg.service_tax_month:
         pool -= cfg.service_tax_hours
     floor = cfg.attention_floor
-    return max(floor, pool)
+    return pool if pool > floor else floor  # max(floor, pool), without the call
 
 
 def mentoring_reserved(w: World) -> float:
@@ -541,7 +541,8 @@ def quit_probability(cfg: WorldConfig, morale: float) -> float:
     """Monthly quit hazard min(0.25, 0.5 σ(−(morale − 0.35)/0.07)) (§5)."""
     z = -(morale - cfg.quit_center) / cfg.quit_scale
     sig = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
-    return min(cfg.quit_p_max, cfg.quit_p_scale * sig)
+    p = cfg.quit_p_scale * sig
+    return p if p < cfg.quit_p_max else cfg.quit_p_max  # min(quit_p_max, p), without the call
 
 
 def researcher_step(w: World, m: int) -> None:
@@ -595,16 +596,21 @@ def active_memberships(projects: Iterable[Project]) -> dict[str, int]:
 
 def runway_stress(w: World) -> bool:
     """Runway stress of §5: 0 < budget < ``runway_stress_months`` × max(1, burn)."""
-    return 0.0 < w.s.budget < w.cfg.runway_stress_months * max(1.0, w.burn_rate())
+    burn = w.burn_rate()
+    return 0.0 < w.s.budget < w.cfg.runway_stress_months * (burn if burn > 1.0 else 1.0)  # max(1.0, burn)
 
 
 def grow_skill(cfg: WorldConfig, p: Person, n_projects: int) -> None:
     """Skill growth of §5 for a researcher on ``n_projects`` active projects: on at least one,
     skill += 0.012 × growth × (1 + 1.2 × min(mentor h, 8)/8), capped at 1.2."""
     if n_projects >= 1:
+        # min(a, b) is b only if b < a: conditional expressions, the same floats without the calls
         mentor_hours = cfg.skill_mentor_hours
-        gain = 1.0 + cfg.skill_mentor_gain * min(p.mentoring, mentor_hours) / mentor_hours
-        p.skill = min(cfg.skill_cap, p.skill + cfg.skill_growth * p.growth * gain)
+        mentoring = p.mentoring
+        gain = 1.0 + cfg.skill_mentor_gain * (mentor_hours if mentor_hours < mentoring else mentoring) / mentor_hours
+        skill = p.skill + cfg.skill_growth * p.growth * gain
+        cap = cfg.skill_cap
+        p.skill = skill if skill < cap else cap
 
 
 def new_morale(cfg: WorldConfig, p: Person, n_projects: int, mean_morale: float, stress: bool) -> float:
@@ -619,7 +625,9 @@ def new_morale(cfg: WorldConfig, p: Person, n_projects: int, mean_morale: float,
         impulse += cfg.runway_stress_impulse
     morale = p.morale
     impulse += cfg.peer_morale_rate * (mean_morale - morale)
-    return min(1.0, max(0.0, morale + cfg.morale_reversion * (cfg.morale_target - morale) + impulse))
+    x = morale + cfg.morale_reversion * (cfg.morale_target - morale) + impulse
+    x = x if x > 0.0 else 0.0  # max(0.0, x) and min(1.0, x) below, without the calls
+    return x if x < 1.0 else 1.0
 
 
 def _person_month_draws(w: World, pid: str, m: int) -> tuple[float, float, float]:
@@ -639,10 +647,14 @@ def monthly_report(cfg: WorldConfig, p: Person, z_report: float, z_sentiment: fl
     standard normals of :func:`_person_month_draws`."""
     morale = p.morale
     noise = 0.0 + cfg.report_noise_sd * z_report
-    report = round2(max(0.0, p.skill * p.ability * (cfg.report_morale_base + cfg.report_morale_gain * morale) + noise))
+    # max(0.0, x) and min(1.0, x) as conditional expressions: the same floats without the calls
+    x = p.skill * p.ability * (cfg.report_morale_base + cfg.report_morale_gain * morale) + noise
+    report = round2(x if x > 0.0 else 0.0)
     if p.mentoring < cfg.sentiment_min_hours:
         return report, None
-    return report, round2(min(1.0, max(0.0, morale + (0.0 + cfg.sentiment_noise_sd * z_sentiment))))
+    x = morale + (0.0 + cfg.sentiment_noise_sd * z_sentiment)
+    x = x if x > 0.0 else 0.0
+    return report, round2(x if x < 1.0 else 1.0)
 
 
 def _leaves(w: World, p: Person, m: int, u_quit: float) -> bool:
