@@ -145,13 +145,17 @@ def citation_rates(
     collab = cfg.collab_citation_factor if pub.collab else None
     published = pub.published_month
     out = []
+    # min(a, b) is b only if b < a, max(a, b) only if b > a: conditional expressions, the same
+    # numbers (and types) without the calls
     for month in months:
         age = month - published
-        ramp = min(1.0, (age + 1) / ramp_months)
-        lam: float = base * ramp * 0.5 ** (max(0.0, age - decay_start) / half_life) * rep * alum
+        ramp = (age + 1) / ramp_months
+        ramp = ramp if ramp < 1.0 else 1.0
+        late = age - decay_start
+        lam: float = base * ramp * 0.5 ** ((late if late > 0.0 else 0.0) / half_life) * rep * alum
         if collab is not None:
             lam *= collab
-        out.append(max(0.0, lam))
+        out.append(lam if lam > 0.0 else 0.0)
     return out
 
 

@@ -22,14 +22,17 @@ def effectiveness(cfg: WorldConfig, person: Person, n_projects: int) -> float:
 
     speed × skill × (0.5 + 0.5 morale) × (ι + (1 − ι) min(mentor h, 6)/6) / max(1, n_i).
     """
-    mentor = min(person.mentoring, cfg.mentor_effect_hours) / cfg.mentor_effect_hours
+    # min(a, b) is b only if b < a, max(a, b) only if b > a: conditional expressions, the same
+    # numbers without the calls
+    hours, mentoring = cfg.mentor_effect_hours, person.mentoring
+    mentor = (hours if hours < mentoring else mentoring) / hours
     e = (
         person.speed
         * person.skill
         * (cfg.effect_morale_base + cfg.effect_morale_gain * person.morale)
         * (person.independence + (1.0 - person.independence) * mentor)
     )
-    return e / max(1, n_projects)
+    return e / (n_projects if n_projects > 1 else 1)
 
 
 def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: float) -> float:
@@ -40,7 +43,7 @@ def progress_increment(cfg: WorldConfig, effort: float, units: float, noise: flo
         cfg.progress_rate
         * effort**cfg.progress_exponent
         * (1.0 + cfg.compute_gain * math.log1p(units / cfg.compute_scale))
-        * max(cfg.progress_noise_floor, noise)
+        * (noise if noise > cfg.progress_noise_floor else cfg.progress_noise_floor)  # max(floor, noise)
     )
     return inc
 
@@ -226,7 +229,8 @@ def projects_step(w: World, m: int) -> None:
         if effort > 0:
             pj.progress += progress_increment(cfg, effort, pj.compute, noise)
         crowding = s.crowding[TOPIC_INDEX[pj.topic]]
-        pj.novelty = max(cfg.novelty_min, pj.novelty - cfg.novelty_bleed * crowding)
+        novelty = pj.novelty - cfg.novelty_bleed * crowding
+        pj.novelty = novelty if novelty > cfg.novelty_min else cfg.novelty_min  # max(novelty_min, novelty)
         if scooped(cfg, pj, crowding, u_scoop):
             _scoop(w, pj, m)
         if not pj.feasible and pj.progress >= cfg.deadend_progress * pj.work:
