@@ -114,6 +114,7 @@ ALLOWED_MODULES = policy.ALLOWED_MODULES
 BLOCKED_NAMES = policy.BLOCKED_NAMES
 NOBODY = confine.NOBODY
 attribute_refusal = policy.attribute_refusal
+attribute_name = policy.attribute_name
 
 _MAX_ARG_BYTES = policy.MAX_CALL_CHARS
 
@@ -983,6 +984,7 @@ def _attribute_helpers() -> dict[str, Any]:
     import builtins
     import functools
     import operator
+    import string
     from collections import UserString
 
     real_getattr = builtins.getattr
@@ -1009,6 +1011,7 @@ def _attribute_helpers() -> dict[str, Any]:
         import)."""
 
         def guarded(obj: Any, name: str) -> Any:
+            name = attribute_name(name)  # the exact characters, for the checks and the read
             if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
                 raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
             if raw_memory(obj):
@@ -1022,8 +1025,46 @@ def _attribute_helpers() -> dict[str, Any]:
 
         return guarded
 
+    super_self = super.__self__  # type: ignore[attr-defined]  # the member descriptors
+    super_self_class = super.__self_class__  # type: ignore[attr-defined]
+
+    def super_value(sup: super, name: str) -> Any:
+        """``super().name`` for a special name the static check allowed (only argument-less
+        ``super()`` gets there). Bound to a class (``super()`` in a classmethod or
+        ``__new__``), the methods found are unbound (``object.__setattr__`` for any object):
+        only ``__new__`` then. ``__setattr__``/``__delattr__`` check the name they are given
+        as ``setattr``/``delattr`` do."""
+        bound = super_self.__get__(sup, super)
+        if bound is None or bound is super_self_class.__get__(sup, super):
+            if name != "__new__":
+                raise SandboxError(
+                    f"super().{name} is not available in the sandbox where super() is bound to a class "
+                    "(a classmethod or __new__): only super().__new__ is"
+                )
+            return real_getattr(sup, name)
+        method = real_getattr(sup, name)
+        if name not in ("__setattr__", "__delattr__"):
+            return method
+
+        def checked(attr: Any, *value: Any) -> Any:
+            attr = attribute_name(attr)
+            why = attribute_refusal(attr, store=True)
+            if why is not None:
+                raise SandboxError(why)
+            if policy.is_private(attr) and not agent_class(bound):
+                raise SandboxError(policy.private_refusal(attr))
+            return method(attr, *value)
+
+        checked.__name__ = checked.__qualname__ = name
+        return checked
+
+    def public_value(obj: Any, name: str) -> Any:
+        if type(obj) is super and policy.is_dunder(name):
+            return super_value(obj, name)
+        return real_getattr(obj, name)
+
     #: ``obj.name`` for a name the static check allowed.
-    public_attr = modules_refused(real_getattr)
+    public_attr = modules_refused(public_value)
 
     def no_module_in(obj: Any, namespace: Any) -> Any:
         """``vars(obj)``/``obj.__dict__`` as agent code gets it: the object's own dict when
@@ -1043,52 +1084,79 @@ def _attribute_helpers() -> dict[str, Any]:
         """``value op= operand`` (``operator.iadd`` ...): an augmented attribute assignment."""
         return inplace[op](value, operand)
 
-    def template_args(template: str, args: tuple, kwargs: Any, depth: int = 0) -> None:
-        """Follow the attribute and item parts of ``template``'s fields on the actual
-        arguments through the attribute rule (:func:`checked_attr`): a field may read neither
-        a private attribute of an object agent code did not define nor a real module or what
-        one holds (``'{0._ctypes._os.environ}'``). A part that fails is left to ``str.format``'s own error."""
-        auto = 0
-        for _literal, field, spec, _conv in _string.formatter_parser(template):
+    class CheckedFormatter(string.Formatter):
+        """``str.format`` that reads each field's value once, through the attribute rule
+        (:func:`checked_attr`: no private attribute of an object agent code did not define, no
+        real module or what one holds, ``'{0._ctypes._os.environ}'``), and formats what it
+        read. A check followed by the real ``str.format`` read every value twice: a mapping or
+        property could answer the check harmlessly and the real call with
+        ``np.zeros(1).ctypes``."""
+
+        def __init__(self, mapping: bool) -> None:
+            self.mapping = mapping
+
+        def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+            if self.mapping and (isinstance(key, int) or key == ""):
+                raise ValueError("Format string contains positional fields")
+            return args[key] if isinstance(key, int) else kwargs[key]
+
+        def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+            first, rest = _string.formatter_field_name_split(field_name)
+            value = self.get_value(first, args, kwargs)
+            for is_attr, key in rest:
+                value = checked_attr(value, key) if is_attr else value[key]
+            return value, first
+
+    def numbered(template: str, auto: list, depth: int = 0) -> str:
+        """``template`` with its automatically numbered fields numbered (``'{.n}'`` ->
+        ``'{0.n}'``, nested format specs too, in ``str.format``'s order), for
+        :class:`string.Formatter`, which numbers only bare ``{}``. ``auto``: ``[next index]``,
+        ``[False]`` once a field was numbered by hand (mixing both is ``str.format``'s ValueError)."""
+        out = []
+        for literal, field, spec, conversion in _string.formatter_parser(template):
+            out.append(literal.replace("{", "{{").replace("}", "}}"))
             if field is None:
                 continue
-            first, rest = _string.formatter_field_name_split(field)
-            parts = list(rest)
-            if parts:
-                try:
-                    if first == "":
-                        value = args[auto]
-                    elif isinstance(first, int):
-                        value = args[first]
-                    else:
-                        value = kwargs[first]
-                    for is_attr, key in parts:
-                        value = checked_attr(value, key) if is_attr else value[key]
-                except SandboxError:
-                    raise
-                except Exception:  # noqa: BLE001 - str.format raises its own error for it
-                    pass
+            first, _rest = _string.formatter_field_name_split(field)
             if first == "":
-                auto += 1
+                if auto[0] is False:
+                    raise ValueError("cannot switch from manual field specification to automatic field numbering")
+                field = f"{auto[0]}{field}"
+                auto[0] += 1
+            elif isinstance(first, int):
+                if auto[0]:
+                    raise ValueError("cannot switch from automatic field numbering to manual field specification")
+                auto[0] = False
             if spec and depth < 2:
-                template_args(spec, args, kwargs, depth + 1)
+                spec = numbered(spec, auto, depth + 1)
+            out.append("{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}")
+        return "".join(out)
 
-    def checked_template(template: object, args: tuple = (), kwargs: Any = None, *, mapping: bool = False) -> None:
-        why = policy.format_template_refusal(template)
+    by_mapping = CheckedFormatter(mapping=True)
+    by_arguments = CheckedFormatter(mapping=False)
+
+    def checked_format(method: Any, template: Any, args: tuple, kwargs: dict, mapping: bool) -> str:
+        """``method(template, *args, **kwargs)`` (``str.format``/``format_map`` or
+        ``UserString``'s) with its template checked; a template with attribute fields is
+        formatted by :class:`CheckedFormatter`."""
+        text = real_getattr(template, "data", None) if isinstance(template, UserString) else template
+        why = policy.format_template_refusal(text)
         if why is not None:
             raise SandboxError(why)
-        if isinstance(template, str) and "." in template:
-            if mapping:
-                template_args(template, (), args[0] if args else {})
-            else:
-                template_args(template, args, kwargs or {})
+        if not (isinstance(text, str) and "." in text):
+            return method(template, *args, **kwargs)
+        text = attribute_name(text)
+        if mapping:
+            if kwargs or len(args) != 1:
+                return method(template, *args, **kwargs)  # Python's own TypeError
+            return by_mapping.vformat(text, (), args[0])
+        return by_arguments.vformat(numbered(text, [0]), args, kwargs)
 
     def bound_format(template: str, name: str) -> Any:
         method = str_methods[name]
 
         def format(*args: Any, **kwargs: Any) -> str:  # noqa: A001 - str.format's name
-            checked_template(template, args, kwargs, mapping=name == "format_map")
-            return method(template, *args, **kwargs)
+            return checked_format(method, template, args, kwargs, name == "format_map")
 
         format.__name__ = format.__qualname__ = name
         format.__doc__ = method.__doc__
@@ -1098,8 +1166,9 @@ def _attribute_helpers() -> dict[str, Any]:
         method = str_methods[name]
 
         def format(template: str, *args: Any, **kwargs: Any) -> str:  # noqa: A001
-            checked_template(template, args, kwargs, mapping=name == "format_map")
-            return method(template, *args, **kwargs)
+            if not isinstance(template, str):
+                return method(template, *args, **kwargs)  # Python's own TypeError
+            return checked_format(method, template, args, kwargs, name == "format_map")
 
         format.__name__ = format.__qualname__ = name
         format.__doc__ = method.__doc__
@@ -1107,8 +1176,9 @@ def _attribute_helpers() -> dict[str, Any]:
 
     def user_string_format(method: Any) -> Any:
         def format(self: Any, *args: Any, **kwargs: Any) -> str:  # noqa: A001
-            checked_template(real_getattr(self, "data", None), args, kwargs, mapping=method.__name__ == "format_map")
-            return method(self, *args, **kwargs)
+            if not isinstance(self, UserString):
+                return method(self, *args, **kwargs)
+            return checked_format(method, self, args, kwargs, method.__name__ == "format_map")
 
         format.__name__ = format.__qualname__ = method.__name__
         format.__doc__ = method.__doc__
@@ -1210,6 +1280,7 @@ def _attribute_helpers() -> dict[str, Any]:
 
     def setattr(obj: Any, name: str, value: Any) -> None:  # noqa: A001
         """setattr(object, name, value): as Python's; dunder attributes are read-only."""
+        name = attribute_name(name)
         why = attribute_refusal(name, store=True)
         if why is not None:
             raise SandboxError(why)
@@ -1219,6 +1290,7 @@ def _attribute_helpers() -> dict[str, Any]:
 
     def delattr(obj: Any, name: str) -> None:  # noqa: A001
         """delattr(object, name): as Python's; dunder attributes cannot be deleted."""
+        name = attribute_name(name)
         why = attribute_refusal(name, store=True)
         if why is not None:
             raise SandboxError(why)
@@ -1287,19 +1359,21 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         for name in ("stdout", "stderr"):
             setattr(sys_copy, name, _agent_stream(write))
 
-    def check_name(name: object) -> None:
-        why = attribute_refusal(name)
+    def check_name(name: object) -> str:
+        """``name`` as an exact ``str`` (:func:`policy.attribute_name`), if the attribute rule allows it."""
+        exact = attribute_name(name)
+        why = attribute_refusal(exact)
         if why is not None:
             raise SandboxError(why)
+        return exact
 
     def attrgetter(attr: str, *attrs: str) -> Any:
         """attrgetter(attr, ...): as operator.attrgetter, within the sandbox's attribute rule."""
-        names = (attr, *attrs)
+        names = tuple(attribute_name(n) for n in (attr, *attrs))
         for n in names:
-            if not isinstance(n, str):
-                raise TypeError("attribute name must be a string")
             for part in n.split("."):
                 check_name(part)
+        attr = names[0]
 
         def get(obj: Any, dotted: str) -> Any:
             for part in dotted.split("."):
@@ -1312,17 +1386,22 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
 
     def methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Any:
         """methodcaller(name, ...): as operator.methodcaller, within the sandbox's attribute rule."""
-        check_name(name)
+        name = check_name(name)
         return lambda obj: checked_attr(obj, name)(*args, **kwargs)
 
     defaults = frozenset((*functools.WRAPPER_ASSIGNMENTS, *functools.WRAPPER_UPDATES))
 
-    def check_wrapper_names(assigned: Any, updated: Any) -> None:
+    def check_wrapper_names(assigned: Any, updated: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``assigned``/``updated`` as tuples of exact ``str`` (the ones functools then uses),
+        if they are among functools' defaults."""
+        assigned = tuple(attribute_name(n) for n in assigned)
+        updated = tuple(attribute_name(n) for n in updated)
         extra = sorted((set(assigned) | set(updated)) - defaults)
         if extra:
             raise SandboxError(
                 f"functools.update_wrapper/wraps copy only their default attributes in the sandbox, not {extra}"
             )
+        return assigned, updated
 
     def update_wrapper(
         wrapper: Any,
@@ -1333,7 +1412,7 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         """As functools.update_wrapper, with its default attribute lists only, onto a wrapper
         agent code made: it writes ``__module__``, ``__name__`` ... of the wrapper, which on a
         library class (``update_wrapper(type(x), f)``) once passed for agent code's own."""
-        check_wrapper_names(assigned, updated)
+        assigned, updated = check_wrapper_names(assigned, updated)
         if isinstance(wrapper, (type, types.ModuleType)) and wrapper not in _AGENT_CLASSES:
             raise SandboxError(
                 "functools.update_wrapper/wraps write the wrapper's attributes, so in the sandbox the "
@@ -1345,7 +1424,7 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         wrapped: Any, assigned: Any = functools.WRAPPER_ASSIGNMENTS, updated: Any = functools.WRAPPER_UPDATES
     ) -> Any:
         """As functools.wraps, with its default attribute lists only."""
-        check_wrapper_names(assigned, updated)
+        assigned, updated = check_wrapper_names(assigned, updated)
         return functools.partial(update_wrapper, wrapped=wrapped, assigned=assigned, updated=updated)
 
     if "operator" in copies:
@@ -1441,7 +1520,7 @@ def _checked_dataclass() -> Any:
         if isinstance(cls, type):
             own = type.__dict__["__dict__"].__get__(cls).get("__annotations__", {})
             for name in own if isinstance(own, dict) else ():
-                if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+                if type(name) is not str or not name.isidentifier() or keyword.iskeyword(name):
                     raise SandboxError(
                         f"dataclass field name {name!r} is not an identifier; fields are names such as x or total_cost"
                     )
@@ -1820,6 +1899,17 @@ def _safe_builtins(rt: _Runtime) -> dict:
             # Only names the copy has: IMPORT_FROM must never fall back to sys.modules.
             if item != "*" and (not isinstance(item, str) or item.startswith("_") or item not in vars(target)):
                 raise ImportError(f"cannot import {item!r} from {name!r} in the sandbox (no such public name)")
+            if item == "*":
+                # `import *` binds what __all__ names, underscores included: public names only
+                # (a dunder there would shadow the first layer's helpers, __pibench_get__ ...).
+                public = vars(target).get("__all__")
+                if public is not None and not (
+                    type(public) in (list, tuple) and all(type(n) is str and not n.startswith("_") for n in public)
+                ):
+                    raise ImportError(
+                        f"from {name} import * is not allowed in the sandbox: its __all__ is not a list of "
+                        "public names; import the names you need"
+                    )
         return module
 
     out = rt.out

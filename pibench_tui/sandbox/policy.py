@@ -209,6 +209,11 @@ REFUSED_SPECIAL_METHODS: frozenset[str] = frozenset(
     }
 )
 
+#: Special attributes never read through ``super()`` (beyond :data:`REFUSED_SPECIAL_METHODS`):
+#: they reach the interpreter's class registry or a class's real namespace. ``super().__setattr__``
+#: and ``super().__delattr__`` are allowed, with the name checked at run time as ``setattr`` does.
+SUPER_REFUSED: frozenset[str] = frozenset({"__subclasses__", "__dict__", "__base__", "__bases__", "__mro__"})
+
 #: The largest agent source accepted per block, in characters.
 MAX_SOURCE_CHARS = 1_000_000
 
@@ -305,9 +310,31 @@ HELPER_PREFIX = "__pibench"
 AGENT_CODE_MODULE = "__main__"
 
 
+def attribute_name(name: object) -> str:
+    """``name`` as the exact ``str`` every attribute check and the real operation after it
+    use: a ``str`` subclass's own characters (``str.__str__``), so that its ``startswith``,
+    ``__len__``, ``__eq__`` or ``__hash__`` cannot show a check a harmless name while the real
+    ``getattr`` uses the real one (``getattr(f, Name('__globals__'))`` with ``Name.startswith``
+    answering ``False`` once read child.py's globals).
+
+    Raises:
+        TypeError: ``name`` is not a string, as Python's ``getattr`` says.
+    """
+    if type(name) is str:
+        return name
+    if isinstance(name, str):
+        return str.__str__(name)
+    raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+
+
 def is_private(name: str) -> bool:
     """Whether ``name`` is a private attribute name (a leading underscore, not a dunder):
-    readable only on what agent code defined (:func:`private_owner_is_agent`)."""
+    readable only on what agent code defined (:func:`private_owner_is_agent`). A ``str``
+    subclass is judged by its characters (:func:`attribute_name`)."""
+    if type(name) is not str:
+        if not isinstance(name, str):
+            return False
+        name = str.__str__(name)
     return name.startswith("_") and not is_dunder(name)
 
 
@@ -334,7 +361,12 @@ class SandboxViolation(Exception):
 
 
 def is_dunder(name: str) -> bool:
-    """Whether ``name`` is a special (dunder) name: ``__x__``."""
+    """Whether ``name`` is a special (dunder) name: ``__x__`` (a ``str`` subclass judged by
+    its characters, :func:`attribute_name`)."""
+    if type(name) is not str:
+        if not isinstance(name, str):
+            return False
+        name = str.__str__(name)
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
@@ -359,6 +391,7 @@ def attribute_refusal(name: object, *, store: bool = False) -> str | None:
     """
     if not isinstance(name, str):
         return "attribute names must be strings"
+    name = attribute_name(name)
     if is_dunder(name):
         if store:
             return f"attribute {name!r} cannot be assigned or deleted: special (dunder) attributes are read-only in the sandbox"
@@ -557,7 +590,16 @@ class _PolicyChecker(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         store = not isinstance(node.ctx, ast.Load)
         if self._is_super_call(node.value) and is_dunder(node.attr) and not store:
-            if node.attr in REFUSED_SPECIAL_METHODS:
+            if not self._is_bare_super(node.value):
+                # super(C, obj) names its object: super(abc.ABCMeta, abc.ABCMeta).__setattr__
+                # was type.__setattr__ on any class, .__subclasses__ every class of the process.
+                self.refuse(
+                    node,
+                    f"super(...).{node.attr} with arguments is not allowed in the sandbox: special (dunder) "
+                    f"attributes can be read only through super() without arguments, inside a method "
+                    f"(super().{node.attr})",
+                )
+            elif node.attr in REFUSED_SPECIAL_METHODS or node.attr in SUPER_REFUSED:
                 self.refuse(node, f"super().{node.attr} is not allowed in the sandbox")
             self.generic_visit(node)  # super().__init__(...), super().__eq__(other) ...
             return
@@ -569,6 +611,11 @@ class _PolicyChecker(ast.NodeVisitor):
     @staticmethod
     def _is_super_call(node: ast.AST) -> bool:
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+    @staticmethod
+    def _is_bare_super(node: ast.AST) -> bool:
+        """``super()``: bound by Python to the method's own class and first argument."""
+        return isinstance(node, ast.Call) and not node.args and not node.keywords
 
     # imports --------------------------------------------------------------------------
     def _refuse_import(self, node: ast.AST, name: str) -> None:
