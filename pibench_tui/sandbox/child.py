@@ -1047,13 +1047,7 @@ def _attribute_helpers() -> dict[str, Any]:
             return method
 
         def checked(attr: Any, *value: Any) -> Any:
-            attr = attribute_name(attr)
-            why = attribute_refusal(attr, store=True)
-            if why is not None:
-                raise SandboxError(why)
-            if policy.is_private(attr) and not agent_class(bound):
-                raise SandboxError(policy.private_refusal(attr))
-            return method(attr, *value)
+            return method(store_name(bound, attr), *value)
 
         checked.__name__ = checked.__qualname__ = name
         return checked
@@ -1278,25 +1272,24 @@ def _attribute_helpers() -> dict[str, Any]:
             return False
         return True
 
-    def setattr(obj: Any, name: str, value: Any) -> None:  # noqa: A001
-        """setattr(object, name, value): as Python's; dunder attributes are read-only."""
+    def store_name(obj: Any, name: Any) -> str:
+        """``name`` as a plain ``str`` if agent code may set or delete it on ``obj``: no
+        dunder, and a private name only on what agent code defined; else SandboxError."""
         name = attribute_name(name)
         why = attribute_refusal(name, store=True)
         if why is not None:
             raise SandboxError(why)
         if policy.is_private(name) and not agent_class(obj):
             raise SandboxError(policy.private_refusal(name))
-        real_setattr(obj, name, value)
+        return name
+
+    def setattr(obj: Any, name: str, value: Any) -> None:  # noqa: A001
+        """setattr(object, name, value): as Python's; dunder attributes are read-only."""
+        real_setattr(obj, store_name(obj, name), value)
 
     def delattr(obj: Any, name: str) -> None:  # noqa: A001
         """delattr(object, name): as Python's; dunder attributes cannot be deleted."""
-        name = attribute_name(name)
-        why = attribute_refusal(name, store=True)
-        if why is not None:
-            raise SandboxError(why)
-        if policy.is_private(name) and not agent_class(obj):
-            raise SandboxError(policy.private_refusal(name))
-        real_delattr(obj, name)
+        real_delattr(obj, store_name(obj, name))
 
     def vars(*args: Any) -> dict:  # noqa: A001
         """vars(object): the object's attributes as a dict (not of a class; use locals() for vars())."""
