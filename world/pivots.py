@@ -189,7 +189,6 @@ class _SkipKind:
 
     def __init__(self, api: Api | CachedApi, skipped: frozenset[str], month: int) -> None:
         self._api = api
-        self._world = api.world
         self._skipped = skipped
         self._month = month
         self.query = api.query
@@ -198,53 +197,32 @@ class _SkipKind:
         # strings): what CachedApi.call would check cannot fail, so it is read directly
         self._read = api.read if isinstance(api, CachedApi) else None
 
-    def method(self, ns: str, method: str) -> Callable[..., Any]:
-        """The callable of ``ns.method`` through the view, what does not change between calls
-        (the name, whether it is skipped, whether it is read directly) worked out once: a
-        rollout calls a few dozen names some 800 times."""
-        name = f"{ns}.{method}"
-        world, month, attempted = self._world, self._month, self.attempted
-        skipped = name in self._skipped
-        read = self._read if self._read is not None and (ns, method) in READING_CALLS else None
-        api_call = self._api.call
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if world.s.month == month:
-                attempted.add(name)
-                if skipped:
-                    return {"skipped": f"{name}: the pivot plan decides this month"}
-            if read is not None:
-                return read(ns, method, list(args), kwargs)
-            return api_call(ns, method, list(args), kwargs)
-
-        return call
+    def call(self, ns: str, method: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if self._api.world.s.month == self._month:
+            name = f"{ns}.{method}"
+            self.attempted.add(name)
+            if name in self._skipped:
+                return {"skipped": f"{name}: the pivot plan decides this month"}
+        if self._read is not None and (ns, method) in READING_CALLS:
+            return self._read(ns, method, args, kwargs)
+        return self._api.call(ns, method, args, kwargs)
 
 
 class _Namespace:
-    """One namespace of :class:`_View`: each method's callable (over a :class:`_SkipKind`, its
-    :meth:`_SkipKind.method`) is made on its first use and kept on the namespace."""
-
-    def __init__(self, api: Api | _SkipKind, ns: str) -> None:
+    def __init__(self, api: Any, ns: str) -> None:
         self._api, self._ns = api, ns
 
     def __getattr__(self, method: str) -> Callable[..., Any]:
-        api, ns = self._api, self._ns
-        if isinstance(api, _SkipKind):
-            call = api.method(ns, method)
-        else:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._api.call(self._ns, method, list(args), kwargs)
 
-            def call(*args: Any, **kwargs: Any) -> Any:
-                return api.call(ns, method, list(args), kwargs)
-
-        self.__dict__[method] = call
         return call
 
 
 class _View:
-    """An API-only policy's view over :class:`_SkipKind` (the names an agent script sees), or
-    over the API itself (the finders' reads)."""
+    """An API-only policy's view over :class:`_SkipKind` (the names an agent script sees)."""
 
-    def __init__(self, api: Api | _SkipKind) -> None:
+    def __init__(self, api: Any) -> None:
         for ns in ("lab", "recruit", "students", "projects", "papers", "grants", "field", "events", "time"):
             setattr(self, ns, _Namespace(api, ns))
         self.query = api.query
