@@ -943,9 +943,6 @@ class _PatternMeta(type):
         return target in type.__dict__["__mro__"].__get__(type(obj))
 
 
-_PATTERN_CLASSES: dict[tuple[type, tuple[str, ...]], type] = {}
-
-
 def _pattern_class(cls: type, match_args: tuple[str, ...]) -> type:
     """What a class pattern that reads attributes of its subject (``case C(a, b=x)``)
     matches against instead of ``cls``: a stand-in whose ``isinstance`` is the subject's
@@ -955,15 +952,8 @@ def _pattern_class(cls: type, match_args: tuple[str, ...]) -> type:
     ``('__globals__',)``) and whatever its ABC hooks answer (an ``abc.ABCMeta`` class with a
     ``__subclasshook__`` saying yes matched any object and read its private attributes;
     QA pass 4)."""
-    key = (cls, match_args)
-    stand_in = _PATTERN_CLASSES.get(key)
-    if stand_in is None:
-        if len(_PATTERN_CLASSES) >= 4096:
-            _PATTERN_CLASSES.clear()
-        name = type.__dict__["__name__"].__get__(cls)
-        stand_in = _PatternMeta(name, (), {"__match_args__": match_args, "_target": cls, "__slots__": ()})
-        _PATTERN_CLASSES[key] = stand_in
-    return stand_in
+    name = type.__dict__["__name__"].__get__(cls)
+    return _PatternMeta(name, (), {"__match_args__": match_args, "_target": cls, "__slots__": ()})
 
 
 @functools.cache
