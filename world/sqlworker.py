@@ -10,13 +10,14 @@ setting can: a straight-line expression that never reaches a loop point (where S
 its progress handler) is killed on time; memory is capped by ``RLIMIT_AS`` and SQLite's hard
 heap limit; the worker cannot write a byte to disk (``RLIMIT_FSIZE`` 0, few descriptors),
 so a big sort cannot spill to a temporary file. Before it reads any agent SQL the worker
-sets ``PR_SET_NO_NEW_PRIVS`` and, when started as root, becomes ``nobody`` (no groups, no
-capabilities) (:func:`_drop_privileges`); it has no seccomp filter or Landlock ruleset
-(see ``docs/headless.md``, "Bounds on the pibench process"). A killed worker is restarted on the next
-query. The pibench process only ever waits (with a deadline) and reads a reply of bounded size.
+confines itself with the agent process's own primitives (:func:`confine_worker`,
+:mod:`world.osbound`): no new privileges, ``nobody`` when started as root, Landlock with no
+file access at all, resource limits and the seccomp allow-list (see ``docs/headless.md``,
+"Bounds on the pibench process"). A killed worker is restarted on the next query. The
+pibench process only ever waits (with a deadline) and reads a reply of bounded size.
 
 This file is also the worker's script (``python -S -s -P -B world/sqlworker.py``): it imports
-the standard library only.
+the standard library only, and :mod:`world.osbound` by path.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ import struct
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 #: Largest SQL text accepted, in characters (also SQLITE_LIMIT_SQL_LENGTH).
 MAX_SQL_CHARS = 20_000
@@ -263,53 +265,91 @@ def _decode_cell(v: Any) -> Any:
 # ---------------------------------------------------------------------------- worker side
 
 
-def _apply_worker_limits(memory: int) -> None:
-    """The worker's OS limits: address space, no file writes, few descriptors, no core."""
-    import resource
+def _load_osbound() -> types.ModuleType:
+    """``world/osbound.py`` (the kernel's bounds, shared with the agent process's
+    confinement), loaded by path when this file runs as the worker's script (``-S -s -P``:
+    the ``world`` package is not importable there)."""
+    key = "_pibench_world_osbound"
+    module = sys.modules.get(key)
+    if module is None:
+        import importlib.util
 
-    def lower(which: int, value: int) -> None:
-        try:
-            soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
-        except (ValueError, OSError):
-            pass
-
-    if memory > 0:
-        lower(resource.RLIMIT_AS, memory)
-    lower(resource.RLIMIT_FSIZE, 0)
-    lower(resource.RLIMIT_CORE, 0)
-    lower(resource.RLIMIT_NOFILE, 8)
-
-
-#: The unprivileged user and group the worker becomes when started as root (``nobody``, the
-#: agent process's identity too: ``pibench_tui.sandbox.confine.NOBODY``).
-WORKER_NOBODY = 65534
-_PR_SET_NO_NEW_PRIVS = 38
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "osbound.py")
+        spec = importlib.util.spec_from_file_location(key, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - a broken install
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return module
 
 
-def _drop_privileges() -> None:
-    """Give up what the worker does not need before it reads any agent SQL: set
-    ``PR_SET_NO_NEW_PRIVS`` (no exec can gain privileges) and, when started as root, become
-    user and group ``nobody`` with no supplementary groups, which clears every capability.
-    Best effort: where the system refuses a step (no ``prctl``, a user namespace that does
-    not map 65534) the worker runs on as it is; its other bounds still hold. Everything the
-    worker imports is loaded before this (a Python installed under root's private home is
-    unreadable to ``nobody``)."""
+if TYPE_CHECKING or __package__:
+    from world import osbound
+else:  # the worker's script
+    osbound = _load_osbound()
+
+#: Descriptors the worker keeps (``RLIMIT_NOFILE``): its two pipes, stderr, and a few for SQLite.
+WORKER_FDS = 8
+
+
+def confine_worker(memory: int) -> dict[str, Any]:
+    """Bound the query worker for good, before it reads any agent SQL, with the agent
+    process's own primitives (:mod:`world.osbound`), best effort (a step the system refuses
+    is skipped; the others still hold):
+
+    1. ``PR_SET_NO_NEW_PRIVS``; when started as root, user and group ``nobody`` with no
+       supplementary groups, and no capability left in any set.
+    2. Landlock with **no** rule: no file can be opened, read, written or listed at all
+       (everything the worker runs is loaded already; its database arrives through its
+       pipe); TCP refused from ABI 4, signals and abstract UNIX sockets scoped from ABI 6.
+    3. Resource limits: address space ``memory`` bytes, no file growth, no core,
+       :data:`WORKER_FDS` descriptors, no new processes once not root.
+    4. The agent process's seccomp allow-list (:data:`world.osbound.SECCOMP_ALLOWED`: no
+       sockets, no fork or exec, signals to itself only, no executable memory; the calls no
+       confined process can make kill it with ``SIGSYS``), opens refused.
+
+    Returns:
+        What is in force: ``{"no_new_privs": bool, "user": "nobody" | "unprivileged" |
+        "root", "landlock_abi": int, "landlock": bool, "rlimits": bool, "seccomp": bool,
+        "notes": [why a step is missing, ...]}`` (the worker does not report it; tests read it
+        by calling this in a process of their own).
+    """
+    notes: list[str] = []
     try:
-        import ctypes
+        libseccomp = osbound.load_libseccomp()
+    except OSError:
+        libseccomp = None
+        notes.append("libseccomp.so.2 is not installed")
+    import resource  # noqa: F401 - loaded now: after Landlock nothing can be read
 
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    except (OSError, AttributeError, ImportError):
-        pass
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        try:
-            os.setgroups([])
-            os.setresgid(WORKER_NOBODY, WORKER_NOBODY, WORKER_NOBODY)
-            os.setresuid(WORKER_NOBODY, WORKER_NOBODY, WORKER_NOBODY)
-        except (OSError, AttributeError):
-            pass
+    nnp = bool(osbound.no_new_privs())
+    user = str(osbound.drop_to_nobody())
+    if osbound.drop_capabilities():
+        user = "root"
+    abi = int(osbound.kernel_landlock_abi()) if nnp else 0
+    refusal = osbound.landlock_restrict(abi, []) if abi else "the kernel has no Landlock"
+    if refusal:
+        notes.append(str(refusal))
+    refused = list(osbound.rlimits(memory, WORKER_FDS))
+    notes.extend(refused)
+    seccomp = False
+    if nnp and libseccomp is not None:
+        why = osbound.seccomp_filter(libseccomp, allow_open=False)
+        seccomp = why is None
+        if why:
+            notes.append(str(why))
+    for name in [m for m in sys.modules if m in ("ctypes", "_ctypes") or m.startswith("ctypes.")]:
+        del sys.modules[name]  # nothing left to use it for
+    return {
+        "no_new_privs": nnp,
+        "user": user,
+        "landlock_abi": abi,
+        "landlock": not refusal,
+        "rlimits": not refused,
+        "seccomp": seccomp,
+        "notes": notes,
+    }
 
 
 def _load_reader(payload: bytes, init: dict[str, Any], denied: list[str]) -> sqlite3.Connection:
@@ -334,8 +374,7 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
     init = json.loads(payload)
     denied = [""]
     conn: sqlite3.Connection | None = None
-    _apply_worker_limits(int(init.get("memory", WORKER_MEMORY_BYTES)))
-    _drop_privileges()
+    confine_worker(int(init.get("memory", WORKER_MEMORY_BYTES)))
     while True:
         try:
             kind, payload = _read_frame(rfd, None, 1 << 31)
@@ -370,6 +409,15 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
 
 
 # ---------------------------------------------------------------------------- pibench side
+
+
+def _death_signal(proc: subprocess.Popen[bytes]) -> int | None:
+    """The signal that ended ``proc`` (waited for briefly), or ``None`` (alive, or it exited)."""
+    try:
+        code = proc.wait(timeout=0.5)
+    except subprocess.TimeoutExpired:
+        return None
+    return -code if code < 0 else None
 
 
 class QueryWorker:
@@ -476,6 +524,13 @@ class QueryWorker:
                 self.kills += 1
                 raise QueryRefused(too_long_message(seconds)) from None
             except (EOFError, OSError):
+                if _death_signal(proc) == signal.SIGSYS:
+                    self.stop()
+                    self.kills += 1
+                    raise QueryRefused(
+                        "SQL error: the query worker was killed by its seccomp filter for a system call no "
+                        "query makes; the query was stopped"
+                    ) from None
                 self.stop()
                 self.kills += 1
                 raise QueryRefused(

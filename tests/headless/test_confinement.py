@@ -388,9 +388,9 @@ spec = importlib.util.spec_from_file_location("confine_probe", sys.argv[1])
 confine = importlib.util.module_from_spec(spec)
 sys.modules["confine_probe"] = confine
 spec.loader.exec_module(confine)
-lib = confine._load_libseccomp()
-assert confine._no_new_privs()
-assert confine._seccomp(lib, allow_open=False) is None
+lib = confine.osbound.load_libseccomp()
+assert confine.osbound.no_new_privs()
+assert confine.osbound.seccomp_filter(lib, allow_open=False) is None
 out = {}
 for name, fn in [
     ("read-etc-passwd", lambda: open("/etc/passwd")),

@@ -65,19 +65,29 @@ def test_help_imports_neither_world_nor_ui(argv):
 
 def test_agent_process_imports_only_the_standard_library():
     """The agent process script and the two siblings it loads (the policy and the OS
-    confinement) import nothing but standard modules (never world, never pibench_tui,
-    never a third-party package; numpy is imported only by path, when the parent says
-    where it is)."""
+    confinement), and the query worker's script, import nothing but standard modules
+    (never pibench_tui, never a third-party package; numpy is imported only by path, when
+    the parent says where it is) and of world only ``world.osbound``, the one home of the
+    kernel's bounds they share, itself standard library only (loaded by path in both
+    processes)."""
     folder = Path(pibench_tui.__file__).parent / "sandbox"
+    world_folder = Path(pibench_tui.__file__).parent.parent / "world"
     stdlib = set(sys.stdlib_module_names)
-    for name in ("child.py", "policy.py", "confine.py"):
-        tree = ast.parse((folder / name).read_text())
+    files = [folder / n for n in ("child.py", "policy.py", "confine.py")]
+    files += [world_folder / "osbound.py", world_folder / "sqlworker.py"]
+    for path in files:
+        name = path.name
+        tree = ast.parse(path.read_text())
         imported = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 assert node.level == 0, name
+                if node.module == "world":
+                    assert [a.name for a in node.names] == ["osbound"], name
+                    assert name in ("confine.py", "sqlworker.py"), name
+                    continue
                 imported.add(node.module.split(".")[0])
         numpy_ok = {"numpy"} if name == "child.py" else set()
         assert imported <= stdlib | numpy_ok, (name, imported - stdlib)
