@@ -104,9 +104,18 @@ class World:
         The amount is rounded to cents once and that same value moves the budget, so the
         budget always equals the start budget plus the sum of the ledger.
         """
-        amount = round2(float(amount))
-        self.s.budget += amount
-        self.s.ledger.append([self.s.month, category, amount, note])
+        self.book([(amount, category, note)])
+
+    def book(self, rows: list[tuple[float, LedgerCategory, str]]) -> None:
+        """:meth:`spend` for each ``(amount, category, note)`` of ``rows``, in order (§2): the
+        month's pay, compute and grant rows booked in one call."""
+        s = self.s
+        ledger, month, budget = s.ledger, s.month, s.budget
+        for amount, category, note in rows:
+            cents = round2(float(amount))
+            budget += cents
+            ledger.append([month, category, cents, note])
+        s.budget = budget
 
     def note_fact(self, kind: ReportList, fact: dict[str, Any]) -> None:
         """Append a public ``fact`` to list ``kind`` of the month report being collected.
@@ -196,20 +205,23 @@ class World:
     def money_step(self, m: int) -> None:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
-        spend = self.spend
+        rows: list[tuple[float, LedgerCategory, str]] = []
         if s.people:
             pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
-            for p in people_mod.active_people(self):
-                spend(-pay[p.role], "stipend", p.id)
+            rows += [(-pay[p.role], "stipend", p.id) for p in people_mod.active_people(self)]
         if s.projects:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
-            for pj in s.projects.values():
-                if pj.status == "active" and pj.compute > 0:
-                    spend(-pj.compute * unit_cost * mult, "compute", pj.id)
+            rows += [
+                (-pj.compute * unit_cost * mult, "compute", pj.id)
+                for pj in s.projects.values()
+                if pj.status == "active" and pj.compute > 0
+            ]
         if s.awards:
+            overhead = -cfg.award_overhead
             for a in grants_mod.active_awards(self, m):
-                spend(a.monthly, "grant_income", a.id)
-                spend(-cfg.award_overhead, "overhead", a.id)
+                rows += [(a.monthly, "grant_income", a.id), (overhead, "overhead", a.id)]
+        if rows:
+            self.book(rows)
 
     def reputation_step(self) -> None:
         """Tick step 10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10) (§10)."""
@@ -218,7 +230,8 @@ class World:
         total = sum([v for _, v in impulses]) if impulses else 0
         r = s.reputation
         r = r + total - cfg.reputation_decay * (r - cfg.reputation_baseline)
-        s.reputation = min(cfg.reputation_max, max(0.0, r))
+        r = r if r > 0.0 else 0.0  # min(max, max(0.0, r)) as conditional expressions, without the calls
+        s.reputation = r if r < cfg.reputation_max else cfg.reputation_max
         if impulses:
             s.rep_impulses = []
 

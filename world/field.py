@@ -125,13 +125,18 @@ def field_step(w: World, m: int) -> None:
         # one vector draw equals the per-topic scalar draws in order (same sampler per element)
         noise = gen.normal(0.0, cfg.crowd_noise_sd, len(s.crowding)).tolist()
         cmin, rate = cfg.crowd_min, cfg.crowd_rate
-        s.crowding = [max(cmin, c + rate * (hk - c) + e) for c, hk, e in zip(s.crowding, h, noise, strict=True)]
+        # v if v > cmin else cmin is max(cmin, v), without the call
+        s.crowding = [
+            v if (v := c + rate * (hk - c) + e) > cmin else cmin for c, hk, e in zip(s.crowding, h, noise, strict=True)
+        ]
     streams = w.rng.streams
     target = climate_target(w, m)
     climate = s.climate
     # normal(0.0, sd) as numpy computes it (0.0 + sd × a standard normal): the same float
     noise = 0.0 + cfg.climate_noise_sd * streams["climate"].standard_normal()
-    s.climate = min(cfg.climate_max, max(cfg.climate_min, climate + cfg.climate_rate * (target - climate) + noise))
+    v = climate + cfg.climate_rate * (target - climate) + noise
+    v = v if v > cfg.climate_min else cfg.climate_min  # min(max, max(min, v)) without the calls
+    s.climate = v if v < cfg.climate_max else cfg.climate_max
     if s.shock_until < m:
         gen = streams["shock"]
         if gen.random() < cfg.shock_p:

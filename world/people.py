@@ -196,7 +196,7 @@ def oversight_hours(cfg: WorldConfig, researchers: int, ras: int, managers: int)
     """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
     per = cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers
     lo = cfg.oversight_min_per_researcher
-    return max(lo, per) * researchers + cfg.oversight_per_ra * ras
+    return (per if per > lo else lo) * researchers + cfg.oversight_per_ra * ras  # max(lo, per), without the call
 
 
 def oversight_tax(w: World) -> float:

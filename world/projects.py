@@ -266,7 +266,7 @@ def _staff_month(w: World, pj: Project, n_projects: dict[str, int]) -> float:
     pj.ticks += 1
     pj.compute_sum += pj.compute
     if ka:
-        weight = max(effort, 1e-6)
+        weight = effort if effort > 1e-6 else 1e-6  # max(effort, 1e-6), without the call
         pj.ka_sum += weight * (sum(ka) / len(ka))
         pj.ka_weight += weight
     return effort

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def earned(w: World) -> int:
     """Σ citations drawn so far over all publications."""
-    return sum(p.citations for p in w.s.publications.values())
+    return sum([p.citations for p in w.s.publications.values()])
 
 
 def _projected_rates(w: World) -> Iterator[tuple[Publication, list[float]]]:
