@@ -23,3 +23,19 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """An integer ≥ 0; argparse error otherwise."""
     return _int_at_least(text, 0, "must be 0 or more")
+
+
+#: Bounds of ``--check-budget`` (``pibench replay``, ``pibench report``), in seconds.
+CHECK_BUDGET_RANGE = (1.0, 1e7)
+
+
+def check_budget(text: str) -> float:
+    """``--check-budget SECONDS``: a number within :data:`CHECK_BUDGET_RANGE` (NaN and inf refused)."""
+    lo, hi = CHECK_BUDGET_RANGE
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--check-budget is seconds (a number), got {text!r}") from None
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"--check-budget must be between {lo:g} and {hi:g} seconds, got {text!r}")
+    return value

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from pibench_tui.cli.argtypes import non_negative_int, positive_int
+from pibench_tui.cli.argtypes import check_budget, non_negative_int, positive_int
 from pibench_tui.pricing import format_usd
 from pibench_tui.textsafe import visible
 from pibench_tui.words import count
@@ -307,7 +307,8 @@ def add_replay_parser(sub: Any) -> None:
         help="re-simulate run directories and confirm their Impact and state digest",
         description="Re-simulate each run's action log; confirm result.json's Impact and digest; "
         "mark the result valid or invalid. Exit status 1 if any is invalid, else 2 if a sealed run "
-        "could not be checked (no --seal FILE; nothing is recorded for it), else 0.",
+        "could not be checked (no --seal FILE; nothing is recorded for it) or a transcript check ran out of "
+        "its --check-budget, else 0.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
     p.add_argument(
@@ -325,6 +326,15 @@ def add_replay_parser(sub: Any) -> None:
         "log must come from the transcript; agent code must be deterministic); the first divergence is named. "
         "On by default; --no-check-transcripts skips it (faster; the verdict then says the transcript was not "
         "checked)",
+    )
+    p.add_argument(
+        "--check-budget",
+        type=check_budget,
+        default=defaults.CHECK_BUDGET,
+        metavar="SECONDS",
+        help="wall-clock budget of each run's transcript check (default %(default)g s): blocks are re-run until it "
+        "is spent; a check it cuts short is reported 'unchecked' with 'log unchecked (budget exhausted after N of "
+        "M blocks)', never valid, and the exit status is then 2",
     )
     p.set_defaults(func=cmd_replay)
 
@@ -1139,7 +1149,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             bad += 1
             continue
         try:
-            verdict = replay_run(d, args.seal, check_transcripts=args.check_transcripts)
+            verdict = replay_run(d, args.seal, check_transcripts=args.check_transcripts, check_budget=args.check_budget)
         except (OSError, ValueError) as exc:
             print(visible(f"INVALID  {d}: {exc}", newlines=True))
             bad += 1
@@ -1152,7 +1162,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(visible(f"sealed   {d}: {verdict['message']}", newlines=True))
             unchecked += 1
             continue
-        print(visible(f"{'valid  ' if verdict['valid'] else 'INVALID'}  {d}: {verdict['message']}", newlines=True))
+        word = "INVALID" if not verdict["valid"] else "unchecked" if verdict.get("unchecked") else "valid  "
+        print(visible(f"{word}  {d}: {verdict['message']}", newlines=True))
+        unchecked += bool(verdict["valid"] and verdict.get("unchecked"))
         if verdict.get("not_recorded"):
             print(visible(f"pibench replay: not recorded: {verdict['not_recorded']}", newlines=True), file=sys.stderr)
         bad += not verdict["valid"]

@@ -11,6 +11,11 @@ BLOCK_TIMEOUT = 20.0
 #: The largest wall-clock limit per code block ``pibench agent --block-timeout`` accepts, in
 #: seconds; the transcript check never gives a block more (a run folder's result.json is editable).
 MAX_BLOCK_TIMEOUT = 3600.0
+#: Wall-clock budget of one career's transcript check (``pibench replay``, ``pibench report
+#: --check-transcripts``: ``--check-budget``), in seconds: the recorded blocks are re-run until
+#: it is spent, and a check it cuts short leaves the log unchecked, never verified (a crafted
+#: run of many blocks of MAX_BLOCK_TIMEOUT each made a reviewer's command run for hours).
+CHECK_BUDGET = 600.0
 #: Characters of a block's output shown to the model per turn: the sandbox's cap per block in
 #: the harness (it keeps head and tail within it behind one notice; nothing cuts again).
 OUTPUT_LIMIT = 6_000

@@ -141,14 +141,24 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
     return out
 
 
-def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transcripts: bool = True) -> dict[str, Any]:
+def replay_run(
+    path: str | Path,
+    seal: str | Path | None = None,
+    *,
+    check_transcripts: bool = True,
+    check_budget: float | None = None,
+) -> dict[str, Any]:
     """:func:`verify_run`, then record the verdict in ``result.json`` (``valid``, ``replay``);
     a sealed run replayed without its seal file (``verdict["sealed"]``) was not checked, and
     nothing is recorded. ``check_transcripts`` (``pibench replay``'s default): an agent run
     that replays must also pass :func:`check_transcript` (its verdict is
     ``verdict["transcript"]``); without it, the verdict of a valid agent run says that its
     transcript was not checked (:data:`TRANSCRIPT_UNCHECKED`) and ``verdict["transcript"]`` is
-    ``None``.
+    ``None``. ``check_budget``: the transcript check's wall-clock budget in seconds (default
+    :data:`~pibench_tui.harness.defaults.CHECK_BUDGET`); a check it cuts short leaves the
+    run valid as replayed but its log unchecked: ``verdict["unchecked"]`` says why (``log
+    unchecked (budget exhausted after N of M blocks)``), ``verdict["transcript"]`` is
+    ``None`` and the recorded ``transcript_checked`` false, as with ``--no-check-transcripts``.
 
     Files are read without following symbolic links (a link is a damaged run:
     :class:`~pibench_tui.harness.rundir.RunFileIsLink`), and the verdict is recorded only in a
@@ -164,7 +174,7 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
         return verdict
     if verdict["valid"]:
         if check_transcripts:
-            _check_transcript_too(path, seal, verdict)
+            _check_transcript_too(path, seal, verdict, check_budget)
         elif read_json(path / "result.json").get("kind", "agent") == "agent":
             verdict["transcript"] = None
             verdict["message"] += f"; {TRANSCRIPT_UNCHECKED}"
@@ -190,7 +200,7 @@ def replay_run(path: str | Path, seal: str | Path | None = None, *, check_transc
     return verdict
 
 
-def _check_transcript_too(path: Path, seal: str | Path | None, verdict: dict[str, Any]) -> None:
+def _check_transcript_too(path: Path, seal: str | Path | None, verdict: dict[str, Any], budget: float | None) -> None:
     """Add :func:`check_transcript`'s verdict to a replay verdict (agent runs)."""
     from world.config import WorldConfig
 
@@ -200,7 +210,12 @@ def _check_transcript_too(path: Path, seal: str | Path | None, verdict: dict[str
     seed = res.get("seed")
     if seed is None and seal is not None:
         seed = sealed_seed(res, seal)
-    check = check_transcript(path, res, int(seed), WorldConfig.from_dict(res["config"]))
+    check = check_transcript(path, res, int(seed), WorldConfig.from_dict(res["config"]), budget=budget)
+    if check["unchecked"]:
+        verdict["transcript"] = None
+        verdict["unchecked"] = check["message"]
+        verdict["message"] += f"; {check['message']}"
+        return
     verdict["transcript"] = check
     if not check["valid"]:
         verdict["valid"] = False
@@ -228,6 +243,16 @@ def _row_text(row: Any) -> str:
 
 class _Diverged(Exception):
     """The re-run code made other calls than the action log holds."""
+
+
+class _Exhausted(Exception):
+    """The check's wall-clock budget ran out before every recorded block was re-run."""
+
+
+def budget_exhausted_text(checked: int, total: int) -> str:
+    """What a check cut short by its budget says: ``log unchecked (budget exhausted after N
+    of M blocks)``."""
+    return f"log unchecked (budget exhausted after {checked} of {total} blocks)"
 
 
 def check_block_timeout(recorded: Any) -> tuple[float, str | None]:
@@ -267,8 +292,20 @@ class _TranscriptRun:
     compares what the re-run observes (calls, output, errors, integrity incidents) with what
     the transcript records."""
 
-    def __init__(self, core: Any, logged: list[Any], sealed_seeds: list[int] | None) -> None:
+    def __init__(
+        self,
+        core: Any,
+        logged: list[Any],
+        sealed_seeds: list[int] | None,
+        *,
+        block_timeout: float = float("inf"),
+        deadline: float = float("inf"),
+    ) -> None:
         self.core = core
+        #: The time-out each block gets, unless less of the budget is left.
+        self.block_timeout = block_timeout
+        #: ``time.monotonic()`` at which the check's budget is spent.
+        self.deadline = deadline
         self.logged = [_row_text(r) for r in logged]
         self.sealed_seeds = list(sealed_seeds) if sealed_seeds is not None else None
         self.checked = 0  # world log rows compared so far
@@ -365,7 +402,10 @@ class _TranscriptRun:
                     f"{where}: the re-run is at month {self.core.month} turn {self.core.turn + 1} (a turn of the "
                     "transcript is missing, added or renumbered)"
                 )
+            cut = self._budget_block()
             obs, _r, _t, _u, info = self.core.step(find_code(str(e.get("reply") or "")).code or "")
+            if cut and "timeout" in info["integrity"]:
+                raise _Exhausted  # stopped by the budget, not by its own time-out: not checked
             self.blocks += 1
             self.compare(where)
             self.answer = None
@@ -383,13 +423,26 @@ class _TranscriptRun:
             self.core.reset(options={"world": self.core.world, "last_close": closed})
             self._given_seeds()
 
+    def _budget_block(self) -> bool:
+        """Give the next block the rest of the budget if that is less than its time-out;
+        whether it was cut. Raises :class:`_Exhausted` when nothing is left."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Exhausted
+        sandbox = self.core.sandbox
+        if sandbox is not None:
+            sandbox.block_timeout = min(self.block_timeout, remaining)
+        return remaining < self.block_timeout
+
     def finish(self) -> None:
         """The transcript's end: the last reply's block must have been recorded."""
         if self.pending is not None:
             raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
 
 
-def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: Any) -> dict[str, Any]:
+def check_transcript(
+    path: str | Path, res: dict[str, Any], seed: int, config: Any, *, budget: float | None = None
+) -> dict[str, Any]:
     """Confirm that the action log and the integrity record come from the transcript: the
     recorded replies' code blocks are re-run, in order, in a fresh agent process against a
     world replayed from ``seed`` and ``config`` (failed LLM calls and resumes as recorded);
@@ -402,7 +455,12 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
     named. The career's integrity flags after a check are the re-run's (``integrity``).
 
     Each block gets ``result.json``'s block time-out, never more than the harness allows
-    (:func:`check_block_timeout`; the verdict says when it was bounded).
+    (:func:`check_block_timeout`; the verdict says when it was bounded), and the whole check
+    at most ``budget`` seconds of wall clock (default
+    :data:`~pibench_tui.harness.defaults.CHECK_BUDGET`): the last block gets what is left, and
+    a check the budget cuts short is neither valid nor invalid: ``unchecked`` is true and the
+    message says ``log unchecked (budget exhausted after N of M blocks)``
+    (:func:`budget_exhausted_text`; a block stopped by the budget is not counted).
 
     Agent code must be deterministic for this to hold (:data:`NONDETERMINISM_NOTE`): a
     divergence says so. A sealed career's agent ``random`` gets the seeds ``result.json``
@@ -411,16 +469,27 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
     transcript).
 
     Returns:
-        ``{"valid": bool, "message": str, "blocks": int, "integrity": {kind: count},
-        "block_timeout": float}``; ``integrity`` holds the incidents the re-run observed (up
-        to the divergence, when there is one).
+        ``{"valid": bool, "unchecked": bool, "message": str, "blocks": int, "of": int,
+        "integrity": {kind: count}, "block_timeout": float}``; ``blocks`` of ``of`` recorded
+        replies were re-run; ``integrity`` holds the incidents the re-run observed (up to the
+        divergence, when there is one).
     """
+    from pibench_tui.harness import defaults
     from pibench_tui.harness.core import LabCore
 
     path = Path(path)
+    started = time.monotonic()
+    budget = defaults.CHECK_BUDGET if budget is None else float(budget)
     harness: dict[str, Any] = res["harness"] if isinstance(res.get("harness"), dict) else {}
     timeout, timeout_note = check_block_timeout(harness.get("block_timeout"))
-    base: dict[str, Any] = {"valid": False, "blocks": 0, "integrity": {}, "block_timeout": timeout}
+    base: dict[str, Any] = {
+        "valid": False,
+        "unchecked": False,
+        "blocks": 0,
+        "of": 0,
+        "integrity": {},
+        "block_timeout": timeout,
+    }
     try:
         transcript = read_jsonl(path / "transcript.jsonl", strict=True)
         logged = read_jsonl(path / "actions.jsonl", strict=True)
@@ -430,6 +499,7 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
     if start is None:
         return {**base, "message": "transcript.jsonl has no start entry"}
     settings: dict[str, Any] = start["settings"] if isinstance(start.get("settings"), dict) else {}
+    base["of"] = sum(1 for e in transcript if isinstance(e, dict) and e.get("event") == "llm")
     sealed = bool(res.get("seed_commitment"))
     seeds = res.get("agent_random_seeds")
     core = LabCore(
@@ -441,7 +511,11 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
         sealed=sealed,
     )
     run = _TranscriptRun(
-        core, logged, [int(s) for s in seeds if isinstance(s, int)] if sealed and isinstance(seeds, list) else None
+        core,
+        logged,
+        [int(s) for s in seeds if isinstance(s, int)] if sealed and isinstance(seeds, list) else None,
+        block_timeout=timeout,
+        deadline=started + budget,
     )
     note = f"; {timeout_note}" if timeout_note else ""
     try:
@@ -457,6 +531,14 @@ def check_transcript(path: str | Path, res: dict[str, Any], seed: int, config: A
                 f"the re-run code made {count(run.checked, 'call')}, actions.jsonl holds {len(run.logged)}: the next logged "
                 f"call {run.logged[run.checked][:200]} was never made"
             )
+    except _Exhausted:
+        return {
+            **base,
+            "unchecked": True,
+            "message": f"{budget_exhausted_text(run.blocks, base['of'])}: the transcript check's budget of "
+            f"{budget:g} s (--check-budget) was spent before every recorded block was re-run{note}",
+            "blocks": run.blocks,
+        }
     except _Diverged as exc:
         return {
             **base,

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.cli.argtypes import check_budget
+from pibench_tui.harness.defaults import CHECK_BUDGET
 from pibench_tui.pricing import Price, parse_price
 from pibench_tui.textsafe import visible
 
@@ -88,6 +90,15 @@ def add_report_parser(sub: Any) -> None:
         help="re-run each agent career's recorded code in a fresh agent process and require exactly the "
         "logged calls (slow; agent code must be deterministic)",
     )
+    p.add_argument(
+        "--check-budget",
+        type=check_budget,
+        default=CHECK_BUDGET,
+        metavar="SECONDS",
+        help="with --check-transcripts: wall-clock budget of each career's check (default %(default)g s); a check it "
+        "cuts short leaves that career's log unchecked ('log unchecked (budget exhausted after N of M blocks)'), "
+        "marked like every unchecked log",
+    )
     p.set_defaults(func=cmd_report)
 
 
@@ -107,7 +118,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         return _pivots_only(args, pivots)
     try:
         careers = load_careers(
-            paths, simulate=not args.no_simulate, seal=args.seal, check_transcripts=args.check_transcripts
+            paths,
+            simulate=not args.no_simulate,
+            seal=args.seal,
+            check_transcripts=args.check_transcripts,
+            check_budget=args.check_budget,
         )
     except LoadError as exc:
         print(visible(f"pibench report: {exc}", newlines=True), file=sys.stderr)

@@ -112,6 +112,9 @@ class Career:
         flags / integrity: integrity incidents (agent runs), from the transcript.
         valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
+        transcript_unchecked: Why a ``--check-transcripts`` check did not finish (``log
+            unchecked (budget exhausted after N of M blocks) ...``); the log then counts as
+            unchecked, as without the option. ``None``: checked, or not asked.
         cost_usd: The career's cost in USD as its result.json recorded it (``cost_usd``, when
             the harness priced it; recorded, not re-derived), else ``None``.
         fingerprint: SHA-256 of the career's action log (canonical JSON rows), from
@@ -172,6 +175,7 @@ class Career:
     recorded_collapsed: bool | None = None
     dropped_as: str | None = None
     transcript_check: str | None = None
+    transcript_unchecked: str | None = None
     settings_hash: str | None = None
     cost_usd: float | None = None
     cached_prompt_tokens: int | None = None
@@ -483,6 +487,7 @@ class _Options:
     simulate: bool = True
     seal: str | None = None
     check_transcripts: bool = False
+    check_budget: float | None = None
 
 
 def _folder_identity(path: Path) -> tuple[str, str, str]:
@@ -723,7 +728,7 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
     _take_world(c, world, e_traj, b_traj)
     _judge(c, world, imp if isinstance(imp, dict) else {"total": imp}, res.get("digest"))
     if c.status == "valid" and opts.check_transcripts and c.kind == "agent":
-        _check_transcript(c, path, res, seed, cfg)
+        _check_transcript(c, path, res, seed, cfg, opts)
 
 
 def _policy_career(
@@ -771,11 +776,14 @@ def _policy_career(
     return world, e_traj, b_traj
 
 
-def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg: Any) -> None:
+def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg: Any, opts: _Options) -> None:
     from pibench_tui.harness.integrity import BENIGN_KINDS
     from pibench_tui.harness.replay import check_transcript
 
-    verdict = check_transcript(path, res, seed, cfg)
+    verdict = check_transcript(path, res, seed, cfg, budget=opts.check_budget)
+    if verdict["unchecked"]:  # the budget ran out: as unchecked as without the option, and said so
+        c.transcript_unchecked = verdict["message"]
+        return
     c.transcript_check = verdict["message"]
     # The flags are what the re-run observed, not what the transcript's entries say.
     kinds = verdict.get("integrity") or {}
@@ -1017,7 +1025,12 @@ def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
 
 
 def load_careers(
-    paths: list[str], *, simulate: bool = True, seal: str | None = None, check_transcripts: bool = False
+    paths: list[str],
+    *,
+    simulate: bool = True,
+    seal: str | None = None,
+    check_transcripts: bool = False,
+    check_budget: float | None = None,
 ) -> list[Career]:
     """Every career under ``paths`` (run directories, folders of them, or ``run --json``
     files): completed careers and, in rows of their own, unfinished and crashed ones; the
@@ -1029,11 +1042,14 @@ def load_careers(
         seal: A seal file (``pibench seal``) that reveals sealed careers' seeds for re-simulation.
         check_transcripts: Re-run each valid agent career's recorded code blocks in a fresh
             agent process and require exactly the logged calls (:func:`pibench_tui.harness.replay.check_transcript`).
+        check_budget: Wall-clock budget of each career's check, in seconds (default
+            :data:`pibench_tui.harness.defaults.CHECK_BUDGET`); a check it cuts short leaves
+            the career's log unchecked (:attr:`Career.transcript_unchecked` says so).
 
     Raises:
         LoadError: A path does not exist or holds no career.
     """
-    opts = _Options(simulate=simulate, seal=seal, check_transcripts=check_transcripts)
+    opts = _Options(simulate=simulate, seal=seal, check_transcripts=check_transcripts, check_budget=check_budget)
     careers: list[Career] = []
     for raw in paths:
         p = Path(raw)

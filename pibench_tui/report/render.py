@@ -215,13 +215,22 @@ def log_unchecked_notes(report: dict[str, Any]) -> list[str]:
     if not rows:
         return []
     careers = sum(len(keys) for _label, keys in rows)
-    return [
+    notes = [
         f"{LOG_UNCHECKED_MARK} {LOG_UNCHECKED}: the action logs of {count(careers, 'agent career')} were NOT checked "
         "against their transcripts (the model's replies were not re-run): each Impact is what its logged calls "
         "produce, not proved to be what the model did (a log pasted from another career passes); "
         "`pibench report --check-transcripts` checks them (it re-runs every block: slow); "
         + "; ".join(f"{label}: {count(len(keys), 'career')} ({_some([str(k) for k in keys])})" for label, keys in rows)
     ]
+    cut = [c for c in report.get("careers", []) if c.get("log_unchecked") and c.get("transcript_unchecked")]
+    if cut:  # --check-transcripts was given, but the budget ran out for these
+        notes.append(
+            f"{LOG_UNCHECKED_MARK} of these, {count(len(cut), 'career')} ran out of the check's budget "
+            "(--check-budget SECONDS gives more): "
+            + "; ".join(f"{c.get('row') or c['label']} {c['key']}: {c['transcript_unchecked']}" for c in cut[:5])
+            + ("; ..." if len(cut) > 5 else "")
+        )
+    return notes
 
 
 def absent_seed_notes(report: dict[str, Any]) -> list[str]:

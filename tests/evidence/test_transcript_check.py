@@ -8,6 +8,7 @@ ended)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pibench_tui.cli import main as pibench_main
@@ -122,3 +123,57 @@ def test_the_transcript_check_gives_a_block_no_more_time_than_the_harness_allows
     assert pibench_main(["replay", str(run), "--check-transcripts"]) == 0
     out = capsys.readouterr().out
     assert "block time-out 1e+09 s is more than the harness allows: blocks were re-run with at most 2 s" in out, out
+
+
+def test_a_transcript_check_has_a_total_budget_and_an_exhausted_one_is_never_valid(tmp_path, capsys):
+    """A run whose recorded blocks each take their whole time-out (two loops forever, 1 s each:
+    what a crafted run of many 3,600 s blocks does at scale) checked with ``--check-budget 1``
+    through the real commands: `pibench replay` stops when the budget is spent, says
+    ``unchecked ... log unchecked (budget exhausted after N of M blocks)`` (never ``valid``),
+    records ``transcript_checked: false`` and exits 2; `pibench report --check-transcripts
+    --check-budget 1` keeps the career valid as re-simulated but marks its log unchecked, like
+    a report without the check, and says why. Before, there was no budget: the check ran every
+    block whatever it cost."""
+    loop = "```python\nwhile True:\n    pass\n```"
+    runs = tmp_path / "runs"
+    run = _run(runs, "slow", [loop, loop], block_timeout=1.0)
+    transcript = [json.loads(line) for line in (run / "transcript.jsonl").read_text().splitlines()]
+    replies = sum(1 for e in transcript if e.get("event") == "llm")
+    capsys.readouterr()
+    assert pibench_main(["replay", str(run), "--check-budget", "1"]) == 2
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if str(run) in ln)
+    assert line.startswith("unchecked  "), out
+    assert re.search(rf"log unchecked \(budget exhausted after [01] of {replies} blocks\)", line), line
+    res = json.loads((run / "result.json").read_text())
+    assert res["replay"]["transcript_checked"] is False, res["replay"]
+    rep = _report([runs], tmp_path, "--check-transcripts", "--check-budget", "1")
+    text = capsys.readouterr().out
+    assert "ran out of the check's budget" in text and "budget exhausted after" in text, text
+    (career,) = rep["careers"]
+    assert career["status"] == "valid" and career["log_unchecked"] is True, career
+    assert career["transcript_check"] is None
+    assert re.search(rf"budget exhausted after [01] of {replies} blocks", career["transcript_unchecked"])
+    (row,) = rep["leaderboard"]
+    assert row["log_unchecked_seeds"] == [career["key"]]
+
+
+def test_the_check_budget_is_an_option_with_a_default_in_help(capsys):
+    """``--check-budget`` shows its default in both commands' ``--help`` and refuses what is
+    not a number of seconds it can use (0, NaN, inf)."""
+    from pibench_tui.harness.defaults import CHECK_BUDGET
+
+    for cmd in (["replay", "x"], ["report", "x"]):
+        try:
+            pibench_main([cmd[0], "--help"])
+        except SystemExit:
+            pass
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert "--check-budget SECONDS" in help_text and f"(default {CHECK_BUDGET:g} s)" in help_text, help_text
+        for bad in ("0", "nan", "inf", "soon"):
+            try:
+                code = pibench_main([*cmd, "--check-budget", bad])
+            except SystemExit as exc:
+                code = exc.code
+            assert code == 2, (cmd, bad)
+            assert "--check-budget" in capsys.readouterr().err
