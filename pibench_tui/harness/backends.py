@@ -158,6 +158,83 @@ def redact_secrets(value: Any) -> Any:
     return value
 
 
+#: Parts of a header name (lower case, separators dropped) that mark a secret header: its value is
+#: recorded as :data:`REDACTED` (``authorization``, ``x-api-key``, ``helicone-auth``,
+#: ``x-portkey-virtual-key``, ``cookie``, ``x-session-id``, ``x-amz-security-token`` ...).
+_SECRET_HEADER_PARTS = (
+    "auth",
+    "key",
+    "token",
+    "secret",
+    "pass",
+    "cookie",
+    "session",
+    "signature",
+    "credential",
+    "bearer",
+    "jwt",
+    "cert",
+)
+#: Schemes a credential value starts with, whatever its header is called.
+_CREDENTIAL_SCHEMES = ("bearer ", "basic ", "token ", "digest ", "negotiate ", "aws4-", "sk-", "pk-")
+#: An opaque run of this many token characters (letters and digits, both) reads as a credential.
+_OPAQUE_RUN = 20
+
+
+def is_secret_header(name: str, value: str) -> bool:
+    """Whether an extra HTTP header may hold a secret, so that its value is never written to
+    disk: a name that :func:`is_secret_name` names or that holds one of
+    :data:`_SECRET_HEADER_PARTS`, or a value that looks like a credential (a scheme of
+    :data:`_CREDENTIAL_SCHEMES`, or a run of at least :data:`_OPAQUE_RUN` letters, digits and
+    ``-_.+/=`` holding both letters and digits). A false alarm costs only the value's
+    comparison (the name is still recorded); a secret missed would be on disk."""
+    import re
+
+    compact = "".join(ch for ch in str(name).lower() if ch.isalnum())
+    if is_secret_name(name) or any(part in compact for part in _SECRET_HEADER_PARTS):
+        return True
+    text = str(value).strip().lower()
+    if text.startswith(_CREDENTIAL_SCHEMES):
+        return True
+    return any(
+        re.search(r"[a-z]", run) and re.search(r"[0-9]", run)
+        for run in re.findall(rf"[a-z0-9_.+/=-]{{{_OPAQUE_RUN},}}", text)
+    )
+
+
+def header_settings(headers: dict[str, str]) -> dict[str, str]:
+    """What is recorded of extra HTTP headers (part of a career's settings, compared both ways):
+    each name in lower case (names are case-insensitive) with its value, or :data:`REDACTED`
+    when the header may hold a secret (:func:`is_secret_header`): a different key does not
+    split a label, a different route or version does, and adding or removing any header does."""
+    return {
+        name.lower(): REDACTED if is_secret_header(name, value) else value
+        for name, value in sorted(headers.items(), key=lambda kv: kv[0].lower())
+    }
+
+
+def merge_headers(*tables: dict[str, str]) -> dict[str, str]:
+    """``tables`` merged left to right, names compared case-insensitively (a later table's
+    ``x-route`` replaces an earlier ``X-Route``; the later spelling is kept)."""
+    out: dict[str, str] = {}
+    for table in tables:
+        for name, value in table.items():
+            for old in [k for k in out if k.lower() == name.lower()]:
+                del out[old]
+            out[name] = value
+    return out
+
+
+def duplicate_header(names: list[str]) -> str | None:
+    """The first name of ``names`` given again in any case (``X-Route`` and ``x-route``), or ``None``."""
+    seen: set[str] = set()
+    for name in names:
+        if name.lower() in seen:
+            return name
+        seen.add(name.lower())
+    return None
+
+
 @dataclass(frozen=True)
 class RequestOptions:
     """How a request is shaped, for providers and gateways that differ from the default.
@@ -169,8 +246,9 @@ class RequestOptions:
         reasoning_effort: Sent as ``reasoning_effort`` when set (``"low"``, ``"medium"`` ...).
         extra_body: Merged into the request's JSON body (a provider's own fields); recorded
             with secret fields redacted (:func:`redact_secrets`).
-        headers: Extra HTTP headers (a gateway's routing or key header); never recorded
-            with their values.
+        headers: Extra HTTP headers (a gateway's routing or key header); part of the
+            settings by name (lower case) and, unless the header may hold a secret, value
+            (:func:`header_settings`): a secret's value is never recorded.
     """
 
     token_param: str = "max_tokens"
@@ -180,9 +258,10 @@ class RequestOptions:
     headers: dict[str, str] = field(default_factory=dict)
 
     def settings(self) -> dict[str, Any]:
-        """The options that change what the model is asked (empty when all are defaults):
-        part of a career's settings fingerprint. Header values are not included, nor the
-        values of secret ``extra_body`` fields (:func:`redact_secrets`)."""
+        """The options that change what the model is asked or who answers (empty when all are
+        defaults): part of a career's settings fingerprint. The values of secret
+        ``extra_body`` fields (:func:`redact_secrets`) and of secret headers
+        (:func:`header_settings`) are :data:`REDACTED`."""
         out: dict[str, Any] = {}
         if self.token_param != "max_tokens":
             out["token_param"] = self.token_param
@@ -192,6 +271,8 @@ class RequestOptions:
             out["reasoning_effort"] = self.reasoning_effort
         if self.extra_body:
             out["extra_body"] = redact_secrets(self.extra_body)
+        if self.headers:
+            out["headers"] = header_settings(self.headers)
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -249,7 +249,9 @@ def add_agent_parser(sub: Any) -> None:
         action="append",
         type=_header,
         metavar="K:V",
-        help="an extra HTTP header of every request (repeatable; values are never recorded)",
+        help="an extra HTTP header of every request (repeatable; names case-insensitive). Part of the settings: "
+        "its name, and its value unless the header may hold a secret (a name like Authorization or *-Key, a "
+        "bearer or opaque token value), which is recorded as <redacted>",
     )
     p.add_argument(
         "--no-endpoint-check",

@@ -109,7 +109,7 @@ class AgentSettings:
         block_timeout: Wall-clock limit per block, in seconds (§16: 20).
         request: Request options that change what the model is asked
             (``max_completion_tokens``, ``no_temperature``, ``reasoning_effort``,
-            ``extra_body``); empty by default. Headers are not settings (a gateway's key).
+            ``extra_body``, ``headers``: names, and values unless secret); empty by default.
         allow_incomplete_confinement: Play sealed seeds even when an agent process proves
             its OS confinement incomplete (``--allow-incomplete-confinement``; not part of
             the fingerprint: the run records what each process proved).

@@ -346,11 +346,16 @@ class _Checker:
         return value
 
     def headers(self, value: Any, where: tuple[str | int, ...]) -> dict[str, str]:
+        from pibench_tui.harness.backends import duplicate_header
+
         out = {}
         for k, v in self.table(value, where).items():
             if not isinstance(v, str) or any(c in k for c in " \t\r\n:") or any(c in v for c in "\r\n"):
                 raise self.fail((*where, k), "a header is NAME = \"VALUE\" (no spaces or ':' in the name, one line)")
             out[k] = v.strip()
+        again = duplicate_header(list(out))
+        if again is not None:
+            raise self.fail((*where, again), "a header named twice (names are case-insensitive): give it once")
         return out
 
     def path(self, text: str) -> str:
@@ -586,6 +591,16 @@ _MODEL_KINDS: dict[str, tuple[Any, ...]] = {
 # ------------------------------------------------------------------------------ the CLI form
 
 
+def _command_line_headers(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """``--header NAME:VALUE`` pairs as a table; a name given twice (in any case) is refused."""
+    from pibench_tui.harness.backends import duplicate_header
+
+    again = duplicate_header([name for name, _value in pairs])
+    if again is not None:
+        raise PlanError(f"--header {again} is given twice (header names are case-insensitive): give it once")
+    return dict(pairs)
+
+
 def plan_from_args(args: Any) -> Plan:
     """The one-entry plan of ``pibench agent --model M ...`` (options not given take their
     defaults: the argparse defaults are ``None`` so that ``--plan`` can tell what was given).
@@ -632,7 +647,7 @@ def plan_from_args(args: Any) -> Plan:
         max_completion_tokens=mct,
         reasoning_effort=args.reasoning_effort,
         extra_body=dict(args.extra_body or {}),
-        headers=dict(args.header or []),
+        headers=_command_line_headers(args.header or []),
         max_turns=given("max_turns", defaults.MAX_TURNS),
         memory=memory,
         block_timeout=given("block_timeout", defaults.BLOCK_TIMEOUT),

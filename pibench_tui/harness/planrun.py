@@ -90,15 +90,9 @@ def make_backend_factory(
     client, or the command backend), sharing ``limiter``; ``fixed_proxy`` (a sealed run):
     the client uses the proxy pibench checked (``OpenAIBackend``). The backend raises
     ``ValueError`` on a missing key, package or command (call it once up front)."""
-    from pibench_tui.harness.backends import CommandBackend, OpenAIBackend, RequestOptions, RetryPolicy
+    from pibench_tui.harness.backends import CommandBackend, OpenAIBackend, RetryPolicy
 
-    options = RequestOptions(
-        token_param="max_completion_tokens" if model.max_completion_tokens is not None else "max_tokens",
-        send_temperature=not model.no_temperature,
-        reasoning_effort=model.reasoning_effort,
-        extra_body=dict(model.extra_body),
-        headers={**endpoint.headers, **model.headers},
-    )
+    options = request_options(model, endpoint)
     policy = RetryPolicy(retries=endpoint.retries, base=endpoint.retry_base, timeout=endpoint.request_timeout)
 
     def make() -> Any:
@@ -130,16 +124,26 @@ def make_backend_factory(
     return make
 
 
-def request_settings(model: ModelSpec) -> dict[str, Any]:
-    """The request options of ``model`` that are part of its settings fingerprint."""
-    from pibench_tui.harness.backends import RequestOptions
+def request_options(model: ModelSpec, endpoint: EndpointSpec) -> Any:
+    """The :class:`~pibench_tui.harness.backends.RequestOptions` every request of ``model`` on
+    ``endpoint`` is sent with (the model's headers over the endpoint's, names compared
+    case-insensitively): one home for what is sent and what is recorded."""
+    from pibench_tui.harness.backends import RequestOptions, merge_headers
 
     return RequestOptions(
         token_param="max_completion_tokens" if model.max_completion_tokens is not None else "max_tokens",
         send_temperature=not model.no_temperature,
         reasoning_effort=model.reasoning_effort,
         extra_body=dict(model.extra_body),
-    ).settings()
+        headers=merge_headers(endpoint.headers, model.headers),
+    )
+
+
+def request_settings(model: ModelSpec, endpoint: EndpointSpec) -> dict[str, Any]:
+    """The request options of ``model`` on ``endpoint`` that are part of its settings
+    fingerprint (:meth:`~pibench_tui.harness.backends.RequestOptions.settings`: headers
+    included, secret values redacted)."""
+    return dict(request_options(model, endpoint).settings())
 
 
 def careers_of(
@@ -179,7 +183,7 @@ def careers_of(
             max_tokens=m.max_tokens,
             memory=m.memory,
             block_timeout=m.block_timeout,
-            request=request_settings(m),
+            request=request_settings(m, plan.endpoints[m.endpoint]),
             allow_incomplete_confinement=plan.allow_incomplete_confinement,
         )
         for m in plan.models

@@ -131,8 +131,8 @@ class Career:
         plan_sha256 / plan_copy: The plan file's SHA-256 its result.json recorded (``plan``;
             ``None``: not run from a plan) and whether the copy in the output folder has
             that hash (:func:`_plan_copy`: ``verified``, ``differs``, ``missing``).
-        settings_hash: The harness settings' SHA-256 (``result.json["settings_sha256"]``, or
-            derived from its ``harness`` record for runs of an earlier pibench); ``None`` when
+        settings_hash: The harness settings' SHA-256, derived from its ``harness`` record
+            (``result.json["settings_sha256"]`` only without one); ``None`` when
             unknown. The report splits a label whose careers differ in it.
     """
 
@@ -885,13 +885,14 @@ _NOT_SETTINGS = frozenset({"block_timeout", "backend", "max_failed_calls"})
 
 
 def _settings_hash(res: dict[str, Any]) -> str | None:
-    """The career's settings hash: recorded, or derived from ``harness`` (older runs)."""
-    recorded = res.get("settings_sha256")
-    if isinstance(recorded, str) and recorded:
-        return recorded
+    """The career's settings hash, derived from the settings ``harness`` records (the
+    fingerprint plus how it was run: :data:`_NOT_SETTINGS`), never the recorded
+    ``settings_sha256`` alone: an edited hash would merge careers of other settings into one
+    row. The recorded hash only when there is no ``harness``."""
     harness = res.get("harness")
     if not isinstance(harness, dict):
-        return None
+        recorded = res.get("settings_sha256")
+        return recorded if isinstance(recorded, str) and recorded else None
     from pibench_tui.harness.loop import settings_hash
 
     try:

@@ -127,7 +127,8 @@ def test_redo_failed_plays_again_the_careers_whose_llm_never_answered(tmp_path, 
 
 def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp_path, capsys):
     """--max-completion-tokens, --no-temperature, --reasoning-effort, --extra-body and --header
-    shape every request; they are part of the settings (result.json), where no temperature
+    shape every request; they are part of the settings (result.json; a header by its name and
+    a value that is no secret), where no temperature
     is recorded when none is sent, and --temperature beside --no-temperature is a usage
     error (as in a plan). An endpoint that
     refuses max_tokens with a 400 naming it is reported as a refused parameter."""
@@ -150,9 +151,9 @@ def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp
         "no_temperature": True,
         "reasoning_effort": "low",
         "token_param": "max_completion_tokens",
+        "headers": {"x-route": "fast"},  # a route is a setting; a secret header's value never is
     }
     assert res["harness"]["backend"]["request"]["header_names"] == ["X-Route"]
-    assert "fast" not in json.dumps(res)
     assert res["harness"]["temperature"] is None  # none was sent (QA26: 0.4 was recorded and reported)
     both = _args(srv.base_url, tmp_path / "c", "--seeds", "101", "--no-temperature", "--temperature", "0.9")
     assert pibench_main(both) == 2
@@ -321,3 +322,95 @@ def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_pat
     (resume,) = res["resumes"]
     assert resume["in_flight"]["prompt_estimated"] == flight["prompt_estimated"]
     assert not (run / "request-in-flight.json").exists()
+
+
+def _all_text(folder) -> str:
+    return "".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
+
+
+def test_headers_are_settings_by_name_and_non_secret_value_and_secrets_never_reach_disk(tmp_path, capsys):
+    """--header takes part in a label's configuration (issue 26 §1): after seed 101 finished
+    with ``X-Route: fast`` and a secret ``Authorization``, the same command reuses it with the
+    names in another case and another key (a key is no setting), but refuses it ("request:
+    ... there ... now", exit 1, the career untouched) with another route, without the
+    Authorization header, or with one more header. What is recorded holds the names (lower
+    case) and the route, never the key: no file of the run folder contains it. A name given
+    twice (in any case) is a usage error. Before, headers were no setting at all: another
+    route was reused "already complete"."""
+    out = tmp_path / "runs"
+    key1, key2 = "Bearer sk-test-1a2b3c4d5e6f7a8b9c0d", "Bearer sk-test-9z8y7x6w5v4u3t2s1r0q"
+    base = ["--seeds", "101", "--no-endpoint-check"]
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        first = ["--header", "X-Route:fast", "--header", f"Authorization:{key1}"]
+        assert pibench_main(_args(srv.base_url, out, *base, *first)) == 0
+        run = out / "m" / "short-12-101"
+        res = json.loads((run / "result.json").read_text())
+        assert res["harness"]["request"]["headers"] == {"authorization": "<redacted>", "x-route": "fast"}
+        assert "sk-test" not in _all_text(out)
+        before = (run / "result.json").read_text()
+        capsys.readouterr()
+        same = ["--header", "x-route:fast", "--header", f"AUTHORIZATION:{key2}"]
+        assert pibench_main(_args(srv.base_url, out, *base, *same)) == 0
+        assert "already complete" in capsys.readouterr().err
+        for other in (
+            ["--header", "X-Route:slow", "--header", f"Authorization:{key1}"],
+            ["--header", "X-Route:fast"],
+            [*first, "--header", "X-Provider:azure"],
+        ):
+            rc = pibench_main(_args(srv.base_url, out, *base, *other))
+            err = capsys.readouterr().err
+            assert rc == 1, (other, err)
+            assert "finished career played with other settings" in err and "request:" in err, (other, err)
+        assert (run / "result.json").read_text() == before
+        assert "sk-test" not in _all_text(out)
+    twice = _args("http://127.0.0.1:9/v1", tmp_path / "t", *base, "--header", "X-A:1", "--header", "x-a:2")
+    assert pibench_main(twice) == 2
+    assert "--header x-a is given twice" in capsys.readouterr().err
+
+
+def test_a_secret_header_is_recognised_by_its_name_or_its_value():
+    """Which header values are never recorded: secret-looking names (Authorization, *-Key,
+    tokens, cookies, sessions, signatures, Helicone-Auth) and credential-looking values under
+    any name (a bearer scheme, an ``sk-`` key, an opaque run of letters and digits); routes,
+    versions and regions are recorded as they are."""
+    from pibench_tui.harness.backends import REDACTED, header_settings
+
+    secret = {
+        "Authorization": "Bearer x",
+        "X-Api-Key": "abc",
+        "api-key": "abc",
+        "Helicone-Auth": "x",
+        "X-Amz-Security-Token": "x",
+        "Cookie": "a=b",
+        "X-Session-Id": "s",
+        "X-Request-Signature": "s",
+        "X-Custom": "Bearer abc",
+        "X-Other": "sk-abc",
+        "X-Opaque": "q1w2e3r4t5y6u7i8o9p0as",
+    }
+    plain = {"X-Route": "fast", "anthropic-version": "2023-06-01", "X-Region": "us-east-1", "X-Title": "pibench eval"}
+    recorded = header_settings({**secret, **plain})
+    assert {k for k, v in recorded.items() if v == REDACTED} == {k.lower() for k in secret}
+    assert {k: v for k, v in recorded.items() if v != REDACTED} == {k.lower(): v for k, v in plain.items()}
+
+
+def test_the_report_splits_a_label_whose_careers_were_sent_other_headers(tmp_path, capsys):
+    """Seeds 101 and 102 of label m played through the real command with ``X-Route: fast``
+    and ``X-Route: slow`` (a gateway sending them to other models): `pibench report` shows one
+    row per configuration, not one mean; the settings hash it splits by is derived from the
+    recorded settings, so a ``settings_sha256`` edited to the other career's does not merge
+    them. Before, headers were no setting and both careers were averaged as one model."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        for seed, route in (("101", "fast"), ("102", "slow")):
+            assert pibench_main(_args(srv.base_url, out, "--seeds", seed, "--header", f"X-Route:{route}")) == 0
+    forged = out / "m" / "short-12-102" / "result.json"
+    res = json.loads(forged.read_text())
+    res["settings_sha256"] = json.loads((out / "m" / "short-12-101" / "result.json").read_text())["settings_sha256"]
+    forged.write_text(json.dumps(res))
+    capsys.readouterr()
+    assert pibench_main(["report", str(out), "--json", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    rows = [r["label"] for r in report["leaderboard"]]
+    assert len(rows) == 2 and all(r.startswith("m · settings ") for r in rows), rows
+    assert "holds careers of 2 different harness settings" in capsys.readouterr().out
