@@ -12,8 +12,9 @@ Figures (issue 26 §3):
 * whether the system prompt and the conversation's prefix are byte-stable across calls
   (what provider prompt caching needs).
 
-Tokens come from ``tiktoken`` (``o200k_base``) when it is installed with its vocabulary
-available offline; otherwise they are estimated as characters / 4, and the output says so.
+Tokens come from a real tokenizer (``--encoding``, default ``o200k_base``): ``bpe-openai``
+(the ``tokens`` extra, vocabularies in the wheel, no network) or ``tiktoken`` with its vocabulary
+cached; with neither they are estimated as characters / 4, and the output says so.
 """
 
 from __future__ import annotations
@@ -43,13 +44,24 @@ LOOK = (
 )
 
 
-def tokenizer() -> tuple[Callable[[str], int], str]:
-    """``(count, name)``: a real tokenizer when one works offline, else characters / 4."""
+def tokenizer(encoding: str = "o200k_base") -> tuple[Callable[[str], int], str]:
+    """``(count, name)``: a real tokenizer when one works offline, else characters / 4.
+
+    ``bpe-openai`` (the ``tokens`` extra: ``pip install -e '.[tokens]'``) carries the
+    ``o200k_base`` and ``cl100k_base`` vocabularies in its wheel; ``tiktoken`` works too when
+    its vocabulary is cached (it downloads it on first use)."""
+    try:
+        import bpe_openai  # type: ignore[import-not-found]
+
+        enc = bpe_openai.get_encoding(encoding)
+        return (lambda text: len(enc.encode(text))), f"bpe-openai {encoding}"
+    except Exception:  # noqa: BLE001 - not installed: try tiktoken
+        pass
     try:
         import tiktoken  # type: ignore[import-not-found]
 
-        enc = tiktoken.get_encoding("o200k_base")
-        return (lambda text: len(enc.encode(text))), "tiktoken o200k_base"
+        enc = tiktoken.get_encoding(encoding)
+        return (lambda text: len(enc.encode(text))), f"tiktoken {encoding}"
     except Exception:  # noqa: BLE001 - not installed, or its vocabulary needs the network
         return (lambda text: len(text) // 4), "estimate: characters / 4 (no offline tokenizer)"
 
@@ -83,13 +95,16 @@ class RecordingBackend:
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=len(text) // 4)
 
 
-def measure(seed: int = 101, scenario: str = "standard", months: int | None = None) -> dict[str, Any]:
+def measure(
+    seed: int = 101, scenario: str = "standard", months: int | None = None, encoding: str = "o200k_base"
+) -> dict[str, Any]:
     """Play a scripted baseline-like career and measure what each call sent.
 
     Args:
         seed: World seed.
         scenario: Scenario name.
         months: Play only this many months (``None``: the scenario's horizon).
+        encoding: The tokenizer's encoding (:func:`tokenizer`).
 
     Returns:
         ``{"tokenizer", "system_tokens", "system_chars", "calls", "mean_prompt_tokens",
@@ -100,7 +115,7 @@ def measure(seed: int = 101, scenario: str = "standard", months: int | None = No
     from pibench_tui.harness.loop import AgentSettings, run_career
     from scenarios import load_scenario
 
-    count, name = tokenizer()
+    count, name = tokenizer(encoding)
     scen = load_scenario(scenario)
     config = scen.config if months is None else dataclasses.replace(scen.config, months=int(months))
     settings = AgentSettings(model="baseline-like", label="baseline-like", scenario=scen.name, config=config)
@@ -132,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--scenario", default="standard")
     ap.add_argument("--months", type=int, default=None, help="play only this many months (default: the horizon)")
+    ap.add_argument("--encoding", default="o200k_base", help="o200k_base (default) or cl100k_base")
     args = ap.parse_args(argv)
-    m = measure(args.seed, args.scenario, args.months)
+    m = measure(args.seed, args.scenario, args.months, args.encoding)
     print(f"tokens: {m['tokenizer']}")
     print(f"system prompt: {m['system_tokens']:,} tokens ({m['system_chars']:,} characters)")
     print(

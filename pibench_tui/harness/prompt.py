@@ -128,32 +128,35 @@ BRIEFS: dict[str, str] = {
     "{rules.postdoc.renewal_window_months} of its end",
     "recruit.hire_ra": "now; never an author",
     "recruit.hire_manager": "now; {rules.attention.oversight_manager_relief} less oversight per researcher",
-    "recruit.dismiss": "an RA or manager; leaves at this month's end (paid for it)",
+    "recruit.dismiss": "an RA or manager; leaves (paid) at this month's end",
     "field.news": "the last n items",
     "students.set_mentoring": "standing hours {id: h}, 0 to {rules.caps.mentoring_hours} each; others keep theirs",
     "lab.ledger": "the last n rows",
     "projects.start": "tier 1-3, members: ids, compute units/month 0 to {rules.caps.compute_per_project}",
     "projects.set_compute": "units/month, 0 to {rules.caps.compute_per_project}",
-    "projects.assign": "an active member to an active project (no duplicates)",
+    "projects.assign": "add an active member to an active project",
     "projects.unassign": "a member from an active project",
     "projects.kill": "no draft; its members' morale suffers",
     "students.list": "everyone ever, any role or status",
     "projects.list": "all ever",
-    "lab.explain": "why an outcome went as it did, from what you could see",
+    "lab.explain": "why an outcome went as it did, in visible terms",
     "papers.polish": "an available draft; gains saturate at {rules.hours.polish_saturation} in total",
     "papers.submit": "an available draft; conferences only in their deadline months",
     "papers.revise": "a rejected, available draft, once a month; gains stop at {rules.hours.revise_saturation}, "
     "shrink each revision",
     "papers.withdraw": "a submission under review; its draft becomes available again",
     "grants.propose": "to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}; more hours "
-    "and on-topic evidence (drafts, publications attached by id) help",
+    "and on-topic evidence (attach draft/publication ids) help",
     "grants.calls": "open this month",
     "grants.proposals": "all",
     "grants.awards": "all",
     "papers.drafts": "all",
     "papers.submissions": "all",
     "events.pending": "awaiting an answer",
-    "recruit.applicants": "pending/offered ones this season, else []",  # offer() says the months
+    "field.topics": "in their fixed order",
+    "time.last_report": "the last closed month's report again",
+    "students.reports": "the last n monthly reports",
+    "recruit.applicants": "this season's pending/offered ones, else []",  # offer() says the months
     "field.preprints": "counts per topic, last n_months months",
     "field.attend_conference": "{rules.hours.conference}, {rules.costs.conference}, at most once every "
     "{rules.events.conference_gap_months}; returns hallway intel",
@@ -205,8 +208,7 @@ def api_cheatsheet(
     named = set(re.findall(r" -> ([a-z_]+)", "\n".join(lines)))
     others = ", ".join(t for t in tables if t not in named)
     lines.append(
-        f"query(sql): the rows of one read-only SELECT/WITH over the tables above and {others}; help(query) "
-        "lists their columns"
+        f"query(sql): rows of one read-only SELECT/WITH over the tables above and {others}; help(query): their columns"
     )
     return "\n".join(lines)
 
@@ -233,11 +235,11 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
         f"- A yearly applicant pool opens in month {season['pool_opens']}; transcripts, letters, interviews are "
         f"noisy signals of ability. Pay/month: PhD {_usd(pay['phd'])}, postdoc {_usd(pay['postdoc'])} "
         f"({_num(postdoc['contract_months'])}-month contract), RA {_usd(pay['ra'])}, manager "
-        f"{_usd(pay['manager'])}. Researchers: PhDs, postdocs; staff: RAs, managers."
+        f"{_usd(pay['manager'])}."
     )
     out.append(
-        f"- Caps: {caps['researchers']} researchers (open offers, incoming students, postdoc searches count), "
-        f"{caps['managers']} managers, {caps['active_projects']} active projects. Neglect, more than "
+        f"- Caps: {caps['researchers']} researchers (PhDs, postdocs; open offers, incoming students, postdoc searches "
+        f"count), {caps['managers']} managers, {caps['active_projects']} active projects. Neglect, more than "
         f"{_n(r['projects']['overload_per_person'], 'active project')} each, money trouble, rejections lower morale; "
         f"low morale makes researchers quit. A PhD graduates after {season['graduation_min_months']} months with "
         f"{season['graduation_min_papers']} accepted papers."
@@ -250,8 +252,8 @@ def _rules_beside_api(r: Mapping[str, Any]) -> str:
     out.append(
         f"- Your hours: {_num(att['base'])}/month minus oversight ({_num(att['oversight_per_researcher'])} per "
         f"researcher, {_num(att['oversight_per_ra'])} per RA), at least {_num(att['floor'])}{service}; no "
-        "carry-over. Standing mentoring grows skills, morale, project speed. Events (talks, reviews, crises, "
-        "collaborations, price shocks) expire unless answered; one-offs: talk "
+        "carry-over. Standing mentoring grows skills, morale, project speed. Events expire unless answered; "
+        "one-offs: talk "
         f"{_num(hours['talk'])} h + {_usd(costs['talk_travel'])}, review {_num(hours['review'])} h, crisis "
         f"{_num(hours['crisis'])} h, collaboration {_num(hours['collaboration'])} h/month for "
         f"{_n(r['collaboration']['months'], 'month')}."
@@ -405,14 +407,13 @@ def mechanics_text(rules: Mapping[str, Any], *, with_api: bool = False) -> str:
 
 _NOTES_ADVICE = """\
 NOTES: each month is a NEW conversation opened by your notes: write_memory(text) replaces them (at most \
-{limit:,} characters), read_memory() returns them. Keep plans, roles, deadlines, lessons there; update them \
-before ending the month. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
+{limit:,} characters), read_memory() returns them. Keep plans, roles, deadlines, lessons there. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
 
 _CODING_TIPS = """\
 HOW TO ACT: reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and \
 errors come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; time.next_month() ends it (later \
-calls in that block are refused), else it ends after your last turn. Refused calls raise ActionError (e.code, \
-e.message say what is valid). Print compactly. Imports: {modules}; no files, no network; {timeout:g} s per block."""
+calls in that block are refused), else your last turn does. Refused calls raise ActionError (its \
+message says what is valid). Print compactly. Imports: {modules}; no files, no network; {timeout:g} s per block."""
 
 
 def _modules(names: tuple[str, ...]) -> str:
@@ -448,18 +449,18 @@ def system_prompt(
     """
     horizon = rules["horizon_months"]
     goal = (
-        f"You are the PI of a new research lab in a simulated world: {horizon} months from "
-        f"{_usd(rules['start_budget'])}, nobody hired, run by writing Python that calls its API. Goal: the highest "
+        f"You are the PI of a new research lab in a simulated world, run by writing Python that calls its API: "
+        f"{horizon} months, {_usd(rules['start_budget'])} to start, nobody hired. Goal: the highest "
         f"Impact = citations earned by month {horizon} + expected citations of your papers over the next "
         f"{rules['projection_months']} months. A budget below zero at a month's end collapses the lab (career over; "
-        "only citations earned so far count). Abilities, paper quality, topic hotness and agency preferences are "
-        "hidden: infer them."
+        "only citations earned so far count). Hidden, to infer: abilities, paper quality, topic hotness, agency "
+        "preferences."
     )
     return "\n\n".join(
         [
             goal,
-            "API (*: changes the world; results: plain dicts, lists; -> t: rows of table t; help(x) shows "
-            "a call's full doc)\n" + cheatsheet,
+            "API (*: changes the world; results are plain dicts and lists; -> t: rows of table t; "
+            "help(x): a call's full doc)\n" + cheatsheet,
             mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
             _CODING_TIPS.format(

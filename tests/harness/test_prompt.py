@@ -23,7 +23,7 @@ def test_prompt_lists_every_api_call_and_follows_the_scenario():
     for ns, calls in API_CALLS.items():
         for name in calls:
             assert f" {name}(" in lines[ns] or f"*{name}(" in lines[ns], (ns, name)
-    assert "$4,321" in text and "simulated world: 24 months" in text
+    assert "$4,321" in text and "calls its API: 24 months" in text
     assert "more than 3 active projects each" in text
     assert "*interview(ids): an id or a list; 4.5 h per new candidate" in text
     assert "at most 3,000 characters" in text and "OUTPUT (turn t/5)" in text

@@ -83,11 +83,11 @@ def test_each_api_call_is_said_once_with_a_whole_clause_and_every_table_is_named
         assert list(items) == list(calls), ns
         for item in items.values():
             assert not re.search(r"(,| the| or| per| a| an)$", item), item
-    assert items["last_report"].endswith("the report of the last closed month again")
+    assert items["last_report"].endswith("the last closed month's report again")
     assert "answered at the tick of month 3, arrival in month 5" in lines["recruit"]
     for table in SCHEMA:
         assert re.search(rf"(-> |over the tables above and .*){table}\b", text), table
-    assert "help(query) lists their columns" in text
+    assert "help(query): their columns" in text
     for key in BRIEFS:
         ns, name = key.split(".")
         assert name in API_CALLS[ns], key
