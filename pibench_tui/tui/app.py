@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -120,6 +120,8 @@ class PibenchApp(LabApp):
         self.quit_pending = False  # q pressed while too small, with unsaved months: ask once the size is back
         self._autosave_lock = threading.Lock()  # one autosave at a time (worker threads, the UI's finish_autosave)
         self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
+        self._digest: DigestScreen | None = None  # the one digest screen (open_digest)
+        self._confirm: ConfirmNextMonth | None = None  # the one month-end confirmation (action_next_month)
 
     # ------------------------------------------------------------------ layout
     @property
@@ -220,9 +222,10 @@ class PibenchApp(LabApp):
                     None if n == 1 else f"Months {last - n + 1}-{last} closed from the console: month {last}'s digest"
                 )
                 self.refresh_view()  # under the digest, as after n's close
-                self.push_screen(
-                    DigestScreen(report, self.game, title=title, history=self.game.month_reports()),
-                    partial(self._digest_closed, bool(report.get("finished")) or self.game.finished),
+                self.open_digest(
+                    report,
+                    title=title,
+                    closed=partial(self._digest_closed, bool(report.get("finished")) or self.game.finished),
                 )
                 return
         self.refresh_view()
@@ -289,7 +292,28 @@ class PibenchApp(LabApp):
                 markup=False,
             )
             return
-        self.push_screen(DigestScreen(history[-1], self.game, history=history))
+        self.open_digest(history[-1], history=history)
+
+    def open_digest(
+        self,
+        report: dict,
+        *,
+        title: str | None = None,
+        history: list[dict] | None = None,
+        closed: Callable[[None], None] | None = None,
+    ) -> None:
+        """Show ``report`` on the app's one digest screen (installed the first time: later closes
+        show their report on it instead of composing and removing a screen each month); ``closed``
+        is called when the player closes it. ``history``: the reports ← → reach (``None``: every
+        month report of the game)."""
+        history = self.game.month_reports() if history is None else history
+        digest = self._digest
+        if digest is None:
+            digest = self._digest = DigestScreen(report, self.game, title=title, history=history)
+            self.install_screen(digest, "digest")
+        else:
+            digest.show_report(report, self.game, title=title, history=history)
+        self.push_screen(digest, closed)
 
     def action_help(self) -> None:
         """Rules and keys."""
@@ -347,7 +371,14 @@ class PibenchApp(LabApp):
         if self.game.finished:
             self.show_end()
             return
-        self.push_screen(ConfirmNextMonth(self.game.dashboard()))  # its enter calls start_month()
+        # one confirmation, asked again each month (installed: closing it removes nothing)
+        confirm = self._confirm
+        if confirm is None:
+            confirm = self._confirm = ConfirmNextMonth(self.game.dashboard())
+            self.install_screen(confirm, "confirm-next-month")
+        else:
+            confirm.ask(self.game.dashboard())
+        self.push_screen(confirm)  # its enter calls start_month()
 
     def _close_confirm(self) -> None:
         """Take down the month-end confirmation (it stays up while the month closes)."""
@@ -444,10 +475,7 @@ class PibenchApp(LabApp):
         # The digest covers the lab (opaque): the header and the shown panel are updated under it
         # now (nothing is painted until the lab shows again), so closing it only repaints.
         self.refresh_view(dashboard=message.dashboard)
-        self.push_screen(
-            DigestScreen(report, self.game, history=self.game.month_reports()),
-            partial(self._digest_closed, finished),
-        )
+        self.open_digest(report, closed=partial(self._digest_closed, finished))
         self.start_autosave()  # after the lab's and the digest's reads of this month
 
     def _digest_closed(self, finished: bool, _: None = None) -> None:

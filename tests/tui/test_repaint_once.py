@@ -12,7 +12,7 @@ from pibench_tui.tui.widgets.footer import KeysFooter
 from pibench_tui.tui.widgets.rows_table import RowsTable
 from tests.careers import play_to
 
-from .conftest import build, close_month, drain, new_world, press, screen_ready, wait_for
+from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, wait_for
 
 
 def _keys(app) -> list[FooterKey]:
@@ -72,6 +72,45 @@ async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys
         assert not footer.covered
         assert _keys(app) == before and all(k.display for k in before)
         assert footer.updates == updates
+
+
+@pytest.mark.asyncio
+async def test_the_confirmation_and_the_digest_are_kept_and_show_each_month_afresh():
+    """The month-end confirmation and the digest are one screen each, kept by the app (closing
+    them removes nothing); asked again, the confirmation names the new month and offers enter
+    again (not the last close's "closing the month…"), and the digest shows the new month's
+    report from its top, with no failed-autosave note left from the month before."""
+    from pibench_tui.tui.screens.confirm import ConfirmNextMonth
+    from pibench_tui.tui.screens.digest import DigestScreen
+
+    app = build(new_world())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the first digest")
+        digest = app.screen
+        assert isinstance(digest, DigestScreen)
+        digest.add_note("autosave failed: a test note")
+        digest.query_one("#digest-body").scroll_end(animate=False)
+        await drain(pilot)
+        await press(pilot, "enter", to="LabScreen")
+        month = app.game.world.month
+        await press(pilot, "n", to="ConfirmNextMonth")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmNextMonth)
+        shown = screen_text(app)
+        assert f"End month {month} " in shown and "enter/y advance" in shown
+        await press(pilot, "escape", to="LabScreen")
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the second digest")
+        assert app.screen is digest, "the same digest screen, shown again"
+        assert digest.query_one("#digest-body").scroll_y == 0
+        shown = screen_text(app)
+        assert f"Month {month} closed" in shown and "a test note" not in shown
+        await press(pilot, "enter", to="LabScreen")
+        await press(pilot, "n", to="ConfirmNextMonth")
+        assert app.screen is confirm, "the same confirmation, asked again"
+        shown = screen_text(app)
+        assert f"End month {month + 1} " in shown and "closing the month" not in shown
 
 
 @pytest.mark.asyncio

@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+HINT = "[b]enter[/]/[b]y[/] advance · [b]escape[/] stay"
+
 
 class ConfirmNextMonth(ModalScreen[bool]):
     """Ask before closing the month; list unused attention and unanswered events.
@@ -25,8 +27,17 @@ class ConfirmNextMonth(ModalScreen[bool]):
 
     def __init__(self, dashboard: dict) -> None:
         super().__init__()
+        self.ask(dashboard)
+
+    def ask(self, dashboard: dict) -> None:
+        """Ask about the month of ``dashboard`` (``lab.dashboard()``): the game app keeps one
+        confirmation and asks it again each month."""
         self.dash = dashboard
         self.closing = False
+        if self.is_mounted:
+            self.query_one("#confirm-title", Label).update(self._title())
+            self.query_one("#confirm-warnings", Static).update(self._warnings_text())
+            self.query_one("#confirm-hint", Static).update(HINT)
 
     def warnings(self) -> list[str]:
         """Lines naming what this month leaves unused (all from the dashboard)."""
@@ -54,16 +65,20 @@ class ConfirmNextMonth(ModalScreen[bool]):
             out.append("On no project: " + ", ".join(idle))
         return out
 
+    def _title(self) -> str:
+        return f"End month {self.dash['month']} ({self.dash['label']})?"
+
+    def _warnings_text(self) -> str:
+        lines = self.warnings()
+        if not lines:
+            return "Nothing left undone that the dashboard can see."
+        return "\n".join(f"• {escape(x)}" for x in lines)
+
     def compose(self) -> ComposeResult:
-        d = self.dash
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Label(f"End month {d['month']} ({d['label']})?", classes="dialog-title")
-            lines = self.warnings()
-            if lines:
-                yield Static("\n".join(f"• {escape(x)}" for x in lines), id="confirm-warnings")
-            else:
-                yield Static("Nothing left undone that the dashboard can see.", id="confirm-warnings")
-            yield Static("[b]enter[/]/[b]y[/] advance · [b]escape[/] stay", classes="form-hint", id="confirm-hint")
+            yield Label(self._title(), classes="dialog-title", id="confirm-title")
+            yield Static(self._warnings_text(), id="confirm-warnings")
+            yield Static(HINT, classes="form-hint", id="confirm-hint")
 
     def action_confirm(self) -> None:
         """Close the month (the App dismisses this dialog when the month is closed)."""

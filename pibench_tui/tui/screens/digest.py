@@ -345,9 +345,22 @@ class DigestScreen(ModalScreen[None]):
         note: str | None = None,
     ) -> None:
         super().__init__()
+        self.warn = warn
+        self.show_report(report, game, title=title, history=history, note=note)
+
+    def show_report(
+        self,
+        report: dict,
+        game: Any = None,
+        *,
+        title: str | None = None,
+        history: list[dict] | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Show another month's report (the arguments as the class's): the game app keeps one
+        digest screen and shows each close's report on it, so no month mounts a new one."""
         self.report = report
         self.game = game
-        self.warn = warn
         self.title = title
         self.note = note
         self.history = list(history) if history else [report]
@@ -357,6 +370,8 @@ class DigestScreen(ModalScreen[None]):
         else:
             self.history.append(report)
         self.index = same[-1] if same else len(self.history) - 1
+        if self.is_mounted:
+            self._redraw()
 
     def _head(self) -> str:
         r = self.report
@@ -392,11 +407,17 @@ class DigestScreen(ModalScreen[None]):
         with Vertical(id="digest-box", classes="dialog"):
             yield Label(self._head(), classes="dialog-title", id="digest-title")
             body = VerticalScroll(id="digest-body")
-            # set before the first layout (not in on_mount, which would lay the screen out again)
-            body.styles.max_height = max(6, self.app.size.height - 9)  # the title and the hint stay visible
+            self._fit(body)  # before the first layout (not in on_mount, which would lay the screen out again)
             with body:
                 yield Static(self._body(), id="digest-text")
-            yield Static(self._hint(), classes="form-hint")
+            yield Static(self._hint(), classes="form-hint", id="digest-hint")
+
+    def _fit(self, body: VerticalScroll) -> None:
+        """Keep the title and the keys visible: the body is at most the terminal's height less theirs."""
+        body.styles.max_height = max(6, self.app.size.height - 9)
+
+    def on_resize(self) -> None:
+        self._fit(self.query_one("#digest-body", VerticalScroll))
 
     def on_mount(self) -> None:
         self.query_one("#digest-body", VerticalScroll).focus()
@@ -412,8 +433,13 @@ class DigestScreen(ModalScreen[None]):
             return
         self.index = index
         self.report = self.history[index]
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """Show :attr:`report` (title, body, keys), scrolled to its top."""
         self.query_one("#digest-title", Label).update(self._head())
         self.query_one("#digest-text", Static).update(self._body())
+        self.query_one("#digest-hint", Static).update(self._hint())
         self.query_one("#digest-body", VerticalScroll).scroll_home(animate=False)
 
     def add_note(self, note: str) -> None:
