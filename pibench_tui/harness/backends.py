@@ -651,12 +651,13 @@ def _int_or_none(value: Any) -> int | None:
     """A token count the endpoint or command reported, or ``None`` when it is not one: a
     finite number from 0 to :data:`MAX_REPLY_TOKENS` (a string, a bool, a negative, NaN,
     infinite or larger count is not: ``-5`` made a career's tokens negative in result.json
-    and the report, 10**22 made them 1.2e23)."""
+    and the report, 10**22 made them 1.2e23; a 400-digit integer made ``math.isfinite`` raise
+    ``OverflowError`` and ended ``pibench agent`` with a traceback)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if not math.isfinite(value) or not 0 <= value <= MAX_REPLY_TOKENS:
+    if isinstance(value, float) and not math.isfinite(value):
         return None
-    return int(value)
+    return int(value) if 0 <= value <= MAX_REPLY_TOKENS else None
 
 
 MAX_REPLY_BYTES = 64 << 20

@@ -588,6 +588,24 @@ _MODEL_KINDS: dict[str, tuple[Any, ...]] = {
 }
 
 
+def setting_in_bounds(key: str, value: Any) -> bool:
+    """Whether ``value`` is one a ``[[models]]`` setting ``key`` may take (the checks a plan
+    gets, :data:`_MODEL_KINDS`: an int of at least its lower bound and below 2**63, a finite
+    number within its range): ``pibench report`` shows a recorded harness setting only when it
+    is (an edited ``max_turns`` of ``"lots"`` or 10**400, a NaN temperature, is shown as
+    unknown)."""
+    kind = _MODEL_KINDS.get(key)
+    if kind is None or isinstance(value, bool):
+        return False
+    if kind[0] == "int":
+        return isinstance(value, int) and kind[1] <= value < 2**63
+    if kind[0] == "num":
+        if not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+            return False
+        return bool(kind[1] <= value <= kind[2])
+    return False
+
+
 # ------------------------------------------------------------------------------ the CLI form
 
 

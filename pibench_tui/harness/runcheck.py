@@ -152,8 +152,16 @@ def find_run_folders(root: str | Path) -> list[Found]:
 IMPACT_KEYS = ("total", "earned", "projection")
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+def finite_number(v: Any) -> bool:
+    """Whether a value read from a run file is a finite number (an int or a float, not a bool,
+    not NaN or infinity, and an int a float can hold: JSON's 400-digit integer made
+    ``math.isfinite`` raise ``OverflowError`` and crashed the report and replay)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def _brief(v: Any) -> str:
@@ -182,8 +190,8 @@ def result_problem(res: Any, where: str | Path = "result.json") -> str | None:
     imp = res.get("impact")
     if (
         not isinstance(imp, dict)
-        or not _finite(imp.get("total"))
-        or any(k in imp and not _finite(imp[k]) for k in IMPACT_KEYS)
+        or not finite_number(imp.get("total"))
+        or any(k in imp and not finite_number(imp[k]) for k in IMPACT_KEYS)
     ):
         return f"result.json's impact {_brief(imp)} is not an Impact split (finite numbers: {', '.join(IMPACT_KEYS)})"
     return None

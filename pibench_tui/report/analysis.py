@@ -214,25 +214,28 @@ def _paired(
 
 
 def _cost(key: str, agents: list[Career], prices: dict[str, Price]) -> float | None:
-    """USD of a label's counted agent careers: from their tokens at ``--price`` (label or
-    model; cached prompt tokens at the cached price when the provider reported them; the
-    tokens of abandoned attempts included: they were paid for, and the estimated prompt
-    tokens of requests abandoned at a time-out at the prompt price), else the sum of the costs
-    their result.json recorded when every one has one."""
+    """USD of a label's counted agent careers, from their re-derived tokens (cached prompt
+    tokens at the cached price when the provider reported them; the tokens of abandoned
+    attempts included: they were paid for, and the estimated prompt tokens of requests
+    abandoned at a time-out at the prompt price) at ``--price`` (label or model), else at the
+    price each career's result.json recorded (when every one has a valid one; ``None``
+    otherwise). The ``cost_usd`` a result.json records is never summed: an edited one (a
+    negative, NaN or 10^300 cost) was shown as the label's cost."""
     if not agents:
         return None
     first = agents[0]
-    price = prices.get(key) or prices.get(first.label) or (prices.get(first.model or "") if first.model else None)
-    if not price:
-        recorded = [c.cost_usd for c in agents]
-        return sum(x for x in recorded if x is not None) if all(x is not None for x in recorded) else None
-    price = Price(*price)  # a plain (in, out[, cached]) tuple too
-    return sum(
-        cost_usd(price, c.prompt_tokens or 0, c.completion_tokens or 0, c.cached_prompt_tokens)
-        + cost_usd(price, c.abandoned_prompt_tokens, c.abandoned_completion_tokens)
-        + cost_usd(price, c.timed_out_prompt_estimate, 0)  # an estimate (characters / 4)
-        for c in agents
-    )
+    given = prices.get(key) or prices.get(first.label) or (prices.get(first.model or "") if first.model else None)
+    if not given and any(c.price is None for c in agents):
+        return None
+    total = 0.0
+    for c in agents:
+        price = Price(*(given or c.price or (0.0, 0.0)))  # a plain (in, out[, cached]) tuple too
+        total += (
+            cost_usd(price, c.prompt_tokens or 0, c.completion_tokens or 0, c.cached_prompt_tokens)
+            + cost_usd(price, c.abandoned_prompt_tokens, c.abandoned_completion_tokens)
+            + cost_usd(price, c.timed_out_prompt_estimate, 0)  # an estimate (characters / 4)
+        )
+    return total
 
 
 def _career_cost(key: str, c: Career, prices: dict[str, Price]) -> float | None:

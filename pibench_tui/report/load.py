@@ -38,7 +38,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import os
 import re
 from collections import Counter
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from pibench_tui.harness.runcheck import RUN_NAME, find_run_folders, folder_problem, result_problem
+from pibench_tui.harness.runcheck import RUN_NAME, find_run_folders, finite_number, folder_problem, result_problem
 from pibench_tui.harness.rundir import (
     MAX_JSON_BYTES,
     MAX_JSONL_BYTES,
@@ -115,8 +114,10 @@ class Career:
         transcript_unchecked: Why a ``--check-transcripts`` check did not finish (``log
             unchecked (budget exhausted after N of M blocks) ...``); the log then counts as
             unchecked, as without the option. ``None``: checked, or not asked.
-        cost_usd: The career's cost in USD as its result.json recorded it (``cost_usd``, when
-            the harness priced it; recorded, not re-derived), else ``None``.
+        price: The price result.json recorded beside its cost (``price``), when it is a valid
+            one (:func:`pibench_tui.pricing.price_problem`), else ``None``: the report prices
+            the career's re-derived tokens at it when no ``--price`` is given (the ``cost_usd``
+            a result.json records is not read: an edited one was shown as the cost).
         fingerprint: SHA-256 of the career's action log (canonical JSON rows), from
             actions.jsonl or from the policy played again; with the seed and config it is the
             career. Two careers of one label, scenario and seed are the same career when
@@ -125,9 +126,16 @@ class Career:
         harness: The harness settings a reader compares labels by (:data:`HARNESS_SETTINGS`:
             max turns, block timeout, temperature, max tokens) as result.json's ``harness``
             recorded them (agent runs; ``None`` when not recorded).
-        timed_out_prompt_estimate: The prompt tokens of requests abandoned at a time-out,
-            estimated (result.json ``tokens.abandoned.timed_out.prompt_estimated``): priced
-            into the cost at the prompt price, as an estimate.
+        abandoned_prompt_tokens / abandoned_completion_tokens: Tokens paid for and not in
+            the counts, re-derived: turns lost to an interruption (the transcript's ``resume``
+            entries) and careers set aside by ``--redo-failed`` (their
+            ``abandoned-N.transcript.jsonl``), each bounded like a call's tokens.
+        timed_out_prompt_estimate: The prompt tokens of requests abandoned at a time-out or
+            in flight at a kill, estimated: the in-flight ones from the transcript's
+            ``resume`` entries, the timed-out ones from result.json
+            (``tokens.abandoned.timed_out.prompt_estimated``) checked against the time-outs
+            the transcript records (at most :data:`MAX_CALL_TOKENS` each, none without one);
+            priced into the cost at the prompt price, as an estimate.
         plan_sha256 / plan_copy: The plan file's SHA-256 its result.json recorded (``plan``;
             ``None``: not run from a plan) and whether the copy in the output folder has
             that hash (:func:`_plan_copy`: ``verified``, ``differs``, ``missing``).
@@ -177,7 +185,7 @@ class Career:
     transcript_check: str | None = None
     transcript_unchecked: str | None = None
     settings_hash: str | None = None
-    cost_usd: float | None = None
+    price: tuple[float, float, float | None] | None = None
     cached_prompt_tokens: int | None = None
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
@@ -464,7 +472,7 @@ def _first_difference(played: list[Any], logged: list[Any]) -> str | None:
 
 # ---------------------------------------------------------------------------- numbers
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return finite_number(v)
 
 
 def _num(v: Any, default: float = 0.0) -> float:
@@ -602,16 +610,26 @@ def _recorded(c: Career, res: dict[str, Any]) -> None:
         setattr(c, name, _int(res.get(name)))
     model = res.get("model") or res.get("policy")
     c.model = str(model) if model is not None else None
-    cost = _num(res.get("cost_usd"), -1.0)
-    c.cost_usd = cost if cost >= 0 else None
-    tok = res.get("tokens")
-    abandoned = tok.get("abandoned") if isinstance(tok, dict) else None
-    if isinstance(abandoned, dict):
-        c.abandoned_prompt_tokens = _int(abandoned.get("prompt"))
-        c.abandoned_completion_tokens = _int(abandoned.get("completion"))
-    from pibench_tui.pricing import timed_out_prompt_estimate
+    c.price = _recorded_price(res.get("price"))
 
-    c.timed_out_prompt_estimate = timed_out_prompt_estimate(res)
+
+def _recorded_price(raw: Any) -> tuple[float, float, float | None] | None:
+    """result.json's ``price`` (:func:`pibench_tui.pricing.price_record`) as ``(prompt,
+    completion, cached)`` USD per million tokens, or ``None`` when absent or not a valid price
+    (:func:`pibench_tui.pricing.price_problem`: finite, 0 to the largest price, cached at most
+    the prompt price)."""
+    from pibench_tui.pricing import price_problem
+
+    if not isinstance(raw, dict):
+        return None
+    prompt, completion, cached = raw.get("prompt"), raw.get("completion"), raw.get("cached_prompt")
+    values: list[Any] = [prompt, completion] + ([] if cached is None else [cached])
+    if not all(_is_number(v) for v in values):
+        return None
+    floats = [_num(v) for v in values]
+    if price_problem(floats) is not None:
+        return None
+    return floats[0], floats[1], floats[2] if len(floats) == 3 else None
 
 
 def _plan_copy(res: dict[str, Any], path: Path) -> tuple[str | None, str | None]:
@@ -652,35 +670,139 @@ def _call_tokens(e: dict[str, Any], key: str, call: int) -> int:
     return n
 
 
-def _transcript_stats(c: Career, path: Path) -> None:
-    """Tokens, LLM calls, blocks and integrity flags re-derived from transcript.jsonl."""
-    from pibench_tui.harness.integrity import BENIGN_KINDS
+def _bounded(value: Any, most: int, what: str) -> int:
+    """A recorded token count: 0 when absent, else an int from 0 to ``most``.
 
-    prompt = completion = calls = failed = blocks = block_errors = 0
+    Raises:
+        ValueError: Not a whole number, negative, NaN/inf or above ``most`` (the career is
+            then invalid, the message naming ``what`` and the bound)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise ValueError(f"{what} is {str(value)[:40]!r}: not a whole number of tokens from 0 to {most:,}")
+    return value
+
+
+def _timeouts(e: dict[str, Any], key: str) -> int:
+    """How many of an ``llm``/``llm_failed`` entry's errors (``key``) were time-outs."""
+    errors = e.get(key)
+    return (
+        sum(1 for x in errors if isinstance(x, dict) and x.get("kind") == "timeout") if isinstance(errors, list) else 0
+    )
+
+
+@dataclass
+class _Tally:
+    """Token counts of one transcript (transcript.jsonl or a set-aside abandoned-N one)."""
+
+    prompt: int = 0
+    completion: int = 0
     cached: int | None = None
-    kinds: Counter[str] = Counter()
-    for e in iter_jsonl(path / "transcript.jsonl"):
+    calls: int = 0
+    failed: int = 0
+    blocks: int = 0
+    block_errors: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    lost_prompt: int = 0
+    lost_completion: int = 0
+    in_flight: int = 0
+    timeouts: int = 0
+
+
+def _tally(path: Path, name: str) -> _Tally:
+    """Re-derive a transcript's counts: its calls' tokens (each within :data:`MAX_CALL_TOKENS`;
+    cached tokens at most the call's prompt tokens), blocks and incidents, the tokens its
+    ``resume`` entries say were lost (at most :data:`MAX_CALL_TOKENS` a lost turn) and the
+    in-flight estimates (at most :data:`MAX_CALL_TOKENS` each), and its time-outs.
+
+    Raises:
+        ValueError: A count out of its bound (named)."""
+    t = _Tally()
+    for e in iter_jsonl(path):
         if not isinstance(e, dict):
             continue
         ev = e.get("event")
         if ev == "llm":
-            calls += 1
-            prompt += _call_tokens(e, "prompt_tokens", calls)
-            completion += _call_tokens(e, "completion_tokens", calls)
-            if _is_number(e.get("cached_tokens")):
-                cached = (cached or 0) + _call_tokens(e, "cached_tokens", calls)
+            t.calls += 1
+            ptok = _call_tokens(e, "prompt_tokens", t.calls)
+            t.prompt += ptok
+            t.completion += _call_tokens(e, "completion_tokens", t.calls)
+            if _is_number(e.get("cached_tokens")):  # a subset of the prompt: never more than it
+                t.cached = (t.cached or 0) + min(_call_tokens(e, "cached_tokens", t.calls), ptok)
+            t.timeouts += _timeouts(e, "retried_errors")
         elif ev == "llm_failed":
-            calls += 1
-            failed += 1
+            t.calls += 1
+            t.failed += 1
+            t.timeouts += _timeouts(e, "errors")
         elif ev == "block":
-            blocks += 1
-            block_errors += not e.get("ok")
-            kinds.update(str(k) for k in (e.get("integrity") or []) if isinstance(k, str))
-    c.prompt_tokens, c.completion_tokens, c.tokens = prompt, completion, prompt + completion
-    c.cached_prompt_tokens = cached
-    c.calls, c.failed_calls, c.blocks, c.block_errors = calls, failed, blocks, block_errors
-    c.integrity = dict(sorted(kinds.items()))
-    c.flags = sum(n for k, n in kinds.items() if k not in BENIGN_KINDS)
+            t.blocks += 1
+            t.block_errors += not e.get("ok")
+            t.kinds.update(str(k) for k in (e.get("integrity") or []) if isinstance(k, str))
+        elif ev == "resume":
+            turns = _bounded(e.get("lost_turns"), 10_000, f"{name}: a resume's lost_turns")
+            most = max(turns, 1) * MAX_CALL_TOKENS
+            t.lost_prompt += _bounded(e.get("lost_prompt_tokens"), most, f"{name}: a resume's lost_prompt_tokens")
+            t.lost_completion += _bounded(
+                e.get("lost_completion_tokens"), most, f"{name}: a resume's lost_completion_tokens"
+            )
+            flight = e.get("in_flight")
+            if isinstance(flight, dict):
+                t.in_flight += _bounded(
+                    flight.get("prompt_estimated"), MAX_CALL_TOKENS, f"{name}: a resume's in-flight estimate"
+                )
+    return t
+
+
+def _transcript_stats(c: Career, path: Path, res: dict[str, Any] | None = None) -> None:
+    """Tokens, LLM calls, blocks and integrity flags re-derived from transcript.jsonl; the
+    abandoned tokens from its ``resume`` entries and the set-aside ``abandoned-N.transcript.jsonl``
+    files; the time-out estimate of ``res`` checked against the time-outs recorded.
+
+    Raises:
+        ValueError: A count out of its bound (the career is then invalid)."""
+    from pibench_tui.harness.integrity import BENIGN_KINDS
+
+    t = _tally(path / "transcript.jsonl", "transcript.jsonl")
+    c.prompt_tokens, c.completion_tokens, c.tokens = t.prompt, t.completion, t.prompt + t.completion
+    c.cached_prompt_tokens = t.cached
+    c.calls, c.failed_calls, c.blocks, c.block_errors = t.calls, t.failed, t.blocks, t.block_errors
+    c.integrity = dict(sorted(t.kinds.items()))
+    c.flags = sum(n for k, n in t.kinds.items() if k not in BENIGN_KINDS)
+    abandoned_prompt, abandoned_completion = t.lost_prompt, t.lost_completion
+    timeouts = t.timeouts
+    for old in sorted(path.glob("abandoned-*.transcript.jsonl")):
+        if old.is_symlink() or not old.is_file():
+            continue
+        earlier = _tally(old, old.name)
+        abandoned_prompt += earlier.prompt  # what the harness counts of a career set aside
+        abandoned_completion += earlier.completion
+    c.abandoned_prompt_tokens, c.abandoned_completion_tokens = abandoned_prompt, abandoned_completion
+    c.timed_out_prompt_estimate = t.in_flight + _timed_out_estimate(res or {}, timeouts)
+
+
+def _timed_out_estimate(res: dict[str, Any], timeouts: int) -> int:
+    """result.json's estimate of the prompt tokens of requests abandoned at a time-out
+    (``tokens.abandoned.timed_out.prompt_estimated``), checked: a whole number, at most
+    :data:`MAX_CALL_TOKENS` for each of the ``timeouts`` the transcript records (0 when it
+    records none).
+
+    Raises:
+        ValueError: Out of that bound, or another number of time-outs than the transcript's."""
+    tok = res.get("tokens")
+    ab = tok.get("abandoned") if isinstance(tok, dict) else None
+    timed = ab.get("timed_out") if isinstance(ab, dict) else None
+    if not isinstance(timed, dict):
+        return 0
+    requests = timed.get("requests")
+    if requests is not None and requests != timeouts:
+        raise ValueError(
+            f"result.json records {str(requests)[:40]} requests abandoned at a time-out, the transcript {timeouts}"
+        )
+    return _bounded(
+        timed.get("prompt_estimated"),
+        timeouts * MAX_CALL_TOKENS,
+        f"result.json's time-out estimate (for {timeouts} time-outs in the transcript)",
+    )
 
 
 def _sealed_seed(c: Career, res: dict[str, Any], opts: _Options) -> int | None:
@@ -828,7 +950,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
         c.impact = 0.0
     if kind == "agent":
         try:
-            _transcript_stats(c, path)
+            _transcript_stats(c, path, res)
         except (OSError, ValueError) as exc:
             c.mark("invalid", str(exc))
     _read_axes(c, path)
@@ -869,15 +991,15 @@ HARNESS_SETTINGS = {
 
 
 def _harness(res: dict[str, Any]) -> dict[str, Any] | None:
-    """The :data:`HARNESS_SETTINGS` of result.json's ``harness`` (JSON scalars only)."""
+    """The :data:`HARNESS_SETTINGS` of result.json's ``harness``: each value one the harness
+    accepts (:func:`pibench_tui.harness.plan.setting_in_bounds`), else ``None`` (shown as
+    unknown: a NaN temperature or a 400-digit max_turns is no setting)."""
+    from pibench_tui.harness.plan import setting_in_bounds
+
     harness = res.get("harness")
     if not isinstance(harness, dict):
         return None
-    return {
-        k: harness.get(k)
-        for k in HARNESS_SETTINGS
-        if harness.get(k) is None or isinstance(harness.get(k), (int, float, str, bool))
-    }
+    return {k: harness.get(k) if setting_in_bounds(k, harness.get(k)) else None for k in HARNESS_SETTINGS}
 
 
 #: ``result.json["harness"]`` keys that are not settings of the career (how it was run).

@@ -99,5 +99,28 @@ def test_a_token_count_is_bounded():
     it is no count, as a negative, NaN or non-number is."""
     assert _int_or_none(MAX_REPLY_TOKENS) == MAX_REPLY_TOKENS
     assert _int_or_none(12_345) == 12_345
-    for bad in (MAX_REPLY_TOKENS + 1, 10**22, 1e30, -1, float("nan"), float("inf"), "5", True, None):
+    for bad in (MAX_REPLY_TOKENS + 1, 10**22, 10**400, 1e30, -1, float("nan"), float("inf"), "5", True, None):
         assert _int_or_none(bad) is None, bad
+
+
+HUGE_USAGE = """#!/usr/bin/env python3
+import sys
+sys.stdin.read()
+print('{"content": "```python\\\\ntime.next_month()\\\\n```", "usage": {"prompt_tokens": ' + "9" * 400 + ', "completion_tokens": 5}}')
+"""
+
+
+def test_a_command_reporting_a_400_digit_token_count_does_not_end_the_career(tmp_path):
+    """A ``--command`` backend whose usage says ``prompt_tokens`` is a 400-digit integer (valid
+    JSON): before, ``math.isfinite`` raised ``OverflowError`` and `pibench agent` ended with a
+    traceback and no result; now that count is no count, and the career is played and recorded
+    (completion counts kept, prompt tokens 0)."""
+    script = tmp_path / "huge.py"
+    script.write_text(HUGE_USAGE)
+    script.chmod(0o755)
+    out = tmp_path / "runs"
+    run = _agent(out, "--command", str(script))
+    assert run.returncode == 0, run.stderr[-2000:]
+    res = _result(out)
+    assert res["months_played"] == 12 and res["tokens"]["prompt"] == 0
+    assert res["tokens"]["completion"] == 5 * res["llm"]["calls"]

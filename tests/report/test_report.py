@@ -396,16 +396,19 @@ def test_pairs_state_the_detectable_difference_and_the_careers_needed():
 
 
 def test_cost_per_career_from_prices_or_recorded_costs():
-    """The leaderboard's cost is per career: with --price from the tokens, else the mean of
-    the costs the careers' result.json recorded (when each has one); each career's own cost
-    is in the careers table."""
+    """The leaderboard's cost is per career: with --price from the tokens, else from the
+    tokens at the price each career's result.json recorded (when each has one; the recorded
+    cost itself is never read); each career's own cost is in the careers table."""
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.render import career_rows, leaderboard_rows
 
     careers = [
         _career(label="priced", seed=s, tokens=3_000_000, prompt_tokens=2_000_000, completion_tokens=1_000_000)
         for s in (1, 2)
-    ] + [_career(label="recorded", seed=s, tokens=10, cost_usd=float(s)) for s in (1, 2)]
+    ] + [
+        _career(label="recorded", seed=s, tokens=s * 1_000_000, prompt_tokens=s * 1_000_000, price=(1.0, 2.0, None))
+        for s in (1, 2)
+    ]
     rep = build_report(careers, prices={"priced": (1.0, 2.0)})
     board = {r["label"]: r for r in rep["leaderboard"]}
     assert board["priced"]["cost_per_career"] == pytest.approx(4.0) and board["priced"]["cost_usd"] == 8.0
