@@ -500,3 +500,20 @@ def test_a_plan_entry_given_request_options_after_it_ran_is_refused_not_reused(t
     assert "b tiny-3 seed 101: RunConflict" in err and "request: None there" in err
     assert err.count("already complete") == 1  # a-t0's career, unchanged
     assert sorted(p.name for p in (tmp_path / "runs").glob("plan-*.toml")) == copies
+
+
+def test_plan_headers_are_case_insensitive_settings_model_over_endpoint():
+    """A plan's headers: a name twice in one table (in any case) is refused naming it; a
+    model's header replaces the endpoint's of the same name in any case, and what is recorded
+    (the settings) holds each name once, in lower case, a secret's value redacted."""
+    from pibench_tui.harness.planrun import request_settings
+
+    twice = BASE.replace("[endpoints.local]", '[endpoints.local]\nheaders = {X-Route = "a", x-route = "b"}')
+    with pytest.raises(PlanError, match="named twice"):
+        parse_plan(twice, source="p.toml")
+    text = BASE.replace("[endpoints.local]", '[endpoints.local]\nheaders = {X-Route = "a", X-Api-Key = "k1"}')
+    text = text.replace('model = "m"\n', 'model = "m"\nheaders = {x-route = "b"}\n')
+    plan = parse_plan(text, source="p.toml")
+    (m,) = plan.models
+    recorded = request_settings(m, plan.endpoints[m.endpoint])
+    assert recorded["headers"] == {"x-api-key": "<redacted>", "x-route": "b"}
