@@ -25,6 +25,7 @@ from .api.cached import CachedApi
 from .engine import World
 from .policies import ORACLE, make_policy
 from .policies.base import can_propose
+from .runner import AgentView
 
 __all__ = [
     "CAPABILITIES",
@@ -269,7 +270,10 @@ def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "ba
 def _play(world: World, plan: Plan, kind: str, branch: int, policy: str) -> tuple[World, frozenset[str]]:
     """:func:`play_out`, and the calls the continuation policy made or tried in the fork
     month through the skipping view (``ns.method`` names; empty for the oracle, which acts on
-    the API itself and skips nothing)."""
+    the API itself and skips nothing). Only the fork month is played through that view: the
+    later months skip nothing, so the policy plays them as :func:`world.runner.play` does
+    (an :class:`~world.runner.AgentView` over the same cached API; the same calls, results
+    and world)."""
     w = world.fork(branch)
     api = CachedApi(Api(w))
     for ns, method, kwargs in plan.calls:
@@ -277,11 +281,13 @@ def _play(world: World, plan: Plan, kind: str, branch: int, policy: str) -> tupl
     month = w.s.month
     pol = make_policy(policy)
     first = _SkipKind(api, KIND_CALLS[kind], month)
+    # the fork month through the skipping view; the later months as world.runner.play plays them
     view: Any = api if policy == ORACLE else _View(first)
+    later: Any = api if policy == ORACLE else AgentView(api)
     while not w.s.finished:
         m = w.s.month
         try:
-            pol.act(view)
+            pol.act(view if m == month else later)
         except ActionError:
             pass  # a refusal the policy did not expect ends its month, as in world.runner.play
         if not w.s.finished and w.s.month == m:
