@@ -746,9 +746,18 @@ def find_decisions(world: World, kinds: Sequence[str] = KINDS, generation: int =
     if bad:
         raise ValueError(f"unknown decision kind(s) {', '.join(bad)}; valid: {', '.join(KINDS)}")
     api = Api(world.fork(1))  # read on a copy: the caller's world keeps its read caches and version
+    valid: dict[str, bool] = {}  # a plan's code -> accepted at the fork (two pairs of a kind may share a plan)
+
+    def accepted(plan: Plan) -> bool:
+        if not plan.calls:  # no call to refuse: no throw-away fork needed
+            return True
+        if plan.code not in valid:
+            valid[plan.code] = _valid(world, plan)
+        return valid[plan.code]
+
     out = []
     for kind in kinds:
         for d in finders[kind](api):
-            if _valid(world, d.a) and _valid(world, d.b):
+            if accepted(d.a) and accepted(d.b):
                 out.append(d)
     return out
