@@ -104,18 +104,9 @@ class World:
         The amount is rounded to cents once and that same value moves the budget, so the
         budget always equals the start budget plus the sum of the ledger.
         """
-        self.book([(amount, category, note)])
-
-    def book(self, rows: list[tuple[float, LedgerCategory, str]]) -> None:
-        """:meth:`spend` for each ``(amount, category, note)`` of ``rows``, in order (§2): the
-        month's pay, compute and grant rows booked in one call."""
-        s = self.s
-        ledger, month, budget = s.ledger, s.month, s.budget
-        for amount, category, note in rows:
-            cents = round2(float(amount))
-            budget += cents
-            ledger.append([month, category, cents, note])
-        s.budget = budget
+        amount = round2(float(amount))
+        self.s.budget += amount
+        self.s.ledger.append([self.s.month, category, amount, note])
 
     def note_fact(self, kind: ReportList, fact: dict[str, Any]) -> None:
         """Append a public ``fact`` to list ``kind`` of the month report being collected.
@@ -205,23 +196,20 @@ class World:
     def money_step(self, m: int) -> None:
         """Tick step 1: pay, compute, grant installments and overhead (§2)."""
         s, cfg = self.s, self.cfg
-        rows: list[tuple[float, LedgerCategory, str]] = []
+        spend = self.spend
         if s.people:
             pay = {"phd": cfg.pay_phd, "postdoc": cfg.pay_postdoc, "ra": cfg.pay_ra, "manager": cfg.pay_manager}
-            rows += [(-pay[p.role], "stipend", p.id) for p in people_mod.active_people(self)]
+            for p in people_mod.active_people(self):
+                spend(-pay[p.role], "stipend", p.id)
         if s.projects:
             unit_cost, mult = cfg.compute_unit_cost, s.compute_mult
-            rows += [
-                (-pj.compute * unit_cost * mult, "compute", pj.id)
-                for pj in s.projects.values()
-                if pj.status == "active" and pj.compute > 0
-            ]
+            for pj in s.projects.values():
+                if pj.status == "active" and pj.compute > 0:
+                    spend(-pj.compute * unit_cost * mult, "compute", pj.id)
         if s.awards:
-            overhead = -cfg.award_overhead
             for a in grants_mod.active_awards(self, m):
-                rows += [(a.monthly, "grant_income", a.id), (overhead, "overhead", a.id)]
-        if rows:
-            self.book(rows)
+                spend(a.monthly, "grant_income", a.id)
+                spend(-cfg.award_overhead, "overhead", a.id)
 
     def reputation_step(self) -> None:
         """Tick step 10: R ← clip(R + Σ impulses − 0.01(R − 2), 0, 10) (§10)."""

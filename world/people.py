@@ -172,26 +172,6 @@ def researcher_commitments(w: World) -> int:
 
 
 # ---------------------------------------------------------------------------------- attention
-def head_counts(w: World) -> tuple[int, int, int, list[float]]:
-    """One walk over the active lab members: ``(researchers, RAs, managers, their standing
-    mentoring hours in creation order)`` (what :func:`oversight_tax` and
-    :func:`mentoring_reserved` are computed from)."""
-    researchers = ras = managers = 0
-    hours = []
-    for p in w.s.people.values():
-        if p.status != "active":
-            continue
-        hours.append(p.mentoring)
-        role = p.role
-        if role in RESEARCHER_ROLES:
-            researchers += 1
-        elif role == "ra":
-            ras += 1
-        elif role == "manager":
-            managers += 1
-    return researchers, ras, managers, hours
-
-
 def oversight_hours(cfg: WorldConfig, researchers: int, ras: int, managers: int) -> float:
     """Oversight hours: per × (#PhD+postdoc) + 1.5 × #RAs, per = max(1, 4 − 2 × #managers) (§3)."""
     per = cfg.oversight_per_researcher - cfg.oversight_manager_relief * managers
@@ -201,8 +181,7 @@ def oversight_hours(cfg: WorldConfig, researchers: int, ras: int, managers: int)
 
 def oversight_tax(w: World) -> float:
     """:func:`oversight_hours` of the lab's active members (§3)."""
-    researchers, ras, managers, _ = head_counts(w)
-    return oversight_hours(w.cfg, researchers, ras, managers)
+    return attention_totals(w)[0]
 
 
 def attention_pool(w: World, oversight: float | None = None) -> float:
@@ -232,8 +211,22 @@ def mentoring_reserved(w: World) -> float:
 
 def attention_totals(w: World) -> tuple[float, float, float]:
     """``(oversight_tax(w), attention_pool(w), mentoring_reserved(w))``, hours (§3), from one
-    walk over the people (:func:`head_counts`: the same counts and the same sum)."""
-    researchers, ras, managers, hours = head_counts(w)
+    walk over the active lab members: their head counts by role for :func:`oversight_hours`,
+    and their standing mentoring hours in creation order (the same sum of the same list as
+    :func:`mentoring_reserved`)."""
+    researchers = ras = managers = 0
+    hours = []
+    for p in w.s.people.values():
+        if p.status != "active":
+            continue
+        hours.append(p.mentoring)
+        role = p.role
+        if role in RESEARCHER_ROLES:
+            researchers += 1
+        elif role == "ra":
+            ras += 1
+        elif role == "manager":
+            managers += 1
     oversight = oversight_hours(w.cfg, researchers, ras, managers)
     reserved: float = sum(hours)
     return oversight, attention_pool(w, oversight), reserved
