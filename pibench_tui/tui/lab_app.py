@@ -178,7 +178,10 @@ class LabApp(App[int]):
             shown = {p.id for p in self.panels()}
             for tab, title in TABS:
                 if tab in shown:
-                    self.tabs.get_tab(tab).label = NARROW_TITLES.get(tab, title) if width < 100 else title
+                    label = NARROW_TITLES.get(tab, title) if width < 100 else title
+                    content_tab = self.tabs.get_tab(tab)
+                    if content_tab.label_text != label:  # setting a label lays the screen out again
+                        content_tab.label = label
             self.query_one(KeysFooter).show_command_palette = not narrow
         except Exception:  # noqa: BLE001 - before the tabs exist
             pass

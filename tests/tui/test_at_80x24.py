@@ -106,3 +106,24 @@ async def test_header_at_80_columns_shows_warnings_whole(tmp_path):
         lines = shown_lines(app.screen.query_one("LabHeader"))
         assert len(lines) == 3 and lines[2].lstrip().startswith("⚠ !"), lines
         assert not any("…" in line for line in lines), lines
+
+
+@pytest.mark.asyncio
+async def test_tab_titles_shorten_below_100_columns_and_lengthen_again():
+    """Panel 2's tab reads "2 Applicants" at 120 columns, "2 Apps" once the terminal is
+    narrowed to 80 (the other titles unchanged), and "2 Applicants" again at 120."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+
+        def titles() -> list[str]:
+            return [app.tabs.get_tab(p.id).label_text for p in app.panels()]
+
+        wide = titles()
+        assert wide[1] == "2 Applicants"
+        await pilot.resize_terminal(80, 24)
+        await drain(pilot)
+        assert titles() == [*wide[:1], "2 Apps", *wide[2:]]
+        await pilot.resize_terminal(120, 40)
+        await drain(pilot)
+        assert titles() == wide
