@@ -131,36 +131,124 @@ class _Attempt(Exception):
         self.retry_after = retry_after
 
 
-#: What a secret's value is recorded as (``--extra-body`` fields named like a key).
+#: What a secret's value is recorded as (``--extra-body`` fields and headers that may hold a
+#: secret, URL passwords and key-like query values).
 REDACTED = "<redacted>"
-#: Endings of a field name (lower case, separators dropped) that hold a secret: ``api_key``,
-#: ``apiKey``, ``x-api-key``, ``access_token``, ``client_secret``, ``password``. Not
-#: ``tokens`` (``max_tokens``, ``budget_tokens`` are settings).
-_SECRET_ENDINGS = ("key", "token", "secret", "password", "passwd", "credential", "credentials", "cookie")
+#: Endings of a request-body field name (lower case, separators dropped) that always hold a
+#: secret: ``api_key``, ``apiKey``, ``x-api-key``, ``access_token``, ``client_secret``,
+#: ``password``, ``private_key``. Precise on purpose: ``prompt_cache_key``, ``eos_token``,
+#: ``stop_token``, ``max_tokens`` are settings, recorded as given unless their value looks
+#: like a credential (:func:`looks_like_credential`).
+_SECRET_ENDINGS = (
+    "apikey",
+    "apitoken",
+    "accesstoken",
+    "refreshtoken",
+    "idtoken",
+    "authtoken",
+    "bearertoken",
+    "sessiontoken",
+    "securitytoken",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "signingkey",
+    "subscriptionkey",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "cookie",
+)
+#: Whole field names (lower case, separators dropped) that hold a secret.
+_SECRET_NAMES = frozenset({"key", "token", "auth", "bearer", "jwt"})
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether a request-body field named ``name`` holds a secret (:data:`_SECRET_ENDINGS`, or
-    a name starting ``auth``: ``authorization``, ``auth``)."""
+    """Whether a request-body field named ``name`` always holds a secret: a name ending as in
+    :data:`_SECRET_ENDINGS`, one of :data:`_SECRET_NAMES`, or an ``authorization`` /
+    ``authentication`` name. Other names (``prompt_cache_key``, ``eos_token``) are judged by
+    their value (:func:`is_secret_field`)."""
     compact = "".join(ch for ch in str(name).lower() if ch.isalnum())
-    return compact.endswith(_SECRET_ENDINGS) or compact.startswith("auth")
+    return (
+        compact.endswith(_SECRET_ENDINGS) or compact in _SECRET_NAMES or compact.startswith(("authoriz", "authentic"))
+    )
+
+
+#: Schemes and prefixes a credential value starts with, whatever its field or header is
+#: called (``Bearer ...``, OpenAI's ``sk-...``, Google's ``AIza...``, GitHub's ``ghp_...``,
+#: Hugging Face's ``hf_...``, Slack's ``xox...``).
+_CREDENTIAL_SCHEMES = (
+    "bearer ",
+    "basic ",
+    "token ",
+    "digest ",
+    "negotiate ",
+    "aws4-",
+    "sk-",
+    "pk-",
+    "sk_",
+    "pk_",
+    "aiza",
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "hf_",
+    "xox",
+)
+#: An opaque run of this many characters of a key's alphabet (letters, digits, ``+/=``; no
+#: ``-``, ``.`` or ``_``, so ``meta-llama-3.1-70b-instruct`` is no credential) holding both
+#: letters and digits reads as a credential.
+_OPAQUE_RUN = 20
+
+
+def looks_like_credential(value: Any) -> bool:
+    """Whether ``value`` (a string; anything else is not) looks like a credential: it starts
+    with one of :data:`_CREDENTIAL_SCHEMES` (case-insensitive), or holds an opaque run of at
+    least :data:`_OPAQUE_RUN` letters, digits and ``+/=`` with both letters and digits (a
+    hex or base64 key, a JWT's parts). The one detector of secret values: headers, request
+    body fields and URLs (:func:`is_secret_header`, :func:`is_secret_field`, :func:`redact_url`)."""
+    import re
+
+    if not isinstance(value, str):
+        return False
+    text = value.strip().lower()
+    if text.startswith(_CREDENTIAL_SCHEMES):
+        return True
+    return any(
+        re.search(r"[a-z]", run) and re.search(r"[0-9]", run)
+        for run in re.findall(rf"[a-z0-9+/=]{{{_OPAQUE_RUN},}}", text)
+    )
+
+
+def is_secret_field(name: str, value: Any) -> bool:
+    """Whether a request-body field's value is recorded as :data:`REDACTED`: its name always
+    holds a secret (:func:`is_secret_name`), or its value looks like one
+    (:func:`looks_like_credential`: ``{"user": "sk-proj-..."}``)."""
+    return is_secret_name(name) or looks_like_credential(value)
 
 
 def redact_secrets(value: Any) -> Any:
-    """``value`` (an ``--extra-body`` JSON value) with every field :func:`is_secret_name`
-    names, at any depth, replaced by :data:`REDACTED`: what is recorded (``result.json``, the
-    transcript, the settings fingerprint) never holds a key, as header values never are
-    (before, ``{"api_key": ...}`` was written verbatim). The request itself sends the values."""
+    """``value`` (an ``--extra-body`` JSON value) with every secret replaced by
+    :data:`REDACTED`, at any depth: a field :func:`is_secret_field` judges (by its name or its
+    value), and a string in a list that looks like a credential. What is recorded
+    (``result.json``, the transcript, the settings fingerprint) never holds a key; the
+    request itself sends the values. A redacted field keeps its name, so its presence is
+    still part of the settings (a different value is not: :data:`REDACTED` is all that is
+    compared)."""
     if isinstance(value, dict):
-        return {k: REDACTED if is_secret_name(k) else redact_secrets(v) for k, v in value.items()}
+        return {k: REDACTED if is_secret_field(k, v) else redact_secrets(v) for k, v in value.items()}
     if isinstance(value, list):
         return [redact_secrets(v) for v in value]
-    return value
+    return REDACTED if looks_like_credential(value) else value
 
 
 #: Parts of a header name (lower case, separators dropped) that mark a secret header: its value is
 #: recorded as :data:`REDACTED` (``authorization``, ``x-api-key``, ``helicone-auth``,
 #: ``x-portkey-virtual-key``, ``cookie``, ``x-session-id``, ``x-amz-security-token`` ...).
+#: Also used for URL query parameters (``?api-key=``, ``?key=``, ``?sig=``).
 _SECRET_HEADER_PARTS = (
     "auth",
     "key",
@@ -175,31 +263,62 @@ _SECRET_HEADER_PARTS = (
     "jwt",
     "cert",
 )
-#: Schemes a credential value starts with, whatever its header is called.
-_CREDENTIAL_SCHEMES = ("bearer ", "basic ", "token ", "digest ", "negotiate ", "aws4-", "sk-", "pk-")
-#: An opaque run of this many token characters (letters and digits, both) reads as a credential.
-_OPAQUE_RUN = 20
 
 
 def is_secret_header(name: str, value: str) -> bool:
-    """Whether an extra HTTP header may hold a secret, so that its value is never written to
-    disk: a name that :func:`is_secret_name` names or that holds one of
-    :data:`_SECRET_HEADER_PARTS`, or a value that looks like a credential (a scheme of
-    :data:`_CREDENTIAL_SCHEMES`, or a run of at least :data:`_OPAQUE_RUN` letters, digits and
-    ``-_.+/=`` holding both letters and digits). A false alarm costs only the value's
-    comparison (the name is still recorded); a secret missed would be on disk."""
-    import re
-
+    """Whether an extra HTTP header (or a URL query parameter) may hold a secret, so that its
+    value is never written to disk: a name that :func:`is_secret_name` names or that holds
+    one of :data:`_SECRET_HEADER_PARTS`, or a value that looks like a credential
+    (:func:`looks_like_credential`). A false alarm costs only the value's comparison (the
+    name is still recorded); a secret missed would be on disk."""
     compact = "".join(ch for ch in str(name).lower() if ch.isalnum())
-    if is_secret_name(name) or any(part in compact for part in _SECRET_HEADER_PARTS):
+    if is_secret_name(name) or any(part in compact for part in _SECRET_HEADER_PARTS) or compact == "sig":
         return True
-    text = str(value).strip().lower()
-    if text.startswith(_CREDENTIAL_SCHEMES):
-        return True
-    return any(
-        re.search(r"[a-z]", run) and re.search(r"[0-9]", run)
-        for run in re.findall(rf"[a-z0-9_.+/=-]{{{_OPAQUE_RUN},}}", text)
-    )
+    return looks_like_credential(str(value))
+
+
+def _redact_query(query: str) -> str:
+    """A URL's query with the value of each parameter :func:`is_secret_header` judges secret
+    replaced by :data:`REDACTED` (a bare item that looks like a credential as a whole); the
+    other items are kept byte for byte."""
+    from urllib.parse import unquote_plus
+
+    out = []
+    for item in query.split("&"):
+        name, eq, value = item.partition("=")
+        if eq and is_secret_header(unquote_plus(name), unquote_plus(value)):
+            out.append(f"{name}={REDACTED}")
+        elif not eq and looks_like_credential(unquote_plus(name)):
+            out.append(REDACTED)
+        else:
+            out.append(item)
+    return "&".join(out)
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` as it may be recorded or shown: the password of its user information
+    (``http://user:PASSWORD@host``) and a user name that looks like a credential replaced by
+    :data:`REDACTED`, as are the values of query parameters that may hold a secret
+    (``?api-key=...``, ``?key=...``, :func:`is_secret_header`) and path segments that look
+    like a credential (:func:`looks_like_credential`); the fragment (never sent) is dropped.
+    ``None`` stays ``None``; a URL that cannot be parsed is recorded as :data:`REDACTED`."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    info, at, host = netloc.rpartition("@")
+    if at:
+        user, colon, _password = info.partition(":")
+        user = REDACTED if looks_like_credential(unquote(user)) else user
+        netloc = f"{user}{':' + REDACTED if colon else ''}@{host}"
+    path = "/".join(REDACTED if looks_like_credential(unquote(seg)) else seg for seg in parts.path.split("/"))
+    return urlunsplit((parts.scheme, netloc, path, _redact_query(parts.query) if parts.query else "", ""))
 
 
 def header_settings(headers: dict[str, str]) -> dict[str, str]:
@@ -460,11 +579,11 @@ class OpenAIBackend:
         return base(transport=transport)
 
     def describe(self) -> dict[str, Any]:
-        """Backend settings (no key)."""
+        """Backend settings (no key; the base URL's credentials redacted: :func:`redact_url`)."""
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": redact_url(self.base_url),
             "api_key_env": self.api_key_env,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,

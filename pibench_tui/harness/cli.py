@@ -13,6 +13,7 @@ from pibench_tui.textsafe import visible
 from pibench_tui.words import count
 
 from . import defaults
+from .backends import redact_url
 
 __all__ = [
     "EXIT_FAILED",
@@ -490,7 +491,7 @@ def _sealed_endpoint(plan: Any, name: str, ep: Any, seal: str, trust_local: bool
             print(f"pibench agent: a sealed evaluation is refused: {problem}", file=sys.stderr)
             return EXIT_FAILED
         print(
-            f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(ep.base_url)} is served on this "
+            f"pibench agent: note: {_where(plan, name, '--base-url')} {visible(redact_url(ep.base_url))} is served on this "
             "machine; a sealed evaluation trusts its server not to read the seal file or --out. "
             f"{LOCAL_ENDPOINT_LIMIT} (docs/agent.md, 'Sealed evaluations')",
             file=sys.stderr,
@@ -513,10 +514,11 @@ def _sealed_proxy(plan: Any, name: str, base_url: str | None, seal: str, trust_l
     if proxy is None:
         return None
     var, proxy_url = proxy
-    where = f"{_where(plan, name, '--base-url')} {visible(url)}"
+    where = f"{_where(plan, name, '--base-url')} {visible(redact_url(url))}"
     if not _on_this_machine(proxy_url):
         print(
-            f"pibench agent: note: requests to {where} go through the proxy {var}={visible(proxy_url)}", file=sys.stderr
+            f"pibench agent: note: requests to {where} go through the proxy {var}={visible(redact_url(proxy_url))}",
+            file=sys.stderr,
         )
         return None
     problem = _local_endpoint_problem(proxy_url, seal, what=f"the proxy {var}")
@@ -528,7 +530,7 @@ def _sealed_proxy(plan: Any, name: str, base_url: str | None, seal: str, trust_l
         )
         return EXIT_FAILED
     print(
-        f"pibench agent: note: requests to {where} go through the proxy {var}={visible(proxy_url)}, served on "
+        f"pibench agent: note: requests to {where} go through the proxy {var}={visible(redact_url(proxy_url))}, served on "
         "this machine; a sealed evaluation trusts it not to read the seal file or --out (docs/agent.md)",
         file=sys.stderr,
     )
@@ -781,7 +783,7 @@ def _local_endpoint_problem(url: str, seal: str, what: str = "the server behind 
     if not readable:
         return None
     return (
-        f"{what} {visible(url)} listens as uid {uid}, which may read the seal file "
+        f"{what} {visible(redact_url(url))} listens as uid {uid}, which may read the seal file "
         f"{visible(seal)}; serve it as a user that cannot (docs/agent.md, 'Sealed evaluations'), "
         "or give --trust-local-endpoint"
     )

@@ -84,7 +84,8 @@ class FakeLLM:
                 if outer.dead:  # a kept-alive connection outlives the listening socket
                     self.close_connection = True
                     return
-                if not self.path.endswith("/chat/completions"):
+                # the openai client appends the route to a base URL's query (".../v1/?k=v" + "chat/completions")
+                if not self.path.endswith("chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 request = json.loads(body)

@@ -414,3 +414,82 @@ def test_the_report_splits_a_label_whose_careers_were_sent_other_headers(tmp_pat
     rows = [r["label"] for r in report["leaderboard"]]
     assert len(rows) == 2 and all(r.startswith("m · settings ") for r in rows), rows
     assert "holds careers of 2 different harness settings" in capsys.readouterr().out
+
+
+def test_credentials_in_the_base_url_and_key_like_extra_body_values_never_reach_disk(tmp_path, capsys):
+    """QA6 F4: a --base-url with a password in its user information and a key in its query
+    (``http://user:PW@host/v1?api-key=KEY``), and an --extra-body value that is plainly a key
+    under an innocent name (``{"user": "sk-proj-..."}``) were written in clear to result.json
+    and transcript.jsonl. The request still goes where the URL says (the query reaches the
+    endpoint, the value is sent), but no file of the run folder and nothing printed holds
+    the secrets; what is recorded names them ``<redacted>`` and keeps the rest of the URL."""
+    seen: list[dict] = []
+
+    def brain(req, i):
+        seen.append(req)
+        return Reply(NEXT)
+
+    out = tmp_path / "runs"
+    body = {"user": "sk-proj-VALUESECRET", "prompt_cache_key": "run-42", "eos_token": "</s>"}
+    with FakeLLM(brain) as srv:
+        url = srv.base_url.replace("http://", "http://user:hunter2@") + "?api-key=QUERYSECRET&api-version=2024-06-01"
+        rc = pibench_main(_args(url, out, "--seeds", "101", "--extra-body", json.dumps(body)))
+        assert rc == 0
+    printed = capsys.readouterr()
+    assert seen and seen[-1]["user"] == "sk-proj-VALUESECRET"
+    for secret in ("hunter2", "QUERYSECRET", "VALUESECRET"):
+        assert secret not in _all_text(out), secret
+        assert secret not in printed.out + printed.err, secret
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    recorded = res["harness"]["backend"]["base_url"]
+    assert recorded == url.replace("hunter2", "<redacted>").replace("QUERYSECRET", "<redacted>")
+    extra = res["harness"]["request"]["extra_body"]
+    # precise names: a cache key and an end-of-sequence token are settings, recorded as given
+    assert extra == {"user": "<redacted>", "prompt_cache_key": "run-42", "eos_token": "</s>"}
+
+
+def test_a_secret_value_is_told_by_the_one_detector_and_a_redacted_field_still_counts_by_presence():
+    """Which --extra-body fields are recorded as ``<redacted>``: names that always hold a
+    secret (api_key, accessToken, client_secret, password, authorization, a bare key or
+    token), and any value that looks like a credential whatever its name (the same detector
+    as headers); ``prompt_cache_key``, ``eos_token``, ``stop_token`` or a long model name are
+    settings. A redacted field keeps its name, so two configurations that differ in having
+    one differ in their settings."""
+    from pibench_tui.harness.backends import REDACTED, RequestOptions, is_secret_name, redact_url
+
+    secret_names = (
+        "api_key",
+        "apiKey",
+        "x-api-key",
+        "accessToken",
+        "client_secret",
+        "password",
+        "authorization",
+        "key",
+        "token",
+    )
+    assert all(is_secret_name(n) for n in secret_names)
+    settings_names = (
+        "prompt_cache_key",
+        "eos_token",
+        "stop_token",
+        "pad_token",
+        "max_tokens",
+        "budget_tokens",
+        "top_k",
+        "user",
+    )
+    assert not any(is_secret_name(n) for n in settings_names)
+    body = {
+        "prompt_cache_key": "a1b2c3d4e5f6a7b8c9d0e1f2",
+        "model_version": "meta-llama-3.1-70b-instruct",
+        "eos_token": "</s>",
+    }
+    recorded = RequestOptions(extra_body=body).settings()["extra_body"]
+    assert recorded == {**body, "prompt_cache_key": REDACTED}
+    with_key = RequestOptions(extra_body={"user": "sk-1"}).settings()
+    assert with_key != RequestOptions(extra_body={}).settings() and with_key["extra_body"] == {"user": REDACTED}
+    assert redact_url("https://tok3n0123456789abcdefgh@h.example/v1/?key=abc&v=2#x") == (
+        "https://<redacted>@h.example/v1/?key=<redacted>&v=2"
+    )
+    assert redact_url("http://[::1") == REDACTED
