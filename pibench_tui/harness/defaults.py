@@ -16,6 +16,13 @@ MAX_BLOCK_TIMEOUT = 3600.0
 #: it is spent, and a check it cuts short leaves the log unchecked, never verified (a crafted
 #: run of many blocks of MAX_BLOCK_TIMEOUT each made a reviewer's command run for hours).
 CHECK_BUDGET = 600.0
+#: A transcript check stops a block the transcript records as finished (no time-out) once the
+#: re-run has taken CHECK_SLOWDOWN times the block's recorded ``seconds`` plus CHECK_MARGIN
+#: seconds, and calls that a divergence (a run's own claims must not spend the budget: a
+#: block recorded as fast whose code loops turned INVALID into "log unchecked"). The slack
+#: covers a slower or busier reviewer's machine and an agent process's start.
+CHECK_SLOWDOWN = 4.0
+CHECK_MARGIN = 10.0
 #: Characters of a block's output shown to the model per turn: the sandbox's cap per block in
 #: the harness (it keeps head and tail within it behind one notice; nothing cuts again).
 OUTPUT_LIMIT = 6_000

@@ -15,7 +15,9 @@ after the evaluation, ``pibench replay RUN_DIR --seal FILE`` takes its seed from
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -272,10 +274,22 @@ def check_block_timeout(recorded: Any) -> tuple[float, str | None]:
         )
     if not recorded <= bound:  # NaN and inf too
         return bound, (
-            f"result.json's block time-out {recorded:g} s is more than the harness allows: blocks were re-run "
-            f"with at most {bound:g} s"
+            f"result.json's block time-out {recorded:g} s is more than the harness allows ({bound:g} s, "
+            "pibench agent --block-timeout): no run of pibench records it"
         )
     return float(recorded), None
+
+
+#: How a recorded ``BlockTimeout`` names the limit it was stopped at (the sandbox's message).
+_TIMEOUT_LIMIT = re.compile(r"ran longer than ([0-9][0-9.e+-]*) s\b")
+
+
+def _recorded_seconds(entry: Any) -> float | None:
+    """A recorded block entry's ``seconds`` when it is a finite number ≥ 0, else ``None``."""
+    secs = entry.get("seconds") if isinstance(entry, dict) else None
+    if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not math.isfinite(secs) or secs < 0:
+        return None
+    return float(secs)
 
 
 #: The fields of a transcript's ``block`` entry the re-run must reproduce, with how a
@@ -375,9 +389,12 @@ class _TranscriptRun:
                     f"{_row_text(want)[:160]}"
                 )
 
-    def event(self, e: dict[str, Any]) -> None:
+    def event(self, e: dict[str, Any], recorded: dict[str, Any] | None = None) -> None:
         """Apply one transcript entry (replies run, failed calls advance, resumes restart) and
-        check the entries that record what a reply's code did (``block``, the next ``user``)."""
+        check the entries that record what a reply's code did (``block``, the next ``user``);
+        ``recorded``: for an ``llm`` entry, the ``block`` entry the transcript records for its
+        code (``None``: none), which bounds the re-run's time (:meth:`_budget_block`)."""
+        from pibench_tui.harness import defaults
         from pibench_tui.harness.codeblock import find_code
 
         ev = e.get("event")
@@ -402,10 +419,22 @@ class _TranscriptRun:
                     f"{where}: the re-run is at month {self.core.month} turn {self.core.turn + 1} (a turn of the "
                     "transcript is missing, added or renumbered)"
                 )
-            cut = self._budget_block()
+            limit, bound = self._budget_block(recorded, where)
             obs, _r, _t, _u, info = self.core.step(find_code(str(e.get("reply") or "")).code or "")
-            if cut and "timeout" in info["integrity"]:
+            if bound == "budget" and "timeout" in info["integrity"]:
                 raise _Exhausted  # stopped by the budget, not by its own time-out: not checked
+            if bound == "recorded" and "timeout" in info["integrity"]:
+                secs = _recorded_seconds(recorded)
+                said = (
+                    f"the transcript records it finished in {secs:g} s"
+                    if recorded is not None
+                    else "the transcript records no block for the reply"
+                )
+                raise _Diverged(
+                    f"{where}: the re-run block was still running after {limit:g} s and was stopped; {said} (a "
+                    f"check gives a block {defaults.CHECK_SLOWDOWN:g} times its recorded seconds plus "
+                    f"{defaults.CHECK_MARGIN:g} s)"
+                )
             self.blocks += 1
             self.compare(where)
             self.answer = None
@@ -423,21 +452,65 @@ class _TranscriptRun:
             self.core.reset(options={"world": self.core.world, "last_close": closed})
             self._given_seeds()
 
-    def _budget_block(self) -> bool:
-        """Give the next block the rest of the budget if that is less than its time-out;
-        whether it was cut. Raises :class:`_Exhausted` when nothing is left."""
+    def _budget_block(self, recorded: dict[str, Any] | None, where: str) -> tuple[float, str]:
+        """Set the next block's time-out in the re-run, from what the transcript records of it,
+        and say which bound it is: ``(seconds, "own" | "recorded" | "budget")``.
+
+        * Recorded as stopped at a time-out: the career's own time-out (an honest re-run is
+          stopped there too); the limit the entry names must be that time-out (else
+          :class:`_Diverged`), and when less of the budget is left the check ends at once
+          (:class:`_Exhausted`: the block would spend the rest for nothing).
+        * Recorded as finished in ``seconds``: at most ``CHECK_SLOWDOWN × seconds +
+          CHECK_MARGIN`` (``"recorded"``: still running there is a divergence), never more than
+          the career's time-out; no block entry for the reply counts as 0 s.
+        * Either way never more than what is left of the budget (``"budget"``); nothing left:
+          :class:`_Exhausted`.
+        """
+        from pibench_tui.harness import defaults
+
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise _Exhausted
+        own = self.block_timeout
+        kinds = recorded.get("integrity") if isinstance(recorded, dict) else None
+        if isinstance(kinds, list) and "timeout" in kinds:
+            error = recorded.get("error") if isinstance(recorded, dict) else None
+            named = _TIMEOUT_LIMIT.search(str(error.get("message") or "")) if isinstance(error, dict) else None
+            if named is not None and named.group(1) != f"{own:g}":
+                raise _Diverged(
+                    f"{where}: the transcript records the block stopped at a time-out of {named.group(1)[:20]} s, "
+                    f"but the career's block time-out (result.json harness.block_timeout) is {own:g} s"
+                )
+            if remaining < own:
+                raise _Exhausted
+            limit, bound = own, "own"
+        else:
+            secs = 0.0 if recorded is None else _recorded_seconds(recorded)
+            slow = own if secs is None else secs * defaults.CHECK_SLOWDOWN + defaults.CHECK_MARGIN
+            limit, bound = (own, "own") if own <= slow else (slow, "recorded")
+            if remaining < limit:
+                limit, bound = remaining, "budget"
         sandbox = self.core.sandbox
         if sandbox is not None:
-            sandbox.block_timeout = min(self.block_timeout, remaining)
-        return remaining < self.block_timeout
+            sandbox.block_timeout = limit
+        return limit, bound
 
     def finish(self) -> None:
         """The transcript's end: the last reply's block must have been recorded."""
         if self.pending is not None:
             raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
+
+
+def _block_entry_after(transcript: list[Any], i: int) -> dict[str, Any] | None:
+    """The ``block`` entry the transcript records for the reply at index ``i`` (the first
+    before the next reply), or ``None``."""
+    for e in transcript[i + 1 :]:
+        if isinstance(e, dict):
+            if e.get("event") == "block":
+                return e
+            if e.get("event") == "llm":
+                return None
+    return None
 
 
 def check_transcript(
@@ -454,13 +527,18 @@ def check_transcript(
     blanked to hide a flag) or a block entry removed fails at its first divergence, which is
     named. The career's integrity flags after a check are the re-run's (``integrity``).
 
-    Each block gets ``result.json``'s block time-out, never more than the harness allows
-    (:func:`check_block_timeout`; the verdict says when it was bounded), and the whole check
-    at most ``budget`` seconds of wall clock (default
-    :data:`~pibench_tui.harness.defaults.CHECK_BUDGET`): the last block gets what is left, and
-    a check the budget cuts short is neither valid nor invalid: ``unchecked`` is true and the
+    Time: a block the transcript records as stopped at a time-out gets ``result.json``'s block
+    time-out, which must be no more than the harness allows (:func:`check_block_timeout`;
+    more is invalid: no run records it) and the limit the entry names; a block recorded as
+    finished in ``seconds`` gets at most ``CHECK_SLOWDOWN × seconds + CHECK_MARGIN``
+    (:mod:`pibench_tui.harness.defaults`) and is a divergence when still running then (a
+    run's own claims cannot spend the budget). The whole check gets at most ``budget``
+    seconds of wall clock (default :data:`~pibench_tui.harness.defaults.CHECK_BUDGET`): a
+    block gets what is left (a recorded time-out longer than that is not started), and a
+    check the budget cuts short is neither valid nor invalid: ``unchecked`` is true and the
     message says ``log unchecked (budget exhausted after N of M blocks)``
-    (:func:`budget_exhausted_text`; a block stopped by the budget is not counted).
+    (:func:`budget_exhausted_text`; a block stopped by the budget is not counted); the report
+    keeps such a career out of every figure as unverified.
 
     Agent code must be deterministic for this to hold (:data:`NONDETERMINISM_NOTE`): a
     divergence says so. A sealed career's agent ``random`` gets the seeds ``result.json``
@@ -481,7 +559,8 @@ def check_transcript(
     started = time.monotonic()
     budget = defaults.CHECK_BUDGET if budget is None else float(budget)
     harness: dict[str, Any] = res["harness"] if isinstance(res.get("harness"), dict) else {}
-    timeout, timeout_note = check_block_timeout(harness.get("block_timeout"))
+    recorded_timeout = harness.get("block_timeout")
+    timeout, timeout_note = check_block_timeout(recorded_timeout)
     base: dict[str, Any] = {
         "valid": False,
         "unchecked": False,
@@ -495,6 +574,8 @@ def check_transcript(
         logged = read_jsonl(path / "actions.jsonl", strict=True)
     except (OSError, ValueError) as exc:
         return {**base, "message": str(exc)}
+    if timeout_note and isinstance(recorded_timeout, (int, float)) and recorded_timeout > 0:
+        return {**base, "message": timeout_note}  # more than the harness allows: no run records it
     start = next((e for e in transcript if isinstance(e, dict) and e.get("event") == "start"), None)
     if start is None:
         return {**base, "message": "transcript.jsonl has no start entry"}
@@ -521,9 +602,9 @@ def check_transcript(
     try:
         core.reset(seed=seed)
         run._given_seeds()
-        for e in transcript:
+        for i, e in enumerate(transcript):
             if isinstance(e, dict):
-                run.event(e)
+                run.event(e, _block_entry_after(transcript, i) if e.get("event") == "llm" else None)
         run.finish()
         run.compare("at the end")
         if run.checked != len(run.logged):

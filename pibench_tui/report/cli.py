@@ -96,8 +96,8 @@ def add_report_parser(sub: Any) -> None:
         default=CHECK_BUDGET,
         metavar="SECONDS",
         help="with --check-transcripts: wall-clock budget of each career's check (default %(default)g s); a check it "
-        "cuts short leaves that career's log unchecked ('log unchecked (budget exhausted after N of M blocks)'), "
-        "marked like every unchecked log",
+        "cuts short ('log unchecked (budget exhausted after N of M blocks)') makes that career unverified: kept out "
+        "of every figure unless --trust-unverified",
     )
     p.set_defaults(func=cmd_report)
 

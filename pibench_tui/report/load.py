@@ -15,7 +15,8 @@ The report re-derives, it never believes (issue 25 §1). Each career becomes a
   policy's, or another career of its label and seed conflicts with it
   (:func:`drop_duplicates`). Counts as Impact 0 and shows no figures of its files.
 * ``unverified`` -- it could not be re-simulated here: a sealed seed without ``--seal``, a
-  policy this pibench does not know, or ``--no-simulate``. Shows no figures of its files
+  policy this pibench does not know, or ``--no-simulate``; or ``--check-transcripts`` was
+  asked and its transcript check did not finish (the budget ran out). Shows no figures of its files
   (as an invalid one); kept out of every aggregate unless ``--trust-unverified``, which
   counts its recorded Impact and collapse (:attr:`Career.recorded_impact`,
   :attr:`Career.recorded_collapsed`), marked wherever they enter a figure.
@@ -112,8 +113,10 @@ class Career:
         valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
         transcript_unchecked: Why a ``--check-transcripts`` check did not finish (``log
-            unchecked (budget exhausted after N of M blocks) ...``); the log then counts as
-            unchecked, as without the option. ``None``: checked, or not asked.
+            unchecked (budget exhausted after N of M blocks) ...``); the career is then
+            ``unverified``: kept out of every figure unless ``--trust-unverified`` (a run's
+            own claims must not turn a failed check into a counted career). ``None``:
+            checked, or not asked.
         price: The price result.json recorded beside its cost (``price``), when it is a valid
             one (:func:`pibench_tui.pricing.price_problem`), else ``None``: the report prices
             the career's re-derived tokens at it when no ``--price`` is given (the ``cost_usd``
@@ -903,8 +906,13 @@ def _check_transcript(c: Career, path: Path, res: dict[str, Any], seed: int, cfg
     from pibench_tui.harness.replay import check_transcript
 
     verdict = check_transcript(path, res, seed, cfg, budget=opts.check_budget)
-    if verdict["unchecked"]:  # the budget ran out: as unchecked as without the option, and said so
+    if verdict["unchecked"]:  # asked for, not finished: not proved, so not counted (unverified)
         c.transcript_unchecked = verdict["message"]
+        c.mark(
+            "unverified",
+            f"its transcript check did not finish ({verdict['message']}): kept out of every figure unless "
+            "--trust-unverified",
+        )
         return
     c.transcript_check = verdict["message"]
     # The flags are what the re-run observed, not what the transcript's entries say.

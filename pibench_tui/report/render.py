@@ -181,6 +181,7 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
             )
         )
     notes.extend(log_unchecked_notes(report))
+    notes.extend(check_unfinished_notes(report))
     notes.extend(absent_seed_notes(report))
     notes.extend(plan_copy_notes(report))
     differences = report.get("harness_differences") or []
@@ -222,15 +223,27 @@ def log_unchecked_notes(report: dict[str, Any]) -> list[str]:
         "`pibench report --check-transcripts` checks them (it re-runs every block: slow); "
         + "; ".join(f"{label}: {count(len(keys), 'career')} ({_some([str(k) for k in keys])})" for label, keys in rows)
     ]
-    cut = [c for c in report.get("careers", []) if c.get("log_unchecked") and c.get("transcript_unchecked")]
-    if cut:  # --check-transcripts was given, but the budget ran out for these
-        notes.append(
-            f"{LOG_UNCHECKED_MARK} of these, {count(len(cut), 'career')} ran out of the check's budget "
-            "(--check-budget SECONDS gives more): "
-            + "; ".join(f"{c.get('row') or c['label']} {c['key']}: {c['transcript_unchecked']}" for c in cut[:5])
-            + ("; ..." if len(cut) > 5 else "")
-        )
     return notes
+
+
+def check_unfinished_notes(report: dict[str, Any]) -> list[str]:
+    """The line naming the careers whose ``--check-transcripts`` check did not finish (the
+    budget ran out): unverified, so kept out of every figure and counted as missing unless
+    ``--trust-unverified``."""
+    cut = [c for c in report.get("careers", []) if c.get("transcript_unchecked")]
+    if not cut:
+        return []
+    counted = (
+        "counted at their recorded Impact (--trust-unverified)"
+        if report.get("trust_unverified")
+        else ("kept out of every mean, pair and win and counted as missing (--trust-unverified counts them)")
+    )
+    return [
+        f"{count(len(cut), 'career')} whose transcript check did not finish (its budget ran out; --check-budget "
+        f"SECONDS gives more) are unverified, {counted}: "
+        + "; ".join(f"{c.get('row') or c['label']} {c['key']}: {c['transcript_unchecked']}" for c in cut[:5])
+        + ("; ..." if len(cut) > 5 else "")
+    ]
 
 
 def absent_seed_notes(report: dict[str, Any]) -> list[str]:
