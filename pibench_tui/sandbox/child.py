@@ -2084,6 +2084,19 @@ def _preload(numpy_path: object) -> list[str]:
     return readable
 
 
+def _hide_runtime_module() -> None:
+    """Take this module (the agent process's runtime, run as ``__main__``) out of
+    ``sys.modules`` before any agent code runs: an empty module takes its name.
+
+    Agent code's classes are made with ``__name__ == "__main__"``, and library code looks a
+    class's module up by that name (``sys.modules[cls.__module__]``): ``enum.global_enum(E)``
+    wrote E's members into this module's globals, so an enum member named
+    ``attribute_refusal`` with a ``__call__`` of agent code's switched the attribute rule off
+    (QA pass 6). ``global_enum`` is stubbed (:data:`policy.STUBBED`); this closes the other
+    lookups by name. Called once, before any agent code."""
+    sys.modules["__main__"] = types.ModuleType("__main__")
+
+
 def _child_main() -> None:
     rfd, wfd = _setup_descriptors()
     channel = _Channel(rfd, wfd)
@@ -2103,6 +2116,7 @@ def _child_main() -> None:
     runtime = _Runtime(channel, init)
     _guard_raw_memory_protocols()
     _guard_compilation()
+    _hide_runtime_module()
     random.seed(runtime.seed)
     numpy = sys.modules.get("numpy")
     if numpy is not None:

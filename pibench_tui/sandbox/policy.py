@@ -126,6 +126,12 @@ STUBBED: dict[str, dict[str, str]] = {
         "singledispatchmethod": "evaluates string annotations",
     },
     "string": {"Formatter": "reads attributes named in a template; use str.format or an f-string"},
+    "enum": {
+        "global_enum": (
+            "writes an enum's members into the namespace of the module its class names (the "
+            "agent process's own runtime); use the members as E.NAME"
+        ),
+    },
 }
 
 #: Public names left out of a copy entirely (modules' internals that are no use to agents).

@@ -62,6 +62,18 @@ ATTACKS = {
         "C = dataclasses.make_dataclass('C', [], bases=(A,), init=False, repr=False)\n"
         "print('ESCAPED', (C() == C())[1])"
     ),
+    "enum.global_enum into the runtime's own module": (
+        "import enum\nclass Off:\n    def __call__(self, *a, **k):\n        return None\n"
+        "class E(Off, enum.Enum):\n    attribute_refusal = 1\n"
+        "enum.global_enum(E)\ndef f(*, a=1):\n    return a\n"
+        "setattr(f, '__kw' + 'defaults__', {'a': 2})\nprint('ESCAPED', f())"
+    ),
+    "enum.global_enum into the policy module, named by the functional API": (
+        "import enum\nclass Off:\n    def __call__(self, *a, **k):\n        return None\n"
+        "E = enum.Enum('E', ['attribute_refusal'], module='_pibench_sandbox_policy', type=Off)\n"
+        "enum.global_enum(E)\ndef f(*, a=1):\n    return a\n"
+        "setattr(f, '__kw' + 'defaults__', {'a': 2})\nprint('ESCAPED', f())"
+    ),
     "the memo a __deepcopy__ receives": (
         "import copy, dataclasses\nLEAK = []\nclass A:\n    def __deepcopy__(self, memo):\n"
         "        LEAK.append(memo)\n        return A()\n"
