@@ -886,8 +886,13 @@ def _check_scalar(path: str, value: Any, default: Any, meta: Mapping[str, Any], 
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             problems.append(f"{path}: must be a number, got {value_kind(value)} {short_repr(value)}")
             return None
-        checked = _number(path, float(value), meta, problems)
-        return None if checked is None else float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a JSON integer of 310 digits: no float holds it
+            problems.append(f"{path}: {short_repr(value)} is too large for a number")
+            return None
+        checked = _number(path, number, meta, problems)
+        return None if checked is None else number
     if not isinstance(value, str):
         problems.append(f"{path}: must be text, got {value_kind(value)} {short_repr(value)}")
         return None

@@ -103,6 +103,34 @@ def test_a_run_result_with_a_400_digit_impact_is_a_problem_not_a_crash():
     assert "is not an Impact split" in result_problem(res)
 
 
+def test_huge_integers_in_a_run_result_make_that_career_invalid_and_the_report_still_prints(tmp_path, capsys):
+    """QA pass 6 F6: a JSON integer too large for a float (10**309) as ``impact.total``,
+    ``impact.earned``, ``config.start_budget`` or ``config.months``: `pibench report` prints
+    its leaderboard with that career invalid (the field named) beside the untouched one, and
+    `pibench replay` calls it invalid; before, ``config.start_budget`` ended the report in an
+    ``OverflowError`` traceback (float() of the integer in the config check)."""
+    huge = 10**309
+    runs = tmp_path / "runs"
+    ok = _career(runs, "ok")
+    fields = {"total": ("impact", "total"), "earned": ("impact", "earned"), "budget": ("config", "start_budget")}
+    fields["months"] = ("config", "months")
+    for name, (part, key) in fields.items():
+        run = _career(runs, name)
+        _edit(run, lambda r, part=part, key=key: r[part].__setitem__(key, huge))
+    out = tmp_path / "report.json"
+    assert pibench_main(["report", str(runs), "--json", str(out)]) == 0
+    careers = {c["label"]: c for c in json.loads(out.read_text())["careers"]}
+    assert careers["ok"]["status"] == "valid", careers["ok"]
+    for name, (_part, key) in fields.items():
+        assert careers[name]["status"] == "invalid", careers[name]
+        reason = careers[name]["invalid_reason"]
+        assert key in reason and "OverflowError" not in reason, reason
+    capsys.readouterr()
+    assert pibench_main(["replay", str(runs / "budget"), str(ok), "--no-check-transcripts"]) == 1
+    text = capsys.readouterr().out
+    assert "start_budget" in text and "OverflowError" not in text, text
+
+
 def test_resume_entries_claiming_impossible_lost_tokens_make_the_career_invalid(tmp_path):
     """The abandoned tokens of a resumed career come from its transcript's ``resume`` entries,
     each checked: a negative count, a non-integer, or more than the per-call bound times the
