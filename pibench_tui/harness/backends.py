@@ -321,6 +321,36 @@ def redact_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, path, _redact_query(parts.query) if parts.query else "", ""))
 
 
+#: Ports a URL scheme implies (left out of :func:`endpoint_setting`).
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_setting(url: str | None) -> str:
+    """Which endpoint answers, as a setting (a career's ``endpoint``: compared on reuse, split
+    in the report): ``url`` (``None``: OpenAI's) as scheme, host and port in lower case (a
+    scheme's default port left out), path without a trailing ``/``, and query parameters in
+    name order with secret values :data:`REDACTED` (:func:`redact_url`); never the user
+    information (a password, an account) nor the fragment. ``http://u:pw@Host:80/v1/`` and
+    ``http://host/v1`` are one endpoint; another host, port, path or query parameter is
+    another one. A URL that cannot be parsed is :data:`REDACTED`."""
+    from urllib.parse import urlsplit
+
+    shown = redact_url(url if url is not None else OPENAI_URL)
+    assert shown is not None
+    try:
+        parts = urlsplit(shown)
+        port = parts.port
+    except ValueError:
+        return REDACTED
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    where = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    query = "&".join(sorted(parts.query.split("&"))) if parts.query else ""
+    return f"{scheme}://{where}{parts.path.rstrip('/')}" + (f"?{query}" if query else "")
+
+
 def header_settings(headers: dict[str, str]) -> dict[str, str]:
     """What is recorded of extra HTTP headers (part of a career's settings, compared both ways):
     each name in lower case (names are case-insensitive) with its value, or :data:`REDACTED`

@@ -113,6 +113,10 @@ class AgentSettings:
         allow_incomplete_confinement: Play sealed seeds even when an agent process proves
             its OS confinement incomplete (``--allow-incomplete-confinement``; not part of
             the fingerprint: the run records what each process proved).
+        endpoint: Which endpoint answers
+            (:func:`~pibench_tui.harness.backends.endpoint_setting`: scheme, host, port, path
+            and query of the base URL, secrets redacted, no user information); ``None`` for a
+            command backend. Part of the fingerprint: another endpoint is another configuration.
     """
 
     model: str
@@ -126,6 +130,7 @@ class AgentSettings:
     block_timeout: float = DEFAULT_BLOCK_TIMEOUT
     request: dict[str, Any] = field(default_factory=dict)
     allow_incomplete_confinement: bool = False
+    endpoint: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("model", "label", "scenario"):  # written into run directories: always UTF-8
@@ -150,6 +155,7 @@ class AgentSettings:
             "max_tokens": self.max_tokens,
             "memory": self.memory,
             "prompt_sha256": hashlib.sha256(self.system_prompt.encode("utf-8")).hexdigest(),
+            "endpoint": self.endpoint,
         }
         if self.request:
             fp["request"] = dict(sorted(self.request.items()))
@@ -167,8 +173,9 @@ class AgentSettings:
         compared; a missing or malformed record differs in everything. ``request`` is
         compared both ways: absent (no request option) differs from any option present,
         whichever side has it (before, a finished career played without options was reused
-        "already complete" by a command that had them)."""
-        theirs = recorded if isinstance(recorded, dict) else {}
+        "already complete" by a command that had them). A record without ``endpoint`` (an
+        earlier pibench) is compared by the endpoint its ``backend`` names (:func:`with_endpoint`)."""
+        theirs = with_endpoint(recorded) if isinstance(recorded, dict) else {}
         mine = self.fingerprint()
         return [
             f"{k}: {theirs.get(k)!r} there, {mine.get(k)!r} now"
@@ -180,7 +187,26 @@ class AgentSettings:
 #: Settings a run directory of an earlier pibench did not record (not compared when absent).
 #: Not ``request``: a record without it was played without request options (the fingerprint
 #: leaves it out when none is set), which differs from a command that sets one.
-ADDED_SETTINGS = frozenset({"prompt_sha256"})
+ADDED_SETTINGS = frozenset({"prompt_sha256", "endpoint"})
+
+
+def with_endpoint(recorded: dict[str, Any]) -> dict[str, Any]:
+    """``recorded`` (a result's ``harness``, a checkpoint's ``settings``) with its ``endpoint``
+    filled in when an earlier pibench did not record one but its ``backend`` says where the
+    replies came from (an ``openai`` backend's ``base_url``: :func:`~pibench_tui.harness.
+    backends.endpoint_setting`; a ``command`` backend: ``None``). Unchanged otherwise (a
+    checkpoint of an earlier pibench names no backend in its settings: not compared)."""
+    backend = recorded.get("backend")
+    if "endpoint" in recorded or not isinstance(backend, dict):
+        return recorded
+    from pibench_tui.harness.backends import endpoint_setting
+
+    kind, url = backend.get("backend"), backend.get("base_url")
+    if kind == "command":
+        return {**recorded, "endpoint": None}
+    if kind == "openai" and (url is None or isinstance(url, str)):
+        return {**recorded, "endpoint": endpoint_setting(url)}
+    return recorded
 
 
 def settings_hash(fingerprint: dict[str, Any]) -> str:

@@ -146,6 +146,15 @@ def request_settings(model: ModelSpec, endpoint: EndpointSpec) -> dict[str, Any]
     return dict(request_options(model, endpoint).settings())
 
 
+def endpoint_of(endpoint: EndpointSpec) -> str | None:
+    """The ``endpoint`` setting of careers played on ``endpoint``
+    (:func:`~pibench_tui.harness.backends.endpoint_setting` of its base URL, OpenAI's when
+    none is given), ``None`` for a command endpoint."""
+    from pibench_tui.harness.backends import endpoint_setting
+
+    return None if endpoint.command is not None else endpoint_setting(endpoint.base_url)
+
+
 def careers_of(
     plan: Plan,
     limiters: dict[str, EndpointLimiter],
@@ -185,6 +194,7 @@ def careers_of(
             block_timeout=m.block_timeout,
             request=request_settings(m, plan.endpoints[m.endpoint]),
             allow_incomplete_confinement=plan.allow_incomplete_confinement,
+            endpoint=endpoint_of(plan.endpoints[m.endpoint]),
         )
         for m in plan.models
         for scen in scens

@@ -139,6 +139,25 @@ def split_labels(careers: list[Career]) -> dict[str, list[str]]:
     return {label: sorted(hashes) for label, hashes in seen.items() if len(hashes) > 1}
 
 
+def model_id_mix(every: dict[str, list[Career]]) -> dict[str, dict[str, int]]:
+    """Rows whose careers the provider said were answered by different model ids (its
+    ``provenance.provider_model_ids``: an endpoint that served another model, a snapshot
+    changed mid-evaluation), each with every id and the number of careers it answered
+    (sorted by id). A row whose careers each name the same ids is not listed, nor are
+    invalid careers (their files are not believed) and careers that recorded none."""
+    out: dict[str, dict[str, int]] = {}
+    for key, cs in every.items():
+        sets = {c.model_ids for c in cs if c.model_ids and c.status != "invalid"}
+        if len(sets) > 1:
+            counts: dict[str, int] = defaultdict(int)
+            for c in cs:
+                if c.model_ids and c.status != "invalid":
+                    for mid in c.model_ids:
+                        counts[mid] += 1
+            out[key] = dict(sorted(counts.items()))
+    return out
+
+
 #: What an agent career's row is called when its label may be taken for a policy's name.
 AGENT_RUN_MARK = " (agent run)"
 
@@ -543,6 +562,7 @@ def build_report(
         "scenarios": scenarios,
         "reference": reference,
         "split_labels": split,
+        "model_id_mix": model_id_mix(every),
         "harness_differences": harness_differences(leaderboard),
         "trust_unverified": trust_unverified,
         "seeds": sorted({c.key for c in careers}, key=_key_order),

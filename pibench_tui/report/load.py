@@ -145,6 +145,8 @@ class Career:
         settings_hash: The harness settings' SHA-256, derived from its ``harness`` record
             (``result.json["settings_sha256"]`` only without one); ``None`` when
             unknown. The report splits a label whose careers differ in it.
+        model_ids: The model ids the provider said answered (:func:`_model_ids`; agent
+            runs): the report notes a row whose careers were answered by different ones.
     """
 
     label: str
@@ -197,6 +199,7 @@ class Career:
     harness: dict[str, Any] | None = None
     plan_sha256: str | None = None
     plan_copy: str | None = None
+    model_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -944,6 +947,7 @@ def _from_run_dir(path: Path, opts: _Options) -> Career:
     c = _blank(path, label, kind, scen, own_key)
     _recorded(c, res)
     c.settings_hash = _settings_hash(res)
+    c.model_ids = _model_ids(res) if kind == "agent" else ()
     c.harness = _harness(res) if kind == "agent" else None
     c.plan_sha256, c.plan_copy = _plan_copy(res, path)
     cfg_hash = _config_hash(res.get("config"))
@@ -1010,6 +1014,26 @@ def _harness(res: dict[str, Any]) -> dict[str, Any] | None:
     return {k: harness.get(k) if setting_in_bounds(k, harness.get(k)) else None for k in HARNESS_SETTINGS}
 
 
+#: Provider model ids a career's row keeps (more are summed up as "N more"), and characters of each.
+MAX_MODEL_IDS, MAX_MODEL_ID_CHARS = 8, 120
+
+
+def _model_ids(res: dict[str, Any]) -> tuple[str, ...]:
+    """The model ids the provider said answered the career's calls
+    (``provenance.provider_model_ids``' names, sorted; at most :data:`MAX_MODEL_IDS` of at
+    most :data:`MAX_MODEL_ID_CHARS` characters each, a longer one cut and marked ``…``);
+    empty when not recorded or malformed."""
+    prov = res.get("provenance")
+    ids = prov.get("provider_model_ids") if isinstance(prov, dict) else None
+    if not isinstance(ids, dict):
+        return ()
+    names = sorted(str(k) for k in ids)
+    cut = [n if len(n) <= MAX_MODEL_ID_CHARS else n[:MAX_MODEL_ID_CHARS] + "…" for n in names[:MAX_MODEL_IDS]]
+    if len(names) > MAX_MODEL_IDS:
+        cut.append(f"{len(names) - MAX_MODEL_IDS} more")
+    return tuple(cut)
+
+
 #: ``result.json["harness"]`` keys that are not settings of the career (how it was run).
 _NOT_SETTINGS = frozenset({"block_timeout", "backend", "max_failed_calls"})
 
@@ -1023,9 +1047,10 @@ def _settings_hash(res: dict[str, Any]) -> str | None:
     if not isinstance(harness, dict):
         recorded = res.get("settings_sha256")
         return recorded if isinstance(recorded, str) and recorded else None
-    from pibench_tui.harness.loop import settings_hash
+    from pibench_tui.harness.loop import settings_hash, with_endpoint
 
     try:
+        harness = with_endpoint(harness)  # a run of an earlier pibench: the endpoint its backend names
         return settings_hash({k: v for k, v in harness.items() if k not in _NOT_SETTINGS})
     except (TypeError, ValueError):
         return None

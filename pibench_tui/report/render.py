@@ -537,11 +537,22 @@ def _img(figs: dict[str, bytes], name: str, alt: str) -> str:
 def split_lines(report: dict[str, Any]) -> list[str]:
     """One sentence per label whose careers were played with different settings."""
     return [
-        f"label {label!r} holds careers of {len(hashes)} different harness settings (model, scenario config, turns, "
-        "temperature, tokens, memory, system prompt or request options): shown as one row per setting, "
+        f"label {label!r} holds careers of {len(hashes)} different harness settings (model, endpoint, scenario "
+        "config, turns, temperature, tokens, memory, system prompt or request options): shown as one row per setting, "
         + ", ".join(f"'{label} · settings {h[:8]}'" for h in hashes)
         + "; give each configuration its own --label"
         for label, hashes in sorted((report.get("split_labels") or {}).items())
+    ]
+
+
+def model_id_lines(report: dict[str, Any]) -> list[str]:
+    """One sentence per row whose careers the provider said were answered by different model ids."""
+    return [
+        f"row {row!r}: the provider answered its careers as different models, "
+        + ", ".join(f"{mid!r} ({count(n, 'career')})" for mid, n in ids.items())
+        + "; the endpoint may have served another model than the one asked for (result.json "
+        "provenance.provider_model_ids)"
+        for row, ids in sorted((report.get("model_id_mix") or {}).items())
     ]
 
 
@@ -559,6 +570,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
         "<h2>Leaderboard</h2>",
         *(f'<p class="note"><b>split</b>: {html.escape(line)}</p>' for line in split_lines(report)),
+        *(f'<p class="note"><b>model ids</b>: {html.escape(line)}</p>' for line in model_id_lines(report)),
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
         *(f'<p class="note">{html.escape(line)}</p>' for line in leaderboard_notes(report)),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
@@ -760,6 +772,8 @@ def _print_warnings(con: Any, report: dict[str, Any]) -> None:
 
     for line in split_lines(report):
         con.print(f"[bold yellow]split[/]: {markup_safe(line, newlines=True)}")
+    for line in model_id_lines(report):
+        con.print(f"[bold yellow]model ids[/]: {markup_safe(line, newlines=True)}")
     for x in (x for r in report["leaderboard"] for x in r["invalid_reasons"]):
         con.print(f"[bold red]invalid[/]: {markup_safe(x, newlines=True)}")
     for x in (x for r in report["leaderboard"] for x in r.get("missing_reasons", ())):

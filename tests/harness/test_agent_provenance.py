@@ -493,3 +493,50 @@ def test_a_secret_value_is_told_by_the_one_detector_and_a_redacted_field_still_c
         "https://<redacted>@h.example/v1/?key=<redacted>&v=2"
     )
     assert redact_url("http://[::1") == REDACTED
+
+
+def test_another_endpoint_is_another_configuration_and_the_report_splits_and_names_model_ids(tmp_path, capsys):
+    """QA6 F3: `pibench agent` with another --base-url reused the finished careers of the
+    first endpoint ("already complete"), played the other seeds on the second, and the report
+    showed one row n=4 with no note, although base_url and the model ids the providers
+    returned differed. Now the endpoint (scheme, host, port, path; never its credentials) is
+    a setting: the same endpoint spelled otherwise (a password, a trailing '/') reuses, another
+    one is refused naming it (also for a result.json of an earlier pibench that recorded no
+    endpoint: its backend's base_url is compared), and `pibench report` shows the label as one
+    row per endpoint. Careers of one configuration that the provider says were answered by
+    different model ids are one row with a note naming the row and the ids."""
+    out = tmp_path / "runs"
+    served = {"id": "served-a"}
+    with (
+        FakeLLM(lambda req, i: Reply(NEXT, model=served["id"])) as one,
+        FakeLLM(lambda req, i: Reply(NEXT, model="totally-different-model-2")) as two,
+    ):
+        assert pibench_main(_args(one.base_url, out, "--seeds", "101-102")) == 0
+        res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+        assert res["harness"]["endpoint"] == one.base_url
+        capsys.readouterr()
+        same = one.base_url.replace("http://", "http://user:pw@") + "/"
+        assert pibench_main(_args(same, out, "--seeds", "101-102")) == 0
+        assert capsys.readouterr().err.count("already complete") == 2
+        # a run folder of an earlier pibench: no endpoint recorded, its backend's base_url says it
+        old = out / "m" / "short-12-102" / "result.json"
+        res = json.loads(old.read_text())
+        del res["harness"]["endpoint"]
+        old.write_text(json.dumps(res))
+        rc = pibench_main(_args(two.base_url, out, "--seeds", "101-104"))
+        err = capsys.readouterr().err
+        assert rc == 1, err
+        assert err.count("finished career played with other settings") == 2 and "endpoint: " in err, err
+        assert (out / "m" / "short-12-104" / "result.json").is_file()
+        served["id"] = "served-b"  # the same endpoint now answers as another model
+        assert pibench_main(_args(one.base_url, out, "--seeds", "105")) == 0
+    capsys.readouterr()
+    assert pibench_main(["report", str(out), "--json", str(tmp_path / "r.json")]) == 0
+    printed = capsys.readouterr().out
+    report = json.loads((tmp_path / "r.json").read_text())
+    rows = {r["label"]: r["n"] for r in report["leaderboard"]}
+    assert len(rows) == 2 and sorted(rows.values()) == [2, 3], rows
+    first = next(label for label, n in rows.items() if n == 3)
+    assert report["model_id_mix"] == {first: {"served-a": 2, "served-b": 1}}
+    assert "model ids" in printed and "'served-a' (2 careers), 'served-b' (1 career)" in printed
+    assert "holds careers of 2 different harness settings" in printed
