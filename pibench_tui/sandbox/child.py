@@ -571,7 +571,7 @@ class _Runtime:
         self.memory_mib = int(init.get("memory_limit", 0)) >> 20
         self.helps: dict[int, str] = {}  # help texts of our own functions, by id
         self.help_targets: list = []
-        self.agent_files: set[str] = set()  # file names of agent code run so far
+        self.agent_files: set[str] = _AGENT_FILES  # file names of agent code run so far
         out = self.out
         channel_send_raw = channel.send_raw
         # Read-only results: a repeated read-only call (same name, same arguments) is answered
@@ -1396,7 +1396,7 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         agent code made: it writes ``__module__``, ``__name__`` ... of the wrapper, which on a
         library class (``update_wrapper(type(x), f)``) once passed for agent code's own."""
         assigned, updated = check_wrapper_names(assigned, updated)
-        if isinstance(wrapper, (type, types.ModuleType)) and wrapper not in _AGENT_CLASSES:
+        if not (_own_object(wrapper) or type(wrapper) is functools.partial):  # a partial: made per call
             raise SandboxError(
                 "functools.update_wrapper/wraps write the wrapper's attributes, so in the sandbox the "
                 f"wrapper must be a function or class of your own, not {wrapper!r:.80}"
@@ -1413,14 +1413,124 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
     if "operator" in copies:
         copies["operator"].attrgetter = attrgetter
         copies["operator"].methodcaller = methodcaller
+
+    def total_ordering(cls: Any) -> Any:
+        """As functools.total_ordering, on a class of agent code's own (it writes the missing
+        comparison methods into the class)."""
+        if not (isinstance(cls, type) and _own_object(cls)):
+            raise SandboxError(
+                f"functools.total_ordering writes methods into the class, so in the sandbox it takes a class of "
+                f"your own, not {cls!r:.80}"
+            )
+        return functools.total_ordering(cls)
+
     if "functools" in copies:
         copies["functools"].update_wrapper = update_wrapper
         copies["functools"].wraps = wraps
+        copies["functools"].total_ordering = total_ordering
     if "dataclasses" in copies:
         copies["dataclasses"].dataclass = _checked_dataclass()
     if "copy" in copies:
         copies["copy"].deepcopy = _checked_deepcopy()
+    _guard_copy_reconstruct(helpers["setattr"])
     return copies
+
+
+#: The file names of the agent code this process has run (``_Runtime.agent_files``).
+_AGENT_FILES: set[str] = set()
+
+
+def _own_object(obj: Any) -> bool:
+    """Whether agent code made ``obj``: a class of :data:`_AGENT_CLASSES` or an instance of
+    one, or a function (a lambda too) whose code is agent code's (compiled from its
+    blocks: its file name is one of :data:`_AGENT_FILES`)."""
+    if isinstance(obj, types.FunctionType):
+        return obj.__code__.co_filename in _AGENT_FILES
+    return (obj if isinstance(obj, type) else type(obj)) in _AGENT_CLASSES
+
+
+def _guard_copy_reconstruct(checked_setattr: Any) -> None:
+    """``copy.copy``/``copy.deepcopy`` of an object of agent code's class (the one kind whose
+    ``__reduce__``/``__reduce_ex__`` agent code chooses) apply the reduction's state within
+    the attribute rule, in the agent process, whoever calls them (``dataclasses.asdict`` too).
+
+    ``copy._reconstruct`` calls ``y = func(*args)`` and then writes the state into ``y`` with
+    the real ``setattr`` / ``y.__dict__.update`` / ``y.__setstate__``, by any name. Agent code
+    chooses ``func`` and so ``y`` (an identity function returning pibench's ``print``): QA
+    pass 6 renamed ``print``, rewrote its ``__doc__`` and set ``print.__kwdefaults__ = {}``,
+    and found ``__code__``/``__defaults__`` of pibench's helpers writable the same way. Now,
+    for such a reduction: slot state goes through the sandbox's ``setattr`` (no dunder, a
+    private name only on agent code's own object); dictionary state goes into the
+    dictionary of agent code's own object only, no dunder name; ``__setstate__`` is called
+    on agent code's own object only. A library object's own reduction (a numpy array, a
+    ``NormalDist``, a partial) is reconstructed by the real code, unchanged.
+
+    Raises:
+        SandboxError: a state written where the attribute rule refuses it.
+    """
+    import copy
+
+    real = copy._reconstruct  # type: ignore[attr-defined]
+    if getattr(real, "_pibench_guard", False):
+        return
+
+    def refuse(what: str, y: Any) -> None:
+        raise SandboxError(
+            f"copy: the state your __reduce__ returned {what} a {type(y).__name__} object, which your code "
+            "did not make; a reduction may set the attributes of your own objects only (no dunder names)"
+        )
+
+    def apply_state(y: Any, state: Any) -> None:
+        own = _own_object(y) and not isinstance(y, types.FunctionType)
+        if hasattr(y, "__setstate__"):
+            if not own:
+                refuse("is given to __setstate__ of", y)
+            y.__setstate__(state)
+            return
+        slotstate = None
+        if isinstance(state, tuple) and len(state) == 2:
+            state, slotstate = state
+        if state is not None:
+            if not own:
+                refuse("would update the __dict__ of", y)
+            state = dict(state)
+            for key in state:
+                why = attribute_refusal(attribute_name(key), store=True) if isinstance(key, str) else None
+                if why is not None:
+                    raise SandboxError(f"copy: {why}")
+            y.__dict__.update(state)
+        if slotstate is not None:
+            for key, value in dict(slotstate).items():
+                checked_setattr(y, key, value)
+
+    def reconstruct(
+        x: Any,
+        memo: Any,
+        func: Any,
+        args: Any,
+        state: Any = None,
+        listiter: Any = None,
+        dictiter: Any = None,
+        *,
+        deepcopy: Any = copy.deepcopy,
+    ) -> Any:
+        if state is None or (x if isinstance(x, type) else type(x)) not in _AGENT_CLASSES:
+            return real(x, memo, func, args, state, listiter, dictiter, deepcopy=deepcopy)
+        deep = memo is not None
+        if deep and args:
+            args = (deepcopy(arg, memo) for arg in args)
+        y = func(*args)
+        if deep:
+            if isinstance(memo, _DeepcopyMemo):
+                memo._store[id(x)] = y  # as the copy module would (this frame is not its file)
+            else:
+                memo[id(x)] = y
+            state = deepcopy(state, memo)
+        apply_state(y, state)
+        return real(x, memo, lambda: y, (), None, listiter, dictiter, deepcopy=deepcopy)
+
+    reconstruct._pibench_guard = True  # type: ignore[attr-defined]
+    copy._reconstruct = reconstruct  # type: ignore[attr-defined]
 
 
 class _DeepcopyMemo:
@@ -1500,6 +1610,11 @@ def _checked_dataclass() -> Any:
     real = dataclasses.dataclass
 
     def check(cls: Any) -> Any:
+        if isinstance(cls, type) and cls not in _AGENT_CLASSES:
+            raise SandboxError(
+                f"dataclass() writes the methods of the class it is given, so in the sandbox it takes a class of "
+                f"your own, not {cls!r:.80}"
+            )
         if isinstance(cls, type):
             own = type.__dict__["__dict__"].__get__(cls).get("__annotations__", {})
             for name in own if isinstance(own, dict) else ():

@@ -20,6 +20,12 @@ from __future__ import annotations
 
 from tests.headless.conftest import jsonl_replies
 
+#: A class whose reduction rebuilds any object (``ident(target)``) and gives it a state.
+REDUCE = (
+    "import copy\ndef ident(x):\n    return x\nclass R:\n    def __init__(self, t, s):\n"
+    "        self.t = t\n        self.s = s\n    def __reduce__(self):\n        return (ident, (self.t,), self.s)\n"
+)
+
 ATTACKS = {
     "ForwardRef._evaluate after update_wrapper": (
         "import functools, typing\ndef agentfn():\n    pass\n"
@@ -74,6 +80,29 @@ ATTACKS = {
         "enum.global_enum(E)\ndef f(*, a=1):\n    return a\n"
         "setattr(f, '__kw' + 'defaults__', {'a': 2})\nprint('ESCAPED', f())"
     ),
+    "copy's reduce slot state onto pibench's print": (
+        REDUCE
+        + "try:\n    copy.copy(R(print, (None, {'__qualname__': 'not_print'})))\nexcept SandboxError:\n    pass\n"
+        "print('ESCAPED' if print.__qualname__ == 'not_print' else 'held')"
+    ),
+    "deepcopy's reduce slot state onto pibench's help defaults": (
+        REDUCE + "try:\n    copy.deepcopy(R(help, (None, {'__defaults__': (5,)})))\nexcept SandboxError:\n    pass\n"
+        "help()"
+    ),
+    "copy's reduce dict state into a library object's dictionary": (
+        REDUCE + "import string\nt = string.Template('a')\n"
+        "try:\n    copy.copy(R(t, {'_evil': 1}))\nexcept SandboxError:\n    pass\n"
+        "print('ESCAPED' if '_evil' in dir(t) else 'held')"
+    ),
+    "update_wrapper onto pibench's print": (
+        "import functools\ndef agentfn():\n    pass\n"
+        "try:\n    functools.update_wrapper(print, agentfn)\nexcept SandboxError:\n    pass\n"
+        "print('ESCAPED' if print.__name__ == 'agentfn' else 'held')"
+    ),
+    "dataclass() onto pibench's own API class": (
+        "import dataclasses\ntry:\n    dataclasses.dataclass(type(lab))\nexcept SandboxError:\n    pass\n"
+        "print('ESCAPED' if hasattr(type(lab), '__dataclass_fields__') else 'held')"
+    ),
     "the memo a __deepcopy__ receives": (
         "import copy, dataclasses\nLEAK = []\nclass A:\n    def __deepcopy__(self, memo):\n"
         "        LEAK.append(memo)\n        return A()\n"
@@ -90,6 +119,8 @@ def test_library_code_does_not_work_around_the_first_layer(tmp_path):
     replies = jsonl_replies(list(ATTACKS.values()), str(tmp_path / "home"))
     for name, reply in zip(ATTACKS, replies, strict=True):
         assert "ESCAPED" not in reply.get("stdout", ""), (name, reply)
+    helped = replies[list(ATTACKS).index("deepcopy's reduce slot state onto pibench's help defaults")]
+    assert "API namespaces" in helped["stdout"], helped  # help()'s default still None
     assert "typing compiles or runs Python source" in replies[0]["error"]["message"]
     assert "typing compiles or runs Python source" in replies[1]["error"]["message"]
     assert "private attributes" in replies[2]["error"]["message"]  # the class stayed a library class
@@ -143,3 +174,25 @@ def test_ordinary_typing_dataclasses_copy_and_wraps_still_work(tmp_path):
     assert ok["stdout"] == "P(a=None, b=[]) T(x=1, y=2) N(a=1) Q(x=2) E.A 3 h 5 True {'x': [1]}\n"
     assert not quoted["ok"] and "Optional[Node], not Optional['Node']" in quoted["error"]["message"]
     assert nt["ok"] and nt["stdout"] == "M(a=1, b='x') ('a', 'b') S(a=1, b=2.0)\n", nt
+
+
+#: Ordinary copies of agent code's objects and of library objects, which the copy guard keeps.
+COPIES = (
+    "import copy, dataclasses, statistics\n"
+    "class P:\n    def __init__(self):\n        self._x = 1\n        self.y = [1]\n"
+    "class S:\n    __slots__ = ('_a', 'b')\n    def __init__(self):\n        self._a = 1\n        self.b = 2\n"
+    "class Q:\n    def __init__(self, v):\n        self.v = v\n"
+    "    def __reduce__(self):\n        return (Q, (self.v,), {'w': 3, '_z': 4})\n"
+    "@dataclasses.dataclass(frozen=True)\nclass D:\n    _p: int = 1\n"
+    "p = copy.deepcopy(P())\ns = copy.copy(S())\nq = copy.deepcopy(Q(2))\nd = copy.deepcopy(D())\n"
+    "print('OK', p._x, p.y, s._a, s.b, q.v, q.w, q._z, d._p, copy.deepcopy(statistics.NormalDist(1, 2)).mean)"
+)
+
+
+def test_copies_of_own_and_library_objects_still_work(tmp_path):
+    """The copy guard refuses only a state written where the attribute rule refuses it:
+    agent objects with private attributes, slots, a ``__reduce__`` of their own, a frozen
+    dataclass, and a library object (``NormalDist``, slots ``_mu``/``_sigma``) copy as in Python."""
+    (reply,) = jsonl_replies([COPIES], str(tmp_path / "home"))
+    assert reply["ok"], reply
+    assert reply["stdout"] == "OK 1 [1] 1 2 2 3 4 1 1.0\n", reply
