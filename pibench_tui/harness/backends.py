@@ -724,10 +724,36 @@ def _completion(resp: Any) -> Completion:
         ) from None
 
 
+#: Types of a content part whose ``text`` is the reply (``reasoning`` / ``thinking`` parts are not).
+_TEXT_PARTS = ("text", "output_text")
+
+
+def content_text(content: Any) -> str:
+    """A message's ``content`` as the reply text: a string as it is; a list of parts (some
+    providers and gateways send ``[{"type": "text", "text": "..."}, ...]``) as the ``text`` of
+    its text parts (:data:`_TEXT_PARTS`, or a part with a string ``text`` and no type) joined
+    in order, other parts (reasoning, images) left out; ``None`` as ``""``; anything else as
+    ``str(content)``. Before, a list was read as its Python repr: no code block was found and
+    the model was nudged 8 times a month."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else getattr(part, "type", None)
+            text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
+            if isinstance(text, str) and (kind is None or kind in _TEXT_PARTS):
+                texts.append(text)
+        return "".join(texts)
+    return str(content)
+
+
 def _read_completion(resp: Any) -> Completion:
     """:func:`_completion`'s reading (raises on an answer without a message)."""
     choice = resp.choices[0]
-    text = choice.message.content or ""
+    text = content_text(choice.message.content)
     finish = getattr(choice, "finish_reason", None)
     finish = finish if isinstance(finish, str) else None
     usage = getattr(resp, "usage", None)
@@ -939,7 +965,8 @@ class CommandBackend:
 
     The request is ``{"model", "messages", "temperature", "max_tokens"}``. The command
     prints the reply as plain text, or a JSON object ``{"content": str, "usage":
-    {"prompt_tokens", "completion_tokens"}}`` to report tokens. A non-zero exit status or
+    {"prompt_tokens", "completion_tokens"}}`` to report tokens (``content`` may also be a
+    list of text parts: :func:`content_text`). A non-zero exit status or
     a time-out is a failed attempt (retried like a server error).
 
     Args:
@@ -1123,11 +1150,11 @@ class CommandBackend:
                 data = None  # not JSON: a plain-text reply that starts with "{"
             except RecursionError:  # 100,000 nested "[" ended the career before
                 raise _Attempt("bad_response", "the command's JSON reply is nested too deeply to read", True) from None
-            if isinstance(data, dict) and isinstance(data.get("content"), str):
+            if isinstance(data, dict) and isinstance(data.get("content"), (str, list)):
                 raw = data.get("usage")
                 usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
                 return Completion(
-                    text=data["content"],
+                    text=content_text(data["content"]),
                     prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
                     completion_tokens=_int_or_none(usage.get("completion_tokens")),
                     finish_reason=data.get("finish_reason") if isinstance(data.get("finish_reason"), str) else None,

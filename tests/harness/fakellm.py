@@ -30,7 +30,7 @@ from tests.harness.scripted_pi import fake_usage
 
 @dataclass
 class Reply:
-    text: str
+    text: str | list  # a list: the content as parts ([{"type": "text", "text": ...}], some gateways)
     usage: dict | None = None
     model: str | None = None  # the model id the provider says answered (default: the requested one)
 

@@ -124,3 +124,23 @@ def test_a_command_reporting_a_400_digit_token_count_does_not_end_the_career(tmp
     res = _result(out)
     assert res["months_played"] == 12 and res["tokens"]["prompt"] == 0
     assert res["tokens"]["completion"] == 5 * res["llm"]["calls"]
+
+
+def test_a_reply_whose_content_is_a_list_of_parts_is_read_as_its_text(tmp_path):
+    """QA6 F7f: some gateways send ``message.content`` as a list of parts
+    (``[{"type": "reasoning", ...}, {"type": "text", "text": ...}]``). Before, the list was
+    read as its Python repr: no code block was found and the model was nudged every turn,
+    never playing a month. Now the text parts are joined in order (a reasoning part left
+    out) and the career is played by the model's code: no nudges, twelve blocks."""
+    parts = [
+        {"type": "reasoning", "text": "```python\nraise SystemExit('reasoning is not the reply')\n```"},
+        {"type": "text", "text": "Plan:\n```python\n"},
+        {"type": "text", "text": "time.next_month()\n```"},
+    ]
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(parts)) as srv:
+        run = _agent(out, "--base-url", srv.base_url)
+    assert run.returncode == 0, run.stderr[-2000:]
+    res = _result(out)
+    assert res["months_played"] == 12 and res["nudges"] == 0, res["nudges"]
+    assert res["blocks"] == 12 and res["auto_advances"]["turns_exhausted"] == 0
