@@ -146,7 +146,10 @@ def in_offer_season(month: int) -> bool:
 # ---------------------------------------------------------------------------------- counts
 def active_people(w: World, roles: tuple[Role, ...] | None = None) -> list[Person]:
     """Active lab members in creation order, optionally of the given roles."""
-    return [p for p in w.s.people.values() if p.status == "active" and (roles is None or p.role in roles)]
+    people = w.s.people.values()
+    if roles is None:
+        return [p for p in people if p.status == "active"]
+    return [p for p in people if p.status == "active" and p.role in roles]
 
 
 def count_active(w: World, roles: tuple[str, ...]) -> int:
@@ -323,9 +326,13 @@ def generate_pool(w: World, m: int) -> None:
         tn_sd, ln_sd = pp["transcript_noise"], pp["letter_noise"]
         z_ab_sp, u_re_ind, z_rest, names = drawn[pool]
         # np.clip's and np.maximum's results are min(hi, max(lo, v)) and max(lo, v) for these
-        # never-NaN draws; the arithmetic on Python floats is the same IEEE arithmetic as numpy's
+        # never-NaN draws; the arithmetic on Python floats is the same IEEE arithmetic as numpy's.
+        # The clamps are conditional expressions (max(lo, v) is v only if v > lo, min(hi, x) is
+        # x only if x < hi): the same floats without the calls
         for i in range(k):
-            ab = min(amax, max(amin, ab_mean + ab_sd * z_ab_sp[i]))
+            ab = ab_mean + ab_sd * z_ab_sp[i]
+            ab = ab if ab > amin else amin
+            ab = ab if ab < amax else amax
             gr = gr_mean + gr_sd * z_rest[i]
             tr = ab + (0.0 + tn_sd * z_rest[n + i])
             le = ab + bias + (0.0 + ln_sd * z_rest[2 * n + i])
@@ -336,10 +343,10 @@ def generate_pool(w: World, m: int) -> None:
                     "speed": sp_mean + sp_sd * z_ab_sp[n + i],
                     "resilience": re_lo + re_span * u_re_ind[i],
                     "independence": ind_lo + ind_span * u_re_ind[n + i],
-                    "growth": max(gmin, gr),
-                    "transcript": round2(min(1.0, max(0.0, tr))),
-                    "letter": round2(min(1.0, max(0.0, le))),
-                    "interview_score": round2(min(1.0, max(0.0, iv))),
+                    "growth": gr if gr > gmin else gmin,
+                    "transcript": round2((tr if tr < 1.0 else 1.0) if tr > 0.0 else 0.0),
+                    "letter": round2((le if le < 1.0 else 1.0) if le > 0.0 else 0.0),
+                    "interview_score": round2((iv if iv < 1.0 else 1.0) if iv > 0.0 else 0.0),
                     "name": f"{_FIRST[names[i]]} {_LAST[names[n + i]]}",
                     "pool": pool,
                 }
