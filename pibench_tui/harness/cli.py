@@ -931,6 +931,30 @@ def _career_tokens(res: dict[str, Any]) -> tuple[int, int, int | None, int, int]
     )
 
 
+def _usage_known(res: dict[str, Any]) -> str:
+    """How much of a finished career's token count is known (``"all"``, ``"partial"``,
+    ``"none"``: :func:`pibench_tui.report.load.tokens_known`) from result.json's
+    ``tokens.calls_without_usage`` and its answered calls."""
+    from pibench_tui.report.load import tokens_known
+
+    llm = res.get("llm") or {}
+    calls, failed = llm.get("calls"), llm.get("failed_calls")
+    return tokens_known(
+        calls if isinstance(calls, int) else 0, failed if isinstance(failed, int) else 0, _without_usage(res)
+    )
+
+
+def _without_usage(res: dict[str, Any]) -> int:
+    """result.json's ``tokens.calls_without_usage`` (0 when not a whole number)."""
+    n = (res.get("tokens") or {}).get("calls_without_usage")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
+def _known_text(text: str, known: str) -> str:
+    """A token count or cost as its calls' counts allow: as is, ``≥`` before it, or ``unknown``."""
+    return "unknown" if known == "none" else f"≥{text}" if known == "partial" else text
+
+
 def career_cost(res: dict[str, Any], price: Any) -> float:
     """USD of a finished career at ``price`` (:func:`pibench_tui.pricing.career_cost`)."""
     from pibench_tui.pricing import career_cost as cost
@@ -972,9 +996,11 @@ def _summary_rows(
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         llm = res["llm"]
         _p, _c, _cached, ab_p, ab_c = _career_tokens(res)
-        cost = f" {format_usd(career_cost(res, price)):>9}" if price is not None else ""
+        known = _usage_known(res)
+        cost = f" {_known_text(format_usd(career_cost(res, price)), known):>9}" if price is not None else ""
+        tokens = _known_text(f"{res['tokens']['total']:,}", known)
         print(
-            f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {res['tokens']['total']:>10,} "
+            f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {tokens:>10} "
             f"{ab_p + ab_c:>9,}{cost} {llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
         )
     return failed, finished
@@ -989,7 +1015,12 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
     per = sum(p + c for p, c, _cached, _ap, _ac in counts) / n
     cached_known = [cached for _p, _c, cached, _ap, _ac in counts if cached is not None]
     abandoned = sum(ap + ac for _p, _c, _cached, ap, ac in counts) / n
-    parts = [f"tokens per career {per:,.0f}"]
+    knowns = {_usage_known(res) for _name, res in finished}
+    known = "none" if knowns == {"none"} else "all" if knowns == {"all"} else "partial"
+    without = sum(_without_usage(res) for _name, res in finished)
+    parts = [f"tokens per career {_known_text(f'{per:,.0f}', known)}"]
+    if without:
+        parts.append(f"{count(without, 'answered LLM call')} returned no token count (no usage from the provider)")
     if cached_known:
         parts.append(f"cached prompt {sum(cached_known) / len(cached_known):,.0f}")
     parts.append(f"abandoned {abandoned:,.0f} (not in the tokens; interrupted turns, careers redone)")
@@ -1001,7 +1032,8 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
         cached_note = "" if price.cached is None else f", cached {price.cached:g}"
         parts.insert(
             0,
-            f"cost per career {format_usd(usd)} at ${price.prompt:g} in, ${price.completion:g} out{cached_note} per Mtok"
+            f"cost per career {_known_text(format_usd(usd), known)} at ${price.prompt:g} in, ${price.completion:g} out"
+            f"{cached_note} per Mtok"
             + (
                 f" ({format_usd(estimated)} of it estimated: prompts of requests abandoned at a time-out)"
                 if estimated

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from pibench_tui.pricing import Price, cost_usd
-from pibench_tui.report.load import HARNESS_SETTINGS, Career
+from pibench_tui.report.load import HARNESS_SETTINGS, Career, tokens_known
 from pibench_tui.report.stats import (
     ALPHA,
     FEW_CAREERS,
@@ -262,6 +262,11 @@ def _career_cost(key: str, c: Career, prices: dict[str, Price]) -> float | None:
     return _cost(key, [c], prices) if c.kind == "agent" else None
 
 
+def _known(c: Career) -> str:
+    """:func:`tokens_known` of one career."""
+    return tokens_known(c.calls, c.failed_calls, c.calls_without_usage)
+
+
 def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
@@ -274,10 +279,15 @@ def _agent_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> 
 def _token_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> dict[str, Any]:
     """Tokens per career and in all, USD in all and per career (:func:`_cost`), abandoned
     tokens and cached prompt tokens per career; ``None`` where nothing was counted."""
-    tokens = [c.tokens for c in agents if c.tokens is not None]
-    cost = _cost(key, agents, prices)
+    without = sum(c.calls_without_usage for c in agents)
+    known = tokens_known(sum(c.calls or 0 for c in agents), sum(c.failed_calls or 0 for c in agents), without)
+    tokens = [c.tokens for c in agents if c.tokens is not None] if known != "none" else []
+    cost = _cost(key, agents, prices) if known != "none" else None
     cached = [c.cached_prompt_tokens for c in agents if c.cached_prompt_tokens is not None]
     return {
+        "tokens_known": known,
+        "calls_without_usage": without,
+        "answered_calls": sum((c.calls or 0) - (c.failed_calls or 0) for c in agents),
         "tokens_per_career": statistics.fmean(tokens) if tokens else None,
         "tokens_total": sum(tokens) if tokens else None,
         "cost_usd": cost,
@@ -632,7 +642,8 @@ def _career_rows(
         {
             **c.to_dict(),
             "row": key,
-            "cost": _career_cost(key, c, prices),
+            "cost": _career_cost(key, c, prices) if _known(c) != "none" else None,
+            "tokens_known": _known(c),
             "archetype": archetype(c) if c.status not in (*UNPLAYED, *UNSCORED) else None,
             "counted": counted(c, trust_unverified),
             "log_unchecked": log_unchecked(c),

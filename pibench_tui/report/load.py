@@ -67,6 +67,7 @@ __all__ = [
     "drop_duplicates",
     "load_careers",
     "scenario_label",
+    "tokens_known",
 ]
 
 #: Statuses of careers that are listed but kept out of aggregates (``unverified`` is
@@ -109,6 +110,9 @@ class Career:
         best_paper: Citations earned + projected of the single best paper.
         axes: ``world.axes.capability_axes`` output (``{"axes", "pool"}``), re-simulated careers only.
         tokens / calls / failed_calls / blocks / block_errors: agent runs, from the transcript.
+        calls_without_usage: Answered LLM calls whose transcript entry records no token count
+            (the provider sent no usable ``usage``): ``tokens`` and the cost are then a lower
+            bound, or unknown when no answered call has one (:func:`tokens_known`).
         flags / integrity: integrity incidents (agent runs), from the transcript.
         valid: ``True`` (valid), ``False`` (invalid) or ``None`` (neither proved).
         transcript_check: the verdict of ``--check-transcripts`` (``None``: not checked).
@@ -192,6 +196,7 @@ class Career:
     settings_hash: str | None = None
     price: tuple[float, float, float | None] | None = None
     cached_prompt_tokens: int | None = None
+    calls_without_usage: int = 0
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
     timed_out_prompt_estimate: int = 0
@@ -233,6 +238,17 @@ class Career:
 
 
 # ---------------------------------------------------------------------------- scenarios
+def tokens_known(calls: int | None, failed: int | None, without_usage: int) -> str:
+    """How much of an agent career's (or label's) token count is known: ``"all"``,
+    ``"partial"`` (some answered calls recorded no count: the tokens are a lower bound) or
+    ``"none"`` (no answered call recorded one: the tokens, and so the cost, are unknown,
+    never 0)."""
+    answered = (calls or 0) - (failed or 0)
+    if without_usage <= 0:
+        return "all"
+    return "none" if without_usage >= answered else "partial"
+
+
 def canonical_scenario(name: Any) -> str:
     """The scenario's name as reports group it: ``pibench run`` without ``--scenario`` calls
     the standard scenario ``"default"`` while ``pibench agent`` calls it ``"standard"`` (the
@@ -706,6 +722,8 @@ class _Tally:
     cached: int | None = None
     calls: int = 0
     failed: int = 0
+    #: Answered calls that recorded no token count at all (no usable ``usage`` came back).
+    without_usage: int = 0
     blocks: int = 0
     block_errors: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
@@ -730,6 +748,7 @@ def _tally(path: Path, name: str) -> _Tally:
         ev = e.get("event")
         if ev == "llm":
             t.calls += 1
+            t.without_usage += not _is_number(e.get("prompt_tokens")) and not _is_number(e.get("completion_tokens"))
             ptok = _call_tokens(e, "prompt_tokens", t.calls)
             t.prompt += ptok
             t.completion += _call_tokens(e, "completion_tokens", t.calls)
@@ -772,6 +791,7 @@ def _transcript_stats(c: Career, path: Path, res: dict[str, Any] | None = None) 
     c.prompt_tokens, c.completion_tokens, c.tokens = t.prompt, t.completion, t.prompt + t.completion
     c.cached_prompt_tokens = t.cached
     c.calls, c.failed_calls, c.blocks, c.block_errors = t.calls, t.failed, t.blocks, t.block_errors
+    c.calls_without_usage = t.without_usage
     c.integrity = dict(sorted(t.kinds.items()))
     c.flags = sum(n for k, n in t.kinds.items() if k not in BENIGN_KINDS)
     abandoned_prompt, abandoned_completion = t.lost_prompt, t.lost_completion

@@ -105,6 +105,39 @@ def _tokens(v: float | None) -> str:
     return f"{v:.0f}"
 
 
+#: Marks a token count or cost some of whose calls recorded no count (a lower bound).
+PARTIAL_MARK = "≥"
+#: A token count or cost none of whose calls recorded a count (never shown as 0).
+UNKNOWN = "unknown"
+
+
+def _known_cell(text: str, known: str | None) -> str:
+    """A token or cost cell as its calls' counts allow (:func:`pibench_tui.report.load.tokens_known`):
+    as is, ``≥`` before it (a lower bound) or ``unknown``."""
+    if known == "none":
+        return UNKNOWN
+    return f"{PARTIAL_MARK}{text}" if known == "partial" and text != "—" else text
+
+
+def usage_notes(report: dict[str, Any]) -> list[str]:
+    """A line per agent row some of whose LLM calls recorded no token count (the provider
+    sent no usable ``usage``): its tokens and cost are lower bounds (``≥``) or unknown."""
+    notes = []
+    for r in report["leaderboard"]:
+        missing = r.get("calls_without_usage") or 0
+        if r["kind"] == "agent" and missing:
+            what = (
+                "tokens and cost unknown"
+                if r.get("tokens_known") == "none"
+                else f"tokens and cost are lower bounds ({PARTIAL_MARK})"
+            )
+            notes.append(
+                f"{r['label']}: {missing} of {r.get('answered_calls', '?')} answered LLM calls returned no token "
+                f"count (the provider sent no usage): {what}"
+            )
+    return notes
+
+
 def _usd(v: float | None) -> str:
     """A cost cell (:func:`pibench_tui.pricing.format_usd`: under a cent never ``$0.00``)."""
     from pibench_tui.pricing import format_usd
@@ -150,8 +183,8 @@ def leaderboard_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 _trusted(format_value(r["median"], 1), trusted),
                 _trusted(interval_cell(r.get("interval")), trusted),
                 f"{100 * r['collapse_share']:.0f}%" if r.get("collapse_share") is not None else "—",
-                _usd(r.get("cost_per_career")) if agent else "—",
-                _tokens(r["tokens_per_career"]) if agent else "—",
+                _known_cell(_usd(r.get("cost_per_career")), r.get("tokens_known")) if agent else "—",
+                _known_cell(_tokens(r["tokens_per_career"]), r.get("tokens_known")) if agent else "—",
                 _failed_calls(r),
                 _runs(r["flags"], r["flagged"]) if agent else "—",
                 str(r["invalid"]),
@@ -182,6 +215,7 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
         )
     notes.extend(log_unchecked_notes(report))
     notes.extend(check_unfinished_notes(report))
+    notes.extend(usage_notes(report))
     notes.extend(absent_seed_notes(report))
     notes.extend(plan_copy_notes(report))
     differences = report.get("harness_differences") or []
@@ -416,8 +450,8 @@ def career_rows(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 f"month {c['collapse_month']}" if c["collapsed"] and shown else "—",
                 str(c["publications"]) if shown else "—",
                 str(c["hires"]) if shown else "—",
-                _tokens(c["tokens"]) if c["kind"] == "agent" else "—",
-                _usd(c.get("cost")) if c["kind"] == "agent" else "—",
+                _known_cell(_tokens(c["tokens"]), c.get("tokens_known")) if c["kind"] == "agent" else "—",
+                _known_cell(_usd(c.get("cost")), c.get("tokens_known")) if c["kind"] == "agent" else "—",
                 c["archetype"] or "—",
             ]
         )
