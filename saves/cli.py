@@ -14,7 +14,7 @@ these attributes of ``args`` (missing ones take the default shown):
 ``cmd_list``   ``saves`` (DIR or None), ``career`` (None), ``json`` (False)
 ``cmd_show``   ``saves``, ``name``, ``json`` (False)
 ``cmd_delete`` ``saves``, ``name``
-``cmd_export`` ``saves``, ``name``, ``file`` (path or ``"-"`` for stdout), ``force`` (False)
+``cmd_export`` ``saves``, ``name``, ``file`` (path or ``"-"``), ``force``, ``with_seed`` (False)
 ``cmd_import`` ``saves``, ``file``, ``as_name`` (None), ``force`` (False)
 =============  ==============================================================
 
@@ -303,7 +303,9 @@ def cmd_delete(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
 def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Write a save to a self-contained file (after verifying it).
 
-    ``args.file == "-"`` writes the file's bytes to stdout.
+    ``args.file == "-"`` writes the file's bytes to stdout. A sealed career's save holds its
+    secret seed in clear (the world needs it to replay): it is refused unless
+    ``args.with_seed`` says the file is to be kept as secret as the seal file.
 
     Returns:
         0 when written, 1 on any error (nothing is written then).
@@ -312,6 +314,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     store = None
     try:
         store = _store(args)
+        sealed = store.resolve(args.name).sealed
+        if sealed and not getattr(args, "with_seed", False):
+            raise SaveError(
+                f"save {args.name!r} is of a sealed career (commitment {sealed}...): an exported file holds its "
+                "secret seed in clear, which unseals it for whoever reads the file; give --with-seed to export it "
+                "anyway and keep the file as secret as the seal file (docs/saves.md)"
+            )
         if args.file == "-":
             raw = store.export_bytes(args.name)  # verified; an autosave delta written whole
             buf = getattr(out, "buffer", None)
@@ -411,6 +420,11 @@ def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("name", help="a save name, or a career name for its most recent save")
     s.add_argument("file", help="the file to write ('-' for stdout)")
     s.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+    s.add_argument(
+        "--with-seed",
+        action="store_true",
+        help="export a sealed career's save, whose file holds the secret seed in clear (refused without it)",
+    )
     s.set_defaults(func=cmd_export)
 
     s = sub.add_parser(

@@ -110,3 +110,30 @@ def test_saves_listings_withhold_a_sealed_careers_seed(tmp_path):
         assert run.returncode == 0, run.stderr
         assert str(row["seed"]) not in run.stdout + run.stderr, cmd
         assert f"sealed:{row['commitment'][:12]}" in run.stdout or '"seed": null' in run.stdout, (cmd, run.stdout)
+
+
+def test_exporting_a_sealed_save_needs_with_seed_because_the_file_holds_the_seed(tmp_path, capsys):
+    """QA6 F7d: `pibench saves export` of a sealed career's save wrote the secret seed in clear
+    (to a file or stdout) without a word, while `saves list`/`show` print only
+    `sealed:<prefix>`. Now it is refused (exit 1, nothing written, the reason and the option
+    named) unless --with-seed is given; with it the file holds the seed (what is documented),
+    and it imports back."""
+    seal = tmp_path / "seal.json"
+    assert pibench_main(["seal", "--count", "1", "--out", str(seal)]) == 0
+    seed = str(read_seal(seal)["seeds"][0]["seed"])
+    home = tmp_path / "home"
+    played = run_pibench(
+        ["headless", "--scenario", "short-12", "--seeds", f"@{seal}", "--save", "s1"], "time.next_month()\n", home=home
+    )
+    assert played.returncode == 0, played.stderr
+    saves, dest = str(home / "saves"), tmp_path / "ex.json"
+    capsys.readouterr()
+    for target in (str(dest), "-"):
+        assert pibench_main(["saves", "export", "--saves", saves, "s1", target]) == 1
+        printed = capsys.readouterr()
+        assert seed not in printed.out + printed.err
+        assert "sealed career" in printed.err and "--with-seed" in printed.err
+    assert not dest.exists()
+    assert pibench_main(["saves", "export", "--saves", saves, "s1", str(dest), "--with-seed"]) == 0
+    assert seed in dest.read_text()
+    assert pibench_main(["saves", "import", "--saves", str(tmp_path / "other"), str(dest)]) == 0
