@@ -35,8 +35,10 @@ __all__ = [
     "reads_as",
     "markup_safe",
     "rich_text",
+    "shown_words",
     "skeleton",
     "visible",
+    "words_read_as",
 ]
 
 #: Lone surrogates and NUL: what :func:`clean` replaces.
@@ -142,12 +144,34 @@ _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
 _UNSEEN_CATEGORIES = frozenset({"Mn", "Me", "Cf", "Cc"})
 
 
+#: Letters and symbols that a terminal draws as an empty cell: the Hangul fillers (U+115F,
+#: U+1160, U+3164, U+FFA0) and the blank Braille pattern (U+2800). A reader sees a space
+#: (QA pass 6: ``\u2800Impact 9999.0`` passed the console guard).
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_SPACES = re.compile(" {2,}")
+
+
+def _shown_char(ch: str) -> str:
+    """What a reader sees of one (decomposed) character: a space for any space, separator
+    or blank-looking letter (:data:`BLANK_LOOKING`); nothing for a mark, a format or control
+    character, or one that is not printable (unassigned, private use); else the character."""
+    if ch in "\n\t":
+        return ch
+    if ch.isspace() or ch in BLANK_LOOKING:
+        return " "
+    if unicodedata.category(ch) in _UNSEEN_CATEGORIES or not ch.isprintable():
+        return ""
+    return ch
+
+
 def _without_marks(text: str) -> str:
-    """``text`` decomposed (NFKD) with every non-spacing or enclosing mark and every format
-    or control character dropped, then recomposed (NFKC): ``=\u0336==`` reads as ``===``,
-    ``pi\u0301bench`` as ``pibench``. Newlines and tabs stay (they separate)."""
+    """``text`` as a reader sees it: decomposed (NFKD), every non-spacing or enclosing mark,
+    format or control character and non-printable code point dropped, every space,
+    separator and blank-looking letter (:data:`BLANK_LOOKING`) a plain space, runs of spaces
+    one, then recomposed (NFKC): ``=\u0336==`` reads as ``===``, ``pi\u0301bench`` as
+    ``pibench``, ``===\u2800pibench`` as ``=== pibench``. Newlines and tabs stay (they separate)."""
     decomposed = unicodedata.normalize("NFKD", text)
-    kept = "".join(ch for ch in decomposed if ch in "\n\t" or unicodedata.category(ch) not in _UNSEEN_CATEGORIES)
+    kept = _SPACES.sub(" ", "".join(_shown_char(ch) for ch in decomposed))
     return unicodedata.normalize("NFKC", kept)
 
 
@@ -248,6 +272,31 @@ def reads_as(text: str, names: tuple[str, ...]) -> str | None:
                 ):
                     return name
     return None
+
+
+def shown_words(text: str) -> list[str]:
+    """The words a reader sees in ``text``: runs of letters, digits and marks (and ``|``,
+    ``!``, ``$``, which read as letters) once invisible characters are dropped and
+    blank-looking ones read as spaces (:func:`_without_marks`); decorations (``===``, box
+    drawing ``═══``, brackets, dots) separate them."""
+    return _words(_without_marks(text), True)
+
+
+def words_read_as(words: list[str], phrase: str, *, partial: bool = False) -> bool:
+    """Whether ``words`` (:func:`shown_words`) begin with the words of ``phrase`` as a reader
+    takes them (look-alike letters as in :func:`lookalike_start`). ``partial``: whether more
+    text could still make it so (``words`` is a line's start; its last word may be cut)."""
+    want = _words(phrase, False)
+    if not partial:
+        return len(words) >= len(want) and all(_reads_as_word(a, b) for a, b in zip(words, want, strict=False))
+    if len(words) > len(want):
+        return False
+    if not words:
+        return True
+    *whole, last = words
+    return all(_reads_as_word(a, b) for a, b in zip(whole, want, strict=False)) and _starts_like(
+        _skeleton(last), _skeleton(want[len(whole)]), True
+    )
 
 
 def lookalike_start(line: str, words: tuple[str, ...], *, partial: bool = False) -> bool:

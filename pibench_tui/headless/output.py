@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import IO
 
 from pibench_tui.headless.session import HeadlessSession
-from pibench_tui.textsafe import escape_agent_text, lookalike_start, skeleton
+from pibench_tui.sandbox.output import CUT_NOTICE_WORDS, LOST_NOTICE_WORDS, Notice
+from pibench_tui.textsafe import escape_agent_text, lookalike_start, shown_words, skeleton, words_read_as
 
 
 def _finish_session(session: HeadlessSession, write: _Writer) -> int:
@@ -82,19 +83,56 @@ AGENT_LINE_PREFIX = "[agent] "
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
 
+#: Words that make an agent line read as pibench's own wherever they stand: the report's
+#: header (``=== pibench career report ===``), whatever decorates it (``═══``, ``***``).
+RESERVED_ANYWHERE = "pibench career report"
+#: Words that make an agent line read as pibench's own when the line begins with them (after
+#: decorations such as ``===``, ``═══``, ``[...`` and, for the notices, the count): pibench's
+#: own lines and its notices in a block's output (:mod:`pibench_tui.sandbox.output`).
+#: (Report labels are not among them: the API's help lists ``- students: list, ...``.)
+RESERVED_FIRST_WORDS = ("pibench", LOST_NOTICE_WORDS)
+#: The words of pibench's notices that follow a count (``[... 12,000 characters of output cut here``).
+NOTICE_WORDS = (CUT_NOTICE_WORDS,)
+
+
+def _leading_count_dropped(words: list[str]) -> list[str]:
+    """``words`` without the number a notice starts with (``12,000`` is two words)."""
+    i = 0
+    while i < len(words) and words[i].isdecimal():
+        i += 1
+    return words[i:]
+
+
 def looks_like_pibench(line: str) -> bool:
-    """Whether an (escaped) agent line could pass for one of pibench's own lines: after NFKC
-    normalisation, stripping and case folding it starts like :data:`RESERVED_STARTS`, a
-    letter of another script that looks Latin (Cyrillic ``І``, Greek ``ο``) counting as any
-    letter (:func:`pibench_tui.textsafe.lookalike_start`)."""
+    """Whether an (escaped) agent line could pass for one of pibench's own lines, as a reader
+    sees it (:func:`pibench_tui.textsafe.skeleton`: NFKC, invisible characters dropped, spaces
+    and blank-looking letters such as U+2800 or the Hangul fillers read as one space, case
+    folded, a letter of another script that looks Latin counting as any letter): it starts
+    like :data:`RESERVED_STARTS`; or its words, decorations (``===``, box drawing) aside,
+    begin with one of :data:`RESERVED_FIRST_WORDS` (a notice's count aside) or hold
+    :data:`RESERVED_ANYWHERE`."""
     if lookalike_start(line, RESERVED_STARTS):
         return True
-    return skeleton("=== pibench") in skeleton(line)
+    if skeleton("=== pibench") in skeleton(line):
+        return True
+    words = shown_words(line)
+    if any(words_read_as(words[i:], RESERVED_ANYWHERE) for i in range(len(words))):
+        return True
+    counted = _leading_count_dropped(words)
+    return any(words_read_as(words, phrase) for phrase in RESERVED_FIRST_WORDS) or any(
+        words_read_as(counted, phrase) for phrase in NOTICE_WORDS
+    )
 
 
 def _may_become_reserved(partial: str) -> bool:
     """Whether more text could still make this line start look like pibench's."""
-    return lookalike_start(partial, RESERVED_STARTS, partial=True)
+    if lookalike_start(partial, RESERVED_STARTS, partial=True):
+        return True
+    words = shown_words(partial)
+    counted = _leading_count_dropped(words)
+    return any(words_read_as(words, phrase, partial=True) for phrase in RESERVED_FIRST_WORDS) or any(
+        words_read_as(counted, phrase, partial=True) for phrase in NOTICE_WORDS
+    )
 
 
 class _AgentOutput:
@@ -114,6 +152,11 @@ class _AgentOutput:
 
     def __call__(self, text: str) -> None:
         if not text:
+            return
+        if isinstance(text, Notice):  # pibench's own notice (a cut, lost output): as it is
+            self.flush()
+            self.write(text)
+            self.at_line_start = text.endswith("\n")
             return
         text = self.held + escape_agent_text(text)
         self.held = ""

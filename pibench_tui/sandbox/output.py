@@ -8,6 +8,19 @@ from pibench_tui.textsafe import clean
 
 OutputSink = Callable[[str], None]
 
+#: The words of pibench's own notices in a block's output (one home: the console guard,
+#: :func:`pibench_tui.headless.output.looks_like_pibench`, reserves lines that read as them).
+CUT_NOTICE_WORDS = "characters of output cut here"
+LOST_NOTICE_WORDS = "output after this point was lost"
+
+
+class Notice(str):
+    """A notice of pibench's own in a block's output (a cut, lost output), handed to the
+    output sink as this type so that a console tells it from agent output (which arrives as
+    plain ``str`` and never is one)."""
+
+    __slots__ = ()
+
 
 class _OutputCollector:
     """Parent-side output cap: the same head/tail rule, applied to what arrives, so a
@@ -53,12 +66,15 @@ class _OutputCollector:
         """Emit the cut notice and the tail; return (full text, truncated, omitted)."""
         tail = self.tail[-self.tail_limit :] if self.tail_limit else ""
         omitted = self.reported_cut + (self.tail_total - len(tail))
-        end = ""
+        parts: list[str] = []
         if omitted:
-            end += f"\n[... {omitted:,} characters of output cut here (limit {self.limit:,} per block) ...]\n"
-        end += tail
+            parts.append(Notice(f"\n[... {omitted:,} {CUT_NOTICE_WORDS} (limit {self.limit:,} per block) ...]\n"))
+        if tail:
+            parts.append(tail)
         if lost and self.head_len >= self.head_limit:
-            end += "\n[... output after this point was lost when the block was stopped ...]\n"
-        if end and self.sink is not None:
-            self.sink(end)
+            parts.append(Notice(f"\n[... {LOST_NOTICE_WORDS} when the block was stopped ...]\n"))
+        if self.sink is not None:
+            for part in parts:
+                self.sink(part)
+        end = "".join(parts)
         return "".join(self.head) + end, bool(omitted) or (lost and self.head_len >= self.head_limit), omitted
