@@ -714,7 +714,7 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
     if report.get("pairs"):
         show("Differences between labels (paired by seed)", *pair_rows(report), ours=True)
         con.print(markup_safe(pair_note(report), newlines=True))
-    show("Careers", *career_rows(report), ours=True)
+    _print_careers(con, report)
     for title, source, spec in (
         ("Capability axes (MECHANICS §17, pooled)", "axes", AXES_ROWS),
         ("Behaviour", "behaviour", BEHAVIOUR_ROWS),
@@ -733,23 +733,76 @@ def render_terminal(report: dict[str, Any], console: Any = None) -> None:
 LEADERBOARD_DROPPABLE = ("median", "tokens\n/career", "failed\ncalls", "$\n/career", "collapse")
 
 
-def fit_leaderboard(con: Any, title: str, head: list[str], rows: list[list[str]]) -> tuple[Any, list[str]]:
-    """The leaderboard as a rich ``Table`` that fits ``con.width`` with every row on one line
-    and every label whole: columns of :data:`LEADERBOARD_DROPPABLE` are left out, in that
-    order, until the table's natural width fits (before, at 80 columns rich shrank the label
-    column to one character and each row took 4-5 lines). Only a label longer than the
-    terminal leaves then folds. Also the headings of the columns left out (one line each)."""
+#: Careers table columns a narrow terminal leaves out, first to last (seed, Impact and the
+#: collapse month are always shown).
+CAREERS_DROPPABLE = ("proj.", "earned", "hires", "papers", "archetype", "$", "tokens", "scenario")
+
+
+def _fit_columns(
+    con: Any, title: str, head: list[str], rows: list[list[str]], droppable: tuple[str, ...]
+) -> tuple[list[int], list[str]]:
+    """The columns of a table of ours to keep so that its natural width fits ``con.width``
+    (columns of ``droppable`` left out in that order until it does), and the headings of those
+    left out (one line each)."""
     from rich.measure import Measurement
 
     keep = list(range(len(head)))
     dropped: list[str] = []
-    for name in LEADERBOARD_DROPPABLE:
+    for name in droppable:
         table = _rich_table(title, [head[i] for i in keep], [[r[i] for i in keep] for r in rows], True)
         if Measurement.get(con, con.options.update_width(1_000_000), table).maximum <= con.width:
             break
         if name in head:
             keep.remove(head.index(name))
             dropped.append(name.replace("\n/", "/").replace("\n", " "))
+    return keep, dropped
+
+
+def _print_careers(con: Any, report: dict[str, Any]) -> None:
+    """The careers table in a terminal: one table per leaderboard row, its label as the
+    title (a long label folds there, never into a one-character column), the same columns in
+    each: those of :data:`CAREERS_DROPPABLE` left out, in order, until every table fits
+    ``con.width`` with each career on one line, and a line naming them (before, at 80-100
+    columns rich dropped the label column to blank or wrapped it, and cut headings and cells)."""
+    from pibench_tui.textsafe import markup_safe
+
+    head, rows = career_rows(report)
+    groups: dict[str, list[list[str]]] = {}
+    for r in rows:
+        groups.setdefault(r[0], []).append(r[1:])
+    head = head[1:]
+    if not groups:
+        con.print(_rich_table("Careers", head, [], True))
+        return
+    titles = {label: f"Careers: {label}" for label in groups}
+    if "scenario" in head:  # one scenario per table: said in its title, not in a column
+        at = head.index("scenario")
+        if all(len({r[at] for r in rs}) == 1 for rs in groups.values()):
+            for label, rs in groups.items():
+                scen = rs[0][at]
+                titles[label] += "" if scen in label else f" ({scen})"
+                groups[label] = [r[:at] + r[at + 1 :] for r in rs]
+            head = head[:at] + head[at + 1 :]
+    keep, dropped = _fit_columns(con, "Careers", head, [r for rs in groups.values() for r in rs], CAREERS_DROPPABLE)
+    for label, rs in groups.items():
+        con.print(_rich_table(titles[label], [head[i] for i in keep], [[r[i] for i in keep] for r in rs], True))
+    if dropped:
+        con.print(
+            markup_safe(
+                f"Careers: not shown at {con.width} columns: {', '.join(dropped)} (a wider terminal, --json or --html "
+                "shows every column).",
+                newlines=True,
+            )
+        )
+
+
+def fit_leaderboard(con: Any, title: str, head: list[str], rows: list[list[str]]) -> tuple[Any, list[str]]:
+    """The leaderboard as a rich ``Table`` that fits ``con.width`` with every row on one line
+    and every label whole: columns of :data:`LEADERBOARD_DROPPABLE` are left out, in that
+    order, until the table's natural width fits (before, at 80 columns rich shrank the label
+    column to one character and each row took 4-5 lines). Only a label longer than the
+    terminal leaves then folds. Also the headings of the columns left out (one line each)."""
+    keep, dropped = _fit_columns(con, title, head, rows, LEADERBOARD_DROPPABLE)
     table = _rich_table(title, [head[i] for i in keep], [[r[i] for i in keep] for r in rows], True)
     longest = max((len(r[0]) for r in rows), default=1)
     table.columns[0].min_width = min(longest, max(1, con.width - 2))
