@@ -321,6 +321,67 @@ def redact_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, path, _redact_query(parts.query) if parts.query else "", ""))
 
 
+#: Shortest secret :func:`scrub` replaces (a shorter one would blank ordinary words).
+_MIN_SCRUBBED = 4
+
+
+def known_secrets(base_url: str | None, key: str | None, options: RequestOptions | None) -> tuple[str, ...]:
+    """Every secret a backend sends that :func:`redact_url`, :func:`header_settings` and
+    :func:`redact_secrets` keep off the disk (the URL's password, and the Basic credentials
+    the client makes of it; a key-like user name, path
+    segment or secret query value; the API key; secret header and ``--extra-body`` values),
+    each also percent-encoded, longest first: what :func:`scrub` removes from an endpoint's
+    error text, which may echo them (``no route /v1/?api-key=...``, ``invalid key sk-...``)."""
+    from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+    found: set[str] = set()
+    if key and key != "none":
+        found.add(key)
+    if base_url:
+        try:
+            parts = urlsplit(base_url)
+            if parts.password:  # the client sends user information as Basic auth: base64 of "user:password"
+                import base64
+
+                found.add(unquote(parts.password))
+                pair = f"{unquote(parts.username or '')}:{unquote(parts.password)}"
+                found.add(base64.b64encode(pair.encode("utf-8")).decode("ascii"))
+            if parts.username and looks_like_credential(unquote(parts.username)):
+                found.add(unquote(parts.username))
+            found.update(unquote(seg) for seg in parts.path.split("/") if looks_like_credential(unquote(seg)))
+            found.update(v for k, v in parse_qsl(parts.query, keep_blank_values=True) if v and is_secret_header(k, v))
+        except ValueError:
+            pass
+    if options is not None:
+        found.update(v for k, v in options.headers.items() if v and is_secret_header(k, v))
+
+        def walk(value: Any, secret: bool) -> None:
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    walk(v, secret or is_secret_field(k, v))
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v, secret)
+            elif isinstance(value, str) and (secret or looks_like_credential(value)):
+                found.add(value)
+
+        walk(options.extra_body, False)
+    for value in list(found):
+        found.add(quote(value, safe=""))
+        for word in value.split():  # "Bearer sk-..." may be echoed without its scheme
+            if looks_like_credential(word):
+                found.add(word)
+    return tuple(sorted((x for x in found if len(x) >= _MIN_SCRUBBED), key=len, reverse=True))
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every one of ``secrets`` (:func:`known_secrets`) replaced by :data:`REDACTED`."""
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
 #: Ports a URL scheme implies (left out of :func:`endpoint_setting`).
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -573,6 +634,8 @@ class OpenAIBackend:
         self.options = options or RequestOptions()
         self._openai = openai
         self._key = key
+        #: What an endpoint's error text must not carry to the disk or the screen (:func:`scrub`).
+        self._secrets = known_secrets(base_url, key, self.options)
         #: ``fixed_proxy`` (a sealed run): the proxy :func:`environment_proxy` names, checked
         #: before the run, is the one the client uses (``None``: none), whatever else the
         #: HTTP library would read from the environment.
@@ -622,10 +685,19 @@ class OpenAIBackend:
         }
 
     def complete(self, messages: list[dict[str, str]]) -> Completion:
-        """One chat completion, retried per the policy (see the module docstring)."""
+        """One chat completion, retried per the policy (see the module docstring). An
+        attempt's error text has the backend's secrets scrubbed (:func:`scrub`): an
+        endpoint may echo its URL, key or a header back, and errors are recorded and shown."""
         return _with_retries(
-            lambda: self._attempt(messages), self.policy, limiter=self.limiter, estimate=estimate_tokens(messages)
+            lambda: self._scrubbed(messages), self.policy, limiter=self.limiter, estimate=estimate_tokens(messages)
         )
+
+    def _scrubbed(self, messages: list[dict[str, str]]) -> Completion:
+        try:
+            return self._attempt(messages)
+        except _Attempt as exc:
+            exc.message = scrub(exc.message, self._secrets)
+            raise
 
     def _attempt(self, messages: list[dict[str, str]]) -> Completion:
         """One attempt, bounded by ``policy.timeout`` seconds of wall clock as a whole.

@@ -540,3 +540,48 @@ def test_another_endpoint_is_another_configuration_and_the_report_splits_and_nam
     assert report["model_id_mix"] == {first: {"served-a": 2, "served-b": 1}}
     assert "model ids" in printed and "'served-a' (2 careers), 'served-b' (1 career)" in printed
     assert "holds careers of 2 different harness settings" in printed
+
+
+def test_an_endpoint_echoing_the_key_url_or_headers_in_its_error_is_scrubbed(tmp_path, capsys, monkeypatch):
+    """An endpoint's error text may echo what it was sent (its URL with a query key, the API
+    key, a secret header, a key-like body value): errors are printed (the endpoint check) and
+    recorded (result.json, the transcript), so each secret the backend sends is replaced by
+    ``<redacted>`` in them, the rest of the message kept."""
+    monkeypatch.setenv("PIBENCH_TEST_KEY", "sk-test-APIKEYSECRET0123")
+    srv = FakeLLM(lambda req, i: Reply(NEXT))
+
+    def echo(req, i):
+        if i == 0:
+            h = srv.headers[-1]
+            said = f"{h['authorization']} {h['x-api-key']} {req['user']} at ?api-key=QUERYSECRET"
+            return Status(400, body={"error": {"message": f"refused: {said}", "type": "test"}})
+        return Reply(NEXT)
+
+    srv.brain = echo
+    out = tmp_path / "runs"
+    body = json.dumps({"user": "sk-proj-VALUESECRET"})
+    extra = ["--seeds", "101", "--extra-body", body, "--header", "X-Api-Key:HEADERSECRET1"]
+    with srv:
+        url = srv.base_url + "?api-key=QUERYSECRET"
+        common = _args(url, out, *extra)
+        common[common.index("PIBENCH_NO_SUCH_KEY")] = "PIBENCH_TEST_KEY"
+        assert pibench_main(common) == 1  # the endpoint check failed, naming the endpoint's words
+        printed = capsys.readouterr()
+        assert "refused: Bearer <redacted> <redacted> <redacted> at ?api-key=<redacted>" in printed.err
+        assert "APIKEYSECRET" not in printed.err and not out.exists()
+        srv.requests.clear()
+        srv.headers.clear()
+        # user information in the URL: the client sends it as Basic auth (base64 of user:password)
+        common = _args(srv.base_url.replace("http://", "http://user:hunter2@") + "?api-key=QUERYSECRET", out, *extra)
+        assert pibench_main([*common, "--no-endpoint-check"]) == 3  # one failed call: partway
+        printed = capsys.readouterr()
+    import base64
+
+    basic = base64.b64encode(b"user:hunter2").decode()
+    for secret in ("QUERYSECRET", "VALUESECRET", "HEADERSECRET", "hunter2", basic):
+        assert secret not in _all_text(out), secret
+        assert secret not in printed.out + printed.err, secret
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    assert (
+        "refused: Basic <redacted> <redacted> <redacted> at ?api-key=<redacted>" in res["llm"]["errors"][0]["message"]
+    )
