@@ -944,10 +944,29 @@ def _usage_known(res: dict[str, Any]) -> str:
     )
 
 
+def _abandoned_requests(finished: list[tuple[str, dict[str, Any]]]) -> tuple[int, int]:
+    """Requests abandoned at a time-out or in flight at a kill, and their estimated prompt
+    tokens, summed over the careers' result.json (``tokens.abandoned.timed_out`` /
+    ``in_flight``; what is not a whole number ≥ 0 counts 0)."""
+    requests = estimated = 0
+    for _name, res in finished:
+        ab = (res.get("tokens") or {}).get("abandoned")
+        for key in ("timed_out", "in_flight"):
+            part = ab.get(key) if isinstance(ab, dict) else None
+            if isinstance(part, dict):
+                requests += _count_field(part.get("requests"))
+                estimated += _count_field(part.get("prompt_estimated"))
+    return requests, estimated
+
+
+def _count_field(n: Any) -> int:
+    """A recorded count: ``n`` when it is a whole number ≥ 0, else 0."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
 def _without_usage(res: dict[str, Any]) -> int:
     """result.json's ``tokens.calls_without_usage`` (0 when not a whole number)."""
-    n = (res.get("tokens") or {}).get("calls_without_usage")
-    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+    return _count_field((res.get("tokens") or {}).get("calls_without_usage"))
 
 
 def _known_text(text: str, known: str) -> str:
@@ -1024,6 +1043,12 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
     if cached_known:
         parts.append(f"cached prompt {sum(cached_known) / len(cached_known):,.0f}")
     parts.append(f"abandoned {abandoned:,.0f} (not in the tokens; interrupted turns, careers redone)")
+    requests, estimated_prompt = _abandoned_requests(finished)
+    if requests:  # no usage comes back for them: said apart, never hidden behind "abandoned 0"
+        parts.append(
+            f"requests abandoned at a time-out or in flight at a kill {requests / n:,.1f} "
+            f"(~{estimated_prompt / n:,.0f} prompt tokens ESTIMATED, no usage came back; not in the tokens)"
+        )
     if price is not None:
         from pibench_tui.pricing import timed_out_cost
 

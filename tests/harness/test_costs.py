@@ -222,6 +222,17 @@ def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and
     result = run_career(settings, TimingOut(), 101, tmp_path, log=lambda _t: None, price=Price(2.0, 8.0))
     timed = result["tokens"]["abandoned"]["timed_out"]
     assert timed["requests"] == 3 and timed["prompt_estimated"] == sum(sent) > 0
+    # pibench agent's summary line says so beside "abandoned 0" (QA pass 6 F7 g: it said only that)
+    import contextlib
+    import io
+
+    from pibench_tui.harness.cli import _summary_cost
+
+    line = io.StringIO()
+    with contextlib.redirect_stdout(line):
+        _summary_cost([("101", result)], None, "m")
+    assert "abandoned 0" in line.getvalue(), line.getvalue()
+    assert f"in flight at a kill 3.0 (~{sum(sent):,} prompt tokens ESTIMATED" in line.getvalue(), line.getvalue()
     assert "estimated" in timed["note"] and result["tokens"]["prompt"] == 20
     # priced as an estimate (before, left out of cost_usd): at $2 per M prompt tokens
     estimate = sum(sent) * 2.0 / 1e6
