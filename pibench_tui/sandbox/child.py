@@ -239,15 +239,15 @@ class _Channel:
                 try:
                     end = i + 1 + int(self.buf[:i])
                 except ValueError:
-                    os._exit(5)
+                    os._exit(confine.EXIT_UNREADABLE_MESSAGE)
                 if len(self.buf) >= end:
                     data, self.buf = self.buf[i + 1 : end], self.buf[end:]
                     try:
                         msg = _marshal_loads(data)
                     except Exception:  # noqa: BLE001 - an unreadable message from the parent
-                        os._exit(5)
+                        os._exit(confine.EXIT_UNREADABLE_MESSAGE)
                     if type(msg) is not dict:
-                        os._exit(5)
+                        os._exit(confine.EXIT_UNREADABLE_MESSAGE)
                     return msg
             chunk = os.read(self.rfd, 1 << 16)
             if not chunk:  # the parent is gone
@@ -2223,7 +2223,7 @@ def _child_main() -> None:
         readable = _preload(init.get("numpy_path"))
         init = channel.recv()
     if init.get("t") != "init":
-        os._exit(3)
+        os._exit(confine.EXIT_NO_INIT)
     import random
 
     if readable is None:
@@ -2246,15 +2246,18 @@ def _child_main() -> None:
     sys.meta_path.insert(0, _ConfinedImports)
     sys.path_importer_cache.clear()
     channel.send({"t": "ready", "confinement": status.to_dict()})
-    while True:
-        msg = channel.recv()
-        kind = msg.get("t")
-        if kind == "run":
-            runtime.run(msg)
-        elif kind == "exit":
-            os._exit(0)
-        else:
-            os._exit(4)
+    try:
+        while True:
+            msg = channel.recv()
+            kind = msg.get("t")
+            if kind == "run":
+                runtime.run(msg)
+            elif kind == "exit":
+                os._exit(0)
+            else:
+                os._exit(confine.EXIT_UNEXPECTED_MESSAGE)
+    except MemoryError:  # agent code's own are its errors; this one the runtime met: say so
+        os._exit(confine.EXIT_OUT_OF_MEMORY)
 
 
 if __name__ == "__main__":

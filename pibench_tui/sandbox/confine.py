@@ -99,6 +99,22 @@ SECCOMP_KILLED = osbound.SECCOMP_KILLED
 #: lower what the kernel offers, and the report names the ABI used.
 LANDLOCK_ABI_CAP_ENV = "PIBENCH_TEST_LANDLOCK_ABI_MAX"
 
+#: Exit statuses the agent process's runtime (``sandbox/child.py``) ends itself with.
+EXIT_NO_INIT = 3
+EXIT_UNEXPECTED_MESSAGE = 4
+EXIT_UNREADABLE_MESSAGE = 5
+EXIT_OUT_OF_MEMORY = 6
+#: What each of them means, as pibench reports a death (``AgentProcess.death_cause``).
+EXIT_MEANINGS: dict[int, str] = {
+    EXIT_NO_INIT: "its runtime got no start message from pibench",
+    EXIT_UNEXPECTED_MESSAGE: (
+        "its runtime stopped at a message from pibench out of protocol order; code that got past the "
+        "first layer and wrote to pibench's channel itself can cause this"
+    ),
+    EXIT_UNREADABLE_MESSAGE: "its runtime could not read a message from pibench",
+    EXIT_OUT_OF_MEMORY: "its runtime ran out of memory (a MemoryError outside agent code's blocks)",
+}
+
 # The parent at the moment this module was imported: in the agent process that is at its
 # start, so a later change means pibench is gone (see apply()).
 _START_PPID = os.getppid() if hasattr(os, "getppid") else 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from pibench_tui import agent_launch
-from pibench_tui.sandbox.confine import Confinement
+from pibench_tui.sandbox.confine import EXIT_MEANINGS, EXIT_OUT_OF_MEMORY, Confinement
 from pibench_tui.sandbox.protocol import (
     MAX_CONTAINERS,
     MAX_MESSAGE_BYTES,
@@ -495,12 +495,16 @@ class AgentProcess:
         self.ready = True
 
     def death_cause(self, memory_limit: int) -> str:
-        """Why the agent process ended, as far as its exit shows: ``"killed by SIGKILL, sent
-        from outside the agent process (the system's out-of-memory killer or a user)"``, or
-        the exit with ``"; most likely the memory limit of N MiB"`` when a limit is set and the
-        exit is one an allocation failure gives (``SIGSEGV``, ``SIGABRT``, ``SIGBUS`` or a
-        non-zero status: the address-space limit makes allocations fail, it never sends
-        ``SIGKILL``), else the bare exit.
+        """Why the agent process ended, as far as pibench knows it, never guessed: the exit
+        (``"exit status N"``, ``"killed by SIGNAME"``) and what it shows. ``SIGSYS``: the
+        seccomp filter (a forbidden system call); ``SIGKILL``: sent from outside the agent
+        process (the system's out-of-memory killer or a user; the address-space limit never
+        sends it); a status the runtime ends itself with
+        (:data:`.confine.EXIT_MEANINGS`: a protocol fault, a ``MemoryError`` it met, named
+        with the limit); ``SIGSEGV``/``SIGABRT``/``SIGBUS`` under a limit: that an allocation
+        failing under the limit ends a process so, as does a crash in C code. Any other
+        status is reported bare (QA pass 6: exit status 4, a protocol fault, was "most likely
+        the memory limit").
 
         Args:
             memory_limit: The address-space limit in bytes (0: none).
@@ -512,12 +516,17 @@ class AgentProcess:
         except subprocess.TimeoutExpired:
             code = None
         what = self.exit_description()
+        limit = f"the memory limit of {memory_limit >> 20:,} MiB" if memory_limit > 0 else "no memory limit"
         if code == -signal.SIGSYS:
             return f"{what}: {SANDBOX_VIOLATION}"
         if code == -signal.SIGKILL:
             return f"{what}, sent from outside the agent process (the system's out-of-memory killer or a user)"
-        if memory_limit > 0 and code is not None and code != 0 and code not in (-signal.SIGTERM, -signal.SIGINT):
-            return f"{what}; most likely the memory limit of {memory_limit >> 20:,} MiB"
+        if code == EXIT_OUT_OF_MEMORY:
+            return f"{what}: {EXIT_MEANINGS[code]}; {limit}"
+        if code in EXIT_MEANINGS:
+            return f"{what}: {EXIT_MEANINGS[code]}"
+        if memory_limit > 0 and code in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS):
+            return f"{what}; an allocation failing under {limit} ends a process so, as does a crash in C code"
         return what
 
     def violated(self) -> bool:

@@ -31,10 +31,26 @@ def test_death_cause_names_the_signal_and_blames_the_limit_only_where_it_can_be(
     mib = 512 << 20
     outside = _exited(-signal.SIGKILL).death_cause(mib)
     assert "SIGKILL" in outside and "outside" in outside and "memory limit" not in outside
-    assert _exited(-signal.SIGSEGV).death_cause(mib) == "killed by SIGSEGV; most likely the memory limit of 512 MiB"
-    assert _exited(1).death_cause(mib) == "exit status 1; most likely the memory limit of 512 MiB"
+    assert _exited(-signal.SIGSEGV).death_cause(mib) == (
+        "killed by SIGSEGV; an allocation failing under the memory limit of 512 MiB ends a process so, "
+        "as does a crash in C code"
+    )
+    assert _exited(1).death_cause(mib) == "exit status 1"  # no evidence of memory: not blamed
     assert _exited(-signal.SIGSEGV).death_cause(0) == "killed by SIGSEGV"
     assert "memory limit" not in _exited(-signal.SIGTERM).death_cause(mib)
+
+
+def test_the_runtimes_own_exits_are_named_not_blamed_on_memory() -> None:
+    """The statuses the runtime ends itself with say what happened (QA pass 6: exit status 4,
+    a stale reply frame an escaped agent caused, read "most likely the memory limit"); only
+    its out-of-memory exit names the limit."""
+    from pibench_tui.sandbox.confine import EXIT_OUT_OF_MEMORY, EXIT_UNEXPECTED_MESSAGE
+
+    mib = 1024 << 20
+    stale = _exited(EXIT_UNEXPECTED_MESSAGE).death_cause(mib)
+    assert stale.startswith("exit status 4: ") and "out of protocol order" in stale and "memory" not in stale
+    oom = _exited(EXIT_OUT_OF_MEMORY).death_cause(mib)
+    assert "ran out of memory" in oom and "memory limit of 1,024 MiB" in oom
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
@@ -76,3 +92,20 @@ def test_an_agent_process_killed_from_outside_is_reported_as_such(tmp_path) -> N
         proc.stdin.close()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+
+
+def test_a_stale_reply_frame_is_reported_as_a_protocol_fault_not_memory() -> None:
+    """An agent process past the first layer (test-only ``static_check=False``) writes an API
+    call on pibench's channel itself; pibench's reply then reaches the runtime between
+    blocks and it exits with its unexpected-message status. The next block says so, naming
+    no memory limit (before: "exit status 4; most likely the memory limit of 1,024 MiB")."""
+    from pibench_tui.sandbox import Sandbox
+    from tests.headless.test_observed import ESCAPE
+
+    stray = ESCAPE + 'os.write(1, b\'{"t":"call","ns":"lab","m":"dashboard","a":[],"k":{}}\\n\')\n'
+    with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=20, static_check=False) as sb:
+        sb.run(stray)
+        after = sb.run("x = 1")
+    text = repr(after)
+    assert "exit status 4" in text and "out of protocol order" in text, text
+    assert "memory" not in text, text
