@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from pibench_tui.pricing import Price, cost_usd
-from pibench_tui.report.load import HARNESS_SETTINGS, Career, tokens_known
+from pibench_tui.report.load import FOLDER_KEY, HARNESS_SETTINGS, Career, tokens_known
 from pibench_tui.report.stats import (
     ALPHA,
     FEW_CAREERS,
@@ -360,12 +360,14 @@ def _absent_seeds(every: dict[str, list[Career]]) -> dict[str, dict[str, Any]]:
     them that a career of the row's own label played in another row of the scenario (a label
     split by settings, :func:`split_labels`), seed key -> those rows. Worked out from the
     careers themselves (their scenario, label and seed key), never by reading a row's name:
-    a label may hold any character, the rows' separator ``" · "`` included."""
+    a label may hold any character, the rows' separator ``" · "`` included. A folder whose
+    name is not ``<scenario>-<seed>`` (key ``folder:<name>``) is listed in its own row only:
+    it is no seed the other rows miss."""
     played: dict[str, set[str]] = defaultdict(set)
     where: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (scenario, label, key) -> rows
     for row, cs in every.items():
         for c in cs:
-            if _was_played(c):
+            if _was_played(c) and not c.key.startswith(FOLDER_KEY):  # a stray folder is no seed to miss
                 played[c.scenario].add(c.key)
                 where[(c.scenario, c.label, c.key)].add(row)
     out = {}

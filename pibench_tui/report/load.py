@@ -59,6 +59,7 @@ from pibench_tui.harness.rundir import (
 from pibench_tui.words import count
 
 __all__ = [
+    "FOLDER_KEY",
     "HARNESS_SETTINGS",
     "MISSING_STATUSES",
     "Career",
@@ -70,6 +71,9 @@ __all__ = [
     "tokens_known",
 ]
 
+#: The start of the key of a folder whose name is not ``<scenario>-<seed>`` (``folder:<name>``):
+#: no seed, so no other label is ever counted as missing it.
+FOLDER_KEY = "folder:"
 #: Statuses of careers that are listed but kept out of aggregates (``unverified`` is
 #: counted with ``--trust-unverified``).
 MISSING_STATUSES = ("unfinished", "crashed", "unverified", "never answered")
@@ -525,7 +529,7 @@ def _folder_identity(path: Path) -> tuple[str, str, str]:
     label = unquote(path.parent.name) if path.parent.name != "%" else ""
     m = RUN_NAME.match(path.name)
     if not m:
-        return label, unquote(path.name), f"folder:{path.name}"
+        return label, unquote(path.name), f"{FOLDER_KEY}{path.name}"
     key = _sealed_key(m.group("commit")) if m.group("commit") else str(int(m.group("seed")))
     return label, unquote(m.group("scenario")), key
 
@@ -583,7 +587,7 @@ def _unreadable(path: Path, reason: str) -> Career:
     ``<scenario>-<seed>``, a ``foreign`` folder (no career, no scenario of its own)."""
     label, scen, key = _folder_identity(path)
     c = _blank(path, label, _KIND_UNKNOWN, scen, key)
-    if key.startswith("folder:"):
+    if key.startswith(FOLDER_KEY):
         c.mark("foreign", f"not a run folder (its name is not <scenario>-<seed>): {reason}")
         return c
     c.mark("invalid", reason)
@@ -595,7 +599,7 @@ def _without_result(path: Path) -> Career:
     """A run directory without result.json: unfinished (a checkpoint) or crashed; a
     ``foreign`` folder when its name is not a run folder's."""
     label, scen, key = _folder_identity(path)
-    if key.startswith("folder:"):
+    if key.startswith(FOLDER_KEY):
         return _unreadable(path, "it holds no result.json")
     # a checkpoint or a transcript is written by `pibench agent` only; anything else (an
     # action log alone) is its label's kind (_settle_kinds): never an "(agent run)" row of a policy

@@ -64,3 +64,23 @@ def test_pibench_report_to_a_pipe_shows_the_careers_labels(tmp_path: Path, capsy
     capsys.readouterr()
     assert pibench_main(["report", str(runs)]) == 0
     _check(_careers_part(capsys.readouterr().out), 100, [LONG, "basemodel"], [101])
+
+
+def test_a_stray_folder_is_listed_in_its_own_row_and_no_other_label_misses_it(tmp_path: Path, capsys):
+    """QA pass 6 F7 a: a copy of a run in a folder not named ``<scenario>-<seed>``
+    (``a/short-12-101x``) is listed under its label as ``folder:short-12-101x``; before, every
+    other label was counted as missing that pseudo-seed."""
+    import json
+    import shutil
+
+    runs = tmp_path / "runs"
+    for label in ("a", "b"):
+        _run(runs, label)
+    shutil.copytree(runs / "a" / "short-12-101", runs / "a" / "short-12-101x")
+    out = tmp_path / "report.json"
+    assert pibench_main(["report", str(runs), "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    rows = {r["label"]: r for r in rep["leaderboard"]}
+    assert rows["b"]["missing"] == 0 and rows["b"]["absent_seeds"] == [], rows["b"]
+    assert any(c["key"] == "folder:short-12-101x" and c["label"] == "a" for c in rep["careers"]), rep["careers"]
+    assert "no run folder for seed folder:" not in capsys.readouterr().out
