@@ -282,8 +282,9 @@ def check_answers(
         ``(sessions, integrity)``: the checked session of each recorded (case id, order) of the
         set, and ``{"sessions", "recorded", "answered", "unparseable", "missing",
         "mismatched": ["ID ORDER", ...], "replaced": [...], "unbound": [...], "conflicting": [...],
-        "duplicates", "stray", "cases_answered", "cases_missing"}`` (counts of sessions,
-        records and cases).
+        "duplicates", "stray", "cases", "cases_answered", "cases_missing"}`` (counts of sessions,
+        records and cases; a case is answered in full when each of its sessions has a choice
+        read from its reply, and missing when none has).
     """
     human = sessions_per_case == 1
     by_id = {c.id: c for c in cases}
@@ -303,9 +304,9 @@ def check_answers(
     sessions = {k: _session(v, k[1], human, by_id[k[0]], condition, reply) for k, v in grouped.items()}
     expected = [(c.id, o) for c in cases for o in _orders(c.id, sessions_per_case)]
     recorded = [k for k in expected if k in sessions]
-    per_case: dict[str, int] = defaultdict(int)
-    for cid, _o in recorded:
-        per_case[cid] += 1
+    per_case: dict[str, int] = defaultdict(int)  # sessions answered (a choice read from the reply)
+    for k in recorded:
+        per_case[k[0]] += sessions[k].pick is not None
     integrity = {
         "sessions": len(expected),
         "recorded": len(recorded),
@@ -318,6 +319,7 @@ def check_answers(
         "conflicting": [f"{k[0]} {k[1]}" for k in recorded if sessions[k].problem == "conflicting"],
         "duplicates": sum(len(v) - 1 for k, v in grouped.items() if sessions[k].problem != "conflicting"),
         "stray": stray,
+        "cases": len(cases),
         "cases_answered": sum(per_case[c.id] == sessions_per_case for c in cases),
         "cases_missing": sum(per_case[c.id] == 0 for c in cases),
     }
@@ -545,8 +547,8 @@ def integrity_lines(integrity: dict[str, Any], names: int = 5) -> list[str]:
     i = integrity
     out = [
         f"sessions: {i['answered']} of {i['sessions']} answered; {i['unparseable']} unparseable, "
-        f"{i['missing']} missing (both counted wrong); cases: {i['cases_answered']} answered in full, "
-        f"{i['cases_missing']} with no answer"
+        f"{i['missing']} missing (both counted wrong); cases: {i['cases_answered']} of {i['cases']} with every "
+        f"session answered, {i['cases_missing']} with none"
     ]
     if i["duplicates"] or i["stray"]:
         out.append(

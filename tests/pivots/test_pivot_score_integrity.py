@@ -132,6 +132,22 @@ def test_missing_duplicate_conflicting_and_stray_records_are_counted(
     assert "conflicting" in r.stdout and "2 stray" in r.stdout
 
 
+def test_cases_count_as_answered_only_when_their_sessions_have_a_choice(first_run: tuple[Path, Path], tmp_path: Path):
+    """QA pass 6 F7 e: every reply unreadable (no choice in it): the line said "0 of 12
+    answered ... cases: 6 answered in full" (cases counted recorded sessions); now no case
+    is answered and all six have none."""
+    _, run = first_run
+    junk = _copy(run, tmp_path / "junk")
+    _write(junk, [{**x, "raw": "I cannot decide.", "answer": None} for x in _lines(run)])
+    out = tmp_path / "s.json"
+    r = pibench("pivots", "score", str(junk), "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    i = json.loads(out.read_text())["runs"][0]["integrity"]
+    assert (i["answered"], i["cases_answered"], i["cases_missing"], i["cases"]) == (0, 0, 6, 6), i
+    flat = " ".join(r.stdout.split())
+    assert "0 of 12 answered" in flat and "cases: 0 of 6 with every session answered, 6 with none" in flat, r.stdout
+
+
 def test_a_damaged_answers_file_is_a_clean_error_and_other_runs_are_still_scored(
     first_run: tuple[Path, Path], tmp_path: Path
 ) -> None:
