@@ -482,7 +482,10 @@ class _TranscriptRun:
                     f"but the career's block time-out (result.json harness.block_timeout) is {own:g} s"
                 )
             if remaining < own:
-                raise _Exhausted
+                raise _Exhausted(
+                    f"{where}: the transcript records the block stopped at its {own:g} s time-out, more than the "
+                    f"{remaining:.0f} s left of"
+                )
             limit, bound = own, "own"
         else:
             secs = 0.0 if recorded is None else _recorded_seconds(recorded)
@@ -612,12 +615,16 @@ def check_transcript(
                 f"the re-run code made {count(run.checked, 'call')}, actions.jsonl holds {len(run.logged)}: the next logged "
                 f"call {run.logged[run.checked][:200]} was never made"
             )
-    except _Exhausted:
+    except _Exhausted as exc:
+        why = (
+            f"{exc} the transcript check's budget of {budget:g} s (--check-budget), so it was not started"
+            if str(exc)
+            else f"the transcript check's budget of {budget:g} s (--check-budget) was spent before every recorded block was re-run"
+        )
         return {
             **base,
             "unchecked": True,
-            "message": f"{budget_exhausted_text(run.blocks, base['of'])}: the transcript check's budget of "
-            f"{budget:g} s (--check-budget) was spent before every recorded block was re-run{note}",
+            "message": f"{budget_exhausted_text(run.blocks, base['of'])}: {why}{note}",
             "blocks": run.blocks,
         }
     except _Diverged as exc:

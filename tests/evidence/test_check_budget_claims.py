@@ -73,6 +73,7 @@ def test_a_check_cut_short_by_its_budget_keeps_the_career_out_of_every_figure(tm
     forged = careers["noop"]
     assert forged["status"] == "unverified" and forged["counted"] is False, forged
     assert "transcript check did not finish" in forged["invalid_reason"], forged
+    assert "month 1 turn 1: the transcript records the block stopped at its 3600 s time-out" in forged["invalid_reason"]
     rows = {r["label"]: r for r in rep["leaderboard"]}
     assert rows["noop"]["mean"] is None and rows["noop"]["n"] == 0, rows["noop"]
     assert rows["noop"]["missing"] == 1, rows["noop"]
