@@ -321,6 +321,35 @@ def redact_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, path, _redact_query(parts.query) if parts.query else "", ""))
 
 
+def redact_command(command: str) -> str:
+    """A ``--command`` line as it may be recorded: each word (split like a shell would) that
+    looks like a credential (:func:`looks_like_credential`), or whose value after ``=`` does
+    (``KEY=sk-...``, ``--api-key=...``), or that follows an option named like a secret
+    (``--api-key sk-...``, ``--token X``: :func:`is_secret_name`) is replaced by
+    :data:`REDACTED` in the text; the rest is kept as typed."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return REDACTED
+
+    def credential(word: str) -> bool:  # a path's segments, not the path ("/opt/llama3/bin/serve2")
+        return any(looks_like_credential(seg) for seg in word.split("/"))
+
+    secrets: list[str] = []
+    for before, word in zip(["", *words], words, strict=False):
+        value = word.partition("=")[2] if "=" in word else ""
+        name = word.partition("=")[0] if value else ""
+        option = before.startswith("-") and "=" not in before and is_secret_name(before.lstrip("-"))
+        if credential(word) or option:
+            secrets.append(word)
+        elif value and (credential(value) or is_secret_name(name.lstrip("-"))):
+            secrets.append(value)
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= _MIN_SCRUBBED:
+            command = command.replace(secret, REDACTED)
+    return command
+
+
 #: Shortest secret :func:`scrub` replaces (a shorter one would blank ordinary words).
 _MIN_SCRUBBED = 4
 
@@ -1095,7 +1124,7 @@ class CommandBackend:
         return {
             "backend": "command",
             "model": self.model,
-            "command": self.command,
+            "command": redact_command(self.command),
             **({"user": self.user[0]} if self.user else {}),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,

@@ -585,3 +585,28 @@ def test_an_endpoint_echoing_the_key_url_or_headers_in_its_error_is_scrubbed(tmp
     assert (
         "refused: Basic <redacted> <redacted> <redacted> at ?api-key=<redacted>" in res["llm"]["errors"][0]["message"]
     )
+
+
+def test_a_key_on_the_command_line_of_a_command_backend_is_not_recorded(tmp_path, capsys):
+    """A --command line may carry a key (``--api-key sk-...``, ``TOKEN=...``, a bare key
+    word): result.json and the transcript recorded the command verbatim. Now such words are
+    ``<redacted>`` in what is recorded; the command runs as typed and the rest of it is kept."""
+    from pibench_tui.harness.backends import redact_command
+
+    script = tmp_path / "reply.py"
+    script.write_text(
+        'import sys, json\nsys.stdin.read()\nprint(json.dumps({"content": "```python\\ntime.next_month()\\n```"}))\n'
+    )
+    line = f"python3 {script} --api-key sk-proj-CMDSECRET1 --mode fast --token=TOKSECRET22 q1w2e3r4t5y6u7i8o9p0OPAQUE"
+    out = tmp_path / "runs"
+    argv = ["agent", "--model", "m", "--command", line, "--scenario", "short-12", "--seeds", "101", "--out", str(out)]
+    assert pibench_main([*argv, "--no-endpoint-check"]) == 0
+    capsys.readouterr()
+    for secret in ("CMDSECRET1", "TOKSECRET22", "OPAQUE"):
+        assert secret not in _all_text(out), secret
+    res = json.loads((out / "m" / "short-12-101" / "result.json").read_text())
+    assert res["harness"]["backend"]["command"] == (
+        f"python3 {script} --api-key <redacted> --mode fast --token=<redacted> <redacted>"
+    )
+    plain = "/opt/models/llama3/bin/serve2 --max-tokens 400 --eos-token </s>"
+    assert redact_command(plain) == plain
