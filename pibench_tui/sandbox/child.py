@@ -1650,6 +1650,11 @@ def _guard_compilation() -> None:
     audit hook (which agent code cannot remove) refuses every other ``compile`` and ``exec``
     event with a :class:`SandboxError`.
 
+    The same hook refuses the ``object.__setattr__`` event CPython raises when a function's
+    ``__code__``, ``__defaults__`` or ``__kwdefaults__`` is written, unless the function is
+    agent code's own: pibench's helpers and the library's functions keep their code and
+    defaults whatever route reaches them.
+
     The class this closes: library code compiling a string agent code chose. ``typing``
     compiles a string type argument into a code object (``typing.List["..."]`` makes a
     ``ForwardRef``), and a QA tester ran it twice: through ``ForwardRef._evaluate`` (the
@@ -1665,7 +1670,23 @@ def _guard_compilation() -> None:
     allowed = {"compile": generators, "exec": generators | {_Runtime._execute.__code__}}
     getframe = sys._getframe
 
+    function_type = types.FunctionType
+    agent_files = _AGENT_FILES
+
     def audit(event: str, args: tuple) -> None:
+        if event == "object.__setattr__":
+            # CPython audits the writes of a function's __code__, __defaults__ and
+            # __kwdefaults__ (and any attribute of a class) under this name: whatever the
+            # route, no function but agent code's own has them rewritten (QA pass 6 found
+            # pibench's helpers writable through copy's reduce state).
+            target = args[0]
+            if (
+                type(target) is function_type
+                and target.__code__.co_filename not in agent_files
+                and getframe(1).f_code not in generators  # namedtuple sets its new __new__'s defaults
+            ):
+                raise SandboxError(f"{args[1]} of a function your code did not define cannot be changed in the sandbox")
+            return
         codes = allowed.get(event)
         if codes is None:
             return

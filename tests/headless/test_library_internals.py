@@ -196,3 +196,22 @@ def test_copies_of_own_and_library_objects_still_work(tmp_path):
     (reply,) = jsonl_replies([COPIES], str(tmp_path / "home"))
     assert reply["ok"], reply
     assert reply["stdout"] == "OK 1 [1] 1 2 2 3 4 1 1.0\n", reply
+
+
+def test_no_route_rewrites_the_code_or_defaults_of_a_function_agent_code_did_not_define() -> None:
+    """Structurally, whatever route a write takes: with the Python layer switched off (the
+    test-only ``static_check=False``, as an escape would), ``print.__kwdefaults__ = {}`` and a
+    helper's ``__code__`` are refused by the agent process's audit hook and ``print`` keeps
+    working (before: printing broke for the session); agent code's own functions are unchanged."""
+    from pibench_tui.sandbox import Sandbox
+
+    with Sandbox(lambda ns, m, a, k: {"month": 1}, {}, block_timeout=20, static_check=False) as sb:
+        kwdefaults = sb.run("print.__kwdefaults__ = {}")
+        code = sb.run("def f():\n    return 'ESCAPED'\nhelp.__code__ = f.__code__")
+        own = sb.run("def g(a=1):\n    return a\ng.__defaults__ = (2,)\nprint('own', g())")
+        after = sb.run("print('still printing')\nhelp(help)")
+    for refused in (kwdefaults, code):
+        assert not refused.ok and refused.error["type"] == "SandboxError", refused
+        assert "did not define" in refused.error["message"], refused
+    assert own.ok and own.stdout == "own 2\n", own
+    assert after.ok and after.stdout.startswith("still printing\n") and "ESCAPED" not in after.stdout, after
