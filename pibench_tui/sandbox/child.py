@@ -1424,7 +1424,24 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
             )
         return functools.total_ordering(cls)
 
+    class cached_property(functools.cached_property):  # noqa: N801 - functools' name
+        """As functools.cached_property; the name it stores the value under (its public,
+        writable ``attrname``) follows the attribute rule: no dunder, a private name only in
+        an object of agent code's own class (the library's wrote any name into any object's
+        dictionary: set on a library class, ``attrname = '_x'`` planted a private attribute)."""
+
+        def __get__(self, instance: Any, owner: Any = None) -> Any:
+            name = self.attrname
+            if instance is not None and isinstance(name, str):
+                why = attribute_refusal(attribute_name(name), store=True)
+                if why is None and policy.is_private(name) and not _own_object(instance):
+                    why = policy.private_refusal(name)
+                if why is not None:
+                    raise SandboxError(f"cached_property: {why}")
+            return super().__get__(instance, owner)
+
     if "functools" in copies:
+        copies["functools"].cached_property = cached_property
         copies["functools"].update_wrapper = update_wrapper
         copies["functools"].wraps = wraps
         copies["functools"].total_ordering = total_ordering

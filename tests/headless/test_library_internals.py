@@ -103,6 +103,11 @@ ATTACKS = {
         "import dataclasses\ntry:\n    dataclasses.dataclass(type(lab))\nexcept SandboxError:\n    pass\n"
         "print('ESCAPED' if hasattr(type(lab), '__dataclass_fields__') else 'held')"
     ),
+    "cached_property storing under a private name in a library object": (
+        "import functools, string\ndef f(self):\n    return 1\ncp = functools.cached_property(f)\n"
+        "cp.attrname = '_evil'\nsetattr(string.Template, 'evil_x', cp)\nt = string.Template('a')\n"
+        "try:\n    t.evil_x\nexcept SandboxError:\n    pass\nprint('ESCAPED' if '_evil' in dir(t) else 'held')"
+    ),
     "the memo a __deepcopy__ receives": (
         "import copy, dataclasses\nLEAK = []\nclass A:\n    def __deepcopy__(self, memo):\n"
         "        LEAK.append(memo)\n        return A()\n"
@@ -178,14 +183,15 @@ def test_ordinary_typing_dataclasses_copy_and_wraps_still_work(tmp_path):
 
 #: Ordinary copies of agent code's objects and of library objects, which the copy guard keeps.
 COPIES = (
-    "import copy, dataclasses, statistics\n"
+    "import copy, dataclasses, functools, statistics\n"
     "class P:\n    def __init__(self):\n        self._x = 1\n        self.y = [1]\n"
     "class S:\n    __slots__ = ('_a', 'b')\n    def __init__(self):\n        self._a = 1\n        self.b = 2\n"
     "class Q:\n    def __init__(self, v):\n        self.v = v\n"
     "    def __reduce__(self):\n        return (Q, (self.v,), {'w': 3, '_z': 4})\n"
     "@dataclasses.dataclass(frozen=True)\nclass D:\n    _p: int = 1\n"
+    "class K:\n    @functools.cached_property\n    def _c(self):\n        return 7\n"
     "p = copy.deepcopy(P())\ns = copy.copy(S())\nq = copy.deepcopy(Q(2))\nd = copy.deepcopy(D())\n"
-    "print('OK', p._x, p.y, s._a, s.b, q.v, q.w, q._z, d._p, copy.deepcopy(statistics.NormalDist(1, 2)).mean)"
+    "print('OK', p._x, p.y, s._a, s.b, q.v, q.w, q._z, d._p, copy.deepcopy(statistics.NormalDist(1, 2)).mean, K()._c)"
 )
 
 
@@ -195,7 +201,7 @@ def test_copies_of_own_and_library_objects_still_work(tmp_path):
     dataclass, and a library object (``NormalDist``, slots ``_mu``/``_sigma``) copy as in Python."""
     (reply,) = jsonl_replies([COPIES], str(tmp_path / "home"))
     assert reply["ok"], reply
-    assert reply["stdout"] == "OK 1 [1] 1 2 2 3 4 1 1.0\n", reply
+    assert reply["stdout"] == "OK 1 [1] 1 2 2 3 4 1 1.0 7\n", reply
 
 
 def test_no_route_rewrites_the_code_or_defaults_of_a_function_agent_code_did_not_define() -> None:
