@@ -350,6 +350,25 @@ def redact_command(command: str) -> str:
     return command
 
 
+def split_query(url: str | None) -> tuple[str | None, dict[str, str]]:
+    """``url`` without its query, and the query's parameters: the client is given them as its
+    default query, sent with every request (given inside the base URL, the client appended
+    the route after the query, ``/v1?k=v`` + ``chat/completions``, and the server answered 404)."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    if url is None:
+        return None, {}
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, {}
+    if not parts.query:
+        return url, {}
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), dict(
+        parse_qsl(parts.query, keep_blank_values=True)
+    )
+
+
 #: Shortest secret :func:`scrub` replaces (a shorter one would blank ordinary words).
 _MIN_SCRUBBED = 4
 
@@ -677,9 +696,11 @@ class OpenAIBackend:
     def _new_client(self) -> Any:
         # The client's own time-out applies to each network operation (connect, each read);
         # :meth:`_attempt` bounds the whole attempt.
+        base_url, query = split_query(self.base_url)
         return self._openai.OpenAI(
             api_key=self._key,
-            base_url=self.base_url,
+            base_url=base_url,
+            default_query=query or None,
             timeout=self.policy.timeout,
             max_retries=0,
             default_headers=dict(self.options.headers) or None,

@@ -69,6 +69,7 @@ class FakeLLM:
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []  # each request's headers, names lower-cased
         self.answers: list[str] = []
+        self.paths: list[str] = []  # each request's path, with its query
         self.lock = threading.Lock()
         outer = self
 
@@ -84,8 +85,9 @@ class FakeLLM:
                 if outer.dead:  # a kept-alive connection outlives the listening socket
                     self.close_connection = True
                     return
-                # the openai client appends the route to a base URL's query (".../v1/?k=v" + "chat/completions")
-                if not self.path.endswith("chat/completions"):
+                with outer.lock:
+                    outer.paths.append(self.path)
+                if not self.path.split("?")[0].endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 request = json.loads(body)

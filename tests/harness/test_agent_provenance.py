@@ -435,6 +435,8 @@ def test_credentials_in_the_base_url_and_key_like_extra_body_values_never_reach_
         url = srv.base_url.replace("http://", "http://user:hunter2@") + "?api-key=QUERYSECRET&api-version=2024-06-01"
         rc = pibench_main(_args(url, out, "--seeds", "101", "--extra-body", json.dumps(body)))
         assert rc == 0
+        # the query is sent as the URL's query (before, the client appended the route after it: 404)
+        assert srv.paths[-1] == "/v1/chat/completions?api-key=QUERYSECRET&api-version=2024-06-01", srv.paths[-1]
     printed = capsys.readouterr()
     assert seen and seen[-1]["user"] == "sk-proj-VALUESECRET"
     for secret in ("hunter2", "QUERYSECRET", "VALUESECRET"):
