@@ -10,7 +10,10 @@ asserts nothing (issue 27 §5: goals ≤ 50 ms month close, ≤ 20 ms tab switch
 - tab switch: a panel key (1-8) until the panel is drawn and focused, on a career changed
   since the panel was last drawn (it redraws) and on an unchanged one;
 - footer updates per month close (keys changed in place) and recomposes (all its key widgets
-  removed and mounted again, as Textual's Footer does on every change).
+  removed and mounted again, as Textual's Footer does on every change);
+- full (generation-2) garbage collections while the month closes and tab switches are played:
+  how many, their total and longest CPU ms (``gc.callbacks``); each one is a hitch inside
+  whichever player action it falls in, so the close's p90 and max are printed beside its median.
 
 Run: ``python bench/tui.py [--months 8] [--starts 5] [--profile]``.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import sys
 import time
@@ -151,8 +155,26 @@ async def start_once(world) -> float:
     return took
 
 
-async def play(world, months: int) -> dict:
-    """Month closes and tab switches on ``world``; returns lists of CPU ms."""
+class FullCollections:
+    """CPU ms of each generation-2 garbage collection while :attr:`on` (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.ms: list[float] = []
+        self._t0 = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if not self.on or info["generation"] != 2:
+            return
+        if phase == "start":
+            self._t0 = time.process_time()
+        else:
+            self.ms.append((time.process_time() - self._t0) * 1000)
+
+
+async def play(world, months: int, full: FullCollections | None = None) -> dict:
+    """Month closes and tab switches on ``world``; returns lists of CPU ms. ``full`` records
+    the full collections of the measured month closes and tab switches (not the setup)."""
     from textual.widgets import Footer
 
     from pibench_tui.tui.app import make_app
@@ -188,6 +210,8 @@ async def play(world, months: int) -> dict:
                 await settle(pilot)
                 out["idle"].append(cpu_ms(t0))
             footer = app.query_one(KeysFooter)
+            if full is not None:
+                full.on = True
             for i in range(months):
                 await key(pilot, "n")
                 await wait(pilot, lambda: type(app.screen).__name__ == "ConfirmNextMonth")
@@ -214,6 +238,8 @@ async def play(world, months: int) -> dict:
                         await key(pilot, k)
                         if k == tab:
                             out[kind].append(cpu_ms(t0))
+            if full is not None:
+                full.on = False
     finally:
         Footer.recompose = original  # type: ignore[method-assign]
     return out
@@ -221,6 +247,12 @@ async def play(world, months: int) -> dict:
 
 def med(xs: list[float]) -> str:
     return f"median {statistics.median(xs):.0f} ms (min {min(xs):.0f}, max {max(xs):.0f}; n={len(xs)})"
+
+
+def tail(xs: list[float]) -> str:
+    """p90 (inclusive quantile) and max of ``xs`` in ms."""
+    p90 = statistics.quantiles(xs, n=10, method="inclusive")[-1] if len(xs) > 1 else xs[0]
+    return f"p90 {p90:.0f} ms, max {max(xs):.0f} ms"
 
 
 def main() -> None:
@@ -249,11 +281,14 @@ def main() -> None:
 
         prof = cProfile.Profile()
         prof.enable()
-    out = asyncio.run(play(world, args.months))
+    full = FullCollections()
+    gc.callbacks.append(full)
+    out = asyncio.run(play(world, args.months, full))
+    gc.callbacks.remove(full)
     if args.profile:
         prof.disable()
         pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
-    print(f"month close with its repaint: {med(out['close'])}")
+    print(f"month close with its repaint: {med(out['close'])}; {tail(out['close'])}")
     print(f"  of which enter → digest painted {med(out['digest'])}")
     print(f"  of which digest closed → lab repainted {med(out['repaint'])}")
     print(
@@ -262,6 +297,11 @@ def main() -> None:
     )
     print(f"tab switch to a panel changed since last drawn: {med(out['stale'])}")
     print(f"tab switch to an unchanged panel: {med(out['fresh'])}")
+    gcs = full.ms
+    print(
+        f"full (gen-2) garbage collections during the closes and tab switches: {len(gcs)}, "
+        f"{sum(gcs):.0f} ms CPU in all (longest {max(gcs, default=0):.0f} ms)"
+    )
     idle = out["idle"]
     print(f"settling an idle app (the bench's own floor under each figure): median {statistics.median(idle):.2f} ms")
     print("goals (issue 27 §5): month close ≤ 50 ms, tab switch ≤ 20 ms, app start ≤ 150 ms")
