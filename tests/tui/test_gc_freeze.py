@@ -15,6 +15,8 @@ pytestmark = pytest.mark.asyncio
 
 
 async def test_freeze_once_drawn_unfreeze_on_load_and_on_exit(tmp_path):
+    """Objects are frozen once the app is drawn; a load unfreezes, so the career it replaces is
+    collected, and freezes again once the loaded career is drawn; nothing stays frozen after exit."""
     app = build(tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await drain(pilot)
