@@ -118,9 +118,11 @@ def _json_object(text: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"must be a JSON object ({{...}}), got {type(value).__name__}")
-    reserved = sorted({"model", "messages"} & set(value))
-    if reserved:
-        raise argparse.ArgumentTypeError(f"may not set {', '.join(reserved)} (the harness sends those)")
+    from pibench_tui.harness.defaults import extra_body_refusal
+
+    refusal = extra_body_refusal(value)
+    if refusal is not None:
+        raise argparse.ArgumentTypeError(refusal)
     return value
 
 
@@ -243,7 +245,7 @@ def add_agent_parser(sub: Any) -> None:
         metavar="JSON",
         help="a JSON object merged into every request body (a provider's own fields), e.g. '{\"top_p\": 0.9}'; "
         "the values of fields named like a secret (api_key, access_token, client_secret, password, authorization) "
-        "are never recorded",
+        "are never recorded; fields the harness sends itself (temperature, max_tokens, ...) are refused",
     )
     p.add_argument(
         "--header",

@@ -26,6 +26,32 @@ CHECK_MARGIN = 10.0
 #: Characters of a block's output shown to the model per turn: the sandbox's cap per block in
 #: the harness (it keeps head and tail within it behind one notice; nothing cuts again).
 OUTPUT_LIMIT = 6_000
+#: Request body fields ``--extra-body`` (and a plan's ``extra_body``) may not set, each with the
+#: option that owns it (None: the harness alone sends it): a field set there would be sent while
+#: result.json and the report stated the option's value (QA: ``{"temperature": 1.5}`` was sent
+#: and recorded as 0.4).
+EXTRA_BODY_OWNED: dict[str, str | None] = {
+    "model": None,
+    "messages": None,
+    "stream": None,
+    "n": None,
+    "temperature": "--temperature / --no-temperature",
+    "max_tokens": "--max-tokens",
+    "max_completion_tokens": "--max-completion-tokens",
+    "reasoning_effort": "--reasoning-effort",
+}
+
+
+def extra_body_refusal(body: dict[str, object]) -> str | None:
+    """Why ``body`` (an ``--extra-body`` object) is refused, or None: it sets a field the harness
+    sends itself (:data:`EXTRA_BODY_OWNED`); the text names each field and the option to use."""
+    owned = [k for k in EXTRA_BODY_OWNED if k in body]
+    if not owned:
+        return None
+    said = [f"{k} (use {EXTRA_BODY_OWNED[k]})" if EXTRA_BODY_OWNED[k] else k for k in owned]
+    return f"may not set {', '.join(said)}: the harness sends those and records what it sent"
+
+
 #: Sampling temperature.
 TEMPERATURE = 0.4
 #: Output tokens per reply.

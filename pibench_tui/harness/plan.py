@@ -550,9 +550,9 @@ class _Checker:
             raise self.fail((*where, "max_tokens"), "give one of max_tokens and max_completion_tokens")
         if "max_completion_tokens" in kw:
             kw["max_tokens"] = kw["max_completion_tokens"]
-        reserved = sorted({"model", "messages"} & set(kw.get("extra_body", {})))
-        if reserved:
-            raise self.fail((*where, "extra_body"), f"may not set {', '.join(reserved)} (the harness sends those)")
+        refusal = defaults.extra_body_refusal(kw.get("extra_body", {}))
+        if refusal is not None:
+            raise self.fail((*where, "extra_body"), refusal.replace("--", "").replace("-", "_"))
         return ModelSpec(**kw)
 
 

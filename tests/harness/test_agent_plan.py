@@ -258,6 +258,8 @@ model = "m"
         (BASE + 'scenarios = ["nope"]\n', "scenarios"),
         ('seeds = "101"\n', "endpoints: a plan needs at least one [endpoints.NAME] table"),
         (BASE.replace("[endpoints.local]", "[endpoints.local]\nrequests_per_minute = 0"), "at least 1, got 0"),
+        (BASE + "extra_body = {temperature = 1.9}\n", "may not set temperature (use temperature / no_temperature)"),
+        (BASE + "extra_body = {max_tokens = 5, stream = true}\n", "may not set stream, max_tokens (use max_tokens)"),
     ],
 )
 def test_a_bad_plan_is_refused_before_anything_runs_naming_the_key_its_line_and_what_is_valid(text, expected):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pibench_tui.cli.command import main as pibench_main
 from tests.harness.fakellm import FakeLLM, Reply, Status
 
@@ -612,3 +614,27 @@ def test_a_key_on_the_command_line_of_a_command_backend_is_not_recorded(tmp_path
     )
     plain = "/opt/models/llama3/bin/serve2 --max-tokens 400 --eos-token </s>"
     assert redact_command(plain) == plain
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ({"temperature": 1.5}, "temperature (use --temperature / --no-temperature)"),
+        ({"max_tokens": 5}, "max_tokens (use --max-tokens)"),
+        ({"reasoning_effort": "high", "top_p": 0.5}, "reasoning_effort (use --reasoning-effort)"),
+        ({"stream": True}, "stream"),
+    ],
+)
+def test_extra_body_may_not_set_a_field_the_harness_sends_and_records(tmp_path, capsys, body, named):
+    """QA7 F6: ``--extra-body '{"temperature": 1.5}'`` was sent on every request while
+    result.json and the report said 0.4 (and ``max_tokens`` 5 sent, 4000 recorded). A field
+    the harness sends itself is refused before anything runs, naming the option that owns it;
+    no run folder is written."""
+    out = tmp_path / "runs"
+    try:
+        code = pibench_main(_args("http://127.0.0.1:9/v1", out, "--seeds", "101", "--extra-body", json.dumps(body)))
+    except SystemExit as exc:  # argparse's usage error, where the parser exits itself
+        code = exc.code
+    assert code == 2
+    assert named in capsys.readouterr().err
+    assert not out.exists()
