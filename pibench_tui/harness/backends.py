@@ -16,6 +16,7 @@ import json
 import math
 import os
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -226,8 +227,17 @@ def looks_like_credential(value: Any) -> bool:
 def is_secret_field(name: str, value: Any) -> bool:
     """Whether a request-body field's value is recorded as :data:`REDACTED`: its name always
     holds a secret (:func:`is_secret_name`), or its value looks like one
-    (:func:`looks_like_credential`: ``{"user": "sk-proj-..."}``)."""
-    return is_secret_name(name) or looks_like_credential(value)
+    (:func:`looks_like_credential`: ``{"user": "sk-proj-..."}``), or it is a ``*_token`` field
+    (``github_token``, ``hf_token``) whose value is a plain word of 8 or more characters
+    (a special token such as ``eos_token = "</s>"`` or ``"<|eot_id|>"`` is a setting)."""
+    if is_secret_name(name) or looks_like_credential(value):
+        return True
+    compact = "".join(ch for ch in str(name).lower() if ch.isalnum())
+    return compact.endswith("token") and isinstance(value, str) and bool(_PLAIN_WORD.fullmatch(value))
+
+
+#: A value that is one plain word of 8 or more characters (letters, digits, ``-_.+/=``).
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_\-.+/=]{8,}")
 
 
 def redact_secrets(value: Any) -> Any:
@@ -335,14 +345,31 @@ def redact_command(command: str) -> str:
     def credential(word: str) -> bool:  # a path's segments, not the path ("/opt/llama3/bin/serve2")
         return any(looks_like_credential(seg) for seg in word.split("/"))
 
+    def named_secret(name: str, value: str) -> bool:
+        """MY_TOKEN=..., --github-token ...: a name the body rule names, or one the header rule
+        names (not ``--max-tokens``) with a plain word of 8+ characters (not ``--eos-token </s>``)."""
+        name = name.lstrip("-")
+        if is_secret_name(name):
+            return True
+        loose = is_secret_header(name, "") and not name.lower().endswith("tokens")
+        return loose and bool(_PLAIN_WORD.fullmatch(value))
+
+    # A quoted word holding several (``sh -c 'TOKEN=... python a.py'``) is judged word by word,
+    # so only the secret goes, not the rest of the script.
+    for word in list(words):
+        if any(ch.isspace() for ch in word):
+            try:
+                words += shlex.split(word)
+            except ValueError:
+                return REDACTED
     secrets: list[str] = []
     for before, word in zip(["", *words], words, strict=False):
         value = word.partition("=")[2] if "=" in word else ""
         name = word.partition("=")[0] if value else ""
-        option = before.startswith("-") and "=" not in before and is_secret_name(before.lstrip("-"))
-        if credential(word) or option:
+        option = before.startswith("-") and "=" not in before and named_secret(before, word)
+        if (credential(word) or option) and not any(ch.isspace() for ch in word):
             secrets.append(word)
-        elif value and (credential(value) or is_secret_name(name.lstrip("-"))):
+        elif value and not any(ch.isspace() for ch in value) and (credential(value) or named_secret(name, value)):
             secrets.append(value)
     for secret in sorted(set(secrets), key=len, reverse=True):
         if len(secret) >= _MIN_SCRUBBED:

@@ -275,6 +275,14 @@ def test_secrets_in_extra_body_are_sent_but_never_recorded(tmp_path):
     assert recorded["api_key"] == "<redacted>" and recorded["provider"] == {"accessToken": "<redacted>", "order": ["a"]}
     assert recorded["top_p"] == 0.5 and recorded["thinking"] == {"budget_tokens": 1024}
     assert not any(is_secret_name(k) for k in ("max_tokens", "budget_tokens", "top_k", "reasoning_effort"))
+    # QA7 F17: a *_token field holding a plain word is a key; a special token is a setting.
+    from pibench_tui.harness.backends import redact_secrets
+
+    assert redact_secrets({"github_token": "hunter2pass", "hf_token": "abcdefgh12", "eos_token": "</s>"}) == {
+        "github_token": "<redacted>",
+        "hf_token": "<redacted>",
+        "eos_token": "</s>",
+    }
 
 
 def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_path):
@@ -614,6 +622,14 @@ def test_a_key_on_the_command_line_of_a_command_backend_is_not_recorded(tmp_path
     )
     plain = "/opt/models/llama3/bin/serve2 --max-tokens 400 --eos-token </s>"
     assert redact_command(plain) == plain
+    # QA7 F17: names the header rule holds (MY_TOKEN=, GITHUB_TOKEN=, --github-token=) were kept,
+    # and a quoted script lost everything after its secret.
+    assert redact_command("env MY_TOKEN=abc123SECRETq GITHUB_TOKEN=ghs12345678 a --github-token=tok123456") == (
+        "env MY_TOKEN=<redacted> GITHUB_TOKEN=<redacted> a --github-token=<redacted>"
+    )
+    assert redact_command("sh -c 'TOKEN=abcdef123 python a.py --max-tokens 1000'") == (
+        "sh -c 'TOKEN=<redacted> python a.py --max-tokens 1000'"
+    )
 
 
 @pytest.mark.parametrize(
