@@ -933,47 +933,21 @@ def _career_tokens(res: dict[str, Any]) -> tuple[int, int, int | None, int, int]
     )
 
 
-def _usage_known(res: dict[str, Any]) -> str:
-    """How much of a finished career's token count is known (``"all"``, ``"partial"``,
-    ``"none"``: :func:`pibench_tui.report.load.tokens_known`) from result.json's
-    ``tokens.calls_without_usage`` and its answered calls."""
-    from pibench_tui.report.load import tokens_known
-
-    llm = res.get("llm") or {}
-    calls, failed = llm.get("calls"), llm.get("failed_calls")
-    return tokens_known(
-        calls if isinstance(calls, int) else 0, failed if isinstance(failed, int) else 0, _without_usage(res)
-    )
-
-
 def _abandoned_requests(finished: list[tuple[str, dict[str, Any]]]) -> tuple[int, int]:
     """Requests abandoned at a time-out or in flight at a kill, and their estimated prompt
     tokens, summed over the careers' result.json (``tokens.abandoned.timed_out`` /
     ``in_flight``; what is not a whole number ≥ 0 counts 0)."""
+    from pibench_tui.harness.loop import count_field
+
     requests = estimated = 0
     for _name, res in finished:
         ab = (res.get("tokens") or {}).get("abandoned")
         for key in ("timed_out", "in_flight"):
             part = ab.get(key) if isinstance(ab, dict) else None
             if isinstance(part, dict):
-                requests += _count_field(part.get("requests"))
-                estimated += _count_field(part.get("prompt_estimated"))
+                requests += count_field(part.get("requests"))
+                estimated += count_field(part.get("prompt_estimated"))
     return requests, estimated
-
-
-def _count_field(n: Any) -> int:
-    """A recorded count: ``n`` when it is a whole number ≥ 0, else 0."""
-    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
-
-
-def _without_usage(res: dict[str, Any]) -> int:
-    """result.json's ``tokens.calls_without_usage`` (0 when not a whole number)."""
-    return _count_field((res.get("tokens") or {}).get("calls_without_usage"))
-
-
-def _known_text(text: str, known: str) -> str:
-    """A token count or cost as its calls' counts allow: as is, ``≥`` before it, or ``unknown``."""
-    return "unknown" if known == "none" else f"≥{text}" if known == "partial" else text
 
 
 def career_cost(res: dict[str, Any], price: Any) -> float:
@@ -989,7 +963,7 @@ def _summary_rows(
     """The per-seed table on stdout and each career's error on stderr (``who``: the label and
     scenario before "seed N" in a plan of several); returns the number of careers that raised
     and the finished ones."""
-    from pibench_tui.harness.loop import RunConflict
+    from pibench_tui.harness.loop import RunConflict, known_text, usage_known
 
     failed = 0
     finished: list[tuple[str, dict[str, Any]]] = []
@@ -1017,9 +991,9 @@ def _summary_rows(
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
         llm = res["llm"]
         _p, _c, _cached, ab_p, ab_c = _career_tokens(res)
-        known = _usage_known(res)
-        cost = f" {_known_text(format_usd(career_cost(res, price)), known):>9}" if price is not None else ""
-        tokens = _known_text(f"{res['tokens']['total']:,}", known)
+        known = usage_known(res)
+        cost = f" {known_text(format_usd(career_cost(res, price)), known):>9}" if price is not None else ""
+        tokens = known_text(f"{res['tokens']['total']:,}", known)
         print(
             f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {tokens:>10} "
             f"{ab_p + ab_c:>9,}{cost} {llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
@@ -1029,6 +1003,8 @@ def _summary_rows(
 
 def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model: str) -> None:
     """One line: tokens per career (cached and abandoned apart) and, with a price, USD per career."""
+    from pibench_tui.harness.loop import calls_without_usage, known_text, usage_known
+
     if not finished:
         return
     n = len(finished)
@@ -1036,10 +1012,10 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
     per = sum(p + c for p, c, _cached, _ap, _ac in counts) / n
     cached_known = [cached for _p, _c, cached, _ap, _ac in counts if cached is not None]
     abandoned = sum(ap + ac for _p, _c, _cached, ap, ac in counts) / n
-    knowns = {_usage_known(res) for _name, res in finished}
+    knowns = {usage_known(res) for _name, res in finished}
     known = "none" if knowns == {"none"} else "all" if knowns == {"all"} else "partial"
-    without = sum(_without_usage(res) for _name, res in finished)
-    parts = [f"tokens per career {_known_text(f'{per:,.0f}', known)}"]
+    without = sum(calls_without_usage(res) for _name, res in finished)
+    parts = [f"tokens per career {known_text(f'{per:,.0f}', known)}"]
     if without:
         parts.append(f"{count(without, 'answered LLM call')} returned no token count (no usage from the provider)")
     if cached_known:
@@ -1059,7 +1035,7 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
         cached_note = "" if price.cached is None else f", cached {price.cached:g}"
         parts.insert(
             0,
-            f"cost per career {_known_text(format_usd(usd), known)} at ${price.prompt:g} in, ${price.completion:g} out"
+            f"cost per career {known_text(format_usd(usd), known)} at ${price.prompt:g} in, ${price.completion:g} out"
             f"{cached_note} per Mtok"
             + (
                 f" ({format_usd(estimated)} of it estimated: prompts of requests abandoned at a time-out)"

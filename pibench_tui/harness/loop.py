@@ -44,7 +44,7 @@ from pibench_tui.harness.rundir import (
     read_jsonl,
 )
 from pibench_tui.textsafe import clean, visible
-from pibench_tui.words import count
+from pibench_tui.words import count, noun
 
 __all__ = [
     "MAX_FAILED_CALLS",
@@ -1102,11 +1102,42 @@ def _run_locked(
     finally:
         career.close()
     imp = result["impact"]
+    total = result["tokens"]["total"]
     say(
         f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
-        f"{count(result['tokens']['total'], 'token')}, {count(result['llm']['calls'], 'call')} -> {path}"
+        f"{known_text(f'{total:,}', usage_known(result))} {noun(total, 'token')}, "
+        f"{count(result['llm']['calls'], 'call')} -> {path}"
     )
     return result
+
+
+def count_field(n: Any) -> int:
+    """A recorded count: ``n`` when it is a whole number ≥ 0, else 0."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
+def calls_without_usage(res: dict[str, Any]) -> int:
+    """result.json's ``tokens.calls_without_usage`` (0 when not a whole number)."""
+    return count_field((res.get("tokens") or {}).get("calls_without_usage"))
+
+
+def usage_known(res: dict[str, Any]) -> str:
+    """How much of a finished career's token count is known (``"all"``, ``"partial"``,
+    ``"none"``: :func:`pibench_tui.report.load.tokens_known`) from result.json's
+    ``tokens.calls_without_usage`` and its answered calls."""
+    from pibench_tui.report.load import tokens_known
+
+    llm = res.get("llm") or {}
+    calls, failed = llm.get("calls"), llm.get("failed_calls")
+    return tokens_known(
+        calls if isinstance(calls, int) else 0, failed if isinstance(failed, int) else 0, calls_without_usage(res)
+    )
+
+
+def known_text(text: str, known: str) -> str:
+    """A token count or cost as its calls' counts allow (``known`` from :func:`usage_known`):
+    as is, ``≥`` before it, or ``unknown``."""
+    return "unknown" if known == "none" else f"≥{text}" if known == "partial" else text
 
 
 def run_careers(

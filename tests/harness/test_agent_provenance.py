@@ -654,3 +654,18 @@ def test_extra_body_may_not_set_a_field_the_harness_sends_and_records(tmp_path, 
     assert code == 2
     assert named in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_per_career_line_says_unknown_or_at_least_tokens_when_usage_is_missing(tmp_path, capsys):
+    """QA7 F1: the stderr line "Impact X (horizon); N tokens, M calls" follows the summary's
+    rule: no call with a token count -> "unknown tokens"; some without -> "≥N tokens"."""
+    with FakeLLM(lambda req, i: Reply(NEXT, usage={})) as srv:
+        assert pibench_main(_args(srv.base_url, tmp_path / "none", "--seeds", "101")) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "(horizon);" in x)
+    assert "unknown tokens, 12 calls" in line, line
+    with FakeLLM(lambda req, i: Reply(NEXT, usage={} if i % 2 else None)) as srv:
+        assert pibench_main(_args(srv.base_url, tmp_path / "half", "--seeds", "101")) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "(horizon);" in x)
+    assert "; ≥" in line and " tokens, 12 calls" in line, line
