@@ -639,6 +639,15 @@ def plan_from_args(args: Any) -> Plan:
         raise PlanError(
             "--temperature and --no-temperature exclude each other: no temperature is sent with --no-temperature"
         )
+    if args.max_completion_tokens is not None and getattr(args, "max_tokens", None) is not None:
+        raise PlanError(
+            "give one of --max-tokens and --max-completion-tokens (the same limit, sent as max_tokens or "
+            "max_completion_tokens)"
+        )
+    if args.reasoning_effort is not None and not args.reasoning_effort.strip():
+        raise PlanError(
+            f"--reasoning-effort must be a non-empty level (e.g. low, medium, high), got {args.reasoning_effort!r}"
+        )
     # names from the command line enter run directories and requests: bytes that are not
     # UTF-8 (surrogate escapes in argv) become U+FFFD, never a UnicodeEncodeError mid-career
     name = clean(args.model)

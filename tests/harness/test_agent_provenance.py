@@ -669,3 +669,26 @@ def test_the_per_career_line_says_unknown_or_at_least_tokens_when_usage_is_missi
     err = capsys.readouterr().err
     line = next(x for x in err.splitlines() if "(horizon);" in x)
     assert "; ≥" in line and " tokens, 12 calls" in line, line
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (("--reasoning-effort", ""), "--reasoning-effort must be a non-empty level"),
+        (("--reasoning-effort", "  "), "--reasoning-effort must be a non-empty level"),
+        (("--max-tokens", "100", "--max-completion-tokens", "100"), "give one of --max-tokens and --max-completion"),
+    ],
+)
+def test_an_empty_reasoning_effort_or_both_token_limits_is_a_usage_error(tmp_path, capsys, extra, said):
+    """QA7 F7: '--reasoning-effort ""' would send reasoning_effort "", and --max-tokens with
+    --max-completion-tokens sent one silently: both are usage errors, before any request."""
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        try:
+            rc = pibench_main(_args(srv.base_url, out, "--seeds", "101", *extra))
+        except SystemExit as exc:
+            rc = exc.code
+        assert srv.requests == []
+    assert rc == 2
+    assert said in capsys.readouterr().err
+    assert not (out / "m").exists()
