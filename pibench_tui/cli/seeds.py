@@ -166,7 +166,8 @@ def parse_seeds(text: str) -> SeedSpec:
     """``101``, ``101-103``, ``1,5,9`` (public) or ``@FILE`` (sealed) -> :class:`SeedSpec`.
 
     Raises:
-        ValueError: A malformed list or range (the message shows the valid forms);
+        ValueError: A malformed list or range (the message shows the valid forms), or a
+            seed given twice (``101,101``, ``101-103,102``);
             :class:`SealError` for an unusable seal file.
     """
     text = str(text).strip()
@@ -181,7 +182,14 @@ def parse_seeds(text: str) -> SeedSpec:
         )
     from world.runner import parse_seeds as parse_public
 
-    return SeedSpec(seeds=parse_public(text), source=text)
+    seeds = parse_public(text)
+    seen: set[int] = set()
+    for seed in seeds:
+        if seed in seen:
+            # one career per seed: a second would race the first for its run folder
+            raise ValueError(f"bad seeds {text!r}: seed {seed} is given twice; name each seed once")
+        seen.add(seed)
+    return SeedSpec(seeds=seeds, source=text)
 
 
 def require_confinement(allow_incomplete: bool = False) -> str | None:

@@ -519,3 +519,26 @@ def test_plan_headers_are_case_insensitive_settings_model_over_endpoint():
     (m,) = plan.models
     recorded = request_settings(m, plan.endpoints[m.endpoint])
     assert recorded["headers"] == {"x-api-key": "<redacted>", "x-route": "b"}
+
+
+@pytest.mark.parametrize("seeds", ["[101, 101]", '"101,101"', '"101-103,102"'])
+def test_a_seed_given_twice_in_a_plan_is_refused_naming_it(seeds):
+    """QA7 F14: seeds = [101, 101] played one career and reported the other as "in use by
+    another command" (its own pid): a seed given twice is refused whole, naming it."""
+    dup = 102 if "103" in seeds else 101
+    with pytest.raises(PlanError, match=f"seed {dup} is given twice"):
+        parse_plan(BASE.replace('seeds = "101"', f"seeds = {seeds}"), source="p.toml")
+
+
+def test_a_seed_given_twice_on_the_command_line_is_a_usage_error(tmp_path, capsys):
+    """QA7 F14: --seeds 101,101 is a usage error naming the seed, before any request."""
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        args = ["agent", "--model", "m", "--base-url", srv.base_url, "--api-key-env", "PIBENCH_TEST_NO_KEY"]
+        try:
+            rc = pibench_main([*args, "--seeds", "101,101", "--scenario", "short-12", "--out", str(tmp_path / "r")])
+        except SystemExit as exc:
+            rc = exc.code
+        assert srv.requests == []
+    assert rc == 2
+    assert "seed 101 is given twice" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
