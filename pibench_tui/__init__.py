@@ -26,3 +26,18 @@ def __getattr__(name: str) -> str:
         globals()["__version__"] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _register_gym_env() -> None:
+    """Register ``pibench/Lab-v0`` when Gymnasium is already imported, so
+    ``import gymnasium, pibench_tui; gymnasium.make("pibench/Lab-v0")`` works (Gymnasium 1.x
+    has no plugin registration for installed packages). Without Gymnasium loaded nothing is
+    imported (start-up stays fast): then ``gymnasium.make("pibench_tui.harness.gym_env:pibench/Lab-v0")``
+    imports and registers it."""
+    import sys
+
+    if "gymnasium" in sys.modules:
+        import pibench_tui.harness.gym_env  # noqa: F401  (registers pibench/Lab-v0 on import)
+
+
+_register_gym_env()

@@ -2,7 +2,8 @@
 
     import gymnasium
     env = gymnasium.make("pibench_tui.harness.gym_env:pibench/Lab-v0", scenario="short-12")
-    # or: import pibench_tui.harness.gym_env (registers pibench/Lab-v0), then gymnasium.make("pibench/Lab-v0")
+    # or: import pibench_tui.harness.gym_env (registers pibench/Lab-v0), then gymnasium.make("pibench/Lab-v0");
+    # `import pibench_tui` after `import gymnasium` registers it too
     obs, info = env.reset(seed=101)             # obs: the month message (text)
     obs, reward, terminated, truncated, info = env.step("print(lab.dashboard()['budget'])")
 

@@ -132,3 +132,24 @@ def test_gymnasium_make_works_from_a_fresh_interpreter_with_the_module_id():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.startswith("=== Month 1 of 12") and out.stdout.split()[-1] == "1920"
+
+
+def test_import_pibench_tui_after_gymnasium_registers_the_bare_id():
+    """QA7 F13: `import gymnasium, pibench_tui; gymnasium.make("pibench/Lab-v0")` answered
+    Gymnasium's "Namespace pibench not found"; now it makes the env. `import pibench_tui`
+    alone still imports no Gymnasium (start-up stays fast)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gymnasium, pibench_tui\n"
+        "env = gymnasium.make('pibench/Lab-v0', scenario='short-12')\n"
+        "print(env.spec.max_episode_steps)\n"
+        "env.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-800:]
+    assert out.stdout.split()[-1] == "1920"
+    code = "import sys, pibench_tui\nprint('gymnasium' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "False"
