@@ -435,7 +435,7 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
     its interval (:func:`~pibench_tui.report.stats.interval`), wins of ``a``, the smallest
     difference these pairs could detect and the careers needed to resolve the observed one
     (:func:`~pibench_tui.report.stats.pair_power`), whether it is resolved (a bootstrap
-    interval, so at least ``FEW_CAREERS`` pairs, that excludes 0), and ``unverified``: the
+    interval, so at least ``FEW_CAREERS`` pairs, and the paired-t interval both exclude 0), and ``unverified``: the
     pairs with an unverified career on either side (``--trust-unverified``)."""
     by = {k: {(c.scenario, c.key): scored_impact(c) for c in cs} for k, cs in groups.items()}
     unverified = {k: {(c.scenario, c.key) for c in cs if c.status == "unverified"} for k, cs in groups.items()}
@@ -446,12 +446,22 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
             trusted = sum(1 for k in shared if k in unverified[a] or k in unverified[b])
             diffs = [by[a][k] - by[b][k] for k in shared]
             iv = interval(diffs)
-            resolved = bool(iv and iv["kind"] == "bootstrap" and (iv["low"] > 0 or iv["high"] < 0))
+            power = pair_power(diffs)
+            # Both intervals must exclude 0: a bootstrap interval alone was "resolved" on one
+            # outlier pair (+13.2 [+0.4, +33.4] while the paired-t interval held 0, and the
+            # careers needed said 106 of the 30 played).
+            resolved = bool(
+                iv
+                and iv["kind"] == "bootstrap"
+                and (iv["low"] > 0 or iv["high"] < 0)
+                and power["t_half_width"] is not None
+                and abs(power["mean"]) > power["t_half_width"]
+            )
             out.append(
                 {
                     "a": a,
                     "b": b,
-                    **pair_power(diffs),
+                    **power,
                     "interval": iv,
                     "wins": sum(1 for d in diffs if d > 0),
                     "losses": sum(1 for d in diffs if d < 0),

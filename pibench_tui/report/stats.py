@@ -264,9 +264,11 @@ def pair_power(diffs: Sequence[float], alpha: float = ALPHA, power: float = POWE
     """What paired differences (one per shared seed) can and cannot tell.
 
     Returns:
-        ``{"n", "mean", "sd", "detectable", "needed"}``: the number of pairs, the mean and
-        standard deviation of the differences, :func:`detectable_difference` and
-        :func:`careers_needed` for the observed mean (``None`` where undefined).
+        ``{"n", "mean", "sd", "detectable", "needed", "t_half_width"}``: the number of pairs,
+        the mean and standard deviation of the differences, :func:`detectable_difference`,
+        :func:`careers_needed` for the observed mean, and the half-width of the paired-t
+        interval at level ``alpha``, ``t(1 - alpha/2, n-1) · sd / √n`` (``None`` where
+        undefined: fewer than 3 pairs).
     """
     a = np.asarray(diffs, dtype=float)
     n = int(a.size)
@@ -278,4 +280,5 @@ def pair_power(diffs: Sequence[float], alpha: float = ALPHA, power: float = POWE
         "sd": sd if n > 1 else None,
         "detectable": detectable_difference(sd, n, alpha, power),
         "needed": careers_needed(mean, sd, alpha, power) if n > 1 else None,
+        "t_half_width": t_quantile(1 - alpha / 2, n - 1) * sd / math.sqrt(n) if n >= 3 else None,
     }

@@ -395,6 +395,26 @@ def test_pairs_state_the_detectable_difference_and_the_careers_needed():
     assert few["interval"]["kind"] == "range" and not few["resolved"]  # 3 pairs never "resolve"
 
 
+def test_a_pair_is_resolved_only_when_the_bootstrap_and_the_paired_t_interval_both_exclude_0():
+    """QA7 F12: one outlier pair (+249.6 among small differences) made the bootstrap interval
+    exclude 0 ("resolved yes") while the paired-t interval held 0 and the careers needed said
+    more than were played. Such a pair is not resolved; a steady difference still is."""
+    from pibench_tui.report.analysis import build_report
+
+    noise = [(s * 37 % 23 - 11) + 5.0 for s in range(1, 31)]
+    outlier = [*noise[:-1], 249.6]
+    a = [_career(label="a", seed=s, impact=100.0) for s in range(1, 31)]
+    pair = build_report(
+        a + [_career(label="b", seed=s, impact=100.0 - d) for s, d in zip(range(1, 31), outlier, strict=True)]
+    )["pairs"][0]
+    assert pair["interval"]["low"] > 0, "the bootstrap interval alone excludes 0"
+    assert abs(pair["mean"]) <= pair["t_half_width"] and not pair["resolved"]
+    steady = build_report(
+        a + [_career(label="b", seed=s, impact=95.0 - d) for s, d in zip(range(1, 31), noise, strict=True)]
+    )["pairs"][0]
+    assert steady["resolved"]
+
+
 def test_cost_per_career_from_prices_or_recorded_costs():
     """The leaderboard's cost is per career: with --price from the tokens, else from the
     tokens at the price each career's result.json recorded (when each has one; the recorded
