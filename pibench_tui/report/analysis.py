@@ -424,6 +424,14 @@ def _leaderboard_row(
         **means,
         "collapse_share": means["collapses"] / len(cs) if cs else None,
         **_agent_columns(key, [c for c in cs if c.kind == "agent"], prices),
+        # Failed LLM calls over every career of the label, not only the counted ones: a label
+        # whose careers never answered showed "failed calls 0" beside n = 0 (QA7 F4). A tampered
+        # (invalid) career's count is not believed.
+        **{
+            k: v
+            for k, v in _trouble_columns([c for c in every if c.kind == "agent" and c.status != "invalid"]).items()
+            if k in ("llm_failed_runs", "llm_failed_calls")
+        },
         **_status_columns(every, cs, absent),
         "harness": _harness_values([c for c in cs if c.kind == "agent" and c.status != "invalid"]),
     }

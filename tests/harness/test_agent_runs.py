@@ -295,6 +295,13 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the LLM never answered (8 failed calls" in err and "--redo-failed" in err
     assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
+    # QA7 F4: the report's row for that label said "failed calls 0" beside n = 0; the failed
+    # calls of careers not counted are counted too.
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import load_careers
+
+    (row,) = [r for r in build_report(load_careers([str(tmp_path)]))["leaderboard"] if r["label"] == "m"]
+    assert row["n"] == 0 and row["llm_failed_calls"] == 8 and row["llm_failed_runs"] == 1
 
 
 def test_cli_says_to_check_the_command_when_a_command_never_answered(tmp_path, capsys):
