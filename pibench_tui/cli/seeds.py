@@ -162,12 +162,18 @@ def read_seal(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def parse_seeds(text: str) -> SeedSpec:
+def parse_seeds(text: str, *, unique: bool = False) -> SeedSpec:
     """``101``, ``101-103``, ``1,5,9`` (public) or ``@FILE`` (sealed) -> :class:`SeedSpec`.
 
+    Args:
+        text: The seed list.
+        unique: Refuse a seed given twice (``pibench agent`` and plans: one run folder per
+            seed, a second career would race the first for it). Sweeps (``pibench run``)
+            may repeat a seed.
+
     Raises:
-        ValueError: A malformed list or range (the message shows the valid forms), or a
-            seed given twice (``101,101``, ``101-103,102``);
+        ValueError: A malformed list or range (the message shows the valid forms), or, with
+            ``unique``, a seed given twice (``101,101``, ``101-103,102``);
             :class:`SealError` for an unusable seal file.
     """
     text = str(text).strip()
@@ -184,7 +190,7 @@ def parse_seeds(text: str) -> SeedSpec:
 
     seeds = parse_public(text)
     seen: set[int] = set()
-    for seed in seeds:
+    for seed in seeds if unique else ():
         if seed in seen:
             # one career per seed: a second would race the first for its run folder
             raise ValueError(f"bad seeds {text!r}: seed {seed} is given twice; name each seed once")

@@ -104,7 +104,7 @@ def _seeds(text: str) -> Any:
     from pibench_tui.cli.seeds import parse_seeds
 
     try:
-        return parse_seeds(text)
+        return parse_seeds(text, unique=True)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -444,7 +444,7 @@ class _Checker:
         if text.startswith("@"):
             text = "@" + self.path(text[1:])
         try:
-            return parse_seeds(text)
+            return parse_seeds(text, unique=True)
         except ValueError as exc:
             raise self.fail(("seeds",), str(exc)) from None
 
