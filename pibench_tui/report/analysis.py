@@ -304,12 +304,19 @@ def _token_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> 
     }
 
 
+def _failed_call_columns(agents: list[Career]) -> dict[str, Any]:
+    """Careers with failed LLM calls and the calls."""
+    return {
+        "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
+        "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
+    }
+
+
 def _trouble_columns(agents: list[Career]) -> dict[str, Any]:
     """Careers with failed LLM calls and the calls, flagged careers and the flags, and the
     integrity findings counted by kind."""
     return {
-        "llm_failed_runs": sum(1 for c in agents if (c.failed_calls or 0) > 0),
-        "llm_failed_calls": sum(c.failed_calls or 0 for c in agents),
+        **_failed_call_columns(agents),
         "flagged": sum(1 for c in agents if (c.flags or 0) > 0),
         "flags": sum(c.flags or 0 for c in agents),
         "integrity": dict(sum((Counter(c.integrity) for c in agents), Counter())),
@@ -427,11 +434,7 @@ def _leaderboard_row(
         # Failed LLM calls over every career of the label, not only the counted ones: a label
         # whose careers never answered showed "failed calls 0" beside n = 0 (QA7 F4). A tampered
         # (invalid) career's count is not believed.
-        **{
-            k: v
-            for k, v in _trouble_columns([c for c in every if c.kind == "agent" and c.status != "invalid"]).items()
-            if k in ("llm_failed_runs", "llm_failed_calls")
-        },
+        **_failed_call_columns([c for c in every if c.kind == "agent" and c.status != "invalid"]),
         **_status_columns(every, cs, absent),
         "harness": _harness_values([c for c in cs if c.kind == "agent" and c.status != "invalid"]),
     }
