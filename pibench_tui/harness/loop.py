@@ -917,6 +917,16 @@ def settings_conflict(settings: AgentSettings, path: Path) -> list[str]:
     return []
 
 
+#: What a refusal of a finished career whose LLM never answered adds: the option that plays it
+#: again with the command's settings, and what it does (QA7 F2: the refusal named only
+#: another --out or --label).
+REDO_FAILED_ADVICE = (
+    "; the LLM never answered in it: run the same command with --redo-failed to play it again from month 1 "
+    "as a new career with these settings (its result.json and transcript.jsonl are kept beside as "
+    "abandoned-N.result.json and abandoned-N.transcript.jsonl, their tokens counted as abandoned)"
+)
+
+
 def never_answered(result: dict[str, Any]) -> bool:
     """Whether a finished career's LLM never answered (every call failed for good)."""
     raw = result.get("llm")
@@ -1087,6 +1097,7 @@ def _run_locked(
             raise RunConflict(
                 f"{path} holds a finished career played with other settings ({'; '.join(diff)}); it is not "
                 "reused for these: use another --out or --label, or the original settings"
+                + (REDO_FAILED_ADVICE if never_answered(done_result) else "")
             )
         say(f"already complete in {path} (delete it to play again)")
         return done_result

@@ -304,6 +304,25 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     assert row["n"] == 0 and row["llm_failed_calls"] == 8 and row["llm_failed_runs"] == 1
 
 
+def test_a_refused_never_answered_career_of_other_settings_names_redo_failed(tmp_path, capsys):
+    """QA7 F2: a career played at a mistyped --base-url (never answered) and the same command at
+    the right one: the finished career is refused as one of other settings (the endpoint), and
+    the refusal names --redo-failed and what it does; with it the career is played again."""
+    args = ["agent", "--model", "m", "--scenario", "short-12", "--seeds", "101", "--out", str(tmp_path)]
+    args += ["--retries", "0"]
+    assert pibench_main([*args, "--base-url", "http://127.0.0.1:9/v1", "--no-endpoint-check"]) == 1
+    capsys.readouterr()
+    with FakeLLM(lambda req, i: Reply("```python\ntime.next_month()\n```")) as srv:
+        assert pibench_main([*args, "--base-url", srv.base_url]) == 1
+        err = " ".join(capsys.readouterr().err.split())
+        assert "holds a finished career played with other settings (endpoint:" in err, err
+        assert "the LLM never answered in it: run the same command with --redo-failed to play it again" in err, err
+        assert "abandoned-N.result.json" in err, err
+        assert pibench_main([*args, "--base-url", srv.base_url, "--redo-failed"]) == 0
+    res = json.loads((tmp_path / "m" / "short-12-101" / "result.json").read_text())
+    assert res["llm"]["failed_calls"] == 0 and (tmp_path / "m" / "short-12-101" / "abandoned-1.result.json").is_file()
+
+
 def test_cli_says_to_check_the_command_when_a_command_never_answered(tmp_path, capsys):
     """With --command, a program that fails every call is named as what to check (not an
     endpoint's --base-url, --model and key, which a command backend does not use)."""
