@@ -957,13 +957,18 @@ def career_cost(res: dict[str, Any], price: Any) -> float:
     return cost(res, price)
 
 
+#: The per-seed table's state of a career whose LLM never answered (its Impact shown as ``—``:
+#: the auto-advanced world's 0.0 is no figure of the model; QA7 F3 saw "0.0 horizon").
+NO_ANSWER = "no answer"
+
+
 def _summary_rows(
     names: list[str], results: list[Any], width: int, price: Any, who: str = ""
 ) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
     """The per-seed table on stdout and each career's error on stderr (``who``: the label and
     scenario before "seed N" in a plan of several); returns the number of careers that raised
     and the finished ones."""
-    from pibench_tui.harness.loop import RunConflict, known_text, usage_known
+    from pibench_tui.harness.loop import RunConflict, known_text, never_answered, usage_known
 
     failed = 0
     finished: list[tuple[str, dict[str, Any]]] = []
@@ -989,13 +994,16 @@ def _summary_rows(
             continue
         finished.append((name, res))
         state = f"collapse {res['collapse_month']}" if res["collapsed"] else "horizon"
+        impact = f"{res['impact']['total']:>9.1f}"
+        if never_answered(res):  # the world's auto-advance, no evidence of the model: no Impact of its
+            impact, state = f"{'—':>9}", NO_ANSWER
         llm = res["llm"]
         _p, _c, _cached, ab_p, ab_c = _career_tokens(res)
         known = usage_known(res)
         cost = f" {known_text(format_usd(career_cost(res, price)), known):>9}" if price is not None else ""
         tokens = known_text(f"{res['tokens']['total']:,}", known)
         print(
-            f"{name:>{width}}  {res['impact']['total']:>9.1f}  {state:<10} {tokens:>10} "
+            f"{name:>{width}}  {impact}  {state:<10} {tokens:>10} "
             f"{ab_p + ab_c:>9,}{cost} {llm['calls']:>6} {llm['failed_calls']:>6} {res['integrity']['flags']:>5}"
         )
     return failed, finished

@@ -1114,8 +1114,13 @@ def _run_locked(
         career.close()
     imp = result["impact"]
     total = result["tokens"]["total"]
+    outcome = (
+        "no Impact: the LLM never answered"  # the auto-advanced world's 0.0 is no figure of the model
+        if never_answered(result)
+        else f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'})"
+    )
     say(
-        f"Impact {imp['total']:.1f} ({'collapsed' if result['collapsed'] else 'horizon'}); "
+        f"{outcome}; "
         f"{known_text(f'{total:,}', usage_known(result))} {noun(total, 'token')}, "
         f"{count(result['llm']['calls'], 'call')} -> {path}"
     )

@@ -283,7 +283,7 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     --base-url) is caught by the endpoint check before any career starts (exit 1, no run
     directory). With --no-endpoint-check it still gives a recorded, auto-advanced career
     (the §16 contract), but the command exits 1 and says the LLM never answered and how to
-    play the career again (--redo-failed)."""
+    play the career again (--redo-failed); its row in the per-seed table shows no Impact."""
     args = ["agent", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenario", "short-12"]
     args += ["--seeds", "101", "--out", str(tmp_path), "--retries", "0"]
     assert pibench_main(args) == 1
@@ -292,8 +292,12 @@ def test_cli_says_when_the_llm_never_answered(tmp_path, capsys):
     assert not (tmp_path / "m").exists()
     rc = pibench_main([*args, "--no-endpoint-check"])
     assert rc == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "the LLM never answered (8 failed calls" in err and "--redo-failed" in err
+    # QA7 F3: the per-seed table said "0.0 horizon" (the auto-advanced world's), as if a figure
+    (row,) = [line for line in out.splitlines() if line.split()[:1] == ["101"]]
+    assert row.split()[1:4] == ["—", "no", "answer"] and "horizon" not in row, out
+    assert "no Impact: the LLM never answered" in err and "Impact 0.0" not in err, err
     assert (tmp_path / "m" / "short-12-101" / "result.json").is_file()
     # QA7 F4: the report's row for that label said "failed calls 0" beside n = 0; the failed
     # calls of careers not counted are counted too.
