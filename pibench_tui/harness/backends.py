@@ -567,6 +567,11 @@ class RequestOptions:
             out["header_names"] = sorted(self.headers)
         return out
 
+    def sent_temperature(self, temperature: float) -> float | None:
+        """The temperature requests carry: ``temperature``, or ``None`` when none is sent
+        (``--no-temperature``; what a backend's ``describe()`` records, never the unsent default)."""
+        return temperature if self.send_temperature else None
+
     def body(self, temperature: float, max_tokens: int) -> dict[str, Any]:
         """The request's fields besides ``model`` and ``messages``."""
         out: dict[str, Any] = {self.token_param: max_tokens}
@@ -755,7 +760,7 @@ class OpenAIBackend:
             "model": self.model,
             "base_url": redact_url(self.base_url),
             "api_key_env": self.api_key_env,
-            "temperature": self.temperature,
+            "temperature": self.options.sent_temperature(self.temperature),
             "max_tokens": self.max_tokens,
             "retries": self.policy.retries,
             **({"request": self.options.describe()} if self.options.describe() else {}),
@@ -1174,7 +1179,7 @@ class CommandBackend:
             "model": self.model,
             "command": redact_command(self.command),
             **({"user": self.user[0]} if self.user else {}),
-            "temperature": self.temperature,
+            "temperature": self.options.sent_temperature(self.temperature),
             "max_tokens": self.max_tokens,
             "retries": self.policy.retries,
             **({"request": self.options.describe()} if self.options.describe() else {}),

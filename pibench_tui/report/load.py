@@ -1029,13 +1029,22 @@ HARNESS_SETTINGS = {
 def _harness(res: dict[str, Any]) -> dict[str, Any] | None:
     """The :data:`HARNESS_SETTINGS` of result.json's ``harness``: each value one the harness
     accepts (:func:`pibench_tui.harness.plan.setting_in_bounds`), else ``None`` (shown as
-    unknown: a NaN temperature or a 400-digit max_turns is no setting)."""
+    unknown: a NaN temperature or a 400-digit max_turns is no setting); a temperature not sent
+    (``request.no_temperature``) is :data:`TEMPERATURE_NOT_SENT`."""
     from pibench_tui.harness.plan import setting_in_bounds
 
     harness = res.get("harness")
     if not isinstance(harness, dict):
         return None
-    return {k: harness.get(k) if setting_in_bounds(k, harness.get(k)) else None for k in HARNESS_SETTINGS}
+    out = {k: harness.get(k) if setting_in_bounds(k, harness.get(k)) else None for k in HARNESS_SETTINGS}
+    request = harness.get("request")
+    if harness.get("temperature") is None and isinstance(request, dict) and request.get("no_temperature") is True:
+        out["temperature"] = TEMPERATURE_NOT_SENT  # not unknown ("—"): none was sent
+    return out
+
+
+#: A career's temperature in the report's notes when its requests carried none (``--no-temperature``).
+TEMPERATURE_NOT_SENT = "not sent (--no-temperature)"
 
 
 #: Provider model ids a career's row keeps (more are summed up as "N more"), and characters of each.

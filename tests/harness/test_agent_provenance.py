@@ -157,6 +157,10 @@ def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp
     }
     assert res["harness"]["backend"]["request"]["header_names"] == ["X-Route"]
     assert res["harness"]["temperature"] is None  # none was sent (QA26: 0.4 was recorded and reported)
+    # QA7 F5: the backend's record said temperature 0.4 (the unsent default), in result.json and
+    # the transcript's start entry
+    start = json.loads((out / "m" / "short-12-101" / "transcript.jsonl").read_text().splitlines()[0])
+    assert res["harness"]["backend"]["temperature"] is None and start["backend"]["temperature"] is None
     both = _args(srv.base_url, tmp_path / "c", "--seeds", "101", "--no-temperature", "--temperature", "0.9")
     assert pibench_main(both) == 2
     assert "--temperature and --no-temperature exclude each other" in capsys.readouterr().err
@@ -168,6 +172,21 @@ def test_request_options_reach_the_endpoint_and_a_refused_parameter_is_named(tmp
         assert pibench_main(_args(srv.base_url, tmp_path / "b", "--seeds", "101")) == 1
     err = capsys.readouterr().err
     assert "bad_parameter: the endpoint refused the request parameter 'max_tokens' (HTTP 400)" in err
+
+
+def test_the_report_says_a_temperature_was_not_sent_not_unknown(tmp_path):
+    """QA7 F5: between a label played with --no-temperature and one at the default, the
+    report's note of differing harness settings said "—" (its mark of an unknown value) for
+    the first; now it says the temperature was not sent."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import load_careers
+
+    out = tmp_path / "runs"
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", "--no-temperature", "--label", "a")) == 0
+        assert pibench_main(_args(srv.base_url, out, "--seeds", "101", "--label", "b")) == 0
+    (line,) = [x for x in build_report(load_careers([str(out)]))["harness_differences"] if "temperature" in x]
+    assert line == "temperature: a not sent (--no-temperature); b 0.4", line
 
 
 def test_counts_of_one_are_singular_in_the_agent_summary_and_progress(tmp_path, capsys):
