@@ -177,11 +177,31 @@ class AgentSettings:
         earlier pibench) is compared by the endpoint its ``backend`` names (:func:`with_endpoint`)."""
         theirs = with_endpoint(recorded) if isinstance(recorded, dict) else {}
         mine = self.fingerprint()
-        return [
-            f"{k}: {theirs.get(k)!r} there, {mine.get(k)!r} now"
+        keys = [
+            k
             for k in sorted(set(mine) | {"request"})
             if not (k in ADDED_SETTINGS and k not in theirs and theirs) and theirs.get(k) != mine.get(k)
         ]
+        out = [f"{k}: {theirs.get(k)!r} there, {mine.get(k)!r} now" for k in keys if k != "prompt_sha256"]
+        if "prompt_sha256" not in keys:
+            return out
+        # The system prompt states --max-turns and --block-timeout: a block time-out of its own
+        # is named with both values, not as two prompt hashes (QA7 F15).
+        block = theirs.get("block_timeout")
+        if isinstance(block, (int, float)) and not isinstance(block, bool) and block != self.block_timeout:
+            out.append(f"block timeout: {block:g} s there, {self.block_timeout:g} s now (--block-timeout)")
+            try:
+                same = dataclasses.replace(self, block_timeout=float(block)).fingerprint()["prompt_sha256"]
+            except (TypeError, ValueError, OverflowError):
+                same = None
+            if same == theirs.get("prompt_sha256"):
+                return out  # the block time-out is all that changed the system prompt
+        there, now = theirs.get("prompt_sha256"), mine.get("prompt_sha256")
+        out.append(
+            f"system prompt: sha256 {str(there)[:12]!r} there, {str(now)[:12]!r} now (it states the scenario's "
+            "rules, --max-turns and --block-timeout; another pibench version may word it otherwise)"
+        )
+        return out
 
 
 #: Settings a run directory of an earlier pibench did not record (not compared when absent).
@@ -505,7 +525,9 @@ class _Career:
             self.path / "checkpoint.json",
             {
                 "format": CHECKPOINT_FORMAT,
-                "settings": self.settings.fingerprint(),
+                # the block time-out beside the fingerprint (not part of it): a resume with another
+                # one is refused naming it, not only by the system prompt's hash
+                "settings": {**self.settings.fingerprint(), "block_timeout": self.settings.block_timeout},
                 "seed_commitment": self.commitment,
                 "month": w.month,
                 "budget": round(w.s.budget, 2),

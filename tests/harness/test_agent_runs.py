@@ -184,6 +184,41 @@ def test_resume_refuses_other_settings(tmp_path):
     assert rc == 1
 
 
+def test_another_block_timeout_is_refused_by_its_name_and_both_values(tmp_path):
+    """QA7 F15: a run of --block-timeout 20 met by one of 30 (resuming an unfinished career,
+    reusing a finished one) was refused as "prompt_sha256: '<hash>' there, '<hash>' now"; now
+    the refusal names the block time-out and both values, and no prompt hash."""
+    import threading
+
+    from pibench_tui.harness.backends import OpenAIBackend
+    from pibench_tui.harness.loop import CareerInterrupted, RunConflict, run_career
+    from tests.harness.conftest import fast_policy, settings_for
+
+    stop = threading.Event()
+
+    def month(done: int, _months: int) -> None:
+        if done >= 1:
+            stop.set()
+
+    with FakeLLM(lambda req, i: Reply("```python\ntime.next_month()\n```")) as srv:
+
+        def career(block: float, out: Path, **kw) -> dict:
+            backend = OpenAIBackend("fake", base_url=srv.base_url, api_key_env="X_NO_KEY", policy=fast_policy())
+            return run_career(settings_for(block_timeout=block), backend, 101, out, log=lambda _t: None, **kw)
+
+        for out, finished in ((tmp_path / "unfinished", False), (tmp_path / "finished", True)):
+            if finished:
+                career(20.0, out)
+            else:
+                with pytest.raises(CareerInterrupted):
+                    career(20.0, out, stop=stop, on_month=month)
+            with pytest.raises(RunConflict) as refused:
+                career(30.0, out)
+            said = str(refused.value)
+            assert "block timeout: 20 s there, 30 s now (--block-timeout)" in said, said
+            assert "prompt_sha256" not in said and "system prompt" not in said, said
+
+
 @pytest.mark.slow
 def test_jobs_play_careers_concurrently_with_identical_results(out):
     """--jobs 2 over two seeds (one server, concurrent requests) gives the same results as
