@@ -440,9 +440,13 @@ def _leaderboard_row(
     }
 
 
-def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, Any]]:
-    """Every pair of labels (leaderboard order: ``a`` ranks above ``b``) on the careers both
-    played (same scenario and seed key: the same worlds): the mean paired difference a − b,
+def _pairs(
+    order: list[str], groups: dict[str, list[Career]], scenarios: dict[str, set[str]] | None = None
+) -> list[dict[str, Any]]:
+    """Every pair of labels (leaderboard order: ``a`` ranks above ``b``) of one scenario
+    (``scenarios``: each row's scenarios, its content hash in the name when not the bundled
+    one; rows of different scenarios are no pair: QA7 F9 saw them listed with 0 pairs) on the
+    careers both played (same scenario and seed key: the same worlds): the mean paired difference a − b,
     its interval (:func:`~pibench_tui.report.stats.interval`), wins of ``a``, the smallest
     difference these pairs could detect and the careers needed to resolve the observed one
     (:func:`~pibench_tui.report.stats.pair_power`), whether it is resolved (a bootstrap
@@ -453,6 +457,8 @@ def _pairs(order: list[str], groups: dict[str, list[Career]]) -> list[dict[str, 
     out = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
+            if scenarios is not None and not scenarios.get(a, set()) & scenarios.get(b, set()):
+                continue  # other worlds: nothing to pair
             shared = sorted(set(by[a]) & set(by[b]))
             trusted = sum(1 for k in shared if k in unverified[a] or k in unverified[b])
             diffs = [by[a][k] - by[b][k] for k in shared]
@@ -600,7 +606,7 @@ def build_report(
         "trust_unverified": trust_unverified,
         "seeds": sorted({c.key for c in careers}, key=_key_order),
         "leaderboard": leaderboard,
-        "pairs": _pairs(order, groups),
+        "pairs": _pairs(order, groups, {k: {c.scenario for c in cs} for k, cs in every.items()}),
         "power": {"alpha": ALPHA, "power": POWER, "few_careers": FEW_CAREERS},
         "axes": axes,
         "behaviour": _behaviour(groups, axes),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,8 @@ def add_report_parser(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed."""
+    """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed, 2 a ``--price``
+    for a name no run has (:func:`_price_problem`)."""
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.load import LoadError, drop_duplicates, load_careers
     from pibench_tui.report.pivots import career_paths, find_pivot_runs, pivot_section
@@ -115,6 +117,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(visible(f"pibench report: note: {note}", newlines=True), file=sys.stderr)
     paths = career_paths(args.paths) if pivot_runs else args.paths
     if pivots is not None and not paths:
+        problem = _price_problem(args.price, [], pivots)
+        if problem is not None:
+            print(visible(f"pibench report: {problem}", newlines=True), file=sys.stderr)
+            return 2
         return _pivots_only(args, pivots)
     try:
         careers = load_careers(
@@ -141,6 +147,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(visible(f"pibench report: {exc}", newlines=True), file=sys.stderr)
         return 1
+    problem = _price_problem(args.price, careers, pivots, [r["label"] for r in report["leaderboard"]])
+    if problem is not None:
+        print(visible(f"pibench report: {problem}", newlines=True), file=sys.stderr)
+        return 2
     render_terminal(report)
     if pivots is not None:
         from pibench_tui.report.pivots import print_pivots
@@ -182,6 +192,30 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 1
         print(visible(f"wrote {args.html}", newlines=True), file=sys.stderr)
     return 0
+
+
+def _price_problem(
+    prices: list[tuple[str, Price]], careers: list[Any], pivots: dict[str, Any] | None, rows: Sequence[str] = ()
+) -> str | None:
+    """Why ``--price`` cannot be used: a name that is no label, leaderboard row (``rows``) or
+    model of the runs read (a typo was ignored and the cost column stayed blank; QA7 F9), with
+    the valid names; ``None`` when every name is one."""
+    from pibench_tui.report.analysis import row_label
+
+    names: set[str] = set(rows)
+    for c in careers:
+        if c.status == "foreign":
+            continue
+        names.update(str(n) for n in (c.label, row_label(c), c.model) if n)
+    for row in (pivots or {}).get("rows", ()):
+        names.update(str(row[k]) for k in ("label", "model") if row.get(k))
+    unknown = [name for name, _price in prices if name not in names]
+    if not unknown:
+        return None
+    shown = ", ".join(repr(n) for n in sorted(names)[:20]) + (f" (+{len(names) - 20} more)" if len(names) > 20 else "")
+    return f"--price {', '.join(repr(n) for n in unknown)}: no label or model of these runs is called so; " + (
+        f"the names a price can be given for: {shown}" if names else "these runs have no label or model"
+    )
 
 
 def _pivots_only(args: argparse.Namespace, pivots: dict[str, Any]) -> int:

@@ -744,3 +744,27 @@ def test_a_modified_standard_scenario_is_titled_so_and_never_the_default_referen
     assert data["scenarios"][0].startswith("standard (modified ") and data["reference"] is None
     assert pibench_main(["report", str(runs), str(runs2), "--json", str(rep)]) == 0
     assert json.loads(rep.read_text())["reference"] == "baseline · short-12"
+
+
+def test_pairs_are_only_of_rows_of_one_scenario():
+    """QA7 F9: with two scenarios every pair of rows was listed, those of different scenarios
+    with 0 pairs ("a · s1 − a · s2"); only rows of one scenario (its content) are a pair."""
+    from pibench_tui.report.analysis import build_report
+
+    rep = build_report(
+        _grid({"a": 100.0, "b": 50.0}, 3, scenario="s1") + _grid({"a": 90.0, "c": 40.0}, 3, scenario="s2")
+    )
+    assert [(p["a"], p["b"], p["n"]) for p in rep["pairs"]] == [("a · s1", "b · s1", 3), ("a · s2", "c · s2", 3)]
+
+
+def test_report_refuses_a_price_for_a_name_no_run_has(tmp_path, capsys):
+    """QA7 F9: `pibench report --price nosuch=1,2` was ignored (no cost, nothing said); a
+    name that is no label, row or model of the runs is a usage error naming the valid ones."""
+    out = tmp_path / "runs"
+    _agent_runs(out)
+    capsys.readouterr()
+    assert pibench_main(["report", str(out), "--price", "nosuch=1,2", "--no-simulate"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--price 'nosuch': no label or model of these runs is called so" in err, err
+    assert "'idle'" in err and "'mentor'" in err, err
+    assert pibench_main(["report", str(out), "--price", "idle=1,2", "--no-simulate"]) == 0
