@@ -933,21 +933,22 @@ def _career_tokens(res: dict[str, Any]) -> tuple[int, int, int | None, int, int]
     )
 
 
-def _abandoned_requests(finished: list[tuple[str, dict[str, Any]]]) -> tuple[int, int]:
-    """Requests abandoned at a time-out or in flight at a kill, and their estimated prompt
-    tokens, summed over the careers' result.json (``tokens.abandoned.timed_out`` /
-    ``in_flight``; what is not a whole number ≥ 0 counts 0)."""
-    from pibench_tui.harness.loop import count_field
+def _abandoned_requests(finished: list[tuple[str, dict[str, Any]]]) -> dict[str, tuple[int, int]]:
+    """Per kind of :data:`~pibench_tui.harness.loop.ABANDONED_REQUESTS` (``timed_out``:
+    abandoned at a time-out; ``in_flight``: in flight at a kill), the requests and their
+    estimated prompt tokens, summed over the careers' result.json
+    (``tokens.abandoned.<kind>``; what is not a whole number ≥ 0 counts 0)."""
+    from pibench_tui.harness.loop import ABANDONED_REQUESTS, count_field
 
-    requests = estimated = 0
+    out = dict.fromkeys(ABANDONED_REQUESTS, (0, 0))
     for _name, res in finished:
         ab = (res.get("tokens") or {}).get("abandoned")
-        for key in ("timed_out", "in_flight"):
+        for key in ABANDONED_REQUESTS:
             part = ab.get(key) if isinstance(ab, dict) else None
             if isinstance(part, dict):
-                requests += count_field(part.get("requests"))
-                estimated += count_field(part.get("prompt_estimated"))
-    return requests, estimated
+                n, est = out[key]
+                out[key] = (n + count_field(part.get("requests")), est + count_field(part.get("prompt_estimated")))
+    return out
 
 
 def career_cost(res: dict[str, Any], price: Any) -> float:
@@ -1029,12 +1030,15 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
     if cached_known:
         parts.append(f"cached prompt {sum(cached_known) / len(cached_known):,.0f}")
     parts.append(f"abandoned {abandoned:,.0f} (not in the tokens; interrupted turns, careers redone)")
-    requests, estimated_prompt = _abandoned_requests(finished)
-    if requests:  # no usage comes back for them: said apart, never hidden behind "abandoned 0"
-        parts.append(
-            f"requests abandoned at a time-out or in flight at a kill {requests / n:,.1f} "
-            f"(~{estimated_prompt / n:,.0f} prompt tokens ESTIMATED, no usage came back; not in the tokens)"
-        )
+    from pibench_tui.harness.loop import ABANDONED_REQUESTS
+
+    abandoned_requests = _abandoned_requests(finished)
+    for key, (requests, estimated_prompt) in abandoned_requests.items():
+        if requests:  # no usage comes back for them: said apart, never hidden behind "abandoned 0"
+            parts.append(
+                f"requests {ABANDONED_REQUESTS[key]} {requests / n:,.1f} per career "
+                f"(~{estimated_prompt / n:,.0f} prompt tokens ESTIMATED, no usage came back; not in the tokens)"
+            )
     if price is not None:
         from pibench_tui.pricing import timed_out_cost
 
@@ -1046,7 +1050,9 @@ def _summary_cost(finished: list[tuple[str, dict[str, Any]]], price: Any, model:
             f"cost per career {known_text(format_usd(usd), known)} at ${price.prompt:g} in, ${price.completion:g} out"
             f"{cached_note} per Mtok"
             + (
-                f" ({format_usd(estimated)} of it estimated: prompts of requests abandoned at a time-out)"
+                f" ({format_usd(estimated)} of it estimated: prompts of requests "
+                + " or ".join(ABANDONED_REQUESTS[k] for k, (r, e) in abandoned_requests.items() if r or e)
+                + ")"
                 if estimated
                 else ""
             ),

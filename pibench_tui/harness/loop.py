@@ -862,7 +862,8 @@ class _Career:
                 "timed_out_estimated": bool(estimated),
                 "note": "cost_usd = counted_usd (the tokens the provider reported, abandoned attempts' included) + "
                 "timed_out_estimated_usd, an ESTIMATE: the prompt tokens of requests abandoned at a time-out "
-                "(tokens.abandoned.timed_out.prompt_estimated, characters / 4 of the prompts sent) at the prompt "
+                "(tokens.abandoned.timed_out.prompt_estimated) or in flight at a kill "
+                "(tokens.abandoned.in_flight.prompt_estimated), characters / 4 of the prompts sent, at the prompt "
                 "price; their completion tokens are unknown and not priced",
             }
             result["price"] = price_record(self.price)
@@ -880,6 +881,11 @@ class _Career:
         for f in (self.transcript, self.months, self.actions):
             f.close()
 
+
+#: The requests a career abandoned without usage coming back, by their key in
+#: ``result.json["tokens"]["abandoned"]``, and how every summary and note names them (one home:
+#: a request in flight at a kill was called "abandoned at a time-out"; QA7 F8).
+ABANDONED_REQUESTS = {"timed_out": "abandoned at a time-out", "in_flight": "in flight at a kill"}
 
 #: The file a career writes before each request and removes when it comes back (see
 #: :meth:`_Career._request_started`).

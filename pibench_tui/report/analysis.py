@@ -301,6 +301,9 @@ def _token_columns(key: str, agents: list[Career], prices: dict[str, Price]) -> 
         "timed_out_estimated_per_career": (
             statistics.fmean(c.timed_out_prompt_estimate for c in agents) if agents else None
         ),
+        "in_flight_estimated_per_career": (
+            statistics.fmean(c.in_flight_prompt_estimate for c in agents) if agents else None
+        ),
     }
 
 

@@ -147,6 +147,8 @@ class Career:
             (``tokens.abandoned.timed_out.prompt_estimated``) checked against the time-outs
             the transcript records (at most :data:`MAX_CALL_TOKENS` each, none without one);
             priced into the cost at the prompt price, as an estimate.
+        in_flight_prompt_estimate: The in-flight part of ``timed_out_prompt_estimate``
+            (notes name the two kinds apart).
         plan_sha256 / plan_copy: The plan file's SHA-256 its result.json recorded (``plan``;
             ``None``: not run from a plan) and whether the copy in the output folder has
             that hash (:func:`_plan_copy`: ``verified``, ``differs``, ``missing``).
@@ -204,6 +206,7 @@ class Career:
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
     timed_out_prompt_estimate: int = 0
+    in_flight_prompt_estimate: int = 0
     fingerprint: str | None = None
     harness: dict[str, Any] | None = None
     plan_sha256: str | None = None
@@ -808,6 +811,7 @@ def _transcript_stats(c: Career, path: Path, res: dict[str, Any] | None = None) 
         abandoned_completion += earlier.completion
     c.abandoned_prompt_tokens, c.abandoned_completion_tokens = abandoned_prompt, abandoned_completion
     c.timed_out_prompt_estimate = t.in_flight + _timed_out_estimate(res or {}, timeouts)
+    c.in_flight_prompt_estimate = t.in_flight
 
 
 def _timed_out_estimate(res: dict[str, Any], timeouts: int) -> int:

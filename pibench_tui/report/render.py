@@ -227,10 +227,14 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
     for r in report["leaderboard"]:
         estimated = r.get("timed_out_estimated_per_career")
         if r["kind"] == "agent" and estimated:
+            from pibench_tui.harness.loop import ABANDONED_REQUESTS
+
+            flight = r.get("in_flight_estimated_per_career") or 0
+            kinds = {"timed_out": estimated - flight, "in_flight": flight}
+            said = " and ".join(f"~{_tokens(n)} of requests {ABANDONED_REQUESTS[k]}" for k, n in kinds.items() if n > 0)
             notes.append(
-                f"{r['label']}: ~{_tokens(estimated)} prompt tokens per career of requests abandoned at a time-out, "
-                "ESTIMATED (characters / 4 of the prompts sent: no usage comes back): in $/career at the prompt "
-                "price, not in tokens/career"
+                f"{r['label']}: prompt tokens per career of requests no usage came back for, ESTIMATED (characters "
+                f"/ 4 of the prompts sent): {said}; in $/career at the prompt price, not in tokens/career"
             )
         abandoned = r.get("abandoned_tokens_per_career")
         if r["kind"] == "agent" and abandoned:

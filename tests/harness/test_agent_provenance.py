@@ -304,11 +304,12 @@ def test_secrets_in_extra_body_are_sent_but_never_recorded(tmp_path):
     }
 
 
-def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_path):
+def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_path, capsys):
     """QA F9 (low d): `pibench agent` killed (SIGKILL) while the server holds its 4th request
     resumes and records that request as abandoned: tokens.abandoned.in_flight (1 request, its
     prompt estimated at characters / 4, labelled) and in the resume note; before, lost tokens
-    were 0 and nothing was estimated, while time-outs were."""
+    were 0 and nothing was estimated, while time-outs were. The summary, the report's note and
+    result.json's cost note call it in flight at a kill (QA7 F8: "abandoned at a time-out")."""
     import os
     import signal
     import subprocess
@@ -343,7 +344,8 @@ def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_pat
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
             release.set()
-        assert pibench_main(args) == 0
+        capsys.readouterr()
+        assert pibench_main([*args, "--price", "m=2,8"]) == 0
     run = out / "m" / "short-12-101"
     res = json.loads((run / "result.json").read_text())
     flight = res["tokens"]["abandoned"]["in_flight"]
@@ -351,6 +353,16 @@ def test_a_request_in_flight_at_a_kill_is_counted_as_abandoned_on_resume(tmp_pat
     (resume,) = res["resumes"]
     assert resume["in_flight"]["prompt_estimated"] == flight["prompt_estimated"]
     assert not (run / "request-in-flight.json").exists()
+    summary = capsys.readouterr().out
+    assert "requests in flight at a kill 1.0 per career" in summary and "time-out" not in summary, summary
+    assert "of it estimated: prompts of requests in flight at a kill)" in summary, summary
+    assert "or in flight at a kill (tokens.abandoned.in_flight.prompt_estimated)" in res["cost"]["note"]
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.load import load_careers
+    from pibench_tui.report.render import leaderboard_notes
+
+    (note,) = [n for n in leaderboard_notes(build_report(load_careers([str(out)]))) if "ESTIMATED" in n]
+    assert " of requests in flight at a kill" in note and "time-out" not in note, note
 
 
 def _all_text(folder) -> str:

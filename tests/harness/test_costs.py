@@ -232,7 +232,12 @@ def test_requests_abandoned_at_a_time_out_have_their_prompt_tokens_estimated_and
     with contextlib.redirect_stdout(line):
         _summary_cost([("101", result)], None, "m")
     assert "abandoned 0" in line.getvalue(), line.getvalue()
-    assert f"in flight at a kill 3.0 (~{sum(sent):,} prompt tokens ESTIMATED" in line.getvalue(), line.getvalue()
+    said = f"requests abandoned at a time-out 3.0 per career (~{sum(sent):,} prompt tokens ESTIMATED"
+    assert said in line.getvalue() and "in flight" not in line.getvalue(), line.getvalue()  # QA7 F8: not lumped
+    priced = io.StringIO()
+    with contextlib.redirect_stdout(priced):
+        _summary_cost([("101", result)], Price(2.0, 8.0), "m")
+    assert "of it estimated: prompts of requests abandoned at a time-out)" in priced.getvalue(), priced.getvalue()
     assert "estimated" in timed["note"] and result["tokens"]["prompt"] == 20
     # priced as an estimate (before, left out of cost_usd): at $2 per M prompt tokens
     estimate = sum(sent) * 2.0 / 1e6
