@@ -31,12 +31,14 @@ _DESCRIPTION = (
 
 _HEADLESS_EPILOG = """\
 modes:
-  console (default, stdin is a pipe or a file): the piped Python runs statement by
-  statement; bare expressions print their repr; errors name the type, message and
-  line and the next statement still runs; a career report is printed at EOF.
+  console (default, stdin is a pipe or a file): the piped Python runs
+  statement by statement; bare expressions print their repr; errors name the
+  type, message and line and the next statement still runs; a career report is
+  printed at EOF.
   --jsonl: each input line is {"code": "..."}; each reply is one JSON line
   {"ok", "stdout", "error", "truncated", "month", "done", "impact"}.
-  REPL (stdin is a terminal): history, tab completion, multi-line input, Ctrl-D ends.
+  REPL (stdin is a terminal): history, tab completion, multi-line input,
+  Ctrl-D ends.
 
 examples:
   pibench headless --seed 101 < examples/agents/baseline.py

@@ -40,46 +40,57 @@ EXIT_USAGE = 2
 EXIT_LLM_FAILED_PARTWAY = 3
 
 _AGENT_EPILOG = """\
-The §16 contract: every month a fresh conversation (system prompt + month message with
-your notes, last month's report and the dashboard); at most --max-turns replies; the
-first ```python block of a reply runs in the same sandbox as `pibench headless`;
-time.next_month() ends the month (after the last turn it ends anyway).
+The §16 contract: every month a fresh conversation (system prompt + month
+message with your notes, last month's report and the dashboard); at most
+--max-turns replies; the first ```python block of a reply runs in the same
+sandbox as `pibench headless`; time.next_month() ends the month (after the
+last turn it ends anyway).
 
 Each career writes OUT/LABEL/SCENARIO-SEED/ (transcript.jsonl, result.json,
-actions.jsonl, months.jsonl, integrity.json, eval.json). A killed run resumes at the
-last completed month when the same command is run again; a finished career (its
-result.json) is kept and never played again.
+actions.jsonl, months.jsonl, integrity.json, eval.json). A killed run resumes
+at the last completed month when the same command is run again; a finished
+career (its result.json) is kept and never played again.
 
---plan FILE.toml plays models x scenarios x seeds (docs/agent.md, "Evaluation plans"):
-  out = "runs/plan1"          seeds = "101-110" (or "@sealed.json")   scenarios = ["standard"]
-  jobs = 8                    endpoint_check = true
-  [endpoints.NAME]  base_url | command, api_key_env (the variable's name, never the key),
-                    max_concurrent, requests_per_minute, tokens_per_minute (shared by every
-                    career using it), retries, retry_base, request_timeout, headers, command_user
-  [[models]]        label (unique), endpoint, model, temperature | no_temperature,
-                    max_tokens | max_completion_tokens, reasoning_effort, extra_body, headers,
-                    max_turns, memory, block_timeout
-Relative paths are relative to the plan file; the whole file is checked first (unknown keys
-and two models of one label are errors); run it again to resume; `pibench report OUT` has a
-row per label. Beside --plan only --redo-failed, --no-endpoint-check,
---allow-incomplete-confinement and --price are taken.
+--plan FILE.toml plays models x scenarios x seeds (docs/agent.md, "Evaluation
+plans"):
+  out = "runs/plan1"    seeds = "101-110" (or "@sealed.json")
+  scenarios = ["standard"]    jobs = 8    endpoint_check = true
+  [endpoints.NAME]  base_url | command, api_key_env (the variable's name,
+                    never the key), max_concurrent, requests_per_minute,
+                    tokens_per_minute (shared by every career using it),
+                    retries, retry_base, request_timeout, headers,
+                    command_user
+  [[models]]        label (unique), endpoint, model, temperature |
+                    no_temperature, max_tokens | max_completion_tokens,
+                    reasoning_effort, extra_body, headers, max_turns,
+                    memory, block_timeout
+Relative paths are relative to the plan file; the whole file is checked first
+(unknown keys and two models of one label are errors); run it again to
+resume; `pibench report OUT` has a row per label. Beside --plan only
+--redo-failed, --no-endpoint-check, --allow-incomplete-confinement and
+--price are taken.
 
 exit status:
   0  every career played to its end, every LLM call answered (after retries)
-  1  a career could not be played or did not finish (the same command resumes it at its
-     last completed month), the LLM never answered in a career, a run directory of other
-     settings, a bad scenario or key, or Ctrl-C
-  2  a usage error (a bad option, or a bad --plan file: the key and its line are named)
-  3  every career played to its end, but in some the LLM endpoint failed partway: calls
-     failed after their retries and those months advanced without the model (§16); the
-     careers are recorded and listed on stderr with the errors (move a run directory
-     away and run the same command again to play that career again)
+  1  a career could not be played or did not finish (the same command
+     resumes it at its last completed month), the LLM never answered in a
+     career, a run directory of other settings, a bad scenario or key, or
+     Ctrl-C
+  2  a usage error (a bad option, or a bad --plan file: the key and its line
+     are named)
+  3  every career played to its end, but in some the LLM endpoint failed
+     partway: calls failed after their retries and those months advanced
+     without the model (§16); the careers are recorded and listed on stderr
+     with the errors (move a run directory away and run the same command
+     again to play that career again)
 
 examples:
-  pibench agent --model qwen2.5-coder --base-url http://localhost:11434/v1 --seeds 101-103
-  pibench agent --model gpt-4.1 --seeds 101-103 --jobs 3        # key in $OPENAI_API_KEY
-  pibench agent --model scripted --command 'python my_agent.py' --scenario short-12
-  pibench agent --plan plan.toml                               # resumes when run again
+  pibench agent --model qwen2.5-coder --base-url http://localhost:11434/v1 \\
+      --seeds 101-103
+  pibench agent --model gpt-4.1 --seeds 101-103 --jobs 3  # key: $OPENAI_API_KEY
+  pibench agent --model scripted --command 'python my_agent.py' \\
+      --scenario short-12
+  pibench agent --plan plan.toml                      # resumes when run again
 """
 
 

@@ -23,13 +23,15 @@ SCRIPTED_JUDGES = ("first", "baseline", "lookahead")
 """Judges played without an LLM: ``--judge NAME``."""
 
 _EVAL_EPILOG = """\
-Each case is asked twice, in fresh conversations with the plan order swapped. The model
-must end its reply with the line `ANSWER: 1` or `ANSWER: 2`; anything else is scored wrong.
-A killed evaluation resumes when the same command is run again; a call that fails after
-its retries is asked again then (exit 1 names them).
+Each case is asked twice, in fresh conversations with the plan order swapped.
+The model must end its reply with the line `ANSWER: 1` or `ANSWER: 2`;
+anything else is scored wrong. A killed evaluation resumes when the same
+command is run again; a call that fails after its retries is asked again then
+(exit 1 names them).
 
 examples:
-  pibench pivots eval --cases dev --model qwen2.5 --base-url http://localhost:11434/v1 --out runs/pv-qwen
+  pibench pivots eval --cases dev --model qwen2.5 \\
+      --base-url http://localhost:11434/v1 --out runs/pv-qwen
   pibench pivots eval --cases dev --judge first --out runs/pv-first
   pibench pivots score runs/pv-qwen runs/pv-first
 """

@@ -17,19 +17,23 @@ from pibench_tui.textsafe import visible
 __all__ = ["add_report_parser", "cmd_report"]
 
 _EPILOG = """\
-Inputs: run directories written by `pibench agent` or `pibench run --save-runs`, folders
-holding them, and JSON files written by `pibench run --json` / `pibench compare --json`.
-The report re-derives, it never believes: a career's Impact is valid only when this command
-re-simulated it from its action log and the full config its run recorded (sealed careers
-with --seal FILE). A result that does not reproduce, a damaged file or a copied run folder
-is invalid, listed with its reason, and counts as Impact 0 in every aggregate. Careers that
-could not be re-simulated (unverified), and unfinished or crashed ones, are listed in rows
-of their own and counted in the "missing" column, never in a mean (unverified ones are with
---trust-unverified, marked ‡ wherever they enter a figure), as are seeds other labels of the
-scenario played that a label has no run folder for. Invalid and unverified careers show no
-figures of their files. A folder among the runs that is not one (a link to a folder, a
-folder of other things) is listed as "not a run". A scenario is its content: "standard" only when the config's hash is
-the bundled scenario's. Tokens and integrity flags come from transcript.jsonl.
+Inputs: run directories written by `pibench agent` or `pibench run
+--save-runs`, folders holding them, and JSON files written by `pibench run
+--json` / `pibench compare --json`. The report re-derives, it never believes: a
+career's Impact is valid only when this command re-simulated it from its
+action log and the full config its run recorded (sealed careers with --seal
+FILE). A result that does not reproduce, a damaged file or a copied run folder
+is invalid, listed with its reason, and counts as Impact 0 in every aggregate.
+Careers that could not be re-simulated (unverified), and unfinished or crashed
+ones, are listed in rows of their own and counted in the "missing" column,
+never in a mean (unverified ones are with --trust-unverified, marked ‡ wherever
+they enter a figure), as are seeds other labels of the scenario played that a
+label has no run folder for. Invalid and unverified careers show no figures of
+their files. A folder among the runs that is not one (a link to a folder, a
+folder of other things) is listed as "not a run". A scenario is its content:
+"standard" only when the config's hash is the bundled scenario's; pairs of
+labels are of one scenario. Tokens and integrity flags come from
+transcript.jsonl.
 
 examples:
   pibench report runs/ --html report.html
@@ -49,8 +53,8 @@ def add_report_parser(sub: Any) -> None:
     p = sub.add_parser(
         "report",
         help="leaderboard, census, legibility and figures from runs (HTML, JSON)",
-        description="Turn runs (models and policies) into a leaderboard with per-seed spread, "
-        "confidence intervals, capability axes, the census and legibility; figures in HTML.",
+        description="Turn runs (models and policies) into a leaderboard with per-seed spread,\n"
+        "confidence intervals, capability axes, the census and legibility; figures\nin HTML.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -806,10 +806,18 @@ def fit_leaderboard(con: Any, title: str, head: list[str], rows: list[list[str]]
     order, until the table's natural width fits (before, at 80 columns rich shrank the label
     column to one character and each row took 4-5 lines). Only a label longer than the
     terminal leaves then folds. Also the headings of the columns left out (one line each)."""
+    from rich.measure import Measurement
+
     keep, dropped = _fit_columns(con, title, head, rows, LEADERBOARD_DROPPABLE)
-    table = _rich_table(title, [head[i] for i in keep], [[r[i] for i in keep] for r in rows], True)
+    kept_head, kept_rows = [head[i] for i in keep], [[r[i] for i in keep] for r in rows]
+    table = _rich_table(title, kept_head, kept_rows, True)
     longest = max((len(r[0]) for r in rows), default=1)
-    table.columns[0].min_width = min(longest, max(1, con.width - 2))
+    # The label gets the width the other columns leave (at least its heading's): a label longer
+    # than that folds over lines, and no number column is cut (QA7 F16: a 61-character label
+    # kept whole pushed the interval, invalid and missing columns out of an 80-column table).
+    bare = _rich_table(title, kept_head, [["", *r[1:]] for r in kept_rows], True)
+    others = Measurement.get(con, con.options.update_width(1_000_000), bare).maximum - len(kept_head[0])
+    table.columns[0].min_width = min(longest, max(len(kept_head[0]), con.width - others))
     return table, dropped
 
 

@@ -84,3 +84,23 @@ def test_a_stray_folder_is_listed_in_its_own_row_and_no_other_label_misses_it(tm
     assert rows["b"]["missing"] == 0 and rows["b"]["absent_seeds"] == [], rows["b"]
     assert any(c["key"] == "folder:short-12-101x" and c["label"] == "a" for c in rep["careers"]), rep["careers"]
     assert "no run folder for seed folder:" not in capsys.readouterr().out
+
+
+def test_a_label_too_long_for_the_leaderboard_folds_and_no_column_is_cut():
+    """QA7 F16: at 80 columns a 61-character label kept whole pushed the interval (cut to
+    "95"), invalid and missing columns out of the leaderboard, and a 122-character one left
+    only the label column; now such a label folds over lines in the width the other columns
+    leave, and every column that is always shown is there, whole, on the label's first line."""
+    for labels in ([LONG, "x"], [LONG * 2, "x"]):
+        careers = [_career(label=label, seed=s, tokens=12_345) for label in labels for s in (101, 102, 103)]
+        out = io.StringIO()
+        render_terminal(build_report(careers), Console(file=out, width=80))
+        board = out.getvalue().split("Not shown")[0].splitlines()
+        assert max(len(ln) for ln in board) <= 80, "\n".join(board)
+        head = next(ln for ln in board if ln.lstrip().startswith("label"))
+        assert head.split() == ["label", "n", "mean", "95%", "CI", "flags", "invalid", "missing"], head
+        rows = [ln for ln in board if re.search(r" 3 +100\.0", ln)]
+        assert len(rows) == 2 and all(ln.split()[-3:] == ["0", "0", "0"] for ln in rows), "\n".join(board)
+        rule = next(i for i, ln in enumerate(board) if "───" in ln)
+        body = [ln.split() for ln in board[rule + 1 :] if ln.strip()]
+        assert "".join(words[0] for words in body).startswith(labels[0]), "\n".join(board)
