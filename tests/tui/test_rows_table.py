@@ -4,9 +4,11 @@ differ, and a month close updates the panels in place with the new values."""
 from __future__ import annotations
 
 import pytest
+from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 
-from pibench_tui.tui.widgets.rows_table import RowsTable, row_keys
+from pibench_tui.tui.widgets.rows_table import RowsTable, plain_cell, row_keys
 from tests.careers import play_to
 
 from .conftest import build, close_month, drain, new_world, press, screen_text
@@ -106,3 +108,45 @@ async def test_a_table_whose_cells_changed_while_hidden_shows_the_new_values():
         lines = {line.split()[0]: line for line in screen_text(app).splitlines() if line.split()}
         for pid, pct in after.items():
             assert f"{pct:g}%" in lines[pid], f"{pid} shows its progress after the close"
+
+
+@pytest.mark.asyncio
+async def test_a_cell_is_drawn_exactly_as_datatable_draws_it():
+    """RowsTable draws plain one-line cells itself instead of through Rich: every cell (header
+    and rows; plain, empty, wide, dash and CJK text, styled Text, tabs, line breaks, a number),
+    with and without the cursor, focused or not, at its column's width and at widths too narrow
+    for it, gives the very segments DataTable's own renderer gives."""
+    from textual.widgets import DataTable
+
+    class _Mixed(App[None]):
+        def compose(self) -> ComposeResult:
+            yield RowsTable("ID", "Name", "A long header", "x", id="t")
+
+    app = _Mixed()
+    async with app.run_test(size=(80, 20)) as pilot:
+        t = app.query_one(RowsTable)
+        t.show_rows(
+            [
+                ["S001", "Ada—é", 3, None],
+                ["S002", "名字", "", "a\tb"],
+                ["S003", Text("g", style="green"), 1.5, "x\ny"],
+            ]
+        )
+        await drain(pilot)
+        compared = 0
+        for focused in (False, True):
+            if focused:
+                t.focus()
+                await drain(pilot)
+            for row in range(-1, t.row_count):
+                for col, column in enumerate(t.ordered_columns):
+                    for cursor in (False, True):
+                        for width in (column.get_render_width(t), 3, 2, 1):
+                            t._cell_render_cache.clear()
+                            mine = t._render_cell(row, col, t.rich_style, width, cursor, False)
+                            t._cell_render_cache.clear()
+                            theirs = DataTable._render_cell(t, row, col, t.rich_style, width, cursor, False)
+                            assert mine == theirs, (focused, row, col, cursor, width)
+                            compared += 1
+        assert compared == 2 * 4 * 4 * 2 * 4
+    assert plain_cell(Text("S001"), 6, 1, Style(), Style()) is not None, "plain text takes the direct path"
