@@ -68,6 +68,7 @@ import sys
 import threading
 import time as _time
 import types
+import typing
 import weakref
 from collections.abc import Iterator
 from typing import Any, cast
@@ -909,6 +910,31 @@ def _module_refusal(what: str, module: types.ModuleType) -> str:
     )
 
 
+#: Where the objects of the modules agent code may not import live (the first part of a
+#: class's or function's ``__module__``): an object of one of them is out of reach as a
+#: value or as the object read from, whatever route led to it (a generic alias forwards
+#: every read to its origin: ``type(list[int])(ctypes, ()).pythonapi`` read a real
+#: module's attribute through an object that is not a module; QA pass 8).
+_SYSTEM_VALUE_HOMES = frozenset(
+    {
+        "os", "posix", "nt", "io", "_io", "ctypes", "_ctypes", "socket", "_socket", "subprocess",
+        "_posixsubprocess", "importlib", "_imp", "_frozen_importlib", "_frozen_importlib_external",
+        "zipimport", "_thread", "threading", "signal", "_signal", "mmap", "fcntl", "resource",
+        "select", "selectors", "marshal", "pickle", "_pickle", "gc", "inspect", "shutil", "tempfile",
+    }
+)  # fmt: skip
+
+
+def _system_value_refusal(what: str, obj: Any) -> str:
+    """The message for an object of a module agent code may not import (``what``: where)."""
+    kind = object.__getattribute__(obj, "__name__") if isinstance(obj, (type, types.FunctionType)) else None
+    kind = kind if isinstance(kind, str) else type(obj).__name__
+    return (
+        f"{what} is {str(kind)[:80]!r}, an object of a module agent code cannot import (os, sys, io, "
+        f"ctypes ...): such objects are out of reach in the sandbox (allowed modules: {', '.join(ALLOWED_MODULES)})"
+    )
+
+
 def _raw_memory_refusal(what: str, obj: Any) -> str:
     """The message for a ctypes object or type reached by an attribute read."""
     kind = obj.__name__ if isinstance(obj, type) else type(obj).__name__
@@ -940,7 +966,20 @@ class _PatternMeta(type):
 
     def __instancecheck__(cls, obj: Any) -> bool:
         target = type.__dict__["__dict__"].__get__(cls)["_target"]
-        return target in type.__dict__["__mro__"].__get__(type(obj))
+        mro = type.__dict__["__mro__"].__get__(type(obj))
+        if target in mro and any(issubclass(klass, _FORWARDING_TYPES) for klass in mro):
+            # a generic alias reads every attribute from its origin, so the pattern's
+            # attribute reads (the checked ``__match_args__`` ``('_ctypes',)`` of a subclass)
+            # were a library object's private attributes (QA pass 8)
+            raise SandboxError(
+                "a class pattern cannot read the attributes of a generic alias (a subclass of "
+                "type(list[int]) or of typing's aliases): its reads are its origin's"
+            )
+        return target in mro
+
+
+#: Classes whose instances read attributes from another object (a generic alias: its origin).
+_FORWARDING_TYPES: tuple[type, ...] = (types.GenericAlias, typing._BaseGenericAlias)  # type: ignore[attr-defined]
 
 
 def _pattern_class(cls: type, match_args: tuple[str, ...]) -> type:
@@ -988,6 +1027,69 @@ def _attribute_helpers() -> dict[str, Any]:
 
     c_data: type = _ctypes.Array.__mro__[1]  # _ctypes._CData, the base of every ctypes type (not exported)
     inplace = {name: real_getattr(operator, name) for name in policy.INPLACE_OPERATORS.values()}
+    # Objects whose attribute reads are reads of another object's: a generic alias
+    # (``list[int]``'s type, a C type whose lookup forwards every name but a few of its own
+    # to its origin, before its own class's; typing's aliases forward what they lack).
+    ga_type = types.GenericAlias
+    ga_origin = type.__dict__["__dict__"].__get__(ga_type)["__origin__"]
+    alias_types = _FORWARDING_TYPES
+    object_dict = object.__getattribute__
+
+    def alias_origins(obj: Any) -> list:
+        """The objects a read from the alias ``obj`` is forwarded to (its origin, the
+        origin's origin ...); empty for anything else."""
+        found: list = []
+        while isinstance(obj, alias_types) and len(found) < 64:
+            if isinstance(obj, ga_type):
+                obj = ga_origin.__get__(obj)
+            else:
+                try:
+                    obj = object_dict(obj, "__dict__").get("__origin__")
+                except AttributeError:
+                    break
+            found.append(obj)
+        return found
+
+    # Objects of the modules agent code may not import: by identity (what those modules hold,
+    # less what the sandbox's copies hand out themselves, ``sys.float_info``), else by the
+    # module their class or function comes from (:data:`_SYSTEM_VALUE_HOMES`).
+    copies_values = {id(v) for m in policy.module_copies().values() for v in real_vars(m).values()}
+    system_ids = frozenset(policy.system_object_ids() - copies_values)
+    plain = frozenset({int, float, str, bool, type(None), bytes, list, dict, tuple, set, frozenset, complex})
+    function_type, builtin_type, method_type = types.FunctionType, types.BuiltinFunctionType, types.MethodType
+    type_module = type.__dict__["__module__"]
+    homes = _SYSTEM_VALUE_HOMES
+
+    def system_value(x: Any, depth: int = 0) -> bool:
+        """Whether ``x`` is an object of a module agent code may not import (``os.system``,
+        ``ctypes.pythonapi``, a bound method of one ...)."""
+        i = id(x)
+        if i in copies_values:
+            return False
+        if i in system_ids:
+            return True
+        t = type(x)
+        if t in plain:
+            return False
+        if t is function_type:
+            home = real_getattr(x, "__module__", None)
+        elif t is method_type:  # its function or what it is bound to
+            return depth < 8 and (
+                system_value(real_getattr(x, "__func__", None), depth + 1)
+                or system_value(real_getattr(x, "__self__", None), depth + 1)
+            )
+        elif t is builtin_type:
+            owner = real_getattr(x, "__self__", None)
+            if owner is not None and not isinstance(owner, module_type):  # a method: of what
+                return depth < 8 and system_value(owner, depth + 1)
+            home = real_getattr(x, "__module__", None)
+        elif isinstance(x, type):
+            home = type_module.__get__(x)
+            t = x
+        else:
+            home = type_module.__get__(t)
+        # agent code's own classes may name any module (``type('E', (), {'__module__': 'os'})``)
+        return isinstance(home, str) and home.partition(".")[0] in homes and t not in agent_classes
 
     def raw_memory(x: Any) -> bool:
         """Whether ``x`` is a ctypes object or type: its ``from_address``, ``from_buffer`` ...
@@ -995,22 +1097,55 @@ def _attribute_helpers() -> dict[str, Any]:
         real builtins in a list)."""
         return isinstance(x, c_data) or (isinstance(x, type) and issubclass(x, c_data))
 
+    #: Types whose every instance passes :func:`refused` by its type alone (not a module,
+    #: ctypes, an alias, nor of a system module's class): then only the identity check is
+    #: left. Functions, methods and classes are judged one by one (their module varies).
+    clean_types: set[type] = set()
+    judged_singly = (function_type, method_type, builtin_type)
+    judged_by_value = (type, module_type, *alias_types)
+
+    def refused(x: Any) -> Any:
+        """Why ``x`` may be neither read from nor handed to agent code, as the function that
+        words it (``why(where, x)``: :func:`_module_refusal` ...), or None: a real module, a
+        ctypes object or type, an object of a module agent code may not import."""
+        t = type(x)
+        if t in clean_types:
+            return _system_value_refusal if id(x) in system_ids else None
+        if isinstance(x, module_type):
+            return None if id(x) in sandbox_modules else _module_refusal
+        if raw_memory(x):
+            return _raw_memory_refusal
+        if system_value(x):
+            return _system_value_refusal
+        if t not in judged_singly and not isinstance(x, judged_by_value):
+            clean_types.add(t)
+        return None
+
     def modules_refused(read: Any) -> Any:
-        """``read(obj, name)`` where neither ``obj`` nor the value may be a real module or a
-        ctypes object or type (the object is checked first: a module's ``__getattr__`` may
+        """``read(obj, name)`` where neither ``obj`` (nor, for an alias, its origins) nor the
+        value may be a real module, a ctypes object or type or an object of a module agent
+        code may not import (the object is checked first: a module's ``__getattr__`` may
         import)."""
 
         def guarded(obj: Any, name: str) -> Any:
             name = attribute_name(name)  # the exact characters, for the checks and the read
-            if isinstance(obj, module_type) and id(obj) not in sandbox_modules:
-                raise SandboxError(_module_refusal(f"the object whose attribute {name!r} is read", obj))
-            if raw_memory(obj):
-                raise SandboxError(_raw_memory_refusal(f"the object whose attribute {name!r} is read", obj))
+            t = type(obj)
+            if t not in clean_types or id(obj) in system_ids:
+                why = refused(obj)
+                if why is not None:
+                    raise SandboxError(why(f"the object whose attribute {name!r} is read", obj))
+                if isinstance(obj, alias_types):
+                    for origin in alias_origins(obj):  # the read is one of its origin's
+                        why = refused(origin)
+                        if why is not None:
+                            where = f"the origin of the generic alias whose attribute {name!r} is read"
+                            raise SandboxError(why(where, origin))
             value = read(obj, name)
-            if isinstance(value, module_type) and id(value) not in sandbox_modules:
-                raise SandboxError(_module_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
-            if raw_memory(value):
-                raise SandboxError(_raw_memory_refusal(f"attribute {name!r} of a {type(obj).__name__} object", value))
+            if type(value) in clean_types and id(value) not in system_ids:
+                return value
+            why = refused(value)
+            if why is not None:
+                raise SandboxError(why(f"attribute {name!r} of a {t.__name__} object", value))
             return value
 
         return guarded
@@ -1060,8 +1195,9 @@ def _attribute_helpers() -> dict[str, Any]:
         if not agent_class(obj):
             namespace = {k: v for k, v in namespace.items() if not (isinstance(k, str) and policy.is_private(k))}
         for key, value in namespace.items():
-            if isinstance(value, module_type) and id(value) not in sandbox_modules:
-                raise SandboxError(_module_refusal(f"{key!r} in vars() of a {type(obj).__name__} object", value))
+            why = refused(value)
+            if why is not None:
+                raise SandboxError(why(f"{key!r} in vars() of a {type(obj).__name__} object", value))
         return namespace
 
     def inplace_op(value: Any, op: str, operand: Any) -> Any:
@@ -1230,7 +1366,9 @@ def _attribute_helpers() -> dict[str, Any]:
         why = attribute_refusal(name)
         if why is not None:
             raise SandboxError(why)
-        if policy.is_private(name) and not agent_defined(obj, name):
+        if policy.is_private(name) and not (
+            agent_defined(obj, name) and all(agent_defined(o, name) for o in alias_origins(obj))
+        ):  # an alias reads its origin's: ``X(np.zeros(1).ctypes, ())._arr`` with ``_arr`` in X's body
             raise SandboxError(policy.private_refusal(name))
         if name in policy.FILE_METHODS and numpy_defined(obj, name):
             raise SandboxError(policy.file_method_refusal(name))
@@ -1447,6 +1585,8 @@ def _runtime_modules(write: Any) -> dict[str, types.ModuleType]:
         copies["functools"].total_ordering = total_ordering
     if "dataclasses" in copies:
         copies["dataclasses"].dataclass = _checked_dataclass()
+        for name, reader in _checked_dataclass_readers(checked_attr).items():
+            setattr(copies["dataclasses"], name, reader)
     if "copy" in copies:
         copies["copy"].deepcopy = _checked_deepcopy()
     _guard_copy_reconstruct(helpers["setattr"])
@@ -1648,6 +1788,76 @@ def _checked_dataclass() -> Any:
         return real(check(cls), **kwargs)
 
     return dataclass
+
+
+def _checked_dataclass_readers(checked_attr: Any) -> dict[str, Any]:
+    """``dataclasses.replace``, ``asdict`` and ``astuple`` reading each field through the
+    attribute rule (``checked_attr``), as agent code's own ``obj.name`` would: the real ones
+    read ``getattr(obj, field.name)`` with the real ``getattr`` and hand the value back, so a
+    dataclass of agent code's that subclasses a library class (``type(np.zeros(1).ctypes)``,
+    whose ``__init__`` keeps the real ``ctypes`` in ``_ctypes``) gave agent code that module
+    through ``replace`` (QA pass 8). Written after Python 3.11's own, which they otherwise
+    follow (the new object is made by the instance's real type)."""
+    import copy
+    import dataclasses
+
+    classvar, initvar = dataclasses._FIELD_CLASSVAR, dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
+    missing = dataclasses.MISSING
+    deepcopy = _checked_deepcopy()
+    real_getattr = getattr
+
+    def instance(obj: Any) -> bool:
+        return not isinstance(obj, type) and dataclasses.is_dataclass(obj)
+
+    def fields_of(obj: Any) -> list:
+        return list(real_getattr(obj, "__dataclass_fields__").values())
+
+    def replace(obj: Any, /, **changes: Any) -> Any:
+        """replace(obj, /, **changes): as dataclasses.replace, each field read within the sandbox's attribute rule."""
+        if not instance(obj):
+            raise TypeError("replace() should be called on dataclass instances")
+        for f in fields_of(obj):
+            kind = real_getattr(f, "_field_type", None)
+            if kind is classvar:
+                continue
+            if not f.init:
+                if f.name in changes:
+                    raise ValueError(
+                        f"field {f.name} is declared with init=False, it cannot be specified with replace()"
+                    )
+                continue
+            if f.name not in changes:
+                if kind is initvar and f.default is missing:
+                    raise ValueError(f"InitVar {f.name!r} must be specified with replace()")
+                changes[f.name] = checked_attr(obj, f.name)
+        return type(obj)(**changes)
+
+    def inner(obj: Any, factory: Any, as_dict: bool) -> Any:
+        if instance(obj):
+            values = [(f.name, inner(checked_attr(obj, f.name), factory, as_dict)) for f in dataclasses.fields(obj)]
+            return factory(values if as_dict else [v for _name, v in values])
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            return type(obj)(*[inner(v, factory, as_dict) for v in obj])
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(inner(v, factory, as_dict) for v in obj)
+        if isinstance(obj, dict):
+            return type(obj)((inner(k, factory, as_dict), inner(v, factory, as_dict)) for k, v in obj.items())
+        return deepcopy(obj)
+
+    def asdict(obj: Any, *, dict_factory: Any = dict) -> Any:
+        """asdict(obj, *, dict_factory=dict): as dataclasses.asdict, each field read within the sandbox's attribute rule."""
+        if not instance(obj):
+            raise TypeError("asdict() should be called on dataclass instances")
+        return inner(obj, dict_factory, True)
+
+    def astuple(obj: Any, *, tuple_factory: Any = tuple) -> Any:
+        """astuple(obj, *, tuple_factory=tuple): as dataclasses.astuple, each field read within the sandbox's attribute rule."""
+        if not instance(obj):
+            raise TypeError("astuple() should be called on dataclass instances")
+        return inner(obj, tuple_factory, False)
+
+    del copy
+    return {"replace": replace, "asdict": asdict, "astuple": astuple}
 
 
 #: Classes agent code made in this process: by its ``class`` statements, and, once

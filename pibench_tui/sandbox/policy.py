@@ -1345,6 +1345,14 @@ def _system_ids() -> set[int]:
     return ids
 
 
+def system_object_ids() -> set[int]:
+    """``id()`` of the objects of the modules agent code must never reach (``os``, ``sys``,
+    ``io``, ``ctypes`` ... as loaded in this process: their own functions, classes and
+    objects) and of the builtins the sandbox replaces or refuses (``open``, the real
+    ``getattr`` ...). The agent process refuses them as values of any attribute read."""
+    return _system_ids()
+
+
 def _copy_module(name: str, real: types.ModuleType, system: set[int]) -> types.ModuleType:
     copy = types.ModuleType(sandbox_module_name(name), getattr(real, "__doc__", None))
     stubs = STUBBED.get(name, {})
