@@ -340,6 +340,16 @@ class Observer:
             weakref.finalize(self, self.worker.stop)
         self.deadline = deadline
 
+    def worker_confinement(self) -> dict[str, Any] | None:
+        """What the query worker proved of its OS confinement (``world.sqlworker.confine_worker``'s
+        report; the least complete of the workers started), ``None`` until one answered."""
+        return None if self.worker is None else self.worker.confinement
+
+    def take_worker_incidents(self) -> list[tuple[str, str]]:
+        """``(integrity kind, message)`` pibench saw of the query worker since the last call
+        (a kill by its seccomp filter: ``sandbox_violation``)."""
+        return [] if self.worker is None else self.worker.take_incidents()
+
     def close(self) -> None:
         """Stop the query worker, if any."""
         if self.worker is not None:

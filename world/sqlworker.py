@@ -289,6 +289,9 @@ if TYPE_CHECKING or __package__:
 else:  # the worker's script
     osbound = _load_osbound()
 
+#: The worker's parent (pibench) as the worker started (``osbound.parent_death``).
+_START_PPID = os.getppid()
+
 #: Descriptors the worker keeps (``RLIMIT_NOFILE``): its two pipes, stderr, and a few for SQLite.
 WORKER_FDS = 8
 
@@ -312,8 +315,9 @@ def confine_worker(memory: int) -> dict[str, Any]:
     Returns:
         What is in force: ``{"no_new_privs": bool, "user": "nobody" | "unprivileged" |
         "root", "landlock_abi": int, "landlock": bool, "rlimits": bool, "seccomp": bool,
-        "notes": [why a step is missing, ...]}`` (the worker does not report it; tests read it
-        by calling this in a process of their own).
+        "notes": [why a step is missing, ...]}``; the worker sends it to pibench (a ``C``
+        frame) before it reads any SQL (:attr:`QueryWorker.confinement`,
+        :func:`describe_confinement`).
     """
     notes: list[str] = []
     try:
@@ -327,6 +331,11 @@ def confine_worker(memory: int) -> dict[str, Any]:
     user = str(osbound.drop_to_nobody())
     if osbound.drop_capabilities():
         user = "root"
+    # after the drop, which clears it: the worker dies with pibench (``kill -9`` included)
+    # instead of finishing a statement nobody will read (it is in a session of its own)
+    parent_death = bool(osbound.parent_death(_START_PPID))
+    if not parent_death:
+        notes.append("PR_SET_PDEATHSIG refused")
     abi = int(osbound.kernel_landlock_abi()) if nnp else 0
     refusal = osbound.landlock_restrict(abi, []) if abi else "the kernel has no Landlock"
     if refusal:
@@ -348,6 +357,7 @@ def confine_worker(memory: int) -> dict[str, Any]:
         "landlock": not refusal,
         "rlimits": not refused,
         "seccomp": seccomp,
+        "parent_death": parent_death,
         "notes": notes,
     }
 
@@ -374,7 +384,8 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
     init = json.loads(payload)
     denied = [""]
     conn: sqlite3.Connection | None = None
-    confine_worker(int(init.get("memory", WORKER_MEMORY_BYTES)))
+    status = confine_worker(int(init.get("memory", WORKER_MEMORY_BYTES)))
+    _write_frame(wfd, b"C", json.dumps(status).encode())  # what holds, before any SQL is read
     while True:
         try:
             kind, payload = _read_frame(rfd, None, 1 << 31)
@@ -411,6 +422,48 @@ def serve(rfd: int = 0, wfd: int = 1) -> None:
 # ---------------------------------------------------------------------------- pibench side
 
 
+#: The steps a query worker's confinement is complete with (:func:`confine_worker`'s keys).
+_WORKER_STEPS = (
+    ("no_new_privs", "no_new_privs"),
+    ("landlock", "landlock"),
+    ("seccomp", "seccomp allow-list"),
+    ("rlimits", "rlimits"),
+    ("parent_death", "dies with pibench"),
+)
+
+#: The integrity kind of a query worker killed by its seccomp filter (as for the agent process).
+WORKER_VIOLATION = "sandbox_violation"
+
+
+def confinement_complete(status: dict[str, Any] | None) -> bool:
+    """Whether a query worker's report (:func:`confine_worker`) has every step in force and
+    the worker runs as no privileged user."""
+    if not isinstance(status, dict):
+        return False
+    return all(status.get(key) is True for key, _ in _WORKER_STEPS) and status.get("user") in ("nobody", "unprivileged")
+
+
+def describe_confinement(status: dict[str, Any] | None) -> str:
+    """A query worker's report in one line: ``complete (landlock ABI 7, seccomp allow-list,
+    no_new_privs, rlimits, user nobody)``, ``INCOMPLETE (missing: ...; notes)`` or ``not
+    started (no query ran)``."""
+    if status is None:
+        return "not started (no query ran)"
+    if not isinstance(status, dict):
+        return "INCOMPLETE (the worker's report is unreadable)"
+    user = str(status.get("user"))
+    if confinement_complete(status):
+        return (
+            f"complete (landlock ABI {status.get('landlock_abi')}, seccomp allow-list, no_new_privs, rlimits, "
+            f"dies with pibench, user {user})"
+        )
+    missing = [label for key, label in _WORKER_STEPS if status.get(key) is not True]
+    if user not in ("nobody", "unprivileged"):
+        missing.append(f"privilege drop (user {user})")
+    notes = [str(n)[:200] for n in status.get("notes") or [] if isinstance(n, str)]
+    return f"INCOMPLETE (missing: {', '.join(missing)}" + (f"; {'; '.join(notes)}" if notes else "") + ")"
+
+
 def _death_signal(proc: subprocess.Popen[bytes]) -> int | None:
     """The signal that ended ``proc`` (waited for briefly), or ``None`` (alive, or it exited)."""
     try:
@@ -435,6 +488,28 @@ class QueryWorker:
         self.loaded: object = None  # the version of the mirror the worker holds
         self.starts = 0
         self.kills = 0
+        #: What the last worker said of its confinement (:func:`confine_worker`), ``None``
+        #: until one answered; the least complete report is kept once one was incomplete.
+        self.confinement: dict[str, Any] | None = None
+        #: ``(integrity kind, message)`` of what pibench saw of its workers (a kill by the
+        #: seccomp filter), until :meth:`take_incidents`.
+        self.incidents: list[tuple[str, str]] = []
+
+    def take_incidents(self) -> list[tuple[str, str]]:
+        """What was seen of the workers since the last call (and forget it)."""
+        out, self.incidents = self.incidents, []
+        return out
+
+    def _note_confinement(self, payload: bytes) -> None:
+        """Keep a new worker's report (the first, or any that is less complete)."""
+        try:
+            status = json.loads(payload)
+        except ValueError:
+            status = {"notes": ["the worker's confinement report was unreadable"]}
+        if not isinstance(status, dict):
+            status = {"notes": ["the worker's confinement report was unreadable"]}
+        if self.confinement is None or confinement_complete(self.confinement):
+            self.confinement = status
 
     def _start(self) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(
@@ -519,6 +594,9 @@ class QueryWorker:
             deadline = time.monotonic() + seconds + 0.1
             try:
                 kind, payload = _read_frame(proc.stdout.fileno(), deadline, _MAX_REPLY_BYTES)
+                if kind == b"C":  # a new worker's confinement, sent before it read any SQL
+                    self._note_confinement(payload)
+                    kind, payload = _read_frame(proc.stdout.fileno(), deadline, _MAX_REPLY_BYTES)
             except TimeoutError:
                 self.stop()
                 self.kills += 1
@@ -527,6 +605,13 @@ class QueryWorker:
                 if _death_signal(proc) == signal.SIGSYS:
                     self.stop()
                     self.kills += 1
+                    self.incidents.append(
+                        (
+                            WORKER_VIOLATION,
+                            "the query worker was killed by its seccomp filter (SIGSYS) for a system call no "
+                            "query makes: code running in it got past SQLite",
+                        )
+                    )
                     raise QueryRefused(
                         "SQL error: the query worker was killed by its seccomp filter for a system call no "
                         "query makes; the query was stopped"

@@ -332,7 +332,8 @@ class LabCore:
                 result.restarted,
                 flood=printed > max(DEFAULT_MAX_OUTPUT, self.output_limit),
                 printed=printed if result.truncated else None,
-                observed=result.observed,
+                # and what it saw of the query worker during the block (a seccomp kill)
+                observed=(*result.observed, *self.career.observer.take_worker_incidents()),
             )
             info.update(code_ran=True, ok=result.ok, error=error, output=shown, integrity=kinds)
             reply = turn_output(turn, self.max_turns, shown)

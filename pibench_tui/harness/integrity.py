@@ -43,7 +43,9 @@ is agent-controlled once code escapes the Python layer, so these are seen from o
     ``perf_event_open``, ``io_uring``, namespaces ...;
     :data:`pibench_tui.sandbox.confine.SECCOMP_KILLED`) with
     ``SECCOMP_RET_KILL_PROCESS``, so the attempt leaves a trace: agent code escaped the
-    Python layer. The agent process is restarted, as after any death.
+    Python layer. The agent process is restarted, as after any death. The same kind is
+    recorded when the kernel kills the query worker so (:mod:`world.sqlworker`, its message
+    names the worker): code running in it got past SQLite.
 
 ``protocol_anomaly`` is the kind older transcripts recorded for any protocol breach.
 Other refused system calls are not among the kinds: the seccomp filter answers them with

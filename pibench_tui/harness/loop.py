@@ -496,6 +496,12 @@ class _Career:
         proved = sandbox.proved if sandbox is not None else None
         return (proved or Confinement.from_dict(None)).to_dict()
 
+    def _worker_confinement(self) -> dict[str, Any] | None:
+        """What the career's query worker proved of its OS confinement
+        (``world.sqlworker.confine_worker``'s report), ``None`` when no query ran."""
+        career = self.core.career
+        return None if career is None else career.observer.worker_confinement()
+
     def _public_seed(self) -> int | None:
         """The seed as the run directory may show it: ``None`` while sealed."""
         return None if self.commitment is not None else self.seed
@@ -519,7 +525,9 @@ class _Career:
         # Copies for people reading the folder; the checkpoint holds both durably.
         atomic_write_text(self.path / "memory.txt", w.s.memory, durable=False)
         atomic_write_json(
-            self.path / "integrity.json", {**integrity, "confinement": self._confinement()}, durable=False
+            self.path / "integrity.json",
+            {**integrity, "confinement": self._confinement(), "query_worker_confinement": self._worker_confinement()},
+            durable=False,
         )
         atomic_write_json(
             self.path / "checkpoint.json",
@@ -769,7 +777,10 @@ class _Career:
         self._note_random_seeds()
         atomic_write_json(self.path / "eval.json", {"eval_log": w.s.eval_log, "axes": capability_axes(w)}, indent=None)
         integrity = self.core.integrity.to_dict()
-        atomic_write_json(self.path / "integrity.json", {**integrity, "confinement": self._confinement()})
+        atomic_write_json(
+            self.path / "integrity.json",
+            {**integrity, "confinement": self._confinement(), "query_worker_confinement": self._worker_confinement()},
+        )
         s = w.summary()
         m = self.meter
         result = {
@@ -849,6 +860,7 @@ class _Career:
             "resumes": m.resumes,
             "agent_random_seeds": m.agent_random_seeds,
             "confinement": self._confinement(),
+            "query_worker_confinement": self._worker_confinement(),
             "valid": None,
         }
         if self.price is not None:

@@ -75,6 +75,7 @@ REPORT_LABELS = (
     "students",
     "final budget",
     "confinement",
+    "query worker",
     "state digest",
 )
 RESERVED_STARTS = ("=== pibench", "pibench", "[pibench", "error on line", "error:", "saved as") + REPORT_LABELS

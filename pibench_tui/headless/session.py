@@ -311,12 +311,15 @@ class HeadlessSession:
             "final_budget": s.get("final_budget", 0),
             "digest": self.career.digest(),
             "confinement": self.confinement().to_dict(),
+            "query_worker_confinement": self.career.observer.worker_confinement(),
         }
 
     def report(self) -> str:
         """The end-of-session report: month reached, collapse, Impact (earned + projection
         once the career is over; earned only before, the projection withheld), papers,
         grants, students (MECHANICS §12)."""
+        from world.sqlworker import describe_confinement
+
         r = self.report_data()
         seed_text = (
             f"seed {r['seed']}" if r["seed_commitment"] is None else f"sealed seed, commitment {r['seed_commitment']}"
@@ -338,6 +341,7 @@ class HeadlessSession:
             f"{r['students_quit']} quit",
             f"final budget    ${r['final_budget']:,.0f}",
             f"confinement     {self.confinement().describe().removeprefix('OS confinement: ')}",
+            f"query worker    {describe_confinement(r['query_worker_confinement'])}",
             f"state digest    {r['digest']}",
         ]
         return "\n".join(lines) + "\n"
