@@ -1192,7 +1192,8 @@ def _attribute_helpers() -> dict[str, Any]:
         ``_ctypes``, the real ``ctypes``); refused when it holds a real module."""
         if not isinstance(namespace, dict):
             return namespace
-        if not agent_class(obj):
+        # an alias's dict is its origin's (``vars(X(np.zeros(1).ctypes, ()))``, X agent code's)
+        if not agent_class(obj) or not all(agent_class(o) for o in alias_origins(obj)):
             namespace = {k: v for k, v in namespace.items() if not (isinstance(k, str) and policy.is_private(k))}
         for key, value in namespace.items():
             why = refused(value)

@@ -123,7 +123,8 @@ def helpers():
 def test_an_alias_reads_only_what_its_origin_may_give(helpers) -> None:
     """A read from a generic alias (``type(list[int])``, a subclass, typing's aliases) is a
     read from its origin: a real module or a ctypes object as origin is refused, and so is
-    a private name found only through the alias; an ordinary alias still reads."""
+    a private name found only through the alias, also in ``vars()`` of an alias of agent
+    code's class (its dict is the origin's); an ordinary alias still reads."""
     from pibench_tui.sandbox.policy import SandboxError
 
     get, priv = helpers["__pibench_get__"], helpers["__pibench_attr__"]
@@ -137,6 +138,11 @@ def test_an_alias_reads_only_what_its_origin_may_give(helpers) -> None:
         get(ga(ctypes.c_int(1), ()), "value")
     with pytest.raises(SandboxError, match="private attributes"):
         priv(sub(types.SimpleNamespace(_arr=1), ()), "_arr")
+    from pibench_tui.sandbox import child
+
+    child._AGENT_CLASSES.add(sub)  # as if agent code made it
+    assert vars(sub(types.SimpleNamespace(_arr=1, n=2), ())) == {"_arr": 1, "n": 2}  # Python's: the origin's dict
+    assert helpers["vars"](sub(types.SimpleNamespace(_arr=1, n=2), ())) == {"n": 2}
     assert get(list[int], "append") is list.append
     assert get(typing.List[int], "copy") is list.copy  # noqa: UP006 - typing's alias is the point
 
