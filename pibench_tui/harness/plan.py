@@ -36,7 +36,8 @@ replaces its default, and with it the default it excludes (``no_temperature`` th
 ``temperature``, ``max_tokens`` the default ``max_completion_tokens`` and back). A price
 (here or ``--price``, which wins) makes each career's ``result.json`` record ``cost_usd``.
 ``pibench agent --plan`` keeps a copy of the plan file in the output folder
-(``plan-<first 12 hex digits of its SHA-256>.toml``).
+(``plan-<first 12 hex digits of its SHA-256>.toml``), its secrets redacted
+(:mod:`pibench_tui.harness.plancopy`).
 """
 
 from __future__ import annotations
@@ -198,7 +199,10 @@ class Plan:
         endpoint_check: Check each model's endpoint before any career.
         allow_incomplete_confinement: As the CLI flag.
         source: The plan file (``None``: built from command-line options).
-        text: The plan file's text (``None``: built from command-line options).
+        text: The plan file's text as its copy in ``out`` keeps it, whose SHA-256 each
+            career records (:func:`~pibench_tui.harness.plancopy.kept_plan_text`: the file's
+            own text, or its data with secrets redacted when it holds any); ``None``: built
+            from command-line options.
     """
 
     out: str
@@ -244,7 +248,9 @@ def parse_plan(text: str, *, source: str = "<plan>", base: Path | None = None) -
         raise PlanError(f"{source}: not valid TOML: {exc}") from None
     from dataclasses import replace
 
-    return replace(_Checker(text, source, base or Path.cwd()).plan(data), text=text)
+    from pibench_tui.harness.plancopy import kept_plan_text
+
+    return replace(_Checker(text, source, base or Path.cwd()).plan(data), text=kept_plan_text(text, data))
 
 
 # ---------------------------------------------------------------------------------- checking

@@ -542,3 +542,43 @@ def test_a_seed_given_twice_on_the_command_line_is_a_usage_error(tmp_path, capsy
     assert rc == 2
     assert "seed 101 is given twice" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_plan_copy_in_the_output_folder_keeps_no_secret(tmp_path):
+    """A plan whose endpoint has a key in its base URL's query and a bearer header, whose
+    model sends an api_key in extra_body and whose comment holds a key: the copy kept in the
+    output folder (before, the file's text as it was) holds none of them, reads back as the
+    plan with each secret <redacted> (other values kept), and is the copy the careers'
+    result.json name and the report verifies."""
+    import hashlib
+    import tomllib
+
+    from pibench_tui.report.load import load_careers
+
+    secrets = ["qk7Hx2Lm9Pz4Rt8Vw3Ys6", "hunter2Bearer99xyz", "abc123SECRETbody", "sk-commentkeyabcdefghij12345678"]
+    with FakeLLM(lambda req, i: Reply(NEXT)) as srv:
+        plan = _plan(
+            tmp_path,
+            f"{srv.base_url}?api-key={secrets[0]}&route=eu",
+            extra_endpoint=f'headers = {{ Authorization = "Bearer {secrets[1]}", "X-Route" = "fast" }}',
+            seeds="101",
+        )
+        text = plan.read_text().replace(
+            'model = "m1"\n', f'model = "m1"\nextra_body = {{ api_key = "{secrets[2]}" }}\n'
+        )
+        plan.write_text(f"# our key: {secrets[3]}\n" + text)
+        assert pibench_main(["agent", "--plan", str(plan)]) == 0
+        assert any(secrets[1] in h.get("authorization", "") for h in srv.headers)  # the requests had them
+    out = tmp_path / "runs"
+    (copy,) = out.glob("plan-*.toml")
+    kept = copy.read_text()
+    assert not [s for s in secrets if s in kept], kept
+    data = tomllib.loads(kept)
+    fake = data["endpoints"]["fake"]
+    assert fake["base_url"].endswith("?api-key=<redacted>&route=eu") and fake["retries"] == 0
+    assert fake["headers"] == {"Authorization": "<redacted>", "X-Route": "fast"}
+    assert data["models"][0]["extra_body"] == {"api_key": "<redacted>"} and data["models"][1]["max_turns"] == 2
+    sha = hashlib.sha256(copy.read_bytes()).hexdigest()
+    results = [json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))]
+    assert len(results) == 2 and all(r["plan"]["sha256"] == sha for r in results)
+    assert {c.plan_copy for c in load_careers([str(out)], simulate=False)} == {"verified"}
