@@ -17,6 +17,7 @@ from typing import Any
 from pibench_tui.harness import defaults
 
 __all__ = [
+    "CODING_TIPS",
     "OUTPUT_LIMIT",
     "PLACEHOLDER",
     "api_cheatsheet",
@@ -409,7 +410,9 @@ _NOTES_ADVICE = """\
 NOTES: each month is a NEW conversation opened by your notes: write_memory(text) replaces them (at most \
 {limit:,} characters), read_memory() returns them. Keep plans, roles, deadlines, lessons there. Python variables are lost when the agent process restarts (time-out, crash, resume)."""
 
-_CODING_TIPS = """\
+#: The system prompt's HOW TO ACT paragraph (its last sentence states the block time-out, which
+#: :func:`pibench_tui.harness.replay._stated_block_timeout` reads back).
+CODING_TIPS = """\
 HOW TO ACT: reply with one ```python block (only the first runs); its output (cut at {limit:,} characters) and \
 errors come back as "OUTPUT (turn t/{turns})". At most {turns} turns a month; time.next_month() ends it (later \
 calls in that block are refused), else your last turn does. Refused calls raise ActionError (its \
@@ -463,7 +466,7 @@ def system_prompt(
             "help(x): a call's full doc)\n" + cheatsheet,
             mechanics_text(rules, with_api=True),
             _NOTES_ADVICE.format(limit=int(rules["harness"]["memory_max_chars"])),
-            _CODING_TIPS.format(
+            CODING_TIPS.format(
                 limit=output_limit,
                 turns=max_turns,
                 modules=_modules(allowed_modules),

@@ -14,6 +14,7 @@ after the evaluation, ``pibench replay RUN_DIR --seal FILE`` takes its seed from
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -504,6 +505,52 @@ class _TranscriptRun:
             raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
 
 
+def _stated_block_timeout(prompt: str) -> float | None:
+    """The block time-out a system prompt states, in seconds, read by the sentence this
+    pibench writes (:data:`~pibench_tui.harness.prompt.CODING_TIPS`' ``{timeout:g} s per
+    block``); ``None`` when it states none that way (another version's wording)."""
+    from pibench_tui.harness.prompt import CODING_TIPS
+
+    tail = CODING_TIPS.split("{timeout:g}", 1)[1].split(".", 1)[0]
+    found = re.findall(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)" + re.escape(tail), prompt)
+    return float(found[-1]) if found else None
+
+
+def _prompt_contradiction(
+    transcript: list[Any], settings: dict[str, Any], harness: dict[str, Any], recorded_timeout: Any
+) -> str | None:
+    """What in a run's own records contradicts its block time-out, or ``None``: the system
+    prompt the transcript records must be the one its start entry and ``result.json`` name
+    (``prompt_sha256``, where recorded), and the block time-out it states must be
+    ``result.json``'s ``harness.block_timeout``. A time-out edited in ``result.json`` (and in
+    a block entry's message) to one the check's budget cannot wait out made the career
+    unverified instead of invalid (issue 25; the prompt the model was shown still said 20 s)."""
+    system = next((e for e in transcript if isinstance(e, dict) and e.get("event") == "system"), None)
+    prompt = system.get("content") if isinstance(system, dict) else None
+    if not isinstance(prompt, str):
+        return None
+    digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    for where, named in (("the transcript's start entry", settings), ("result.json's harness", harness)):
+        recorded = named.get("prompt_sha256")
+        if isinstance(recorded, str) and recorded != digest:
+            return (
+                f"the system prompt transcript.jsonl records (sha256 {digest[:12]}) is not the one {where} names "
+                f"(prompt_sha256 {recorded[:12]}): a record was edited"
+            )
+    stated = _stated_block_timeout(prompt)
+    if (
+        stated is not None
+        and isinstance(recorded_timeout, (int, float))
+        and not isinstance(recorded_timeout, bool)
+        and float(recorded_timeout) != stated
+    ):
+        return (
+            f"result.json's block time-out ({recorded_timeout:g} s, harness.block_timeout) is not the {stated:g} s "
+            "the career's system prompt (transcript.jsonl) states: a record was edited"
+        )
+    return None
+
+
 def _block_entry_after(transcript: list[Any], i: int) -> dict[str, Any] | None:
     """The ``block`` entry the transcript records for the reply at index ``i`` (the first
     before the next reply), or ``None``."""
@@ -583,6 +630,9 @@ def check_transcript(
     if start is None:
         return {**base, "message": "transcript.jsonl has no start entry"}
     settings: dict[str, Any] = start["settings"] if isinstance(start.get("settings"), dict) else {}
+    contradiction = _prompt_contradiction(transcript, settings, harness, recorded_timeout)
+    if contradiction is not None:
+        return {**base, "message": contradiction}
     base["of"] = sum(1 for e in transcript if isinstance(e, dict) and e.get("event") == "llm")
     sealed = bool(res.get("seed_commitment"))
     seeds = res.get("agent_random_seeds")

@@ -3,7 +3,9 @@ and a run's own claims cannot spend the budget (QA pass 6 F9).
 
 The forgery: an idle career's folder with another career's action log, Impact and digest
 pasted in (issue 25's hidden-oracle paste, INVALID under the check), plus a first block that
-"timed out" at 3,600 s with result.json's block time-out edited to 3,600 s. Before, the check
+"timed out" at 3,600 s with result.json's block time-out edited to 3,600 s (and, for a
+forgery the check cannot contradict, the recorded system prompt and its hashes too; left as
+they were, the records contradict each other: INVALID). Before, the check
 spent its whole budget on that block and called the log "unchecked"; the report then counted
 the pasted Impact in the label's mean and pairs, and only a footnote said so."""
 
@@ -20,14 +22,34 @@ from tests.harness.scripted_pi import baseline_reply
 LOOP = "```python\nwhile True:\n    pass\n```"
 
 
-def _forge(runs: Path) -> Path:
+def _forge(runs: Path, *, prompt_too: bool = True) -> Path:
     """``runs/noop``'s career with ``runs/base``'s log, Impact and digest, and a first block
-    recorded as stopped at a 3,600 s time-out."""
+    recorded as stopped at a 3,600 s time-out; ``prompt_too``: the system prompt the
+    transcript records says 3,600 s per block too, and its hash is edited wherever recorded
+    (a forgery consistent in every record the check reads)."""
+    import hashlib
+
     base, noop = runs / "base" / "short-12-101", runs / "noop" / "short-12-101"
     b = json.loads((base / "result.json").read_text())
     n = json.loads((noop / "result.json").read_text())
     n["impact"], n["digest"] = b["impact"], b["digest"]
     n["harness"]["block_timeout"] = 3600.0
+    if prompt_too:
+        lines = [json.loads(line) for line in (noop / "transcript.jsonl").read_text().splitlines()]
+        (system,) = [e["content"] for e in lines if e.get("event") == "system"]
+        assert system.endswith("; 20 s per block.")
+        forged = system.replace("; 20 s per block.", "; 3600 s per block.")
+        sha = hashlib.sha256(forged.encode("utf-8")).hexdigest()
+        n["harness"]["prompt_sha256"] = sha
+
+        def prompt(e: dict) -> dict:
+            if e.get("event") == "system":
+                return {**e, "content": forged}
+            if e.get("event") == "start":
+                return {**e, "settings": {**e["settings"], "prompt_sha256": sha}}
+            return e
+
+        _rewrite_transcript(noop, prompt)
     (noop / "result.json").write_text(json.dumps(n))
     for name in ("actions.jsonl", "months.jsonl", "eval.json"):
         shutil.copy(base / name, noop / name)
@@ -82,6 +104,34 @@ def test_a_check_cut_short_by_its_budget_keeps_the_career_out_of_every_figure(tm
     trusted = _report([runs], tmp_path, "--check-transcripts", "--check-budget", "5", "--trust-unverified")
     row = next(r for r in trusted["leaderboard"] if r["label"] == "noop")
     assert row["mean"] == pasted and row["unverified_seeds"] == ["101"], row
+
+
+def test_a_time_out_edited_in_result_json_and_the_block_but_not_in_the_prompt_is_invalid(tmp_path, capsys):
+    """Issue 25 residue: the forgery above with the system prompt (and its hashes) left as the
+    model saw them, "20 s per block": the records contradict each other, so `pibench replay`
+    and `pibench report --check-transcripts` call the career INVALID, naming both time-outs;
+    before, it came out unverified (not counted, but not refused). A system prompt edited
+    without its recorded hash is invalid too."""
+    runs = tmp_path / "runs"
+    _run(runs, "base", [baseline_reply()] * 12)
+    _run(runs, "noop", [])
+    noop = _forge(runs, prompt_too=False)
+    capsys.readouterr()
+    assert pibench_main(["replay", str(noop), "--check-budget", "5"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    said = "result.json's block time-out (3600 s, harness.block_timeout) is not the 20 s the career's system prompt"
+    assert said in out, out
+    careers = {
+        c["label"]: c for c in _report([runs], tmp_path, "--check-transcripts", "--check-budget", "5")["careers"]
+    }
+    assert careers["noop"]["status"] == "invalid" and said in careers["noop"]["invalid_reason"], careers["noop"]
+    assert careers["base"]["status"] == "valid", careers["base"]
+    _rewrite_transcript(
+        runs / "base" / "short-12-101",
+        lambda e: {**e, "content": e["content"] + " "} if e.get("event") == "system" else e,
+    )
+    assert pibench_main(["replay", str(runs / "base" / "short-12-101")]) == 1
+    assert "is not the one the transcript's start entry names (prompt_sha256" in capsys.readouterr().out
 
 
 def test_a_block_recorded_as_fast_that_runs_on_is_a_divergence_not_a_timeout(tmp_path, monkeypatch):
