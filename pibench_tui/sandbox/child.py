@@ -2068,6 +2068,14 @@ def _guard_raw_memory_protocols() -> None:
 
     original = object.__dict__["__init_subclass__"]
     ours: weakref.WeakSet = weakref.WeakSet()  # the wrappers this guard made (never agent code's)
+    # Library classes whose instances keep what agent code may not hold in their own
+    # dictionary, written by the library's __init__: numpy's ctypes helper (``type(a.ctypes)``:
+    # the real ``ctypes`` in ``_ctypes``, a ``c_void_p`` in ``_data``). An instance of agent
+    # code's subclass is agent code's own object, so that dictionary reached it through its
+    # own ``__setstate__`` under ``copy.copy``, a class pattern whose ``__match_args__`` names
+    # ``_ctypes``, ``super().__getstate__()`` ... (QA pass 8): such subclasses are refused.
+    numpy = sys.modules.get("numpy")
+    holders = (type(numpy.zeros(1).ctypes),) if numpy is not None else ()
 
     def bound(method: Any, obj: object, owner: type) -> Any:
         get = getattr(type(method), "__get__", None)
@@ -2098,6 +2106,11 @@ def _guard_raw_memory_protocols() -> None:
                 raise SandboxError(policy.raw_memory_protocol_refusal(name))
         if issubclass(cls, types.ModuleType):
             raise SandboxError("subclasses of the module type are not available in the sandbox")
+        if holders and issubclass(cls, holders):
+            raise SandboxError(
+                "subclasses of numpy's ctypes helper (type(a.ctypes)) are not available in the sandbox: its "
+                "instances keep the real ctypes module and raw pointers; use a.ctypes.data, a.shape, a.strides"
+            )
         for hook in ("__getattr__", "__getattribute__"):
             method = own.get(hook)
             if method is not None and method not in ours:

@@ -28,23 +28,35 @@ import pytest
 from tests.headless.conftest import jsonl_replies
 
 SETUP = (
-    "import numpy as np, dataclasses\n"
+    "import numpy as np, dataclasses, statistics, copy\n"
     "leak = []\n"
-    "B = type(np.zeros(1).ctypes)\n"
     "GA = type(list[int])\n"
+    "B = type(np.zeros(1).ctypes)\n"
+    "@dataclasses.dataclass(init=False, repr=False, eq=False)\n"
+    "class N(statistics.NormalDist):\n"
+    "    _mu: float\n"
+    "    def __init__(self, *a, **kw):\n"
+    "        if kw:\n            leak.append(kw['_mu'])\n"
+    "        else:\n            super().__init__(*a)\n"
+    "n = N(5.0, 1.0)\n"
+)
+
+#: A subclass of numpy's ctypes helper keeping what its __init__ stores (the real ctypes in _ctypes).
+HOLDER = (
     "@dataclasses.dataclass(init=False, repr=False, eq=False)\n"
     "class D(B):\n"
     "    _ctypes: object = None\n"
     "    def __init__(self, *a, **kw):\n"
     "        if kw:\n            leak.append(kw['_ctypes'])\n"
     "        else:\n            super().__init__(*a)\n"
-    "d = D(np.zeros(1))\n"
+    "    def __setstate__(self, state):\n"
+    "        leak.extend(state.values())\n"
 )
 
 ATTACKS = {
-    "dataclasses.replace of a library object's state": "dataclasses.replace(d)",
-    "dataclasses.asdict of a library object's state": "leak.append(dataclasses.asdict(d))",
-    "dataclasses.astuple of a library object's state": "leak.append(dataclasses.astuple(d))",
+    "dataclasses.replace of a library class's private slot": "dataclasses.replace(n)",
+    "dataclasses.asdict of a library class's private slot": "leak.append(dataclasses.asdict(n))",
+    "dataclasses.astuple of a library class's private slot": "leak.append(dataclasses.astuple(n))",
     "a private name read through an alias of a library object": (
         "X = type('X', (GA,), {'_arr': None})\nleak.append(X(np.zeros(1).ctypes, ())._arr)"
     ),
@@ -54,8 +66,16 @@ ATTACKS = {
         "    case X(m):\n"
         "        leak.append(m)"
     ),
+    "replace of a subclass of numpy's ctypes helper": HOLDER + "dataclasses.replace(D(np.zeros(1)))",
+    "copy.copy handing its state to __setstate__": HOLDER + "copy.copy(D(np.zeros(1)))",
+    "a class pattern naming _ctypes in __match_args__": (
+        "D2 = type('D2', (B,), {'_ctypes': None, '__match_args__': ('_ctypes',)})\n"
+        "match D2(np.zeros(1)):\n"
+        "    case D2(m):\n"
+        "        leak.append(m)"
+    ),
     "the whole chain to the real os": (
-        "dataclasses.replace(d)\n"
+        HOLDER + "dataclasses.replace(D(np.zeros(1)))\n"
         "ga = GA(leak.pop(), ())\n"
         "f = ga.pythonapi['PyImport_AddModule']\n"
         "f.restype = ga.__dict__['py_object']\n"
@@ -68,8 +88,10 @@ REPORT = "print('LEAK', [type(v).__name__ for v in leak])"
 
 def test_no_reader_or_alias_hands_agent_code_a_library_object_s_internals(tmp_path) -> None:
     """Each route is refused with a SandboxError and agent code caught nothing (before:
-    ``replace`` handed it the real ctypes module, the alias a private ndarray, the pattern
-    the module, and the chain ended in ``os.getuid()`` of the agent process)."""
+    ``replace``/``asdict``/``astuple`` handed it a library class's private slot, and with a
+    subclass of numpy's ctypes helper the real ctypes module, as did ``copy.copy``'s
+    ``__setstate__`` and a class pattern; the alias a private ndarray, its pattern the module;
+    and the chain ended in ``os.getuid()`` of the agent process)."""
     codes = []
     for attack in ATTACKS.values():
         codes += [SETUP, attack, REPORT]
