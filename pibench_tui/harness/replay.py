@@ -405,6 +405,13 @@ class _TranscriptRun:
             return
         if self.pending is not None:
             raise _Diverged(f"{self.pending[0]}: the reply's code ran, but the transcript records no block for it")
+        if ev == "system" and e.get("content") != self.core.system_prompt:
+            raise _Diverged(
+                "the system prompt in the transcript is not the one this career's config and settings make "
+                "(a transcript of another career?)"
+            )
+        if ev == "user" and e.get("turn") == 0:
+            self._month_message(e, where)
         if ev == "user" and self.answer is not None:
             month, turn, text = self.answer
             self.answer = None
@@ -452,6 +459,22 @@ class _TranscriptRun:
             closed = self.core.closed_months[-1] if self.core.closed_months else None
             self.core.reset(options={"world": self.core.world, "last_close": closed})
             self._given_seeds()
+
+    def _month_message(self, e: dict[str, Any], where: str) -> None:
+        """A month's opening ``user`` entry is what the model was shown of the world: it must be
+        the month message of the re-run world at that point (a transcript copied from another
+        seed's career re-runs cleanly when its code prints nothing of the world, but its
+        conversation was about another world, and its tokens are that career's)."""
+        if self.core.world.finished or e.get("month") != self.core.month:
+            raise _Diverged(
+                f"{where}: the transcript opens month {str(e.get('month'))[:20]} where the re-run is at month "
+                f"{self.core.month} (a month of the transcript is missing, added or renumbered)"
+            )
+        if e.get("content") != self.core.observation():
+            raise _Diverged(
+                f"{where}: the month message in the transcript is not the one the re-run world shows (a "
+                "transcript of another career?)"
+            )
 
     def _budget_block(self, recorded: dict[str, Any] | None, where: str) -> tuple[float, str]:
         """Set the next block's time-out in the re-run, from what the transcript records of it,
@@ -572,7 +595,11 @@ def check_transcript(
     they must make exactly the calls of ``actions.jsonl``, and each ``block`` entry must
     record what the re-run observed of its block: the same integrity incidents (protocol
     violations, refusals, time-outs, output floods), ok, error, restart and output, and the
-    output shown to the model (the next ``user`` entry) must be the re-run's. A log pasted
+    output shown to the model (the next ``user`` entry) must be the re-run's. The
+    conversation must be this career's: the start entry's seed and seed commitment are
+    ``res``'s, the ``system`` entry is the prompt the recorded config and settings make, and
+    each month's opening ``user`` entry is the month message of the re-run world (a
+    transcript copied from another seed's career). A log pasted
     from another career (the hidden-state oracle's), an entry edited by hand (incidents
     blanked to hide a flag) or a block entry removed fails at its first divergence, which is
     named. The career's integrity flags after a check are the re-run's (``integrity``).
@@ -629,6 +656,13 @@ def check_transcript(
     start = next((e for e in transcript if isinstance(e, dict) and e.get("event") == "start"), None)
     if start is None:
         return {**base, "message": "transcript.jsonl has no start entry"}
+    for field, name in (("seed", "seed"), ("seed_commitment", "seed commitment")):
+        if _row_text(start.get(field)) != _row_text(res.get(field)):
+            return {
+                **base,
+                "message": f"the transcript's start entry records {name} {_row_text(start.get(field))[:80]}, "
+                f"result.json {name} {_row_text(res.get(field))[:80]}: it is another career's transcript",
+            }
     settings: dict[str, Any] = start["settings"] if isinstance(start.get("settings"), dict) else {}
     contradiction = _prompt_contradiction(transcript, settings, harness, recorded_timeout)
     if contradiction is not None:

@@ -19,6 +19,8 @@ from tests.harness.conftest import settings_for
 IDLE = "```python\ntime.next_month()\n```"
 #: A reply the sandbox refuses (a module outside the allowed ones): one ``import_refused`` incident.
 POKE = "```python\nimport os\n```"
+#: A reply that closes the month and prints nothing: the same calls and output on every seed.
+QUIET = "```python\n_ = time.next_month()\n```"
 
 
 class _Script:
@@ -178,3 +180,34 @@ def test_the_check_budget_is_an_option_with_a_default_in_help(capsys):
                 code = exc.code
             assert code == 2, (cmd, bad)
             assert "--check-budget" in capsys.readouterr().err
+
+
+def test_a_transcript_of_another_seed_fails_the_transcript_check(tmp_path, capsys):
+    """Seed 101's transcript copied into seed 102's run folder (the same quiet replies make the
+    same calls and print nothing on both seeds, so the code re-runs cleanly): the conversation it records is
+    not this career's. The check compares the start entry's seed and the month message the
+    model was shown with what the re-run world shows, so `pibench replay` and `pibench report
+    --check-transcripts` call the career invalid, naming the difference; before, both said
+    "the 12 recorded replies make exactly the 12 logged calls" and the other career's tokens
+    were counted. A start entry edited to say 102 still fails at the first month message that differs."""
+    runs = tmp_path / "runs"
+    res = run_careers(
+        settings_for("short-12", model="m"), lambda: _Script([QUIET] * 12), [101, 102], runs, log=lambda _t: None
+    )
+    assert all(isinstance(r, dict) for r in res), res
+    own, other = runs / "m" / "short-12-102", runs / "m" / "short-12-101"
+    (own / "transcript.jsonl").write_bytes((other / "transcript.jsonl").read_bytes())
+    capsys.readouterr()
+    assert pibench_main(["replay", str(own)]) == 1
+    out = capsys.readouterr().out
+    assert "the transcript's start entry records seed 101, result.json seed 102" in out, out
+    careers = {c["key"]: c for c in _report([runs], tmp_path, "--check-transcripts")["careers"]}
+    assert careers["101"]["status"] == "valid", careers["101"]
+    assert careers["102"]["status"] == "invalid", careers["102"]
+    _rewrite_transcript(own, lambda e: {**e, "seed": 102} if e.get("event") == "start" else e)
+    careers = {c["key"]: c for c in _report([runs], tmp_path, "--check-transcripts")["careers"]}
+    assert careers["102"]["status"] == "invalid", careers["102"]
+    assert (
+        "turn 0: the month message in the transcript is not the one the re-run world shows"
+        in (careers["102"]["invalid_reason"])
+    )
