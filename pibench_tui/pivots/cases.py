@@ -14,12 +14,15 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "BUNDLED_SETS",
+    "bundled_folder",
+    "bundled_set_of",
+    "key_digest",
     "resolve_set",
     "check_sealed_key",
     "sealed_key_sha256",
@@ -207,11 +210,16 @@ def _case(obj: dict[str, Any], where: str) -> Case:
 BUNDLED_SETS = ("dev",)
 
 
+def bundled_folder(name: str) -> Path:
+    """The folder of the bundled set ``name`` (one of :data:`BUNDLED_SETS`), in pibench's package."""
+    return Path(__file__).with_name("sets") / name
+
+
 def resolve_set(text: str) -> str:
     """A case set named on the command line: a path as it is, or a bundled set's folder when
     ``text`` is one of :data:`BUNDLED_SETS` and no such path exists here."""
     if text in BUNDLED_SETS and not Path(text).exists():
-        return str(Path(__file__).with_name("sets") / text)
+        return str(bundled_folder(text))
     return text
 
 
@@ -386,3 +394,35 @@ def cases_hash(cases: list[Case]) -> str:
         h.update(json.dumps(case.raw, sort_keys=True, separators=(",", ":")).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()
+
+
+#: The cases hash of each bundled set, once known in this process (pibench's own files:
+#: loading and hashing the dev set's 208 cases takes ~1.5 s, which every pivot run read by
+#: ``pivots score`` or ``report`` would otherwise pay again; a run of the set where it lies
+#: in the package gives it for free).
+_BUNDLED_HASHES: dict[str, str] = {}
+
+
+def bundled_set_of(digest: str, folder: str | os.PathLike[str] | None = None) -> str | None:
+    """The name of the bundled set (:data:`BUNDLED_SETS`) whose cases hash to ``digest``
+    (:func:`cases_hash`), or ``None``: a set identical to a bundled one is that set, wherever
+    its copy lies, and is scored with the key pibench ships for it. ``folder``: where the
+    cases of ``digest`` were read (a bundled set's own folder tells its hash)."""
+    for name in BUNDLED_SETS:
+        home = bundled_folder(name)
+        if folder is not None and name not in _BUNDLED_HASHES:
+            here = Path(folder) if Path(folder).is_dir() else Path(folder).parent
+            if here.resolve() == home.resolve():
+                _BUNDLED_HASHES[name] = digest
+        if name not in _BUNDLED_HASHES:
+            _BUNDLED_HASHES[name] = cases_hash(load_cases(home))
+        if _BUNDLED_HASHES[name] == digest:
+            return name
+    return None
+
+
+def key_digest(entries: dict[str, KeyEntry]) -> str:
+    """SHA-256 (hex) of an answer key's entries as sorted-key JSON (the same answers hash
+    alike whatever the file's formatting): which key a run was scored with."""
+    rows = [asdict(entries[cid]) for cid in sorted(entries)]
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()

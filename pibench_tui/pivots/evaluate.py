@@ -27,7 +27,19 @@ from typing import Any, Protocol
 
 from ..harness.backends import Completion, LLMCallFailed
 from ..harness.rundir import JsonlFile, atomic_write_json, iter_jsonl, read_json
-from .cases import Case, KeyEntry, PivotFileError, cases_hash, check_sealed_key, load_cases, load_key
+from .cases import (
+    Case,
+    KeyEntry,
+    PivotFileError,
+    bundled_folder,
+    bundled_set_of,
+    cases_hash,
+    check_sealed_key,
+    key_digest,
+    key_path,
+    load_cases,
+    load_key,
+)
 from .prompt import ORDERS, approx_tokens, case_messages, conversation_digest, parse_answer, reconsider_messages
 
 __all__ = [
@@ -266,6 +278,10 @@ class PivotRun:
         key: The answer key.
         answers: The ``answers.jsonl`` lines, as read (the scorer re-derives every choice).
         sessions_per_case: 2 (a model) or 1 (a person).
+        case_set: The bundled set's name (``dev``) when the cases are a bundled set's, else
+            the case set's path as ``run.json`` names it.
+        key_sha256: :func:`~pibench_tui.pivots.cases.key_digest` of the key it is scored with.
+        bundled: Whether its cases are a set bundled with pibench (scored with pibench's own key).
     """
 
     path: Path
@@ -274,6 +290,9 @@ class PivotRun:
     key: dict[str, KeyEntry]
     answers: list[Any]
     sessions_per_case: int
+    case_set: str = ""
+    key_sha256: str = ""
+    bundled: bool = False
 
     @property
     def condition(self) -> str:
@@ -343,19 +362,47 @@ def load_run(run: str | os.PathLike[str], key: str | os.PathLike[str] | None = N
     if not isinstance(where, str) or not where:
         raise PivotFileError(f"{run}: run.json names no case set")
     cases = load_cases(where)
-    if cases_hash(cases) != meta.get("cases_hash"):
+    digest = cases_hash(cases)
+    if digest != meta.get("cases_hash"):
         raise PivotFileError(f"{run}: the case set at {where} changed since this run was made")
     folder = Path(where) if Path(where).is_dir() else Path(where).parent
     key_file = key if key is not None else folder / "key.jsonl"
-    check_sealed_key(where, key_file, given=key is not None)
-    entries = load_key(key_file, cases)
+    bundled = bundled_set_of(digest, where)
+    if bundled is not None:
+        entries = _bundled_key(bundled, cases, key_file, run)
+    else:
+        check_sealed_key(where, key_file, given=key is not None)
+        entries = load_key(key_file, cases)
     try:
         answers = read_answers(path)
     except ValueError as exc:
         raise PivotFileError(f"{run}: answers cannot be read: {exc}") from None
     backend = meta.get("backend")
     sessions = 1 if isinstance(backend, dict) and backend.get("sessions_per_case") == 1 else 2
-    return PivotRun(path, meta, cases, entries, answers, sessions)
+    return PivotRun(
+        path, meta, cases, entries, answers, sessions, bundled or where, key_digest(entries), bundled is not None
+    )
+
+
+def _bundled_key(
+    name: str, cases: list[Case], key_file: str | os.PathLike[str], run: str | os.PathLike[str]
+) -> dict[str, KeyEntry]:
+    """The key of the bundled set ``name``, which a run of its cases is scored with: the key
+    pibench ships, never one beside a copy of the set that ``run.json`` points to. A key
+    there (or given) that answers otherwise is refused, naming it (a QA tester's copy of
+    ``dev`` with a key rewritten consistently, answers and branches, scored a coin-flip model
+    0.80 beside runs scored on the real key, with no word)."""
+    shipped = key_path(bundled_folder(name))
+    entries = load_key(shipped, cases)
+    other = key_path(key_file)
+    if os.path.lexists(other) and other.resolve() != shipped.resolve():
+        if load_key(other, cases) != entries:
+            raise PivotFileError(
+                f"{run}: {other} is not the answer key of the bundled case set {name!r} (its cases are that "
+                "set's): a run of a bundled set is scored with the key pibench ships, and this one answers "
+                "otherwise (an edited copy)"
+            )
+    return entries
 
 
 def _check_settings(run: Path, settings: EvalSettings) -> None:
@@ -513,7 +560,9 @@ def sort_out_runs(runs: list[PivotRun]) -> tuple[list[PivotRun], list[str], dict
 
     The same run read twice (one folder named twice, or a copy: the same settings and the
     same answer lines) counts once. Different runs under one label, condition and case set
-    conflict: which one is "the" row must never depend on the order of the paths.
+    conflict: which one is "the" row must never depend on the order of the paths. Runs of
+    one case set scored with different answer keys conflict too (a set has one key), and a
+    run of a set not bundled with pibench gets a note naming its key's digest.
 
     Returns:
         ``(kept, notes, conflicts)``: the runs to show (first copies, in the order given),
@@ -542,6 +591,25 @@ def sort_out_runs(runs: list[PivotRun]) -> tuple[list[PivotRun], list[str], dict
         )
         for m in members:
             conflicts[m.path] = why
+    by_set: dict[str, list[PivotRun]] = {}
+    for run in kept:
+        by_set.setdefault(str(run.meta.get("cases_hash")), []).append(run)
+    for members in by_set.values():
+        if len({m.key_sha256 for m in members}) < 2:
+            continue
+        names = ", ".join(f"{m.path} (key SHA-256 {m.key_sha256[:12]}...)" for m in members)
+        why = (
+            f"runs of one case set scored with different answer keys: {names}; a set has one key (its "
+            "builder's): score them with the same --key"
+        )
+        for m in members:
+            conflicts[m.path] = why
+    for run in kept:
+        if not run.bundled:
+            notes.append(
+                f"{run.path}: its case set {run.case_set} is not bundled with pibench: scored with the key "
+                f"beside it (SHA-256 {run.key_sha256[:12]}...), which only the set's builder vouches for"
+            )
     return kept, notes, conflicts
 
 

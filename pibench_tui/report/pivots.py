@@ -126,6 +126,8 @@ def _row(pr: PivotRun, prices: dict[str, tuple[float, ...]]) -> dict[str, Any]:
         by_capability={k: v["accuracy"] for k, v in scored["by_capability"].items()},
         cost_per_case=None if cost is None else cost / max(1, len(pr.cases)),
         cost_from="provider" if counts["provider"] is not None else "derived",
+        cases=pr.case_set,
+        key_sha256=pr.key_sha256,
     )
     return row
 
