@@ -6,24 +6,30 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable
+from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import build, press, settle
 
 
 @pytest.mark.asyncio
 async def test_hidden_panels_compose_on_first_show():
-    """Before it is shown a panel holds no table; after its key it has its tables, the
-    applicants' rows, and the focus is on its first table (its keys work)."""
+    """Before it is shown a panel holds no widget at all (not even its scroll hint); after its
+    key it has its tables, the applicants' rows, its scroll hint last, and the focus is on its
+    first table (its keys work). The footer's keys at start carry the class their compact
+    binding gives them."""
     app = build()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         panels = {p.id: p for p in app.panels()}
         assert panels["people"].query(DataTable)
         hidden = [pid for pid in panels if pid != "people"]
-        assert all(not panels[pid].composed and not panels[pid].query(DataTable) for pid in hidden)
+        assert all(not panels[pid].composed and not panels[pid].children for pid in hidden)
+        keys = list(app.query(FooterKey))
+        assert keys and all(k.compact == k.has_class("-compact") for k in keys)
         await press(pilot, "2")
         applicants = panels["applicants"]
         assert applicants.composed
+        assert applicants.children[-1].has_class("scroll-hint") and len(applicants.query(".scroll-hint")) == 1
         table = applicants.query_one("#applicants-table", DataTable)
         assert table.row_count > 0
         assert app.focused is table

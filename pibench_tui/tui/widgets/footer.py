@@ -155,10 +155,8 @@ class KeysFooter(Footer):
         if grouped:
             yield from super().compose()
             return
-        for key, display, description, action, enabled, tooltip in keys:
-            yield FooterKey(key, display, description, action, disabled=not enabled, tooltip=tooltip).data_bind(
-                compact=Footer.compact
-            )
+        for shown_key in keys:
+            yield self._key_widget(shown_key)
         if show_palette and palette_key is not None:
             key, display, description, enabled, tooltip, action = palette_key
             yield FooterKey(
@@ -170,6 +168,23 @@ class KeysFooter(Footer):
                 disabled=not enabled,
                 tooltip=tooltip or description,
             )
+
+    def _key_widget(self, shown: KeyShown) -> FooterKey:
+        """A key widget showing ``shown``, bound to the footer's ``compact`` as Footer's keys
+        are. It is made with the ``-compact`` class the binding gives it (when the footer is
+        compact), so that the binding's first value restyles nothing: restyling each key as it
+        mounts was ~7 ms of an app start."""
+        key, display, description, action, enabled, tooltip = shown
+        widget = FooterKey(
+            key,
+            display,
+            description,
+            action,
+            classes="-compact" if self.compact else "",
+            disabled=not enabled,
+            tooltip=tooltip,
+        )
+        return widget.data_bind(compact=Footer.compact)
 
     def watch_show_command_palette(self) -> None:
         self.bindings_changed(self.screen)
@@ -231,12 +246,7 @@ class KeysFooter(Footer):
             widget.display = not spare and not self.covered
         if len(keys) > len(widgets):
             palette = self.query_children(".-command-palette")
-            new = [
-                FooterKey(key, display, description, action, disabled=not enabled, tooltip=tooltip).data_bind(
-                    compact=Footer.compact
-                )
-                for key, display, description, action, enabled, tooltip in keys[len(widgets) :]
-            ]
+            new = [self._key_widget(k) for k in keys[len(widgets) :]]
             await self.mount_all(new, before=palette.first() if palette else None)
 
 

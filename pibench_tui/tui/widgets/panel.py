@@ -57,9 +57,10 @@ def new_table(id: str, *columns: str) -> RowsTable:
 class Panel(TabPane):
     """A tab of the main screen; ``show(game)`` redraws it from the API.
 
-    A panel's widgets (``compose_body``) are composed the first time it is drawn (shown), not
-    when the app starts: only one panel shows at a time, and composing the hidden ones was
-    about a third of an app start's CPU. ``lazy=False`` composes them at once."""
+    A panel's widgets (``compose_body``, then the scroll hint) are composed the first time it
+    is drawn (shown), not when the app starts: only one panel shows at a time, and composing
+    the hidden ones was about a third of an app start's CPU. ``lazy=False`` composes them at
+    once."""
 
     TAB = ""
 
@@ -73,19 +74,19 @@ class Panel(TabPane):
     def compose(self) -> ComposeResult:
         if self.composed:
             yield from self.compose_body()
+            yield Static("", classes="scroll-hint")
 
     def compose_body(self) -> ComposeResult:  # pragma: no cover - overridden
         """The panel's widgets (composed on first show)."""
         yield from ()
 
     def ensure_composed(self) -> AwaitMount | None:
-        """Compose the panel's widgets now if they are not yet (mounting before the scroll
-        hint); the awaitable completes once they are mounted (``None``: they already were)."""
+        """Compose the panel's widgets and its scroll hint now if they are not yet; the
+        awaitable completes once they are mounted (``None``: they already were)."""
         if self.composed:
             return None
         self.composed = True
-        hints = self.query_children(".scroll-hint")
-        return self.mount_compose(self.compose_body(), before=hints.first() if hints else None)
+        return self.mount_compose(self.compose())
 
     def show(self, game: Game) -> None:  # pragma: no cover - overridden
         """Redraw from the API."""
@@ -116,9 +117,6 @@ class Panel(TabPane):
     def stale(self) -> bool:
         """The career changed since this panel was drawn (it redraws when shown)."""
         return self.shown_version != getattr(self.app, "version", 0)
-
-    def on_mount(self) -> None:
-        self.mount(Static("", classes="scroll-hint"))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.update_scroll_hint)
