@@ -1206,7 +1206,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for f in dirs:
         d = f.path
         if f.problem is not None:
-            if not RUN_NAME.match(d.name):  # a folder that is no run folder: said, not a run's verdict
+            if f.foreign or not RUN_NAME.match(d.name):  # a folder that is no run folder: said, not a run's verdict
                 print(visible(f"not a run  {d}: {f.problem}", newlines=True))
                 continue
             print(visible(f"INVALID  {d}: {f.problem}", newlines=True))

@@ -54,10 +54,12 @@ RUN_NAME = re.compile(r"^(?P<scenario>.+)-(?:sealed-(?P<commit>[0-9a-fA-F]+)|(?P
 @dataclass(frozen=True)
 class Found:
     """A folder :func:`find_run_folders` found: ``problem`` says why it cannot be read as a
-    run folder (``None``: read it)."""
+    run folder (``None``: read it); ``foreign``: it is no career's folder whatever its name
+    (a folder inside a run folder), listed as not a run."""
 
     path: Path
     problem: str | None = None
+    foreign: bool = False
 
 
 def _holds_run_files(path: Path) -> bool:
@@ -110,6 +112,8 @@ def find_run_folders(root: str | Path) -> list[Found]:
     * every folder without subfolders named as a run folder is (:data:`RUN_NAME`) that holds
       none of :data:`RUN_FILES` (empty, or only other files): a broken run folder of the seed
       its name says, not a seed nobody played (the report counted it as a missing seed);
+    * every folder inside a run folder (a run folder holds none: a bad seed's folder moved
+      into a good one vanished from the report);
     * every entry named as a run folder that is not a folder (a plain file, a FIFO, a link to
       a file) and every folder below ``root`` without subfolders that holds no run file and
       is not named as a run folder (``standard-abc``; hidden ``.name`` folders aside): listed
@@ -122,6 +126,16 @@ def find_run_folders(root: str | Path) -> list[Found]:
         here = Path(dirpath)
         if any(f in filenames or f in dirnames for f in RUN_FILES):
             found.append(Found(here))
+            found.extend(
+                Found(
+                    here / name,
+                    f"{here / name} is a folder inside the run folder {here}: a run folder holds no "
+                    "folders, so it is not read (move it out to have it read as a run)",
+                    foreign=True,
+                )  # fmt: skip
+                for name in sorted(dirnames)
+                if name not in RUN_FILES
+            )
             dirnames[:] = []
             continue
         empty = _empty_run_folder(here, dirnames, filenames)

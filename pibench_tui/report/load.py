@@ -584,12 +584,16 @@ def _settle_kinds(careers: list[Career]) -> None:
             c.kind = next(iter(known)) if len(known) == 1 else "policy" if "policy" in known else policy
 
 
-def _unreadable(path: Path, reason: str) -> Career:
+def _unreadable(path: Path, reason: str, *, foreign: bool = False) -> Career:
     """A folder whose result cannot be read as a run's (damaged, not a run result, a link):
     an invalid career of the label, scenario and seed its names say, or, when its name is not
-    ``<scenario>-<seed>``, a ``foreign`` folder (no career, no scenario of its own)."""
+    ``<scenario>-<seed>`` or it is ``foreign`` (a folder inside a run folder), a ``foreign``
+    folder (no career, no scenario of its own)."""
     label, scen, key = _folder_identity(path)
     c = _blank(path, label, _KIND_UNKNOWN, scen, key)
+    if foreign:
+        c.mark("foreign", reason)
+        return c
     if key.startswith(FOLDER_KEY):
         c.mark("foreign", f"not a run folder (its name is not <scenario>-<seed>): {reason}")
         return c
@@ -749,7 +753,9 @@ def _tally(path: Path, name: str) -> _Tally:
     Raises:
         ValueError: A count out of its bound (named)."""
     t = _Tally()
-    for e in iter_jsonl(path):
+    # a finished career's transcript is whole: a line that is not JSON is damage (read past
+    # it, the counts before it passed for the career's; QA pass 8)
+    for e in iter_jsonl(path, strict=True):
         if not isinstance(e, dict):
             continue
         ev = e.get("event")
@@ -804,8 +810,8 @@ def _transcript_stats(c: Career, path: Path, res: dict[str, Any] | None = None) 
     abandoned_prompt, abandoned_completion = t.lost_prompt, t.lost_completion
     timeouts = t.timeouts
     for old in sorted(path.glob("abandoned-*.transcript.jsonl")):
-        if old.is_symlink() or not old.is_file():
-            continue
+        # a link or a FIFO is refused by the reader (the career is invalid), never skipped:
+        # skipped, the tokens of the careers set aside vanished from the cost (QA pass 8)
         earlier = _tally(old, old.name)
         abandoned_prompt += earlier.prompt  # what the harness counts of a career set aside
         abandoned_completion += earlier.completion
@@ -1119,12 +1125,20 @@ def _config_hash(config: Any) -> str | None:
 
 # ---------------------------------------------------------------------------- run --json
 def _config_for(scenario: str) -> Any:
+    """The config of a ``run --json`` file's scenario. The file records a name, never a path
+    or a config, so only a bundled scenario is loaded: a name that is a path would have the
+    report open a file the evidence names (a FIFO ``x.toml`` hung it for ever).
+
+    Raises:
+        ValueError: Not a scenario bundled with pibench (the rows stay unverified)."""
     from world.config import WorldConfig
 
     if canonical_scenario(scenario) == "standard":
         return WorldConfig()
-    from scenarios import load_scenario
+    from scenarios import bundled_names, load_scenario
 
+    if scenario not in bundled_names():
+        raise ValueError(f"{scenario!r} is not a scenario bundled with pibench")
     return load_scenario(scenario).config
 
 
@@ -1149,7 +1163,9 @@ def _row_seed(c: Career, row: dict[str, Any], opts: _Options) -> int | None:
     return seed
 
 
-def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any, opts: _Options) -> Career:
+def _from_run_json_row(
+    path: Path, policy: str, row: Any, name: str, config: Any, opts: _Options, why: str | None = None
+) -> Career:
     scenario = scenario_label(name, config.content_hash() if config is not None else None)
     row = row if isinstance(row, dict) else {}
     seed = _seed(row.get("seed"))
@@ -1176,7 +1192,7 @@ def _from_run_json_row(path: Path, policy: str, row: Any, name: str, config: Any
     elif (played_seed := _row_seed(c, row, opts)) is None:
         pass
     elif config is None:
-        c.mark("unverified", f"the scenario {name!r} cannot be loaded here")
+        c.mark("unverified", f"the scenario {name!r} cannot be loaded here ({why})")
     else:
         try:
             world, e_traj, b_traj = _play_policy_with_trajectory(policy, played_seed, config)
@@ -1195,11 +1211,13 @@ def _from_run_json(path: Path, data: dict[str, Any], opts: _Options) -> list[Car
     name = canonical_scenario(data.get("scenario"))
     groups = _run_json_groups(path, data)
     try:
-        config = _config_for(name)
-    except Exception:  # noqa: BLE001 - ScenarioError: the rows stay unverified
-        config = None
+        config, why = _config_for(name), None
+    except Exception as exc:  # noqa: BLE001 - ScenarioError, not bundled: the rows stay unverified
+        config, why = None, str(exc)
     return [
-        _from_run_json_row(path, policy, row, name, config, opts) for policy, rows in groups.items() for row in rows
+        _from_run_json_row(path, policy, row, name, config, opts, why)
+        for policy, rows in groups.items()
+        for row in rows
     ]
 
 
@@ -1255,7 +1273,8 @@ def load_careers(
         if not found:
             raise LoadError(f"{raw}: no completed run (no result.json) in this folder")
         careers.extend(
-            _from_run_dir(f.path, opts) if f.problem is None else _unreadable(f.path, f.problem) for f in found
+            _from_run_dir(f.path, opts) if f.problem is None else _unreadable(f.path, f.problem, foreign=f.foreign)
+            for f in found
         )
     _settle_kinds(careers)
     return careers
