@@ -92,12 +92,16 @@ class Rng:
         branch: the branch of a forked world (MECHANICS Decisions 12); 0, the unforked
             world, draws exactly as §13 says. In branch ``b`` ≥ 1 keyed draws use the key
             text ``"seed|branch-b|k1|k2|…"`` (see :meth:`fork` for the streams).
+        streams: the persistent streams by name (:meth:`fork`'s); default: each seeded as
+            §13 says (:func:`stream_generator`).
     """
 
-    def __init__(self, seed: int, branch: int = 0) -> None:
+    def __init__(self, seed: int, branch: int = 0, streams: dict[str, np.random.Generator] | None = None) -> None:
         self.seed = int(seed)
         self.branch = int(branch)
-        self.streams: dict[str, np.random.Generator] = {name: stream_generator(self.seed, name) for name in STREAMS}
+        if streams is None:
+            streams = {name: stream_generator(self.seed, name) for name in STREAMS}
+        self.streams: dict[str, np.random.Generator] = streams
         self._bg = np.random.PCG64(0)
         self._gen = np.random.Generator(self._bg)
         self._state = self._bg.state
@@ -170,9 +174,8 @@ class Rng:
         """
         if int(branch) < 1:
             raise ValueError(f"a fork's branch is 1 or more (0 is the unforked world), got {branch}")
-        rng = Rng(self.seed, int(branch))
-        rng.streams = {name: branch_stream_generator(self.seed, name, int(branch), int(month)) for name in STREAMS}
-        return rng
+        b = int(branch)
+        return Rng(self.seed, b, {name: branch_stream_generator(self.seed, name, b, int(month)) for name in STREAMS})
 
     @classmethod
     def from_state(cls, data: dict[str, Any]) -> Rng:
