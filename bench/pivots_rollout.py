@@ -77,9 +77,10 @@ def _play(forks: list[tuple[Any, list[Any]]], branches: int) -> tuple[float, int
     t = time.process_time()
     for world, decisions in forks:
         for d in decisions:
+            point = world.fork_point()  # as world.pivots.truth: the fork serialised once per pair
             for b in range(1, branches + 1):
                 for plan in (d.a, d.b):
-                    w, _ = pivots._play(world, plan, d.kind, b, "baseline")  # rollout_calls' world
+                    w, _ = pivots._play(point, plan, d.kind, b, "baseline")  # rollout_calls' world
                     outcomes.append([float(scoring.impact(w)["total"]), bool(w.s.collapsed)])
                     months += w.s.month - world.s.month + 1
     return time.process_time() - t, len(outcomes), months, outcomes

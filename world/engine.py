@@ -396,7 +396,8 @@ class World:
         Everything drawn before the fork (abilities, qualities, the field's trajectory,
         agencies' preferences, morale) is state and is shared by every branch; keyed draws
         and the persistent streams from this month on depend on ``branch``. The same world,
-        branch and later actions always give the same future.
+        branch and later actions always give the same future. Many futures of one fork:
+        :meth:`fork_point` (the state copied out once).
 
         Args:
             branch: 1 or more (branch 0 is the world as it is).
@@ -411,19 +412,16 @@ class World:
         """
         if int(branch) < 1:
             raise ValueError(f"a fork's branch is 1 or more (0 is the world as it is), got {branch}")
-        if self.s.finished:
-            raise SimulationOver("the career has ended: there is no month left to fork")
-        month = self.s.month
-        acted = [row[1] for row in self.s.action_log if row[0] == month and row[1] != "time.next_month"]
-        if acted:
-            raise ValueError(
-                f"a fork is the world at the start of a month, before the PI acts; month {month} already "
-                f"has {len(acted)} action(s) (first: {acted[0]})"
-            )
-        # pickle copies the plain state exactly (floats bit for bit) at a fraction of a
-        # to_state/from_state round trip's cost (bench/fork.py)
-        state, report = pickle.loads(pickle.dumps((self.s, self.last_report), pickle.HIGHEST_PROTOCOL))
-        return World(self.cfg, self.seed, _parts=(self.rng.fork(int(branch), month), state, report))
+        return self.fork_point().fork(branch)
+
+    def fork_point(self) -> ForkPoint:
+        """This world at the start of its month, copied out once, to make futures from
+        (:meth:`ForkPoint.fork` is :meth:`fork`; the same worlds).
+
+        Raises:
+            ValueError, SimulationOver: As :meth:`fork`.
+        """
+        return ForkPoint(self)
 
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of :meth:`to_state` without ``last_report`` (a
@@ -464,3 +462,44 @@ class World:
     def hotness_now(self) -> dict[str, float]:
         """True hotness this month by topic (hidden; for the oracle and the end screen only)."""
         return dict(zip(TOPICS, field_mod.hotness(self, self.s.month), strict=True))
+
+
+class ForkPoint:
+    """A world at the start of its month, its state copied out once (``pickle``: floats bit
+    for bit), from which :meth:`fork` makes its futures (:meth:`World.fork`). Later changes
+    to the world do not reach the point.
+
+    Args:
+        world: the world to fork (:meth:`World.fork_point`).
+
+    Raises:
+        ValueError: the PI has already acted this month (a fork is the world before the
+            month's first action).
+        SimulationOver: the career has ended.
+    """
+
+    def __init__(self, world: World) -> None:
+        if world.s.finished:
+            raise SimulationOver("the career has ended: there is no month left to fork")
+        month = world.s.month
+        acted = [row[1] for row in world.s.action_log if row[0] == month and row[1] != "time.next_month"]
+        if acted:
+            raise ValueError(
+                f"a fork is the world at the start of a month, before the PI acts; month {month} already "
+                f"has {len(acted)} action(s) (first: {acted[0]})"
+            )
+        self.cfg, self.seed, self.month, self.rng = world.cfg, world.seed, month, world.rng
+        # pickle copies the plain state exactly at a fraction of a to_state/from_state round
+        # trip's cost (bench/fork.py); serialised once, loaded for each future
+        self._blob = pickle.dumps((world.s, world.last_report), pickle.HIGHEST_PROTOCOL)
+
+    def fork(self, branch: int) -> World:
+        """The future ``branch`` (1 or more) of the point: :meth:`World.fork`'s world.
+
+        Raises:
+            ValueError: ``branch`` < 1.
+        """
+        if int(branch) < 1:
+            raise ValueError(f"a fork's branch is 1 or more (0 is the world as it is), got {branch}")
+        state, report = pickle.loads(self._blob)
+        return World(self.cfg, self.seed, _parts=(self.rng.fork(int(branch), self.month), state, report))

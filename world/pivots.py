@@ -22,7 +22,7 @@ import numpy as np
 from . import scoring
 from .api import API_CALLS, ActionError, Api
 from .api.cached import CachedApi
-from .engine import World
+from .engine import ForkPoint, World
 from .policies import ORACLE, make_policy
 from .policies.base import can_propose
 from .runner import AgentView
@@ -245,16 +245,17 @@ def rollout(world: World, plan: Plan, kind: str, branch: int, policy: str = "bas
 
 
 def rollout_calls(
-    world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline"
+    world: World | ForkPoint, plan: Plan, kind: str, branch: int, policy: str = "baseline"
 ) -> tuple[float, bool, frozenset[str]]:
     """:func:`rollout`, and the calls (``ns.method``) the continuation policy made or tried in
     the fork month through its view (those of the kind were skipped; empty for the oracle,
-    which acts on the API itself and skips nothing).
+    which acts on the API itself and skips nothing). ``world`` may be given as its
+    :meth:`~world.engine.World.fork_point` (for many rollouts of one fork: the same results).
 
     Raises:
         ActionError: As :func:`rollout`.
     """
-    w, attempted = _play(world, plan, kind, branch, policy)
+    w, attempted = _play(world if isinstance(world, ForkPoint) else world.fork_point(), plan, kind, branch, policy)
     return float(scoring.impact(w)["total"]), bool(w.s.collapsed), attempted
 
 
@@ -264,17 +265,17 @@ _ALONE = "(the continuation alone)"
 
 def play_out(world: World, plan: Plan, kind: str, branch: int, policy: str = "baseline") -> World:
     """:func:`rollout`'s world at the end of the career (for inspection)."""
-    return _play(world, plan, kind, branch, policy)[0]
+    return _play(world.fork_point(), plan, kind, branch, policy)[0]
 
 
-def _play(world: World, plan: Plan, kind: str, branch: int, policy: str) -> tuple[World, frozenset[str]]:
+def _play(point: ForkPoint, plan: Plan, kind: str, branch: int, policy: str) -> tuple[World, frozenset[str]]:
     """:func:`play_out`, and the calls the continuation policy made or tried in the fork
     month through the skipping view (``ns.method`` names; empty for the oracle, which acts on
     the API itself and skips nothing). Only the fork month is played through that view: the
     later months skip nothing, so the policy plays them as :func:`world.runner.play` does
     (an :class:`~world.runner.AgentView` over the same cached API; the same calls, results
     and world)."""
-    w = world.fork(branch)
+    w = point.fork(branch)
     api = CachedApi(Api(w))
     for ns, method, kwargs in plan.calls:
         api.call(ns, method, [], dict(kwargs))
@@ -310,9 +311,11 @@ def truth(
     plan ("hire nobody", "keep compute as it is", "make no offer") is the continuation alone
     wherever the policy makes no call of the decision's kind in the fork month (nothing is
     skipped), so it is played once per branch for every kind whose calls the continuation
-    did not make there: the same rollout, not a new one."""
+    did not make there: the same rollout, not a new one. The fork is serialised once per call
+    (:meth:`~world.engine.World.fork_point`), at its first rollout."""
     t = Truth(list(branches), {"A": [], "B": []}, {"A": [], "B": []})
     calls = KIND_CALLS[decision.kind]
+    point: Any = None  # the fork serialised once, at the first rollout played
     for b in branches:
         for label, plan in (("A", decision.a), ("B", decision.b)):
             key = (plan.code, decision.kind, b, policy)
@@ -322,7 +325,9 @@ def truth(
             elif alone is not None and not alone[2] & calls:
                 impact, collapsed = alone[0], alone[1]
             else:
-                impact, collapsed, attempted = rollout_calls(world, plan, decision.kind, b, policy)
+                if point is None:
+                    point = world.fork_point() if isinstance(world, World) else world
+                impact, collapsed, attempted = rollout_calls(point, plan, decision.kind, b, policy)
                 if cache is not None:
                     cache[key] = (impact, collapsed)
                     if not plan.calls and not attempted & calls:
@@ -717,9 +722,9 @@ FINDER_GENERATIONS: dict[int, dict[str, Callable[[Api], list[Decision]]]] = {
 }
 
 
-def _valid(world: World, plan: Plan) -> bool:
+def _valid(point: ForkPoint, plan: Plan) -> bool:
     """Whether every call of ``plan`` is accepted at the fork (tried on a throw-away fork)."""
-    w = world.fork(1)
+    w = point.fork(1)
     api = Api(w)
     try:
         for ns, method, kwargs in plan.calls:
@@ -745,14 +750,15 @@ def find_decisions(world: World, kinds: Sequence[str] = KINDS, generation: int =
     bad = [k for k in kinds if k not in finders]
     if bad:
         raise ValueError(f"unknown decision kind(s) {', '.join(bad)}; valid: {', '.join(KINDS)}")
-    api = Api(world.fork(1))  # read on a copy: the caller's world keeps its read caches and version
+    point = world.fork_point()
+    api = Api(point.fork(1))  # read on a copy: the caller's world keeps its read caches and version
     valid: dict[str, bool] = {}  # a plan's code -> accepted at the fork (two pairs of a kind may share a plan)
 
     def accepted(plan: Plan) -> bool:
         if not plan.calls:  # no call to refuse: no throw-away fork needed
             return True
         if plan.code not in valid:
-            valid[plan.code] = _valid(world, plan)
+            valid[plan.code] = _valid(point, plan)
         return valid[plan.code]
 
     out = []

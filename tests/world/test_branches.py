@@ -145,3 +145,21 @@ def test_a_fork_equals_a_round_trip_through_the_saved_state() -> None:
     slow.rng = world.rng.fork(7, world.s.month)
     assert quick.digest() == slow.digest()
     assert _continue(quick, 6).digest() == _continue(slow, 6).digest()
+
+
+def test_a_fork_point_gives_the_worlds_fork_gives_and_keeps_the_month_it_was_taken() -> None:
+    """World.fork_point serialises the fork once: each branch it makes is World.fork's world
+    (same digest now and after months of play, the point reused), a change to the world after
+    the point does not reach it, and it refuses what World.fork refuses."""
+    world = _played(404, 20)
+    point = world.fork_point()
+    for branch in (3, 7, 3):
+        assert point.fork(branch).digest() == world.fork(branch).digest()
+        assert _continue(point.fork(branch), 4).digest() == _continue(world.fork(branch), 4).digest()
+    before = point.fork(5).digest()
+    Api(world).call("recruit", "hire_ra", [], {})
+    assert world.s.action_log[-1][1] == "recruit.hire_ra" and point.fork(5).digest() == before
+    with pytest.raises(ValueError, match="before the PI acts.*recruit.hire_ra"):
+        world.fork_point()
+    with pytest.raises(ValueError, match="branch is 1 or more"):
+        point.fork(0)
