@@ -31,6 +31,7 @@ __all__ = [
     "clean_tree",
     "escape_agent_text",
     "from_bytes",
+    "html_text",
     "lookalike_start",
     "reads_as",
     "markup_safe",
@@ -115,6 +116,16 @@ def visible(text: Any, *, newlines: bool = False) -> str:
 
 #: The name headless mode has used for :func:`visible` (agent output on a console).
 escape_agent_text = visible
+
+
+def html_text(text: Any) -> str:
+    """:func:`visible` text escaped for HTML: an HTML page shows control, format and bidi
+    characters as the terminal does (``\\x1b``, ``\\u202e``). Escaped for HTML alone, an OSC
+    sequence in a label ran when the page was ``cat`` to a terminal, and a right-to-left
+    override reversed the rest of its table cell in a browser."""
+    import html
+
+    return html.escape(visible(text))
 
 
 def rich_text(text: Any, *, newlines: bool = False, style: str = "") -> Any:

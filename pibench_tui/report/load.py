@@ -621,6 +621,8 @@ def _without_result(path: Path) -> Career:
         except (OSError, ValueError) as exc:
             month, ckpt_hash = None, None
             c.invalid_reason = str(exc)
+        if isinstance(month, bool) or not isinstance(month, int):  # a checkpoint's text is no month (QA pass 8)
+            month = "unknown (checkpoint.json records no month number)"
         c.mark("unfinished", f"the career stopped in month {month}; the same command resumes it")
     else:
         c.mark("crashed", "the run directory has neither result.json nor checkpoint.json")

@@ -17,11 +17,11 @@ folders; the same run read twice counts once.
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
 from typing import Any
 
+from pibench_tui.textsafe import html_text
 from pibench_tui.words import count
 
 from ..pivots.cases import KINDS, PivotFileError
@@ -248,8 +248,8 @@ def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
 
     out = ["<h2>Pivot cases</h2>"]
     for head, rows in (pivot_table(section), kind_table(section)):
-        out.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
+        out.append("<table><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in head) + "</tr>")
+        out += ["<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows]
         out.append("</table>")
     out.append(
         '<p class="note">Accuracy: share of cases where the better plan (by the simulated futures) was chosen, '
@@ -259,12 +259,12 @@ def pivot_html(section: dict[str, Any], figure: bytes | None) -> str:
         "reply; missing: sessions with no answer; invalid: sessions whose stored answer disagrees with the "
         "reply, whose reply is not the one the run's scripted judge gives, whose record does not carry the "
         "digest of the conversation its case, order and condition give, or that were recorded twice differently. All three count wrong. "
-        + html.escape(TOKENS_NOTE)
+        + html_text(TOKENS_NOTE)
         + "</p>"
     )
     notes = section.get("notes") or []
     if notes:
-        out.append('<ul class="note">' + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+        out.append('<ul class="note">' + "".join(f"<li>{html_text(n)}</li>" for n in notes) + "</ul>")
     if figure:
         data = base64.b64encode(figure).decode("ascii")
         out.append(f'<img alt="Pivot accuracy per kind" src="data:image/png;base64,{data}">')

@@ -8,10 +8,10 @@ the legibility curve as a text plot (plotext, already a dependency of the TUI).
 from __future__ import annotations
 
 import base64
-import html
 import math
 from typing import Any
 
+from pibench_tui.textsafe import html_text
 from pibench_tui.words import count, noun
 
 __all__ = [
@@ -556,11 +556,11 @@ def _one_line(heading: str) -> str:
 
 def _html_table(head: list[str], rows: list[list[str]], ref: str | None = None) -> str:
     out = ['<div class="scroll"><table><thead><tr>']
-    out += [f"<th>{html.escape(_one_line(h))}</th>" for h in head]
+    out += [f"<th>{html_text(_one_line(h))}</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for row in rows:
         cls = ' class="ref"' if ref is not None and row and row[0] == ref else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+        out.append(f"<tr{cls}>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -569,7 +569,7 @@ def _img(figs: dict[str, bytes], name: str, alt: str) -> str:
     png = figs.get(name)
     if not png:
         return ""
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+    return f'<img alt="{html_text(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
 def split_lines(report: dict[str, Any]) -> list[str]:
@@ -604,13 +604,13 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         f"<style>{_CSS}</style></head><body>",
         "<h1>pibench report</h1>",
         f'<p class="meta">{count(n, "career")}, {count(labels, "label")}, {noun(len(report["scenarios"]), "scenario")} '
-        f"{html.escape(', '.join(report['scenarios']))}; "
-        f"generated {html.escape(report['generated'])} by pibench {html.escape(str(report['pibench_version']))}.</p>",
+        f"{html_text(', '.join(report['scenarios']))}; "
+        f"generated {html_text(report['generated'])} by pibench {html_text(str(report['pibench_version']))}.</p>",
         "<h2>Leaderboard</h2>",
-        *(f'<p class="note"><b>split</b>: {html.escape(line)}</p>' for line in split_lines(report)),
-        *(f'<p class="note"><b>model ids</b>: {html.escape(line)}</p>' for line in model_id_lines(report)),
+        *(f'<p class="note"><b>split</b>: {html_text(line)}</p>' for line in split_lines(report)),
+        *(f'<p class="note"><b>model ids</b>: {html_text(line)}</p>' for line in model_id_lines(report)),
         _html_table(*leaderboard_rows(report), ref=report["reference"]),
-        *(f'<p class="note">{html.escape(line)}</p>' for line in leaderboard_notes(report)),
+        *(f'<p class="note">{html_text(line)}</p>' for line in leaderboard_notes(report)),
         '<p class="note">Impact = citations earned by the horizon + the projection of published papers\' future '
         "citations (MECHANICS §12; no projection after a collapse). n: careers counted. 95% CI: seed-bootstrap "
         "interval of the mean. Collapse: share of careers whose lab collapsed (an invalid career counts as "
@@ -631,7 +631,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         _img(figs, "impact", "Impact per career"),
         "<h2>Differences between labels</h2>",
         _html_table(*pair_rows(report)),
-        f'<p class="note">{html.escape(pair_note(report))}</p>',
+        f'<p class="note">{html_text(pair_note(report))}</p>',
         _img(figs, "cost", "Cost against Impact"),
         _img(figs, "trajectories", "Budget and citation trajectories per label"),
         "<h2>Capability axes (MECHANICS §17)</h2>",
@@ -643,7 +643,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         _html_table(*census_rows(report)),
         '<ul class="rules">'
         + "".join(
-            f"<li><b>{html.escape(a)}</b>: {html.escape(report['census']['rules'][a])}</li>"
+            f"<li><b>{html_text(a)}</b>: {html_text(report['census']['rules'][a])}</li>"
             for a in report["census"]["archetypes"]
         )
         + "</ul>",
@@ -659,16 +659,16 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     ]
     invalid = [x for r in report["leaderboard"] for x in r["invalid_reasons"]]
     if invalid:
-        parts.append("<h2>Invalid results</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in invalid) + "</ul>")
+        parts.append("<h2>Invalid results</h2><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in invalid) + "</ul>")
     missing = [x for r in report["leaderboard"] for x in r.get("missing_reasons", ())]
     if missing:
         parts.append(
-            "<h2>Careers not counted</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in missing) + "</ul>"
+            "<h2>Careers not counted</h2><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in missing) + "</ul>"
         )
     foreign = [f"{f['source']}: {f['reason']}" for f in report.get("foreign", ())]
     if foreign:
         parts.append(
-            "<h2>Folders that are not runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in foreign) + "</ul>"
+            "<h2>Folders that are not runs</h2><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in foreign) + "</ul>"
         )
     parts.append("<h2>Careers</h2>")
     parts.append(

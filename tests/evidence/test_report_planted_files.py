@@ -96,3 +96,17 @@ def test_a_transcript_line_that_is_not_json_makes_the_career_invalid(tmp_path):
     (career,) = rep["careers"]
     assert career["status"] == "invalid", career
     assert "transcript.jsonl: line 6 is not JSON" in career["invalid_reason"], career
+
+
+def test_an_unfinished_careers_month_is_a_number_or_unknown(tmp_path):
+    """An unfinished career (checkpoint.json, no result.json) whose checkpoint's `month` is a
+    100,000-character text: the report quoted it whole in its reason, in the terminal's "not
+    counted" lines and the HTML page. The month shown is a number or "unknown"."""
+    run = _agent_run(tmp_path / "runs")
+    os.remove(run / "result.json")
+    (run / "checkpoint.json").write_text(json.dumps({"month": "\x1b]0;x\x07" * 20_000}))
+    rep, text = _report([run], tmp_path)
+    (career,) = rep["careers"]
+    assert career["status"] == "unfinished", career
+    assert career["invalid_reason"].startswith("the career stopped in month unknown"), career["invalid_reason"][:200]
+    assert len(career["invalid_reason"]) < 200 and len(text) < 20_000

@@ -291,3 +291,28 @@ def test_headless_console_prefixes_report_lines_overlaid_with_combining_marks(tm
     for line in lines:
         assert f"[agent] {line}" in out, (line, out)
     assert "caf\u00e9 ok line" in out
+
+
+def test_the_html_report_shows_control_and_bidi_characters_of_labels_as_text(tmp_path):
+    """A `--label` holding an OSC sequence and a right-to-left override (U+202E): the HTML
+    page wrote them raw (escaped for HTML only), so `cat report.html` retitled the reader's
+    terminal and in a browser the override reversed the rest of a cell ("x − agentB" in the
+    differences table read backwards). Every text of the page from the runs is shown as the
+    terminal shows it: `\\x1b`, `\\u202e`, never the character."""
+    out = tmp_path / "runs"
+    idle = tmp_path / "idle.py"
+    idle.write_text("import sys\nsys.stdin.read()\nprint('```python\\ntime.next_month()\\n```')\n")
+    for label in ("x\x1b]0;pwned\x07\u202eRED", "other"):
+        run = run_pibench(
+            ["agent", "--model", "m", "--label", label, "--command", f"{sys.executable} {idle}",
+             "--scenario", "short-12", "--seeds", "2", "--out", str(out)],
+            home=tmp_path / "home",
+            timeout=300,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+    page = tmp_path / "rep.html"
+    rep = run_pibench(["report", str(out), "--html", str(page)], home=tmp_path / "home")
+    assert rep.returncode == 0, rep.stderr
+    text = page.read_text(encoding="utf-8")
+    assert not any(ch in text for ch in "\x1b\x07\u202e"), "a raw control or bidi character in the page"
+    assert "x\\x1b]0;pwned\\x07\\u202eRED" in text
