@@ -203,6 +203,10 @@ class Career:
     price: tuple[float, float, float | None] | None = None
     cached_prompt_tokens: int | None = None
     calls_without_usage: int = 0
+    #: Characters / 4 of what its answered calls sent (each request's messages, as the
+    #: transcript records the conversation): what its ``prompt_tokens`` are held against
+    #: (:func:`pibench_tui.report.render.token_count_notes`).
+    prompt_tokens_estimated: int | None = None
     abandoned_prompt_tokens: int = 0
     abandoned_completion_tokens: int = 0
     timed_out_prompt_estimate: int = 0
@@ -744,6 +748,8 @@ class _Tally:
     lost_completion: int = 0
     in_flight: int = 0
     timeouts: int = 0
+    #: Characters / 4 of the answered calls' requests, from the texts.
+    estimated: int = 0
 
 
 def _tally(path: Path, name: str) -> _Tally:
@@ -755,13 +761,22 @@ def _tally(path: Path, name: str) -> _Tally:
     Raises:
         ValueError: A count out of its bound (named)."""
     t = _Tally()
+    system = sent = 0  # characters of the system prompt, and of the month's conversation so far
     # a finished career's transcript is whole: a line that is not JSON is damage (read past
     # it, the counts before it passed for the career's; QA pass 8)
     for e in iter_jsonl(path, strict=True):
         if not isinstance(e, dict):
             continue
         ev = e.get("event")
+        text = e.get("content") if ev in ("system", "user") else e.get("reply") if ev == "llm" else None
+        size = len(text) if isinstance(text, str) else 0
+        if ev == "system":
+            system = size
+        elif ev == "user":
+            sent = (system if e.get("turn") == 0 else sent) + size
         if ev == "llm":
+            t.estimated += (sent + 3) // 4
+            sent += size
             t.calls += 1
             t.without_usage += not _is_number(e.get("prompt_tokens")) and not _is_number(e.get("completion_tokens"))
             ptok = _call_tokens(e, "prompt_tokens", t.calls)
@@ -807,6 +822,7 @@ def _transcript_stats(c: Career, path: Path, res: dict[str, Any] | None = None) 
     c.cached_prompt_tokens = t.cached
     c.calls, c.failed_calls, c.blocks, c.block_errors = t.calls, t.failed, t.blocks, t.block_errors
     c.calls_without_usage = t.without_usage
+    c.prompt_tokens_estimated = t.estimated
     c.integrity = dict(sorted(t.kinds.items()))
     c.flags = sum(n for k, n in t.kinds.items() if k not in BENIGN_KINDS)
     abandoned_prompt, abandoned_completion = t.lost_prompt, t.lost_completion

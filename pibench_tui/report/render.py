@@ -138,6 +138,31 @@ def usage_notes(report: dict[str, Any]) -> list[str]:
     return notes
 
 
+#: Recorded prompt tokens below this share of the characters / 4 of what was sent are noted
+#: (a count edited down, or a provider that counts otherwise): a real tokenizer reads about
+#: 3-5 characters a token of this prompt's English, code and JSON.
+LOW_TOKEN_SHARE = 0.5
+
+
+def token_count_notes(report: dict[str, Any]) -> list[str]:
+    """A line per agent row some of whose counted careers record fewer prompt tokens than
+    :data:`LOW_TOKEN_SHARE` of the characters / 4 of the requests their transcript records:
+    the counts are the provider's as recorded, never re-derived, so a count edited down
+    passed unseen (a QA tester's 60,835 tokens edited to 60 passed even
+    ``--check-transcripts``)."""
+    low: dict[str, list[str]] = {}
+    for c in report.get("careers", []):
+        est, tok = c.get("prompt_tokens_estimated"), c.get("prompt_tokens")
+        if c.get("kind") == "agent" and c.get("counted") and est and tok is not None and tok < est * LOW_TOKEN_SHARE:
+            low.setdefault(str(c.get("row") or c.get("label")), []).append(f"{c.get('key')}: {tok:,} of ~{est:,}")
+    return [
+        f"{row}: {count(len(items), 'career')} record fewer prompt tokens than half the characters / 4 of the "
+        f"requests their transcript holds ({_some(items)}): the counts (and cost) are the provider's as recorded, "
+        "not re-derived; edited, or a provider that counts otherwise"
+        for row, items in low.items()
+    ]
+
+
 def _usd(v: float | None) -> str:
     """A cost cell (:func:`pibench_tui.pricing.format_usd`: under a cent never ``$0.00``)."""
     from pibench_tui.pricing import format_usd
@@ -216,6 +241,7 @@ def leaderboard_notes(report: dict[str, Any]) -> list[str]:
     notes.extend(log_unchecked_notes(report))
     notes.extend(check_unfinished_notes(report))
     notes.extend(usage_notes(report))
+    notes.extend(token_count_notes(report))
     notes.extend(absent_seed_notes(report))
     notes.extend(plan_copy_notes(report))
     differences = report.get("harness_differences") or []

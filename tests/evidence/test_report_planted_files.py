@@ -110,3 +110,41 @@ def test_an_unfinished_careers_month_is_a_number_or_unknown(tmp_path):
     assert career["status"] == "unfinished", career
     assert career["invalid_reason"].startswith("the career stopped in month unknown"), career["invalid_reason"][:200]
     assert len(career["invalid_reason"]) < 200 and len(text) < 20_000
+
+
+def test_prompt_token_counts_edited_down_are_noted(tmp_path):
+    """Token counts are the provider's as each `llm` entry records them; a career's counts
+    edited down (every call 1 prompt token) passed `pibench report --check-transcripts` as
+    valid with 12 tokens, no word. The report holds them against the characters / 4 of the
+    requests the transcript records and notes a career below half of that, naming it; an
+    honest count (here the backend reports characters / 4) gets no note."""
+    from pibench_tui.harness.backends import Completion
+    from pibench_tui.harness.limits import estimate_tokens
+    from pibench_tui.harness.loop import run_careers
+    from tests.harness.conftest import settings_for
+
+    class Honest:
+        name = "honest"
+
+        def describe(self):
+            return {"backend": "instant"}
+
+        def complete(self, messages):
+            return Completion(text="```python\n_ = time.next_month()\n```", prompt_tokens=estimate_tokens(messages),
+                              completion_tokens=5)  # fmt: skip
+
+    runs = tmp_path / "runs"
+    run_careers(settings_for("short-12", model="honest"), Honest, [101, 102], runs, log=lambda _t: None)
+    rep, text = _report([runs, "--check-transcripts"], tmp_path)
+    assert all(c["status"] == "valid" for c in rep["careers"]), rep["careers"]
+    assert "prompt tokens than half" not in text
+    run = runs / "honest" / "short-12-102"
+    lines = [json.loads(x) for x in (run / "transcript.jsonl").read_text().splitlines()]
+    edited = [{**e, "prompt_tokens": 1} if e.get("event") == "llm" else e for e in lines]
+    (run / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in edited))
+    rep, text = _report([runs, "--check-transcripts"], tmp_path)
+    careers = {c["key"]: c for c in rep["careers"]}
+    assert careers["102"]["status"] == "valid" and careers["102"]["prompt_tokens"] == 12, careers["102"]
+    flat = " ".join(text.split())
+    assert "honest: 1 career record fewer prompt tokens than half the characters / 4" in flat, flat[-3000:]
+    assert "102: 12 of ~" in flat
