@@ -558,9 +558,12 @@ def _map(
         for task in tasks:
             finished(fn(task))
     else:
+        import gc
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        gc.collect()
+        gc.freeze()  # as world.runner's pool: forked workers never walk the parent's objects again
         pool = ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint)
         try:
             for r in pool.imap_unordered(fn, tasks, chunksize=1):
