@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pibench_tui.cli.argtypes import check_budget, non_negative_int, positive_int
@@ -562,6 +563,14 @@ def _agent_careers(plan: Any, users: dict[str, tuple[int, int] | None]) -> list[
 
     limiters = limiters_of(plan)
     careers = careers_of(plan, limiters, users)
+    for c in careers:
+        blocker = _file_in_the_way(Path(c.path))
+        if blocker is not None:
+            option = "out" if plan.source is not None else "--out"
+            return _usage(
+                f"{option} {plan.out}: {blocker} is a file, not a folder; the run directory of seed {c.seed} "
+                f"({c.path}) must be a folder (created if missing): give another {option} or move the file away"
+            )
     seen: set[str] = set()
     for c in careers:
         if c.model.label in seen:
@@ -587,6 +596,15 @@ def _agent_careers(plan: Any, users: dict[str, tuple[int, int] | None]) -> list[
         for name, lim in limiters.items():
             print(visible(f"pibench agent: endpoint {name}: {lim.describe()} (shared)", newlines=True), file=sys.stderr)
     return careers
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path`` and its ancestors that exists and is not a folder (a career's run
+    directory cannot be made there), or ``None``."""
+    for p in (path, *path.parents):
+        if p.exists() or p.is_symlink():
+            return None if p.is_dir() else p
+    return None
 
 
 def _check_advice(plan: Any) -> Callable[[Any], str]:

@@ -100,3 +100,25 @@ def test_a_label_too_long_for_a_folder_name_is_a_usage_error_before_any_career(t
     err = capsys.readouterr().err
     assert "at most 255 bytes" in err and "--label" in err and "Traceback" not in err
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("where", ["out", "career"])
+def test_an_out_path_that_is_a_file_is_a_usage_error_before_any_career(tmp_path, capsys, where):
+    """`pibench agent --out F` with F a regular file, or with a file where a career's run
+    directory goes (OUT/LABEL/SCENARIO-SEED): before, the career started and failed with
+    a raw NotADirectoryError / FileExistsError and the advice to run the same command
+    again (which fails the same way); now exit 2 before any career, naming the file and
+    saying a folder is needed, and the file is left as it was."""
+    out = tmp_path / "runs"
+    if where == "out":
+        blocker = out
+        blocker.write_text("mine")
+    else:
+        blocker = out / "m" / "short-12-101"
+        blocker.parent.mkdir(parents=True)
+        blocker.write_text("mine")
+    args = ["agent", "--model", "m", "--command", "true", "--scenario", "short-12", "--out", str(out)]
+    assert pibench_main([*args, "--no-endpoint-check"]) == 2
+    err = capsys.readouterr().err
+    assert str(blocker) in err and "not a folder" in err and "Errno" not in err
+    assert blocker.read_text() == "mine"
