@@ -51,8 +51,11 @@ def default_store_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 def foreign_store_problem(path: str | os.PathLike[str]) -> str | None:
     """Why the existing folder ``path`` cannot be this process's save store, or ``None``
     (:func:`foreign_folder_problem` of a store: ``--saves DIR`` or ``PIBENCH_HOME`` choose
-    another)."""
-    return foreign_folder_problem(path, "the save store", "--saves DIR (or PIBENCH_HOME)")
+    another; a file there is refused too, else it would read as an empty store)."""
+    option = "--saves DIR (or PIBENCH_HOME)"
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.islink(path):
+        return f"the save store {path} is a file, not a folder; choose a folder with {option}"
+    return foreign_folder_problem(path, "the save store", option)
 
 
 def foreign_folder_problem(path: str | os.PathLike[str], what: str, option: str) -> str | None:

@@ -50,6 +50,18 @@ def test_list_of_an_empty_store(tmp_path):
     assert code == 0 and "No saves" in out
 
 
+def test_list_of_a_store_that_is_a_file_is_an_error(tmp_path):
+    """``saves --saves F list`` with F a regular file: before, "No saves in F." and exit 0, as
+    if the store were empty; now exit 1 naming F as a file where a folder is needed, and
+    the file is left as it was."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("mine")
+    code, out, err = run(["saves", "--saves", str(blocker), "list"])
+    assert code == 1 and "No saves" not in out
+    assert str(blocker) in err and "not a folder" in err and "--saves DIR" in err
+    assert blocker.read_text() == "mine"
+
+
 def test_show_verifies_the_save(filled):
     """``saves show`` verifies the save and prints its integrity, seed and action count; a truncated
     save file shows FAILED and exits 1 naming the truncation."""
