@@ -608,12 +608,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             discard(early[0])
 
 
+def _tag_subparsers(parser: argparse.ArgumentParser) -> None:
+    """Give every (nested) subcommand parser the default ``_cli_parser`` = itself, so that after
+    parsing ``args._cli_parser`` is the innermost command's parser (argparse copies a
+    subparser's values over its parent's): an unknown option is reported with that command's
+    usage (``pibench headless --bogus``), not the top level's."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.set_defaults(_cli_parser=sub)
+                _tag_subparsers(sub)
+
+
 def _main(argv: list[str], early: list[subprocess.Popen[bytes] | None]) -> int:
     """:func:`main` once the agent process of ``pibench headless`` is started (``early[0]``,
     or ``None``; taken out of the list when handed over to the command, which closes it)."""
     parser = build_parser(argv)
+    _tag_subparsers(parser)
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # named by the (sub)command's own parser: its usage, not the top level's
+            getattr(args, "_cli_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
     except SystemExit as exc:  # --help / --version (0) and usage errors (2)
         return int(exc.code or 0)
     if args.command is None:

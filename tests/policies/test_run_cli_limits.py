@@ -126,3 +126,18 @@ def test_local_pool_has_no_more_workers_than_careers(monkeypatch):
     LocalExecutor(64).run(groups, lambda *a: None)
     LocalExecutor(2).run(groups, lambda *a: None, record=True)
     assert asked == [3, 2]
+
+
+def test_an_unknown_option_is_named_by_its_own_subcommand(capsys):
+    """`pibench headless --bogus`, `pibench pivots build --out x --bogus`: before, argparse's
+    top-level parser reported them (`usage: pibench [-h] [--version] COMMAND ...`, `pibench:
+    error: ...`), hiding the subcommand's options; now the innermost subcommand's own usage
+    and name (exit 2), and a bad top-level option still gets the top-level usage."""
+    assert main(["headless", "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "pibench headless: error: unrecognized arguments: --bogus" in err and "--block-timeout" in err
+    assert main(["pivots", "build", "--out", "x", "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "pibench pivots build: error: unrecognized arguments: --bogus" in err and "--branches" in err
+    assert main(["--bogus"]) == 2
+    assert "pibench: error: unrecognized arguments: --bogus" in capsys.readouterr().err
