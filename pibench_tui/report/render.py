@@ -620,6 +620,17 @@ def model_id_lines(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def _pairs_html(report: dict[str, Any]) -> str:
+    """The HTML of the pairs section: the table and its note, or (no pairs, as the terminal
+    report then shows no table) one line saying why there is nothing to compare."""
+    if report.get("pairs"):
+        return _html_table(*pair_rows(report)) + f'<p class="note">{html_text(pair_note(report))}</p>'
+    return (
+        '<p class="note">No pairs to compare: a difference needs two labels of one scenario that played '
+        "the same seeds.</p>"
+    )
+
+
 def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
     """The self-contained HTML page (no external resources)."""
     n = len(report["careers"])
@@ -656,8 +667,7 @@ def render_html(report: dict[str, Any], figs: dict[str, bytes]) -> str:
         "'modified' has a config whose content hash is not the bundled scenario's of that name.</p>",
         _img(figs, "impact", "Impact per career"),
         "<h2>Differences between labels</h2>",
-        _html_table(*pair_rows(report)),
-        f'<p class="note">{html_text(pair_note(report))}</p>',
+        _pairs_html(report),
         _img(figs, "cost", "Cost against Impact"),
         _img(figs, "trajectories", "Budget and citation trajectories per label"),
         "<h2>Capability axes (MECHANICS §17)</h2>",

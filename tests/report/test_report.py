@@ -768,3 +768,20 @@ def test_report_refuses_a_price_for_a_name_no_run_has(tmp_path, capsys):
     assert "--price 'nosuch': no label or model of these runs is called so" in err, err
     assert "'idle'" in err and "'mentor'" in err, err
     assert pibench_main(["report", str(out), "--price", "idle=1,2", "--no-simulate"]) == 0
+
+
+def test_the_html_report_of_one_label_says_there_are_no_pairs_instead_of_an_empty_table():
+    """One label (no pairs): before, the HTML page showed "Differences between labels" with an
+    empty table (only its header row) and the note explaining columns of no row; the terminal
+    report skips the section. Now the HTML says in one line why there is nothing to compare,
+    and a report with a pair still shows the table."""
+    from pibench_tui.report.analysis import build_report
+    from pibench_tui.report.render import render_html
+
+    page = render_html(build_report([_career()]), {})
+    section = page.split("<h2>Differences between labels</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "<table" not in section and "No pairs to compare" in section
+    two = build_report([_career(label="a", seed=1), _career(label="b", seed=1)])
+    assert two["pairs"]
+    section = render_html(two, {}).split("<h2>Differences between labels</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "<table" in section and "No pairs to compare" not in section
