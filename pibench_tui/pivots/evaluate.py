@@ -239,8 +239,13 @@ class EvalSettings:
 
 @contextmanager
 def _held(run: Path) -> Iterator[None]:
-    """Hold ``RUN/.lock`` (``flock``) for the evaluation; a second one fails at once."""
-    run.mkdir(parents=True, exist_ok=True)
+    """Hold ``RUN/.lock`` (``flock``) for the evaluation; a second one fails at once, and a
+    file where the folder (or a folder above it) goes is a :class:`RunConflict` naming it."""
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (run, *run.parents) if p.exists() and not p.is_dir()), run)
+        raise RunConflict(f"{run}: {blocker} is a file, not a folder; use another --out") from None
     fd = os.open(run / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         try:

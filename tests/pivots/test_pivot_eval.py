@@ -183,6 +183,20 @@ def test_a_run_directory_in_use_is_refused_naming_the_holder(caseset: Path, tmp_
     assert f"pid {os.getpid()}" in r.stderr
 
 
+@pytest.mark.parametrize("inside", [False, True])
+def test_an_out_that_is_a_file_is_refused_naming_it(caseset: Path, tmp_path: Path, inside: bool) -> None:
+    """`pivots eval --out F` with F a regular file (or --out F/x): before, a traceback
+    (FileExistsError / NotADirectoryError from mkdir); now exit 1 naming F as a file where
+    a folder goes and --out, and F is left as it was."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("mine")
+    out = blocker / "x" if inside else blocker
+    r = pibench("pivots", "eval", "--cases", str(caseset), "--judge", "first", "--out", str(out))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{blocker} is a file, not a folder" in r.stderr and "--out" in r.stderr
+    assert blocker.read_text() == "mine"
+
+
 def test_malformed_case_files_and_tampered_keys_are_refused_naming_the_case(caseset: Path, tmp_path: Path) -> None:
     """A line that is not JSON, a case without its kind or plan B, and a key whose 'better'
     was flipped (it no longer agrees with its own delta) are each refused with the file,
