@@ -578,6 +578,19 @@ def _map(
     return results
 
 
+def _make_folder(path: Path, option: str) -> None:
+    """Create the folder ``path`` (and its parents).
+
+    Raises:
+        ValueError: a file is where it (or a folder above it) goes, named with ``option``.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), path)
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; use another {option}") from None
+
+
 def _folders(settings: BuildSettings, folder: Path, seal: str | os.PathLike[str] | None) -> Path:
     """Check what :func:`build` is asked and make its folders; the folder its journal and
     key go to (``seal`` for a sealed build, else ``folder``).
@@ -600,8 +613,8 @@ def _folders(settings: BuildSettings, folder: Path, seal: str | os.PathLike[str]
     work = Path(seal) if seal is not None else folder
     if seal is not None and (work.resolve() == folder.resolve() or folder.resolve() in work.resolve().parents):
         raise ValueError(f"--seal {work} is inside --out {folder}: the private folder must not be published with it")
-    folder.mkdir(parents=True, exist_ok=True)
-    work.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder, "--out")
+    _make_folder(work, "--seal" if seal is not None else "--out")
     private = seal is not None
     if private:  # the key and the journal's seeds: the owner's alone
         os.chmod(work, 0o700)

@@ -99,6 +99,21 @@ def test_the_command_refuses_bad_settings_and_builds_a_set_eval_can_use(tmp_path
     assert runs["baseline"]["unanswered"] % 2 == 0  # no preference is the same in both orders
 
 
+@pytest.mark.parametrize("inside", [False, True])
+def test_an_out_that_is_a_file_is_refused_naming_it(tmp_path: Path, inside: bool) -> None:
+    """`pivots build --out F` with F a regular file (or --out F/x): before, a traceback
+    (FileExistsError / NotADirectoryError from mkdir); now the ValueError the command reports
+    (exit 1) naming F as a file where a folder goes and --out, before any task; F is kept."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("mine")
+    out = blocker / "x" if inside else blocker
+    with pytest.raises(ValueError, match=r"--out .*afile is a file, not a folder; use another --out"):
+        build(TINY, out)
+    assert blocker.read_text() == "mine"
+    r = pibench("pivots", "build", "--out", str(out), "--seeds", "1", "--months", "6", "--branches", "4,8")
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "is a file, not a folder" in r.stderr
+
+
 def test_plan_code_is_read_never_run(tmp_path: Path) -> None:
     """The scripted judges read a plan's calls from its code with the parser; code that is not
     `namespace.method(name=literal)` lines (an import, a call with a computed argument) is
