@@ -164,7 +164,12 @@ def open_source(target: str, saves_dir: str | None = None) -> ReplaySource:
     p = Path(target)
     if p.is_dir():
         return open_run_dir(p)
-    return open_save(target, saves_dir)
+    try:
+        return open_save(target, saves_dir)
+    except ReplayError as exc:
+        if p.exists():  # a file: neither a save's name nor a run directory
+            raise ReplayError(f"{exc}; {target} is a file, not a run directory (a folder with result.json)") from None
+        raise
 
 
 def _is_tick(row: list) -> bool:

@@ -45,6 +45,20 @@ def test_bad_run_dirs_are_refused_with_the_reason(tmp_path):
     assert "differs from the recorded" in (r.check_digest() or "")
 
 
+def test_a_file_given_to_replay_is_named_as_not_a_run_directory(tmp_path):
+    """`pibench play --replay F` with F a file (say a run's result.json): before, only "no save
+    called 'F'"; now the message also says F is a file, not a run directory (a folder with
+    result.json), and a name that is neither still gets the save store's message alone."""
+    store = SaveStore(tmp_path / "saves")
+    f = tmp_path / "result.json"
+    f.write_text("{}")
+    with pytest.raises(ReplayError, match=r"no save called .*is a file, not a run directory"):
+        open_source(str(f), saves_dir=str(store.path))
+    with pytest.raises(ReplayError) as info:
+        open_source("nosuch", saves_dir=str(store.path))
+    assert "no save called 'nosuch'" in str(info.value) and "not a run directory" not in str(info.value)
+
+
 @pytest.mark.asyncio
 async def test_viewer_steps_through_an_agent_run_read_only(tmp_path):
     """→ and ← move one month, j jumps, r shows the month's close, x the agent's code and output;
