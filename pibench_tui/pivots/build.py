@@ -622,10 +622,27 @@ def _folders(settings: BuildSettings, folder: Path, seal: str | os.PathLike[str]
             if old.is_file() and not old.is_symlink():
                 os.chmod(old, 0o600)
     meta_path = work / "journal.json"
-    if meta_path.exists() and read_json(meta_path).get("fingerprint") != settings.fingerprint():
-        raise ValueError(f"{folder} holds a build of other settings; use another --out")
-    atomic_write_json(meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint()}, private=private)
+    mine = json.loads(json.dumps(asdict(settings)))
+    if meta_path.exists():
+        meta = read_json(meta_path)
+        if meta.get("fingerprint") != settings.fingerprint():
+            raise ValueError(
+                f"{folder} holds a build of other settings{_differing(meta.get('settings'), mine)}; use another --out"
+            )
+    atomic_write_json(
+        meta_path, {"format": BUILD_FORMAT, "fingerprint": settings.fingerprint(), "settings": mine}, private=private
+    )
     return work
+
+
+def _differing(theirs: Any, mine: dict[str, Any]) -> str:
+    """`` (differ: screen, confirm)``: the settings (:class:`BuildSettings` fields) in which a
+    journal's recorded settings ``theirs`` differ from ``mine`` (QA9: the refusal named none);
+    ``""`` when the journal recorded none (journals written before it did)."""
+    if not isinstance(theirs, dict):
+        return ""
+    names = [k for k in mine if theirs.get(k) != mine[k]] + sorted(k for k in theirs if k not in mine)
+    return f" (differ: {', '.join(names)})" if names else ""
 
 
 def _run_all(

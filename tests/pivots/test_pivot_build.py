@@ -49,7 +49,8 @@ def test_build_writes_the_same_files_whatever_jobs_and_they_load(tmp_path: Path)
 
 def test_an_interrupted_build_resumes_from_its_journal(tmp_path: Path) -> None:
     """A build whose journal lost its last task (as if killed) recomputes only that task and
-    writes the same files; a build of other settings into the folder is refused."""
+    writes the same files; a build of other settings into the folder is refused, naming the
+    settings that differ."""
     build(TINY, tmp_path / "b")
     before = {n: (tmp_path / "b" / n).read_bytes() for n in ("cases.jsonl", "key.jsonl")}
     journal = tmp_path / "b" / "journal.jsonl"
@@ -63,6 +64,7 @@ def test_an_interrupted_build_resumes_from_its_journal(tmp_path: Path) -> None:
         build(other, tmp_path / "b")
     except ValueError as exc:
         assert "other settings" in str(exc)
+        assert "(differ: seeds, months, prefix)" in str(exc)
     else:
         raise AssertionError("a build of other settings was not refused")
 
