@@ -1245,7 +1245,8 @@ def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
         # a file named on the command line may be a link; a run folder's result.json never is
         data = read_json(p, limit=MAX_JSONL_BYTES, follow_links=True) if p.name != "result.json" else read_json(p)
     except (OSError, ValueError) as exc:
-        raise LoadError(f"{raw}: {exc}") from None
+        why = str(exc).removeprefix(f"{p}: ")  # read_json names the file itself (QA9: named twice)
+        raise LoadError(f"{raw}: {why}") from None
     if isinstance(data, dict) and data.get("format") == RUN_FORMAT:
         return [_from_run_dir(p.parent, opts)]
     if isinstance(data, dict):

@@ -192,10 +192,16 @@ def test_terminal_report_prints_labels_as_plain_text():
 
 
 def test_report_refuses_paths_without_runs(tmp_path, capsys):
-    """A folder with no result.json and an unknown reference label are clear errors."""
+    """A folder with no result.json, a missing path and a file that is not JSON are clear
+    errors, each naming the path once."""
     assert pibench_main(["report", str(tmp_path)]) == 1
     assert "no completed run" in capsys.readouterr().err
     assert pibench_main(["report", str(tmp_path / "missing")]) == 1
+    junk = tmp_path / "junk.json"
+    junk.write_text("{{{")
+    assert pibench_main(["report", str(junk)]) == 1
+    err = capsys.readouterr().err
+    assert "not valid JSON" in err and err.count(str(junk)) == 1  # the path named once (QA9)
 
 
 def test_report_pairs_default_with_standard_and_counts_a_seed_once(tmp_path, capsys):
