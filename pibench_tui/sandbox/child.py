@@ -1097,28 +1097,16 @@ def _attribute_helpers() -> dict[str, Any]:
         real builtins in a list)."""
         return isinstance(x, c_data) or (isinstance(x, type) and issubclass(x, c_data))
 
-    #: Types whose every instance passes :func:`refused` by its type alone (not a module,
-    #: ctypes, an alias, nor of a system module's class): then only the identity check is
-    #: left. Functions, methods and classes are judged one by one (their module varies).
-    clean_types: set[type] = set()
-    judged_singly = (function_type, method_type, builtin_type)
-    judged_by_value = (type, module_type, *alias_types)
-
     def refused(x: Any) -> Any:
         """Why ``x`` may be neither read from nor handed to agent code, as the function that
         words it (``why(where, x)``: :func:`_module_refusal` ...), or None: a real module, a
         ctypes object or type, an object of a module agent code may not import."""
-        t = type(x)
-        if t in clean_types:
-            return _system_value_refusal if id(x) in system_ids else None
         if isinstance(x, module_type):
             return None if id(x) in sandbox_modules else _module_refusal
         if raw_memory(x):
             return _raw_memory_refusal
         if system_value(x):
             return _system_value_refusal
-        if t not in judged_singly and not isinstance(x, judged_by_value):
-            clean_types.add(t)
         return None
 
     def modules_refused(read: Any) -> Any:
@@ -1129,23 +1117,19 @@ def _attribute_helpers() -> dict[str, Any]:
 
         def guarded(obj: Any, name: str) -> Any:
             name = attribute_name(name)  # the exact characters, for the checks and the read
-            t = type(obj)
-            if t not in clean_types or id(obj) in system_ids:
-                why = refused(obj)
-                if why is not None:
-                    raise SandboxError(why(f"the object whose attribute {name!r} is read", obj))
-                if isinstance(obj, alias_types):
-                    for origin in alias_origins(obj):  # the read is one of its origin's
-                        why = refused(origin)
-                        if why is not None:
-                            where = f"the origin of the generic alias whose attribute {name!r} is read"
-                            raise SandboxError(why(where, origin))
+            why = refused(obj)
+            if why is not None:
+                raise SandboxError(why(f"the object whose attribute {name!r} is read", obj))
+            if isinstance(obj, alias_types):
+                for origin in alias_origins(obj):  # the read is one of its origin's
+                    why = refused(origin)
+                    if why is not None:
+                        where = f"the origin of the generic alias whose attribute {name!r} is read"
+                        raise SandboxError(why(where, origin))
             value = read(obj, name)
-            if type(value) in clean_types and id(value) not in system_ids:
-                return value
             why = refused(value)
             if why is not None:
-                raise SandboxError(why(f"attribute {name!r} of a {t.__name__} object", value))
+                raise SandboxError(why(f"attribute {name!r} of a {type(obj).__name__} object", value))
             return value
 
         return guarded
