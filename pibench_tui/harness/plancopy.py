@@ -13,11 +13,9 @@ record (:func:`~pibench_tui.harness.backends.is_secret_header`,
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import math
-import re
 from typing import Any
+
+import tomli_w
 
 from pibench_tui.harness.backends import (
     REDACTED,
@@ -64,61 +62,5 @@ def kept_plan_text(text: str, data: dict[str, Any]) -> str:
         return text
     return (
         "# A copy of the plan with its secrets replaced by <redacted> (header values, base_url\n"
-        "# credentials, extra_body fields, command words) and its comments left out.\n" + _toml(kept)
+        "# credentials, extra_body fields, command words) and its comments left out.\n" + tomli_w.dumps(kept)
     )
-
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _key(name: str) -> str:
-    return name if _BARE_KEY.fullmatch(name) else _string(name)
-
-
-def _string(text: str) -> str:
-    """A TOML basic string: JSON's escapes, which TOML shares, and every control character
-    (DEL too, which JSON leaves as it is) as ``\\uXXXX``."""
-    body = json.dumps(text, ensure_ascii=False)[1:-1]
-    return '"' + "".join(f"\\u{ord(ch):04x}" if ord(ch) == 0x7F else ch for ch in body) + '"'
-
-
-def _value(v: Any) -> str:
-    """An inline TOML value."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return _string(v)
-    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
-        return v.isoformat()
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(str(k))} = {_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"no TOML value for {type(v).__name__}")
-
-
-def _is_tables(v: Any) -> bool:
-    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
-
-
-def _toml(data: dict[str, Any], path: tuple[str, ...] = ()) -> str:
-    """``data`` as TOML: its plain values first, then its tables (``[a.b]``) and arrays of
-    tables (``[[a]]``), each under its dotted path."""
-    lines = [f"{_key(str(k))} = {_value(v)}" for k, v in data.items() if not isinstance(v, dict) and not _is_tables(v)]
-    out = "\n".join(lines) + ("\n" if lines else "")
-    for k, v in data.items():
-        sub = (*path, _key(str(k)))
-        if isinstance(v, dict):
-            out += f"\n[{'.'.join(sub)}]\n" + _toml(v, sub)
-        elif _is_tables(v):
-            for item in v:
-                out += f"\n[[{'.'.join(sub)}]]\n" + _toml(item, sub)
-    return out
