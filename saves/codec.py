@@ -10,9 +10,9 @@ text of the payload (:func:`saves.values.canonical_json`: compact, keys in their
 order), so reformatting a file is harmless but any change of a value is caught. Reading checks, in this order, and refuses
 with a :class:`SaveCorruptError` whose ``kind`` says which check failed:
 
-1. ``truncated`` -- empty, or not valid JSON that starts like a JSON object but lacks the
-   final ``"}\\n"`` (the write was cut short);
-2. ``corrupt`` -- not UTF-8 or not valid JSON although complete;
+1. ``truncated`` -- empty, or the start of a JSON object that stops early: the parser ran
+   out of text (the write was cut short);
+2. ``corrupt`` -- not UTF-8 or not valid JSON otherwise (garbage, junk inside or after it);
 3. ``not-a-save`` -- valid JSON but not this kind of pibench file;
 4. ``future-version`` -- written by a newer pibench (``format_version`` above ours);
 5. ``tampered`` -- the checksum does not match (edited by hand, or damaged on disk).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from saves.errors import SaveCorruptError
@@ -111,18 +112,19 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if exc.end == len(raw) and exc.reason == "unexpected end of data":  # cut inside a character
+            raise SaveCorruptError("truncated", path, _cut_short_detail(what, raw)) from None
         raise SaveCorruptError(
             "corrupt", path, f"the {what} is corrupt: not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
     try:
         env = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        # Truncated = the start of a file like ours that stops early; anything else that
-        # does not parse (say "garbage", or a complete-looking file) is corrupt.
-        if text.lstrip().startswith("{") and not raw.endswith(b"}\n"):
-            raise SaveCorruptError(
-                "truncated", path, f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)"
-            ) from None
+        # Truncated = the start of a file like ours that stops early: the parser ran out of
+        # text. Anything else that does not parse ("garbage", "{garbage", a file with junk
+        # in the middle or after the end) is corrupt.
+        if isinstance(exc, json.JSONDecodeError) and text.lstrip().startswith("{") and _ends_early(text, exc):
+            raise SaveCorruptError("truncated", path, _cut_short_detail(what, raw)) from None
         detail = f" ({exc.msg}, line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise SaveCorruptError("corrupt", path, f"the {what} is corrupt: not valid JSON{detail}") from None
     if not isinstance(env, dict) or env.get("format") != fmt:
@@ -152,6 +154,28 @@ def decode_envelope(raw: bytes, fmt: str, key: str, path: str) -> dict[str, Any]
             f"the {what} fails its checksum: it was changed after pibench wrote it (edited by hand or damaged on disk)",
         )
     return env
+
+
+_PARTIAL_TOKEN = re.compile(r"t(r(u)?)?|f(a(l(s)?)?)?|n(u(l)?)?|-|[.eE][-+]?[0-9]*|u[0-9a-fA-F]{0,4}")
+"""What a file cut short can leave where the parser stopped: the start of ``true``,
+``false`` or ``null``, a number's sign, fraction or exponent, or a ``\\u`` escape (which
+the parser refuses even when its four digits are there but the string's end is not)."""
+
+
+def _ends_early(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether ``text`` failed to parse only because it stops early (a prefix of JSON):
+    the parser stopped at the end of the text, in a string left open, or inside a token
+    the cut split (:data:`_PARTIAL_TOKEN`). A complete-looking file (ending ``}\\n``) never is."""
+    if text.endswith("}\n"):
+        return False
+    if exc.msg.startswith("Unterminated string"):
+        return True
+    tail = text[exc.pos :].rstrip()
+    return tail == "" or _PARTIAL_TOKEN.fullmatch(tail) is not None
+
+
+def _cut_short_detail(what: str, raw: bytes) -> str:
+    return f"the {what} is truncated: it ends early, at byte {len(raw)} (a write was cut short)"
 
 
 _HEADER_KEYS = frozenset({"format", "format_version", "checksum", "tagged", "seal"})

@@ -86,8 +86,15 @@ DEFAULT_KEEP = 3
 """Autosaves kept per career."""
 
 
+_PRINTED: set[str] = set()
+"""Warnings :func:`_stderr` has printed in this process: a front end may open the same
+store several times (load, then save), and each warning is news once."""
+
+
 def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    if message not in _PRINTED:
+        _PRINTED.add(message)
+        print(message, file=sys.stderr, flush=True)
 
 
 class SaveStore:
@@ -225,10 +232,7 @@ class SaveStore:
         except SaveCorruptError as exc:
             if exc.kind == "future-version":
                 raise
-            self._warn(
-                f"warning: {exc.detail} ({exc.path}). Listing the save files directly; "
-                "the index will be rebuilt at the next write."
-            )
+            self._warn(self._index_damage(exc))
             return [doc for doc, _ in self._scan_blobs()]
         finally:
             db.close()
@@ -1162,8 +1166,17 @@ class SaveStore:
             doc["seq"] = seq
         return ordered
 
+    def _index_damage(self, exc: SaveCorruptError) -> str:
+        """The one warning for an unusable index (and backup): what is wrong with which file
+        and what the store does about it. Reads (listing) and the write that rebuilds the
+        index say the same words, so a session that does both warns once."""
+        return (
+            f"warning: {exc.detail} ({exc.path}). No save is lost: pibench reads the saves from the "
+            f"save files in {self.blob_dir} and rebuilds the index from them at its next write."
+        )
+
     def _rebuild(self, db: TinyDB, exc: SaveCorruptError) -> None:
-        self._warn(f"warning: {exc.detail} ({exc.path}). Rebuilding the index from the save files in {self.blob_dir}.")
+        self._warn(self._index_damage(exc))
         db.drop_tables()
         self._rebuild_into(db.table(TABLE, cache_size=0))
 

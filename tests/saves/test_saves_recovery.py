@@ -11,7 +11,8 @@ import pytest
 
 from saves import SaveCorruptError, SaveStore
 from saves.cli import cmd_list
-from saves.codec import SAVE_FORMAT, decode_envelope
+from saves.codec import INDEX_FORMAT, SAVE_FORMAT, decode_envelope
+from tests.headless.conftest import run_pibench
 from world.api import Api
 from world.config import WorldConfig
 from world.engine import World
@@ -77,6 +78,52 @@ def test_garbage_is_corrupt_and_a_cut_file_is_truncated(fake, tmp_path):
     with pytest.raises(SaveCorruptError) as err:
         decode_envelope(raw[: len(raw) // 2], SAVE_FORMAT, "save", "x")
     assert err.value.kind == "truncated"
+
+
+def test_every_cut_of_a_file_is_truncated_and_garbage_starting_with_a_brace_is_corrupt(tmp_path):
+    """A save file or index cut at any byte is diagnosed ``truncated`` (the parser ran out of
+    text, a character or token split included); garbage that merely starts with ``{``, or
+    junk after a whole object, is ``corrupt``: never "a write was cut short"."""
+    store = quiet(tmp_path / "s")
+    store.save("Ada ✓", real_world(5, 1))
+    for raw, fmt, key, step in (
+        (store.index_path.read_bytes(), INDEX_FORMAT, "tables", 1),
+        (store.file_of("Ada ✓").read_bytes(), SAVE_FORMAT, "save", 13),
+    ):
+        kinds = set()
+        for cut in range(1, len(raw) - 1, step):
+            with pytest.raises(SaveCorruptError) as err:
+                decode_envelope(raw[:cut], fmt, key, "x")
+            kinds.add(err.value.kind)
+        assert kinds == {"truncated"}
+    for garbage in (b"{garbage", b"{garbage\n", b'{"a": 1} junk', b"{\x00}"):
+        with pytest.raises(SaveCorruptError) as err:
+            decode_envelope(garbage, INDEX_FORMAT, "tables", "x")
+        assert err.value.kind == "corrupt" and "cut short" not in err.value.detail
+
+
+@pytest.mark.parametrize("garbage", [b"{garbage", b"[1, 2]\n", b"not json at all"])
+def test_a_garbage_index_is_named_once_and_no_save_is_lost(tmp_path, garbage):
+    """The real ``pibench``: with a garbage index (no backup), ``saves list`` and a
+    ``headless --load`` that then writes (rebuilding the index) each say once what is wrong
+    with which file and that no save is lost (before: "truncated ... a write was cut short"
+    for ``{garbage``, and the load printed its warning four times)."""
+    store = quiet(tmp_path / "s")
+    store.save("lab", real_world(5, 1))
+    store.index_path.with_name("index.json.bak").unlink(missing_ok=True)
+    store.index_path.write_bytes(garbage)
+    listed = run_pibench(["saves", "--saves", str(store.path), "list"], home=tmp_path / "home")
+    assert listed.returncode == 0 and "lab " in listed.stdout
+    warned = [line for line in listed.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 1 and str(store.index_path) in warned[0] and "No save is lost" in warned[0]
+    assert "truncated" not in warned[0] and "cut short" not in warned[0]
+    loaded = run_pibench(
+        ["headless", "--saves", str(store.path), "--load", "lab"], "print(6 * 7)\n", home=tmp_path / "home"
+    )
+    assert loaded.returncode == 0 and "42" in loaded.stdout
+    assert [line for line in loaded.stderr.splitlines() if "index" in line] == warned
+    again = run_pibench(["saves", "--saves", str(store.path), "list"], home=tmp_path / "home")
+    assert again.returncode == 0 and again.stderr == "" and "lab " in again.stdout  # the index was rebuilt
 
 
 def test_a_warning_is_printed_once_as_plain_text(tmp_path, fake, capsys):
