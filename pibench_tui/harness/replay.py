@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.harness.rundir import read_json, read_jsonl
+from pibench_tui.harness.rundir import RunFileMissing, read_action_log, read_json, read_jsonl
 from pibench_tui.words import count
 
 __all__ = [
@@ -98,7 +98,10 @@ def verify_run(path: str | Path, seal: str | Path | None = None) -> dict[str, An
         out["message"] = problem
         return out
     try:
-        actions = read_jsonl(path / "actions.jsonl", strict=True)
+        actions = read_action_log(path)
+    except RunFileMissing as exc:  # a missing file, not a world that differs
+        out["message"] = str(exc)
+        return out
     except ValueError as exc:  # a completed run's log has no torn or foreign lines
         out["message"] = f"the action log is damaged: {exc}"
         return out
@@ -648,7 +651,7 @@ def check_transcript(
     }
     try:
         transcript = read_jsonl(path / "transcript.jsonl", strict=True)
-        logged = read_jsonl(path / "actions.jsonl", strict=True)
+        logged = read_action_log(path)
     except (OSError, ValueError) as exc:
         return {**base, "message": str(exc)}
     if timeout_note and isinstance(recorded_timeout, (int, float)) and recorded_timeout > 0:

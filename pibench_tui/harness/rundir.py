@@ -32,10 +32,12 @@ __all__ = [
     "RunDirBusy",
     "RunDirLock",
     "RunFileIsLink",
+    "RunFileMissing",
     "RunFileNotRegular",
     "RunFileTooLarge",
     "is_run_dir",
     "iter_jsonl",
+    "read_action_log",
     "read_json",
     "read_jsonl",
     "safe_name",
@@ -142,6 +144,11 @@ class RunFileNotRegular(ValueError):
 class RunFileIsLink(ValueError):
     """A file of a run directory is a symbolic link, which pibench never follows (a link
     planted in another user's run folder could point at any file of the reader's)."""
+
+
+class RunFileMissing(ValueError):
+    """A file a completed run must hold is not there (the message names its path): damage to
+    the folder, not a career that re-simulates to another world."""
 
 
 def _open_file(path: Path, follow_links: bool = False) -> IO[bytes]:
@@ -288,6 +295,22 @@ def read_jsonl(path: str | os.PathLike[str], *, strict: bool = False) -> list[An
     ``ValueError`` naming the file and line number.
     """
     return list(iter_jsonl(path, strict=strict))
+
+
+def read_action_log(folder: str | os.PathLike[str]) -> list[Any]:
+    """The action log of a completed run: ``folder/actions.jsonl`` read with ``strict``
+    (:func:`read_jsonl`), each row ``[month, "ns.method", kwargs]``.
+
+    Raises:
+        RunFileMissing: ``actions.jsonl`` is not in ``folder`` (deleted, never written): the
+            message names the path. A missing log is not an empty one: read as ``[]`` it
+            re-simulated to month 1 and was reported as a state-digest difference.
+        ValueError: the file is damaged (as :func:`read_jsonl` with ``strict``).
+    """
+    path = Path(folder) / "actions.jsonl"
+    if not os.path.lexists(path):
+        raise RunFileMissing(f"{path} is missing: the career cannot be re-simulated without its action log")
+    return read_jsonl(path, strict=True)
 
 
 def is_run_dir(path: str | os.PathLike[str]) -> bool:

@@ -52,9 +52,10 @@ from pibench_tui.harness.rundir import (
     MAX_JSON_BYTES,
     MAX_JSONL_BYTES,
     RUN_FORMAT,
+    RunFileMissing,
     iter_jsonl,
+    read_action_log,
     read_json,
-    read_jsonl,
 )
 from pibench_tui.words import count
 
@@ -890,7 +891,7 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
         return
     try:
         cfg = WorldConfig.from_dict(res["config"])
-        actions = read_jsonl(path / "actions.jsonl", strict=True)
+        actions = read_action_log(path)
         c.fingerprint = log_fingerprint(actions)
         if c.kind == "policy":
             played = _policy_career(c, res, cfg, seed, actions)
@@ -899,6 +900,9 @@ def _resimulate(c: Career, path: Path, res: dict[str, Any], opts: _Options) -> N
             world, e_traj, b_traj = played
         else:
             world, e_traj, b_traj = _replay_with_trajectory(cfg, seed, actions)
+    except RunFileMissing as exc:  # a missing file, not a log that replays to another world
+        c.mark("invalid", str(exc))
+        return
     except (ActionError, ValueError, TypeError, KeyError) as exc:
         c.mark("invalid", f"the action log does not replay: {exc}")
         return
