@@ -13,7 +13,7 @@ these attributes of ``args`` (missing ones take the default shown):
 =============  ==============================================================
 ``cmd_list``   ``saves`` (DIR or None), ``career`` (None), ``json`` (False)
 ``cmd_show``   ``saves``, ``name``, ``json`` (False)
-``cmd_delete`` ``saves``, ``name``
+``cmd_delete`` ``saves``, ``name``, ``yes`` (False: ask first)
 ``cmd_export`` ``saves``, ``name``, ``file`` (path or ``"-"``), ``force``, ``with_seed`` (False)
 ``cmd_import`` ``saves``, ``file``, ``as_name`` (None), ``force`` (False)
 =============  ==============================================================
@@ -282,16 +282,41 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     return 0
 
 
-def cmd_delete(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Delete the save called exactly ``args.name``.
+def cmd_delete(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None, stdin: TextIO | None = None
+) -> int:
+    """Delete the save called exactly ``args.name``, after asking: on a terminal ``Delete ...?
+    [y/N]`` (only ``y``/``yes`` deletes); ``args.yes`` (``--yes``) skips the question; a
+    ``stdin`` that is not a terminal without ``--yes`` is refused (nothing deleted), since
+    no one is there to answer.
 
     Returns:
-        0 when deleted, 1 when no such save (or the store is busy).
+        0 when deleted, 1 when no such save, the store or career is busy, the answer was
+        not yes, or no terminal to ask on and no ``--yes``.
     """
-    out, err = out or sys.stdout, err or sys.stderr
+    out, err, stdin = out or sys.stdout, err or sys.stderr, stdin or sys.stdin
     store = None
     try:
         store = _store(args)
+        if not getattr(args, "yes", False):
+            found = store.resolve(args.name, exact=True)
+            what = f"save {found.name!r} (career {found.career!r}, month {_month(found)}, {found.scenario})"
+            if not stdin.isatty():
+                _flush_warnings(store, err)
+                print(
+                    f"error: not deleting {what} without a confirmation: stdin is not a terminal to ask on; "
+                    "add --yes to delete it",
+                    file=err,
+                )
+                return 1
+            _flush_warnings(store, err)
+            print(f"Delete {what}? It cannot be undone. [y/N] ", end="", file=out, flush=True)
+            answer = stdin.readline()
+            if answer.strip().lower() not in ("y", "yes"):
+                if not answer.endswith("\n"):  # end of input (Ctrl-D): end the question's line
+                    print(file=out)
+                print("Not deleted.", file=out)
+                return 1
         info = store.delete(args.name)
     except SaveError as exc:
         return _fail(exc, store, err)
@@ -406,9 +431,16 @@ def add_saves_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser(
-        "delete", parents=[common], help="delete one save", description="Delete the save with exactly this name."
+        "delete",
+        parents=[common],
+        help="delete one save (asks first)",
+        description=(
+            "Delete the save with exactly this name. On a terminal it asks first (y/N); "
+            "without a terminal (a script, a pipe) it refuses unless --yes is given."
+        ),
     )
-    s.add_argument("name")
+    s.add_argument("name", help="the save's exact name (autosaves are CAREER@mMM; see 'pibench saves list')")
+    s.add_argument("-y", "--yes", action="store_true", help="delete without asking (for scripts)")
     s.set_defaults(func=cmd_delete)
 
     s = sub.add_parser(

@@ -7,6 +7,7 @@ import argparse
 import io
 import json
 import os
+import pty
 import subprocess
 import sys
 from argparse import Namespace
@@ -16,6 +17,8 @@ import pytest
 from saves import SaveStore
 from saves.cli import add_saves_parser, cmd_list, cmd_show
 from scenarios import load_scenario
+from tests.headless.conftest import pibench_command
+from tests.saves.saves_fakeworld import FakeWorld
 from world.engine import World
 
 
@@ -74,12 +77,51 @@ def test_show_verifies_the_save(filled):
 
 
 def test_delete(filled):
-    """``saves delete`` removes only the named save; deleting it again exits 1 with "no save
+    """``saves delete --yes`` removes only the named save; deleting it again exits 1 with "no save
     called"."""
-    code, out, _ = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
+    code, out, _ = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓", "--yes"])
     assert code == 0 and "Deleted" in out and filled.names() == ["run@m05"]
-    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓"])
+    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓", "--yes"])
     assert code == 1 and err.startswith("error: no save called")
+
+
+def _delete(store_path, *extra: str, answer: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The real ``pibench saves delete run@m05 EXTRA``: stdin a terminal (a pty) holding
+    ``answer`` when given, else not a terminal (``/dev/null``)."""
+    cmd = pibench_command() + ["saves", "--saves", str(store_path), "delete", "run@m05", *extra]
+    env = dict(os.environ, PIBENCH_HOME=str(store_path.parent / "unused"))
+    if answer is None:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=60)
+    master, slave = pty.openpty()
+    try:
+        os.write(master, answer.encode())  # read by the prompt once the line is complete
+        return subprocess.run(cmd, stdin=slave, capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_delete_asks_on_a_terminal_and_refuses_without_one(filled):
+    """``saves delete`` asks (y/N) on a terminal and deletes only on yes; with no terminal
+    (a script's stdin) it refuses without ``--yes``, naming it, and deletes nothing; ``--yes``
+    deletes without asking (before: it deleted at once, every time)."""
+    refused = _delete(filled.path)
+    assert refused.returncode == 1 and "--yes" in refused.stderr and "not a terminal" in refused.stderr
+    assert "'run@m05'" in refused.stderr and "run@m05" in filled.names()
+    for no in ("n\n", "\n", "yess\n"):
+        kept = _delete(filled.path, answer=no)
+        assert kept.returncode == 1 and "[y/N]" in kept.stdout and "Not deleted." in kept.stdout
+        assert "run@m05" in filled.names()
+    deleted = _delete(filled.path, answer="y\n")
+    assert deleted.returncode == 0 and "[y/N]" in deleted.stdout and "Deleted save 'run@m05'" in deleted.stdout
+    assert filled.names() == ["Ada ✓"]
+    filled.autosave("run", FakeWorld(month=5))
+    forced = _delete(filled.path, "--yes")
+    assert forced.returncode == 0 and "[y/N]" not in forced.stdout and filled.names() == ["Ada ✓"]
+    helped = subprocess.run(
+        pibench_command() + ["saves", "delete", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert "--yes" in helped.stdout and "asks first" in helped.stdout
 
 
 def test_export_import_and_refusals(filled, tmp_path):
@@ -189,7 +231,7 @@ def test_delete_and_import_leave_a_career_a_session_writes_alone(filled, tmp_pat
     assert run(["saves", "--saves", str(filled.path), "export", "Ada ✓", str(f)])[0] == 0
     session = filled.hold_career("run", "pibench headless")
     before = filled.list()
-    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "run@m05"])
+    code, _, err = run(["saves", "--saves", str(filled.path), "delete", "run@m05", "-y"])
     assert code == 1 and "the career 'run' is in use" in err and "pibench headless of 'run', pid" in err
     assert "Wait for that session to end, then delete" in err
     code, _, err = run(["saves", "--saves", str(filled.path), "import", str(f), "--as", "run", "--force"])
@@ -198,5 +240,5 @@ def test_delete_and_import_leave_a_career_a_session_writes_alone(filled, tmp_pat
     for argv in (["list"], ["show", "run"], ["export", "run", str(tmp_path / "run.json")]):
         assert run(["saves", "--saves", str(filled.path), *argv])[0] == 0
     session.release()
-    assert run(["saves", "--saves", str(filled.path), "delete", "run@m05"])[0] == 0
+    assert run(["saves", "--saves", str(filled.path), "delete", "run@m05", "-y"])[0] == 0
     assert run(["saves", "--saves", str(filled.path), "import", str(f), "--as", "run"])[0] == 0
