@@ -24,6 +24,8 @@ def runs(tmp_path):
 
 
 def test_a_deleted_action_log_is_named_as_missing(runs, tmp_path):
+    """``pibench replay`` and ``pibench report`` of a run folder without ``actions.jsonl``
+    name that path as missing; neither speaks of a digest or of a log holding 0 calls."""
     out, run = runs
     (run / "actions.jsonl").unlink()
     replayed = run_pibench(["replay", str(run)], home=tmp_path / "home")
@@ -37,6 +39,8 @@ def test_a_deleted_action_log_is_named_as_missing(runs, tmp_path):
 
 
 def test_a_real_digest_difference_is_still_one(runs, tmp_path):
+    """A result.json whose digest was changed is still reported as a digest difference, not as
+    a missing file."""
     _, run = runs
     res = json.loads((run / "result.json").read_text())
     res["digest"] = "0" * 64
