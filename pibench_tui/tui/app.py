@@ -671,9 +671,14 @@ class PibenchApp(LabApp):
 
     # ------------------------------------------------------------------ quitting
     def action_quit_game(self) -> None:
-        """Quit; offer to save first when there are unsaved months."""
+        """Quit; offer to save first when there are unsaved months (``q``: from the lab only,
+        since a dialog may take the letter)."""
         if isinstance(self.screen, ModalScreen):
             return
+        self._quit_safely()
+
+    def _quit_safely(self) -> None:
+        """Exit at once when nothing is unsaved, else ask (on top of whatever is showing)."""
         self.finish_autosave()  # the last close's autosave, if its worker has not written it yet
         if not self.game.unsaved:
             self.exit(0)
@@ -681,16 +686,15 @@ class PibenchApp(LabApp):
         self._ask_quit()
 
     def action_ctrl_c(self) -> None:
-        """ctrl+c: copy the selected text of a focused input; else quit safely (asking to
-        save unsaved play first), or over a dialog say what to press."""
+        """ctrl+c: copy the selected text of a focused input; else quit safely, as on the lab
+        screen, over a dialog too (a form, a confirmation, the help, the digest): at once when
+        nothing is unsaved, else the unsaved-play question on top of the dialog, whose escape
+        returns to the dialog as it was."""
         focused = self.focused
         if isinstance(focused, Input) and focused.selected_text:
             focused.action_copy()
             return
-        if isinstance(self.screen, ModalScreen):
-            self.notify("press escape to close this dialog, then q (or ctrl+c) to quit", title="Quit?", markup=False)
-            return
-        self.action_quit_game()
+        self._quit_safely()
 
     def _ask_quit(self) -> None:
         """The unsaved-months question (on top of whatever is showing)."""
