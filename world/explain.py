@@ -150,10 +150,13 @@ def _recent_blows(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signa
         for p in _projects_of(query, pid)
         if p["status"] in ("deadend", "killed") and (p["ended_month"] or 0) > since
     ]
-    hits += _rejections_of(query, pid, since, int(month))
+    rejections = _rejections_of(query, pid, since, int(month))
+    hits += rejections
     crises = _ignored_crises(query, pid, since)
     hits += crises
     remedies = ["answer a student crisis with support (e)"] * len(crises)
+    if rejections:
+        remedies.append("polish their drafts and send them where the venue's bar fits (Papers panel: bar and worth)")
     return (["; ".join(hits)] if hits else []), remedies
 
 
@@ -231,7 +234,7 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
     if row is None:
         return f"no lab member {pid}"
     left = int(row["left_month"] or 0)
-    signals, remedies = morale_signals(query, cfg, pid, left)
+    signals, remedies = _signals_before_leaving(query, cfg, pid, left)
     name = f"{row['name']} ({pid}, {row['role']})"
     if not signals:
         return (
@@ -247,6 +250,34 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
         + "; ".join(todo)
         + "."
     )
+
+
+def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int) -> Signals:
+    """The visible signals of a leaver: :func:`morale_signals` at ``left``, the low moods or
+    falling reports the warnings showed in the :data:`WINDOW` months before when the last
+    reports no longer show them (a month without meeting notes hides a low pair), and a
+    mentoring cut the reports show (the last month without meeting notes after months with
+    them: under 1 h of mentoring). A leaver's row shows 0 mentoring hours (reset when they
+    left), so their row's hours are never read."""
+    signals, remedies = morale_signals(query, cfg, pid, left)
+    read = ("meeting mood low", "reports falling")
+    if not any(s.startswith(read) for s in signals):
+        for m in range(left - 1, left - WINDOW, -1):
+            earlier = [s for s in _report_signals(query, cfg, pid, m)[0] if s.startswith(read)]
+            if earlier:
+                signals = [f"{s} up to month {m}" for s in earlier] + signals
+                break
+    reps = query(
+        "select month, meeting_sentiment as s from student_reports "
+        f"where student_id = '{_q(pid)}' and month <= {int(left)} order by month"
+    )
+    if len(reps) >= 2 and reps[-1]["s"] is None and reps[-2]["s"] is not None:
+        signals.append(
+            f"no meeting notes in month {reps[-1]['month']} after months with them (mentoring cut "
+            f"under 1 h; under {cfg.neglect_hours:g} h weighs on morale)"
+        )
+        remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
+    return signals, remedies
 
 
 # ---------------------------------------------------------------------- departures (§2 of the issue)

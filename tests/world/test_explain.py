@@ -4,6 +4,7 @@ text names visible signals and the scenario's numbers, and no hidden value reach
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import pytest
@@ -160,6 +161,59 @@ def test_quit_warning_fires_before_on_visible_signals_and_a_mood_that_recovers_i
     blind = [{"month": 1, "q": 0.5, "s": None}, {"month": 2, "q": 0.5, "s": None}]
     text = ex.quit_warning(fake(blind, 0.0), cfg, "S001", 3) or ""
     assert "no meeting notes" in text and f"give at least {cfg.neglect_hours:g} h of mentoring" in text
+
+
+def _reports_query(reports: list[tuple[int, float | None]], row: dict[str, Any]):
+    """A query over one researcher's ``students`` row and their monthly reports (month, mood),
+    honouring the ``month <= N`` bound of the report queries; every other table is empty."""
+
+    def query(sql: str) -> list[dict[str, Any]]:
+        if "from student_reports" in sql:
+            bound = re.search(r"month <= (\d+)", sql)
+            upto = int(bound.group(1)) if bound else 10**9
+            return [{"month": m, "q": 0.6, "s": s} for m, s in reports if m <= upto]
+        if "from students where id" in sql:
+            return [row]
+        return []
+
+    return query
+
+
+def test_a_quit_after_a_warning_and_a_mentoring_cut_is_not_explained_as_unwarned():
+    """QA (issue 27 §1): a student warned in month 17 (meeting mood 0.35, 0.30, then 0.49: low
+    two months running) whose mentoring the PI then cut under 1 h quit in month 18. Her last
+    report has no meeting notes, so the last two reports no longer show the low pair; the
+    explanation said 'no visible warning sign'. It names the low moods the warning showed and
+    the mentoring cut the reports show, with the remedy."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S002", "name": "Wen", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 18}
+    query = _reports_query([(14, 0.67), (15, 0.35), (16, 0.30), (17, 0.49), (18, None)], row)
+    text = ex.explain_quit(query, cfg, "S002")
+    assert "no visible warning sign" not in text
+    assert "meeting mood low two months running (0.30, 0.49) up to month 17" in text
+    assert "no meeting notes in month 18 after months with them" in text
+    assert f"Could have helped: give at least {cfg.neglect_hours:g} h of mentoring a month (m)" in text
+
+
+def test_a_quit_after_a_rejection_names_the_remedy_for_it_not_a_generic_one():
+    """QA: a quit whose only visible sign was their draft's rejection said 'Could have helped:
+    more mentoring, fewer projects at once' (the student had 4 h and one project); it says
+    what answers a rejection."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S001", "name": "Ivo", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 19}
+    reports = [(15, 0.44), (16, 0.92), (17, 0.84), (18, 0.81), (19, 0.53)]
+
+    def query(sql: str) -> list[dict[str, Any]]:
+        if "from drafts" in sql:
+            return [{"id": "D001", "authors": ["PD001", "S001"]}]
+        if "from submissions" in sql:
+            return [{"draft_id": "D001", "venue": "NAIC", "decision_month": 18}]
+        return _reports_query(reports, row)(sql)
+
+    text = ex.explain_quit(query, cfg, "S001")
+    assert "their draft D001 was rejected at NAIC in month 18" in text
+    assert "more mentoring, fewer projects at once" not in text
+    assert "send them where the venue's bar fits" in text
 
 
 def test_grant_rejection_names_each_visible_factor(career):
