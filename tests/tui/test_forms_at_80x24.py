@@ -126,3 +126,24 @@ async def test_compute_form_says_what_compute_buys_and_previews_the_bill(tmp_pat
         assert "speeds a staffed project" in str(app.screen.query_one("#form-desc").render())
         summary = app.screen.query_one("#form-summary")
         assert "new bill 1,500 units" in str(summary.render()) and "(now 100 units" in str(summary.render())
+
+
+async def test_mentoring_form_starts_in_the_highlighted_persons_hours(tmp_path):
+    """QA: m on the Lab panel with the third person's row highlighted started in the first
+    field of the form (another person's hours, in another order than the table's), so a number
+    typed at once changed the wrong person's mentoring. It starts in that person's field."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(3):
+        api.recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        table = app.query_one("#people-table", DataTable)
+        await press(pilot, "down", "down", until=lambda: table.cursor_row == 2)
+        target = app.highlighted_id()
+        assert target is not None and target != app.game.call("students.list")[0]["id"]
+        await press(pilot, "m", to="ActionForm")
+        focused = app.focused
+        assert isinstance(focused, Input)
+        assert app.screen._field_of(focused.id).name == f"h:{target}"

@@ -159,12 +159,21 @@ class ActionForm(ModalScreen[dict | None]):
                     if sl.get_option_at_index(i).value == self.highlighted:
                         sl.highlighted = i
         if self.fields:
-            self.query_one("#field-0").focus()
+            self.query_one(f"#field-{self._first_field()}").focus()
         else:
             self.query_one("#form-ok", Button).focus()
         self.query_one("#form-summary", Static).display = False
         self.query_one("#form-problems", Static).display = False
         self._update_summary()
+
+    def _first_field(self) -> int:
+        """The field the form starts in: a per-row field of the row highlighted in the panel
+        (``h:S002`` of the mentoring form opened on S002's row), else the first one."""
+        if self.highlighted:
+            for i, f in enumerate(self.fields):
+                if f.name.partition(":")[2] == self.highlighted:
+                    return i
+        return 0
 
     # ------------------------------------------------------------------ values
     def _field_of(self, widget_id: str | None) -> Field | None:
