@@ -1,14 +1,20 @@
 """In-game saves never overwrite another career, the save-and-quit name is
 the career's, console blocks wait for a blank line, panel keys stay on their panel, typing on
-the console panel goes to its line, publication labels, the grant call schedule."""
+the console panel goes to its line, publication labels, the grant call schedule, the empty
+Events panel's hint."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from saves import SaveStore
+from scenarios import load_scenario
 from tests.tui.conftest import build, new_world, press, run_console_line, settle
+from world.api import Api
+from world.engine import World
 
 
 @pytest.mark.asyncio
@@ -165,3 +171,31 @@ def test_api_docs_name_the_real_project_keys_and_attachment_errors_list_publicat
     with pytest.raises(ActionError) as exc:
         api.grants.propose(call, "reasoning", 5, attach=["P008"])
     assert "publications: P001" in str(exc.value)
+
+
+@pytest.mark.asyncio
+async def test_the_empty_events_panel_says_what_will_arrive_from_this_scenarios_rules(tmp_path):
+    """With nothing pending, the Events panel says which events arrive there and how long each
+    waits for an answer, read from this world's rules (talks here wait 3 months, not the
+    standard 2: before, the panel showed nothing but empty tables); once an event is pending
+    the hint goes and the event's row shows."""
+    sc = load_scenario("standard")
+    world = World(replace(sc.config, talk_expiry=3), sc.seed)
+    app = build(world, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert not app.game.call("events.pending")
+        await press(pilot, "7", panel="events")
+        hint = app.query_one("#events-hint", Static)
+        text = str(hint.render())
+        assert hint.display and text.startswith("No events waiting.")
+        assert "invited talks (3 months to answer)" in text and "review requests (2 months)" in text
+        assert "collaboration offers (1 month)" in text and "student crises (the same month)" in text
+    world = new_world()
+    api = Api(world)
+    while not api.events.pending():
+        api.time.next_month()
+    app = build(world, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "7", panel="events")
+        assert not app.query_one("#events-hint", Static).display
+        assert app.query_one("#events-table", DataTable).row_count == len(api.events.pending())
