@@ -353,20 +353,34 @@ def _propose_summary(g: Game, values: dict) -> str:
     return out
 
 
-def _start_summary(g: Game, values: dict) -> str:
-    """The compute bill per month at this month's price, and the team."""
+def _units(g: Game, values: dict) -> float | None:
+    """The form's compute units per month, or ``None`` when they are not a number from 0 to the
+    scenario's cap per project (a bill is previewed only for units the API would take)."""
     try:
         units = float(values.get("compute") or 0)
     except (TypeError, ValueError):
-        units = 0.0
+        return None
+    return units if 0 <= units <= rule(g, "caps.compute_per_project") else None
+
+
+def _units_needed(g: Game) -> str:
+    """What the compute field takes, said where a bill cannot be previewed."""
+    return f"enter 0 to {rule(g, 'caps.compute_per_project'):,.0f} units a month to see the bill"
+
+
+def _start_summary(g: Game, values: dict) -> str:
+    """The compute bill per month at this month's price, and the team."""
+    units = _units(g, values)
     price = compute_price(g)
-    bill = units * rule(g, "costs.compute_unit") * price
     members = list(values.get("members") or [])
     team = (
         f"{plural(len(members), 'member')} ({', '.join(members)})"
         if members
         else "no member yet: tick at least one (space)"
     )
+    if units is None:
+        return f"compute: {_units_needed(g)} · {team}"
+    bill = units * rule(g, "costs.compute_unit") * price
     return (
         f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
         f"(billed at each month's end, at that month's price) · {team}"
@@ -383,13 +397,13 @@ COMPUTE_BUYS = (
 
 def _compute_summary(g: Game, values: dict) -> str:
     """The chosen project's bill per month now and with the new units, at this month's price."""
-    try:
-        units = float(values.get("compute") or 0)
-    except (TypeError, ValueError):
-        units = 0.0
+    units = _units(g, values)
     unit, price = rule(g, "costs.compute_unit"), compute_price(g)
     now = {p["id"]: float(p["monthly_compute"]) for p in g.call("projects.list")}.get(values.get("project"))
-    out = f"new bill {units:,.0f} units × {_money(unit)} × price {price:g} = {_money(units * unit * price)}/month"
+    if units is None:
+        out = f"new bill: {_units_needed(g)}"
+    else:
+        out = f"new bill {units:,.0f} units × {_money(unit)} × price {price:g} = {_money(units * unit * price)}/month"
     if now is not None:
         out += f" (now {now:,.0f} units = {_money(now * unit * price)}/month)"
     return out + " · billed at each month's end, at that month's price"

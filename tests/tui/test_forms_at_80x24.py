@@ -147,3 +147,29 @@ async def test_mentoring_form_starts_in_the_highlighted_persons_hours(tmp_path):
         focused = app.focused
         assert isinstance(focused, Input)
         assert app.screen._field_of(focused.id).name == f"h:{target}"
+
+
+async def test_compute_bill_preview_never_shows_a_bill_for_units_the_api_refuses(tmp_path):
+    """QA: typing -5 in the compute form previewed 'new bill -5 units × $1 × price 1 =
+    $-5/month' (and the start form a bill for units over the cap). Units outside 0..the cap
+    preview no bill but say what the field takes; valid units preview the bill again."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001"], 100)
+    cap = api.lab.rules()["caps"]["compute_per_project"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        for key, field in (("c", "#field-1"), ("s", "#field-3")):
+            await press(pilot, key, to="ActionForm")
+            summary = app.screen.query_one("#form-summary")
+            units = app.screen.query_one(field, Input)
+            for typed in ("-5", str(int(cap) + 1)):
+                units.value = typed
+                await wait_for(pilot, lambda s=summary: f"enter 0 to {cap:,.0f} units" in str(s.render()), typed)
+                text = str(summary.render())
+                assert "$-" not in text and f"{typed} units" not in text
+            units.value = "200"
+            await wait_for(pilot, lambda s=summary: "200 units × $1" in str(s.render()), "a valid bill")
+            await press(pilot, "escape", to="LabScreen")
