@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Input, Select
 from world.api import Api
 
 from .conftest import build, new_world, press, screen_ready, wait_for
+from .test_month_reports import toasts_drawn
 
 pytestmark = pytest.mark.asyncio
 
@@ -173,3 +174,24 @@ async def test_compute_bill_preview_never_shows_a_bill_for_units_the_api_refuses
             units.value = "200"
             await wait_for(pilot, lambda s=summary: "200 units × $1" in str(s.render()), "a valid bill")
             await press(pilot, "escape", to="LabScreen")
+
+
+async def test_no_toast_draws_over_a_form_or_its_confirmation(tmp_path):
+    """QA at 80x24: the toasts of the last actions ('Post a postdoc search', 'Hire a research
+    assistant') drew over the next form's fields and buttons for their 5 s. They wait under
+    a form and its yes/no question, and show again on the lab when the form closes."""
+    w = new_world()
+    Api(w).recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    app.NOTIFICATION_TIMEOUT = 3600  # the toast must still be up when looked at (loaded machine)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        app.notify("the last action's result")
+        await wait_for(pilot, lambda: toasts_drawn(app), "the toast on the lab")
+        await press(pilot, "X", to="ActionForm")
+        assert app._notifications and not toasts_drawn(app)
+        await press(pilot, "ctrl+o", to="ConfirmAction")
+        assert not toasts_drawn(app)
+        await press(pilot, "n", to="ActionForm")
+        await press(pilot, "escape", to="LabScreen")
+        await wait_for(pilot, lambda: toasts_drawn(app), "the toast back on the lab")

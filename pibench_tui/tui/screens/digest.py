@@ -11,10 +11,8 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
-from textual.widgets._toast import ToastRack
 
 from pibench_tui.tui.alerts import alerts, season_months
 from pibench_tui.tui.record import (
@@ -28,6 +26,7 @@ from pibench_tui.tui.record import (
     standing_note,
     venue_record,
 )
+from pibench_tui.tui.screens.toasts import keep_toasts_under
 from world import explain
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
@@ -421,10 +420,7 @@ class DigestScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#digest-body", VerticalScroll).focus()
-        try:  # toasts wait under the digest (they show again when it closes): none draws over it
-            self.get_child_by_type(ToastRack).remove()
-        except NoMatches:  # notifications are off (tests)
-            pass
+        keep_toasts_under(self)
 
     def show_index(self, index: int) -> None:
         """Show the report at ``index`` of the history (clamped)."""

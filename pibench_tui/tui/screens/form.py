@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
 from pibench_tui.tui.actions import ActionSpec, Field, plural, validate
 from pibench_tui.tui.game import Game
+from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.checklist import CheckList
 
 
@@ -42,6 +43,7 @@ class ConfirmAction(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
+        keep_toasts_under(self)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -165,6 +167,7 @@ class ActionForm(ModalScreen[dict | None]):
         self.query_one("#form-summary", Static).display = False
         self.query_one("#form-problems", Static).display = False
         self._update_summary()
+        keep_toasts_under(self)  # the last action's toast drew over the fields at 80x24
 
     def _first_field(self) -> int:
         """The field the form starts in: a per-row field of the row highlighted in the panel
