@@ -123,6 +123,7 @@ class PibenchApp(LabApp):
         self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
         self._digest: DigestScreen | None = None  # the one digest screen (open_digest)
         self._confirm: ConfirmNextMonth | None = None  # the one month-end confirmation (action_next_month)
+        self._warnings_cycled: tuple[list[str], int] = ([], -1)  # the warnings ! went through, the last shown
 
     # ------------------------------------------------------------------ layout
     @property
@@ -198,14 +199,21 @@ class PibenchApp(LabApp):
         self.tutorial.show(self.game)
 
     def action_warning(self) -> None:
-        """``!``: show the panel of the most urgent warning and say what to do there (its key)."""
+        """``!``: the header's warnings one at a time, most urgent first: each press shows the
+        panel of the next one and says what to do there (its key); after the last, the first
+        again. A changed list of warnings (an action, a month) starts again from the first."""
         found = alerts(self.game)
         if not found:
             self.notify("no warning this month", markup=False)
             return
-        first = found[0]
-        self.action_tab(first.tab)
-        self.notify(first.text, title=f"press {first.key}", severity=first.severity, markup=False, timeout=10)
+        texts = [a.text for a in found]
+        seen, shown = self._warnings_cycled
+        index = (shown + 1) % len(found) if texts == seen else 0
+        self._warnings_cycled = (texts, index)
+        alert = found[index]
+        self.action_tab(alert.tab)
+        where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
+        self.notify(alert.text, title=f"{where}press {alert.key}", severity=alert.severity, markup=False, timeout=10)
 
     def action_toggle_tutorial(self) -> None:
         """Hide or show the tutorial checklist; the choice is saved with the career (a resumed

@@ -265,3 +265,27 @@ def test_standing_unknown_for_two_years_is_explained_with_the_record_and_what_mo
     assert "0 papers accepted, 0 grants funded, 0 invited talks given" in standing.text
     assert f"an acceptance at NAIC (+{naic:.2f} in the public table)" in standing.text
     assert standing.text == api.lab.explain("standing")[0].upper() + api.lab.explain("standing")[1:] + "."
+
+
+@pytest.mark.asyncio
+async def test_exclamation_mark_goes_through_every_warning_of_the_header(tmp_path):
+    """QA: the header says '+3 more (!)' but ! showed the most urgent warning again at every
+    press, so the others could not be read before the month closed. Each press shows the next
+    warning (its panel, its text), most urgent first, and after the last the first again."""
+
+    from .conftest import build, press
+
+    w = new_world()
+    api = Api(w)
+    api.time.next_month()  # month 2: offers close next month
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()  # two idle RAs
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        found = alerts(app.game)
+        assert len(found) >= 2 and len({a.tab for a in found}) >= 2
+        for i in range(len(found) + 1):
+            told = len(app.toasts)
+            await press(pilot, "exclamation_mark", until=lambda n=told: len(app.toasts) > n)
+            want = found[i % len(found)]
+            assert app.tabs.active == want.tab and app.toasts[-1][0] == want.text

@@ -85,7 +85,7 @@ def keys_markdown() -> str:
         "| 1-9 | switch panel | any |",
         "| ctrl+p | command palette (every action) | any |",
         "| t (in this help) | reopen the tutorial checklist | any |",
-        "| ! | go to the panel of the most urgent warning (header line 3) | any |",
+        "| ! | the warnings of header line 3 one at a time, most urgent first: its panel and its key | any |",
         "| d | month reports: the last digest again, ← → the earlier ones (hallway talk too) | any |",
     ]
     for a in ACTIONS:
