@@ -409,6 +409,24 @@ def _compute_summary(g: Game, values: dict) -> str:
     return out + " · billed at each month's end, at that month's price"
 
 
+def _polish_summary(g: Game, values: dict) -> str:
+    """The chosen draft's polish so far and how many of the typed hours would still add
+    something before the saturation (hours past it cost attention and add nothing)."""
+    sat = rule(g, "hours.polish_saturation")
+    done = {d["id"]: float(d["polish_hours"]) for d in g.call("papers.drafts")}.get(values.get("draft"))
+    if done is None:
+        return ""
+    out = f"{values['draft']} has {done:g} h of polish; gains stop at {sat:g} h in total"
+    try:
+        hours = float(values.get("hours") or 0)
+    except (TypeError, ValueError):
+        return out
+    wasted = min(hours, max(0.0, done + hours - sat))
+    if wasted > 0:
+        out += f" · {wasted:g} of these {hours:g} h would add nothing (polish {max(0.0, sat - done):g} h at most)"
+    return out
+
+
 def _respond_summary(g: Game, values: dict) -> str:
     """What each answer to the chosen event costs and does."""
     pending = {e["id"]: e for e in g.call("events.pending")}
@@ -759,6 +777,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
         lambda g: _need(_drafts(g), "no available draft to polish"),
         lambda r: f"{r['note']}: {r['total_polish_hours']:g} h of polish in total",
+        summary=_polish_summary,
     ),
     ActionSpec(
         "submit",

@@ -195,3 +195,28 @@ async def test_no_toast_draws_over_a_form_or_its_confirmation(tmp_path):
         await press(pilot, "n", to="ActionForm")
         await press(pilot, "escape", to="LabScreen")
         await wait_for(pilot, lambda: toasts_drawn(app), "the toast back on the lab")
+
+
+async def test_polish_form_says_which_hours_would_add_nothing(tmp_path):
+    """QA: polishing a draft 50 h was taken (50 h of attention gone) with only a note after
+    ('polish beyond 12 h adds nothing'); the form said 'gains stop at 12 h in total' but not
+    how much the chosen draft already had. It now says the draft's polish so far and, before
+    the call, how many of the typed hours would add nothing."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001"], 100)
+    while not api.papers.drafts():
+        api.time.next_month()
+    draft = api.papers.drafts()[0]["id"]
+    api.papers.polish(draft, 5)
+    sat = api.lab.rules()["hours"]["polish_saturation"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "p", to="ActionForm")
+        summary = app.screen.query_one("#form-summary")
+        assert f"{draft} has 5 h of polish; gains stop at {sat:g} h in total" in str(summary.render())
+        app.screen.query_one("#field-1", Input).value = "50"
+        want = f"{50 - (sat - 5):g} of these 50 h would add nothing (polish {sat - 5:g} h at most)"
+        await wait_for(pilot, lambda: want in str(summary.render()), "the wasted hours")
