@@ -220,3 +220,22 @@ async def test_polish_form_says_which_hours_would_add_nothing(tmp_path):
         app.screen.query_one("#field-1", Input).value = "50"
         want = f"{50 - (sat - 5):g} of these 50 h would add nothing (polish {sat - 5:g} h at most)"
         await wait_for(pilot, lambda: want in str(summary.render()), "the wasted hours")
+
+
+async def test_an_idle_ra_reads_idle_in_the_lab_table_as_an_idle_student_does(tmp_path):
+    """QA: an idle PhD student's Projects cell read 'idle' but an idle RA's '—' (as a manager's,
+    who is never on a project), though both are paid and produce nothing (the header names
+    both). An idle RA reads 'idle'; an RA on a project names it; a manager stays '—'."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    api.recruit.hire_manager()
+    api.projects.start("reasoning", 1, ["RA002"], 100)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        table = app.query_one("#people-table", DataTable)
+        cells = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[6]) for i in range(table.row_count)}
+        manager = next(k for k in cells if k.startswith("MG") or k not in ("RA001", "RA002"))
+        assert cells["RA001"] == "idle" and cells["RA002"] == "PJ001" and cells[manager] == "—"

@@ -85,7 +85,7 @@ class PeoplePanel(Panel):
                     "—",
                     "—",
                     f"{r.get('mentoring_hours', 0):g}",
-                    ", ".join(on.get(s["id"], [])) or "—",
+                    ", ".join(on.get(s["id"], [])) or ("idle" if s["role"] == "ra" else "—"),  # a manager is on none
                     r.get("months_in", "—"),
                     "—",
                     f"${s['monthly_cost']:,.0f}",
