@@ -248,6 +248,16 @@ class Replayer:
         self.month = month
         return self.game
 
+    def game_after(self, month: int) -> Game:
+        """The career just after ``month``'s close: the world its report speaks of (who left,
+        in which month, what they left behind), not the world of the month's actions that
+        :meth:`goto` shows. A new game on the state kept at the start of ``month + 1``; for
+        the last month (the viewer is on it when it asks), :attr:`game`."""
+        kept = self._snapshots.get(int(month) + 1)
+        if kept is None:  # the last month: its close is where the re-simulation stopped
+            return self.game
+        return Game(Career.restore(kept[0]), scenario=self.source.scenario)
+
     def report(self, month: int) -> dict | None:
         """The month report of ``month`` (as recorded in ``months.jsonl``, else as re-simulated;
         ``None`` for a month that was not closed)."""

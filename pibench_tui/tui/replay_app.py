@@ -193,7 +193,9 @@ class ReplayApp(LabApp):
         if report is None:
             self.notify(f"month {m} was not closed in this career", severity="warning", markup=False)
             return
-        self.push_screen(DigestScreen(report, self.game, warn=False, title=f"Month {m}: what its close brought"))
+        # the report is read against the world after the close (a quit's month, its leftovers)
+        after = self.replayer.game_after(m)
+        self.push_screen(DigestScreen(report, after, warn=False, title=f"Month {m}: what its close brought"))
 
     def action_transcript(self) -> None:
         """The agent's transcript of this month."""

@@ -9,7 +9,12 @@ import pytest
 from pibench_tui.tui.replay import Replayer, ReplayError, open_run_dir, open_source
 from pibench_tui.tui.replay_app import make_replay_app
 from saves import SaveStore
+from scenarios import load_scenario
 from world.api import Api
+from world.api.cached import CachedApi
+from world.engine import World
+from world.policies import make_policy
+from world.runner import AgentView
 
 from .conftest import drain, new_world, press, screen_text
 from .rundir import write_run_dir
@@ -143,3 +148,33 @@ async def test_viewer_column_hint_does_not_offer_the_month_keys(tmp_path):
         assert "more columns (shift+wheel scroll; ← → step months here)" in text
         await press(pilot, "right")
         assert app.replayer.month == 2
+
+
+@pytest.mark.asyncio
+async def test_viewer_report_of_a_quit_month_names_the_month_and_the_signs(tmp_path):
+    """QA: in the viewer, r on month 19 of a career where S001 quit that month said 'Ivo
+    Rossi (S001, phd) quit in month 0 with no visible warning sign': the report was read
+    against the world of month 19's actions, before the close (S001 not gone yet). It is read
+    against the world after the close, as the live digest was: the quit month and its signs."""
+    sc = load_scenario("standard", seed=1001)
+    w = World(sc.config, sc.seed)
+    view, policy = AgentView(CachedApi(Api(w))), make_policy("baseline")
+    while w.month <= 20:  # the baseline on seed 1001: both PhD students quit in months 18 and 19
+        m = w.month
+        policy.act(view)
+        if w.month == m:
+            Api(w).time.next_month()
+    quits = {
+        r["id"]: r["left_month"] for r in Api(w).query("select id, left_month from students where status = 'quit'")
+    }
+    assert quits
+    pid, left = next(iter(quits.items()))
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.save("quits", w, scenario="standard")
+    app = make_replay_app("quits", saves_dir=str(store.path), test_mode=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        app._show(left)
+        await press(pilot, "r", to="DigestScreen")
+        text = screen_text(app)
+        assert f"quit in month {left}" in text and "quit in month 0" not in text
