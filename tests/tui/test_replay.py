@@ -178,3 +178,16 @@ async def test_viewer_report_of_a_quit_month_names_the_month_and_the_signs(tmp_p
         await press(pilot, "r", to="DigestScreen")
         text = screen_text(app)
         assert f"quit in month {left}" in text and "quit in month 0" not in text
+
+
+@pytest.mark.asyncio
+async def test_viewer_column_hint_names_whole_columns_and_counts_the_rest_at_80x24(tmp_path):
+    """QA: at 80x24 the viewer's hint read '→ more columns (shift+wheel scroll; ← → step months
+    here): Pay/mo, Papers, Co…' (a column cut mid-word). Names that do not fit are counted."""
+    run = write_run_dir(tmp_path, months=4)
+    app = make_replay_app(str(run), test_mode=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drain(pilot)
+        await drain(pilot)
+        line = next(x for x in screen_text(app).splitlines() if "more columns" in x)
+        assert "…" not in line and line.rstrip().endswith(" more")

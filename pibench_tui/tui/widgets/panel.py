@@ -54,6 +54,27 @@ def new_table(id: str, *columns: str) -> RowsTable:
     return RowsTable(*columns, id=id)
 
 
+def fit_names(lead: str, groups: list[list[str]], width: int) -> str:
+    """``lead`` and the names of ``groups`` (one group a table: ``, `` within, `` | ``
+    between) in ``width`` columns: the names that fit whole, the rest counted (``+2 more``),
+    never one cut mid-word (a width of 0 or less: not laid out yet, every name)."""
+    names = [(g, n) for g, group in enumerate(groups) for n in group]
+
+    def line(k: int) -> str:
+        shown: list[list[str]] = []
+        for g, n in names[:k]:
+            if len(shown) <= g:
+                shown += [[] for _ in range(g + 1 - len(shown))]
+            shown[g].append(n)
+        body = " | ".join(", ".join(x) for x in shown if x)
+        return lead + body + (f" +{len(names) - k} more" if k < len(names) else "")
+
+    for k in range(len(names), 0, -1):
+        if width <= 0 or len(line(k)) <= width:
+            return line(k)
+    return line(0)
+
+
 class Panel(TabPane):
     """A tab of the main screen; ``show(game)`` redraws it from the API.
 
@@ -123,7 +144,7 @@ class Panel(TabPane):
 
     def update_scroll_hint(self) -> None:
         """Under the panel, name the columns of its tables that do not fit (and how to reach them)."""
-        cut: list[str] = []
+        cut: list[list[str]] = []
         for table in self.query(DataTable):
             if not table.display or not table.columns:
                 continue
@@ -136,13 +157,13 @@ class Panel(TabPane):
                 if used > room:
                     hidden.append(str(col.label))
             if hidden:
-                cut.append(f"{', '.join(hidden)}")
+                cut.append(hidden)
         try:
             hint = self.query_one(".scroll-hint", Static)
         except Exception:  # noqa: BLE001 - not mounted yet
             return
         how = getattr(self.app, "COLUMN_SCROLL_KEYS", "← → or shift+wheel scroll")
-        text = f"→ more columns ({how}): " + " | ".join(cut) if cut else ""
+        text = fit_names(f"→ more columns ({how}): ", cut, self.size.width - 2) if cut else ""  # hint padding 1+1
         if text != self._hint:  # an update lays the screen out again, even to the same text
             self._hint = text
             hint.update(Text(text, style="italic"))
