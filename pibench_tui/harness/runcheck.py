@@ -24,14 +24,17 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pibench_tui.harness.rundir import RUN_FORMAT, career_dir
+from pibench_tui.words import count
 
 __all__ = [
     "IMPACT_KEYS",
+    "PLAIN_LISTED",
     "RUN_FILES",
     "RUN_NAME",
     "Found",
@@ -100,7 +103,22 @@ def _not_folder_problem(path: Path) -> str | None:
     return f"{path} is named as a run folder but is {what}, not a folder: no career can be read from it"
 
 
-def find_run_folders(root: str | Path) -> list[Found]:
+PLAIN_LISTED = 10
+"""Folders of other things (:func:`find_run_folders`' last kind) listed one by one; more
+than this below one root (``pibench report /tmp``: thousands) are one line with their count."""
+
+
+def _folded(root: Path, plain: list[Found], noun: str, what: str) -> list[Found]:
+    """``plain`` (entries below ``root`` not named as run folders, of one kind: ``noun``, and
+    ``what`` says of them) as they are when there are at most :data:`PLAIN_LISTED`, else one
+    entry for ``root`` with their count and a few of them, as not a run."""
+    if len(plain) <= PLAIN_LISTED:
+        return plain
+    shown = ", ".join(str(f.path) for f in plain[:3])
+    return [Found(root, f"{count(len(plain), noun)} below {root} {what}: skipped (for instance {shown})", foreign=True)]
+
+
+def find_run_folders(root: str | Path, seen: Callable[[int], None] | None = None) -> list[Found]:
     """The run folders at or below ``root`` (a folder holding any of :data:`RUN_FILES`, not
     looked into further), in path order, and the folders that cannot be read as one, each
     with its problem:
@@ -117,13 +135,24 @@ def find_run_folders(root: str | Path) -> list[Found]:
     * every entry named as a run folder that is not a folder (a plain file, a FIFO, a link to
       a file) and every folder below ``root`` without subfolders that holds no run file and
       is not named as a run folder (``standard-abc``; hidden ``.name`` folders aside): listed
-      with its reason, never silently skipped."""
+      with its reason, never silently skipped; more than :data:`PLAIN_LISTED` of the last
+      kind (folders of other things, as in /tmp), or of links not named as run folders, are
+      one entry for ``root`` counting them.
+
+    ``seen``, when given, is called with the number of folders walked so far (every 100 and at
+    the end), for a progress display."""
     root = Path(root)
     if _holds_run_files(root):
         return [Found(root)]
     found: list[Found] = []
+    plain: list[Found] = []  # folders of other things, and links, not named as run folders
+    links: list[Found] = []
+    walked = 0
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
+        walked += 1
+        if seen is not None and walked % 100 == 0:
+            seen(walked)
         if any(f in filenames or f in dirnames for f in RUN_FILES):
             found.append(Found(here))
             found.extend(
@@ -142,7 +171,7 @@ def find_run_folders(root: str | Path) -> list[Found]:
         if here == root and not RUN_NAME.match(here.name):  # the folder named holds no runs: the caller says so
             empty = None
         if empty is not None:
-            found.append(Found(here, empty))
+            (found if RUN_NAME.match(here.name) else plain).append(Found(here, empty))
             continue
         for name in sorted(filenames):
             odd = _not_folder_problem(here / name)
@@ -150,7 +179,7 @@ def find_run_folders(root: str | Path) -> list[Found]:
                 found.append(Found(here / name, odd))
         for name in sorted(dirnames):
             if os.path.islink(here / name):
-                found.append(
+                (found if RUN_NAME.match(name) else links).append(
                     Found(
                         here / name,
                         f"{here / name} is a symbolic link, not followed (pibench never follows a link below "
@@ -158,6 +187,18 @@ def find_run_folders(root: str | Path) -> list[Found]:
                     )
                 )
         dirnames[:] = sorted(d for d in dirnames if not os.path.islink(here / d))
+    if seen is not None:
+        seen(walked)
+    files = ", ".join(RUN_FILES)
+    found.extend(
+        _folded(
+            root,
+            plain,
+            "folder",
+            f"hold none of a run's files ({files}) and are not named as run folders (<scenario>-<seed>)",
+        )
+    )
+    found.extend(_folded(root, links, "symbolic link", "are not named as run folders (and never followed)"))
     return sorted(found, key=lambda f: f.path.parts)
 
 

@@ -30,7 +30,9 @@ never in a mean (unverified ones are with --trust-unverified, marked ‡ whereve
 they enter a figure), as are seeds other labels of the scenario played that a
 label has no run folder for. Invalid and unverified careers show no figures of
 their files. A folder among the runs that is not one (a link to a folder, a
-folder of other things) is listed as "not a run". A scenario is its content:
+folder of other things) is listed as "not a run" (many folders of other things
+below a path, as in /tmp, as one line with their count). On a terminal a
+progress bar on stderr follows a long walk or read. A scenario is its content:
 "standard" only when the config's hash is the bundled scenario's; pairs of
 labels are of one scenario. Tokens and integrity flags come from
 transcript.jsonl.
@@ -107,6 +109,60 @@ def add_report_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_report)
 
 
+class _Progress:
+    """``pibench report``'s progress on stderr, on a terminal only (:class:`LoadProgress`): a
+    transient rich bar, shown once the walk has looked at :data:`WALK_SHOWN` folders (a path
+    such as /tmp) or finds :data:`READ_SHOWN` run folders to read; a small report shows none."""
+
+    WALK_SHOWN = 500
+    READ_SHOWN = 20
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self.console = Console(stderr=True)
+        self.bar: Any = None
+        self.task: Any = None
+
+    def _show(self, description: str, total: int | None) -> None:
+        if not self.console.is_terminal:
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(description, total=total)
+        else:
+            self.bar.reset(self.task, description=description, total=total)
+
+    def walked(self, path: str, folders: int) -> None:
+        if self.bar is None and folders < self.WALK_SHOWN:
+            return
+        self._show(f"looking for run folders in {visible(path)}: {folders:,} folders", None)
+
+    def reading(self, path: str, runs: int) -> None:
+        if self.bar is None and runs < self.READ_SHOWN:
+            return
+        self._show(f"reading the run folders in {visible(path)}", runs)
+
+    def read(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed, 2 a ``--price``
     for a name no run has (:func:`_price_problem`)."""
@@ -126,6 +182,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(visible(f"pibench report: {problem}", newlines=True), file=sys.stderr)
             return 2
         return _pivots_only(args, pivots)
+    progress = _Progress()
     try:
         careers = load_careers(
             paths,
@@ -133,10 +190,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             seal=args.seal,
             check_transcripts=args.check_transcripts,
             check_budget=args.check_budget,
+            progress=progress,
         )
     except LoadError as exc:
+        progress.close()  # before the message
         print(visible(f"pibench report: {exc}", newlines=True), file=sys.stderr)
         return 1
+    finally:
+        progress.close()
     careers, dropped = drop_duplicates(careers)
     for c in dropped:
         said = c.dropped_as or "the same career was already read; counted once"

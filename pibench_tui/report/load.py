@@ -43,8 +43,9 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from pibench_tui.harness.runcheck import RUN_NAME, find_run_folders, finite_number, folder_problem, result_problem
@@ -65,6 +66,7 @@ __all__ = [
     "MISSING_STATUSES",
     "Career",
     "LoadError",
+    "LoadProgress",
     "canonical_scenario",
     "drop_duplicates",
     "load_careers",
@@ -1258,6 +1260,19 @@ def _from_file(p: Path, raw: str, opts: _Options) -> list[Career]:
     raise LoadError(f"{raw}: not a pibench result")
 
 
+class LoadProgress(Protocol):
+    """What :func:`load_careers` tells a progress display (``pibench report``'s bar)."""
+
+    def walked(self, path: str, folders: int) -> None:
+        """``folders`` folders below ``path`` looked at so far, looking for run folders."""
+
+    def reading(self, path: str, runs: int) -> None:
+        """``runs`` run folders found below ``path``, about to be read (re-simulated)."""
+
+    def read(self) -> None:
+        """One more run folder read."""
+
+
 def load_careers(
     paths: list[str],
     *,
@@ -1265,11 +1280,14 @@ def load_careers(
     seal: str | None = None,
     check_transcripts: bool = False,
     check_budget: float | None = None,
+    progress: LoadProgress | None = None,
 ) -> list[Career]:
     """Every career under ``paths`` (run directories, folders of them, or ``run --json``
     files): completed careers and, in rows of their own, unfinished and crashed ones; the
-    folders found that are not runs (links to folders, folders of other things) come as
-    ``foreign`` entries (:func:`pibench_tui.report.analysis.build_report` lists them apart).
+    folders found that are not runs (links to folders, folders of other things; many of the
+    latter below one path as one entry counting them,
+    :data:`pibench_tui.harness.runcheck.PLAIN_LISTED`) come as ``foreign`` entries
+    (:func:`pibench_tui.report.analysis.build_report` lists them apart).
 
     Args:
         simulate: Re-simulate careers (``False``: every career is ``unverified``).
@@ -1279,6 +1297,7 @@ def load_careers(
         check_budget: Wall-clock budget of each career's check, in seconds (default
             :data:`pibench_tui.harness.defaults.CHECK_BUDGET`); a check it cuts short leaves
             the career's log unchecked (:attr:`Career.transcript_unchecked` says so).
+        progress: Told of the walk and of each run folder read (:class:`LoadProgress`).
 
     Raises:
         LoadError: A path does not exist or holds no career.
@@ -1292,12 +1311,18 @@ def load_careers(
         if p.is_file():
             careers.extend(_from_file(p, raw, opts))
             continue
-        found = find_run_folders(p)
+        found = find_run_folders(p, None if progress is None else partial(progress.walked, raw))
         if not found:
             raise LoadError(f"{raw}: no completed run (no result.json) in this folder")
-        careers.extend(
-            _from_run_dir(f.path, opts) if f.problem is None else _unreadable(f.path, f.problem, foreign=f.foreign)
-            for f in found
-        )
+        runs = sum(1 for f in found if f.problem is None)
+        if progress is not None:
+            progress.reading(raw, runs)
+        for f in found:
+            if f.problem is not None:
+                careers.append(_unreadable(f.path, f.problem, foreign=f.foreign))
+                continue
+            careers.append(_from_run_dir(f.path, opts))
+            if progress is not None:
+                progress.read()
     _settle_kinds(careers)
     return careers
