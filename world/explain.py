@@ -82,7 +82,7 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
     sentiments (read only with at least 1 h of mentoring), falling report quality, mentoring
     below the scenario's neglect threshold, more active projects than the overload threshold,
     a short runway, and in the last :data:`WINDOW` months rejections of their drafts, dead
-    ends and stopped projects they were on, and crises left unanswered. Remedies are the PI's
+    ends, stops and scoops of projects they are on, and crises left unanswered. Remedies are the PI's
     actions that move each signal the right way. Both lists may be empty.
     """
     signals: list[str] = []
@@ -142,14 +142,15 @@ def _overload_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Si
 
 
 def _recent_blows(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
-    """In the last :data:`WINDOW` months: their projects' dead ends and stops, their drafts'
-    rejections and their crises left unanswered (one signal listing them all)."""
+    """In the last :data:`WINDOW` months: their projects' dead ends, stops and scoops, their
+    drafts' rejections and their crises left unanswered (one signal listing them all)."""
     since = int(month) - WINDOW
     hits = [
         f"project {p['id']} {'dead-ended' if p['status'] == 'deadend' else 'was stopped'} in month {p['ended_month']}"
         for p in _projects_of(query, pid)
         if p["status"] in ("deadend", "killed") and (p["ended_month"] or 0) > since
     ]
+    hits += _scoops_of(query, {p["id"] for p in _projects_of(query, pid)}, since, int(month))
     rejections = _rejections_of(query, pid, since, int(month))
     hits += rejections
     crises = _ignored_crises(query, pid, since)
@@ -158,6 +159,21 @@ def _recent_blows(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signa
     if rejections:
         remedies.append("polish their drafts and send them where the venue's bar fits (Papers panel: bar and worth)")
     return (["; ".join(hits)] if hits else []), remedies
+
+
+def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
+    """The scoops of ``projects`` the news told of after month ``since`` up to ``month`` (§6:
+    a scoop weighs on every member's morale; its news comes a month later)."""
+    if not projects:
+        return []
+    return [
+        f"project {pj} was scooped (news of month {n['month']})"
+        for n in query(
+            f"select month, text from news where kind = 'scoop' and month > {since} and month <= {month} order by month"
+        )
+        for pj in sorted(projects)
+        if f"project {pj} (" in str(n["text"])
+    ]
 
 
 def _rejections_of(query: Query, pid: str, since: int, month: int) -> list[str]:

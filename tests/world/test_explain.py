@@ -295,3 +295,27 @@ def test_lab_explain_answers_each_kind_with_the_digests_text(career):
         with pytest.raises(ActionError, match=words):
             api.lab.explain(*args)
     assert api.lab.explain("warning", active)
+
+
+def test_a_scoop_of_their_project_is_a_visible_sign():
+    """QA (MECHANICS §6: a scoop weighs on every member's morale): the news that a project was
+    scooped is named among a member's signs, with its month; a scoop of another project or
+    one older than the window is not."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S001", "name": "A", "role": "phd", "status": "active", "mentoring_hours": 5.0, "left_month": None}
+    news = [
+        {"month": 4, "text": "A competing group published work overlapping project PJ001 (theory)."},
+        {"month": 9, "text": "A competing group published work overlapping project PJ001 (theory)."},
+        {"month": 9, "text": "A competing group published work overlapping project PJ002 (reasoning)."},
+    ]
+
+    def query(sql: str) -> list[dict[str, Any]]:
+        if "from projects" in sql:
+            return [{"id": "PJ001", "status": "active", "ended_month": None, "members": ["S001"]}]
+        if "from news" in sql:
+            lo, hi = (int(x) for x in re.findall(r"month [<>]=? (\d+)", sql))
+            return [n for n in news if lo < n["month"] <= hi]
+        return _reports_query([(8, 0.7), (9, 0.7)], row)(sql)
+
+    signals, _ = ex.morale_signals(query, cfg, "S001", 10)
+    assert signals == ["project PJ001 was scooped (news of month 9)"]
