@@ -24,7 +24,7 @@ def toasts_drawn(app) -> bool:
 
 
 def digest_text(app) -> str:
-    return str(app.screen.query_one("#digest-text").render())
+    return str(app.screen.query_one("#digest-body").text)
 
 
 def digest_title(app) -> str:

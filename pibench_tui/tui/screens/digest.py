@@ -10,7 +10,8 @@ from typing import Any
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -27,6 +28,7 @@ from pibench_tui.tui.record import (
     venue_record,
 )
 from pibench_tui.tui.screens.toasts import keep_toasts_under
+from pibench_tui.tui.widgets.digest_text import DigestText
 from world import explain
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
@@ -311,6 +313,17 @@ def hallway_lines(game: Any, month: int) -> list[str]:
     ]
 
 
+def _set_line(widget: Static, markup: str) -> None:
+    """Show ``markup`` in ``widget`` (a one-line title or hint): repainted only when the old and
+    the new text both fit on one line, else laid out again (the line count may change)."""
+    room = widget.content_region.width
+
+    def one_line(text: object) -> bool:
+        return isinstance(text, str) and "\n" not in text and Content.from_markup(text).cell_length <= room
+
+    widget.update(markup, layout=not (room > 0 and one_line(widget.content) and one_line(markup)))
+
+
 class DigestScreen(ModalScreen[None]):
     """What the close of a month brought; enter or escape closes it.
 
@@ -405,21 +418,11 @@ class DigestScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="digest-box", classes="dialog"):
             yield Label(self._head(), classes="dialog-title", id="digest-title")
-            body = VerticalScroll(id="digest-body")
-            self._fit(body)  # before the first layout (not in on_mount, which would lay the screen out again)
-            with body:
-                yield Static(self._body(), id="digest-text")
+            yield DigestText(self._body(), id="digest-body")
             yield Static(self._hint(), classes="form-hint", id="digest-hint")
 
-    def _fit(self, body: VerticalScroll) -> None:
-        """Keep the title and the keys visible: the body is at most the terminal's height less theirs."""
-        body.styles.max_height = max(6, self.app.size.height - 9)
-
-    def on_resize(self) -> None:
-        self._fit(self.query_one("#digest-body", VerticalScroll))
-
     def on_mount(self) -> None:
-        self.query_one("#digest-body", VerticalScroll).focus()
+        self.query_one("#digest-body", DigestText).focus()
         keep_toasts_under(self)
 
     def show_index(self, index: int) -> None:
@@ -432,18 +435,20 @@ class DigestScreen(ModalScreen[None]):
         self._redraw()
 
     def _redraw(self) -> None:
-        """Show :attr:`report` (title, body, keys), scrolled to its top."""
-        self.query_one("#digest-title", Label).update(self._head())
-        self.query_one("#digest-text", Static).update(self._body())
-        self.query_one("#digest-hint", Static).update(self._hint())
-        self.query_one("#digest-body", VerticalScroll).scroll_home(animate=False)
+        """Show :attr:`report` (title, body, keys), scrolled to its top: a repaint, no layout
+        (the box's size is fixed, the title and the keys keep to one line)."""
+        _set_line(self.query_one("#digest-title", Label), self._head())
+        body = self.query_one("#digest-body", DigestText)
+        body.update(self._body())
+        _set_line(self.query_one("#digest-hint", Static), self._hint())
+        body.scroll_home(animate=False)
 
     def add_note(self, note: str) -> None:
         """Show ``note`` first in the newest month's report (a failed autosave, known after the
         digest opened; kept for when the newest report shows again)."""
         self.note = note
         if self.index == len(self.history) - 1:
-            self.query_one("#digest-text", Static).update(self._body())
+            self.query_one("#digest-body", DigestText).update(self._body())
 
     def action_older(self) -> None:
         """The previous month's report (before the oldest one held, the career's earlier months,
