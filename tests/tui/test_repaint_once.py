@@ -51,9 +51,10 @@ async def test_the_shown_panel_is_updated_under_the_digest_and_closing_it_redraw
 
 @pytest.mark.asyncio
 async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys():
-    """The month-end confirmation turns every lab key off: the footer hides its key widgets
-    (only the palette key stays), and escape shows the very same widgets again, with no update
-    of the footer's keys (nothing removed or mounted)."""
+    """The month-end confirmation turns every lab key off: the footer's row under the dialog
+    shows none of the lab's keys (only the palette key stays), and escape shows the very same key
+    widgets again, with no update of the footer's keys (nothing removed or mounted) and no key
+    widget hidden or drawn afresh: each draws blank while covered and keeps its drawn line."""
     app = build(new_world())
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "1", panel="people")
@@ -61,16 +62,26 @@ async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys
         footer = app.query_one(KeysFooter)
         before, updates = _keys(app), footer.updates
         assert before and all(k.display for k in before)
+        row = screen_text(app).splitlines()[-1]
+        assert "Next month" in row and "palette" in row
         await press(pilot, "n", to="ConfirmNextMonth")
         await drain(pilot)
         assert footer.covered
-        assert _keys(app) == before and not any(k.display for k in before), "hidden, not removed"
-        palette = footer.query_children(".-command-palette")
-        assert all(k.display for k in palette)
+        row = screen_text(app).splitlines()[-1]
+        assert "Next month" not in row and "Help" not in row, "no lab key is drawn under the dialog"
+        assert "palette" in row, "the palette key stays"
+        assert _keys(app) == before and all(k.display for k in before), "drawn blank, not hidden or removed"
+        drawn = [dict(k._styles_cache._cache) for k in before]  # each key's drawn lines (Strips)
+        assert all(drawn), "every key has its line drawn"
         await press(pilot, "escape", to="LabScreen")
         await drain(pilot)
         assert not footer.covered
+        assert "Next month" in screen_text(app).splitlines()[-1]
         assert _keys(app) == before and all(k.display for k in before)
+        kept = [dict(k._styles_cache._cache) for k in before]
+        assert all(a.keys() == b.keys() and all(a[y] is b[y] for y in a) for a, b in zip(drawn, kept, strict=True)), (
+            "each key's drawn line was kept, not drawn again"
+        )
         assert footer.updates == updates
 
 

@@ -7,7 +7,7 @@ after every change of the screen's bindings, and one key press publishes several
 same repaint), does nothing when the keys, their labels and whether they are enabled are what
 it already shows, and otherwise updates its key widgets in place: a key whose label changed is
 redrawn, only the difference in number is mounted or removed. A dialog that turns every key
-off hides them instead (they show again when it closes). What the footer shows is what Textual's Footer shows for the same keys,
+off hides them instead (they draw blank, and show again when it closes). What the footer shows is what Textual's Footer shows for the same keys,
 except when they do not fit its width (80 columns on a panel with many keys): then the keys
 named in :attr:`KeysFooter.LEAVE_OUT` are left out first (they stay bound, and the help and
 the command palette list them), the help key says "More", and, if that is still too wide,
@@ -21,7 +21,9 @@ from typing import Any
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -175,7 +177,7 @@ class KeysFooter(Footer):
         compact), so that the binding's first value restyles nothing: restyling each key as it
         mounts was ~7 ms of an app start."""
         key, display, description, action, enabled, tooltip = shown
-        widget = FooterKey(
+        widget = CoverableKey(
             key,
             display,
             description,
@@ -218,15 +220,19 @@ class KeysFooter(Footer):
         await self._patch(list(keys))
 
     def _hide_keys(self, covered: bool) -> None:
-        """Hide the key widgets (not the palette key), or show them again: each widget's own
-        ``display``, not a class on the footer, whose change restyled the footer and every key
-        widget through the stylesheet (~7 ms CPU each way at month 40, twice per month close)."""
+        """Hide the key widgets (not the palette key), or show them again. A key of this footer
+        (:class:`CoverableKey`) draws blank while covered and the footer repaints: nothing is
+        laid out and no key is drawn again (its drawn line is kept), where a change of each key's
+        ``display`` laid the screen out and drew every key again when the dialog closed (~10 ms
+        CPU of a month close at month 40). Keys of Textual's own (binding groups) change their
+        ``display``."""
         if covered == self.covered:
             return
         self.covered = covered
         for key in self.query_children(FooterKey):
-            if not key.has_class("-command-palette") and key not in self._spare:
+            if not isinstance(key, CoverableKey) and not key.has_class("-command-palette") and key not in self._spare:
                 key.display = not covered
+        self.refresh()
 
     async def _patch(self, keys: list[KeyShown]) -> None:
         """Show ``keys`` by updating the footer's key widgets in place (the palette key stays).
@@ -243,11 +249,22 @@ class KeysFooter(Footer):
                 self._spare.add(widget)
             else:
                 self._spare.discard(widget)
-            widget.display = not spare and not self.covered
+            widget.display = not spare
         if len(keys) > len(widgets):
             palette = self.query_children(".-command-palette")
             new = [self._key_widget(k) for k in keys[len(widgets) :]]
             await self.mount_all(new, before=palette.first() if palette else None)
+
+
+class CoverableKey(FooterKey):
+    """A key of :class:`KeysFooter` that draws as the footer's bare background while the footer
+    is covered (:attr:`KeysFooter.covered`), without dropping the line it draws otherwise."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        footer = self.parent
+        if isinstance(footer, KeysFooter) and footer.covered:
+            return [Strip.blank(crop.width, footer.rich_style)] * crop.height
+        return super().render_lines(crop)
 
 
 def _set_key(widget: FooterKey, shown: KeyShown) -> None:
