@@ -222,6 +222,18 @@ def _runway_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sign
     )
 
 
+def general_remedy(cfg: WorldConfig) -> str:
+    """What lifts a researcher's morale when no signal has a remedy of its own (§5): an
+    accepted paper lifts it the most, and mentoring under the neglect threshold or more projects
+    than the overload threshold push it down (more mentoring above the threshold does not lift
+    it; it lifts their skill)."""
+    return (
+        "an accepted paper lifts morale the most: a project of theirs that can finish soon and a venue "
+        f"whose bar fits; keep their mentoring at {cfg.neglect_hours:g} h or more and their projects at "
+        f"{cfg.overload_projects} or fewer"
+    )
+
+
 def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
     """The warning before a researcher may quit, or ``None`` when their visible signals are quiet.
 
@@ -235,7 +247,7 @@ def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | 
     blind = any(s.startswith("no meeting notes") for s in signals)
     if not read and not (blind and len(signals) > 1):
         return None
-    todo = remedies or ["keep their mentoring up and their load light"]
+    todo = remedies or [general_remedy(cfg)]
     return "Low morale comes before quitting: " + "; ".join(signals) + ". What helps: " + "; ".join(todo) + "."
 
 
@@ -258,7 +270,7 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
             "never zero while morale is only middling. Mentoring of at least 1 h gives meeting notes "
             "that show their mood."
         )
-    todo = remedies or ["more mentoring, fewer projects at once"]
+    todo = remedies or [general_remedy(cfg)]
     return (
         f"{name} quit in month {left}. Visible before: "
         + "; ".join(signals)

@@ -319,3 +319,25 @@ def test_a_scoop_of_their_project_is_a_visible_sign():
 
     signals, _ = ex.morale_signals(query, cfg, "S001", 10)
     assert signals == ["project PJ001 was scooped (news of month 9)"]
+
+
+def test_a_quit_after_a_dead_end_and_a_scoop_gets_the_rules_remedy_not_more_mentoring():
+    """QA (seed 1001, tier-3 project): S001 with 3 h of mentoring and one project quit after
+    low moods, a dead end and a scoop; the explanation advised 'more mentoring, fewer projects at
+    once', though neither was short of §5's thresholds. With no signal of its own remedy it
+    says what the rule rewards: an accepted paper, and the neglect and overload thresholds."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S001", "name": "H", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 16}
+
+    def query(sql: str) -> list[dict[str, Any]]:
+        if "from projects" in sql:
+            return [{"id": "PJ001", "status": "deadend", "ended_month": 16, "members": ["S001"]}]
+        return _reports_query([(14, 0.6), (15, 0.18), (16, 0.47)], row)(sql)
+
+    text = ex.explain_quit(query, cfg, "S001")
+    assert "project PJ001 dead-ended in month 16" in text
+    assert "more mentoring, fewer projects at once" not in text
+    assert "an accepted paper lifts morale the most" in text
+    assert (
+        f"mentoring at {cfg.neglect_hours:g} h or more and their projects at {cfg.overload_projects} or fewer" in text
+    )
