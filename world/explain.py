@@ -33,6 +33,15 @@ Query = Callable[[str], list[dict[str, Any]]]
 LOW_MOOD = 0.5
 """A meeting sentiment below this reads as low (a reading guide, not a rule of the world)."""
 
+VERY_LOW_MOOD = 0.3
+"""The latest meeting sentiment below this reads as very low on its own (a reading guide: with
+§5's sentiment noise, such a reading is rare unless morale is already low, where the quit
+draw is steep)."""
+
+READ_SIGNS = ("meeting mood low", "last meeting mood very low", "reports falling")
+"""How the signals read from the reports start (:func:`_report_signals`): any one of them
+warns before a quit."""
+
 REPORT_DROP = 0.15
 """The last two report qualities this much below the earlier mean read as falling."""
 
@@ -99,7 +108,8 @@ Signals = tuple[list[str], list[str]]
 
 
 def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
-    """Two low meeting moods in a row, or no meeting notes lately; falling report quality."""
+    """Two low meeting moods in a row, a very low last one, or no meeting notes lately;
+    falling report quality."""
     signals: list[str] = []
     reps = query(
         "select month, report_quality as q, meeting_sentiment as s from student_reports "
@@ -108,6 +118,8 @@ def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sig
     moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
     if len(moods) == 2 and all(x < LOW_MOOD for x in moods):
         signals.append(f"meeting mood low two months running ({moods[0]:.2f}, {moods[1]:.2f})")
+    elif reps and reps[-1]["s"] is not None and reps[-1]["s"] < VERY_LOW_MOOD:
+        signals.append(f"last meeting mood very low ({reps[-1]['s']:.2f}, under {VERY_LOW_MOOD:g})")
     elif reps and all(r["s"] is None for r in reps[-2:]):
         signals.append("no meeting notes lately (with under 1 h of mentoring there is no read on their mood)")
     quality = [r["q"] for r in reps if r["q"] is not None]
@@ -237,13 +249,13 @@ def general_remedy(cfg: WorldConfig) -> str:
 def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
     """The warning before a researcher may quit, or ``None`` when their visible signals are quiet.
 
-    It fires on two low meeting moods in a row, on falling reports, or on no meeting notes
+    It fires on two low meeting moods in a row, a very low last one, on falling reports, or on no meeting notes
     together with a pressure on morale (§5: the quit draw grows as morale falls).
     """
     signals, remedies = morale_signals(query, cfg, pid, month)
     if not signals:
         return None
-    read = any(s.startswith(("meeting mood low", "reports falling")) for s in signals)
+    read = any(s.startswith(READ_SIGNS) for s in signals)
     blind = any(s.startswith("no meeting notes") for s in signals)
     if not read and not (blind and len(signals) > 1):
         return None
@@ -288,7 +300,7 @@ def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int)
     them: under 1 h of mentoring). A leaver's row shows 0 mentoring hours (reset when they
     left), so their row's hours are never read."""
     signals, remedies = morale_signals(query, cfg, pid, left)
-    read = ("meeting mood low", "reports falling")
+    read = READ_SIGNS
     if not any(s.startswith(read) for s in signals):
         for m in range(left - 1, left - WINDOW, -1):
             earlier = [s for s in _report_signals(query, cfg, pid, m)[0] if s.startswith(read)]
@@ -692,6 +704,7 @@ def explain(query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, s
 __all__ = [
     "EXPLAIN_KINDS",
     "LOW_MOOD",
+    "VERY_LOW_MOOD",
     "Query",
     "REPORT_DROP",
     "STANDING_STUCK_MONTHS",

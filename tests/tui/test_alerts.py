@@ -173,8 +173,8 @@ def test_mood_warning_and_postdoc_search_name_the_scenarios_numbers():
         api.time.next_month()
         api.time.next_month()
         game = Game(world)
-        mood = _kinds(game)["mood"]
-        assert mood.short == "S001 may quit" and mood.key == "m"
+        mood = next(a for a in alerts(game) if a.kind == "mood" and a.short == "S001 may quit")
+        assert mood.key == "m"
         assert f"on {overload + 1} active projects (more than {overload} weighs on morale)" in mood.text
         assert f"keep them on at most {overload} projects (unassign, u)" in mood.text
         assert f"under {cfg.neglect_hours:g} h weighs on morale" in mood.text

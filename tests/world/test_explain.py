@@ -341,3 +341,16 @@ def test_a_quit_after_a_dead_end_and_a_scoop_gets_the_rules_remedy_not_more_ment
     assert (
         f"mentoring at {cfg.neglect_hours:g} h or more and their projects at {cfg.overload_projects} or fewer" in text
     )
+
+
+def test_one_very_low_meeting_mood_warns_before_a_quit():
+    """QA (seed 1001, tier-3 project): S001's last meeting read 0.18 after 0.60; no warning came
+    (two low moods in a row were needed) and S001 quit that month. A very low last mood
+    (under VERY_LOW_MOOD) warns on its own; a mood that recovers (0.23 then 0.69) still does
+    not, and a fine last mood after a fine one does not."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S001", "name": "H", "role": "phd", "status": "active", "mentoring_hours": 3.0, "left_month": None}
+    text = ex.quit_warning(_reports_query([(14, 0.60), (15, 0.18)], row), cfg, "S001", 16) or ""
+    assert f"last meeting mood very low (0.18, under {ex.VERY_LOW_MOOD:g})" in text
+    assert ex.quit_warning(_reports_query([(14, 0.23), (15, 0.69)], row), cfg, "S001", 16) is None
+    assert ex.quit_warning(_reports_query([(14, 0.60), (15, 0.55)], row), cfg, "S001", 16) is None

@@ -12,6 +12,7 @@ from textual.widgets import Label, Markdown
 
 from pibench_tui.tui.actions import ACTIONS
 from pibench_tui.tui.alerts import LOW_MOOD
+from world.explain import VERY_LOW_MOOD
 
 
 def rules_markdown(rules: dict, cfg: Any) -> str:
@@ -61,7 +62,8 @@ def columns_markdown(cfg: Any) -> str:
 (0 = nothing useful; it grows with skill, ability and morale, and is noisy) — your read of how
 their work goes. **Mood** is the sentiment of your latest meeting with them (0-1; your read of
 their morale, noisy; written only when you mentor them at least {cfg.sentiment_min_hours:g} h a month). Two low moods in a
-row (each below {LOW_MOOD:g}) or reports falling are the signs that come before quitting: the header warns.
+row (each below {LOW_MOOD:g}), a very low last one (below {VERY_LOW_MOOD:g}) or reports falling are the signs that come
+before quitting: the header warns.
 **Mentor h** is the standing monthly mentoring; **Months** time in the lab; **Contract** a
 postdoc's last month.
 
