@@ -7,7 +7,7 @@ from rich.pretty import Pretty
 
 from pibench_tui.tui.widgets.console import pretty_output
 
-from .conftest import build, press, run_console_line
+from .conftest import build, press, run_console_line, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -66,3 +66,17 @@ async def test_a_month_closed_from_the_console_shows_its_digest_as_n_does(tmp_pa
         assert app.screen.report == app.game.call("time.last_report") and app.screen.report["month"] == 3
         await press(pilot, "enter", to="LabScreen")
         assert "Month 4/60" in str(app.header.render()) and app.months_advanced == 3
+
+
+async def test_console_output_wraps_inside_the_log_at_80x24(tmp_path):
+    """QA at 80x24: lab.explain(...) printed lines cut at the log's right edge ('... proje',
+    '... few'): the log rendered 78 columns (RichLog's default minimum) in a narrower box. A
+    long line wraps inside the log: nothing is wider than what it shows."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "colon", focus="console-input")
+        await press(pilot, *'print("abcdefghij " * 30)')
+        await run_console_line(pilot, app)
+        log = app.console_panel.log_view
+        await wait_for(pilot, lambda: len(log.lines) >= 2, "the wrapped output")
+        assert max(line.cell_length for line in log.lines) <= log.scrollable_content_region.width

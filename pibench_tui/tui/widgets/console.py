@@ -112,7 +112,8 @@ class ConsolePanel(Panel):
 
     def compose_body(self) -> ComposeResult:
         yield Static(BANNER, id="console-intro", markup=False)
-        yield RichLog(id="console-log", wrap=True, markup=False, highlight=False)
+        # min_width 1: RichLog renders at least 78 columns by default, wider than the log at 80x24
+        yield RichLog(id="console-log", wrap=True, markup=False, highlight=False, min_width=1)
         yield Static(">>>", id="console-prompt")
         inp = Input(placeholder="python — e.g. lab.attention()", id="console-input", select_on_focus=False)
         inp.cursor_blink = self.blink
