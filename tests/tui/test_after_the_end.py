@@ -14,7 +14,7 @@ from pibench_tui.tui.actions import open_venues
 from pibench_tui.tui.record import after_the_end
 from world.api import Api
 
-from .conftest import build, drain, new_world, press, screen_ready, screen_text, wait_for
+from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, wait_for
 
 
 def _last_month_world():
@@ -85,3 +85,29 @@ async def test_a_finished_career_shows_no_calendar_and_no_recruiting_hint(tmp_pa
         assert f"{dash['label']} · career over" in text and text.count("career over") == 1
         assert " due" not in text and "deadline" not in text
         assert "Recruit PhD students" not in text and "hire an RA (R)" not in text
+
+
+@pytest.mark.asyncio
+async def test_end_screen_tables_name_their_cut_columns_at_80x24(tmp_path):
+    """QA at 80x24: the end screen's tables were cut at the right edge with nothing said: the
+    papers' 'True quality' read 'True qu', and the reveal of the people stopped before Ability,
+    Skill, Morale (the true values the screen is for). Under each such table a line names the
+    columns that do not fit and how to reach them (tab to the table, ← →); at 160 columns
+    nothing is cut and no line shows. One publication is 'publication', not 'publications'."""
+    from .test_snapshots import busy_world
+
+    for size, cut in (((80, 24), True), ((200, 50), False)):
+        app = build(busy_world("short-12", 11), show_digest=False)
+        async with app.run_test(size=size) as pilot:
+            await close_month(pilot, app)
+            await wait_for(pilot, lambda a=app: screen_ready(a, "EndScreen"), "the end screen")
+            people = app.screen.query_one("#end-people-hint")
+            assert "1 publication (" in str(app.screen.query_one("#end-impact").render())  # not "1 publications"
+            if cut:
+                await wait_for(pilot, lambda p=people: p.display, "the people table's hint")
+                text = str(people.render())
+                assert text.startswith("→ more columns (tab to the table, then ← →): ") and "Ability" in text
+                assert "…" not in text
+            else:
+                await drain(pilot)
+                assert not people.display and not app.screen.query_one("#end-papers-hint").display

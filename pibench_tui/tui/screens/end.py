@@ -16,8 +16,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Static
 
+from pibench_tui.tui.actions import plural
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.panel import fit_names, hidden_columns
 from pibench_tui.tui.widgets.plots import LinePlot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,6 +43,10 @@ def run_baseline(world: Any) -> dict:
     twin = World(WorldConfig.from_dict(world.cfg.to_dict()), world.seed)
     play(twin, Baseline())
     return twin.summary()
+
+
+HINT_LEAD = "→ more columns (tab to the table, then ← →): "
+"""The start of the line under an end-screen table whose columns do not all fit."""
 
 
 class EndScreen(Screen[None]):
@@ -75,22 +81,25 @@ class EndScreen(Screen[None]):
             yield Static(
                 f"{how}\nImpact [b]{imp['total']:,.1f}[/] = [b]{imp['earned']:,.0f}[/] citations earned + "
                 f"[b]{imp['projection']:,.1f}[/] projected over the next {w.cfg.projection_months} months.\n"
-                f"{summ['publications']} publications ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
-                f"{summ['grants_won']} grants (${summ['grant_dollars']:,.0f}) · {summ['hires']} researchers hired, "
+                f"{plural(summ['publications'], 'publication')} ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
+                f"{plural(summ['grants_won'], 'grant')} (${summ['grant_dollars']:,.0f}) · {plural(summ['hires'], 'researcher')} hired, "
                 f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}",
                 id="end-impact",
             )
             yield Static("Baseline policy on the same scenario: running…", id="end-baseline")
             yield Label("Papers that carried it", classes="section")
             yield DataTable(id="end-papers", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="end-papers-hint", classes="end-hint")
             with Horizontal(id="end-plots"):
                 yield LinePlot(id="end-budget", classes="plot")
                 yield LinePlot(id="end-citations", classes="plot")
             yield Label("Revealed: the people you hired (true values)", classes="section")
             yield DataTable(id="end-people", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="end-people-hint", classes="end-hint")
             yield Label("Revealed: topic hotness over the career", classes="section")
             yield LinePlot(id="end-hotness", classes="plot tall")
             yield DataTable(id="end-topics", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="end-topics-hint", classes="end-hint")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -102,6 +111,20 @@ class EndScreen(Screen[None]):
         self._show_topics(pubs)
         if self.run_baseline_now:
             self.compute_baseline()
+        self.call_after_refresh(self.update_hints)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.update_hints)
+
+    def update_hints(self) -> None:
+        """Under each table, the columns that do not fit (at 80 columns the reveal's true values
+        and the papers' true quality) and how to reach them."""
+        for table in self.query(DataTable):
+            hint = self.query_one(f"#{table.id}-hint", Static)
+            hidden = hidden_columns(table)
+            hint.display = bool(hidden)
+            if hidden:
+                hint.update(Text(fit_names(HINT_LEAD, [hidden], self.size.width - 4)))
 
     def _show_papers(self, pubs: list[Publication]) -> None:
         """The papers that carried the career, largest share of the Impact first: earned and

@@ -54,6 +54,20 @@ def new_table(id: str, *columns: str) -> RowsTable:
     return RowsTable(*columns, id=id)
 
 
+def hidden_columns(table: DataTable) -> list[str]:
+    """The labels of ``table``'s columns that do not show whole at its width and scroll
+    position (none before it is laid out)."""
+    room = table.scrollable_content_region.width
+    if room <= 0 or not table.columns:
+        return []
+    used, hidden = -table.scroll_x, []
+    for col in table.columns.values():
+        used += col.get_render_width(table)
+        if used > room:
+            hidden.append(str(col.label))
+    return hidden
+
+
 def fit_names(lead: str, groups: list[list[str]], width: int) -> str:
     """``lead`` and the names of ``groups`` (one group a table: ``, `` within, `` | ``
     between) in ``width`` columns: the names that fit whole, the rest counted (``+2 more``),
@@ -144,20 +158,7 @@ class Panel(TabPane):
 
     def update_scroll_hint(self) -> None:
         """Under the panel, name the columns of its tables that do not fit (and how to reach them)."""
-        cut: list[list[str]] = []
-        for table in self.query(DataTable):
-            if not table.display or not table.columns:
-                continue
-            room = table.scrollable_content_region.width
-            if room <= 0:
-                continue
-            used, hidden = -table.scroll_x, []
-            for col in table.columns.values():
-                used += col.get_render_width(table)
-                if used > room:
-                    hidden.append(str(col.label))
-            if hidden:
-                cut.append(hidden)
+        cut = [hidden for table in self.query(DataTable) if table.display and (hidden := hidden_columns(table))]
         try:
             hint = self.query_one(".scroll-hint", Static)
         except Exception:  # noqa: BLE001 - not mounted yet
