@@ -22,7 +22,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
 from pibench_tui.tui.actions import ACTIONS, ACTIONS_BY_ID
-from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import ActionError, Game
 from pibench_tui.tui.lab_app import MIN_HEIGHT, MIN_WIDTH, TABS, TOO_SMALL, LabApp
 from pibench_tui.tui.messages import AutosaveFailed, MonthAdvanced
@@ -123,7 +122,6 @@ class PibenchApp(LabApp):
         self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
         self._digest: DigestScreen | None = None  # the one digest screen (open_digest)
         self._confirm: ConfirmNextMonth | None = None  # the one month-end confirmation (action_next_month)
-        self._warnings_cycled: tuple[list[str], int] = ([], -1)  # the warnings ! went through, the last shown
 
     # ------------------------------------------------------------------ layout
     @property
@@ -199,21 +197,8 @@ class PibenchApp(LabApp):
         self.tutorial.show(self.game)
 
     def action_warning(self) -> None:
-        """``!``: the header's warnings one at a time, most urgent first: each press shows the
-        panel of the next one and says what to do there (its key); after the last, the first
-        again. A changed list of warnings (an action, a month) starts again from the first."""
-        found = alerts(self.game)
-        if not found:
-            self.notify("no warning this month", markup=False)
-            return
-        texts = [a.text for a in found]
-        seen, shown = self._warnings_cycled
-        index = (shown + 1) % len(found) if texts == seen else 0
-        self._warnings_cycled = (texts, index)
-        alert = found[index]
-        self.action_tab(alert.tab)
-        where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
-        self.notify(alert.text, title=f"{where}press {alert.key}", severity=alert.severity, markup=False, timeout=10)
+        """``!``: the next warning of the header, its panel and its key (:meth:`show_next_warning`)."""
+        self.show_next_warning("press {key}")
 
     def action_toggle_tutorial(self) -> None:
         """Hide or show the tutorial checklist; the choice is saved with the career (a resumed

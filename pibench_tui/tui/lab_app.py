@@ -114,6 +114,27 @@ class LabApp(App[int]):
         self.test_mode = test_mode
         if test_mode:
             self.animation_level = "none"
+        self._warnings_cycled: tuple[list[str], int] = ([], -1)  # the warnings ! went through, the last shown
+
+    def show_next_warning(self, title: str) -> None:
+        """``!``: the header's warnings one at a time, most urgent first: each press shows the
+        panel of the next one and the warning ("warning 2 of 4 · " before ``title``; the
+        ``{key}`` in ``title`` is the warning's key); after the last, the first again. A changed
+        list of warnings (an action, a month) starts again from the first."""
+        found = alerts(self.game)
+        if not found:
+            self.notify("no warning this month", markup=False)
+            return
+        texts = [a.text for a in found]
+        seen, shown = self._warnings_cycled
+        index = (shown + 1) % len(found) if texts == seen else 0
+        self._warnings_cycled = (texts, index)
+        alert = found[index]
+        self.action_tab(alert.tab)
+        where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
+        self.notify(
+            alert.text, title=where + title.format(key=alert.key), severity=alert.severity, markup=False, timeout=10
+        )
 
     # ------------------------------------------------------------------ layout
     def get_default_screen(self) -> LabScreen:

@@ -19,7 +19,6 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.lab_app import TABS, LabApp
 from pibench_tui.tui.replay import Replayer, ReplayError, ReplaySource, open_source
 from pibench_tui.tui.screens.digest import DigestScreen
@@ -35,7 +34,7 @@ REPLAY_KEYS: list[tuple[str, str, bool]] = [
     ("r", "the month's report (what its close brought)", False),
     ("x", "the agent's transcript of the month (code and output)", True),
     ("1-8", "switch panel", False),
-    ("!", "go to the panel of the month's most urgent warning", False),
+    ("!", "the month's warnings one at a time, most urgent first: each one's panel", False),
     ("? / f1", "this help", False),
     ("ctrl+p", "command palette (the keys above)", False),
     ("q", "quit", False),
@@ -149,13 +148,8 @@ class ReplayApp(LabApp):
         self.push_screen(HelpScreen(self.game, keys=replay_keys_markdown(self.source.kind == "agent"), tutorial=False))
 
     def action_warning(self) -> None:
-        """``!``: the panel of the month's most urgent warning, and the warning as the PI read it."""
-        found = alerts(self.game)
-        if not found:
-            self.notify("no warning this month", markup=False)
-            return
-        self.action_tab(found[0].tab)
-        self.notify(found[0].text, title="warning, as the PI saw it", severity=found[0].severity, markup=False)
+        """``!``: the month's warnings one at a time, most urgent first, as the PI read them."""
+        self.show_next_warning("as the PI saw it")
 
     def _show(self, month: int) -> None:
         self.game = self.replayer.goto(month)

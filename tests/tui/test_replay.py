@@ -150,20 +150,26 @@ async def test_viewer_column_hint_does_not_offer_the_month_keys(tmp_path):
         assert app.replayer.month == 2
 
 
+def _baseline_1001(months: int) -> World:
+    """The baseline policy's career on seed 1001 of the standard scenario, up to ``months``."""
+    sc = load_scenario("standard", seed=1001)
+    w = World(sc.config, sc.seed)
+    view, policy = AgentView(CachedApi(Api(w))), make_policy("baseline")
+    while w.month <= months:
+        m = w.month
+        policy.act(view)
+        if w.month == m:
+            Api(w).time.next_month()
+    return w
+
+
 @pytest.mark.asyncio
 async def test_viewer_report_of_a_quit_month_names_the_month_and_the_signs(tmp_path):
     """QA: in the viewer, r on month 19 of a career where S001 quit that month said 'Ivo
     Rossi (S001, phd) quit in month 0 with no visible warning sign': the report was read
     against the world of month 19's actions, before the close (S001 not gone yet). It is read
     against the world after the close, as the live digest was: the quit month and its signs."""
-    sc = load_scenario("standard", seed=1001)
-    w = World(sc.config, sc.seed)
-    view, policy = AgentView(CachedApi(Api(w))), make_policy("baseline")
-    while w.month <= 20:  # the baseline on seed 1001: both PhD students quit in months 18 and 19
-        m = w.month
-        policy.act(view)
-        if w.month == m:
-            Api(w).time.next_month()
+    w = _baseline_1001(20)  # both PhD students quit in months 18 and 19
     quits = {
         r["id"]: r["left_month"] for r in Api(w).query("select id, left_month from students where status = 'quit'")
     }
@@ -191,3 +197,31 @@ async def test_viewer_column_hint_names_whole_columns_and_counts_the_rest_at_80x
         await drain(pilot)
         line = next(x for x in screen_text(app).splitlines() if "more columns" in x)
         assert "…" not in line and line.rstrip().endswith(" more")
+
+
+@pytest.mark.asyncio
+async def test_viewer_exclamation_mark_goes_through_the_months_warnings(tmp_path):
+    """QA: the viewer's header says '+2 more (!)', but ! showed the first warning at every
+    press. Each press shows the next one, as the PI read it, then the first again."""
+    from pibench_tui.tui.alerts import alerts
+
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    store.save("b", _baseline_1001(20), scenario="standard")
+    app = make_replay_app("b", saves_dir=str(store.path), test_mode=True)
+    app.toasts = []  # type: ignore[attr-defined]
+    shown = app.notify
+
+    def notify(message, *args, **kwargs):
+        app.toasts.append(str(message))  # type: ignore[attr-defined]
+        return shown(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        month = next(m for m in range(2, 20) if len(alerts(app.replayer.goto(m))) >= 2)
+        app._show(month)
+        found = alerts(app.game)
+        for i in range(len(found) + 1):
+            told = len(app.toasts)
+            await press(pilot, "exclamation_mark", until=lambda n=told: len(app.toasts) > n)
+            assert app.toasts[-1] == found[i % len(found)].text and app.tabs.active == found[i % len(found)].tab
