@@ -509,7 +509,7 @@ def _members_hint(idle: list[str], chosen: list[str], anyone: bool) -> str:
     if chosen:
         rest = [x for x in idle if x not in chosen]
         return (
-            f"Ticked for you: {', '.join(chosen)}, on no project (idle people are paid and produce nothing)"
+            f"Ticked as the form opened: {', '.join(chosen)}, on no project (idle people are paid and produce nothing)"
             + (f"; also idle: {', '.join(rest)}" if rest else "")
             + ". Someone already on a project splits their effort equally between their projects."
         )

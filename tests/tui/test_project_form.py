@@ -36,7 +36,7 @@ async def test_start_project_ticks_the_idle_people_or_says_nobody_is_idle(tmp_pa
         assert type(app.screen).__name__ == "ActionForm"
         assert app.screen.values["members"] == ["RA002", "RA003"], "the idle pair is ticked"
         text = screen_text(app)
-        assert "Ticked for you: RA002, RA003, on no project" in text
+        assert "Ticked as the form opened: RA002, RA003, on no project" in text
         assert "· on PJ001" in text and "· idle" in text
         await press(pilot, "ctrl+o", to="LabScreen")
         assert type(app.screen).__name__ != "ActionForm"
@@ -63,3 +63,20 @@ def test_idle_people_puts_researchers_before_ras():
         "active_projects": [{"id": "PJ001", "members": ["PHD001"]}],
     }
     assert idle_people(dash) == ["PD001", "PHD002", "RA001"]
+
+
+@pytest.mark.asyncio
+async def test_the_ticked_note_stays_true_after_unticking(tmp_path):
+    """QA: after unticking RA001 the start form still said 'Ticked for you: S002, RA001', which
+    read as the current choice; the note says what was ticked as the form opened, and the live
+    summary line above names the members as they are now."""
+    app = build(_lab(3, []), tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+        assert app.screen.values["members"] == ["RA001", "RA002"]
+        await press(pilot, "tab", "tab", focus="field-2")
+        await press(pilot, "space", until=lambda: app.screen.values["members"] == ["RA002"])
+        text = screen_text(app)
+        assert "Ticked as the form opened: RA001, RA002" in text and "Ticked for you" not in text
+        assert "1 member (RA002)" in text
