@@ -13,9 +13,7 @@ Impact over shared branches, with a bootstrap interval.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -277,30 +275,6 @@ def _play(point: ForkPoint, plan: Plan, kind: str, branch: int, policy: str) -> 
     later months skip nothing, so the policy plays them as :func:`world.runner.play` does
     (an :class:`~world.runner.AgentView` over the same cached API; the same calls, results
     and world)."""
-    with _collector_paused():
-        return _play_through(point, plan, kind, branch, policy)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (then back as it was).
-
-    A rollout builds a whole world (the fork's copy of the state: thousands of lists and
-    dicts) that lives to the rollout's end; the collector, run as allocations mount, would
-    walk it two or three times as it ages through the generations and find nothing to free.
-    What the rollout leaves behind (the world and its API, which refer to each other) is
-    freed by the first collection after the block."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def _play_through(point: ForkPoint, plan: Plan, kind: str, branch: int, policy: str) -> tuple[World, frozenset[str]]:
-    """:func:`_play`'s work (the collector as the caller left it)."""
     w = point.fork(branch)
     api = CachedApi(Api(w))
     for ns, method, kwargs in plan.calls:

@@ -65,7 +65,7 @@ def test_the_mirror_belongs_to_the_career_not_to_a_module_dictionary():
     stops its query worker."""
     assert not hasattr(observe, "_observers") and not hasattr(observe, "observer_for")
     career = Career.new(WorldConfig(), 5)
-    assert career.api._observer is None  # nothing built before a query
+    assert career.api._mirror.built is None  # nothing built before a query
     assert career.api.query("select count(*) as n from topics")[0]["n"] > 0
     obs = career.observer
     assert obs is career.observer is career.api.observer

@@ -27,9 +27,7 @@ def _state_changes(path: Path) -> list[str]:
             targets = [node.target]
         for t in targets:
             local_item = isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)  # a local dict or list
-            own = ast.unparse(t) == "self._api" or ast.unparse(t).startswith(
-                "self._api._"
-            )  # the namespace's wiring, caches
+            own = ast.unparse(t) in ("self._w", "self._mirror")  # the namespace's wiring
             if isinstance(t, (ast.Attribute, ast.Subscript)) and not local_item and not own:
                 found.append(f"{path.name}:{node.lineno}: {ast.unparse(t)} = ...")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WORLD_CALLS:

@@ -70,11 +70,46 @@ def call_docs(config: WorldConfig) -> dict[str, dict[str, str]]:
     }
 
 
+class Mirror:
+    """The observable SQL mirror (MECHANICS §14) of one :class:`Api`, built at its first query.
+
+    The Api and its ``lab`` namespace (``lab.explain`` queries it) share it; it refers to the
+    world alone, never back to the Api, so an Api and its namespaces hold no reference cycle
+    (dropped, they are freed at once, with nothing left for the cyclic collector).
+
+    Args:
+        world: the world it mirrors.
+    """
+
+    __slots__ = ("built", "world")
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.built: Observer | None = None
+
+    @property
+    def observer(self) -> Observer:
+        """The mirror, built at first use."""
+        obs = self.built
+        if obs is None:
+            from ..observe import Observer
+
+            obs = self.built = Observer(self.world)
+        return obs
+
+    def query(self, sql: Any) -> list[Any]:
+        """:meth:`Api.query`."""
+        return self.observer.query(sql)
+
+
 class Api:
     """The agent API over one :class:`World` (MECHANICS §15): each call binds its arguments,
     checks them, logs a change and delegates to the world; every result is built afresh (the
     caller may keep or alter it). :class:`world.api.cached.CachedApi` keeps read results
     around an ``Api`` for callers that read the same things many times.
+
+    The namespaces refer to the world and the :class:`Mirror`, not to the Api: no reference
+    cycle, so a dropped Api (a pivot rollout's, a finder's) is freed with its world at once.
 
     Args:
         world: the world to act on.
@@ -82,6 +117,7 @@ class Api:
 
     def __init__(self, world: World) -> None:
         self.world = world
+        self._mirror = Mirror(world)  # the SQL mirror, built at the first query
         self.lab = Lab(self)
         self.recruit = Recruit(self)
         self.students = Students(self)
@@ -92,7 +128,6 @@ class Api:
         self.events = Events(self)
         self.time = Time(self)
         self.memory = Memory(self)
-        self._observer: Observer | None = None  # the SQL mirror, built at the first query
 
     def next_month_unread(self) -> dict[str, Any]:
         """``time.next_month()`` for an in-process caller that does not read the new dashboard
@@ -116,23 +151,18 @@ class Api:
         Raises:
             ActionError: ``sql_error`` for anything but one SELECT/WITH statement.
         """
-        return self.observer.query(sql)
+        return self._mirror.query(sql)
 
     @property
     def observer(self) -> Observer:
         """The observable mirror (MECHANICS §14) :meth:`query` reads, built at first use: one
         per API (a :class:`~world.career.Career` holds one API per world)."""
-        obs = self._observer
-        if obs is None:
-            from ..observe import Observer
-
-            obs = self._observer = Observer(self.world)
-        return obs
+        return self._mirror.observer
 
     def close(self) -> None:
         """Stop the mirror's query worker, if one was started (:meth:`Observer.isolate`)."""
-        if self._observer is not None:
-            self._observer.close()
+        if self._mirror.built is not None:
+            self._mirror.built.close()
 
     def call(
         self, namespace: str, method: str, args: list[Any] | tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None

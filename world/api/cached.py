@@ -32,6 +32,7 @@ from . import API_CALLS, NAMESPACES, check_call
 from .namespaces import Lab, Students
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import World
     from ..observe import Observer
     from . import Api
 
@@ -92,16 +93,34 @@ class StateKept:
         self.reports_seen = 0
 
 
+class _Keeper:
+    """The :class:`StateKept` of the world's state object now (a new one for a new state).
+    Shared by a :class:`CachedApi` and its reads' builders; it refers to the world alone."""
+
+    __slots__ = ("kept", "world")
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.kept = StateKept(None)
+
+    def state_kept(self) -> StateKept:
+        """What is kept of the world's state object now (:class:`StateKept`; new for a new state)."""
+        of_state = self.kept
+        if of_state.state is not self.world.s:
+            of_state = self.kept = StateKept(self.world.s)
+        return of_state
+
+
 class _KeptLab(Lab):
     """``lab`` with the month's pieces kept for the month (:class:`StateKept`)."""
 
-    def __init__(self, cached: CachedApi) -> None:
-        super().__init__(cached.api)
-        self._cached = cached
+    def __init__(self, api: Api, keeper: _Keeper) -> None:
+        super().__init__(api)
+        self._keeper = keeper
 
     def _month_parts(self) -> views.MonthParts:
         w = self._w
-        of_state = self._cached.state_kept()
+        of_state = self._keeper.state_kept()
         now = (w.s.month, w.s.finished)
         if of_state.month != now or of_state.month_parts is None:
             of_state.month_parts, of_state.month = views.month_parts(w), now
@@ -111,12 +130,12 @@ class _KeptLab(Lab):
 class _KeptStudents(Students):
     """``students`` with the reports of each person found through an index (:class:`StateKept`)."""
 
-    def __init__(self, cached: CachedApi) -> None:
-        super().__init__(cached.api)
-        self._cached = cached
+    def __init__(self, api: Api, keeper: _Keeper) -> None:
+        super().__init__(api)
+        self._keeper = keeper
 
     def _report_rows(self, student_id: str, n: int) -> list[Any]:
-        of_state = self._cached.state_kept()
+        of_state = self._keeper.state_kept()
         rows = self._w.s.student_reports
         if len(rows) < of_state.reports_seen:  # the reports shrank (put straight into the state): start again
             of_state.reports_of, of_state.reports_seen = {}, 0
@@ -125,6 +144,49 @@ class _KeptStudents(Students):
             index.setdefault(rows[i][0], []).append(i)
         of_state.reports_seen = len(rows)
         return [rows[i] for i in index.get(student_id, [])[-n:]]
+
+
+class _Reads:
+    """The read results kept for the world as it is (its ``version`` and state object), and
+    the namespaces that build them. Shared by a :class:`CachedApi` and its namespaces' reading
+    calls; it refers to the world and the builders, never back to the CachedApi, so neither
+    makes a reference cycle."""
+
+    __slots__ = ("builders", "results", "state", "version", "world")
+
+    def __init__(self, world: World, builders: dict[str, Any]) -> None:
+        self.world = world
+        self.builders = builders
+        self.version = -1
+        self.state: object = None
+        self.results: dict[tuple[Any, ...], Any] = {}
+
+    def now(self) -> dict[tuple[Any, ...], Any]:
+        """The results kept for the world as it is now (all forgotten if it moved)."""
+        w = self.world
+        if w.version != self.version or w.s is not self.state:
+            self.results = {}
+            self.version = w.version
+            self.state = w.s
+        return self.results
+
+    def read(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
+        """:meth:`CachedApi.read`."""
+        kwargs = kwargs or {}
+        results = self.now()
+        key = read_key(namespace, method, args, kwargs)
+        if key is not None:
+            out = results.get(key, NOT_KEPT)
+            if out is not NOT_KEPT:
+                return out
+            whole, section = SECTIONS.get(key, (None, None))
+            if whole in results:
+                out = results[key] = results[whole][section]
+                return out
+        out = getattr(self.builders[namespace], method)(*args, **kwargs)
+        if key is not None:
+            results[key] = out
+        return out
 
 
 class CachedApi:
@@ -142,16 +204,14 @@ class CachedApi:
     def __init__(self, api: Api) -> None:
         self.api = api
         self.world = api.world
-        self._version = -1
-        self._state: object = None
-        self._results: dict[tuple[Any, ...], Any] = {}
-        self._state_kept = StateKept(None)
+        self._keeper = _Keeper(api.world)
         # the namespaces reads are built by: the API's own, but for two that use what is kept
-        self._builders: dict[str, Any] = {name: getattr(api, name) for name in NAMESPACES}
-        self._builders["lab"] = _KeptLab(self)
-        self._builders["students"] = _KeptStudents(self)
+        builders: dict[str, Any] = {name: getattr(api, name) for name in NAMESPACES}
+        builders["lab"] = _KeptLab(api, self._keeper)
+        builders["students"] = _KeptStudents(api, self._keeper)
+        self._reads = _Reads(api.world, builders)
         for name in NAMESPACES:
-            setattr(self, name, _Namespace(self, name))
+            setattr(self, name, _Namespace(api, self._reads, name))
         self.memory = api.memory
 
     def __getattr__(self, name: str) -> Any:  # the namespaces are set in __init__ (for mypy)
@@ -160,19 +220,7 @@ class CachedApi:
     # ------------------------------------------------------------------ the cache
     def state_kept(self) -> StateKept:
         """What is kept of the world's state object now (:class:`StateKept`; new for a new state)."""
-        of_state = self._state_kept
-        if of_state.state is not self.world.s:
-            of_state = self._state_kept = StateKept(self.world.s)
-        return of_state
-
-    def _now(self) -> dict[tuple[Any, ...], Any]:
-        """The results kept for the world as it is now (all forgotten if it moved)."""
-        w = self.world
-        if w.version != self._version or w.s is not self._state:
-            self._results = {}
-            self._version = w.version
-            self._state = w.s
-        return self._results
+        return self._keeper.state_kept()
 
     def read(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
         """The reading call ``namespace.method(*args, **kwargs)`` (a call of the registry),
@@ -181,34 +229,20 @@ class CachedApi:
         Raises:
             ActionError: what the call raises (a refusal is not kept).
         """
-        kwargs = kwargs or {}
-        results = self._now()
-        key = read_key(namespace, method, args, kwargs)
-        if key is not None:
-            out = results.get(key, NOT_KEPT)
-            if out is not NOT_KEPT:
-                return out
-            whole, section = SECTIONS.get(key, (None, None))
-            if whole in results:
-                out = results[key] = results[whole][section]
-                return out
-        out = getattr(self._builders[namespace], method)(*args, **kwargs)
-        if key is not None:
-            results[key] = out
-        return out
+        return self._reads.read(namespace, method, args, kwargs)
 
     def kept_result(self, namespace: str, method: str, args: Any = (), kwargs: Any = None) -> Any:
         """The result kept now for the reading call ``namespace.method(*args, **kwargs)``: the
         very object :meth:`call` would return, or :data:`NOT_KEPT` when it would build one.
         Builds nothing and changes nothing (what the contract tests look at)."""
-        w = self.world
-        if w.version != self._version or w.s is not self._state:
+        w, reads = self.world, self._reads
+        if w.version != reads.version or w.s is not reads.state:
             return NOT_KEPT
         try:
             key = read_key(namespace, method, args, kwargs or {})
         except TypeError:  # kwargs not a dict of comparable keys
             return NOT_KEPT
-        return NOT_KEPT if key is None else self._results.get(key, NOT_KEPT)
+        return NOT_KEPT if key is None else reads.results.get(key, NOT_KEPT)
 
     # ------------------------------------------------------------------ the API's face
     def call(
@@ -240,29 +274,29 @@ class CachedApi:
 
 
 class _Namespace:
-    """One namespace of a :class:`CachedApi`: its reading calls go through the cache, its
+    """One namespace of a :class:`CachedApi`: its reading calls go through the kept reads, its
     changing calls straight to the API's namespace (same names and docstrings)."""
 
-    def __init__(self, cached: CachedApi, name: str) -> None:
-        ns = getattr(cached.api, name)
+    def __init__(self, api: Api, reads: _Reads, name: str) -> None:
+        ns = getattr(api, name)
         for method, spec in API_CALLS[name].items():
             fn = getattr(ns, method)
-            setattr(self, method, fn if spec.mutating else _reader(cached, name, method, fn))
+            setattr(self, method, fn if spec.mutating else _reader(reads, name, method, fn))
 
     def __getattr__(self, name: str) -> Any:  # the calls are set in __init__ (for mypy)
         raise AttributeError(name)
 
 
-def _reader(cached: CachedApi, namespace: str, method: str, fn: Any) -> Any:
-    """The reading call ``namespace.method`` (``fn`` on the API) through ``cached``."""
+def _reader(reads: _Reads, namespace: str, method: str, fn: Any) -> Any:
+    """The reading call ``namespace.method`` (``fn`` on the API) through ``reads``."""
     key = (namespace, method)  # read_key() of a call without arguments
-    build = getattr(cached._builders[namespace], method)
+    build = getattr(reads.builders[namespace], method)
     whole, section = SECTIONS.get(key, (None, None))
 
     def read(*args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
-            return cached.read(namespace, method, args, kwargs)
-        results = cached._now()
+            return reads.read(namespace, method, args, kwargs)
+        results = reads.now()
         out = results.get(key, NOT_KEPT)
         if out is NOT_KEPT:
             found = results.get(whole, NOT_KEPT) if whole is not None else NOT_KEPT

@@ -64,12 +64,12 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
     mutating call after the end of the career or past the month's cap, delegate, and log.
 
     The decorated method's first parameter is the namespace (``self``); the namespace has
-    ``_name`` (its API name) and ``_api`` (the :class:`~world.api.Api`, whose ``world`` is
-    acted on). Every argument is checked against :mod:`world.api.limits` first. An accepted
-    mutating call is appended to the world's action log and moves ``world.version``; one that
-    raises :class:`ActionError`, or returns :class:`Unchanged`, is not logged and moves
-    nothing. A mutating call failing otherwise (a bug) moves the version too: it may have
-    changed part of the world (:class:`world.api.cached.CachedApi` keys on the version).
+    ``_name`` (its API name) and ``_w`` (the world of its :class:`~world.api.Api`, acted on).
+    Every argument is checked against :mod:`world.api.limits` first. An accepted mutating call
+    is appended to the world's action log and moves ``world.version``; one that raises
+    :class:`ActionError`, or returns :class:`Unchanged`, is not logged and moves nothing. A
+    mutating call failing otherwise (a bug) moves the version too: it may have changed part
+    of the world (:class:`world.api.cached.CachedApi` keys on the version).
     """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -123,7 +123,7 @@ def api_call(mutating: bool) -> Callable[[Callable[..., Any]], Callable[..., Any
             @functools.wraps(fn)
             def change(self: Any, *args: Any, **kwargs: Any) -> Any:
                 bound = bind(self, args, kwargs)
-                w = self._api.world
+                w = self._w
                 if w.s.finished:
                     raise ActionError("career_over", over_message(w))
                 call = f"{self._name}.{method}"

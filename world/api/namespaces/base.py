@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...engine import World
     from ...kinds import EntityStatus, Role
     from ...state import Person
-    from .. import Api
+    from .. import Api, Mirror
 
 
 class Namespace:
@@ -21,11 +21,10 @@ class Namespace:
     _name = ""
 
     def __init__(self, api: Api) -> None:
-        self._api = api
-
-    @property
-    def _w(self) -> World:
-        return self._api.world
+        # the world and the API's SQL mirror, not the API: it holds its namespaces, and a
+        # reference back would make every API (and the world it holds) a reference cycle
+        self._w: World = api.world
+        self._mirror: Mirror = api._mirror
 
     def _check_hours(self, hours: float, what: str) -> None:
         """Refuse (``no_attention``) unless ``hours`` of one-off attention are left this month (§3).
