@@ -132,7 +132,7 @@ class Baseline(Policy):
         set_even_mentoring(api, min(cfg.mentoring, cfg.mentoring_total / max(1, len(dash["students"]))))
         self._month_topic = None  # the topic is read from the news when first needed this month
         self.start_projects(api, None)
-        self.handle_drafts(api)
+        self.handle_drafts(api, dash)
         self.propose(api, None, dash)
         self.answer_events(api)
 
@@ -193,11 +193,18 @@ class Baseline(Policy):
             self.rules(api)["caps"]["active_projects"],
         )
 
-    def handle_drafts(self, api: Any) -> None:
+    def handle_drafts(self, api: Any, dash: dict[str, Any] | None = None) -> None:
         """Rule 4: polish once, revise once after the first rejection, climb the venue ladder
-        (W-SHOP again once every venue of the ladder has rejected the draft)."""
+        (W-SHOP again once every venue of the ladder has rejected the draft).
+
+        ``dash``: a dashboard read this month before any draft was polished, revised or
+        submitted and before anyone joined (``act``'s), so that none is built again for what it
+        already says: the available drafts (only this rule and the tick change them), the
+        conference deadlines (the month's) and the lab's researchers (the tick and a hire
+        change them; rules 1-3 hire no one: offers are answered at the tick)."""
         cfg = self.config
-        dash = api.lab.dashboard()
+        if dash is None:
+            dash = api.lab.dashboard()
         if not dash["available_drafts"]:
             return  # nothing to polish, revise or submit (the submissions need not be read)
         open_confs = dash["venue_deadlines_this_month"]
