@@ -734,10 +734,14 @@ def _valid(point: ForkPoint, plan: Plan) -> bool:
     return True
 
 
-def find_decisions(world: World, kinds: Sequence[str] = KINDS, generation: int = 2) -> list[Decision]:
+def find_decisions(
+    world: World, kinds: Sequence[str] = KINDS, generation: int = 2, *, first_of_kind: bool = False
+) -> list[Decision]:
     """The decisions of ``kinds`` open at the start of ``world``'s month whose two plans are
     both valid there (PIVOTS.md "Plan"), read through the API only (never hidden state), as
-    the finders of ``generation`` (:data:`FINDER_GENERATIONS`) pair them.
+    the finders of ``generation`` (:data:`FINDER_GENERATIONS`) pair them. With
+    ``first_of_kind`` only the first such decision of each kind (the others' plans are not
+    tried): which kinds are open, as a build's survey asks.
 
     Raises:
         ValueError: An unknown kind or generation (the message lists the valid ones).
@@ -766,4 +770,6 @@ def find_decisions(world: World, kinds: Sequence[str] = KINDS, generation: int =
         for d in finders[kind](api):
             if accepted(d.a) and accepted(d.b):
                 out.append(d)
+                if first_of_kind:
+                    break
     return out

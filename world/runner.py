@@ -194,21 +194,22 @@ _worker_configs: dict[int, WorldConfig] = {}
 _worker_career: CareerFn | None = None
 
 
-_CAREER_GC_THRESHOLD = (50_000, 20, 20)
-"""The cyclic collector's thresholds while careers run back to back: a career leaves no
-cyclic garbage (an Api holds no reference cycle), so the collector has nothing to
-find and runs only every 50,000 net allocations instead of every 700."""
+CAREER_GC_THRESHOLD = (50_000, 20, 20)
+"""The cyclic collector's thresholds while careers (or pivot rollouts,
+:mod:`pibench_tui.pivots.build`) run back to back: a career leaves no cyclic garbage (an Api
+holds no reference cycle), so the collector has nothing to find and runs only every 50,000
+net allocations instead of every 700."""
 
 
 def _worker_init(groups: list[tuple[str, dict[str, Any], Any]], career: CareerFn | None) -> None:
     """Set a worker process up for a sweep: its groups and career function, and a cyclic
-    garbage collector that runs less often (:data:`_CAREER_GC_THRESHOLD`). Memory stays
+    garbage collector that runs less often (:data:`CAREER_GC_THRESHOLD`). Memory stays
     flat: every career's world is freed before the next one starts."""
     global _worker_career
     _worker_groups[:] = groups
     _worker_configs.clear()
     _worker_career = career
-    gc.set_threshold(*_CAREER_GC_THRESHOLD)
+    gc.set_threshold(*CAREER_GC_THRESHOLD)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
 
 
@@ -304,7 +305,7 @@ def _run_here(
     """:func:`run_groups` in this process, career after career."""
     out = []
     threshold = gc.get_threshold()
-    gc.set_threshold(*_CAREER_GC_THRESHOLD)  # as in a worker; this process's own setting is put back
+    gc.set_threshold(*CAREER_GC_THRESHOLD)  # as in a worker; this process's own setting is put back
     try:
         for i, g in enumerate(groups):
             cfg = g.config if g.config is not None else WorldConfig()
@@ -531,6 +532,7 @@ def ablation_configs(base: WorldConfig | None = None) -> dict[str, WorldConfig]:
 
 
 __all__ = [
+    "CAREER_GC_THRESHOLD",
     "ROW_FIELDS",
     "AgentView",
     "POLICIES",

@@ -336,7 +336,8 @@ def survey_task(task: tuple[BuildSettings, int | str]) -> dict[str, Any]:
     while not player.over and world.s.month <= last:
         m = world.s.month
         if m in months:
-            kinds = sorted({d.kind for d in find_decisions(world, settings.kinds, settings.finders)})
+            found_here = find_decisions(world, settings.kinds, settings.finders, first_of_kind=True)
+            kinds = sorted({d.kind for d in found_here})
             for kind in kinds:
                 found.setdefault(kind, []).append(m)
             if set(kinds) & set(settings.stress_kinds):  # read on a copy, as the finders do
@@ -515,12 +516,19 @@ def _funnel(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {k: dict(zip(("found", "screened", "kept"), v, strict=True)) for k, v in sorted(out.items())}
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
     """A build worker's initializer: Ctrl-C goes to the parent alone, which stops the pool
-    (a worker interrupted on its own would print a traceback and leave its task half done)."""
+    (a worker interrupted on its own would print a traceback and leave its task half done),
+    and the cyclic collector runs as in a sweep's workers (:data:`world.runner.CAREER_GC_THRESHOLD`):
+    a rollout leaves no cyclic garbage, so at the default thresholds it walked each
+    rollout's world a few times for nothing (~3 % of a rollout's CPU)."""
+    import gc
     import signal
 
+    from world.runner import CAREER_GC_THRESHOLD
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.set_threshold(*CAREER_GC_THRESHOLD)
 
 
 def _map(
@@ -555,8 +563,17 @@ def _map(
         for r in DaskExecutor(cluster).map_unordered(fn, list(tasks)):
             finished(r)
     elif jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            finished(fn(task))
+        import gc
+
+        from world.runner import CAREER_GC_THRESHOLD
+
+        threshold = gc.get_threshold()
+        gc.set_threshold(*CAREER_GC_THRESHOLD)  # as in a worker (_worker_init); put back after
+        try:
+            for task in tasks:
+                finished(fn(task))
+        finally:
+            gc.set_threshold(*threshold)
     else:
         import gc
         import multiprocessing
@@ -564,7 +581,7 @@ def _map(
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         gc.collect()
         gc.freeze()  # as world.runner's pool: forked workers never walk the parent's objects again
-        pool = ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint)
+        pool = ctx.Pool(min(jobs, len(tasks)), initializer=_worker_init)
         try:
             for r in pool.imap_unordered(fn, tasks, chunksize=1):
                 finished(r)
