@@ -297,7 +297,7 @@ def _play(point: ForkPoint, plan: Plan, kind: str, branch: int, policy: str) -> 
 
 
 def truth(
-    world: World,
+    world: World | ForkPoint,
     decision: Decision,
     branches: Sequence[int],
     policy: str = "baseline",
@@ -312,7 +312,8 @@ def truth(
     wherever the policy makes no call of the decision's kind in the fork month (nothing is
     skipped), so it is played once per branch for every kind whose calls the continuation
     did not make there: the same rollout, not a new one. The fork is serialised once per call
-    (:meth:`~world.engine.World.fork_point`), at its first rollout."""
+    (:meth:`~world.engine.World.fork_point`), at its first rollout; ``world`` may be given as
+    its fork point instead (many calls on one fork: the same results, serialised once)."""
     t = Truth(list(branches), {"A": [], "B": []}, {"A": [], "B": []})
     calls = KIND_CALLS[decision.kind]
     point: Any = None  # the fork serialised once, at the first rollout played

@@ -426,12 +426,13 @@ def run_task(
     out["found"] = len(decisions)
     s, c = settings.screen, settings.confirm
     played: dict[Any, Any] = {}  # rollouts of this fork, shared by pairs with a plan in common
+    point: Any = world.fork_point() if decisions else None  # the fork serialised once, for every truth here
     for d in decisions:
-        if not _screen(world, d, settings, played):
+        if not _screen(point, d, settings, played):
             continue
         out["screened"] += 1
         out["funnel"][d.kind][1] += 1
-        t = _confirm(world, d, settings, played)
+        t = _confirm(point, d, settings, played)
         if t is None or not keep(
             t, min_share=settings.min_share, min_citations=settings.min_citations, min_se=settings.min_se
         ):
@@ -451,7 +452,7 @@ def run_task(
             cid = f"{settings.prefix}-{commitment[:10] if commitment else f'{seed:04d}'}-{month:02d}-{what}"
         key = {"format": 1, "id": cid, **t.key()}
         if settings.stability:
-            again = truth(world, d, range(s + c + 1, s + 2 * c + 1), settings.policy, played)
+            again = truth(point, d, range(s + c + 1, s + 2 * c + 1), settings.policy, played)
             agree = (again.delta > 0) == (t.delta > 0)
             key["stability"] = {"branches": [s + c + 1, s + 2 * c], "delta": again.delta, "agree": agree}
             out["stability"].append(agree)
