@@ -32,6 +32,17 @@ def test_decisions_are_valid_at_the_fork_and_say_nothing_hidden(fork_world) -> N
         find_decisions(fork_world, ["gardening"])
 
 
+def test_first_of_kind_gives_each_kinds_first_decision(fork_world) -> None:  # noqa: ANN001
+    """``first_of_kind`` (what a build's survey asks: which kinds are open) gives the first
+    valid decision of each kind of the full search, in the same order, and no other."""
+    every = find_decisions(fork_world)
+    first: dict[str, object] = {}
+    for d in every:
+        first.setdefault(d.kind, d)
+    assert len(every) > len(first)  # a kind with more than one decision here: something to leave out
+    assert find_decisions(fork_world, first_of_kind=True) == list(first.values())
+
+
 def test_the_continuation_policy_leaves_the_decision_alone_in_the_fork_month(fork_world) -> None:  # noqa: ANN001
     """After plan B of the hiring decision (two offers), the fork month's action log holds
     those offers and no other: the continuation policy's own offers were skipped that month; later
