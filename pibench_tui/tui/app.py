@@ -321,12 +321,14 @@ class PibenchApp(LabApp):
         is called when the player closes it. ``history``: the reports ← → reach (``None``: every
         month report of the game)."""
         history = self.game.month_reports() if history is None else history
+        view = self.header_view  # drawn for the career as it is now: its warnings are the digest's
+        warnings = view.warnings if view is not None else None
         digest = self._digest
         if digest is None:
-            digest = self._digest = DigestScreen(report, self.game, title=title, history=history)
+            digest = self._digest = DigestScreen(report, self.game, title=title, history=history, warnings=warnings)
             self.install_screen(digest, "digest")
         else:
-            digest.show_report(report, self.game, title=title, history=history)
+            digest.show_report(report, self.game, title=title, history=history, warnings=warnings)
         self.push_screen(digest, closed)
 
     def action_help(self) -> None:

@@ -100,13 +100,14 @@ class LabApp(App[int]):
     #: A month is being closed (the game app sets it; the header shows it).
     busy = False
 
-    version: reactive[int] = reactive(0, init=False)
+    version: reactive[int] = reactive(0, init=False, repaint=False)
     """Bumped whenever the career changes (an action, a console block, a month, a load): each
-    panel redraws when it is next shown (:attr:`Panel.stale`)."""
+    panel redraws when it is next shown (:attr:`Panel.stale`). Setting it repaints nothing (an
+    App's reactive would repaint the whole screen shown, the digest at a month close)."""
 
-    header_view: reactive[HeaderView | None] = reactive(None, init=False)
+    header_view: reactive[HeaderView | None] = reactive(None, init=False, repaint=False)
     """What the header shows; the header is bound to it (``data_bind``) and redraws only when
-    it changes."""
+    it changes (the App itself repaints nothing for it)."""
 
     def __init__(self, game: Game, *, test_mode: bool = False) -> None:
         super().__init__()

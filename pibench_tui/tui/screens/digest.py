@@ -5,17 +5,18 @@ the month now open (:mod:`pibench_tui.tui.alerts`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Self
 
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.content import Content
+from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from pibench_tui.tui.alerts import alerts, season_months
+from pibench_tui.tui.alerts import Alert, alerts, season_months
 from pibench_tui.tui.record import (
     after_the_end,
     agency_record,
@@ -29,6 +30,7 @@ from pibench_tui.tui.record import (
 )
 from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.digest_text import DigestText
+from pibench_tui.tui.widgets.text_update import update_text
 from world import explain
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
 
@@ -68,7 +70,9 @@ def _late(game: Any, e: dict) -> str:
         return ""
 
 
-def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]:
+def digest_lines(
+    report: dict, game: Any = None, warn: bool = True, warnings: Sequence[Alert] | None = None
+) -> list[str]:
     """The digest of one month report as lines of Rich markup.
 
     Args:
@@ -77,13 +81,15 @@ def digest_lines(report: dict, game: Any = None, warn: bool = True) -> list[str]
             before the closed month, from the observable database.
         warn: list the warnings for the month now open (off in the replay viewer, which shows
             the month as it was before its close).
+        warnings: those warnings if the caller has them (the header's, :func:`alerts` of the
+            career as it is now); ``None``: computed here.
     """
     r = report
     month = int(r.get("month", 0))
     out = _money_lines(r)
     sections: list[tuple[str, list[str]]] = []
     if game is not None and warn and not r.get("finished"):
-        sections.append((f"Warnings for month {month + 1}", _warning_rows(game)))
+        sections.append((f"Warnings for month {month + 1}", _warning_rows(game, warnings)))
     sections += [
         ("Decisions", _decision_rows(r, game, month)),
         ("Published", _published_rows(r)),
@@ -130,11 +136,11 @@ def _money_lines(r: dict) -> list[str]:
     return out
 
 
-def _warning_rows(game: Any) -> list[str]:
-    """The warnings for the month now open, with their panel and key."""
+def _warning_rows(game: Any, warnings: Sequence[Alert] | None = None) -> list[str]:
+    """The warnings for the month now open (``warnings``, else :func:`alerts`), with their panel and key."""
     return [
         f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
-        for a in alerts(game)
+        for a in (alerts(game) if warnings is None else warnings)
     ]
 
 
@@ -313,17 +319,6 @@ def hallway_lines(game: Any, month: int) -> list[str]:
     ]
 
 
-def _set_line(widget: Static, markup: str) -> None:
-    """Show ``markup`` in ``widget`` (a one-line title or hint): repainted only when the old and
-    the new text both fit on one line, else laid out again (the line count may change)."""
-    room = widget.content_region.width
-
-    def one_line(text: object) -> bool:
-        return isinstance(text, str) and "\n" not in text and Content.from_markup(text).cell_length <= room
-
-    widget.update(markup, layout=not (room > 0 and one_line(widget.content) and one_line(markup)))
-
-
 class DigestScreen(ModalScreen[None]):
     """What the close of a month brought; enter or escape closes it.
 
@@ -338,6 +333,8 @@ class DigestScreen(ModalScreen[None]):
         title: replaces "Month N closed — month N+1 opens".
         history: the reports to browse (``report`` among them); ``None``: only ``report``.
         note: a line shown first (a failed autosave), so no toast has to draw over the digest.
+        warnings: the warnings for the month now open, if the caller has them (the app's
+            header's); ``None``: computed (:func:`digest_lines`).
     """
 
     BINDINGS = [
@@ -355,10 +352,11 @@ class DigestScreen(ModalScreen[None]):
         title: str | None = None,
         history: list[dict] | None = None,
         note: str | None = None,
+        warnings: Sequence[Alert] | None = None,
     ) -> None:
         super().__init__()
         self.warn = warn
-        self.show_report(report, game, title=title, history=history, note=note)
+        self.show_report(report, game, title=title, history=history, note=note, warnings=warnings)
 
     def show_report(
         self,
@@ -368,6 +366,7 @@ class DigestScreen(ModalScreen[None]):
         title: str | None = None,
         history: list[dict] | None = None,
         note: str | None = None,
+        warnings: Sequence[Alert] | None = None,
     ) -> None:
         """Show another month's report (the arguments as the class's): the game app keeps one
         digest screen and shows each close's report on it, so no month mounts a new one."""
@@ -375,6 +374,7 @@ class DigestScreen(ModalScreen[None]):
         self.game = game
         self.title = title
         self.note = note
+        self.warnings = warnings
         self.history = list(history) if history else [report]
         same = [i for i, h in enumerate(self.history) if h is report or h.get("month") == report.get("month")]
         if same:
@@ -384,6 +384,14 @@ class DigestScreen(ModalScreen[None]):
         self.index = same[-1] if same else len(self.history) - 1
         if self.is_mounted:
             self._redraw()
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        """As any widget's; except that the regions of the lab under it that changed (Textual asks
+        the top screen to repaint them, for a see-through dialog) repaint nothing: the digest is
+        opaque (``DigestScreen { background: $background; }``), nothing of the lab shows through."""
+        if regions and not (layout or recompose) and self.styles.background.a == 1:
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _head(self) -> str:
         r = self.report
@@ -398,7 +406,7 @@ class DigestScreen(ModalScreen[None]):
     def _body(self) -> str:
         r = self.report
         newest = self.index == len(self.history) - 1
-        lines = digest_lines(r, self.game, self.warn and newest)
+        lines = digest_lines(r, self.game, self.warn and newest, self.warnings)
         if not newest:
             lines.insert(0, "[dim]An earlier month's report; the warnings above the newest one are for today.[/]")
         talk = hallway_lines(self.game, int(r.get("month", 0)))
@@ -437,10 +445,10 @@ class DigestScreen(ModalScreen[None]):
     def _redraw(self) -> None:
         """Show :attr:`report` (title, body, keys), scrolled to its top: a repaint, no layout
         (the box's size is fixed, the title and the keys keep to one line)."""
-        _set_line(self.query_one("#digest-title", Label), self._head())
+        update_text(self.query_one("#digest-title", Label), self._head())
         body = self.query_one("#digest-body", DigestText)
         body.update(self._body())
-        _set_line(self.query_one("#digest-hint", Static), self._hint())
+        update_text(self.query_one("#digest-hint", Static), self._hint())
         body.scroll_home(animate=False)
 
     def add_note(self, note: str) -> None:

@@ -138,6 +138,9 @@ class LabHeader(Static):
     renders = 0
     """How many times the header was drawn (for tests)."""
 
+    _lines = 0
+    """The number of lines drawn last (its height)."""
+
     def watch_view(self) -> None:
         self._draw()
 
@@ -189,4 +192,6 @@ class LabHeader(Static):
             out.append_text(
                 warnings_line(list(v.warnings), self.content_region.width or self.app.size.width - 2, v.keys)
             )
-        self.update(out)
+        lines = out.plain.count("\n") + 1  # its height: no line wraps (text-wrap: nowrap)
+        self.update(out, layout=lines != self._lines)  # same height: a repaint, no layout of the screen
+        self._lines = lines

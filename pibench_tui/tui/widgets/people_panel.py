@@ -8,6 +8,7 @@ from textual.widgets import DataTable, Static
 
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, fmt_num, new_table, panel_bindings
+from pibench_tui.tui.widgets.text_update import update_text
 
 PEOPLE_COLUMNS = (
     "Report: quality of the latest monthly report (grows with skill, ability and morale; noisy). "
@@ -113,4 +114,4 @@ class PeoplePanel(Panel):
             note += "\nFormer members: " + ", ".join(
                 f"{r['name']} ({r['role']}, {r['status'].replace('_', ' ')})" for r in gone[-8:]
             )
-        self.query_one("#people-summary", Static).update(Text(note))
+        update_text(self.query_one("#people-summary", Static), Text(note))
