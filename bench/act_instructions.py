@@ -7,7 +7,7 @@ Run (about a minute per tree under valgrind):
     python bench/act_instructions.py [--careers N] [--against PATH]
 
 Each tree is run as ``valgrind --tool=callgrind --collect-atstart=no --toggle-collect=qsort_r``
-over this script in ``--child`` mode, which plays ``N`` baseline careers (seeds 101...) as
+(``bench/_callgrind.py``) over this script in ``--child`` mode, which plays ``N`` baseline careers (seeds 101...) as
 :func:`world.runner.play` does and calls each month's ``act`` from inside libc's ``qsort``
 (a two-element sort whose comparison runs the month): only what runs inside is counted, the
 tick and the start-up are not. ``PYTHONHASHSEED`` is fixed (0): string hashes move dict
@@ -17,52 +17,14 @@ probing, which moves the count by a few per cent from one run to the next.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import functools
-import os
-import re
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind when loaded by path
 
-
-def in_qsort(job: Callable[[], object]) -> None:
-    """Call ``job()`` from inside libc's ``qsort`` (what ``callgrind(..., toggle="qsort_r")`` counts)."""
-    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-    pair = (ctypes.c_int * 2)(1, 2)
-
-    def run_job(_a: object, _b: object) -> int:
-        job()
-        return 0
-
-    run = compare(run_job)
-    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), run)
-
-
-def callgrind(argv: list[str], out: str, *, env: dict[str, str], cwd: str) -> subprocess.CompletedProcess[str]:
-    """Run ``argv`` under callgrind, counting only inside libc's ``qsort`` (see :func:`in_qsort`),
-    its counts written to ``out``; output captured as text."""
-    valgrind = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=qsort_r"]
-    return subprocess.run(
-        [*valgrind, f"--callgrind-out-file={out}", *argv], capture_output=True, text=True, env=env, cwd=cwd
-    )
-
-
-def counted(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
-    """``argv`` run under :func:`callgrind` in a scratch folder (``PYTHONHASHSEED=0``, plus
-    ``env``): (the instructions it counted inside ``qsort``, its standard output). Exits with
-    the run's and valgrind's output when the run fails or reports no total."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        proc = callgrind(argv, out, env={**os.environ, "PYTHONHASHSEED": "0", **(env or {})}, cwd=tmp)
-    found = re.search(r"Collected : (\d+)", proc.stderr)
-    if proc.returncode != 0 or not found:
-        raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
-    return int(found.group(1)), proc.stdout
+from _callgrind import counted, in_qsort  # noqa: E402
 
 
 def child(tree: str, careers: int) -> None:

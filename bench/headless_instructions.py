@@ -38,9 +38,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions when loaded by path
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind when loaded by path
 
-from act_instructions import callgrind, in_qsort  # noqa: E402
+from _callgrind import callgrind, in_qsort  # noqa: E402
 
 #: The agent process's confinement, as child.py applies it, and what the copy does instead.
 CONFINE = """    status = confine.apply(

@@ -7,7 +7,7 @@ The baseline block (``examples/agents/baseline.py``, seed 101) runs once in a wa
 (the block compiled by a first one) and what crosses the pipes is recorded: the agent
 process's messages and pibench's frames. Each side is then played again alone from the
 recording under callgrind (``PYTHONHASHSEED=0``), and only the instructions inside one part
-are counted (its calls run inside libc's ``qsort``, :func:`act_instructions.in_qsort`; what
+are counted (its calls run inside libc's ``qsort``, :func:`_callgrind.in_qsort`; what
 that wrapping costs, counted on an empty call, is taken off):
 
 * pibench, the world's answers: the tick (``World.next_month``), every call of agent code
@@ -36,9 +36,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve()
 TREE = HERE.parents[1]
-sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions when loaded by path
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind when loaded by path
 
-from act_instructions import counted, in_qsort  # noqa: E402
+from _callgrind import counted, in_qsort, in_qsort_result  # noqa: E402
 
 SEED = 101
 
@@ -100,19 +100,7 @@ def _counted(fn: Any) -> Any:
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         CALLS[0] += 1
-        out: list[tuple[bool, Any]] = []
-
-        def job() -> None:
-            try:
-                out.append((True, fn(*args, **kwargs)))
-            except BaseException as exc:  # noqa: BLE001 - re-raised outside qsort
-                out.append((False, exc))
-
-        in_qsort(job)
-        ok, value = out[0]
-        if not ok:
-            raise value
-        return value
+        return in_qsort_result(fn, *args, **kwargs)
 
     return counted
 

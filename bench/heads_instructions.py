@@ -11,7 +11,7 @@ For each size ``n`` and each tree, ``valgrind --tool=callgrind`` runs this scrip
 of ``n`` researchers, then :func:`speed.api_month` and the engine tick), built with *this*
 checkout's bench code and the tree's ``world`` (:func:`speed.lab_kit`), two months unmeasured,
 then ``N`` months (default 3) counted inside libc's ``qsort``
-(:func:`act_instructions.in_qsort`). ``PYTHONHASHSEED`` is fixed. The cyclic garbage
+(:func:`_callgrind.in_qsort`). ``PYTHONHASHSEED`` is fixed. The cyclic garbage
 collector is off in the child: its full collections fall on one size's counted months and
 not another's (their cost over a career grows with the allocations, as the rest does), and
 they would make the fit depend on where they fell. Prints instructions per person per month
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind
 
-import act_instructions  # noqa: E402
+import _callgrind  # noqa: E402
 
 
 def _speed() -> Any:
@@ -64,14 +64,13 @@ def child(tree: str, n: int, months: int) -> None:
         gc.collect()
         gc.disable()
         for _ in range(months):
-            act_instructions.in_qsort(month)
+            _callgrind.in_qsort(month)
 
 
 def measure(tree: str, n: int, months: int) -> int:
     """Instructions of ``months`` counted months of the crowded lab of ``n`` in ``tree``."""
-    return act_instructions.counted(
-        [sys.executable, str(HERE), "--child", tree, "--sizes", str(n), "--months", str(months)]
-    )[0]
+    argv = [sys.executable, str(HERE), "--child", tree, "--sizes", str(n), "--months", str(months)]
+    return _callgrind.counted(argv)[0]
 
 
 def main() -> None:

@@ -6,8 +6,8 @@ Run (a few minutes per tree and part under valgrind):
 
     python bench/pivots_rollout_instructions.py [--part all|act|tick] [--against PATH]
 
-Each tree is run under ``valgrind --tool=callgrind`` (as ``bench/act_instructions.py`` does:
-only what runs inside libc's ``qsort`` is counted). The child replays seed 1's baseline career
+Each tree is run under ``valgrind --tool=callgrind`` (``bench/_callgrind.py``: only what
+runs inside libc's ``qsort`` is counted). The child replays seed 1's baseline career
 to months 2 and 30, finds the decisions open there (at most one a kind, as
 ``bench/pivots_rollout.py``) and plays both plans of each on branches 1-2 (after one
 unmeasured warm-up rollout a plan). ``--part all`` counts the rollouts whole (fork, plan,
@@ -23,28 +23,11 @@ import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind (this checkout's, whatever tree is measured)
 
-
-def _in_qsort_result(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` run inside libc's qsort (counted); its result or its exception."""
-    from act_instructions import in_qsort
-
-    box: list[tuple[bool, Any]] = []
-
-    def job() -> None:
-        try:
-            box.append((True, fn(*args, **kwargs)))
-        except BaseException as exc:  # passed on below, outside the C callback
-            box.append((False, exc))
-
-    in_qsort(job)
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
+from _callgrind import counted, in_qsort_result  # noqa: E402
 
 
 def child(tree: str, part: str) -> None:
@@ -59,12 +42,12 @@ def child(tree: str, part: str) -> None:
     bench._play(forks, 1)  # warm-up
     if part == "act":
         act = Baseline.act
-        Baseline.act = lambda self, api: _in_qsort_result(act, self, api)  # type: ignore[method-assign]
+        Baseline.act = lambda self, api: in_qsort_result(act, self, api)  # type: ignore[method-assign]
     elif part == "tick":
         tick = engine.World.next_month
-        engine.World.next_month = lambda self: _in_qsort_result(tick, self)  # type: ignore[method-assign]
+        engine.World.next_month = lambda self: in_qsort_result(tick, self)  # type: ignore[method-assign]
     if part == "all":
-        _, n, months, outcomes = _in_qsort_result(bench._play, forks, 2)
+        _, n, months, outcomes = in_qsort_result(bench._play, forks, 2)
     else:
         _, n, months, outcomes = bench._play(forks, 2)
     print(n, months, hashlib.sha256(json.dumps(outcomes).encode()).hexdigest()[:16])
@@ -79,9 +62,6 @@ def main() -> None:
     if args.child:
         child(args.child, args.part)
         return
-    sys.path.insert(0, str(HERE.parent))
-    from act_instructions import counted
-
     for tree in [str(HERE.parents[1])] + ([args.against] if args.against else []):
         total, stdout = counted([sys.executable, str(HERE), "--child", tree, "--part", args.part], {"PYTHONPATH": tree})
         n, months, digest = stdout.split()[-3:]

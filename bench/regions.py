@@ -15,7 +15,7 @@ each target is called through a C function of its own: a small library of trampo
 K is replaced, in its module or class and wherever a ``world`` module imported it by name, by
 a wrapper that calls it from inside ``region_K``. The careers (``world.runner.run_career``,
 seeds 101..., after one warm-up career) run inside ``region_0`` inside libc's ``qsort``
-(:func:`act_instructions.in_qsort`, counted as ``bench/act_instructions.py`` counts), and the
+(:func:`_callgrind.in_qsort`, counted as ``bench/act_instructions.py`` counts), and the
 inclusive cost of each ``region_K`` is the target's, nested targets included.
 
 Each wrapped call adds about 3,000 instructions of ``ctypes`` round trip to its own figure and
@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parent))  # bench/, for act_instructions
+sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind
 
-import act_instructions  # noqa: E402
+import _callgrind  # noqa: E402
 
 _TRAMPOLINE = """
 __attribute__((noinline)) long region_{k}(long (*cb)(void)) {{ long r = cb(); __asm__ volatile(""); return r; }}
@@ -126,7 +126,7 @@ def child(tree: str, library: str, careers: int, targets: list[str]) -> None:
         return 0
 
     whole = ctypes.CFUNCTYPE(ctypes.c_long)(play)
-    act_instructions.in_qsort(lambda: trampolines[0](whole))
+    _callgrind.in_qsort(lambda: trampolines[0](whole))
     print(months[0], *counts[1:])
 
 
@@ -137,7 +137,7 @@ def measure(tree: str, careers: int, targets: list[str]) -> list[str]:
         out = os.path.join(tmp, "callgrind.out")
         argv = [sys.executable, str(HERE), "--child", tree, "--library", library, "--careers", str(careers), *targets]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        proc = act_instructions.callgrind(argv, out, env=env, cwd=tmp)
+        proc = _callgrind.callgrind(argv, out, env=env, cwd=tmp)
         if proc.returncode != 0:
             raise SystemExit(f"the measured run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
         annotated = subprocess.run(
