@@ -246,3 +246,39 @@ async def test_switching_between_panels_with_more_and_fewer_keys_keeps_the_foote
         await press(pilot, "1", panel="people")
         await drain(pilot)
         assert _keys(app) == lab and [k.key for k in lab if k.display] == lab_shown
+
+
+@pytest.mark.asyncio
+async def test_a_tab_switch_that_relabels_footer_keys_asks_for_no_second_layout():
+    """Switching from the Lab to the Grants panel relabels footer keys (new widths): the layout
+    that places them asks for no layout after it (Textual's key widget did, for its new
+    virtual size: a second layout of the whole screen), and the footer shows the Grants keys,
+    each whole, none overlapping the next."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        screen = app.screen
+        asked: list[int] = []
+        original = screen._refresh_layout
+
+        def layout(*args, **kwargs):
+            before = sum(k._layout_updates for k in _keys(app))
+            original(*args, **kwargs)
+            asked.append(sum(k._layout_updates for k in _keys(app)) - before)
+
+        screen._refresh_layout = layout  # type: ignore[method-assign]
+        before = [(k.key, k.description) for k in _keys(app) if k.display]
+        await press(pilot, "5", panel="grants")
+        await drain(pilot)
+        shown = [k for k in _keys(app) if k.display]
+        assert [(k.key, k.description) for k in shown] != before, "the footer's keys changed"
+        assert asked and not any(asked), "no layout asked for by the layout itself"
+        footer_line = screen_text(app).splitlines()[-1]
+        x = 0
+        for k in shown:
+            region = k.region
+            assert region.width == k.get_content_width(region.size, region.size) and region.x >= x
+            assert k.description in footer_line
+            x = region.right

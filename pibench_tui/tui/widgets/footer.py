@@ -21,7 +21,7 @@ from typing import Any
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer
@@ -29,6 +29,18 @@ from textual.widgets._footer import FooterKey
 
 KeyShown = tuple[str, str, str, str, bool, str]
 """One key as shown: key, key display, description, action, enabled, tooltip."""
+
+
+class KeyWidget(FooterKey):
+    """A footer key (Textual's :class:`FooterKey`, same look) whose change of width does not lay
+    the screen out a second time. After each layout Textual sets every resized widget's
+    ``virtual_size``, a reactive that asks for another layout of the whole screen; a key is
+    not scrollable and its virtual size is its size, so that second layout changes nothing.
+    A tab switch relabels some of the footer's keys: it cost a second reflow of every widget
+    on the screen and a second paint."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
 class KeysFooter(Footer):
@@ -161,7 +173,7 @@ class KeysFooter(Footer):
             yield self._key_widget(shown_key)
         if show_palette and palette_key is not None:
             key, display, description, enabled, tooltip, action = palette_key
-            yield FooterKey(
+            yield KeyWidget(
                 key,
                 display,
                 description,
@@ -256,7 +268,7 @@ class KeysFooter(Footer):
             await self.mount_all(new, before=palette.first() if palette else None)
 
 
-class CoverableKey(FooterKey):
+class CoverableKey(KeyWidget):
     """A key of :class:`KeysFooter` that draws as the footer's bare background while the footer
     is covered (:attr:`KeysFooter.covered`), without dropping the line it draws otherwise."""
 
