@@ -150,3 +150,54 @@ async def test_a_cell_is_drawn_exactly_as_datatable_draws_it():
                             compared += 1
         assert compared == 2 * 4 * 4 * 2 * 4
     assert plain_cell(Text("S001"), 6, 1, Style(), Style()) is not None, "plain text takes the direct path"
+
+
+def _lines(table: RowsTable) -> list:
+    """The table's lines as drawn now (through its caches)."""
+    table._styles_cache.clear()
+    return [table.render_line(y) for y in range(table.size.height)]
+
+
+def _fresh_lines(table: RowsTable) -> list:
+    """The table's lines drawn afresh (every DataTable cache emptied first)."""
+    table._clear_caches()
+    return _lines(table)
+
+
+@pytest.mark.asyncio
+async def test_a_table_shown_again_unchanged_keeps_its_lines_and_a_new_theme_draws_afresh():
+    """Switching to the Projects panel and back to the Lab, then to Projects again, draws no
+    project row again (the table lost and regained the focus and was sent a Resize at its own
+    size: its drawn lines still hold), and what it shows is what it would draw afresh. A new
+    theme restyles its parts: the rows are drawn again, in the new theme's colours, exactly as
+    afresh."""
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "1", panel="people")
+        table = app.query_one("#projects-table", RowsTable)
+        assert table.row_count, "a lab with projects"
+        drawn = []
+        original = table._render_line_in_row
+
+        def counted(*args, **kwargs):
+            drawn.append(args[0])
+            return original(*args, **kwargs)
+
+        table._render_line_in_row = counted  # type: ignore[method-assign]
+        await press(pilot, "3", panel="projects")
+        await drain(pilot)
+        assert table.has_focus
+        assert drawn == [], "no row of the unchanged table drawn again"
+        shown = _lines(table)
+        assert shown == _fresh_lines(table), "the kept lines are the lines drawn afresh"
+        await drain(pilot)
+        before = _lines(table)
+        drawn.clear()
+        app.theme = "textual-light"
+        await drain(pilot)
+        after = _lines(table)
+        assert drawn, "a new theme draws the rows again"
+        assert after != before and after == _fresh_lines(table), "in the new theme's colours"

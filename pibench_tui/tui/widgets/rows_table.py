@@ -10,6 +10,16 @@ focus (its caches are all cleared then), each cell through Rich's console (paddi
 measuring): ~0.3 ms a cell, most of a month close's repaint of the Lab and of a tab switch.
 :meth:`RowsTable._render_cell` draws a one-line cell of plain text as the segments that path
 gives (:func:`plain_cell`), and hands any other cell to DataTable.
+
+A tab switch hides one panel's table (it loses the focus) and shows another's (it gets the
+focus). DataTable then forgets every line it drew twice: at the restyle for ``:focus`` and at
+the Resize Textual sends a widget shown again, even at its old size. A RowsTable keeps them
+when nothing they were drawn from changed: DataTable's caches are keyed by the table's
+pseudo-classes (focus, hover, enabled), its style and its data, but not by the styles of its
+parts (cursor, header, stripes...), so a restyle keeps them only if those parts look as they
+did the last time the table was drawn in that state (:meth:`RowsTable.notify_style_update`),
+and a Resize keeps them only at the size of the last one. A table shown again unchanged is
+then drawn from its caches; changed cells, a new size, a new theme draw afresh as before.
 """
 
 from __future__ import annotations
@@ -20,8 +30,10 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual._types import SegmentLines
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
@@ -104,8 +116,47 @@ class RowsTable(DataTable):
         self.rows_removed = 0
         self.cells_updated = 0
         self._line_style: Style | None = None  # the widget's style during render_lines
+        self._resized_to: Size | None = None  # the size of the last Resize
+        self._looks: dict[object, tuple] = {}  # pseudo-class state -> parts' styles, while cached
+        self._restyled = False  # restyled since last drawn
+
+    def _on_resize(self, event: events.Resize) -> None:
+        """Forget the drawn lines (DataTable's Resize handler) only if the size changed."""
+        if event.size == self._resized_to:
+            event.prevent_default()
+        self._resized_to = event.size
+
+    def _parts_look(self) -> tuple:
+        """What the cached lines depend on besides their keys: the table's own style and
+        background, and each part's (component class's) style."""
+        parts = tuple(self.get_component_rich_style(c) for c in sorted(self.COMPONENT_CLASSES))
+        return (self.rich_style, self.background_colors, parts)
+
+    def notify_style_update(self) -> None:
+        """The table was restyled: repaint it; whether its drawn lines still hold is known
+        when it is next drawn (its parts are restyled after this call)."""
+        ScrollView.notify_style_update(self)  # the widget's own style caches, not DataTable's
+        self._get_styles_to_render_cell.cache_clear()
+        self._styles_cache.clear()
+        self._restyled = True
+        self.refresh()
+
+    def _check_looks(self) -> None:
+        """After a restyle, keep DataTable's drawn lines only if the parts look as they did when
+        the table was last drawn in this pseudo-class state (module docstring)."""
+        self._restyled = False
+        state, look = self.get_pseudo_class_state(), self._parts_look()
+        if self._looks.get(state, look) != look:
+            self._row_render_cache.clear()
+            self._cell_render_cache.clear()
+            self._row_renderable_cache.clear()
+            self._line_cache.clear()
+            self._looks.clear()
+        self._looks[state] = look
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self._restyled:
+            self._check_looks()
         self._line_style = self.rich_style  # the same for every line of this render
         try:
             return super().render_lines(crop)
