@@ -121,7 +121,8 @@ class LabApp(App[int]):
         """``!``: the header's warnings one at a time, most urgent first: each press shows the
         panel of the next one and the warning ("warning 2 of 4 · " before ``title``; the
         ``{key}`` in ``title`` is the warning's key); after the last, the first again. A changed
-        list of warnings (an action, a month) starts again from the first."""
+        list of warnings (an action, a month) starts again from the first. Going on through
+        the cycle clears the toasts shown, so one warning shows at a time."""
         found = alerts(self.game)
         if not found:
             self.notify("no warning this month", markup=False)
@@ -129,6 +130,8 @@ class LabApp(App[int]):
         texts = [a.text for a in found]
         seen, shown = self._warnings_cycled
         index = (shown + 1) % len(found) if texts == seen else 0
+        if texts == seen:  # the next of a cycle replaces the toasts shown (five stacked covered the panel)
+            self.clear_notifications()
         self._warnings_cycled = (texts, index)
         alert = found[index]
         self.action_tab(alert.tab)

@@ -289,3 +289,28 @@ async def test_exclamation_mark_goes_through_every_warning_of_the_header(tmp_pat
             await press(pilot, "exclamation_mark", until=lambda n=told: len(app.toasts) > n)
             want = found[i % len(found)]
             assert app.tabs.active == want.tab and app.toasts[-1][0] == want.text
+
+
+@pytest.mark.asyncio
+async def test_going_through_the_warnings_shows_one_toast_at_a_time(tmp_path):
+    """QA at 80x24: five presses of ! stacked five toasts over the panel. The next warning of a
+    cycle replaces the toasts shown: one shows at a time."""
+
+    from .conftest import build, press, wait_for
+
+    w = new_world()
+    api = Api(w)
+    api.time.next_month()
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    app = build(w, tmp_path=tmp_path)
+    app.NOTIFICATION_TIMEOUT = 3600
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        found = alerts(app.game)
+        assert len(found) >= 2
+        for i in range(len(found)):
+            told = len(app.toasts)
+            await press(pilot, "exclamation_mark", until=lambda n=told: len(app.toasts) > n)
+            want = found[i].text
+            await wait_for(pilot, lambda w=want: any(n.message == w for n in app._notifications), "its toast")
+            assert len(app._notifications) == 1  # the warning toasts live 10 s: none expired since
