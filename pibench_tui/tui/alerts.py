@@ -13,12 +13,6 @@ from typing import Any, Literal, NamedTuple
 
 from world import explain
 
-LOW_MOOD = explain.LOW_MOOD
-"""Each of the last two meeting sentiments below this: the researcher's reports have turned bad."""
-
-REPORT_DROP = explain.REPORT_DROP
-"""Mean of the last two report qualities this much below the earlier mean: reports have turned bad."""
-
 CONTRACT_WARN_MONTHS = 3
 """Warn when a postdoc contract ends within this many months."""
 
@@ -82,36 +76,6 @@ def venue_deadlines(game: Any) -> dict[str, list[int]]:
     return {
         name: [int(m) for m in v["deadline_months"]] for name, v in game.rules["venues"].items() if v["deadline_months"]
     }
-
-
-def bad_reports(game: Any, month: int) -> list[tuple[str, str]]:
-    """Researchers whose recent reports turned bad: ``[(id, why)]`` from ``student_reports``.
-
-    Bad means each of the last two meeting sentiments is below :data:`LOW_MOOD` (a recovering
-    mood, low then fine, is not bad), or the last two report qualities average
-    :data:`REPORT_DROP` below the earlier ones.
-    """
-    rows = game.query(
-        "select r.student_id as id, r.month as month, r.report_quality as q, r.meeting_sentiment as s "
-        "from student_reports r join students p on p.id = r.student_id where p.status = 'active' "
-        "order by r.student_id, r.month"
-    )
-    by: dict[str, list[dict]] = {}
-    for r in rows:
-        by.setdefault(r["id"], []).append(r)
-    out = []
-    for sid, reps in by.items():
-        if not reps or reps[-1]["month"] < month - 1:
-            continue
-        moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
-        quality = [r["q"] for r in reps if r["q"] is not None]
-        if len(moods) == 2 and all(x < LOW_MOOD for x in moods):
-            out.append((sid, f"mood {moods[0]:.2f}, {moods[1]:.2f}"))
-        elif len(quality) >= 4:
-            recent, earlier = quality[-2:], quality[:-2]
-            if sum(earlier) / len(earlier) - sum(recent) / 2 >= REPORT_DROP:
-                out.append((sid, f"reports {sum(earlier) / len(earlier):.2f} → {recent[0]:.2f}, {recent[1]:.2f}"))
-    return out
 
 
 def idle_people(dash: dict) -> list[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.tui.alerts import alerts, bad_reports
+from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import Game
+from world import explain
 from world.api import Api
 
 from .conftest import new_world
@@ -89,25 +90,28 @@ def test_deadline_next_month_only_with_a_draft_and_last_month_for_an_event():
     assert "NAIC" in k["deadline"].short and k["deadline"].key == "p" and "1 draft(s)" in k["deadline"].text
 
 
-def test_bad_reports_come_from_the_observable_reports():
-    """A researcher whose last two meeting sentiments average below 0.5 is flagged; the
-    warning uses only the student_reports table (rows written here the way the tick writes them)."""
+def test_mood_warning_comes_from_the_observable_reports():
+    """The mood warning (world.explain.quit_warning, the one the header and the digest show)
+    reads the student_reports rows: S001's two low moods (0.45, 0.40) warn, S002's fine ones
+    (0.8, 0.7) do not, and a lab without researchers has no mood warning."""
     w = new_world()
-    api = Api(w)
-    api.recruit.hire_ra()
-    game = Game(w)
-    assert bad_reports(game, w.month) == []
+    Api(w).recruit.hire_ra()
+    assert "mood" not in _kinds(Game(w))
+    cfg = w.cfg
+    rows = {"S001": [(3, 0.45), (4, 0.40)], "S002": [(3, 0.8), (4, 0.7)]}
 
-    class Fake:
-        def query(self, sql):
-            return [
-                {"id": "S001", "month": 3, "q": 0.4, "s": 0.45},
-                {"id": "S001", "month": 4, "q": 0.4, "s": 0.40},
-                {"id": "S002", "month": 3, "q": 0.5, "s": 0.8},
-                {"id": "S002", "month": 4, "q": 0.5, "s": 0.7},
-            ]
+    def query_for(pid: str):
+        def query(sql: str) -> list[dict]:
+            if "from student_reports" in sql:
+                return [{"month": m, "q": 0.5, "s": x} for m, x in rows[pid]]
+            if "from students where id" in sql:
+                return [{"id": pid, "name": pid, "role": "phd", "status": "active", "mentoring_hours": 5.0}]
+            return []
 
-    assert [sid for sid, _ in bad_reports(Fake(), 4)] == ["S001"]
+        return query
+
+    assert "(0.45, 0.40)" in (explain.quit_warning(query_for("S001"), cfg, "S001", 5) or "")
+    assert explain.quit_warning(query_for("S002"), cfg, "S002", 5) is None
 
 
 @pytest.mark.asyncio
@@ -210,20 +214,25 @@ def test_the_always_open_call_is_the_scenarios_rolling_agency_not_tif_by_name():
     assert [a.short for a in closing] == ["TIF call closes"]
 
 
-class _Reports:
-    """A game whose observable database holds one researcher's reports."""
-
-    def __init__(self, moods: list[float]) -> None:
-        self.rows = [{"id": "S001", "month": i + 1, "q": 0.5, "s": m} for i, m in enumerate(moods)]
-
-    def query(self, sql: str) -> list[dict]:
-        return self.rows
-
-
 def test_mood_warning_waits_for_two_low_moods_in_a_row():
-    """A recovering mood (0.23 then 0.69) is not "reports turned bad"; two low ones are."""
-    assert bad_reports(_Reports([0.23, 0.69]), 2) == []
-    assert bad_reports(_Reports([0.45, 0.3]), 2) == [("S001", "mood 0.45, 0.30")]
+    """A recovering mood (0.23 then 0.69) is not "reports turned bad"; two low ones are
+    (the live rule, world.explain.quit_warning, that the header and the digest show)."""
+    cfg = new_world().cfg
+
+    def query_of(moods: list[float]):
+        def query(sql: str) -> list[dict]:
+            if "from student_reports" in sql:
+                return [{"month": i + 1, "q": 0.5, "s": m} for i, m in enumerate(moods)]
+            if "from students where id" in sql:
+                return [{"id": "S001", "name": "A", "role": "phd", "status": "active", "mentoring_hours": 5.0}]
+            return []
+
+        return query
+
+    assert explain.quit_warning(query_of([0.23, 0.69]), cfg, "S001", 3) is None
+    assert "meeting mood low two months running (0.45, 0.30)" in (
+        explain.quit_warning(query_of([0.45, 0.3]), cfg, "S001", 3) or ""
+    )
 
 
 def test_a_departure_names_what_it_leaves_behind_then_the_orphan_stays_flagged():

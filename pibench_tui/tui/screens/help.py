@@ -11,8 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
 from pibench_tui.tui.actions import ACTIONS
-from pibench_tui.tui.alerts import LOW_MOOD
-from world.explain import VERY_LOW_MOOD
+from world.explain import LOW_MOOD, VERY_LOW_MOOD
 
 
 def rules_markdown(rules: dict, cfg: Any) -> str:
