@@ -1,0 +1,50 @@
+"""A plot is drawn again only when its data changed: plotext draws a busy plot in ~100 ms, and
+every action of a month made the Field and Ledger panels draw their unchanged plots again."""
+
+from __future__ import annotations
+
+import pytest
+
+from pibench_tui.tui.widgets.plots import LinePlot
+from tests.careers import play_to
+
+from .conftest import build, close_month, drain, new_world, press, screen_text
+
+
+@pytest.mark.asyncio
+async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
+    """After a change of the career that leaves the field's preprints as they were, the Field
+    panel shown again redraws its table but not its plot (no plotext drawing; the plot still
+    shows); after a month close, which adds a month of preprints, the plot is drawn again with
+    the new month."""
+    w = new_world()
+    play_to(w, 6)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "6", panel="field")
+        await press(pilot, "1", panel="people")
+        plot = app.query_one("#preprint-plot", LinePlot)
+        drawn: list[int] = []
+        original = plot.render
+
+        def counted():
+            drawn.append(app.game.world.month)
+            return original()
+
+        plot.render = counted  # type: ignore[method-assign]
+        shown = getattr(plot, "shown", None)
+        app.changed()
+        await press(pilot, "6", panel="field")
+        await drain(pilot)
+        assert not app.query_one("#field").stale, "the panel redrew"
+        assert drawn == [], "the unchanged plot is not drawn again"
+        assert plot.shown == shown
+        assert "Preprints per topic per month" in screen_text(app)
+        await press(pilot, "1", panel="people")
+        await close_month(pilot, app)
+        await press(pilot, "enter", to="LabScreen")
+        await press(pilot, "6", panel="field")
+        await drain(pilot)
+        assert plot.shown != shown and drawn, "a month of new preprints is drawn"
+        months = {x for _label, xs, _ys in plot.shown[1] for x in xs}
+        assert max(months) > max(x for _label, xs, _ys in shown[1] for x in xs)
