@@ -133,7 +133,11 @@ class HeadlessSession:
 
     def _start(self, options: HeadlessOptions, process: AgentProcess | None) -> None:
         """The rest of :meth:`__init__`: the sandbox."""
-        self._saved_month: tuple[int, bool] | None = None
+        # A resumed career's month is already saved: autosaving it again at the first block
+        # would make that save the career's newest (a look at NAME@m02 then sent the next
+        # `--load NAME` back to month 2). It is autosaved once the month moves.
+        loaded = self._unchanged_since is not None
+        self._saved_month: tuple[int, bool] | None = (self.world.month, self.world.finished) if loaded else None
         # Memory held back for the final save and report, freed if pibench ever runs out.
         self._reserve = bytes(_RESERVE_BYTES)
         self.blocks = 0

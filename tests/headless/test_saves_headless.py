@@ -99,6 +99,23 @@ def test_looking_at_an_older_autosave_keeps_the_newer_save(pibench, tmp_path):
     assert "saved as 'c' (month 2)" in play.stdout
 
 
+def test_looking_at_an_older_autosave_leaves_load_name_resuming_the_newest(pibench, tmp_path):
+    """A look at NAME@m02 (no change) writes no save at all, autosaves included: `--load NAME`
+    afterwards still resumes month 4, the career's newest. (The look used to autosave
+    NAME@m02 again at its first block, which made it the newest save of the career, so the
+    next `--load NAME` went back to month 2.)"""
+    store = str(tmp_path / "store")
+    run = pibench(["headless", "--seed", "4", "--save", "c", "--saves", store], "time.next_month()\n" * 3)
+    assert run.returncode == 0, run.stderr
+    before = {(i.name, i.updated) for i in SaveStore(store).list()}
+    look = pibench(["headless", "--load", "c@m02", "--saves", store], "lab.dashboard()['month']\n")
+    assert look.returncode == 0, look.stderr
+    assert {(i.name, i.updated) for i in SaveStore(store).list()} == before
+    again = pibench(["headless", "--load", "c", "--saves", store], "lab.dashboard()['month']\n")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("4\n")
+
+
 def test_a_new_career_cannot_take_an_existing_careers_name(pibench, tmp_path):
     """--save NAME for a new career under the name of another saved career exits 1 before
     playing, naming that career and the ways out (--load, saves delete); nothing is written;
