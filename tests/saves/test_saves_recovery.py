@@ -118,7 +118,9 @@ def test_a_garbage_index_is_named_once_and_no_save_is_lost(tmp_path, garbage):
     assert len(warned) == 1 and str(store.index_path) in warned[0] and "No save is lost" in warned[0]
     assert "truncated" not in warned[0] and "cut short" not in warned[0]
     loaded = run_pibench(
-        ["headless", "--saves", str(store.path), "--load", "lab"], "print(6 * 7)\n", home=tmp_path / "home"
+        ["headless", "--saves", str(store.path), "--load", "lab"],
+        "print(6 * 7)\ntime.next_month()\n",  # a change: the session writes (a look writes nothing)
+        home=tmp_path / "home",
     )
     assert loaded.returncode == 0 and "42" in loaded.stdout
     assert [line for line in loaded.stderr.splitlines() if "index" in line] == warned
