@@ -30,3 +30,42 @@ async def test_freeze_once_drawn_unfreeze_on_load_and_on_exit(tmp_path):
         assert left() is None, "the career a load replaced is collected, not kept frozen"
         assert gc.get_freeze_count() > 0, "the loaded career is frozen once drawn"
     assert gc.get_freeze_count() == 0, "nothing stays frozen after the app ends"
+
+
+async def test_a_month_close_freezes_the_panels_and_dialogs_composed_since_once_each(monkeypatch):
+    """At the end of a month close (the digest closed), what is alive is frozen again if a panel
+    or a kept dialog was composed since the last freeze (the first close composes the
+    confirmation and the digest; a panel is composed when first shown), never twice for the same
+    widgets: a close with nothing new composed freezes nothing."""
+    from .conftest import close_month, press, screen_ready, wait_for
+
+    freezes: list[int] = []
+    real = gc.freeze
+
+    def counted() -> None:
+        freezes.append(1)
+        real()
+
+    monkeypatch.setattr(gc, "freeze", counted)
+    app = build()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        assert len(freezes) == 1, "frozen once drawn"
+
+        async def close() -> None:
+            await close_month(pilot, app)
+            await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+            await press(pilot, "enter", to="LabScreen")
+
+        await close()
+        assert len(freezes) == 2, "the confirmation and the digest, composed by the first close"
+        await close()
+        assert len(freezes) == 2, "nothing new composed: nothing frozen"
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "1", panel="people")
+        await close()
+        assert len(freezes) == 3, "the Projects panel, composed when first shown"
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "1", panel="people")
+        await close()
+        assert len(freezes) == 3, "shown again, not composed again: nothing frozen"
