@@ -49,7 +49,9 @@ async def test_tutorial_checklist_keeps_each_steps_end_at_80_columns():
     async with build(w).run_test(size=(160, 40)) as pilot:  # wide: the full sentences
         pilot.app.show_tutorial()
         await drain(pilot)
-        assert any("standing hours lift skill and morale" in line for line in shown_lines(pilot.app.tutorial))
+        assert any("spares morale the neglect penalty" in line for line in shown_lines(pilot.app.tutorial)), (
+            shown_lines(pilot.app.tutorial)
+        )
 
 
 @pytest.mark.asyncio
@@ -127,3 +129,28 @@ async def test_tab_titles_shorten_below_100_columns_and_lengthen_again():
         await pilot.resize_terminal(120, 40)
         await drain(pilot)
         assert titles() == wide
+
+
+@pytest.mark.asyncio
+async def test_applicants_status_shows_whole_at_80_columns_with_the_longest_name():
+    """QA10 play: at 80x24 the Applicants table cut its last column mid-word ("pendin") when
+    a name and a pool were long. With the longest name the world can draw, the longest pool
+    and an offer made, every column shows whole (vertical scrollbar included) and
+    each row ends with its whole status."""
+    from pibench_tui.tui.widgets.panel import hidden_columns
+    from world.people import _FIRST, _LAST
+
+    w = new_world()
+    apps = list(w.s.applicants.values())
+    apps[0].name = f"{max(_FIRST, key=len)} {max(_LAST, key=len)}"
+    apps[0].pool = "nontraditional"
+    apps[1].status = "offered"
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "2", panel="applicants")
+        table = app.screen.query_one("#applicants-table")
+        assert table.show_vertical_scrollbar
+        assert hidden_columns(table) == []
+        lines = shown_lines(table)
+        for status in ("pending", "offered"):
+            assert any(line.rstrip().endswith(f" {status}") for line in lines), lines

@@ -54,7 +54,9 @@ class ApplicantsPanel(Panel):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="applicants-note", classes="panel-note")
-        yield new_table("applicants-table", "ID", "Name", "Pool", "Transcript", "Letter", "Interview", "Status")
+        # "Transcr" and "Interv": the full words made the table 6 columns wider than 80
+        # columns hold with the longest name and pool, which cut the Status cell ("pendin").
+        yield new_table("applicants-table", "ID", "Name", "Pool", "Transcr", "Letter", "Interv", "Status")
 
     def show(self, game: Game) -> None:
         dash = game.dashboard()
