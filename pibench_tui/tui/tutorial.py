@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pibench_tui.tui.alerts import idle_people, month_of_year
+from world.config import WorldConfig
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,21 @@ class Step:
 
 SHORT_CHARS = 64
 """The longest :attr:`Step.short`: what fits after the box and the keys in 80 columns."""
+
+
+def mentor_step(cfg: WorldConfig, done: bool, now: bool) -> Step:
+    """The mentoring step, from the scenario's §5 numbers: the hours that give a meeting mood
+    (Mood), those that spare morale the neglect penalty (more do not lift morale) and those
+    up to which mentoring speeds skill growth on a project."""
+    mood, neglect, full = cfg.sentiment_min_hours, cfg.neglect_hours, cfg.skill_mentor_hours
+    return Step(
+        f"Mentor your people: {mood:g} h a month shows their Mood, {neglect:g} h spares morale the neglect "
+        f"penalty, up to {full:g} h speeds skill growth on a project ({1 + cfg.skill_mentor_gain:g}x)",
+        "1: m",
+        done,
+        now,
+        f"Mentor: {mood:g} h shows Mood, {neglect:g} h spares morale, {full:g} h speeds skill",
+    )
 
 
 def steps(game: Any) -> list[Step]:
@@ -72,13 +88,7 @@ def steps(game: Any) -> list[Step]:
             "Start a project with an idle pair"
             + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else " (none idle: hire an RA, R)"),
         ),
-        Step(
-            "Mentor your people: standing hours lift skill and morale, and give you a Mood reading",
-            "1: m",
-            mentoring,
-            bool(people),
-            "Mentor your people: it lifts skill and morale, and shows Mood",
-        ),
+        mentor_step(game.world.cfg, mentoring, bool(people)),
         Step(
             "Polish a draft, submit it before a deadline"
             + (f" ({deadlines} this month)" if deadlines else " (W-SHOP and JMR take drafts any month)"),
