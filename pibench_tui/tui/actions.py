@@ -47,7 +47,8 @@ class Field:
         options: ``[(label, value)]`` or a function of the form's current values giving them
             (for a choice that depends on another, e.g. an event's answers).
         default: the starting value (a number's is moved into ``lo``..``hi``: a suggestion the
-            scenario's bounds would refuse is never offered).
+            scenario's bounds would refuse is never offered), or for a number a function of the
+            form's current values giving it (set again when a choice changes, unless edited).
         lo, hi: bounds of a number (inclusive).
         required: a choice/multi must be set, a number must be filled in.
         hint: shown under the field.
@@ -57,7 +58,7 @@ class Field:
     label: str
     kind: FieldKind = "choice"
     options: Options | Callable[[dict], Options] = field(default_factory=list)
-    default: Any = None
+    default: Any | Callable[[dict], float] = None
     lo: float | None = None
     hi: float | None = None
     required: bool = True
@@ -65,10 +66,23 @@ class Field:
 
     def __post_init__(self) -> None:
         if self.kind == "number" and isinstance(self.default, (int, float)):
-            if self.hi is not None:
-                self.default = min(self.default, self.hi)
-            if self.lo is not None:
-                self.default = max(self.default, self.lo)
+            self.default = self.bounded(self.default)
+
+    def bounded(self, value: float) -> float:
+        """``value`` moved into ``lo``..``hi``."""
+        if self.hi is not None:
+            value = min(value, self.hi)
+        if self.lo is not None:
+            value = max(value, self.lo)
+        return value
+
+    def default_for(self, values: dict) -> Any:
+        """The starting value given the form's current ``values`` (a callable default called
+        and, for a number, bounded)."""
+        if not callable(self.default):
+            return self.default
+        value = self.default(values)
+        return self.bounded(value) if isinstance(value, (int, float)) else value
 
 
 @dataclass
@@ -409,14 +423,28 @@ def _compute_summary(g: Game, values: dict) -> str:
     return out + " · billed at each month's end, at that month's price"
 
 
+def _polish_done(g: Game, draft: Any) -> float | None:
+    """The polish hours ``draft`` already has (``None``: no such draft)."""
+    return {d["id"]: float(d["polish_hours"]) for d in g.call("papers.drafts")}.get(draft)
+
+
+def polish_hours_default(g: Game, values: dict) -> float:
+    """The polish form's starting hours for the chosen draft: those that still add something
+    before the saturation (§7, ``hours.polish_saturation``), 0 when it has them all."""
+    done = _polish_done(g, values.get("draft")) or 0.0
+    return max(0.0, rule(g, "hours.polish_saturation") - done)
+
+
 def _polish_summary(g: Game, values: dict) -> str:
     """The chosen draft's polish so far and how many of the typed hours would still add
     something before the saturation (hours past it cost attention and add nothing)."""
     sat = rule(g, "hours.polish_saturation")
-    done = {d["id"]: float(d["polish_hours"]) for d in g.call("papers.drafts")}.get(values.get("draft"))
+    done = _polish_done(g, values.get("draft"))
     if done is None:
         return ""
     out = f"{values['draft']} has {done:g} h of polish; gains stop at {sat:g} h in total"
+    if done >= sat:
+        out += " · more polish adds nothing to it (submit it, or revise it after a review)"
     try:
         hours = float(values.get("hours") or 0)
     except (TypeError, ValueError):
@@ -769,7 +797,7 @@ ACTIONS: list[ActionSpec] = [
                 "hours",
                 f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)",
                 "number",
-                default=min(8, rule(g, "hours.polish_saturation")),
+                default=lambda v: polish_hours_default(g, v),
                 lo=0,
                 hint=_left_hint(g),
             ),

@@ -137,7 +137,7 @@ async def test_paper_actions_polish_submit_withdraw_revise(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "4", panel="papers")
         await act(pilot, "p")
-        assert api.papers.drafts()[0]["polish_hours"] == 8
+        assert api.papers.drafts()[0]["polish_hours"] == api.lab.rules()["hours"]["polish_saturation"]
         await act(pilot, "b")
         sub = api.papers.submissions()[0]
         assert sub["status"] == "under_review" and sub["venue"] == "W-SHOP"

@@ -16,7 +16,11 @@ from .conftest import new_world
 def _number_defaults(game: Game, action: str) -> dict[str, float]:
     fields = ACTIONS_BY_ID[action].fields(game)
     numbers = [f for f in fields if f.kind == "number"]
-    clean, problems = validate(numbers, {f.name: f.default for f in numbers})
+    values: dict = {}
+    for f in fields:  # in order, as the form starts them: a choice at its first option
+        opts = f.options(values) if callable(f.options) else f.options
+        values[f.name] = f.default_for(values) if f.kind == "number" else opts[0][1] if opts else None
+    clean, problems = validate(numbers, {f.name: values[f.name] for f in numbers})
     assert not problems, (action, problems)
     return clean
 
@@ -25,12 +29,13 @@ def test_number_defaults_follow_the_scenarios_bounds():
     """Under a scenario with a lower compute cap (1,000 units/month), a longer minimum proposal
     (30 h) and lower polish and revision saturations (5 h, 4 h), the start-project and
     set-compute forms suggest the cap, the proposal form the minimum, and polish and revise
-    the saturation; in the default world they suggest 1,500 units, 25 h and 8 h as before."""
+    the saturation (polish: the hours left before it, all of them on a draft not polished yet);
+    in the default world they suggest 1,500 units, 25 h, 12 h and 8 h."""
     w = new_world()
     cfg = dataclasses.replace(
         w.cfg, max_compute=1000.0, proposal_min_hours=30.0, polish_cap_hours=5.0, revise_cap_hours=4.0
     )
-    for world, want in ((new_world(), (1500, 25, 8, 8)), (World(cfg, w.seed), (1000, 30, 5, 4))):
+    for world, want in ((new_world(), (1500, 25, 12, 8)), (World(cfg, w.seed), (1000, 30, 5, 4))):
         Api(world).projects.start("reasoning", 1, [Api(world).recruit.hire_ra()["staff_id"]], 100)
         game = Game(world)
         assert _number_defaults(game, "start_project")["compute"] == want[0]

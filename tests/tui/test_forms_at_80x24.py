@@ -222,6 +222,43 @@ async def test_polish_form_says_which_hours_would_add_nothing(tmp_path):
         await wait_for(pilot, lambda: want in str(summary.render()), "the wasted hours")
 
 
+async def test_polish_form_starts_with_the_hours_that_still_add_something(tmp_path):
+    """QA10 play: the polish form started at 8 h whatever the draft had. It starts with the
+    hours left before the saturation (``hours.polish_saturation`` less the draft's polish),
+    0 for a draft that has them all (and the summary says more adds nothing), and follows
+    the chosen draft unless the player typed hours of their own."""
+    w = new_world()
+    api = Api(w)
+    api.recruit.hire_ra()
+    api.recruit.hire_ra()
+    api.projects.start("reasoning", 1, ["RA001"], 100)
+    api.projects.start("theory", 1, ["RA002"], 100)
+    while len(api.papers.drafts()) < 2:
+        api.time.next_month()
+    sat = api.lab.rules()["hours"]["polish_saturation"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "p", to="ActionForm")
+        first = app.screen.values["draft"]
+        second = next(d["id"] for d in api.papers.drafts()[:2] if d["id"] != first)
+        await press(pilot, "escape", to="LabScreen")
+        api.papers.polish(first, 5)
+        api.papers.polish(second, sat)
+        await press(pilot, "p", to="ActionForm")
+        form = app.screen
+        hours = form.query_one("#field-1", Input)
+        assert form.values["draft"] == first and hours.value == f"{sat - 5:g}"
+        form.query_one("#field-0", Select).value = second
+        await wait_for(pilot, lambda: hours.value == "0", "the second draft's hours")
+        summary = form.query_one("#form-summary")
+        await wait_for(pilot, lambda: "more polish adds nothing to it" in str(summary.render()), "the note")
+        hours.value = "3"
+        form.query_one("#field-0", Select).value = first
+        await wait_for(pilot, lambda: form.values["draft"] == first, "the first draft again")
+        assert hours.value == "3"  # typed by the player: kept
+
+
 async def test_an_idle_ra_reads_idle_in_the_lab_table_as_an_idle_student_does(tmp_path):
     """QA: an idle PhD student's Projects cell read 'idle' but an idle RA's '—' (as a manager's,
     who is never on a project), though both are paid and produce nothing (the header names

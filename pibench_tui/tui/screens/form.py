@@ -94,6 +94,7 @@ class ActionForm(ModalScreen[dict | None]):
         self._values: dict[str, Any] = {}
         for f in self.fields:
             self._values[f.name] = self._initial(f)
+        self._defaults: dict[str, Any] = dict(self._values)  # what each field started with
 
     # ------------------------------------------------------------------ building
     def _options(self, f: Field) -> list[tuple[str, Any]]:
@@ -101,11 +102,10 @@ class ActionForm(ModalScreen[dict | None]):
 
     def _initial(self, f: Field) -> Any:
         if f.kind == "number":
-            return (
-                "" if f.default is None else f"{f.default:g}" if isinstance(f.default, (int, float)) else str(f.default)
-            )
+            default = f.default_for(self._values)
+            return "" if default is None else f"{default:g}" if isinstance(default, (int, float)) else str(default)
         if f.kind == "multi":
-            return list(f.default or [])
+            return list(f.default_for(self._values) or [])
         opts = self._options(f)
         values = [v for _, v in opts]
         if self.highlighted in values:  # the row highlighted in the panel
@@ -198,6 +198,11 @@ class ActionForm(ModalScreen[dict | None]):
                 self._values[g.name] = opts[0][1] if opts else None
                 if opts:
                     sel.value = opts[0][1]
+        for i, g in enumerate(self.fields):  # a number whose default follows the choices, unless edited
+            if g.kind == "number" and callable(g.default) and self._values[g.name] == self._defaults.get(g.name):
+                value = self._initial(g)
+                self._defaults[g.name] = self._values[g.name] = value
+                self.query_one(f"#field-{i}", Input).value = value
         self._update_summary()
 
     @on(Input.Changed)
