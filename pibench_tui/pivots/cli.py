@@ -45,7 +45,7 @@ def add_pivots_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "pivots",
         help="pivot cases: judgment at decision points, graded by simulated futures",
-        description="Pivot cases (PIVOTS.md): build case sets, evaluate a model on them, score the answers.",
+        description="Pivot cases (docs/pivots.md): build case sets, evaluate a model on them, score the answers.",
     )
     psub = p.add_subparsers(dest="pivots_command", metavar="SUBCOMMAND", required=True)
 
