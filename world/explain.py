@@ -601,20 +601,28 @@ STANDING_STUCK_MONTHS = 24
 public impulses of §10 (a reading guide, not a rule of the world)."""
 
 
+def standing_record(query: Query) -> str:
+    """The lab's record of what moves standing (§10), from the observable database:
+    ``"the lab's record: 0 papers accepted, 0 grants funded, 1 invited talk given"``."""
+    accepted = query("select count(*) as n from submissions where status = 'accept'")
+    funded = query("select count(*) as n from proposals where status = 'funded'")
+    talks = query("select count(*) as n from events where kind = 'invited_talk' and status = 'accepted'")
+    n_acc, n_fund, n_talk = (int(r[0]["n"] or 0) if r else 0 for r in (accepted, funded, talks))
+    return (
+        f"the lab's record: {_plural(n_acc, 'paper')} accepted, {_plural(n_fund, 'grant')} funded, "
+        f"{_plural(n_talk, 'invited talk')} given"
+    )
+
+
 def standing_moves(query: Query, cfg: WorldConfig) -> str:
     """What the lab's record holds of what moves standing (§10, the public impulse table) and
     the largest steps: ``"the lab's record: 0 papers accepted, 0 grants funded, 1 talk given;
     one NAIC acceptance (+0.50 in the public table) or a funded FEL grant (+0.50) are the largest
     steps"``. Counts come from the observable database; the steps from the config."""
-    accepted = query("select count(*) as n from submissions where status = 'accept'")
-    funded = query("select count(*) as n from proposals where status = 'funded'")
-    talks = query("select count(*) as n from events where kind = 'invited_talk' and status = 'accepted'")
-    n_acc, n_fund, n_talk = (int(r[0]["n"] or 0) if r else 0 for r in (accepted, funded, talks))
     venue = max(cfg.venues, key=lambda v: float(cfg.venues[v]["reputation"]))
     agency = max(cfg.agencies, key=lambda a: float(cfg.agencies[a]["reputation"]))
     return (
-        f"the lab's record: {_plural(n_acc, 'paper')} accepted, {_plural(n_fund, 'grant')} funded, "
-        f"{_plural(n_talk, 'invited talk')} given; the largest steps are an acceptance at {venue} "
+        f"{standing_record(query)}; the largest steps are an acceptance at {venue} "
         f"(+{float(cfg.venues[venue]['reputation']):.2f} in the public table) and a grant from {agency} "
         f"(+{float(cfg.agencies[agency]['reputation']):.2f}); a talk gives +{cfg.rep_talk:.2f}, "
         f"a conference trip +{cfg.rep_conference:.2f}"
@@ -729,6 +737,7 @@ __all__ = [
     "quit_warning",
     "standing_months",
     "standing_moves",
+    "standing_record",
     "venue_profile",
     "venue_worth",
 ]

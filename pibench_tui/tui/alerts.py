@@ -29,6 +29,8 @@ class Alert:
         tab: the panel that addresses it.
         key: the key of the action (or panel) that addresses it.
         severity: ``"error"`` (a loss this month or next) or ``"warning"``.
+        digest: what a month's digest shows instead of ``text`` (``""``: ``text``), for a
+            warning the digest has already explained in full in an earlier month.
     """
 
     kind: str
@@ -37,6 +39,7 @@ class Alert:
     tab: str
     key: str
     severity: Literal["warning", "error"] = "warning"
+    digest: str = ""
 
     @property
     def style(self) -> str:
@@ -304,9 +307,21 @@ def idle_alerts(dash: dict) -> list[Alert]:
 
 def standing_alerts(game: Any, dash: dict) -> list[Alert]:
     """Standing "unknown" for :data:`world.explain.STANDING_STUCK_MONTHS` months or more: the
-    lab's record and what moves it (world.explain.explain_standing)."""
+    lab's record and what moves it (world.explain.explain_standing); after the first month a
+    digest shows one line with the record instead (the full text was in that month's digest)."""
     held = explain.standing_months(game.query, dash["month"])
     if held is None or held[0] != "unknown" or held[1] < explain.STANDING_STUCK_MONTHS:
         return []
     text = explain.explain_standing(game.query, game.world.cfg, dash["month"])
-    return [Alert("standing", f"standing unknown {held[1]} mo", text[0].upper() + text[1:] + ".", "papers", "b")]
+    first = dash["month"] - 1 - (held[1] - explain.STANDING_STUCK_MONTHS)  # the close it first applied at
+    digest = (
+        ""
+        if first == dash["month"] - 1
+        else f"Standing still unknown ({held[1]} months); {explain.standing_record(game.query)} "
+        f"(what moves it: month {first}'s digest, or lab.explain('standing'))."
+    )
+    return [
+        Alert(
+            "standing", f"standing unknown {held[1]} mo", text[0].upper() + text[1:] + ".", "papers", "b", digest=digest
+        )
+    ]

@@ -276,6 +276,29 @@ def test_standing_unknown_for_two_years_is_explained_with_the_record_and_what_mo
     assert standing.text == api.lab.explain("standing")[0].upper() + api.lab.explain("standing")[1:] + "."
 
 
+def test_standing_unknown_is_explained_in_full_once_then_one_line_in_later_digests():
+    """QA10 play: from month 25 the standing paragraph repeated in every month's digest. The
+    digest of the month it first applies explains it in full; the next ones show one line
+    with the lab's record (so a change to it shows) and where the full text was; the header's
+    warning and lab.explain keep the full text."""
+    from pibench_tui.tui.screens.digest import digest_lines
+
+    w = new_world()
+    game = Game(w)
+    for _ in range(explain.STANDING_STUCK_MONTHS - 1):
+        game.next_month()
+    first = game.next_month()
+    full = "\n".join(digest_lines(first, game))
+    assert "the largest steps are an acceptance at" in full
+    record = "the lab's record: 0 papers accepted, 0 grants funded, 0 invited talks given"
+    for n in (1, 2):
+        later = "\n".join(digest_lines(game.next_month(), game))
+        assert "the largest steps" not in later and "drifts back slowly" not in later
+        line = f"Standing still unknown ({explain.STANDING_STUCK_MONTHS + n} months); {record}"
+        assert f"{line} (what moves it: month {first['month']}'s digest, or lab.explain('standing'))." in later
+        assert "the largest steps" in _kinds(game)["standing"].text
+
+
 @pytest.mark.asyncio
 async def test_exclamation_mark_goes_through_every_warning_of_the_header(tmp_path):
     """QA: the header says '+3 more (!)' but ! showed the most urgent warning again at every
