@@ -299,6 +299,28 @@ def test_standing_unknown_is_explained_in_full_once_then_one_line_in_later_diges
         assert "the largest steps" in _kinds(game)["standing"].text
 
 
+def test_a_declined_offer_has_one_line_of_record_and_why_in_the_digest():
+    """QA10 play: under a declined offer two ↳ lines said the same record twice (the pool's
+    answers and the standing, then the why with the same answers and standing). A declined
+    offer has one line, the why, holding both; an accepted one keeps its record line."""
+    from pibench_tui.tui.screens.digest import digest_lines
+
+    game = Game(new_world())
+    for a in game.call("recruit.applicants")[:8]:
+        game.call("recruit.offer", a["id"])
+    game.next_month()
+    game.next_month()
+    lines = digest_lines(game.next_month(), game)
+    answered = [i for i, line in enumerate(lines) if "[red]declined" in line or "[green]accepted" in line]
+    declined = [i for i in answered if "[red]declined" in lines[i]]
+    assert declined and len(declined) < len(answered)
+    for i in answered:
+        under = [line for line in lines[i + 1 : i + 3] if "↳" in line]
+        assert len(under) == 1, lines[i : i + 3]
+        if i in declined:
+            assert "↳ why:" in under[0] and " accepted" in under[0] and "standing" in under[0]
+
+
 @pytest.mark.asyncio
 async def test_exclamation_mark_goes_through_every_warning_of_the_header(tmp_path):
     """QA: the header says '+3 more (!)' but ! showed the most urgent warning again at every

@@ -204,11 +204,11 @@ def _offer_section(r: dict, game: Any) -> tuple[str, list[str]]:
         rows.append(
             f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}"
         )
-        if game is not None:
+        if game is not None and answer == "declined":  # the why holds the pool's record and the standing
+            standing = game.dashboard()["lab_standing"]
+            rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
+        elif game is not None:
             rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game)}"))
-            if answer == "declined":
-                standing = game.dashboard()["lab_standing"]
-                rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
     pool = r.get("applicant_pool")  # time.last_report()'s count (world.report.pi_view); older records list them
     expired += int(pool.get("never_offered") or 0) if isinstance(pool, dict) else 0
     if expired:
