@@ -249,15 +249,18 @@ def general_remedy(cfg: WorldConfig) -> str:
 def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
     """The warning before a researcher may quit, or ``None`` when their visible signals are quiet.
 
-    It fires on two low meeting moods in a row, a very low last one, on falling reports, or on no meeting notes
-    together with a pressure on morale (§5: the quit draw grows as morale falls).
+    It fires on two low meeting moods in a row, a very low last one, on falling reports, on no meeting notes
+    together with a pressure on morale, or in the month after a rejection of one of their drafts (§5: the quit
+    draw grows as morale falls, and a rejection is a morale impulse on each author, ``impulse_reject``/ρ,
+    however their moods read so far).
     """
     signals, remedies = morale_signals(query, cfg, pid, month)
     if not signals:
         return None
     read = any(s.startswith(READ_SIGNS) for s in signals)
     blind = any(s.startswith("no meeting notes") for s in signals)
-    if not read and not (blind and len(signals) > 1):
+    rejected = bool(_rejections_of(query, pid, int(month) - 2, int(month)))  # decided at the last close or since
+    if not read and not rejected and not (blind and len(signals) > 1):
         return None
     todo = remedies or [general_remedy(cfg)]
     return "Low morale comes before quitting: " + "; ".join(signals) + ". What helps: " + "; ".join(todo) + "."

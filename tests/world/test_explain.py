@@ -4,6 +4,7 @@ text names visible signals and the scenario's numbers, and no hidden value reach
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Any
 
@@ -125,6 +126,34 @@ def test_quit_explanation_names_the_visible_blow_and_not_a_leavers_reset_hours(c
     assert len(quits) == 2
     text = ex.explain_quit(q, w.cfg, quits[0])
     assert "was rejected at NAIC" in text and "0 h a month" not in text
+
+
+def test_quit_warning_names_a_rejection_of_their_draft_in_the_month_after_it(career):
+    """QA10 play: a rejection alone did not warn before a quit, though §5's morale rule responds
+    to it (each author takes ``impulse_reject``/ρ) and the after-the-fact explanation names it.
+    In the month after a rejection of their draft, each author still in the lab is warned,
+    with the rejection named as the explanation names it. The hidden twin gets the same text."""
+    w, twin = career
+    assert w.cfg.impulse_reject < 0  # the rule responds to a rejection
+    q = Api(w).query
+    rejected = q(
+        "select draft_id, venue, decision_month from submissions where status = 'reject' order by decision_month"
+    )
+    assert rejected
+    seen = 0
+    for r in rejected:
+        authors = next(d["authors"] for d in q(f"select authors from drafts where id = '{r['draft_id']}'"))
+        authors = json.loads(authors) if isinstance(authors, str) else authors
+        named = f"their draft {r['draft_id']} was rejected at {r['venue']} in month {r['decision_month']}"
+        for pid in authors:
+            row = ex.person(q, pid)
+            if row is None or row["role"] not in ("phd", "postdoc") or (row["left_month"] or 99) <= r["decision_month"]:
+                continue
+            warning = ex.quit_warning(q, w.cfg, pid, r["decision_month"] + 1) or ""
+            assert named in warning, (pid, warning)
+            assert warning == ex.quit_warning(Api(twin).query, twin.cfg, pid, r["decision_month"] + 1)
+            seen += 1
+    assert seen
 
 
 def test_quit_warning_fires_before_on_visible_signals_and_a_mood_that_recovers_is_not_low():
