@@ -325,3 +325,21 @@ def standing_alerts(game: Any, dash: dict) -> list[Alert]:
             "standing", f"standing unknown {held[1]} mo", text[0].upper() + text[1:] + ".", "papers", "b", digest=digest
         )
     ]
+
+
+def standing_resolved(query: Any, month: int) -> str:
+    """``"Standing now low, after 27 months at unknown."`` when the close of ``month`` ended a run
+    of at least :data:`world.explain.STANDING_STUCK_MONTHS` months at "unknown" (the month the
+    standing warning of :func:`standing_alerts` goes away, said once in that month's digest);
+    ``""`` otherwise. ``query`` reads the observable database (``lab_monthly``)."""
+    rows = query(f"select month, reputation_standing as s from lab_monthly where month <= {int(month)} order by month")
+    if len(rows) < 2 or int(rows[-1]["month"]) != int(month) or rows[-1]["s"] == "unknown":
+        return ""
+    run = 0
+    for r in reversed(rows[:-1]):
+        if r["s"] != "unknown":
+            break
+        run += 1
+    if run < explain.STANDING_STUCK_MONTHS:
+        return ""
+    return f"Standing now {rows[-1]['s']}, after {run} months at unknown."

@@ -299,6 +299,28 @@ def test_standing_unknown_is_explained_in_full_once_then_one_line_in_later_diges
         assert "the largest steps" in _kinds(game)["standing"].text
 
 
+def test_standing_leaving_unknown_after_the_warning_is_said_once():
+    """The standing warning goes away when standing leaves "unknown": the digest of that month
+    says so once ("Standing now low, after 30 months at unknown."); the next month, or after a
+    run too short to have warned, nothing."""
+    from pibench_tui.tui.alerts import standing_resolved
+
+    stuck = explain.STANDING_STUCK_MONTHS
+
+    def query_of(standings: list[str]):
+        rows = [{"month": m + 1, "s": s} for m, s in enumerate(standings)]
+        return lambda sql: rows
+
+    run = ["unknown"] * (stuck + 6)
+    assert (
+        standing_resolved(query_of(run + ["low"]), stuck + 7)
+        == f"Standing now low, after {stuck + 6} months at unknown."
+    )
+    assert standing_resolved(query_of(run + ["low", "low"]), stuck + 8) == ""
+    assert standing_resolved(query_of(run), stuck + 6) == ""
+    assert standing_resolved(query_of(["unknown"] * (stuck - 1) + ["low"]), stuck) == ""
+
+
 def test_a_declined_offer_has_one_line_of_record_and_why_in_the_digest():
     """QA10 play: under a declined offer two ↳ lines said the same record twice (the pool's
     answers and the standing, then the why with the same answers and standing). A declined

@@ -16,7 +16,7 @@ from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from pibench_tui.tui.alerts import Alert, alerts, season_months
+from pibench_tui.tui.alerts import Alert, alerts, season_months, standing_resolved
 from pibench_tui.tui.record import (
     after_the_end,
     agency_record,
@@ -90,6 +90,9 @@ def digest_lines(
     sections: list[tuple[str, list[str]]] = []
     if game is not None and warn and not r.get("finished"):
         sections.append((f"Warnings for month {month + 1}", _warning_rows(game, warnings)))
+    if game is not None:
+        resolved = standing_resolved(game.query, month)
+        sections.append(("Standing", [f"[green]{escape(resolved)}[/]"] if resolved else []))
     sections += [
         ("Decisions", _decision_rows(r, game, month)),
         ("Published", _published_rows(r)),
