@@ -479,6 +479,10 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         scenario = load_scenario(options.scenario, seed=options.seed)
     except ScenarioError as exc:
         raise HeadlessError(str(exc)) from exc
+    from saves.cli import modified_scenario
+
+    if modified_scenario(scenario.name, scenario.config.to_dict()):  # a file named after a bundled one
+        scenario = replace(scenario, name=f"{scenario.name} (modified scenario)")
     return World(scenario.config, scenario.seed), scenario
 
 

@@ -258,3 +258,20 @@ def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path
     end = lines[0]
     assert end["event"] == "end" and end["interrupted"] == sig.name
     assert end["report"]["month"] == 2 and "saved as 'lab' (month 2)" in end["saved"]
+
+
+def test_a_scenario_file_named_after_a_bundled_one_is_reported_as_modified(pibench, tmp_path):
+    """A .toml file that calls itself `standard` but has other rules (short-12's 12 months) is
+    reported as "standard (modified scenario)" from its first session, as a save of it is on
+    --load (it used to be reported, and saved, as plain "standard")."""
+    shown = pibench(["scenarios", "show", "short-12", "--toml"], "")
+    assert shown.returncode == 0, shown.stderr
+    toml = tmp_path / "mine.toml"
+    toml.write_text(
+        "\n".join('name = "standard"' if ln.startswith("name") else ln for ln in shown.stdout.splitlines()) + "\n"
+    )
+    store = str(tmp_path / "store")
+    run = pibench(["headless", "--scenario", str(toml), "--save", "m", "--saves", store], "time.next_month()\n")
+    assert run.returncode == 0, run.stderr
+    assert run.report()["scenario"] == "standard (modified scenario) (seed 101)"
+    assert {i.scenario for i in SaveStore(store).list()} == {"standard (modified scenario)"}
