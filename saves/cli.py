@@ -33,6 +33,7 @@ from saves.errors import SaveError, SaveExistsError
 from saves.records import SaveInfo, SaveRecord
 from saves.store import SaveStore
 from saves.verify import is_world_state
+from scenarios import modified_scenario
 
 __all__ = ["add_saves_parser", "cmd_delete", "cmd_export", "cmd_import", "cmd_list", "cmd_show"]
 
@@ -139,22 +140,6 @@ def _scenario_seed(name: str, scenario: dict[str, Any]) -> int | None:
         pass
     m = re.search(r"\bseed (\d+)", str(scenario.get("description") or ""), re.IGNORECASE)
     return int(m.group(1)) if m else None
-
-
-def modified_scenario(name: str, config: dict[str, Any] | None) -> list[str]:
-    """The world parameters in which ``config`` differs from the bundled scenario ``name``
-    (empty when it is not a bundled scenario, or matches it). A save rebuilt with other rules
-    but still named after a bundled scenario is a *modified scenario*, never "integrity ok"."""
-    try:
-        from scenarios import bundled_names, load_scenario
-
-        if name not in bundled_names() or not isinstance(config, dict):
-            return []
-        own = json.loads(json.dumps(load_scenario(name).config.to_dict()))
-        config = json.loads(json.dumps(config))
-    except Exception:  # noqa: BLE001 - a scenario file that changed or vanished: nothing to compare
-        return []
-    return sorted(k for k in set(own) | set(config) if own.get(k) != config.get(k))
 
 
 def _without_seed_sentences(text: str) -> str:

@@ -23,6 +23,7 @@ only adds the file's own keys (name, description, seed) and where each key was w
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -372,3 +373,17 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
             text, f"unknown scenario{hint}; bundled scenarios: {', '.join(names)}; or give the path of a .toml file"
         )
     return scen.with_seed(seed)
+
+
+def modified_scenario(name: str, config: dict[str, Any] | None) -> list[str]:
+    """The world parameters in which ``config`` differs from the bundled scenario ``name``
+    (empty when it is not a bundled scenario, or matches it). A save rebuilt with other rules
+    but still named after a bundled scenario is a *modified scenario*, never "integrity ok"."""
+    try:
+        if name not in bundled_names() or not isinstance(config, dict):
+            return []
+        own = json.loads(json.dumps(load_scenario(name).config.to_dict()))
+        config = json.loads(json.dumps(config))
+    except Exception:  # noqa: BLE001 - a scenario file that changed or vanished: nothing to compare
+        return []
+    return sorted(k for k in set(own) | set(config) if own.get(k) != config.get(k))

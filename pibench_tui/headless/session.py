@@ -457,7 +457,7 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         except (SaveError, ValueError, KeyError) as exc:
             raise HeadlessError(f"--load {options.load}: {exc}") from exc
         scen = record.scenario or {}
-        from saves.cli import modified_scenario
+        from scenarios import modified_scenario
 
         name = str(scen.get("name", "custom"))
         if modified_scenario(name, world.cfg.to_dict()):
@@ -479,7 +479,7 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         scenario = load_scenario(options.scenario, seed=options.seed)
     except ScenarioError as exc:
         raise HeadlessError(str(exc)) from exc
-    from saves.cli import modified_scenario
+    from scenarios import modified_scenario
 
     if modified_scenario(scenario.name, scenario.config.to_dict()):  # a file named after a bundled one
         scenario = replace(scenario, name=f"{scenario.name} (modified scenario)")

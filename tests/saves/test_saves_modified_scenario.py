@@ -8,8 +8,8 @@ import io
 from types import SimpleNamespace
 
 from saves import SaveStore
-from saves.cli import cmd_show, modified_scenario
-from scenarios import load_scenario
+from saves.cli import cmd_show
+from scenarios import load_scenario, modified_scenario
 from world.engine import World
 
 
