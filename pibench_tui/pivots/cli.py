@@ -556,6 +556,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         except PivotFileError as exc:
             errors.append(str(exc))
     kept, notes, conflicts = sort_out_runs(loaded)
+    notes = [*notes, *(_torn_note(pr.path) for pr in loaded if pr.torn)]
     results: list[dict[str, Any]] = []
     per_run: dict[str, Any] = {}
     for pr in kept:
@@ -591,6 +592,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     for e in errors:
         print(visible(f"pibench pivots score: {e}", newlines=True), file=sys.stderr)
     return EXIT_FAILED if errors else EXIT_OK
+
+
+def _torn_note(run: Path) -> str:
+    """The note for a run whose ``answers.jsonl`` ends in a cut line (a killed evaluation)."""
+    return (
+        f"{run / 'answers.jsonl'} ends in a cut line (the evaluation was stopped mid-write): that "
+        "answer is scored as missing; run the same `pibench pivots eval` again to resume the run and answer it"
+    )
 
 
 def _condition_pairs(per_run: dict[str, Any], paired: Any) -> list[dict[str, Any]]:

@@ -287,6 +287,8 @@ class PivotRun:
             the case set's path as ``run.json`` names it.
         key_sha256: :func:`~pibench_tui.pivots.cases.key_digest` of the key it is scored with.
         bundled: Whether its cases are a set bundled with pibench (scored with pibench's own key).
+        torn: Whether ``answers.jsonl`` ends in a cut line (a killed evaluation): that answer is
+            not among :attr:`answers` (scored as missing) until ``pivots eval`` resumes the run.
     """
 
     path: Path
@@ -298,6 +300,7 @@ class PivotRun:
     case_set: str = ""
     key_sha256: str = ""
     bundled: bool = False
+    torn: bool = False
 
     @property
     def condition(self) -> str:
@@ -385,8 +388,31 @@ def load_run(run: str | os.PathLike[str], key: str | os.PathLike[str] | None = N
     backend = meta.get("backend")
     sessions = 1 if isinstance(backend, dict) and backend.get("sessions_per_case") == 1 else 2
     return PivotRun(
-        path, meta, cases, entries, answers, sessions, bundled or where, key_digest(entries), bundled is not None
+        path,
+        meta,
+        cases,
+        entries,
+        answers,
+        sessions,
+        bundled or where,
+        key_digest(entries),
+        bundled is not None,
+        ends_torn(path / "answers.jsonl"),
     )
+
+
+def ends_torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in a line without its newline (what a kill mid-write
+    leaves, and :func:`read_answers` leaves out); ``False`` for a missing or empty file."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 def _bundled_key(

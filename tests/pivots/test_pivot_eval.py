@@ -360,3 +360,21 @@ def test_record_prompt_shows_the_offers_the_pi_made_not_the_never_offered_as_exp
     text = case_messages(load_cases_from_record(record), "AB", "record")[1]["content"]
     assert '"expired"' not in text.split("DASHBOARD AT THE FORK")[0]
     assert '"applicant_pool":{"applicants":' in text
+
+
+def test_score_names_a_cut_last_answer_line(caseset: Path, tmp_path: Path) -> None:
+    """A killed evaluation leaves answers.jsonl ending in a cut line: `pivots score` scores that
+    answer as missing and says so on stderr, naming the file and how to resume (before, it
+    was counted wrong with no word); a whole file gets no such note."""
+    run = tmp_path / "first"
+    assert pibench("pivots", "eval", "--cases", str(caseset), "--judge", "first", "--out", str(run)).returncode == 0
+    whole = pibench("pivots", "score", str(run))
+    assert whole.returncode == 0, whole.stderr
+    assert "cut line" not in whole.stderr
+    answers = run / "answers.jsonl"
+    data = answers.read_bytes()
+    answers.write_bytes(data[: len(data) - 20])  # the last line loses its end and newline
+    s = pibench("pivots", "score", str(run))
+    assert s.returncode == 0, s.stderr
+    assert f"{answers} ends in a cut line" in s.stderr
+    assert "pibench pivots eval" in s.stderr
