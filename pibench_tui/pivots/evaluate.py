@@ -495,14 +495,7 @@ def _ask(judge: Judge, case: Case, order: str, settings: EvalSettings) -> dict[s
 def _drop_torn_tail(answers: JsonlFile) -> None:
     """Cut a last line a kill left without its newline, so the next answer starts a line of
     its own (appended to the torn one, both would be lost to every reader)."""
-    try:
-        size = answers.path.stat().st_size
-        with open(answers.path, "rb") as fh:
-            fh.seek(max(0, size - 1))
-            last = fh.read(1)
-    except OSError:
-        return
-    if last and last != b"\n":
+    if ends_torn(answers.path):
         answers.truncate(answers.lines)
 
 
