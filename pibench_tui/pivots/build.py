@@ -519,17 +519,10 @@ def _funnel(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 
 def _worker_init() -> None:
     """A build worker's initializer: Ctrl-C goes to the parent alone, which stops the pool
-    (a worker interrupted on its own would print a traceback and leave its task half done),
-    and the cyclic collector runs as in a sweep's workers (:data:`world.runner.CAREER_GC_THRESHOLD`):
-    a rollout leaves no cyclic garbage, so at the default thresholds it walked each
-    rollout's world a few times for nothing (~3 % of a rollout's CPU)."""
-    import gc
+    (a worker interrupted on its own would print a traceback and leave its task half done)."""
     import signal
 
-    from world.runner import CAREER_GC_THRESHOLD
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.set_threshold(*CAREER_GC_THRESHOLD)
 
 
 def _map(
@@ -564,17 +557,8 @@ def _map(
         for r in DaskExecutor(cluster).map_unordered(fn, list(tasks)):
             finished(r)
     elif jobs <= 1 or len(tasks) <= 1:
-        import gc
-
-        from world.runner import CAREER_GC_THRESHOLD
-
-        threshold = gc.get_threshold()
-        gc.set_threshold(*CAREER_GC_THRESHOLD)  # as in a worker (_worker_init); put back after
-        try:
-            for task in tasks:
-                finished(fn(task))
-        finally:
-            gc.set_threshold(*threshold)
+        for task in tasks:
+            finished(fn(task))
     else:
         import gc
         import multiprocessing

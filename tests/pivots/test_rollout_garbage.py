@@ -1,5 +1,5 @@
-"""A pivot rollout leaves no cyclic garbage: what lets a build's workers run the cyclic
-collector as rarely as a sweep's (``world.runner.CAREER_GC_THRESHOLD``) without memory growing."""
+"""A pivot rollout leaves no cyclic garbage: its world is freed by reference counting as it
+ends, without waiting for the cyclic collector."""
 
 from __future__ import annotations
 
