@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pibench_tui.cli.argtypes import positive_int
+from scenarios import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -316,13 +317,9 @@ def _console(stderr: bool = False):
 
 
 def _config(args: argparse.Namespace):
-    from world.config import WorldConfig
-
-    name = getattr(args, "scenario", None)
-    if not name:
-        return WorldConfig(), "default"
     from scenarios import ScenarioError, load_scenario
 
+    name = getattr(args, "scenario", None) or DEFAULT_SCENARIO  # named as `play` and `agent` name it
     try:
         sc = load_scenario(name)
     except ScenarioError as exc:
@@ -437,7 +434,7 @@ class _HeldInterrupt:
 def _run_many(
     jobs_list: list[tuple[str, str, Any, list[int], Any]],
     args: argparse.Namespace,
-    scenario: str = "default",
+    scenario: str = DEFAULT_SCENARIO,
     axes: bool = False,
 ) -> dict[str, GroupRows]:
     """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar.

@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarios import DEFAULT_SCENARIO
+
 from .executors import DaskExecutor, Executor, ExecutorError, Group, LocalExecutor, make_executor
 from .journal import (
     JournalError,
@@ -106,7 +108,7 @@ def run_sweep(
     journal: SweepJournal | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
     save_runs: str | Path | None = None,
-    scenario: str = "default",
+    scenario: str = DEFAULT_SCENARIO,
     axes: bool = False,
     sealed: Mapping[int, str] | None = None,
 ) -> dict[str, GroupRows]:

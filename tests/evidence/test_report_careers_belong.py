@@ -38,9 +38,9 @@ def test_a_policy_career_must_be_what_its_policy_plays(tmp_path):
     fake = tmp_path / "polfake" / "baseline"
     fake.mkdir(parents=True)
     for seed in (101, 102):
-        shutil.copytree(pol / "oracle" / f"default-{seed}", fake / f"default-{seed}")
-    _set(fake / "default-101", policy="baseline", label="baseline")
-    _set(fake / "default-102", label="baseline")  # the oracle's own log, under the baseline's name
+        shutil.copytree(pol / "oracle" / f"standard-{seed}", fake / f"standard-{seed}")
+    _set(fake / "standard-101", policy="baseline", label="baseline")
+    _set(fake / "standard-102", label="baseline")  # the oracle's own log, under the baseline's name
     for extra in ((), ("--check-transcripts",)):
         rep = _report([tmp_path / "polfake"], tmp_path, *extra)
         (row,) = rep["leaderboard"]
@@ -50,13 +50,13 @@ def test_a_policy_career_must_be_what_its_policy_plays(tmp_path):
         for c in rep["careers"]:
             assert c["publications"] == 0 and c["earned"] == 0.0 and c["axes"] is None, c
     shown = run_pibench(["report", str(tmp_path / "polfake")])
-    forged = json.loads((pol / "oracle" / "default-101" / "result.json").read_text())["impact"]
+    forged = json.loads((pol / "oracle" / "standard-101" / "result.json").read_text())["impact"]
     assert shown.returncode == 0 and forged["earned"] > 0, shown.stderr
     for figure in (forged["total"], forged["earned"], forged["projection"]):
         assert f"{figure:,.1f}" not in shown.stdout, shown.stdout
     genuine = _report([real], tmp_path)
     (row,) = genuine["leaderboard"]
-    recorded = [json.loads((real / "baseline" / f"default-{s}" / "result.json").read_text()) for s in (101, 102)]
+    recorded = [json.loads((real / "baseline" / f"standard-{s}" / "result.json").read_text()) for s in (101, 102)]
     assert row["invalid"] == 0 and row["seeds"] == {str(r["seed"]): r["impact"]["total"] for r in recorded}
 
 

@@ -205,14 +205,17 @@ def test_report_refuses_paths_without_runs(tmp_path, capsys):
 
 
 def test_report_pairs_default_with_standard_and_counts_a_seed_once(tmp_path, capsys):
-    """`pibench run` without --scenario names the standard scenario "default" and `pibench
-    agent` names it "standard": the report groups both as "standard" so differences pair by
-    seed; the same career given twice (run --json and its --save-runs folder) counts once;
+    """Runs written before `pibench run` named the standard scenario "standard" call it
+    "default" (`pibench agent` always said "standard"): the report groups both as "standard" so
+    differences pair by seed; the same career given twice (run --json and its --save-runs folder) counts once;
     the terminal tables are not folded into 80 columns when stdout is not a terminal."""
     pol = tmp_path / "nothing.json"
     saved = tmp_path / "saved"
     assert pibench_main(["run", "do-nothing", "--seeds", "101", "--json", str(pol), "--save-runs", str(saved)]) == 0
     capsys.readouterr()
+    older = json.loads(pol.read_text())
+    assert older["scenario"] == "standard"
+    pol.write_text(json.dumps(older | {"scenario": "default"}))  # as an older `pibench run` wrote it
     out = tmp_path / "r.json"
     assert pibench_main(["report", str(pol), str(saved), "--no-simulate", "--json", str(out)]) == 0
     captured = capsys.readouterr()
