@@ -153,24 +153,60 @@ def _overload_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Si
     )
 
 
+BLOWS: tuple[tuple[str, str], ...] = (
+    ("impulse_reject", "a rejection of their draft"),
+    ("impulse_killed", "a dead end or a stop of a project they are on"),
+    ("impulse_scooped", "a scoop of a project they are on, told by the news a month after it"),
+    ("impulse_crisis_ignored", "a crisis of theirs left unanswered"),
+)
+"""§5's queued morale impulses that can be blows: the :class:`~world.config.WorldConfig`
+field of each and what the PI sees of it. A kind is a blow in a scenario whose impulse is
+negative (:func:`blow_kinds`)."""
+
+BLOW_MONTHS = 2
+"""A blow warns (:func:`quit_warning`) when it came after month ``month - BLOW_MONTHS``: at the
+last close or since (a scoop: its news at the last close or since)."""
+
+
+def blow_kinds(cfg: WorldConfig) -> list[str]:
+    """What the PI sees of each of §5's queued morale blows in this scenario (negative impulses
+    only), the largest first (read from ``cfg``, never typed; equal ones keep :data:`BLOWS`'s
+    order). No impulse value is in the text."""
+    negative = [(float(getattr(cfg, field)), i, text) for i, (field, text) in enumerate(BLOWS)]
+    return [text for value, _, text in sorted(negative) if value < 0]
+
+
 def _recent_blows(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
     """In the last :data:`WINDOW` months: their projects' dead ends, stops and scoops, their
     drafts' rejections and their crises left unanswered (one signal listing them all)."""
-    since = int(month) - WINDOW
-    hits = [
-        f"project {p['id']} {'dead-ended' if p['status'] == 'deadend' else 'was stopped'} in month {p['ended_month']}"
-        for p in _projects_of(query, pid)
-        if p["status"] in ("deadend", "killed") and (p["ended_month"] or 0) > since
-    ]
-    hits += _scoops_of(query, {p["id"] for p in _projects_of(query, pid)}, since, int(month))
-    rejections = _rejections_of(query, pid, since, int(month))
+    hits, remedies = _blows(query, cfg, pid, int(month) - WINDOW, int(month))
+    return (["; ".join(hits)] if hits else []), remedies
+
+
+def _blows(query: Query, cfg: WorldConfig, pid: str, since: int, month: int) -> Signals:
+    """``pid``'s blows (:data:`BLOWS`, those whose impulse is negative in ``cfg``) after month
+    ``since`` up to ``month``, one text each, and the remedies for them: dead ends and stops of
+    projects they are on (by the month the project ended), scoops of them (by the month of the
+    news), rejections of their drafts (by the decision month), their crises left unanswered (by
+    the month the crisis came: it must be answered that month)."""
+    hits: list[str] = []
+    projects = _projects_of(query, pid)
+    if cfg.impulse_killed < 0:
+        hits += [
+            f"project {p['id']} {'dead-ended' if p['status'] == 'deadend' else 'was stopped'} in month {p['ended_month']}"
+            for p in projects
+            if p["status"] in ("deadend", "killed") and since < (p["ended_month"] or 0) <= month
+        ]
+    if cfg.impulse_scooped < 0:
+        hits += _scoops_of(query, {p["id"] for p in projects}, since, month)
+    rejections = _rejections_of(query, pid, since, month) if cfg.impulse_reject < 0 else []
     hits += rejections
-    crises = _ignored_crises(query, pid, since)
+    crises = _ignored_crises(query, pid, since, month) if cfg.impulse_crisis_ignored < 0 else []
     hits += crises
     remedies = ["answer a student crisis with support (e)"] * len(crises)
     if rejections:
         remedies.append("polish their drafts and send them where the venue's bar fits (Papers panel: bar and worth)")
-    return (["; ".join(hits)] if hits else []), remedies
+    return hits, remedies
 
 
 def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
@@ -203,12 +239,13 @@ def _rejections_of(query: Query, pid: str, since: int, month: int) -> list[str]:
     ]
 
 
-def _ignored_crises(query: Query, pid: str, since: int) -> list[str]:
-    """``pid``'s crises that arrived after month ``since - 1`` and went unanswered."""
+def _ignored_crises(query: Query, pid: str, since: int, month: int) -> list[str]:
+    """``pid``'s crises that arrived after month ``since`` up to ``month`` and went unanswered (a
+    crisis is answered, ignored or auto-ignored in the month it arrives, §11)."""
     out = []
     for e in query(
         "select id, status, arrived_month, details from events where kind = 'student_crisis' "
-        f"and status = 'ignored' and arrived_month > {since - 1}"
+        f"and status = 'ignored' and arrived_month > {int(since)} and arrived_month <= {int(month)}"
     ):
         details = e["details"]
         if isinstance(details, str):
@@ -249,18 +286,24 @@ def general_remedy(cfg: WorldConfig) -> str:
 def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | None:
     """The warning before a researcher may quit, or ``None`` when their visible signals are quiet.
 
-    It fires on two low meeting moods in a row, a very low last one, on falling reports, on no meeting notes
-    together with a pressure on morale, or in the month after a rejection of one of their drafts (§5: the quit
-    draw grows as morale falls, and a rejection is a morale impulse on each author, ``impulse_reject``/ρ,
-    however their moods read so far).
+    One rule (§5: the quit draw grows steeply as morale falls): it fires on what the reports read
+    (two low meeting moods in a row, a very low last one, falling reports), on no meeting notes
+    together with another pressure on morale, and on any blow of §5's queued morale impulses
+    decided at the last close or since (:data:`BLOW_MONTHS`), however their moods read so far: a
+    rejection of their draft (``impulse_reject``/ρ on each author), a dead end or stop of a
+    project they are on (``impulse_killed``/ρ on each active member), a scoop of it
+    (``impulse_scooped``/ρ; told by the news at the close after the scoop, so it warns then), a
+    crisis of theirs left unanswered (``impulse_crisis_ignored``/ρ, the largest). A kind whose
+    impulse the scenario sets to zero or above is no blow (:func:`blow_kinds`). The text names
+    the visible signals and what helps; no morale value and no resilience ρ (both hidden).
     """
     signals, remedies = morale_signals(query, cfg, pid, month)
     if not signals:
         return None
     read = any(s.startswith(READ_SIGNS) for s in signals)
     blind = any(s.startswith("no meeting notes") for s in signals)
-    rejected = bool(_rejections_of(query, pid, int(month) - 2, int(month)))  # decided at the last close or since
-    if not read and not rejected and not (blind and len(signals) > 1):
+    struck = bool(_blows(query, cfg, pid, int(month) - BLOW_MONTHS, int(month))[0])
+    if not read and not struck and not (blind and len(signals) > 1):
         return None
     todo = remedies or [general_remedy(cfg)]
     return "Low morale comes before quitting: " + "; ".join(signals) + ". What helps: " + "; ".join(todo) + "."
@@ -270,7 +313,7 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
     """Why ``pid`` quit, in what the PI could see in the months before, and what could have helped.
 
     §5: the monthly quit draw grows steeply as morale falls; morale falls with neglect
-    (little mentoring), overload, a short runway, rejections, dead ends and ignored crises,
+    (little mentoring), overload, a short runway, rejections, dead ends, stops, scoops and ignored crises,
     and rises with accepted papers and support. Raises nothing; an unknown id says so.
     """
     row = person(query, pid)

@@ -390,3 +390,37 @@ async def test_going_through_the_warnings_shows_one_toast_at_a_time(tmp_path):
             want = found[i].text
             await wait_for(pilot, lambda w=want: any(n.message == w for n in app._notifications), "its toast")
             assert len(app._notifications) == 1  # the warning toasts live 10 s: none expired since
+
+
+def test_a_dead_end_alone_warns_in_the_header_and_the_help_lists_each_blow():
+    """Issue 27 (quit warning on every blow): in seed 3's baseline career S001's project PJ004
+    dead-ended at the close of month 30; in month 31 the header warns that S001 may quit and
+    names it, though no mood or report reads low (before, only a rejection warned alone). The help's columns text lists every blow of world.explain, largest
+    first as the scenario's impulses size them (a scenario that makes rejections the largest
+    lists them first)."""
+    import dataclasses
+
+    from pibench_tui.tui.screens.help import columns_markdown
+    from scenarios import load_scenario
+    from world.api.cached import CachedApi
+    from world.engine import World
+    from world.policies import make_policy
+    from world.runner import AgentView
+
+    sc = load_scenario("standard", seed=3)
+    w = World(sc.config, sc.seed)
+    view, policy = AgentView(CachedApi(Api(w))), make_policy("baseline")
+    while w.s.month < 31:
+        m = w.s.month
+        policy.act(view)
+        if w.s.month == m:
+            Api(w).time.next_month()
+    moods = [a for a in alerts(Game(w)) if a.kind == "mood" and "S001" in a.short]
+    assert moods and "project PJ004 dead-ended in month 30" in moods[0].text
+    assert not any(sign in moods[0].text for sign in explain.READ_SIGNS)
+    text = " ".join(columns_markdown(w.cfg).split())
+    kinds = explain.blow_kinds(w.cfg)
+    assert len(kinds) == len(explain.BLOWS) and "; ".join(kinds) in text
+    assert kinds[0] == "a crisis of theirs left unanswered"
+    swapped = dataclasses.replace(w.cfg, impulse_reject=w.cfg.impulse_crisis_ignored * 2)
+    assert "largest first: a rejection of their draft;" in " ".join(columns_markdown(swapped).split())

@@ -22,8 +22,8 @@ SEED = 1001
 MONTHS = 20  # baseline on seed 1001: both PhD students quit in months 18 and 19, grants rejected
 
 
-def _played(months: int = MONTHS) -> World:
-    sc = load_scenario("standard", seed=SEED)
+def _played(months: int = MONTHS, seed: int = SEED) -> World:
+    sc = load_scenario("standard", seed=seed)
     w = World(sc.config, sc.seed)
     view = AgentView(CachedApi(Api(w)))
     policy = make_policy("baseline")
@@ -383,3 +383,165 @@ def test_one_very_low_meeting_mood_warns_before_a_quit():
     assert f"last meeting mood very low (0.18, under {ex.VERY_LOW_MOOD:g})" in text
     assert ex.quit_warning(_reports_query([(14, 0.23), (15, 0.69)], row), cfg, "S001", 16) is None
     assert ex.quit_warning(_reports_query([(14, 0.60), (15, 0.55)], row), cfg, "S001", 16) is None
+
+
+def _db_query(tables: dict[str, list[dict[str, Any]]]):
+    """An observable database (§14's schema, in memory) holding only ``tables``' rows: the
+    explanations' SQL runs on it as on the game's (JSON columns as text)."""
+    import sqlite3
+
+    from world.observe import SCHEMA
+
+    con = sqlite3.connect(":memory:")
+    con.row_factory = sqlite3.Row
+    for name, cols in SCHEMA.items():
+        con.execute(f"create table {name} ({', '.join(cols)})")
+    for name, rows in tables.items():
+        for row in rows:
+            keys = list(row)
+            values = [json.dumps(v) if isinstance(v, (list, dict)) else v for v in row.values()]
+            con.execute(f"insert into {name} ({', '.join(keys)}) values ({', '.join('?' * len(keys))})", values)
+
+    def query(sql: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in con.execute(sql)]
+
+    return query
+
+
+BLOW_MONTH = 10
+"""The open month of the blow tests: the last close was the tick of month 9."""
+
+
+def _blow_tables(kind: str, when: int) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """A calm researcher S001 (moods 0.70 and 0.72, reports steady, 5 h of mentoring, one
+    active project PJ001) and one blow of ``kind`` dated ``when`` (the month it was decided;
+    a scoop's news month): the tables, and the words the warning names it with."""
+    tables: dict[str, list[dict[str, Any]]] = {
+        "students": [
+            {"id": "S001", "name": "Ada", "role": "phd", "status": "active", "mentoring_hours": 5.0, "left_month": None}
+        ],
+        "student_reports": [
+            {"student_id": "S001", "month": m, "report_quality": 0.5, "meeting_sentiment": s}
+            for m, s in ((6, 0.71), (7, 0.69), (8, 0.70), (9, 0.72))
+        ],
+        "projects": [{"id": "PJ001", "topic": "theory", "tier": 2, "status": "active", "members": ["S001"]}],
+    }
+    if kind == "reject":
+        tables["drafts"] = [{"id": "D001", "authors": ["S001"], "status": "available"}]
+        tables["submissions"] = [
+            {"id": "SUB001", "draft_id": "D001", "venue": "NAIC", "status": "reject", "decision_month": when}
+        ]
+        return tables, f"their draft D001 was rejected at NAIC in month {when}"
+    if kind in ("deadend", "killed"):
+        tables["projects"].append(
+            {"id": "PJ002", "topic": "vision", "tier": 3, "status": kind, "ended_month": when, "members": ["S001"]}
+        )
+        return tables, f"project PJ002 {'dead-ended' if kind == 'deadend' else 'was stopped'} in month {when}"
+    if kind == "scooped":
+        tables["news"] = [
+            {
+                "month": when,
+                "kind": "scoop",
+                "topic": "theory",
+                "text": "A competing group published work overlapping project PJ001 (theory).",
+            }
+        ]
+        return tables, f"project PJ001 was scooped (news of month {when})"
+    assert kind == "crisis"
+    tables["events"] = [
+        {
+            "id": "E007",
+            "kind": "student_crisis",
+            "status": "ignored",
+            "arrived_month": when,
+            "respond_by_month": when,
+            "details": {"student_id": "S001", "name": "Ada", "hours": 10},
+        }
+    ]
+    return tables, "their crisis E007 went unanswered"
+
+
+BLOW_KINDS = {
+    "reject": "impulse_reject",
+    "deadend": "impulse_killed",
+    "killed": "impulse_killed",
+    "scooped": "impulse_scooped",
+    "crisis": "impulse_crisis_ignored",
+}
+
+
+def test_a_calm_researcher_gets_no_warning():
+    """The blow tests' researcher without a blow: fine moods, steady reports, enough mentoring,
+    one project: no warning (so each blow below is what warns)."""
+    cfg = load_scenario("standard", seed=SEED).config
+    tables, _ = _blow_tables("reject", 1)
+    tables.pop("drafts"), tables.pop("submissions")
+    assert ex.quit_warning(_db_query(tables), cfg, "S001", BLOW_MONTH) is None
+    assert ex.morale_signals(_db_query(tables), cfg, "S001", BLOW_MONTH) == ([], [])
+
+
+@pytest.mark.parametrize("kind", sorted(BLOW_KINDS))
+@pytest.mark.parametrize("when", [BLOW_MONTH - 1, BLOW_MONTH])
+def test_each_blow_alone_warns_at_the_last_close_or_since(kind, when):
+    """Issue 27 (QA of the quit warning): only a rejection warned on its own, though §5 queues a
+    morale impulse for each blow (a dead end or stop −0.15/ρ, a scoop −0.20/ρ, an unanswered
+    crisis −0.35/ρ, the largest). Now any blow decided at the last close or since (a scoop: its
+    news) warns a researcher whose moods still read fine, naming the blow; the text holds no
+    morale value, no ρ and no impulse size (all hidden or not the PI's to read per person)."""
+    cfg = load_scenario("standard", seed=SEED).config
+    tables, named = _blow_tables(kind, when)
+    text = ex.quit_warning(_db_query(tables), cfg, "S001", BLOW_MONTH) or ""
+    assert text.startswith("Low morale comes before quitting: ") and named in text, text
+    assert "ρ" not in text and "resilience" not in text and not re.search(r"morale (of|is|at) \d", text)
+    for field in set(BLOW_KINDS.values()) | {"impulse_accept_first", "impulse_accept_other"}:
+        value = getattr(cfg, field)
+        assert f"{value:g}" not in text and f"{abs(value):g}" not in text, (field, text)
+    assert not re.search(r"0\.7[0-2]", text)  # their moods, fine, are no signal of this warning
+
+
+@pytest.mark.parametrize("kind", sorted(BLOW_KINDS))
+def test_an_older_blow_or_one_the_scenario_does_not_count_does_not_warn_alone(kind):
+    """A blow two closes ago is still named among the signs (the :data:`WINDOW` months) but no
+    longer warns alone; a scenario whose impulse for that kind is zero has no such blow."""
+    cfg = load_scenario("standard", seed=SEED).config
+    old, named = _blow_tables(kind, BLOW_MONTH - ex.BLOW_MONTHS)
+    assert ex.quit_warning(_db_query(old), cfg, "S001", BLOW_MONTH) is None
+    assert named in ex.morale_signals(_db_query(old), cfg, "S001", BLOW_MONTH)[0][0]
+    tables, _ = _blow_tables(kind, BLOW_MONTH - 1)
+    calm = dataclasses.replace(cfg, **{BLOW_KINDS[kind]: 0.0})
+    assert ex.quit_warning(_db_query(tables), calm, "S001", BLOW_MONTH) is None
+
+
+def test_blow_kinds_are_read_from_the_config_largest_first():
+    """The help's list of blows comes from the config: the standard scenario's largest blow
+    (an unanswered crisis) first; a scenario that makes a rejection the largest lists it first,
+    and one that zeroes the scoop impulse leaves scoops out."""
+    cfg = load_scenario("standard", seed=SEED).config
+    kinds = ex.blow_kinds(cfg)
+    assert kinds[0] == "a crisis of theirs left unanswered" and len(kinds) == 4
+    changed = dataclasses.replace(cfg, impulse_reject=-0.9, impulse_scooped=0.0)
+    assert ex.blow_kinds(changed)[0] == "a rejection of their draft"
+    assert not any("scoop" in k for k in ex.blow_kinds(changed))
+
+
+BLOW_SEEDS = {2: "their crisis E023 went unanswered", 3: "project PJ004 dead-ended", 9: "project PJ002 was scooped"}
+"""Baseline careers of 30 months with an unanswered crisis, a dead end and a scoop (the words
+the warning names each with)."""
+
+
+def test_blows_of_real_careers_warn_alone_and_hidden_values_do_not_change_the_warning():
+    """Careers with each blow: every researcher's warning in every month is the same in the
+    world and in its hidden twin (every hidden value changed), and each blow warns on its own
+    (no low mood, no falling report) in a month after it."""
+    for seed, named in BLOW_SEEDS.items():
+        w = _played(30, seed)
+        twin = _hidden_twin(w)
+        q, tq = Api(w).query, Api(twin).query
+        alone = []
+        for r in q("select id from students where role in ('phd', 'postdoc')"):
+            for m in range(2, w.s.month + 1):
+                text = ex.quit_warning(q, w.cfg, r["id"], m)
+                assert text == ex.quit_warning(tq, twin.cfg, r["id"], m), (seed, r["id"], m)
+                if text and named in text and not any(s in text for s in ex.READ_SIGNS):
+                    alone.append((r["id"], m))
+        assert alone, (seed, named)

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
 from pibench_tui.tui.actions import ACTIONS
-from world.explain import LOW_MOOD, VERY_LOW_MOOD
+from world.explain import LOW_MOOD, VERY_LOW_MOOD, blow_kinds
 
 
 def rules_markdown(rules: dict, cfg: Any) -> str:
@@ -55,14 +55,16 @@ read reports, reviewer scores, news, preprints. They are revealed at the end.
 
 
 def columns_markdown(cfg: Any) -> str:
-    """What the Lab panel's columns and the warnings mean (numbers from the rules and :mod:`pibench_tui.tui.alerts`)."""
+    """What the Lab panel's columns and the warnings mean (numbers from the rules and :mod:`pibench_tui.tui.alerts`;
+    the quit warning's rule and its blows from :mod:`world.explain`, largest first as ``cfg`` sizes them)."""
     return f"""\
 **Columns of the Lab panel.** **Report** is the quality of the researcher's latest monthly report
 (0 = nothing useful; it grows with skill, ability and morale, and is noisy) — your read of how
 their work goes. **Mood** is the sentiment of your latest meeting with them (0-1; your read of
 their morale, noisy; written only when you mentor them at least {cfg.sentiment_min_hours:g} h a month). Two low moods in a
 row (each below {LOW_MOOD:g}), a very low last one (below {VERY_LOW_MOOD:g}) or reports falling are the signs that come
-before quitting: the header warns.
+before quitting: the header warns. It also warns, however their moods read, after any blow to their morale at the
+last month's end or since (the largest first: {"; ".join(blow_kinds(cfg))}).
 **Mentor h** is the standing monthly mentoring; **Months** time in the lab; **Contract** a
 postdoc's last month.
 

@@ -13,7 +13,8 @@ from pibench_tui.tui.widgets.text_update import update_text
 PEOPLE_COLUMNS = (
     "Report: quality of the latest monthly report (grows with skill, ability and morale; noisy). "
     "Mood: sentiment of your latest meeting (0-1, your noisy read of morale; only with mentoring). "
-    "Falling reports or low moods come before quitting (the header warns). More in help (?)."
+    "Falling reports, low moods or a recent blow (a rejection, dead end, stop, scoop, unanswered crisis) "
+    "come before quitting (the header warns). More in help (?)."
 )
 """Tooltip of the Lab table: what its less obvious columns mean."""
 
