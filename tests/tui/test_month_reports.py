@@ -78,7 +78,8 @@ async def test_command_palette_lists_month_reports(tmp_path):
 
 async def test_no_toast_draws_over_the_digest(tmp_path):
     """A toast shown just before the month closes (the conference's hallway talk) is not drawn
-    over the digest; a failed autosave's note is a line of the digest instead of a toast."""
+    over the digest, nor one posted while it shows; a failed autosave's note is a line of the
+    digest instead of a toast."""
     w = new_world()
     Api(w).time.next_month()
     app = build(w, tmp_path=tmp_path)
@@ -96,8 +97,11 @@ async def test_no_toast_draws_over_the_digest(tmp_path):
         await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
         # the autosave runs in its own worker after the digest shows: its note joins the digest
         await wait_for(pilot, lambda: "autosave failed" in digest_text(app), "the autosave's note in the digest")
-        assert app._notifications and not toasts_drawn(app)
+        assert not toasts_drawn(app)  # confirming the close cleared the month's toasts
         assert not any("autosave failed" in t for t, _ in app.toasts)
+        app.notify("posted while the digest shows")
+        await wait_for(pilot, lambda: bool(app._notifications), "the new notification")
+        assert not toasts_drawn(app)
 
 
 async def test_a_resumed_career_re_reads_its_earlier_months(tmp_path):
@@ -171,3 +175,30 @@ async def test_hallway_talk_survives_save_and_load(tmp_path):
         await press(pilot, "enter", to="LabScreen")
         await press(pilot, "6", panel="field")
         assert f"month 2: {heard}" in str(loaded.screen.query_one("#intel").render())
+
+
+async def test_no_toast_draws_over_the_month_end_confirmation_and_the_closed_months_toasts_go(tmp_path):
+    """Issue 27 §3 (toasts over dialogs): the hallway talk's toast drew over the month-end
+    confirmation (n) at 80x24. It waits under the confirmation: escape (stay in the month) shows
+    it on the lab again. Confirming clears the month's toasts (they told of the month now closed;
+    its digest, and every month's on d, keep the record): none waits under the digest to
+    reappear on the lab in the next month."""
+    w = new_world()
+    Api(w).time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    app.NOTIFICATION_TIMEOUT = 3600  # the toast outlives any slow machine (see above)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await press(pilot, "6", panel="field")
+        await press(pilot, "f", to="ActionForm")
+        await press(pilot, "enter", to="LabScreen")
+        await wait_for(pilot, lambda: toasts_drawn(app), "the hallway talk's toast on the lab")
+        await press(pilot, "n", to="ConfirmNextMonth")
+        assert app._notifications and not toasts_drawn(app)
+        await press(pilot, "escape", to="LabScreen")
+        await wait_for(pilot, lambda: toasts_drawn(app), "the toast on the lab again")
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+        assert not app._notifications and not toasts_drawn(app)
+        assert "Conference hallway talk" in digest_text(app)
+        await press(pilot, "enter", to="LabScreen")
+        assert not app._notifications and not toasts_drawn(app)

@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from pibench_tui.tui.screens.toasts import keep_toasts_under
+
 HINT = "[b]enter[/]/[b]y[/] advance · [b]escape[/] stay"
 
 
@@ -18,6 +20,10 @@ class ConfirmNextMonth(ModalScreen[bool]):
     Confirming starts the month's close and the dialog stays up ("closing…") until the
     digest replaces it in one step, so the lab underneath is not redrawn in between
     (the App's ``_month_done`` dismisses it). Dismisses with ``False`` when cancelled.
+
+    No toast draws over it: the toasts wait under it (staying in the month shows them on the
+    lab again), and confirming clears them: they told of the month now closing, whose digest
+    (and every month's, on ``d``) keeps the record, so none reappears in the next month.
     """
 
     BINDINGS = [
@@ -80,13 +86,18 @@ class ConfirmNextMonth(ModalScreen[bool]):
             yield Static(self._warnings_text(), id="confirm-warnings")
             yield Static(HINT, classes="form-hint", id="confirm-hint")
 
+    def on_mount(self) -> None:
+        keep_toasts_under(self)
+
     def action_confirm(self) -> None:
-        """Close the month (the App dismisses this dialog when the month is closed)."""
+        """Close the month (the App dismisses this dialog when the month is closed) and clear
+        the month's toasts."""
         if self.closing:
             return
         if not getattr(self.app, "start_month", lambda: False)():
             self.dismiss(False)
             return
+        self.app.clear_notifications()
         self.closing = True
         self.query_one("#confirm-hint", Static).update("closing the month…")
 
