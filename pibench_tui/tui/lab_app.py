@@ -23,7 +23,7 @@ from textual.widgets import Static, TabbedContent
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.screens.lab import LabScreen
-from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.footer import KeyLine
 from pibench_tui.tui.widgets.header import HeaderView, LabHeader
 from pibench_tui.tui.widgets.panels import (
     ApplicantsPanel,
@@ -179,7 +179,7 @@ class LabApp(App[int]):
                 yield from self.compose_panels()
             yield from self.compose_beside()
         yield Static(TOO_SMALL, id="too-small")
-        yield KeysFooter(compact=True)  # compact: the Lab panel's keys fit in 120 columns
+        yield KeyLine(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -207,7 +207,7 @@ class LabApp(App[int]):
                     content_tab = self.tabs.get_tab(tab)
                     if content_tab.label_text != label:  # setting a label lays the screen out again
                         content_tab.label = label
-            self.query_one(KeysFooter).show_command_palette = not narrow
+            self.query_one(KeyLine).show_command_palette = not narrow
         except Exception:  # noqa: BLE001 - before the tabs exist
             pass
         if was_small and not self.too_small:

@@ -1,70 +1,70 @@
-"""The key footer (KeysFooter): updated once per key press, only when its keys change, in place
-(its key widgets are kept, not remounted), and it shows the active screen's keys."""
+"""The key footer (KeyLine): one line, drawn again once per key press and only when its keys
+change, with no layout; it fits 80 columns (LEAVE_OUT, "More"), shows no key under a dialog,
+dims a disabled key, and a click or a hover on a key acts on that key."""
 
 from __future__ import annotations
 
 import pytest
-from textual.widgets._footer import FooterKey
 
-from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.footer import KeyLine
 
-from .conftest import build, drain, press
+from .conftest import build, drain, new_world, press, screen_text, wait_for
 
 pytestmark = pytest.mark.asyncio
 
 
-async def test_the_footer_is_updated_in_place_once_per_key_and_only_when_its_keys_change(tmp_path):
-    """Between two panels already shown once, a switch publishes several binding changes (the
-    focus leaves one table and reaches another) and updates the footer once, showing the new
-    panel's keys with the key widgets it had (the fixed keys n ? : are the same widgets; none is
-    recomposed); showing the same panel again changes no key and updates nothing."""
+def _expected(app) -> list[str]:
+    """The keys the screen's bindings show, one per action, in order (the palette key aside)."""
+    keys: list[str] = []
+    actions: set[str] = set()
+    for _node, binding, _enabled, _tooltip in app.screen.active_bindings.values():
+        if binding.show and binding.action not in actions:
+            actions.add(binding.action)
+            keys.append(binding.key)
+    return keys
+
+
+def _row(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_the_footer_is_drawn_once_per_key_and_only_when_its_keys_change(tmp_path):
+    """A panel switch publishes several binding changes (the focus leaves one table and reaches
+    another) and draws the footer once, with the new panel's keys; showing the same panel again
+    changes no key and draws nothing."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "5", panel="grants")  # its first show composes the panel
         await press(pilot, "1", panel="people")
-        footer = app.screen.query_one(KeysFooter)
-        recomposed: list[str] = []
-        recompose = footer.recompose
-
-        async def counted() -> None:
-            recomposed.append(app.tabs.active)
-            await recompose()
-
-        footer.recompose = counted  # type: ignore[method-assign]
-
-        def widgets() -> list[FooterKey]:
-            return [k for k in footer.query(FooterKey) if "-command-palette" not in k.classes and k.display]
+        await drain(pilot)
+        footer = app.screen.query_one(KeyLine)
 
         def shown() -> list[str]:
-            return [k.key for k in widgets()]
+            return [k.key for k in footer.keys if k.description != "palette"]
 
-        def expected() -> list[str]:
-            keys: list[str] = []
-            for _node, binding, _enabled, _tooltip in app.screen.active_bindings.values():
-                if binding.show and binding.key != app.COMMAND_PALETTE_BINDING and binding.key not in keys:
-                    keys.append(binding.key)
-            return keys
-
-        before, kept = footer.updates, widgets()[:3]
+        before = footer.renders
         await press(pilot, "5", panel="grants")
-        assert footer.updates == before + 1, f"one update for a panel switch, not {footer.updates - before}"
-        assert shown() == expected() and "g" in shown(), "the footer shows the Grants panel's keys"
-        assert widgets()[:3] == kept and not recomposed, "the fixed keys' widgets are kept, nothing recomposed"
+        await drain(pilot)
+        assert footer.renders == before + 1, f"drawn once for a panel switch, not {footer.renders - before} times"
+        assert shown() == _expected(app) and "g" in shown(), "the footer shows the Grants panel's keys"
         await press(pilot, "5", panel="grants")
-        assert footer.updates == before + 1, "the same keys: no update"
+        await drain(pilot)
+        assert footer.renders == before + 1, "the same keys: not drawn again"
         await press(pilot, "1", panel="people")
-        assert footer.updates == before + 2 and "R" in shown() and "g" not in shown()
-        assert shown() == expected() and not recomposed
+        await drain(pilot)
+        assert footer.renders == before + 2 and "R" in shown() and "g" not in shown()
+        assert shown() == _expected(app)
         bound = {b.key: b.description for _n, b, _e, _t in app.screen.active_bindings.values()}
-        assert all(k.description == bound[k.key] for k in widgets()), "each key shows its own label after the update"
+        assert all(k.description == bound[k.key] for k in footer.keys), "each key shows its own label"
+        assert f"R {bound['R']}" in _row(app) and "g Propose" not in _row(app)
 
 
 async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions(tmp_path):
-    """At 80x24, on each panel 1-9 (and at 120 columns for comparison): no footer key is drawn
-    past the footer's right edge (none cut mid-word), every key of the panel's own actions is
-    shown with its label, and n (next month) and ? show on every panel but the console. Where
-    keys had to be left out (the Lab panel's six actions), ? reads "More" and the keys left out
-    are the console, quit and save, which stay bound; at 120 columns nothing is left out."""
+    """At 80x24, on each panel 1-9 (and at 120 columns for comparison): every key drawn is
+    whole on the footer's row, every key of the panel's own actions is shown with its label,
+    and n (next month) and ? show on every panel but the console. Where keys had to be left out
+    (the Lab panel's six actions), ? reads "More" and the keys left out are the console, quit
+    and save, which stay bound; at 120 columns nothing is left out."""
     from pibench_tui.tui.actions import ACTIONS, SHORT
     from pibench_tui.tui.app import TABS
 
@@ -74,11 +74,16 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
             for i, (tab, _title) in enumerate(TABS):
                 await press(pilot, str(i + 1), panel=tab)
                 await drain(pilot)
-                footer = app.screen.query_one(KeysFooter)
-                keys = [k for k in footer.query(FooterKey) if k.display]
-                assert all(k.region.right <= footer.region.right for k in keys), (width, tab)
-                assert footer.max_scroll_x == 0, (width, tab, "the footer would scroll: a key is cut")
-                shown = {k.key: k.description for k in keys}
+                footer = app.screen.query_one(KeyLine)
+                row = _row(app)
+                assert len(row) == width
+                x = 0
+                for key in footer.keys:  # each whole, in order, none overlapping the next
+                    drawn = f"{key.display} {key.description}"
+                    at = row.find(drawn, x)
+                    assert at >= x, (width, tab, drawn, row)
+                    x = at + len(drawn)
+                shown = {k.key: k.description for k in footer.keys}
                 wanted = {a.key: SHORT.get(a.id, a.title) for a in ACTIONS if a.tab == tab}
                 assert wanted.items() <= shown.items(), (width, tab, shown)
                 if tab == "console":
@@ -90,5 +95,139 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
                     assert not left_out, (tab, shown)
                 elif tab == "people":
                     assert left_out == {"colon", "q", "ctrl+s"}, shown
+                    assert "^p" not in row, "below 110 columns the palette key is not shown"
                 bound = {b.key for _n, b, _e, _t in app.screen.active_bindings.values()}
                 assert left_out <= bound, "the keys left out still work"
+            await press(pilot, "escape")
+
+
+async def test_a_footer_keeps_keys_whole_when_even_the_leave_out_keys_are_not_enough():
+    """Narrower than its keys once the LEAVE_OUT keys are gone, the footer leaves out keys from
+    the end, keeps the help key ("More") to the last, and never draws a key cut."""
+    app = build(new_world())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        footer = app.screen.query_one(KeyLine)
+        keys = footer._read_keys()[0]
+        ids = [k.id for k in keys]
+        for room in (60, 30, 14, 8, 3):
+            kept = footer._fit(keys, room)
+            assert sum(map(footer._width, kept)) <= room or len(kept) <= 1, room
+            assert not {"console", "quit", "save"} & {k.id for k in kept}
+            assert [k.id for k in kept] == [i for i in ids if i in {k.id for k in kept}], "order kept"
+            if kept:
+                assert any(k.id == "help" and k.description == "More" for k in kept), (room, kept)
+        assert footer._fit(keys, 200) == list(keys), "all fit: nothing left out, ? says Help"
+
+
+async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_them_again():
+    """The month-end confirmation turns every lab key off: the footer's row under the dialog
+    shows none of the lab's keys (only the palette key stays), and escape shows the same keys
+    again."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        footer = app.query_one(KeyLine)
+        before = footer.keys
+        row = _row(app)
+        assert "Next month" in row and "palette" in row
+        await press(pilot, "n", to="ConfirmNextMonth")
+        await drain(pilot)
+        row = _row(app)
+        assert "Next month" not in row and "Help" not in row, "no lab key is drawn under the dialog"
+        assert "palette" in row, "the palette key stays"
+        assert [k.description for k in footer.keys] == ["palette"]
+        await press(pilot, "escape", to="LabScreen")
+        await drain(pilot)
+        assert "Next month" in _row(app)
+        assert footer.keys == before
+
+
+async def test_a_disabled_key_is_dim_and_a_change_of_keys_lays_nothing_out():
+    """While a month closes (``busy``), n is disabled: after the bindings' change the footer is
+    drawn once, with n dim and the other keys not, and nothing on the screen is laid out."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        footer = app.query_one(KeyLine)
+        screen = app.screen
+        laid_out: list[object] = []
+        original = screen._refresh_layout
+
+        def layout(*args, **kwargs):
+            laid_out.append(args)
+            original(*args, **kwargs)
+
+        screen._refresh_layout = layout  # type: ignore[method-assign]
+        before = footer.renders
+        app.busy = True
+        screen.refresh_bindings()
+        await drain(pilot)
+        assert footer.renders == before + 1 and not laid_out
+        enabled = {k.key: k.enabled for k in footer.keys}
+        assert enabled["n"] is False and enabled["question_mark"] is True
+        line = footer.render()
+        dim = {
+            line.plain[s.start : s.end].strip(): bool(s.style.dim) for s in line.spans if not isinstance(s.style, str)
+        }
+        assert dim["n"] and dim["Next month"], dim
+        assert not dim["?"] and not dim["Help"], dim
+        app.busy = False
+
+
+async def test_clicking_a_key_runs_its_action_and_hovering_shows_its_tooltip():
+    """A click on the footer's "n Next month" opens the month-end confirmation and one on
+    "? Help" the help; the mouse over a Lab action key shows its binding's tooltip (the
+    action's title), over the next key that key's, and over the space between keys none."""
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        footer = app.query_one(KeyLine)
+        row = _row(app)
+        at = {k.key: row.index(f"{k.display} {k.description}") for k in footer.keys}
+        bound = {b.key: b for _n, b, _e, _t in app.screen.active_bindings.values()}
+        assert bound["R"].tooltip and bound["M"].tooltip and bound["R"].tooltip != bound["M"].tooltip
+        await pilot.hover(KeyLine, offset=(at["R"] + 3, 0))
+        await drain(pilot)
+        assert footer.tooltip == bound["R"].tooltip
+        await pilot.hover(KeyLine, offset=(at["M"], 0))
+        await drain(pilot)
+        assert footer.tooltip == bound["M"].tooltip
+        await pilot.hover(KeyLine, offset=(at["M"] - 1, 0))  # the space before M
+        await drain(pilot)
+        assert footer.tooltip is None
+        await pilot.click(KeyLine, offset=(at["n"] + 2, 0))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmNextMonth", "the confirmation")
+        await press(pilot, "escape", to="LabScreen")
+        await drain(pilot)
+        await pilot.click(KeyLine, offset=(at["question_mark"], 0))
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the help")
+
+
+async def test_the_replay_viewer_footer_shows_no_key_under_its_jump_dialog(tmp_path):
+    """In the replay viewer, the jump dialog leaves q (quit) enabled in the viewer's bindings,
+    but under the dialog q does nothing (the dialog has the keys): the footer's row under it
+    shows no key of the viewer, and the viewer's keys again once the dialog closes."""
+    from pibench_tui.tui.replay_app import make_replay_app
+
+    from .rundir import write_run_dir
+
+    app = make_replay_app(str(write_run_dir(tmp_path, months=3)), test_mode=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        footer = app.query_one(KeyLine)
+        assert {"j", "q", "question_mark"} <= {k.key for k in footer.keys}
+        await press(pilot, "j")
+        await wait_for(pilot, lambda: app.screen is not footer.screen, "the jump dialog")
+        await drain(pilot)
+        assert footer.screen.active_bindings["q"].enabled, "q is still enabled under the dialog"
+        assert [k.description for k in footer.keys] == ["palette"]
+        assert "Quit" not in _row(app) and "Jump" not in _row(app)
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: app.screen is footer.screen, "the viewer again")
+        await drain(pilot)
+        assert "q Quit" in _row(app) and "j Jump" in _row(app)

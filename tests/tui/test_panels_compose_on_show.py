@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable
-from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import build, press, settle
 
@@ -15,8 +14,7 @@ from tests.tui.conftest import build, press, settle
 async def test_hidden_panels_compose_on_first_show():
     """Before it is shown a panel holds no widget at all (not even its scroll hint); after its
     key it has its tables, the applicants' rows, its scroll hint last, and the focus is on its
-    first table (its keys work). The footer's keys at start carry the class their compact
-    binding gives them."""
+    first table (its keys work)."""
     app = build()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -24,8 +22,6 @@ async def test_hidden_panels_compose_on_first_show():
         assert panels["people"].query(DataTable)
         hidden = [pid for pid in panels if pid != "people"]
         assert all(not panels[pid].composed and not panels[pid].children for pid in hidden)
-        keys = list(app.query(FooterKey))
-        assert keys and all(k.compact == k.has_class("-compact") for k in keys)
         await press(pilot, "2")
         applicants = panels["applicants"]
         assert applicants.composed

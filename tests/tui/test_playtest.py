@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable
-from textual.widgets._footer import FooterKey
 
 from pibench_tui.cli.command import main as cli_main
 from pibench_tui.tui.actions import ACTIONS_BY_ID, event_details, open_venues, plural
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.screens.digest import digest_lines
+from pibench_tui.tui.widgets.footer import KeyLine
 from pibench_tui.tui.widgets.panels import past_offers_note
 from pibench_tui.tui.widgets.plots import LinePlot, month_ticks
 from world.api import Api
@@ -93,7 +93,7 @@ async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_pat
                 await press(pilot, "escape")
                 assert app.focused is not app.console_panel.input
             await drain(pilot)
-            shown = {k.key for k in app.screen.query(FooterKey) if k.display}
+            shown = {k.key for k in app.screen.query_one(KeyLine).keys}
             assert not shown & {"n", "question_mark", "q"}, shown
             assert {"ctrl+s", "escape"} <= shown, shown
         await press(pilot, "n")
@@ -201,10 +201,9 @@ async def test_a_new_career_footer_help_refused_call_ticks_and_month_close(tmp_p
         # the footer on every panel, the empty charts, the help's scrolling
         for key in "12345678":
             await press(pilot, key)
-            keys = list(app.screen.query(FooterKey))
-            palette = [k for k in keys if k.description == "palette"]
-            limit = palette[0].region.x if palette else 120
-            assert all(k.region.right <= limit for k in keys if k not in palette), key
+            row = screen_text(app).splitlines()[-1]
+            for k in app.screen.query_one(KeyLine).keys:  # each key whole on the footer's row
+                assert f"{k.display} {k.description}" in row, (key, k, row)
         # panel 8, the ledger, is showing
         plot = app.query_one("#budget-plot", LinePlot)
         assert plot.empty and "no data yet" in str(plot.render())

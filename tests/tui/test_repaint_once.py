@@ -1,23 +1,15 @@
 """A month close does each thing once and waits for nothing it does not show: the shown panel
-is updated under the month's digest (closing the digest only repaints the lab), a dialog hides
-the footer's keys instead of removing them (closing it shows the same key widgets again), and
-the autosave runs in its own worker group, one at a time, while the digest shows."""
+is updated under the month's digest (closing the digest only repaints the lab), and the
+autosave runs in its own worker group, one at a time, while the digest shows."""
 
 from __future__ import annotations
 
 import pytest
-from textual.widgets._footer import FooterKey
 
-from pibench_tui.tui.widgets.footer import KeysFooter
 from pibench_tui.tui.widgets.rows_table import RowsTable
 from tests.careers import play_to
 
 from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, wait_for
-
-
-def _keys(app) -> list[FooterKey]:
-    footer = app.query_one(KeysFooter)
-    return [k for k in footer.query_children(FooterKey) if not k.has_class("-command-palette")]
 
 
 @pytest.mark.asyncio
@@ -47,42 +39,6 @@ async def test_the_shown_panel_is_updated_under_the_digest_and_closing_it_redraw
         await drain(pilot)
         assert (app.header.renders, table.cells_updated, table.rebuilds) == (drawn, cells, rebuilds)
         assert not app.query_one("#people").stale
-
-
-@pytest.mark.asyncio
-async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_the_same_keys():
-    """The month-end confirmation turns every lab key off: the footer's row under the dialog
-    shows none of the lab's keys (only the palette key stays), and escape shows the very same key
-    widgets again, with no update of the footer's keys (nothing removed or mounted) and no key
-    widget hidden or drawn afresh: each draws blank while covered and keeps its drawn line."""
-    app = build(new_world())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "1", panel="people")
-        await drain(pilot)
-        footer = app.query_one(KeysFooter)
-        before, updates = _keys(app), footer.updates
-        assert before and all(k.display for k in before)
-        row = screen_text(app).splitlines()[-1]
-        assert "Next month" in row and "palette" in row
-        await press(pilot, "n", to="ConfirmNextMonth")
-        await drain(pilot)
-        assert footer.covered
-        row = screen_text(app).splitlines()[-1]
-        assert "Next month" not in row and "Help" not in row, "no lab key is drawn under the dialog"
-        assert "palette" in row, "the palette key stays"
-        assert _keys(app) == before and all(k.display for k in before), "drawn blank, not hidden or removed"
-        drawn = [dict(k._styles_cache._cache) for k in before]  # each key's drawn lines (Strips)
-        assert all(drawn), "every key has its line drawn"
-        await press(pilot, "escape", to="LabScreen")
-        await drain(pilot)
-        assert not footer.covered
-        assert "Next month" in screen_text(app).splitlines()[-1]
-        assert _keys(app) == before and all(k.display for k in before)
-        kept = [dict(k._styles_cache._cache) for k in before]
-        assert all(a.keys() == b.keys() and all(a[y] is b[y] for y in a) for a, b in zip(drawn, kept, strict=True)), (
-            "each key's drawn line was kept, not drawn again"
-        )
-        assert footer.updates == updates
 
 
 @pytest.mark.asyncio
@@ -224,61 +180,3 @@ async def test_a_tab_switch_moves_the_focus_without_repainting_the_whole_screen(
         assert not screen._repaint_required, "a focus change does not repaint the whole screen"
         await drain(pilot)
         assert app.focused is projects and projects.has_focus
-
-
-@pytest.mark.asyncio
-async def test_switching_between_panels_with_more_and_fewer_keys_keeps_the_footer_key_widgets():
-    """The Lab panel has more keys than the Grants panel: switching to Grants hides the footer's
-    spare key widgets instead of removing them, and switching back shows the very same widgets
-    with the Lab's keys (none removed or mounted, as Textual's Footer would)."""
-    app = build(new_world())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "5", panel="grants")
-        await press(pilot, "1", panel="people")
-        await drain(pilot)
-        lab = _keys(app)
-        lab_shown = [k.key for k in lab if k.display]
-        await press(pilot, "5", panel="grants")
-        await drain(pilot)
-        assert _keys(app) == lab, "no key widget removed or mounted"
-        grants_shown = [k.key for k in _keys(app) if k.display]
-        assert "g" in grants_shown and len(grants_shown) < len(lab_shown), "the spare key widgets are hidden"
-        await press(pilot, "1", panel="people")
-        await drain(pilot)
-        assert _keys(app) == lab and [k.key for k in lab if k.display] == lab_shown
-
-
-@pytest.mark.asyncio
-async def test_a_tab_switch_that_relabels_footer_keys_asks_for_no_second_layout():
-    """Switching from the Lab to the Grants panel relabels footer keys (new widths): the layout
-    that places them asks for no layout after it (Textual's key widget did, for its new
-    virtual size: a second layout of the whole screen), and the footer shows the Grants keys,
-    each whole, none overlapping the next."""
-    app = build(new_world())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "5", panel="grants")
-        await press(pilot, "1", panel="people")
-        await drain(pilot)
-        screen = app.screen
-        asked: list[int] = []
-        original = screen._refresh_layout
-
-        def layout(*args, **kwargs):
-            before = sum(k._layout_updates for k in _keys(app))
-            original(*args, **kwargs)
-            asked.append(sum(k._layout_updates for k in _keys(app)) - before)
-
-        screen._refresh_layout = layout  # type: ignore[method-assign]
-        before = [(k.key, k.description) for k in _keys(app) if k.display]
-        await press(pilot, "5", panel="grants")
-        await drain(pilot)
-        shown = [k for k in _keys(app) if k.display]
-        assert [(k.key, k.description) for k in shown] != before, "the footer's keys changed"
-        assert asked and not any(asked), "no layout asked for by the layout itself"
-        footer_line = screen_text(app).splitlines()[-1]
-        x = 0
-        for k in shown:
-            region = k.region
-            assert region.width == k.get_content_width(region.size, region.size) and region.x >= x
-            assert k.description in footer_line
-            x = region.right

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Label, Static
 
 from pibench_tui.tui.actions import plural
 from pibench_tui.tui.game import Game
-from pibench_tui.tui.widgets.footer import KeysFooter
+from pibench_tui.tui.widgets.footer import KeyLine
 from pibench_tui.tui.widgets.panel import fit_names, hidden_columns
 from pibench_tui.tui.widgets.plots import LinePlot
 
@@ -100,7 +100,7 @@ class EndScreen(Screen[None]):
             yield LinePlot(id="end-hotness", classes="plot tall")
             yield DataTable(id="end-topics", cursor_type="row", zebra_stripes=True)
             yield Static("", id="end-topics-hint", classes="end-hint")
-        yield KeysFooter()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         s = self.game.world.s
