@@ -375,6 +375,30 @@ def load_scenario(ref: str | os.PathLike[str] | None = None, *, seed: int | None
     return scen.with_seed(seed)
 
 
+#: What follows a scenario's name when its rules are not those of the bundled scenario of
+#: that name: ``standard (modified ad3657df)`` (:func:`modified_name`).
+MODIFIED_MARK = " (modified "
+
+
+def modified_name(name: str, config_hash: str) -> str:
+    """``"NAME (modified HASH8)"``: a scenario called ``name`` whose config has the content
+    hash ``config_hash`` (:meth:`~world.config.WorldConfig.content_hash`, 64 hex digits) but
+    is not the bundled scenario of that name. The one form every command prints and records
+    (``pibench run``'s table title, ``pibench agent``'s lines, headless reports and saves,
+    ``pibench report``'s rows), so an edited copy of standard.toml is never shown as, nor
+    paired with, ``standard``."""
+    return f"{name}{MODIFIED_MARK}{config_hash[:8]})"
+
+
+def scenario_title(name: str, config: WorldConfig) -> str:
+    """The scenario as commands show it: ``name``, or :func:`modified_name` when ``name``
+    is a bundled scenario's (``"default"`` and ``""`` are ``standard``'s) and ``config`` is
+    not that scenario's config. A scenario of its own name (not bundled) keeps its name."""
+    bundled = bundled_hash(name)
+    digest = config.content_hash()
+    return modified_name(name, digest) if bundled is not None and bundled != digest else name
+
+
 def modified_scenario(name: str, config: dict[str, Any] | None) -> list[str]:
     """The world parameters in which ``config`` differs from the bundled scenario ``name``
     (empty when it is not a bundled scenario, or matches it). A save rebuilt with other rules

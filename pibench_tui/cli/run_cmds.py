@@ -328,14 +328,11 @@ def _config(args: argparse.Namespace):
 
 
 def _shown_scenario(name: str, cfg: Any) -> str:
-    """The scenario as a table title names it: ``name``, or ``modified standard (hash
-    ad3657df)`` when ``name`` is a bundled scenario's but ``cfg`` is not its config (an
-    edited copy of standard.toml was titled "on standard")."""
-    from scenarios import bundled_hash
+    """The scenario as a table title names it (:func:`scenarios.scenario_title`: an edited
+    copy of standard.toml is ``standard (modified ad3657df)``, never "standard")."""
+    from scenarios import scenario_title
 
-    bundled = bundled_hash(name)
-    digest = cfg.content_hash()
-    return f"modified {name} (hash {digest[:8]})" if bundled is not None and bundled != digest else name
+    return scenario_title(name, cfg)
 
 
 def _check_policy(name: str) -> None:

@@ -664,7 +664,7 @@ def _agent_endpoints(plan: Any, careers: list[Any], *, redo_failed: bool) -> int
 
 def _career_name(plan: Any, c: Any) -> str:
     """``seed 101`` (a single command) or ``m1-t0 standard seed 101`` (a plan)."""
-    return f"seed {c.name}" if plan.source is None else f"{c.settings.label} {c.settings.scenario} seed {c.name}"
+    return f"seed {c.name}" if plan.source is None else f"{c.settings.label} {c.settings.shown_scenario} seed {c.name}"
 
 
 def _agent_play(plan: Any, careers: list[Any]) -> list[Any] | int:
@@ -1175,7 +1175,7 @@ def _summarise(
     advise = check or (lambda _c: "check --base-url, --model and the key")
     groups: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
     for c, res in zip(careers, results, strict=True):
-        groups.setdefault((c.settings.label, c.settings.scenario), []).append((c, res))
+        groups.setdefault((c.settings.label, c.settings.shown_scenario), []).append((c, res))
     many = len(groups) > 1
     failed = 0
     degraded: list[tuple[str, dict[str, Any], Any]] = []

@@ -137,6 +137,15 @@ class AgentSettings:
             object.__setattr__(self, name, clean(getattr(self, name)))
 
     @functools.cached_property
+    def shown_scenario(self) -> str:
+        """The scenario as the command's lines name it (:func:`scenarios.scenario_title`:
+        ``standard (modified ad3657df)`` for an edited copy of standard.toml); the run
+        directory and ``result.json`` keep :attr:`scenario` beside its ``config_hash``."""
+        from scenarios import scenario_title
+
+        return scenario_title(self.scenario, self.config)
+
+    @functools.cached_property
     def system_prompt(self) -> str:
         """The system prompt every call of these settings sends (byte-stable)."""
         return harness_system_prompt(self.config, max_turns=self.max_turns, block_timeout=self.block_timeout)
@@ -1084,10 +1093,10 @@ def run_career(
     """
     if commitment is not None:
         path = career_dir(out, settings.label, settings.scenario, None, commitment)
-        prefix = f"[{settings.label} {settings.scenario} sealed:{commitment[:12]}] "
+        prefix = f"[{settings.label} {settings.shown_scenario} sealed:{commitment[:12]}] "
     else:
         path = career_dir(out, settings.label, settings.scenario, seed)
-        prefix = f"[{settings.label} {settings.scenario} seed {seed}] "
+        prefix = f"[{settings.label} {settings.shown_scenario} seed {seed}] "
     emit = log or (lambda text: print(text, file=sys.stderr, flush=True))
 
     def say(text: str) -> None:

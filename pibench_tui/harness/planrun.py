@@ -61,7 +61,7 @@ class PlannedCareer:
     @property
     def key(self) -> str:
         """``"label scenario seed"``: the career in progress lines."""
-        return f"{self.settings.label} {self.settings.scenario} {self.name}"
+        return f"{self.settings.label} {self.settings.shown_scenario} {self.name}"
 
 
 def limiters_of(plan: Plan, **kw: Any) -> dict[str, EndpointLimiter]:

@@ -457,11 +457,9 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         except (SaveError, ValueError, KeyError) as exc:
             raise HeadlessError(f"--load {options.load}: {exc}") from exc
         scen = record.scenario or {}
-        from scenarios import modified_scenario
+        from scenarios import scenario_title
 
-        name = str(scen.get("name", "custom"))
-        if modified_scenario(name, world.cfg.to_dict()):
-            name = f"{name} (modified scenario)"  # never passes for the bundled one
+        name = scenario_title(str(scen.get("name", "custom")), world.cfg)  # never passes for the bundled one
         commitment = scen.get("seed_commitment")
         scenario = Scenario(
             name=name,
@@ -479,10 +477,11 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         scenario = load_scenario(options.scenario, seed=options.seed)
     except ScenarioError as exc:
         raise HeadlessError(str(exc)) from exc
-    from scenarios import modified_scenario
+    from scenarios import scenario_title
 
-    if modified_scenario(scenario.name, scenario.config.to_dict()):  # a file named after a bundled one
-        scenario = replace(scenario, name=f"{scenario.name} (modified scenario)")
+    scenario = replace(
+        scenario, name=scenario_title(scenario.name, scenario.config)
+    )  # a file named after a bundled one
     return World(scenario.config, scenario.seed), scenario
 
 

@@ -624,10 +624,11 @@ def _modified_bundled(c: Career) -> bool:
     """Whether ``c`` played a bundled scenario's name with another config (``standard
     (modified ad3657df)``): such a row is never the default reference (QA F13: a baseline
     run on an edited standard.toml was taken for the baseline's row)."""
-    base, sep, _ = c.scenario.partition(" (modified ")
+    from scenarios import MODIFIED_MARK, bundled_hash
+
+    base, sep, _ = c.scenario.partition(MODIFIED_MARK)
     if not sep:
         return False
-    from scenarios import bundled_hash
 
     try:
         return bundled_hash(base) is not None

@@ -276,7 +276,7 @@ def scenario_label(name: Any, config_hash: str | None) -> str:
     is the bundled scenario's content hash, else ``"<name> (modified <8 hex digits>)"`` (a
     file named "standard" with one changed parameter is not the standard scenario), or
     ``"<name> (config unknown)"`` without a hash."""
-    from scenarios import bundled_hash
+    from scenarios import bundled_hash, modified_name
 
     text = canonical_scenario(name)
     if config_hash is None:  # a career that cannot count but as 0 (or is not counted): with the name it claims
@@ -285,7 +285,7 @@ def scenario_label(name: Any, config_hash: str | None) -> str:
         bundled = bundled_hash(text)
     except Exception:  # noqa: BLE001 - a broken bundled file: nothing is "standard" then
         bundled = None
-    return text if bundled == config_hash else f"{text} (modified {config_hash[:8]})"
+    return text if bundled == config_hash else modified_name(text, config_hash)
 
 
 def _sealed_key(commitment: Any) -> str:

@@ -70,6 +70,7 @@ class Game:
             None  # the dashboard ``time.next_month()`` returned with it (None at the end)
         )
         self._rules: dict | None = None
+        self._title: tuple[str, Any, str] | None = None  # (scenario name, config, scenario_title)
         self._intel: tuple[World, int, list[dict]] | None = None  # (world, its log's length, Game.intel then)
         self._derived: list[dict] | None = None  # every closed month's report, re-derived (earlier_reports)
         self.lock = threading.RLock()  # one writer at a time (UI thread, sim worker, console)
@@ -110,6 +111,17 @@ class Game:
         if isinstance(self.scenario, str):
             return self.scenario
         return getattr(self.scenario, "name", None) or "custom"
+
+    @property
+    def scenario_title(self) -> str:
+        """The scenario as the header names it (:func:`scenarios.scenario_title`: an edited
+        copy of standard.toml is ``standard (modified ad3657df)``)."""
+        from scenarios import scenario_title
+
+        name, cfg = self.scenario_name, self.world.cfg
+        if self._title is None or self._title[0] != name or self._title[1] is not cfg:
+            self._title = (name, cfg, scenario_title(name, cfg))
+        return self._title[2]
 
     @property
     def finished(self) -> bool:

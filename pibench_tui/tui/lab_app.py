@@ -252,7 +252,7 @@ class LabApp(App[int]):
 
     def scenario_text(self) -> str:
         """The scenario and seed as the header shows them."""
-        return f"{self.game.scenario_name} · {self.game.seed_text}"
+        return f"{self.game.scenario_title} · {self.game.seed_text}"
 
     def refresh_header(self, dashboard: dict | None = None) -> None:
         """Set :attr:`header_view` from ``dashboard`` (``None``: ``lab.dashboard()``) and the

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from saves import SaveStore
+from scenarios import load_scenario, modified_name
 from tests.headless.conftest import pibench_command
 
 FIRST = "r = recruit.hire_ra()\ntime.next_month()['month']\nwrite_memory('note from part one')\ntime.next_month()['month']\n"
@@ -262,8 +263,8 @@ def test_a_signal_mid_block_ends_a_json_lines_session_with_an_end_event(tmp_path
 
 def test_a_scenario_file_named_after_a_bundled_one_is_reported_as_modified(pibench, tmp_path):
     """A .toml file that calls itself `standard` but has other rules (short-12's 12 months) is
-    reported as "standard (modified scenario)" from its first session, as a save of it is on
-    --load (it used to be reported, and saved, as plain "standard")."""
+    reported as "standard (modified HASH8)" (its config's hash) from its first session, as a
+    save of it is on --load (it used to be reported, and saved, as plain "standard")."""
     shown = pibench(["scenarios", "show", "short-12", "--toml"], "")
     assert shown.returncode == 0, shown.stderr
     toml = tmp_path / "mine.toml"
@@ -273,5 +274,6 @@ def test_a_scenario_file_named_after_a_bundled_one_is_reported_as_modified(piben
     store = str(tmp_path / "store")
     run = pibench(["headless", "--scenario", str(toml), "--save", "m", "--saves", store], "time.next_month()\n")
     assert run.returncode == 0, run.stderr
-    assert run.report()["scenario"] == "standard (modified scenario) (seed 101)"
-    assert {i.scenario for i in SaveStore(store).list()} == {"standard (modified scenario)"}
+    mark = modified_name("standard", load_scenario(str(toml)).config.content_hash())
+    assert run.report()["scenario"] == f"{mark} (seed 101)"
+    assert {i.scenario for i in SaveStore(store).list()} == {mark}

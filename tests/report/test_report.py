@@ -735,7 +735,7 @@ def test_the_leaderboard_fits_80_columns_one_line_a_row_with_labels_whole():
 def test_a_modified_standard_scenario_is_titled_so_and_never_the_default_reference(tmp_path, capsys):
     """QA F13: `pibench run baseline --scenario sub/standard.toml` (a file named standard with
     another config) titled its table "baseline on standard", and `pibench report` took that
-    modified row for its default reference. Now the title says "modified standard (hash …)"
+    modified row for its default reference. Now the title says "standard (modified HASH8)"
     and the report has no reference row for it; beside a bundled scenario's baseline row,
     that one is the reference."""
     sub = tmp_path / "sub"
@@ -744,7 +744,7 @@ def test_a_modified_standard_scenario_is_titled_so_and_never_the_default_referen
     runs, runs2 = tmp_path / "runs", tmp_path / "runs2"
     run = ["run", "baseline", "--seeds", "101", "--save-runs"]
     assert pibench_main([*run, str(runs), "--scenario", str(sub / "standard.toml")]) == 0
-    assert re.search(r"baseline on modified standard \(hash [0-9a-f]{8}\)", capsys.readouterr().out)
+    assert re.search(r"baseline on standard \(modified [0-9a-f]{8}\)", capsys.readouterr().out)
     assert pibench_main([*run, str(runs2), "--scenario", "short-12"]) == 0
     assert "baseline on short-12" in capsys.readouterr().out
     rep = tmp_path / "rep.json"
