@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 
 def _int_at_least(text: str, low: int, wording: str) -> int:
@@ -39,3 +40,18 @@ def check_budget(text: str) -> float:
     if not lo <= value <= hi:
         raise argparse.ArgumentTypeError(f"--check-budget must be between {lo:g} and {hi:g} seconds, got {text!r}")
     return value
+
+
+def output_file_problem(option: str, path: str) -> str | None:
+    """Why ``OPTION PATH`` (a file a command writes at its end: ``--json``, ``--csv``,
+    ``--html``) could not be written, said before any work is done; ``None`` when it can be:
+    a folder, a file in a folder that does not exist, or in one this process cannot write to
+    (a read-only folder or file system)."""
+    if os.path.isdir(path):
+        return f"{option} {path} is a folder; give the path of a file to write"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{option} {path}: there is no folder {folder}; create it first or give another path"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{option} {path}: the folder {folder} is not writable; give a path in a folder you can write to"
+    return None

@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pibench_tui.cli.argtypes import positive_int
+from pibench_tui.cli.argtypes import output_file_problem, positive_int
 from scenarios import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -344,7 +344,7 @@ def _check_policy(name: str) -> None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before any career is played, ``--json``/``--csv`` files that could not be
-    written at the end: a folder, a file in a folder that does not exist, or the same file
+    written at the end (:func:`~pibench_tui.cli.argtypes.output_file_problem`), or the same file
     for both (the CSV would replace the JSON); and a ``--save-runs`` folder that is a file
     (or inside one).
 
@@ -357,11 +357,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
         if p
     ]
     for opt, path in given:
-        if os.path.isdir(path):
-            raise _Usage(f"{opt} {path} is a folder; give the path of a file to write")
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise _Usage(f"{opt} {path}: there is no folder {folder}; create it first or give another path")
+        problem = output_file_problem(opt, path)
+        if problem is not None:
+            raise _Usage(problem)
     if len(given) == 2 and os.path.realpath(given[0][1]) == os.path.realpath(given[1][1]):
         raise _Usage(f"--json and --csv name the same file ({given[0][1]}); give two different files")
     runs = getattr(args, "save_runs", None)

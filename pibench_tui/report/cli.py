@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.cli.argtypes import check_budget
+from pibench_tui.cli.argtypes import check_budget, output_file_problem
 from pibench_tui.harness.defaults import CHECK_BUDGET
 from pibench_tui.pricing import Price, parse_price
 from pibench_tui.textsafe import visible
@@ -165,7 +165,18 @@ class _Progress:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed, 2 a ``--price``
-    for a name no run has (:func:`_price_problem`)."""
+    for a name no run has (:func:`_price_problem`) or a ``--json``/``--html`` path that could
+    not be written (checked before any run is read: :func:`_output_problem`)."""
+    problem = _output_problem(args)
+    if problem is not None:
+        print(visible(f"pibench report: error: {problem}", newlines=True), file=sys.stderr)
+        return 2
+    if args.html:
+        try:
+            import pibench_tui.report.figures  # noqa: F401 - before the work: --html needs matplotlib
+        except ImportError:
+            print("pibench report: --html needs matplotlib: pip install 'pibench[report]'", file=sys.stderr)
+            return 1
     from pibench_tui.report.analysis import build_report
     from pibench_tui.report.load import LoadError, drop_duplicates, load_careers
     from pibench_tui.report.pivots import career_paths, find_pivot_runs, pivot_section
@@ -224,9 +235,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         report["pivots"] = pivots
     if args.json_file:
         try:
-            Path(args.json_file).write_text(
-                json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n", encoding="utf-8"
-            )
+            _write(args.json_file, json.dumps(_nan_free(report), indent=1, allow_nan=False) + "\n")
         except OSError as exc:
             print(
                 visible(f"pibench report: cannot write --json {args.json_file}: {exc.strerror or exc}", newlines=True),
@@ -235,11 +244,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 1
         print(visible(f"wrote {args.json_file}", newlines=True), file=sys.stderr)
     if args.html:
-        try:
-            from pibench_tui.report.figures import all_figures
-        except ImportError:
-            print("pibench report: --html needs matplotlib: pip install 'pibench[report]'", file=sys.stderr)
-            return 1
+        from pibench_tui.report.figures import all_figures
         from pibench_tui.report.render import render_html
 
         page = render_html(report, all_figures(report))
@@ -248,7 +253,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
             page = page.replace("</body></html>", pivot_html(pivots, pivots_figure(pivots)) + "\n</body></html>", 1)
         try:
-            Path(args.html).write_text(page, encoding="utf-8")
+            _write(args.html, page)
         except OSError as exc:
             print(
                 visible(f"pibench report: cannot write --html {args.html}: {exc.strerror or exc}", newlines=True),
@@ -257,6 +262,26 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 1
         print(visible(f"wrote {args.html}", newlines=True), file=sys.stderr)
     return 0
+
+
+def _output_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--json``/``--html`` could not be written at the end (a missing or read-only
+    folder, a folder given as the file, one file for both): said before the runs are read,
+    so no report is printed for nothing."""
+    for option, path in (("--json", args.json_file), ("--html", args.html)):
+        problem = output_file_problem(option, path) if path else None
+        if problem is not None:
+            return problem
+    if args.json_file and args.html and Path(args.json_file).resolve() == Path(args.html).resolve():
+        return f"--json and --html name the same file ({args.json_file}); give two different files"
+    return None
+
+
+def _write(path: str, text: str) -> None:
+    """Write a report file whole or not at all (a temporary file replaced into place)."""
+    from pibench_tui.harness.rundir import atomic_write_text
+
+    atomic_write_text(path, text)
 
 
 def _price_problem(
@@ -290,12 +315,10 @@ def _pivots_only(args: argparse.Namespace, pivots: dict[str, Any]) -> int:
     print_pivots(pivots)
     try:
         if args.json_file:
-            Path(args.json_file).write_text(
-                json.dumps(_nan_free({"pivots": pivots}), indent=1, allow_nan=False) + "\n", encoding="utf-8"
-            )
+            _write(args.json_file, json.dumps(_nan_free({"pivots": pivots}), indent=1, allow_nan=False) + "\n")
             print(visible(f"wrote {args.json_file}", newlines=True), file=sys.stderr)
         if args.html:
-            Path(args.html).write_text(pivot_page(pivots), encoding="utf-8")
+            _write(args.html, pivot_page(pivots))
             print(visible(f"wrote {args.html}", newlines=True), file=sys.stderr)
     except OSError as exc:
         print(

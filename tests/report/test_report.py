@@ -230,7 +230,7 @@ def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path,
     """A run directory whose result.json is not JSON is an invalid career named with its
     reason (the leaderboard is still printed: one damaged folder never hides the others), and
     --json/--html paths in a folder that does not exist give one clear error line and exit
-    status 1 (no traceback)."""
+    status 2 before any report is printed (no traceback)."""
     bad = tmp_path / "runs" / "m" / "short-12-101"
     bad.mkdir(parents=True)
     (bad / "result.json").write_text("{garbage")
@@ -243,8 +243,9 @@ def test_report_damaged_result_and_unwritable_outputs_are_clear_errors(tmp_path,
     capsys.readouterr()
     for flag in ("--json", "--html"):
         target = tmp_path / "missing" / "out"
-        assert pibench_main(["report", str(pol), "--no-simulate", flag, str(target)]) == 1
-        assert f"cannot write {flag}" in capsys.readouterr().err
+        assert pibench_main(["report", str(pol), "--no-simulate", flag, str(target)]) == 2
+        said = capsys.readouterr()
+        assert f"{flag} {target}: there is no folder {target.parent}" in said.err and not said.out
 
 
 def test_an_invalid_career_counts_as_impact_zero_in_every_aggregate():
