@@ -9,9 +9,10 @@ key on every change of bindings).
 
 Rules a player relies on:
 
-- It looks at the keys once the messages of a key press are handled (one key press publishes
-  several changes of bindings: the focus leaves a widget, reaches the next...), and repaints
-  only when the keys, their labels or whether they are enabled changed.
+- It reads the keys once the messages queued with a change of bindings are handled (one key
+  press publishes several: the focus leaves a widget, reaches the next...; Textual publishes
+  the focus once more after the repaint, a second read that finds the same keys), and repaints
+  only when the keys, their labels or whether they are enabled changed: at most once per key.
 - When the keys do not fit its width (80 columns on a panel with many keys), the keys named in
   :attr:`KeyLine.LEAVE_OUT` are left out first (they stay bound, and the help and the command
   palette list them), the help key says "More", and, if that is still too wide, keys are left
