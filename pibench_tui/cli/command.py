@@ -40,6 +40,15 @@ modes:
   REPL (stdin is a terminal): history, tab completion, multi-line input,
   Ctrl-D ends.
 
+Ctrl-C:
+  REPL: cancels the line being typed, or stops the running block (its agent
+  process is restarted: variables are gone); the session goes on.
+  console and --jsonl: ends the session, mid-block or between blocks: the
+  running block is stopped (in --jsonl it gets no reply, and the end event
+  says "interrupted": "SIGINT"), the save NAME is written (--save NAME);
+  exit status {sigint}.
+  SIGTERM and SIGHUP end any mode so (exit status {sigterm} and {sighup}).
+
 examples:
   pibench headless --seed 101 < examples/agents/baseline.py
   echo '{"code": "lab.dashboard()"}' | pibench headless --jsonl
@@ -186,6 +195,34 @@ class _RawDescriptionHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFo
 
 _HEADLESS_HELP = "play a career from stdin: agent Python, JSON lines, or a REPL"
 
+_PLAY_EPILOG = """\
+Ctrl-C:
+  in the game it is a key, not a signal: it copies the selected text of a
+  focused input field; otherwise it quits as q does, over any dialog too: at
+  once when nothing is unsaved, else it first asks (save, quit, or back). In
+  the replay viewer (--replay) it quits at once.
+  SIGINT sent from outside (kill -INT), SIGTERM and SIGHUP (the terminal was
+  closed) end the session once any month being closed has finished, write
+  the career's save (with --save or --load NAME) and exit with status
+  {sigint}, {sigterm} and {sighup}.
+"""
+
+
+def _signal_text(text: str) -> str:
+    """``text`` with ``{sigint}``, ``{sigterm}`` and ``{sighup}`` replaced by the exit status
+    after that signal (:func:`~pibench_tui.cli.interrupts.signal_exit_code`)."""
+    import signal
+
+    from pibench_tui.cli.interrupts import Terminated, signal_exit_code
+
+    for field, exc in (
+        ("{sigint}", KeyboardInterrupt()),
+        ("{sigterm}", Terminated(signal.SIGTERM)),
+        ("{sighup}", Terminated(signal.SIGHUP)),
+    ):
+        text = text.replace(field, str(signal_exit_code(exc)))
+    return text
+
 
 def _add_headless_parser(sub: Any) -> None:
     """The full ``headless`` subcommand parser (its default limits come from
@@ -205,7 +242,7 @@ def _add_headless_parser(sub: Any) -> None:
             "process and reaches the world only through the API (lab, recruit, students,\n"
             "projects, papers, grants, field, events, time, query, memory)."
         ),
-        epilog=_HEADLESS_EPILOG,
+        epilog=_signal_text(_HEADLESS_EPILOG),
         formatter_class=_RawDescriptionHelpFormatter,
     )
     _add_world_options(headless)
@@ -275,7 +312,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "play",
         help="play a career in the terminal UI (Textual)",
         description="Play a career in the terminal UI.",
-        formatter_class=_HelpFormatter,
+        epilog=_signal_text(_PLAY_EPILOG),
+        formatter_class=_RawDescriptionHelpFormatter,
     )
     _add_world_options(play)
     play.add_argument(

@@ -11,6 +11,7 @@ from typing import Any
 
 from pibench_tui.cli.argtypes import check_budget, output_file_problem
 from pibench_tui.harness.defaults import CHECK_BUDGET
+from pibench_tui.harness.runcheck import PLAIN_LISTED
 from pibench_tui.pricing import Price, parse_price
 from pibench_tui.textsafe import visible
 
@@ -30,11 +31,11 @@ never in a mean (unverified ones are with --trust-unverified, marked ‡ whereve
 they enter a figure), as are seeds other labels of the scenario played that a
 label has no run folder for. Invalid and unverified careers show no figures of
 their files. A folder among the runs that is not one (a link to a folder, a
-folder of other things) is listed as "not a run" (many folders of other things
-below a path, as in /tmp, as one line with their count). On a terminal a
-progress bar on stderr follows a long walk or read. A scenario is its content:
-"standard" only when the config's hash is the bundled scenario's; pairs of
-labels are of one scenario. Tokens and integrity flags come from
+folder of other things) is listed as "not a run" (more than {plain_listed} folders
+of other things below one path, as in /tmp, as one line with their count). On
+a terminal a progress bar on stderr follows a long walk or read. A scenario is
+its content: "standard" only when the config's hash is the bundled scenario's;
+pairs of labels are of one scenario. Tokens and integrity flags come from
 transcript.jsonl.
 
 examples:
@@ -57,7 +58,7 @@ def add_report_parser(sub: Any) -> None:
         help="leaderboard, census, legibility and figures from runs (HTML, JSON)",
         description="Turn runs (models and policies) into a leaderboard with per-seed spread,\n"
         "confidence intervals, capability axes, the census and legibility; figures\nin HTML.",
-        epilog=_EPILOG,
+        epilog=_EPILOG.replace("{plain_listed}", f"{PLAIN_LISTED:,}"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="DIR|FILE", help="run directories, folders of them, or run --json files")
