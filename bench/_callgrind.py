@@ -20,7 +20,11 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["callgrind", "counted", "in_qsort", "in_qsort_result"]
+__all__ = ["VALGRIND", "callgrind", "counted", "in_qsort", "in_qsort_result"]
+
+#: The valgrind command line that counts only inside libc's ``qsort`` (:func:`in_qsort`); the
+#: output file and the measured command follow it.
+VALGRIND = ("valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=qsort_r")
 
 
 def in_qsort(job: Callable[[], object]) -> None:
@@ -57,9 +61,8 @@ def in_qsort_result(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def callgrind(argv: list[str], out: str, *, env: dict[str, str], cwd: str) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` under callgrind, counting only inside libc's ``qsort`` (see :func:`in_qsort`),
     its counts written to ``out``; output captured as text."""
-    valgrind = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=qsort_r"]
     return subprocess.run(
-        [*valgrind, f"--callgrind-out-file={out}", *argv], capture_output=True, text=True, env=env, cwd=cwd
+        [*VALGRIND, f"--callgrind-out-file={out}", *argv], capture_output=True, text=True, env=env, cwd=cwd
     )
 
 

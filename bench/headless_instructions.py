@@ -40,7 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))  # bench/, for _callgrind when loaded by path
 
-from _callgrind import callgrind, in_qsort  # noqa: E402
+from _callgrind import VALGRIND, callgrind, in_qsort  # noqa: E402
 
 #: The agent process's confinement, as child.py applies it, and what the copy does instead.
 CONFINE = """    status = confine.apply(
@@ -51,28 +51,49 @@ CONFINE = """    status = confine.apply(
     )"""
 UNCONFINED = """    _watchdog(runtime)
     status = confine.Confinement.from_dict(None)"""
-#: Appended to the copy of child.py: block 2 (the first after the session's "1") runs in qsort.
+#: Appended to the copy of child.py (``{bench}``: this folder): block 2 (the first after the
+#: session's "1") runs in qsort, through the one :func:`_callgrind.in_qsort_result`.
 QSORT_HOOK = """
-import ctypes as _bench_ctypes
+import sys as _bench_sys
+
+_bench_sys.path.insert(0, {bench!r})
+from _callgrind import in_qsort_result as _bench_in_qsort_result
+
 _bench_run = _Runtime.run
 
 
 def _bench_counted_run(self, msg):
     if msg.get("id") != 2:
         return _bench_run(self, msg)
-    compare = _bench_ctypes.CFUNCTYPE(_bench_ctypes.c_int, _bench_ctypes.c_void_p, _bench_ctypes.c_void_p)
-    pair = (_bench_ctypes.c_int * 2)(1, 2)
-
-    def run_block(_a, _b):
-        _bench_run(self, msg)
-        return 0
-
-    run = compare(run_block)
-    _bench_ctypes.CDLL(None).qsort(pair, 2, _bench_ctypes.sizeof(_bench_ctypes.c_int), run)
+    return _bench_in_qsort_result(_bench_run, self, msg)
 
 
 _Runtime.run = _bench_counted_run
 """
+
+
+def counted_child_script(tree: str, folder: Path) -> Path:
+    """A copy of ``tree``'s sandbox scripts (and the ``world/osbound.py`` they load) in
+    ``folder``, laid out as in the tree, whose child.py applies no
+    confinement (valgrind cannot run a confined process) and runs block 2 inside ``qsort``
+    (:data:`QSORT_HOOK`); the copied child.py.
+
+    Raises:
+        SystemExit: child.py no longer applies its confinement as :data:`CONFINE` says.
+    """
+    shutil.copytree(Path(tree) / "pibench_tui" / "sandbox", folder / "pibench_tui" / "sandbox")
+    (folder / "world").mkdir()  # confine.py loads world/osbound.py two folders up from itself
+    shutil.copy(Path(tree) / "world" / "osbound.py", folder / "world" / "osbound.py")
+    script = folder / "pibench_tui" / "sandbox" / "child.py"
+    text = script.read_text()
+    if CONFINE not in text or '\nif __name__ == "__main__":' not in text:
+        raise SystemExit("child.py no longer applies its confinement as this benchmark expects: update CONFINE")
+    hook = QSORT_HOOK.format(bench=str(HERE.parent))
+    text = text.replace(CONFINE, UNCONFINED).replace(
+        '\nif __name__ == "__main__":', hook + '\nif __name__ == "__main__":'
+    )
+    script.write_text(text)
+    return script
 
 
 def child(tree: str, mode: str, code_path: str, agent_out: str, warm: bool) -> None:
@@ -87,29 +108,14 @@ def child(tree: str, mode: str, code_path: str, agent_out: str, warm: bool) -> N
         return
     copy = Path(tempfile.mkdtemp(prefix="pibench-bench-sandbox-"))
     try:
-        shutil.copytree(Path(tree) / "pibench_tui" / "sandbox", copy / "sandbox")
-        script = copy / "sandbox" / "child.py"
-        text = script.read_text()
-        if CONFINE not in text or '\nif __name__ == "__main__":' not in text:
-            raise SystemExit("child.py no longer applies its confinement as this benchmark expects: update CONFINE")
-        text = text.replace(CONFINE, UNCONFINED).replace(
-            '\nif __name__ == "__main__":', QSORT_HOOK + '\nif __name__ == "__main__":'
-        )
-        script.write_text(text)
+        script = counted_child_script(tree, copy)
         from pibench_tui.sandbox import process
 
         process.CHILD_SCRIPT = script
         command = process.agent_command
 
         def under_valgrind() -> list[str]:
-            return [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                "--toggle-collect=qsort_r",
-                f"--callgrind-out-file={agent_out}",
-                *command(),
-            ]
+            return [*VALGRIND, f"--callgrind-out-file={agent_out}", *command()]
 
         process.agent_command = under_valgrind
         process.AgentProcess.handshake.__defaults__ = (900.0,)  # valgrind starts slowly
