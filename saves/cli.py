@@ -18,18 +18,19 @@ these attributes of ``args`` (missing ones take the default shown):
 ``cmd_import`` ``saves``, ``file``, ``as_name`` (None), ``force`` (False)
 =============  ==============================================================
 
-Return value = exit status: 0 ok, 1 error (a one-line message on ``err``, starting with
-``error:``). Recovery warnings of the store (backup index used, ...) go to ``err`` too.
+Return value = exit status: 0 ok, 1 error, 2 a usage error (a NAME no save has, a FILE that
+is not there); a one-line message on ``err``, starting with ``error:``. Recovery warnings of the store (backup index used, ...) go to ``err`` too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, TextIO
 
-from saves.errors import SaveError, SaveExistsError
+from saves.errors import SaveError, SaveExistsError, SaveNotFoundError
 from saves.records import SaveInfo, SaveRecord
 from saves.store import SaveStore
 from saves.verify import is_world_state
@@ -66,10 +67,12 @@ def _flush_warnings(store: SaveStore, err: TextIO) -> None:
 
 
 def _fail(exc: Exception, store: SaveStore | None, err: TextIO) -> int:
+    """Say ``exc``; the exit status: 2 for a name no save has (the command line is wrong),
+    else 1 (a damaged save, a store that cannot be written ...)."""
     if store is not None:
         _flush_warnings(store, err)
     print(f"error: {exc}", file=err)
-    return 1
+    return 2 if isinstance(exc, SaveNotFoundError) else 1
 
 
 def _table(rows: list[list[str]], out: TextIO) -> None:
@@ -238,7 +241,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         err: where warnings and errors go.
 
     Returns:
-        0 when the save is intact, 1 when it is missing or fails verification.
+        0 when the save is intact, 1 when it fails verification, 2 when there is no such save.
     """
     out, err = out or sys.stdout, err or sys.stderr
     store = None
@@ -276,8 +279,8 @@ def cmd_delete(
     no one is there to answer.
 
     Returns:
-        0 when deleted, 1 when no such save, the store or career is busy, the answer was
-        not yes, or no terminal to ask on and no ``--yes``.
+        0 when deleted, 2 when no such save, 1 when the store or career is busy, the answer
+        was not yes, or no terminal to ask on and no ``--yes``.
     """
     out, err, stdin = out or sys.stdout, err or sys.stderr, stdin or sys.stdin
     store = None
@@ -318,7 +321,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     ``args.with_seed`` says the file is to be kept as secret as the seal file.
 
     Returns:
-        0 when written, 1 on any error (nothing is written then).
+        0 when written, 2 when no such save, 1 on any other error (nothing is written then).
     """
     out, err = out or sys.stdout, err or sys.stderr
     store = None
@@ -356,9 +359,12 @@ def cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
 
     Returns:
         0 when imported, 1 when the file is bad (truncated, corrupt, tampered, future
-        version) or the name is taken without ``--force``.
+        version) or the name is taken without ``--force``, 2 when there is no such file.
     """
     out, err = out or sys.stdout, err or sys.stderr
+    if not os.path.lexists(args.file):
+        print(f"error: FILE {args.file}: no such file; give a save file written by `pibench saves export`", file=err)
+        return 2
     store = None
     try:
         store = _store(args)

@@ -127,14 +127,15 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     """Show one scenario: what it changes from the default world (or everything).
 
     Returns:
-        Exit status (0 ok, 1 unknown name or invalid file; the message lists the problems).
+        Exit status (0 ok, 2 unknown name, missing or invalid file: a usage error; the message
+        lists the problems and the bundled names).
     """
     out, err = out or sys.stdout, err or sys.stderr
     try:
         scen = load_scenario(args.name, seed=getattr(args, "seed", None))
     except ScenarioError as exc:
         print(f"error: {exc}", file=err)
-        return 1
+        return 2
     if getattr(args, "toml", False):
         out.write(scenario_toml(scen))
         return 0

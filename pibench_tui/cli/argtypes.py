@@ -55,3 +55,14 @@ def output_file_problem(option: str, path: str) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"{option} {path}: the folder {folder} is not writable; give a path in a folder you can write to"
     return None
+
+
+def input_file_problem(what: str, path: str, wanted: str) -> str | None:
+    """Why ``path`` (given as ``what``: an option such as ``--seal``, or an argument's name)
+    is not a file to read: missing or a folder, with ``wanted`` (what to give instead);
+    ``None`` when it is a file. Commands exit 2 on it (a usage error), before any work."""
+    if not os.path.lexists(path):
+        return f"{what} {path}: no such file; give {wanted}"
+    if os.path.isdir(path):
+        return f"{what} {path} is a folder; give {wanted}"
+    return None

@@ -1,7 +1,8 @@
 """The ``pibench`` command: ``play | headless | run | compare | ablate | calibrate | tune | agent | replay | report | saves | scenarios``.
 
-Exit codes (every subcommand): 0 ok, 1 a runtime error (bad save, bad scenario, ...),
-2 a usage error (argparse's convention). Every subcommand has ``--help``.
+Exit codes (every subcommand): 0 ok, 1 a runtime error (a damaged save, a failed write ...),
+2 a usage error (argparse's convention: an unknown option or value, an unknown scenario,
+policy or save, a file given as an argument that is not there; README, Design notes). Every subcommand has ``--help``.
 
 Each subcommand imports its front end only when it runs: ``pibench headless`` never
 imports textual, and ``--help`` imports no UI library and nothing of the world but
@@ -410,7 +411,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         description="Draw N secret seeds (secrets module) into FILE (owner-only, never overwritten) and print "
         "their public commitments. Play them with --seeds @FILE; reveal them with `pibench unseal FILE`.",
     )
-    seal.add_argument("--count", type=int, required=True, metavar="N", help="how many seeds")
+    from pibench_tui.cli.seeds import seal_count
+
+    seal.add_argument("--count", type=seal_count, required=True, metavar="N", help="how many seeds")
     seal.add_argument("--out", required=True, metavar="FILE", help="the seal file to create (keep it secret)")
     seal.set_defaults(func=_cmd_seal)
     unseal = sub.add_parser(
@@ -573,8 +576,13 @@ def _cmd_seal(args: argparse.Namespace) -> int:
 
 
 def _cmd_unseal(args: argparse.Namespace) -> int:
+    from pibench_tui.cli.argtypes import input_file_problem
     from pibench_tui.cli.seeds import SealError, read_seal
 
+    problem = input_file_problem("FILE", args.file, "the seal file `pibench seal --out FILE` wrote")
+    if problem is not None:
+        print(f"pibench unseal: error: {problem}", file=sys.stderr)
+        return 2
     try:
         data = read_seal(args.file)
     except SealError as exc:

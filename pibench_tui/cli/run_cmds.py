@@ -322,8 +322,8 @@ def _config(args: argparse.Namespace):
     name = getattr(args, "scenario", None) or DEFAULT_SCENARIO  # named as `play` and `agent` name it
     try:
         sc = load_scenario(name)
-    except ScenarioError as exc:
-        raise _Fail(str(exc)) from None
+    except ScenarioError as exc:  # unknown name, missing or invalid file: the command line is wrong
+        raise _Usage(str(exc)) from None
     return sc.config, sc.name
 
 
@@ -339,7 +339,7 @@ def _check_policy(name: str) -> None:
     from world.policies import ALL_NAMES
 
     if name not in ALL_NAMES:
-        raise _Fail(f"unknown policy {name!r}; policies: {', '.join(ALL_NAMES)}")
+        raise _Usage(f"unknown policy {name!r}; policies: {', '.join(ALL_NAMES)}")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -95,6 +95,25 @@ def file_commitment(commitments: list[str]) -> str:
     return hashlib.sha256(",".join(commitments).encode()).hexdigest()
 
 
+def count_wording() -> str:
+    """How many seeds one seal file holds: ``"must be between 1 and 10,000"``."""
+    return f"must be between 1 and {MAX_SEALED:,}"
+
+
+def seal_count(text: str) -> int:
+    """``pibench seal --count N``: an integer within 1..:data:`MAX_SEALED` (argparse's usage
+    error, exit 2, otherwise)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= MAX_SEALED:
+        raise argparse.ArgumentTypeError(f"{count_wording()}, got {text!r}")
+    return value
+
+
 def seal(count: int) -> dict[str, Any]:
     """Draw ``count`` secret seeds (``secrets``) with their salts and commitments.
 
@@ -102,7 +121,7 @@ def seal(count: int) -> dict[str, Any]:
         SealError: ``count`` outside 1..:data:`MAX_SEALED`.
     """
     if not 1 <= int(count) <= MAX_SEALED:
-        raise SealError(f"--count must be between 1 and {MAX_SEALED:,}, got {count}")
+        raise SealError(f"--count {count_wording()}, got {count}")
     rows: list[dict[str, Any]] = []
     for _ in range(int(count)):
         seed = 1 + secrets.randbelow(SEAL_SEED_BOUND - 1)

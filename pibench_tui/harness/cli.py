@@ -31,7 +31,7 @@ __all__ = [
 EXIT_OK = 0
 #: A career could not be played or did not finish (its run directory keeps the last
 #: completed month: the same command resumes it), a run directory of other settings, the
-#: LLM never answered in a career, a bad scenario or key, or Ctrl-C.
+#: LLM never answered in a career, a bad key, or Ctrl-C.
 EXIT_FAILED = 1
 #: A usage error (argparse's own status).
 EXIT_USAGE = 2
@@ -75,10 +75,9 @@ exit status:
   0  every career played to its end, every LLM call answered (after retries)
   1  a career could not be played or did not finish (the same command
      resumes it at its last completed month), the LLM never answered in a
-     career, a run directory of other settings, a bad scenario or key, or
-     Ctrl-C
-  2  a usage error (a bad option, or a bad --plan file: the key and its line
-     are named)
+     career, a run directory of other settings, a bad key, or Ctrl-C
+  2  a usage error (a bad option, an unknown, missing or invalid --scenario,
+     or a bad --plan file: the key and its line are named)
   3  every career played to its end, but in some the LLM endpoint failed
      partway: calls failed after their retries and those months advanced
      without the model (§16); the careers are recorded and listed on stderr
@@ -325,7 +324,7 @@ def add_replay_parser(sub: Any) -> None:
         description="Re-simulate each run's action log; confirm result.json's Impact and digest; "
         "mark the result valid or invalid. Exit status 1 if any is invalid, else 2 if a sealed run "
         "could not be checked (no --seal FILE; nothing is recorded for it) or a transcript check ran out of "
-        "its --check-budget, else 0.",
+        "its --check-budget, else 0 (2 too, before any replay, for a RUN_DIR or --seal FILE that is not there).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding them)")
     p.add_argument(
@@ -445,8 +444,7 @@ def _agent_plan(args: argparse.Namespace) -> Any:
         try:
             load_scenario(plan.scenarios[0])
         except ScenarioError as exc:
-            print(f"pibench agent: {exc}", file=sys.stderr)
-            return EXIT_FAILED
+            return _usage(str(exc))
     return plan
 
 
@@ -1203,13 +1201,23 @@ def _summarise(
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Run ``pibench replay``; exit status 1 when any run does not replay, else 2 when a
-    sealed run could not be checked (no ``--seal``), else 0."""
+    """Run ``pibench replay``; exit status 2 for a usage error (a RUN_DIR or ``--seal`` that
+    is not there: nothing replayed), else 1 when any run does not replay, else 2 when a sealed
+    run could not be checked (no ``--seal``), else 0."""
     import os
 
+    from pibench_tui.cli.argtypes import input_file_problem
     from pibench_tui.harness.replay import replay_run
     from pibench_tui.harness.runcheck import RUN_NAME, Found, find_run_folders
 
+    missing = [root for root in args.runs if not os.path.lexists(root)]
+    problem = (
+        input_file_problem("--seal", args.seal, "the seal file `pibench seal --out FILE` wrote") if args.seal else None
+    )
+    if missing or problem is not None:
+        said = problem or f"{missing[0]}: no such folder; give run directories or folders holding them"
+        print(visible(f"pibench replay: error: {said}", newlines=True), file=sys.stderr)
+        return EXIT_USAGE
     dirs: list[Found] = []
     for root in args.runs:  # the report's walk: a link to a folder is listed, a FIFO result.json refused
         found = [f for f in find_run_folders(root) if f.problem or os.path.lexists(f.path / "result.json")]

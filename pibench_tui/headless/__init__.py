@@ -34,6 +34,7 @@ from pibench_tui.headless.session import (
     HeadlessError,
     HeadlessOptions,
     HeadlessSession,
+    HeadlessUsageError,
     public_impact,
 )
 from pibench_tui.sandbox import AgentProcess
@@ -80,6 +81,7 @@ __all__ = [
     "PROJECTION_WITHHELD",
     "REPORT_HEADER",
     "HeadlessError",
+    "HeadlessUsageError",
     "HeadlessOptions",
     "HeadlessSession",
     "choose_mode",
@@ -132,8 +134,9 @@ def main(
             belongs to this function, which closes it); ``None``: started here.
 
     Returns:
-        The exit status: 0 when the session ran; 1 on a runtime error (bad scenario, bad
-        save, no agent process), reported on stderr.
+        The exit status: 0 when the session ran; 2 on a usage error (an unknown or invalid
+        scenario, a ``--load`` name no save has); 1 on a runtime error (a damaged save, no
+        agent process), reported on stderr.
     """
     from pibench_tui.sandbox import SandboxStartError
 
@@ -165,6 +168,9 @@ def main(
         from pibench_tui.headless.console import run_console
 
         return run_console(session, stdin, stdout)
+    except HeadlessUsageError as exc:
+        print(f"pibench headless: error: {exc}", file=sys.stderr)
+        return 2
     except (HeadlessError, SandboxStartError) as exc:
         print(f"pibench headless: {exc}", file=sys.stderr)
         return 1

@@ -26,10 +26,25 @@ REPORT_HEADER = "=== pibench career report ==="
 
 
 class HeadlessError(Exception):
-    """A problem that stops headless mode before it starts (bad scenario, bad save ...).
+    """A problem that stops headless mode before it starts (a damaged save ...).
 
-    The command prints the message and exits with status 1.
+    The command prints the message and exits with status 1 (2 for a
+    :class:`HeadlessUsageError`).
     """
+
+
+class HeadlessUsageError(HeadlessError):
+    """The command line names what is not there or not valid: an unknown, missing or invalid
+    ``--scenario``, a ``--load`` name no save has. The command exits with status 2."""
+
+
+def _load_error(flag: str, exc: BaseException) -> HeadlessError:
+    """``exc`` of the save store about ``flag`` (``--load NAME``, ``--save NAME``): a usage
+    error when no save has that name, else a failure."""
+    from saves import SaveNotFoundError
+
+    kind = HeadlessUsageError if isinstance(exc, SaveNotFoundError) else HeadlessError
+    return kind(f"{flag}: {exc}")
 
 
 @dataclass(frozen=True)
@@ -114,7 +129,7 @@ class HeadlessSession:
                 self.career_lock = self.store.hold_session(options.save, "pibench headless", resuming=resuming)
             except Exception as exc:  # SaveError
                 self._release_career()
-                raise HeadlessError(f"{flag}: {exc}") from exc
+                raise _load_error(flag, exc) from exc
         try:
             self._start(options, process)
         except BaseException:
@@ -455,7 +470,7 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
         try:
             world, record = store.load_world(options.load)
         except (SaveError, ValueError, KeyError) as exc:
-            raise HeadlessError(f"--load {options.load}: {exc}") from exc
+            raise _load_error(f"--load {options.load}", exc) from exc
         scen = record.scenario or {}
         from scenarios import scenario_title
 
@@ -476,7 +491,7 @@ def _open_world(options: HeadlessOptions) -> tuple[Any, Any]:
     try:
         scenario = load_scenario(options.scenario, seed=options.seed)
     except ScenarioError as exc:
-        raise HeadlessError(str(exc)) from exc
+        raise HeadlessUsageError(str(exc)) from exc
     from scenarios import scenario_title
 
     scenario = replace(

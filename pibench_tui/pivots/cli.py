@@ -7,11 +7,12 @@ against the answer key. (``build`` makes case sets.)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.cli.argtypes import non_negative_int, positive_int
+from pibench_tui.cli.argtypes import input_file_problem, non_negative_int, positive_int
 
 __all__ = ["add_pivots_parser", "cmd_build", "cmd_eval", "cmd_score"]
 
@@ -288,6 +289,11 @@ def _build_settings(args: argparse.Namespace) -> Any:
     for option, name in ((args.scenario, "scenario"), (args.policy, "policy")):
         if option:
             change[name] = option
+    if args.policy:
+        from world.policies import POLICIES
+
+        if args.policy not in POLICIES:  # the oracle reads hidden state: no reference for a case
+            raise ValueError(f"--policy {args.policy!r} is no reference policy; policies: {', '.join(POLICIES)}")
     if args.no_stability:
         change["stability"] = False
     if args.finders is not None:
@@ -313,8 +319,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         from scenarios import ScenarioError, load_scenario
 
         horizon = load_scenario(settings.scenario).config.months
-    except ScenarioError as exc:
-        return _fail(str(exc))
+    except ScenarioError as exc:  # --scenario names no scenario: the command line is wrong
+        print(f"pibench pivots build: --scenario {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if any(not 1 <= m < horizon for m in settings.months):
         print(f"pibench pivots build: --months: each fork month must be 1-{horizon - 1} ({settings.scenario} "
               f"lasts {horizon} months)", file=sys.stderr)  # fmt: skip
@@ -458,6 +465,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .evaluate import BaselineJudge, EvalSettings, FirstJudge, Judge, LookaheadJudge, RunConflict, evaluate
 
     args.cases = resolve_set(args.cases)
+    if not os.path.lexists(args.cases):
+        print(
+            f"pibench pivots eval: --cases {args.cases}: no such folder or file; give a case set folder "
+            "(`pibench pivots build --out DIR`), its cases.jsonl, or a shipped set's name",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         cases = load_cases(args.cases)
     except PivotFileError as exc:
@@ -548,6 +562,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     from .evaluate import PivotRun, load_run, sort_out_runs
     from .score import case_scores, check_answers, paired_difference, score_run
 
+    missing = [run for run in args.runs if not os.path.lexists(run)]
+    problem = input_file_problem("--key", args.key, "an answer key (key.jsonl)") if args.key else None
+    if missing or problem is not None:
+        said = problem or f"{missing[0]}: no such folder; give pivot evaluation run directories (`pivots eval --out`)"
+        print(visible(f"pibench pivots score: {said}", newlines=True), file=sys.stderr)
+        return EXIT_USAGE
     loaded: list[PivotRun] = []
     errors: list[str] = []
     for run in args.runs:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pibench_tui.cli.argtypes import check_budget, output_file_problem
+from pibench_tui.cli.argtypes import check_budget, input_file_problem, output_file_problem
 from pibench_tui.harness.defaults import CHECK_BUDGET
 from pibench_tui.harness.runcheck import PLAIN_LISTED
 from pibench_tui.pricing import Price, parse_price
@@ -166,8 +167,8 @@ class _Progress:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``pibench report``: 0 ok, 1 nothing readable or a write failed, 2 a ``--price``
-    for a name no run has (:func:`_price_problem`) or a ``--json``/``--html`` path that could
-    not be written (checked before any run is read: :func:`_output_problem`)."""
+    for a name no run has (:func:`_price_problem`), or a path that is not there or could not be
+    written (checked before any run is read: :func:`_output_problem`)."""
     problem = _output_problem(args)
     if problem is not None:
         print(visible(f"pibench report: error: {problem}", newlines=True), file=sys.stderr)
@@ -266,9 +267,20 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _output_problem(args: argparse.Namespace) -> str | None:
-    """Why ``--json``/``--html`` could not be written at the end (a missing or read-only
-    folder, a folder given as the file, one file for both): said before the runs are read,
-    so no report is printed for nothing."""
+    """Why the command line cannot be run, said before the runs are read (so no report is
+    printed for nothing): a path to read that is not there, a ``--seal`` that is no file, or
+    ``--json``/``--html`` that could not be written at the end (a missing or read-only folder,
+    a folder given as the file, one file for both)."""
+    for path in args.paths:
+        if not os.path.lexists(path):
+            return (
+                f"{path}: no such file or folder; give run directories, folders holding them, or the "
+                "--json files of `pibench run`/`compare`"
+            )
+    if args.seal:
+        problem = input_file_problem("--seal", args.seal, "the seal file `pibench seal --out FILE` wrote")
+        if problem is not None:
+            return problem
     for option, path in (("--json", args.json_file), ("--html", args.html)):
         problem = output_file_problem(option, path) if path else None
         if problem is not None:

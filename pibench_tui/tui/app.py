@@ -831,7 +831,8 @@ def run_play(args: Any) -> int:
     """``pibench play [--scenario S] [--seed N] [--load SAVE] [--save NAME] [--saves DIR]``.
 
     Returns:
-        The exit code: 0, or 1 when stdin/stdout is not a terminal or the world cannot be built.
+        The exit code: 0; 2 when ``--scenario`` or ``--load`` names no scenario or save (a
+        usage error); 1 when stdin/stdout is not a terminal or the world cannot be built.
     """
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print(f"pibench play: {NOT_A_TERMINAL}", file=sys.stderr)
@@ -849,6 +850,12 @@ def run_play(args: Any) -> int:
             save=getattr(args, "save", None),
         )
     except Exception as exc:  # noqa: BLE001 - ScenarioError / SaveError: their messages say what is wrong
+        from saves import SaveNotFoundError
+        from scenarios import ScenarioError
+
+        if isinstance(exc, (ScenarioError, SaveNotFoundError)):  # --scenario, --load: the command line is wrong
+            print(f"pibench play: error: {exc}", file=sys.stderr)
+            return 2
         print(f"pibench play: {exc}", file=sys.stderr)
         return 1
     from pibench_tui.cli.interrupts import run_app_with_signals

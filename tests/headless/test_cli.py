@@ -79,27 +79,27 @@ def test_play_without_app_or_with_app_is_wired():
         assert args.seed == 3
 
 
-def test_unknown_scenario_exits_1(pibench):
-    """A runtime error (unknown scenario) exits 1 and names the bundled scenarios."""
+def test_unknown_scenario_exits_2(pibench):
+    """A usage error (unknown scenario) exits 2 and names the bundled scenarios."""
     run = pibench(["headless", "--scenario", "no-such-scenario"])
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "standard" in run.stderr
     assert run.stdout == ""
 
 
-def test_bad_scenario_file_exits_1(pibench, tmp_path):
-    """An invalid scenario file exits 1 with the loader's message."""
+def test_bad_scenario_file_exits_2(pibench, tmp_path):
+    """An invalid scenario file (a bad --scenario) exits 2 with the loader's message."""
     path = tmp_path / "bad.toml"
     path.write_text('name = "bad"\nmonths = -5\nbogus_key = 1\n')
     run = pibench(["headless", "--scenario", str(path)])
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "bogus_key" in run.stderr
 
 
-def test_missing_save_exits_1(pibench, tmp_path):
-    """--load of a save that does not exist exits 1."""
+def test_missing_save_exits_2(pibench, tmp_path):
+    """--load of a save that does not exist exits 2 (a usage error)."""
     run = pibench(["headless", "--load", "nothere", "--saves", str(tmp_path / "store")])
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "nothere" in run.stderr
 
 

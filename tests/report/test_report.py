@@ -192,11 +192,11 @@ def test_terminal_report_prints_labels_as_plain_text():
 
 
 def test_report_refuses_paths_without_runs(tmp_path, capsys):
-    """A folder with no result.json, a missing path and a file that is not JSON are clear
-    errors, each naming the path once."""
+    """A folder with no result.json, a missing path (a usage error, exit 2) and a file that is
+    not JSON are clear errors, each naming the path once."""
     assert pibench_main(["report", str(tmp_path)]) == 1
     assert "no completed run" in capsys.readouterr().err
-    assert pibench_main(["report", str(tmp_path / "missing")]) == 1
+    assert pibench_main(["report", str(tmp_path / "missing")]) == 2
     junk = tmp_path / "junk.json"
     junk.write_text("{{{")
     assert pibench_main(["report", str(junk)]) == 1

@@ -77,12 +77,12 @@ def test_show_verifies_the_save(filled):
 
 
 def test_delete(filled):
-    """``saves delete --yes`` removes only the named save; deleting it again exits 1 with "no save
-    called"."""
+    """``saves delete --yes`` removes only the named save; deleting it again exits 2 (a usage
+    error) with "no save called"."""
     code, out, _ = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓", "--yes"])
     assert code == 0 and "Deleted" in out and filled.names() == ["run@m05"]
     code, _, err = run(["saves", "--saves", str(filled.path), "delete", "Ada ✓", "--yes"])
-    assert code == 1 and err.startswith("error: no save called")
+    assert code == 2 and err.startswith("error: no save called")
 
 
 def _delete(store_path, *extra: str, answer: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -144,7 +144,7 @@ def test_export_import_and_refusals(filled, tmp_path):
     code, _, err = run(["saves", "--saves", str(other), "import", str(f), "--as", "evil"])
     assert code == 1 and "checksum" in err and "tampered" in err
     code, _, err = run(["saves", "--saves", str(other), "import", str(tmp_path / "missing.json")])
-    assert code == 1 and "cannot read" in err
+    assert code == 2 and "no such file" in err  # a usage error
 
 
 def test_warnings_reach_stderr(filled, fake):
@@ -185,7 +185,7 @@ def test_the_real_pibench_command_reaches_these_functions(filled):
         env=env,
         timeout=60,
     )
-    assert proc.returncode == 1 and "no save called 'zzz'" in proc.stderr
+    assert proc.returncode == 2 and "no save called 'zzz'" in proc.stderr  # a usage error
 
 
 # -- saves show and an overridden seed ------------------------------------------------------------------------

@@ -55,14 +55,14 @@ def test_show_seed_override_and_full_listing():
 
 
 def test_show_unknown_or_invalid_scenario_fails_with_the_message(tmp_path):
-    """Showing an unknown name or an invalid file exits 1 with an ``error:`` line that lists the
-    bundled scenarios or names the bad key and its range."""
+    """Showing an unknown name or an invalid file exits 2 (a usage error) with an ``error:``
+    line that lists the bundled scenarios or names the bad key and its range."""
     code, out, err = run(["scenarios", "show", "nope"])
-    assert code == 1 and err.startswith("error:") and "bundled scenarios" in err
+    assert code == 2 and err.startswith("error:") and "bundled scenarios" in err
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\nmonths = 0\n')
     code, out, err = run(["scenarios", "show", str(bad)])
-    assert code == 1 and "months" in err and "out of range" in err
+    assert code == 2 and "months" in err and "out of range" in err
 
 
 @pytest.mark.parametrize("name", bundled_names())
