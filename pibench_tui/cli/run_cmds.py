@@ -788,6 +788,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         lambda: {
             "policy": args.policy,
             "scenario": scen,
+            "config_hash": cfg.content_hash(),
             **_seeds_record(args),
             "rows": rows,
             "summary": summarize(rows),
@@ -849,6 +850,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         args,
         lambda: {
             "scenario": scen,
+            "config_hash": cfg.content_hash(),
             **_seeds_record(args),
             "policies": names,
             "rows": res,
@@ -1011,6 +1013,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         args,
         lambda: {
             "scenario": scen,
+            "config_hash": cfg.content_hash(),
             **_seeds_record(args),
             "rows": res,
             "summary": {p: summarize(res[p]) for p in policies},

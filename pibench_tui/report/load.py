@@ -1188,9 +1188,17 @@ def _row_seed(c: Career, row: dict[str, Any], opts: _Options) -> int | None:
 
 
 def _from_run_json_row(
-    path: Path, policy: str, row: Any, name: str, config: Any, opts: _Options, why: str | None = None
+    path: Path,
+    policy: str,
+    row: Any,
+    name: str,
+    config: Any,
+    opts: _Options,
+    why: str | None = None,
+    recorded_hash: str | None = None,
 ) -> Career:
-    scenario = scenario_label(name, config.content_hash() if config is not None else None)
+    config_hash = config.content_hash() if config is not None else recorded_hash
+    scenario = scenario_label(name, config_hash)
     row = row if isinstance(row, dict) else {}
     seed = _seed(row.get("seed"))
     commitment = row.get("seed_commitment")
@@ -1198,7 +1206,7 @@ def _from_run_json_row(
     key = _sealed_key(commitment) if sealed else str(seed) if seed is not None else f"row:{row.get('seed')!r}"
     c = _blank(path, policy, "policy", scenario, key)
     c.label, c.model, c.scenario, c.seed = policy, policy, scenario, seed
-    c.config_hash = config.content_hash() if config is not None else None
+    c.config_hash = config_hash
     c.impact = c.earned = _num(row.get("impact"))
     c.recorded_impact = float(row["impact"]) if _is_number(row.get("impact")) else None
     c.projection = _num(row.get("projection"))
@@ -1238,8 +1246,13 @@ def _from_run_json(path: Path, data: dict[str, Any], opts: _Options) -> list[Car
         config, why = _config_for(name), None
     except Exception as exc:  # noqa: BLE001 - ScenarioError, not bundled: the rows stay unverified
         config, why = None, str(exc)
+    recorded = data.get("config_hash")  # since `run --json` records it; older files have none
+    recorded = recorded if isinstance(recorded, str) and recorded else None
+    if config is not None and recorded is not None and recorded != config.content_hash():
+        # an edited copy of a bundled scenario: the file has no config to play it with
+        config, why = None, f"its config (hash {recorded[:8]}) is not the bundled scenario's"
     return [
-        _from_run_json_row(path, policy, row, name, config, opts, why)
+        _from_run_json_row(path, policy, row, name, config, opts, why, recorded)
         for policy, rows in groups.items()
         for row in rows
     ]

@@ -21,9 +21,10 @@ sys.stdout.write(json.dumps({"content": "```python\\nwhile not time.next_month()
 
 def test_every_command_marks_an_edited_standard_the_same_way(tmp_path):
     """An edited copy of standard.toml (12 months, still named "standard"): run, headless
-    and agent all name it ``standard (modified HASH8)`` with its config's hash; the agent's
-    result.json keeps the name beside that ``config_hash``, from which `pibench report`
-    marks it the same way."""
+    and agent all name it ``standard (modified HASH8)`` with its config's hash; run's --json
+    file and the agent's result.json keep the name beside that ``config_hash``, from which
+    `pibench report` marks it the same way (a `run --json` file of it was re-simulated with the
+    standard config and, for do-nothing, counted as "standard")."""
     shown = pibench("scenarios", "show", "standard", "--toml")
     assert shown.returncode == 0 and "[" not in shown.stdout.split("\n", 1)[0], shown.stderr
     toml = tmp_path / "edited.toml"
@@ -33,9 +34,15 @@ def test_every_command_marks_an_edited_standard_the_same_way(tmp_path):
     mark = modified_name("standard", config.content_hash())
     assert mark.startswith("standard (modified ") and mark != "standard"
 
-    run = pibench("run", "do-nothing", "--seeds", "101", "--scenario", str(toml))
+    policy_json = tmp_path / "policy.json"
+    run = pibench("run", "do-nothing", "--seeds", "101", "--scenario", str(toml), "--json", str(policy_json))
     assert run.returncode == 0, run.stderr
     assert f"do-nothing on {mark} (1 seeds)" in run.stdout
+    assert json.loads(policy_json.read_text())["config_hash"] == config.content_hash()
+    report = pibench("report", str(policy_json), "--json", str(tmp_path / "p.json"))
+    assert report.returncode == 0, report.stderr
+    (row,) = json.loads((tmp_path / "p.json").read_text())["leaderboard"]
+    assert row["scenario"] == mark and row["n"] == 0, row  # never counted as the standard scenario
 
     headless = pibench("headless", "--scenario", str(toml), "--seed", "101", "--jsonl", home=tmp_path / "home")
     assert headless.returncode == 0, headless.stderr

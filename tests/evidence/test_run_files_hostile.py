@@ -60,11 +60,12 @@ def test_a_deeply_nested_json_value_is_a_damaged_career_not_a_crash(where, tmp_p
 
 def test_replay_and_report_show_paths_with_escapes_visibly(tmp_path):
     """`pibench replay` and `pibench report` on a path holding an OSC sequence print it with
-    ``\\x1b`` and ``\\x07`` shown, never the raw bytes (before: replay printed them live)."""
+    ``\\x1b`` and ``\\x07`` shown, never the raw bytes (before: replay printed them live); a
+    path that is not there is a usage error (exit 2)."""
     bad = str(tmp_path / "esc2" / "nonexist\x1b]0;PWN\x07")
     for cmd in (["replay", bad], ["report", bad]):
         r = run_pibench(cmd, home=tmp_path / "home")
-        assert r.returncode == 1
+        assert r.returncode == 2
         assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr, r.stderr
         assert "nonexist\\x1b]0;PWN\\x07" in r.stderr, r.stderr
 

@@ -403,6 +403,7 @@ def test_sweep_files_are_the_bytes_of_rows_kept_in_memory(tmp_path):
     want = {
         "policy": "baseline",
         "scenario": "short-12",
+        "config_hash": cfg.content_hash(),
         "seeds": seeds,
         "rows": run_rows,
         "summary": summarize(run_rows),
@@ -415,6 +416,7 @@ def test_sweep_files_are_the_bytes_of_rows_kept_in_memory(tmp_path):
     assert cli(["compare", "baseline", "hire-max", *base, "--json", str(j), "--csv", str(c)]) == 0
     want = {
         "scenario": "short-12",
+        "config_hash": cfg.content_hash(),
         "seeds": seeds,
         "policies": list(res),
         "rows": res,
