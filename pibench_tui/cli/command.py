@@ -411,9 +411,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         description="Draw N secret seeds (secrets module) into FILE (owner-only, never overwritten) and print "
         "their public commitments. Play them with --seeds @FILE; reveal them with `pibench unseal FILE`.",
     )
-    from pibench_tui.cli.seeds import seal_count
-
-    seal.add_argument("--count", type=seal_count, required=True, metavar="N", help="how many seeds")
+    seal.add_argument("--count", type=_seal_count, required=True, metavar="N", help="how many seeds")
     seal.add_argument("--out", required=True, metavar="FILE", help="the seal file to create (keep it secret)")
     seal.set_defaults(func=_cmd_seal)
     unseal = sub.add_parser(
@@ -557,6 +555,14 @@ def _headless_seed(args: argparse.Namespace) -> tuple[int | None, str | None] | 
                 return 1
             sealed = spec.commitments[args.seed_index]
     return seed, sealed
+
+
+def _seal_count(text: str) -> int:
+    """``--count``'s type: :func:`pibench_tui.cli.seeds.seal_count`, imported only when
+    ``seal`` runs (seeds imports the world's config; ``--help`` stays light)."""
+    from pibench_tui.cli.seeds import seal_count
+
+    return seal_count(text)
 
 
 def _cmd_seal(args: argparse.Namespace) -> int:

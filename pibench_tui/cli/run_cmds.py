@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pibench_tui.cli.argtypes import output_file_problem, positive_int
-from scenarios import DEFAULT_SCENARIO
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -317,7 +316,7 @@ def _console(stderr: bool = False):
 
 
 def _config(args: argparse.Namespace):
-    from scenarios import ScenarioError, load_scenario
+    from scenarios import DEFAULT_SCENARIO, ScenarioError, load_scenario
 
     name = getattr(args, "scenario", None) or DEFAULT_SCENARIO  # named as `play` and `agent` name it
     try:
@@ -429,7 +428,7 @@ class _HeldInterrupt:
 def _run_many(
     jobs_list: list[tuple[str, str, Any, list[int], Any]],
     args: argparse.Namespace,
-    scenario: str = DEFAULT_SCENARIO,
+    scenario: str,
     axes: bool = False,
 ) -> dict[str, GroupRows]:
     """Run ``(key, policy, config, seeds, baseline_config)`` jobs with one progress bar.
