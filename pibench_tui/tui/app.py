@@ -30,6 +30,7 @@ from pibench_tui.tui.screens.digest import DigestScreen
 from pibench_tui.tui.screens.end import EndScreen
 from pibench_tui.tui.screens.form import ActionForm
 from pibench_tui.tui.screens.help import HelpScreen
+from pibench_tui.tui.typeahead import TypeAhead
 from pibench_tui.tui.widgets.console import ConsolePanel
 from pibench_tui.tui.widgets.panel import Panel
 from pibench_tui.tui.widgets.tutorial import TutorialChecklist
@@ -59,8 +60,9 @@ _GAME_ACTIONS = {
 }
 
 
-class PibenchApp(LabApp):
-    """The pibench TUI over one :class:`~pibench_tui.tui.game.Game`.
+class PibenchApp(TypeAhead, LabApp):
+    """The pibench TUI over one :class:`~pibench_tui.tui.game.Game`. Keys typed ahead of a
+    form or dialog reach it once it is ready (:class:`~pibench_tui.tui.typeahead.TypeAhead`).
 
     Args:
         game: the career to play.

@@ -258,7 +258,9 @@ class ActionForm(ModalScreen[dict | None]):
         """Validate, make the call, and dismiss when the API accepted it.
 
         A validation problem or an API refusal keeps the form open with the message shown.
+        The values sent are those the fields show now (:meth:`_read_fields`).
         """
+        self._read_fields()
         clean, problems = validate(self.fields, self._values)
         if problems:
             self.show_problems(problems)
@@ -267,6 +269,19 @@ class ActionForm(ModalScreen[dict | None]):
             self.app.push_screen(ConfirmAction(self.spec.confirm(self.game, clean)), partial(self._confirmed, clean))
             return
         self._make_call(clean)
+
+    def _read_fields(self) -> None:
+        """Take each field's value from its widget. The change messages that keep
+        :attr:`values` current can still be queued when the form is sent: in a fast burst
+        (``space enter`` in a list) the last tick was not counted yet."""
+        for i, f in enumerate(self.fields):
+            widget = self.query_one(f"#field-{i}")
+            if isinstance(widget, CheckList):
+                self._values[f.name] = list(widget.selected)
+            elif isinstance(widget, Input):
+                self._values[f.name] = widget.value
+            elif isinstance(widget, Select):
+                self._values[f.name] = None if widget.value is Select.NULL else widget.value
 
     def _confirmed(self, clean: dict, yes: bool | None) -> None:
         if yes:

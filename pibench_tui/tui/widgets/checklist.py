@@ -11,7 +11,7 @@ from rich.segment import Segment
 from textual.binding import Binding
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import SelectionList
+from textual.widgets import OptionList, SelectionList
 from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
@@ -23,7 +23,8 @@ class CheckList(SelectionList):
     """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour.
 
     Space toggles the highlighted option; enter sends the form (it posts :class:`Submitted`),
-    as in every other field of a form.
+    as in every other field of a form. Space toggles the option highlighted when it was
+    pressed, also in a fast burst of keys (``space down space`` ticks two rows).
     """
 
     BINDINGS = [Binding("enter", "submit", "Send", id="checklist-send", show=False)]
@@ -34,6 +35,14 @@ class CheckList(SelectionList):
     def action_submit(self) -> None:
         """Ask the form to send itself."""
         self.post_message(self.Submitted())
+
+    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Toggle the option space was pressed on. Textual's list toggles the one highlighted
+        when this message is handled: after ``space down`` typed in one burst, that is already
+        the next row, so ``space down space`` ticked the first row and then unticked it."""
+        event.stop()
+        event.prevent_default()  # Textual's own handler (the highlighted row) does not run
+        self.toggle(event.option)  # a SelectionList's options are its Selections
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)

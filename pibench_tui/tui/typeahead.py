@@ -1,0 +1,80 @@
+"""Keys typed ahead of a screen reach it once it is ready (issue 27 §4: a fast key burst).
+
+Textual routes a key when the app receives it: to the focused widget of the screen shown
+then. In a burst (``i space down space enter`` arriving in one read) every key is routed to
+the panel's table before the table has handled ``i``; ``i`` then opens the form, and the
+keys after it come back up to the app while the form is current but has no focus yet (its
+fields are mounted and focused a moment later): their bindings are looked up on the unready
+form and they are lost. Keys that arrive while a pushed screen is not mounted yet are lost
+the same way.
+
+:class:`TypeAhead` (the play app's base) keeps such keys and types them again, in the order
+they were typed, once the screen shown now is mounted and its focus placed: the keys a player
+types right after ``i`` toggle the form's rows, as they would a moment later. A key typed
+for a screen and handled while that screen still shows is left alone, so nothing changes for
+keys typed at the speed of a hand.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.screen import Screen
+
+TYPED_ON = "_typed_on"
+"""Attribute set on a key as the app receives it: ``(sequence number, the screen shown then)``."""
+
+
+class TypeAhead(App[int]):
+    """An app whose keys typed ahead of a screen are typed again once it is ready (module doc).
+
+    Subclass it instead of ``App``; it overrides :meth:`on_event` and calls the next one.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held_keys: list[tuple[int, str, str | None]] = []  # (typed as number, key, character)
+        self._typed_count = itertools.count()
+        self._flush_on: Screen[Any] | None = None  # the screen whose queue will type the kept keys
+
+    async def on_event(self, event: events.Event) -> None:
+        """Mark each key as it arrives with the screen shown then; keep a key that comes back
+        up to the app after another screen took over (or that arrives while the shown screen
+        is not mounted) and type it again once that screen is ready."""
+        if isinstance(event, events.Key):
+            screen = self.screen
+            if not event.is_forwarded:
+                number = next(self._typed_count)
+                setattr(event, TYPED_ON, (number, screen))
+                if not screen.is_mounted:
+                    self._hold(number, event, screen)
+                    return
+            else:
+                typed: tuple[int, Screen[Any]] | None = getattr(event, TYPED_ON, None)
+                if typed is not None and typed[1] is not screen:
+                    event.stop()
+                    self._hold(typed[0], event, screen)
+                    return
+        await super().on_event(event)
+
+    def _hold(self, number: int, event: events.Key, screen: Screen[Any]) -> None:
+        """Keep ``event`` (typed ``number``-th) until ``screen`` has handled what it has queued:
+        its mount (which asks for its focus) comes first."""
+        self._held_keys.append((number, event.key, event.character))
+        if self._flush_on is not screen:
+            self._flush_on = screen
+            screen.call_later(self._type_held_keys, screen)
+
+    def _type_held_keys(self, screen: Screen[Any]) -> None:
+        """Type the kept keys again, in the order they were first typed, as new keys of the app
+        (after the focus the screen's mount asked for: both are queued on the app in order)."""
+        if self._flush_on is screen:
+            self._flush_on = None
+        held, self._held_keys = sorted(self._held_keys, key=lambda k: k[0]), []
+        for _, key, character in held:
+            again = events.Key(key, character)
+            again.set_sender(self)  # as the driver sends a key (one posted by the screen would be its own)
+            self.post_message(again)
