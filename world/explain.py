@@ -315,6 +315,11 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
     §5: the monthly quit draw grows steeply as morale falls; morale falls with neglect
     (little mentoring), overload, a short runway, rejections, dead ends, stops, scoops and ignored crises,
     and rises with accepted papers and support. Raises nothing; an unknown id says so.
+
+    Limit: a leaver is removed from the active projects they were on (§5), and no table the
+    PI can query keeps who was on a project before (``projects.members`` is the current list;
+    only a finished project keeps its last members, and a draft its authors). So a scoop or
+    stop of a project that was still active when they left is not tied to them here.
     """
     row = person(query, pid)
     if row is None:
