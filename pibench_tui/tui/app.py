@@ -135,7 +135,7 @@ class PibenchApp(TypeAhead, LabApp):
     def compose_panels(self) -> Iterator[Panel]:
         """The shared panels 1-8, then the console (9)."""
         yield from super().compose_panels()
-        yield ConsolePanel("9 Console", blink=self.blink)
+        yield ConsolePanel(blink=self.blink)
 
     def compose_beside(self) -> ComposeResult:
         yield TutorialChecklist(id="tutorial")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from textual import events, on
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.events import Resize
 from textual.reactive import reactive
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import Game
@@ -36,6 +36,7 @@ from pibench_tui.tui.widgets.panels import (
     PeoplePanel,
     ProjectsPanel,
 )
+from pibench_tui.tui.widgets.tab_bar import TabBar
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """Below this terminal size the app shows a message instead of the panels."""
@@ -53,12 +54,16 @@ TABS: list[tuple[str, str]] = [
 ]
 """Panel ids and tab titles, in order (keys 1-9; the console is the game app's only)."""
 
-NARROW_TITLES: dict[str, str] = {"applicants": "2 Apps"}
-"""Shorter tab titles below 100 columns (the numbers stay: they are the keys)."""
+FIRST_TAB = "people"
+"""The panel shown when the app starts."""
+
+SHORT_TITLES: dict[str, str] = {"applicants": "2 Apps"}
+"""Shorter tab titles, used when the full ones do not fit the width (the numbers stay: they
+are the keys)."""
 
 NARROW = 110
-"""Below this width the header shortens its words, the tabs their titles and padding, and
-the footer drops the command-palette hint (ctrl+p still works)."""
+"""Below this width the header shortens its words and the footer drops the command-palette
+hint (ctrl+p still works)."""
 
 TOO_SMALL = (
     f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
@@ -70,14 +75,14 @@ QUIT_KEYS = frozenset({"q", "ctrl+c", "ctrl+q"})
 
 def lab_panels() -> Iterator[Panel]:
     """The shared panels 1-8, in tab order (the Lab composes at once, the others when first shown)."""
-    yield PeoplePanel("1 Lab", lazy=False)
-    yield ApplicantsPanel("2 Applicants")
-    yield ProjectsPanel("3 Projects")
-    yield PapersPanel("4 Papers")
-    yield GrantsPanel("5 Grants")
-    yield FieldPanel("6 Field")
-    yield EventsPanel("7 Events")
-    yield LedgerPanel("8 Ledger")
+    yield PeoplePanel(lazy=False)
+    yield ApplicantsPanel()
+    yield ProjectsPanel()
+    yield PapersPanel()
+    yield GrantsPanel()
+    yield FieldPanel()
+    yield EventsPanel()
+    yield LedgerPanel()
 
 
 class LabApp(App[int]):
@@ -156,13 +161,13 @@ class LabApp(App[int]):
         return self.query_one("#header", LabHeader)
 
     @property
-    def tabs(self) -> TabbedContent:
-        """The panels."""
-        return self.query_one("#tabs", TabbedContent)
+    def tabs(self) -> TabBar:
+        """The tab bar; its ``active`` is the id of the panel shown."""
+        return self.query_one("#tabs", TabBar)
 
     def panels(self) -> list[Panel]:
         """Every panel, in tab order."""
-        return list(self.query(Panel))
+        return list(self.query_one("#panels").query_children(Panel))
 
     def compose_panels(self) -> Iterator[Panel]:
         """The panels of the tabs (the shared panels 1-8; the game app adds its console)."""
@@ -174,16 +179,21 @@ class LabApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield LabHeader(id="header").data_bind(view=LabApp.header_view)
+        panels = list(self.compose_panels())
+        titles = dict(TABS)
         with Container(id="main"):
-            with TabbedContent(id="tabs", initial="people"):
-                yield from self.compose_panels()
+            yield TabBar([(p.id or "", titles[p.id or ""]) for p in panels], SHORT_TITLES, active=FIRST_TAB, id="tabs")
+            with Container(id="panels"):
+                for panel in panels:
+                    panel.display = panel.id == FIRST_TAB
+                    yield panel
             yield from self.compose_beside()
         yield Static(TOO_SMALL, id="too-small")
         yield KeyLine(compact=True)  # compact: the Lab panel's keys fit in 120 columns
 
     def on_mount(self) -> None:
         self.refresh_view()
-        self.query_one("#people", Panel).focus_main()
+        self.query_one(f"#{FIRST_TAB}", Panel).focus_main()
         self._check_size(self.size.width, self.size.height)
 
     def on_resize(self, event: Resize) -> None:
@@ -200,15 +210,8 @@ class LabApp(App[int]):
         narrow = width < NARROW
         self.set_class(narrow, "-narrow")
         try:
-            shown = {p.id for p in self.panels()}
-            for tab, title in TABS:
-                if tab in shown:
-                    label = NARROW_TITLES.get(tab, title) if width < 100 else title
-                    content_tab = self.tabs.get_tab(tab)
-                    if content_tab.label_text != label:  # setting a label lays the screen out again
-                        content_tab.label = label
             self.query_one(KeyLine).show_command_palette = not narrow
-        except Exception:  # noqa: BLE001 - before the tabs exist
+        except Exception:  # noqa: BLE001 - before the key line exists
             pass
         if was_small and not self.too_small:
             self.size_restored()
@@ -271,29 +274,27 @@ class LabApp(App[int]):
             keys=self.WARNING_KEYS,
         )
 
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        pane = event.pane
-        if isinstance(pane, Panel):
-            if pane.stale:
-                pane.redraw(self.game)
-            pane.take_focus()
-
     # ------------------------------------------------------------------ bindings
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A key whose action this app does not have (a panel's game key in the viewer) is off."""
         return hasattr(self, f"action_{action}")
 
     def action_tab(self, tab: str) -> None:
-        """Show a panel (a tab this app does not have: nothing)."""
-        panes = [p for p in self.panels() if p.id == tab]
-        if not panes:
+        """Show the panel ``tab`` (an id of :data:`TABS`) and only it, redrawn if the career
+        changed since it was drawn, its table focused; the tab bar marks it (a tab this app
+        does not have: nothing)."""
+        panels = {p.id: p for p in self.panels()}
+        panel = panels.get(tab)
+        if panel is None:
             return
-        self.tabs.active = tab
-        pane = panes[0]
-        if pane.stale:
-            pane.redraw(self.game)
-        pane.take_focus()
+        bar = self.tabs
+        if bar.active != tab:
+            panels[bar.active].display = False
+            panel.display = True
+            bar.active = tab
+        if panel.stale:
+            panel.redraw(self.game)
+        panel.take_focus()
 
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "NARROW", "QUIT_KEYS", "TABS", "TOO_SMALL", "LabApp", "lab_panels"]

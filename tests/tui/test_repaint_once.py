@@ -173,7 +173,8 @@ async def test_a_tab_switch_moves_the_focus_without_repainting_the_whole_screen(
         await drain(pilot)
         screen = app.screen
         assert isinstance(screen, LabScreen) and app.screen_stack[0] is screen
-        app.tabs.active = "projects"
+        app.query_one("#people").display = False
+        app.query_one("#projects").display = True
         projects = app.query_one("#projects-table", RowsTable)
         screen.set_focus(projects)
         assert screen.focused is projects

@@ -86,8 +86,8 @@ class ConsolePanel(Panel):
             self.months_closed = months_closed
             self.month_closed = months_closed > 0
 
-    def __init__(self, title: str, *, blink: bool = True) -> None:
-        super().__init__(title)
+    def __init__(self, *, blink: bool = True) -> None:
+        super().__init__()
         self.game: Game | None = None
         self.sandbox: Any = None
         self.buffer: list[str] = []

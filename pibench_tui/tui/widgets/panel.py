@@ -1,12 +1,12 @@
-"""The base of every panel (a tab pane that redraws from the API) and the helpers panels share."""
+"""The base of every panel (one of the main screen's tabs, redrawn from the API) and the helpers panels share."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import AwaitMount
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widget import AwaitMount, Widget
+from textual.widgets import DataTable, Static
 
 from pibench_tui.tui.actions import ACTIONS, SHORT
 from pibench_tui.tui.game import Game
@@ -89,18 +89,23 @@ def fit_names(lead: str, groups: list[list[str]], width: int) -> str:
     return line(0)
 
 
-class Panel(TabPane):
-    """A tab of the main screen; ``show(game)`` redraws it from the API.
+class Panel(Widget):
+    """A tab of the main screen; ``show(game)`` redraws it from the API. The app shows one
+    panel at a time (the others have ``display`` off) and names it in its tab bar.
 
     A panel's widgets (``compose_body``, then the scroll hint) are composed the first time it
     is drawn (shown), not when the app starts: only one panel shows at a time, and composing
     the hidden ones was about a third of an app start's CPU. ``lazy=False`` composes them at
     once."""
 
+    DEFAULT_CSS = """
+    Panel { height: auto; }
+    """
     TAB = ""
+    """The panel's id (one of ``lab_app.TABS``)."""
 
-    def __init__(self, title: str, *, lazy: bool = True) -> None:
-        super().__init__(title, id=self.TAB)
+    def __init__(self, *, lazy: bool = True) -> None:
+        super().__init__(id=self.TAB)
         self.shown_version = -1  # the app's career version this panel last drew
         self.composed = not lazy  # its body's widgets exist (they are composed on first show)
         self.mounting = False  # they are being mounted (the panel draws and takes the focus then)
@@ -138,8 +143,7 @@ class Panel(TabPane):
                 await mounting
                 self.mounting = False
                 self.redraw(getattr(self.app, "game", game))  # the career shown by then
-                tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
-                if tabs is not None and tabs.active == self.id and self.screen is self.app.screen:
+                if self.display and self.screen is self.app.screen:  # shown (the others are display: none)
                     self.focus_main()
 
             self.call_later(first_draw)

@@ -1,4 +1,4 @@
-"""The panels (tab panes) of the main screen, one per file; re-exported here. Each renders
+"""The panels (tabs) of the main screen, one per file; re-exported here. Each renders
 API results only."""
 
 from __future__ import annotations
