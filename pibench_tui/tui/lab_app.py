@@ -214,7 +214,18 @@ class LabApp(App[int]):
         except Exception:  # noqa: BLE001 - before the key line exists
             pass
         if was_small and not self.too_small:
+            self._refocus()
             self.size_restored()
+
+    def _refocus(self) -> None:
+        """Give the focus back after the terminal was too small: hiding the panels (and a
+        dialog's box) dropped it, and with it the shown panel's keys in the key line. The shown
+        panel's table gets it again, and a dialog left open its first field."""
+        shown = next((p for p in self.panels() if p.id == self.tabs.active), None)
+        if shown is not None and shown.screen.focused is None:
+            shown.take_focus()
+        if self.screen is not self.default_screen and self.screen.focused is None:
+            self.screen.focus_next()
 
     def size_restored(self) -> None:
         """The terminal is large enough again (the game app asks a pending quit question)."""

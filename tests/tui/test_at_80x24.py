@@ -154,3 +154,36 @@ async def test_applicants_status_shows_whole_at_80_columns_with_the_longest_name
         lines = shown_lines(table)
         for status in ("pending", "offered"):
             assert any(line.rstrip().endswith(f" {status}") for line in lines), lines
+
+
+@pytest.mark.asyncio
+async def test_the_shown_panel_keeps_the_focus_and_its_keys_after_the_terminal_was_too_small():
+    """Keyline QA: shrinking the terminal below the minimum hides the panels, which drops the
+    focus; once the size is back, the shown panel's table has the focus again and the key line
+    shows that panel's action keys (before, they were gone until a tab key was pressed)."""
+    from pibench_tui.tui.widgets.footer import KeyLine
+
+    app = build(new_world())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2")
+        table = app.focused
+        assert table is not None and table.id == "applicants-table"
+        keys = shown_lines(app.query_one(KeyLine))[0]
+        assert "Interview" in keys, keys
+        await pilot.resize_terminal(60, 20)
+        await drain(pilot)
+        assert app.too_small
+        await pilot.resize_terminal(120, 40)
+        await drain(pilot)
+        assert app.focused is table
+        assert "Interview" in shown_lines(app.query_one(KeyLine))[0]
+        await press(pilot, "i")  # the interview form, left open while the window shrinks
+        form = app.screen
+        assert form is not app.default_screen and app.focused is not None
+        await pilot.resize_terminal(60, 20)
+        await drain(pilot)
+        await pilot.resize_terminal(120, 40)
+        await drain(pilot)
+        assert app.screen is form and app.focused is not None and app.focused.screen is form
+        await press(pilot, "escape")
+        assert app.focused is table
