@@ -175,8 +175,9 @@ async def test_a_table_shown_again_unchanged_keeps_its_lines_and_a_new_theme_dra
     play_to(w, 14)
     app = build(w)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "3", panel="projects")
-        await press(pilot, "1", panel="people")
+        for _ in range(2):  # the first show may settle the table's size once more after it drew
+            await press(pilot, "3", panel="projects")
+            await press(pilot, "1", panel="people")
         table = app.query_one("#projects-table", RowsTable)
         assert table.row_count, "a lab with projects"
         drawn = []

@@ -24,6 +24,8 @@ def bar_text(app) -> tuple[str, str]:
 
 
 async def test_each_number_key_shows_its_panel_and_only_it_and_the_bar_marks_it():
+    """Keys 1-9 in turn: only that panel is displayed, the bar draws exactly its title in the
+    active style, and the focus is inside that panel (its keys reach it)."""
     app = build(new_world())
     async with app.run_test(size=(120, 40)) as pilot:
         for i, (tab, title) in enumerate(TABS):
@@ -37,6 +39,7 @@ async def test_each_number_key_shows_its_panel_and_only_it_and_the_bar_marks_it(
 
 
 async def test_a_click_on_a_title_shows_that_panel():
+    """A click on "4 Papers" in the drawn bar shows the Papers panel, only it, and marks its title."""
     app = build(new_world())
     async with app.run_test(size=(120, 40)) as pilot:
         await drain(pilot)
