@@ -129,6 +129,7 @@ async def test_a_resumed_career_re_reads_its_earlier_months(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "d", to="DigestScreen")
         assert "Month 8 closed" in digest_title(app) and "← →" in str(app.screen.query_one(".form-hint").render())
+        assert "(8/8)" in digest_title(app), "the counter counts the months ← reaches, before they are derived"
         for month in range(7, 0, -1):
             await press(pilot, "left", until=lambda m=month: f"Month {m} closed" in digest_title(app))
             assert app.screen.report == kept[month]
@@ -138,6 +139,32 @@ async def test_a_resumed_career_re_reads_its_earlier_months(tmp_path):
         for _ in range(7):
             await press(pilot, "right")
         assert "Month 8 closed" in digest_title(app) and "(8/8)" in digest_title(app)
+
+
+async def test_a_resumed_careers_counter_counts_every_month_after_a_close(tmp_path):
+    """QA: a career resumed at month 4 closes month 4 in the new session; its digest counts
+    4 reports ("(4/4)", not "(2/2)" for the two it holds), ← reads "(3/4)" then "(2/4)", and d
+    after the digest shows "(4/4)" again."""
+    import json
+
+    from world.engine import World
+
+    w = new_world(seed=1001)
+    api = Api(w)
+    for _ in range(3):
+        api.time.next_month()
+    saved = World.from_state(json.loads(json.dumps(w.to_state())))
+    app = build(saved, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await close_month(pilot, app)
+        assert "Month 4 closed" in digest_title(app) and "(4/4)" in digest_title(app), digest_title(app)
+        await press(pilot, "left", until=lambda: "Month 3 closed" in digest_title(app))
+        assert "(3/4)" in digest_title(app), digest_title(app)
+        await press(pilot, "left", until=lambda: "Month 2 closed" in digest_title(app))
+        assert "(2/4)" in digest_title(app), digest_title(app)
+        await press(pilot, "enter", to="LabScreen")
+        await press(pilot, "d", to="DigestScreen")
+        assert "Month 4 closed" in digest_title(app) and "(4/4)" in digest_title(app), digest_title(app)
 
 
 async def test_hallway_talk_survives_save_and_load(tmp_path):

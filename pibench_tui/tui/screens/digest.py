@@ -340,6 +340,9 @@ class DigestScreen(ModalScreen[None]):
             header's); ``None``: computed (:func:`digest_lines`).
     """
 
+    game: Any = None
+    _none_earlier = False  # the game found no report before the oldest held (a career begun mid-way)
+
     BINDINGS = [
         Binding("escape,enter,space", "close", "Close", id="digest-close"),
         Binding("left,left_square_bracket", "older", "Previous month", id="digest-older"),
@@ -374,6 +377,8 @@ class DigestScreen(ModalScreen[None]):
         """Show another month's report (the arguments as the class's): the game app keeps one
         digest screen and shows each close's report on it, so no month mounts a new one."""
         self.report = report
+        if game is not self.game:  # another career (a load): its earlier months are not known yet
+            self._none_earlier = False
         self.game = game
         self.title = title
         self.note = note
@@ -402,9 +407,20 @@ class DigestScreen(ModalScreen[None]):
         head = f"Month {m} closed" + (" — the career is over" if r.get("finished") else f" — month {m + 1} opens")
         if self.title and self.index == len(self.history) - 1:
             head = self.title
-        if len(self.history) > 1:
-            head += f"  ({self.index + 1}/{len(self.history)})"
+        before = self._reachable_before()
+        if len(self.history) + before > 1:
+            head += f"  ({before + self.index + 1}/{before + len(self.history)})"
         return head
+
+    def _reachable_before(self) -> int:
+        """How many reports ← can still reach before the oldest one held: a resumed career's
+        earlier months (one report a month closed, re-derived on the first ← past the oldest:
+        :meth:`_prepend_earlier`), so the counter counts them from the start; 0 when the game
+        cannot re-derive them or found none (a career that began mid-way)."""
+        first = int(self.history[0].get("month", 0)) if self.history else 0
+        if first <= 1 or self._none_earlier or not hasattr(self.game, "earlier_reports"):
+            return 0
+        return first - 1
 
     def _body(self) -> str:
         r = self.report
@@ -475,6 +491,7 @@ class DigestScreen(ModalScreen[None]):
         if earlier is None or first <= 1:
             return
         older = earlier(first)
+        self._none_earlier = not older
         if older:
             self.history[:0] = older
             self.index += len(older)
