@@ -229,3 +229,21 @@ async def test_no_toast_draws_over_the_month_end_confirmation_and_the_closed_mon
         assert "Conference hallway talk" in digest_text(app)
         await press(pilot, "enter", to="LabScreen")
         assert not app._notifications and not toasts_drawn(app)
+
+
+@pytest.mark.parametrize("key, dialog", [("q", "QuitDialog"), ("ctrl+s", "SaveDialog")])
+async def test_no_toast_draws_over_the_quit_save_and_load_dialogs(tmp_path, key, dialog):
+    """QA (toasts over dialogs): a toast shown on the lab waits under the quit and save
+    dialogs (it drew over a form's buttons when the quit dialog opened on top of it), and shows
+    on the lab again when the dialog is left with escape."""
+    w = new_world()
+    Api(w).time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    app.NOTIFICATION_TIMEOUT = 3600  # the toast outlives any slow machine
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        app.notify("a toast of this month", markup=False)
+        await wait_for(pilot, lambda: toasts_drawn(app), "the toast on the lab")
+        await press(pilot, key, to=dialog)
+        assert app._notifications and not toasts_drawn(app)
+        await press(pilot, "escape", to="LabScreen")
+        await wait_for(pilot, lambda: toasts_drawn(app), "the toast on the lab again")

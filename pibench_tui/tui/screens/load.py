@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pibench_tui.tui.screens.toasts import keep_toasts_under
+
 
 class LoadDialog(ModalScreen[str | None]):
     """Pick a save to resume; dismisses with its name (or ``None``)."""
@@ -21,6 +23,9 @@ class LoadDialog(ModalScreen[str | None]):
     def __init__(self, saves: list[Any]) -> None:
         super().__init__()
         self.saves = saves
+
+    def on_mount(self) -> None:
+        keep_toasts_under(self)  # a toast on the screen below waits under this dialog
 
     def compose(self) -> ComposeResult:
         with Vertical(id="load-box", classes="dialog"):

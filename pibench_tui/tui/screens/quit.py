@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from pibench_tui.tui.screens.toasts import keep_toasts_under
+
 
 class QuitDialog(ModalScreen[str]):
     """Quit: offer to save first when there are unsaved months. Dismisses with
@@ -23,6 +25,9 @@ class QuitDialog(ModalScreen[str]):
         super().__init__()
         self.unsaved = unsaved
         self.note = note
+
+    def on_mount(self) -> None:
+        keep_toasts_under(self)  # a toast on the screen below waits under this dialog
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit-box", classes="dialog"):

@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from pibench_tui.tui.screens.toasts import keep_toasts_under
+
 
 class SaveDialog(ModalScreen[str | None]):
     """Ask for a save name; dismisses with it (or ``None``).
@@ -28,6 +30,9 @@ class SaveDialog(ModalScreen[str | None]):
         self.where = where
         self.blink = blink
         self.check = check
+
+    def on_mount(self) -> None:
+        keep_toasts_under(self)  # a toast on the screen below waits under this dialog
 
     def compose(self) -> ComposeResult:
         with Vertical(id="save-box", classes="dialog"):
