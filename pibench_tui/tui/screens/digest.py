@@ -486,11 +486,9 @@ class DigestScreen(ModalScreen[None]):
 
     def _prepend_earlier(self) -> None:
         """Put the reports of the months before the oldest held one in front of the history."""
-        earlier = getattr(self.game, "earlier_reports", None)
-        first = int(self.history[0].get("month", 0)) if self.history else 0
-        if earlier is None or first <= 1:
+        if not self._reachable_before():
             return
-        older = earlier(first)
+        older = self.game.earlier_reports(int(self.history[0].get("month", 0)))
         self._none_earlier = not older
         if older:
             self.history[:0] = older

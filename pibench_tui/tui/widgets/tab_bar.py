@@ -47,7 +47,6 @@ class TabBar(Widget):
         self.titles = list(tabs)
         self.short = dict(short)
         self.set_reactive(TabBar.active, active)
-        self._spans: list[tuple[int, int, str]] = []  # (first column, end column, panel id) as last drawn
 
     def layout_for(self, width: int) -> list[tuple[str, str]]:
         """``(panel id, text)`` of each title as drawn in ``width`` columns, padding included
@@ -71,17 +70,18 @@ class TabBar(Widget):
         tab_style = self.get_component_rich_style("tab-bar--tab")
         active_style = self.get_component_rich_style("tab-bar--active")
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        spans = []
         for tab, title in self.layout_for(self.size.width):
-            start = len(text)
             text.append(title, active_style if tab == self.active else tab_style)
-            spans.append((start, len(text), tab))
-        self._spans = spans
         return text
 
     def tab_at(self, x: int) -> str | None:
         """The panel id of the title drawn at column ``x`` (``None``: no title there)."""
-        return next((tab for start, end, tab in self._spans if start <= x < end), None)
+        end = 0
+        for tab, title in self.layout_for(self.size.width):
+            end += len(title)
+            if x < end:
+                return tab if x >= 0 else None
+        return None
 
     async def on_click(self, event: events.Click) -> None:
         tab = self.tab_at(event.x)
