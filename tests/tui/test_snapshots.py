@@ -114,3 +114,21 @@ def test_replay_viewer(snap_compare, tmp_path):
         await press(pilot, "3", panel="projects")
 
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 30))
+
+
+@pytest.mark.parametrize(("key", "panel"), [("6", "field"), ("8", "ledger")])
+def test_plot_panel_after_a_month(snap_compare, key, panel):
+    """The Field and Ledger panels drawn once, then shown again after a month closed: the news
+    and the ledger's new entries on top of the older ones, each plot with the new month's point
+    (the panels update their tables and redraw their plots from what they drew before)."""
+    app = build(busy_world(months=14))
+
+    async def run_before(pilot):
+        await press(pilot, key, panel=panel)
+        await press(pilot, "1", panel="people")
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
+        await press(pilot, "enter", to="LabScreen")
+        await press(pilot, key, panel=panel)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(120, 40))
