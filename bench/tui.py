@@ -7,8 +7,10 @@ asserts nothing (issue 27 §5: goals ≤ 50 ms month close, ≤ 20 ms tab switch
   before; the first start in the process, then the median of the next ones);
 - month close with its repaint: ``enter`` in the month-end confirmation until the digest is
   painted, plus ``enter`` on the digest until the lab under it is repainted;
-- tab switch: a panel key (1-8) until the panel is drawn and focused, on a career changed
-  since the panel was last drawn (it redraws) and on an unchanged one;
+- tab switch: a panel key (2-8) until the panel is drawn and focused, on a career changed
+  since the panel was last drawn (it redraws) and on an unchanged one: after each month close,
+  each panel once changed then once unchanged (back to the Lab, 1, between); the medians of
+  all and of each panel;
 - key-line repaints per month close (the footer is one line, drawn again only when its keys
   change: the dialog covering it, the digest, the lab again);
 - full (generation-2) garbage collections while the month closes and tab switches are played:
@@ -26,11 +28,15 @@ import gc
 import statistics
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZE = (120, 40)
+
+PANEL_KEYS = "2345678"
+"""The panels switched to after each month close (the Lab, 1, is the one the close redraws)."""
 
 
 def busy_world(month: int = 40):
@@ -179,15 +185,7 @@ async def play(world, months: int, full: FullCollections | None = None) -> dict:
     from pibench_tui.tui.widgets.footer import KeyLine
 
     app = make_app(world=world, scenario="standard", test_mode=True, run_baseline=False)
-    out: dict[str, list[float]] = {
-        "close": [],
-        "digest": [],
-        "repaint": [],
-        "stale": [],
-        "fresh": [],
-        "footer": [],
-        "idle": [],
-    }
+    out: dict[str, list[float]] = defaultdict(list)
     async with app.run_test(size=SIZE) as pilot:
         await wait(pilot, lambda: app.focused is not None)
         for tab in "12345678":  # every panel composed once (a player has seen them all by month 40)
@@ -200,7 +198,7 @@ async def play(world, months: int, full: FullCollections | None = None) -> dict:
         footer = app.query_one(KeyLine)
         if full is not None:
             full.on = True
-        for i in range(months):
+        for _ in range(months):
             await key(pilot, "n")
             await wait(pilot, lambda: type(app.screen).__name__ == "ConfirmNextMonth")
             before = app.months_advanced
@@ -217,13 +215,14 @@ async def play(world, months: int, full: FullCollections | None = None) -> dict:
             out["repaint"].append((t2 - t1) * 1000)
             out["close"].append((t2 - t0) * 1000)
             out["footer"].append(footer.renders - drawn)
-            tab = "2345678"[i % 7]
-            for kind in ("stale", "fresh"):
-                for k in (tab, "1"):
-                    t0 = time.process_time()
-                    await key(pilot, k)
-                    if k == tab:
-                        out[kind].append(cpu_ms(t0))
+            for tab in PANEL_KEYS:  # each panel changed since drawn, then unchanged
+                for kind in ("stale", "fresh"):
+                    for k in (tab, "1"):
+                        t0 = time.process_time()
+                        await key(pilot, k)
+                        if k == tab:
+                            out[kind].append(cpu_ms(t0))
+                            out[f"{kind} {tab}"].append(cpu_ms(t0))
         if full is not None:
             full.on = False
     return out
@@ -281,6 +280,16 @@ def main() -> None:
     )
     print(f"tab switch to a panel changed since last drawn: {med(out['stale'])}")
     print(f"tab switch to an unchanged panel: {med(out['fresh'])}")
+    from pibench_tui.tui.lab_app import TABS
+
+    titles = {title.split()[0]: title for _, title in TABS}
+    print(
+        "  per panel, median changed / unchanged: "
+        + ", ".join(
+            f"{titles[k]} {statistics.median(out[f'stale {k}']):.0f}/{statistics.median(out[f'fresh {k}']):.0f} ms"
+            for k in PANEL_KEYS
+        )
+    )
     gcs = full.ms
     print(
         f"full (gen-2) garbage collections during the closes and tab switches: {len(gcs)}, "
