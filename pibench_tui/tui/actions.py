@@ -76,6 +76,16 @@ class Field:
             value = max(value, self.lo)
         return value
 
+    def filled(self, value: Any) -> bool:
+        """``value`` (as the form holds it: a number's text, a list, a choice or ``None``) is
+        entered: a number's text not blank, a list with something ticked, a choice made. A
+        required field not filled is refused by :func:`validate`."""
+        if self.kind == "number":
+            return value is not None and bool(str(value).strip())
+        if self.kind == "multi":
+            return bool(value)
+        return value is not None
+
     def default_for(self, values: dict) -> Any:
         """The starting value given the form's current ``values`` (a callable default called
         and, for a number, bounded)."""
@@ -955,11 +965,11 @@ def validate(fields: list[Field], values: dict) -> tuple[dict, list[str]]:
     for f in fields:
         v = values.get(f.name)
         if f.kind == "number":
-            text = "" if v is None else str(v).strip()
-            if not text:
+            if not f.filled(v):
                 if f.required:
                     problems.append(f"{f.label}: enter a number")
                 continue
+            text = str(v).strip()
             try:
                 x = float(text)
             except ValueError:
@@ -975,11 +985,11 @@ def validate(fields: list[Field], values: dict) -> tuple[dict, list[str]]:
                 clean[f.name] = x
         elif f.kind == "multi":
             chosen = list(v or [])
-            if f.required and not chosen:
+            if f.required and not f.filled(chosen):
                 problems.append(f"{f.label.split(' (')[0]}: choose at least one")
             clean[f.name] = chosen
         else:
-            if v is None:
+            if not f.filled(v):
                 if f.required:
                     problems.append(f"{f.label.split(' (')[0]}: choose one")
                 continue

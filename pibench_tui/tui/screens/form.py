@@ -19,6 +19,7 @@ from pibench_tui.tui.actions import ActionSpec, Field, plural, validate
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.checklist import CheckList
+from pibench_tui.tui.widgets.choice import Choice
 
 
 class ConfirmAction(ModalScreen[bool]):
@@ -58,7 +59,16 @@ class ActionForm(ModalScreen[dict | None]):
     """A dialog for one :class:`~pibench_tui.tui.actions.ActionSpec`.
 
     Dismisses with the validated values (``{}`` for a plain confirmation), or ``None``
-    when cancelled. Enter in a number field or ``ctrl+o`` sends; ``escape`` cancels.
+    when cancelled. ``ctrl+o`` sends; ``escape`` cancels.
+
+    Enter in a field goes on with the form, the same in every kind of field (a number, a list,
+    a closed choice): it sends the form once every required field is filled; while one is
+    still empty (nothing ticked in a list that needs someone, a number cleared, nothing
+    chosen) it moves the focus to the first such field instead, so one enter never sends a
+    form the player has not seen whole, nor refuses it for a field they have not reached. On
+    an empty choice enter opens its list; inside an opened list enter picks the highlighted
+    option and the form stays open. Sending an irreversible action (an offer, a dismissal, a
+    stopped project) still asks first (:class:`ConfirmAction`).
 
     Args:
         spec: the action.
@@ -143,7 +153,7 @@ class ActionForm(ModalScreen[dict | None]):
             chosen = set(self._values[f.name])
             return CheckList(*[(label, value, value in chosen) for label, value in opts], id=wid, classes="form-multi")
         opts = self._options(f)
-        return Select(
+        return Choice(
             [(label, value) for label, value in opts],
             value=self._values[f.name] if self._values[f.name] is not None else Select.NULL,
             prompt=f"choose ({plural(len(opts), 'option')})" if opts else "nothing to choose",
@@ -237,7 +247,16 @@ class ActionForm(ModalScreen[dict | None]):
     # ------------------------------------------------------------------ sending
     @on(Input.Submitted)
     @on(CheckList.Submitted)
+    @on(Choice.Submitted)
     def _submitted(self) -> None:
+        """Enter in a field (class docstring): the first required field still empty other
+        than the one enter was pressed in gets the focus; with none, the form is sent."""
+        self._read_fields()
+        here = self.focused.id if self.focused is not None else None
+        for i, f in enumerate(self.fields):
+            if f.required and not f.filled(self._values[f.name]) and f"field-{i}" != here:
+                self.query_one(f"#field-{i}").focus()
+                return
         self.action_send()
 
     @on(Button.Pressed, "#form-ok")

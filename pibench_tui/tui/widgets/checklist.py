@@ -22,8 +22,9 @@ CHECKED, UNCHECKED = "X", " "
 class CheckList(SelectionList):
     """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour.
 
-    Space toggles the highlighted option; enter sends the form (it posts :class:`Submitted`),
-    as in every other field of a form. Space toggles the option highlighted when it was
+    Space toggles the highlighted option; enter goes on with the form (it posts
+    :class:`Submitted`), as in every other field of a form (``ActionForm``: it sends, or goes to
+    a required field still empty). Space toggles the option highlighted when it was
     pressed, also in a fast burst of keys (``space down space`` ticks two rows).
     """
 
