@@ -25,13 +25,13 @@ async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
         await press(pilot, "1", panel="people")
         plot = app.query_one("#preprint-plot", LinePlot)
         drawn: list[int] = []
-        original = plot.render
+        original = plot.plot_lines
 
         def counted():
             drawn.append(app.game.world.month)
             return original()
 
-        plot.render = counted  # type: ignore[method-assign]
+        plot.plot_lines = counted  # type: ignore[method-assign]
         shown = getattr(plot, "shown", None)
         app.changed()
         await press(pilot, "6", panel="field")
@@ -48,3 +48,40 @@ async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
         assert plot.shown != shown and drawn, "a month of new preprints is drawn"
         months = {x for _label, xs, _ys in plot.shown[1] for x in xs}
         assert max(months) > max(x for _label, xs, _ys in shown[1] for x in xs)
+
+
+@pytest.mark.asyncio
+async def test_plot_lines_are_textuals_lines_of_plotexts_text():
+    """Each plot's lines, made from plotext's matrices (LinePlot.plot_lines), are exactly the
+    lines Textual makes of the plot as PlotextPlot renders it (``Text.from_ansi(plt.build())``):
+    the same characters, runs, colours and selection offsets, for the Field panel's eight
+    series and the Ledger's single ones, before and after
+    a month close, at 120 and 80 columns."""
+    from rich.text import Text
+    from textual.visual import Visual, visualize
+
+    w = new_world()
+    play_to(w, 6)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        checked = []
+        for size in [(120, 40), (80, 24)]:
+            await pilot.resize_terminal(*size)
+            for month_closed in (False, True):
+                if month_closed:
+                    await press(pilot, "1", panel="people")
+                    await close_month(pilot, app)
+                    await press(pilot, "enter", to="LabScreen")
+                for key, panel in (("6", "field"), ("8", "ledger")):
+                    await press(pilot, key, panel=panel)
+                    await drain(pilot)
+                    for plot in app.query_one(f"#{panel}").query(LinePlot):
+                        width, height = plot.size
+                        assert width and height and not plot.empty
+                        text = Text.from_ansi(plot.plt.build())
+                        expected = Visual.to_strips(plot, visualize(plot, text), width, height, plot.visual_style)
+                        got = plot.plot_lines()
+                        assert [list(s) for s in got] == [list(s) for s in expected], plot.id
+                        assert [s.cell_length for s in got] == [s.cell_length for s in expected]
+                        checked.append(plot.id)
+        assert checked.count("preprint-plot") == 4 and checked.count("citations-plot") == 4
