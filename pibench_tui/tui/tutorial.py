@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pibench_tui.tui.actions import ACTIONS_BY_ID
 from pibench_tui.tui.alerts import idle_people, month_of_year
 from world.config import WorldConfig
 
@@ -21,7 +22,7 @@ class Step:
 
     Attributes:
         text: what to do and why.
-        keys: where and how (``"2 then i, o"``).
+        keys: where and how, :func:`panel_keys` (``"panel 2: i, o"``).
         done: the career shows it done.
         now: it is the moment for it (e.g. the recruiting season is open).
         short: the same in at most :data:`SHORT_CHARS` characters, for a narrow terminal
@@ -35,8 +36,24 @@ class Step:
     short: str = ""
 
 
-SHORT_CHARS = 64
-"""The longest :attr:`Step.short`: what fits after the box and the keys in 80 columns."""
+KEYS_CHARS = 13
+"""The longest :attr:`Step.keys` (``"panel 2: i, o"``): the checklist's keys column."""
+
+BOX_AND_KEYS = len("[ ] ") + KEYS_CHARS + 2
+"""Columns of a checklist line before the step's text: the box ``[ ] ``, the keys column and
+two spaces (one would run the last key into the sentence: "i, o Recruit")."""
+
+SHORT_CHARS = 80 - 1 - BOX_AND_KEYS
+"""The longest :attr:`Step.short`: what fits in 80 columns after the checklist's left
+padding (one column; it has none on the right) and :data:`BOX_AND_KEYS`."""
+
+
+def panel_keys(panel: int, *actions: str) -> str:
+    """Where and how, as the checklist shows it: ``"panel 2: i, o"``, the panel's number (the
+    key that shows it) and the keys of ``actions`` (ids of :data:`~pibench_tui.tui.actions.ACTIONS`),
+    the way the digest's warnings say "(panel 2, key o)". A bare ``"2: i, o"`` read like step
+    numbers."""
+    return f"panel {panel}: " + ", ".join(ACTIONS_BY_ID[a].key for a in actions)
 
 
 def mentor_step(cfg: WorldConfig, done: bool, now: bool) -> Step:
@@ -47,7 +64,7 @@ def mentor_step(cfg: WorldConfig, done: bool, now: bool) -> Step:
     return Step(
         f"Mentor your people: {mood:g} h a month shows their Mood, {neglect:g} h spares morale the neglect "
         f"penalty, up to {full:g} h speeds skill growth on a project ({1 + cfg.skill_mentor_gain:g}x)",
-        "1: m",
+        panel_keys(1, "mentoring"),
         done,
         now,
         f"Mentor: {mood:g} h shows Mood, {neglect:g} h spares morale, {full:g} h speeds skill",
@@ -71,10 +88,11 @@ def steps(game: Any) -> list[Step]:
     proposed = bool(game.query("select id from proposals limit 1"))
     deadlines = ", ".join(dash["venue_deadlines_this_month"])
     calls = [c for c in dash["open_grant_calls"]]
+    agencies = ", ".join(sorted({c["agency"] for c in calls}))
     return [
         Step(
             f"Recruit PhD students while the season is open (months {min(offer)}-{max(offer)}): interview, then offer",
-            "2: i, o",
+            panel_keys(2, "interview", "offer"),
             recruited,
             season,
             f"Recruit PhD students (months {min(offer)}-{max(offer)}): interview, then offer",
@@ -82,7 +100,7 @@ def steps(game: Any) -> list[Step]:
         Step(
             "Start a project with an idle pair"
             + (f" ({', '.join(idle[:2])})" if len(idle) >= 2 else " (nobody idle yet: hire an RA, R on panel 1)"),
-            "3: s",
+            panel_keys(3, "start_project"),
             projects,
             len(idle) >= 2 or not people,
             "Start a project with an idle pair"
@@ -92,19 +110,26 @@ def steps(game: Any) -> list[Step]:
         Step(
             "Polish a draft, submit it before a deadline"
             + (f" ({deadlines} this month)" if deadlines else " (W-SHOP and JMR take drafts any month)"),
-            "4: p, b",
+            panel_keys(4, "polish", "submit"),
             submitted,
             bool(dash["available_drafts"]),
             "Polish, then submit a draft"
             + (f" ({deadlines} due this month)" if deadlines else " (W-SHOP and JMR: any month)"),
         ),
         Step(
-            "Propose to an open call: grants are the only income"
-            + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
-            "5: g",
+            "Propose to an open call: grants are the only income" + (f" (open now: {agencies})" if calls else ""),
+            panel_keys(5, "propose"),
             proposed,
             bool(calls),
-            "Propose to a call, the only income"
-            + (f" (open now: {', '.join(sorted({c['agency'] for c in calls}))})" if calls else ""),
+            _short(
+                "Propose to a call, the only income" + (f" (open now: {agencies})" if calls else ""),
+                f"Propose to a call (open now: {agencies})",
+            ),
         ),
     ]
+
+
+def _short(text: str, shorter: str) -> str:
+    """``text``, or ``shorter`` when ``text`` is longer than :data:`SHORT_CHARS` (four calls
+    open at once)."""
+    return text if len(text) <= SHORT_CHARS else shorter

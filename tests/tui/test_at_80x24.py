@@ -33,6 +33,10 @@ async def test_tutorial_checklist_keeps_each_steps_end_at_80_columns():
         assert not any("…" in line for line in lines), lines
         assert any("(months 1-3): interview, then offer" in line for line in lines)
         assert any("(open now: TIF)" in line for line in lines)
+        # the keys read as a panel and its keys, not as a step number ("2: i, o")
+        steps_shown = [line.strip() for line in lines if line.strip().startswith("[ ]")]
+        assert len(steps_shown) == 5 and all(line[4:].startswith("panel ") for line in steps_shown), lines
+        assert any(line.startswith("[ ] panel 2: i, o  Recruit PhD students") for line in steps_shown), lines
     api = Api(w)
     api.recruit.hire_ra()
     api.recruit.hire_ra()

@@ -7,17 +7,14 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from pibench_tui.tui.tutorial import steps
-
-BOX_AND_KEYS = 13
-"""Columns before a step's text: the box ``[ ] `` and the keys in 8 columns and a space."""
+from pibench_tui.tui.tutorial import BOX_AND_KEYS, KEYS_CHARS, steps
 
 
 class TutorialChecklist(Static):
     """Suggested next steps with their keys; ``t`` hides it, and the help's ``t`` brings it back."""
 
     DEFAULT_CSS = """
-    TutorialChecklist { dock: bottom; height: auto; max-height: 7; background: $boost; padding: 0 1;
+    TutorialChecklist { dock: bottom; height: auto; max-height: 7; background: $boost; padding: 0 0 0 1;
                         border-top: solid $accent; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
@@ -32,7 +29,7 @@ class TutorialChecklist(Static):
         shows its short form (:attr:`Step.short`), so no line loses its end."""
         self._game = game
         items = steps(game)
-        width = self.content_region.width or self.app.size.width - 2
+        width = self.content_region.width or self.app.size.width - 1  # its left padding
         left = sum(1 for s in items if not s.done)
         out = Text()
         if not left:  # every step done: one line, the rows go back to the panels
@@ -47,10 +44,10 @@ class TutorialChecklist(Static):
             text = s.text if BOX_AND_KEYS + len(s.text) <= width or not s.short else s.short
             if s.done:
                 out.append("[x] ", style="green")
-                out.append(f"{s.keys:<8} ", style="dim")
+                out.append(f"{s.keys:<{KEYS_CHARS}}  ", style="dim")
                 out.append(text, style="dim strike")
             else:
                 out.append("[ ] ", style="bold" if s.now else "dim")
-                out.append(f"{s.keys:<8} ", style="bold cyan" if s.now else "dim")
+                out.append(f"{s.keys:<{KEYS_CHARS}}  ", style="bold cyan" if s.now else "dim")
                 out.append(text, style="" if s.now else "dim")
         self.update(out)
