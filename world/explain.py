@@ -8,7 +8,8 @@ returns text: the visible signals, how this case stood on each, and what the PI 
 digest, the panels, the headless replies (``lab.explain``) and the month report's readers
 all use these, so a rule is explained the same way everywhere.
 
-Nothing here reads the world's state: only rows of the observable database, so no ability,
+Nothing here reads the world's state: only rows of the observable database and, for who was
+on a project when someone left, the PI's own action log (:data:`Actions`), so no ability,
 quality, novelty, feasibility, hotness, morale, preference or numeric reputation can reach
 the text (the tests build worlds that differ only in hidden values and compare the text).
 
@@ -21,7 +22,7 @@ offers and unfilled postdoc searches (§5), standing (§10).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .config import WorldConfig
@@ -29,6 +30,11 @@ from .errors import ActionError
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
+
+Actions = Sequence[Sequence[Any]]
+"""The PI's own action log (MECHANICS §15): ``[month, "ns.method", kwargs]`` per accepted
+mutating call, in order (``World.s.action_log``). The PI made these calls, so reading them
+reveals nothing hidden."""
 
 LOW_MOOD = 0.5
 """A meeting sentiment below this reads as low (a reading guide, not a rule of the world)."""
@@ -144,11 +150,15 @@ def _mentoring_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> S
 
 def _overload_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
     """More active projects than the overload threshold."""
-    active = [p for p in _projects_of(query, pid) if p["status"] == "active"]
-    if len(active) <= cfg.overload_projects:
+    return _overload(cfg, len([p for p in _projects_of(query, pid) if p["status"] == "active"]))
+
+
+def _overload(cfg: WorldConfig, n: int) -> Signals:
+    """The signal and remedy of being on ``n`` active projects, when ``n`` is over the threshold."""
+    if n <= cfg.overload_projects:
         return [], []
     return (
-        [f"on {len(active)} active projects (more than {cfg.overload_projects} weighs on morale)"],
+        [f"on {n} active projects (more than {cfg.overload_projects} weighs on morale)"],
         [f"keep them on at most {_plural(cfg.overload_projects, 'project')} (unassign, u)"],
     )
 
@@ -204,6 +214,8 @@ def _blows(query: Query, cfg: WorldConfig, pid: str, since: int, month: int) -> 
     crises = _ignored_crises(query, pid, since, month) if cfg.impulse_crisis_ignored < 0 else []
     hits += crises
     remedies = ["answer a student crisis with support (e)"] * len(crises)
+    if any("was scooped" in h for h in hits):
+        remedies.append(scoop_remedy(cfg))
     if rejections:
         remedies.append("polish their drafts and send them where the venue's bar fits (Papers panel: bar and worth)")
     return hits, remedies
@@ -271,6 +283,24 @@ def _runway_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sign
     )
 
 
+def scoop_remedy(cfg: WorldConfig) -> str:
+    """What lowers the risk of a scoop (§6: a project can be scooped each month once its progress
+    reaches ``scoop_progress`` of its work, with a chance growing with its topic's crowding, which
+    the preprint feed's monthly count reflects). No crowding value is in the text."""
+    return (
+        f"a project can be scooped each month once it is {cfg.scoop_progress:.0%} done, more often on a "
+        "crowded topic (more preprints a month, Field panel): a quieter topic, or more hands and compute "
+        "to finish sooner, lowers the risk"
+    )
+
+
+def _todo(cfg: WorldConfig, remedies: list[str]) -> list[str]:
+    """The remedies to show: ``remedies``, with :func:`general_remedy` first when none of them
+    lifts morale itself (none at all, or only the scoop's, which lowers the next scoop's risk)."""
+    lifts = [r for r in remedies if r != scoop_remedy(cfg)]
+    return remedies if lifts else [general_remedy(cfg), *remedies]
+
+
 def general_remedy(cfg: WorldConfig) -> str:
     """What lifts a researcher's morale when no signal has a remedy of its own (§5): an
     accepted paper lifts it the most, and mentoring under the neglect threshold or more projects
@@ -305,27 +335,30 @@ def quit_warning(query: Query, cfg: WorldConfig, pid: str, month: int) -> str | 
     struck = bool(_blows(query, cfg, pid, int(month) - BLOW_MONTHS, int(month))[0])
     if not read and not struck and not (blind and len(signals) > 1):
         return None
-    todo = remedies or [general_remedy(cfg)]
+    todo = _todo(cfg, remedies)
     return "Low morale comes before quitting: " + "; ".join(signals) + ". What helps: " + "; ".join(todo) + "."
 
 
-def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
+def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()) -> str:
     """Why ``pid`` quit, in what the PI could see in the months before, and what could have helped.
 
     §5: the monthly quit draw grows steeply as morale falls; morale falls with neglect
     (little mentoring), overload, a short runway, rejections, dead ends, stops, scoops and ignored crises,
     and rises with accepted papers and support. Raises nothing; an unknown id says so.
 
-    Limit: a leaver is removed from the active projects they were on (§5), and no table the
-    PI can query keeps who was on a project before (``projects.members`` is the current list;
-    only a finished project keeps its last members, and a draft its authors). So a scoop or
-    stop of a project that was still active when they left is not tied to them here.
+    A leaver is taken off the active projects they were on (§5) and ``projects.members`` is the
+    current list, so the projects they were on when they left come from the PI's own record,
+    ``actions`` (:func:`projects_at_departure`): a scoop of one of them, or their number over
+    the overload threshold, is among the signs. Without ``actions`` only the projects that
+    still list them count (finished ones keep their last members).
     """
     row = person(query, pid)
     if row is None:
         return f"no lab member {pid}"
     left = int(row["left_month"] or 0)
     signals, remedies = _signals_before_leaving(query, cfg, pid, left)
+    extra, cures = _departure_signals(query, cfg, pid, left, actions)
+    signals, remedies = signals + extra, remedies + cures
     name = f"{row['name']} ({pid}, {row['role']})"
     if not signals:
         return (
@@ -333,7 +366,7 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str) -> str:
             "never zero while morale is only middling. Mentoring of at least 1 h gives meeting notes "
             "that show their mood."
         )
-    todo = remedies or [general_remedy(cfg)]
+    todo = _todo(cfg, remedies)
     return (
         f"{name} quit in month {left}. Visible before: "
         + "; ".join(signals)
@@ -368,6 +401,54 @@ def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int)
             f"under 1 h; under {cfg.neglect_hours:g} h weighs on morale)"
         )
         remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
+    return signals, remedies
+
+
+def projects_at_departure(query: Query, pid: str, actions: Actions) -> list[str]:
+    """Ids of the projects ``pid`` was on when they left the lab, in id order, read from the PI's
+    action log: ``projects.start`` with them among ``members`` (the n-th logged start made the
+    n-th project, §13 sequential ids), ``projects.assign`` and ``projects.unassign`` of them, up
+    to their leaving month (actions of a month come before its tick). ``[]`` for a person still
+    in the lab, or when the log's starts do not match the projects table one to one."""
+    row = person(query, pid)
+    left = int(row["left_month"] or 0) if row else 0
+    if not left:
+        return []
+    ids = sorted((str(r["id"]) for r in query("select id from projects")), key=lambda i: (len(i), i))
+    starts = [a for a in actions if a[1] == "projects.start"]
+    if len(starts) != len(ids):
+        return []
+    made = iter(ids)
+    on: set[str] = set()
+    for month, call, args in actions:
+        if int(month) > left:
+            break
+        if call == "projects.start":
+            project = next(made)
+            if pid in args.get("members", ()):
+                on.add(project)
+        elif call in ("projects.assign", "projects.unassign") and args.get("student_id") == pid:
+            (on.add if call == "projects.assign" else on.discard)(str(args.get("project_id")))
+    return sorted(on, key=lambda i: (len(i), i))
+
+
+def _departure_signals(query: Query, cfg: WorldConfig, pid: str, left: int, actions: Actions) -> Signals:
+    """The signs of a leaver that only the action log ties to them (:func:`projects_at_departure`):
+    scoops told in the :data:`WINDOW` months before ``left`` of the projects they were on that
+    no longer list them, and more projects active in their last month than the overload
+    threshold."""
+    listed = {p["id"] for p in _projects_of(query, pid)}
+    was_on = set(projects_at_departure(query, pid, actions))
+    gone = was_on - listed
+    if not gone:
+        return [], []
+    rows = query("select id, status, ended_month from projects")
+    busy = [r for r in rows if r["id"] in was_on and (r["status"] == "active" or (r["ended_month"] or 0) > left)]
+    signals, remedies = _overload(cfg, len(busy))
+    scoops = _scoops_of(query, gone, left - WINDOW, left) if cfg.impulse_scooped < 0 else []
+    if scoops:
+        signals += scoops
+        remedies.append(scoop_remedy(cfg))
     return signals, remedies
 
 
@@ -706,7 +787,9 @@ def _known(query: Query, table: str, ident: str, noun: str) -> dict[str, Any]:
     raise ActionError("unknown_id", f"no {noun} {ident!r}; {noun}s: {shown}")
 
 
-def explain(query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, standing: str) -> str:
+def explain(
+    query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, standing: str, actions: Actions = ()
+) -> str:
     """The explanation of one outcome, the text the digest's "why:" lines show (``lab.explain``).
 
     Args:
@@ -716,6 +799,7 @@ def explain(query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, s
         ident: the id the kind names (``""`` for ``standing``).
         month: the month now open (the warning and standing read up to it).
         standing: the lab's standing now (``lab.dashboard()["lab_standing"]``).
+        actions: the PI's action log (:data:`Actions`; kind ``quit`` reads who was on what).
 
     Raises:
         ActionError: ``bad_argument`` for an unknown kind, a person who has not left (kind
@@ -731,7 +815,7 @@ def explain(query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, s
                 raise ActionError(
                     "bad_argument", f"{ident} has not left the lab; kind 'warning' reads their morale now"
                 )
-            return explain_quit(query, cfg, ident)
+            return explain_quit(query, cfg, ident, actions)
         if kind == "warning":
             return quit_warning(query, cfg, ident, month) or (
                 f"no warning for {ident}: none of the signals before quitting shows (two low meeting moods in a "
@@ -764,6 +848,7 @@ __all__ = [
     "EXPLAIN_KINDS",
     "LOW_MOOD",
     "VERY_LOW_MOOD",
+    "Actions",
     "Query",
     "REPORT_DROP",
     "STANDING_STUCK_MONTHS",
@@ -785,7 +870,9 @@ __all__ = [
     "morale_signals",
     "person",
     "pool_answers",
+    "projects_at_departure",
     "quit_warning",
+    "scoop_remedy",
     "standing_months",
     "standing_moves",
     "standing_record",

@@ -295,7 +295,7 @@ def test_lab_explain_answers_each_kind_with_the_digests_text(career):
         sub = q("select id from submissions where status = 'reject'")[0]["id"]
         app = q("select id, pool from applicants")[0]
         expected = {
-            ("quit", quit_id): ex.explain_quit(q, cfg, quit_id),
+            ("quit", quit_id): ex.explain_quit(q, cfg, quit_id, w.s.action_log),
             ("proposal", prop): ex.explain_proposal(q, cfg, prop),
             ("decision", sub): ex.explain_decision(q, cfg, sub),
             ("venue", "NAIC"): ex.venue_profile(q, cfg, "NAIC") + ".",
@@ -329,7 +329,7 @@ def test_lab_explain_answers_each_kind_with_the_digests_text(career):
 def test_a_scoop_of_their_project_is_a_visible_sign():
     """QA (MECHANICS §6: a scoop weighs on every member's morale): the news that a project was
     scooped is named among a member's signs, with its month; a scoop of another project or
-    one older than the window is not."""
+    one older than the window is not. What lowers the next scoop's risk is its remedy."""
     cfg = load_scenario("standard", seed=SEED).config
     row = {"id": "S001", "name": "A", "role": "phd", "status": "active", "mentoring_hours": 5.0, "left_month": None}
     news = [
@@ -346,8 +346,9 @@ def test_a_scoop_of_their_project_is_a_visible_sign():
             return [n for n in news if lo < n["month"] <= hi]
         return _reports_query([(8, 0.7), (9, 0.7)], row)(sql)
 
-    signals, _ = ex.morale_signals(query, cfg, "S001", 10)
+    signals, remedies = ex.morale_signals(query, cfg, "S001", 10)
     assert signals == ["project PJ001 was scooped (news of month 9)"]
+    assert remedies == [ex.scoop_remedy(cfg)]
 
 
 def test_a_quit_after_a_dead_end_and_a_scoop_gets_the_rules_remedy_not_more_mentoring():
@@ -545,3 +546,80 @@ def test_blows_of_real_careers_warn_alone_and_hidden_values_do_not_change_the_wa
                 if text and named in text and not any(s in text for s in ex.READ_SIGNS):
                     alone.append((r["id"], m))
         assert alone, (seed, named)
+
+
+def test_a_scoop_of_the_project_a_quitter_was_taken_off_is_among_the_reasons_they_quit():
+    """Baseline, seed 18: Rosa Ivanova (S001) quit in month 14, a month after the news that
+    her project PJ001 was scooped (§6: a scoop weighs on each member's morale). Quitting took
+    her off PJ001 (§5), so its members no longer list her; the PI's action log (she started
+    PJ001) ties the scoop to her, with the scoop's remedy and the general one. ``lab.explain``
+    and the digest's call give that text; the twin with every hidden value changed too."""
+    w = _played(months=14, seed=18)
+    q, log = Api(w).query, w.s.action_log
+    assert "S001" not in json.loads(q("select members from projects where id = 'PJ001'")[0]["members"])
+    assert ex.projects_at_departure(q, "S001", log) == ["PJ001"]
+    text = ex.explain_quit(q, w.cfg, "S001", log)
+    assert "project PJ001 was scooped (news of month 13)" in text
+    assert ex.scoop_remedy(w.cfg) in text and ex.general_remedy(w.cfg) in text
+    assert "scooped" not in ex.explain_quit(q, w.cfg, "S001")  # the members list alone misses it
+    assert Api(w).lab.explain("quit", "S001") == text
+    twin = _hidden_twin(w)
+    assert ex.explain_quit(Api(twin).query, w.cfg, "S001", twin.s.action_log) == text
+
+
+def _leaver_tables(projects: list[dict[str, Any]], news: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """S001 quit in month 9 (calm reports), the given projects and news."""
+    return {
+        "students": [
+            {"id": "S001", "name": "Ada", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 9}
+        ],
+        "student_reports": [
+            {"student_id": "S001", "month": m, "report_quality": 0.5, "meeting_sentiment": 0.7} for m in range(5, 10)
+        ],
+        "projects": projects,
+        "news": news,
+    }
+
+
+def test_who_was_on_a_project_at_a_departure_comes_from_the_pis_own_actions():
+    """The projects a leaver was on when they left: starts with them among the members (the
+    n-th start made the n-th project), assigns and unassigns of them, up to their leaving month.
+    A scoop told in the window before leaving counts for a project they were on then, not one
+    they were unassigned from before; three projects at once is over the overload threshold.
+    A log whose starts do not match the projects table ties nothing."""
+    cfg = load_scenario("standard", seed=SEED).config
+    projects = [
+        {"id": f"PJ00{i}", "topic": "theory", "tier": 2, "status": "active", "members": []} for i in range(1, 5)
+    ]
+    scoop = "A competing group published work overlapping project {} (theory)."
+    news = [{"month": 8, "kind": "scoop", "topic": "theory", "text": scoop.format(p)} for p in ("PJ001", "PJ002")]
+    log = [
+        [2, "projects.start", {"topic": "theory", "tier": 2, "members": ["S001"], "monthly_compute": 0}],
+        [3, "projects.start", {"topic": "theory", "tier": 2, "members": ["S002"], "monthly_compute": 0}],
+        [4, "projects.assign", {"project_id": "PJ002", "student_id": "S001"}],
+        [5, "projects.unassign", {"project_id": "PJ001", "student_id": "S001"}],
+        [6, "projects.start", {"topic": "theory", "tier": 2, "members": ["S001", "S002"], "monthly_compute": 0}],
+        [9, "projects.assign", {"project_id": "PJ001", "student_id": "S002"}],
+        [9, "projects.start", {"topic": "theory", "tier": 2, "members": ["S001"], "monthly_compute": 0}],
+        [10, "projects.assign", {"project_id": "PJ001", "student_id": "S001"}],
+    ]
+    query = _db_query(_leaver_tables(projects, news))
+    assert ex.projects_at_departure(query, "S001", log) == ["PJ002", "PJ003", "PJ004"]
+    text = ex.explain_quit(query, cfg, "S001", log)
+    assert "project PJ002 was scooped (news of month 8)" in text
+    assert "PJ001 was scooped" not in text
+    assert f"on 3 active projects (more than {cfg.overload_projects} weighs on morale)" in text
+    assert ex.scoop_remedy(cfg) in text
+    assert ex.projects_at_departure(query, "S001", log[:-2]) == []  # 3 starts for 4 projects
+    assert ex.explain_quit(query, cfg, "S001") == ex.explain_quit(query, cfg, "S001", log[:-2])
+
+
+def test_the_scoop_remedy_reads_its_threshold_from_the_scenario():
+    """§6: a scoop can come once a project reaches ``scoop_progress`` of its work; the remedy
+    formats that number from the config (a scenario that moves it moves the text) and names
+    the visible proxy of crowding (the preprint feed), never a crowding value."""
+    cfg = load_scenario("standard", seed=SEED).config
+    assert f"once it is {cfg.scoop_progress:.0%} done" in ex.scoop_remedy(cfg)
+    moved = dataclasses.replace(cfg, scoop_progress=0.4)
+    assert "once it is 40% done" in ex.scoop_remedy(moved)
+    assert "preprints" in ex.scoop_remedy(cfg) and "crowding" not in ex.scoop_remedy(cfg)

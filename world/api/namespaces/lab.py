@@ -67,4 +67,4 @@ class Lab(Namespace):
         kind = checks.string_id(kind, "kind")
         ident = checks.string_id(id, "id")
         w = self._w
-        return explain_mod.explain(self._mirror.query, w.cfg, kind, ident, w.month, w.standing())
+        return explain_mod.explain(self._mirror.query, w.cfg, kind, ident, w.month, w.standing(), w.s.action_log)
