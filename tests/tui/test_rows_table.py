@@ -27,7 +27,8 @@ def _cells(table: RowsTable) -> list[list[str]]:
 async def test_a_changed_cell_is_updated_in_place_and_unchanged_rows_are_not_rebuilt():
     """After the first fill, a changed cell is one update_cell (no rebuild, the other rows keep
     their keys and values), a new row is added at the end, a gone row removed, the cursor stays
-    on its row; only a change of order among the rows kept rebuilds the table."""
+    on its row; new rows on top, or kept rows in a new order, are put in that order (added and
+    moved, not rebuilt), the cursor staying at its row number."""
     app = _One()
     async with app.run_test():
         t = app.query_one(RowsTable)
@@ -45,7 +46,13 @@ async def test_a_changed_cell_is_updated_in_place_and_unchanged_rows_are_not_reb
         assert (t.rebuilds, t.rows_removed, t.rows_added) == (1, 1, 1)
         assert _cells(t) == [["S001", "Ada", "3"], ["S003", "Cy", "1"], ["S004", "Di", "0"]]
         t.show_rows([["S003", "Cy", 1], ["S001", "Ada", 3], ["S004", "Di", 0]])
-        assert t.rebuilds == 2 and _cells(t)[0] == ["S003", "Cy", "1"], "a new order rebuilds"
+        assert (t.rebuilds, t.reorders) == (1, 1), "a new order moves the rows"
+        assert _cells(t) == [["S003", "Cy", "1"], ["S001", "Ada", "3"], ["S004", "Di", "0"]]
+        t.move_cursor(row=1)
+        t.show_rows([["S006", "Fe", 2], ["S005", "Ed", 4], ["S003", "Cy", 1], ["S001", "Ada", 3]])
+        assert (t.rebuilds, t.reorders, t.rows_added, t.rows_removed) == (1, 2, 3, 2), "new rows on top"
+        assert _cells(t) == [["S006", "Fe", "2"], ["S005", "Ed", "4"], ["S003", "Cy", "1"], ["S001", "Ada", "3"]]
+        assert t.cursor_row == 1 and t.get_row_at(t.cursor_row)[0] == Text("S005")
         t.show_rows([])
         assert t.row_count == 0 and t.shown_rows == []
 
@@ -202,3 +209,43 @@ async def test_a_table_shown_again_unchanged_keeps_its_lines_and_a_new_theme_dra
         after = _lines(table)
         assert drawn, "a new theme draws the rows again"
         assert after != before and after == _fresh_lines(table), "in the new theme's colours"
+
+
+@pytest.mark.asyncio
+async def test_after_a_month_close_the_ledger_and_the_news_show_the_new_month_on_top():
+    """The Ledger and Field panels, drawn before a month close and shown after it, list the new
+    month's ledger entries and news on top of the older ones, exactly the rows the API gives
+    (newest first, the ledger cut to its latest entries): the new rows are added and the rows
+    put in order, the tables are not filled again; the Field plot has the new month's point."""
+    from pibench_tui.tui.widgets.ledger_panel import LEDGER_ROWS
+    from pibench_tui.tui.widgets.plots import LinePlot
+
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, panel in (("8", "ledger"), ("6", "field")):
+            await press(pilot, key, panel=panel)
+        await press(pilot, "1", panel="people")
+        ledger = app.query_one("#ledger-table", RowsTable)
+        news = app.query_one("#news-table", RowsTable)
+        before = {t.id: (t.rebuilds, t.reorders, t.rows_added) for t in (ledger, news)}
+        month = app.game.world.month
+        await close_month(pilot, app)
+        await press(pilot, "enter", to="LabScreen")
+        await press(pilot, "8", panel="ledger")
+        entries = list(reversed(app.game.call("lab.ledger", LEDGER_ROWS)))
+        assert entries[0]["month"] == month, "the closed month's entries are the newest"
+        assert [str(c[0]) for c in _cells(ledger)] == [str(e["month"]) for e in entries]
+        assert [c[3] for c in _cells(ledger)] == [str(e["note"]) for e in entries]
+        await press(pilot, "6", panel="field")
+        items = list(reversed(app.game.call("field.news", 60)))
+        assert [(c[0], c[1]) for c in _cells(news)] == [(str(n["month"]), n["kind"]) for n in items]
+        assert items[0]["month"] == month + 1, "the news of the month the close opened are the newest"
+        for t in (ledger, news):
+            rebuilds, reorders, added = before[t.id]
+            assert t.rebuilds == rebuilds and t.reorders > reorders and t.rows_added > added, t.id
+        plot = app.query_one("#preprint-plot", LinePlot)
+        assert plot.shown is not None
+        assert max(x for _label, xs, _ys in plot.shown[1] for x in xs) >= month
+        assert "Preprints per topic per month" in screen_text(app)

@@ -1,9 +1,12 @@
 """A table that remembers the rows it shows and, given new rows, changes only what differs.
 
 Textual's :class:`~textual.widgets.DataTable` re-measures every row when it is cleared and
-refilled; a month usually changes a few cells of a few rows. :meth:`RowsTable.show_rows`
-updates the cells that changed (``DataTable.update_cell``), removes the rows that went and
-adds the rows that came; the table is rebuilt only when the rows that stay change order.
+refilled; a month usually changes a few cells of a few rows, or puts a few new rows on top of
+a newest-first list (the ledger, the news, past events). :meth:`RowsTable.show_rows` updates
+the cells that changed (``DataTable.update_cell``), removes the rows that went, adds the rows
+that came and, when the order is not that of the rows as added, puts the rows in the order
+given (as ``DataTable.sort`` does): only the new rows are measured. The table is filled from
+scratch only the first time (and if a kept row's number of cells changed).
 
 A DataTable draws every cell again whenever any cell changes or the table gains or loses the
 focus (its caches are all cleared then), each cell through Rich's console (padding, wrapping,
@@ -31,6 +34,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual._two_way_dict import TwoWayDict
 from textual._types import SegmentLines
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
@@ -42,17 +46,6 @@ from textual.widgets.data_table import RowKey
 def as_text(x: object) -> Text:
     """A table cell as plain text (``None`` → empty)."""
     return Text("" if x is None else str(x))
-
-
-def _appended(old: dict[str, tuple], new: dict[str, tuple]) -> list[str] | None:
-    """The keys of ``new`` to add after the rows kept from ``old``; ``None`` when the table must
-    be rebuilt instead: it was empty, the kept rows changed order, or a new row sits among them."""
-    kept_old = [k for k in old if k in new]
-    kept_new = [k for k in new if k in old]
-    appended = list(new)[len(kept_new) :]
-    if not old or kept_old != kept_new or any(k in old for k in appended):
-        return None
-    return appended
 
 
 def _cell(x: object) -> Text:
@@ -105,6 +98,7 @@ class RowsTable(DataTable):
     Attributes:
         rebuilds: times every row was removed and added again (the first fill counts).
         rows_added, rows_removed, cells_updated: rows and cells changed in place so far.
+        reorders: times the rows were put in a new order (new rows not last, or kept rows moved).
     """
 
     def __init__(self, *columns: str, id: str | None = None) -> None:
@@ -115,6 +109,7 @@ class RowsTable(DataTable):
         self.rows_added = 0
         self.rows_removed = 0
         self.cells_updated = 0
+        self.reorders = 0
         self._line_style: Style | None = None  # the widget's style during render_lines
         self._resized_to: Size | None = None  # the size of the last Resize
         self._looks: dict[object, tuple] = {}  # pseudo-class state -> parts' styles, while cached
@@ -235,15 +230,14 @@ class RowsTable(DataTable):
         return list(self._shown.values())
 
     def show_rows(self, rows: Sequence[Sequence[object]]) -> None:
-        """Show ``rows`` (one sequence of cells per row, as many as the columns), keeping the
-        cursor on its row: changed cells are updated, gone rows removed, new rows added at the
-        end; a change of order among the rows kept rebuilds the table."""
+        """Show ``rows`` (one sequence of cells per row, as many as the columns) in their order,
+        the cursor staying at its row number: changed cells are updated, gone rows removed, new
+        rows added, and the rows put in the order given if it is not the order they are in."""
         new = dict(zip(row_keys(rows), (tuple(r) for r in rows), strict=True))
         old = self._shown
         if new == old and list(new) == list(old):
             return
-        appended = _appended(old, new)
-        if appended is None:
+        if not old:
             self._rebuild(new)
             return
         for k in old:
@@ -253,10 +247,23 @@ class RowsTable(DataTable):
         if not self._update_kept(old, new):
             self._rebuild(new)
             return
-        for k in appended:
-            self.add_row(*[_cell(c) for c in new[k]], key=k)
-            self.rows_added += 1
+        order = [k for k in old if k in new]
+        for k, cells in new.items():
+            if k not in old:
+                self.add_row(*[_cell(c) for c in cells], key=k)
+                self.rows_added += 1
+                order.append(k)
+        if order != list(new):
+            self._place(list(new))
         self._shown = new
+
+    def _place(self, keys: list[str]) -> None:
+        """Put the rows in the order of ``keys`` (all the table's rows), as ``DataTable.sort``
+        does: the rows keep their cells and measures; the cursor stays at its row number."""
+        self._row_locations = TwoWayDict({RowKey(k): i for i, k in enumerate(keys)})
+        self._update_count += 1
+        self.reorders += 1
+        self.refresh()
 
     def _update_kept(self, old: dict[str, tuple], new: dict[str, tuple]) -> bool:
         """Update the changed cells of the rows in both ``old`` and ``new``; ``False`` (the
