@@ -62,8 +62,8 @@ SHORT_TITLES: dict[str, str] = {"applicants": "2 Apps"}
 are the keys)."""
 
 NARROW = 110
-"""Below this width the header shortens its words and the footer drops the command-palette
-hint (ctrl+p still works)."""
+"""Below this width the header shortens its words (the key line leaves keys out by its own
+ranking, :attr:`KeyLine.LEAVE_OUT`, whatever the width)."""
 
 TOO_SMALL = (
     f"The terminal is too small for pibench: it needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters. "
@@ -207,12 +207,7 @@ class LabApp(App[int]):
     def _check_size(self, width: int, height: int) -> None:
         was_small = self.too_small
         self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
-        narrow = width < NARROW
-        self.set_class(narrow, "-narrow")
-        try:
-            self.query_one(KeyLine).show_command_palette = not narrow
-        except Exception:  # noqa: BLE001 - before the key line exists
-            pass
+        self.set_class(width < NARROW, "-narrow")
         if was_small and not self.too_small:
             self._refocus()
             self.size_restored()

@@ -33,7 +33,7 @@ async def test_the_footer_is_drawn_once_per_key_and_only_when_its_keys_change(tm
     another) and draws the footer once, with the new panel's keys; showing the same panel again
     changes no key and draws nothing."""
     app = build(tmp_path=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:  # wide enough for all the Lab panel's keys
         await press(pilot, "5", panel="grants")  # its first show composes the panel
         await press(pilot, "1", panel="people")
         await drain(pilot)
@@ -63,10 +63,12 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
     """At 80x24, on each panel 1-9 (and at 120 columns for comparison): every key drawn is
     whole on the footer's row, every key of the panel's own actions is shown with its label,
     and n (next month) and ? show on every panel but the console. Where keys had to be left out
-    (the Lab panel's six actions), ? reads "More" and the keys left out are the console, quit
-    and save, which stay bound; at 120 columns nothing is left out."""
+    (the Lab panel's six actions), ? reads "More" and the keys left out are among LEAVE_OUT's
+    (the console, quit, save), which stay bound; at 120 columns nothing is left out."""
     from pibench_tui.tui.actions import ACTIONS, SHORT
     from pibench_tui.tui.app import TABS
+
+    optional = {"colon", "q", "ctrl+s"}
 
     for width in (80, 120):
         app = build(tmp_path=tmp_path)
@@ -89,13 +91,13 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
                 if tab == "console":
                     continue
                 assert "n" in shown and "question_mark" in shown, (width, tab, shown)
-                left_out = {"colon", "q", "ctrl+s"} - set(shown)
-                assert (shown["question_mark"] == "More") == bool(left_out), (width, tab, shown)
+                left_out = optional - set(shown)
+                more = bool(left_out) or "^p palette" not in row
+                assert (shown["question_mark"] == "More") == more, (width, tab, shown)
                 if width == 120:
-                    assert not left_out, (tab, shown)
+                    assert not left_out and "^p palette" in row, (tab, shown)
                 elif tab == "people":
-                    assert left_out == {"colon", "q", "ctrl+s"}, shown
-                    assert "^p" not in row, "below 110 columns the palette key is not shown"
+                    assert left_out == optional and "^p" not in row, shown
                 bound = {b.key for _n, b, _e, _t in app.screen.active_bindings.values()}
                 assert left_out <= bound, "the keys left out still work"
             await press(pilot, "escape")
@@ -112,13 +114,13 @@ async def test_a_footer_keeps_keys_whole_when_even_the_leave_out_keys_are_not_en
         keys = footer._read_keys()[0]
         ids = [k.id for k in keys]
         for room in (60, 30, 14, 8, 3):
-            kept = footer._fit(keys, room)
+            kept, palette = footer._fit(keys, room, 12)
             assert sum(map(footer._width, kept)) <= room or len(kept) <= 1, room
-            assert not {"console", "quit", "save"} & {k.id for k in kept}
+            assert not palette and not set(KeyLine.LEAVE_OUT) & {k.id for k in kept}
             assert [k.id for k in kept] == [i for i in ids if i in {k.id for k in kept}], "order kept"
             if kept:
                 assert any(k.id == "help" and k.description == "More" for k in kept), (room, kept)
-        assert footer._fit(keys, 200) == list(keys), "all fit: nothing left out, ? says Help"
+        assert footer._fit(keys, 200, 12) == (list(keys), True), "all fit: nothing left out, ? says Help"
 
 
 async def test_a_dialog_hides_the_footer_keys_and_closing_it_shows_them_again():
@@ -149,7 +151,7 @@ async def test_a_disabled_key_is_dim_and_a_change_of_keys_lays_nothing_out():
     """While a month closes (``busy``), n is disabled: after the bindings' change the footer is
     drawn once, with n dim and the other keys not, and nothing on the screen is laid out."""
     app = build(new_world())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:  # ? reads Help: nothing is left out
         await press(pilot, "1", panel="people")
         await drain(pilot)
         footer = app.query_one(KeyLine)
@@ -231,3 +233,27 @@ async def test_the_replay_viewer_footer_shows_no_key_under_its_jump_dialog(tmp_p
         await wait_for(pilot, lambda: app.screen is footer.screen, "the viewer again")
         await drain(pilot)
         assert "q Quit" in _row(app) and "j Jump" in _row(app)
+
+
+async def test_the_footer_leaves_out_by_one_ranking_and_keeps_the_console_key_longest():
+    """QA: between 110 and 116 columns the Lab panel's footer hid ": Console" to keep the
+    palette hint (a fixed width hid the palette below 110). Now at 110, 113 and 116 columns
+    ": Console" shows on every panel with a console key, and at every width from 80 to 140
+    what is left out follows KeyLine.LEAVE_OUT's order: whenever anything of it shows, all
+    that ranks after it shows too (the palette hint never stays while the console goes)."""
+    from pibench_tui.tui.app import TABS
+
+    ranking = {"quit": "q Quit", "save": "^s Save", KeyLine.PALETTE: "^p palette", "console": ": Console"}
+    assert tuple(ranking) == KeyLine.LEAVE_OUT
+    for width in (80, 96, 104, 110, 113, 116, 124, 132, 140):
+        app = build(new_world())
+        async with app.run_test(size=(width, 24)) as pilot:
+            for i, (tab, _title) in enumerate(TABS[:-1]):
+                await press(pilot, str(i + 1), panel=tab)
+                await drain(pilot)
+                row = _row(app)
+                shown = [key in row for key in ranking.values()]
+                first = shown.index(True) if True in shown else len(shown)
+                assert all(shown[first:]), (width, tab, row)
+                if width in (110, 113, 116):
+                    assert ": Console" in row, (width, tab, row)

@@ -13,10 +13,13 @@ Rules a player relies on:
   press publishes several: the focus leaves a widget, reaches the next...; Textual publishes
   the focus once more after the repaint, a second read that finds the same keys), and repaints
   only when the keys, their labels or whether they are enabled changed: at most once per key.
-- When the keys do not fit its width (80 columns on a panel with many keys), the keys named in
-  :attr:`KeyLine.LEAVE_OUT` are left out first (they stay bound, and the help and the command
-  palette list them), the help key says "More", and, if that is still too wide, keys are left
-  out from the end; a key is never drawn cut.
+- When the keys and the palette key do not fit its width (80 columns on a panel with many
+  keys), what :attr:`KeyLine.LEAVE_OUT` names is left out first, one at a time in its order (the
+  keys stay bound, and the help and the command palette list them), the help key says "More",
+  and, if that is still too wide, keys are left out from the end; a key is never drawn cut.
+  The order is one ranking at every width: the console key outlasts the palette hint, q and
+  ctrl+s (a fixed width hid the palette key below 110 columns, and between 110 and 116 the
+  palette key stayed while ": Console" went).
 - While a dialog (a screen above this one) covers it, it shows none of the keys under the
   dialog (only the palette key); they show again when the dialog closes.
 - Clicking a key presses it (a disabled key rings the bell); hovering a key highlights it and
@@ -98,9 +101,13 @@ class KeyLine(Widget, can_focus=False):
     }
     ALLOW_SELECT = False
 
-    LEAVE_OUT: tuple[str, ...] = ("console", "quit", "save")
-    """Binding ids of the keys left out first when the keys do not fit, in this order (the
-    console has its panel 9; q and ctrl+s work everywhere and the help lists them)."""
+    PALETTE = "command-palette"
+    """How :attr:`LEAVE_OUT` names the command palette's key at the right."""
+    LEAVE_OUT: tuple[str, ...] = ("quit", "save", PALETTE, "console")
+    """What is left out first when the keys do not fit, in this order: binding ids, and
+    :attr:`PALETTE` for the palette key. q and ctrl+s first (the keys every terminal program
+    has, and the help lists them), then the palette hint, the console last (its key is this
+    game's own and opens the Python API; panel 9 reaches it too)."""
     MORE: tuple[str, str] = ("help", "More")
     """The binding id of the key whose label becomes the second item when keys are left out
     (the help screen lists every key)."""
@@ -186,22 +193,35 @@ class KeyLine(Widget, can_focus=False):
             return 0  # drawn compact in either look (as Textual's footer draws it): ▏^p palette␣
         return 1 + cell_len(palette.display) + 1 + cell_len(palette.description) + 1
 
-    def _fit(self, keys: tuple[Key, ...], room: int) -> list[Key]:
-        """``keys`` as they fit in ``room`` columns (module docstring): all of them when they
-        fit; else without the :attr:`LEAVE_OUT` keys, one at a time, the help key relabelled
-        :attr:`MORE`; then without keys from the end (the help key last of all)."""
+    def _fit(self, keys: tuple[Key, ...], width: int, palette_width: int = 0) -> tuple[list[Key], bool]:
+        """``keys`` and the palette key (``palette_width`` columns; 0: none) as they fit in
+        ``width`` columns (module docstring): all of them when they fit; else without what
+        :attr:`LEAVE_OUT` names, one at a time, the help key relabelled :attr:`MORE`; then
+        without keys from the end (the help key last of all).
+
+        Returns:
+            ``(the keys kept in order, whether the palette key is kept)``.
+        """
         kept = list(keys)
-        if room <= 0 or sum(map(self._width, kept)) <= room:
-            return kept
+        palette = palette_width > 0
+
+        def used() -> int:
+            return sum(map(self._width, kept)) + (palette_width if palette else 0)
+
+        if width <= 0 or used() <= width:
+            return kept, palette
         more_id, more = self.MORE
         kept = [k._replace(description=more) if k.id == more_id else k for k in kept]
         for leave in self.LEAVE_OUT:
-            if sum(map(self._width, kept)) <= room:
+            if used() <= width:
                 break
-            kept = [k for k in kept if k.id != leave]
-        while kept and sum(map(self._width, kept)) > room:
+            if leave == self.PALETTE:
+                palette = False
+            else:
+                kept = [k for k in kept if k.id != leave]
+        while kept and used() > width:
             del kept[max(j for j, k in enumerate(kept) if k.id != more_id or len(kept) == 1)]
-        return kept
+        return kept, palette
 
     # ------------------------------------------------------------------ drawing
     def render(self) -> Text:
@@ -230,11 +250,12 @@ class KeyLine(Widget, can_focus=False):
                 line.append((" " if compact else "") + key.description + pad, base + label_style)
             spans.append((start, line.cell_len, key))
 
-        for key in self._fit(keys, width - palette_width):
+        kept, show_palette = self._fit(keys, width, palette_width)
+        for key in kept:
             draw(key, self.compact)
             if self.compact:
                 line.append(" ")
-        if palette_width and palette is not None and width >= line.cell_len + palette_width:
+        if show_palette and palette is not None and width >= line.cell_len + palette_width:
             line.append(" " * (width - line.cell_len - palette_width))
             line.append(self.SEPARATOR, item + self.get_component_rich_style("key-line--separator"))
             draw(palette, compact=True)
