@@ -14,6 +14,8 @@ class LabScreen(Screen):
     it, and what the stylesheet restyles for ``:focus`` and ``:focus-within``), not the whole
     screen: Textual's :class:`~textual.screen.Screen` repaints everything on it when the focus
     moves, so a tab switch, which focuses the shown panel's table, painted the screen twice.
+    Re-measured with the one-line tab bar (70 switches to unchanged panels at month 40, with
+    and without this, alternating): median 17-21 ms with it, 20-31 ms without.
     """
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
