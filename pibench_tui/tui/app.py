@@ -89,8 +89,17 @@ class PibenchApp(TypeAhead, LabApp):
         Binding("ctrl+c", "ctrl_c", "Quit", id="quit-ctrl-c", show=False, priority=True),
         Binding("l", "load", "Load", id="load", show=False),
         Binding("t", "toggle_tutorial", "Tutorial", id="tutorial", show=False),
-        Binding("d", "reports", "Reports", id="reports", show=False),
-        Binding("exclamation_mark", "warning", "Go to warning", id="warning", show=False, key_display="!"),
+        Binding(
+            "d", "reports", "Reports", id="reports", tooltip="The last month's digest again; ← → the earlier months"
+        ),
+        Binding(
+            "exclamation_mark",
+            "warning",
+            "Warnings",
+            id="warning",
+            key_display="!",
+            tooltip="The warnings of header line 3 one at a time, most urgent first: its panel and its key",
+        ),
         *[
             Binding(str(i + 1), f"tab('{tab}')", title, id=f"tab-{tab}", show=False)
             for i, (tab, title) in enumerate(TABS)
@@ -274,7 +283,7 @@ class PibenchApp(TypeAhead, LabApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _GAME_ACTIONS and isinstance(self.screen, ModalScreen):
             return False
-        if action in ("act", "next_month", "tab", "console", "load") and isinstance(self.screen, EndScreen):
+        if action in ("act", "next_month", "tab", "console", "load", "warning") and isinstance(self.screen, EndScreen):
             return False
         if action in ("act", "next_month") and self.game.finished:  # the career is over: reading only
             return False
@@ -300,6 +309,11 @@ class PibenchApp(TypeAhead, LabApp):
         yield SystemCommand("Help", "Rules and keys (key ?)", self.action_help)
         yield SystemCommand(
             "Month reports", "Re-read the digest of every month closed, hallway talk too (key d)", self.action_reports
+        )
+        yield SystemCommand(
+            "Next warning",
+            "The warnings of header line 3 one at a time, most urgent first: its panel and its key (key !)",
+            self.action_warning,
         )
         for a in ACTIONS:
             desc = a.describe(self.game)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pibench_tui.tui.widgets.footer import KeyLine
+from world.api import Api
 
 from .conftest import build, drain, new_world, press, screen_text, wait_for
 
@@ -64,11 +65,12 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
     whole on the footer's row, every key of the panel's own actions is shown with its label,
     and n (next month) and ? show on every panel but the console. Where keys had to be left out
     (the Lab panel's six actions), ? reads "More" and the keys left out are among LEAVE_OUT's
-    (the console, quit, save), which stay bound; at 120 columns nothing is left out."""
+    (the console, quit, save, d, !), which stay bound; at 120 columns the Lab panel leaves out
+    only q and !, and the Grants panel nothing."""
     from pibench_tui.tui.actions import ACTIONS, SHORT
     from pibench_tui.tui.app import TABS
 
-    optional = {"colon", "q", "ctrl+s"}
+    optional = {"colon", "q", "ctrl+s", "d", "exclamation_mark"}
 
     for width in (80, 120):
         app = build(tmp_path=tmp_path)
@@ -94,7 +96,9 @@ async def test_at_80_columns_every_panel_footer_shows_whole_keys_and_its_actions
                 left_out = optional - set(shown)
                 more = bool(left_out) or "^p palette" not in row
                 assert (shown["question_mark"] == "More") == more, (width, tab, shown)
-                if width == 120:
+                if width == 120 and tab == "people":
+                    assert left_out == {"q", "exclamation_mark"} and "^p palette" in row, (tab, shown)
+                elif width == 120 and tab == "grants":
                     assert not left_out and "^p palette" in row, (tab, shown)
                 elif tab == "people":
                     assert left_out == optional and "^p" not in row, shown
@@ -243,7 +247,8 @@ async def test_the_footer_leaves_out_by_one_ranking_and_keeps_the_console_key_lo
     that ranks after it shows too (the palette hint never stays while the console goes)."""
     from pibench_tui.tui.app import TABS
 
-    ranking = {"quit": "q Quit", "save": "^s Save", KeyLine.PALETTE: "^p palette", "console": ": Console"}
+    ranking = {"warning": "! Warnings", "quit": "q Quit", "save": "^s Save", KeyLine.PALETTE: "^p palette"}
+    ranking |= {"reports": "d Reports", "console": ": Console"}
     assert tuple(ranking) == KeyLine.LEAVE_OUT
     for width in (80, 96, 104, 110, 113, 116, 124, 132, 140):
         app = build(new_world())
@@ -257,3 +262,43 @@ async def test_the_footer_leaves_out_by_one_ranking_and_keeps_the_console_key_lo
                 assert all(shown[first:]), (width, tab, row)
                 if width in (110, 113, 116):
                     assert ": Console" in row, (width, tab, row)
+
+
+async def test_d_and_bang_are_in_the_footer_when_there_is_room_the_help_and_the_palette(tmp_path):
+    """d (the month reports) and ! (the next warning) were bound but shown nowhere but the help.
+    At 120 columns on the Grants panel the footer shows "d Reports" and "! Warnings"; at 80 on
+    the Lab panel (six actions) they are left out and still work; the help lists both keys; the
+    command palette has both (ctrl+p, "next warning", enter goes to the warning's panel)."""
+    from pibench_tui.tui.screens.help import keys_markdown
+
+    w = new_world()
+    Api(w).time.next_month()  # month 2: the PhD offers close next month (a warning, panel 2)
+    app = build(w, tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await drain(pilot)
+        assert "d Reports" in _row(app) and "! Warnings" in _row(app), _row(app)
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert "(key d)" in commands["Month reports"] and "(key !)" in commands["Next warning"], commands
+        await press(pilot, "ctrl+p", to="CommandPalette")
+        await press(pilot, *"next warning")
+        palette = app.screen
+        await wait_for(
+            pilot,
+            lambda: (
+                palette.query_one("CommandList").option_count > 0
+                and "Next warning" in str(palette.query_one("CommandList").get_option_at_index(0).prompt)
+            ),
+            "the palette's first hit",
+        )
+        await press(pilot, "enter", panel="applicants")
+        assert any("offers" in text.lower() for text, _severity in app.toasts), app.toasts
+    rows = keys_markdown().splitlines()
+    assert any(r.startswith("| d |") for r in rows) and any(r.startswith("| ! |") for r in rows)
+    app = build(new_world(), tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "1", panel="people")
+        await drain(pilot)
+        assert "d Reports" not in _row(app) and "! Warnings" not in _row(app)
+        await press(pilot, "d")
+        assert any("no month has been closed yet" in text for text, _severity in app.toasts), app.toasts

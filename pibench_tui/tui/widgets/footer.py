@@ -103,10 +103,11 @@ class KeyLine(Widget, can_focus=False):
 
     PALETTE = "command-palette"
     """How :attr:`LEAVE_OUT` names the command palette's key at the right."""
-    LEAVE_OUT: tuple[str, ...] = ("quit", "save", PALETTE, "console")
+    LEAVE_OUT: tuple[str, ...] = ("warning", "quit", "save", PALETTE, "reports", "console")
     """What is left out first when the keys do not fit, in this order: binding ids, and
-    :attr:`PALETTE` for the palette key. q and ctrl+s first (the keys every terminal program
-    has, and the help lists them), then the palette hint, the console last (its key is this
+    :attr:`PALETTE` for the palette key. ``!`` first (header line 3 shows it beside each
+    warning), then q and ctrl+s (the keys every terminal program has, and the help lists them),
+    then the palette hint, then ``d`` (the month reports), the console last (its key is this
     game's own and opens the Python API; panel 9 reaches it too)."""
     MORE: tuple[str, str] = ("help", "More")
     """The binding id of the key whose label becomes the second item when keys are left out
