@@ -12,18 +12,18 @@ from .conftest import build, close_month, drain, new_world, press, screen_text
 
 
 @pytest.mark.asyncio
-async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
-    """After a change of the career that leaves the field's preprints as they were, the Field
-    panel shown again redraws its table but not its plot (no plotext drawing; the plot still
-    shows); after a month close, which adds a month of preprints, the plot is drawn again with
-    the new month."""
+async def test_the_budget_plot_is_drawn_again_only_when_its_data_changed():
+    """After a change of the career that leaves the lab's month-end budgets as they were, the
+    Ledger panel shown again redraws its table but not its budget plot (no plotext drawing; the
+    plot still shows); after a month close, which adds a month-end budget, the plot is drawn
+    again with the new month."""
     w = new_world()
     play_to(w, 6)
     app = build(w)
     async with app.run_test(size=(120, 40)) as pilot:
-        await press(pilot, "6", panel="field")
+        await press(pilot, "8", panel="ledger")
         await press(pilot, "1", panel="people")
-        plot = app.query_one("#preprint-plot", LinePlot)
+        plot = app.query_one("#budget-plot", LinePlot)
         drawn: list[int] = []
         original = plot.plot_lines
 
@@ -34,18 +34,18 @@ async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
         plot.plot_lines = counted  # type: ignore[method-assign]
         shown = getattr(plot, "shown", None)
         app.changed()
-        await press(pilot, "6", panel="field")
+        await press(pilot, "8", panel="ledger")
         await drain(pilot)
-        assert not app.query_one("#field").stale, "the panel redrew"
+        assert not app.query_one("#ledger").stale, "the panel redrew"
         assert drawn == [], "the unchanged plot is not drawn again"
         assert plot.shown == shown
-        assert "Preprints per topic per month" in screen_text(app)
+        assert "Budget ($k) at month end" in screen_text(app)
         await press(pilot, "1", panel="people")
         await close_month(pilot, app)
         await press(pilot, "enter", to="LabScreen")
-        await press(pilot, "6", panel="field")
+        await press(pilot, "8", panel="ledger")
         await drain(pilot)
-        assert plot.shown != shown and drawn, "a month of new preprints is drawn"
+        assert plot.shown != shown and drawn, "a new month-end budget is drawn"
         months = {x for _label, xs, _ys in plot.shown[1] for x in xs}
         assert max(months) > max(x for _label, xs, _ys in shown[1] for x in xs)
 
@@ -54,9 +54,8 @@ async def test_the_field_plot_is_drawn_again_only_when_its_data_changed():
 async def test_plot_lines_are_textuals_lines_of_plotexts_text():
     """Each plot's lines, made from plotext's matrices (LinePlot.plot_lines), are exactly the
     lines Textual makes of the plot as PlotextPlot renders it (``Text.from_ansi(plt.build())``):
-    the same characters, runs, colours and selection offsets, for the Field panel's eight
-    series and the Ledger's single ones, before and after
-    a month close, at 120 and 80 columns."""
+    the same characters, runs, colours and selection offsets, for the Ledger's budget and
+    citation plots, before and after a month close, at 120 and 80 columns."""
     from rich.text import Text
     from textual.visual import Visual, visualize
 
@@ -72,16 +71,15 @@ async def test_plot_lines_are_textuals_lines_of_plotexts_text():
                     await press(pilot, "1", panel="people")
                     await close_month(pilot, app)
                     await press(pilot, "enter", to="LabScreen")
-                for key, panel in (("6", "field"), ("8", "ledger")):
-                    await press(pilot, key, panel=panel)
-                    await drain(pilot)
-                    for plot in app.query_one(f"#{panel}").query(LinePlot):
-                        width, height = plot.size
-                        assert width and height and not plot.empty
-                        text = Text.from_ansi(plot.plt.build())
-                        expected = Visual.to_strips(plot, visualize(plot, text), width, height, plot.visual_style)
-                        got = plot.plot_lines()
-                        assert [list(s) for s in got] == [list(s) for s in expected], plot.id
-                        assert [s.cell_length for s in got] == [s.cell_length for s in expected]
-                        checked.append(plot.id)
-        assert checked.count("preprint-plot") == 4 and checked.count("citations-plot") == 4
+                await press(pilot, "8", panel="ledger")
+                await drain(pilot)
+                for plot in app.query_one("#ledger").query(LinePlot):
+                    width, height = plot.size
+                    assert width and height and not plot.empty
+                    text = Text.from_ansi(plot.plt.build())
+                    expected = Visual.to_strips(plot, visualize(plot, text), width, height, plot.visual_style)
+                    got = plot.plot_lines()
+                    assert [list(s) for s in got] == [list(s) for s in expected], plot.id
+                    assert [s.cell_length for s in got] == [s.cell_length for s in expected]
+                    checked.append(plot.id)
+        assert checked.count("budget-plot") == 4 and checked.count("citations-plot") == 4

@@ -216,9 +216,9 @@ async def test_after_a_month_close_the_ledger_and_the_news_show_the_new_month_on
     """The Ledger and Field panels, drawn before a month close and shown after it, list the new
     month's ledger entries and news on top of the older ones, exactly the rows the API gives
     (newest first, the ledger cut to its latest entries): the new rows are added and the rows
-    put in order, the tables are not filled again; the Field plot has the new month's point."""
+    put in order, the tables are not filled again; the Field panel's preprint table (one row
+    a topic) updates its cells in place."""
     from pibench_tui.tui.widgets.ledger_panel import LEDGER_ROWS
-    from pibench_tui.tui.widgets.plots import LinePlot
 
     w = new_world()
     play_to(w, 14)
@@ -229,7 +229,9 @@ async def test_after_a_month_close_the_ledger_and_the_news_show_the_new_month_on
         await press(pilot, "1", panel="people")
         ledger = app.query_one("#ledger-table", RowsTable)
         news = app.query_one("#news-table", RowsTable)
+        preprints = app.query_one("#preprint-table", RowsTable)
         before = {t.id: (t.rebuilds, t.reorders, t.rows_added) for t in (ledger, news)}
+        preprint_counts = (preprints.rebuilds, preprints.cells_updated, preprints.row_count)
         month = app.game.world.month
         await close_month(pilot, app)
         await press(pilot, "enter", to="LabScreen")
@@ -245,7 +247,7 @@ async def test_after_a_month_close_the_ledger_and_the_news_show_the_new_month_on
         for t in (ledger, news):
             rebuilds, reorders, added = before[t.id]
             assert t.rebuilds == rebuilds and t.reorders > reorders and t.rows_added > added, t.id
-        plot = app.query_one("#preprint-plot", LinePlot)
-        assert plot.shown is not None
-        assert max(x for _label, xs, _ys in plot.shown[1] for x in xs) >= month
-        assert "Preprints per topic per month" in screen_text(app)
+        rebuilds, updated, topics = preprint_counts
+        assert preprints.rebuilds == rebuilds and preprints.cells_updated > updated, "updated in place"
+        assert preprints.row_count == topics == len({r["topic"] for r in app.game.call("field.preprints", 1)})
+        assert f"–{month + 1} (█ = " in screen_text(app), "the preprint table's title names the new month"

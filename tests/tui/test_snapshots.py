@@ -119,8 +119,10 @@ def test_replay_viewer(snap_compare, tmp_path):
 @pytest.mark.parametrize(("key", "panel"), [("6", "field"), ("8", "ledger")])
 def test_plot_panel_after_a_month(snap_compare, key, panel):
     """The Field and Ledger panels drawn once, then shown again after a month closed: the news
-    and the ledger's new entries on top of the older ones, each plot with the new month's point
-    (the panels update their tables and redraw their plots from what they drew before)."""
+    and the ledger's new entries on top of the older ones, the Field's preprint table (one row a
+    topic, its sparkline's last block the new month's count, the months and scale in its title)
+    and the Ledger's plots with the new month (the panels update their tables and redraw their
+    plots from what they drew before)."""
     app = build(busy_world(months=14))
 
     async def run_before(pilot):
