@@ -735,11 +735,20 @@ class PibenchApp(TypeAhead, LabApp):
         """The unsaved-months question (on top of whatever is showing)."""
         if isinstance(self.screen, QuitDialog):
             return
-        self.push_screen(QuitDialog(self.game.unsaved, self.game.unsaved_note()), self._quit_answer)
+        name: str | None = self._default_save_name()
+        if name is not None and self._save_conflict(name):
+            name = None  # another career's name: s asks for one (the save dialog says why)
+        self.push_screen(
+            QuitDialog(self.game.unsaved, self.game.unsaved_note(), save_as=name), partial(self._quit_answer, name)
+        )
 
-    def _quit_answer(self, what: str | None) -> None:
+    def _quit_answer(self, save_as: str | None, what: str | None) -> None:
+        """Quit, stay, or save and quit: under ``save_as`` at once (one save, then the app
+        ends; a failed save keeps the app open and says why), else after asking a name."""
         if what == "quit":
             self.exit(0)
+        elif what == "save" and save_as is not None:
+            self._save_named(save_as, then_quit=True)
         elif what == "save":
             self.push_screen(
                 SaveDialog(
