@@ -62,3 +62,52 @@ async def test_quit_dialog_s_asks_a_name_when_the_default_is_another_careers(tmp
         await press(pilot, "enter")
         await wait_for(pilot, lambda: not app.is_running, "the app to end after the save")
     assert {i.name for i in store.list()} == {"standard-1001", "mine"}
+
+
+async def test_form_choice_arrows_never_reach_the_blank(tmp_path):
+    """The grant form (5, g) starts on the open call; space, ↓ (past the last call), enter, and
+    space, ↑, enter keep it: the blank 'choose (N options)' is not an option to move to, and the
+    arrows do not wrap. Enter then goes on (no 'Call: choose one')."""
+    app = build(new_world(seed=1001), tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drain(pilot)
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        choice = app.screen.query_one("#field-0")
+        call = choice.value
+        assert call == "TIF-rolling", call
+        for arrows in (["down"], ["down", "down"], ["up"], ["up", "up"]):
+            await press(pilot, "space", until=lambda: choice.expanded, what="the call list to open")
+            await press(pilot, *arrows)
+            await press(pilot, "enter", until=lambda: not choice.expanded, what="the list to close")
+            assert choice.value == call, (arrows, choice.value)
+        await press(pilot, "tab")
+        assert "choose one" not in str(app.screen.query_one("#form-problems").render())
+
+
+async def test_a_blank_choice_once_chosen_cannot_go_back_to_blank():
+    """A choice with no value yet (its prompt shows): enter opens the list on the first option,
+    not on the blank; once one is picked, ↑ and Home stay on an option."""
+    from textual.app import App
+
+    from pibench_tui.tui.widgets.choice import Choice
+
+    class One(App[None]):
+        def compose(self):
+            yield Choice([("a", "a"), ("b", "b")], prompt="choose (2 options)", id="c")
+
+    app = One()
+    async with app.run_test(size=(40, 12)) as pilot:
+        choice = app.query_one(Choice)
+        choice.focus()
+        await drain(pilot)
+        assert choice.is_blank()
+        await press(pilot, "enter", until=lambda: choice.expanded, what="the list to open")
+        await press(pilot, "enter", until=lambda: not choice.expanded, what="the list to close")
+        assert choice.value == "a"
+        for keys in (["up"], ["home"], ["down", "down", "down"], ["end", "down"]):
+            await press(pilot, "space", until=lambda: choice.expanded, what="the list to open")
+            await press(pilot, *keys)
+            await press(pilot, "enter", until=lambda: not choice.expanded, what="the list to close")
+            assert not choice.is_blank(), keys
+        assert choice.value == "b"
