@@ -41,6 +41,10 @@ VENUES: tuple[str, ...] = ("NAIC", "CLAR", "W-SHOP", "JMR")
 AGENCIES: tuple[str, ...] = ("BSF", "AMP", "TIF", "FEL")
 """Funding agencies in table order (MECHANICS.md §9)."""
 
+STANDING_WORDS: tuple[str, ...] = ("unknown", "rising", "established", "renowned")
+"""The lab's public standing words, lowest first (MECHANICS §10): below ``standing_rising``,
+then below ``standing_established``, then below ``standing_renowned``, then at or above it."""
+
 
 def _p(default: Any, unit: str, section: str, lo: float | None = None, hi: float | None = None) -> Any:
     """A scalar parameter with its unit, MECHANICS section and valid range (inclusive)."""

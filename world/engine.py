@@ -16,7 +16,7 @@ from . import papers as papers_mod
 from . import people as people_mod
 from . import projects as projects_mod
 from . import scoring, views
-from .config import TOPICS, WorldConfig
+from .config import STANDING_WORDS, TOPICS, WorldConfig
 from .errors import SimulationOver
 from .kinds import EvalEventKind, LedgerCategory, NewsKind, ReportList
 from .numbers import round2
@@ -166,13 +166,14 @@ class World:
     def standing(self) -> str:
         """Public standing word for the current reputation (§10)."""
         r, cfg = self.s.reputation, self.cfg
+        unknown, rising, established, renowned = STANDING_WORDS
         if r < cfg.standing_rising:
-            return "unknown"
+            return unknown
         if r < cfg.standing_established:
-            return "rising"
+            return rising
         if r < cfg.standing_renowned:
-            return "established"
-        return "renowned"
+            return established
+        return renowned
 
     # ------------------------------------------------------------------ month open / tick
     def open_month(self, m: int) -> None:

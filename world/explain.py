@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .config import WorldConfig
+from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
 
 Query = Callable[[str], list[dict[str, Any]]]
@@ -94,7 +94,7 @@ def morale_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> tupl
     """The visible signals of ``pid``'s morale up to ``month``: ``(signals, remedies)``.
 
     Signals are what the morale rule responds to and the PI can see (§5): the last meeting
-    sentiments (read only with at least 1 h of mentoring), falling report quality, mentoring
+    sentiments (read only with at least ``sentiment_min_hours`` of mentoring), falling report quality, mentoring
     below the scenario's neglect threshold, more active projects than the overload threshold,
     a short runway, and in the last :data:`WINDOW` months rejections of their drafts, dead
     ends, stops and scoops of projects they are on, and crises left unanswered. Remedies are the PI's
@@ -127,7 +127,10 @@ def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sig
     elif reps and reps[-1]["s"] is not None and reps[-1]["s"] < VERY_LOW_MOOD:
         signals.append(f"last meeting mood very low ({reps[-1]['s']:.2f}, under {VERY_LOW_MOOD:g})")
     elif reps and all(r["s"] is None for r in reps[-2:]):
-        signals.append("no meeting notes lately (with under 1 h of mentoring there is no read on their mood)")
+        signals.append(
+            f"no meeting notes lately (with under {cfg.sentiment_min_hours:g} h of mentoring there is no read "
+            "on their mood)"
+        )
     quality = [r["q"] for r in reps if r["q"] is not None]
     if len(quality) >= 4:
         earlier, recent = _mean(quality[:-2]), _mean(quality[-2:])
@@ -166,7 +169,10 @@ def _overload(cfg: WorldConfig, n: int) -> Signals:
 BLOWS: tuple[tuple[str, str], ...] = (
     ("impulse_reject", "a rejection of their draft"),
     ("impulse_killed", "a dead end or a stop of a project they are on"),
-    ("impulse_scooped", "a scoop of a project they are on, told by the news a month after it"),
+    (
+        "impulse_scooped",
+        "a scoop of a project they are on, told by the news a month after it (its scoop count shows it at once)",
+    ),
     ("impulse_crisis_ignored", "a crisis of theirs left unanswered"),
 )
 """§5's queued morale impulses that can be blows: the :class:`~world.config.WorldConfig`
@@ -346,6 +352,12 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
     (little mentoring), overload, a short runway, rejections, dead ends, stops, scoops and ignored crises,
     and rises with accepted papers and support. Raises nothing; an unknown id says so.
 
+    "Visible before" is what the PI could see while acting in the quit's month: the reports,
+    news and decisions up to the month-end before it (the warnings of that month read the
+    same). The quit's own month-end also wrote their last report and may have decided a blow
+    (§5: the report is written before the quit draw; a rejection's impulse bites that tick):
+    those are named apart, as news that came with the quit, never as a missed warning.
+
     A leaver is taken off the active projects they were on (§5) and ``projects.members`` is the
     current list, so the projects they were on when they left come from the PI's own record,
     ``actions`` (:func:`projects_at_departure`): a scoop of one of them, or their number over
@@ -356,24 +368,67 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
     if row is None:
         return f"no lab member {pid}"
     left = int(row["left_month"] or 0)
-    signals, remedies = _signals_before_leaving(query, cfg, pid, left)
-    extra, cures = _departure_signals(query, cfg, pid, left, actions)
-    signals, remedies = signals + extra, remedies + cures
+    seen = left - 1  # acting in month `left`, the PI's latest reports and news are of this month-end
+    before, remedies = _signals_before_leaving(query, cfg, pid, seen)
+    gone, busy = _departure_projects(query, pid, left, actions)
+    load, cures = _overload(cfg, busy)
+    if cfg.impulse_scooped >= 0:  # a scenario where a scoop does not weigh on morale
+        gone = set()
+    before += load + _scoops_of(query, gone, seen - WINDOW, seen)
+    remedies += cures
+    with_quit, more = _month_end_signals(query, cfg, pid, left, gone)
+    remedies += more
+    if any("was scooped" in x for x in before + with_quit):
+        remedies.append(scoop_remedy(cfg))
     name = f"{row['name']} ({pid}, {row['role']})"
-    if not signals:
-        return (
-            f"{name} quit in month {left} with no visible warning sign: the quit draw is small but "
-            "never zero while morale is only middling. Mentoring of at least 1 h gives meeting notes "
-            "that show their mood."
-        )
-    todo = _todo(cfg, remedies)
-    return (
-        f"{name} quit in month {left}. Visible before: "
-        + "; ".join(signals)
-        + ". Could have helped: "
-        + "; ".join(todo)
-        + "."
+    parts = [f"{name} quit in month {left}."]
+    if before:
+        parts.append("Visible before: " + "; ".join(before) + ".")
+    else:
+        parts.append(_no_warning(query, cfg, pid, seen))
+    if with_quit:
+        parts.append(f"The end of month {left} brought, with the quit: " + "; ".join(with_quit) + ".")
+    parts.append("Could have helped: " + "; ".join(dict.fromkeys(_todo(cfg, remedies))) + ".")
+    return " ".join(parts)
+
+
+def _no_warning(query: Query, cfg: WorldConfig, pid: str, seen: int) -> str:
+    """The sentence for a quit no visible sign came before (up to month ``seen``): with meeting
+    notes, their last moods and that they showed no sign; without, that there was nothing to
+    read their mood by (under ``sentiment_min_hours`` of mentoring)."""
+    reps = query(
+        "select meeting_sentiment as s from student_reports "
+        f"where student_id = '{_q(pid)}' and month <= {int(seen)} order by month"
     )
+    moods = [r["s"] for r in reps[-2:] if r["s"] is not None]
+    if moods:
+        return (
+            "No visible warning sign came before: their last meeting moods ("
+            + ", ".join(f"{x:.2f}" for x in moods)
+            + ") were neither two low ones in a row nor a very low one, and nothing else weighed visibly; "
+            "the quit draw is small but never zero while morale is only middling."
+        )
+    return (
+        "No visible warning sign came before, and no meeting notes to read their mood by: with under "
+        f"{cfg.sentiment_min_hours:g} h of mentoring a month there are none."
+    )
+
+
+def _month_end_signals(query: Query, cfg: WorldConfig, pid: str, left: int, gone: set[str]) -> Signals:
+    """What the quit's own month-end (the tick of ``left``) told with the quit: a low mood in its
+    report or no meeting notes in it after months with them (:func:`_mentoring_cut`), a blow decided then (:func:`_blows` after ``left - 1``), a scoop of a project they
+    were taken off (``gone``) told then."""
+    out: list[str] = []
+    rep_row = query(
+        f"select meeting_sentiment as s from student_reports where student_id = '{_q(pid)}' and month = {int(left)}"
+    )
+    mood = rep_row[0]["s"] if rep_row else None
+    if mood is not None and mood < LOW_MOOD:
+        out.append(f"their report of that month read mood {mood:.2f}")
+    cut, remedies = _mentoring_cut(query, cfg, pid, left)
+    hits, cures = _blows(query, cfg, pid, left - 1, left)
+    out += cut + hits + _scoops_of(query, gone, left - 1, left)
+    return out, remedies + cures
 
 
 def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int) -> Signals:
@@ -381,7 +436,7 @@ def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int)
     falling reports the warnings showed in the :data:`WINDOW` months before when the last
     reports no longer show them (a month without meeting notes hides a low pair), and a
     mentoring cut the reports show (the last month without meeting notes after months with
-    them: under 1 h of mentoring). A leaver's row shows 0 mentoring hours (reset when they
+    them: under ``sentiment_min_hours`` of mentoring). A leaver's row shows 0 mentoring hours (reset when they
     left), so their row's hours are never read."""
     signals, remedies = morale_signals(query, cfg, pid, left)
     read = READ_SIGNS
@@ -391,17 +446,26 @@ def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int)
             if earlier:
                 signals = [f"{s} up to month {m}" for s in earlier] + signals
                 break
+    cut, cure = _mentoring_cut(query, cfg, pid, left)
+    return signals + cut, remedies + cure
+
+
+def _mentoring_cut(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
+    """A mentoring cut the reports show: no meeting notes in the report of ``month`` after a
+    report with them (under ``sentiment_min_hours`` of mentoring that month)."""
     reps = query(
         "select month, meeting_sentiment as s from student_reports "
-        f"where student_id = '{_q(pid)}' and month <= {int(left)} order by month"
+        f"where student_id = '{_q(pid)}' and month <= {int(month)} order by month"
     )
-    if len(reps) >= 2 and reps[-1]["s"] is None and reps[-2]["s"] is not None:
-        signals.append(
-            f"no meeting notes in month {reps[-1]['month']} after months with them (mentoring cut "
-            f"under 1 h; under {cfg.neglect_hours:g} h weighs on morale)"
+    if len(reps) >= 2 and reps[-1]["month"] == month and reps[-1]["s"] is None and reps[-2]["s"] is not None:
+        return (
+            [
+                f"no meeting notes in month {month} after months with them (mentoring cut under "
+                f"{cfg.sentiment_min_hours:g} h; under {cfg.neglect_hours:g} h weighs on morale)"
+            ],
+            [f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)"],
         )
-        remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
-    return signals, remedies
+    return [], []
 
 
 def projects_at_departure(query: Query, pid: str, actions: Actions) -> list[str]:
@@ -432,24 +496,17 @@ def projects_at_departure(query: Query, pid: str, actions: Actions) -> list[str]
     return sorted(on, key=lambda i: (len(i), i))
 
 
-def _departure_signals(query: Query, cfg: WorldConfig, pid: str, left: int, actions: Actions) -> Signals:
-    """The signs of a leaver that only the action log ties to them (:func:`projects_at_departure`):
-    scoops told in the :data:`WINDOW` months before ``left`` of the projects they were on that
-    no longer list them, and more projects active in their last month than the overload
-    threshold."""
-    listed = {p["id"] for p in _projects_of(query, pid)}
+def _departure_projects(query: Query, pid: str, left: int, actions: Actions) -> tuple[set[str], int]:
+    """``(gone, busy)`` for a leaver (:func:`projects_at_departure`): the projects they were on
+    that no longer list them, and how many projects they were on were active in their last
+    month (active still, or ended after it)."""
     was_on = set(projects_at_departure(query, pid, actions))
-    gone = was_on - listed
+    gone = was_on - {p["id"] for p in _projects_of(query, pid)}
     if not gone:
-        return [], []
+        return set(), 0
     rows = query("select id, status, ended_month from projects")
     busy = [r for r in rows if r["id"] in was_on and (r["status"] == "active" or (r["ended_month"] or 0) > left)]
-    signals, remedies = _overload(cfg, len(busy))
-    scoops = _scoops_of(query, gone, left - WINDOW, left) if cfg.impulse_scooped < 0 else []
-    if scoops:
-        signals += scoops
-        remedies.append(scoop_remedy(cfg))
-    return signals, remedies
+    return gone, len(busy)
 
 
 # ---------------------------------------------------------------------- departures (§2 of the issue)
@@ -639,7 +696,9 @@ def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None
 def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
     """A review decision in visible terms (§7): the reviewers' mean against the venue's record;
     a score rises with the draft's quality, polish (up to the saturation hours) and revisions,
-    the topic's heat and the lab's standing."""
+    the topic's heat and the lab's standing. A rejection says what to do next (polish, revise,
+    a venue with a lower bar unless none has one) and whether the draft is a salvage draft
+    (§6: made from a dead end, it starts weak)."""
     rows = query(f"select * from submissions where id = '{_q(submission_id)}'")
     if not rows:
         return f"no submission {submission_id}"
@@ -647,17 +706,48 @@ def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
     profile = venue_profile(query, cfg, s["venue"], before=s["decision_month"])
     if s["status"] == "accept":
         return profile + "."
-    d = query(f"select polish_hours, revisions from drafts where id = '{_q(s['draft_id'])}'")
+    d = query(f"select polish_hours, revisions, salvage from drafts where id = '{_q(s['draft_id'])}'")
     polish = float(d[0]["polish_hours"] or 0) if d else 0.0
     tips = []
     if polish < cfg.polish_cap_hours:
         tips.append(f"polish it to {cfg.polish_cap_hours:g} h (it has {polish:g} h)")
     tips.append("revise it (each revision helps less)")
-    tips.append("or send it to a venue with a lower bar")
-    return profile + "; next: " + ", ".join(tips) + "."
+    lowest = min(float(v["bar"]) for v in cfg.venues.values())
+    if s["venue"] in cfg.venues and float(cfg.venues[s["venue"]]["bar"]) > lowest:
+        tips.append("or send it to a venue with a lower bar")
+    else:
+        tips[-1] += f"; no venue has a lower bar than {s['venue']}"
+    salvage = " It is a salvage draft (made from a dead end): those start weak." if d and d[0]["salvage"] else ""
+    return profile + "; next: " + ", ".join(tips) + "." + salvage
 
 
-# ------------------------------------------------------------------- dead ends, people, standing
+# ------------------------------------------------------------------- scoops, dead ends, people, standing
+def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
+    """A scoop (§6) in visible terms: another group published overlapping work; the project's
+    idea is less novel, so the draft it makes comes out weaker (novelty enters a draft's
+    quality), each active member's morale takes a blow, and the project goes on. The news
+    comes a month after the scoop, so it can name a project finished since (scooped in its
+    last month, before its draft was made). What lowers the risk: :func:`scoop_remedy`."""
+    rows = query(f"select id, topic, status, progress_pct, scooped_times from projects where id = '{_q(project_id)}'")
+    if not rows:
+        return f"no project {project_id}"
+    p = rows[0]
+    times = int(p["scooped_times"] or 0)
+    if p["status"] == "active":
+        state = f"it goes on at {float(p['progress_pct'] or 0):.0f}%"
+    elif p["status"] == "completed":
+        state = "the news comes a month after a scoop, so this one fell in its last month, before its draft was made"
+    else:
+        state = f"it is {'dead-ended' if p['status'] == 'deadend' else 'stopped'} now"
+    again = f", {times} times so far" if times > 1 else ""
+    remedy = scoop_remedy(cfg)
+    return (
+        f"another group published work overlapping {p['id']} ({p['topic']}){again}: its idea is less novel now, "
+        f"so the draft it makes comes out weaker, and each member's morale takes a blow; {state}. "
+        f"{remedy[0].upper()}{remedy[1:]}."
+    )
+
+
 def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str) -> str:
     """A dead end (§6): a project that cannot work out shows it only at a share of its work;
     the chance of that rises with the tier. Nothing the team did drew it."""
@@ -720,7 +810,9 @@ def explain_standing(query: Query, cfg: WorldConfig, month: int) -> str:
         return "no month closed yet"
     now, months = held
     out = (
-        f"standing {now} for {_plural(months, 'month')}; it rises with accepted papers (most at the top conference "
+        f"standing {now} for {_plural(months, 'month')}"
+        + (f" ({now} is the lowest of the standings {', '.join(STANDING_WORDS)})" if now == STANDING_WORDS[0] else "")
+        + "; it rises with accepted papers (most at the top conference "
         "and the journal), funded grants, invited talks, reviews and citations, and drifts back slowly without them"
     )
     if now == "unknown" and months >= STANDING_STUCK_MONTHS:
@@ -770,6 +862,7 @@ EXPLAIN_KINDS: dict[str, str] = {
     "decision": "a decided submission (its id): the reviewers' mean against the venue's record (§7)",
     "venue": "a venue (its name): its bar and worth as the lab knows them (§7, §8)",
     "dead_end": "a project (its id): why a project dead-ends and what can be done (§6)",
+    "scoop": "a project (its id): what a scoop does to it and what lowers the risk (§6)",
     "offer": "an applicant (their id): how often their pool accepts and what raises it (§5)",
     "search": "'unfilled' or 'paused': why a postdoc search ends without a hire (§5)",
     "standing": "no id: months at the current standing and what moves it (§10)",
@@ -835,6 +928,9 @@ def explain(
     if kind == "dead_end":
         _known(query, "projects", ident, "project")
         return explain_dead_end(query, cfg, ident)
+    if kind == "scoop":
+        _known(query, "projects", ident, "project")
+        return explain_scoop(query, cfg, ident)
     if kind == "offer":
         return explain_offer(query, cfg, _known(query, "applicants", ident, "applicant")["pool"], standing)
     if kind == "search":
@@ -860,6 +956,7 @@ __all__ = [
     "explain_offer",
     "explain_proposal",
     "explain_quit",
+    "explain_scoop",
     "explain_search",
     "explain_standing",
     "leftovers",

@@ -57,7 +57,7 @@ class _Lab:
         its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
-        (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
+        (a project id), "scoop" (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
         "standing" (no id). Returns one string.
         """
     def ledger(self, n: Any = 20) -> Any:

@@ -212,15 +212,16 @@ def test_a_quit_after_a_warning_and_a_mentoring_cut_is_not_explained_as_unwarned
     """QA (issue 27 §1): a student warned in month 17 (meeting mood 0.35, 0.30, then 0.49: low
     two months running) whose mentoring the PI then cut under 1 h quit in month 18. Her last
     report has no meeting notes, so the last two reports no longer show the low pair; the
-    explanation said 'no visible warning sign'. It names the low moods the warning showed and
-    the mentoring cut the reports show, with the remedy."""
+    explanation said 'no visible warning sign'. It names the low moods the warning showed as
+    visible before, and the mentoring cut her quit month's report shows as what came with the
+    quit (that report came out at the same month-end), with the remedy."""
     cfg = load_scenario("standard", seed=SEED).config
     row = {"id": "S002", "name": "Wen", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 18}
     query = _reports_query([(14, 0.67), (15, 0.35), (16, 0.30), (17, 0.49), (18, None)], row)
     text = ex.explain_quit(query, cfg, "S002")
-    assert "no visible warning sign" not in text
-    assert "meeting mood low two months running (0.30, 0.49) up to month 17" in text
-    assert "no meeting notes in month 18 after months with them" in text
+    assert "no visible warning sign" not in text.lower()
+    assert "Visible before: meeting mood low two months running (0.30, 0.49)." in text
+    assert "The end of month 18 brought, with the quit: no meeting notes in month 18 after months with them" in text
     assert f"Could have helped: give at least {cfg.neglect_hours:g} h of mentoring a month (m)" in text
 
 
@@ -623,3 +624,136 @@ def test_the_scoop_remedy_reads_its_threshold_from_the_scenario():
     moved = dataclasses.replace(cfg, scoop_progress=0.4)
     assert "once it is 40% done" in ex.scoop_remedy(moved)
     assert "preprints" in ex.scoop_remedy(cfg) and "crowding" not in ex.scoop_remedy(cfg)
+
+
+def test_a_quit_explanation_keeps_what_came_with_the_quit_apart_from_what_was_visible_before():
+    """QA (seed 1001, month 45): 'Visible before: last meeting mood very low (0.13); their draft
+    D010 was rejected at CLAR in month 45', but the 0.13 report and the rejection came out at
+    the same month-end as the quit; during month 45 her last mood was 0.69 and no warning named
+    her. What the PI could see while acting in the quit's month (reports and decisions up to
+    the month-end before) is 'visible before'; the quit month's report and decisions are named
+    apart, as what came with the quit."""
+    cfg = load_scenario("standard", seed=SEED).config
+    tables = {
+        "students": [
+            {"id": "S004", "name": "Wen", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 45}
+        ],
+        "student_reports": [
+            {"student_id": "S004", "month": m, "report_quality": 0.5, "meeting_sentiment": x}
+            for m, x in ((42, 0.71), (43, 0.66), (44, 0.69), (45, 0.13))
+        ],
+        "drafts": [{"id": "D010", "authors": ["S004"], "status": "available"}],
+        "submissions": [
+            {"id": "SUB020", "draft_id": "D010", "venue": "CLAR", "status": "reject", "decision_month": 45}
+        ],
+    }
+    text = ex.explain_quit(_db_query(tables), cfg, "S004")
+    before, _, after = text.partition("The end of month 45 brought, with the quit:")
+    assert "No visible warning sign came before: their last meeting moods (0.66, 0.69)" in before
+    assert "0.13" not in before and "D010" not in before
+    assert "their report of that month read mood 0.13" in after
+    assert "their draft D010 was rejected at CLAR in month 45" in after
+    assert "polish their drafts" in after
+
+
+def test_a_quit_with_fine_moods_and_mentoring_does_not_advise_the_mentoring_they_had():
+    """QA (seed 1001, month 19): 'quit ... with no visible warning sign ... Mentoring of at least
+    1 h gives meeting notes that show their mood' for a student with 10 h of mentoring whose
+    last moods read 0.69, 0.64, 0.94, 0.66. With meeting notes the text says their moods showed
+    no sign; only without notes does it point at the mentoring threshold (from the config)."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S001", "name": "Wen", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 19}
+    text = ex.explain_quit(_reports_query([(15, 0.69), (16, 0.64), (17, 0.94), (18, 0.66)], row), cfg, "S001")
+    assert "their last meeting moods (0.94, 0.66) were neither two low ones in a row nor a very low one" in text
+    assert "mentoring" not in text.split("Could have helped:")[0]
+    blind = ex.explain_quit(_reports_query([(15, None), (16, None), (17, None), (18, None)], row), cfg, "S001")
+    assert f"no meeting notes lately (with under {cfg.sentiment_min_hours:g} h of mentoring there is no read" in blind
+    first = ex.explain_quit(_reports_query([], row), cfg, "S001")  # quit before any report
+    assert f"with under {cfg.sentiment_min_hours:g} h of mentoring a month there are none" in first
+
+
+def test_a_rejection_at_the_lowest_bar_does_not_advise_a_lower_bar_and_names_a_salvage_draft():
+    """QA (seed 1001, month 18): 'rejected D002 at W-SHOP ... next: polish it ..., or send it to a
+    venue with a lower bar', though W-SHOP has the lowest bar of the scenario's venues; and a
+    salvage draft's rejection did not say it was one. The advice offers a lower bar only where
+    one exists (from the config's bars) and names a salvage draft as starting weak (§6)."""
+    cfg = load_scenario("standard", seed=SEED).config
+    lowest = min(cfg.venues, key=lambda v: float(cfg.venues[v]["bar"]))
+    higher = max(cfg.venues, key=lambda v: float(cfg.venues[v]["bar"]))
+
+    def text(venue: str, salvage: int) -> str:
+        tables = {
+            "drafts": [{"id": "D002", "authors": [], "status": "available", "polish_hours": 3.0, "salvage": salvage}],
+            "submissions": [
+                {
+                    "id": "SUB001",
+                    "draft_id": "D002",
+                    "venue": venue,
+                    "status": "reject",
+                    "decision_month": 18,
+                    "reviewer_scores": [2.1, 2.5, 3.0],
+                }
+            ],
+        }
+        return ex.explain_decision(_db_query(tables), cfg, "SUB001")
+
+    assert "lower bar than" in text(lowest, 0) and "send it to a venue with a lower bar" not in text(lowest, 0)
+    assert "send it to a venue with a lower bar" in text(higher, 0)
+    assert "salvage draft" not in text(higher, 0)
+    assert "It is a salvage draft (made from a dead end): those start weak." in text(higher, 1)
+
+
+def test_the_standing_explanation_says_unknown_is_the_lowest_standing(career):
+    """QA: the header read 'stand. unknown' for 20 months and nothing said that 'unknown' is a
+    level (the lowest of §10's four). The explanation names the levels in order from the one
+    home of the words, which the world's standing also uses; a higher standing does not."""
+    from world.config import STANDING_WORDS
+
+    w = career[0]
+    assert w.standing() == STANDING_WORDS[0] == "unknown"  # seed 1001's baseline at month 20
+    text = ex.explain_standing(Api(w).query, w.cfg, w.s.month)
+    assert f"standing unknown for {w.s.month - 1} months (unknown is the lowest of the standings " in text
+    assert ", ".join(STANDING_WORDS) in text
+    rising = _db_query({"lab_monthly": [{"month": m, "reputation_standing": STANDING_WORDS[1]} for m in (1, 2, 3)]})
+    assert "lowest of the standings" not in ex.explain_standing(rising, w.cfg, 4)
+
+
+def test_a_scoop_is_explained_what_it_does_and_what_lowers_the_risk():
+    """QA: 'PJ003 sparse_models: scooped (another group published first)' said nothing of what a
+    scoop does, lab.explain had no kind for it, and a finished project's scoop looked
+    impossible. §6: novelty falls (the draft comes out weaker), each member takes a blow, the
+    project goes on; the news comes a month after, so a project finished meanwhile was scooped
+    in its last month. ``lab.explain('scoop', id)`` gives the same text; the digest's scoop row
+    carries it as its why line."""
+    from types import SimpleNamespace
+
+    from pibench_tui.tui.screens.digest import _project_rows
+
+    cfg = load_scenario("standard", seed=SEED).config
+    rows = [
+        {"id": "PJ003", "topic": "theory", "status": "active", "progress_pct": 41.5, "scooped_times": 1},
+        {"id": "PJ004", "topic": "vision", "status": "completed", "progress_pct": 100.0, "scooped_times": 2},
+    ]
+    query = _db_query({"projects": rows})
+    active = ex.explain_scoop(query, cfg, "PJ003")
+    assert "another group published work overlapping PJ003 (theory): its idea is less novel now" in active
+    assert "it goes on at 42%" in active and "times so far" not in active
+    assert active.endswith(ex.scoop_remedy(cfg)[1:] + ".")
+    done = ex.explain_scoop(query, cfg, "PJ004")
+    assert "2 times so far" in done and "fell in its last month, before its draft was made" in done
+    assert ex.explain(query, cfg, "scoop", "PJ003", 10, "unknown") == active
+    game = SimpleNamespace(query=query, world=SimpleNamespace(cfg=cfg))
+    (row,) = _project_rows({"scoops": [{"project_id": "PJ003", "topic": "theory"}]}, game)
+    assert "scooped" in row and "↳ why: another group published work overlapping PJ003" in row
+
+
+def test_lab_explain_scoop_answers_for_a_real_project_and_refuses_an_unknown_one():
+    """``lab.explain('scoop', id)`` through the API on seed 18's career (PJ001 scooped, news of
+    month 13) equals :func:`explain_scoop`; an unknown project id is refused naming the ids."""
+    from world.errors import ActionError
+
+    w = _played(months=14, seed=18)
+    api = Api(w)
+    assert api.lab.explain("scoop", "PJ001") == ex.explain_scoop(api.query, w.cfg, "PJ001")
+    with pytest.raises(ActionError, match="no project 'PJ999'"):
+        api.lab.explain("scoop", "PJ999")

@@ -272,7 +272,7 @@ def _departure_rows(r: dict, game: Any) -> list[str]:
 
 
 def _project_rows(r: dict, game: Any) -> list[str]:
-    """Drafts completed, dead ends (with why) and scoops."""
+    """Drafts completed, dead ends and scoops (each with why)."""
     return (
         [
             f"{d.get('project_id') or 'collaboration'} → draft {d.get('draft_id')} ({d.get('topic')} tier "
@@ -287,6 +287,7 @@ def _project_rows(r: dict, game: Any) -> list[str]:
         ]
         + [
             f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)"
+            + ("\n" + _why(explain.explain_scoop(game.query, game.world.cfg, s.get("project_id"))) if game else "")
             for s in r.get("scoops", [])
         ]
     )

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
 from pibench_tui.tui.actions import ACTIONS
+from world.config import STANDING_WORDS
 from world.explain import LOW_MOOD, VERY_LOW_MOOD, blow_kinds
 
 
@@ -48,6 +49,10 @@ contracts, renewable within {pd["renewal_window_months"]} months of the end). RA
 
 **Grants.** {dated} calls open in given months; {rolling or "none"} rolling.
 Proposals take ≥ {hrs["proposal_min"]:g} h and ${rules["costs"]["proposal"]:,.0f}; attach papers as evidence.
+
+**Standing** (header): {" → ".join(STANDING_WORDS)}, lowest first. It rises with accepted papers, funded
+grants, invited talks, reviews and citations, and drifts back slowly without them; the digest and
+`lab.explain("standing")` say what yours has had.
 
 **Hidden.** Abilities, morale, paper quality, topic hotness and agency tastes are hidden:
 read reports, reviewer scores, news, preprints. They are revealed at the end.

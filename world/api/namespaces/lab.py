@@ -62,7 +62,7 @@ class Lab(Namespace):
         its ``id``: "quit" (a person who left), "warning" (a person: signals before quitting),
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
-        (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
+        (a project id), "scoop" (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
         "standing" (no id). Returns one string."""
         kind = checks.string_id(kind, "kind")
         ident = checks.string_id(id, "id")
