@@ -27,6 +27,7 @@ from typing import Any
 
 from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
+from .papers import publication_month
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
@@ -659,6 +660,29 @@ def venue_worth(cfg: WorldConfig, venue: str) -> str:
     of 4"``. ``venue`` must be one of ``cfg.venues``."""
     kind = cfg.venues[venue]["kind"]
     return f"{venue} ({kind}): bar {_rank(cfg, venue, 'bar')}, citations {_rank(cfg, venue, 'visibility')}"
+
+
+def publication_note(cfg: WorldConfig, venue: str, decision_month: int) -> str:
+    """When a paper accepted at ``venue`` in ``decision_month`` is published and what the
+    horizon does to it (§7 Accept, with :func:`world.papers.publication_month`):
+    ``"publishes month 61, after the horizon (month 60): no citations, no Impact; reputation
+    only"`` when published after ``cfg.months``; ``"publishes month 58"`` when later than the
+    decision (a conference); ``""`` when published at the decision within the horizon (a
+    workshop or journal). A decision after the horizon is never made:
+    ``"never decided: month 63 is after the horizon (month 60)"``.
+
+    Raises:
+        KeyError: ``venue`` is not one of ``cfg.venues``.
+    """
+    last = cfg.months
+    if decision_month > last:
+        return f"never decided: month {decision_month} is after the horizon (month {last})"
+    published = publication_month(cfg, venue, decision_month)
+    if published > last:
+        return (
+            f"publishes month {published}, after the horizon (month {last}): no citations, no Impact; reputation only"
+        )
+    return f"publishes month {published}" if published != decision_month else ""
 
 
 def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None = None) -> str:

@@ -14,6 +14,7 @@ from .people import spend_attention
 from .state import Publication, Submission
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .config import WorldConfig
     from .engine import World
     from .state import Draft
 
@@ -45,9 +46,19 @@ def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tupl
     return score, reviewers
 
 
-def publication_month(w: World, venue: str, decision_month: int) -> int:
-    """Conference: decision + months to the venue's next deadline (12 if 0) + 1; else decision (§7)."""
-    v = w.cfg.venues[venue]
+def publication_month(cfg: WorldConfig, venue: str, decision_month: int) -> int:
+    """The month a paper accepted at ``venue`` in ``decision_month`` is published (§7 Accept).
+
+    Conference: decision + months to the venue's next deadline month (12 if 0) + 1 (with the
+    standard deadlines always decision + 4); workshop/journal: the decision month. The world's
+    acceptance sets ``Publication.published_month`` with it, and a front end may ask it for a
+    submission not yet made. A paper published after the horizon (``cfg.months``) never earns
+    citations or projection (§7, §8, §12).
+
+    Raises:
+        KeyError: ``venue`` is not one of ``cfg.venues``.
+    """
+    v = cfg.venues[venue]
     if not v["conference"]:
         return decision_month
     deadlines = v["deadlines"]
@@ -94,7 +105,7 @@ def decisions_step(w: World, m: int) -> None:
                 authors=list(d.authors),
                 collab=d.collab,
                 accepted_month=m,
-                published_month=publication_month(w, sub.venue, m),
+                published_month=publication_month(cfg, sub.venue, m),
             )
             w.reputation_impulse(f"accept {sub.venue}", venue["reputation"])
             for i, aid in enumerate(d.authors):

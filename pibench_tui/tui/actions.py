@@ -28,6 +28,7 @@ from world import explain
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 from world.kinds import ApplicantStatus, Role
+from world.papers import publication_month
 
 Options = list[tuple[str, Any]]
 
@@ -222,20 +223,27 @@ def _drafts(g: Game, rejected_only: bool = False) -> Options:
 
 
 def open_venues(g: Game) -> Options:
-    """Venues taking submissions this month, with their decision delay."""
+    """Venues taking submissions this month, each with its decision month and the month an
+    acceptance would be published (§7, :func:`world.papers.publication_month`), and "after
+    the horizon" on the month that falls after the career's last (a decision then is never
+    made; a paper published then earns no citations). Short enough for an 80-column form;
+    :func:`_submit_summary` says the same in full."""
     dash = g.dashboard()
     deadlines = set(dash["venue_deadlines_this_month"])
+    cfg = g.world.cfg
     last = int(rule(g, "horizon_months"))
     out = []
     for v in g.query("select name, kind, decision_delay from venues"):
         if v["kind"] in ("workshop", "journal") or v["name"] in deadlines:
             decided = g.world.month + int(v["decision_delay"])
-            late = (
-                f" — month {decided}, after the career's last month ({last}): never decided" if decided > last else ""
-            )
-            out.append(
-                (f"{v['name']} ({v['kind']}, decision in {plural(v['decision_delay'], 'month')}{late})", v["name"])
-            )
+            published = publication_month(cfg, v["name"], decided)
+            if decided > last:
+                when = f"decision {decided}, after the horizon"
+            elif published > last:
+                when = f"published {published}, after the horizon"
+            else:
+                when = f"decision {decided}, published {published}"
+            out.append((f"{v['name']} ({v['kind']}): {when}", v["name"]))
     return out
 
 
@@ -352,14 +360,22 @@ def _interview_summary(g: Game, values: dict) -> str:
 
 
 def _submit_summary(g: Game, values: dict) -> str:
-    """The chosen venue's bar and worth (world.explain), its decision delay and the lab's
-    record there."""
+    """The chosen venue's bar and worth (world.explain), its decision month, when an
+    acceptance is published and what the horizon does to it (:func:`explain.publication_note`),
+    and the lab's record there."""
     venue = values.get("venue")
     if not venue:
         return ""
     delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(venue)
-    when = f"decision at the end of month {g.world.month + int(delay)}" if delay is not None else ""
-    worth = explain.venue_worth(g.world.cfg, venue) if venue in g.world.cfg.venues else ""
+    cfg = g.world.cfg
+    when = ""
+    if delay is not None:
+        decided = g.world.month + int(delay)
+        when = f"decision at the end of month {decided}"
+        note = explain.publication_note(cfg, venue, decided) if venue in cfg.venues else ""
+        if note:
+            when += "; " + ("if accepted, " if decided <= cfg.months else "") + note
+    worth = explain.venue_worth(cfg, venue) if venue in cfg.venues else ""
     return " · ".join(x for x in (worth, when, venue_record(g, venue)) if x)
 
 

@@ -60,8 +60,8 @@ def test_venues_deciding_after_the_last_month_are_marked():
     from pibench_tui.tui.game import Game
 
     labels = dict((v, label) for label, v in open_venues(Game(_last_month_world(), scenario="short-12")))
-    assert "month 13, after the career's last month (12): never decided" in labels["W-SHOP"]
-    assert "month 19" in labels["JMR"]
+    assert labels["W-SHOP"] == "W-SHOP (workshop): decision 13, after the horizon"
+    assert labels["JMR"] == "JMR (journal): decision 19, after the horizon"
 
 
 @pytest.mark.asyncio

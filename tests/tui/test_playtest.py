@@ -157,7 +157,7 @@ async def test_counts_are_pluralised_and_event_details_read_as_text(tmp_path):
     """ "1 month" not "1 months"; an event's details are a sentence, not a dump of its fields."""
     assert plural(1, "month") == "1 month" and plural(3, "month") == "3 months"
     game = Game(new_world())
-    assert any("decision in 1 month)" in label for label, _ in open_venues(game))
+    assert "W-SHOP (workshop): decision 2, published 2" in [label for label, _ in open_venues(game)]
     assert not any(
         "1 months" in label
         for f in ACTIONS_BY_ID["propose"].fields(game)

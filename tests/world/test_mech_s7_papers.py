@@ -172,7 +172,7 @@ def test_s7_publication_month(sub_month, venue, pub_month):
     _decide(w, r["decision_expected_month"])
     (pub,) = w.s.publications.values()
     assert pub.published_month == pub_month
-    assert papers_mod.publication_month(w, venue, r["decision_expected_month"]) == pub_month
+    assert papers_mod.publication_month(w.cfg, venue, r["decision_expected_month"]) == pub_month
 
 
 def test_s7_accept_effects_morale_counts_reputation():

@@ -33,6 +33,7 @@ from pibench_tui.tui.widgets.digest_text import DigestText
 from pibench_tui.tui.widgets.text_update import update_text
 from world import explain
 from world.kinds import DecisionOutcome, OfferOutcome, ProposalOutcome, SearchOutcome
+from world.papers import publication_month
 
 TAB_KEYS = {
     "people": "1",
@@ -156,11 +157,26 @@ def _decision_rows(r: dict, game: Any, month: int) -> list[str]:
         rows.append(
             f"{verdict} {d.get('draft_id')} at {d.get('venue')} ({d.get('submission_id')}) · reviewer scores "
             f"{fmt_scores([float(x) for x in (d.get('reviewer_scores') or [])])}"
+            + (_publishes(game, d.get("venue"), month) if decision == "accept" else "")
         )
         if game is not None:
             rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
             rows.append(_why(explain.explain_decision(game.query, game.world.cfg, d.get("submission_id"))))
     return rows
+
+
+def _publishes(game: Any, venue: Any, month: int) -> str:
+    """``" · publishes month 61, after the horizon …"``: when a paper accepted at ``venue`` in
+    ``month`` is published, if not that month, and what the horizon does to it
+    (:func:`explain.publication_note`); ``""`` without a game or for a venue the rules lack."""
+    cfg = game.world.cfg if game is not None else None
+    if cfg is None or venue not in cfg.venues:
+        return ""
+    note = explain.publication_note(cfg, venue, month)
+    if not note:
+        return ""
+    late = publication_month(cfg, venue, month) > cfg.months
+    return f" · [{'yellow' if late else 'dim'}]{escape(note)}[/]"
 
 
 def _published_rows(r: dict) -> list[str]:
