@@ -111,3 +111,26 @@ async def test_a_blank_choice_once_chosen_cannot_go_back_to_blank():
             await press(pilot, "enter", until=lambda: not choice.expanded, what="the list to close")
             assert not choice.is_blank(), keys
         assert choice.value == "b"
+
+
+async def test_home_and_end_move_the_panel_tables_cursor(tmp_path):
+    """Applicants panel at 80x24: ↓↓↓ then Home highlights the first row, ↓ the second, and o
+    opens the offer form on that applicant (APP002; main: Home did nothing, APP005); End
+    highlights the last row and o offers to it."""
+    app = build(new_world(seed=1001), tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drain(pilot)
+        await press(pilot, "2", panel="applicants")
+        table = app.query_one("#applicants-table")
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        await press(pilot, "down", "down", "down")
+        assert app.highlighted_id() == ids[3]
+        await press(pilot, "home", "down")
+        assert app.highlighted_id() == ids[1] == "APP002"
+        await press(pilot, "o", to="ActionForm")
+        assert app.screen.values["applicant"] == "APP002"
+        await press(pilot, "escape", to="LabScreen")
+        await press(pilot, "end")
+        assert app.highlighted_id() == ids[-1]
+        await press(pilot, "o", to="ActionForm")
+        assert app.screen.values["applicant"] == ids[-1]

@@ -105,7 +105,8 @@ KEYS_INTRO = (
     "**Keys.** Form dialogs: tab moves, space toggles a box or opens a list (enter picks in it), "
     "enter sends (first it goes to a required field still empty), ctrl+o sends, escape cancels; "
     "an offer, a dismissal or a stopped project asks first; "
-    "a refused call keeps the form open with the reason. Console: escape clears the line, and on an "
+    "a refused call keeps the form open with the reason. Panel tables: ↑↓, page up/down, home/end move "
+    "the highlighted row (the one a panel's key acts on); ← → show more columns. Console: escape clears the line, and on an "
     "empty line it leaves the console (then 1-9 switch panels; `:` comes back). This help scrolls: "
     "arrows, page up/down, space, home/end."
 )

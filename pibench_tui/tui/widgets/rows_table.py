@@ -36,6 +36,7 @@ from rich.text import Text
 from textual import events
 from textual._two_way_dict import TwoWayDict
 from textual._types import SegmentLines
+from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -100,6 +101,13 @@ class RowsTable(DataTable):
         rows_added, rows_removed, cells_updated: rows and cells changed in place so far.
         reorders: times the rows were put in a new order (new rows not last, or kept rows moved).
     """
+
+    BINDINGS = [
+        # DataTable's home/end scroll sideways with a row cursor; here they move the cursor,
+        # whose row is the one the panel's actions target (← → still scroll sideways).
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
 
     def __init__(self, *columns: str, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
