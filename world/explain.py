@@ -608,9 +608,9 @@ def explain_proposal(query: Query, cfg: WorldConfig, proposal_id: str) -> str:
     standing = query(f"select reputation_standing from lab_monthly where month <= {month} order by month desc limit 1")
     if standing:
         parts.append(f"standing: {standing[0]['reputation_standing']} then (a higher standing scores higher)")
-    running = query(f"select id from awards where start_month <= {month} and end_month >= {month}")
+    running = running_awards(query, month)
     if running:
-        parts.append(f"{_plural(len(running), 'award')} already running (each running award counts against a proposal)")
+        parts.append(running)
     outlook = query(
         f"select month, text from news where kind = 'funding' and month <= {month} order by month desc limit 1"
     )
@@ -626,6 +626,16 @@ def explain_proposal(query: Query, cfg: WorldConfig, proposal_id: str) -> str:
         parts.append(f"{agency} also favours topics hot now (the field news)")
     parts.append(f"{agency} has its own taste in topics, shown only by its decisions: {agency_topics(query, agency)}")
     return "; ".join(parts) + "."
+
+
+def running_awards(query: Query, month: int) -> str:
+    """How the lab's awards running in ``month`` weigh on a proposal sent that month (§9):
+    ``"1 award already running (each running award counts against a proposal)"``, or ``""``
+    with none. Said by :func:`explain_proposal` after a decision and by the proposal form before."""
+    running = query(f"select id from awards where start_month <= {int(month)} and end_month >= {int(month)}")
+    if not running:
+        return ""
+    return f"{_plural(len(running), 'award')} already running (each running award counts against a proposal)"
 
 
 def agency_topics(query: Query, agency: str, before: int | None = None) -> str:

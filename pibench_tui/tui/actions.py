@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from pibench_tui.tui.alerts import idle_people, season_months
+from pibench_tui.tui.alerts import call_to_propose, idle_people, season_months
 from pibench_tui.tui.game import Game, rule
 from pibench_tui.tui.record import (
     after_the_end,
@@ -380,7 +380,8 @@ def _submit_summary(g: Game, values: dict) -> str:
 
 
 def _propose_summary(g: Game, values: dict) -> str:
-    """The fee, the hours against hours left, and the lab's record with that agency and topic."""
+    """The fee, the hours against hours left, the awards running now (each counts against a
+    proposal: world.explain.running_awards) and the lab's record with that agency and topic."""
     calls = {c["id"]: c for c in g.call("grants.calls")}
     call = calls.get(values.get("call"))
     try:
@@ -388,6 +389,9 @@ def _propose_summary(g: Game, values: dict) -> str:
     except (TypeError, ValueError):
         hours = 0.0
     out = f"costs {_money(rule(g, 'costs.proposal'))} and {hours:g} h of {_hours_left(g):g} h left"
+    running = explain.running_awards(g.query, g.world.month)  # the words a rejection's explanation uses
+    if running:
+        out += f" · {running}"
     if call:
         out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
     return out
@@ -518,6 +522,8 @@ def _propose_fields(g: Game) -> list[Field]:
         for d in g.call("papers.drafts")
         if d["id"] not in pubs_drafts
     ]
+    usual, left = float(_cfg(g).grant_hours_ref), _hours_left(g)  # a suggested length, not a rule
+    lo = rule(g, "hours.proposal_min")
     return [
         Field(
             "call",
@@ -530,15 +536,17 @@ def _propose_fields(g: Game) -> list[Field]:
                 )
                 for c in calls
             ],
+            default=call_to_propose(g),  # the call the header's warning names (issue 27)
         ),
         Field("topic", "Topic", options=_topics(), default="reasoning"),
         Field(
             "hours",
             f"Hours of writing (≥ {rule(g, 'hours.proposal_min'):g}; {_money(rule(g, 'costs.proposal'))} admin fee)",
             "number",
-            default=_cfg(g).grant_hours_ref,
-            lo=rule(g, "hours.proposal_min"),
-            hint=_left_hint(g),
+            default=min(usual, left),
+            lo=lo,
+            hint=_left_hint(g)
+            + (f"; the usual {usual:g} h lowered to the {left:g} h left" if lo <= left < usual else ""),
         ),
         Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
     ]

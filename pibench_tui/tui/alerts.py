@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from world import explain
+from world import grants as world_grants
 
 CONTRACT_WARN_MONTHS = 3
 """Warn when a postdoc contract ends within this many months."""
@@ -270,12 +271,48 @@ def deadline_alerts(game: Any, dash: dict) -> list[Alert]:
     return out
 
 
-def call_alerts(game: Any, dash: dict) -> list[Alert]:
-    """Grant calls closing at this month's end that the lab has no proposal in (rolling
-    agencies' calls never close)."""
+def call_refusal(game: Any, call_id: str) -> str | None:
+    """Why the lab may not propose to the open call ``call_id`` this month, in the world's own
+    words (:func:`world.grants.refusal`, the check ``grants.propose`` makes: an agency's limit
+    of running awards plus pending proposals, FEL once, TIF's cool-down; MECHANICS §9), or
+    ``None`` when it may (or no call has that id)."""
+    call = game.world.s.calls.get(call_id)
+    refused = world_grants.refusal(game.world, call) if call is not None else None
+    return refused[1] if refused else None
+
+
+def closing_calls(game: Any, dash: dict) -> list[dict]:
+    """The open calls (``dash["open_grant_calls"]`` rows) closing at this month's end that the
+    lab has no proposal in and may still propose to (:func:`call_refusal`); rolling agencies'
+    calls never close. A call the lab cannot apply to is no loss it could avoid: not listed."""
     m = dash["month"]
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     rolling = game.rolling_agencies  # their call never closes (it ends with the career)
+    return [
+        c
+        for c in dash["open_grant_calls"]  # a call the lab already has a proposal in is not a loss
+        if c["last_month_to_apply"] == m
+        and c["agency"] not in rolling
+        and c["id"] not in pending_calls
+        and call_refusal(game, c["id"]) is None
+    ]
+
+
+def call_to_propose(game: Any, dash: dict | None = None) -> str | None:
+    """The call the proposal form (``g``) starts on: the first one the header's call warning
+    names (:func:`closing_calls`), else the open call the lab may propose to that closes
+    soonest (ties by id), else ``None`` (the form's first call)."""
+    dash = dash or game.dashboard()
+    warned = closing_calls(game, dash)
+    if warned:
+        return str(warned[0]["id"])
+    may = [c for c in dash["open_grant_calls"] if call_refusal(game, c["id"]) is None]
+    return str(min(may, key=lambda c: (c["last_month_to_apply"], c["id"]))["id"]) if may else None
+
+
+def call_alerts(game: Any, dash: dict) -> list[Alert]:
+    """Grant calls closing at this month's end that the lab has no proposal in and may still
+    propose to (:func:`closing_calls`)."""
     return [
         Alert(
             "call",
@@ -284,8 +321,7 @@ def call_alerts(game: Any, dash: dict) -> list[Alert]:
             "grants",
             "g",
         )
-        for c in dash["open_grant_calls"]  # a call the lab already has a proposal in is not a loss
-        if c["last_month_to_apply"] == m and c["agency"] not in rolling and c["id"] not in pending_calls
+        for c in closing_calls(game, dash)
     ]
 
 

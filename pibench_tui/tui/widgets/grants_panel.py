@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
+from pibench_tui.tui.alerts import call_to_propose
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
 
@@ -79,10 +80,16 @@ class GrantsPanel(Panel):
             yield Label("Awards", classes="section")
             yield new_table("awards-table", "ID", "Agency", "Total", "Monthly", "Start", "End", "Months left")
 
+    _cursor_month: int | None = None
+    """The month whose calls the Open calls cursor was last placed on (:meth:`show`)."""
+
     def show(self, game: Game) -> None:
-        m = game.dashboard()["month"]
+        dash = game.dashboard()
+        m = dash["month"]
+        calls = game.call("grants.calls")
+        table = self.query_one("#calls-table", DataTable)
         fill_table(
-            self.query_one("#calls-table", DataTable),
+            table,
             [
                 [
                     c["id"],
@@ -92,9 +99,15 @@ class GrantsPanel(Panel):
                     c["last_month_to_apply"],
                     f"{c['decision_delay_months']} mo",
                 ]
-                for c in game.call("grants.calls")
+                for c in calls
             ],
         )
+        if self._cursor_month != m:  # a new month: the cursor (the form's call, g) on the call to propose
+            self._cursor_month = m
+            ids = [c["id"] for c in calls]
+            target = call_to_propose(game, dash)
+            if target in ids:
+                table.move_cursor(row=ids.index(target), animate=False)
         fill_table(self.query_one("#schedule-table", DataTable), call_schedule(game, m))
         self.query_one("#grants-note", Static).update(Text(grants_note(game)))
         props = game.call("grants.proposals")

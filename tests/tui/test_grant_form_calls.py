@@ -1,0 +1,147 @@
+"""The header's grant-call warning and the proposal form agree with the world's own check
+(issue 27, QA at 80x24 on seed 1001): no warning urges a call the lab may not apply to, ``g``
+opens the form on the call the warning names, the form says before sending what a rejection
+says after (awards running count against a proposal), and its hours fit what is left."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from pibench_tui.tui.alerts import alerts
+from pibench_tui.tui.game import Game
+from tests.careers import play_to
+from world import explain
+from world import grants as world_grants
+from world.api import Api
+from world.engine import World
+
+from .conftest import build, new_world, press
+
+pytestmark = pytest.mark.asyncio
+
+
+def _advance(w: World, month: int) -> Api:
+    """Close months with no action until ``month`` opens."""
+    api = Api(w)
+    while w.month < month:
+        api.time.next_month()
+    return api
+
+
+def _refusal(w: World, call_id: str) -> tuple[str, str] | None:
+    """The world's own check of a proposal to ``call_id`` now (what ``grants.propose`` refuses)."""
+    return world_grants.refusal(w, w.s.calls[call_id])
+
+
+def _header(app) -> str:
+    return str(app.query_one("#header").render())
+
+
+async def test_the_header_does_not_urge_a_call_the_lab_may_not_apply_to(tmp_path):
+    """With AMP deciding after 12 months, a proposal to AMP-m05 (month 5) is still pending in
+    month 15, when AMP-m14 closes: AMP's limit of one award or proposal at once refuses
+    AMP-m14, so the header warns of BSF-m14 (closing too, open to the lab) and not of AMP; g
+    opens the form on BSF-m14, and AMP-m14 sent from it is refused by the same rule."""
+    base = new_world(seed=1001)
+    agencies = {k: dict(v) for k, v in base.cfg.agencies.items()}
+    agencies["AMP"]["delay"] = 12
+    w = World(dataclasses.replace(base.cfg, agencies=agencies), base.seed)
+    api = _advance(w, 5)
+    api.grants.propose("AMP-m05", "reasoning", 25)
+    _advance(w, 15)
+    game = Game(w)
+    assert "AMP allows 1 running awards plus pending proposals at once" in str(_refusal(w, "AMP-m14"))
+    assert _refusal(w, "BSF-m14") is None
+    shorts = [a.short for a in alerts(game) if a.kind == "call"]
+    assert shorts == ["BSF call closes"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        header = _header(app)
+        assert "BSF call closes" in header and "AMP call closes" not in header
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        assert app.screen.values["call"] == "BSF-m14"
+
+
+async def test_no_call_warning_when_every_closing_call_is_refused(tmp_path):
+    """Month 15 with AMP-m05 pending (AMP deciding after 12 months) and two BSF proposals
+    pending (BSF's limit is 2): both calls closing are refused by the world, no call warning."""
+    base = new_world(seed=1001)
+    agencies = {k: dict(v) for k, v in base.cfg.agencies.items()}
+    agencies["AMP"]["delay"] = 12
+    agencies["BSF"]["delay"] = 12
+    w = World(dataclasses.replace(base.cfg, agencies=agencies), base.seed)
+    api = _advance(w, 5)
+    api.grants.propose("AMP-m05", "reasoning", 25)
+    _advance(w, 8)
+    api.grants.propose("BSF-m08", "reasoning", 25)
+    api.grants.propose("BSF-m08", "theory", 25)
+    _advance(w, 15)
+    game = Game(w)
+    assert _refusal(w, "AMP-m14") and _refusal(w, "BSF-m14")
+    assert not [a for a in alerts(game) if a.kind == "call"]
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)):
+        assert "call closes" not in _header(app)
+
+
+async def test_g_opens_the_form_on_the_call_the_warning_names(tmp_path):
+    """Seed 1001, month 10, no proposal yet: the header warns 'FEL call closes [g]'; g opens the
+    form on FEL-m09 (before: on the first open call, TIF-rolling), from the first panel and
+    (5, g) and after ! showed the warning on the Grants panel."""
+    w = new_world(seed=1001)
+    _advance(w, 10)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "FEL call closes [g]" in _header(app)
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        assert app.screen.values["call"] == "FEL-m09"
+        await press(pilot, "escape", to="LabScreen")
+        await press(pilot, "1", panel="people")
+        order = [a.kind for a in alerts(app.game)]  # ! shows the warnings one by one, most urgent first
+        await press(pilot, *["!"] * (order.index("call") + 1), panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        assert app.screen.values["call"] == "FEL-m09"
+
+
+async def test_the_form_says_running_awards_count_against_a_proposal(tmp_path):
+    """Seed 1001's baseline career has award A001 running in month 37: the proposal form's
+    summary says, before sending, what a rejection's explanation says after
+    (world.explain.running_awards)."""
+    w = new_world(seed=1001)
+    play_to(w, 37, "baseline")
+    assert any(a.start_month <= 37 <= a.end_month for a in w.s.awards.values())
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        summary = str(app.screen.query_one("#form-summary").render())
+        assert "1 award already running (each running award counts against a proposal)" in " ".join(summary.split())
+        assert explain.running_awards(app.game.query, 37) in " ".join(summary.split())
+
+
+async def test_the_hours_default_to_what_is_left_below_the_usual_length(tmp_path):
+    """Seed 1001, month 2, after a TIF proposal that leaves 17 h: g opens on BSF-m02 (TIF's
+    cool-down refuses it now) and suggests the 17 h left (not the usual 25 h, which the API
+    would refuse) and says so; sent as it opens, the proposal is accepted."""
+    w = new_world(seed=1001)
+    api = _advance(w, 2)
+    usual = w.cfg.grant_hours_ref
+    api.grants.propose("TIF-rolling", "reasoning", api.lab.attention()["left"] - usual + 8)
+    left = api.lab.attention()["left"]
+    assert left == usual - 8
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        form = app.screen
+        assert form.values["call"] == "BSF-m02"
+        assert float(form.values["hours"]) == left
+        hints = " ".join(str(h.render()) for h in form.query(".form-hint"))
+        assert f"the usual {usual:g} h lowered to the {left:g} h left" in hints
+        before = len(api.grants.proposals())
+        await press(pilot, "ctrl+o", to="LabScreen")
+        assert len(api.grants.proposals()) == before + 1
