@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from pibench_tui.tui.alerts import call_to_propose, idle_people, season_months
+from pibench_tui.tui.alerts import call_refusal, call_to_propose, idle_people, season_months
 from pibench_tui.tui.game import Game, rule
 from pibench_tui.tui.record import (
     after_the_end,
@@ -511,6 +511,18 @@ def _respond_actions(g: Game) -> Callable[[dict], Options]:
     return opts
 
 
+def _propose_unavailable(g: Game) -> str | None:
+    """Why no proposal can be sent now: no call open, or every open call refused by the
+    world's own check (alerts.call_refusal, in its words); ``None`` when one can."""
+    calls = g.call("grants.calls")
+    if not calls:
+        return "no grant call is open this month"
+    refused = [(c["id"], call_refusal(g, c["id"])) for c in calls]
+    if all(why for _, why in refused):
+        return "no open call takes a proposal from the lab now: " + "; ".join(f"{cid}: {why}" for cid, why in refused)
+    return None
+
+
 def _propose_fields(g: Game) -> list[Field]:
     calls = g.call("grants.calls")
     attach = [
@@ -914,7 +926,7 @@ ACTIONS: list[ActionSpec] = [
         "grants.propose",
         _propose_fields,
         lambda g, v: g.call("grants.propose", v["call"], v["topic"], float(v["hours"]), list(v.get("attach") or [])),
-        lambda g: None if g.call("grants.calls") else "no grant call is open this month",
+        _propose_unavailable,
         lambda r: f"proposal {r['proposal_id']} sent; decision expected in month {r['decision_expected_month']}",
         summary=_propose_summary,
     ),

@@ -145,3 +145,21 @@ async def test_the_hours_default_to_what_is_left_below_the_usual_length(tmp_path
         before = len(api.grants.proposals())
         await press(pilot, "ctrl+o", to="LabScreen")
         assert len(api.grants.proposals()) == before + 1
+
+
+async def test_g_says_why_when_every_open_call_refuses_the_lab(tmp_path):
+    """Seed 1001, month 10, after proposals to FEL-m09 (FEL's limit is 1) and TIF-rolling (then
+    its cool-down): g opens no form and says, in the world's words, why each open call refuses."""
+    w = new_world(seed=1001)
+    api = _advance(w, 10)
+    api.grants.propose("FEL-m09", "reasoning", 25)
+    api.grants.propose("TIF-rolling", "reasoning", 25)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", until=lambda: bool(app.toasts), what="a toast")
+        assert not any(type(s).__name__ == "ActionForm" for s in app.screen_stack)
+        said = app.toasts[-1][0]
+        assert said.startswith("no open call takes a proposal from the lab now: ")
+        for cid in ("FEL-m09", "TIF-rolling"):
+            assert f"{cid}: {_refusal(w, cid)[1]}" in said  # type: ignore[index]
