@@ -134,3 +134,28 @@ async def test_home_and_end_move_the_panel_tables_cursor(tmp_path):
         assert app.highlighted_id() == ids[-1]
         await press(pilot, "o", to="ActionForm")
         assert app.screen.values["applicant"] == ids[-1]
+
+
+async def test_the_warning_toast_is_compact_and_whole_at_80x24(tmp_path):
+    """! at 80x24 in month 2 (seed 1001: the PhD offers warning): the toast is its title and its
+    message's lines, no blank rows around them, at most 60 columns wide (main: 40 x 6, the text
+    in 3 lines between two blank rows); every word of the warning is in it."""
+    from textual.widgets._toast import Toast
+
+    from pibench_tui.tui.alerts import alerts
+    from world.api import Api
+
+    w = new_world(seed=1001)
+    Api(w).time.next_month()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await drain(pilot)
+        warning = alerts(app.game)[0]
+        await press(pilot, "exclamation_mark", until=lambda: bool(app.screen.query(Toast)), what="the warning toast")
+        toast = app.screen.query_one(Toast)
+        lines = [strip.text.strip(" ▌") for strip in toast.render_lines(toast.region.reset_offset)]
+        assert all(line for line in lines), lines  # no blank row
+        assert lines[0] == f"press {warning.key}"
+        assert " ".join(lines[1:]).split() == warning.text.split(), lines
+        assert toast.outer_size.width <= 60
+        assert toast.outer_size.height == len(lines) <= 3, lines
