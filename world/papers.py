@@ -68,6 +68,19 @@ def publication_month(cfg: WorldConfig, venue: str, decision_month: int) -> int:
     return decision_month + gap + 1
 
 
+def last_useful_draft_month(cfg: WorldConfig) -> int:
+    """The last month whose tick can still produce a draft that counts in the career: a draft
+    made at the tick of month t (a completed project §6, a delivered collaboration §11) can be
+    submitted in month t + 1 and decided at t + 1 + the shortest decision delay of
+    ``cfg.venues`` (§7); only a decision by the horizon ``cfg.months`` can count (an
+    acceptance's reputation impulse moves the final reputation, §10, §12). So
+    ``cfg.months − 1 − min(decision delay)``: 58 with the standard venues (a workshop decides
+    in 1 month). A draft made later, or a project started later (it completes at a tick no
+    earlier than its start month's), provably adds nothing to Impact.
+    """
+    return cfg.months - 1 - min(int(v["delay"]) for v in cfg.venues.values())
+
+
 def decisions_step(w: World, m: int) -> None:
     """Tick step 3: review decisions due this month (§7)."""
     cfg, s = w.cfg, w.s

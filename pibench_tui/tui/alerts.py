@@ -13,6 +13,9 @@ from typing import Any, Literal, NamedTuple
 
 from world import explain
 from world import grants as world_grants
+from world.papers import last_useful_draft_month, publication_month
+
+from .record import after_the_end
 
 CONTRACT_WARN_MONTHS = 3
 """Warn when a postdoc contract ends within this many months."""
@@ -99,13 +102,19 @@ def idle_people(dash: dict) -> list[str]:
 
 def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     """Every warning for the month now open, most urgent first (empty once the career is over).
-    ``dash``: the current ``lab.dashboard()`` if the caller has it."""
+    ``dash``: the current ``lab.dashboard()`` if the caller has it.
+
+    Near the horizon a warning that urges an action which provably can no longer count is
+    left out (README design notes, "Late-career warnings"): a renewal of a contract ending
+    after the last month, a deadline or a grant call whose decision comes after it, projects
+    for idle people (or a collaboration) whose draft could not be decided by then."""
     dash = dash or game.dashboard()
     if dash.get("finished"):
         return []
-    out = runway_alerts(dash) + event_alerts(dash) + mood_alerts(game, dash)
+    out = runway_alerts(dash) + event_alerts(game, dash) + mood_alerts(game, dash)
     out += departure_alerts(game, dash) + contract_alerts(game, dash) + offer_alerts(game, dash)
-    out += deadline_alerts(game, dash) + call_alerts(game, dash) + idle_alerts(dash) + standing_alerts(game, dash)
+    out += deadline_alerts(game, dash) + call_alerts(game, dash)
+    out += idle_alerts(dash, last_useful_draft_month(game.world.cfg)) + standing_alerts(game, dash)
     out.sort(key=lambda a: a.severity != "error")
     return out
 
@@ -133,9 +142,10 @@ def runway_alerts(dash: dict) -> list[Alert]:
     ]
 
 
-def event_alerts(dash: dict) -> list[Alert]:
+def event_alerts(game: Any, dash: dict) -> list[Alert]:
     """Events in their last month to answer, and every student crisis (an error: ignored, it
-    costs morale)."""
+    costs morale); not a collaboration offer whose draft would come too late to count
+    (:func:`~pibench_tui.tui.record.after_the_end`)."""
     m = dash["month"]
     return [
         Alert(
@@ -149,7 +159,8 @@ def event_alerts(dash: dict) -> list[Alert]:
             "error" if e["kind"] == "student_crisis" else "warning",
         )
         for e in dash["pending_events"]
-        if e["kind"] == "student_crisis" or e["respond_by_month"] <= m
+        if (e["kind"] == "student_crisis" or e["respond_by_month"] <= m)
+        and not (e["kind"] == "collaboration_offer" and after_the_end(game, e["kind"], e["respond_by_month"], m))
     ]
 
 
@@ -200,13 +211,15 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
 
 
 def contract_alerts(game: Any, dash: dict) -> list[Alert]:
-    """Postdoc contracts ending within :data:`CONTRACT_WARN_MONTHS`, with when renewal opens."""
-    m = dash["month"]
+    """Postdoc contracts ending within :data:`CONTRACT_WARN_MONTHS`, with when renewal opens;
+    not one ending after the last month (the contract outlasts the career: renewing changes
+    nothing, §5)."""
+    m, last = dash["month"], dash["months_total"]
     window = int(game.rules["postdoc"]["renewal_window_months"])  # the scenario's public rule (§5)
     out = []
     for s in dash["students"]:
         end = s.get("contract_end")
-        if s["role"] == "postdoc" and end and 0 <= end - m <= CONTRACT_WARN_MONTHS:
+        if s["role"] == "postdoc" and end and 0 <= end - m <= CONTRACT_WARN_MONTHS and end <= last:
             out.append(
                 Alert(
                     "contract",
@@ -251,19 +264,28 @@ def offer_alerts(game: Any, dash: dict) -> list[Alert]:
 
 
 def deadline_alerts(game: Any, dash: dict) -> list[Alert]:
-    """Venue deadlines next month while the lab has a draft available."""
+    """Venue deadlines next month while the lab has a draft available, unless a submission
+    then is decided after the last month (it would never count); one whose acceptance would be
+    published after it says so (reputation only: :func:`world.explain.publication_note`)."""
     m, total = dash["month"], dash["months_total"]
+    cfg = game.world.cfg
     nxt = month_of_year(m + 1)
     drafts = dash["available_drafts"]
     out = []
     for venue, months in sorted(venue_deadlines(game).items()):
-        if nxt in months and m + 1 <= total and drafts:
+        decided = m + 1 + int(cfg.venues[venue]["delay"]) if venue in cfg.venues else m + 1
+        if nxt in months and decided <= total and drafts:
             ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
+            late = (
+                f"; an acceptance {explain.publication_note(cfg, venue, decided)}"
+                if venue in cfg.venues and publication_month(cfg, venue, decided) > total
+                else ""
+            )
             out.append(
                 Alert(
                     "deadline",
                     f"{venue} deadline next month",
-                    f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then.",
+                    f"{venue}'s deadline is next month (month {m + 1}){ready}: polish (p) now, submit (b) then{late}.",
                     "papers",
                     "p",
                 )
@@ -284,8 +306,11 @@ def call_refusal(game: Any, call_id: str) -> str | None:
 def closing_calls(game: Any, dash: dict) -> list[dict]:
     """The open calls (``dash["open_grant_calls"]`` rows) closing at this month's end that the
     lab has no proposal in and may still propose to (:func:`call_refusal`); rolling agencies'
-    calls never close. A call the lab cannot apply to is no loss it could avoid: not listed."""
-    m = dash["month"]
+    calls never close. A call the lab cannot apply to is no loss it could avoid: not listed;
+    nor one whose decision (now + the agency's delay, §9) would come after the last month (it
+    could neither fund the lab nor lift its standing within the career)."""
+    m, last = dash["month"], dash["months_total"]
+    agencies = game.rules["agencies"]
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     rolling = game.rolling_agencies  # their call never closes (it ends with the career)
     return [
@@ -294,6 +319,7 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
         if c["last_month_to_apply"] == m
         and c["agency"] not in rolling
         and c["id"] not in pending_calls
+        and m + int(agencies[c["agency"]]["decision_delay_months"]) <= last
         and call_refusal(game, c["id"]) is None
     ]
 
@@ -325,10 +351,12 @@ def call_alerts(game: Any, dash: dict) -> list[Alert]:
     ]
 
 
-def idle_alerts(dash: dict) -> list[Alert]:
-    """People on no project (:func:`idle_people`)."""
+def idle_alerts(dash: dict, last_draft: int) -> list[Alert]:
+    """People on no project (:func:`idle_people`), while a project could still make a draft
+    that counts: not after ``last_draft`` (:func:`world.papers.last_useful_draft_month`), when
+    a project started or joined now completes too late for any decision by the last month."""
     idle = idle_people(dash)
-    if not idle:
+    if not idle or dash["month"] > last_draft:
         return []
     return [
         Alert(

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from world.papers import last_useful_draft_month
+
 
 def _scores(value: Any) -> list[float]:
     if isinstance(value, str):
@@ -212,11 +214,13 @@ def after_the_end(game: Any, kind: str | None, respond_by: Any, answered: int) -
     The world offers events whatever the month (MECHANICS §11 has no horizon exception), so
     near the end an event's window or its pay-off can lie after the last month: a talk or a
     review request unanswered by then never lapses (no standing lost for letting it go),
-    and a collaboration accepted in month ``answered`` delivers its draft after the last
-    month (its hours are spent, the draft never comes).
+    and a collaboration accepted in month ``answered`` delivers its draft too late to count
+    (after :func:`world.papers.last_useful_draft_month`: it could not be decided by the last
+    month; its hours are spent for nothing).
 
     Args:
-        game: the career (``lab.rules()``: the horizon and the collaboration length).
+        game: the career (``lab.rules()``: the horizon and the collaboration length; its
+            world's config for the last useful draft month).
         kind: the event's kind.
         respond_by: its last month to answer.
         answered: the month it would be answered in (now, or its arrival month).
@@ -225,10 +229,10 @@ def after_the_end(game: Any, kind: str | None, respond_by: Any, answered: int) -
     last = int(r["horizon_months"])
     if kind == "collaboration_offer":
         arrives = int(answered) + int(r["collaboration"]["months"])
-        if arrives > last:
+        if arrives > last_useful_draft_month(game.world.cfg):
             return (
-                f"cannot pay off: the draft would arrive in month {arrives}, after the career's last month "
-                f"({last}); accepting would only cost hours"
+                f"cannot pay off: the draft would arrive in month {arrives}, too late to be decided by the "
+                f"career's last month ({last}); accepting would only cost hours"
             )
         return ""
     if kind in ("invited_talk", "review_request") and isinstance(respond_by, int) and respond_by > last:

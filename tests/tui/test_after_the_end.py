@@ -45,12 +45,18 @@ async def test_review_requests_answerable_after_the_last_month_say_so(tmp_path):
 
 
 def test_a_collaboration_after_the_end_cannot_pay_off():
-    """A collaboration offer answered when its draft would arrive after the last month is
-    marked as unable to pay off; one answered early enough is not; other kinds are unaffected
-    while their window ends by the last month."""
-    game = SimpleNamespace(rules={"horizon_months": 60, "collaboration": {"months": 3}})
-    assert "month 61, after the career's last month (60)" in after_the_end(game, "collaboration_offer", 59, 58)
-    assert after_the_end(game, "collaboration_offer", 58, 57) == ""
+    """A collaboration offer answered when its draft would arrive too late to be decided by the
+    last month is marked as unable to pay off; one answered early enough is not; other kinds
+    are unaffected while their window ends by the last month."""
+    from world.config import WorldConfig
+
+    game = SimpleNamespace(
+        rules={"horizon_months": 60, "collaboration": {"months": 3}}, world=SimpleNamespace(cfg=WorldConfig())
+    )
+    assert "month 61, too late to be decided by the career's last month (60)" in after_the_end(
+        game, "collaboration_offer", 59, 58
+    )
+    assert after_the_end(game, "collaboration_offer", 56, 55) == ""
     assert after_the_end(game, "review_request", 60, 58) == ""
     assert after_the_end(game, "student_crisis", 61, 61) == ""
 
