@@ -189,6 +189,17 @@ def refusal(w: World, call: GrantCall) -> tuple[str, str] | None:
     return None
 
 
+def call_refusal(w: World, call_id: str) -> str | None:
+    """The message :func:`refusal` gives for the call ``call_id`` this month (the check
+    ``grants.propose`` makes, §9), or ``None`` when the lab may propose to it or no call has that
+    id. It reads only what the observable database shows too (the agency's running awards and
+    pending proposals, whether FEL funded the lab, the month of the last TIF proposal), so a
+    front end may ask it before the PI sends a proposal."""
+    call = w.s.calls.get(call_id)
+    refused = refusal(w, call) if call is not None else None
+    return refused[1] if refused else None
+
+
 def submit_proposal(w: World, call: GrantCall, topic: str, hours: float, attach: list[str]) -> Proposal:
     """Write a proposal to an open call (§9): its hidden quality, ``hours`` of PI attention, the fee.
 

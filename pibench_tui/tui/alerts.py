@@ -298,9 +298,7 @@ def call_refusal(game: Any, call_id: str) -> str | None:
     words (:func:`world.grants.refusal`, the check ``grants.propose`` makes: an agency's limit
     of running awards plus pending proposals, FEL once, TIF's cool-down; MECHANICS §9), or
     ``None`` when it may (or no call has that id)."""
-    call = game.world.s.calls.get(call_id)
-    refused = world_grants.refusal(game.world, call) if call is not None else None
-    return refused[1] if refused else None
+    return world_grants.call_refusal(game.world, call_id)
 
 
 def closing_calls(game: Any, dash: dict) -> list[dict]:
