@@ -150,3 +150,26 @@ async def test_the_digest_says_when_an_accepted_paper_is_published(tmp_path):
             line = next(ln for ln in text.splitlines() if "D003 at CLAR" in ln)
             assert line.strip().startswith("accepted") and words in line, line
             assert "after the horizon" in line if decided == 57 else "horizon" not in line
+
+
+@pytest.mark.asyncio
+async def test_the_end_screen_names_the_papers_published_after_the_horizon(tmp_path):
+    """QA: the end screen counted '15 publications' and left five accepted papers out with no
+    word. D003 sent to CLAR in month 54 (accepted in 57, published in 61): at the end, at
+    80x24, the summary says it publishes after the end and earns nothing, whole on screen."""
+    w = _late_world(54)
+    Api(w).papers.submit("D003", "CLAR")
+    api = Api(w)
+    for _ in range(5):  # months 54-58 closed; the app closes 59 and 60
+        api.time.next_month()
+    app = build(w, tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(2):
+            await close_month(pilot, app)
+        await wait_for(pilot, lambda: screen_ready(app, "EndScreen"), "the end screen")
+        said = (
+            "1 accepted paper publishes after the end (month 60): D003 at CLAR in month 61 — no citations, "
+            "no Impact; its acceptance raised reputation only."
+        )
+        assert said in " ".join(str(app.screen.query_one("#end-impact").render()).split())
+        assert said in _shown(app, "#end-impact"), "cut at 80x24"

@@ -23,6 +23,7 @@ from pibench_tui.tui.widgets.panel import fit_names, hidden_columns
 from pibench_tui.tui.widgets.plots import LinePlot
 
 if TYPE_CHECKING:  # pragma: no cover
+    from world.engine import World
     from world.state import Publication
 
 
@@ -47,6 +48,24 @@ def run_baseline(world: Any) -> dict:
 
 HINT_LEAD = "→ more columns (tab to the table, then ← →): "
 """The start of the line under an end-screen table whose columns do not all fit."""
+
+
+def unpublished_line(w: World) -> str:
+    """``"\n1 accepted paper publishes after the end (month 60): D003 at CLAR in month 61 — no
+    citations, no Impact; its acceptance raised reputation only."`` for the papers accepted
+    whose publication month lies after the career's last month (MECHANICS §7: they never earn
+    citations or projection, §12), so the count of publications above is not a surprise;
+    ``""`` when there is none."""
+    s = w.s
+    late = sorted((p for p in s.publications.values() if p.published_month > s.month), key=lambda p: p.id)
+    if not late:
+        return ""
+    one = len(late) == 1
+    papers = ", ".join(f"{p.draft_id} at {p.venue} in month {p.published_month}" for p in late)
+    return (
+        f"\n{plural(len(late), 'accepted paper')} {'publishes' if one else 'publish'} after the end (month {s.month}): "
+        f"{papers} — no citations, no Impact; {'its acceptance' if one else 'their acceptances'} raised reputation only."
+    )
 
 
 class EndScreen(Screen[None]):
@@ -83,7 +102,8 @@ class EndScreen(Screen[None]):
                 f"[b]{imp['projection']:,.1f}[/] projected over the next {w.cfg.projection_months} months.\n"
                 f"{plural(summ['publications'], 'publication')} ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
                 f"{plural(summ['grants_won'], 'grant')} (${summ['grant_dollars']:,.0f}) · {plural(summ['hires'], 'researcher')} hired, "
-                f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}",
+                f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}"
+                + unpublished_line(w),
                 id="end-impact",
             )
             yield Static("Baseline policy on the same scenario: running…", id="end-baseline")
