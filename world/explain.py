@@ -417,8 +417,9 @@ def _no_warning(query: Query, cfg: WorldConfig, pid: str, seen: int) -> str:
 
 def _month_end_signals(query: Query, cfg: WorldConfig, pid: str, left: int, gone: set[str]) -> Signals:
     """What the quit's own month-end (the tick of ``left``) told with the quit: a low mood in its
-    report or no meeting notes in it after months with them (:func:`_mentoring_cut`), a blow decided then (:func:`_blows` after ``left - 1``), a scoop of a project they
-    were taken off (``gone``) told then."""
+    report, or no meeting notes in it after months with them (:func:`_mentoring_cut`); a blow
+    decided then (:func:`_blows` after ``left - 1``); a scoop of a project they were taken off
+    (``gone``) told then."""
     out: list[str] = []
     rep_row = query(
         f"select meeting_sentiment as s from student_reports where student_id = '{_q(pid)}' and month = {int(left)}"
@@ -432,22 +433,22 @@ def _month_end_signals(query: Query, cfg: WorldConfig, pid: str, left: int, gone
     return out, remedies + cures
 
 
-def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, left: int) -> Signals:
-    """The visible signals of a leaver: :func:`morale_signals` at ``left``, the low moods or
-    falling reports the warnings showed in the :data:`WINDOW` months before when the last
-    reports no longer show them (a month without meeting notes hides a low pair), and a
-    mentoring cut the reports show (the last month without meeting notes after months with
-    them: under ``sentiment_min_hours`` of mentoring). A leaver's row shows 0 mentoring hours (reset when they
-    left), so their row's hours are never read."""
-    signals, remedies = morale_signals(query, cfg, pid, left)
+def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, seen: int) -> Signals:
+    """The visible signals of a leaver up to month ``seen`` (the month-end before they quit):
+    :func:`morale_signals` at ``seen``, the low moods or falling reports the warnings showed in
+    the :data:`WINDOW` months before when the last reports no longer show them (a month without
+    meeting notes hides a low pair), and a mentoring cut the reports show
+    (:func:`_mentoring_cut`). A leaver's row shows 0 mentoring hours (reset when they left), so
+    their row's hours are never read."""
+    signals, remedies = morale_signals(query, cfg, pid, seen)
     read = READ_SIGNS
     if not any(s.startswith(read) for s in signals):
-        for m in range(left - 1, left - WINDOW, -1):
+        for m in range(seen - 1, seen - WINDOW, -1):
             earlier = [s for s in _report_signals(query, cfg, pid, m)[0] if s.startswith(read)]
             if earlier:
                 signals = [f"{s} up to month {m}" for s in earlier] + signals
                 break
-    cut, cure = _mentoring_cut(query, cfg, pid, left)
+    cut, cure = _mentoring_cut(query, cfg, pid, seen)
     return signals + cut, remedies + cure
 
 
