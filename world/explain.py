@@ -27,7 +27,7 @@ from typing import Any
 
 from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
-from .papers import publication_month
+from .papers import last_useful_draft_month, publication_month
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
@@ -523,9 +523,14 @@ def orphaned_project_rows(query: Query) -> list[dict[str, Any]]:
     ]
 
 
-def orphaned_projects(query: Query, cfg: WorldConfig) -> list[str]:
+def orphaned_projects(query: Query, cfg: WorldConfig, month: int | None = None) -> list[str]:
     """Active projects with no member left in the lab: each still billed its compute every
-    month and making no progress (§2, §6). One sentence per project, without a final stop."""
+    month and making no progress (§2, §6). One sentence per project, without a final stop.
+
+    What to do: assign someone (a) or stop it (k); after the last month whose draft can still
+    count (:func:`world.papers.last_useful_draft_month`, when ``month``, the month now open, is
+    given and later), only stopping it matters: it saves the bill (nothing, when none)."""
+    late = month is not None and month > last_useful_draft_month(cfg)
     out: list[str] = []
     for p in orphaned_project_rows(query):
         units = float(p["monthly_compute"] or 0)
@@ -534,9 +539,14 @@ def orphaned_projects(query: Query, cfg: WorldConfig) -> list[str]:
             if units
             else "no compute billed"
         )
+        if not late:
+            todo = "assign someone (a) or stop it (k)"
+        else:
+            useless = "a member now could not finish a draft that counts by the end"
+            todo = f"stop it (k) to save the bill; {useless}" if units else f"nothing left to do; {useless}"
         out.append(
             f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%) has no member left: "
-            f"{bill}, no progress; assign someone (a) or stop it (k)"
+            f"{bill}, no progress; {todo}"
         )
     return out
 
@@ -563,10 +573,11 @@ def orphaned_drafts(query: Query, pid: str | None = None) -> list[str]:
     ]
 
 
-def leftovers(query: Query, cfg: WorldConfig, pid: str) -> list[str]:
+def leftovers(query: Query, cfg: WorldConfig, pid: str, month: int | None = None) -> list[str]:
     """What ``pid``'s departure leaves behind: the lab's projects with no member left (still
-    billed, no progress) and ``pid``'s drafts with no author left (§2 of issue 27)."""
-    return orphaned_projects(query, cfg) + orphaned_drafts(query, pid)
+    billed, no progress; what to do in ``month``, :func:`orphaned_projects`) and ``pid``'s
+    drafts with no author left (§2 of issue 27)."""
+    return orphaned_projects(query, cfg, month) + orphaned_drafts(query, pid)
 
 
 # ------------------------------------------------------------------------------- grants (§9)
@@ -873,18 +884,48 @@ def standing_record(query: Query) -> str:
     )
 
 
+def largest_standing_steps(cfg: WorldConfig) -> tuple[tuple[str, float], tuple[str, float]]:
+    """The largest steps of standing in the public impulse table (§10), from the config:
+    ``(("NAIC", 0.5), ("FEL", 0.5))``, the venue whose acceptance and the agency whose grant
+    move it most, with their impulses."""
+    venue = max(cfg.venues, key=lambda v: float(cfg.venues[v]["reputation"]))
+    agency = max(cfg.agencies, key=lambda a: float(cfg.agencies[a]["reputation"]))
+    return (venue, float(cfg.venues[venue]["reputation"])), (agency, float(cfg.agencies[agency]["reputation"]))
+
+
 def standing_moves(query: Query, cfg: WorldConfig) -> str:
     """What the lab's record holds of what moves standing (§10, the public impulse table) and
     the largest steps: ``"the lab's record: 0 papers accepted, 0 grants funded, 1 talk given;
     one NAIC acceptance (+0.50 in the public table) or a funded FEL grant (+0.50) are the largest
-    steps"``. Counts come from the observable database; the steps from the config."""
-    venue = max(cfg.venues, key=lambda v: float(cfg.venues[v]["reputation"]))
-    agency = max(cfg.agencies, key=lambda a: float(cfg.agencies[a]["reputation"]))
+    steps"``. Counts come from the observable database; the steps from the config
+    (:func:`largest_standing_steps`)."""
+    (venue, v_step), (agency, a_step) = largest_standing_steps(cfg)
     return (
         f"{standing_record(query)}; the largest steps are an acceptance at {venue} "
-        f"(+{float(cfg.venues[venue]['reputation']):.2f} in the public table) and a grant from {agency} "
-        f"(+{float(cfg.agencies[agency]['reputation']):.2f}); a talk gives +{cfg.rep_talk:.2f}, "
-        f"a conference trip +{cfg.rep_conference:.2f}"
+        f"(+{v_step:.2f} in the public table) and a grant from {agency} (+{a_step:.2f}); "
+        f"a talk gives +{cfg.rep_talk:.2f}, a conference trip +{cfg.rep_conference:.2f}"
+    )
+
+
+STANDING_EFFECTS = "applicants, offers, postdoc searches and grants favour a higher one"
+"""What the standing drives, in a player's words (§10: "Reputation drives: ...")."""
+
+
+def standing_warning(query: Query, cfg: WorldConfig, month: int) -> str:
+    """The short form of :func:`explain_standing` for a warning (a toast at 80x24 is a few
+    rows): the standing, for how long, what the level means, the largest steps that move it
+    (:func:`largest_standing_steps`) and where the full explanation is (the digest, ``d``, and
+    ``lab.explain('standing')``). No final stop. ``""`` before any month closed."""
+    held = standing_months(query, month)
+    if held is None:
+        return ""
+    now, months = held
+    low = " (the lowest)" if now == STANDING_WORDS[0] else ""
+    (venue, v_step), (agency, a_step) = largest_standing_steps(cfg)
+    return (
+        f"standing {now}{low} for {_plural(months, 'month')}: {STANDING_EFFECTS}; largest steps up: "
+        f"a {venue} acceptance (+{v_step:.2f}) or a grant from {agency} (+{a_step:.2f}); "
+        "more: the digest (d) or lab.explain('standing')"
     )
 
 
@@ -949,7 +990,7 @@ def explain(
                 f"no warning for {ident}: none of the signals before quitting shows (two low meeting moods in a "
                 "row, falling reports, or no meeting notes with a pressure on morale)"
             )
-        return "; ".join(leftovers(query, cfg, ident)) or f"nothing left behind by {ident}"
+        return "; ".join(leftovers(query, cfg, ident, month)) or f"nothing left behind by {ident}"
     if kind == "proposal":
         _known(query, "proposals", ident, "proposal")
         return explain_proposal(query, cfg, ident)
@@ -994,6 +1035,8 @@ __all__ = [
     "explain_scoop",
     "explain_search",
     "explain_standing",
+    "largest_standing_steps",
+    "standing_warning",
     "leftovers",
     "orphaned_draft_ids",
     "orphaned_drafts",

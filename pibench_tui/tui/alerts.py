@@ -111,7 +111,7 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     dash = dash or game.dashboard()
     if dash.get("finished"):
         return []
-    out = runway_alerts(dash) + event_alerts(game, dash) + mood_alerts(game, dash)
+    out = runway_alerts(game, dash) + event_alerts(game, dash) + mood_alerts(game, dash)
     out += departure_alerts(game, dash) + contract_alerts(game, dash) + offer_alerts(game, dash)
     out += deadline_alerts(game, dash) + call_alerts(game, dash)
     out += idle_alerts(dash, last_useful_draft_month(game.world.cfg)) + standing_alerts(game, dash)
@@ -119,27 +119,56 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     return out
 
 
-def runway_alerts(dash: dict) -> list[Alert]:
+def runway_alerts(game: Any, dash: dict) -> list[Alert]:
     """The runway is shorter than the months left: when the budget goes below zero (an error
-    under 6 months)."""
+    under 6 months), and what can still be done: a proposal (g) when an open call takes one
+    from the lab (:func:`call_refusal`), else cutting costs and when the next call opens
+    (:func:`next_call_opening`)."""
     m, total = dash["month"], dash["months_total"]
     left = total - m + 1
     runway = dash["runway_months"]
     if runway is None or runway >= left:
         return []
     sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
-    return [
-        Alert(
-            "runway",
-            f"runway {runway:.0f} < {left} mo left",
-            f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
-            f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
+    head = (
+        f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
+        f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
+    )
+    if any(call_refusal(game, c["id"]) is None for c in dash["open_grant_calls"]):
+        todo, tab, key = (
             "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
             "grants",
             "g",
-            sev,
         )
-    ]
+    else:
+        nxt = next_call_opening(game, m)
+        todo = (
+            (
+                "No open call takes a proposal from the lab this month (why: 5 Grants)"
+                if dash["open_grant_calls"]
+                else "No grant call is open this month"
+            )
+            + ": cut costs (dismiss staff X, lower compute c)"
+            + (f"; the next call opens in month {nxt[0]} ({nxt[1]})." if nxt else "; no call opens before the end.")
+        )
+        tab, key = "people", "X"
+    return [Alert("runway", f"runway {runway:.0f} < {left} mo left", head + todo, tab, key, sev)]
+
+
+def next_call_opening(game: Any, month: int) -> tuple[int, str] | None:
+    """``(month, "BSF")``: the first call month after ``month`` in the scenario's published call
+    months (``lab.rules()["agencies"]``, MECHANICS §9; agencies opening then joined by ``/``),
+    up to the last month; ``None`` when none is left. Rolling agencies have no call months."""
+    horizon = int(game.rules["horizon_months"])
+    opens: dict[int, list[str]] = {}
+    for name, a in game.rules["agencies"].items():
+        for om in a.get("call_months") or ():
+            if month < int(om) <= horizon:
+                opens.setdefault(int(om), []).append(name)
+    if not opens:
+        return None
+    first = min(opens)
+    return first, "/".join(sorted(opens[first]))
 
 
 def event_alerts(game: Any, dash: dict) -> list[Alert]:
@@ -178,10 +207,13 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     """What departures leave behind (issue 27 §2): in the month after people left, one alert
     naming the projects with no member left (still billed, no progress) and their drafts with
     no author left (as the digest's "left behind" lines); in other months, one alert per
-    project with no member."""
+    project with no member. Their key is assign (a), after
+    :func:`world.papers.last_useful_draft_month` stop (k): a member could no longer make a
+    draft that counts, stopping still saves the bill."""
     query, cfg, m = game.query, game.world.cfg, dash["month"]
+    fix = "k" if m > last_useful_draft_month(cfg) else "a"  # late, only stopping a project still saves money
     rows = {p["id"]: p for p in explain.orphaned_project_rows(query)}
-    said = dict(zip(rows, explain.orphaned_projects(query, cfg), strict=True))  # the same rows, in order
+    said = dict(zip(rows, explain.orphaned_projects(query, cfg, m), strict=True))  # the same rows, in order
     gone = query(f"select id, name from students where left_month = {int(m) - 1} order by id")
     drafts: dict[str, str] = {}  # draft id -> its sentence
     for p in gone:
@@ -199,14 +231,14 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
                 + "; ".join([*said.values(), *drafts.values()])
                 + ".",
                 "projects" if rows else "papers",
-                "a" if rows else "v",
+                fix if rows else "v",
             )
         ]
     out = []
     for pid, text in said.items():
         units = float(rows[pid]["monthly_compute"] or 0)
         short = f"{pid} no member" + (f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else "")
-        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", "a"))
+        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix))
     return out
 
 
@@ -301,6 +333,13 @@ def call_refusal(game: Any, call_id: str) -> str | None:
     return world_grants.call_refusal(game.world, call_id)
 
 
+def refused_agencies(game: Any, dash: dict) -> frozenset[str]:
+    """The agencies with open calls (``dash["open_grant_calls"]``) none of which the lab may
+    apply to this month (:func:`call_refusal`): the calendar names them apart."""
+    calls = dash["open_grant_calls"]
+    return frozenset({c["agency"] for c in calls} - {c["agency"] for c in calls if call_refusal(game, c["id"]) is None})
+
+
 def closing_calls(game: Any, dash: dict) -> list[dict]:
     """The open calls (``dash["open_grant_calls"]`` rows) closing at this month's end that the
     lab has no proposal in and may still propose to (:func:`call_refusal`); rolling agencies'
@@ -369,22 +408,31 @@ def idle_alerts(dash: dict, last_draft: int) -> list[Alert]:
 
 def standing_alerts(game: Any, dash: dict) -> list[Alert]:
     """Standing "unknown" for :data:`world.explain.STANDING_STUCK_MONTHS` months or more: the
-    lab's record and what moves it (world.explain.explain_standing); after the first month a
-    digest shows one line with the record instead (the full text was in that month's digest)."""
+    header's (and the toast's) text is the short form (world.explain.standing_warning); the
+    first month's digest shows the full explanation (the lab's record and what moves it,
+    world.explain.explain_standing), later digests one line with the record instead."""
     held = explain.standing_months(game.query, dash["month"])
     if held is None or held[0] != "unknown" or held[1] < explain.STANDING_STUCK_MONTHS:
         return []
-    text = explain.explain_standing(game.query, game.world.cfg, dash["month"])
+    query, cfg = game.query, game.world.cfg
     first = dash["month"] - 1 - (held[1] - explain.STANDING_STUCK_MONTHS)  # the close it first applied at
-    digest = (
-        ""
-        if first == dash["month"] - 1
-        else f"Standing still unknown ({held[1]} months); {explain.standing_record(game.query)} "
-        f"(what moves it: month {first}'s digest, or lab.explain('standing'))."
-    )
+    if first == dash["month"] - 1:
+        full = explain.explain_standing(query, cfg, dash["month"])
+        digest = full[0].upper() + full[1:] + "."
+    else:
+        digest = (
+            f"Standing still unknown ({held[1]} months); {explain.standing_record(query)} "
+            f"(what moves it: month {first}'s digest, or lab.explain('standing'))."
+        )
+    text = explain.standing_warning(query, cfg, dash["month"])
     return [
         Alert(
-            "standing", f"standing unknown {held[1]} mo", text[0].upper() + text[1:] + ".", "papers", "b", digest=digest
+            "standing",
+            f"standing unknown {held[1]} mo",
+            text[0].upper() + text[1:] + ".",
+            "papers",
+            "b",
+            digest=digest,
         )
     ]
 

@@ -258,7 +258,8 @@ def test_a_departure_names_what_it_leaves_behind_then_the_orphan_stays_flagged()
 def test_standing_unknown_for_two_years_is_explained_with_the_record_and_what_moves_it():
     """A lab that does nothing stays at standing "unknown": after 23 closed months no alert,
     after 24 one naming the months, the lab's record (no paper, no grant, no talk) and the
-    largest steps of the public table (from the config), addressed on the Papers panel (b)."""
+    largest steps of the public table (from the config), addressed on the Papers panel (b):
+    the header's text is the short form, the first digest shows the full explanation."""
     from world import explain
 
     w = new_world()
@@ -271,16 +272,17 @@ def test_standing_unknown_for_two_years_is_explained_with_the_record_and_what_mo
     standing = _kinds(game)["standing"]
     assert standing.short == f"standing unknown {explain.STANDING_STUCK_MONTHS} mo" and standing.key == "b"
     naic = w.cfg.venues["NAIC"]["reputation"]
-    assert "0 papers accepted, 0 grants funded, 0 invited talks given" in standing.text
-    assert f"an acceptance at NAIC (+{naic:.2f} in the public table)" in standing.text
-    assert standing.text == api.lab.explain("standing")[0].upper() + api.lab.explain("standing")[1:] + "."
+    assert "0 papers accepted, 0 grants funded, 0 invited talks given" in standing.digest
+    assert f"an acceptance at NAIC (+{naic:.2f} in the public table)" in standing.digest
+    assert standing.digest == api.lab.explain("standing")[0].upper() + api.lab.explain("standing")[1:] + "."
+    assert f"a NAIC acceptance (+{naic:.2f})" in standing.text
 
 
 def test_standing_unknown_is_explained_in_full_once_then_one_line_in_later_digests():
     """QA10 play: from month 25 the standing paragraph repeated in every month's digest. The
     digest of the month it first applies explains it in full; the next ones show one line
     with the lab's record (so a change to it shows) and where the full text was; the header's
-    warning and lab.explain keep the full text."""
+    warning keeps its short form and lab.explain the full text."""
     from pibench_tui.tui.screens.digest import digest_lines
 
     w = new_world()
@@ -296,7 +298,7 @@ def test_standing_unknown_is_explained_in_full_once_then_one_line_in_later_diges
         assert "the largest steps" not in later and "drifts back slowly" not in later
         line = f"Standing still unknown ({explain.STANDING_STUCK_MONTHS + n} months); {record}"
         assert f"{line} (what moves it: month {first['month']}'s digest, or lab.explain('standing'))." in later
-        assert "the largest steps" in _kinds(game)["standing"].text
+        assert "largest steps up" in _kinds(game)["standing"].text
 
 
 def test_standing_leaving_unknown_after_the_warning_is_said_once():

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
-from pibench_tui.tui.alerts import call_to_propose
+from pibench_tui.tui.alerts import call_refusal, call_to_propose
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
 
@@ -41,6 +41,12 @@ def call_schedule(game: Game, month: int) -> list[list]:
     return rows + upcoming
 
 
+def refusals_note(refused: dict[str, str | None]) -> Text:
+    """Why the lab may not apply to each open call it may not (``{call id: the world's reason
+    or None}``, :func:`pibench_tui.tui.alerts.call_refusal`), one line each (empty: none)."""
+    return Text("\n".join(f"You may not apply to {cid}: {why}." for cid, why in refused.items() if why), style="yellow")
+
+
 def grants_note(game: Game) -> str:
     """The per-agency limits: running awards plus pending proposals, TIF's cooldown, FEL once."""
     rules = game.rules
@@ -71,7 +77,10 @@ class GrantsPanel(Panel):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Open calls", classes="section")
-            yield new_table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after")
+            yield new_table(
+                "calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after", "May apply"
+            )
+            yield Static("", id="calls-refused", classes="panel-note")
             yield Static("", id="grants-note", classes="panel-note")
             yield Label("Call schedule (open now and upcoming)", classes="section")
             yield new_table("schedule-table", "Agency", "Opens", "Apply by", "Award", "Months", "Status")
@@ -87,6 +96,7 @@ class GrantsPanel(Panel):
         dash = game.dashboard()
         m = dash["month"]
         calls = game.call("grants.calls")
+        refused = {c["id"]: call_refusal(game, c["id"]) for c in calls}  # the world's check (§9)
         table = self.query_one("#calls-table", DataTable)
         fill_table(
             table,
@@ -98,6 +108,7 @@ class GrantsPanel(Panel):
                     c["duration_months"],
                     c["last_month_to_apply"],
                     f"{c['decision_delay_months']} mo",
+                    "yes" if refused[c["id"]] is None else Text("no: below", style="yellow"),
                 ]
                 for c in calls
             ],
@@ -108,6 +119,9 @@ class GrantsPanel(Panel):
             target = call_to_propose(game, dash)
             if target in ids:
                 table.move_cursor(row=ids.index(target), animate=False)
+        note = refusals_note(refused)
+        self.query_one("#calls-refused", Static).update(note)
+        self.query_one("#calls-refused", Static).display = bool(note.plain)
         fill_table(self.query_one("#schedule-table", DataTable), call_schedule(game, m))
         self.query_one("#grants-note", Static).update(Text(grants_note(game)))
         props = game.call("grants.proposals")

@@ -17,10 +17,18 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 
-def calendar_label(dash: dict, rolling: frozenset[str] | set[str], short: bool = False) -> str:
+def calendar_label(
+    dash: dict,
+    rolling: frozenset[str] | set[str],
+    short: bool = False,
+    refused: frozenset[str] | set[str] = frozenset(),
+) -> str:
     """What this month of the year means: recruiting, deadlines, service duty, the open grant
     calls except those of the ``rolling`` agencies (:attr:`Game.rolling_agencies
-    <pibench_tui.tui.game.Game.rolling_agencies>`), from the dashboard."""
+    <pibench_tui.tui.game.Game.rolling_agencies>`), from the dashboard. The agencies in
+    ``refused`` (none of whose open calls the lab may apply to this month,
+    :func:`pibench_tui.tui.alerts.refused_agencies`) are named apart: ``calls AMP (BSF: can't apply)``,
+    ``calls: AMP (BSF: you may not apply)``, ``calls BSF (can't apply)``; the reason is in the Grants panel."""
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]
@@ -34,9 +42,15 @@ def calendar_label(dash: dict, rolling: frozenset[str] | set[str], short: bool =
             parts.append("service duty")
         elif note.startswith("Compute price"):
             parts.append("compute " + note.rsplit(" ", 1)[-1].rstrip(".") + "×")
-    calls = [c["agency"] for c in dash["open_grant_calls"] if c["agency"] not in rolling]
+    calls = sorted({c["agency"] for c in dash["open_grant_calls"] if c["agency"] not in rolling})
+    may = "/".join(a for a in calls if a not in refused)
+    no = "/".join(a for a in calls if a in refused)
     if calls:
-        parts.append(("calls " if short else "calls: ") + "/".join(sorted(set(calls))))
+        phrase = "can't apply" if short else "you may not apply"
+        text = ("calls " if short else "calls: ") + (may or f"{no} ({phrase})")
+        if may and no:
+            text += f" ({no}: {phrase})"
+        parts.append(text)
     return " · ".join(parts)
 
 
@@ -109,6 +123,8 @@ class HeaderView:
         warnings: :class:`pibench_tui.tui.alerts.Alert` items, most urgent first.
         banner: a word shown reversed before the calendar (the replay viewer's REPLAY …).
         keys: show each warning's key (off in the read-only replay viewer).
+        refused: the agencies none of whose open calls the lab may apply to this month (the
+            calendar names them apart, :func:`calendar_label`).
     """
 
     dash: dict
@@ -119,6 +135,7 @@ class HeaderView:
     warnings: tuple[Any, ...] = ()
     banner: str = ""
     keys: bool = True
+    refused: frozenset[str] = frozenset()
 
 
 class LabHeader(Static):
@@ -175,7 +192,7 @@ class LabHeader(Static):
         if v.banner:
             out.append(f" {v.banner} ", style="bold reverse")
             out.append(" ")
-        out.append(calendar_label(dash, v.rolling, short=narrow))
+        out.append(calendar_label(dash, v.rolling, short=narrow, refused=v.refused))
         if dash.get("collapsed"):
             out.append(" · ")
             out.append("COLLAPSED", style="bold red")
