@@ -179,7 +179,12 @@ def refusal(w: World, call: GrantCall) -> tuple[str, str] | None:
     if live >= a["max_concurrent"]:
         return (
             "cap_reached",
-            f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; the lab has {live}",
+            (
+                f"{agency} allows one running award or pending proposal at a time; the lab has {live}"
+                if a["max_concurrent"] == 1
+                else f"{agency} allows {a['max_concurrent']} running awards plus pending proposals at once; "
+                f"the lab has {live}"
+            ),
         )
     if agency == "TIF" and s.last_tif_month is not None and m - s.last_tif_month < cfg.tif_cooldown:
         return (

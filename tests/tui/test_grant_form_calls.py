@@ -52,7 +52,7 @@ async def test_the_header_does_not_urge_a_call_the_lab_may_not_apply_to(tmp_path
     api.grants.propose("AMP-m05", "reasoning", 25)
     _advance(w, 15)
     game = Game(w)
-    assert "AMP allows 1 running awards plus pending proposals at once" in str(_refusal(w, "AMP-m14"))
+    assert "AMP allows one running award or pending proposal at a time; the lab has 1" in str(_refusal(w, "AMP-m14"))
     assert _refusal(w, "BSF-m14") is None
     shorts = [a.short for a in alerts(game) if a.kind == "call"]
     assert shorts == ["BSF call closes"]
