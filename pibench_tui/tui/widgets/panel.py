@@ -191,7 +191,10 @@ class Panel(Widget):
         return f"{what} ({step})." if step else game_text
 
     def focus_main(self) -> None:
-        """Focus the panel's first table (so its keys show in the footer)."""
+        """Focus the panel's first table (so its keys show in the footer), without scrolling the
+        panel to it: a panel shows from where it was (its top at first), so the Ledger's plots
+        above its table stay in view, whenever the focus lands (it scrolled before, or not,
+        depending on whether the table had been laid out yet)."""
         tables = self.query(DataTable)
         if tables and self.screen.focused is not tables.first():  # focus() repaints even a focused table
-            tables.first().focus()
+            tables.first().focus(scroll_visible=False)
