@@ -28,6 +28,7 @@ from typing import Any
 from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
 from .papers import last_useful_draft_month, publication_month
+from .people import SEARCH_NEWS
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
@@ -636,7 +637,8 @@ def explain_proposal(query: Query, cfg: WorldConfig, proposal_id: str) -> str:
         )
     elif cfg.agencies.get(agency, {}).get("rolling"):
         parts.append(f"{agency} also favours topics hot now (the field news)")
-    parts.append(f"{agency} has its own taste in topics, shown only by its decisions: {agency_topics(query, agency)}")
+    earlier = agency_topics(query, agency, before=p["decision_month"] if p["status"] != "pending" else None)
+    parts.append(f"{agency} has its own taste in topics, shown only by its decisions: {earlier}")
     return "; ".join(parts) + "."
 
 
@@ -774,15 +776,25 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
     quality), each active member's morale takes a blow, and the project goes on. The news
     comes a month after the scoop, so it can name a project finished since (scooped in its
     last month, before its draft was made). What lowers the risk: :func:`scoop_remedy`."""
-    rows = query(f"select id, topic, status, progress_pct, scooped_times from projects where id = '{_q(project_id)}'")
+    rows = query(
+        "select id, topic, status, ended_month, progress_pct, scooped_times from projects "
+        f"where id = '{_q(project_id)}'"
+    )
     if not rows:
         return f"no project {project_id}"
     p = rows[0]
     times = int(p["scooped_times"] or 0)
+    told = [
+        int(n["month"])
+        for n in query("select month, text from news where kind = 'scoop'")
+        if f"project {p['id']} (" in str(n["text"])
+    ]
     if p["status"] == "active":
         state = f"it goes on at {float(p['progress_pct'] or 0):.0f}%"
-    elif p["status"] == "completed":
+    elif p["status"] == "completed" and told and told[-1] - 1 == p["ended_month"]:
         state = "the news comes a month after a scoop, so this one fell in its last month, before its draft was made"
+    elif p["status"] == "completed":
+        state = f"it went on to finish in month {p['ended_month']}, its draft made after the scoop"
     else:
         state = f"it is {'dead-ended' if p['status'] == 'deadend' else 'stopped'} now"
     again = f", {times} times so far" if times > 1 else ""
@@ -984,6 +996,8 @@ def explain(
                 raise ActionError(
                     "bad_argument", f"{ident} has not left the lab; kind 'warning' reads their morale now"
                 )
+            if row["status"] != "quit":
+                raise ActionError("bad_argument", f"{ident} did not quit (they left as {row['status']})")
             return explain_quit(query, cfg, ident, actions)
         if kind == "warning":
             return quit_warning(query, cfg, ident, month) or (
@@ -992,26 +1006,39 @@ def explain(
             )
         return "; ".join(leftovers(query, cfg, ident, month)) or f"nothing left behind by {ident}"
     if kind == "proposal":
-        _known(query, "proposals", ident, "proposal")
+        if _known(query, "proposals", ident, "proposal")["status"] == "pending":
+            raise ActionError("bad_argument", f"{ident} is still pending: only a decided proposal is explained")
         return explain_proposal(query, cfg, ident)
     if kind == "decision":
-        _known(query, "submissions", ident, "submission")
+        sub = _known(query, "submissions", ident, "submission")
+        if sub["status"] not in ("accept", "reject"):
+            raise ActionError(
+                "bad_argument",
+                f"{ident} is {str(sub['status']).replace('_', ' ')}: only a decided submission is explained",
+            )
         return explain_decision(query, cfg, ident)
     if kind == "venue":
         if ident not in cfg.venues:
             raise ActionError("bad_argument", f"unknown venue {ident!r}; venues: {', '.join(cfg.venues)}")
         return venue_profile(query, cfg, ident) + "."
     if kind == "dead_end":
-        _known(query, "projects", ident, "project")
+        if _known(query, "projects", ident, "project")["status"] != "deadend":
+            raise ActionError("bad_argument", f"{ident} did not dead-end")
         return explain_dead_end(query, cfg, ident)
     if kind == "scoop":
-        _known(query, "projects", ident, "project")
+        if not _known(query, "projects", ident, "project")["scooped_times"]:
+            raise ActionError("bad_argument", f"{ident} was not scooped")
         return explain_scoop(query, cfg, ident)
     if kind == "offer":
-        return explain_offer(query, cfg, _known(query, "applicants", ident, "applicant")["pool"], standing)
+        applicant = _known(query, "applicants", ident, "applicant")
+        if applicant["status"] != "declined":
+            raise ActionError("bad_argument", f"{ident} did not decline an offer (their status: {applicant['status']})")
+        return explain_offer(query, cfg, applicant["pool"], standing)
     if kind == "search":
-        if ident not in ("unfilled", "paused"):
+        if ident not in SEARCH_NEWS:
             raise ActionError("bad_argument", f"a search's id is its outcome: 'unfilled' or 'paused', got {ident!r}")
+        if not query(f"select month from news where kind = 'lab' and text like '%{SEARCH_NEWS[ident]}%'"):
+            raise ActionError("bad_argument", f"no postdoc search of the lab has ended {ident}")
         return explain_search(standing, ident)
     return explain_standing(query, cfg, month)
 

@@ -422,9 +422,7 @@ def resolve_postings(w: World, m: int) -> None:
         if len(active_people(w, RESEARCHER_ROLES)) >= cfg.researcher_cap:
             post.status = "paused"
             w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "paused", "postdoc_id": None})
-            w.add_news(
-                "lab", None, f"Postdoc search {post.id} paused: the lab is at its researcher cap; the fee is lost."
-            )
+            w.add_news("lab", None, f"Postdoc search {post.id} {SEARCH_NEWS['paused']}; the fee is lost.")
             continue
         p = min(
             cfg.postdoc_fill_max,
@@ -444,7 +442,7 @@ def resolve_postings(w: World, m: int) -> None:
         if u >= p:
             post.status = "unfilled"
             w.note_fact("postdoc_searches", {"posting_id": post.id, "outcome": "unfilled", "postdoc_id": None})
-            w.add_news("lab", None, f"Postdoc search {post.id} ended without a hire.")
+            w.add_news("lab", None, f"Postdoc search {post.id} {SEARCH_NEWS['unfilled']}.")
             continue
         pid = s.next_id("PD")
         name = unique_name(w, name)
@@ -679,6 +677,11 @@ def graduates(cfg: WorldConfig, p: Person, m: int) -> bool:
         and m - p.arrived_month >= cfg.graduation_min_months
         and p.papers_accepted >= cfg.graduation_min_papers
     )
+
+
+SEARCH_NEWS: dict[str, str] = {"unfilled": "ended without a hire", "paused": "paused: the lab is at its researcher cap"}
+"""The words of the lab news that tell how a postdoc search ended (§5), by outcome; the
+explanations (``world.explain``) find the outcomes by them."""
 
 
 def _depart(p: Person, status: PersonStatus, m: int) -> None:
