@@ -116,9 +116,11 @@ Signals = tuple[list[str], list[str]]
 
 
 def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
-    """Two low meeting moods in a row, a very low last one, or no meeting notes lately;
-    falling report quality."""
+    """Two low meeting moods in a row, a very low last one, or no meeting notes lately (then
+    mentoring was under ``sentiment_min_hours``, so under the neglect threshold too when that
+    is no lower: its remedy); falling report quality."""
     signals: list[str] = []
+    remedies: list[str] = []
     reps = query(
         "select month, report_quality as q, meeting_sentiment as s from student_reports "
         f"where student_id = '{_q(pid)}' and month <= {int(month)} order by month"
@@ -133,12 +135,14 @@ def _report_signals(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sig
             f"no meeting notes lately (with under {cfg.sentiment_min_hours:g} h of mentoring there is no read "
             "on their mood)"
         )
+        if cfg.sentiment_min_hours <= cfg.neglect_hours:
+            remedies.append(f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)")
     quality = [r["q"] for r in reps if r["q"] is not None]
     if len(quality) >= 4:
         earlier, recent = _mean(quality[:-2]), _mean(quality[-2:])
         if earlier is not None and recent is not None and earlier - recent >= REPORT_DROP:
             signals.append(f"reports falling ({earlier:.2f} before, {quality[-2]:.2f} and {quality[-1]:.2f} lately)")
-    return signals, []
+    return signals, remedies
 
 
 def _mentoring_signal(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:
@@ -303,8 +307,9 @@ def scoop_remedy(cfg: WorldConfig) -> str:
 
 
 def _todo(cfg: WorldConfig, remedies: list[str]) -> list[str]:
-    """The remedies to show: ``remedies``, with :func:`general_remedy` first when none of them
+    """The remedies to show: ``remedies`` (each once), with :func:`general_remedy` first when none of them
     lifts morale itself (none at all, or only the scoop's, which lowers the next scoop's risk)."""
+    remedies = list(dict.fromkeys(remedies))
     lifts = [r for r in remedies if r != scoop_remedy(cfg)]
     return remedies if lifts else [general_remedy(cfg), *remedies]
 
@@ -356,7 +361,8 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
 
     "Visible before" is what the PI could see while acting in the quit's month: the reports,
     news and decisions up to the month-end before it (the warnings of that month read the
-    same). The quit's own month-end also wrote their last report and may have decided a blow
+    same); when nothing shows in the last :data:`WINDOW` months, the blows of the
+    :data:`WINDOW` months before those (§5: morale drifts back only slowly). The quit's own month-end also wrote their last report and may have decided a blow
     (§5: the report is written before the quit draw; a rejection's impulse bites that tick):
     those are named apart, as news that came with the quit, never as a missed warning.
 
@@ -378,6 +384,10 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
         gone = set()
     before += load + _scoops_of(query, gone, seen - WINDOW, seen)
     remedies += cures
+    if not before:  # nothing lately: a blow of the months before that (its weight fades only slowly, §5)
+        older, cures = _blows(query, cfg, pid, seen - 2 * WINDOW, seen - WINDOW)
+        before += [f"{h} (months before, but a blow to morale fades only slowly)" for h in older]
+        remedies += cures
     with_quit, more = _month_end_signals(query, cfg, pid, left, gone)
     remedies += more
     if any("was scooped" in x for x in before + with_quit):
@@ -390,7 +400,7 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
         parts.append(_no_warning(query, cfg, pid, seen))
     if with_quit:
         parts.append(f"The end of month {left} brought, with the quit: " + "; ".join(with_quit) + ".")
-    parts.append("Could have helped: " + "; ".join(dict.fromkeys(_todo(cfg, remedies))) + ".")
+    parts.append("Could have helped: " + "; ".join(_todo(cfg, remedies)) + ".")
     return " ".join(parts)
 
 

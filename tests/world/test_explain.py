@@ -782,3 +782,34 @@ def test_lab_explain_scoop_answers_for_a_real_project_and_refuses_an_unknown_one
     assert api.lab.explain("scoop", "PJ001") == ex.explain_scoop(api.query, w.cfg, "PJ001")
     with pytest.raises(ActionError, match="no project 'PJ999'"):
         api.lab.explain("scoop", "PJ999")
+
+
+def test_a_quit_after_months_without_notes_advises_mentoring_and_an_older_blow_is_named():
+    """QA round 2 (seed 2024): S002 had 0 h of mentoring for months (every digest warned 'mentoring
+    0 h ... give at least 2 h'), yet his quit's 'Could have helped' named only the rejection that
+    came with the quit: a leaver's row reads 0 h, so the mentoring signal was lost. No meeting
+    notes means under ``sentiment_min_hours`` of mentoring, under the neglect threshold too: its
+    remedy. And S004, warned in month 37 about a rejection of month 36, quit in month 40 with 'no
+    visible warning sign': with nothing in the last WINDOW months, an older blow is named."""
+    cfg = load_scenario("standard", seed=SEED).config
+    row = {"id": "S002", "name": "Xavi", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 27}
+    blind = ex.explain_quit(_reports_query([(m, None) for m in range(20, 28)], row), cfg, "S002")
+    assert f"Could have helped: give at least {cfg.neglect_hours:g} h of mentoring a month (m)" in blind
+    assert blind.count(f"give at least {cfg.neglect_hours:g} h of mentoring") == 1
+    tables = {
+        "students": [
+            {"id": "S004", "name": "Bea", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 40}
+        ],
+        "student_reports": [
+            {"student_id": "S004", "month": m, "report_quality": 0.5, "meeting_sentiment": 0.6} for m in range(30, 41)
+        ],
+        "drafts": [{"id": "D002", "authors": ["S004"], "status": "available"}],
+        "submissions": [
+            {"id": "SUB005", "draft_id": "D002", "venue": "NAIC", "status": "reject", "decision_month": 36}
+        ],
+    }
+    text = ex.explain_quit(_db_query(tables), cfg, "S004")
+    assert "Visible before: their draft D002 was rejected at NAIC in month 36 (months before" in text
+    assert "No visible warning sign" not in text and "polish their drafts" in text
+    tables["submissions"][0]["decision_month"] = 32  # older than twice the window: not named
+    assert "No visible warning sign" in ex.explain_quit(_db_query(tables), cfg, "S004")
