@@ -381,7 +381,9 @@ def _submit_summary(g: Game, values: dict) -> str:
 
 def _propose_summary(g: Game, values: dict) -> str:
     """The fee, the hours against hours left, the awards running now (each counts against a
-    proposal: world.explain.running_awards) and the lab's record with that agency and topic."""
+    proposal: world.explain.running_awards) and the lab's record with that agency and topic;
+    first, when the world would refuse a proposal to the chosen call this month
+    (:func:`~pibench_tui.tui.alerts.call_refusal`), why."""
     calls = {c["id"]: c for c in g.call("grants.calls")}
     call = calls.get(values.get("call"))
     try:
@@ -393,6 +395,8 @@ def _propose_summary(g: Game, values: dict) -> str:
     if running:
         out += f" · {running}"
     if call:
+        refused = call_refusal(g, call["id"])  # the world's own check, before ctrl+o is refused
+        out = f"{call['id']} would be refused now: {refused} · " + out if refused else out
         out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
     return out
 

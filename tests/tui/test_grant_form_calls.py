@@ -163,3 +163,22 @@ async def test_g_says_why_when_every_open_call_refuses_the_lab(tmp_path):
         assert said.startswith("no open call takes a proposal from the lab now: ")
         for cid in ("FEL-m09", "TIF-rolling"):
             assert f"{cid}: {_refusal(w, cid)[1]}" in said  # type: ignore[index]
+
+
+async def test_the_proposal_form_says_before_sending_when_the_chosen_call_would_be_refused(tmp_path):
+    """QA round 2 (seed 2024): month 2, after a TIF proposal in month 1, choosing TIF-rolling in
+    the form said only 'costs $500 and 25 h ...'; ctrl+o was then refused ('TIF accepts one
+    proposal every 3 months ...'). The summary leads with the world's own reason for a call it
+    would refuse now, and says nothing of the kind for a call it would take."""
+    from pibench_tui.tui.actions import _propose_summary
+
+    w = new_world(seed=1001)
+    api = _advance(w, 2)
+    api.grants.propose("TIF-rolling", "reasoning", w.cfg.grant_hours_ref)
+    game = Game(w)
+    reason = _refusal(w, "TIF-rolling")
+    assert reason is not None and reason[0] == "wrong_month"
+    tif = _propose_summary(game, {"call": "TIF-rolling", "topic": "reasoning", "hours": "25"})
+    assert tif.startswith(f"TIF-rolling would be refused now: {reason[1]} · costs ")
+    bsf = _propose_summary(game, {"call": "BSF-m02", "topic": "reasoning", "hours": "25"})
+    assert _refusal(w, "BSF-m02") is None and "would be refused" not in bsf
