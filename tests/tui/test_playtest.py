@@ -81,6 +81,29 @@ async def test_escape_leaves_the_console(tmp_path):
         assert "on an empty line it leaves the console" in text
 
 
+async def test_a_burst_typed_after_escape_stays_in_the_console_line(tmp_path):
+    """QA round 2: after Escape on an empty console line, typing ``x = 12345`` quickly gave
+    ``x = ``: the burst reached the console before its line had the focus, so the digits
+    switched panels, and later letters went to the app's keys (an ``n`` opened the month's end,
+    and Enter closed the month). Once a key has typed into the line, digits are text too; on
+    an empty line 1-9 still switch panels."""
+    from .conftest import _key_event, drain
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "colon")
+        await press(pilot, "escape")
+        inp = app.console_panel.input
+        assert app.focused is not inp and inp.value == ""
+        for key in ("x", "space", "equals_sign", "space", "1", "2", "3", "n"):  # one burst, no pause
+            event = _key_event(key)
+            event.set_sender(app)
+            app.post_message(event)
+        await drain(pilot)
+        assert inp.value == "x = 123n"
+        assert app.tabs.active == "console" and type(app.screen).__name__ == "LabScreen"
+
+
 async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_path):
     """In the console, typed or after escape, the footer does not offer n, ? or q (those keys
     are typed into the line there): pressing n after escape types 'n', closes no month, and

@@ -125,11 +125,14 @@ class ConsolePanel(Panel):
     def on_key(self, event: events.Key) -> None:
         """While the console is shown but its line is not focused (after Escape), printable
         keys go to the line instead of firing app keys (which could open a dialog that Enter
-        then confirms); only 1-9 (switch panels) and : keep their meaning."""
+        then confirms); only 1-9 (switch panels) and : keep their meaning, and only while the
+        line is empty: once a key has typed into it, digits are text too (a burst such as
+        ``x = 12345`` typed after Escape reaches this handler before the line has the focus;
+        its digits switched panels, and the rest of the line went to the app's keys)."""
         inp = self.input
         if inp.has_focus or not event.is_printable or event.character is None:
             return
-        if event.character in "123456789:":
+        if event.character in "123456789:" and not inp.value:
             return
         event.stop()
         event.prevent_default()
