@@ -696,6 +696,16 @@ def venue_worth(cfg: WorldConfig, venue: str) -> str:
     return f"{venue} ({kind}): bar {_rank(cfg, venue, 'bar')}, citations {_rank(cfg, venue, 'visibility')}"
 
 
+def never_decided(cfg: WorldConfig, decision_month: int) -> str:
+    """``"never decided: month 61 is after the horizon (month 60)"`` when ``decision_month``
+    comes after the career's last month ``cfg.months`` (no decision is made after the horizon,
+    §7, §12: the submission can never count); ``""`` when it is decided within the career."""
+    last = cfg.months
+    if decision_month > last:
+        return f"never decided: month {decision_month} is after the horizon (month {last})"
+    return ""
+
+
 def publication_note(cfg: WorldConfig, venue: str, decision_month: int) -> str:
     """When a paper accepted at ``venue`` in ``decision_month`` is published and what the
     horizon does to it (§7 Accept, with :func:`world.papers.publication_month`):
@@ -709,8 +719,8 @@ def publication_note(cfg: WorldConfig, venue: str, decision_month: int) -> str:
         KeyError: ``venue`` is not one of ``cfg.venues``.
     """
     last = cfg.months
-    if decision_month > last:
-        return f"never decided: month {decision_month} is after the horizon (month {last})"
+    if never := never_decided(cfg, decision_month):
+        return never
     published = publication_month(cfg, venue, decision_month)
     if published > last:
         return (

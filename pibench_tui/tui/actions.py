@@ -112,7 +112,8 @@ class ActionSpec:
         done: turns the result into the notification text.
         summary: live line under the form (e.g. hours left while setting mentoring).
         confirm: for an irreversible action, the question naming its target in full that
-            the form asks (yes/no) before making the call.
+            the form asks (yes/no) before making the call; ``""`` for these values: sent
+            without asking (a submission asks only when it can never be decided).
     """
 
     id: str
@@ -374,9 +375,38 @@ def _submit_summary(g: Game, values: dict) -> str:
         when = f"decision at the end of month {decided}"
         note = explain.publication_note(cfg, venue, decided) if venue in cfg.venues else ""
         if note:
-            when += "; " + ("if accepted, " if decided <= cfg.months else "") + note
+            when += "; " + ("" if explain.never_decided(cfg, decided) else "if accepted, ") + note
     worth = explain.venue_worth(cfg, venue) if venue in cfg.venues else ""
     return " · ".join(x for x in (worth, when, venue_record(g, venue)) if x)
+
+
+def _submit_question(g: Game, values: dict) -> str:
+    """The question asked before a submission that can never be decided (its decision month
+    is after the horizon: :func:`world.explain.never_decided`); ``""`` (sent without asking)
+    when it is decided within the career."""
+    delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(
+        values.get("venue")
+    )
+    never = explain.never_decided(g.world.cfg, g.world.month + int(delay)) if delay is not None else ""
+    if not never:
+        return ""
+    return f"Submit {values['draft']} to {values['venue']}? It would be {never}: it can never count in this career."
+
+
+def _submit(g: Game, values: dict) -> dict:
+    """Submit (``papers.submit``); the result gains ``never_decided``, the words of
+    :func:`world.explain.never_decided` for its expected decision month (``""`` within the
+    career), for the notification."""
+    r = g.call("papers.submit", values["draft"], values["venue"])
+    return {**r, "never_decided": explain.never_decided(g.world.cfg, int(r["decision_expected_month"]))}
+
+
+def _submit_done(r: dict) -> str:
+    """The notification after a submission: its id and when it is decided, or that it never
+    will be within the career."""
+    if r.get("never_decided"):
+        return f"submitted as {r['submission_id']}; {r['never_decided']}: it will not be decided within the career"
+    return f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}"
 
 
 def _propose_summary(g: Game, values: dict) -> str:
@@ -867,10 +897,11 @@ ACTIONS: list[ActionSpec] = [
             Field("draft", "Draft", options=_drafts(g)),
             Field("venue", "Venue (open this month)", options=open_venues(g)),
         ],
-        lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
+        _submit,
         lambda g: _need(_drafts(g), "no available draft to submit"),
-        lambda r: f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}",
+        _submit_done,
         summary=_submit_summary,
+        confirm=_submit_question,
     ),
     ActionSpec(
         "revise",

@@ -428,7 +428,7 @@ class PibenchApp(TypeAhead, LabApp):
         # one confirmation, asked again each month (installed: closing it removes nothing)
         confirm = self._confirm
         if confirm is None:
-            confirm = self._confirm = ConfirmNextMonth(self.game.dashboard())
+            confirm = self._confirm = ConfirmNextMonth(self.game.dashboard(), self.game)
             self.install_screen(confirm, "confirm-next-month")
         else:
             confirm.ask(self.game.dashboard())

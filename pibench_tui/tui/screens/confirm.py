@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,7 +11,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from pibench_tui.tui.record import after_the_end
 from pibench_tui.tui.screens.toasts import keep_toasts_under
+from world.papers import last_useful_draft_month
 
 HINT = "[b]enter[/]/[b]y[/] advance · [b]escape[/] stay"
 
@@ -31,8 +35,9 @@ class ConfirmNextMonth(ModalScreen[bool]):
         Binding("escape", "cancel", "Stay", id="confirm-stay"),
     ]
 
-    def __init__(self, dashboard: dict) -> None:
+    def __init__(self, dashboard: dict, game: Any = None) -> None:
         super().__init__()
+        self.game = game  # the career: its rules and config say what can still count (None: all listed)
         self.ask(dashboard)
 
     def ask(self, dashboard: dict) -> None:
@@ -46,8 +51,20 @@ class ConfirmNextMonth(ModalScreen[bool]):
             self.query_one("#confirm-hint", Static).update(HINT)
 
     def warnings(self) -> list[str]:
-        """Lines naming what this month leaves unused (all from the dashboard)."""
+        """Lines naming what this month leaves unused (all from the dashboard).
+
+        Near the horizon a reminder whose action can no longer change the career is left out,
+        by the rules of the header's late-career warnings (README design notes, "Late-career
+        warnings"): drafts once no submission can be decided by the last month (a month after
+        :func:`world.papers.last_useful_draft_month`), people on no project after it, and a
+        collaboration offer that cannot pay off (:func:`~pibench_tui.tui.record.after_the_end`);
+        a talk or review request whose
+        answer-by month is after the last month says it never lapses instead of its month."""
         d = self.dash
+        m, game = d["month"], self.game
+        last_draft = last_useful_draft_month(game.world.cfg) if game is not None else m
+        # a draft available now was made at the last tick; a project started now completes at a tick >= m
+        late_drafts, late_projects = m - 1 > last_draft, m > last_draft
         out = []
         att = d["attention"]
         if att["left"] > 0.5:
@@ -56,18 +73,24 @@ class ConfirmNextMonth(ModalScreen[bool]):
             kind = e["kind"].replace("_", " ")
             if e["kind"] == "student_crisis":
                 out.append(f"{e['id']} {kind}: unanswered, it counts as ignored at the end of this month.")
-            elif e["respond_by_month"] <= d["month"]:
+                continue
+            end = after_the_end(game, e["kind"], e["respond_by_month"], m) if game is not None else ""
+            if end and e["kind"] == "collaboration_offer":
+                continue  # accepting would only cost hours
+            if end:
+                out.append(f"{e['id']} {kind}: unanswered; {end}.")
+            elif e["respond_by_month"] <= m:
                 out.append(f"{e['id']} {kind}: last month to answer.")
             else:
                 out.append(f"{e['id']} {kind}: unanswered (answer by month {e['respond_by_month']}).")
-        if d["available_drafts"]:
+        if d["available_drafts"] and not late_drafts:
             out.append(
                 f"{len(d['available_drafts'])} draft(s) available and not submitted: "
                 + ", ".join(x["id"] for x in d["available_drafts"][:6])
             )
-        busy = {m for p in d["active_projects"] for m in p["members"]}
+        busy = {x for p in d["active_projects"] for x in p["members"]}
         idle = [s["id"] for s in d["students"] if s["id"] not in busy]
-        if idle:
+        if idle and not late_projects:
             out.append("On no project: " + ", ".join(idle))
         return out
 

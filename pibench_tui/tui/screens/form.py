@@ -284,8 +284,9 @@ class ActionForm(ModalScreen[dict | None]):
         if problems:
             self.show_problems(problems)
             return
-        if self.spec.confirm is not None and self.apply is not None:
-            self.app.push_screen(ConfirmAction(self.spec.confirm(self.game, clean)), partial(self._confirmed, clean))
+        question = self.spec.confirm(self.game, clean) if self.spec.confirm is not None else ""
+        if question and self.apply is not None:
+            self.app.push_screen(ConfirmAction(question), partial(self._confirmed, clean))
             return
         self._make_call(clean)
 
