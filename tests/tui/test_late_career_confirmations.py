@@ -14,7 +14,7 @@ from pibench_tui.tui.screens.confirm import ConfirmNextMonth
 from world.api import Api
 
 from .conftest import build, press, screen_text
-from .test_published_after_the_horizon import _choose, _late_world, _shown
+from .test_published_after_the_horizon import _choose, _late_world, _open_submit_form, _shown
 
 NEVER = "never decided: month 61 is after the horizon (month 60)"
 
@@ -31,9 +31,7 @@ async def test_a_submission_that_can_never_be_decided_asks_first_and_says_so(tmp
     w = _late_world(54)
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "b", to="ActionForm")
-        await press(pilot, "tab", focus="field-1")
+        await _open_submit_form(pilot)
         await _choose(pilot, app, "JMR")
         await press(pilot, "ctrl+o", to="ConfirmAction")
         assert "Are you sure?" in screen_text(app)
@@ -55,9 +53,7 @@ async def test_a_submission_decided_within_the_career_is_sent_without_a_question
     w = _late_world(54)
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "b", to="ActionForm")
-        await press(pilot, "tab", focus="field-1")
+        await _open_submit_form(pilot)
         await _choose(pilot, app, "W-SHOP")
         await press(pilot, "ctrl+o", to="LabScreen")
         toast = next(t for t in _toasts(app) if t.startswith("submitted as"))

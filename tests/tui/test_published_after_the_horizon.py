@@ -75,6 +75,13 @@ def _late_world(month: int):
     return w
 
 
+async def _open_submit_form(pilot) -> None:
+    """In a running app: the Papers panel (``4``), the submit form (``b``), its venue field focused."""
+    await press(pilot, "4", panel="papers")
+    await press(pilot, "b", to="ActionForm")
+    await press(pilot, "tab", focus="field-1")
+
+
 async def _choose(pilot, app, venue: str) -> str:
     """Pick ``venue`` in the submit form's venue list as a player does (space opens the list,
     down, enter picks), then the form's summary as plain text."""
@@ -96,9 +103,7 @@ async def test_the_submit_form_says_a_conference_paper_would_be_published_after_
     w = _late_world(54)
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "b", to="ActionForm")
-        await press(pilot, "tab", focus="field-1")
+        await _open_submit_form(pilot)
         labels = {v: label for label, v in app.screen.query_one("#field-1", Select)._options if isinstance(v, str)}
         assert labels == {
             "CLAR": "CLAR (mid conference): published 61, after the horizon",
