@@ -135,7 +135,9 @@ async def test_after_a_month_close_each_topic_shows_the_new_months_count():
 async def test_the_preprint_table_fits_at_80x24_and_follows_the_width():
     """At 80x24 (month 45) the preprint table shows every column whole, all topics without a
     scroll bar of its own, no line cut, at least 12 months a sparkline; widened to 120 columns
-    it shows more months (the title says which), narrowed again fewer, each time the API's."""
+    it shows more months (the title says which), narrowed again fewer, each time the API's.
+    QA: under the news table only 3 of its rows were on screen; it comes first now, every
+    topic's row on screen when the panel opens."""
     w = new_world()
     play_to(w, 45, "baseline")
     app = build(w)
@@ -145,6 +147,9 @@ async def test_the_preprint_table_fits_at_80x24_and_follows_the_width():
         table = app.query_one("#preprint-table", RowsTable)
         topics = {r["topic"] for r in app.game.call("field.preprints", 1)}
         assert table.row_count == len(topics)
+        on_screen = screen_text(app).splitlines()
+        for topic in topics:  # the preprint row (a sparkline), not the news row naming the topic
+            assert any(x.lstrip().startswith(topic) and any(b in x for b in BLOCKS) for x in on_screen), topic
         assert hidden_columns(table) == []
         assert not table.show_vertical_scrollbar and table.size.height == len(topics) + 1
         assert table.region.right <= 80

@@ -111,9 +111,9 @@ class FieldPanel(Panel):
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
-            yield new_table("news-table", "Month", "Kind", "Topic", "News")
             yield Label("", id="preprint-title", classes="section")
             yield new_table("preprint-table", *PREPRINT_COLUMNS)
+            yield new_table("news-table", "Month", "Kind", "Topic", "News")
             yield Static("", id="intel", classes="panel-note")
             yield Label("Conference reports (accepted papers per topic)", classes="section")
             yield Static("", id="conf-note", classes="panel-note")
