@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import threading
+import time
 
 from pibench_tui.harness.core import LabCore
 from scenarios import load_scenario
@@ -20,6 +21,23 @@ from world import sqlworker
 
 #: A query that runs until its time limit (the kill comes first).
 SLOW = "with recursive c(n) as (select 1 union all select n + 1 from c) select count(*) from c"
+
+
+def _cpu_ticks(pid: int) -> int:
+    """User plus system CPU ticks of process ``pid`` (``/proc/PID/stat`` fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def _kill_once_busy(pid: int) -> None:
+    """Send ``SIGSYS`` to the idle worker ``pid`` once it has spent CPU on a query (5 ticks, at
+    most 10 s of waiting): a fixed 0.4 s timer could fire before a loaded machine had sent the
+    query, and the query then ran out its time on a fresh worker (a flaky failure)."""
+    start, deadline = _cpu_ticks(pid), time.monotonic() + 10
+    while time.monotonic() < deadline and _cpu_ticks(pid) - start < 5:
+        time.sleep(0.02)
+    os.kill(pid, signal.SIGSYS)
 
 
 def test_a_worker_killed_by_its_seccomp_filter_flags_the_agent_run() -> None:
@@ -33,7 +51,7 @@ def test_a_worker_killed_by_its_seccomp_filter_flags_the_agent_run() -> None:
         assert info["ok"] and info["integrity"] == [], info
         worker = core.career.observer.worker
         assert worker is not None and worker.proc is not None
-        threading.Timer(0.4, os.kill, (worker.proc.pid, signal.SIGSYS)).start()
+        threading.Thread(target=_kill_once_busy, args=(worker.proc.pid,), daemon=True).start()
         code = f"try:\n    query({SLOW!r})\nexcept ActionError as e:\n    print('sql', e.code, e.message)\n"
         _obs, _r, _t, _tr, info = core.step(code)
         assert "sql sql_error" in info["output"] and "seccomp filter" in info["output"], info
