@@ -46,6 +46,17 @@ def review(w: World, d: Draft, venue: str, submitted_month: int, m: int) -> tupl
     return score, reviewers
 
 
+def decision_month(cfg: WorldConfig, venue: str, submitted_month: int) -> int:
+    """The month a submission to ``venue`` made in ``submitted_month`` is decided (§7: the
+    venue's decision delay after it). The world's submission sets ``Submission.decision_month``
+    with it, and a front end may ask it for a submission not yet made.
+
+    Raises:
+        KeyError: ``venue`` is not one of ``cfg.venues``.
+    """
+    return submitted_month + int(cfg.venues[venue]["delay"])
+
+
 def publication_month(cfg: WorldConfig, venue: str, decision_month: int) -> int:
     """The month a paper accepted at ``venue`` in ``decision_month`` is published (§7 Accept).
 
@@ -238,7 +249,7 @@ def submit(w: World, d: Draft, venue: str) -> Submission:
     m = s.month
     sid = s.next_id("SUB")
     sub = Submission(
-        id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=m + int(w.cfg.venues[venue]["delay"])
+        id=sid, draft_id=d.id, venue=venue, submitted_month=m, decision_month=decision_month(w.cfg, venue, m)
     )
     s.submissions[sid] = sub
     d.status = "under_review"

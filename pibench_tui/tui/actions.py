@@ -28,7 +28,7 @@ from world import explain
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
 from world.kinds import ApplicantStatus, Role
-from world.papers import publication_month
+from world.papers import decision_month, publication_month
 
 Options = list[tuple[str, Any]]
 
@@ -234,9 +234,9 @@ def open_venues(g: Game) -> Options:
     cfg = g.world.cfg
     last = int(rule(g, "horizon_months"))
     out = []
-    for v in g.query("select name, kind, decision_delay from venues"):
+    for v in g.query("select name, kind from venues"):
         if v["kind"] in ("workshop", "journal") or v["name"] in deadlines:
-            decided = g.world.month + int(v["decision_delay"])
+            decided = decision_month(cfg, v["name"], g.world.month)
             published = publication_month(cfg, v["name"], decided)
             if decided > last:
                 when = f"decision {decided}, after the horizon"
@@ -367,13 +367,12 @@ def _submit_summary(g: Game, values: dict) -> str:
     venue = values.get("venue")
     if not venue:
         return ""
-    delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(venue)
     cfg = g.world.cfg
     when = ""
-    if delay is not None:
-        decided = g.world.month + int(delay)
+    if venue in cfg.venues:
+        decided = decision_month(cfg, venue, g.world.month)
         when = f"decision at the end of month {decided}"
-        note = explain.publication_note(cfg, venue, decided) if venue in cfg.venues else ""
+        note = explain.publication_note(cfg, venue, decided)
         if note:
             when += "; " + ("" if explain.never_decided(cfg, decided) else "if accepted, ") + note
     worth = explain.venue_worth(cfg, venue) if venue in cfg.venues else ""

@@ -13,7 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from world import explain
 from world import grants as world_grants
-from world.papers import last_useful_draft_month, publication_month
+from world.papers import decision_month, last_useful_draft_month, publication_month
 
 from .record import after_the_end
 
@@ -305,7 +305,7 @@ def deadline_alerts(game: Any, dash: dict) -> list[Alert]:
     drafts = dash["available_drafts"]
     out = []
     for venue, months in sorted(venue_deadlines(game).items()):
-        decided = m + 1 + int(cfg.venues[venue]["delay"]) if venue in cfg.venues else m + 1
+        decided = decision_month(cfg, venue, m + 1) if venue in cfg.venues else m + 1
         if nxt in months and decided <= total and drafts:
             ready = f" ({len(drafts)} draft(s) available)" if drafts else ""
             late = (
