@@ -233,19 +233,25 @@ def _blows(query: Query, cfg: WorldConfig, pid: str, since: int, month: int) -> 
     return hits, remedies
 
 
-def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
-    """The scoops of ``projects`` the news told of after month ``since`` up to ``month`` (§6:
-    a scoop weighs on every member's morale; its news comes a month later)."""
+def _scoop_news(query: Query, projects: set[str], since: int, month: int) -> list[tuple[int, str]]:
+    """``(news month, project id)`` of each scoop of ``projects`` the news told of after month
+    ``since`` up to ``month``, in order (§6: the scoop news names "project PJ003 (topic)")."""
     if not projects:
         return []
     return [
-        f"project {pj} was scooped (news of month {n['month']})"
+        (int(n["month"]), pj)
         for n in query(
             f"select month, text from news where kind = 'scoop' and month > {since} and month <= {month} order by month"
         )
         for pj in sorted(projects)
         if f"project {pj} (" in str(n["text"])
     ]
+
+
+def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
+    """The scoops of ``projects`` the news told of after month ``since`` up to ``month`` (§6:
+    a scoop weighs on every member's morale; its news comes a month later)."""
+    return [f"project {pj} was scooped (news of month {n})" for n, pj in _scoop_news(query, projects, since, month)]
 
 
 def _rejections_of(query: Query, pid: str, since: int, month: int) -> list[str]:
@@ -804,11 +810,7 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
         return f"no project {project_id}"
     p = rows[0]
     times = int(p["scooped_times"] or 0)
-    told = [
-        int(n["month"])
-        for n in query("select month, text from news where kind = 'scoop'")
-        if f"project {p['id']} (" in str(n["text"])
-    ]
+    told = [n for n, _ in _scoop_news(query, {str(p["id"])}, 0, cfg.months + 1)]  # every scoop news of it
     if p["status"] == "active":
         state = f"it goes on at {float(p['progress_pct'] or 0):.0f}%"
     elif p["status"] == "completed" and told and told[-1] - 1 == p["ended_month"]:
