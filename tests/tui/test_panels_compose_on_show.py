@@ -49,3 +49,27 @@ async def test_a_panel_shown_before_redraws_after_a_month():
         await press(pilot, "6")
         assert app.query_one("#news-table", DataTable) is news  # composed once, not again
         assert news.row_count > before
+
+
+@pytest.mark.asyncio
+async def test_focusing_a_laid_out_panel_keeps_it_at_its_top():
+    """Focus landing in a panel that is already laid out (shown again after the Lab) does not
+    scroll it to its table: the Ledger's plots above its table stay in view. Before, the Ledger
+    focused its table with ``focus()``, which scrolled the panel once the table had been laid out
+    (a snapshot differed in a loaded CI run, where the layout came first)."""
+    from textual.containers import ScrollableContainer
+
+    from tests.tui.test_snapshots import busy_world
+
+    app = build(busy_world(months=14), show_digest=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, panel in (("6", "field"), ("8", "ledger")):
+            await press(pilot, key, panel=panel)
+            await press(pilot, "1", panel="people")
+            shown = {p.id: p for p in app.panels()}[panel]
+            shown.display = True  # laid out (as the tab switch will), then focused
+            await settle(pilot, app)
+            shown.focus_main()
+            await settle(pilot, app)
+            scrolled = {w.id or type(w).__name__: w.scroll_y for w in shown.query(ScrollableContainer) if w.scroll_y}
+            assert not scrolled, f"the {panel} panel scrolled on focus: {scrolled}"

@@ -57,6 +57,3 @@ class LedgerPanel(Panel):
                 for r in reversed(rows)
             ],
         )
-
-    def focus_main(self) -> None:
-        self.query_one("#ledger-table", DataTable).focus()
