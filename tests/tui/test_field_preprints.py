@@ -102,7 +102,9 @@ async def test_after_a_month_close_each_topic_shows_the_new_months_count():
     per topic in the API's order, "This month" is the API's count for the new month, the last
     block of each sparkline is that count on the scale the title names (the largest count
     shown), the sparklines show as many months as fit at 120 columns (beyond 12), the 12-month
-    mean is the API's; the rows were updated in place, not filled again."""
+    mean is the API's; the rows were updated in place, not filled again, and drawn once for the
+    panel's width: each changed cell updated once (the hidden panel has no size; drawn for the
+    12 months that fit in none, then again after its Resize, each sparkline changed twice)."""
     w = new_world()
     play_to(w, 30, "baseline")
     app = build(w)
@@ -111,6 +113,7 @@ async def test_after_a_month_close_each_topic_shows_the_new_months_count():
         await press(pilot, "1", panel="people")
         table = app.query_one("#preprint-table", RowsTable)
         rebuilds = table.rebuilds
+        before, updated = _cells(table), table.cells_updated
         await close_month(pilot, app)
         await press(pilot, "enter", to="LabScreen")
         await press(pilot, "6", panel="field")
@@ -129,6 +132,8 @@ async def test_after_a_month_close_each_topic_shows_the_new_months_count():
             assert line[-1] == BLOCKS[7 * new[topic] // top], topic
         assert cells == expected
         assert table.rebuilds == rebuilds and table.cells_updated > 0, "updated in place"
+        changed = sum(a != b for row, was in zip(cells, before, strict=True) for a, b in zip(row, was, strict=True))
+        assert table.cells_updated - updated == changed, "each changed cell updated once"
 
 
 @pytest.mark.asyncio

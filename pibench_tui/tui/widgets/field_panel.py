@@ -171,7 +171,7 @@ class FieldPanel(Panel):
         widths = [max([len(topic)] + [len(r["topic"]) for r in self._feed]), len(now), len(mean)]
         padding = 2 * (len(widths) + 1)
         scrollbar = self.query_one(VerticalScroll).styles.scrollbar_size_vertical
-        return max(MIN_MONTHS, self.size.width - scrollbar - sum(widths) - padding)
+        return max(MIN_MONTHS, self.shown_width - scrollbar - sum(widths) - padding)
 
     def _show_preprints(self) -> None:
         """The preprint table and its title from the feed last read, as many months as fit."""

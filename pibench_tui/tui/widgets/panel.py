@@ -153,6 +153,18 @@ class Panel(Widget):
         self.call_after_refresh(self.update_scroll_hint)
 
     @property
+    def shown_width(self) -> int:
+        """The panel's content width in cells: its size once laid out; while it is hidden (a
+        hidden widget has no size) the width it will have when shown, its container's width
+        less its own padding and border (a panel drawn as its tab's key shows it is drawn for
+        its real width at once, not again after the Resize that follows)."""
+        if self.size.width or self.parent is None:
+            return self.size.width
+        parent = self.parent
+        assert isinstance(parent, Widget)
+        return max(0, parent.size.width - self.styles.gutter.width)
+
+    @property
     def stale(self) -> bool:
         """The career changed since this panel was drawn (it redraws when shown)."""
         return self.shown_version != getattr(self.app, "version", 0)
