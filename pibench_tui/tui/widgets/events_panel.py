@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
 from pibench_tui.tui.actions import event_details
@@ -48,10 +49,13 @@ class EventsPanel(Panel):
     _waiting = ""  # the hint's text while nothing is pending
 
     def compose_body(self) -> ComposeResult:
-        yield new_table("events-table", "ID", "Kind", "Arrived", "Answer by", "Details", "Answers")
-        yield Static("", id="events-hint", classes="panel-note")
-        yield Label("Earlier events", classes="section")
-        yield new_table("past-events-table", "ID", "Kind", "Month", "Status")
+        # one scroll for the panel: the pending table is as tall as its rows (each pending
+        # event shows, QA at 80x24 saw 2 of 4), the earlier events below it scroll into view
+        with VerticalScroll():
+            yield new_table("events-table", "ID", "Kind", "Arrived", "Answer by", "Details", "Answers")
+            yield Static("", id="events-hint", classes="panel-note")
+            yield Label("Earlier events", classes="section")
+            yield new_table("past-events-table", "ID", "Kind", "Month", "Status")
 
     def show(self, game: Game) -> None:
         pend = game.call("events.pending")
