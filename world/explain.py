@@ -27,7 +27,7 @@ from typing import Any
 
 from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
-from .papers import last_useful_draft_month, publication_month
+from .papers import decision_month, last_useful_draft_month, publication_month
 from .people import SEARCH_NEWS
 
 Query = Callable[[str], list[dict[str, Any]]]
@@ -927,6 +927,24 @@ def largest_standing_steps(cfg: WorldConfig) -> tuple[tuple[str, float], tuple[s
     return (venue, float(cfg.venues[venue]["reputation"])), (agency, float(cfg.agencies[agency]["reputation"]))
 
 
+def standing_steps_in_time(cfg: WorldConfig, month: int) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+    """The largest steps of standing in the public impulse table (§10) that an action taken in
+    ``month`` can still win within the career: ``(("NAIC", 0.5), ("FEL", 0.5))`` as
+    :func:`largest_standing_steps` until the last months, then only a venue whose decision on a
+    submission made in ``month`` (:func:`world.papers.decision_month`, §7) and an agency whose
+    decision on a proposal made in it (``month`` + its delay, §9) come by the last month
+    (``cfg.months``); ``None`` for a side none of whose steps can. An impulse decided later
+    cannot move the final reputation (§10, §12)."""
+    venues = [v for v in cfg.venues if decision_month(cfg, v, month) <= cfg.months]
+    agencies = [a for a in cfg.agencies if month + int(cfg.agencies[a]["delay"]) <= cfg.months]
+    venue = max(venues, key=lambda v: float(cfg.venues[v]["reputation"]), default=None)
+    agency = max(agencies, key=lambda a: float(cfg.agencies[a]["reputation"]), default=None)
+    return (
+        (venue, float(cfg.venues[venue]["reputation"])) if venue is not None else None,
+        (agency, float(cfg.agencies[agency]["reputation"])) if agency is not None else None,
+    )
+
+
 def standing_moves(query: Query, cfg: WorldConfig) -> str:
     """What the lab's record holds of what moves standing (§10, the public impulse table) and
     the largest steps: ``"the lab's record: 0 papers accepted, 0 grants funded, 1 talk given;
@@ -948,18 +966,23 @@ STANDING_EFFECTS = "applicants, offers, postdoc searches and grants favour a hig
 def standing_warning(query: Query, cfg: WorldConfig, month: int) -> str:
     """The short form of :func:`explain_standing` for a warning (a toast at 80x24 is a few
     rows): the standing, for how long, what the level means, the largest steps that move it
-    (:func:`largest_standing_steps`) and where the full explanation is (the digest, ``d``, and
-    ``lab.explain('standing')``). No final stop. ``""`` before any month closed."""
+    and that a submission or a proposal made in ``month`` (the month now open) can still win
+    within the career (:func:`standing_steps_in_time`) and where the full explanation is (the
+    digest, ``d``, and ``lab.explain('standing')``). No final stop. ``""`` before any month
+    closed, and once no step can be decided by the last month (month 60 of the standard career:
+    its remedies could no longer count)."""
     held = standing_months(query, month)
-    if held is None:
+    venue, agency = standing_steps_in_time(cfg, month)
+    if held is None or (venue is None and agency is None):
         return ""
     now, months = held
     low = " (the lowest)" if now == STANDING_WORDS[0] else ""
-    (venue, v_step), (agency, a_step) = largest_standing_steps(cfg)
+    steps = ([f"a {venue[0]} acceptance (+{venue[1]:.2f})"] if venue else []) + (
+        [f"a grant from {agency[0]} (+{agency[1]:.2f})"] if agency else []
+    )
     return (
         f"standing {now}{low} for {_plural(months, 'month')}: {STANDING_EFFECTS}; largest steps up: "
-        f"a {venue} acceptance (+{v_step:.2f}) or a grant from {agency} (+{a_step:.2f}); "
-        "more: the digest (d) or lab.explain('standing')"
+        f"{' or '.join(steps)}; more: the digest (d) or lab.explain('standing')"
     )
 
 
@@ -1085,6 +1108,7 @@ __all__ = [
     "explain_search",
     "explain_standing",
     "largest_standing_steps",
+    "standing_steps_in_time",
     "standing_warning",
     "leftovers",
     "orphaned_draft_ids",

@@ -410,7 +410,9 @@ def standing_alerts(game: Any, dash: dict) -> list[Alert]:
     """Standing "unknown" for :data:`world.explain.STANDING_STUCK_MONTHS` months or more: the
     header's (and the toast's) text is the short form (world.explain.standing_warning); the
     first month's digest shows the full explanation (the lab's record and what moves it,
-    world.explain.explain_standing), later digests one line with the record instead."""
+    world.explain.explain_standing), later digests one line with the record instead. In the
+    last months it names only steps a submission or proposal made now can still win within the
+    career, and none is left in the last month (world.explain.standing_steps_in_time)."""
     held = explain.standing_months(game.query, dash["month"])
     if held is None or held[0] != "unknown" or held[1] < explain.STANDING_STUCK_MONTHS:
         return []
@@ -425,6 +427,8 @@ def standing_alerts(game: Any, dash: dict) -> list[Alert]:
             f"(what moves it: month {first}'s digest, or lab.explain('standing'))."
         )
     text = explain.standing_warning(query, cfg, dash["month"])
+    if not text:  # the last month: nothing made now can be decided by it (README, late-career warnings)
+        return []
     return [
         Alert(
             "standing",

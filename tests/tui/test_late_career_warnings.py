@@ -16,10 +16,11 @@ from rich.text import Text
 from pibench_tui.tui.alerts import alerts, contract_alerts
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.record import after_the_end
+from world.api import Api
 from world.config import WorldConfig
 from world.papers import last_useful_draft_month
 
-from .conftest import build, close_month, press, screen_ready, wait_for
+from .conftest import build, close_month, new_world, press, screen_ready, wait_for
 from .test_published_after_the_horizon import _late_world
 
 
@@ -84,3 +85,34 @@ async def test_late_warnings_urge_nothing_that_can_no_longer_count(tmp_path):
     for month in (59, 60):
         assert "On no project" not in seen[month] and "deadline" not in seen[month], seen[month]
         assert "PJ002" in seen[month], seen[month]
+
+
+def test_the_standing_warning_names_only_steps_that_can_still_be_decided_and_none_in_the_last_month():
+    """QA play: in month 60 the header still said "standing unknown: largest steps up: a NAIC
+    acceptance or a grant from FEL", which can no longer count. A lab that does nothing stays
+    at "unknown"; in its last months the warning names the largest steps whose decision, for a
+    submission or a proposal made in the month now open, comes by the last month (§7 the
+    venue's delay, §9 the agency's): month 56 still NAIC and FEL (decided in 59 and 60), 57
+    NAIC and TIF (FEL would decide in 61), 59 only a W-SHOP acceptance (decided in 60); in month
+    60 nothing made now can be decided in the career: no standing warning."""
+    w = new_world()
+    api, game = Api(w), Game(w)
+    while w.month < 56:
+        api.time.next_month()
+    cfg = w.cfg
+
+    def standing() -> str:
+        return next((a.text for a in alerts(game) if a.kind == "standing"), "")
+
+    assert f"a NAIC acceptance (+{cfg.venues['NAIC']['reputation']:.2f})" in standing(), standing()
+    assert f"a grant from FEL (+{cfg.agencies['FEL']['reputation']:.2f})" in standing(), standing()
+    api.time.next_month()
+    assert "a NAIC acceptance" in standing() and "a grant from TIF" in standing(), standing()
+    api.time.next_month()
+    api.time.next_month()
+    assert w.month == 59
+    text = standing()
+    assert "a W-SHOP acceptance" in text and "grant" not in text.split("largest steps up")[1], text
+    api.time.next_month()
+    assert w.month == 60 and standing() == ""
+    assert "standing" not in {a.kind for a in alerts(game)}
