@@ -13,6 +13,10 @@ they were typed, once the screen shown now is mounted and its focus placed: the 
 types right after ``i`` toggle the form's rows, as they would a moment later. A key typed
 for a screen and handled while that screen still shows is left alone, so nothing changes for
 keys typed at the speed of a hand.
+
+A key typed again keeps the time it was first typed (``Key.time``, the driver's monotonic clock
+as the key arrived): a screen that must not act on a key typed before it showed (the month-end
+confirmation) compares that time with the time it was shown.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ class TypeAhead(App[int]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._held_keys: list[tuple[int, str, str | None]] = []  # (typed as number, key, character)
+        # (typed as number, key, character, time first typed)
+        self._held_keys: list[tuple[int, str, str | None, float]] = []
         self._typed_count = itertools.count()
         self._flush_on: Screen[Any] | None = None  # the screen whose queue will type the kept keys
 
@@ -63,18 +68,20 @@ class TypeAhead(App[int]):
     def _hold(self, number: int, event: events.Key, screen: Screen[Any]) -> None:
         """Keep ``event`` (typed ``number``-th) until ``screen`` has handled what it has queued:
         its mount (which asks for its focus) comes first."""
-        self._held_keys.append((number, event.key, event.character))
+        self._held_keys.append((number, event.key, event.character, event.time))
         if self._flush_on is not screen:
             self._flush_on = screen
             screen.call_later(self._type_held_keys, screen)
 
     def _type_held_keys(self, screen: Screen[Any]) -> None:
         """Type the kept keys again, in the order they were first typed, as new keys of the app
-        (after the focus the screen's mount asked for: both are queued on the app in order)."""
+        (after the focus the screen's mount asked for: both are queued on the app in order),
+        each with the time it was first typed."""
         if self._flush_on is screen:
             self._flush_on = None
         held, self._held_keys = sorted(self._held_keys, key=lambda k: k[0]), []
-        for _, key, character in held:
+        for _, key, character, typed_at in held:
             again = events.Key(key, character)
+            again.time = typed_at  # when the player typed it, not when it is typed again
             again.set_sender(self)  # as the driver sends a key (one posted by the screen would be its own)
             self.post_message(again)

@@ -5,11 +5,12 @@ space ticks the row it was pressed on even in a burst; the form sends what its f
 from __future__ import annotations
 
 import pytest
+from textual import events
 from textual.widgets import DataTable, SelectionList
 
 from world.api import Api
 
-from .conftest import _key_event, build, drain, new_world, press, screen_ready, wait_for
+from .conftest import _key_event, build, drain, new_world, press, screen_ready, screen_text, settle, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -62,10 +63,9 @@ async def test_space_in_a_burst_ticks_the_row_it_was_pressed_on_and_enter_sends_
         assert interviewed(w) == ["APP001", "APP002", "APP003"]
 
 
-async def test_keys_typed_ahead_never_act_on_the_panel_underneath_and_n_enter_still_closes():
+async def test_keys_typed_ahead_never_act_on_the_panel_underneath():
     """Keys typed after ``i`` go to the form, never to the panel's table underneath (its cursor
-    stays; escape closes the form, nothing is interviewed); ``n enter`` typed at once still
-    closes the month (the confirmation gets the enter)."""
+    stays; escape closes the form, nothing is interviewed)."""
     w = new_world(seed=5)
     app = build(w)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -76,8 +76,62 @@ async def test_keys_typed_ahead_never_act_on_the_panel_underneath_and_n_enter_st
         await drain(pilot)
         await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab again")
         assert table.cursor_row == row and interviewed(w) == []
-        before = app.months_advanced
-        burst(app, "n", "enter")
-        await wait_for(pilot, lambda: app.months_advanced > before, "the month closed")
-        await wait_for(pilot, lambda: screen_ready(app, "DigestScreen"), "the digest")
-        assert w.month == 2
+
+
+async def test_an_enter_typed_with_n_in_a_burst_never_closes_the_month():
+    """Closing a month cannot be undone: ``n enter`` (or ``n y``) typed at once, the enter meant
+    for something else, left the month closed. Now the confirmation ignores a key typed before
+    it was drawn, says so, and stays up; an enter typed once it shows closes the month. Checked
+    the first time the confirmation is shown (not mounted yet: the enter is typed again once it
+    is, with the time it was first typed) and a later month (it is kept, mounted, and shown again)."""
+    w = new_world(seed=5)
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        for month, confirm_key in ((1, "enter"), (2, "y")):
+            before = app.months_advanced
+            burst(app, "n", confirm_key)
+            await drain(pilot)
+            assert screen_ready(app, "ConfirmNextMonth"), type(app.screen).__name__
+            assert app.months_advanced == before and w.month == month and not app.busy
+            assert "typed before this showed was ignored" in screen_text(app)
+            await press(pilot, confirm_key, until=lambda b=before: app.months_advanced > b, what="the month closed")
+            await settle(pilot, app)
+            assert w.month == month + 1
+            await press(pilot, "enter", to="LabScreen")  # the digest
+
+
+async def test_a_key_typed_again_keeps_the_time_it_was_typed_and_an_old_enter_never_confirms():
+    """A key kept for a screen not ready yet is typed again with the time it was first typed
+    (``Key.time``), so the confirmation can tell it from a key typed once it showed; an enter
+    timed before the confirmation was drawn is ignored whenever it arrives."""
+    w = new_world(seed=5)
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "2", panel="applicants")
+        typed_again: list[tuple[str, float]] = []  # keys the app posts to itself: bubbled up or typed again
+        post = app.post_message
+
+        def record(message):
+            if isinstance(message, events.Key) and message._sender is app:
+                typed_again.append((message.key, message.time))
+            return post(message)
+
+        app.post_message = record  # type: ignore[method-assign]
+        keys = [_key_event(k) for k in ("i", "space")]
+        for event in keys:
+            event.set_sender(app)
+            post(event)
+        await drain(pilot)
+        app.post_message = post  # type: ignore[method-assign]
+        # the space comes back up to the app (bubbling), is kept, then typed again for the form
+        assert len([k for k, _ in typed_again if k == "space"]) >= 2
+        assert {t for k, t in typed_again if k == "space"} == {keys[1].time}
+        await press(pilot, "escape", to="LabScreen")
+        await press(pilot, "n", to="ConfirmNextMonth")
+        old_enter = _key_event("enter")
+        old_enter.time = app.screen.shown_at - 0.001
+        old_enter.set_sender(app)
+        app.post_message(old_enter)
+        await drain(pilot)
+        assert screen_ready(app, "ConfirmNextMonth") and app.months_advanced == 0 and w.month == 1

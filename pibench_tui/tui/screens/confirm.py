@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.markup import escape
+from textual import events
+from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,6 +18,9 @@ from pibench_tui.tui.screens.toasts import keep_toasts_under
 from world.papers import last_useful_draft_month
 
 HINT = "[b]enter[/]/[b]y[/] advance · [b]escape[/] stay"
+IGNORED_HINT = "a key typed before this showed was ignored · " + HINT
+CONFIRM_KEYS = ("enter", "y")
+"""The keys that close the month (the ``confirm`` binding's)."""
 
 
 class ConfirmNextMonth(ModalScreen[bool]):
@@ -28,10 +33,15 @@ class ConfirmNextMonth(ModalScreen[bool]):
     No toast draws over it: the toasts wait under it (staying in the month shows them on the
     lab again), and confirming clears them: they told of the month now closing, whose digest
     (and every month's, on ``d``) keeps the record, so none reappears in the next month.
+
+    Closing a month cannot be undone, so only a key typed after the question was drawn closes
+    it: an ``enter`` or ``y`` typed before (a fast burst such as ``n enter``, keys queued while
+    the app was busy, or kept by :class:`~pibench_tui.tui.typeahead.TypeAhead`, which keeps
+    the time a key was first typed) is ignored, and the hint says so.
     """
 
     BINDINGS = [
-        Binding("enter,y", "confirm", "Advance", id="confirm-advance"),
+        Binding(",".join(CONFIRM_KEYS), "confirm", "Advance", id="confirm-advance"),
         Binding("escape", "cancel", "Stay", id="confirm-stay"),
     ]
 
@@ -45,6 +55,7 @@ class ConfirmNextMonth(ModalScreen[bool]):
         confirmation and asks it again each month."""
         self.dash = dashboard
         self.closing = False
+        self.shown_at: float | None = None  # when the question was drawn (Key.time's clock); None: not yet
         if self.is_mounted:
             self.query_one("#confirm-title", Label).update(self._title())
             self.query_one("#confirm-warnings", Static).update(self._warnings_text())
@@ -111,6 +122,27 @@ class ConfirmNextMonth(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         keep_toasts_under(self)
+
+    def on_screen_resume(self) -> None:
+        """Shown (again): keys count from the refresh that draws the question."""
+        self.shown_at = None
+        self.call_after_refresh(self._drawn)
+
+    def on_screen_suspend(self) -> None:
+        self.shown_at = None
+
+    def _drawn(self) -> None:
+        if self.is_current:
+            self.shown_at = get_time()
+
+    def on_key(self, event: events.Key) -> None:
+        """Drop an ``enter``/``y`` typed before the question was drawn (class doc)."""
+        if event.key not in CONFIRM_KEYS or self.closing:
+            return
+        if self.shown_at is None or event.time < self.shown_at:
+            event.stop()
+            event.prevent_default()
+            self.query_one("#confirm-hint", Static).update(IGNORED_HINT)
 
     def action_confirm(self) -> None:
         """Close the month (the App dismisses this dialog when the month is closed) and clear
