@@ -40,3 +40,32 @@ async def test_every_pending_event_shows_at_80x24_and_the_earlier_ones_scroll_be
         past.scroll_end(animate=False, immediate=True)
         await drain(pilot)
         assert any(line.startswith(f" {oldest} ") for line in screen_text(app).splitlines()), screen_text(app)
+
+
+@pytest.mark.asyncio
+async def test_projects_progress_draft_and_scoops_show_at_80x24_and_every_column_is_reachable():
+    """Month 20 of a baseline career (a completed project with a draft, one on the longest
+    topic name): at 80x24 the Projects table shows its Progress, Draft and Scooped columns
+    whole (before, Draft and Scooped were off-screen, named by "→ more columns"); the columns
+    that do not fit are still there, reached by scrolling sideways, and the hint names them."""
+    from pibench_tui.tui.widgets.panel import hidden_columns
+    from tests.careers import play_to
+
+    w = new_world()
+    play_to(w, 20, "baseline")
+    projects = Api(w).projects.list()
+    assert any(p["draft_id"] for p in projects) and any(p["topic"] == "sparse_models" for p in projects)
+    app = build(w, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await drain(pilot)
+        table = app.screen.query_one("#projects-table", DataTable)
+        hidden = hidden_columns(table)
+        assert not {"Status", "Progress", "Draft", "Scooped"} & set(hidden), hidden
+        header = screen_text(app).splitlines()[4]
+        assert all(f" {name} " in header for name in ("Progress", "Draft", "Scooped")), header
+        labels = [str(c.label) for c in table.columns.values()]
+        assert {"Members", "Compute", "Started", "Ended"} <= set(labels), labels
+        assert hidden and all(name in screen_text(app) for name in hidden), screen_text(app)
+        await press(pilot, *["right"] * 40)  # the keys the hint names: scrolled to the last column
+        assert labels[-1] not in hidden_columns(table), hidden_columns(table)

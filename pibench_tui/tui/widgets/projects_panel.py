@@ -1,4 +1,4 @@
-"""Panel 3, Projects: topic, tier, members, progress, compute, status."""
+"""Panel 3, Projects: topic, tier, status, progress, draft, scoops, members, compute, months."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bi
 
 
 class ProjectsPanel(Panel):
-    """Projects: topic, tier, members, progress, compute, status."""
+    """Projects: topic, tier, status, progress, draft, scoops, members, compute, months.
+
+    The columns that judge a project (status, progress, its draft, times scooped) come first,
+    so they show whole at 80 columns; the rest are reached by scrolling sideways."""
 
     TAB = "projects"
     BINDINGS = panel_bindings("projects")
@@ -24,12 +27,12 @@ class ProjectsPanel(Panel):
             "Tier",
             "Status",
             "Progress",
+            "Draft",
+            "Scooped",
             "Members",
             "Compute",
             "Started",
             "Ended",
-            "Draft",
-            "Scooped",
         )
         yield Static("", id="projects-note", classes="panel-note")
 
@@ -45,12 +48,12 @@ class ProjectsPanel(Panel):
                     p["tier"],
                     p["status"],
                     f"{p['progress_pct']:g}%",
+                    p["draft_id"] or "—",
+                    p.get("scooped_times", 0),
                     ", ".join(p["members"]) or "nobody",
                     f"{p['monthly_compute']:,.0f}",
                     p["started_month"],
                     p.get("ended_month") or "—",
-                    p["draft_id"] or "—",
-                    p.get("scooped_times", 0),
                 ]
                 for p in rows
             ],
