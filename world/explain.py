@@ -248,6 +248,21 @@ def _scoop_news(query: Query, projects: set[str], since: int, month: int) -> lis
     ]
 
 
+_EVERY_MONTH = 10**9
+"""A month bound past any career's last month (every news row so far)."""
+
+
+def scoops_told(query: Query, projects: set[str]) -> dict[str, int]:
+    """``{project id: scoops the news has told of so far}`` for ``projects`` (ids without a
+    told scoop are left out). §6: a scoop counts at its tick (``projects.scooped_times``) but
+    its news comes a month later; the PI knows of it from the news month, so a count shown to
+    the PI counts the news, not the table."""
+    told: dict[str, int] = {}
+    for _, pj in _scoop_news(query, projects, 0, _EVERY_MONTH):
+        told[pj] = told.get(pj, 0) + 1
+    return told
+
+
 def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
     """The scoops of ``projects`` the news told of after month ``since`` up to ``month`` (§6:
     a scoop weighs on every member's morale; its news comes a month later)."""
@@ -802,15 +817,12 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
     quality), each active member's morale takes a blow, and the project goes on. The news
     comes a month after the scoop, so it can name a project finished since (scooped in its
     last month, before its draft was made). What lowers the risk: :func:`scoop_remedy`."""
-    rows = query(
-        "select id, topic, status, ended_month, progress_pct, scooped_times from projects "
-        f"where id = '{_q(project_id)}'"
-    )
+    rows = query(f"select id, topic, status, ended_month, progress_pct from projects where id = '{_q(project_id)}'")
     if not rows:
         return f"no project {project_id}"
     p = rows[0]
-    times = int(p["scooped_times"] or 0)
-    told = [n for n, _ in _scoop_news(query, {str(p["id"])}, 0, cfg.months + 1)]  # every scoop news of it
+    told = [n for n, _ in _scoop_news(query, {str(p["id"])}, 0, _EVERY_MONTH)]  # every scoop news of it
+    times = len(told)  # the scoops the PI knows of (scooped_times also counts one whose news is not out)
     if p["status"] == "active":
         state = f"it goes on at {float(p['progress_pct'] or 0):.0f}%"
     elif p["status"] == "completed" and told and told[-1] - 1 == p["ended_month"]:
@@ -1071,8 +1083,9 @@ def explain(
             raise ActionError("bad_argument", f"{ident} did not dead-end")
         return explain_dead_end(query, cfg, ident)
     if kind == "scoop":
-        if not _known(query, "projects", ident, "project")["scooped_times"]:
-            raise ActionError("bad_argument", f"{ident} was not scooped")
+        _known(query, "projects", ident, "project")
+        if not scoops_told(query, {ident}):
+            raise ActionError("bad_argument", f"{ident} was not scooped (no scoop news names it)")
         return explain_scoop(query, cfg, ident)
     if kind == "offer":
         applicant = _known(query, "applicants", ident, "applicant")

@@ -752,7 +752,11 @@ def test_a_scoop_is_explained_what_it_does_and_what_lowers_the_risk():
             "scooped_times": 2,
         },
     ]
-    told = [{"month": 16, "kind": "scoop", "text": "Work overlapping project PJ004 (vision) appeared."}]
+    told = [
+        {"month": 9, "kind": "scoop", "text": "Work overlapping project PJ003 (theory) appeared."},
+        {"month": 12, "kind": "scoop", "text": "Work overlapping project PJ004 (vision) appeared."},
+        {"month": 16, "kind": "scoop", "text": "Work overlapping project PJ004 (vision) appeared."},
+    ]
     query = _db_query({"projects": rows, "news": told})
     active = ex.explain_scoop(query, cfg, "PJ003")
     assert "another group published work overlapping PJ003 (theory): its idea is less novel now" in active
@@ -813,3 +817,29 @@ def test_a_quit_after_months_without_notes_advises_mentoring_and_an_older_blow_i
     assert "No visible warning sign" not in text and "polish their drafts" in text
     tables["submissions"][0]["decision_month"] = 32  # older than twice the window: not named
     assert "No visible warning sign" in ex.explain_quit(_db_query(tables), cfg, "S004")
+
+
+def test_a_scoop_is_counted_and_explained_from_its_news_month():
+    """§6: a scoop counts in ``projects.scooped_times`` at its tick, its news comes a month later.
+    What the PI is told counts the news (the explanation said "3 times so far" with two told): acting in month 4 (scooped at the tick of month 3, news
+    dated 4 not yet read) nothing is told and ``lab.explain`` has no scoop to explain; in month
+    10 three scoops are counted but two told (news of months 4 and 9), and the explanation says
+    "2 times so far"."""
+    from tests.world.mechanics_helpers import add_person, make_world
+    from world.errors import ActionError
+
+    w = make_world(seed=3, scoop_rate=1.0)
+    api = Api(w)
+    pid = api.projects.start("theory", 1, [add_person(w).id, add_person(w).id], 0)["project_id"]
+    for _ in range(3):
+        api.time.next_month()
+    assert api.projects.list()[0]["scooped_times"] == 1
+    assert ex.scoops_told(api.query, {pid}) == {}
+    with pytest.raises(ActionError, match=f"{pid} was not scooped"):
+        api.lab.explain("scoop", pid)
+    for _ in range(6):
+        api.time.next_month()
+    assert w.month == 10 and api.projects.list()[0]["scooped_times"] == 3
+    assert ex.scoops_told(api.query, {pid, "PJ999"}) == {pid: 2}
+    text = api.lab.explain("scoop", pid)
+    assert ", 2 times so far" in text and "3 times" not in text
