@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import DataTable
 
 from world.api import Api
@@ -69,3 +71,41 @@ async def test_projects_progress_draft_and_scoops_show_at_80x24_and_every_column
         assert hidden and all(name in screen_text(app) for name in hidden), screen_text(app)
         await press(pilot, *["right"] * 40)  # the keys the hint names: scrolled to the last column
         assert labels[-1] not in hidden_columns(table), hidden_columns(table)
+
+
+def cursor_row_on_screen(table: DataTable) -> Region:
+    """Where ``table``'s cursor row is drawn on the screen, clipped to what its table and the
+    containers it sits in show (empty: the row is out of sight)."""
+    _, y, _, height = table._get_row_region(table.cursor_row)
+    content = table.content_region
+    row = Region(content.x, content.y + y - int(table.scroll_y), content.width, height)
+    shown = row.intersection(table.scrollable_content_region)
+    node = table.parent
+    while isinstance(node, Widget):
+        shown = shown.intersection(node.scrollable_content_region if node.is_scrollable else node.region)
+        node = node.parent
+    return shown.intersection(table.screen.region)
+
+
+@pytest.mark.asyncio
+async def test_the_cursor_row_stays_in_sight_when_it_moves_below_the_panels_fold():
+    """Month 20 of a baseline career at 80x24: the Ledger opens at its top (the plots in view,
+    the panel not scrolled); down, page down and end move the cursor below the fold and the
+    panel scrolls just enough that the highlighted row shows; up, page up and home bring it
+    (and the panel) back. Before, the panel stayed put and the cursor row was off-screen."""
+    from tests.careers import play_to
+
+    w = new_world()
+    play_to(w, 20, "baseline")
+    app = build(w, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "8", panel="ledger")
+        body = app.screen.query_one("#ledger").query_one(VerticalScroll)
+        table = app.screen.query_one("#ledger-table", DataTable)
+        assert body.scroll_y == 0 and table.cursor_row == 0 and table.row_count > 40
+        for key in ("down", "down", "down", "down", "down", "pagedown", "down", "end", "up", "pageup", "home"):
+            await press(pilot, key)
+            assert cursor_row_on_screen(table).height == 1, (key, table.cursor_row, body.scroll_y, table.scroll_y)
+            if key == "pagedown":
+                assert body.scroll_y > 0  # the panel followed the cursor
+        assert table.cursor_row == 0

@@ -41,6 +41,7 @@ from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -127,6 +128,59 @@ class RowsTable(DataTable):
         self._resized_to: Size | None = None  # the size of the last Resize
         self._looks: dict[object, tuple] = {}  # pseudo-class state -> parts' styles, while cached
         self._restyled = False  # restyled since last drawn
+
+    # A player's moves of the cursor also bring its row into the panel's view (reveal_cursor);
+    # the cursor placed by a fill or a focus does not scroll the panel (it opens at its top).
+    def action_cursor_up(self) -> None:
+        super().action_cursor_up()
+        self.reveal_cursor()
+
+    def action_cursor_down(self) -> None:
+        super().action_cursor_down()
+        self.reveal_cursor()
+
+    def action_page_up(self) -> None:
+        super().action_page_up()
+        self.reveal_cursor()
+
+    def action_page_down(self) -> None:
+        super().action_page_down()
+        self.reveal_cursor()
+
+    def action_scroll_top(self) -> None:
+        super().action_scroll_top()
+        self.reveal_cursor()
+
+    def action_scroll_bottom(self) -> None:
+        super().action_scroll_bottom()
+        self.reveal_cursor()
+
+    def reveal_cursor(self) -> None:
+        """Scroll the nearest container above the table that scrolls vertically (a panel's
+        ``VerticalScroll``, the Ledger's plots above its table) the least distance that shows the
+        cursor row whole, as ``DataTable._scroll_cursor_into_view`` does within the table: a
+        table taller than what its panel shows keeps its cursor row in sight. Nothing scrolls
+        if no container does or the row already shows. The row's place is where the table
+        draws it once it has scrolled the row into its own window (the least distance too,
+        and maybe not done yet: that scroll waits for the next refresh)."""
+        if self.cursor_type != "row" or not self.is_valid_row_index(self.cursor_row):
+            return
+        window = self.scrollable_content_region
+        if not window.height:
+            return
+        _, y, _, height = self._get_row_region(self.cursor_row)
+        top = self.header_height if self.show_header else 0
+        y = max(top, min(y - round(self.scroll_y), window.height - height))
+        # in the coordinates of the table's container (scrolled), as Widget.scroll_to_widget
+        region = Region(0, y, window.width, height).translate(self.content_offset + self.virtual_region.offset)
+        widget: Widget = self
+        while isinstance(widget.parent, Widget) and widget.parent is not self.screen:
+            container = widget.parent
+            if container.allow_vertical_scroll:
+                container.scroll_to_region(region, animate=False, x_axis=False)
+                return
+            region = region.translate(container.content_offset + container.virtual_region.offset)
+            widget = container
 
     def _on_resize(self, event: events.Resize) -> None:
         """Forget the drawn lines (DataTable's Resize handler) only if the size changed."""
