@@ -787,7 +787,12 @@ def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
     a score rises with the draft's quality, polish (up to the saturation hours) and revisions,
     the topic's heat and the lab's standing. A rejection says what to do next (polish, revise,
     a venue with a lower bar unless none has one) and whether the draft is a salvage draft
-    (§6: made from a dead end, it starts weak)."""
+    (§6: made from a dead end, it starts weak).
+
+    The text may be read long after the decision (a month's digest re-read, ``lab.explain``),
+    and the draft's polish can grow after a rejection, so the advice says what holds *now*: the
+    polish the draft has now, and, once the draft has gone to review again, those later
+    submissions and how each stands instead of advice already acted on."""
     rows = query(f"select * from submissions where id = '{_q(submission_id)}'")
     if not rows:
         return f"no submission {submission_id}"
@@ -796,18 +801,31 @@ def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
     if s["status"] == "accept":
         return profile + "."
     d = query(f"select polish_hours, revisions, salvage from drafts where id = '{_q(s['draft_id'])}'")
+    salvage = " It is a salvage draft (made from a dead end): those start weak." if d and d[0]["salvage"] else ""
+    later = query(  # sent after this decision (the draft was under review until it)
+        f"select id, venue, status from submissions where draft_id = '{_q(s['draft_id'])}' "
+        f"and submitted_month >= {int(s['decision_month'])} order by submitted_month, id"
+    )
+    if later:
+        went = ", ".join(
+            f"{x['id']} at {x['venue']} ({_SUBMISSION_WORDS.get(x['status'], x['status'])})" for x in later
+        )
+        return f"{profile}; since then the draft went to review again: {went}.{salvage}"
     polish = float(d[0]["polish_hours"] or 0) if d else 0.0
     tips = []
     if polish < cfg.polish_cap_hours:
-        tips.append(f"polish it to {cfg.polish_cap_hours:g} h (it has {polish:g} h)")
+        tips.append(f"polish it to {cfg.polish_cap_hours:g} h (it has {polish:g} h now)")
     tips.append("revise it (each revision helps less)")
     lowest = min(float(v["bar"]) for v in cfg.venues.values())
     if s["venue"] in cfg.venues and float(cfg.venues[s["venue"]]["bar"]) > lowest:
         tips.append("or send it to a venue with a lower bar")
     else:
         tips[-1] += f"; no venue has a lower bar than {s['venue']}"
-    salvage = " It is a salvage draft (made from a dead end): those start weak." if d and d[0]["salvage"] else ""
     return profile + "; next: " + ", ".join(tips) + "." + salvage
+
+
+_SUBMISSION_WORDS = {"under_review": "under review", "accept": "accepted", "reject": "rejected"}
+"""A submission's status (§14 ``submissions.status``) in words; ``withdrawn`` reads as itself."""
 
 
 # ------------------------------------------------------------------- scoops, dead ends, people, standing

@@ -843,3 +843,39 @@ def test_a_scoop_is_counted_and_explained_from_its_news_month():
     assert ex.scoops_told(api.query, {pid, "PJ999"}) == {pid: 2}
     text = api.lab.explain("scoop", pid)
     assert ", 2 times so far" in text and "3 times" not in text
+
+
+def test_a_rejection_read_later_says_what_holds_now_not_advice_already_acted_on():
+    """The 'next:' advice of a rejection read the draft as it is now but spoke as of the
+    decision: re-read after the draft was polished and sent again (and accepted), it still said
+    'next: polish it to … (it has … h)'. Now, once the draft has gone to review again, the text
+    names those later submissions and how each stands instead of advice; before that it says
+    the polish the draft has now."""
+    cfg = load_scenario("standard", seed=SEED).config
+    higher = max(cfg.venues, key=lambda v: float(cfg.venues[v]["bar"]))
+    lowest = min(cfg.venues, key=lambda v: float(cfg.venues[v]["bar"]))
+    polish = cfg.polish_cap_hours / 2
+    first = {
+        "id": "SUB001",
+        "draft_id": "D002",
+        "venue": higher,
+        "status": "reject",
+        "submitted_month": 10,
+        "decision_month": 14,
+        "reviewer_scores": [2.1, 2.5, 3.0],
+    }
+    draft = {"id": "D002", "authors": [], "status": "available", "polish_hours": polish, "salvage": 0}
+    alone = ex.explain_decision(_db_query({"drafts": [draft], "submissions": [first]}), cfg, "SUB001")
+    assert f"next: polish it to {cfg.polish_cap_hours:g} h (it has {polish:g} h now)" in alone
+    later = [
+        {**first, "id": "SUB004", "venue": lowest, "status": "withdrawn", "submitted_month": 15},
+        {**first, "id": "SUB007", "venue": lowest, "status": "accept", "submitted_month": 18},
+    ]
+    tables = {"drafts": [{**draft, "status": "accepted"}], "submissions": [first, *later]}
+    text = ex.explain_decision(_db_query(tables), cfg, "SUB001")
+    assert (
+        f"since then the draft went to review again: SUB004 at {lowest} (withdrawn), SUB007 at {lowest} (accepted)"
+        in text
+    )
+    assert "next:" not in text and "polish it" not in text
+    assert ex.explain(_db_query(tables), cfg, "decision", "SUB001", 20, "unknown") == text
