@@ -226,8 +226,9 @@ def _drafts(g: Game, rejected_only: bool = False) -> Options:
 def open_venues(g: Game) -> Options:
     """Venues taking submissions this month, each with its decision month and the month an
     acceptance would be published (§7, :func:`world.papers.publication_month`), and "after
-    the horizon" on the month that falls after the career's last (a decision then is never
-    made; a paper published then earns no citations). Short enough for an 80-column form;
+    the horizon" on a decision month after the career's last (a decision then is never made),
+    "after 60" on a publication month after it (a paper published then earns no citations; its
+    decision month, when the acceptance still moves reputation, is named too). Short enough for an 80-column form;
     :func:`_submit_summary` says the same in full."""
     dash = g.dashboard()
     deadlines = set(dash["venue_deadlines_this_month"])
@@ -240,8 +241,8 @@ def open_venues(g: Game) -> Options:
             published = publication_month(cfg, v["name"], decided)
             if decided > last:
                 when = f"decision {decided}, after the horizon"
-            elif published > last:
-                when = f"published {published}, after the horizon"
+            elif published > last:  # decided in time (reputation), published too late (no citations)
+                when = f"decision {decided}, published {published}, after {last}"  # one line at 80 columns
             else:
                 when = f"decision {decided}, published {published}"
             out.append((f"{v['name']} ({v['kind']}): {when}", v["name"]))

@@ -98,7 +98,9 @@ async def _choose(pilot, app, venue: str) -> str:
 @pytest.mark.asyncio
 async def test_the_submit_form_says_a_conference_paper_would_be_published_after_the_horizon(tmp_path):
     """Month 54 at 80x24: CLAR (decision 57) would publish in month 61, after the horizon: its
-    option says so whole and the summary says what that costs; W-SHOP (decision and
+    option says both months and that 61 is after the last month, on one line (QA: it said
+    "published 61, after the horizon" and dropped the decision month), and the summary says
+    what that costs; W-SHOP (decision and
     publication 55) says neither; JMR (decision 61) is never decided."""
     w = _late_world(54)
     app = build(w, tmp_path=tmp_path, show_digest=False)
@@ -106,7 +108,7 @@ async def test_the_submit_form_says_a_conference_paper_would_be_published_after_
         await _open_submit_form(pilot)
         labels = {v: label for label, v in app.screen.query_one("#field-1", Select)._options if isinstance(v, str)}
         assert labels == {
-            "CLAR": "CLAR (mid conference): published 61, after the horizon",
+            "CLAR": "CLAR (mid conference): decision 57, published 61, after 60",
             "W-SHOP": "W-SHOP (workshop): decision 55, published 55",
             "JMR": "JMR (journal): decision 61, after the horizon",
         }
