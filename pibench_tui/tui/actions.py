@@ -53,6 +53,9 @@ class Field:
         lo, hi: bounds of a number (inclusive).
         required: a choice/multi must be set, a number must be filled in.
         hint: shown under the field.
+        tick_highlighted: a multi field starts with the row highlighted in the panel ticked
+            when it is one of the options (the interview form's applicant), as a choice starts
+            on it; the player can untick it.
     """
 
     name: str
@@ -64,6 +67,7 @@ class Field:
     hi: float | None = None
     required: bool = True
     hint: str = ""
+    tick_highlighted: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "number" and isinstance(self.default, (int, float)):
@@ -763,6 +767,7 @@ ACTIONS: list[ActionSpec] = [
                 "multi",
                 options=_applicants(g, ("pending", "offered")),
                 hint=_left_hint(g),
+                tick_highlighted=True,  # the applicant the panel's cursor is on (QA: other forms start there)
             )
         ],
         lambda g, v: g.call("recruit.interview", list(v["ids"])),

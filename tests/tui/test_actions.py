@@ -46,14 +46,14 @@ async def test_staff_actions_hire_ra_manager_postdoc_and_dismiss(tmp_path):
 
 
 async def test_interview_and_offer(tmp_path):
-    """i interviews the highlighted applicant (3 h); o offers the first pending one."""
+    """i interviews the highlighted applicant (ticked as the form opens) and one more ticked
+    (3 h each); o offers the first pending one."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await press(pilot, "2", panel="applicants")
         await press(pilot, "i", to="ActionForm")
         await press(
             pilot,
-            "space",
             "down",
             "space",
             until=lambda: len(app.screen.values["ids"]) == 2,
@@ -66,6 +66,32 @@ async def test_interview_and_offer(tmp_path):
         assert app.game.call("lab.attention")["oneoff_used"] == 6
         await act(pilot, "o")
         assert sum(1 for a in app.game.call("recruit.applicants") if a["status"] == "offered") == 1
+
+
+async def test_the_interview_form_starts_with_the_highlighted_applicant_ticked(tmp_path):
+    """QA: the interview form (applicants panel, i) opened with nothing ticked, though the
+    other forms start on the highlighted row. With the cursor on the third applicant, the form
+    opens with that one ticked and its row highlighted; the player can still change it (space
+    unticks it, down space ticks the next) and the interview is made for what shows."""
+    from textual.widgets import DataTable, SelectionList
+
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2", panel="applicants")
+        table = app.screen.query_one("#applicants-table", DataTable)
+        await press(pilot, "down", "down", until=lambda: table.cursor_row == 2, what="the third row")
+        third = str(table.get_row_at(2)[0])
+        await press(pilot, "i", to="ActionForm")
+        form = app.screen
+        checklist = form.query_one(SelectionList)
+        assert form.values["ids"] == [third] and checklist.selected == [third]
+        assert checklist.get_option_at_index(checklist.highlighted).value == third
+        nxt = str(checklist.get_option_at_index(checklist.highlighted + 1).value)
+        await press(pilot, "space", until=lambda: form.values["ids"] == [], what="the applicant unticked")
+        await press(pilot, "down", "space", until=lambda: form.values["ids"] == [nxt], what="the next one ticked")
+        await press(pilot, "ctrl+o", to="LabScreen")
+        done = [a["id"] for a in app.game.call("recruit.applicants") if a["interview"] is not None]
+        assert done == [nxt]
 
 
 async def test_mentoring_and_project_actions(tmp_path):

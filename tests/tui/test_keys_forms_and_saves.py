@@ -154,7 +154,7 @@ async def test_keys_of_a_new_career_checklist_quit_notes_ctrl_c_and_keymap(tmp_p
         # enter in a checklist sends the form
         await press(pilot, "2", panel="applicants")
         await press(pilot, "i", to="ActionForm")
-        await press(pilot, "space", "enter", to="LabScreen")
+        await press(pilot, "down", "space", "enter", to="LabScreen")  # APP001 came ticked, APP002 too
         await settle(pilot, app)
         assert type(app.screen).__name__ != "ActionForm", "enter in the checklist sent the form"
         assert any(a["interview"] is not None for a in app.game.call("recruit.applicants")), "the interview was made"

@@ -31,13 +31,14 @@ def interviewed(w) -> list[str]:
 async def test_a_burst_typed_after_i_reaches_the_interview_form():
     """QA in tmux (seed 5, 80x24): ``2 i space down space enter`` in one burst left the interview
     form open with nothing ticked: the keys after ``i`` came back up to the app while the form
-    had no focus yet and were lost. Now they tick APP001 and APP002 and send: both interviewed,
-    3 h each, and the lab shows again."""
+    had no focus yet and were lost. Now ``2 i down space enter`` (the form opens with APP001,
+    the highlighted applicant, ticked) ticks APP002 too and sends: both interviewed, 3 h
+    each, and the lab shows again."""
     w = new_world(seed=5)
     app = build(w)
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "2", panel="applicants")
-        burst(app, "i", "space", "down", "space", "enter")
+        burst(app, "i", "down", "space", "enter")
         await drain(pilot)
         assert interviewed(w) == ["APP001", "APP002"]
         assert Api(w).lab.attention()["oneoff_used"] == 2 * w.cfg.interview_hours
@@ -45,22 +46,25 @@ async def test_a_burst_typed_after_i_reaches_the_interview_form():
 
 
 async def test_space_in_a_burst_ticks_the_row_it_was_pressed_on_and_enter_sends_what_shows():
-    """In a ready form, ``space down space`` typed at once ticked APP001 and then unticked it
-    (Textual's list toggles the row highlighted when the toggle is handled, by then the next);
-    and ``space enter`` sent the form before the tick was counted ("choose at least one")."""
+    """In a ready form, ``space down space`` typed at once toggled APP002 twice (Textual's list
+    toggles the row highlighted when the toggle is handled, by then the next); and ``space
+    enter`` sent the form before the tick was counted ("choose at least one"). The form opens
+    with APP001 (the highlighted applicant) ticked: ``space down space`` unticks it and ticks
+    APP002 (the bug left APP001 ticked and APP002 not), ``down space enter`` adds APP003."""
     w = new_world(seed=5)
     app = build(w)
     async with app.run_test(size=(80, 24)) as pilot:
         await press(pilot, "2", panel="applicants")
         await press(pilot, "i", to="ActionForm")
+        form = app.screen
+        assert form.values["ids"] == ["APP001"]
         burst(app, "space", "down", "space")
         await drain(pilot)
-        form = app.screen
-        assert form.query_one(SelectionList).selected == ["APP001", "APP002"]
-        assert form.values["ids"] == ["APP001", "APP002"]
+        assert form.query_one(SelectionList).selected == ["APP002"]
+        assert form.values["ids"] == ["APP002"]
         burst(app, "down", "space", "enter")
         await drain(pilot)
-        assert interviewed(w) == ["APP001", "APP002", "APP003"]
+        assert interviewed(w) == ["APP002", "APP003"]
 
 
 async def test_keys_typed_ahead_never_act_on_the_panel_underneath():

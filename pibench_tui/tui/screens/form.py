@@ -114,10 +114,13 @@ class ActionForm(ModalScreen[dict | None]):
         if f.kind == "number":
             default = f.default_for(self._values)
             return "" if default is None else f"{default:g}" if isinstance(default, (int, float)) else str(default)
-        if f.kind == "multi":
-            return list(f.default_for(self._values) or [])
         opts = self._options(f)
         values = [v for _, v in opts]
+        if f.kind == "multi":
+            ticked = list(f.default_for(self._values) or [])
+            if f.tick_highlighted and self.highlighted in values and self.highlighted not in ticked:
+                ticked.append(self.highlighted)  # the row highlighted in the panel
+            return ticked
         if self.highlighted in values:  # the row highlighted in the panel
             return self.highlighted
         if f.default in values:
