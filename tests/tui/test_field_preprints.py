@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from pibench_tui.tui.widgets.field_panel import BLOCKS, MEAN_MONTHS, MIN_MONTHS, preprint_table, spark
+from pibench_tui.tui.widgets.field_panel import (
+    BLOCKS,
+    MEAN_MONTHS,
+    MIN_MONTHS,
+    PREPRINT_COLUMNS,
+    preprint_table,
+    spark,
+)
 from pibench_tui.tui.widgets.panel import hidden_columns
 from pibench_tui.tui.widgets.rows_table import RowsTable
 from tests.careers import play_to
@@ -43,24 +50,28 @@ def test_preprint_table_rows_on_one_scale_hand_checked():
     """Two topics over 14 months: the title names the months shown and the top of the one
     scale (the largest count shown, whichever topic has it), each row is the topic, its
     sparkline, the last month's count and the mean of the last 12 months; fewer months shown
-    keep this month's count and the 12-month mean, and the scale is that of the months shown."""
+    keep this month's count and the 12-month mean, and the scale is that of the months shown.
+    The title names the months of the mean (the column says only "Mean"): QA found the column
+    labelled "12-mo mean" in month 2, a mean of 2 months."""
     a = [9, 0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7, 7, 8]  # months 1-14
     b = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 14, 2]
     feed = _feed({"alpha": a, "beta": b})
     title, rows = preprint_table(feed, 14)
-    assert title == "Preprints per topic per month, months 1–14 (█ = 14)"
+    assert title == "Preprints per topic per month, months 1–14 (█ = 14); mean of months 3–14"
+    assert PREPRINT_COLUMNS[-1] == "Mean"
     # alpha: 7·9//14 = 4 ▅, 0 ▁, 1 ▁, 2 ▂, 3 ▂, 4 ▃, 5 ▃, 6 ▄, 7s ▄, 8 ▅; months 3-14 sum 64
     assert rows[0] == ["alpha", "▅▁▁▂▂▃▃▄▄▄▄▄▄▅", "8", "5.3"]
     # beta: 14 is █, 2 is ▂ (7·2//14 = 1); mean (14 + 2) / 12 = 1.33
     assert rows[1] == ["beta", "▁▁▁▁▁▁▁▁▁▁▁▁█▂", "2", "1.3"]
     title, rows = preprint_table(feed, 3)
-    assert title == "Preprints per topic per month, months 12–14 (█ = 14)"
+    assert title == "Preprints per topic per month, months 12–14 (█ = 14); mean of months 3–14"
     assert rows == [["alpha", "▄▄▅", "8", "5.3"], ["beta", "▁█▂", "2", "1.3"]]
     title, rows = preprint_table(_feed({"alpha": [2, 4]}), 12)
-    assert title == "Preprints per topic per month, months 1–2 (█ = 4)"
+    assert title == "Preprints per topic per month, months 1–2 (█ = 4); mean of months 1–2"
     assert rows == [["alpha", "▄█", "4", "3.0"]], "fewer months than 12: their mean"
+    assert preprint_table(_feed({"alpha": [5]}), 12)[0].endswith("(█ = 5); mean of month 1")
     title, rows = preprint_table(_feed({"alpha": [0, 0]}), 12)
-    assert rows == [["alpha", "▁▁", "0", "0.0"]] and title.endswith("(█ = 1)"), "no preprint at all: scale 1"
+    assert rows == [["alpha", "▁▁", "0", "0.0"]] and "(█ = 1);" in title, "no preprint at all: scale 1"
     assert preprint_table([], 12) == ("Preprints per topic per month: none yet", [])
     gap = [r for r in _feed({"alpha": [1, 2, 3], "beta": [3, 2, 1]}) if (r["month"], r["topic"]) != (3, "beta")]
     assert preprint_table(gap, 12)[1] == [["alpha", "▃▅█", "3", "2.0"], ["beta", "█▅ ", "—", "2.5"]]
@@ -126,7 +137,8 @@ async def test_after_a_month_close_each_topic_shows_the_new_months_count():
         months = len(cells[0][1])
         assert MIN_MONTHS < months <= month and all(len(c[1]) == months for c in cells)
         first, top, expected = _expected(app, months)
-        assert f"Preprints per topic per month, months {first}–{month} (█ = {top})" in screen_text(app)
+        mean = f"mean of months {month - MEAN_MONTHS + 1}–{month}"
+        assert f"Preprints per topic per month, months {first}–{month} (█ = {top}); {mean}" in screen_text(app)
         for topic, line, now, _mean in cells:
             assert now == str(new[topic])
             assert line[-1] == BLOCKS[7 * new[topic] // top], topic
@@ -162,6 +174,8 @@ async def test_the_preprint_table_fits_at_80x24_and_follows_the_width():
         assert not any("…" in line for line in lines), lines
         narrow = len(_cells(table)[0][1])
         assert narrow >= MIN_MONTHS
+        title = f"months {45 - narrow + 1}–45 (█ = {_expected(app, narrow)[1]}); mean of months 34–45"
+        assert title in screen_text(app), "the title whole at 80 columns"
         assert _cells(table) == _expected(app, narrow)[2]
         await pilot.resize_terminal(120, 40)
         await drain(pilot)

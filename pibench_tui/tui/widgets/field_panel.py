@@ -21,8 +21,9 @@ MIN_MONTHS = 12
 MEAN_MONTHS = 12
 """The preprint table's mean is over the last this many months (fewer at the start of a career)."""
 
-PREPRINT_COLUMNS = ("Topic", "Per month", "This month", f"{MEAN_MONTHS}-mo mean")
-"""The preprint table's column labels (the sparkline's months and scale are in its title)."""
+PREPRINT_COLUMNS = ("Topic", "Per month", "This month", "Mean")
+"""The preprint table's column labels (the sparkline's months and scale, and the months of the
+mean, are in its title: early in a career the mean has fewer than :data:`MEAN_MONTHS`)."""
 
 
 def spark(counts: Sequence[int | None], top: int) -> str:
@@ -61,7 +62,9 @@ def preprint_table(feed: Sequence[dict], months: int) -> tuple[str, list[list[st
     count shown, at least 1), the latest month's count and the mean of the last :data:`MEAN_MONTHS`
     months (fewer if the feed has fewer; one decimal). A month without a row for the topic is
     a space in its sparkline, ``—`` as its latest count, and left out of its mean. The title
-    names the months and the scale: ``"Preprints per topic per month, months 5–16 (█ = 14)"``.
+    names the months, the scale and the months of the mean (as many as the feed has, up to
+    :data:`MEAN_MONTHS`): ``"Preprints per topic per month, months 1–16 (█ = 14); mean of
+    months 5–16"``, in month 2 ``"…, months 1–2 (█ = 4); mean of months 1–2"``.
 
     Args:
         feed: rows ``{"month", "topic", "preprint_count"}`` as ``field.preprints`` gives them.
@@ -93,8 +96,13 @@ def preprint_table(feed: Sequence[dict], months: int) -> tuple[str, list[list[st
                 f"{sum(recent) / len(recent):.1f}" if recent else "—",
             ]
         )
-    span = f"month {last}" if first == last else f"months {first}–{last}"
-    return f"Preprints per topic per month, {span} (█ = {top})", rows
+    oldest = max(min(r["month"] for r in feed), meaned.start)
+    return f"Preprints per topic per month, {_months(first, last)} (█ = {top}); mean of {_months(oldest, last)}", rows
+
+
+def _months(first: int, last: int) -> str:
+    """``"month 3"`` or ``"months 3–14"``."""
+    return f"month {last}" if first == last else f"months {first}–{last}"
 
 
 class FieldPanel(Panel):
