@@ -6,6 +6,7 @@ is only ever shown after the career is over (horizon or collapse).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -25,6 +26,21 @@ from pibench_tui.tui.widgets.plots import LinePlot
 if TYPE_CHECKING:  # pragma: no cover
     from world.engine import World
     from world.state import Publication
+
+
+ROLE_WORDS: dict[str, str] = {"phd": "PhD student", "postdoc": "postdoc", "ra": "RA", "manager": "lab manager"}
+"""A role (:data:`world.kinds.Role`) in the end screen's words, in the order it counts them."""
+
+
+def hired_line(roles: Sequence[str]) -> str:
+    """Everyone the lab hired, by role (``roles``: one role a person, :data:`ROLE_WORDS`'s
+    keys): ``"5 hired (2 PhD students, 1 postdoc, 1 RA, 1 lab manager)"``, ``"nobody hired"``.
+    The world summary's ``hires`` counts PhD students and postdocs only (§12); QA read
+    "0 researchers hired" in a career that had hired RAs."""
+    if not roles:
+        return "nobody hired"
+    parts = [plural(roles.count(r), word) for r, word in ROLE_WORDS.items() if r in roles]
+    return f"{len(roles)} hired ({', '.join(parts)})"
 
 
 def paper_projection(world: Any) -> dict[str, float]:
@@ -101,7 +117,7 @@ class EndScreen(Screen[None]):
                 f"{how}\nImpact [b]{imp['total']:,.1f}[/] = [b]{imp['earned']:,.0f}[/] citations earned + "
                 f"[b]{imp['projection']:,.1f}[/] projected over the next {w.cfg.projection_months} months.\n"
                 f"{plural(summ['publications'], 'publication')} ({summ['top_publications']} at NAIC), h-index {summ['h_index']} · "
-                f"{plural(summ['grants_won'], 'grant')} (${summ['grant_dollars']:,.0f}) · {plural(summ['hires'], 'researcher')} hired, "
+                f"{plural(summ['grants_won'], 'grant')} (${summ['grant_dollars']:,.0f}) · {hired_line([p.role for p in w.s.people.values()])}, "
                 f"{summ['students_graduated']} graduated, {summ['students_quit']} quit · final budget ${summ['final_budget']:,.0f}"
                 + unpublished_line(w),
                 id="end-impact",
