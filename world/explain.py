@@ -387,6 +387,10 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
     (§5: the report is written before the quit draw; a rejection's impulse bites that tick):
     those are named apart, as news that came with the quit, never as a missed warning.
 
+    A leaver's row reads 0 mentoring hours (reset when they left), so the hours they had come
+    from ``actions`` too (:func:`_mentoring_when_left`): between the meeting-notes and the
+    neglect thresholds nothing else shows them.
+
     A leaver is taken off the active projects they were on (§5) and ``projects.members`` is the
     current list, so the projects they were on when they left come from the PI's own record,
     ``actions`` (:func:`projects_at_departure`): a scoop of one of them, or their number over
@@ -399,6 +403,8 @@ def explain_quit(query: Query, cfg: WorldConfig, pid: str, actions: Actions = ()
     left = int(row["left_month"] or 0)
     seen = left - 1  # acting in month `left`, the PI's latest reports and news are of this month-end
     before, remedies = _signals_before_leaving(query, cfg, pid, seen)
+    low, cure = _mentoring_when_left(cfg, pid, left, actions)
+    before, remedies = before + low, remedies + cure
     gone, busy = _departure_projects(query, pid, left, actions)
     load, cures = _overload(cfg, busy)
     if cfg.impulse_scooped >= 0:  # a scenario where a scoop does not weigh on morale
@@ -482,6 +488,30 @@ def _signals_before_leaving(query: Query, cfg: WorldConfig, pid: str, seen: int)
                 break
     cut, cure = _mentoring_cut(query, cfg, pid, seen)
     return signals + cut, remedies + cure
+
+
+def _mentoring_when_left(cfg: WorldConfig, pid: str, left: int, actions: Actions) -> Signals:
+    """Mentoring the PI had set for a leaver under ``neglect_hours`` (it weighs on morale every
+    month, §5) but at least ``sentiment_min_hours`` (so their reports kept meeting notes and
+    no other sign shows it): the last ``students.set_mentoring`` naming ``pid`` in the PI's
+    own log ``actions`` up to their leaving month ``left``. A rescale at a month's opening
+    (§3) only lowers hours, so hours logged under the threshold were under it; ``[], []``
+    without such a call, or when the hours were outside that range."""
+    hours: tuple[int, float] | None = None
+    for month, call, args in actions:
+        if int(month) > left:
+            break
+        if call == "students.set_mentoring" and pid in (args.get("hours") or {}):
+            hours = (int(month), float(args["hours"][pid]))
+    if hours is None or not cfg.sentiment_min_hours <= hours[1] < cfg.neglect_hours:
+        return [], []
+    return (
+        [
+            f"mentoring set to {hours[1]:g} h a month in month {hours[0]} "
+            f"(under {cfg.neglect_hours:g} h weighs on morale)"
+        ],
+        [f"give at least {cfg.neglect_hours:g} h of mentoring a month (m)"],
+    )
 
 
 def _mentoring_cut(query: Query, cfg: WorldConfig, pid: str, month: int) -> Signals:

@@ -879,3 +879,26 @@ def test_a_rejection_read_later_says_what_holds_now_not_advice_already_acted_on(
     )
     assert "next:" not in text and "polish it" not in text
     assert ex.explain(_db_query(tables), cfg, "decision", "SUB001", 20, "unknown") == text
+
+
+def test_a_leaver_mentored_between_the_notes_and_the_neglect_thresholds_is_told_mentoring_was_low():
+    """§5: meeting notes need ``sentiment_min_hours`` (1 h) of mentoring, and mentoring under
+    ``neglect_hours`` (2 h) weighs on morale every month. A leaver's row reads 0 h (reset when
+    they left), so a student mentored 1.5 h a month, with calm notes, was explained as 'no
+    visible warning sign ... nothing else weighed visibly'. Their hours come from the PI's own
+    log (the last ``students.set_mentoring`` naming them up to their leaving month): 1.5 h is
+    named as a sign, with its remedy; raised to 5 h before they left, or never logged, it is not."""
+    cfg = load_scenario("standard", seed=SEED).config
+    query = _db_query(_leaver_tables([], []))
+    low = [[2, "students.set_mentoring", {"hours": {"S001": 1.5, "S002": 6}}]]
+    text = ex.explain_quit(query, cfg, "S001", low)
+    assert "No visible warning sign" not in text, text
+    assert (
+        f"Visible before: mentoring set to 1.5 h a month in month 2 (under {cfg.neglect_hours:g} h weighs on morale)."
+        in text
+    ), text
+    assert f"Could have helped: give at least {cfg.neglect_hours:g} h of mentoring a month (m)" in text
+    raised = [*low, [6, "students.set_mentoring", {"hours": {"S001": 5}}]]
+    for log in (raised, [], [[10, "students.set_mentoring", {"hours": {"S001": 1.5}}]]):  # month 10: after they left
+        fine = ex.explain_quit(query, cfg, "S001", log)
+        assert "No visible warning sign came before" in fine and "mentoring set to" not in fine, (log, fine)
