@@ -780,6 +780,36 @@ def publication_note(cfg: WorldConfig, venue: str, decision_month: int) -> str:
     return f"publishes month {published}" if published != decision_month else ""
 
 
+def submission_horizon_note(cfg: WorldConfig, venue: str, decision_month: int) -> str:
+    """What the horizon does to a submission to ``venue`` decided in ``decision_month`` (§7,
+    §12), for a reply to the submission: ``"never decided: month 61 is after the horizon
+    (month 60): it can never count in this career"`` (:func:`never_decided`); ``"if accepted,
+    publishes month 62, after the horizon (month 60): no citations, no Impact; reputation
+    only"`` (:func:`publication_note`); ``""`` when an acceptance is published by the horizon.
+
+    Raises:
+        KeyError: ``venue`` is not one of ``cfg.venues``.
+    """
+    if never := never_decided(cfg, decision_month):
+        return f"{never}: it can never count in this career"
+    if publication_month(cfg, venue, decision_month) > cfg.months:
+        return "if accepted, " + publication_note(cfg, venue, decision_month)
+    return ""
+
+
+def project_start_note(cfg: WorldConfig, month: int) -> str:
+    """What the horizon does to a project started in ``month`` (§6, §7, §12): after
+    :func:`world.papers.last_useful_draft_month` it completes too late for its draft to be
+    decided by the last month, so it adds nothing to Impact; ``""`` before."""
+    last = last_useful_draft_month(cfg)
+    if month <= last:
+        return ""
+    return (
+        f"started after month {last}, it cannot make a draft that is decided by the last month "
+        f"({cfg.months}): it adds nothing to Impact in this career"
+    )
+
+
 def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None = None) -> str:
     """A venue's bar and worth as the PI knows them: where its acceptance bar and its papers'
     citation rate rank among the scenario's venues (the public tables of §7 and §8, as ranks),

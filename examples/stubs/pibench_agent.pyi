@@ -84,7 +84,7 @@ class _Papers:
     def submissions(self) -> Any:
         """All submissions: id, draft_id, venue, status, submitted_month, decision_month (None while under review), decision_expected_month, reviewer_scores."""
     def submit(self, draft_id: Any, venue: Any) -> Any:
-        """Submit an available draft to a venue (conferences only in their deadline months)."""
+        """Submit an available draft to a venue (conferences only in their deadline months). Near the horizon the reply has a ``note``: never decided, or published after the last month."""
     def withdraw(self, submission_id: Any) -> Any:
         """Withdraw a submission under review; the draft becomes available again."""
 
@@ -100,7 +100,7 @@ class _Projects:
     def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
         """Set a project's compute units/month (0 to 50,000). They are paid at the tick ($1/unit × the month's price multiplier)."""
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000). At most 10 projects run at once."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000). At most 10 projects run at once. Too near the horizon for its draft to count, the reply has a ``note``."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
         """Remove a member from an active project. A non-member is ignored: nothing changes, nothing is logged."""
 

@@ -802,7 +802,7 @@ ACTIONS: list[ActionSpec] = [
         _start_fields,
         lambda g, v: g.call("projects.start", v["topic"], int(v["tier"]), list(v["members"]), float(v["compute"])),
         lambda g: _need(_people(g), "nobody is in the lab to staff a project"),
-        lambda r: f"started {r['project_id']}: {r['est_months_note']}",
+        lambda r: f"started {r['project_id']}: {r['est_months_note']}" + (f"; {r['note']}" if r.get("note") else ""),
         summary=_start_summary,
     ),
     ActionSpec(

@@ -902,3 +902,28 @@ def test_a_leaver_mentored_between_the_notes_and_the_neglect_thresholds_is_told_
     for log in (raised, [], [[10, "students.set_mentoring", {"hours": {"S001": 1.5}}]]):  # month 10: after they left
         fine = ex.explain_quit(query, cfg, "S001", log)
         assert "No visible warning sign came before" in fine and "mentoring set to" not in fine, (log, fine)
+
+
+def test_the_horizon_notes_of_a_submission_and_a_project_start():
+    """The notes the API's ``papers.submit`` and ``projects.start`` replies carry near the
+    horizon (issue 27: headless agents had none): a submission decided after the last month
+    is never decided; one accepted at a conference whose publication falls after it is
+    published too late to earn citations; within the horizon, nothing. A project started after
+    :func:`world.papers.last_useful_draft_month` adds nothing; one started in that month, nothing."""
+    from world.papers import last_useful_draft_month, publication_month
+
+    cfg = load_scenario("standard", seed=SEED).config
+    last = cfg.months
+    conference = next(v for v in cfg.venues if publication_month(cfg, v, last) > last)
+    assert ex.submission_horizon_note(cfg, "W-SHOP", last) == ""
+    assert ex.submission_horizon_note(cfg, conference, last - 8) == ""
+    assert ex.submission_horizon_note(cfg, conference, last) == "if accepted, " + ex.publication_note(
+        cfg, conference, last
+    )
+    assert "after the horizon" in ex.submission_horizon_note(cfg, conference, last)
+    assert ex.submission_horizon_note(cfg, "W-SHOP", last + 1) == (
+        f"never decided: month {last + 1} is after the horizon (month {last}): it can never count in this career"
+    )
+    useful = last_useful_draft_month(cfg)
+    assert ex.project_start_note(cfg, useful) == ""
+    assert f"started after month {useful}" in ex.project_start_note(cfg, useful + 1)

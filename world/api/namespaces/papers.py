@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import explain as explain_mod
 from ... import papers as papers_mod
 from ... import views
 from ...config import VENUES
@@ -44,7 +45,7 @@ class Papers(Namespace):
 
     @api_call(mutating=True)
     def submit(self, draft_id: Any, venue: Any) -> dict[str, Any]:
-        """Submit an available draft to a venue (conferences only in their deadline months)."""
+        """Submit an available draft to a venue (conferences only in their deadline months). Near the horizon the reply has a ``note``: never decided, or published after the last month."""
         w = self._w
         d = self._draft(draft_id)
         if not isinstance(venue, str) or venue not in VENUES:
@@ -61,7 +62,10 @@ class Papers(Namespace):
                 f"{venue} takes submissions only in months {months} of each year; open this month: {', '.join(open_now)}",
             )
         sub = papers_mod.submit(w, d, venue)
-        return {"ok": True, "submission_id": sub.id, "decision_expected_month": sub.decision_month}
+        out: dict[str, Any] = {"ok": True, "submission_id": sub.id, "decision_expected_month": sub.decision_month}
+        if note := explain_mod.submission_horizon_note(w.cfg, venue, sub.decision_month):
+            out["note"] = note
+        return out
 
     @api_call(mutating=True)
     def revise(self, draft_id: Any, hours: Any) -> dict[str, Any]:

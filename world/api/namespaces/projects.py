@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import explain as explain_mod
 from ... import projects as projects_mod
 from ... import views
 from ...state import Project
@@ -28,7 +29,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}). At most {rules.caps.active_projects} projects run at once."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}). At most {rules.caps.active_projects} projects run at once. Too near the horizon for its draft to count, the reply has a ``note``."""
         w = self._w
         topic = checks.topic(topic)
         if isinstance(tier, bool) or tier not in (1, 2, 3):
@@ -53,11 +54,14 @@ class Projects(Namespace):
             )
         pj = projects_mod.start_project(w, topic, tier, list(members), compute)
         work = w.cfg.tiers[str(tier)]["work"]
-        return {
+        out: dict[str, Any] = {
             "ok": True,
             "project_id": pj.id,
             "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month",
         }
+        if note := explain_mod.project_start_note(w.cfg, w.s.month):
+            out["note"] = note
+        return out
 
     @api_call(mutating=True)
     def set_compute(self, project_id: Any, monthly_compute: Any) -> dict[str, Any]:
