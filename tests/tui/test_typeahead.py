@@ -139,3 +139,22 @@ async def test_a_key_typed_again_keeps_the_time_it_was_typed_and_an_old_enter_ne
         app.post_message(old_enter)
         await drain(pilot)
         assert screen_ready(app, "ConfirmNextMonth") and app.months_advanced == 0 and w.month == 1
+
+
+async def test_a_y_typed_with_the_send_in_a_burst_never_answers_an_irreversible_question():
+    """Dismissing someone cannot be undone: ``ctrl+o y`` typed at once (the y meant for
+    something else) dismissed RA001. Now the question ignores a ``y`` typed before it was
+    drawn, says so, and stays up; a ``y`` typed once it shows dismisses."""
+    w = new_world(seed=5)
+    api = Api(w)
+    api.recruit.hire_ra()
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "X", to="ActionForm")
+        burst(app, "ctrl+o", "y")
+        await drain(pilot)
+        assert screen_ready(app, "ConfirmAction"), type(app.screen).__name__
+        assert not api.lab.dashboard()["staff"][0]["leaving_at_month_end"]
+        assert "typed before this showed was ignored" in screen_text(app)
+        await press(pilot, "y", to="LabScreen")
+        assert api.lab.dashboard()["staff"][0]["leaving_at_month_end"]

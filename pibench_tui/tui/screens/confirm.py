@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from rich.markup import escape
-from textual import events
-from textual._time import get_time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from pibench_tui.tui.record import after_the_end
+from pibench_tui.tui.screens.guard import GuardedDialog
 from pibench_tui.tui.screens.toasts import keep_toasts_under
 from world.papers import last_useful_draft_month
 
@@ -23,7 +21,7 @@ CONFIRM_KEYS = ("enter", "y")
 """The keys that close the month (the ``confirm`` binding's)."""
 
 
-class ConfirmNextMonth(ModalScreen[bool]):
+class ConfirmNextMonth(GuardedDialog[bool]):
     """Ask before closing the month; list unused attention and unanswered events.
 
     Confirming starts the month's close and the dialog stays up ("closing…") until the
@@ -34,10 +32,9 @@ class ConfirmNextMonth(ModalScreen[bool]):
     lab again), and confirming clears them: they told of the month now closing, whose digest
     (and every month's, on ``d``) keeps the record, so none reappears in the next month.
 
-    Closing a month cannot be undone, so only a key typed after the question was drawn closes
-    it: an ``enter`` or ``y`` typed before (a fast burst such as ``n enter``, keys queued while
-    the app was busy, or kept by :class:`~pibench_tui.tui.typeahead.TypeAhead`, which keeps
-    the time a key was first typed) is ignored, and the hint says so.
+    Closing a month cannot be undone, so only an ``enter`` or ``y`` typed after the question
+    was drawn closes it (:class:`~pibench_tui.tui.screens.guard.GuardedDialog`); one typed
+    before is ignored, and the hint says so.
     """
 
     BINDINGS = [
@@ -55,7 +52,7 @@ class ConfirmNextMonth(ModalScreen[bool]):
         confirmation and asks it again each month."""
         self.dash = dashboard
         self.closing = False
-        self.shown_at: float | None = None  # when the question was drawn (Key.time's clock); None: not yet
+        self.shown_at = None  # asked again: keys count once it is drawn (GuardedDialog)
         if self.is_mounted:
             self.query_one("#confirm-title", Label).update(self._title())
             self.query_one("#confirm-warnings", Static).update(self._warnings_text())
@@ -123,26 +120,13 @@ class ConfirmNextMonth(ModalScreen[bool]):
     def on_mount(self) -> None:
         keep_toasts_under(self)
 
-    def on_screen_resume(self) -> None:
-        """Shown (again): keys count from the refresh that draws the question."""
-        self.shown_at = None
-        self.call_after_refresh(self._drawn)
+    GUARDED_KEYS = CONFIRM_KEYS
 
-    def on_screen_suspend(self) -> None:
-        self.shown_at = None
+    def answering(self) -> bool:
+        return not self.closing
 
-    def _drawn(self) -> None:
-        if self.is_current:
-            self.shown_at = get_time()
-
-    def on_key(self, event: events.Key) -> None:
-        """Drop an ``enter``/``y`` typed before the question was drawn (class doc)."""
-        if event.key not in CONFIRM_KEYS or self.closing:
-            return
-        if self.shown_at is None or event.time < self.shown_at:
-            event.stop()
-            event.prevent_default()
-            self.query_one("#confirm-hint", Static).update(IGNORED_HINT)
+    def early_key_ignored(self) -> None:
+        self.query_one("#confirm-hint", Static).update(IGNORED_HINT)
 
     def action_confirm(self) -> None:
         """Close the month (the App dismisses this dialog when the month is closed) and clear

@@ -17,13 +17,18 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
 from pibench_tui.tui.actions import ActionSpec, Field, plural, validate
 from pibench_tui.tui.game import Game
+from pibench_tui.tui.screens.guard import GuardedDialog
 from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.checklist import CheckList
 from pibench_tui.tui.widgets.choice import Choice
 
 
-class ConfirmAction(ModalScreen[bool]):
-    """Yes or no before an irreversible action; the question names its target in full."""
+class ConfirmAction(GuardedDialog[bool]):
+    """Yes or no before an irreversible action; the question names its target in full. A ``y``
+    typed before the question was drawn is ignored (:class:`~pibench_tui.tui.screens.guard.GuardedDialog`):
+    the focus starts on No, so an ``enter`` typed early answers no."""
+
+    GUARDED_KEYS = ("y",)
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm-yes"),
@@ -45,6 +50,9 @@ class ConfirmAction(ModalScreen[bool]):
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
         keep_toasts_under(self)
+
+    def early_key_ignored(self) -> None:
+        self.query_one("#form-title", Label).update("Are you sure? (a key typed before this showed was ignored)")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
