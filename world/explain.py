@@ -27,6 +27,7 @@ from typing import Any
 
 from .config import STANDING_WORDS, WorldConfig
 from .errors import ActionError
+from .grants import proposal_decision_month
 from .papers import decision_month, last_useful_draft_month, publication_month
 from .people import SEARCH_NEWS
 
@@ -797,6 +798,16 @@ def submission_horizon_note(cfg: WorldConfig, venue: str, decision_month: int) -
     return ""
 
 
+def proposal_horizon_note(cfg: WorldConfig, decision_month: int) -> str:
+    """What the horizon does to a proposal decided in ``decision_month`` (§9, §12), for a reply
+    to the proposal and the proposal form: ``"never decided: month 61 is after the horizon
+    (month 60): it can never fund the lab in this career"`` (:func:`never_decided`); ``""``
+    when it is decided within the career."""
+    if never := never_decided(cfg, decision_month):
+        return f"{never}: it can never fund the lab in this career"
+    return ""
+
+
 def project_start_note(cfg: WorldConfig, month: int) -> str:
     """What the horizon does to a project started in ``month`` (§6, §7, §12): after
     :func:`world.papers.last_useful_draft_month` it completes too late for its draft to be
@@ -1022,11 +1033,11 @@ def standing_steps_in_time(cfg: WorldConfig, month: int) -> tuple[tuple[str, flo
     ``month`` can still win within the career: ``(("NAIC", 0.5), ("FEL", 0.5))`` as
     :func:`largest_standing_steps` until the last months, then only a venue whose decision on a
     submission made in ``month`` (:func:`world.papers.decision_month`, §7) and an agency whose
-    decision on a proposal made in it (``month`` + its delay, §9) come by the last month
+    decision on a proposal made in it (:func:`world.grants.proposal_decision_month`, §9) come by the last month
     (``cfg.months``); ``None`` for a side none of whose steps can. An impulse decided later
     cannot move the final reputation (§10, §12)."""
     venues = [v for v in cfg.venues if decision_month(cfg, v, month) <= cfg.months]
-    agencies = [a for a in cfg.agencies if month + int(cfg.agencies[a]["delay"]) <= cfg.months]
+    agencies = [a for a in cfg.agencies if proposal_decision_month(cfg, a, month) <= cfg.months]
     venue = max(venues, key=lambda v: float(cfg.venues[v]["reputation"]), default=None)
     agency = max(agencies, key=lambda a: float(cfg.agencies[a]["reputation"]), default=None)
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .config import AGENCIES, TOPICS
+from .config import AGENCIES, TOPICS, WorldConfig
 from .field import hotness
 from .papers import q_eff
 from .people import spend_attention
@@ -205,6 +205,17 @@ def call_refusal(w: World, call_id: str) -> str | None:
     return refused[1] if refused else None
 
 
+def proposal_decision_month(cfg: WorldConfig, agency: str, submitted_month: int) -> int:
+    """The month a proposal to ``agency`` made in ``submitted_month`` is decided (§9: the
+    agency's decision delay after it). The world's proposal sets ``Proposal.decision_month``
+    with it, and a front end may ask it for a proposal not yet written.
+
+    Raises:
+        KeyError: ``agency`` is not one of ``cfg.agencies``.
+    """
+    return submitted_month + int(cfg.agencies[agency]["delay"])
+
+
 def submit_proposal(w: World, call: GrantCall, topic: str, hours: float, attach: list[str]) -> Proposal:
     """Write a proposal to an open call (§9): its hidden quality, ``hours`` of PI attention, the fee.
 
@@ -226,7 +237,7 @@ def submit_proposal(w: World, call: GrantCall, topic: str, hours: float, attach:
         attached=list(attach),
         quality=quality,
         submitted_month=m,
-        decision_month=m + int(cfg.agencies[agency]["delay"]),
+        decision_month=proposal_decision_month(cfg, agency, m),
     )
     s.proposals[pid] = prop
     if agency == "TIF":

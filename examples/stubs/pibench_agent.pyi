@@ -33,7 +33,7 @@ class _Grants:
     def proposals(self) -> Any:
         """All proposals: id, call_id, agency, topic, status, hours, submitted_month, decision_month, attached."""
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> Any:
-        """Write a proposal to an open call: at least 5 h, $500, optional drafts/publications as evidence."""
+        """Write a proposal to an open call: at least 5 h, $500, optional drafts/publications as evidence. Decided after the horizon, the reply has a ``note``."""
 
 grants: _Grants
 

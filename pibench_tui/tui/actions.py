@@ -27,6 +27,7 @@ from pibench_tui.tui.record import (
 from world import explain
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
+from world.grants import proposal_decision_month
 from world.kinds import ApplicantStatus, Role
 from world.papers import decision_month, publication_month
 
@@ -417,7 +418,8 @@ def _propose_summary(g: Game, values: dict) -> str:
     """The fee, the hours against hours left, the awards running now (each counts against a
     proposal: world.explain.running_awards) and the lab's record with that agency and topic;
     first, when the world would refuse a proposal to the chosen call this month
-    (:func:`~pibench_tui.tui.alerts.call_refusal`), why."""
+    (:func:`~pibench_tui.tui.alerts.call_refusal`), why, and when it would be decided after the
+    horizon, that (:func:`world.explain.proposal_horizon_note`)."""
     calls = {c["id"]: c for c in g.call("grants.calls")}
     call = calls.get(values.get("call"))
     try:
@@ -431,6 +433,9 @@ def _propose_summary(g: Game, values: dict) -> str:
     if call:
         refused = call_refusal(g, call["id"])  # the world's own check, before ctrl+o is refused
         out = f"{call['id']} would be refused now: {refused} · " + out if refused else out
+        cfg = g.world.cfg
+        if late := explain.proposal_horizon_note(cfg, proposal_decision_month(cfg, call["agency"], g.world.month)):
+            out = f"{late} · {out}"
         out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
     return out
 
@@ -967,7 +972,10 @@ ACTIONS: list[ActionSpec] = [
         _propose_fields,
         lambda g, v: g.call("grants.propose", v["call"], v["topic"], float(v["hours"]), list(v.get("attach") or [])),
         _propose_unavailable,
-        lambda r: f"proposal {r['proposal_id']} sent; decision expected in month {r['decision_expected_month']}",
+        lambda r: (
+            f"proposal {r['proposal_id']} sent; "
+            + (r["note"] if r.get("note") else f"decision expected in month {r['decision_expected_month']}")
+        ),
         summary=_propose_summary,
     ),
     ActionSpec(

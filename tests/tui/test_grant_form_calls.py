@@ -182,3 +182,29 @@ async def test_the_proposal_form_says_before_sending_when_the_chosen_call_would_
     assert tif.startswith(f"TIF-rolling would be refused now: {reason[1]} · costs ")
     bsf = _propose_summary(game, {"call": "BSF-m02", "topic": "reasoning", "hours": "25"})
     assert _refusal(w, "BSF-m02") is None and "would be refused" not in bsf
+
+
+async def test_a_proposal_decided_after_the_horizon_says_so_in_the_form_the_reply_and_the_toast():
+    """Month 56 of seed 1001 (idle): BSF decides 5 months after a proposal, in month 61, after
+    the last month, so the proposal form leads with that, the API's reply has the note (agents
+    get it too) and the toast says it instead of the month; TIF (2 months, month 58) has none."""
+    from pibench_tui.tui.actions import ACTIONS, _propose_summary
+
+    w = new_world(seed=1001)
+    api = _advance(w, 56)
+    cfg = w.cfg
+    assert world_grants.proposal_decision_month(cfg, "BSF", 56) == 61 > cfg.months
+    never = explain.proposal_horizon_note(cfg, 61)
+    assert never == (
+        f"never decided: month 61 is after the horizon (month {cfg.months}): it can never fund the lab in this career"
+    )
+    game = Game(w)
+    assert _propose_summary(game, {"call": "BSF-m56", "topic": "reasoning", "hours": "25"}).startswith(never + " · ")
+    assert "never decided" not in _propose_summary(game, {"call": "TIF-rolling", "topic": "reasoning", "hours": "25"})
+    done = next(a for a in ACTIONS if a.api == "grants.propose").done
+    tif = api.grants.propose("TIF-rolling", "reasoning", 25)
+    assert tif["decision_expected_month"] == 58 and "note" not in tif
+    assert done(tif) == f"proposal {tif['proposal_id']} sent; decision expected in month 58"
+    bsf = api.grants.propose("BSF-m56", "reasoning", 25)
+    assert bsf["decision_expected_month"] == 61 and bsf["note"] == never
+    assert done(bsf) == f"proposal {bsf['proposal_id']} sent; {never}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import explain as explain_mod
 from ... import grants as grants_mod
 from ... import views
 from .. import checks
@@ -24,7 +25,7 @@ class Grants(Namespace):
 
     @api_call(mutating=True)
     def propose(self, call_id: Any, topic: Any, hours: Any, attach: Any = None) -> dict[str, Any]:
-        """Write a proposal to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}, optional drafts/publications as evidence."""
+        """Write a proposal to an open call: at least {rules.hours.proposal_min}, {rules.costs.proposal}, optional drafts/publications as evidence. Decided after the horizon, the reply has a ``note``."""
         w = self._w
         s, cfg = w.s, w.cfg
         m = s.month
@@ -67,7 +68,10 @@ class Grants(Namespace):
             papers_seen[key] = x
         self._check_hours(h, f"a proposal of {h:g} h")
         prop = grants_mod.submit_proposal(w, c, topic, h, list(attach))
-        return {"ok": True, "proposal_id": prop.id, "decision_expected_month": prop.decision_month}
+        out: dict[str, Any] = {"ok": True, "proposal_id": prop.id, "decision_expected_month": prop.decision_month}
+        if note := explain_mod.proposal_horizon_note(cfg, prop.decision_month):
+            out["note"] = note
+        return out
 
     @api_call(mutating=False)
     def proposals(self) -> list[Any]:
