@@ -389,29 +389,19 @@ def _submit_question(g: Game, values: dict) -> str:
     """The question asked before a submission that can never be decided (its decision month
     is after the horizon: :func:`world.explain.never_decided`); ``""`` (sent without asking)
     when it is decided within the career."""
-    delay = {v["name"]: v["decision_delay"] for v in g.query("select name, decision_delay from venues")}.get(
-        values.get("venue")
-    )
-    never = explain.never_decided(g.world.cfg, g.world.month + int(delay)) if delay is not None else ""
+    cfg, venue = g.world.cfg, values.get("venue")
+    never = explain.never_decided(cfg, decision_month(cfg, venue, g.world.month)) if venue in cfg.venues else ""
     if not never:
         return ""
-    return f"Submit {values['draft']} to {values['venue']}? It would be {never}: it can never count in this career."
-
-
-def _submit(g: Game, values: dict) -> dict:
-    """Submit (``papers.submit``); the result gains ``never_decided``, the words of
-    :func:`world.explain.never_decided` for its expected decision month (``""`` within the
-    career), for the notification."""
-    r = g.call("papers.submit", values["draft"], values["venue"])
-    return {**r, "never_decided": explain.never_decided(g.world.cfg, int(r["decision_expected_month"]))}
+    return f"Submit {values['draft']} to {venue}? It would be {never}: it can never count in this career."
 
 
 def _submit_done(r: dict) -> str:
-    """The notification after a submission: its id and when it is decided, or that it never
-    will be within the career."""
-    if r.get("never_decided"):
-        return f"submitted as {r['submission_id']}; {r['never_decided']}: it will not be decided within the career"
-    return f"submitted as {r['submission_id']}; decision expected in month {r['decision_expected_month']}"
+    """The notification after a submission: its id, and what the horizon does to it (the API's
+    ``note``: never decided, or published after the last month) or else when it is decided."""
+    return f"submitted as {r['submission_id']}; " + (
+        r["note"] if r.get("note") else f"decision expected in month {r['decision_expected_month']}"
+    )
 
 
 def _propose_summary(g: Game, values: dict) -> str:
@@ -907,7 +897,7 @@ ACTIONS: list[ActionSpec] = [
             Field("draft", "Draft", options=_drafts(g)),
             Field("venue", "Venue (open this month)", options=open_venues(g)),
         ],
-        _submit,
+        lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
         lambda g: _need(_drafts(g), "no available draft to submit"),
         _submit_done,
         summary=_submit_summary,

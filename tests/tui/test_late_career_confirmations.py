@@ -2,7 +2,7 @@
 question and its toast promised a decision "in month 61"; the month-end confirmation of month
 60 listed drafts to submit and idle people, which can no longer count. A submission decided
 after the horizon now asks first ("Are you sure?", the forms' confirmation) and its toast says
-it will not be decided within the career (the words of ``world.explain.never_decided``); the
+it can never count in this career (the API's note, ``world.explain.submission_horizon_note``); the
 month-end confirmation leaves out what the header's late-career warnings leave out
 (``world.papers.last_useful_draft_month``, ``record.after_the_end``)."""
 
@@ -44,7 +44,7 @@ async def test_a_submission_that_can_never_be_decided_asks_first_and_says_so(tmp
         sub = [s for s in Api(w).papers.submissions() if s["draft_id"] == "D003" and s["status"] == "under_review"]
         assert [s["venue"] for s in sub] == ["JMR"], sub
         toast = next(t for t in _toasts(app) if t.startswith("submitted as"))
-        assert toast == f"submitted as {sub[0]['id']}; {NEVER}: it will not be decided within the career", toast
+        assert toast == f"submitted as {sub[0]['id']}; {NEVER}: it can never count in this career", toast
 
 
 @pytest.mark.asyncio

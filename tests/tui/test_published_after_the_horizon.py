@@ -100,8 +100,8 @@ async def test_the_submit_form_says_a_conference_paper_would_be_published_after_
     """Month 54 at 80x24: CLAR (decision 57) would publish in month 61, after the horizon: its
     option says both months and that 61 is after the last month, on one line (QA: it said
     "published 61, after the horizon" and dropped the decision month), and the summary says
-    what that costs; W-SHOP (decision and
-    publication 55) says neither; JMR (decision 61) is never decided."""
+    what that costs, and so does the toast once it is sent (the API's note); W-SHOP (decision
+    and publication 55) says neither; JMR (decision 61) is never decided."""
     w = _late_world(54)
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -122,6 +122,12 @@ async def test_the_submit_form_says_a_conference_paper_would_be_published_after_
             else:
                 assert "never decided: month 61 is after the horizon (month 60)" in summary, summary
             assert summary in _shown(app, "#form-summary"), f"the {venue} summary is cut at 80x24"
+        await press(pilot, "escape", to="LabScreen")
+        await _open_submit_form(pilot)
+        await _choose(pilot, app, "CLAR")
+        await press(pilot, "ctrl+o", to="LabScreen")  # sent: the toast says what the horizon does
+        toast = next(str(n.message) for n in app._notifications if str(n.message).startswith("submitted as"))
+        assert toast.endswith(f"; if accepted, {LATE}"), toast
 
 
 def _shown(app, selector: str) -> str:
