@@ -23,6 +23,14 @@ from pibench_tui.tui.widgets.checklist import CheckList
 from pibench_tui.tui.widgets.choice import Choice
 
 
+def _number(word: str) -> float | None:
+    """``word`` read as a number (``"8"``, ``"6.50"``, ``"$1,500"``), or ``None``."""
+    try:
+        return float(word.strip("$.;:"))
+    except ValueError:
+        return None
+
+
 class ConfirmAction(GuardedDialog[bool]):
     """Yes or no before an irreversible action; the question names its target in full. A ``y``
     typed before the question was drawn is ignored (:class:`~pibench_tui.tui.screens.guard.GuardedDialog`):
@@ -91,6 +99,8 @@ class ActionForm(ModalScreen[dict | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="form-cancel"),
         Binding("ctrl+o", "send", "OK", id="form-send", priority=True),
+        Binding("tab", "focus_field(1)", "Next field", show=False),
+        Binding("shift+tab", "focus_field(-1)", "Previous field", show=False),
     ]
 
     def __init__(
@@ -113,6 +123,7 @@ class ActionForm(ModalScreen[dict | None]):
         for f in self.fields:
             self._values[f.name] = self._initial(f)
         self._defaults: dict[str, Any] = dict(self._values)  # what each field started with
+        self._refused_field: int | None = None  # after a refusal: the field tab goes back to
 
     # ------------------------------------------------------------------ building
     def _options(self, f: Field) -> list[tuple[str, Any]]:
@@ -322,18 +333,55 @@ class ActionForm(ModalScreen[dict | None]):
         if self.apply is not None:
             refusal = self.apply(clean)
             if refusal is not None:
+                self._refused_field = self._field_refused(refusal)
+                label = self.fields[self._refused_field].label if self.fields else ""
                 self.show_problems(
                     [
                         f"{self.spec.api} refused: {refusal}",
-                        "Change the values (tab to a field) and send again, or press escape to cancel.",
+                        (f"Press tab to change {label}" if label else "Change the values")
+                        + " and send again, or press escape to cancel.",
                     ]
                 )
-                # the fields let go of the focus: keys typed next do not land in them unseen
+                # the fields let go of the focus: keys typed next do not land in them unseen;
+                # tab takes the player back to the field the refusal is about (action_focus_field)
                 self.set_focus(None)
                 problems = self.query_one("#form-problems", Static)
                 problems.scroll_visible(animate=False)
                 return
         self.dismiss(clean)
+
+    def _field_refused(self, refusal: str) -> int:
+        """The index of the field ``refusal`` is about: the first number field whose value the
+        message names ("needs 8 h but only 6.50 h are left": the hours), else the first field
+        whose value it names, else the first number field, else the first field."""
+        words = set(refusal.replace(",", " ").replace("(", " ").replace(")", " ").split())
+
+        def named(f: Field) -> bool:
+            value = self._values.get(f.name)
+            if f.kind == "number":
+                try:
+                    number = float(str(value))
+                except ValueError:
+                    return False
+                return any(_number(w) == number for w in words)
+            return value is not None and str(value) in words
+
+        numbers = [i for i, f in enumerate(self.fields) if f.kind == "number"]
+        for i in (*numbers, *range(len(self.fields))):
+            if named(self.fields[i]):
+                return i
+        return numbers[0] if numbers else 0
+
+    def action_focus_field(self, step: int) -> None:
+        """Tab (``step`` 1) and shift+tab (-1): after a refusal, while no field has the focus,
+        the field the refusal is about (:meth:`_field_refused`), so typing next edits it; else
+        the next or previous widget, as everywhere."""
+        if self.focused is None and self._refused_field is not None and self.fields:
+            self.query_one(f"#field-{self._refused_field}").focus()
+        elif step > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
 
     def action_cancel(self) -> None:
         """Close without acting."""
