@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from pibench_tui.tui.alerts import call_refusal, call_to_propose, idle_people, season_months
+from pibench_tui.tui.alerts import call_refusal, call_to_propose, idle_people, publishes_too_late, season_months
 from pibench_tui.tui.game import Game, rule
 from pibench_tui.tui.record import (
     after_the_end,
@@ -252,6 +252,14 @@ def open_venues(g: Game) -> Options:
                 when = f"decision {decided}, published {published}"
             out.append((f"{v['name']} ({v['kind']}): {when}", v["name"]))
     return out
+
+
+def venue_in_time(g: Game, options: Options) -> str | None:
+    """The submit form's default venue: the first of ``options`` (:func:`open_venues`, in the
+    venues table's order, the one the form defaulted to before) whose acceptance would be
+    published by the last month (:func:`pibench_tui.tui.alerts.publishes_too_late`, §7, §12);
+    ``None`` (the form's own default, the first option) when none would be."""
+    return next((v for _, v in options if not publishes_too_late(g, v, g.world.month)), None)
 
 
 def _topics() -> Options:
@@ -895,7 +903,9 @@ ACTIONS: list[ActionSpec] = [
         "papers.submit",
         lambda g: [
             Field("draft", "Draft", options=_drafts(g)),
-            Field("venue", "Venue (open this month)", options=open_venues(g)),
+            Field(
+                "venue", "Venue (open this month)", options=(venues := open_venues(g)), default=venue_in_time(g, venues)
+            ),
         ],
         lambda g, v: g.call("papers.submit", v["draft"], v["venue"]),
         lambda g: _need(_drafts(g), "no available draft to submit"),

@@ -340,6 +340,23 @@ def refused_agencies(game: Any, dash: dict) -> frozenset[str]:
     return frozenset({c["agency"] for c in calls} - {c["agency"] for c in calls if call_refusal(game, c["id"]) is None})
 
 
+def publishes_too_late(game: Any, venue: str, month: int) -> bool:
+    """Whether an acceptance of a paper submitted to ``venue`` in ``month`` would be published
+    after the career's last month (:func:`world.papers.decision_month`,
+    :func:`world.papers.publication_month`; MECHANICS §7 Accept, §12): such a paper earns no
+    citations and no Impact, only an acceptance's reputation (a decision after the horizon is
+    never made). ``venue`` must be one of the scenario's venues."""
+    cfg = game.world.cfg
+    return publication_month(cfg, venue, decision_month(cfg, venue, month)) > cfg.months
+
+
+def late_venues(game: Any, dash: dict) -> frozenset[str]:
+    """The venues whose deadline is this month (``dash["venue_deadlines_this_month"]``) whose
+    acceptance would be published after the horizon (:func:`publishes_too_late`): the calendar
+    marks them too late rather than due, as the submit form does not default to them."""
+    return frozenset(v for v in dash["venue_deadlines_this_month"] if publishes_too_late(game, v, dash["month"]))
+
+
 def closing_calls(game: Any, dash: dict) -> list[dict]:
     """The open calls (``dash["open_grant_calls"]`` rows) closing at this month's end that the
     lab has no proposal in and may still propose to (:func:`call_refusal`); rolling agencies'

@@ -86,11 +86,13 @@ async def _choose(pilot, app, venue: str) -> str:
     """Pick ``venue`` in the submit form's venue list as a player does (space opens the list,
     down, enter picks), then the form's summary as plain text."""
     choice = app.screen.query_one("#field-1", Select)
-    for _ in range(len(app.screen.query_one("#field-1", Select)._options)):
+    order = [v for _, v in choice._options]
+    for _ in range(len(order)):
         if choice.value == venue:
             break
+        step = "down" if order.index(venue) > order.index(choice.value) else "up"  # the default may be any of them
         await press(pilot, "space", until=lambda: choice.expanded, what="the venue list open")
-        await press(pilot, "down", "enter", until=lambda: not choice.expanded, what="the venue list closed")
+        await press(pilot, step, "enter", until=lambda: not choice.expanded, what="the venue list closed")
     assert choice.value == venue
     return " ".join(str(app.screen.query_one("#form-summary").render()).split())
 

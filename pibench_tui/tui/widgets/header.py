@@ -22,13 +22,17 @@ def calendar_label(
     rolling: frozenset[str] | set[str],
     short: bool = False,
     refused: frozenset[str] | set[str] = frozenset(),
+    late: frozenset[str] | set[str] = frozenset(),
 ) -> str:
     """What this month of the year means: recruiting, deadlines, service duty, the open grant
     calls except those of the ``rolling`` agencies (:attr:`Game.rolling_agencies
     <pibench_tui.tui.game.Game.rolling_agencies>`), from the dashboard. The agencies in
     ``refused`` (none of whose open calls the lab may apply to this month,
     :func:`pibench_tui.tui.alerts.refused_agencies`) are named apart: ``calls AMP (BSF: can't apply)``,
-    ``calls: AMP (BSF: you may not apply)``, ``calls BSF (can't apply)``; the reason is in the Grants panel."""
+    ``calls: AMP (BSF: you may not apply)``, ``calls BSF (can't apply)``; the reason is in the Grants panel.
+    A deadline in ``late`` (an acceptance would be published after the horizon,
+    :func:`pibench_tui.tui.alerts.late_venues`) is not due but ``NAIC too late`` /
+    ``NAIC deadline (too late: publishes after the horizon)``."""
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]
@@ -36,7 +40,10 @@ def calendar_label(
     if any(note.startswith(("Recruiting season is open", "Offer deadline")) for note in dash["notes"]):
         parts.append("recruiting" if short else "recruiting season")
     for v in dash["venue_deadlines_this_month"]:
-        parts.append(f"{v} {'due' if short else 'deadline'}")
+        if v in late:
+            parts.append(f"{v} too late" if short else f"{v} deadline (too late: publishes after the horizon)")
+        else:
+            parts.append(f"{v} {'due' if short else 'deadline'}")
     for note in dash["notes"]:
         if note.startswith("Service duty"):
             parts.append("service duty")
@@ -125,6 +132,8 @@ class HeaderView:
         keys: show each warning's key (off in the read-only replay viewer).
         refused: the agencies none of whose open calls the lab may apply to this month (the
             calendar names them apart, :func:`calendar_label`).
+        late: the venues due this month whose acceptance would be published after the horizon
+            (the calendar marks them too late, :func:`calendar_label`).
     """
 
     dash: dict
@@ -136,6 +145,7 @@ class HeaderView:
     banner: str = ""
     keys: bool = True
     refused: frozenset[str] = frozenset()
+    late: frozenset[str] = frozenset()
 
 
 class LabHeader(Static):
@@ -192,7 +202,7 @@ class LabHeader(Static):
         if v.banner:
             out.append(f" {v.banner} ", style="bold reverse")
             out.append(" ")
-        out.append(calendar_label(dash, v.rolling, short=narrow, refused=v.refused))
+        out.append(calendar_label(dash, v.rolling, short=narrow, refused=v.refused, late=v.late))
         if dash.get("collapsed"):
             out.append(" · ")
             out.append("COLLAPSED", style="bold red")

@@ -1,0 +1,44 @@
+"""QA at 80x24, late in a career (issue 27): what the play screen suggests must be able to pay
+off. The submit form's default venue is one whose acceptance is published by the last month
+(a paper published after the horizon earns no citations, MECHANICS §7, §12), and the header's
+calendar marks a deadline whose acceptance would publish after the horizon as too late, not due."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Select
+
+from pibench_tui.tui.widgets.header import calendar_label
+
+from .conftest import build, screen_text
+from .test_published_after_the_horizon import _late_world, _open_submit_form
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "month,default,calendar",
+    [
+        (48, "CLAR", "CLAR due"),  # CLAR decided 51, published 55: in time, the first option as before
+        (54, "W-SHOP", "CLAR too late"),  # QA: defaulted to CLAR, published 61
+        (57, "W-SHOP", "NAIC too late"),  # QA: defaulted to NAIC, published 64
+    ],
+)
+async def test_the_submit_form_defaults_to_a_venue_that_publishes_in_time(tmp_path, month, default, calendar):
+    w = _late_world(month)
+    app = build(w, tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        header = screen_text(app).splitlines()[1]
+        assert calendar in header, header
+        assert "due" not in header if "late" in calendar else "too late" not in header, header
+        await _open_submit_form(pilot)
+        choice = app.screen.query_one("#field-1", Select)
+        assert choice.value == default
+        options = [v for _, v in choice._options if isinstance(v, str)]
+        assert calendar.split()[0] in options  # the late venue is still offered
+
+
+def test_the_calendar_marks_a_late_deadline():
+    dash = {"label": "Y5M9", "notes": [], "venue_deadlines_this_month": ["NAIC"], "open_grant_calls": []}
+    assert calendar_label(dash, set(), short=True, late={"NAIC"}) == "Y5M9 · NAIC too late"
+    assert calendar_label(dash, set(), late={"NAIC"}) == "Y5M9 · NAIC deadline (too late: publishes after the horizon)"
+    assert calendar_label(dash, set(), short=True) == "Y5M9 · NAIC due"
