@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from .conftest import build, press
+from world.api import Api
+
+from .conftest import build, drain, new_world, press, screen_ready, wait_for
 from .test_actions import _world_with_draft
+from .test_typeahead import burst
 
 pytestmark = pytest.mark.asyncio
 
@@ -51,3 +54,44 @@ async def test_after_a_refused_revision_tab_leads_to_the_hours_and_typing_edits_
         assert hours.value == "6"
         await press(pilot, "ctrl+o", to="LabScreen")
         assert api.papers.drafts()[0]["revisions"] == 1 and api.lab.attention()["left"] == 0.5
+
+
+async def test_editing_keys_typed_in_a_burst_apply_in_the_order_typed(tmp_path):
+    """QA (grant form, 80x24): ``end backspace backspace backspace 4 5`` sent at once left the
+    hours empty (the digits went in first, the erasing keys ran after them), then
+    ``backspace backspace 3 0`` left them empty again. Now each key acts in its turn: 45, then
+    30, and enter in the same burst sends what the keys before it typed."""
+    w = new_world()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", "tab", focus="field-2")
+        hours = app.screen.query_one("#field-2", Input)
+        assert hours.value == "25"
+        burst(app, "end", "backspace", "backspace", "backspace", "4", "5")
+        await drain(pilot)
+        assert hours.value == "45"
+        burst(app, "backspace", "backspace", "3", "0")
+        await drain(pilot)
+        assert hours.value == "30"
+        burst(app, "left", "backspace", "2", "end", "backspace", "0", "enter")
+        await drain(pilot)
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        assert [p["hours"] for p in Api(w).grants.proposals()] == [20]
+
+
+async def test_ctrl_o_typed_in_a_burst_sends_what_the_keys_before_it_typed(tmp_path):
+    """ctrl+o (a priority key, handled as the app receives it) sent the hours the field showed
+    before the keys typed just ahead of it: ``end backspace backspace 1 5 ctrl+o`` sent 25 h.
+    Now it waits for them: 15 h."""
+    w = new_world()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        await press(pilot, "tab", "tab", focus="field-2")
+        burst(app, "end", "backspace", "backspace", "1", "5", "ctrl+o")
+        await drain(pilot)
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        assert [p["hours"] for p in Api(w).grants.proposals()] == [15]

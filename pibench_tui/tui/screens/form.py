@@ -21,6 +21,7 @@ from pibench_tui.tui.screens.guard import GuardedDialog
 from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.checklist import CheckList
 from pibench_tui.tui.widgets.choice import Choice
+from pibench_tui.tui.widgets.typed_input import TypedInput
 
 
 def _number(word: str) -> float | None:
@@ -98,7 +99,7 @@ class ActionForm(ModalScreen[dict | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="form-cancel"),
-        Binding("ctrl+o", "send", "OK", id="form-send", priority=True),
+        Binding("ctrl+o", "send_in_turn", "OK", id="form-send", priority=True),
         Binding("tab", "focus_field(1)", "Next field", show=False),
         Binding("shift+tab", "focus_field(-1)", "Previous field", show=False),
     ]
@@ -169,7 +170,7 @@ class ActionForm(ModalScreen[dict | None]):
     def _widget(self, i: int, f: Field) -> Any:
         wid = f"field-{i}"
         if f.kind == "number":
-            return Input(self._values[f.name], type="number", id=wid, classes="form-input")
+            return TypedInput(self._values[f.name], type="number", id=wid, classes="form-input")
         if f.kind == "multi":
             opts = self._options(f)
             chosen = set(self._values[f.name])
@@ -294,6 +295,17 @@ class ActionForm(ModalScreen[dict | None]):
         box = self.query_one("#form-problems", Static)
         box.update(Text("\n".join(lines), style="bold red"))
         box.display = bool(lines)
+
+    def action_send_in_turn(self) -> None:
+        """ctrl+o: send once the keys typed before it have been applied. ctrl+o is a priority key,
+        handled as the app receives it, while the keys typed just before it in a burst may still
+        wait in the focused field's queue (``1 5 ctrl+o`` sent the hours the field showed before
+        the 1); the send is queued behind them (:meth:`action_send`)."""
+        widget = self.focused
+        if widget is None:
+            self.action_send()
+        else:
+            widget.call_later(self.action_send)
 
     def action_send(self) -> None:
         """Validate, make the call, and dismiss when the API accepted it.

@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from pibench_tui.tui.widgets.typed_input import TypedInput
+
 
 class JumpDialog(ModalScreen[int | None]):
     """A month number between ``first`` and ``last``; dismisses with it (or ``None``)."""
@@ -22,7 +24,7 @@ class JumpDialog(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="jump-box", classes="dialog"):
             yield Label(f"Jump to month ({self.first}-{self.last})", classes="dialog-title")
-            inp = Input(id="jump-month", type="integer", placeholder=f"{self.first}-{self.last}")
+            inp = TypedInput(id="jump-month", type="integer", placeholder=f"{self.first}-{self.last}")
             inp.cursor_blink = self.blink
             yield inp
             yield Static("", id="jump-error", markup=False)

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from pibench_tui.tui.screens.toasts import keep_toasts_under
+from pibench_tui.tui.widgets.typed_input import TypedInput
 
 
 class SaveDialog(ModalScreen[str | None]):
@@ -38,7 +39,7 @@ class SaveDialog(ModalScreen[str | None]):
         with Vertical(id="save-box", classes="dialog"):
             yield Label("Save the career", classes="dialog-title")
             yield Static(f"[dim]store: {escape(self.where)}[/]")
-            inp = Input(self.default, id="save-name", placeholder="save name")
+            inp = TypedInput(self.default, id="save-name", placeholder="save name")
             inp.cursor_blink = self.blink
             yield inp
             yield Static("", id="save-error", classes="form-error", markup=False)

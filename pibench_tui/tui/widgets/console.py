@@ -14,6 +14,7 @@ from textual.widgets import Input, RichLog, Static
 from pibench_tui.textsafe import rich_text, visible
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panels import Panel
+from pibench_tui.tui.widgets.typed_input import TypedInput
 
 BANNER = (
     "Python with the agent API: lab, recruit, students, projects, papers, grants, field, events, time, "
@@ -115,7 +116,7 @@ class ConsolePanel(Panel):
         # min_width 1: RichLog renders at least 78 columns by default, wider than the log at 80x24
         yield RichLog(id="console-log", wrap=True, markup=False, highlight=False, min_width=1)
         yield Static(">>>", id="console-prompt")
-        inp = Input(placeholder="python — e.g. lab.attention()", id="console-input", select_on_focus=False)
+        inp = TypedInput(placeholder="python — e.g. lab.attention()", id="console-input", select_on_focus=False)
         inp.cursor_blink = self.blink
         yield inp
 
