@@ -5,6 +5,8 @@ calendar marks a deadline whose acceptance would publish after the horizon as to
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from textual.widgets import Select
 
@@ -42,3 +44,21 @@ def test_the_calendar_marks_a_late_deadline():
     assert calendar_label(dash, set(), short=True, late={"NAIC"}) == "Y5M9 · NAIC too late"
     assert calendar_label(dash, set(), late={"NAIC"}) == "Y5M9 · NAIC deadline (too late: publishes after the horizon)"
     assert calendar_label(dash, set(), short=True) == "Y5M9 · NAIC due"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("budget,runway,left", [(1_234_567, 23.4, 45.0), (-1_234_567, 123.4, 45.5)])
+async def test_the_header_keeps_the_citation_count_whole_at_80_columns(tmp_path, budget, runway, left):
+    """QA: late in a career the first header line ended "stand. established · cit. 1…" at 80
+    columns. With a 7-figure budget, the longest standing word and 4-digit citations, the
+    count shows whole and the other words shorten first."""
+    app = build(_late_world(57), tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.header_view
+        dash = {**view.dash, "lab_standing": "established", "budget": budget, "runway_months": runway}
+        dash["attention"] = {**dash["attention"], "left": left}
+        app.header_view = replace(view, dash=dash, citations=1234)
+        await pilot.pause()
+        first = screen_text(app).splitlines()[0]
+        assert first.rstrip().endswith("cit. 1234"), first
+        assert f"${budget:,}" in first and "establ." in first, first

@@ -71,27 +71,52 @@ def runway_colour(dash: dict) -> str:
     return "green"
 
 
-def facts_line(dash: dict, citations: int, narrow: bool) -> Text:
-    """Month, budget, runway, attention (always, in this order), then standing and citations."""
+def short_standing(word: str) -> str:
+    """A standing word cut for a narrow header: ``"establ."``, ``"renown."``; a word of up to
+    7 letters (``"unknown"``, ``"rising"``) unchanged."""
+    return word if len(word) <= 7 else word[:6] + "."
+
+
+def facts_line(dash: dict, citations: int, narrow: bool, width: int = 0) -> Text:
+    """Month, budget, runway, attention (always, in this order), then standing and citations.
+
+    When ``width`` (columns, 0: any) is too narrow for the line, the words shorten before any
+    fact is cut, in this order: the standing word (:func:`short_standing`), the separators
+    (``·`` without spaces), the standing's label, the runway's and attention's labels; only a
+    line still too long is cut (with an ellipsis), so the citation count stays whole at 80
+    columns in any career (QA, issue 27: "stand. established · cit. 1…")."""
+    line = _facts(dash, citations, narrow, 0)
+    for level in range(1, 5):
+        if not width or line.cell_len <= width:
+            break
+        line = _facts(dash, citations, narrow, level)
+    return line
+
+
+def _facts(dash: dict, citations: int, narrow: bool, level: int) -> Text:
+    """:func:`facts_line` at compaction ``level`` (0: none; 1: short standing word; 2: tight
+    separators; 3: no standing label; 4: no runway or attention label)."""
     m, total = dash["month"], dash["months_total"]
     colour = runway_colour(dash)
     runway = dash["runway_months"]
     run_txt = "∞" if runway is None else f"{runway:.0f} mo" if narrow else f"{runway:.1f} mo"
     att = dash["attention"]
+    sep = "·" if level >= 2 else " · "
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(f"M{m}/{total}" if narrow else f"Month {m}/{total}", style="bold")
-    line.append(" · ")
+    line.append(sep)
     line.append(f"${dash['budget']:,.0f}", style=f"bold {colour}")
-    line.append(" · runway " if not narrow else " · run ")
+    line.append(sep + ("" if level >= 4 else "run " if narrow else "runway "))
     line.append(run_txt, style=colour)
     if not narrow:
         line.append(f" (burn ${dash['est_monthly_burn']:,.0f}/mo)")
-    line.append(" · attn " if narrow else " · attention ")
+    line.append(sep + ("" if level >= 4 else "attn " if narrow else "attention "))
     line.append(f"{att['left']:g}", style="bold")
     line.append(f"/{att['pool']:g} h")
-    line.append(" · stand. " if narrow else " · standing ")
-    line.append(str(dash["lab_standing"]), style="bold")
-    line.append(" · cit. " if narrow else " · citations ")
+    line.append(sep + ("" if level >= 3 else "stand. " if narrow else "standing "))
+    standing = str(dash["lab_standing"])
+    line.append(short_standing(standing) if level >= 1 else standing, style="bold")
+    line.append(sep + ("cit. " if narrow else "citations "))
     line.append(str(citations), style="bold")
     return line
 
@@ -197,7 +222,7 @@ class LabHeader(Static):
         self.renders += 1
         dash = v.dash
         narrow = 0 < self.size.width < 110
-        out = facts_line(dash, v.citations, narrow)
+        out = facts_line(dash, v.citations, narrow, self.content_region.width or self.app.size.width - 2)
         out.append("\n")
         if v.banner:
             out.append(f" {v.banner} ", style="bold reverse")
