@@ -30,6 +30,7 @@ from .errors import ActionError
 from .grants import proposal_decision_month
 from .papers import decision_month, last_useful_draft_month, publication_month
 from .people import SEARCH_NEWS
+from .projects import AUTHOR_ROLES
 
 Query = Callable[[str], list[dict[str, Any]]]
 """The observable database: SQL text → rows as dicts (``api.query``)."""
@@ -533,31 +534,43 @@ def _mentoring_cut(query: Query, cfg: WorldConfig, pid: str, month: int) -> Sign
     return [], []
 
 
+def _logged_projects(query: Query, actions: Actions) -> list[tuple[int, str, dict[str, Any], str]] | None:
+    """The PI's project membership calls in ``actions``, in order, as ``(month, call, args,
+    project id)``: ``projects.start`` (the n-th logged start made the n-th project, §13
+    sequential ids), ``projects.assign`` and ``projects.unassign``. ``None`` when the log's
+    starts do not match the projects table one to one."""
+    ids = sorted((str(r["id"]) for r in query("select id from projects")), key=lambda i: (len(i), i))
+    if sum(1 for a in actions if a[1] == "projects.start") != len(ids):
+        return None
+    made = iter(ids)
+    out = []
+    for month, call, args in actions:
+        if call == "projects.start":
+            out.append((int(month), str(call), dict(args), next(made)))
+        elif call in ("projects.assign", "projects.unassign"):
+            out.append((int(month), str(call), dict(args), str(args.get("project_id"))))
+    return out
+
+
 def projects_at_departure(query: Query, pid: str, actions: Actions) -> list[str]:
     """Ids of the projects ``pid`` was on when they left the lab, in id order, read from the PI's
-    action log: ``projects.start`` with them among ``members`` (the n-th logged start made the
-    n-th project, §13 sequential ids), ``projects.assign`` and ``projects.unassign`` of them, up
-    to their leaving month (actions of a month come before its tick). ``[]`` for a person still
-    in the lab, or when the log's starts do not match the projects table one to one."""
+    action log (:func:`_logged_projects`) up to their leaving month (actions of a month come
+    before its tick). ``[]`` for a person still in the lab, or when the log's starts do not
+    match the projects table one to one."""
     row = person(query, pid)
     left = int(row["left_month"] or 0) if row else 0
-    if not left:
+    logged = _logged_projects(query, actions) if left else None
+    if not logged:
         return []
-    ids = sorted((str(r["id"]) for r in query("select id from projects")), key=lambda i: (len(i), i))
-    starts = [a for a in actions if a[1] == "projects.start"]
-    if len(starts) != len(ids):
-        return []
-    made = iter(ids)
     on: set[str] = set()
-    for month, call, args in actions:
-        if int(month) > left:
+    for month, call, args, project in logged:
+        if month > left:
             break
         if call == "projects.start":
-            project = next(made)
             if pid in args.get("members", ()):
                 on.add(project)
-        elif call in ("projects.assign", "projects.unassign") and args.get("student_id") == pid:
-            (on.add if call == "projects.assign" else on.discard)(str(args.get("project_id")))
+        elif args.get("student_id") == pid:
+            (on.add if call == "projects.assign" else on.discard)(project)
     return sorted(on, key=lambda i: (len(i), i))
 
 
@@ -575,27 +588,60 @@ def _departure_projects(query: Query, pid: str, left: int, actions: Actions) -> 
 
 
 # ---------------------------------------------------------------------- departures (§2 of the issue)
-def orphaned_project_rows(query: Query) -> list[dict[str, Any]]:
+def orphaned_project_rows(query: Query, actions: Actions) -> list[dict[str, Any]]:
     """The ``projects`` rows (id, topic, members, monthly_compute, progress_pct) of the active
-    projects with no member left in the lab."""
-    active_ids = {r["id"] for r in query("select id from students where status = 'active'")}
-    return [
-        p
-        for p in query("select id, topic, members, monthly_compute, progress_pct from projects where status = 'active'")
-        if not any(m in active_ids for m in _list(p["members"]))
-    ]
+    projects with no member left in the lab, or left with no member who can author (§5, §6):
+    only RAs and managers now, though a PhD or postdoc was on it once (the PI's action log
+    ``actions``, :func:`_logged_projects`; a project staffed with RAs from the start is the
+    PI's choice and not listed). Each row gets ``staff``: the ids of its active members, in
+    member-list order (``[]`` when no member is left; otherwise only RAs and managers)."""
+    roles = {r["id"]: r["role"] for r in query("select id, role from students")}
+    active = {r["id"] for r in query("select id from students where status = 'active'")}
+    authored: set[str] = set()  # projects an author-role person was ever put on
+    for _, call, args, project in _logged_projects(query, actions) or ():
+        on = args.get("members", ()) if call == "projects.start" else [args.get("student_id")]
+        if call != "projects.unassign" and any(roles.get(str(m)) in AUTHOR_ROLES for m in on):
+            authored.add(project)
+    out = []
+    for p in query("select id, topic, members, monthly_compute, progress_pct from projects where status = 'active'"):
+        staff = list(dict.fromkeys(m for m in _list(p["members"]) if m in active))
+        if not staff or (p["id"] in authored and not any(roles[m] in AUTHOR_ROLES for m in staff)):
+            out.append({**p, "staff": staff})
+    return out
 
 
-def orphaned_projects(query: Query, cfg: WorldConfig, month: int | None = None) -> list[str]:
-    """Active projects with no member left in the lab: each still billed its compute every
-    month and making no progress (§2, §6). One sentence per project, without a final stop.
+def _no_author_left(query: Query, staff: list[str]) -> str:
+    """What a project whose active members are only ``staff`` (RAs and managers) still does and
+    what its draft would be (§5 Staff, §6 effort and draft authors, §7 collaboration-like drafts
+    with no authors)."""
+    roles = {r["id"]: r["role"] for r in query("select id, role from students where status = 'active'")}
+    has_ra = any(roles.get(m) == "ra" for m in staff)
+    why = "an RA adds effort, never an author" if has_ra else "a manager adds no effort and never authors"
+    if has_ra and any(roles.get(m) == "manager" for m in staff):
+        why += "; a manager adds no effort"
+    then = (
+        "it still progresses on RA effort (lowering its quality), but its draft would have no author: "
+        "reputation if accepted, no one's paper count or morale"
+        if has_ra
+        else "no progress"
+    )
+    return f"has no member who can author left (only {', '.join(staff)}: {why}): {then}"
 
-    What to do: assign someone (a) or stop it (k); after the last month whose draft can still
-    count (:func:`world.papers.last_useful_draft_month`, when ``month``, the month now open, is
-    given and later), only stopping it matters: it saves the bill (nothing, when none)."""
+
+def orphaned_projects(query: Query, cfg: WorldConfig, actions: Actions, month: int | None = None) -> list[str]:
+    """Active projects with no member left who can author (:func:`orphaned_project_rows`, read
+    with the PI's action log ``actions``): with no
+    member at all, still billed its compute every month and making no progress; with only RAs
+    (and managers), still progressing on RA effort towards a draft with no author, or with only
+    managers, no progress (§2, §5, §6). One sentence per project, without a final stop.
+
+    What to do: assign someone (an author, when RAs or managers are left) (a) or stop it (k);
+    after the last month whose draft can still count
+    (:func:`world.papers.last_useful_draft_month`, when ``month``, the month now open, is given
+    and later), only stopping it matters: it saves the bill (nothing, when none)."""
     late = month is not None and month > last_useful_draft_month(cfg)
     out: list[str] = []
-    for p in orphaned_project_rows(query):
+    for p in orphaned_project_rows(query, actions):
         units = float(p["monthly_compute"] or 0)
         bill = (
             f"still billed {units:,.0f} compute units (${units * cfg.compute_unit_cost:,.0f} at the base price) a month"
@@ -603,14 +649,15 @@ def orphaned_projects(query: Query, cfg: WorldConfig, month: int | None = None) 
             else "no compute billed"
         )
         if not late:
-            todo = "assign someone (a) or stop it (k)"
+            todo = f"assign {'an author' if p['staff'] else 'someone'} (a) or stop it (k)"
         else:
             useless = "a member now could not finish a draft that counts by the end"
             todo = f"stop it (k) to save the bill; {useless}" if units else f"nothing left to do; {useless}"
-        out.append(
-            f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%) has no member left: "
-            f"{bill}, no progress; {todo}"
-        )
+        head = f"project {p['id']} ({p['topic']}, {float(p['progress_pct'] or 0):.1f}%)"
+        if p["staff"]:
+            out.append(f"{head} {_no_author_left(query, p['staff'])}; {bill}; {todo}")
+        else:
+            out.append(f"{head} has no member left: {bill}, no progress; {todo}")
     return out
 
 
@@ -636,11 +683,12 @@ def orphaned_drafts(query: Query, pid: str | None = None) -> list[str]:
     ]
 
 
-def leftovers(query: Query, cfg: WorldConfig, pid: str, month: int | None = None) -> list[str]:
+def leftovers(query: Query, cfg: WorldConfig, pid: str, actions: Actions, month: int | None = None) -> list[str]:
     """What ``pid``'s departure leaves behind: the lab's projects with no member left (still
-    billed, no progress; what to do in ``month``, :func:`orphaned_projects`) and ``pid``'s
+    billed, no progress) or no member who can author (read from the PI's action log
+    ``actions``; what to do in ``month``, :func:`orphaned_projects`) and ``pid``'s
     drafts with no author left (§2 of issue 27)."""
-    return orphaned_projects(query, cfg, month) + orphaned_drafts(query, pid)
+    return orphaned_projects(query, cfg, actions, month) + orphaned_drafts(query, pid)
 
 
 # ------------------------------------------------------------------------------- grants (§9)
@@ -1091,7 +1139,7 @@ def standing_warning(query: Query, cfg: WorldConfig, month: int) -> str:
 EXPLAIN_KINDS: dict[str, str] = {
     "quit": "a person who quit (their id): what was visible before and what could have helped (§5)",
     "warning": "a person (their id): the visible signals of their morale now and what helps (§5)",
-    "left_behind": "a person (their id): projects with no member left and their drafts with no author left (§6, §7)",
+    "left_behind": "a person (their id): projects with no member (or only RAs and managers, no author) left and their drafts with no author left (§6, §7)",
     "proposal": "a proposal (its id): what the panel weighs and how this one stood on each (§9)",
     "decision": "a decided submission (its id): the reviewers' mean against the venue's record (§7)",
     "venue": "a venue (its name): its bar and worth as the lab knows them (§7, §8)",
@@ -1126,7 +1174,8 @@ def explain(
         ident: the id the kind names (``""`` for ``standing``).
         month: the month now open (the warning and standing read up to it).
         standing: the lab's standing now (``lab.dashboard()["lab_standing"]``).
-        actions: the PI's action log (:data:`Actions`; kind ``quit`` reads who was on what).
+        actions: the PI's action log (:data:`Actions`; kinds ``quit`` and ``left_behind`` read who was
+            on what).
 
     Raises:
         ActionError: ``bad_argument`` for an unknown kind, a person who has not left (kind
@@ -1150,7 +1199,7 @@ def explain(
                 f"no warning for {ident}: none of the signals before quitting shows (two low meeting moods in a "
                 "row, falling reports, or no meeting notes with a pressure on morale)"
             )
-        return "; ".join(leftovers(query, cfg, ident, month)) or f"nothing left behind by {ident}"
+        return "; ".join(leftovers(query, cfg, ident, actions, month)) or f"nothing left behind by {ident}"
     if kind == "proposal":
         if _known(query, "proposals", ident, "proposal")["status"] == "pending":
             raise ActionError("bad_argument", f"{ident} is still pending: only a decided proposal is explained")

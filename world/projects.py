@@ -325,9 +325,14 @@ def _complete(w: World, pj: Project) -> None:
     )
 
 
+AUTHOR_ROLES: tuple[str, ...] = ("phd", "postdoc")
+"""The roles a draft's authors are drawn from (§6: draft authors = project members with role
+PhD/postdoc); an RA adds effort but never authors, a manager adds neither (§5)."""
+
+
 def _authors(w: World, pj: Project) -> list[str]:
-    """Members with role PhD/postdoc, in member-list order (§6)."""
-    return [pid for pid in pj.members if w.s.people[pid].role in ("phd", "postdoc")]
+    """Members with role in :data:`AUTHOR_ROLES`, in member-list order (§6)."""
+    return [pid for pid in pj.members if w.s.people[pid].role in AUTHOR_ROLES]
 
 
 def collaboration_draft(w: World, event_id: str, topic: str) -> Draft:

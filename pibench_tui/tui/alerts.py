@@ -205,15 +205,17 @@ def mood_alerts(game: Any, dash: dict) -> list[Alert]:
 
 def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     """What departures leave behind (issue 27 §2): in the month after people left, one alert
-    naming the projects with no member left (still billed, no progress) and their drafts with
-    no author left (as the digest's "left behind" lines); in other months, one alert per
-    project with no member. Their key is assign (a), after
+    naming the projects with no member left (still billed, no progress) or with only RAs and
+    managers (no member who can author, :func:`world.explain.orphaned_project_rows`) and their
+    drafts with no author left (as the digest's "left behind" lines); in other months, one
+    alert per such project. Their key is assign (a), after
     :func:`world.papers.last_useful_draft_month` stop (k): a member could no longer make a
     draft that counts, stopping still saves the bill."""
     query, cfg, m = game.query, game.world.cfg, dash["month"]
     fix = "k" if m > last_useful_draft_month(cfg) else "a"  # late, only stopping a project still saves money
-    rows = {p["id"]: p for p in explain.orphaned_project_rows(query)}
-    said = dict(zip(rows, explain.orphaned_projects(query, cfg, m), strict=True))  # the same rows, in order
+    log = game.world.s.action_log  # the PI's public action log: which projects once had an author
+    rows = {p["id"]: p for p in explain.orphaned_project_rows(query, log)}
+    said = dict(zip(rows, explain.orphaned_projects(query, cfg, log, m), strict=True))  # the same rows, in order
     gone = query(f"select id, name from students where left_month = {int(m) - 1} order by id")
     drafts: dict[str, str] = {}  # draft id -> its sentence
     for p in gone:
@@ -222,7 +224,10 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     if gone and (rows or drafts):
         who = ", ".join(p["id"] for p in gone)
         names = ", ".join(f"{p['name']} ({p['id']})" for p in gone)
-        short = ", ".join([f"{p} billed" for p in rows] + [f"{d} no author" for d in drafts])
+        short = ", ".join(
+            [f"{p} no author" if r["staff"] else f"{p} billed" for p, r in rows.items()]
+            + [f"{d} no author" for d in drafts]
+        )
         return [
             Alert(
                 "departure",
@@ -237,7 +242,9 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     out = []
     for pid, text in said.items():
         units = float(rows[pid]["monthly_compute"] or 0)
-        short = f"{pid} no member" + (f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else "")
+        short = f"{pid} {'no author' if rows[pid]['staff'] else 'no member'}" + (
+            f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else ""
+        )
         out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix))
     return out
 

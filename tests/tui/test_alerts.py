@@ -426,3 +426,29 @@ def test_a_dead_end_alone_warns_in_the_header_and_the_help_lists_each_blow():
     assert kinds[0] == "a crisis of theirs left unanswered"
     swapped = dataclasses.replace(w.cfg, impulse_reject=w.cfg.impulse_crisis_ignored * 2)
     assert "largest first: a rejection of their draft;" in " ".join(columns_markdown(swapped).split())
+
+
+def test_a_departure_names_a_project_left_with_only_an_ra_as_no_author_left():
+    """QA: a student quit and her project was left with only an RA, who adds effort but never
+    authors (MECHANICS §5 Staff, §6 draft authors); the departure note named nothing. Seed 1001's
+    baseline with RA001 put on PJ002 in month 19 (S001 quits at its close): the digest's "left
+    behind" line and the header's departure alert name PJ002 as having no member who can author,
+    what that means (it still progresses, its draft would have no author) and the remedy (a or
+    k); from the month after, the project is flagged on its own."""
+    from pibench_tui.tui.screens.digest import digest_lines
+    from tests.careers import play_to
+
+    w = new_world(seed=1001)
+    api, _ = play_to(w, 19, "baseline")
+    assert api.recruit.hire_ra()["ok"] and api.projects.assign("PJ002", "RA001")["ok"]
+    game = Game(w)
+    digest = "\n".join(digest_lines(game.next_month(), game))
+    line = "left behind: project PJ002 (sparse_models, "
+    assert line in digest and "has no member who can author left (only RA001" in digest
+    assert "its draft would have no author" in digest and "assign an author (a) or stop it (k)" in digest
+    left = _kinds(game)["departure"]
+    assert left.short.startswith("S001 left: PJ002 no author") and left.key == "a" and left.tab == "projects"
+    assert "project PJ002 (sparse_models, " in left.text and "no member who can author left" in left.text
+    api.time.next_month()
+    k = _kinds(game)
+    assert k["orphan"].short == "PJ002 no author, billed $1,500/mo" and k["orphan"].key == "a"

@@ -69,7 +69,7 @@ def _texts(w: World) -> dict[str, Any]:
     for pid in people:
         out[f"warning {pid}"] = ex.quit_warning(q, cfg, pid, m)
         out[f"signals {pid}"] = ex.morale_signals(q, cfg, pid, m)
-        out[f"leftovers {pid}"] = ex.leftovers(q, cfg, pid)
+        out[f"leftovers {pid}"] = ex.leftovers(q, cfg, pid, w.s.action_log)
     for r in q("select id from students where status = 'quit'"):
         out[f"quit {r['id']}"] = ex.explain_quit(q, cfg, r["id"])
     for r in q("select id from proposals where status = 'rejected'"):
@@ -282,7 +282,7 @@ def test_departure_leaves_an_orphaned_project_named_as_still_billed(career):
     w = career[0]
     api = Api(w)
     q = api.query
-    left = [t for pid in ("S001", "S002") for t in ex.leftovers(q, w.cfg, pid)]
+    left = [t for pid in ("S001", "S002") for t in ex.leftovers(q, w.cfg, pid, w.s.action_log)]
     assert any("has no member left: still billed" in t for t in left)
     assert all("can still polish, revise and submit" in t for t in ex.orphaned_drafts(q))
 
@@ -927,3 +927,28 @@ def test_the_horizon_notes_of_a_submission_and_a_project_start():
     useful = last_useful_draft_month(cfg)
     assert ex.project_start_note(cfg, useful) == ""
     assert f"started after month {useful}" in ex.project_start_note(cfg, useful + 1)
+
+
+def test_a_project_left_with_only_staff_is_named_as_having_no_author_left():
+    """A project a PhD or postdoc was on whose active members are now only RAs or managers can
+    yield no author (§5 Staff, §6 draft authors): it is listed with the projects with no member
+    left, saying what it still does (RAs: progress, a draft with no author; managers only: no
+    progress) and the remedy. A project staffed with RAs from its start is the PI's choice and
+    not listed."""
+    from tests.careers import play_to
+
+    sc = load_scenario("standard", seed=SEED)
+    w = World(sc.config, sc.seed)
+    api, _ = play_to(w, 20, "baseline")
+    assert api.recruit.hire_ra()["ok"] and api.recruit.hire_manager()["ok"]
+    assert api.projects.assign("PJ002", "MGR001")["ok"]
+    (only_mgr,) = [t for t in ex.orphaned_projects(api.query, w.cfg, w.s.action_log, 20) if "PJ002" in t]
+    assert "has no member who can author left (only MGR001: a manager adds no effort" in only_mgr
+    assert "no progress" in only_mgr and "assign an author (a) or stop it (k)" in only_mgr
+    assert api.projects.assign("PJ002", "RA001")["ok"] and api.projects.assign("PJ003", "RA001")["ok"]
+    said = {t.split()[1]: t for t in ex.orphaned_projects(api.query, w.cfg, w.s.action_log, 20)}
+    assert api.projects.start("reasoning", 1, ["RA001"])["project_id"] == "PJ004"
+    said = {t.split()[1]: t for t in ex.orphaned_projects(api.query, w.cfg, w.s.action_log, 20)}
+    assert set(said) == {"PJ002"}  # PJ003 keeps its PhD author S003; PJ004 never had one
+    assert "(only MGR001, RA001: an RA adds effort, never an author; a manager adds no effort)" in said["PJ002"]
+    assert "its draft would have no author" in said["PJ002"] and "no progress" not in said["PJ002"]
