@@ -53,7 +53,8 @@ class Field:
             form's current values giving it (set again when a choice changes, unless edited).
         lo, hi: bounds of a number (inclusive).
         required: a choice/multi must be set, a number must be filled in.
-        hint: shown under the field.
+        hint: shown under the field, or a function of the form's current values giving it
+            (set again when a choice changes: the polish hours' note follows the draft).
         tick_highlighted: a multi field starts with the row highlighted in the panel ticked
             when it is one of the options (the interview form's applicant), as a choice starts
             on it; the player can untick it.
@@ -67,7 +68,7 @@ class Field:
     lo: float | None = None
     hi: float | None = None
     required: bool = True
-    hint: str = ""
+    hint: str | Callable[[dict], str] = ""
     tick_highlighted: bool = False
 
     def __post_init__(self) -> None:
@@ -91,6 +92,10 @@ class Field:
         if self.kind == "multi":
             return bool(value)
         return value is not None
+
+    def hint_for(self, values: dict) -> str:
+        """The hint given the form's current ``values`` (a callable hint called)."""
+        return self.hint(values) if callable(self.hint) else self.hint
 
     def default_for(self, values: dict) -> Any:
         """The starting value given the form's current ``values`` (a callable default called
@@ -161,9 +166,25 @@ def _hours_left(g: Game) -> float:
     return float(g.call("lab.attention")["left"])
 
 
-def _left_hint(g: Game) -> str:
+def _left_hint(g: Game, note: str = "") -> str:
+    """``"6.5 h left this month (pool 76 h)"``, then ``note`` (:func:`hours_within_left`) if any."""
     a = g.call("lab.attention")
-    return f"{a['left']:g} h left this month (pool {a['pool']:g} h)"
+    return f"{a['left']:g} h left this month (pool {a['pool']:g} h)" + (f"; {note}" if note else "")
+
+
+def hours_within_left(g: Game, usual: float, lo: float = 0.0) -> tuple[float, str]:
+    """The starting hours of a form that spends the PI's attention this month (a proposal, a
+    polish, a revision): ``usual`` lowered to the hours left when fewer are left, and the note
+    saying so (``""`` when not lowered). When fewer than ``lo`` (the rule's minimum) are left the
+    number is the hours left all the same and the field moves it up to ``lo`` (:meth:`Field.bounded`):
+    no note, the form's summary or the API's refusal says why it cannot be sent.
+
+    Returns:
+        ``(hours, note)``, e.g. ``(22.5, "the usual 25 h lowered to the 22.5 h left")``.
+    """
+    left = _hours_left(g)
+    note = f"the usual {usual:g} h lowered to the {left:g} h left" if lo <= left < usual else ""
+    return min(usual, left), note
 
 
 def _applicants(g: Game, status: tuple[ApplicantStatus, ...] = ("pending",)) -> Options:
@@ -506,6 +527,15 @@ def polish_hours_default(g: Game, values: dict) -> float:
     return max(0.0, rule(g, "hours.polish_saturation") - done)
 
 
+REVISE_HOURS = 8.0
+"""The revise form's suggested hours (a UI default, not a rule), never past the saturation."""
+
+
+def revise_hours_usual(g: Game) -> float:
+    """The revise form's usual hours: :data:`REVISE_HOURS`, at most ``hours.revise_saturation`` (§7)."""
+    return min(REVISE_HOURS, rule(g, "hours.revise_saturation"))
+
+
 def _polish_summary(g: Game, values: dict) -> str:
     """The chosen draft's polish so far and how many of the typed hours would still add
     something before the saturation (hours past it cost attention and add nothing)."""
@@ -575,8 +605,9 @@ def _propose_fields(g: Game) -> list[Field]:
         for d in g.call("papers.drafts")
         if d["id"] not in pubs_drafts
     ]
-    usual, left = float(_cfg(g).grant_hours_ref), _hours_left(g)  # a suggested length, not a rule
+    usual = float(_cfg(g).grant_hours_ref)  # a suggested length, not a rule
     lo = rule(g, "hours.proposal_min")
+    hours, lowered = hours_within_left(g, usual, lo)
     return [
         Field(
             "call",
@@ -596,10 +627,9 @@ def _propose_fields(g: Game) -> list[Field]:
             "hours",
             f"Hours of writing (≥ {rule(g, 'hours.proposal_min'):g}; {_money(rule(g, 'costs.proposal'))} admin fee)",
             "number",
-            default=min(usual, left),
+            default=hours,
             lo=lo,
-            hint=_left_hint(g)
-            + (f"; the usual {usual:g} h lowered to the {left:g} h left" if lo <= left < usual else ""),
+            hint=_left_hint(g, lowered),
         ),
         Field("attach", "Evidence to attach (space to toggle)", "multi", options=attach, required=False),
     ]
@@ -885,9 +915,9 @@ ACTIONS: list[ActionSpec] = [
                 "hours",
                 f"Hours (gains stop at {rule(g, 'hours.polish_saturation'):g} h in total)",
                 "number",
-                default=lambda v: polish_hours_default(g, v),
+                default=lambda v: hours_within_left(g, polish_hours_default(g, v))[0],
                 lo=0,
-                hint=_left_hint(g),
+                hint=lambda v: _left_hint(g, hours_within_left(g, polish_hours_default(g, v))[1]),
             ),
         ],
         lambda g, v: g.call("papers.polish", v["draft"], float(v["hours"])),
@@ -925,9 +955,9 @@ ACTIONS: list[ActionSpec] = [
                 "hours",
                 f"Hours (gains stop at {rule(g, 'hours.revise_saturation'):g} h)",
                 "number",
-                default=min(8, rule(g, "hours.revise_saturation")),
+                default=hours_within_left(g, revise_hours_usual(g))[0],
                 lo=0,
-                hint=_left_hint(g),
+                hint=_left_hint(g, hours_within_left(g, revise_hours_usual(g))[1]),
             ),
         ],
         lambda g, v: g.call("papers.revise", v["draft"], float(v["hours"])),

@@ -95,3 +95,41 @@ async def test_ctrl_o_typed_in_a_burst_sends_what_the_keys_before_it_typed(tmp_p
         await drain(pilot)
         await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
         assert [p["hours"] for p in Api(w).grants.proposals()] == [15]
+
+
+async def test_revise_and_polish_start_at_the_hours_left_and_say_so(tmp_path):
+    """QA: revise started at 8 h with 6.5 h left, polish at 12 h with 7.5 h left, so the form
+    opened on a value the API refuses. Now both start at the hours left and say so as the grant
+    form does ('the usual 8 h lowered to the 6.5 h left'); ctrl+o then sends them."""
+    w, api = world_with_a_rejected_draft(6.5)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "v", to="ActionForm")
+        assert app.screen.query_one("#field-1", Input).value == "6.5"
+        assert "the usual 8 h lowered to the 6.5 h left" in str(app.screen.query_one("#hint-1").render())
+        await press(pilot, "ctrl+o", to="LabScreen")
+        assert api.papers.drafts()[0]["revisions"] == 1 and api.lab.attention()["left"] == 0
+
+    w, api = _world_with_draft()  # D001 with no polish yet: 12 h would still add something
+    call = api.grants.calls()[0]["id"]
+    api.grants.propose(call, "reasoning", api.lab.attention()["left"] - 7.5, [])
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "p", to="ActionForm")
+        assert app.screen.query_one("#field-1", Input).value == "7.5"
+        assert "the usual 12 h lowered to the 7.5 h left" in str(app.screen.query_one("#hint-1").render())
+        await press(pilot, "ctrl+o", to="LabScreen")
+        assert api.papers.drafts()[0]["polish_hours"] == 7.5
+
+
+async def test_polish_and_revise_keep_their_usual_hours_when_enough_are_left(tmp_path):
+    """With more hours left than the usual, nothing is lowered and no note is shown."""
+    w, api = _world_with_draft()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "p", to="ActionForm")
+        assert app.screen.query_one("#field-1", Input).value == "12"
+        assert "lowered" not in str(app.screen.query_one("#hint-1").render())

@@ -159,7 +159,7 @@ class ActionForm(ModalScreen[dict | None]):
                 yield Label(f.label, classes="form-label")
                 yield self._widget(i, f)
                 if f.hint:
-                    yield Static(f.hint, classes="form-hint")
+                    yield Static(f.hint_for(self._values), id=f"hint-{i}", classes="form-hint")
             yield Static("", id="form-problems")
             if not self.fields:
                 yield Static("Press [b]enter[/] to confirm, [b]escape[/] to cancel.", classes="form-hint")
@@ -236,6 +236,9 @@ class ActionForm(ModalScreen[dict | None]):
                 value = self._initial(g)
                 self._defaults[g.name] = self._values[g.name] = value
                 self.query_one(f"#field-{i}", Input).value = value
+        for i, g in enumerate(self.fields):  # a hint that follows the choices (the polish hours' note)
+            if callable(g.hint):
+                self.query_one(f"#hint-{i}", Static).update(g.hint_for(self._values))
         self._update_summary()
 
     @on(Input.Changed)
