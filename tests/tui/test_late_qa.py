@@ -11,9 +11,10 @@ import pytest
 from textual.widgets import Select
 
 from pibench_tui.tui.widgets.header import calendar_label
+from world.api import Api
 
-from .conftest import build, screen_text
-from .test_published_after_the_horizon import _late_world, _open_submit_form
+from .conftest import build, close_month, new_world, press, screen_text, wait_for
+from .test_published_after_the_horizon import _late_world, _open_submit_form, _shown
 
 
 @pytest.mark.asyncio
@@ -62,3 +63,30 @@ async def test_the_header_keeps_the_citation_count_whole_at_80_columns(tmp_path,
         first = screen_text(app).splitlines()[0]
         assert first.rstrip().endswith("cit. 1234"), first
         assert f"${budget:,}" in first and "establ." in first, first
+
+
+@pytest.mark.asyncio
+async def test_the_lab_panel_says_who_arrives_when_offers_were_accepted(tmp_path):
+    """QA: in month 4 the Lab panel said "Nobody in the lab yet. Recruit PhD students in months
+    1-3 …" while 3 accepted students were to arrive in month 5. Now it names them and the month
+    (the applicants table's accepted rows, §5), whole at 80x24; in month 5 they are in the table."""
+    w = new_world()
+    api = Api(w)
+    for a in api.recruit.applicants()[:3]:
+        api.recruit.offer(a["id"])
+    while w.month < 4:
+        api.time.next_month()
+    accepted = [r["name"] for r in api.query("select name from applicants where status = 'accepted' order by id")]
+    assert accepted and not api.lab.dashboard()["students"]
+    app = build(w, tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "1", panel="people")
+        note = " ".join(str(app.screen.query_one("#people-summary").render()).split())
+        assert "Recruit PhD students" not in note, note
+        said = f"{', '.join(accepted)} accepted PhD offer{'s' if len(accepted) > 1 else ''}"
+        assert f"Nobody in the lab yet: {said} and arrive" in note and "in month 5." in note, note
+        assert note == _shown(app, "#people-summary"), "cut at 80x24"
+        await close_month(pilot, app)
+        await wait_for(pilot, lambda: len(app.game.dashboard()["students"]) == len(accepted), "the arrivals")
+        await press(pilot, "1", panel="people")
+        assert "Nobody in the lab" not in " ".join(str(app.screen.query_one("#people-summary").render()).split())
