@@ -13,7 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from pibench_tui.tui.alerts import call_refusal, call_to_propose, idle_people, publishes_too_late, season_months
+from pibench_tui.tui.alerts import (
+    call_refusal,
+    call_to_propose,
+    idle_people,
+    in_lab_order,
+    publishes_too_late,
+    season_months,
+)
 from pibench_tui.tui.game import Game, rule
 from pibench_tui.tui.record import (
     after_the_end,
@@ -198,8 +205,13 @@ def _applicants(g: Game, status: tuple[ApplicantStatus, ...] = ("pending",)) -> 
     return out
 
 
+def _active_people(g: Game) -> list[dict]:
+    """``students.list()``'s active people, in the Lab table's order (:func:`~pibench_tui.tui.alerts.lab_order`)."""
+    return in_lab_order(g.dashboard(), [r for r in g.call("students.list") if r["status"] == "active"])
+
+
 def _people(g: Game, roles: tuple[Role, ...] | None = None) -> Options:
-    rows = [r for r in g.call("students.list") if r["status"] == "active" and (roles is None or r["role"] in roles)]
+    rows = [r for r in _active_people(g) if roles is None or r["role"] in roles]
     return [(f"{r['id']} {r['name']} ({r['role']})", r["id"]) for r in rows]
 
 
@@ -342,21 +354,19 @@ def _who(g: Game, pid: Any) -> str:
 
 # ---------------------------------------------------------------------------- actions
 def _mentoring_fields(g: Game) -> list[Field]:
-    out = []
-    for r in g.call("students.list"):
-        if r["status"] == "active":
-            out.append(
-                Field(
-                    f"h:{r['id']}",
-                    f"{r['id']} {r['name']} ({r['role']})",
-                    "number",
-                    default=r["mentoring_hours"],
-                    lo=0,
-                    hi=rule(g, "caps.mentoring_hours"),
-                    hint="",
-                )
-            )
-    return out
+    """One hours field per active person, in the Lab table's order."""
+    return [
+        Field(
+            f"h:{r['id']}",
+            f"{r['id']} {r['name']} ({r['role']})",
+            "number",
+            default=r["mentoring_hours"],
+            lo=0,
+            hi=rule(g, "caps.mentoring_hours"),
+            hint="",
+        )
+        for r in _active_people(g)
+    ]
 
 
 def _mentoring_summary(g: Game, values: dict) -> str:

@@ -85,6 +85,24 @@ def venue_deadlines(game: Any) -> dict[str, list[int]]:
     }
 
 
+def lab_order(dash: dict) -> list[str]:
+    """Ids of everyone in the lab in the Lab panel's order: researchers (PhD students and
+    postdocs, ``dash["students"]``) first, then staff (RAs, managers), each in roster order.
+    The one order of people on screen: the Lab table's rows and every form listing people.
+
+    Args:
+        dash: ``lab.dashboard()``.
+    """
+    return [s["id"] for s in dash["students"]] + [s["id"] for s in dash["staff"]]
+
+
+def in_lab_order(dash: dict, rows: list[dict]) -> list[dict]:
+    """``rows`` (dicts with an ``"id"``) in :func:`lab_order`; ids it does not list keep their
+    order, after the others."""
+    rank = {pid: n for n, pid in enumerate(lab_order(dash))}
+    return sorted(rows, key=lambda r: rank.get(r["id"], len(rank)))
+
+
 def idle_people(dash: dict) -> list[str]:
     """Ids of the people on no active project, researchers (PhD students and postdocs, the
     future authors) first, then RAs (not one leaving at this month's end), in roster order;
@@ -94,10 +112,13 @@ def idle_people(dash: dict) -> list[str]:
         dash: ``lab.dashboard()``.
     """
     busy = {x for p in dash["active_projects"] for x in p["members"]}
-    people = [s["id"] for s in dash["students"]] + [
-        s["id"] for s in dash["staff"] if s["role"] == "ra" and not s.get("leaving_at_month_end")
+    staff = {s["id"]: s for s in dash["staff"]}
+    return [
+        pid
+        for pid in lab_order(dash)
+        if pid not in busy
+        and (pid not in staff or (staff[pid]["role"] == "ra" and not staff[pid].get("leaving_at_month_end")))
     ]
-    return [pid for pid in people if pid not in busy]
 
 
 def alerts(game: Any, dash: dict | None = None) -> list[Alert]:

@@ -5,9 +5,9 @@ and revise start at the hours left; the mentoring form lists people in the Lab t
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
-from world.api import Api
+from world.api import ActionError, Api
 
 from .conftest import build, drain, new_world, press, screen_ready, wait_for
 from .test_actions import _world_with_draft
@@ -133,3 +133,70 @@ async def test_polish_and_revise_keep_their_usual_hours_when_enough_are_left(tmp
         await press(pilot, "p", to="ActionForm")
         assert app.screen.query_one("#field-1", Input).value == "12"
         assert "lowered" not in str(app.screen.query_one("#hint-1").render())
+
+
+def lab_with_postdocs_after_ras():
+    """RA001-RA003 hired in month 1, then postdocs PD001 and PD002 (month 6, seed 1001):
+    the Lab table lists the researchers first (PD001, PD002, RA001, RA002, RA003)."""
+    w = new_world()
+    api = Api(w)
+    for _ in range(3):
+        api.recruit.hire_ra()
+    while len(api.lab.dashboard()["students"]) < 2:  # a search each month it is allowed
+        assert w.month < 12
+        try:
+            api.recruit.post_postdoc()
+        except ActionError:
+            pass  # one search at a time
+        api.time.next_month()
+    return w, api
+
+
+async def test_the_mentoring_form_lists_people_in_the_lab_tables_order_with_each_label_in_view(tmp_path):
+    """QA: the Lab table read S002, PD001, PD002, RA001 and the mentoring form S002, RA001, PD001,
+    PD002. Now the form's fields follow the table's rows; and at 80x24, as tab moves down and
+    back up the form (it scrolls), the focused field's label is always in view."""
+    w, api = lab_with_postdocs_after_ras()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "1", panel="people")
+        table = app.screen.query_one("#people-table", DataTable)
+        rows = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert rows == ["PD001", "PD002", "RA001", "RA002", "RA003"]
+        await press(pilot, "m", to="ActionForm")
+        form = app.screen
+        assert [f.name.partition(":")[2] for f in form.fields] == rows
+        box = form.query_one("#form-box")
+        labels = list(form.query(".form-label"))
+        order = [*range(len(rows)), *reversed(range(len(rows) - 1))]
+        for n, i in enumerate(order):
+            if n:
+                await press(pilot, "tab" if i > order[n - 1] else "shift+tab", focus=f"field-{i}")
+            label = labels[i]
+            assert str(label.render()).startswith(rows[i])
+            shown = box.content_region  # inside the box's border: what of its content is drawn
+            assert shown.contains_region(label.region), (rows[i], label.region, shown)
+            assert shown.contains_region(form.query_one(f"#field-{i}").region)
+
+
+async def test_a_field_focused_at_the_top_edge_of_a_scrolled_form_brings_its_label_into_view(tmp_path):
+    """At 80x24 the mentoring form scrolls. With PD002's hours just at the top of the view (its
+    label above it, out of view: the form scrolled by the wheel or by an earlier field), tab to
+    them showed the hours without the name (Textual scrolls only a field not entirely in view).
+    Now the focused field's label comes into view with it."""
+    w, api = lab_with_postdocs_after_ras()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "1", panel="people")
+        await press(pilot, "m", to="ActionForm")
+        form = app.screen
+        box = form.query_one("#form-box")
+        assert app.focused is form.query_one("#field-0")
+        hours, label = form.query_one("#field-1"), list(form.query(".form-label"))[1]
+        assert str(label.render()).startswith("PD002")
+        box.scroll_to(y=box.scroll_y + hours.region.y - box.content_region.y, animate=False)  # hours at the top
+        await drain(pilot)
+        shown = box.content_region
+        assert shown.contains_region(hours.region) and not shown.contains_region(label.region)
+        await press(pilot, "tab", focus="field-1")
+        assert shown.contains_region(hours.region) and shown.contains_region(label.region)

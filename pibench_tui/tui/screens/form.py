@@ -8,11 +8,12 @@ from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
 from pibench_tui.tui.actions import ActionSpec, Field, plural, validate
@@ -156,7 +157,7 @@ class ActionForm(ModalScreen[dict | None]):
                 "", id="form-summary"
             )  # costs and the lab's record, live, before the fields (visible at 80x24)
             for i, f in enumerate(self.fields):
-                yield Label(f.label, classes="form-label")
+                yield Label(f.label, id=f"label-{i}", classes="form-label")
                 yield self._widget(i, f)
                 if f.hint:
                     yield Static(f.hint_for(self._values), id=f"hint-{i}", classes="form-hint")
@@ -210,6 +211,22 @@ class ActionForm(ModalScreen[dict | None]):
                 if f.name.partition(":")[2] == self.highlighted:
                     return i
         return 0
+
+    @on(events.DescendantFocus)
+    def _label_with_field(self, event: events.DescendantFocus) -> None:
+        """A focused field comes into view with its label (what it is for): Textual scrolls only a
+        widget not entirely in view, so a field at the top edge of a scrolled form showed
+        without its label (QA, mentoring form at 80x24). Runs after Textual's own scroll."""
+        widget = event.widget
+        if self._field_of(widget.id) is not None:
+            self.call_after_refresh(self._show_with_label, widget)
+
+    def _show_with_label(self, widget: Widget) -> None:
+        if self.focused is not widget or widget.id is None:
+            return
+        label = self.query_one(f"#label-{widget.id.removeprefix('field-')}", Label)
+        box = self.query_one("#form-box", VerticalScroll)
+        box.scroll_to_region(label.virtual_region.union(widget.virtual_region), animate=False, immediate=True)
 
     # ------------------------------------------------------------------ values
     def _field_of(self, widget_id: str | None) -> Field | None:

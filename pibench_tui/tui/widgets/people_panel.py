@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
-from pibench_tui.tui.alerts import season_months
+from pibench_tui.tui.alerts import lab_order, season_months
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, fmt_num, new_table, panel_bindings
 from pibench_tui.tui.widgets.text_update import update_text
@@ -96,6 +96,8 @@ class PeoplePanel(Panel):
                     "—",
                 ]
             )
+        rank = {pid: n for n, pid in enumerate(lab_order(dash))}  # the one order of people (forms too)
+        rows.sort(key=lambda row: rank.get(row[0], len(rank)))
         fill_table(self.query_one("#people-table", DataTable), rows)
         gone = [r for r in everyone.values() if r["status"] != "active"]
         att = dash["attention"]
