@@ -753,13 +753,14 @@ def explain_proposal(query: Query, cfg: WorldConfig, proposal_id: str) -> str:
 
 
 def running_awards(query: Query, month: int) -> str:
-    """How the lab's awards running in ``month`` weigh on a proposal sent that month (§9):
-    ``"1 award already running (each running award counts against a proposal)"``, or ``""``
-    with none. Said by :func:`explain_proposal` after a decision and by the proposal form before."""
+    """How the lab's awards running in ``month`` weigh on a proposal sent that month (§9, the
+    overcommit term: each award of any agency active that month lowers the proposal's
+    quality): ``"1 award already running (overcommit: each running award lowers a new
+    proposal's quality, so its chance of funding)"``, or ``""`` with none. Said by :func:`explain_proposal` after a decision and by the proposal form before."""
     running = query(f"select id from awards where start_month <= {int(month)} and end_month >= {int(month)}")
     if not running:
         return ""
-    return f"{_plural(len(running), 'award')} already running (each running award counts against a proposal)"
+    return f"{_plural(len(running), 'award')} already running (overcommit: each running award lowers a new proposal's quality, so its chance of funding)"
 
 
 def agency_topics(query: Query, agency: str, before: int | None = None) -> str:

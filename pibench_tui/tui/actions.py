@@ -444,8 +444,8 @@ def _submit_done(r: dict) -> str:
 
 
 def _propose_summary(g: Game, values: dict) -> str:
-    """The fee, the hours against hours left, the awards running now (each counts against a
-    proposal: world.explain.running_awards) and the lab's record with that agency and topic;
+    """The fee, the hours against hours left, the awards running now (each lowers a new
+    proposal's quality, §9 overcommit: world.explain.running_awards) and the lab's record with that agency and topic;
     first, when the world would refuse a proposal to the chosen call this month
     (:func:`~pibench_tui.tui.alerts.call_refusal`), why, and when it would be decided after the
     horizon, that (:func:`world.explain.proposal_horizon_note`)."""

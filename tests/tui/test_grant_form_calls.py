@@ -107,7 +107,7 @@ async def test_g_opens_the_form_on_the_call_the_warning_names(tmp_path):
         assert app.screen.values["call"] == "FEL-m09"
 
 
-async def test_the_form_says_running_awards_count_against_a_proposal(tmp_path):
+async def test_the_form_says_how_running_awards_weigh_on_a_proposal(tmp_path):
     """Seed 1001's baseline career has award A001 running in month 37: the proposal form's
     summary says, before sending, what a rejection's explanation says after
     (world.explain.running_awards)."""
@@ -119,7 +119,8 @@ async def test_the_form_says_running_awards_count_against_a_proposal(tmp_path):
         await press(pilot, "5", panel="grants")
         await press(pilot, "g", to="ActionForm")
         summary = str(app.screen.query_one("#form-summary").render())
-        assert "1 award already running (each running award counts against a proposal)" in " ".join(summary.split())
+        said = "1 award already running (overcommit: each running award lowers a new proposal's quality, so its chance"
+        assert said in " ".join(summary.split())  # QA: "counts against a proposal" did not say how it weighs
         assert explain.running_awards(app.game.query, 37) in " ".join(summary.split())
 
 
