@@ -14,12 +14,14 @@ from textual.widgets._toast import Toast
 from pibench_tui.tui.alerts import Alert, alerts, runway_alerts
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.header import calendar_label
+from pibench_tui.tui.widgets.panel import hidden_columns
 from world import explain
 from world import grants as world_grants
 from world.api import Api
 from world.engine import World
 
 from .conftest import build, close_month, drain, new_world, press, screen_ready, wait_for
+from .test_at_80x24 import shown_lines
 from .test_late_career_warnings import _warnings
 from .test_published_after_the_horizon import _late_world
 
@@ -54,7 +56,12 @@ async def test_calls_the_lab_may_not_apply_to_are_marked_with_the_worlds_reason(
         assert "calls AMP (can't apply)" in calendar, calendar
         await press(pilot, "5", panel="grants")
         rows = {r[0]: r for r in _cells(app.query_one("#calls-table", DataTable))}
-        assert rows["AMP-m05"][-1] == rows["TIF-rolling"][-1] == "no: below", rows
+        assert rows["AMP-m05"][-1] == rows["TIF-rolling"][-1] == "no, see below", rows
+        table = app.query_one("#calls-table", DataTable)  # QA: "no: below" read as a cut word at 80 columns
+        assert hidden_columns(table) == []
+        for cid in ("AMP-m05", "TIF-rolling"):
+            line = next(ln for ln in shown_lines(table) if ln.lstrip().startswith(cid))
+            assert line.rstrip().endswith(" no, see below"), line
         note = str(app.query_one("#calls-refused", Static).render())
         for cid in ("AMP-m05", "TIF-rolling"):
             assert f"You may not apply to {cid}: {world_grants.call_refusal(w, cid)}." in note, note

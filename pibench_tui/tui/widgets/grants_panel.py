@@ -77,9 +77,7 @@ class GrantsPanel(Panel):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Open calls", classes="section")
-            yield new_table(
-                "calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decision after", "May apply"
-            )
+            yield new_table("calls-table", "Call", "Agency", "Award", "Months", "Apply by", "Decided in", "May apply")
             yield Static("", id="calls-refused", classes="panel-note")
             yield Static("", id="grants-note", classes="panel-note")
             yield Label("Call schedule (open now and upcoming)", classes="section")
@@ -108,7 +106,7 @@ class GrantsPanel(Panel):
                     c["duration_months"],
                     c["last_month_to_apply"],
                     f"{c['decision_delay_months']} mo",
-                    "yes" if refused[c["id"]] is None else Text("no: below", style="yellow"),
+                    "yes" if refused[c["id"]] is None else Text("no, see below", style="yellow"),
                 ]
                 for c in calls
             ],
