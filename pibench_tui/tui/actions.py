@@ -184,12 +184,16 @@ def hours_within_left(g: Game, usual: float, lo: float = 0.0) -> tuple[float, st
     polish, a revision): ``usual`` lowered to the hours left when fewer are left, and the note
     saying so (``""`` when not lowered). When fewer than ``lo`` (the rule's minimum) are left the
     number is the hours left all the same and the field moves it up to ``lo`` (:meth:`Field.bounded`):
-    no note, the form's summary or the API's refusal says why it cannot be sent.
+    no note, the form's summary or the API's refusal says why it cannot be sent. With no hours
+    left at all it is ``usual``, no note: a form never starts on 0 h (a revision of 0 h is
+    accepted and uses up the month's revision for nothing); the refusal says none are left.
 
     Returns:
         ``(hours, note)``, e.g. ``(22.5, "the usual 25 h lowered to the 22.5 h left")``.
     """
     left = _hours_left(g)
+    if left <= 0:
+        return usual, ""
     note = f"the usual {usual:g} h lowered to the {left:g} h left" if lo <= left < usual else ""
     return min(usual, left), note
 

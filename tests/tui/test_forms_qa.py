@@ -200,3 +200,19 @@ async def test_a_field_focused_at_the_top_edge_of_a_scrolled_form_brings_its_lab
         assert shown.contains_region(hours.region) and not shown.contains_region(label.region)
         await press(pilot, "tab", focus="field-1")
         assert shown.contains_region(hours.region) and shown.contains_region(label.region)
+
+
+async def test_with_no_hours_left_revise_starts_at_its_usual_hours_and_is_refused(tmp_path):
+    """With 0 h left the revise form started at 0 h, which the API accepts: sending it used up
+    the month's revision for nothing. It starts at the usual 8 h, and sending is refused saying
+    no hours are left; the draft keeps its revision for a later month."""
+    w, api = world_with_a_rejected_draft(0)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "v", to="ActionForm")
+        assert app.screen.query_one("#field-1", Input).value == "8"
+        await press(pilot, "ctrl+o", until=lambda: app.screen.query_one("#form-problems").display, what="the refusal")
+        assert type(app.screen).__name__ == "ActionForm"  # kept open (its focus let go: keys edit nothing)
+        assert "only 0.00 h are left" in " ".join(str(app.screen.query_one("#form-problems").render()).split())
+        assert api.papers.drafts()[0]["revisions"] == 0
