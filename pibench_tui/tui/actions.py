@@ -131,6 +131,8 @@ class ActionSpec:
         confirm: for an irreversible action, the question naming its target in full that
             the form asks (yes/no) before making the call; ``""`` for these values: sent
             without asking (a submission asks only when it can never be decided).
+        target: what the form acts on, for the line above OK (``None``: the form names each
+            choice field's chosen option, :meth:`~pibench_tui.tui.screens.form.ActionForm.target`).
     """
 
     id: str
@@ -145,6 +147,7 @@ class ActionSpec:
     summary: Callable[[Game, dict], str] | None = None
     description: str | Callable[[Game], str] = ""
     confirm: Callable[[Game, dict], str] | None = None
+    target: Callable[[Game, dict], str] | None = None
 
     def describe(self, game: Game | None) -> str:
         """The description, with this scenario's costs formatted from its rules (``""``: none)."""

@@ -11,7 +11,8 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Spacing
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
@@ -161,12 +162,14 @@ class ActionForm(ModalScreen[dict | None]):
                 yield self._widget(i, f)
                 if f.hint:
                     yield Static(f.hint_for(self._values), id=f"hint-{i}", classes="form-hint")
-            yield Static("", id="form-problems")
             if not self.fields:
                 yield Static("Press [b]enter[/] to confirm, [b]escape[/] to cancel.", classes="form-hint")
-            with Horizontal(id="form-buttons"):
-                yield Button("OK (ctrl+o)", variant="primary", id="form-ok")
-                yield Button("Cancel (esc)", id="form-cancel")
+            with Vertical(id="form-foot"):  # docked: stays in view whatever field has focus
+                yield Static("", id="form-problems")
+                yield Static("", id="form-target")
+                with Horizontal(id="form-buttons"):
+                    yield Button("OK (ctrl+o)", variant="primary", id="form-ok")
+                    yield Button("Cancel (esc)", id="form-cancel")
 
     def _widget(self, i: int, f: Field) -> Any:
         wid = f"field-{i}"
@@ -226,7 +229,10 @@ class ActionForm(ModalScreen[dict | None]):
             return
         label = self.query_one(f"#label-{widget.id.removeprefix('field-')}", Label)
         box = self.query_one("#form-box", VerticalScroll)
-        box.scroll_to_region(label.virtual_region.union(widget.virtual_region), animate=False, immediate=True)
+        under = Spacing(0, 0, self.query_one("#form-foot").outer_size.height, 0)  # the docked foot covers it
+        box.scroll_to_region(
+            label.virtual_region.union(widget.virtual_region), spacing=under, animate=False, immediate=True
+        )
 
     # ------------------------------------------------------------------ values
     def _field_of(self, widget_id: str | None) -> Field | None:
@@ -272,7 +278,29 @@ class ActionForm(ModalScreen[dict | None]):
             self._values[f.name] = list(event.selection_list.selected)
             self._update_summary()
 
+    def target(self) -> str:
+        """What sending acts on, as the line above OK names it (issue 27 §4: a form must not hide
+        its target once its first field scrolls away): ``spec.target`` when the action gives
+        one, else each choice field's chosen option (its label up to the first " · " or ":")
+        and each required list's ticked values, joined by " · "; ``""`` for a form with neither
+        (a plain confirmation, the mentoring hours)."""
+        if self.spec.target is not None:
+            return self.spec.target(self.game, self._values)
+        parts = []
+        for f in self.fields:
+            name, value = f.label.split(" (")[0], self._values[f.name]
+            if f.kind == "choice":
+                label = next((str(lab) for lab, v in self._options(f) if v == value and value is not None), "")
+                parts.append(label.split(" · ")[0].split(":")[0] if label else f"{name}: none chosen")
+            elif f.kind == "multi" and f.required:
+                parts.append(f"{name} {', '.join(map(str, value or [])) or 'none ticked'}")
+        return " · ".join(parts)
+
     def _update_summary(self) -> None:
+        line = self.target()
+        box = self.query_one("#form-target", Static)
+        box.update(Text.assemble(("Acts on: ", "bold"), line) if line else "")
+        box.display = bool(line)
         if self.spec.summary is not None:
             try:
                 text = self.spec.summary(self.game, self._values)
@@ -281,6 +309,13 @@ class ActionForm(ModalScreen[dict | None]):
             box = self.query_one("#form-summary", Static)
             box.update(text)
             box.display = bool(text)
+        self.call_after_refresh(self._focused_in_view)
+
+    def _focused_in_view(self) -> None:
+        """Keep the focused field in view once the summary and the target line above OK have
+        changed height (a longer summary pushed the field under the docked foot)."""
+        if self.focused is not None and self._field_of(self.focused.id) is not None:
+            self._show_with_label(self.focused)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -410,6 +445,15 @@ class ActionForm(ModalScreen[dict | None]):
         the next or previous widget, as everywhere."""
         if self.focused is None and self._refused_field is not None and self.fields:
             self.query_one(f"#field-{self._refused_field}").focus()
+            return
+        # the fields in order, then OK and Cancel: the docked foot with the buttons would
+        # otherwise come first in Textual's focus chain
+        n = len(self.fields)
+        rank = {f"field-{i}": i for i in range(n)} | {"form-ok": n, "form-cancel": n + 1}
+        chain = sorted((w for w in self.focus_chain if w.id in rank), key=lambda w: rank[str(w.id)])
+        if chain and (self.focused is None or self.focused in chain):
+            here = chain.index(self.focused) if self.focused in chain else (-1 if step > 0 else 0)
+            chain[(here + step) % len(chain)].focus()
         elif step > 0:
             self.focus_next()
         else:

@@ -1,0 +1,48 @@
+"""Issue 27 §4 (QA at 80x24): a form names its target next to OK, whatever field has focus. In
+the Grants panel g opened the proposal form on AMP while the player thought BSF highlighted;
+once tab reached Hours the Call field had scrolled off the top and the proposal went to AMP."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Button
+
+from world.api import Api
+
+from .conftest import build, new_world, press, screen_text, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+def _near_ok(app) -> str:
+    """The screen's lines from three above the OK button's row to its row."""
+    ok = app.screen.query_one("#form-ok", Button).region
+    lines = screen_text(app).splitlines()
+    assert ok.height and 0 <= ok.y < len(lines), "the OK button is on screen"
+    return "\n".join(lines[max(0, ok.y - 3) : ok.y + ok.height])
+
+
+async def test_the_proposal_form_names_its_call_by_ok_with_focus_on_the_last_field(tmp_path):
+    """80x24, month 5 (AMP-m05 and BSF-m05 open): g opens the proposal form; with the focus
+    moved down to the last field the call chosen is named right above OK (the Call field itself
+    has scrolled away), and it follows a change of call."""
+    w = new_world(seed=1001)
+    api = Api(w)
+    while w.month < 5:
+        api.time.next_month()
+    calls = [c["id"] for c in api.grants.calls()]
+    assert len(calls) >= 2
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        form = app.screen
+        first = form.values["call"]
+        last = f"field-{len(form.fields) - 1}"
+        while form.focused is None or form.focused.id != last:
+            await press(pilot, "tab")
+        await wait_for(pilot, lambda: first in _near_ok(app), "the call named by OK")
+        assert "apply by month" not in screen_text(app), "the Call field (its option's text) scrolled away"
+        other = next(c for c in calls if c != first)
+        form.query_one("#field-0").value = other
+        await wait_for(pilot, lambda: other in _near_ok(app) and first not in _near_ok(app), "the new call")
