@@ -841,6 +841,7 @@ ACTIONS: list[ActionSpec] = [
         lambda r: r.get("note", "offer sent"),
         summary=_offer_summary,
         confirm=lambda g, v: f"Send a PhD offer to {_who(g, v['applicant'])}? An offer cannot be taken back.",
+        target=lambda g, v: _who(g, v["applicant"]) if v.get("applicant") else "Applicant: none chosen",
     ),
     # ---------------------------------------------------------------- projects
     ActionSpec(

@@ -46,3 +46,17 @@ async def test_the_proposal_form_names_its_call_by_ok_with_focus_on_the_last_fie
         other = next(c for c in calls if c != first)
         form.query_one("#field-0").value = other
         await wait_for(pilot, lambda: other in _near_ok(app) and first not in _near_ok(app), "the new call")
+
+
+async def test_the_offer_form_names_the_applicant_without_their_scores(tmp_path):
+    """The offer's target is the applicant by id, name and pool (the words of its "Are you
+    sure?" question), not the option's whole label with the transcript, letter and interview
+    scores (the generic line cut a label only at " · " or ":")."""
+    w = new_world()
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "2", panel="applicants")
+        await press(pilot, "o", to="ActionForm")
+        first = Api(w).recruit.applicants()[0]
+        line = " ".join(str(app.screen.query_one("#form-target").render()).split())
+        assert line == f"Acts on: {first['id']} {first['name']} (pool {first['pool']})", line
