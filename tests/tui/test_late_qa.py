@@ -27,6 +27,10 @@ from .test_published_after_the_horizon import _late_world, _open_submit_form, _s
     ],
 )
 async def test_the_submit_form_defaults_to_a_venue_that_publishes_in_time(tmp_path, month, default, calendar):
+    """QA: late in a career the submit form defaulted to a venue whose acceptance is published
+    after the last month (CLAR in month 54, NAIC in 57) and the header called its deadline
+    "due". The default is now the first open venue that publishes in time (CLAR still in month
+    48), the late venue is still offered, and the header says "too late" instead of "due"."""
     w = _late_world(month)
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -41,6 +45,8 @@ async def test_the_submit_form_defaults_to_a_venue_that_publishes_in_time(tmp_pa
 
 
 def test_the_calendar_marks_a_late_deadline():
+    """The calendar names a deadline whose acceptance would publish after the horizon "too late"
+    (short at 80 columns, with the reason when wide); without late venues it says "due"."""
     dash = {"label": "Y5M9", "notes": [], "venue_deadlines_this_month": ["NAIC"], "open_grant_calls": []}
     assert calendar_label(dash, set(), short=True, late={"NAIC"}) == "Y5M9 · NAIC too late"
     assert calendar_label(dash, set(), late={"NAIC"}) == "Y5M9 · NAIC deadline (too late: publishes after the horizon)"
