@@ -234,7 +234,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     draft that counts, stopping still saves the bill."""
     query, cfg, m = game.query, game.world.cfg, dash["month"]
     fix = "k" if m > last_useful_draft_month(cfg) else "a"  # late, only stopping a project still saves money
-    log = game.world.s.action_log  # the PI's public action log: which projects once had an author
+    log = game.action_log  # which projects once had an author
     rows = {p["id"]: p for p in explain.orphaned_project_rows(query, log)}
     said = dict(zip(rows, explain.orphaned_projects(query, cfg, log, m), strict=True))  # the same rows, in order
     gone = query(f"select id, name from students where left_month = {int(m) - 1} order by id")
@@ -389,10 +389,9 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
     """The open calls (``dash["open_grant_calls"]`` rows) closing at this month's end that the
     lab has no proposal in and may still propose to (:func:`call_refusal`); rolling agencies'
     calls never close. A call the lab cannot apply to is no loss it could avoid: not listed;
-    nor one whose decision (now + the agency's delay, §9) would come after the last month (it
+    nor one whose decision (:func:`world.grants.proposal_decision_month`, §9) would come after the last month (it
     could neither fund the lab nor lift its standing within the career)."""
     m, last = dash["month"], dash["months_total"]
-    agencies = game.rules["agencies"]
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     rolling = game.rolling_agencies  # their call never closes (it ends with the career)
     return [
@@ -401,7 +400,7 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
         if c["last_month_to_apply"] == m
         and c["agency"] not in rolling
         and c["id"] not in pending_calls
-        and m + int(agencies[c["agency"]]["decision_delay_months"]) <= last
+        and world_grants.proposal_decision_month(game.world.cfg, c["agency"], m) <= last
         and call_refusal(game, c["id"]) is None
     ]
 

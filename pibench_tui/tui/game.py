@@ -88,7 +88,7 @@ class Game:
         from the world's action log (:func:`world.field.hallway_talk`), so the trips of the
         months before a load, or made from the console, are there too; nothing is saved."""
         with self.lock:
-            w, n = self.world, len(self.world.s.action_log)
+            w, n = self.world, len(self.action_log)
             if self._intel is None or self._intel[:2] != (w, n):
                 self._intel = (w, n, hallway_talk(w))
             return list(self._intel[2])
@@ -136,7 +136,7 @@ class Game:
 
     @property
     def _world_unsaved(self) -> bool:
-        return self.saved_version != self.world.version and (self.world.month > 1 or bool(self.world.s.action_log))
+        return self.saved_version != self.world.version and (self.world.month > 1 or bool(self.action_log))
 
     @property
     def tutorial_shown(self) -> bool:
@@ -193,6 +193,12 @@ class Game:
         ns, method = name.split(".", 1)
         with self.lock:
             return self.api.call(ns, method, list(args), kwargs)
+
+    @property
+    def action_log(self) -> list:
+        """The PI's public action log (the world's, ``[month, "ns.method", args, ...]`` rows, oldest
+        first): the explanations of departures read which projects a leaver was on from it."""
+        return self.world.s.action_log
 
     def query(self, sql: str) -> list[dict]:
         """Read-only SQL over the observable database (§14)."""
@@ -257,7 +263,7 @@ class Game:
     def _replay_reports(self) -> list[dict]:
         """Every closed month's report, from a replay of the action log (see :meth:`earlier_reports`)."""
         w = self.world
-        log = list(w.s.action_log)
+        log = list(self.action_log)
         twin = World(w.cfg, w.seed)
         api = Api(twin)
         reports: list[dict] = []

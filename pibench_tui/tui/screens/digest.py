@@ -276,12 +276,12 @@ def _departure_rows(r: dict, game: Any) -> list[str]:
     for q in r.get("quits", []):
         rows.append(f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]")
         if game is not None:
-            rows.append(_why(explain.explain_quit(game.query, game.world.cfg, q.get("id"), game.world.s.action_log)))
+            rows.append(_why(explain.explain_quit(game.query, game.world.cfg, q.get("id"), game.action_log)))
     rows += [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
     rows += [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])]
     gone = [x.get("id") for k in ("quits", "graduations", "contracts_ended") for x in r.get(k, [])]
     if game is not None and gone:  # what the departures leave behind (issue 27 §2)
-        left = explain.orphaned_projects(game.query, game.world.cfg, game.world.s.action_log, game.world.month)
+        left = explain.orphaned_projects(game.query, game.world.cfg, game.action_log, game.world.month)
         left += [t for pid in gone for t in explain.orphaned_drafts(game.query, pid)]
         rows += [f"[yellow]left behind: {escape(t)}[/]" for t in dict.fromkeys(left)]
     return rows
