@@ -11,9 +11,8 @@ scratch only the first time (and if a kept row's number of cells changed).
 A DataTable draws every cell again whenever any cell changes or the table gains or loses the
 focus (its caches are all cleared then), each cell through Rich's console (padding, wrapping,
 measuring): ~0.3 ms a cell, most of a month close's repaint of the Lab and of a tab switch.
-:meth:`RowsTable._render_cell` draws a one-line cell of text in one style (plain, or a colour
-like the ledger's amounts) as the segments that path gives (:func:`plain_cell`), and hands any
-other cell to DataTable.
+:meth:`RowsTable._render_cell` draws a one-line cell of plain text as the segments that path
+gives (:func:`plain_cell`), and hands any other cell to DataTable.
 
 A tab switch hides one panel's table (it loses the focus) and shows another's (it gets the
 focus). DataTable then forgets every line it drew twice: at the restyle for ``:focus`` and at
@@ -58,12 +57,10 @@ def _cell(x: object) -> Text:
 def plain_cell(cell: object, width: int, padding: int, style: Style, post_style: Style) -> SegmentLines | None:
     """The one line of a table cell ``width`` cells wide, as DataTable renders it through Rich
     (``Styled(Padding(cell, (0, padding)), style, post_style)``, no wrap): ``padding`` spaces,
-    the text, spaces to fill, ``padding`` spaces, each segment in ``style + post_style`` (the
-    text in ``style + its own style + post_style``). ``None`` (let Rich render it) unless
-    ``cell`` is a :class:`~rich.text.Text` in one style (no spans), neither justified nor with
-    an overflow of its own, without tabs or line breaks, that fits in the width less the
-    padding."""
-    if type(cell) is not Text or cell.spans or cell.justify or cell.overflow or padding != 1:
+    the text, spaces to fill, ``padding`` spaces, each segment in ``style + post_style``.
+    ``None`` (let Rich render it) unless ``cell`` is a :class:`~rich.text.Text` without style or
+    spans, tabs or line breaks, that fits in the width less the padding."""
+    if type(cell) is not Text or cell.spans or cell.style or padding != 1:
         return None
     text = cell.plain
     room = width - 2
@@ -72,12 +69,10 @@ def plain_cell(cell: object, width: int, padding: int, style: Style, post_style:
     used = cell_len(text)
     if used > room:
         return None
-    own = Style.parse(cell.style) if isinstance(cell.style, str) else cell.style
-    inner = style + own if own else style  # the text's (the padding and the spaces after it: the cell's)
     if post_style:
-        style, inner = style + post_style, inner + post_style
+        style = style + post_style
     pad = Segment(" ", style)
-    line = [pad, Segment(text, inner)]
+    line = [pad, Segment(text, style)]
     if used < room:
         line.append(Segment(" " * (room - used), style))
     line.append(pad)
@@ -246,7 +241,7 @@ class RowsTable(DataTable):
         cursor: bool = False,
         hover: bool = False,
     ) -> SegmentLines:
-        """A cell's lines, as DataTable's own (same cache, same key), text in one style without Rich
+        """A cell's lines, as DataTable's own (same cache, same key), plain text without Rich
         (module docstring); DataTable renders any other cell."""
         if column_index == -1:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
