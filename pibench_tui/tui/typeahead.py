@@ -14,6 +14,13 @@ types right after ``i`` toggle the form's rows, as they would a moment later. A 
 for a screen and handled while that screen still shows is left alone, so nothing changes for
 keys typed at the speed of a hand.
 
+A screen may name keys whose binding moves the focus (``FOCUS_KEYS``: a form's tab and
+shift+tab). Such a key is routed, like every key, to the widget focused when it arrives, and
+comes back up to the app to run its binding; the keys typed after it in the same burst were
+routed to the same widget meanwhile (``tab end backspace 4`` in a form edited the field the
+player was leaving). Keys that arrive while such a key is on its way are kept and typed again
+once its binding has moved the focus, so they reach the field it moved to.
+
 A key typed again keeps the time it was first typed (``Key.time``, the driver's monotonic clock
 as the key arrived): a screen that must not act on a key typed before it showed (the month-end
 confirmation) compares that time with the time it was shown.
@@ -31,6 +38,13 @@ from textual.screen import Screen
 TYPED_ON = "_typed_on"
 """Attribute set on a key as the app receives it: ``(sequence number, the screen shown then)``."""
 
+FOCUS_KEYS = "FOCUS_KEYS"
+"""Attribute of a screen (class): the keys whose binding there moves the focus (module doc)."""
+
+FOCUS_KEY_WAIT_S = 0.5
+"""Seconds after which keys kept behind a focus key are typed again even if it never came
+back up to the app (a widget that handled it itself): a safety net, not a delay a player meets."""
+
 
 class TypeAhead(App[int]):
     """An app whose keys typed ahead of a screen are typed again once it is ready (module doc).
@@ -44,11 +58,13 @@ class TypeAhead(App[int]):
         self._held_keys: list[tuple[int, str, str | None, float]] = []
         self._typed_count = itertools.count()
         self._flush_on: Screen[Any] | None = None  # the screen whose queue will type the kept keys
+        self._moving_focus: int | None = None  # the number of a focus key on its way (FOCUS_KEYS)
 
     async def on_event(self, event: events.Event) -> None:
         """Mark each key as it arrives with the screen shown then; keep a key that comes back
         up to the app after another screen took over (or that arrives while the shown screen
-        is not mounted) and type it again once that screen is ready."""
+        is not mounted) and type it again once that screen is ready; keep the keys that arrive
+        while a key that moves the focus is on its way, and type them again once it has."""
         if isinstance(event, events.Key):
             screen = self.screen
             if not event.is_forwarded:
@@ -57,13 +73,33 @@ class TypeAhead(App[int]):
                 if not screen.is_mounted:
                     self._hold(number, event, screen)
                     return
+                if self._moving_focus is not None:
+                    self._held_keys.append((number, event.key, event.character, event.time))
+                    return
+                if event.key in getattr(screen, FOCUS_KEYS, ()):
+                    self._moving_focus = number
+                    self.set_timer(FOCUS_KEY_WAIT_S, lambda: self._focus_moved(number, screen))
             else:
                 typed: tuple[int, Screen[Any]] | None = getattr(event, TYPED_ON, None)
                 if typed is not None and typed[1] is not screen:
                     event.stop()
                     self._hold(typed[0], event, screen)
+                    self._focus_moved(typed[0], screen)
+                    return
+                if typed is not None and typed[0] == self._moving_focus:
+                    await super().on_event(event)  # its binding asks for the focus (on the app's queue)
+                    self._focus_moved(typed[0], screen)
                     return
         await super().on_event(event)
+
+    def _focus_moved(self, number: int, screen: Screen[Any]) -> None:
+        """The focus key typed ``number``-th has been handled (or given up on): type the keys
+        kept behind it again, after the focus its binding asked for."""
+        if self._moving_focus != number:
+            return
+        self._moving_focus = None
+        if self._held_keys and self._flush_on is None:
+            self.call_later(self._type_held_keys, screen)
 
     def _hold(self, number: int, event: events.Key, screen: Screen[Any]) -> None:
         """Keep ``event`` (typed ``number``-th) until ``screen`` has handled what it has queued:

@@ -216,3 +216,27 @@ async def test_with_no_hours_left_revise_starts_at_its_usual_hours_and_is_refuse
         assert type(app.screen).__name__ == "ActionForm"  # kept open (its focus let go: keys edit nothing)
         assert "only 0.00 h are left" in " ".join(str(app.screen.query_one("#form-problems").render()).split())
         assert api.papers.drafts()[0]["revisions"] == 0
+
+
+async def test_keys_typed_after_tab_in_a_burst_edit_the_field_tab_moves_to(tmp_path):
+    """Review of issue 27: ``tab end backspace backspace backspace 4`` typed at once in the polish
+    form, from its draft list, went to the draft list (every key was routed to the field focused
+    when it arrived, before tab had moved the focus) and the hours stayed as they were. Now the
+    keys after tab wait for it: the hours become 4; ``shift+tab tab backspace 3`` in one burst
+    comes back to them and makes them 3, and ctrl+o polishes 3 h."""
+    w, api = world_with_a_rejected_draft(6.5)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "4", panel="papers")
+        await press(pilot, "p", to="ActionForm")
+        form = app.screen
+        hours = form.query_one("#field-1", Input)
+        assert app.focused is form.query_one("#field-0") and hours.value != "4"
+        burst(app, "tab", "end", "backspace", "backspace", "backspace", "4")
+        await drain(pilot)
+        assert hours.value == "4" and app.focused is hours
+        burst(app, "shift+tab", "tab", "backspace", "3")
+        await drain(pilot)
+        assert hours.value == "3" and app.focused is hours
+        await press(pilot, "ctrl+o", to="LabScreen")
+        assert api.lab.attention()["left"] == 3.5

@@ -105,6 +105,9 @@ class ActionForm(ModalScreen[dict | None]):
         Binding("tab", "focus_field(1)", "Next field", show=False),
         Binding("shift+tab", "focus_field(-1)", "Previous field", show=False),
     ]
+    FOCUS_KEYS = ("tab", "shift+tab")
+    """Keys whose binding moves the focus: keys typed right after one reach the field it moves
+    to (:class:`~pibench_tui.tui.typeahead.TypeAhead`)."""
 
     def __init__(
         self,
