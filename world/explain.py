@@ -254,17 +254,6 @@ _EVERY_MONTH = 10**9
 """A month bound past any career's last month (every news row so far)."""
 
 
-def scoops_told(query: Query, projects: set[str]) -> dict[str, int]:
-    """``{project id: scoops the news has told of so far}`` for ``projects`` (ids without a
-    told scoop are left out). §6: a scoop counts at its tick (``projects.scooped_times``) but
-    its news comes a month later; the PI knows of it from the news month, so a count shown to
-    the PI counts the news, not the table."""
-    told: dict[str, int] = {}
-    for _, pj in _scoop_news(query, projects, 0, _EVERY_MONTH):
-        told[pj] = told.get(pj, 0) + 1
-    return told
-
-
 def _scoops_of(query: Query, projects: set[str], since: int, month: int) -> list[str]:
     """The scoops of ``projects`` the news told of after month ``since`` up to ``month`` (§6:
     a scoop weighs on every member's morale; its news comes a month later)."""
@@ -960,7 +949,7 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
         return f"no project {project_id}"
     p = rows[0]
     told = [n for n, _ in _scoop_news(query, {str(p["id"])}, 0, _EVERY_MONTH)]  # every scoop news of it
-    times = len(told)  # the scoops the PI knows of (scooped_times also counts one whose news is not out)
+    times = len(told)  # the scoops the PI knows of (as scooped_times counts them)
     if p["status"] == "active":
         state = f"it goes on at {float(p['progress_pct'] or 0):.0f}%"
     elif p["status"] == "completed" and told and told[-1] - 1 == p["ended_month"]:
@@ -1222,8 +1211,7 @@ def explain(
             raise ActionError("bad_argument", f"{ident} did not dead-end")
         return explain_dead_end(query, cfg, ident)
     if kind == "scoop":
-        _known(query, "projects", ident, "project")
-        if not scoops_told(query, {ident}):
+        if not _known(query, "projects", ident, "project")["scooped_times"]:
             raise ActionError("bad_argument", f"{ident} was not scooped (no scoop news names it)")
         return explain_scoop(query, cfg, ident)
     if kind == "offer":

@@ -215,7 +215,9 @@ class Observer:
             dirty,
             views.applicant_row,
         )
-        self._upsert(cur, "projects", s.projects, lambda p: p.status == "active", dirty, views.project_row)
+        self._upsert(
+            cur, "projects", s.projects, lambda p: p.status == "active", dirty, lambda p: views.project_row(w, p)
+        )
         self._upsert(cur, "drafts", s.drafts, lambda d: d.status != "accepted", dirty, views.draft_row)
         self._upsert(
             cur, "submissions", s.submissions, lambda x: x.status == "under_review", dirty, views.submission_row

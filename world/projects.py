@@ -247,6 +247,7 @@ def _scoop_news_due(w: World, m: int) -> None:
         s.pending_scoop_news = [row for row in s.pending_scoop_news if row[0] != m]
         for _, pid, topic in due:
             w.add_news("scoop", topic, f"A competing group published work overlapping project {pid} ({topic}).")
+            w.dirty.add(("projects", pid))  # its scooped_times counts this scoop from now (it may have ended)
             w.note_fact("scoops", {"project_id": pid, "topic": topic})
 
 

@@ -155,8 +155,13 @@ def applicant_row(a: Applicant) -> dict[str, Any]:
     }
 
 
-def project_row(pj: Project) -> dict[str, Any]:
-    """A project (``projects.list()``, table ``projects``); ``draft_id`` is the draft it produced, if any."""
+def project_row(w: World, pj: Project) -> dict[str, Any]:
+    """A project (``projects.list()``, table ``projects``); ``draft_id`` is the draft it produced, if any.
+
+    ``scooped_times`` counts the scoops the news has told of: a scoop at the tick of m is news
+    at the tick of m + 1, and the PI first learns of it acting in month m + 2 (§6), from the
+    news and from this count alike (the world's count, a month ahead, is hidden until then)."""
+    untold = sum(1 for _, project_id, _ in w.s.pending_scoop_news if project_id == pj.id)
     return {
         "id": pj.id,
         "topic": pj.topic,
@@ -168,7 +173,7 @@ def project_row(pj: Project) -> dict[str, Any]:
         "monthly_compute": pj.compute,
         "members": list(pj.members),
         "draft_id": pj.draft_id,
-        "scooped_times": pj.scoops,
+        "scooped_times": pj.scoops - untold,
     }
 
 

@@ -820,11 +820,13 @@ def test_a_quit_after_months_without_notes_advises_mentoring_and_an_older_blow_i
 
 
 def test_a_scoop_is_counted_and_explained_from_its_news_month():
-    """§6: a scoop counts in ``projects.scooped_times`` at its tick, its news comes a month later.
-    What the PI is told counts the news (the explanation said "3 times so far" with two told): acting in month 4 (scooped at the tick of month 3, news
-    dated 4 not yet read) nothing is told and ``lab.explain`` has no scoop to explain; in month
-    10 three scoops are counted but two told (news of months 4 and 9), and the explanation says
-    "2 times so far"."""
+    """§6: a scoop's news comes a month after it, and the PI first learns of it acting in the
+    month after the news. ``projects.scooped_times`` (API and SQL) counted it at its tick, a
+    month early (an agent could read the scoop before the news), and the explanation said "3
+    times so far" with two told. Acting in month 4 (scooped at the tick of month 3, news dated 4
+    not yet out) the count is 0 and ``lab.explain`` has no scoop to explain; in month 10 the
+    world holds three scoops, two told (news of months 4 and 9): the count is 2 and the
+    explanation says "2 times so far"."""
     from tests.world.mechanics_helpers import add_person, make_world
     from world.errors import ActionError
 
@@ -833,16 +835,41 @@ def test_a_scoop_is_counted_and_explained_from_its_news_month():
     pid = api.projects.start("theory", 1, [add_person(w).id, add_person(w).id], 0)["project_id"]
     for _ in range(3):
         api.time.next_month()
-    assert api.projects.list()[0]["scooped_times"] == 1
-    assert ex.scoops_told(api.query, {pid}) == {}
+    assert w.s.projects[pid].scoops == 1  # the world's count, not yet told
+    assert api.projects.list()[0]["scooped_times"] == 0
+    assert api.query("select scooped_times from projects") == [{"scooped_times": 0}]
     with pytest.raises(ActionError, match=f"{pid} was not scooped"):
         api.lab.explain("scoop", pid)
     for _ in range(6):
         api.time.next_month()
-    assert w.month == 10 and api.projects.list()[0]["scooped_times"] == 3
-    assert ex.scoops_told(api.query, {pid, "PJ999"}) == {pid: 2}
+    assert w.month == 10 and w.s.projects[pid].scoops == 3
+    assert api.projects.list()[0]["scooped_times"] == 2
+    assert api.query("select scooped_times from projects") == [{"scooped_times": 2}]
     text = api.lab.explain("scoop", pid)
     assert ", 2 times so far" in text and "3 times" not in text
+
+
+def test_a_scoop_told_after_its_project_ended_is_counted_in_the_api_and_the_sql_mirror():
+    """§6: the news of a scoop in a project's last month comes after the project has ended
+    (the SQL mirror refreshes only live projects, and ones marked changed). Once every scoop's
+    news is out, ``projects.list()`` and ``select scooped_times from projects`` both count
+    every scoop the world holds, as many as the news rows that name the project."""
+    from tests.world.mechanics_helpers import add_person, make_world
+
+    w = make_world(seed=2, scoop_rate=1.0)  # PJ001 is scooped in its last month (the tick of 12)
+    api = Api(w)
+    pid = api.projects.start("theory", 1, [add_person(w).id, add_person(w).id], 0)["project_id"]
+    while w.s.projects[pid].status == "active":
+        api.time.next_month()
+    assert w.s.pending_scoop_news  # the last scoop's news is still to come
+    told = w.s.projects[pid].scoops - 1
+    assert api.query("select scooped_times, status from projects") == [{"scooped_times": told, "status": "completed"}]
+    api.time.next_month()
+    scoops = w.s.projects[pid].scoops
+    news = api.query(f"select count(*) as n from news where kind = 'scoop' and text like '%{pid} %'")[0]["n"]
+    assert scoops >= 2 and not w.s.pending_scoop_news and news == scoops
+    assert api.projects.list()[0]["scooped_times"] == scoops
+    assert api.query("select scooped_times from projects") == [{"scooped_times": scoops}]
 
 
 def test_a_rejection_read_later_says_what_holds_now_not_advice_already_acted_on():

@@ -8,16 +8,15 @@ from textual.widgets import DataTable, Static
 
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, new_table, panel_bindings
-from world import explain
 
 
 class ProjectsPanel(Panel):
     """Projects: topic, tier, status, progress, draft, scoops, members, compute, months.
 
     The columns that judge a project (status, progress, its draft, times scooped) come first,
-    so they show whole at 80 columns; the rest are reached by scrolling sideways. Scooped counts
-    the scoops the news has told of (:func:`world.explain.scoops_told`: a scoop is known from its
-    news month, §6)."""
+    so they show whole at 80 columns; the rest are reached by scrolling sideways. Scooped is the
+    API's ``scooped_times``: the scoops the news has told of (a scoop is known from its news
+    month, §6)."""
 
     TAB = "projects"
     BINDINGS = panel_bindings("projects")
@@ -42,8 +41,6 @@ class ProjectsPanel(Panel):
     def show(self, game: Game) -> None:
         rows = game.call("projects.list")
         rows.sort(key=lambda p: (p["status"] != "active", -p["started_month"]))
-        scooped = {p["id"] for p in rows if p.get("scooped_times")}  # a told scoop was counted at its tick
-        told = explain.scoops_told(game.query, scooped) if scooped else {}
         fill_table(
             self.query_one("#projects-table", DataTable),
             [
@@ -54,7 +51,7 @@ class ProjectsPanel(Panel):
                     p["status"],
                     f"{p['progress_pct']:g}%",
                     p["draft_id"] or "—",
-                    told.get(p["id"], 0),
+                    p["scooped_times"],
                     ", ".join(p["members"]) or "nobody",
                     f"{p['monthly_compute']:,.0f}",
                     p["started_month"],

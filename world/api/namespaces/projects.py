@@ -25,7 +25,7 @@ class Projects(Namespace):
     @api_call(mutating=False)
     def list(self) -> list[Any]:
         """All projects ever: id, topic, tier, status, started_month, ended_month, progress_pct, monthly_compute, members, draft_id, scooped_times."""
-        return [views.project_row(pj) for pj in self._w.s.projects.values()]
+        return [views.project_row(self._w, pj) for pj in self._w.s.projects.values()]
 
     @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
