@@ -30,6 +30,14 @@ def world_with_a_rejected_draft(left: float):
     return w, api
 
 
+async def papers_hours_form(pilot, key: str) -> Input:
+    """Open the Papers panel's form on ``key`` (``v`` revise, ``p`` polish: a draft list, then
+    the hours) and return its hours field."""
+    await press(pilot, "4", panel="papers")
+    await press(pilot, key, to="ActionForm")
+    return pilot.app.screen.query_one("#field-1", Input)
+
+
 async def test_after_a_refused_revision_tab_leads_to_the_hours_and_typing_edits_them(tmp_path):
     """QA (month 31, 80x24): v on a rejected draft, ctrl+o refused ('revising D001 needs 9 h but
     only 6.5 h are left'); then tab, backspace, 6 left the hours at 9 (tab focused the form's
@@ -38,10 +46,8 @@ async def test_after_a_refused_revision_tab_leads_to_the_hours_and_typing_edits_
     w, api = world_with_a_rejected_draft(6.5)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "v", to="ActionForm")
+        hours = await papers_hours_form(pilot, "v")
         form = app.screen
-        hours = form.query_one("#field-1", Input)
         hours.value = "9"  # more than the 6.5 h left
         problems = form.query_one("#form-problems")
         await press(pilot, "ctrl+o", until=lambda: problems.display, what="the refusal")
@@ -104,9 +110,7 @@ async def test_revise_and_polish_start_at_the_hours_left_and_say_so(tmp_path):
     w, api = world_with_a_rejected_draft(6.5)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "v", to="ActionForm")
-        assert app.screen.query_one("#field-1", Input).value == "6.5"
+        assert (await papers_hours_form(pilot, "v")).value == "6.5"
         assert "the usual 8 h lowered to the 6.5 h left" in str(app.screen.query_one("#hint-1").render())
         await press(pilot, "ctrl+o", to="LabScreen")
         assert api.papers.drafts()[0]["revisions"] == 1 and api.lab.attention()["left"] == 0
@@ -116,9 +120,7 @@ async def test_revise_and_polish_start_at_the_hours_left_and_say_so(tmp_path):
     api.grants.propose(call, "reasoning", api.lab.attention()["left"] - 7.5, [])
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "p", to="ActionForm")
-        assert app.screen.query_one("#field-1", Input).value == "7.5"
+        assert (await papers_hours_form(pilot, "p")).value == "7.5"
         assert "the usual 12 h lowered to the 7.5 h left" in str(app.screen.query_one("#hint-1").render())
         await press(pilot, "ctrl+o", to="LabScreen")
         assert api.papers.drafts()[0]["polish_hours"] == 7.5
@@ -129,9 +131,7 @@ async def test_polish_and_revise_keep_their_usual_hours_when_enough_are_left(tmp
     w, api = _world_with_draft()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "p", to="ActionForm")
-        assert app.screen.query_one("#field-1", Input).value == "12"
+        assert (await papers_hours_form(pilot, "p")).value == "12"
         assert "lowered" not in str(app.screen.query_one("#hint-1").render())
 
 
@@ -209,9 +209,7 @@ async def test_with_no_hours_left_revise_starts_at_its_usual_hours_and_is_refuse
     w, api = world_with_a_rejected_draft(0)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "v", to="ActionForm")
-        assert app.screen.query_one("#field-1", Input).value == "8"
+        assert (await papers_hours_form(pilot, "v")).value == "8"
         await press(pilot, "ctrl+o", until=lambda: app.screen.query_one("#form-problems").display, what="the refusal")
         assert type(app.screen).__name__ == "ActionForm"  # kept open (its focus let go: keys edit nothing)
         assert "only 0.00 h are left" in " ".join(str(app.screen.query_one("#form-problems").render()).split())
@@ -227,10 +225,8 @@ async def test_keys_typed_after_tab_in_a_burst_edit_the_field_tab_moves_to(tmp_p
     w, api = world_with_a_rejected_draft(6.5)
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "4", panel="papers")
-        await press(pilot, "p", to="ActionForm")
+        hours = await papers_hours_form(pilot, "p")
         form = app.screen
-        hours = form.query_one("#field-1", Input)
         assert app.focused is form.query_one("#field-0") and hours.value != "4"
         burst(app, "tab", "end", "backspace", "backspace", "backspace", "4")
         await drain(pilot)
