@@ -82,3 +82,19 @@ async def test_the_month_end_confirmation_leaves_out_what_can_no_longer_count(tm
         assert "On no project" not in text, text
         assert "E043 review request: unanswered; its answer-by month 61 is after the career's last month" in text
         assert "answer by month 61" not in text and "h of attention unused" in text, text
+
+
+@pytest.mark.asyncio
+async def test_closing_the_last_month_says_it_ends_the_career(tmp_path):
+    """QA: month 60's question read only "End month 60 (Y5M12)?". The last month (the config's
+    ``months``) says closing it ends the career, whole at 80x24; month 59's does not."""
+    for month in (59, 60):
+        w = _late_world(month)
+        app = build(w, tmp_path=tmp_path / str(month), show_digest=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await press(pilot, "n", to="ConfirmNextMonth")
+            title = _shown(app, "#confirm-title")
+            ends = "closing it ends the career" in title
+            assert ends == (month == w.cfg.months), title
+            assert title.startswith(f"End month {month} ("), title
+            await press(pilot, "escape", to="LabScreen")

@@ -103,7 +103,10 @@ class ConfirmNextMonth(GuardedDialog[bool]):
         return out
 
     def _title(self) -> str:
-        return f"End month {self.dash['month']} ({self.dash['label']})?"
+        """The question; closing the career's last month (``months_total``, the config's) says it ends the career."""
+        d = self.dash
+        last = " It is the last: closing it ends the career." if d["month"] >= d["months_total"] else ""
+        return f"End month {d['month']} ({d['label']})?{last}"
 
     def _warnings_text(self) -> str:
         lines = self.warnings()
