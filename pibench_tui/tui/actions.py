@@ -130,7 +130,8 @@ class ActionSpec:
         summary: live line under the form (e.g. hours left while setting mentoring).
         confirm: for an irreversible action, the question naming its target in full that
             the form asks (yes/no) before making the call; ``""`` for these values: sent
-            without asking (a submission asks only when it can never be decided).
+            without asking (a submission or a proposal asks only when it can never be decided,
+            a new project only when it can no longer add to Impact).
         target: what the form acts on, for the line above OK (``None``: the form names each
             choice field's chosen option, :meth:`~pibench_tui.tui.screens.form.ActionForm.target`).
     """
@@ -476,6 +477,37 @@ def _propose_summary(g: Game, values: dict) -> str:
     return out
 
 
+def _propose_question(g: Game, values: dict) -> str:
+    """The question asked before a proposal that can never be decided (its decision month is
+    after the horizon: :func:`world.explain.proposal_horizon_note`); ``""`` (sent without
+    asking) when it is decided within the career, or when the world would refuse it anyway
+    (:func:`~pibench_tui.tui.alerts.call_refusal`: nothing is spent, the refusal says why)."""
+    call = {c["id"]: c for c in g.call("grants.calls")}.get(values.get("call"))
+    if call is None or call_refusal(g, call["id"]):
+        return ""
+    cfg = g.world.cfg
+    late = explain.proposal_horizon_note(cfg, proposal_decision_month(cfg, call["agency"], g.world.month))
+    if not late:
+        return ""
+    return f"Send a proposal to {call['id']} ({_money(rule(g, 'costs.proposal'))} fee)? It would be {late}."
+
+
+def _start_note(g: Game) -> str:
+    """What the horizon does to a project started this month, in the world's words
+    (:func:`world.explain.project_start_note`, the API's ``note`` on ``projects.start``):
+    ``""`` while a project started now can still make a draft decided in the career."""
+    return explain.project_start_note(g.world.cfg, g.world.month)
+
+
+def _start_question(g: Game, values: dict) -> str:
+    """The question asked before starting a project that cannot add to Impact any more
+    (:func:`_start_note`); ``""`` (started without asking) before."""
+    note = _start_note(g)
+    if not note:
+        return ""
+    return f"Start a tier {values['tier']} {values['topic']} project in month {g.world.month}? {note[:1].upper()}{note[1:]}."
+
+
 def _units(g: Game, values: dict) -> float | None:
     """The form's compute units per month, or ``None`` when they are not a number from 0 to the
     scenario's cap per project (a bill is previewed only for units the API would take)."""
@@ -492,6 +524,13 @@ def _units_needed(g: Game) -> str:
 
 
 def _start_summary(g: Game, values: dict) -> str:
+    """The compute bill per month at this month's price, and the team; first, when a project
+    started now cannot add to Impact any more, that (:func:`_start_note`)."""
+    late = _start_note(g)
+    return f"{late} · {_start_bill(g, values)}" if late else _start_bill(g, values)
+
+
+def _start_bill(g: Game, values: dict) -> str:
     """The compute bill per month at this month's price, and the team."""
     units = _units(g, values)
     price = compute_price(g)
@@ -855,6 +894,7 @@ ACTIONS: list[ActionSpec] = [
         lambda g: _need(_people(g), "nobody is in the lab to staff a project"),
         lambda r: f"started {r['project_id']}: {r['est_months_note']}" + (f"; {r['note']}" if r.get("note") else ""),
         summary=_start_summary,
+        confirm=_start_question,
     ),
     ActionSpec(
         "set_compute",
@@ -1025,6 +1065,7 @@ ACTIONS: list[ActionSpec] = [
             + (r["note"] if r.get("note") else f"decision expected in month {r['decision_expected_month']}")
         ),
         summary=_propose_summary,
+        confirm=_propose_question,
     ),
     ActionSpec(
         "conference",

@@ -407,14 +407,21 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
 
 def call_to_propose(game: Any, dash: dict | None = None) -> str | None:
     """The call the proposal form (``g``) starts on: the first one the header's call warning
-    names (:func:`closing_calls`), else the open call the lab may propose to that closes
-    soonest (ties by id), else ``None`` (the form's first call)."""
+    names (:func:`closing_calls`), else, of the open calls the lab may propose to
+    (:func:`call_refusal`), the one that closes soonest (ties by id) among those whose proposal
+    would be decided by the career's last month (:func:`world.grants.proposal_decision_month`,
+    §9, §12), else among them all (late in a career none may be: the form then asks before
+    sending, :func:`world.explain.proposal_horizon_note`), else ``None`` (the form's first call:
+    the lab may propose to none)."""
     dash = dash or game.dashboard()
     warned = closing_calls(game, dash)
     if warned:
         return str(warned[0]["id"])
+    m, last = dash["month"], dash["months_total"]
     may = [c for c in dash["open_grant_calls"] if call_refusal(game, c["id"]) is None]
-    return str(min(may, key=lambda c: (c["last_month_to_apply"], c["id"]))["id"]) if may else None
+    in_time = [c for c in may if world_grants.proposal_decision_month(game.world.cfg, c["agency"], m) <= last]
+    pick = in_time or may
+    return str(min(pick, key=lambda c: (c["last_month_to_apply"], c["id"]))["id"]) if pick else None
 
 
 def call_alerts(game: Any, dash: dict) -> list[Alert]:
