@@ -14,12 +14,14 @@ types right after ``i`` toggle the form's rows, as they would a moment later. A 
 for a screen and handled while that screen still shows is left alone, so nothing changes for
 keys typed at the speed of a hand.
 
-A screen may name keys whose binding moves the focus (``FOCUS_KEYS``: a form's tab and
-shift+tab). Such a key is routed, like every key, to the widget focused when it arrives, and
-comes back up to the app to run its binding; the keys typed after it in the same burst were
-routed to the same widget meanwhile (``tab end backspace 4`` in a form edited the field the
-player was leaving). Keys that arrive while such a key is on its way are kept and typed again
-once its binding has moved the focus, so they reach the field it moved to.
+A screen or a widget may name keys whose binding moves the focus (``FOCUS_KEYS``: a form's
+tab and shift+tab; space, the arrows and enter on a form's closed choice, which open its list;
+enter and escape in the open list, which close it). Such a key is routed, like every key, to
+the widget focused when it arrives, and comes back up to the app to run its binding; the keys
+typed after it in the same burst were routed to the same widget meanwhile (``tab end backspace
+4`` in a form edited the field the player was leaving; ``space home enter`` on a choice sent
+the form instead of picking the first option). Keys that arrive while such a key is on its way
+are kept and typed again once the focus has moved, so they reach the widget it moved to.
 
 A key typed again keeps the time it was first typed (``Key.time``, the driver's monotonic clock
 as the key arrived): a screen that must not act on a key typed before it showed (the month-end
@@ -45,6 +47,11 @@ FOCUS_KEY_WAIT_S = 0.5
 """Seconds after which keys kept behind a focus key are typed again even if it never came
 back up to the app (a widget that handled it itself): a safety net, not a delay a player meets."""
 
+FOCUS_WAIT_TURNS = 20
+"""Turns of the app's queue a focus key that has come back up to the app waits for the focus to
+move (a list closing hands the focus back through a few messages) before the kept keys are
+typed again anyway (a focus key that moved nothing: tab on a form's only field)."""
+
 
 class TypeAhead(App[int]):
     """An app whose keys typed ahead of a screen are typed again once it is ready (module doc).
@@ -58,7 +65,7 @@ class TypeAhead(App[int]):
         self._held_keys: list[tuple[int, str, str | None, float]] = []
         self._typed_count = itertools.count()
         self._flush_on: Screen[Any] | None = None  # the screen whose queue will type the kept keys
-        self._moving_focus: int | None = None  # the number of a focus key on its way (FOCUS_KEYS)
+        self._moving_focus: tuple[int, Any] | None = None  # a focus key on its way: its number, the focus then
 
     async def on_event(self, event: events.Event) -> None:
         """Mark each key as it arrives with the screen shown then; keep a key that comes back
@@ -76,30 +83,36 @@ class TypeAhead(App[int]):
                 if self._moving_focus is not None:
                     self._held_keys.append((number, event.key, event.character, event.time))
                     return
-                if event.key in getattr(screen, FOCUS_KEYS, ()):
-                    self._moving_focus = number
-                    self.set_timer(FOCUS_KEY_WAIT_S, lambda: self._focus_moved(number, screen))
+                focused = screen.focused
+                if event.key in getattr(screen, FOCUS_KEYS, ()) or event.key in getattr(focused, FOCUS_KEYS, ()):
+                    self._moving_focus = (number, focused)
+                    self.set_timer(FOCUS_KEY_WAIT_S, lambda: self._focus_moved(number, screen, 0))
             else:
                 typed: tuple[int, Screen[Any]] | None = getattr(event, TYPED_ON, None)
                 if typed is not None and typed[1] is not screen:
                     event.stop()
                     self._hold(typed[0], event, screen)
-                    self._focus_moved(typed[0], screen)
+                    self._focus_moved(typed[0], screen, 0)
                     return
-                if typed is not None and typed[0] == self._moving_focus:
+                if typed is not None and self._moving_focus is not None and typed[0] == self._moving_focus[0]:
                     await super().on_event(event)  # its binding asks for the focus (on the app's queue)
                     self._focus_moved(typed[0], screen)
                     return
         await super().on_event(event)
 
-    def _focus_moved(self, number: int, screen: Screen[Any]) -> None:
-        """The focus key typed ``number``-th has been handled (or given up on): type the keys
-        kept behind it again, after the focus its binding asked for."""
-        if self._moving_focus != number:
+    def _focus_moved(self, number: int, screen: Screen[Any], turns: int = FOCUS_WAIT_TURNS) -> None:
+        """The focus key typed ``number``-th has come back up to the app and run its binding:
+        once the focus has moved (or after ``turns`` more turns of the app's queue, or another
+        screen shows), type the keys kept behind it again."""
+        moving = self._moving_focus
+        if moving is None or moving[0] != number:
+            return
+        if turns > 0 and self.screen is screen and screen.focused is moving[1]:
+            self.call_later(self._focus_moved, number, screen, turns - 1)
             return
         self._moving_focus = None
         if self._held_keys and self._flush_on is None:
-            self.call_later(self._type_held_keys, screen)
+            self.call_later(self._type_held_keys, self.screen)
 
     def _hold(self, number: int, event: events.Key, screen: Screen[Any]) -> None:
         """Keep ``event`` (typed ``number``-th) until ``screen`` has handled what it has queued:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from textual import events
-from textual.widgets import DataTable, SelectionList
+from textual.widgets import DataTable, Input, SelectionList
 
+from pibench_tui.tui.widgets.choice import Choice
 from world.api import Api
 
 from .conftest import _key_event, build, drain, new_world, press, screen_ready, screen_text, settle, wait_for
@@ -158,3 +159,72 @@ async def test_a_y_typed_with_the_send_in_a_burst_never_answers_an_irreversible_
         assert "typed before this showed was ignored" in screen_text(app)
         await press(pilot, "y", to="LabScreen")
         assert api.lab.dashboard()["staff"][0]["leaving_at_month_end"]
+
+
+async def test_space_then_ctrl_o_in_a_burst_sends_the_ticks_the_space_left():
+    """QA (interview form, three times in three): with APP001 and APP002 ticked and the cursor
+    on APP002, ``space ctrl+o`` typed at once interviewed both: ctrl+o sent before the space's
+    untick (a list's space is a binding, run after the keys queued behind it, and it toggles
+    through a message). Now the list runs its keys as it handles them and the send waits for
+    what they posted: only APP001 is interviewed."""
+    w = new_world(seed=5)
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "2", panel="applicants")
+        await press(pilot, "i", to="ActionForm")
+        await press(pilot, "down", "space")
+        assert app.screen.query_one(SelectionList).selected == ["APP001", "APP002"]
+        burst(app, "space", "ctrl+o")
+        await drain(pilot)
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab again")
+        assert interviewed(w) == ["APP001"]
+
+
+async def test_a_burst_that_opens_a_choice_picks_from_its_list_and_never_sends_the_form():
+    """QA (proposal form, on two seeds): ``tab space home enter tab end backspace backspace 4 5``
+    typed at once sent the proposal, with its topic unchanged and 45 h: space opens the topic's
+    list (the list takes the focus a moment later), so home and enter went to the closed choice,
+    whose enter goes on with the form. Now the keys after a key that opens or closes a list wait
+    for the focus to move: home and enter pick the first topic in the list, the hours become 45,
+    nothing is sent until ctrl+o, which sends those values."""
+    w = new_world(seed=5)
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        form = app.screen
+        topic, hours = form.query_one("#field-1", Choice), form.query_one("#field-2", Input)
+        first = topic._options[0][1]  # the value of the list's first option (no blank: it has a value)
+        assert app.focused is form.query_one("#field-0") and topic.value != first
+        burst(app, "tab", "space", "home", "enter", "tab", "end", "backspace", "backspace", "4", "5")
+        await drain(pilot)
+        assert app.screen is form and Api(w).grants.proposals() == []
+        assert topic.value == first and hours.value == "45" and app.focused is hours
+        await press(pilot, "ctrl+o", to="LabScreen")
+        assert [(p["topic"], p["hours"]) for p in Api(w).grants.proposals()] == [(first, 45)]
+
+
+async def test_a_burst_through_the_start_form_sets_each_field_it_passes():
+    """QA (start-project form, intermittent): ``space home enter`` then ``tab tab tab end``,
+    four backspaces and ``5 0 0 0`` typed at once left the compute empty or sent the form. Now
+    the topic is the first in its list, the compute 5000, the form stays open, three times in a
+    row (shift+tab back to the topic between them)."""
+    from tests.world.mechanics_helpers import add_person
+
+    w = new_world(seed=5)
+    add_person(w)
+    add_person(w)
+    app = build(w)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "s", to="ActionForm")
+        form = app.screen
+        topic, compute = form.query_one("#field-0", Choice), form.query_one("#field-3", Input)
+        first = topic._options[0][1]  # the value of the list's first option (no blank: it has a value)
+        for _ in range(3):
+            burst(app, "space", "home", "enter", "tab", "tab", "tab", "end", *["backspace"] * 4, "5", "0", "0", "0")
+            await drain(pilot)
+            assert app.screen is form and topic.value == first and compute.value == "5000"
+            burst(app, "shift+tab", "shift+tab", "shift+tab", "end", *["backspace"] * 4)
+            await drain(pilot)
+            assert app.focused is topic

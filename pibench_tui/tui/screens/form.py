@@ -358,12 +358,13 @@ class ActionForm(ModalScreen[dict | None]):
         """ctrl+o: send once the keys typed before it have been applied. ctrl+o is a priority key,
         handled as the app receives it, while the keys typed just before it in a burst may still
         wait in the focused field's queue (``1 5 ctrl+o`` sent the hours the field showed before
-        the 1); the send is queued behind them (:meth:`action_send`)."""
+        the 1); the send is queued behind them (:meth:`action_send`), and behind what they
+        posted in turn (a list's space toggles its row through a message to itself)."""
         widget = self.focused
         if widget is None:
             self.action_send()
         else:
-            widget.call_later(self.action_send)
+            widget.call_later(widget.call_later, self.action_send)
 
     def action_send(self) -> None:
         """Validate, make the call, and dismiss when the API accepted it.

@@ -15,17 +15,20 @@ from textual.widgets import OptionList, SelectionList
 from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
+from pibench_tui.tui.widgets.typed_input import KeysInTurn
+
 CHECKED, UNCHECKED = "X", " "
 """What the box holds for a ticked / an unticked option."""
 
 
-class CheckList(SelectionList):
+class CheckList(KeysInTurn, SelectionList):
     """A :class:`SelectionList` whose boxes show the ticked state as a glyph, not only a colour.
 
     Space toggles the highlighted option; enter goes on with the form (it posts
     :class:`Submitted`), as in every other field of a form (``ActionForm``: it sends, or goes to
     a required field still empty). Space toggles the option highlighted when it was
-    pressed, also in a fast burst of keys (``space down space`` ticks two rows).
+    pressed, also in a fast burst of keys (``space down space`` ticks two rows), and its keys
+    act in the order typed, before a ctrl+o typed after them (:class:`KeysInTurn`).
     """
 
     BINDINGS = [Binding("enter", "submit", "Send", id="checklist-send", show=False)]

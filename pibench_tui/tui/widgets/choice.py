@@ -29,6 +29,10 @@ from textual.widgets._select import SelectCurrent, SelectOverlay
 class ChoiceList(SelectOverlay):
     """The opened list of a :class:`Choice`: the arrows stop at either end (no wrap)."""
 
+    FOCUS_KEYS = ("enter", "escape")
+    """Keys that close the list and hand the focus back to the choice: keys typed after one in
+    a burst wait for it (:class:`~pibench_tui.tui.typeahead.TypeAhead`)."""
+
     def action_cursor_up(self) -> None:
         """Move the highlight to the previous enabled option; stay on the first."""
         self._step(-1)
@@ -55,6 +59,9 @@ class Choice(Select[Any]):
     """
 
     BINDINGS = [Binding("enter", "submit", "Send", id="choice-send", show=False)]
+    FOCUS_KEYS = ("enter", "space", "up", "down")
+    """Keys that open the list (its focus) or go on with the form: keys typed after one in a
+    burst wait for it (:class:`~pibench_tui.tui.typeahead.TypeAhead`)."""
 
     class Submitted(Message):
         """Enter was pressed on the closed choice with an option chosen: the form should go on."""
