@@ -368,6 +368,19 @@ def refused_agencies(game: Any, dash: dict) -> frozenset[str]:
     return frozenset({c["agency"] for c in calls} - {c["agency"] for c in calls if call_refusal(game, c["id"]) is None})
 
 
+def late_agencies(game: Any, dash: dict) -> frozenset[str]:
+    """The agencies with open calls (``dash["open_grant_calls"]``) whose proposal written this
+    month would be decided after the career's last month
+    (:func:`world.grants.proposal_decision_month`, §9): it could neither fund the lab nor lift
+    its standing, and the calendar marks them too late rather than open."""
+    cfg, month, last = game.world.cfg, dash["month"], dash["months_total"]
+    return frozenset(
+        c["agency"]
+        for c in dash["open_grant_calls"]
+        if world_grants.proposal_decision_month(cfg, c["agency"], month) > last
+    )
+
+
 def publishes_too_late(game: Any, venue: str, month: int) -> bool:
     """Whether an acceptance of a paper submitted to ``venue`` in ``month`` would be published
     after the career's last month (:func:`world.papers.decision_month`,

@@ -20,7 +20,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from pibench_tui.tui.alerts import alerts, late_venues, refused_agencies
+from pibench_tui.tui.alerts import alerts, late_agencies, late_venues, refused_agencies
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.screens.lab import LabScreen
 from pibench_tui.tui.widgets.footer import KeyLine
@@ -280,6 +280,7 @@ class LabApp(App[int]):
             keys=self.WARNING_KEYS,
             refused=refused_agencies(game, dash),
             late=late_venues(game, dash),
+            late_calls=late_agencies(game, dash),
         )
 
     # ------------------------------------------------------------------ bindings

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Static
 from textual.widgets._toast import Toast
 
-from pibench_tui.tui.alerts import Alert, alerts, runway_alerts
+from pibench_tui.tui.alerts import Alert, alerts, late_agencies, runway_alerts
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.header import calendar_label
 from pibench_tui.tui.widgets.panel import hidden_columns
@@ -157,3 +157,48 @@ async def test_a_project_with_no_member_after_the_last_useful_month_asks_only_to
     for month in (59, 60):
         text = seen[month]
         assert "assign" not in text and "stop it (k) to save the bill" in text and "key k)" in text, text
+
+
+def test_the_calendar_names_calls_decided_after_the_horizon_too_late():
+    """QA (months 56-57): header line 2 said "calls BSF" while a BSF proposal written then is
+    decided after the last month (it can never fund the lab). An agency whose proposal would be
+    decided too late is named apart, as a refused one is: with the lab's other calls, alone, and
+    beside a refused agency."""
+    dash = {
+        "label": "Y5M8",
+        "finished": False,
+        "collapsed": False,
+        "notes": [],
+        "venue_deadlines_this_month": [],
+        "open_grant_calls": [{"agency": "AMP"}, {"agency": "BSF"}, {"agency": "FEL"}],
+    }
+    assert calendar_label(dash, set(), short=True, late_calls={"BSF"}) == "Y5M8 · calls AMP/FEL (BSF: too late)"
+    assert (
+        calendar_label(dash, set(), late_calls={"BSF"})
+        == "Y5M8 · calls: AMP/FEL (BSF: too late, decided after the horizon)"
+    )
+    only = {**dash, "open_grant_calls": [{"agency": "BSF"}]}
+    assert calendar_label(only, set(), short=True, late_calls={"BSF"}) == "Y5M8 · calls BSF (too late)"
+    assert (
+        calendar_label(dash, set(), short=True, refused={"AMP"}, late_calls={"BSF"})
+        == "Y5M8 · calls FEL (AMP: can't apply) (BSF: too late)"
+    )
+    assert calendar_label(dash, set(), short=True, refused={"AMP", "FEL"}, late_calls={"BSF"}) == (
+        "Y5M8 · calls AMP/FEL (can't apply) (BSF: too late)"
+    )
+
+
+@pytest.mark.asyncio
+async def test_in_month_56_the_header_marks_bsf_too_late():
+    """Seed 1001, month 56: BSF-m56 is open but decided in month 61, after the last month 60
+    (``world.grants.proposal_decision_month``); TIF is rolling (never in the calendar). The
+    header's calendar said "calls: BSF"; it names BSF too late."""
+    w = _late_world(56)
+    dash = Api(w).lab.dashboard()
+    assert {c["agency"] for c in dash["open_grant_calls"]} >= {"BSF", "TIF"}
+    app = build(w)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
+        assert late_agencies(app.game, dash) == frozenset({"BSF"})
+        calendar = str(app.query_one("#header").render()).split("\n")[1]
+        assert "calls: BSF (too late, decided after the horizon)" in calendar, calendar

@@ -23,6 +23,7 @@ def calendar_label(
     short: bool = False,
     refused: frozenset[str] | set[str] = frozenset(),
     late: frozenset[str] | set[str] = frozenset(),
+    late_calls: frozenset[str] | set[str] = frozenset(),
 ) -> str:
     """What this month of the year means: recruiting, deadlines, service duty, the open grant
     calls except those of the ``rolling`` agencies (:attr:`Game.rolling_agencies
@@ -32,7 +33,10 @@ def calendar_label(
     ``calls: AMP (BSF: you may not apply)``, ``calls BSF (can't apply)``; the reason is in the Grants panel.
     A deadline in ``late`` (an acceptance would be published after the horizon,
     :func:`pibench_tui.tui.alerts.late_venues`) is not due but ``NAIC too late`` /
-    ``NAIC deadline (too late: publishes after the horizon)``."""
+    ``NAIC deadline (too late: publishes after the horizon)``. An agency in ``late_calls`` (a
+    proposal written now would be decided after the horizon, :func:`pibench_tui.tui.alerts.late_agencies`)
+    is named apart too: ``calls TIF (BSF: too late)``, ``calls: TIF (BSF: too late, decided after
+    the horizon)``, ``calls BSF (too late)``."""
     parts = [dash["label"]]
     if dash.get("finished") or dash.get("collapsed"):  # the header says so; no deadline concerns the lab now
         return dash["label"]
@@ -50,13 +54,29 @@ def calendar_label(
         elif note.startswith("Compute price"):
             parts.append("compute " + note.rsplit(" ", 1)[-1].rstrip(".") + "×")
     calls = sorted({c["agency"] for c in dash["open_grant_calls"] if c["agency"] not in rolling})
-    may = "/".join(a for a in calls if a not in refused)
-    no = "/".join(a for a in calls if a in refused)
+    may = "/".join(a for a in calls if a not in refused and a not in late_calls)
+    apart = [  # (agencies, why) named apart, after those the lab may propose to
+        (group, why)
+        for group, why in (
+            (
+                "/".join(a for a in calls if a in refused and a not in late_calls),
+                "can't apply" if short else "you may not apply",
+            ),
+            (
+                "/".join(a for a in calls if a in late_calls),
+                "too late" if short else "too late, decided after the horizon",
+            ),
+        )
+        if group
+    ]
     if calls:
-        phrase = "can't apply" if short else "you may not apply"
-        text = ("calls " if short else "calls: ") + (may or f"{no} ({phrase})")
-        if may and no:
-            text += f" ({no}: {phrase})"
+        text = "calls " if short else "calls: "
+        if may:
+            text += may
+        else:
+            (group, why), apart = apart[0], apart[1:]
+            text += f"{group} ({why})"
+        text += "".join(f" ({group}: {why})" for group, why in apart)
         parts.append(text)
     return " · ".join(parts)
 
@@ -159,6 +179,8 @@ class HeaderView:
             calendar names them apart, :func:`calendar_label`).
         late: the venues due this month whose acceptance would be published after the horizon
             (the calendar marks them too late, :func:`calendar_label`).
+        late_calls: the agencies with open calls whose proposal written now would be decided
+            after the horizon (the calendar marks them too late, :func:`calendar_label`).
     """
 
     dash: dict
@@ -171,6 +193,7 @@ class HeaderView:
     keys: bool = True
     refused: frozenset[str] = frozenset()
     late: frozenset[str] = frozenset()
+    late_calls: frozenset[str] = frozenset()
 
 
 class LabHeader(Static):
@@ -227,7 +250,9 @@ class LabHeader(Static):
         if v.banner:
             out.append(f" {v.banner} ", style="bold reverse")
             out.append(" ")
-        out.append(calendar_label(dash, v.rolling, short=narrow, refused=v.refused, late=v.late))
+        out.append(
+            calendar_label(dash, v.rolling, short=narrow, refused=v.refused, late=v.late, late_calls=v.late_calls)
+        )
         if dash.get("collapsed"):
             out.append(" · ")
             out.append("COLLAPSED", style="bold red")
