@@ -372,12 +372,13 @@ def late_agencies(game: Any, dash: dict) -> frozenset[str]:
     """The agencies with open calls (``dash["open_grant_calls"]``) whose proposal written this
     month would be decided after the career's last month
     (:func:`world.grants.proposal_decision_month`, §9): it could neither fund the lab nor lift
-    its standing, and the calendar marks them too late rather than open."""
-    cfg, month, last = game.world.cfg, dash["month"], dash["months_total"]
+    its standing (:func:`world.explain.proposal_horizon_note` has words for it), and the
+    calendar marks them too late rather than open; the proposal form does not start on them."""
+    cfg, month = game.world.cfg, dash["month"]
     return frozenset(
         c["agency"]
         for c in dash["open_grant_calls"]
-        if world_grants.proposal_decision_month(cfg, c["agency"], month) > last
+        if explain.proposal_horizon_note(cfg, world_grants.proposal_decision_month(cfg, c["agency"], month))
     )
 
 
@@ -430,10 +431,9 @@ def call_to_propose(game: Any, dash: dict | None = None) -> str | None:
     warned = closing_calls(game, dash)
     if warned:
         return str(warned[0]["id"])
-    m, last = dash["month"], dash["months_total"]
     may = [c for c in dash["open_grant_calls"] if call_refusal(game, c["id"]) is None]
-    in_time = [c for c in may if world_grants.proposal_decision_month(game.world.cfg, c["agency"], m) <= last]
-    pick = in_time or may
+    late = late_agencies(game, dash)
+    pick = [c for c in may if c["agency"] not in late] or may
     return str(min(pick, key=lambda c: (c["last_month_to_apply"], c["id"]))["id"]) if pick else None
 
 
