@@ -31,7 +31,8 @@ class Alert:
         short: a few words for the header.
         text: the sentence for the digest and dialogs (what, when, what to do).
         tab: the panel that addresses it.
-        key: the key of the action (or panel) that addresses it.
+        key: the key of the action (or panel) that addresses it; ``""`` when no key can act
+            on it now (the header and digest then name none).
         severity: ``"error"`` (a loss this month or next) or ``"warning"``.
         digest: what a month's digest shows instead of ``text`` (``""``: ``text``), for a
             warning the digest has already explained in full in an earlier month.
@@ -140,11 +141,25 @@ def alerts(game: Any, dash: dict | None = None) -> list[Alert]:
     return out
 
 
+def cost_cuts(dash: dict) -> list[tuple[str, str, str]]:
+    """The ways to cut costs that can act now, as ``(words, tab, key)``: dismissing staff (X)
+    when the lab has an RA or manager not already leaving (``recruit.dismiss`` refuses the lab
+    without one), lowering compute (c) when an active project is billed compute. Empty: nothing
+    to cut. ``dash``: ``lab.dashboard()``."""
+    out = []
+    if any(s["role"] in ("ra", "manager") and not s.get("leaving_at_month_end") for s in dash["staff"]):
+        out.append(("dismiss staff X", "people", "X"))
+    if any(float(p.get("monthly_compute") or 0) > 0 for p in dash["active_projects"]):
+        out.append(("lower compute c", "projects", "c"))
+    return out
+
+
 def runway_alerts(game: Any, dash: dict) -> list[Alert]:
     """The runway is shorter than the months left: when the budget goes below zero (an error
     under 6 months), and what can still be done: a proposal (g) when an open call takes one
-    from the lab (:func:`call_refusal`), else cutting costs and when the next call opens
-    (:func:`next_call_opening`)."""
+    from the lab (:func:`call_refusal`), else cutting costs (only the cuts that can act now,
+    :func:`cost_cuts`) and when the next call opens (:func:`next_call_opening`); with nothing
+    to cut and no call to propose to, no key."""
     m, total = dash["month"], dash["months_total"]
     left = total - m + 1
     runway = dash["runway_months"]
@@ -155,12 +170,10 @@ def runway_alerts(game: Any, dash: dict) -> list[Alert]:
         f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
         f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
     )
+    cuts = cost_cuts(dash)
+    cut = f"cut costs ({', '.join(words for words, _, _ in cuts)})" if cuts else ""
     if any(call_refusal(game, c["id"]) is None for c in dash["open_grant_calls"]):
-        todo, tab, key = (
-            "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c).",
-            "grants",
-            "g",
-        )
+        todo, tab, key = "Write a proposal (5 Grants, g)" + (f" or {cut}." if cut else "."), "grants", "g"
     else:
         nxt = next_call_opening(game, m)
         todo = (
@@ -169,10 +182,10 @@ def runway_alerts(game: Any, dash: dict) -> list[Alert]:
                 if dash["open_grant_calls"]
                 else "No grant call is open this month"
             )
-            + ": cut costs (dismiss staff X, lower compute c)"
+            + (f": {cut}" if cut else "; the lab has no RA or manager to dismiss and no compute billed")
             + (f"; the next call opens in month {nxt[0]} ({nxt[1]})." if nxt else "; no call opens before the end.")
         )
-        tab, key = "people", "X"
+        tab, key = (cuts[0][1], cuts[0][2]) if cuts else ("grants", "")
     return [Alert("runway", f"runway {runway:.0f} < {left} mo left", head + todo, tab, key, sev)]
 
 

@@ -142,7 +142,12 @@ class LabApp(App[int]):
         self.action_tab(alert.tab)
         where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
         self.notify(
-            alert.text, title=where + title.format(key=alert.key), severity=alert.severity, markup=False, timeout=10
+            alert.text,
+            title=where
+            + (title.format(key=alert.key) if alert.key or "{key}" not in title else "no key acts on it now"),
+            severity=alert.severity,
+            markup=False,
+            timeout=10,
         )
 
     # ------------------------------------------------------------------ layout

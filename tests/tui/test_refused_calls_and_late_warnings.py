@@ -13,6 +13,7 @@ from textual.widgets._toast import Toast
 
 from pibench_tui.tui.alerts import Alert, alerts, late_agencies, runway_alerts
 from pibench_tui.tui.game import Game
+from pibench_tui.tui.screens.digest import _warning_rows
 from pibench_tui.tui.widgets.header import calendar_label
 from pibench_tui.tui.widgets.panel import hidden_columns
 from world import explain
@@ -20,7 +21,7 @@ from world import grants as world_grants
 from world.api import Api
 from world.engine import World
 
-from .conftest import build, close_month, drain, new_world, press, screen_ready, wait_for
+from .conftest import build, close_month, drain, new_world, press, screen_ready, screen_text, wait_for
 from .test_at_80x24 import shown_lines
 from .test_late_career_warnings import _warnings
 from .test_published_after_the_horizon import _late_world
@@ -82,21 +83,57 @@ def test_the_calendar_names_apart_an_agency_the_lab_may_not_apply_to():
 
 def test_the_runway_warning_does_not_urge_a_proposal_no_call_accepts():
     """Month 6 with every open call refusing the lab and a runway shorter than the months left:
-    the warning says no open call takes a proposal, points at cutting costs (X) and names the
-    next call month of the rules (BSF in month 8); with a call the lab may apply to (month 8)
-    it urges a proposal (g)."""
+    the warning says no open call takes a proposal, points at cutting costs (X, once an RA is
+    hired and a project is billed compute) and names the next call month of the rules (BSF in
+    month 8); with a call the lab may apply to (month 8) it urges a proposal (g)."""
     w = _refused_world()
     game = Game(w)
+    api = Api(w)
+    ra = api.recruit.hire_ra()["staff_id"]
+    api.projects.start("reasoning", 1, [ra], 1000)
     dash = {**game.dashboard(), "runway_months": 10.0}
     (alert,) = runway_alerts(game, dash)
     assert "Write a proposal" not in alert.text and alert.key == "X", alert
     assert "No open call takes a proposal from the lab this month" in alert.text
     assert "cut costs (dismiss staff X, lower compute c); the next call opens in month 8 (BSF)." in alert.text
-    api = Api(w)
     while w.month < 8:
         api.time.next_month()
     (alert,) = runway_alerts(game, {**game.dashboard(), "runway_months": 10.0})
-    assert "Write a proposal (5 Grants, g)" in alert.text and alert.key == "g"
+    assert "Write a proposal (5 Grants, g) or cut costs (dismiss staff X, lower compute c)." in alert.text
+    assert alert.key == "g"
+
+
+@pytest.mark.asyncio
+async def test_the_runway_warning_names_dismissing_staff_only_with_staff_to_dismiss(tmp_path):
+    """QA (issue 27): with no RA or lab manager the header said "runway … [X]" and the digest
+    "cut costs (dismiss staff X…)", but X answers "the lab has no RA or lab manager". Month 6,
+    no staff, no compute, no call taking a proposal: the warning names no cut and no key (the
+    header shows no [X]); with a project billed compute and only an RA already leaving it names
+    only lowering compute (c); in month 8 (a call open to the lab) the proposal (g) and that."""
+    w = _refused_world()
+    game = Game(w)
+    assert not game.dashboard()["staff"]
+    (alert,) = runway_alerts(game, {**game.dashboard(), "runway_months": 10.0})
+    assert "dismiss staff" not in alert.text and "cut costs" not in alert.text and alert.key == "", alert
+    assert "the lab has no RA or manager to dismiss and no compute billed" in alert.text
+    assert _warning_rows(game, [alert])[0].endswith("(panel 5)[/]")  # the digest names no key either
+    app = build(w, tmp_path=tmp_path, show_digest=False)
+    app.game.dashboard = lambda d=app.game.dashboard: {**d(), "runway_months": 10.0}  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await drain(pilot)
+        line = next(x for x in str(screen_text(app)).splitlines() if "runway 10 <" in x)
+        assert "runway 10 < 55 mo left" in line and "[X]" not in line, line
+    api = Api(w)
+    ra = api.recruit.hire_ra()["staff_id"]
+    api.projects.start("reasoning", 1, [ra], 1000)
+    api.recruit.dismiss(ra)  # leaving at the month's end: X can no longer act on them
+    (alert,) = runway_alerts(game, {**game.dashboard(), "runway_months": 10.0})
+    assert "cut costs (lower compute c);" in alert.text and "dismiss staff" not in alert.text and alert.key == "c"
+    while w.month < 8:
+        api.time.next_month()
+    (alert,) = runway_alerts(game, {**game.dashboard(), "runway_months": 10.0})
+    assert "Write a proposal (5 Grants, g) or cut costs (lower compute c)." in alert.text, alert.text
+    assert "dismiss staff" not in alert.text and alert.key == "g"
 
 
 def _standing(game: Game) -> Alert:

@@ -143,7 +143,7 @@ def _money_lines(r: dict) -> list[str]:
 def _warning_rows(game: Any, warnings: Sequence[Alert] | None = None) -> list[str]:
     """The warnings for the month now open (``warnings``, else :func:`alerts`), with their panel and key."""
     return [
-        f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.digest or a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}, key {escape(a.key)})[/]"
+        f"[{'b red' if a.severity == 'error' else 'yellow'}]{escape(a.digest or a.text)}[/] [dim](panel {TAB_KEYS.get(a.tab, '')}{', key ' + escape(a.key) if a.key else ''})[/]"
         for a in (alerts(game) if warnings is None else warnings)
     ]
 

@@ -150,7 +150,7 @@ def warnings_line(warnings: list, width: int, keys: bool = True) -> Text:
     for i, w in enumerate(warnings):
         piece = Text(" · " if i else "")
         piece.append(w.short, style=w.style)
-        if keys:
+        if keys and w.key:  # no key: nothing can act on it now
             piece.append(f" [{w.key}]", style="dim")
         rest = len(warnings) - i - 1
         more = len(f" · +{rest} more (!)") if rest else 0
