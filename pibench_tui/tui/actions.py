@@ -225,17 +225,24 @@ def _people(g: Game, roles: tuple[Role, ...] | None = None) -> Options:
 
 def _members(g: Game, on: bool) -> Callable[[dict], Options]:
     """People of the chosen project (``on``) or everyone not on it, as the project choice
-    changes; those not on it start with the idle people (the first is the default)."""
+    changes; those not on it start with the idle people (the first is the default), and the
+    others say which projects they are on (as in the start form)."""
     people = _people(g)
     members = {p["id"]: set(p["members"]) for p in g.call("projects.list") if p["status"] == "active"}
     idle = set(idle_people(g.dashboard()))
+    projects_of: dict[str, list[str]] = {}
+    for project, ids in members.items():
+        for pid in ids:
+            projects_of.setdefault(pid, []).append(project)
 
     def opts(values: dict) -> Options:
         mine = members.get(values.get("project"), set())
         out = [(label, pid) for label, pid in people if (pid in mine) == on]
         if not on:
             out = [(f"{label} · idle", pid) for label, pid in out if pid in idle] + [
-                (label, pid) for label, pid in out if pid not in idle
+                (f"{label} · on {', '.join(projects_of[pid])}" if pid in projects_of else label, pid)
+                for label, pid in out
+                if pid not in idle
             ]
         return out
 

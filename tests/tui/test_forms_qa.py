@@ -236,3 +236,29 @@ async def test_keys_typed_after_tab_in_a_burst_edit_the_field_tab_moves_to(tmp_p
         assert hours.value == "3" and app.focused is hours
         await press(pilot, "ctrl+o", to="LabScreen")
         assert api.lab.attention()["left"] == 3.5
+
+
+async def test_the_assign_form_says_which_projects_the_people_listed_are_on(tmp_path):
+    """QA: the assign form's person list marked the idle people but said nothing of the others,
+    so the player could not tell who was on which project. Assigning to PJ002: the person on
+    PJ001 reads "· on PJ001" (as in the start form), the idle one "· idle" and comes first."""
+    from tests.world.mechanics_helpers import add_person, make_world
+
+    w = make_world(seed=3)
+    api = Api(w)
+    a, b, c, idle = (add_person(w).id for _ in range(4))
+    api.projects.start("theory", 1, [a, b], 0)
+    api.projects.start("reasoning", 1, [c], 0)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "a", to="ActionForm")
+        form = app.screen
+        project = form.query_one("#field-0")
+        if project.value != "PJ002":
+            project.value = "PJ002"
+            await drain(pilot)
+        labels = {value: label for label, value in form.query_one("#field-1")._options}
+        assert labels[idle].endswith("· idle") and labels[a].endswith("· on PJ001")
+        assert c not in labels  # already on PJ002
+        assert next(iter(labels)) == idle
