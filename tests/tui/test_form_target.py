@@ -60,3 +60,28 @@ async def test_the_offer_form_names_the_applicant_without_their_scores(tmp_path)
         first = Api(w).recruit.applicants()[0]
         line = " ".join(str(app.screen.query_one("#form-target").render()).split())
         assert line == f"Acts on: {first['id']} {first['name']} (pool {first['pool']})", line
+
+
+async def test_the_proposal_form_names_the_evidence_ticked_by_ok(tmp_path):
+    """QA: the proposal form's "Acts on" line named the call and topic but not the evidence
+    attached (an optional list, left out). Nothing ticked: the line does not name evidence;
+    one item ticked with space: the line names it after the call and topic."""
+    from pibench_tui.tui.widgets.checklist import CheckList
+
+    from .test_published_after_the_horizon import _late_world
+
+    w = _late_world(50)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "5", panel="grants")
+        await press(pilot, "g", to="ActionForm")
+        form = app.screen
+        evidence = form.query_one(CheckList)
+        assert evidence.option_count and evidence.selected == []
+        assert "vidence" not in form.target()
+        evidence.focus()
+        await press(pilot, "home", "space", until=lambda: bool(evidence.selected), what="a tick")
+        (item,) = evidence.selected
+        name = next(f.label.split(" (")[0] for f in form.fields if f.kind == "multi")  # "Evidence to attach"
+        assert form.target().endswith(f" · {name} {item}"), form.target()
+        assert f"{name} {item}" in screen_text(app)

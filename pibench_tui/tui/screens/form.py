@@ -285,8 +285,9 @@ class ActionForm(ModalScreen[dict | None]):
         """What sending acts on, as the line above OK names it (issue 27 §4: a form must not hide
         its target once its first field scrolls away): ``spec.target`` when the action gives
         one, else each choice field's chosen option (its label up to the first " · " or ":")
-        and each required list's ticked values, joined by " · "; ``""`` for a form with neither
-        (a plain confirmation, the mentoring hours)."""
+        and each list's ticked values (an optional list only when something is ticked: the
+        proposal's evidence), joined by " · "; ``""`` for a form with neither (a plain
+        confirmation, the mentoring hours)."""
         if self.spec.target is not None:
             return self.spec.target(self.game, self._values)
         parts = []
@@ -295,7 +296,7 @@ class ActionForm(ModalScreen[dict | None]):
             if f.kind == "choice":
                 label = next((str(lab) for lab, v in self._options(f) if v == value and value is not None), "")
                 parts.append(label.split(" · ")[0].split(":")[0] if label else f"{name}: none chosen")
-            elif f.kind == "multi" and f.required:
+            elif f.kind == "multi" and (f.required or value):
                 parts.append(f"{name} {', '.join(map(str, value or [])) or 'none ticked'}")
         return " · ".join(parts)
 
