@@ -979,12 +979,17 @@ def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str) -> str:
     )
 
 
-def explain_offer(query: Query, cfg: WorldConfig, pool: str, standing: str) -> str:
-    """A declined offer (§5): acceptance depends on the applicant pool and grows with standing."""
-    return (
-        f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool)}), and every pool "
-        f"accepts more often as the lab's standing ({standing} now) rises; offer to more applicants"
-    )
+def explain_offer(query: Query, cfg: WorldConfig, pool: str, standing: str, when: str = "now") -> str:
+    """A declined offer (§5): acceptance depends on the applicant pool and grows with standing.
+    ``standing`` is the lab's standing ``when`` (``"now"``, or ``"in month 35"`` for a report
+    read later); at the highest standing nothing is left to raise."""
+    record = f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool)}), and every pool "
+    if standing == STANDING_WORDS[-1]:
+        return (
+            record
+            + f"accepts more often as standing rises, {standing} ({when}) being the highest; offer to more applicants"
+        )
+    return record + f"accepts more often as the lab's standing ({standing} {when}) rises; offer to more applicants"
 
 
 def pool_answers(query: Query, pool: str) -> str:
@@ -996,12 +1001,16 @@ def pool_answers(query: Query, pool: str) -> str:
     return f"{ok} of {len(rows)} accepted" if rows else "no answer yet"
 
 
-def explain_search(standing: str, outcome: str) -> str:
+def explain_search(standing: str, outcome: str, when: str = "now") -> str:
     """An unfilled or paused postdoc search (§5): fills grow with standing; a search is paused
-    when the lab is at its researcher cap at the resolution."""
+    when the lab is at its researcher cap at the resolution. ``standing`` is the lab's standing
+    ``when`` (``"now"``, or ``"in month 35"`` for a report read later); at the highest standing
+    nothing is left to raise."""
     if outcome == "paused":
         return "the lab was at its researcher cap when the search resolved: post only with a free place"
-    return f"searches fill more often as the lab's standing ({standing} now) rises: publish, win grants, give talks"
+    if standing == STANDING_WORDS[-1]:
+        return f"a search can end without a hire even at the highest standing ({standing} {when}): post again"
+    return f"searches fill more often as the lab's standing ({standing} {when}) rises: publish, win grants, give talks"
 
 
 def standing_months(query: Query, month: int) -> tuple[str, int] | None:

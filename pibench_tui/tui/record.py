@@ -186,9 +186,24 @@ def proposal_facts(game: Any, proposal_id: str) -> str:
     return f"this proposal: {rows[0]['hours']:g} h of writing, {n} item(s) of evidence attached"
 
 
-def standing_note(game: Any) -> str:
-    """The lab's standing as the dashboard shows it (offers and postdoc searches fill more often as it grows)."""
-    return f"lab standing now {game.dashboard()['lab_standing']}; acceptances grow with standing"
+def standing_at(game: Any, month: int) -> tuple[str, str]:
+    """The lab's standing as the report of ``month`` found it, and how to say when: the
+    dashboard's (``"now"``) for the month just closed (or later), else the standing recorded at
+    that month's end (``lab_monthly``, the dashboard's after its close) with ``"in month N"``:
+    a report read again later speaks of its month, not of today."""
+    dash = game.dashboard()
+    if month < dash["month"] - 1:
+        rows = game.query(f"select reputation_standing as s from lab_monthly where month = {int(month)}")
+        if rows:
+            return str(rows[0]["s"]), f"in month {month}"
+    return str(dash["lab_standing"]), "now"
+
+
+def standing_note(game: Any, month: int) -> str:
+    """The lab's standing when the report of ``month`` came (:func:`standing_at`; offers and
+    postdoc searches fill more often as it grows)."""
+    standing, when = standing_at(game, month)
+    return f"lab standing {when} {standing}; acceptances grow with standing"
 
 
 def _safe(text: str) -> str:

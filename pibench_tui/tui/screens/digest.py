@@ -25,6 +25,7 @@ from pibench_tui.tui.record import (
     pool_record,
     postdoc_record,
     proposal_facts,
+    standing_at,
     standing_note,
     venue_record,
 )
@@ -98,7 +99,7 @@ def digest_lines(
         ("Decisions", _decision_rows(r, game, month)),
         ("Published", _published_rows(r)),
         ("Grants", _grant_rows(r, game, month)),
-        _offer_section(r, game),
+        _offer_section(r, game, month),
     ]
     if game is not None and not r.get("finished"):
         sections.append(("Offers waiting for an answer", _waiting_rows(game, month)))
@@ -210,7 +211,7 @@ def _grant_rows(r: dict, game: Any, month: int) -> list[str]:
     return rows
 
 
-def _offer_section(r: dict, game: Any) -> tuple[str, list[str]]:
+def _offer_section(r: dict, game: Any, month: int) -> tuple[str, list[str]]:
     """Offers answered (with the pool's record and why a decline), the lapsed applications;
     titled "Recruiting season closed" when only lapses are left to say."""
     rows, expired = [], 0
@@ -224,10 +225,10 @@ def _offer_section(r: dict, game: Any) -> tuple[str, list[str]]:
             f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}"
         )
         if game is not None and answer == "declined":  # the why holds the pool's record and the standing
-            standing = game.dashboard()["lab_standing"]
-            rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing)))
+            standing, when = standing_at(game, month)
+            rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing, when)))
         elif game is not None:
-            rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game)}"))
+            rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game, month)}"))
     pool = r.get("applicant_pool")  # time.last_report()'s count (world.report.pi_view); older records list them
     expired += int(pool.get("never_offered") or 0) if isinstance(pool, dict) else 0
     if expired:
@@ -256,9 +257,10 @@ def _search_rows(r: dict, game: Any, month: int) -> list[str]:
         what = search.get(s.get("outcome"), s.get("outcome"))
         rows.append(f"{s.get('posting_id')}: {what}")
         if game is not None:
-            rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game)}"))
+            rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game, month)}"))
             if s.get("outcome") != "filled":
-                rows.append(_why(explain.explain_search(game.dashboard()["lab_standing"], s.get("outcome"))))
+                standing, when = standing_at(game, month)
+                rows.append(_why(explain.explain_search(standing, s.get("outcome"), when)))
     return rows
 
 
