@@ -665,9 +665,22 @@ def orphaned_draft_ids(query: Query, pid: str | None = None) -> list[str]:
 def orphaned_drafts(query: Query, pid: str | None = None) -> list[str]:
     """Drafts (of ``pid`` when given) none of whose authors is still in the lab: they stay the
     lab's and can still be polished, revised and submitted (the rule this project decided,
-    README design notes). Collaboration drafts have no authors and are never listed."""
+    README design notes); each sentence names only what its draft allows (one under review:
+    none of these; one never rejected: no revision, §7). Collaboration drafts have no authors
+    and are never listed."""
+    status = {r["id"]: r["status"] for r in query("select id, status from drafts")}
+    rejected = {r["draft_id"] for r in query("select draft_id from submissions where status = 'reject'")}
+    can = {
+        "under_review": "it is under review and stays the lab's",
+        "available": "you can still polish and submit it",
+    }
     return [
-        f"draft {d} has no author left in the lab: you can still polish, revise and submit it"
+        f"draft {d} has no author left in the lab: "
+        + (
+            "you can still polish, revise and submit it"
+            if status.get(d) == "available" and d in rejected
+            else can.get(str(status.get(d)), "it stays the lab's")
+        )
         for d in orphaned_draft_ids(query, pid)
     ]
 

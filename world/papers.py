@@ -256,6 +256,25 @@ def submit(w: World, d: Draft, venue: str) -> Submission:
     return sub
 
 
+def revise_refusal(w: World, draft_id: str) -> str | None:
+    """Why the PI may not revise the draft ``draft_id`` this month (§7: only an available draft
+    that a venue has rejected, once a month), in the words ``papers.revise`` refuses with, or
+    ``None`` when they may (the hours are checked apart). It reads only what the PI sees (the
+    draft's status, its submissions' decisions, the month of its last revision), so a front end
+    may ask it before offering to revise. A draft's departed authors do not matter (README
+    design notes, issue 27 §2)."""
+    d = w.s.drafts.get(draft_id)
+    if d is None:
+        return f"no draft {draft_id!r}"
+    if d.status != "available":
+        return f"{d.id} is {d.status.replace('_', ' ')}, not available; only available drafts can be revised"
+    if not any(sub.draft_id == d.id and sub.status == "reject" for sub in w.s.submissions.values()):
+        return f"{d.id} has not been rejected yet; only rejected drafts can be revised"
+    if d.revised_month == w.s.month:
+        return f"{d.id} was already revised this month; revise again next month"
+    return None
+
+
 def revise(w: World, d: Draft, hours: float) -> None:
     """Revise a rejected draft (§7): q += gain × min(h, cap)/cap × decay^revisions, at most q_max.
 

@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from world import explain
 from world import grants as world_grants
+from world import papers as world_papers
 from world.papers import decision_month, last_useful_draft_month, publication_month
 
 from .record import after_the_end
@@ -237,6 +238,17 @@ def mood_alerts(game: Any, dash: dict) -> list[Alert]:
     return out
 
 
+def drafts_key(game: Any, dash: dict, ids: list[str]) -> str:
+    """The key for the drafts ``ids`` a departure leaves with no author: revise (v) when one of
+    them can be revised now (:func:`world.papers.revise_refusal`, the check ``papers.revise``
+    makes), else submit (b) when one is available, else ``""`` (all under review: no key acts
+    on them now). ``dash``: ``lab.dashboard()``."""
+    if any(world_papers.revise_refusal(game.world, d) is None for d in ids):
+        return "v"
+    available = {d["id"] for d in dash["available_drafts"]}
+    return "b" if any(d in available for d in ids) else ""
+
+
 def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     """What departures leave behind (issue 27 §2): in the month after people left, one alert
     naming the projects with no member left (still billed, no progress) or with only RAs and
@@ -244,7 +256,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     drafts with no author left (as the digest's "left behind" lines); in other months, one
     alert per such project. Their key is assign (a), after
     :func:`world.papers.last_useful_draft_month` stop (k): a member could no longer make a
-    draft that counts, stopping still saves the bill."""
+    draft that counts, stopping still saves the bill; with drafts alone, :func:`drafts_key`."""
     query, cfg, m = game.query, game.world.cfg, dash["month"]
     fix = "k" if m > last_useful_draft_month(cfg) else "a"  # late, only stopping a project still saves money
     log = game.action_log  # which projects once had an author
@@ -270,7 +282,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
                 + "; ".join([*said.values(), *drafts.values()])
                 + ".",
                 "projects" if rows else "papers",
-                fix if rows else "v",
+                fix if rows else drafts_key(game, dash, list(drafts)),
             )
         ]
     out = []

@@ -452,3 +452,49 @@ def test_a_departure_names_a_project_left_with_only_an_ra_as_no_author_left():
     api.time.next_month()
     k = _kinds(game)
     assert k["orphan"].short == "PJ002 no author, billed $1,500/mo" and k["orphan"].key == "a"
+
+
+def _left_with_drafts(statuses: list[str]):
+    """A quiet hand-made lab whose only student (S001) wrote one draft per entry of ``statuses``
+    (``"under_review"``, ``"rejected"``: available after a rejection, ``"available"``: never
+    submitted) and quit in month 1; returned at the open of month 2 with its Game."""
+    from tests.world.mechanics_helpers import add_person, make_world
+    from world.state import Draft, Submission
+
+    w = make_world()
+    s = w.s
+    p = add_person(w)
+    for n, status in enumerate(statuses):
+        d = Draft(id=s.next_id("D"), project_id=None, topic="reasoning", tier=2, q=0.5, created_month=1, authors=[p.id])
+        d.status = "under_review" if status == "under_review" else "available"
+        s.drafts[d.id] = d
+        if status != "available":
+            sub = Submission(id=s.next_id("SUB"), draft_id=d.id, venue="JMR", submitted_month=1, decision_month=30 + n)
+            sub.status = "under_review" if status == "under_review" else "reject"
+            s.submissions[sub.id] = sub
+    p.status, p.left_month = "quit", 1
+    Api(w).time.next_month()
+    return w, Game(w)
+
+
+def test_a_departure_offers_revise_only_when_a_draft_left_behind_can_be_revised():
+    """QA (issue 27): after a student left, the header read "S002 left: D005 no author, D006 no
+    author, D008 no author [v]" while all three were under review, so revise (v) could not act.
+    With every draft under review the warning names no key and no "revise"; with one rejected
+    and available it offers v (the world's check, ``papers.revise_refusal``) and says revise
+    for that draft only; with one never submitted it offers submit (b), "polish and submit"."""
+    w, game = _left_with_drafts(["under_review"] * 3)
+    left = _kinds(game)["departure"]
+    assert left.short == "S001 left: D001 no author, D002 no author, D003 no author", left
+    assert left.key == "" and "revise" not in left.text, left
+    assert "draft D001 has no author left in the lab: it is under review and stays the lab's" in left.text
+    w, game = _left_with_drafts(["under_review", "rejected"])
+    left = _kinds(game)["departure"]
+    assert left.key == "v", left
+    assert "D001 has no author left in the lab: it is under review" in left.text
+    assert "D002 has no author left in the lab: you can still polish, revise and submit it" in left.text
+    assert Api(w).papers.revise("D002", 5)["revisions"] == 1  # v acts on it
+    assert _kinds(game)["departure"].key == "b"  # revised this month: submit is what acts now
+    w, game = _left_with_drafts(["available"])
+    left = _kinds(game)["departure"]
+    assert left.key == "b" and "D001 has no author left in the lab: you can still polish and submit it" in left.text

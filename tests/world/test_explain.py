@@ -278,13 +278,20 @@ def test_venue_profile_ranks_bar_and_citations_from_the_config(career):
 
 def test_departure_leaves_an_orphaned_project_named_as_still_billed(career):
     """After both students quit, their project is named as still billed with no member, and any
-    draft with no author left says it can still be polished, revised and submitted."""
+    draft with no author left says what it still allows: polished, revised (once rejected) and
+    submitted when available, nothing while under review."""
     w = career[0]
     api = Api(w)
     q = api.query
     left = [t for pid in ("S001", "S002") for t in ex.leftovers(q, w.cfg, pid, w.s.action_log)]
     assert any("has no member left: still billed" in t for t in left)
-    assert all("can still polish, revise and submit" in t for t in ex.orphaned_drafts(q))
+    drafts = {r["id"]: r["status"] for r in q("select id, status from drafts")}
+    rejected = {r["draft_id"] for r in q("select draft_id from submissions where status = 'reject'")}
+    for d, t in zip(ex.orphaned_draft_ids(q), ex.orphaned_drafts(q), strict=True):
+        if drafts[d] == "under_review":
+            assert "it is under review and stays the lab's" in t and "revise" not in t, t
+        else:
+            assert ("can still polish, revise and submit" in t) == (d in rejected), t
 
 
 def test_lab_explain_answers_each_kind_with_the_digests_text(career):

@@ -73,10 +73,8 @@ class Papers(Namespace):
         w = self._w
         d = self._draft(draft_id)
         h = checks.num(hours, "hours", 0.0)
-        if not any(sub.draft_id == d.id and sub.status == "reject" for sub in w.s.submissions.values()):
-            raise ActionError("not_allowed", f"{d.id} has not been rejected yet; only rejected drafts can be revised")
-        if d.revised_month == w.s.month:
-            raise ActionError("not_allowed", f"{d.id} was already revised this month; revise again next month")
+        if refused := papers_mod.revise_refusal(w, d.id):
+            raise ActionError("not_allowed", refused)
         # A draft is the lab's: like polishing and submitting, revising it (the PI's hours, §7) is
         # allowed whoever of its authors has left (README design notes, issue 27 §2).
         self._check_hours(h, f"revising {d.id}")
