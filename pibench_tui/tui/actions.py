@@ -18,6 +18,7 @@ from pibench_tui.tui.alerts import (
     call_to_propose,
     idle_people,
     in_lab_order,
+    proposal_late_note,
     publishes_too_late,
     season_months,
 )
@@ -34,7 +35,6 @@ from pibench_tui.tui.record import (
 from world import explain
 from world.config import TOPICS
 from world.events import ACTIONS as EVENT_ACTIONS
-from world.grants import proposal_decision_month
 from world.kinds import ApplicantStatus, Role
 from world.papers import decision_month, publication_month
 
@@ -477,8 +477,7 @@ def _propose_summary(g: Game, values: dict) -> str:
     if call:
         refused = call_refusal(g, call["id"])  # the world's own check, before ctrl+o is refused
         out = f"{call['id']} would be refused now: {refused} · " + out if refused else out
-        cfg = g.world.cfg
-        if late := explain.proposal_horizon_note(cfg, proposal_decision_month(cfg, call["agency"], g.world.month)):
+        if late := proposal_late_note(g, call["agency"], g.world.month):
             out = f"{late} · {out}"
         out += f" · {agency_record(g, call['agency'], values.get('topic'))}"
     return out
@@ -492,8 +491,7 @@ def _propose_question(g: Game, values: dict) -> str:
     call = {c["id"]: c for c in g.call("grants.calls")}.get(values.get("call"))
     if call is None or call_refusal(g, call["id"]):
         return ""
-    cfg = g.world.cfg
-    late = explain.proposal_horizon_note(cfg, proposal_decision_month(cfg, call["agency"], g.world.month))
+    late = proposal_late_note(g, call["agency"], g.world.month)
     if not late:
         return ""
     return f"Send a proposal to {call['id']} ({_money(rule(g, 'costs.proposal'))} fee)? It would be {late}."

@@ -393,17 +393,22 @@ def refused_agencies(game: Any, dash: dict) -> frozenset[str]:
     return frozenset({c["agency"] for c in calls} - {c["agency"] for c in calls if call_refusal(game, c["id"]) is None})
 
 
+def proposal_late_note(game: Any, agency: str, month: int) -> str:
+    """What the horizon does to a proposal to ``agency`` written in ``month``, in the world's
+    words (:func:`world.explain.proposal_horizon_note` of
+    :func:`world.grants.proposal_decision_month`, §9, §12): ``"never decided: month 61 is after
+    the horizon …"``; ``""`` when it is decided within the career."""
+    cfg = game.world.cfg
+    return explain.proposal_horizon_note(cfg, world_grants.proposal_decision_month(cfg, agency, month))
+
+
 def late_agencies(game: Any, dash: dict) -> frozenset[str]:
     """The agencies with open calls (``dash["open_grant_calls"]``) whose proposal written this
-    month would be decided after the career's last month
-    (:func:`world.grants.proposal_decision_month`, §9): it could neither fund the lab nor lift
-    its standing (:func:`world.explain.proposal_horizon_note` has words for it), and the
-    calendar marks them too late rather than open; the proposal form does not start on them."""
-    cfg, month = game.world.cfg, dash["month"]
+    month would be decided after the career's last month (:func:`proposal_late_note`): it could
+    neither fund the lab nor lift its standing, and the calendar marks them too late rather than
+    open; the proposal form does not start on them."""
     return frozenset(
-        c["agency"]
-        for c in dash["open_grant_calls"]
-        if explain.proposal_horizon_note(cfg, world_grants.proposal_decision_month(cfg, c["agency"], month))
+        c["agency"] for c in dash["open_grant_calls"] if proposal_late_note(game, c["agency"], dash["month"])
     )
 
 
@@ -412,9 +417,10 @@ def publishes_too_late(game: Any, venue: str, month: int) -> bool:
     after the career's last month (:func:`world.papers.decision_month`,
     :func:`world.papers.publication_month`; MECHANICS §7 Accept, §12): such a paper earns no
     citations and no Impact, only an acceptance's reputation (a decision after the horizon is
-    never made). ``venue`` must be one of the scenario's venues."""
+    never made: the world's note says either, :func:`world.explain.submission_horizon_note`).
+    ``venue`` must be one of the scenario's venues."""
     cfg = game.world.cfg
-    return publication_month(cfg, venue, decision_month(cfg, venue, month)) > cfg.months
+    return bool(explain.submission_horizon_note(cfg, venue, decision_month(cfg, venue, month)))
 
 
 def late_venues(game: Any, dash: dict) -> frozenset[str]:
@@ -430,7 +436,7 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
     calls never close. A call the lab cannot apply to is no loss it could avoid: not listed;
     nor one whose decision (:func:`world.grants.proposal_decision_month`, §9) would come after the last month (it
     could neither fund the lab nor lift its standing within the career)."""
-    m, last = dash["month"], dash["months_total"]
+    m = dash["month"]
     pending_calls = {p["call_id"] for p in game.call("grants.proposals") if p["status"] == "pending"}
     rolling = game.rolling_agencies  # their call never closes (it ends with the career)
     return [
@@ -439,7 +445,7 @@ def closing_calls(game: Any, dash: dict) -> list[dict]:
         if c["last_month_to_apply"] == m
         and c["agency"] not in rolling
         and c["id"] not in pending_calls
-        and world_grants.proposal_decision_month(game.world.cfg, c["agency"], m) <= last
+        and not proposal_late_note(game, c["agency"], m)
         and call_refusal(game, c["id"]) is None
     ]
 

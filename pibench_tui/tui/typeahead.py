@@ -81,7 +81,7 @@ class TypeAhead(App[int]):
                     self._hold(number, event, screen)
                     return
                 if self._moving_focus is not None:
-                    self._held_keys.append((number, event.key, event.character, event.time))
+                    self._keep(number, event)  # typed again once the focus has moved (_focus_moved)
                     return
                 focused = screen.focused
                 if event.key in getattr(screen, FOCUS_KEYS, ()) or event.key in getattr(focused, FOCUS_KEYS, ()):
@@ -117,10 +117,14 @@ class TypeAhead(App[int]):
     def _hold(self, number: int, event: events.Key, screen: Screen[Any]) -> None:
         """Keep ``event`` (typed ``number``-th) until ``screen`` has handled what it has queued:
         its mount (which asks for its focus) comes first."""
-        self._held_keys.append((number, event.key, event.character, event.time))
+        self._keep(number, event)
         if self._flush_on is not screen:
             self._flush_on = screen
             screen.call_later(self._type_held_keys, screen)
+
+    def _keep(self, number: int, event: events.Key) -> None:
+        """Keep ``event`` (typed ``number``-th) with the time it was first typed, to type it again."""
+        self._held_keys.append((number, event.key, event.character, event.time))
 
     def _type_held_keys(self, screen: Screen[Any]) -> None:
         """Type the kept keys again, in the order they were first typed, as new keys of the app
