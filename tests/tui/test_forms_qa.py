@@ -30,6 +30,15 @@ def world_with_a_rejected_draft(left: float):
     return w, api
 
 
+async def grant_hours_field(pilot) -> Input:
+    """Open the Grants panel's proposal form and tab to its hours (call, topic, then hours),
+    which then has the focus; return it."""
+    await press(pilot, "5", panel="grants")
+    await press(pilot, "g", to="ActionForm")
+    await press(pilot, "tab", "tab", focus="field-2")
+    return pilot.app.screen.query_one("#field-2", Input)
+
+
 async def papers_hours_form(pilot, key: str) -> Input:
     """Open the Papers panel's form on ``key`` (``v`` revise, ``p`` polish: a draft list, then
     the hours) and return its hours field."""
@@ -70,10 +79,7 @@ async def test_editing_keys_typed_in_a_burst_apply_in_the_order_typed(tmp_path):
     w = new_world()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "5", panel="grants")
-        await press(pilot, "g", to="ActionForm")
-        await press(pilot, "tab", "tab", focus="field-2")
-        hours = app.screen.query_one("#field-2", Input)
+        hours = await grant_hours_field(pilot)
         assert hours.value == "25"
         burst(app, "end", "backspace", "backspace", "backspace", "4", "5")
         await drain(pilot)
@@ -94,9 +100,7 @@ async def test_ctrl_o_typed_in_a_burst_sends_what_the_keys_before_it_typed(tmp_p
     w = new_world()
     app = build(w, tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await press(pilot, "5", panel="grants")
-        await press(pilot, "g", to="ActionForm")
-        await press(pilot, "tab", "tab", focus="field-2")
+        await grant_hours_field(pilot)
         burst(app, "end", "backspace", "backspace", "1", "5", "ctrl+o")
         await drain(pilot)
         await wait_for(pilot, lambda: screen_ready(app, "LabScreen"), "the lab")
