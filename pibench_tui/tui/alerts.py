@@ -155,22 +155,74 @@ def cost_cuts(dash: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+class Arrivals(NamedTuple):
+    """PhD students who accepted an offer and have not arrived yet (MECHANICS §5).
+
+    Attributes:
+        names: their names, in applicant id order.
+        month: the career month they arrive (the season's arrival month).
+        pay: what they add to the burn, USD a month (``lab.rules()["pay"]["phd"]`` each).
+    """
+
+    names: list[str]
+    month: int
+    pay: float
+
+
+def arrivals(game: Any, month: int) -> Arrivals | None:
+    """The accepted PhD offers not arrived yet in career ``month`` (observable: the applicants
+    whose status is ``accepted``), or ``None`` when there are none. The dashboard's runway
+    counts only the pay of the people in the lab (§2), so it does not see them coming."""
+    names = [r["name"] for r in game.query("select name from applicants where status = 'accepted' order by id")]
+    if not names:
+        return None
+    pay = float(game.rules["pay"]["phd"]) * len(names)
+    return Arrivals(names, season_months(game.rules, month).arrival, pay)
+
+
+def runway_after_arrivals(dash: dict, coming: Arrivals) -> float | None:
+    """Months of budget at the burn the lab will have once ``coming`` arrive (the runway's
+    rule, MECHANICS §2, with their pay added to ``est_monthly_burn``); ``None`` when that burn
+    is ≤ 0."""
+    burn = dash["est_monthly_burn"] + coming.pay
+    return dash["budget"] / burn if burn > 0 else None
+
+
 def runway_alerts(game: Any, dash: dict) -> list[Alert]:
-    """The runway is shorter than the months left: when the budget goes below zero (an error
-    under 6 months), and what can still be done: a proposal (g) when an open call takes one
-    from the lab (:func:`call_refusal`), else cutting costs (only the cuts that can act now,
-    :func:`cost_cuts`) and when the next call opens (:func:`next_call_opening`); with nothing
-    to cut and no call to propose to, no key."""
+    """The runway is shorter than the months left, now or once the accepted PhD students
+    arrive (:func:`arrivals`, whose pay the dashboard's runway does not count yet): when the
+    budget goes below zero (an error under 6 months), and what can still be done: a proposal
+    (g) when an open call takes one from the lab (:func:`call_refusal`), else cutting costs
+    (only the cuts that can act now, :func:`cost_cuts`) and when the next call opens
+    (:func:`next_call_opening`); with nothing to cut and no call to propose to, no key."""
     m, total = dash["month"], dash["months_total"]
     left = total - m + 1
     runway = dash["runway_months"]
-    if runway is None or runway >= left:
+    coming = arrivals(game, m)
+    later = runway_after_arrivals(dash, coming) if coming else None
+    short_now = runway is not None and runway < left
+    if not short_now and (later is None or later >= left):
         return []
-    sev: Literal["warning", "error"] = "error" if runway < 6 else "warning"
-    head = (
-        f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
-        f"budget goes below zero around month {m + int(runway)} and the lab collapses. "
-    )
+    if short_now:
+        ends = runway if later is None else min(runway, later)
+        head = (
+            f"Runway {runway:.1f} months is shorter than the {left} months left: without new grants the "
+            f"budget goes below zero around month {m + int(ends)} and the lab collapses. "
+        )
+        if coming and later is not None:
+            head += f"{_arriving(coming)} cuts it to about {later:.1f} months. "
+        short = f"runway {runway:.0f} < {left} mo left"
+    else:
+        assert coming is not None and later is not None
+        ends = later
+        now = f"Runway {runway:.1f} months now" if runway is not None else "The budget does not shrink now"
+        head = (
+            f"{now}, but {_arriving(coming)} cuts it to about {later:.1f} months, shorter than the {left} "
+            f"months left: without new grants the budget goes below zero around month {m + int(later)} "
+            "and the lab collapses. "
+        )
+        short = f"runway {later:.0f} < {left} mo left after arrivals"
+    sev: Literal["warning", "error"] = "error" if ends < 6 else "warning"
     cuts = cost_cuts(dash)
     cut = f"cut costs ({', '.join(words for words, _, _ in cuts)})" if cuts else ""
     if any(call_refusal(game, c["id"]) is None for c in dash["open_grant_calls"]):
@@ -187,7 +239,12 @@ def runway_alerts(game: Any, dash: dict) -> list[Alert]:
             + (f"; the next call opens in month {nxt[0]} ({nxt[1]})." if nxt else "; no call opens before the end.")
         )
         tab, key = (cuts[0][1], cuts[0][2]) if cuts else ("grants", "")
-    return [Alert("runway", f"runway {runway:.0f} < {left} mo left", head + todo, tab, key, sev)]
+    return [Alert("runway", short, head + todo, tab, key, sev)]
+
+
+def _arriving(coming: Arrivals) -> str:
+    """``"the pay of Ana Li, Bo Wu, arriving in month 5 ($6,400 a month),"``."""
+    return f"the pay of {', '.join(coming.names)}, arriving in month {coming.month} (${coming.pay:,.0f} a month),"
 
 
 def next_call_opening(game: Any, month: int) -> tuple[int, str] | None:

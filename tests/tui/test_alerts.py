@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pibench_tui.tui import alerts as alerts_mod
 from pibench_tui.tui.alerts import alerts
 from pibench_tui.tui.game import Game
 from world import explain
@@ -67,6 +68,43 @@ def test_runway_shorter_than_the_months_left_is_an_error():
     assert runway.key == "g" and "collapses" in runway.text
     dash = game.dashboard()
     assert dash["runway_months"] < dash["months_total"]
+
+
+def test_the_runway_warning_counts_the_pay_of_accepted_students_not_arrived_yet():
+    """QA (issue 27): the header said "run 60 mo" in month 4 with accepted PhD students arriving
+    next month; the dashboard's runway counts only the people in the lab (§2). With a runway
+    longer than the months left now but shorter once their pay (``pay.phd`` each) is added, the
+    warning names them, the month they arrive and the runway then; with no arrivals, none; with
+    a runway already short, the warning adds what their pay does to it."""
+    w = new_world()
+    api = Api(w)
+    for a in api.recruit.applicants()[:3]:
+        api.recruit.offer(a["id"])
+    while w.month < 4:
+        api.time.next_month()
+    game = Game(w)
+    coming = alerts_mod.arrivals(game, w.month)
+    accepted = [r["name"] for r in api.query("select name from applicants where status = 'accepted' order by id")]
+    assert coming is not None and coming.names == accepted and coming.month == 5
+    assert coming.pay == len(accepted) * game.rules["pay"]["phd"]
+    burn = 1000
+    dash = game.dashboard()
+    left = dash["months_total"] - dash["month"] + 1
+    dash = {**dash, "budget": (left + 3) * burn, "est_monthly_burn": burn, "runway_months": left + 3.0}
+    later = dash["budget"] / (burn + coming.pay)
+    assert later < left
+    (alert,) = alerts_mod.runway_alerts(game, dash)
+    assert alert.short == f"runway {later:.0f} < {left} mo left after arrivals", alert
+    assert f"Runway {left + 3.0:.1f} months now, but the pay of " in alert.text
+    assert f"arriving in month 5 (${coming.pay:,.0f} a month), cuts it to about {later:.1f} months" in alert.text
+    assert all(name in alert.text for name in accepted)
+    assert f"around month {4 + int(later)}" in alert.text
+    (short,) = alerts_mod.runway_alerts(game, {**dash, "runway_months": 10.0, "budget": 10 * burn})
+    assert short.short == f"runway 10 < {left} mo left" and "cuts it to about" in short.text, short
+    while w.month < 5:
+        api.time.next_month()
+    assert alerts_mod.arrivals(game, w.month) is None  # arrived: the dashboard's burn counts them
+    assert not alerts_mod.runway_alerts(game, dash)
 
 
 def test_deadline_next_month_only_with_a_draft_and_last_month_for_an_event():

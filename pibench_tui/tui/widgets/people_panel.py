@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
-from pibench_tui.tui.alerts import lab_order, season_months
+from pibench_tui.tui.alerts import arrivals, lab_order
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.widgets.panel import Panel, fill_table, fmt_num, new_table, panel_bindings
 from pibench_tui.tui.widgets.text_update import update_text
@@ -108,14 +108,12 @@ class PeoplePanel(Panel):
         )
         if not rows and not (dash.get("finished") or dash.get("collapsed")):
             offer = game.rules["season"]["offer_months"]
-            coming = [
-                r["name"] for r in game.query("select name from applicants where status = 'accepted' order by id")
-            ]
+            coming = arrivals(game, dash["month"])
             if coming:  # offers accepted, not arrived yet (§5): who arrives when, not an invitation to recruit
-                arrive = season_months(game.rules, dash["month"]).arrival
-                who = f"{', '.join(coming)} accepted PhD offer{'s' if len(coming) > 1 else ''}"
+                arrive, many = coming.month, len(coming.names) > 1
+                who = f"{', '.join(coming.names)} accepted PhD offer{'s' if many else ''}"
                 hint = self.empty_hint(
-                    f"Nobody in the lab yet: {who} and arrive{'' if len(coming) > 1 else 's'} in month {arrive}. "
+                    f"Nobody in the lab yet: {who} and arrive{'' if many else 's'} in month {arrive}. "
                     "Meanwhile post a postdoc search (P) or hire an RA (R).",
                     f"Nobody in the lab yet: {who}, arriving in month {arrive}",
                 )
