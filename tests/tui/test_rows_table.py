@@ -251,3 +251,90 @@ async def test_after_a_month_close_the_ledger_and_the_news_show_the_new_month_on
         assert preprints.rebuilds == rebuilds and preprints.cells_updated > updated, "updated in place"
         assert preprints.row_count == topics == len({r["topic"] for r in app.game.call("field.preprints", 1)})
         assert f"–{month + 1} (█ = " in screen_text(app), "the preprint table's title names the new month"
+
+
+def _screen_lines(app) -> list:
+    """Every line of the screen as the compositor draws it now (segments and styles)."""
+    return app.screen._compositor.render_strips()
+
+
+@pytest.mark.asyncio
+async def test_switching_between_panels_restyles_no_table_and_each_shows_in_the_styles_of_its_focus():
+    """Once the Lab and Projects panels have each been shown, switching between them restyles
+    neither table (the table left behind loses the focus while its panel is hidden; the one
+    shown gets the focus back in the styles it kept), and the screen is the one an app that
+    showed Projects once draws. A table that loses the focus where it shows (tab to the next
+    table of the Papers panel) is restyled at once, not when it is next drawn."""
+    w = new_world()
+    play_to(w, 14)
+    once = build(w)
+    async with once.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await drain(pilot)
+        expected = _screen_lines(once)
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        await press(pilot, "1", panel="people")
+        restyled: list[tuple[object, bool]] = []  # (node, while a table was being drawn)
+        drawing: list[RowsTable] = []
+        apply, render_lines = app.stylesheet.apply, RowsTable.render_lines
+
+        def recorded(node, **kwargs):
+            restyled.append((node, bool(drawing)))
+            return apply(node, **kwargs)
+
+        def drawn(table, crop):
+            drawing.append(table)
+            try:
+                return render_lines(table, crop)
+            finally:
+                drawing.pop()
+
+        app.stylesheet.apply = recorded  # type: ignore[method-assign]
+        people = app.query_one("#people-table", RowsTable)
+        projects = app.query_one("#projects-table", RowsTable)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(RowsTable, "render_lines", drawn)
+            for _ in range(2):
+                await press(pilot, "3", panel="projects")
+                await press(pilot, "1", panel="people")
+            await press(pilot, "3", panel="projects")
+            await drain(pilot)
+            assert projects.has_focus and not people.has_focus
+            assert not [node for node, _ in restyled if node in (people, projects)], "no table restyled"
+            assert _screen_lines(app) == expected, "the screen an app that showed Projects once draws"
+            await press(pilot, "4", panel="papers")
+            drafts = app.query_one("#drafts-table", RowsTable)
+            assert drafts.has_focus
+            restyled.clear()
+            await press(pilot, "tab", focus="subs-table")
+            await drain(pilot)
+        assert (drafts, False) in restyled, "a shown table that loses the focus is restyled at once, not when drawn"
+
+
+@pytest.mark.asyncio
+async def test_a_table_that_lost_the_focus_while_hidden_shows_unfocused_when_shown_again():
+    """The Papers panel is left while its second table has the focus: that table loses the focus
+    while its panel is hidden, and is not restyled then. Shown again, the panel focuses its
+    first table; the second one is drawn as unfocused, the screen exactly as in an app where it
+    never had the focus."""
+
+    async def papers_again(tab_first: bool) -> list:
+        w = new_world()
+        play_to(w, 14)
+        app = build(w)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await press(pilot, "4", panel="papers")
+            if tab_first:
+                await press(pilot, "tab", focus="subs-table")
+            await press(pilot, "1", panel="people")
+            await press(pilot, "4", panel="papers")
+            await drain(pilot)
+            subs = app.query_one("#subs-table", RowsTable)
+            assert app.focused is app.query_one("#drafts-table", RowsTable) and not subs.has_focus
+            return _screen_lines(app)
+
+    assert await papers_again(tab_first=True) == await papers_again(tab_first=False)

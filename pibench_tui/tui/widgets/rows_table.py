@@ -23,6 +23,18 @@ parts (cursor, header, stripes...), so a restyle keeps them only if those parts 
 did the last time the table was drawn in that state (:meth:`RowsTable.notify_style_update`),
 and a Resize keeps them only at the size of the last one. A table shown again unchanged is
 then drawn from its caches; changed cells, a new size, a new theme draw afresh as before.
+
+The restyle itself (Textual's stylesheet matched again against the table, its nine parts and
+its scrollbars, which it then repaints) was about a fifth of a tab switch: the table left
+behind was restyled as unfocused while its panel was being hidden, and restyled as focused
+again when its panel was next shown and it took the focus back. A RowsTable whose panel (or
+itself) is hidden (``display`` off) when it loses or gets the focus is not restyled then
+(:meth:`RowsTable.watch_has_focus`): nothing shows it, and when it gets the focus back its
+styles are already those of a focused table. A table shown again in the other state (the
+panel's second table, focused when the panel was left, beside the first one focused now) is
+restyled before its first line is drawn (:meth:`RowsTable.render_lines`; DataTable's
+``:focus`` rules only colour it, so this changes no layout): every table is drawn in the
+styles of its focus, as before.
 """
 
 from __future__ import annotations
@@ -123,6 +135,7 @@ class RowsTable(DataTable):
         self._resized_to: Size | None = None  # the size of the last Resize
         self._looks: dict[object, tuple] = {}  # pseudo-class state -> parts' styles, while cached
         self._restyled = False  # restyled since last drawn
+        self._styled_focus: bool | None = None  # has_focus when the stylesheet last styled it
 
     # A player's moves of the cursor also bring its row into the panel's view (reveal_cursor);
     # the cursor placed by a fill or a focus does not scroll the panel (it opens at its top).
@@ -196,7 +209,16 @@ class RowsTable(DataTable):
         self._get_styles_to_render_cell.cache_clear()
         self._styles_cache.clear()
         self._restyled = True
+        self._styled_focus = self.has_focus
         self.refresh()
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Restyle for the new focus (``:focus`` rules: the tint, the cursor's colours), unless
+        the table is hidden or already styled for it (module docstring): a hidden table is
+        restyled when it is next drawn, if it shows in the other state then."""
+        if has_focus == self._styled_focus or any(not node.display for node in self.ancestors_with_self):
+            return
+        super().watch_has_focus(has_focus)
 
     def _check_looks(self) -> None:
         """After a restyle, keep DataTable's drawn lines only if the parts look as they did when
@@ -212,6 +234,8 @@ class RowsTable(DataTable):
         self._looks[state] = look
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self._styled_focus is not None and self._styled_focus != self.has_focus:
+            self.update_node_styles(animate=False)  # its focus changed while it was hidden
         if self._restyled:
             self._check_looks()
         self._line_style = self.rich_style  # the same for every line of this render
