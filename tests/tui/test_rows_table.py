@@ -338,3 +338,62 @@ async def test_a_table_that_lost_the_focus_while_hidden_shows_unfocused_when_sho
             return _screen_lines(app)
 
     assert await papers_again(tab_first=True) == await papers_again(tab_first=False)
+
+
+@pytest.mark.asyncio
+async def test_a_switch_to_an_unchanged_panel_whose_table_scrolls_paints_the_screen_once():
+    """Switching again to the Ledger panel, whose table scrolls (more rows than it shows), paints
+    the screen once: a layout that finds the table as the last one did (same size, same rows and
+    columns) does not repaint its scrollbars (Textual repainted those of every table that
+    scrolls at each layout, a second paint after the switch)."""
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(2):
+            await press(pilot, "8", panel="ledger")
+            await press(pilot, "1", panel="people")
+        ledger = app.query_one("#ledger-table", RowsTable)
+        screen = app.screen
+        paints: list[int] = []
+        paint = screen._compositor_refresh
+
+        def counted() -> None:
+            paints.append(1)
+            paint()
+
+        screen._compositor_refresh = counted  # type: ignore[method-assign]
+        await press(pilot, "8", panel="ledger")
+        await drain(pilot)
+        assert ledger.show_vertical_scrollbar, "the ledger table scrolls"
+        assert len(paints) == 1
+
+
+class _Fixed(App[None]):
+    CSS = "RowsTable { height: 6; }"
+
+    def compose(self) -> ComposeResult:
+        yield RowsTable("ID", "Name", "Months", id="t")
+
+
+@pytest.mark.asyncio
+async def test_a_table_given_more_rows_than_it_shows_gets_its_scrollbar():
+    """A table of a fixed height given more rows than it shows gets its vertical scrollbar, as
+    long as the rows (its virtual size) and no longer when they fit again: its size is the same
+    at each layout, its rows are not."""
+    app = _Fixed()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(RowsTable)
+        table.show_rows([["S1", "Ann", 3], ["S2", "Bob", 4]])
+        await pilot.pause()
+        await pilot.pause()
+        assert not table.show_vertical_scrollbar and table.size.height == 6
+        table.show_rows([[f"S{i}", "x", i] for i in range(20)])
+        await pilot.pause()
+        await pilot.pause()
+        assert table.size.height == 6 and table.show_vertical_scrollbar
+        assert table.vertical_scrollbar.window_virtual_size == table.virtual_size.height == 21
+        table.show_rows([["S1", "Ann", 3]])
+        await pilot.pause()
+        await pilot.pause()
+        assert not table.show_vertical_scrollbar

@@ -136,6 +136,7 @@ class RowsTable(DataTable):
         self._looks: dict[object, tuple] = {}  # pseudo-class state -> parts' styles, while cached
         self._restyled = False  # restyled since last drawn
         self._styled_focus: bool | None = None  # has_focus when the stylesheet last styled it
+        self._laid_out: tuple | None = None  # size, container size, virtual size at the last layout
 
     # A player's moves of the cursor also bring its row into the panel's view (reveal_cursor);
     # the cursor placed by a fill or a focus does not scroll the panel (it opens at its top).
@@ -195,6 +196,22 @@ class RowsTable(DataTable):
         if event.size == self._resized_to:
             event.prevent_default()
         self._resized_to = event.size
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """ScrollView's, but a layout that finds the table as the last one did (same size,
+        container size and rows x columns) does not refresh its scrollbars.
+
+        Textual compares the virtual size the layout gives (the table's window) with the table's
+        own (its rows x columns), which differ for any table that scrolls: every layout of the
+        screen refreshed such a table's scrollbars, which painted the screen a second time
+        after each tab switch. A scrollbar whose window or position changes still repaints (its
+        own reactives), and a table whose size or rows changed is updated as before (no style
+        of this game changes a table's overflow or scrollbar sizes, which would need it too)."""
+        laid_out = (size, container_size, self.virtual_size)
+        if laid_out == self._laid_out:
+            virtual_size = self.virtual_size
+        self._laid_out = laid_out
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def _parts_look(self) -> tuple:
         """What the cached lines depend on besides their keys: the table's own style and
