@@ -24,6 +24,9 @@ Rules a player relies on:
   dialog (only the palette key); they show again when the dialog closes.
 - Clicking a key presses it (a disabled key rings the bell); hovering a key highlights it and
   shows its binding's tooltip.
+
+A line drawn before (the keys of a panel shown again) is drawn from the lines kept for those
+keys (:class:`~pibench_tui.tui.widgets.kept_lines.KeptLines`).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from rich.text import Text
 from textual import events
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
+
+from pibench_tui.tui.widgets.kept_lines import KeptLines
 
 
 class Key(NamedTuple):
@@ -56,7 +60,7 @@ class Key(NamedTuple):
     """Shown while the mouse is over the key (``""``: none)."""
 
 
-class KeyLine(Widget, can_focus=False):
+class KeyLine(KeptLines, can_focus=False):
     """The key footer as one line (module docstring).
 
     Args:
@@ -65,7 +69,8 @@ class KeyLine(Widget, can_focus=False):
         show_command_palette: show the command palette's key at the right.
 
     Attributes:
-        renders: how many times the line was drawn (for tests and ``bench/tui.py``).
+        renders: how many times the line was drawn, afresh or from kept lines (for tests and
+            ``bench/tui.py``).
     """
 
     DEFAULT_CSS = """
@@ -263,6 +268,22 @@ class KeyLine(Widget, can_focus=False):
             line.append(" ")
         self._spans = spans
         return line
+
+    # ------------------------------------------------------------------ kept lines
+    def line_state(self) -> tuple:
+        """What the line shows: the keys, the key under the mouse, whether the palette key shows."""
+        if self._keys is None:
+            self._keys = self._read_keys()
+        return (self._keys, self._hover, self.show_command_palette)
+
+    def drawn_with(self) -> list[tuple[int, int, Key]]:
+        """Where each key was drawn (clicks and :attr:`keys` read it)."""
+        return self._spans
+
+    def drawn_from_kept(self, drawn_with: object) -> None:
+        """Drawn again from kept lines: counted as drawn, its keys where they were drawn."""
+        self.renders += 1
+        self._spans = drawn_with  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ mouse
     def _key_at(self, x: int) -> Key | None:

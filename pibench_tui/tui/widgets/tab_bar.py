@@ -7,14 +7,17 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 from textual import events
 from textual.reactive import reactive
-from textual.widget import Widget
+
+from pibench_tui.tui.widgets.kept_lines import KeptLines
 
 
-class TabBar(Widget):
+class TabBar(KeptLines):
     """One line naming the panels (``"1 Lab"``: the number is the panel's key), the shown one
     highlighted. A click on a title runs the app's ``tab`` action for that panel (the app
     decides whether it may, as for the key). The bar only draws: switching the panels is the
     app's (``LabApp.action_tab``), which sets :attr:`active`.
+
+    A panel's line drawn before is drawn from the lines kept for it (:class:`KeptLines`).
 
     Titles are written the widest way that fits the bar: padded both sides, then padded on
     the left only, then the same with the short titles of ``short`` (the numbers always stay:
@@ -65,6 +68,10 @@ class TabBar(Widget):
                     ]
                 )
         return next((f for f in forms if sum(len(t) for _, t in f) <= width), forms[-1])
+
+    def line_state(self) -> str:
+        """What the line shows besides the titles (fixed): the panel shown."""
+        return self.active
 
     def render(self) -> Text:
         tab_style = self.get_component_rich_style("tab-bar--tab")
