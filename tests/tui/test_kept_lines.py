@@ -100,3 +100,47 @@ async def test_a_new_theme_the_mouse_over_a_key_and_a_new_width_draw_the_bars_af
         narrow_tabs, narrow_footer = _drawn(tabs), _drawn(footer)
         assert narrow_tabs == _afresh(tabs) and narrow_footer == _afresh(footer), "drawn for the new width"
         assert narrow_tabs[0].cell_length == narrow_footer[0].cell_length == 100
+
+
+async def test_text_selected_in_the_tab_bar_is_drawn_highlighted_and_unselected_as_before():
+    """Text the player selects in the tab bar (a mouse drag over it) is drawn highlighted, as
+    afresh, though the panel shown did not change; cleared, the line is drawn as before."""
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        before, _ = await _grants_again(app, pilot)
+        tabs = app.query_one(TabBar)
+        app.screen.selections = {tabs: Selection(Offset(0, 0), Offset(8, 0))}
+        await drain(pilot)
+        selected = _drawn(tabs)
+        assert selected != before, "the selected text highlighted"
+        assert selected == _afresh(tabs)
+        app.screen.selections = {}
+        await drain(pilot)
+        assert _drawn(tabs) == before
+
+
+async def test_a_change_of_colour_filters_draws_the_bars_afresh():
+    """The app's colour filters (ANSI colours to true colour, on or off with ``ansi_color``) are
+    applied to the lines drawn: when they change, the next draw of a bar is afresh (its render
+    runs), not the lines kept through the other filters."""
+    w = new_world()
+    play_to(w, 14)
+    app = build(w)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _grants_again(app, pilot)
+        tabs = app.query_one(TabBar)
+        rendered: list[str] = []
+        with pytest.MonkeyPatch.context() as patch:
+            render = TabBar.render
+            patch.setattr(TabBar, "render", lambda self: (rendered.append("tabs"), render(self))[1])
+            before = [type(f).__name__ for f in app.get_line_filters()]
+            app.ansi_color = not app.ansi_color
+            tabs.refresh()
+            await drain(pilot)
+            assert [type(f).__name__ for f in app.get_line_filters()] != before, "the filters changed"
+            assert rendered, "drawn afresh through the new filters"

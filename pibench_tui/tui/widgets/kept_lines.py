@@ -7,12 +7,13 @@ segments and filtered, the two bars about a fifth of a tab switch (bench/tui.py 
 40). A panel shown again shows lines the bars drew before. A
 :class:`KeptLines` bar keeps the lines it drew for each state (:meth:`KeptLines.line_state`,
 with its size and the part of it drawn), up to :attr:`KeptLines.KEPT` states, and draws a
-state drawn before from them.
+state drawn before from them. Text the player selects with the mouse is part of the state.
 
 Besides its state, a bar's lines are drawn from its styles (its own, its parts', the
-backgrounds of what is under it) and the app's colour filters. Any change to those restyles
-the bar (a new theme, a CSS class set on the app or a screen, ``:hover``), and a restyle
-forgets every line kept (:meth:`KeptLines.notify_style_update`).
+backgrounds of what is under it) and the app's colour filters. Any change to the styles
+restyles the bar (a new theme, a CSS class set on the app or a screen, ``:hover``), and a
+restyle forgets every line kept (:meth:`KeptLines.notify_style_update`); the filters in use
+are part of the state.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ class KeptLines(Widget):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines of this state, size and crop as drawn before, else drawn and kept."""
-        key = (self.line_state(), crop, self.size)
+        """The lines of this state, text selected, size and crop as drawn before (through the
+        same colour filters), else drawn and kept."""
+        key = (self.line_state(), self.text_selection, crop, self.size, tuple(self.get_line_filters()))
         kept = self._kept.get(key)
         asked, self._asked = self._asked, False
         if kept is None:
