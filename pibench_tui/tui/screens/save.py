@@ -16,11 +16,19 @@ from pibench_tui.tui.screens.toasts import keep_toasts_under
 from pibench_tui.tui.widgets.typed_input import TypedInput
 
 
+def blank_name_error() -> str:
+    """The dialog's error for a name of blanks only (it replaces any earlier error)."""
+    from saves.names import VALID_NAMES  # the saves package is imported when first needed
+
+    return f"The name is blank: type a name for the save, or escape to cancel ({VALID_NAMES})."
+
+
 class SaveDialog(ModalScreen[str | None]):
     """Ask for a save name; dismisses with it (or ``None``).
 
     ``check(name)`` returns why the name may not be used (e.g. it belongs to another
-    career); the dialog then shows that and stays open.
+    career); the dialog then shows that and stays open. A name of blanks only is refused the
+    same way (:func:`blank_name_error`), so an earlier error never stays under a new attempt.
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="save-cancel")]
@@ -48,9 +56,7 @@ class SaveDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:
         name = event.value.strip()
-        if not name:
-            return
-        problem = self.check(name) if self.check is not None else None
+        problem = blank_name_error() if not name else self.check(name) if self.check is not None else None
         if problem:
             self.query_one("#save-error", Static).update(problem)
             return
