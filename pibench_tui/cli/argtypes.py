@@ -26,6 +26,19 @@ def non_negative_int(text: str) -> int:
     return _int_at_least(text, 0, "must be 0 or more")
 
 
+def save_name(text: str) -> str:
+    """A name ``--save NAME`` may give a career (``saves.names.check_name``: no ``@ / \\ :``
+    ..., no blanks around it, at most 120 characters); an argparse error (exit status 2, a
+    usage error) naming the rule otherwise. Whether the name is free is the store's to say."""
+    from saves.errors import SaveError  # imported only when --save is given
+    from saves.names import check_name
+
+    try:
+        return check_name(text)
+    except SaveError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 #: Bounds of ``--check-budget`` (``pibench replay``, ``pibench report``), in seconds.
 CHECK_BUDGET_RANGE = (1.0, 1e7)
 

@@ -111,13 +111,20 @@ def _seed(text: str) -> int:
 
 
 def _add_world_options(p: argparse.ArgumentParser) -> None:
+    from pibench_tui.cli.argtypes import save_name
+
     p.add_argument(
         "--scenario",
         metavar="NAME|PATH",
         help="a bundled scenario (see `pibench scenarios list`) or a .toml file (default: standard)",
     )
     p.add_argument("--seed", type=_seed, metavar="N", help="world seed (replaces the scenario's seed)")
-    p.add_argument("--save", metavar="NAME", help="save the career under NAME (autosave each month, and at the end)")
+    p.add_argument(
+        "--save",
+        type=save_name,
+        metavar="NAME",
+        help="save the career under NAME (autosave each month, and at the end)",
+    )
     p.add_argument("--load", metavar="NAME", help="resume the save (or career) NAME")
     p.add_argument(
         "--saves",

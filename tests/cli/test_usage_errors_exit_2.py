@@ -20,6 +20,9 @@ CASES = [
     (["calibrate", "--scenario", f"{MISSING}.toml", "--seeds", "1"], [f"{MISSING}.toml", "no such scenario file"]),
     (["headless", "--scenario", "no-such"], ["no-such", "bundled scenarios: standard"]),
     (["headless", "--load", "no-such-save"], ["no save called 'no-such-save'"]),
+    (["headless", "--save", "../x"], ["--save", "'../x' contains '/'", "a save name may use letters"]),
+    (["play", "--save", "../x"], ["--save", "'../x' contains '/'", "a save name may use letters"]),
+    (["play", "--save", "a@m01"], ["--save", "contains '@'", "reserved for autosaves"]),
     (["agent", "--model", "m", "--command", "true", "--scenario", "no-such"], ["no-such", "bundled scenarios"]),
     (["replay", MISSING], [MISSING, "no such folder", "give run directories"]),
     (["report", MISSING], [MISSING, "no such file or folder", "give run directories"]),
@@ -52,7 +55,12 @@ def test_a_usage_error_exits_2_naming_what_was_wrong(tmp_path, args, said):
 
 
 @pytest.mark.parametrize(
-    ("args", "said"), [(["--scenario", "no-such"], "bundled scenarios"), (["--load", "no-such-save"], "no save called")]
+    ("args", "said"),
+    [
+        (["--scenario", "no-such"], "bundled scenarios"),
+        (["--load", "no-such-save"], "no save called"),
+        (["--save", "../x"], "contains '/'"),  # QA issue 27: a bad --save NAME exited 1
+    ],
 )
 def test_play_usage_errors_exit_2_on_a_terminal(tmp_path, args, said):
     """`pibench play` on a terminal (a pseudo-terminal here): an unknown scenario or save is a

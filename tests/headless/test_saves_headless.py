@@ -56,10 +56,11 @@ def test_jsonl_autosaves_each_month(pibench, tmp_path):
     assert world.month == 3
 
 
-def test_bad_save_name_exits_1(pibench, tmp_path):
-    """An unusable --save name is a runtime error (exit 1) before anything runs."""
+def test_bad_save_name_exits_2(pibench, tmp_path):
+    """An invalid --save name is a usage error (exit 2, README "Exit statuses": a bad value
+    on the command line) before anything runs."""
     run = pibench(["headless", "--save", " padded ", "--saves", str(tmp_path / "s")], "print('ran')\n")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "ran" not in run.stdout
     assert "--save" in run.stderr
 
@@ -142,10 +143,10 @@ def test_a_new_career_cannot_take_an_existing_careers_name(pibench, tmp_path):
 
 
 def test_bad_names_and_unusable_stores_are_refused_at_start(pibench, tmp_path):
-    """A save name with "/" and a --saves path that cannot be written are refused at start
-    (exit 1, the rule named), before any output."""
+    """A save name with "/" (a usage error, exit 2) and a --saves path that cannot be written
+    (exit 1) are refused at start, the rule named, before any output."""
     run = pibench(["headless", "--save", "a/b", "--saves", str(tmp_path / "s")], "time.next_month()\n")
-    assert run.returncode == 1 and "contains '/'" in run.stderr and "reserved for autosaves" in run.stderr
+    assert run.returncode == 2 and "contains '/'" in run.stderr and "reserved for autosaves" in run.stderr
     blocker = tmp_path / "file"
     blocker.write_text("x")
     run = pibench(["headless", "--save", "lab", "--saves", str(blocker)], "time.next_month()\n")
