@@ -7,7 +7,7 @@ from rich.pretty import Pretty
 
 from pibench_tui.tui.widgets.console import pretty_output
 
-from .conftest import build, press, run_console_line, wait_for
+from .conftest import build, drain, press, run_console_line, wait_for
 
 pytestmark = pytest.mark.asyncio
 
@@ -80,3 +80,32 @@ async def test_console_output_wraps_inside_the_log_at_80x24(tmp_path):
         log = app.console_panel.log_view
         await wait_for(pilot, lambda: len(log.lines) >= 2, "the wrapped output")
         assert max(line.cell_length for line in log.lines) <= log.scrollable_content_region.width
+
+
+async def test_output_that_arrives_while_the_console_is_hidden_reads_right_when_shown(tmp_path):
+    """QA: a block left running (``while True: pass``, Escape, 3) ended while the console was
+    hidden; back in it (:) the time-out message stood one character per line ("o / m / p / l /
+    e / t / e / d"): the log wrapped at the width a hidden widget has (none). What is written
+    while the console is hidden is written once it is shown, at the log's width."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "colon", focus="console-input")
+        console = app.console_panel
+        await press(pilot, *"1")
+        await run_console_line(pilot, app)  # the sandbox is open: its limit can be shortened
+        console.sandbox.block_timeout = 1.0
+        await press(pilot, *"while True: pass")
+        await press(pilot, "enter")
+        assert console.running
+        await press(pilot, "escape")
+        await press(pilot, "3", panel="projects")
+        await wait_for(pilot, lambda: not console.running, "the block's time-out")
+        await press(pilot, "colon", focus="console-input")
+        await drain(pilot)  # the panel is laid out at its width
+        log = console.log_view
+        text = [line.text.rstrip() for line in log.lines]
+        start = next((i for i, line in enumerate(text) if line.startswith("BlockTimeout")), 0)
+        said = " ".join(text[start:])
+        assert "the block ran longer than 1 s and was stopped" in said, text
+        assert max(line.cell_length for line in log.lines) <= log.scrollable_content_region.width
+        assert len(text) - start <= 4, text  # a few lines at 78 columns, not one per character

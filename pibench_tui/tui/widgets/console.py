@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from rich.text import Text
 from textual import events, on, work
@@ -47,6 +47,20 @@ def pretty_output(out: str, width: int = 100) -> Any:
     from rich.console import Group
 
     return Group(*pieces)
+
+
+class ConsoleLog(RichLog):
+    """The console's log: what is written while it has no width (its panel hidden: a hidden
+    widget's size is 0 by 0) waits and is written once it is shown, at its width. A plain
+    RichLog wrapped it at one column (``min_width`` 1): a block that ended while the player was
+    on another panel read one character per line."""
+
+    def write(self, content: Any, *args: Any, **kwargs: Any) -> Self:
+        """:meth:`RichLog.write`; while the log has no width, deferred as before its first
+        layout (RichLog writes those on the Resize that gives it a width, in order)."""
+        if self._size_known and not self.size.width:
+            self._size_known = False
+        return super().write(content, *args, **kwargs)
 
 
 class ConsolePanel(Panel):
@@ -114,7 +128,7 @@ class ConsolePanel(Panel):
     def compose_body(self) -> ComposeResult:
         yield Static(BANNER, id="console-intro", markup=False)
         # min_width 1: RichLog renders at least 78 columns by default, wider than the log at 80x24
-        yield RichLog(id="console-log", wrap=True, markup=False, highlight=False, min_width=1)
+        yield ConsoleLog(id="console-log", wrap=True, markup=False, highlight=False, min_width=1)
         yield Static(">>>", id="console-prompt")
         inp = TypedInput(placeholder="python — e.g. lab.attention()", id="console-input", select_on_focus=False)
         inp.cursor_blink = self.blink
@@ -275,7 +289,8 @@ class ConsolePanel(Panel):
     def _finished(self, out: str, err: dict | None, months_closed: int = 0) -> None:
         log = self.log_view
         if out:
-            log.write(pretty_output(out.rstrip("\n"), max(40, log.size.width - 2)))
+            width = log.size.width or self.shown_width  # hidden: the width it will have
+            log.write(pretty_output(out.rstrip("\n"), max(40, width - 2)))
         if err:
             where = f" (line {err['line']})" if err.get("line") else ""
             log.write(rich_text(f"{err.get('type', 'Error')}{where}: {err.get('message', '')}", style="red"))
