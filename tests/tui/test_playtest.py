@@ -105,9 +105,10 @@ async def test_a_burst_typed_after_escape_stays_in_the_console_line(tmp_path):
 
 
 async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_path):
-    """In the console, typed or after escape, the footer does not offer n, ? or q (those keys
-    are typed into the line there): pressing n after escape types 'n', closes no month, and
-    ctrl+s and escape are still listed."""
+    """In the console, typed or after escape, the footer does not offer n, ?, q, d or ! (those
+    keys are typed into the line there): pressing n after escape types 'n', closes no month, and
+    ctrl+s and escape are still listed. QA: after escape it listed "d Reports" (and "!
+    Warnings"), which were typed into the line like n."""
     app = build(tmp_path=tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await press(pilot, "colon")
@@ -117,11 +118,14 @@ async def test_the_footer_in_the_console_lists_only_keys_that_work_there(tmp_pat
                 assert app.focused is not app.console_panel.input
             await drain(pilot)
             shown = {k.key for k in app.screen.query_one(KeyLine).keys}
-            assert not shown & {"n", "question_mark", "q"}, shown
+            assert not shown & {"n", "question_mark", "q", "d", "exclamation_mark"}, shown
             assert {"ctrl+s", "escape"} <= shown, shown
         await press(pilot, "n")
         assert app.console_panel.input.value == "n" and app.game.world.month == 1
         assert type(app.screen).__name__ == "LabScreen"
+        await press(pilot, "escape", "escape")  # the line emptied, then left again
+        await press(pilot, "d", "!")  # QA: listed as "d Reports" and "! Warnings" there, but typed
+        assert app.console_panel.input.value == "d!" and type(app.screen).__name__ == "LabScreen"
 
 
 async def test_too_small_terminal_blocks_keys_and_q_quits(tmp_path):

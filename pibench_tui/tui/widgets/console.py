@@ -79,12 +79,20 @@ class ConsolePanel(Panel):
         Binding("up", "history(-1)", "Earlier line", id="console-history-back", show=False),
         Binding("down", "history(1)", "Later line", id="console-history-forward", show=False),
         Binding("tab", "complete", "Complete", id="console-complete", show=False),
-        # The app's printable keys (n, ?, q, l, t) are typed into the line here (on_key), so
-        # they are bound again without a footer entry: the footer then lists only the keys
+        # The app's printable keys (n, ?, q, l, t, d, !) are typed into the line here (on_key),
+        # so they are bound again without a footer entry: the footer then lists only the keys
         # that work in the console (F1 help and ctrl+q quit still do).
         *[
             Binding(key, f"type_key({char!r})", char, show=False)
-            for key, char in (("n", "n"), ("question_mark", "?"), ("q", "q"), ("l", "l"), ("t", "t"))
+            for key, char in (
+                ("n", "n"),
+                ("question_mark", "?"),
+                ("q", "q"),
+                ("l", "l"),
+                ("t", "t"),
+                ("d", "d"),
+                ("exclamation_mark", "!"),
+            )
         ],
     ]
 
