@@ -992,11 +992,19 @@ def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str) -> str:
     )
 
 
-def explain_offer(query: Query, cfg: WorldConfig, pool: str, standing: str, when: str = "now") -> str:
+def explain_offer(
+    query: Query,
+    cfg: WorldConfig,
+    pool: str,
+    standing: str,
+    when: str = "now",
+    counts: tuple[int, int] | None = None,
+) -> str:
     """A declined offer (§5): acceptance depends on the applicant pool and grows with standing.
     ``standing`` is the lab's standing ``when`` (``"now"``, or ``"in month 35"`` for a report
-    read later); at the highest standing nothing is left to raise."""
-    record = f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool)}), and every pool "
+    read later); at the highest standing nothing is left to raise. ``counts``: the pool's
+    ``(accepted, answered)`` offers as that report's month left them (:func:`pool_answers`)."""
+    record = f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool, counts)}), and every pool "
     if standing == STANDING_WORDS[-1]:
         return (
             record
@@ -1005,8 +1013,11 @@ def explain_offer(query: Query, cfg: WorldConfig, pool: str, standing: str, when
     return record + f"accepts more often as the lab's standing ({standing} {when}) rises; offer to more applicants"
 
 
-def pool_answers(query: Query, pool: str) -> str:
-    """``"2 of 5 accepted"`` for the answered offers to ``pool``."""
+def pool_answers(query: Query, pool: str, counts: tuple[int, int] | None = None) -> str:
+    """``"2 of 5 accepted"`` for the answered offers to ``pool``: ``counts`` (``(accepted,
+    answered)``, e.g. as an earlier month left them) when given, else read now."""
+    if counts is not None:
+        return f"{counts[0]} of {counts[1]} accepted" if counts[1] else "no answer yet"
     rows = query(
         f"select status from applicants where pool = '{_q(pool)}' and status in ('accepted', 'joined', 'declined')"
     )

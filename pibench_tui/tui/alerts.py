@@ -16,7 +16,7 @@ from world import grants as world_grants
 from world import papers as world_papers
 from world.papers import decision_month, last_useful_draft_month, publication_month
 
-from .record import after_the_end
+from .record import after_the_end, month_of_year, season_months
 
 CONTRACT_WARN_MONTHS = 3
 """Warn when a postdoc contract ends within this many months."""
@@ -51,33 +51,6 @@ class Alert:
     def style(self) -> str:
         """Rich style of the alert (red for errors, yellow for warnings)."""
         return "bold red" if self.severity == "error" else "yellow"
-
-
-def month_of_year(month: int) -> int:
-    """1..12 for a career month (month 1 is January of year 1)."""
-    return (month - 1) % 12 + 1
-
-
-class SeasonMonths(NamedTuple):
-    """Career months of one year's recruiting season (§5; ``lab.rules()["season"]``).
-
-    Attributes:
-        last_offer: the last month in which PhD offers can be made.
-        answers: the month at whose end offers are answered.
-        arrival: the month accepted students arrive.
-    """
-
-    last_offer: int
-    answers: int
-    arrival: int
-
-
-def season_months(rules: dict[str, Any], month: int) -> SeasonMonths:
-    """The recruiting season of the year career ``month`` is in, from the scenario's
-    ``lab.rules()`` (``rules``)."""
-    season = rules["season"]
-    year = month - month_of_year(month)  # the career month before this year's month 1
-    return SeasonMonths(year + max(season["offer_months"]), year + season["offers_resolve"], year + season["arrival"])
 
 
 def venue_deadlines(game: Any) -> dict[str, list[int]]:

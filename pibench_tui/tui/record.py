@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from world.papers import last_useful_draft_month
 
@@ -34,6 +34,33 @@ def fmt_scores(xs: list[float]) -> str:
     if not xs:
         return "—"
     return ", ".join(f"{x:.1f}" for x in xs) + f" (mean {sum(xs) / len(xs):.2f})"
+
+
+def month_of_year(month: int) -> int:
+    """1..12 for a career month (month 1 is January of year 1)."""
+    return (month - 1) % 12 + 1
+
+
+class SeasonMonths(NamedTuple):
+    """Career months of one year's recruiting season (§5; ``lab.rules()["season"]``).
+
+    Attributes:
+        last_offer: the last month in which PhD offers can be made.
+        answers: the month at whose end offers are answered.
+        arrival: the month accepted students arrive.
+    """
+
+    last_offer: int
+    answers: int
+    arrival: int
+
+
+def season_months(rules: dict[str, Any], month: int) -> SeasonMonths:
+    """The recruiting season of the year career ``month`` is in, from the scenario's
+    ``lab.rules()`` (``rules``)."""
+    season = rules["season"]
+    year = month - month_of_year(month)  # the career month before this year's month 1
+    return SeasonMonths(year + max(season["offer_months"]), year + season["offers_resolve"], year + season["arrival"])
 
 
 def venue_record(game: Any, venue: str, before: int | None = None) -> str:
@@ -94,16 +121,57 @@ def venue_record(game: Any, venue: str, before: int | None = None) -> str:
     return f"{venue} before: " + ", ".join(parts)
 
 
-def pool_record(game: Any, pool: str) -> str:
-    """Offers made to ``pool`` so far and how they were answered (open offers counted apart)."""
+def offers_made(game: Any, month: int | None = None) -> list[tuple[int, str, int]]:
+    """The PhD offers the PI made (months up to ``month`` when given), from the PI's action log
+    (``Game.action_log``, where only the calls that took effect are kept): ``[(month made,
+    applicant id, month at whose end it is answered)]``, oldest first (§5, ``lab.rules()``'s
+    season)."""
+    out = []
+    for row in game.action_log:
+        made, name, kwargs = int(row[0]), row[1], row[2]
+        if name != "recruit.offer" or (month is not None and made > month) or not isinstance(kwargs, dict):
+            continue
+        out.append((made, str(kwargs.get("applicant_id")), season_months(game.rules, made).answers))
+    return out
+
+
+def offers_waiting(game: Any, month: int) -> list[tuple[str, str, int]]:
+    """The offers still waiting for an answer when ``month`` closed, as the report of ``month``
+    found them (read later, not today's): ``[(applicant id, name, answer month)]``, made by
+    ``month`` (:func:`offers_made`) and answered after it; names from the ``applicants`` table."""
+    waiting = [(aid, answers) for _, aid, answers in offers_made(game, month) if answers > month]
+    if not waiting:
+        return []
+    ids = ", ".join(f"'{_safe(aid)}'" for aid, _ in waiting)
+    names = {r["id"]: r["name"] for r in game.query(f"select id, name from applicants where id in ({ids})")}
+    return [(aid, str(names.get(aid, aid)), answers) for aid, answers in waiting]
+
+
+def pool_counts(game: Any, pool: str, month: int | None = None) -> tuple[int, int, int]:
+    """``(accepted, answered, waiting)``: the offers to ``pool`` accepted and answered so far, and
+    those waiting for an answer; with ``month``, as the close of that month left them (answered
+    by then; made by then and answered later) from the PI's action log (:func:`offers_made`)."""
     rows = game.query(
-        f"select status, count(*) as n from applicants where pool = '{_safe(pool)}' "
-        "and status in ('offered', 'accepted', 'joined', 'declined') group by status"
+        f"select id, status from applicants where pool = '{_safe(pool)}' "
+        "and status in ('offered', 'accepted', 'joined', 'declined')"
     )
-    n = {r["status"]: r["n"] for r in rows}
-    accepted = n.get("accepted", 0) + n.get("joined", 0)
-    answered = accepted + n.get("declined", 0)
-    waiting = n.get("offered", 0)
+    status = {r["id"]: r["status"] for r in rows}
+    if month is None:
+        answered_ids = [aid for aid, st in status.items() if st != "offered"]
+        waiting = sum(1 for st in status.values() if st == "offered")
+    else:
+        made = [(aid, answers) for _, aid, answers in offers_made(game, month) if aid in status]
+        answered_ids = [aid for aid, answers in made if answers <= month and status[aid] != "offered"]
+        waiting = sum(1 for _, answers in made if answers > month)
+    accepted = sum(1 for aid in answered_ids if status[aid] in ("accepted", "joined"))
+    return accepted, len(answered_ids), waiting
+
+
+def pool_record(game: Any, pool: str, month: int | None = None) -> str:
+    """Offers made to ``pool`` so far and how they were answered (open offers counted apart);
+    with ``month``, as the close of that month left them (offers answered by then, offers made
+    by then and still waiting: a report read later speaks of its month)."""
+    accepted, answered, waiting = pool_counts(game, pool, month)
     out = (
         f"offers to {pool} so far: {accepted} of {answered} accepted"
         if answered

@@ -39,7 +39,7 @@ def test_season_months_feed_the_digest_and_the_offer_form():
     month follow a calendar whose answers and arrivals come later (months 4 and 7 of the
     year), not the default's 3 and 5."""
     from pibench_tui.tui.actions import ACTIONS_BY_ID
-    from pibench_tui.tui.alerts import SeasonMonths, season_months
+    from pibench_tui.tui.record import SeasonMonths, season_months
     from pibench_tui.tui.screens.digest import digest_lines
 
     game = Game(new_world())

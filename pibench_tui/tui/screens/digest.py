@@ -16,12 +16,14 @@ from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from pibench_tui.tui.alerts import Alert, alerts, season_months, standing_resolved
+from pibench_tui.tui.alerts import Alert, alerts, standing_resolved
 from pibench_tui.tui.record import (
     after_the_end,
     agency_record,
     event_answers,
     fmt_scores,
+    offers_waiting,
+    pool_counts,
     pool_record,
     postdoc_record,
     proposal_facts,
@@ -226,9 +228,16 @@ def _offer_section(r: dict, game: Any, month: int) -> tuple[str, list[str]]:
         )
         if game is not None and answer == "declined":  # the why holds the pool's record and the standing
             standing, when = standing_at(game, month)
-            rows.append(_why(explain.explain_offer(game.query, game.world.cfg, o.get("pool"), standing, when)))
+            accepted, answered, _ = pool_counts(game, o.get("pool"), month)
+            rows.append(
+                _why(
+                    explain.explain_offer(
+                        game.query, game.world.cfg, o.get("pool"), standing, when, (accepted, answered)
+                    )
+                )
+            )
         elif game is not None:
-            rows.append(_ctx(f"{pool_record(game, o.get('pool'))}; {standing_note(game, month)}"))
+            rows.append(_ctx(f"{pool_record(game, o.get('pool'), month)}; {standing_note(game, month)}"))
     pool = r.get("applicant_pool")  # time.last_report()'s count (world.report.pi_view); older records list them
     expired += int(pool.get("never_offered") or 0) if isinstance(pool, dict) else 0
     if expired:
@@ -237,11 +246,11 @@ def _offer_section(r: dict, game: Any, month: int) -> tuple[str, list[str]]:
 
 
 def _waiting_rows(game: Any, month: int) -> list[str]:
-    """Offers still waiting, with the month their answers come."""
-    waiting = game.query("select id, name from applicants where status = 'offered'")
+    """Offers waiting for an answer when ``month`` closed (:func:`offers_waiting`: that month's,
+    also when its report is read later), with the month their answers come."""
     return [
-        f"{w['name']} ({w['id']}) · answers come at the end of month {season_months(game.rules, month + 1).answers}"
-        for w in waiting
+        f"{name} ({aid}) · answers come at the end of month {answers}"
+        for aid, name, answers in offers_waiting(game, month)
     ]
 
 
