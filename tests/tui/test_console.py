@@ -109,3 +109,33 @@ async def test_output_that_arrives_while_the_console_is_hidden_reads_right_when_
         assert "the block ran longer than 1 s and was stopped" in said, text
         assert max(line.cell_length for line in log.lines) <= log.scrollable_content_region.width
         assert len(text) - start <= 4, text  # a few lines at 78 columns, not one per character
+
+
+async def test_a_block_that_ends_after_the_player_left_keeps_the_focus_where_the_player_is(tmp_path):
+    """QA suspected the console takes the focus back when a block left running ends. It does
+    not: after Escape the focus stays on the log (where printable keys, n too, are typed into
+    the line by design: a burst typed after Escape must not open dialogs), and on another panel
+    it stays there, so n asks to close the month; the result waits in the console's log."""
+    app = build(tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await press(pilot, "colon", focus="console-input")
+        console = app.console_panel
+        await press(pilot, *"1")
+        await run_console_line(pilot, app)
+        console.sandbox.block_timeout = 1.0
+        for leave in (("escape",), ("escape", "3")):
+            if not console.input.has_focus:
+                await press(pilot, "colon", focus="console-input")
+            await press(pilot, *"while True: pass")
+            await press(pilot, "enter")
+            assert console.running
+            await press(pilot, *leave)
+            focused = app.focused
+            assert focused is not console.input
+            await wait_for(pilot, lambda: not console.running, "the block's time-out")
+            assert app.focused is focused and console.input.value == ""
+        await press(pilot, "n", to="ConfirmNextMonth")
+        await press(pilot, "escape", to="LabScreen")
+        await press(pilot, "colon", focus="console-input")
+        assert app.game.world.month == 1
+        assert sum(line.text.startswith("BlockTimeout") for line in console.log_view.lines) == 2
