@@ -226,8 +226,12 @@ def _people(g: Game, roles: tuple[Role, ...] | None = None) -> Options:
 def _members(g: Game, on: bool) -> Callable[[dict], Options]:
     """People of the chosen project (``on``) or everyone not on it, as the project choice
     changes; those not on it start with the idle people (the first is the default), and the
-    others say which projects they are on (as in the start form)."""
+    others say which projects they are on (as in the start form). For a project with no member
+    who can author (none left, or only RAs: an orphaned project; draft authors are its PhD
+    students and postdocs, MECHANICS §6) those not on it start with the researchers (idle
+    first), so the default can author."""
     people = _people(g)
+    staff = {r["id"] for r in _active_people(g) if r["role"] in ("ra", "manager")}
     members = {p["id"]: set(p["members"]) for p in g.call("projects.list") if p["status"] == "active"}
     idle = set(idle_people(g.dashboard()))
     projects_of: dict[str, list[str]] = {}
@@ -244,6 +248,8 @@ def _members(g: Game, on: bool) -> Callable[[dict], Options]:
                 for label, pid in out
                 if pid not in idle
             ]
+            if mine <= staff:  # nobody on it can author: researchers first (a stable sort)
+                out.sort(key=lambda o: o[1] in staff)
         return out
 
     return opts
@@ -328,6 +334,16 @@ def _event_options(g: Game) -> Options:
             )
         )
     return out
+
+
+def soonest_event(g: Game) -> str | None:
+    """The answer form's default event: the pending one whose last month to answer comes
+    first (ties: a student crisis, whose lapse costs morale, then by id); ``None``: none."""
+    pending = g.call("events.pending")
+    if not pending:
+        return None
+    first = min(pending, key=lambda e: (e["respond_by_month"], e["kind"] != "student_crisis", e["id"]))
+    return str(first["id"])
 
 
 def event_details(e: dict) -> str:
@@ -1093,7 +1109,7 @@ ACTIONS: list[ActionSpec] = [
         "events",
         "events.respond",
         lambda g: [
-            Field("event", "Event", options=_event_options(g)),
+            Field("event", "Event", options=_event_options(g), default=soonest_event(g)),
             Field("action", "Answer", options=_respond_actions(g)),
         ],
         lambda g, v: g.call("events.respond", v["event"], v["action"]),

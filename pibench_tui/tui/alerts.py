@@ -37,6 +37,9 @@ class Alert:
         severity: ``"error"`` (a loss this month or next) or ``"warning"``.
         digest: what a month's digest shows instead of ``text`` (``""``: ``text``), for a
             warning the digest has already explained in full in an earlier month.
+        target: the id of the one thing the warning is about (a project, an event, a person,
+            a draft, a call) that ``key``'s form starts on (:func:`form_start`); ``""`` when it
+            names none or several alike.
     """
 
     kind: str
@@ -46,11 +49,27 @@ class Alert:
     key: str
     severity: Literal["warning", "error"] = "warning"
     digest: str = ""
+    target: str = ""
 
     @property
     def style(self) -> str:
         """Rich style of the alert (red for errors, yellow for warnings)."""
         return "bold red" if self.severity == "error" else "yellow"
+
+
+def form_start(key: str, chosen: str | None, shown: Alert | None, warnings: list[Alert]) -> str | None:
+    """The row a form opened with ``key`` starts on (the one rule; README design notes, "A
+    warning's key acts on its target"): the row the player put the panel's cursor on
+    (``chosen``, a key or a click: their choice wins), else the target of the warning ``!`` showed last (``shown``) when
+    ``key`` is its key, else the target of the first (most urgent) of ``warnings`` (the
+    header's) whose key is ``key``, else ``None`` (the form's own default, then the cursor's
+    row). A warning's key thus acts on what the warning names: ``a`` on "PJ001 no author"
+    assigns to PJ001 whatever row the cursor was left on."""
+    if chosen is not None:
+        return chosen
+    if shown is not None and shown.key == key and shown.target:
+        return shown.target
+    return next((w.target for w in warnings if w.key == key and w.target), None)
 
 
 def venue_deadlines(game: Any) -> dict[str, list[int]]:
@@ -251,6 +270,7 @@ def event_alerts(game: Any, dash: dict) -> list[Alert]:
             "events",
             "e",
             "error" if e["kind"] == "student_crisis" else "warning",
+            target=e["id"],
         )
         for e in dash["pending_events"]
         if (e["kind"] == "student_crisis" or e["respond_by_month"] <= m)
@@ -264,7 +284,11 @@ def mood_alerts(game: Any, dash: dict) -> list[Alert]:
     for s in dash["students"]:
         warning = explain.quit_warning(game.query, game.world.cfg, s["id"], dash["month"])
         if warning:
-            out.append(Alert("mood", f"{s['id']} may quit", f"{s['name']} ({s['id']}): {warning}", "people", "m"))
+            out.append(
+                Alert(
+                    "mood", f"{s['id']} may quit", f"{s['name']} ({s['id']}): {warning}", "people", "m", target=s["id"]
+                )
+            )
     return out
 
 
@@ -313,6 +337,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
                 + ".",
                 "projects" if rows else "papers",
                 fix if rows else drafts_key(game, dash, list(drafts)),
+                target=next(iter(rows or drafts)),  # the first named: what the key's form starts on
             )
         ]
     out = []
@@ -321,7 +346,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
         short = f"{pid} {'no author' if rows[pid]['staff'] else 'no member'}" + (
             f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else ""
         )
-        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix))
+        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix, target=pid))
     return out
 
 
@@ -344,6 +369,7 @@ def contract_alerts(game: Any, dash: dict) -> list[Alert]:
                     "people",
                     "r",
                     "error" if end - m <= 1 else "warning",
+                    target=s["id"],
                 )
             )
     return out
@@ -508,6 +534,7 @@ def call_alerts(game: Any, dash: dict) -> list[Alert]:
             f"The {c['agency']} call {c['id']} (${c['award']:,.0f}) closes at the end of this month: propose now (g).",
             "grants",
             "g",
+            target=c["id"],
         )
         for c in closing_calls(game, dash)
     ]

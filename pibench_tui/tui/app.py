@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
 from pibench_tui.tui.actions import ACTIONS, ACTIONS_BY_ID
+from pibench_tui.tui.alerts import alerts, form_start
 from pibench_tui.tui.game import ActionError, Game
 from pibench_tui.tui.lab_app import MIN_HEIGHT, MIN_WIDTH, TABS, TOO_SMALL, LabApp
 from pibench_tui.tui.messages import AutosaveFailed, MonthAdvanced
@@ -33,6 +34,7 @@ from pibench_tui.tui.screens.help import HelpScreen
 from pibench_tui.tui.typeahead import TypeAhead
 from pibench_tui.tui.widgets.console import ConsolePanel
 from pibench_tui.tui.widgets.panel import Panel
+from pibench_tui.tui.widgets.rows_table import RowsTable
 from pibench_tui.tui.widgets.tutorial import TutorialChecklist
 
 TOO_SMALL_QUIT = (
@@ -389,9 +391,24 @@ class PibenchApp(TypeAhead, LabApp):
             return
         self.push_screen(
             ActionForm(
-                spec, self.game, blink=self.blink, apply=partial(self._apply, spec), highlighted=self.highlighted_id()
+                spec,
+                self.game,
+                blink=self.blink,
+                apply=partial(self._apply, spec),
+                highlighted=self.form_start(spec.key),
+                cursor=self.highlighted_id(),
             )
         )
+
+    def form_start(self, key: str) -> str | None:
+        """The row the form of ``key`` starts on (:func:`~pibench_tui.tui.alerts.form_start`):
+        the row the player put the focused table's cursor on, else the target of the warning
+        ``!`` showed (while it still stands) or of the header's first warning with that key."""
+        focused = self.focused
+        chosen = focused.player_row() if isinstance(focused, RowsTable) else None
+        found = alerts(self.game)
+        shown = self.warning_shown if self.warning_shown in found else None
+        return form_start(key, chosen, shown, found)
 
     def highlighted_id(self) -> str | None:
         """The id (first column) of the highlighted row of the focused table, if any: forms

@@ -20,7 +20,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from pibench_tui.tui.alerts import alerts, late_agencies, late_venues, refused_agencies
+from pibench_tui.tui.alerts import Alert, alerts, late_agencies, late_venues, refused_agencies
 from pibench_tui.tui.game import Game
 from pibench_tui.tui.screens.lab import LabScreen
 from pibench_tui.tui.widgets.footer import KeyLine
@@ -36,6 +36,7 @@ from pibench_tui.tui.widgets.panels import (
     PeoplePanel,
     ProjectsPanel,
 )
+from pibench_tui.tui.widgets.rows_table import RowsTable
 from pibench_tui.tui.widgets.tab_bar import TabBar
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -121,6 +122,8 @@ class LabApp(App[int]):
         if test_mode:
             self.animation_level = "none"
         self._warnings_cycled: tuple[list[str], int] = ([], -1)  # the warnings ! went through, the last shown
+        self.warning_shown: Alert | None = None
+        """The warning ``!`` showed last: its key's form starts on its target (:func:`form_start`)."""
 
     def show_next_warning(self, title: str) -> None:
         """``!``: the header's warnings one at a time, most urgent first: each press shows the
@@ -140,6 +143,9 @@ class LabApp(App[int]):
         self._warnings_cycled = (texts, index)
         alert = found[index]
         self.action_tab(alert.tab)
+        self.warning_shown = alert
+        if alert.target and isinstance(self.focused, RowsTable):
+            self.focused.point_at(alert.target)  # the panel shows the row the warning is about
         where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
         self.notify(
             alert.text,

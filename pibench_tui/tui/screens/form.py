@@ -97,6 +97,12 @@ class ActionForm(ModalScreen[dict | None]):
             the API accepted the call, or the API's refusal message. A refused call keeps
             the form open, with the message shown under the fields, so the player can
             correct the values (``None``: the form only validates and dismisses).
+        highlighted: the id the form starts on (:func:`~pibench_tui.tui.alerts.form_start`: the
+            row the player chose, or the target of the warning whose key opened it), in every
+            field offering it, before any field's own default.
+        cursor: the id of the panel's highlighted row when the player did not choose it (the
+            table's own placement): a field starts on it only when the field has no default
+            of its own (the answer form's soonest-expiring event).
     """
 
     BINDINGS = [
@@ -117,9 +123,12 @@ class ActionForm(ModalScreen[dict | None]):
         blink: bool = True,
         apply: Callable[[dict], str | None] | None = None,
         highlighted: str | None = None,
+        cursor: str | None = None,
     ) -> None:
         super().__init__()
-        self.highlighted = highlighted
+        self.highlighted = highlighted or cursor
+        self._start = highlighted
+        self._cursor = cursor
         self.spec = spec
         self.apply = apply
         self.game = game
@@ -146,10 +155,12 @@ class ActionForm(ModalScreen[dict | None]):
             if f.tick_highlighted and self.highlighted in values and self.highlighted not in ticked:
                 ticked.append(self.highlighted)  # the row highlighted in the panel
             return ticked
-        if self.highlighted in values:  # the row highlighted in the panel
-            return self.highlighted
-        if f.default in values:
+        if self._start in values:  # the row the player chose, or the one the warning names
+            return self._start
+        if f.default in values:  # the field's own default beats a cursor the player did not move
             return f.default
+        if self._cursor in values:  # the row highlighted in the panel
+            return self._cursor
         return values[0] if values else None
 
     def compose(self) -> ComposeResult:

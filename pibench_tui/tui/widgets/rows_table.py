@@ -137,32 +137,72 @@ class RowsTable(DataTable):
         self._restyled = False  # restyled since last drawn
         self._styled_focus: bool | None = None  # has_focus when the stylesheet last styled it
         self._laid_out: tuple | None = None  # size, container size, virtual size at the last layout
+        self._chosen: str | None = None  # the row id the player last put the cursor on (player_row)
 
     # A player's moves of the cursor also bring its row into the panel's view (reveal_cursor);
     # the cursor placed by a fill or a focus does not scroll the panel (it opens at its top).
     def action_cursor_up(self) -> None:
         super().action_cursor_up()
         self.reveal_cursor()
+        self._player_chose()
 
     def action_cursor_down(self) -> None:
         super().action_cursor_down()
         self.reveal_cursor()
+        self._player_chose()
 
     def action_page_up(self) -> None:
         super().action_page_up()
         self.reveal_cursor()
+        self._player_chose()
 
     def action_page_down(self) -> None:
         super().action_page_down()
         self.reveal_cursor()
+        self._player_chose()
 
     def action_scroll_top(self) -> None:
         super().action_scroll_top()
         self.reveal_cursor()
+        self._player_chose()
 
     def action_scroll_bottom(self) -> None:
         super().action_scroll_bottom()
         self.reveal_cursor()
+        self._player_chose()
+
+    async def _on_click(self, event: events.Click) -> None:
+        await super()._on_click(event)
+        self._player_chose()
+
+    def _player_chose(self) -> None:
+        """The player moved the cursor (a key, a click): its row is theirs (:meth:`player_row`)."""
+        self._chosen = self._cursor_id()
+
+    def _cursor_id(self) -> str | None:
+        """The first cell (an id) of the cursor's row, or ``None`` (no rows)."""
+        if not self.row_count or not self.is_valid_row_index(self.cursor_row):
+            return None
+        return str(self.get_row_at(self.cursor_row)[0])
+
+    def player_row(self) -> str | None:
+        """The id (first cell) of the cursor's row when the player put the cursor there (a key
+        or a click, and it is still on that row), else ``None``: a cursor the table placed
+        itself (its first row, the row number it kept through a redraw) or one moved by code
+        (:meth:`point_at`) is not the player's choice."""
+        here = self._cursor_id()
+        return here if here is not None and here == self._chosen else None
+
+    def point_at(self, row_id: str) -> bool:
+        """Move the cursor to the row whose first cell is ``row_id`` (not the player's choice,
+        :meth:`player_row`); ``False`` when no row has it (the cursor stays)."""
+        for i in range(self.row_count):
+            if str(self.get_row_at(i)[0]) == row_id:
+                self._chosen = None
+                self.move_cursor(row=i)
+                self.reveal_cursor()
+                return True
+        return False
 
     def reveal_cursor(self) -> None:
         """Scroll the nearest container above the table that scrolls vertically (a panel's
