@@ -123,7 +123,8 @@ def _add_world_options(p: argparse.ArgumentParser) -> None:
         "--save",
         type=save_name,
         metavar="NAME",
-        help="save the career under NAME (autosave each month, and at the end)",
+        help="save the career as NAME when the session ends (at quit, the career over or not), "
+        "and autosave it each month as NAME@mMM",
     )
     p.add_argument("--load", metavar="NAME", help="resume the save (or career) NAME")
     p.add_argument(

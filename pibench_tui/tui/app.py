@@ -133,6 +133,9 @@ class PibenchApp(TypeAhead, LabApp):
         self.quit_pending = False  # q pressed while too small, with unsaved months: ask once the size is back
         self._autosave_lock = threading.Lock()  # one autosave at a time (worker threads, the UI's finish_autosave)
         self._autosave_due = False  # a month closed since the last autosave ran (start_autosave)
+        self._end_save_failed = False  # the save NAME at quitting failed once: q again quits without it
+        #: What the save at quitting wrote (:meth:`_exit_saved`), said after the app ends.
+        self.saved_at_end: str | None = None
         self._digest: DigestScreen | None = None  # the one digest screen (open_digest)
         self._confirm: ConfirmNextMonth | None = None  # the one month-end confirmation (action_next_month)
         self._frozen_widgets: frozenset[str] = frozenset()  # those of _long_lived_widgets() frozen
@@ -207,8 +210,11 @@ class PibenchApp(TypeAhead, LabApp):
 
     def _quit_while_too_small(self) -> None:
         self.finish_autosave()
-        if not self.game.unsaved or self.quit_pending:
+        if self.quit_pending:  # q again: quit without saving
             self.exit(0)
+            return
+        if not self.game.unsaved:
+            self._exit_saved()
             return
         self.quit_pending = True
         self.query_one("#too-small", Static).update(TOO_SMALL_QUIT.format(unsaved=self.game.unsaved_note()))
@@ -678,7 +684,7 @@ class PibenchApp(TypeAhead, LabApp):
             return
         self.notify(f"saved as {info.name!r} (month {info.month})", title="Saved", markup=False)
         if then_quit:
-            self.exit(0)
+            self._exit_saved()  # the career's NAME too, when the player named another save
 
     def action_load(self) -> None:
         """Pick a save and resume it (replaces the current career)."""
@@ -730,12 +736,54 @@ class PibenchApp(TypeAhead, LabApp):
         self._quit_safely()
 
     def _quit_safely(self) -> None:
-        """Exit at once when nothing is unsaved, else ask (on top of whatever is showing)."""
+        """Exit at once when nothing is unsaved (after the career's save ``NAME``,
+        :meth:`_exit_saved`), else ask (on top of whatever is showing)."""
         self.finish_autosave()  # the last close's autosave, if its worker has not written it yet
         if not self.game.unsaved:
-            self.exit(0)
+            self._exit_saved()
             return
         self._ask_quit()
+
+    def session_end_save(self) -> Any:
+        """Write the save ``NAME`` of the career this app writes (``--save``/``--load NAME``, a
+        career picked in the load dialog) when it does not hold the career's state yet, as
+        ``pibench headless --save NAME`` does at its end; the ``saves.SaveInfo`` written, or
+        ``None`` when nothing was to write: no career, ``NAME`` already holds this state, or a
+        loaded career the session did not change (a look writes nothing, docs/saves.md).
+
+        Raises:
+            saves.SaveError, OSError: the save failed (the months closed are autosaved).
+        """
+        name, game = self.career, self.game
+        if not name or game.saved_as.get(name) == game.world.version:
+            return None
+        if game.loaded_version == game.world.version:
+            return None
+        self.finish_autosave()
+        self._hold_career(name)
+        return game.save(name, self._store())
+
+    def _exit_saved(self) -> None:
+        """End the app once the career's save ``NAME`` holds its state (:meth:`session_end_save`).
+        A failed save keeps the app open once, saying why (its closed months are autosaved); q
+        again then quits without it."""
+        if not self._end_save_failed:
+            try:
+                info = self.session_end_save()
+            except Exception as exc:  # noqa: BLE001 - SaveError, OS errors: tell the player
+                self._end_save_failed = True
+                self.notify(
+                    f"could not save {self.career!r}: {exc}. The months closed are autosaved "
+                    f"(--load {self.career} resumes them); press q again to quit without this save.",
+                    title="save failed",
+                    severity="error",
+                    markup=False,
+                    timeout=15,
+                )
+                return
+            if info is not None:
+                self.saved_at_end = f"saved as {info.name!r} (month {info.month}) in {self._store().path}"
+        self.exit(0)
 
     def action_ctrl_c(self) -> None:
         """ctrl+c: copy the selected text of a focused input; else quit safely, as on the lab
@@ -912,4 +960,7 @@ def run_play(args: Any) -> int:
             app.release_career()
         return f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
 
-    return run_app_with_signals(app, final_save)
+    status = run_app_with_signals(app, final_save)
+    if app.saved_at_end is not None:  # quitting wrote the career's save NAME: say where, as headless does
+        print(app.saved_at_end)
+    return status

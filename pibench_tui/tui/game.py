@@ -61,6 +61,12 @@ class Game:
         self.career = career
         self.careers: set[str] = {career} if career else set()  # careers this game was loaded from or saved as
         self.saved_version: int | None = world.version if save_name else None
+        #: The world's version when this game was loaded (``None``: a new career): a session
+        #: that never moved from it only looked, and writes no save at its end (docs/saves.md).
+        self.loaded_version: int | None = world.version if save_name else None
+        #: Save name -> the world's version it holds, for the saves this game was loaded from or
+        #: wrote: whether the career's save ``NAME`` already holds the state it is in.
+        self.saved_as: dict[str, int] = {save_name: world.version} if save_name else {}
         self.saved_month: int | None = world.month if save_name else None
         self.ui: dict[str, str] = clean_ui(ui)  # saved with the career, outside the world
         self._saved_ui: dict[str, str] = dict(self.ui) if save_name else {}
@@ -294,6 +300,7 @@ class Game:
         with self.lock:
             info = self._saves(store).save(name, self.world, scenario=self.scenario, ui=dict(self.ui) or None)
             self.save_name = name
+            self.saved_as[info.name] = self.world.version
             self.mark_saved()
             self.careers.add(info.career)
             if self.career is None:

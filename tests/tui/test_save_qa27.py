@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
-from tests.tui.conftest import build, new_world, press, send_keys
+from pibench_tui.tui.app import make_app
+from tests.tui.conftest import build, close_month, new_world, press, send_keys, wait_for
 
 
 @pytest.mark.asyncio
@@ -30,3 +31,69 @@ async def test_a_blank_name_in_the_save_dialog_replaces_the_old_error(tmp_path):
         await send_keys(pilot, "b", "enter")
         await press(pilot, to="LabScreen")
     assert "b" in {i.name for i in app.store.list()}
+
+
+def _store(tmp_path):
+    from saves import SaveStore
+
+    return SaveStore(tmp_path / "saves", on_warning=None)
+
+
+def _short12_at(month: int):
+    from world.api import Api
+
+    w = new_world("short-12")
+    for _ in range(month - 1):
+        Api(w).time.next_month()
+    return w
+
+
+async def _quit(pilot, app) -> None:
+    """q as a player presses it (from the lab or the end screen), and the app ends."""
+    await send_keys(pilot, "q")
+    await wait_for(pilot, lambda: app.return_code is not None or app._exit, "the app to end")
+
+
+@pytest.mark.asyncio
+async def test_play_save_name_to_the_end_leaves_the_save_name(tmp_path):
+    """QA (issue 27 §6): `play --save s12` played to the end of short-12 and quit left only
+    s12@m11, s12@m12 and s12@m12-end: no s12, though `--save NAME` "saves the career under
+    NAME". Quitting now writes s12 (the finished career), as headless --save does at its end,
+    and `saves list`'s row s12 is the save `saves show s12` / `--load s12` use."""
+    app = make_app(
+        world=_short12_at(11), scenario="short-12", save="s12", saves_dir=str(tmp_path / "saves"),
+        test_mode=True, run_baseline=False, show_digest=False,
+    )  # fmt: skip
+    async with app.run_test(size=(160, 50)) as pilot:
+        await close_month(pilot, app)
+        await close_month(pilot, app)  # month 12, the last: the career is over
+        await wait_for(pilot, lambda: app.game.finished, "the career's end")
+        await _quit(pilot, app)
+    store = _store(tmp_path)
+    infos = {i.name: i for i in store.list()}
+    assert "s12" in infos, sorted(infos)
+    assert infos["s12"].month == 12 and infos["s12"].status == "finished"
+    assert store.resolve("s12").name == "s12"  # show and --load use the row the list shows
+    assert app.saved_at_end is not None and "saved as 's12' (month 12)" in app.saved_at_end
+
+
+@pytest.mark.asyncio
+async def test_play_save_name_quit_mid_career_leaves_the_save_name(tmp_path):
+    """A career quit mid-way with every month autosaved (no question asked) also leaves NAME,
+    holding the month it was quit in; a second quit after loading it without a change writes
+    nothing (a look)."""
+    app = make_app(
+        scenario="short-12", save="mid", saves_dir=str(tmp_path / "saves"), test_mode=True, run_baseline=False,
+        show_digest=False,
+    )  # fmt: skip
+    async with app.run_test(size=(160, 50)) as pilot:
+        await close_month(pilot, app)
+        await close_month(pilot, app)
+        await _quit(pilot, app)
+    infos = {i.name: i for i in _store(tmp_path).list()}
+    assert infos["mid"].month == 3 and infos["mid"].kind == "manual", sorted(infos)
+    before = [(i.name, i.updated) for i in _store(tmp_path).list()]
+    look = make_app(load="mid", saves_dir=str(tmp_path / "saves"), test_mode=True, run_baseline=False)
+    async with look.run_test(size=(160, 50)) as pilot:
+        await _quit(pilot, look)
+    assert [(i.name, i.updated) for i in _store(tmp_path).list()] == before
