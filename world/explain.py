@@ -904,7 +904,12 @@ def venue_profile(query: Query, cfg: WorldConfig, venue: str, before: int | None
     return out
 
 
-def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
+CAREER_OVER = "the career is over: nothing is left to do about it"
+"""What an explanation says instead of its advice once the career has ended (§12: no call
+changes the world after the last month or a collapse)."""
+
+
+def explain_decision(query: Query, cfg: WorldConfig, submission_id: str, over: bool = False) -> str:
     """A review decision in visible terms (§7): the reviewers' mean against the venue's record;
     a score rises with the draft's quality, polish (up to the saturation hours) and revisions,
     the topic's heat and the lab's standing. A rejection says what to do next (polish, revise,
@@ -914,7 +919,8 @@ def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
     The text may be read long after the decision (a month's digest re-read, ``lab.explain``),
     and the draft's polish can grow after a rejection, so the advice says what holds *now*: the
     polish the draft has now, and, once the draft has gone to review again, those later
-    submissions and how each stands instead of advice already acted on."""
+    submissions and how each stands instead of advice already acted on. With ``over`` (the
+    career has ended: nothing can be sent any more, §12) a rejection gives no advice to act."""
     rows = query(f"select * from submissions where id = '{_q(submission_id)}'")
     if not rows:
         return f"no submission {submission_id}"
@@ -933,6 +939,8 @@ def explain_decision(query: Query, cfg: WorldConfig, submission_id: str) -> str:
             f"{x['id']} at {x['venue']} ({_SUBMISSION_WORDS.get(x['status'], x['status'])})" for x in later
         )
         return f"{profile}; since then the draft went to review again: {went}.{salvage}"
+    if over:
+        return f"{profile}; {CAREER_OVER}.{salvage}"
     polish = float(d[0]["polish_hours"] or 0) if d else 0.0
     tips = []
     if polish < cfg.polish_cap_hours:
@@ -951,12 +959,13 @@ _SUBMISSION_WORDS = {"under_review": "under review", "accept": "accepted", "reje
 
 
 # ------------------------------------------------------------------- scoops, dead ends, people, standing
-def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
+def explain_scoop(query: Query, cfg: WorldConfig, project_id: str, over: bool = False) -> str:
     """A scoop (§6) in visible terms: another group published overlapping work; the project's
     idea is less novel, so the draft it makes comes out weaker (novelty enters a draft's
     quality), each active member's morale takes a blow, and the project goes on. The news
     comes a month after the scoop, so it can name a project finished since (scooped in its
-    last month, before its draft was made). What lowers the risk: :func:`scoop_remedy`."""
+    last month, before its draft was made). What lowers the risk: :func:`scoop_remedy` (not said
+    when the career is ``over``)."""
     rows = query(f"select id, topic, status, ended_month, progress_pct from projects where id = '{_q(project_id)}'")
     if not rows:
         return f"no project {project_id}"
@@ -972,7 +981,7 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
     else:
         state = f"it is {'dead-ended' if p['status'] == 'deadend' else 'stopped'} now"
     again = f", {times} times so far" if times > 1 else ""
-    remedy = scoop_remedy(cfg)
+    remedy = CAREER_OVER if over else scoop_remedy(cfg)
     return (
         f"another group published work overlapping {p['id']} ({p['topic']}){again}: its idea is less novel now, "
         f"so the draft it makes comes out weaker, and each member's morale takes a blow; {state}. "
@@ -980,15 +989,16 @@ def explain_scoop(query: Query, cfg: WorldConfig, project_id: str) -> str:
     )
 
 
-def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str) -> str:
+def explain_dead_end(query: Query, cfg: WorldConfig, project_id: str, over: bool = False) -> str:
     """A dead end (§6): a project that cannot work out shows it only at a share of its work;
-    the chance of that rises with the tier. Nothing the team did drew it."""
+    the chance of that rises with the tier. Nothing the team did drew it. With ``over`` (the
+    career has ended) no advice to act."""
     rows = query(f"select tier, topic from projects where id = '{_q(project_id)}'")
     tier = int(rows[0]["tier"]) if rows else 0
     odds = sorted(cfg.tiers, key=lambda t: cfg.tiers[t]["p_infeasible"])
     return (
         f"tier {tier} ideas fail more often than tier {odds[0]} ones and a project shows it only part-way: "
-        "no visible signal comes before; spread risk over tiers and keep drafts flowing"
+        "no visible signal comes before; " + (CAREER_OVER if over else "spread risk over tiers and keep drafts flowing")
     )
 
 
@@ -999,18 +1009,18 @@ def explain_offer(
     standing: str,
     when: str = "now",
     counts: tuple[int, int] | None = None,
+    over: bool = False,
 ) -> str:
     """A declined offer (§5): acceptance depends on the applicant pool and grows with standing.
     ``standing`` is the lab's standing ``when`` (``"now"``, or ``"in month 35"`` for a report
     read later); at the highest standing nothing is left to raise. ``counts``: the pool's
-    ``(accepted, answered)`` offers as that report's month left them (:func:`pool_answers`)."""
+    ``(accepted, answered)`` offers as that report's month left them (:func:`pool_answers`).
+    With ``over`` (the career has ended) no advice to act."""
+    todo = CAREER_OVER if over else "offer to more applicants"
     record = f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool, counts)}), and every pool "
     if standing == STANDING_WORDS[-1]:
-        return (
-            record
-            + f"accepts more often as standing rises, {standing} ({when}) being the highest; offer to more applicants"
-        )
-    return record + f"accepts more often as the lab's standing ({standing} {when}) rises; offer to more applicants"
+        return record + f"accepts more often as standing rises, {standing} ({when}) being the highest; {todo}"
+    return record + f"accepts more often as the lab's standing ({standing} {when}) rises; {todo}"
 
 
 def pool_answers(query: Query, pool: str, counts: tuple[int, int] | None = None) -> str:
@@ -1025,16 +1035,22 @@ def pool_answers(query: Query, pool: str, counts: tuple[int, int] | None = None)
     return f"{ok} of {len(rows)} accepted" if rows else "no answer yet"
 
 
-def explain_search(standing: str, outcome: str, when: str = "now") -> str:
+def explain_search(standing: str, outcome: str, when: str = "now", over: bool = False) -> str:
     """An unfilled or paused postdoc search (§5): fills grow with standing; a search is paused
     when the lab is at its researcher cap at the resolution. ``standing`` is the lab's standing
     ``when`` (``"now"``, or ``"in month 35"`` for a report read later); at the highest standing
-    nothing is left to raise."""
+    nothing is left to raise. With ``over`` (the career has ended) no advice to act."""
     if outcome == "paused":
-        return "the lab was at its researcher cap when the search resolved: post only with a free place"
+        return "the lab was at its researcher cap when the search resolved" + (
+            f"; {CAREER_OVER}" if over else ": post only with a free place"
+        )
     if standing == STANDING_WORDS[-1]:
-        return f"a search can end without a hire even at the highest standing ({standing} {when}): post again"
-    return f"searches fill more often as the lab's standing ({standing} {when}) rises: publish, win grants, give talks"
+        return f"a search can end without a hire even at the highest standing ({standing} {when}): " + (
+            CAREER_OVER if over else "post again"
+        )
+    return f"searches fill more often as the lab's standing ({standing} {when}) rises" + (
+        f"; {CAREER_OVER}" if over else ": publish, win grants, give talks"
+    )
 
 
 def standing_months(query: Query, month: int) -> tuple[str, int] | None:
@@ -1186,7 +1202,14 @@ def _known(query: Query, table: str, ident: str, noun: str) -> dict[str, Any]:
 
 
 def explain(
-    query: Query, cfg: WorldConfig, kind: str, ident: str, month: int, standing: str, actions: Actions = ()
+    query: Query,
+    cfg: WorldConfig,
+    kind: str,
+    ident: str,
+    month: int,
+    standing: str,
+    actions: Actions = (),
+    over: bool = False,
 ) -> str:
     """The explanation of one outcome, the text the digest's "why:" lines show (``lab.explain``).
 
@@ -1199,6 +1222,8 @@ def explain(
         standing: the lab's standing now (``lab.dashboard()["lab_standing"]``).
         actions: the PI's action log (:data:`Actions`; kinds ``quit`` and ``left_behind`` read who was
             on what).
+        over: the career has ended (§12): the explanations of a decision, a dead end, a scoop,
+            an offer and a search give no advice to act (:data:`CAREER_OVER` instead).
 
     Raises:
         ActionError: ``bad_argument`` for an unknown kind, a person who has not left (kind
@@ -1234,7 +1259,7 @@ def explain(
                 "bad_argument",
                 f"{ident} is {str(sub['status']).replace('_', ' ')}: only a decided submission is explained",
             )
-        return explain_decision(query, cfg, ident)
+        return explain_decision(query, cfg, ident, over)
     if kind == "venue":
         if ident not in cfg.venues:
             raise ActionError("bad_argument", f"unknown venue {ident!r}; venues: {', '.join(cfg.venues)}")
@@ -1242,26 +1267,27 @@ def explain(
     if kind == "dead_end":
         if _known(query, "projects", ident, "project")["status"] != "deadend":
             raise ActionError("bad_argument", f"{ident} did not dead-end")
-        return explain_dead_end(query, cfg, ident)
+        return explain_dead_end(query, cfg, ident, over)
     if kind == "scoop":
         if not _known(query, "projects", ident, "project")["scooped_times"]:
             raise ActionError("bad_argument", f"{ident} was not scooped (no scoop news names it)")
-        return explain_scoop(query, cfg, ident)
+        return explain_scoop(query, cfg, ident, over)
     if kind == "offer":
         applicant = _known(query, "applicants", ident, "applicant")
         if applicant["status"] != "declined":
             raise ActionError("bad_argument", f"{ident} did not decline an offer (their status: {applicant['status']})")
-        return explain_offer(query, cfg, applicant["pool"], standing)
+        return explain_offer(query, cfg, applicant["pool"], standing, over=over)
     if kind == "search":
         if ident not in SEARCH_NEWS:
             raise ActionError("bad_argument", f"a search's id is its outcome: 'unfilled' or 'paused', got {ident!r}")
         if not query(f"select month from news where kind = 'lab' and text like '%{SEARCH_NEWS[ident]}%'"):
             raise ActionError("bad_argument", f"no postdoc search of the lab has ended {ident}")
-        return explain_search(standing, ident)
+        return explain_search(standing, ident, over=over)
     return explain_standing(query, cfg, month)
 
 
 __all__ = [
+    "CAREER_OVER",
     "EXPLAIN_KINDS",
     "LOW_MOOD",
     "VERY_LOW_MOOD",

@@ -58,7 +58,7 @@ class _Lab:
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
         (a project id), "scoop" (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
-        "standing" (no id). Returns one string.
+        "standing" (no id). Returns one string; once the career is over, no advice to act.
         """
     def ledger(self, n: Any = 20) -> Any:
         """The last ``n`` ledger rows: month, category, amount (USD, signed), note."""

@@ -64,6 +64,12 @@ def _why(text: str) -> str:
     return f"    [dim]↳ why: {escape(text)}[/]"
 
 
+def _over(game: Any) -> bool:
+    """The career has ended (the last month closed, or a collapse): the explanations give no
+    advice to act (``explain.CAREER_OVER``), nothing can be done any more (§12)."""
+    return bool(getattr(game, "finished", False))
+
+
 def _late(game: Any, e: dict) -> str:
     """What the career's end does to a new event's choice (``""``: nothing, or no game)."""
     if game is None:
@@ -164,7 +170,7 @@ def _decision_rows(r: dict, game: Any, month: int) -> list[str]:
         )
         if game is not None:
             rows.append(_ctx(venue_record(game, d.get("venue"), before=month)))
-            rows.append(_why(explain.explain_decision(game.query, game.world.cfg, d.get("submission_id"))))
+            rows.append(_why(explain.explain_decision(game.query, game.world.cfg, d.get("submission_id"), _over(game))))
     return rows
 
 
@@ -232,7 +238,7 @@ def _offer_section(r: dict, game: Any, month: int) -> tuple[str, list[str]]:
             rows.append(
                 _why(
                     explain.explain_offer(
-                        game.query, game.world.cfg, o.get("pool"), standing, when, (accepted, answered)
+                        game.query, game.world.cfg, o.get("pool"), standing, when, (accepted, answered), _over(game)
                     )
                 )
             )
@@ -269,7 +275,7 @@ def _search_rows(r: dict, game: Any, month: int) -> list[str]:
             rows.append(_ctx(f"{postdoc_record(game, before=month)}; {standing_note(game, month)}"))
             if s.get("outcome") != "filled":
                 standing, when = standing_at(game, month)
-                rows.append(_why(explain.explain_search(standing, s.get("outcome"), when)))
+                rows.append(_why(explain.explain_search(standing, s.get("outcome"), when, _over(game))))
     return rows
 
 
@@ -291,7 +297,7 @@ def _departure_rows(r: dict, game: Any) -> list[str]:
     rows += [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
     rows += [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])]
     gone = [x.get("id") for k in ("quits", "graduations", "contracts_ended") for x in r.get(k, [])]
-    if game is not None and gone:  # what the departures leave behind (issue 27 §2)
+    if game is not None and gone and not _over(game):  # what the departures leave behind (issue 27 §2): what to do
         left = explain.orphaned_projects(game.query, game.world.cfg, game.action_log, game.world.month)
         left += [t for pid in gone for t in explain.orphaned_drafts(game.query, pid)]
         rows += [f"[yellow]left behind: {escape(t)}[/]" for t in dict.fromkeys(left)]
@@ -309,12 +315,20 @@ def _project_rows(r: dict, game: Any) -> list[str]:
         + [
             f"[red]{d.get('project_id')} {d.get('topic')} tier {d.get('tier')}: dead end[/]"
             + (f" (salvage draft {d['salvage_draft_id']})" if d.get("salvage_draft_id") else "")
-            + ("\n" + _why(explain.explain_dead_end(game.query, game.world.cfg, d.get("project_id"))) if game else "")
+            + (
+                "\n" + _why(explain.explain_dead_end(game.query, game.world.cfg, d.get("project_id"), _over(game)))
+                if game
+                else ""
+            )
             for d in r.get("dead_ends", [])
         ]
         + [
             f"[red]{s.get('project_id')} {s.get('topic')}: scooped[/] (another group published first)"
-            + ("\n" + _why(explain.explain_scoop(game.query, game.world.cfg, s.get("project_id"))) if game else "")
+            + (
+                "\n" + _why(explain.explain_scoop(game.query, game.world.cfg, s.get("project_id"), _over(game)))
+                if game
+                else ""
+            )
             for s in r.get("scoops", [])
         ]
     )

@@ -63,8 +63,10 @@ class Lab(Namespace):
         "left_behind" (a person: orphaned projects, drafts with no author), "proposal",
         "decision" (a submission id), "venue" (a venue name: its bar and worth), "dead_end"
         (a project id), "scoop" (a project id), "offer" (an applicant id), "search" ("unfilled" or "paused"),
-        "standing" (no id). Returns one string."""
+        "standing" (no id). Returns one string; once the career is over, no advice to act."""
         kind = checks.string_id(kind, "kind")
         ident = checks.string_id(id, "id")
         w = self._w
-        return explain_mod.explain(self._mirror.query, w.cfg, kind, ident, w.month, w.standing(), w.s.action_log)
+        return explain_mod.explain(
+            self._mirror.query, w.cfg, kind, ident, w.month, w.standing(), w.s.action_log, over=w.s.finished
+        )
