@@ -22,7 +22,7 @@ offers and unfilled postdoc searches (§5), standing (§10).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .config import STANDING_WORDS, WorldConfig
@@ -604,6 +604,14 @@ def _no_author_left(query: Query, staff: list[str]) -> str:
     what its draft would be (§5 Staff, §6 effort and draft authors, §7 collaboration-like drafts
     with no authors)."""
     roles = {r["id"]: r["role"] for r in query("select id, role from students where status = 'active'")}
+    why, then = _staff_only(roles, staff)
+    return f"has no member who can author left ({why}): {then}"
+
+
+def _staff_only(roles: Mapping[str, str], staff: list[str]) -> tuple[str, str]:
+    """Why a project staffed only with ``staff`` (RAs and managers; ``roles``: id → role) has
+    no author, and what it does then (§5 Staff, §6, §7): ``("only RA001: an RA adds effort,
+    never an author", "it still progresses on RA effort …")``."""
     has_ra = any(roles.get(m) == "ra" for m in staff)
     why = "an RA adds effort, never an author" if has_ra else "a manager adds no effort and never authors"
     if has_ra and any(roles.get(m) == "manager" for m in staff):
@@ -614,7 +622,21 @@ def _no_author_left(query: Query, staff: list[str]) -> str:
         if has_ra
         else "no progress"
     )
-    return f"has no member who can author left (only {', '.join(staff)}: {why}): {then}"
+    return f"only {', '.join(staff)}: {why}", then
+
+
+def authorless_team_note(roles: Mapping[str, str], members: list[str]) -> str:
+    """What a project started with ``members`` (person ids; ``roles``: id → role of at least
+    them, as the ``students`` table and the dashboard give it) does when none of them can author
+    (§5 Staff: RAs and managers never author; §6 draft authors), for the reply to
+    ``projects.start`` and the start form: ``"no member can author (only RA001: an RA adds
+    effort, never an author): it still progresses on RA effort …"``; ``""`` when one of them is
+    a PhD student or postdoc, or none is given. Assigning an author later (``projects.assign``)
+    makes them the draft's author."""
+    if not members or any(roles.get(m) in AUTHOR_ROLES for m in members):
+        return ""
+    why, then = _staff_only(roles, list(members))
+    return f"no member can author ({why}): {then}; assign a PhD student or postdoc to give it one"
 
 
 def orphaned_projects(query: Query, cfg: WorldConfig, actions: Actions, month: int | None = None) -> list[str]:

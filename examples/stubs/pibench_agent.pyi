@@ -100,7 +100,7 @@ class _Projects:
     def set_compute(self, project_id: Any, monthly_compute: Any) -> Any:
         """Set a project's compute units/month (0 to 50,000). They are paid at the tick ($1/unit × the month's price multiplier)."""
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> Any:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000). At most 10 projects run at once. Too near the horizon for its draft to count, the reply has a ``note``."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to 50,000). At most 10 projects run at once. Too near the horizon for its draft to count, or with no member who can author (RAs and managers never author), the reply has a ``note``."""
     def unassign(self, project_id: Any, student_id: Any) -> Any:
         """Remove a member from an active project. A non-member is ignored: nothing changes, nothing is logged."""
 

@@ -546,9 +546,17 @@ def _units_needed(g: Game) -> str:
 
 def _start_summary(g: Game, values: dict) -> str:
     """The compute bill per month at this month's price, and the team; first, when a project
-    started now cannot add to Impact any more, that (:func:`_start_note`)."""
-    late = _start_note(g)
-    return f"{late} · {_start_bill(g, values)}" if late else _start_bill(g, values)
+    started now cannot add to Impact any more, that (:func:`_start_note`); last, when no member
+    ticked can author, what that means (:func:`world.explain.authorless_team_note`, the note
+    ``projects.start`` replies with)."""
+    dash = g.dashboard()
+    roles = {p["id"]: p["role"] for p in dash["students"] + dash["staff"]}
+    notes = [
+        _start_note(g),
+        _start_bill(g, values),
+        explain.authorless_team_note(roles, list(values.get("members") or [])),
+    ]
+    return " · ".join(n for n in notes if n)
 
 
 def _start_bill(g: Game, values: dict) -> str:

@@ -29,7 +29,7 @@ class Projects(Namespace):
 
     @api_call(mutating=True)
     def start(self, topic: Any, tier: Any, members: Any, monthly_compute: Any = 0) -> dict[str, Any]:
-        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}). At most {rules.caps.active_projects} projects run at once. Too near the horizon for its draft to count, the reply has a ``note``."""
+        """Start a project: topic, tier 1-3, member ids, compute units/month (0 to {rules.caps.compute_per_project}). At most {rules.caps.active_projects} projects run at once. Too near the horizon for its draft to count, or with no member who can author (RAs and managers never author), the reply has a ``note``."""
         w = self._w
         topic = checks.topic(topic)
         if isinstance(tier, bool) or tier not in (1, 2, 3):
@@ -59,7 +59,9 @@ class Projects(Namespace):
             "project_id": pj.id,
             "est_months_note": f"tier {tier} needs about {work:g} units of work; two mentored students make roughly one unit a month",
         }
-        if note := explain_mod.project_start_note(w.cfg, w.s.month):
+        roles = {pid: w.s.people[pid].role for pid in pj.members}
+        notes = [explain_mod.project_start_note(w.cfg, w.s.month), explain_mod.authorless_team_note(roles, pj.members)]
+        if note := "; ".join(n for n in notes if n):
             out["note"] = note
         return out
 
