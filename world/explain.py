@@ -1040,9 +1040,7 @@ def explain_offer(
     With ``over`` (the career has ended) no advice to act."""
     todo = CAREER_OVER if over else "offer to more applicants"
     record = f"pools differ in how often they accept (the lab's record: {pool_answers(query, pool, counts)}), and every pool "
-    if standing == STANDING_WORDS[-1]:
-        return record + f"accepts more often as standing rises, {standing} ({when}) being the highest; {todo}"
-    return record + f"accepts more often as the lab's standing ({standing} {when}) rises; {todo}"
+    return record + f"accepts more often at a higher standing ({lab_standing(standing, when)}); {todo}"
 
 
 def pool_answers(query: Query, pool: str, counts: tuple[int, int] | None = None) -> str:
@@ -1067,12 +1065,25 @@ def explain_search(standing: str, outcome: str, when: str = "now", over: bool = 
             f"; {CAREER_OVER}" if over else ": post only with a free place"
         )
     if standing == STANDING_WORDS[-1]:
-        return f"a search can end without a hire even at the highest standing ({standing} {when}): " + (
+        return f"a search can end without a hire even at the highest standing ({lab_standing(standing, when)}): " + (
             CAREER_OVER if over else "post again"
         )
-    return f"searches fill more often as the lab's standing ({standing} {when}) rises" + (
+    return f"searches fill more often at a higher standing ({lab_standing(standing, when)})" + (
         f"; {CAREER_OVER}" if over else ": publish, win grants, give talks"
     )
+
+
+def lab_standing(standing: str, when: str = "now") -> str:
+    """The lab's standing ``when`` and where it is on the ladder of :data:`STANDING_WORDS` (§10),
+    for a sentence on what grows with standing: ``"the lab's: rising now, the next one up
+    established"``, ``"the lab's: renowned in month 35, the highest"``; a word not on the
+    ladder is said alone. The standing words are read as names (no "rising … rises")."""
+    head = f"the lab's: {standing} {when}"
+    if standing == STANDING_WORDS[-1]:
+        return f"{head}, the highest"
+    if standing in STANDING_WORDS:
+        return f"{head}, the next one up {STANDING_WORDS[STANDING_WORDS.index(standing) + 1]}"
+    return head
 
 
 def standing_months(query: Query, month: int) -> tuple[str, int] | None:
@@ -1327,6 +1338,7 @@ __all__ = [
     "explain_quit",
     "explain_scoop",
     "explain_search",
+    "lab_standing",
     "explain_standing",
     "largest_standing_steps",
     "standing_steps_in_time",

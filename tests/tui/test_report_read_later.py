@@ -41,7 +41,7 @@ def test_a_report_read_later_names_the_standing_of_its_month():
         "postdoc_searches": [{"posting_id": "PD-X", "outcome": "unfilled"}],
     }
     text = "\n".join(digest_lines(report, game, warn=False))
-    assert f"({then} in month {month}) rises" in text and f"{now} now" not in text, text
+    assert f"(the lab's: {then} in month {month}, " in text and f"{now} now" not in text, text
 
 
 def test_at_the_highest_standing_the_advice_does_not_ask_to_raise_it():
@@ -50,7 +50,29 @@ def test_at_the_highest_standing_the_advice_does_not_ask_to_raise_it():
     top = STANDING_WORDS[-1]
     search = ex.explain_search(top, "unfilled", "in month 35")
     assert "highest standing" in search and "post again" in search and "publish" not in search
-    assert "rises" in ex.explain_search(STANDING_WORDS[1], "unfilled")
+    assert "more often at a higher standing" in ex.explain_search(STANDING_WORDS[1], "unfilled")
     w = _late_world(50)
     offer = ex.explain_offer(Api(w).query, w.cfg, "elite", top)
-    assert "being the highest" in offer and "offer to more applicants" in offer
+    assert f"{top} now, the highest)" in offer and "offer to more applicants" in offer
+
+
+def test_the_standing_is_named_not_read_as_a_verb():
+    """QA: "the lab's standing (rising now) rises" read as nonsense at "rising". Every standing
+    word is named with where it stands ("the lab's: rising now, the next one up established"),
+    and no sentence says the standing "rises" next to it."""
+    w = _late_world(50)
+    for i, standing in enumerate(STANDING_WORDS):
+        for when in ("now", "in month 35"):
+            offer = ex.explain_offer(Api(w).query, w.cfg, "elite", standing, when)
+            search = ex.explain_search(standing, "unfilled", when)
+            for text in (offer, search):
+                assert f"(the lab's: {standing} {when}, " in text, text
+                assert "rises" not in text and "rising) " not in text, text
+                if i + 1 < len(STANDING_WORDS):
+                    assert f"the next one up {STANDING_WORDS[i + 1]})" in text, text
+                else:
+                    assert f"{standing} {when}, the highest)" in text, text
+    assert ex.explain_search("rising", "unfilled") == (
+        "searches fill more often at a higher standing (the lab's: rising now, the next one up established): "
+        "publish, win grants, give talks"
+    )
