@@ -421,8 +421,10 @@ class ActionForm(ModalScreen[dict | None]):
                 self.show_problems(
                     [
                         f"{self.spec.api} refused: {refusal}",
-                        (f"Press tab to change {label}" if label else "Change the values")
-                        + " and send again, or press escape to cancel.",
+                        # a form with no fields (a conference trip) has no values to change
+                        f"Press tab to change {label} and send again, or press escape to cancel."
+                        if label
+                        else "Press escape to cancel.",
                     ]
                 )
                 # the fields let go of the focus: keys typed next do not land in them unseen;

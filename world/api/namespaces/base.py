@@ -26,10 +26,13 @@ class Namespace:
         self._w: World = api.world
         self._mirror: Mirror = api._mirror
 
-    def _check_hours(self, hours: float, what: str) -> None:
+    def _check_hours(self, hours: float, what: str, lapses: str = "") -> None:
         """Refuse (``no_attention``) unless ``hours`` of one-off attention are left this month (§3).
 
-        The namespaces check; the subsystem that takes the action charges the hours.
+        The namespaces check; the subsystem that takes the action charges the hours. The
+        message says what can free hours: lowering mentoring (when there is any), else waiting
+        for next month's pool, unless ``lapses`` says what waiting loses (an event in its last
+        month to answer, ``"E032 lapses unanswered at this month's end"``): then not waiting.
         """
         w = self._w
         if hours < 0:
@@ -37,11 +40,15 @@ class Namespace:
         _, pool, mentoring = people_mod.attention_totals(w)
         left = pool - mentoring - w.s.oneoff_used
         if hours > left + 1e-9:
+            lower = mentoring > 1e-9
+            if lapses:
+                fix = f"lower mentoring to answer now: {lapses}" if lower else f"no mentoring to lower: {lapses}"
+            else:
+                fix = "lower mentoring or wait for next month" if lower else "wait for next month"
             raise ActionError(
                 "no_attention",
                 f"{what} needs {hours:g} h but only {max(0.0, left):.2f} h are left this month "
-                f"(pool {pool:.2f} h, mentoring {mentoring:.2f} h, "
-                f"used {w.s.oneoff_used:.2f} h); lower mentoring or wait for next month",
+                f"(pool {pool:.2f} h, mentoring {mentoring:.2f} h, used {w.s.oneoff_used:.2f} h); {fix}",
             )
 
     @staticmethod

@@ -43,7 +43,11 @@ class Events(Namespace):
             )
         hours, what = events_mod.answer_hours(w, ev, action)
         if hours:
-            self._check_hours(hours, what)
+            lapses = ""
+            if ev.respond_by <= w.month:  # its last month: it lapses at this close (§11, events.expiry_step)
+                ignored = " and counts as ignored" if ev.kind == "student_crisis" else ""
+                lapses = f"{ev.id} lapses unanswered at this month's end{ignored}"
+            self._check_hours(hours, what, lapses)
         if ev.kind == "collaboration_offer" and action in events_mod.POSITIVE and not people_mod.active_people(w):
             raise ActionError("not_allowed", "a collaboration needs at least one active lab member")
         events_mod.respond(w, ev, action)
