@@ -95,3 +95,23 @@ async def test_d_then_back_to_month_1_shows_month_1s_offers(tmp_path):
         for aid, name in FIRST.items():
             assert f"{name} ({aid}) · answers come at the end of month 3" in text, text
         assert not any(aid in text for aid in SECOND), text
+
+
+def test_an_old_reports_departures_do_not_list_todays_orphans():
+    """Seed 1001: a project left with no member in month 4 (its RA unassigned) is "left behind"
+    in the report of the month just closed (what to do now), not in month 1's report read
+    again, whose departures happened before it was orphaned."""
+    w = new_world(seed=1001)
+    api = Api(w)
+    api.recruit.hire_ra()
+    topic = api.query("select name from topics")[0]["name"]
+    project = api.projects.start(topic=topic, tier=1, members=["RA001"])["project_id"]
+    for _ in range(3):
+        api.time.next_month()
+    api.projects.unassign(project, "RA001")
+    game = Game(w)
+    gone = {"graduations": [{"id": "PHD999", "name": "A Graduate"}]}
+    newest = "\n".join(digest_lines({"month": w.month - 1, **gone}, game, warn=False))
+    assert f"left behind: project {project}" in newest, newest
+    old = "\n".join(digest_lines({"month": 1, **gone}, game, warn=False))
+    assert "A Graduate (PHD999) graduated" in old and "left behind" not in old, old

@@ -114,7 +114,7 @@ def digest_lines(
     sections += [
         ("Postdoc searches", _search_rows(r, game, month)),
         ("Arrivals", _arrival_rows(r, month)),
-        ("Departures", _departure_rows(r, game)),
+        ("Departures", _departure_rows(r, game, month)),
         ("Projects", _project_rows(r, game)),
         ("Events", _event_rows(r, game)),
         ("Citations", _citation_rows(r)),
@@ -287,8 +287,11 @@ def _arrival_rows(r: dict, month: int) -> list[str]:
     ]
 
 
-def _departure_rows(r: dict, game: Any) -> list[str]:
-    """Quits (with why), graduations, contracts ended, and what the departures leave behind."""
+def _departure_rows(r: dict, game: Any, month: int) -> list[str]:
+    """Quits (with why), graduations, contracts ended, and what the departures leave behind:
+    the lab's projects and drafts as they are now, with what to do, so only in the report of
+    the month just closed (``month``) while the career runs; a report read later does not
+    list today's orphans as its month's."""
     rows = []
     for q in r.get("quits", []):
         rows.append(f"[red]{q.get('name')} ({q.get('id')}, {q.get('role')}) quit[/]")
@@ -297,7 +300,9 @@ def _departure_rows(r: dict, game: Any) -> list[str]:
     rows += [f"{g.get('name')} ({g.get('id')}) graduated" for g in r.get("graduations", [])]
     rows += [f"{c.get('name')} ({c.get('id')}): postdoc contract ended" for c in r.get("contracts_ended", [])]
     gone = [x.get("id") for k in ("quits", "graduations", "contracts_ended") for x in r.get(k, [])]
-    if game is not None and gone and not _over(game):  # what the departures leave behind (issue 27 §2): what to do
+    if (
+        game is not None and gone and not _over(game) and month >= game.world.month - 1
+    ):  # what the departures leave behind (issue 27 §2): what to do
         left = explain.orphaned_projects(game.query, game.world.cfg, game.action_log, game.world.month)
         left += [t for pid in gone for t in explain.orphaned_drafts(game.query, pid)]
         rows += [f"[yellow]left behind: {escape(t)}[/]" for t in dict.fromkeys(left)]
