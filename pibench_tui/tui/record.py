@@ -271,7 +271,7 @@ def standing_note(game: Any, month: int) -> str:
     """The lab's standing when the report of ``month`` came (:func:`standing_at`; offers and
     postdoc searches fill more often as it grows)."""
     standing, when = standing_at(game, month)
-    return f"lab standing {when} {standing}; acceptances grow with standing"
+    return f"lab standing {when}: {standing}; acceptances grow with standing"
 
 
 def _safe(text: str) -> str:

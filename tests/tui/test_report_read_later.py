@@ -34,7 +34,8 @@ def test_a_report_read_later_names_the_standing_of_its_month():
     now = api.lab.dashboard()["lab_standing"]
     assert standing_at(game, month) == (then, f"in month {month}")
     assert standing_at(game, w.month - 1) == (now, "now")
-    assert standing_note(game, month).startswith(f"lab standing in month {month} {then};")
+    assert standing_note(game, month).startswith(f"lab standing in month {month}: {then};")
+    assert standing_note(game, w.month - 1).startswith(f"lab standing now: {now};")
     report = {
         "month": month,
         "offers": [{"applicant_id": "APP999", "name": "A Test", "outcome": "declined", "pool": "elite"}],
