@@ -135,3 +135,14 @@ def name_key(name: str) -> str:
 def autosave_name(career: str, month: int, finished: bool = False) -> str:
     """The name of a career's autosave at ``month`` (e.g. ``"mylab@m07"``, ``"mylab@m60-end"``)."""
     return f"{career}@m{month:02d}" + ("-end" if finished else "")
+
+
+def branch_notice(asked: str, career: str, branch: str) -> str:
+    """What a session resuming ``asked``, an older save of ``career``, tells the player: what
+    is played from it is saved as the new career ``branch`` (``SaveStore.branch_name``), and
+    how to choose otherwise (docs/saves.md, "Playing on from an older save")."""
+    return (
+        f"{asked!r} is older than the newest save of career {career!r}, so what you play from it is "
+        f"saved as the new career {branch!r} and {career!r} stays as it is (--save NAME chooses "
+        f"the name; --save {career} replaces the career with this branch)"
+    )

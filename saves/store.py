@@ -66,7 +66,7 @@ from saves.errors import (
 )
 from saves.files import read_outside_file, read_save_bytes
 from saves.lock import DEFAULT_TIMEOUT, CareerLock, FileLock
-from saves.names import AUTOSAVE_NAME, autosave_name, check_name, name_key
+from saves.names import AUTOSAVE_NAME, MAX_NAME, autosave_name, check_name, name_key
 from saves.paths import default_store_dir, foreign_store_problem
 from saves.records import KINDS, SaveInfo, SaveRecord, index_doc, now_text, pibench_version
 from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
@@ -664,6 +664,32 @@ class SaveStore:
             lock.release()
             raise
         return lock
+
+    def branch_name(self, asked: str) -> str | None:
+        """The new career name under which playing on from the save ``asked`` must be saved, so
+        that it never replaces its career's newer saves; ``None`` to continue the career itself.
+
+        A branch is made when ``asked`` is a save's exact name (``--load qa@m59``, a row picked in
+        the TUI's load dialog) and a newer save of its career exists: playing on from it would
+        otherwise write that career's ``NAME`` and autosaves over the newer ones. ``--load
+        CAREER`` (the newest save, or the one a damaged newest falls back to) continues the
+        career. The name is ``CAREER-from-mMM`` (``MM`` the month loaded), or with ``-2``,
+        ``-3`` ... when a save or career already has that name or a look-alike of it
+        (:func:`name_key`).
+
+        Raises:
+            SaveNotFoundError: no save ``asked``.
+        """
+        loaded = self.resolve(asked)
+        if loaded.name != asked or self.resolve(loaded.career).name == loaded.name:
+            return None
+        taken = {name_key(n) for i in self.list() for n in (i.name, i.career)}
+        base = f"{loaded.career[: MAX_NAME - 20]}-from-m{loaded.month:02d}"
+        name, n = base, 1
+        while name_key(name) in taken:
+            n += 1
+            name = f"{base}-{n}"
+        return check_name(name)
 
     def _stored_career_name(self, name: str) -> str | None:
         """The career name the store's saves spell like ``name`` (same :func:`name_key`), or

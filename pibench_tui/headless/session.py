@@ -112,9 +112,22 @@ class HeadlessSession:
         # changes it, there is nothing new to save (the world's version and the notes as loaded).
         self._unchanged_since: tuple[int, str] | None = None
         flag = "--save" if options.save is not None else "--load"
-        if options.save is None and options.load is not None:
-            options = replace(options, save=_open_store(options.saves_dir).resolve(options.load).career)
-            self._unchanged_since = (self.world.version, self.world.s.memory)
+        #: The new career this session saves under when ``--load`` named an older save of a
+        #: career (``SaveStore.branch_name``): playing on from it never replaces the career's save.
+        self.branch: str | None = None
+        resuming: str | None = None
+        load = options.load
+        if load is not None:
+            store = _open_store(options.saves_dir)
+            resuming = str(store.resolve(load).career)
+            if options.save is None:
+                self.branch = store.branch_name(load)
+                options = replace(options, save=self.branch or resuming)
+                self._unchanged_since = (self.world.version, self.world.s.memory)
+            if self.branch is not None:
+                from saves.names import branch_notice
+
+                print(f"pibench headless: {branch_notice(load, resuming, self.branch)}", file=sys.stderr)
         self.options = options
         self.store = None
         #: The career's session lock while this session may write its saves (released by close()).
@@ -125,8 +138,9 @@ class HeadlessSession:
             self.store = _open_store(options.saves_dir)
             self.career.saves = CareerSaves(self.store)  # keeps the store's caches of this world
             try:  # one session per career; a valid name, a writable store, no other career under it
-                resuming = self.store.resolve(options.load).career if options.load is not None else None
-                self.career_lock = self.store.hold_session(options.save, "pibench headless", resuming=resuming)
+                self.career_lock = self.store.hold_session(
+                    options.save, "pibench headless", resuming=None if self.branch else resuming
+                )
             except Exception as exc:  # SaveError
                 self._release_career()
                 raise _load_error(flag, exc) from exc

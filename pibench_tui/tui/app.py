@@ -706,7 +706,8 @@ class PibenchApp(TypeAhead, LabApp):
         self.finish_autosave()  # the career played so far, before another replaces it
         try:
             world, record = self._store().load_world(name, exact=True)  # the row picked, exactly
-            self._hold_career(record.info.career)  # the career this app autosaves from now on
+            branch = self._store().branch_name(record.info.name)  # an older save: a new career
+            self._hold_career(branch or record.info.career)  # the career this app autosaves from now on
         except Exception as exc:  # noqa: BLE001 - SaveError: the message says what is wrong
             self.notify(str(exc), title="load failed", severity="error", markup=False, timeout=10)
             return
@@ -718,12 +719,16 @@ class PibenchApp(TypeAhead, LabApp):
             career=record.info.career,
             ui=record.meta.get("ui"),
         )
-        self.career = record.info.career  # the resumed career keeps autosaving under its own name
+        self.career = branch or record.info.career  # the resumed career keeps autosaving under its own name
         self.tutorial.display = self.game.tutorial_shown and not self.game.finished  # as the career left it
         self.console_panel.bind_game(self.game)
         self.refresh_view(everything=True)
         self.call_after_refresh(self.freeze_long_lived, collect=True)
         self.notify(f"resumed {record.info.name!r} at month {world.month}", title="Loaded", markup=False)
+        if branch is not None:
+            from saves.names import branch_notice
+
+            self.notify(branch_notice(record.info.name, record.info.career, branch), markup=False, timeout=15)
         if self.game.finished:
             self.show_end()
 
@@ -900,8 +905,16 @@ def make_app(
         career_lock = store.hold_session(save, "pibench play", resuming=resuming)
     elif load is not None:  # a resumed career keeps autosaving under its own name: a writable store
         store.check_usable()
-        save = game.career
-        career_lock = store.hold_career(save, "pibench play")
+        branch = store.branch_name(load)  # an older save: what is played from it is a new career
+        if branch is not None:
+            from saves.names import branch_notice
+
+            career_lock = store.hold_session(branch, "pibench play")
+            notes.append(branch_notice(load, str(game.career), branch))
+            save = branch
+        else:
+            save = game.career
+            career_lock = store.hold_career(save, "pibench play")
     app = PibenchApp(
         game,
         store=store,
@@ -951,14 +964,11 @@ def run_play(args: Any) -> int:
     from pibench_tui.cli.interrupts import run_app_with_signals
 
     def final_save() -> str | None:  # after SIGTERM/SIGHUP/SIGINT, with --save NAME
-        if not app.career:
-            return None
         try:  # released when the app ended: a session that took the career since wins
-            app._hold_career(app.career)
-            info = app.game.save(app.career, app._store())
+            info = app.session_end_save()  # as at quit: nothing for a look or a NAME already current
         finally:
             app.release_career()
-        return f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
+        return None if info is None else f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
 
     status = run_app_with_signals(app, final_save)
     if app.saved_at_end is not None:  # quitting wrote the career's save NAME: say where, as headless does

@@ -88,7 +88,8 @@ def test_looking_at_an_older_autosave_keeps_the_newer_save(pibench, tmp_path):
     """--load NAME@m02 (no --save) only to read changes nothing, so nothing is written: the
     career's newer save NAME (month 4) stays as it was (it used to be replaced by month 2 at
     the end of the session, as the TUI never does on a quit without changes). A session that
-    does change the career still saves it under its name."""
+    does change it saves a branch, the new career c-from-m02, and c stays at month 4 (QA issue
+    27: it used to overwrite c with month 2)."""
     store = str(tmp_path / "store")
     run = pibench(["headless", "--seed", "4", "--save", "c", "--saves", store], "time.next_month()\n" * 3)
     assert run.returncode == 0, run.stderr
@@ -98,7 +99,9 @@ def test_looking_at_an_older_autosave_keeps_the_newer_save(pibench, tmp_path):
     assert SaveStore(store).load_world("c", exact=True)[0].month == 4
     play = pibench(["headless", "--load", "c@m02", "--saves", store], "write_memory('from month 2')\n")
     assert play.returncode == 0, play.stderr
-    assert "saved as 'c' (month 2)" in play.stdout
+    assert "saved as 'c-from-m02' (month 2)" in play.stdout
+    assert "'c-from-m02'" in play.stderr and "'c' stays as it is" in play.stderr
+    assert SaveStore(store).load_world("c")[0].month == 4
 
 
 def test_looking_at_an_older_autosave_leaves_load_name_resuming_the_newest(pibench, tmp_path):

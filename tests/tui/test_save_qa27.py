@@ -97,3 +97,54 @@ async def test_play_save_name_quit_mid_career_leaves_the_save_name(tmp_path):
     async with look.run_test(size=(160, 50)) as pilot:
         await _quit(pilot, look)
     assert [(i.name, i.updated) for i in _store(tmp_path).list()] == before
+
+
+def _career_of_three_months(tmp_path):
+    """Career qa autosaved at months 1, 2 and 3 (short-12)."""
+    from world.api import Api
+
+    store = _store(tmp_path)
+    w = new_world("short-12")
+    for month in (1, 2, 3):
+        store.autosave("qa", w, scenario="short-12")
+        if month < 3:
+            Api(w).time.next_month()
+    return store
+
+
+@pytest.mark.asyncio
+async def test_play_on_from_an_older_save_is_a_new_career(tmp_path):
+    """QA (issue 27 §6): `--load qa@m02` and playing on wrote qa's autosaves and (now, at quit)
+    its save qa over the newer career. It is saved as the new career qa-from-m02, as the
+    notice says; qa's saves stay as they were."""
+    store = _career_of_three_months(tmp_path)
+    before = {(i.name, i.updated) for i in store.list()}
+    app = make_app(
+        load="qa@m02", saves_dir=str(tmp_path / "saves"), test_mode=True, run_baseline=False, show_digest=False
+    )
+    assert app.career == "qa-from-m02"  # autosaves and the save at quit go there
+    async with app.run_test(size=(160, 50)) as pilot:
+        await close_month(pilot, app)
+        await _quit(pilot, app)
+    after = {(i.name, i.updated) for i in _store(tmp_path).list()}
+    assert before <= after
+    assert {n for n, _ in after - before} == {"qa-from-m02@m03", "qa-from-m02"}
+    assert _store(tmp_path).resolve("qa").name == "qa@m03"
+
+
+@pytest.mark.asyncio
+async def test_a_row_picked_in_the_load_dialog_older_than_its_career_is_a_new_career(tmp_path):
+    """The load dialog's first row, qa@m01, is older than qa@m03: playing on from it is saved
+    as qa-from-m01 (the player is told), not over qa."""
+    store = _career_of_three_months(tmp_path)
+    before = {(i.name, i.updated) for i in store.list()}
+    app = build(new_world("short-12"), tmp_path=tmp_path, show_digest=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await press(pilot, "l", to="LoadDialog")
+        await press(pilot, "enter", to="LabScreen", until=lambda: app.career == "qa-from-m01", what="the branch")
+        assert any("new career 'qa-from-m01'" in t for t, _ in app.toasts), app.toasts
+        await close_month(pilot, app)
+        await _quit(pilot, app)
+    after = {(i.name, i.updated) for i in _store(tmp_path).list()}
+    assert before <= after
+    assert {n for n, _ in after - before} == {"qa-from-m01@m02", "qa-from-m01"}
