@@ -531,17 +531,21 @@ def _start_question(g: Game, values: dict) -> str:
 
 def _units(g: Game, values: dict) -> float | None:
     """The form's compute units per month, or ``None`` when they are not a number from 0 to the
-    scenario's cap per project (a bill is previewed only for units the API would take)."""
+    scenario's cap per project (a bill is previewed only for units the API would take): an
+    empty field is no number (the form refuses it, "enter a number"), not 0 units."""
+    text = str(values.get("compute") or "").strip()
     try:
-        units = float(values.get("compute") or 0)
-    except (TypeError, ValueError):
+        units = float(text) if text else None
+    except ValueError:
         return None
-    return units if 0 <= units <= rule(g, "caps.compute_per_project") else None
+    return units if units is not None and 0 <= units <= rule(g, "caps.compute_per_project") else None
 
 
-def _units_needed(g: Game) -> str:
-    """What the compute field takes, said where a bill cannot be previewed."""
-    return f"enter 0 to {rule(g, 'caps.compute_per_project'):,.0f} units a month to see the bill"
+def _units_needed(g: Game, values: dict) -> str:
+    """What the compute field takes, said where a bill cannot be previewed (:func:`_units`):
+    that it is empty when it is."""
+    empty = "the field is empty; " if not str(values.get("compute") or "").strip() else ""
+    return f"{empty}enter 0 to {rule(g, 'caps.compute_per_project'):,.0f} units a month to see the bill"
 
 
 def _start_summary(g: Game, values: dict) -> str:
@@ -570,7 +574,7 @@ def _start_bill(g: Game, values: dict) -> str:
         else "no member yet: tick at least one (space)"
     )
     if units is None:
-        return f"compute: {_units_needed(g)} · {team}"
+        return f"compute: {_units_needed(g, values)} · {team}"
     bill = units * rule(g, "costs.compute_unit") * price
     return (
         f"compute {units:,.0f} units × {_money(rule(g, 'costs.compute_unit'))} × price {price:g} = {_money(bill)}/month "
@@ -592,7 +596,7 @@ def _compute_summary(g: Game, values: dict) -> str:
     unit, price = rule(g, "costs.compute_unit"), compute_price(g)
     now = {p["id"]: float(p["monthly_compute"]) for p in g.call("projects.list")}.get(values.get("project"))
     if units is None:
-        out = f"new bill: {_units_needed(g)}"
+        out = f"new bill: {_units_needed(g, values)}"
     else:
         out = f"new bill {units:,.0f} units × {_money(unit)} × price {price:g} = {_money(units * unit * price)}/month"
     if now is not None:
