@@ -330,11 +330,15 @@ def general_remedy(cfg: WorldConfig) -> str:
     """What lifts a researcher's morale when no signal has a remedy of its own (§5): an
     accepted paper lifts it the most, and mentoring under the neglect threshold or more projects
     than the overload threshold push it down (more mentoring above the threshold does not lift
-    it; it lifts their skill)."""
+    it; it lifts their skill). It is shown only when no visible signal has a remedy of its own,
+    so their mentoring and projects were not visibly short of the thresholds: it states the rule
+    rather than urging what the PI may already have done (QA: "keep their mentoring at 2 h or
+    more" read as a fault after a quit at 10 h)."""
     return (
         "an accepted paper lifts morale the most: a project of theirs that can finish soon and a venue "
-        f"whose bar fits; keep their mentoring at {cfg.neglect_hours:g} h or more and their projects at "
-        f"{cfg.overload_projects} or fewer"
+        f"whose bar fits; mentoring of {cfg.neglect_hours:g} h or more a month and at most "
+        f"{_plural(cfg.overload_projects, 'project')} only keep it from falling (more mentoring lifts "
+        "skill, not morale)"
     )
 
 

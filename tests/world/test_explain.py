@@ -374,7 +374,9 @@ def test_a_quit_after_a_dead_end_and_a_scoop_gets_the_rules_remedy_not_more_ment
     """QA (seed 1001, tier-3 project): S001 with 3 h of mentoring and one project quit after
     low moods, a dead end and a scoop; the explanation advised 'more mentoring, fewer projects at
     once', though neither was short of §5's thresholds. With no signal of its own remedy it
-    says what the rule rewards: an accepted paper, and the neglect and overload thresholds."""
+    says what the rule rewards: an accepted paper, and the neglect and overload thresholds as
+    the rule, not as advice (QA, seed 2718: "keep their mentoring at 2 h or more and their
+    projects at 2 or fewer" after quits at 10 h and 8 h with one project read as a fault)."""
     cfg = load_scenario("standard", seed=SEED).config
     row = {"id": "S001", "name": "H", "role": "phd", "status": "quit", "mentoring_hours": 0.0, "left_month": 16}
 
@@ -387,9 +389,11 @@ def test_a_quit_after_a_dead_end_and_a_scoop_gets_the_rules_remedy_not_more_ment
     assert "project PJ001 dead-ended in month 16" in text
     assert "more mentoring, fewer projects at once" not in text
     assert "an accepted paper lifts morale the most" in text
+    projects = f"{cfg.overload_projects} project" + ("s" if cfg.overload_projects != 1 else "")
     assert (
-        f"mentoring at {cfg.neglect_hours:g} h or more and their projects at {cfg.overload_projects} or fewer" in text
+        f"mentoring of {cfg.neglect_hours:g} h or more a month and at most {projects} only keep it from falling" in text
     )
+    assert "keep their mentoring" not in text  # QA: read as a fault when it was already so
 
 
 def test_one_very_low_meeting_mood_warns_before_a_quit():
