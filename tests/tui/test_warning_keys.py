@@ -111,3 +111,26 @@ async def test_form_start_prefers_the_players_row_then_the_shown_warning_then_th
     assert form_start("a", None, a3, [a1, a3]) == "PJ003"
     assert form_start("a", None, ev, [ev, a1, a3]) == "PJ001"
     assert form_start("s", None, None, [ev, a1]) is None
+
+
+async def test_the_answer_forms_own_default_is_the_event_due_first():
+    """With no warning and no row chosen, the answer form starts on the event whose last month
+    to answer comes first (a crisis first on a tie), not on the Events panel's first row."""
+    from pibench_tui.tui.actions import soonest_event
+
+    class Fake:
+        def __init__(self, pending):
+            self.pending = pending
+
+        def call(self, name):
+            assert name == "events.pending"
+            return self.pending
+
+    rows = [
+        {"id": "E028", "kind": "review_request", "respond_by_month": 45},
+        {"id": "E030", "kind": "invited_talk", "respond_by_month": 44},
+        {"id": "E031", "kind": "student_crisis", "respond_by_month": 44},
+    ]
+    assert soonest_event(Fake(rows)) == "E031"
+    assert soonest_event(Fake(rows[:2])) == "E030"
+    assert soonest_event(Fake([])) is None

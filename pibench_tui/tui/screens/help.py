@@ -75,7 +75,9 @@ postdoc's last month.
 
 **Warnings** (header line 3, and the digest) are computed from what you can see: runway shorter
 than the months left, reports turning bad, contracts ending, deadlines next month, idle people,
-events about to lapse. Each names its key; `!` goes to the panel of the most urgent one.
+events about to lapse. Each names its key; `!` goes to the panel of the most urgent one (and
+its row). The key opens its form on what the warning names (the orphaned project, the event
+due now), unless you moved the panel's cursor to another row yourself.
 """
 
 
