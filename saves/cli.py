@@ -96,12 +96,19 @@ def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     store = None
     try:
         store = _store(args)
-        infos = store.list(career=getattr(args, "career", None))
+        every = store.list()
+        career = getattr(args, "career", None)
+        infos = [i for i in every if career is None or i.career == career]
+        shadowed = store.shadowed(every)
     except SaveError as exc:
         return _fail(exc, store, err)
     _flush_warnings(store, err)
     if getattr(args, "json", False):
-        json.dump([i.to_dict() for i in infos], out, ensure_ascii=False, indent=1)
+        dicts = [i.to_dict() for i in infos]
+        for row in dicts:  # the save `--load NAME` and `saves show NAME` use instead of this one
+            if row["name"] in shadowed:
+                row["newer"] = shadowed[row["name"]].name
+        json.dump(dicts, out, ensure_ascii=False, indent=1)
         print(file=out)
         return 0
     if not infos:
@@ -111,8 +118,21 @@ def cmd_list(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     for i in infos:
         rows.append([i.name, i.kind, i.scenario, i.seed_text, _month(i), i.status, _when(i.updated), _size(i.size)])
     _table(rows, out)
+    for i in infos:
+        if i.name in shadowed:
+            print(_shadowed_note(i, shadowed[i.name]), file=out)
     print(f"{len(infos)} save{'s' if len(infos) != 1 else ''} in {store.path}", file=out)
     return 0
+
+
+def _shadowed_note(old: SaveInfo, newest: SaveInfo) -> str:
+    """Says that the save ``old`` is older than ``newest``, the save its name resolves to
+    (``SaveStore.shadowed``): what ``--load`` and ``saves show`` of that name use."""
+    return (
+        f"note: {old.name!r} (month {_month(old)}) is older than {newest.name!r} (month {_month(newest)}, "
+        f"{newest.status}), the newest save of career {newest.career!r}: `--load {old.name}` and "
+        f"`saves show {old.name}` use {newest.name!r}"
+    )
 
 
 def _state_facts(record: SaveRecord) -> dict[str, Any]:
@@ -254,6 +274,14 @@ def cmd_show(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     _flush_warnings(store, err)
     as_json = getattr(args, "json", False)
     details = _show_details(store, info, record, digest, as_json=as_json)
+    if info.name != args.name:  # a career's name: its newest save, perhaps newer than the save NAME
+        details["asked"] = f"{args.name!r}: the newest save of career {info.career!r}"
+        older = next((i for i in store.list() if i.name == args.name), None)
+        if older is not None:
+            details["asked"] += (
+                f"; the save called {args.name!r} is older (month {_month(older)}, {older.status}, "
+                f"updated {_when(older.updated)})"
+            )
     if problem is None and record is not None:
         problem = _modified_problem(info, record)
     details["integrity"] = checked if problem is None else f"FAILED: {problem}"

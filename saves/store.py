@@ -266,18 +266,19 @@ class SaveStore:
         """Whether a save is called exactly ``name``."""
         return any(i.name == name for i in self.list())
 
-    def candidates(self, name: str) -> builtins.list[SaveInfo]:
+    def candidates(self, name: str, infos: builtins.list[SaveInfo] | None = None) -> builtins.list[SaveInfo]:
         """The saves ``name`` may refer to, most recently written first.
 
         They are the save called exactly ``name`` and the autosaves of the career ``name``.
         When a save called ``name`` exists, only autosaves of the same world (scenario and
         seed) count: a store written before careers were kept apart may hold two careers
         under one name, and the named save must never be shadowed by the other one.
+        ``infos``: the store's :meth:`list`, when the caller has it already.
 
         Raises:
             SaveNotFoundError: nothing matches; the message lists what exists.
         """
-        infos = self.list()
+        infos = self.list() if infos is None else infos
         exact = next((i for i in infos if i.name == name), None)
         matches = [
             i
@@ -315,6 +316,21 @@ class SaveStore:
             known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
             raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
         return self.candidates(name)[0]
+
+    def shadowed(self, infos: builtins.list[SaveInfo] | None = None) -> dict[str, SaveInfo]:
+        """The saves whose own name resolves to another, newer save of their career: save name
+        -> the save ``--load NAME`` and ``saves show NAME`` use instead (:meth:`resolve`). A
+        save ``NAME`` older than its career's newest autosave is one (a session ended by
+        "quit without saving", a kill, or a store of an older pibench); ``saves list`` says so.
+        """
+        infos = self.list() if infos is None else infos
+        found = {}
+        for i in infos:
+            if i.kind != "autosave":
+                newest = self.candidates(i.name, infos)[0]
+                if newest.name != i.name:
+                    found[i.name] = newest
+        return found
 
     def info(self, name: str) -> SaveInfo:
         """The index entry :meth:`resolve` finds for ``name``."""
