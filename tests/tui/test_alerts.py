@@ -536,3 +536,26 @@ def test_a_departure_offers_revise_only_when_a_draft_left_behind_can_be_revised(
     w, game = _left_with_drafts(["available"])
     left = _kinds(game)["departure"]
     assert left.key == "b" and "D001 has no author left in the lab: you can still polish and submit it" in left.text
+
+
+def test_the_digest_says_when_an_award_paid_its_last_installment():
+    """QA (issue 27, seed 2718): grant income fell from $15,000 to $7,500 in month 16 with no
+    line saying an award ended. The ambitious policy's A001 (TIF, $7,500 a month) ends in month
+    21: that month's digest says its last installment came and by how much the burn rises
+    (installment less the overhead of ``lab.rules()``); month 20's says nothing of it."""
+    from pibench_tui.tui.screens.digest import digest_lines
+    from tests.careers import play_to
+
+    w = new_world()
+    api, _ = play_to(w, 20)
+    (award,) = api.query("select id, agency, monthly, end_month from awards")
+    assert award["end_month"] == 21
+    game = Game(w)
+    assert not any("last installment" in line for line in digest_lines(game.next_month(), game))
+    overhead = game.rules["costs"]["award_overhead"]
+    lines = "\n".join(digest_lines(game.next_month(), game))
+    assert (
+        f"award {award['id']} ({award['agency']}) paid its last installment: from month 22 the burn rises by "
+        f"${award['monthly'] - overhead:,.0f} a month (its ${award['monthly']:,.0f} installment less its "
+        f"${overhead:,.0f} overhead)" in lines
+    ), lines

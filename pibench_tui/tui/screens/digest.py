@@ -216,6 +216,24 @@ def _grant_rows(r: dict, game: Any, month: int) -> list[str]:
             )
             if funding != "funded":
                 rows.append(_why(explain.explain_proposal(game.query, game.world.cfg, p.get("proposal_id"))))
+    if game is not None:
+        rows += _ended_award_rows(game, month)
+    return rows
+
+
+def _ended_award_rows(game: Any, month: int) -> list[str]:
+    """The awards that paid their last installment in ``month`` (the ``awards`` table's
+    ``end_month``, MECHANICS §9) and what that does to the burn from the next month: their
+    installment stops, and so does their overhead (``costs.award_overhead`` a month, §2)."""
+    overhead = float(game.rules["costs"]["award_overhead"])
+    rows = []
+    for a in game.query(f"select id, agency, monthly from awards where end_month = {int(month)} order by id"):
+        monthly = float(a["monthly"])
+        rows.append(
+            f"award {escape(str(a['id']))} ({escape(str(a['agency']))}) paid its last installment: from month "
+            f"{month + 1} the burn rises by ${monthly - overhead:,.0f} a month (its ${monthly:,.0f} installment "
+            f"less its ${overhead:,.0f} overhead)"
+        )
     return rows
 
 
