@@ -42,7 +42,9 @@ mentoring is a standing allocation, everything else is one-off; unspent hours va
 the end of month {season["offers_resolve"]}, students arrive in month {season["arrival"]}; pay ${pay["phd"]:,.0f}/month). Postdoc searches
 take {pd["search_months"]} months (${rules["costs"]["postdoc_search"]:,.0f}; ${pay["postdoc"]:,.0f}/month, {pd["contract_months"]}-month
 contracts, renewable within {pd["renewal_window_months"]} months of the end). RAs (${pay["ra"]:,.0f}/month) and lab managers
-(${pay["manager"]:,.0f}/month) start at once; managers cut oversight. At most {rules["caps"]["researchers"]} researchers.
+(${pay["manager"]:,.0f}/month) start at once; managers cut oversight. At most {rules["caps"]["researchers"]} researchers
+(PhD students and postdocs, with open offers, students not yet arrived and open postdoc searches); RAs
+and managers do not count.
 
 **Projects → drafts → papers.** Tier 1/2/3 need about {tiers} units of work. Polish (up to
 {hrs["polish_saturation"]:g} h) and submit: {venues}. Rejected drafts can be revised once a month.
