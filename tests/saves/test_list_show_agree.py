@@ -28,6 +28,7 @@ def _stale_store(home):
 
 
 def test_list_names_the_save_show_and_load_use_for_an_older_name(tmp_path):
+    """A store whose save qa (month 2) is older than its autosave qa@m04: `saves list` adds a note naming the newer save that `--load qa` and `saves show qa` use, none for a career whose save is its newest, `saves show qa` shows qa@m04 and says the save called qa is older, and `--json` gives qa's row `newer`."""
     home = tmp_path / "home"
     _stale_store(home)
     listed = pibench("saves", "list", home=home)

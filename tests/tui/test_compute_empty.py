@@ -14,6 +14,7 @@ pytestmark = pytest.mark.asyncio
 
 
 async def test_an_empty_compute_field_previews_no_bill(tmp_path):
+    """Seed 2718, month 43: emptying the compute form's units previews no bill of 0 units but says the field is empty and what it takes (QA: "new bill 0 units … $0/month", then "enter a number")."""
     w = new_world(seed=2718)
     play_to(w, 43, "baseline")
     app = build(w, tmp_path=tmp_path)

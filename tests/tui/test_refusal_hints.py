@@ -20,6 +20,7 @@ def _problems(app) -> str:
 
 
 async def test_a_refused_conference_trip_only_says_escape_cancels(tmp_path):
+    """With 1 h left, a refused conference trip (a form with no values) ends its refusal with "Press escape to cancel." and never asks to change the values."""
     api = _short_of_hours(1.0)
     app = build(api.world, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -32,6 +33,7 @@ async def test_a_refused_conference_trip_only_says_escape_cancels(tmp_path):
 
 
 async def test_a_refused_crisis_answer_in_its_last_month_does_not_say_wait(tmp_path):
+    """With 1 h left, answering the crisis E029 in its last month is refused saying it lapses at this month's end, not "wait for next month"."""
     api = _short_of_hours(1.0)
     app = build(api.world, tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -33,6 +33,7 @@ def _short_of_hours(left: float) -> Api:
 
 
 def test_a_crisis_in_its_last_month_is_not_told_to_wait():
+    """events.respond refuses a crisis answer in its last month for want of hours, naming need and hours left, and says lowering mentoring answers now while waiting lets it lapse as ignored."""
     api = _short_of_hours(1.0)
     with pytest.raises(ActionError) as err:
         api.events.respond("E029", "support")
@@ -45,6 +46,7 @@ def test_a_crisis_in_its_last_month_is_not_told_to_wait():
 
 
 def test_an_event_answerable_later_still_suggests_waiting():
+    """An event that can still be answered next month keeps the refusal's advice to lower mentoring or wait for next month."""
     api = _short_of_hours(1.0)
     with pytest.raises(ActionError) as err:
         api.events.respond("E028", "accept")
