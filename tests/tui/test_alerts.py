@@ -76,15 +76,11 @@ def test_the_runway_warning_counts_the_pay_of_accepted_students_not_arrived_yet(
     longer than the months left now but shorter once their pay (``pay.phd`` each) is added, the
     warning names them, the month they arrive and the runway then; with no arrivals, none; with
     a runway already short, the warning adds what their pay does to it."""
-    w = new_world()
-    api = Api(w)
-    for a in api.recruit.applicants()[:3]:
-        api.recruit.offer(a["id"])
-    while w.month < 4:
-        api.time.next_month()
+    from .test_late_qa import accepted_offers_world
+
+    w, api, accepted = accepted_offers_world()
     game = Game(w)
     coming = alerts_mod.arrivals(game, w.month)
-    accepted = [r["name"] for r in api.query("select name from applicants where status = 'accepted' order by id")]
     assert coming is not None and coming.names == accepted and coming.month == 5
     assert coming.pay == len(accepted) * game.rules["pay"]["phd"]
     burn = 1000

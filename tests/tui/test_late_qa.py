@@ -12,6 +12,7 @@ from textual.widgets import Select
 
 from pibench_tui.tui.widgets.header import calendar_label
 from world.api import Api
+from world.engine import World
 
 from .conftest import build, close_month, new_world, press, screen_text, wait_for
 from .test_published_after_the_horizon import _late_world, _open_submit_form, _shown
@@ -71,18 +72,24 @@ async def test_the_header_keeps_the_citation_count_whole_at_80_columns(tmp_path,
         assert f"${budget:,}" in first and "establ." in first, first
 
 
-@pytest.mark.asyncio
-async def test_the_lab_panel_says_who_arrives_when_offers_were_accepted(tmp_path):
-    """QA: in month 4 the Lab panel said "Nobody in the lab yet. Recruit PhD students in months
-    1-3 …" while 3 accepted students were to arrive in month 5. Now it names them and the month
-    (the applicants table's accepted rows, §5), whole at 80x24; in month 5 they are in the table."""
+def accepted_offers_world() -> tuple[World, Api, list[str]]:
+    """The standard world in month 4 after PhD offers to its first 3 applicants in month 1:
+    ``(world, api, names of those who accepted)``, in applicant id order (they arrive in month 5)."""
     w = new_world()
     api = Api(w)
     for a in api.recruit.applicants()[:3]:
         api.recruit.offer(a["id"])
     while w.month < 4:
         api.time.next_month()
-    accepted = [r["name"] for r in api.query("select name from applicants where status = 'accepted' order by id")]
+    return w, api, [r["name"] for r in api.query("select name from applicants where status = 'accepted' order by id")]
+
+
+@pytest.mark.asyncio
+async def test_the_lab_panel_says_who_arrives_when_offers_were_accepted(tmp_path):
+    """QA: in month 4 the Lab panel said "Nobody in the lab yet. Recruit PhD students in months
+    1-3 …" while 3 accepted students were to arrive in month 5. Now it names them and the month
+    (the applicants table's accepted rows, §5), whole at 80x24; in month 5 they are in the table."""
+    w, api, accepted = accepted_offers_world()
     assert accepted and not api.lab.dashboard()["students"]
     app = build(w, tmp_path=tmp_path, show_digest=False)
     async with app.run_test(size=(80, 24)) as pilot:
