@@ -40,6 +40,8 @@ class Alert:
         target: the id of the one thing the warning is about (a project, an event, a person,
             a draft, a call) that ``key``'s form starts on (:func:`form_start`); ``""`` when it
             names none or several alike.
+        also: other keys the text names for the same target (an orphaned project's "or stop
+            it (k)"): their forms start on ``target`` too.
     """
 
     kind: str
@@ -50,6 +52,7 @@ class Alert:
     severity: Literal["warning", "error"] = "warning"
     digest: str = ""
     target: str = ""
+    also: tuple[str, ...] = ()
 
     @property
     def style(self) -> str:
@@ -61,15 +64,15 @@ def form_start(key: str, chosen: str | None, shown: Alert | None, warnings: list
     """The row a form opened with ``key`` starts on (the one rule; README design notes, "A
     warning's key acts on its target"): the row the player put the panel's cursor on
     (``chosen``, a key or a click: their choice wins), else the target of the warning ``!`` showed last (``shown``) when
-    ``key`` is its key, else the target of the first (most urgent) of ``warnings`` (the
-    header's) whose key is ``key``, else ``None`` (the form's own default, then the cursor's
+    ``key`` is its key (or one of its :attr:`Alert.also`), else the target of the first (most
+    urgent) of ``warnings`` (the header's) whose key that is, else ``None`` (the form's own default, then the cursor's
     row). A warning's key thus acts on what the warning names: ``a`` on "PJ001 no author"
     assigns to PJ001 whatever row the cursor was left on."""
     if chosen is not None:
         return chosen
-    if shown is not None and shown.key == key and shown.target:
+    if shown is not None and key in (shown.key, *shown.also) and shown.target:
         return shown.target
-    return next((w.target for w in warnings if w.key == key and w.target), None)
+    return next((w.target for w in warnings if key in (w.key, *w.also) and w.target), None)
 
 
 def venue_deadlines(game: Any) -> dict[str, list[int]]:
@@ -313,6 +316,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
     draft that counts, stopping still saves the bill; with drafts alone, :func:`drafts_key`."""
     query, cfg, m = game.query, game.world.cfg, dash["month"]
     fix = "k" if m > last_useful_draft_month(cfg) else "a"  # late, only stopping a project still saves money
+    stop = ("k",) if fix == "a" else ()  # the text's "or stop it (k)" acts on the same project
     log = game.action_log  # which projects once had an author
     rows = {p["id"]: p for p in explain.orphaned_project_rows(query, log)}
     said = dict(zip(rows, explain.orphaned_projects(query, cfg, log, m), strict=True))  # the same rows, in order
@@ -338,6 +342,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
                 "projects" if rows else "papers",
                 fix if rows else drafts_key(game, dash, list(drafts)),
                 target=next(iter(rows or drafts)),  # the first named: what the key's form starts on
+                also=stop if rows else (),
             )
         ]
     out = []
@@ -346,7 +351,7 @@ def departure_alerts(game: Any, dash: dict) -> list[Alert]:
         short = f"{pid} {'no author' if rows[pid]['staff'] else 'no member'}" + (
             f", billed ${units * cfg.compute_unit_cost:,.0f}/mo" if units else ""
         )
-        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix, target=pid))
+        out.append(Alert("orphan", short, text[0].upper() + text[1:] + ".", "projects", fix, target=pid, also=stop))
     return out
 
 

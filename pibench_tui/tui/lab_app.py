@@ -144,8 +144,12 @@ class LabApp(App[int]):
         alert = found[index]
         self.action_tab(alert.tab)
         self.warning_shown = alert
-        if alert.target and isinstance(self.focused, RowsTable):
-            self.focused.point_at(alert.target)  # the panel shows the row the warning is about
+        if alert.target:  # the panel shows the row the warning is about, in whichever of its tables
+            # has it (the focus moves to the panel's table only after this key)
+            panel = next((p for p in self.panels() if p.id == alert.tab), None)
+            for table in panel.query(RowsTable) if panel is not None else ():
+                if table.point_at(alert.target):
+                    break
         where = f"warning {index + 1} of {len(found)} · " if len(found) > 1 else ""
         self.notify(
             alert.text,

@@ -41,6 +41,13 @@ def _row(table: RowsTable, row_id: str) -> int:
     return next(i for i in range(table.row_count) if str(table.get_row_at(i)[0]) == row_id)
 
 
+async def _choose(pilot, table: RowsTable, row_id: str) -> None:
+    """Move the cursor to ``row_id`` with the arrow keys, as a player does (their choice)."""
+    await press(pilot, "down", "up", until=lambda: table.player_row() is not None)
+    while table.player_row() != row_id:
+        await press(pilot, "down" if table.cursor_row < _row(table, row_id) else "up")
+
+
 async def test_the_header_warnings_key_assigns_to_the_orphaned_project_and_an_author(tmp_path):
     """Month 43, an idle RA and no idle researcher: the header warns "PJ001 no member [a]". The
     Projects panel's cursor placed on PJ004 by the table (not by the player): ``a`` opens the
@@ -111,6 +118,9 @@ async def test_form_start_prefers_the_players_row_then_the_shown_warning_then_th
     assert form_start("a", None, a3, [a1, a3]) == "PJ003"
     assert form_start("a", None, ev, [ev, a1, a3]) == "PJ001"
     assert form_start("s", None, None, [ev, a1]) is None
+    stop = Alert("orphan", "PJ001", "…", "projects", "a", target="PJ001", also=("k",))
+    assert form_start("k", None, None, [ev, stop]) == "PJ001" and form_start("k", None, stop, []) == "PJ001"
+    assert form_start("k", None, None, [a1]) is None  # a warning whose text names no k
 
 
 async def test_the_answer_forms_own_default_is_the_event_due_first():
@@ -134,3 +144,41 @@ async def test_the_answer_forms_own_default_is_the_event_due_first():
     assert soonest_event(Fake(rows)) == "E031"
     assert soonest_event(Fake(rows[:2])) == "E030"
     assert soonest_event(Fake([])) is None
+
+
+async def test_the_orphans_stop_key_named_in_its_text_acts_on_it_too(tmp_path):
+    """QA round 2 (seed 105): the warning "PJ006 … assign someone (a) or stop it (k)" started
+    ``a``'s form on PJ006 but ``k``'s on the row the table had highlighted, so following the
+    warning's advice stopped another project. Month 43 of seed 2718, the cursor placed on PJ004
+    by the table: ``k`` opens the kill form on PJ001, the first orphan's ``also`` key."""
+    w = _world(43)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        table = _table(app)
+        table.move_cursor(row=_row(table, "PJ004"))
+        await press(pilot, "k", to="ActionForm")
+        assert app.screen.values["project"] == "PJ001", app.screen.values
+
+
+async def test_a_warning_shown_with_bang_beats_the_row_the_player_chose_before(tmp_path):
+    """QA round 2: the player put the Projects cursor on PJ004, then ``!`` ``!`` showed "press a
+    · PJ001 … has no member left" (the first ``!`` showed E029 in the Events panel), and ``a``
+    opened on PJ004. Showing a warning is the player's latest choice: its row is pointed at in
+    the panel it opens (not in the table that still had the focus), and ``a`` acts on PJ001;
+    moving the cursor after that is again the player's choice (PJ004 again)."""
+    w = _world(43)
+    app = build(w, tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "3", panel="projects")
+        table = _table(app)
+        await _choose(pilot, table, "PJ004")
+        await press(pilot, "exclamation_mark", panel="events")
+        toasts = app.toasts  # type: ignore[attr-defined]
+        await press(pilot, "exclamation_mark", until=lambda: len(toasts) == 2, what="the second warning")
+        await press(pilot, "a", to="ActionForm")
+        assert app.screen.values["project"] == "PJ001", app.screen.values
+        await press(pilot, "escape", to="LabScreen")
+        await _choose(pilot, table, "PJ004")
+        await press(pilot, "k", to="ActionForm")
+        assert app.screen.values["project"] == "PJ004"
