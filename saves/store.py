@@ -34,6 +34,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -95,6 +96,29 @@ def _stderr(message: str) -> None:
     if message not in _PRINTED:
         _PRINTED.add(message)
         print(message, file=sys.stderr, flush=True)
+
+
+def describe_taken(taken: builtins.list[SaveInfo]) -> tuple[str, str]:
+    """What a name is taken by, for the messages refusing it: ``(what, delete)`` where ``what``
+    is ``"scenario S, seed N, month m/M, status; saves: a, a@m02"`` (the newest of ``taken``,
+    every save listed, the first six) and ``delete`` the commands that free the name
+    (``"`pibench saves delete a` (and the same for a@m02)"``), names shell-quoted.
+
+    Args:
+        taken: the saves holding the name (one career's, or several), not empty.
+    """
+    newest = max(taken, key=lambda i: (i.seq, i.updated))
+    names = sorted(i.name for i in taken)
+    more = ", ..." if len(names) > 6 else ""
+    months = f"{newest.month}/{newest.months}" if newest.months else str(newest.month)
+    what = (
+        f"scenario {newest.scenario}, seed {newest.seed_text}, month {months}, {newest.status}; "
+        f"saves: {', '.join(names[:6])}{more}"
+    )
+    delete = f"`pibench saves delete {shlex.quote(names[0])}`" + (
+        f" (and the same for {', '.join(shlex.quote(n) for n in names[1:6])}{more})" if len(names) > 1 else ""
+    )
+    return what, delete
 
 
 class SaveStore:
@@ -742,17 +766,11 @@ class SaveStore:
         if not taken:
             self._refuse_lookalike(name, infos)
             return
-        newest = max(taken, key=lambda i: (i.seq, i.updated))
-        names = sorted(i.name for i in taken)
-        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-        delete = f"`pibench saves delete {names[0]}`" + (
-            f" (and the same for {', '.join(names[1:6])}{', ...' if len(names) > 6 else ''})" if len(names) > 1 else ""
-        )
-        months = f"{newest.month}/{newest.months}" if newest.months else str(newest.month)
+        what, delete = describe_taken(taken)
         raise SaveError(
-            f"{name!r} already names a saved career (scenario {newest.scenario}, seed {newest.seed}, "
-            f"month {months}, {newest.status}; saves: {shown}). Starting a new career under it would mix "
-            f"the two. Use `--load {name}` to resume it, choose another name, or delete it first with {delete}"
+            f"{name!r} already names a saved career ({what}). Starting a new career under it would mix "
+            f"the two. Use `--load {shlex.quote(name)}` to resume it, choose another name, or delete it first "
+            f"with {delete}"
         )
 
     def _refuse_lookalike(self, name: str, infos: builtins.list[SaveInfo] | None = None) -> None:

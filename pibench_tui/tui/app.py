@@ -647,6 +647,7 @@ class PibenchApp(TypeAhead, LabApp):
         (``saves.store.name_key``), which saving would silently overwrite."""
         from saves.errors import SaveError
         from saves.names import check_name, name_key
+        from saves.store import describe_taken
 
         try:
             check_name(name)
@@ -657,17 +658,18 @@ class PibenchApp(TypeAhead, LabApp):
             return str(exc)
         mine = set(self.game.careers) | ({self.career} if self.career else set())
         key = name_key(name)
-        for i in infos:
-            if i.career in mine:
-                continue
-            if name in (i.name, i.career) or key in (name_key(i.name), name_key(i.career)):
-                months = f"{i.month}/{i.months}" if i.months else str(i.month)
-                return (
-                    f"{name!r} already names a save of another career ({i.name!r}: scenario {i.scenario}, "
-                    f"seed {i.seed_text}, month {months}, {i.status}). Saving would overwrite it: choose another "
-                    f"name, or delete that save first (pibench saves delete {i.name})."
-                )
-        return None
+        careers = {
+            i.career
+            for i in infos
+            if i.career not in mine and (name in (i.name, i.career) or key in (name_key(i.name), name_key(i.career)))
+        }
+        if not careers:
+            return None
+        what, delete = describe_taken([i for i in infos if i.career in careers])  # all their saves
+        return (
+            f"{name!r} already names another career ({what}). Saving would overwrite it: choose another "
+            f"name, or delete its saves first with {delete}."
+        )
 
     def _save_named(self, name: str | None, then_quit: bool = False) -> None:
         if not name:

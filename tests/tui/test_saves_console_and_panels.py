@@ -199,3 +199,25 @@ async def test_the_empty_events_panel_says_what_will_arrive_from_this_scenarios_
         await press(pilot, "7", panel="events")
         assert not app.query_one("#events-hint", Static).display
         assert app.query_one("#events-table", DataTable).row_count == len(api.events.pending())
+
+
+def test_a_name_of_another_career_names_all_its_saves_and_how_to_free_it(tmp_path):
+    """QA round 2: ctrl+s with 'c1', a career with saves c1, c1@m02 and c1@m03, named only
+    'c1@m02' and "pibench saves delete c1@m02"; once deleted it refused again naming c1@m03.
+    The refusal names the career's saves, all of them, and the commands freeing the name, a
+    name with a space shell-quoted (as headless's refusal, ``saves.store.describe_taken``)."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    w = new_world("short-12")
+    api = Api(w)
+    store.save("c1", w, scenario="short-12")
+    for _ in range(2):
+        api.time.next_month()
+        store.autosave("c1", w, scenario="short-12")
+    store.save("a b", new_world("tutorial"), scenario="tutorial")
+    app = build(new_world("short-12"), tmp_path=tmp_path)
+    said = app._save_conflict("c1")
+    assert said is not None and said.startswith("'c1' already names another career (scenario short-12"), said
+    assert "saves: c1, c1@m02, c1@m03)" in said, said
+    assert "`pibench saves delete c1` (and the same for c1@m02, c1@m03)" in said, said
+    spaced = app._save_conflict("a b")
+    assert spaced is not None and "`pibench saves delete 'a b'`" in spaced, spaced
