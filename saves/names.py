@@ -137,6 +137,13 @@ def autosave_name(career: str, month: int, finished: bool = False) -> str:
     return f"{career}@m{month:02d}" + ("-end" if finished else "")
 
 
+def canonical_autosave(name: str) -> str:
+    """``name`` with an autosave's month written as autosaves are named (:func:`autosave_name`):
+    ``"c1@m2"`` → ``"c1@m02"``, ``"c1@m007-end"`` → ``"c1@m07-end"``; any other name unchanged."""
+    m = re.match(r"^(?P<career>.+)@m(?P<month>\d+)(?P<end>-end)?$", name)
+    return autosave_name(m["career"], int(m["month"]), bool(m["end"])) if m else name
+
+
 def branch_notice(asked: str, career: str, branch: str) -> str:
     """What a session resuming ``asked``, an older save of ``career``, tells the player: what
     is played from it is saved as the new career ``branch`` (``SaveStore.branch_name``), and

@@ -67,7 +67,7 @@ from saves.errors import (
 )
 from saves.files import read_outside_file, read_save_bytes
 from saves.lock import DEFAULT_TIMEOUT, CareerLock, FileLock
-from saves.names import AUTOSAVE_NAME, MAX_NAME, autosave_name, check_name, name_key
+from saves.names import AUTOSAVE_NAME, MAX_NAME, autosave_name, canonical_autosave, check_name, name_key
 from saves.paths import default_store_dir, foreign_store_problem
 from saves.records import KINDS, SaveInfo, SaveRecord, index_doc, now_text, pibench_version
 from saves.storage import TMP_SUFFIX, AtomicJSONStorage, atomic_write, remove_stale_temps
@@ -96,6 +96,10 @@ def _stderr(message: str) -> None:
     if message not in _PRINTED:
         _PRINTED.add(message)
         print(message, file=sys.stderr, flush=True)
+
+
+NAMES_SHOWN = 20
+"""Saves named at most in a "no save called" error (the rest counted)."""
 
 
 def describe_taken(taken: builtins.list[SaveInfo]) -> tuple[str, str]:
@@ -303,6 +307,7 @@ class SaveStore:
             SaveNotFoundError: nothing matches; the message lists what exists.
         """
         infos = self.list() if infos is None else infos
+        name = self._as_listed(name, infos)
         exact = next((i for i in infos if i.name == name), None)
         matches = [
             i
@@ -315,9 +320,25 @@ class SaveStore:
         if exact is not None:
             matches.append(exact)
         if not matches:
-            known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
-            raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+            raise self._not_found(name, [i.name for i in infos])
         return sorted(matches, key=lambda i: (i.seq, i.updated), reverse=True)
+
+    @staticmethod
+    def _as_listed(name: str, infos: builtins.list[SaveInfo]) -> str:
+        """``name``, or the autosave it names with its month written otherwise (``c1@m2`` for
+        ``c1@m02``, :func:`~saves.names.canonical_autosave`) when only that one exists."""
+        if any(i.name == name for i in infos):
+            return name
+        listed = canonical_autosave(name)
+        return listed if any(i.name == listed for i in infos) else name
+
+    def _not_found(self, name: str, names: builtins.list[str]) -> SaveNotFoundError:
+        """The error for no save called ``name``: the store's saves (``names``), the first
+        :data:`NAMES_SHOWN`, and how many more and where to see them all."""
+        names = sorted(set(names))
+        more = f", and {len(names) - NAMES_SHOWN} more: pibench saves list" if len(names) > NAMES_SHOWN else ""
+        known = ", ".join(names[:NAMES_SHOWN]) or "none yet"
+        return SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known}{more})")
 
     def resolve(self, name: str, *, exact: bool = False) -> SaveInfo:
         """Find the save ``name`` refers to.
@@ -334,11 +355,11 @@ class SaveStore:
         """
         if exact:
             infos = self.list()
+            name = self._as_listed(name, infos)
             for i in infos:
                 if i.name == name:
                     return i
-            known = ", ".join(sorted({i.name for i in infos})[:20]) or "none yet"
-            raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+            raise self._not_found(name, [i.name for i in infos])
         return self.candidates(name)[0]
 
     def shadowed(self, infos: builtins.list[SaveInfo] | None = None) -> dict[str, SaveInfo]:
@@ -1067,8 +1088,7 @@ class SaveStore:
         with lock, self._writing() as table:
             doc = table.get(Query().name == name)
             if doc is None:
-                known = ", ".join(sorted(d["name"] for d in table.all())[:20]) or "none yet"
-                raise SaveNotFoundError(f"no save called {name!r} in {self.path} (saves: {known})")
+                raise self._not_found(name, [d["name"] for d in table.all()])
             table.remove(Query().name == name)
         return SaveInfo.from_doc(doc)
 
