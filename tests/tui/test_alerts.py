@@ -555,3 +555,27 @@ def test_the_digest_says_when_an_award_paid_its_last_installment():
         f"${award['monthly'] - overhead:,.0f} a month (its ${award['monthly']:,.0f} installment less its "
         f"${overhead:,.0f} overhead)" in lines
     ), lines
+
+
+def test_an_earlier_report_points_at_todays_warnings_only_when_there_are_some():
+    """QA round 2: month 59's report of a finished career said "the warnings above the newest one
+    are for today" with no warning today. An earlier report read in the digest says so only
+    when the newest report shows warnings: none once the career is over, none when there are
+    none today."""
+    from pibench_tui.tui.alerts import Alert
+    from pibench_tui.tui.screens.digest import DigestScreen
+
+    game = Game(new_world())
+    first, second = game.next_month(), game.next_month()
+    warning = Alert("runway", "runway 3 < 58 mo left", "Runway …", "grants", "g", "error")
+
+    def head(newest: dict, warnings: list[Alert]) -> str:
+        screen = DigestScreen(newest, game, history=[first, newest], warnings=warnings)
+        screen.index = 0
+        return screen._body().splitlines()[0]
+
+    assert head(second, [warning]) == (
+        "[dim]An earlier month's report; the warnings above the newest one are for today.[/]"
+    )
+    assert head(second, []) == "[dim]An earlier month's report.[/]"
+    assert head({**second, "finished": True}, [warning]) == "[dim]An earlier month's report.[/]"

@@ -492,13 +492,22 @@ class DigestScreen(ModalScreen[None]):
         newest = self.index == len(self.history) - 1
         lines = digest_lines(r, self.game, self.warn and newest, self.warnings)
         if not newest:
-            lines.insert(0, "[dim]An earlier month's report; the warnings above the newest one are for today.[/]")
+            today = "; the warnings above the newest one are for today" if self._newest_warns() else ""
+            lines.insert(0, f"[dim]An earlier month's report{today}.[/]")
         talk = hallway_lines(self.game, int(r.get("month", 0)))
         if talk:
             lines += ["", "[b]Conference hallway talk[/]"] + [f"  {x}" for x in talk]
         if self.note and newest:
             lines.insert(0, f"[b yellow]{escape(self.note)}[/]")
         return "\n".join(lines)
+
+    def _newest_warns(self) -> bool:
+        """Whether the newest report shows warnings (for the month now open): none once the
+        career is over, or when there are none today (QA: month 59's report of a finished
+        career pointed at warnings that were not there)."""
+        if not (self.warn and self.game is not None and self.history) or self.history[-1].get("finished"):
+            return False
+        return bool(self.warnings if self.warnings is not None else alerts(self.game))
 
     def _hint(self) -> str:
         keys = "[b]enter[/] continue · ↑↓ pgup pgdn scroll"
