@@ -734,15 +734,19 @@ class SaveStore:
         the TUI's load dialog) and a newer save of its career exists: playing on from it would
         otherwise write that career's ``NAME`` and autosaves over the newer ones. ``--load
         CAREER`` (the newest save, or the one a damaged newest falls back to) continues the
-        career. The name is ``CAREER-from-mMM`` (``MM`` the month loaded), or with ``-2``,
+        career, and so does a save of a career that is over (nothing is played on from it). The
+        name is ``CAREER-from-mMM`` (``MM`` the month loaded), or with ``-2``,
         ``-3`` ... when a save or career already has that name or a look-alike of it
         (:func:`name_key`).
 
         Raises:
             SaveNotFoundError: no save ``asked``.
         """
+        asked = self._as_listed(asked, self.list())  # c1@m2 names c1@m02: an exact name too
         loaded = self.resolve(asked)
         if loaded.name != asked or self.resolve(loaded.career).name == loaded.name:
+            return None
+        if loaded.status != "in progress":  # a career over: nothing can be played on from it
             return None
         taken = {name_key(n) for i in self.list() for n in (i.name, i.career)}
         base = f"{loaded.career[: MAX_NAME - 20]}-from-m{loaded.month:02d}"

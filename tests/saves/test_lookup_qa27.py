@@ -49,3 +49,27 @@ def test_no_save_called_says_how_many_saves_it_did_not_list(tmp_path):
     with pytest.raises(SaveNotFoundError) as err:
         few.resolve("nosuch")
     assert str(err.value).endswith("(saves: only)")
+
+
+def test_an_older_autosave_named_with_fewer_digits_still_branches_and_a_finished_one_never(tmp_path):
+    """``--load c1@m2`` with a newer save of career c1 plays on as the new career
+    ``c1-from-m02`` (as ``c1@m02`` does), not over c1; loading an older save of a career that is
+    over (``bl@m12-end`` beside ``bl``, QA round 2: "saved as the new career 'bl-from-m12'" and
+    nothing was) makes no branch: nothing can be played on from it."""
+    store = SaveStore(tmp_path / "saves", on_warning=None)
+    w = new_world("short-12")
+    api = Api(w)
+    store.save("c1", w, scenario="short-12")
+    api.time.next_month()
+    store.autosave("c1", w, scenario="short-12")
+    api.time.next_month()
+    store.save("c1", w, scenario="short-12")
+    assert store.branch_name("c1@m02") == store.branch_name("c1@m2") == "c1-from-m02"
+    assert store.branch_name("c1") is None
+    done = new_world("short-12")
+    while not done.finished:
+        Api(done).time.next_month()
+    store.autosave("bl", done, scenario="short-12")
+    store.save("bl", done, scenario="short-12")
+    ended = next(i.name for i in store.list() if i.career == "bl" and i.kind == "autosave")
+    assert store.resolve("bl").name == "bl" and store.branch_name(ended) is None
