@@ -770,6 +770,11 @@ class PibenchApp(TypeAhead, LabApp):
         self._hold_career(name)
         return game.save(name, self._store())
 
+    def saved_line(self, info: Any) -> str:
+        """What ``pibench play`` prints after the session's save ``info`` (a ``saves.SaveInfo``),
+        as headless does: ``"saved as 'lab' (month 12) in /path/saves"``."""
+        return f"saved as {info.name!r} (month {info.month}) in {self._store().path}"
+
     def _exit_saved(self) -> None:
         """End the app once the career's save ``NAME`` holds its state (:meth:`session_end_save`).
         A failed save keeps the app open once, saying why (its closed months are autosaved); q
@@ -789,7 +794,7 @@ class PibenchApp(TypeAhead, LabApp):
                 )
                 return
             if info is not None:
-                self.saved_at_end = f"saved as {info.name!r} (month {info.month}) in {self._store().path}"
+                self.saved_at_end = self.saved_line(info)
         self.exit(0)
 
     def action_ctrl_c(self) -> None:
@@ -970,7 +975,7 @@ def run_play(args: Any) -> int:
             info = app.session_end_save()  # as at quit: nothing for a look or a NAME already current
         finally:
             app.release_career()
-        return None if info is None else f"saved as {info.name!r} (month {info.month}) in {app._store().path}"
+        return None if info is None else app.saved_line(info)
 
     status = run_app_with_signals(app, final_save)
     if app.saved_at_end is not None:  # quitting wrote the career's save NAME: say where, as headless does

@@ -240,28 +240,33 @@ def _ended_award_rows(game: Any, month: int) -> list[str]:
 def _offer_section(r: dict, game: Any, month: int) -> tuple[str, list[str]]:
     """Offers answered (with the pool's record and why a decline), the lapsed applications;
     titled "Recruiting season closed" when only lapses are left to say."""
-    rows, expired = [], 0
-    for o in r.get("offers", []):
+    rows: list[str] = []
+    answered = [o for o in r.get("offers", []) if o.get("outcome") != "expired"]
+    expired = len(r.get("offers", [])) - len(answered)
+    if game is not None and answered:  # the same for every offer of the month: read once
+        standing, when = standing_at(game, month)
+        note = standing_note(game, month)
+        declined = {o.get("pool") for o in answered if o.get("outcome") == "declined"}
+        taken = {o.get("pool") for o in answered if o.get("outcome") != "declined"}
+        counts = {p: pool_counts(game, p, month) for p in declined}
+        records = {p: pool_record(game, p, month) for p in taken}
+    for o in answered:
         answer: OfferOutcome | None = o.get("outcome")
-        if answer == "expired":
-            expired += 1
-            continue
         colour = "green" if answer == "accepted" else "red"
         rows.append(
             f"{o.get('name')} ({o.get('applicant_id')}): [{colour}]{o.get('outcome')}[/] · pool {o.get('pool')}"
         )
         if game is not None and answer == "declined":  # the why holds the pool's record and the standing
-            standing, when = standing_at(game, month)
-            accepted, answered, _ = pool_counts(game, o.get("pool"), month)
+            accepted, n_answered, _ = counts[o.get("pool")]
             rows.append(
                 _why(
                     explain.explain_offer(
-                        game.query, game.world.cfg, o.get("pool"), standing, when, (accepted, answered), _over(game)
+                        game.query, game.world.cfg, o.get("pool"), standing, when, (accepted, n_answered), _over(game)
                     )
                 )
             )
         elif game is not None:
-            rows.append(_ctx(f"{pool_record(game, o.get('pool'), month)}; {standing_note(game, month)}"))
+            rows.append(_ctx(f"{records[o.get('pool')]}; {note}"))
     pool = r.get("applicant_pool")  # time.last_report()'s count (world.report.pi_view); older records list them
     expired += int(pool.get("never_offered") or 0) if isinstance(pool, dict) else 0
     if expired:
