@@ -143,36 +143,36 @@ class RowsTable(DataTable):
     # the cursor placed by a fill or a focus does not scroll the panel (it opens at its top).
     def action_cursor_up(self) -> None:
         super().action_cursor_up()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     def action_cursor_down(self) -> None:
         super().action_cursor_down()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     def action_page_up(self) -> None:
         super().action_page_up()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     def action_page_down(self) -> None:
         super().action_page_down()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     def action_scroll_top(self) -> None:
         super().action_scroll_top()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     def action_scroll_bottom(self) -> None:
         super().action_scroll_bottom()
-        self.reveal_cursor()
-        self._player_chose()
+        self._player_moved()
 
     async def _on_click(self, event: events.Click) -> None:
         await super()._on_click(event)
+        self._player_chose()
+
+    def _player_moved(self) -> None:
+        """The player moved the cursor with a key: its row comes into the panel's view
+        (:meth:`reveal_cursor`) and is theirs (:meth:`player_row`)."""
+        self.reveal_cursor()
         self._player_chose()
 
     def _player_chose(self) -> None:
